@@ -1,0 +1,131 @@
+"""Split a markdown file into chunks by heading section and paragraph.
+
+A chunk never straddles a heading, carries its heading path ("Deploy > Rollback") and the
+1-based line span it came from, and holds at most ``max_chars`` characters of body (a single
+line longer than that is cut at the limit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+__all__ = ["MAX_CHUNK_CHARS", "Chunk", "chunk_markdown"]
+
+MAX_CHUNK_CHARS = 1000
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    heading: str
+    body: str
+    line_start: int
+    line_end: int
+
+    @property
+    def hash(self) -> str:
+        return hashlib.blake2b(f"{self.heading}\x00{self.body}".encode(), digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class _Para:
+    lines: list[str]
+    start: int  # 1-based line numbers of the first and last source line
+    end: int
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def chunk_markdown(text: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
+    """Chunk ``text``; empty sections yield nothing, headings alone still make a chunk."""
+    chunks: list[Chunk] = []
+    for heading, paras, heading_line in _sections(text.splitlines()):
+        if not paras:
+            if heading and heading_line:
+                chunks.append(Chunk(heading, "", heading_line, heading_line))
+            continue
+        chunks.extend(_pack(heading, paras, max_chars))
+    return chunks
+
+
+def _sections(lines: list[str]) -> list[tuple[str, list[_Para], int]]:
+    """Group lines into (heading path, paragraphs, heading line) sections; fences are kept whole."""
+    sections: list[tuple[str, list[_Para], int]] = []
+    path: list[tuple[int, str]] = []
+    paras: list[_Para] = []
+    current: _Para | None = None
+    heading_line = 0
+    in_fence = False
+    for number, line in enumerate(lines, start=1):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match:
+            sections.append((_join(path), paras, heading_line))
+            level = len(match.group(1))
+            path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, match.group(2).strip())]
+            paras, current, heading_line = [], None, number
+        elif line.strip() or in_fence:
+            if current is None:
+                current = _Para([], number, number)
+                paras.append(current)
+            current.lines.append(line)
+            current.end = number
+        else:
+            current = None
+    sections.append((_join(path), paras, heading_line))
+    return sections
+
+
+def _join(path: list[tuple[int, str]]) -> str:
+    return " > ".join(name for _, name in path)
+
+
+def _pack(heading: str, paras: list[_Para], max_chars: int) -> list[Chunk]:
+    """Greedily pack consecutive paragraphs into chunks of at most ``max_chars``."""
+    out: list[Chunk] = []
+    buf: list[_Para] = []
+    size = 0
+    for para in _split_long(paras, max_chars):
+        extra = len(para.text()) + (2 if buf else 0)
+        if buf and size + extra > max_chars:
+            out.append(_emit(heading, buf))
+            buf, size = [], 0
+            extra = len(para.text())
+        buf.append(para)
+        size += extra
+    if buf:
+        out.append(_emit(heading, buf))
+    return out
+
+
+def _emit(heading: str, buf: list[_Para]) -> Chunk:
+    return Chunk(heading, "\n\n".join(p.text() for p in buf), buf[0].start, buf[-1].end)
+
+
+def _split_long(paras: list[_Para], max_chars: int) -> list[_Para]:
+    """Split paragraphs over the limit by line, and lines over the limit by characters."""
+    out: list[_Para] = []
+    for para in paras:
+        if len(para.text()) <= max_chars:
+            out.append(para)
+            continue
+        current = _Para([], para.start, para.start)
+        size = 0
+        for offset, line in enumerate(para.lines):
+            number = para.start + offset
+            pieces = [line[i : i + max_chars] for i in range(0, len(line), max_chars)] or [""]
+            for piece in pieces:
+                if current.lines and size + len(piece) + 1 > max_chars:
+                    out.append(current)
+                    current, size = _Para([], number, number), 0
+                current.lines.append(piece)
+                current.end = number
+                size += len(piece) + 1
+        if current.lines:
+            out.append(current)
+    return out

@@ -1,0 +1,42 @@
+"""The embedder interface every implementation (in-process ONNX, Ollama, OpenAI-compatible) meets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["EmbedderError", "EmbedderUnavailable", "Embedder", "Vectors"]
+
+Vectors = npt.NDArray[np.float32]
+
+
+class EmbedderError(Exception):
+    """An embedding call failed; callers degrade to BM25 and retry later."""
+
+
+class EmbedderUnavailable(EmbedderError):
+    """The embedder is down, hung, or rate limited (``retry_after`` seconds, if it said)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Embeds a batch of texts into L2-normalised float32 rows of width ``dim``."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        """Return an (len(texts), dim) float32 array, each row L2-normalised."""
+        ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,125 @@
+"""Every domain error of the sidecar, in one place.
+
+Each error carries a stable ``code`` and the HTTP ``status`` the edge maps it to; ``extra`` is
+merged into the JSON error body (``{"error": {"code", "message", **extra}}``). Only the HTTP
+middleware turns these into responses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "BadRequest",
+    "CapExceeded",
+    "ConfigError",
+    "Conflict",
+    "CrewUnavailable",
+    "EngineUnavailable",
+    "Forbidden",
+    "IndexCorrupt",
+    "InjectionSuspected",
+    "NotFound",
+    "PayloadTooLarge",
+    "SearchFailed",
+    "SidecarError",
+    "Unauthorized",
+    "WriteFailed",
+]
+
+
+class SidecarError(Exception):
+    """Base of every error the sidecar reports to a client."""
+
+    status: ClassVar[int] = 500
+    default_code: ClassVar[str] = "internal_error"
+
+    def __init__(self, message: str, *, code: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.default_code
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, **self.extra}}
+
+
+class ConfigError(SidecarError):
+    """Settings that cannot be used; raised before anything starts."""
+
+    status = 500
+    default_code = "config_error"
+
+
+class BadRequest(SidecarError):
+    status = 400
+    default_code = "bad_request"
+
+
+class Unauthorized(SidecarError):
+    status = 401
+    default_code = "unauthorized"
+
+
+class Forbidden(SidecarError):
+    status = 403
+    default_code = "forbidden"
+
+
+class NotFound(SidecarError):
+    status = 404
+    default_code = "not_found"
+
+
+class Conflict(SidecarError):
+    status = 409
+    default_code = "conflict"
+
+
+class PayloadTooLarge(SidecarError):
+    status = 413
+    default_code = "payload_too_large"
+
+
+class CapExceeded(SidecarError):
+    """A write would push a file or tier past its hard cap; nothing was written."""
+
+    status = 413
+    default_code = "cap_exceeded"
+
+
+class InjectionSuspected(SidecarError):
+    """The write-path scanner found a prompt-injection pattern; nothing was written."""
+
+    status = 422
+    default_code = "injection_suspected"
+
+
+class EngineUnavailable(SidecarError):
+    """The requested memory engine does not exist here (e.g. crew scope on a solo agent)."""
+
+    status = 503
+    default_code = "engine_unavailable"
+
+
+class CrewUnavailable(EngineUnavailable):
+    """The lead's sidecar could not be reached or answered garbage."""
+
+    default_code = "crew_unavailable"
+
+
+class SearchFailed(SidecarError):
+    status = 500
+    default_code = "search_failed"
+
+
+class WriteFailed(SidecarError):
+    """A durable write could not complete; the old content is intact."""
+
+    status = 500
+    default_code = "write_failed"
+
+
+class IndexCorrupt(SidecarError):
+    status = 500
+    default_code = "index_corrupt"

@@ -1,0 +1,155 @@
+"""Settings: read once from the environment, then CLI flags, into one frozen object.
+
+Every field ``some_name`` has the flag ``--some-name`` and the environment variable
+``MEMORY_SIDECAR_SOME_NAME``. Nothing else in the package reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sidecar.errors import ConfigError
+
+__all__ = ["ENV_PREFIX", "ROLES", "Settings", "add_arguments", "env_name", "flag_name", "load_settings"]
+
+ENV_PREFIX = "MEMORY_SIDECAR_"
+ROLES = ("solo", "member", "lead")
+MB = 1024 * 1024
+
+
+def _opt(default: Any, help: str, choices: tuple[str, ...] | None = None) -> Any:
+    return field(default=default, metadata={"help": help, "choices": choices})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob of the sidecar. Paths are absolute once loaded."""
+
+    memory_dir: Path = _opt(Path("~/.memory"), "agent tier directory")
+    crew_dir: Path = _opt(Path("/crew/shared/.memory"), "crew tier directory")
+    role: str = _opt("solo", "solo (no crew tier), member (crew via lead), lead (owns crew tier)", ROLES)
+    lead_url: str = _opt("", "member: base URL of the lead's crew listener, e.g. http://lead:9120")
+    host: str = _opt("127.0.0.1", "address of the agent API")
+    port: int = _opt(9119, "port of the agent API")
+    crew_listen: str = _opt("", "lead: host:port of the read-only crew listener for members")
+    crew_token: str = _opt("", "shared bearer token between the lead's crew listener and members")
+    log_format: str = _opt("auto", "auto (json unless a terminal), json or console", ("auto", "json", "console"))
+    log_level: str = _opt("info", "debug, info, warning or error", ("debug", "info", "warning", "error"))
+    reconcile_interval: float = _opt(60.0, "seconds between safety-net reconciles of each tier (0 = off)")
+    crew_reindex_interval: float = _opt(60.0, "lead: seconds between crew-tier reindex ticks (0 = off)")
+    watch: bool = _opt(True, "watch the tier dirs for changes made outside the sidecar")
+    watch_debounce_ms: int = _opt(200, "watcher debounce window in milliseconds")
+    watch_step_ms: int = _opt(15, "watcher polling step in milliseconds")
+    after_seq_timeout: float = _opt(1.0, "longest a search waits for after_seq, in seconds")
+    tier_cap_bytes: int = _opt(10 * MB, "hard cap on the .md bytes of one tier dir")
+    daily_cap_bytes: int = _opt(100 * 1024, "hard cap on one daily/*.md file")
+    evergreen_cap_bytes: int = _opt(16 * 1024, "hard cap on AGENT.md, CREW.md and pins.md")
+    topic_cap_bytes: int = _opt(32 * 1024, "hard cap on any other .md file (topics/, operators/ ...)")
+    soft_cap_ratio: float = _opt(0.8, "fraction of a cap past which a write succeeds with a warning")
+    max_body_bytes: int = _opt(2 * MB, "largest request body accepted")
+    proxy_connect_timeout: float = _opt(1.0, "member: connect timeout to the lead, seconds")
+    proxy_read_timeout: float = _opt(5.0, "member: read timeout to the lead, seconds")
+    proxy_max_bytes: int = _opt(4 * MB, "member: largest response accepted from the lead")
+    embedder: str = _opt(
+        "auto", "auto (onnx if installed), none, onnx, ollama or openai", ("auto", "none", "onnx", "ollama", "openai")
+    )
+    ollama_host: str = _opt("", "Ollama base URL (falls back to OLLAMA_HOST, then http://127.0.0.1:11434)")
+    ollama_model: str = _opt("nomic-embed-text", "Ollama embedding model")
+    openai_base_url: str = _opt("", "OpenAI-compatible base URL serving /v1/embeddings")
+    openai_api_key: str = _opt("", "API key for the OpenAI-compatible endpoint")
+    openai_model: str = _opt("text-embedding-3-small", "model for the OpenAI-compatible endpoint")
+    fusion: str = _opt("weighted", "how BM25 and dense rankings are fused: rrf or weighted", ("rrf", "weighted"))
+    prompt_budget: int = _opt(15000, "default character budget of the memory block")
+
+    @property
+    def has_crew(self) -> bool:
+        return self.role in ("member", "lead")
+
+    def with_changes(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+def flag_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def env_name(name: str) -> str:
+    return ENV_PREFIX + name.upper()
+
+
+def _convert(name: str, kind: Any, raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    try:
+        if kind in (bool, "bool"):
+            low = raw.strip().lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if kind in (int, "int"):
+            return int(raw)
+        if kind in (float, "float"):
+            return float(raw)
+        if kind in (Path, "Path"):
+            return Path(raw)
+    except ValueError:
+        raise ConfigError(f"{flag_name(name)} / {env_name(name)}: cannot read {raw!r} as {kind}") from None
+    return raw
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one ``--flag`` per setting; defaults stay None so the environment shows through."""
+    for f in dataclasses.fields(Settings):
+        help_text = f"{f.metadata['help']} (env {env_name(f.name)}, default {f.default})"
+        parser.add_argument(flag_name(f.name), dest=f.name, default=None, help=help_text, metavar=f.name.upper())
+
+
+def load_settings(
+    args: argparse.Namespace | Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    argv_extra: Sequence[str] = (),
+) -> Settings:
+    """Environment first, then flags over it; validate and make paths absolute."""
+    environ = os.environ if environ is None else environ
+    given = vars(args) if isinstance(args, argparse.Namespace) else dict(args or {})
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(Settings):
+        raw: Any = environ.get(env_name(f.name))
+        if given.get(f.name) is not None:
+            raw = given[f.name]
+        if raw is None:
+            continue
+        value = _convert(f.name, f.type, raw)
+        choices = f.metadata.get("choices")
+        if choices and value not in choices:
+            raise ConfigError(f"{flag_name(f.name)} must be one of {', '.join(choices)}; got {value!r}")
+        values[f.name] = value
+    if not values.get("ollama_host") and environ.get("OLLAMA_HOST"):
+        values["ollama_host"] = environ["OLLAMA_HOST"]
+    settings = Settings(**values)
+    return _validated(settings)
+
+
+def _validated(s: Settings) -> Settings:
+    if not 0 < s.port < 65536:
+        raise ConfigError(f"--port must be 1..65535; got {s.port}")
+    if s.role == "member" and not s.lead_url:
+        raise ConfigError("--role member needs --lead-url (the lead's crew listener)")
+    if s.crew_listen and ":" not in s.crew_listen:
+        raise ConfigError("--crew-listen must be host:port")
+    if s.role == "lead" and s.crew_listen and not s.crew_token:
+        raise ConfigError("--crew-listen needs --crew-token: the crew listener never runs unauthenticated")
+    if not 0 < s.soft_cap_ratio <= 1:
+        raise ConfigError("--soft-cap-ratio must be in (0, 1]")
+    return s.with_changes(
+        memory_dir=s.memory_dir.expanduser().absolute(),
+        crew_dir=s.crew_dir.expanduser().absolute(),
+    )
