@@ -10,9 +10,14 @@ from sidecar.settings import Settings
 
 if TYPE_CHECKING:
     from sidecar.embed.base import Embedder
+    from sidecar.search import SearchService
+    from sidecar.tier import Tier
 
-__all__ = ["EMBEDDER", "SETTINGS"]
+__all__ = ["EMBEDDER", "SEARCH", "SETTINGS", "TIERS"]
 
 SETTINGS = web.AppKey("settings", Settings)
+# Tiers this process indexes itself: "agent" always, "crew" on a lead.
+TIERS: web.AppKey[dict[str, Tier]] = web.AppKey("tiers")
+SEARCH: web.AppKey[SearchService] = web.AppKey("search")
 # Set by the embedder's cleanup_ctx; None when no embedding model is configured or installed.
 EMBEDDER: web.AppKey[Embedder | None] = web.AppKey("embedder")

@@ -78,9 +78,7 @@ class FusedHit(Generic[K]):
             raise ValueError(f"explain: {len(leg_names)} names for {len(self.legs)} legs")
         return {
             "score": self.score,
-            "legs": {
-                name: {"rank": h.rank, "score": h.score} for name, h in zip(leg_names, self.legs, strict=True)
-            },
+            "legs": {name: {"rank": h.rank, "score": h.score} for name, h in zip(leg_names, self.legs, strict=True)},
         }
 
 

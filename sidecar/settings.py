@@ -57,7 +57,9 @@ class Settings:
     proxy_read_timeout: float = _opt(5.0, "member: read timeout to the lead, seconds")
     proxy_max_bytes: int = _opt(4 * MB, "member: largest response accepted from the lead")
     embedder: str = _opt(
-        "auto", "auto (onnx if installed), none, onnx, ollama or openai", ("auto", "none", "onnx", "ollama", "openai")
+        "auto",
+        "auto (onnx if installed), none, onnx, ollama or openai",
+        ("auto", "none", "onnx", "ollama", "openai"),
     )
     ollama_host: str = _opt("", "Ollama base URL (falls back to OLLAMA_HOST, then http://127.0.0.1:11434)")
     ollama_model: str = _opt("nomic-embed-text", "Ollama embedding model")

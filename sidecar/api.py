@@ -1,0 +1,78 @@
+"""Agent-facing memory routes: search, status, reindex, health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from sidecar.appkeys import SEARCH, SETTINGS, TIERS
+from sidecar.edge import read_json_object
+from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
+from sidecar.index import Cancelled
+from sidecar.search import SearchRequest
+from sidecar.tier import Tier
+
+__all__ = ["routes", "tier_for"]
+
+log = structlog.get_logger("sidecar.api")
+routes = web.RouteTableDef()
+
+
+def _scope_param(request: web.Request) -> str:
+    scope = request.query.get("scope", "agent")
+    if scope not in ("agent", "crew"):
+        raise BadRequest("scope must be agent or crew", code="invalid_scope")
+    return scope
+
+
+def tier_for(app: web.Application, scope: str) -> Tier:
+    """The tier this process indexes for ``scope``, or a 503 saying why there is none."""
+    tiers = app[TIERS]
+    if scope in tiers:
+        return tiers[scope]
+    role = app[SETTINGS].role
+    if role == "solo":
+        raise EngineUnavailable("this agent has no crew tier (role solo)", code="no_crew_tier")
+    raise EngineUnavailable(f"the crew tier is indexed by the lead, not by this {role}", code="not_lead")
+
+
+@routes.get("/healthz")
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response(
+        {"status": "ok", "role": request.app[SETTINGS].role, "tiers": sorted(request.app[TIERS].keys())}
+    )
+
+
+@routes.post("/memory/search")
+async def search(request: web.Request) -> web.Response:
+    req = SearchRequest.from_json(await read_json_object(request))
+    return web.json_response(await request.app[SEARCH].search(req))
+
+
+@routes.get("/memory/status")
+async def status(request: web.Request) -> web.Response:
+    tier = tier_for(request.app, _scope_param(request))
+    return web.json_response(await tier.status())
+
+
+@routes.post("/memory/reindex")
+async def reindex(request: web.Request) -> web.Response:
+    tier = tier_for(request.app, _scope_param(request))
+
+    def client_gone() -> bool:
+        transport = request.transport
+        return transport is None or transport.is_closing()
+
+    try:
+        result = await tier.rebuild(client_gone)
+    except Cancelled:
+        log.info("index.reindex_cancelled", tier=tier.name)
+        raise SidecarError(
+            "reindex stopped (client gone or shutting down); the previous index stays in service",
+            code="reindex_cancelled",
+        ) from None
+    log.info("index.rebuilt", tier=tier.name, files=len(result.added), duration_ms=round(result.duration_ms, 1))
+    body: dict[str, Any] = await tier.status()
+    return web.json_response(body)

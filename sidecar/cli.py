@@ -1,0 +1,101 @@
+"""``memory-sidecar``: serve, or work on the memory files directly (no server needed).
+
+memory-sidecar serve [--memory-dir DIR] [--role ...]   start the daemon
+memory-sidecar search QUERY [-p DIR] [-S agent|crew] [-l N] [-F table|json]
+memory-sidecar reindex [-p DIR] [-S agent|crew]       full rebuild of a tier's index
+memory-sidecar status  [-p DIR] [-S agent|crew] [-F table|json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from sidecar.errors import SidecarError
+from sidecar.index import TierIndex
+from sidecar.query import check_query
+from sidecar.settings import Settings, add_arguments, load_settings
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memory-sidecar", description="Memory daemon for LLM agents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the sidecar")
+    add_arguments(serve)
+    for name, text in (
+        ("search", "search a tier"),
+        ("reindex", "rebuild a tier's index"),
+        ("status", "index state"),
+    ):
+        cmd = sub.add_parser(name, help=text)
+        if name == "search":
+            cmd.add_argument("query")
+            cmd.add_argument("--limit", "-l", type=int, default=10)
+        cmd.add_argument("--path", "-p", type=Path, help="tier dir (default: the settings' dir for the scope)")
+        cmd.add_argument("--scope", "-S", choices=("agent", "crew"), default="agent")
+        cmd.add_argument("--format", "-F", choices=("table", "json"), default="table")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "serve":
+            from sidecar.serve import serve
+
+            return serve(load_settings(args))
+        return _offline(args, load_settings({}), out)
+    except SidecarError as exc:
+        print(f"memory-sidecar: {exc.message}", file=sys.stderr)
+        return 2
+
+
+def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+    root: Path = args.path or (settings.memory_dir if args.scope == "agent" else settings.crew_dir)
+    root = root.expanduser().absolute()
+    if not root.is_dir():
+        print(f"memory-sidecar: no such memory dir: {root}", file=sys.stderr)
+        return 2
+    index = TierIndex(root, args.scope)
+    index.open()
+    try:
+        if args.command == "search":
+            hits = [h.as_json(args.scope) for h in index.search(check_query(args.query), max(1, min(args.limit, 50)))]
+            _emit_hits(hits, args.format, out)
+        elif args.command == "reindex":
+            index.rebuild()
+            _emit_status(index.status(), args.format, out)
+        else:
+            _emit_status(index.status(), args.format, out)
+    finally:
+        index.close()
+    return 0
+
+
+def _emit_hits(hits: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        out.write(json.dumps({"results": hits}, ensure_ascii=False, indent=2) + "\n")
+        return
+    if not hits:
+        out.write("no results\n")
+        return
+    out.write(f"{'score':>8}  {'where':<32}  snippet\n")
+    for hit in hits:
+        where = f"{hit['path']}:{hit['line_start']}-{hit['line_end']}"
+        snippet = hit["snippet"].replace("\n", " ")[:90]
+        out.write(f"{hit['score']:>8.3f}  {where:<32}  {snippet}\n")
+
+
+def _emit_status(status: dict[str, Any], fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        out.write(json.dumps(status, indent=2) + "\n")
+        return
+    for key, value in status.items():
+        out.write(f"{key:<14} {value}\n")

@@ -1,0 +1,337 @@
+"""The FTS5 index of one memory tier, kept equal to the tier's markdown files.
+
+Synchronous on purpose: the CLI uses it directly, and the server calls the write side from its
+one writer thread (``sidecar.tier``) and the read side from reader threads. Files are the source
+of truth; the index can always be rebuilt from them.
+
+- ``reconcile()`` brings the index in line with the files, touching only files whose content
+  hash changed; deleted files leave the index.
+- ``rebuild()`` re-chunks every file inside one transaction: readers (WAL) keep seeing the
+  previous index until it commits, and a cancelled rebuild rolls back, leaving it in service.
+- ``open()`` checks the file: a missing, unreadable or corrupt index is deleted and rebuilt
+  from the files, and ``integrity`` says so; it is never served silently empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sidecar.chunker import chunk_markdown
+from sidecar.db import connect_reader, connect_writer, migrate
+from sidecar.errors import BadRequest
+from sidecar.query import build_match, terms
+from sidecar.snippet import make_snippet
+from sidecar.tierfiles import FileStat, scan_tier, stat_tier_file
+
+__all__ = ["INDEX_NAME", "Cancelled", "Hit", "ReconcileResult", "TierIndex"]
+
+INDEX_NAME = "index.sqlite"
+HEADING_WEIGHT = 4.0
+BODY_WEIGHT = 1.0
+
+
+class Cancelled(Exception):
+    """A reindex was stopped (client gone, SIGTERM); the previous index stays in service."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    id: int
+    path: str
+    heading: str
+    line_start: int
+    line_end: int
+    snippet: str
+    score: float
+    hash: str
+
+    def as_json(self, source: str) -> dict[str, Any]:
+        return {
+            "source": source,
+            "path": self.path,
+            "heading": self.heading,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "snippet": self.snippet,
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass(slots=True)
+class ReconcileResult:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    duration_ms: float = 0.0
+
+    @property
+    def changed(self) -> list[str]:
+        return self.added + self.updated + self.removed
+
+
+class TierIndex:
+    """One tier's ``index.sqlite``: write side for a single thread, read side for any thread."""
+
+    def __init__(self, root: Path, name: str = "agent") -> None:
+        self.root = root
+        self.name = name
+        self.path = root / INDEX_NAME
+        self.integrity = "unopened"
+        self.last_reindex: dict[str, Any] | None = None
+        self._writer: sqlite3.Connection | None = None
+        self._inode: int | None = None
+        self._generation = 0
+        self._local = threading.local()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def open(self) -> str:
+        """Open (creating or rebuilding as needed), reconcile with the files; return integrity."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        existed = self.path.exists()
+        problem = self._try_open()
+        if problem is not None:
+            self._discard()
+            self._try_open()
+            self.integrity = f"rebuilt: {problem}"
+            self.reconcile(kind="rebuild")
+        else:
+            self.integrity = "ok" if existed else "created"
+            self.reconcile(kind="reconcile")
+        return self.integrity
+
+    def _try_open(self) -> str | None:
+        """Open the writer and check the file; return what is wrong with it, or None."""
+        try:
+            conn = connect_writer(self.path)
+            self._writer = conn
+            migrate(conn)
+            (quick,) = conn.execute("PRAGMA quick_check").fetchone()
+            if quick != "ok":
+                return f"quick_check: {quick}"
+            conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', ?)", (self._rank_fn(),))
+            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+        except sqlite3.DatabaseError as exc:
+            return f"{type(exc).__name__}: {exc}"
+        self._inode = self.path.stat().st_ino
+        return None
+
+    @staticmethod
+    def _rank_fn() -> str:
+        return f"bm25({HEADING_WEIGHT}, {BODY_WEIGHT})"
+
+    def _discard(self) -> None:
+        """Close everything and delete the index files (they are rebuilt from the markdown)."""
+        self.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self._generation += 1
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def recover_if_lost(self) -> bool:
+        """Rebuild when the index file was deleted or replaced under us; True if it was."""
+        try:
+            inode = self.path.stat().st_ino
+        except FileNotFoundError:
+            inode = None
+        if inode == self._inode:
+            return False
+        self._discard()
+        self._try_open()
+        self.integrity = "rebuilt: index file was deleted or replaced"
+        self.reconcile(kind="rebuild")
+        return True
+
+    @property
+    def writer(self) -> sqlite3.Connection:
+        if self._writer is None:
+            raise RuntimeError("index is not open")
+        return self._writer
+
+    # -- write side --------------------------------------------------------------------------
+    def reconcile(self, cancel: Callable[[], bool] | None = None, kind: str = "reconcile") -> ReconcileResult:
+        """Make the index equal to the files, reading only files whose size or mtime moved."""
+        started = time.perf_counter()
+        on_disk = scan_tier(self.root)
+        known = {row[0]: row[1:] for row in self.writer.execute("SELECT path, size, mtime_ns, hash FROM files")}
+        result = ReconcileResult()
+        self._begin()
+        try:
+            for rel in sorted(set(known) - set(on_disk)):
+                self._remove(rel)
+                result.removed.append(rel)
+            for rel, st in sorted(on_disk.items()):
+                _check(cancel)
+                old = known.get(rel)
+                if old is not None and (old[0], old[1]) == (st.size, st.mtime_ns):
+                    result.unchanged += 1
+                    continue
+                outcome = self._index_file(st, old[2] if old else None)
+                if outcome is not None:
+                    (result.added if old is None else result.updated).append(rel)
+                else:
+                    result.unchanged += 1
+            self.writer.execute("COMMIT")
+        except BaseException:
+            self.writer.execute("ROLLBACK")
+            raise
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        if kind != "reconcile" or result.changed:
+            self._stamp(kind, result.duration_ms)
+        return result
+
+    def rebuild(self, cancel: Callable[[], bool] | None = None) -> ReconcileResult:
+        """Re-chunk every file in one transaction; on cancel, roll back to the previous index."""
+        started = time.perf_counter()
+        on_disk = scan_tier(self.root)
+        result = ReconcileResult()
+        self._begin()
+        try:
+            self.writer.execute("DELETE FROM chunks")
+            self.writer.execute("DELETE FROM files")
+            for _rel, st in sorted(on_disk.items()):
+                _check(cancel)
+                if self._index_file(st, None) is not None:
+                    result.added.append(st.rel)
+            self.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+            self.writer.execute("COMMIT")
+        except BaseException:
+            self.writer.execute("ROLLBACK")
+            raise
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        self.integrity = "ok"
+        self._stamp("rebuild", result.duration_ms)
+        return result
+
+    def apply_paths(self, rels: Iterable[str]) -> ReconcileResult:
+        """Bring the named files up to date (changed, new or deleted): the queue's unit of work."""
+        started = time.perf_counter()
+        result = ReconcileResult()
+        self._begin()
+        try:
+            for rel in rels:
+                self._apply_one(rel, result)
+            self.writer.execute("COMMIT")
+        except BaseException:
+            self.writer.execute("ROLLBACK")
+            raise
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        return result
+
+    def _apply_one(self, rel: str, result: ReconcileResult) -> None:
+        st = stat_tier_file(self.root, rel)
+        row = self.writer.execute("SELECT hash FROM files WHERE path = ?", (rel,)).fetchone()
+        if st is None:
+            if row is not None:
+                self._remove(rel)
+                result.removed.append(rel)
+            return
+        if self._index_file(st, row[0] if row else None) is None:
+            result.unchanged += 1
+        else:
+            (result.added if row is None else result.updated).append(rel)
+
+    def _begin(self) -> None:
+        self.writer.execute("BEGIN IMMEDIATE")
+
+    def _remove(self, rel: str) -> None:
+        self.writer.execute("DELETE FROM chunks WHERE path = ?", (rel,))
+        self.writer.execute("DELETE FROM files WHERE path = ?", (rel,))
+
+    def _index_file(self, st: FileStat, old_hash: str | None) -> str | None:
+        """(Re)index one file if its content hash changed; return the new hash, or None if not."""
+        try:
+            data = (self.root / st.rel).read_bytes()
+        except OSError:
+            return None
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        now = time.time()
+        if digest == old_hash:
+            self.writer.execute(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (len(data), st.mtime_ns, st.rel)
+            )
+            return None
+        self._remove(st.rel)
+        self.writer.execute(
+            "INSERT INTO files (path, hash, size, mtime_ns, indexed_at) VALUES (?, ?, ?, ?, ?)",
+            (st.rel, digest, len(data), st.mtime_ns, now),
+        )
+        chunks = chunk_markdown(data.decode("utf-8", errors="replace"))
+        self.writer.executemany(
+            "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash) for i, c in enumerate(chunks)],
+        )
+        return digest
+
+    def _stamp(self, kind: str, duration_ms: float) -> None:
+        self.last_reindex = {"at": time.time(), "duration_ms": round(duration_ms, 3), "kind": kind}
+
+    # -- read side ---------------------------------------------------------------------------
+    def _reader(self) -> sqlite3.Connection:
+        local = self._local
+        if getattr(local, "generation", None) != self._generation or getattr(local, "conn", None) is None:
+            if getattr(local, "conn", None) is not None:
+                local.conn.close()
+            local.conn = connect_reader(self.path)
+            local.generation = self._generation
+        conn: sqlite3.Connection = local.conn
+        return conn
+
+    def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[Hit]:
+        """BM25 search, headings weighted above bodies; user text is always quoted."""
+        match = query if raw_fts else build_match(query)
+        if match is None:
+            return []
+        sql = (
+            "WITH top AS (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) "
+            "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, top.rank, c.hash "
+            "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
+        )
+        try:
+            rows = self._reader().execute(sql, (match, limit)).fetchall()
+        except sqlite3.OperationalError as exc:
+            if raw_fts and ("fts5" in str(exc) or "syntax" in str(exc)):
+                raise BadRequest(f"invalid FTS5 query: {exc}", code="invalid_fts_syntax") from None
+            raise
+        words = terms(query)
+        return [Hit(r[0], r[1], r[2], r[4], r[5], make_snippet(r[3] or r[2], words), -float(r[6]), r[7]) for r in rows]
+
+    def status(self) -> dict[str, Any]:
+        conn = self._reader()
+        files, size = conn.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files").fetchone()
+        (chunks,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
+        try:
+            index_bytes = os.path.getsize(self.path)
+        except OSError:
+            index_bytes = 0
+        return {
+            "tier": self.name,
+            "dir": str(self.root),
+            "files": files,
+            "chunks": chunks,
+            "bytes": size,
+            "index_bytes": index_bytes,
+            "last_reindex": self.last_reindex,
+            "integrity": self.integrity,
+        }
+
+
+def _check(cancel: Callable[[], bool] | None) -> None:
+    if cancel is not None and cancel():
+        raise Cancelled("reindex cancelled")

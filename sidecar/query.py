@@ -1,0 +1,121 @@
+"""Turn user text into an FTS5 MATCH expression that can never be FTS5 syntax.
+
+Every whitespace-separated token becomes a double-quoted FTS5 string (quotes doubled), so
+``AND``, ``NEAR(a b)``, ``col:x``, ``hel*`` and ``"hello`` are all searched as literal text.
+Tokens are OR-ed: BM25 ranks chunks that hold more of the words first, and a natural-language
+question still finds the chunk that holds only its key terms. Stopwords are dropped when other
+words remain.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sidecar.errors import BadRequest
+
+__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "build_match", "check_query", "terms"]
+
+MAX_QUERY_TERMS = 64
+_WORD = re.compile(r"\w", re.UNICODE)
+_SPLIT = re.compile(r"\s+")
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+
+
+def check_query(query: object) -> str:
+    """Validate a client's query: a non-empty string without NUL bytes."""
+    if not isinstance(query, str):
+        raise BadRequest("query must be a string", code="invalid_query")
+    if "\x00" in query:
+        raise BadRequest("query must not contain NUL bytes", code="invalid_query")
+    if not query.strip():
+        raise BadRequest("query must not be empty", code="empty_query")
+    return query
+
+
+def terms(query: str) -> list[str]:
+    """The distinct searchable tokens of ``query``, in order, stopwords dropped if others remain."""
+    seen: dict[str, None] = {}
+    for raw in _SPLIT.split(query):
+        token = raw.strip()
+        if token and _WORD.search(token) and token.lower() not in seen:
+            seen[token.lower()] = None
+    words = list(seen)
+    content = [w for w in words if _bare(w) not in STOPWORDS]
+    return (content or words)[:MAX_QUERY_TERMS]
+
+
+def _bare(token: str) -> str:
+    return "".join(ch for ch in token if ch.isalnum())
+
+
+def build_match(query: str) -> str | None:
+    """The MATCH expression for ``query``, or None when it holds nothing searchable."""
+    words = terms(query)
+    if not words:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)

@@ -1,0 +1,33 @@
+"""A short window of a chunk around the first query word it contains."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["SNIPPET_CHARS", "make_snippet"]
+
+SNIPPET_CHARS = 240
+
+
+def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS) -> str:
+    """Up to ``width`` characters of ``text`` around the earliest match of a query word.
+
+    Words match on a prefix of their stem-ish form (first 5 letters), which is close enough to
+    the porter stemmer for choosing a window; the index did the real matching already.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    first = len(flat)
+    for word in words:
+        stem = re.escape(word.strip("\"'").lower()[:5])
+        if not stem:
+            continue
+        found = re.search(stem, flat, re.IGNORECASE)
+        if found and found.start() < first:
+            first = found.start()
+    if first == len(flat):
+        first = 0
+    start = max(0, min(first - width // 4, len(flat) - width))
+    cut = flat[start : start + width]
+    return ("…" if start > 0 else "") + cut + ("…" if start + width < len(flat) else "")

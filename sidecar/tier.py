@@ -1,0 +1,77 @@
+"""A memory tier as the server sees it: its index, one writer thread, and reader threads.
+
+Every write-side call (open, reconcile, rebuild, apply) runs on the tier's single writer thread,
+in the order it was submitted; searches run on a small pool of reader threads with read-only
+connections, so a long rebuild never stalls a search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sidecar.index import Hit, ReconcileResult, TierIndex
+
+__all__ = ["READER_THREADS", "Tier"]
+
+READER_THREADS = 2
+T = TypeVar("T")
+
+
+class Tier:
+    """One tier (``agent`` or ``crew``) served by this process."""
+
+    def __init__(self, name: str, root: Path) -> None:
+        self.name = name
+        self.root = root
+        self.index = TierIndex(root, name)
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-writer")
+        self._readers = ThreadPoolExecutor(max_workers=READER_THREADS, thread_name_prefix=f"{name}-reader")
+        # Set on shutdown: a running rebuild stops and rolls back.
+        self.stopping = threading.Event()
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
+
+    async def _read(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+
+    async def open(self) -> str:
+        return await self._write(self.index.open)
+
+    async def reconcile(self) -> ReconcileResult:
+        def run() -> ReconcileResult:
+            self.index.recover_if_lost()
+            return self.index.reconcile(self.stopping.is_set)
+
+        return await self._write(run)
+
+    async def rebuild(self, cancel: Callable[[], bool] | None = None) -> ReconcileResult:
+        def stop() -> bool:
+            return self.stopping.is_set() or (cancel is not None and cancel())
+
+        def run() -> ReconcileResult:
+            self.index.recover_if_lost()
+            return self.index.rebuild(stop)
+
+        return await self._write(run)
+
+    async def apply(self, rels: Iterable[str]) -> ReconcileResult:
+        paths = list(rels)
+        return await self._write(self.index.apply_paths, paths)
+
+    async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
+        return await self._read(lambda: self.index.search(query, limit, raw_fts=raw_fts))
+
+    async def status(self) -> dict[str, Any]:
+        return await self._read(self.index.status)
+
+    async def close(self) -> None:
+        self.stopping.set()
+        await self._write(self.index.close)
+        self._writer.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
