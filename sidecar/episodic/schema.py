@@ -1,0 +1,159 @@
+"""The journal database: one connection factory for every PRAGMA, numbered migrations recorded in it.
+
+``journal_entries`` keys rows by an INTEGER ``seq`` (stable across VACUUM, unlike an implicit
+rowid) that the FTS5 external-content mirror uses as its rowid; triggers keep the mirror in
+lockstep. ``memory_health_snapshots.crew_id`` is ``''`` for the workspace aggregate rather than
+NULL, because NULLs would not collide in the primary key and a day could get two aggregates.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sidecar.episodic.clock import to_iso, utcnow
+
+__all__ = ["MIGRATIONS", "connect", "migrate", "schema_version"]
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: journal, FTS5 mirror, embeddings, archive, relations, health snapshots.
+    """
+    CREATE TABLE journal_entries (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        workspace_id TEXT NOT NULL,
+        crew_id TEXT,
+        agent_id TEXT,
+        ts TEXT NOT NULL,
+        entry_type TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(payload)),
+        refs TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(refs)),
+        priority TEXT,
+        embeddable INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX journal_entries_agent ON journal_entries(workspace_id, agent_id, seq);
+    CREATE INDEX journal_entries_crew ON journal_entries(workspace_id, crew_id, seq);
+    CREATE INDEX journal_entries_ts ON journal_entries(ts);
+    CREATE INDEX journal_entries_embeddable ON journal_entries(seq) WHERE embeddable = 1;
+    CREATE VIRTUAL TABLE journal_entries_fts USING fts5(
+        summary, payload, content='journal_entries', content_rowid='seq'
+    );
+    CREATE TRIGGER journal_entries_ai AFTER INSERT ON journal_entries BEGIN
+        INSERT INTO journal_entries_fts(rowid, summary, payload) VALUES (new.seq, new.summary, new.payload);
+    END;
+    CREATE TRIGGER journal_entries_ad AFTER DELETE ON journal_entries BEGIN
+        INSERT INTO journal_entries_fts(journal_entries_fts, rowid, summary, payload)
+        VALUES ('delete', old.seq, old.summary, old.payload);
+    END;
+    CREATE TRIGGER journal_entries_au AFTER UPDATE ON journal_entries BEGIN
+        INSERT INTO journal_entries_fts(journal_entries_fts, rowid, summary, payload)
+        VALUES ('delete', old.seq, old.summary, old.payload);
+        INSERT INTO journal_entries_fts(rowid, summary, payload) VALUES (new.seq, new.summary, new.payload);
+    END;
+    CREATE TABLE journal_embeddings (
+        entry_id TEXT PRIMARY KEY REFERENCES journal_entries(id) ON DELETE CASCADE,
+        vector BLOB NOT NULL,
+        dim INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        indexed_at TEXT NOT NULL,
+        importance_score REAL NOT NULL DEFAULT 0.5,
+        base_importance REAL NOT NULL DEFAULT 0.5,
+        reference_count INTEGER NOT NULL DEFAULT 0,
+        last_referenced_at TEXT
+    );
+    CREATE INDEX journal_embeddings_model ON journal_embeddings(model);
+    CREATE TABLE journal_entries_archived (
+        id TEXT PRIMARY KEY,
+        workspace_id TEXT NOT NULL,
+        crew_id TEXT,
+        agent_id TEXT,
+        ts TEXT NOT NULL,
+        entry_type TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        archived_at TEXT NOT NULL
+    );
+    CREATE TABLE memory_relations (
+        src_entry_id TEXT NOT NULL REFERENCES journal_entries(id) ON DELETE CASCADE,
+        dst_entry_id TEXT NOT NULL REFERENCES journal_entries(id) ON DELETE CASCADE,
+        relation TEXT NOT NULL CHECK (relation IN ('similar', 'supports', 'contradicts')),
+        weight REAL NOT NULL DEFAULT 0.0,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (src_entry_id, dst_entry_id, relation)
+    );
+    CREATE INDEX memory_relations_dst ON memory_relations(dst_entry_id, relation);
+    CREATE TABLE memory_health_snapshots (
+        workspace_id TEXT NOT NULL,
+        crew_id TEXT NOT NULL DEFAULT '',
+        snapshot_date TEXT NOT NULL,
+        freshness REAL NOT NULL,
+        coverage REAL NOT NULL,
+        coherence REAL NOT NULL,
+        efficiency REAL NOT NULL,
+        reachability REAL NOT NULL,
+        score REAL NOT NULL,
+        PRIMARY KEY (workspace_id, crew_id, snapshot_date)
+    );
+    """,
+)
+
+
+def connect(path: Path, *, writer: bool) -> sqlite3.Connection:
+    """Every connection to the journal comes from here, with every PRAGMA it needs.
+
+    Autocommit mode: writers open their own ``BEGIN IMMEDIATE``. Readers are ``query_only``.
+    """
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 5000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA cache_size = -16000")
+    if writer:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    else:
+        conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
+    if not exists:
+        return 0
+    row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the missing migrations, each in its own transaction, and record it; return the version."""
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+    current = schema_version(conn)
+    for version, script in enumerate(MIGRATIONS, start=1):
+        if version <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(script):
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, to_iso(utcnow())))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    return len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (``executescript`` would commit our transaction)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

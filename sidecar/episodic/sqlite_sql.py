@@ -1,0 +1,137 @@
+"""SQL text of the SQLite journal store, and the helpers that build its bound-parameter clauses.
+
+Only constants and ``?`` placeholders are ever spliced into SQL here; every value (user text
+included) is a bound parameter, and FTS5 queries are built from individually quoted tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sidecar.episodic.query import ScopeFilter
+
+__all__ = [
+    "ENTRY_COLUMNS",
+    "chunks",
+    "fts_match",
+    "placeholders",
+    "scope_clause",
+]
+
+ENTRY_COLUMNS = (
+    "e.seq, e.id, e.workspace_id, e.crew_id, e.agent_id, e.ts, e.entry_type, e.severity,"
+    " e.summary, e.payload, e.refs, e.priority, e.embeddable"
+)
+_TOKEN = re.compile(r"\w+")
+_MAX_TOKENS = 32
+
+INSERT_ENTRY = """
+INSERT INTO journal_entries
+    (id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, payload, refs, priority, embeddable)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+UPSERT_EMBEDDING = """
+INSERT INTO journal_embeddings
+    (entry_id, vector, dim, model, indexed_at, importance_score, base_importance)
+SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM journal_entries WHERE id = ?)
+ON CONFLICT (entry_id) DO UPDATE SET
+    vector = excluded.vector, dim = excluded.dim, model = excluded.model,
+    indexed_at = excluded.indexed_at, importance_score = excluded.importance_score,
+    base_importance = excluded.base_importance
+"""
+UPSERT_RELATION = """
+INSERT INTO memory_relations (src_entry_id, dst_entry_id, relation, weight, created_at)
+SELECT ?, ?, ?, ?, ?
+WHERE EXISTS (SELECT 1 FROM journal_entries WHERE id = ?) AND EXISTS (SELECT 1 FROM journal_entries WHERE id = ?)
+ON CONFLICT (src_entry_id, dst_entry_id, relation) DO UPDATE SET weight = excluded.weight
+"""
+UNINDEXED = f"""
+SELECT {ENTRY_COLUMNS} FROM journal_entries e
+LEFT JOIN journal_embeddings j ON j.entry_id = e.id
+WHERE e.embeddable = 1 AND (j.entry_id IS NULL OR j.model != ?)
+ORDER BY e.seq LIMIT ?
+"""
+LOAD_VECTORS = """
+SELECT j.entry_id, e.agent_id, e.crew_id, j.importance_score, j.vector, j.dim
+FROM journal_embeddings j JOIN journal_entries e ON e.id = j.entry_id
+WHERE e.workspace_id = ? AND j.model = ?
+ORDER BY e.seq
+"""
+ARCHIVE = """
+INSERT OR REPLACE INTO journal_entries_archived
+    (id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, payload, archived_at)
+SELECT id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, substr(payload, 1, ?), ?
+FROM journal_entries WHERE ts < ? AND COALESCE(priority, '') != 'permanent'
+"""
+DELETE_ARCHIVED = "DELETE FROM journal_entries WHERE ts < ? AND COALESCE(priority, '') != 'permanent'"
+COST = """
+SELECT COUNT(*), COALESCE(SUM(tokens), 0), COALESCE(SUM(cost), 0.0) FROM (
+    SELECT
+        CASE WHEN json_type(payload, '$.cost_usd') IN ('integer', 'real')
+             THEN json_extract(payload, '$.cost_usd') END AS cost,
+        CASE WHEN json_type(payload, '$.tokens') IN ('integer', 'real')
+             THEN json_extract(payload, '$.tokens') END AS tokens
+    FROM journal_entries WHERE workspace_id = ? AND agent_id = ? AND ts >= ?
+) WHERE cost IS NOT NULL OR tokens IS NOT NULL
+"""
+DOMINANT_MODEL = """
+SELECT j.model FROM journal_embeddings j JOIN journal_entries e ON e.id = j.entry_id
+WHERE {scope} GROUP BY j.model ORDER BY COUNT(*) DESC, j.model LIMIT 1
+"""
+HEALTH_ROWS = """
+SELECT e.ts, j.vector, j.dim,
+    EXISTS (SELECT 1 FROM memory_relations r WHERE r.src_entry_id = e.id OR r.dst_entry_id = e.id)
+FROM journal_embeddings j JOIN journal_entries e ON e.id = j.entry_id
+WHERE {scope} AND e.embeddable = 1 AND j.model = ?
+ORDER BY e.seq
+"""
+SAVE_HEALTH = """
+INSERT OR REPLACE INTO memory_health_snapshots
+    (workspace_id, crew_id, snapshot_date, freshness, coverage, coherence, efficiency, reachability, score)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+LATEST_HEALTH = """
+SELECT workspace_id, crew_id, snapshot_date, freshness, coverage, coherence, efficiency, reachability, score
+FROM memory_health_snapshots WHERE workspace_id = ? AND crew_id = ?
+ORDER BY snapshot_date DESC LIMIT 1
+"""
+
+
+def placeholders(count: int) -> str:
+    """``?, ?, ?`` for ``count`` bound values (never user text)."""
+    return ", ".join("?" * count)
+
+
+def scope_clause(where: ScopeFilter) -> tuple[str, list[object]]:
+    """The WHERE fragment (over alias ``e``) and parameters for a scope; always the workspace."""
+    sql = "e.workspace_id = ?"
+    params: list[object] = [where.workspace_id]
+    if where.crew_id is not None and where.agent_id is not None:
+        sql += " AND (e.crew_id = ? OR e.agent_id = ?)"
+        params += [where.crew_id, where.agent_id]
+    elif where.crew_id is not None:
+        sql += " AND e.crew_id = ?"
+        params.append(where.crew_id)
+    elif where.agent_id is not None:
+        sql += " AND e.agent_id = ?"
+        params.append(where.agent_id)
+    return sql, params
+
+
+def fts_match(text: str, *, any_token: bool) -> str | None:
+    """An FTS5 MATCH expression with every word double-quoted (so no FTS5 syntax gets through).
+
+    Words are joined by AND (journal search) or OR (the BM25 leg of recall, where BM25 then favours
+    entries matching more of them). None when the text holds no word at all.
+    """
+    tokens = _TOKEN.findall(text)[:_MAX_TOKENS]
+    if not tokens:
+        return None
+    quoted = ['"' + token.replace('"', '""') + '"' for token in tokens]
+    return (" OR " if any_token else " AND ").join(quoted)
+
+
+def chunks(values: Sequence[str], size: int = 500) -> list[Sequence[str]]:
+    """Split an id list so an ``IN (...)`` stays under SQLite's bound-parameter limit."""
+    return [values[i : i + size] for i in range(0, len(values), size)]

@@ -1,0 +1,393 @@
+"""The SQLite journal store: one writer connection on its own thread, one reader on another.
+
+Writes run in ``BEGIN IMMEDIATE`` on the writer thread, so they are serialised; reads run on a
+``query_only`` connection, which WAL lets proceed while a write is in flight. Every connection
+comes from :func:`sidecar.episodic.schema.connect`; migrations are applied on open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+from uuid import uuid4
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.episodic import sqlite_sql as qs
+from sidecar.episodic.clock import parse_iso, to_iso, utcnow
+from sidecar.episodic.entry import JournalEntry, StoredEntry
+from sidecar.episodic.query import ScopeFilter
+from sidecar.episodic.schema import connect, migrate
+from sidecar.episodic.store import (
+    CostTotals,
+    HealthInputs,
+    HealthSnapshot,
+    ImportanceRow,
+    NewEmbedding,
+    Relation,
+    Scored,
+)
+from sidecar.episodic.vector_cache import VectorCache, VectorSet, from_blob, to_blob
+from sidecar.errors import Conflict
+
+__all__ = ["ARCHIVE_PAYLOAD_CHARS", "SqliteJournalStore"]
+
+T = TypeVar("T")
+ARCHIVE_PAYLOAD_CHARS = 400
+Conn = sqlite3.Connection
+
+
+class SqliteJournalStore:
+    """The :class:`~sidecar.episodic.store.JournalStore` over one ``journal.sqlite`` file."""
+
+    def __init__(self, path: Path, writer: Conn, reader: Conn, pools: tuple[ThreadPoolExecutor, ...]) -> None:
+        self.path = path
+        self._writer, self._reader = writer, reader
+        self._write_pool, self._read_pool = pools
+        self._generation = 0  # bumped by writes that change vectors or importance
+        self._cache = VectorCache()
+
+    @classmethod
+    async def open(cls, path: Path) -> SqliteJournalStore:
+        """Create or open the database, apply migrations, open the reader."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        loop = asyncio.get_running_loop()
+        write_pool = ThreadPoolExecutor(1, thread_name_prefix="journal-writer")
+        read_pool = ThreadPoolExecutor(1, thread_name_prefix="journal-reader")
+        writer = await loop.run_in_executor(write_pool, _open_writer, path)
+        reader = await loop.run_in_executor(read_pool, lambda: connect(path, writer=False))
+        return cls(path, writer, reader, (write_pool, read_pool))
+
+    async def aclose(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._read_pool, self._reader.close)
+        await loop.run_in_executor(self._write_pool, self._writer.close)
+        self._read_pool.shutdown()
+        self._write_pool.shutdown()
+
+    async def _write(self, fn: Callable[[Conn], T], *, vectors_changed: bool = False) -> T:
+        def run() -> T:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(self._writer)
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+            return result
+
+        result = await asyncio.get_running_loop().run_in_executor(self._write_pool, run)
+        if vectors_changed:
+            self._generation += 1
+        return result
+
+    async def _read(self, fn: Callable[[Conn], T]) -> T:
+        def run() -> T:
+            self._reader.execute("BEGIN")  # one snapshot for every statement of the read
+            try:
+                return fn(self._reader)
+            finally:
+                self._reader.execute("COMMIT")
+
+        return await asyncio.get_running_loop().run_in_executor(self._read_pool, run)
+
+    # -- journal -------------------------------------------------------------------------------
+    async def append(self, entry: JournalEntry) -> StoredEntry:
+        entry_id = entry.id or f"je_{uuid4().hex}"
+        values = (
+            entry_id, entry.workspace_id, entry.crew_id, entry.agent_id, to_iso(entry.ts or utcnow()),
+            entry.entry_type, entry.severity, entry.summary, _dumps(entry.payload), _dumps(entry.refs),
+            entry.priority, int(entry.embeddable),
+        )  # fmt: skip
+
+        def insert(conn: Conn) -> StoredEntry:
+            try:
+                conn.execute(qs.INSERT_ENTRY, values)
+            except sqlite3.IntegrityError:
+                raise Conflict(f"journal entry {entry_id} already exists", field="id") from None
+            row = conn.execute(f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.id = ?", (entry_id,))
+            return _entry(row.fetchone())
+
+        return await self._write(insert)
+
+    async def get(self, workspace_id: str, entry_id: str) -> StoredEntry | None:
+        return (await self.fetch(workspace_id, [entry_id])).get(entry_id)
+
+    async def update(
+        self, workspace_id: str, entry_id: str, *, summary: str | None = None, payload: dict[str, Any] | None = None
+    ) -> bool:
+        """Change summary and/or payload; the stale embedding is dropped so the indexer redoes it."""
+        body = None if payload is None else _dumps(payload)
+
+        def run(conn: Conn) -> bool:
+            cur = conn.execute(
+                "UPDATE journal_entries SET summary = COALESCE(?, summary), payload = COALESCE(?, payload)"
+                " WHERE workspace_id = ? AND id = ?",
+                (summary, body, workspace_id, entry_id),
+            )
+            conn.execute("DELETE FROM journal_embeddings WHERE entry_id = ?", (entry_id,))
+            return cur.rowcount > 0
+
+        return await self._write(run, vectors_changed=True)
+
+    async def delete(self, workspace_id: str, entry_id: str) -> bool:
+        def run(conn: Conn) -> bool:
+            sql = "DELETE FROM journal_entries WHERE workspace_id = ? AND id = ?"
+            return conn.execute(sql, (workspace_id, entry_id)).rowcount > 0
+
+        return await self._write(run, vectors_changed=True)
+
+    async def search(self, q: str, workspace_id: str, limit: int) -> list[StoredEntry]:
+        """Every entry of the workspace matching all words of ``q``, best BM25 first."""
+        match = qs.fts_match(q, any_token=False)
+        if match is None:
+            return []
+        sql = (
+            f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries_fts f JOIN journal_entries e ON e.seq = f.rowid"
+            " WHERE journal_entries_fts MATCH ? AND e.workspace_id = ?"
+            " ORDER BY bm25(journal_entries_fts), e.seq DESC LIMIT ?"
+        )
+        rows = await self._read(lambda c: c.execute(sql, (match, workspace_id, limit)).fetchall())
+        return [_entry(r) for r in rows]
+
+    async def recent(self, workspace_id: str, limit: int) -> list[StoredEntry]:
+        sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? ORDER BY e.seq DESC LIMIT ?"
+        rows = await self._read(lambda c: c.execute(sql, (workspace_id, limit)).fetchall())
+        return [_entry(r) for r in rows]
+
+    async def fetch(self, workspace_id: str, ids: Sequence[str]) -> dict[str, StoredEntry]:
+        def run(conn: Conn) -> list[Any]:
+            rows: list[Any] = []
+            for part in qs.chunks(list(ids)):
+                sql = (
+                    f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e"
+                    f" WHERE e.workspace_id = ? AND e.id IN ({qs.placeholders(len(part))})"
+                )
+                rows += conn.execute(sql, (workspace_id, *part)).fetchall()
+            return rows
+
+        return {entry.id: entry for entry in map(_entry, await self._read(run))}
+
+    async def latest_identity(self) -> tuple[str, str | None] | None:
+        """Workspace and agent of the newest entry the agent wrote (one sidecar serves one agent)."""
+        sql = (
+            "SELECT workspace_id, agent_id FROM journal_entries WHERE entry_type != 'memory.updated'"
+            " ORDER BY seq DESC LIMIT 1"
+        )
+        row = await self._read(lambda c: c.execute(sql).fetchone())
+        return None if row is None else (row[0], row[1])
+
+    # -- embeddings and recall -----------------------------------------------------------------
+    async def unindexed(self, model: str, limit: int) -> list[StoredEntry]:
+        rows = await self._read(lambda c: c.execute(qs.UNINDEXED, (model, limit)).fetchall())
+        return [_entry(r) for r in rows]
+
+    async def add_embeddings(self, rows: Sequence[NewEmbedding], edges: Sequence[Relation], now: datetime) -> None:
+        stamp = to_iso(now)
+        values = [
+            (
+                r.entry_id,
+                to_blob(r.vector),
+                len(r.vector),
+                r.model,
+                stamp,
+                r.base_importance,
+                r.base_importance,
+                r.entry_id,
+            )
+            for r in rows
+        ]
+
+        def run(conn: Conn) -> None:
+            conn.executemany(qs.UPSERT_EMBEDDING, values)
+            _insert_relations(conn, edges, stamp)
+
+        await self._write(run, vectors_changed=True)
+
+    async def vectors(self, workspace_id: str, model: str) -> VectorSet:
+        """The workspace's cached vector matrix for ``model``, reloaded when a write made it stale."""
+        generation = self._generation
+        cached = self._cache.get(model, workspace_id, generation)
+        if cached is not None:
+            return cached
+        rows = await self._read(lambda c: c.execute(qs.LOAD_VECTORS, (workspace_id, model)).fetchall())
+        loaded = VectorSet.build(rows)
+        self._cache.put(model, workspace_id, generation, loaded)
+        return loaded
+
+    async def dense_rank(
+        self,
+        where: ScopeFilter,
+        model: str,
+        query: npt.NDArray[np.float32],
+        limit: int,
+        *,
+        weighted: bool,
+        exclude: Sequence[str] = (),
+    ) -> list[Scored]:
+        vectors = await self.vectors(where.workspace_id, model)
+        return vectors.rank(where, query, limit, weighted=weighted, exclude=exclude)
+
+    async def bm25_rank(self, where: ScopeFilter, q: str, limit: int) -> list[str]:
+        """Ids of embeddable entries in scope matching any word of ``q``, best BM25 first."""
+        match = qs.fts_match(q, any_token=True)
+        if match is None:
+            return []
+        scope, params = qs.scope_clause(where)
+        sql = (
+            "SELECT e.id FROM journal_entries_fts f JOIN journal_entries e ON e.seq = f.rowid"
+            f" WHERE journal_entries_fts MATCH ? AND {scope} AND e.embeddable = 1"
+            " ORDER BY bm25(journal_entries_fts), e.seq DESC LIMIT ?"
+        )
+        rows = await self._read(lambda c: c.execute(sql, (match, *params, limit)).fetchall())
+        return [r[0] for r in rows]
+
+    async def mark_referenced(self, workspace_id: str, ids: Sequence[str], now: datetime) -> None:
+        def run(conn: Conn) -> None:
+            for part in qs.chunks(list(ids)):
+                conn.execute(
+                    "UPDATE journal_embeddings SET reference_count = reference_count + 1, last_referenced_at = ?"
+                    " WHERE entry_id IN (SELECT id FROM journal_entries"
+                    f" WHERE workspace_id = ? AND id IN ({qs.placeholders(len(part))}))",
+                    (to_iso(now), workspace_id, *part),
+                )
+
+        await self._write(run)
+
+    async def importance_rows(self) -> list[ImportanceRow]:
+        sql = "SELECT entry_id, base_importance, indexed_at, reference_count FROM journal_embeddings"
+        rows = await self._read(lambda c: c.execute(sql).fetchall())
+        return [ImportanceRow(r[0], float(r[1]), parse_iso(r[2]), int(r[3])) for r in rows]
+
+    async def set_importance(self, scores: Sequence[tuple[str, float]]) -> None:
+        sql = "UPDATE journal_embeddings SET importance_score = ? WHERE entry_id = ?"
+        await self._write(lambda c: c.executemany(sql, [(s, i) for i, s in scores]), vectors_changed=True)
+
+    # -- relations -----------------------------------------------------------------------------
+    async def add_relations(self, relations: Sequence[Relation], now: datetime) -> None:
+        await self._write(lambda c: _insert_relations(c, relations, to_iso(now)))
+
+    async def relations_of(self, workspace_id: str, ids: Sequence[str], relation: str) -> list[Relation]:
+        """Edges of ``relation`` touching ``ids`` in either direction, both ends in the workspace."""
+
+        def run(conn: Conn) -> list[Relation]:
+            found: list[Relation] = []
+            for part in qs.chunks(list(ids)):
+                marks = qs.placeholders(len(part))
+                sql = (
+                    "SELECT r.src_entry_id, r.dst_entry_id, r.relation, r.weight FROM memory_relations r"
+                    " JOIN journal_entries s ON s.id = r.src_entry_id"
+                    " JOIN journal_entries d ON d.id = r.dst_entry_id"
+                    " WHERE r.relation = ? AND s.workspace_id = ? AND d.workspace_id = ?"
+                    f" AND (r.src_entry_id IN ({marks}) OR r.dst_entry_id IN ({marks}))"
+                )
+                rows = conn.execute(sql, (relation, workspace_id, workspace_id, *part, *part))
+                found += [Relation(*row) for row in rows]
+            return found
+
+        return await self._read(run)
+
+    # -- maintenance ---------------------------------------------------------------------------
+    async def health_inputs(self, workspace_id: str, crew_id: str | None) -> HealthInputs:
+        scope, params = qs.scope_clause(ScopeFilter(workspace_id, crew_id=crew_id))
+        return await self._read(lambda c: _health_inputs(c, scope, params))
+
+    async def save_health(self, snapshot: HealthSnapshot) -> None:
+        s = snapshot
+        metrics = (s.freshness, s.coverage, s.coherence, s.efficiency, s.reachability, s.score)
+        values = (s.workspace_id, s.crew_id or "", s.snapshot_date, *metrics)
+        await self._write(lambda c: c.execute(qs.SAVE_HEALTH, values))
+
+    async def latest_health(self, workspace_id: str, crew_id: str | None) -> HealthSnapshot | None:
+        row = await self._read(lambda c: c.execute(qs.LATEST_HEALTH, (workspace_id, crew_id or "")).fetchone())
+        if row is None:
+            return None
+        return HealthSnapshot(row[0], row[1] or None, *row[2:])
+
+    async def workspaces(self) -> list[str]:
+        rows = await self._read(lambda c: c.execute("SELECT DISTINCT workspace_id FROM journal_entries").fetchall())
+        return sorted(r[0] for r in rows)
+
+    async def compact(self, cutoff: datetime, now: datetime) -> int:
+        """Archive entries older than ``cutoff`` (payload cut to 400 chars), then delete them.
+
+        Embeddings and relations go with them (ON DELETE CASCADE); the FTS triggers drop them from
+        the mirror. ``priority = permanent`` entries are never compacted.
+        """
+        before = to_iso(cutoff)
+
+        def run(conn: Conn) -> int:
+            conn.execute(qs.ARCHIVE, (ARCHIVE_PAYLOAD_CHARS, to_iso(now), before))
+            return conn.execute(qs.DELETE_ARCHIVED, (before,)).rowcount
+
+        return await self._write(run, vectors_changed=True)
+
+    async def entries_since_update(self, workspace_id: str, agent_id: str, reset_types: Sequence[str]) -> int:
+        """The agent's entries after its latest entry of one of ``reset_types`` (those not counted)."""
+        marks = qs.placeholders(len(reset_types))
+        sql = (
+            "SELECT COUNT(*) FROM journal_entries WHERE workspace_id = ? AND agent_id = ?"
+            f" AND entry_type NOT IN ({marks}) AND seq > COALESCE((SELECT MAX(seq) FROM journal_entries"
+            f" WHERE workspace_id = ? AND agent_id = ? AND entry_type IN ({marks})), 0)"
+        )
+        params = (workspace_id, agent_id, *reset_types, workspace_id, agent_id, *reset_types)
+        row = await self._read(lambda c: c.execute(sql, params).fetchone())
+        return int(row[0])
+
+    async def cost_since(self, workspace_id: str, agent_id: str, since: datetime) -> CostTotals:
+        row = await self._read(lambda c: c.execute(qs.COST, (workspace_id, agent_id, to_iso(since))).fetchone())
+        return CostTotals(int(row[0]), int(row[1]), float(row[2]))
+
+
+def _open_writer(path: Path) -> Conn:
+    conn = connect(path, writer=True)
+    migrate(conn)
+    return conn
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _entry(row: Any) -> StoredEntry:
+    return StoredEntry(
+        seq=row[0], id=row[1], workspace_id=row[2], crew_id=row[3], agent_id=row[4], ts=parse_iso(row[5]),
+        entry_type=row[6], severity=row[7], summary=row[8], payload=json.loads(row[9]), refs=json.loads(row[10]),
+        priority=row[11], embeddable=bool(row[12]),
+    )  # fmt: skip
+
+
+def _insert_relations(conn: Conn, relations: Sequence[Relation], stamp: str) -> None:
+    conn.executemany(
+        qs.UPSERT_RELATION,
+        [
+            (r.src_entry_id, r.dst_entry_id, r.relation, r.weight, stamp, r.src_entry_id, r.dst_entry_id)
+            for r in relations
+        ],
+    )
+
+
+def _health_inputs(conn: Conn, scope: str, params: list[object]) -> HealthInputs:
+    count_sql = f"SELECT COUNT(*) FROM journal_entries e WHERE {scope} AND e.embeddable = 1"
+    embeddable = int(conn.execute(count_sql, params).fetchone()[0])
+    model_row = conn.execute(qs.DOMINANT_MODEL.format(scope=scope), params).fetchone()
+    rows = [] if model_row is None else conn.execute(qs.HEALTH_ROWS.format(scope=scope), (*params, model_row[0]))
+    ts: list[datetime] = []
+    vectors: list[npt.NDArray[np.float32]] = []
+    linked = 0
+    for stamp, blob, dim, has_edge in rows:
+        vector = from_blob(blob, dim)
+        if vector is None or (vectors and len(vector) != len(vectors[0])):
+            continue
+        ts.append(parse_iso(stamp))
+        vectors.append(vector)
+        linked += int(has_edge)
+    matrix = np.vstack(vectors) if vectors else np.zeros((0, 0), np.float32)
+    return HealthInputs(embeddable, len(ts), ts, matrix, linked)

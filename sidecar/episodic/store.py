@@ -1,0 +1,168 @@
+"""The storage interface recall, indexing, decay, health, compaction and nudges are written against.
+
+SQLite (:mod:`sidecar.episodic.sqlite_store`) serves one sidecar; a server store (PostgreSQL with
+pgvector) can implement the same Protocol where journals outgrow one machine. Every method that
+reads entries takes the workspace in its arguments and applies it in the query itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.episodic.entry import JournalEntry, StoredEntry
+from sidecar.episodic.query import ScopeFilter
+
+__all__ = [
+    "CostTotals",
+    "HealthInputs",
+    "HealthSnapshot",
+    "ImportanceRow",
+    "JournalStore",
+    "NewEmbedding",
+    "Relation",
+    "Scored",
+]
+
+Matrix = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A dense candidate: its cosine to the query and its current importance."""
+
+    entry_id: str
+    cosine: float
+    importance: float
+
+
+@dataclass(frozen=True, slots=True)
+class NewEmbedding:
+    entry_id: str
+    vector: npt.NDArray[np.float32]
+    model: str
+    base_importance: float
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    src_entry_id: str
+    dst_entry_id: str
+    relation: str  # 'similar' | 'supports' | 'contradicts'
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class ImportanceRow:
+    entry_id: str
+    base_importance: float
+    indexed_at: datetime
+    reference_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class CostTotals:
+    calls: int
+    tokens: int
+    cost_usd: float
+
+
+@dataclass(frozen=True, slots=True)
+class HealthInputs:
+    """What the health score is computed from, for one workspace (or one crew in it).
+
+    ``entry_ts``: timestamps of the embedded entries; ``vectors``: their rows (one model, the one
+    most rows use); ``linked``: how many of them touch at least one relation edge.
+    """
+
+    embeddable: int
+    indexed: int
+    entry_ts: list[datetime]
+    vectors: Matrix
+    linked: int
+
+
+@dataclass(frozen=True, slots=True)
+class HealthSnapshot:
+    workspace_id: str
+    crew_id: str | None
+    snapshot_date: str
+    freshness: float
+    coverage: float
+    coherence: float
+    efficiency: float
+    reachability: float
+    score: float
+
+    @property
+    def band(self) -> str:
+        if self.score < 50:
+            return "red"
+        return "yellow" if self.score < 75 else "green"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "workspace_id": self.workspace_id,
+            "crew_id": self.crew_id,
+            "snapshot_date": self.snapshot_date,
+            "metrics": {
+                "freshness": self.freshness,
+                "coverage": self.coverage,
+                "coherence": self.coherence,
+                "efficiency": self.efficiency,
+                "reachability": self.reachability,
+            },
+            "score": self.score,
+            "band": self.band,
+        }
+
+
+class JournalStore(Protocol):
+    # -- journal -------------------------------------------------------------------------------
+    async def append(self, entry: JournalEntry) -> StoredEntry: ...
+    async def get(self, workspace_id: str, entry_id: str) -> StoredEntry | None: ...
+    async def update(
+        self, workspace_id: str, entry_id: str, *, summary: str | None = None, payload: dict[str, Any] | None = None
+    ) -> bool: ...
+    async def delete(self, workspace_id: str, entry_id: str) -> bool: ...
+    async def search(self, q: str, workspace_id: str, limit: int) -> list[StoredEntry]: ...
+    async def recent(self, workspace_id: str, limit: int) -> list[StoredEntry]: ...
+    async def fetch(self, workspace_id: str, ids: Sequence[str]) -> dict[str, StoredEntry]: ...
+    async def latest_identity(self) -> tuple[str, str | None] | None: ...
+
+    # -- embeddings and recall -----------------------------------------------------------------
+    async def unindexed(self, model: str, limit: int) -> list[StoredEntry]: ...
+    async def add_embeddings(self, rows: Sequence[NewEmbedding], edges: Sequence[Relation], now: datetime) -> None: ...
+    async def dense_rank(
+        self,
+        where: ScopeFilter,
+        model: str,
+        query: npt.NDArray[np.float32],
+        limit: int,
+        *,
+        weighted: bool,
+        exclude: Sequence[str] = (),
+    ) -> list[Scored]: ...
+    async def bm25_rank(self, where: ScopeFilter, q: str, limit: int) -> list[str]: ...
+    async def mark_referenced(self, workspace_id: str, ids: Sequence[str], now: datetime) -> None: ...
+    async def importance_rows(self) -> list[ImportanceRow]: ...
+    async def set_importance(self, scores: Sequence[tuple[str, float]]) -> None: ...
+
+    # -- relations -----------------------------------------------------------------------------
+    async def add_relations(self, relations: Sequence[Relation], now: datetime) -> None: ...
+    async def relations_of(self, workspace_id: str, ids: Sequence[str], relation: str) -> list[Relation]: ...
+
+    # -- maintenance ---------------------------------------------------------------------------
+    async def health_inputs(self, workspace_id: str, crew_id: str | None) -> HealthInputs: ...
+    async def save_health(self, snapshot: HealthSnapshot) -> None: ...
+    async def latest_health(self, workspace_id: str, crew_id: str | None) -> HealthSnapshot | None: ...
+    async def workspaces(self) -> list[str]: ...
+    async def compact(self, cutoff: datetime, now: datetime) -> int: ...
+    async def entries_since_update(self, workspace_id: str, agent_id: str, reset_types: Sequence[str]) -> int: ...
+    async def cost_since(self, workspace_id: str, agent_id: str, since: datetime) -> CostTotals: ...
+    async def aclose(self) -> None: ...

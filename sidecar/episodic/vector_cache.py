@@ -1,0 +1,113 @@
+"""A per-(model, workspace) matrix of normalised vectors, so a recall is one matrix-vector product.
+
+The cache is only ever filled from a query that already filtered on the workspace, so a
+workspace's matrix cannot hold another workspace's rows. It is tagged with the store's write
+generation (bumped by every write that adds, removes or re-weights embeddings) and reloaded
+when stale; marking hits referenced does not change importance, so recalls keep it warm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.episodic.query import ScopeFilter
+from sidecar.episodic.store import Scored
+
+__all__ = ["VectorCache", "VectorSet", "from_blob", "to_blob"]
+
+Floats = npt.NDArray[np.float32]
+
+
+def to_blob(vector: Floats) -> bytes:
+    """Little-endian float32 bytes, as stored in ``journal_embeddings.vector``."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blob(blob: bytes, dim: int) -> Floats | None:
+    """The stored vector, or None when the blob does not hold ``dim`` floats."""
+    if len(blob) != 4 * dim:
+        return None
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorSet:
+    """The embedded entries of one workspace for one model, row-aligned."""
+
+    ids: tuple[str, ...]
+    agent_ids: npt.NDArray[np.object_]
+    crew_ids: npt.NDArray[np.object_]
+    importance: npt.NDArray[np.float64]
+    matrix: Floats
+
+    @classmethod
+    def build(cls, rows: Sequence[tuple[str, str | None, str | None, float, bytes, int]]) -> VectorSet:
+        """From ``(entry_id, agent_id, crew_id, importance, blob, dim)`` rows of one model.
+
+        A row whose blob does not match its dim, or whose dim differs from the first row's, is skipped.
+        """
+        kept = [(r, v) for r in rows if (v := from_blob(r[4], r[5])) is not None]
+        dim = len(kept[0][1]) if kept else 0
+        kept = [(r, v) for r, v in kept if len(v) == dim]
+        matrix = np.vstack([v for _, v in kept]) if kept else np.zeros((0, dim), np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
+        return cls(
+            ids=tuple(r[0] for r, _ in kept),
+            agent_ids=np.array([r[1] for r, _ in kept], dtype=object),
+            crew_ids=np.array([r[2] for r, _ in kept], dtype=object),
+            importance=np.array([r[3] for r, _ in kept], dtype=np.float64),
+            matrix=matrix,
+        )
+
+    def mask(self, where: ScopeFilter, exclude: Sequence[str]) -> npt.NDArray[np.bool_]:
+        if where.crew_id is not None:
+            keep = self.crew_ids == where.crew_id
+            if where.agent_id is not None:
+                keep |= self.agent_ids == where.agent_id
+        elif where.agent_id is not None:
+            keep = self.agent_ids == where.agent_id
+        else:
+            keep = np.ones(len(self.ids), dtype=bool)
+        if exclude:
+            keep &= ~np.isin(np.array(self.ids, dtype=object), list(exclude))
+        return np.asarray(keep, dtype=bool)
+
+    def rank(
+        self, where: ScopeFilter, query: Floats, limit: int, *, weighted: bool, exclude: Sequence[str]
+    ) -> list[Scored]:
+        """Top ``limit`` rows in scope by cosine (× importance when ``weighted``)."""
+        if limit < 1 or not self.ids or query.shape[-1] != self.matrix.shape[1]:
+            return []
+        norm = float(np.linalg.norm(query)) or 1.0
+        cosines = self.matrix @ (query.astype(np.float32) / norm)
+        keys = cosines * self.importance if weighted else cosines.astype(np.float64)
+        candidates = np.flatnonzero(self.mask(where, exclude))
+        if len(candidates) > limit:
+            part = np.argpartition(-keys[candidates], limit - 1)[:limit]
+            candidates = candidates[part]
+        order = candidates[np.argsort(-keys[candidates], kind="stable")]
+        return [Scored(self.ids[i], float(cosines[i]), float(self.importance[i])) for i in order]
+
+
+class VectorCache:
+    """VectorSets by (model, workspace), each valid for the generation it was loaded at."""
+
+    def __init__(self) -> None:
+        self._sets: dict[tuple[str, str], tuple[int, VectorSet]] = {}
+
+    def get(self, model: str, workspace_id: str, generation: int) -> VectorSet | None:
+        cached = self._sets.get((model, workspace_id))
+        if cached is None or cached[0] != generation:
+            return None
+        return cached[1]
+
+    def put(self, model: str, workspace_id: str, generation: int, vectors: VectorSet) -> None:
+        self._sets[(model, workspace_id)] = (generation, vectors)
+
+    def clear(self) -> None:
+        self._sets.clear()
