@@ -37,10 +37,12 @@ from sidecar.episodic.store import (
 from sidecar.episodic.vector_cache import VectorCache, VectorSet, from_blob, to_blob
 from sidecar.errors import Conflict
 
-__all__ = ["ARCHIVE_PAYLOAD_CHARS", "SqliteJournalStore"]
+__all__ = ["ARCHIVE_PAYLOAD_CHARS", "JOURNAL_FILE", "SqliteJournalStore"]
 
 T = TypeVar("T")
 ARCHIVE_PAYLOAD_CHARS = 400
+#: The journal database, in the agent memory dir next to the tier index.
+JOURNAL_FILE = "journal.sqlite"
 Conn = sqlite3.Connection
 
 
