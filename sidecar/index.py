@@ -91,6 +91,8 @@ class TierIndex:
         self._inode: int | None = None
         self._generation = 0
         self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------
     def open(self) -> str:
@@ -117,16 +119,11 @@ class TierIndex:
             (quick,) = conn.execute("PRAGMA quick_check").fetchone()
             if quick != "ok":
                 return f"quick_check: {quick}"
-            conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', ?)", (self._rank_fn(),))
             conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
         except sqlite3.DatabaseError as exc:
             return f"{type(exc).__name__}: {exc}"
         self._inode = self.path.stat().st_ino
         return None
-
-    @staticmethod
-    def _rank_fn() -> str:
-        return f"bm25({HEADING_WEIGHT}, {BODY_WEIGHT})"
 
     def _discard(self) -> None:
         """Close everything and delete the index files (they are rebuilt from the markdown)."""
@@ -135,14 +132,19 @@ class TierIndex:
             Path(str(self.path) + suffix).unlink(missing_ok=True)
 
     def close(self) -> None:
+        """Close readers first, then checkpoint and close the writer so no WAL is left behind."""
+        self._generation += 1
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for conn in readers:
+            conn.close()
         if self._writer is not None:
+            try:
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.DatabaseError:
+                pass  # a corrupt or vanished file: it is about to be discarded anyway
             self._writer.close()
             self._writer = None
-        self._generation += 1
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     def recover_if_lost(self) -> bool:
         """Rebuild when the index file was deleted or replaced under us; True if it was."""
@@ -286,10 +288,10 @@ class TierIndex:
     def _reader(self) -> sqlite3.Connection:
         local = self._local
         if getattr(local, "generation", None) != self._generation or getattr(local, "conn", None) is None:
-            if getattr(local, "conn", None) is not None:
-                local.conn.close()
             local.conn = connect_reader(self.path)
             local.generation = self._generation
+            with self._readers_lock:
+                self._readers.append(local.conn)
         conn: sqlite3.Connection = local.conn
         return conn
 
@@ -299,14 +301,15 @@ class TierIndex:
         if match is None:
             return []
         sql = (
-            "WITH top AS (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) "
+            "WITH top AS (SELECT rowid, bm25(chunks_fts, ?, ?) AS rank FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) "
             "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, top.rank, c.hash "
             "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
         )
         try:
-            rows = self._reader().execute(sql, (match, limit)).fetchall()
+            rows = self._reader().execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, match, limit)).fetchall()
         except sqlite3.OperationalError as exc:
-            if raw_fts and ("fts5" in str(exc) or "syntax" in str(exc)):
+            if raw_fts and not any(w in str(exc) for w in ("locked", "disk", "I/O", "malformed")):
                 raise BadRequest(f"invalid FTS5 query: {exc}", code="invalid_fts_syntax") from None
             raise
         words = terms(query)

@@ -16,9 +16,12 @@ def configure_logging(fmt: str = "auto", level: str = "info", stream: TextIO | N
     """Configure structlog once for the process; ``fmt`` is auto, json or console."""
     out = stream or sys.stderr
     use_json = fmt == "json" or (fmt == "auto" and not out.isatty())
-    renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer() if use_json else structlog.dev.ConsoleRenderer(colors=False)
-    )
+    if use_json:
+        renderer: structlog.types.Processor = structlog.processors.JSONRenderer()
+    else:
+        import structlog.dev  # only a terminal pays for the console renderer's imports
+
+        renderer = structlog.dev.ConsoleRenderer(colors=False)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

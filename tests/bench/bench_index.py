@@ -1,0 +1,112 @@
+"""Foundation benchmarks: BM25 search in-process and over HTTP, reindex, reconcile, RSS, start-up.
+
+    python -m tests.bench index
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from sidecar.index import TierIndex
+from tests.bench.corpus import make_corpus, make_queries
+from tests.bench.util import ms, report
+from tests.procs import rss_kb, start_sidecar
+
+
+def _search_latency(index: TierIndex, queries: list[str]) -> list[float]:
+    for q in queries[:50]:
+        index.search(q, 10)  # warm the page cache and the reader connection
+    samples = []
+    for q in queries:
+        t0 = time.perf_counter()
+        index.search(q, 10)
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def bench_search(base: Path, chunks: int, target: str) -> None:
+    root = base / f"c{chunks}"
+    make_corpus(root, chunks)
+    index = TierIndex(root)
+    index.open()
+    real = index.status()["chunks"]
+    report(f"BM25 search in-process, {real} chunks", ms(_search_latency(index, make_queries(2000))), target)
+    index.close()
+
+
+def bench_http(base: Path) -> None:
+    root = base / "c10000"
+    side = start_sidecar(root, "--watch", "false")
+    try:
+        with httpx.Client(base_url=side.url) as client:
+            queries = make_queries(2000, seed=3)
+            for q in queries[:100]:
+                client.post("/memory/search", json={"query": q})
+            samples = []
+            for q in queries:
+                t0 = time.perf_counter()
+                r = client.post("/memory/search", json={"query": q})
+                samples.append(time.perf_counter() - t0)
+                assert r.status_code == 200
+        report("HTTP search round trip, 10k chunks (keep-alive)", ms(samples), "p99 <= 5 ms")
+        time.sleep(1.0)
+        report("idle RSS, 10k-chunk agent tier", f"{rss_kb(side.proc.pid) / 1024:.1f} MB", "<= 40 MB")
+    finally:
+        side.stop()
+    ready = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        side = start_sidecar(root, "--watch", "false")
+        ready.append(time.perf_counter() - t0)
+        side.stop()
+    report("start to ready (process spawn to /healthz 200)", f"median {sorted(ready)[2] * 1000:.0f} ms", "<= 500 ms")
+
+
+def bench_reindex(base: Path) -> None:
+    root = base / "ten_mb"
+    size = make_corpus(root, 22_000, seed=5)
+    index = TierIndex(root)
+    index.open()
+    runs = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        index.rebuild()
+        runs.append(time.perf_counter() - t0)
+    report(f"full reindex, {size / 1e6:.1f} MB memory dir", f"median {sorted(runs)[1]:.2f} s", "<= 2 s")
+    index.close()
+
+
+def bench_reconcile(base: Path) -> None:
+    root = base / "thousand"
+    make_corpus(root, 6000, seed=9, files=1000)
+    index = TierIndex(root)
+    index.open()
+    runs = []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        result = index.reconcile()
+        runs.append(time.perf_counter() - t0)
+        assert not result.changed
+    report(f"no-change reconcile, {index.status()['files']} files", ms(runs), "<= 100 ms")
+    index.close()
+
+
+def main() -> None:
+    base = Path(tempfile.mkdtemp(prefix="bench-index-"))
+    try:
+        bench_search(base, 10_000, "p50 <= 0.5 ms, p99 <= 2 ms")
+        bench_search(base, 100_000, "p99 <= 10 ms")
+        bench_http(base)
+        bench_reindex(base)
+        bench_reconcile(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""Real sidecar processes for tests and benchmarks: start on a free loopback port, wait, stop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+__all__ = ["SidecarProcess", "free_port", "rss_kb", "start_sidecar"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+@dataclass
+class SidecarProcess:
+    proc: subprocess.Popen[bytes]
+    port: int
+    log: Path
+    args: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.proc.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+
+def start_sidecar(
+    memory_dir: Path, *args: str, port: int | None = None, env: dict[str, str] | None = None,
+    log_dir: Path | None = None, wait: float = 30.0,
+) -> SidecarProcess:
+    """Start ``memory-sidecar serve`` as a real process and wait until /healthz answers."""
+    port = port or free_port()
+    log = (log_dir or memory_dir.parent) / f"sidecar-{port}.log"
+    full_env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "none", **(env or {})}
+    argv = [sys.executable, "-m", "sidecar", "serve", "--memory-dir", str(memory_dir), "--port", str(port),
+            "--log-format", "json", *args]
+    with log.open("ab") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=full_env)
+    sidecar = SidecarProcess(proc, port, log, argv)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"sidecar exited with {proc.returncode}:\n{sidecar.log_text()}")
+        try:
+            if httpx.get(f"{sidecar.url}/healthz", timeout=0.5).status_code == 200:
+                return sidecar
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.02)
+    sidecar.kill()
+    raise RuntimeError(f"sidecar not ready after {wait}s:\n{sidecar.log_text()}")

@@ -1,0 +1,79 @@
+"""The CLI works on the files directly, no server needed."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sidecar.cli import main
+
+from .conftest import write
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_search_json_format(memory_dir: Path) -> None:
+    code, out = run("search", "invoices", "-p", str(memory_dir), "-F", "json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert results[0]["path"] == "daily/2026-05-14.md" and results[0]["source"] == "agent"
+
+
+def test_search_table_format(memory_dir: Path) -> None:
+    code, out = run("search", "screenshot", "--path", str(memory_dir), "--limit", "1")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["score", "where", "snippet"]
+    assert len(lines) == 2 and "AGENT.md:5-6" in lines[1]
+
+
+def test_search_with_no_hits_says_so(memory_dir: Path) -> None:
+    assert run("search", "zzzzqqq", "-p", str(memory_dir)) == (0, "no results\n")
+
+
+def test_status_and_reindex(memory_dir: Path) -> None:
+    code, out = run("status", "-p", str(memory_dir), "-F", "json")
+    assert code == 0 and json.loads(out)["files"] == 2
+    write(memory_dir, "topics/x.md", "# X\nquokka\n")
+    code, out = run("reindex", "-p", str(memory_dir), "-F", "json")
+    status = json.loads(out)
+    assert status["files"] == 3 and status["last_reindex"]["kind"] == "rebuild"
+    code, out = run("status", "-p", str(memory_dir))
+    assert "files          3" in out
+
+
+def test_crew_scope_uses_the_given_path(tmp_path: Path) -> None:
+    crew = tmp_path / "crew"
+    write(crew, "CREW.md", "# Conventions\nTailwind only, never inline styles.\n")
+    code, out = run("search", "tailwind", "-S", "crew", "-p", str(crew), "-F", "json")
+    assert json.loads(out)["results"][0]["source"] == "crew"
+
+
+def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    env = {**os.environ, "MEMORY_SIDECAR_MEMORY_DIR": str(tmp_path / "nope")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "sidecar", "search", "x"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 2 and "no such memory dir" in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "sidecar", "search", "   ", "-p", str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2 and "must not be empty" in proc.stderr
+
+
+def test_memory_dir_from_the_environment(memory_dir: Path) -> None:
+    env = {**os.environ, "MEMORY_SIDECAR_MEMORY_DIR": str(memory_dir)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "sidecar", "search", "invoices", "-F", "json"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["results"][0]["path"] == "daily/2026-05-14.md"

@@ -1,0 +1,210 @@
+"""The journal itself: the embedding filter, validation, the FTS5 mirror, migrations, compaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sidecar.episodic import JournalEntry, SqliteJournalStore, compact, should_embed, wants_embedding
+from sidecar.episodic.schema import MIGRATIONS
+from sidecar.episodic.store import NewEmbedding, Relation
+from sidecar.errors import BadRequest, Conflict
+
+NOW = datetime(2025, 6, 1, tzinfo=UTC)
+SEVERITIES = ("debug", "info", "warn", "error")
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteJournalStore]:
+    opened = await SqliteJournalStore.open(tmp_path / "journal.sqlite")
+    yield opened
+    await opened.aclose()
+
+
+def entry(summary: str, *, ws: str = "w1", agent: str = "a1", kind: str = "peer.escalation", **kw: object) -> JournalEntry:
+    return JournalEntry(workspace_id=ws, agent_id=agent, entry_type=kind, summary=summary, **kw)  # type: ignore[arg-type]
+
+
+# -- the spec's embedding table, row by row ---------------------------------------------------
+ALWAYS = ["peer.escalation", "summary.generated", "memory.consolidated", "approval.denied", "eval.regression_detected"]
+WARN_OR_ERROR = ["keeper.decision", "mission.status_change"]
+NEVER = ["peer.conversation", "exec.output_chunk", "container.metrics", "network.egress", "network.dns", "memory.updated"]
+
+
+@pytest.mark.parametrize("entry_type", ALWAYS)
+@pytest.mark.parametrize("severity", SEVERITIES)
+def test_always_embedded_types(entry_type: str, severity: str) -> None:
+    assert should_embed(entry_type, severity) is True
+
+
+@pytest.mark.parametrize("entry_type", WARN_OR_ERROR)
+@pytest.mark.parametrize("severity", SEVERITIES)
+def test_warn_or_error_types(entry_type: str, severity: str) -> None:
+    assert should_embed(entry_type, severity) is (severity in ("warn", "error"))
+
+
+@pytest.mark.parametrize("entry_type", NEVER)
+@pytest.mark.parametrize("severity", SEVERITIES)
+def test_never_embedded_types(entry_type: str, severity: str) -> None:
+    assert should_embed(entry_type, severity) is False
+
+
+def test_override_is_checked_first() -> None:
+    assert wants_embedding("exec.output_chunk", "debug", {"episodic": True}) is True
+    assert wants_embedding("peer.conversation", "info", {"episodic": True}) is True
+    assert wants_embedding("keeper.decision", "info", {"episodic": True}) is True
+    # Only a literal true forces it; anything else leaves the table in charge.
+    assert wants_embedding("exec.output_chunk", "error", {"episodic": "yes"}) is False
+    assert wants_embedding("peer.escalation", "info", {"episodic": False}) is True
+
+
+async def test_append_stores_the_embeddable_flag(store: SqliteJournalStore) -> None:
+    rows = [
+        await store.append(entry("escalated", kind="peer.escalation")),
+        await store.append(entry("keeper said ok", kind="keeper.decision", severity="info")),
+        await store.append(entry("keeper denied", kind="keeper.decision", severity="error")),
+        await store.append(entry("chatter", kind="peer.conversation", refs={"episodic": True})),
+        await store.append(entry("log line", kind="exec.output_chunk")),
+    ]
+    assert [r.embeddable for r in rows] == [True, False, True, True, False]
+    assert [r.seq for r in rows] == [1, 2, 3, 4, 5]
+
+
+# -- validation -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"entry_type": "peer.escalation", "summary": "x"}, "workspace_id is required"),
+        ({"workspace_id": "", "entry_type": "peer.escalation", "summary": "x"}, "workspace_id is required"),
+        ({"workspace_id": 7, "entry_type": "peer.escalation", "summary": "x"}, "workspace_id must be"),
+        ({"workspace_id": "w", "summary": "x"}, "entry_type"),
+        ({"workspace_id": "w", "entry_type": "a b", "summary": "x"}, "entry_type"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "  "}, "summary must be a non-empty string"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": 3}, "summary must be a non-empty string"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "severity": "fatal"}, "severity must be one of"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "payload": [1]}, "payload must be a JSON object"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "refs": "episodic"}, "refs must be a JSON object"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "priority": "urgent"}, "priority must be one of"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": "yesterday"}, "ts is not an ISO 8601"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": 12}, "ts must be an ISO 8601 string"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "colour": "red"}, "unknown field(s): colour"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x" * 4001}, "longer than 4000"),
+        ([1, 2], "must be a JSON object"),
+    ],
+)
+def test_invalid_entries_are_clear_bad_requests(body: object, message: str) -> None:
+    with pytest.raises(BadRequest) as caught:
+        JournalEntry.from_json(body)
+    assert message in caught.value.message
+
+
+def test_ts_is_normalised_to_utc() -> None:
+    parsed = JournalEntry.from_json({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": "2025-06-01T02:00:00+02:00"})
+    assert parsed.ts == datetime(2025, 6, 1, tzinfo=UTC)
+
+
+async def test_duplicate_id_is_a_conflict(store: SqliteJournalStore) -> None:
+    await store.append(entry("first", id="fixed-id"))
+    with pytest.raises(Conflict):
+        await store.append(entry("second", id="fixed-id"))
+
+
+# -- FTS mirror -------------------------------------------------------------------------------
+def fts_integrity(path: Path) -> None:
+    """FTS5's own check that the index matches the content table (raises if not)."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("INSERT INTO journal_entries_fts(journal_entries_fts, rank) VALUES ('integrity-check', 1)")
+    finally:
+        conn.close()
+
+
+async def test_search_uses_the_fts_mirror_within_the_workspace(store: SqliteJournalStore) -> None:
+    await store.append(entry("Checkout pod OOM killed", payload={"pod": "checkout-7f"}))
+    await store.append(entry("Checkout pod OOM killed", ws="w2"))
+    await store.append(entry("billing cron finished", kind="exec.output_chunk"))
+    hits = await store.search("oom checkout", "w1", 10)
+    assert [h.summary for h in hits] == ["Checkout pod OOM killed"]
+    assert hits[0].workspace_id == "w1"
+    assert [h.summary for h in await store.search("checkout-7f", "w1", 10)] == ["Checkout pod OOM killed"]
+    assert [h.summary for h in await store.search("billing", "w1", 10)] == ["billing cron finished"]
+    assert await store.search("oom billing", "w1", 10) == []  # every word must match
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ['"; DROP TABLE journal_entries; --', "NEAR(oom checkout)", "oom OR", "summary:oom", "*", '"unterminated', "-oom ^x"],
+)
+async def test_user_text_never_reaches_fts_syntax(store: SqliteJournalStore, hostile: str) -> None:
+    await store.append(entry("oom checkout"))
+    await store.search(hostile, "w1", 10)  # no FTS5 syntax error, whatever the text
+    assert len(await store.recent("w1", 10)) == 1
+
+
+async def test_fts_mirror_follows_update_and_delete(store: SqliteJournalStore) -> None:
+    first = await store.append(entry("disk full on builder"))
+    second = await store.append(entry("cache warm on builder"))
+    assert await store.update("w1", first.id, summary="quota exceeded on builder", payload={"k": "ledger"})
+    assert await store.search("disk", "w1", 10) == []
+    assert [h.id for h in await store.search("quota", "w1", 10)] == [first.id]
+    assert [h.id for h in await store.search("ledger", "w1", 10)] == [first.id]
+    assert not await store.update("w2", first.id, summary="other workspace cannot touch it")
+    assert await store.delete("w1", second.id)
+    assert await store.search("cache", "w1", 10) == []
+    assert [h.id for h in await store.search("builder", "w1", 10)] == [first.id]
+    fts_integrity(store.path)
+
+
+async def test_migrations_are_recorded_and_reapplying_is_a_no_op(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite"
+    for _ in range(2):
+        opened = await SqliteJournalStore.open(path)
+        await opened.append(entry("hello"))
+        await opened.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        conn.close()
+    assert versions == list(range(1, len(MIGRATIONS) + 1))
+    assert mode == "wal"
+
+
+# -- compaction -------------------------------------------------------------------------------
+async def test_compaction_archives_truncates_and_cascades(store: SqliteJournalStore) -> None:
+    long_payload = {"log": "x" * 1000, "tag": "zebra"}
+    old = await store.append(entry("ancient outage zebra", ts=NOW - timedelta(days=100), payload=long_payload))
+    kept = await store.append(entry("permanent rule zebra", ts=NOW - timedelta(days=100), priority="permanent"))
+    new = await store.append(entry("fresh outage zebra", ts=NOW - timedelta(days=1)))
+    vec = np.array([1.0, 0.0], dtype=np.float32)
+    await store.add_embeddings([NewEmbedding(e.id, vec, "m", 0.9) for e in (old, kept, new)], [], NOW)
+    await store.add_relations([Relation(new.id, old.id, "similar", 0.9), Relation(kept.id, old.id, "supports", 1.0)], NOW)
+
+    assert await compact(store, timedelta(days=90), NOW) == 1
+
+    assert await store.get("w1", old.id) is None
+    assert {h.id for h in await store.search("zebra", "w1", 10)} == {kept.id, new.id}
+    fts_integrity(store.path)
+    conn = sqlite3.connect(store.path)
+    try:
+        archived = conn.execute("SELECT id, payload, summary FROM journal_entries_archived").fetchall()
+        embedded = {r[0] for r in conn.execute("SELECT entry_id FROM journal_embeddings")}
+        relations = conn.execute("SELECT COUNT(*) FROM memory_relations").fetchone()[0]
+    finally:
+        conn.close()
+    assert len(archived) == 1 and archived[0][0] == old.id and archived[0][2] == "ancient outage zebra"
+    assert len(archived[0][1]) == 400
+    assert archived[0][1] == '{"log":"' + "x" * 392
+    assert embedded == {kept.id, new.id}
+    assert relations == 0
+
+
+async def test_compaction_refuses_a_non_positive_age(store: SqliteJournalStore) -> None:
+    with pytest.raises(BadRequest):
+        await compact(store, timedelta(0), NOW)

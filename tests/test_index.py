@@ -1,0 +1,176 @@
+"""The tier index on real files and real SQLite."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sidecar.errors import BadRequest
+from sidecar.index import INDEX_NAME, Cancelled, TierIndex
+
+from .conftest import write
+
+
+def paths(index: TierIndex, query: str) -> list[str]:
+    return [h.path for h in index.search(query, 10)]
+
+
+@pytest.fixture
+def index(memory_dir: Path) -> TierIndex:
+    ix = TierIndex(memory_dir)
+    assert ix.open() == "created"
+    yield ix
+    ix.close()
+
+
+def test_words_find_their_chunk(index: TierIndex) -> None:
+    hits = index.search("invoices cursor", 10)
+    assert hits[0].path == "daily/2026-05-14.md"
+    assert hits[0].heading == "2026-05-14 > Incident"
+    assert (hits[0].line_start, hits[0].line_end) == (4, 4)
+    assert "invoices" in hits[0].snippet
+
+
+def test_heading_hit_outranks_body_hit(memory_dir: Path) -> None:
+    write(memory_dir, "topics/a.md", "# Rollback\nsteps are in the runbook\n")
+    write(memory_dir, "topics/b.md", "# Runbook\nwe rollback by redeploying the previous tag\n")
+    ix = TierIndex(memory_dir)
+    ix.open()
+    hits = ix.search("rollback", 10)
+    assert [h.path for h in hits[:2]] == ["topics/a.md", "topics/b.md"]
+    assert hits[0].score > hits[1].score
+    ix.close()
+
+
+def test_porter_stemming_and_diacritics(index: TierIndex, memory_dir: Path) -> None:
+    write(memory_dir, "AGENT.md", "# Notes\nThe café deploys nightly.\n")
+    index.reconcile()
+    assert paths(index, "deploying cafe") == ["AGENT.md"]
+
+
+def test_edits_and_deletions_are_reflected_after_reconcile(index: TierIndex, memory_dir: Path) -> None:
+    assert paths(index, "screenshot") == ["AGENT.md"]
+    write(memory_dir, "AGENT.md", "# Identity\nnothing about images any more\n")
+    (memory_dir / "daily/2026-05-14.md").unlink()
+    result = index.reconcile()
+    assert result.updated == ["AGENT.md"] and result.removed == ["daily/2026-05-14.md"]
+    assert paths(index, "screenshot") == []
+    assert paths(index, "invoices") == []
+    assert paths(index, "images") == ["AGENT.md"]
+    assert index.status()["files"] == 1
+
+
+def test_unchanged_files_are_not_touched(index: TierIndex, memory_dir: Path) -> None:
+    before = index.writer.execute("SELECT id FROM chunks ORDER BY id").fetchall()
+    agent = memory_dir / "AGENT.md"
+    os.utime(agent, ns=(agent.stat().st_atime_ns, agent.stat().st_mtime_ns + 10**9))  # touch, same bytes
+    result = index.reconcile()
+    assert result.changed == [] and result.unchanged == 2
+    assert index.writer.execute("SELECT id FROM chunks ORDER BY id").fetchall() == before
+
+
+def test_only_md_files_outside_hidden_names_are_indexed(index: TierIndex, memory_dir: Path) -> None:
+    write(memory_dir, "notes.txt", "zebra")
+    write(memory_dir, ".AGENT.md.tmp", "# x\nzebra")
+    write(memory_dir, ".hidden/x.md", "zebra")
+    write(memory_dir, "deep/er/z.md", "zebra")
+    index.reconcile()
+    assert paths(index, "zebra") == ["deep/er/z.md"]
+
+
+def test_symlink_out_of_the_tier_is_not_indexed(index: TierIndex, memory_dir: Path, tmp_path: Path) -> None:
+    outside = write(tmp_path / "elsewhere", "secret.md", "# s\nplatypus\n")
+    (memory_dir / "link.md").symlink_to(outside)
+    index.reconcile()
+    assert paths(index, "platypus") == []
+
+
+def results(index: TierIndex) -> list[tuple[str, int, float]]:
+    return [(h.path, h.line_start, round(h.score, 6)) for h in index.search("postgres database memory", 10)]
+
+
+def test_deleted_index_is_rebuilt_with_the_same_results(memory_dir: Path) -> None:
+    first = TierIndex(memory_dir)
+    first.open()
+    expected = results(first)
+    first.close()
+    (memory_dir / INDEX_NAME).unlink()
+    again = TierIndex(memory_dir)
+    assert again.open() == "created"
+    assert results(again) == expected
+    again.close()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate", "fts_shadow"])
+def test_corrupt_index_is_rebuilt_with_the_same_results(memory_dir: Path, damage: str) -> None:
+    first = TierIndex(memory_dir)
+    first.open()
+    expected = results(first)
+    first.close()
+    db = memory_dir / INDEX_NAME
+    if damage == "garbage":
+        db.write_bytes(b"this is not a database" * 100)
+    elif damage == "truncate":
+        data = db.read_bytes()
+        db.write_bytes(data[: len(data) // 3])
+    else:
+        conn = sqlite3.connect(db)
+        conn.execute("DELETE FROM chunks_fts_data WHERE id > 10")
+        conn.commit()
+        conn.close()
+    again = TierIndex(memory_dir)
+    assert again.open().startswith("rebuilt")
+    assert results(again) == expected
+    assert again.status()["integrity"].startswith("rebuilt")
+    again.close()
+
+
+def test_index_deleted_while_open_is_recovered(index: TierIndex, memory_dir: Path) -> None:
+    expected = results(index)
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(memory_dir / INDEX_NAME) + suffix).unlink(missing_ok=True)
+    assert index.recover_if_lost() is True
+    assert results(index) == expected
+
+
+def test_cancelled_rebuild_keeps_the_previous_index(index: TierIndex, memory_dir: Path) -> None:
+    expected = results(index)
+    write(memory_dir, "more.md", "# More\npostgres again\n")
+    calls = iter(range(100))
+
+    def cancel() -> bool:
+        return next(calls) >= 1  # let the first file through, then stop
+
+    with pytest.raises(Cancelled):
+        index.rebuild(cancel)
+    assert results(index) == expected
+
+
+def test_readers_see_the_old_index_during_a_rebuild(index: TierIndex, memory_dir: Path) -> None:
+    expected = results(index)
+    seen: list[list[tuple[str, int, float]]] = []
+
+    def cancel() -> bool:
+        seen.append(results(index))  # a reader query in the middle of the rebuild transaction
+        return False
+
+    index.rebuild(cancel)
+    assert seen and all(s == expected for s in seen)
+
+
+def test_raw_fts_syntax_is_opt_in_and_its_errors_are_400(index: TierIndex) -> None:
+    assert paths(index, "screensh*") == []
+    assert [h.path for h in index.search("screensh*", 10, raw_fts=True)] == ["AGENT.md"]
+    with pytest.raises(BadRequest):
+        index.search('"unbalanced', 10, raw_fts=True)
+
+
+def test_status_counts(index: TierIndex, memory_dir: Path) -> None:
+    status = index.status()
+    size = sum(p.stat().st_size for p in memory_dir.rglob("*.md"))
+    assert (status["files"], status["bytes"]) == (2, size)
+    assert status["chunks"] == 6  # 3 sections + the bare date heading + 2 sections
+    assert status["integrity"] == "created"
