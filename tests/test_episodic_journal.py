@@ -26,14 +26,23 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteJournalStore]:
     await opened.aclose()
 
 
-def entry(summary: str, *, ws: str = "w1", agent: str = "a1", kind: str = "peer.escalation", **kw: object) -> JournalEntry:
+def entry(
+    summary: str, *, ws: str = "w1", agent: str = "a1", kind: str = "peer.escalation", **kw: object
+) -> JournalEntry:
     return JournalEntry(workspace_id=ws, agent_id=agent, entry_type=kind, summary=summary, **kw)  # type: ignore[arg-type]
 
 
 # -- the spec's embedding table, row by row ---------------------------------------------------
 ALWAYS = ["peer.escalation", "summary.generated", "memory.consolidated", "approval.denied", "eval.regression_detected"]
 WARN_OR_ERROR = ["keeper.decision", "mission.status_change"]
-NEVER = ["peer.conversation", "exec.output_chunk", "container.metrics", "network.egress", "network.dns", "memory.updated"]
+NEVER = [
+    "peer.conversation",
+    "exec.output_chunk",
+    "container.metrics",
+    "network.egress",
+    "network.dns",
+    "memory.updated",
+]
 
 
 @pytest.mark.parametrize("entry_type", ALWAYS)
@@ -104,7 +113,9 @@ def test_invalid_entries_are_clear_bad_requests(body: object, message: str) -> N
 
 
 def test_ts_is_normalised_to_utc() -> None:
-    parsed = JournalEntry.from_json({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": "2025-06-01T02:00:00+02:00"})
+    parsed = JournalEntry.from_json(
+        {"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": "2025-06-01T02:00:00+02:00"}
+    )
     assert parsed.ts == datetime(2025, 6, 1, tzinfo=UTC)
 
 
@@ -138,7 +149,15 @@ async def test_search_uses_the_fts_mirror_within_the_workspace(store: SqliteJour
 
 @pytest.mark.parametrize(
     "hostile",
-    ['"; DROP TABLE journal_entries; --', "NEAR(oom checkout)", "oom OR", "summary:oom", "*", '"unterminated', "-oom ^x"],
+    [
+        '"; DROP TABLE journal_entries; --',
+        "NEAR(oom checkout)",
+        "oom OR",
+        "summary:oom",
+        "*",
+        '"unterminated',
+        "-oom ^x",
+    ],
 )
 async def test_user_text_never_reaches_fts_syntax(store: SqliteJournalStore, hostile: str) -> None:
     await store.append(entry("oom checkout"))
@@ -184,7 +203,9 @@ async def test_compaction_archives_truncates_and_cascades(store: SqliteJournalSt
     new = await store.append(entry("fresh outage zebra", ts=NOW - timedelta(days=1)))
     vec = np.array([1.0, 0.0], dtype=np.float32)
     await store.add_embeddings([NewEmbedding(e.id, vec, "m", 0.9) for e in (old, kept, new)], [], NOW)
-    await store.add_relations([Relation(new.id, old.id, "similar", 0.9), Relation(kept.id, old.id, "supports", 1.0)], NOW)
+    await store.add_relations(
+        [Relation(new.id, old.id, "similar", 0.9), Relation(kept.id, old.id, "supports", 1.0)], NOW
+    )
 
     assert await compact(store, timedelta(days=90), NOW) == 1
 
