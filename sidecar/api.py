@@ -7,7 +7,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from sidecar.appkeys import SEARCH, SETTINGS, TIERS
+from sidecar.appkeys import QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS
 from sidecar.edge import read_json_object
 from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
 from sidecar.index import Cancelled
@@ -48,13 +48,26 @@ async def healthz(request: web.Request) -> web.Response:
 @routes.post("/memory/search")
 async def search(request: web.Request) -> web.Response:
     req = SearchRequest.from_json(await read_json_object(request))
-    return web.json_response(await request.app[SEARCH].search(req))
+    queue = request.app[QUEUE]
+    met: bool | None = None
+    if req.after_seq is not None:
+        if req.after_seq > queue.latest_seq:
+            raise BadRequest(
+                f"after_seq {req.after_seq} was never issued (the latest write is {queue.latest_seq})",
+                code="invalid_after_seq",
+            )
+        met = await queue.wait_for(req.after_seq, request.app[SETTINGS].after_seq_timeout)
+    body = await request.app[SEARCH].search(req)
+    body["index"] = queue.state()
+    if met is not None:
+        body["index"]["after_seq_met"] = met
+    return web.json_response(body)
 
 
 @routes.get("/memory/status")
 async def status(request: web.Request) -> web.Response:
     tier = tier_for(request.app, _scope_param(request))
-    return web.json_response(await tier.status())
+    return web.json_response(await _status(request.app, tier))
 
 
 @routes.post("/memory/reindex")
@@ -74,5 +87,12 @@ async def reindex(request: web.Request) -> web.Response:
             code="reindex_cancelled",
         ) from None
     log.info("index.rebuilt", tier=tier.name, files=len(result.added), duration_ms=round(result.duration_ms, 1))
-    body: dict[str, Any] = await tier.status()
-    return web.json_response(body)
+    return web.json_response(await _status(request.app, tier))
+
+
+async def _status(app: web.Application, tier: Tier) -> dict[str, Any]:
+    body = await tier.status()
+    body["queue"] = {**app[QUEUE].state(), "depth": app[QUEUE].pending, "errors": app[QUEUE].errors}
+    watcher = next((w for w in app[WATCHERS] if w.tier == tier.name), None)
+    body["watcher"] = watcher.status() if watcher is not None else None
+    return body

@@ -1,7 +1,8 @@
 """``create_app(settings)``: the one way to build the sidecar's HTTP application.
 
-Each resource is owned by one ``cleanup_ctx`` (started in order, stopped in reverse, and only
-stopped if it started): the tiers and their indexes, then the search service over them.
+Each resource is owned by one ``cleanup_ctx``, started in order and stopped in reverse (and only
+stopped if it started): the tiers and their indexes; the reindex queue and the write service;
+the watchers. On shutdown the watchers stop first, then the queue drains, then the indexes close.
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ from collections.abc import AsyncIterator
 import structlog
 from aiohttp import web
 
-from sidecar import api
-from sidecar.appkeys import SEARCH, SETTINGS, TIERS
+from sidecar import api, write_api
+from sidecar.appkeys import QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
+from sidecar.durable import sweep_temp_files
 from sidecar.edge import error_middleware
+from sidecar.reindex_queue import ReindexQueue
 from sidecar.search import SearchService
 from sidecar.settings import Settings
 from sidecar.tier import Tier
+from sidecar.watcher import TierWatcher
+from sidecar.writes import WriteService
 
 __all__ = ["create_app"]
 
@@ -27,9 +32,10 @@ def create_app(settings: Settings) -> web.Application:
     """Build the agent-facing application for ``settings`` (nothing starts until it runs)."""
     app = web.Application(middlewares=[error_middleware], client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
-    app.cleanup_ctx.append(_tiers_ctx)
+    app.cleanup_ctx.extend([_tiers_ctx, _queue_ctx, _watchers_ctx])
     app.on_shutdown.append(_stop_long_work)
     app.router.add_routes(api.routes)
+    app.router.add_routes(write_api.routes)
     return app
 
 
@@ -41,6 +47,9 @@ async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
     opened: list[Tier] = []
     try:
         for tier in tiers.values():
+            swept = sweep_temp_files(tier.root)
+            if swept:
+                log.warning("write.temp_swept", tier=tier.name, files=swept)
             integrity = await tier.open()
             opened.append(tier)
             log.info("index.opened", tier=tier.name, dir=str(tier.root), integrity=integrity)
@@ -50,6 +59,36 @@ async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
     finally:
         for tier in opened:
             await tier.close()
+
+
+async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
+    queue = ReindexQueue(app[TIERS])
+    app[QUEUE] = queue
+    app[WRITES] = WriteService(app[SETTINGS], queue)
+    queue.start()
+    yield
+    await queue.drain_and_stop()
+
+
+async def _watchers_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    watchers = []
+    for name, tier in app[TIERS].items():
+        interval = settings.crew_reindex_interval if name == "crew" else settings.reconcile_interval
+        watcher = TierWatcher(
+            name,
+            tier.root,
+            app[QUEUE],
+            step_ms=settings.watch_step_ms,
+            debounce_ms=settings.watch_debounce_ms,
+            reconcile_s=interval,
+        )
+        watcher.start(watch=settings.watch)
+        watchers.append(watcher)
+    app[WATCHERS] = watchers
+    yield
+    for watcher in watchers:
+        await watcher.stop()
 
 
 async def _stop_long_work(app: web.Application) -> None:

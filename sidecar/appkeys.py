@@ -10,10 +10,13 @@ from sidecar.settings import Settings
 
 if TYPE_CHECKING:
     from sidecar.embed.base import Embedder
+    from sidecar.reindex_queue import ReindexQueue
     from sidecar.search import SearchService
     from sidecar.tier import Tier
+    from sidecar.watcher import TierWatcher
+    from sidecar.writes import WriteService
 
-__all__ = ["EMBEDDER", "SEARCH", "SETTINGS", "TIERS"]
+__all__ = ["EMBEDDER", "QUEUE", "SEARCH", "SETTINGS", "TIERS", "WATCHERS", "WRITES"]
 
 SETTINGS = web.AppKey("settings", Settings)
 # Tiers this process indexes itself: "agent" always, "crew" on a lead.
@@ -21,3 +24,6 @@ TIERS: web.AppKey[dict[str, Tier]] = web.AppKey("tiers")
 SEARCH: web.AppKey[SearchService] = web.AppKey("search")
 # Set by the embedder's cleanup_ctx; None when no embedding model is configured or installed.
 EMBEDDER: web.AppKey[Embedder | None] = web.AppKey("embedder")
+QUEUE: web.AppKey[ReindexQueue] = web.AppKey("queue")
+WRITES: web.AppKey[WriteService] = web.AppKey("writes")
+WATCHERS: web.AppKey[list[TierWatcher]] = web.AppKey("watchers")

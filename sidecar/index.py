@@ -14,6 +14,7 @@ of truth; the index can always be rebuilt from them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -139,10 +140,9 @@ class TierIndex:
         for conn in readers:
             conn.close()
         if self._writer is not None:
-            try:
+            # A corrupt or vanished file is about to be discarded anyway.
+            with contextlib.suppress(sqlite3.DatabaseError):
                 self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.DatabaseError:
-                pass  # a corrupt or vanished file: it is about to be discarded anyway
             self._writer.close()
             self._writer = None
 

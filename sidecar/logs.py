@@ -19,9 +19,9 @@ def configure_logging(fmt: str = "auto", level: str = "info", stream: TextIO | N
     if use_json:
         renderer: structlog.types.Processor = structlog.processors.JSONRenderer()
     else:
-        import structlog.dev  # only a terminal pays for the console renderer's imports
+        from structlog.dev import ConsoleRenderer  # only a terminal pays for its imports
 
-        renderer = structlog.dev.ConsoleRenderer(colors=False)
+        renderer = ConsoleRenderer(colors=False)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

@@ -1,0 +1,163 @@
+"""The FIFO reindex queue: one worker, strict order, fed by writes and by the watcher.
+
+Each item carries a sequence number. The worker takes items in order, applies them to their
+tier's index (reading the file as it is *now*, so a later write can never be overtaken by an
+earlier one), and advances ``indexed_seq``. Searches with ``after_seq`` wait on it. On shutdown
+the queue is drained before the process exits: nothing acknowledged is left unindexed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from sidecar.tier import Tier
+
+__all__ = ["MAX_BATCH", "Item", "ReindexQueue", "UpdateHook"]
+
+log = structlog.get_logger("sidecar.queue")
+MAX_BATCH = 256
+# Called once per applied change: (tier, path, seq, kind) where kind is added/updated/removed.
+UpdateHook = Callable[[str, str, int, str], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    seq: int
+    tier: str
+    path: str | None  # None: reconcile the whole tier
+    enqueued: float
+    origin: str  # write, watcher, reconcile
+
+
+class ReindexQueue:
+    def __init__(self, tiers: dict[str, Tier]) -> None:
+        self.tiers = tiers
+        self.hooks: list[UpdateHook] = []
+        self._items: deque[Item] = deque()
+        self._wakeup = asyncio.Event()
+        self._applied = asyncio.Condition()
+        self._seq = 0
+        self.indexed_seq = 0
+        self.errors = 0
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    # -- producers ---------------------------------------------------------------------------
+    def put(self, tier: str, path: str | None, origin: str) -> int:
+        """Queue a file (or, with ``path=None``, a whole-tier reconcile); return its seq."""
+        self._seq += 1
+        self._items.append(Item(self._seq, tier, path, time.monotonic(), origin))
+        self._wakeup.set()
+        return self._seq
+
+    @property
+    def latest_seq(self) -> int:
+        return self._seq
+
+    @property
+    def pending(self) -> int:
+        return self._seq - self.indexed_seq
+
+    def lag_ms(self) -> float:
+        return round((time.monotonic() - self._items[0].enqueued) * 1000, 3) if self._items else 0.0
+
+    def state(self) -> dict[str, Any]:
+        return {"indexed_seq": self.indexed_seq, "pending": self.pending, "lag_ms": self.lag_ms()}
+
+    async def wait_for(self, seq: int, limit_s: float) -> bool:
+        """Wait until write ``seq`` is searchable; False if ``limit_s`` seconds passed first."""
+        if self.indexed_seq >= seq:
+            return True
+        try:
+            async with asyncio.timeout(limit_s), self._applied:
+                await self._applied.wait_for(lambda: self.indexed_seq >= seq)
+        except TimeoutError:
+            return False
+        return True
+
+    # -- worker ------------------------------------------------------------------------------
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="reindex-worker")
+
+    async def drain_and_stop(self) -> None:
+        """Apply everything queued, then stop the worker."""
+        self._closing = True
+        self._wakeup.set()
+        if self._task is not None:
+            await self._task
+        log.info("queue.drained", indexed_seq=self.indexed_seq)
+
+    async def _run(self) -> None:
+        while True:
+            if not self._items:
+                if self._closing:
+                    return
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            batch = [self._items[0]]
+            while len(batch) < MAX_BATCH and len(batch) < len(self._items):
+                batch.append(self._items[len(batch)])
+            await self._apply(batch)
+            for _ in batch:
+                self._items.popleft()
+            async with self._applied:
+                self.indexed_seq = batch[-1].seq
+                self._applied.notify_all()
+
+    async def _apply(self, batch: list[Item]) -> None:
+        """Apply a batch in order: consecutive file items of one tier go in one transaction."""
+        group: list[Item] = []
+        for item in [*batch, None]:
+            if item is not None and item.path is not None and (not group or group[0].tier == item.tier):
+                group.append(item)
+                continue
+            if group:
+                await self._apply_files(group)
+                group = []
+            if item is None:
+                break
+            if item.path is None:
+                await self._reconcile(item)
+            else:
+                group.append(item)
+
+    async def _apply_files(self, group: list[Item]) -> None:
+        tier = self.tiers[group[0].tier]
+        paths = list(dict.fromkeys(i.path for i in group if i.path is not None))
+        try:
+            result = await tier.apply(paths)
+        except Exception:
+            self.errors += 1
+            log.exception("queue.apply_failed", tier=tier.name, paths=paths[:10])
+            return
+        await self._announce(tier.name, result.added, result.updated, result.removed, group[-1].seq)
+
+    async def _reconcile(self, item: Item) -> None:
+        tier = self.tiers[item.tier]
+        try:
+            result = await tier.reconcile()
+        except Exception:
+            self.errors += 1
+            log.exception("queue.reconcile_failed", tier=tier.name)
+            return
+        if result.changed:
+            log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
+        await self._announce(tier.name, result.added, result.updated, result.removed, item.seq)
+
+    async def _announce(self, tier: str, added: list[str], updated: list[str], removed: list[str], seq: int) -> None:
+        for kind, paths in (("added", added), ("updated", updated), ("removed", removed)):
+            for path in paths:
+                log.info("memory.updated", tier=tier, path=path, change=kind, seq=seq)
+                for hook in self.hooks:
+                    try:
+                        await hook(tier, path, seq, kind)
+                    except Exception:
+                        log.exception("queue.hook_failed", tier=tier, path=path)

@@ -1,0 +1,170 @@
+"""Memory writes for the agent: validate, cap, write durably, then queue the reindex.
+
+``append`` is a read-modify-write under the file's lock, so concurrent appends all land exactly
+once. Caps are counted in UTF-8 bytes: a per-file cap by kind (daily, evergreen, other) and a cap
+on the whole tier dir. Over a hard cap nothing is written and the error carries the file's
+current text and usage so the agent can consolidate and retry with ``replace`` in the same turn;
+past the soft cap (80%) the write succeeds with the same material and a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from sidecar.durable import durable_replace, read_file
+from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected
+from sidecar.paths import check_rel_path
+from sidecar.reindex_queue import ReindexQueue
+from sidecar.settings import Settings
+from sidecar.tierfiles import scan_tier
+
+__all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
+
+log = structlog.get_logger("sidecar.writes")
+MODES = ("append", "replace")
+TIERS = ("agent", "crew")
+EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
+CONSOLIDATE = (
+    "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
+    'this write in the same turn with mode "replace" carrying the consolidated body.'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    tier: str
+    path: str
+    content: str
+    mode: str
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> WriteRequest:
+        tier = body.get("tier", "agent")
+        if tier not in TIERS:
+            raise BadRequest("tier must be agent or crew", code="invalid_tier")
+        if "path" not in body:
+            raise BadRequest("missing field: path", code="invalid_path")
+        path = check_rel_path(body["path"])
+        content = body.get("content")
+        if not isinstance(content, str):
+            raise BadRequest("content must be a string", code="invalid_content")
+        if "\x00" in content:
+            raise BadRequest("content must not contain NUL bytes", code="invalid_content")
+        mode = body.get("mode", "append")
+        if mode not in MODES:
+            raise BadRequest("mode must be append or replace", code="invalid_mode")
+        return cls(tier, path, content, mode)
+
+
+def usage(used: int, cap: int) -> dict[str, Any]:
+    percent = int(used * 100 // cap) if cap else 100
+    return {"used": used, "cap": cap, "percent": percent, "text": f"{used} of {cap} bytes, {percent}%"}
+
+
+def combine(old: bytes | None, content: str, mode: str) -> bytes:
+    """The file's new bytes; an append starts on a new line."""
+    new = content.encode("utf-8")
+    if mode == "replace" or not old:
+        return new
+    return old + (b"" if old.endswith(b"\n") else b"\n") + new
+
+
+class WriteService:
+    def __init__(
+        self,
+        settings: Settings,
+        queue: ReindexQueue,
+        scan: Callable[[str], tuple[str, str] | None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.queue = queue
+        self.scan = scan  # (category, pattern) of a prompt-injection hit, or None
+        self._lock = asyncio.Lock()
+        self.count = 0
+        self.bytes = 0
+
+    def read_root(self, tier: str) -> Path:
+        """The dir a tier is read from: members read the crew dir too (it is mounted for them)."""
+        s = self.settings
+        if tier == "agent":
+            return s.memory_dir
+        if s.role == "solo":
+            raise EngineUnavailable("this agent has no crew tier (role solo)", code="no_crew_tier")
+        return s.crew_dir
+
+    def root(self, tier: str) -> Path:
+        """The dir a tier is written to; only the lead writes the crew tier."""
+        root = self.read_root(tier)
+        if tier == "crew" and self.settings.role != "lead":
+            raise Forbidden("only the crew lead writes the crew tier", code="crew_write_forbidden")
+        return root
+
+    def file_cap(self, path: str) -> int:
+        s = self.settings
+        if path.startswith("daily/"):
+            return s.daily_cap_bytes
+        if path in EVERGREEN:
+            return s.evergreen_cap_bytes
+        return s.topic_cap_bytes
+
+    async def write(self, req: WriteRequest) -> dict[str, Any]:
+        root = self.root(req.tier)
+        if self.scan is not None and (hit := self.scan(req.content)) is not None:
+            raise InjectionSuspected(
+                f"refused: the content matches prompt-injection rule {hit[0]} ({hit[1]}); nothing was written",
+                category=hit[0],
+                pattern=hit[1],
+            )
+        # One write at a time: per-file read-modify-write and the tier-wide cap both need it.
+        async with self._lock:
+            out = await asyncio.to_thread(self._write_locked, root, req)
+            out["seq"] = self.queue.put(req.tier, req.path, "write")  # on the loop: the queue is not thread-safe
+        self.count += 1
+        self.bytes += out["bytes"]
+        log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
+        return out
+
+    def _write_locked(self, root: Path, req: WriteRequest) -> dict[str, Any]:
+        root.mkdir(parents=True, exist_ok=True)
+        old = read_file(root, req.path)
+        new = combine(old, req.content, req.mode)
+        warning = self._check_caps(root, req, old, new)
+        durable_replace(root, req.path, new, old)
+        out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}
+        out["usage"] = usage(len(new), self.file_cap(req.path))
+        if warning is not None:
+            out.update(warning)
+        return out
+
+    def _check_caps(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
+        """Raise CapExceeded over a hard cap; return the soft-cap warning material, if any."""
+        old_size = len(old or b"")
+        tier_before = sum(f.size for f in scan_tier(root).values())
+        checks = [
+            ("file", old_size, len(new), self.file_cap(req.path)),
+            ("tier", tier_before, tier_before - old_size + len(new), self.settings.tier_cap_bytes),
+        ]
+        for scope, before, after, cap in checks:
+            if after > cap:
+                raise CapExceeded(
+                    f"{scope} cap exceeded: this {req.mode} would make {after} bytes of {cap}; nothing was "
+                    "written. " + CONSOLIDATE,
+                    cap_scope=scope,
+                    current_entries=(old or b"").decode("utf-8", errors="replace"),
+                    usage=usage(before, cap),
+                    would_be=after,
+                )
+        for scope, _, used, cap in checks:
+            if used >= cap * self.settings.soft_cap_ratio:
+                return {
+                    "warning": f"{scope} is at {usage(used, cap)['text']}, past the soft cap. " + CONSOLIDATE,
+                    "current_entries": new.decode("utf-8", errors="replace"),
+                    "usage": usage(used, cap),
+                }
+        return None
