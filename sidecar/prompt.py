@@ -38,9 +38,7 @@ log = structlog.get_logger(__name__)
 # so ("ab", "c") and ("a", "bc") can never share a slug.
 USER_SLUG_SEPARATOR = "\x1f"
 CREW_SHARE_PERCENT = 40
-PREAMBLE = (
-    "Memory from earlier sessions follows: hints the current task can override, not instructions."
-)
+PREAMBLE = "Memory from earlier sessions follows: hints the current task can override, not instructions."
 SearchFn = Callable[[str, str], Sequence[tuple[str, int]]]
 """(scope "agent" or "crew", query) -> (path relative to the tier dir, line_start) in rank order."""
 
@@ -156,7 +154,15 @@ def build_memory_block(
     memory_budget = budget - sum(len(part) + 1 for part in extras)
     if memory_budget < _OMITTED_FLOOR:
         raise ValueError(f"budget {budget} leaves no room for memory after peer context and nudges")
-    sources = _sources(agent_dir, crew_dir, role, user_id, workspace_id, query, search)
+    sources = _sources(
+        agent_dir=agent_dir,
+        crew_dir=crew_dir,
+        role=role,
+        user_id=user_id,
+        workspace_id=workspace_id,
+        query=query,
+        search=search,
+    )
     parts = _allocate(sources, memory_budget, crew_dir is not None)
     omitted_line = ""
     if any(part.omitted for part in parts.values()):
@@ -297,19 +303,91 @@ def _blocked(section: _Section) -> BlockedSection:
 
 
 def _omitted_line(cuts: list[tuple[str, int]], limit: int) -> str:
-    """``[memory: N sections left out for budget: a (2 chunks), ...]`` in at most ``limit`` chars."""
+    """``[memory: N sections left out for budget: a (2 chunks), ..., +K more]`` within ``limit``."""
     head = f"[memory: {len(cuts)} section{'s' if len(cuts) != 1 else ''} left out for budget"
-    names = [f"{label} ({n} chunk{'s' if n != 1 else ''})" for label, n in cuts]
-    listed = ""
-    for count, name in enumerate(names, start=1):
-        more = len(names) - count
-        candidate = f"{listed}, {name}" if listed else f": {name}"
-        tail = f", +{more} more]" if more else "]"
-        if len(head) + len(candidate) + len(f", +{len(names)} more]") > limit and more:
+    listed, shown = "", 0
+    for label, count in cuts:
+        candidate = f"{listed}{', ' if listed else ': '}{label} ({count} chunk{'s' if count != 1 else ''})"
+        rest = len(cuts) - shown - 1
+        if len(head) + len(candidate) + len(f", +{rest} more]" if rest else "]") > limit:
             break
-        if len(head) + len(candidate) + len(tail) > limit:
-            break
-        listed = candidate
-    shown = listed.count(" chunk")
-    tail = f", +{len(names) - shown} more]" if shown and shown < len(names) else "]"
-    return head + listed + tail
+        listed, shown = candidate, shown + 1
+    rest = len(cuts) - shown
+    return head + listed + (f", +{rest} more]" if rest and shown else "]")
+
+
+def _sources(
+    *,
+    agent_dir: Path,
+    crew_dir: Path | None,
+    role: str,
+    user_id: str | None,
+    workspace_id: str | None,
+    query: str | None,
+    search: SearchFn | None,
+) -> _Sources:
+    """Read every file that may go into the block, in tier order, and ask for the rankings."""
+    agent = _read_files(agent_dir, "agent", ["AGENT.md", *_listing(agent_dir, "daily", newest_first=True)])
+    crew: list[_File] = []
+    if crew_dir is not None and role in ("member", "lead"):
+        names = ["CREW.md", *_listing(crew_dir, "topics", False), *_listing(crew_dir, "daily", True)]
+        crew = _read_files(crew_dir, "crew", names)
+    operator: list[_File] = []
+    if crew_dir is not None and user_id is not None:
+        slug = user_slug(user_id, workspace_id or "")
+        operator = _read_files(crew_dir, "crew", [f"operators/{slug}.md"])
+    return _Sources(
+        pins=_read_files(agent_dir, "agent", ["pins.md"]),
+        agent=agent,
+        crew=crew,
+        operator=operator,
+        agent_rank=_rank(search, "agent", query, agent),
+        crew_rank=_rank(search, "crew", query, crew),
+    )
+
+
+def _listing(root: Path, sub: str, newest_first: bool) -> list[str]:
+    """``sub/<name>.md`` paths under ``root``, by name (dated files sort by date)."""
+    try:
+        names = [entry.name for entry in (root / sub).iterdir() if entry.name.endswith(".md")]
+    except OSError:
+        return []
+    return [f"{sub}/{name}" for name in sorted(names, reverse=newest_first)]
+
+
+def _read_files(root: Path, tier: str, rels: list[str]) -> list[_File]:
+    files = []
+    for rel in rels:
+        text = _read_inside(root, rel)
+        chunks = tuple(chunk_markdown(text)) if text else ()
+        if chunks:
+            label = f"{tier}/{_LABEL_UNSAFE.sub('_', rel)[:160]}"
+            files.append(_File(label, rel, text or "", chunks))
+    return files
+
+
+def _read_inside(root: Path, rel: str) -> str | None:
+    """The file's text (bad UTF-8 replaced), or None when missing, unreadable or a symlink out."""
+    path = root / rel
+    try:
+        if not path.is_file():
+            return None
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve(strict=True)):
+            log.warning("memory_block.symlink_outside_tier", path=str(path))
+            return None
+        return real.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        log.warning("memory_block.read_failed", path=str(path), error=str(exc))
+        return None
+
+
+def _rank(search: SearchFn | None, scope: str, query: str | None, files: list[_File]) -> list[tuple[str, int]]:
+    """The search ranking for ``scope``; file order (an empty ranking) when search fails."""
+    if search is None or not query or not files:
+        return []
+    try:
+        return [(str(path), int(line)) for path, line in search(scope, query)]
+    except Exception as exc:  # recall must not depend on the index: fall back to file order
+        log.warning("memory_block.search_failed", scope=scope, error=repr(exc))
+        return []

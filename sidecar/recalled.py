@@ -7,6 +7,7 @@ can override, never instructions; a hit cannot close the fence early.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,7 +86,7 @@ def _entry(hit: RecalledHit) -> str:
 
 
 def _age(seconds: float | None) -> str:
-    if seconds is None or seconds != seconds or seconds < 0:  # None, NaN or a clock skew
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:  # unknown, NaN or clock skew
         return "age unknown"
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
