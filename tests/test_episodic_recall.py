@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from sidecar.embed import EmbedderError, OnnxEmbedder, Vectors
+from sidecar.embed.onnx import MODEL_ID
 from sidecar.episodic import (
     Indexer,
     JournalEntry,
@@ -50,7 +51,7 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteJournalStore]:
 class BrokenEmbedder:
     """Deliberately fails every call: an embedder outage we cannot cause for real in a unit test."""
 
-    model_id = OnnxEmbedder.available() and "minilm-l6-v2-int8" or "none"
+    model_id = MODEL_ID  # the real model's id, so its unindexed entries are the ones it would see
     dim = 384
 
     async def embed(self, texts: Sequence[str]) -> Vectors:

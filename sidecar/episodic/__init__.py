@@ -19,6 +19,7 @@ from sidecar.episodic.nudges import Nudger
 from sidecar.episodic.query import Hit, Query, Scope, ScopeFilter
 from sidecar.episodic.recall import hybrid_recall, recall
 from sidecar.episodic.relations import link_supports
+from sidecar.episodic.render import render_injection
 from sidecar.episodic.selection import should_embed, wants_embedding
 from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
 from sidecar.episodic.store import HealthSnapshot, JournalStore
@@ -51,6 +52,7 @@ __all__ = [
     "link_supports",
     "recall",
     "record_memory_updated",
+    "render_injection",
     "setup_episodic",
     "should_embed",
     "wants_embedding",

@@ -24,6 +24,7 @@ __all__ = [
     "SEVERITIES",
     "JournalEntry",
     "StoredEntry",
+    "invalid",
     "require_id",
 ]
 
@@ -39,14 +40,19 @@ _FIELDS = frozenset(
 )
 
 
+def invalid(field: str, message: str, *, missing: bool = False) -> BadRequest:
+    """A BadRequest naming ``field``, with the stable code ``invalid_<field>`` (or ``missing_<field>``)."""
+    return BadRequest(message, code=f"{'missing' if missing else 'invalid'}_{field}", field=field)
+
+
 def require_id(name: str, value: object, *, optional: bool = False) -> str | None:
     """A workspace/crew/agent/entry id: a short token of safe characters, or a clear BadRequest."""
     if value is None or value == "":
         if optional:
             return None
-        raise BadRequest(f"{name} is required", field=name)
+        raise invalid(name, f"{name} is required", missing=True)
     if not isinstance(value, str) or not _ID.match(value):
-        raise BadRequest(f"{name} must be a string of 1-128 letters, digits or _.:@/-", field=name)
+        raise invalid(name, f"{name} must be a string of 1-128 letters, digits or _.:@/-")
     return value
 
 
@@ -71,28 +77,28 @@ class JournalEntry:
         for name in ("agent_id", "crew_id", "id"):
             require_id(name, getattr(self, name), optional=True)
         if not isinstance(self.entry_type, str) or not _TYPE.match(self.entry_type):
-            raise BadRequest("entry_type must be a dotted name like peer.escalation", field="entry_type")
+            raise invalid("entry_type", "entry_type must be a dotted name like peer.escalation")
         if not isinstance(self.summary, str) or not self.summary.strip():
-            raise BadRequest("summary must be a non-empty string", field="summary")
+            raise invalid("summary", "summary must be a non-empty string")
         if len(self.summary) > MAX_SUMMARY_CHARS:
-            raise BadRequest(f"summary is longer than {MAX_SUMMARY_CHARS} characters", field="summary")
+            raise invalid("summary", f"summary is longer than {MAX_SUMMARY_CHARS} characters")
         if self.severity not in SEVERITIES:
-            raise BadRequest(f"severity must be one of {', '.join(SEVERITIES)}", field="severity")
+            raise invalid("severity", f"severity must be one of {', '.join(SEVERITIES)}")
         if self.priority is not None and self.priority not in PRIORITIES:
-            raise BadRequest(f"priority must be one of {', '.join(PRIORITIES)}", field="priority")
+            raise invalid("priority", f"priority must be one of {', '.join(PRIORITIES)}")
         _check_object("payload", self.payload)
         _check_object("refs", self.refs)
         if not isinstance(self.ts, datetime | None):
-            raise BadRequest("ts must be a datetime", field="ts")
+            raise invalid("ts", "ts must be a datetime")
 
     @classmethod
     def from_json(cls, body: object) -> JournalEntry:
         """Build from a decoded JSON object; unknown fields and wrong types are a BadRequest."""
         if not isinstance(body, dict):
-            raise BadRequest("a journal entry must be a JSON object")
+            raise BadRequest("a journal entry must be a JSON object", code="invalid_json")
         unknown = sorted(set(body) - _FIELDS)
         if unknown:
-            raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
+            raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
         values = dict(body)
         if values.get("ts") is not None:
             values["ts"] = _parse_ts(values["ts"])
@@ -154,19 +160,19 @@ class StoredEntry:
 
 def _check_object(name: str, value: object) -> None:
     if not isinstance(value, Mapping):
-        raise BadRequest(f"{name} must be a JSON object", field=name)
+        raise invalid(name, f"{name} must be a JSON object")
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
-        raise BadRequest(f"{name} must be JSON-serialisable (no NaN)", field=name) from None
+        raise invalid(name, f"{name} must be JSON-serialisable (no NaN)") from None
     if len(text) > MAX_PAYLOAD_CHARS:
-        raise BadRequest(f"{name} is larger than {MAX_PAYLOAD_CHARS} characters as JSON", field=name)
+        raise invalid(name, f"{name} is larger than {MAX_PAYLOAD_CHARS} characters as JSON")
 
 
 def _parse_ts(value: object) -> datetime:
     if not isinstance(value, str):
-        raise BadRequest("ts must be an ISO 8601 string", field="ts")
+        raise invalid("ts", "ts must be an ISO 8601 string")
     try:
         return parse_iso(value)
     except ValueError:
-        raise BadRequest(f"ts is not an ISO 8601 timestamp: {value[:40]!r}", field="ts") from None
+        raise invalid("ts", f"ts is not an ISO 8601 timestamp: {value[:40]!r}") from None

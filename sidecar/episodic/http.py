@@ -15,7 +15,7 @@ from aiohttp import web
 
 from sidecar.appkeys import EMBEDDER, SETTINGS
 from sidecar.edge import read_json_object
-from sidecar.episodic.entry import JournalEntry, require_id
+from sidecar.episodic.entry import JournalEntry, invalid, require_id
 from sidecar.episodic.health import compute_health, latest_health
 from sidecar.episodic.indexer import DailyJob, Indexer
 from sidecar.episodic.maintenance import decay_and_reinforce
@@ -24,7 +24,7 @@ from sidecar.episodic.query import Query
 from sidecar.episodic.recall import run_recall
 from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
 from sidecar.episodic.store import JournalStore
-from sidecar.errors import BadRequest, NotFound
+from sidecar.errors import NotFound
 
 __all__ = [
     "DEFAULT_WORKSPACE",
@@ -125,7 +125,7 @@ async def _post_recall(request: web.Request) -> web.Response:
     body = await read_json_object(request)
     hybrid = body.pop("hybrid", False)
     if not isinstance(hybrid, bool):
-        raise BadRequest("hybrid must be true or false", field="hybrid")
+        raise invalid("hybrid", "hybrid must be true or false")
     query = Query.from_json(body)
     outcome = await run_recall(request.app[JOURNAL], request.app.get(EMBEDDER), query, hybrid=hybrid)
     payload: dict[str, Any] = {"hits": [h.to_json() for h in outcome.hits], "hybrid": hybrid, "dense": outcome.dense}
@@ -142,7 +142,7 @@ async def _get_health(request: web.Request) -> web.Response:
 
 async def _post_health(request: web.Request) -> web.Response:
     if request.query.get("recompute", "1").lower() not in ("1", "true", "yes"):
-        raise BadRequest("POST /memory/health recomputes; recompute must be 1 (GET reads the latest)")
+        raise invalid("recompute", "POST /memory/health recomputes; recompute must be 1 (GET reads the latest)")
     snapshot = await compute_health(request.app[JOURNAL], _workspace(request), _crew(request))
     return web.json_response(snapshot.to_json())
 
@@ -164,7 +164,7 @@ def _int_param(request: web.Request, name: str, default: int, low: int, high: in
     try:
         value = int(raw)
     except ValueError:
-        raise BadRequest(f"{name} must be an integer in {low}..{high}", field=name) from None
+        raise invalid(name, f"{name} must be an integer in {low}..{high}") from None
     if not low <= value <= high:
-        raise BadRequest(f"{name} must be an integer in {low}..{high}", field=name)
+        raise invalid(name, f"{name} must be an integer in {low}..{high}")
     return value

@@ -37,7 +37,7 @@ async def compact(store: JournalStore, older_than: timedelta, now: datetime | No
     """Move entries older than ``older_than`` into the archive (payload cut to 400 characters) and
     delete them from the journal; their embeddings, relations and FTS rows go with them."""
     if older_than <= timedelta(0):
-        raise BadRequest("compact: older_than must be positive")
+        raise BadRequest("compact: older_than must be positive", code="invalid_older_than")
     now = now or utcnow()
     moved = await store.compact(now - older_than, now)
     log.info("episodic.compacted", entries=moved, older_than_days=older_than.total_seconds() / 86400)

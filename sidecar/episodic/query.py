@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sidecar.episodic.entry import require_id
+from sidecar.episodic.entry import invalid, require_id
 from sidecar.errors import BadRequest
 
 __all__ = ["DEFAULT_K", "MAX_K", "Hit", "Query", "Scope", "ScopeFilter"]
@@ -59,25 +59,25 @@ class Query:
         require_id("agent_id", self.agent_id, optional=True)
         require_id("crew_id", self.crew_id, optional=True)
         if not isinstance(self.query_text, str) or not self.query_text.strip():
-            raise BadRequest("query_text must be a non-empty string", field="query_text")
+            raise invalid("query_text", "query_text must be a non-empty string")
         if self.scope is Scope.OWN and not self.agent_id:
-            raise BadRequest("scope own needs agent_id", field="agent_id")
+            raise invalid("agent_id", "scope own needs agent_id")
         if self.scope is Scope.CREW_SHARED and not self.crew_id:
-            raise BadRequest("scope crew_shared needs crew_id", field="crew_id")
+            raise invalid("crew_id", "scope crew_shared needs crew_id")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= MAX_K:
-            raise BadRequest(f"k must be an integer in 1..{MAX_K}", field="k")
+            raise invalid("k", f"k must be an integer in 1..{MAX_K}")
         if self.walk_depth not in (0, 1) or isinstance(self.walk_depth, bool):
-            raise BadRequest("walk_depth must be 0 or 1", field="walk_depth")
+            raise invalid("walk_depth", "walk_depth must be 0 or 1")
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Query:
         """Build from a decoded JSON object (extra keys other than the Query fields are refused)."""
         unknown = sorted(set(body) - _QUERY_FIELDS)
         if unknown:
-            raise BadRequest(f"unknown field(s): {', '.join(unknown)}")
+            raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
         raw_scope = body.get("scope", Scope.OWN.value)
         if raw_scope not in {s.value for s in Scope}:
-            raise BadRequest("scope must be own or crew_shared", field="scope")
+            raise invalid("scope", "scope must be own or crew_shared")
         return cls(
             workspace_id=body.get("workspace_id", ""),
             query_text=body.get("query_text", ""),

@@ -14,10 +14,10 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.episodic.clock import utcnow
-from sidecar.episodic.entry import StoredEntry, require_id
+from sidecar.episodic.entry import StoredEntry, invalid, require_id
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import JournalStore, Relation
-from sidecar.errors import BadRequest, NotFound
+from sidecar.errors import NotFound
 
 __all__ = ["SIMILAR_THRESHOLD", "SIMILAR_TOP", "link_supports", "similar_edges", "walk_similar"]
 
@@ -56,7 +56,7 @@ async def link_supports(
     """
     require_id("rule_id", rule_id)
     if not evidence_ids:
-        raise BadRequest("link_supports needs at least one evidence id", field="evidence_ids")
+        raise invalid("evidence_ids", "link_supports needs at least one evidence id")
     ids = [rule_id, *evidence_ids]
     found = await store.fetch(workspace_id, ids)
     missing = [i for i in ids if i not in found]
