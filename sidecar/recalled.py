@@ -50,7 +50,7 @@ def render_recalled(hits: Sequence[RecalledHit], max_chars: int) -> str:
     if not hits:
         return ""
     entries = [_entry(hit) for hit in hits]
-    frame = len(OPEN_TAG) + len(PREAMBLE) + len(CLOSE_TAG) + 3  # three newlines
+    frame = len(OPEN_TAG) + len(PREAMBLE) + len(CLOSE_TAG) + 2  # the newlines after the tag and preamble
     if frame + sum(len(entry) + 1 for entry in entries) <= max_chars:
         return _assemble(entries, omitted=0)
     room = max_chars - frame - len(_omitted_line(len(entries))) - 1
