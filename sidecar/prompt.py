@@ -201,30 +201,30 @@ def _allocate(sources: _Sources, memory_budget: int, has_crew_dir: bool) -> dict
 
 
 def _select(kind: str, files: list[_File], rank: list[tuple[str, int]], share: int) -> _Part:
-    """Greedily take chunks in priority order while they fit ``share``; scan what is taken."""
+    """Greedily take chunks in priority order while they fit ``share``.
+
+    A file is scanned whole the first time one of its chunks fits; a poisoned file then costs its
+    notice instead of its chunks, once.
+    """
     start, end = _MARKERS[kind]
     used = len(start) + len(end) + 2
     sections: dict[int, _Section] = {}
+    verdicts: dict[int, Finding | None] = {}
     for fi, ci in _priority(files, rank):
-        section = sections.get(fi)
-        if section is not None and section.finding is not None:
+        section = sections.get(fi) or _Section(files[fi])
+        if section.finding is not None:
             continue
-        if section is None:
-            section = _Section(files[fi])
-            cost = _section_cost(section, ci)
-            if used + cost > share:
-                continue
-            section.finding = scan(section.file.text)
-            cost = _section_cost(section, ci)
-            if used + cost > share:
+        if used + _chunk_cost(section, ci) > share:
+            continue
+        if fi not in sections:
+            if fi not in verdicts:
+                verdicts[fi] = scan(files[fi].text)
+            section.finding = verdicts[fi]
+            if used + _chunk_cost(section, ci) > share:
                 continue
             sections[fi] = section
-        else:
-            cost = len(_chunk_text(section.file.chunks[ci])) + 2
-            if used + cost > share:
-                continue
+        used += _chunk_cost(section, ci)
         section.picked.append(ci)
-        used += cost
     return _finish(kind, list(sections.values()), files, share)
 
 
@@ -239,8 +239,11 @@ def _priority(files: list[_File], rank: list[tuple[str, int]]) -> list[tuple[int
     return ranked + [key for key in every if key not in placed]
 
 
-def _section_cost(section: _Section, first_chunk: int) -> int:
-    body = _notice(section) if section.finding else _chunk_text(section.file.chunks[first_chunk])
+def _chunk_cost(section: _Section, ci: int) -> int:
+    """Characters that adding chunk ``ci`` adds to the tier (a new section also pays its label)."""
+    if section.picked:
+        return len(_chunk_text(section.file.chunks[ci])) + 2
+    body = _notice(section) if section.finding is not None else _chunk_text(section.file.chunks[ci])
     return len(_label_line(section.file.label)) + 1 + len(body) + 1
 
 
@@ -250,7 +253,7 @@ def _finish(kind: str, sections: list[_Section], files: list[_File], share: int)
     kept: list[_Section] = []
     for section in sections:
         if section.finding is None:
-            section.finding = scan(_render_section(section))
+            section.finding = scan(_section_body(section))
         kept.append(section)
         if section.finding is not None:
             part.blocked.append(_blocked(section))
@@ -272,11 +275,14 @@ def _render_tier(kind: str, sections: list[_Section]) -> str:
 
 
 def _render_section(section: _Section) -> str:
+    return f"{_label_line(section.file.label)}\n{_section_body(section)}"
+
+
+def _section_body(section: _Section) -> str:
+    """The picked chunks in file order, or the withheld notice."""
     if section.finding is not None:
-        body = _notice(section)
-    else:
-        body = "\n\n".join(_chunk_text(section.file.chunks[ci]) for ci in sorted(section.picked))
-    return f"{_label_line(section.file.label)}\n{body}"
+        return _notice(section)
+    return "\n\n".join(_chunk_text(section.file.chunks[ci]) for ci in sorted(section.picked))
 
 
 def _chunk_text(chunk: Chunk) -> str:
