@@ -6,9 +6,12 @@ in a fixed rule order (so a verdict never flickers); ``scan_all`` returns one fi
 
 Invisible-unicode rules look at the raw text. Every other rule sees the text NFKC-folded, with
 zero-width and tag characters removed, and case-folded. Base64 runs are decoded (on the NFKC text,
-which keeps case) and rescanned when the result is printable. Each rule is linear in the input:
-no nested quantifiers, every gap is bounded and excludes the character that starts the rule, and
-"A then B on the same line" rules find A and B separately and pair them by position.
+which keeps case) and rescanned when the result is printable.
+
+Time stays linear on any input: no nested quantifiers; gaps are bounded and, where a rule could
+restart inside one, exclude the character it starts with; "A then B on the same line" rules find
+A and B separately and pair them by position; a rule runs only when one of its literal needles
+occurs in the text, which keeps large clean inputs cheap.
 """
 
 from __future__ import annotations

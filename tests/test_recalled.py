@@ -84,6 +84,7 @@ def test_output_never_exceeds_max_chars_and_says_how_many_were_left_out() -> Non
             assert f"[{left} more recalled {'entry' if left == 1 else 'entries'} left out for budget]" in block
         assert block.endswith(CLOSE_TAG)
     assert render_recalled(hits, len(full)) == full
+    assert "[1 more recalled entry left out for budget]" in render_recalled(hits, len(full) - 1)
 
 
 def test_a_long_hit_that_does_not_fit_lets_a_later_short_one_in() -> None:
