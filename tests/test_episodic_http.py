@@ -44,6 +44,10 @@ def make_app(memory_dir: Path, embedder: Embedder | None) -> web.Application:
 def start(aiohttp_client: Any, tmp_path: Path) -> MakeClient:
     async def run(embedder: Embedder | None = None) -> Client:
         client: Client = await aiohttp_client(make_app(tmp_path / "memory", embedder))
+        for _ in range(500):  # let the indexer's start-up run (catch-up, daily jobs) finish first
+            if client.app[INDEXER].ticks:
+                break
+            await asyncio.sleep(0.01)
         return client
 
     return run

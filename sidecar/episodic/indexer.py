@@ -116,6 +116,7 @@ class Indexer:
         self._last_daily: datetime | None = None
         self.indexed_total = 0
         self.runs = 0
+        self.ticks = 0  # completed wake-ups of the loop (start-up catch-up included)
         self.last_error: str | None = None
 
     def notify(self) -> None:
@@ -150,6 +151,7 @@ class Indexer:
                 await asyncio.sleep(self._debounce)
             self._wake.clear()
             delay = await self._tick()
+            self.ticks += 1
 
     async def _tick(self) -> float:
         try:

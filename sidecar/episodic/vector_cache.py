@@ -48,19 +48,20 @@ class VectorSet:
     def build(cls, rows: Sequence[tuple[str, str | None, str | None, float, bytes, int]]) -> VectorSet:
         """From ``(entry_id, agent_id, crew_id, importance, blob, dim)`` rows of one model.
 
-        A row whose blob does not match its dim, or whose dim differs from the first row's, is skipped.
+        A row whose dim differs from the first row's, or whose blob does not hold dim floats, is skipped.
         """
-        kept = [(r, v) for r in rows if (v := from_blob(r[4], r[5])) is not None]
-        dim = len(kept[0][1]) if kept else 0
-        kept = [(r, v) for r, v in kept if len(v) == dim]
-        matrix = np.vstack([v for _, v in kept]) if kept else np.zeros((0, dim), np.float32)
+        dim = rows[0][5] if rows else 0
+        kept = [r for r in rows if r[5] == dim and len(r[4]) == 4 * dim]
+        # One join and one frombuffer: ~10x faster than a frombuffer per row at 10k rows.
+        flat = np.frombuffer(b"".join(r[4] for r in kept), dtype="<f4")
+        matrix = flat.reshape(len(kept), dim).astype(np.float32)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix = (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
         return cls(
-            ids=tuple(r[0] for r, _ in kept),
-            agent_ids=np.array([r[1] for r, _ in kept], dtype=object),
-            crew_ids=np.array([r[2] for r, _ in kept], dtype=object),
-            importance=np.array([r[3] for r, _ in kept], dtype=np.float64),
+            ids=tuple(r[0] for r in kept),
+            agent_ids=np.array([r[1] for r in kept], dtype=object),
+            crew_ids=np.array([r[2] for r in kept], dtype=object),
+            importance=np.array([r[3] for r in kept], dtype=np.float64),
             matrix=matrix,
         )
 
