@@ -229,3 +229,44 @@ async def test_compaction_archives_truncates_and_cascades(store: SqliteJournalSt
 async def test_compaction_refuses_a_non_positive_age(store: SqliteJournalStore) -> None:
     with pytest.raises(BadRequest):
         await compact(store, timedelta(0), NOW)
+
+
+def test_public_names_are_pinned() -> None:
+    import sidecar.episodic
+
+    assert sorted(sidecar.episodic.__all__) == sorted(
+        [
+            "HealthSnapshot",
+            "Hit",
+            "INDEXER",
+            "Indexer",
+            "JOURNAL",
+            "JOURNAL_FILE",
+            "JournalEntry",
+            "JournalStore",
+            "NUDGER",
+            "Nudger",
+            "Query",
+            "Scope",
+            "ScopeFilter",
+            "SqliteJournalStore",
+            "StoredEntry",
+            "base_importance",
+            "compact",
+            "compute_health",
+            "decay_and_reinforce",
+            "decayed_importance",
+            "health_main",
+            "hybrid_recall",
+            "index_new",
+            "latest_health",
+            "link_supports",
+            "recall",
+            "record_memory_updated",
+            "render_injection",
+            "setup_episodic",
+            "should_embed",
+            "wants_embedding",
+        ]
+    )
+    assert all(hasattr(sidecar.episodic, name) for name in sidecar.episodic.__all__)

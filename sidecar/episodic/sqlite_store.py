@@ -63,8 +63,13 @@ class SqliteJournalStore:
         loop = asyncio.get_running_loop()
         write_pool = ThreadPoolExecutor(1, thread_name_prefix="journal-writer")
         read_pool = ThreadPoolExecutor(1, thread_name_prefix="journal-reader")
-        writer = await loop.run_in_executor(write_pool, _open_writer, path)
-        reader = await loop.run_in_executor(read_pool, lambda: connect(path, writer=False))
+        try:
+            writer = await loop.run_in_executor(write_pool, _open_writer, path)
+            reader = await loop.run_in_executor(read_pool, lambda: connect(path, writer=False))
+        except BaseException:
+            write_pool.shutdown()
+            read_pool.shutdown()
+            raise
         return cls(path, writer, reader, (write_pool, read_pool))
 
     async def aclose(self) -> None:
