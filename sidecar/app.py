@@ -92,6 +92,8 @@ async def _watchers_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _stop_long_work(app: web.Application) -> None:
-    """On SIGTERM, a running full reindex stops and rolls back; the previous index stays."""
+    """On SIGTERM, a running full reindex stops and rolls back; the previous index stays.
+    Queued reindex work is not dropped: the queue drains when its context closes."""
+    log.info("sidecar.shutdown", queue_pending=app[QUEUE].pending)
     for tier in app[TIERS].values():
         tier.stopping.set()

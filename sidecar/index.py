@@ -117,12 +117,11 @@ class TierIndex:
             conn = connect_writer(self.path)
             self._writer = conn
             migrate(conn)
-            (quick,) = conn.execute("PRAGMA quick_check").fetchone()
-            if quick != "ok":
-                return f"quick_check: {quick}"
-            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
         except sqlite3.DatabaseError as exc:
             return f"{type(exc).__name__}: {exc}"
+        problem = self._check()
+        if problem is not None:
+            return problem
         self._inode = self.path.stat().st_ino
         return None
 
@@ -159,6 +158,29 @@ class TierIndex:
         self.integrity = "rebuilt: index file was deleted or replaced"
         self.reconcile(kind="rebuild")
         return True
+
+    def heal(self) -> bool:
+        """After a read failed: rebuild if the index file is gone or no longer passes its checks."""
+        if self.recover_if_lost():
+            return True
+        problem = self._check()
+        if problem is None:
+            return False
+        self._discard()
+        self._try_open()
+        self.integrity = f"rebuilt: {problem}"
+        self.reconcile(kind="rebuild")
+        return True
+
+    def _check(self) -> str | None:
+        try:
+            (quick,) = self.writer.execute("PRAGMA quick_check").fetchone()
+            if quick != "ok":
+                return f"quick_check: {quick}"
+            self.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+        except sqlite3.DatabaseError as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
 
     @property
     def writer(self) -> sqlite3.Connection:

@@ -8,17 +8,21 @@ connections, so a long rebuild never stalls a search.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
+
 from sidecar.index import Hit, ReconcileResult, TierIndex
 
 __all__ = ["READER_THREADS", "Tier"]
 
 READER_THREADS = 2
+log = structlog.get_logger("sidecar.tier")
 T = TypeVar("T")
 
 
@@ -65,7 +69,18 @@ class Tier:
         return await self._write(self.index.apply_paths, paths)
 
     async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
-        return await self._read(lambda: self.index.search(query, limit, raw_fts=raw_fts))
+        """Search; if the index file was lost or damaged under us, heal it once and retry."""
+
+        def run() -> list[Hit]:
+            return self.index.search(query, limit, raw_fts=raw_fts)
+
+        try:
+            return await self._read(run)
+        except sqlite3.DatabaseError:
+            if not await self._write(self.index.heal):
+                raise
+            log.warning("index.healed", tier=self.name, integrity=self.index.integrity)
+            return await self._read(run)
 
     async def status(self) -> dict[str, Any]:
         return await self._read(self.index.status)

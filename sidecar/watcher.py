@@ -19,6 +19,7 @@ __all__ = ["TierWatcher"]
 
 log = structlog.get_logger("sidecar.watcher")
 RESTART_DELAY = 0.5
+ROOT_CHECK_MS = 1000  # how often an idle watcher checks that its tier dir is still the same dir
 
 
 class TierWatcher:
@@ -55,11 +56,12 @@ class TierWatcher:
         self.running = False
 
     def _filter(self, _change: watchfiles.Change, path: str) -> bool:
+        """Tier files, and anything else that is not hidden (a new or removed directory)."""
         try:
             rel = Path(path).relative_to(self.root).as_posix()
         except ValueError:
             return False
-        return is_tier_file(rel)
+        return rel == "." or is_tier_file(rel) or not any(p.startswith(".") for p in rel.split("/"))
 
     async def _watch_forever(self) -> None:
         while not self._stop.is_set():
@@ -77,6 +79,7 @@ class TierWatcher:
 
     async def _watch_once(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
+        inode = self.root.stat().st_ino
         self.running = True
         async for changes in watchfiles.awatch(
             self.root,
@@ -86,11 +89,23 @@ class TierWatcher:
             stop_event=self._stop,
             recursive=True,
             ignore_permission_denied=True,
+            rust_timeout=ROOT_CHECK_MS,
+            yield_on_timeout=True,
         ):
-            for rel in sorted({Path(p).relative_to(self.root).as_posix() for _, p in changes}):
-                self.queue.put(self.tier, rel, "watcher")
+            if not self.root.is_dir() or self.root.stat().st_ino != inode:
+                raise RuntimeError("the tier dir was moved, deleted or replaced")
+            self._enqueue({Path(p).relative_to(self.root).as_posix() for _, p in changes})
         if not self._stop.is_set():
             raise RuntimeError("watch ended: the tier dir went away")
+
+    def _enqueue(self, rels: set[str]) -> None:
+        """Files go on the queue one by one; a directory change (files created inside a new
+        directory before it was watched, a removed tree) needs a reconcile of the tier."""
+        files = sorted(r for r in rels if is_tier_file(r))
+        for rel in files:
+            self.queue.put(self.tier, rel, "watcher")
+        if len(files) < len(rels):
+            self.queue.put(self.tier, None, "watcher-dir")
 
     async def _reconcile_forever(self) -> None:
         while not self._stop.is_set():
