@@ -10,7 +10,6 @@ past the soft cap (80%) the write succeeds with the same material and a warning.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from sidecar.durable import durable_replace, read_file
 from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected
 from sidecar.paths import check_rel_path
 from sidecar.reindex_queue import ReindexQueue
+from sidecar.scan import scan
 from sidecar.settings import Settings
 from sidecar.tierfiles import scan_tier
 
@@ -76,15 +76,9 @@ def combine(old: bytes | None, content: str, mode: str) -> bytes:
 
 
 class WriteService:
-    def __init__(
-        self,
-        settings: Settings,
-        queue: ReindexQueue,
-        scan: Callable[[str], tuple[str, str] | None] | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, queue: ReindexQueue) -> None:
         self.settings = settings
         self.queue = queue
-        self.scan = scan  # (category, pattern) of a prompt-injection hit, or None
         self._lock = asyncio.Lock()
         self.count = 0
         self.bytes = 0
@@ -115,11 +109,13 @@ class WriteService:
 
     async def write(self, req: WriteRequest) -> dict[str, Any]:
         root = self.root(req.tier)
-        if self.scan is not None and (hit := self.scan(req.content)) is not None:
+        hit = await asyncio.to_thread(scan, req.content)  # bounded, but up to a few ms on big bodies
+        if hit is not None:
             raise InjectionSuspected(
-                f"refused: the content matches prompt-injection rule {hit[0]} ({hit[1]}); nothing was written",
-                category=hit[0],
-                pattern=hit[1],
+                f"refused: the content matches prompt-injection rule {hit.category} ({hit.pattern}); "
+                "nothing was written",
+                category=hit.category,
+                pattern=hit.pattern,
             )
         # One write at a time: per-file read-modify-write and the tier-wide cap both need it.
         async with self._lock:

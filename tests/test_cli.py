@@ -54,6 +54,7 @@ def test_crew_scope_uses_the_given_path(tmp_path: Path) -> None:
     crew = tmp_path / "crew"
     write(crew, "CREW.md", "# Conventions\nTailwind only, never inline styles.\n")
     code, out = run("search", "tailwind", "-S", "crew", "-p", str(crew), "-F", "json")
+    assert code == 0
     assert json.loads(out)["results"][0]["source"] == "crew"
 
 

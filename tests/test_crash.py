@@ -38,7 +38,7 @@ def test_sigkilled_sidecar_keeps_every_acknowledged_append(tmp_path: Path) -> No
         side = start_sidecar(memory, "--watch", "false")
         stop = threading.Event()
 
-        def writer(n: int, side_url: str = side.url, trial: int = trial) -> None:
+        def writer(n: int, side_url: str = side.url, trial: int = trial, stop: threading.Event = stop) -> None:
             with httpx.Client(base_url=side_url, timeout=5) as client:
                 for i in range(10_000):
                     if stop.is_set():
