@@ -115,6 +115,8 @@ async def _run(root: Path) -> None:
         where = ScopeFilter("bench", agent_id="a1")
         scan = await _timed(lambda v: store.dense_rank(where, embedder.model_id, v, 5, weighted=True), list(qvecs))
         report("dense scan only (cosine x importance), 10k rows", ms(scan), "spec: < 50 ms")
+        embeds = await _timed(lambda t: embedder.embed([t]), texts)
+        report("query embedding alone (real model, 1 text)", ms(embeds), "part of every recall below")
         queries = [Query("bench", t, agent_id="a1", k=5) for t in texts]
         full = await _timed(lambda q: recall(store, embedder, q), queries)
         report("recall end to end (embed query, scan, fetch, mark)", ms(full), "low ms + one embedding")
