@@ -7,9 +7,9 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from sidecar.appkeys import QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS
+from sidecar.appkeys import CREW_PROXY, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS
 from sidecar.edge import read_json_object
-from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
+from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
 from sidecar.index import Cancelled
 from sidecar.search import SearchRequest
 from sidecar.tier import Tier
@@ -32,10 +32,9 @@ def tier_for(app: web.Application, scope: str) -> Tier:
     tiers = app[TIERS]
     if scope in tiers:
         return tiers[scope]
-    role = app[SETTINGS].role
-    if role == "solo":
+    if app[SETTINGS].role == "solo":
         raise EngineUnavailable("this agent has no crew tier (role solo)", code="no_crew_tier")
-    raise EngineUnavailable(f"the crew tier is indexed by the lead, not by this {role}", code="not_lead")
+    raise Forbidden("only the crew lead indexes the crew tier; ask the lead's sidecar", code="not_lead")
 
 
 @routes.get("/healthz")
@@ -66,7 +65,11 @@ async def search(request: web.Request) -> web.Response:
 
 @routes.get("/memory/status")
 async def status(request: web.Request) -> web.Response:
-    tier = tier_for(request.app, _scope_param(request))
+    scope = _scope_param(request)
+    proxy = request.app[CREW_PROXY]
+    if scope == "crew" and proxy is not None:
+        return web.json_response(await proxy.status())
+    tier = tier_for(request.app, scope)
     return web.json_response(await _status(request.app, tier))
 
 

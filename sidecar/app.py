@@ -1,8 +1,9 @@
 """``create_app(settings)``: the one way to build the sidecar's HTTP application.
 
 Each resource is owned by one ``cleanup_ctx``, started in order and stopped in reverse (and only
-stopped if it started): the tiers and their indexes; the reindex queue and the write service;
-the watchers. On shutdown the watchers stop first, then the queue drains, then the indexes close.
+stopped if it started): the tiers and their indexes; the search service (with the proxy to the
+lead on a member); the reindex queue and the write service; the watchers; the crew listener on a
+lead. On shutdown the watchers stop first, then the queue drains, then the indexes close.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import structlog
 from aiohttp import web
 
 from sidecar import api, write_api
-from sidecar.appkeys import QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
+from sidecar.appkeys import CREW_PROXY, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
+from sidecar.crew_api import crew_listener_ctx
 from sidecar.durable import sweep_temp_files
 from sidecar.edge import error_middleware
+from sidecar.proxy import CrewProxy
 from sidecar.reindex_queue import ReindexQueue
 from sidecar.search import SearchService
 from sidecar.settings import Settings
@@ -32,7 +35,7 @@ def create_app(settings: Settings) -> web.Application:
     """Build the agent-facing application for ``settings`` (nothing starts until it runs)."""
     app = web.Application(middlewares=[error_middleware], client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
-    app.cleanup_ctx.extend([_tiers_ctx, _queue_ctx, _watchers_ctx])
+    app.cleanup_ctx.extend([_tiers_ctx, _proxy_ctx, _queue_ctx, _watchers_ctx, crew_listener_ctx])
     app.on_shutdown.append(_stop_long_work)
     app.router.add_routes(api.routes)
     app.router.add_routes(write_api.routes)
@@ -54,11 +57,24 @@ async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
             opened.append(tier)
             log.info("index.opened", tier=tier.name, dir=str(tier.root), integrity=integrity)
         app[TIERS] = tiers
-        app[SEARCH] = SearchService(tiers["agent"], crew_tier=tiers.get("crew"))
         yield
     finally:
         for tier in opened:
             await tier.close()
+
+
+async def _proxy_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The search service; on a member, with the proxy to the lead's crew listener."""
+    settings = app[SETTINGS]
+    tiers = app[TIERS]
+    proxy = CrewProxy(settings) if settings.role == "member" else None
+    app[CREW_PROXY] = proxy
+    app[SEARCH] = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=proxy)
+    try:
+        yield
+    finally:
+        if proxy is not None:
+            await proxy.aclose()
 
 
 async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:

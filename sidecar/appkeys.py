@@ -10,13 +10,14 @@ from sidecar.settings import Settings
 
 if TYPE_CHECKING:
     from sidecar.embed.base import Embedder
+    from sidecar.proxy import CrewProxy
     from sidecar.reindex_queue import ReindexQueue
     from sidecar.search import SearchService
     from sidecar.tier import Tier
     from sidecar.watcher import TierWatcher
     from sidecar.writes import WriteService
 
-__all__ = ["EMBEDDER", "QUEUE", "SEARCH", "SETTINGS", "TIERS", "WATCHERS", "WRITES"]
+__all__ = ["CREW_PROXY", "EMBEDDER", "QUEUE", "SEARCH", "SETTINGS", "TIERS", "WATCHERS", "WRITES"]
 
 SETTINGS = web.AppKey("settings", Settings)
 # Tiers this process indexes itself: "agent" always, "crew" on a lead.
@@ -27,3 +28,5 @@ EMBEDDER: web.AppKey[Embedder | None] = web.AppKey("embedder")
 QUEUE: web.AppKey[ReindexQueue] = web.AppKey("queue")
 WRITES: web.AppKey[WriteService] = web.AppKey("writes")
 WATCHERS: web.AppKey[list[TierWatcher]] = web.AppKey("watchers")
+# On a member, the client for the lead's crew listener; None on solo and lead.
+CREW_PROXY: web.AppKey[CrewProxy | None] = web.AppKey("crew_proxy")

@@ -1,0 +1,82 @@
+"""The lead's crew listener: read-only crew search and status for the crew's members.
+
+It runs on its own address (``--crew-listen``), separate from the lead agent's own API on
+127.0.0.1:9119, and every request needs the crew's bearer token. It has no write routes at all:
+only the lead writes the crew tier, through its own agent API.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator
+
+import structlog
+from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
+
+from sidecar.appkeys import SETTINGS, TIERS
+from sidecar.edge import error_middleware, error_response, read_json_object
+from sidecar.search import SearchRequest
+from sidecar.tier import Tier
+
+__all__ = ["create_crew_app", "crew_listener_ctx"]
+
+log = structlog.get_logger("sidecar.crew")
+CREW_TIER = web.AppKey("crew_tier", Tier)
+
+
+def create_crew_app(tier: Tier, token: str, max_body: int) -> web.Application:
+    """The members' read-only view of the lead's crew index."""
+    app = web.Application(middlewares=[error_middleware, _bearer(token)], client_max_size=max_body)
+    app[CREW_TIER] = tier
+    app.router.add_post("/crew/search", _search)
+    app.router.add_get("/crew/status", _status)
+    app.router.add_get("/healthz", _healthz)
+    return app
+
+
+def _bearer(token: str) -> Middleware:
+    expected = f"Bearer {token}".encode()
+
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        given = request.headers.get("Authorization", "").encode()
+        if not hmac.compare_digest(given, expected):
+            log.warning("crew.unauthorized", peer=request.remote, path=request.path)
+            return error_response(401, "unauthorized", "missing or wrong crew token")
+        return await handler(request)
+
+    return check
+
+
+async def _search(request: web.Request) -> web.Response:
+    body = await read_json_object(request)
+    req = SearchRequest.from_json({**body, "scope": "crew"})
+    hits = await request.app[CREW_TIER].search(req.query, req.limit, req.raw_fts)
+    return web.json_response({"results": [h.as_json("crew") for h in hits], "scope": "crew"})
+
+
+async def _status(request: web.Request) -> web.Response:
+    return web.json_response(await request.app[CREW_TIER].status())
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx of the main app: on a lead with ``--crew-listen``, serve the crew listener."""
+    settings = app[SETTINGS]
+    if settings.role != "lead" or not settings.crew_listen:
+        yield
+        return
+    host, _, port = settings.crew_listen.rpartition(":")
+    crew_app = create_crew_app(app[TIERS]["crew"], settings.crew_token, settings.max_body_bytes)
+    runner = web.AppRunner(crew_app, access_log=None, handle_signals=False)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host.strip("[]") or "0.0.0.0", int(port)).start()
+        log.info("crew.listening", listen=settings.crew_listen)
+        yield
+    finally:
+        await runner.cleanup()
