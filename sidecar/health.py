@@ -116,7 +116,7 @@ def probe_dir(root: Path, cap: int) -> list[str]:
             os.close(fd)
             os.unlink(name)
     except OSError as exc:
-        reasons.append(f"agent memory dir is not writable: {exc.strerror or exc}")
+        reasons.append(f"cannot write a file in the agent memory dir: {exc.strerror or exc}")
     try:
         st = os.statvfs(root)
     except OSError as exc:
