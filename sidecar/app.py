@@ -8,16 +8,19 @@ lead. On shutdown the watchers stop first, then the queue drains, then the index
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import structlog
 from aiohttp import web
 
 from sidecar import api, write_api
-from sidecar.appkeys import CREW_PROXY, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
+from sidecar.appkeys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
 from sidecar.crew_api import crew_listener_ctx
 from sidecar.durable import sweep_temp_files
 from sidecar.edge import error_middleware
+from sidecar.embed.factory import make_embedder
+from sidecar.episodic.http import record_memory_updated, setup_episodic
 from sidecar.proxy import CrewProxy
 from sidecar.reindex_queue import ReindexQueue
 from sidecar.search import SearchService
@@ -35,7 +38,11 @@ def create_app(settings: Settings) -> web.Application:
     """Build the agent-facing application for ``settings`` (nothing starts until it runs)."""
     app = web.Application(middlewares=[error_middleware], client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
-    app.cleanup_ctx.extend([_tiers_ctx, _proxy_ctx, _queue_ctx, _watchers_ctx, crew_listener_ctx])
+    # Order matters: each context may use the ones before it, and closes after the ones after it
+    # (the journal outlives the queue's drain, which records memory.updated entries in it).
+    app.cleanup_ctx.extend([_tiers_ctx, _embedder_ctx])
+    setup_episodic(app)
+    app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, _watchers_ctx, crew_listener_ctx])
     app.on_shutdown.append(_stop_long_work)
     app.router.add_routes(api.routes)
     app.router.add_routes(write_api.routes)
@@ -63,6 +70,18 @@ async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
             await tier.close()
 
 
+async def _embedder_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The embedding model (None when not configured or not installed), loaded off the loop."""
+    embedder = await asyncio.to_thread(make_embedder, app[SETTINGS])
+    app[EMBEDDER] = embedder
+    log.info("embedder.ready", model=embedder.model_id if embedder else None)
+    try:
+        yield
+    finally:
+        if embedder is not None:
+            await embedder.aclose()
+
+
 async def _proxy_ctx(app: web.Application) -> AsyncIterator[None]:
     """The search service; on a member, with the proxy to the lead's crew listener."""
     settings = app[SETTINGS]
@@ -79,6 +98,11 @@ async def _proxy_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
     queue = ReindexQueue(app[TIERS])
+
+    async def journal(tier: str, path: str, seq: int, kind: str) -> None:
+        await record_memory_updated(app, path, tier, seq)
+
+    queue.hooks.append(journal)
     app[QUEUE] = queue
     app[WRITES] = WriteService(app[SETTINGS], queue)
     queue.start()

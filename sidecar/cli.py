@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from sidecar.episodic.cli import health_main
 from sidecar.errors import SidecarError
 from sidecar.index import TierIndex
 from sidecar.query import check_query
@@ -40,6 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--path", "-p", type=Path, help="tier dir (default: the settings' dir for the scope)")
         cmd.add_argument("--scope", "-S", choices=("agent", "crew"), default="agent")
         cmd.add_argument("--format", "-F", choices=("table", "json"), default="table")
+    health = sub.add_parser("health", help="episodic memory health (latest snapshot, or --recompute)")
+    health.add_argument("--workspace-id", required=True)
+    health.add_argument("--crew-id", default=None)
+    health.add_argument("--recompute", action="store_true")
+    health.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
     return parser
 
 
@@ -51,6 +57,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             from sidecar.serve import serve
 
             return serve(load_settings(args))
+        if args.command == "health":
+            settings = load_settings({"memory_dir": args.memory_dir})
+            return health_main(settings, args.recompute, args.workspace_id, crew_id=args.crew_id, stream=out)
         return _offline(args, load_settings({}), out)
     except SidecarError as exc:
         print(f"memory-sidecar: {exc.message}", file=sys.stderr)

@@ -9,6 +9,7 @@ the queue is drained before the process exits: nothing acknowledged is left unin
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -17,12 +18,14 @@ from typing import Any
 
 import structlog
 
+from sidecar.index import ReconcileResult
 from sidecar.tier import Tier
 
 __all__ = ["MAX_BATCH", "Item", "ReindexQueue", "UpdateHook"]
 
 log = structlog.get_logger("sidecar.queue")
 MAX_BATCH = 256
+BUSY_GIVE_UP_S = 30.0  # a database locked by someone else this long is an error, not a wait
 # Called once per applied change: (tier, path, seq, kind) where kind is added/updated/removed.
 UpdateHook = Callable[[str, str, int, str], Awaitable[None]]
 
@@ -132,21 +135,40 @@ class ReindexQueue:
     async def _apply_files(self, group: list[Item]) -> None:
         tier = self.tiers[group[0].tier]
         paths = list(dict.fromkeys(i.path for i in group if i.path is not None))
-        try:
-            result = await tier.apply(paths)
-        except Exception:
-            self.errors += 1
-            log.exception("queue.apply_failed", tier=tier.name, paths=paths[:10])
-            return
-        await self._announce(tier.name, result.added, result.updated, result.removed, group[-1].seq)
+        result = await self._retrying(tier, lambda: tier.apply(paths))
+        if result is not None:
+            await self._announce(tier.name, result.added, result.updated, result.removed, group[-1].seq)
+
+    async def _retrying(self, tier: Tier, work: Callable[[], Awaitable[ReconcileResult]]) -> ReconcileResult | None:
+        """Run ``work``, waiting out a busy database; on any other failure queue a reconcile of the
+        tier (so the index still converges to the files) and report None."""
+        started = time.monotonic()
+        delay = 0.05
+        while True:
+            try:
+                return await work()
+            except sqlite3.OperationalError as exc:
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() - started > BUSY_GIVE_UP_S:
+                    self._failed(tier, exc)
+                    return None
+                log.warning("queue.index_busy", tier=tier.name, retry_in=delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+            except Exception as exc:
+                self._failed(tier, exc)
+                return None
+
+    def _failed(self, tier: Tier, exc: BaseException) -> None:
+        self.errors += 1
+        log.error("queue.apply_failed", tier=tier.name, error=f"{type(exc).__name__}: {exc}")
+        if not self._closing:
+            self.put(tier.name, None, "retry")
 
     async def _reconcile(self, item: Item) -> None:
         tier = self.tiers[item.tier]
-        try:
-            result = await tier.reconcile()
-        except Exception:
-            self.errors += 1
-            log.exception("queue.reconcile_failed", tier=tier.name)
+        result = await self._retrying(tier, tier.reconcile)
+        if result is None:
             return
         if result.changed:
             log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
