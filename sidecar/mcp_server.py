@@ -160,20 +160,28 @@ async def _read_message(request: web.Request) -> dict[str, Any]:
     except web.HTTPRequestEntityTooLarge:
         raise RpcError(INVALID_REQUEST, f"request body is over {request.client_max_size} bytes", status=413) from None
     try:
-        message = json.loads(raw)
+        return _checked(json.loads(raw))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise RpcError(PARSE_ERROR, f"parse error: {exc}", status=400) from None
+
+
+def _checked(message: Any) -> dict[str, Any]:
+    """``message`` if it is one well-formed JSON-RPC 2.0 request, notification or response."""
+
+    def invalid(why: str) -> RpcError:
+        return RpcError(INVALID_REQUEST, why, status=400)
+
     if isinstance(message, list):
-        raise RpcError(INVALID_REQUEST, "JSON-RPC batches are not supported", status=400)
+        raise invalid("JSON-RPC batches are not supported")
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        raise RpcError(INVALID_REQUEST, 'not a JSON-RPC 2.0 message (need an object with "jsonrpc": "2.0")', status=400)
+        raise invalid('not a JSON-RPC 2.0 message (need an object with "jsonrpc": "2.0")')
     msg_id = message.get("id")
     if "id" in message and (isinstance(msg_id, bool) or not isinstance(msg_id, str | int)):
-        raise RpcError(INVALID_REQUEST, "id must be a string or an integer", status=400)
+        raise invalid("id must be a string or an integer")
     if "method" in message and not isinstance(message["method"], str):
-        raise RpcError(INVALID_REQUEST, "method must be a string", status=400)
+        raise invalid("method must be a string")
     if "method" not in message and not ("id" in message and ("result" in message or "error" in message)):
-        raise RpcError(INVALID_REQUEST, "a message needs a method, or an id with a result or error", status=400)
+        raise invalid("a message needs a method, or an id with a result or error")
     return message
 
 
@@ -258,10 +266,13 @@ async def _call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, 
     try:
         body, text = await _TOOLS[name](app, args or {})
     except SidecarError as exc:
+        log.info("mcp.tool_error", tool=name, code=exc.code)
         return _tool_error(exc)
     except Exception:
         log.exception("mcp.tool_failed", tool=name)
-        return _tool_error(SidecarError("internal error; nothing is known to have happened; see the sidecar log"))
+        return _tool_error(
+            SidecarError("internal error: the outcome is unknown, do not assume it happened; see the sidecar log")
+        )
     return {"content": [{"type": "text", "text": text}], "structuredContent": body, "isError": False}
 
 
