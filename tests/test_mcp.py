@@ -315,3 +315,29 @@ async def test_memory_tools_route(raw: TestClient[Any, Any]) -> None:
         "reasons": [],
         "tools": ["memory.write", "memory.read", "memory.search"],
     }
+
+
+def test_public_names_are_pinned() -> None:
+    from sidecar import block_api
+
+    assert sorted(mcp_server.__all__) == [
+        "PROTOCOL_VERSIONS",
+        "SESSIONS",
+        "TOOL_NAMES",
+        "McpSessions",
+        "routes",
+        "setup",
+        "tool_definitions",
+    ]
+    assert sorted(health.__all__) == [
+        "HEALTH",
+        "INDEX_TIMEOUT_S",
+        "MIN_FREE_BYTES",
+        "HealthCache",
+        "SinkHealth",
+        "setup",
+        "sink_health",
+    ]
+    assert sorted(block_api.__all__) == ["MAX_BUDGET", "BlockRequest", "routes"]
+    for module in (mcp_server, health, block_api):
+        assert all(hasattr(module, name) for name in module.__all__)
