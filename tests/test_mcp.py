@@ -320,7 +320,7 @@ async def test_memory_tools_route(raw: TestClient[Any, Any]) -> None:
 def test_public_names_are_pinned() -> None:
     from sidecar import block_api
 
-    assert sorted(mcp_server.__all__) == [
+    assert set(mcp_server.__all__) == {
         "PROTOCOL_VERSIONS",
         "SESSIONS",
         "TOOL_NAMES",
@@ -328,8 +328,8 @@ def test_public_names_are_pinned() -> None:
         "routes",
         "setup",
         "tool_definitions",
-    ]
-    assert sorted(health.__all__) == [
+    }
+    assert set(health.__all__) == {
         "HEALTH",
         "INDEX_TIMEOUT_S",
         "MIN_FREE_BYTES",
@@ -337,7 +337,7 @@ def test_public_names_are_pinned() -> None:
         "SinkHealth",
         "setup",
         "sink_health",
-    ]
-    assert sorted(block_api.__all__) == ["MAX_BUDGET", "BlockRequest", "routes"]
+    }
+    assert set(block_api.__all__) == {"MAX_BUDGET", "BlockRequest", "routes"}
     for module in (mcp_server, health, block_api):
         assert all(hasattr(module, name) for name in module.__all__)
