@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 import structlog
 from aiohttp import web
 
-from sidecar import api, write_api
+from sidecar import api, block_api, mcp_server, write_api
 from sidecar.appkeys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
 from sidecar.crew_api import crew_listener_ctx
 from sidecar.durable import sweep_temp_files
@@ -44,8 +44,9 @@ def create_app(settings: Settings) -> web.Application:
     setup_episodic(app)
     app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, _watchers_ctx, crew_listener_ctx])
     app.on_shutdown.append(_stop_long_work)
-    app.router.add_routes(api.routes)
-    app.router.add_routes(write_api.routes)
+    for module in (api, write_api, mcp_server, block_api):
+        app.router.add_routes(module.routes)
+    mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     return app
 
 

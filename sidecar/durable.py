@@ -18,7 +18,7 @@ from pathlib import Path
 
 import structlog
 
-from sidecar.errors import CapExceeded, Forbidden, WriteFailed
+from sidecar.errors import CapExceeded, Forbidden, SidecarError, WriteFailed
 from sidecar.paths import open_parent_dir
 
 __all__ = ["TEMP_SUFFIX", "durable_replace", "read_file", "sweep_temp_files", "temp_name"]
@@ -66,7 +66,8 @@ def durable_replace(root: Path, rel: str, data: bytes, old: bytes | None) -> Non
             step = "rename"
             os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except OSError as exc:
-            _unlink_quietly(tmp, dir_fd)
+            if step != "create":
+                _unlink_quietly(tmp, dir_fd)
             raise _fail(step, exc) from exc
         try:
             os.fsync(dir_fd)
@@ -103,7 +104,9 @@ def read_file(root: Path, rel: str) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise Forbidden(f"{rel!r} is a link or not a regular file", code="unsafe_path") from exc
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR):
+            raise Forbidden(f"{rel!r} is a link or not a regular file", code="unsafe_path") from exc
+        raise SidecarError(f"cannot read {rel!r}: {exc.strerror}", code="read_failed") from exc
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise Forbidden(f"{rel!r} is not a regular file", code="unsafe_path")

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from sidecar import block_api
 from sidecar.app import create_app
 from sidecar.prompt import user_slug
 from sidecar.settings import Settings
@@ -23,7 +22,6 @@ Start = Callable[..., Awaitable[TestClient[Any, Any]]]
 def start(aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path) -> Start:
     async def go(**overrides: Any) -> TestClient[Any, Any]:
         app = create_app(make_settings(**overrides))
-        app.router.add_routes(block_api.routes)
         client: TestClient[Any, Any] = await aiohttp_client(app)
         return client
 

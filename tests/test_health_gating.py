@@ -18,7 +18,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from sidecar import health, mcp_server
+from sidecar import health
 from sidecar.app import create_app
 from sidecar.settings import Settings
 
@@ -29,9 +29,7 @@ ALL = ["memory.write", "memory.read", "memory.search"]
 
 def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:
     app = create_app(settings)
-    app.router.add_routes(mcp_server.routes)
-    health.setup(app, ttl=ttl)
-    mcp_server.setup(app)
+    app[health.HEALTH] = health.HealthCache(ttl)  # replaces create_app's 1 s cache
     return app
 
 
