@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["EmbedderError", "EmbedderUnavailable", "Embedder", "Vectors"]
+__all__ = ["Embedder", "EmbedderError", "EmbedderUnavailable", "Vectors"]
 
 Vectors = npt.NDArray[np.float32]
 
