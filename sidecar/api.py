@@ -7,11 +7,11 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from sidecar.appkeys import CREW_PROXY, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS
+from sidecar.appkeys import CREW_PROXY, QUEUE, SETTINGS, TIERS, WATCHERS
 from sidecar.edge import read_json_object
 from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
 from sidecar.index import Cancelled
-from sidecar.search import SearchRequest
+from sidecar.memory_ops import search_memory
 from sidecar.tier import Tier
 
 __all__ = ["routes", "tier_for"]
@@ -46,21 +46,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 @routes.post("/memory/search")
 async def search(request: web.Request) -> web.Response:
-    req = SearchRequest.from_json(await read_json_object(request))
-    queue = request.app[QUEUE]
-    met: bool | None = None
-    if req.after_seq is not None:
-        if req.after_seq > queue.latest_seq:
-            raise BadRequest(
-                f"after_seq {req.after_seq} was never issued (the latest write is {queue.latest_seq})",
-                code="invalid_after_seq",
-            )
-        met = await queue.wait_for(req.after_seq, request.app[SETTINGS].after_seq_timeout)
-    body = await request.app[SEARCH].search(req)
-    body["index"] = queue.state()
-    if met is not None:
-        body["index"]["after_seq_met"] = met
-    return web.json_response(body)
+    return web.json_response(await search_memory(request.app, await read_json_object(request)))
 
 
 @routes.get("/memory/status")

@@ -9,7 +9,6 @@ material, never a false success; protocol faults are JSON-RPC errors with their 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 from collections import OrderedDict
@@ -20,12 +19,11 @@ import structlog
 from aiohttp import web
 
 from sidecar import __version__, health
-from sidecar.appkeys import QUEUE, SEARCH, SETTINGS, WRITES
-from sidecar.durable import read_file
-from sidecar.errors import BadRequest, EngineUnavailable, NotFound, SidecarError
+from sidecar.appkeys import SETTINGS, WRITES
+from sidecar.errors import EngineUnavailable, SidecarError
 from sidecar.health import sink_health
-from sidecar.paths import check_rel_path
-from sidecar.search import MAX_LIMIT, SearchRequest
+from sidecar.memory_ops import read_memory, search_memory
+from sidecar.search import MAX_LIMIT
 from sidecar.settings import Settings
 from sidecar.writes import WriteRequest
 
@@ -301,36 +299,13 @@ async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    tier = args.get("tier", "agent")
-    if tier not in ("agent", "crew"):
-        raise BadRequest("tier must be agent or crew", code="invalid_tier")
-    if "path" not in args:
-        raise BadRequest("missing field: path", code="invalid_path")
-    rel = check_rel_path(args["path"])
-    data = await asyncio.to_thread(read_file, app[WRITES].read_root(tier), rel)
-    if data is None:
-        raise NotFound(f"no memory file {rel!r} in the {tier} tier", code="no_such_file")
-    content = data.decode("utf-8", errors="replace")
-    body = {"tier": tier, "path": rel, "bytes": len(data), "content": content}
-    return body, f"{tier}/{rel} ({len(data)} bytes):\n{content}"
+    body = await read_memory(app, args.get("tier", "agent"), args.get("path"))
+    return body, f"{body['tier']}/{body['path']} ({body['bytes']} bytes):\n{body['content']}"
 
 
 async def _search(app: web.Application, args: dict[str, Any]) -> ToolResult:
     """The same search as ``POST /memory/search``, ``after_seq`` barrier included."""
-    req = SearchRequest.from_json(args)
-    queue = app[QUEUE]
-    met: bool | None = None
-    if req.after_seq is not None:
-        if req.after_seq > queue.latest_seq:
-            raise BadRequest(
-                f"after_seq {req.after_seq} was never issued (the latest write is {queue.latest_seq})",
-                code="invalid_after_seq",
-            )
-        met = await queue.wait_for(req.after_seq, app[SETTINGS].after_seq_timeout)
-    body = await app[SEARCH].search(req)
-    body["index"] = queue.state()
-    if met is not None:
-        body["index"]["after_seq_met"] = met
+    body = await search_memory(app, args)
     lines = [
         f"{i}. [{hit['source']}] {hit['path']}:{hit['line_start']}-{hit['line_end']} {hit['heading']}\n   {hit['snippet']}"
         for i, hit in enumerate(body["results"], 1)
