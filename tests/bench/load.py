@@ -146,6 +146,8 @@ def main() -> None:
         "load: RSS start / end / peak",
         f"{rss_start / 1024:.0f} / {rss_end / 1024:.0f} / {peak / 1024:.0f} MB ({growth:+.1f}%)",
     )
+    trend = " ".join(f"{kb / 1024:.0f}" for kb in tally.rss_kb[:: max(1, len(tally.rss_kb) // 6)])
+    report("load: RSS over the run (MB, evenly spaced samples)", trend)
     report("load: acked writes missing from their file", f"{in_files} of {len(tally.acked)}", "0")
     report("load: acked writes missing from the index", f"{in_index} of {sampled} sampled", "0")
 
