@@ -107,9 +107,10 @@ def read_file(root: Path, rel: str) -> bytes | None:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR):
             raise Forbidden(f"{rel!r} is a link or not a regular file", code="unsafe_path") from exc
         raise SidecarError(f"cannot read {rel!r}: {exc.strerror}", code="read_failed") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise Forbidden(f"{rel!r} is not a regular file", code="unsafe_path")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise Forbidden(f"{rel!r} is not a regular file", code="unsafe_path")
         return fh.read()
 
 

@@ -113,6 +113,7 @@ class TierIndex:
 
     def _try_open(self) -> str | None:
         """Open the writer and check the file; return what is wrong with it, or None."""
+        self.root.mkdir(parents=True, exist_ok=True)
         try:
             conn = connect_writer(self.path)
             self._writer = conn
@@ -159,11 +160,14 @@ class TierIndex:
         self.reconcile(kind="rebuild")
         return True
 
-    def heal(self) -> bool:
-        """After a read failed: rebuild if the index file is gone or no longer passes its checks."""
+    def heal(self, error: sqlite3.DatabaseError | None = None) -> bool:
+        """After a read failed: rebuild if the index file is gone, the read said it is corrupt, or it
+        no longer passes its checks. True if it was rebuilt."""
         if self.recover_if_lost():
             return True
-        problem = self._check()
+        code = getattr(error, "sqlite_errorcode", None)
+        corrupt = code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+        problem = f"read failed: {error}" if corrupt else self._check()
         if problem is None:
             return False
         self._discard()
@@ -331,7 +335,8 @@ class TierIndex:
         try:
             rows = self._reader().execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, match, limit)).fetchall()
         except sqlite3.OperationalError as exc:
-            if raw_fts and not any(w in str(exc) for w in ("locked", "disk", "I/O", "malformed")):
+            # SQLITE_ERROR is what FTS5 raises for a bad expression; busy, I/O or corruption are not the client's.
+            if raw_fts and exc.sqlite_errorcode == sqlite3.SQLITE_ERROR:
                 raise BadRequest(f"invalid FTS5 query: {exc}", code="invalid_fts_syntax") from None
             raise
         words = terms(query)

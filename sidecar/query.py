@@ -92,6 +92,11 @@ def check_query(query: object) -> str:
         raise BadRequest("query must be a string", code="invalid_query")
     if "\x00" in query:
         raise BadRequest("query must not contain NUL bytes", code="invalid_query")
+    if not query.isascii():
+        try:
+            query.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest("query is not valid Unicode (a lone surrogate)", code="invalid_query") from None
     if not query.strip():
         raise BadRequest("query must not be empty", code="empty_query")
     return query

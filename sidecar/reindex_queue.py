@@ -26,6 +26,8 @@ __all__ = ["MAX_BATCH", "Item", "ReindexQueue", "UpdateHook"]
 log = structlog.get_logger("sidecar.queue")
 MAX_BATCH = 256
 BUSY_GIVE_UP_S = 30.0  # a database locked by someone else this long is an error, not a wait
+RETRY_FIRST_S = 0.5  # first delay before a failed tier is reconciled again; doubles up to the max
+RETRY_MAX_S = 30.0
 # Called once per applied change: (tier, path, seq, kind) where kind is added/updated/removed.
 UpdateHook = Callable[[str, str, int, str], Awaitable[None]]
 
@@ -51,6 +53,10 @@ class ReindexQueue:
         self.errors = 0
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        # Seq ranges whose apply failed, per tier, until a reconcile of that tier succeeds.
+        self._unrepaired: dict[str, list[tuple[int, int]]] = {}
+        self._retry: dict[str, asyncio.TimerHandle] = {}
+        self._retry_delay: dict[str, float] = {}
 
     # -- producers ---------------------------------------------------------------------------
     def put(self, tier: str, path: str | None, origin: str) -> int:
@@ -74,13 +80,19 @@ class ReindexQueue:
     def state(self) -> dict[str, Any]:
         return {"indexed_seq": self.indexed_seq, "pending": self.pending, "lag_ms": self.lag_ms()}
 
+    def is_indexed(self, seq: int) -> bool:
+        """True once item ``seq`` is in the index: applied, and not part of a failed, unrepaired batch."""
+        if self.indexed_seq < seq:
+            return False
+        return not any(lo <= seq <= hi for ranges in self._unrepaired.values() for lo, hi in ranges)
+
     async def wait_for(self, seq: int, limit_s: float) -> bool:
         """Wait until write ``seq`` is searchable; False if ``limit_s`` seconds passed first."""
-        if self.indexed_seq >= seq:
+        if self.is_indexed(seq):
             return True
         try:
             async with asyncio.timeout(limit_s), self._applied:
-                await self._applied.wait_for(lambda: self.indexed_seq >= seq)
+                await self._applied.wait_for(lambda: self.is_indexed(seq))
         except TimeoutError:
             return False
         return True
@@ -92,6 +104,8 @@ class ReindexQueue:
     async def drain_and_stop(self) -> None:
         """Apply everything queued, then stop the worker."""
         self._closing = True
+        for handle in self._retry.values():
+            handle.cancel()
         self._wakeup.set()
         if self._task is not None:
             await self._task
@@ -136,7 +150,9 @@ class ReindexQueue:
         tier = self.tiers[group[0].tier]
         paths = list(dict.fromkeys(i.path for i in group if i.path is not None))
         result = await self._retrying(tier, lambda: tier.apply(paths))
-        if result is not None:
+        if result is None:
+            self._unrepaired.setdefault(tier.name, []).append((group[0].seq, group[-1].seq))
+        else:
             await self._announce(tier.name, result.added, result.updated, result.removed, group[-1].seq)
 
     async def _retrying(self, tier: Tier, work: Callable[[], Awaitable[ReconcileResult]]) -> ReconcileResult | None:
@@ -160,16 +176,28 @@ class ReindexQueue:
                 return None
 
     def _failed(self, tier: Tier, exc: BaseException) -> None:
+        """Count and log a failure; retry with a reconcile of the tier later (backing off, so a full
+        disk is not hammered), which is what brings the index back to the files."""
         self.errors += 1
-        log.error("queue.apply_failed", tier=tier.name, error=f"{type(exc).__name__}: {exc}")
-        if not self._closing:
+        delay = self._retry_delay.get(tier.name, RETRY_FIRST_S)
+        self._retry_delay[tier.name] = min(delay * 2, RETRY_MAX_S)
+        log.error("queue.apply_failed", tier=tier.name, error=f"{type(exc).__name__}: {exc}", retry_in=delay)
+        if self._closing or tier.name in self._retry:
+            return
+
+        def retry() -> None:
+            del self._retry[tier.name]
             self.put(tier.name, None, "retry")
+
+        self._retry[tier.name] = asyncio.get_running_loop().call_later(delay, retry)
 
     async def _reconcile(self, item: Item) -> None:
         tier = self.tiers[item.tier]
         result = await self._retrying(tier, tier.reconcile)
         if result is None:
             return
+        self._unrepaired.pop(tier.name, None)  # the index now equals the files again
+        self._retry_delay.pop(tier.name, None)
         if result.changed:
             log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
         await self._announce(tier.name, result.added, result.updated, result.removed, item.seq)

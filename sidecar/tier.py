@@ -66,24 +66,28 @@ class Tier:
 
     async def apply(self, rels: Iterable[str]) -> ReconcileResult:
         paths = list(rels)
-        return await self._write(self.index.apply_paths, paths)
+
+        def run() -> ReconcileResult:
+            self.index.recover_if_lost()  # never write into an index file someone deleted
+            return self.index.apply_paths(paths)
+
+        return await self._write(run)
 
     async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
-        """Search; if the index file was lost or damaged under us, heal it once and retry."""
-
-        def run() -> list[Hit]:
-            return self.index.search(query, limit, raw_fts=raw_fts)
-
-        try:
-            return await self._read(run)
-        except sqlite3.DatabaseError:
-            if not await self._write(self.index.heal):
-                raise
-            log.warning("index.healed", tier=self.name, integrity=self.index.integrity)
-            return await self._read(run)
+        return await self._healing_read(lambda: self.index.search(query, limit, raw_fts=raw_fts))
 
     async def status(self) -> dict[str, Any]:
-        return await self._read(self.index.status)
+        return await self._healing_read(self.index.status)
+
+    async def _healing_read(self, fn: Callable[[], T]) -> T:
+        """Read; if the index file was lost or damaged under us, heal it once and retry."""
+        try:
+            return await self._read(fn)
+        except sqlite3.DatabaseError as exc:
+            if not await self._write(self.index.heal, exc):
+                raise
+            log.warning("index.healed", tier=self.name, integrity=self.index.integrity)
+            return await self._read(fn)
 
     async def close(self) -> None:
         self.stopping.set()

@@ -56,6 +56,10 @@ class WriteRequest:
             raise BadRequest("content must be a string", code="invalid_content")
         if "\x00" in content:
             raise BadRequest("content must not contain NUL bytes", code="invalid_content")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest("content is not valid Unicode (a lone surrogate)", code="invalid_content") from None
         mode = body.get("mode", "append")
         if mode not in MODES:
             raise BadRequest("mode must be append or replace", code="invalid_mode")
