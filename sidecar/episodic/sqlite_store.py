@@ -19,6 +19,7 @@ from uuid import uuid4
 
 import numpy as np
 import numpy.typing as npt
+import structlog
 
 from sidecar.episodic import sqlite_sql as qs
 from sidecar.episodic.clock import parse_iso, to_iso, utcnow
@@ -40,6 +41,7 @@ from sidecar.errors import Conflict
 __all__ = ["ARCHIVE_PAYLOAD_CHARS", "JOURNAL_FILE", "SqliteJournalStore"]
 
 T = TypeVar("T")
+log = structlog.get_logger("sidecar.episodic")
 ARCHIVE_PAYLOAD_CHARS = 400
 #: The journal database, in the agent memory dir next to the tier index.
 JOURNAL_FILE = "journal.sqlite"
@@ -55,6 +57,8 @@ class SqliteJournalStore:
         self._write_pool, self._read_pool = pools
         self._generation = 0  # bumped by writes that change vectors or importance
         self._cache = VectorCache()
+        self._inode = _inode(path)
+        self._reader_stale = False
 
     @classmethod
     async def open(cls, path: Path) -> SqliteJournalStore:
@@ -79,8 +83,22 @@ class SqliteJournalStore:
         self._read_pool.shutdown()
         self._write_pool.shutdown()
 
+    def _reopen_if_replaced(self) -> None:
+        """On the writer thread: if journal.sqlite was deleted or replaced under us (the memory dir
+        restored from a backup), open the file that is there now instead of writing into a ghost."""
+        if _inode(self.path) == self._inode:
+            return
+        self._writer.close()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = _open_writer(self.path)
+        self._inode = _inode(self.path)
+        self._reader_stale = True
+        self._generation += 1
+        log.warning("journal.reopened", path=str(self.path))
+
     async def _write(self, fn: Callable[[Conn], T], *, vectors_changed: bool = False) -> T:
         def run() -> T:
+            self._reopen_if_replaced()
             self._writer.execute("BEGIN IMMEDIATE")
             try:
                 result = fn(self._writer)
@@ -97,6 +115,10 @@ class SqliteJournalStore:
 
     async def _read(self, fn: Callable[[Conn], T]) -> T:
         def run() -> T:
+            if self._reader_stale:
+                self._reader.close()
+                self._reader = connect(self.path, writer=False)
+                self._reader_stale = False
             self._reader.execute("BEGIN")  # one snapshot for every statement of the read
             try:
                 return fn(self._reader)
@@ -351,6 +373,13 @@ class SqliteJournalStore:
     async def cost_since(self, workspace_id: str, agent_id: str, since: datetime) -> CostTotals:
         row = await self._read(lambda c: c.execute(qs.COST, (workspace_id, agent_id, to_iso(since))).fetchone())
         return CostTotals(int(row[0]), int(row[1]), float(row[2]))
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
 
 
 def _open_writer(path: Path) -> Conn:
