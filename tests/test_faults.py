@@ -182,9 +182,6 @@ async def test_read_only_filesystem(tmpfs: Callable[..., Path], sidecar_client: 
 
 
 @needs_mount
-@pytest.mark.xfail(
-    strict=True, reason="an index apply failing with SQLITE_FULL re-queues a reconcile at once, forever: hot loop"
-)
 async def test_index_apply_on_a_full_disk_backs_off(
     tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path
 ) -> None:
@@ -204,7 +201,6 @@ async def test_index_apply_on_a_full_disk_backs_off(
 
 
 @needs_mount
-@pytest.mark.xfail(strict=True, reason="after_seq_met is true for a write whose index apply failed (disk full)")
 async def test_after_seq_is_not_met_by_a_failed_apply(
     tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path
 ) -> None:
@@ -247,9 +243,6 @@ async def test_index_deleted_while_running(sidecar_client: ClientFactory, memory
     assert integrity == "rebuilt: index file was deleted or replaced"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a deleted index is only recreated by a periodic reconcile; writes go to the unlinked inode"
-)
 async def test_index_deleted_comes_back_without_a_periodic_reconcile(
     sidecar_client: ClientFactory, tmp_path: Path
 ) -> None:
@@ -291,9 +284,6 @@ async def test_index_corrupted_while_running(sidecar_client: ClientFactory, tmp_
     assert (await (await client.get("/memory/status")).json())["integrity"].startswith("rebuilt: ")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="garbage over index.sqlite and its -wal: search 500 search_failed and status 500, until restart"
-)
 async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFactory, tmp_path: Path) -> None:
     root = tmp_path / "tier"
     seed(root)

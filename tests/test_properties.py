@@ -5,8 +5,8 @@ One daemon per test function, reused across Hypothesis examples. For every examp
 shape. At the end of each test: no file was created outside the tier dir, nothing but memory
 files and the index is inside it, the index agrees with the files, and the daemon is alive.
 
-Lone surrogates (``"\\ud800"`` escapes) are left out of the generated text: they hit known 500s,
-pinned by the xfail tests at the bottom.
+Generated text includes lone surrogates (sent as ``"\\ud800"`` JSON escapes) and control
+characters; URL query strings carry them replaced, since a URL cannot hold one.
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ from .procs import SidecarProcess, start_sidecar
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis")
 PROPERTY = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 DOCUMENTED_5XX = {(503, "no_crew_tier")}
-# Raw FTS5 errors whose message holds one of these words are taken for I/O errors (index.py): a
-# user's column name "disk" makes a 500. Tolerated here, pinned by test_raw_fts_column_named_disk.
-IO_WORDS = ("locked", "disk", "I/O", "malformed")
 # Besides memory files, the tier dir holds the tier index and the episodic journal.
 DATABASES = re.compile(r"^(index|journal)\.sqlite(-wal|-shm|-journal)?$")
 
@@ -102,7 +99,12 @@ def check_aftermath(d: Daemon) -> None:
 SEEN: Counter[tuple[str, int]] = Counter()  # (test, status): shows the generators reach every outcome
 
 
-def check_response(resp: httpx.Response, tolerate: set[tuple[int, str]] | None = None) -> Any:
+def send(http: httpx.Client, method: str, route: str, body: Any) -> httpx.Response:
+    """JSON with ASCII escapes, so lone surrogates travel as ``\\udXXX`` (httpx would refuse them)."""
+    return http.request(method, route, content=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+
+
+def check_response(resp: httpx.Response) -> Any:
     """The one shape; never an undocumented 5xx. Returns the parsed body."""
     SEEN[(str(resp.request.url.path), resp.status_code)] += 1
     assert resp.headers["content-type"].startswith("application/json"), resp.text[:200]
@@ -114,11 +116,21 @@ def check_response(resp: httpx.Response, tolerate: set[tuple[int, str]] | None =
         assert isinstance(err["code"], str) and err["code"], body
         assert isinstance(err["message"], str) and err["message"], body
         if resp.status_code >= 500:
-            assert (resp.status_code, err["code"]) in DOCUMENTED_5XX | (tolerate or set()), body
+            assert (resp.status_code, err["code"]) in DOCUMENTED_5XX, body
     return body
 
 
-TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=120)  # control chars included
+TEXT = st.text(st.characters(exclude_categories=()), max_size=120)  # control chars and lone surrogates
+
+
+def has_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+
+
+def url_safe(text: str) -> str:
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 FTS_BITS = st.sampled_from(
     [
         "AND", "OR", "NOT", "NEAR(", "NEAR(a b, 2)", "(", ")", '"', '""', "*", "^", "-", "+", ":",
@@ -127,23 +139,30 @@ FTS_BITS = st.sampled_from(
     ]
 )  # fmt: skip
 QUERY = st.lists(st.one_of(TEXT, FTS_BITS), max_size=8).map(" ".join)
+# Mostly well-formed FTS5 (words, operators, column filters, phrases, prefixes), so the raw
+# syntax is exercised past its parser too.
+WELL_FORMED = st.lists(
+    st.sampled_from(["postgres", "worker", "memory", "AND", "OR", "NOT", "heading:preferences", '"server side"', "post*",
+                     "NEAR(postgres lock)", "disk", "locked", "malformed", "(", ")"]),
+    min_size=1, max_size=5,
+).map(" ".join)  # fmt: skip
 
 
 def test_search_never_fails_on_hostile_queries(daemon: Daemon) -> None:
     @PROPERTY
-    @given(query=QUERY, raw=st.booleans(), limit=st.integers(1, 80))
-    def prop(query: str, raw: bool, limit: int) -> None:
+    @given(data=st.data(), raw=st.booleans(), limit=st.integers(1, 80))
+    def prop(data: st.DataObject, raw: bool, limit: int) -> None:
+        query = data.draw(st.one_of(QUERY, WELL_FORMED) if raw else QUERY)
         payload = {"query": query, "limit": limit, "syntax": "fts5" if raw else "text"}
-        tolerate = {(500, "search_failed")} if raw and any(w in query for w in IO_WORDS) else set()
-        resp = daemon.http.post("/memory/search", json=payload)
-        body = check_response(resp, tolerate)
+        resp = send(daemon.http, "POST", "/memory/search", payload)
+        body = check_response(resp)
         outcomes[(raw, resp.status_code)] += 1
         if resp.status_code == 200:
             assert len(body["results"]) <= min(limit, 50)
             assert all((daemon.tier / r["path"]).is_file() for r in body["results"])
         elif not raw:  # user text is never FTS5 syntax: only the query's own validity can fail
             assert resp.status_code == 400 and body["error"]["code"] in ("empty_query", "invalid_query"), body
-            assert "\x00" in query or not query.strip()
+            assert "\x00" in query or has_surrogate(query) or not query.strip()
 
     outcomes: Counter[tuple[bool, int]] = Counter()
     prop()
@@ -154,9 +173,8 @@ def test_garbage_around_a_word_still_finds_it(daemon: Daemon) -> None:
     @PROPERTY
     @given(garbage=QUERY)
     def prop(garbage: str) -> None:
-        resp = daemon.http.post(
-            "/memory/search", json={"query": "postgres " + garbage.replace("\x00", ""), "limit": 50}
-        )
+        query = "postgres " + garbage.replace("\x00", "")
+        resp = send(daemon.http, "POST", "/memory/search", {"query": url_safe(query), "limit": 50})
         body = check_response(resp)
         assert resp.status_code == 200
         assert "daily/2026-05-14.md" in {r["path"] for r in body["results"]}, garbage
@@ -200,14 +218,14 @@ def test_writes_stay_inside_the_tier(daemon: Daemon) -> None:
     )
     def prop(plain: bool, data: st.DataObject, content: str, mode: str) -> None:
         path = data.draw(PLAIN_PATH if plain else PATH)
-        # An earlier example's "x.md/y.md" makes a directory x.md; writing x.md is then a 500.
-        # Tolerated here, pinned by test_a_directory_named_like_a_memory_file_is_not_a_500.
-        is_dir = is_directory(daemon.tier, path)
-        resp = daemon.http.post("/memory/write", json={"path": path, "content": content, "mode": mode})
-        body = check_response(resp, {(500, "internal_error")} if is_dir else None)
-        assert resp.status_code in (201, 400, 403, 413, 422) or is_dir, body
+        is_dir = is_directory(daemon.tier, path)  # an earlier "x.md/y.md" makes a directory x.md
+        resp = send(daemon.http, "POST", "/memory/write", {"path": path, "content": content, "mode": mode})
+        body = check_response(resp)
+        assert resp.status_code in (201, 400, 403, 413, 422), body
         outcomes[resp.status_code] += 1
-        if plain and not is_dir and "\x00" not in content:  # a plain name is refused only for its size or content
+        if (
+            plain and not is_dir and "\x00" not in content and not has_surrogate(content)
+        ):  # a plain name is refused only for its size or content
             assert resp.status_code in (201, 413, 422), (path, body)
         if resp.status_code == 201:
             target = daemon.tier / path
@@ -216,8 +234,8 @@ def test_writes_stay_inside_the_tier(daemon: Daemon) -> None:
             assert data == content.encode() if mode == "replace" else data.endswith(content.encode())
             got = daemon.http.get("/memory/read", params={"path": path})
             assert check_response(got)["content"] == data.decode()
-        else:
-            assert "\x00" not in content or body["error"]["code"] in ("invalid_content", "invalid_path")
+        elif "\x00" in content or has_surrogate(content):
+            assert body["error"]["code"] in ("invalid_content", "invalid_path"), body
 
     outcomes: Counter[int] = Counter()
     prop()
@@ -278,23 +296,14 @@ def test_any_body_on_any_route(daemon: Daemon) -> None:
         if method == "*":
             method = data.draw(st.sampled_from(["GET", "POST", "DELETE"]))
         raw = data.draw(bodies(path))
-        params = data.draw(st.dictionaries(st.sampled_from(PARAM_NAMES), st.one_of(TEXT, PATH), max_size=3))
+        params = data.draw(
+            st.dictionaries(st.sampled_from(PARAM_NAMES), st.one_of(TEXT, PATH).map(url_safe), max_size=3)
+        )
         resp = daemon.http.request(other_method or method, path, content=raw, params=params)
-        tolerate = set()
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
-        if (
-            isinstance(body, dict)
-            and body.get("syntax") == "fts5"
-            and any(w in str(body.get("query")) for w in IO_WORDS)
-        ):
-            tolerate = {(500, "search_failed")}
         if path == "/mcp":  # JSON-RPC: errors travel in its own shape, notifications get a bare 202
             assert resp.status_code < 500 and (not resp.content or "jsonrpc" in resp.json()), resp.text
         else:
-            check_response(resp, tolerate)
+            check_response(resp)
 
     prop()
 
@@ -303,7 +312,9 @@ def test_any_query_string_on_get_routes(daemon: Daemon) -> None:
     @PROPERTY
     @given(
         route=st.sampled_from(["/memory/status", "/memory/read"]),
-        params=st.dictionaries(st.sampled_from(["scope", "path", "tier", "x"]), st.one_of(PATH, TEXT), max_size=3),
+        params=st.dictionaries(
+            st.sampled_from(["scope", "path", "tier", "x"]), st.one_of(PATH, TEXT).map(url_safe), max_size=3
+        ),
     )
     def prop(route: str, params: dict[str, str]) -> None:
         resp = daemon.http.get(route, params=params)
@@ -314,31 +325,28 @@ def test_any_query_string_on_get_routes(daemon: Daemon) -> None:
     prop()
 
 
-# -- known bugs (not owned here): each shows the input and the response it gets ---------------
+# -- regressions: each was a 500 found by the properties above --------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="lone surrogate in the query reaches sqlite3 binding: 500 search_failed")
 async def test_lone_surrogate_in_a_query_is_a_400(sidecar_client: ClientFactory, memory_dir: Path) -> None:
     client = await sidecar_client()
     resp = await client.post("/memory/search", data=b'{"query": "postgres\\ud800"}')
-    assert resp.status == 400, await resp.text()
+    assert resp.status == 400 and (await resp.json())["error"]["code"] == "invalid_query", await resp.text()
 
 
-@pytest.mark.xfail(strict=True, reason="lone surrogate in write content: UnicodeEncodeError, 500 internal_error")
 async def test_lone_surrogate_in_write_content_is_a_400(sidecar_client: ClientFactory, memory_dir: Path) -> None:
     client = await sidecar_client()
     resp = await client.post("/memory/write", data=b'{"path": "s.md", "content": "hi\\udfff"}')
-    assert resp.status == 400, await resp.text()
+    assert resp.status == 400 and (await resp.json())["error"]["code"] == "invalid_content", await resp.text()
+    assert not (memory_dir / "s.md").exists()
 
 
-@pytest.mark.xfail(strict=True, reason='raw FTS5 "no such column: disk" is taken for an I/O error: 500 search_failed')
 async def test_raw_fts_column_named_disk_is_a_400(sidecar_client: ClientFactory, memory_dir: Path) -> None:
     client = await sidecar_client()
     resp = await client.post("/memory/search", json={"query": "disk:foo", "syntax": "fts5"})
     assert resp.status == 400 and (await resp.json())["error"]["code"] == "invalid_fts_syntax", await resp.text()
 
 
-@pytest.mark.xfail(strict=True, reason="read_file opens a directory named x.md: IsADirectoryError, 500 internal_error")
 @pytest.mark.parametrize("route", ["write", "read"])
 async def test_a_directory_named_like_a_memory_file_is_not_a_500(
     sidecar_client: ClientFactory, memory_dir: Path, route: str
@@ -349,4 +357,5 @@ async def test_a_directory_named_like_a_memory_file_is_not_a_500(
         resp = await client.post("/memory/write", json={"path": "x.md", "content": "b"})
     else:
         resp = await client.get("/memory/read", params={"path": "x.md"})
-    assert resp.status < 500, await resp.text()
+    assert resp.status == 403 and (await resp.json())["error"]["code"] == "unsafe_path", await resp.text()
+    assert (memory_dir / "x.md").is_dir()
