@@ -73,6 +73,11 @@ class Tier:
 
         return await self._write(run)
 
+    async def write_with(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(writer connection)`` on the writer thread, in order with the index's own writes,
+        so companions of the index (chunk vectors) keep it at exactly one writer."""
+        return await self._write(lambda: fn(self.index.writer))
+
     async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
         return await self._healing_read(lambda: self.index.search(query, limit, raw_fts=raw_fts))
 
