@@ -12,6 +12,7 @@ from sidecar.edge import read_json_object
 from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
 from sidecar.index import Cancelled
 from sidecar.memory_ops import search_memory
+from sidecar.metrics import observe_reindex
 from sidecar.tier import Tier
 
 __all__ = ["routes", "tier_for"]
@@ -75,6 +76,7 @@ async def reindex(request: web.Request) -> web.Response:
             "reindex stopped (client gone or shutting down); the previous index stays in service",
             code="reindex_cancelled",
         ) from None
+    observe_reindex(request.app, tier.name, "rebuild", result.duration_ms / 1000)
     log.info("index.rebuilt", tier=tier.name, files=len(result.added), duration_ms=round(result.duration_ms, 1))
     return web.json_response(await _status(request.app, tier))
 

@@ -14,13 +14,14 @@ from collections.abc import AsyncIterator
 import structlog
 from aiohttp import web
 
-from sidecar import api, block_api, mcp_server, write_api
+from sidecar import api, block_api, mcp_server, metrics, openapi, write_api
 from sidecar.appkeys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
 from sidecar.crew_api import crew_listener_ctx
 from sidecar.durable import sweep_temp_files
 from sidecar.edge import error_middleware
 from sidecar.embed.factory import make_embedder
 from sidecar.episodic.http import record_memory_updated, setup_episodic
+from sidecar.metrics import observe_reindex, setup_metrics
 from sidecar.proxy import CrewProxy
 from sidecar.reindex_queue import ReindexQueue
 from sidecar.search import SearchService
@@ -44,9 +45,10 @@ def create_app(settings: Settings) -> web.Application:
     setup_episodic(app)
     app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, _watchers_ctx, crew_listener_ctx])
     app.on_shutdown.append(_stop_long_work)
-    for module in (api, write_api, mcp_server, block_api):
+    for module in (api, write_api, mcp_server, block_api, metrics, openapi):
         app.router.add_routes(module.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
+    setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request
     return app
 
 
@@ -104,6 +106,7 @@ async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
         await record_memory_updated(app, path, tier, seq)
 
     queue.hooks.append(journal)
+    queue.on_applied = lambda tier, kind, seconds: observe_reindex(app, tier, kind, seconds)
     app[QUEUE] = queue
     app[WRITES] = WriteService(app[SETTINGS], queue)
     queue.start()

@@ -11,6 +11,7 @@ from aiohttp import web
 from sidecar.appkeys import QUEUE, SEARCH, SETTINGS, WRITES
 from sidecar.durable import read_file
 from sidecar.errors import BadRequest, NotFound
+from sidecar.metrics import observe_search
 from sidecar.paths import check_rel_path
 from sidecar.search import SearchRequest
 from sidecar.writes import TIERS
@@ -32,6 +33,7 @@ async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str,
             )
         met = await queue.wait_for(req.after_seq, app[SETTINGS].after_seq_timeout)
     out = await app[SEARCH].search(req)
+    observe_search(app, req.scope, out["took_ms"] / 1000)
     out["index"] = queue.state()
     if met is not None:
         out["index"]["after_seq_met"] = met

@@ -45,6 +45,8 @@ class ReindexQueue:
     def __init__(self, tiers: dict[str, Tier]) -> None:
         self.tiers = tiers
         self.hooks: list[UpdateHook] = []
+        # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
+        self.on_applied: Callable[[str, str, float], None] | None = None
         self._items: deque[Item] = deque()
         self._wakeup = asyncio.Event()
         self._applied = asyncio.Condition()
@@ -153,6 +155,7 @@ class ReindexQueue:
         if result is None:
             self._unrepaired.setdefault(tier.name, []).append((group[0].seq, group[-1].seq))
         else:
+            self._observe(tier.name, "apply", result)
             await self._announce(tier.name, result.added, result.updated, result.removed, group[-1].seq)
 
     async def _retrying(self, tier: Tier, work: Callable[[], Awaitable[ReconcileResult]]) -> ReconcileResult | None:
@@ -174,6 +177,10 @@ class ReindexQueue:
             except Exception as exc:
                 self._failed(tier, exc)
                 return None
+
+    def _observe(self, tier: str, kind: str, result: ReconcileResult) -> None:
+        if self.on_applied is not None:
+            self.on_applied(tier, kind, result.duration_ms / 1000)
 
     def _failed(self, tier: Tier, exc: BaseException) -> None:
         """Count and log a failure; retry with a reconcile of the tier later (backing off, so a full
@@ -198,6 +205,7 @@ class ReindexQueue:
             return
         self._unrepaired.pop(tier.name, None)  # the index now equals the files again
         self._retry_delay.pop(tier.name, None)
+        self._observe(tier.name, "reconcile", result)
         if result.changed:
             log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
         await self._announce(tier.name, result.added, result.updated, result.removed, item.seq)

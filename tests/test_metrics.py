@@ -10,18 +10,15 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from sidecar import metrics as metrics_module
 from sidecar.app import create_app
-from sidecar.metrics import METRICS, observe_reindex, observe_search, setup_metrics
+from sidecar.metrics import METRICS, observe_reindex, observe_search
 from sidecar.settings import Settings
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 
 async def _client(aiohttp_client: Any, settings: Settings) -> TestClient[Any, Any]:
-    app = create_app(settings)
-    setup_metrics(app)
-    app.router.add_routes(metrics_module.routes)
+    app = create_app(settings)  # wires the metrics middleware and /metrics itself
     client: TestClient[Any, Any] = await aiohttp_client(app)
     return client
 

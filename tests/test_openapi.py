@@ -16,9 +16,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from sidecar import metrics, openapi
 from sidecar.app import create_app
-from sidecar.metrics import METRICS, setup_metrics
 from sidecar.openapi import DOCUMENT
 from sidecar.settings import Settings
 
@@ -29,24 +27,13 @@ WILDCARD_METHODS = {"/mcp": {"post", "delete"}}
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 # (failure code, operation) that schemathesis finds today and that are reported as server bugs.
 # Remove an entry when its bug is fixed: the test fails until the list matches the run again.
-KNOWN_FAILURES = {
-    # POST /episodic/recall {"workspace_id": "w", "query_text": "x", "agent_id": "a", "scope": {}}
-    # -> 500 internal_error: Query.from_json tests `raw_scope not in {set}`, TypeError: unhashable 'dict'.
-    ("ST101", "POST /episodic/recall"),
-}
+KNOWN_FAILURES: set[tuple[str, str]] = set()
 ST = Path(sys.executable).with_name("st")
 
 
 def contract_app(settings: Settings) -> web.Application:
-    """The app as served: create_app plus /metrics and /openapi.json, added here if it lacks them."""
-    app = create_app(settings)
-    if METRICS not in app:
-        setup_metrics(app)
-    registered = {r.resource.canonical for r in app.router.routes() if r.resource is not None}
-    for table in (metrics.routes, openapi.routes):
-        if not {d.path for d in table if isinstance(d, web.RouteDef)} <= registered:
-            app.router.add_routes(table)
-    return app
+    """The app as served (create_app wires /metrics and /openapi.json itself)."""
+    return create_app(settings)
 
 
 def registered_operations(app: web.Application) -> set[tuple[str, str]]:
@@ -210,7 +197,6 @@ async def test_schemathesis_finds_no_new_failures(make_settings: Callable[..., S
     assert found == KNOWN_FAILURES, text
 
 
-@pytest.mark.xfail(strict=True, reason="Query.from_json: `scope` of a wrong type -> TypeError (unhashable) -> 500")
 async def test_recall_scope_of_a_wrong_type_is_a_400(
     aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:

@@ -76,7 +76,7 @@ class Query:
         if unknown:
             raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
         raw_scope = body.get("scope", Scope.OWN.value)
-        if raw_scope not in {s.value for s in Scope}:
+        if not isinstance(raw_scope, str) or raw_scope not in {s.value for s in Scope}:
             raise invalid("scope", "scope must be own or crew_shared")
         return cls(
             workspace_id=body.get("workspace_id", ""),
