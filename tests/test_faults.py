@@ -304,9 +304,9 @@ async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFacto
 
 async def replace_tier_dir(root: Path, backup: Path) -> None:
     """What `rm -rf ~/.memory && cp -r backup ~/.memory` does under the running server."""
-    shutil.rmtree(root)
-    await asyncio.sleep(0.1)
-    shutil.copytree(backup, root)
+    shutil.rmtree(root, ignore_errors=True)
+    await asyncio.sleep(0.05)
+    shutil.copytree(backup, root, dirs_exist_ok=True)  # the server may have recreated the dir by now
 
 
 async def test_watcher_survives_the_tier_dir_being_deleted_and_restored(
@@ -344,3 +344,29 @@ async def test_journal_comes_back_after_the_tier_dir_is_restored(sidecar_client:
     assert status == 201
     await client.post("/memory/search", json={"query": "zqjournaled", "after_seq": body["seq"]})
     assert (root / "journal.sqlite").exists()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="search during the watcher's restart: heal() finds the index already rebuilt by the restart "
+    "reconcile, returns False, and the read's own error ('unable to open database file') is a 500",
+)
+async def test_searches_while_the_tier_dir_is_replaced_never_fail(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    backup = tmp_path / "backup"
+    seed(backup, {"AGENT.md": "# Identity\nzqrestored\n"})
+    client = await sidecar_client(memory_dir=root, watch=True)
+    failures: list[str] = []
+    for _ in range(5):
+        await replace_tier_dir(root, backup)
+        until = time.monotonic() + 0.6
+        while time.monotonic() < until:
+            resp = await client.post("/memory/search", json={"query": "zqrestored"})
+            if resp.status >= 500:
+                failures.append(await resp.text())
+            await asyncio.sleep(0.01)
+    await assert_converged(client, root, gone=("zqagent", "zqdaily"))
+    assert failures == [], failures
