@@ -241,6 +241,8 @@ class VectorIndex:
             return _Snapshot(old.ids[:0], old.matrix[:0], {}, hashes, frozenset())
         dim = self._dim or self._stored_dim(conn)
         self._dim = dim
+        if old.matrix.shape[1] != dim:
+            old = _Snapshot.empty(dim)
         keep = [(cid, old.row_of[cid]) for cid, h in hashes.items() if cid in old.row_of and old.hashes.get(cid) == h]
         kept_ids = {cid for cid, _ in keep}
         need = {h for cid, h in hashes.items() if cid not in kept_ids}
@@ -252,8 +254,6 @@ class VectorIndex:
             ids = np.concatenate([ids, np.fromiter((c for c, _ in new), dtype=np.int64, count=len(new))])
             parts.append(_unit_rows(np.stack([v for _, v in new])))
         matrix = np.concatenate(parts) if len(parts) > 1 else parts[0]
-        if matrix.shape[1] != dim:
-            matrix = matrix.reshape(len(ids), dim)
         missing = frozenset(h for h in need if h not in vectors)
         return _Snapshot(ids, matrix, {int(c): i for i, c in enumerate(ids)}, hashes, missing)
 
