@@ -51,26 +51,35 @@ def _authority(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
 
-def allowed_hosts(settings: Settings) -> frozenset[str]:
-    """``Host`` values that name this sidecar (lower case, port always present)."""
+def allowed_hosts(settings: Settings, port: int | None = None) -> frozenset[str]:
+    """``Host`` values that name this sidecar on ``port`` (default: the configured one)."""
     names = ("127.0.0.1", "localhost", "::1", settings.host.lower())
-    return frozenset(_authority(name, settings.port) for name in names)
+    return frozenset(_authority(name, port or settings.port) for name in names)
 
 
-def allowed_origins(settings: Settings) -> frozenset[str]:
+def allowed_origins(settings: Settings, port: int | None = None) -> frozenset[str]:
     """The only ``Origin`` values accepted: the sidecar's own loopback origins."""
-    return frozenset(f"http://{name}:{settings.port}" for name in ("127.0.0.1", "localhost"))
+    return frozenset(f"http://{name}:{port or settings.port}" for name in ("127.0.0.1", "localhost"))
+
+
+def _local_port(request: web.Request) -> int | None:
+    sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+    return int(sockname[1]) if isinstance(sockname, tuple) and len(sockname) >= 2 else None
 
 
 def host_origin_guard(settings: Settings) -> Middleware:
     """Middleware refusing a foreign ``Host`` (421) or any foreign browser ``Origin`` (403).
 
-    A missing ``Host`` is accepted only from HTTP/1.0 clients, which may omit it."""
-    hosts = allowed_hosts(settings)
-    origins = allowed_origins(settings)
+    The sidecar's own address is a loopback name or the configured host, on the configured port or
+    the port the connection actually arrived on (tests and ``--port 0`` bind elsewhere). A missing
+    ``Host`` is accepted only from HTTP/1.0 clients, which may omit it."""
+    configured_hosts = allowed_hosts(settings)
+    configured_origins = allowed_origins(settings)
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        port = _local_port(request)
+        hosts = configured_hosts if port in (None, settings.port) else configured_hosts | allowed_hosts(settings, port)
         given = request.headers.getall("Host", [])
         if len(given) > 1 or (not given and request.version >= (1, 1)):
             return error_response(421, "misdirected_request", "exactly one Host header naming this sidecar is required")
@@ -80,6 +89,7 @@ def host_origin_guard(settings: Settings) -> Middleware:
                 "misdirected_request",
                 f"Host {given[0][:_SHOWN]!r} is not this sidecar (use one of {', '.join(sorted(hosts))})",
             )
+        origins = configured_origins | (allowed_origins(settings, port) if port else frozenset())
         for origin in request.headers.getall("Origin", []):
             if origin not in origins:
                 return error_response(

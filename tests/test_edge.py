@@ -271,3 +271,20 @@ async def test_slow_body_is_408_and_the_connection_closes(serve: Callable[..., A
     assert_error(json.loads(payload), "request_timeout")
     assert elapsed < 5.0 and max(took) < 0.5, (elapsed, took)
     assert not (memory_dir / "slow.md").exists()
+
+
+async def test_the_port_the_connection_arrived_on_counts_as_own(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    """Served on a random port while settings say 9119 (as every aiohttp_client test is): the
+    client's own Host passes, a rebinding Host is still refused."""
+    settings = make_settings()
+    client = await aiohttp_client(guarded_app(settings))
+    assert settings.port != client.port
+    assert (await client.post("/memory/search", json={"query": "postgres"})).status == 200
+    origin = {"Origin": f"http://localhost:{client.port}"}
+    assert (await client.post("/memory/search", json={"query": "postgres"}, headers=origin)).status == 200
+    resp = await client.post(
+        "/memory/search", json={"query": "postgres"}, headers={"Host": f"evil.example:{client.port}"}
+    )
+    assert resp.status == 421
