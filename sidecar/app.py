@@ -19,6 +19,7 @@ from sidecar.appkeys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS
 from sidecar.crew_api import crew_listener_ctx
 from sidecar.durable import sweep_temp_files
 from sidecar.edge import error_middleware
+from sidecar.edge_guard import body_deadline, host_origin_guard
 from sidecar.embed.factory import make_embedder
 from sidecar.episodic.http import record_memory_updated, setup_episodic
 from sidecar.metrics import observe_reindex, setup_metrics
@@ -37,7 +38,9 @@ log = structlog.get_logger("sidecar.app")
 
 def create_app(settings: Settings) -> web.Application:
     """Build the agent-facing application for ``settings`` (nothing starts until it runs)."""
-    app = web.Application(middlewares=[error_middleware], client_max_size=settings.max_body_bytes)
+    # Refuse DNS-rebinding requests (Host, Origin) and bodies that trickle in, before anything else.
+    middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     # Order matters: each context may use the ones before it, and closes after the ones after it
     # (the journal outlives the queue's drain, which records memory.updated entries in it).

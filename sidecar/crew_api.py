@@ -16,6 +16,7 @@ from aiohttp.typedefs import Handler, Middleware
 
 from sidecar.appkeys import SETTINGS, TIERS
 from sidecar.edge import error_middleware, error_response, read_json_object
+from sidecar.edge_guard import body_deadline, server_limits
 from sidecar.search import SearchRequest
 from sidecar.tier import Tier
 
@@ -27,7 +28,7 @@ CREW_TIER = web.AppKey("crew_tier", Tier)
 
 def create_crew_app(tier: Tier, token: str, max_body: int) -> web.Application:
     """The members' read-only view of the lead's crew index."""
-    app = web.Application(middlewares=[error_middleware, _bearer(token)], client_max_size=max_body)
+    app = web.Application(middlewares=[body_deadline(), error_middleware, _bearer(token)], client_max_size=max_body)
     app[CREW_TIER] = tier
     app.router.add_post("/crew/search", _search)
     app.router.add_get("/crew/status", _status)
@@ -72,7 +73,7 @@ async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
         return
     host, _, port = settings.crew_listen.rpartition(":")
     crew_app = create_crew_app(app[TIERS]["crew"], settings.crew_token, settings.max_body_bytes)
-    runner = web.AppRunner(crew_app, access_log=None, handle_signals=False)
+    runner = web.AppRunner(crew_app, access_log=None, handle_signals=False, **server_limits(settings))
     await runner.setup()
     try:
         await web.TCPSite(runner, host.strip("[]") or "0.0.0.0", int(port)).start()

@@ -10,6 +10,7 @@ import structlog
 from aiohttp import web
 
 from sidecar.app import create_app
+from sidecar.edge_guard import server_limits
 from sidecar.logs import configure_logging
 from sidecar.settings import Settings
 
@@ -36,7 +37,9 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    runner = web.AppRunner(create_app(settings), handle_signals=False, access_log=None, shutdown_timeout=10)
+    runner = web.AppRunner(
+        create_app(settings), handle_signals=False, access_log=None, shutdown_timeout=10, **server_limits(settings)
+    )
     await runner.setup()
     try:
         await web.TCPSite(runner, settings.host, settings.port).start()

@@ -89,9 +89,10 @@ class Tier:
         try:
             return await self._read(fn)
         except sqlite3.DatabaseError as exc:
-            if not await self._write(self.index.heal, exc):
-                raise
-            log.warning("index.healed", tier=self.name, integrity=self.index.integrity)
+            # Heal on the writer thread; if someone else (a reconcile) already healed it, the retry
+            # simply reads the new index.
+            if await self._write(self.index.heal, exc):
+                log.warning("index.healed", tier=self.name, integrity=self.index.integrity)
             return await self._read(fn)
 
     async def close(self) -> None:

@@ -353,11 +353,6 @@ async def test_journal_comes_back_after_the_tier_dir_is_restored(sidecar_client:
     assert (root / "journal.sqlite").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="search during the watcher's restart: heal() finds the index already rebuilt by the restart "
-    "reconcile, returns False, and the read's own error ('unable to open database file') is a 500",
-)
 async def test_searches_while_the_tier_dir_is_replaced_never_fail(
     sidecar_client: ClientFactory, tmp_path: Path
 ) -> None:

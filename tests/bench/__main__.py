@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-SUITES = ["bench_index", "bench_writes", "bench_crew", "bench_embed", "bench_episodic", "retrieval", "load"]
+SUITES = ["bench_index", "bench_writes", "bench_crew", "bench_embed", "bench_episodic", "retrieval", "load", "bench_crash"]
 
 
 def main(argv: list[str]) -> int:
