@@ -10,6 +10,7 @@ past the soft cap (80%) the write succeeds with the same material and a warning.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 log = structlog.get_logger("sidecar.writes")
 MODES = ("append", "replace")
 TIERS = ("agent", "crew")
+USAGE_TTL_S = 2.0
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
 CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
@@ -84,6 +86,9 @@ class WriteService:
         self.settings = settings
         self.queue = queue
         self._lock = asyncio.Lock()
+        # Tier bytes, refreshed by a scan when older than USAGE_TTL_S (shell edits change it behind our
+        # back) and kept current by each write in between: no directory walk on every write.
+        self._usage: dict[Path, tuple[int, float]] = {}
         self.count = 0
         self.bytes = 0
 
@@ -136,16 +141,26 @@ class WriteService:
         new = combine(old, req.content, req.mode)
         warning = self._check_caps(root, req, old, new)
         durable_replace(root, req.path, new, old)
+        used, stamp = self._usage[root]
+        self._usage[root] = (used - len(old or b"") + len(new), stamp)
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
             out.update(warning)
         return out
 
+    def _tier_bytes(self, root: Path) -> int:
+        cached = self._usage.get(root)
+        now = time.monotonic()
+        if cached is None or now - cached[1] > USAGE_TTL_S:
+            cached = (sum(f.size for f in scan_tier(root).values()), now)
+            self._usage[root] = cached
+        return cached[0]
+
     def _check_caps(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
         """Raise CapExceeded over a hard cap; return the soft-cap warning material, if any."""
         old_size = len(old or b"")
-        tier_before = sum(f.size for f in scan_tier(root).values())
+        tier_before = self._tier_bytes(root)
         checks = [
             ("file", old_size, len(new), self.file_cap(req.path)),
             ("tier", tier_before, tier_before - old_size + len(new), self.settings.tier_cap_bytes),
