@@ -2,9 +2,9 @@
 
 BM25 candidates come from the tier's FTS5 index, dense ones from its ``VectorIndex``; every
 candidate is re-scored densely, so a BM25 hit outside the dense top-N still gets its cosine.
-``weighted`` (the default) sums BM25 / top-BM25 and the cosine rescaled to [floor, top] with
-weights tuned on LoCoMo, SciFact and MS MARCO (tests/bench/retrieval.py), then lets each chunk
-borrow part of its file neighbours' scores: the answer to a matching question sits next to it.
+``weighted`` (the default) adds BM25 relative to the best BM25 hit and the cosine above a floor,
+with weights tuned on LoCoMo, SciFact and MS MARCO (tests/bench/retrieval.py), then lets each
+chunk close part of the gap to a better neighbour in its file: an answer follows its question.
 ``rrf`` is plain reciprocal rank fusion (k = 60). The embedder being down, slow or rate limited
 never fails a search: the answer is BM25 and says ``"degraded": ["dense"]``.
 """
@@ -49,11 +49,13 @@ log = structlog.get_logger("sidecar.hybrid")
 FUSIONS = ("weighted", "rrf")
 #: Candidates taken from each leg before fusing (BM25 top-N and dense top-N).
 CANDIDATES = 100
-#: Share of the dense leg in the weighted sum (BM25 gets the rest).
-DENSE_WEIGHT = 0.4
-#: A cosine at or below this counts as no similarity (MiniLM puts unrelated text around 0-0.1).
-DENSE_FLOOR = 0.1
-#: Share of the best neighbour's score a chunk borrows, by distance in its file (1, 2 chunks away).
+#: Weight of the cosine above the floor, against BM25 scaled to 1 for the best BM25 hit. An absolute
+#: cosine (not rescaled per query) lets a confident dense match outweigh BM25 and a vague one not.
+DENSE_WEIGHT = 2.5
+#: A cosine at or below this counts as no similarity (MiniLM puts unrelated text around 0-0.2).
+DENSE_FLOOR = 0.2
+#: Share of the gap to a better-scoring neighbour a chunk closes, by distance in its file (1, 2 chunks
+#: away): the answer sits next to the question that matched. Never lifts a chunk above its neighbour.
 NEIGHBOUR_WEIGHTS = (0.5, 0.4)
 #: Longest a search waits for its query vector before answering from BM25 alone.
 QUERY_TIMEOUT_S = 1.0
@@ -92,46 +94,39 @@ def fuse_weighted(
     floor: float = DENSE_FLOOR,
     context: Sequence[float] = NEIGHBOUR_WEIGHTS,
 ) -> list[Scored]:
-    """Score-based fusion, best first.
+    """Score-based fusion, best first: ``bm25 / best bm25 + weight * max(0, cosine - floor)``, then
+    each chunk closes part of the gap to a better-scoring neighbour (``context`` by distance).
 
     ``bm25`` and ``dense`` are the legs' ranked ``(chunk id, score)`` lists; ``cosines`` holds the
-    cosine of every candidate that has a vector (a chunk without one scores its BM25 part twice,
-    so it still ranks by BM25); ``neighbours`` maps a chunk to ``{offset: chunk id}`` in its file.
+    cosine of every candidate that has a vector; a chunk without one is taken to be as close to the
+    query as its BM25 standing says, so it still ranks by BM25. ``neighbours`` maps a chunk to
+    ``{offset: chunk id}`` in its file.
     """
     bm = dict(bm25)
     top_bm = max(bm.values(), default=0.0)
-    top_cos = max((c for _, c in dense), default=1.0)
-    span = max(top_cos - floor, 1e-6)
+    top_cos = max((c for _, c in dense), default=floor)
     keys = list(dict.fromkeys([*bm, *(cid for cid, _ in dense)]))
-    for cid in list(keys):
-        keys.extend(n for n in neighbours.get(cid, {}).values())
-    keys = list(dict.fromkeys(keys))
+    keys = list(dict.fromkeys([*keys, *(n for cid in keys for n in neighbours.get(cid, {}).values())]))
     base: dict[int, float] = {}
     for cid in keys:
         b = bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0
         cos = cosines.get(cid)
-        d = b if cos is None else max(0.0, (cos - floor) / span)
-        base[cid] = (1 - weight) * b + weight * d
+        if cos is None:
+            cos = floor + b * max(top_cos - floor, 0.0)
+        base[cid] = b + weight * max(0.0, cos - floor)
     bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
     out = []
     for cid in keys:
         near = neighbours.get(cid, {})
+        own = base[cid]
         borrowed = 0.0
         for distance, share in enumerate(context, start=1):
             around = [base.get(near[o], 0.0) for o in (-distance, distance) if o in near]
             if around:
-                borrowed += share * max(around)
+                borrowed += share * max(0.0, max(around) - own)
         out.append(
-            Scored(
-                cid,
-                base[cid] + borrowed,
-                borrowed,
-                bm_rank.get(cid),
-                bm.get(cid),
-                dense_rank.get(cid),
-                cosines.get(cid),
-            )
+            Scored(cid, own + borrowed, borrowed, bm_rank.get(cid), bm.get(cid), dense_rank.get(cid), cosines.get(cid))
         )
     out.sort(key=lambda s: -s.score)
     return out
