@@ -23,6 +23,7 @@ __all__ = [
     "PayloadTooLarge",
     "SearchFailed",
     "SidecarError",
+    "TierMissing",
     "Unauthorized",
     "WriteFailed",
 ]
@@ -100,6 +101,12 @@ class EngineUnavailable(SidecarError):
 
     status = 503
     default_code = "engine_unavailable"
+
+
+class TierMissing(EngineUnavailable):
+    """The tier dir vanished while running (an unmounted volume?); it is not silently recreated."""
+
+    default_code = "tier_dir_missing"
 
 
 class CrewUnavailable(EngineUnavailable):

@@ -27,7 +27,7 @@ from typing import Any
 
 from sidecar.chunker import chunk_markdown
 from sidecar.db import connect_reader, connect_writer, migrate
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, TierMissing
 from sidecar.query import build_match, terms
 from sidecar.snippet import make_snippet
 from sidecar.tierfiles import FileStat, scan_tier, stat_tier_file
@@ -113,7 +113,6 @@ class TierIndex:
 
     def _try_open(self) -> str | None:
         """Open the writer and check the file; return what is wrong with it, or None."""
-        self.root.mkdir(parents=True, exist_ok=True)
         try:
             conn = connect_writer(self.path)
             self._writer = conn
@@ -147,7 +146,10 @@ class TierIndex:
             self._writer = None
 
     def recover_if_lost(self) -> bool:
-        """Rebuild when the index file was deleted or replaced under us; True if it was."""
+        """Rebuild when the index file was deleted or replaced under us; True if it was. A tier dir
+        that is gone altogether is an error: recreating it could write memory onto the wrong disk."""
+        if not self.root.is_dir():
+            raise TierMissing(f"the {self.name} tier dir {self.root} is missing; not recreating it")
         try:
             inode = self.path.stat().st_ino
         except FileNotFoundError:

@@ -64,7 +64,15 @@ class TierWatcher:
         return rel == "." or is_tier_file(rel) or not any(p.startswith(".") for p in rel.split("/"))
 
     async def _watch_forever(self) -> None:
+        needs_reconcile = False
         while not self._stop.is_set():
+            if not self.root.is_dir():  # not recreated: it may be a volume that is not mounted yet
+                self.running = False
+                await asyncio.sleep(RESTART_DELAY)
+                continue
+            if needs_reconcile:
+                self.queue.put(self.tier, None, "watcher-restart")
+                needs_reconcile = False
             try:
                 await self._watch_once()
             except asyncio.CancelledError:
@@ -72,13 +80,11 @@ class TierWatcher:
             except Exception as exc:
                 self.running = False
                 self.restarts += 1
+                needs_reconcile = True
                 log.warning("watcher.restarted", tier=self.tier, error=f"{type(exc).__name__}: {exc}")
                 await asyncio.sleep(RESTART_DELAY)
-                self.root.mkdir(parents=True, exist_ok=True)
-                self.queue.put(self.tier, None, "watcher-restart")
 
     async def _watch_once(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
         inode = self.root.stat().st_ino
         self.running = True
         async for changes in watchfiles.awatch(

@@ -18,7 +18,7 @@ from typing import Any
 import structlog
 
 from sidecar.durable import durable_replace, read_file
-from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected
+from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing
 from sidecar.paths import check_rel_path
 from sidecar.reindex_queue import ReindexQueue
 from sidecar.scan import scan
@@ -136,7 +136,8 @@ class WriteService:
         return out
 
     def _write_locked(self, root: Path, req: WriteRequest) -> dict[str, Any]:
-        root.mkdir(parents=True, exist_ok=True)
+        if not root.is_dir():
+            raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
         old = read_file(root, req.path)
         new = combine(old, req.content, req.mode)
         warning = self._check_caps(root, req, old, new)

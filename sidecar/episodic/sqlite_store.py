@@ -36,7 +36,7 @@ from sidecar.episodic.store import (
     Scored,
 )
 from sidecar.episodic.vector_cache import VectorCache, VectorSet, from_blob, to_blob
-from sidecar.errors import Conflict
+from sidecar.errors import Conflict, TierMissing
 
 __all__ = ["ARCHIVE_PAYLOAD_CHARS", "JOURNAL_FILE", "SqliteJournalStore"]
 
@@ -88,8 +88,9 @@ class SqliteJournalStore:
         restored from a backup), open the file that is there now instead of writing into a ghost."""
         if _inode(self.path) == self._inode:
             return
+        if not self.path.parent.is_dir():  # not recreated: it may be a volume that is not mounted yet
+            raise TierMissing(f"the memory dir {self.path.parent} is missing; the journal is not recreated")
         self._writer.close()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = _open_writer(self.path)
         self._inode = _inode(self.path)
         self._reader_stale = True
