@@ -100,7 +100,8 @@ def fuse_weighted(
     ``bm25`` and ``dense`` are the legs' ranked ``(chunk id, score)`` lists; ``cosines`` holds the
     cosine of every candidate that has a vector; a chunk without one is taken to be as close to the
     query as its BM25 standing says, so it still ranks by BM25. ``neighbours`` maps a chunk to
-    ``{offset: chunk id}`` in its file.
+    ``{offset: chunk id}`` in its file, for the candidates and for their neighbours (which join the
+    ranking and borrow from whichever of their own neighbours scored).
     """
     bm = dict(bm25)
     top_bm = max(bm.values(), default=0.0)
@@ -206,10 +207,12 @@ class HybridSearcher:
             cosines = vectors.scores(qvec, [*(h.id for h in hits), *(cid for cid, _ in dense)])
             ranked = fuse_rrf(bm25, dense, cosines)
         else:
+            reach = len(NEIGHBOUR_WEIGHTS)
             first = list(dict.fromkeys([*(h.id for h in hits), *(cid for cid, _ in dense)]))
-            near = vectors.neighbours(first, len(NEIGHBOUR_WEIGHTS))
-            everyone = list(dict.fromkeys([*first, *(n for m in near.values() for n in m.values())]))
-            cosines = vectors.scores(qvec, everyone)
+            near = vectors.neighbours(first, reach)
+            ring = [n for m in near.values() for n in m.values() if n not in near]
+            near.update(vectors.neighbours(list(dict.fromkeys(ring)), reach))
+            cosines = vectors.scores(qvec, [*first, *ring])
             ranked = fuse_weighted(bm25, dense, cosines, near)
         known = {h.id for h in hits}
         # A few spare rows: a chunk may have left the index since the BM25 read.

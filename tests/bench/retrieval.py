@@ -1,0 +1,371 @@
+"""Retrieval quality on public data: LoCoMo, SciFact and an MS MARCO subset, for BM25, dense and
+the shipped hybrid (``HybridSearcher`` with the default settings), with query latency.
+
+    python -m tests.bench retrieval
+    python -m tests.bench.retrieval --only locomo      (locomo, scifact, msmarco; repeatable)
+
+Everything runs through the sidecar's own code on real files: markdown written to a temporary
+memory dir, the real ``TierIndex`` (chunker, FTS5), the real ``EmbedBatcher`` filling the real
+``VectorIndex``, the real ``HybridSearcher``. Document vectors are cached across runs in
+``$TMPDIR/memory-sidecar-bench/doc-vectors.sqlite`` keyed by (model, sha256 of the embedded text);
+query vectors are never cached, so latencies include embedding the query.
+
+LoCoMo unit: one chunk per dialog turn. Each conversation is one agent's memory,
+``daily/<session date>.md`` with ``# <date> (<weekday> <d> <month> <year>)``, ``## Session <n>, <time>``
+and one ``### <speaker>`` section per turn holding the turn's text (newlines folded, a shared
+image as ``[shared a photo: <caption>]``). A section never straddles a heading, so every chunk is
+exactly one turn: recall@k counts evidence turns among the top k chunks, nothing is inflated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import hashlib
+import json
+import math
+import re
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sidecar.embed.onnx import OnnxEmbedder
+from sidecar.embed_batcher import EmbedBatcher, EmbedderHealth
+from sidecar.hybrid import HybridSearcher
+from sidecar.logs import configure_logging
+from sidecar.tier import Tier
+from sidecar.vectors import VectorIndex
+from tests.bench.util import pct, report
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "bench-data"
+CACHE = Path(tempfile.gettempdir()) / "memory-sidecar-bench"
+SUITES = ("locomo", "scifact", "msmarco")
+METHODS = ("bm25", "dense", "hybrid")
+DEEP = 300  # chunks fetched for recall@100 over documents (a library call; HTTP caps limit at 50)
+ORT_BATCH = 32
+
+
+class CachedEmbedder:
+    """The real model behind an on-disk cache of document vectors, keyed by (model, sha256(text))."""
+
+    def __init__(self, inner: OnnxEmbedder, path: Path) -> None:
+        self.inner = inner
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path)
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (model TEXT, key TEXT, vector BLOB, PRIMARY KEY (model, key))"
+        )
+        self.computed = 0
+        self.seconds = 0.0
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+        marks = ",".join("?" * len(keys))
+        sql = f"SELECT key, vector FROM vectors WHERE model = ? AND key IN ({marks})"
+        found = {k: np.frombuffer(b, dtype="<f4") for k, b in self.db.execute(sql, (self.model_id, *keys))}
+        todo = [i for i, k in enumerate(keys) if k not in found]
+        if todo:
+            started = time.perf_counter()
+            fresh = await asyncio.to_thread(self.inner.embed_sync, [texts[i] for i in todo])
+            self.seconds += time.perf_counter() - started
+            self.computed += len(todo)
+            rows = [(self.model_id, keys[i], fresh[j].astype("<f4").tobytes()) for j, i in enumerate(todo)]
+            self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+            self.db.commit()
+            found.update({keys[i]: fresh[j] for j, i in enumerate(todo)})
+        return np.stack([found[k] for k in keys]).astype(np.float32)
+
+    async def aclose(self) -> None:
+        self.db.close()
+
+
+@dataclass
+class Corpus:
+    """One tier of the bench: its memory dir and how a chunk maps to a judged unit (turn or doc)."""
+
+    root: Path
+    unit: dict[tuple[str, int], str] = field(default_factory=dict)  # (path, line_start) -> unit id
+
+
+@dataclass
+class Query:
+    corpus: int
+    text: str
+    judged: dict[str, int]  # unit id -> gain
+    category: int = 0
+
+
+@dataclass
+class Runner:
+    """Real tiers with vectors filled by the real batcher, and the three ways to search them."""
+
+    model: OnnxEmbedder
+    docs: CachedEmbedder
+    tiers: list[Tier] = field(default_factory=list)
+    vectors: list[VectorIndex] = field(default_factory=list)
+    searcher: HybridSearcher | None = None
+
+    async def open(self, corpora: list[Corpus]) -> None:
+        for n, corpus in enumerate(corpora):
+            tier = Tier(f"bench{n}", corpus.root)
+            await tier.open()
+            index = VectorIndex(tier.index.path, self.model.model_id, self.model.dim)
+            health = EmbedderHealth(self.docs, confirmed=True)
+            batcher = EmbedBatcher(self.docs, health, {tier.name: tier}, {tier.name: index}, batch_size=ORT_BATCH)
+            batcher.start()
+            while True:
+                await asyncio.sleep(0.05)
+                await asyncio.to_thread(index.refresh)
+                if index.size and not index.backlog:
+                    break
+            await batcher.stop()
+            self.tiers.append(tier)
+            self.vectors.append(index)
+        health = EmbedderHealth(self.model, confirmed=True)
+        # Queries use the bare model, so the measured latency includes embedding the query.
+        vectors = {t.name: v for t, v in zip(self.tiers, self.vectors, strict=True)}
+        self.searcher = HybridSearcher(self.model, health, vectors, query_timeout=30.0)
+
+    async def close(self) -> None:
+        for tier, index in zip(self.tiers, self.vectors, strict=True):
+            index.close()
+            await tier.close()
+
+    async def rank(self, method: str, corpus: Corpus, n: int, query: str, limit: int) -> tuple[list[str], float]:
+        """Judged units in rank order (first appearance of each), and the query's latency in seconds."""
+        tier = self.tiers[n]
+        started = time.perf_counter()
+        if method == "bm25":
+            keys = [(h.path, h.line_start) for h in await tier.search(query, limit)]
+        elif method == "dense":
+            vector = (await self.model.embed([query]))[0]
+            hits = await asyncio.to_thread(self.vectors[n].search, vector, limit)
+            rows = await asyncio.to_thread(self.vectors[n].chunk_rows, [cid for cid, _ in hits])
+            keys = [(rows[cid].path, rows[cid].line_start) for cid, _ in hits if cid in rows]
+        else:
+            assert self.searcher is not None
+            results, degraded = await self.searcher.search(tier, query, limit, False)
+            assert not degraded, "the in-process model never degrades here"
+            keys = [(r["path"], r["line_start"]) for r in results]
+        took = time.perf_counter() - started
+        return list(dict.fromkeys(corpus.unit[k] for k in keys if k in corpus.unit)), took
+
+
+# -- LoCoMo ----------------------------------------------------------------------------------
+def repair_evidence(raw: list[str], turns: set[str]) -> tuple[list[str], int, int]:
+    """Split 'D8:6; D9:17', fix 'D:11:26' and 'D30:05'; drop ids naming no turn. -> (ids, fixed, dropped)."""
+    out: list[str] = []
+    fixed = dropped = 0
+    for item in raw:
+        parts = [p.strip() for p in re.split(r"[;,]", item) if p.strip()]
+        fixed += len(parts) > 1
+        for part in parts:
+            match = re.fullmatch(r"D:?(\d+):0*(\d+)", part)
+            clean = f"D{int(match.group(1))}:{int(match.group(2))}" if match else part
+            fixed += clean != part
+            if clean in turns:
+                out.append(clean)
+            else:
+                dropped += 1
+    return list(dict.fromkeys(out)), fixed, dropped
+
+
+def write_conversation(sample: dict[str, object], root: Path) -> Corpus:
+    conv = sample["conversation"]
+    assert isinstance(conv, dict)
+    files: dict[str, list[str]] = {}
+    corpus = Corpus(root)
+    n = 1
+    while f"session_{n}" in conv:
+        when = dt.datetime.strptime(conv[f"session_{n}_date_time"].strip(), "%I:%M %p on %d %B, %Y")
+        rel = f"daily/{when:%Y-%m-%d}.md"
+        lines = files.setdefault(rel, [f"# {when:%Y-%m-%d} ({when:%A} {when.day} {when:%B %Y})"])
+        clock = f"{when.hour % 12 or 12}:{when:%M} {'am' if when.hour < 12 else 'pm'}"
+        lines += ["", f"## Session {n}, {clock}"]
+        for turn in conv[f"session_{n}"]:
+            text = " ".join(turn["text"].split())
+            if turn.get("blip_caption"):
+                text += f" [shared a photo: {turn['blip_caption']}]"
+            lines += ["", f"### {turn['speaker']}", text]
+            corpus.unit[(rel, len(lines))] = turn["dia_id"]
+        n += 1
+    for rel, lines in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return corpus
+
+
+def load_locomo(base: Path) -> tuple[list[Corpus], list[Query], str]:
+    samples = json.loads((DATA / "locomo-dev.json").read_text())
+    corpora: list[Corpus] = []
+    queries: list[Query] = []
+    fixed = dropped = empty = 0
+    for n, sample in enumerate(samples):
+        corpus = write_conversation(sample, base / sample["sample_id"])
+        corpora.append(corpus)
+        turns = set(corpus.unit.values())
+        for qa in sample["qa"]:
+            evidence, f, d = repair_evidence(qa.get("evidence", []), turns)
+            fixed, dropped = fixed + f, dropped + d
+            if not evidence:
+                empty += 1
+                continue
+            queries.append(Query(n, qa["question"], dict.fromkeys(evidence, 1), qa["category"]))
+    total = sum(len(s["qa"]) for s in samples)
+    note = f"{len(queries)} of {total} questions; evidence ids repaired {fixed}, dropped {dropped}; {empty} left empty"
+    return corpora, queries, note
+
+
+# -- BEIR (SciFact, MS MARCO subset) -----------------------------------------------------------
+def load_beir(name: str, base: Path) -> tuple[list[Corpus], list[Query], str]:
+    src = DATA / name
+    corpus = Corpus(base, DocUnits())
+    (base / "docs").mkdir(parents=True)
+    count = 0
+    for line in (src / "corpus.jsonl").open(encoding="utf-8"):
+        doc = json.loads(line)
+        title = doc.get("title", "").strip().replace("\n", " ")
+        body = (f"# {title}\n\n" if title else "") + doc["text"].strip() + "\n"
+        (base / "docs" / f"{doc['_id']}.md").write_text(body, encoding="utf-8")
+        count += 1
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    for line in (src / "qrels" / "test.tsv").open(encoding="utf-8"):
+        parts = line.split()
+        if len(parts) == 3 and parts[0] != "query-id":
+            qrels[parts[0]][parts[1]] = int(parts[2])
+    texts = {json.loads(line)["_id"]: json.loads(line)["text"] for line in (src / "queries.jsonl").open()}
+    queries = [Query(0, texts[qid], judged) for qid, judged in qrels.items() if qid in texts]
+    return [corpus], queries, f"{len(queries)} judged queries, {count} documents (one file each)"
+
+
+class DocUnits(dict[tuple[str, int], str]):
+    """Maps any (path, line) of ``docs/<id>.md`` to the document id."""
+
+    def __missing__(self, key: tuple[str, int]) -> str:
+        return key[0][len("docs/") : -len(".md")]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and str(key[0]).startswith("docs/")
+
+
+# -- metrics -----------------------------------------------------------------------------------
+def recall(ranked: list[str], judged: dict[str, int], k: int) -> float:
+    relevant = {u for u, g in judged.items() if g > 0}
+    return len(set(ranked[:k]) & relevant) / len(relevant) if relevant else 0.0
+
+
+def ndcg(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
+    dcg = sum((2 ** judged.get(u, 0) - 1) / math.log2(i + 2) for i, u in enumerate(ranked[:k]))
+    ideal = sorted(judged.values(), reverse=True)[:k]
+    best = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / best if best else 0.0
+
+
+async def evaluate(
+    suite: str, runner: Runner, corpora: list[Corpus], queries: list[Query]
+) -> dict[str, dict[str, float]]:
+    """Every method on every query; returns {method: {metric: value}} and prints the figures."""
+    scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in METHODS}
+    for q in queries:
+        corpus = corpora[q.corpus]
+        for method in ("hybrid", "dense", "bm25"):  # hybrid first: its query vector is not cached yet
+            limit = 10 if suite == "locomo" else 20
+            ranked, took = await runner.rank(method, corpus, q.corpus, q.text, limit)
+            s = scores[method]
+            s["latency"].append(took)
+            if suite == "locomo":
+                for k in (5, 10):
+                    s[f"R@{k}"].append(recall(ranked, q.judged, k))
+                s[f"R@10 cat{q.category}"].append(recall(ranked, q.judged, 10))
+            else:
+                s["nDCG@10"].append(ndcg(ranked, q.judged))
+                deep, _ = await runner.rank(method, corpus, q.corpus, q.text, DEEP)
+                s["R@100"].append(recall(deep, q.judged, 100))
+    out: dict[str, dict[str, float]] = {}
+    for method, metrics in scores.items():
+        out[method] = {name: statistics.fmean(v) for name, v in metrics.items() if name != "latency"}
+        lat = [x * 1000 for x in metrics["latency"]]
+        out[method]["p50_ms"], out[method]["p99_ms"] = pct(lat, 50), pct(lat, 99)
+    return out
+
+
+TARGETS = {("locomo", "R@10"): "hybrid >= 0.80, > bm25 and dense", ("scifact", "nDCG@10"): "hybrid >= 0.73"}
+
+
+def show(suite: str, note: str, result: dict[str, dict[str, float]]) -> None:
+    report(f"{suite}: data", note)
+    names = sorted({k for m in result.values() for k in m if not k.endswith("_ms")}, key=lambda k: (" " in k, k))
+    for name in names:
+        value = "  ".join(f"{m} {result[m][name]:.3f}" for m in METHODS if name in result[m])
+        report(
+            f"{suite} {name}", value, TARGETS.get((suite, name), "hybrid > bm25 and dense" if " " not in name else "")
+        )
+    lat = "  ".join(f"{m} {result[m]['p50_ms']:.1f}/{result[m]['p99_ms']:.1f}" for m in METHODS)
+    report(f"{suite} query latency p50/p99 ms", lat, "includes query embedding (dense, hybrid)")
+
+
+async def run_suite(suite: str, model: OnnxEmbedder, cache: Path) -> None:
+    docs = CachedEmbedder(model, cache / "doc-vectors.sqlite")
+    with tempfile.TemporaryDirectory(prefix=f"bench-{suite}-") as tmp:
+        started = time.perf_counter()
+        if suite == "locomo":
+            corpora, queries, note = load_locomo(Path(tmp))
+        else:
+            corpora, queries, note = load_beir("scifact" if suite == "scifact" else "msmarco-5k", Path(tmp))
+        runner = Runner(model, docs)
+        await runner.open(corpora)
+        chunks = sum(v.size for v in runner.vectors)
+        fill = time.perf_counter() - started
+        report(
+            f"{suite}: index + vectors",
+            f"{chunks} chunks in {fill:.1f} s ({docs.computed} embedded, {docs.seconds:.1f} s)",
+            f"cached in {cache}",
+        )
+        try:
+            result = await evaluate(suite, runner, corpora, queries)
+        finally:
+            await runner.close()
+            await docs.aclose()
+    show(suite, note, result)
+
+
+def main(argv: Sequence[str] = ()) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.retrieval")
+    parser.add_argument("--only", action="append", choices=SUITES, help="run only this suite (repeatable)")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="document vector cache dir (a new one: cold run)")
+    args = parser.parse_args(list(argv))
+    if not OnnxEmbedder.available():
+        report("retrieval", "skipped: the [embed] extra is not installed")
+        return
+    configure_logging("console", "warning")
+    asyncio.run(run_all(args.only or SUITES, args.cache))
+
+
+async def run_all(suites: Sequence[str], cache: Path) -> None:
+    model = OnnxEmbedder()
+    for suite in suites:
+        started = time.perf_counter()
+        await run_suite(suite, model, cache)
+        report(f"{suite}: wall time", f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])
