@@ -116,6 +116,11 @@ class VectorIndex:
         return len(self._snap.ids)
 
     @property
+    def matrix(self) -> Floats:
+        """The current model's unit rows as of the last refresh (read-only: shared with searches)."""
+        return self._snap.matrix
+
+    @property
     def backlog(self) -> int:
         """Chunks (distinct hashes) still lacking a vector of the current model, as of the last refresh."""
         return len(self._snap.missing) if self._model else 0

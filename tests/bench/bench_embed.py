@@ -1,0 +1,255 @@
+"""Dense retrieval costs: the vector scan, embedding throughput, RSS with the model, hybrid latency.
+
+    python -m tests.bench embed        (or: python -m tests.bench.bench_embed)
+
+- Scan: a real ``VectorIndex`` over a real index.sqlite holding 100k chunks with 384-dim vectors
+  (random unit rows: the cost does not depend on the values), against a numpy read of the same
+  matrix in the same run; plus what a refresh costs (cold load, 10 changed chunks, nothing new).
+- Throughput: the shipped ``OnnxEmbedder`` on generated memory paragraphs (~600 characters), at
+  the batcher's batch size and at 32; and the real ``EmbedBatcher`` draining a 500-chunk backlog.
+- RSS: a fresh process that loads the shipped model, embeds a query, then batcher batches of long
+  chunks; next to it, the same with onnxruntime session options that keep memory lower.
+- Hybrid: ``HybridSearcher`` p50/p99 over a 10k-chunk generated tier, real query embedding each
+  time (distinct queries), document vectors random unit rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sidecar.embed.onnx import OnnxEmbedder
+from sidecar.embed_batcher import IN_PROCESS_BATCH, EmbedBatcher, EmbedderHealth
+from sidecar.hybrid import HybridSearcher
+from sidecar.index import TierIndex
+from sidecar.logs import configure_logging
+from sidecar.tier import Tier
+from sidecar.vectors import VectorIndex
+from tests.bench.corpus import make_corpus, make_queries
+from tests.bench.util import ms, pct, report
+
+DIM = 384
+MODEL = "bench-random"
+
+
+def _unit_rows(n: int, seed: int) -> np.ndarray:
+    rows = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
+    unit: np.ndarray = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return unit
+
+
+def _fill_random(index: TierIndex, model: str, seed: int = 1) -> int:
+    hashes = [h for (h,) in index.writer.execute("SELECT DISTINCT hash FROM chunks")]
+    rows = _unit_rows(len(hashes), seed)
+    for start in range(0, len(hashes), 20_000):
+        part = hashes[start : start + 20_000]
+        VectorIndex.store(index.writer, model, DIM, list(zip(part, rows[start : start + 20_000], strict=True)))
+    return len(hashes)
+
+
+def _timed(fn: object, runs: int) -> list[float]:
+    assert callable(fn)
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def bench_scan(base: Path, n: int = 100_000) -> None:
+    root = base / "scan"
+    index = TierIndex(root)
+    index.open()
+    conn = index.writer
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT INTO files VALUES ('big.md', 'h', 0, 0, 0)")
+    conn.executemany(
+        "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES ('big.md', ?, '', ?, ?, ?, ?)",
+        ((i, f"chunk {i}", i, i, f"{i:032x}") for i in range(n)),
+    )
+    conn.execute("COMMIT")
+    _fill_random(index, MODEL)
+    vi = VectorIndex(index.path, MODEL, DIM)
+    t0 = time.perf_counter()
+    vi.refresh()
+    cold = time.perf_counter() - t0
+    matrix = vi.matrix
+    query = _unit_rows(1, 99)[0]
+    for _ in range(5):
+        vi.search(query, 10)
+        matrix.sum(axis=0)
+    scan = _timed(lambda: vi.search(query, 10), 40)
+    read = _timed(lambda: matrix.sum(axis=0), 40)
+    ratio = pct(scan, 50) / pct(read, 50)
+    report(f"dense scan {n // 1000}k x {DIM} (search k=10)", ms(scan), "")
+    report(f"numpy read of the same matrix ({matrix.nbytes / 1e6:.0f} MB)", ms(read), "")
+    report("dense scan / numpy read, p50", f"{ratio:.2f}x", "<= 1.5x")
+    noop = _timed(vi.refresh, 20)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("UPDATE chunks SET hash = 'changed' || id, body = 'changed' WHERE id % 10000 = 1")
+    conn.execute("COMMIT")
+    fresh = _unit_rows(10, 5)
+    VectorIndex.store(conn, MODEL, DIM, [(f"changed{i}", fresh[j]) for j, i in enumerate(range(1, n, 10_000))])
+    t0 = time.perf_counter()
+    vi.refresh()
+    incremental = time.perf_counter() - t0
+    report(
+        f"refresh {n // 1000}k: cold / 10 changed / no commit",
+        f"{cold * 1000:.0f} ms / {incremental * 1000:.0f} ms / {pct(noop, 50) * 1e6:.0f} us",
+    )
+    vi.close()
+    index.close()
+
+
+def _paragraphs(base: Path, n: int) -> list[str]:
+    root = base / "para"
+    make_corpus(root, n, seed=21)
+    index = TierIndex(root)
+    index.open()
+    texts = [f"{h}\n{b}" for h, b in index.writer.execute("SELECT heading, body FROM chunks LIMIT ?", (n,))]
+    index.close()
+    return texts
+
+
+def bench_throughput(base: Path, model: OnnxEmbedder) -> None:
+    texts = _paragraphs(base, 256)
+    model.embed_sync(texts[:8])
+    for batch in (IN_PROCESS_BATCH, 32):
+        runner = OnnxEmbedder(batch_size=batch)
+        t0 = time.perf_counter()
+        runner.embed_sync(texts)
+        took = time.perf_counter() - t0
+        report(f"embed_sync, batch {batch}, {len(texts)} chunks (~600 chars)", f"{len(texts) / took:.0f} chunks/s", "")
+    asyncio.run(_batcher_drain(base, model))
+
+
+async def _batcher_drain(base: Path, model: OnnxEmbedder) -> None:
+    root = base / "drain"
+    make_corpus(root, 500, seed=23)
+    tier = Tier("agent", root)
+    await tier.open()
+    vi = VectorIndex(tier.index.path, model.model_id, model.dim)
+    batcher = EmbedBatcher(model, EmbedderHealth(model, confirmed=True), {"agent": tier}, {"agent": vi})
+    t0 = time.perf_counter()
+    batcher.start()
+    while True:
+        await asyncio.sleep(0.05)
+        await asyncio.to_thread(vi.refresh)
+        if vi.size and not vi.backlog:
+            break
+    took = time.perf_counter() - t0
+    await batcher.stop()
+    report(f"EmbedBatcher backlog drain, {vi.size} chunks", f"{vi.size / took:.0f} chunks/s ({took:.1f} s)", "")
+    vi.close()
+    await tier.close()
+
+
+_RSS_PROBE = r"""
+import ctypes, json, os, sys
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+def rss():
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024
+def peak():
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) / 1024
+variant = sys.argv[1]
+import onnxruntime as ort
+import sidecar.embed.onnx as onnx_mod
+if variant != "shipped":
+    original = ort.SessionOptions
+    def options():
+        o = original()
+        if "noarena" in variant:
+            o.enable_cpu_mem_arena = False
+        if "nofold" in variant:
+            o.add_session_config_entry("optimization.disable_specified_optimizers", "ConstantFolding")
+        return o
+    ort.SessionOptions = options
+from sidecar.embed.onnx import OnnxEmbedder
+e = OnnxEmbedder()
+trim = (lambda: ctypes.CDLL("libc.so.6").malloc_trim(0)) if "trim" in variant else (lambda: 0)
+trim(); loaded = rss()
+import time
+t0 = time.perf_counter(); e.embed_sync(["what did we decide about the postgres migration"]); q_ms = (time.perf_counter() - t0) * 1000
+trim(); after_query = rss()
+texts = [("the deploy pipeline runs nightly once the smoke tests pass and postgres is migrated " * 20)[:1000 + i] for i in range(64)]
+for i in range(0, 64, 8):
+    e.embed_sync(texts[i:i + 8]); trim()
+print(json.dumps({"loaded": loaded, "query": after_query, "batches": rss(), "peak": peak(), "query_ms": q_ms}))
+"""
+
+
+def bench_rss() -> None:
+    env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
+    variants = {
+        "shipped": "shipped options (ORT_ENABLE_ALL, CPU arena)",
+        "noarena+trim": "enable_cpu_mem_arena=False + malloc_trim",
+        "nofold+noarena+trim": "+ ConstantFolding disabled (int8 stays int8)",
+    }
+    for variant, label in variants.items():
+        out = subprocess.run([sys.executable, "-c", _RSS_PROBE, variant], capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            report(f"RSS, {label}", f"probe failed: {out.stderr.strip()[-120:]}", "")
+            continue
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        value = (
+            f"load {r['loaded']:.0f} / +query {r['query']:.0f} / +8x1000-char batches {r['batches']:.0f} MB"
+            f" (peak {r['peak']:.0f}); query {r['query_ms']:.0f} ms"
+        )
+        report(f"RSS, {label}", value, "<= 150 MB" if variant == "shipped" else "")
+
+
+def bench_hybrid(base: Path, model: OnnxEmbedder) -> None:
+    root = base / "h10k"
+    make_corpus(root, 10_000)
+    asyncio.run(_hybrid(root, model))
+
+
+async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
+    tier = Tier("agent", root)
+    await tier.open()
+    chunks = await tier.write_with(lambda conn: _fill_random(tier.index, model.model_id, seed=2))
+    vi = VectorIndex(tier.index.path, model.model_id, DIM)
+    searcher = HybridSearcher(model, EmbedderHealth(model, confirmed=True), {"agent": vi}, query_timeout=30.0)
+    queries = make_queries(400, seed=5)
+    for q in queries[:20]:
+        await searcher.search(tier, q, 10, False)
+    samples, bm25 = [], []
+    for q in dict.fromkeys(queries[20:]):  # distinct: every query is embedded for real
+        t0 = time.perf_counter()
+        _, degraded = await searcher.search(tier, q, 10, False)
+        samples.append(time.perf_counter() - t0)
+        assert not degraded
+        t0 = time.perf_counter()
+        await tier.search(q, 100)
+        bm25.append(time.perf_counter() - t0)
+    report(f"hybrid search, {chunks} chunks, k=10 (query embedded)", ms(samples), "")
+    report("  of which the BM25 leg (100 candidates)", ms(bm25), "")
+    vi.close()
+    await tier.close()
+
+
+def main() -> None:
+    configure_logging("console", "warning")
+    if not OnnxEmbedder.available():
+        report("embed", "skipped: the [embed] extra is not installed")
+        return
+    model = OnnxEmbedder()
+    with tempfile.TemporaryDirectory(prefix="bench-embed-") as tmp:
+        base = Path(tmp)
+        bench_scan(base)
+        bench_throughput(base, model)
+        bench_rss()
+        bench_hybrid(base, model)
+
+
+if __name__ == "__main__":
+    main()
