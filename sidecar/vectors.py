@@ -101,6 +101,7 @@ class VectorIndex:
         self._conn: sqlite3.Connection | None = None
         self._inode: int | None = None
         self._data_version: int | None = None
+        self._buf: Floats | None = None  # the rows of the current snapshot, plus spare capacity
 
     @property
     def model(self) -> str | None:
@@ -248,19 +249,57 @@ class VectorIndex:
         self._dim = dim
         if old.matrix.shape[1] != dim:
             old = _Snapshot.empty(dim)
+        if hashes == old.hashes:
+            # The chunks are as they were (the batcher stored vectors): append, copy nothing.
+            vectors = self._fetch(conn, set(old.missing), dim) if old.missing else {}
+            new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in old.row_of and h in vectors]
+            missing = old.missing - vectors.keys()
+            return self._build(old, [], new, hashes, missing, append=True)
         keep = [(cid, old.row_of[cid]) for cid, h in hashes.items() if cid in old.row_of and old.hashes.get(cid) == h]
         kept_ids = {cid for cid, _ in keep}
         need = {h for cid, h in hashes.items() if cid not in kept_ids}
         vectors = self._fetch(conn, need, dim) if need else {}
         new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in kept_ids and h in vectors]
-        ids = np.fromiter((c for c, _ in keep), dtype=np.int64, count=len(keep))
-        parts = [old.matrix[np.fromiter((r for _, r in keep), dtype=np.int64, count=len(keep))]]
-        if new:
-            ids = np.concatenate([ids, np.fromiter((c for c, _ in new), dtype=np.int64, count=len(new))])
-            parts.append(_unit_rows(np.stack([v for _, v in new])))
-        matrix = np.concatenate(parts) if len(parts) > 1 else parts[0]
         missing = frozenset(h for h in need if h not in vectors)
-        return _Snapshot(ids, matrix, {int(c): i for i, c in enumerate(ids)}, hashes, missing)
+        return self._build(old, keep, new, hashes, missing, append=False)
+
+    def _build(
+        self,
+        old: _Snapshot,
+        keep: list[tuple[int, int]],
+        new: list[tuple[int, Floats]],
+        hashes: dict[int, str],
+        missing: frozenset[str],
+        *,
+        append: bool,
+    ) -> _Snapshot:
+        """Lay rows out in a buffer with spare capacity; appending writes past every live snapshot's
+        view, so searches holding an older snapshot never see a row change under them."""
+        dim = old.matrix.shape[1]
+        base = len(old.ids) if append else len(keep)
+        size = base + len(new)
+        buf = self._buf
+        owned = False
+        if buf is not None and append and base > 0:
+            owned = buf.shape[0] >= size and old.matrix.base is buf
+        if not owned:
+            grown = np.empty((max(size + size // 4, 1024), dim), dtype=np.float32)
+            if append:
+                grown[:base] = old.matrix
+            else:
+                np.take(old.matrix, np.fromiter((r for _, r in keep), np.int64, len(keep)), axis=0, out=grown[:base])
+            buf = self._buf = grown
+        assert buf is not None
+        if new:
+            buf[base:size] = _unit_rows(np.stack([v for _, v in new]))
+        fresh = np.fromiter((c for c, _ in new), np.int64, len(new))
+        if append:
+            ids = np.concatenate([old.ids, fresh])
+            row_of = {**old.row_of, **{int(c): base + i for i, c in enumerate(fresh)}}
+        else:
+            ids = np.concatenate([np.fromiter((c for c, _ in keep), np.int64, len(keep)), fresh])
+            row_of = {int(c): i for i, c in enumerate(ids)}
+        return _Snapshot(ids, buf[:size], row_of, hashes, missing)
 
     def _stored_dim(self, conn: sqlite3.Connection) -> int:
         """The width most stored vectors of the model have (for embedders that learn it on first call)."""

@@ -192,3 +192,18 @@ def test_reads_never_write(index: TierIndex, vi: VectorIndex) -> None:
     with pytest.raises(sqlite3.OperationalError):
         conn.execute("DELETE FROM embeddings")
     assert os.path.exists(index.path)
+
+
+def test_appending_vectors_never_changes_a_matrix_a_search_holds(index: TierIndex, vi: VectorIndex) -> None:
+    vi.refresh()
+    pending = vi.missing(100)
+    half = len(pending) // 2
+    VectorIndex.store(index.writer, "m1", DIM, [(p.hash, fake_vector(p.text)) for p in pending[:half]])
+    vi.refresh()
+    held = vi.matrix
+    before = held.copy()
+    VectorIndex.store(index.writer, "m1", DIM, [(p.hash, fake_vector(p.text)) for p in pending[half:]])
+    vi.refresh()
+    assert vi.backlog == 0 and len(vi.matrix) == len(held) + len(pending) - half
+    assert np.array_equal(held, before)
+    assert np.array_equal(vi.matrix[: len(held)], before)
