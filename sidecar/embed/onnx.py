@@ -176,5 +176,8 @@ def _load_session(path: Path, intra_op_threads: int) -> Any:
     # unfolded graph dequantises them on every run and peaks at the same RSS, only slower.
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
+    # Idle worker threads would otherwise spin after each run and steal the CPU that searches and the
+    # event loop need (a 12k-row recall scan measured 0.4 ms -> 6 ms right after an embedding).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # Loaded by path, not from the hashed bytes: a bytes buffer costs ~35 MB more resident.
     return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])

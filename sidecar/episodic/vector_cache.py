@@ -39,8 +39,10 @@ class VectorSet:
     """The embedded entries of one workspace for one model, row-aligned."""
 
     ids: tuple[str, ...]
-    agent_ids: npt.NDArray[np.object_]
-    crew_ids: npt.NDArray[np.object_]
+    # Agent and crew ids as integer codes (-1 for none): masks are integer compares, not object ones.
+    agent_codes: npt.NDArray[np.int32]
+    crew_codes: npt.NDArray[np.int32]
+    codes: dict[str, int]
     importance: npt.NDArray[np.float64]
     matrix: Floats
 
@@ -57,25 +59,34 @@ class VectorSet:
         matrix = flat.reshape(len(kept), dim).astype(np.float32)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix = (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
+        codes: dict[str, int] = {}
+
+        def code(value: str | None) -> int:
+            return -1 if value is None else codes.setdefault(value, len(codes))
+
         return cls(
             ids=tuple(r[0] for r in kept),
-            agent_ids=np.array([r[1] for r in kept], dtype=object),
-            crew_ids=np.array([r[2] for r in kept], dtype=object),
+            agent_codes=np.array([code(r[1]) for r in kept], dtype=np.int32),
+            crew_codes=np.array([code(r[2]) for r in kept], dtype=np.int32),
+            codes=codes,
             importance=np.array([r[3] for r in kept], dtype=np.float64),
             matrix=matrix,
         )
 
     def mask(self, where: ScopeFilter, exclude: Sequence[str]) -> npt.NDArray[np.bool_]:
-        if where.crew_id is not None:
-            keep = self.crew_ids == where.crew_id
-            if where.agent_id is not None:
-                keep |= self.agent_ids == where.agent_id
-        elif where.agent_id is not None:
-            keep = self.agent_ids == where.agent_id
+        crew = self.codes.get(where.crew_id, -2) if where.crew_id is not None else None
+        agent = self.codes.get(where.agent_id, -2) if where.agent_id is not None else None
+        if crew is not None:
+            keep = self.crew_codes == crew
+            if agent is not None:
+                keep |= self.agent_codes == agent
+        elif agent is not None:
+            keep = self.agent_codes == agent
         else:
             keep = np.ones(len(self.ids), dtype=bool)
         if exclude:
-            keep &= ~np.isin(np.array(self.ids, dtype=object), list(exclude))
+            excluded = set(exclude)
+            keep &= np.fromiter((i not in excluded for i in self.ids), dtype=bool, count=len(self.ids))
         return np.asarray(keep, dtype=bool)
 
     def rank(
