@@ -179,7 +179,11 @@ class HybridSearcher:
         qvec = await self._query_vector(query)
         if qvec is None:
             return _bm25_only(tier.name, hits, limit, explain), ["dense"]
-        ranked, rows = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
+        try:
+            ranked, rows = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
+        except Exception:
+            log.exception("hybrid.dense_failed", tier=tier.name)
+            return _bm25_only(tier.name, hits, limit, explain), ["dense"]
         by_id = {h.id: h for h in hits}
         words = terms(query)
         out = []

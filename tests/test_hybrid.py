@@ -320,7 +320,7 @@ async def wait_for(condition: Callable[[], bool], within: float = 5.0) -> None:
 
 async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, ollama: FakeOllama) -> None:
     ollama.mode = "500"
-    embedder = OllamaEmbedder(ollama.url, "nomic-embed-text", timeout=httpx.Timeout(0.5, connect=0.5))
+    embedder = OllamaEmbedder(ollama.url, "nomic-embed-text", timeout=httpx.Timeout(5.0, connect=0.5))
     async with Rig(memory, embedder, query_timeout=0.3) as rig:
         bm25 = [h.as_json("agent") for h in await rig.tier.search("salmon boiler", 5)]
         await wait_for(lambda: rig.health.state == "degraded")
@@ -335,12 +335,12 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
         assert len(ollama.hits) == after_429, "called again before Retry-After passed"
         assert (await rig.search("salmon boiler"))[1] == ["dense"]
 
-        ollama.mode = "hang"  # slower than the query timeout: the search does not wait for it
+        ollama.mode = "hang"  # a hang: the search gives up after its 0.3 s query timeout, not httpx's 5 s
         await wait_for(rig.health.usable, within=3)
         started = time.monotonic()
         results, degraded = await rig.search("salmon boiler")
         assert degraded == ["dense"] and results == bm25
-        assert time.monotonic() - started < 0.8
+        assert time.monotonic() - started < 2.0
 
         ollama.mode = "ok"
         ollama.release.set()
