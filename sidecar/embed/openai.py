@@ -6,18 +6,13 @@ URL that already ends in ``/v1`` (the usual ``OPENAI_BASE_URL`` form) is not dou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import httpx
-import numpy as np
 
 from sidecar.embed.base import EmbedderError, Vectors
+from sidecar.embed.http_base import DEFAULT_TIMEOUT, HttpEmbedder
 from sidecar.embed.retry import post_json, unit_rows
 
 __all__ = ["DEFAULT_TIMEOUT", "OpenAIEmbedder", "embeddings_url"]
-
-#: Connect fails fast; a hosted API answers a batch well within the read timeout.
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=2.0)
 
 
 def embeddings_url(base_url: str) -> str:
@@ -26,8 +21,10 @@ def embeddings_url(base_url: str) -> str:
     return base + ("/embeddings" if base.endswith("/v1") else "/v1/embeddings")
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(HttpEmbedder):
     """Embeds through an OpenAI-compatible endpoint; outputs L2-normalised float32 rows."""
+
+    prefix = "openai"
 
     def __init__(
         self,
@@ -40,40 +37,9 @@ class OpenAIEmbedder:
         dim: int | None = None,
         batch_size: int = 256,
     ) -> None:
-        if batch_size < 1:
-            raise ValueError("OpenAIEmbedder: batch_size must be >= 1")
         self._url = embeddings_url(base_url)
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._model = model
-        self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(timeout=timeout)
-        self._timeout = timeout
-        self._dim = dim
-        self._batch_size = batch_size
-
-    @property
-    def model_id(self) -> str:
-        return f"openai:{self._model}"
-
-    @property
-    def dim(self) -> int:
-        """Vector width: the hint, else learned from the first answer; 0 until then."""
-        return self._dim or 0
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        """Embed ``texts`` in batches of ``batch_size``; raises EmbedderUnavailable / EmbedderError."""
-        texts = list(texts)
-        parts = [
-            await self._embed_batch(texts[i : i + self._batch_size]) for i in range(0, len(texts), self._batch_size)
-        ]
-        if not parts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
-
-    async def aclose(self) -> None:
-        """Close the HTTP client if this embedder created it."""
-        if self._owns_client:
-            await self._client.aclose()
+        super().__init__(model, client, timeout=timeout, dim=dim, batch_size=batch_size)
 
     async def _embed_batch(self, texts: list[str]) -> Vectors:
         what = f"openai embeddings ({self._model})"
