@@ -98,11 +98,12 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(version)
 
 
-def migrate(conn: sqlite3.Connection) -> int:
-    """Apply every migration not yet recorded; return the resulting version."""
+def migrate(conn: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) -> int:
+    """Apply every migration not yet recorded, each in its own transaction; return the version.
+    Shared by every database of the sidecar (tier indexes, the episodic journal)."""
     conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL)")
     current = schema_version(conn)
-    for version, sql in enumerate(MIGRATIONS, start=1):
+    for version, sql in enumerate(migrations, start=1):
         if version <= current:
             continue
         conn.execute("BEGIN IMMEDIATE")
@@ -114,7 +115,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-    return len(MIGRATIONS)
+    return len(migrations)
 
 
 def _statements(sql: str) -> list[str]:

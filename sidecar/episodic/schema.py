@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sidecar.episodic.clock import to_iso, utcnow
+from sidecar import db
 
 __all__ = ["MIGRATIONS", "connect", "migrate", "schema_version"]
 
@@ -118,42 +118,10 @@ def connect(path: Path, *, writer: bool) -> sqlite3.Connection:
     return conn
 
 
-def schema_version(conn: sqlite3.Connection) -> int:
-    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
-    if not exists:
-        return 0
-    row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
-    return int(row[0])
-
-
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the missing migrations, each in its own transaction, and record it; return the version."""
-    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-    current = schema_version(conn)
-    for version, script in enumerate(MIGRATIONS, start=1):
-        if version <= current:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _statements(script):
-                conn.execute(statement)
-            conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, to_iso(utcnow())))
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-    return len(MIGRATIONS)
+    """Apply the journal's missing migrations (the sidecar's one migration runner)."""
+    return db.migrate(conn, MIGRATIONS)
 
 
-def _statements(script: str) -> list[str]:
-    """Split a migration into statements (``executescript`` would commit our transaction)."""
-    statements: list[str] = []
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        statements.append(buffer.strip())
-    return statements
+def schema_version(conn: sqlite3.Connection) -> int:
+    return db.schema_version(conn)
