@@ -9,6 +9,7 @@ from aiohttp import web
 
 from sidecar.appkeys import CREW_PROXY, QUEUE, SETTINGS, TIERS, WATCHERS
 from sidecar.edge import read_json_object
+from sidecar.embed_batcher import embed_status
 from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
 from sidecar.index import Cancelled
 from sidecar.memory_ops import search_memory
@@ -83,6 +84,7 @@ async def reindex(request: web.Request) -> web.Response:
 
 async def _status(app: web.Application, tier: Tier) -> dict[str, Any]:
     body = await tier.status()
+    body.update(embed_status(app, tier.name))
     body["queue"] = {**app[QUEUE].state(), "depth": app[QUEUE].pending, "errors": app[QUEUE].errors}
     watcher = next((w for w in app[WATCHERS] if w.tier == tier.name), None)
     body["watcher"] = watcher.status() if watcher is not None else None

@@ -21,6 +21,7 @@ from sidecar.durable import sweep_temp_files
 from sidecar.edge import error_middleware
 from sidecar.edge_guard import body_deadline, host_origin_guard
 from sidecar.embed.factory import make_embedder
+from sidecar.embed_batcher import HYBRID, embed_ctx
 from sidecar.episodic.http import record_memory_updated, setup_episodic
 from sidecar.metrics import observe_reindex, setup_metrics
 from sidecar.proxy import CrewProxy
@@ -46,7 +47,7 @@ def create_app(settings: Settings) -> web.Application:
     # (the journal outlives the queue's drain, which records memory.updated entries in it).
     app.cleanup_ctx.extend([_tiers_ctx, _embedder_ctx])
     setup_episodic(app)
-    app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, _watchers_ctx, crew_listener_ctx])
+    app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, embed_ctx, _hybrid_ctx, _watchers_ctx, crew_listener_ctx])
     app.on_shutdown.append(_stop_long_work)
     for module in (api, write_api, mcp_server, block_api, metrics, openapi):
         app.router.add_routes(module.routes)
@@ -115,6 +116,12 @@ async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
     queue.start()
     yield
     await queue.drain_and_stop()
+
+
+async def _hybrid_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Local tiers search through the hybrid searcher (plain BM25 when no embedder is configured)."""
+    app[SEARCH].hybrid = app[HYBRID]
+    yield
 
 
 async def _watchers_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -14,22 +14,24 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
-from sidecar.appkeys import SETTINGS, TIERS
+from sidecar.appkeys import SEARCH, SETTINGS, TIERS
 from sidecar.edge import error_middleware, error_response, read_json_object
 from sidecar.edge_guard import body_deadline, server_limits
-from sidecar.search import SearchRequest
+from sidecar.search import SearchRequest, SearchService
 from sidecar.tier import Tier
 
 __all__ = ["create_crew_app", "crew_listener_ctx"]
 
 log = structlog.get_logger("sidecar.crew")
 CREW_TIER = web.AppKey("crew_tier", Tier)
+CREW_SEARCH = web.AppKey("crew_search", SearchService)
 
 
-def create_crew_app(tier: Tier, token: str, max_body: int) -> web.Application:
-    """The members' read-only view of the lead's crew index."""
+def create_crew_app(tier: Tier, search: SearchService, token: str, max_body: int) -> web.Application:
+    """The members' read-only view of the lead's crew index (searched as the lead searches it)."""
     app = web.Application(middlewares=[body_deadline(), error_middleware, _bearer(token)], client_max_size=max_body)
     app[CREW_TIER] = tier
+    app[CREW_SEARCH] = search
     app.router.add_post("/crew/search", _search)
     app.router.add_get("/crew/status", _status)
     app.router.add_get("/healthz", _healthz)
@@ -53,8 +55,11 @@ def _bearer(token: str) -> Middleware:
 async def _search(request: web.Request) -> web.Response:
     body = await read_json_object(request)
     req = SearchRequest.from_json({**body, "scope": "crew"})
-    hits = await request.app[CREW_TIER].search(req.query, req.limit, req.raw_fts)
-    return web.json_response({"results": [h.as_json("crew") for h in hits], "scope": "crew"})
+    hits, degraded = await request.app[CREW_SEARCH].search_scope("crew", req)
+    out: dict[str, object] = {"results": hits, "scope": "crew"}
+    if degraded:
+        out["degraded"] = degraded
+    return web.json_response(out)
 
 
 async def _status(request: web.Request) -> web.Response:
@@ -72,7 +77,7 @@ async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
         yield
         return
     host, _, port = settings.crew_listen.rpartition(":")
-    crew_app = create_crew_app(app[TIERS]["crew"], settings.crew_token, settings.max_body_bytes)
+    crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token, settings.max_body_bytes)
     runner = web.AppRunner(crew_app, access_log=None, handle_signals=False, **server_limits(settings))
     await runner.setup()
     try:

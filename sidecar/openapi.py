@@ -95,6 +95,7 @@ SCHEMAS: dict[str, Schema] = {
             "after_seq": _nullable(
                 {"type": "integer", "minimum": 0, "description": "seq of a write: wait until it is searchable"}
             ),
+            "explain": {"type": "boolean", "default": False, "description": "per-hit BM25, dense and fused scores"},
         },
     ),
     "Hit": _obj(
@@ -106,7 +107,8 @@ SCHEMAS: dict[str, Schema] = {
             "line_end": INT,
             "snippet": STR,
             "score": NUM,
-        }
+        },
+        {"explain": {"type": "object", "description": "fusion, bm25 {rank, score}, dense {rank, score}, fused"}},
     ),
     "IndexState": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM}, {"after_seq_met": BOOL}),
     "SearchResponse": _obj(
@@ -285,7 +287,7 @@ PATHS: dict[str, Any] = {
             _errors(
                 **{
                     "400": BAD_BODY + "missing_query, empty_query, invalid_query, invalid_limit, invalid_scope, "
-                    "invalid_syntax, invalid_fts_syntax, invalid_after_seq (negative or never issued)"
+                    "invalid_syntax, invalid_fts_syntax, invalid_after_seq (negative or never issued), invalid_explain"
                 },
                 **{"413": TOO_LARGE, "500": "search_failed: the search failed in every scope", "503": NO_CREW},
             ),

@@ -41,13 +41,21 @@ class CrewProxy:
     async def aclose(self) -> None:
         await self.client.aclose()
 
-    async def search(self, req: SearchRequest) -> list[dict[str, Any]]:
+    async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
+        """The lead's crew hits, and what the lead had to leave out (``dense``), if anything."""
         body = {"query": req.query, "limit": req.limit, "syntax": "fts5" if req.raw_fts else "text"}
+        if req.explain:
+            body["explain"] = True
         data = await self._call("POST", "/crew/search", body)
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list) or not all(_valid_hit(r) for r in results):
             raise self._unavailable("the lead answered with malformed results")
-        return [{"source": "crew", **{k: r[k] for k in _FIELDS}} for r in results][: req.limit]
+        degraded = data.get("degraded", [])
+        if not isinstance(degraded, list) or not all(isinstance(d, str) for d in degraded):
+            degraded = []
+        keep = (*_FIELDS, "explain") if req.explain else tuple(_FIELDS)
+        hits = [{"source": "crew", **{k: r[k] for k in keep if k in r}} for r in results][: req.limit]
+        return hits, degraded
 
     async def status(self) -> dict[str, Any]:
         data = await self._call("GET", "/crew/status", None)

@@ -15,6 +15,7 @@ import structlog
 
 from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
 from sidecar.fusion import rrf
+from sidecar.hybrid import HybridSearcher
 from sidecar.query import check_query
 from sidecar.tier import Tier
 
@@ -33,6 +34,7 @@ class SearchRequest:
     scope: str = "agent"
     raw_fts: bool = False
     after_seq: int | None = None
+    explain: bool = False
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> SearchRequest:
@@ -54,13 +56,16 @@ class SearchRequest:
         after_seq = body.get("after_seq")
         if after_seq is not None and (isinstance(after_seq, bool) or not isinstance(after_seq, int) or after_seq < 0):
             raise BadRequest("after_seq must be a non-negative integer", code="invalid_after_seq")
-        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq)
+        explain = body.get("explain", False)
+        if not isinstance(explain, bool):
+            raise BadRequest("explain must be true or false", code="invalid_explain")
+        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain)
 
 
 class CrewSource(Protocol):
-    """Where crew-scope results come from on a member: the lead's sidecar."""
+    """Where crew-scope results come from on a member: the lead's sidecar (hits, degraded legs)."""
 
-    async def search(self, req: SearchRequest) -> list[dict[str, Any]]: ...
+    async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]: ...
 
 
 class SearchService:
@@ -68,6 +73,8 @@ class SearchService:
         self.agent = agent
         self.crew_tier = crew_tier
         self.crew_remote = crew_remote
+        # Dense + BM25 over the local tiers, set once the embedder context started; None: BM25 only.
+        self.hybrid: HybridSearcher | None = None
 
     @property
     def has_crew(self) -> bool:
@@ -80,27 +87,30 @@ class SearchService:
         if req.scope == "both":
             results, degraded = await self._both(req)
         else:
-            results, degraded = await self._one(req.scope, req), []
+            results, degraded = await self.search_scope(req.scope, req)
         out: dict[str, Any] = {"results": results, "scope": req.scope}
         if degraded:
             out["degraded"] = degraded
         out["took_ms"] = round((time.perf_counter() - started) * 1000, 3)
         return out
 
-    async def _one(self, scope: str, req: SearchRequest) -> list[dict[str, Any]]:
+    async def search_scope(self, scope: str, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
+        """One scope's ranked hits and what had to be left out of them (``dense``)."""
         if scope == "crew" and self.crew_tier is None:
             assert self.crew_remote is not None
             return await self.crew_remote.search(req)
         tier = self.agent if scope == "agent" else self.crew_tier
         assert tier is not None
         try:
+            if self.hybrid is not None and not req.raw_fts:
+                return await self.hybrid.search(tier, req.query, req.limit, req.explain)
             hits = await tier.search(req.query, req.limit, req.raw_fts)
         except SidecarError:
             raise
         except Exception as exc:
             log.exception("search.failed", tier=scope)
             raise SearchFailed(f"{scope} search failed: {type(exc).__name__}") from exc
-        return [h.as_json(scope) for h in hits]
+        return [h.as_json(scope) for h in hits], []
 
     async def _both(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
         legs: list[list[dict[str, Any]]] = []
@@ -108,7 +118,9 @@ class SearchService:
         errors: list[SidecarError] = []
         for scope in ("agent", "crew"):
             try:
-                legs.append(await self._one(scope, req))
+                hits, leg_degraded = await self.search_scope(scope, req)
+                legs.append(hits)
+                degraded += [d for d in leg_degraded if d not in degraded]
             except BadRequest:
                 raise
             except SidecarError as exc:

@@ -23,7 +23,7 @@ from sidecar import embed_batcher as embed_batcher_module
 from sidecar import hybrid as hybrid_module
 from sidecar.appkeys import EMBEDDER, TIERS
 from sidecar.embed import Backoff, OllamaEmbedder, OnnxEmbedder, Vectors
-from sidecar.embed_batcher import BATCHER, HYBRID, EmbedBatcher, EmbedderHealth, embed_ctx, embed_status
+from sidecar.embed_batcher import BATCHER, HYBRID, EmbedBatcher, EmbedderHealth, embed_status
 from sidecar.hybrid import HybridSearcher
 from sidecar.reindex_queue import ReindexQueue
 from sidecar.tier import Tier
@@ -371,6 +371,13 @@ async def test_embed_ctx_wires_the_searcher_batcher_and_status(sidecar_client: C
     }
     results, degraded = await app[HYBRID].search(app[TIERS]["agent"], "which pet food does the cat like", 3, False)
     assert degraded == [] and "Miso" in results[0]["snippet"]
+    # The same through the HTTP API, with explain, and the status route.
+    resp = await client.post("/memory/search", json={"query": "which pet food does the cat like", "explain": True})
+    body = await resp.json()
+    assert resp.status == 200 and "degraded" not in body and "Miso" in body["results"][0]["snippet"]
+    assert {"bm25", "dense", "fused"} <= set(body["results"][0]["explain"])
+    status = await (await client.get("/memory/status")).json()
+    assert status["embedder"]["search"] == "hybrid" and status["embedder"]["backlog"] == 0
 
 
 async def test_embed_ctx_without_an_embedder_says_bm25_only(sidecar_client: ClientFactory) -> None:
@@ -386,22 +393,3 @@ async def test_embed_ctx_without_an_embedder_says_bm25_only(sidecar_client: Clie
         "vectors": 0,
         "backlog": 0,
     }
-
-
-@pytest.fixture(autouse=True)
-def _with_embed_ctx(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Until create_app wires embed_ctx itself, add it after the app's own contexts."""
-    from sidecar import app as app_module
-
-    original: Callable[..., web.Application] = app_module.create_app
-
-    def create(settings: Any) -> web.Application:
-        app = original(settings)
-        if embed_ctx not in app.cleanup_ctx:
-            app.cleanup_ctx.append(embed_ctx)
-        return app
-
-    monkeypatch.setattr(app_module, "create_app", create)
-    import tests.conftest as conftest_module
-
-    monkeypatch.setattr(conftest_module, "create_app", create)

