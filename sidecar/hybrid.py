@@ -172,10 +172,10 @@ class HybridSearcher:
 
     async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
-        hits = await tier.search(query, max(self.candidates, limit))
         vectors = self.vectors.get(tier.name)
-        if self.embedder is None or vectors is None:
-            return _bm25_only(tier.name, hits, limit, explain), []
+        if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
+            return _bm25_only(tier.name, await tier.search(query, limit), limit, explain), []
+        hits = await tier.search(query, max(self.candidates, limit))
         qvec = await self._query_vector(query)
         if qvec is None:
             return _bm25_only(tier.name, hits, limit, explain), ["dense"]
