@@ -233,13 +233,11 @@ class TierIndex:
         result = ReconcileResult()
         self._begin()
         try:
-            self.writer.execute("DELETE FROM chunks")
-            self.writer.execute("DELETE FROM files")
+            self._clear()
             for _rel, st in sorted(on_disk.items()):
                 _check(cancel)
                 if self._index_file(st, None) is not None:
                     result.added.append(st.rel)
-            self.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
             self.writer.execute("COMMIT")
         except BaseException:
             self.writer.execute("ROLLBACK")
@@ -248,6 +246,18 @@ class TierIndex:
         self.integrity = "ok"
         self._stamp("rebuild", result.duration_ms)
         return result
+
+    def _clear(self) -> None:
+        """Empty the index inside the caller's transaction. The FTS index is cleared in one step
+        ('delete-all') rather than row by row through the delete trigger, which would re-tokenize
+        every old chunk only to remove it; the trigger is dropped and recreated in the same
+        transaction, so no reader ever sees the schema without it."""
+        (trigger,) = self.writer.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_ad'").fetchone()
+        self.writer.execute("DROP TRIGGER chunks_ad")
+        self.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
+        self.writer.execute("DELETE FROM chunks")
+        self.writer.execute("DELETE FROM files")
+        self.writer.execute(trigger)
 
     def apply_paths(self, rels: Iterable[str]) -> ReconcileResult:
         """Bring the named files up to date (changed, new or deleted): the queue's unit of work."""

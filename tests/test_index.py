@@ -174,3 +174,13 @@ def test_status_counts(index: TierIndex, memory_dir: Path) -> None:
     assert (status["files"], status["bytes"]) == (2, size)
     assert status["chunks"] == 6  # 3 sections + the bare date heading + 2 sections
     assert status["integrity"] == "created"
+
+
+def test_rebuild_keeps_the_fts_index_consistent_and_the_delete_trigger(index: TierIndex, memory_dir: Path) -> None:
+    index.rebuild()
+    index.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")  # raises if not
+    assert index.writer.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_ad'").fetchone() == (1,)
+    (memory_dir / "daily/2026-05-14.md").unlink()
+    index.reconcile()
+    assert paths(index, "invoices") == []
+    index.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")

@@ -69,7 +69,7 @@ def bench_http(base: Path) -> None:
 
 def bench_reindex(base: Path) -> None:
     root = base / "ten_mb"
-    size = make_corpus(root, 22_000, seed=5)
+    size = make_corpus(root, 15_000, seed=5)  # ~10 MB of markdown
     index = TierIndex(root)
     index.open()
     runs = []
