@@ -194,7 +194,7 @@ print(json.dumps({"loaded": loaded, "query": after_query, "batches": rss(), "pea
 def bench_rss() -> None:
     env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
     variants = {
-        "shipped": "shipped options (ORT_ENABLE_ALL, CPU arena)",
+        "shipped": "shipped options (ORT_ENABLE_ALL, no CPU arena, heap trimmed)",
         "noarena+trim": "enable_cpu_mem_arena=False + malloc_trim",
         "nofold+noarena+trim": "+ ConstantFolding disabled (int8 stays int8)",
     }
