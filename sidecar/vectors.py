@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.db import connect_reader
+from sidecar.embed.base import from_blob, to_blob
 
 __all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "embed_text", "from_blob", "to_blob"]
 
@@ -28,18 +29,6 @@ Ids = npt.NDArray[np.int64]
 T = TypeVar("T")
 # SQLite's default limit on bound parameters is 999 on old builds; stay under it.
 _IN_BATCH = 900
-
-
-def to_blob(vector: Floats) -> bytes:
-    """Little-endian float32 bytes, as stored in ``embeddings.vector``."""
-    return np.asarray(vector, dtype="<f4").tobytes()
-
-
-def from_blob(blob: bytes, dim: int) -> Floats | None:
-    """The stored vector, or None when the blob does not hold ``dim`` floats."""
-    if len(blob) != 4 * dim:
-        return None
-    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
 def embed_text(heading: str, body: str) -> str:

@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Embedder", "EmbedderError", "EmbedderUnavailable", "Vectors"]
+__all__ = ["Embedder", "EmbedderError", "EmbedderUnavailable", "Vectors", "from_blob", "to_blob"]
 
 Vectors = npt.NDArray[np.float32]
 
@@ -40,3 +40,15 @@ class Embedder(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+def to_blob(vector: npt.NDArray[np.float32]) -> bytes:
+    """Little-endian float32 bytes: how every vector is stored (chunk vectors, journal embeddings)."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blob(blob: bytes, dim: int) -> npt.NDArray[np.float32] | None:
+    """The stored vector, or None when the blob does not hold ``dim`` floats."""
+    if len(blob) != 4 * dim:
+        return None
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)

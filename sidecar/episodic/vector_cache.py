@@ -14,24 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.embed.base import from_blob, to_blob
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import Scored
 
 __all__ = ["VectorCache", "VectorSet", "from_blob", "to_blob"]
 
 Floats = npt.NDArray[np.float32]
-
-
-def to_blob(vector: Floats) -> bytes:
-    """Little-endian float32 bytes, as stored in ``journal_embeddings.vector``."""
-    return np.asarray(vector, dtype="<f4").tobytes()
-
-
-def from_blob(blob: bytes, dim: int) -> Floats | None:
-    """The stored vector, or None when the blob does not hold ``dim`` floats."""
-    if len(blob) != 4 * dim:
-        return None
-    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
 @dataclass(frozen=True, slots=True)
