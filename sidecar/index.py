@@ -102,10 +102,7 @@ class TierIndex:
         existed = self.path.exists()
         problem = self._try_open()
         if problem is not None:
-            self._discard()
-            self._try_open()
-            self.integrity = f"rebuilt: {problem}"
-            self.reconcile(kind="rebuild")
+            self._rebuild_from_files(problem)
         else:
             self.integrity = "ok" if existed else "created"
             self.reconcile(kind="reconcile")
@@ -124,6 +121,13 @@ class TierIndex:
             return problem
         self._inode = self.path.stat().st_ino
         return None
+
+    def _rebuild_from_files(self, reason: str) -> None:
+        """Throw the index file away and build a new one from the markdown, saying why."""
+        self._discard()
+        self._try_open()
+        self.integrity = f"rebuilt: {reason}"
+        self.reconcile(kind="rebuild")
 
     def _discard(self) -> None:
         """Close everything and delete the index files (they are rebuilt from the markdown)."""
@@ -156,10 +160,7 @@ class TierIndex:
             inode = None
         if inode == self._inode:
             return False
-        self._discard()
-        self._try_open()
-        self.integrity = "rebuilt: index file was deleted or replaced"
-        self.reconcile(kind="rebuild")
+        self._rebuild_from_files("index file was deleted or replaced")
         return True
 
     def heal(self, error: sqlite3.DatabaseError | None = None) -> bool:
@@ -172,10 +173,7 @@ class TierIndex:
         problem = f"read failed: {error}" if corrupt else self._check()
         if problem is None:
             return False
-        self._discard()
-        self._try_open()
-        self.integrity = f"rebuilt: {problem}"
-        self.reconcile(kind="rebuild")
+        self._rebuild_from_files(problem)
         return True
 
     def _check(self) -> str | None:

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.embed.base import from_blob, to_blob
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import Scored
 
-__all__ = ["VectorCache", "VectorSet", "from_blob", "to_blob"]
+__all__ = ["VectorCache", "VectorSet"]
 
 Floats = npt.NDArray[np.float32]
 
