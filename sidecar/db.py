@@ -63,6 +63,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (model, hash)
     );
     """,
+    # 3: a change generation, bumped by every transaction that changes chunks (by any process),
+    # so an in-memory copy of the postings can tell whether it still describes the file.
+    """
+    INSERT OR IGNORE INTO meta (key, value) VALUES ('chunks_gen', '0');
+    """,
 )
 
 

@@ -23,7 +23,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import structlog
 
 from sidecar.chunker import chunk_markdown
 from sidecar.db import connect_reader, connect_writer, migrate
@@ -32,11 +34,15 @@ from sidecar.query import build_match, terms
 from sidecar.snippet import make_snippet
 from sidecar.tierfiles import FileStat, scan_tier, stat_tier_file
 
+if TYPE_CHECKING:
+    from sidecar.postings import QueryTokens, Snapshot
+
 __all__ = ["INDEX_NAME", "Cancelled", "Hit", "ReconcileResult", "TierIndex"]
 
 INDEX_NAME = "index.sqlite"
 HEADING_WEIGHT = 4.0
 BODY_WEIGHT = 1.0
+log = structlog.get_logger("sidecar.index")
 
 
 class Cancelled(Exception):
@@ -67,6 +73,23 @@ class Hit:
 
 
 @dataclass(slots=True)
+class _Changes:
+    """What one write transaction did to the chunks, for the in-memory postings."""
+
+    track: bool  # record ids (postings are on and current); otherwise only note that it changed
+    full: bool = False  # rebuild the postings from the index instead of applying a delta
+    dirty: bool = False
+    deleted: set[int] = field(default_factory=set)
+    added: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    def delete(self, ids: Iterable[int]) -> None:
+        for cid in ids:
+            # A chunk inserted earlier in this same transaction never reached the postings.
+            if self.added.pop(cid, None) is None:
+                self.deleted.add(cid)
+
+
+@dataclass(slots=True)
 class ReconcileResult:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
@@ -94,10 +117,20 @@ class TierIndex:
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
+        # In-memory BM25 postings (sidecar.postings): off until enable_postings(); then kept equal
+        # to the index by the writer thread after every commit. None: search through FTS5.
+        self._postings_on = False
+        self._postings: Snapshot | None = None
+        self._tokens: QueryTokens | None = None
+        self._changes: _Changes | None = None
+        # Set by the server: run a function on the writer thread (readers ask for a refresh).
+        self.schedule: Callable[[Callable[[], None]], None] | None = None
+        self._refresh_pending = False
 
     # -- lifecycle -------------------------------------------------------------------------
-    def open(self) -> str:
-        """Open (creating or rebuilding as needed), reconcile with the files; return integrity."""
+    def open(self, postings: bool = False) -> str:
+        """Open (creating or rebuilding as needed), reconcile with the files; return integrity.
+        ``postings``: also build the in-memory postings now (the server does it after ready)."""
         self.root.mkdir(parents=True, exist_ok=True)
         existed = self.path.exists()
         problem = self._try_open()
@@ -106,6 +139,8 @@ class TierIndex:
         else:
             self.integrity = "ok" if existed else "created"
             self.reconcile(kind="reconcile")
+        if postings:
+            self.enable_postings()
         return self.integrity
 
     def _try_open(self) -> str | None:
@@ -138,6 +173,7 @@ class TierIndex:
     def close(self) -> None:
         """Close readers first, then checkpoint and close the writer so no WAL is left behind."""
         self._generation += 1
+        self._postings = None
         with self._readers_lock:
             readers, self._readers = self._readers, []
         for conn in readers:
@@ -215,9 +251,9 @@ class TierIndex:
                     (result.added if old is None else result.updated).append(rel)
                 else:
                     result.unchanged += 1
-            self.writer.execute("COMMIT")
+            self._commit()
         except BaseException:
-            self.writer.execute("ROLLBACK")
+            self._rollback()
             raise
         result.duration_ms = (time.perf_counter() - started) * 1000
         if kind != "reconcile" or result.changed:
@@ -236,9 +272,9 @@ class TierIndex:
                 _check(cancel)
                 if self._index_file(st, None) is not None:
                     result.added.append(st.rel)
-            self.writer.execute("COMMIT")
+            self._commit()
         except BaseException:
-            self.writer.execute("ROLLBACK")
+            self._rollback()
             raise
         result.duration_ms = (time.perf_counter() - started) * 1000
         self.integrity = "ok"
@@ -256,6 +292,8 @@ class TierIndex:
         self.writer.execute("DELETE FROM chunks")
         self.writer.execute("DELETE FROM files")
         self.writer.execute(trigger)
+        if self._changes is not None:
+            self._changes.full = self._changes.dirty = True
 
     def apply_paths(self, rels: Iterable[str]) -> ReconcileResult:
         """Bring the named files up to date (changed, new or deleted): the queue's unit of work."""
@@ -265,9 +303,9 @@ class TierIndex:
         try:
             for rel in rels:
                 self._apply_one(rel, result)
-            self.writer.execute("COMMIT")
+            self._commit()
         except BaseException:
-            self.writer.execute("ROLLBACK")
+            self._rollback()
             raise
         result.duration_ms = (time.perf_counter() - started) * 1000
         return result
@@ -287,8 +325,29 @@ class TierIndex:
 
     def _begin(self) -> None:
         self.writer.execute("BEGIN IMMEDIATE")
+        changes = _Changes(track=self._postings_on)
+        if self._postings_on and (self._postings is None or self._postings.gen != self._gen(self.writer)):
+            changes.full = True  # another process wrote the index, or the postings are not built yet
+        self._changes = changes
+
+    def _commit(self) -> None:
+        changes, self._changes = self._changes, None
+        if changes is not None and changes.dirty:
+            self.writer.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
+        self.writer.execute("COMMIT")
+        if changes is not None and self._postings_on and (changes.dirty or changes.full):
+            self._update_postings(changes)
+
+    def _rollback(self) -> None:
+        self._changes = None
+        self.writer.execute("ROLLBACK")
 
     def _remove(self, rel: str) -> None:
+        changes = self._changes
+        if changes is not None:
+            if changes.track and not changes.full:
+                changes.delete(r[0] for r in self.writer.execute("SELECT id FROM chunks WHERE path = ?", (rel,)))
+            changes.dirty = True
         self.writer.execute("DELETE FROM chunks WHERE path = ?", (rel,))
         self.writer.execute("DELETE FROM files WHERE path = ?", (rel,))
 
@@ -315,7 +374,91 @@ class TierIndex:
             "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash) for i, c in enumerate(chunks)],
         )
+        changes = self._changes
+        if changes is not None:
+            changes.dirty = True
+            if changes.track and not changes.full:
+                ids = [
+                    r[0] for r in self.writer.execute("SELECT id FROM chunks WHERE path = ? ORDER BY ord", (st.rel,))
+                ]
+                for cid, c in zip(ids, chunks, strict=True):
+                    changes.added[cid] = (c.heading, c.body)
         return digest
+
+    # -- in-memory postings (sidecar.postings) ---------------------------------------------------
+    @staticmethod
+    def _gen(conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'chunks_gen'").fetchone()
+        return int(row[0]) if row else 0
+
+    def enable_postings(self) -> None:
+        """Build the in-memory postings and keep them up to date from now on (writer thread)."""
+        self._postings_on = True
+        self._build_postings("enabled")
+
+    def _build_postings(self, reason: str) -> None:
+        from sidecar.postings import build_snapshot
+
+        started = time.perf_counter()
+        self._postings = None
+        try:
+            self.writer.execute("BEGIN")
+            try:
+                snap = build_snapshot(self.writer, self._gen(self.writer))
+            finally:
+                self.writer.execute("COMMIT")
+        except Exception as exc:
+            # Search stays correct through FTS5; say so rather than fail the write that got here.
+            log.error("postings.failed", tier=self.name, reason=reason, error=f"{type(exc).__name__}: {exc}")
+            return
+        self._postings = snap
+        log.info(
+            "postings.built",
+            tier=self.name,
+            reason=reason,
+            chunks=snap.live,
+            terms=len(snap.vocab),
+            postings=snap.postings,
+            ms=round((time.perf_counter() - started) * 1000, 1),
+        )
+
+    def _update_postings(self, changes: _Changes) -> None:
+        """After a commit of the writer: apply what it changed, or rebuild when that is simpler."""
+        from sidecar.postings import apply_changes, count_terms
+
+        snap = self._postings
+        if snap is None or changes.full:
+            self._build_postings("rebuild" if changes.full else "missing")
+            return
+        try:
+            added = count_terms([(cid, h, b) for cid, (h, b) in changes.added.items()])
+            nxt = apply_changes(snap, self._gen(self.writer), changes.deleted, added)
+        except Exception as exc:
+            log.error("postings.failed", tier=self.name, reason="apply", error=f"{type(exc).__name__}: {exc}")
+            self._build_postings("apply failed")
+            return
+        if nxt.wants_rebuild():
+            self._build_postings("compact")
+        else:
+            self._postings = nxt
+
+    def _refresh_postings(self) -> None:
+        """Writer thread, asked by a reader: rebuild if the postings do not describe the file."""
+        self._refresh_pending = False
+        if not self._postings_on or self._writer is None:
+            return
+        snap = self._postings
+        if snap is None or snap.gen != self._gen(self.writer):
+            self._build_postings("stale")
+
+    def _ask_refresh(self) -> None:
+        if self.schedule is None or self._refresh_pending or not self._postings_on:
+            return
+        self._refresh_pending = True
+        try:
+            self.schedule(self._refresh_postings)
+        except RuntimeError:  # the writer is shutting down
+            self._refresh_pending = False
 
     def _stamp(self, kind: str, duration_ms: float) -> None:
         self.last_reindex = {"at": time.time(), "duration_ms": round(duration_ms, 3), "kind": kind}
@@ -332,13 +475,59 @@ class TierIndex:
         return conn
 
     def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[Hit]:
-        """BM25 search, headings weighted above bodies; user text is always quoted."""
+        """BM25 search, headings weighted above bodies; user text is always quoted. Answered from
+        the in-memory postings when they describe the file, else by FTS5: the same ranking."""
+        snap = self._postings
+        if snap is not None and not raw_fts:
+            hits = self._search_postings(snap, query, limit)
+            if hits is not None:
+                return hits
+            self._ask_refresh()
+        return self._search_fts(query, limit, raw_fts=raw_fts)
+
+    def _search_postings(self, snap: Snapshot, query: str, limit: int) -> list[Hit] | None:
+        from sidecar.postings import QueryTokens, top_k
+
+        words = terms(query)
+        if not words:
+            return []
+        if self._tokens is None:
+            self._tokens = QueryTokens()
+        conn = self._reader()
+
+        def phrase_scores(phrase: str) -> list[tuple[int, float]]:
+            sql = "SELECT rowid, -bm25(chunks_fts, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?"
+            return conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, phrase)).fetchall()
+
+        ranked = top_k(snap, self._tokens(words), limit, phrase_scores)
+        if ranked is None:
+            return None
+        if not ranked:
+            return [] if self._gen(conn) == snap.gen else None
+        marks = ",".join("?" * len(ranked))
+        rows = conn.execute(
+            "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, c.hash, "
+            "(SELECT value FROM meta WHERE key = 'chunks_gen') "
+            f"FROM chunks c WHERE c.id IN ({marks})",
+            [cid for cid, _ in ranked],
+        ).fetchall()
+        # One statement, one read snapshot: the rows and the generation they belong to.
+        if len(rows) != len(ranked) or int(rows[0][7]) != snap.gen:
+            return None
+        by_id = {r[0]: r for r in rows}
+        out = []
+        for cid, score in ranked:
+            r = by_id[cid]
+            out.append(Hit(r[0], r[1], r[2], r[4], r[5], make_snippet(r[3] or r[2], words), score, r[6]))
+        return out
+
+    def _search_fts(self, query: str, limit: int, *, raw_fts: bool) -> list[Hit]:
         match = query if raw_fts else build_match(query)
         if match is None:
             return []
         sql = (
             "WITH top AS (SELECT rowid, bm25(chunks_fts, ?, ?) AS rank FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) "
+            "WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) "
             "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, top.rank, c.hash "
             "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
         )
@@ -369,6 +558,19 @@ class TierIndex:
             "index_bytes": index_bytes,
             "last_reindex": self.last_reindex,
             "integrity": self.integrity,
+            "bm25": self._bm25_status(),
+        }
+
+    def _bm25_status(self) -> dict[str, Any]:
+        """Where BM25 answers from: in-memory postings (and how big), or FTS5 while they build."""
+        snap = self._postings
+        if snap is None:
+            return {"engine": "fts5", "postings": "building" if self._postings_on else "off"}
+        return {
+            "engine": "postings",
+            "terms": len(snap.vocab) + len(snap.delta),
+            "postings": snap.postings,
+            "delta_chunks": snap.delta_slots,
         }
 
 

@@ -19,13 +19,23 @@ def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS) -> str
     if len(flat) <= width:
         return flat
     first = len(flat)
-    for word in words:
-        stem = re.escape(word.strip("\"'").lower()[:5])
-        if not stem:
-            continue
-        found = re.search(stem, flat, re.IGNORECASE)
-        if found and found.start() < first:
-            first = found.start()
+    if flat.isascii():
+        # ASCII: lower() keeps every offset, so a plain find is the case-insensitive search.
+        lowered = flat.lower()
+        for word in words:
+            stem = word.strip("\"'").lower()[:5]
+            if stem:
+                at = lowered.find(stem)
+                if 0 <= at < first:
+                    first = at
+    else:
+        for word in words:
+            stem = re.escape(word.strip("\"'").lower()[:5])
+            if not stem:
+                continue
+            found = re.search(stem, flat, re.IGNORECASE)
+            if found and found.start() < first:
+                first = found.start()
     if first == len(flat):
         first = 0
     start = max(0, min(first - width // 4, len(flat) - width))

@@ -45,7 +45,21 @@ class Tier:
         return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
 
     async def open(self) -> str:
-        return await self._write(self.index.open)
+        """Open the index; its in-memory postings are built next on the writer thread, after the
+        server is ready (searches use FTS5 until then: the same ranking, only slower)."""
+        integrity = await self._write(self.index.open)
+        self.index.schedule = self._submit
+        self._submit(self.index.enable_postings)
+        return integrity
+
+    def _submit(self, fn: Callable[[], None]) -> None:
+        def run() -> None:
+            try:
+                fn()
+            except Exception:
+                log.exception("tier.writer_task_failed", tier=self.name)
+
+        self._writer.submit(run)
 
     async def reconcile(self) -> ReconcileResult:
         def run() -> ReconcileResult:

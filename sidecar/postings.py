@@ -1,0 +1,397 @@
+"""BM25 top-k from an in-memory copy of the FTS5 postings: FTS5's ranking, without its per-row cost.
+
+FTS5's ``bm25()`` is an auxiliary function: it runs once for every row that matches, and an
+OR query of a few common words matches a tenth of a tier. This module keeps, per tier, the
+postings FTS5 already computed (term -> chunks, with the heading/body weighted term frequency)
+and every chunk's token count as numpy arrays, and scores a query with a few vectorised
+operations per term. The arithmetic is FTS5's own (``fts5_aux.c``, ``fts5Bm25Function``):
+
+    idf   = log((N - n + 0.5) / (n + 0.5)), or 1e-6 when that is not positive
+    score = sum over phrases of idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))
+
+with N the chunks, n the chunks holding the phrase, f = 4 * (hits in the heading) + (hits in the
+body), D the chunk's tokens and avgdl the mean, k1 = 1.2, b = 0.75, summed in the same order, so
+scores are equal to FTS5's to the last bit. A phrase of several tokens (``multi-agent``,
+``2025-03-04``) is scored by FTS5 itself, one phrase at a time: bm25 is a sum of independent
+per-phrase terms, so its contribution adds in exactly.
+
+Snapshots are immutable. The tier's one writer thread derives the next one after each commit: a
+base built from an ``fts5vocab`` scan of the index, plus a delta of chunks added since (tokenized
+by a scratch FTS5 table with the same tokenizer) and a mask of chunks deleted since; when the
+delta grows past a quarter of the base, the base is rebuilt. Each snapshot carries the index's
+change generation; a reader that finds the database at another generation (a commit not yet
+applied, or another process that wrote the file) answers from FTS5 instead.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "K1",
+    "TOKENIZE",
+    "AddedChunk",
+    "B",
+    "QueryTokens",
+    "Snapshot",
+    "apply_changes",
+    "build_snapshot",
+    "count_terms",
+    "top_k",
+]
+
+K1 = 1.2
+B = 0.75
+HEADING_WEIGHT = 4  # integer weights: f stays an exact small integer
+BODY_WEIGHT = 1
+TOKENIZE = "porter unicode61 remove_diacritics 2"
+# Rows of the vocab scan fetched per statement: bounds the transient memory of a build.
+_SCAN_BATCH = 1_000_000
+_CACHE_LIMIT = 50_000
+
+IntArray = npt.NDArray[np.int64]
+SlotArray = npt.NDArray[np.int32]
+FreqArray = npt.NDArray[np.uint16]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, slots=True)
+class AddedChunk:
+    """A chunk committed since the snapshot: its id, token count and weighted term frequencies."""
+
+    id: int
+    tokens: int
+    freqs: dict[str, int]
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """The postings of one committed state of a tier index (generation ``gen``)."""
+
+    gen: int
+    vocab: dict[str, int]  # base term -> row of ``offsets``
+    offsets: IntArray  # base term t's postings are [offsets[t], offsets[t + 1])
+    slots: SlotArray  # posting -> chunk slot
+    freqs: FreqArray  # posting -> weighted term frequency
+    ids: IntArray  # slot -> chunk id; base slots first (ascending ids), then delta slots
+    lengths: FloatArray  # slot -> tokens in the chunk
+    alive: BoolArray  # slot -> still in the index
+    base_slots: int
+    delta: dict[str, tuple[SlotArray, FreqArray]]  # term -> postings of chunks added since the base
+    delta_ids: dict[int, int]  # chunk id -> slot, for live delta chunks
+    live: int  # N: chunks in the index
+    total_tokens: float
+    norm: FloatArray = field(init=False)  # slot -> k1 * (1 - b + b * D / avgdl)
+
+    def __post_init__(self) -> None:
+        avgdl = self.total_tokens / self.live if self.live else 1.0
+        norm = K1 * (1 - B + B * self.lengths / avgdl) if avgdl > 0 else np.full(len(self.lengths), K1)
+        object.__setattr__(self, "norm", norm)
+
+    @property
+    def delta_slots(self) -> int:
+        return len(self.ids) - self.base_slots
+
+    @property
+    def postings(self) -> int:
+        return len(self.slots) + sum(len(s) for s, _ in self.delta.values())
+
+    def wants_rebuild(self) -> bool:
+        """True once the delta is large enough that a fresh base is cheaper to query."""
+        return self.delta_slots > max(1_000, self.base_slots // 4)
+
+    def slots_of(self, chunk_ids: IntArray) -> SlotArray | None:
+        """The live slot of each chunk id, or None if any is not live in this snapshot."""
+        out = np.zeros(len(chunk_ids), dtype=np.int32)
+        if self.base_slots:
+            base_ids = self.ids[: self.base_slots]
+            pos = np.minimum(np.searchsorted(base_ids, chunk_ids), self.base_slots - 1)
+            found = (base_ids[pos] == chunk_ids) & self.alive[pos]
+            out[:] = pos
+        else:
+            found = np.zeros(len(chunk_ids), dtype=np.bool_)
+        for i in np.flatnonzero(~found).tolist():
+            slot = self.delta_ids.get(int(chunk_ids[i]))
+            if slot is None:
+                return None
+            out[i] = slot
+        return out
+
+    def postings_of(self, term: str) -> tuple[SlotArray, FreqArray] | None:
+        """The live postings of ``term``: (slots, weighted frequencies), or None if it has none."""
+        parts: list[tuple[SlotArray, FreqArray]] = []
+        row = self.vocab.get(term)
+        if row is not None:
+            lo, hi = int(self.offsets[row]), int(self.offsets[row + 1])
+            parts.append((self.slots[lo:hi], self.freqs[lo:hi]))
+        extra = self.delta.get(term)
+        if extra is not None:
+            parts.append(extra)
+        if not parts:
+            return None
+        if len(parts) == 1:
+            slots, freqs = parts[0]
+        else:
+            slots = np.concatenate([p[0] for p in parts])
+            freqs = np.concatenate([p[1] for p in parts])
+        keep = self.alive[slots]
+        if not keep.all():
+            slots, freqs = slots[keep], freqs[keep]
+        return (slots, freqs) if len(slots) else None
+
+
+# -- building ----------------------------------------------------------------------------------
+def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
+    """Read every posting of ``chunks_fts`` through fts5vocab; the caller holds a read snapshot
+    (or is the only writer) so the scan, the chunk ids and ``gen`` describe one state."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vrow USING fts5vocab(main, chunks_fts, 'row')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vinst USING fts5vocab(main, chunks_fts, 'instance')")
+    ids = np.array([r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")], dtype=np.int64)
+    vocab_rows = conn.execute("SELECT term, doc, cnt FROM temp.chunks_vrow").fetchall()
+    terms = [r[0] for r in vocab_rows]
+    docs_per_term = np.array([r[1] for r in vocab_rows], dtype=np.int64)
+    hits_per_term = np.array([r[2] for r in vocab_rows], dtype=np.int64)
+
+    post_term: list[IntArray] = []
+    post_doc: list[IntArray] = []
+    post_count: list[IntArray] = []
+    post_heads: list[IntArray] = []
+    start = 0
+    while start < len(terms):
+        # A run of whole terms with about _SCAN_BATCH instances, read as one string of integers
+        # (doc * 2 + in-heading): one row per instance through Python would take seconds.
+        end = start + 1
+        budget = int(hits_per_term[start])
+        while end < len(terms) and budget + hits_per_term[end] <= _SCAN_BATCH:
+            budget += int(hits_per_term[end])
+            end += 1
+        (text,) = conn.execute(
+            "SELECT group_concat(doc * 2 + (col = 'heading'), ',') FROM temp.chunks_vinst WHERE term >= ? AND term <= ?",
+            (terms[start], terms[end - 1]),
+        ).fetchone()
+        codes = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
+        if len(codes) != budget:
+            raise RuntimeError(f"fts5vocab scan returned {len(codes)} instances for terms holding {budget}")
+        term_of = np.repeat(np.arange(start, end, dtype=np.int64), hits_per_term[start:end])
+        doc = codes >> 1
+        new = np.ones(len(codes), dtype=np.bool_)
+        new[1:] = (doc[1:] != doc[:-1]) | (term_of[1:] != term_of[:-1])
+        first = np.flatnonzero(new)
+        post_term.append(term_of[first])
+        post_doc.append(doc[first])
+        post_count.append(np.diff(np.append(first, len(codes))))
+        post_heads.append(np.add.reduceat(codes & 1, first) if len(first) else np.zeros(0, dtype=np.int64))
+        start = end
+
+    p_term = np.concatenate(post_term) if post_term else np.zeros(0, dtype=np.int64)
+    p_doc = np.concatenate(post_doc) if post_doc else np.zeros(0, dtype=np.int64)
+    p_count = np.concatenate(post_count) if post_count else np.zeros(0, dtype=np.int64)
+    p_heads = np.concatenate(post_heads) if post_heads else np.zeros(0, dtype=np.int64)
+    per_term = np.bincount(p_term, minlength=len(terms)) if terms else np.zeros(0, dtype=np.int64)
+    if not np.array_equal(per_term, docs_per_term):
+        raise RuntimeError("fts5vocab instance scan is not in term, doc order")
+    slots = np.searchsorted(ids, p_doc)
+    if len(slots) and (slots.max() >= len(ids) or not np.array_equal(ids[slots], p_doc)):
+        raise RuntimeError("fts5vocab names a chunk that is not in the chunks table")
+    lengths = np.bincount(slots, weights=p_count, minlength=len(ids)).astype(np.float64)
+    weighted = p_heads * HEADING_WEIGHT + (p_count - p_heads) * BODY_WEIGHT
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(per_term, out=offsets[1:])
+    return Snapshot(
+        gen=gen,
+        vocab={t: i for i, t in enumerate(terms)},
+        offsets=offsets,
+        slots=slots.astype(np.int32),
+        freqs=np.minimum(weighted, 65535).astype(np.uint16),
+        ids=ids,
+        lengths=lengths,
+        alive=np.ones(len(ids), dtype=np.bool_),
+        base_slots=len(ids),
+        delta={},
+        delta_ids={},
+        live=len(ids),
+        total_tokens=float(lengths.sum()),
+    )
+
+
+def apply_changes(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[AddedChunk]) -> Snapshot:
+    """The next snapshot: ``deleted`` chunk ids gone, ``added`` chunks in (an id may be both:
+    SQLite reuses the highest rowid after it was deleted)."""
+    alive = snap.alive.copy()
+    delta_ids = dict(snap.delta_ids)
+    live = snap.live
+    total = snap.total_tokens
+    gone = np.array(sorted(set(deleted)), dtype=np.int64)
+    if len(gone):
+        found = snap.slots_of(gone)
+        if found is None:
+            raise RuntimeError("a deleted chunk is not in the postings snapshot")
+        alive[found] = False
+        live -= len(found)
+        total -= float(snap.lengths[found].sum())
+        for cid in gone.tolist():
+            delta_ids.pop(cid, None)
+    ids, lengths = snap.ids, snap.lengths
+    delta = snap.delta
+    if added:
+        first = len(ids)
+        ids = np.concatenate([ids, np.array([c.id for c in added], dtype=np.int64)])
+        new_lengths = np.array([c.tokens for c in added], dtype=np.float64)
+        lengths = np.concatenate([lengths, new_lengths])
+        alive = np.concatenate([alive, np.ones(len(added), dtype=np.bool_)])
+        live += len(added)
+        total += float(new_lengths.sum())
+        grouped: dict[str, tuple[list[int], list[int]]] = {}
+        for i, chunk in enumerate(added):
+            delta_ids[chunk.id] = first + i
+            for term, freq in chunk.freqs.items():
+                entry = grouped.setdefault(term, ([], []))
+                entry[0].append(first + i)
+                entry[1].append(min(freq, 65535))
+        delta = dict(delta)
+        for term, (s, f) in grouped.items():
+            add_s, add_f = np.array(s, dtype=np.int32), np.array(f, dtype=np.uint16)
+            old = delta.get(term)
+            delta[term] = (
+                (add_s, add_f) if old is None else (np.concatenate([old[0], add_s]), np.concatenate([old[1], add_f]))
+            )
+    return Snapshot(
+        gen=gen,
+        vocab=snap.vocab,
+        offsets=snap.offsets,
+        slots=snap.slots,
+        freqs=snap.freqs,
+        ids=ids,
+        lengths=lengths,
+        alive=alive,
+        base_slots=snap.base_slots,
+        delta=delta,
+        delta_ids=delta_ids,
+        live=live,
+        total_tokens=total,
+    )
+
+
+# -- tokenizing with FTS5's own tokenizer ------------------------------------------------------
+class _Scratch:
+    """An in-memory FTS5 table with the index's tokenizer, one per thread, to tokenize text
+    exactly as the index does (porter stems, folded diacritics, unicode61 separators)."""
+
+    def __init__(self) -> None:
+        self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self.conn.execute(f"CREATE VIRTUAL TABLE s USING fts5(heading, body, tokenize='{TOKENIZE}')")
+        self.conn.execute("CREATE VIRTUAL TABLE sv USING fts5vocab(s, 'instance')")
+
+
+_local = threading.local()
+
+
+def _scratch() -> _Scratch:
+    scratch: _Scratch | None = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = _Scratch()
+    return scratch
+
+
+def count_terms(chunks: Sequence[tuple[int, str, str]]) -> list[AddedChunk]:
+    """Tokenize (id, heading, body) chunks as the index does: tokens and weighted frequencies."""
+    if not chunks:
+        return []
+    conn = _scratch().conn
+    conn.execute("BEGIN")
+    try:
+        conn.executemany("INSERT INTO s (rowid, heading, body) VALUES (?, ?, ?)", chunks)
+        rows = conn.execute("SELECT doc, term, sum(col = 'heading'), count(*) FROM sv GROUP BY doc, term").fetchall()
+        conn.execute("DELETE FROM s")
+    finally:
+        conn.execute("COMMIT")
+    freqs: dict[int, dict[str, int]] = {cid: {} for cid, _, _ in chunks}
+    tokens: dict[int, int] = dict.fromkeys(freqs, 0)
+    for doc, term, heads, count in rows:
+        freqs[doc][term] = heads * HEADING_WEIGHT + (count - heads) * BODY_WEIGHT
+        tokens[doc] += count
+    return [AddedChunk(cid, tokens[cid], freqs[cid]) for cid, _, _ in chunks]
+
+
+class QueryTokens:
+    """Each query word's FTS5 tokens (``deployments`` -> ``deploy``; ``multi-agent`` -> ``multi``,
+    ``agent``), as the index's tokenizer makes them; remembered, as agents repeat their words."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, words: Sequence[str]) -> list[tuple[str, ...]]:
+        cache = self._cache
+        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        if missing:
+            conn = _scratch().conn
+            conn.execute("BEGIN")
+            try:
+                conn.executemany("INSERT INTO s (rowid, body) VALUES (?, ?)", list(enumerate(missing)))
+                rows = conn.execute("SELECT doc, term FROM sv ORDER BY doc, offset").fetchall()
+                conn.execute("DELETE FROM s")
+            finally:
+                conn.execute("COMMIT")
+            found: dict[int, list[str]] = {}
+            for doc, term in rows:
+                found.setdefault(doc, []).append(term)
+            if len(cache) + len(missing) > _CACHE_LIMIT:
+                cache.clear()
+            for i, word in enumerate(missing):
+                cache[word] = tuple(found.get(i, ()))
+        return [cache[w] for w in words]
+
+
+# -- scoring -----------------------------------------------------------------------------------
+PhraseScores = Callable[[str], list[tuple[int, float]]]
+
+
+def top_k(
+    snap: Snapshot, phrases: Sequence[tuple[str, ...]], limit: int, phrase_scores: PhraseScores
+) -> list[tuple[int, float]] | None:
+    """The best ``limit`` (chunk id, score) pairs, best first (ties by id), or None when the
+    snapshot cannot answer (a phrase's rows are not all live in it).
+
+    ``phrase_scores(fts5_phrase)`` returns FTS5's own bm25 score of every row holding a phrase of
+    several tokens; single tokens are scored here."""
+    if snap.live == 0 or not phrases:
+        return []
+    scores = np.zeros(len(snap.ids), dtype=np.float64)
+    for tokens in phrases:
+        if not tokens:
+            continue
+        if len(tokens) > 1:
+            rows = phrase_scores('"' + " ".join(tokens).replace('"', '""') + '"')
+            if rows:
+                where = snap.slots_of(np.array([r[0] for r in rows], dtype=np.int64))
+                if where is None:
+                    return None
+                scores[where] += np.array([r[1] for r in rows], dtype=np.float64)
+            continue
+        found = snap.postings_of(tokens[0])
+        if found is None:
+            continue
+        slots, freqs = found
+        n = len(slots)
+        idf = math.log((snap.live - n + 0.5) / (n + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        f = freqs.astype(np.float64)
+        scores[slots] += idf * ((f * (K1 + 1.0)) / (f + snap.norm[slots]))
+    hit = np.flatnonzero(scores)
+    if len(hit) == 0:
+        return []
+    if len(hit) > limit:
+        # Everything scoring at least the limit-th best, so ties at the cut are broken by id too.
+        kth = scores[hit][np.argpartition(-scores[hit], limit - 1)[limit - 1]]
+        hit = hit[scores[hit] >= kth]
+    best = hit[np.lexsort((snap.ids[hit], -scores[hit]))][:limit]
+    return list(zip(snap.ids[best].tolist(), scores[best].tolist(), strict=True))
