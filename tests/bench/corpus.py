@@ -8,6 +8,7 @@ vocabulary of common English and engineering terms, so BM25 sees realistic term 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import random
 from pathlib import Path
 
@@ -45,7 +46,7 @@ VOCAB: list[str] = _BASE + _pseudo_words(20_000)
 
 
 def _sentence(rng: random.Random, weights: list[float]) -> str:
-    words = rng.choices(VOCAB, weights=weights, k=rng.randint(8, 22))
+    words = rng.choices(VOCAB, cum_weights=weights, k=rng.randint(8, 22))
     return " ".join(words).capitalize() + "."
 
 
@@ -62,7 +63,7 @@ def _paragraph(rng: random.Random, weights: list[float], chars: int) -> str:
 def make_corpus(root: Path, chunks: int, seed: int = 7, para_chars: int = 600, files: int | None = None) -> int:
     """Write about ``chunks`` paragraphs (one chunk each) of memory under ``root``; return bytes."""
     rng = random.Random(seed)
-    weights = _zipf()
+    weights = list(itertools.accumulate(_zipf()))  # cumulative once: the same draws, not recomputed per call
     files = files or max(1, chunks // 12)
     per_file = max(1, chunks // files)
     start = dt.date(2025, 1, 1)
@@ -75,7 +76,7 @@ def make_corpus(root: Path, chunks: int, seed: int = 7, para_chars: int = 600, f
         lines = [f"# {rel.rsplit('/', 1)[-1][:-3]}"]
         for p in range(per_file):
             if p % 3 == 0:
-                lines.append(f"\n## {' '.join(rng.choices(VOCAB, weights=weights, k=3)).title()}")
+                lines.append(f"\n## {' '.join(rng.choices(VOCAB, cum_weights=weights, k=3)).title()}")
             lines.append("\n" + _paragraph(rng, weights, para_chars))
         text = "\n".join(lines) + "\n"
         path = root / rel
@@ -94,6 +95,6 @@ def make_queries(n: int, seed: int = 11) -> list[str]:
     """Agent-style queries: two to four content words, drawn by corpus frequency from ranks 50-5000
     (the very common words are stopword-like, the rarest ones are rarely asked about)."""
     rng = random.Random(seed)
-    weights = _zipf()[50:5000]
+    weights = list(itertools.accumulate(_zipf()[50:5000]))
     content = VOCAB[50:5000]
-    return [" ".join(rng.choices(content, weights=weights, k=rng.randint(2, 4))) for _ in range(n)]
+    return [" ".join(rng.choices(content, cum_weights=weights, k=rng.randint(2, 4))) for _ in range(n)]
