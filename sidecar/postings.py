@@ -386,7 +386,7 @@ def top_k(
             idf = 1e-6
         f = freqs.astype(np.float64)
         scores[slots] += idf * ((f * (K1 + 1.0)) / (f + snap.norm[slots]))
-    hit = np.flatnonzero(scores)
+    hit = np.flatnonzero(scores > 0.0)
     if len(hit) == 0:
         return []
     if len(hit) > limit:
