@@ -17,35 +17,42 @@ from aiohttp import web
 from sidecar import api, block_api, mcp_server, metrics, openapi, write_api
 from sidecar.appkeys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
 from sidecar.crew_api import crew_listener_ctx
-from sidecar.durable import sweep_temp_files
 from sidecar.edge import error_middleware
 from sidecar.edge_guard import body_deadline, host_origin_guard
 from sidecar.embed.factory import make_embedder
 from sidecar.embed_batcher import HYBRID, embed_ctx
 from sidecar.episodic.http import record_memory_updated, setup_episodic
 from sidecar.metrics import observe_reindex, setup_metrics
-from sidecar.proxy import CrewProxy
 from sidecar.reindex_queue import ReindexQueue
 from sidecar.search import SearchService
+from sidecar.serve import IdleRelease, OpeningTiers
 from sidecar.settings import Settings
-from sidecar.tier import Tier
 from sidecar.watcher import TierWatcher
 from sidecar.writes import WriteService
 
 __all__ = ["create_app"]
 
 log = structlog.get_logger("sidecar.app")
+# Tiers whose opening started before the app was built (``memory-sidecar serve`` does that).
+_OPENING: web.AppKey[OpeningTiers] = web.AppKey("opening_tiers")
+IDLE_RELEASE: web.AppKey[IdleRelease] = web.AppKey("idle_release")
 
 
-def create_app(settings: Settings) -> web.Application:
-    """Build the agent-facing application for ``settings`` (nothing starts until it runs)."""
+def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.Application:
+    """Build the agent-facing application for ``settings`` (nothing starts until it runs).
+
+    ``tiers``: the tiers, already opening (see sidecar.serve); by default they open when it starts.
+    """
     # Refuse DNS-rebinding requests (Host, Origin) and bodies that trickle in, before anything else.
     middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
+    if tiers is not None:
+        app[_OPENING] = tiers
     # Order matters: each context may use the ones before it, and closes after the ones after it
     # (the journal outlives the queue's drain, which records memory.updated entries in it).
-    app.cleanup_ctx.extend([_tiers_ctx, _embedder_ctx])
+    app.cleanup_ctx.extend([_tiers_ctx, _idle_release_ctx, _embedder_ctx])
+    app.on_response_prepare.append(_touch_idle_release)
     setup_episodic(app)
     app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, embed_ctx, _hybrid_ctx, _watchers_ctx, crew_listener_ctx])
     app.on_shutdown.append(_stop_long_work)
@@ -57,24 +64,29 @@ def create_app(settings: Settings) -> web.Application:
 
 
 async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
-    settings = app[SETTINGS]
-    tiers = {"agent": Tier("agent", settings.memory_dir)}
-    if settings.role == "lead":
-        tiers["crew"] = Tier("crew", settings.crew_dir)
-    opened: list[Tier] = []
+    opening = app.get(_OPENING) or OpeningTiers(app[SETTINGS])
+    tiers = await opening.wait()
+    app[TIERS] = tiers
     try:
-        for tier in tiers.values():
-            swept = sweep_temp_files(tier.root)
-            if swept:
-                log.warning("write.temp_swept", tier=tier.name, files=swept)
-            integrity = await tier.open()
-            opened.append(tier)
-            log.info("index.opened", tier=tier.name, dir=str(tier.root), integrity=integrity)
-        app[TIERS] = tiers
         yield
     finally:
-        for tier in opened:
+        for tier in tiers.values():
             await tier.close()
+
+
+async def _idle_release_ctx(app: web.Application) -> AsyncIterator[None]:
+    release = IdleRelease(app[TIERS])
+    app[IDLE_RELEASE] = release
+    try:
+        yield
+    finally:
+        await release.aclose()
+
+
+async def _touch_idle_release(request: web.Request, response: web.StreamResponse) -> None:
+    release = request.app.get(IDLE_RELEASE)
+    if release is not None:
+        release.touch()
 
 
 async def _embedder_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -93,7 +105,11 @@ async def _proxy_ctx(app: web.Application) -> AsyncIterator[None]:
     """The search service; on a member, with the proxy to the lead's crew listener."""
     settings = app[SETTINGS]
     tiers = app[TIERS]
-    proxy = CrewProxy(settings) if settings.role == "member" else None
+    proxy = None
+    if settings.role == "member":
+        from sidecar.proxy import CrewProxy  # httpx and the proxy: members only
+
+        proxy = CrewProxy(settings)
     app[CREW_PROXY] = proxy
     app[SEARCH] = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=proxy)
     try:

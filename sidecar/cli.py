@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from sidecar.episodic.cli import health_main
 from sidecar.errors import SidecarError
-from sidecar.index import TierIndex
-from sidecar.query import check_query
 from sidecar.settings import Settings, add_arguments, load_settings
+
+# Each command imports what it needs when it runs: ``serve`` has its own start-up order (see
+# sidecar.serve), and ``search`` need not load the journal's modules (numpy among them).
 
 __all__ = ["build_parser", "main"]
 
@@ -58,6 +58,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
             return serve(load_settings(args))
         if args.command == "health":
+            from sidecar.episodic.cli import health_main
+
             settings = load_settings({"memory_dir": args.memory_dir})
             return health_main(settings, args.recompute, args.workspace_id, crew_id=args.crew_id, stream=out)
         return _offline(args, load_settings({}), out)
@@ -67,6 +69,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+    from sidecar.index import TierIndex
+    from sidecar.query import check_query
+
     root: Path = args.path or (settings.memory_dir if args.scope == "agent" else settings.crew_dir)
     root = root.expanduser().absolute()
     if not root.is_dir():

@@ -1,0 +1,115 @@
+"""The serve path's start-up pieces on real files: tiers opening before the app is built, the idle
+memory release, and the glibc malloc calls (Linux/glibc only; elsewhere they report False)."""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import socket
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from sidecar.app import create_app
+from sidecar.serve import IdleRelease, OpeningTiers, release_free_memory, run, tune_malloc
+from sidecar.settings import Settings
+from sidecar.tier import Tier
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_malloc_calls_report_whether_they_apply() -> None:
+    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert tune_malloc() is glibc
+    assert isinstance(release_free_memory(), bool)
+
+
+async def test_opening_tiers_open_and_reconcile(memory_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    opening = OpeningTiers(make_settings())
+    tiers = await opening.wait()
+    try:
+        assert list(tiers) == ["agent"]
+        hits = await tiers["agent"].search("postgres", 5)
+        assert hits, "the index is open and reconciled with the files before wait() returns"
+    finally:
+        await tiers["agent"].close()
+
+
+async def test_one_tier_failing_closes_the_others(
+    memory_dir: Path, tmp_path: Path, make_settings: Callable[..., Settings]
+) -> None:
+    crew = tmp_path / "crew-is-a-file"
+    crew.write_text("not a dir")
+    opening = OpeningTiers(make_settings(role="lead", crew_dir=str(crew)))
+    with pytest.raises(OSError):
+        await opening.wait()
+    with pytest.raises(RuntimeError, match="not open"):
+        _ = opening.tiers["agent"].index.writer  # the agent tier opened, then was closed again
+
+
+async def test_app_takes_tiers_that_started_opening_early(
+    memory_dir: Path, make_settings: Callable[..., Settings], aiohttp_client: Any
+) -> None:
+    settings = make_settings()
+    client = await aiohttp_client(create_app(settings, tiers=OpeningTiers(settings)))
+    response = await client.post("/memory/search", json={"query": "postgres"})
+    assert response.status == 200
+    assert (await response.json())["results"]
+
+
+async def test_idle_release_waits_for_quiet(memory_dir: Path) -> None:
+    tier = Tier("agent", memory_dir)
+    await tier.open()
+    release = IdleRelease({"agent": tier}, after=0.2)
+    try:
+        await asyncio.sleep(0.4)
+        assert release.releases == 1  # armed at start
+        for _ in range(6):  # a steady stream of activity, 0.1 s apart: never idle for 0.2 s
+            release.touch()
+            await asyncio.sleep(0.1)
+        assert release.releases == 1
+        await asyncio.sleep(0.4)
+        assert release.releases == 2
+        assert await tier.search("postgres", 5), "the writer's shrunk cache does not lose anything"
+    finally:
+        await release.aclose()
+        await tier.close()
+
+
+async def test_run_answers_then_stops(memory_dir: Path, make_settings: Callable[..., Settings]) -> None:
+    port = _free_port()
+    settings = make_settings(port=port)
+    stop = asyncio.Event()
+    server = asyncio.create_task(run(settings, stop))
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+        for _ in range(200):
+            try:
+                if (await client.get("/healthz")).status_code == 200:
+                    break
+            except httpx.TransportError:
+                await asyncio.sleep(0.05)
+        response = await client.post("/memory/search", json={"query": "postgres"})
+        assert response.status_code == 200 and response.json()["results"]
+    stop.set()
+    await asyncio.wait_for(server, 30)
+
+
+async def test_run_on_a_taken_port_fails_and_closes_the_tiers(
+    memory_dir: Path, make_settings: Callable[..., Settings]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        settings = make_settings(port=taken.getsockname()[1])
+        with pytest.raises(OSError):
+            await asyncio.wait_for(run(settings, asyncio.Event()), 30)
+    # The index was checkpointed and closed: no WAL left behind.
+    assert not (memory_dir / "index.sqlite-wal").exists()
