@@ -30,7 +30,7 @@ import structlog
 from sidecar.chunker import chunk_markdown
 from sidecar.db import connect_reader, connect_writer, migrate
 from sidecar.errors import BadRequest, TierMissing
-from sidecar.query import build_match, terms
+from sidecar.query import build_match, quote_word, terms
 from sidecar.snippet import make_snippet
 from sidecar.tierfiles import FileStat, scan_tier, stat_tier_file
 
@@ -495,11 +495,11 @@ class TierIndex:
             self._tokens = QueryTokens()
         conn = self._reader()
 
-        def phrase_scores(phrase: str) -> list[tuple[int, float]]:
+        def phrase_scores(word: str) -> list[tuple[int, float]]:
             sql = "SELECT rowid, -bm25(chunks_fts, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?"
-            return conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, phrase)).fetchall()
+            return conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, quote_word(word))).fetchall()
 
-        ranked = top_k(snap, self._tokens(words), limit, phrase_scores)
+        ranked = top_k(snap, list(zip(words, self._tokens(words), strict=True)), limit, phrase_scores)
         if ranked is None:
             return None
         if not ranked:

@@ -330,7 +330,8 @@ class QueryTokens:
 
     def __call__(self, words: Sequence[str]) -> list[tuple[str, ...]]:
         cache = self._cache
-        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        known = {w: cache.get(w) for w in words}  # another thread may clear the cache meanwhile
+        missing = [w for w, toks in known.items() if toks is None]
         if missing:
             conn = _scratch().conn
             conn.execute("BEGIN")
@@ -346,8 +347,8 @@ class QueryTokens:
             if len(cache) + len(missing) > _CACHE_LIMIT:
                 cache.clear()
             for i, word in enumerate(missing):
-                cache[word] = tuple(found.get(i, ()))
-        return [cache[w] for w in words]
+                known[word] = cache[word] = tuple(found.get(i, ()))
+        return [known[w] or () for w in words]
 
 
 # -- scoring -----------------------------------------------------------------------------------
@@ -355,21 +356,22 @@ PhraseScores = Callable[[str], list[tuple[int, float]]]
 
 
 def top_k(
-    snap: Snapshot, phrases: Sequence[tuple[str, ...]], limit: int, phrase_scores: PhraseScores
+    snap: Snapshot, phrases: Sequence[tuple[str, tuple[str, ...]]], limit: int, phrase_scores: PhraseScores
 ) -> list[tuple[int, float]] | None:
     """The best ``limit`` (chunk id, score) pairs, best first (ties by id), or None when the
     snapshot cannot answer (a phrase's rows are not all live in it).
 
-    ``phrase_scores(fts5_phrase)`` returns FTS5's own bm25 score of every row holding a phrase of
-    several tokens; single tokens are scored here."""
+    ``phrases``: each query word with its FTS5 tokens. ``phrase_scores(word)`` returns FTS5's own
+    bm25 score of every row holding a word of several tokens (it is given the word, not the
+    tokens: porter stemming is not idempotent); single tokens are scored here."""
     if snap.live == 0 or not phrases:
         return []
     scores = np.zeros(len(snap.ids), dtype=np.float64)
-    for tokens in phrases:
+    for word, tokens in phrases:
         if not tokens:
             continue
         if len(tokens) > 1:
-            rows = phrase_scores('"' + " ".join(tokens).replace('"', '""') + '"')
+            rows = phrase_scores(word)
             if rows:
                 where = snap.slots_of(np.array([r[0] for r in rows], dtype=np.int64))
                 if where is None:

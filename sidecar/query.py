@@ -13,7 +13,7 @@ import re
 
 from sidecar.errors import BadRequest
 
-__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "build_match", "check_query", "terms"]
+__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "build_match", "check_query", "quote_word", "terms"]
 
 MAX_QUERY_TERMS = 64
 _WORD = re.compile(r"\w", re.UNICODE)
@@ -123,4 +123,9 @@ def build_match(query: str) -> str | None:
     words = terms(query)
     if not words:
         return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    return " OR ".join(quote_word(w) for w in words)
+
+
+def quote_word(word: str) -> str:
+    """One user word as an FTS5 string: literal text, never syntax."""
+    return '"' + word.replace('"', '""') + '"'
