@@ -192,3 +192,28 @@ def test_the_rewrite_leaves_other_bytes_alone() -> None:
     assert gather_before_dequantize(model) == (model, 0)
     with pytest.raises(GraphFormatError):
         gather_before_dequantize(b"\x3a\x40\x0a")  # a graph field longer than the message
+
+
+def test_long_texts_run_in_token_budgeted_batches() -> None:
+    from sidecar.embed.onnx import TOKENS_PER_RUN
+
+    embedder = OnnxEmbedder(batch_size=32)
+    real = embedder._session
+    shapes: list[tuple[int, int]] = []
+
+    class Recording:  # the real session, with each run's input shape noted
+        def get_inputs(self) -> object:
+            return real.get_inputs()
+
+        def run(self, names: object, feeds: dict[str, np.ndarray]) -> object:
+            shapes.append(feeds["input_ids"].shape)
+            return real.run(names, feeds)
+
+    embedder._session = Recording()
+    texts = [f"paragraph {i} " + "memory sidecar notes about the deploy pipeline " * (30 + i % 5) for i in range(20)]
+    texts += ["short one", "another short"]
+    batched = embedder.embed_sync(texts)
+    assert all(rows * width <= TOKENS_PER_RUN or rows == 1 for rows, width in shapes), shapes
+    assert len(shapes) > 1
+    alone = np.stack([embedder.embed_sync([t])[0] for t in texts])
+    assert np.allclose(batched, alone, atol=1e-5)
