@@ -72,15 +72,35 @@ def host_origin_guard(settings: Settings) -> Middleware:
 
     The sidecar's own address is a loopback name or the configured host, on the configured port or
     the port the connection actually arrived on (tests and ``--port 0`` bind elsewhere). A missing
-    ``Host`` is accepted only from HTTP/1.0 clients, which may omit it."""
+    ``Host`` is accepted only from HTTP/1.0 clients, which may omit it.
+
+    Every request passes through here, so the common case (one ``Host`` naming the configured
+    address, no ``Origin``) is decided from the headers alone; the sets for another local port
+    are built once per port, not per request."""
     configured_hosts = allowed_hosts(settings)
     configured_origins = allowed_origins(settings)
+    by_port: dict[int | None, tuple[frozenset[str], frozenset[str]]] = {
+        None: (configured_hosts, configured_origins),
+        settings.port: (configured_hosts, configured_origins),
+    }
+
+    def own(port: int | None) -> tuple[frozenset[str], frozenset[str]]:
+        found = by_port.get(port)
+        if found is None:  # a port this server listens on: a handful per process, never client-chosen
+            found = (
+                configured_hosts | allowed_hosts(settings, port),
+                configured_origins | allowed_origins(settings, port),
+            )
+            by_port[port] = found
+        return found
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-        port = _local_port(request)
-        hosts = configured_hosts if port in (None, settings.port) else configured_hosts | allowed_hosts(settings, port)
-        given = request.headers.getall("Host", [])
+        headers = request.headers
+        given = headers.getall("Host", ())
+        if len(given) == 1 and "Origin" not in headers and given[0].strip().lower() in configured_hosts:
+            return await handler(request)  # configured_hosts is in the allowed set of every port
+        hosts, origins = own(_local_port(request))
         if len(given) > 1 or (not given and request.version >= (1, 1)):
             return error_response(421, "misdirected_request", "exactly one Host header naming this sidecar is required")
         if given and given[0].strip().lower() not in hosts:
@@ -89,8 +109,7 @@ def host_origin_guard(settings: Settings) -> Middleware:
                 "misdirected_request",
                 f"Host {given[0][:_SHOWN]!r} is not this sidecar (use one of {', '.join(sorted(hosts))})",
             )
-        origins = configured_origins | (allowed_origins(settings, port) if port else frozenset())
-        for origin in request.headers.getall("Origin", []):
+        for origin in headers.getall("Origin", ()):
             if origin not in origins:
                 return error_response(
                     403,
@@ -106,14 +125,19 @@ def body_deadline(seconds: float = BODY_TIMEOUT_S) -> Middleware:
     """Middleware reading a routed request's body within ``seconds`` (else 408, connection closed).
 
     The body is cached on the request, so handlers read it again for free. Over the Application's
-    ``client_max_size`` it is a 413 here, in the same shape the handlers would give."""
+    ``client_max_size`` it is a 413 here, in the same shape the handlers would give. A body that
+    already arrived whole (every small request: it comes in the packet with the headers) is read
+    without arming a timer, which would cost more than the read itself."""
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.body_exists and request.match_info.http_exception is None:
             try:
-                async with asyncio.timeout(seconds):
-                    await request.read()
+                if request.content.is_eof():
+                    await request.read()  # all buffered: returns without waiting
+                else:
+                    async with asyncio.timeout(seconds):
+                        await request.read()
             except TimeoutError:
                 response = error_response(
                     408, "request_timeout", f"the request body did not arrive within {seconds:g} s"

@@ -1,18 +1,39 @@
 """Sustained mixed load on a real sidecar process: 90% search, 10% write, 32 connections.
 
 Runs ``LOAD_SECONDS`` (default 60) against a 10k-chunk generated corpus, then checks that every
-acknowledged write is in its file and (for a sample) in the index. The load generator runs on the
-same machine and shares its cores with the server, so the figures are a floor, not a ceiling.
+acknowledged write is in its file and (for a sample) in the index, with the server's RSS sampled
+every second. The load generator runs on the same machine and shares its cores with the server.
 
-    python -m tests.bench load          LOAD_SECONDS=10 python -m tests.bench load
+The traffic comes from wrk (Debian package ``wrk``) when it is installed: 32 threads of one
+connection each, driven by ``load.lua``, which times every request itself and records each
+acknowledged write (path, token, seq); this process then only samples RSS and, after the run,
+verifies. Without wrk (or with ``LOAD_GENERATOR=python``) the traffic comes from 32 aiohttp
+workers in this process, which costs the server a good part of the CPU it shares. The first
+report line says which generator ran, and the CPU line what the server and the generator each
+used per answered request (a figure the other tenants of a shared machine disturb less than
+throughput).
+
+The load starts once the tier's BM25 engine is built (``/memory/status``: ``bm25.postings`` no
+longer ``building``, a second or so after ``/healthz`` answers) and the server's RSS has stopped
+moving: that build's transient heap stays resident until the server is next idle, so load that
+overlaps it measures the build, not the load (the RSS line at ready / settled / VmHWM shows it).
+``LOAD_WRITE_SHARE`` (default 0.1) sets the share of requests that are writes; each connection
+waits for its answer before the next request, so with writes the search rate is bounded by
+(1 - share) / share times the rate at which the server acknowledges writes.
+
+    python -m tests.bench load          LOAD_SECONDS=10 LOAD_GENERATOR=python python -m tests.bench load
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import random
+import resource
 import shutil
+import subprocess
 import tempfile
 import time
 from collections import Counter
@@ -20,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
+import httpx
 
 from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import pct, report
@@ -28,8 +50,9 @@ from tests.procs import rss_kb, start_sidecar
 __all__ = ["main"]
 
 CONNECTIONS = 32
-WRITE_SHARE = 0.10
+WRITE_SHARE = float(os.environ.get("LOAD_WRITE_SHARE", "0.10"))
 CHUNKS = 10_000
+WARMUP_S = 5  # RSS samples are 1 s apart: growth is also shown from the one taken 5 s in
 WRITE_FILES = 40  # appends spread over topics/load-NN.md, well under the per-file cap
 
 
@@ -40,6 +63,8 @@ class Tally:
     transport_errors: int = 0
     acked: list[tuple[str, str, int]] = field(default_factory=list)  # (path, token, seq)
     rss_kb: list[int] = field(default_factory=list)
+    elapsed: float = 0.0
+    notes: list[tuple[str, str]] = field(default_factory=list)  # extra report lines of a generator
 
 
 async def worker(
@@ -71,13 +96,22 @@ async def worker(
             tally.acked.append((path, token, payload["seq"]))
 
 
+def peak_kb(pid: int) -> int:
+    """The process's peak RSS so far (VmHWM), start-up included."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
 async def sample_rss(pid: int, until: float, tally: Tally) -> None:
     while time.monotonic() < until:
         tally.rss_kb.append(rss_kb(pid))
         await asyncio.sleep(1.0)
 
 
-async def drive(url: str, pid: int, seconds: float, queries: list[str]) -> tuple[Tally, float]:
+async def drive(url: str, pid: int, seconds: float, queries: list[str]) -> Tally:
+    """The Python generator: 32 aiohttp workers in this process."""
     tally = Tally()
     connector = aiohttp.TCPConnector(limit=CONNECTIONS)
     timeout = aiohttp.ClientTimeout(total=30)
@@ -88,7 +122,55 @@ async def drive(url: str, pid: int, seconds: float, queries: list[str]) -> tuple
             sample_rss(pid, until, tally),
             *(worker(n, session, url, until, queries, tally) for n in range(CONNECTIONS)),
         )
-        return tally, time.monotonic() - started
+        tally.elapsed = time.monotonic() - started
+        return tally
+
+
+def wrk_version(wrk: str) -> str:
+    out = subprocess.run([wrk, "--version"], capture_output=True, text=True, check=False)
+    first = (out.stdout or out.stderr).splitlines()
+    return first[0].split(" [")[0] if first else "wrk"
+
+
+def drive_wrk(wrk: str, url: str, pid: int, seconds: float, queries: list[str], work: Path) -> Tally:
+    """The wrk generator: ``load.lua`` over 32 threads x 1 connection; this process samples RSS."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    env = {
+        **os.environ,
+        "LOAD_WRK_DIR": str(work),
+        "LOAD_WRITE_SHARE": str(WRITE_SHARE),
+        "LOAD_WRITE_FILES": str(WRITE_FILES),
+    }
+    script = Path(__file__).with_name("load.lua")
+    argv = [wrk, f"-t{CONNECTIONS}", f"-c{CONNECTIONS}", f"-d{seconds:g}s", "--timeout", "30s", "-s", str(script), url]
+    tally = Tally()
+    with (work / "wrk.out").open("w") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+        while proc.poll() is None:
+            tally.rss_kb.append(rss_kb(pid))
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=1.0)
+    if proc.returncode != 0 or not (work / "summary.tsv").exists():
+        raise RuntimeError(f"wrk failed ({proc.returncode}): {(work / 'wrk.out').read_text()}")
+    summary = {k: int(v) for k, v in (line.split("\t") for line in (work / "summary.tsv").read_text().splitlines())}
+    tally.elapsed = summary["duration_us"] / 1e6
+    tally.transport_errors = summary["connect"] + summary["read"] + summary["write"] + summary["timeout"]
+    for line in (work / "responses.tsv").read_text().splitlines():
+        kind, status, us, *acked = line.split("\t")
+        tally.latency[kind].append(int(us) / 1e6)
+        tally.statuses[(kind, int(status))] += 1
+        if acked:
+            path, token, seq = acked
+            tally.acked.append((path, token, int(seq)))
+    tally.notes.append(
+        (
+            "load: wrk's own latency, all requests",
+            f"p50 {summary['p50_us'] / 1000:.1f} ms  p99 {summary['p99_us'] / 1000:.1f} ms  "
+            f"max {summary['max_us'] / 1000:.0f} ms ({summary['requests']} requests)",
+        )
+    )
+    return tally
 
 
 async def verify(url: str, root: Path, tally: Tally) -> tuple[int, int, int]:
@@ -110,32 +192,97 @@ async def verify(url: str, root: Path, tally: Tally) -> tuple[int, int, int]:
     return in_files, len(sample), missing
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, every thread) a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_s(children: bool) -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def settle(url: str, pid: int, timeout: float = 120.0) -> float:
+    """Wait until the agent tier's BM25 engine is built (it builds after /healthz answers) and the
+    server's RSS has stopped moving (< 1 MB over 2 s); the seconds waited."""
+    started = time.monotonic()
+    with httpx.Client() as client:
+        while time.monotonic() - started < timeout:
+            bm25 = client.get(f"{url}/memory/status", timeout=10).json().get("bm25", {})
+            if bm25.get("postings") != "building":
+                break
+            time.sleep(0.1)
+    before = rss_kb(pid)
+    while time.monotonic() - started < timeout:
+        time.sleep(2.0)
+        now = rss_kb(pid)
+        if abs(now - before) < 1024:
+            break
+        before = now
+    return time.monotonic() - started
+
+
+def pick_generator() -> tuple[str | None, str]:
+    """(path of wrk or None for the Python generator, the line saying which one and why)."""
+    wanted = os.environ.get("LOAD_GENERATOR", "auto")
+    if wanted not in ("auto", "wrk", "python"):
+        raise SystemExit(f"LOAD_GENERATOR must be auto, wrk or python, not {wanted!r}")
+    wrk = shutil.which("wrk") if wanted != "python" else None
+    if wrk is not None:
+        return wrk, (
+            f"{wrk_version(wrk)} ({CONNECTIONS} threads x 1 connection, tests/bench/load.lua); "
+            "this process only samples RSS"
+        )
+    if wanted == "wrk":
+        raise SystemExit("LOAD_GENERATOR=wrk but wrk is not installed (apt-get install -y wrk)")
+    why = "LOAD_GENERATOR=python" if wanted == "python" else "wrk not installed (apt-get install -y wrk)"
+    return None, f"python aiohttp, {CONNECTIONS} connections in this process ({why})"
+
+
 def main() -> None:
     seconds = float(os.environ.get("LOAD_SECONDS", "60"))
+    wrk, generator = pick_generator()
+    print(f"# load generator: {generator}", flush=True)
     base = Path(tempfile.mkdtemp(prefix="bench-load-"))
     root = base / "memory"
     corpus_bytes = make_corpus(root, CHUNKS)
     queries = make_queries(2_000)
     side = start_sidecar(root, wait=300)
     try:
+        rss_ready = rss_kb(side.proc.pid)
+        settled_s = settle(side.url, side.proc.pid)
         rss_start = rss_kb(side.proc.pid)
-        tally, elapsed = asyncio.run(drive(side.url, side.proc.pid, seconds, queries))
+        cpu_server, cpu_gen = cpu_s(side.proc.pid), own_cpu_s(children=wrk is not None)
+        if wrk is not None:
+            tally = drive_wrk(wrk, side.url, side.proc.pid, seconds, queries, base / "wrk")
+        else:
+            tally = asyncio.run(drive(side.url, side.proc.pid, seconds, queries))
         rss_end = rss_kb(side.proc.pid)
+        cpu_server, cpu_gen = cpu_s(side.proc.pid) - cpu_server, own_cpu_s(children=wrk is not None) - cpu_gen
+        hwm = peak_kb(side.proc.pid)
         in_files, sampled, in_index = asyncio.run(verify(side.url, root, tally))
     finally:
         side.stop()
         shutil.rmtree(base, ignore_errors=True)
     print(
-        f"# {os.cpu_count()} cores shared by the server and this load generator; {CONNECTIONS} connections, "
-        f"{seconds:g} s, corpus {CHUNKS} chunks ({corpus_bytes / 1e6:.1f} MB)",
+        f"# {os.cpu_count()} cores shared by the server and the load generator; {CONNECTIONS} connections, "
+        f"{seconds:g} s, {WRITE_SHARE:.0%} writes, corpus {CHUNKS} chunks ({corpus_bytes / 1e6:.1f} MB)",
         flush=True,
     )
+    report("load: generator", "wrk + load.lua" if wrk is not None else "python aiohttp (in-process)")
     for kind in ("search", "write"):
         lat = [s * 1000 for s in tally.latency[kind]]
         if not lat:
             continue
-        report(f"load: {kind}es/s" if kind == "search" else f"load: {kind}s/s", f"{len(lat) / elapsed:.0f}/s")
+        report(f"load: {kind}es/s" if kind == "search" else f"load: {kind}s/s", f"{len(lat) / tally.elapsed:.0f}/s")
         report(f"load: {kind} latency", f"p50 {pct(lat, 50):.1f} ms  p99 {pct(lat, 99):.1f} ms  max {max(lat):.0f} ms")
+    answered = sum(tally.statuses.values())
+    report(
+        "load: CPU per request, server / generator",
+        f"{cpu_server * 1000 / answered:.3f} / {cpu_gen * 1000 / answered:.3f} ms "
+        f"({cpu_server / tally.elapsed:.2f} / {cpu_gen / tally.elapsed:.2f} cores)",
+    )
     five = sum(n for (_, status), n in tally.statuses.items() if status >= 500)
     report("load: 5xx responses", str(five), "0")
     report("load: statuses", ", ".join(f"{k} {s}: {n}" for (k, s), n in sorted(tally.statuses.items())))
@@ -145,11 +292,24 @@ def main() -> None:
     report(
         "load: RSS start / end / peak",
         f"{rss_start / 1024:.0f} / {rss_end / 1024:.0f} / {peak / 1024:.0f} MB ({growth:+.1f}%)",
+        "growth < 10%",
     )
+    report(
+        "load: RSS at ready / settled (s) / high-water mark",
+        f"{rss_ready / 1024:.0f} MB / {rss_start / 1024:.0f} MB ({settled_s:.1f} s) / {hwm / 1024:.0f} MB (VmHWM)",
+    )
+    if len(tally.rss_kb) > WARMUP_S:
+        warm = tally.rss_kb[WARMUP_S]
+        report(
+            f"load: RSS after the first {WARMUP_S} s / end",
+            f"{warm / 1024:.0f} / {rss_end / 1024:.0f} MB ({(rss_end - warm) * 100 / warm:+.1f}%)",
+        )
     trend = " ".join(f"{kb / 1024:.0f}" for kb in tally.rss_kb[:: max(1, len(tally.rss_kb) // 6)])
     report("load: RSS over the run (MB, evenly spaced samples)", trend)
     report("load: acked writes missing from their file", f"{in_files} of {len(tally.acked)}", "0")
     report("load: acked writes missing from the index", f"{in_index} of {sampled} sampled", "0")
+    for name, value in tally.notes:
+        report(name, value)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,93 @@
+-- wrk script for tests/bench/load.py: mixed search / write traffic against a sidecar.
+--
+-- Run with one connection per thread (wrk -tN -cN): each thread's Lua state then owns exactly one
+-- connection, so request() and response() strictly alternate and a response is always the answer
+-- to the last request this state made (wrk's response() says nothing about the connection).
+--
+-- Environment (set by load.py): LOAD_WRK_DIR (queries.jsonl in, responses.tsv and summary.tsv out),
+-- LOAD_WRITE_SHARE (0..1), LOAD_WRITE_FILES (appends spread over topics/load-NN.md).
+--
+-- responses.tsv, one line per completed response:  kind  status  latency_us  [path  token  seq]
+-- (the last three only for acknowledged writes, status 201).
+
+local ffi = require("ffi")
+ffi.cdef([[
+typedef struct { long tv_sec; long tv_nsec; } load_timespec;
+int clock_gettime(int clk_id, load_timespec *tp);
+]])
+local CLOCK_MONOTONIC = 1
+local ts = ffi.new("load_timespec")
+
+local function now_us()
+  ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
+  return tonumber(ts.tv_sec) * 1000000 + tonumber(ts.tv_nsec) / 1000
+end
+
+local dir = os.getenv("LOAD_WRK_DIR")
+local share = tonumber(os.getenv("LOAD_WRITE_SHARE") or "0.1")
+local files = tonumber(os.getenv("LOAD_WRITE_FILES") or "40")
+local headers = { ["Content-Type"] = "application/json" }
+
+-- main state ---------------------------------------------------------------------------------
+local threads = {}
+
+function setup(thread)
+  thread:set("id", #threads)
+  table.insert(threads, thread)
+end
+
+function done(summary, latency, requests)
+  local out = assert(io.open(dir .. "/responses.tsv", "w"))
+  for _, thread in ipairs(threads) do
+    local lines = thread:get("lines")
+    for i = 1, #lines do
+      out:write(lines[i], "\n")
+    end
+  end
+  out:close()
+  local e = summary.errors
+  local s = assert(io.open(dir .. "/summary.tsv", "w"))
+  s:write(string.format("duration_us\t%d\nrequests\t%d\n", summary.duration, summary.requests))
+  s:write(string.format("connect\t%d\nread\t%d\nwrite\t%d\nstatus\t%d\ntimeout\t%d\n",
+    e.connect, e.read, e.write, e.status, e.timeout))
+  s:write(string.format("p50_us\t%d\np99_us\t%d\nmax_us\t%d\n",
+    latency:percentile(50), latency:percentile(99), latency.max))
+  s:close()
+end
+
+-- thread states ------------------------------------------------------------------------------
+local queries = {}
+local n = 0
+local kind, started, path, token
+
+function init(args)
+  for line in io.lines(dir .. "/queries.jsonl") do
+    queries[#queries + 1] = line -- already a JSON string literal
+  end
+  math.randomseed(1000 + id)
+  lines = {} -- global: read by done() through thread:get
+end
+
+function request()
+  n = n + 1
+  started = now_us()
+  if math.random() < share then
+    kind = "write"
+    token = string.format("loadw%dn%dx", id, n)
+    path = string.format("topics/load-%02d.md", math.random(0, files - 1))
+    local body = '{"path":"' .. path .. '","content":"- ' .. token .. ' noted during the load run"}'
+    return wrk.format("POST", "/memory/write", headers, body)
+  end
+  kind = "search"
+  return wrk.format("POST", "/memory/search", headers, '{"query":' .. queries[math.random(#queries)] .. ',"limit":10}')
+end
+
+function response(status, hdrs, body)
+  local us = math.floor(now_us() - started)
+  if kind == "write" and status == 201 then
+    local seq = body:match('"seq"%s*:%s*(%d+)') or ""
+    lines[#lines + 1] = string.format("write\t%d\t%d\t%s\t%s\t%s", status, us, path, token, seq)
+  else
+    lines[#lines + 1] = string.format("%s\t%d\t%d", kind, status, us)
+  end
+end
