@@ -20,7 +20,6 @@ from aiohttp import web
 from sidecar.appkeys import SEARCH, SETTINGS
 from sidecar.edge import read_json_object
 from sidecar.errors import BadRequest, Forbidden, SidecarError
-from sidecar.prompt import USER_SLUG_SEPARATOR, build_memory_block
 from sidecar.search import MAX_LIMIT, SearchRequest, SearchService
 from sidecar.settings import ROLES, Settings
 
@@ -76,6 +75,8 @@ def _optional_str(body: dict[str, Any], name: str) -> str | None:
 
 
 def _optional_id(body: dict[str, Any], name: str) -> str | None:
+    from sidecar.prompt import USER_SLUG_SEPARATOR  # see memory_block: loaded on the first block request
+
     value = _optional_str(body, name)
     if value is not None and USER_SLUG_SEPARATOR in value:
         raise BadRequest(f"{name} must not contain U+001F", code=f"invalid_{name}")
@@ -90,6 +91,10 @@ async def memory_block(request: web.Request) -> web.Response:
     req = BlockRequest.from_json(await read_json_object(request), settings)
     crew_dir = settings.crew_dir if settings.has_crew else None
     rankings = await _rankings(request.app[SEARCH], req.query, crew=crew_dir is not None)
+    # The block's modules (the assembler and the injection scanner, which compiles its rules on
+    # import) load on the first request for a block, not at start-up.
+    from sidecar.prompt import build_memory_block
+
     build = functools.partial(
         build_memory_block,
         agent_dir=settings.memory_dir,

@@ -13,7 +13,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -21,9 +21,11 @@ from sidecar.durable import durable_replace, read_file
 from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing
 from sidecar.paths import check_rel_path
 from sidecar.reindex_queue import ReindexQueue
-from sidecar.scan import scan
 from sidecar.settings import Settings
 from sidecar.tierfiles import scan_tier
+
+if TYPE_CHECKING:
+    from sidecar.scan import Finding
 
 __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 
@@ -118,7 +120,7 @@ class WriteService:
 
     async def write(self, req: WriteRequest) -> dict[str, Any]:
         root = self.root(req.tier)
-        hit = await asyncio.to_thread(scan, req.content)  # bounded, but up to a few ms on big bodies
+        hit = await asyncio.to_thread(_scan, req.content)  # bounded, but up to a few ms on big bodies
         if hit is not None:
             raise InjectionSuspected(
                 f"refused: the content matches prompt-injection rule {hit.category} ({hit.pattern}); "
@@ -184,3 +186,10 @@ class WriteService:
                     "usage": usage(used, cap),
                 }
         return None
+
+
+def _scan(content: str) -> Finding | None:
+    # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
+    from sidecar.scan import scan
+
+    return scan(content)
