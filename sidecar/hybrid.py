@@ -3,8 +3,11 @@
 BM25 candidates come from the tier's FTS5 index, dense ones from its ``VectorIndex``; every
 candidate is re-scored densely, so a BM25 hit outside the dense top-N still gets its cosine.
 ``weighted`` (the default) adds BM25 relative to the best BM25 hit and the cosine above a floor,
-with weights tuned on LoCoMo, SciFact and MS MARCO (tests/bench/retrieval.py), then lets each
-chunk close part of the gap to a better neighbour in its file: an answer follows its question.
+the cosine weighted by how close the query's best dense match is (a vague best match lends dense
+little say), then lets each chunk close part of the gap to a better neighbour in its file: an
+answer follows its question. The constants were chosen on a fixed half of the queries of LoCoMo,
+SciFact and MS MARCO (the same settings for all three) and are reported on the other half too
+(tests/bench/retrieval.py).
 ``rrf`` is plain reciprocal rank fusion (k = 60). The embedder being down, slow or rate limited
 never fails a search: the answer is BM25 and says ``"degraded": ["dense"]``.
 """
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CANDIDATES",
     "DENSE_FLOOR",
+    "DENSE_PIVOT",
     "DENSE_WEIGHT",
     "FUSIONS",
     "NEIGHBOUR_WEIGHTS",
@@ -49,9 +53,13 @@ log = structlog.get_logger("sidecar.hybrid")
 FUSIONS = ("weighted", "rrf")
 #: Candidates taken from each leg before fusing (BM25 top-N and dense top-N).
 CANDIDATES = 100
-#: Weight of the cosine above the floor, against BM25 scaled to 1 for the best BM25 hit. An absolute
+#: Weight of the cosine above the floor, against BM25 scaled to 1 for the best BM25 hit, for a query
+#: whose best dense match has cosine ``DENSE_PIVOT``; it scales with that best cosine. An absolute
 #: cosine (not rescaled per query) lets a confident dense match outweigh BM25 and a vague one not.
-DENSE_WEIGHT = 2.5
+DENSE_WEIGHT = 3.0
+#: Best-match cosine at which the dense weight is ``DENSE_WEIGHT`` (MiniLM: conversation turns'
+#: best matches sit around 0.55, web passages' around 0.8).
+DENSE_PIVOT = 0.7
 #: A cosine at or below this counts as no similarity (MiniLM puts unrelated text around 0-0.2).
 DENSE_FLOOR = 0.2
 #: Share of the gap to a better-scoring neighbour a chunk closes, by distance in its file (1, 2 chunks
@@ -92,10 +100,12 @@ def fuse_weighted(
     *,
     weight: float = DENSE_WEIGHT,
     floor: float = DENSE_FLOOR,
+    pivot: float = DENSE_PIVOT,
     context: Sequence[float] = NEIGHBOUR_WEIGHTS,
 ) -> list[Scored]:
-    """Score-based fusion, best first: ``bm25 / best bm25 + weight * max(0, cosine - floor)``, then
-    each chunk closes part of the gap to a better-scoring neighbour (``context`` by distance).
+    """Score-based fusion, best first:
+    ``bm25 / best bm25 + weight * (best cosine / pivot) * max(0, cosine - floor)``, then each chunk
+    closes part of the gap to a better-scoring neighbour (``context`` by distance).
 
     ``bm25`` and ``dense`` are the legs' ranked ``(chunk id, score)`` lists; ``cosines`` holds the
     cosine of every candidate that has a vector; a chunk without one is taken to be as close to the
@@ -106,6 +116,7 @@ def fuse_weighted(
     bm = dict(bm25)
     top_bm = max(bm.values(), default=0.0)
     top_cos = max((c for _, c in dense), default=floor)
+    dense_weight = weight * max(top_cos, 0.0) / pivot
     keys = list(dict.fromkeys([*bm, *(cid for cid, _ in dense)]))
     keys = list(dict.fromkeys([*keys, *(n for cid in keys for n in neighbours.get(cid, {}).values())]))
     base: dict[int, float] = {}
@@ -114,7 +125,7 @@ def fuse_weighted(
         cos = cosines.get(cid)
         if cos is None:
             cos = floor + b * max(top_cos - floor, 0.0)
-        base[cid] = b + weight * max(0.0, cos - floor)
+        base[cid] = b + dense_weight * max(0.0, cos - floor)
     bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
     out = []

@@ -146,6 +146,7 @@ def test_public_names_are_pinned() -> None:
         [
             "CANDIDATES",
             "DENSE_FLOOR",
+            "DENSE_PIVOT",
             "DENSE_WEIGHT",
             "FUSIONS",
             "NEIGHBOUR_WEIGHTS",
@@ -169,6 +170,28 @@ def test_public_names_are_pinned() -> None:
             "embed_status",
         ]
     )
+
+
+def test_weighted_fusion_scores_exactly() -> None:
+    from sidecar.hybrid import DENSE_FLOOR, DENSE_PIVOT, DENSE_WEIGHT, fuse_weighted
+
+    bm25, dense = [(1, 10.0), (2, 5.0)], [(2, 0.9), (1, 0.5)]
+    fused = fuse_weighted(bm25, dense, {1: 0.5, 2: 0.9}, {})
+    weight = DENSE_WEIGHT * 0.9 / DENSE_PIVOT  # the best cosine sets the dense weight
+    expected = {1: 1.0 + weight * (0.5 - DENSE_FLOOR), 2: 0.5 + weight * (0.9 - DENSE_FLOOR)}
+    assert [s.id for s in fused] == [2, 1]
+    assert {s.id: s.score for s in fused} == pytest.approx(expected)
+    assert fused[0].bm25_rank == 2 and fused[0].dense_rank == 1 and fused[0].context == 0.0
+
+
+def test_a_vague_best_dense_match_lends_dense_less_say() -> None:
+    from sidecar.hybrid import fuse_weighted
+
+    bm25 = [(1, 10.0), (2, 5.0)]
+    confident = fuse_weighted(bm25, [(2, 0.9), (1, 0.75)], {1: 0.75, 2: 0.9}, {})
+    vague = fuse_weighted(bm25, [(2, 0.6), (1, 0.45)], {1: 0.45, 2: 0.6}, {})  # same gaps, 0.3 lower
+    assert [s.id for s in confident] == [2, 1]
+    assert [s.id for s in vague] == [1, 2]
 
 
 async def test_semantic_match_that_bm25_cannot_find(memory: Path, model: OnnxEmbedder) -> None:
