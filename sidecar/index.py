@@ -364,25 +364,48 @@ class TierIndex:
                 "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (len(data), st.mtime_ns, st.rel)
             )
             return None
-        self._remove(st.rel)
         self.writer.execute(
-            "INSERT INTO files (path, hash, size, mtime_ns, indexed_at) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO files (path, hash, size, mtime_ns, indexed_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, size = excluded.size, "
+            "mtime_ns = excluded.mtime_ns, indexed_at = excluded.indexed_at",
             (st.rel, digest, len(data), st.mtime_ns, now),
         )
         chunks = chunk_markdown(data.decode("utf-8", errors="replace"))
-        self.writer.executemany(
-            "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash) for i, c in enumerate(chunks)],
-        )
+        # Chunks that are the same at the same place keep their row (and id): an append to a daily
+        # file rewrites its last chunk or two, not every chunk of the file.
+        old: dict[int, tuple[int, str, str, int, int]] = {}
+        if old_hash is not None:
+            sql = "SELECT ord, id, heading, body, line_start, line_end FROM chunks WHERE path = ?"
+            old = {r[0]: r[1:] for r in self.writer.execute(sql, (st.rel,))}
+        same = {
+            i
+            for i, c in enumerate(chunks)
+            if (row := old.get(i)) is not None and row[1:] == (c.heading, c.body, c.line_start, c.line_end)
+        }
+        dead = [row[0] for i, row in old.items() if i not in same]
+        fresh = [(i, c) for i, c in enumerate(chunks) if i not in same]
         changes = self._changes
-        if changes is not None:
+        track = changes is not None and changes.track and not changes.full
+        if dead:
+            if track:
+                assert changes is not None
+                changes.delete(dead)
+            self.writer.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in dead])
+        insert = (
+            "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
+        if track:
+            assert changes is not None
+            for i, c in fresh:
+                cur = self.writer.execute(insert, (st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash))
+                assert cur.lastrowid is not None
+                changes.added[cur.lastrowid] = (c.heading, c.body)
+        else:
+            self.writer.executemany(
+                insert, [(st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash) for i, c in fresh]
+            )
+        if changes is not None and (dead or fresh):
             changes.dirty = True
-            if changes.track and not changes.full:
-                ids = [
-                    r[0] for r in self.writer.execute("SELECT id FROM chunks WHERE path = ? ORDER BY ord", (st.rel,))
-                ]
-                for cid, c in zip(ids, chunks, strict=True):
-                    changes.added[cid] = (c.heading, c.body)
         return digest
 
     # -- in-memory postings (sidecar.postings) ---------------------------------------------------
@@ -412,6 +435,11 @@ class TierIndex:
             log.error("postings.failed", tier=self.name, reason=reason, error=f"{type(exc).__name__}: {exc}")
             return
         self._postings = snap
+        # The scan's transient arrays were freed into the heap; hand those pages back now, as a
+        # server under steady load never goes idle long enough for the idle release to do it.
+        from sidecar.serve import release_free_memory
+
+        release_free_memory()
         log.info(
             "postings.built",
             tier=self.name,

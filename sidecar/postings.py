@@ -53,7 +53,7 @@ HEADING_WEIGHT = 4  # integer weights: f stays an exact small integer
 BODY_WEIGHT = 1
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 # Rows of the vocab scan fetched per statement: bounds the transient memory of a build.
-_SCAN_BATCH = 1_000_000
+_SCAN_BATCH = 250_000
 _CACHE_LIMIT = 50_000
 
 IntArray = npt.NDArray[np.int64]
@@ -160,10 +160,12 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
     docs_per_term = np.array([r[1] for r in vocab_rows], dtype=np.int64)
     hits_per_term = np.array([r[2] for r in vocab_rows], dtype=np.int64)
 
-    post_term: list[IntArray] = []
-    post_doc: list[IntArray] = []
-    post_count: list[IntArray] = []
-    post_heads: list[IntArray] = []
+    # Per batch, only what the snapshot keeps (int32 slot, uint16 frequency: 6 bytes a posting)
+    # outlives the batch, so a build's peak memory is the result plus one batch.
+    out_slots: list[SlotArray] = []
+    out_freqs: list[FreqArray] = []
+    per_term = np.zeros(len(terms), dtype=np.int64)
+    lengths = np.zeros(len(ids), dtype=np.float64)
     start = 0
     while start < len(terms):
         # A run of whole terms with about _SCAN_BATCH instances, read as one string of integers
@@ -178,39 +180,37 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
             (terms[start], terms[end - 1]),
         ).fetchone()
         codes = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
+        del text
         if len(codes) != budget:
             raise RuntimeError(f"fts5vocab scan returned {len(codes)} instances for terms holding {budget}")
-        term_of = np.repeat(np.arange(start, end, dtype=np.int64), hits_per_term[start:end])
+        term_of = np.repeat(np.arange(end - start, dtype=np.int32), hits_per_term[start:end])
         doc = codes >> 1
         new = np.ones(len(codes), dtype=np.bool_)
         new[1:] = (doc[1:] != doc[:-1]) | (term_of[1:] != term_of[:-1])
         first = np.flatnonzero(new)
-        post_term.append(term_of[first])
-        post_doc.append(doc[first])
-        post_count.append(np.diff(np.append(first, len(codes))))
-        post_heads.append(np.add.reduceat(codes & 1, first) if len(first) else np.zeros(0, dtype=np.int64))
+        p_doc = doc[first]
+        slots = np.searchsorted(ids, p_doc)
+        if len(slots) and (slots.max() >= len(ids) or not np.array_equal(ids[slots], p_doc)):
+            raise RuntimeError("fts5vocab names a chunk that is not in the chunks table")
+        count = np.diff(np.append(first, len(codes)))
+        heads = np.add.reduceat(codes & 1, first) if len(first) else np.zeros(0, dtype=np.int64)
+        per_term[start:end] = np.bincount(term_of[first], minlength=end - start)
+        lengths += np.bincount(slots, weights=count, minlength=len(ids))
+        out_slots.append(slots.astype(np.int32))
+        out_freqs.append(np.minimum(heads * HEADING_WEIGHT + (count - heads) * BODY_WEIGHT, 65535).astype(np.uint16))
         start = end
-
-    p_term = np.concatenate(post_term) if post_term else np.zeros(0, dtype=np.int64)
-    p_doc = np.concatenate(post_doc) if post_doc else np.zeros(0, dtype=np.int64)
-    p_count = np.concatenate(post_count) if post_count else np.zeros(0, dtype=np.int64)
-    p_heads = np.concatenate(post_heads) if post_heads else np.zeros(0, dtype=np.int64)
-    per_term = np.bincount(p_term, minlength=len(terms)) if terms else np.zeros(0, dtype=np.int64)
     if not np.array_equal(per_term, docs_per_term):
         raise RuntimeError("fts5vocab instance scan is not in term, doc order")
-    slots = np.searchsorted(ids, p_doc)
-    if len(slots) and (slots.max() >= len(ids) or not np.array_equal(ids[slots], p_doc)):
-        raise RuntimeError("fts5vocab names a chunk that is not in the chunks table")
-    lengths = np.bincount(slots, weights=p_count, minlength=len(ids)).astype(np.float64)
-    weighted = p_heads * HEADING_WEIGHT + (p_count - p_heads) * BODY_WEIGHT
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(per_term, out=offsets[1:])
+    all_slots = np.concatenate(out_slots) if out_slots else np.zeros(0, dtype=np.int32)
+    all_freqs = np.concatenate(out_freqs) if out_freqs else np.zeros(0, dtype=np.uint16)
     return Snapshot(
         gen=gen,
         vocab={t: i for i, t in enumerate(terms)},
         offsets=offsets,
-        slots=slots.astype(np.int32),
-        freqs=np.minimum(weighted, 65535).astype(np.uint16),
+        slots=all_slots,
+        freqs=all_freqs,
         ids=ids,
         lengths=lengths,
         alive=np.ones(len(ids), dtype=np.bool_),

@@ -184,3 +184,39 @@ def test_rebuild_keeps_the_fts_index_consistent_and_the_delete_trigger(index: Ti
     index.reconcile()
     assert paths(index, "invoices") == []
     index.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+
+
+def _rows(ix: TierIndex) -> dict[tuple[str, int], tuple[int, str, str, int, int, str]]:
+    sql = "SELECT path, ord, id, heading, body, line_start, line_end, hash FROM chunks"
+    return {(r[0], r[1]): r[2:] for r in ix.writer.execute(sql)}
+
+
+def test_an_edit_rewrites_only_the_chunks_that_changed(tmp_path: Path) -> None:
+    root = tmp_path / "m"
+    text = "# Day\n\n## Morning\n\nstandup notes\n\n## Noon\n\nlunch with the infra team\n"
+    write(root, "daily/d.md", text)
+    ix = TierIndex(root)
+    ix.open(postings=True)
+    before = _rows(ix)
+    with (root / "daily/d.md").open("a", encoding="utf-8") as f:
+        f.write("\n## Evening\n\nthe deploy went out\n")
+    ix.apply_paths(["daily/d.md"])
+    after = _rows(ix)
+    kept = [k for k in before if k in after and after[k][0] == before[k][0]]
+    assert kept and len(after) == len(before) + 1, (before, after)
+    assert all(after[k] == before[k] for k in kept)  # untouched rows, same ids
+    snap = ix._postings
+    assert snap is not None and snap.delta_slots == len(after) - len(kept)
+    assert [h.heading for h in ix.search("deploy")] == ["Day > Evening"]
+    # An edit near the top moves every later chunk's lines: those are rewritten too.
+    (root / "daily/d.md").write_text("# Day\n\nintro line\n\n" + (root / "daily/d.md").read_text()[6:])
+    ix.apply_paths(["daily/d.md"])
+    # Whatever was kept, the table is exactly what indexing the file from scratch gives.
+    fresh = TierIndex(tmp_path / "copy")
+    write(tmp_path / "copy", "daily/d.md", (root / "daily/d.md").read_text())
+    fresh.open()
+    mine = {k: v[1:] for k, v in _rows(ix).items()}
+    assert mine == {k: v[1:] for k, v in _rows(fresh).items()}
+    assert ix.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')").fetchall() == []
+    fresh.close()
+    ix.close()
