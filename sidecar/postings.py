@@ -366,17 +366,21 @@ def top_k(
     tokens: porter stemming is not idempotent); single tokens are scored here."""
     if snap.live == 0 or not phrases:
         return []
-    scores = np.zeros(len(snap.ids), dtype=np.float64)
+    # Every phrase's (slot, contribution) pairs, in phrase order; bincount then adds them per
+    # slot in that same order, starting from 0.0, as FTS5's loop over phrases does.
+    where: list[SlotArray] = []
+    parts: list[FloatArray] = []
     for word, tokens in phrases:
         if not tokens:
             continue
         if len(tokens) > 1:
             rows = phrase_scores(word)
             if rows:
-                where = snap.slots_of(np.array([r[0] for r in rows], dtype=np.int64))
-                if where is None:
+                slots = snap.slots_of(np.array([r[0] for r in rows], dtype=np.int64))
+                if slots is None:
                     return None
-                scores[where] += np.array([r[1] for r in rows], dtype=np.float64)
+                where.append(slots)
+                parts.append(np.array([r[1] for r in rows], dtype=np.float64))
             continue
         found = snap.postings_of(tokens[0])
         if found is None:
@@ -387,7 +391,15 @@ def top_k(
         if idf <= 0.0:
             idf = 1e-6
         f = freqs.astype(np.float64)
-        scores[slots] += idf * ((f * (K1 + 1.0)) / (f + snap.norm[slots]))
+        where.append(slots)
+        parts.append(idf * ((f * (K1 + 1.0)) / (f + snap.norm[slots])))
+    if not where:
+        return []
+    scores: FloatArray = np.zeros(len(snap.ids), dtype=np.float64)
+    if len(where) == 1:
+        scores[where[0]] = parts[0]  # one phrase: its slots are distinct
+    else:
+        scores += np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids))
     hit = np.flatnonzero(scores > 0.0)
     if len(hit) == 0:
         return []
