@@ -142,9 +142,10 @@ class Snapshot:
         else:
             slots = np.concatenate([p[0] for p in parts])
             freqs = np.concatenate([p[1] for p in parts])
-        keep = self.alive[slots]
-        if not keep.all():
-            slots, freqs = slots[keep], freqs[keep]
+        if self.live < len(self.ids):  # some slots are dead: mask them out
+            keep = self.alive[slots]
+            if not keep.all():
+                slots, freqs = slots[keep], freqs[keep]
         return (slots, freqs) if len(slots) else None
 
 

@@ -5,7 +5,8 @@
 -- to the last request this state made (wrk's response() says nothing about the connection).
 --
 -- Environment (set by load.py): LOAD_WRK_DIR (queries.jsonl in, responses.tsv and summary.tsv out),
--- LOAD_WRITE_SHARE (0..1), LOAD_WRITE_FILES (appends spread over topics/load-NN.md).
+-- LOAD_WRITERS (threads 0..LOAD_WRITERS-1 only write, the others only search), LOAD_WRITE_FILES
+-- (appends spread over topics/load-NN.md).
 --
 -- responses.tsv, one line per completed response:  kind  status  latency_us  [path  token  seq]
 -- (the last three only for acknowledged writes, status 201).
@@ -24,7 +25,7 @@ local function now_us()
 end
 
 local dir = os.getenv("LOAD_WRK_DIR")
-local share = tonumber(os.getenv("LOAD_WRITE_SHARE") or "0.1")
+local writers = tonumber(os.getenv("LOAD_WRITERS") or "4")
 local files = tonumber(os.getenv("LOAD_WRITE_FILES") or "40")
 local headers = { ["Content-Type"] = "application/json" }
 
@@ -71,7 +72,7 @@ end
 function request()
   n = n + 1
   started = now_us()
-  if math.random() < share then
+  if id < writers then
     kind = "write"
     token = string.format("loadw%dn%dx", id, n)
     path = string.format("topics/load-%02d.md", math.random(0, files - 1))
