@@ -290,8 +290,9 @@ def ndcg(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
 
 async def evaluate(
     suite: str, runner: Runner, corpora: list[Corpus], queries: list[Query]
-) -> dict[str, dict[str, float]]:
-    """Every method on every query; returns {method: {metric: value}} and prints the figures."""
+) -> tuple[dict[str, dict[str, float]], str]:
+    """Every method on every query: {method: {metric: value}}, and on how many queries the hybrid's
+    headline figure (R@10, nDCG@10) is better and worse than each leg's."""
     scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in METHODS}
     for q in queries:
         corpus = corpora[q.corpus]
@@ -313,12 +314,19 @@ async def evaluate(
                     s["nDCG@10 held-out half"].append(ndcg(ranked, q.judged))
                 deep, _ = await runner.rank(method, corpus, q.corpus, q.text, DEEP)
                 s["R@100"].append(recall(deep, q.judged, 100))
+    headline = scores["hybrid"]["R@10" if suite == "locomo" else "nDCG@10"]
+    versus = []
+    for leg in ("bm25", "dense"):
+        other = scores[leg]["R@10" if suite == "locomo" else "nDCG@10"]
+        better = sum(h > o + 1e-9 for h, o in zip(headline, other, strict=True))
+        worse = sum(h < o - 1e-9 for h, o in zip(headline, other, strict=True))
+        versus.append(f"vs {leg}: {better} better, {worse} worse")
     out: dict[str, dict[str, float]] = {}
     for method, metrics in scores.items():
         out[method] = {name: statistics.fmean(v) for name, v in metrics.items() if name != "latency"}
         lat = [x * 1000 for x in metrics["latency"]]
         out[method]["p50_ms"], out[method]["p99_ms"] = pct(lat, 50), pct(lat, 99)
-    return out
+    return out, "; ".join(versus)
 
 
 TARGETS = {
@@ -330,7 +338,7 @@ TARGETS = {
 }
 
 
-def show(suite: str, note: str, result: dict[str, dict[str, float]]) -> None:
+def show(suite: str, note: str, result: dict[str, dict[str, float]], versus: str) -> None:
     report(f"{suite}: data", note)
     names = sorted({k for m in result.values() for k in m if not k.endswith("_ms")}, key=lambda k: (" " in k, k))
     for name in names:
@@ -339,6 +347,7 @@ def show(suite: str, note: str, result: dict[str, dict[str, float]]) -> None:
             f"{suite} {name}", value, TARGETS.get((suite, name), "hybrid > bm25 and dense" if " " not in name else "")
         )
     lat = "  ".join(f"{m} {result[m]['p50_ms']:.1f}/{result[m]['p99_ms']:.1f}" for m in METHODS)
+    report(f"{suite} hybrid per query ({'R@10' if suite == 'locomo' else 'nDCG@10'})", versus, "ties not counted")
     report(f"{suite} query latency p50/p99 ms", lat, "includes query embedding (dense, hybrid)")
 
 
@@ -360,11 +369,11 @@ async def run_suite(suite: str, model: OnnxEmbedder, cache: Path) -> None:
             f"cached in {cache}",
         )
         try:
-            result = await evaluate(suite, runner, corpora, queries)
+            result, versus = await evaluate(suite, runner, corpora, queries)
         finally:
             await runner.close()
             await docs.aclose()
-    show(suite, note, result)
+    show(suite, note, result, versus)
 
 
 def main(argv: Sequence[str] = ()) -> None:
