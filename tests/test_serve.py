@@ -68,15 +68,15 @@ async def test_app_takes_tiers_that_started_opening_early(
 async def test_idle_release_waits_for_quiet(memory_dir: Path) -> None:
     tier = Tier("agent", memory_dir)
     await tier.open()
-    release = IdleRelease({"agent": tier}, after=0.2)
+    release = IdleRelease({"agent": tier}, after=0.5)
     try:
-        await asyncio.sleep(0.4)
+        await asyncio.sleep(1.0)
         assert release.releases == 1  # armed at start
-        for _ in range(6):  # a steady stream of activity, 0.1 s apart: never idle for 0.2 s
+        for _ in range(10):  # activity every 0.05 s: never quiet for 0.5 s
             release.touch()
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.05)
         assert release.releases == 1
-        await asyncio.sleep(0.4)
+        await asyncio.sleep(1.0)
         assert release.releases == 2
         assert await tier.search("postgres", 5), "the writer's shrunk cache does not lose anything"
     finally:
