@@ -20,7 +20,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,6 +72,16 @@ class Hit:
         }
 
 
+@dataclass(slots=True, eq=False)
+class _ReaderConn:
+    """One thread's read-only connection; its lock is held while the thread uses it."""
+
+    conn: sqlite3.Connection
+    generation: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    closed: bool = False
+
+
 @dataclass(slots=True)
 class _Changes:
     """What one write transaction did to the chunks, for the in-memory postings."""
@@ -115,7 +125,7 @@ class TierIndex:
         self._inode: int | None = None
         self._generation = 0
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers: list[_ReaderConn] = []
         self._readers_lock = threading.Lock()
         # In-memory BM25 postings (sidecar.postings): off until enable_postings(); then kept equal
         # to the index by the writer thread after every commit. None: search through FTS5.
@@ -176,8 +186,12 @@ class TierIndex:
         self._postings = None
         with self._readers_lock:
             readers, self._readers = self._readers, []
-        for conn in readers:
-            conn.close()
+        for reader in readers:
+            # Never under a thread that is using it: closing a connection in the middle of another
+            # thread's statement is a use-after-free in SQLite, not an exception.
+            with reader.lock:
+                reader.closed = True
+                reader.conn.close()
         if self._writer is not None:
             # A corrupt or vanished file is about to be discarded anyway.
             with contextlib.suppress(sqlite3.DatabaseError):
@@ -492,15 +506,21 @@ class TierIndex:
         self.last_reindex = {"at": time.time(), "duration_ms": round(duration_ms, 3), "kind": kind}
 
     # -- read side ---------------------------------------------------------------------------
-    def _reader(self) -> sqlite3.Connection:
-        local = self._local
-        if getattr(local, "generation", None) != self._generation or getattr(local, "conn", None) is None:
-            local.conn = connect_reader(self.path)
-            local.generation = self._generation
-            with self._readers_lock:
-                self._readers.append(local.conn)
-        conn: sqlite3.Connection = local.conn
-        return conn
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """This thread's read-only connection, held (``close()`` waits) for the block."""
+        while True:
+            reader: _ReaderConn | None = getattr(self._local, "reader", None)
+            if reader is None or reader.generation != self._generation or reader.closed:
+                reader = _ReaderConn(connect_reader(self.path), self._generation)
+                self._local.reader = reader
+                with self._readers_lock:
+                    self._readers.append(reader)
+            with reader.lock:
+                if reader.closed:  # close() got it between the check and the lock: open another
+                    continue
+                yield reader.conn
+                return
 
     def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[Hit]:
         """BM25 search, headings weighted above bodies; user text is always quoted. Answered from
@@ -523,14 +543,22 @@ class TierIndex:
         return hits
 
     def _search_postings(self, snap: Snapshot, query: str, limit: int) -> list[Hit] | None:
-        from sidecar.postings import QueryTokens, top_k
+        from sidecar.postings import QueryTokens
 
         words = terms(query)
         if not words:
             return []
         if self._tokens is None:
             self._tokens = QueryTokens()
-        conn = self._reader()
+        with self._reading() as conn:
+            return self._postings_hits(conn, snap, words, limit)
+
+    def _postings_hits(
+        self, conn: sqlite3.Connection, snap: Snapshot, words: list[str], limit: int
+    ) -> list[Hit] | None:
+        from sidecar.postings import top_k
+
+        assert self._tokens is not None
 
         def phrase_scores(word: str) -> list[tuple[int, float]]:
             sql = "SELECT rowid, -bm25(chunks_fts, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?"
@@ -569,7 +597,8 @@ class TierIndex:
             "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
         )
         try:
-            rows = self._reader().execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, match, limit)).fetchall()
+            with self._reading() as conn:
+                rows = conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, match, limit)).fetchall()
         except sqlite3.OperationalError as exc:
             # SQLITE_ERROR is what FTS5 raises for a bad expression; busy, I/O or corruption are not the client's.
             if raw_fts and exc.sqlite_errorcode == sqlite3.SQLITE_ERROR:
@@ -579,9 +608,9 @@ class TierIndex:
         return [Hit(r[0], r[1], r[2], r[4], r[5], make_snippet(r[3] or r[2], words), -float(r[6]), r[7]) for r in rows]
 
     def status(self) -> dict[str, Any]:
-        conn = self._reader()
-        files, size = conn.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files").fetchone()
-        (chunks,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
+        with self._reading() as conn:
+            files, size = conn.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files").fetchone()
+            (chunks,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
         try:
             index_bytes = os.path.getsize(self.path)
         except OSError:

@@ -220,3 +220,18 @@ def test_an_edit_rewrites_only_the_chunks_that_changed(tmp_path: Path) -> None:
     assert ix.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')").fetchall() == []
     fresh.close()
     ix.close()
+
+
+def test_readers_survive_the_writer_closing_their_connections(tmp_path: Path) -> None:
+    """A rebuild from the files (lost or corrupt index) closes every reader connection; a reader
+    in the middle of a statement must finish first (this crashed the process with SIGSEGV)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.race_stress", str(tmp_path / "m"), "2"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    line = proc.stdout.strip().splitlines()[-1].split()
+    assert int(line[1]) >= 2 and int(line[3]) > 100, line  # it rebuilt while searches ran
