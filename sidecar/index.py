@@ -506,6 +506,22 @@ class TierIndex:
         self.last_reindex = {"at": time.time(), "duration_ms": round(duration_ms, 3), "kind": kind}
 
     # -- read side ---------------------------------------------------------------------------
+    def release_reader_memory(self) -> int:
+        """Empty the page caches of reader connections no thread is using (``PRAGMA
+        shrink_memory``); the server does it when idle. Returns how many were shrunk."""
+        with self._readers_lock:
+            readers = list(self._readers)
+        done = 0
+        for reader in readers:
+            if reader.lock.acquire(blocking=False):
+                try:
+                    if not reader.closed:
+                        reader.conn.execute("PRAGMA shrink_memory")
+                        done += 1
+                finally:
+                    reader.lock.release()
+        return done
+
     @contextlib.contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
         """This thread's read-only connection, held (``close()`` waits) for the block."""

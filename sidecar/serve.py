@@ -96,6 +96,7 @@ class IdleRelease:
         try:
             for tier in self.tiers.values():
                 await tier.write_with(_shrink_memory)
+                await asyncio.to_thread(tier.index.release_reader_memory)
             await asyncio.to_thread(release_free_memory)
             self.releases += 1
         except Exception:  # a tier failing is reported by the requests that use it
@@ -147,7 +148,7 @@ class OpeningTiers:
         swept = sweep_temp_files(tier.root)
         if swept:
             log.warning("write.temp_swept", tier=tier.name, files=swept)
-        integrity = await tier.open()
+        integrity = await tier.open(postings=False)  # built once the server answers: see run()
         log.info("index.opened", tier=tier.name, dir=str(tier.root), integrity=integrity)
 
     async def wait(self) -> dict[str, Tier]:
@@ -194,6 +195,8 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
             memory_dir=str(settings.memory_dir),
             startup_ms=round((time.perf_counter() - started) * 1000, 1),
         )
+        for tier in opening.tiers.values():
+            tier.start_postings()  # after ready: the build would compete with start-up for the GIL
         await stop.wait()
         log.info("sidecar.stopping")
     finally:

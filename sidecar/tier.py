@@ -44,13 +44,18 @@ class Tier:
     async def _read(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
 
-    async def open(self) -> str:
-        """Open the index; its in-memory postings are built next on the writer thread, after the
-        server is ready (searches use FTS5 until then: the same ranking, only slower)."""
+    async def open(self, postings: bool = True) -> str:
+        """Open the index. Its in-memory postings are built next on the writer thread (searches use
+        FTS5 until then: the same ranking, only slower); ``postings=False`` leaves that to a later
+        ``start_postings()`` (the server starts them once it answers, not while it starts)."""
         integrity = await self._write(self.index.open)
         self.index.schedule = self._submit
-        self._submit(self.index.enable_postings)
+        if postings:
+            self.start_postings()
         return integrity
+
+    def start_postings(self) -> None:
+        self._submit(self.index.enable_postings)
 
     def _submit(self, fn: Callable[[], None]) -> None:
         def run() -> None:

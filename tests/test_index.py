@@ -235,3 +235,26 @@ def test_readers_survive_the_writer_closing_their_connections(tmp_path: Path) ->
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     line = proc.stdout.strip().splitlines()[-1].split()
     assert int(line[1]) >= 2 and int(line[3]) > 100, line  # it rebuilt while searches ran
+
+
+def test_idle_release_shrinks_reader_caches_but_never_one_in_use(index: TierIndex) -> None:
+    import threading
+
+    index.search("postgres")  # this thread now has a reader connection
+    assert index.release_reader_memory() == 1
+    held, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with index._reading():
+            held.set()
+            done.wait(5)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    held.wait(5)
+    try:
+        assert index.release_reader_memory() == 1  # ours; the one in use is left alone
+    finally:
+        done.set()
+        worker.join()
+    assert index.release_reader_memory() == 2
