@@ -6,12 +6,16 @@ In-process ONNX (default when installed), Ollama or any OpenAI-compatible endpoi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from sidecar.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
 from sidecar.embed.factory import make_embedder
-from sidecar.embed.ollama import OllamaEmbedder
 from sidecar.embed.onnx import OnnxEmbedder
-from sidecar.embed.openai import OpenAIEmbedder
 from sidecar.embed.retry import Backoff
+
+if TYPE_CHECKING:
+    from sidecar.embed.ollama import OllamaEmbedder
+    from sidecar.embed.openai import OpenAIEmbedder
 
 __all__ = [
     "Backoff",
@@ -24,3 +28,16 @@ __all__ = [
     "Vectors",
     "make_embedder",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The HTTP embedders load (with httpx) on first use: a sidecar without them never pays."""
+    if name == "OllamaEmbedder":
+        from sidecar.embed.ollama import OllamaEmbedder
+
+        return OllamaEmbedder
+    if name == "OpenAIEmbedder":
+        from sidecar.embed.openai import OpenAIEmbedder
+
+        return OpenAIEmbedder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

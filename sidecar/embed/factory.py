@@ -7,16 +7,16 @@ ConfigError before anything starts. A damaged model or tokenizer is always a Con
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import httpx
-
 from sidecar.embed.base import Embedder, EmbedderError
-from sidecar.embed.ollama import OllamaEmbedder
 from sidecar.embed.onnx import OnnxEmbedder
-from sidecar.embed.openai import OpenAIEmbedder
 from sidecar.errors import ConfigError
 from sidecar.settings import Settings
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["DEFAULT_OLLAMA_URL", "make_embedder", "ollama_url"]
 
@@ -42,10 +42,14 @@ def make_embedder(settings: Settings, *, client: httpx.AsyncClient | None = None
         except EmbedderError as exc:
             raise ConfigError(f"in-process embedder: {exc}") from exc
     if kind == "ollama":
+        from sidecar.embed.ollama import OllamaEmbedder  # the HTTP embedders (and httpx) only when asked for
+
         return OllamaEmbedder(ollama_url(settings.ollama_host), settings.ollama_model, client)
     if kind == "openai":
         if not settings.openai_base_url:
             raise ConfigError("--embedder openai needs --openai-base-url (serving /v1/embeddings)")
+        from sidecar.embed.openai import OpenAIEmbedder
+
         return OpenAIEmbedder(settings.openai_base_url, settings.openai_api_key, settings.openai_model, client)
     raise ConfigError(f"--embedder must be auto, none, onnx, ollama or openai; got {kind!r}")
 

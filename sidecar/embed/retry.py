@@ -14,12 +14,14 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import numpy as np
 
 from sidecar.embed.base import EmbedderError, EmbedderUnavailable, Vectors
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["Backoff", "parse_retry_after", "post_json", "unit_rows"]
 
@@ -56,6 +58,8 @@ async def post_json(
     headers: Mapping[str, str] | None = None,
 ) -> Any:
     """POST ``payload`` as JSON and return the decoded answer, classifying every failure."""
+    import httpx  # only the HTTP embedders get here: a solo sidecar never loads httpx
+
     try:
         response = await client.post(url, json=payload, headers=headers, timeout=timeouts)
     except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
