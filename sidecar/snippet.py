@@ -4,9 +4,25 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SNIPPET_CHARS", "make_snippet"]
+__all__ = ["SNIPPET_CHARS", "flatten", "make_snippet"]
 
 SNIPPET_CHARS = 240
+# What str.split() calls whitespace in ASCII, besides the space and the newline.
+_OTHER_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def flatten(text: str) -> str:
+    """``" ".join(text.split())``: runs of whitespace made one space, the ends trimmed. ASCII text
+    whose line breaks are single is done with a few replaces instead of splitting into words
+    (a third of a search's snippet time)."""
+    if text.isascii():
+        flat = text.replace("\n", " ")
+        for ch in _OTHER_SPACE:
+            if ch in flat:
+                flat = flat.replace(ch, " ")
+        if "  " not in flat:
+            return flat.strip(" ")
+    return " ".join(text.split())
 
 
 def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS) -> str:
@@ -15,7 +31,7 @@ def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS) -> str
     Words match on a prefix of their stem-ish form (first 5 letters), which is close enough to
     the porter stemmer for choosing a window; the index did the real matching already.
     """
-    flat = " ".join(text.split())
+    flat = flatten(text)
     if len(flat) <= width:
         return flat
     first = len(flat)

@@ -228,3 +228,13 @@ def test_scratch_tokenizer_matches_the_index(tmp_path: Path) -> None:
     words = ["Deployments", "of", "the", "multi-agent", "CAFÉ:", "don't", "deploy"]
     assert indexed == {t for toks in tokens(words) for t in toks}
     assert tokens(["deploy"]) == [("deploi",)]  # porter's own quirk, kept: FTS5 is the reference
+
+
+def test_flatten_is_split_and_join() -> None:
+    from sidecar.snippet import flatten
+
+    rng = random.Random(3)
+    alphabet = "ab .,\n\t\r\x0b\x0c\x1c\x1d\x1e\x1f é\u00a0\u2003"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert flatten(text) == " ".join(text.split()), repr(text)
