@@ -401,12 +401,19 @@ def top_k(
         scores[where[0]] = parts[0]  # one phrase: its slots are distinct
     else:
         scores += np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids))
-    hit = np.flatnonzero(scores > 0.0)
+    total, touched = len(scores), sum(len(w) for w in where)
+    if total > limit and touched * 2 > total:
+        # Most chunks scored: the limit-th best by one partition of all slots. Every chunk scoring
+        # at least that is a candidate, so ties at the cut are broken by id below.
+        kth = np.partition(scores, total - limit)[total - limit]
+        hit = np.flatnonzero(scores >= kth) if kth > 0.0 else np.flatnonzero(scores > 0.0)
+    else:
+        hit = np.flatnonzero(scores > 0.0)
+        if len(hit) > limit:  # few scored: partition just those
+            got = scores[hit]
+            kth = np.partition(got, len(got) - limit)[len(got) - limit]
+            hit = hit[got >= kth]
     if len(hit) == 0:
         return []
-    if len(hit) > limit:
-        # Everything scoring at least the limit-th best, so ties at the cut are broken by id too.
-        kth = scores[hit][np.argpartition(-scores[hit], limit - 1)[limit - 1]]
-        hit = hit[scores[hit] >= kth]
     best = hit[np.lexsort((snap.ids[hit], -scores[hit]))][:limit]
     return list(zip(snap.ids[best].tolist(), scores[best].tolist(), strict=True))
