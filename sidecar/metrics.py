@@ -79,16 +79,28 @@ class Metrics:
         reg.register(_LiveState(app))
         ProcessCollector(registry=reg)
         self._embedder_states: set[str] = set()
+        # labels() validates and locks on every call; the label sets here are few and fixed.
+        self._request_children: dict[tuple[str, str, int], Any] = {}
+        self._search_children: dict[str, Any] = {}
 
     def observe_search(self, scope: str, seconds: float) -> None:
-        self.search_seconds.labels(scope=scope).observe(seconds)
+        child = self._search_children.get(scope)
+        if child is None:
+            child = self._search_children[scope] = self.search_seconds.labels(scope=scope)
+        child.observe(seconds)
 
     def observe_reindex(self, tier: str, kind: str, seconds: float) -> None:
         self.reindex_seconds.labels(tier=tier, kind=kind).observe(seconds)
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         method = method if method in _METHODS else "other"
-        self.request_seconds.labels(method=method, route=route, status=str(status)).observe(seconds)
+        key = (method, route, status)
+        child = self._request_children.get(key)
+        if child is None:
+            child = self._request_children[key] = self.request_seconds.labels(
+                method=method, route=route, status=str(status)
+            )
+        child.observe(seconds)
 
     def count_error(self, code: str) -> None:
         self.errors.labels(code=code).inc()
