@@ -17,6 +17,7 @@ from sidecar.tierfiles import is_tier_file
 
 __all__ = ["TierWatcher"]
 
+_DATABASE_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal")
 log = structlog.get_logger("sidecar.watcher")
 RESTART_DELAY = 0.5
 ROOT_CHECK_MS = 1000  # how often an idle watcher checks that its tier dir is still the same dir
@@ -55,13 +56,20 @@ class TierWatcher:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self.running = False
 
-    def _filter(self, _change: watchfiles.Change, path: str) -> bool:
-        """Tier files, and anything else that is not hidden (a new or removed directory)."""
+    def _filter(self, change: watchfiles.Change, path: str) -> bool:
+        """Tier files, and anything else not hidden that appeared or went (a new or removed
+        directory), but no SQLite files (the index, the journal) and no mere modification of a
+        directory: every commit touches a WAL and every durable write a directory, and taking
+        those for a new tree would reconcile the whole tier after each write."""
         try:
             rel = Path(path).relative_to(self.root).as_posix()
         except ValueError:
             return False
-        return rel == "." or is_tier_file(rel) or not any(p.startswith(".") for p in rel.split("/"))
+        if is_tier_file(rel):
+            return True
+        if rel.endswith(_DATABASE_SUFFIXES) or change == watchfiles.Change.modified:
+            return False  # a directory's own mtime (a temp file came and went) adds nothing
+        return rel == "." or not any(p.startswith(".") for p in rel.split("/"))
 
     async def _watch_forever(self) -> None:
         needs_reconcile = False
