@@ -345,12 +345,22 @@ class TierIndex:
         self._changes = changes
 
     def _commit(self) -> None:
+        """Commit the writer's transaction. The next postings snapshot is derived before the commit
+        (inside the transaction, at the new generation) and swapped in right after it, so searches
+        meet a database ahead of their postings for microseconds, not for the time a delta takes."""
         changes, self._changes = self._changes, None
+        ready: Snapshot | None = None
         if changes is not None and changes.dirty:
             self.writer.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
+            if self._postings_on and not changes.full:
+                ready = self._next_postings(changes)
         self.writer.execute("COMMIT")
-        if changes is not None and self._postings_on and (changes.dirty or changes.full):
-            self._update_postings(changes)
+        if changes is None or not self._postings_on or not (changes.dirty or changes.full):
+            return
+        if ready is not None:
+            self._postings = ready
+        else:
+            self._build_postings("rebuild" if changes.full else "delta unavailable")
 
     def _rollback(self) -> None:
         self._changes = None
@@ -464,25 +474,21 @@ class TierIndex:
             ms=round((time.perf_counter() - started) * 1000, 1),
         )
 
-    def _update_postings(self, changes: _Changes) -> None:
-        """After a commit of the writer: apply what it changed, or rebuild when that is simpler."""
+    def _next_postings(self, changes: _Changes) -> Snapshot | None:
+        """The current postings with ``changes`` applied (the transaction's generation), or None
+        when a rebuild is the way: no postings yet, the delta failed, or it has grown too big."""
         from sidecar.postings import apply_changes, count_terms
 
         snap = self._postings
-        if snap is None or changes.full:
-            self._build_postings("rebuild" if changes.full else "missing")
-            return
+        if snap is None:
+            return None
         try:
             added = count_terms([(cid, h, b) for cid, (h, b) in changes.added.items()])
             nxt = apply_changes(snap, self._gen(self.writer), changes.deleted, added)
         except Exception as exc:
             log.error("postings.failed", tier=self.name, reason="apply", error=f"{type(exc).__name__}: {exc}")
-            self._build_postings("apply failed")
-            return
-        if nxt.wants_rebuild():
-            self._build_postings("compact")
-        else:
-            self._postings = nxt
+            return None
+        return None if nxt.wants_rebuild() else nxt
 
     def _refresh_postings(self) -> None:
         """Writer thread, asked by a reader: rebuild if the postings do not describe the file."""
