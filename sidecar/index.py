@@ -131,6 +131,9 @@ class TierIndex:
         # to the index by the writer thread after every commit. None: search through FTS5.
         self._postings_on = False
         self._postings: Snapshot | None = None
+        # The snapshot of the transaction being committed: the commit gives up the GIL, and a search
+        # that meets the new generation before the writer thread gets it back can use this one.
+        self._pending: Snapshot | None = None
         self._tokens: QueryTokens | None = None
         self._changes: _Changes | None = None
         # Set by the server: run a function on the writer thread (readers ask for a refresh).
@@ -346,24 +349,27 @@ class TierIndex:
 
     def _commit(self) -> None:
         """Commit the writer's transaction. The next postings snapshot is derived before the commit
-        (inside the transaction, at the new generation) and swapped in right after it, so searches
-        meet a database ahead of their postings for microseconds, not for the time a delta takes."""
+        (inside the transaction, at the new generation) and offered as ``_pending`` across it, then
+        swapped in: a search that meets the new generation first (the commit gives up the GIL)
+        answers from it instead of falling back to FTS5."""
         changes, self._changes = self._changes, None
         ready: Snapshot | None = None
         if changes is not None and changes.dirty:
             self.writer.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
             if self._postings_on and not changes.full:
-                ready = self._next_postings(changes)
-        self.writer.execute("COMMIT")
+                ready = self._pending = self._next_postings(changes)
+        self.writer.execute("COMMIT")  # on failure the caller's _rollback() drops _pending
         if changes is None or not self._postings_on or not (changes.dirty or changes.full):
             return
         if ready is not None:
             self._postings = ready
+            self._pending = None
         else:
             self._build_postings("rebuild" if changes.full else "delta unavailable")
 
     def _rollback(self) -> None:
         self._changes = None
+        self._pending = None
         self.writer.execute("ROLLBACK")
 
     def _remove(self, rel: str) -> None:
@@ -560,6 +566,10 @@ class TierIndex:
         if snap is None:
             return None
         hits = self._search_postings(snap, query, limit)
+        if hits is None:
+            pending = self._pending  # the database may be at the generation being committed
+            if pending is not None and pending is not snap:
+                hits = self._search_postings(pending, query, limit)
         if hits is None:
             self._ask_refresh()
         return hits

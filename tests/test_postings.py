@@ -238,3 +238,22 @@ def test_flatten_is_split_and_join() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         assert flatten(text) == " ".join(text.split()), repr(text)
+
+
+def test_a_search_between_commit_and_swap_uses_the_pending_snapshot(index: TierIndex, corpus: Path) -> None:
+    """COMMIT gives up the GIL; a search may meet the new generation before the writer swaps the
+    postings. It must answer from the snapshot being committed, not fall back to FTS5."""
+    old = index._postings
+    write(corpus, "notes/new.md", "# New\n\ntamarind arrived after the commit\n")
+    index.apply_paths(["notes/new.md"])
+    new = index._postings
+    assert old is not None and new is not None and new.gen == old.gen + 1
+    index._postings, index._pending = old, new  # the moment between COMMIT and the swap
+    try:
+        hits = index.search_postings("tamarind", 10)
+        assert hits is not None and [h.path for h in hits] == ["notes/new.md"]
+        assert _pairs(hits) == _pairs(index._search_fts("tamarind", 10, raw_fts=False))
+        index._pending = None  # without it: no answer from postings (FTS5 answers instead)
+        assert index.search_postings("tamarind", 10) is None
+    finally:
+        index._postings, index._pending = new, None
