@@ -559,44 +559,52 @@ class TierIndex:
                 return hits
         return self._search_fts(query, limit, raw_fts=raw_fts)
 
-    def search_postings(self, query: str, limit: int = 10) -> list[Hit] | None:
+    def search_postings(self, query: str, limit: int = 10, *, phrases: bool = True) -> list[Hit] | None:
         """The in-memory answer (well under a millisecond at 10k chunks), or None when only FTS5
-        can give it now (postings building, or behind the file)."""
+        can give it now (postings building, or behind the file). ``phrases=False``: also None
+        for a query with a word of several tokens (``multi-agent``), which FTS5 scores: the
+        event loop asks so, and leaves those to a reader thread."""
         snap = self._postings
         if snap is None:
             return None
-        hits = self._search_postings(snap, query, limit)
+        words = terms(query)
+        if not words:
+            return []
+        tokens = self._query_tokens(words)
+        if not phrases and any(len(t) > 1 for t in tokens):
+            return None
+        hits = self._search_postings(snap, words, tokens, limit)
         if hits is None:
             pending = self._pending  # the database may be at the generation being committed
             if pending is not None and pending is not snap:
-                hits = self._search_postings(pending, query, limit)
+                hits = self._search_postings(pending, words, tokens, limit)
         if hits is None:
             self._ask_refresh()
         return hits
 
-    def _search_postings(self, snap: Snapshot, query: str, limit: int) -> list[Hit] | None:
+    def _query_tokens(self, words: list[str]) -> list[tuple[str, ...]]:
         from sidecar.postings import QueryTokens
 
-        words = terms(query)
-        if not words:
-            return []
         if self._tokens is None:
             self._tokens = QueryTokens()
+        return self._tokens(words)
+
+    def _search_postings(
+        self, snap: Snapshot, words: list[str], tokens: list[tuple[str, ...]], limit: int
+    ) -> list[Hit] | None:
         with self._reading() as conn:
-            return self._postings_hits(conn, snap, words, limit)
+            return self._postings_hits(conn, snap, words, tokens, limit)
 
     def _postings_hits(
-        self, conn: sqlite3.Connection, snap: Snapshot, words: list[str], limit: int
+        self, conn: sqlite3.Connection, snap: Snapshot, words: list[str], tokens: list[tuple[str, ...]], limit: int
     ) -> list[Hit] | None:
         from sidecar.postings import top_k
-
-        assert self._tokens is not None
 
         def phrase_scores(word: str) -> list[tuple[int, float]]:
             sql = "SELECT rowid, -bm25(chunks_fts, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?"
             return conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, quote_word(word))).fetchall()
 
-        ranked = top_k(snap, list(zip(words, self._tokens(words), strict=True)), limit, phrase_scores)
+        ranked = top_k(snap, list(zip(words, tokens, strict=True)), limit, phrase_scores)
         if ranked is None:
             return None
         if not ranked:

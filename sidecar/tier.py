@@ -100,9 +100,10 @@ class Tier:
     async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
         if not raw_fts:
             # From the in-memory postings, on the event loop: a few hundred microseconds, less than
-            # the hop to a reader thread and back costs. Anything else goes to a reader thread.
+            # the hop to a reader thread and back costs. Anything else (FTS5: building, behind the
+            # file, or words of several tokens) goes to a reader thread.
             try:
-                hits = self.index.search_postings(query, limit)
+                hits = self.index.search_postings(query, limit, phrases=False)
             except sqlite3.DatabaseError:
                 hits = None  # the reader thread below meets it again, and heals
             if hits is not None:

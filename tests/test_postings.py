@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from sidecar.index import TierIndex
+from sidecar.query import terms
 from sidecar.snippet import make_snippet
 from tests.bench.corpus import VOCAB, make_corpus, make_queries
 from tests.conftest import write
@@ -42,7 +43,8 @@ def assert_same_as_fts(index: TierIndex, queries: list[str], limit: int = 10) ->
     snap = index._postings
     assert snap is not None, "postings were not built"
     for q in queries:
-        mine = index._search_postings(snap, q, limit)
+        words = terms(q)
+        mine = index._search_postings(snap, words, index._query_tokens(words), limit) if words else []
         assert mine is not None, f"postings could not answer {q!r}"
         theirs = index._search_fts(q, limit, raw_fts=False)
         assert _pairs(mine) == _pairs(theirs), q
@@ -156,7 +158,8 @@ def test_another_process_writing_the_index_is_noticed(index: TierIndex, corpus: 
     other.close()
     stale = index._postings
     assert stale is not None
-    assert index._search_postings(stale, "periwinkle", 10) is None  # generation moved: no answer
+    words = ["periwinkle"]
+    assert index._search_postings(stale, words, index._query_tokens(words), 10) is None  # generation moved
     hits = index.search("periwinkle")  # FTS5 answers, and a refresh is asked for (run at once here)
     assert [h.path for h in hits] == ["outside.md"]
     assert index._postings is not None and index._postings is not stale
@@ -257,3 +260,11 @@ def test_a_search_between_commit_and_swap_uses_the_pending_snapshot(index: TierI
         assert index.search_postings("tamarind", 10) is None
     finally:
         index._postings, index._pending = new, None
+
+
+def test_the_event_loop_leaves_words_of_several_tokens_to_a_reader_thread(index: TierIndex) -> None:
+    """``phrases=False`` (the event loop): a word FTS5 must score is not searched there."""
+    assert index.search_postings("multi-agent deploy", 10, phrases=False) is None
+    hits = index.search_postings("multi-agent deploy", 10)
+    assert hits is not None and hits == index.search("multi-agent deploy", 10)
+    assert index.search_postings("deploy", 10, phrases=False) == index.search("deploy", 10)
