@@ -121,6 +121,10 @@ SCHEMAS: dict[str, Schema] = {
             "dir": STR,
             "index_bytes": INT,
             "last_reindex": _nullable(_obj({"at": NUM, "duration_ms": NUM, "kind": STR})),
+            "bm25": _obj(
+                {"engine": {"enum": ["postings", "fts5"]}},
+                {"postings": {"type": ["integer", "string"]}, "terms": INT, "delta_chunks": INT},
+            ),
             "queue": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM, "depth": INT, "errors": INT}),
             "watcher": _nullable(_obj({"running": BOOL, "restarts": INT})),
             "via": {"type": "string", "description": "member: the lead that answered"},
