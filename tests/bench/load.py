@@ -17,7 +17,7 @@ The load starts once the tier's BM25 engine is built (``/memory/status``: ``bm25
 longer ``building``, a second or so after ``/healthz`` answers) and the server's RSS has stopped
 moving: that build's transient heap stays resident until the server is next idle, so load that
 overlaps it measures the build, not the load (the RSS line at ready / settled / VmHWM shows it).
-``LOAD_WRITERS`` (default 4) of the 32 connections only write (appends to 40 files); the other 28
+``LOAD_CONNECTIONS`` (default 32) sets the connections; ``LOAD_WRITERS`` (default 4) of them only write (appends to 40 files); the other 28
 only search. Every connection waits for its answer before the next request; with writes mixed into
 every connection, searches would be capped at a multiple of the write rate (writes are serialized
 and fsync-bound: ~4-6 ms each on this disk), which measures the disk, not search.
@@ -50,7 +50,7 @@ from tests.procs import rss_kb, start_sidecar
 
 __all__ = ["main"]
 
-CONNECTIONS = 32
+CONNECTIONS = int(os.environ.get("LOAD_CONNECTIONS", "32"))
 # Connections that only write; the others only search. Each connection waits for its answer, so
 # mixing writes into every connection would cap searches at a multiple of the (fsync-bound,
 # serialized) write rate; separate classes measure each at its own pace, side by side.
