@@ -106,7 +106,19 @@ def verify(root: Path, acked: dict[str, int]) -> dict[str, int]:
         got = index.writer.execute(
             "SELECT heading, line_start, line_end, hash FROM chunks WHERE path = ? ORDER BY ord", (rel,)
         ).fetchall()
-        out["index_mismatch"] += [tuple(g) for g in got] != want
+        if [tuple(g) for g in got] != want:
+            out["index_mismatch"] += 1
+            # Enough to diagnose a failure from the test's output alone.
+            row = index.writer.execute("SELECT hash, size, mtime_ns FROM files WHERE path = ?", (rel,)).fetchone()
+            st = (root / rel).stat() if data is not None else None
+            first = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if tuple(g) != w), None)
+            print(
+                f"index mismatch: {rel}: {len(got)} rows indexed, {len(want)} chunks in the file; first differing "
+                f"ord {first}; files row {row}; file size/mtime {st and (st.st_size, st.st_mtime_ns)}; "
+                f"integrity {index.integrity}",
+                file=sys.stderr,
+                flush=True,
+            )
     index.close()
     return out
 

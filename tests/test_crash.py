@@ -26,7 +26,7 @@ def test_crash_campaign_200_sigkill_trials(tmp_path: Path) -> None:
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert summary["trials"] == 200
     assert summary["acked_writes"] > 200, "too few writes were acknowledged for the campaign to mean much"
-    assert (summary["torn"], summary["lost"], summary["index_mismatch"]) == (0, 0, 0), summary
+    assert (summary["torn"], summary["lost"], summary["index_mismatch"]) == (0, 0, 0), (summary, proc.stderr[-3000:])
     assert proc.returncode == 0, proc.stderr
 
 
