@@ -42,6 +42,7 @@ __all__ = ["INDEX_NAME", "Cancelled", "Hit", "ReconcileResult", "TierIndex"]
 INDEX_NAME = "index.sqlite"
 HEADING_WEIGHT = 4.0
 BODY_WEIGHT = 1.0
+RACY_NS = 2_000_000_000  # see _racy: wider than any filesystem's timestamp tick we expect
 log = structlog.get_logger("sidecar.index")
 
 
@@ -250,7 +251,8 @@ class TierIndex:
         """Make the index equal to the files, reading only files whose size or mtime moved."""
         started = time.perf_counter()
         on_disk = scan_tier(self.root)
-        known = {row[0]: row[1:] for row in self.writer.execute("SELECT path, size, mtime_ns, hash FROM files")}
+        sql = "SELECT path, size, mtime_ns, hash, indexed_at FROM files"
+        known = {row[0]: row[1:] for row in self.writer.execute(sql)}
         result = ReconcileResult()
         self._begin()
         try:
@@ -260,7 +262,7 @@ class TierIndex:
             for rel, st in sorted(on_disk.items()):
                 _check(cancel)
                 old = known.get(rel)
-                if old is not None and (old[0], old[1]) == (st.size, st.mtime_ns):
+                if old is not None and (old[0], old[1]) == (st.size, st.mtime_ns) and not _racy(old[1], old[3]):
                     result.unchanged += 1
                     continue
                 outcome = self._index_file(st, old[2] if old else None)
@@ -391,7 +393,8 @@ class TierIndex:
         now = time.time()
         if digest == old_hash:
             self.writer.execute(
-                "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (len(data), st.mtime_ns, st.rel)
+                "UPDATE files SET size = ?, mtime_ns = ?, indexed_at = ? WHERE path = ?",
+                (len(data), st.mtime_ns, now, st.rel),
             )
             return None
         self.writer.execute(
@@ -678,6 +681,14 @@ class TierIndex:
             "postings": snap.postings,
             "delta_chunks": snap.delta_slots,
         }
+
+
+def _racy(mtime_ns: int, indexed_at: float) -> bool:
+    """True when a file was indexed so soon after it was written that a later write of the same
+    size could carry the same mtime (file times tick at a coarse clock: a few ms, or a second on
+    some filesystems), so size and mtime cannot tell: the content is hashed instead. Git calls
+    these index entries racily clean."""
+    return indexed_at * 1e9 - mtime_ns < RACY_NS
 
 
 def _check(cancel: Callable[[], bool] | None) -> None:

@@ -258,3 +258,21 @@ def test_idle_release_shrinks_reader_caches_but_never_one_in_use(index: TierInde
         done.set()
         worker.join()
     assert index.release_reader_memory() == 2
+
+
+def test_a_rewrite_with_the_same_size_and_mtime_is_seen_by_reconcile(tmp_path: Path) -> None:
+    """File times tick at a coarse clock: two versions of one size written within one tick share
+    an mtime (the crash campaign met it: a version written and the writer killed before indexing
+    it). A file indexed that soon after its write is hashed again by the next reconcile."""
+    root = tmp_path / "m"
+    path = write(root, "daily/d.md", "# Day\n\nversion one of the note\n")
+    ix = TierIndex(root)
+    ix.open()
+    st = path.stat()
+    path.write_text("# Day\n\nversion two of the note\n", encoding="utf-8")  # same size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same tick
+    assert path.stat().st_size == st.st_size
+    ix.reconcile()
+    assert [h.path for h in ix.search("two")] == ["daily/d.md"]
+    assert ix.search("one") == []
+    ix.close()
