@@ -30,6 +30,7 @@ import structlog
 from sidecar.chunker import chunk_markdown
 from sidecar.db import connect_reader, connect_writer, migrate
 from sidecar.errors import BadRequest, TierMissing
+from sidecar.heap import release_free_memory
 from sidecar.query import build_match, quote_word, terms
 from sidecar.snippet import make_snippet
 from sidecar.tierfiles import FileStat, scan_tier, stat_tier_file
@@ -470,8 +471,6 @@ class TierIndex:
         self._postings = snap
         # The scan's transient arrays were freed into the heap; hand those pages back now, as a
         # server under steady load never goes idle long enough for the idle release to do it.
-        from sidecar.serve import release_free_memory
-
         release_free_memory()
         log.info(
             "postings.built",

@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from sidecar.app import create_app
-from sidecar.serve import IdleRelease, OpeningTiers, release_free_memory, run, tune_malloc
+from sidecar.heap import release_free_memory, tune_malloc
+from sidecar.serve import IdleRelease, OpeningTiers, run
 from sidecar.settings import Settings
 from sidecar.tier import Tier
 

