@@ -94,6 +94,11 @@ class _Changes:
     deleted: set[int] = field(default_factory=set)
     added: dict[int, tuple[str, str]] = field(default_factory=dict)
 
+    @property
+    def wants_ids(self) -> bool:
+        """Record which chunks came and went (for a delta); not when the postings are rebuilt."""
+        return self.track and not self.full
+
     def delete(self, ids: Iterable[int]) -> None:
         for cid in ids:
             # A chunk inserted earlier in this same transaction never reached the postings.
@@ -378,7 +383,7 @@ class TierIndex:
     def _remove(self, rel: str) -> None:
         changes = self._changes
         if changes is not None:
-            if changes.track and not changes.full:
+            if changes.wants_ids:
                 changes.delete(r[0] for r in self.writer.execute("SELECT id FROM chunks WHERE path = ?", (rel,)))
             changes.dirty = True
         self.writer.execute("DELETE FROM chunks WHERE path = ?", (rel,))
@@ -419,21 +424,19 @@ class TierIndex:
         dead = [row[0] for i, row in old.items() if i not in same]
         fresh = [(i, c) for i, c in enumerate(chunks) if i not in same]
         changes = self._changes
-        track = changes is not None and changes.track and not changes.full
+        tracked = changes if changes is not None and changes.wants_ids else None
         if dead:
-            if track:
-                assert changes is not None
-                changes.delete(dead)
+            if tracked is not None:
+                tracked.delete(dead)
             self.writer.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in dead])
         insert = (
             "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
         )
-        if track:
-            assert changes is not None
+        if tracked is not None:
             for i, c in fresh:
                 cur = self.writer.execute(insert, (st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash))
                 assert cur.lastrowid is not None
-                changes.added[cur.lastrowid] = (c.heading, c.body)
+                tracked.added[cur.lastrowid] = (c.heading, c.body)
         else:
             self.writer.executemany(
                 insert, [(st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash) for i, c in fresh]
@@ -600,6 +603,8 @@ class TierIndex:
     def _postings_hits(
         self, conn: sqlite3.Connection, snap: Snapshot, words: list[str], tokens: list[tuple[str, ...]], limit: int
     ) -> list[Hit] | None:
+        """The answer from ``snap`` with rows read on ``conn`` (held by the caller), or None if
+        the database is at another generation than ``snap``."""
         from sidecar.postings import top_k
 
         def phrase_scores(word: str) -> list[tuple[int, float]]:
