@@ -34,26 +34,14 @@ def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS) -> str
     flat = flatten(text)
     if len(flat) <= width:
         return flat
-    first = len(flat)
+    stems = [stem for word in words if (stem := word.strip("\"'").lower()[:5])]
     if flat.isascii():
         # ASCII: lower() keeps every offset, so a plain find is the case-insensitive search.
         lowered = flat.lower()
-        for word in words:
-            stem = word.strip("\"'").lower()[:5]
-            if stem:
-                at = lowered.find(stem)
-                if 0 <= at < first:
-                    first = at
+        found = [at for stem in stems if (at := lowered.find(stem)) >= 0]
     else:
-        for word in words:
-            stem = re.escape(word.strip("\"'").lower()[:5])
-            if not stem:
-                continue
-            found = re.search(stem, flat, re.IGNORECASE)
-            if found and found.start() < first:
-                first = found.start()
-    if first == len(flat):
-        first = 0
+        found = [m.start() for stem in stems if (m := re.search(re.escape(stem), flat, re.IGNORECASE))]
+    first = min(found, default=0)
     start = max(0, min(first - width // 4, len(flat) - width))
     cut = flat[start : start + width]
     return ("…" if start > 0 else "") + cut + ("…" if start + width < len(flat) else "")
