@@ -30,6 +30,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -291,6 +292,16 @@ class _Scratch:
         self.conn.execute(f"CREATE VIRTUAL TABLE s USING fts5(heading, body, tokenize='{TOKENIZE}')")
         self.conn.execute("CREATE VIRTUAL TABLE sv USING fts5vocab(s, 'instance')")
 
+    def tokenize(self, insert: str, rows: Sequence[tuple[Any, ...]], select: str) -> list[Any]:
+        """Insert ``rows`` into the scratch table, read ``select`` over its vocabulary, and roll
+        back, so the table is empty again whatever happened."""
+        self.conn.execute("BEGIN")
+        try:
+            self.conn.executemany(insert, rows)
+            return self.conn.execute(select).fetchall()
+        finally:
+            self.conn.execute("ROLLBACK")
+
 
 _local = threading.local()
 
@@ -306,14 +317,11 @@ def count_terms(chunks: Sequence[tuple[int, str, str]]) -> list[AddedChunk]:
     """Tokenize (id, heading, body) chunks as the index does: tokens and weighted frequencies."""
     if not chunks:
         return []
-    conn = _scratch().conn
-    conn.execute("BEGIN")
-    try:
-        conn.executemany("INSERT INTO s (rowid, heading, body) VALUES (?, ?, ?)", chunks)
-        rows = conn.execute("SELECT doc, term, sum(col = 'heading'), count(*) FROM sv GROUP BY doc, term").fetchall()
-        conn.execute("DELETE FROM s")
-    finally:
-        conn.execute("COMMIT")
+    rows = _scratch().tokenize(
+        "INSERT INTO s (rowid, heading, body) VALUES (?, ?, ?)",
+        chunks,
+        "SELECT doc, term, sum(col = 'heading'), count(*) FROM sv GROUP BY doc, term",
+    )
     freqs: dict[int, dict[str, int]] = {cid: {} for cid, _, _ in chunks}
     tokens: dict[int, int] = dict.fromkeys(freqs, 0)
     for doc, term, heads, count in rows:
@@ -334,14 +342,11 @@ class QueryTokens:
         known = {w: cache.get(w) for w in words}  # another thread may clear the cache meanwhile
         missing = [w for w, toks in known.items() if toks is None]
         if missing:
-            conn = _scratch().conn
-            conn.execute("BEGIN")
-            try:
-                conn.executemany("INSERT INTO s (rowid, body) VALUES (?, ?)", list(enumerate(missing)))
-                rows = conn.execute("SELECT doc, term FROM sv ORDER BY doc, offset").fetchall()
-                conn.execute("DELETE FROM s")
-            finally:
-                conn.execute("COMMIT")
+            rows = _scratch().tokenize(
+                "INSERT INTO s (rowid, body) VALUES (?, ?)",
+                list(enumerate(missing)),
+                "SELECT doc, term FROM sv ORDER BY doc, offset",
+            )
             found: dict[int, list[str]] = {}
             for doc, term in rows:
                 found.setdefault(doc, []).append(term)
