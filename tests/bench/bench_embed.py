@@ -34,7 +34,7 @@ from sidecar.logs import configure_logging
 from sidecar.tier import Tier
 from sidecar.vectors import VectorIndex
 from tests.bench.corpus import make_corpus, make_queries
-from tests.bench.util import ms, pct, report
+from tests.bench.util import drain, ms, pct, report
 
 DIM = 384
 MODEL = "bench-random"
@@ -143,22 +143,14 @@ async def _batcher_drain(base: Path, model: OnnxEmbedder) -> None:
     await tier.open()
     vi = VectorIndex(tier.index.path, model.model_id, model.dim)
     batcher = EmbedBatcher(model, EmbedderHealth(model, confirmed=True), {"agent": tier}, {"agent": vi})
-    t0 = time.perf_counter()
-    batcher.start()
-    while True:
-        await asyncio.sleep(0.05)
-        await asyncio.to_thread(vi.refresh)
-        if vi.size and not vi.backlog:
-            break
-    took = time.perf_counter() - t0
-    await batcher.stop()
+    took = await drain(batcher, vi)
     report(f"EmbedBatcher backlog drain, {vi.size} chunks", f"{vi.size / took:.0f} chunks/s ({took:.1f} s)", "")
     vi.close()
     await tier.close()
 
 
 _RSS_PROBE = r"""
-import ctypes, json, os, sys
+import json, os, sys
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 def rss():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmRSS")).split()[1]) / 1024
@@ -178,7 +170,7 @@ if "nofold" in variant:
     ort.SessionOptions = options
 from sidecar.embed.onnx import OnnxEmbedder
 e = OnnxEmbedder()
-trim = lambda: ctypes.CDLL("libc.so.6").malloc_trim(0)
+from sidecar.heap import release_free_memory as trim
 trim(); loaded = rss()
 import time
 query = "what did we decide about the postgres migration"

@@ -49,7 +49,7 @@ from sidecar.hybrid import HybridSearcher
 from sidecar.logs import configure_logging
 from sidecar.tier import Tier
 from sidecar.vectors import VectorIndex
-from tests.bench.util import pct, report
+from tests.bench.util import drain, pct, report
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "bench-data"
 CACHE = Path(tempfile.gettempdir()) / "memory-sidecar-bench"
@@ -134,13 +134,7 @@ class Runner:
             index = VectorIndex(tier.index.path, self.model.model_id, self.model.dim)
             health = EmbedderHealth(self.docs, confirmed=True)
             batcher = EmbedBatcher(self.docs, health, {tier.name: tier}, {tier.name: index}, batch_size=ORT_BATCH)
-            batcher.start()
-            while True:
-                await asyncio.sleep(0.05)
-                await asyncio.to_thread(index.refresh)
-                if index.size and not index.backlog:
-                    break
-            await batcher.stop()
+            await drain(batcher, index)
             self.tiers.append(tier)
             self.vectors.append(index)
         health = EmbedderHealth(self.model, confirmed=True)
