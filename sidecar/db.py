@@ -11,7 +11,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-__all__ = ["MIGRATIONS", "connect_reader", "connect_writer", "migrate", "schema_version"]
+__all__ = ["CHUNK_LOG_KEEP", "MIGRATIONS", "connect_reader", "connect_writer", "migrate", "schema_version"]
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: files, chunks, FTS5 over heading + body (porter on unicode61, diacritics folded).
@@ -68,7 +68,14 @@ MIGRATIONS: tuple[str, ...] = (
     """
     INSERT OR IGNORE INTO meta (key, value) VALUES ('chunks_gen', '0');
     """,
+    # 4: which chunks each generation deleted and added (comma-separated ids, the last
+    # CHUNK_LOG_KEEP generations), so a process keeping its own postings of the index (a read
+    # worker) catches up by a delta instead of re-reading every posting.
+    """
+    CREATE TABLE chunk_log (gen INTEGER PRIMARY KEY, deleted TEXT NOT NULL, added TEXT NOT NULL);
+    """,
 )
+CHUNK_LOG_KEEP = 1024
 
 
 def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:

@@ -47,6 +47,8 @@ class ReindexQueue:
         self.hooks: list[UpdateHook] = []
         # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
         self.on_applied: Callable[[str, str, float], None] | None = None
+        # Called after every change of the state searches report (a put, an applied batch).
+        self.on_change: Callable[[], None] | None = None
         self._items: deque[Item] = deque()
         self._wakeup = asyncio.Event()
         self._applied = asyncio.Condition()
@@ -66,6 +68,8 @@ class ReindexQueue:
         self._seq += 1
         self._items.append(Item(self._seq, tier, path, time.monotonic(), origin))
         self._wakeup.set()
+        if self.on_change is not None:
+            self.on_change()
         return self._seq
 
     @property
@@ -76,8 +80,13 @@ class ReindexQueue:
     def pending(self) -> int:
         return self._seq - self.indexed_seq
 
+    def oldest_enqueued(self) -> float | None:
+        """``time.monotonic()`` when the oldest item still queued was queued; None when empty."""
+        return self._items[0].enqueued if self._items else None
+
     def lag_ms(self) -> float:
-        return round((time.monotonic() - self._items[0].enqueued) * 1000, 3) if self._items else 0.0
+        oldest = self.oldest_enqueued()
+        return round((time.monotonic() - oldest) * 1000, 3) if oldest is not None else 0.0
 
     def state(self) -> dict[str, Any]:
         return {"indexed_seq": self.indexed_seq, "pending": self.pending, "lag_ms": self.lag_ms()}
@@ -130,6 +139,8 @@ class ReindexQueue:
             async with self._applied:
                 self.indexed_seq = batch[-1].seq
                 self._applied.notify_all()
+            if self.on_change is not None:
+                self.on_change()
 
     async def _apply(self, batch: list[Item]) -> None:
         """Apply a batch in order: consecutive file items of one tier go in one transaction."""

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
 from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
 from sidecar.fusion import rrf
-from sidecar.hybrid import HybridSearcher
 from sidecar.query import check_query
-from sidecar.tier import Tier
+
+if TYPE_CHECKING:  # a read worker imports SearchRequest alone, without the search machinery
+    from sidecar.hybrid import HybridSearcher
+    from sidecar.tier import Tier
 
 __all__ = ["MAX_LIMIT", "SCOPES", "CrewSource", "SearchRequest", "SearchService"]
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import sqlite3
+import tempfile
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
@@ -27,6 +30,8 @@ from sidecar.tier import Tier
 
 if TYPE_CHECKING:
     from aiohttp import web
+
+    from sidecar.read_worker import ReadWorkers
 
 __all__ = ["IdleRelease", "OpeningTiers", "run", "serve"]
 
@@ -155,10 +160,14 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     opening = OpeningTiers(settings)
     await asyncio.sleep(0)  # the opening tasks hand their index work to the writer threads now
     runner: web.AppRunner | None = None
+    workers: ReadWorkers | None = None
+    runtime = Path(tempfile.mkdtemp(prefix="memory-sidecar-")) if settings.read_workers else None
     try:
         runner = _runner(settings, opening)  # imports the HTTP stack meanwhile
         await runner.setup()
         await _site(runner, settings).start()
+        if runtime is not None:
+            await _primary_socket(runner, runtime).start()
         log.info(
             "sidecar.ready",
             host=settings.host,
@@ -169,12 +178,18 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
         )
         for tier in opening.tiers.values():
             tier.start_postings()  # after ready: the build would compete with start-up for the GIL
+        if runtime is not None:
+            workers = _start_read_workers(runner.app, settings, runtime)
         await stop.wait()
         log.info("sidecar.stopping")
     finally:
+        if workers is not None:
+            await workers.stop()  # first: their forwarded requests need this process
         if runner is not None:
             await runner.cleanup()  # also after a failed setup: closes the contexts that started
         await opening.close_if_unused()
+        if runtime is not None:
+            shutil.rmtree(runtime, ignore_errors=True)
         log.info("sidecar.stopped")
 
 
@@ -191,4 +206,43 @@ def _runner(settings: Settings, opening: OpeningTiers) -> web.AppRunner:
 def _site(runner: web.AppRunner, settings: Settings) -> web.TCPSite:
     from aiohttp import web
 
-    return web.TCPSite(runner, settings.host, settings.port)
+    # With read workers the port is shared (SO_REUSEPORT: only by processes of the same user).
+    return web.TCPSite(runner, settings.host, settings.port, reuse_port=bool(settings.read_workers) or None)
+
+
+def _primary_socket(runner: web.AppRunner, runtime: Path) -> web.UnixSite:
+    """Where read workers forward what they do not answer themselves (a private 0700 directory)."""
+    from aiohttp import web
+
+    from sidecar.read_worker import PRIMARY_SOCKET
+
+    return web.UnixSite(runner, str(runtime / PRIMARY_SOCKET))
+
+
+def _start_read_workers(app: web.Application, settings: Settings, runtime: Path) -> ReadWorkers | None:
+    """Publish the queue's state for the workers and start them; not when searches are hybrid
+    (every one embeds its query: a worker could only forward it)."""
+    from sidecar.appkeys import QUEUE
+    from sidecar.embed_batcher import HYBRID
+    from sidecar.queue_state import QueueStateFile
+    from sidecar.read_worker import QUEUE_STATE, ReadWorkers
+
+    embedder = app[HYBRID].embedder
+    if embedder is not None:
+        log.warning(
+            "read_workers.off",
+            reason="searches are hybrid: each embeds its query in this process",
+            embedder=embedder.model_id,
+        )
+        return None
+    state = QueueStateFile(runtime / QUEUE_STATE, create=True)
+    queue = app[QUEUE]
+
+    def publish() -> None:
+        state.publish(queue.latest_seq, queue.indexed_seq, queue.oldest_enqueued())
+
+    publish()
+    queue.on_change = publish
+    workers = ReadWorkers(settings, runtime)
+    workers.start()
+    return workers

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["SidecarProcess", "free_port", "rss_kb", "start_sidecar"]
+__all__ = ["SidecarProcess", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
 
 
 def free_port() -> int:
@@ -23,10 +23,33 @@ def free_port() -> int:
 
 
 def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except FileNotFoundError:  # exited meanwhile
+        return 0
+    for line in lines:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (a sidecar and its read workers), from /proc."""
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                todo += [int(child) for child in task.read_text().split()]
+            except FileNotFoundError:
+                continue
+    return out
+
+
+def tree_rss_kb(pid: int) -> int:
+    """Resident memory of ``pid`` and its descendants together."""
+    return sum(rss_kb(p) for p in process_tree(pid))
 
 
 @dataclass

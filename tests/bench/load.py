@@ -46,7 +46,7 @@ import httpx
 
 from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import pct, report
-from tests.procs import rss_kb, start_sidecar
+from tests.procs import process_tree, start_sidecar, tree_rss_kb
 
 __all__ = ["main"]
 
@@ -55,6 +55,8 @@ CONNECTIONS = int(os.environ.get("LOAD_CONNECTIONS", "32"))
 # mixing writes into every connection would cap searches at a multiple of the (fsync-bound,
 # serialized) write rate; separate classes measure each at its own pace, side by side.
 WRITERS = int(os.environ.get("LOAD_WRITERS", "4"))
+# Read workers of the sidecar (``--read-workers``): processes that answer searches on the same port.
+READ_WORKERS = int(os.environ.get("LOAD_READ_WORKERS", "1"))
 CHUNKS = 10_000
 WARMUP_S = 5  # RSS samples are 1 s apart: growth is also shown from the one taken 5 s in
 WRITE_FILES = 40  # appends spread over topics/load-NN.md, well under the per-file cap
@@ -101,16 +103,19 @@ async def worker(
 
 
 def peak_kb(pid: int) -> int:
-    """The process's peak RSS so far (VmHWM), start-up included."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return 0
+    """The peak RSS so far (VmHWM, start-up included) of the sidecar and its read workers, summed."""
+    total = 0
+    for p in process_tree(pid):
+        with contextlib.suppress(FileNotFoundError):
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1])
+    return total
 
 
 async def sample_rss(pid: int, until: float, tally: Tally) -> None:
     while time.monotonic() < until:
-        tally.rss_kb.append(rss_kb(pid))
+        tally.rss_kb.append(tree_rss_kb(pid))
         await asyncio.sleep(1.0)
 
 
@@ -152,7 +157,7 @@ def drive_wrk(wrk: str, url: str, pid: int, seconds: float, queries: list[str], 
     with (work / "wrk.out").open("w") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
         while proc.poll() is None:
-            tally.rss_kb.append(rss_kb(pid))
+            tally.rss_kb.append(tree_rss_kb(pid))
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=1.0)
     if proc.returncode != 0 or not (work / "summary.tsv").exists():
@@ -197,9 +202,13 @@ async def verify(url: str, root: Path, tally: Tally) -> tuple[int, int, int]:
 
 
 def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system, every thread) a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds (user + system, every thread) the sidecar and its read workers have used so far."""
+    total = 0
+    for p in process_tree(pid):
+        with contextlib.suppress(FileNotFoundError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def own_cpu_s(children: bool) -> float:
@@ -207,20 +216,21 @@ def own_cpu_s(children: bool) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def settle(url: str, pid: int, timeout: float = 120.0) -> float:
-    """Wait until the agent tier's BM25 engine is built (it builds after /healthz answers) and the
-    server's RSS has stopped moving (< 1 MB over 2 s); the seconds waited."""
+def settle(url: str, pid: int, log: Path, timeout: float = 120.0) -> float:
+    """Wait until the agent tier's BM25 engine is built (it builds after /healthz answers), every
+    read worker has built its own, and the RSS of them all has stopped moving (< 1 MB over 2 s);
+    the seconds waited."""
     started = time.monotonic()
     with httpx.Client() as client:
         while time.monotonic() - started < timeout:
             bm25 = client.get(f"{url}/memory/status", timeout=10).json().get("bm25", {})
-            if bm25.get("postings") != "building":
+            if bm25.get("postings") != "building" and log.read_text().count("replica.postings_built") >= READ_WORKERS:
                 break
             time.sleep(0.1)
-    before = rss_kb(pid)
+    before = tree_rss_kb(pid)
     while time.monotonic() - started < timeout:
         time.sleep(2.0)
-        now = rss_kb(pid)
+        now = tree_rss_kb(pid)
         if abs(now - before) < 1024:
             break
         before = now
@@ -252,17 +262,17 @@ def main() -> None:
     root = base / "memory"
     corpus_bytes = make_corpus(root, CHUNKS)
     queries = make_queries(2_000)
-    side = start_sidecar(root, wait=300)
+    side = start_sidecar(root, "--read-workers", str(READ_WORKERS), wait=300)
     try:
-        rss_ready = rss_kb(side.proc.pid)
-        settled_s = settle(side.url, side.proc.pid)
-        rss_start = rss_kb(side.proc.pid)
+        rss_ready = tree_rss_kb(side.proc.pid)
+        settled_s = settle(side.url, side.proc.pid, side.log)
+        rss_start = tree_rss_kb(side.proc.pid)
         cpu_server, cpu_gen = cpu_s(side.proc.pid), own_cpu_s(children=wrk is not None)
         if wrk is not None:
             tally = drive_wrk(wrk, side.url, side.proc.pid, seconds, queries, base / "wrk")
         else:
             tally = asyncio.run(drive(side.url, side.proc.pid, seconds, queries))
-        rss_end = rss_kb(side.proc.pid)
+        rss_end = tree_rss_kb(side.proc.pid)
         cpu_server, cpu_gen = cpu_s(side.proc.pid) - cpu_server, own_cpu_s(children=wrk is not None) - cpu_gen
         hwm = peak_kb(side.proc.pid)
         in_files, sampled, in_index = asyncio.run(verify(side.url, root, tally))
@@ -275,6 +285,7 @@ def main() -> None:
         flush=True,
     )
     report("load: generator", "wrk + load.lua" if wrk is not None else "python aiohttp (in-process)")
+    report("load: sidecar processes", f"1 + {READ_WORKERS} read workers (RSS and CPU below: all of them)")
     for kind in ("search", "write"):
         lat = [s * 1000 for s in tally.latency[kind]]
         if not lat:

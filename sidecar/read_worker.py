@@ -1,0 +1,264 @@
+"""Read workers: more processes answering searches on the sidecar's port, for more than one core.
+
+One Python process runs on one core at a time (the GIL). With ``--read-workers N`` the sidecar
+(the *primary*: the one process that owns the indexes, the queue, the watchers and every write)
+binds its port with ``SO_REUSEPORT`` and starts N workers that bind it too; the kernel spreads
+incoming connections over the listening processes.
+
+A worker answers the one request that is hot and read-only, an agent-tier BM25 search
+(``scope`` agent, plain text, no ``after_seq``, no ``explain``), from its own read-only view of
+the agent index (``sidecar.replica``). Everything else it forwards, unchanged, to the primary over
+a Unix socket in a private runtime directory, and relays the answer: writes, MCP, the prompt
+block, status, metrics, crew and hybrid searches. The ``index`` state of its answers (indexed_seq,
+pending, lag_ms) is the primary queue's, read from a shared memory map (``sidecar.queue_state``)
+before the search, so ``indexed_seq`` never claims more than the search saw. The same edge guards
+(Host, Origin, body size and deadline) run in the worker, so the port behaves as one server.
+
+Workers are started after the primary answers, restarted (with a back-off) if one dies, and
+stopped before the primary stops. They are only started while searches are BM25 only: with an
+embedder, every search embeds its query, which a worker could only forward.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sqlite3
+import sys
+import time
+from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import aiohttp
+import structlog
+from aiohttp import web
+from yarl import URL
+
+from sidecar.edge import error_middleware, read_json_object
+from sidecar.edge_guard import body_deadline, host_origin_guard, server_limits
+from sidecar.errors import BadRequest, EngineUnavailable
+from sidecar.heap import tune_malloc
+from sidecar.logs import configure_logging
+from sidecar.queue_state import QueueStateFile
+from sidecar.replica import ReplicaIndex
+from sidecar.search import SearchRequest
+from sidecar.settings import Settings, load_settings
+
+__all__ = ["PRIMARY_SOCKET", "QUEUE_STATE", "ReadWorkers", "create_worker_app", "main"]
+
+log = structlog.get_logger("sidecar.read_worker")
+
+PRIMARY_SOCKET = "primary.sock"
+QUEUE_STATE = "queue.state"
+# Hop-by-hop headers (RFC 9110 7.6.1) and the framing aiohttp sets again itself.
+_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length"}
+)
+# On the searches a worker answered itself (not on what it forwards): for tests and debugging.
+_SERVED_BY = {"X-Served-By": "read-worker"}
+_REPLICA: web.AppKey[ReplicaIndex] = web.AppKey("replica", ReplicaIndex)
+_STATE: web.AppKey[QueueStateFile] = web.AppKey("queue_state", QueueStateFile)
+_PRIMARY: web.AppKey[aiohttp.ClientSession] = web.AppKey("primary", aiohttp.ClientSession)
+_READERS: web.AppKey[ThreadPoolExecutor] = web.AppKey("readers", ThreadPoolExecutor)
+
+
+# -- the worker process ----------------------------------------------------------------------------
+def create_worker_app(settings: Settings, runtime: Path) -> web.Application:
+    """The worker's application: agent-tier BM25 searches here, everything else to the primary."""
+    middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
+
+    async def resources(app: web.Application) -> AsyncIterator[None]:
+        replica = ReplicaIndex(settings.memory_dir, "agent")
+        replica.start()
+        app[_REPLICA] = replica
+        app[_STATE] = QueueStateFile(runtime / QUEUE_STATE)
+        app[_READERS] = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-reader")
+        connector = aiohttp.UnixConnector(path=str(runtime / PRIMARY_SOCKET))
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0)
+        app[_PRIMARY] = aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False)
+        try:
+            yield
+        finally:
+            await app[_PRIMARY].close()
+            app[_READERS].shutdown(wait=True)
+            await asyncio.to_thread(replica.stop)
+            app[_STATE].close()
+
+    app.cleanup_ctx.append(resources)
+    app.router.add_post("/memory/search", _search)
+    app.router.add_route("*", "/{tail:.*}", _forward)
+    return app
+
+
+async def _search(request: web.Request) -> web.StreamResponse:
+    req = SearchRequest.from_json(await read_json_object(request))  # a client mistake: 400 here
+    if req.scope != "agent" or req.after_seq is not None or req.raw_fts or req.explain:
+        return await _forward(request)
+    app = request.app
+    replica = app[_REPLICA]
+    started = time.perf_counter()
+    try:
+        index_state = app[_STATE].state()  # before the search: what it reports, the search has seen
+    except RuntimeError:
+        log.warning("read_worker.no_queue_state", exc_info=True)
+        return await _forward(request)
+    try:
+        hits = replica.search_fast(req.query, req.limit)
+        if hits is None:
+            loop = asyncio.get_running_loop()
+            hits = await loop.run_in_executor(app[_READERS], replica.search, req.query, req.limit)
+    except sqlite3.DatabaseError as exc:
+        # The index is being replaced or repaired: the primary heals it and answers meanwhile.
+        log.warning("read_worker.search_failed", error=f"{type(exc).__name__}: {exc}")
+        replica.reset()
+        return await _forward(request)
+    out = {
+        "results": [h.as_json("agent") for h in hits],
+        "scope": "agent",
+        "took_ms": round((time.perf_counter() - started) * 1000, 3),
+        "index": index_state,
+    }
+    return web.json_response(out, headers=_SERVED_BY)
+
+
+async def _forward(request: web.Request) -> web.StreamResponse:
+    """Send the request to the primary as it came, and its answer back as it comes."""
+    body = await request.read()
+    headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP]
+    headers.append(("X-Forwarded-For", request.remote or ""))
+    try:
+        url = URL(f"http://primary{request.rel_url.raw_path_qs}", encoded=True)
+    except ValueError:
+        raise BadRequest("the request target is not a path", code="bad_request") from None
+    try:
+        async with request.app[_PRIMARY].request(
+            request.method, url, headers=headers, data=body, allow_redirects=False
+        ) as upstream:
+            response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
+            for key, value in upstream.headers.items():
+                if key.lower() not in _HOP:
+                    response.headers.add(key, value)
+            if upstream.content_length is not None:
+                response.content_length = upstream.content_length
+            await response.prepare(request)
+            async for chunk in upstream.content.iter_any():
+                await response.write(chunk)
+            await response.write_eof()
+            return response
+    except (aiohttp.ClientConnectionError, OSError) as exc:
+        if request.transport is None or request.transport.is_closing():
+            return web.Response(status=499)  # the client left: there is no one to answer
+        log.warning("read_worker.primary_unreachable", error=f"{type(exc).__name__}: {exc}")
+        raise EngineUnavailable("the sidecar's primary process is not answering", code="primary_unavailable") from None
+
+
+async def _serve(settings: Settings, runtime: Path, parent: int) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    runner = web.AppRunner(
+        create_worker_app(settings, runtime), handle_signals=False, access_log=None, **server_limits(settings)
+    )
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, settings.host, settings.port, reuse_port=True).start()
+        log.info("read_worker.ready", port=settings.port, pid=os.getpid())
+        while not stop.is_set():
+            if os.getppid() != parent:  # the primary died without stopping us
+                log.warning("read_worker.orphaned")
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+    finally:
+        await runner.cleanup()
+        log.info("read_worker.stopped", pid=os.getpid())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m sidecar.read_worker --runtime DIR --parent PID``; settings come from the
+    environment the primary passes (``Settings.as_environ``)."""
+    parser = argparse.ArgumentParser(prog="sidecar.read_worker")
+    parser.add_argument("--runtime", type=Path, required=True)
+    parser.add_argument("--parent", type=int, required=True)
+    args = parser.parse_args(argv)
+    tune_malloc()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    settings = load_settings()
+    configure_logging(settings.log_format, settings.log_level)
+    asyncio.run(_serve(settings, args.runtime, args.parent))
+    return 0
+
+
+# -- the primary's side ----------------------------------------------------------------------------
+class ReadWorkers:
+    """Starts the workers, restarts one that dies (waiting 1 s, doubling up to 30 s), stops them."""
+
+    def __init__(self, settings: Settings, runtime: Path) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.procs: dict[int, asyncio.subprocess.Process] = {}
+        self.restarts = 0
+        self._stopping = False
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        for number in range(self.settings.read_workers):
+            self._tasks.append(asyncio.create_task(self._keep(number), name=f"read-worker-{number}"))
+
+    async def _keep(self, number: int) -> None:
+        delay = 1.0
+        while not self._stopping:
+            started = time.monotonic()
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "sidecar.read_worker",
+                "--runtime",
+                str(self.runtime),
+                "--parent",
+                str(os.getpid()),
+                env={**os.environ, **self.settings.as_environ()},
+                stdin=asyncio.subprocess.DEVNULL,
+            )
+            self.procs[number] = proc
+            log.info("read_worker.started", number=number, pid=proc.pid, runtime=str(self.runtime))
+            code = await proc.wait()
+            if self._stopping:
+                return
+            self.restarts += 1
+            if time.monotonic() - started > 60:
+                delay = 1.0
+            log.error("read_worker.exited", number=number, pid=proc.pid, code=code, restart_in=delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 30.0)
+
+    def status(self) -> list[dict[str, object]]:
+        return [{"number": n, "pid": p.pid, "running": p.returncode is None} for n, p in sorted(self.procs.items())]
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """SIGTERM every worker (they finish their requests), SIGKILL those still up after ``grace``."""
+        self._stopping = True
+        for proc in self.procs.values():
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
+        for proc in self.procs.values():
+            try:
+                await asyncio.wait_for(proc.wait(), grace)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

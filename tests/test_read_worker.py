@@ -1,0 +1,326 @@
+"""Read workers: processes that answer agent-tier searches on the sidecar's port next to it.
+
+The replica's postings follow the primary's commits through ``chunk_log`` and stay equal to FTS5
+(same chunks, order and scores, bit for bit); where the log cannot say (a rebuild, a gap, the file
+replaced) it rebuilds. The shared queue state is never read torn. With real processes: the port
+answers the same from either process, writes sent to a worker land, the edge guards hold in both,
+a killed worker is restarted, and no worker outlives its primary.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from sidecar.index import TierIndex
+from sidecar.query import terms
+from sidecar.queue_state import QueueStateFile
+from sidecar.read_worker import QUEUE_STATE, create_worker_app
+from sidecar.replica import ReplicaIndex
+from sidecar.settings import Settings
+from tests.bench.corpus import VOCAB, make_corpus, make_queries
+from tests.conftest import write
+from tests.procs import free_port, process_tree, start_sidecar
+
+
+def _run_now(fn: Callable[[], None]) -> None:
+    fn()
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def corpus_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("replica") / "memory"
+    make_corpus(root, 600, seed=11)
+    return root
+
+
+@pytest.fixture
+def corpus(corpus_template: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(corpus_template, tmp_path / "memory"))
+
+
+@pytest.fixture
+def pair(corpus: Path) -> Iterator[tuple[TierIndex, ReplicaIndex]]:
+    primary = TierIndex(corpus)
+    primary.open(postings=True)
+    primary.schedule = _run_now
+    replica = ReplicaIndex(corpus)
+    replica.start()
+    wait_for(lambda: replica._postings is not None, what="the replica's first build")
+    try:
+        yield primary, replica
+    finally:
+        replica.stop()
+        primary.close()
+
+
+def assert_replica_answers_like_fts(primary: TierIndex, replica: ReplicaIndex, queries: list[str]) -> None:
+    """Every query: the replica answers from its postings (no fallback), equal to FTS5 on the file."""
+    for q in queries:
+        mine = replica.search_fast(q, 10)
+        assert mine is not None, f"the replica could not answer {q!r} from its postings"
+        theirs = primary._search_fts(q, 10, raw_fts=False) if terms(q) else []
+        assert [(h.id, h.score, h.snippet) for h in mine] == [(h.id, h.score, h.snippet) for h in theirs], q
+
+
+def _one_word_queries(rng: random.Random, n: int) -> list[str]:
+    # Words of one token each: the event loop's fast path (several-token words go to FTS5).
+    return [" ".join(rng.choices(VOCAB[:300], k=rng.randint(1, 4))) for _ in range(n)] + make_queries(n, seed=3)
+
+
+def test_replica_follows_commits_by_delta_and_equals_fts5(pair: tuple[TierIndex, ReplicaIndex], corpus: Path) -> None:
+    primary, replica = pair
+    rng = random.Random(7)
+    files = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*.md"))
+    builds = replica.builds
+    for step in range(40):
+        rel = rng.choice(files)
+        action = rng.random()
+        if action < 0.15:
+            (corpus / rel).unlink()
+            files.remove(rel)
+        elif action < 0.35:
+            rel = f"topics/new-{step}.md"
+            write(corpus, rel, "# Fresh\n\n" + " ".join(rng.choices(VOCAB[:500], k=80)) + "\n")
+            files.append(rel)
+        else:
+            with (corpus / rel).open("a") as f:
+                f.write("\n" + " ".join(rng.choices(VOCAB[:500], k=40)) + "\n")
+        primary.apply_paths([rel])
+        if step % 3 == 0:  # sometimes several commits pile up before the replica looks
+            assert_replica_answers_like_fts(primary, replica, _one_word_queries(rng, 8))
+    assert_replica_answers_like_fts(primary, replica, _one_word_queries(rng, 30))
+    assert replica.builds == builds, "the replica rebuilt instead of following the log"
+    assert replica.catch_ups >= 10
+
+
+def test_a_primary_rebuild_or_a_gap_in_the_log_makes_the_replica_rebuild(
+    pair: tuple[TierIndex, ReplicaIndex], corpus: Path
+) -> None:
+    primary, replica = pair
+    rng = random.Random(8)
+    builds = replica.builds
+    primary.rebuild()  # one transaction that empties and refills the index: no log row
+    assert replica.search_fast("deploy", 10) is None  # cannot follow: FTS5 answers meanwhile
+    assert [h.id for h in replica.search("deploy", 10)] == [h.id for h in primary._search_fts("deploy", 10, raw_fts=False)]
+    wait_for(lambda: replica.builds > builds, what="a rebuild after the primary's rebuild")
+    assert_replica_answers_like_fts(primary, replica, _one_word_queries(rng, 10))
+
+    builds = replica.builds
+    write(corpus, "topics/gap.md", "# Gap\n\nzyzzyva marker\n")
+    primary.apply_paths(["topics/gap.md"])
+    with sqlite3.connect(primary.path) as conn:  # a generation the log lost (pruned, say)
+        conn.execute("DELETE FROM chunk_log WHERE gen = (SELECT MAX(gen) FROM chunk_log)")
+    assert replica.search_fast("zyzzyva", 10) is None
+    wait_for(lambda: replica.builds > builds, what="a rebuild after a gap in the log")
+    hits = replica.search_fast("zyzzyva", 10)
+    assert hits is not None and [h.path for h in hits] == ["topics/gap.md"]
+
+
+def test_the_index_file_replaced_under_the_replica(pair: tuple[TierIndex, ReplicaIndex], corpus: Path) -> None:
+    primary, replica = pair
+    rng = random.Random(9)
+    primary.path.unlink()
+    assert primary.recover_if_lost()  # the primary builds a new file from the markdown
+    write(corpus, "topics/after.md", "# After\n\nquokka after the rebuild\n")
+    primary.apply_paths(["topics/after.md"])
+    # The old file, still open, would answer without quokka; the replica notices the new inode.
+    wait_for(lambda: (replica.search_fast("quokka", 10) or None), what="the replica reading the new file")
+    assert_replica_answers_like_fts(primary, replica, _one_word_queries(rng, 10))
+
+
+def test_a_big_reindex_is_left_to_a_rebuild(pair: tuple[TierIndex, ReplicaIndex], corpus: Path) -> None:
+    primary, replica = pair
+    for i in range(12):
+        write(corpus, f"topics/bulk-{i}.md", "".join(f"# H{j}\n\nwombat {i} {j} body text\n\n" for j in range(50)))
+    primary.apply_paths([f"topics/bulk-{i}.md" for i in range(12)])  # 600 chunks in one commit
+    builds = replica.builds
+    assert replica.search_fast("wombat", 10) is None
+    wait_for(lambda: replica.builds > builds, what="a rebuild after a commit too big to follow")
+    assert_replica_answers_like_fts(primary, replica, ["wombat", "wombat body"])
+
+
+def _publisher(path: str, rounds: int) -> None:
+    state = QueueStateFile(Path(path))
+    for n in range(rounds):
+        state.publish(2 * n + 1, 2 * n, float(n))  # every state: latest = indexed + 1 = 2 * oldest + 1
+
+
+def test_queue_state_is_never_read_torn(tmp_path: Path) -> None:
+    path = tmp_path / QUEUE_STATE
+    reader = QueueStateFile(path, create=True)
+    reader.publish(1, 0, None)
+    assert reader.state() == {"indexed_seq": 0, "pending": 1, "lag_ms": 0.0}
+    proc = multiprocessing.get_context("spawn").Process(target=_publisher, args=(str(path), 500_000))
+    proc.start()
+    seen = set()
+    while proc.is_alive():
+        for _ in range(1000):
+            latest, indexed, oldest = reader.read()
+            assert latest == indexed + 1 and latest == 2 * (oldest or 0.0) + 1, (latest, indexed, oldest)
+            seen.add(latest)
+    proc.join()
+    assert proc.exitcode == 0
+    assert len(seen) > 20  # the reads really overlapped the writes
+    with pytest.raises(RuntimeError, match="no consistent queue state"):
+        QueueStateFile(tmp_path / "never-published", create=True).read()
+    monotonic = time.monotonic()
+    reader.publish(5, 3, monotonic - 0.25)
+    state = reader.state()
+    assert state["indexed_seq"] == 3 and state["pending"] == 2 and 250 <= state["lag_ms"] < 5000
+
+
+async def test_a_worker_whose_primary_is_gone_answers_503(tmp_path: Path, corpus: Path) -> None:
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    QueueStateFile(runtime / QUEUE_STATE, create=True).publish(0, 0, None)
+    index = TierIndex(corpus)
+    index.open()  # an index for the replica to read; no primary process behind it
+    index.close()
+    port = free_port()
+    app = create_worker_app(Settings(memory_dir=corpus, port=port), runtime)
+    async with TestClient(TestServer(app, port=port)) as client:
+        headers = {"Host": f"127.0.0.1:{port}"}
+        resp = await client.post("/memory/write", json={"path": "a.md", "content": "x"}, headers=headers)
+        assert resp.status == 503
+        assert (await resp.json())["error"]["code"] == "primary_unavailable"
+        # A search it can answer itself still works, and a client mistake is a 400 from the worker.
+        resp = await client.post("/memory/search", json={"query": "deploy"}, headers=headers)
+        assert resp.status == 200 and (await resp.json())["scope"] == "agent"
+        resp = await client.post("/memory/search", json={"query": ""}, headers=headers)
+        assert resp.status == 400
+        resp = await client.post("/memory/search", json={"query": "x"}, headers={"Host": f"evil.example:{port}"})
+        assert resp.status == 421
+
+
+# -- real processes --------------------------------------------------------------------------------
+def _fresh(url: str, method: str, path: str, **kw: Any) -> httpx.Response:
+    """One request on a new connection (the kernel picks the process per connection)."""
+    with httpx.Client(base_url=url, timeout=10) as client:
+        return client.request(method, path, **kw)
+
+
+def _workers(pid: int) -> list[int]:
+    return [p for p in process_tree(pid) if p != pid]
+
+
+@pytest.fixture
+def sidecar_with_worker(corpus: Path) -> Iterator[Any]:
+    side = start_sidecar(corpus, "--read-workers", "1")
+    wait_for(lambda: "replica.postings_built" in side.log_text(), what="the worker's postings")
+    try:
+        yield side
+    finally:
+        side.stop()
+
+
+def test_both_processes_answer_the_port_the_same(sidecar_with_worker: Any) -> None:
+    side = sidecar_with_worker
+    by_worker = 0
+    for q in make_queries(60, seed=5):
+        mine = _fresh(side.url, "POST", "/memory/search", json={"query": q})
+        assert mine.status_code == 200
+        by_worker += mine.headers.get("X-Served-By") == "read-worker"
+        # after_seq 0 is always met, and only the primary answers after_seq: the reference.
+        ref = _fresh(side.url, "POST", "/memory/search", json={"query": q, "after_seq": 0})
+        assert ref.status_code == 200 and "X-Served-By" not in ref.headers
+        assert mine.json()["results"] == ref.json()["results"], q
+        assert set(mine.json()["index"]) == {"indexed_seq", "pending", "lag_ms"}
+    assert by_worker >= 5, "the worker answered (almost) nothing"
+
+
+def test_writes_through_either_process_land_and_are_searchable(sidecar_with_worker: Any, corpus: Path) -> None:
+    side = sidecar_with_worker
+    seqs = []
+    for i in range(30):
+        resp = _fresh(side.url, "POST", "/memory/write", json={"path": "topics/rw.md", "content": f"- okapi{i}x\n"})
+        assert resp.status_code == 201, resp.text
+        seqs.append(resp.json()["seq"])
+    assert seqs == sorted(seqs) and len(set(seqs)) == 30
+    text = (corpus / "topics/rw.md").read_text()
+    assert all(f"okapi{i}x" in text for i in range(30))
+    resp = _fresh(side.url, "POST", "/memory/search", json={"query": "okapi29x", "after_seq": seqs[-1]})
+    assert resp.json()["index"]["after_seq_met"] is True
+    # Without after_seq, every answer (from either process) that says the write is indexed has it.
+    for _ in range(30):
+        out = _fresh(side.url, "POST", "/memory/search", json={"query": "okapi29x"}).json()
+        if out["index"]["indexed_seq"] >= seqs[-1]:
+            assert [r["path"] for r in out["results"]] == ["topics/rw.md"]
+
+
+def test_edge_guards_hold_on_every_connection(sidecar_with_worker: Any) -> None:
+    side = sidecar_with_worker
+    for _ in range(20):
+        resp = _fresh(side.url, "POST", "/memory/search", json={"query": "x"}, headers={"Host": "evil.example"})
+        assert resp.status_code == 421
+        resp = _fresh(side.url, "POST", "/memory/search", json={"query": "x"}, headers={"Origin": "https://evil.example"})
+        assert resp.status_code == 403
+        resp = _fresh(side.url, "POST", "/memory/search", content=b"{" + b" " * (3 * 1024 * 1024) + b"}")
+        assert resp.status_code == 413
+
+
+def test_a_killed_worker_is_restarted_and_the_port_keeps_answering(sidecar_with_worker: Any) -> None:
+    side = sidecar_with_worker
+    (first,) = _workers(side.proc.pid)
+    os.kill(first, signal.SIGKILL)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:  # meanwhile the primary alone answers
+        assert _fresh(side.url, "POST", "/memory/search", json={"query": "deploy"}).status_code == 200
+    (_second,) = wait_for(lambda: [p for p in _workers(side.proc.pid) if p != first], what="a restarted worker")
+    wait_for(lambda: side.log_text().count("read_worker.ready") >= 2, what="the new worker to listen")
+    assert "read_worker.exited" in side.log_text()
+    served = {_fresh(side.url, "POST", "/memory/search", json={"query": "deploy"}).headers.get("X-Served-By") for _ in range(40)}
+    assert "read-worker" in served
+
+
+def test_no_worker_outlives_its_primary(corpus: Path) -> None:
+    side = start_sidecar(corpus, "--read-workers", "2")
+    workers = wait_for(lambda: len(_workers(side.proc.pid)) == 2 and _workers(side.proc.pid), what="two workers")
+    side.proc.send_signal(signal.SIGTERM)
+    assert side.proc.wait(timeout=20) == 0
+    assert not [p for p in workers if _alive(p)]
+    runtime = re.search(r'"runtime": "([^"]+)"', side.log_text())
+    assert runtime is not None and not Path(runtime.group(1)).exists()  # its socket and state are gone
+
+    side = start_sidecar(corpus, "--read-workers", "1")
+    (worker,) = wait_for(lambda: _workers(side.proc.pid), what="a worker")
+    side.proc.kill()  # no chance to stop it: the worker notices its parent is gone
+    side.proc.wait()
+    wait_for(lambda: not _alive(worker), timeout=5, what="the orphaned worker to exit")
+    with socket.socket() as s:  # and nothing listens on the port any more
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", side.port))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
