@@ -10,7 +10,7 @@ A worker answers the one request that is hot and read-only, an agent-tier BM25 s
 the agent index (``sidecar.replica``). Everything else it forwards, unchanged, to the primary over
 a Unix socket in a private runtime directory, and relays the answer: writes, MCP, the prompt
 block, status, metrics, crew and hybrid searches. The ``index`` state of its answers (indexed_seq,
-pending, lag_ms) is the primary queue's, read from a shared memory map (``sidecar.queue_state``)
+pending, lag_ms) is the primary queue's, read from a shared memory map (``sidecar.shared_state``)
 before the search, so ``indexed_seq`` never claims more than the search saw. The same edge guards
 (Host, Origin, body size and deadline) run in the worker, so the port behaves as one server.
 
@@ -43,12 +43,12 @@ from sidecar.edge_guard import body_deadline, host_origin_guard, server_limits
 from sidecar.errors import BadRequest, EngineUnavailable
 from sidecar.heap import tune_malloc
 from sidecar.logs import configure_logging
-from sidecar.queue_state import QueueStateFile
 from sidecar.replica import ReplicaIndex
 from sidecar.search import SearchRequest
 from sidecar.settings import Settings, load_settings
+from sidecar.shared_state import LATENCY_BUCKETS, QueueStateFile, WorkerStats
 
-__all__ = ["PRIMARY_SOCKET", "QUEUE_STATE", "ReadWorkers", "create_worker_app", "main"]
+__all__ = ["PRIMARY_SOCKET", "QUEUE_STATE", "ReadWorkers", "create_worker_app", "main", "stats_file"]
 
 log = structlog.get_logger("sidecar.read_worker")
 
@@ -64,10 +64,15 @@ _REPLICA: web.AppKey[ReplicaIndex] = web.AppKey("replica", ReplicaIndex)
 _STATE: web.AppKey[QueueStateFile] = web.AppKey("queue_state", QueueStateFile)
 _PRIMARY: web.AppKey[aiohttp.ClientSession] = web.AppKey("primary", aiohttp.ClientSession)
 _READERS: web.AppKey[ThreadPoolExecutor] = web.AppKey("readers", ThreadPoolExecutor)
+_STATS: web.AppKey[WorkerStats] = web.AppKey("stats", WorkerStats)
+
+
+def stats_file(runtime: Path, number: int) -> Path:
+    return runtime / f"worker-{number}.stats"
 
 
 # -- the worker process ----------------------------------------------------------------------------
-def create_worker_app(settings: Settings, runtime: Path) -> web.Application:
+def create_worker_app(settings: Settings, runtime: Path, number: int = 0) -> web.Application:
     """The worker's application: agent-tier BM25 searches here, everything else to the primary."""
     middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
@@ -77,6 +82,7 @@ def create_worker_app(settings: Settings, runtime: Path) -> web.Application:
         replica.start()
         app[_REPLICA] = replica
         app[_STATE] = QueueStateFile(runtime / QUEUE_STATE)
+        app[_STATS] = WorkerStats(stats_file(runtime, number), LATENCY_BUCKETS, create=True)
         app[_READERS] = ThreadPoolExecutor(max_workers=2, thread_name_prefix="agent-reader")
         connector = aiohttp.UnixConnector(path=str(runtime / PRIMARY_SOCKET))
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0)
@@ -88,6 +94,7 @@ def create_worker_app(settings: Settings, runtime: Path) -> web.Application:
             app[_READERS].shutdown(wait=True)
             await asyncio.to_thread(replica.stop)
             app[_STATE].close()
+            app[_STATS].close()
 
     app.cleanup_ctx.append(resources)
     app.router.add_post("/memory/search", _search)
@@ -117,18 +124,21 @@ async def _search(request: web.Request) -> web.StreamResponse:
         log.warning("read_worker.search_failed", error=f"{type(exc).__name__}: {exc}")
         replica.reset()
         return await _forward(request)
+    took = time.perf_counter() - started
     out = {
         "results": [h.as_json("agent") for h in hits],
         "scope": "agent",
-        "took_ms": round((time.perf_counter() - started) * 1000, 3),
+        "took_ms": round(took * 1000, 3),
         "index": index_state,
     }
+    app[_STATS].observe(took)
     return web.json_response(out, headers=_SERVED_BY)
 
 
 async def _forward(request: web.Request) -> web.StreamResponse:
     """Send the request to the primary as it came, and its answer back as it comes."""
     body = await request.read()
+    request.app[_STATS].forward()
     headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP]
     headers.append(("X-Forwarded-For", request.remote or ""))
     try:
@@ -157,13 +167,13 @@ async def _forward(request: web.Request) -> web.StreamResponse:
         raise EngineUnavailable("the sidecar's primary process is not answering", code="primary_unavailable") from None
 
 
-async def _serve(settings: Settings, runtime: Path, parent: int) -> None:
+async def _serve(settings: Settings, runtime: Path, number: int, parent: int) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     runner = web.AppRunner(
-        create_worker_app(settings, runtime), handle_signals=False, access_log=None, **server_limits(settings)
+        create_worker_app(settings, runtime, number), handle_signals=False, access_log=None, **server_limits(settings)
     )
     await runner.setup()
     try:
@@ -181,17 +191,18 @@ async def _serve(settings: Settings, runtime: Path, parent: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m sidecar.read_worker --runtime DIR --parent PID``; settings come from the
+    """``python -m sidecar.read_worker --runtime DIR --number N --parent PID``; settings come from the
     environment the primary passes (``Settings.as_environ``)."""
     parser = argparse.ArgumentParser(prog="sidecar.read_worker")
     parser.add_argument("--runtime", type=Path, required=True)
+    parser.add_argument("--number", type=int, required=True)
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
     tune_malloc()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     settings = load_settings()
     configure_logging(settings.log_format, settings.log_level)
-    asyncio.run(_serve(settings, args.runtime, args.parent))
+    asyncio.run(_serve(settings, args.runtime, args.number, args.parent))
     return 0
 
 
@@ -221,6 +232,8 @@ class ReadWorkers:
                 "sidecar.read_worker",
                 "--runtime",
                 str(self.runtime),
+                "--number",
+                str(number),
                 "--parent",
                 str(os.getpid()),
                 env={**os.environ, **self.settings.as_environ()},
@@ -237,6 +250,9 @@ class ReadWorkers:
             log.error("read_worker.exited", number=number, pid=proc.pid, code=code, restart_in=delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 30.0)
+
+    def stats_files(self) -> list[tuple[int, Path]]:
+        return [(n, stats_file(self.runtime, n)) for n in range(self.settings.read_workers)]
 
     def status(self) -> list[dict[str, object]]:
         return [{"number": n, "pid": p.pid, "running": p.returncode is None} for n, p in sorted(self.procs.items())]

@@ -224,8 +224,9 @@ def _start_read_workers(app: web.Application, settings: Settings, runtime: Path)
     (every one embeds its query: a worker could only forward it)."""
     from sidecar.appkeys import QUEUE
     from sidecar.embed_batcher import HYBRID
-    from sidecar.queue_state import QueueStateFile
+    from sidecar.metrics import METRICS
     from sidecar.read_worker import QUEUE_STATE, ReadWorkers
+    from sidecar.shared_state import QueueStateFile
 
     embedder = app[HYBRID].embedder
     if embedder is not None:
@@ -244,5 +245,6 @@ def _start_read_workers(app: web.Application, settings: Settings, runtime: Path)
     publish()
     queue.on_change = publish
     workers = ReadWorkers(settings, runtime)
+    app[METRICS].read_workers = workers
     workers.start()
     return workers

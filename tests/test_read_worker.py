@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import sqlite3
+import struct
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,10 +29,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.index import TierIndex
 from sidecar.query import terms
-from sidecar.queue_state import QueueStateFile
 from sidecar.read_worker import QUEUE_STATE, create_worker_app
 from sidecar.replica import ReplicaIndex
 from sidecar.settings import Settings
+from sidecar.shared_state import QueueStateFile, SharedRecord
 from tests.bench.corpus import VOCAB, make_corpus, make_queries
 from tests.conftest import write
 from tests.procs import free_port, process_tree, start_sidecar
@@ -180,14 +181,14 @@ def test_queue_state_is_never_read_torn(tmp_path: Path) -> None:
     seen = set()
     while proc.is_alive():
         for _ in range(1000):
-            latest, indexed, oldest = reader.read()
+            latest, indexed, oldest = reader.queue()
             assert latest == indexed + 1 and latest == 2 * (oldest or 0.0) + 1, (latest, indexed, oldest)
             seen.add(latest)
     proc.join()
     assert proc.exitcode == 0
     assert len(seen) > 20  # the reads really overlapped the writes
-    with pytest.raises(RuntimeError, match="no consistent queue state"):
-        QueueStateFile(tmp_path / "never-published", create=True).read()
+    with pytest.raises(RuntimeError, match="no consistent record"):
+        SharedRecord(tmp_path / "never-written", struct.Struct("<Q"), create=True).read()
     monotonic = time.monotonic()
     reader.publish(5, 3, monotonic - 0.25)
     state = reader.state()
@@ -251,6 +252,11 @@ def test_both_processes_answer_the_port_the_same(sidecar_with_worker: Any) -> No
         assert mine.json()["results"] == ref.json()["results"], q
         assert set(mine.json()["index"]) == {"indexed_seq", "pending", "lag_ms"}
     assert by_worker >= 5, "the worker answered (almost) nothing"
+    # Its searches are in the metrics (whichever process the scrape lands on: a worker forwards it).
+    metrics = _fresh(side.url, "GET", "/metrics").text
+    count = re.search(r'memory_sidecar_read_worker_search_seconds_count\{worker="0"\} (\S+)', metrics)
+    assert count is not None and float(count.group(1)) >= by_worker, metrics
+    assert "memory_sidecar_read_workers_running 1.0" in metrics
 
 
 def test_writes_through_either_process_land_and_are_searchable(sidecar_with_worker: Any, corpus: Path) -> None:
