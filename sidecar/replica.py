@@ -28,8 +28,9 @@ __all__ = ["CATCH_UP_MAX", "ReplicaIndex"]
 
 log = structlog.get_logger("sidecar.replica")
 
-# Catching up on more added chunks than this is left to a rebuild (a big reindex by the primary).
-CATCH_UP_MAX = 500
+# Catching up (on the event loop) on more added chunks than this is left to a rebuild on the
+# background thread: a big reindex by the primary.
+CATCH_UP_MAX = 100
 
 
 class ReplicaIndex(TierIndex):

@@ -19,6 +19,7 @@ import socket
 import sqlite3
 import struct
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from typing import Any
 import httpx
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sidecar.index import TierIndex
 from sidecar.query import terms
@@ -36,6 +39,7 @@ from sidecar.shared_state import QueueStateFile, SharedRecord
 from tests.bench.corpus import VOCAB, make_corpus, make_queries
 from tests.conftest import write
 from tests.procs import free_port, process_tree, start_sidecar
+from tests.test_properties import FTS_BITS, PROPERTY, TEXT, send
 
 
 def _run_now(fn: Callable[[], None]) -> None:
@@ -330,3 +334,43 @@ def _alive(pid: int) -> bool:
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
+
+
+def _client_on_worker(url: str) -> httpx.Client:
+    """A keep-alive client whose connection the kernel gave to the worker."""
+    for _ in range(200):
+        client = httpx.Client(base_url=url, timeout=10)
+        if client.post("/memory/search", json={"query": "deploy"}).headers.get("X-Served-By") == "read-worker":
+            return client
+        client.close()
+    raise AssertionError("no connection landed on the worker in 200 tries")
+
+
+def test_hostile_queries_answer_the_same_from_the_worker_and_the_primary(sidecar_with_worker: Any) -> None:
+    """Differential: whatever the query (control characters, lone surrogates, FTS5 syntax, words of
+    several tokens, stems), the worker's answer (or error) is the primary's."""
+    side = sidecar_with_worker
+    worker = _client_on_worker(side.url)
+    primary = httpx.Client(base_url=side.url, timeout=10)
+    words = st.sampled_from([*VOCAB[:200], "multi-agent", "2025-03-04", "deployments", "don't", "Café"])
+    query = st.lists(st.one_of(TEXT, FTS_BITS, words, words), max_size=6).map(" ".join)
+    answered = Counter[int]()
+
+    @PROPERTY
+    @given(q=query, limit=st.integers(1, 60))
+    def prop(q: str, limit: int) -> None:
+        mine = send(worker, "POST", "/memory/search", {"query": q, "limit": limit})
+        ref = send(primary, "POST", "/memory/search", {"query": q, "limit": limit, "after_seq": 0})
+        assert mine.status_code == ref.status_code, (q, mine.text, ref.text)
+        answered[mine.status_code] += 1
+        if mine.status_code == 200:
+            assert mine.json()["results"] == ref.json()["results"], q
+        else:
+            assert mine.json() == ref.json(), q
+
+    try:
+        prop()
+    finally:
+        worker.close()
+        primary.close()
+    assert answered[200] >= 50, answered

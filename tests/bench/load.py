@@ -22,6 +22,11 @@ only search. Every connection waits for its answer before the next request; with
 every connection, searches would be capped at a multiple of the write rate (writes are serialized
 and fsync-bound: ~4-6 ms each on this disk), which measures the disk, not search.
 
+The sidecar runs with ``LOAD_READ_WORKERS`` (default 1) read workers (``--read-workers``): one
+Python process serves on one core, and the target is met on two. RSS and CPU figures are those of
+the whole process tree (the sidecar and its workers, summed); ``LOAD_READ_WORKERS=0`` measures the
+sidecar alone.
+
     python -m tests.bench load          LOAD_SECONDS=10 LOAD_GENERATOR=python python -m tests.bench load
 """
 
