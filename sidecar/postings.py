@@ -16,9 +16,11 @@ scores are equal to FTS5's to the last bit. A phrase of several tokens (``multi-
 per-phrase terms, so its contribution adds in exactly.
 
 Snapshots are immutable. The tier's one writer thread derives the next one after each commit: a
-base built from an ``fts5vocab`` scan of the index, plus a delta of chunks added since (tokenized
-by a scratch FTS5 table with the same tokenizer) and a mask of chunks deleted since; when the
-delta grows past a quarter of the base, the base is rebuilt. Each snapshot carries the index's
+base (first built from an ``fts5vocab`` scan of the index), plus a delta of chunks added since
+(tokenized by a scratch FTS5 table with the same tokenizer) and a mask of chunks deleted since.
+Once a few hundred chunks are added or dead, the delta is merged into a fresh base from the
+arrays alone (``compact``: milliseconds, no scan), so the delta's small per-term arrays and the
+dead chunks never pile up under a steady stream of writes. Each snapshot carries the index's
 change generation; a reader that finds the database at another generation (a commit not yet
 applied, or another process that wrote the file) answers from FTS5 instead.
 """
@@ -26,6 +28,7 @@ applied, or another process that wrote the file) answers from FTS5 instead.
 from __future__ import annotations
 
 import math
+import mmap
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -34,6 +37,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from sidecar.heap import release_free_memory
 
 __all__ = [
     "K1",
@@ -44,6 +49,7 @@ __all__ = [
     "Snapshot",
     "apply_changes",
     "build_snapshot",
+    "compact",
     "count_terms",
     "top_k",
 ]
@@ -56,6 +62,10 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"
 # Rows of the vocab scan fetched per statement: bounds the transient memory of a build.
 _SCAN_BATCH = 250_000
 _CACHE_LIMIT = 50_000
+# A snapshot is compacted once this many of its slots (and at least 1/32 of its base) are dead or
+# in the delta: a compaction costs a few passes over the base arrays, so a few per minute under
+# steady writes are cheap, and the delta stays a few hundred chunks of small arrays.
+COMPACT_MIN = 256
 
 IntArray = npt.NDArray[np.int64]
 SlotArray = npt.NDArray[np.int32]
@@ -105,8 +115,17 @@ class Snapshot:
     def postings(self) -> int:
         return len(self.slots) + sum(len(s) for s, _ in self.delta.values())
 
+    @property
+    def untidy_slots(self) -> int:
+        """Slots a compaction would tidy away: dead chunks, and live chunks held by the delta."""
+        return len(self.ids) - self.live + len(self.delta_ids)
+
+    def wants_compaction(self) -> bool:
+        return self.untidy_slots > max(COMPACT_MIN, self.base_slots // 32)
+
     def wants_rebuild(self) -> bool:
-        """True once the delta is large enough that a fresh base is cheaper to query."""
+        """True once the delta is large enough that a fresh base is cheaper to query (``apply_changes``
+        compacts long before that: only a snapshot built without it can get there)."""
         return self.delta_slots > max(1_000, self.base_slots // 4)
 
     def slots_of(self, chunk_ids: IntArray) -> SlotArray | None:
@@ -203,10 +222,12 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
         start = end
     if not np.array_equal(per_term, docs_per_term):
         raise RuntimeError("fts5vocab instance scan is not in term, doc order")
-    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum(per_term, out=offsets[1:])
-    all_slots = np.concatenate(out_slots) if out_slots else np.zeros(0, dtype=np.int32)
-    all_freqs = np.concatenate(out_freqs) if out_freqs else np.zeros(0, dtype=np.uint16)
+    offsets = _offsets(per_term)
+    all_slots = _mapped(int(offsets[-1]), np.int32)
+    all_freqs = _mapped(len(all_slots), np.uint16)
+    if out_slots:
+        np.concatenate(out_slots, out=all_slots)
+        np.concatenate(out_freqs, out=all_freqs)
     return Snapshot(
         gen=gen,
         vocab={t: i for i, t in enumerate(terms)},
@@ -226,7 +247,12 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
 
 def apply_changes(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[AddedChunk]) -> Snapshot:
     """The next snapshot: ``deleted`` chunk ids gone, ``added`` chunks in (an id may be both:
-    SQLite reuses the highest rowid after it was deleted)."""
+    SQLite reuses the highest rowid after it was deleted); compacted when it has grown untidy."""
+    nxt = _apply(snap, gen, deleted, added)
+    return compact(nxt) if nxt.wants_compaction() else nxt
+
+
+def _apply(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[AddedChunk]) -> Snapshot:
     alive = snap.alive.copy()
     delta_ids = dict(snap.delta_ids)
     live = snap.live
@@ -280,6 +306,129 @@ def apply_changes(snap: Snapshot, gen: int, deleted: Iterable[int], added: Seque
         live=live,
         total_tokens=total,
     )
+
+
+def compact(snap: Snapshot) -> Snapshot:
+    """The same postings as one base: the delta merged in and dead chunks dropped, from the
+    snapshot's arrays alone (no scan of the index). Slots are renumbered by ascending chunk id,
+    as a built base has them; terms left without postings are dropped."""
+    keep = np.flatnonzero(snap.alive)
+    order = keep[np.argsort(snap.ids[keep], kind="stable")]  # new slot -> old slot
+    renumber = np.full(len(snap.ids), -1, dtype=np.int32)
+    renumber[order] = np.arange(len(order), dtype=np.int32)
+    terms = list(snap.vocab)  # the vocabulary's order is its rows' order
+    base_slots, base_freqs, base_counts = _live_base(snap, renumber)
+    delta = _live_delta(snap, renumber, terms)
+    base_counts = np.concatenate([base_counts, np.zeros(len(terms) - len(base_counts), dtype=np.int64)])
+    slots, freqs = _merge(base_slots, base_freqs, base_counts, delta)
+    del base_slots, base_freqs
+    counts = base_counts + np.bincount(delta[0], minlength=len(terms))
+    held = np.flatnonzero(counts)
+    vocab = snap.vocab  # shared while no term is new or gone: snapshots never change it
+    if not len(held) == len(terms) == len(snap.vocab):
+        vocab = dict(zip([terms[i] for i in held.tolist()], range(len(held)), strict=True))
+        counts = counts[held]
+    offsets = _offsets(counts)
+    lengths = snap.lengths[order]
+    release_free_memory()  # this pass's transient arrays, from the malloc heap
+    return Snapshot(
+        gen=snap.gen,
+        vocab=vocab,
+        offsets=offsets,
+        slots=slots,
+        freqs=freqs,
+        ids=snap.ids[order],
+        lengths=lengths,
+        alive=np.ones(len(order), dtype=np.bool_),
+        base_slots=len(order),
+        delta={},
+        delta_ids={},
+        live=len(order),
+        total_tokens=float(lengths.sum()),
+    )
+
+
+def _mapped(n: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
+    """A zero-filled array in its own anonymous memory mapping: the base's arrays outlive many
+    smaller allocations, and freed they go back to the system at once instead of leaving a hole
+    in the malloc heap that a server under steady load would keep."""
+    size = n * np.dtype(dtype).itemsize
+    return np.frombuffer(mmap.mmap(-1, size), dtype=dtype) if size else np.zeros(0, dtype=dtype)
+
+
+def _offsets(counts: IntArray) -> IntArray:
+    """CSR offsets of per-term posting counts: term t's postings are [offsets[t], offsets[t + 1])."""
+    offsets = _mapped(len(counts) + 1, np.int64)
+    offsets[0] = 0
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def _live_base(snap: Snapshot, renumber: SlotArray) -> tuple[SlotArray, FreqArray, IntArray]:
+    """The base's postings of live chunks, renumbered, in the base's order; and their count per term."""
+    slots = renumber[snap.slots]
+    counts = np.diff(snap.offsets)
+    dead = np.flatnonzero(slots < 0)
+    if not len(dead):
+        return slots, snap.freqs, counts
+    counts = counts - np.bincount(np.searchsorted(snap.offsets, dead, side="right") - 1, minlength=len(counts))
+    live = slots >= 0
+    return slots[live], snap.freqs[live], counts
+
+
+def _live_delta(snap: Snapshot, renumber: SlotArray, terms: list[str]) -> tuple[IntArray, SlotArray, FreqArray]:
+    """The delta's postings of live chunks as (term row, renumbered slot, frequency), sorted by
+    row then slot; a term new to the base gets a row at the end of ``terms``."""
+    if not snap.delta:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint16)
+    term_rows: list[int] = []
+    for term in snap.delta:
+        row = snap.vocab.get(term)
+        if row is None:
+            row = len(terms)
+            terms.append(term)
+        term_rows.append(row)
+    sizes = [len(s) for s, _ in snap.delta.values()]
+    rows = np.repeat(np.array(term_rows, dtype=np.int64), sizes)
+    slots = renumber[np.concatenate([s for s, _ in snap.delta.values()])]
+    freqs = np.concatenate([f for _, f in snap.delta.values()])
+    live = slots >= 0
+    rows, slots, freqs = rows[live], slots[live], freqs[live]
+    order = np.lexsort((slots, rows))
+    return rows[order], slots[order], freqs[order]
+
+
+def _merge(
+    base_slots: SlotArray, base_freqs: FreqArray, base_counts: IntArray, delta: tuple[IntArray, SlotArray, FreqArray]
+) -> tuple[SlotArray, FreqArray]:
+    """The base postings (``base_counts`` per term row, each term's slots ascending) with the
+    delta's (row, slot, frequency) postings, sorted by row then slot, merged in: each goes after
+    the base postings of its term with a lower slot, so every term's slots still ascend."""
+    rows, slots, freqs = delta
+    starts = np.zeros(len(base_counts) + 1, dtype=np.int64)
+    np.cumsum(base_counts, out=starts[1:])
+    at = _insertion_points(base_slots, starts[rows], starts[rows + 1], slots) + np.arange(len(rows))
+    out_slots = _mapped(len(base_slots) + len(rows), np.int32)
+    out_freqs = _mapped(len(out_slots), np.uint16)
+    from_base = np.ones(len(out_slots), dtype=np.bool_)
+    from_base[at] = False
+    out_slots[at], out_freqs[at] = slots, freqs
+    out_slots[from_base], out_freqs[from_base] = base_slots, base_freqs
+    return out_slots, out_freqs
+
+
+def _insertion_points(sorted_runs: SlotArray, lo: IntArray, hi: IntArray, values: SlotArray) -> IntArray:
+    """For each i, where ``values[i]`` would go in the ascending run ``sorted_runs[lo[i]:hi[i]]``
+    (before equal values): one vectorised binary search over all runs at once."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        open_ = np.flatnonzero(lo < hi)
+        if not len(open_):
+            return lo
+        mid = (lo[open_] + hi[open_]) // 2
+        below = sorted_runs[mid] < values[open_]
+        lo[open_[below]] = mid[below] + 1
+        hi[open_[~below]] = mid[~below]
 
 
 # -- tokenizing with FTS5's own tokenizer ------------------------------------------------------

@@ -12,9 +12,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
 from sidecar.index import TierIndex
+from sidecar.postings import COMPACT_MIN, Snapshot, apply_changes, build_snapshot, compact, count_terms
 from sidecar.query import terms
 from sidecar.snippet import make_snippet
 from tests.bench.corpus import VOCAB, make_corpus, make_queries
@@ -270,45 +272,161 @@ def test_the_event_loop_leaves_words_of_several_tokens_to_a_reader_thread(index:
     assert index.search_postings("deploy", 10, phrases=False) == index.search("deploy", 10)
 
 
-def test_random_edit_sequences_keep_postings_equal_to_fts5(tmp_path: Path) -> None:
-    """A seeded random walk of appends, rewrites, deletes, new files, id reuse, whole-tier
-    reconciles and rebuilds: after every step the postings rank exactly as FTS5 does."""
-    rng = random.Random(77)
-    root = tmp_path / "walk"
-    words = VOCAB[50:400]
+class _Walk:
+    """A seeded random walk over a small tier: appends, rewrites, deletes, new files (SQLite hands
+    the highest ids out again), whole-tier reconciles and rebuilds."""
 
-    def text() -> str:
+    def __init__(self, root: Path, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.root = root
+        self.words = VOCAB[50:400]
+        for n in range(12):
+            write(root, f"f{n}.md", self.text())
+        self.index = TierIndex(root)
+        self.index.open(postings=True)
+        self.index.schedule = _run_now
+        self.probes = [" ".join(self.rng.choices(self.words, k=self.rng.randint(1, 4))) for _ in range(25)]
+
+    def text(self) -> str:
+        rng, words = self.rng, self.words
         paras = [" ".join(rng.choices(words, k=rng.randint(3, 40))) for _ in range(rng.randint(1, 6))]
         return f"# {rng.choice(words).title()}\n\n" + "\n\n".join(paras) + "\n"
 
-    for n in range(12):
-        write(root, f"f{n}.md", text())
-    ix = TierIndex(root)
-    ix.open(postings=True)
-    ix.schedule = _run_now
-    probes = [" ".join(rng.choices(words, k=rng.randint(1, 4))) for _ in range(25)]
-    for _step in range(150):
+    def step(self, rebuilds: bool = True) -> None:
+        rng, root, ix = self.rng, self.root, self.index
         files = sorted(p.name for p in root.glob("*.md"))
         op = rng.random()
         name = rng.choice(files) if files else "f0.md"
         if op < 0.35 and files:
             with (root / name).open("a", encoding="utf-8") as f:
-                f.write("\n" + " ".join(rng.choices(words, k=rng.randint(2, 30))) + "\n")
+                f.write("\n" + " ".join(rng.choices(self.words, k=rng.randint(2, 30))) + "\n")
             ix.apply_paths([name])
         elif op < 0.55 and files:
-            write(root, name, text())
+            write(root, name, self.text())
             ix.apply_paths([name])
         elif op < 0.7 and files:
             (root / name).unlink()
             ix.apply_paths([name])
         elif op < 0.85:
             new = f"g{rng.randint(0, 30)}.md"
-            write(root, new, text())
+            write(root, new, self.text())
             ix.apply_paths([new])
-        elif op < 0.95:
-            write(root, name, text())
+        elif op < 0.95 or not rebuilds:
+            write(root, name, self.text())
             ix.reconcile()
         else:
             ix.rebuild()
-        assert_same_as_fts(ix, rng.sample(probes, 5))
-    ix.close()
+
+
+def test_random_edit_sequences_keep_postings_equal_to_fts5(tmp_path: Path) -> None:
+    """After every step of a random walk the postings rank exactly as FTS5 does."""
+    walk = _Walk(tmp_path / "walk", 77)
+    for _step in range(150):
+        walk.step()
+        assert_same_as_fts(walk.index, walk.rng.sample(walk.probes, 5))
+    walk.index.close()
+
+
+# -- compaction: the delta merged into a fresh base from the arrays alone ----------------------
+def _contents(snap: Snapshot) -> tuple[dict[str, dict[int, int]], dict[int, float], int, float]:
+    """What a snapshot says, whatever its layout: each term's live (chunk id -> frequency), each
+    live chunk's tokens, the live count and the total tokens."""
+    postings: dict[str, dict[int, int]] = {}
+    parts = [
+        (t, snap.slots[snap.offsets[r] : snap.offsets[r + 1]], snap.freqs[snap.offsets[r] : snap.offsets[r + 1]])
+        for t, r in snap.vocab.items()
+    ]
+    parts += [(t, s, f) for t, (s, f) in snap.delta.items()]
+    for term, slots, freqs in parts:
+        for slot, freq in zip(slots.tolist(), freqs.tolist(), strict=True):
+            if snap.alive[slot]:
+                postings.setdefault(term, {})[int(snap.ids[slot])] = freq
+    lengths = {int(snap.ids[s]): float(snap.lengths[s]) for s in np.flatnonzero(snap.alive).tolist()}
+    return postings, lengths, snap.live, snap.total_tokens
+
+
+def _fresh(index: TierIndex) -> Snapshot:
+    """The postings as a full scan of the index builds them now."""
+    conn = index.writer
+    conn.execute("BEGIN")
+    try:
+        return build_snapshot(conn, index._gen(conn))
+    finally:
+        conn.execute("COMMIT")
+
+
+def _assert_compacts_to_a_fresh_build(index: TierIndex) -> Snapshot:
+    snap = index._postings
+    assert snap is not None
+    merged = compact(snap)
+    assert merged.delta == {} and merged.delta_ids == {} and merged.alive.all()
+    assert merged.base_slots == merged.live == snap.live and merged.gen == snap.gen
+    assert np.all(np.diff(merged.ids) > 0), "a base's slots are in ascending id order"
+    fresh = _fresh(index)
+    assert _contents(merged) == _contents(fresh) == _contents(snap)
+    assert set(merged.vocab) == set(fresh.vocab), "a term without live postings is dropped"
+    assert np.array_equal(merged.ids, fresh.ids) and np.array_equal(merged.norm, fresh.norm)
+    for term, row in fresh.vocab.items():  # laid out as a build lays it: each term's slots ascending
+        mine, theirs = merged.vocab[term], slice(fresh.offsets[row], fresh.offsets[row + 1])
+        lo, hi = merged.offsets[mine], merged.offsets[mine + 1]
+        assert np.array_equal(merged.slots[lo:hi], fresh.slots[theirs]), term
+        assert np.array_equal(merged.freqs[lo:hi], fresh.freqs[theirs]), term
+    return merged
+
+
+def test_compaction_equals_a_fresh_build_through_many_merges(tmp_path: Path) -> None:
+    """A random walk where the postings are now and then merged into a new base (deltas of one
+    to several commits, on bases that were themselves merged): every merge holds what a fresh
+    scan of the index holds, and ranks exactly as FTS5 does."""
+    walk = _Walk(tmp_path / "walk", 78)
+    merges = 0
+    for _step in range(120):
+        walk.step(rebuilds=False)
+        if walk.rng.random() < 0.3:
+            walk.index._postings = _assert_compacts_to_a_fresh_build(walk.index)
+            merges += 1
+        assert_same_as_fts(walk.index, walk.rng.sample(walk.probes, 5))
+    assert merges > 20
+    walk.index.close()
+
+
+def test_compaction_of_a_delta_chunk_that_sorts_inside_the_base(index: TierIndex) -> None:
+    """SQLite hands out ids above every live one, so delta chunks usually sort after the base; a
+    chunk whose id sorts inside it (here: the lowest id, rewritten in place) must be merged into
+    the middle of each of its terms' postings."""
+    conn = index.writer
+    (low,) = conn.execute("SELECT min(id) FROM chunks").fetchone()
+    heading, body = "Kumquat", "kumquat deploy rollback postgres and the lowest id rewritten in place"
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("UPDATE chunks SET heading = ?, body = ? WHERE id = ?", (heading, body, low))
+    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
+    conn.execute("COMMIT")
+    snap = index._postings
+    assert snap is not None
+    moved = apply_changes(snap, index._gen(conn), [low], count_terms([(low, heading, body)]))
+    assert moved.delta_ids == {low: len(snap.ids)}
+    index._postings = moved
+    merged = _assert_compacts_to_a_fresh_build(index)
+    assert int(merged.ids[0]) == low
+    index._postings = merged
+    assert_same_as_fts(index, ["kumquat", "kumquat deploy", "rollback postgres", *make_queries(30, seed=14)])
+
+
+def test_a_steady_stream_of_writes_keeps_the_delta_small(index: TierIndex, corpus: Path) -> None:
+    """Appends that rewrite a chunk each (a dead slot and a delta chunk per write) are merged into
+    the base as they come: the delta never grows past the compaction limit, no rebuild is needed."""
+    snap = index._postings
+    assert snap is not None
+    limit = max(COMPACT_MIN, snap.base_slots // 32)
+    merges = 0
+    for i in range(600):
+        with (corpus / "topics" / f"stream-{i % 7}.md").open("a", encoding="utf-8") as f:
+            f.write(f"- streamtoken{i}x noted during the run\n")
+        index.apply_paths([f"topics/stream-{i % 7}.md"])
+        nxt = index._postings
+        assert nxt is not None and nxt.untidy_slots <= limit and not nxt.wants_rebuild()
+        merges += nxt.base_slots != snap.base_slots or nxt.untidy_slots < snap.untidy_slots
+        snap = nxt
+    assert merges >= 2
+    assert_same_as_fts(index, ["streamtoken5x", "streamtoken399x noted", *make_queries(30, seed=15)])
+    assert _contents(snap) == _contents(_fresh(index))
