@@ -50,7 +50,7 @@ import aiohttp
 import httpx
 
 from tests.bench.corpus import make_corpus, make_queries
-from tests.bench.util import pct, report
+from tests.bench.util import cpu_reference, pct, report
 from tests.procs import process_tree, start_sidecar, tree_rss_kb
 
 __all__ = ["main"]
@@ -261,6 +261,7 @@ def pick_generator() -> tuple[str | None, str]:
 
 def main() -> None:
     seconds = float(os.environ.get("LOAD_SECONDS", "60"))
+    reference_before = cpu_reference()
     wrk, generator = pick_generator()
     print(f"# load generator: {generator}", flush=True)
     base = Path(tempfile.mkdtemp(prefix="bench-load-"))
@@ -288,6 +289,10 @@ def main() -> None:
         f"# {os.cpu_count()} cores shared by the server and the load generator; {CONNECTIONS} connections, "
         f"{seconds:g} s, {CONNECTIONS - WRITERS} search + {WRITERS} write connections, corpus {CHUNKS} chunks ({corpus_bytes / 1e6:.1f} MB)",
         flush=True,
+    )
+    report(
+        "load: host speed (5M-step Python loop, before / after)",
+        f"{reference_before:.0f} / {cpu_reference():.0f} ms (a shared host: figures scale with it)",
     )
     report("load: generator", "wrk + load.lua" if wrk is not None else "python aiohttp (in-process)")
     report("load: sidecar processes", f"1 + {READ_WORKERS} read workers (RSS and CPU below: all of them)")
