@@ -69,8 +69,9 @@ class ReplicaIndex(TierIndex):
         return None
 
     def catch_up(self) -> bool:
-        """Bring the postings to the database's generation from ``chunk_log``; False (and a
-        rebuild scheduled) when the log cannot say what changed."""
+        """Bring the postings to the database's generation from ``chunk_log``; True if they moved.
+        False when they were current already (the query needs FTS5 for another reason: a word of
+        several tokens), or when the log cannot say what changed (a rebuild is scheduled then)."""
         snap = self._postings
         if snap is None:
             return False
@@ -79,6 +80,8 @@ class ReplicaIndex(TierIndex):
                 nxt = self._delta(conn, snap)
         except sqlite3.DatabaseError:
             nxt = None
+        if nxt is snap:
+            return False
         if nxt is None:
             self._schedule_build()
             return False

@@ -374,3 +374,14 @@ def test_hostile_queries_answer_the_same_from_the_worker_and_the_primary(sidecar
         worker.close()
         primary.close()
     assert answered[200] >= 50, answered
+
+
+def test_words_of_several_tokens_go_to_fts5_without_a_catch_up(pair: tuple[TierIndex, ReplicaIndex]) -> None:
+    primary, replica = pair
+    catch_ups = replica.catch_ups
+    for q in ("multi-agent deploy", "2025-03-04", "agreed-deployments"):
+        assert replica.search_fast(q, 10) is None  # FTS5 scores such words: a reader thread's job
+        assert [(h.id, h.score) for h in replica.search(q, 10)] == [
+            (h.id, h.score) for h in primary._search_fts(q, 10, raw_fts=False)
+        ]
+    assert replica.catch_ups == catch_ups  # the postings were current: nothing to catch up on
