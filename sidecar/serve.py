@@ -14,6 +14,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import sqlite3
 import tempfile
 import time
@@ -165,6 +166,8 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     try:
         runner = _runner(settings, opening)  # imports the HTTP stack meanwhile
         await runner.setup()
+        if settings.read_workers:
+            _refuse_a_taken_port(settings)
         await _site(runner, settings).start()
         if runtime is not None:
             await _primary_socket(runner, runtime).start()
@@ -208,6 +211,18 @@ def _site(runner: web.AppRunner, settings: Settings) -> web.TCPSite:
 
     # With read workers the port is shared (SO_REUSEPORT: only by processes of the same user).
     return web.TCPSite(runner, settings.host, settings.port, reuse_port=bool(settings.read_workers) or None)
+
+
+def _refuse_a_taken_port(settings: Settings) -> None:
+    """With ``SO_REUSEPORT`` a second sidecar of the same user could bind a port one already
+    serves, and the kernel would split the agent's connections between two memories. So the port
+    is first bound without it: any listener there makes that fail (OSError: the start fails)."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((settings.host, settings.port))
+        except OSError as exc:
+            raise OSError(exc.errno, f"port {settings.port} on {settings.host} is taken: {exc.strerror}") from None
 
 
 def _primary_socket(runner: web.AppRunner, runtime: Path) -> web.UnixSite:

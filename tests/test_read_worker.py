@@ -18,6 +18,8 @@ import signal
 import socket
 import sqlite3
 import struct
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -385,3 +387,22 @@ def test_words_of_several_tokens_go_to_fts5_without_a_catch_up(pair: tuple[TierI
             (h.id, h.score) for h in primary._search_fts(q, 10, raw_fts=False)
         ]
     assert replica.catch_ups == catch_ups  # the postings were current: nothing to catch up on
+
+
+def test_a_port_already_served_is_refused_not_shared(corpus: Path, tmp_path: Path) -> None:
+    """SO_REUSEPORT would let a second sidecar of the same user bind a port one already serves (the
+    kernel would split connections between two memories): it refuses to start instead."""
+    first = start_sidecar(corpus, "--read-workers", "1")
+    try:
+        other = tmp_path / "other"
+        other.mkdir()
+        argv = [sys.executable, "-m", "sidecar", "serve", "--memory-dir", str(other), "--port", str(first.port)]
+        env = {**os.environ, "MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_READ_WORKERS": "1"}
+        out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 1, out.stdout + out.stderr
+        assert f"port {first.port} on 127.0.0.1 is taken" in out.stdout + out.stderr
+        # The first one still answers every connection, from its own memory.
+        for _ in range(10):
+            assert _fresh(first.url, "POST", "/memory/search", json={"query": "deploy"}).status_code == 200
+    finally:
+        first.stop()
