@@ -32,7 +32,7 @@ from sidecar.db import CHUNK_LOG_KEEP, connect_reader, connect_writer, migrate
 from sidecar.errors import BadRequest, TierMissing
 from sidecar.heap import release_free_memory
 from sidecar.query import build_match, quote_word, terms
-from sidecar.snippet import make_snippet
+from sidecar.snippet import make_snippet, snippet_stems
 from sidecar.tierfiles import FileStat, scan_tier, stat_tier_file
 
 if TYPE_CHECKING:
@@ -639,10 +639,12 @@ class TierIndex:
         if len(rows) != len(ranked) or int(rows[0][7]) != snap.gen:
             return None
         by_id = {r[0]: r for r in rows}
+        stems = snippet_stems(words)
         out = []
         for cid, score in ranked:
             r = by_id[cid]
-            out.append(Hit(r[0], r[1], r[2], r[4], r[5], make_snippet(r[3] or r[2], words), score, r[6]))
+            snippet = make_snippet(r[3] or r[2], words, stems=stems)
+            out.append(Hit(r[0], r[1], r[2], r[4], r[5], snippet, score, r[6]))
         return out
 
     def _search_fts(self, query: str, limit: int, *, raw_fts: bool) -> list[Hit]:
@@ -664,7 +666,11 @@ class TierIndex:
                 raise BadRequest(f"invalid FTS5 query: {exc}", code="invalid_fts_syntax") from None
             raise
         words = terms(query)
-        return [Hit(r[0], r[1], r[2], r[4], r[5], make_snippet(r[3] or r[2], words), -float(r[6]), r[7]) for r in rows]
+        stems = snippet_stems(words)
+        return [
+            Hit(r[0], r[1], r[2], r[4], r[5], make_snippet(r[3] or r[2], words, stems=stems), -float(r[6]), r[7])
+            for r in rows
+        ]
 
     def status(self) -> dict[str, Any]:
         with self._reading() as conn:

@@ -550,11 +550,15 @@ def top_k(
         parts.append(idf * ((f * (K1 + 1.0)) / (f + snap.norm[slots])))
     if not where:
         return []
-    scores: FloatArray = np.zeros(len(snap.ids), dtype=np.float64)
+    scores: FloatArray
     if len(where) == 1:
+        scores = np.zeros(len(snap.ids), dtype=np.float64)
         scores[where[0]] = parts[0]  # one phrase: its slots are distinct
     else:
-        scores += np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids))
+        # Each slot's sum starts from 0.0, as FTS5's does (contributions are positive: no -0.0).
+        scores = np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids)).astype(
+            np.float64, copy=False
+        )
     total, touched = len(scores), sum(len(w) for w in where)
     if total > limit and touched * 2 > total:
         # Most chunks scored: the limit-th best by one partition of all slots. Every chunk scoring

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SNIPPET_CHARS", "flatten", "make_snippet"]
+__all__ = ["SNIPPET_CHARS", "flatten", "make_snippet", "snippet_stems"]
 
 SNIPPET_CHARS = 240
 # What str.split() calls whitespace in ASCII, besides the space and the newline.
@@ -25,16 +25,24 @@ def flatten(text: str) -> str:
     return " ".join(text.split())
 
 
-def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS) -> str:
+def snippet_stems(words: list[str]) -> list[str]:
+    """What ``make_snippet`` looks for: each word's first 5 letters, lowercased. A search making
+    ten snippets for one query computes them once and passes them in."""
+    return [stem for word in words if (stem := word.strip("\"'").lower()[:5])]
+
+
+def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS, *, stems: list[str] | None = None) -> str:
     """Up to ``width`` characters of ``text`` around the earliest match of a query word.
 
     Words match on a prefix of their stem-ish form (first 5 letters), which is close enough to
     the porter stemmer for choosing a window; the index did the real matching already.
+    ``stems``: ``snippet_stems(words)``, if the caller has it already.
     """
     flat = flatten(text)
     if len(flat) <= width:
         return flat
-    stems = [stem for word in words if (stem := word.strip("\"'").lower()[:5])]
+    if stems is None:
+        stems = snippet_stems(words)
     if flat.isascii():
         # ASCII: lower() keeps every offset, so a plain find is the case-insensitive search.
         lowered = flat.lower()
