@@ -9,6 +9,7 @@ a killed worker is restarted, and no worker outlives its primary.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import random
@@ -133,7 +134,9 @@ def test_a_primary_rebuild_or_a_gap_in_the_log_makes_the_replica_rebuild(
     builds = replica.builds
     primary.rebuild()  # one transaction that empties and refills the index: no log row
     assert replica.search_fast("deploy", 10) is None  # cannot follow: FTS5 answers meanwhile
-    assert [h.id for h in replica.search("deploy", 10)] == [h.id for h in primary._search_fts("deploy", 10, raw_fts=False)]
+    assert [h.id for h in replica.search("deploy", 10)] == [
+        h.id for h in primary._search_fts("deploy", 10, raw_fts=False)
+    ]
     wait_for(lambda: replica.builds > builds, what="a rebuild after the primary's rebuild")
     assert_replica_answers_like_fts(primary, replica, _one_word_queries(rng, 10))
 
@@ -156,7 +159,7 @@ def test_the_index_file_replaced_under_the_replica(pair: tuple[TierIndex, Replic
     write(corpus, "topics/after.md", "# After\n\nquokka after the rebuild\n")
     primary.apply_paths(["topics/after.md"])
     # The old file, still open, would answer without quokka; the replica notices the new inode.
-    wait_for(lambda: (replica.search_fast("quokka", 10) or None), what="the replica reading the new file")
+    wait_for(lambda: replica.search_fast("quokka", 10) or None, what="the replica reading the new file")
     assert_replica_answers_like_fts(primary, replica, _one_word_queries(rng, 10))
 
 
@@ -289,7 +292,9 @@ def test_edge_guards_hold_on_every_connection(sidecar_with_worker: Any) -> None:
     for _ in range(20):
         resp = _fresh(side.url, "POST", "/memory/search", json={"query": "x"}, headers={"Host": "evil.example"})
         assert resp.status_code == 421
-        resp = _fresh(side.url, "POST", "/memory/search", json={"query": "x"}, headers={"Origin": "https://evil.example"})
+        resp = _fresh(
+            side.url, "POST", "/memory/search", json={"query": "x"}, headers={"Origin": "https://evil.example"}
+        )
         assert resp.status_code == 403
         resp = _fresh(side.url, "POST", "/memory/search", content=b"{" + b" " * (3 * 1024 * 1024) + b"}")
         assert resp.status_code == 413
@@ -305,7 +310,10 @@ def test_a_killed_worker_is_restarted_and_the_port_keeps_answering(sidecar_with_
     (_second,) = wait_for(lambda: [p for p in _workers(side.proc.pid) if p != first], what="a restarted worker")
     wait_for(lambda: side.log_text().count("read_worker.ready") >= 2, what="the new worker to listen")
     assert "read_worker.exited" in side.log_text()
-    served = {_fresh(side.url, "POST", "/memory/search", json={"query": "deploy"}).headers.get("X-Served-By") for _ in range(40)}
+    served = {
+        _fresh(side.url, "POST", "/memory/search", json={"query": "deploy"}).headers.get("X-Served-By")
+        for _ in range(40)
+    }
     assert "read-worker" in served
 
 
@@ -335,7 +343,6 @@ def _alive(pid: int) -> bool:
         return False
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-
 
 
 def _client_on_worker(url: str) -> httpx.Client:
@@ -406,3 +413,50 @@ def test_a_port_already_served_is_refused_not_shared(corpus: Path, tmp_path: Pat
             assert _fresh(first.url, "POST", "/memory/search", json={"query": "deploy"}).status_code == 200
     finally:
         first.stop()
+
+
+def _rpc_body(resp: httpx.Response) -> Any:
+    if resp.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in resp.text.splitlines() if line.startswith("data:")]
+        return json.loads(data[-1])
+    return resp.json()
+
+
+def test_mcp_through_a_worker_connection(sidecar_with_worker: Any) -> None:
+    """A session opened, used and closed over a connection the worker holds: every MCP request is
+    forwarded to the primary (which keeps the sessions), answers streamed back unchanged."""
+    side = sidecar_with_worker
+    worker = _client_on_worker(side.url)
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    try:
+        resp = worker.post("/mcp", json=init, headers=headers)
+        assert resp.status_code == 200, resp.text
+        sid = resp.headers["Mcp-Session-Id"]
+        assert _rpc_body(resp)["result"]["serverInfo"]
+        headers["Mcp-Session-Id"] = sid
+        note = worker.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        assert note.status_code == 202
+        listed = _rpc_body(
+            worker.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers)
+        )
+        names = {tool["name"] for tool in listed["result"]["tools"]}
+        assert "memory.search" in names, names
+        call = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "memory.search", "arguments": {"query": "deploy"}},
+        }
+        result = _rpc_body(worker.post("/mcp", json=call, headers=headers))["result"]
+        assert not result.get("isError") and result["content"][0]["text"]
+        assert worker.delete("/mcp", headers={"Mcp-Session-Id": sid}).status_code in (200, 204)
+        gone = worker.post("/mcp", json={"jsonrpc": "2.0", "id": 4, "method": "tools/list"}, headers=headers)
+        assert gone.status_code == 404
+    finally:
+        worker.close()
