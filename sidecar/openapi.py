@@ -256,8 +256,10 @@ def _json(schema: Schema) -> dict[str, Any]:
 
 
 def _errors(**by_status: str) -> dict[str, Any]:
-    """Error responses (each the shared error body), plus the 500 every route can give."""
+    """Error responses (each the shared error body), plus the 500 and 503 every route can give."""
     by_status.setdefault("500", "internal_error: an unexpected failure (logged), or the named failure")
+    forwarded = "primary_unavailable: a read worker (--read-workers) could not reach the sidecar process"
+    by_status["503"] = f"{by_status['503']}; {forwarded}" if "503" in by_status else forwarded
     return {status: {"description": why, **_json(_ref("Error"))} for status, why in by_status.items()}
 
 
