@@ -145,6 +145,7 @@ async def _forward(request: web.Request) -> web.StreamResponse:
         url = URL(f"http://primary{request.rel_url.raw_path_qs}", encoded=True)
     except ValueError:
         raise BadRequest("the request target is not a path", code="bad_request") from None
+    response: web.StreamResponse | None = None
     try:
         async with request.app[_PRIMARY].request(
             request.method, url, headers=headers, data=body, allow_redirects=False
@@ -160,10 +161,16 @@ async def _forward(request: web.Request) -> web.StreamResponse:
                 await response.write(chunk)
             await response.write_eof()
             return response
-    except (aiohttp.ClientConnectionError, OSError) as exc:
-        if request.transport is None or request.transport.is_closing():
+    except (aiohttp.ClientError, OSError) as exc:
+        transport = request.transport
+        if transport is None or transport.is_closing():
             return web.Response(status=499)  # the client left: there is no one to answer
         log.warning("read_worker.primary_unreachable", error=f"{type(exc).__name__}: {exc}")
+        if response is not None and response.prepared:
+            # The answer had begun: cut the connection, so the client sees it incomplete rather
+            # than a body that ends early as if it were whole.
+            transport.abort()
+            return response
         raise EngineUnavailable("the sidecar's primary process is not answering", code="primary_unavailable") from None
 
 

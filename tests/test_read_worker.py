@@ -9,6 +9,7 @@ a killed worker is restarted, and no worker outlives its primary.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import multiprocessing
 import os
@@ -27,15 +28,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sidecar.index import TierIndex
 from sidecar.query import terms
-from sidecar.read_worker import QUEUE_STATE, create_worker_app
+from sidecar.read_worker import PRIMARY_SOCKET, QUEUE_STATE, create_worker_app
 from sidecar.replica import ReplicaIndex
 from sidecar.settings import Settings
 from sidecar.shared_state import QueueStateFile, SharedRecord
@@ -460,3 +463,47 @@ def test_mcp_through_a_worker_connection(sidecar_with_worker: Any) -> None:
         assert gone.status_code == 404
     finally:
         worker.close()
+
+
+async def test_a_primary_dying_mid_answer_cuts_the_connection(tmp_path: Path, corpus: Path) -> None:
+    """A stand-in primary on the worker's Unix socket starts a streamed answer and drops the
+    connection half way: the client must not receive what looks like a whole answer, and the
+    worker goes on serving."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    QueueStateFile(runtime / QUEUE_STATE, create=True).publish(0, 0, None)
+    index = TierIndex(corpus)
+    index.open()
+    index.close()
+
+    async def half_then_gone(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        await resp.write(b"data: first\\n\\n")
+        assert request.transport is not None
+        request.transport.abort()
+        return resp
+
+    async def write(request: web.Request) -> web.Response:
+        return web.json_response({"ok": True}, status=201)
+
+    fake = web.Application()
+    fake.router.add_get("/mcp", half_then_gone)
+    fake.router.add_post("/memory/write", write)
+    runner = web.AppRunner(fake)
+    await runner.setup()
+    await web.UnixSite(runner, str(runtime / PRIMARY_SOCKET)).start()
+    port = free_port()
+    app = create_worker_app(Settings(memory_dir=corpus, port=port), runtime)
+    try:
+        async with TestClient(TestServer(app, port=port)) as client:
+            headers = {"Host": f"127.0.0.1:{port}"}
+            resp = await client.get("/mcp", headers=headers)
+            assert resp.status == 200
+            with pytest.raises(aiohttp.ClientPayloadError):
+                async with asyncio.timeout(10):  # before the fix the client waited here forever
+                    await resp.read()  # the chunked body never ends properly
+            resp = await client.post("/memory/write", json={}, headers=headers)
+            assert resp.status == 201 and await resp.json() == {"ok": True}
+    finally:
+        await runner.cleanup()
