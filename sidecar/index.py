@@ -364,10 +364,11 @@ class TierIndex:
         ready: Snapshot | None = None
         if changes is not None and changes.dirty:
             self.writer.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
+            gen = self._gen(self.writer)
             if changes.wants_ids:
-                self._log_changes(changes)
+                self._log_changes(gen, changes)
             if self._postings_on and not changes.full:
-                ready = self._pending = self._next_postings(changes)
+                ready = self._pending = self._next_postings(gen, changes)
         self.writer.execute("COMMIT")  # on failure the caller's _rollback() drops _pending
         if changes is None or not self._postings_on or not (changes.dirty or changes.full):
             return
@@ -377,10 +378,9 @@ class TierIndex:
         else:
             self._build_postings("rebuild" if changes.full else "delta unavailable")
 
-    def _log_changes(self, changes: _Changes) -> None:
-        """Record this generation's chunk ids in ``chunk_log`` (read workers catch up from it); a
+    def _log_changes(self, gen: int, changes: _Changes) -> None:
+        """Record generation ``gen``'s chunk ids in ``chunk_log`` (read workers catch up from it); a
         generation without a row (a rebuild, postings off) tells them to rebuild instead."""
-        gen = self._gen(self.writer)
         self.writer.execute(
             "INSERT OR REPLACE INTO chunk_log (gen, deleted, added) VALUES (?, ?, ?)",
             (gen, ",".join(map(str, sorted(changes.deleted))), ",".join(map(str, changes.added))),
@@ -497,8 +497,8 @@ class TierIndex:
             ms=round((time.perf_counter() - started) * 1000, 1),
         )
 
-    def _next_postings(self, changes: _Changes) -> Snapshot | None:
-        """The current postings with ``changes`` applied (the transaction's generation), or None
+    def _next_postings(self, gen: int, changes: _Changes) -> Snapshot | None:
+        """The current postings with ``changes`` applied (generation ``gen``, the transaction's), or None
         when a rebuild is the way: no postings yet, the delta failed, or it has grown too big."""
         from sidecar.postings import apply_changes, count_terms
 
@@ -507,7 +507,7 @@ class TierIndex:
             return None
         try:
             added = count_terms([(cid, h, b) for cid, (h, b) in changes.added.items()])
-            nxt = apply_changes(snap, self._gen(self.writer), changes.deleted, added)
+            nxt = apply_changes(snap, gen, changes.deleted, added)
         except Exception as exc:
             log.error("postings.failed", tier=self.name, reason="apply", error=f"{type(exc).__name__}: {exc}")
             return None
