@@ -112,13 +112,10 @@ class ReplicaIndex(TierIndex):
                     changes.added[cid] = ("", "")
             if len(changes.added) > CATCH_UP_MAX:
                 return None
-            wanted = list(changes.added)
-            chunks: list[tuple[int, str, str]] = []
-            for start in range(0, len(wanted), 250):
-                part = wanted[start : start + 250]
-                marks = ",".join("?" * len(part))
-                sql = f"SELECT id, heading, body FROM chunks WHERE id IN ({marks})"
-                chunks += conn.execute(sql, part).fetchall()
+            wanted = list(changes.added)  # at most CATCH_UP_MAX: one statement
+            marks = ",".join("?" * len(wanted))
+            sql = f"SELECT id, heading, body FROM chunks WHERE id IN ({marks})"
+            chunks: list[tuple[int, str, str]] = conn.execute(sql, wanted).fetchall() if wanted else []
             if len(chunks) != len(wanted):
                 return None
         finally:
