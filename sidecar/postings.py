@@ -405,8 +405,7 @@ def _merge(
     delta's (row, slot, frequency) postings, sorted by row then slot, merged in: each goes after
     the base postings of its term with a lower slot, so every term's slots still ascend."""
     rows, slots, freqs = delta
-    starts = np.zeros(len(base_counts) + 1, dtype=np.int64)
-    np.cumsum(base_counts, out=starts[1:])
+    starts = _offsets(base_counts)
     at = _insertion_points(base_slots, starts[rows], starts[rows + 1], slots) + np.arange(len(rows))
     out_slots = _mapped(len(base_slots) + len(rows), np.int32)
     out_freqs = _mapped(len(out_slots), np.uint16)
