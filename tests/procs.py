@@ -22,13 +22,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def rss_kb(pid: int) -> int:
+def rss_kb(pid: int, field: str = "VmRSS") -> int:
+    """A memory figure of /proc/PID/status in kB: resident now (VmRSS) or at peak (VmHWM)."""
     try:
         lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     except FileNotFoundError:  # exited meanwhile
         return 0
     for line in lines:
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
     return 0
 
@@ -47,9 +48,9 @@ def process_tree(pid: int) -> list[int]:
     return out
 
 
-def tree_rss_kb(pid: int) -> int:
-    """Resident memory of ``pid`` and its descendants together."""
-    return sum(rss_kb(p) for p in process_tree(pid))
+def tree_rss_kb(pid: int, field: str = "VmRSS") -> int:
+    """``rss_kb`` of ``pid`` and its descendants together."""
+    return sum(rss_kb(p, field) for p in process_tree(pid))
 
 
 @dataclass

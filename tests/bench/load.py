@@ -107,17 +107,6 @@ async def worker(
             tally.acked.append((path, token, payload["seq"]))
 
 
-def peak_kb(pid: int) -> int:
-    """The peak RSS so far (VmHWM, start-up included) of the sidecar and its read workers, summed."""
-    total = 0
-    for p in process_tree(pid):
-        with contextlib.suppress(FileNotFoundError):
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    total += int(line.split()[1])
-    return total
-
-
 async def sample_rss(pid: int, until: float, tally: Tally) -> None:
     while time.monotonic() < until:
         tally.rss_kb.append(tree_rss_kb(pid))
@@ -280,7 +269,7 @@ def main() -> None:
             tally = asyncio.run(drive(side.url, side.proc.pid, seconds, queries))
         rss_end = tree_rss_kb(side.proc.pid)
         cpu_server, cpu_gen = cpu_s(side.proc.pid) - cpu_server, own_cpu_s(children=wrk is not None) - cpu_gen
-        hwm = peak_kb(side.proc.pid)
+        hwm = tree_rss_kb(side.proc.pid, "VmHWM")  # each process's peak so far, summed
         in_files, sampled, in_index = asyncio.run(verify(side.url, root, tally))
     finally:
         side.stop()
