@@ -153,8 +153,7 @@ class _LiveState(Collector):
 
 def _read_worker_metrics(workers: ReadWorkers) -> Iterable[Metric]:
     """The read workers' own searches (they answer on the same port) and their health."""
-    running = sum(1 for w in workers.status() if w["running"])
-    yield GaugeMetricFamily(f"{PREFIX}_read_workers_running", "Read worker processes running", running)
+    yield GaugeMetricFamily(f"{PREFIX}_read_workers_running", "Read worker processes running", workers.running)
     yield CounterMetricFamily(
         f"{PREFIX}_read_worker_restarts", "Read workers restarted after exiting", workers.restarts
     )

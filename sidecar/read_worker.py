@@ -261,8 +261,10 @@ class ReadWorkers:
     def stats_files(self) -> list[tuple[int, Path]]:
         return [(n, stats_file(self.runtime, n)) for n in range(self.settings.read_workers)]
 
-    def status(self) -> list[dict[str, object]]:
-        return [{"number": n, "pid": p.pid, "running": p.returncode is None} for n, p in sorted(self.procs.items())]
+    @property
+    def running(self) -> int:
+        """How many worker processes are up now."""
+        return sum(1 for proc in self.procs.values() if proc.returncode is None)
 
     async def stop(self, grace: float = 5.0) -> None:
         """SIGTERM every worker (they finish their requests), SIGKILL those still up after ``grace``."""
