@@ -162,13 +162,14 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     await asyncio.sleep(0)  # the opening tasks hand their index work to the writer threads now
     runner: web.AppRunner | None = None
     workers: ReadWorkers | None = None
-    runtime = Path(tempfile.mkdtemp(prefix="memory-sidecar-")) if settings.read_workers else None
+    runtime: Path | None = None  # the read workers' private dir, when they run
     try:
         runner = _runner(settings, opening)  # imports the HTTP stack meanwhile
         await runner.setup()
-        if settings.read_workers:
+        if settings.read_workers and _bm25_only(runner.app):
             _refuse_a_taken_port(settings)
-        await _site(runner, settings).start()
+            runtime = Path(tempfile.mkdtemp(prefix="memory-sidecar-"))
+        await _site(runner, settings, shared=runtime is not None).start()
         if runtime is not None:
             await _primary_socket(runner, runtime).start()
         log.info(
@@ -206,11 +207,22 @@ def _runner(settings: Settings, opening: OpeningTiers) -> web.AppRunner:
     return web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=10, **server_limits(settings))
 
 
-def _site(runner: web.AppRunner, settings: Settings) -> web.TCPSite:
+def _site(runner: web.AppRunner, settings: Settings, *, shared: bool = False) -> web.TCPSite:
     from aiohttp import web
 
-    # With read workers the port is shared (SO_REUSEPORT: only by processes of the same user).
-    return web.TCPSite(runner, settings.host, settings.port, reuse_port=bool(settings.read_workers) or None)
+    # Shared with read workers: SO_REUSEPORT (only processes of the same user may join).
+    return web.TCPSite(runner, settings.host, settings.port, reuse_port=shared or None)
+
+
+def _bm25_only(app: web.Application) -> bool:
+    """Whether searches are BM25 only, which is what read workers answer: with an embedder every
+    search embeds its query in this process, and a worker could only forward it."""
+    from sidecar.embed_batcher import HYBRID
+
+    embedder = app[HYBRID].embedder
+    if embedder is not None:
+        log.warning("read_workers.off", reason="searches are hybrid: each embeds its query", embedder=embedder.model_id)
+    return embedder is None
 
 
 def _refuse_a_taken_port(settings: Settings) -> None:
@@ -234,23 +246,13 @@ def _primary_socket(runner: web.AppRunner, runtime: Path) -> web.UnixSite:
     return web.UnixSite(runner, str(runtime / PRIMARY_SOCKET))
 
 
-def _start_read_workers(app: web.Application, settings: Settings, runtime: Path) -> ReadWorkers | None:
-    """Publish the queue's state for the workers and start them; not when searches are hybrid
-    (every one embeds its query: a worker could only forward it)."""
+def _start_read_workers(app: web.Application, settings: Settings, runtime: Path) -> ReadWorkers:
+    """Publish the queue's state for the workers and start them."""
     from sidecar.appkeys import QUEUE
-    from sidecar.embed_batcher import HYBRID
     from sidecar.metrics import METRICS
     from sidecar.read_worker import QUEUE_STATE, ReadWorkers
     from sidecar.shared_state import QueueStateFile
 
-    embedder = app[HYBRID].embedder
-    if embedder is not None:
-        log.warning(
-            "read_workers.off",
-            reason="searches are hybrid: each embeds its query in this process",
-            embedder=embedder.model_id,
-        )
-        return None
     state = QueueStateFile(runtime / QUEUE_STATE, create=True)
     queue = app[QUEUE]
 

@@ -36,6 +36,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sidecar.embed import OnnxEmbedder
 from sidecar.index import TierIndex
 from sidecar.query import terms
 from sidecar.read_worker import PRIMARY_SOCKET, QUEUE_STATE, create_worker_app
@@ -507,3 +508,20 @@ async def test_a_primary_dying_mid_answer_cuts_the_connection(tmp_path: Path, co
             assert resp.status == 201 and await resp.json() == {"ok": True}
     finally:
         await runner.cleanup()
+
+
+@pytest.mark.skipif(not OnnxEmbedder.available(), reason="the [embed] extra is not installed")
+def test_no_workers_and_no_shared_port_when_searches_are_hybrid(corpus: Path) -> None:
+    """With an embedder every search embeds its query in the sidecar: no worker is started, and the
+    port is not opened to sharing (a plain listener: another process cannot bind it)."""
+    side = start_sidecar(corpus, "--read-workers", "1", env={"MEMORY_SIDECAR_EMBEDDER": "onnx"}, wait=120)
+    try:
+        wait_for(lambda: "read_workers.off" in side.log_text(), what="the read_workers.off warning")
+        assert _workers(side.proc.pid) == []
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            with pytest.raises(OSError):
+                s.bind(("127.0.0.1", side.port))
+        assert _fresh(side.url, "POST", "/memory/search", json={"query": "deploy"}).status_code == 200
+    finally:
+        side.stop()
