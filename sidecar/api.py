@@ -8,7 +8,7 @@ import structlog
 from aiohttp import web
 
 from sidecar.appkeys import CREW_PROXY, QUEUE, SETTINGS, TIERS, WATCHERS
-from sidecar.edge import read_json_object
+from sidecar.edge import json_answer, read_json_object
 from sidecar.embed_batcher import embed_status
 from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
 from sidecar.index import Cancelled
@@ -48,7 +48,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 @routes.post("/memory/search")
 async def search(request: web.Request) -> web.Response:
-    return web.json_response(await search_memory(request.app, await read_json_object(request)))
+    return json_answer(await search_memory(request.app, await read_json_object(request)))
 
 
 @routes.get("/memory/status")

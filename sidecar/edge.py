@@ -8,15 +8,18 @@ answered with a 500 ``internal_error`` that leaks no internals.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+import orjson
 import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from sidecar.errors import BadRequest, PayloadTooLarge, SidecarError
 
-__all__ = ["error_middleware", "error_response", "read_json_object"]
+__all__ = ["error_middleware", "error_response", "json_answer", "read_json_object"]
 
 log = structlog.get_logger("sidecar.http")
 
@@ -32,6 +35,20 @@ _HTTP_CODES = {
     421: "misdirected_request",
     503: "unavailable",
 }
+
+
+def json_answer(body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
+    """``web.json_response`` through orjson: the same JSON (UTF-8 where the standard library writes
+    ``\\u`` escapes, NaN as null) in about a tenth of the time: encoding is a visible share of
+    what a search answer costs the server."""
+    data = orjson.dumps(body, default=_plain, option=orjson.OPT_NON_STR_KEYS)
+    return web.Response(body=data, status=status, headers=headers, content_type="application/json", charset="utf-8")
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, np.generic):  # a numpy scalar (a score, a count): its Python value
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def error_response(status: int, code: str, message: str, **extra: Any) -> web.Response:

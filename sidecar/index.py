@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import structlog
 
@@ -51,8 +51,10 @@ class Cancelled(Exception):
     """A reindex was stopped (client gone, SIGTERM); the previous index stays in service."""
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
+    """One ranked chunk. A named tuple: a search makes one per result, and a frozen dataclass
+    costs several times as much to build (a setattr per field)."""
+
     id: int
     path: str
     heading: str

@@ -38,7 +38,7 @@ import structlog
 from aiohttp import web
 from yarl import URL
 
-from sidecar.edge import error_middleware, read_json_object
+from sidecar.edge import error_middleware, json_answer, read_json_object
 from sidecar.edge_guard import body_deadline, host_origin_guard, server_limits
 from sidecar.errors import BadRequest, EngineUnavailable
 from sidecar.heap import tune_malloc
@@ -132,7 +132,7 @@ async def _search(request: web.Request) -> web.StreamResponse:
         "index": index_state,
     }
     app[_STATS].observe(took)
-    return web.json_response(out, headers=_SERVED_BY)
+    return json_answer(out, headers=_SERVED_BY)
 
 
 async def _forward(request: web.Request) -> web.StreamResponse:

@@ -7,20 +7,16 @@ import re
 __all__ = ["SNIPPET_CHARS", "flatten", "make_snippet", "snippet_stems"]
 
 SNIPPET_CHARS = 240
-# What str.split() calls whitespace in ASCII, besides the space and the newline.
-_OTHER_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
 def flatten(text: str) -> str:
     """``" ".join(text.split())``: runs of whitespace made one space, the ends trimmed. ASCII text
-    whose line breaks are single is done with a few replaces instead of splitting into words
-    (a third of a search's snippet time)."""
+    whose only control characters are single line breaks is done with one replace instead of
+    splitting into words (a third of a search's snippet time)."""
     if text.isascii():
         flat = text.replace("\n", " ")
-        for ch in _OTHER_SPACE:
-            if ch in flat:
-                flat = flat.replace(ch, " ")
-        if "  " not in flat:
+        # Printable ASCII is 0x20-0x7e: no other whitespace (tab, CR, VT, FF, 0x1c-0x1f) is left.
+        if flat.isprintable() and "  " not in flat:
             return flat.strip(" ")
     return " ".join(text.split())
 

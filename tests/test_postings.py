@@ -239,7 +239,7 @@ def test_flatten_is_split_and_join() -> None:
     from sidecar.snippet import flatten
 
     rng = random.Random(3)
-    alphabet = "ab .,\n\t\r\x0b\x0c\x1c\x1d\x1e\x1f é\u00a0\u2003"
+    alphabet = "ab .,\n\t\r\x0b\x0c\x1c\x1d\x1e\x1f\x01\x7f é\u00a0\u2003"
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         assert flatten(text) == " ".join(text.split()), repr(text)
