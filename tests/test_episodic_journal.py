@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from sidecar.episodic import JournalEntry, SqliteJournalStore, compact, should_embed, wants_embedding
+from sidecar.episodic import sqlite_sql as qs
 from sidecar.episodic.schema import MIGRATIONS
 from sidecar.episodic.store import NewEmbedding, Relation
 from sidecar.errors import BadRequest, Conflict
@@ -193,6 +194,23 @@ async def test_migrations_are_recorded_and_reapplying_is_a_no_op(tmp_path: Path)
         conn.close()
     assert versions == list(range(1, len(MIGRATIONS) + 1))
     assert mode == "wal"
+
+
+async def test_latest_identity_skips_memory_updated_entries_through_an_index(store: SqliteJournalStore) -> None:
+    """Every memory write asks for the agent's identity and then journals a memory.updated entry:
+    the answer must not walk back over all of those (it did: a full scan per write)."""
+    assert await store.latest_identity() is None
+    await store.append(entry("mine", ws="w9", agent="a9"))
+    for n in range(300):
+        await store.append(entry(f"write {n}", ws="w9", agent=None, kind="memory.updated"))  # type: ignore[arg-type]
+    assert await store.latest_identity() == ("w9", "a9")
+    conn = sqlite3.connect(store.path)
+    try:
+        plan = " ".join(str(row[3]) for row in conn.execute("EXPLAIN QUERY PLAN " + qs.LATEST_IDENTITY))
+    finally:
+        conn.close()
+    # The partial index holds only the agent's own entries: its first row, read backwards, is the answer.
+    assert "USING INDEX journal_entries_own" in plan, plan
 
 
 # -- compaction -------------------------------------------------------------------------------

@@ -98,6 +98,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (workspace_id, crew_id, snapshot_date)
     );
     """,
+    # 2: the newest entry the agent wrote itself (latest_identity, asked on every memory write)
+    # without walking back over every memory.updated entry the sidecar journaled since.
+    """
+    CREATE INDEX journal_entries_own ON journal_entries(seq) WHERE entry_type != 'memory.updated';
+    """,
 )
 
 

@@ -64,6 +64,10 @@ INSERT OR REPLACE INTO journal_entries_archived
 SELECT id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, substr(payload, 1, ?), ?
 FROM journal_entries WHERE ts < ? AND COALESCE(priority, '') != 'permanent'
 """
+# The newest entry the agent wrote itself; index journal_entries_own (migration 2) holds just those.
+LATEST_IDENTITY = (
+    "SELECT workspace_id, agent_id FROM journal_entries WHERE entry_type != 'memory.updated' ORDER BY seq DESC LIMIT 1"
+)
 DELETE_ARCHIVED = "DELETE FROM journal_entries WHERE ts < ? AND COALESCE(priority, '') != 'permanent'"
 COST = """
 SELECT COUNT(*), COALESCE(SUM(tokens), 0), COALESCE(SUM(cost), 0.0) FROM (

@@ -208,11 +208,7 @@ class SqliteJournalStore:
 
     async def latest_identity(self) -> tuple[str, str | None] | None:
         """Workspace and agent of the newest entry the agent wrote (one sidecar serves one agent)."""
-        sql = (
-            "SELECT workspace_id, agent_id FROM journal_entries WHERE entry_type != 'memory.updated'"
-            " ORDER BY seq DESC LIMIT 1"
-        )
-        row = await self._read(lambda c: c.execute(sql).fetchone())
+        row = await self._read(lambda c: c.execute(qs.LATEST_IDENTITY).fetchone())
         return None if row is None else (row[0], row[1])
 
     # -- embeddings and recall -----------------------------------------------------------------
