@@ -33,7 +33,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -101,11 +101,14 @@ class Snapshot:
     live: int  # N: chunks in the index
     total_tokens: float
     norm: FloatArray = field(init=False)  # slot -> k1 * (1 - b + b * D / avgdl)
+    dead: SlotArray = field(init=False)  # the slots not alive (a few hundred at most: see compact)
 
     def __post_init__(self) -> None:
         avgdl = self.total_tokens / self.live if self.live else 1.0
         norm = K1 * (1 - B + B * self.lengths / avgdl) if avgdl > 0 else np.full(len(self.lengths), K1)
         object.__setattr__(self, "norm", norm)
+        dead = np.flatnonzero(~self.alive).astype(np.int32) if self.live < len(self.ids) else np.empty(0, np.int32)
+        object.__setattr__(self, "dead", dead)
 
     @property
     def delta_slots(self) -> int:
@@ -145,28 +148,23 @@ class Snapshot:
             out[i] = slot
         return out
 
-    def postings_of(self, term: str) -> tuple[SlotArray, FreqArray] | None:
-        """The live postings of ``term``: (slots, weighted frequencies), or None if it has none."""
-        parts: list[tuple[SlotArray, FreqArray]] = []
+    def postings_of(self, term: str) -> tuple[SlotArray, FreqArray, int] | None:
+        """The postings of ``term``: (slots, weighted frequencies, how many of them are alive),
+        or None if none is. The slots may include dead ones: a search scores them all and zeroes
+        ``dead`` once, rather than masking every term's arrays."""
         row = self.vocab.get(term)
-        if row is not None:
-            lo, hi = int(self.offsets[row]), int(self.offsets[row + 1])
-            parts.append((self.slots[lo:hi], self.freqs[lo:hi]))
         extra = self.delta.get(term)
-        if extra is not None:
-            parts.append(extra)
-        if not parts:
-            return None
-        if len(parts) == 1:
-            slots, freqs = parts[0]
+        if row is None:
+            if extra is None:
+                return None
+            slots, freqs = extra
         else:
-            slots = np.concatenate([p[0] for p in parts])
-            freqs = np.concatenate([p[1] for p in parts])
-        if self.live < len(self.ids):  # some slots are dead: mask them out
-            keep = self.alive[slots]
-            if not keep.all():
-                slots, freqs = slots[keep], freqs[keep]
-        return (slots, freqs) if len(slots) else None
+            lo, hi = self.offsets[row : row + 2].tolist()
+            slots, freqs = self.slots[lo:hi], self.freqs[lo:hi]
+            if extra is not None:
+                slots, freqs = np.concatenate((slots, extra[0])), np.concatenate((freqs, extra[1]))
+        live = len(slots) if not len(self.dead) else int(np.count_nonzero(self.alive[slots]))
+        return (slots, freqs, live) if live else None
 
 
 # -- building ----------------------------------------------------------------------------------
@@ -539,8 +537,7 @@ def top_k(
         found = snap.postings_of(tokens[0])
         if found is None:
             continue
-        slots, freqs = found
-        n = len(slots)
+        slots, freqs, n = found
         idf = math.log((snap.live - n + 0.5) / (n + 0.5))
         if idf <= 0.0:
             idf = 1e-6
@@ -555,22 +552,30 @@ def top_k(
         scores[where[0]] = parts[0]  # one phrase: its slots are distinct
     else:
         # Each slot's sum starts from 0.0, as FTS5's does (contributions are positive: no -0.0).
-        scores = np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids)).astype(
-            np.float64, copy=False
+        # With weights, bincount sums in float64 (numpy's stubs say integers).
+        scores = cast(
+            FloatArray, np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids))
         )
+    if len(snap.dead):
+        scores[snap.dead] = 0.0  # scored above with the live ones (each slot's sum is its own)
     total, touched = len(scores), sum(len(w) for w in where)
     if total > limit and touched * 2 > total:
         # Most chunks scored: the limit-th best by one partition of all slots. Every chunk scoring
         # at least that is a candidate, so ties at the cut are broken by id below.
         kth = np.partition(scores, total - limit)[total - limit]
-        hit = np.flatnonzero(scores >= kth) if kth > 0.0 else np.flatnonzero(scores > 0.0)
+        hit = (scores >= kth).nonzero()[0] if kth > 0.0 else (scores > 0.0).nonzero()[0]
+        got = scores[hit]
     else:
-        hit = np.flatnonzero(scores > 0.0)
+        hit = (scores > 0.0).nonzero()[0]
+        got = scores[hit]
         if len(hit) > limit:  # few scored: partition just those
-            got = scores[hit]
             kth = np.partition(got, len(got) - limit)[len(got) - limit]
-            hit = hit[got >= kth]
-    if len(hit) == 0:
-        return []
-    best = hit[np.lexsort((snap.ids[hit], -scores[hit]))][:limit]
-    return list(zip(snap.ids[best].tolist(), scores[best].tolist(), strict=True))
+            keep = got >= kth
+            hit, got = hit[keep], got[keep]
+    # Best score first, then lowest id. Usually ``limit`` candidates or a few more (ties at the
+    # cut): sorted as Python pairs, cheaper than numpy's calls; many ties: by numpy.
+    if len(hit) <= 4 * limit:
+        ranked = sorted(zip((-got).tolist(), snap.ids[hit].tolist(), strict=True))[:limit]
+        return [(cid, -neg) for neg, cid in ranked]
+    best = np.lexsort((snap.ids[hit], -got))[:limit]
+    return list(zip(snap.ids[hit[best]].tolist(), got[best].tolist(), strict=True))

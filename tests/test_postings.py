@@ -91,6 +91,23 @@ def test_postings_rank_exactly_like_fts5(index: TierIndex) -> None:
     assert_same_as_fts(index, make_queries(20, seed=3), limit=1)
 
 
+def test_many_tied_scores_are_ordered_by_id_with_dead_chunks_among_them(index: TierIndex, corpus: Path) -> None:
+    """Sixty identical chunks tie on every score: the best are the lowest ids, as FTS5 orders
+    them, with some of the tied chunks deleted (dead slots) and some re-added (delta slots)."""
+    for n in range(60):
+        write(corpus, f"twins/t{n:02d}.md", "# Twin\n\nzygotwin marker paragraph\n")
+    index.apply_paths([f"twins/t{n:02d}.md" for n in range(60)])
+    gone = [f"twins/t{n:02d}.md" for n in range(0, 60, 7)]
+    for rel in gone:
+        (corpus / rel).unlink()
+    write(corpus, "twins/t03.md", "# Twin\n\nzygotwin marker paragraph, edited\n")
+    index.apply_paths([*gone, "twins/t03.md"])
+    snap = index._postings
+    assert snap is not None and len(snap.dead) > 0, "expected dead slots in the snapshot"
+    for limit in (1, 5, 10, 40):
+        assert_same_as_fts(index, ["zygotwin", "zygotwin marker", "twin zygotwin"], limit=limit)
+
+
 def test_edits_deletes_and_new_files_follow_as_a_delta(index: TierIndex, corpus: Path) -> None:
     rng = random.Random(5)
     files = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*.md"))
