@@ -32,7 +32,7 @@ from sidecar.db import CHUNK_LOG_KEEP, connect_reader, connect_writer, migrate
 from sidecar.errors import BadRequest, TierMissing
 from sidecar.heap import release_free_memory
 from sidecar.query import build_match, quote_word, terms
-from sidecar.snippet import make_snippet, snippet_stems
+from sidecar.snippet import is_plain, make_snippet, snippet_stems
 from sidecar.tierfiles import FileStat, scan_tier, stat_tier_file
 
 if TYPE_CHECKING:
@@ -444,17 +444,20 @@ class TierIndex:
                 tracked.delete(dead)
             self.writer.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in dead])
         insert = (
-            "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash, plain) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         )
+        rows = [
+            (st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash, is_plain(c.body or c.heading))
+            for i, c in fresh
+        ]
         if tracked is not None:
-            for i, c in fresh:
-                cur = self.writer.execute(insert, (st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash))
+            for values, (_, c) in zip(rows, fresh, strict=True):
+                cur = self.writer.execute(insert, values)
                 assert cur.lastrowid is not None
                 tracked.added[cur.lastrowid] = (c.heading, c.body)
         else:
-            self.writer.executemany(
-                insert, [(st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash) for i, c in fresh]
-            )
+            self.writer.executemany(insert, rows)
         if changes is not None and (dead or fresh):
             changes.dirty = True
         return digest
@@ -633,7 +636,7 @@ class TierIndex:
         marks = ",".join("?" * len(ranked))
         rows = conn.execute(
             "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, c.hash, "
-            "(SELECT value FROM meta WHERE key = 'chunks_gen') "
+            "(SELECT value FROM meta WHERE key = 'chunks_gen'), c.plain "
             f"FROM chunks c WHERE c.id IN ({marks})",
             [cid for cid, _ in ranked],
         ).fetchall()
@@ -645,7 +648,7 @@ class TierIndex:
         out = []
         for cid, score in ranked:
             r = by_id[cid]
-            snippet = make_snippet(r[3] or r[2], words, stems=stems)
+            snippet = make_snippet(r[3] or r[2], words, stems=stems, plain=r[8])
             out.append(Hit(r[0], r[1], r[2], r[4], r[5], snippet, score, r[6]))
         return out
 
@@ -656,7 +659,7 @@ class TierIndex:
         sql = (
             "WITH top AS (SELECT rowid, bm25(chunks_fts, ?, ?) AS rank FROM chunks_fts "
             "WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) "
-            "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, top.rank, c.hash "
+            "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, top.rank, c.hash, c.plain "
             "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
         )
         try:
@@ -670,7 +673,16 @@ class TierIndex:
         words = terms(query)
         stems = snippet_stems(words)
         return [
-            Hit(r[0], r[1], r[2], r[4], r[5], make_snippet(r[3] or r[2], words, stems=stems), -float(r[6]), r[7])
+            Hit(
+                r[0],
+                r[1],
+                r[2],
+                r[4],
+                r[5],
+                make_snippet(r[3] or r[2], words, stems=stems, plain=r[8]),
+                -float(r[6]),
+                r[7],
+            )
             for r in rows
         ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SNIPPET_CHARS", "flatten", "make_snippet", "snippet_stems"]
+__all__ = ["SNIPPET_CHARS", "flatten", "is_plain", "make_snippet", "snippet_stems"]
 
 SNIPPET_CHARS = 240
 
@@ -21,20 +21,30 @@ def flatten(text: str) -> str:
     return " ".join(text.split())
 
 
+def is_plain(text: str) -> bool:
+    """Whether ``flatten(text)`` is ``text`` with its line breaks made spaces: no run of whitespace,
+    no other whitespace, nothing to trim. The index keeps it per chunk (``chunks.plain``) so that a
+    search's snippets skip the check, which costs more than the rest of a snippet."""
+    return flatten(text) == text.replace("\n", " ")
+
+
 def snippet_stems(words: list[str]) -> list[str]:
     """What ``make_snippet`` looks for: each word's first 5 letters, lowercased. A search making
     ten snippets for one query computes them once and passes them in."""
     return [stem for word in words if (stem := word.strip("\"'").lower()[:5])]
 
 
-def make_snippet(text: str, words: list[str], width: int = SNIPPET_CHARS, *, stems: list[str] | None = None) -> str:
+def make_snippet(
+    text: str, words: list[str], width: int = SNIPPET_CHARS, *, stems: list[str] | None = None, plain: bool = False
+) -> str:
     """Up to ``width`` characters of ``text`` around the earliest match of a query word.
 
     Words match on a prefix of their stem-ish form (first 5 letters), which is close enough to
     the porter stemmer for choosing a window; the index did the real matching already.
-    ``stems``: ``snippet_stems(words)``, if the caller has it already.
+    ``stems``: ``snippet_stems(words)``, if the caller has it already. ``plain``: ``is_plain(text)``
+    is known to be true (the index stored it), so flattening is replacing the line breaks.
     """
-    flat = flatten(text)
+    flat = text.replace("\n", " ") if plain else flatten(text)
     if len(flat) <= width:
         return flat
     if stems is None:

@@ -276,3 +276,58 @@ def test_a_rewrite_with_the_same_size_and_mtime_is_seen_by_reconcile(tmp_path: P
     assert [h.path for h in ix.search("two")] == ["daily/d.md"]
     assert ix.search("one") == []
     ix.close()
+
+
+def test_chunks_store_whether_their_snippet_text_is_plain(memory_dir: Path) -> None:
+    """``chunks.plain`` is ``is_plain`` of the snippet source (body, or heading when the body is
+    empty), and a snippet made with the flag is the snippet made without it."""
+    from sidecar.snippet import is_plain, make_snippet
+
+    write(memory_dir, "topics/ws.md", "# Spaced\n\nrunbook  with a double space\n\n# Tabbed\n\nrunbook\twith a tab\n")
+    write(memory_dir, "topics/fine.md", "# Fine\n\nrunbook with\nsingle breaks\n\n# Heading only runbook\n")
+    ix = TierIndex(memory_dir)
+    ix.open()
+    try:
+        rows = ix.writer.execute("SELECT heading, body, plain FROM chunks").fetchall()
+        assert {bool(p) for _, _, p in rows} == {True, False}, "expected both kinds in the fixture"
+        for heading, body, plain in rows:
+            assert bool(plain) == is_plain(body or heading), (heading, body)
+            words = ["runbook"]
+            assert make_snippet(body or heading, words, plain=bool(plain)) == make_snippet(body or heading, words)
+        found = {h.path: h.snippet for h in ix.search("runbook", 20)}
+        assert found["topics/ws.md"] in ("runbook with a double space", "runbook with a tab")
+        assert found["topics/fine.md"] in ("runbook with single breaks", "Fine > Heading only runbook", "Heading only runbook")
+    finally:
+        ix.close()
+
+
+def test_migration_5_sets_plain_on_an_existing_index_without_retokenizing(memory_dir: Path) -> None:
+    """An index made before migration 5 gets the flag for every chunk when it is opened, and the
+    FTS5 table is left as it was (the update trigger no longer fires on the new column)."""
+    from sidecar import db
+    from sidecar.snippet import is_plain
+
+    write(memory_dir, "topics/ws.md", "# Spaced\n\nrunbook  with a double space\n")
+    path = memory_dir / INDEX_NAME
+    old = sqlite3.connect(path, isolation_level=None)
+    db.migrate(old, db.MIGRATIONS[:4])
+    old.execute("INSERT INTO files VALUES ('topics/ws.md', 'x', 1, 1, 0)")
+    old.execute(
+        "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash) VALUES "
+        "('topics/ws.md', 0, 'Spaced', 'runbook  with a double space', 3, 3, 'h1'), "
+        "('topics/ws.md', 1, 'Plain', 'runbook with\nlines', 4, 5, 'h2'), "
+        "('topics/ws.md', 2, 'Heading only', '', 6, 6, 'h3')"
+    )
+    (segments_before,) = old.execute("SELECT count(*) FROM chunks_fts_data").fetchone()
+    old.close()
+    conn = db.connect_writer(path)
+    try:
+        assert db.migrate(conn) == len(db.MIGRATIONS)
+        got = conn.execute("SELECT heading, body, plain FROM chunks ORDER BY ord").fetchall()
+        (segments_after,) = conn.execute("SELECT count(*) FROM chunks_fts_data").fetchone()
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")  # raises if out of step
+    finally:
+        conn.close()
+    assert [(h, bool(p)) for h, _, p in got] == [("Spaced", False), ("Plain", True), ("Heading only", True)]
+    assert all(bool(p) == is_plain(b or h) for h, b, p in got)
+    assert segments_after == segments_before

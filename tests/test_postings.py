@@ -262,6 +262,24 @@ def test_flatten_is_split_and_join() -> None:
         assert flatten(text) == " ".join(text.split()), repr(text)
 
 
+def test_a_plain_text_makes_the_same_snippet_with_the_flag() -> None:
+    from sidecar.snippet import is_plain
+
+    rng = random.Random(4)
+    alphabet, weights = "abcdé .,\n\t\x0b\x1f\x01\u00a0", [9, 9, 9, 9, 2, 8, 2, 2, 2, 0.1, 0.1, 0.1, 0.1, 0.1]
+    plain = 0
+    for _ in range(3000):
+        text = "".join(rng.choices(alphabet, weights, k=rng.randint(0, 400)))
+        if is_plain(text):
+            plain += 1
+            assert " ".join(text.split()) == text.replace("\n", " "), repr(text)
+            for width in (5, 40, 240):
+                assert make_snippet(text, ["ab"], width, plain=True) == make_snippet(text, ["ab"], width), repr(text)
+        elif text.strip():
+            assert " ".join(text.split()) != text.replace("\n", " "), repr(text)
+    assert plain > 100, "the generator must make plain texts too"
+
+
 def test_a_search_between_commit_and_swap_uses_the_pending_snapshot(index: TierIndex, corpus: Path) -> None:
     """COMMIT gives up the GIL; a search may meet the new generation before the writer swaps the
     postings. It must answer from the snapshot being committed, not fall back to FTS5."""
