@@ -47,26 +47,49 @@ def stat_tier_file(root: Path, rel: str) -> FileStat | None:
 
 
 def scan_tier(root: Path) -> dict[str, FileStat]:
-    """Every tier file under ``root`` with its size and mtime; a missing root is an empty tier."""
+    """Every tier file under ``root`` with its size and mtime; a missing root is an empty tier.
+
+    One ``scandir`` per directory and one ``stat`` per regular file (the directory entry already
+    says what it is); only a symlink takes the slow path that resolves where it leads. Depth
+    first with subdirectories sorted, as ``os.walk`` goes."""
     out: dict[str, FileStat] = {}
     if not root.is_dir():
         return out
-    real_root = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        base = Path(dirpath)
-        for name in filenames:
-            if not name.endswith(".md") or name.startswith("."):
+    real_root: Path | None = None  # resolved the first time a symlink needs checking
+    pending = [("", str(root))]
+    while pending:
+        prefix, directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        subdirs: list[str] = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
                 continue
-            path = base / name
             try:
-                st = path.stat()
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(name)
+                    continue
+                if not name.endswith(".md"):
+                    continue
+                if entry.is_symlink():
+                    real_root = real_root or root.resolve()
+                    path = Path(entry.path)
+                    st = path.stat()
+                    if not os.path.isfile(path) or not _inside(real_root, path):
+                        continue
+                elif entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                else:
+                    continue
             except OSError:
                 continue
-            if not os.path.isfile(path) or (path.is_symlink() and not _inside(real_root, path)):
-                continue
-            rel = path.relative_to(root).as_posix()
+            rel = prefix + name
             out[rel] = FileStat(rel, st.st_size, st.st_mtime_ns)
+        pending.extend((f"{prefix}{name}/", os.path.join(directory, name)) for name in sorted(subdirs, reverse=True))
     return out
 
 

@@ -331,3 +331,32 @@ def test_migration_5_sets_plain_on_an_existing_index_without_retokenizing(memory
     assert [(h, bool(p)) for h, _, p in got] == [("Spaced", False), ("Plain", True), ("Heading only", True)]
     assert all(bool(p) == is_plain(b or h) for h, b, p in got)
     assert segments_after == segments_before
+
+
+def test_scan_tier_takes_md_files_and_links_inside_and_nothing_else(tmp_path: Path) -> None:
+    """What a tier is made of, on an awkward tree: hidden names, a directory named like a file,
+    a fifo, and symlinks that lead in, out, to a directory, and nowhere."""
+    from sidecar.tierfiles import scan_tier
+
+    root = tmp_path / "memory"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (root / "dir.md").mkdir()
+    (root / "a" / "one.md").write_text("1")
+    (root / "a" / "b" / "two.md").write_text("22")
+    (root / ".hidden" / "h.md").write_text("h")
+    (root / ".dot.md").write_text("d")
+    (root / "dir.md" / "in.md").write_text("in!")
+    (root / "notes.txt").write_text("t")
+    os.mkfifo(root / "fifo.md")
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret")
+    (root / "out.md").symlink_to(outside)
+    (root / "in-link.md").symlink_to(root / "a" / "one.md")
+    (root / "linkdir").symlink_to(root / "a", target_is_directory=True)
+    (root / "linkdir.md").symlink_to(root / "a", target_is_directory=True)
+    (root / "dangling.md").symlink_to(root / "missing.md")
+    found = {rel: st.size for rel, st in scan_tier(root).items()}
+    assert found == {"a/one.md": 1, "a/b/two.md": 2, "dir.md/in.md": 3, "in-link.md": 1}
+    assert all(st.rel == rel and st.mtime_ns > 0 for rel, st in scan_tier(root).items())
+    assert scan_tier(tmp_path / "nowhere") == {}
