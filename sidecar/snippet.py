@@ -50,12 +50,19 @@ def make_snippet(
     if stems is None:
         stems = snippet_stems(words)
     if flat.isascii():
-        # ASCII: lower() keeps every offset, so a plain find is the case-insensitive search.
+        # ASCII: lower() keeps every offset, so a plain find is the case-insensitive search; each
+        # stem is looked for only where it would start before the earliest match found so far.
         lowered = flat.lower()
-        found = [at for stem in stems if (at := lowered.find(stem)) >= 0]
+        first = len(lowered)
+        for stem in stems:
+            at = lowered.find(stem, 0, first + len(stem) - 1)
+            if at >= 0:
+                first = at
+        if first == len(lowered):
+            first = 0
     else:
         found = [m.start() for stem in stems if (m := re.search(re.escape(stem), flat, re.IGNORECASE))]
-    first = min(found, default=0)
+        first = min(found, default=0)
     start = max(0, min(first - width // 4, len(flat) - width))
     cut = flat[start : start + width]
     return ("…" if start > 0 else "") + cut + ("…" if start + width < len(flat) else "")

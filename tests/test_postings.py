@@ -262,6 +262,22 @@ def test_flatten_is_split_and_join() -> None:
         assert flatten(text) == " ".join(text.split()), repr(text)
 
 
+def test_the_snippet_window_starts_at_the_earliest_match_of_any_word() -> None:
+    """The earliest match of any of the query words, against a plain min over every word's first
+    match (the search stops looking where an earlier word already matched)."""
+    rng = random.Random(6)
+    for _ in range(2000):
+        text = " ".join(rng.choice(["alpha", "Beta", "gamma", "delta", "epsilon", "zeta", "x"]) for _ in range(80))
+        # Words whose stems overlap inside one text word ("psilo" and "eps" in "epsilon").
+        pool = ["alphabet", "beta", "gammas", "delta", "zeta", "omega", "eps", "psilon", "lphabet", "amma"]
+        words = rng.sample(pool, rng.randint(1, 5))
+        flat, stems = text.lower(), [w[:5] for w in words]
+        first = min((at for stem in stems if (at := flat.find(stem)) >= 0), default=0)
+        start = max(0, min(first - 60, len(text) - 240))
+        expected = ("…" if start > 0 else "") + text[start : start + 240] + ("…" if start + 240 < len(text) else "")
+        assert make_snippet(text, words) == expected, (words, text)
+
+
 def test_a_plain_text_makes_the_same_snippet_with_the_flag() -> None:
     from sidecar.snippet import is_plain
 
