@@ -11,7 +11,10 @@ verifies. Without wrk (or with ``LOAD_GENERATOR=python``) the traffic comes from
 workers in this process, which costs the server a good part of the CPU it shares. The first
 report line says which generator ran, and the CPU line what the server and the generator each
 used per answered request (a figure the other tenants of a shared machine disturb less than
-throughput).
+throughput). The per-process line splits the searches (from ``/metrics``) and the CPU between the
+sidecar and its read workers: a worker answers searches only, so its CPU per search is what one
+search costs under this load (compare it with ``LOAD_WRITERS=0``: writes slow the searches of a
+process that does none of them).
 
 The load starts once the tier's BM25 engine is built (``/memory/status``: ``bm25.postings`` no
 longer ``building``, a second or so after ``/healthz`` answers) and the server's RSS has stopped
@@ -37,6 +40,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -195,14 +199,39 @@ async def verify(url: str, root: Path, tally: Tally) -> tuple[int, int, int]:
     return in_files, len(sample), missing
 
 
-def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system, every thread) the sidecar and its read workers have used so far."""
-    total = 0
+def cpu_by_process(pid: int) -> dict[int, float]:
+    """CPU seconds (user + system, every thread) each of the sidecar and its read workers has used."""
+    out: dict[int, float] = {}
     for p in process_tree(pid):
         with contextlib.suppress(FileNotFoundError):
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+            out[p] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds the sidecar and its read workers have used so far, together."""
+    return sum(cpu_by_process(pid).values())
+
+
+def searches_by_process(url: str, pid: int) -> dict[int, float]:
+    """Searches each process has answered, from ``/metrics``: the primary's own (scope agent) and
+    each read worker's (its number mapped to its pid through its command line)."""
+    text = httpx.get(url + "/metrics", timeout=30).text
+    numbers: dict[str, int] = {}
+    for p in process_tree(pid)[1:]:
+        with contextlib.suppress(FileNotFoundError):
+            argv = Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")
+            if b"--number" in argv:
+                numbers[argv[argv.index(b"--number") + 1].decode()] = p
+    out: dict[int, float] = {}
+    for line in text.splitlines():
+        if line.startswith('memory_sidecar_search_seconds_count{scope="agent"}'):
+            out[pid] = float(line.rsplit(" ", 1)[1])
+        found = re.match(r'memory_sidecar_read_worker_search_seconds_count\{worker="(\d+)"\} (\S+)', line)
+        if found and found.group(1) in numbers:
+            out[numbers[found.group(1)]] = float(found.group(2))
+    return out
 
 
 def own_cpu_s(children: bool) -> float:
@@ -262,6 +291,7 @@ def main() -> None:
         rss_ready = tree_rss_kb(side.proc.pid)
         settled_s = settle(side.url, side.proc.pid, side.log)
         rss_start = tree_rss_kb(side.proc.pid)
+        per_cpu, per_search = cpu_by_process(side.proc.pid), searches_by_process(side.url, side.proc.pid)
         cpu_server, cpu_gen = cpu_s(side.proc.pid), own_cpu_s(children=wrk is not None)
         if wrk is not None:
             tally = drive_wrk(wrk, side.url, side.proc.pid, seconds, queries, base / "wrk")
@@ -269,6 +299,11 @@ def main() -> None:
             tally = asyncio.run(drive(side.url, side.proc.pid, seconds, queries))
         rss_end = tree_rss_kb(side.proc.pid)
         cpu_server, cpu_gen = cpu_s(side.proc.pid) - cpu_server, own_cpu_s(children=wrk is not None) - cpu_gen
+        after_cpu, after_search = cpu_by_process(side.proc.pid), searches_by_process(side.url, side.proc.pid)
+        split = [
+            (p, after_search.get(p, 0.0) - per_search.get(p, 0.0), after_cpu[p] - per_cpu.get(p, 0.0))
+            for p in after_cpu
+        ]
         hwm = tree_rss_kb(side.proc.pid, "VmHWM")  # each process's peak so far, summed
         in_files, sampled, in_index = asyncio.run(verify(side.url, root, tally))
     finally:
@@ -296,6 +331,16 @@ def main() -> None:
         "load: CPU per request, server / generator",
         f"{cpu_server * 1000 / answered:.3f} / {cpu_gen * 1000 / answered:.3f} ms "
         f"({cpu_server / tally.elapsed:.2f} / {cpu_gen / tally.elapsed:.2f} cores)",
+    )
+    # What each process did: a read worker answers searches only (it forwards the rest), so its
+    # CPU per search is the cost of a search on this host under this load, writes or not.
+    report(
+        "load: per process: searches answered, CPU, CPU per search",
+        "; ".join(
+            f"{'sidecar' if p == side.proc.pid else 'worker'} {n:.0f}, {cpu:.1f} s"
+            + (f", {cpu * 1000 / n:.3f} ms" if n and p != side.proc.pid else "")
+            for p, n, cpu in split
+        ),
     )
     five = sum(n for (_, status), n in tally.statuses.items() if status >= 500)
     report("load: 5xx responses", str(five), "0")
