@@ -214,9 +214,10 @@ def cpu_s(pid: int) -> float:
     return sum(cpu_by_process(pid).values())
 
 
-def searches_by_process(url: str, pid: int) -> dict[int, float]:
-    """Searches each process has answered, from ``/metrics``: the primary's own (scope agent) and
-    each read worker's (its number mapped to its pid through its command line)."""
+def searches_by_process(url: str, pid: int) -> dict[int, tuple[float, float]]:
+    """Searches each process has answered and requests it forwarded, from ``/metrics``: the
+    primary's own searches (scope agent) and each read worker's searches and forwards (its number
+    mapped to its pid through its command line)."""
     text = httpx.get(url + "/metrics", timeout=30).text
     numbers: dict[str, int] = {}
     for p in process_tree(pid)[1:]:
@@ -224,14 +225,18 @@ def searches_by_process(url: str, pid: int) -> dict[int, float]:
             argv = Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")
             if b"--number" in argv:
                 numbers[argv[argv.index(b"--number") + 1].decode()] = p
-    out: dict[int, float] = {}
+    searches: dict[int, float] = {}
+    forwarded: dict[int, float] = {}
     for line in text.splitlines():
         if line.startswith('memory_sidecar_search_seconds_count{scope="agent"}'):
-            out[pid] = float(line.rsplit(" ", 1)[1])
-        found = re.match(r'memory_sidecar_read_worker_search_seconds_count\{worker="(\d+)"\} (\S+)', line)
-        if found and found.group(1) in numbers:
-            out[numbers[found.group(1)]] = float(found.group(2))
-    return out
+            searches[pid] = float(line.rsplit(" ", 1)[1])
+        found = re.match(
+            r'memory_sidecar_read_worker_(search_seconds_count|forwarded_total)\{worker="(\d+)"\} (\S+)', line
+        )
+        if found and found.group(2) in numbers:
+            into = searches if found.group(1) == "search_seconds_count" else forwarded
+            into[numbers[found.group(2)]] = float(found.group(3))
+    return {p: (searches.get(p, 0.0), forwarded.get(p, 0.0)) for p in searches.keys() | forwarded.keys()}
 
 
 def own_cpu_s(children: bool) -> float:
@@ -301,7 +306,12 @@ def main() -> None:
         cpu_server, cpu_gen = cpu_s(side.proc.pid) - cpu_server, own_cpu_s(children=wrk is not None) - cpu_gen
         after_cpu, after_search = cpu_by_process(side.proc.pid), searches_by_process(side.url, side.proc.pid)
         split = [
-            (p, after_search.get(p, 0.0) - per_search.get(p, 0.0), after_cpu[p] - per_cpu.get(p, 0.0))
+            (
+                p,
+                after_search.get(p, (0.0, 0.0))[0] - per_search.get(p, (0.0, 0.0))[0],
+                after_search.get(p, (0.0, 0.0))[1] - per_search.get(p, (0.0, 0.0))[1],
+                after_cpu[p] - per_cpu.get(p, 0.0),
+            )
             for p in after_cpu
         ]
         hwm = tree_rss_kb(side.proc.pid, "VmHWM")  # each process's peak so far, summed
@@ -332,14 +342,15 @@ def main() -> None:
         f"{cpu_server * 1000 / answered:.3f} / {cpu_gen * 1000 / answered:.3f} ms "
         f"({cpu_server / tally.elapsed:.2f} / {cpu_gen / tally.elapsed:.2f} cores)",
     )
-    # What each process did: a read worker answers searches only (it forwards the rest), so its
-    # CPU per search is the cost of a search on this host under this load, writes or not.
+    # What each process did: a read worker answers searches and forwards the rest, so with few
+    # forwards its CPU per search is the cost of a search on this host under this load.
     report(
-        "load: per process: searches answered, CPU, CPU per search",
+        "load: per process: searches answered (+ forwarded), CPU, CPU per search",
         "; ".join(
-            f"{'sidecar' if p == side.proc.pid else 'worker'} {n:.0f}, {cpu:.1f} s"
-            + (f", {cpu * 1000 / n:.3f} ms" if n and p != side.proc.pid else "")
-            for p, n, cpu in split
+            f"sidecar {n:.0f}, {cpu:.1f} s"
+            if p == side.proc.pid
+            else f"worker {n:.0f} (+{fwd:.0f}), {cpu:.1f} s" + (f", {cpu * 1000 / n:.3f} ms" if n else "")
+            for p, n, fwd, cpu in split
         ),
     )
     five = sum(n for (_, status), n in tally.statuses.items() if status >= 500)
