@@ -110,6 +110,35 @@ class Snapshot:
         dead = np.flatnonzero(~self.alive).astype(np.int32) if self.live < len(self.ids) else np.empty(0, np.int32)
         object.__setattr__(self, "dead", dead)
 
+    @classmethod
+    def of_base(
+        cls,
+        *,
+        gen: int,
+        vocab: dict[str, int],
+        offsets: IntArray,
+        slots: SlotArray,
+        freqs: FreqArray,
+        ids: IntArray,
+        lengths: FloatArray,
+    ) -> Snapshot:
+        """A snapshot that is all base (a fresh build or a compaction): every chunk alive, no delta."""
+        return cls(
+            gen=gen,
+            vocab=vocab,
+            offsets=offsets,
+            slots=slots,
+            freqs=freqs,
+            ids=ids,
+            lengths=lengths,
+            alive=np.ones(len(ids), dtype=np.bool_),
+            base_slots=len(ids),
+            delta={},
+            delta_ids={},
+            live=len(ids),
+            total_tokens=float(lengths.sum()),
+        )
+
     @property
     def delta_slots(self) -> int:
         return len(self.ids) - self.base_slots
@@ -226,20 +255,9 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
     if out_slots:
         np.concatenate(out_slots, out=all_slots)
         np.concatenate(out_freqs, out=all_freqs)
-    return Snapshot(
-        gen=gen,
-        vocab={t: i for i, t in enumerate(terms)},
-        offsets=offsets,
-        slots=all_slots,
-        freqs=all_freqs,
-        ids=ids,
-        lengths=lengths,
-        alive=np.ones(len(ids), dtype=np.bool_),
-        base_slots=len(ids),
-        delta={},
-        delta_ids={},
-        live=len(ids),
-        total_tokens=float(lengths.sum()),
+    vocab = {t: i for i, t in enumerate(terms)}
+    return Snapshot.of_base(
+        gen=gen, vocab=vocab, offsets=offsets, slots=all_slots, freqs=all_freqs, ids=ids, lengths=lengths
     )
 
 
@@ -327,22 +345,10 @@ def compact(snap: Snapshot) -> Snapshot:
         vocab = dict(zip([terms[i] for i in held.tolist()], range(len(held)), strict=True))
         counts = counts[held]
     offsets = _offsets(counts)
-    lengths = snap.lengths[order]
+    ids, lengths = snap.ids[order], snap.lengths[order]
     release_free_memory()  # this pass's transient arrays, from the malloc heap
-    return Snapshot(
-        gen=snap.gen,
-        vocab=vocab,
-        offsets=offsets,
-        slots=slots,
-        freqs=freqs,
-        ids=snap.ids[order],
-        lengths=lengths,
-        alive=np.ones(len(order), dtype=np.bool_),
-        base_slots=len(order),
-        delta={},
-        delta_ids={},
-        live=len(order),
-        total_tokens=float(lengths.sum()),
+    return Snapshot.of_base(
+        gen=snap.gen, vocab=vocab, offsets=offsets, slots=slots, freqs=freqs, ids=ids, lengths=lengths
     )
 
 
