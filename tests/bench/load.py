@@ -209,11 +209,6 @@ def cpu_by_process(pid: int) -> dict[int, float]:
     return out
 
 
-def cpu_s(pid: int) -> float:
-    """CPU seconds the sidecar and its read workers have used so far, together."""
-    return sum(cpu_by_process(pid).values())
-
-
 def searches_by_process(url: str, pid: int) -> dict[int, tuple[float, float]]:
     """Searches each process has answered and requests it forwarded, from ``/metrics``: the
     primary's own searches (scope agent) and each read worker's searches and forwards (its number
@@ -296,23 +291,25 @@ def main() -> None:
         rss_ready = tree_rss_kb(side.proc.pid)
         settled_s = settle(side.url, side.proc.pid, side.log)
         rss_start = tree_rss_kb(side.proc.pid)
-        per_cpu, per_search = cpu_by_process(side.proc.pid), searches_by_process(side.url, side.proc.pid)
-        cpu_server, cpu_gen = cpu_s(side.proc.pid), own_cpu_s(children=wrk is not None)
+        searches_before = searches_by_process(side.url, side.proc.pid)  # before the CPU: its scrape is not the load's
+        cpu_before, gen_before = cpu_by_process(side.proc.pid), own_cpu_s(children=wrk is not None)
         if wrk is not None:
             tally = drive_wrk(wrk, side.url, side.proc.pid, seconds, queries, base / "wrk")
         else:
             tally = asyncio.run(drive(side.url, side.proc.pid, seconds, queries))
         rss_end = tree_rss_kb(side.proc.pid)
-        cpu_server, cpu_gen = cpu_s(side.proc.pid) - cpu_server, own_cpu_s(children=wrk is not None) - cpu_gen
-        after_cpu, after_search = cpu_by_process(side.proc.pid), searches_by_process(side.url, side.proc.pid)
+        cpu_after, cpu_gen = cpu_by_process(side.proc.pid), own_cpu_s(children=wrk is not None) - gen_before
+        cpu_server = sum(cpu_after.values()) - sum(cpu_before.values())
+        searches_after = searches_by_process(side.url, side.proc.pid)
+        none = (0.0, 0.0)
         split = [
             (
                 p,
-                after_search.get(p, (0.0, 0.0))[0] - per_search.get(p, (0.0, 0.0))[0],
-                after_search.get(p, (0.0, 0.0))[1] - per_search.get(p, (0.0, 0.0))[1],
-                after_cpu[p] - per_cpu.get(p, 0.0),
+                searches_after.get(p, none)[0] - searches_before.get(p, none)[0],
+                searches_after.get(p, none)[1] - searches_before.get(p, none)[1],
+                cpu_after[p] - cpu_before.get(p, 0.0),
             )
-            for p in after_cpu
+            for p in cpu_after
         ]
         hwm = tree_rss_kb(side.proc.pid, "VmHWM")  # each process's peak so far, summed
         in_files, sampled, in_index = asyncio.run(verify(side.url, root, tally))
