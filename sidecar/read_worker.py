@@ -206,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parent", type=int, required=True)
     args = parser.parse_args(argv)
     tune_malloc()
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # OPENBLAS_NUM_THREADS is already in the environment the primary passes (serve sets it): it has
+    # to be, as numpy is loaded by this module's imports, before anything here could set it.
     settings = load_settings()
     configure_logging(settings.log_format, settings.log_level)
     asyncio.run(_serve(settings, args.runtime, args.number, args.parent))
