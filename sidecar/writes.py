@@ -120,15 +120,9 @@ class WriteService:
 
     async def write(self, req: WriteRequest) -> dict[str, Any]:
         root = self.root(req.tier)
-        hit = await asyncio.to_thread(_scan, req.content)  # bounded, but up to a few ms on big bodies
-        if hit is not None:
-            raise InjectionSuspected(
-                f"refused: the content matches prompt-injection rule {hit.category} ({hit.pattern}); "
-                "nothing was written",
-                category=hit.category,
-                pattern=hit.pattern,
-            )
-        # One write at a time: per-file read-modify-write and the tier-wide cap both need it.
+        # One write at a time: per-file read-modify-write and the tier-wide cap both need it. The
+        # injection scan runs in the same thread call: a hop to a thread costs more CPU than the
+        # scan of a typical entry, and writes wait for each other anyway.
         async with self._lock:
             out = await asyncio.to_thread(self._write_locked, root, req)
             out["seq"] = self.queue.put(req.tier, req.path, "write")  # on the loop: the queue is not thread-safe
@@ -138,6 +132,14 @@ class WriteService:
         return out
 
     def _write_locked(self, root: Path, req: WriteRequest) -> dict[str, Any]:
+        hit = _scan(req.content)  # bounded, but up to a few ms on big bodies
+        if hit is not None:
+            raise InjectionSuspected(
+                f"refused: the content matches prompt-injection rule {hit.category} ({hit.pattern}); "
+                "nothing was written",
+                category=hit.category,
+                pattern=hit.pattern,
+            )
         if not root.is_dir():
             raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
         old = read_file(root, req.path)
