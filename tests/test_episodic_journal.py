@@ -196,14 +196,19 @@ async def test_migrations_are_recorded_and_reapplying_is_a_no_op(tmp_path: Path)
     assert mode == "wal"
 
 
-async def test_latest_identity_skips_memory_updated_entries_through_an_index(store: SqliteJournalStore) -> None:
-    """Every memory write asks for the agent's identity and then journals a memory.updated entry:
-    the answer must not walk back over all of those (it did: a full scan per write)."""
-    assert await store.latest_identity() is None
+async def test_append_as_latest_takes_the_agents_own_identity_through_an_index(store: SqliteJournalStore) -> None:
+    """Every memory write journals a memory.updated entry under the identity of the agent's newest
+    own entry: finding it must not walk back over all of those (it did: a full scan per write)."""
+    first = await store.append(entry("before any", ws="w0", agent="a0", kind="memory.updated"), as_latest=True)
+    assert (first.workspace_id, first.agent_id) == ("w0", "a0")  # nothing of its own yet: kept as given
     await store.append(entry("mine", ws="w9", agent="a9"))
     for n in range(300):
-        await store.append(entry(f"write {n}", ws="w9", agent=None, kind="memory.updated"))  # type: ignore[arg-type]
-    assert await store.latest_identity() == ("w9", "a9")
+        await store.append(entry(f"write {n}", ws="w0", agent=None, kind="memory.updated"), as_latest=True)  # type: ignore[arg-type]
+    last = await store.append(entry("last", ws="w0", agent=None, kind="memory.updated"), as_latest=True)  # type: ignore[arg-type]
+    assert (last.workspace_id, last.agent_id) == ("w9", "a9")
+    assert (await store.recent("w0", 5))[0].id == first.id  # only the first stayed where it was put
+    plain = await store.append(entry("not as latest", ws="w1", agent="a1"))
+    assert (plain.workspace_id, plain.agent_id) == ("w1", "a1")
     conn = sqlite3.connect(store.path)
     try:
         plan = " ".join(str(row[3]) for row in conn.execute("EXPLAIN QUERY PLAN " + qs.LATEST_IDENTITY))

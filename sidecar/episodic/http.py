@@ -71,22 +71,20 @@ async def record_memory_updated(app: web.Application, path: str, tier: str, seq:
     """Journal a ``memory.updated`` entry for a durable memory write (the write queue calls this).
 
     The entry goes to the workspace and agent of the newest entry the agent journaled (one sidecar
-    serves one agent); it resets the agent's nudge count. Returns the entry id, or None when the
+    serves one agent), or to the default workspace with no agent before it has journaled anything;
+    it resets the agent's nudge count. Returns the entry id, or None when the
     journal is not running.
     """
     store = app.get(JOURNAL)
     if store is None:
         return None
-    identity = await store.latest_identity()
-    workspace_id, agent_id = identity if identity is not None else (DEFAULT_WORKSPACE, None)
     entry = JournalEntry(
-        workspace_id=workspace_id,
-        agent_id=agent_id,
+        workspace_id=DEFAULT_WORKSPACE,
         entry_type="memory.updated",
         summary=f"memory updated: {tier} {path}",
         payload={"path": path, "tier": tier, "seq": seq},
     )
-    return (await store.append(entry)).id
+    return (await store.append(entry, as_latest=True)).id
 
 
 async def _episodic_ctx(app: web.Application) -> AsyncIterator[None]:

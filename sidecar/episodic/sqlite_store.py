@@ -130,15 +130,20 @@ class SqliteJournalStore:
         return await asyncio.get_running_loop().run_in_executor(self._read_pool, run)
 
     # -- journal -------------------------------------------------------------------------------
-    async def append(self, entry: JournalEntry) -> StoredEntry:
+    async def append(self, entry: JournalEntry, *, as_latest: bool = False) -> StoredEntry:
+        """Store ``entry``. With ``as_latest`` it goes to the workspace and agent of the newest entry
+        the agent wrote itself (not a ``memory.updated`` one; the entry's own when there is none), read in the
+        same transaction: one trip to the writer thread instead of a read and then a write."""
         entry_id = entry.id or f"je_{uuid4().hex}"
-        values = (
+        values = [
             entry_id, entry.workspace_id, entry.crew_id, entry.agent_id, to_iso(entry.ts or utcnow()),
             entry.entry_type, entry.severity, entry.summary, _dumps(entry.payload), _dumps(entry.refs),
             entry.priority, int(entry.embeddable),
-        )  # fmt: skip
+        ]  # fmt: skip
 
         def insert(conn: Conn) -> StoredEntry:
+            if as_latest and (row := conn.execute(qs.LATEST_IDENTITY).fetchone()) is not None:
+                values[1], values[3] = row
             try:
                 conn.execute(qs.INSERT_ENTRY, values)
             except sqlite3.IntegrityError:
@@ -205,11 +210,6 @@ class SqliteJournalStore:
             return rows
 
         return {entry.id: entry for entry in map(_entry, await self._read(run))}
-
-    async def latest_identity(self) -> tuple[str, str | None] | None:
-        """Workspace and agent of the newest entry the agent wrote (one sidecar serves one agent)."""
-        row = await self._read(lambda c: c.execute(qs.LATEST_IDENTITY).fetchone())
-        return None if row is None else (row[0], row[1])
 
     # -- embeddings and recall -----------------------------------------------------------------
     async def unindexed(self, model: str, limit: int) -> list[StoredEntry]:
