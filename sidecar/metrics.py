@@ -165,13 +165,18 @@ def _read_worker_metrics(workers: ReadWorkers) -> Iterable[Metric]:
     forwarded = CounterMetricFamily(
         f"{PREFIX}_read_worker_forwarded", "Requests a read worker forwarded to this process", labels=["worker"]
     )
+    handed_off = CounterMetricFamily(
+        f"{PREFIX}_read_worker_handed_off",
+        "Connections a read worker handed to this process (their requests are answered here, not forwarded)",
+        labels=["worker"],
+    )
     for number, path in workers.stats_files():
         try:
             stats = WorkerStats(path, LATENCY_BUCKETS)
         except OSError:
             continue  # not started yet, or restarting
         try:
-            count, forwards, seconds, per_bucket = stats.snapshot()
+            count, forwards, handoffs, seconds, per_bucket = stats.snapshot()
         except RuntimeError:
             continue
         finally:
@@ -183,8 +188,10 @@ def _read_worker_metrics(workers: ReadWorkers) -> Iterable[Metric]:
         buckets.append(("+Inf", count))
         searches.add_metric([str(number)], buckets, seconds)
         forwarded.add_metric([str(number)], forwards)
+        handed_off.add_metric([str(number)], handoffs)
     yield searches
     yield forwarded
+    yield handed_off
 
 
 METRICS: web.AppKey[Metrics] = web.AppKey("metrics", Metrics)

@@ -9,7 +9,9 @@ A worker answers the one request that is hot and read-only, an agent-tier BM25 s
 (``scope`` agent, plain text, no ``after_seq``, no ``explain``), from its own read-only view of
 the agent index (``sidecar.replica``). Everything else it forwards, unchanged, to the primary over
 a Unix socket in a private runtime directory, and relays the answer: writes, MCP, the prompt
-block, status, metrics, crew and hybrid searches. The ``index`` state of its answers (indexed_seq,
+block, status, metrics, crew and hybrid searches. Except when such a request is the first on its
+connection: then the worker hands the whole connection to the primary (``sidecar.handoff``), which
+answers it and every later request on it, and the worker forwards nothing. The ``index`` state of its answers (indexed_seq,
 pending, lag_ms) is the primary queue's, read from a shared memory map (``sidecar.shared_state``)
 before the search, so ``indexed_seq`` never claims more than the search saw. The same edge guards
 (Host, Origin, body size and deadline) run in the worker, so the port behaves as one server.
@@ -41,6 +43,7 @@ from yarl import URL
 from sidecar.edge import error_middleware, json_answer, read_json_object
 from sidecar.edge_guard import body_deadline, host_origin_guard, server_limits
 from sidecar.errors import BadRequest, EngineUnavailable
+from sidecar.handoff import HandedOff, first_request_only, hand_off, payload_limit, tapped
 from sidecar.heap import tune_malloc
 from sidecar.logs import configure_logging
 from sidecar.replica import ReplicaIndex
@@ -48,11 +51,21 @@ from sidecar.search import SearchRequest
 from sidecar.settings import Settings, load_settings
 from sidecar.shared_state import LATENCY_BUCKETS, QueueStateFile, WorkerStats
 
-__all__ = ["PRIMARY_SOCKET", "QUEUE_STATE", "ReadWorkers", "create_worker_app", "main", "stats_file"]
+__all__ = [
+    "HANDOFF_SOCKET",
+    "PRIMARY_SOCKET",
+    "QUEUE_STATE",
+    "ReadWorkers",
+    "create_worker_app",
+    "listen",
+    "main",
+    "stats_file",
+]
 
 log = structlog.get_logger("sidecar.read_worker")
 
 PRIMARY_SOCKET = "primary.sock"
+HANDOFF_SOCKET = "handoff.sock"  # where a worker hands a whole connection to the primary
 QUEUE_STATE = "queue.state"
 # Hop-by-hop headers (RFC 9110 7.6.1) and the framing aiohttp sets again itself.
 _HOP = frozenset(
@@ -65,6 +78,7 @@ _STATE: web.AppKey[QueueStateFile] = web.AppKey("queue_state", QueueStateFile)
 _PRIMARY: web.AppKey[aiohttp.ClientSession] = web.AppKey("primary", aiohttp.ClientSession)
 _READERS: web.AppKey[ThreadPoolExecutor] = web.AppKey("readers", ThreadPoolExecutor)
 _STATS: web.AppKey[WorkerStats] = web.AppKey("stats", WorkerStats)
+_HANDOFF: web.AppKey[Path] = web.AppKey("handoff", Path)
 
 
 def stats_file(runtime: Path, number: int) -> Path:
@@ -74,8 +88,9 @@ def stats_file(runtime: Path, number: int) -> Path:
 # -- the worker process ----------------------------------------------------------------------------
 def create_worker_app(settings: Settings, runtime: Path, number: int = 0) -> web.Application:
     """The worker's application: agent-tier BM25 searches here, everything else to the primary."""
-    middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
+    middlewares = [first_request_only, host_origin_guard(settings), body_deadline(), error_middleware]
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
+    app[_HANDOFF] = runtime / HANDOFF_SOCKET
 
     async def resources(app: web.Application) -> AsyncIterator[None]:
         replica = ReplicaIndex(settings.memory_dir, "agent")
@@ -136,8 +151,12 @@ async def _search(request: web.Request) -> web.StreamResponse:
 
 
 async def _forward(request: web.Request) -> web.StreamResponse:
-    """Send the request to the primary as it came, and its answer back as it comes."""
+    """Hand the connection to the primary if this is its first request, else send the request to
+    the primary as it came, and its answer back as it comes."""
     body = await request.read()
+    if await hand_off(request, request.app[_HANDOFF]):
+        request.app[_STATS].hand_off()
+        return HandedOff()
     request.app[_STATS].forward()
     headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP]
     headers.append(("X-Forwarded-For", request.remote or ""))
@@ -183,8 +202,9 @@ async def _serve(settings: Settings, runtime: Path, number: int, parent: int) ->
         create_worker_app(settings, runtime, number), handle_signals=False, access_log=None, **server_limits(settings)
     )
     await runner.setup()
+    listener: asyncio.Server | None = None
     try:
-        await web.TCPSite(runner, settings.host, settings.port, reuse_port=True).start()
+        listener = await listen(runner, settings)
         log.info("read_worker.ready", port=settings.port, pid=os.getpid())
         while not stop.is_set():
             if os.getppid() != parent:  # the primary died without stopping us
@@ -193,8 +213,18 @@ async def _serve(settings: Settings, runtime: Path, number: int, parent: int) ->
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 1.0)
     finally:
+        if listener is not None:
+            listener.close()
         await runner.cleanup()
         log.info("read_worker.stopped", pid=os.getpid())
+
+
+async def listen(runner: web.AppRunner, settings: Settings) -> asyncio.Server:
+    """The worker's share of the port (``SO_REUSEPORT``): what ``web.TCPSite`` does, with each
+    connection tapped (``sidecar.handoff.Tap``) so its first request can be handed off."""
+    loop = asyncio.get_running_loop()
+    factory = tapped(runner, payload_limit(settings))
+    return await loop.create_server(factory, settings.host, settings.port, reuse_port=True, backlog=128)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,6 +32,7 @@ from sidecar.tier import Tier
 if TYPE_CHECKING:
     from aiohttp import web
 
+    from sidecar.handoff import HandoffListener
     from sidecar.read_worker import ReadWorkers
 
 __all__ = ["IdleRelease", "OpeningTiers", "run", "serve"]
@@ -162,6 +163,7 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     await asyncio.sleep(0)  # the opening tasks hand their index work to the writer threads now
     runner: web.AppRunner | None = None
     workers: ReadWorkers | None = None
+    handoff: HandoffListener | None = None
     runtime: Path | None = None  # the read workers' private dir, when they run
     try:
         runner = _runner(settings, opening)  # imports the HTTP stack meanwhile
@@ -172,6 +174,8 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
         await _site(runner, settings, shared=runtime is not None).start()
         if runtime is not None:
             await _primary_socket(runner, runtime).start()
+            handoff = _handoff_listener(runner, settings, runtime)
+            handoff.start()
         log.info(
             "sidecar.ready",
             host=settings.host,
@@ -189,6 +193,8 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     finally:
         if workers is not None:
             await workers.stop()  # first: their forwarded requests need this process
+        if handoff is not None:
+            await handoff.stop()  # before the cleanup, which closes the connections adopted
         if runner is not None:
             await runner.cleanup()  # also after a failed setup: closes the contexts that started
         await opening.close_if_unused()
@@ -244,6 +250,14 @@ def _primary_socket(runner: web.AppRunner, runtime: Path) -> web.UnixSite:
     from sidecar.read_worker import PRIMARY_SOCKET
 
     return web.UnixSite(runner, str(runtime / PRIMARY_SOCKET))
+
+
+def _handoff_listener(runner: web.AppRunner, settings: Settings, runtime: Path) -> HandoffListener:
+    """Where read workers hand over whole connections (``sidecar.handoff``), next to the socket."""
+    from sidecar.handoff import HandoffListener, payload_limit
+    from sidecar.read_worker import HANDOFF_SOCKET
+
+    return HandoffListener(runner, runtime / HANDOFF_SOCKET, payload_limit(settings))
 
 
 def _start_read_workers(app: web.Application, settings: Settings, runtime: Path) -> ReadWorkers:

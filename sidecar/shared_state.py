@@ -3,7 +3,7 @@
 Every search answer carries ``index: {indexed_seq, pending, lag_ms}``, which only the primary
 process (the one with the queue) knows: it publishes the queue's numbers after every change
 (``QueueStateFile``) and a read worker reads them per search. The other way, each worker publishes
-what it answered (``WorkerStats``: searches, their latency histogram, forwards), which the
+what it answered (``WorkerStats``: searches, their latency histogram, forwards, handoffs), which the
 primary's ``/metrics`` exports, so searches a worker answered are not missing from the metrics.
 
 Each file is one record with one writer. The values are stored with a checksum of their bytes and
@@ -98,14 +98,16 @@ class QueueStateFile(SharedRecord):
 
 
 class WorkerStats(SharedRecord):
-    """What one read worker answered: searches (count, seconds, a count per latency bucket) and
-    requests it forwarded to the primary. Counts start at zero with each worker process."""
+    """What one read worker answered: searches (count, seconds, a count per latency bucket),
+    requests it forwarded to the primary and connections it handed to it. Counts start at zero
+    with each worker process."""
 
     def __init__(self, path: Path, buckets: Sequence[float], *, create: bool = False) -> None:
         self.buckets = tuple(buckets)
-        super().__init__(path, struct.Struct(f"<QQd{len(self.buckets)}Q"), create=create)
+        super().__init__(path, struct.Struct(f"<QQQd{len(self.buckets)}Q"), create=create)
         self.searches = 0
         self.forwarded = 0
+        self.handed_off = 0
         self.seconds = 0.0
         self.per_bucket = [0] * len(self.buckets)  # not cumulative; +Inf is searches - sum
         if create:
@@ -124,10 +126,14 @@ class WorkerStats(SharedRecord):
         self.forwarded += 1
         self.flush()
 
-    def flush(self) -> None:
-        self.write(self.searches, self.forwarded, self.seconds, *self.per_bucket)
+    def hand_off(self) -> None:
+        self.handed_off += 1
+        self.flush()
 
-    def snapshot(self) -> tuple[int, int, float, list[int]]:
-        """(searches, forwarded, seconds, per-bucket counts) as last published."""
-        searches, forwarded, seconds, *per_bucket = self.read()
-        return searches, forwarded, seconds, per_bucket
+    def flush(self) -> None:
+        self.write(self.searches, self.forwarded, self.handed_off, self.seconds, *self.per_bucket)
+
+    def snapshot(self) -> tuple[int, int, int, float, list[int]]:
+        """(searches, forwarded, handed off, seconds, per-bucket counts) as last published."""
+        searches, forwarded, handed_off, seconds, *per_bucket = self.read()
+        return searches, forwarded, handed_off, seconds, per_bucket

@@ -209,10 +209,10 @@ def cpu_by_process(pid: int) -> dict[int, float]:
     return out
 
 
-def searches_by_process(url: str, pid: int) -> dict[int, tuple[float, float]]:
-    """Searches each process has answered and requests it forwarded, from ``/metrics``: the
-    primary's own searches (scope agent) and each read worker's searches and forwards (its number
-    mapped to its pid through its command line)."""
+def searches_by_process(url: str, pid: int) -> dict[int, tuple[float, float, float]]:
+    """Searches each process has answered, requests it forwarded and connections it handed off,
+    from ``/metrics``: the primary's own searches (scope agent) and each read worker's searches,
+    forwards and handoffs (its number mapped to its pid through its command line)."""
     text = httpx.get(url + "/metrics", timeout=30).text
     numbers: dict[str, int] = {}
     for p in process_tree(pid)[1:]:
@@ -222,16 +222,21 @@ def searches_by_process(url: str, pid: int) -> dict[int, tuple[float, float]]:
                 numbers[argv[argv.index(b"--number") + 1].decode()] = p
     searches: dict[int, float] = {}
     forwarded: dict[int, float] = {}
+    handed_off: dict[int, float] = {}
     for line in text.splitlines():
         if line.startswith('memory_sidecar_search_seconds_count{scope="agent"}'):
             searches[pid] = float(line.rsplit(" ", 1)[1])
         found = re.match(
-            r'memory_sidecar_read_worker_(search_seconds_count|forwarded_total)\{worker="(\d+)"\} (\S+)', line
+            r'memory_sidecar_read_worker_(search_seconds_count|forwarded_total|handed_off_total)\{worker="(\d+)"\} (\S+)',
+            line,
         )
         if found and found.group(2) in numbers:
-            into = searches if found.group(1) == "search_seconds_count" else forwarded
+            into = {"search_seconds_count": searches, "forwarded_total": forwarded}.get(found.group(1), handed_off)
             into[numbers[found.group(2)]] = float(found.group(3))
-    return {p: (searches.get(p, 0.0), forwarded.get(p, 0.0)) for p in searches.keys() | forwarded.keys()}
+    return {
+        p: (searches.get(p, 0.0), forwarded.get(p, 0.0), handed_off.get(p, 0.0))
+        for p in searches.keys() | forwarded.keys()
+    }
 
 
 def own_cpu_s(children: bool) -> float:
@@ -301,12 +306,13 @@ def main() -> None:
         cpu_after, cpu_gen = cpu_by_process(side.proc.pid), own_cpu_s(children=wrk is not None) - gen_before
         cpu_server = sum(cpu_after.values()) - sum(cpu_before.values())
         searches_after = searches_by_process(side.url, side.proc.pid)
-        none = (0.0, 0.0)
+        none = (0.0, 0.0, 0.0)
         split = [
             (
                 p,
                 searches_after.get(p, none)[0] - searches_before.get(p, none)[0],
                 searches_after.get(p, none)[1] - searches_before.get(p, none)[1],
+                searches_after.get(p, none)[2] - searches_before.get(p, none)[2],
                 cpu_after[p] - cpu_before.get(p, 0.0),
             )
             for p in cpu_after
@@ -342,12 +348,13 @@ def main() -> None:
     # What each process did: a read worker answers searches and forwards the rest, so with few
     # forwards its CPU per search is the cost of a search on this host under this load.
     report(
-        "load: per process: searches answered (+ forwarded), CPU, CPU per search",
+        "load: per process: searches answered (+ forwarded, handed off), CPU, CPU per search",
         "; ".join(
             f"sidecar {n:.0f}, {cpu:.1f} s"
             if p == side.proc.pid
-            else f"worker {n:.0f} (+{fwd:.0f}), {cpu:.1f} s" + (f", {cpu * 1000 / n:.3f} ms" if n else "")
-            for p, n, fwd, cpu in split
+            else f"worker {n:.0f} (+{fwd:.0f} forwarded, {off:.0f} handed off), {cpu:.1f} s"
+            + (f", {cpu * 1000 / n:.3f} ms" if n else "")
+            for p, n, fwd, off, cpu in split
         ),
     )
     five = sum(n for (_, status), n in tally.statuses.items() if status >= 500)
