@@ -162,8 +162,8 @@ async def hand_off(request: web.BaseRequest, path: Path) -> bool:
     if tap is None or tap.received is None or transport is None or not _takeable(request):
         return False
     sock = transport.get_extra_info("socket")
-    if sock is None:
-        return False
+    if sock is None or transport.get_write_buffer_size():
+        return False  # an answer still buffered here must reach the client before any of the primary's
     was_reading = transport.is_reading()
     transport.pause_reading()  # from here on only the primary reads this connection
     payload = bytes(tap.received)

@@ -31,20 +31,24 @@ import signal
 import sqlite3
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import aiohttp
+import orjson
 import structlog
 from aiohttp import web
 from yarl import URL
 
-from sidecar.edge import error_middleware, json_answer, read_json_object
-from sidecar.edge_guard import body_deadline, host_origin_guard, server_limits
-from sidecar.errors import BadRequest, EngineUnavailable
+from sidecar.edge import error_middleware, json_answer, json_bytes, read_json_object
+from sidecar.edge_guard import HEADER_TIMEOUT_S, allowed_hosts, body_deadline, host_origin_guard, server_limits
+from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
+from sidecar.fast_http import Answer, FastConnections
 from sidecar.handoff import HandedOff, first_request_only, hand_off, payload_limit, tapped
 from sidecar.heap import tune_malloc
+from sidecar.index import Hit
 from sidecar.logs import configure_logging
 from sidecar.replica import ReplicaIndex
 from sidecar.search import SearchRequest
@@ -117,9 +121,25 @@ def create_worker_app(settings: Settings, runtime: Path, number: int = 0) -> web
     return app
 
 
+def _ours(req: SearchRequest) -> bool:
+    """Whether this worker answers ``req`` (else the primary does)."""
+    return req.scope == "agent" and req.after_seq is None and not req.raw_fts and not req.explain
+
+
+def _answer(app: web.Application, hits: list[Hit], index_state: dict[str, Any], started: float) -> dict[str, Any]:
+    took = time.perf_counter() - started
+    app[_STATS].observe(took)
+    return {
+        "results": [h.as_json("agent") for h in hits],
+        "scope": "agent",
+        "took_ms": round(took * 1000, 3),
+        "index": index_state,
+    }
+
+
 async def _search(request: web.Request) -> web.StreamResponse:
     req = SearchRequest.from_json(await read_json_object(request))  # a client mistake: 400 here
-    if req.scope != "agent" or req.after_seq is not None or req.raw_fts or req.explain:
+    if not _ours(req):
         return await _forward(request)
     app = request.app
     replica = app[_REPLICA]
@@ -139,15 +159,44 @@ async def _search(request: web.Request) -> web.StreamResponse:
         log.warning("read_worker.search_failed", error=f"{type(exc).__name__}: {exc}")
         replica.reset()
         return await _forward(request)
-    took = time.perf_counter() - started
-    out = {
-        "results": [h.as_json("agent") for h in hits],
-        "scope": "agent",
-        "took_ms": round(took * 1000, 3),
-        "index": index_state,
-    }
-    app[_STATS].observe(took)
-    return json_answer(out, headers=_SERVED_BY)
+    return json_answer(_answer(app, hits, index_state, started), headers=_SERVED_BY)
+
+
+def fast_answer(app: web.Application) -> Answer:
+    """``_search`` for the fast path (``sidecar.fast_http``): the answer's bytes, or None wherever
+    ``_search`` would do something else (a client mistake, a forward, a failure): then aiohttp
+    takes the request and ``_search`` runs after all."""
+
+    def answer(body: bytes) -> bytes | Awaitable[bytes | None] | None:
+        try:
+            obj = orjson.loads(body)
+            req = SearchRequest.from_json(obj) if isinstance(obj, dict) else None
+        except (orjson.JSONDecodeError, SidecarError):
+            return None
+        if req is None or not _ours(req):
+            return None
+        try:
+            index_state = app[_STATE].state()
+        except RuntimeError:
+            return None
+        started = time.perf_counter()
+        try:
+            hits = app[_REPLICA].search_fast(req.query, req.limit)
+        except sqlite3.DatabaseError:
+            return None
+        if hits is None:
+            return on_thread(req, index_state, started)
+        return json_bytes(_answer(app, hits, index_state, started))
+
+    async def on_thread(req: SearchRequest, index_state: dict[str, Any], started: float) -> bytes | None:
+        loop = asyncio.get_running_loop()
+        try:
+            hits = await loop.run_in_executor(app[_READERS], app[_REPLICA].search, req.query, req.limit)
+        except sqlite3.DatabaseError:
+            return None
+        return json_bytes(_answer(app, hits, index_state, started))
+
+    return answer
 
 
 async def _forward(request: web.Request) -> web.StreamResponse:
@@ -203,8 +252,9 @@ async def _serve(settings: Settings, runtime: Path, number: int, parent: int) ->
     )
     await runner.setup()
     listener: asyncio.Server | None = None
+    connections: FastConnections | None = None
     try:
-        listener = await listen(runner, settings)
+        listener, connections = await listen(runner, settings)
         log.info("read_worker.ready", port=settings.port, pid=os.getpid())
         while not stop.is_set():
             if os.getppid() != parent:  # the primary died without stopping us
@@ -215,16 +265,27 @@ async def _serve(settings: Settings, runtime: Path, number: int, parent: int) ->
     finally:
         if listener is not None:
             listener.close()
+        if connections is not None:
+            connections.close_all()  # aiohttp's cleanup closes the others
         await runner.cleanup()
         log.info("read_worker.stopped", pid=os.getpid())
 
 
-async def listen(runner: web.AppRunner, settings: Settings) -> asyncio.Server:
-    """The worker's share of the port (``SO_REUSEPORT``): what ``web.TCPSite`` does, with each
-    connection tapped (``sidecar.handoff.Tap``) so its first request can be handed off."""
+async def listen(runner: web.AppRunner, settings: Settings) -> tuple[asyncio.Server, FastConnections]:
+    """The worker's share of the port (``SO_REUSEPORT``): what ``web.TCPSite`` does, except that a
+    connection starts on the fast path (``sidecar.fast_http``) and goes to aiohttp tapped
+    (``sidecar.handoff.Tap``), so that the first request aiohttp sees can be handed off."""
     loop = asyncio.get_running_loop()
-    factory = tapped(runner, payload_limit(settings))
-    return await loop.create_server(factory, settings.host, settings.port, reuse_port=True, backlog=128)
+    connections = FastConnections(
+        fast_answer(runner.app),
+        tapped(runner, payload_limit(settings)),
+        hosts=allowed_hosts(settings),
+        max_body=settings.max_body_bytes,
+        idle_s=HEADER_TIMEOUT_S,  # server_limits' keepalive_timeout
+        headers=_SERVED_BY,
+    )
+    server = await loop.create_server(connections, settings.host, settings.port, reuse_port=True, backlog=128)
+    return server, connections
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -282,7 +282,7 @@ async def test_a_primary_that_takes_the_descriptor_but_does_not_accept_means_for
     settings = Settings(memory_dir=corpus, port=port)
     runner = web.AppRunner(create_worker_app(settings, runtime))
     await runner.setup()
-    listener = await listen(runner, settings)
+    listener, _ = await listen(runner, settings)
     try:
         dropping = asyncio.create_task(asyncio.to_thread(take_and_drop))
         async with aiohttp.ClientSession() as client:
