@@ -16,7 +16,7 @@ from sidecar.paths import check_rel_path
 from sidecar.search import SearchRequest
 from sidecar.writes import TIERS
 
-__all__ = ["read_memory", "search_memory"]
+__all__ = ["read_memory", "search_memory", "search_memory_now"]
 
 
 async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
@@ -32,9 +32,21 @@ async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str,
                 code="invalid_after_seq",
             )
         met = await queue.wait_for(req.after_seq, app[SETTINGS].after_seq_timeout)
-    out = await app[SEARCH].search(req)
+    return _finish(app, req, await app[SEARCH].search(req), met)
+
+
+def search_memory_now(app: web.Application, req: SearchRequest) -> dict[str, Any] | None:
+    """``search_memory`` when it answers without waiting (no ``after_seq``, the agent tier's postings
+    have the answer: ``SearchService.search_now``), else None."""
+    if req.after_seq is not None:
+        return None
+    out = app[SEARCH].search_now(req)
+    return None if out is None else _finish(app, req, out, None)
+
+
+def _finish(app: web.Application, req: SearchRequest, out: dict[str, Any], met: bool | None) -> dict[str, Any]:
     observe_search(app, req.scope, out["took_ms"] / 1000)
-    out["index"] = queue.state()
+    out["index"] = app[QUEUE].state()
     if met is not None:
         out["index"]["after_seq_met"] = met
     return out

@@ -27,6 +27,7 @@ from sidecar.appkeys import QUEUE, WRITES
 from sidecar.shared_state import LATENCY_BUCKETS, WorkerStats
 
 if TYPE_CHECKING:
+    from sidecar.fast_http import FastConnections
     from sidecar.read_worker import ReadWorkers
 
 __all__ = [
@@ -82,6 +83,8 @@ class Metrics:
         self.embedder_backlog = Gauge(f"{PREFIX}_embedder_backlog", "Chunks waiting for an embedding", registry=reg)
         # Set by the server when it starts read workers: their searches are exported too.
         self.read_workers: ReadWorkers | None = None
+        # Set by the server with its listener: what its fast path for plain searches answered.
+        self.fast_path: FastConnections | None = None
         reg.register(_LiveState(app, self))
         ProcessCollector(registry=reg)
         self._embedder_states: set[str] = set()
@@ -133,6 +136,18 @@ class _LiveState(Collector):
         workers = self._metrics.read_workers
         if workers is not None:
             yield from _read_worker_metrics(workers)
+        fast = self._metrics.fast_path
+        if fast is not None:
+            yield CounterMetricFamily(
+                f"{PREFIX}_fast_path_answers",
+                "Searches this process answered on its fast path (not aiohttp)",
+                fast.answered,
+            )
+            yield CounterMetricFamily(
+                f"{PREFIX}_fast_path_fallbacks",
+                "Connections the fast path gave to aiohttp, at their first request it does not take",
+                fast.handed,
+            )
         queue = self._app.get(QUEUE)
         if queue is not None:
             yield GaugeMetricFamily(f"{PREFIX}_queue_pending", "Reindex queue items not yet applied", queue.pending)

@@ -90,11 +90,19 @@ class SearchService:
             results, degraded = await self._both(req)
         else:
             results, degraded = await self.search_scope(req.scope, req)
-        out: dict[str, Any] = {"results": results, "scope": req.scope}
-        if degraded:
-            out["degraded"] = degraded
-        out["took_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        return out
+        return _answer(req, results, degraded, started)
+
+    def search_now(self, req: SearchRequest) -> dict[str, Any] | None:
+        """``search`` of the agent tier when it answers without waiting (``Tier.search_now``), else None."""
+        if req.scope != "agent" or req.raw_fts:
+            return None
+        started = time.perf_counter()
+        if self.hybrid is not None:
+            results = self.hybrid.search_now(self.agent, req.query, req.limit, req.explain)
+        else:
+            hits = self.agent.search_now(req.query, req.limit)
+            results = None if hits is None else [h.as_json("agent") for h in hits]
+        return None if results is None else _answer(req, results, [], started)
 
     async def search_scope(self, scope: str, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
         """One scope's ranked hits and what had to be left out of them (``dense``)."""
@@ -147,3 +155,11 @@ def _fuse(legs: list[list[dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
         rankings.append(keys)
     fused = rrf(rankings, k=60)[:limit]
     return [{**by_key[key], "score": round(score, 6)} for key, score in fused]
+
+
+def _answer(req: SearchRequest, results: list[dict[str, Any]], degraded: list[str], started: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"results": results, "scope": req.scope}
+    if degraded:
+        out["degraded"] = degraded
+    out["took_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    return out

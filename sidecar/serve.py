@@ -32,6 +32,7 @@ from sidecar.tier import Tier
 if TYPE_CHECKING:
     from aiohttp import web
 
+    from sidecar.fast_http import FastConnections
     from sidecar.handoff import HandoffListener
     from sidecar.read_worker import ReadWorkers
 
@@ -164,6 +165,8 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     runner: web.AppRunner | None = None
     workers: ReadWorkers | None = None
     handoff: HandoffListener | None = None
+    listener: asyncio.Server | None = None
+    connections: FastConnections | None = None
     runtime: Path | None = None  # the read workers' private dir, when they run
     try:
         runner = _runner(settings, opening)  # imports the HTTP stack meanwhile
@@ -171,7 +174,7 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
         if settings.read_workers and _bm25_only(runner.app):
             _refuse_a_taken_port(settings)
             runtime = Path(tempfile.mkdtemp(prefix="memory-sidecar-"))
-        await _site(runner, settings, shared=runtime is not None).start()
+        listener, connections = await _listen(runner, settings, shared=runtime is not None)
         if runtime is not None:
             await _primary_socket(runner, runtime).start()
             handoff = _handoff_listener(runner, settings, runtime)
@@ -195,6 +198,10 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
             await workers.stop()  # first: their forwarded requests need this process
         if handoff is not None:
             await handoff.stop()  # before the cleanup, which closes the connections adopted
+        if listener is not None:
+            listener.close()
+        if connections is not None:
+            connections.close_all()  # the cleanup closes the connections aiohttp has
         if runner is not None:
             await runner.cleanup()  # also after a failed setup: closes the contexts that started
         await opening.close_if_unused()
@@ -213,11 +220,33 @@ def _runner(settings: Settings, opening: OpeningTiers) -> web.AppRunner:
     return web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=10, **server_limits(settings))
 
 
-def _site(runner: web.AppRunner, settings: Settings, *, shared: bool = False) -> web.TCPSite:
-    from aiohttp import web
+async def _listen(
+    runner: web.AppRunner, settings: Settings, *, shared: bool = False
+) -> tuple[asyncio.Server, FastConnections]:
+    """The sidecar's port, as ``web.TCPSite`` would bind it, but each connection starts on the fast
+    path for plain searches (``sidecar.fast_http``) and goes to aiohttp at its first other request.
+    Shared with read workers: SO_REUSEPORT (only processes of the same user may join)."""
+    from sidecar.api import fast_search
+    from sidecar.edge_guard import HEADER_TIMEOUT_S, allowed_hosts
+    from sidecar.fast_http import FastConnections
+    from sidecar.metrics import METRICS
 
-    # Shared with read workers: SO_REUSEPORT (only processes of the same user may join).
-    return web.TCPSite(runner, settings.host, settings.port, reuse_port=shared or None)
+    server = runner.server
+    assert server is not None, "the runner is set up first"
+    connections = FastConnections(
+        fast_search(runner.app),
+        server,
+        hosts=allowed_hosts(settings),
+        max_body=settings.max_body_bytes,
+        idle_s=HEADER_TIMEOUT_S,  # server_limits' keepalive_timeout
+        headers={},
+    )
+    runner.app[METRICS].fast_path = connections
+    loop = asyncio.get_running_loop()
+    listener = await loop.create_server(
+        connections, settings.host, settings.port, reuse_port=shared or None, backlog=128
+    )
+    return listener, connections
 
 
 def _bm25_only(app: web.Application) -> bool:

@@ -16,10 +16,11 @@ import contextlib
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+import httpx
 import pytest
 from aiohttp import web
 
@@ -31,8 +32,8 @@ from sidecar.settings import Settings
 from sidecar.shared_state import QueueStateFile
 from tests import test_read_worker
 from tests.bench.corpus import make_queries
-from tests.procs import free_port
-from tests.test_handoff import connection_on_worker, request, worker_stats
+from tests.procs import free_port, start_sidecar
+from tests.test_handoff import Raw, connection_on_worker, request, worker_stats
 from tests.test_read_worker import wait_for
 
 QUERIES = make_queries(6, seed=5)  # words of the test corpus
@@ -132,7 +133,11 @@ async def worker(corpus: Path, tmp_path: Path) -> AsyncIterator[Worker]:
         await runner.cleanup()
 
 
-def same_answer(fast: tuple[int, dict[str, str], bytes], slow: tuple[int, dict[str, str], bytes]) -> None:
+def same_answer(
+    fast: tuple[int, dict[str, str], bytes],
+    slow: tuple[int, dict[str, str], bytes],
+    served_by: str | None = "read-worker",
+) -> None:
     """Two answers to one search: the same status, headers (the clock aside) and JSON (the time aside)."""
     (fast_status, fast_headers, fast_body), (slow_status, slow_headers, slow_body) = fast, slow
     assert fast_status == slow_status == 200
@@ -140,7 +145,7 @@ def same_answer(fast: tuple[int, dict[str, str], bytes], slow: tuple[int, dict[s
     assert {k: v for k, v in fast_headers.items() if k not in varying} == {
         k: v for k, v in slow_headers.items() if k not in varying
     }
-    assert fast_headers.keys() == slow_headers.keys() and fast_headers["x-served-by"] == "read-worker"
+    assert fast_headers.keys() == slow_headers.keys() and fast_headers.get("x-served-by") == served_by
     assert fast_headers["date"].endswith(" GMT") and int(fast_headers["content-length"]) == len(fast_body)
     fast_json, slow_json = json.loads(fast_body), json.loads(slow_body)
     assert fast_json.pop("took_ms") >= 0 and slow_json.pop("took_ms") >= 0
@@ -356,3 +361,78 @@ def test_a_connection_that_began_with_searches_hands_off_at_its_first_write(
         conn.close()
     assert worker_stats(side) == (searches + 3, forwarded, handed_off + 1)
     assert "- wombat" in (corpus / "topics/fast.md").read_text()
+
+
+# -- the primary (no read workers) ---------------------------------------------------------------
+def metric(client: httpx.Client, name: str) -> float:
+    """A value from ``/metrics``, 0 while absent; ``client`` keeps one connection (which went to
+    aiohttp at its first GET), so reading the counters does not move them."""
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+@pytest.fixture
+def sidecar_alone(corpus: Path) -> Iterator[Any]:
+    side = start_sidecar(corpus)
+    wait_for(lambda: "postings.built" in side.log_text(), what="the postings")
+    try:
+        with httpx.Client(base_url=side.url, timeout=10) as client:
+            yield side, client
+    finally:
+        side.stop()
+
+
+def test_the_primary_answers_plain_searches_on_the_fast_path_and_counts_them(sidecar_alone: Any) -> None:
+    side, scrape = sidecar_alone
+    answers = metric(scrape, "memory_sidecar_fast_path_answers_total")
+    searches = metric(scrape, 'memory_sidecar_search_seconds_count{scope="agent"}')
+    for body in ({"query": QUERIES[0]}, {"query": SEVERAL_TOKENS, "limit": 4}):
+        fast, slow = Raw(side.port), Raw(side.port)
+        try:
+            fast.send(search(side.port, body))
+            slow.send(search(side.port, body, f"Origin: http://127.0.0.1:{side.port}"))  # aiohttp's
+            fast_answer, slow_answer = fast.response(), slow.response()
+        finally:
+            fast.close()
+            slow.close()
+        assert "x-served-by" not in fast_answer[1]
+        same_answer(fast_answer, slow_answer, served_by=None)
+        assert json.loads(fast_answer[2])["results"]
+    # Both searches on the fast path (the second from a thread), both in the search metrics.
+    assert metric(scrape, "memory_sidecar_fast_path_answers_total") == answers + 2
+    assert metric(scrape, 'memory_sidecar_search_seconds_count{scope="agent"}') == searches + 4
+
+
+def test_the_primary_fast_path_waits_for_after_seq_and_leaves_mistakes_to_aiohttp(
+    sidecar_alone: Any, corpus: Path
+) -> None:
+    side, scrape = sidecar_alone
+    conn = Raw(side.port)
+    try:
+        conn.send(request(side.port, "POST", "/memory/write", {"path": "topics/numbat.md", "content": "- numbat"}))
+        status, _, body = conn.response()  # the connection is aiohttp's from here
+        assert status == 201
+    finally:
+        conn.close()
+    seq = json.loads(body)["seq"]
+    fallbacks = metric(scrape, "memory_sidecar_fast_path_fallbacks_total")
+    answers = metric(scrape, "memory_sidecar_fast_path_answers_total")
+    conn = Raw(side.port)
+    try:
+        conn.send(search(side.port, {"query": "numbat", "after_seq": seq}))
+        status, _, body = conn.response()
+        answer = json.loads(body)
+        assert status == 200 and answer["index"]["after_seq_met"] is True
+        assert answer["results"][0]["path"] == "topics/numbat.md"
+        conn.send(search(side.port, {"query": "numbat", "limit": 0}) + search(side.port, {"query": "numbat"}))
+        status, _, body = conn.response()
+        assert status == 400 and json.loads(body)["error"]["code"] == "invalid_limit"
+        status, _, body = conn.response()
+        assert status == 200 and json.loads(body)["results"][0]["path"] == "topics/numbat.md"
+        conn.quiet()
+    finally:
+        conn.close()
+    assert metric(scrape, "memory_sidecar_fast_path_answers_total") == answers + 1
+    assert metric(scrape, "memory_sidecar_fast_path_fallbacks_total") == fallbacks + 1
