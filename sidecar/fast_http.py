@@ -1,14 +1,15 @@
-"""A read worker's fast path for its one hot request: ``POST /memory/search``, without aiohttp.
+"""The fast path for the one hot request, ``POST /memory/search``, without aiohttp.
 
 aiohttp's request machinery (the request and response objects, the middleware chain, the header
-writer) costs a worker several times what it costs to parse a small request and write its answer
-directly, and a search answered from the in-memory postings is not much more than that. So each
-connection a worker accepts starts as a ``FastConnection``: while its requests are plain searches
-in the simplest HTTP/1.1 form, it answers them itself. The first request that is anything else
-(another route, a header it does not take, a body it cannot parse, a client mistake that deserves
-aiohttp's 400) and everything after it on that connection go to aiohttp: the connection's protocol
-becomes aiohttp's (``transport.set_protocol``) and gets the unanswered bytes as they came. What
-the client sees is the same either way, except for which code wrote the answer.
+writer) costs several times what it takes to parse a small request and write its answer directly,
+and a search answered from the in-memory postings is not much more than that. So each connection
+the sidecar or a read worker accepts starts as a ``FastConnection``: while its requests are plain
+searches in the simplest HTTP/1.1 form, the ``Answer`` function of its process answers them and
+the answer is written here, in order. The first request that is anything else (another route, a
+header this path does not take, a body the answer function will not take: a client mistake
+deserves aiohttp's 400) and everything after it on that connection go to aiohttp: the
+connection's protocol becomes aiohttp's (``transport.set_protocol``) and gets the unanswered bytes
+as they came. What the client sees is the same either way, but for which code wrote the answer.
 
 A request is taken here only when every one of these holds, else aiohttp has it (and may refuse it):
 the request line is exactly ``POST /memory/search HTTP/1.1``; headers are well-formed tokens and
@@ -80,8 +81,8 @@ def _content_length(head: bytes, hosts: frozenset[bytes], max_body: int) -> int 
 
 
 class FastConnections:
-    """The protocol factory for a worker's listener, and the connections still on the fast path
-    (closed at shutdown: aiohttp's server does not know them)."""
+    """The protocol factory for a listener, the connections still on the fast path (closed at
+    shutdown: aiohttp's server does not know them), and what the fast path did."""
 
     def __init__(
         self,

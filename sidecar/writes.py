@@ -10,6 +10,7 @@ past the soft cap (80%) the write succeeds with the same material and a warning.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +88,7 @@ class WriteService:
     def __init__(self, settings: Settings, queue: ReindexQueue) -> None:
         self.settings = settings
         self.queue = queue
-        self._lock = asyncio.Lock()
+        self._lock = threading.Lock()  # taken on the write's thread (``_write_durably``)
         # Tier bytes, refreshed by a scan when older than USAGE_TTL_S (shell edits change it behind our
         # back) and kept current by each write in between: no directory walk on every write.
         self._usage: dict[Path, tuple[int, float]] = {}
@@ -120,18 +121,24 @@ class WriteService:
 
     async def write(self, req: WriteRequest) -> dict[str, Any]:
         root = self.root(req.tier)
-        # One write at a time: per-file read-modify-write and the tier-wide cap both need it. The
-        # injection scan runs in the same thread call: a hop to a thread costs more CPU than the
-        # scan of a typical entry, and writes wait for each other anyway.
-        async with self._lock:
-            out = await asyncio.to_thread(self._write_locked, root, req)
-            out["seq"] = self.queue.put(req.tier, req.path, "write")  # on the loop: the queue is not thread-safe
+        out = await asyncio.to_thread(self._write_durably, root, req)
+        # On the loop (the queue is not thread-safe). Seqs may come in another order than the files
+        # were written, which is harmless: the write is durable before its seq exists, and the
+        # reindex that seq waits for reads the file after that.
+        out["seq"] = self.queue.put(req.tier, req.path, "write")
         self.count += 1
         self.bytes += out["bytes"]
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
         return out
 
-    def _write_locked(self, root: Path, req: WriteRequest) -> dict[str, Any]:
+    def _write_durably(self, root: Path, req: WriteRequest) -> dict[str, Any]:
+        """The write, on a thread. The injection scan runs here too (a hop to a thread costs more
+        CPU than the scan of a typical entry), before the lock: it needs none.
+
+        One write at a time on the files: per-file read-modify-write and the tier-wide cap both need
+        it. The lock is a thread lock held for the file work and its fsyncs only. It used to be an
+        asyncio lock held until the event loop took the answer back, and under a search load that
+        wait for the loop was most of the writes' serial section."""
         hit = _scan(req.content)  # bounded, but up to a few ms on big bodies
         if hit is not None:
             raise InjectionSuspected(
@@ -140,6 +147,10 @@ class WriteService:
                 category=hit.category,
                 pattern=hit.pattern,
             )
+        with self._lock:
+            return self._write_file(root, req)
+
+    def _write_file(self, root: Path, req: WriteRequest) -> dict[str, Any]:
         if not root.is_dir():
             raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
         old = read_file(root, req.path)

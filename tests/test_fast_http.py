@@ -1,12 +1,14 @@
-"""A read worker's fast path for plain searches (``sidecar.fast_http``), on real sockets.
+"""The fast path for plain searches (``sidecar.fast_http``), on real sockets.
 
-In-process workers on a real index answer the same search on the fast path and through aiohttp
-(a request the fast path leaves alone: one with the sidecar's own ``Origin``), and the two answers
-must be the same but for the clock; pipelined requests come back in order; the first request the
-fast path does not take goes to aiohttp with everything after it; requests in pieces, stalled
-requests, a half-closed connection, idle connections and a client that does not read behave as
-aiohttp's server would. With real processes, a connection that began with searches on the worker
-still hands itself to the primary at its first write.
+In-process read workers on a real index answer the same search on the fast path and through
+aiohttp (a request the fast path leaves alone: one with the sidecar's own ``Origin``), and the two
+answers must be the same but for the clock; pipelined requests come back in order; the first
+request the fast path does not take goes to aiohttp with everything after it; requests in pieces,
+stalled requests, a half-closed connection, idle connections and a client that does not read
+behave as aiohttp's server would. With real processes: a worker connection that began with
+searches still hands itself to the primary at its first write, and the sidecar's own fast path
+answers as its route does, waits for ``after_seq``, leaves client mistakes to aiohttp and is
+counted in ``/metrics``.
 """
 
 from __future__ import annotations
