@@ -128,10 +128,13 @@ async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
     queue.hooks.append(journal)
     queue.on_applied = lambda tier, kind, seconds: observe_reindex(app, tier, kind, seconds)
     app[QUEUE] = queue
-    app[WRITES] = WriteService(app[SETTINGS], queue)
+    app[WRITES] = writes = WriteService(app[SETTINGS], queue)
     queue.start()
-    yield
-    await queue.drain_and_stop()
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(writes.close)  # writes under way finish (their handlers wait for them)
+        await queue.drain_and_stop()
 
 
 async def _hybrid_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -10,8 +10,8 @@ past the soft cap (80%) the write succeeds with the same material and a warning.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,7 +88,8 @@ class WriteService:
     def __init__(self, settings: Settings, queue: ReindexQueue) -> None:
         self.settings = settings
         self.queue = queue
-        self._lock = threading.Lock()  # taken on the write's thread (``_write_durably``)
+        # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
         # Tier bytes, refreshed by a scan when older than USAGE_TTL_S (shell edits change it behind our
         # back) and kept current by each write in between: no directory walk on every write.
         self._usage: dict[Path, tuple[int, float]] = {}
@@ -121,9 +122,9 @@ class WriteService:
 
     async def write(self, req: WriteRequest) -> dict[str, Any]:
         root = self.root(req.tier)
-        out = await asyncio.to_thread(self._write_durably, root, req)
-        # On the loop (the queue is not thread-safe). Seqs may come in another order than the files
-        # were written, which is harmless: the write is durable before its seq exists, and the
+        out = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_durably, root, req)
+        # On the loop (the queue is not thread-safe), so possibly in another order than the files
+        # were written, which is harmless: a write is durable before its seq exists, and the
         # reindex that seq waits for reads the file after that.
         out["seq"] = self.queue.put(req.tier, req.path, "write")
         self.count += 1
@@ -131,14 +132,18 @@ class WriteService:
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
         return out
 
-    def _write_durably(self, root: Path, req: WriteRequest) -> dict[str, Any]:
-        """The write, on a thread. The injection scan runs here too (a hop to a thread costs more
-        CPU than the scan of a typical entry), before the lock: it needs none.
+    def close(self) -> None:
+        """Wait for the writes under way and stop the write thread."""
+        self._thread.shutdown(wait=True)
 
-        One write at a time on the files: per-file read-modify-write and the tier-wide cap both need
-        it. The lock is a thread lock held for the file work and its fsyncs only. It used to be an
-        asyncio lock held until the event loop took the answer back, and under a search load that
-        wait for the loop was most of the writes' serial section."""
+    def _write_durably(self, root: Path, req: WriteRequest) -> dict[str, Any]:
+        """The write, on the one write thread: one write at a time, as per-file read-modify-write
+        and the tier-wide cap both need, first come first served. The injection scan runs here too
+        (a hop to another thread costs more CPU than the scan of a typical entry).
+
+        The serial section is the file work and its fsyncs only. It used to be an asyncio lock held
+        until the event loop took the answer back, and under a search load that wait for the loop
+        was most of it."""
         hit = _scan(req.content)  # bounded, but up to a few ms on big bodies
         if hit is not None:
             raise InjectionSuspected(
@@ -147,10 +152,6 @@ class WriteService:
                 category=hit.category,
                 pattern=hit.pattern,
             )
-        with self._lock:
-            return self._write_file(root, req)
-
-    def _write_file(self, root: Path, req: WriteRequest) -> dict[str, Any]:
         if not root.is_dir():
             raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
         old = read_file(root, req.path)
