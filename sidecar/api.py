@@ -6,7 +6,6 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
-import orjson
 import structlog
 from aiohttp import web
 
@@ -18,7 +17,7 @@ from sidecar.fast_http import Answer
 from sidecar.index import Cancelled
 from sidecar.memory_ops import search_memory, search_memory_now
 from sidecar.metrics import METRICS, observe_reindex
-from sidecar.search import SearchRequest
+from sidecar.search import parse_search
 from sidecar.tier import Tier
 
 __all__ = ["fast_search", "routes", "tier_for"]
@@ -64,13 +63,10 @@ def fast_search(app: web.Application) -> Answer:
 
     def answer(body: bytes) -> bytes | Awaitable[bytes | None] | None:
         started = time.perf_counter()
-        try:
-            obj = orjson.loads(body)
-            req = SearchRequest.from_json(obj) if isinstance(obj, dict) else None
-        except (orjson.JSONDecodeError, SidecarError):
+        parsed = parse_search(body)
+        if parsed is None:
             return None
-        if req is None:
-            return None
+        obj, req = parsed
         out = search_memory_now(app, req)
         if out is None:
             return waiting(obj, started)

@@ -10,8 +10,9 @@ A worker answers the one request that is hot and read-only, an agent-tier BM25 s
 the agent index (``sidecar.replica``). Everything else it forwards, unchanged, to the primary over
 a Unix socket in a private runtime directory, and relays the answer: writes, MCP, the prompt
 block, status, metrics, crew and hybrid searches. Except when such a request is the first on its
-connection: then the worker hands the whole connection to the primary (``sidecar.handoff``), which
-answers it and every later request on it, and the worker forwards nothing. The ``index`` state of its answers (indexed_seq,
+connection to reach aiohttp (searches before it on the fast path, ``sidecar.fast_http``, do not
+count): then the worker hands the whole connection to the primary (``sidecar.handoff``), which
+answers it and every later request on it. The ``index`` state of its answers (indexed_seq,
 pending, lag_ms) is the primary queue's, read from a shared memory map (``sidecar.shared_state``)
 before the search, so ``indexed_seq`` never claims more than the search saw. The same edge guards
 (Host, Origin, body size and deadline) run in the worker, so the port behaves as one server.
@@ -37,21 +38,20 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import orjson
 import structlog
 from aiohttp import web
 from yarl import URL
 
 from sidecar.edge import error_middleware, json_answer, json_bytes, read_json_object
 from sidecar.edge_guard import HEADER_TIMEOUT_S, allowed_hosts, body_deadline, host_origin_guard, server_limits
-from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
+from sidecar.errors import BadRequest, EngineUnavailable
 from sidecar.fast_http import Answer, FastConnections
 from sidecar.handoff import HandedOff, first_request_only, hand_off, payload_limit, tapped
 from sidecar.heap import tune_malloc
 from sidecar.index import Hit
 from sidecar.logs import configure_logging
 from sidecar.replica import ReplicaIndex
-from sidecar.search import SearchRequest
+from sidecar.search import SearchRequest, parse_search
 from sidecar.settings import Settings, load_settings
 from sidecar.shared_state import LATENCY_BUCKETS, QueueStateFile, WorkerStats
 
@@ -168,12 +168,8 @@ def fast_answer(app: web.Application) -> Answer:
     takes the request and ``_search`` runs after all."""
 
     def answer(body: bytes) -> bytes | Awaitable[bytes | None] | None:
-        try:
-            obj = orjson.loads(body)
-            req = SearchRequest.from_json(obj) if isinstance(obj, dict) else None
-        except (orjson.JSONDecodeError, SidecarError):
-            return None
-        if req is None or not _ours(req):
+        parsed = parse_search(body)
+        if parsed is None or not _ours(req := parsed[1]):
             return None
         try:
             index_state = app[_STATE].state()

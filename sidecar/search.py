@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+import orjson
 import structlog
 
 from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # a read worker imports SearchRequest alone, without the sear
     from sidecar.hybrid import HybridSearcher
     from sidecar.tier import Tier
 
-__all__ = ["MAX_LIMIT", "SCOPES", "CrewSource", "SearchRequest", "SearchService"]
+__all__ = ["MAX_LIMIT", "SCOPES", "CrewSource", "SearchRequest", "SearchService", "parse_search"]
 
 log = structlog.get_logger("sidecar.search")
 
@@ -62,6 +63,16 @@ class SearchRequest:
         if not isinstance(explain, bool):
             raise BadRequest("explain must be true or false", code="invalid_explain")
         return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain)
+
+
+def parse_search(body: bytes) -> tuple[dict[str, Any], SearchRequest] | None:
+    """A search request body as its JSON object and request, or None if it is not a valid one
+    (the fast paths' parse: None sends the request to aiohttp, which says what is wrong)."""
+    try:
+        obj = orjson.loads(body)
+        return (obj, SearchRequest.from_json(obj)) if isinstance(obj, dict) else None
+    except (orjson.JSONDecodeError, SidecarError):
+        return None
 
 
 class CrewSource(Protocol):
