@@ -56,15 +56,17 @@ async def search(request: web.Request) -> web.Response:
 
 
 def fast_search(app: web.Application) -> Answer:
-    """The search route for the fast path (``sidecar.fast_http``): the answer's bytes; the rest of
-    the search as an awaitable when it has to wait (a thread, ``after_seq``); None for a client
-    mistake or a failure, whose answer the route gives (a search only reads: it runs again)."""
+    """The search route for the fast path (``sidecar.fast_http``), agent scope only: the answer's
+    bytes; the rest of the search as an awaitable when it has to wait (a thread, ``after_seq``);
+    None for a client mistake or a failure, whose answer the route gives (a search only reads: it
+    runs again). Crew scopes go to the route at once: a lead that is down or hangs must cost one
+    wait, not two."""
     metrics = app[METRICS]
 
     def answer(body: bytes) -> bytes | Awaitable[bytes | None] | None:
         started = time.perf_counter()
         parsed = parse_search(body)
-        if parsed is None:
+        if parsed is None or parsed[1].scope != "agent":
             return None
         obj, req = parsed
         out = search_memory_now(app, req)

@@ -149,7 +149,9 @@ def test_hung_lead_gives_503_within_the_timeout(crew: Crew) -> None:
         resp = search(member, "tailwind", "crew")
         took = time.monotonic() - started
         assert resp.status_code == 503 and resp.json()["error"]["code"] == "crew_unavailable"
-        assert took < 2.5  # read timeout is 1 s for these members
+        # The read timeout is 1 s for these members: one wait, not two (the fast path leaves crew
+        # scopes to the route instead of trying them and handing a failure over to run again).
+        assert took < 1.9
         assert search(member, "tailwind", "agent").status_code == 200
     finally:
         os.kill(crew.lead.proc.pid, signal.SIGCONT)

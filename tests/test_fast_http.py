@@ -438,3 +438,21 @@ def test_the_primary_fast_path_waits_for_after_seq_and_leaves_mistakes_to_aiohtt
         conn.close()
     assert metric(scrape, "memory_sidecar_fast_path_answers_total") == answers + 1
     assert metric(scrape, "memory_sidecar_fast_path_fallbacks_total") == fallbacks + 1
+
+
+def test_the_primary_leaves_crew_scopes_to_its_route(sidecar_alone: Any) -> None:
+    """Only agent-scope searches are taken: a crew search goes to the route at once (on a member a
+    lead that hangs would otherwise be waited for twice); here, solo, it is the route's 503."""
+    side, scrape = sidecar_alone
+    answers = metric(scrape, "memory_sidecar_fast_path_answers_total")
+    fallbacks = metric(scrape, "memory_sidecar_fast_path_fallbacks_total")
+    conn = Raw(side.port)
+    try:
+        conn.send(search(side.port, {"query": QUERIES[0], "scope": "crew"}))
+        status, _, body = conn.response()
+        assert status == 503 and json.loads(body)["error"]["code"] == "no_crew_tier"
+        conn.quiet()
+    finally:
+        conn.close()
+    assert metric(scrape, "memory_sidecar_fast_path_answers_total") == answers
+    assert metric(scrape, "memory_sidecar_fast_path_fallbacks_total") == fallbacks + 1
