@@ -34,6 +34,7 @@ log = structlog.get_logger("sidecar.writes")
 MODES = ("append", "replace")
 TIERS = ("agent", "crew")
 USAGE_TTL_S = 2.0
+SLOW_WRITE_S = 1.0  # a write that took longer (from its arrival) is logged with where the time went
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
 CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
@@ -122,7 +123,8 @@ class WriteService:
 
     async def write(self, req: WriteRequest) -> dict[str, Any]:
         root = self.root(req.tier)
-        out = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_durably, root, req)
+        queued = time.perf_counter()
+        out = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_durably, root, req, queued)
         # On the loop (the queue is not thread-safe), so possibly in another order than the files
         # were written, which is harmless: a write is durable before its seq exists, and the
         # reindex that seq waits for reads the file after that.
@@ -136,7 +138,7 @@ class WriteService:
         """Wait for the writes under way and stop the write thread."""
         self._thread.shutdown(wait=True)
 
-    def _write_durably(self, root: Path, req: WriteRequest) -> dict[str, Any]:
+    def _write_durably(self, root: Path, req: WriteRequest, queued: float) -> dict[str, Any]:
         """The write, on the one write thread: one write at a time, as per-file read-modify-write
         and the tier-wide cap both need, first come first served. The injection scan runs here too
         (a hop to another thread costs more CPU than the scan of a typical entry).
@@ -144,6 +146,7 @@ class WriteService:
         The serial section is the file work and its fsyncs only. It used to be an asyncio lock held
         until the event loop took the answer back, and under a search load that wait for the loop
         was most of it."""
+        started = time.perf_counter()
         hit = _scan(req.content)  # bounded, but up to a few ms on big bodies
         if hit is not None:
             raise InjectionSuspected(
@@ -157,7 +160,18 @@ class WriteService:
         old = read_file(root, req.path)
         new = combine(old, req.content, req.mode)
         warning = self._check_caps(root, req, old, new)
+        checked = time.perf_counter()
         durable_replace(root, req.path, new, old)
+        done = time.perf_counter()
+        if done - queued > SLOW_WRITE_S:  # where a slow write spent its time, for whoever looks
+            log.warning(
+                "write.slow",
+                path=req.path,
+                ms=round((done - queued) * 1000, 1),
+                queued_ms=round((started - queued) * 1000, 1),
+                checks_ms=round((checked - started) * 1000, 1),
+                durable_ms=round((done - checked) * 1000, 1),
+            )
         used, stamp = self._usage[root]
         self._usage[root] = (used - len(old or b"") + len(new), stamp)
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}

@@ -141,9 +141,23 @@ async def test_daily_and_tier_caps(sidecar_client: ClientFactory, memory_dir: Pa
 # -- paths and roles ------------------------------------------------------------------------
 
 BAD_PATHS = [
-    "../x.md", "/etc/passwd", "a/../../x.md", "a\\b.md", "a\x00b.md", "．．/x.md", "\uff0e\uff0e\uff0fx.md",
-    "x" * 300 + ".md", "x.txt", "", ".hidden.md", "daily//x.md", "./AGENT.md", "AGENT.md/", ".md",
-    "index.sqlite", "daily/x.md.tmp",
+    "../x.md",
+    "/etc/passwd",
+    "a/../../x.md",
+    "a\\b.md",
+    "a\x00b.md",
+    "．．/x.md",
+    "\uff0e\uff0e\uff0fx.md",
+    "x" * 300 + ".md",
+    "x.txt",
+    "",
+    ".hidden.md",
+    "daily//x.md",
+    "./AGENT.md",
+    "AGENT.md/",
+    ".md",
+    "index.sqlite",
+    "daily/x.md.tmp",
 ]
 
 
@@ -209,3 +223,23 @@ async def test_injection_is_refused_on_write(sidecar_client: ClientFactory, memo
     assert status == 422
     assert body["error"]["code"] == "injection_suspected" and body["error"]["category"] == "instruction_override"
     assert (memory_dir / "AGENT.md").read_bytes() == before
+
+
+async def test_a_slow_write_is_logged_with_where_its_time_went(
+    sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every write is "slow" here (the threshold set to 0 s): the log line says where the time went."""
+    from structlog.testing import capture_logs
+
+    from sidecar import writes
+
+    client = await sidecar_client()
+    monkeypatch.setattr(writes, "SLOW_WRITE_S", 0.0)
+    with capture_logs() as logs:
+        status, _ = await post_write(client, path="topics/slow.md", content="- a tortoise")
+    assert status == 201
+    (slow,) = [e for e in logs if e["event"] == "write.slow"]
+    assert slow["path"] == "topics/slow.md" and slow["log_level"] == "warning"
+    parts = [slow["queued_ms"], slow["checks_ms"], slow["durable_ms"]]
+    assert all(p >= 0 for p in parts) and slow["durable_ms"] > 0  # the fsyncs take some time
+    assert sum(parts) <= slow["ms"] + 0.5  # rounding aside, the parts are within the whole
