@@ -269,7 +269,7 @@ async def bare() -> AsyncIterator[tuple[int, FastConnections]]:
     async def handler(request: web.BaseRequest) -> web.Response:
         return web.Response(text=f"aiohttp {request.method} {request.path}")
 
-    server = web.Server(handler)
+    server = web.Server(handler, keepalive_timeout=2.0)  # also its header deadline (edge_guard)
     port = free_port()
 
     def answer(body: bytes) -> bytes | None:
@@ -283,6 +283,36 @@ async def bare() -> AsyncIterator[tuple[int, FastConnections]]:
         listener.close()
         pool.close_all()
         await server.shutdown()
+
+
+async def test_slow_headers_go_to_aiohttp_and_are_cut_off_while_others_are_answered(
+    bare: tuple[int, FastConnections],
+) -> None:
+    """Slowloris on the fast path: a request line, then a header byte every 0.3 s. After STALL_S
+    aiohttp has it, and its header deadline (2 s here) closes it; other clients never wait."""
+    port, pool = bare
+    opened = time.monotonic()
+    slow = await Client.open(port)
+    await slow.send(f"POST /memory/search HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+
+    async def trickle() -> None:
+        with contextlib.suppress(ConnectionError):
+            for byte in b"X-Slow: " + b"a" * 40:
+                await slow.send(bytes([byte]))
+                await asyncio.sleep(0.3)
+
+    sender = asyncio.create_task(trickle())
+    other = await Client.open(port)
+    for n in range(10):
+        started = time.monotonic()
+        await other.send(search(port, n))  # type: ignore[arg-type]
+        assert (await other.response())[2] == b'{"echo":%d}' % n
+        assert time.monotonic() - started < 0.5
+        await asyncio.sleep(0.2)
+    await slow.closed()
+    closed_after = time.monotonic() - opened
+    sender.cancel()
+    assert pool.handed == 1 and 2.0 <= closed_after < 6.0, closed_after  # at most ~2 s + aiohttp's 2 s
 
 
 async def test_an_idle_connection_is_closed_and_a_busy_one_is_not(bare: tuple[int, FastConnections]) -> None:
