@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["SidecarProcess", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
+__all__ = ["SidecarProcess", "cpu_s", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
 
 
 def free_port() -> int:
@@ -46,6 +46,12 @@ def process_tree(pid: int) -> list[int]:
             except FileNotFoundError:
                 continue
     return out
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, every thread) process ``pid`` has used, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def tree_rss_kb(pid: int, field: str = "VmRSS") -> int:

@@ -29,7 +29,7 @@ from sidecar.read_worker import HANDOFF_SOCKET, PRIMARY_SOCKET, QUEUE_STATE, cre
 from sidecar.settings import Settings
 from sidecar.shared_state import LATENCY_BUCKETS, QueueStateFile, WorkerStats
 from tests import test_read_worker
-from tests.procs import free_port
+from tests.procs import cpu_s, free_port
 from tests.test_read_worker import _workers, wait_for
 
 # The read worker tests' fixtures: a corpus copy per test and a sidecar with one worker on it.
@@ -147,11 +147,6 @@ def worker_stats(side: Any) -> tuple[int, int, int]:
     finally:
         stats.close()
     return searches, forwarded, handed_off
-
-
-def cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # -- real processes --------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ durable writes per second.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import time
@@ -16,16 +15,10 @@ import httpx
 
 from tests.bench.corpus import make_corpus
 from tests.bench.util import ms, report
-from tests.procs import start_sidecar
+from tests.procs import cpu_s, start_sidecar
 
 N = 300
 N_RATE = 600
-
-
-def process_cpu_s(pid: int) -> float:
-    """CPU seconds (user + system, every thread) process ``pid`` has used."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -55,7 +48,7 @@ def main() -> None:
                     time.sleep(0.002)
                 shell.append(time.perf_counter() - t0)
             report("shell write -> searchable (watcher)", ms(shell), "p99 <= 300 ms")
-            cpu0, t0 = process_cpu_s(side.proc.pid), time.perf_counter()
+            cpu0, t0 = cpu_s(side.proc.pid), time.perf_counter()
             for i in range(N_RATE):
                 seq = client.post(
                     "/memory/write", json={"path": f"topics/w{i % 20}.md", "content": "- fact", "mode": "append"}
@@ -64,7 +57,7 @@ def main() -> None:
             report("durable writes per second (sequential HTTP, 20 files)", f"{rate:.0f} writes/s", "")
             # Until the last write is indexed and journaled: a write's cost includes its reindex.
             client.post("/memory/search", json={"query": "fact", "after_seq": seq})
-            cpu = (process_cpu_s(side.proc.pid) - cpu0) / N_RATE
+            cpu = (cpu_s(side.proc.pid) - cpu0) / N_RATE
             report("sidecar CPU per durable write (all its threads, reindex included)", f"{cpu * 1000:.2f} ms", "")
     finally:
         side.stop()

@@ -55,7 +55,7 @@ import httpx
 
 from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import cpu_reference, pct, report
-from tests.procs import process_tree, start_sidecar, tree_rss_kb
+from tests.procs import cpu_s, process_tree, start_sidecar, tree_rss_kb
 
 __all__ = ["main"]
 
@@ -204,8 +204,7 @@ def cpu_by_process(pid: int) -> dict[int, float]:
     out: dict[int, float] = {}
     for p in process_tree(pid):
         with contextlib.suppress(FileNotFoundError):
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            out[p] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            out[p] = cpu_s(p)
     return out
 
 
