@@ -55,7 +55,6 @@ def scan_tier(root: Path) -> dict[str, FileStat]:
     out: dict[str, FileStat] = {}
     if not root.is_dir():
         return out
-    real_root: Path | None = None  # resolved the first time a symlink needs checking
     pending = [("", str(root))]
     while pending:
         prefix, directory = pending.pop()
@@ -75,16 +74,14 @@ def scan_tier(root: Path) -> dict[str, FileStat]:
                     continue
                 if not name.endswith(".md"):
                     continue
-                if entry.is_symlink():
-                    real_root = real_root or root.resolve()
-                    path = Path(entry.path)
-                    st = path.stat()
-                    if not os.path.isfile(path) or not _inside(real_root, path):
-                        continue
-                elif entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                else:
+                if entry.is_symlink():  # rare: the one-file path resolves where it leads
+                    found = stat_tier_file(root, prefix + name)
+                    if found is not None:
+                        out[found.rel] = found
                     continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
             rel = prefix + name

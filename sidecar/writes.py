@@ -23,7 +23,7 @@ from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden
 from sidecar.paths import check_rel_path
 from sidecar.reindex_queue import ReindexQueue
 from sidecar.settings import Settings
-from sidecar.tierfiles import scan_tier
+from sidecar.tierfiles import tier_md_bytes
 
 if TYPE_CHECKING:
     from sidecar.scan import Finding
@@ -184,7 +184,7 @@ class WriteService:
         cached = self._usage.get(root)
         now = time.monotonic()
         if cached is None or now - cached[1] > USAGE_TTL_S:
-            cached = (sum(f.size for f in scan_tier(root).values()), now)
+            cached = (tier_md_bytes(root), now)
             self._usage[root] = cached
         return cached[0]
 
