@@ -29,11 +29,17 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from email.utils import formatdate
+from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp.http import SERVER_SOFTWARE
 
-__all__ = ["MAX_HEAD", "MAX_HEADERS", "STALL_S", "Answer", "FastConnection", "FastConnections"]
+from sidecar.edge_guard import HEADER_TIMEOUT_S, allowed_hosts
+
+if TYPE_CHECKING:
+    from sidecar.settings import Settings
+
+__all__ = ["MAX_HEAD", "MAX_HEADERS", "STALL_S", "Answer", "FastConnection", "FastConnections", "listen"]
 
 log = structlog.get_logger("sidecar.fast_http")
 
@@ -78,6 +84,30 @@ def _content_length(head: bytes, hosts: frozenset[bytes], max_body: int) -> int 
     if host not in hosts or length is None or not 0 < length <= max_body:
         return None
     return length
+
+
+async def listen(
+    settings: Settings,
+    answer: Answer,
+    fallback: Callable[[], asyncio.Protocol],
+    *,
+    reuse_port: bool | None,
+    headers: dict[str, str] | None = None,
+) -> tuple[asyncio.Server, FastConnections]:
+    """The sidecar's port, bound as ``web.TCPSite`` binds it, each connection starting on the fast
+    path with the edge's limits: the ``Host`` values the guard takes, the body limit, and the
+    keep-alive timeout of ``server_limits`` as the idle limit. ``fallback``: aiohttp's protocol."""
+    connections = FastConnections(
+        answer,
+        fallback,
+        hosts=allowed_hosts(settings),
+        max_body=settings.max_body_bytes,
+        idle_s=HEADER_TIMEOUT_S,
+        headers=headers or {},
+    )
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(connections, settings.host, settings.port, reuse_port=reuse_port, backlog=128)
+    return server, connections
 
 
 class FastConnections:

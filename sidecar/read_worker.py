@@ -43,9 +43,10 @@ from aiohttp import web
 from yarl import URL
 
 from sidecar.edge import error_middleware, json_answer, json_bytes, read_json_object
-from sidecar.edge_guard import HEADER_TIMEOUT_S, allowed_hosts, body_deadline, host_origin_guard, server_limits
+from sidecar.edge_guard import body_deadline, host_origin_guard, server_limits
 from sidecar.errors import BadRequest, EngineUnavailable
 from sidecar.fast_http import Answer, FastConnections
+from sidecar.fast_http import listen as listen_fast
 from sidecar.handoff import HandedOff, first_request_only, hand_off, payload_limit, tapped
 from sidecar.heap import tune_malloc
 from sidecar.index import Hit
@@ -271,17 +272,8 @@ async def listen(runner: web.AppRunner, settings: Settings) -> tuple[asyncio.Ser
     """The worker's share of the port (``SO_REUSEPORT``): what ``web.TCPSite`` does, except that a
     connection starts on the fast path (``sidecar.fast_http``) and goes to aiohttp tapped
     (``sidecar.handoff.Tap``), so that the first request aiohttp sees can be handed off."""
-    loop = asyncio.get_running_loop()
-    connections = FastConnections(
-        fast_answer(runner.app),
-        tapped(runner, payload_limit(settings)),
-        hosts=allowed_hosts(settings),
-        max_body=settings.max_body_bytes,
-        idle_s=HEADER_TIMEOUT_S,  # server_limits' keepalive_timeout
-        headers=_SERVED_BY,
-    )
-    server = await loop.create_server(connections, settings.host, settings.port, reuse_port=True, backlog=128)
-    return server, connections
+    fallback = tapped(runner, payload_limit(settings))
+    return await listen_fast(settings, fast_answer(runner.app), fallback, reuse_port=True, headers=_SERVED_BY)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -227,25 +227,13 @@ async def _listen(
     path for plain searches (``sidecar.fast_http``) and goes to aiohttp at its first other request.
     Shared with read workers: SO_REUSEPORT (only processes of the same user may join)."""
     from sidecar.api import fast_search
-    from sidecar.edge_guard import HEADER_TIMEOUT_S, allowed_hosts
-    from sidecar.fast_http import FastConnections
+    from sidecar.fast_http import listen
     from sidecar.metrics import METRICS
 
     server = runner.server
     assert server is not None, "the runner is set up first"
-    connections = FastConnections(
-        fast_search(runner.app),
-        server,
-        hosts=allowed_hosts(settings),
-        max_body=settings.max_body_bytes,
-        idle_s=HEADER_TIMEOUT_S,  # server_limits' keepalive_timeout
-        headers={},
-    )
+    listener, connections = await listen(settings, fast_search(runner.app), server, reuse_port=shared or None)
     runner.app[METRICS].fast_path = connections
-    loop = asyncio.get_running_loop()
-    listener = await loop.create_server(
-        connections, settings.host, settings.port, reuse_port=shared or None, backlog=128
-    )
     return listener, connections
 
 
