@@ -309,11 +309,11 @@ def _hand_over(path: str, payload: bytes, uid: int | None, out: Any) -> None:
     accepted, _ = server.accept()
     with socket.socket(socket.AF_UNIX) as unix:
         unix.connect(path)
-        socket.send_fds(unix, [struct.pack("<Q", len(payload))], [accepted.fileno()])
         try:
+            socket.send_fds(unix, [struct.pack("<Q", len(payload))], [accepted.fileno()])
             unix.sendall(payload)
             answer = unix.recv(1)
-        except ConnectionResetError:  # refused: closed with the bytes unread
+        except (BrokenPipeError, ConnectionResetError):  # refused: closed, before or after the bytes
             answer = b""
     accepted.close()
     client.settimeout(5)
