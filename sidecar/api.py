@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Awaitable
 from typing import Any
 
 import structlog
 from aiohttp import web
 
 from sidecar.appkeys import CREW_PROXY, QUEUE, SETTINGS, TIERS, WATCHERS
-from sidecar.edge import json_answer, json_bytes, read_json_object
+from sidecar.edge import json_answer, read_json_object
 from sidecar.embed_batcher import embed_status
 from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
-from sidecar.fast_http import Answer
 from sidecar.index import Cancelled
-from sidecar.memory_ops import search_memory, search_memory_now
-from sidecar.metrics import METRICS, observe_reindex
-from sidecar.search import parse_search
+from sidecar.memory_ops import search_memory
+from sidecar.metrics import observe_reindex
 from sidecar.tier import Tier
 
-__all__ = ["fast_search", "routes", "tier_for"]
+__all__ = ["routes", "tier_for"]
 
 log = structlog.get_logger("sidecar.api")
 routes = web.RouteTableDef()
@@ -53,37 +49,6 @@ async def healthz(request: web.Request) -> web.Response:
 @routes.post("/memory/search")
 async def search(request: web.Request) -> web.Response:
     return json_answer(await search_memory(request.app, await read_json_object(request)))
-
-
-def fast_search(app: web.Application) -> Answer:
-    """The search route for the fast path (``sidecar.fast_http``), agent scope only: the answer's
-    bytes; the rest of the search as an awaitable when it has to wait (a thread, ``after_seq``);
-    None for a client mistake or a failure, whose answer the route gives (a search only reads: it
-    runs again). Crew scopes go to the route at once: a lead that is down or hangs must cost one
-    wait, not two."""
-    metrics = app[METRICS]
-
-    def answer(body: bytes) -> bytes | Awaitable[bytes | None] | None:
-        started = time.perf_counter()
-        parsed = parse_search(body)
-        if parsed is None or parsed[1].scope != "agent":
-            return None
-        obj, req = parsed
-        out = search_memory_now(app, req)
-        if out is None:
-            return waiting(obj, started)
-        metrics.observe_request("POST", "/memory/search", 200, time.perf_counter() - started)
-        return json_bytes(out)
-
-    async def waiting(obj: dict[str, Any], started: float) -> bytes | None:
-        try:
-            out = await search_memory(app, obj)
-        except SidecarError:
-            return None
-        metrics.observe_request("POST", "/memory/search", 200, time.perf_counter() - started)
-        return json_bytes(out)
-
-    return answer
 
 
 @routes.get("/memory/status")

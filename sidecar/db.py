@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sidecar.snippet import is_plain
 
-__all__ = ["CHUNK_LOG_KEEP", "MIGRATIONS", "connect_reader", "connect_writer", "migrate", "schema_version"]
+__all__ = ["MIGRATIONS", "connect_reader", "connect_writer", "migrate", "schema_version"]
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: files, chunks, FTS5 over heading + body (porter on unicode61, diacritics folded).
@@ -70,9 +70,7 @@ MIGRATIONS: tuple[str, ...] = (
     """
     INSERT OR IGNORE INTO meta (key, value) VALUES ('chunks_gen', '0');
     """,
-    # 4: which chunks each generation deleted and added (comma-separated ids, the last
-    # CHUNK_LOG_KEEP generations), so a process keeping its own postings of the index (a read
-    # worker) catches up by a delta instead of re-reading every posting.
+    # 4: a log of which chunks each generation deleted and added (dropped again by migration 6).
     """
     CREATE TABLE chunk_log (gen INTEGER PRIMARY KEY, deleted TEXT NOT NULL, added TEXT NOT NULL);
     """,
@@ -90,8 +88,12 @@ MIGRATIONS: tuple[str, ...] = (
     END;
     UPDATE chunks SET plain = is_plain(COALESCE(NULLIF(body, ''), heading));
     """,
+    # 6: the chunk log of migration 4 has no reader any more: every process that searches an index
+    # keeps its postings from its own writes.
+    """
+    DROP TABLE IF EXISTS chunk_log;
+    """,
 )
-CHUNK_LOG_KEEP = 1024
 
 
 def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:

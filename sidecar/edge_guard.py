@@ -5,10 +5,7 @@ rebound to 127.0.0.1 sends requests with the page's ``Host``, and any cross-site
 an ``Origin``. ``host_origin_guard`` refuses both before a handler runs (421
 ``misdirected_request``, 403 ``origin_refused``).
 
-Slow clients, and what bounds them (aiohttp 3.14). A connection starts on the fast path for plain
-searches (``sidecar.fast_http``), which gives a request that is not whole after ``STALL_S`` (1 s,
-checked once a second) to aiohttp, and closes a connection idle for ``HEADER_TIMEOUT_S``; from
-the hand-over on, the bounds below apply, counted from then:
+Slow clients, and what bounds them (aiohttp 3.x):
 
 - headers sent byte by byte: aiohttp has no header timeout of its own, but its keep-alive timer
   starts when the connection opens (and again after each response) and is not moved by incoming

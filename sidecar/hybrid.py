@@ -181,14 +181,6 @@ class HybridSearcher:
         self.query_timeout = query_timeout
         self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
 
-    def search_now(self, tier: Tier, query: str, limit: int, explain: bool) -> list[dict[str, Any]] | None:
-        """``search`` when it answers without waiting: BM25 only, from the postings (``Tier.search_now``);
-        None otherwise."""
-        if self.embedder is not None and self.vectors.get(tier.name) is not None:
-            return None
-        hits = tier.search_now(query, limit)
-        return None if hits is None else _bm25_only(tier.name, hits, limit, explain)
-
     async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
         vectors = self.vectors.get(tier.name)

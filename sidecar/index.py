@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import structlog
 
 from sidecar.chunker import chunk_markdown
-from sidecar.db import CHUNK_LOG_KEEP, connect_reader, connect_writer, migrate
+from sidecar.db import connect_reader, connect_writer, migrate
 from sidecar.errors import BadRequest, TierMissing
 from sidecar.heap import release_free_memory
 from sidecar.query import build_match, quote_word, terms
@@ -367,8 +367,6 @@ class TierIndex:
         if changes is not None and changes.dirty:
             self.writer.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
             gen = self._gen(self.writer)
-            if changes.wants_ids:
-                self._log_changes(gen, changes)
             if self._postings_on and not changes.full:
                 ready = self._pending = self._next_postings(gen, changes)
         self.writer.execute("COMMIT")  # on failure the caller's _rollback() drops _pending
@@ -379,15 +377,6 @@ class TierIndex:
             self._pending = None
         else:
             self._build_postings("rebuild" if changes.full else "delta unavailable")
-
-    def _log_changes(self, gen: int, changes: _Changes) -> None:
-        """Record generation ``gen``'s chunk ids in ``chunk_log`` (read workers catch up from it); a
-        generation without a row (a rebuild, postings off) tells them to rebuild instead."""
-        self.writer.execute(
-            "INSERT OR REPLACE INTO chunk_log (gen, deleted, added) VALUES (?, ?, ?)",
-            (gen, ",".join(map(str, sorted(changes.deleted))), ",".join(map(str, changes.added))),
-        )
-        self.writer.execute("DELETE FROM chunk_log WHERE gen <= ?", (gen - CHUNK_LOG_KEEP,))
 
     def _rollback(self) -> None:
         self._changes = None

@@ -16,7 +16,7 @@ from sidecar.paths import check_rel_path
 from sidecar.search import SearchRequest
 from sidecar.writes import TIERS
 
-__all__ = ["read_memory", "search_memory", "search_memory_now"]
+__all__ = ["read_memory", "search_memory"]
 
 
 async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
@@ -33,15 +33,6 @@ async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str,
             )
         met = await queue.wait_for(req.after_seq, app[SETTINGS].after_seq_timeout)
     return _finish(app, req, await app[SEARCH].search(req), met)
-
-
-def search_memory_now(app: web.Application, req: SearchRequest) -> dict[str, Any] | None:
-    """``search_memory`` when it answers without waiting (no ``after_seq``, the agent tier's postings
-    have the answer: ``SearchService.search_now``), else None."""
-    if req.after_seq is not None:
-        return None
-    out = app[SEARCH].search_now(req)
-    return None if out is None else _finish(app, req, out, None)
 
 
 def _finish(app: web.Application, req: SearchRequest, out: dict[str, Any], met: bool | None) -> dict[str, Any]:

@@ -13,22 +13,17 @@ import asyncio
 import json
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
 from sidecar.appkeys import QUEUE, WRITES
-from sidecar.shared_state import LATENCY_BUCKETS, WorkerStats
-
-if TYPE_CHECKING:
-    from sidecar.fast_http import FastConnections
-    from sidecar.read_worker import ReadWorkers
 
 __all__ = [
     "METRICS",
@@ -41,8 +36,8 @@ __all__ = [
 ]
 
 PREFIX = "memory_sidecar"
-# Searches and small reindexes are sub-millisecond to a few ms (LATENCY_BUCKETS, shared with the
-# read workers); full rebuilds can take seconds.
+# Searches and small reindexes are sub-millisecond to a few ms; full rebuilds can take seconds.
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 REINDEX_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 30.0, 60.0, 300.0)
 # Anything else a client sends is labelled "other", so a fuzzer cannot blow up the label space.
 _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
@@ -81,11 +76,7 @@ class Metrics:
             registry=reg,
         )
         self.embedder_backlog = Gauge(f"{PREFIX}_embedder_backlog", "Chunks waiting for an embedding", registry=reg)
-        # Set by the server when it starts read workers: their searches are exported too.
-        self.read_workers: ReadWorkers | None = None
-        # Set by the server with its listener: what its fast path for plain searches answered.
-        self.fast_path: FastConnections | None = None
-        reg.register(_LiveState(app, self))
+        reg.register(_LiveState(app))
         ProcessCollector(registry=reg)
         self._embedder_states: set[str] = set()
         # labels() validates and locks on every call; the label sets here are few and fixed.
@@ -128,26 +119,10 @@ class Metrics:
 class _LiveState(Collector):
     """Queue and write figures read from the app at scrape time (absent until the app started)."""
 
-    def __init__(self, app: web.Application, metrics: Metrics) -> None:
+    def __init__(self, app: web.Application) -> None:
         self._app = app
-        self._metrics = metrics
 
     def collect(self) -> Iterable[Metric]:
-        workers = self._metrics.read_workers
-        if workers is not None:
-            yield from _read_worker_metrics(workers)
-        fast = self._metrics.fast_path
-        if fast is not None:
-            yield CounterMetricFamily(
-                f"{PREFIX}_fast_path_answers",
-                "Searches this process answered on its fast path (not aiohttp)",
-                fast.answered,
-            )
-            yield CounterMetricFamily(
-                f"{PREFIX}_fast_path_fallbacks",
-                "Connections the fast path gave to aiohttp, at their first request it does not take",
-                fast.handed,
-            )
         queue = self._app.get(QUEUE)
         if queue is not None:
             yield GaugeMetricFamily(f"{PREFIX}_queue_pending", "Reindex queue items not yet applied", queue.pending)
@@ -164,49 +139,6 @@ class _LiveState(Collector):
             yield CounterMetricFamily(
                 f"{PREFIX}_write_file_bytes", "Sum of the written files' sizes after each write", writes.bytes
             )
-
-
-def _read_worker_metrics(workers: ReadWorkers) -> Iterable[Metric]:
-    """The read workers' own searches (they answer on the same port) and their health."""
-    yield GaugeMetricFamily(f"{PREFIX}_read_workers_running", "Read worker processes running", workers.running)
-    yield CounterMetricFamily(
-        f"{PREFIX}_read_worker_restarts", "Read workers restarted after exiting", workers.restarts
-    )
-    searches = HistogramMetricFamily(
-        f"{PREFIX}_read_worker_search_seconds",
-        "Agent-tier searches a read worker answered itself, by worker (counts restart with it)",
-        labels=["worker"],
-    )
-    forwarded = CounterMetricFamily(
-        f"{PREFIX}_read_worker_forwarded", "Requests a read worker forwarded to this process", labels=["worker"]
-    )
-    handed_off = CounterMetricFamily(
-        f"{PREFIX}_read_worker_handed_off",
-        "Connections a read worker handed to this process (their requests are answered here, not forwarded)",
-        labels=["worker"],
-    )
-    for number, path in workers.stats_files():
-        try:
-            stats = WorkerStats(path, LATENCY_BUCKETS)
-        except OSError:
-            continue  # not started yet, or restarting
-        try:
-            count, forwards, handoffs, seconds, per_bucket = stats.snapshot()
-        except RuntimeError:
-            continue
-        finally:
-            stats.close()
-        cumulative, buckets = 0, []
-        for bound, n in zip(LATENCY_BUCKETS, per_bucket, strict=True):
-            cumulative += n
-            buckets.append((repr(bound), cumulative))
-        buckets.append(("+Inf", count))
-        searches.add_metric([str(number)], buckets, seconds)
-        forwarded.add_metric([str(number)], forwards)
-        handed_off.add_metric([str(number)], handoffs)
-    yield searches
-    yield forwarded
-    yield handed_off
 
 
 METRICS: web.AppKey[Metrics] = web.AppKey("metrics", Metrics)

@@ -11,18 +11,17 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import orjson
 import structlog
 
 from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
 from sidecar.fusion import rrf
 from sidecar.query import check_query
 
-if TYPE_CHECKING:  # a read worker imports SearchRequest alone, without the search machinery
+if TYPE_CHECKING:
     from sidecar.hybrid import HybridSearcher
     from sidecar.tier import Tier
 
-__all__ = ["MAX_LIMIT", "SCOPES", "CrewSource", "SearchRequest", "SearchService", "parse_search"]
+__all__ = ["MAX_LIMIT", "SCOPES", "CrewSource", "SearchRequest", "SearchService"]
 
 log = structlog.get_logger("sidecar.search")
 
@@ -65,16 +64,6 @@ class SearchRequest:
         return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain)
 
 
-def parse_search(body: bytes) -> tuple[dict[str, Any], SearchRequest] | None:
-    """A search request body as its JSON object and request, or None if it is not a valid one
-    (the fast paths' parse: None sends the request to aiohttp, which says what is wrong)."""
-    try:
-        obj = orjson.loads(body)
-        return (obj, SearchRequest.from_json(obj)) if isinstance(obj, dict) else None
-    except (orjson.JSONDecodeError, SidecarError):
-        return None
-
-
 class CrewSource(Protocol):
     """Where crew-scope results come from on a member: the lead's sidecar (hits, degraded legs)."""
 
@@ -102,18 +91,6 @@ class SearchService:
         else:
             results, degraded = await self.search_scope(req.scope, req)
         return _answer(req, results, degraded, started)
-
-    def search_now(self, req: SearchRequest) -> dict[str, Any] | None:
-        """``search`` of the agent tier when it answers without waiting (``Tier.search_now``), else None."""
-        if req.scope != "agent" or req.raw_fts:
-            return None
-        started = time.perf_counter()
-        if self.hybrid is not None:
-            results = self.hybrid.search_now(self.agent, req.query, req.limit, req.explain)
-        else:
-            hits = self.agent.search_now(req.query, req.limit)
-            results = None if hits is None else [h.as_json("agent") for h in hits]
-        return None if results is None else _answer(req, results, [], started)
 
     async def search_scope(self, scope: str, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
         """One scope's ranked hits and what had to be left out of them (``dense``)."""

@@ -12,13 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
-import socket
 import sqlite3
-import tempfile
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
@@ -31,10 +27,6 @@ from sidecar.tier import Tier
 
 if TYPE_CHECKING:
     from aiohttp import web
-
-    from sidecar.fast_http import FastConnections
-    from sidecar.handoff import HandoffListener
-    from sidecar.read_worker import ReadWorkers
 
 __all__ = ["IdleRelease", "OpeningTiers", "run", "serve"]
 
@@ -163,22 +155,10 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     opening = OpeningTiers(settings)
     await asyncio.sleep(0)  # the opening tasks hand their index work to the writer threads now
     runner: web.AppRunner | None = None
-    workers: ReadWorkers | None = None
-    handoff: HandoffListener | None = None
-    listener: asyncio.Server | None = None
-    connections: FastConnections | None = None
-    runtime: Path | None = None  # the read workers' private dir, when they run
     try:
         runner = _runner(settings, opening)  # imports the HTTP stack meanwhile
         await runner.setup()
-        if settings.read_workers and _bm25_only(runner.app):
-            _refuse_a_taken_port(settings)
-            runtime = Path(tempfile.mkdtemp(prefix="memory-sidecar-"))
-        listener, connections = await _listen(runner, settings, shared=runtime is not None)
-        if runtime is not None:
-            await _primary_socket(runner, runtime).start()
-            handoff = _handoff_listener(runner, settings, runtime)
-            handoff.start()
+        await _site(runner, settings).start()
         log.info(
             "sidecar.ready",
             host=settings.host,
@@ -189,24 +169,12 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
         )
         for tier in opening.tiers.values():
             tier.start_postings()  # after ready: the build would compete with start-up for the GIL
-        if runtime is not None:
-            workers = _start_read_workers(runner.app, settings, runtime)
         await stop.wait()
         log.info("sidecar.stopping")
     finally:
-        if workers is not None:
-            await workers.stop()  # first: their forwarded requests need this process
-        if handoff is not None:
-            await handoff.stop()  # before the cleanup, which closes the connections adopted
-        if listener is not None:
-            listener.close()
-        if connections is not None:
-            connections.close_all()  # the cleanup closes the connections aiohttp has
         if runner is not None:
             await runner.cleanup()  # also after a failed setup: closes the contexts that started
         await opening.close_if_unused()
-        if runtime is not None:
-            shutil.rmtree(runtime, ignore_errors=True)
         log.info("sidecar.stopped")
 
 
@@ -220,79 +188,7 @@ def _runner(settings: Settings, opening: OpeningTiers) -> web.AppRunner:
     return web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=10, **server_limits(settings))
 
 
-async def _listen(
-    runner: web.AppRunner, settings: Settings, *, shared: bool = False
-) -> tuple[asyncio.Server, FastConnections]:
-    """The sidecar's port, as ``web.TCPSite`` would bind it, but each connection starts on the fast
-    path for plain searches (``sidecar.fast_http``) and goes to aiohttp at its first other request.
-    Shared with read workers: SO_REUSEPORT (only processes of the same user may join)."""
-    from sidecar.api import fast_search
-    from sidecar.fast_http import listen
-    from sidecar.metrics import METRICS
-
-    server = runner.server
-    assert server is not None, "the runner is set up first"
-    listener, connections = await listen(settings, fast_search(runner.app), server, reuse_port=shared or None)
-    runner.app[METRICS].fast_path = connections
-    return listener, connections
-
-
-def _bm25_only(app: web.Application) -> bool:
-    """Whether searches are BM25 only, which is what read workers answer: with an embedder every
-    search embeds its query in this process, and a worker could only forward it."""
-    from sidecar.embed_batcher import HYBRID
-
-    embedder = app[HYBRID].embedder
-    if embedder is not None:
-        log.warning("read_workers.off", reason="searches are hybrid: each embeds its query", embedder=embedder.model_id)
-    return embedder is None
-
-
-def _refuse_a_taken_port(settings: Settings) -> None:
-    """With ``SO_REUSEPORT`` a second sidecar of the same user could bind a port one already
-    serves, and the kernel would split the agent's connections between two memories. So the port
-    is first bound without it: any listener there makes that fail (OSError: the start fails)."""
-    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((settings.host, settings.port))
-        except OSError as exc:
-            raise OSError(exc.errno, f"port {settings.port} on {settings.host} is taken: {exc.strerror}") from None
-
-
-def _primary_socket(runner: web.AppRunner, runtime: Path) -> web.UnixSite:
-    """Where read workers forward what they do not answer themselves (a private 0700 directory)."""
+def _site(runner: web.AppRunner, settings: Settings) -> web.TCPSite:
     from aiohttp import web
 
-    from sidecar.read_worker import PRIMARY_SOCKET
-
-    return web.UnixSite(runner, str(runtime / PRIMARY_SOCKET))
-
-
-def _handoff_listener(runner: web.AppRunner, settings: Settings, runtime: Path) -> HandoffListener:
-    """Where read workers hand over whole connections (``sidecar.handoff``), next to the socket."""
-    from sidecar.handoff import HandoffListener, payload_limit
-    from sidecar.read_worker import HANDOFF_SOCKET
-
-    return HandoffListener(runner, runtime / HANDOFF_SOCKET, payload_limit(settings))
-
-
-def _start_read_workers(app: web.Application, settings: Settings, runtime: Path) -> ReadWorkers:
-    """Publish the queue's state for the workers and start them."""
-    from sidecar.appkeys import QUEUE
-    from sidecar.metrics import METRICS
-    from sidecar.read_worker import QUEUE_STATE, ReadWorkers
-    from sidecar.shared_state import QueueStateFile
-
-    state = QueueStateFile(runtime / QUEUE_STATE, create=True)
-    queue = app[QUEUE]
-
-    def publish() -> None:
-        state.publish(queue.latest_seq, queue.indexed_seq, queue.oldest_enqueued())
-
-    publish()
-    queue.on_change = publish
-    workers = ReadWorkers(settings, runtime)
-    app[METRICS].read_workers = workers
-    workers.start()
-    return workers
+    return web.TCPSite(runner, settings.host, settings.port, backlog=128)

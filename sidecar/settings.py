@@ -53,9 +53,6 @@ class Settings:
     topic_cap_bytes: int = _opt(32 * 1024, "hard cap on any other .md file (topics/, operators/ ...)")
     soft_cap_ratio: float = _opt(0.8, "fraction of a cap past which a write succeeds with a warning")
     max_body_bytes: int = _opt(2 * MB, "largest request body accepted")
-    read_workers: int = _opt(
-        0, "extra processes answering agent-tier BM25 searches on the same port (SO_REUSEPORT); 0 = off"
-    )
     proxy_connect_timeout: float = _opt(1.0, "member: connect timeout to the lead, seconds")
     proxy_read_timeout: float = _opt(5.0, "member: read timeout to the lead, seconds")
     proxy_max_bytes: int = _opt(4 * MB, "member: largest response accepted from the lead")
@@ -160,8 +157,6 @@ def _validated(s: Settings) -> Settings:
         raise ConfigError("--crew-listen must be host:port")
     if s.role == "lead" and s.crew_listen and not s.crew_token:
         raise ConfigError("--crew-listen needs --crew-token: the crew listener never runs unauthenticated")
-    if not 0 <= s.read_workers <= 16:
-        raise ConfigError(f"--read-workers must be 0..16; got {s.read_workers}")
     if not 0 < s.soft_cap_ratio <= 1:
         raise ConfigError("--soft-cap-ratio must be in (0, 1]")
     return s.with_changes(

@@ -97,18 +97,15 @@ class Tier:
         so companions of the index (chunk vectors) keep it at exactly one writer."""
         return await self._write(lambda: fn(self.index.writer))
 
-    def search_now(self, query: str, limit: int) -> list[Hit] | None:
-        """The answer from the in-memory postings, on the event loop: a few hundred microseconds,
-        less than the hop to a reader thread and back costs. None when FTS5 has to answer (the
-        postings are building or behind the file, or a word of several tokens): ``search`` then."""
-        try:
-            return self.index.search_postings(query, limit, phrases=False)
-        except sqlite3.DatabaseError:
-            return None  # the reader thread meets it again, and heals
-
     async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
+        """BM25 hits. The in-memory postings answer on the event loop when they can (a few hundred
+        microseconds, less than the hop to a reader thread and back costs); FTS5 answers on a reader
+        thread when they cannot (building, behind the file, a word of several tokens, raw FTS5)."""
         if not raw_fts:
-            hits = self.search_now(query, limit)
+            try:
+                hits = self.index.search_postings(query, limit, phrases=False)
+            except sqlite3.DatabaseError:
+                hits = None  # the reader thread meets it again, and heals
             if hits is not None:
                 return hits
         return await self._healing_read(lambda: self.index.search(query, limit, raw_fts=raw_fts))

@@ -35,7 +35,7 @@ def rss_kb(pid: int, field: str = "VmRSS") -> int:
 
 
 def process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (a sidecar and its read workers), from /proc."""
+    """``pid`` and its descendants (a sidecar and anything it started), from /proc."""
     out, todo = [], [pid]
     while todo:
         current = todo.pop()

@@ -149,8 +149,7 @@ def test_hung_lead_gives_503_within_the_timeout(crew: Crew) -> None:
         resp = search(member, "tailwind", "crew")
         took = time.monotonic() - started
         assert resp.status_code == 503 and resp.json()["error"]["code"] == "crew_unavailable"
-        # The read timeout is 1 s for these members: one wait, not two (the fast path leaves crew
-        # scopes to the route instead of trying them and handing a failure over to run again).
+        # The read timeout is 1 s for these members: one wait, not two.
         assert took < 1.9
         assert search(member, "tailwind", "agent").status_code == 200
     finally:
