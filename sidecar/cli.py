@@ -19,7 +19,7 @@ from sidecar.errors import SidecarError
 from sidecar.settings import Settings, add_arguments, load_settings
 
 # Each command imports what it needs when it runs: ``serve`` has its own start-up order (see
-# sidecar.serve), and ``search`` need not load the journal's modules (numpy among them).
+# sidecar.server.serve), and ``search`` need not load the journal's modules (numpy among them).
 
 __all__ = ["build_parser", "main"]
 
@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "serve":
-            from sidecar.serve import serve
+            from sidecar.server.serve import serve
 
             return serve(load_settings(args))
         if args.command == "health":
@@ -69,8 +69,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
-    from sidecar.index import TierIndex
-    from sidecar.query import check_query
+    from sidecar.index.query import check_query
+    from sidecar.index.tier_index import TierIndex
 
     root: Path = args.path or (settings.memory_dir if args.scope == "agent" else settings.crew_dir)
     root = root.expanduser().absolute()

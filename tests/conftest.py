@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from sidecar.app import create_app
+from sidecar.server.app import create_app
 from sidecar.settings import Settings, load_settings
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

@@ -25,9 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-from sidecar.chunker import chunk_markdown
-from sidecar.durable import durable_replace, read_file, sweep_temp_files
-from sidecar.index import TierIndex
+from sidecar.index.chunker import chunk_markdown
+from sidecar.index.tier_index import TierIndex
+from sidecar.write.durable import durable_replace, read_file, sweep_temp_files
 
 FILES = ["AGENT.md", "pins.md", "daily/2026-01-01.md", "topics/deploy.md"]
 

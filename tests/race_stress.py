@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from sidecar.index import TierIndex
+from sidecar.index.tier_index import TierIndex
 from tests.bench.corpus import make_corpus, make_queries
 
 root = Path(sys.argv[1])

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from sidecar.app import create_app
-from sidecar.prompt import user_slug
+from sidecar.prompt.block import user_slug
+from sidecar.server.app import create_app
 from sidecar.settings import Settings
 
 from .conftest import AGENT_MD, write

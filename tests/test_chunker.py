@@ -1,4 +1,4 @@
-from sidecar.chunker import MAX_CHUNK_CHARS, chunk_markdown
+from sidecar.index.chunker import MAX_CHUNK_CHARS, chunk_markdown
 
 
 def test_sections_carry_heading_path_and_line_span() -> None:

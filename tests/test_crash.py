@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 
-from sidecar.chunker import chunk_markdown
-from sidecar.index import TierIndex
+from sidecar.index.chunker import chunk_markdown
+from sidecar.index.tier_index import TierIndex
 
 from .procs import start_sidecar
 

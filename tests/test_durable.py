@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from sidecar import durable
-from sidecar.durable import durable_replace, read_file, sweep_temp_files, temp_name
 from sidecar.errors import WriteFailed
+from sidecar.write import durable
+from sidecar.write.durable import durable_replace, read_file, sweep_temp_files, temp_name
 
 
 def leftovers(root: Path) -> list[str]:

@@ -18,8 +18,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from sidecar.app import create_app
-from sidecar.edge_guard import allowed_hosts, body_deadline, host_origin_guard, server_limits
+from sidecar.http.guards import allowed_hosts, body_deadline, host_origin_guard, server_limits
+from sidecar.server.app import create_app
 from sidecar.settings import Settings
 
 from .procs import free_port

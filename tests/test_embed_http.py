@@ -21,7 +21,8 @@ import pytest
 from aiohttp import web
 from pytest_aiohttp import AiohttpServer
 
-from sidecar.embed import (
+from sidecar.errors import ConfigError
+from sidecar.retrieval.embed import (
     Backoff,
     EmbedderError,
     EmbedderUnavailable,
@@ -30,10 +31,9 @@ from sidecar.embed import (
     Vectors,
     make_embedder,
 )
-from sidecar.embed.factory import ollama_url
-from sidecar.embed.openai import embeddings_url
-from sidecar.embed.retry import parse_retry_after
-from sidecar.errors import ConfigError
+from sidecar.retrieval.embed.factory import ollama_url
+from sidecar.retrieval.embed.openai import embeddings_url
+from sidecar.retrieval.embed.retry import parse_retry_after
 from sidecar.settings import Settings
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]

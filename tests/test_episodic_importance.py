@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.embed import OnnxEmbedder
 from sidecar.episodic import (
     JournalEntry,
     Query,
@@ -21,6 +20,7 @@ from sidecar.episodic import (
     recall,
 )
 from sidecar.episodic.importance import recency_factor, reference_boost
+from sidecar.retrieval.embed import OnnxEmbedder
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 TEXT = "Checkout service OOM killed in production"

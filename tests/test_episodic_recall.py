@@ -10,8 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sidecar.embed import EmbedderError, OnnxEmbedder, Vectors
-from sidecar.embed.onnx import MODEL_ID
 from sidecar.episodic import (
     Indexer,
     JournalEntry,
@@ -26,6 +24,8 @@ from sidecar.episodic import (
 from sidecar.episodic.indexer import embed_text, run_index
 from sidecar.episodic.query import ScopeFilter
 from sidecar.errors import BadRequest, NotFound
+from sidecar.retrieval.embed import EmbedderError, OnnxEmbedder, Vectors
+from sidecar.retrieval.embed.onnx import MODEL_ID
 
 pytestmark = pytest.mark.skipif(
     not OnnxEmbedder.available(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sidecar.episodic import Hit, render_injection
 from sidecar.episodic.render import freshness_weight
-from sidecar.recalled import CLOSE_TAG, OPEN_TAG, PREAMBLE
+from sidecar.prompt.recalled import CLOSE_TAG, OPEN_TAG, PREAMBLE
 
 DAY = 86400.0
 

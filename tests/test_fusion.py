@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from sidecar import fusion
-from sidecar.fusion import FusedHit, LegHit, explain, fuse, rrf, weighted
+from sidecar.retrieval import fusion
+from sidecar.retrieval.fusion import FusedHit, LegHit, explain, fuse, rrf, weighted
 
 
 def test_public_names_are_pinned() -> None:

@@ -18,9 +18,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from sidecar import health
-from sidecar.app import create_app
+from sidecar.server.app import create_app
 from sidecar.settings import Settings
+from sidecar.write import sink as health
 
 from .conftest import AGENT_MD, write
 

@@ -19,15 +19,16 @@ import pytest
 from aiohttp import web
 from pytest_aiohttp import AiohttpServer
 
-from sidecar import embed_batcher as embed_batcher_module
-from sidecar import hybrid as hybrid_module
-from sidecar.appkeys import EMBEDDER, TIERS
-from sidecar.embed import Backoff, OllamaEmbedder, OnnxEmbedder, Vectors
-from sidecar.embed_batcher import BATCHER, HYBRID, EmbedBatcher, EmbedderHealth, embed_status
-from sidecar.hybrid import HybridSearcher
-from sidecar.reindex_queue import ReindexQueue
-from sidecar.tier import Tier
-from sidecar.vectors import VectorIndex
+from sidecar.index.queue import ReindexQueue
+from sidecar.index.tier import Tier
+from sidecar.keys import EMBEDDER, TIERS
+from sidecar.retrieval import batcher as embed_batcher_module
+from sidecar.retrieval import hybrid as hybrid_module
+from sidecar.retrieval.batcher import BATCHER, HYBRID, EmbedBatcher, embed_status
+from sidecar.retrieval.embed import Backoff, OllamaEmbedder, OnnxEmbedder, Vectors
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.vectors import VectorIndex
 
 from .conftest import ClientFactory, write
 
@@ -165,7 +166,6 @@ def test_public_names_are_pinned() -> None:
             "REMOTE_BATCH",
             "STATES",
             "EmbedBatcher",
-            "EmbedderHealth",
             "embed_ctx",
             "embed_status",
         ]
@@ -173,7 +173,7 @@ def test_public_names_are_pinned() -> None:
 
 
 def test_weighted_fusion_scores_exactly() -> None:
-    from sidecar.hybrid import DENSE_FLOOR, DENSE_PIVOT, DENSE_WEIGHT, fuse_weighted
+    from sidecar.retrieval.hybrid import DENSE_FLOOR, DENSE_PIVOT, DENSE_WEIGHT, fuse_weighted
 
     bm25, dense = [(1, 10.0), (2, 5.0)], [(2, 0.9), (1, 0.5)]
     fused = fuse_weighted(bm25, dense, {1: 0.5, 2: 0.9}, {})
@@ -185,7 +185,7 @@ def test_weighted_fusion_scores_exactly() -> None:
 
 
 def test_a_vague_best_dense_match_lends_dense_less_say() -> None:
-    from sidecar.hybrid import fuse_weighted
+    from sidecar.retrieval.hybrid import fuse_weighted
 
     bm25 = [(1, 10.0), (2, 5.0)]
     confident = fuse_weighted(bm25, [(2, 0.9), (1, 0.75)], {1: 0.75, 2: 0.9}, {})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import BadRequest
-from sidecar.index import INDEX_NAME, Cancelled, TierIndex
+from sidecar.index.tier_index import INDEX_NAME, Cancelled, TierIndex
 
 from .conftest import write
 
@@ -281,7 +281,7 @@ def test_a_rewrite_with_the_same_size_and_mtime_is_seen_by_reconcile(tmp_path: P
 def test_chunks_store_whether_their_snippet_text_is_plain(memory_dir: Path) -> None:
     """``chunks.plain`` is ``is_plain`` of the snippet source (body, or heading when the body is
     empty), and a snippet made with the flag is the snippet made without it."""
-    from sidecar.snippet import is_plain, make_snippet
+    from sidecar.index.snippet import is_plain, make_snippet
 
     write(memory_dir, "topics/ws.md", "# Spaced\n\nrunbook  with a double space\n\n# Tabbed\n\nrunbook\twith a tab\n")
     write(memory_dir, "topics/fine.md", "# Fine\n\nrunbook with\nsingle breaks\n\n# Heading only runbook\n")
@@ -304,8 +304,8 @@ def test_chunks_store_whether_their_snippet_text_is_plain(memory_dir: Path) -> N
 def test_migration_5_sets_plain_on_an_existing_index_without_retokenizing(memory_dir: Path) -> None:
     """An index made before migration 5 gets the flag for every chunk when it is opened, and the
     FTS5 table is left as it was (the update trigger no longer fires on the new column)."""
-    from sidecar import db
-    from sidecar.snippet import is_plain
+    from sidecar.index import db
+    from sidecar.index.snippet import is_plain
 
     write(memory_dir, "topics/ws.md", "# Spaced\n\nrunbook  with a double space\n")
     path = memory_dir / INDEX_NAME
@@ -336,7 +336,7 @@ def test_migration_5_sets_plain_on_an_existing_index_without_retokenizing(memory
 def test_scan_tier_takes_md_files_and_links_inside_and_nothing_else(tmp_path: Path) -> None:
     """What a tier is made of, on an awkward tree: hidden names, a directory named like a file,
     a fifo, and symlinks that lead in, out, to a directory, and nowhere."""
-    from sidecar.tierfiles import scan_tier
+    from sidecar.index.files import scan_tier
 
     root = tmp_path / "memory"
     (root / "a" / "b").mkdir(parents=True)

@@ -15,9 +15,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
-from sidecar import health, mcp_server
-from sidecar.app import create_app
+from sidecar.mcp import server as mcp_server
+from sidecar.server.app import create_app
 from sidecar.settings import Settings
+from sidecar.write import sink as health
 
 from .conftest import AGENT_MD
 
@@ -317,7 +318,7 @@ async def test_memory_tools_route(raw: TestClient[Any, Any]) -> None:
 
 
 def test_public_names_are_pinned() -> None:
-    from sidecar import block_api
+    from sidecar.http import block as block_api
 
     assert set(mcp_server.__all__) == {
         "PROTOCOL_VERSIONS",

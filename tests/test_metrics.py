@@ -10,8 +10,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from sidecar.app import create_app
-from sidecar.metrics import METRICS, observe_reindex, observe_search
+from sidecar.http.metrics import METRICS, observe_reindex, observe_search
+from sidecar.server.app import create_app
 from sidecar.settings import Settings
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

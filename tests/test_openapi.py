@@ -16,8 +16,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from sidecar.app import create_app
-from sidecar.openapi import DOCUMENT
+from sidecar.http.openapi import DOCUMENT
+from sidecar.server.app import create_app
 from sidecar.settings import Settings
 
 from .conftest import AGENT_MD, write

@@ -15,10 +15,10 @@ import httpx
 import numpy as np
 import pytest
 
-from sidecar.index import TierIndex
-from sidecar.postings import COMPACT_MIN, Snapshot, apply_changes, build_snapshot, compact, count_terms
-from sidecar.query import terms
-from sidecar.snippet import make_snippet
+from sidecar.index.postings import COMPACT_MIN, Snapshot, apply_changes, build_snapshot, compact, count_terms
+from sidecar.index.query import terms
+from sidecar.index.snippet import make_snippet
+from sidecar.index.tier_index import TierIndex
 from tests.bench.corpus import VOCAB, make_corpus, make_queries
 from tests.conftest import write
 from tests.procs import start_sidecar
@@ -232,14 +232,14 @@ def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) 
 
 def test_scratch_tokenizer_matches_the_index(tmp_path: Path) -> None:
     """Query words are tokenized by FTS5 itself: porter stems and folded diacritics as indexed."""
-    from sidecar.postings import QueryTokens
+    from sidecar.index.postings import QueryTokens
 
     tokens = QueryTokens()
     assert tokens(["deployments", "multi-agent", "café", "🙂", "don't"]) == [
         ("deploy",),
         ("multi", "agent"),
         ("cafe",),
-        ("🙂",),  # unicode61 keeps symbols as tokens; sidecar.query drops word-less tokens first
+        ("🙂",),  # unicode61 keeps symbols as tokens; sidecar.index.query drops word-less tokens first
         ("don", "t"),
     ]
     conn = sqlite3.connect(":memory:")
@@ -253,7 +253,7 @@ def test_scratch_tokenizer_matches_the_index(tmp_path: Path) -> None:
 
 
 def test_flatten_is_split_and_join() -> None:
-    from sidecar.snippet import flatten
+    from sidecar.index.snippet import flatten
 
     rng = random.Random(3)
     alphabet = "ab .,\n\t\r\x0b\x0c\x1c\x1d\x1e\x1f\x01\x7f é\u00a0\u2003"
@@ -279,7 +279,7 @@ def test_the_snippet_window_starts_at_the_earliest_match_of_any_word() -> None:
 
 
 def test_a_plain_text_makes_the_same_snippet_with_the_flag() -> None:
-    from sidecar.snippet import is_plain
+    from sidecar.index.snippet import is_plain
 
     rng = random.Random(4)
     alphabet, weights = "abcdé .,\n\t\x0b\x1f\x01\u00a0", [9, 9, 9, 9, 2, 8, 2, 2, 2, 0.1, 0.1, 0.1, 0.1, 0.1]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.chunker import chunk_markdown
-from sidecar.prompt import (
+from sidecar.index.chunker import chunk_markdown
+from sidecar.prompt.block import (
     CREW_SHARE_PERCENT,
     PREAMBLE,
     USER_SLUG_SEPARATOR,

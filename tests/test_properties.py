@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from sidecar.app import create_app
+from sidecar.server.app import create_app
 from sidecar.settings import load_settings
 
 from .conftest import AGENT_MD, DAILY_MD, ClientFactory, write

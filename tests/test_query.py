@@ -1,7 +1,7 @@
 import pytest
 
 from sidecar.errors import BadRequest
-from sidecar.query import MAX_QUERY_TERMS, build_match, check_query, terms
+from sidecar.index.query import MAX_QUERY_TERMS, build_match, check_query, terms
 
 
 def test_every_token_is_quoted_and_or_ed() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.scan import CATEGORIES, Finding, scan, scan_all
+from sidecar.prompt.scan import CATEGORIES, Finding, scan, scan_all
 
 CORPUS_PATH = Path(__file__).parent / "data" / "injection_corpus.jsonl"
 

@@ -14,11 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
-from sidecar.app import create_app
 from sidecar.heap import release_free_memory, tune_malloc
-from sidecar.serve import IdleRelease, OpeningTiers, run
+from sidecar.index.tier import Tier
+from sidecar.server.app import create_app
+from sidecar.server.lifecycle import IdleRelease, OpeningTiers
+from sidecar.server.serve import run
 from sidecar.settings import Settings
-from sidecar.tier import Tier
 
 
 def _free_port() -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from sidecar.index import TierIndex
+from sidecar.index.tier_index import TierIndex
 
 from .procs import start_sidecar
 

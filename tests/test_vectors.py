@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sidecar import vectors as vectors_module
-from sidecar.index import TierIndex
-from sidecar.vectors import VectorIndex, embed_text, from_blob, to_blob
+from sidecar.index.tier_index import TierIndex
+from sidecar.retrieval import vectors as vectors_module
+from sidecar.retrieval.vectors import VectorIndex, embed_text, from_blob, to_blob
 
 from .conftest import write
 

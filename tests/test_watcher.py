@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sidecar.chunker import chunk_markdown
+from sidecar.index.chunker import chunk_markdown
 
 from .conftest import ClientFactory, write
 

@@ -231,7 +231,7 @@ async def test_a_slow_write_is_logged_with_where_its_time_went(
     """Every write is "slow" here (the threshold set to 0 s): the log line says where the time went."""
     from structlog.testing import capture_logs
 
-    from sidecar import writes
+    from sidecar.write import service as writes
 
     client = await sidecar_client()
     monkeypatch.setattr(writes, "SLOW_WRITE_S", 0.0)

@@ -13,8 +13,6 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from sidecar.appkeys import EMBEDDER, SETTINGS
-from sidecar.edge import read_json_object
 from sidecar.episodic.entry import JournalEntry, invalid, require_id
 from sidecar.episodic.health import compute_health, latest_health
 from sidecar.episodic.indexer import DailyJob, Indexer
@@ -25,6 +23,8 @@ from sidecar.episodic.recall import run_recall
 from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import NotFound
+from sidecar.http.jsonio import read_json_object
+from sidecar.keys import EMBEDDER, SETTINGS
 
 __all__ = [
     "DEFAULT_WORKSPACE",

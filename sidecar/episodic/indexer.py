@@ -16,11 +16,11 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.embed.base import Embedder, EmbedderError, EmbedderUnavailable
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.relations import similar_edges
 from sidecar.episodic.store import JournalStore, NewEmbedding
+from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable
 
 __all__ = ["DailyJob", "IndexRun", "Indexer", "embed_text", "index_new", "run_index"]
 

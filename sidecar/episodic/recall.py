@@ -15,13 +15,13 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.embed.base import Embedder, EmbedderError
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.query import Hit, Query
 from sidecar.episodic.relations import walk_similar
 from sidecar.episodic.store import JournalStore
-from sidecar.fusion import DEFAULT_K, rrf
+from sidecar.retrieval.embed.base import Embedder, EmbedderError
+from sidecar.retrieval.fusion import DEFAULT_K, rrf
 
 __all__ = ["HYBRID_POOL", "RecallOutcome", "hybrid_recall", "recall", "run_recall"]
 

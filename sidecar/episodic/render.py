@@ -1,12 +1,12 @@
 """Recalled hits as a prompt-ready block: fresher hits first, fitted to a character budget, fenced
-as untrusted hints by :func:`sidecar.recalled.render_recalled`."""
+as untrusted hints by :func:`sidecar.prompt.recalled.render_recalled`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from sidecar.episodic.query import Hit
-from sidecar.recalled import RecalledHit, render_recalled
+from sidecar.prompt.recalled import RecalledHit, render_recalled
 
 __all__ = ["FRESHNESS_HALF_LIFE_DAYS", "freshness_weight", "render_injection"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sidecar import db
+from sidecar.index import db
 
 __all__ = ["MIGRATIONS", "connect", "migrate", "schema_version"]
 

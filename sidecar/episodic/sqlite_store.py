@@ -21,7 +21,6 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.embed.base import from_blob, to_blob
 from sidecar.episodic import sqlite_sql as qs
 from sidecar.episodic.clock import parse_iso, to_iso, utcnow
 from sidecar.episodic.entry import JournalEntry, StoredEntry
@@ -38,6 +37,7 @@ from sidecar.episodic.store import (
 )
 from sidecar.episodic.vector_cache import VectorCache, VectorSet
 from sidecar.errors import Conflict, TierMissing
+from sidecar.retrieval.embed.base import from_blob, to_blob
 
 __all__ = ["ARCHIVE_PAYLOAD_CHARS", "JOURNAL_FILE", "SqliteJournalStore"]
 

@@ -26,13 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from sidecar.embed.onnx import OnnxEmbedder
-from sidecar.embed_batcher import IN_PROCESS_BATCH, EmbedBatcher, EmbedderHealth
-from sidecar.hybrid import HybridSearcher
-from sidecar.index import TierIndex
+from sidecar.index.tier import Tier
+from sidecar.index.tier_index import TierIndex
 from sidecar.logs import configure_logging
-from sidecar.tier import Tier
-from sidecar.vectors import VectorIndex
+from sidecar.retrieval.batcher import IN_PROCESS_BATCH, EmbedBatcher
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.vectors import VectorIndex
 from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import drain, ms, pct, report
 
@@ -158,7 +159,7 @@ def peak():
     return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]) / 1024
 variant = sys.argv[1]
 import onnxruntime as ort
-import sidecar.embed.onnx as onnx_mod
+import sidecar.retrieval.embed.onnx as onnx_mod
 if "packaged" in variant:
     onnx_mod.gather_before_dequantize = lambda data: (data, 0)
 if "nofold" in variant:
@@ -168,7 +169,7 @@ if "nofold" in variant:
         o.add_session_config_entry("optimization.disable_specified_optimizers", "ConstantFolding")
         return o
     ort.SessionOptions = options
-from sidecar.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.embed.onnx import OnnxEmbedder
 e = OnnxEmbedder()
 from sidecar.heap import release_free_memory as trim
 trim(); loaded = rss()

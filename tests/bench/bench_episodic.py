@@ -22,11 +22,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from sidecar.embed.onnx import OnnxEmbedder
 from sidecar.episodic import JournalEntry, Query, SqliteJournalStore, hybrid_recall, index_new, recall
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import NewEmbedding
 from sidecar.logs import configure_logging
+from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from tests.bench.util import ms, report
 
 T = TypeVar("T")

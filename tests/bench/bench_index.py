@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from sidecar.index import TierIndex
+from sidecar.index.tier_index import TierIndex
 from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import ms, report
 from tests.procs import rss_kb, start_sidecar

@@ -16,7 +16,7 @@ and one ``### <speaker>`` section per turn holding the turn's text (newlines fol
 image as ``[shared a photo: <caption>]``). A section never straddles a heading, so every chunk is
 exactly one turn: recall@k counts evidence turns among the top k chunks, nothing is inflated.
 
-How the hybrid's constants (``sidecar.hybrid``) were chosen: on the tuning half of each suite's
+How the hybrid's constants (``sidecar.retrieval.hybrid``) were chosen: on the tuning half of each suite's
 queries only (``tuning_half``: sha256 of the query text even; 491 of 997 LoCoMo questions, 144 of
 300 SciFact and 20 of 43 MS MARCO queries), one setting for all three suites, the one with the best
 sum of the three headline figures on that half among the forms and weights tried. The
@@ -43,12 +43,13 @@ from pathlib import Path
 
 import numpy as np
 
-from sidecar.embed.onnx import OnnxEmbedder
-from sidecar.embed_batcher import EmbedBatcher, EmbedderHealth
-from sidecar.hybrid import HybridSearcher
+from sidecar.index.tier import Tier
 from sidecar.logs import configure_logging
-from sidecar.tier import Tier
-from sidecar.vectors import VectorIndex
+from sidecar.retrieval.batcher import EmbedBatcher
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.vectors import VectorIndex
 from tests.bench.util import drain, pct, report
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "bench-data"

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sidecar.embed_batcher import EmbedBatcher
-    from sidecar.vectors import VectorIndex
+    from sidecar.retrieval.batcher import EmbedBatcher
+    from sidecar.retrieval.vectors import VectorIndex
 
 __all__ = ["drain", "ms", "pct", "report"]
 

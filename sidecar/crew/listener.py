@@ -1,0 +1,85 @@
+"""The lead's crew listener: read-only crew search and status for the crew's members.
+
+It runs on its own address (``--crew-listen``), separate from the lead agent's own API on
+127.0.0.1:9119, and every request needs the crew's bearer token. It has no write routes at all:
+only the lead writes the crew tier, through its own agent API.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator
+
+import structlog
+from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
+
+from sidecar.http.errors import error_middleware, error_response
+from sidecar.http.guards import body_deadline, server_limits
+from sidecar.http.jsonio import json_answer, read_json_object
+from sidecar.index.tier import Tier
+from sidecar.keys import SEARCH, SETTINGS, TIERS
+from sidecar.retrieval.search import SearchRequest, SearchService
+
+__all__ = ["create_crew_app", "crew_listener_ctx"]
+
+log = structlog.get_logger("sidecar.crew")
+CREW_TIER = web.AppKey("crew_tier", Tier)
+CREW_SEARCH = web.AppKey("crew_search", SearchService)
+
+
+def create_crew_app(tier: Tier, search: SearchService, token: str, max_body: int) -> web.Application:
+    """The members' read-only view of the lead's crew index (searched as the lead searches it)."""
+    app = web.Application(middlewares=[body_deadline(), error_middleware, _bearer(token)], client_max_size=max_body)
+    app[CREW_TIER] = tier
+    app[CREW_SEARCH] = search
+    app.router.add_post("/crew/search", _search)
+    app.router.add_get("/crew/status", _status)
+    app.router.add_get("/healthz", _healthz)
+    return app
+
+
+def _bearer(token: str) -> Middleware:
+    expected = f"Bearer {token}".encode()
+
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        given = request.headers.get("Authorization", "").encode()
+        if not hmac.compare_digest(given, expected):
+            log.warning("crew.unauthorized", peer=request.remote, path=request.path)
+            return error_response(401, "unauthorized", "missing or wrong crew token")
+        return await handler(request)
+
+    return check
+
+
+async def _search(request: web.Request) -> web.Response:
+    body = await read_json_object(request)
+    req = SearchRequest.from_json({**body, "scope": "crew"})
+    return json_answer(await request.app[CREW_SEARCH].search(req))
+
+
+async def _status(request: web.Request) -> web.Response:
+    return web.json_response(await request.app[CREW_TIER].status())
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx of the main app: on a lead with ``--crew-listen``, serve the crew listener."""
+    settings = app[SETTINGS]
+    if settings.role != "lead" or not settings.crew_listen:
+        yield
+        return
+    host, _, port = settings.crew_listen.rpartition(":")
+    crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token, settings.max_body_bytes)
+    runner = web.AppRunner(crew_app, access_log=None, handle_signals=False, **server_limits(settings))
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host.strip("[]") or "0.0.0.0", int(port)).start()
+        log.info("crew.listening", listen=settings.crew_listen)
+        yield
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,104 @@
+"""A member's way to the crew tier: the lead sidecar's crew listener, over HTTP.
+
+One ``httpx.AsyncClient`` for the app, explicit connect and read timeouts, and a cap on the
+response size. A lead that is down, hung, or answers garbage becomes a 503 ``crew_unavailable``
+within the timeout; it never takes the member's own agent-tier search down with it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import structlog
+
+from sidecar.errors import BadRequest, CrewUnavailable
+from sidecar.retrieval.search import SearchRequest
+from sidecar.settings import Settings
+
+__all__ = ["CrewProxy"]
+
+log = structlog.get_logger("sidecar.crew.proxy")
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "path": str,
+    "heading": str,
+    "line_start": int,
+    "line_end": int,
+    "snippet": str,
+    "score": (int, float),
+}
+
+
+class CrewProxy:
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base = settings.lead_url.rstrip("/")
+        self.max_bytes = settings.proxy_max_bytes
+        timeout = httpx.Timeout(settings.proxy_read_timeout, connect=settings.proxy_connect_timeout)
+        headers = {"Authorization": f"Bearer {settings.crew_token}"}
+        self.client = httpx.AsyncClient(timeout=timeout, headers=headers, transport=transport, trust_env=False)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
+        """The lead's crew hits, and what the lead had to leave out (``dense``), if anything."""
+        body = {"query": req.query, "limit": req.limit, "syntax": "fts5" if req.raw_fts else "text"}
+        if req.explain:
+            body["explain"] = True
+        data = await self._call("POST", "/crew/search", body)
+        results = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(results, list) or not all(_valid_hit(r) for r in results):
+            raise self._unavailable("the lead answered with malformed results")
+        degraded = data.get("degraded", [])
+        if not isinstance(degraded, list) or not all(isinstance(d, str) for d in degraded):
+            degraded = []
+        keep = (*_FIELDS, "explain") if req.explain else tuple(_FIELDS)
+        hits = [{"source": "crew", **{k: r[k] for k in keep if k in r}} for r in results][: req.limit]
+        return hits, degraded
+
+    async def status(self) -> dict[str, Any]:
+        data = await self._call("GET", "/crew/status", None)
+        if not isinstance(data, dict):
+            raise self._unavailable("the lead answered with a malformed status")
+        return {**data, "via": self.base}
+
+    async def _call(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        try:
+            async with self.client.stream(method, self.base + path, json=body) as resp:
+                raw = await self._read_capped(resp)
+                status = resp.status_code
+        except httpx.TimeoutException:
+            raise self._unavailable("the lead did not answer in time") from None
+        except httpx.HTTPError as exc:
+            raise self._unavailable(f"cannot reach the lead: {type(exc).__name__}") from None
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise self._unavailable(f"the lead answered {status} with a body that is not JSON") from None
+        if status == 400 and isinstance(data, dict) and isinstance(data.get("error"), dict):
+            err = data["error"]  # the client's own mistake (e.g. raw FTS5 syntax): pass it on
+            raise BadRequest(str(err.get("message", "bad request")), code=str(err.get("code", "bad_request")))
+        if status != 200:
+            raise self._unavailable(f"the lead answered {status}")
+        return data
+
+    async def _read_capped(self, resp: httpx.Response) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise self._unavailable(f"the lead's answer is over {self.max_bytes} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _unavailable(self, why: str) -> CrewUnavailable:
+        log.warning("crew.unavailable", lead=self.base, reason=why)
+        return CrewUnavailable(f"crew tier unavailable: {why}", lead=self.base)
+
+
+def _valid_hit(hit: Any) -> bool:
+    if not isinstance(hit, dict):
+        return False
+    return all(isinstance(hit.get(k), t) and not isinstance(hit.get(k), bool) for k, t in _FIELDS.items())

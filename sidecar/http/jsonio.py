@@ -1,0 +1,53 @@
+"""JSON in and out of the HTTP routes: request bodies read with a clear 400/413, answers encoded
+through orjson."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import orjson
+from aiohttp import web
+
+from sidecar.errors import BadRequest, PayloadTooLarge
+
+__all__ = ["json_answer", "json_bytes", "read_json_object"]
+
+
+def json_answer(body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
+    """``web.json_response`` through orjson: the same JSON (UTF-8 where the standard library writes
+    ``\\u`` escapes, NaN as null) in about a tenth of the time: encoding is a visible share of
+    what a search answer costs the server."""
+    return web.Response(
+        body=json_bytes(body), status=status, headers=headers, content_type="application/json", charset="utf-8"
+    )
+
+
+def json_bytes(body: Any) -> bytes:
+    """What ``json_answer`` sends as its body."""
+    return orjson.dumps(body, default=_plain, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, np.generic):  # a numpy scalar (a score, a count): its Python value
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+async def read_json_object(request: web.Request) -> dict[str, Any]:
+    """The request body as a JSON object, or a 400/413 that says what is wrong with it."""
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise PayloadTooLarge(f"request body is over {request.client_max_size} bytes") from None
+    if not raw.strip():
+        raise BadRequest("request body must be a JSON object", code="invalid_json")
+    try:
+        body = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise BadRequest(f"invalid JSON: {exc}", code="invalid_json") from None
+    if not isinstance(body, dict):
+        raise BadRequest("request body must be a JSON object", code="invalid_json")
+    return body

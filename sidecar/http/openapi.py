@@ -1,0 +1,533 @@
+"""The sidecar's HTTP contract as one OpenAPI 3.1 document, served at ``GET /openapi.json``.
+
+Written down once, here, and held to the server two ways: a test requires its paths and methods
+to equal the routes ``create_app`` registers, and schemathesis runs it against a live sidecar.
+Every error response is ``{"error": {"code", "message", ...}}``; ``/mcp`` speaks JSON-RPC instead.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aiohttp import web
+
+from sidecar import __version__
+from sidecar.episodic.entry import MAX_SUMMARY_CHARS, PRIORITIES, SEVERITIES
+from sidecar.episodic.query import MAX_K
+from sidecar.http.block import MAX_BUDGET
+from sidecar.retrieval.search import MAX_LIMIT
+from sidecar.settings import ROLES
+
+__all__ = ["DOCUMENT", "routes"]
+
+Schema = dict[str, Any]
+JSON = "application/json"
+
+
+def _ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, *, closed: bool = False) -> Schema:
+    """An object schema; response objects stay open so added fields do not break clients."""
+    schema: Schema = {"type": "object", "properties": {**required, **(optional or {})}, "required": list(required)}
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def _nullable(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
+STRS = {"type": "array", "items": STR}
+# A tier-relative markdown path; the full rules (no '..', hidden names, NFKC folding) are the server's.
+PATH = {
+    "type": "string",
+    "minLength": 1,
+    "description": "tier-relative .md path",
+    "examples": ["daily/2026-05-14.md", "AGENT.md", "topics/deploys.md"],
+}
+NO_NUL = "^[^\\u0000]*$"
+ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}
+OPT_ID = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{0,128}$"}, {"type": "null"}]}
+
+SCHEMAS: dict[str, Schema] = {
+    "Error": _obj(
+        {
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": {"type": "string", "description": "stable machine-readable code"},
+                    "message": STR,
+                    "current_entries": {"type": "string", "description": "cap_exceeded: the file as it is"},
+                    "usage": _ref("Usage"),
+                    "would_be": INT,
+                    "cap_scope": {"enum": ["file", "tier"]},
+                    "field": STR,
+                    "causes": STRS,
+                    "category": STR,
+                    "pattern": STR,
+                },
+            }
+        },
+        closed=True,
+    ),
+    "Usage": _obj(
+        {"used": INT, "cap": INT, "percent": INT, "text": {"type": "string", "examples": ["3900 of 4000 bytes, 97%"]}}
+    ),
+    "Health": _obj({"status": {"const": "ok"}, "role": {"enum": list(ROLES)}, "tiers": STRS}),
+    "SearchRequest": _obj(
+        {
+            "query": {
+                "type": "string",
+                "pattern": "^[^\\u0000]*\\S[^\\u0000]*$",
+                "description": "plain text; never FTS5 syntax unless syntax is fts5",
+            }
+        },
+        {
+            "limit": {"type": "integer", "minimum": 1, "default": 10, "description": f"capped at {MAX_LIMIT}"},
+            "scope": {"enum": ["agent", "crew", "both"], "default": "agent"},
+            "syntax": {"enum": ["text", "fts5"], "default": "text"},
+            "after_seq": _nullable(
+                {"type": "integer", "minimum": 0, "description": "seq of a write: wait until it is searchable"}
+            ),
+            "explain": {"type": "boolean", "default": False, "description": "per-hit BM25, dense and fused scores"},
+        },
+    ),
+    "Hit": _obj(
+        {
+            "source": {"enum": ["agent", "crew"]},
+            "path": STR,
+            "heading": STR,
+            "line_start": INT,
+            "line_end": INT,
+            "snippet": STR,
+            "score": NUM,
+        },
+        {"explain": {"type": "object", "description": "fusion, bm25 {rank, score}, dense {rank, score}, fused"}},
+    ),
+    "IndexState": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM}, {"after_seq_met": BOOL}),
+    "SearchResponse": _obj(
+        {"results": {"type": "array", "items": _ref("Hit")}, "scope": {"enum": ["agent", "crew", "both"]}},
+        {"took_ms": NUM, "degraded": STRS, "index": _ref("IndexState")},
+    ),
+    "Status": _obj(
+        {"tier": STR, "files": INT, "chunks": INT, "bytes": INT, "integrity": STR},
+        {
+            "dir": STR,
+            "index_bytes": INT,
+            "last_reindex": _nullable(_obj({"at": NUM, "duration_ms": NUM, "kind": STR})),
+            "bm25": _obj(
+                {"engine": {"enum": ["postings", "fts5"]}},
+                {"postings": {"type": ["integer", "string"]}, "terms": INT, "delta_chunks": INT},
+            ),
+            "queue": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM, "depth": INT, "errors": INT}),
+            "watcher": _nullable(_obj({"running": BOOL, "restarts": INT})),
+            "via": {"type": "string", "description": "member: the lead that answered"},
+        },
+    ),
+    "WriteRequest": _obj(
+        {"path": PATH, "content": {"type": "string", "pattern": NO_NUL}},
+        {
+            "tier": {"enum": ["agent", "crew"], "default": "agent"},
+            "mode": {"enum": ["append", "replace"], "default": "append"},
+        },
+    ),
+    "WriteResponse": _obj(
+        {"tier": STR, "path": STR, "bytes": INT, "usage": _ref("Usage"), "seq": INT},
+        {"warning": STR, "current_entries": STR},
+    ),
+    "ReadResponse": _obj({"tier": STR, "path": STR, "bytes": INT, "content": STR}),
+    "Tools": _obj(
+        {
+            "healthy": BOOL,
+            "reasons": STRS,
+            "tools": {"type": "array", "items": {"enum": ["memory.write", "memory.read", "memory.search"]}},
+        }
+    ),
+    "BlockRequest": _obj(
+        {},
+        {
+            "role": {"enum": list(ROLES), "description": "default: this sidecar's role"},
+            "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET, "description": "characters"},
+            "nudges": STRS,
+            "user_id": _nullable({"type": "string", "pattern": "^[^\\u001f]*$"}),
+            "workspace_id": _nullable({"type": "string", "pattern": "^[^\\u001f]*$"}),
+            "peer_context": _nullable(STR),
+            "query": _nullable({"type": "string", "pattern": NO_NUL}),
+        },
+    ),
+    "Block": _obj(
+        {"text": STR, "used": INT, "budget": INT, "omitted": STRS},
+        {"blocked": {"type": "array", "items": _obj({"label": STR, "category": STR, "pattern": STR})}},
+    ),
+    "JournalEntryIn": _obj(
+        {
+            "workspace_id": ID,
+            "entry_type": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$", "examples": ["peer.escalation"]},
+            "summary": {"type": "string", "maxLength": MAX_SUMMARY_CHARS, "pattern": "\\S"},
+        },
+        {
+            "id": OPT_ID,
+            "agent_id": OPT_ID,
+            "crew_id": OPT_ID,
+            "ts": _nullable({"type": "string", "description": "ISO 8601"}),
+            "severity": {"enum": list(SEVERITIES), "default": "info"},
+            "priority": _nullable({"enum": list(PRIORITIES)}),
+            "payload": _nullable({"type": "object"}),
+            "refs": _nullable({"type": "object", "description": "refs.episodic: true forces embedding"}),
+        },
+        closed=True,
+    ),
+    "JournalEntry": _obj(
+        {
+            "id": STR,
+            "seq": INT,
+            "workspace_id": STR,
+            "crew_id": _nullable(STR),
+            "agent_id": _nullable(STR),
+            "ts": STR,
+            "entry_type": STR,
+            "severity": STR,
+            "summary": STR,
+            "payload": {"type": "object"},
+            "refs": {"type": "object"},
+            "priority": _nullable(STR),
+            "embeddable": BOOL,
+        }
+    ),
+    "Recall": _obj(
+        {"workspace_id": ID, "query_text": {"type": "string", "pattern": "\\S"}},
+        {
+            "scope": {
+                "enum": ["own", "crew_shared"],
+                "default": "own",
+                "description": "own needs agent_id; crew_shared needs crew_id",
+            },
+            "agent_id": OPT_ID,
+            "crew_id": OPT_ID,
+            "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 5},
+            "walk_depth": {"enum": [0, 1], "default": 0},
+            "hybrid": {"type": "boolean", "default": False},
+        },
+        closed=True,
+    ),
+    "RecallResponse": _obj(
+        {
+            "hits": {
+                "type": "array",
+                "items": _obj(
+                    {"entry_id": STR, "score": NUM, "age_seconds": NUM, "summary": STR, "entry_type": STR},
+                    {"agent_id": _nullable(STR), "payload": {"type": "object"}, "cosine": _nullable(NUM)}
+                    | {"importance": _nullable(NUM), "via": {"enum": ["dense", "bm25", "hybrid", "similar"]}},
+                ),
+            },
+            "hybrid": BOOL,
+            "dense": {"enum": ["ok", "no_embedder", "embedder_error"]},
+        }
+    ),
+    "HealthSnapshot": _obj(
+        {
+            "workspace_id": STR,
+            "crew_id": _nullable(STR),
+            "snapshot_date": STR,
+            "metrics": _obj({k: NUM for k in ("freshness", "coverage", "coherence", "efficiency", "reachability")}),
+            "score": NUM,
+            "band": {"enum": ["red", "yellow", "green"]},
+        }
+    ),
+    "RpcMessage": _obj(
+        {"jsonrpc": {"const": "2.0"}},
+        {"id": {"type": ["string", "integer"]}, "method": STR, "params": {}, "result": {}, "error": {}},
+    ),
+    "RpcResponse": _obj(
+        {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]}},
+        {"result": {"type": "object"}, "error": _obj({"code": INT, "message": STR}, {"data": {}})},
+    ),
+}
+
+
+def _json(schema: Schema) -> dict[str, Any]:
+    return {"content": {JSON: {"schema": schema}}}
+
+
+def _errors(**by_status: str) -> dict[str, Any]:
+    """Error responses (each the shared error body), plus the 500 and 503 every route can give."""
+    by_status.setdefault("500", "internal_error: an unexpected failure (logged), or the named failure")
+    forwarded = "primary_unavailable: a read worker (--read-workers) could not reach the sidecar process"
+    by_status["503"] = f"{by_status['503']}; {forwarded}" if "503" in by_status else forwarded
+    return {status: {"description": why, **_json(_ref("Error"))} for status, why in by_status.items()}
+
+
+def _op(summary: str, ok: tuple[str, Schema], errors: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    status, schema = ok
+    return {"summary": summary, "responses": {status: {"description": "success", **_json(schema)}, **errors}, **extra}
+
+
+def _body(schema: Schema) -> dict[str, Any]:
+    return {"required": True, **_json(schema)}
+
+
+def _query(name: str, schema: Schema, *, required: bool = False, description: str = "") -> dict[str, Any]:
+    param = {"name": name, "in": "query", "required": required, "schema": schema}
+    return {**param, "description": description} if description else param
+
+
+BAD_BODY = "invalid_json (not a JSON object), or a field named by the code: "
+TOO_LARGE = "payload_too_large: the body is over --max-body-bytes"
+SCOPE = _query("scope", {"enum": ["agent", "crew"], "default": "agent"})
+WORKSPACE = _query("workspace_id", ID, required=True)
+CREW = _query("crew_id", OPT_ID)
+NO_CREW = "no_crew_tier (solo), crew_unavailable (member: the lead cannot be reached)"
+
+PATHS: dict[str, Any] = {
+    "/healthz": {"get": _op("Liveness, role and the tiers this process indexes", ("200", _ref("Health")), _errors())},
+    "/memory/search": {
+        "post": _op(
+            "Search memory (BM25, fused with dense scores when a model is configured)",
+            ("200", _ref("SearchResponse")),
+            _errors(
+                **{
+                    "400": BAD_BODY + "missing_query, empty_query, invalid_query, invalid_limit, invalid_scope, "
+                    "invalid_syntax, invalid_fts_syntax, invalid_after_seq (negative or never issued), invalid_explain"
+                },
+                **{"413": TOO_LARGE, "500": "search_failed: the search failed in every scope", "503": NO_CREW},
+            ),
+            requestBody=_body(_ref("SearchRequest")),
+        )
+    },
+    "/memory/status": {
+        "get": _op(
+            "The tier index's state",
+            ("200", _ref("Status")),
+            _errors(
+                **{"400": "invalid_scope", "403": "not_lead: this member does not index the crew tier", "503": NO_CREW}
+            ),
+            parameters=[SCOPE],
+        )
+    },
+    "/memory/reindex": {
+        "post": _op(
+            "Rebuild a tier's index from its files, then its status",
+            ("200", _ref("Status")),
+            _errors(
+                **{"400": "invalid_scope", "403": "not_lead: only the lead indexes the crew tier"},
+                **{"500": "reindex_cancelled (client gone or shutting down; the old index stays), or internal_error"},
+                **{"503": "no_crew_tier"},
+            ),
+            parameters=[SCOPE],
+        )
+    },
+    "/memory/write": {
+        "post": _op(
+            "Write memory durably (201 once the bytes are on stable storage); the reindex follows",
+            ("201", _ref("WriteResponse")),
+            _errors(
+                **{"400": BAD_BODY + "invalid_tier, invalid_path, invalid_content, invalid_mode"},
+                **{"403": "crew_write_forbidden (only the lead writes the crew tier), unsafe_path (a link)"},
+                **{
+                    "413": "cap_exceeded (nothing written; current_entries and usage say what to consolidate), "
+                    + TOO_LARGE
+                },
+                **{"422": "injection_suspected: the content matches a prompt-injection rule (category, pattern)"},
+                **{"500": "write_failed: the old content is intact", "503": "no_crew_tier"},
+            ),
+            requestBody=_body(_ref("WriteRequest")),
+        )
+    },
+    "/memory/read": {
+        "get": _op(
+            "Read one memory file as it is on disk",
+            ("200", _ref("ReadResponse")),
+            _errors(
+                **{"400": "invalid_tier, invalid_path", "403": "unsafe_path: the path goes through a link"},
+                **{"404": "no_such_file", "500": "read_failed, or internal_error", "503": "no_crew_tier"},
+            ),
+            parameters=[
+                _query("tier", {"enum": ["agent", "crew"], "default": "agent"}),
+                _query("path", PATH, required=True),
+            ],
+        )
+    },
+    "/memory/tools": {
+        "get": _op("Which MCP memory tools the sink's health allows now", ("200", _ref("Tools")), _errors())
+    },
+    "/memory/block": {
+        "post": _op(
+            "The budgeted memory block for the agent's system prompt",
+            ("200", _ref("Block")),
+            _errors(
+                **{
+                    "400": BAD_BODY
+                    + "invalid_role, invalid_budget, invalid_nudges, invalid_<field>, budget_too_small, "
+                    "or a query error as in /memory/search"
+                },
+                **{"403": "origin_refused: a browser Origin", "413": TOO_LARGE},
+            ),
+            requestBody=_body(_ref("BlockRequest")),
+        )
+    },
+    "/mcp": {
+        "post": {
+            "summary": "MCP (streamable HTTP, JSON responses only): initialize, ping, tools/list, tools/call",
+            "parameters": [
+                {"name": "Mcp-Session-Id", "in": "header", "required": False, "schema": STR},
+                {"name": "MCP-Protocol-Version", "in": "header", "required": False, "schema": STR},
+            ],
+            "requestBody": _body(_ref("RpcMessage")),
+            "responses": {
+                "200": {
+                    "description": "a JSON-RPC result or error (tool failures are isError results)",
+                    **_json(_ref("RpcResponse")),
+                },
+                "202": {"description": "accepted: a notification, or a response"},
+                **{
+                    s: {"description": why, **_json(_ref("RpcResponse"))}
+                    for s, why in {
+                        "400": "parse error, invalid message, missing session, unsupported protocol version",
+                        "403": "a browser Origin",
+                        "404": "unknown or expired session",
+                        "406": "the client does not accept application/json",
+                        "413": "the body is over --max-body-bytes",
+                        "415": "Content-Type is not application/json",
+                    }.items()
+                },
+                "500": {"description": "internal_error", **_json(_ref("Error"))},
+            },
+        },
+        "delete": {
+            "summary": "End an MCP session",
+            "parameters": [
+                {
+                    "name": "Mcp-Session-Id",
+                    "in": "header",
+                    "required": True,
+                    "schema": {"type": "string", "minLength": 1},
+                }
+            ],
+            "responses": {
+                "204": {"description": "session ended"},
+                **{
+                    s: {"description": why, **_json(_ref("RpcResponse"))}
+                    for s, why in (("400", "missing header"), ("403", "a browser Origin"), ("404", "unknown session"))
+                },
+                "500": {"description": "internal_error", **_json(_ref("Error"))},
+            },
+        },
+    },
+    "/journal": {
+        "post": _op(
+            "Append an episodic journal entry",
+            ("201", _obj({"id": STR, "seq": INT, "embeddable": BOOL})),
+            _errors(
+                **{
+                    "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>",
+                    "409": "conflict: the id exists",
+                },
+                **{"413": TOO_LARGE},
+            ),
+            requestBody=_body(_ref("JournalEntryIn")),
+        ),
+        "get": _op(
+            "Recent journal entries, or a full-text search of them with q",
+            ("200", _obj({"entries": {"type": "array", "items": _ref("JournalEntry")}})),
+            _errors(**{"400": "missing_workspace_id, invalid_workspace_id, invalid_limit"}),
+            parameters=[
+                WORKSPACE,
+                _query("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
+                _query("q", STR),
+            ],
+        ),
+    },
+    "/episodic/recall": {
+        "post": _op(
+            "Recall journal entries: cosine x importance, or hybrid (RRF with BM25)",
+            ("200", _ref("RecallResponse")),
+            _errors(**{"400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>", "413": TOO_LARGE}),
+            requestBody=_body(_ref("Recall")),
+        )
+    },
+    "/memory/health": {
+        "get": _op(
+            "The latest memory health snapshot (never recomputed here)",
+            ("200", _ref("HealthSnapshot")),
+            _errors(**{"400": "missing_workspace_id, invalid_<field>", "404": "not_found: no snapshot yet"}),
+            parameters=[WORKSPACE, CREW],
+        ),
+        "post": _op(
+            "Recompute the memory health snapshot now",
+            ("200", _ref("HealthSnapshot")),
+            _errors(**{"400": "missing_workspace_id, invalid_<field>, invalid_recompute"}),
+            parameters=[
+                WORKSPACE,
+                CREW,
+                _query(
+                    "recompute", {"type": "string", "pattern": "^(1|[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss])$", "default": "1"}
+                ),
+            ],
+        ),
+    },
+    "/metrics": {
+        "get": {
+            "summary": "Prometheus metrics (text exposition format)",
+            "responses": {"200": {"description": "metrics", "content": {"text/plain": {"schema": STR}}}, **_errors()},
+        }
+    },
+    "/openapi.json": {"get": _op("This document", ("200", {"type": "object"}), _errors())},
+}
+
+
+def _link(operation_id: str, **parameters: str) -> dict[str, Any]:
+    return {"operationId": operation_id, "parameters": parameters}
+
+
+def _finish(paths: dict[str, Any]) -> dict[str, Any]:
+    """Name every operation (post_memory_write ...) and link the ones a client chains."""
+    for path, ops in paths.items():
+        for method, op in ops.items():
+            op["operationId"] = method + re.sub(r"[^a-z]+", "_", path).rstrip("_")
+    links = {
+        ("/memory/write", "post", "201"): {
+            "ReadBack": _link(
+                "get_memory_read", **{"query.path": "$response.body#/path", "query.tier": "$response.body#/tier"}
+            )
+        },
+        ("/journal", "post", "201"): {
+            "List": _link("get_journal", **{"query.workspace_id": "$request.body#/workspace_id"})
+        },
+        ("/mcp", "post", "200"): {
+            "UseSession": _link("post_mcp", **{"header.Mcp-Session-Id": "$response.header.Mcp-Session-Id"}),
+            "EndSession": _link("delete_mcp", **{"header.Mcp-Session-Id": "$response.header.Mcp-Session-Id"}),
+        },
+    }
+    for (path, method, status), found in links.items():
+        paths[path][method]["responses"][status]["links"] = found
+    return paths
+
+
+DOCUMENT: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {
+        "title": "memory-sidecar",
+        "version": __version__,
+        "description": (
+            "The agent API of a per-container memory daemon, on 127.0.0.1:9119. Every error response is "
+            '{"error": {"code", "message", ...}} with a stable code (the /mcp route answers in JSON-RPC). '
+            "A lead also serves its crew listener (--crew-listen, bearer token) with POST /crew/search, "
+            "GET /crew/status and GET /healthz for its members."
+        ),
+    },
+    "paths": _finish(PATHS),
+    "components": {"schemas": SCHEMAS},
+}
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/openapi.json")
+async def openapi_json(request: web.Request) -> web.Response:
+    return web.json_response(DOCUMENT)

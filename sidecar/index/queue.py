@@ -1,0 +1,232 @@
+"""The FIFO reindex queue: one worker, strict order, fed by writes and by the watcher.
+
+Each item carries a sequence number. The worker takes items in order, applies them to their
+tier's index (reading the file as it is *now*, so a later write can never be overtaken by an
+earlier one), and advances ``indexed_seq``. Searches with ``after_seq`` wait on it. On shutdown
+the queue is drained before the process exits: nothing acknowledged is left unindexed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from sidecar.index.tier import Tier
+from sidecar.index.tier_index import ReconcileResult
+
+__all__ = ["MAX_BATCH", "Item", "ReindexQueue", "UpdateHook"]
+
+log = structlog.get_logger("sidecar.queue")
+MAX_BATCH = 256
+BUSY_GIVE_UP_S = 30.0  # a database locked by someone else this long is an error, not a wait
+RETRY_FIRST_S = 0.5  # first delay before a failed tier is reconciled again; doubles up to the max
+RETRY_MAX_S = 30.0
+# Called once per applied change: (tier, path, seq, kind) where kind is added/updated/removed.
+UpdateHook = Callable[[str, str, int, str], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    seq: int
+    tier: str
+    path: str | None  # None: reconcile the whole tier
+    enqueued: float
+    origin: str  # write, watcher, reconcile
+
+
+class ReindexQueue:
+    def __init__(self, tiers: dict[str, Tier]) -> None:
+        self.tiers = tiers
+        self.hooks: list[UpdateHook] = []
+        # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
+        self.on_applied: Callable[[str, str, float], None] | None = None
+        # Called after every change of the state searches report (a put, an applied batch).
+        self.on_change: Callable[[], None] | None = None
+        self._items: deque[Item] = deque()
+        self._wakeup = asyncio.Event()
+        self._applied = asyncio.Condition()
+        self._seq = 0
+        self.indexed_seq = 0
+        self.errors = 0
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+        # Seq ranges whose apply failed, per tier, until a reconcile of that tier succeeds.
+        self._unrepaired: dict[str, list[tuple[int, int]]] = {}
+        self._retry: dict[str, asyncio.TimerHandle] = {}
+        self._retry_delay: dict[str, float] = {}
+
+    # -- producers ---------------------------------------------------------------------------
+    def put(self, tier: str, path: str | None, origin: str) -> int:
+        """Queue a file (or, with ``path=None``, a whole-tier reconcile); return its seq."""
+        self._seq += 1
+        self._items.append(Item(self._seq, tier, path, time.monotonic(), origin))
+        self._wakeup.set()
+        if self.on_change is not None:
+            self.on_change()
+        return self._seq
+
+    @property
+    def latest_seq(self) -> int:
+        return self._seq
+
+    @property
+    def pending(self) -> int:
+        return self._seq - self.indexed_seq
+
+    def oldest_enqueued(self) -> float | None:
+        """``time.monotonic()`` when the oldest item still queued was queued; None when empty."""
+        return self._items[0].enqueued if self._items else None
+
+    def lag_ms(self) -> float:
+        oldest = self.oldest_enqueued()
+        return round((time.monotonic() - oldest) * 1000, 3) if oldest is not None else 0.0
+
+    def state(self) -> dict[str, Any]:
+        return {"indexed_seq": self.indexed_seq, "pending": self.pending, "lag_ms": self.lag_ms()}
+
+    def is_indexed(self, seq: int) -> bool:
+        """True once item ``seq`` is in the index: applied, and not part of a failed, unrepaired batch."""
+        if self.indexed_seq < seq:
+            return False
+        return not any(lo <= seq <= hi for ranges in self._unrepaired.values() for lo, hi in ranges)
+
+    async def wait_for(self, seq: int, limit_s: float) -> bool:
+        """Wait until write ``seq`` is searchable; False if ``limit_s`` seconds passed first."""
+        if self.is_indexed(seq):
+            return True
+        try:
+            async with asyncio.timeout(limit_s), self._applied:
+                await self._applied.wait_for(lambda: self.is_indexed(seq))
+        except TimeoutError:
+            return False
+        return True
+
+    # -- worker ------------------------------------------------------------------------------
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="reindex-worker")
+
+    async def drain_and_stop(self) -> None:
+        """Apply everything queued, then stop the worker."""
+        self._closing = True
+        for handle in self._retry.values():
+            handle.cancel()
+        self._wakeup.set()
+        if self._task is not None:
+            await self._task
+        log.info("queue.drained", indexed_seq=self.indexed_seq)
+
+    async def _run(self) -> None:
+        while True:
+            if not self._items:
+                if self._closing:
+                    return
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            batch = [self._items[0]]
+            while len(batch) < MAX_BATCH and len(batch) < len(self._items):
+                batch.append(self._items[len(batch)])
+            await self._apply(batch)
+            for _ in batch:
+                self._items.popleft()
+            async with self._applied:
+                self.indexed_seq = batch[-1].seq
+                self._applied.notify_all()
+            if self.on_change is not None:
+                self.on_change()
+
+    async def _apply(self, batch: list[Item]) -> None:
+        """Apply a batch in order: consecutive file items of one tier go in one transaction."""
+        group: list[Item] = []
+        for item in [*batch, None]:
+            if item is not None and item.path is not None and (not group or group[0].tier == item.tier):
+                group.append(item)
+                continue
+            if group:
+                await self._apply_files(group)
+                group = []
+            if item is None:
+                break
+            if item.path is None:
+                await self._reconcile(item)
+            else:
+                group.append(item)
+
+    async def _apply_files(self, group: list[Item]) -> None:
+        tier = self.tiers[group[0].tier]
+        paths = list(dict.fromkeys(i.path for i in group if i.path is not None))
+        result = await self._retrying(tier, lambda: tier.apply(paths))
+        if result is None:
+            self._unrepaired.setdefault(tier.name, []).append((group[0].seq, group[-1].seq))
+        else:
+            self._observe(tier.name, "apply", result)
+            await self._announce(tier.name, result.added, result.updated, result.removed, group[-1].seq)
+
+    async def _retrying(self, tier: Tier, work: Callable[[], Awaitable[ReconcileResult]]) -> ReconcileResult | None:
+        """Run ``work``, waiting out a busy database; on any other failure queue a reconcile of the
+        tier (so the index still converges to the files) and report None."""
+        started = time.monotonic()
+        delay = 0.05
+        while True:
+            try:
+                return await work()
+            except sqlite3.OperationalError as exc:
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() - started > BUSY_GIVE_UP_S:
+                    self._failed(tier, exc)
+                    return None
+                log.warning("queue.index_busy", tier=tier.name, retry_in=delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+            except Exception as exc:
+                self._failed(tier, exc)
+                return None
+
+    def _observe(self, tier: str, kind: str, result: ReconcileResult) -> None:
+        if self.on_applied is not None:
+            self.on_applied(tier, kind, result.duration_ms / 1000)
+
+    def _failed(self, tier: Tier, exc: BaseException) -> None:
+        """Count and log a failure; retry with a reconcile of the tier later (backing off, so a full
+        disk is not hammered), which is what brings the index back to the files."""
+        self.errors += 1
+        delay = self._retry_delay.get(tier.name, RETRY_FIRST_S)
+        self._retry_delay[tier.name] = min(delay * 2, RETRY_MAX_S)
+        log.error("queue.apply_failed", tier=tier.name, error=f"{type(exc).__name__}: {exc}", retry_in=delay)
+        if self._closing or tier.name in self._retry:
+            return
+
+        def retry() -> None:
+            del self._retry[tier.name]
+            self.put(tier.name, None, "retry")
+
+        self._retry[tier.name] = asyncio.get_running_loop().call_later(delay, retry)
+
+    async def _reconcile(self, item: Item) -> None:
+        tier = self.tiers[item.tier]
+        result = await self._retrying(tier, tier.reconcile)
+        if result is None:
+            return
+        self._unrepaired.pop(tier.name, None)  # the index now equals the files again
+        self._retry_delay.pop(tier.name, None)
+        self._observe(tier.name, "reconcile", result)
+        if result.changed:
+            log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
+        await self._announce(tier.name, result.added, result.updated, result.removed, item.seq)
+
+    async def _announce(self, tier: str, added: list[str], updated: list[str], removed: list[str], seq: int) -> None:
+        for kind, paths in (("added", added), ("updated", updated), ("removed", removed)):
+            for path in paths:
+                log.info("memory.updated", tier=tier, path=path, change=kind, seq=seq)
+                for hook in self.hooks:
+                    try:
+                        await hook(tier, path, seq, kind)
+                    except Exception:
+                        log.exception("queue.hook_failed", tier=tier, path=path)

@@ -1,0 +1,131 @@
+"""A memory tier as the server sees it: its index, one writer thread, and reader threads.
+
+Every write-side call (open, reconcile, rebuild, apply) runs on the tier's single writer thread,
+in the order it was submitted; searches run on a small pool of reader threads with read-only
+connections, so a long rebuild never stalls a search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import structlog
+
+from sidecar.index.tier_index import Hit, ReconcileResult, TierIndex
+
+__all__ = ["READER_THREADS", "Tier"]
+
+READER_THREADS = 2
+log = structlog.get_logger("sidecar.index.tier")
+T = TypeVar("T")
+
+
+class Tier:
+    """One tier (``agent`` or ``crew``) served by this process."""
+
+    def __init__(self, name: str, root: Path) -> None:
+        self.name = name
+        self.root = root
+        self.index = TierIndex(root, name)
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-writer")
+        self._readers = ThreadPoolExecutor(max_workers=READER_THREADS, thread_name_prefix=f"{name}-reader")
+        # Set on shutdown: a running rebuild stops and rolls back.
+        self.stopping = threading.Event()
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
+
+    async def _read(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+
+    async def open(self, postings: bool = True) -> str:
+        """Open the index. Its in-memory postings are built next on the writer thread (searches use
+        FTS5 until then: the same ranking, only slower); ``postings=False`` leaves that to a later
+        ``start_postings()`` (the server starts them once it answers, not while it starts)."""
+        integrity = await self._write(self.index.open)
+        self.index.schedule = self._submit
+        if postings:
+            self.start_postings()
+        return integrity
+
+    def start_postings(self) -> None:
+        self._submit(self.index.enable_postings)
+
+    def _submit(self, fn: Callable[[], None]) -> None:
+        def run() -> None:
+            try:
+                fn()
+            except Exception:
+                log.exception("tier.writer_task_failed", tier=self.name)
+
+        self._writer.submit(run)
+
+    async def reconcile(self) -> ReconcileResult:
+        def run() -> ReconcileResult:
+            self.index.recover_if_lost()
+            return self.index.reconcile(self.stopping.is_set)
+
+        return await self._write(run)
+
+    async def rebuild(self, cancel: Callable[[], bool] | None = None) -> ReconcileResult:
+        def stop() -> bool:
+            return self.stopping.is_set() or (cancel is not None and cancel())
+
+        def run() -> ReconcileResult:
+            self.index.recover_if_lost()
+            return self.index.rebuild(stop)
+
+        return await self._write(run)
+
+    async def apply(self, rels: Iterable[str]) -> ReconcileResult:
+        paths = list(rels)
+
+        def run() -> ReconcileResult:
+            self.index.recover_if_lost()  # never write into an index file someone deleted
+            return self.index.apply_paths(paths)
+
+        return await self._write(run)
+
+    async def write_with(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(writer connection)`` on the writer thread, in order with the index's own writes,
+        so companions of the index (chunk vectors) keep it at exactly one writer."""
+        return await self._write(lambda: fn(self.index.writer))
+
+    async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
+        """BM25 hits. The in-memory postings answer on the event loop when they can (a few hundred
+        microseconds, less than the hop to a reader thread and back costs); FTS5 answers on a reader
+        thread when they cannot (building, behind the file, a word of several tokens, raw FTS5)."""
+        if not raw_fts:
+            try:
+                hits = self.index.search_postings(query, limit, phrases=False)
+            except sqlite3.DatabaseError:
+                hits = None  # the reader thread meets it again, and heals
+            if hits is not None:
+                return hits
+        return await self._healing_read(lambda: self.index.search(query, limit, raw_fts=raw_fts))
+
+    async def status(self) -> dict[str, Any]:
+        return await self._healing_read(self.index.status)
+
+    async def _healing_read(self, fn: Callable[[], T]) -> T:
+        """Read; if the index file was lost or damaged under us, heal it once and retry."""
+        try:
+            return await self._read(fn)
+        except sqlite3.DatabaseError as exc:
+            # Heal on the writer thread; if someone else (a reconcile) already healed it, the retry
+            # simply reads the new index.
+            if await self._write(self.index.heal, exc):
+                log.warning("index.healed", tier=self.name, integrity=self.index.integrity)
+            return await self._read(fn)
+
+    async def close(self) -> None:
+        self.stopping.set()
+        await self._write(self.index.close)
+        self._writer.shutdown(wait=True)
+        self._readers.shutdown(wait=True)

@@ -1,0 +1,127 @@
+"""Watch a tier dir and feed the reindex queue, so shell writes, editor saves, deletes and renames
+all reach the index. If the watcher dies it is restarted and a full reconcile is queued; a
+periodic reconcile catches anything a watcher missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import structlog
+import watchfiles
+
+from sidecar.index.files import is_tier_file
+from sidecar.index.queue import ReindexQueue
+
+__all__ = ["TierWatcher"]
+
+_DATABASE_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal")
+log = structlog.get_logger("sidecar.index.watcher")
+RESTART_DELAY = 0.5
+ROOT_CHECK_MS = 1000  # how often an idle watcher checks that its tier dir is still the same dir
+
+
+class TierWatcher:
+    """Owns one tier's watch task and its periodic reconcile task; ``start()``/``stop()``."""
+
+    def __init__(
+        self, tier: str, root: Path, queue: ReindexQueue, *, step_ms: int, debounce_ms: int, reconcile_s: float
+    ) -> None:
+        self.tier = tier
+        self.root = root
+        self.queue = queue
+        self.step_ms = step_ms
+        self.debounce_ms = debounce_ms
+        self.reconcile_s = reconcile_s
+        self.restarts = 0
+        self.running = False
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def status(self) -> dict[str, Any]:
+        return {"running": self.running, "restarts": self.restarts}
+
+    def start(self, watch: bool = True) -> None:
+        if watch:
+            self._tasks.append(asyncio.create_task(self._watch_forever(), name=f"watch-{self.tier}"))
+        if self.reconcile_s > 0:
+            self._tasks.append(asyncio.create_task(self._reconcile_forever(), name=f"reconcile-{self.tier}"))
+
+    async def stop(self) -> None:
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.running = False
+
+    def _filter(self, change: watchfiles.Change, path: str) -> bool:
+        """Tier files, and anything else not hidden that appeared or went (a new or removed
+        directory), but no SQLite files (the index, the journal) and no mere modification of a
+        directory: every commit touches a WAL and every durable write a directory, and taking
+        those for a new tree would reconcile the whole tier after each write."""
+        try:
+            rel = Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return False
+        if is_tier_file(rel):
+            return True
+        if rel.endswith(_DATABASE_SUFFIXES) or change == watchfiles.Change.modified:
+            return False  # a directory's own mtime (a temp file came and went) adds nothing
+        return rel == "." or not any(p.startswith(".") for p in rel.split("/"))
+
+    async def _watch_forever(self) -> None:
+        needs_reconcile = False
+        while not self._stop.is_set():
+            if not self.root.is_dir():  # not recreated: it may be a volume that is not mounted yet
+                self.running = False
+                await asyncio.sleep(RESTART_DELAY)
+                continue
+            if needs_reconcile:
+                self.queue.put(self.tier, None, "watcher-restart")
+                needs_reconcile = False
+            try:
+                await self._watch_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.running = False
+                self.restarts += 1
+                needs_reconcile = True
+                log.warning("watcher.restarted", tier=self.tier, error=f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(RESTART_DELAY)
+
+    async def _watch_once(self) -> None:
+        inode = self.root.stat().st_ino
+        self.running = True
+        async for changes in watchfiles.awatch(
+            self.root,
+            watch_filter=self._filter,
+            step=self.step_ms,
+            debounce=self.debounce_ms,
+            stop_event=self._stop,
+            recursive=True,
+            ignore_permission_denied=True,
+            rust_timeout=ROOT_CHECK_MS,
+            yield_on_timeout=True,
+        ):
+            if not self.root.is_dir() or self.root.stat().st_ino != inode:
+                raise RuntimeError("the tier dir was moved, deleted or replaced")
+            self._enqueue({Path(p).relative_to(self.root).as_posix() for _, p in changes})
+        if not self._stop.is_set():
+            raise RuntimeError("watch ended: the tier dir went away")
+
+    def _enqueue(self, rels: set[str]) -> None:
+        """Files go on the queue one by one; a directory change (files created inside a new
+        directory before it was watched, a removed tree) needs a reconcile of the tier."""
+        files = sorted(r for r in rels if is_tier_file(r))
+        for rel in files:
+            self.queue.put(self.tier, rel, "watcher")
+        if len(files) < len(rels):
+            self.queue.put(self.tier, None, "watcher-dir")
+
+    async def _reconcile_forever(self) -> None:
+        while not self._stop.is_set():
+            await asyncio.sleep(self.reconcile_s)
+            self.queue.put(self.tier, None, "periodic")

@@ -1,0 +1,410 @@
+"""MCP over streamable HTTP at ``/mcp``: the memory tools for the agent's model; ``GET /memory/tools``.
+
+A small JSON-RPC 2.0 endpoint: each POST gets one JSON body (no SSE stream, so ``GET /mcp`` is
+405), ``initialize`` mints the ``Mcp-Session-Id`` every later message carries, ``DELETE`` ends it.
+memory.write and memory.read are listed and callable only while the sink is healthy, memory.search
+while the agent index answers. A tool failure is an ``isError`` result carrying the HTTP API's error
+material, never a false success; protocol faults are JSON-RPC errors with their standard codes.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from sidecar import __version__
+from sidecar.errors import EngineUnavailable, SidecarError
+from sidecar.keys import SETTINGS, WRITES
+from sidecar.retrieval.answer import search_memory
+from sidecar.retrieval.search import MAX_LIMIT
+from sidecar.settings import Settings
+from sidecar.write import sink as health
+from sidecar.write.reader import read_memory
+from sidecar.write.service import WriteRequest
+from sidecar.write.sink import sink_health
+
+__all__ = [
+    "PROTOCOL_VERSIONS",
+    "SESSIONS",
+    "TOOL_NAMES",
+    "McpSessions",
+    "routes",
+    "setup",
+    "tool_definitions",
+]
+
+log = structlog.get_logger("sidecar.mcp")
+routes = web.RouteTableDef()
+
+PROTOCOL_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+ASSUMED_VERSION = "2025-03-26"  # what the spec says a request without MCP-Protocol-Version speaks
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+MAX_SESSIONS = 1024
+TOOL_NAMES = ("memory.write", "memory.read", "memory.search")
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+INSTRUCTIONS = (
+    "Durable memory for this agent. memory.write reports success only once the bytes are on stable "
+    "storage; an error result means nothing was saved, so say so. On a cap error, consolidate the "
+    'current_entries and retry in the same turn with mode "replace". Which tools are listed follows the '
+    "memory sink's health: list the tools again at the start of each run."
+)
+
+
+class RpcError(Exception):
+    """A JSON-RPC error answer, with the HTTP status it travels under."""
+
+    def __init__(self, code: int, message: str, *, status: int = 200, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.status, self.data = code, message, status, data
+
+
+class McpSessions:
+    """Live sessions (id -> negotiated protocol version); past ``limit`` the least recently used goes."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self._live: OrderedDict[str, str] = OrderedDict()
+
+    def open(self, version: str) -> str:
+        sid = secrets.token_urlsafe(24)
+        self._live[sid] = version
+        while len(self._live) > self.limit:
+            self._live.popitem(last=False)
+        return sid
+
+    def get(self, sid: str) -> str | None:
+        version = self._live.get(sid)
+        if version is not None:
+            self._live.move_to_end(sid)
+        return version
+
+    def close(self, sid: str) -> bool:
+        return self._live.pop(sid, None) is not None
+
+
+SESSIONS = web.AppKey("mcp_sessions", McpSessions)
+
+
+def setup(app: web.Application) -> None:
+    """Give ``app`` its MCP session table and the sink-health cache; call before it starts."""
+    health.setup(app)
+    app[SESSIONS] = McpSessions()
+
+
+@routes.get("/memory/tools")
+async def memory_tools(request: web.Request) -> web.Response:
+    state = await sink_health(request.app)
+    return web.json_response({"healthy": state.healthy, "reasons": state.reasons, "tools": state.tools})
+
+
+# -- transport -------------------------------------------------------------------------------------
+@routes.route("*", "/mcp")
+async def mcp_endpoint(request: web.Request) -> web.Response:
+    if "Origin" in request.headers:  # no browser is a client of a container-local sidecar (DNS rebinding)
+        return _rpc_error(None, RpcError(INVALID_REQUEST, "requests from a browser origin are refused", status=403))
+    if request.method == "POST":
+        return await _post(request)
+    if request.method == "DELETE":
+        return _delete(request)
+    response = _rpc_error(
+        None, RpcError(INVALID_REQUEST, "method not allowed: use POST (no server stream)", status=405)
+    )
+    response.headers["Allow"] = "POST, DELETE"
+    return response
+
+
+async def _post(request: web.Request) -> web.Response:
+    try:
+        message = await _read_message(request)
+    except RpcError as exc:
+        return _rpc_error(None, exc)
+    msg_id = message.get("id")
+    try:
+        if message.get("method") == "initialize" and "id" in message:
+            return _initialize(request, msg_id, message.get("params"))
+        _check_version_header(request)
+        _session(request)
+        if "method" not in message or "id" not in message:
+            return web.Response(status=202)  # a notification, or a response to a request we never send
+        result = await _dispatch(request.app, message["method"], message.get("params"))
+    except RpcError as exc:
+        return _rpc_error(msg_id, exc)
+    return web.json_response({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+
+def _delete(request: web.Request) -> web.Response:
+    sid = request.headers.get(SESSION_HEADER)
+    if not sid:
+        return _rpc_error(None, RpcError(INVALID_REQUEST, f"missing {SESSION_HEADER} header", status=400))
+    if not request.app[SESSIONS].close(sid):
+        return _rpc_error(None, RpcError(INVALID_REQUEST, "unknown or expired session", status=404))
+    return web.Response(status=204)
+
+
+async def _read_message(request: web.Request) -> dict[str, Any]:
+    """The one JSON-RPC message of a POST, after the Accept and Content-Type checks."""
+    accept = [part.split(";")[0].strip().lower() for part in request.headers.get("Accept", "*/*").split(",")]
+    if not {"application/json", "application/*", "*/*"} & set(accept):
+        raise RpcError(INVALID_REQUEST, "the client must accept application/json", status=406)
+    if request.content_type != "application/json":
+        raise RpcError(INVALID_REQUEST, "Content-Type must be application/json", status=415)
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise RpcError(INVALID_REQUEST, f"request body is over {request.client_max_size} bytes", status=413) from None
+    try:
+        return _checked(json.loads(raw))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise RpcError(PARSE_ERROR, f"parse error: {exc}", status=400) from None
+
+
+def _checked(message: Any) -> dict[str, Any]:
+    """``message`` if it is one well-formed JSON-RPC 2.0 request, notification or response."""
+
+    def invalid(why: str) -> RpcError:
+        return RpcError(INVALID_REQUEST, why, status=400)
+
+    if isinstance(message, list):
+        raise invalid("JSON-RPC batches are not supported")
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise invalid('not a JSON-RPC 2.0 message (need an object with "jsonrpc": "2.0")')
+    msg_id = message.get("id")
+    if "id" in message and (isinstance(msg_id, bool) or not isinstance(msg_id, str | int)):
+        raise invalid("id must be a string or an integer")
+    if "method" in message and not isinstance(message["method"], str):
+        raise invalid("method must be a string")
+    if "method" not in message and not ("id" in message and ("result" in message or "error" in message)):
+        raise invalid("a message needs a method, or an id with a result or error")
+    return message
+
+
+def _initialize(request: web.Request, msg_id: Any, params: Any) -> web.Response:
+    """Negotiate the version (the client's if we speak it, else our newest) and open a session."""
+    if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
+        return _rpc_error(msg_id, RpcError(INVALID_PARAMS, "initialize needs params.protocolVersion (a string)"))
+    asked = params["protocolVersion"]
+    version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1]
+    sid = request.app[SESSIONS].open(version)
+    client = params.get("clientInfo")
+    client_name = str(client.get("name", ""))[:80] if isinstance(client, dict) else ""
+    log.info("mcp.session_opened", version=version, asked=asked, client=client_name)
+    result = {
+        "protocolVersion": version,
+        # listChanged is false: with no server stream there is no way to deliver the notification.
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": "memory-sidecar", "title": "Agent memory", "version": __version__},
+        "instructions": INSTRUCTIONS,
+    }
+    body = {"jsonrpc": "2.0", "id": msg_id, "result": result}
+    return web.json_response(body, headers={SESSION_HEADER: sid})
+
+
+def _check_version_header(request: web.Request) -> None:
+    asked = request.headers.get(VERSION_HEADER, ASSUMED_VERSION)
+    if asked not in PROTOCOL_VERSIONS:
+        data = {"supported": list(PROTOCOL_VERSIONS), "requested": asked}
+        raise RpcError(INVALID_REQUEST, f"unsupported protocol version {asked!r}", status=400, data=data)
+
+
+def _session(request: web.Request) -> str:
+    sid = request.headers.get(SESSION_HEADER)
+    if not sid:
+        raise RpcError(INVALID_REQUEST, f"missing {SESSION_HEADER} header: initialize first", status=400)
+    version = request.app[SESSIONS].get(sid)
+    if version is None:
+        raise RpcError(INVALID_REQUEST, "unknown or expired session: initialize again", status=404)
+    return version
+
+
+def _rpc_error(msg_id: Any, exc: RpcError) -> web.Response:
+    error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        error["data"] = exc.data
+    return web.json_response({"jsonrpc": "2.0", "id": msg_id, "error": error}, status=exc.status)
+
+
+# -- methods ---------------------------------------------------------------------------------------
+async def _dispatch(app: web.Application, method: str, params: Any) -> dict[str, Any]:
+    if params is not None and not isinstance(params, dict):
+        raise RpcError(INVALID_PARAMS, "params must be an object")
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        defs = tool_definitions(app[SETTINGS])
+        return {"tools": [defs[name] for name in (await sink_health(app)).tools]}
+    if method == "tools/call":
+        return await _call_tool(app, params or {})
+    raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
+
+
+async def _call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, Any]:
+    name, args = params.get("name"), params.get("arguments")
+    if not isinstance(name, str):
+        raise RpcError(INVALID_PARAMS, "params.name must be a string")
+    if name not in TOOL_NAMES:
+        raise RpcError(INVALID_PARAMS, f"unknown tool: {name!r}")
+    if args is not None and not isinstance(args, dict):
+        raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
+    state = await sink_health(app)
+    if name not in state.tools:
+        why = "; ".join(state.reasons) or "unknown"
+        return _tool_error(
+            EngineUnavailable(
+                f"{name} is unavailable: the memory sink is not healthy ({why}). Nothing was written or read; "
+                "tell the user the memory could not be saved or read instead of claiming it was.",
+                code="sink_unavailable",
+                reasons=state.reasons,
+            )
+        )
+    try:
+        body, text = await _TOOLS[name](app, args or {})
+    except SidecarError as exc:
+        log.info("mcp.tool_error", tool=name, code=exc.code)
+        return _tool_error(exc)
+    except Exception:
+        log.exception("mcp.tool_failed", tool=name)
+        return _tool_error(
+            SidecarError("internal error: the outcome is unknown, do not assume it happened; see the sidecar log")
+        )
+    return {"content": [{"type": "text", "text": text}], "structuredContent": body, "isError": False}
+
+
+def _tool_error(exc: SidecarError) -> dict[str, Any]:
+    """An isError result: the HTTP API's error body as structured content, and readable text."""
+    body = exc.body()
+    lines = [f"Error ({exc.code}): {exc.message}"]
+    usage = exc.extra.get("usage")
+    if isinstance(usage, dict):
+        lines.append(f"Usage: {usage.get('text')}")
+    if "current_entries" in exc.extra:
+        lines.append(f"Current entries:\n{exc.extra['current_entries']}")
+    return {"content": [{"type": "text", "text": "\n".join(lines)}], "structuredContent": body, "isError": True}
+
+
+# -- tools -----------------------------------------------------------------------------------------
+ToolResult = tuple[dict[str, Any], str]
+
+
+async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await app[WRITES].write(WriteRequest.from_json(args))
+    text = f"Saved durably to {body['tier']}/{body['path']} ({body['bytes']} bytes, {body['usage']['text']})."
+    if "warning" in body:
+        text += f"\nWarning: {body['warning']}\nCurrent entries:\n{body['current_entries']}"
+    return body, text
+
+
+async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await read_memory(app, args.get("tier", "agent"), args.get("path"))
+    return body, f"{body['tier']}/{body['path']} ({body['bytes']} bytes):\n{body['content']}"
+
+
+async def _search(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    """The same search as ``POST /memory/search``, ``after_seq`` barrier included."""
+    body = await search_memory(app, args)
+    lines = [
+        f"{i}. [{hit['source']}] {hit['path']}:{hit['line_start']}-{hit['line_end']} {hit['heading']}\n   {hit['snippet']}"
+        for i, hit in enumerate(body["results"], 1)
+    ]
+    text = "\n".join(lines) if lines else "No memory matched."
+    if body.get("degraded"):
+        text += f"\n(degraded: {', '.join(body['degraded'])} could not be searched)"
+    return body, text
+
+
+_TOOLS: dict[str, Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]] = {
+    "memory.write": _write,
+    "memory.read": _read,
+    "memory.search": _search,
+}
+
+
+def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
+    """Name -> MCP tool definition; the tier and scope enums offer only what this role may use."""
+    write_tiers = ["agent", "crew"] if settings.role == "lead" else ["agent"]
+    read_tiers = ["agent", "crew"] if settings.has_crew else ["agent"]
+    scopes = ["agent", "crew", "both"] if settings.has_crew else ["agent"]
+    path = {
+        "type": "string",
+        "minLength": 1,
+        "description": "File inside the tier, ending in .md: AGENT.md, pins.md, daily/YYYY-MM-DD.md, topics/<name>.md",
+    }
+    write = _tool(
+        "memory.write",
+        "Write memory",
+        WRITE_DESCRIPTION,
+        {
+            "tier": _tier_enum(write_tiers),
+            "path": path,
+            "content": {"type": "string", "description": "Markdown to append, or the whole new body for replace"},
+            "mode": {"type": "string", "enum": ["append", "replace"], "default": "append"},
+        },
+        required=["path", "content"],
+        hints=_hints(read_only=False, destructive=True, idempotent=False),
+    )
+    read = _tool(
+        "memory.read",
+        "Read memory",
+        "Read one memory file as it is on disk.",
+        {"tier": _tier_enum(read_tiers), "path": path},
+        required=["path"],
+        hints=_hints(read_only=True, destructive=False, idempotent=True),
+    )
+    search = _tool(
+        "memory.search",
+        "Search memory",
+        "Full-text search of memory (BM25, plus dense scores when a model is configured); ranked snippets.",
+        {
+            "query": {"type": "string", "minLength": 1, "description": "Search terms"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},
+            "scope": {"type": "string", "enum": scopes, "default": "agent"},
+            "after_seq": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "seq from a memory.write: wait briefly until that write is searchable",
+            },
+        },
+        required=["query"],
+        hints=_hints(read_only=True, destructive=False, idempotent=True),
+    )
+    return {"memory.write": write, "memory.read": read, "memory.search": search}
+
+
+WRITE_DESCRIPTION = (
+    "Save markdown to durable memory. Success means the bytes are on stable storage; an error means nothing "
+    "was saved. If a cap refuses the write, the error carries current_entries and usage: consolidate them "
+    '(merge duplicates, drop stale lines, summarise) and retry in the same turn with mode "replace" carrying '
+    "the consolidated body."
+)
+
+
+def _tool(
+    name: str, title: str, description: str, props: dict[str, Any], *, required: list[str], hints: dict[str, Any]
+) -> dict[str, Any]:
+    schema = {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+    return {
+        "name": name,
+        "title": title,
+        "description": description,
+        "inputSchema": schema,
+        "annotations": {"title": title, **hints},
+    }
+
+
+def _tier_enum(tiers: list[str]) -> dict[str, Any]:
+    return {"type": "string", "enum": tiers, "default": "agent", "description": "agent (yours) or crew (shared)"}
+
+
+def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": False,
+    }

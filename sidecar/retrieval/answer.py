@@ -1,0 +1,41 @@
+"""The one search answer: what ``POST /memory/search``, the ``memory.search`` MCP tool and the
+crew listener return, built in one place so they can never drift. The read-your-writes barrier
+(``after_seq``) and the index state every answer carries live here too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.errors import BadRequest
+from sidecar.keys import QUEUE, SEARCH, SETTINGS
+from sidecar.retrieval.search import SearchRequest
+
+__all__ = ["search_memory"]
+
+
+async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    """Validate and run a search; with ``after_seq``, first wait (bounded) until that write is indexed.
+    Every answer carries the index state (indexed_seq, pending, lag_ms)."""
+    req = SearchRequest.from_json(body)
+    queue = app[QUEUE]
+    met: bool | None = None
+    if req.after_seq is not None:
+        if req.after_seq > queue.latest_seq:
+            raise BadRequest(
+                f"after_seq {req.after_seq} was never issued (the latest write is {queue.latest_seq})",
+                code="invalid_after_seq",
+            )
+        met = await queue.wait_for(req.after_seq, app[SETTINGS].after_seq_timeout)
+    return _finish(app, req, await app[SEARCH].search(req), met)
+
+
+def _finish(app: web.Application, req: SearchRequest, out: dict[str, Any], met: bool | None) -> dict[str, Any]:
+    observe = app[SEARCH].on_search
+    if observe is not None:
+        observe(req.scope, out["took_ms"] / 1000)
+    out["index"] = app[QUEUE].state()
+    if met is not None:
+        out["index"]["after_seq_met"] = met
+    return out

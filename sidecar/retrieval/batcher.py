@@ -1,0 +1,217 @@
+"""Background embedding of chunks that lack a vector for the current model, in small batches.
+
+Indexing and writes never wait for it: the reindex queue updates BM25 at once and wakes the
+batcher (an ``UpdateHook``); the batcher embeds what is missing and stores the vectors through
+the tier's one writer thread. An embedder that is down, hung or rate limited is retried with
+backoff that honours Retry-After; the backlog resumes when it answers. A new model means every
+chunk is missing again, so the tier is re-embedded in the background while BM25 keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import sqlite3
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from sidecar.index.tier import Tier
+from sidecar.keys import EMBEDDER, QUEUE, SETTINGS, TIERS
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors
+from sidecar.retrieval.embed.factory import make_embedder
+from sidecar.retrieval.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.vectors import VectorIndex
+
+__all__ = [
+    "BATCHER",
+    "HYBRID",
+    "IN_PROCESS_BATCH",
+    "REMOTE_BATCH",
+    "STATES",
+    "EmbedBatcher",
+    "embed_ctx",
+    "embed_status",
+]
+
+log = structlog.get_logger("sidecar.retrieval.batcher")
+
+STATES = ("none", "loading", "ready", "degraded")
+#: In-process batches stay small so a search's query embedding never queues behind a long one.
+IN_PROCESS_BATCH = 8
+REMOTE_BATCH = 64
+#: Safety net for changes the queue does not announce (a full reindex, a model switch): a cheap
+#: ``PRAGMA data_version`` check per tier.
+POLL_S = 5.0
+
+
+class EmbedBatcher:
+    """One background task per app: embeds every tier's backlog, then sleeps until woken."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        health: EmbedderHealth,
+        tiers: Mapping[str, Tier],
+        vectors: Mapping[str, VectorIndex],
+        *,
+        batch_size: int = IN_PROCESS_BATCH,
+        poll_s: float = POLL_S,
+    ) -> None:
+        self.embedder = embedder
+        self.health = health
+        self.tiers = tiers
+        self.vectors = vectors
+        self.batch_size = batch_size
+        self.poll_s = poll_s
+        self.embedded = 0  # vectors stored since start
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stored_since_prune = False
+
+    def start(self) -> None:
+        self._wake.set()  # the first pass finds whatever was left unembedded at the last stop
+        self._task = asyncio.create_task(self._run(), name="embed-batcher")
+
+    async def stop(self) -> None:
+        """Stop at once: vectors are a cache, whatever is not embedded yet is found next start."""
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def on_update(self, tier: str, path: str, seq: int, kind: str) -> None:
+        """The reindex queue's ``UpdateHook``: something was applied, look for new chunks."""
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async with asyncio.timeout(self._wait_s()):
+                    await self._wake.wait()
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            if not self.health.usable():
+                continue
+            try:
+                busy = True
+                while busy:  # every step awaits threads, so searches and the queue run in between
+                    busy = await self._step()
+            except EmbedderError as exc:
+                self.health.failed(exc)
+            except Exception:
+                log.exception("embed.batch_failed")
+                self.health.failed(EmbedderError("storing vectors failed"))
+
+    def _wait_s(self) -> float:
+        return max(self.health.retry_in(), 0.01) if not self.health.usable() else self.poll_s
+
+    async def _step(self) -> bool:
+        """Embed and store one batch from the first tier that has a backlog; False when none has."""
+        for name, tier in self.tiers.items():
+            vectors = self.vectors[name]
+            await asyncio.to_thread(vectors.refresh)
+            pending = await asyncio.to_thread(vectors.missing, self.batch_size)
+            if not pending:
+                continue
+            matrix = await self.embedder.embed([p.text for p in pending])
+            self.health.succeeded()
+            model, dim = self.embedder.model_id, int(matrix.shape[1])
+            if (vectors.model, vectors.dim) != (model, dim):
+                vectors.set_model(model, dim)  # a remote embedder learns its width on the first call
+            items = [(p.hash, matrix[i]) for i, p in enumerate(pending)]
+            stored = await tier.write_with(functools.partial(_store, model=model, dim=dim, items=items))
+            if stored != len(items):
+                raise EmbedderError(f"{len(items) - stored} of {len(items)} vectors had the wrong shape")
+            self.embedded += stored
+            self._stored_since_prune = True
+            return True
+        if self._stored_since_prune:
+            self._stored_since_prune = False
+            await self._prune()
+        return False
+
+    async def _prune(self) -> None:
+        """Once a backlog is done: drop vectors no chunk uses any more and other models' vectors."""
+        model = self.embedder.model_id
+        for name, tier in self.tiers.items():
+            removed = await tier.write_with(functools.partial(VectorIndex.prune, keep_model=model))
+            if removed:
+                log.info("embed.pruned", tier=name, vectors=removed)
+
+
+def _store(conn: sqlite3.Connection, *, model: str, dim: int, items: list[tuple[str, Vectors]]) -> int:
+    return VectorIndex.store(conn, model, dim, items)
+
+
+HYBRID: web.AppKey[HybridSearcher] = web.AppKey("hybrid", HybridSearcher)
+BATCHER: web.AppKey[EmbedBatcher | None] = web.AppKey("embed_batcher")
+
+
+async def embed_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Own the hybrid searcher and the background batcher (and the embedder, unless one is set).
+
+    Needs TIERS and QUEUE: place it after the queue's context, so it stops before the queue drains.
+    """
+    settings = app[SETTINGS]
+    owned = EMBEDDER not in app
+    embedder = await asyncio.to_thread(make_embedder, settings) if owned else app[EMBEDDER]
+    if owned:
+        app[EMBEDDER] = embedder
+    health = EmbedderHealth(embedder, confirmed=isinstance(embedder, OnnxEmbedder))
+    tiers: dict[str, Tier] = app[TIERS]
+    vectors: dict[str, VectorIndex] = {}
+    if embedder is not None:
+        dim = embedder.dim
+        vectors = {name: VectorIndex(t.index.path, embedder.model_id, dim) for name, t in tiers.items()}
+    app[HYBRID] = HybridSearcher(embedder, health, vectors, fusion=settings.fusion)
+    batcher = None
+    if embedder is not None:
+        batch = IN_PROCESS_BATCH if isinstance(embedder, OnnxEmbedder) else REMOTE_BATCH
+        batcher = EmbedBatcher(embedder, health, tiers, vectors, batch_size=batch)
+        app[QUEUE].hooks.append(batcher.on_update)
+        batcher.start()
+    app[BATCHER] = batcher
+    log.info("embed.started", model=embedder.model_id if embedder else None, fusion=settings.fusion)
+    try:
+        yield
+    finally:
+        if batcher is not None:
+            app[QUEUE].hooks.remove(batcher.on_update)
+            await batcher.stop()
+        for index in vectors.values():
+            index.close()
+        if owned and embedder is not None:
+            await embedder.aclose()
+
+
+def embed_status(app: web.Application, tier: str | None = None) -> dict[str, Any]:
+    """``{"embedder": {...}}`` for GET /memory/status: state, model, backlog (one tier or all)."""
+    searcher = app[HYBRID]
+    health = searcher.health
+    embedder = searcher.embedder
+    indexes = [v for name, v in searcher.vectors.items() if tier is None or name == tier]
+    body: dict[str, Any] = {
+        "state": health.state if health is not None else "none",
+        "model": embedder.model_id if embedder is not None else None,
+        "dim": (embedder.dim or max((v.dim for v in indexes), default=0)) if embedder is not None else None,
+        "search": "hybrid" if embedder is not None else "bm25",
+        "fusion": searcher.fusion if embedder is not None else None,
+        "vectors": sum(v.size for v in indexes),
+        "backlog": sum(v.backlog for v in indexes),
+    }
+    if health is not None and health.state == "degraded":
+        body["last_error"] = health.last_error
+        body["retry_in_s"] = health.retry_in()
+    return {"embedder": body}

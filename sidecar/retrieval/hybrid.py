@@ -1,0 +1,295 @@
+"""Hybrid search of one tier: BM25 and dense candidates fused, with neighbouring chunks as context.
+
+BM25 candidates come from the tier's FTS5 index, dense ones from its ``VectorIndex``; every
+candidate is re-scored densely, so a BM25 hit outside the dense top-N still gets its cosine.
+``weighted`` (the default) adds BM25 relative to the best BM25 hit and the cosine above a floor,
+the cosine weighted by how close the query's best dense match is (a vague best match lends dense
+little say), then lets each chunk close part of the gap to a better neighbour in its file: an
+answer follows its question. The constants were chosen on a fixed half of the queries of LoCoMo,
+SciFact and MS MARCO (the same settings for all three) and are reported on the other half too
+(tests/bench/retrieval.py).
+``rrf`` is plain reciprocal rank fusion (k = 60). The embedder being down, slow or rate limited
+never fails a search: the answer is BM25 and says ``"degraded": ["dense"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import structlog
+
+from sidecar.index.query import terms
+from sidecar.index.snippet import make_snippet
+from sidecar.index.tier import Tier
+from sidecar.index.tier_index import Hit
+from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
+from sidecar.retrieval.fusion import DEFAULT_K, rrf
+from sidecar.retrieval.vectors import ChunkRow, VectorIndex
+
+if TYPE_CHECKING:
+    from sidecar.retrieval.embed.availability import EmbedderHealth
+
+__all__ = [
+    "CANDIDATES",
+    "DENSE_FLOOR",
+    "DENSE_PIVOT",
+    "DENSE_WEIGHT",
+    "FUSIONS",
+    "NEIGHBOUR_WEIGHTS",
+    "QUERY_TIMEOUT_S",
+    "HybridSearcher",
+    "Scored",
+    "fuse_rrf",
+    "fuse_weighted",
+]
+
+log = structlog.get_logger("sidecar.retrieval.hybrid")
+
+FUSIONS = ("weighted", "rrf")
+#: Candidates taken from each leg before fusing (BM25 top-N and dense top-N).
+CANDIDATES = 100
+#: Weight of the cosine above the floor, against BM25 scaled to 1 for the best BM25 hit, for a query
+#: whose best dense match has cosine ``DENSE_PIVOT``; it scales with that best cosine. An absolute
+#: cosine (not rescaled per query) lets a confident dense match outweigh BM25 and a vague one not.
+DENSE_WEIGHT = 3.0
+#: Best-match cosine at which the dense weight is ``DENSE_WEIGHT`` (MiniLM: conversation turns'
+#: best matches sit around 0.55, web passages' around 0.8).
+DENSE_PIVOT = 0.7
+#: A cosine at or below this counts as no similarity (MiniLM puts unrelated text around 0-0.2).
+DENSE_FLOOR = 0.2
+#: Share of the gap to a better-scoring neighbour a chunk closes, by distance in its file (1, 2 chunks
+#: away): the answer sits next to the question that matched. Never lifts a chunk above its neighbour.
+NEIGHBOUR_WEIGHTS = (0.5, 0.4)
+#: Longest a search waits for its query vector before answering from BM25 alone.
+QUERY_TIMEOUT_S = 1.0
+_QUERY_CACHE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A fused chunk: its score, the part borrowed from neighbours, and its standing in each leg."""
+
+    id: int
+    score: float
+    context: float
+    bm25_rank: int | None
+    bm25_score: float | None
+    dense_rank: int | None
+    dense_score: float | None
+
+    def explain(self, fusion: str) -> dict[str, Any]:
+        return {
+            "fusion": fusion,
+            "bm25": {"rank": self.bm25_rank, "score": _round(self.bm25_score)},
+            "dense": {"rank": self.dense_rank, "score": _round(self.dense_score)},
+            "context": round(self.context, 6),
+            "fused": round(self.score, 6),
+        }
+
+
+def fuse_weighted(
+    bm25: Sequence[tuple[int, float]],
+    dense: Sequence[tuple[int, float]],
+    cosines: Mapping[int, float],
+    neighbours: Mapping[int, Mapping[int, int]],
+    *,
+    weight: float = DENSE_WEIGHT,
+    floor: float = DENSE_FLOOR,
+    pivot: float = DENSE_PIVOT,
+    context: Sequence[float] = NEIGHBOUR_WEIGHTS,
+) -> list[Scored]:
+    """Score-based fusion, best first:
+    ``bm25 / best bm25 + weight * (best cosine / pivot) * max(0, cosine - floor)``, then each chunk
+    closes part of the gap to a better-scoring neighbour (``context`` by distance).
+
+    ``bm25`` and ``dense`` are the legs' ranked ``(chunk id, score)`` lists; ``cosines`` holds the
+    cosine of every candidate that has a vector; a chunk without one is taken to be as close to the
+    query as its BM25 standing says, so it still ranks by BM25. ``neighbours`` maps a chunk to
+    ``{offset: chunk id}`` in its file, for the candidates and for their neighbours (which join the
+    ranking and borrow from whichever of their own neighbours scored).
+    """
+    bm = dict(bm25)
+    top_bm = max(bm.values(), default=0.0)
+    top_cos = max((c for _, c in dense), default=floor)
+    dense_weight = weight * max(top_cos, 0.0) / pivot
+    keys = list(dict.fromkeys([*bm, *(cid for cid, _ in dense)]))
+    keys = list(dict.fromkeys([*keys, *(n for cid in keys for n in neighbours.get(cid, {}).values())]))
+    base: dict[int, float] = {}
+    for cid in keys:
+        b = bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0
+        cos = cosines.get(cid)
+        if cos is None:
+            cos = floor + b * max(top_cos - floor, 0.0)
+        base[cid] = b + dense_weight * max(0.0, cos - floor)
+    bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
+    dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
+    out = []
+    for cid in keys:
+        near = neighbours.get(cid, {})
+        own = base[cid]
+        borrowed = 0.0
+        for distance, share in enumerate(context, start=1):
+            around = [base.get(near[o], 0.0) for o in (-distance, distance) if o in near]
+            if around:
+                borrowed += share * max(0.0, max(around) - own)
+        out.append(
+            Scored(cid, own + borrowed, borrowed, bm_rank.get(cid), bm.get(cid), dense_rank.get(cid), cosines.get(cid))
+        )
+    out.sort(key=lambda s: -s.score)
+    return out
+
+
+def fuse_rrf(
+    bm25: Sequence[tuple[int, float]], dense: Sequence[tuple[int, float]], cosines: Mapping[int, float]
+) -> list[Scored]:
+    """Reciprocal rank fusion (k = 60) of the two legs, best first."""
+    bm = dict(bm25)
+    bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
+    dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
+    fused = rrf([[cid for cid, _ in bm25], [cid for cid, _ in dense]], k=DEFAULT_K)
+    return [
+        Scored(cid, score, 0.0, bm_rank.get(cid), bm.get(cid), dense_rank.get(cid), cosines.get(cid))
+        for cid, score in fused
+    ]
+
+
+class HybridSearcher:
+    """Searches a tier with BM25 plus dense scoring; BM25 alone when no embedder is configured."""
+
+    def __init__(
+        self,
+        embedder: Embedder | None,
+        health: EmbedderHealth | None,
+        vectors: Mapping[str, VectorIndex],
+        *,
+        fusion: str = "weighted",
+        candidates: int = CANDIDATES,
+        query_timeout: float = QUERY_TIMEOUT_S,
+    ) -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}; got {fusion!r}")
+        self.embedder = embedder
+        self.health = health
+        self.vectors = vectors
+        self.fusion = fusion
+        self.candidates = candidates
+        self.query_timeout = query_timeout
+        self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+
+    async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
+        """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
+        vectors = self.vectors.get(tier.name)
+        if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
+            return _bm25_only(tier.name, await tier.search(query, limit), limit, explain), []
+        hits = await tier.search(query, max(self.candidates, limit))
+        qvec = await self._query_vector(query)
+        if qvec is None:
+            return _bm25_only(tier.name, hits, limit, explain), ["dense"]
+        try:
+            ranked, rows = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
+        except Exception:
+            log.exception("hybrid.dense_failed", tier=tier.name)
+            return _bm25_only(tier.name, hits, limit, explain), ["dense"]
+        by_id = {h.id: h for h in hits}
+        words = terms(query)
+        out = []
+        for scored in ranked:
+            hit = by_id.get(scored.id)
+            row = rows.get(scored.id)
+            if hit is None and row is None:
+                continue  # the chunk left the index between the two reads
+            result = _result(tier.name, scored, hit, row, words)
+            if explain:
+                result["explain"] = scored.explain(self.fusion)
+            out.append(result)
+            if len(out) == limit:
+                break
+        return out, []
+
+    def _rank(
+        self, vectors: VectorIndex, hits: list[Hit], qvec: Vectors, limit: int
+    ) -> tuple[list[Scored], dict[int, ChunkRow]]:
+        """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give."""
+        vectors.refresh()
+        bm25 = [(h.id, h.score) for h in hits]
+        dense = vectors.search(qvec, self.candidates)
+        if self.fusion == "rrf":
+            cosines = vectors.scores(qvec, [*(h.id for h in hits), *(cid for cid, _ in dense)])
+            ranked = fuse_rrf(bm25, dense, cosines)
+        else:
+            reach = len(NEIGHBOUR_WEIGHTS)
+            first = list(dict.fromkeys([*(h.id for h in hits), *(cid for cid, _ in dense)]))
+            near = vectors.neighbours(first, reach)
+            ring = [n for m in near.values() for n in m.values() if n not in near]
+            near.update(vectors.neighbours(list(dict.fromkeys(ring)), reach))
+            cosines = vectors.scores(qvec, [*first, *ring])
+            ranked = fuse_weighted(bm25, dense, cosines, near)
+        known = {h.id for h in hits}
+        # A few spare rows: a chunk may have left the index since the BM25 read.
+        wanted = [s.id for s in ranked[: limit + 10] if s.id not in known]
+        return ranked, vectors.chunk_rows(wanted)
+
+    async def _query_vector(self, query: str) -> Vectors | None:
+        """The query's vector, or None when the embedder is backing off, failing or too slow."""
+        embedder, health = self.embedder, self.health
+        assert embedder is not None
+        key = (embedder.model_id, query)
+        cached = self._queries.get(key)
+        if cached is not None:
+            self._queries.move_to_end(key)
+            return cached
+        if health is not None and not health.usable():
+            return None
+        try:
+            async with asyncio.timeout(self.query_timeout):
+                vector: Vectors = np.asarray((await embedder.embed([query]))[0], dtype=np.float32)
+        except TimeoutError:
+            if health is not None:
+                health.failed(EmbedderUnavailable(f"query embedding took over {self.query_timeout:g} s"))
+            return None
+        except EmbedderError as exc:
+            if health is not None:
+                health.failed(exc)
+            return None
+        if health is not None:
+            health.succeeded()
+        self._queries[key] = vector
+        if len(self._queries) > _QUERY_CACHE:
+            self._queries.popitem(last=False)
+        return vector
+
+
+def _bm25_only(source: str, hits: list[Hit], limit: int, explain: bool) -> list[dict[str, Any]]:
+    out = []
+    for rank, hit in enumerate(hits[:limit], start=1):
+        result = hit.as_json(source)
+        if explain:
+            result["explain"] = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).explain("bm25")
+        out.append(result)
+    return out
+
+
+def _result(source: str, scored: Scored, hit: Hit | None, row: ChunkRow | None, words: list[str]) -> dict[str, Any]:
+    if hit is not None:
+        result = hit.as_json(source)
+    else:
+        assert row is not None
+        result = {
+            "source": source,
+            "path": row.path,
+            "heading": row.heading,
+            "line_start": row.line_start,
+            "line_end": row.line_end,
+            "snippet": make_snippet(row.body or row.heading, words),
+        }
+    result["score"] = round(scored.score, 6)
+    return result
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(float(np.float64(value)), 6)

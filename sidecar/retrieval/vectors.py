@@ -1,0 +1,364 @@
+"""Chunk vectors of one tier: float32 blobs in ``index.sqlite`` and a normalised matrix in memory.
+
+The ``embeddings`` table, keyed by (model, chunk hash), is the embedding cache: an unchanged chunk
+is never embedded twice, across reindexes and restarts. ``VectorIndex`` holds the vectors of the
+current model only (two models are never compared), row-aligned to chunk ids, and follows the
+index cheaply: ``PRAGMA data_version`` says whether anything was committed, and only chunks whose
+hash is new are read back from the table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.index.db import connect_reader
+from sidecar.retrieval.embed.base import from_blob, to_blob
+
+__all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "embed_text", "from_blob", "to_blob"]
+
+Floats = npt.NDArray[np.float32]
+Ids = npt.NDArray[np.int64]
+T = TypeVar("T")
+# SQLite's default limit on bound parameters is 999 on old builds; stay under it.
+_IN_BATCH = 900
+
+
+def embed_text(heading: str, body: str) -> str:
+    """What is embedded for a chunk: its heading path, then its body (exactly what its hash covers)."""
+    if not heading:
+        return body
+    return f"{heading}\n{body}" if body else heading
+
+
+@dataclass(frozen=True, slots=True)
+class PendingChunk:
+    """A chunk hash lacking a vector for the current model, with the text to embed."""
+
+    hash: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """What a search result shows of a chunk."""
+
+    id: int
+    path: str
+    heading: str
+    body: str
+    line_start: int
+    line_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """Immutable: searches read one while a refresh builds the next."""
+
+    ids: Ids  # chunk ids that have a vector, row-aligned with ``matrix``
+    matrix: Floats  # (n, dim), unit rows
+    row_of: dict[int, int]
+    hashes: dict[int, str]  # every chunk of the index: id -> hash
+    missing: frozenset[str] = field(default_factory=frozenset)  # hashes without a vector
+
+    @classmethod
+    def empty(cls, dim: int) -> _Snapshot:
+        return cls(np.zeros(0, dtype=np.int64), np.zeros((0, dim), dtype=np.float32), {}, {})
+
+
+class VectorIndex:
+    """The current model's vectors of one tier index, for dense search and its backlog.
+
+    Reads (``refresh``, ``search``, ``scores``, ``missing``) may come from any thread and use the
+    index's own read-only connection; ``store`` and ``prune`` write through the connection the
+    caller gives, which is the tier's one writer.
+    """
+
+    def __init__(self, path: Path, model: str | None = None, dim: int = 0) -> None:
+        self.path = path
+        self._model = model
+        self._dim = dim
+        self._snap = _Snapshot.empty(dim)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._inode: int | None = None
+        self._data_version: int | None = None
+        self._buf: Floats | None = None  # the rows of the current snapshot, plus spare capacity
+
+    @property
+    def model(self) -> str | None:
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def size(self) -> int:
+        """Chunks with a vector of the current model."""
+        return len(self._snap.ids)
+
+    @property
+    def matrix(self) -> Floats:
+        """The current model's unit rows as of the last refresh (read-only: shared with searches)."""
+        return self._snap.matrix
+
+    @property
+    def backlog(self) -> int:
+        """Chunks (distinct hashes) still lacking a vector of the current model, as of the last refresh."""
+        return len(self._snap.missing) if self._model else 0
+
+    def set_model(self, model: str | None, dim: int = 0) -> None:
+        """Serve ``model`` from now on; vectors of any other model are dropped from memory."""
+        with self._lock:
+            if (model, dim) == (self._model, self._dim):
+                return
+            self._model, self._dim = model, dim
+            self._snap = _Snapshot.empty(dim)
+            self._data_version = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = None
+            self._data_version = None
+
+    # -- read side ---------------------------------------------------------------------------
+    def refresh(self) -> bool:
+        """Bring the matrix up to date with the index if anything was committed; True if it changed."""
+        with self._lock:
+            conn = self._connection()
+            (version,) = conn.execute("PRAGMA data_version").fetchone()
+            if version == self._data_version:
+                return False
+            conn.execute("BEGIN")
+            try:
+                self._snap = self._load(conn, self._snap)
+            finally:
+                conn.execute("COMMIT")
+            self._data_version = version
+            return True
+
+    def search(self, query: Floats, k: int) -> list[tuple[int, float]]:
+        """The ``k`` chunks closest to ``query`` by cosine, best first: one mat-vec and a partition."""
+        snap = self._snap
+        n = len(snap.ids)
+        if k < 1 or n == 0 or query.shape[-1] != snap.matrix.shape[1]:
+            return []
+        cosines = snap.matrix @ _unit(query)
+        top = np.argpartition(cosines, n - k)[n - k :] if n > k else np.arange(n)
+        order = top[np.argsort(-cosines[top], kind="stable")]
+        return [(int(snap.ids[i]), float(cosines[i])) for i in order]
+
+    def scores(self, query: Floats, chunk_ids: Iterable[int]) -> dict[int, float]:
+        """Cosine of ``query`` to each given chunk that has a vector (chunks without one are left out)."""
+        snap = self._snap
+        pairs = [(cid, snap.row_of[cid]) for cid in chunk_ids if cid in snap.row_of]
+        if not pairs or query.shape[-1] != snap.matrix.shape[1]:
+            return {}
+        rows = np.fromiter((r for _, r in pairs), dtype=np.int64, count=len(pairs))
+        cosines = snap.matrix[rows] @ _unit(query)
+        return {cid: float(c) for (cid, _), c in zip(pairs, cosines, strict=True)}
+
+    def missing(self, limit: int) -> list[PendingChunk]:
+        """Up to ``limit`` distinct chunk hashes lacking a vector, with their text (as of the last refresh)."""
+        wanted = list(self._snap.missing)[: max(limit, 0)]
+        if not wanted or self._model is None:
+            return []
+        with self._lock:
+            conn = self._connection()
+            found: dict[str, str] = {}
+            for part in _batches(wanted):
+                marks = ",".join("?" * len(part))
+                sql = f"SELECT hash, heading, body FROM chunks WHERE hash IN ({marks})"
+                for digest, heading, body in conn.execute(sql, part):
+                    found.setdefault(digest, embed_text(heading, body))
+        return [PendingChunk(h, found[h]) for h in wanted if h in found]
+
+    def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """Path, heading, body and line span of the given chunks (those still in the index)."""
+        out: dict[int, ChunkRow] = {}
+        with self._lock:
+            conn = self._connection()
+            for part in _batches(list(chunk_ids)):
+                marks = ",".join("?" * len(part))
+                sql = f"SELECT id, path, heading, body, line_start, line_end FROM chunks WHERE id IN ({marks})"
+                for row in conn.execute(sql, part):
+                    out[row[0]] = ChunkRow(*row)
+        return out
+
+    def neighbours(self, chunk_ids: Sequence[int], reach: int) -> dict[int, dict[int, int]]:
+        """For each given chunk, the chunks up to ``reach`` places before and after it in its file,
+        as ``{offset: chunk id}`` (offset -reach..reach, never 0)."""
+        out: dict[int, dict[int, int]] = {}
+        if reach < 1:
+            return out
+        with self._lock:
+            conn = self._connection()
+            for part in _batches(list(chunk_ids)):
+                marks = ",".join("?" * len(part))
+                sql = (
+                    "SELECT c.id, n.id, n.ord - c.ord FROM chunks c JOIN chunks n "
+                    "ON n.path = c.path AND n.ord BETWEEN c.ord - ? AND c.ord + ? AND n.id != c.id "
+                    f"WHERE c.id IN ({marks})"
+                )
+                for cid, nid, offset in conn.execute(sql, (reach, reach, *part)):
+                    out.setdefault(cid, {})[offset] = nid
+        return out
+
+    def _connection(self) -> sqlite3.Connection:
+        """The read connection, reopened (and the matrix rebuilt) when the index file was replaced."""
+        try:
+            inode: int | None = self.path.stat().st_ino
+        except FileNotFoundError:
+            inode = None
+        if self._conn is None or inode != self._inode:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = connect_reader(self.path)
+            self._inode = inode
+            self._data_version = None
+            self._snap = _Snapshot.empty(self._dim)
+        return self._conn
+
+    def _load(self, conn: sqlite3.Connection, old: _Snapshot) -> _Snapshot:
+        """The next snapshot: rows of unchanged chunks are reused, only new hashes are read."""
+        hashes: dict[int, str] = dict(conn.execute("SELECT id, hash FROM chunks"))
+        if self._model is None:
+            return _Snapshot(old.ids[:0], old.matrix[:0], {}, hashes, frozenset())
+        dim = self._dim or self._stored_dim(conn)
+        self._dim = dim
+        if old.matrix.shape[1] != dim:
+            old = _Snapshot.empty(dim)
+        if hashes == old.hashes:
+            # The chunks are as they were (the batcher stored vectors): append, copy nothing.
+            vectors = self._fetch(conn, set(old.missing), dim) if old.missing else {}
+            new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in old.row_of and h in vectors]
+            missing = old.missing - vectors.keys()
+            return self._build(old, [], new, hashes, missing, append=True)
+        keep = [(cid, old.row_of[cid]) for cid, h in hashes.items() if cid in old.row_of and old.hashes.get(cid) == h]
+        kept_ids = {cid for cid, _ in keep}
+        need = {h for cid, h in hashes.items() if cid not in kept_ids}
+        vectors = self._fetch(conn, need, dim) if need else {}
+        new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in kept_ids and h in vectors]
+        missing = frozenset(h for h in need if h not in vectors)
+        return self._build(old, keep, new, hashes, missing, append=False)
+
+    def _build(
+        self,
+        old: _Snapshot,
+        keep: list[tuple[int, int]],
+        new: list[tuple[int, Floats]],
+        hashes: dict[int, str],
+        missing: frozenset[str],
+        *,
+        append: bool,
+    ) -> _Snapshot:
+        """Lay rows out in a buffer with spare capacity; appending writes past every live snapshot's
+        view, so searches holding an older snapshot never see a row change under them."""
+        dim = old.matrix.shape[1]
+        base = len(old.ids) if append else len(keep)
+        size = base + len(new)
+        buf = self._buf
+        owned = False
+        if buf is not None and append and base > 0:
+            owned = buf.shape[0] >= size and old.matrix.base is buf
+        if not owned:
+            grown = np.empty((max(size + size // 4, 1024), dim), dtype=np.float32)
+            if append:
+                grown[:base] = old.matrix
+            else:
+                np.take(old.matrix, np.fromiter((r for _, r in keep), np.int64, len(keep)), axis=0, out=grown[:base])
+            buf = self._buf = grown
+        assert buf is not None
+        if new:
+            buf[base:size] = _unit_rows(np.stack([v for _, v in new]))
+        fresh = np.fromiter((c for c, _ in new), np.int64, len(new))
+        if append:
+            ids = np.concatenate([old.ids, fresh])
+            row_of = {**old.row_of, **{int(c): base + i for i, c in enumerate(fresh)}}
+        else:
+            ids = np.concatenate([np.fromiter((c for c, _ in keep), np.int64, len(keep)), fresh])
+            row_of = {int(c): i for i, c in enumerate(ids)}
+        return _Snapshot(ids, buf[:size], row_of, hashes, missing)
+
+    def _stored_dim(self, conn: sqlite3.Connection) -> int:
+        """The width most stored vectors of the model have (for embedders that learn it on first call)."""
+        row = conn.execute(
+            "SELECT dim FROM embeddings WHERE model = ? GROUP BY dim ORDER BY COUNT(*) DESC LIMIT 1", (self._model,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def _fetch(self, conn: sqlite3.Connection, hashes: set[str], dim: int) -> dict[str, Floats]:
+        """Stored vectors of the current model and width for ``hashes``."""
+        if dim <= 0:
+            return {}
+        rows: list[tuple[str, bytes]] = []
+        if len(hashes) > _IN_BATCH * 4:
+            sql = "SELECT hash, vector FROM embeddings WHERE model = ? AND dim = ?"
+            rows = [(h, b) for h, b in conn.execute(sql, (self._model, dim)) if h in hashes]
+        else:
+            for part in _batches(list(hashes)):
+                marks = ",".join("?" * len(part))
+                sql = f"SELECT hash, vector FROM embeddings WHERE model = ? AND dim = ? AND hash IN ({marks})"
+                rows.extend(conn.execute(sql, (self._model, dim, *part)))
+        rows = [(h, b) for h, b in rows if len(b) == 4 * dim]
+        # One join and one frombuffer: far cheaper than a frombuffer per row at 10k+ rows.
+        flat = np.frombuffer(b"".join(b for _, b in rows), dtype="<f4").astype(np.float32)
+        matrix = flat.reshape(len(rows), dim)
+        return {h: matrix[i] for i, (h, _) in enumerate(rows)}
+
+    # -- write side (the caller's connection: the tier's writer thread) ------------------------
+    @staticmethod
+    def store(conn: sqlite3.Connection, model: str, dim: int, items: Sequence[tuple[str, Floats]]) -> int:
+        """Write ``(chunk hash, vector)`` rows for ``model`` in one transaction; return how many."""
+        rows = [(model, digest, dim, to_blob(vec)) for digest, vec in items if vec.shape == (dim,)]
+        if not rows:
+            return 0
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO embeddings (model, hash, dim, vector) VALUES (?, ?, ?, ?)", rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return len(rows)
+
+    @staticmethod
+    def prune(conn: sqlite3.Connection, keep_model: str | None = None) -> int:
+        """Delete orphan vectors (no chunk has their hash any more), and other models' if ``keep_model``."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            cur = conn.execute("DELETE FROM embeddings WHERE hash NOT IN (SELECT hash FROM chunks)")
+            removed = cur.rowcount
+            if keep_model is not None:
+                removed += conn.execute("DELETE FROM embeddings WHERE model != ?", (keep_model,)).rowcount
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return removed
+
+
+def _unit(vector: Floats) -> Floats:
+    v = np.asarray(vector, dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
+
+
+def _unit_rows(matrix: Floats) -> Floats:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: Floats = (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
+    return unit
+
+
+def _batches(items: Sequence[T]) -> list[Sequence[T]]:
+    return [items[i : i + _IN_BATCH] for i in range(0, len(items), _IN_BATCH)]

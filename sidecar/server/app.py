@@ -1,0 +1,179 @@
+"""``create_app(settings)``: the one way to build the sidecar's HTTP application.
+
+Each resource is owned by one ``cleanup_ctx``, started in order and stopped in reverse (and only
+stopped if it started): the tiers and their indexes; the search service (with the proxy to the
+lead on a member); the reindex queue and the write service; the watchers; the crew listener on a
+lead. On shutdown the watchers stop first, then the queue drains, then the indexes close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import structlog
+from aiohttp import web
+
+from sidecar.crew.listener import crew_listener_ctx
+from sidecar.episodic.http import record_memory_updated, setup_episodic
+from sidecar.http import block as block_api
+from sidecar.http import files as write_api
+from sidecar.http import metrics, openapi, search
+from sidecar.http import status as api
+from sidecar.http.errors import error_middleware
+from sidecar.http.guards import body_deadline, host_origin_guard
+from sidecar.http.metrics import METRICS, observe_reindex, setup_metrics
+from sidecar.index.queue import ReindexQueue
+from sidecar.index.watcher import TierWatcher
+from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
+from sidecar.mcp import server as mcp_server
+from sidecar.retrieval.batcher import HYBRID, embed_ctx
+from sidecar.retrieval.embed.factory import make_embedder
+from sidecar.retrieval.search import SearchService
+from sidecar.server.lifecycle import IdleRelease, OpeningTiers
+from sidecar.settings import Settings
+from sidecar.write.service import WriteService
+
+__all__ = ["create_app"]
+
+log = structlog.get_logger("sidecar.server.app")
+# Tiers whose opening started before the app was built (``memory-sidecar serve`` does that).
+_OPENING: web.AppKey[OpeningTiers] = web.AppKey("opening_tiers")
+IDLE_RELEASE: web.AppKey[IdleRelease] = web.AppKey("idle_release")
+
+
+def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.Application:
+    """Build the agent-facing application for ``settings`` (nothing starts until it runs).
+
+    ``tiers``: the tiers, already opening (see sidecar.server.serve); by default they open when it starts.
+    """
+    # Refuse DNS-rebinding requests (Host, Origin) and bodies that trickle in, before anything else.
+    middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
+    app[SETTINGS] = settings
+    if tiers is not None:
+        app[_OPENING] = tiers
+    # Order matters: each context may use the ones before it, and closes after the ones after it
+    # (the journal outlives the queue's drain, which records memory.updated entries in it).
+    app.cleanup_ctx.extend([_tiers_ctx, _idle_release_ctx, _embedder_ctx])
+    app.on_response_prepare.append(_touch_idle_release)
+    setup_episodic(app)
+    app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, embed_ctx, _hybrid_ctx, _watchers_ctx, crew_listener_ctx])
+    app.on_shutdown.append(_stop_long_work)
+    for module in (api, search, write_api, mcp_server, block_api, metrics, openapi):
+        app.router.add_routes(module.routes)
+    mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
+    setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request
+    return app
+
+
+async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
+    opening = app.get(_OPENING) or OpeningTiers(app[SETTINGS])
+    tiers = await opening.wait()
+    app[TIERS] = tiers
+    try:
+        yield
+    finally:
+        for tier in tiers.values():
+            await tier.close()
+
+
+async def _idle_release_ctx(app: web.Application) -> AsyncIterator[None]:
+    release = IdleRelease(app[TIERS])
+    app[IDLE_RELEASE] = release
+    try:
+        yield
+    finally:
+        await release.aclose()
+
+
+async def _touch_idle_release(request: web.Request, response: web.StreamResponse) -> None:
+    release = request.app.get(IDLE_RELEASE)
+    if release is not None:
+        release.touch()
+
+
+async def _embedder_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The embedding model (None when not configured or not installed), loaded off the loop."""
+    embedder = await asyncio.to_thread(make_embedder, app[SETTINGS])
+    app[EMBEDDER] = embedder
+    log.info("embedder.ready", model=embedder.model_id if embedder else None)
+    try:
+        yield
+    finally:
+        if embedder is not None:
+            await embedder.aclose()
+
+
+async def _proxy_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The search service; on a member, with the proxy to the lead's crew listener."""
+    settings = app[SETTINGS]
+    tiers = app[TIERS]
+    proxy = None
+    if settings.role == "member":
+        from sidecar.crew.proxy import CrewProxy  # httpx and the proxy: members only
+
+        proxy = CrewProxy(settings)
+    app[CREW_PROXY] = proxy
+    app[SEARCH] = search = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=proxy)
+    metrics = app.get(METRICS)
+    if metrics is not None:
+        search.on_search = metrics.observe_search
+    try:
+        yield
+    finally:
+        if proxy is not None:
+            await proxy.aclose()
+
+
+async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
+    queue = ReindexQueue(app[TIERS])
+
+    async def journal(tier: str, path: str, seq: int, kind: str) -> None:
+        await record_memory_updated(app, path, tier, seq)
+
+    queue.hooks.append(journal)
+    queue.on_applied = lambda tier, kind, seconds: observe_reindex(app, tier, kind, seconds)
+    app[QUEUE] = queue
+    app[WRITES] = writes = WriteService(app[SETTINGS], queue)
+    queue.start()
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(writes.close)  # writes under way finish (their handlers wait for them)
+        await queue.drain_and_stop()
+
+
+async def _hybrid_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Local tiers search through the hybrid searcher (plain BM25 when no embedder is configured)."""
+    app[SEARCH].hybrid = app[HYBRID]
+    yield
+
+
+async def _watchers_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    watchers = []
+    for name, tier in app[TIERS].items():
+        interval = settings.crew_reindex_interval if name == "crew" else settings.reconcile_interval
+        watcher = TierWatcher(
+            name,
+            tier.root,
+            app[QUEUE],
+            step_ms=settings.watch_step_ms,
+            debounce_ms=settings.watch_debounce_ms,
+            reconcile_s=interval,
+        )
+        watcher.start(watch=settings.watch)
+        watchers.append(watcher)
+    app[WATCHERS] = watchers
+    yield
+    for watcher in watchers:
+        await watcher.stop()
+
+
+async def _stop_long_work(app: web.Application) -> None:
+    """On SIGTERM, a running full reindex stops and rolls back; the previous index stays.
+    Queued reindex work is not dropped: the queue drains when its context closes."""
+    log.info("sidecar.shutdown", queue_pending=app[QUEUE].pending)
+    for tier in app[TIERS].values():
+        tier.stopping.set()

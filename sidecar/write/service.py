@@ -1,0 +1,223 @@
+"""Memory writes for the agent: validate, cap, write durably, then queue the reindex.
+
+``append`` is a read-modify-write under the file's lock, so concurrent appends all land exactly
+once. Caps are counted in UTF-8 bytes: a per-file cap by kind (daily, evergreen, other) and a cap
+on the whole tier dir. Over a hard cap nothing is written and the error carries the file's
+current text and usage so the agent can consolidate and retry with ``replace`` in the same turn;
+past the soft cap (80%) the write succeeds with the same material and a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing
+from sidecar.index.files import tier_md_bytes
+from sidecar.index.queue import ReindexQueue
+from sidecar.settings import Settings
+from sidecar.write.durable import durable_replace, read_file
+from sidecar.write.paths import check_rel_path
+
+if TYPE_CHECKING:
+    from sidecar.prompt.scan import Finding
+
+__all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
+
+log = structlog.get_logger("sidecar.write.service")
+MODES = ("append", "replace")
+TIERS = ("agent", "crew")
+USAGE_TTL_S = 2.0
+SLOW_WRITE_S = 1.0  # a write that took longer (from its arrival) is logged with where the time went
+EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
+CONSOLIDATE = (
+    "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
+    'this write in the same turn with mode "replace" carrying the consolidated body.'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    tier: str
+    path: str
+    content: str
+    mode: str
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> WriteRequest:
+        tier = body.get("tier", "agent")
+        if tier not in TIERS:
+            raise BadRequest("tier must be agent or crew", code="invalid_tier")
+        if "path" not in body:
+            raise BadRequest("missing field: path", code="invalid_path")
+        path = check_rel_path(body["path"])
+        content = body.get("content")
+        if not isinstance(content, str):
+            raise BadRequest("content must be a string", code="invalid_content")
+        if "\x00" in content:
+            raise BadRequest("content must not contain NUL bytes", code="invalid_content")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest("content is not valid Unicode (a lone surrogate)", code="invalid_content") from None
+        mode = body.get("mode", "append")
+        if mode not in MODES:
+            raise BadRequest("mode must be append or replace", code="invalid_mode")
+        return cls(tier, path, content, mode)
+
+
+def usage(used: int, cap: int) -> dict[str, Any]:
+    percent = int(used * 100 // cap) if cap else 100
+    return {"used": used, "cap": cap, "percent": percent, "text": f"{used} of {cap} bytes, {percent}%"}
+
+
+def combine(old: bytes | None, content: str, mode: str) -> bytes:
+    """The file's new bytes; an append starts on a new line."""
+    new = content.encode("utf-8")
+    if mode == "replace" or not old:
+        return new
+    return old + (b"" if old.endswith(b"\n") else b"\n") + new
+
+
+class WriteService:
+    def __init__(self, settings: Settings, queue: ReindexQueue) -> None:
+        self.settings = settings
+        self.queue = queue
+        # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
+        # Tier bytes, refreshed by a scan when older than USAGE_TTL_S (shell edits change it behind our
+        # back) and kept current by each write in between: no directory walk on every write.
+        self._usage: dict[Path, tuple[int, float]] = {}
+        self.count = 0
+        self.bytes = 0
+
+    def read_root(self, tier: str) -> Path:
+        """The dir a tier is read from: members read the crew dir too (it is mounted for them)."""
+        s = self.settings
+        if tier == "agent":
+            return s.memory_dir
+        if s.role == "solo":
+            raise EngineUnavailable("this agent has no crew tier (role solo)", code="no_crew_tier")
+        return s.crew_dir
+
+    def root(self, tier: str) -> Path:
+        """The dir a tier is written to; only the lead writes the crew tier."""
+        root = self.read_root(tier)
+        if tier == "crew" and self.settings.role != "lead":
+            raise Forbidden("only the crew lead writes the crew tier", code="crew_write_forbidden")
+        return root
+
+    def file_cap(self, path: str) -> int:
+        s = self.settings
+        if path.startswith("daily/"):
+            return s.daily_cap_bytes
+        if path in EVERGREEN:
+            return s.evergreen_cap_bytes
+        return s.topic_cap_bytes
+
+    async def write(self, req: WriteRequest) -> dict[str, Any]:
+        root = self.root(req.tier)
+        queued = time.perf_counter()
+        out = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_durably, root, req, queued)
+        # On the loop (the queue is not thread-safe), so possibly in another order than the files
+        # were written, which is harmless: a write is durable before its seq exists, and the
+        # reindex that seq waits for reads the file after that.
+        out["seq"] = self.queue.put(req.tier, req.path, "write")
+        self.count += 1
+        self.bytes += out["bytes"]
+        log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
+        return out
+
+    def close(self) -> None:
+        """Wait for the writes under way and stop the write thread."""
+        self._thread.shutdown(wait=True)
+
+    def _write_durably(self, root: Path, req: WriteRequest, queued: float) -> dict[str, Any]:
+        """The write, on the one write thread: one write at a time, as per-file read-modify-write
+        and the tier-wide cap both need, first come first served. The injection scan runs here too
+        (a hop to another thread costs more CPU than the scan of a typical entry).
+
+        The serial section is the file work and its fsyncs only. It used to be an asyncio lock held
+        until the event loop took the answer back, and under a search load that wait for the loop
+        was most of it."""
+        started = time.perf_counter()
+        hit = _scan(req.content)  # bounded, but up to a few ms on big bodies
+        if hit is not None:
+            raise InjectionSuspected(
+                f"refused: the content matches prompt-injection rule {hit.category} ({hit.pattern}); "
+                "nothing was written",
+                category=hit.category,
+                pattern=hit.pattern,
+            )
+        if not root.is_dir():
+            raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
+        old = read_file(root, req.path)
+        new = combine(old, req.content, req.mode)
+        warning = self._check_caps(root, req, old, new)
+        checked = time.perf_counter()
+        durable_replace(root, req.path, new, old)
+        done = time.perf_counter()
+        if done - queued > SLOW_WRITE_S:  # where a slow write spent its time, for whoever looks
+            log.warning(
+                "write.slow",
+                path=req.path,
+                ms=round((done - queued) * 1000, 1),
+                queued_ms=round((started - queued) * 1000, 1),
+                checks_ms=round((checked - started) * 1000, 1),
+                durable_ms=round((done - checked) * 1000, 1),
+            )
+        used, stamp = self._usage[root]
+        self._usage[root] = (used - len(old or b"") + len(new), stamp)
+        out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}
+        out["usage"] = usage(len(new), self.file_cap(req.path))
+        if warning is not None:
+            out.update(warning)
+        return out
+
+    def _tier_bytes(self, root: Path) -> int:
+        cached = self._usage.get(root)
+        now = time.monotonic()
+        if cached is None or now - cached[1] > USAGE_TTL_S:
+            cached = (tier_md_bytes(root), now)
+            self._usage[root] = cached
+        return cached[0]
+
+    def _check_caps(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
+        """Raise CapExceeded over a hard cap; return the soft-cap warning material, if any."""
+        old_size = len(old or b"")
+        tier_before = self._tier_bytes(root)
+        checks = [
+            ("file", old_size, len(new), self.file_cap(req.path)),
+            ("tier", tier_before, tier_before - old_size + len(new), self.settings.tier_cap_bytes),
+        ]
+        for scope, before, after, cap in checks:
+            if after > cap:
+                raise CapExceeded(
+                    f"{scope} cap exceeded: this {req.mode} would make {after} bytes of {cap}; nothing was "
+                    "written. " + CONSOLIDATE,
+                    cap_scope=scope,
+                    current_entries=(old or b"").decode("utf-8", errors="replace"),
+                    usage=usage(before, cap),
+                    would_be=after,
+                )
+        for scope, _, used, cap in checks:
+            if used >= cap * self.settings.soft_cap_ratio:
+                return {
+                    "warning": f"{scope} is at {usage(used, cap)['text']}, past the soft cap. " + CONSOLIDATE,
+                    "current_entries": new.decode("utf-8", errors="replace"),
+                    "usage": usage(used, cap),
+                }
+        return None
+
+
+def _scan(content: str) -> Finding | None:
+    # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
+    from sidecar.prompt.scan import scan
+
+    return scan(content)
