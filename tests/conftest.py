@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,37 +12,9 @@ from aiohttp.test_utils import TestClient
 
 from sidecar.server.app import create_app
 from sidecar.settings import Settings, load_settings
+from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-
-AGENT_MD = """# Identity
-I am researcher, a code review agent.
-
-## Preferences
-Use PostgreSQL 16 for every new database.
-Dark mode in every screenshot.
-
-## Learned Facts
-The sqlite driver name is sqlite, not sqlite3.
-Deploys go through make release after a green smoke test.
-"""
-
-DAILY_MD = """# 2026-05-14
-
-## Incident
-The worker ran out of memory while exporting invoices; suggested a server-side cursor.
-
-## Review
-Asked for CONCURRENTLY on the new orders index so postgres does not lock the table.
-"""
-
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
 
 @pytest.fixture
 def memory_dir(tmp_path: Path) -> Path:
@@ -69,7 +41,6 @@ def make_settings(tmp_path: Path) -> Callable[..., Settings]:
     return make
 
 
-ClientFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
 
 
 @pytest.fixture

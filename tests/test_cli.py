@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 from sidecar.cli import main
-
-from .conftest import write
+from tests.support.memory import write
 
 
 def run(*argv: str) -> tuple[int, str]:

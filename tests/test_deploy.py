@@ -22,8 +22,7 @@ import yaml
 
 from sidecar.cli import build_parser
 from sidecar.settings import Settings, env_name, load_settings
-
-from .procs import SidecarProcess, free_port, start_sidecar
+from tests.support.procs import SidecarProcess, free_port, start_sidecar
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile.sidecar"

@@ -1,6 +1,6 @@
 """SIGKILL crash campaign as a benchmark: 1000 trials of a writer killed at a random point.
 
-Runs ``python -m tests.crash_campaign DIR --trials N`` (``CRASH_TRIALS``, default 1000) in a
+Runs ``python -m tests.support.crash_campaign DIR --trials N`` (``CRASH_TRIALS``, default 1000) in a
 fresh directory and reports its JSON summary: trials, acknowledged writes, torn files, lost
 acknowledged writes, index mismatches, seconds.
 
@@ -27,7 +27,7 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-crash-"))
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "tests.crash_campaign", str(base / "memory"), "--trials", str(trials)],
+            [sys.executable, "-m", "tests.support.crash_campaign", str(base / "memory"), "--trials", str(trials)],
             capture_output=True,
             text=True,
             check=False,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import ms, report
-from tests.procs import free_port, start_sidecar
+from tests.support.corpus import make_corpus, make_queries
+from tests.support.procs import free_port, start_sidecar
 
 TOKEN = "bench-token"
 

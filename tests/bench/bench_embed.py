@@ -34,8 +34,8 @@ from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
-from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import drain, ms, pct, report
+from tests.support.corpus import make_corpus, make_queries
 
 DIM = 384
 MODEL = "bench-random"

@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 
 from sidecar.index.tier_index import TierIndex
-from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import ms, report
-from tests.procs import rss_kb, start_sidecar
+from tests.support.corpus import make_corpus, make_queries
+from tests.support.procs import rss_kb, start_sidecar
 
 
 def _search_latency(search: Callable[[str], object], queries: list[str]) -> list[float]:

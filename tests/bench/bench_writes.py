@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.bench.corpus import make_corpus
 from tests.bench.util import ms, report
-from tests.procs import cpu_s, start_sidecar
+from tests.support.corpus import make_corpus
+from tests.support.procs import cpu_s, start_sidecar
 
 N = 300
 N_RATE = 600

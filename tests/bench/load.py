@@ -53,9 +53,9 @@ from pathlib import Path
 import aiohttp
 import httpx
 
-from tests.bench.corpus import make_corpus, make_queries
 from tests.bench.util import cpu_reference, pct, report
-from tests.procs import cpu_s, process_tree, start_sidecar, tree_rss_kb
+from tests.support.corpus import make_corpus, make_queries
+from tests.support.procs import cpu_s, process_tree, start_sidecar, tree_rss_kb
 
 __all__ = ["main"]
 

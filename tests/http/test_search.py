@@ -1,0 +1,105 @@
+"""Search, status and reindex over a real aiohttp server on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.memory import ClientFactory, write
+
+HOSTILE = [
+    '"hello', "AND", "OR", "NOT", "hello AND", "*", "hello^", "(hello", "()", "multi-agent", "-hello",
+    "col:x", "{a}:x", "GB/s", "don't", "@x", "#x", "a=b", "50%", "x\\y", "+x", "a.b", ":", "NEAR(a b)",
+    "hel*", "🙂🚀", "数据库 迁移", "postgres\u200b", "' OR 1=1 --", "x" * 10_000, "deploy " * 1500,
+]
+
+
+async def post_search(client: Any, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    resp = await client.post("/memory/search", json=body)
+    return resp.status, await resp.json()
+
+
+async def test_search_returns_ranked_hits_with_the_contract_fields(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
+    client = await sidecar_client()
+    status, body = await post_search(client, {"query": "postgres database"})
+    assert status == 200
+    assert body["scope"] == "agent" and isinstance(body["took_ms"], float)
+    first = body["results"][0]
+    assert set(first) == {"source", "path", "heading", "line_start", "line_end", "snippet", "score"}
+    assert first["source"] == "agent"
+    scores = [r["score"] for r in body["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("query", HOSTILE, ids=range(len(HOSTILE)))
+async def test_hostile_queries_are_literal_text_never_500(
+    sidecar_client: ClientFactory, memory_dir: Path, query: str
+) -> None:
+    write(memory_dir, "topics/literal.md", "# Literal\nmulti-agent GB/s don't hello a.b NEAR 数据库 迁移\n")
+    client = await sidecar_client()
+    status, body = await post_search(client, {"query": query})
+    assert status == 200, body
+    assert isinstance(body["results"], list)
+
+
+@pytest.mark.parametrize("query", ["multi-agent", "GB/s", "don't", "数据库", "NEAR(a b)", '"hello'])
+async def test_literal_queries_find_the_literal_text(
+    sidecar_client: ClientFactory, memory_dir: Path, query: str
+) -> None:
+    write(memory_dir, "topics/literal.md", "# Literal\nmulti-agent GB/s don't hello NEAR a b 数据库\n")
+    client = await sidecar_client()
+    _, body = await post_search(client, {"query": query})
+    assert [r["path"] for r in body["results"]] == ["topics/literal.md"]
+
+
+async def test_limit_is_capped_at_50(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    for i in range(60):
+        write(memory_dir, f"topics/t{i}.md", f"# T{i}\nkangaroo {i}\n")
+    client = await sidecar_client()
+    _, body = await post_search(client, {"query": "kangaroo", "limit": 500})
+    assert len(body["results"]) == 50
+    _, body = await post_search(client, {"query": "kangaroo", "limit": 3})
+    assert len(body["results"]) == 3
+
+
+async def test_crew_scopes_on_a_solo_agent_are_503(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    client = await sidecar_client()
+    for scope in ("crew", "both"):
+        status, body = await post_search(client, {"query": "x", "scope": scope})
+        assert status == 503 and body["error"]["code"] == "no_crew_tier"
+
+
+async def test_status_and_reindex(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    client = await sidecar_client()
+    resp = await client.get("/memory/status")
+    status = await resp.json()
+    assert (status["files"], status["integrity"]) == (2, "created")
+    write(memory_dir, "topics/new.md", "# New\nwombat\n")
+    resp = await client.post("/memory/reindex")
+    assert resp.status == 200
+    after = await resp.json()
+    assert after["files"] == 3 and after["last_reindex"]["kind"] == "rebuild"
+    _, body = await post_search(client, {"query": "wombat"})
+    assert [r["path"] for r in body["results"]] == ["topics/new.md"]
+
+
+async def test_fts5_syntax_is_opt_in(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    client = await sidecar_client()
+    _, plain = await post_search(client, {"query": "screensh*"})
+    _, raw = await post_search(client, {"query": "screensh*", "syntax": "fts5"})
+    assert plain["results"] == [] and [r["path"] for r in raw["results"]] == ["AGENT.md"]
+    status, body = await post_search(client, {"query": "(unbalanced", "syntax": "fts5"})
+    assert status == 400 and body["error"]["code"] == "invalid_fts_syntax"
+
+
+async def test_start_on_a_corrupt_index_rebuilds_and_says_so(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    (memory_dir / "index.sqlite").write_bytes(b"\x00garbage" * 512)
+    client = await sidecar_client()
+    status = await (await client.get("/memory/status")).json()
+    assert status["integrity"].startswith("rebuilt") and status["files"] == 2
+    _, body = await post_search(client, {"query": "invoices"})
+    assert body["results"][0]["path"] == "daily/2026-05-14.md"

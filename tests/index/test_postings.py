@@ -1,0 +1,483 @@
+"""The in-memory BM25 postings answer exactly as FTS5's bm25() does: same chunks, same order, the
+same scores to the last bit, through edits, deletions, id reuse, compaction, rebuilds, and another
+process writing the index file."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from sidecar.index.postings import COMPACT_MIN, Snapshot, apply_changes, build_snapshot, compact, count_terms
+from sidecar.index.query import terms
+from sidecar.index.snippet import make_snippet
+from sidecar.index.tier_index import TierIndex
+from tests.support.corpus import VOCAB, make_corpus, make_queries
+from tests.support.memory import write
+from tests.support.procs import start_sidecar
+
+HOSTILE = [
+    '"hello', "AND", "hello AND", "*", "hello^", "(hello", "()", "multi-agent", "-hello", "col:x", "{a}:x",
+    "GB/s", "don't", "@x", "#x", "a=b", "50%", "x\\y", "+x", "a.b", ":", "NEAR(a b)", "hel*", "🙂 deploy",
+    "日本語 メモ", "Café résumé", "2025-01-05 rollback", "postgres postgres deploy deployment", "x" * 300,
+    # porter is not idempotent (agreed -> agre -> agr): a word of several tokens must reach FTS5 as typed
+    "agreed-deployments", "decided-agreed", "suggested/reported", "noted.agreed",
+]
+
+
+def _run_now(fn: Callable[[], None]) -> None:
+    fn()
+
+
+def _pairs(hits: list) -> list[tuple[int, float]]:  # type: ignore[type-arg]
+    return [(h.id, h.score) for h in hits]
+
+
+def assert_same_as_fts(index: TierIndex, queries: list[str], limit: int = 10) -> None:
+    """Every query: the postings answer (not a fallback) and it equals FTS5's, scores exactly."""
+    snap = index._postings
+    assert snap is not None, "postings were not built"
+    for q in queries:
+        words = terms(q)
+        mine = index._search_postings(snap, words, index._query_tokens(words), limit) if words else []
+        assert mine is not None, f"postings could not answer {q!r}"
+        theirs = index._search_fts(q, limit, raw_fts=False)
+        assert _pairs(mine) == _pairs(theirs), q
+        assert [h.snippet for h in mine] == [h.snippet for h in theirs]
+
+
+def _queries(rng: random.Random, n: int) -> list[str]:
+    out = make_queries(n, seed=rng.randint(0, 10**6))
+    out += [" ".join(rng.choices(VOCAB[:400], k=rng.randint(1, 6))) for _ in range(n)]
+    out += [f"{rng.choice(VOCAB[60:600])}-{rng.choice(VOCAB[60:600])}" for _ in range(n // 4)]
+    return out + HOSTILE
+
+
+@pytest.fixture(scope="module")
+def corpus_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("postings") / "memory"
+    make_corpus(root, 1200, seed=4)
+    write(root, "notes/punct.md", "# ---\n\n---\n\n***\n\nmulti-agent crews share one lead; don't deploy on friday.\n")
+    write(root, "notes/accents.md", "# Café\n\nRésumé of the naïve café plan. 日本語 メモ\n")
+    write(root, "notes/stems.md", "# Agreed\n\nagreed-deployments and decided-agreed; suggested/reported noted.agreed\n")
+    return root
+
+
+@pytest.fixture
+def corpus(corpus_template: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(corpus_template, tmp_path / "memory"))
+
+
+@pytest.fixture
+def index(corpus: Path) -> Iterator[TierIndex]:
+    ix = TierIndex(corpus)
+    ix.open(postings=True)
+    ix.schedule = _run_now
+    yield ix
+    ix.close()
+
+
+def test_postings_rank_exactly_like_fts5(index: TierIndex) -> None:
+    assert index.status()["bm25"]["engine"] == "postings"
+    assert_same_as_fts(index, _queries(random.Random(1), 150))
+    assert_same_as_fts(index, make_queries(40, seed=2), limit=50)
+    assert_same_as_fts(index, make_queries(20, seed=3), limit=1)
+
+
+def test_many_tied_scores_are_ordered_by_id_with_dead_chunks_among_them(index: TierIndex, corpus: Path) -> None:
+    """Sixty identical chunks tie on every score: the best are the lowest ids, as FTS5 orders
+    them, with some of the tied chunks deleted (dead slots) and some re-added (delta slots)."""
+    for n in range(60):
+        write(corpus, f"twins/t{n:02d}.md", "# Twin\n\nzygotwin marker paragraph\n")
+    index.apply_paths([f"twins/t{n:02d}.md" for n in range(60)])
+    gone = [f"twins/t{n:02d}.md" for n in range(0, 60, 7)]
+    for rel in gone:
+        (corpus / rel).unlink()
+    write(corpus, "twins/t03.md", "# Twin\n\nzygotwin marker paragraph, edited\n")
+    index.apply_paths([*gone, "twins/t03.md"])
+    snap = index._postings
+    assert snap is not None and len(snap.dead) > 0, "expected dead slots in the snapshot"
+    for limit in (1, 5, 10, 40):
+        assert_same_as_fts(index, ["zygotwin", "zygotwin marker", "twin zygotwin"], limit=limit)
+
+
+def test_edits_deletes_and_new_files_follow_as_a_delta(index: TierIndex, corpus: Path) -> None:
+    rng = random.Random(5)
+    files = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*.md"))
+    write(corpus, files[3], "# Zorblax\n\nzorblax quarantine procedure for the payments cluster\n")
+    (corpus / files[7]).unlink()
+    write(corpus, "topics/brand-new.md", "# Quillfeather\n\nquillfeather retention policy, deploy friday\n")
+    with (corpus / files[11]).open("a", encoding="utf-8") as f:
+        f.write("\n## Appended\n\nappended note about the grommet rollout\n")
+    index.apply_paths([files[3], files[7], "topics/brand-new.md", files[11]])
+    snap = index._postings
+    assert snap is not None and snap.delta_slots > 0, "expected an incremental update, not a rebuild"
+    assert index.search("zorblax")[0].path == files[3]
+    assert index.search("quillfeather")[0].path == "topics/brand-new.md"
+    assert index.search("grommet")[0].path == files[11]
+    assert all(h.path != files[7] for h in index.search(" ".join(VOCAB[50:60]), 50))
+    assert_same_as_fts(index, [*_queries(rng, 60), "zorblax quarantine", "quillfeather deploy", "grommet"])
+
+
+def test_reused_chunk_ids_and_a_file_changed_twice_in_one_batch(index: TierIndex, corpus: Path) -> None:
+    # SQLite hands out max(rowid) + 1: deleting the file holding the highest ids and adding
+    # another reuses them for different text.
+    (top_path,) = index.writer.execute("SELECT path FROM chunks ORDER BY id DESC LIMIT 1").fetchone()
+    (corpus / top_path).unlink()
+    write(corpus, "zz-reuse.md", "# Reused\n\nvelveteen ids are handed out again\n\nsecond velveteen paragraph\n")
+    index.apply_paths([top_path, "zz-reuse.md"])
+
+    def twice() -> Iterator[str]:
+        yield "zz-reuse.md"
+        write(corpus, "zz-reuse.md", "# Reused again\n\nmarmalade replaced the velveteen text\n")
+        yield "zz-reuse.md"
+
+    index.apply_paths(twice())
+    assert [h.path for h in index.search("marmalade")] == ["zz-reuse.md"]
+    assert index.search("velveteen")[0].heading.endswith("Reused again")
+    assert_same_as_fts(index, ["velveteen", "marmalade", "reused", *make_queries(40, seed=6)])
+
+
+def test_a_large_delta_is_compacted_into_a_new_base(index: TierIndex, corpus: Path) -> None:
+    snap = index._postings
+    assert snap is not None
+    base = snap.base_slots
+    shutil.copytree(corpus / "daily", corpus / "bulk")  # ~1,100 new chunks: past the delta limit
+    index.reconcile()
+    after = index._postings
+    assert after is not None and after.delta_slots == 0 and after.base_slots > base
+    assert_same_as_fts(index, _queries(random.Random(9), 50))
+
+
+def test_rebuild_and_a_corrupted_index_rebuild_the_postings(index: TierIndex, corpus: Path) -> None:
+    index.rebuild()
+    assert index._postings is not None and index._postings.delta_slots == 0
+    assert_same_as_fts(index, make_queries(30, seed=10))
+    index.close()
+    (corpus / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    ix = TierIndex(corpus)
+    assert ix.open(postings=True).startswith("rebuilt")
+    assert_same_as_fts(ix, make_queries(30, seed=11))
+    ix.close()
+
+
+def test_another_process_writing_the_index_is_noticed(index: TierIndex, corpus: Path) -> None:
+    """The CLI (``memory-sidecar reindex``, or a search that reconciles) may write the index while
+    the server runs: the server must not keep answering from postings of the old file."""
+    write(corpus, "outside.md", "# Outside\n\nperiwinkle written while the server ran\n")
+    other = TierIndex(corpus)
+    other.open()  # reconciles: indexes outside.md in this second connection
+    other.close()
+    stale = index._postings
+    assert stale is not None
+    words = ["periwinkle"]
+    assert index._search_postings(stale, words, index._query_tokens(words), 10) is None  # generation moved
+    hits = index.search("periwinkle")  # FTS5 answers, and a refresh is asked for (run at once here)
+    assert [h.path for h in hits] == ["outside.md"]
+    assert index._postings is not None and index._postings is not stale
+    assert_same_as_fts(index, ["periwinkle", *make_queries(30, seed=12)])
+    # And the server's own next write starts from the fresh postings, not the stale ones.
+    write(corpus, "outside.md", "# Outside\n\nperiwinkle and heliotrope\n")
+    index.apply_paths(["outside.md"])
+    assert_same_as_fts(index, ["periwinkle heliotrope", "heliotrope"])
+
+
+def test_empty_tier(tmp_path: Path) -> None:
+    ix = TierIndex(tmp_path / "empty")
+    ix.open(postings=True)
+    assert ix.search("anything") == []
+    write(tmp_path / "empty", "a.md", "# A\n\nfirst words\n")
+    ix.apply_paths(["a.md"])
+    assert [h.path for h in ix.search("first")] == ["a.md"]
+    assert_same_as_fts(ix, ["first", "words", "a"])
+    ix.close()
+
+
+def test_ascii_snippets_find_the_same_window_as_the_regex(tmp_path: Path) -> None:
+    text = ("Padding words here. " * 30) + "The PostgreSQL Migration ran on Friday. " + ("tail " * 40)
+    snippet = make_snippet(text, ["postgresql", "migration"])
+    assert "PostgreSQL Migration" in snippet and snippet.startswith("…") and snippet.endswith("…")
+    accented = text.replace("Padding", "Pädding")
+    assert make_snippet(accented, ["postgresql"]).find("PostgreSQL") == snippet.find("PostgreSQL")
+
+
+def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) -> None:
+    side = start_sidecar(corpus, "--watch", "false")
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            status = httpx.get(f"{side.url}/memory/status").json()
+            if status["bm25"]["engine"] == "postings" or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert status["bm25"]["engine"] == "postings", status
+        assert status["bm25"]["postings"] > 0
+        cli = TierIndex(corpus)
+        cli.open()  # FTS5 only, a second process's view of the same file
+        for q in [*make_queries(20, seed=13), "multi-agent", "don't deploy"]:
+            got = httpx.post(f"{side.url}/memory/search", json={"query": q, "limit": 10}).json()["results"]
+            want = [(h.path, h.line_start, round(h.score, 6)) for h in cli.search(q, 10)]
+            assert [(r["path"], r["line_start"], r["score"]) for r in got] == want, q
+        cli.close()
+    finally:
+        side.stop()
+
+
+def test_scratch_tokenizer_matches_the_index(tmp_path: Path) -> None:
+    """Query words are tokenized by FTS5 itself: porter stems and folded diacritics as indexed."""
+    from sidecar.index.postings import QueryTokens
+
+    tokens = QueryTokens()
+    assert tokens(["deployments", "multi-agent", "café", "🙂", "don't"]) == [
+        ("deploy",),
+        ("multi", "agent"),
+        ("cafe",),
+        ("🙂",),  # unicode61 keeps symbols as tokens; sidecar.index.query drops word-less tokens first
+        ("don", "t"),
+    ]
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE f USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(f, 'row')")
+    conn.execute("INSERT INTO f VALUES ('Deployments of the multi-agent CAFÉ: don''t deploy')")
+    indexed = {r[0] for r in conn.execute("SELECT term FROM v")}
+    words = ["Deployments", "of", "the", "multi-agent", "CAFÉ:", "don't", "deploy"]
+    assert indexed == {t for toks in tokens(words) for t in toks}
+    assert tokens(["deploy"]) == [("deploi",)]  # porter's own quirk, kept: FTS5 is the reference
+
+
+def test_flatten_is_split_and_join() -> None:
+    from sidecar.index.snippet import flatten
+
+    rng = random.Random(3)
+    alphabet = "ab .,\n\t\r\x0b\x0c\x1c\x1d\x1e\x1f\x01\x7f é\u00a0\u2003"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert flatten(text) == " ".join(text.split()), repr(text)
+
+
+def test_the_snippet_window_starts_at_the_earliest_match_of_any_word() -> None:
+    """The earliest match of any of the query words, against a plain min over every word's first
+    match (the search stops looking where an earlier word already matched)."""
+    rng = random.Random(6)
+    for _ in range(2000):
+        text = " ".join(rng.choice(["alpha", "Beta", "gamma", "delta", "epsilon", "zeta", "x"]) for _ in range(80))
+        # Words whose stems overlap inside one text word ("psilo" and "eps" in "epsilon").
+        pool = ["alphabet", "beta", "gammas", "delta", "zeta", "omega", "eps", "psilon", "lphabet", "amma"]
+        words = rng.sample(pool, rng.randint(1, 5))
+        flat, stems = text.lower(), [w[:5] for w in words]
+        first = min((at for stem in stems if (at := flat.find(stem)) >= 0), default=0)
+        start = max(0, min(first - 60, len(text) - 240))
+        expected = ("…" if start > 0 else "") + text[start : start + 240] + ("…" if start + 240 < len(text) else "")
+        assert make_snippet(text, words) == expected, (words, text)
+
+
+def test_a_plain_text_makes_the_same_snippet_with_the_flag() -> None:
+    from sidecar.index.snippet import is_plain
+
+    rng = random.Random(4)
+    alphabet, weights = "abcdé .,\n\t\x0b\x1f\x01\u00a0", [9, 9, 9, 9, 2, 8, 2, 2, 2, 0.1, 0.1, 0.1, 0.1, 0.1]
+    plain = 0
+    for _ in range(3000):
+        text = "".join(rng.choices(alphabet, weights, k=rng.randint(0, 400)))
+        if is_plain(text):
+            plain += 1
+            assert " ".join(text.split()) == text.replace("\n", " "), repr(text)
+            for width in (5, 40, 240):
+                assert make_snippet(text, ["ab"], width, plain=True) == make_snippet(text, ["ab"], width), repr(text)
+        elif text.strip():
+            assert " ".join(text.split()) != text.replace("\n", " "), repr(text)
+    assert plain > 100, "the generator must make plain texts too"
+
+
+def test_a_search_between_commit_and_swap_uses_the_pending_snapshot(index: TierIndex, corpus: Path) -> None:
+    """COMMIT gives up the GIL; a search may meet the new generation before the writer swaps the
+    postings. It must answer from the snapshot being committed, not fall back to FTS5."""
+    old = index._postings
+    write(corpus, "notes/new.md", "# New\n\ntamarind arrived after the commit\n")
+    index.apply_paths(["notes/new.md"])
+    new = index._postings
+    assert old is not None and new is not None and new.gen == old.gen + 1
+    index._postings, index._pending = old, new  # the moment between COMMIT and the swap
+    try:
+        hits = index.search_postings("tamarind", 10)
+        assert hits is not None and [h.path for h in hits] == ["notes/new.md"]
+        assert _pairs(hits) == _pairs(index._search_fts("tamarind", 10, raw_fts=False))
+        index._pending = None  # without it: no answer from postings (FTS5 answers instead)
+        assert index.search_postings("tamarind", 10) is None
+    finally:
+        index._postings, index._pending = new, None
+
+
+def test_the_event_loop_leaves_words_of_several_tokens_to_a_reader_thread(index: TierIndex) -> None:
+    """``phrases=False`` (the event loop): a word FTS5 must score is not searched there."""
+    assert index.search_postings("multi-agent deploy", 10, phrases=False) is None
+    hits = index.search_postings("multi-agent deploy", 10)
+    assert hits is not None and hits == index.search("multi-agent deploy", 10)
+    assert index.search_postings("deploy", 10, phrases=False) == index.search("deploy", 10)
+
+
+class _Walk:
+    """A seeded random walk over a small tier: appends, rewrites, deletes, new files (SQLite hands
+    the highest ids out again), whole-tier reconciles and rebuilds."""
+
+    def __init__(self, root: Path, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.root = root
+        self.words = VOCAB[50:400]
+        for n in range(12):
+            write(root, f"f{n}.md", self.text())
+        self.index = TierIndex(root)
+        self.index.open(postings=True)
+        self.index.schedule = _run_now
+        self.probes = [" ".join(self.rng.choices(self.words, k=self.rng.randint(1, 4))) for _ in range(25)]
+
+    def text(self) -> str:
+        rng, words = self.rng, self.words
+        paras = [" ".join(rng.choices(words, k=rng.randint(3, 40))) for _ in range(rng.randint(1, 6))]
+        return f"# {rng.choice(words).title()}\n\n" + "\n\n".join(paras) + "\n"
+
+    def step(self, rebuilds: bool = True) -> None:
+        rng, root, ix = self.rng, self.root, self.index
+        files = sorted(p.name for p in root.glob("*.md"))
+        op = rng.random()
+        name = rng.choice(files) if files else "f0.md"
+        if op < 0.35 and files:
+            with (root / name).open("a", encoding="utf-8") as f:
+                f.write("\n" + " ".join(rng.choices(self.words, k=rng.randint(2, 30))) + "\n")
+            ix.apply_paths([name])
+        elif op < 0.55 and files:
+            write(root, name, self.text())
+            ix.apply_paths([name])
+        elif op < 0.7 and files:
+            (root / name).unlink()
+            ix.apply_paths([name])
+        elif op < 0.85:
+            new = f"g{rng.randint(0, 30)}.md"
+            write(root, new, self.text())
+            ix.apply_paths([new])
+        elif op < 0.95 or not rebuilds:
+            write(root, name, self.text())
+            ix.reconcile()
+        else:
+            ix.rebuild()
+
+
+def test_random_edit_sequences_keep_postings_equal_to_fts5(tmp_path: Path) -> None:
+    """After every step of a random walk the postings rank exactly as FTS5 does."""
+    walk = _Walk(tmp_path / "walk", 77)
+    for _step in range(150):
+        walk.step()
+        assert_same_as_fts(walk.index, walk.rng.sample(walk.probes, 5))
+    walk.index.close()
+
+
+# -- compaction: the delta merged into a fresh base from the arrays alone ----------------------
+def _contents(snap: Snapshot) -> tuple[dict[str, dict[int, int]], dict[int, float], int, float]:
+    """What a snapshot says, whatever its layout: each term's live (chunk id -> frequency), each
+    live chunk's tokens, the live count and the total tokens."""
+    postings: dict[str, dict[int, int]] = {}
+    parts = [
+        (t, snap.slots[snap.offsets[r] : snap.offsets[r + 1]], snap.freqs[snap.offsets[r] : snap.offsets[r + 1]])
+        for t, r in snap.vocab.items()
+    ]
+    parts += [(t, s, f) for t, (s, f) in snap.delta.items()]
+    for term, slots, freqs in parts:
+        for slot, freq in zip(slots.tolist(), freqs.tolist(), strict=True):
+            if snap.alive[slot]:
+                postings.setdefault(term, {})[int(snap.ids[slot])] = freq
+    lengths = {int(snap.ids[s]): float(snap.lengths[s]) for s in np.flatnonzero(snap.alive).tolist()}
+    return postings, lengths, snap.live, snap.total_tokens
+
+
+def _fresh(index: TierIndex) -> Snapshot:
+    """The postings as a full scan of the index builds them now."""
+    conn = index.writer
+    conn.execute("BEGIN")
+    try:
+        return build_snapshot(conn, index._gen(conn))
+    finally:
+        conn.execute("COMMIT")
+
+
+def _assert_compacts_to_a_fresh_build(index: TierIndex) -> Snapshot:
+    snap = index._postings
+    assert snap is not None
+    merged = compact(snap)
+    assert merged.delta == {} and merged.delta_ids == {} and merged.alive.all()
+    assert merged.base_slots == merged.live == snap.live and merged.gen == snap.gen
+    assert np.all(np.diff(merged.ids) > 0), "a base's slots are in ascending id order"
+    fresh = _fresh(index)
+    assert _contents(merged) == _contents(fresh) == _contents(snap)
+    assert set(merged.vocab) == set(fresh.vocab), "a term without live postings is dropped"
+    assert np.array_equal(merged.ids, fresh.ids) and np.array_equal(merged.norm, fresh.norm)
+    for term, row in fresh.vocab.items():  # laid out as a build lays it: each term's slots ascending
+        mine, theirs = merged.vocab[term], slice(fresh.offsets[row], fresh.offsets[row + 1])
+        lo, hi = merged.offsets[mine], merged.offsets[mine + 1]
+        assert np.array_equal(merged.slots[lo:hi], fresh.slots[theirs]), term
+        assert np.array_equal(merged.freqs[lo:hi], fresh.freqs[theirs]), term
+    return merged
+
+
+def test_compaction_equals_a_fresh_build_through_many_merges(tmp_path: Path) -> None:
+    """A random walk where the postings are now and then merged into a new base (deltas of one
+    to several commits, on bases that were themselves merged): every merge holds what a fresh
+    scan of the index holds, and ranks exactly as FTS5 does."""
+    walk = _Walk(tmp_path / "walk", 78)
+    merges = 0
+    for _step in range(120):
+        walk.step(rebuilds=False)
+        if walk.rng.random() < 0.3:
+            walk.index._postings = _assert_compacts_to_a_fresh_build(walk.index)
+            merges += 1
+        assert_same_as_fts(walk.index, walk.rng.sample(walk.probes, 5))
+    assert merges > 20
+    walk.index.close()
+
+
+def test_compaction_of_a_delta_chunk_that_sorts_inside_the_base(index: TierIndex) -> None:
+    """SQLite hands out ids above every live one, so delta chunks usually sort after the base; a
+    chunk whose id sorts inside it (here: the lowest id, rewritten in place) must be merged into
+    the middle of each of its terms' postings."""
+    conn = index.writer
+    (low,) = conn.execute("SELECT min(id) FROM chunks").fetchone()
+    heading, body = "Kumquat", "kumquat deploy rollback postgres and the lowest id rewritten in place"
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("UPDATE chunks SET heading = ?, body = ? WHERE id = ?", (heading, body, low))
+    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
+    conn.execute("COMMIT")
+    snap = index._postings
+    assert snap is not None
+    moved = apply_changes(snap, index._gen(conn), [low], count_terms([(low, heading, body)]))
+    assert moved.delta_ids == {low: len(snap.ids)}
+    index._postings = moved
+    merged = _assert_compacts_to_a_fresh_build(index)
+    assert int(merged.ids[0]) == low
+    index._postings = merged
+    assert_same_as_fts(index, ["kumquat", "kumquat deploy", "rollback postgres", *make_queries(30, seed=14)])
+
+
+def test_a_steady_stream_of_writes_keeps_the_delta_small(index: TierIndex, corpus: Path) -> None:
+    """Appends that rewrite a chunk each (a dead slot and a delta chunk per write) are merged into
+    the base as they come: the delta never grows past the compaction limit, no rebuild is needed."""
+    snap = index._postings
+    assert snap is not None
+    limit = max(COMPACT_MIN, snap.base_slots // 32)
+    merges = 0
+    for i in range(600):
+        with (corpus / "topics" / f"stream-{i % 7}.md").open("a", encoding="utf-8") as f:
+            f.write(f"- streamtoken{i}x noted during the run\n")
+        index.apply_paths([f"topics/stream-{i % 7}.md"])
+        nxt = index._postings
+        assert nxt is not None and nxt.untidy_slots <= limit and not nxt.wants_rebuild()
+        merges += nxt.base_slots != snap.base_slots or nxt.untidy_slots < snap.untidy_slots
+        snap = nxt
+    assert merges >= 2
+    assert_same_as_fts(index, ["streamtoken5x", "streamtoken399x noted", *make_queries(30, seed=15)])
+    assert _contents(snap) == _contents(_fresh(index))

