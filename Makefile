@@ -1,40 +1,65 @@
 # Two commands for a newcomer: `make run` and `make test`. Everything else hangs off them.
+#   make run        installs the runtime (with the in-process embedding model) and starts a sidecar
+#                   on 127.0.0.1:9119 over a copy of demo/memory
+#   make test       installs the dev tools too, then ruff, mypy --strict and the whole suite
+#   make test-fast  the same without the tests marked slow
+#   make bench      every benchmark (python -m tests.bench NAME runs one)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# One stamp per install set, each rebuilt when pyproject.toml changes.
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 RUNDIR := .run
+export ORT_DISABLE_TELEMETRY := 1
 
-.PHONY: setup run test lint typecheck unit bench clean
+.PHONY: setup setup-dev run test test-fast lint typecheck unit unit-fast bench clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+	  || { echo "memory-sidecar needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,embed]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install -q --upgrade pip
 
-setup: $(STAMP)
+# The runtime and the [embed] extra only (what `pip install 'memory-sidecar[embed]'` gives a user).
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[embed]'
+	touch $@
+
+# The runtime, [embed] and the dev tools (pytest, mypy, ruff, the mcp client ...): a superset of the above.
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev,embed]'
+	touch $@ $(RUN_STAMP)
+
+setup: $(RUN_STAMP)
+
+setup-dev: $(DEV_STAMP)
 
 # Starts a sidecar on 127.0.0.1:9119 over a copy of the demo memory dir shipped in demo/.
 run: setup
 	mkdir -p $(RUNDIR)
 	[ -d $(RUNDIR)/memory ] || cp -r demo/memory $(RUNDIR)/memory
-	ORT_DISABLE_TELEMETRY=1 $(BIN)/memory-sidecar serve --memory-dir $(RUNDIR)/memory
+	$(BIN)/memory-sidecar serve --memory-dir $(RUNDIR)/memory
 
-lint: setup
+lint: setup-dev
 	$(BIN)/ruff check sidecar tests
 	$(BIN)/ruff format --check sidecar
 
-typecheck: setup
+typecheck: setup-dev
 	$(BIN)/mypy sidecar
 
-unit: setup
-	ORT_DISABLE_TELEMETRY=1 $(BIN)/pytest -q
+unit: setup-dev
+	$(BIN)/pytest -q
+
+unit-fast: setup-dev
+	$(BIN)/pytest -q -m "not slow"
 
 test: lint typecheck unit
 
-bench: setup
-	ORT_DISABLE_TELEMETRY=1 $(BIN)/python -m tests.bench
+test-fast: lint typecheck unit-fast
+
+bench: setup-dev
+	$(BIN)/python -m tests.bench
 
 clean:
 	rm -rf $(VENV) $(RUNDIR) .mypy_cache .ruff_cache
