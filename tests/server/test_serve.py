@@ -16,10 +16,12 @@ import pytest
 
 from sidecar.heap import release_free_memory, tune_malloc
 from sidecar.index.tier import Tier
-from sidecar.server.app import create_app
+from sidecar.server.app import IDLE_RELEASE, create_app
 from sidecar.server.lifecycle import IdleRelease, OpeningTiers
 from sidecar.server.serve import run
 from sidecar.settings import Settings
+from tests.support.memory import ClientFactory
+from tests.support.waiting import async_wait_until
 
 
 def _free_port() -> int:
@@ -70,20 +72,43 @@ async def test_app_takes_tiers_that_started_opening_early(
 async def test_idle_release_waits_for_quiet(memory_dir: Path) -> None:
     tier = Tier("agent", memory_dir)
     await tier.open()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     release = IdleRelease({"agent": tier}, after=0.5)
     try:
-        await asyncio.sleep(1.0)
-        assert release.releases == 1  # armed at start
+        await async_wait_until(lambda: release.releases == 1, message="the release armed at start")
+        assert loop.time() - started >= 0.5
         for _ in range(10):  # activity every 0.05 s: never quiet for 0.5 s
             release.touch()
             await asyncio.sleep(0.05)
         assert release.releases == 1
-        await asyncio.sleep(1.0)
+        quiet_from = loop.time()
+        await async_wait_until(lambda: release.releases == 2, message="a release 0.5 s after the last touch")
+        assert loop.time() - quiet_from >= 0.5 - 0.05  # the last touch was up to one 0.05 s step earlier
         assert release.releases == 2
         assert await tier.search("postgres", 5), "the writer's shrunk cache does not lose anything"
     finally:
         await release.aclose()
         await tier.close()
+
+
+async def test_idle_release_fires_after_search_only_traffic(memory_dir: Path, sidecar_client: ClientFactory) -> None:
+    """Only searches, through the real HTTP server (its on_response_prepare hook arms the release
+    with every response): once they stop, the sidecar hands its memory back."""
+    client = await sidecar_client()
+    release = client.app[IDLE_RELEASE]
+    await async_wait_until(lambda: release.releases >= 1, message="the release armed at start")
+    for n in range(50):
+        resp = await client.post("/memory/search", json={"query": "postgres" if n % 2 else "invoices"})
+        assert resp.status == 200, await resp.text()
+        assert (await resp.json())["results"]
+    after_traffic = release.releases
+    await async_wait_until(
+        lambda: release.releases > after_traffic,
+        timeout=10,
+        message=f"an idle release after 50 searches (releases stayed at {after_traffic}; "
+        "a failing release logs sidecar.release_failed)",
+    )
 
 
 async def test_run_answers_then_stops(memory_dir: Path, make_settings: Callable[..., Settings]) -> None:
@@ -92,12 +117,11 @@ async def test_run_answers_then_stops(memory_dir: Path, make_settings: Callable[
     stop = asyncio.Event()
     server = asyncio.create_task(run(settings, stop))
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-        for _ in range(200):
-            try:
-                if (await client.get("/healthz")).status_code == 200:
-                    break
-            except httpx.TransportError:
-                await asyncio.sleep(0.05)
+
+        async def healthy() -> bool:
+            return (await client.get("/healthz")).status_code == 200
+
+        await async_wait_until(healthy, timeout=10, ignore=(httpx.TransportError,))
         response = await client.post("/memory/search", json={"query": "postgres"})
         assert response.status_code == 200 and response.json()["results"]
     stop.set()

@@ -1,0 +1,104 @@
+"""Wait for a state instead of sleeping for a guess at how long it takes.
+
+``wait_until(predicate)`` polls ``predicate`` every ``interval`` seconds until it returns something
+truthy (which it returns) or ``timeout`` seconds pass, then fails the test saying what it waited for
+and what the predicate last returned. ``await async_wait_until(predicate)`` is the same on an event
+loop (the predicate may be a plain function or a coroutine function); it sleeps between polls, so
+the loop keeps serving the server under test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+__all__ = ["async_wait_until", "wait_until"]
+
+T = TypeVar("T")
+
+
+def _describe(predicate: Callable[[], object], message: str | Callable[[], str] | None) -> str:
+    if callable(message):
+        return message()
+    if message:
+        return message
+    name = getattr(predicate, "__qualname__", None) or repr(predicate)
+    if name.endswith("<lambda>"):
+        try:
+            return inspect.getsource(predicate).strip()  # the line with the lambda says what it waits for
+        except (OSError, TypeError):
+            pass
+    return name
+
+
+def _timed_out(what: str, timeout: float, polls: int, last: object, error: BaseException | None) -> AssertionError:
+    detail = f"; last raised {error!r}" if error is not None else f"; last returned {last!r}"
+    return AssertionError(f"timed out after {timeout:g}s ({polls} polls) waiting for {what}{detail}")
+
+
+def wait_until(
+    predicate: Callable[[], T],
+    timeout: float = 10.0,
+    interval: float = 0.01,
+    *,
+    message: str | Callable[[], str] | None = None,
+    ignore: tuple[type[BaseException], ...] = (),
+) -> T:
+    """Poll ``predicate`` until it is truthy and return its value; fail after ``timeout`` seconds.
+
+    ``message``: what is awaited, for the failure (a callable is called then, so it can show the
+    state at the time); by default the predicate's name, or the source line of a lambda.
+    ``ignore``: exceptions that mean "not yet" (e.g. a connection refused while a process starts).
+    """
+    deadline = time.monotonic() + timeout
+    polls = 0
+    last: object = None
+    error: BaseException | None = None
+    while True:
+        polls += 1
+        try:
+            last = predicate()
+            error = None
+        except ignore as exc:
+            error = exc
+        else:
+            if last:
+                return last  # type: ignore[return-value]
+        if time.monotonic() >= deadline:
+            raise _timed_out(_describe(predicate, message), timeout, polls, last, error)
+        time.sleep(interval)
+
+
+async def async_wait_until(
+    predicate: Callable[[], T | Awaitable[T]],
+    timeout: float = 10.0,  # noqa: ASYNC109 -- a polling deadline, the twin of wait_until's
+    interval: float = 0.01,
+    *,
+    message: str | Callable[[], str] | None = None,
+    ignore: tuple[type[BaseException], ...] = (),
+) -> T:
+    """``wait_until`` on the event loop: ``predicate`` may return an awaitable, which is awaited."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    polls = 0
+    last: object = None
+    error: BaseException | None = None
+    while True:
+        polls += 1
+        try:
+            value = predicate()
+            if inspect.isawaitable(value):
+                value = await value
+            last = value
+            error = None
+        except ignore as exc:
+            error = exc
+        else:
+            if last:
+                return last  # type: ignore[return-value]
+        if loop.time() >= deadline:
+            raise _timed_out(_describe(predicate, message), timeout, polls, last, error)
+        await asyncio.sleep(interval)
