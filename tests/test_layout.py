@@ -1,0 +1,265 @@
+"""The package layout holds: no import cycles in sidecar/, packages import only downwards, and no
+test module imports another test module.
+
+The import graph is read with ``ast`` (tests/support/imports.py): nothing is imported, so an import
+inside a function or under ``if TYPE_CHECKING:`` counts as much as one at the top. Each check also
+runs against a small synthetic tree in tmp_path, so a check that cannot fail would show here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from tests.support.imports import Edge, ImportGraph, find_cycle, read_graph
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Low to high: a module may import (at runtime) only from its own level or a lower one.
+LEVELS: dict[str, int] = {
+    "sidecar": 0,  # the package's __init__ only
+    "sidecar.settings": 0,
+    "sidecar.errors": 0,
+    "sidecar.logs": 0,
+    "sidecar.heap": 0,
+    "sidecar.keys": 0,  # it names the higher packages' types only under TYPE_CHECKING
+    "sidecar.index": 1,
+    "sidecar.write": 2,
+    "sidecar.prompt": 2,
+    "sidecar.retrieval": 2,
+    # The agent API's requests and answers (a module of its own, being added as this is written):
+    # it checks queries and paths with index.query and write.paths, and write, retrieval, prompt,
+    # http and mcp take their types from it, so it sits with write on level 2.
+    "sidecar.contract": 2,
+    "sidecar.episodic": 3,
+    "sidecar.http": 4,
+    "sidecar.mcp": 4,
+    "sidecar.crew": 4,
+    "sidecar.server": 5,
+    "sidecar.cli": 6,
+    "sidecar.__main__": 6,
+}
+
+# Today's runtime imports that go up a level, as (importing module, imported component). This list
+# may only shrink: an entry that no longer matches an import fails the test, so remove it then.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    # The journal's routes (POST /journal, POST /episodic/recall) read their bodies with the shared
+    # read_json_object of sidecar/http/jsonio.py, so the 400/413 answers match every other route.
+    # The fix is to move jsonio below episodic (or these routes into sidecar.http).
+    ("sidecar.episodic.http", "sidecar.http"): "read_json_object from sidecar.http.jsonio",
+}
+
+
+def component(module: str, levels: dict[str, int]) -> str:
+    """The entry of ``levels`` that ``module`` belongs to: itself, or its nearest enclosing
+    package (never the bare top-level package, which stands for its ``__init__`` alone)."""
+    if module in levels:
+        return module
+    parts = module.split(".")
+    for end in range(len(parts) - 1, 1, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in levels:
+            return prefix
+    raise KeyError(f"{module} is on no level: add its package to LEVELS")
+
+
+def upward_imports(graph: ImportGraph, levels: dict[str, int]) -> list[Edge]:
+    """Runtime imports (not under TYPE_CHECKING) of a higher level than the importer's."""
+    return [
+        edge
+        for edge in graph.edges
+        if not edge.type_checking
+        and levels[component(edge.target, levels)] > levels[component(edge.source, levels)]
+    ]
+
+
+def layering_problems(
+    graph: ImportGraph, levels: dict[str, int], allowed: dict[tuple[str, str], str], root: Path
+) -> list[str]:
+    problems = [f"{module}: on no level" for module in graph.modules if not _placed(module, levels)]
+    if problems:
+        return problems
+    seen: set[tuple[str, str]] = set()
+    for edge in upward_imports(graph, levels):
+        key = (edge.source, component(edge.target, levels))
+        seen.add(key)
+        if key not in allowed:
+            src, dst = component(edge.source, levels), key[1]
+            problems.append(
+                f"{edge.where(root)}: {edge.source} (level {levels[src]}) imports {edge.target} (level {levels[dst]})"
+            )
+    problems += [
+        f"allow-list entry {key} no longer matches an import: remove it" for key in allowed if key not in seen
+    ]
+    return problems
+
+
+def _placed(module: str, levels: dict[str, int]) -> bool:
+    try:
+        component(module, levels)
+    except KeyError:
+        return False
+    return True
+
+
+def sidecar_graph(root: Path = ROOT, package: str = "sidecar") -> ImportGraph:
+    return read_graph(root, (root / package).rglob("*.py"), package)
+
+
+def describe_cycle(graph: ImportGraph, cycle: list[str], root: Path) -> str:
+    lines = []
+    for source, target in itertools.pairwise(cycle):
+        where = next(e.where(root) for e in graph.edges if e.source == source and e.target == target)
+        lines.append(f"  {source} -> {target}  ({where})")
+    return "import cycle:\n" + "\n".join(lines)
+
+
+# -- sidecar/ -------------------------------------------------------------------------------------
+
+
+def test_sidecar_has_no_import_cycles() -> None:
+    graph = sidecar_graph()
+    assert len(graph.modules) > 50, "the walk found the package's modules"
+    cycle = find_cycle(graph.targets())  # TYPE_CHECKING imports included
+    assert cycle is None, describe_cycle(graph, cycle or [], ROOT)
+
+
+def test_packages_import_only_downwards() -> None:
+    problems = layering_problems(sidecar_graph(), LEVELS, ALLOWED_UPWARD, ROOT)
+    assert problems == [], "\n".join(problems)
+
+
+def test_keys_names_higher_packages_only_for_type_checking() -> None:
+    graph = sidecar_graph()
+    upward = [e for e in graph.edges if e.source == "sidecar.keys" and component(e.target, LEVELS) != e.target]
+    assert upward, "keys.py names the tiers, queue, search service... for their types"
+    assert all(e.type_checking for e in upward), [e.where(ROOT) for e in upward if not e.type_checking]
+
+
+# -- tests/ ---------------------------------------------------------------------------------------
+
+
+def cross_test_imports(root: Path) -> list[str]:
+    """Imports of one test module by another: tests share code through tests.support (and the
+    benches through tests.bench) and fixtures through conftest.py, which pytest loads itself."""
+    graph = read_graph(root, (root / "tests").rglob("*.py"), "tests")
+    problems = []
+    for edge in graph.edges:
+        target = edge.target
+        if target in {"tests", "tests.support"} or target.startswith("tests.support."):
+            continue
+        if edge.source.startswith("tests.bench") and (target == "tests.bench" or target.startswith("tests.bench.")):
+            continue
+        problems.append(f"{edge.where(root)}: {edge.source} imports {target}")
+    return problems
+
+
+def test_no_test_module_imports_another() -> None:
+    problems = cross_test_imports(ROOT)
+    assert problems == [], "\n".join(problems)
+
+
+# -- the checks fail when they should --------------------------------------------------------------
+
+
+def make_tree(base: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return base
+
+
+SYNTHETIC = {
+    "pkg/__init__.py": "",
+    "pkg/low.py": "",
+    "pkg/sub/__init__.py": "from .deep import THING\n",
+    "pkg/sub/deep.py": "THING = 1\n",
+    "pkg/high.py": "from pkg import low\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        # A function-level import closing a loop through a package's __init__.
+        (
+            {"pkg/low.py": "def f():\n    from pkg.sub import deep\n", "pkg/sub/deep.py": "import pkg.low\n"},
+            ["pkg.low", "pkg.sub", "pkg.sub.deep", "pkg.low"],
+        ),
+        # A relative import and `from pkg import module` (a submodule, not a name).
+        ({"pkg/low.py": "from . import high\n"}, ["pkg.high", "pkg.low", "pkg.high"]),
+        # Under TYPE_CHECKING counts for cycles too.
+        (
+            {"pkg/low.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .high import X\n"},
+            ["pkg.high", "pkg.low", "pkg.high"],
+        ),
+    ],
+    ids=["function-level-via-init", "relative-submodule", "type-checking"],
+)
+def test_a_synthetic_cycle_is_found(tmp_path: Path, extra: dict[str, str], expected: list[str]) -> None:
+    base = make_tree(tmp_path, {**SYNTHETIC, **extra})
+    graph = sidecar_graph(base, "pkg")
+    cycle = find_cycle(graph.targets())
+    assert cycle == expected
+    assert describe_cycle(graph, cycle, base).startswith(f"import cycle:\n  {expected[0]} -> {expected[1]}  (")
+
+
+def test_the_synthetic_tree_without_a_loop_has_no_cycle(tmp_path: Path) -> None:
+    base = make_tree(tmp_path, SYNTHETIC)
+    assert find_cycle(sidecar_graph(base, "pkg").targets()) is None  # a package importing its own module is fine
+
+
+def test_a_synthetic_upward_import_is_reported(tmp_path: Path) -> None:
+    base = make_tree(
+        tmp_path,
+        {
+            **SYNTHETIC,
+            "pkg/low.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.high import X\n",
+            "pkg/sub/deep.py": "def late():\n    from pkg import high\n",
+        },
+    )
+    levels = {"pkg": 0, "pkg.low": 0, "pkg.sub": 1, "pkg.high": 2}
+    graph = sidecar_graph(base, "pkg")
+    # low's import is for type checking only; deep's, inside a function, is a runtime import.
+    assert layering_problems(graph, levels, {}, base) == [
+        "pkg/sub/deep.py:2: pkg.sub.deep (level 1) imports pkg.high (level 2)"
+    ]
+    assert layering_problems(graph, levels, {("pkg.sub.deep", "pkg.high"): "known"}, base) == []
+    stale = {("pkg.sub.deep", "pkg.high"): "known", ("pkg.low", "pkg.high"): "gone"}
+    assert layering_problems(graph, levels, stale, base) == [
+        "allow-list entry ('pkg.low', 'pkg.high') no longer matches an import: remove it"
+    ]
+    assert layering_problems(graph, {"pkg": 0, "pkg.low": 0}, {}, base) == [
+        "pkg.high: on no level",
+        "pkg.sub: on no level",
+        "pkg.sub.deep: on no level",
+    ]
+
+
+def test_a_synthetic_test_importing_another_is_reported(tmp_path: Path) -> None:
+    base = make_tree(
+        tmp_path,
+        {
+            "tests/__init__.py": "",
+            "tests/conftest.py": "from tests.support.memory import write\n",
+            "tests/support/__init__.py": "",
+            "tests/support/memory.py": "",
+            "tests/bench/__init__.py": "",
+            "tests/bench/util.py": "",
+            "tests/bench/bench_x.py": "from tests.bench.util import report\n",
+            "tests/http/__init__.py": "",
+            "tests/http/test_a.py": "from tests.support import memory\n",
+            "tests/http/test_b.py": "from .test_a import helper\n",
+            "tests/http/test_c.py": "def f():\n    from ..conftest import fixture\n",
+            "tests/test_d.py": "from tests.bench.util import report\n",
+        },
+    )
+    assert cross_test_imports(base) == [
+        "tests/http/test_b.py:1: tests.http.test_b imports tests.http.test_a",
+        "tests/http/test_c.py:2: tests.http.test_c imports tests.conftest",
+        "tests/test_d.py:1: tests.test_d imports tests.bench.util",
+        "tests/test_d.py:1: tests.test_d imports tests.bench",
+    ]
