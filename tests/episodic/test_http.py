@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ from sidecar.http.errors import error_middleware
 from sidecar.keys import EMBEDDER, SETTINGS
 from sidecar.retrieval.embed import Embedder, OnnxEmbedder
 from sidecar.settings import Settings
+from tests.support.waiting import async_wait_until
 
 Client = TestClient[Any, Any]
 MakeClient = Callable[..., Any]
@@ -44,10 +44,8 @@ def make_app(memory_dir: Path, embedder: Embedder | None) -> web.Application:
 def start(aiohttp_client: Any, tmp_path: Path) -> MakeClient:
     async def run(embedder: Embedder | None = None) -> Client:
         client: Client = await aiohttp_client(make_app(tmp_path / "memory", embedder))
-        for _ in range(500):  # let the indexer's start-up run (catch-up, daily jobs) finish first
-            if client.app[INDEXER].ticks:
-                break
-            await asyncio.sleep(0.01)
+        indexer = client.app[INDEXER]  # let its start-up run (catch-up, daily jobs) finish first
+        await async_wait_until(lambda: indexer.ticks, timeout=5, message="the indexer's start-up run")
         return client
 
     return run
@@ -62,11 +60,12 @@ async def post_entry(client: Client, **body: Any) -> dict[str, Any]:
 
 
 async def wait_indexed(client: Client, count: int) -> None:
-    for _ in range(500):
-        if client.app[INDEXER].indexed_total >= count:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"indexer did not reach {count}: {client.app[INDEXER].indexed_total}")
+    indexer = client.app[INDEXER]
+    await async_wait_until(
+        lambda: indexer.indexed_total >= count,
+        timeout=5,
+        message=lambda: f"the indexer to reach {count}: {indexer.indexed_total}",
+    )
 
 
 async def test_post_and_get_journal(start: MakeClient, tmp_path: Path) -> None:

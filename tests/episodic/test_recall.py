@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,6 +25,7 @@ from sidecar.episodic.query import ScopeFilter
 from sidecar.errors import BadRequest, NotFound
 from sidecar.retrieval.embed import EmbedderError, OnnxEmbedder, Vectors
 from sidecar.retrieval.embed.onnx import MODEL_ID
+from tests.support.waiting import async_wait_until
 
 pytestmark = pytest.mark.skipif(
     not OnnxEmbedder.available(),
@@ -215,14 +215,11 @@ async def test_background_indexer_embeds_shortly_after_append(
     indexer = Indexer(store, embedder, debounce=0.01, sweep=3600)
     await indexer.start()
     try:
-        await asyncio.sleep(0.05)  # the start-up catch-up run finds nothing
+        await async_wait_until(lambda: indexer.ticks, timeout=5)  # the start-up catch-up run finds nothing
         for n in range(3):
             await add(store, f"escalation number {n}")
             indexer.notify()
-        for _ in range(200):
-            if indexer.indexed_total == 3:
-                break
-            await asyncio.sleep(0.01)
+        await async_wait_until(lambda: indexer.indexed_total == 3, timeout=2)
     finally:
         await indexer.stop()
     assert indexer.indexed_total == 3 and indexer.last_error is None

@@ -21,7 +21,9 @@ from typing import Any
 
 import pytest
 
+from sidecar.keys import QUEUE
 from tests.support.memory import ClientFactory, write
+from tests.support.waiting import async_wait_until
 
 MARKER = re.compile(r"\bzq[a-z0-9]+\b")
 SEED = {
@@ -52,14 +54,17 @@ async def assert_converged(client: Any, root: Path, gone: tuple[str, ...] = (), 
     }
     want.update({m: set() for m in gone})
     assert all(MARKER.search(t) for t in files.values()), "every test file carries a marker"
-    deadline = time.monotonic() + within
-    while True:
-        got = {m: await found(client, m) for m in want}
-        status = await (await client.get("/memory/status")).json()
-        if got == want and status["files"] == len(files):
-            return
-        assert time.monotonic() < deadline, (got, want, status)
-        await asyncio.sleep(0.05)
+    seen: dict[str, Any] = {}
+
+    async def converged() -> bool:
+        seen["got"] = {m: await found(client, m) for m in want}
+        seen["status"] = await (await client.get("/memory/status")).json()
+        return bool(seen["got"] == want and seen["status"]["files"] == len(files))
+
+    await async_wait_until(
+        converged, timeout=within, interval=0.05,
+        message=lambda: f"the index to equal the files: got {seen.get('got')}, want {want}, status {seen.get('status')}",
+    )
 
 
 async def post_write(client: Any, path: str, content: str, mode: str = "append") -> tuple[int, dict[str, Any]]:
@@ -193,7 +198,7 @@ async def test_index_apply_on_a_full_disk_backs_off(
     if status != 201:
         filler.unlink()
         pytest.skip("could not reach the state: the file write itself did not fit")
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.5)  # a fixed window: the back-off is counted as failed applies in 0.5 s
     errors = (await (await client.get("/memory/status")).json())["queue"]["errors"]
     filler.unlink()
     await assert_converged(client, root)
@@ -232,10 +237,8 @@ async def test_index_deleted_while_running(sidecar_client: ClientFactory, memory
     for path in index_files(root):
         path.unlink()
     assert await found(client, "zqagent") == {"AGENT.md"}  # answered at once
-    deadline = time.monotonic() + 5
-    while not (root / "index.sqlite").exists():  # recreated by the next periodic reconcile
-        assert time.monotonic() < deadline, "index.sqlite never came back"
-        await asyncio.sleep(0.05)
+    # Recreated by the next periodic reconcile.
+    await async_wait_until((root / "index.sqlite").exists, timeout=5, message="index.sqlite to come back")
     status, _ = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
     assert status == 201
     await assert_converged(client, root)
@@ -290,9 +293,10 @@ async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFacto
     client = await sidecar_client(memory_dir=root)
     garble(root / "index.sqlite")
     garble(root / "index.sqlite-wal", keep=100)
-    status, _ = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
+    status, body = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
     assert status == 201
-    await asyncio.sleep(0.3)
+    queue = client.app[QUEUE]  # the write's index apply has run into the damage (or through it)
+    await async_wait_until(lambda: queue.indexed_seq >= body["seq"], timeout=5)
     resp = await client.post("/memory/search", json={"query": "zqagent"})
     assert resp.status == 200, await resp.text()
     assert (await client.get("/memory/status")).status == 200
@@ -305,21 +309,20 @@ async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFacto
 async def replace_tier_dir(root: Path, backup: Path) -> None:
     """What `rm -rf ~/.memory && cp -r backup ~/.memory` does under the running server."""
     shutil.rmtree(root, ignore_errors=True)
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0.05)  # the gap between the two commands, in which the server sees no dir
     shutil.copytree(backup, root, dirs_exist_ok=True)  # the server may have recreated the dir by now
 
 
 async def watcher_restarted(client: Any, within: float = 5.0) -> dict[str, Any]:
     """Wait until the watcher has restarted and runs again. A read during the restart can be a 500
     (pinned by test_searches_while_the_tier_dir_is_replaced_never_fail), so wait before reading."""
-    deadline = time.monotonic() + within
-    while True:
+
+    async def restarted() -> dict[str, Any] | None:
         resp = await client.get("/memory/status")
         watcher: dict[str, Any] = (await resp.json()).get("watcher") or {} if resp.status == 200 else {}
-        if watcher.get("restarts", 0) >= 1 and watcher.get("running"):
-            return watcher
-        assert time.monotonic() < deadline, watcher
-        await asyncio.sleep(0.05)
+        return watcher if watcher.get("restarts", 0) >= 1 and watcher.get("running") else None
+
+    return await async_wait_until(restarted, timeout=within, interval=0.05, message="the watcher to restart and run")
 
 
 async def test_watcher_survives_the_tier_dir_being_deleted_and_restored(
@@ -369,6 +372,6 @@ async def test_searches_while_the_tier_dir_is_replaced_never_fail(
             resp = await client.post("/memory/search", json={"query": "zqrestored"})
             if resp.status >= 500:
                 failures.append(await resp.text())
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)  # searches paced through the 0.6 s after each replacement
     await assert_converged(client, root, gone=("zqagent", "zqdaily"))
     assert failures == [], failures
