@@ -1,6 +1,7 @@
 """``make bench``: run every benchmark script and print its figures.
 
-Run one with ``python -m tests.bench index`` (names: index, writes, crew, retrieval, episodic, load).
+Run one with ``python -m tests.bench index`` (names: index, writes, crew, embed, episodic, retrieval,
+load, http, crash). Results on this machine, and the command behind each: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -8,7 +9,17 @@ from __future__ import annotations
 import importlib
 import sys
 
-SUITES = ["bench_index", "bench_writes", "bench_crew", "bench_embed", "bench_episodic", "retrieval", "load", "bench_crash"]
+SUITES = [
+    "bench_index",
+    "bench_writes",
+    "bench_crew",
+    "bench_embed",
+    "bench_episodic",
+    "retrieval",
+    "load",
+    "bench_http",
+    "bench_crash",
+]
 
 
 def main(argv: list[str]) -> int:

@@ -26,12 +26,26 @@ def main() -> None:
     make_corpus(crew_dir, 2_000)
     port = free_port()
     lead = start_sidecar(
-        base / "lead", "--role", "lead", "--crew-dir", str(crew_dir),
-        "--crew-listen", f"127.0.0.1:{port}", "--crew-token", TOKEN,
+        base / "lead",
+        "--role",
+        "lead",
+        "--crew-dir",
+        str(crew_dir),
+        "--crew-listen",
+        f"127.0.0.1:{port}",
+        "--crew-token",
+        TOKEN,
     )
     member = start_sidecar(
-        base / "member", "--role", "member", "--crew-dir", str(crew_dir),
-        "--lead-url", f"http://127.0.0.1:{port}", "--crew-token", TOKEN,
+        base / "member",
+        "--role",
+        "member",
+        "--crew-dir",
+        str(crew_dir),
+        "--lead-url",
+        f"http://127.0.0.1:{port}",
+        "--crew-token",
+        TOKEN,
     )
     try:
         with httpx.Client(timeout=10) as client:

@@ -1,6 +1,6 @@
 """Foundation benchmarks: BM25 search in-process and over HTTP, reindex, reconcile, RSS, start-up.
 
-    python -m tests.bench index
+python -m tests.bench index
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ def bench_search(base: Path, chunks: int, target: str) -> None:
     status = index.status()
     real, bm25 = status["chunks"], status["bm25"]
     queries = make_queries(2000)
-    report(f"BM25 search in-process, {real} chunks", ms(_search_latency(lambda q: index.search(q, 10), queries)), target)
+    report(
+        f"BM25 search in-process, {real} chunks", ms(_search_latency(lambda q: index.search(q, 10), queries)), target
+    )
     report(
         f"  postings build at start, {real} chunks",
         f"{built * 1000:.0f} ms ({bm25['terms']} terms, {bm25['postings']} postings)",

@@ -1,15 +1,16 @@
--- wrk script for tests/bench/load.py: mixed search / write traffic against a sidecar.
+-- wrk script for tests/bench/loadgen.py (the load and http benchmarks): search and write traffic.
 --
 -- Run with one connection per thread (wrk -tN -cN): each thread's Lua state then owns exactly one
 -- connection, so request() and response() strictly alternate and a response is always the answer
 -- to the last request this state made (wrk's response() says nothing about the connection).
 --
--- Environment (set by load.py): LOAD_WRK_DIR (queries.jsonl in, responses.tsv and summary.tsv out),
+-- Environment (set by loadgen.py): LOAD_WRK_DIR (queries.jsonl in, responses.tsv and summary.tsv out),
 -- LOAD_WRITERS (threads 0..LOAD_WRITERS-1 only write, the others only search), LOAD_WRITE_FILES
 -- (appends spread over topics/load-NN.md).
 --
--- responses.tsv, one line per completed response:  kind  status  latency_us  [path  token  seq]
--- (the last three only for acknowledged writes, status 201).
+-- responses.tsv, one line per completed response:  kind  status  latency_us  done_us  [path  token  seq]
+-- (done_us: CLOCK_MONOTONIC at completion, the clock of Python's time.monotonic(); the last three
+-- only for acknowledged writes, status 201).
 
 local ffi = require("ffi")
 ffi.cdef([[
@@ -86,11 +87,12 @@ function request()
 end
 
 function response(status, hdrs, body)
-  local us = math.floor(now_us() - started)
+  local done = math.floor(now_us())
+  local us = math.floor(done - started)
   if kind == "write" and status == 201 then
     local seq = body:match('"seq"%s*:%s*(%d+)') or ""
-    lines[#lines + 1] = string.format("write\t%d\t%d\t%s\t%s\t%s", status, us, path, token, seq)
+    lines[#lines + 1] = string.format("write\t%d\t%d\t%d\t%s\t%s\t%s", status, us, done, path, token, seq)
   else
-    lines[#lines + 1] = string.format("%s\t%d\t%d", kind, status, us)
+    lines[#lines + 1] = string.format("%s\t%d\t%d\t%d", kind, status, us, done)
   end
 end

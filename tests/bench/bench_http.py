@@ -1,0 +1,200 @@
+"""What HTTP costs the search route: a real sidecar next to a bare aiohttp route, same load, same run.
+
+The sidecar is a real process (``memory-sidecar serve``) on a generated 10k-chunk memory dir, BM25
+only (``MEMORY_SIDECAR_EMBEDDER=none``), default settings otherwise. The bare route
+(``tests/bench/bare_route.py``) is a second process: aiohttp run the way the sidecar runs it, one
+``POST /memory/search`` that reads the body and answers a real sidecar search answer of median
+size, captured first. Both get the same requests from the same generator (wrk + ``load.lua``,
+search connections only; see ``loadgen.py``), in alternating rounds so that a shared host's drift
+hits both alike. Per round: requests/s, and the server's CPU per request over the measured window
+(what the other tenants of a shared machine disturb least). The ratio sidecar / bare is the median
+of the per-round ratios.
+
+Before the load: the sidecar's idle RSS once its BM25 postings are built and it has been idle long
+enough to hand back what it does not need (``IdleRelease``: 0.25 s), next to the bare route's.
+
+    python -m tests.bench http        HTTP_SECONDS=8 HTTP_ROUNDS=3 HTTP_CONNECTIONS=8 HTTP_WARMUP=2
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.bench.bare_route import start_bare
+from tests.bench.loadgen import Run, drive, pick_generator, server_cpu_s
+from tests.bench.util import cpu_reference, pct, report
+from tests.support.corpus import make_corpus, make_queries
+from tests.support.procs import free_port, rss_kb, start_sidecar
+
+__all__ = ["main"]
+
+CHUNKS = 10_000
+SECONDS = float(os.environ.get("HTTP_SECONDS", "8"))
+WARMUP = float(os.environ.get("HTTP_WARMUP", "2"))
+ROUNDS = int(os.environ.get("HTTP_ROUNDS", "3"))
+CONNECTIONS = int(os.environ.get("HTTP_CONNECTIONS", "8"))
+IDLE_RSS_TARGET_MB = 64
+
+
+def wait_postings(url: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while httpx.get(f"{url}/memory/status", timeout=10).json()["bm25"]["engine"] != "postings":
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"BM25 postings not built within {timeout:g} s")
+        time.sleep(0.05)
+
+
+def typical_answer(url: str, queries: list[str]) -> bytes:
+    """The sidecar's answer of median size over ``queries`` (limit 10, as the load sends)."""
+    with httpx.Client(timeout=10) as client:
+        answers = [client.post(f"{url}/memory/search", json={"query": q, "limit": 10}).content for q in queries]
+    return sorted(answers, key=len)[len(answers) // 2]
+
+
+def search_seconds(url: str) -> tuple[float, float]:
+    """(sum, count) of the agent scope's search histogram: time inside the search, without HTTP."""
+    total = count = 0.0
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        if line.startswith('memory_sidecar_search_seconds_sum{scope="agent"}'):
+            total = float(line.rsplit(" ", 1)[1])
+        elif line.startswith('memory_sidecar_search_seconds_count{scope="agent"}'):
+            count = float(line.rsplit(" ", 1)[1])
+    return total, count
+
+
+def idle_cpu_share(pid: int, seconds: float = 3.0) -> float:
+    before = server_cpu_s(pid)
+    time.sleep(seconds)
+    return (server_cpu_s(pid) - before) / seconds
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _rounds(values: list[float], fmt: str) -> str:
+    return ", ".join(format(v, fmt) for v in values)
+
+
+def main() -> None:
+    reference_before = cpu_reference()
+    wrk, generator = pick_generator()
+    print(f"# load generator: {generator}", flush=True)
+    base = Path(tempfile.mkdtemp(prefix="bench-http-"))
+    root = base / "memory"
+    corpus_bytes = make_corpus(root, CHUNKS)
+    queries = make_queries(2_000)
+    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": "none"}, wait=300)
+    bare = None
+    runs: dict[str, list[Run]] = {"bare": [], "sidecar": []}
+    in_search: list[float] = []
+    try:
+        wait_postings(side.url)
+        time.sleep(2.0)  # idle: the postings build's transient heap handed back
+        idle_cpu = idle_cpu_share(side.proc.pid)
+        rss_idle, hwm_idle = rss_kb(side.proc.pid), rss_kb(side.proc.pid, "VmHWM")
+        answer = typical_answer(side.url, queries[:200])
+        bare = start_bare(answer, base / "bare", free_port())
+        time.sleep(1.0)
+        rss_bare = rss_kb(bare.proc.pid)
+        targets = {"bare": (bare.url, bare.proc.pid), "sidecar": (side.url, side.proc.pid)}
+        for r in range(ROUNDS):
+            for name in ("bare", "sidecar") if r % 2 == 0 else ("sidecar", "bare"):
+                url, pid = targets[name]
+                before = search_seconds(url) if name == "sidecar" else (0.0, 0.0)
+                run = drive(
+                    url,
+                    pid,
+                    seconds=SECONDS,
+                    warmup=WARMUP,
+                    connections=CONNECTIONS,
+                    writers=0,
+                    queries=queries,
+                    work=base / f"gen-{name}",
+                    wrk=wrk,
+                )
+                if name == "sidecar":
+                    after = search_seconds(url)
+                    if after[1] > before[1]:
+                        in_search.append((after[0] - before[0]) * 1000 / (after[1] - before[1]))
+                bad = {k: n for k, n in run.statuses().items() if k[1] != 200}
+                if bad or run.transport_errors:
+                    raise RuntimeError(f"{name}: non-200 answers {bad}, {run.transport_errors} transport errors")
+                runs[name].append(run)
+                print(
+                    f"# round {r + 1} {name}: {run.rate():.0f} req/s, {run.cpu_per_request_ms():.3f} ms CPU/request, "
+                    f"{run.server_cpu / run.seconds:.2f} cores",
+                    flush=True,
+                )
+    finally:
+        if bare is not None:
+            bare.stop()
+        side.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+    print(
+        f"# {os.cpu_count()} cores shared by both servers, the generator and other tenants; {CONNECTIONS} connections "
+        f"searching, {ROUNDS} rounds of {WARMUP:g} s warm-up + {SECONDS:g} s measured per server, alternated; "
+        f"corpus {CHUNKS} chunks ({corpus_bytes / 1e6:.1f} MB)",
+        flush=True,
+    )
+    report(
+        "http: host speed (5M-step Python loop, before / after)",
+        f"{reference_before:.0f} / {cpu_reference():.0f} ms (a shared host: figures scale with it)",
+    )
+    report("http: generator", generator.split(" (")[0])
+    report("http: answer size (median sidecar search answer)", f"{len(answer)} bytes, served as-is by the bare route")
+    rate = {k: [r.rate() for r in v] for k, v in runs.items()}
+    cpu = {k: [r.cpu_per_request_ms() for r in v] for k, v in runs.items()}
+    cores = {k: [r.server_cpu / r.seconds for r in v] for k, v in runs.items()}
+    for name, label in (("bare", "bare aiohttp route"), ("sidecar", "sidecar POST /memory/search")):
+        report(
+            f"http: {label}, requests/s",
+            f"median {_median(rate[name]):.0f}/s (rounds: {_rounds(rate[name], '.0f')})",
+        )
+        report(
+            f"http: {label}, server CPU per request",
+            f"median {_median(cpu[name]):.3f} ms (rounds: {_rounds(cpu[name], '.3f')}); "
+            f"{_median(cores[name]):.2f} cores",
+        )
+        lat = [ms for r in runs[name] for ms in r.latencies_ms("search")]
+        report(
+            f"http: {label}, latency", f"p50 {pct(lat, 50):.2f} ms  p99 {pct(lat, 99):.2f} ms  max {max(lat):.0f} ms"
+        )
+    ratios = [s / b for s, b in zip(rate["sidecar"], rate["bare"], strict=True)]
+    report(
+        "http: sidecar / bare, requests/s",
+        f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
+        ">= 0.6x",
+    )
+    report(
+        "http: bare / sidecar, CPU per request",
+        f"{_median(cpu['bare']) / _median(cpu['sidecar']):.2f}x (the throughput ratio if each had a core of its own)",
+    )
+    if in_search:
+        report(
+            "http: of the sidecar's CPU per request: in the search",
+            f"{_median(in_search):.3f} ms (its search_seconds histogram: time inside SearchService.search)",
+        )
+        rest = _median(cpu["sidecar"]) - _median(cpu["bare"]) - _median(in_search)
+        report("http: of the sidecar's CPU per request: the rest", f"{rest:.3f} ms (middleware, JSON, answer, metrics)")
+    gen = [r.generator_cpu_per_request_ms() for v in runs.values() for r in v]
+    report("http: generator CPU per request", f"median {_median(gen):.3f} ms")
+    report(
+        "http: idle RSS, sidecar BM25 only, 10k chunks",
+        f"{rss_idle / 1024:.1f} MB (VmHWM {hwm_idle / 1024:.1f} MB)",
+        f"<= {IDLE_RSS_TARGET_MB} MB",
+    )
+    report("http: idle RSS, bare aiohttp route", f"{rss_bare / 1024:.1f} MB")
+    report("http: idle CPU, sidecar (3 s with no requests)", f"{idle_cpu * 100:.2f}% of a core")
+
+
+if __name__ == "__main__":
+    main()

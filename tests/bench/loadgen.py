@@ -1,0 +1,281 @@
+"""The load generator of the ``load`` and ``http`` benchmarks, and what they measure on the server.
+
+Traffic comes from wrk when it is installed (Debian/Ubuntu: ``apt-get install -y wrk``), driven by
+``load.lua``: one connection per wrk thread, every request formatted once at start, every response
+timed and written out by the script. Without wrk (or with ``LOAD_GENERATOR=python``) it comes
+from aiohttp clients in the bench process, which then takes a good part of the CPU the server
+shares (the report says which generator ran).
+
+A run lasts ``warmup + seconds``. Only responses completed inside the measured window (the last
+``seconds``) count for throughput and latency; the server's CPU and RSS are read from /proc at
+both ends of that window and once a second in between, so the CPU per request is the server's CPU
+inside the window over the requests answered inside it. The generator's CPU is for the whole run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import os
+import random
+import resource
+import shutil
+import subprocess
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiohttp
+
+from tests.support.procs import cpu_s, process_tree, tree_rss_kb
+
+__all__ = ["WRK_HINT", "Run", "drive", "pick_generator", "server_cpu_s"]
+
+WRK_HINT = "wrk is not installed: apt-get update && apt-get install -y wrk (or LOAD_GENERATOR=python)"
+WRITE_FILES = 40  # appends spread over topics/load-NN.md, well under the per-file cap
+SAMPLE_S = 1.0
+
+
+def server_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, every thread) of ``pid`` and anything it started."""
+    total = 0.0
+    for p in process_tree(pid):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            total += cpu_s(p)
+    return total
+
+
+def pick_generator() -> tuple[str | None, str]:
+    """(path of wrk, or None for the Python generator; a line saying which and why)."""
+    wanted = os.environ.get("LOAD_GENERATOR", "auto")
+    if wanted not in ("auto", "wrk", "python"):
+        raise SystemExit(f"LOAD_GENERATOR must be auto, wrk or python, not {wanted!r}")
+    wrk = shutil.which("wrk") if wanted != "python" else None
+    if wrk is not None:
+        out = subprocess.run([wrk, "--version"], capture_output=True, text=True, check=False)
+        lines = (out.stdout or out.stderr).splitlines()
+        version = lines[0].split(" [")[0] if lines else "wrk"
+        return wrk, f"{version} + tests/bench/load.lua (one connection per wrk thread)"
+    if wanted == "wrk":
+        raise SystemExit(f"LOAD_GENERATOR=wrk but {WRK_HINT}")
+    why = "LOAD_GENERATOR=python" if wanted == "python" else WRK_HINT
+    return None, f"python aiohttp clients in the bench process ({why}); they share the server's cores"
+
+
+@dataclass
+class Sample:
+    at: float  # time.monotonic()
+    cpu_s: float
+    rss_kb: int
+
+
+@dataclass
+class Run:
+    """One generator run against one server process."""
+
+    started: float
+    warm_end: float
+    end: float
+    # (kind, status, completed at [time.monotonic()], latency s), every response of the run
+    responses: list[tuple[str, int, float, float]] = field(default_factory=list)
+    acked: list[tuple[str, str, int]] = field(default_factory=list)  # (path, token, seq) of every 201 write
+    samples: list[Sample] = field(default_factory=list)
+    generator_cpu_s: float = 0.0
+    transport_errors: int = 0
+
+    def window(self) -> list[tuple[str, int, float, float]]:
+        return [r for r in self.responses if self.warm_end <= r[2] <= self.end]
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.warm_end
+
+    def count(self, kind: str | None = None) -> int:
+        return sum(1 for r in self.window() if kind is None or r[0] == kind)
+
+    def rate(self, kind: str | None = None) -> float:
+        return self.count(kind) / self.seconds
+
+    def latencies_ms(self, kind: str) -> list[float]:
+        return [r[3] * 1000 for r in self.window() if r[0] == kind]
+
+    def statuses(self) -> Counter[tuple[str, int]]:
+        return Counter((r[0], r[1]) for r in self.window())
+
+    def at(self, when: float) -> Sample:
+        """The sample taken closest to ``when``."""
+        return min(self.samples, key=lambda s: abs(s.at - when))
+
+    @property
+    def server_cpu(self) -> float:
+        """The server's CPU seconds inside the measured window."""
+        return self.at(self.end).cpu_s - self.at(self.warm_end).cpu_s
+
+    def cpu_per_request_ms(self) -> float:
+        n = self.count()
+        return self.server_cpu * 1000 / n if n else float("nan")
+
+    def generator_cpu_per_request_ms(self) -> float:
+        n = len(self.responses)
+        return self.generator_cpu_s * 1000 / n if n else float("nan")
+
+    def rss_window(self) -> list[int]:
+        """RSS samples (kB) from the end of the warm-up to the end of the window."""
+        return [s.rss_kb for s in self.samples if self.warm_end - 0.05 <= s.at <= self.end + 0.05]
+
+
+def drive(
+    url: str,
+    pid: int,
+    *,
+    seconds: float,
+    warmup: float,
+    connections: int,
+    writers: int,
+    queries: list[str],
+    work: Path,
+    wrk: str | None,
+) -> Run:
+    """Load ``url`` (the server is process ``pid``) for ``warmup + seconds``: ``writers`` connections
+    only write (appends), the others only search; every connection waits for its answer."""
+    if wrk is not None:
+        return _drive_wrk(wrk, url, pid, seconds, warmup, connections, writers, queries, work)
+    return asyncio.run(_drive_python(url, pid, seconds, warmup, connections, writers, queries))
+
+
+def _sample_times(started: float, warm_end: float, end: float) -> list[float]:
+    ticks = [started + k * SAMPLE_S for k in range(int((end - started) / SAMPLE_S) + 1)]
+    return sorted({*ticks, warm_end, end})
+
+
+def _sampler(pid: int, times: list[float], into: list[Sample], stop: threading.Event) -> None:
+    for when in times:
+        if stop.wait(max(0.0, when - time.monotonic())):
+            return
+        into.append(Sample(time.monotonic(), server_cpu_s(pid), tree_rss_kb(pid)))
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _self_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _drive_wrk(
+    wrk: str,
+    url: str,
+    pid: int,
+    seconds: float,
+    warmup: float,
+    connections: int,
+    writers: int,
+    queries: list[str],
+    work: Path,
+) -> Run:
+    work.mkdir(parents=True, exist_ok=True)
+    for stale in ("responses.tsv", "summary.tsv"):
+        (work / stale).unlink(missing_ok=True)
+    (work / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    env = {
+        **os.environ,
+        "LOAD_WRK_DIR": str(work),
+        "LOAD_WRITERS": str(writers),
+        "LOAD_WRITE_FILES": str(WRITE_FILES),
+    }
+    script = Path(__file__).with_name("load.lua")
+    # A little past the window's end, so the window does not see the connections wind down (wrk
+    # takes whole seconds).
+    total = math.ceil(warmup + seconds + 0.5)
+    argv = [wrk, f"-t{connections}", f"-c{connections}", f"-d{total}s", "--timeout", "30s", "-s", str(script), url]
+    cpu_before = _children_cpu_s()
+    started = time.monotonic()
+    run = Run(started=started, warm_end=started + warmup, end=started + warmup + seconds)
+    stop = threading.Event()
+    with (work / "wrk.out").open("w") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+        sampler = threading.Thread(
+            target=_sampler, args=(pid, _sample_times(started, run.warm_end, run.end), run.samples, stop)
+        )
+        sampler.start()
+        try:
+            proc.wait(timeout=total + 120)
+        finally:
+            stop.set()
+            sampler.join()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    run.generator_cpu_s = _children_cpu_s() - cpu_before
+    if proc.returncode != 0 or not (work / "summary.tsv").exists():
+        raise RuntimeError(f"wrk failed ({proc.returncode}): {(work / 'wrk.out').read_text()}")
+    summary = {k: int(v) for k, v in (line.split("\t") for line in (work / "summary.tsv").read_text().splitlines())}
+    run.transport_errors = summary["connect"] + summary["read"] + summary["write"] + summary["timeout"]
+    for line in (work / "responses.tsv").read_text().splitlines():
+        kind, status, us, done_us, *acked = line.split("\t")
+        run.responses.append((kind, int(status), int(done_us) / 1e6, int(us) / 1e6))
+        if acked:
+            path, token, seq = acked
+            run.acked.append((path, token, int(seq)))
+    return run
+
+
+async def _drive_python(
+    url: str, pid: int, seconds: float, warmup: float, connections: int, writers: int, queries: list[str]
+) -> Run:
+    cpu_before = _self_cpu_s()
+    started = time.monotonic()
+    run = Run(started=started, warm_end=started + warmup, end=started + warmup + seconds)
+    until = run.end + 0.5
+    stop = threading.Event()
+    sampler = threading.Thread(
+        target=_sampler, args=(pid, _sample_times(started, run.warm_end, run.end), run.samples, stop)
+    )
+    sampler.start()
+    connector = aiohttp.TCPConnector(limit=connections)
+    try:
+        async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
+            await asyncio.gather(
+                *(_client(n, n < writers, session, url, until, queries, run) for n in range(connections))
+            )
+    finally:
+        stop.set()
+        await asyncio.to_thread(sampler.join)
+    run.generator_cpu_s = _self_cpu_s() - cpu_before  # the sampler thread's reads of /proc included
+    return run
+
+
+async def _client(
+    n: int, writes: bool, session: aiohttp.ClientSession, url: str, until: float, queries: list[str], run: Run
+) -> None:
+    rng = random.Random(1000 + n)
+    i = 0
+    while time.monotonic() < until:
+        i += 1
+        if writes:
+            kind = "write"
+            token = f"loadw{n}n{i}x"
+            path = f"topics/load-{rng.randrange(WRITE_FILES):02d}.md"
+            route, body = "/memory/write", {"path": path, "content": f"- {token} noted during the load run"}
+        else:
+            kind = "search"
+            route, body = "/memory/search", {"query": rng.choice(queries), "limit": 10}
+        started = time.perf_counter()
+        try:
+            async with session.post(url + route, json=body) as resp:
+                raw = await resp.read()
+                status = resp.status
+        except (aiohttp.ClientError, TimeoutError):
+            run.transport_errors += 1
+            continue
+        took = time.perf_counter() - started
+        run.responses.append((kind, status, time.monotonic(), took))
+        if kind == "write" and status == 201:
+            run.acked.append((path, token, json.loads(raw)["seq"]))
