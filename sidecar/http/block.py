@@ -11,76 +11,20 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import structlog
 from aiohttp import web
 
+from sidecar.contract import MAX_BUDGET, MAX_LIMIT, BlockAnswer, BlockRequest, SearchRequest
 from sidecar.errors import BadRequest, Forbidden, SidecarError
 from sidecar.http.jsonio import read_json_object
 from sidecar.keys import SEARCH, SETTINGS
-from sidecar.retrieval.search import MAX_LIMIT, SearchRequest, SearchService
-from sidecar.settings import ROLES, Settings
+from sidecar.retrieval.search import SearchService
 
 __all__ = ["MAX_BUDGET", "BlockRequest", "routes"]
 
 log = structlog.get_logger("sidecar.block")
 routes = web.RouteTableDef()
-MAX_BUDGET = 200_000
-
-
-@dataclass(frozen=True, slots=True)
-class BlockRequest:
-    role: str
-    budget: int
-    nudges: list[str]
-    user_id: str | None = None
-    workspace_id: str | None = None
-    peer_context: str | None = None
-    query: str | None = None
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any], settings: Settings) -> BlockRequest:
-        """Validate an orchestrator's body; every problem is a 400 naming the field."""
-        role = body.get("role", settings.role)
-        if role not in ROLES:
-            raise BadRequest(f"role must be one of {', '.join(ROLES)}", code="invalid_role")
-        budget = body.get("budget", settings.prompt_budget)
-        if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
-            raise BadRequest(f"budget must be an integer from 1 to {MAX_BUDGET}", code="invalid_budget")
-        nudges = body.get("nudges", [])
-        if not isinstance(nudges, list) or not all(isinstance(n, str) for n in nudges):
-            raise BadRequest("nudges must be a list of strings", code="invalid_nudges")
-        query = _optional_str(body, "query")
-        query = query if query is not None and query.strip() else None  # blank: no ranking, file order
-        if query is not None:
-            SearchRequest.from_json({"query": query})  # the same query rules as /memory/search
-        return cls(
-            role,
-            budget,
-            nudges,
-            user_id=_optional_id(body, "user_id"),
-            workspace_id=_optional_id(body, "workspace_id"),
-            peer_context=_optional_str(body, "peer_context"),
-            query=query,
-        )
-
-
-def _optional_str(body: dict[str, Any], name: str) -> str | None:
-    value = body.get(name)
-    if value is not None and not isinstance(value, str):
-        raise BadRequest(f"{name} must be a string", code=f"invalid_{name}")
-    return value
-
-
-def _optional_id(body: dict[str, Any], name: str) -> str | None:
-    from sidecar.prompt.block import USER_SLUG_SEPARATOR  # see memory_block: loaded on the first block request
-
-    value = _optional_str(body, name)
-    if value is not None and USER_SLUG_SEPARATOR in value:
-        raise BadRequest(f"{name} must not contain U+001F", code=f"invalid_{name}")
-    return value
 
 
 @routes.post("/memory/block")
@@ -112,15 +56,14 @@ async def memory_block(request: web.Request) -> web.Response:
         block = await asyncio.to_thread(build)
     except ValueError as exc:  # the budget leaves no room once peer context and nudges are placed
         raise BadRequest(str(exc), code="budget_too_small") from None
-    return web.json_response(
-        {
-            "text": block.text,
-            "used": block.used,
-            "budget": block.budget,
-            "omitted": block.omitted,
-            "blocked": [{"label": b.label, "category": b.category, "pattern": b.pattern} for b in block.blocked],
-        }
-    )
+    answer: BlockAnswer = {
+        "text": block.text,
+        "used": block.used,
+        "budget": block.budget,
+        "omitted": block.omitted,
+        "blocked": [{"label": b.label, "category": b.category, "pattern": b.pattern} for b in block.blocked],
+    }
+    return web.json_response(answer)
 
 
 async def _rankings(search: SearchService, query: str | None, *, crew: bool) -> dict[str, Sequence[tuple[str, int]]]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from sidecar.contract import WriteRequest
 from sidecar.http.jsonio import read_json_object
 from sidecar.keys import WRITES
 from sidecar.write.reader import read_memory
-from sidecar.write.service import WriteRequest
 
 __all__ = ["routes"]
 
@@ -23,5 +23,7 @@ async def write(request: web.Request) -> web.Response:
 
 @routes.get("/memory/read")
 async def read(request: web.Request) -> web.Response:
-    body = await read_memory(request.app, request.query.get("tier", "agent"), request.query.get("path"))
+    body = await read_memory(
+        request.app, {"tier": request.query.get("tier", "agent"), "path": request.query.get("path")}
+    )
     return web.json_response(body)

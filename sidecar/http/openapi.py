@@ -13,11 +13,9 @@ from typing import Any
 from aiohttp import web
 
 from sidecar import __version__
+from sidecar.contract import ANSWERS, BLOCK_REQUEST, FIELDS, SEARCH_REQUEST, WRITE_REQUEST, json_schema
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, PRIORITIES, SEVERITIES
 from sidecar.episodic.query import MAX_K
-from sidecar.http.block import MAX_BUDGET
-from sidecar.retrieval.search import MAX_LIMIT
-from sidecar.settings import ROLES
 
 __all__ = ["DOCUMENT", "routes"]
 
@@ -43,18 +41,14 @@ def _nullable(schema: Schema) -> Schema:
 
 STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
 STRS = {"type": "array", "items": STR}
-# A tier-relative markdown path; the full rules (no '..', hidden names, NFKC folding) are the server's.
-PATH = {
-    "type": "string",
-    "minLength": 1,
-    "description": "tier-relative .md path",
-    "examples": ["daily/2026-05-14.md", "AGENT.md", "topics/deploys.md"],
-}
-NO_NUL = "^[^\\u0000]*$"
 ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}
 OPT_ID = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{0,128}$"}, {"type": "null"}]}
 
 SCHEMAS: dict[str, Schema] = {
+    **{shape.__name__: json_schema(shape) for shape in ANSWERS},
+    "SearchRequest": SEARCH_REQUEST,
+    "WriteRequest": WRITE_REQUEST,
+    "BlockRequest": BLOCK_REQUEST,
     "Error": _obj(
         {
             "error": {
@@ -76,45 +70,6 @@ SCHEMAS: dict[str, Schema] = {
         },
         closed=True,
     ),
-    "Usage": _obj(
-        {"used": INT, "cap": INT, "percent": INT, "text": {"type": "string", "examples": ["3900 of 4000 bytes, 97%"]}}
-    ),
-    "Health": _obj({"status": {"const": "ok"}, "role": {"enum": list(ROLES)}, "tiers": STRS}),
-    "SearchRequest": _obj(
-        {
-            "query": {
-                "type": "string",
-                "pattern": "^[^\\u0000]*\\S[^\\u0000]*$",
-                "description": "plain text; never FTS5 syntax unless syntax is fts5",
-            }
-        },
-        {
-            "limit": {"type": "integer", "minimum": 1, "default": 10, "description": f"capped at {MAX_LIMIT}"},
-            "scope": {"enum": ["agent", "crew", "both"], "default": "agent"},
-            "syntax": {"enum": ["text", "fts5"], "default": "text"},
-            "after_seq": _nullable(
-                {"type": "integer", "minimum": 0, "description": "seq of a write: wait until it is searchable"}
-            ),
-            "explain": {"type": "boolean", "default": False, "description": "per-hit BM25, dense and fused scores"},
-        },
-    ),
-    "Hit": _obj(
-        {
-            "source": {"enum": ["agent", "crew"]},
-            "path": STR,
-            "heading": STR,
-            "line_start": INT,
-            "line_end": INT,
-            "snippet": STR,
-            "score": NUM,
-        },
-        {"explain": {"type": "object", "description": "fusion, bm25 {rank, score}, dense {rank, score}, fused"}},
-    ),
-    "IndexState": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM}, {"after_seq_met": BOOL}),
-    "SearchResponse": _obj(
-        {"results": {"type": "array", "items": _ref("Hit")}, "scope": {"enum": ["agent", "crew", "both"]}},
-        {"took_ms": NUM, "degraded": STRS, "index": _ref("IndexState")},
-    ),
     "Status": _obj(
         {"tier": STR, "files": INT, "chunks": INT, "bytes": INT, "integrity": STR},
         {
@@ -129,41 +84,6 @@ SCHEMAS: dict[str, Schema] = {
             "watcher": _nullable(_obj({"running": BOOL, "restarts": INT})),
             "via": {"type": "string", "description": "member: the lead that answered"},
         },
-    ),
-    "WriteRequest": _obj(
-        {"path": PATH, "content": {"type": "string", "pattern": NO_NUL}},
-        {
-            "tier": {"enum": ["agent", "crew"], "default": "agent"},
-            "mode": {"enum": ["append", "replace"], "default": "append"},
-        },
-    ),
-    "WriteResponse": _obj(
-        {"tier": STR, "path": STR, "bytes": INT, "usage": _ref("Usage"), "seq": INT},
-        {"warning": STR, "current_entries": STR},
-    ),
-    "ReadResponse": _obj({"tier": STR, "path": STR, "bytes": INT, "content": STR}),
-    "Tools": _obj(
-        {
-            "healthy": BOOL,
-            "reasons": STRS,
-            "tools": {"type": "array", "items": {"enum": ["memory.write", "memory.read", "memory.search"]}},
-        }
-    ),
-    "BlockRequest": _obj(
-        {},
-        {
-            "role": {"enum": list(ROLES), "description": "default: this sidecar's role"},
-            "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET, "description": "characters"},
-            "nudges": STRS,
-            "user_id": _nullable({"type": "string", "pattern": "^[^\\u001f]*$"}),
-            "workspace_id": _nullable({"type": "string", "pattern": "^[^\\u001f]*$"}),
-            "peer_context": _nullable(STR),
-            "query": _nullable({"type": "string", "pattern": NO_NUL}),
-        },
-    ),
-    "Block": _obj(
-        {"text": STR, "used": INT, "budget": INT, "omitted": STRS},
-        {"blocked": {"type": "array", "items": _obj({"label": STR, "category": STR, "pattern": STR})}},
     ),
     "JournalEntryIn": _obj(
         {
@@ -258,8 +178,6 @@ def _json(schema: Schema) -> dict[str, Any]:
 def _errors(**by_status: str) -> dict[str, Any]:
     """Error responses (each the shared error body), plus the 500 and 503 every route can give."""
     by_status.setdefault("500", "internal_error: an unexpected failure (logged), or the named failure")
-    forwarded = "primary_unavailable: a read worker (--read-workers) could not reach the sidecar process"
-    by_status["503"] = f"{by_status['503']}; {forwarded}" if "503" in by_status else forwarded
     return {status: {"description": why, **_json(_ref("Error"))} for status, why in by_status.items()}
 
 
@@ -285,11 +203,13 @@ CREW = _query("crew_id", OPT_ID)
 NO_CREW = "no_crew_tier (solo), crew_unavailable (member: the lead cannot be reached)"
 
 PATHS: dict[str, Any] = {
-    "/healthz": {"get": _op("Liveness, role and the tiers this process indexes", ("200", _ref("Health")), _errors())},
+    "/healthz": {
+        "get": _op("Liveness, role and the tiers this process indexes", ("200", _ref("HealthAnswer")), _errors())
+    },
     "/memory/search": {
         "post": _op(
             "Search memory (BM25, fused with dense scores when a model is configured)",
-            ("200", _ref("SearchResponse")),
+            ("200", _ref("SearchAnswer")),
             _errors(
                 **{
                     "400": BAD_BODY + "missing_query, empty_query, invalid_query, invalid_limit, invalid_scope, "
@@ -325,7 +245,7 @@ PATHS: dict[str, Any] = {
     "/memory/write": {
         "post": _op(
             "Write memory durably (201 once the bytes are on stable storage); the reindex follows",
-            ("201", _ref("WriteResponse")),
+            ("201", _ref("WriteAnswer")),
             _errors(
                 **{"400": BAD_BODY + "invalid_tier, invalid_path, invalid_content, invalid_mode"},
                 **{"403": "crew_write_forbidden (only the lead writes the crew tier), unsafe_path (a link)"},
@@ -342,24 +262,24 @@ PATHS: dict[str, Any] = {
     "/memory/read": {
         "get": _op(
             "Read one memory file as it is on disk",
-            ("200", _ref("ReadResponse")),
+            ("200", _ref("ReadAnswer")),
             _errors(
                 **{"400": "invalid_tier, invalid_path", "403": "unsafe_path: the path goes through a link"},
                 **{"404": "no_such_file", "500": "read_failed, or internal_error", "503": "no_crew_tier"},
             ),
             parameters=[
                 _query("tier", {"enum": ["agent", "crew"], "default": "agent"}),
-                _query("path", PATH, required=True),
+                _query("path", FIELDS["path"], required=True),
             ],
         )
     },
     "/memory/tools": {
-        "get": _op("Which MCP memory tools the sink's health allows now", ("200", _ref("Tools")), _errors())
+        "get": _op("Which MCP memory tools the sink's health allows now", ("200", _ref("ToolsAnswer")), _errors())
     },
     "/memory/block": {
         "post": _op(
             "The budgeted memory block for the agent's system prompt",
-            ("200", _ref("Block")),
+            ("200", _ref("BlockAnswer")),
             _errors(
                 **{
                     "400": BAD_BODY

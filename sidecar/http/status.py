@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import structlog
 from aiohttp import web
 
+from sidecar.contract import HealthAnswer, Role
 from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
 from sidecar.http.metrics import observe_reindex
 from sidecar.index.tier import Tier
@@ -39,9 +40,12 @@ def tier_for(app: web.Application, scope: str) -> Tier:
 
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
-    return web.json_response(
-        {"status": "ok", "role": request.app[SETTINGS].role, "tiers": sorted(request.app[TIERS].keys())}
-    )
+    answer: HealthAnswer = {
+        "status": "ok",
+        "role": cast(Role, request.app[SETTINGS].role),
+        "tiers": sorted(request.app[TIERS].keys()),
+    }
+    return web.json_response(answer)
 
 
 @routes.get("/memory/status")

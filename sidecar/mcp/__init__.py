@@ -1,2 +1,1 @@
-"""MCP over streamable HTTP at ``/mcp``: the memory tools for the agent's model.
-"""
+"""MCP over streamable HTTP at ``/mcp``: the memory tools for the agent's model."""

@@ -12,21 +12,20 @@ from __future__ import annotations
 import json
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
 
 import structlog
 from aiohttp import web
 
 from sidecar import __version__
+from sidecar.contract import MAX_LIMIT, ReadRequest, ToolName, ToolsAnswer, WriteRequest, request_schema
 from sidecar.errors import EngineUnavailable, SidecarError
 from sidecar.keys import SETTINGS, WRITES
 from sidecar.retrieval.answer import search_memory
-from sidecar.retrieval.search import MAX_LIMIT
 from sidecar.settings import Settings
 from sidecar.write import sink as health
 from sidecar.write.reader import read_memory
-from sidecar.write.service import WriteRequest
 from sidecar.write.sink import sink_health
 
 __all__ = [
@@ -101,7 +100,12 @@ def setup(app: web.Application) -> None:
 @routes.get("/memory/tools")
 async def memory_tools(request: web.Request) -> web.Response:
     state = await sink_health(request.app)
-    return web.json_response({"healthy": state.healthy, "reasons": state.reasons, "tools": state.tools})
+    answer: ToolsAnswer = {
+        "healthy": state.healthy,
+        "reasons": state.reasons,
+        "tools": cast(list[ToolName], state.tools),
+    }
+    return web.json_response(answer)
 
 
 # -- transport -------------------------------------------------------------------------------------
@@ -289,7 +293,7 @@ def _tool_error(exc: SidecarError) -> dict[str, Any]:
 
 
 # -- tools -----------------------------------------------------------------------------------------
-ToolResult = tuple[dict[str, Any], str]
+ToolResult = tuple[Mapping[str, Any], str]
 
 
 async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
@@ -301,7 +305,7 @@ async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await read_memory(app, args.get("tier", "agent"), args.get("path"))
+    body = await read_memory(app, args)
     return body, f"{body['tier']}/{body['path']} ({body['bytes']} bytes):\n{body['content']}"
 
 
@@ -330,50 +334,38 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
     write_tiers = ["agent", "crew"] if settings.role == "lead" else ["agent"]
     read_tiers = ["agent", "crew"] if settings.has_crew else ["agent"]
     scopes = ["agent", "crew", "both"] if settings.has_crew else ["agent"]
-    path = {
-        "type": "string",
-        "minLength": 1,
-        "description": "File inside the tier, ending in .md: AGENT.md, pins.md, daily/YYYY-MM-DD.md, topics/<name>.md",
-    }
     write = _tool(
         "memory.write",
         "Write memory",
         WRITE_DESCRIPTION,
-        {
-            "tier": _tier_enum(write_tiers),
-            "path": path,
-            "content": {"type": "string", "description": "Markdown to append, or the whole new body for replace"},
-            "mode": {"type": "string", "enum": ["append", "replace"], "default": "append"},
-        },
-        required=["path", "content"],
+        _input(WriteRequest.FIELDS, ("path", "content"), tier=write_tiers),
         hints=_hints(read_only=False, destructive=True, idempotent=False),
     )
     read = _tool(
         "memory.read",
         "Read memory",
         "Read one memory file as it is on disk.",
-        {"tier": _tier_enum(read_tiers), "path": path},
-        required=["path"],
+        _input(ReadRequest.FIELDS, ("path",), tier=read_tiers),
         hints=_hints(read_only=True, destructive=False, idempotent=True),
     )
     search = _tool(
         "memory.search",
         "Search memory",
         "Full-text search of memory (BM25, plus dense scores when a model is configured); ranked snippets.",
-        {
-            "query": {"type": "string", "minLength": 1, "description": "Search terms"},
-            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},
-            "scope": {"type": "string", "enum": scopes, "default": "agent"},
-            "after_seq": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "seq from a memory.write: wait briefly until that write is searchable",
-            },
-        },
-        required=["query"],
+        _input(("query", "limit", "scope", "after_seq"), ("query",), scope=scopes),
         hints=_hints(read_only=True, destructive=False, idempotent=True),
     )
     return {"memory.write": write, "memory.read": read, "memory.search": search}
+
+
+def _input(fields: tuple[str, ...], required: tuple[str, ...], **enums: list[str]) -> dict[str, Any]:
+    """A tool's input schema: the contract's field schemas, with the enums this role may use."""
+    schema = request_schema({name: name for name in fields}, required, closed=True)
+    for name, allowed in enums.items():
+        schema["properties"][name]["enum"] = allowed
+    if "limit" in schema["properties"]:
+        schema["properties"]["limit"]["maximum"] = MAX_LIMIT
+    return schema
 
 
 WRITE_DESCRIPTION = (
@@ -384,10 +376,7 @@ WRITE_DESCRIPTION = (
 )
 
 
-def _tool(
-    name: str, title: str, description: str, props: dict[str, Any], *, required: list[str], hints: dict[str, Any]
-) -> dict[str, Any]:
-    schema = {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+def _tool(name: str, title: str, description: str, schema: dict[str, Any], *, hints: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": name,
         "title": title,
@@ -395,10 +384,6 @@ def _tool(
         "inputSchema": schema,
         "annotations": {"title": title, **hints},
     }
-
-
-def _tier_enum(tiers: list[str]) -> dict[str, Any]:
-    return {"type": "string", "enum": tiers, "default": "agent", "description": "agent (yours) or crew (shared)"}
 
 
 def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:

@@ -4,18 +4,18 @@ crew listener return, built in one place so they can never drift. The read-your-
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 
+from sidecar.contract import SearchAnswer, SearchRequest
 from sidecar.errors import BadRequest
 from sidecar.keys import QUEUE, SEARCH, SETTINGS
-from sidecar.retrieval.search import SearchRequest
 
 __all__ = ["search_memory"]
 
 
-async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+async def search_memory(app: web.Application, body: dict[str, Any]) -> SearchAnswer:
     """Validate and run a search; with ``after_seq``, first wait (bounded) until that write is indexed.
     Every answer carries the index state (indexed_seq, pending, lag_ms)."""
     req = SearchRequest.from_json(body)
@@ -31,11 +31,11 @@ async def search_memory(app: web.Application, body: dict[str, Any]) -> dict[str,
     return _finish(app, req, await app[SEARCH].search(req), met)
 
 
-def _finish(app: web.Application, req: SearchRequest, out: dict[str, Any], met: bool | None) -> dict[str, Any]:
+def _finish(app: web.Application, req: SearchRequest, out: dict[str, Any], met: bool | None) -> SearchAnswer:
     observe = app[SEARCH].on_search
     if observe is not None:
         observe(req.scope, out["took_ms"] / 1000)
     out["index"] = app[QUEUE].state()
     if met is not None:
         out["index"]["after_seq_met"] = met
-    return out
+    return cast(SearchAnswer, out)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
+from sidecar.contract import MAX_LIMIT, SCOPES, SearchRequest
 from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
-from sidecar.index.query import check_query
 from sidecar.retrieval.fusion import rrf
 
 if TYPE_CHECKING:
@@ -25,44 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["MAX_LIMIT", "SCOPES", "CrewSource", "SearchRequest", "SearchService"]
 
 log = structlog.get_logger("sidecar.retrieval.search")
-
-MAX_LIMIT = 50
-SCOPES = ("agent", "crew", "both")
-
-
-@dataclass(frozen=True, slots=True)
-class SearchRequest:
-    query: str
-    limit: int = 10
-    scope: str = "agent"
-    raw_fts: bool = False
-    after_seq: int | None = None
-    explain: bool = False
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> SearchRequest:
-        """Validate a client's search body; every problem is a 400 naming the field."""
-        if "query" not in body:
-            raise BadRequest("missing field: query", code="missing_query")
-        query = check_query(body["query"])
-        limit = body.get("limit", 10)
-        if isinstance(limit, bool) or not isinstance(limit, int):
-            raise BadRequest("limit must be an integer from 1 to 50", code="invalid_limit")
-        if limit < 1:
-            raise BadRequest("limit must be at least 1", code="invalid_limit")
-        scope = body.get("scope", "agent")
-        if scope not in SCOPES:
-            raise BadRequest(f"scope must be one of {', '.join(SCOPES)}", code="invalid_scope")
-        syntax = body.get("syntax", "text")
-        if syntax not in ("text", "fts5"):
-            raise BadRequest('syntax must be "text" or "fts5"', code="invalid_syntax")
-        after_seq = body.get("after_seq")
-        if after_seq is not None and (isinstance(after_seq, bool) or not isinstance(after_seq, int) or after_seq < 0):
-            raise BadRequest("after_seq must be a non-negative integer", code="invalid_after_seq")
-        explain = body.get("explain", False)
-        if not isinstance(explain, bool):
-            raise BadRequest("explain must be true or false", code="invalid_explain")
-        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain)
 
 
 class CrewSource(Protocol):

@@ -8,23 +8,18 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.errors import BadRequest, NotFound
+from sidecar.contract import ReadAnswer, ReadRequest
+from sidecar.errors import NotFound
 from sidecar.keys import WRITES
 from sidecar.write.durable import read_file
-from sidecar.write.paths import check_rel_path
-from sidecar.write.service import TIERS
 
 __all__ = ["read_memory"]
 
 
-async def read_memory(app: web.Application, tier: object, path: object) -> dict[str, Any]:
+async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
     """One memory file's text, by tier and tier-relative path (the write path's safety rules)."""
-    if tier not in TIERS:
-        raise BadRequest("tier must be agent or crew", code="invalid_tier")
-    if path is None:
-        raise BadRequest("missing field: path", code="invalid_path")
-    rel = check_rel_path(path)
-    data = await asyncio.to_thread(read_file, app[WRITES].read_root(str(tier)), rel)
+    req = ReadRequest.from_json(body)
+    data = await asyncio.to_thread(read_file, app[WRITES].read_root(req.tier), req.path)
     if data is None:
-        raise NotFound(f"no memory file {rel!r} in the {tier} tier", code="no_such_file")
-    return {"tier": tier, "path": rel, "bytes": len(data), "content": data.decode("utf-8", errors="replace")}
+        raise NotFound(f"no memory file {req.path!r} in the {req.tier} tier", code="no_such_file")
+    return {"tier": req.tier, "path": req.path, "bytes": len(data), "content": data.decode("utf-8", errors="replace")}

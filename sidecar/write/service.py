@@ -12,18 +12,17 @@ from __future__ import annotations
 import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
-from sidecar.errors import BadRequest, CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing
+from sidecar.contract import MODES, TIERS, WriteAnswer, WriteRequest
+from sidecar.errors import CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing
 from sidecar.index.files import tier_md_bytes
 from sidecar.index.queue import ReindexQueue
 from sidecar.settings import Settings
 from sidecar.write.durable import durable_replace, read_file
-from sidecar.write.paths import check_rel_path
 
 if TYPE_CHECKING:
     from sidecar.prompt.scan import Finding
@@ -31,8 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 
 log = structlog.get_logger("sidecar.write.service")
-MODES = ("append", "replace")
-TIERS = ("agent", "crew")
 USAGE_TTL_S = 2.0
 SLOW_WRITE_S = 1.0  # a write that took longer (from its arrival) is logged with where the time went
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
@@ -40,36 +37,6 @@ CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
     'this write in the same turn with mode "replace" carrying the consolidated body.'
 )
-
-
-@dataclass(frozen=True, slots=True)
-class WriteRequest:
-    tier: str
-    path: str
-    content: str
-    mode: str
-
-    @classmethod
-    def from_json(cls, body: dict[str, Any]) -> WriteRequest:
-        tier = body.get("tier", "agent")
-        if tier not in TIERS:
-            raise BadRequest("tier must be agent or crew", code="invalid_tier")
-        if "path" not in body:
-            raise BadRequest("missing field: path", code="invalid_path")
-        path = check_rel_path(body["path"])
-        content = body.get("content")
-        if not isinstance(content, str):
-            raise BadRequest("content must be a string", code="invalid_content")
-        if "\x00" in content:
-            raise BadRequest("content must not contain NUL bytes", code="invalid_content")
-        try:
-            content.encode("utf-8")
-        except UnicodeEncodeError:
-            raise BadRequest("content is not valid Unicode (a lone surrogate)", code="invalid_content") from None
-        mode = body.get("mode", "append")
-        if mode not in MODES:
-            raise BadRequest("mode must be append or replace", code="invalid_mode")
-        return cls(tier, path, content, mode)
 
 
 def usage(used: int, cap: int) -> dict[str, Any]:
@@ -121,7 +88,7 @@ class WriteService:
             return s.evergreen_cap_bytes
         return s.topic_cap_bytes
 
-    async def write(self, req: WriteRequest) -> dict[str, Any]:
+    async def write(self, req: WriteRequest) -> WriteAnswer:
         root = self.root(req.tier)
         queued = time.perf_counter()
         out = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_durably, root, req, queued)
@@ -132,7 +99,7 @@ class WriteService:
         self.count += 1
         self.bytes += out["bytes"]
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
-        return out
+        return cast(WriteAnswer, out)
 
     def close(self) -> None:
         """Wait for the writes under way and stop the write thread."""

@@ -1,0 +1,426 @@
+"""The agent API's contract, written once: what a client sends and what it gets back.
+
+Requests are frozen dataclasses whose ``from_json`` turns a client's JSON object into a typed
+value or a 400 naming the field; each has its JSON Schema next to it, built from one table of
+field schemas that the MCP tools' input schemas take their fields from too. Answers are
+TypedDicts: the routes and tools are typed with them, and ``json_schema`` derives the OpenAPI
+document's schemas from their annotations, so the document cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
+
+from sidecar.errors import BadRequest
+from sidecar.index.query import check_query
+from sidecar.settings import ROLES, Settings
+from sidecar.write.paths import check_rel_path
+
+__all__ = [
+    "ANSWERS",
+    "BLOCK_REQUEST",
+    "FIELDS",
+    "MAX_BUDGET",
+    "MAX_LIMIT",
+    "MODES",
+    "SCOPES",
+    "SEARCH_REQUEST",
+    "TIERS",
+    "USER_SLUG_SEPARATOR",
+    "WRITE_REQUEST",
+    "BlockAnswer",
+    "BlockRequest",
+    "HealthAnswer",
+    "Hit",
+    "IndexState",
+    "ReadAnswer",
+    "ReadRequest",
+    "Role",
+    "SearchAnswer",
+    "SearchRequest",
+    "ToolName",
+    "ToolsAnswer",
+    "Usage",
+    "WriteAnswer",
+    "WriteRequest",
+    "json_schema",
+    "request_schema",
+]
+
+Schema = dict[str, Any]
+MAX_LIMIT = 50
+MAX_BUDGET = 200_000
+SCOPES = ("agent", "crew", "both")
+TIERS = ("agent", "crew")
+MODES = ("append", "replace")
+USER_SLUG_SEPARATOR = "\x1f"  # joins user and workspace into one key in the block: never inside either
+NO_NUL = "^[^\\u0000]*$"
+
+# -- request fields: one schema per field, shared by the OpenAPI document and the MCP tools ----------
+FIELDS: dict[str, Schema] = {
+    "query": {
+        "type": "string",
+        "minLength": 1,
+        "pattern": "^[^\\u0000]*\\S[^\\u0000]*$",
+        "description": "Search terms, plain text (never FTS5 syntax unless syntax is fts5)",
+    },
+    "limit": {"type": "integer", "minimum": 1, "default": 10, "description": f"Hits to return, capped at {MAX_LIMIT}"},
+    "scope": {"type": "string", "enum": list(SCOPES), "default": "agent"},
+    "syntax": {"type": "string", "enum": ["text", "fts5"], "default": "text"},
+    "after_seq": {
+        "anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}],
+        "description": "seq of a write: wait briefly until that write is searchable",
+    },
+    "explain": {"type": "boolean", "default": False, "description": "per-hit BM25, dense and fused scores"},
+    "tier": {
+        "type": "string",
+        "enum": list(TIERS),
+        "default": "agent",
+        "description": "agent (yours) or crew (shared)",
+    },
+    "path": {
+        "type": "string",
+        "minLength": 1,
+        "description": "File inside the tier, ending in .md: AGENT.md, pins.md, daily/YYYY-MM-DD.md, topics/<name>.md",
+        "examples": ["daily/2026-05-14.md", "AGENT.md", "topics/deploys.md"],
+    },
+    "content": {
+        "type": "string",
+        "pattern": NO_NUL,
+        "description": "Markdown to append, or the whole new body for replace",
+    },
+    "mode": {"type": "string", "enum": list(MODES), "default": "append"},
+    "role": {"enum": list(ROLES), "description": "default: this sidecar's role"},
+    "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET, "description": "characters"},
+    "nudges": {"type": "array", "items": {"type": "string"}},
+    "user_id": {"anyOf": [{"type": "string", "pattern": "^[^\\u001f]*$"}, {"type": "null"}]},
+    "workspace_id": {"anyOf": [{"type": "string", "pattern": "^[^\\u001f]*$"}, {"type": "null"}]},
+    "peer_context": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    "block_query": {"anyOf": [{"type": "string", "pattern": NO_NUL}, {"type": "null"}]},
+}
+
+
+def request_schema(fields: dict[str, str], required: tuple[str, ...] = (), *, closed: bool = False) -> Schema:
+    """An object schema of ``fields`` (property name -> key in ``FIELDS``)."""
+    schema: Schema = {
+        "type": "object",
+        "properties": {name: dict(FIELDS[key]) for name, key in fields.items()},
+        "required": list(required),
+    }
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+# -- requests --------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """``POST /memory/search``, the ``memory.search`` tool and the crew listener's search."""
+
+    query: str
+    limit: int = 10
+    scope: str = "agent"
+    raw_fts: bool = False
+    after_seq: int | None = None
+    explain: bool = False
+
+    FIELDS = ("query", "limit", "scope", "syntax", "after_seq", "explain")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> SearchRequest:
+        """Validate a client's search body; every problem is a 400 naming the field."""
+        if "query" not in body:
+            raise BadRequest("missing field: query", code="missing_query")
+        query = check_query(body["query"])
+        limit = body.get("limit", 10)
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise BadRequest(f"limit must be an integer from 1 to {MAX_LIMIT}", code="invalid_limit")
+        if limit < 1:
+            raise BadRequest("limit must be at least 1", code="invalid_limit")
+        scope = body.get("scope", "agent")
+        if scope not in SCOPES:
+            raise BadRequest(f"scope must be one of {', '.join(SCOPES)}", code="invalid_scope")
+        syntax = body.get("syntax", "text")
+        if syntax not in ("text", "fts5"):
+            raise BadRequest('syntax must be "text" or "fts5"', code="invalid_syntax")
+        after_seq = body.get("after_seq")
+        if after_seq is not None and (isinstance(after_seq, bool) or not isinstance(after_seq, int) or after_seq < 0):
+            raise BadRequest("after_seq must be a non-negative integer", code="invalid_after_seq")
+        explain = body.get("explain", False)
+        if not isinstance(explain, bool):
+            raise BadRequest("explain must be true or false", code="invalid_explain")
+        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    """``POST /memory/write`` and the ``memory.write`` tool."""
+
+    tier: str
+    path: str
+    content: str
+    mode: str
+
+    FIELDS = ("tier", "path", "content", "mode")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> WriteRequest:
+        tier = _tier(body.get("tier", "agent"))
+        if "path" not in body:
+            raise BadRequest("missing field: path", code="invalid_path")
+        path = check_rel_path(body["path"])
+        content = body.get("content")
+        if not isinstance(content, str):
+            raise BadRequest("content must be a string", code="invalid_content")
+        if "\x00" in content:
+            raise BadRequest("content must not contain NUL bytes", code="invalid_content")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest("content is not valid Unicode (a lone surrogate)", code="invalid_content") from None
+        mode = body.get("mode", "append")
+        if mode not in MODES:
+            raise BadRequest("mode must be append or replace", code="invalid_mode")
+        return cls(tier, path, content, mode)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRequest:
+    """``GET /memory/read`` (query parameters) and the ``memory.read`` tool."""
+
+    tier: str
+    path: str
+
+    FIELDS = ("tier", "path")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> ReadRequest:
+        tier = _tier(body.get("tier", "agent"))
+        path = body.get("path")
+        if path is None:
+            raise BadRequest("missing field: path", code="invalid_path")
+        return cls(tier, check_rel_path(path))
+
+
+def _tier(value: object) -> str:
+    if value not in TIERS:
+        raise BadRequest("tier must be agent or crew", code="invalid_tier")
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRequest:
+    """``POST /memory/block``: what an orchestrator asks of the memory block."""
+
+    role: str
+    budget: int
+    nudges: list[str]
+    user_id: str | None = None
+    workspace_id: str | None = None
+    peer_context: str | None = None
+    query: str | None = None
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any], settings: Settings) -> BlockRequest:
+        """Validate an orchestrator's body; every problem is a 400 naming the field."""
+        role = body.get("role", settings.role)
+        if role not in ROLES:
+            raise BadRequest(f"role must be one of {', '.join(ROLES)}", code="invalid_role")
+        budget = body.get("budget", settings.prompt_budget)
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
+            raise BadRequest(f"budget must be an integer from 1 to {MAX_BUDGET}", code="invalid_budget")
+        nudges = body.get("nudges", [])
+        if not isinstance(nudges, list) or not all(isinstance(n, str) for n in nudges):
+            raise BadRequest("nudges must be a list of strings", code="invalid_nudges")
+        query = _optional_str(body, "query")
+        query = query if query is not None and query.strip() else None  # blank: no ranking, file order
+        if query is not None:
+            SearchRequest.from_json({"query": query})  # the same query rules as /memory/search
+        return cls(
+            role,
+            budget,
+            nudges,
+            user_id=_optional_id(body, "user_id"),
+            workspace_id=_optional_id(body, "workspace_id"),
+            peer_context=_optional_str(body, "peer_context"),
+            query=query,
+        )
+
+
+def _optional_str(body: dict[str, Any], name: str) -> str | None:
+    value = body.get(name)
+    if value is not None and not isinstance(value, str):
+        raise BadRequest(f"{name} must be a string", code=f"invalid_{name}")
+    return value
+
+
+def _optional_id(body: dict[str, Any], name: str) -> str | None:
+    value = _optional_str(body, name)
+    if value is not None and USER_SLUG_SEPARATOR in value:
+        raise BadRequest(f"{name} must not contain U+001F", code=f"invalid_{name}")
+    return value
+
+
+SEARCH_REQUEST = request_schema({name: name for name in SearchRequest.FIELDS}, ("query",))
+WRITE_REQUEST = request_schema(
+    {"path": "path", "content": "content", "tier": "tier", "mode": "mode"}, ("path", "content")
+)
+BLOCK_REQUEST = request_schema(
+    {
+        "role": "role",
+        "budget": "budget",
+        "nudges": "nudges",
+        "user_id": "user_id",
+        "workspace_id": "workspace_id",
+        "peer_context": "peer_context",
+        "query": "block_query",
+    }
+)
+
+
+# -- answers ---------------------------------------------------------------------------------------
+class Explain(TypedDict):
+    fusion: str
+    bm25: dict[str, Any]
+    dense: dict[str, Any]
+    context: float
+    fused: float
+
+
+class Hit(TypedDict):
+    """One ranked chunk of a memory file."""
+
+    source: Literal["agent", "crew"]
+    path: str
+    heading: str
+    line_start: int
+    line_end: int
+    snippet: str
+    score: float
+    explain: NotRequired[Annotated[Explain, "fusion, bm25 {rank, score}, dense {rank, score}, context, fused"]]
+
+
+class IndexState(TypedDict):
+    indexed_seq: int
+    pending: int
+    lag_ms: float
+    after_seq_met: NotRequired[bool]
+
+
+class SearchAnswer(TypedDict):
+    results: list[Hit]
+    scope: Literal["agent", "crew", "both"]
+    took_ms: NotRequired[float]
+    degraded: NotRequired[Annotated[list[str], "legs or scopes that could not be searched: dense, agent, crew"]]
+    index: NotRequired[IndexState]
+
+
+class Usage(TypedDict):
+    used: int
+    cap: int
+    percent: int
+    text: Annotated[str, "e.g. 3900 of 4000 bytes, 97%"]
+
+
+class WriteAnswer(TypedDict):
+    tier: str
+    path: str
+    bytes: int
+    usage: Usage
+    seq: Annotated[int, "pass as after_seq to a search to see this write"]
+    warning: NotRequired[Annotated[str, "past the soft cap: consolidate"]]
+    current_entries: NotRequired[str]
+
+
+class ReadAnswer(TypedDict):
+    tier: str
+    path: str
+    bytes: int
+    content: str
+
+
+class BlockedSection(TypedDict):
+    label: str
+    category: str
+    pattern: str
+
+
+class BlockAnswer(TypedDict):
+    text: str
+    used: int
+    budget: int
+    omitted: list[str]
+    blocked: NotRequired[list[BlockedSection]]
+
+
+ToolName = Literal["memory.write", "memory.read", "memory.search"]
+Role = Literal["solo", "member", "lead"]
+
+
+class ToolsAnswer(TypedDict):
+    healthy: bool
+    reasons: list[str]
+    tools: list[ToolName]
+
+
+class HealthAnswer(TypedDict):
+    status: Literal["ok"]
+    role: Role
+    tiers: list[str]
+
+
+ANSWERS: tuple[type, ...] = (
+    Explain,
+    Hit,
+    IndexState,
+    SearchAnswer,
+    Usage,
+    WriteAnswer,
+    ReadAnswer,
+    BlockedSection,
+    BlockAnswer,
+    ToolsAnswer,
+    HealthAnswer,
+)
+
+
+def json_schema(shape: type) -> Schema:
+    """The JSON Schema of a TypedDict: keys marked ``NotRequired`` are optional, a nested TypedDict
+    is a ``$ref`` to its own schema by name, and an ``Annotated`` string is a description. Answer
+    objects stay open (no ``additionalProperties: false``) so a new field never breaks a client."""
+    hints = get_type_hints(shape, include_extras=True)
+    # Read from the hints, not ``__required_keys__``: with postponed annotations Python 3.11 cannot
+    # see NotRequired when the class is made, and would call every key required.
+    required = [name for name, hint in hints.items() if get_origin(hint) is not NotRequired]
+    properties = {name: _schema_of(hint) for name, hint in hints.items()}
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _schema_of(hint: Any) -> Schema:
+    origin = get_origin(hint)
+    if origin is NotRequired:
+        return _schema_of(get_args(hint)[0])
+    if origin is Annotated:
+        inner, *meta = get_args(hint)
+        schema = _schema_of(inner)
+        notes = [m for m in meta if isinstance(m, str)]
+        return {**schema, "description": notes[0]} if notes else schema
+    if origin is Literal:
+        values = list(get_args(hint))
+        return {"const": values[0]} if len(values) == 1 else {"enum": values}
+    if origin is list:
+        return {"type": "array", "items": _schema_of(get_args(hint)[0])}
+    if origin is dict:
+        return {"type": "object"}
+    if origin in (Union, types.UnionType):
+        return {"anyOf": [_schema_of(arg) for arg in get_args(hint)]}
+    if isinstance(hint, type) and hasattr(hint, "__required_keys__"):
+        return {"$ref": f"#/components/schemas/{hint.__name__}"}
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+    if hint in simple:
+        return {"type": simple[hint]}
+    if hint is Any:
+        return {}
+    raise TypeError(f"no JSON Schema for {hint!r}")
