@@ -11,9 +11,9 @@ from __future__ import annotations
 from sidecar.episodic.cli import health_main
 from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.health import compute_health, latest_health
-from sidecar.episodic.http import INDEXER, JOURNAL, NUDGER, record_memory_updated, setup_episodic
 from sidecar.episodic.importance import base_importance, decayed_importance
 from sidecar.episodic.indexer import Indexer, index_new
+from sidecar.episodic.lifecycle import INDEXER, JOURNAL, NUDGER, record_memory_updated, setup_episodic
 from sidecar.episodic.maintenance import compact, decay_and_reinforce
 from sidecar.episodic.nudges import Nudger
 from sidecar.episodic.query import Hit, Query, Scope, ScopeFilter

@@ -15,10 +15,10 @@ import structlog
 from aiohttp import web
 
 from sidecar.crew.listener import crew_listener_ctx
-from sidecar.episodic.http import record_memory_updated, setup_episodic
+from sidecar.episodic.lifecycle import record_memory_updated, setup_episodic
 from sidecar.http import block as block_api
 from sidecar.http import files as write_api
-from sidecar.http import metrics, openapi, search
+from sidecar.http import journal, metrics, openapi, search
 from sidecar.http import status as api
 from sidecar.http.errors import error_middleware
 from sidecar.http.guards import body_deadline, host_origin_guard
@@ -60,7 +60,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     setup_episodic(app)
     app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, embed_ctx, _hybrid_ctx, _watchers_ctx, crew_listener_ctx])
     app.on_shutdown.append(_stop_long_work)
-    for module in (api, search, write_api, mcp_server, block_api, metrics, openapi):
+    for module in (api, search, write_api, mcp_server, block_api, journal, metrics, openapi):
         app.router.add_routes(module.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request

@@ -14,6 +14,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from sidecar.episodic import INDEXER, JOURNAL, NUDGER, health_main, record_memory_updated, setup_episodic
+from sidecar.http import journal
 from sidecar.http.errors import error_middleware
 from sidecar.keys import EMBEDDER, SETTINGS
 from sidecar.retrieval.embed import Embedder, OnnxEmbedder
@@ -32,11 +33,12 @@ def embedder() -> Iterator[OnnxEmbedder]:
 
 
 def make_app(memory_dir: Path, embedder: Embedder | None) -> web.Application:
-    # The real error middleware (sidecar.http.errors), so bodies have the one JSON error shape.
+    # The real error middleware and journal routes, so bodies have the one JSON error shape.
     app = web.Application(middlewares=[error_middleware])
     app[SETTINGS] = Settings(memory_dir=memory_dir)
     app[EMBEDDER] = embedder
     setup_episodic(app)
+    app.router.add_routes(journal.routes)
     return app
 
 

@@ -1,0 +1,90 @@
+"""The journal's lifecycle in the app: its store, indexer and nudger under one cleanup_ctx, the
+daily maintenance job, and the ``memory.updated`` entry every durable memory write leaves.
+Its routes are in sidecar.http.journal."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime
+
+import structlog
+from aiohttp import web
+
+from sidecar.episodic.entry import JournalEntry
+from sidecar.episodic.health import compute_health
+from sidecar.episodic.indexer import DailyJob, Indexer
+from sidecar.episodic.maintenance import decay_and_reinforce
+from sidecar.episodic.nudges import Nudger
+from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
+from sidecar.episodic.store import JournalStore
+from sidecar.keys import EMBEDDER, SETTINGS
+
+__all__ = [
+    "DEFAULT_WORKSPACE",
+    "INDEXER",
+    "JOURNAL",
+    "JOURNAL_FILE",
+    "NUDGER",
+    "daily_job",
+    "record_memory_updated",
+    "setup_episodic",
+]
+
+log = structlog.get_logger(__name__)
+#: Workspace of ``memory.updated`` entries written before the agent journaled anything itself.
+DEFAULT_WORKSPACE = "default"
+JOURNAL: web.AppKey[JournalStore] = web.AppKey("episodic_journal")
+INDEXER: web.AppKey[Indexer] = web.AppKey("episodic_indexer")
+NUDGER: web.AppKey[Nudger] = web.AppKey("episodic_nudger")
+
+
+def setup_episodic(app: web.Application) -> None:
+    """Give ``app`` the journal's cleanup_ctx (store, indexer, nudger); the routes are
+    ``sidecar.http.journal.routes``."""
+    app.cleanup_ctx.append(_episodic_ctx)
+
+
+def daily_job(store: JournalStore) -> DailyJob:
+    """Decay-and-reinforce, then a health snapshot of every workspace (the Indexer runs it daily)."""
+
+    async def run(now: datetime) -> None:
+        await decay_and_reinforce(store, now)
+        for workspace_id in await store.workspaces():
+            await compute_health(store, workspace_id, None, now)
+
+    return run
+
+
+async def record_memory_updated(app: web.Application, path: str, tier: str, seq: int) -> str | None:
+    """Journal a ``memory.updated`` entry for a durable memory write (the write queue calls this).
+
+    The entry goes to the workspace and agent of the newest entry the agent journaled (one sidecar
+    serves one agent), or to the default workspace with no agent before it has journaled anything;
+    it resets the agent's nudge count. Returns the entry id, or None when the
+    journal is not running.
+    """
+    store = app.get(JOURNAL)
+    if store is None:
+        return None
+    entry = JournalEntry(
+        workspace_id=DEFAULT_WORKSPACE,
+        entry_type="memory.updated",
+        summary=f"memory updated: {tier} {path}",
+        payload={"path": path, "tier": tier, "seq": seq},
+    )
+    return (await store.append(entry, as_latest=True)).id
+
+
+async def _episodic_ctx(app: web.Application) -> AsyncIterator[None]:
+    store = await SqliteJournalStore.open(app[SETTINGS].memory_dir / JOURNAL_FILE)
+    indexer = Indexer(store, app.get(EMBEDDER), daily=daily_job(store))
+    try:
+        app[JOURNAL] = store
+        app[INDEXER] = indexer
+        app[NUDGER] = Nudger(store)
+        await indexer.start()
+        log.info("episodic.started", path=str(store.path), embedder=app.get(EMBEDDER) is not None)
+        yield
+    finally:
+        await indexer.stop()
+        await store.aclose()
