@@ -1,0 +1,44 @@
+"""Index migrations on a real file: an index made by an older schema opens, migrates and serves."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sidecar.index.db import MIGRATIONS, connect_writer, migrate, schema_version
+from sidecar.index.tier_index import INDEX_NAME, TierIndex
+from tests.support.memory import AGENT_MD, write
+
+
+def test_an_index_with_a_chunk_log_loses_it_and_keeps_its_chunks(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    write(root, "AGENT.md", AGENT_MD)
+    old = TierIndex(root)
+    old.open()
+    old.close()
+    # Take the file back to migration 5, when the chunk log still existed, with rows in it.
+    conn = connect_writer(root / INDEX_NAME)
+    conn.execute("DELETE FROM schema_migrations WHERE version > 5")
+    conn.execute("CREATE TABLE chunk_log (gen INTEGER PRIMARY KEY, deleted TEXT NOT NULL, added TEXT NOT NULL)")
+    conn.execute("INSERT INTO chunk_log VALUES (1, '', '1,2')")
+    assert schema_version(conn) == 5
+    conn.close()
+
+    index = TierIndex(root)
+    assert index.open() == "ok"
+    try:
+        tables = {r[0] for r in index.writer.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "chunk_log" not in tables
+        assert schema_version(index.writer) == len(MIGRATIONS) == 6
+        assert [h.path for h in index.search("PostgreSQL", 5)] == ["AGENT.md"]
+    finally:
+        index.close()
+
+
+def test_migrating_a_new_file_twice_is_a_no_op(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    conn.create_function("is_plain", 1, lambda text: 1, deterministic=True)
+    assert migrate(conn) == len(MIGRATIONS)
+    assert migrate(conn) == len(MIGRATIONS)
+    assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone() == (len(MIGRATIONS),)
+    conn.close()
