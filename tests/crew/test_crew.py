@@ -18,6 +18,7 @@ from aiohttp import web
 
 from tests.support.memory import write
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
+from tests.support.waiting import wait_until
 
 TOKEN = "crew-secret-token"
 
@@ -35,19 +36,22 @@ class Crew:
         return self.lead
 
 
-def start_lead(root: Path, crew_dir: Path, listen_port: int) -> SidecarProcess:
+def start_lead(root: Path, crew_dir: Path, listen_port: int, *, ready: bool = True) -> SidecarProcess:
     write(root / "lead", "AGENT.md", "# Lead\nI keep the crew conventions.\n")
     return start_sidecar(
         root / "lead", "--role", "lead", "--crew-dir", str(crew_dir),
-        "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, log_dir=root,
+        "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, log_dir=root, ready=ready,
     )
 
 
-def start_member(root: Path, name: str, crew_dir: Path, lead_url: str, *extra: str) -> SidecarProcess:
+def start_member(
+    root: Path, name: str, crew_dir: Path, lead_url: str, *extra: str, ready: bool = True
+) -> SidecarProcess:
     write(root / name, "AGENT.md", f"# {name}\nI am {name}; my private note mentions tailwind migration plans.\n")
     return start_sidecar(
         root / name, "--role", "member", "--crew-dir", str(crew_dir), "--lead-url", lead_url,
         "--crew-token", TOKEN, "--proxy-read-timeout", "1", "--proxy-connect-timeout", "0.5", *extra, log_dir=root,
+        ready=ready,
     )
 
 
@@ -57,13 +61,18 @@ def crew(tmp_path: Path) -> Iterator[Crew]:
     write(crew_dir, "CREW.md", "# Conventions\nWe always use Tailwind, never inline styles.\n")
     write(crew_dir, "topics/deploy.md", "# Deployment\nProduction deploys need a green canary for 30 minutes.\n")
     port = free_port()
-    lead = start_lead(tmp_path, crew_dir, port)
+    # The three start side by side (a member does not reach for the lead until a crew search).
+    lead = start_lead(tmp_path, crew_dir, port, ready=False)
     url = f"http://127.0.0.1:{port}"
-    members = [start_member(tmp_path, n, crew_dir, url) for n in ("m1", "m2")]
+    members = [start_member(tmp_path, n, crew_dir, url, ready=False) for n in ("m1", "m2")]
     c = Crew(tmp_path, crew_dir, port, lead, members)
-    yield c
-    for proc in [c.lead, *c.members]:
-        proc.kill()
+    try:
+        for proc in [lead, *members]:
+            proc.wait_ready()
+        yield c
+    finally:
+        for proc in [c.lead, *c.members]:
+            proc.kill()
 
 
 def search(side: SidecarProcess, query: str, scope: str, **extra: Any) -> httpx.Response:
@@ -99,10 +108,10 @@ def test_lead_writes_are_searchable_from_members_within_a_second(crew: Crew) -> 
         json={"tier": "crew", "path": "topics/billing.md", "content": "# Billing\nInvoices close on the 28th."},
     )
     assert resp.status_code == 201
-    assert _within(1.0, lambda: sources(search(crew.members[0], "invoices", "crew")) == [("crew", "topics/billing.md")])
+    wait_until(lambda: sources(search(crew.members[0], "invoices", "crew")) == [("crew", "topics/billing.md")], 1.0, 0.02)
     # A plain shell append on the lead's crew dir, no API involved.
     subprocess.run(["sh", "-c", f"echo 'Rollbacks use the wombat runbook.' >> {crew.crew_dir / 'CREW.md'}"], check=True)
-    assert _within(1.0, lambda: sources(search(crew.members[1], "wombat", "crew")) == [("crew", "CREW.md")])
+    wait_until(lambda: sources(search(crew.members[1], "wombat", "crew")) == [("crew", "CREW.md")], 1.0, 0.02)
 
 
 def test_member_crew_write_is_403_and_member_crew_reindex_is_refused(crew: Crew) -> None:
@@ -181,15 +190,6 @@ async def test_lead_answering_garbage_is_503(tmp_path: Path, aiohttp_server: Any
             assert resp.status_code == 200
     finally:
         member.kill()
-
-
-def _within(seconds: float, check: Any) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return bool(check())
 
 
 def test_lead_logs_are_json_with_stable_events(crew: Crew) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from sidecar.index.tier_index import TierIndex
 from tests.support.corpus import VOCAB, make_corpus, make_queries
 from tests.support.memory import write
 from tests.support.procs import start_sidecar
+from tests.support.waiting import wait_until
 
 HOSTILE = [
     '"hello', "AND", "hello AND", "*", "hello^", "(hello", "()", "multi-agent", "-hello", "col:x", "{a}:x",
@@ -211,13 +211,12 @@ def test_ascii_snippets_find_the_same_window_as_the_regex(tmp_path: Path) -> Non
 def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) -> None:
     side = start_sidecar(corpus, "--watch", "false")
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            status = httpx.get(f"{side.url}/memory/status").json()
-            if status["bm25"]["engine"] == "postings" or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        assert status["bm25"]["engine"] == "postings", status
+        status = wait_until(
+            lambda: (s := httpx.get(f"{side.url}/memory/status").json())["bm25"]["engine"] == "postings" and s,
+            timeout=30,
+            interval=0.05,
+            message="the server to answer from postings",
+        )
         assert status["bm25"]["postings"] > 0
         cli = TierIndex(corpus)
         cli.open()  # FTS5 only, a second process's view of the same file

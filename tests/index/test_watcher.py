@@ -11,6 +11,7 @@ from typing import Any
 
 from sidecar.index.chunker import chunk_markdown
 from tests.support.memory import ClientFactory, write
+from tests.support.waiting import async_wait_until
 
 
 async def paths_for(client: Any, query: str) -> list[str]:
@@ -21,12 +22,17 @@ async def paths_for(client: Any, query: str) -> list[str]:
 async def eventually(client: Any, query: str, expected: list[str], within: float = 5.0) -> float:
     """Poll until the search gives ``expected``; return how long it took."""
     started = time.monotonic()
-    while True:
+    got: list[str] = []
+
+    async def found() -> bool:
+        nonlocal got
         got = await paths_for(client, query)
-        if got == expected:
-            return time.monotonic() - started
-        assert time.monotonic() - started < within, f"{query!r}: still {got}, wanted {expected}"
-        await asyncio.sleep(0.02)
+        return got == expected
+
+    await async_wait_until(
+        found, timeout=within, interval=0.02, message=lambda: f"{query!r}: still {got}, wanted {expected}"
+    )
+    return time.monotonic() - started
 
 
 async def test_shell_append_without_fsync_is_picked_up(sidecar_client: ClientFactory, memory_dir: Path) -> None:
@@ -97,22 +103,28 @@ async def test_watcher_restarts_when_the_tier_dir_is_replaced(
     write(memory_dir, "AGENT.md", "# Identity\nmeerkat\n")
     await eventually(client, "meerkat", ["AGENT.md"], within=10)
     # A search may heal the index before the watcher notices; the watcher still restarts on its own.
-    deadline = time.monotonic() + 5
-    while (await (await client.get("/memory/status")).json())["watcher"]["restarts"] < 1:
-        assert time.monotonic() < deadline, "the watcher never restarted on the replaced dir"
-        await asyncio.sleep(0.05)
+
+    async def restarted() -> bool:
+        return bool((await (await client.get("/memory/status")).json())["watcher"]["restarts"] >= 1)
+
+    await async_wait_until(restarted, timeout=5, interval=0.05, message="the watcher to restart on the replaced dir")
     write(memory_dir, "topics/after.md", "# After\nbilby\n")
     await eventually(client, "bilby", ["topics/after.md"])
 
 
-async def test_writes_do_not_make_the_watcher_reconcile_the_tier(sidecar_client: ClientFactory) -> None:
+async def test_writes_do_not_make_the_watcher_reconcile_the_tier(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
     """Every index commit touches index.sqlite-wal; the watcher must not take that for a directory
     change and reconcile the whole tier after each write."""
     from tests.support.metrics import scrape as _scrape
     from tests.support.metrics import value as _value
 
     client = await sidecar_client(watch=True)
-    await asyncio.sleep(0.3)  # the watcher is up
+    # The watcher is up once it delivers a change: an in-place append by the shell, as an editor's.
+    with (memory_dir / "AGENT.md").open("a") as agent:
+        agent.write("- the watcher saw this aardwolf\n")
+    await eventually(client, "aardwolf", ["AGENT.md"])
     before = _value(await _scrape(client), "memory_sidecar_reindex_seconds_count", tier="agent", kind="reconcile")
     for n in range(8):
         # An existing file: creating one also reports its directory, and that reconcile is wanted.
@@ -120,7 +132,7 @@ async def test_writes_do_not_make_the_watcher_reconcile_the_tier(sidecar_client:
         assert resp.status == 201
         await asyncio.sleep(0.15)  # past the watcher's debounce, so each write's events arrive
     await eventually(client, "note", ["daily/2026-05-14.md"])
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.5)  # room for a late reconcile the watcher may (wrongly) queue: what this counts
     after = _value(await _scrape(client), "memory_sidecar_reindex_seconds_count", tier="agent", kind="reconcile")
     # Before: one per write (9 for 8). The notify backend may still report the directory as added
     # once (seen here: 'daily', Change.added, on one of the eight), which is a reconcile we keep.

@@ -167,5 +167,5 @@ async def test_health_is_cached_and_probed_once_per_burst(
         assert client.app is not None
         burst = await asyncio.gather(*(health.sink_health(client.app) for _ in range(20)))
         assert all(state is burst[0] for state in burst)
-        await asyncio.sleep(0.25)
+        await asyncio.sleep(0.25)  # past the 0.2 s TTL
         assert await health.sink_health(client.app) is not burst[0]

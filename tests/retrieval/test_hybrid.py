@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
 from tests.support.memory import ClientFactory, write
+from tests.support.waiting import async_wait_until
 
 pytestmark = pytest.mark.skipif(
     not OnnxEmbedder.available(),
@@ -120,13 +121,14 @@ class Rig:
 
     async def settle(self, within: float = 20.0) -> None:
         """Wait until every chunk has a vector of the current model."""
-        deadline = time.monotonic() + within
-        while True:
+
+        async def settled() -> bool:
             await asyncio.to_thread(self.vectors.refresh)
-            if self.vectors.size and self.vectors.backlog == 0:
-                return
-            assert time.monotonic() < deadline, f"backlog stuck at {self.vectors.backlog}"
-            await asyncio.sleep(0.02)
+            return bool(self.vectors.size and self.vectors.backlog == 0)
+
+        await async_wait_until(
+            settled, timeout=within, interval=0.02, message=lambda: f"the backlog to empty: {self.vectors.backlog}"
+        )
 
     async def search(self, query: str, limit: int = 5, explain: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
         return await self.searcher.search(self.tier, query, limit, explain)
@@ -245,7 +247,7 @@ async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model:
     fresh = Counting(model, "minilm-b")
     async with Rig(memory, fresh) as rig:
         fresh.gate = asyncio.Event()  # hold the re-embedding: search while the new model has nothing
-        await asyncio.sleep(0.1)
+        await async_wait_until(lambda: fresh.calls >= 1, message="the batcher to reach the held embedder")
         await asyncio.to_thread(rig.vectors.refresh)
         assert rig.vectors.size == 0 and rig.vectors.backlog == 3
         results, degraded = await rig.search("salmon")
@@ -253,9 +255,12 @@ async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model:
         fresh.gate.set()
         await rig.settle()
         assert len(fresh.texts) == 3 + 1  # every chunk once, plus the query
-        await asyncio.sleep(0.3)  # the backlog is done: the old model's vectors are pruned
-        models = await rig.tier.write_with(lambda c: {m for (m,) in c.execute("SELECT DISTINCT model FROM embeddings")})
-    assert models == {"minilm-b"}
+
+        async def old_vectors_pruned() -> bool:  # once the backlog is done
+            models = await rig.tier.write_with(lambda c: {m for (m,) in c.execute("SELECT DISTINCT model FROM embeddings")})
+            return bool(models == {"minilm-b"})
+
+        await async_wait_until(old_vectors_pruned, timeout=5)
 
 
 async def test_explain_shows_both_legs_and_the_fused_score(memory: Path, model: OnnxEmbedder) -> None:
@@ -283,7 +288,7 @@ async def test_the_batcher_never_blocks_writes(memory: Path, model: OnnxEmbedder
     slow = Counting(model)
     slow.gate = asyncio.Event()  # every batch hangs until released
     async with Rig(memory, slow) as rig:
-        await asyncio.sleep(0.1)
+        await async_wait_until(lambda: slow.calls >= 1, message="the batcher to call the embedder")
         assert slow.calls == 1  # the batcher is stuck inside the embedder
         started = time.monotonic()
         for n in range(5):
@@ -333,32 +338,25 @@ async def ollama(aiohttp_server: AiohttpServer, model: OnnxEmbedder) -> AsyncIte
     fake.release.set()
 
 
-async def wait_for(condition: Callable[[], bool], within: float = 5.0) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
-
-
 async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, ollama: FakeOllama) -> None:
     ollama.mode = "500"
     embedder = OllamaEmbedder(ollama.url, "nomic-embed-text", timeout=httpx.Timeout(5.0, connect=0.5))
     async with Rig(memory, embedder, query_timeout=0.3) as rig:
         bm25 = [h.as_json("agent") for h in await rig.tier.search("salmon boiler", 5)]
-        await wait_for(lambda: rig.health.state == "degraded")
+        await async_wait_until(lambda: rig.health.state == "degraded", timeout=5)
         results, degraded = await rig.search("salmon boiler")
         assert (results, degraded) == (bm25, ["dense"])
 
         ollama.mode = "429"  # Retry-After: 1 is honoured although the backoff base is 50 ms
-        await wait_for(lambda: "429" in (rig.health.last_error or ""), within=5)
+        await async_wait_until(lambda: "429" in (rig.health.last_error or ""), timeout=5)
         after_429 = len(ollama.hits)
         assert rig.health.retry_in() > 0.8
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(0.6)  # inside the 1 s Retry-After: no call may come
         assert len(ollama.hits) == after_429, "called again before Retry-After passed"
         assert (await rig.search("salmon boiler"))[1] == ["dense"]
 
         ollama.mode = "hang"  # a hang: the search gives up after its 0.3 s query timeout, not httpx's 5 s
-        await wait_for(rig.health.usable, within=3)
+        await async_wait_until(rig.health.usable, timeout=3)
         started = time.monotonic()
         results, degraded = await rig.search("salmon boiler")
         assert degraded == ["dense"] and results == bm25
@@ -380,7 +378,7 @@ async def test_embed_ctx_wires_the_searcher_batcher_and_status(sidecar_client: C
     batcher = app[BATCHER]
     assert batcher is not None
     index = app[HYBRID].vectors["agent"]
-    await wait_for(lambda: index.size == 3 and index.backlog == 0, within=20)
+    await async_wait_until(lambda: index.size == 3 and index.backlog == 0, timeout=20)
     status = embed_status(app)["embedder"]
     assert status == {
         "state": "ready",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import httpx
 
 from sidecar.index.tier_index import TierIndex
 from tests.support.procs import start_sidecar
+from tests.support.waiting import wait_until
 
 
 def test_sigterm_with_a_full_queue_drains_it(tmp_path: Path) -> None:
@@ -36,7 +36,8 @@ def test_sigterm_with_a_full_queue_drains_it(tmp_path: Path) -> None:
     with ThreadPoolExecutor(8) as pool:
         seqs = list(pool.map(one, range(120)))
     side.proc.send_signal(signal.SIGTERM)
-    time.sleep(1.0)
+    # The lock is held until the sidecar has taken the signal and counted its queue.
+    wait_until(lambda: '"sidecar.shutdown"' in side.log_text(), timeout=30, message="sidecar.shutdown in the log")
     blocker.execute("ROLLBACK")
     blocker.close()
     assert side.proc.wait(timeout=60) == 0

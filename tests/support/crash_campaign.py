@@ -72,7 +72,7 @@ def run_trial(root: Path, trial: int, rng: random.Random, acked: dict[str, int])
         finally:
             os._exit(1)
     os.close(w)
-    time.sleep(rng.uniform(0.005, 0.08))
+    time.sleep(rng.uniform(0.005, 0.08))  # a random moment in the writer's life to kill it at
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     acks = b""

@@ -7,11 +7,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from tests.support.waiting import wait_until
 
 __all__ = ["SidecarProcess", "cpu_s", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
 
@@ -83,12 +84,29 @@ class SidecarProcess:
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
+    def wait_ready(self, wait: float = 30.0) -> SidecarProcess:
+        """Wait until /healthz answers 200; if the process exits or ``wait`` passes first, kill it
+        and raise RuntimeError with its log."""
+
+        def ready() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"sidecar exited with {self.proc.returncode}:\n{self.log_text()}")
+            return httpx.get(f"{self.url}/healthz", timeout=0.5).status_code == 200
+
+        try:
+            wait_until(ready, timeout=wait, interval=0.02, ignore=(httpx.HTTPError,), message="/healthz to answer 200")
+        except AssertionError as exc:
+            self.kill()
+            raise RuntimeError(f"sidecar not ready: {exc}\n{self.log_text()}") from None
+        return self
+
 
 def start_sidecar(
     memory_dir: Path, *args: str, port: int | None = None, env: dict[str, str] | None = None,
-    log_dir: Path | None = None, wait: float = 30.0,
+    log_dir: Path | None = None, wait: float = 30.0, ready: bool = True,
 ) -> SidecarProcess:
-    """Start ``memory-sidecar serve`` as a real process and wait until /healthz answers."""
+    """Start ``memory-sidecar serve`` as a real process and wait until /healthz answers
+    (``ready=False``: return at once; several can then start side by side, see ``wait_ready``)."""
     port = port or free_port()
     log = (log_dir or memory_dir.parent) / f"sidecar-{port}.log"
     full_env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "none", **(env or {})}
@@ -97,15 +115,4 @@ def start_sidecar(
     with log.open("ab") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=full_env)
     sidecar = SidecarProcess(proc, port, log, argv)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"sidecar exited with {proc.returncode}:\n{sidecar.log_text()}")
-        try:
-            if httpx.get(f"{sidecar.url}/healthz", timeout=0.5).status_code == 200:
-                return sidecar
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.02)
-    sidecar.kill()
-    raise RuntimeError(f"sidecar not ready after {wait}s:\n{sidecar.log_text()}")
+    return sidecar.wait_ready(wait) if ready else sidecar

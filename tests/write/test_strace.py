@@ -9,13 +9,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.support.procs import free_port
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed (apt-get install strace)")
 
@@ -53,13 +53,13 @@ def test_every_acknowledged_write_fsyncs_file_then_renames_then_fsyncs_dir(tmp_p
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_until(
+            lambda: proc.poll() is None and httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200,
+            timeout=60,
+            interval=0.05,
+            ignore=(httpx.HTTPError,),
+            message="the traced sidecar to answer /healthz",
+        )
         writes = [("AGENT.md", "append"), ("daily/2026-03-01.md", "append"), ("AGENT.md", "replace")]
         for path, mode in writes:
             r = httpx.post(f"http://127.0.0.1:{port}/memory/write", json={"path": path, "content": "x", "mode": mode})
