@@ -1,11 +1,17 @@
-"""A bare aiohttp server: the HTTP limit the sidecar's search route is measured against.
+"""Bare aiohttp servers: the HTTP limit the sidecar's search route is measured against.
 
-One process, the default asyncio loop, ``web.AppRunner(access_log=None)`` as the sidecar runs it,
-and one ``POST /memory/search`` route that reads the request body and answers fixed bytes (a real
-sidecar search answer, captured by the bench) with the sidecar's content type. No middleware, no
-JSON decoding, no search: what aiohttp itself costs per request on this machine.
+One process each, the default asyncio loop, ``web.AppRunner(access_log=None)`` as the sidecar runs
+it, one ``POST /memory/search`` route and nothing else (no middleware, no metrics, no validation):
 
-    python -m tests.bench.bare_route PORT BODY_FILE        (benches start it through ``start_bare``)
+- ``fixed``: reads the request body and answers fixed bytes (a real sidecar search answer, captured
+  by the bench) with the sidecar's content type. What aiohttp itself costs per request.
+- ``search``: decodes the body and answers the same BM25 search the sidecar runs
+  (``TierIndex.search`` from the in-memory postings, hits as the sidecar's JSON, orjson), over its
+  own index of an identical copy of the memory dir. What aiohttp plus the search cost, without the
+  rest of the sidecar.
+
+    python -m tests.bench.bare_route PORT fixed BODY_FILE
+    python -m tests.bench.bare_route PORT search MEMORY_DIR        (benches use ``start_bare``)
 """
 
 from __future__ import annotations
@@ -15,25 +21,48 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import orjson
 from aiohttp import web
 
 __all__ = ["BareRoute", "start_bare"]
 
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 
-async def serve(port: int, body: bytes) -> None:
+
+def fixed_handler(body: bytes) -> Handler:
     async def search(request: web.Request) -> web.Response:
         await request.read()
         return web.Response(body=body, content_type="application/json", charset="utf-8")
 
+    return search
+
+
+def search_handler(memory_dir: Path) -> Handler:
+    from sidecar.index.tier_index import TierIndex
+
+    index = TierIndex(memory_dir)
+    index.open()
+    index.enable_postings()
+
+    async def search(request: web.Request) -> web.Response:
+        body = orjson.loads(await request.read())
+        hits = index.search(body["query"], body.get("limit", 10))
+        answer = {"results": [h.as_json("agent") for h in hits], "scope": "agent"}
+        return web.Response(body=orjson.dumps(answer), content_type="application/json", charset="utf-8")
+
+    return search
+
+
+async def serve(port: int, handler: Handler) -> None:
     async def healthz(request: web.Request) -> web.Response:
         return web.Response(text="ok")
 
     app = web.Application()
-    app.router.add_post("/memory/search", search)
+    app.router.add_post("/memory/search", handler)
     app.router.add_get("/healthz", healthz)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
@@ -67,23 +96,34 @@ class BareRoute:
             self.proc.wait()
 
 
-def start_bare(body: bytes, work: Path, port: int, wait: float = 30.0) -> BareRoute:
-    """Start the bare route answering ``body`` on ``port``; wait until it answers."""
+def start_bare(
+    work: Path, port: int, *, body: bytes | None = None, memory_dir: Path | None = None, wait: float = 120.0
+) -> BareRoute:
+    """Start a bare route on ``port``: answering ``body``, or searching ``memory_dir``; wait until
+    it answers /healthz (the search one after its postings are built)."""
     work.mkdir(parents=True, exist_ok=True)
-    body_file = work / "bare-answer.json"
-    body_file.write_bytes(body)
-    log = (work / "bare-route.log").open("ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.bench.bare_route", str(port), str(body_file)], stdout=log, stderr=log
-    )
-    log.close()
+    if body is not None:
+        body_file = work / f"bare-answer-{port}.json"
+        body_file.write_bytes(body)
+        mode = ["fixed", str(body_file)]
+    elif memory_dir is not None:
+        mode = ["search", str(memory_dir)]
+    else:
+        raise ValueError("start_bare: body or memory_dir")
+    import httpx  # here, not at the top: the server process does not need it
+
+    log_path = work / f"bare-route-{port}.log"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.bench.bare_route", str(port), *mode], stdout=log, stderr=log
+        )
     bare = BareRoute(proc, port)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"bare route exited with {proc.returncode}: {(work / 'bare-route.log').read_text()}")
+            raise RuntimeError(f"bare route exited with {proc.returncode}: {log_path.read_text()}")
         try:
-            if httpx.post(f"{bare.url}/memory/search", content=b"{}", timeout=0.5).content == body:
+            if httpx.get(f"{bare.url}/healthz", timeout=0.5).status_code == 200:
                 return bare
         except httpx.HTTPError:
             pass
@@ -92,5 +132,11 @@ def start_bare(body: bytes, work: Path, port: int, wait: float = 30.0) -> BareRo
     raise RuntimeError(f"bare route not ready after {wait}s")
 
 
+def main(argv: list[str]) -> None:
+    port, mode, arg = int(argv[0]), argv[1], Path(argv[2])
+    handler = fixed_handler(arg.read_bytes()) if mode == "fixed" else search_handler(arg)
+    asyncio.run(serve(port, handler))
+
+
 if __name__ == "__main__":
-    asyncio.run(serve(int(sys.argv[1]), Path(sys.argv[2]).read_bytes()))
+    main(sys.argv[1:])

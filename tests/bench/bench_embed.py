@@ -7,6 +7,10 @@
   matrix in the same run; plus what a refresh costs (cold load, 10 changed chunks, nothing new).
 - Throughput: the shipped ``OnnxEmbedder`` on generated memory paragraphs (~600 characters), at
   the batcher's batch size and at 32; and the real ``EmbedBatcher`` draining a 500-chunk backlog.
+  The limit beside it: raw onnxruntime, the model file as packaged in a session with default
+  options, the same tokens in runs of the same batch size (sorted by length, padded to each run's
+  longest), ``session.run`` timed and nothing else. CPU per chunk is this process's CPU (every
+  thread) over the chunks.
 - RSS: a fresh process that loads the shipped model, embeds a query, then batcher batches of long
   chunks; next to it, the same with onnxruntime session options that keep memory lower.
 - Hybrid: ``HybridSearcher`` p50/p99 over a 10k-chunk generated tier, real query embedding each
@@ -125,15 +129,58 @@ def _paragraphs(base: Path, n: int) -> list[str]:
     return texts
 
 
+def _raw_onnx(texts: list[str], batch: int) -> tuple[float, float]:
+    """The limit: (wall s, CPU s) of raw onnxruntime over ``texts`` in runs of ``batch``."""
+    import onnxruntime as ort
+
+    from sidecar.retrieval.embed.onnx import MAX_TOKENS, _load_tokenizer, _model_path
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(_model_path()), sess_options=options, providers=["CPUExecutionProvider"])
+    names = {i.name for i in session.get_inputs()}
+    encodings = sorted(_load_tokenizer(None, MAX_TOKENS).encode_batch(texts), key=lambda e: len(e.ids))
+    feeds = []
+    for start in range(0, len(encodings), batch):
+        run = encodings[start : start + batch]
+        ids = np.zeros((len(run), max(len(e.ids) for e in run)), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, e in enumerate(run):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        feeds.append(feed)
+    session.run(None, feeds[0])  # warm
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    for feed in feeds:
+        session.run(None, feed)
+    return time.perf_counter() - t0, time.process_time() - cpu0
+
+
 def bench_throughput(base: Path, model: OnnxEmbedder) -> None:
     texts = _paragraphs(base, 256)
     model.embed_sync(texts[:8])
     for batch in (IN_PROCESS_BATCH, 32):
         runner = OnnxEmbedder(batch_size=batch)
-        t0 = time.perf_counter()
+        runner.embed_sync(texts[:8])  # warm
+        t0, cpu0 = time.perf_counter(), time.process_time()
         runner.embed_sync(texts)
-        took = time.perf_counter() - t0
-        report(f"embed_sync, batch {batch}, {len(texts)} chunks (~600 chars)", f"{len(texts) / took:.0f} chunks/s", "")
+        took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        del runner
+        raw_took, raw_cpu = _raw_onnx(texts, batch)
+        n = len(texts)
+        report(
+            f"embed_sync, batch {batch}, {n} chunks (~600 chars)",
+            f"{n / took:.0f} chunks/s, CPU {cpu * 1000 / n:.1f} ms/chunk",
+            "",
+        )
+        report(
+            f"  the limit: raw onnxruntime, batch {batch}, same tokens",
+            f"{n / raw_took:.0f} chunks/s, CPU {raw_cpu * 1000 / n:.1f} ms/chunk",
+            "",
+        )
     asyncio.run(_batcher_drain(base, model))
 
 

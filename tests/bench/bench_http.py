@@ -1,14 +1,20 @@
-"""What HTTP costs the search route: a real sidecar next to a bare aiohttp route, same load, same run.
+"""What HTTP costs the search route: a real sidecar next to bare aiohttp routes, same load, same run.
 
 The sidecar is a real process (``memory-sidecar serve``) on a generated 10k-chunk memory dir, BM25
-only (``MEMORY_SIDECAR_EMBEDDER=none``), default settings otherwise. The bare route
-(``tests/bench/bare_route.py``) is a second process: aiohttp run the way the sidecar runs it, one
-``POST /memory/search`` that reads the body and answers a real sidecar search answer of median
-size, captured first. Both get the same requests from the same generator (wrk + ``load.lua``,
-search connections only; see ``loadgen.py``), in alternating rounds so that a shared host's drift
-hits both alike. Per round: requests/s, and the server's CPU per request over the measured window
-(what the other tenants of a shared machine disturb least). The ratio sidecar / bare is the median
-of the per-round ratios.
+only (``MEMORY_SIDECAR_EMBEDDER=none``), default settings otherwise. Next to it, two bare aiohttp
+processes (``tests/bench/bare_route.py``: aiohttp run the way the sidecar runs it, one route, no
+middleware):
+
+- bare: answers a real sidecar search answer of median size, captured first: the limit;
+- bare + search: answers the same BM25 search (``TierIndex.search`` from the in-memory postings,
+  hits as the sidecar's JSON) over its own index of an identical copy of the memory dir.
+
+All three get the same requests from the same generator (wrk + ``load.lua``, search connections
+only; see ``loadgen.py``), in rotating rounds so that a shared host's drift hits them alike. Per
+round: requests/s, and the server's CPU per request over the measured window (what the other
+tenants of a shared machine disturb least). Ratios are medians of the per-round ratios. The CPU
+per request splits into aiohttp (bare), the search (bare + search minus bare) and the rest of the
+sidecar (sidecar minus bare + search: middleware, validation, metrics, the answer's index state).
 
 Before the load: the sidecar's idle RSS once its BM25 postings are built and it has been idle long
 enough to hand back what it does not need (``IdleRelease``: 0.25 s), next to the bare route's.
@@ -58,17 +64,6 @@ def typical_answer(url: str, queries: list[str]) -> bytes:
     return sorted(answers, key=len)[len(answers) // 2]
 
 
-def search_seconds(url: str) -> tuple[float, float]:
-    """(sum, count) of the agent scope's search histogram: time inside the search, without HTTP."""
-    total = count = 0.0
-    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
-        if line.startswith('memory_sidecar_search_seconds_sum{scope="agent"}'):
-            total = float(line.rsplit(" ", 1)[1])
-        elif line.startswith('memory_sidecar_search_seconds_count{scope="agent"}'):
-            count = float(line.rsplit(" ", 1)[1])
-    return total, count
-
-
 def idle_cpu_share(pid: int, seconds: float = 3.0) -> float:
     before = server_cpu_s(pid)
     time.sleep(seconds)
@@ -83,6 +78,13 @@ def _rounds(values: list[float], fmt: str) -> str:
     return ", ".join(format(v, fmt) for v in values)
 
 
+NAMES = {
+    "bare": "bare aiohttp route",
+    "search": "bare aiohttp route + the same search",
+    "sidecar": "sidecar POST /memory/search",
+}
+
+
 def main() -> None:
     reference_before = cpu_reference()
     wrk, generator = pick_generator()
@@ -90,25 +92,31 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-http-"))
     root = base / "memory"
     corpus_bytes = make_corpus(root, CHUNKS)
+    make_corpus(base / "memory-copy", CHUNKS)  # the same files (same seed), for the bare search's own index
     queries = make_queries(2_000)
     side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": "none"}, wait=300)
-    bare = None
-    runs: dict[str, list[Run]] = {"bare": [], "sidecar": []}
-    in_search: list[float] = []
+    bares = []
+    runs: dict[str, list[Run]] = {name: [] for name in NAMES}
     try:
         wait_postings(side.url)
         time.sleep(2.0)  # idle: the postings build's transient heap handed back
         idle_cpu = idle_cpu_share(side.proc.pid)
         rss_idle, hwm_idle = rss_kb(side.proc.pid), rss_kb(side.proc.pid, "VmHWM")
         answer = typical_answer(side.url, queries[:200])
-        bare = start_bare(answer, base / "bare", free_port())
+        bares.append(bare := start_bare(base / "bare", free_port(), body=answer))
+        bares.append(searching := start_bare(base / "bare", free_port(), memory_dir=base / "memory-copy"))
         time.sleep(1.0)
         rss_bare = rss_kb(bare.proc.pid)
-        targets = {"bare": (bare.url, bare.proc.pid), "sidecar": (side.url, side.proc.pid)}
+        search_answer = typical_answer(searching.url, queries[:200])
+        targets = {
+            "bare": (bare.url, bare.proc.pid),
+            "search": (searching.url, searching.proc.pid),
+            "sidecar": (side.url, side.proc.pid),
+        }
+        names = list(NAMES)
         for r in range(ROUNDS):
-            for name in ("bare", "sidecar") if r % 2 == 0 else ("sidecar", "bare"):
+            for name in names[r % 3 :] + names[: r % 3]:
                 url, pid = targets[name]
-                before = search_seconds(url) if name == "sidecar" else (0.0, 0.0)
                 run = drive(
                     url,
                     pid,
@@ -120,28 +128,24 @@ def main() -> None:
                     work=base / f"gen-{name}",
                     wrk=wrk,
                 )
-                if name == "sidecar":
-                    after = search_seconds(url)
-                    if after[1] > before[1]:
-                        in_search.append((after[0] - before[0]) * 1000 / (after[1] - before[1]))
                 bad = {k: n for k, n in run.statuses().items() if k[1] != 200}
                 if bad or run.transport_errors:
                     raise RuntimeError(f"{name}: non-200 answers {bad}, {run.transport_errors} transport errors")
                 runs[name].append(run)
                 print(
-                    f"# round {r + 1} {name}: {run.rate():.0f} req/s, {run.cpu_per_request_ms():.3f} ms CPU/request, "
-                    f"{run.server_cpu / run.seconds:.2f} cores",
+                    f"# round {r + 1} {NAMES[name]}: {run.rate():.0f} req/s, "
+                    f"{run.cpu_per_request_ms():.3f} ms CPU/request, {run.server_cpu / run.seconds:.2f} cores",
                     flush=True,
                 )
     finally:
-        if bare is not None:
-            bare.stop()
+        for one in bares:
+            one.stop()
         side.stop()
         shutil.rmtree(base, ignore_errors=True)
 
     print(
-        f"# {os.cpu_count()} cores shared by both servers, the generator and other tenants; {CONNECTIONS} connections "
-        f"searching, {ROUNDS} rounds of {WARMUP:g} s warm-up + {SECONDS:g} s measured per server, alternated; "
+        f"# {os.cpu_count()} cores shared by the servers, the generator and other tenants; {CONNECTIONS} connections "
+        f"searching, {ROUNDS} rounds of {WARMUP:g} s warm-up + {SECONDS:g} s measured per server, rotated; "
         f"corpus {CHUNKS} chunks ({corpus_bytes / 1e6:.1f} MB)",
         flush=True,
     )
@@ -150,14 +154,16 @@ def main() -> None:
         f"{reference_before:.0f} / {cpu_reference():.0f} ms (a shared host: figures scale with it)",
     )
     report("http: generator", generator.split(" (")[0])
-    report("http: answer size (median sidecar search answer)", f"{len(answer)} bytes, served as-is by the bare route")
+    report(
+        "http: answer size, median",
+        f"sidecar {len(answer)} bytes (served as-is by the bare route); bare + search {len(search_answer)} bytes",
+    )
     rate = {k: [r.rate() for r in v] for k, v in runs.items()}
     cpu = {k: [r.cpu_per_request_ms() for r in v] for k, v in runs.items()}
     cores = {k: [r.server_cpu / r.seconds for r in v] for k, v in runs.items()}
-    for name, label in (("bare", "bare aiohttp route"), ("sidecar", "sidecar POST /memory/search")):
+    for name, label in NAMES.items():
         report(
-            f"http: {label}, requests/s",
-            f"median {_median(rate[name]):.0f}/s (rounds: {_rounds(rate[name], '.0f')})",
+            f"http: {label}, requests/s", f"median {_median(rate[name]):.0f}/s (rounds: {_rounds(rate[name], '.0f')})"
         )
         report(
             f"http: {label}, server CPU per request",
@@ -170,21 +176,19 @@ def main() -> None:
         )
     ratios = [s / b for s, b in zip(rate["sidecar"], rate["bare"], strict=True)]
     report(
-        "http: sidecar / bare, requests/s",
+        "http: sidecar / bare route, requests/s",
         f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
         ">= 0.6x",
     )
+    ratios = [s / b for s, b in zip(rate["sidecar"], rate["search"], strict=True)]
     report(
-        "http: bare / sidecar, CPU per request",
-        f"{_median(cpu['bare']) / _median(cpu['sidecar']):.2f}x (the throughput ratio if each had a core of its own)",
+        "http: sidecar / bare route + search, requests/s", f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})"
     )
-    if in_search:
-        report(
-            "http: of the sidecar's CPU per request: in the search",
-            f"{_median(in_search):.3f} ms (its search_seconds histogram: time inside SearchService.search)",
-        )
-        rest = _median(cpu["sidecar"]) - _median(cpu["bare"]) - _median(in_search)
-        report("http: of the sidecar's CPU per request: the rest", f"{rest:.3f} ms (middleware, JSON, answer, metrics)")
+    bare_ms, search_ms, side_ms = (_median(cpu[k]) for k in ("bare", "search", "sidecar"))
+    report(
+        "http: sidecar CPU per request = aiohttp + search + rest",
+        f"{side_ms:.3f} = {bare_ms:.3f} + {search_ms - bare_ms:.3f} + {side_ms - search_ms:.3f} ms",
+    )
     gen = [r.generator_cpu_per_request_ms() for v in runs.values() for r in v]
     report("http: generator CPU per request", f"median {_median(gen):.3f} ms")
     report(

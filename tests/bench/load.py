@@ -148,7 +148,7 @@ def main() -> None:
         acked = mixed.acked
         in_files, sampled, in_index = asyncio.run(verify(side.url, root, acked))
         answer = typical_answer(side.url, queries[:200])
-        bare = start_bare(answer, base / "bare", free_port())
+        bare = start_bare(base / "bare", free_port(), body=answer)
         limit = drive(
             bare.url,
             bare.proc.pid,
