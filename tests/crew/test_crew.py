@@ -57,6 +57,8 @@ def start_member(
 
 @pytest.fixture
 def crew(tmp_path: Path) -> Iterator[Crew]:
+    """A lead and two members, three real processes: about 2 s to start, so the tests that take
+    it are marked slow (test_lead_answering_garbage_is_503 keeps the proxy in the quick run)."""
     crew_dir = tmp_path / "crew"
     write(crew_dir, "CREW.md", "# Conventions\nWe always use Tailwind, never inline styles.\n")
     write(crew_dir, "topics/deploy.md", "# Deployment\nProduction deploys need a green canary for 30 minutes.\n")
@@ -83,6 +85,7 @@ def sources(resp: httpx.Response) -> list[tuple[str, str]]:
     return [(r["source"], r["path"]) for r in resp.json()["results"]]
 
 
+@pytest.mark.slow
 def test_members_search_the_leads_crew_tier(crew: Crew) -> None:
     for member in crew.members:
         assert sources(search(member, "tailwind inline", "crew")) == [("crew", "CREW.md")]
@@ -91,6 +94,7 @@ def test_members_search_the_leads_crew_tier(crew: Crew) -> None:
     assert status["files"] == 2 and status["tier"] == "crew"
 
 
+@pytest.mark.slow
 def test_scope_both_fuses_agent_and_crew_and_keeps_sources(crew: Crew) -> None:
     resp = search(crew.members[0], "tailwind", "both")
     assert resp.status_code == 200
@@ -102,6 +106,7 @@ def test_scope_both_fuses_agent_and_crew_and_keeps_sources(crew: Crew) -> None:
     assert sources(search(crew.members[1], "m1", "both")) == []
 
 
+@pytest.mark.slow
 def test_lead_writes_are_searchable_from_members_within_a_second(crew: Crew) -> None:
     resp = httpx.post(
         f"{crew.lead.url}/memory/write",
@@ -114,6 +119,7 @@ def test_lead_writes_are_searchable_from_members_within_a_second(crew: Crew) -> 
     wait_until(lambda: sources(search(crew.members[1], "wombat", "crew")) == [("crew", "CREW.md")], 1.0, 0.02)
 
 
+@pytest.mark.slow
 def test_member_crew_write_is_403_and_member_crew_reindex_is_refused(crew: Crew) -> None:
     member = crew.members[0]
     resp = httpx.post(f"{member.url}/memory/write", json={"tier": "crew", "path": "CREW.md", "content": "x"})
@@ -123,6 +129,7 @@ def test_member_crew_write_is_403_and_member_crew_reindex_is_refused(crew: Crew)
     assert httpx.post(f"{crew.lead.url}/memory/reindex", params={"scope": "crew"}).json()["files"] == 2
 
 
+@pytest.mark.slow
 def test_crew_listener_needs_the_token_and_has_no_write_routes(crew: Crew) -> None:
     url = f"http://127.0.0.1:{crew.listen_port}"
     body = {"query": "tailwind"}
@@ -135,6 +142,7 @@ def test_crew_listener_needs_the_token_and_has_no_write_routes(crew: Crew) -> No
         assert httpx.post(f"{url}{path}", json={}, headers=auth).status_code in (404, 405)
 
 
+@pytest.mark.slow
 def test_lead_down_then_back(crew: Crew) -> None:
     member = crew.members[0]
     crew.lead.stop(signal.SIGKILL)
@@ -150,6 +158,7 @@ def test_lead_down_then_back(crew: Crew) -> None:
     assert sources(search(member, "tailwind", "crew")) == [("crew", "CREW.md")]
 
 
+@pytest.mark.slow
 def test_hung_lead_gives_503_within_the_timeout(crew: Crew) -> None:
     member = crew.members[1]
     os.kill(crew.lead.proc.pid, signal.SIGSTOP)
@@ -192,6 +201,7 @@ async def test_lead_answering_garbage_is_503(tmp_path: Path, aiohttp_server: Any
         member.kill()
 
 
+@pytest.mark.slow
 def test_lead_logs_are_json_with_stable_events(crew: Crew) -> None:
     crew.lead.stop()
     events = [json.loads(line)["event"] for line in crew.lead.log_text().splitlines() if line.startswith("{")]

@@ -218,6 +218,7 @@ async def timed_searches(client: TestClient[Any, Any], n: int) -> list[float]:
     return took
 
 
+@pytest.mark.slow
 async def test_slow_headers_do_not_stall_others_and_are_cut_off(serve: Callable[..., Any]) -> None:
     """Slowloris: a request line, then one header byte every 0.5 s. The server closes it once
     the header deadline (keepalive_timeout, here 2 s) passes; other clients never wait on it."""
@@ -236,6 +237,7 @@ async def test_slow_headers_do_not_stall_others_and_are_cut_off(serve: Callable[
     assert leftover == b"" and 1.9 <= closed_after < 4.0, (leftover, closed_after)
 
 
+@pytest.mark.slow
 async def test_without_the_limits_aiohttp_keeps_a_slow_header_open(serve: Callable[..., Any]) -> None:
     """Control: with aiohttp's defaults (keepalive_timeout 3630 s) the same slow client is still
     connected after 3 s, so it is ``server_limits`` that cuts it off."""
@@ -250,6 +252,7 @@ async def test_without_the_limits_aiohttp_keeps_a_slow_header_open(serve: Callab
     writer.close()
 
 
+@pytest.mark.slow
 async def test_slow_body_is_408_and_the_connection_closes(serve: Callable[..., Any], memory_dir: Path) -> None:
     client, settings = await serve(body_timeout=1.0)
     body = json.dumps({"path": "slow.md", "content": "slowly"}).encode()

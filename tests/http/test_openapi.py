@@ -109,6 +109,7 @@ def test_operation_ids_are_unique() -> None:
     assert len(ids) == len(set(ids))
 
 
+@pytest.mark.slow
 def test_schemathesis_loads_the_document() -> None:
     import schemathesis
 
@@ -158,6 +159,7 @@ async def test_real_errors_are_documented_statuses(
 
 
 # -- schemathesis against a live sidecar ---------------------------------------------------------
+@pytest.mark.slow
 async def test_schemathesis_finds_no_new_failures(make_settings: Callable[..., Settings], tmp_path: Path) -> None:
     """`st run` with every check but positive_data_acceptance, 30 examples per operation, seeded.
 

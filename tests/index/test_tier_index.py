@@ -221,6 +221,7 @@ def test_an_edit_rewrites_only_the_chunks_that_changed(tmp_path: Path) -> None:
     ix.close()
 
 
+@pytest.mark.slow
 def test_readers_survive_the_writer_closing_their_connections(tmp_path: Path) -> None:
     """A rebuild from the files (lost or corrupt index) closes every reader connection; a reader
     in the middle of a statement must finish first (this crashed the process with SIGSEGV)."""

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sidecar.index.chunker import chunk_markdown
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
@@ -112,6 +114,7 @@ async def test_watcher_restarts_when_the_tier_dir_is_replaced(
     await eventually(client, "bilby", ["topics/after.md"])
 
 
+@pytest.mark.slow
 async def test_writes_do_not_make_the_watcher_reconcile_the_tier(
     sidecar_client: ClientFactory, memory_dir: Path
 ) -> None:

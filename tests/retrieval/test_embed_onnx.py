@@ -194,6 +194,7 @@ def test_the_rewrite_leaves_other_bytes_alone() -> None:
         gather_before_dequantize(b"\x3a\x40\x0a")  # a graph field longer than the message
 
 
+@pytest.mark.slow
 def test_long_texts_run_in_token_budgeted_batches() -> None:
     from sidecar.retrieval.embed.onnx import TOKENS_PER_RUN
 

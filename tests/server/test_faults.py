@@ -356,6 +356,7 @@ async def test_journal_comes_back_after_the_tier_dir_is_restored(sidecar_client:
     assert (root / "journal.sqlite").exists()
 
 
+@pytest.mark.slow
 async def test_searches_while_the_tier_dir_is_replaced_never_fail(
     sidecar_client: ClientFactory, tmp_path: Path
 ) -> None:

@@ -9,12 +9,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from sidecar.index.tier_index import TierIndex
 from tests.support.procs import start_sidecar
 from tests.support.waiting import wait_until
 
 
+@pytest.mark.slow
 def test_sigterm_with_a_full_queue_drains_it(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     side = start_sidecar(memory, "--watch", "false", "--reconcile-interval", "0")

@@ -11,12 +11,14 @@ import threading
 from pathlib import Path
 
 import httpx
+import pytest
 
 from sidecar.index.chunker import chunk_markdown
 from sidecar.index.tier_index import TierIndex
 from tests.support.procs import start_sidecar
 
 
+@pytest.mark.slow
 def test_crash_campaign_200_sigkill_trials(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tests.support.crash_campaign", str(tmp_path / "memory"), "--trials", "200", "--seed", "7"],
@@ -29,6 +31,7 @@ def test_crash_campaign_200_sigkill_trials(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow
 def test_sigkilled_sidecar_keeps_every_acknowledged_append(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     rng = random.Random(3)
