@@ -35,6 +35,8 @@ from tests.support.procs import SidecarProcess, start_sidecar
 # Hypothesis keeps caches in ./.hypothesis even without a database; in the repo root that dir
 # breaks collection for everyone (pytest's norecursedirs warning is an error here).
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis")
+# A fuzz campaign like schemathesis: 150 generated requests per test against a real process.
+pytestmark = pytest.mark.slow
 PROPERTY = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 DOCUMENTED_5XX = {(503, "no_crew_tier")}
 # Besides memory files, the tier dir holds the tier index and the episodic journal.
