@@ -322,7 +322,9 @@ async def watcher_restarted(client: Any, within: float = 5.0) -> dict[str, Any]:
         watcher: dict[str, Any] = (await resp.json()).get("watcher") or {} if resp.status == 200 else {}
         return watcher if watcher.get("restarts", 0) >= 1 and watcher.get("running") else None
 
-    return await async_wait_until(restarted, timeout=within, interval=0.05, message="the watcher to restart and run")
+    watcher: dict[str, Any] | None = await async_wait_until(restarted, timeout=within, interval=0.05, message="the watcher to restart and run")
+    assert watcher is not None
+    return watcher
 
 
 async def test_watcher_survives_the_tier_dir_being_deleted_and_restored(

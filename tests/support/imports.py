@@ -81,8 +81,8 @@ def _imports(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]
             for child in node.orelse:  # the ``else`` of ``if TYPE_CHECKING`` runs at runtime
                 yield from visit(child, guarded)
             return
-        for child in ast.iter_child_nodes(node):
-            yield from visit(child, guarded)
+        for inner in ast.iter_child_nodes(node):
+            yield from visit(inner, guarded)
 
     yield from visit(tree, False)
 

@@ -13,7 +13,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar, overload
 
 __all__ = ["async_wait_until", "wait_until"]
 
@@ -60,26 +60,48 @@ def wait_until(
     while True:
         polls += 1
         try:
-            last = predicate()
-            error = None
+            value = predicate()
         except ignore as exc:
             error = exc
         else:
-            if last:
-                return last  # type: ignore[return-value]
+            if value:
+                return value
+            last, error = value, None
         if time.monotonic() >= deadline:
             raise _timed_out(_describe(predicate, message), timeout, polls, last, error)
         time.sleep(interval)
 
 
+@overload
 async def async_wait_until(
-    predicate: Callable[[], T | Awaitable[T]],
+    predicate: Callable[[], Awaitable[T]],
+    timeout: float = ...,  # noqa: ASYNC109
+    interval: float = ...,
+    *,
+    message: str | Callable[[], str] | None = ...,
+    ignore: tuple[type[BaseException], ...] = ...,
+) -> T: ...
+
+
+@overload
+async def async_wait_until(
+    predicate: Callable[[], T],
+    timeout: float = ...,  # noqa: ASYNC109
+    interval: float = ...,
+    *,
+    message: str | Callable[[], str] | None = ...,
+    ignore: tuple[type[BaseException], ...] = ...,
+) -> T: ...
+
+
+async def async_wait_until(
+    predicate: Callable[[], Any],
     timeout: float = 10.0,  # noqa: ASYNC109 -- a polling deadline, the twin of wait_until's
     interval: float = 0.01,
     *,
     message: str | Callable[[], str] | None = None,
     ignore: tuple[type[BaseException], ...] = (),
-) -> T:
+) -> Any:
     """``wait_until`` on the event loop: ``predicate`` may return an awaitable, which is awaited."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -90,15 +112,13 @@ async def async_wait_until(
         polls += 1
         try:
             value = predicate()
-            if inspect.isawaitable(value):
-                value = await value
-            last = value
-            error = None
+            result = await value if inspect.isawaitable(value) else value
         except ignore as exc:
             error = exc
         else:
-            if last:
-                return last  # type: ignore[return-value]
+            if result:
+                return result
+            last, error = result, None
         if loop.time() >= deadline:
             raise _timed_out(_describe(predicate, message), timeout, polls, last, error)
         await asyncio.sleep(interval)
