@@ -1,0 +1,59 @@
+"""tests/support/waiting.py: returns the predicate's value once truthy, fails saying what it waited for."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.support.waiting import async_wait_until, wait_until
+
+
+def test_wait_until_returns_the_first_truthy_value() -> None:
+    calls = iter([0, None, [], {"ready": True}])
+    assert wait_until(lambda: next(calls), timeout=1, interval=0) == {"ready": True}
+
+
+def test_wait_until_fails_with_what_it_waited_for_and_the_last_value() -> None:
+    with pytest.raises(AssertionError) as failure:
+        wait_until(lambda: 0, timeout=0.05, interval=0.01)
+    text = str(failure.value)
+    assert "timed out after 0.05s" in text and "wait_until(lambda: 0" in text and "last returned 0" in text
+    with pytest.raises(AssertionError, match=r"waiting for the index at 3; last returned False"):
+        wait_until(lambda: False, timeout=0.01, message=lambda: f"the index at {1 + 2}")
+
+
+def test_wait_until_treats_ignored_errors_as_not_yet() -> None:
+    attempts = iter([ConnectionError("refused"), ConnectionError("refused"), "up"])
+
+    def probe() -> str:
+        outcome = next(attempts)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    assert wait_until(probe, timeout=1, interval=0, ignore=(ConnectionError,)) == "up"
+    with pytest.raises(AssertionError, match=r"last raised ConnectionError\('down'\)"):
+        wait_until(lambda: (_ for _ in ()).throw(ConnectionError("down")), timeout=0.01, ignore=(ConnectionError,))
+    with pytest.raises(KeyError):  # anything else is a failure at once
+        wait_until(lambda: {}["missing"], timeout=1)
+
+
+async def test_async_wait_until_awaits_coroutines_and_lets_the_loop_run() -> None:
+    state = {"n": 0}
+
+    async def bump() -> None:
+        for _ in range(3):
+            await asyncio.sleep(0)
+            state["n"] += 1
+
+    task = asyncio.create_task(bump())
+
+    async def reached() -> int:
+        return state["n"] if state["n"] >= 3 else 0
+
+    assert await async_wait_until(reached, timeout=1) == 3
+    assert await async_wait_until(lambda: state["n"], timeout=1) == 3
+    await task
+    with pytest.raises(AssertionError, match=r"timed out after 0.02s .* waiting for nothing; last returned None"):
+        await async_wait_until(lambda: None, timeout=0.02, message="nothing")
