@@ -56,7 +56,8 @@ def daily_job(store: JournalStore) -> DailyJob:
 
 
 async def record_memory_updated(app: web.Application, path: str, tier: str, seq: int) -> str | None:
-    """Journal a ``memory.updated`` entry for a durable memory write (the write queue calls this).
+    """Journal a ``memory.updated`` entry for a change the reindex queue applied to a memory file
+    (a write through the sidecar, or an edit made outside it that the watcher saw).
 
     The entry goes to the workspace and agent of the newest entry the agent journaled (one sidecar
     serves one agent), or to the default workspace with no agent before it has journaled anything;

@@ -1,6 +1,7 @@
-"""The one search answer: what ``POST /memory/search``, the ``memory.search`` MCP tool and the
-crew listener return, built in one place so they can never drift. The read-your-writes barrier
-(``after_seq``) and the index state every answer carries live here too."""
+"""The agent's search answer: what ``POST /memory/search`` and the ``memory.search`` MCP tool
+return, built in one place so the two can never drift. Its hits come from ``SearchService.search``,
+which the crew listener answers with too; the read-your-writes barrier (``after_seq``) and the
+index state are the agent API's own, so they are added here."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Memory writes for the agent: validate, cap, write durably, then queue the reindex.
 
-``append`` is a read-modify-write under the file's lock, so concurrent appends all land exactly
+``append`` is a read-modify-write on the one write thread, so concurrent appends all land exactly
 once. Caps are counted in UTF-8 bytes: a per-file cap by kind (daily, evergreen, other) and a cap
 on the whole tier dir. Over a hard cap nothing is written and the error carries the file's
 current text and usage so the agent can consolidate and retry with ``replace`` in the same turn;
