@@ -1,12 +1,48 @@
-"""A short window of a chunk around the first query word it contains."""
+"""The snippet of a hit: a window of its chunk around the best cluster of matched query terms, and
+where those terms are in it.
+
+A query word matches a token of the text exactly (case-folded), or, when no token of the text
+matches it exactly, by its stem-ish prefix (the first 5 letters, close enough to the porter stemmer
+for choosing a window: the index did the real matching already). The window is the one holding the
+most distinct query terms, exact matches first; it never starts inside a word when a space is near,
+never splits a base character from its combining marks, and always holds an exact match when the
+text has one.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass
 
-__all__ = ["SNIPPET_CHARS", "flatten", "is_plain", "make_snippet", "snippet_stems"]
+__all__ = [
+    "SNIPPET_CHARS",
+    "Snippet",
+    "flatten",
+    "is_plain",
+    "make_snippet",
+    "mark_markdown",
+    "query_tokens",
+    "snippet_stems",
+    "window",
+]
 
 SNIPPET_CHARS = 240
+ELLIPSIS = "…"
+_TOKEN = re.compile(r"\w+")
+_PREFIX = 5  # letters of a query token that make a stem-ish match
+_MAX_MATCHES = 256  # occurrences looked at per query token: enough to choose a window
+_PREFIX_WEIGHT = 0.25
+_SNAP = 16  # how far a window edge moves to land on a space instead of inside a word
+_JOINERS = frozenset("\u200c\u200d\u034f")
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """The window's text and the ``[start, end)`` character offsets of the matched terms in it."""
+
+    text: str
+    highlights: list[tuple[int, int]]
 
 
 def flatten(text: str) -> str:
@@ -28,41 +64,181 @@ def is_plain(text: str) -> bool:
     return flatten(text) == text.replace("\n", " ")
 
 
+def query_tokens(words: list[str]) -> list[str]:
+    """The distinct word tokens of the query's words, case-folded (``checkx-7781`` is two). A search
+    making ten snippets for one query computes them once and passes them in."""
+    seen: dict[str, None] = {}
+    for word in words:
+        for token in _TOKEN.findall(word.casefold()):
+            seen.setdefault(token, None)
+    return list(seen)
+
+
 def snippet_stems(words: list[str]) -> list[str]:
-    """What ``make_snippet`` looks for: each word's first 5 letters, lowercased. A search making
-    ten snippets for one query computes them once and passes them in."""
-    return [stem for word in words if (stem := word.strip("\"'").lower()[:5])]
+    """``query_tokens(words)``, under the name the index's callers know."""
+    return query_tokens(words)
 
 
 def make_snippet(
     text: str, words: list[str], width: int = SNIPPET_CHARS, *, stems: list[str] | None = None, plain: bool = False
 ) -> str:
-    """Up to ``width`` characters of ``text`` around the earliest match of a query word.
+    """The text of ``window(...)``."""
+    return window(text, words, width, tokens=stems, plain=plain).text
 
-    Words match on a prefix of their stem-ish form (first 5 letters), which is close enough to
-    the porter stemmer for choosing a window; the index did the real matching already.
-    ``stems``: ``snippet_stems(words)``, if the caller has it already. ``plain``: ``is_plain(text)``
-    is known to be true (the index stored it), so flattening is replacing the line breaks.
-    """
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    start: int
+    end: int
+    term: int  # index into the query tokens
+    exact: bool
+
+
+def window(
+    text: str, words: list[str], width: int = SNIPPET_CHARS, *, tokens: list[str] | None = None, plain: bool = False
+) -> Snippet:
+    """Up to ``width`` characters of ``text`` (whitespace flattened) around the best cluster of
+    query terms, with an ellipsis where it was cut, and the matched terms' offsets in it.
+
+    ``tokens``: ``query_tokens(words)``, if the caller has it already. ``plain``: ``is_plain(text)``
+    is known to be true (the index stored it), so flattening is replacing the line breaks."""
     flat = text.replace("\n", " ") if plain else flatten(text)
+    terms = query_tokens(words) if tokens is None else tokens
+    matches = _matches(flat, terms)
     if len(flat) <= width:
-        return flat
-    if stems is None:
-        stems = snippet_stems(words)
-    if flat.isascii():
-        # ASCII: lower() keeps every offset, so a plain find is the case-insensitive search; each
-        # stem is looked for only where it would start before the earliest match found so far.
-        lowered = flat.lower()
-        first = len(lowered)
-        for stem in stems:
-            at = lowered.find(stem, 0, first + len(stem) - 1)
-            if at >= 0:
-                first = at
-        if first == len(lowered):
-            first = 0
-    else:
-        found = [m.start() for stem in stems if (m := re.search(re.escape(stem), flat, re.IGNORECASE))]
-        first = min(found, default=0)
-    start = max(0, min(first - width // 4, len(flat) - width))
-    cut = flat[start : start + width]
-    return ("…" if start > 0 else "") + cut + ("…" if start + width < len(flat) else "")
+        return Snippet(flat, [(m.start, m.end) for m in matches])
+    start, end = _choose(flat, matches, width)
+    lead = ELLIPSIS if start > 0 else ""
+    shift = len(lead) - start
+    body = lead + flat[start:end] + (ELLIPSIS if end < len(flat) else "")
+    return Snippet(body, [(m.start + shift, m.end + shift) for m in matches if start <= m.start and m.end <= end])
+
+
+def mark_markdown(snippet: Snippet) -> Snippet:
+    """The snippet with each highlight wrapped in ``**``; the offsets then point inside the marks."""
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    size = 0
+    for start, end in snippet.highlights:
+        out.append(snippet.text[at:start])
+        size += start - at
+        out.append("**" + snippet.text[start:end] + "**")
+        spans.append((size + 2, size + 2 + end - start))
+        size += end - start + 4
+        at = end
+    out.append(snippet.text[at:])
+    return Snippet("".join(out), spans)
+
+
+def _matches(flat: str, terms: list[str]) -> list[_Match]:
+    """Every whole-token match of a query term, in text order: exact where the text has the term
+    as a token, else by prefix (terms with an exact match anywhere take no prefix matches)."""
+    if not terms or not flat:
+        return []
+    folded = flat.casefold() if flat.isascii() else None
+    found: list[_Match] = []
+    for index, term in enumerate(terms):
+        if _wide(term[0]):  # CJK and the like: no spaces between words, so the term is its own match
+            found += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, folded, term)]
+            continue
+        stem = term[:_PREFIX]
+        exact: list[_Match] = []
+        loose: list[_Match] = []
+        for start in _occurrences(flat, folded, stem):
+            if start > 0 and _is_word(flat[start - 1]):
+                continue  # inside a word, not at its start
+            token = _TOKEN.match(flat, start)
+            if token is None:
+                continue
+            end = token.end()
+            word = token.group().casefold()
+            if word == term:
+                exact.append(_Match(start, end, index, True))
+            elif len(term) >= 3 and word.startswith(stem):
+                loose.append(_Match(start, end, index, False))
+        found += exact or loose
+    found.sort(key=lambda m: m.start)
+    return found
+
+
+def _occurrences(flat: str, folded: str | None, stem: str) -> list[int]:
+    if folded is not None:  # ASCII: case-folding keeps every offset, so a plain find does
+        out: list[int] = []
+        at = folded.find(stem)
+        while at >= 0 and len(out) < _MAX_MATCHES:
+            out.append(at)
+            at = folded.find(stem, at + 1)
+        return out
+    pattern = re.compile(re.escape(stem), re.IGNORECASE)
+    return [m.start() for _, m in zip(range(_MAX_MATCHES), pattern.finditer(flat), strict=False)]
+
+
+def _wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_" or unicodedata.combining(char) != 0
+
+
+def _choose(flat: str, matches: list[_Match], width: int) -> tuple[int, int]:
+    """The window ``[start, end)``: the anchor whose window holds the most distinct terms (exact
+    counted whole, prefixes a quarter) wins, the earliest on a tie; the cluster is then centred."""
+    if not matches:
+        return 0, _edge_end(flat, width)
+    anchors = [m for m in matches if m.exact] or matches
+    best: tuple[float, int] = (-1.0, 0)
+    best_span = (matches[0].start, matches[0].end)
+    for anchor in anchors:
+        limit = anchor.start + width
+        weights: dict[int, float] = {}
+        last = anchor.end
+        for m in matches:
+            if m.start < anchor.start or m.end > limit:
+                continue
+            weight = 1.0 if m.exact else _PREFIX_WEIGHT
+            if weight > weights.get(m.term, 0.0):
+                weights[m.term] = weight
+                last = max(last, m.end)
+        score = sum(weights.values())
+        if score > best[0]:
+            best = (score, anchor.start)
+            best_span = (anchor.start, last)
+    first, last = best_span
+    start = first - (width - (last - first)) // 2
+    start = max(0, min(start, len(flat) - width))
+    start = _edge_start(flat, start, first)
+    end = _edge_end(flat, start + width)
+    if end < last:  # snapping the start left the cluster's end outside: take the window from it
+        end = _edge_end(flat, min(len(flat), last + _SNAP))
+    return start, max(end, last)
+
+
+def _edge_start(flat: str, start: int, keep: int) -> int:
+    """Move ``start`` to just after a nearby space (not past ``keep``), and off combining marks."""
+    if start > 0 and flat[start - 1] != " ":
+        space = flat.find(" ", start, min(start + _SNAP, keep))
+        if space >= 0:
+            start = space + 1
+    while 0 < start < keep and _clings(flat[start]):
+        start += 1
+    return start
+
+
+def _edge_end(flat: str, end: int) -> int:
+    """Move ``end`` back to a nearby space, and never between a character and its marks."""
+    if end >= len(flat):
+        return len(flat)
+    if flat[end] != " ":
+        space = flat.rfind(" ", max(0, end - _SNAP), end)
+        if space > 0:
+            end = space
+    while end > 0 and end < len(flat) and _clings(flat[end]):
+        end -= 1
+    return end
+
+
+def _clings(char: str) -> bool:
+    """A character that belongs to the one before it: a combining mark, a joiner, a variation selector."""
+    return unicodedata.combining(char) != 0 or char in _JOINERS or "\ufe00" <= char <= "\ufe0f"

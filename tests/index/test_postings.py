@@ -261,20 +261,29 @@ def test_flatten_is_split_and_join() -> None:
         assert flatten(text) == " ".join(text.split()), repr(text)
 
 
-def test_the_snippet_window_starts_at_the_earliest_match_of_any_word() -> None:
-    """The earliest match of any of the query words, against a plain min over every word's first
-    match (the search stops looking where an earlier word already matched)."""
+def test_the_snippet_window_holds_the_best_cluster_of_exact_terms() -> None:
+    """Against a brute force over every window a little narrower than the snippet's: no other
+    window shows more distinct query words exactly, and the snippet shows one whenever the text has
+    one (words whose stems overlap inside one text word, like "eps" in "epsilon", match nothing)."""
+    from sidecar.index.snippet import window
+
     rng = random.Random(6)
+    vocab = ["alpha", "Beta", "gamma", "delta", "epsilon", "zeta", "x"]
     for _ in range(2000):
-        text = " ".join(rng.choice(["alpha", "Beta", "gamma", "delta", "epsilon", "zeta", "x"]) for _ in range(80))
-        # Words whose stems overlap inside one text word ("psilo" and "eps" in "epsilon").
+        tokens = [rng.choice(vocab) for _ in range(80)]
+        text = " ".join(tokens)
         pool = ["alphabet", "beta", "gammas", "delta", "zeta", "omega", "eps", "psilon", "lphabet", "amma"]
         words = rng.sample(pool, rng.randint(1, 5))
-        flat, stems = text.lower(), [w[:5] for w in words]
-        first = min((at for stem in stems if (at := flat.find(stem)) >= 0), default=0)
-        start = max(0, min(first - 60, len(text) - 240))
-        expected = ("…" if start > 0 else "") + text[start : start + 240] + ("…" if start + 240 < len(text) else "")
-        assert make_snippet(text, words) == expected, (words, text)
+        wanted = {w for w in words if w in {t.lower() for t in tokens}}
+        snippet = window(text, words)
+        exact = {snippet.text[a:b].lower() for a, b in snippet.highlights} & wanted
+        starts = [i for i, ch in enumerate(text) if i == 0 or text[i - 1] == " "]
+        best = 0
+        for start in starts:
+            inside = text[start : start + 240 - 32].split(" ")[:-1]
+            best = max(best, len({t.lower() for t in inside} & wanted))
+        assert len(exact) >= best, (words, text, snippet.text)
+        assert bool(exact) == bool(wanted), (words, text, snippet.text)
 
 
 def test_a_plain_text_makes_the_same_snippet_with_the_flag() -> None:

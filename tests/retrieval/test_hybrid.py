@@ -348,7 +348,8 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
         assert (results, degraded) == (bm25, ["dense"])
 
         ollama.mode = "429"  # Retry-After: 1 is honoured although the backoff base is 50 ms
-        await async_wait_until(lambda: "429" in (rig.health.last_error or ""), timeout=5)
+        # "HTTP 429", not "429": the fake server's port may hold those digits.
+        await async_wait_until(lambda: "HTTP 429" in (rig.health.last_error or ""), timeout=5)
         after_429 = len(ollama.hits)
         assert rig.health.retry_in() > 0.8
         await asyncio.sleep(0.6)  # inside the 1 s Retry-After: no call may come
