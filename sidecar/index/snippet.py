@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "SNIPPET_CHARS",
@@ -86,8 +87,7 @@ def make_snippet(
     return window(text, words, width, tokens=stems, plain=plain).text
 
 
-@dataclass(frozen=True, slots=True)
-class _Match:
+class _Match(NamedTuple):
     start: int
     end: int
     term: int  # index into the query tokens
@@ -136,40 +136,39 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
     as a token, else by prefix (terms with an exact match anywhere take no prefix matches)."""
     if not terms or not flat:
         return []
-    folded = flat.casefold() if flat.isascii() else None
-    found: list[_Match] = []
+    folded = flat.lower() if flat.isascii() else None  # ASCII: lower() keeps every offset
+    out: list[_Match] = []
     for index, term in enumerate(terms):
-        if _wide(term[0]):  # CJK and the like: no spaces between words, so the term is its own match
-            found += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, folded, term)]
+        if _wide(term[0]):  # CJK and the like: no spaces between words, the term is its own token
+            out += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, folded, term)]
             continue
-        stem = term[:_PREFIX]
         exact: list[_Match] = []
         loose: list[_Match] = []
-        for start in _occurrences(flat, folded, stem):
+        for start in _occurrences(flat, folded, term[:_PREFIX]):
             if start > 0 and _is_word(flat[start - 1]):
                 continue  # inside a word, not at its start
             token = _TOKEN.match(flat, start)
             if token is None:
                 continue
             end = token.end()
-            word = token.group().casefold()
-            if word == term:
+            if (folded[start:end] if folded is not None else token.group().casefold()) == term:
                 exact.append(_Match(start, end, index, True))
-            elif len(term) >= 3 and word.startswith(stem):
+            elif not exact and len(term) >= 3:
                 loose.append(_Match(start, end, index, False))
-        found += exact or loose
-    found.sort(key=lambda m: m.start)
-    return found
+        out += exact or loose
+    out.sort()
+    return out
 
 
 def _occurrences(flat: str, folded: str | None, stem: str) -> list[int]:
-    if folded is not None:  # ASCII: case-folding keeps every offset, so a plain find does
-        out: list[int] = []
+    """Where ``stem`` occurs, case-insensitively (at most ``_MAX_MATCHES`` places)."""
+    if folded is not None:
+        found: list[int] = []
         at = folded.find(stem)
-        while at >= 0 and len(out) < _MAX_MATCHES:
-            out.append(at)
+        while at >= 0 and len(found) < _MAX_MATCHES:
+            found.append(at)
             at = folded.find(stem, at + 1)
-        return out
+        return found
     pattern = re.compile(re.escape(stem), re.IGNORECASE)
     return [m.start() for _, m in zip(range(_MAX_MATCHES), pattern.finditer(flat), strict=False)]
 
@@ -183,29 +182,40 @@ def _is_word(char: str) -> bool:
 
 
 def _choose(flat: str, matches: list[_Match], width: int) -> tuple[int, int]:
-    """The window ``[start, end)``: the anchor whose window holds the most distinct terms (exact
-    counted whole, prefixes a quarter) wins, the earliest on a tie; the cluster is then centred."""
+    """The window ``[start, end)``: the anchor (an exact match when there is one) whose window
+    holds the most distinct terms (exact counted whole, prefixes a quarter) wins, the earliest on a
+    tie; the cluster is then centred. One pass with two pointers over the matches in text order."""
     if not matches:
         return 0, _edge_end(flat, width)
-    anchors = [m for m in matches if m.exact] or matches
-    best: tuple[float, int] = (-1.0, 0)
-    best_span = (matches[0].start, matches[0].end)
-    for anchor in anchors:
+    if matches[-1].end - matches[0].start <= width:  # one window holds them all (the common case)
+        return _centre(flat, matches[0].start, max(m.end for m in matches), width)
+    any_exact = any(m.exact for m in matches)
+    exact: dict[int, int] = {}
+    loose: dict[int, int] = {}
+    best, best_span = -1.0, (matches[0].start, matches[0].end)
+    j = 0
+    for i, anchor in enumerate(matches):
         limit = anchor.start + width
-        weights: dict[int, float] = {}
-        last = anchor.end
-        for m in matches:
-            if m.start < anchor.start or m.end > limit:
-                continue
-            weight = 1.0 if m.exact else _PREFIX_WEIGHT
-            if weight > weights.get(m.term, 0.0):
-                weights[m.term] = weight
-                last = max(last, m.end)
-        score = sum(weights.values())
-        if score > best[0]:
-            best = (score, anchor.start)
-            best_span = (anchor.start, last)
-    first, last = best_span
+        while j < len(matches) and matches[j].end <= limit:
+            counts = exact if matches[j].exact else loose
+            counts[matches[j].term] = counts.get(matches[j].term, 0) + 1
+            j += 1
+        if j > i and (anchor.exact or not any_exact):
+            score = len(exact) + _PREFIX_WEIGHT * len(loose.keys() - exact.keys())
+            if score > best:
+                best, best_span = score, (anchor.start, max(m.end for m in matches[i:j]))
+        if j > i:  # the anchor leaves the window before the next one is tried
+            counts = exact if anchor.exact else loose
+            counts[anchor.term] -= 1
+            if not counts[anchor.term]:
+                del counts[anchor.term]
+        else:
+            j = i + 1
+    return _centre(flat, *best_span, width)
+
+
+def _centre(flat: str, first: int, last: int, width: int) -> tuple[int, int]:
+    """A window of about ``width`` around ``[first, last)``, its edges on spaces where one is near."""
     start = first - (width - (last - first)) // 2
     start = max(0, min(start, len(flat) - width))
     start = _edge_start(flat, start, first)
