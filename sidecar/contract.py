@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
 
 from sidecar.errors import BadRequest
-from sidecar.index.query import check_query
+from sidecar.index.query import MAX_QUERY_BYTES, MAX_QUERY_TOKENS, check_query
 from sidecar.settings import ROLES, Settings
 from sidecar.write.paths import check_rel_path
 
@@ -63,8 +63,10 @@ FIELDS: dict[str, Schema] = {
     "query": {
         "type": "string",
         "minLength": 1,
+        "maxLength": MAX_QUERY_BYTES,
         "pattern": "^[^\\u0000]*\\S[^\\u0000]*$",
-        "description": "Search terms, plain text (never FTS5 syntax unless syntax is fts5)",
+        "description": "Search terms, plain text (never FTS5 syntax unless syntax is fts5); "
+        f"at most {MAX_QUERY_BYTES} bytes of UTF-8 and {MAX_QUERY_TOKENS} words",
     },
     "limit": {"type": "integer", "minimum": 1, "default": 10, "description": f"Hits to return, capped at {MAX_LIMIT}"},
     "scope": {"type": "string", "enum": list(SCOPES), "default": "agent"},
@@ -297,7 +299,8 @@ class Hit(TypedDict):
     heading: str
     line_start: int
     line_end: int
-    snippet: str
+    snippet: Annotated[str, "a window of the chunk around the best cluster of matched query terms"]
+    highlights: Annotated[list[list[int]], "[start, end) character offsets of the matched terms in snippet"]
     score: float
     explain: NotRequired[Annotated[Explain, "fusion, bm25 {rank, score}, dense {rank, score}, context, fused"]]
 

@@ -54,7 +54,10 @@ class CrewProxy:
         if not isinstance(degraded, list) or not all(isinstance(d, str) for d in degraded):
             degraded = []
         keep = (*_FIELDS, "explain") if req.explain else tuple(_FIELDS)
-        hits = [{"source": "crew", **{k: r[k] for k in keep if k in r}} for r in results][: req.limit]
+        hits = [
+            {"source": "crew", **{k: r[k] for k in keep if k in r}, "highlights": _highlights(r)}
+            for r in results[: req.limit]
+        ]
         return hits, degraded
 
     async def status(self) -> dict[str, Any]:
@@ -102,3 +105,19 @@ def _valid_hit(hit: Any) -> bool:
     if not isinstance(hit, dict):
         return False
     return all(isinstance(hit.get(k), t) and not isinstance(hit.get(k), bool) for k, t in _FIELDS.items())
+
+
+def _highlights(hit: dict[str, Any]) -> list[list[int]]:
+    """The hit's highlights if they are ``[start, end)`` pairs inside its snippet, else none."""
+    spans = hit.get("highlights")
+    size = len(hit["snippet"])
+    if not isinstance(spans, list):
+        return []
+    ok = all(
+        isinstance(span, list)
+        and len(span) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in span)
+        and 0 <= span[0] < span[1] <= size
+        for span in spans
+    )
+    return spans if ok else []

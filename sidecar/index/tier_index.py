@@ -31,9 +31,9 @@ from sidecar.errors import BadRequest, TierMissing
 from sidecar.heap import release_free_memory
 from sidecar.index.chunker import chunk_markdown
 from sidecar.index.db import connect_reader, connect_writer, migrate
-from sidecar.index.files import FileStat, scan_tier, stat_tier_file
+from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, scan_tier, stat_tier_file
 from sidecar.index.query import build_match, quote_word, terms
-from sidecar.index.snippet import is_plain, make_snippet, snippet_stems
+from sidecar.index.snippet import SNIPPET_CHARS, Snippet, is_plain, query_tokens, window
 
 if TYPE_CHECKING:
     from sidecar.index.postings import QueryTokens, Snapshot
@@ -44,6 +44,7 @@ INDEX_NAME = "index.sqlite"
 HEADING_WEIGHT = 4.0
 BODY_WEIGHT = 1.0
 RACY_NS = 2_000_000_000  # see _racy: wider than any filesystem's timestamp tick we expect
+SKIPPED_SHOWN = 20  # skipped paths named in the status and the log (all are counted)
 log = structlog.get_logger("sidecar.index.tier_index")
 
 
@@ -52,26 +53,38 @@ class Cancelled(Exception):
 
 
 class Hit(NamedTuple):
-    """One ranked chunk. A named tuple: a search makes one per result, and a frozen dataclass
-    costs several times as much to build (a setattr per field)."""
+    """One ranked chunk. A named tuple: a search makes one per candidate, and a frozen dataclass
+    costs several times as much to build (a setattr per field). Its snippet is made only when it is
+    asked for: a hybrid search ranks a hundred candidates and shows ten."""
 
     id: int
     path: str
     heading: str
     line_start: int
     line_end: int
-    snippet: str
+    text: str  # what the snippet is cut from: the chunk's body, or its heading when the body is empty
     score: float
     hash: str
+    plain: bool  # ``is_plain(text)``, as the index stored it
+    terms: list[str]  # the query's tokens (``query_tokens``), shared by a search's hits
+
+    def window(self, width: int = SNIPPET_CHARS) -> Snippet:
+        return window(self.text, [], width, tokens=self.terms, plain=self.plain)
+
+    @property
+    def snippet(self) -> str:
+        return self.window().text
 
     def as_json(self, source: str) -> dict[str, Any]:
+        shown = self.window()
         return {
             "source": source,
             "path": self.path,
             "heading": self.heading,
             "line_start": self.line_start,
             "line_end": self.line_end,
-            "snippet": self.snippet,
+            "snippet": shown.text,
+            "highlights": [[start, end] for start, end in shown.highlights],
             "score": round(self.score, 6),
         }
 
@@ -130,6 +143,7 @@ class TierIndex:
         self.path = root / INDEX_NAME
         self.integrity = "unopened"
         self.last_reindex: dict[str, Any] | None = None
+        self.skipped: list[Skipped] = []  # what the last scan of the files left out, and why
         self._writer: sqlite3.Connection | None = None
         self._inode: int | None = None
         self._generation = 0
@@ -258,7 +272,7 @@ class TierIndex:
     def reconcile(self, cancel: Callable[[], bool] | None = None, kind: str = "reconcile") -> ReconcileResult:
         """Make the index equal to the files, reading only files whose size or mtime moved."""
         started = time.perf_counter()
-        on_disk = scan_tier(self.root)
+        on_disk = self._scan()
         sql = "SELECT path, size, mtime_ns, hash, indexed_at FROM files"
         known = {row[0]: row[1:] for row in self.writer.execute(sql)}
         result = ReconcileResult()
@@ -290,7 +304,7 @@ class TierIndex:
     def rebuild(self, cancel: Callable[[], bool] | None = None) -> ReconcileResult:
         """Re-chunk every file in one transaction; on cancel, roll back to the previous index."""
         started = time.perf_counter()
-        on_disk = scan_tier(self.root)
+        on_disk = self._scan()
         result = ReconcileResult()
         self._begin()
         try:
@@ -307,6 +321,18 @@ class TierIndex:
         self.integrity = "ok"
         self._stamp("rebuild", result.duration_ms)
         return result
+
+    def _scan(self) -> TierScan:
+        """The tier's files; what the scan skipped is kept for the status, and logged when it changes."""
+        on_disk = scan_tier(self.root)
+        if on_disk.skipped != self.skipped:
+            if on_disk.skipped:
+                first = [f"{s.rel}: {s.reason}" for s in on_disk.skipped[:SKIPPED_SHOWN]]
+                log.warning("index.paths_skipped", tier=self.name, count=len(on_disk.skipped), first=first)
+            else:
+                log.info("index.paths_skipped", tier=self.name, count=0)
+        self.skipped = on_disk.skipped
+        return on_disk
 
     def _clear(self) -> None:
         """Empty the index inside the caller's transaction. The FTS index is cleared in one step
@@ -394,9 +420,8 @@ class TierIndex:
 
     def _index_file(self, st: FileStat, old_hash: str | None) -> str | None:
         """(Re)index one file if its content hash changed; return the new hash, or None if not."""
-        try:
-            data = (self.root / st.rel).read_bytes()
-        except OSError:
+        data = read_tier_file(self.root, st.rel)
+        if data is None:
             return None
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         now = time.time()
@@ -570,11 +595,15 @@ class TierIndex:
                 return hits
         return self._search_fts(query, limit, raw_fts=raw_fts)
 
-    def search_postings(self, query: str, limit: int = 10, *, phrases: bool = True) -> list[Hit] | None:
+    def search_postings(
+        self, query: str, limit: int = 10, *, phrases: bool = True, max_postings: int | None = None
+    ) -> list[Hit] | None:
         """The in-memory answer (well under a millisecond at 10k chunks), or None when only FTS5
         can give it now (postings building, or behind the file). ``phrases=False``: also None
-        for a query with a word of several tokens (``multi-agent``), which FTS5 scores: the
-        event loop asks so, and leaves those to a reader thread."""
+        for a query with a word of several tokens (``multi-agent``), which FTS5 scores;
+        ``max_postings``: also None when the query's words have more postings than that to score
+        (the cost of a search grows with them). The event loop asks both, and leaves those
+        searches to a reader thread."""
         snap = self._postings
         if snap is None:
             return None
@@ -583,6 +612,8 @@ class TierIndex:
             return []
         tokens = self._query_tokens(words)
         if not phrases and any(len(t) > 1 for t in tokens):
+            return None
+        if max_postings is not None and _postings_count(snap, tokens) > max_postings:
             return None
         hits = self._search_postings(snap, words, tokens, limit)
         if hits is None:
@@ -633,12 +664,11 @@ class TierIndex:
         if len(rows) != len(ranked) or int(rows[0][7]) != snap.gen:
             return None
         by_id = {r[0]: r for r in rows}
-        stems = snippet_stems(words)
+        shown = query_tokens(words)
         out = []
         for cid, score in ranked:
             r = by_id[cid]
-            snippet = make_snippet(r[3] or r[2], words, stems=stems, plain=r[8])
-            out.append(Hit(r[0], r[1], r[2], r[4], r[5], snippet, score, r[6]))
+            out.append(Hit(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], score, r[6], bool(r[8]), shown))
         return out
 
     def _search_fts(self, query: str, limit: int, *, raw_fts: bool) -> list[Hit]:
@@ -659,21 +689,8 @@ class TierIndex:
             if raw_fts and exc.sqlite_errorcode == sqlite3.SQLITE_ERROR:
                 raise BadRequest(f"invalid FTS5 query: {exc}", code="invalid_fts_syntax") from None
             raise
-        words = terms(query)
-        stems = snippet_stems(words)
-        return [
-            Hit(
-                r[0],
-                r[1],
-                r[2],
-                r[4],
-                r[5],
-                make_snippet(r[3] or r[2], words, stems=stems, plain=r[8]),
-                -float(r[6]),
-                r[7],
-            )
-            for r in rows
-        ]
+        tokens = query_tokens(terms(query))
+        return [Hit(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], -float(r[6]), r[7], bool(r[8]), tokens) for r in rows]
 
     def status(self) -> dict[str, Any]:
         with self._reading() as conn:
@@ -692,6 +709,10 @@ class TierIndex:
             "index_bytes": index_bytes,
             "last_reindex": self.last_reindex,
             "integrity": self.integrity,
+            "skipped": {
+                "count": len(self.skipped),
+                "first": [{"path": s.rel, "reason": s.reason} for s in self.skipped[:SKIPPED_SHOWN]],
+            },
             "bm25": self._bm25_status(),
         }
 
@@ -706,6 +727,21 @@ class TierIndex:
             "postings": snap.postings,
             "delta_chunks": snap.delta_slots,
         }
+
+
+def _postings_count(snap: Snapshot, tokens: list[tuple[str, ...]]) -> int:
+    """How many postings a search of single-token ``tokens`` scores in ``snap``."""
+    total = 0
+    for token in tokens:
+        if len(token) != 1:
+            continue
+        row = snap.vocab.get(token[0])
+        if row is not None:
+            total += int(snap.offsets[row + 1] - snap.offsets[row])
+        extra = snap.delta.get(token[0])
+        if extra is not None:
+            total += len(extra[0])
+    return total
 
 
 def _racy(mtime_ns: int, indexed_at: float) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 import structlog
 
 from sidecar.index.query import terms
-from sidecar.index.snippet import make_snippet
+from sidecar.index.snippet import window
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
@@ -279,13 +279,15 @@ def _result(source: str, scored: Scored, hit: Hit | None, row: ChunkRow | None, 
         result = hit.as_json(source)
     else:
         assert row is not None
+        shown = window(row.body or row.heading, words)
         result = {
             "source": source,
             "path": row.path,
             "heading": row.heading,
             "line_start": row.line_start,
             "line_end": row.line_end,
-            "snippet": make_snippet(row.body or row.heading, words),
+            "snippet": shown.text,
+            "highlights": [[start, end] for start, end in shown.highlights],
         }
     result["score"] = round(scored.score, 6)
     return result

@@ -90,6 +90,8 @@ def test_members_search_the_leads_crew_tier(crew: Crew) -> None:
     for member in crew.members:
         assert sources(search(member, "tailwind inline", "crew")) == [("crew", "CREW.md")]
         assert sources(search(member, "canary", "crew")) == [("crew", "topics/deploy.md")]
+        hit = search(member, "canary", "crew").json()["results"][0]
+        assert [hit["snippet"][a:b].lower() for a, b in hit["highlights"]] == ["canary"]
     status = httpx.get(f"{crew.members[0].url}/memory/status", params={"scope": "crew"}).json()
     assert status["files"] == 2 and status["tier"] == "crew"
 

@@ -29,8 +29,10 @@ async def test_search_returns_ranked_hits_with_the_contract_fields(
     assert status == 200
     assert body["scope"] == "agent" and isinstance(body["took_ms"], float)
     first = body["results"][0]
-    assert set(first) == {"source", "path", "heading", "line_start", "line_end", "snippet", "score"}
+    assert set(first) == {"source", "path", "heading", "line_start", "line_end", "snippet", "highlights", "score"}
     assert first["source"] == "agent"
+    shown = {first["snippet"][a:b].lower() for a, b in first["highlights"]}
+    assert shown & {"postgres", "postgresql", "database"}, first
     scores = [r["score"] for r in body["results"]]
     assert scores == sorted(scores, reverse=True)
 

@@ -205,7 +205,7 @@ async def test_semantic_match_that_bm25_cannot_find(memory: Path, model: OnnxEmb
     assert degraded == []
     assert "Miso" in results[0]["snippet"]
     assert results[0]["path"] == "topics/household.md" and results[0]["heading"] == "Household"
-    assert set(results[0]) == {"source", "path", "heading", "line_start", "line_end", "snippet", "score"}
+    assert set(results[0]) == {"source", "path", "heading", "line_start", "line_end", "snippet", "highlights", "score"}
 
 
 async def test_no_embedder_means_plain_bm25_without_a_degraded_flag(memory: Path) -> None:
