@@ -22,6 +22,7 @@ __all__ = [
     "ANSWERS",
     "BLOCK_REQUEST",
     "FIELDS",
+    "HIGHLIGHTS",
     "MAX_BUDGET",
     "MAX_LIMIT",
     "MODES",
@@ -55,6 +56,7 @@ MAX_BUDGET = 200_000
 SCOPES = ("agent", "crew", "both")
 TIERS = ("agent", "crew")
 MODES = ("append", "replace")
+HIGHLIGHTS = ("offsets", "markdown")
 USER_SLUG_SEPARATOR = "\x1f"  # joins user and workspace into one key in the block: never inside either
 NO_NUL = "^[^\\u0000]*$"
 
@@ -76,6 +78,13 @@ FIELDS: dict[str, Schema] = {
         "description": "seq of a write: wait briefly until that write is searchable",
     },
     "explain": {"type": "boolean", "default": False, "description": "per-hit BM25, dense and fused scores"},
+    "highlight": {
+        "type": "string",
+        "enum": list(HIGHLIGHTS),
+        "default": "offsets",
+        "description": "offsets: the matched terms' [start, end) offsets in each snippet (highlights); "
+        "markdown: the snippet with them wrapped in ** as well",
+    },
     "tier": {
         "type": "string",
         "enum": list(TIERS),
@@ -127,8 +136,9 @@ class SearchRequest:
     raw_fts: bool = False
     after_seq: int | None = None
     explain: bool = False
+    highlight: str = "offsets"
 
-    FIELDS = ("query", "limit", "scope", "syntax", "after_seq", "explain")
+    FIELDS = ("query", "limit", "scope", "syntax", "after_seq", "explain", "highlight")
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> SearchRequest:
@@ -153,7 +163,10 @@ class SearchRequest:
         explain = body.get("explain", False)
         if not isinstance(explain, bool):
             raise BadRequest("explain must be true or false", code="invalid_explain")
-        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain)
+        highlight = body.get("highlight", "offsets")
+        if highlight not in HIGHLIGHTS:
+            raise BadRequest(f"highlight must be one of {', '.join(HIGHLIGHTS)}", code="invalid_highlight")
+        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain, highlight)
 
 
 @dataclass(frozen=True, slots=True)

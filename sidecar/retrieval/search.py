@@ -15,6 +15,7 @@ import structlog
 
 from sidecar.contract import MAX_LIMIT, SCOPES, SearchRequest
 from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
+from sidecar.index.snippet import Snippet, mark_markdown
 from sidecar.retrieval.fusion import rrf
 
 if TYPE_CHECKING:
@@ -110,8 +111,16 @@ def _fuse(legs: list[list[dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
 
 
 def _answer(req: SearchRequest, results: list[dict[str, Any]], degraded: list[str], started: float) -> dict[str, Any]:
+    if req.highlight == "markdown":
+        results = [_marked(hit) for hit in results]
     out: dict[str, Any] = {"results": results, "scope": req.scope}
     if degraded:
         out["degraded"] = degraded
     out["took_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return out
+
+
+def _marked(hit: dict[str, Any]) -> dict[str, Any]:
+    """The hit with its matched terms wrapped in ``**`` in the snippet (and the offsets moved)."""
+    shown = mark_markdown(Snippet(hit["snippet"], [(a, b) for a, b in hit.get("highlights", [])]))
+    return {**hit, "snippet": shown.text, "highlights": [[a, b] for a, b in shown.highlights]}

@@ -27,3 +27,16 @@ async def test_the_matched_token_is_in_the_snippet_with_its_offsets(
     assert first["path"] == "daily/2026-05-20.md"
     assert "checkx-7781" in first["snippet"]
     assert [first["snippet"][a:b] for a, b in first["highlights"]] == ["checkx", "7781"]
+
+
+async def test_markdown_highlight_wraps_the_terms_and_bad_values_are_400(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    write(tmp_path / "memory", "daily/2026-05-20.md", DAILY)
+    client = await sidecar_client()
+    resp = await client.post("/memory/search", json={"query": "checkx-7781", "highlight": "markdown"})
+    first = (await resp.json())["results"][0]
+    assert "**checkx**-**7781**" in first["snippet"]
+    assert [first["snippet"][a:b] for a, b in first["highlights"]] == ["checkx", "7781"]
+    bad = await client.post("/memory/search", json={"query": "checkx", "highlight": "bold"})
+    assert bad.status == 400 and (await bad.json())["error"]["code"] == "invalid_highlight"
