@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sidecar.errors import SidecarError
 from sidecar.settings import Settings, add_arguments, load_settings
@@ -21,7 +21,13 @@ from sidecar.settings import Settings, add_arguments, load_settings
 # Each command imports what it needs when it runs: ``serve`` has its own start-up order (see
 # sidecar.server.serve), and ``search`` need not load the journal's modules (numpy among them).
 
+if TYPE_CHECKING:
+    from sidecar.index.snippet import Snippet
+    from sidecar.index.tier_index import Hit
+
 __all__ = ["build_parser", "main"]
+
+SNIPPET_COLUMNS = 90  # a table row's snippet: a window this wide around the matched terms
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,8 +87,7 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     index.open()
     try:
         if args.command == "search":
-            hits = [h.as_json(args.scope) for h in index.search(check_query(args.query), max(1, min(args.limit, 50)))]
-            _emit_hits(hits, args.format, out)
+            _emit_hits(index.search(check_query(args.query), max(1, min(args.limit, 50))), args.scope, args.format, out)
         elif args.command == "reindex":
             index.rebuild()
             _emit_status(index.status(), args.format, out)
@@ -93,18 +98,29 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     return 0
 
 
-def _emit_hits(hits: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
+def _emit_hits(hits: list[Hit], scope: str, fmt: str, out: TextIO) -> None:
     if fmt == "json":
-        out.write(json.dumps({"results": hits}, ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps({"results": [h.as_json(scope) for h in hits]}, ensure_ascii=False, indent=2) + "\n")
         return
     if not hits:
         out.write("no results\n")
         return
+    bold = out.isatty()
     out.write(f"{'score':>8}  {'where':<32}  snippet\n")
     for hit in hits:
-        where = f"{hit['path']}:{hit['line_start']}-{hit['line_end']}"
-        snippet = hit["snippet"].replace("\n", " ")[:90]
-        out.write(f"{hit['score']:>8.3f}  {where:<32}  {snippet}\n")
+        where = f"{hit.path}:{hit.line_start}-{hit.line_end}"
+        out.write(f"{hit.score:>8.3f}  {where:<32}  {_shown(hit.window(SNIPPET_COLUMNS), bold)}\n")
+
+
+def _shown(snippet: Snippet, bold: bool) -> str:
+    """The snippet on one line, its matched terms in bold on a terminal."""
+    if not bold:
+        return snippet.text
+    text, at, parts = snippet.text, 0, []
+    for start, end in snippet.highlights:
+        parts += [text[at:start], "\x1b[1m", text[start:end], "\x1b[0m"]
+        at = end
+    return "".join([*parts, text[at:]])
 
 
 def _emit_status(status: dict[str, Any], fmt: str, out: TextIO) -> None:

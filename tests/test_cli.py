@@ -34,6 +34,21 @@ def test_search_table_format(memory_dir: Path) -> None:
     assert len(lines) == 2 and "AGENT.md:5-6" in lines[1]
 
 
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_search_table_shows_the_match_in_bold_on_a_terminal(memory_dir: Path) -> None:
+    write(memory_dir, "topics/long.md", "# Long\n" + "filler words " * 40 + "the quokka lives here " + "more " * 40)
+    out = Terminal()
+    assert main(["search", "quokka", "-p", str(memory_dir)], out=out) == 0
+    row = out.getvalue().splitlines()[1]
+    assert "\x1b[1mquokka\x1b[0m" in row and "topics/long.md" in row
+    code, plain = run("search", "quokka", "-p", str(memory_dir))
+    assert code == 0 and "quokka" in plain and "\x1b[" not in plain
+
+
 def test_search_with_no_hits_says_so(memory_dir: Path) -> None:
     assert run("search", "zzzzqqq", "-p", str(memory_dir)) == (0, "no results\n")
 
