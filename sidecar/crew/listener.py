@@ -3,6 +3,10 @@
 It runs on its own address (``--crew-listen``), separate from the lead agent's own API on
 127.0.0.1:9119, and every request needs the crew's bearer token. It has no write routes at all:
 only the lead writes the crew tier, through its own agent API.
+
+It faces the network, so it spends nothing on a stranger: the token is checked from the headers
+before any body is read (a 401 ends the connection), a body is at most ``MAX_BODY_BYTES`` (a
+search is a small JSON object), and at most ``MAX_CONNECTIONS`` connections are open at once.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
+from sidecar.http.connections import SidecarRunner
 from sidecar.http.errors import error_middleware, error_response
 from sidecar.http.guards import body_deadline, server_limits
 from sidecar.http.jsonio import json_answer, read_json_object
@@ -21,16 +26,20 @@ from sidecar.index.tier import Tier
 from sidecar.keys import SEARCH, SETTINGS, TIERS
 from sidecar.retrieval.search import SearchRequest, SearchService
 
-__all__ = ["create_crew_app", "crew_listener_ctx"]
+__all__ = ["MAX_BODY_BYTES", "MAX_CONNECTIONS", "create_crew_app", "crew_listener_ctx"]
+
+MAX_BODY_BYTES = 64 * 1024
+MAX_CONNECTIONS = 64
 
 log = structlog.get_logger("sidecar.crew")
 CREW_TIER = web.AppKey("crew_tier", Tier)
 CREW_SEARCH = web.AppKey("crew_search", SearchService)
 
 
-def create_crew_app(tier: Tier, search: SearchService, token: str, max_body: int) -> web.Application:
+def create_crew_app(tier: Tier, search: SearchService, token: str, max_body: int = MAX_BODY_BYTES) -> web.Application:
     """The members' read-only view of the lead's crew index (searched as the lead searches it)."""
-    app = web.Application(middlewares=[body_deadline(), error_middleware, _bearer(token)], client_max_size=max_body)
+    # The token first: a request without it gets its 401 before its body is read.
+    app = web.Application(middlewares=[_bearer(token), body_deadline(), error_middleware], client_max_size=max_body)
     app[CREW_TIER] = tier
     app[CREW_SEARCH] = search
     app.router.add_post("/crew/search", _search)
@@ -40,17 +49,28 @@ def create_crew_app(tier: Tier, search: SearchService, token: str, max_body: int
 
 
 def _bearer(token: str) -> Middleware:
-    expected = f"Bearer {token}".encode()
+    expected = token.encode()
 
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
-        given = request.headers.get("Authorization", "").encode()
-        if not hmac.compare_digest(given, expected):
+        if not hmac.compare_digest(_credentials(request.headers.get("Authorization", "")), expected):
             log.warning("crew.unauthorized", peer=request.remote, path=request.path)
-            return error_response(401, "unauthorized", "missing or wrong crew token")
+            response = error_response(401, "unauthorized", "missing or wrong crew token")
+            response.headers["WWW-Authenticate"] = 'Bearer realm="crew"'
+            response.force_close()  # the connection ends: a body that follows is discarded, never kept
+            return response
         return await handler(request)
 
     return check
+
+
+def _credentials(header: str) -> bytes:
+    """The token of an ``Authorization: Bearer <token>`` header (the scheme in any case, as RFC
+    9110 has it), or b"" when it is not one."""
+    scheme, _, rest = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return b""
+    return rest.strip().encode("utf-8", errors="surrogateescape")
 
 
 async def _search(request: web.Request) -> web.Response:
@@ -74,8 +94,10 @@ async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
         yield
         return
     host, _, port = settings.crew_listen.rpartition(":")
-    crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token, settings.max_body_bytes)
-    runner = web.AppRunner(crew_app, access_log=None, handle_signals=False, **server_limits(settings))
+    crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token)
+    runner = SidecarRunner(
+        crew_app, max_connections=MAX_CONNECTIONS, access_log=None, handle_signals=False, **server_limits(settings)
+    )
     await runner.setup()
     try:
         await web.TCPSite(runner, host.strip("[]") or "0.0.0.0", int(port)).start()

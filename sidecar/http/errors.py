@@ -15,7 +15,7 @@ from aiohttp.typedefs import Handler
 
 from sidecar.errors import SidecarError
 
-__all__ = ["error_middleware", "error_response"]
+__all__ = ["error_for_status", "error_middleware", "error_response"]
 
 log = structlog.get_logger("sidecar.http")
 
@@ -38,6 +38,11 @@ def error_response(status: int, code: str, message: str, **extra: Any) -> web.Re
     return web.json_response(body, status=status)
 
 
+def error_for_status(status: int, message: str) -> web.Response:
+    """The error answer for a bare HTTP status (what aiohttp itself refuses), in the one shape."""
+    return error_response(status, _HTTP_CODES.get(status, f"http_{status}"), message)
+
+
 @web.middleware
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
@@ -49,9 +54,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        code = _HTTP_CODES.get(exc.status, f"http_{exc.status}")
         message = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else exc.reason
-        response = error_response(exc.status, code, message)
+        response = error_for_status(exc.status, message)
         if exc.status == 405 and "Allow" in exc.headers:
             response.headers["Allow"] = exc.headers["Allow"]
         return response

@@ -1,0 +1,141 @@
+"""The lead's crew listener faces the network: a stranger costs it next to nothing.
+
+The quick tests run the real app in process (the lead's crew listener is a real aiohttp server on
+a loopback port) and talk to it over raw sockets; the memory test starts a real lead process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from sidecar.crew.listener import MAX_BODY_BYTES, MAX_CONNECTIONS
+from tests.support.memory import ClientFactory, write
+from tests.support.procs import free_port, rss_kb, start_sidecar
+from tests.support.waiting import async_wait_until
+
+TOKEN = "crew-secret-token"
+SEARCH = b'{"query": "canary"}'
+
+
+@pytest.fixture
+async def listener(sidecar_client: ClientFactory, tmp_path: Path) -> AsyncIterator[int]:
+    """A lead in process with its crew listener on a free loopback port; yields that port."""
+    write(tmp_path / "crew", "CREW.md", "# Deploys\nProduction deploys need a green canary.\n")
+    port = free_port()
+    await sidecar_client(role="lead", crew_listen=f"127.0.0.1:{port}", crew_token=TOKEN)
+    yield port
+
+
+def request(path: str, auth: str | None, body: bytes = SEARCH, length: int | None = None) -> bytes:
+    head = f"POST {path} HTTP/1.1\r\nHost: lead\r\nContent-Type: application/json\r\n"
+    if auth is not None:
+        head += f"Authorization: {auth}\r\n"
+    head += f"Content-Length: {len(body) if length is None else length}\r\n\r\n"
+    return head.encode() + body
+
+
+async def answer(port: int, data: bytes, *, closes: bool = False, wait: float = 3.0) -> tuple[int, dict[str, Any]]:
+    """Send ``data``; (status, JSON body). ``closes``: also check the server closes the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(data)
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), wait)
+        length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")).split(b":")[1])
+        body = await asyncio.wait_for(reader.readexactly(length), wait)
+        if closes:
+            assert await asyncio.wait_for(reader.read(1), wait) == b"", "the server closes the connection"
+    finally:
+        writer.close()
+    return int(head.split()[1]), json.loads(body)
+
+
+async def test_a_wrong_token_is_401_before_any_of_the_body_is_sent(listener: int) -> None:
+    """Headers announcing a 1 MB body, and no body: the answer must not wait for it (the body
+    deadline is 10 s)."""
+    for auth in ("Bearer wrong-token", None, "Basic Y3JldzpzZWNyZXQ=", f"Token {TOKEN}", "Bearer"):
+        status, body = await answer(listener, request("/crew/search", auth, b"", length=1_000_000), wait=1.0)
+        assert status == 401 and body["error"]["code"] == "unauthorized", auth
+
+
+async def test_the_bearer_scheme_is_case_insensitive(listener: int) -> None:
+    for scheme in ("Bearer", "bearer", "BEARER", "bEaReR"):
+        status, body = await answer(listener, request("/crew/search", f"{scheme} {TOKEN}"))
+        assert status == 200, (scheme, body)
+        assert [hit["path"] for hit in body["results"]] == ["CREW.md"]
+
+
+async def test_a_crew_body_over_64_kb_is_413(listener: int) -> None:
+    big = json.dumps({"query": "canary", "pad": "x" * MAX_BODY_BYTES}).encode()
+    status, body = await answer(listener, request("/crew/search", f"Bearer {TOKEN}", big))
+    assert status == 413 and body["error"]["code"] == "payload_too_large"
+    status, _ = await answer(listener, request("/crew/search", f"Bearer {TOKEN}"))
+    assert status == 200
+
+
+async def test_connections_past_the_cap_are_answered_503_and_closed(listener: int) -> None:
+    idle = [await asyncio.open_connection("127.0.0.1", listener) for _ in range(MAX_CONNECTIONS)]
+    try:
+        status, body = await answer(listener, request("/crew/search", f"Bearer {TOKEN}"), closes=True)
+        assert status == 503 and body["error"]["code"] == "too_many_connections"
+        for _, writer in idle[:2]:
+            writer.close()
+
+        async def served() -> bool:
+            return (await answer(listener, request("/crew/search", f"Bearer {TOKEN}")))[0] == 200
+
+        await async_wait_until(served, timeout=5, message="a request once two connections closed")
+    finally:
+        for _, writer in idle:
+            writer.close()
+
+
+@pytest.fixture
+def lead(tmp_path: Path) -> Iterator[tuple[Any, int]]:
+    write(tmp_path / "crew", "CREW.md", "# Deploys\nProduction deploys need a green canary.\n")
+    write(tmp_path / "lead", "AGENT.md", "# Lead\n")
+    port = free_port()
+    proc = start_sidecar(
+        tmp_path / "lead", "--role", "lead", "--crew-dir", str(tmp_path / "crew"),
+        "--crew-listen", f"127.0.0.1:{port}", "--crew-token", TOKEN, "--watch", "false",
+    )  # fmt: skip
+    try:
+        yield proc, port
+    finally:
+        proc.kill()
+
+
+def test_forty_strangers_sending_2_mb_each_cost_the_lead_almost_no_memory(lead: tuple[Any, int]) -> None:
+    """40 connections with a wrong token, each announcing and then sending 2 MB: each is refused
+    from its headers and none of the 80 MB is kept (before, the lead read every body whole
+    before it looked at the token, and grew by about 100 MB)."""
+    proc, port = lead
+    url = f"http://127.0.0.1:{port}/crew/search"
+    assert httpx.post(url, json={"query": "canary"}, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+    before = rss_kb(proc.proc.pid)
+    body = b"x" * (2 * 1024 * 1024)
+    strangers = []
+    try:
+        for _ in range(40):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            strangers.append(sock)
+            sock.sendall(request("/crew/search", "Bearer wrong-token", b"", length=len(body)))
+        for sock in strangers:
+            assert sock.recv(12) == b"HTTP/1.1 401", "refused from the headers, without waiting for the body"
+            with contextlib.suppress(OSError):  # the lead closed the connection: the body may not fit
+                sock.sendall(body)
+        grown_mb = (rss_kb(proc.proc.pid, "VmHWM") - before) / 1024
+        assert grown_mb < 20, f"the lead grew by {grown_mb:.0f} MB"
+    finally:
+        for sock in strangers:
+            sock.close()
+    assert httpx.post(url, json={"query": "canary"}, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
