@@ -1,11 +1,17 @@
 """Write-path benchmarks on a real sidecar process: write -> searchable, shell write -> searchable,
 durable writes per second.
 
+The limit beside the writes per second: the disk, measured in the same run and the same memory
+dir. One replacement the way a durable write makes it (temp file in the same directory, write,
+fsync, rename, fsync of the directory), 600 times, appending to 20 files of the same sizes: no
+HTTP, no lock, no reindex.
+
     python -m tests.bench writes
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -19,6 +25,30 @@ from tests.support.procs import cpu_s, start_sidecar
 
 N = 300
 N_RATE = 600
+
+
+def raw_durable_writes(root: Path, n: int) -> float:
+    """The disk's limit: ``n`` fsync'd replacements (temp, write, fsync, rename, dir fsync); per second."""
+    folder = root / "raw-limit"
+    folder.mkdir()
+    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    content = [b""] * 20
+    try:
+        t0 = time.perf_counter()
+        for i in range(n):
+            content[i % 20] += b"- fact\n"
+            tmp, name = f".w{i % 20}.md.tmp", f"w{i % 20}.md"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=dir_fd)
+            try:
+                os.write(fd, content[i % 20])
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            os.fsync(dir_fd)
+        return n / (time.perf_counter() - t0)
+    finally:
+        os.close(dir_fd)
 
 
 def main() -> None:
@@ -59,6 +89,11 @@ def main() -> None:
             client.post("/memory/search", json={"query": "fact", "after_seq": seq})
             cpu = (cpu_s(side.proc.pid) - cpu0) / N_RATE
             report("sidecar CPU per durable write (all its threads, reindex included)", f"{cpu * 1000:.2f} ms", "")
+            report(
+                "  the limit: the same replacements without the sidecar",
+                f"{raw_durable_writes(base, N_RATE):.0f} writes/s (temp, write, fsync, rename, dir fsync)",
+                "",
+            )
     finally:
         side.stop()
         shutil.rmtree(base, ignore_errors=True)
