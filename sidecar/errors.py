@@ -23,9 +23,11 @@ __all__ = [
     "PayloadTooLarge",
     "SearchFailed",
     "SidecarError",
+    "TierLocked",
     "TierMissing",
     "Unauthorized",
     "WriteFailed",
+    "WritesStalled",
 ]
 
 
@@ -50,6 +52,12 @@ class ConfigError(SidecarError):
 
     status = 500
     default_code = "config_error"
+
+
+class TierLocked(ConfigError):
+    """Another sidecar already serves this tier dir (it holds the dir's lock); nothing was touched."""
+
+    default_code = "tier_locked"
 
 
 class BadRequest(SidecarError):
@@ -107,6 +115,13 @@ class TierMissing(EngineUnavailable):
     """The tier dir vanished while running (an unmounted volume?); it is not silently recreated."""
 
     default_code = "tier_dir_missing"
+
+
+class WritesStalled(EngineUnavailable):
+    """The write thread has been stuck on one write for too long (a hung disk?): new writes are
+    refused at once rather than queued behind it, and the sink reports unhealthy."""
+
+    default_code = "writes_stalled"
 
 
 class CrewUnavailable(EngineUnavailable):

@@ -48,6 +48,7 @@ class Settings:
     watch_step_ms: int = _opt(15, "watcher polling step in milliseconds")
     after_seq_timeout: float = _opt(1.0, "longest a search waits for after_seq, in seconds")
     tier_cap_bytes: int = _opt(10 * MB, "hard cap on the .md bytes of one tier dir")
+    tier_max_files: int = _opt(1000, "hard cap on the number of .md files in one tier dir")
     daily_cap_bytes: int = _opt(100 * 1024, "hard cap on one daily/*.md file")
     evergreen_cap_bytes: int = _opt(16 * 1024, "hard cap on AGENT.md, CREW.md and pins.md")
     topic_cap_bytes: int = _opt(32 * 1024, "hard cap on any other .md file (topics/, operators/ ...)")
@@ -157,6 +158,8 @@ def _validated(s: Settings) -> Settings:
         raise ConfigError("--crew-listen must be host:port")
     if s.role == "lead" and s.crew_listen and not s.crew_token:
         raise ConfigError("--crew-listen needs --crew-token: the crew listener never runs unauthenticated")
+    if s.tier_max_files < 1:
+        raise ConfigError("--tier-max-files must be at least 1")
     if not 0 < s.soft_cap_ratio <= 1:
         raise ConfigError("--soft-cap-ratio must be in (0, 1]")
     return s.with_changes(

@@ -1,4 +1,8 @@
-"""Write and read routes: ``POST /memory/write`` (201 once durable) and ``GET /memory/read``."""
+"""Write and read routes: ``POST /memory/write`` (201 once durable) and ``GET /memory/read``.
+
+A write may carry an ``Idempotency-Key`` header: a retry with the same key writes nothing and
+answers the first write's answer again, marked ``Idempotent-Replayed: true``
+(``sidecar.write.idempotency``)."""
 
 from __future__ import annotations
 
@@ -7,18 +11,24 @@ from aiohttp import web
 from sidecar.contract import WriteRequest
 from sidecar.http.jsonio import read_json_object
 from sidecar.keys import WRITES
+from sidecar.write.idempotency import check_key
 from sidecar.write.reader import read_memory
 
-__all__ = ["routes"]
+__all__ = ["IDEMPOTENCY_KEY", "REPLAYED", "routes"]
 
+IDEMPOTENCY_KEY = "Idempotency-Key"
+REPLAYED = "Idempotent-Replayed"
 routes = web.RouteTableDef()
 
 
 @routes.post("/memory/write")
 async def write(request: web.Request) -> web.Response:
+    key = request.headers.get(IDEMPOTENCY_KEY)
     req = WriteRequest.from_json(await read_json_object(request))
-    body = await request.app[WRITES].write(req)
-    return web.json_response(body, status=201)
+    if key is None:
+        return web.json_response(await request.app[WRITES].write(req), status=201)
+    body, replayed = await request.app[WRITES].write_once(req, check_key(key))
+    return web.json_response(body, status=201, headers={REPLAYED: "true"} if replayed else None)
 
 
 @routes.get("/memory/read")

@@ -1,9 +1,12 @@
 """Reading one memory file (``GET /memory/read``, ``memory.read``), under the write path's rules:
-the same tier roots and the same path checks, so nothing can be read that could not be written."""
+the same tier roots and the same path checks. A symlink is read when it leads to a tier file
+inside the tier, exactly when the index takes it (``sidecar.index.files.resolve_tier_file``);
+anything but a regular file is a 403."""
 
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -19,7 +22,7 @@ __all__ = ["read_memory"]
 async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
     """One memory file's text, by tier and tier-relative path (the write path's safety rules)."""
     req = ReadRequest.from_json(body)
-    data = await asyncio.to_thread(read_file, app[WRITES].read_root(req.tier), req.path)
+    data = await asyncio.to_thread(partial(read_file, follow_links=True), app[WRITES].read_root(req.tier), req.path)
     if data is None:
         raise NotFound(f"no memory file {req.path!r} in the {req.tier} tier", code="no_such_file")
     return {"tier": req.tier, "path": req.path, "bytes": len(data), "content": data.decode("utf-8", errors="replace")}

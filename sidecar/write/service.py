@@ -2,9 +2,14 @@
 
 ``append`` is a read-modify-write on the one write thread, so concurrent appends all land exactly
 once. Caps are counted in UTF-8 bytes: a per-file cap by kind (daily, evergreen, other) and a cap
-on the whole tier dir. Over a hard cap nothing is written and the error carries the file's
-current text and usage so the agent can consolidate and retry with ``replace`` in the same turn;
-past the soft cap (80%) the write succeeds with the same material and a warning.
+on the whole tier dir; a new file also counts against the tier's cap on files. Over a hard cap
+nothing is written and the error carries the file's current text and usage so the agent can
+consolidate and retry with ``replace`` in the same turn; past the soft cap (80%) the write
+succeeds with the same material and a warning.
+
+A write that holds the write thread for ``STALL_S`` seconds (a hung disk, a file that blocks)
+stalls every write behind it: from then on new writes are refused at once (503
+``writes_stalled``) and the sink reports unhealthy, until it finishes.
 """
 
 from __future__ import annotations
@@ -13,16 +18,17 @@ import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import structlog
 
 from sidecar.contract import MODES, TIERS, WriteAnswer, WriteRequest
-from sidecar.errors import CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing
-from sidecar.index.files import tier_md_bytes
+from sidecar.errors import CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing, WritesStalled
+from sidecar.index.files import scan_tier
 from sidecar.index.queue import ReindexQueue
 from sidecar.settings import Settings
 from sidecar.write.durable import durable_replace, read_file
+from sidecar.write.idempotency import IdempotencyKeys
 
 if TYPE_CHECKING:
     from sidecar.prompt.scan import Finding
@@ -32,6 +38,7 @@ __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 log = structlog.get_logger("sidecar.write.service")
 USAGE_TTL_S = 2.0
 SLOW_WRITE_S = 1.0  # a write that took longer (from its arrival) is logged with where the time went
+STALL_S = 10.0  # one write on the write thread for longer than this: writes are stalled
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
 CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
@@ -39,9 +46,9 @@ CONSOLIDATE = (
 )
 
 
-def usage(used: int, cap: int) -> dict[str, Any]:
+def usage(used: int, cap: int, unit: str = "bytes") -> dict[str, Any]:
     percent = int(used * 100 // cap) if cap else 100
-    return {"used": used, "cap": cap, "percent": percent, "text": f"{used} of {cap} bytes, {percent}%"}
+    return {"used": used, "cap": cap, "percent": percent, "text": f"{used} of {cap} {unit}, {percent}%"}
 
 
 def combine(old: bytes | None, content: str, mode: str) -> bytes:
@@ -58,9 +65,14 @@ class WriteService:
         self.queue = queue
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
-        # Tier bytes, refreshed by a scan when older than USAGE_TTL_S (shell edits change it behind our
-        # back) and kept current by each write in between: no directory walk on every write.
-        self._usage: dict[Path, tuple[int, float]] = {}
+        # Tier bytes and files, refreshed by a scan when older than USAGE_TTL_S (shell edits change
+        # them behind our back) and kept current by each write in between: no directory walk on
+        # every write.
+        self._usage: dict[Path, _Usage] = {}
+        # When the write on the write thread started (monotonic), None while it is idle.
+        self._busy_since: float | None = None
+        self.stall_after = STALL_S
+        self.keys = IdempotencyKeys()
         self.count = 0
         self.bytes = 0
 
@@ -88,8 +100,28 @@ class WriteService:
             return s.evergreen_cap_bytes
         return s.topic_cap_bytes
 
+    def stalled_for(self) -> float:
+        """Seconds the write under way has held the write thread; 0.0 while it is idle."""
+        since = self._busy_since
+        return 0.0 if since is None else time.monotonic() - since
+
+    def stalled(self) -> str | None:
+        """Why writes are stalled now, or None when they are not."""
+        held = self.stalled_for()
+        if held <= self.stall_after:
+            return None
+        return f"the write thread has been stuck on one write for {held:.0f} s"
+
+    async def write_once(self, req: WriteRequest, key: str) -> tuple[WriteAnswer, bool]:
+        """``write`` under an idempotency key: (the answer, whether it is the first write's answer
+        replayed). A retry with the key of a write that landed writes nothing."""
+        return await self.keys.run(key, req, self.write)
+
     async def write(self, req: WriteRequest) -> WriteAnswer:
         root = self.root(req.tier)
+        why = self.stalled()
+        if why is not None:
+            raise WritesStalled(f"memory writes are stalled: {why}; nothing was written")
         queued = time.perf_counter()
         out = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_durably, root, req, queued)
         # On the loop (the queue is not thread-safe), so possibly in another order than the files
@@ -113,6 +145,13 @@ class WriteService:
         The serial section is the file work and its fsyncs only. It used to be an asyncio lock held
         until the event loop took the answer back, and under a search load that wait for the loop
         was most of it."""
+        self._busy_since = time.monotonic()
+        try:
+            return self._write_now(root, req, queued)
+        finally:
+            self._busy_since = None
+
+    def _write_now(self, root: Path, req: WriteRequest, queued: float) -> dict[str, Any]:
         started = time.perf_counter()
         hit = _scan(req.content)  # bounded, but up to a few ms on big bodies
         if hit is not None:
@@ -139,26 +178,38 @@ class WriteService:
                 checks_ms=round((checked - started) * 1000, 1),
                 durable_ms=round((done - checked) * 1000, 1),
             )
-        used, stamp = self._usage[root]
-        self._usage[root] = (used - len(old or b"") + len(new), stamp)
+        known = self._usage[root]
+        self._usage[root] = known.after(old, new)
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
             out.update(warning)
         return out
 
-    def _tier_bytes(self, root: Path) -> int:
+    def _tier_usage(self, root: Path) -> _Usage:
         cached = self._usage.get(root)
         now = time.monotonic()
-        if cached is None or now - cached[1] > USAGE_TTL_S:
-            cached = (tier_md_bytes(root), now)
+        if cached is None or now - cached.at > USAGE_TTL_S:
+            files = scan_tier(root)
+            cached = _Usage(sum(f.size for f in files.values()), len(files), now)
             self._usage[root] = cached
-        return cached[0]
+        return cached
 
     def _check_caps(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
         """Raise CapExceeded over a hard cap; return the soft-cap warning material, if any."""
         old_size = len(old or b"")
-        tier_before = self._tier_bytes(root)
+        tier = self._tier_usage(root)
+        if old is None and tier.files >= self.settings.tier_max_files:
+            cap = self.settings.tier_max_files
+            raise CapExceeded(
+                f"files cap exceeded: the tier already holds {tier.files} files of {cap}; nothing was "
+                "written. Add to an existing file, or merge files and delete the rest.",
+                cap_scope="files",
+                current_entries="",
+                usage=usage(tier.files, cap, "files"),
+                would_be=tier.files + 1,
+            )
+        tier_before = tier.size
         checks = [
             ("file", old_size, len(new), self.file_cap(req.path)),
             ("tier", tier_before, tier_before - old_size + len(new), self.settings.tier_cap_bytes),
@@ -181,6 +232,18 @@ class WriteService:
                     "usage": usage(used, cap),
                 }
         return None
+
+
+class _Usage(NamedTuple):
+    """A tier's .md bytes and files, as of ``at`` (monotonic)."""
+
+    size: int
+    files: int
+    at: float
+
+    def after(self, old: bytes | None, new: bytes) -> _Usage:
+        """The usage once ``old`` (None: no such file) is replaced by ``new``."""
+        return _Usage(self.size - len(old or b"") + len(new), self.files + (old is None), self.at)
 
 
 def _scan(content: str) -> Finding | None:

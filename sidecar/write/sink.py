@@ -2,7 +2,8 @@
 
 The sink is healthy when the agent tier dir exists and a real file can be created and removed in
 it (``os.access`` says yes to root even on a read-only mount), its filesystem has free space, the
-tier is not past its byte cap, and the agent index answers a query. The result is cached for about
+tier is not past its byte cap, the write thread is not stuck on a write, and the agent index
+answers a query. The result is cached for about
 a second so a burst of ``tools/list`` calls probes the disk once.
 """
 
@@ -19,7 +20,7 @@ import structlog
 from aiohttp import web
 
 from sidecar.index.files import tier_md_bytes
-from sidecar.keys import SETTINGS, TIERS
+from sidecar.keys import SETTINGS, TIERS, WRITES
 
 __all__ = ["HEALTH", "INDEX_TIMEOUT_S", "MIN_FREE_BYTES", "HealthCache", "SinkHealth", "setup", "sink_health"]
 
@@ -96,6 +97,10 @@ async def probe(app: web.Application) -> SinkHealth:
     """Probe the disk (in a thread: a dying disk can block) and the index (in its reader pool)."""
     settings = app[SETTINGS]
     reasons = await asyncio.to_thread(probe_dir, settings.memory_dir, settings.tier_cap_bytes)
+    writes = app.get(WRITES)
+    stalled = writes.stalled() if writes is not None else None
+    if stalled is not None:
+        reasons.append(f"memory writes are stalled: {stalled}")
     index_reason = await _probe_index(app)
     if index_reason is not None:
         reasons.append(index_reason)

@@ -1,0 +1,39 @@
+"""The cap on the number of files in a tier (1,500 empty files were once accepted, each one
+indexed, watched and scanned from then on). A real server, real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.support.memory import ClientFactory, write
+
+
+async def post_write(client: Any, path: str, content: str = "") -> tuple[int, dict[str, Any]]:
+    resp = await client.post("/memory/write", json={"path": path, "content": content})
+    return resp.status, await resp.json()
+
+
+async def test_a_new_file_past_the_files_cap_is_413_and_the_old_ones_still_take_writes(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
+    client = await sidecar_client(tier_max_files=5)  # the tier holds AGENT.md and one daily file
+    for i in range(3):
+        assert (await post_write(client, f"topics/t{i}.md"))[0] == 201
+    status, body = await post_write(client, "topics/one-too-many.md", "- x")
+    assert status == 413, body
+    error = body["error"]
+    assert error["code"] == "cap_exceeded" and error["cap_scope"] == "files"
+    assert error["usage"]["text"] == "5 of 5 files, 100%" and error["would_be"] == 6
+    assert not (memory_dir / "topics" / "one-too-many.md").exists()
+    assert (await post_write(client, "topics/t0.md", "- more"))[0] == 201  # an existing file: fine
+    assert (await post_write(client, "AGENT.md", "- more"))[0] == 201
+
+
+async def test_files_made_outside_the_sidecar_count_too(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    for i in range(3):
+        write(memory_dir, f"topics/shell{i}.md", "")
+    client = await sidecar_client(tier_max_files=5)
+    status, body = await post_write(client, "topics/new.md", "- x")
+    assert status == 413 and body["error"]["cap_scope"] == "files"
+    assert (await post_write(client, "topics/shell1.md", "- x"))[0] == 201
