@@ -17,6 +17,10 @@ Slow clients, and what bounds them (aiohttp 3.x):
   stays bounded by the Application's ``client_max_size`` (413 ``payload_too_large``).
 - a client that never reads its response: not bounded here (the kernel's send buffer and TCP
   keep-alive are all there is); every response of this API is small.
+
+Bodies are JSON as sent, or gzip or deflate compressed (aiohttp decodes those); any other
+``Content-Encoding`` is a 415 ``unsupported_encoding`` and a body that is not what its
+``Content-Encoding`` says is a 400 ``invalid_encoding``, both before a handler runs.
 """
 
 from __future__ import annotations
@@ -25,12 +29,14 @@ import asyncio
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMessage, ContentEncodingError
 from aiohttp.typedefs import Handler, Middleware
 
 from sidecar.http.errors import error_response
 from sidecar.settings import Settings
 
 __all__ = [
+    "ACCEPTED_CODINGS",
     "BODY_TIMEOUT_S",
     "HEADER_TIMEOUT_S",
     "LINGERING_S",
@@ -45,6 +51,7 @@ HEADER_TIMEOUT_S = 10.0
 BODY_TIMEOUT_S = 10.0
 LINGERING_S = 2.0  # after an early answer, how long aiohttp drains an unread body before closing
 _SHOWN = 80  # characters of a refused header value repeated in the message
+ACCEPTED_CODINGS = ("identity", "gzip", "deflate")  # Content-Encoding of a request body
 
 
 def _authority(host: str, port: int) -> str:
@@ -125,30 +132,64 @@ def body_deadline(seconds: float = BODY_TIMEOUT_S) -> Middleware:
     """Middleware reading a routed request's body within ``seconds`` (else 408, connection closed).
 
     The body is cached on the request, so handlers read it again for free. Over the Application's
-    ``client_max_size`` it is a 413 here, in the same shape the handlers would give. A body that
-    already arrived whole (every small request: it comes in the packet with the headers) is read
-    without arming a timer, which would cost more than the read itself."""
+    ``client_max_size`` it is a 413 here, in the same shape the handlers would give; a
+    ``Content-Encoding`` other than gzip or deflate is a 415, and a body that does not decode a
+    400. A body that already arrived whole (every small request: it comes in the packet with the
+    headers) is read without arming a timer, which would cost more than the read itself."""
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.body_exists and request.match_info.http_exception is None:
-            try:
-                if request.content.is_eof():
-                    await request.read()  # all buffered: returns without waiting
-                else:
-                    async with asyncio.timeout(seconds):
-                        await request.read()
-            except TimeoutError:
-                response = error_response(
-                    408, "request_timeout", f"the request body did not arrive within {seconds:g} s"
-                )
-                response.force_close()
-                return response
-            except web.HTTPRequestEntityTooLarge:
-                return error_response(413, "payload_too_large", f"request body is over {request.client_max_size} bytes")
+            refused = _unsupported_coding(request) or await _read_body(request, seconds)
+            if refused is not None:
+                return refused
         return await handler(request)
 
     return guard
+
+
+def _unsupported_coding(request: web.Request) -> web.Response | None:
+    codings = request.headers.getall("Content-Encoding", ())
+    if all(c.strip().lower() in ("", *ACCEPTED_CODINGS) for c in codings) and len(codings) <= 1:
+        return None
+    shown = ", ".join(codings)[:_SHOWN]
+    response = error_response(
+        415,
+        "unsupported_encoding",
+        f"Content-Encoding {shown!r} is not supported; send the body as is, or gzip or deflate compressed",
+    )
+    response.headers["Accept-Encoding"] = "gzip, deflate"
+    response.force_close()  # the body is never read
+    return response
+
+
+async def _read_body(request: web.Request, seconds: float) -> web.Response | None:
+    """Read the body into the request's cache; a refusal if it cannot be read."""
+    try:
+        if request.content.is_eof():
+            await request.read()  # all buffered: returns without waiting
+        else:
+            async with asyncio.timeout(seconds):
+                await request.read()
+    except TimeoutError:
+        response = error_response(408, "request_timeout", f"the request body did not arrive within {seconds:g} s")
+    except web.HTTPRequestEntityTooLarge:
+        return error_response(413, "payload_too_large", f"request body is over {request.client_max_size} bytes")
+    except (web.RequestPayloadError, BadHttpMessage) as exc:  # the parser's error, or it as the cause
+        response = _unreadable(request, exc)
+    else:
+        return None
+    response.force_close()
+    return response
+
+
+def _unreadable(request: web.Request, exc: Exception) -> web.Response:
+    """The 400 for a body the parser could not read: not what its Content-Encoding says, or a
+    broken chunked encoding and the like."""
+    if isinstance(exc, ContentEncodingError) or isinstance(exc.__cause__, ContentEncodingError):
+        coding = request.headers.get("Content-Encoding", "")[:_SHOWN]
+        return error_response(400, "invalid_encoding", f"the body is not valid {coding} data")
+    return error_response(400, "bad_request", "the body could not be read (a broken transfer encoding?)")
 
 
 def server_limits(settings: Settings, *, header_timeout: float = HEADER_TIMEOUT_S) -> dict[str, Any]:

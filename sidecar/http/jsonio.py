@@ -13,7 +13,7 @@ from aiohttp import web
 
 from sidecar.errors import BadRequest, PayloadTooLarge
 
-__all__ = ["json_answer", "json_bytes", "read_json_object"]
+__all__ = ["json_answer", "json_bytes", "json_problem", "parse_json", "read_json_object"]
 
 
 def json_answer(body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
@@ -36,6 +36,25 @@ def _plain(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+def json_problem(exc: ValueError | RecursionError) -> str:
+    """What is wrong with a body ``json.loads`` refused, for the client."""
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return f"invalid JSON: {exc}"
+    if isinstance(exc, RecursionError):
+        return "invalid JSON: nested too deeply"
+    # The only other ValueError json.loads raises: Python's limit on digits in an int (4300).
+    return "invalid JSON: a number has too many digits"
+
+
+def parse_json(raw: bytes) -> Any:
+    """``json.loads``, or a 400 ``invalid_json`` saying why not (bad syntax or encoding, too deep,
+    an integer of thousands of digits)."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise BadRequest(json_problem(exc), code="invalid_json") from None
+
+
 async def read_json_object(request: web.Request) -> dict[str, Any]:
     """The request body as a JSON object, or a 400/413 that says what is wrong with it."""
     try:
@@ -44,10 +63,7 @@ async def read_json_object(request: web.Request) -> dict[str, Any]:
         raise PayloadTooLarge(f"request body is over {request.client_max_size} bytes") from None
     if not raw.strip():
         raise BadRequest("request body must be a JSON object", code="invalid_json")
-    try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise BadRequest(f"invalid JSON: {exc}", code="invalid_json") from None
+    body = parse_json(raw)
     if not isinstance(body, dict):
         raise BadRequest("request body must be a JSON object", code="invalid_json")
     return body

@@ -13,9 +13,20 @@ import re
 
 from sidecar.errors import BadRequest
 
-__all__ = ["MAX_QUERY_TERMS", "STOPWORDS", "build_match", "check_query", "quote_word", "terms"]
+__all__ = [
+    "MAX_QUERY_BYTES",
+    "MAX_QUERY_TERMS",
+    "MAX_QUERY_TOKENS",
+    "STOPWORDS",
+    "build_match",
+    "check_query",
+    "quote_word",
+    "terms",
+]
 
-MAX_QUERY_TERMS = 64
+MAX_QUERY_TERMS = 64  # distinct words searched; the rest of a long query is ignored
+MAX_QUERY_BYTES = 4096  # longer is a 400 query_too_long: a query is a question, not a document
+MAX_QUERY_TOKENS = 256  # whitespace-separated tokens, the same
 _WORD = re.compile(r"\w", re.UNICODE)
 _SPLIT = re.compile(r"\s+")
 STOPWORDS = frozenset(
@@ -87,9 +98,17 @@ STOPWORDS = frozenset(
 
 
 def check_query(query: object) -> str:
-    """Validate a client's query: a non-empty string without NUL bytes."""
+    """Validate a client's query: a non-empty string without NUL bytes, at most
+    ``MAX_QUERY_BYTES`` of UTF-8 and ``MAX_QUERY_TOKENS`` tokens (checked first, and cheaply: a
+    megabyte of query must not cost the event loop what searching it would)."""
     if not isinstance(query, str):
         raise BadRequest("query must be a string", code="invalid_query")
+    if len(query) > MAX_QUERY_BYTES or (
+        not query.isascii() and len(query.encode("utf-8", "replace")) > MAX_QUERY_BYTES
+    ):
+        raise BadRequest(f"query is over {MAX_QUERY_BYTES} bytes", code="query_too_long")
+    if len(query.split(None, MAX_QUERY_TOKENS)) > MAX_QUERY_TOKENS:
+        raise BadRequest(f"query has over {MAX_QUERY_TOKENS} words", code="query_too_long")
     if "\x00" in query:
         raise BadRequest("query must not contain NUL bytes", code="invalid_query")
     if not query.isascii():

@@ -19,9 +19,11 @@ import structlog
 
 from sidecar.index.tier_index import Hit, ReconcileResult, TierIndex
 
-__all__ = ["READER_THREADS", "Tier"]
+__all__ = ["ON_LOOP_POSTINGS", "READER_THREADS", "Tier"]
 
 READER_THREADS = 2
+# Postings a search may score on the event loop: about 0.1 us each, so at most ~3 ms of loop time.
+ON_LOOP_POSTINGS = 30_000
 log = structlog.get_logger("sidecar.index.tier")
 T = TypeVar("T")
 
@@ -99,11 +101,13 @@ class Tier:
 
     async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
         """BM25 hits. The in-memory postings answer on the event loop when they can (a few hundred
-        microseconds, less than the hop to a reader thread and back costs); FTS5 answers on a reader
-        thread when they cannot (building, behind the file, a word of several tokens, raw FTS5)."""
+        microseconds, less than the hop to a reader thread and back costs); a reader thread answers
+        when they cannot (building, behind the file, a word of several tokens, raw FTS5), and when
+        the query's words have so many postings that scoring them would hold the loop for
+        milliseconds (``ON_LOOP_POSTINGS``)."""
         if not raw_fts:
             try:
-                hits = self.index.search_postings(query, limit, phrases=False)
+                hits = self.index.search_postings(query, limit, phrases=False, max_postings=ON_LOOP_POSTINGS)
             except sqlite3.DatabaseError:
                 hits = None  # the reader thread meets it again, and heals
             if hits is not None:

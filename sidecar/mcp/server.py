@@ -21,6 +21,7 @@ from aiohttp import web
 from sidecar import __version__
 from sidecar.contract import MAX_LIMIT, ReadRequest, ToolName, ToolsAnswer, WriteRequest, request_schema
 from sidecar.errors import EngineUnavailable, SidecarError
+from sidecar.http.jsonio import json_problem
 from sidecar.keys import SETTINGS, WRITES
 from sidecar.retrieval.answer import search_memory
 from sidecar.settings import Settings
@@ -164,9 +165,10 @@ async def _read_message(request: web.Request) -> dict[str, Any]:
     except web.HTTPRequestEntityTooLarge:
         raise RpcError(INVALID_REQUEST, f"request body is over {request.client_max_size} bytes", status=413) from None
     try:
-        return _checked(json.loads(raw))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise RpcError(PARSE_ERROR, f"parse error: {exc}", status=400) from None
+        message = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # also an integer of thousands of digits
+        raise RpcError(PARSE_ERROR, json_problem(exc), status=400) from None
+    return _checked(message)
 
 
 def _checked(message: Any) -> dict[str, Any]:

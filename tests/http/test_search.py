@@ -12,7 +12,7 @@ from tests.support.memory import ClientFactory, write
 HOSTILE = [
     '"hello', "AND", "OR", "NOT", "hello AND", "*", "hello^", "(hello", "()", "multi-agent", "-hello",
     "col:x", "{a}:x", "GB/s", "don't", "@x", "#x", "a=b", "50%", "x\\y", "+x", "a.b", ":", "NEAR(a b)",
-    "hel*", "🙂🚀", "数据库 迁移", "postgres\u200b", "' OR 1=1 --", "x" * 10_000, "deploy " * 1500,
+    "hel*", "🙂🚀", "数据库 迁移", "postgres\u200b", "' OR 1=1 --", "x" * 4096, "deploy " * 256,
 ]
 
 
