@@ -37,6 +37,7 @@ from sidecar.episodic.store import (
 )
 from sidecar.episodic.vector_cache import VectorCache, VectorSet
 from sidecar.errors import Conflict, TierMissing
+from sidecar.index.db import private_db_file
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
 __all__ = ["ARCHIVE_PAYLOAD_CHARS", "JOURNAL_FILE", "SqliteJournalStore"]
@@ -381,6 +382,7 @@ def _inode(path: Path) -> int | None:
 
 
 def _open_writer(path: Path) -> Conn:
+    private_db_file(path)  # 0600, whatever the umask
     conn = connect(path, writer=True)
     migrate(conn)
     return conn

@@ -48,7 +48,9 @@ class _Handler(RequestHandler):
     __slots__ = ()
 
     def eof_received(self) -> bool:  # type: ignore[override]  # asyncio's protocol returns bool | None
-        if self._request_in_progress or self._messages:
+        # A request is in hand when one is queued, or when the connection has had one and is not
+        # waiting for the next (the waiter exists only between requests).
+        if self._messages or (self._request_count > 0 and self._waiter is None):
             self.close()  # no further requests: close once the answer is out
             return True  # keep the connection open for writing that answer
         return False  # idle: nothing to answer, let it close
@@ -61,12 +63,11 @@ class _Handler(RequestHandler):
         message: str | None = None,
     ) -> web.StreamResponse:
         super().handle_error(request, status, exc, message)  # logs it; raises if an answer was begun
-        if isinstance(exc, ContentEncodingError) and request.headers.get("Content-Encoding"):
-            shown = request.headers["Content-Encoding"][:80]
+        if isinstance(exc, ContentEncodingError):  # from the headers: no decoder for that coding
             response = error_response(
                 415,
                 "unsupported_encoding",
-                f"Content-Encoding {shown!r} is not supported; send the body as is, or gzip or deflate compressed",
+                "this Content-Encoding is not supported; send the body as is, or gzip or deflate compressed",
             )
             response.headers["Accept-Encoding"] = "gzip, deflate"
         elif status >= 500:

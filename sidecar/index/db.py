@@ -3,17 +3,24 @@
 The index file holds files, chunks, an FTS5 external-content table kept in sync by triggers,
 and (from migration 2) chunk vectors. One writer connection per index; readers open their own
 read-only connections.
+
+Database files are ``0600`` whatever the umask: the file is made (or set) so before SQLite opens
+it, and SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import time
 from pathlib import Path
 
 from sidecar.index.snippet import is_plain
 
-__all__ = ["MIGRATIONS", "connect_reader", "connect_writer", "migrate", "schema_version"]
+__all__ = ["DB_MODE", "MIGRATIONS", "connect_reader", "connect_writer", "migrate", "private_db_file", "schema_version"]
+
+DB_MODE = 0o600
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: files, chunks, FTS5 over heading + body (porter on unicode61, diacritics folded).
@@ -106,8 +113,22 @@ def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
         conn.execute("PRAGMA synchronous = NORMAL")
 
 
+def private_db_file(path: Path) -> None:
+    """Make database ``path`` (and a ``-wal`` or ``-shm`` beside it) mode 0600, creating it empty
+    if missing: only the sidecar's user reads memory."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, DB_MODE)
+    try:
+        os.fchmod(fd, DB_MODE)
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(f"{path}{suffix}", DB_MODE, follow_symlinks=False)
+
+
 def connect_writer(path: Path) -> sqlite3.Connection:
     """The one read-write connection of an index (autocommit; callers use BEGIN IMMEDIATE)."""
+    private_db_file(path)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.create_function("is_plain", 1, is_plain, deterministic=True)  # migration 5
     _pragmas(conn, writer=True)

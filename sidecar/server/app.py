@@ -76,6 +76,7 @@ async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
     finally:
         for tier in tiers.values():
             await tier.close()
+        opening.release()  # the journal, in a later context, closed before this one
 
 
 async def _idle_release_ctx(app: web.Application) -> AsyncIterator[None]:

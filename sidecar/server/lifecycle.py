@@ -11,6 +11,7 @@ import structlog
 
 from sidecar.heap import release_free_memory
 from sidecar.index.tier import Tier
+from sidecar.server.lock import lock_tiers
 from sidecar.settings import Settings
 from sidecar.write.durable import sweep_temp_files
 
@@ -75,13 +76,17 @@ def _shrink_memory(conn: sqlite3.Connection) -> None:
 
 class OpeningTiers:
     """The tiers this process indexes (``agent``; ``crew`` too on a lead), each opening on its own
-    writer thread from the moment this is made (inside a running loop): temp files left by a crash
-    are swept first, then the index is opened, checked and reconciled with the files."""
+    writer thread from the moment this is made (inside a running loop): each tier dir is locked
+    first (``TierLocked`` if another sidecar serves it: then nothing was touched), temp files left
+    by a crash are swept, then the index is opened, checked and reconciled with the files. The
+    locks are held until ``release``, after the tiers close."""
 
     def __init__(self, settings: Settings) -> None:
-        self.tiers = {"agent": Tier("agent", settings.memory_dir)}
+        roots = {"agent": settings.memory_dir}
         if settings.role == "lead":
-            self.tiers["crew"] = Tier("crew", settings.crew_dir)
+            roots["crew"] = settings.crew_dir
+        self.locks = lock_tiers(roots.values())
+        self.tiers = {name: Tier(name, root) for name, root in roots.items()}
         self._taken = False
         self._opening = [asyncio.ensure_future(self._open(tier)) for tier in self.tiers.values()]
 
@@ -103,8 +108,14 @@ class OpeningTiers:
             for tier, outcome in zip(self.tiers.values(), outcomes, strict=True):
                 if not isinstance(outcome, BaseException):
                     await tier.close()
+            self.release()
             raise failures[0]
         return self.tiers
+
+    def release(self) -> None:
+        """Let the tier dirs' locks go (once the tiers are closed)."""
+        for lock in self.locks:
+            lock.release()
 
     async def close_if_unused(self) -> None:
         """Close the tiers if no app took them (it failed before its first context ran)."""
@@ -113,3 +124,4 @@ class OpeningTiers:
         with contextlib.suppress(Exception):  # the start-up error being raised matters more
             for tier in (await self.wait()).values():
                 await tier.close()
+        self.release()

@@ -5,6 +5,8 @@ reconcile: SQLite work on each tier's writer thread, with the GIL released) befo
 is imported, so the two overlap instead of adding up; the server still answers only once every
 index is open and checked. glibc's malloc is told to keep few arenas before any thread exists, and
 memory the sidecar does not need while idle is handed back once it is (``lifecycle.IdleRelease``).
+A second sidecar on a memory dir that one already serves exits (status 1) before it touches the
+dir (``lock.TierLock``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from sidecar.errors import TierLocked
 from sidecar.heap import tune_malloc
 from sidecar.logs import configure_logging
 from sidecar.server.lifecycle import OpeningTiers
@@ -42,6 +45,9 @@ def serve(settings: Settings) -> int:
         asyncio.run(run(settings))
     except OSError as exc:
         log.error("sidecar.start_failed", error=str(exc))
+        return 1
+    except TierLocked as exc:
+        log.error("sidecar.start_failed", code=exc.code, error=exc.message)
         return 1
     return 0
 
@@ -80,13 +86,13 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
 
 
 def _runner(settings: Settings, opening: OpeningTiers) -> web.AppRunner:
-    from aiohttp import web
 
+    from sidecar.http.connections import SidecarRunner
     from sidecar.http.guards import server_limits
     from sidecar.server.app import create_app
 
     app = create_app(settings, tiers=opening)
-    return web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=10, **server_limits(settings))
+    return SidecarRunner(app, handle_signals=False, access_log=None, shutdown_timeout=10, **server_limits(settings))
 
 
 def _site(runner: web.AppRunner, settings: Settings) -> web.TCPSite:

@@ -45,18 +45,34 @@ async def test_opening_tiers_open_and_reconcile(memory_dir: Path, make_settings:
         assert hits, "the index is open and reconciled with the files before wait() returns"
     finally:
         await tiers["agent"].close()
+        opening.release()
 
 
 async def test_one_tier_failing_closes_the_others(
     memory_dir: Path, tmp_path: Path, make_settings: Callable[..., Settings]
 ) -> None:
-    crew = tmp_path / "crew-is-a-file"
-    crew.write_text("not a dir")
-    opening = OpeningTiers(make_settings(role="lead", crew_dir=str(crew)))
+    crew = tmp_path / "crew"
+    (crew / "index.sqlite").mkdir(parents=True)  # the crew index cannot be opened nor deleted
+    settings = make_settings(role="lead", crew_dir=str(crew))
+    opening = OpeningTiers(settings)
     with pytest.raises(OSError):
         await opening.wait()
     with pytest.raises(RuntimeError, match="not open"):
         _ = opening.tiers["agent"].index.writer  # the agent tier opened, then was closed again
+    with pytest.raises(OSError):  # the dir locks were let go with them: the next try gets as far
+        await OpeningTiers(settings).wait()
+
+
+async def test_a_tier_dir_that_is_a_file_fails_before_anything_opens(
+    memory_dir: Path, tmp_path: Path, make_settings: Callable[..., Settings]
+) -> None:
+    crew = tmp_path / "crew-is-a-file"
+    crew.write_text("not a dir")
+    with pytest.raises(OSError):
+        OpeningTiers(make_settings(role="lead", crew_dir=str(crew)))
+    opening = OpeningTiers(make_settings())  # the agent dir's lock was let go
+    await (await opening.wait())["agent"].close()
+    opening.release()
 
 
 async def test_app_takes_tiers_that_started_opening_early(
