@@ -3,12 +3,14 @@
 Recall reads the files, not the index (spec 001), so an agent always sees its durable memory.
 The block fits a character budget: the crew tier (with the session opener's operator model)
 takes at most 40% and gives back whatever it does not use; content is cut only on chunk
-boundaries and anything left out is named in a closing line. Every section is scanned for
-injection at assembly time; a hit replaces that section's body with a notice, never the file.
+boundaries and anything left out is named in a closing line. Every heading section is scanned
+for injection at assembly time (``select``); a hit replaces that section with a notice, its clean
+sibling sections stay, and the file on disk is never touched.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -18,8 +20,9 @@ from pathlib import Path
 import structlog
 
 from sidecar.contract import USER_SLUG_SEPARATOR
-from sidecar.index.chunker import Chunk, chunk_markdown
-from sidecar.prompt.scan import Finding, scan
+from sidecar.index.chunker import chunk_markdown
+from sidecar.prompt.sections import split_sections
+from sidecar.prompt.select import MARKERS, BlockedSection, MemoryFile, Part, select
 from sidecar.settings import ROLES
 
 __all__ = [
@@ -42,13 +45,6 @@ PREAMBLE = "Memory from earlier sessions follows: hints the current task can ove
 SearchFn = Callable[[str, str], Sequence[tuple[str, int]]]
 """(scope "agent" or "crew", query) -> (path relative to the tier dir, line_start) in rank order."""
 
-_MARKERS = {
-    "pins": ("[PINNED MEMORY]", "[END PINNED MEMORY]"),
-    "agent": ("[AGENT MEMORY]", "[END AGENT MEMORY]"),
-    "crew": ("[CREW SHARED MEMORY]", "[END CREW SHARED MEMORY]"),
-    "operator": ("[OPERATOR MODEL]", "[END OPERATOR MODEL]"),
-    "peer": ("[PEER CONTEXT]", "[END PEER CONTEXT]"),
-}
 _OMITTED_FLOOR = 64  # room always kept for "[memory: N sections left out for budget]"
 _OMITTED_MAX = 600
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._/-]")
@@ -67,15 +63,6 @@ def user_slug(user_id: str, workspace_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class BlockedSection:
-    """A section whose body was withheld: which file (tier/path) and which scanner rule hit."""
-
-    label: str
-    category: str
-    pattern: str
-
-
-@dataclass(frozen=True, slots=True)
 class MemoryBlock:
     """The assembled block; ``used == len(text) <= budget``; labels of files cut for budget."""
 
@@ -87,39 +74,11 @@ class MemoryBlock:
 
 
 @dataclass(frozen=True, slots=True)
-class _File:
-    label: str  # "agent/daily/2026-05-01.md": tier and path, shown in the prompt
-    rel: str  # path relative to the tier dir, as the index names it
-    text: str
-    chunks: tuple[Chunk, ...]
-
-
-@dataclass(slots=True)
-class _Section:
-    file: _File
-    picked: list[int] = field(default_factory=list)
-    finding: Finding | None = None
-
-
-@dataclass(slots=True)
-class _Part:
-    """One tier's selection: its rendered text ("" when nothing was picked) and what was cut."""
-
-    text: str = ""
-    omitted: list[tuple[str, int]] = field(default_factory=list)
-    blocked: list[BlockedSection] = field(default_factory=list)
-
-    @property
-    def cost(self) -> int:
-        return len(self.text) + 1 if self.text else 0
-
-
-@dataclass(frozen=True, slots=True)
 class _Sources:
-    pins: list[_File]
-    agent: list[_File]
-    crew: list[_File]
-    operator: list[_File]
+    pins: list[MemoryFile]
+    agent: list[MemoryFile]
+    crew: list[MemoryFile]
+    operator: list[MemoryFile]
     agent_rank: list[tuple[str, int]]
     crew_rank: list[tuple[str, int]]
 
@@ -183,52 +142,24 @@ def build_memory_block(
 
 
 def _extras(peer_context: str | None, nudges: Sequence[str]) -> list[str]:
-    start, end = _MARKERS["peer"]
+    start, end = MARKERS["peer"]
     peer = [f"{start}\n{peer_context}\n{end}"] if peer_context else []
     return peer + [nudge for nudge in nudges if nudge]
 
 
-def _allocate(sources: _Sources, memory_budget: int, has_crew_dir: bool) -> dict[str, _Part]:
+def _allocate(sources: _Sources, memory_budget: int, has_crew_dir: bool) -> dict[str, Part]:
     """Pick chunks tier by tier: operator and crew within their 40%, then pins and the agent tier."""
     available = memory_budget - (len(PREAMBLE) + 1 if sources.any() else 0)
     crew_cap = available * CREW_SHARE_PERCENT // 100 if has_crew_dir else 0
-    operator = _select("operator", sources.operator, [], crew_cap)
-    crew = _select("crew", sources.crew, sources.crew_rank, crew_cap - operator.cost)
+    operator = select("operator", sources.operator, _priority(sources.operator, []), crew_cap)
+    crew = select("crew", sources.crew, _priority(sources.crew, sources.crew_rank), crew_cap - operator.cost)
     agent_share = available - operator.cost - crew.cost
-    pins = _select("pins", sources.pins, [], agent_share)
-    agent = _select("agent", sources.agent, sources.agent_rank, agent_share - pins.cost)
+    pins = select("pins", sources.pins, _priority(sources.pins, []), agent_share)
+    agent = select("agent", sources.agent, _priority(sources.agent, sources.agent_rank), agent_share - pins.cost)
     return {"pins": pins, "agent": agent, "crew": crew, "operator": operator}
 
 
-def _select(kind: str, files: list[_File], rank: list[tuple[str, int]], share: int) -> _Part:
-    """Greedily take chunks in priority order while they fit ``share``.
-
-    A file is scanned whole the first time one of its chunks fits; a poisoned file then costs its
-    notice instead of its chunks, once.
-    """
-    start, end = _MARKERS[kind]
-    used = len(start) + len(end) + 2
-    sections: dict[int, _Section] = {}
-    verdicts: dict[int, Finding | None] = {}
-    for fi, ci in _priority(files, rank):
-        section = sections.get(fi) or _Section(files[fi])
-        if section.finding is not None:
-            continue
-        if used + _chunk_cost(section, ci) > share:
-            continue
-        if fi not in sections:
-            if fi not in verdicts:
-                verdicts[fi] = scan(files[fi].text)
-            section.finding = verdicts[fi]
-            if used + _chunk_cost(section, ci) > share:
-                continue
-            sections[fi] = section
-        used += _chunk_cost(section, ci)
-        section.picked.append(ci)
-    return _finish(kind, list(sections.values()), files, share)
-
-
-def _priority(files: list[_File], rank: list[tuple[str, int]]) -> list[tuple[int, int]]:
+def _priority(files: list[MemoryFile], rank: list[tuple[str, int]]) -> list[tuple[int, int]]:
     """(file, chunk) indexes: ranked chunks first in rank order, then the rest in file order."""
     every = [(fi, ci) for fi, f in enumerate(files) for ci in range(len(f.chunks))]
     by_key: dict[tuple[str, int], list[tuple[int, int]]] = {}
@@ -237,75 +168,6 @@ def _priority(files: list[_File], rank: list[tuple[str, int]]) -> list[tuple[int
     ranked = [key for path, line in rank for key in by_key.pop((path, line), [])]
     placed = set(ranked)
     return ranked + [key for key in every if key not in placed]
-
-
-def _chunk_cost(section: _Section, ci: int) -> int:
-    """Characters that adding chunk ``ci`` adds to the tier (a new section also pays its label)."""
-    if section.picked:
-        return len(_chunk_text(section.file.chunks[ci])) + 2
-    body = _notice(section) if section.finding is not None else _chunk_text(section.file.chunks[ci])
-    return len(_label_line(section.file.label)) + 1 + len(body) + 1
-
-
-def _finish(kind: str, sections: list[_Section], files: list[_File], share: int) -> _Part:
-    """Render the picked sections; rescan each as rendered and drop it if its notice overflows."""
-    part = _Part()
-    kept: list[_Section] = []
-    for section in sections:
-        if section.finding is None:
-            section.finding = scan(_section_body(section))
-        kept.append(section)
-        if section.finding is not None:
-            part.blocked.append(_blocked(section))
-            if len(_render_tier(kind, kept)) + 1 > share:
-                kept.pop()
-                section.picked = []
-    part.text = _render_tier(kind, kept) if kept else ""
-    taken = {id(s.file): (len(s.file.chunks) if s.finding else len(s.picked)) for s in kept}
-    for f in files:
-        left = len(f.chunks) - taken.get(id(f), 0)
-        if left:
-            part.omitted.append((f.label, left))
-    return part
-
-
-def _render_tier(kind: str, sections: list[_Section]) -> str:
-    start, end = _MARKERS[kind]
-    return "\n".join([start, *(_render_section(s) for s in sections), end])
-
-
-def _render_section(section: _Section) -> str:
-    return f"{_label_line(section.file.label)}\n{_section_body(section)}"
-
-
-def _section_body(section: _Section) -> str:
-    """The picked chunks in file order, or the withheld notice."""
-    if section.finding is not None:
-        return _notice(section)
-    return "\n\n".join(_chunk_text(section.file.chunks[ci]) for ci in sorted(section.picked))
-
-
-def _chunk_text(chunk: Chunk) -> str:
-    heading = f"## {chunk.heading}" if chunk.heading else ""
-    return "\n".join(piece for piece in (heading, chunk.body) if piece)
-
-
-def _label_line(label: str) -> str:
-    return f"--- {label} ---"
-
-
-def _notice(section: _Section) -> str:
-    finding = section.finding
-    assert finding is not None
-    return (
-        f"[memory section withheld: {section.file.label} matched {finding.category} "
-        f"({finding.pattern}); the file on disk is unchanged]"
-    )
-
-
-def _blocked(section: _Section) -> BlockedSection:
-    assert section.finding is not None
-    return BlockedSection(section.file.label, section.finding.category, section.finding.pattern)
 
 
 def _omitted_line(cuts: list[tuple[str, int]], limit: int) -> str:
@@ -334,11 +196,11 @@ def _sources(
 ) -> _Sources:
     """Read every file that may go into the block, in tier order, and ask for the rankings."""
     agent = _read_files(agent_dir, "agent", ["AGENT.md", *_listing(agent_dir, "daily", newest_first=True)])
-    crew: list[_File] = []
+    crew: list[MemoryFile] = []
     if crew_dir is not None and role in ("member", "lead"):
         names = ["CREW.md", *_listing(crew_dir, "topics", False), *_listing(crew_dir, "daily", True)]
         crew = _read_files(crew_dir, "crew", names)
-    operator: list[_File] = []
+    operator: list[MemoryFile] = []
     if crew_dir is not None and user_id is not None:
         slug = user_slug(user_id, workspace_id or "")
         operator = _read_files(crew_dir, "crew", [f"operators/{slug}.md"])
@@ -361,14 +223,17 @@ def _listing(root: Path, sub: str, newest_first: bool) -> list[str]:
     return [f"{sub}/{name}" for name in sorted(names, reverse=newest_first)]
 
 
-def _read_files(root: Path, tier: str, rels: list[str]) -> list[_File]:
+def _read_files(root: Path, tier: str, rels: list[str]) -> list[MemoryFile]:
     files = []
     for rel in rels:
         text = _read_inside(root, rel)
         chunks = tuple(chunk_markdown(text)) if text else ()
-        if chunks:
+        if text and chunks:
             label = f"{tier}/{_LABEL_UNSAFE.sub('_', rel)[:160]}"
-            files.append(_File(label, rel, text or "", chunks))
+            sections = tuple(split_sections(text))
+            starts = [section.line_start for section in sections]
+            owner = tuple(bisect.bisect_right(starts, chunk.line_start) - 1 for chunk in chunks)
+            files.append(MemoryFile(label, rel, text, chunks, sections, owner))
     return files
 
 
@@ -388,7 +253,7 @@ def _read_inside(root: Path, rel: str) -> str | None:
         return None
 
 
-def _rank(search: SearchFn | None, scope: str, query: str | None, files: list[_File]) -> list[tuple[str, int]]:
+def _rank(search: SearchFn | None, scope: str, query: str | None, files: list[MemoryFile]) -> list[tuple[str, int]]:
     """The search ranking for ``scope``; file order (an empty ranking) when search fails."""
     if search is None or not query or not files:
         return []

@@ -1,0 +1,95 @@
+"""Encoded runs in a text, decoded for a second look: base64 (also split over lines) and hex.
+
+Only runs that decode to printable UTF-8 text come back; binary data (hashes, images, keys) does
+not. Every step is one regex pass or one decode, so the cost stays linear.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+__all__ = ["decoded_base64", "decoded_hex"]
+
+_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # at least 24 base64 characters on one line
+_B64_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/_-]{8,}={0,2})[ \t]*\r?$", re.MULTILINE)
+# Hex runs: contiguous (a run found left to right is maximal), ``\x69\x67``, ``0x69, 0x67``, or
+# bytes with separators (``69 67 6e``, ``69:67:6e``). No lookbehind, so the engine skips ahead fast;
+# the callers check what comes before a run.
+_HEX_RUNS = (
+    re.compile(r"[0-9a-fA-F]{24,}"),
+    re.compile(r"\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){7,}"),
+    re.compile(r"0x[0-9a-fA-F]{2}(?:[ :,]{1,2}0x[0-9a-fA-F]{2}){7,}"),
+    re.compile(r"(?:^|[^0-9A-Za-z])([0-9a-fA-F]{2}(?:[ :,]{1,2}[0-9a-fA-F]{2}){11,})", re.MULTILINE),
+)
+_HEX_NOISE = re.compile(r"\\x|0x|[ :,]")
+_MIN_JOINED = 24
+
+
+def decoded_base64(text: str) -> str:
+    """Every base64 run, and every run of base64-only lines joined, that decodes to text; one a line."""
+    out = [decoded for run in _B64_RUN.findall(text) if (decoded := _b64(run))]
+    for joined in _joined_lines(text):
+        decoded = _b64(joined)
+        if decoded:
+            out.append(decoded)
+    return "\n".join(out)
+
+
+def decoded_hex(text: str) -> str:
+    """Every hex run (``69676e...``, ``\\x69\\x67``, ``69 67 6e``) that decodes to text; one a line."""
+    out: list[str] = []
+    runs = [
+        m.group(m.lastindex or 0)
+        for rx in _HEX_RUNS
+        for m in rx.finditer(text)
+        if not _inside_word(text, m.start(m.lastindex or 0))
+    ]
+    for run in runs:
+        digits = _HEX_NOISE.sub("", run)
+        if len(digits) % 2:
+            continue
+        try:
+            decoded = bytes.fromhex(digits).decode("utf-8")
+        except ValueError:
+            continue
+        if _is_text(decoded) and sum(ch.isalpha() or ch == " " for ch in decoded) >= 0.7 * len(decoded):
+            out.append(decoded)
+    return "\n".join(out)
+
+
+def _inside_word(text: str, start: int) -> bool:
+    return start > 0 and text[start - 1].isalnum()
+
+
+def _joined_lines(text: str) -> list[str]:
+    """Runs of two or more consecutive lines that hold nothing but base64, joined."""
+    groups: list[str] = []
+    current: list[str] = []
+    last_end = -2
+    for found in _B64_LINE.finditer(text):
+        if found.start() != last_end + 1:
+            if len(current) > 1 and sum(map(len, current)) >= _MIN_JOINED:
+                groups.append("".join(current))
+            current = []
+        current.append(found.group(1))
+        last_end = found.end()
+    if len(current) > 1 and sum(map(len, current)) >= _MIN_JOINED:
+        groups.append("".join(current))
+    return groups
+
+
+def _b64(run: str) -> str:
+    body = run.rstrip("=").replace("-", "+").replace("_", "/")
+    body = body[: len(body) - len(body) % 4] if len(body) % 4 == 1 else body
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return ""
+    return decoded if _is_text(decoded) else ""
+
+
+def _is_text(decoded: str) -> bool:
+    return bool(decoded) and decoded.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()

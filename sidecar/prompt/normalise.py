@@ -1,0 +1,152 @@
+"""The text the scanner's rules read: evasions undone, in time linear in the input.
+
+``normalise`` decodes HTML entities and percent-escaped runs, folds every character (NFKD with the
+combining marks dropped, format characters removed, fillers made spaces, confusables mapped to the
+ASCII letter they imitate, full-width brackets to ASCII), drops markdown emphasis and inline tags
+inside a word (``I**gnore**``), and joins words hyphenated across a line break (``Ig-\\nnore``).
+Line structure is otherwise kept, so line-anchored rules still work. ``cased`` keeps case (for
+decoding base64); ``folded`` is case-folded (for matching).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import html
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from sidecar.prompt.confusables import load_table
+
+__all__ = ["Views", "fold_char", "normalise"]
+
+# Characters that render as blank space but are letters or symbols: attackers use them as spaces.
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5")
+_LINE_BREAKS = frozenset("\u2028\u2029\x85\x0b\x0c")
+_DROPPED_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
+_PUNCT = {
+    **dict.fromkeys("【〖〔［⟦⦋❲⁅", "["),
+    **dict.fromkeys("】〗〕］⟧⦌❳⁆", "]"),
+    **dict.fromkeys("〈《⟨‹❬❮＜﹤〈", "<"),
+    **dict.fromkeys("〉》⟩›❭❯＞﹥〉", ">"),
+    **dict.fromkeys("｜∣ǀ￨⏐│", "|"),
+    **dict.fromkeys("‐‑‒–—―−﹣－", "-"),
+    **dict.fromkeys("“”„‟″〝〞＂", '"'),
+    **dict.fromkeys("‘’‚‛′＇", "'"),
+    "：": ":",
+    "∶": ":",
+    "／": "/",
+    "⁄": "/",
+    "＿": "_",
+}
+
+_ENTITY_HINT = re.compile(r"&(?:#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2}){3,}")
+# Emphasis markers (``*``, ``**``, ``~~``, ``__``) touching a letter or digit on either side, and
+# backticks or short inline tags inside a word (the callback checks the sides). Literal-first
+# patterns, so the regex engine skips ahead fast.
+_INWORD_MARKUP = re.compile(r"\*{1,3}|~~|__|`|</?[A-Za-z]{1,8}>")
+_HYPHEN_BREAK = re.compile(r"-[ \t]*\r?\n[ \t>]*(?=[^\W\d_])")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8192)
+def fold_char(char: str) -> str:
+    """What one non-ASCII character reads as: "" for marks and format characters, " " for fillers."""
+    if char in _FILLERS:
+        return " "
+    if char in _LINE_BREAKS:
+        return "\n"
+    if char in _PUNCT:
+        return _PUNCT[char]
+    if unicodedata.category(char) in _DROPPED_CATEGORIES:
+        return ""
+    table = load_table()
+    out = []
+    for part in unicodedata.normalize("NFKD", char):
+        if unicodedata.category(part) in _DROPPED_CATEGORIES:
+            continue
+        out.append(" " if part in _FILLERS else _PUNCT.get(part) or table.get(part, part))
+    return "".join(out)
+
+
+@dataclass(slots=True)
+class Views:
+    """The forms of one text the rules read, with the code-fence spans of ``folded`` and which
+    literal needles occur in it."""
+
+    raw: str
+    cased: str
+    folded: str
+    _fences: list[int] | None = field(default=None, repr=False)
+    _seen: dict[tuple[bool, str], bool] = field(default_factory=dict, repr=False)
+
+    def has(self, needle: str, *, raw: bool = False) -> bool:
+        """Whether ``needle`` occurs in ``folded`` (or ``raw``); remembered, as rules share needles."""
+        key = (raw, needle)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = needle in (self.raw if raw else self.folded)
+        return found
+
+    def in_fence(self, pos: int) -> bool:
+        """Whether ``pos`` in ``folded`` lies inside a fenced code block (an unclosed fence runs to the end)."""
+        if self._fences is None:
+            self._fences = [m.start() for m in _FENCE_LINE.finditer(self.folded)]
+        return bisect.bisect_right(self._fences, pos) % 2 == 1
+
+
+def normalise(text: str) -> Views:
+    """Undo the evasions above; linear in ``len(text)`` (every step is one pass or one regex)."""
+    cased = text
+    if "&" in cased:
+        cased = _unescape(_unescape(cased))
+    if "%" in cased:
+        cased = _PERCENT_RUN.sub(_unquote_run, cased)
+    if not cased.isascii():
+        cased = _fold(cased)
+    if "*" in cased or "~~" in cased or "__" in cased or "`" in cased or "<" in cased:
+        cased = _INWORD_MARKUP.sub(_markup, cased)
+    if "-\n" in cased or "- " in cased or "-\r" in cased or "-\t" in cased:
+        cased = _HYPHEN_BREAK.sub(_after_letter, cased)
+    return Views(raw=text, cased=cased, folded=cased.casefold())
+
+
+def _unescape(text: str) -> str:
+    return html.unescape(text) if _ENTITY_HINT.search(text) else text
+
+
+def _unquote_run(found: re.Match[str]) -> str:
+    try:
+        decoded = unquote(found.group(), errors="strict")
+    except UnicodeDecodeError:
+        return found.group()
+    return decoded if decoded.isprintable() else found.group()
+
+
+def _markup(found: re.Match[str]) -> str:
+    """Drop emphasis touching a word, and code marks or tags inside one; keep anything else."""
+    text, start, end, mark = found.string, found.start(), found.end(), found.group()
+    before = text[start - 1].isalnum() if start else False
+    after = text[end].isalnum() if end < len(text) else False
+    if mark[0] in "*~_":
+        return "" if before or after else mark
+    return "" if before and after else mark
+
+
+def _after_letter(found: re.Match[str]) -> str:
+    start = found.start()
+    return "" if start and found.string[start - 1].isalpha() else found.group()
+
+
+def _fold(text: str) -> str:
+    """Replace each non-ASCII character that reads as something else; others stay as they are."""
+    changes = {char: fold_char(char) for char in set("".join(_NON_ASCII.findall(text)))}
+    changes = {char: out for char, out in changes.items() if out != char}
+    if not changes:
+        return text
+    pattern = "[" + "".join(re.escape(char) for char in changes) + "]"
+    return re.sub(pattern, lambda m: changes[m.group()], text)

@@ -1,0 +1,92 @@
+"""What a scanner rule is: a category, a stable pattern id, and a finder that yields graded hits.
+
+A finder reads one view of the text (``raw`` for invisible characters, ``folded`` for the rest)
+and yields hits in text order, each already graded: ``BLOCK`` (high confidence), ``FLAG``
+(suspicious) or ``NONE`` (matched, but only mentioned, negated or aimed at a tool). Rules run only
+when one of their needles occurs in the view, which keeps large clean texts cheap.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from sidecar.prompt.context import framed_level, negated
+from sidecar.prompt.normalise import Views
+
+__all__ = ["Finder", "Hit", "Rule", "matches", "near", "regex"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    start: int
+    end: int
+    level: int
+
+
+Finder = Callable[[Views], Iterator[Hit]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    category: str
+    pattern: str
+    needles: tuple[str, ...]  # the rule runs only when one of these occurs (always when empty)
+    view: str  # "raw" or "folded"
+    find: Finder
+
+    def text(self, views: Views) -> str:
+        return views.raw if self.view == "raw" else views.folded
+
+
+def regex(pattern: str, level: int, *, view: str = "folded", framed: bool = True, negatable: bool = False) -> Finder:
+    """Every match of ``pattern`` at ``level``, lowered when quoted, in code or named as an example
+    (``framed``) and dropped when negated (``negatable``)."""
+    compiled = re.compile(pattern, re.MULTILINE)
+
+    def find(views: Views) -> Iterator[Hit]:
+        text = views.raw if view == "raw" else views.folded
+        for found in compiled.finditer(text):
+            start, end = found.span()
+            if negatable and negated(text, start):
+                continue
+            yield Hit(start, end, framed_level(views, start, end, level) if framed else level)
+
+    return find
+
+
+def matches(pattern: re.Pattern[str], text: str, group: str) -> Iterator[re.Match[str]]:
+    """Every match of ``pattern``, each search resuming right after the previous match's ``group``
+    (its verb), not after the whole match: a match a rule turns down may span a later verb whose
+    own match the rule would take."""
+    pos = 0
+    while (found := pattern.search(text, pos)) is not None:
+        yield found
+        pos = max(found.end(group), found.start() + 1)
+
+
+def near(first: str, second: str, gap: int) -> Callable[[str], Iterator[tuple[int, int]]]:
+    """Spans where ``first`` is followed by ``second`` on the same line, at most ``gap`` apart.
+
+    Both patterns are found independently (linear), then each ``second`` hit is paired with the
+    closest ``first`` hit that ends before it; a regex with a gap would rescan per start.
+    """
+    rx_first, rx_second = re.compile(first, re.MULTILINE), re.compile(second, re.MULTILINE)
+
+    def spans(text: str) -> Iterator[tuple[int, int]]:
+        firsts: list[tuple[int, int]] = []
+        ends: list[int] = []
+        for hit in rx_second.finditer(text):
+            if not firsts:
+                firsts = [m.span() for m in rx_first.finditer(text)] or [(-1, -1)]
+                ends = [end for _, end in firsts]
+            index = bisect.bisect_right(ends, hit.start()) - 1
+            if index < 0 or ends[index] < 0:
+                continue
+            start, end = firsts[index]
+            if hit.start() - end <= gap and "\n" not in text[end : hit.start()]:
+                yield start, hit.end()
+
+    return spans
