@@ -21,6 +21,7 @@ from sidecar.write.paths import check_rel_path
 __all__ = [
     "ANSWERS",
     "BLOCK_REQUEST",
+    "CONTEXTS",
     "FIELDS",
     "HIGHLIGHTS",
     "MAX_BUDGET",
@@ -57,6 +58,7 @@ SCOPES = ("agent", "crew", "both")
 TIERS = ("agent", "crew")
 MODES = ("append", "replace")
 HIGHLIGHTS = ("offsets", "markdown")
+CONTEXTS = ("snippet", "section")
 USER_SLUG_SEPARATOR = "\x1f"  # joins user and workspace into one key in the block: never inside either
 NO_NUL = "^[^\\u0000]*$"
 
@@ -84,6 +86,14 @@ FIELDS: dict[str, Schema] = {
         "default": "offsets",
         "description": "offsets: the matched terms' [start, end) offsets in each snippet (highlights); "
         "markdown: the snippet with them wrapped in ** as well",
+    },
+    "context": {
+        "type": "string",
+        "enum": list(CONTEXTS),
+        "default": "snippet",
+        "description": "snippet: a window of about 240 characters around the matched terms; section: the "
+        "hit's whole heading section (lines as in the file, cut at 8 KB with a marker), so no second "
+        "call is needed to read it",
     },
     "tier": {
         "type": "string",
@@ -137,8 +147,9 @@ class SearchRequest:
     after_seq: int | None = None
     explain: bool = False
     highlight: str = "offsets"
+    context: str = "snippet"
 
-    FIELDS = ("query", "limit", "scope", "syntax", "after_seq", "explain", "highlight")
+    FIELDS = ("query", "limit", "scope", "syntax", "after_seq", "explain", "highlight", "context")
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> SearchRequest:
@@ -166,7 +177,10 @@ class SearchRequest:
         highlight = body.get("highlight", "offsets")
         if highlight not in HIGHLIGHTS:
             raise BadRequest(f"highlight must be one of {', '.join(HIGHLIGHTS)}", code="invalid_highlight")
-        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain, highlight)
+        context = body.get("context", "snippet")
+        if context not in CONTEXTS:
+            raise BadRequest(f"context must be one of {', '.join(CONTEXTS)}", code="invalid_context")
+        return cls(query, min(limit, MAX_LIMIT), scope, syntax == "fts5", after_seq, explain, highlight, context)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +318,12 @@ class Explain(TypedDict):
     fused: float
 
 
+class Section(TypedDict):
+    line_start: int
+    line_end: int
+    cut: Annotated[bool, "the section was longer than the cap: the snippet ends with a marker"]
+
+
 class Hit(TypedDict):
     """One ranked chunk of a memory file."""
 
@@ -315,6 +335,7 @@ class Hit(TypedDict):
     snippet: Annotated[str, "a window of the chunk around the best cluster of matched query terms"]
     highlights: Annotated[list[list[int]], "[start, end) character offsets of the matched terms in snippet"]
     score: float
+    section: NotRequired[Annotated[Section, "with context section: the lines the snippet holds"]]
     explain: NotRequired[Annotated[Explain, "fusion, bm25 {rank, score}, dense {rank, score}, context, fused"]]
 
 
@@ -389,6 +410,7 @@ class HealthAnswer(TypedDict):
 
 ANSWERS: tuple[type, ...] = (
     Explain,
+    Section,
     Hit,
     IndexState,
     SearchAnswer,

@@ -46,6 +46,8 @@ class CrewProxy:
         body = {"query": req.query, "limit": req.limit, "syntax": "fts5" if req.raw_fts else "text"}
         if req.explain:
             body["explain"] = True
+        if req.context != "snippet":
+            body["context"] = req.context
         data = await self._call("POST", "/crew/search", body)
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list) or not all(_valid_hit(r) for r in results):
@@ -55,7 +57,7 @@ class CrewProxy:
             degraded = []
         keep = (*_FIELDS, "explain") if req.explain else tuple(_FIELDS)
         hits = [
-            {"source": "crew", **{k: r[k] for k in keep if k in r}, "highlights": _highlights(r)}
+            {"source": "crew", **{k: r[k] for k in keep if k in r}, "highlights": _highlights(r), **_section(r)}
             for r in results[: req.limit]
         ]
         return hits, degraded
@@ -121,3 +123,14 @@ def _highlights(hit: dict[str, Any]) -> list[list[int]]:
         for span in spans
     )
     return spans if ok else []
+
+
+def _section(hit: dict[str, Any]) -> dict[str, Any]:
+    """``{"section": ...}`` when the lead sent a well-formed one, else nothing."""
+    section = hit.get("section")
+    if not isinstance(section, dict):
+        return {}
+    start, end, cut = section.get("line_start"), section.get("line_end"), section.get("cut")
+    if not (isinstance(start, int) and isinstance(end, int) and isinstance(cut, bool)):
+        return {}
+    return {"section": {"line_start": start, "line_end": end, "cut": cut}}

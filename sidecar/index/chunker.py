@@ -11,7 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_CHUNK_CHARS", "Chunk", "chunk_markdown"]
+__all__ = ["MAX_CHUNK_CHARS", "Chunk", "chunk_markdown", "section_lines"]
 
 MAX_CHUNK_CHARS = 1000
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -129,3 +129,19 @@ def _split_long(paras: list[_Para], max_chars: int) -> list[_Para]:
         if current.lines:
             out.append(current)
     return out
+
+
+def section_lines(text: str, line: int) -> tuple[int, int]:
+    """The 1-based, inclusive line span of the heading section holding ``line``: from its heading
+    (or the file's first line) to the line before the next heading, fences kept whole as the
+    chunker keeps them."""
+    start, end, in_fence = 1, 0, False
+    for number, row in enumerate(text.splitlines(), start=1):
+        if _FENCE.match(row):
+            in_fence = not in_fence
+        if not in_fence and _HEADING.match(row):
+            if number > line:
+                return start, number - 1
+            start = number
+        end = number
+    return start, max(end, start)

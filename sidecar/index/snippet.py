@@ -23,6 +23,7 @@ __all__ = [
     "is_plain",
     "make_snippet",
     "mark_markdown",
+    "mark_terms",
     "query_tokens",
     "snippet_stems",
     "window",
@@ -112,6 +113,11 @@ def window(
     shift = len(lead) - start
     body = lead + flat[start:end] + (ELLIPSIS if end < len(flat) else "")
     return Snippet(body, [(m.start + shift, m.end + shift) for m in matches if start <= m.start and m.end <= end])
+
+
+def mark_terms(text: str, tokens: list[str]) -> list[tuple[int, int]]:
+    """The ``[start, end)`` offsets of the query terms in ``text`` as it is (nothing flattened)."""
+    return [(m.start, m.end) for m in _matches(text, tokens)]
 
 
 def mark_markdown(snippet: Snippet) -> Snippet:

@@ -7,6 +7,7 @@ A scope that does not exist here is a 503; in ``both``, a failing tier degrades 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -15,7 +16,9 @@ import structlog
 
 from sidecar.contract import MAX_LIMIT, SCOPES, SearchRequest
 from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
-from sidecar.index.snippet import Snippet, mark_markdown
+from sidecar.index.query import terms
+from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
+from sidecar.retrieval.context import with_section
 from sidecar.retrieval.fusion import rrf
 
 if TYPE_CHECKING:
@@ -55,7 +58,17 @@ class SearchService:
             results, degraded = await self._both(req)
         else:
             results, degraded = await self.search_scope(req.scope, req)
+        if req.context == "section":
+            results = await asyncio.to_thread(self._sections, results, query_tokens(terms(req.query)))
         return _answer(req, results, degraded, started)
+
+    def _sections(self, results: list[dict[str, Any]], tokens: list[str]) -> list[dict[str, Any]]:
+        """Each local hit with its whole heading section (a member's crew hits come with theirs)."""
+        roots = {"agent": self.agent.root, **({"crew": self.crew_tier.root} if self.crew_tier else {})}
+        return [
+            with_section(roots[hit["source"]], hit, tokens) if hit["source"] in roots and "section" not in hit else hit
+            for hit in results
+        ]
 
     async def search_scope(self, scope: str, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
         """One scope's ranked hits and what had to be left out of them (``dense``)."""
