@@ -119,6 +119,8 @@ FIELDS: dict[str, Schema] = {
     "user_id": {"anyOf": [{"type": "string", "pattern": "^[^\\u001f]*$"}, {"type": "null"}]},
     "workspace_id": {"anyOf": [{"type": "string", "pattern": "^[^\\u001f]*$"}, {"type": "null"}]},
     "peer_context": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    "line_start": {"type": "integer", "minimum": 1, "description": "first line to read (1-based); default 1"},
+    "line_end": {"type": "integer", "minimum": 1, "description": "last line to read (inclusive); default the last"},
     "block_query": {"anyOf": [{"type": "string", "pattern": NO_NUL}, {"type": "null"}]},
 }
 
@@ -217,12 +219,15 @@ class WriteRequest:
 
 @dataclass(frozen=True, slots=True)
 class ReadRequest:
-    """``GET /memory/read`` (query parameters) and the ``memory.read`` tool."""
+    """``GET /memory/read`` (query parameters) and the ``memory.read`` tool: a file, or a range of
+    its lines (1-based, inclusive; either end may be left open)."""
 
     tier: str
     path: str
+    line_start: int | None = None
+    line_end: int | None = None
 
-    FIELDS = ("tier", "path")
+    FIELDS = ("tier", "path", "line_start", "line_end")
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> ReadRequest:
@@ -230,7 +235,22 @@ class ReadRequest:
         path = body.get("path")
         if path is None:
             raise BadRequest("missing field: path", code="invalid_path")
-        return cls(tier, check_rel_path(path))
+        start, end = _line(body, "line_start"), _line(body, "line_end")
+        if start is not None and end is not None and end < start:
+            raise BadRequest("line_end must not be before line_start", code="invalid_line_range")
+        return cls(tier, check_rel_path(path), start, end)
+
+
+def _line(body: dict[str, Any], name: str) -> int | None:
+    """A line number: a positive integer, or its decimal digits (query parameters are strings)."""
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 9:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise BadRequest(f"{name} must be a line number (an integer from 1)", code="invalid_line_range")
+    return value
 
 
 def _tier(value: object) -> str:
@@ -374,8 +394,11 @@ class WriteAnswer(TypedDict):
 class ReadAnswer(TypedDict):
     tier: str
     path: str
-    bytes: int
-    content: str
+    bytes: Annotated[int, "the whole file's size"]
+    content: Annotated[str, "the file, or the lines asked for"]
+    line_start: NotRequired[int]
+    line_end: NotRequired[int]
+    total_lines: NotRequired[int]
 
 
 class BlockedSection(TypedDict):

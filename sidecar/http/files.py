@@ -33,7 +33,6 @@ async def write(request: web.Request) -> web.Response:
 
 @routes.get("/memory/read")
 async def read(request: web.Request) -> web.Response:
-    body = await read_memory(
-        request.app, {"tier": request.query.get("tier", "agent"), "path": request.query.get("path")}
-    )
+    fields = ("tier", "path", "line_start", "line_end")
+    body = await read_memory(request.app, {name: request.query[name] for name in fields if name in request.query})
     return web.json_response(body)

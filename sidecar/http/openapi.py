@@ -264,12 +264,17 @@ PATHS: dict[str, Any] = {
             "Read one memory file as it is on disk",
             ("200", _ref("ReadAnswer")),
             _errors(
-                **{"400": "invalid_tier, invalid_path", "403": "unsafe_path: the path goes through a link"},
+                **{
+                    "400": "invalid_tier, invalid_path, invalid_line_range",
+                    "403": "unsafe_path: the path goes through a link",
+                },
                 **{"404": "no_such_file", "500": "read_failed, or internal_error", "503": "no_crew_tier"},
             ),
             parameters=[
                 _query("tier", {"enum": ["agent", "crew"], "default": "agent"}),
                 _query("path", FIELDS["path"], required=True),
+                _query("line_start", FIELDS["line_start"]),
+                _query("line_end", FIELDS["line_end"]),
             ],
         )
     },

@@ -346,7 +346,8 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
     read = _tool(
         "memory.read",
         "Read memory",
-        "Read one memory file as it is on disk.",
+        "Read one memory file as it is on disk; line_start and line_end (1-based, inclusive) read a range "
+        "of its lines, e.g. the lines a search hit names.",
         _input(ReadRequest.FIELDS, ("path",), tier=read_tiers),
         hints=_hints(read_only=True, destructive=False, idempotent=True),
     )

@@ -25,4 +25,13 @@ async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
     data = await asyncio.to_thread(partial(read_file, follow_links=True), app[WRITES].read_root(req.tier), req.path)
     if data is None:
         raise NotFound(f"no memory file {req.path!r} in the {req.tier} tier", code="no_such_file")
-    return {"tier": req.tier, "path": req.path, "bytes": len(data), "content": data.decode("utf-8", errors="replace")}
+    text = data.decode("utf-8", errors="replace")
+    answer: ReadAnswer = {"tier": req.tier, "path": req.path, "bytes": len(data), "content": text}
+    if req.line_start is None and req.line_end is None:
+        return answer
+    lines = text.splitlines(keepends=True)
+    first = req.line_start or 1
+    last = min(req.line_end or len(lines), len(lines))
+    answer["content"] = "".join(lines[first - 1 : last])
+    answer["line_start"], answer["line_end"], answer["total_lines"] = first, max(last, first - 1), len(lines)
+    return answer

@@ -61,3 +61,20 @@ def test_a_long_section_is_cut_with_a_marker_saying_what_to_read(tmp_path: Path)
 def test_an_unreadable_file_leaves_the_hit_as_it_was(tmp_path: Path) -> None:
     hit = {"path": "gone.md", "line_start": 1, "snippet": "x", "highlights": []}
     assert with_section(tmp_path, hit, ["x"]) is hit
+
+
+async def test_read_takes_a_line_range(sidecar_client: ClientFactory, tmp_path: Path) -> None:
+    write(tmp_path / "memory", "daily/2026-05-21.md", DAILY)
+    client = await sidecar_client()
+    resp = await client.get("/memory/read", params={"path": "daily/2026-05-21.md", "line_start": "3", "line_end": "4"})
+    body = await resp.json()
+    assert resp.status == 200, body
+    assert body["content"] == "## Deploy\nWe rolled the api back at 14:02 after the canary failed.\n"
+    assert (body["line_start"], body["line_end"], body["total_lines"]) == (3, 4, 12)
+    tail = await (await client.get("/memory/read", params={"path": "daily/2026-05-21.md", "line_start": "11"})).json()
+    assert tail["content"] == "## Lunch\nTacos again.\n"
+    whole = await (await client.get("/memory/read", params={"path": "daily/2026-05-21.md"})).json()
+    assert whole["content"] == DAILY and "line_start" not in whole
+    for params in ({"line_start": "0"}, {"line_start": "x"}, {"line_start": "5", "line_end": "2"}):
+        bad = await client.get("/memory/read", params={"path": "daily/2026-05-21.md", **params})
+        assert bad.status == 400 and (await bad.json())["error"]["code"] == "invalid_line_range", params
