@@ -114,7 +114,7 @@ def connect(path: Path, *, writer: bool) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 5000")
     conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA cache_size = -16000")
+    conn.execute("PRAGMA cache_size = -2000")  # 2 MB: the OS page cache holds the file anyway
     if writer:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")

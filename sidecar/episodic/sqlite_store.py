@@ -78,6 +78,12 @@ class SqliteJournalStore:
             raise
         return cls(path, writer, reader, (write_pool, read_pool))
 
+    async def release_memory(self) -> None:
+        """Empty both connections' page caches (the server does it when idle), each on its thread."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._write_pool, _shrink, self._writer)
+        await loop.run_in_executor(self._read_pool, _shrink, self._reader)
+
     async def aclose(self) -> None:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._read_pool, self._reader.close)
@@ -427,3 +433,7 @@ def _health_inputs(conn: Conn, scope: str, params: list[object]) -> HealthInputs
         linked += int(has_edge)
     matrix = np.vstack(vectors) if vectors else np.zeros((0, 0), np.float32)
     return HealthInputs(embeddable, len(ts), ts, matrix, linked)
+
+
+def _shrink(conn: Conn) -> None:
+    conn.execute("PRAGMA shrink_memory")

@@ -15,7 +15,8 @@ import structlog
 from aiohttp import web
 
 from sidecar.crew.listener import crew_listener_ctx
-from sidecar.episodic.lifecycle import record_memory_updated, setup_episodic
+from sidecar.episodic.lifecycle import JOURNAL, record_memory_updated, setup_episodic
+from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
 from sidecar.http import files as write_api
 from sidecar.http import journal, metrics, openapi, search
@@ -58,7 +59,9 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     app.cleanup_ctx.extend([_tiers_ctx, _idle_release_ctx, _embedder_ctx])
     app.on_response_prepare.append(_touch_idle_release)
     setup_episodic(app)
-    app.cleanup_ctx.extend([_proxy_ctx, _queue_ctx, embed_ctx, _hybrid_ctx, _watchers_ctx, crew_listener_ctx])
+    app.cleanup_ctx.extend(
+        [_journal_release_ctx, _proxy_ctx, _queue_ctx, embed_ctx, _hybrid_ctx, _watchers_ctx, crew_listener_ctx]
+    )
     app.on_shutdown.append(_stop_long_work)
     for module in (api, search, write_api, mcp_server, block_api, journal, metrics, openapi):
         app.router.add_routes(module.routes)
@@ -92,6 +95,15 @@ async def _touch_idle_release(request: web.Request, response: web.StreamResponse
     release = request.app.get(IDLE_RELEASE)
     if release is not None:
         release.touch()
+
+
+async def _journal_release_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The journal's page caches are handed back with the tiers' when the sidecar goes idle."""
+    release = app[IDLE_RELEASE]
+    journal = app.get(JOURNAL)
+    if isinstance(journal, SqliteJournalStore):
+        release.others.append(journal.release_memory)
+    yield
 
 
 async def _embedder_ctx(app: web.Application) -> AsyncIterator[None]:

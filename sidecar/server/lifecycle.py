@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -24,12 +25,14 @@ class IdleRelease:
     """Once the sidecar has been idle for ``after`` seconds (no response since), hand back memory it
     holds but does not need while idle: each tier writer's SQLite page cache (``PRAGMA
     shrink_memory``, on the writer thread, in order with its writes; the integrity check at start
-    fills it) and glibc's free heap pages (``malloc_trim``). Armed at start and by every response;
-    a steady stream of requests never triggers it."""
+    fills it), the page caches of whatever else registered in ``others`` (the journal), and glibc's
+    free heap pages (``malloc_trim``). Armed at start and by every response; a steady stream of
+    requests never triggers it."""
 
     def __init__(self, tiers: dict[str, Tier], after: float = 0.25) -> None:
         self.tiers = tiers
         self.after = after
+        self.others: list[Callable[[], Awaitable[None]]] = []
         self.releases = 0
         self._loop = asyncio.get_running_loop()
         self._last = self._loop.time()
@@ -56,6 +59,8 @@ class IdleRelease:
             for tier in self.tiers.values():
                 await tier.write_with(_shrink_memory)
                 await asyncio.to_thread(tier.index.release_reader_memory)
+            for release in self.others:
+                await release()
             await asyncio.to_thread(release_free_memory)
             self.releases += 1
         except Exception:  # a tier failing is reported by the requests that use it

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.heap import release_free_memory, tune_malloc
 from sidecar.index.tier import Tier
 from sidecar.server.app import IDLE_RELEASE, create_app
@@ -126,6 +127,19 @@ async def test_idle_release_fires_after_search_only_traffic(memory_dir: Path, si
         message=f"an idle release after 50 searches (releases stayed at {after_traffic}; "
         "a failing release logs sidecar.release_failed)",
     )
+
+
+async def test_the_idle_release_also_empties_the_journal_caches(memory_dir: Path, sidecar_client: ClientFactory) -> None:
+    client = await sidecar_client()
+    release, journal = client.app[IDLE_RELEASE], client.app[JOURNAL]
+    assert release.others == [journal.release_memory]
+    for n in range(20):
+        resp = await client.post("/journal", json={"workspace_id": "w", "entry_type": "note", "summary": f"entry {n}"})
+        assert resp.status == 201
+    before = release.releases
+    await async_wait_until(lambda: release.releases > before, timeout=10, message="an idle release after journal writes")
+    listed = await client.get("/journal", params={"workspace_id": "w", "limit": "50"})
+    assert len((await listed.json())["entries"]) == 20, "the shrunk caches lose nothing"
 
 
 async def test_run_answers_then_stops(memory_dir: Path, make_settings: Callable[..., Settings]) -> None:
