@@ -114,6 +114,15 @@ async def test_write_then_search_after_seq_then_read(start: ServerFactory, memor
         assert read.structured_content["content"] == AGENT_MD + "- Staging is marmoset."
         assert text_of(read).endswith("- Staging is marmoset.")
 
+        section = await session.call_tool(
+            "memory.search", {"query": "marmoset", "context": "section", "highlight": "markdown"}
+        )
+        hit = section.structured_content["results"][0] if section.structured_content else {}
+        assert "**marmoset**" in hit["snippet"] and hit["section"]["cut"] is False, hit
+        lines = await session.call_tool("memory.read", {"path": "AGENT.md", "line_start": 1, "line_end": 2})
+        assert lines.structured_content is not None
+        assert lines.structured_content["content"] == "".join(AGENT_MD.splitlines(keepends=True)[:2])
+
         missing = await session.call_tool("memory.read", {"path": "topics/none.md"})
         assert missing.is_error is True and missing.structured_content is not None
         assert missing.structured_content["error"]["code"] == "no_such_file"
