@@ -181,10 +181,11 @@ def read_tier_file(root: Path, rel: str) -> bytes | None:
         fd = os.open(root / target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a directory with EISDIR
+        os.close(fd)
+        return None
+    os.set_blocking(fd, True)
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        os.set_blocking(fd, True)
         return fh.read()
 
 

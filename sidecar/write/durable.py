@@ -138,10 +138,11 @@ def _read_no_follow(root: Path, rel: str) -> bytes | None:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR, errno.ENXIO):
             raise Forbidden(f"{rel!r} is a link or not a regular file", code="unsafe_path") from exc
         raise SidecarError(f"cannot read {rel!r}: {exc.strerror}", code="read_failed") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a directory with EISDIR
+        os.close(fd)
+        raise Forbidden(f"{rel!r} is not a regular file", code="unsafe_path")
+    os.set_blocking(fd, True)
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise Forbidden(f"{rel!r} is not a regular file", code="unsafe_path")
-        os.set_blocking(fd, True)
         return fh.read()
 
 

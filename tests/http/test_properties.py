@@ -15,6 +15,7 @@ import json
 import os
 import re
 import tempfile
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from sidecar.server.app import create_app
+from sidecar.server.lock import LOCK_NAME
 from sidecar.settings import load_settings
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
 from tests.support.procs import SidecarProcess, start_sidecar
@@ -39,7 +41,7 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis
 pytestmark = pytest.mark.slow
 PROPERTY = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 DOCUMENTED_5XX = {(503, "no_crew_tier")}
-# Besides memory files, the tier dir holds the tier index and the episodic journal.
+# Besides memory files, the tier dir holds the tier index, the episodic journal and the dir's lock.
 DATABASES = re.compile(r"^(index|journal)\.sqlite(-wal|-shm|-journal)?$")
 
 
@@ -86,7 +88,7 @@ def check_aftermath(d: Daemon) -> None:
     assert tree(d.base, d.tier) == d.before, "a file was created outside the tier dir"
     for path in d.tier.rglob("*"):
         rel = path.relative_to(d.tier).as_posix()
-        assert path.is_dir() or rel.endswith(".md") or DATABASES.match(rel), rel
+        assert path.is_dir() or rel.endswith(".md") or DATABASES.match(rel) or rel == LOCK_NAME, rel
         assert not path.is_symlink(), rel
     md_files = sorted(p.relative_to(d.tier).as_posix() for p in d.tier.rglob("*.md") if p.is_file())
     # a search that waits for the latest write, then the index must hold exactly the files
@@ -204,8 +206,11 @@ def is_directory(root: Path, rel: str) -> bool:
         return False
 
 
-# Names of letters and digits (any script), nested up to three deep: always acceptable.
-NAME = st.text(st.characters(categories=("L", "N")), min_size=1, max_size=16)
+# Names of letters and digits (any script) in their own NFKC form (not a ligature, a fullwidth or
+# a superscript letter, which pass for others), nested up to three deep: always acceptable.
+NAME = st.text(st.characters(categories=("L", "N")), min_size=1, max_size=16).filter(
+    lambda name: unicodedata.is_normalized("NFKC", name)
+)
 PLAIN_PATH = st.lists(NAME, min_size=1, max_size=3).map(lambda parts: "/".join(parts) + ".md")
 
 
