@@ -37,7 +37,8 @@ _CUE = re.compile(
     r"attempts?|detects?|detected|detection|catch(?:es)?|caught|flags?|flagged|blocks?|blocked|refuses?|refused|"
     r"rejects?|rejected|match(?:es|ed)?|regex(?:es)?|tests?|fixtures?|samples?|literal(?:ly)?|quoted?|"
     r"contains?|containing|known|classic|typical|beware|watch\s+(?:out\s+)?for|looks?\s+like|red[- ]?team\w*|"
-    r"scanner|filter|guard|rule\s+for|chatml|jinja|prompt\s+file|system\s+prompt\s+(?:is|reads|says))\b"
+    r"scanner|filter|guard|rule\s+for|chatml|jinja|prompt\s+file|system\s+prompt\s+(?:is|reads|says)|strips?|"
+    r"stripped|escapes?|escaped|saniti[sz]\w*|removes?|denylist\w*|blocklist\w*)\b"
 )
 _NEGATION = re.compile(
     r"\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|refuse\s+to|"

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from sidecar.prompt.context import BLOCK, FLAG, NONE, STEALTH, after, before, framed_level, negated
 from sidecar.prompt.normalise import Views
-from sidecar.prompt.rule import Finder, Hit, Rule, near, regex
+from sidecar.prompt.rule import Finder, Hit, Rule, near, regex, words
 
 __all__ = ["SHAPE_RULES"]
 
@@ -173,11 +173,7 @@ def _url_level(url: str, image: bool) -> int:
 _SECRET_VAR = r"\$\{?[a-z_][a-z0-9_]{0,40}(?:key|token|secret|password|passwd|pwd|credentials?|pat)[a-z0-9_]{0,20}\}?"
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_AUTH_PARAMS = _words(
+_AUTH_PARAMS = words(
     "token access_token api_key apikey key auth authorization password client_secret private_token "
     "refresh_token id_token code sig signature x-api-key api-key apitoken secret jwt bearer session_token"
 )
@@ -234,8 +230,9 @@ def _netcat(views: Views) -> Iterator[Hit]:
 
 _READ_VERBS = (
     r"\b(?:cat|head|tail|base64|xxd|strings|scp|rsync|get-content|gc|type|print|dump|output|display|reveal|upload|"
-    r"send|paste|attach|exfiltrate|leak|read|contents\s+of)\b"
+    r"send|paste|attach|exfiltrate|leak|read|contents\s+of|open|copy|load|view)\b"
 )
+_WEAK_READ = frozenset(("open", "copy", "load", "view"))  # only a finding when the contents are to be shared
 _SHARE = re.compile(
     r"\b(?:paste|send|post|upload|share|reply|include|attach|exfiltrat\w*|forward|email)\b|\bhere\b|\bto\s+me\b|"
     r"\bin\s+(?:the|your)\s+(?:chat|reply|response|answer|next\s+message)\b|\|\s*(?:curl|nc|ncat|wget)\b"
@@ -253,7 +250,12 @@ def _reads(second: str, gap: int) -> Finder:
             if negated(text, start) or _LOCAL_FILTER.match(text[end : end + 100]):
                 continue
             tail = after(text, end, 160)
-            level = BLOCK if _SHARE.search(tail) or STEALTH.search(before(text, start) + tail) else FLAG
+            if _SHARE.search(tail) or STEALTH.search(before(text, start) + tail):
+                level = BLOCK
+            elif text[start : start + 5].rstrip() in _WEAK_READ:
+                continue
+            else:
+                level = FLAG
             yield Hit(start, end, framed_level(views, start, end, level))
 
     return find

@@ -16,7 +16,25 @@ from dataclasses import dataclass
 from sidecar.prompt.context import framed_level, negated
 from sidecar.prompt.normalise import Views
 
-__all__ = ["Finder", "Hit", "Rule", "matches", "near", "regex"]
+__all__ = ["SEP", "WORD", "Finder", "Hit", "Rule", "gap", "matches", "near", "regex", "words"]
+
+
+# One separator between two words: a few spaces or punctuation marks, or one line break; never a
+# sentence end or a blank line. Atomic, so a gap is matched one way only.
+SEP = r"(?>[^\w.!?;\n]{1,5}(?:\n[^\w.!?;\n]{0,5})?|\n[^\w.!?;\n]{0,5})"
+
+
+def gap(words: int) -> str:
+    """Up to ``words`` words between two phrases, the fewest first."""
+    return rf"(?:{SEP}\w{{1,30}}){{0,{words}}}?{SEP}"
+
+
+WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> frozenset[str]:
+    """A set of words written as one string."""
+    return frozenset(text.split())
 
 
 @dataclass(frozen=True, slots=True)

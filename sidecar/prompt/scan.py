@@ -8,7 +8,7 @@ scanned on the write path and again when the prompt is assembled. A finding has 
 
 Text is first normalised (``normalise``: entities, confusables, fillers, emphasis inside words,
 hyphenated line breaks), and encoded runs are decoded and scanned again (``decode``). Rules match
-by intent (``intent``) or by shape (``patterns``) and grade each hit by where it stands
+by intent (``intent``, ``covert``) or by shape (``patterns``) and grade each hit by where it stands
 (``context``): quoted, in code, named as an example, negated. Rules run in a fixed order and the
 first hit of the highest level wins, so a verdict never flickers.
 
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sidecar.prompt.context import BLOCK, FLAG
+from sidecar.prompt.covert import COVERT_RULES
 from sidecar.prompt.decode import decoded_base64, decoded_hex
 from sidecar.prompt.intent import INTENT_RULES
 from sidecar.prompt.normalise import Views, normalise
@@ -76,7 +77,7 @@ MAX_HITS = 256  # hits of one rule looked at for a block-level one before settli
 _EXCERPT_CHARS = 80
 _MAX_DEPTH = 2
 _RULES: tuple[Rule, ...] = tuple(
-    sorted((*SHAPE_RULES, *INTENT_RULES), key=lambda rule: CATEGORIES.index(rule.category))
+    sorted((*SHAPE_RULES, *INTENT_RULES, *COVERT_RULES), key=lambda rule: CATEGORIES.index(rule.category))
 )
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
 

@@ -5,7 +5,9 @@
 
 A malicious note is caught when ``verdict`` gives a ``block`` or ``flag`` finding; a benign note
 is a false alarm when it gives either. Targets: at least 95% of malicious notes caught, at most 2%
-of benign notes flagged, none blocked.
+of benign notes flagged, none blocked. Each note belongs to a set: ``tuning`` (the rules were
+shaped against it) or ``heldout-N`` (written after a round of tuning and measured before the next
+change); the rates per set show how far the rules carry to wording they were not shaped on.
 """
 
 from __future__ import annotations
@@ -86,6 +88,15 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  malicious caught   {caught:7.1%}  of {m_total}  (target >= {TARGET_CAUGHT:.0%})")
     print(f"  benign flagged     {flagged:7.1%}  of {b_total}  (target <= {TARGET_FLAGGED:.0%})")
     print(f"  benign blocked     {blocked:7.1%}  of {b_total}  (target {TARGET_BLOCKED:.0%})")
+    print("\nper set (caught / benign flagged / benign blocked)")
+    for name in sorted({c["set"] for c in cases}):
+        mal = [c for c in cases if c["set"] == name and c["malicious"]]
+        ben = [c for c in cases if c["set"] == name and not c["malicious"]]
+        found = [verdict(c["text"]) for c in ben]
+        caught_n = sum(verdict(c["text"]) is not None for c in mal)
+        flagged_n = sum(f is not None for f in found)
+        blocked_n = sum(f is not None and f.level == "block" for f in found)
+        print(f"  {name:<10} {caught_n}/{len(mal)}  {flagged_n}/{len(ben)}  {blocked_n}/{len(ben)}")
     print("\nspeed (clean prose)")
     _speed()
     if "--list" in args:

@@ -26,6 +26,7 @@ def _corpus() -> list[dict[str, Any]]:
 CORPUS = _corpus()
 MALICIOUS = [case for case in CORPUS if case["malicious"]]
 BENIGN = [case for case in CORPUS if not case["malicious"]]
+TUNING = [case for case in MALICIOUS if case["set"] == "tuning"]
 EVASION_CLASSES = {
     "combining_joiner",
     "hangul_filler",
@@ -65,6 +66,7 @@ def test_corpus_is_big_enough_and_covers_every_class() -> None:
     assert {case["category"] for case in MALICIOUS} <= set(CATEGORIES)
     assert all(case["category"] is None for case in BENIGN)
     assert len({case["text"] for case in CORPUS}) == len(CORPUS)
+    assert {case["set"] for case in CORPUS} == {"tuning", "heldout-1", "heldout-2"}
 
 
 def test_corpus_meets_the_targets() -> None:
@@ -79,8 +81,9 @@ def test_corpus_meets_the_targets() -> None:
     assert blocked == []
 
 
-@pytest.mark.parametrize("case", MALICIOUS, ids=_ids(MALICIOUS))
-def test_every_malicious_note_is_caught_with_its_category(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", TUNING, ids=_ids(TUNING))
+def test_every_malicious_note_the_rules_were_shaped_on_is_caught_with_its_category(case: dict[str, Any]) -> None:
+    """The held-out notes count towards the targets only: a miss there is a measured rate."""
     found = verdict(case["text"])
     assert found is not None
     assert case["category"] in {f.category for f in scan_all(case["text"])}
