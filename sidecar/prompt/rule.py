@@ -52,7 +52,7 @@ class Rule:
     category: str
     pattern: str
     needles: tuple[str, ...]  # the rule runs only when one of these occurs (always when empty)
-    view: str  # "raw" or "folded"
+    view: str  # "raw" (rules for invisible, hence non-ASCII, characters) or "folded"
     find: Finder
 
     def text(self, views: Views) -> str:

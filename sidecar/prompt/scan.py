@@ -190,8 +190,11 @@ def _common_prefix(a: str, b: str) -> int:
 
 def _findings(text: str, depth: int) -> Iterator[Finding]:
     views = normalise(text)
+    ascii_only = text.isascii()  # every raw-view rule looks for a non-ASCII character
     for rule in _RULES:
         raw = rule.view == "raw"
+        if raw and ascii_only:
+            continue
         if rule.needles and not any(views.has(needle, raw=raw) for needle in rule.needles):
             continue
         view = rule.text(views)

@@ -31,6 +31,7 @@ MARKERS = {
 }
 # A line that reads as a label (``--- agent/AGENT.md ---``), a notice or budget line of the block
 # (``[memory ...``), a tier marker or the preamble, once folded like the scanner folds text.
+_UNKNOWN = Finding("", "", "")  # the shortest notice, for a size bound before a section is scanned
 _FORGED = re.compile(
     r"^\s*(?:-{2,}|—)\s*\S(?:.*\S)?\s*(?:-{2,}|—)\s*$|"
     r"^\s*\[\s*(?:memory\b|end\b|pinned\s+memory|agent\s+memory|crew\s+shared\s+memory|operator\s+model|"
@@ -95,14 +96,18 @@ def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]],
     for fi, ci in order:
         memory = files[fi]
         si = memory.chunk_section[ci]
-        if (fi, si) not in verdicts:
-            verdicts[fi, si] = verdict(_section_source(memory, si))
         pick = picks.get(fi) or _Pick(memory)
+        overhead = 2 if not pick.empty() else len(_label_line(memory.label)) + 2
+        if (fi, si) not in verdicts:
+            smallest = min(len(chunk_text(memory.chunks[ci])), len(_notice(memory, si, _UNKNOWN)))
+            if used + overhead + smallest > share:
+                continue  # fits neither as itself nor as a notice: no need to scan its section yet
+            verdicts[fi, si] = verdict(_section_source(memory, si))
         finding = verdicts[fi, si]
         if finding is not None and si in pick.withheld:
             continue
         body = _notice(memory, si, finding) if finding is not None else chunk_text(memory.chunks[ci])
-        cost = len(body) + (2 if not pick.empty() else len(_label_line(memory.label)) + 2)
+        cost = len(body) + overhead
         if used + cost > share:
             continue
         if finding is not None:

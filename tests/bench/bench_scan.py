@@ -5,9 +5,9 @@
 
 A malicious note is caught when ``verdict`` gives a ``block`` or ``flag`` finding; a benign note
 is a false alarm when it gives either. Targets: at least 95% of malicious notes caught, at most 2%
-of benign notes flagged, none blocked. Each note belongs to a set: ``tuning`` (the rules were
-shaped against it) or ``heldout-N`` (written after a round of tuning and measured before the next
-change); the rates per set show how far the rules carry to wording they were not shaped on.
+of benign notes flagged, none blocked. Each note belongs to a set: ``tuning`` (the notes the rules
+were written against) or ``heldout-N`` (notes kept apart from them until measured); the rates per
+set show how far the rules carry to wording they were not written against.
 """
 
 from __future__ import annotations
