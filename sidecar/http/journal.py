@@ -14,6 +14,8 @@ from sidecar.episodic.query import Query
 from sidecar.episodic.recall import run_recall
 from sidecar.errors import NotFound
 from sidecar.http.jsonio import read_json_object
+from sidecar.index.query import terms
+from sidecar.index.snippet import mark_terms, query_tokens
 from sidecar.keys import EMBEDDER
 
 __all__ = ["routes"]
@@ -49,7 +51,9 @@ async def _post_recall(request: web.Request) -> web.Response:
         raise invalid("hybrid", "hybrid must be true or false")
     query = Query.from_json(body)
     outcome = await run_recall(request.app[JOURNAL], request.app.get(EMBEDDER), query, hybrid=hybrid)
-    payload: dict[str, Any] = {"hits": [h.to_json() for h in outcome.hits], "hybrid": hybrid, "dense": outcome.dense}
+    tokens = query_tokens(terms(query.query_text))
+    hits = [{**h.to_json(), "highlights": [[a, b] for a, b in mark_terms(h.summary, tokens)]} for h in outcome.hits]
+    payload: dict[str, Any] = {"hits": hits, "hybrid": hybrid, "dense": outcome.dense}
     return web.json_response(payload)
 
 

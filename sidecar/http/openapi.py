@@ -141,7 +141,18 @@ SCHEMAS: dict[str, Schema] = {
             "hits": {
                 "type": "array",
                 "items": _obj(
-                    {"entry_id": STR, "score": NUM, "age_seconds": NUM, "summary": STR, "entry_type": STR},
+                    {
+                        "entry_id": STR,
+                        "score": NUM,
+                        "age_seconds": NUM,
+                        "summary": STR,
+                        "entry_type": STR,
+                        "highlights": {
+                            "type": "array",
+                            "items": {"type": "array", "items": INT},
+                            "description": "[start, end) offsets of the query's terms in summary",
+                        },
+                    },
                     {"agent_id": _nullable(STR), "payload": {"type": "object"}, "cosine": _nullable(NUM)}
                     | {"importance": _nullable(NUM), "via": {"enum": ["dense", "bm25", "hybrid", "similar"]}},
                 ),

@@ -111,6 +111,8 @@ async def test_recall_route_without_embedder_degrades(start: MakeClient) -> None
     assert dense == {"hits": [], "hybrid": False, "dense": "no_embedder"}
     hybrid = await (await client.post("/episodic/recall", json={**body, "hybrid": True})).json()
     assert [(h["entry_id"], h["via"]) for h in hybrid["hits"]] == [(hit["id"], "bm25")]
+    first = hybrid["hits"][0]
+    assert [first["summary"][a:b] for a, b in first["highlights"]] == ["OOM", "checkout"]
 
 
 async def test_health_routes(start: MakeClient) -> None:
