@@ -15,6 +15,7 @@ never fails a search: the answer is BM25 and says ``"degraded": ["dense"]``.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,10 +43,12 @@ __all__ = [
     "FUSIONS",
     "NEIGHBOUR_WEIGHTS",
     "QUERY_TIMEOUT_S",
+    "SENTENCE_BUDGET",
     "HybridSearcher",
     "Scored",
     "fuse_rrf",
     "fuse_weighted",
+    "sentences",
 ]
 
 log = structlog.get_logger("sidecar.retrieval.hybrid")
@@ -67,6 +70,19 @@ DENSE_FLOOR = 0.2
 NEIGHBOUR_WEIGHTS = (0.5, 0.4)
 #: Longest a search waits for its query vector before answering from BM25 alone.
 QUERY_TIMEOUT_S = 1.0
+#: Most sentences embedded for one answer's dense-only snippets (one batch, about a query's cost each).
+SENTENCE_BUDGET = 24
+#: A sentence shorter than this is shown with the one after it.
+SHORT_SENTENCE = 80
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentences(text: str, longest: int = 240) -> list[str]:
+    """The sentences of ``text`` (split after . ! ? and at line breaks), each at most ``longest``
+    characters, empty ones dropped."""
+    return [part.strip()[:longest] for part in _SENTENCE_END.split(text) if part.strip()]
+
+
 _QUERY_CACHE = 256
 
 
@@ -198,6 +214,8 @@ class HybridSearcher:
         by_id = {h.id: h for h in hits}
         words = terms(query)
         out = []
+        ids: list[int] = []
+        only: set[int] = set()  # found by the dense leg alone: no BM25 hit, so no matched terms to show
         for scored in ranked:
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
@@ -207,9 +225,54 @@ class HybridSearcher:
             if explain:
                 result["explain"] = scored.explain(self.fusion)
             out.append(result)
+            ids.append(scored.id)
+            if hit is None:
+                only.add(scored.id)
             if len(out) == limit:
                 break
+        dense_only = [
+            (result, rows[scored_id]) for result, scored_id in zip(out, ids, strict=True) if scored_id in only
+        ]
+        if dense_only:
+            await self._closest_sentences(dense_only, qvec, words)
         return out, []
+
+    async def _closest_sentences(
+        self, hits: list[tuple[dict[str, Any], ChunkRow]], qvec: Vectors, words: list[str]
+    ) -> None:
+        """Give each dense-only hit, as its snippet, the sentence (or two) of its chunk closest to the
+        query: one batched embedding of at most ``SENTENCE_BUDGET`` sentences for the whole answer,
+        compared with the query vector the search already has. A hit keeps its window when the
+        budget runs out or the embedder fails or is slow."""
+        picks: list[tuple[dict[str, Any], list[str]]] = []
+        texts: list[str] = []
+        for result, row in hits:
+            found = sentences(row.body or row.heading)
+            if len(found) < 2 or len(texts) + len(found) > SENTENCE_BUDGET:
+                continue
+            picks.append((result, found))
+            texts += found
+        if not texts:
+            return
+        embedder = self.embedder
+        assert embedder is not None
+        try:
+            async with asyncio.timeout(self.query_timeout):
+                matrix = await embedder.embed(texts)
+        except (TimeoutError, EmbedderError) as exc:
+            log.info("hybrid.sentences_skipped", reason=type(exc).__name__)
+            return
+        cosines = np.asarray(matrix, dtype=np.float32) @ np.asarray(qvec, dtype=np.float32)
+        at = 0
+        for result, found in picks:
+            best = int(np.argmax(cosines[at : at + len(found)]))
+            at += len(found)
+            text = found[best]
+            if len(text) < SHORT_SENTENCE and best + 1 < len(found):
+                text = f"{text} {found[best + 1]}"
+            shown = window(text, words)
+            result["snippet"] = shown.text
+            result["highlights"] = [[a, b] for a, b in shown.highlights]
 
     def _rank(
         self, vectors: VectorIndex, hits: list[Hit], qvec: Vectors, limit: int

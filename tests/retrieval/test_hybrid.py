@@ -153,10 +153,12 @@ def test_public_names_are_pinned() -> None:
             "FUSIONS",
             "NEIGHBOUR_WEIGHTS",
             "QUERY_TIMEOUT_S",
+            "SENTENCE_BUDGET",
             "HybridSearcher",
             "Scored",
             "fuse_rrf",
             "fuse_weighted",
+            "sentences",
         ]
     )
     assert sorted(embed_batcher_module.__all__) == sorted(
@@ -206,6 +208,40 @@ async def test_semantic_match_that_bm25_cannot_find(memory: Path, model: OnnxEmb
     assert "Miso" in results[0]["snippet"]
     assert results[0]["path"] == "topics/household.md" and results[0]["heading"] == "Household"
     assert set(results[0]) == {"source", "path", "heading", "line_start", "line_end", "snippet", "highlights", "score"}
+
+
+NOTES = """# Notes
+
+The quarterly planning meeting moved to the large room on the third floor.
+Printer toner is ordered through the facilities portal, not by email.
+Remember to water the ficus by the window every other Friday.
+Visitors sign in at reception and wear a badge at all times.
+Our feline companion Miso refuses to eat anything except salmon.
+"""
+
+
+async def test_a_dense_only_hit_shows_its_sentence_closest_to_the_query(tmp_path: Path, model: OnnxEmbedder) -> None:
+    root = tmp_path / "memory"
+    write(root, "topics/notes.md", NOTES)
+    query = "which pet food does the cat like"
+    embedder = Counting(model)
+    async with Rig(root, embedder) as rig:
+        await rig.settle()
+        assert not await rig.tier.search(query, 10), "the query must share no word with the notes"
+        calls = embedder.calls
+        results, degraded = await rig.search(query)
+    assert degraded == [] and results[0]["path"] == "topics/notes.md"
+    assert results[0]["snippet"].startswith("Our feline companion Miso"), results[0]["snippet"]
+    assert results[0]["highlights"] == []
+    # One call for the query vector and one batch for the sentences of every dense-only hit.
+    assert embedder.calls - calls == 2
+
+
+def test_sentences_split_after_stops_and_at_line_breaks() -> None:
+    from sidecar.retrieval.hybrid import sentences
+
+    assert sentences("One. Two? Three!\nFour\n\n five") == ["One.", "Two?", "Three!", "Four", "five"]
+    assert sentences("x" * 500) == ["x" * 240]
 
 
 async def test_no_embedder_means_plain_bm25_without_a_degraded_flag(memory: Path) -> None:
