@@ -142,25 +142,52 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
     as a token, else by prefix (terms with an exact match anywhere take no prefix matches)."""
     if not terms or not flat:
         return []
-    folded = flat.lower() if flat.isascii() else None  # ASCII: lower() keeps every offset
+    if flat.isascii():
+        return _ascii_matches(flat, flat.lower(), terms)
     out: list[_Match] = []
     for index, term in enumerate(terms):
         if _wide(term[0]):  # CJK and the like: no spaces between words, the term is its own token
-            out += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, folded, term)]
+            out += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, None, term)]
             continue
         exact: list[_Match] = []
         loose: list[_Match] = []
-        for start in _occurrences(flat, folded, term[:_PREFIX]):
+        for start in _occurrences(flat, None, term[:_PREFIX]):
             if start > 0 and _is_word(flat[start - 1]):
                 continue  # inside a word, not at its start
             token = _TOKEN.match(flat, start)
             if token is None:
                 continue
-            end = token.end()
-            if (folded[start:end] if folded is not None else token.group().casefold()) == term:
-                exact.append(_Match(start, end, index, True))
+            if token.group().casefold() == term:
+                exact.append(_Match(start, token.end(), index, True))
             elif not exact and len(term) >= 3:
-                loose.append(_Match(start, end, index, False))
+                loose.append(_Match(start, token.end(), index, False))
+        out += exact or loose
+    out.sort()
+    return out
+
+
+def _ascii_matches(flat: str, folded: str, terms: list[str]) -> list[_Match]:
+    """``_matches`` for ASCII text, where lowering keeps every offset: the common case, kept to
+    string methods (a search makes one per hit it shows)."""
+    out: list[_Match] = []
+    size = len(folded)
+    for index, term in enumerate(terms):
+        if not term.isascii():
+            continue  # no ASCII text holds it
+        exact: list[_Match] = []
+        loose: list[_Match] = []
+        stem = term[:_PREFIX]
+        at = folded.find(stem)
+        while at >= 0 and len(exact) + len(loose) < _MAX_MATCHES:
+            if at == 0 or not (folded[at - 1].isalnum() or folded[at - 1] == "_"):
+                end = at + len(term)
+                if folded.startswith(term, at) and (end == size or not (folded[end].isalnum() or folded[end] == "_")):
+                    exact.append(_Match(at, end, index, True))
+                elif not exact and len(term) >= 3:
+                    token = _TOKEN.match(folded, at)
+                    if token is not None and token.group() != term:
+                        loose.append(_Match(at, token.end(), index, False))
+            at = folded.find(stem, at + 1)
         out += exact or loose
     out.sort()
     return out
