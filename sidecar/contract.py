@@ -381,13 +381,26 @@ class Usage(TypedDict):
     text: Annotated[str, "e.g. 3900 of 4000 bytes, 97%"]
 
 
+class Flagged(TypedDict):
+    """A section the injection scanner matched: written (flag, or block with refusal off), and
+    withheld from the memory block."""
+
+    category: str
+    pattern: str
+    level: Literal["block", "flag"]
+    heading: str
+    line_start: int
+    line_end: int
+
+
 class WriteAnswer(TypedDict):
     tier: str
     path: str
     bytes: int
     usage: Usage
     seq: Annotated[int, "pass as after_seq to a search to see this write"]
-    warning: NotRequired[Annotated[str, "past the soft cap: consolidate"]]
+    warning: NotRequired[Annotated[str, "past the soft cap (consolidate), or a flagged section"]]
+    flagged: NotRequired[Flagged]
     current_entries: NotRequired[str]
 
 
@@ -438,6 +451,7 @@ ANSWERS: tuple[type, ...] = (
     IndexState,
     SearchAnswer,
     Usage,
+    Flagged,
     WriteAnswer,
     ReadAnswer,
     BlockedSection,

@@ -69,6 +69,12 @@ class Settings:
     openai_model: str = _opt("text-embedding-3-small", "model for the OpenAI-compatible endpoint")
     fusion: str = _opt("weighted", "how BM25 and dense rankings are fused: rrf or weighted", ("rrf", "weighted"))
     prompt_budget: int = _opt(15000, "default character budget of the memory block")
+    agent_refuse_injection: bool = _opt(
+        True, "refuse (422) an agent-tier write the injection scanner blocks; false: write it with a warning"
+    )
+    crew_refuse_injection: bool = _opt(
+        True, "lead: refuse (422) a crew-tier write the injection scanner blocks; false: write it with a warning"
+    )
 
     @property
     def has_crew(self) -> bool:

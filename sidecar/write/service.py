@@ -31,7 +31,7 @@ from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 
 if TYPE_CHECKING:
-    from sidecar.prompt.scan import Finding
+    from sidecar.prompt.scan import SectionFinding
 
 __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 
@@ -153,19 +153,12 @@ class WriteService:
 
     def _write_now(self, root: Path, req: WriteRequest, queued: float) -> dict[str, Any]:
         started = time.perf_counter()
-        hit = _scan(req.content)  # bounded, but up to a few ms on big bodies
-        if hit is not None:
-            raise InjectionSuspected(
-                f"refused: the content matches prompt-injection rule {hit.category} ({hit.pattern}); "
-                "nothing was written",
-                category=hit.category,
-                pattern=hit.pattern,
-            )
         if not root.is_dir():
             raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
         old = read_file(root, req.path)
         new = combine(old, req.content, req.mode)
         warning = self._check_caps(root, req, old, new)
+        flagged = self._scan(req, old, new)  # bounded, but up to a few ms on big files
         checked = time.perf_counter()
         durable_replace(root, req.path, new, old)
         done = time.perf_counter()
@@ -184,7 +177,43 @@ class WriteService:
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
             out.update(warning)
+        if flagged is not None:
+            out["flagged"] = flagged
+            notice = (
+                f"the section {flagged['heading'] or '(before the first heading)'!r} (lines "
+                f"{flagged['line_start']}-{flagged['line_end']}) matches prompt-injection rule "
+                f"{flagged['category']} ({flagged['pattern']}): it was saved, but it is withheld from the memory block"
+            )
+            out["warning"] = (
+                f"{out['warning']} Also, {notice}." if "warning" in out else notice[0].upper() + notice[1:] + "."
+            )
         return out
+
+    def _scan(self, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
+        """The scanner's verdict on the sections the write changes: raise InjectionSuspected for a
+        ``block`` finding (unless this tier's refusal is off), else what to flag in the answer."""
+        hit = _scan_write(old, new)
+        if hit is None:
+            return None
+        found = hit.finding
+        refuse = self.settings.agent_refuse_injection if req.tier == "agent" else self.settings.crew_refuse_injection
+        flagged = {
+            "category": found.category,
+            "pattern": found.pattern,
+            "level": found.level,
+            "heading": hit.heading,
+            "line_start": hit.line_start,
+            "line_end": hit.line_end,
+        }
+        if found.level == "block" and refuse:
+            raise InjectionSuspected(
+                f"refused: the content matches prompt-injection rule {found.category} ({found.pattern}) in the "
+                f"section {hit.heading or '(before the first heading)'!r}; nothing was written",
+                category=found.category,
+                pattern=found.pattern,
+                section={"heading": hit.heading, "line_start": hit.line_start, "line_end": hit.line_end},
+            )
+        return flagged
 
     def _tier_usage(self, root: Path) -> _Usage:
         cached = self._usage.get(root)
@@ -246,8 +275,9 @@ class _Usage(NamedTuple):
         return _Usage(self.size - len(old or b"") + len(new), self.files + (old is None), self.at)
 
 
-def _scan(content: str) -> Finding | None:
+def _scan_write(old: bytes | None, new: bytes) -> SectionFinding | None:
     # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
-    from sidecar.prompt.scan import scan
+    from sidecar.prompt.scan import scan_write
 
-    return scan(content)
+    before = None if old is None else old.decode("utf-8", errors="replace")
+    return scan_write(before, new.decode("utf-8", errors="replace"))
