@@ -57,7 +57,7 @@ class CrewProxy:
             degraded = []
         keep = (*_FIELDS, "explain") if req.explain else tuple(_FIELDS)
         hits = [
-            {"source": "crew", **{k: r[k] for k in keep if k in r}, "highlights": _highlights(r), **_section(r)}
+            {"source": "crew", **{k: r[k] for k in keep if k in r}, "highlights": _highlights(r), **_extras(r)}
             for r in results[: req.limit]
         ]
         return hits, degraded
@@ -125,12 +125,19 @@ def _highlights(hit: dict[str, Any]) -> list[list[int]]:
     return spans if ok else []
 
 
-def _section(hit: dict[str, Any]) -> dict[str, Any]:
-    """``{"section": ...}`` when the lead sent a well-formed one, else nothing."""
+def _extras(hit: dict[str, Any]) -> dict[str, Any]:
+    """The lead's ``section`` and ``flagged`` for a hit, each when it is well formed."""
+    out: dict[str, Any] = {}
     section = hit.get("section")
-    if not isinstance(section, dict):
-        return {}
-    start, end, cut = section.get("line_start"), section.get("line_end"), section.get("cut")
-    if not (isinstance(start, int) and isinstance(end, int) and isinstance(cut, bool)):
-        return {}
-    return {"section": {"line_start": start, "line_end": end, "cut": cut}}
+    if isinstance(section, dict):
+        start, end, cut = section.get("line_start"), section.get("line_end"), section.get("cut")
+        if isinstance(start, int) and isinstance(end, int) and isinstance(cut, bool):
+            out["section"] = {"line_start": start, "line_end": end, "cut": cut}
+    flagged = hit.get("flagged")
+    if isinstance(flagged, dict):
+        fields = {k: flagged.get(k) for k in ("category", "pattern", "level", "heading", "line_start", "line_end")}
+        if all(isinstance(fields[k], str) for k in ("category", "pattern", "level", "heading")) and all(
+            isinstance(fields[k], int) for k in ("line_start", "line_end")
+        ):
+            out["flagged"] = fields
+    return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
@@ -19,6 +20,7 @@ from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarE
 from sidecar.index.query import terms
 from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
+from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.fusion import rrf
 
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ class SearchService:
         self.hybrid: HybridSearcher | None = None
         # Told the scope and seconds of every answered search (the server's metrics); None: nobody.
         self.on_search: Callable[[str, float], None] | None = None
+        self.flags = FlagCache()
 
     @property
     def has_crew(self) -> bool:
@@ -60,11 +63,17 @@ class SearchService:
             results, degraded = await self.search_scope(req.scope, req)
         if req.context == "section":
             results = await asyncio.to_thread(self._sections, results, query_tokens(terms(req.query)))
+        if results:
+            results = await self.flags.mark(results, self._roots())
         return _answer(req, results, degraded, started)
+
+    def _roots(self) -> dict[str, Path]:
+        """The tier dirs this process reads its hits' files from, by source."""
+        return {"agent": self.agent.root, **({"crew": self.crew_tier.root} if self.crew_tier else {})}
 
     def _sections(self, results: list[dict[str, Any]], tokens: list[str]) -> list[dict[str, Any]]:
         """Each local hit with its whole heading section (a member's crew hits come with theirs)."""
-        roots = {"agent": self.agent.root, **({"crew": self.crew_tier.root} if self.crew_tier else {})}
+        roots = self._roots()
         return [
             with_section(roots[hit["source"]], hit, tokens) if hit["source"] in roots and "section" not in hit else hit
             for hit in results

@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.contract import ReadAnswer, ReadRequest
+from sidecar.contract import Flagged, ReadAnswer, ReadRequest
 from sidecar.errors import NotFound
 from sidecar.keys import WRITES
 from sidecar.write.durable import read_file
@@ -27,6 +27,9 @@ async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
         raise NotFound(f"no memory file {req.path!r} in the {req.tier} tier", code="no_such_file")
     text = data.decode("utf-8", errors="replace")
     answer: ReadAnswer = {"tier": req.tier, "path": req.path, "bytes": len(data), "content": text}
+    flagged = await asyncio.to_thread(_flagged, text)
+    if flagged:
+        answer["flagged"] = flagged
     if req.line_start is None and req.line_end is None:
         return answer
     lines = text.splitlines(keepends=True)
@@ -35,3 +38,19 @@ async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
     answer["content"] = "".join(lines[first - 1 : last])
     answer["line_start"], answer["line_end"], answer["total_lines"] = first, max(last, first - 1), len(lines)
     return answer
+
+
+def _flagged(text: str) -> list[Flagged]:
+    from sidecar.prompt.scan import flagged_sections  # compiles its rules: loaded on first use
+
+    return [
+        {
+            "category": found.finding.category,
+            "pattern": found.finding.pattern,
+            "level": "block" if found.finding.level == "block" else "flag",
+            "heading": found.heading,
+            "line_start": found.line_start,
+            "line_end": found.line_end,
+        }
+        for found in flagged_sections(text)
+    ]

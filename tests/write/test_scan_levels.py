@@ -52,3 +52,24 @@ async def test_a_clean_append_is_not_charged_for_an_old_section(sidecar_client: 
     assert status == 201 and body["flagged"]["level"] == "block", body  # refusal off: written, flagged
     status, body = await post(client, "## New\nThe deploy went fine.\n")
     assert status == 201 and "flagged" not in body, body
+
+
+async def test_read_and_search_mark_hits_from_flagged_sections(sidecar_client: ClientFactory) -> None:
+    client = await sidecar_client()
+    status, _ = await post(client, f"## Review\n{FLAGGED}\n\n## Lunch\nPull request tacos are great.\n")
+    assert status == 201
+    read = await (await client.get("/memory/read", params={"path": "daily/2026-05-22.md"})).json()
+    assert [(f["heading"], f["level"], f["line_start"]) for f in read["flagged"]] == [("Review", "flag", 1)]
+    found = await client.post("/memory/search", json={"query": "pull request", "after_seq": 1})
+    hits = {h["heading"]: h for h in (await found.json())["results"]}
+    assert hits["Review"]["flagged"]["level"] == "flag"
+    assert "flagged" not in hits["Lunch"]
+    # The verdicts follow the file as it changes (the cache is keyed by size and mtime).
+    resp = await client.post(
+        "/memory/write",
+        json={"path": "daily/2026-05-22.md", "content": "## Review\nPull request review is done.\n", "mode": "replace"},
+    )
+    seq = (await resp.json())["seq"]
+    again = await client.post("/memory/search", json={"query": "pull request", "after_seq": seq})
+    assert [h for h in (await again.json())["results"] if "flagged" in h] == []
+    assert "flagged" not in await (await client.get("/memory/read", params={"path": "daily/2026-05-22.md"})).json()
