@@ -417,9 +417,14 @@ class ReadAnswer(TypedDict):
 
 
 class BlockedSection(TypedDict):
-    label: str
+    """A section the block withheld (its notice stands in its place; the file is unchanged)."""
+
+    label: Annotated[str, "tier/path of the file"]
     category: str
     pattern: str
+    level: Literal["block", "flag"]
+    line_start: int
+    line_end: int
 
 
 class BlockAnswer(TypedDict):

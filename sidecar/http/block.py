@@ -61,7 +61,17 @@ async def memory_block(request: web.Request) -> web.Response:
         "used": block.used,
         "budget": block.budget,
         "omitted": block.omitted,
-        "blocked": [{"label": b.label, "category": b.category, "pattern": b.pattern} for b in block.blocked],
+        "blocked": [
+            {
+                "label": b.label,
+                "category": b.category,
+                "pattern": b.pattern,
+                "level": "flag" if b.level == "flag" else "block",
+                "line_start": b.line_start,
+                "line_end": b.line_end,
+            }
+            for b in block.blocked
+        ],
     }
     return web.json_response(answer)
 

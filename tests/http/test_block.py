@@ -94,6 +94,9 @@ async def test_poisoned_file_is_withheld_in_the_block_only(start: Start, memory_
             "label": "agent/daily/2026-05-15.md",
             "category": "instruction_override",
             "pattern": out["blocked"][0]["pattern"],
+            "level": "block",
+            "line_start": 1,
+            "line_end": 2,
         }
     ]
     assert "PWNED" not in out["text"] and "memory section withheld: agent/daily/2026-05-15.md" in out["text"]
