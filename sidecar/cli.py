@@ -83,6 +83,16 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     if not root.is_dir():
         print(f"memory-sidecar: no such memory dir: {root}", file=sys.stderr)
         return 2
+    lock = None
+    if args.command == "reindex":  # a rebuild writes the whole index: not while a sidecar serves it
+        from sidecar.errors import TierLocked
+        from sidecar.server.lock import TierLock
+
+        try:
+            lock = TierLock.take(root)
+        except TierLocked as exc:
+            print(f"memory-sidecar: {exc.message.split(';')[0]}; ask it instead: POST /memory/reindex", file=sys.stderr)
+            return 2
     index = TierIndex(root, args.scope)
     index.open()
     try:
@@ -95,6 +105,8 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
             _emit_status(index.status(), args.format, out)
     finally:
         index.close()
+        if lock is not None:
+            lock.release()
     return 0
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sidecar.cli import main
 from tests.support.memory import write
 
@@ -62,6 +64,18 @@ def test_status_and_reindex(memory_dir: Path) -> None:
     assert status["files"] == 3 and status["last_reindex"]["kind"] == "rebuild"
     code, out = run("status", "-p", str(memory_dir))
     assert "files          3" in out
+
+
+def test_reindex_refuses_a_tier_a_sidecar_serves(memory_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sidecar.server.lock import TierLock
+
+    held = TierLock.take(memory_dir)  # what a running sidecar holds, taken in this process
+    try:
+        assert run("reindex", "-p", str(memory_dir)) == (2, "")
+        assert "POST /memory/reindex" in capsys.readouterr().err
+    finally:
+        held.release()
+    assert run("reindex", "-p", str(memory_dir), "-F", "json")[0] == 0
 
 
 def test_crew_scope_uses_the_given_path(tmp_path: Path) -> None:
