@@ -21,6 +21,7 @@ import structlog
 
 from sidecar.contract import USER_SLUG_SEPARATOR
 from sidecar.index.chunker import chunk_markdown
+from sidecar.index.files import read_tier_file
 from sidecar.prompt.sections import split_sections
 from sidecar.prompt.select import MARKERS, BlockedSection, MemoryFile, Part, select
 from sidecar.settings import ROLES
@@ -238,19 +239,10 @@ def _read_files(root: Path, tier: str, rels: list[str]) -> list[MemoryFile]:
 
 
 def _read_inside(root: Path, rel: str) -> str | None:
-    """The file's text (bad UTF-8 replaced), or None when missing, unreadable or a symlink out."""
-    path = root / rel
-    try:
-        if not path.is_file():
-            return None
-        real = path.resolve(strict=True)
-        if not real.is_relative_to(root.resolve(strict=True)):
-            log.warning("memory_block.symlink_outside_tier", path=str(path))
-            return None
-        return real.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        log.warning("memory_block.read_failed", path=str(path), error=str(exc))
-        return None
+    """The file's text (bad UTF-8 replaced), or None when it is not a tier file the index would take:
+    missing, not a regular file, a link out of the tier, or a name that breaks the tier's path rules."""
+    data = read_tier_file(root, rel)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def _rank(search: SearchFn | None, scope: str, query: str | None, files: list[MemoryFile]) -> list[tuple[str, int]]:
