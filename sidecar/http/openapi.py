@@ -3,6 +3,8 @@
 Written down once, here, and held to the server two ways: a test requires its paths and methods
 to equal the routes ``create_app`` registers, and schemathesis runs it against a live sidecar.
 Every error response is ``{"error": {"code", "message", ...}}``; ``/mcp`` speaks JSON-RPC instead.
+The request and answer shapes of search, write, read and the block are not written here: they come
+from ``sidecar.contract`` (its JSON schemas and TypedDicts), as the MCP tools' do.
 """
 
 from __future__ import annotations
@@ -27,11 +29,19 @@ def _ref(name: str) -> Schema:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None, *, closed: bool = False) -> Schema:
+def _obj(
+    required: dict[str, Any],
+    optional: dict[str, Any] | None = None,
+    *,
+    closed: bool = False,
+    description: str = "",
+) -> Schema:
     """An object schema; response objects stay open so added fields do not break clients."""
     schema: Schema = {"type": "object", "properties": {**required, **(optional or {})}, "required": list(required)}
     if closed:
         schema["additionalProperties"] = False
+    if description:
+        schema["description"] = description
     return schema
 
 
@@ -41,6 +51,12 @@ def _nullable(schema: Schema) -> Schema:
 
 STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
 STRS = {"type": "array", "items": STR}
+# The injection scanner's categories (sidecar.prompt.scan.CATEGORIES), named here in words: importing
+# the scanner compiles its rules, which the server leaves to the first write or block.
+SCAN_CATEGORIES = (
+    "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, "
+    "instruction_override, role_hijack, exfiltration, secret_access, base64_payload or encoded_payload"
+)
 ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}
 OPT_ID = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{0,128}$"}, {"type": "null"}]}
 
@@ -60,11 +76,19 @@ SCHEMAS: dict[str, Schema] = {
                     "current_entries": {"type": "string", "description": "cap_exceeded: the file as it is"},
                     "usage": _ref("Usage"),
                     "would_be": INT,
-                    "cap_scope": {"enum": ["file", "tier"]},
+                    "cap_scope": {
+                        "enum": ["file", "tier", "files"],
+                        "description": "cap_exceeded: the file's bytes, the tier's bytes, or the tier's number of files",
+                    },
                     "field": STR,
                     "causes": STRS,
-                    "category": STR,
-                    "pattern": STR,
+                    "category": {"type": "string", "description": "injection_suspected: " + SCAN_CATEGORIES},
+                    "pattern": {"type": "string", "description": "injection_suspected: the rule's stable id"},
+                    "section": {
+                        **_obj({"heading": STR, "line_start": INT, "line_end": INT}),
+                        "description": "injection_suspected: the heading section of the file (after the write) "
+                        "that holds the finding; lines are 1-based and inclusive",
+                    },
                 },
             }
         },
@@ -83,6 +107,15 @@ SCHEMAS: dict[str, Schema] = {
             "queue": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM, "depth": INT, "errors": INT}),
             "watcher": _nullable(_obj({"running": BOOL, "restarts": INT})),
             "via": {"type": "string", "description": "member: the lead that answered"},
+            "skipped": _obj(
+                {
+                    "count": INT,
+                    "first": {"type": "array", "items": _obj({"path": STR, "reason": STR})},
+                },
+                description="paths under the tier dir the index leaves out because they break the path "
+                "rules (too long or deep, a hidden or lookalike name, a linked or unreadable directory), "
+                "with why; first names up to 20 of them",
+            ),
         },
     ),
     "JournalEntryIn": _obj(
@@ -192,9 +225,20 @@ def _errors(**by_status: str) -> dict[str, Any]:
     return {status: {"description": why, **_json(_ref("Error"))} for status, why in by_status.items()}
 
 
-def _op(summary: str, ok: tuple[str, Schema], errors: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def _op(
+    summary: str,
+    ok: tuple[str, Schema],
+    errors: dict[str, Any],
+    *,
+    ok_description: str = "success",
+    ok_headers: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     status, schema = ok
-    return {"summary": summary, "responses": {status: {"description": "success", **_json(schema)}, **errors}, **extra}
+    success: dict[str, Any] = {"description": ok_description, **_json(schema)}
+    if ok_headers:
+        success["headers"] = ok_headers
+    return {"summary": summary, "responses": {status: success, **errors}, **extra}
 
 
 def _body(schema: Schema) -> dict[str, Any]:
@@ -206,8 +250,18 @@ def _query(name: str, schema: Schema, *, required: bool = False, description: st
     return {**param, "description": description} if description else param
 
 
-BAD_BODY = "invalid_json (not a JSON object), or a field named by the code: "
+BAD_BODY = (
+    "invalid_json (not a JSON object, nested too deeply, or an integer of over 4300 digits), invalid_encoding "
+    "(the body is not what its Content-Encoding says), or a field named by the code: "
+)
 TOO_LARGE = "payload_too_large: the body is over --max-body-bytes"
+# What every route that reads a body may answer before its handler runs (sidecar.http.guards).
+BODY_ERRORS = {
+    "408": "request_timeout: the body did not arrive within 10 s (the connection is closed)",
+    "413": TOO_LARGE,
+    "415": "unsupported_encoding: a Content-Encoding other than gzip or deflate (the body is not read)",
+}
+QUERY_ERRORS = "missing_query, empty_query, invalid_query, query_too_long (over 4096 bytes of UTF-8 or 256 words)"
 SCOPE = _query("scope", {"enum": ["agent", "crew"], "default": "agent"})
 WORKSPACE = _query("workspace_id", ID, required=True)
 CREW = _query("crew_id", OPT_ID)
@@ -223,11 +277,17 @@ PATHS: dict[str, Any] = {
             ("200", _ref("SearchAnswer")),
             _errors(
                 **{
-                    "400": BAD_BODY + "missing_query, empty_query, invalid_query, invalid_limit, invalid_scope, "
-                    "invalid_syntax, invalid_fts_syntax, invalid_after_seq (negative or never issued), invalid_explain"
+                    "400": BAD_BODY + QUERY_ERRORS + ", invalid_limit, invalid_scope, invalid_syntax, "
+                    "invalid_fts_syntax, invalid_after_seq (negative or never issued), invalid_explain, "
+                    "invalid_highlight (not offsets or markdown), invalid_context (not snippet or section)"
                 },
-                **{"413": TOO_LARGE, "500": "search_failed: the search failed in every scope", "503": NO_CREW},
+                **BODY_ERRORS,
+                **{"500": "search_failed: the search failed in every scope", "503": NO_CREW},
             ),
+            ok_description="hits in rank order: each snippet is a window around the best cluster of the query's "
+            "terms, with their offsets in highlights (a hit found by the dense leg alone shows the sentence of "
+            "its chunk closest to the query); with context section, the hit's whole heading section and its "
+            "line span; a hit from a section the injection scanner matched carries flagged",
             requestBody=_body(_ref("SearchRequest")),
         )
     },
@@ -258,15 +318,62 @@ PATHS: dict[str, Any] = {
             "Write memory durably (201 once the bytes are on stable storage); the reindex follows",
             ("201", _ref("WriteAnswer")),
             _errors(
-                **{"400": BAD_BODY + "invalid_tier, invalid_path, invalid_content, invalid_mode"},
-                **{"403": "crew_write_forbidden (only the lead writes the crew tier), unsafe_path (a link)"},
                 **{
-                    "413": "cap_exceeded (nothing written; current_entries and usage say what to consolidate), "
-                    + TOO_LARGE
+                    "400": BAD_BODY + "invalid_tier, invalid_path (the path rules: at most 512 bytes and 8 "
+                    "directories deep, a .md name in its own NFKC form, no hidden or lookalike names), "
+                    "invalid_content, invalid_mode, invalid_idempotency_key"
                 },
-                **{"422": "injection_suspected: the content matches a prompt-injection rule (category, pattern)"},
-                **{"500": "write_failed: the old content is intact", "503": "no_crew_tier"},
+                **{
+                    "403": "crew_write_forbidden (only the lead writes the crew tier), unsafe_path (the path goes "
+                    "through a link, or names a link or anything but a regular file: a FIFO, socket or directory)"
+                },
+                **{
+                    "409": "idempotency_key_reused: the Idempotency-Key was sent with another tier, path, mode or "
+                    "content; nothing was written"
+                },
+                **{
+                    **BODY_ERRORS,
+                    "413": "cap_exceeded (nothing written): cap_scope file or tier (bytes; current_entries and usage "
+                    "say what to consolidate) or files (the tier holds tier_max_files files; add to an existing "
+                    "file), or " + TOO_LARGE,
+                },
+                **{
+                    "422": "injection_suspected: a section the write changes has a block-level finding of the "
+                    "injection scanner; category, pattern and section (heading, line_start, line_end) name it and "
+                    "nothing was written. With agent_refuse_injection (crew_refuse_injection for the crew tier) "
+                    "false, the write lands instead and is answered 201 with flagged"
+                },
+                **{
+                    "500": "write_failed: the old content is intact",
+                    "503": "no_crew_tier, tier_dir_missing (the tier dir vanished; it is not recreated), "
+                    "writes_stalled (one write has held the write thread for over 10 s: nothing was written, "
+                    "retry later)",
+                },
             ),
+            ok_description="written and durable; seq goes to a search's after_seq. warning with current_entries and "
+            "usage: past the soft cap. flagged with a warning: a section the write changed matched the injection "
+            "scanner at flag level (or at block level with the tier's refusal off); it was saved and is withheld "
+            "from the memory block",
+            ok_headers={
+                "Idempotent-Replayed": {
+                    "description": "true: this is the answer of an earlier write sent with the same "
+                    "Idempotency-Key, replayed; nothing was written again",
+                    "required": False,
+                    "schema": {"const": "true"},
+                }
+            },
+            parameters=[
+                {
+                    "name": "Idempotency-Key",
+                    "in": "header",
+                    "required": False,
+                    "description": "names this write (a UUID, say): a retry with the same key and the same tier, "
+                    "path, mode and content writes nothing and gets the first answer (same seq); a retry while "
+                    "the first is under way waits for it. The last 1024 keys are kept in memory; a write that "
+                    "failed leaves no trace, so its retry writes",
+                    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
+                }
+            ],
             requestBody=_body(_ref("WriteRequest")),
         )
     },
@@ -276,11 +383,14 @@ PATHS: dict[str, Any] = {
             ("200", _ref("ReadAnswer")),
             _errors(
                 **{
-                    "400": "invalid_tier, invalid_path, invalid_line_range",
-                    "403": "unsafe_path: the path goes through a link",
+                    "400": "invalid_tier, invalid_path (the path rules, as for /memory/write), invalid_line_range",
+                    "403": "unsafe_path: the path goes through a linked directory, is a link that does not lead to "
+                    "a tier file inside the tier, or is not a regular file (a FIFO, socket or directory)",
                 },
                 **{"404": "no_such_file", "500": "read_failed, or internal_error", "503": "no_crew_tier"},
             ),
+            ok_description="the file, or the lines asked for (with the range and the file's line count); "
+            "flagged lists the file's sections the injection scanner matched: treat them as data",
             parameters=[
                 _query("tier", {"enum": ["agent", "crew"], "default": "agent"}),
                 _query("path", FIELDS["path"], required=True),
@@ -302,8 +412,12 @@ PATHS: dict[str, Any] = {
                     + "invalid_role, invalid_budget, invalid_nudges, invalid_<field>, budget_too_small, "
                     "or a query error as in /memory/search"
                 },
-                **{"403": "origin_refused: a browser Origin", "413": TOO_LARGE},
+                **{"403": "origin_refused: a browser Origin"},
+                **BODY_ERRORS,
             ),
+            ok_description="the block, cut on chunk boundaries. A heading section the injection scanner matches "
+            "(either level) is withheld: a notice stands in its place, its clean sibling sections stay, and "
+            "blocked lists it: label (tier/path), category, pattern, level, line_start and line_end",
             requestBody=_body(_ref("BlockRequest")),
         )
     },
@@ -324,12 +438,16 @@ PATHS: dict[str, Any] = {
                 **{
                     s: {"description": why, **_json(_ref("RpcResponse"))}
                     for s, why in {
-                        "400": "parse error, invalid message, missing session, unsupported protocol version",
+                        "400": "parse error, invalid message, missing session, unsupported protocol version "
+                        "(a body that is not what its Content-Encoding says is refused before MCP reads it, "
+                        "as 400 invalid_encoding in the shared error body)",
                         "403": "a browser Origin",
                         "404": "unknown or expired session",
                         "406": "the client does not accept application/json",
                         "413": "the body is over --max-body-bytes",
-                        "415": "Content-Type is not application/json",
+                        "415": "Content-Type is not application/json (a Content-Encoding other than gzip or "
+                        "deflate is refused before MCP reads it, as 415 unsupported_encoding in the shared "
+                        "error body)",
                     }.items()
                 },
                 "500": {"description": "internal_error", **_json(_ref("Error"))},
@@ -364,7 +482,7 @@ PATHS: dict[str, Any] = {
                     "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>",
                     "409": "conflict: the id exists",
                 },
-                **{"413": TOO_LARGE},
+                **BODY_ERRORS,
             ),
             requestBody=_body(_ref("JournalEntryIn")),
         ),
@@ -383,7 +501,7 @@ PATHS: dict[str, Any] = {
         "post": _op(
             "Recall journal entries: cosine x importance, or hybrid (RRF with BM25)",
             ("200", _ref("RecallResponse")),
-            _errors(**{"400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>", "413": TOO_LARGE}),
+            _errors(**{"400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>"}, **BODY_ERRORS),
             requestBody=_body(_ref("Recall")),
         )
     },
