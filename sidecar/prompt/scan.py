@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from sidecar.prompt.context import BLOCK, FLAG
 from sidecar.prompt.covert import COVERT_RULES
@@ -100,6 +100,17 @@ class SectionFinding:
     line_start: int
     line_end: int
     finding: Finding
+
+    def as_json(self) -> dict[str, Any]:
+        """As the answers show a flagged section (the contract's ``Flagged``)."""
+        return {
+            "category": self.finding.category,
+            "pattern": self.finding.pattern,
+            "level": self.finding.level,
+            "heading": self.heading,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+        }
 
 
 def scan(text: str) -> Finding | None:

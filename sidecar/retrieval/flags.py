@@ -14,21 +14,9 @@ from sidecar.index.files import read_tier_file
 if TYPE_CHECKING:
     from sidecar.prompt.scan import SectionFinding
 
-__all__ = ["FlagCache", "flag_json"]
+__all__ = ["FlagCache"]
 
 Key = tuple[Path, str]
-
-
-def flag_json(found: SectionFinding) -> dict[str, Any]:
-    """A flagged section as the answers show it (the contract's ``Flagged``)."""
-    return {
-        "category": found.finding.category,
-        "pattern": found.finding.pattern,
-        "level": found.finding.level,
-        "heading": found.heading,
-        "line_start": found.line_start,
-        "line_end": found.line_end,
-    }
 
 
 class FlagCache:
@@ -60,7 +48,7 @@ class FlagCache:
             key = (roots.get(hit["source"], Path()), hit["path"])
             sections = self._cached(key, stamps[key]) if key in stamps else None
             found = finding_at(sections, int(hit["line_start"])) if sections else None
-            out.append({**hit, "flagged": flag_json(found)} if found is not None else hit)
+            out.append({**hit, "flagged": found.as_json()} if found is not None else hit)
         return out
 
     def _cached(self, key: Key, stamp: tuple[int, int]) -> list[SectionFinding] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 
@@ -43,14 +43,4 @@ async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
 def _flagged(text: str) -> list[Flagged]:
     from sidecar.prompt.scan import flagged_sections  # compiles its rules: loaded on first use
 
-    return [
-        {
-            "category": found.finding.category,
-            "pattern": found.finding.pattern,
-            "level": "block" if found.finding.level == "block" else "flag",
-            "heading": found.heading,
-            "line_start": found.line_start,
-            "line_end": found.line_end,
-        }
-        for found in flagged_sections(text)
-    ]
+    return [cast(Flagged, found.as_json()) for found in flagged_sections(text)]

@@ -197,14 +197,7 @@ class WriteService:
             return None
         found = hit.finding
         refuse = self.settings.agent_refuse_injection if req.tier == "agent" else self.settings.crew_refuse_injection
-        flagged = {
-            "category": found.category,
-            "pattern": found.pattern,
-            "level": found.level,
-            "heading": hit.heading,
-            "line_start": hit.line_start,
-            "line_end": hit.line_end,
-        }
+        flagged = hit.as_json()
         if found.level == "block" and refuse:
             raise InjectionSuspected(
                 f"refused: the content matches prompt-injection rule {found.category} ({found.pattern}) in the "
