@@ -20,9 +20,11 @@ Key = tuple[Path, str]
 
 
 class FlagCache:
-    """Flagged sections per memory file, valid while the file keeps its size and mtime."""
+    """Flagged sections per memory file, valid while the file keeps its size and mtime. A file is
+    scanned once, at the first search that shows a hit from it (a few ms for a few KB), so the cache
+    holds every file of a tier of ordinary size: a tier past ``limit`` files pays rescans."""
 
-    def __init__(self, limit: int = 512) -> None:
+    def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
         self._known: OrderedDict[Key, tuple[tuple[int, int], list[SectionFinding]]] = OrderedDict()
 

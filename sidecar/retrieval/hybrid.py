@@ -70,8 +70,9 @@ DENSE_FLOOR = 0.2
 NEIGHBOUR_WEIGHTS = (0.5, 0.4)
 #: Longest a search waits for its query vector before answering from BM25 alone.
 QUERY_TIMEOUT_S = 1.0
-#: Most sentences embedded for one answer's dense-only snippets (one batch, about a query's cost each).
-SENTENCE_BUDGET = 24
+#: Most sentences embedded for one answer's dense-only snippets: one batch, each about a query's cost;
+#: sentences already embedded for an earlier answer come from a cache and do not count.
+SENTENCE_BUDGET = 8
 #: A sentence shorter than this is shown with the one after it.
 SHORT_SENTENCE = 80
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -84,6 +85,7 @@ def sentences(text: str, longest: int = 240) -> list[str]:
 
 
 _QUERY_CACHE = 256
+_SENTENCE_CACHE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +198,7 @@ class HybridSearcher:
         self.candidates = candidates
         self.query_timeout = query_timeout
         self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+        self._sentences: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
 
     async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
@@ -241,27 +244,35 @@ class HybridSearcher:
         self, hits: list[tuple[dict[str, Any], ChunkRow]], qvec: Vectors, words: list[str]
     ) -> None:
         """Give each dense-only hit, as its snippet, the sentence (or two) of its chunk closest to the
-        query: one batched embedding of at most ``SENTENCE_BUDGET`` sentences for the whole answer,
-        compared with the query vector the search already has. A hit keeps its window when the
-        budget runs out or the embedder fails or is slow."""
-        picks: list[tuple[dict[str, Any], list[str]]] = []
-        texts: list[str] = []
-        for result, row in hits:
-            found = sentences(row.body or row.heading)
-            if len(found) < 2 or len(texts) + len(found) > SENTENCE_BUDGET:
-                continue
-            picks.append((result, found))
-            texts += found
-        if not texts:
-            return
+        query: one batched embedding of at most ``SENTENCE_BUDGET`` sentences not seen before for the
+        whole answer (sentence vectors are cached), compared with the query vector the search
+        already has. A hit keeps its window when the budget runs out or the embedder fails or is slow."""
         embedder = self.embedder
         assert embedder is not None
-        try:
-            async with asyncio.timeout(self.query_timeout):
-                matrix = await embedder.embed(texts)
-        except (TimeoutError, EmbedderError) as exc:
-            log.info("hybrid.sentences_skipped", reason=type(exc).__name__)
+        picks: list[tuple[dict[str, Any], list[str]]] = []
+        new: list[str] = []
+        for result, row in hits:
+            found = sentences(row.body or row.heading)
+            unseen = [t for t in dict.fromkeys(found) if (embedder.model_id, t) not in self._sentences]
+            if len(found) < 2 or len(new) + len(unseen) > SENTENCE_BUDGET:
+                continue
+            picks.append((result, found))
+            new += [t for t in unseen if t not in new]
+        if not picks:
             return
+        if new:
+            try:
+                async with asyncio.timeout(self.query_timeout):
+                    fresh = await embedder.embed(new)
+            except (TimeoutError, EmbedderError) as exc:
+                log.info("hybrid.sentences_skipped", reason=type(exc).__name__)
+                return
+            for text, vector in zip(new, np.asarray(fresh, dtype=np.float32), strict=True):
+                self._sentences[(embedder.model_id, text)] = vector
+                if len(self._sentences) > _SENTENCE_CACHE:
+                    self._sentences.popitem(last=False)
+        texts = [t for _, found in picks for t in found]
+        matrix = np.stack([self._sentences[(embedder.model_id, t)] for t in texts])
         cosines = np.asarray(matrix, dtype=np.float32) @ np.asarray(qvec, dtype=np.float32)
         at = 0
         for result, found in picks:

@@ -230,11 +230,15 @@ async def test_a_dense_only_hit_shows_its_sentence_closest_to_the_query(tmp_path
         assert not await rig.tier.search(query, 10), "the query must share no word with the notes"
         calls = embedder.calls
         results, degraded = await rig.search(query)
+        between = embedder.calls
+        again, _ = await rig.search(query)
+        assert embedder.calls == between, "the query's and the sentences' vectors come from their caches"
+        assert again == results
     assert degraded == [] and results[0]["path"] == "topics/notes.md"
     assert results[0]["snippet"].startswith("Our feline companion Miso"), results[0]["snippet"]
     assert results[0]["highlights"] == []
     # One call for the query vector and one batch for the sentences of every dense-only hit.
-    assert embedder.calls - calls == 2
+    assert between - calls == 2
 
 
 def test_sentences_split_after_stops_and_at_line_breaks() -> None:
