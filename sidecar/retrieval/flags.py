@@ -1,10 +1,11 @@
 """Which search hits come from a section the injection scanner flagged, so an agent reading them
-knows: the verdicts per file are cached by the file's size and mtime, and computed off the loop."""
+knows. A file is scanned at the first search that shows a hit from it (a few ms for a few KB, off
+the loop); its verdicts are kept until the reindex queue applies a change to it (``forget`` is one
+of the queue's update hooks), so they always describe the file as the index does."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,63 +17,39 @@ if TYPE_CHECKING:
 
 __all__ = ["FlagCache"]
 
-Key = tuple[Path, str]
+Key = tuple[str, str]  # (tier, path)
 
 
 class FlagCache:
-    """Flagged sections per memory file, valid while the file keeps its size and mtime. A file is
-    scanned once, at the first search that shows a hit from it (a few ms for a few KB), so the cache
-    holds every file of a tier of ordinary size: a tier past ``limit`` files pays rescans."""
+    """Flagged sections per memory file, for at most ``limit`` files (least recently used go)."""
 
     def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
-        self._known: OrderedDict[Key, tuple[tuple[int, int], list[SectionFinding]]] = OrderedDict()
+        self._known: OrderedDict[Key, list[SectionFinding]] = OrderedDict()
+
+    async def forget(self, tier: str, path: str, seq: int, kind: str) -> None:
+        """The reindex queue's ``UpdateHook``: the file changed, scan it again when next shown."""
+        self._known.pop((tier, path), None)
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
         """``results`` with ``flagged`` on each local hit whose section has a finding."""
-        wanted = {(roots[h["source"]], h["path"]) for h in results if h["source"] in roots and "flagged" not in h}
-        if not wanted:
-            return results
-        stamps: dict[Key, tuple[int, int]] = {}
-        for key in wanted:  # a stat each, on the loop: microseconds
-            stamp = _stamp(*key)
-            if stamp is not None:
-                stamps[key] = stamp
-        missing = [key for key, stamp in stamps.items() if self._cached(key, stamp) is None]
+        keys = {(h["source"], h["path"]) for h in results if h["source"] in roots and "flagged" not in h}
+        missing = [key for key in keys if key not in self._known]
         if missing:
-            fresh = await asyncio.to_thread(lambda: {key: _flagged(*key) for key in missing})
-            for key, found_here in fresh.items():
-                self._store(key, stamps[key], found_here)
+            fresh = await asyncio.to_thread(lambda: {key: _flagged(roots[key[0]], key[1]) for key in missing})
+            self._known.update(fresh)
+            while len(self._known) > self.limit:
+                self._known.popitem(last=False)
+        if not any(self._known.get(key) for key in keys):
+            return results  # the common case: nothing flagged in these files
         from sidecar.prompt.scan import finding_at
 
         out = []
         for hit in results:
-            key = (roots.get(hit["source"], Path()), hit["path"])
-            sections = self._cached(key, stamps[key]) if key in stamps else None
-            found = finding_at(sections, int(hit["line_start"])) if sections else None
+            known = self._known.get((hit["source"], hit["path"]))
+            found = finding_at(known, int(hit["line_start"])) if known else None
             out.append({**hit, "flagged": found.as_json()} if found is not None else hit)
         return out
-
-    def _cached(self, key: Key, stamp: tuple[int, int]) -> list[SectionFinding] | None:
-        known = self._known.get(key)
-        if known is None or known[0] != stamp:
-            return None
-        self._known.move_to_end(key)
-        return known[1]
-
-    def _store(self, key: Key, stamp: tuple[int, int], sections: list[SectionFinding]) -> None:
-        self._known[key] = (stamp, sections)
-        self._known.move_to_end(key)
-        while len(self._known) > self.limit:
-            self._known.popitem(last=False)
-
-
-def _stamp(root: Path, rel: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(root / rel)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
 
 
 def _flagged(root: Path, rel: str) -> list[SectionFinding]:

@@ -146,6 +146,7 @@ async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
         await record_memory_updated(app, path, tier, seq)
 
     queue.hooks.append(journal)
+    queue.hooks.append(app[SEARCH].flags.forget)  # a changed file's scanner verdicts are stale
     queue.on_applied = lambda tier, kind, seconds: observe_reindex(app, tier, kind, seconds)
     app[QUEUE] = queue
     app[WRITES] = writes = WriteService(app[SETTINGS], queue)
