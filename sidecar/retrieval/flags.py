@@ -1,7 +1,8 @@
 """Which search hits come from a section the injection scanner flagged, so an agent reading them
 knows. A file is scanned at the first search that shows a hit from it (a few ms for a few KB, off
 the loop); its verdicts are kept until the reindex queue applies a change to it (``forget`` is one
-of the queue's update hooks), so they always describe the file as the index does."""
+of the queue's update hooks), so they always describe the file as the index does. After start the
+server scans every file in the background (``warm``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sidecar.index.files import read_tier_file
+from sidecar.index.files import read_tier_file, scan_tier
 
 if TYPE_CHECKING:
     from sidecar.prompt.scan import SectionFinding
@@ -27,9 +28,24 @@ class FlagCache:
         self.limit = limit
         self._known: OrderedDict[Key, list[SectionFinding]] = OrderedDict()
 
+    def knows(self, tier: str, path: str) -> bool:
+        """Whether the verdicts on this file are at hand (a search showing it will not scan it)."""
+        return (tier, path) in self._known
+
     async def forget(self, tier: str, path: str, seq: int, kind: str) -> None:
         """The reindex queue's ``UpdateHook``: the file changed, scan it again when next shown."""
         self._known.pop((tier, path), None)
+
+    async def warm(self, roots: dict[str, Path]) -> None:
+        """Scan every tier file not known yet, one at a time off the loop (the server runs this in
+        the background after start), so searches seldom meet a file the first time."""
+        for tier, root in roots.items():
+            files = await asyncio.to_thread(scan_tier, root)
+            for rel in files:
+                if (tier, rel) not in self._known:
+                    self._known[(tier, rel)] = await asyncio.to_thread(_flagged, root, rel)
+        while len(self._known) > self.limit:
+            self._known.popitem(last=False)
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
         """``results`` with ``flagged`` on each local hit whose section has a finding."""

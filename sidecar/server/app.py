@@ -9,6 +9,7 @@ lead. On shutdown the watchers stop first, then the queue drains, then the index
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import structlog
@@ -60,7 +61,16 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     app.on_response_prepare.append(_touch_idle_release)
     setup_episodic(app)
     app.cleanup_ctx.extend(
-        [_journal_release_ctx, _proxy_ctx, _queue_ctx, embed_ctx, _hybrid_ctx, _watchers_ctx, crew_listener_ctx]
+        [
+            _journal_release_ctx,
+            _proxy_ctx,
+            _queue_ctx,
+            embed_ctx,
+            _hybrid_ctx,
+            _flags_ctx,
+            _watchers_ctx,
+            crew_listener_ctx,
+        ]
     )
     app.on_shutdown.append(_stop_long_work)
     for module in (api, search, write_api, mcp_server, block_api, journal, metrics, openapi):
@@ -162,6 +172,20 @@ async def _hybrid_ctx(app: web.Application) -> AsyncIterator[None]:
     """Local tiers search through the hybrid searcher (plain BM25 when no embedder is configured)."""
     app[SEARCH].hybrid = app[HYBRID]
     yield
+
+
+async def _flags_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Scan the tiers' files for the injection scanner's verdicts in the background, so the first
+    search that shows a file does not pay for it."""
+    search = app[SEARCH]
+    roots = {name: tier.root for name, tier in app[TIERS].items()}
+    task = asyncio.create_task(search.flags.warm(roots), name="flag-warm")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
 
 
 async def _watchers_ctx(app: web.Application) -> AsyncIterator[None]:

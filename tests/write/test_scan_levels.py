@@ -73,3 +73,19 @@ async def test_read_and_search_mark_hits_from_flagged_sections(sidecar_client: C
     again = await client.post("/memory/search", json={"query": "pull request", "after_seq": seq})
     assert [h for h in (await again.json())["results"] if "flagged" in h] == []
     assert "flagged" not in await (await client.get("/memory/read", params={"path": "daily/2026-05-22.md"})).json()
+
+
+async def test_the_server_scans_files_in_the_background_after_start(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
+    from sidecar.keys import SEARCH
+    from tests.support.memory import write
+    from tests.support.waiting import async_wait_until
+
+    write(memory_dir, "topics/review.md", f"## Review\n{FLAGGED}\n")
+    client = await sidecar_client()
+    flags = client.app[SEARCH].flags
+    await async_wait_until(lambda: flags.knows("agent", "topics/review.md"), message="the background scan")
+    assert flags.knows("agent", "AGENT.md")
+    found = await (await client.post("/memory/search", json={"query": "pull request"})).json()
+    assert found["results"][0]["flagged"]["heading"] == "Review"
