@@ -88,6 +88,26 @@ _QUERY_CACHE = 256
 _SENTENCE_CACHE = 4096
 
 
+class _Vectors(OrderedDict[tuple[str, str], Vectors]):
+    """Vectors by (model, text), the least recently used dropped past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def find(self, key: tuple[str, str]) -> Vectors | None:
+        found = self.get(key)
+        if found is not None:
+            self.move_to_end(key)
+        return found
+
+    def keep(self, key: tuple[str, str], vector: Vectors) -> None:
+        self[key] = vector
+        self.move_to_end(key)
+        if len(self) > self.limit:
+            self.popitem(last=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Scored:
     """A fused chunk: its score, the part borrowed from neighbours, and its standing in each leg."""
@@ -197,8 +217,8 @@ class HybridSearcher:
         self.fusion = fusion
         self.candidates = candidates
         self.query_timeout = query_timeout
-        self._queries: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
-        self._sentences: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+        self._queries = _Vectors(_QUERY_CACHE)
+        self._sentences = _Vectors(_SENTENCE_CACHE)
 
     async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
@@ -217,8 +237,7 @@ class HybridSearcher:
         by_id = {h.id: h for h in hits}
         words = terms(query)
         out = []
-        ids: list[int] = []
-        only: set[int] = set()  # found by the dense leg alone: no BM25 hit, so no matched terms to show
+        dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
         for scored in ranked:
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
@@ -228,14 +247,10 @@ class HybridSearcher:
             if explain:
                 result["explain"] = scored.explain(self.fusion)
             out.append(result)
-            ids.append(scored.id)
-            if hit is None:
-                only.add(scored.id)
+            if hit is None and row is not None:
+                dense_only.append((result, row))
             if len(out) == limit:
                 break
-        dense_only = [
-            (result, rows[scored_id]) for result, scored_id in zip(out, ids, strict=True) if scored_id in only
-        ]
         if dense_only:
             await self._closest_sentences(dense_only, qvec, words)
         return out, []
@@ -253,7 +268,8 @@ class HybridSearcher:
         new: list[str] = []
         for result, row in hits:
             found = sentences(row.body or row.heading)
-            unseen = [t for t in dict.fromkeys(found) if (embedder.model_id, t) not in self._sentences]
+            # find() also marks a cached sentence recently used: the new ones cannot push it out.
+            unseen = [t for t in dict.fromkeys(found) if self._sentences.find((embedder.model_id, t)) is None]
             if len(found) < 2 or len(new) + len(unseen) > SENTENCE_BUDGET:
                 continue
             picks.append((result, found))
@@ -268,12 +284,10 @@ class HybridSearcher:
                 log.info("hybrid.sentences_skipped", reason=type(exc).__name__)
                 return
             for text, vector in zip(new, np.asarray(fresh, dtype=np.float32), strict=True):
-                self._sentences[(embedder.model_id, text)] = vector
-                if len(self._sentences) > _SENTENCE_CACHE:
-                    self._sentences.popitem(last=False)
+                self._sentences.keep((embedder.model_id, text), vector)
         texts = [t for _, found in picks for t in found]
         matrix = np.stack([self._sentences[(embedder.model_id, t)] for t in texts])
-        cosines = np.asarray(matrix, dtype=np.float32) @ np.asarray(qvec, dtype=np.float32)
+        cosines = matrix @ np.asarray(qvec, dtype=np.float32)
         at = 0
         for result, found in picks:
             best = int(np.argmax(cosines[at : at + len(found)]))
@@ -313,9 +327,8 @@ class HybridSearcher:
         embedder, health = self.embedder, self.health
         assert embedder is not None
         key = (embedder.model_id, query)
-        cached = self._queries.get(key)
+        cached = self._queries.find(key)
         if cached is not None:
-            self._queries.move_to_end(key)
             return cached
         if health is not None and not health.usable():
             return None
@@ -332,9 +345,7 @@ class HybridSearcher:
             return None
         if health is not None:
             health.succeeded()
-        self._queries[key] = vector
-        if len(self._queries) > _QUERY_CACHE:
-            self._queries.popitem(last=False)
+        self._queries.keep(key, vector)
         return vector
 
 
