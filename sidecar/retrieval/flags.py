@@ -44,18 +44,18 @@ class FlagCache:
             for rel in files:
                 if (tier, rel) not in self._known:
                     self._known[(tier, rel)] = await asyncio.to_thread(_flagged, root, rel)
-        while len(self._known) > self.limit:
-            self._known.popitem(last=False)
+        self._trim()
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
         """``results`` with ``flagged`` on each local hit whose section has a finding."""
         keys = {(h["source"], h["path"]) for h in results if h["source"] in roots and "flagged" not in h}
         missing = [key for key in keys if key not in self._known]
+        for key in keys - set(missing):
+            self._known.move_to_end(key)  # recently used: the last to go
         if missing:
             fresh = await asyncio.to_thread(lambda: {key: _flagged(roots[key[0]], key[1]) for key in missing})
             self._known.update(fresh)
-            while len(self._known) > self.limit:
-                self._known.popitem(last=False)
+            self._trim()
         if not any(self._known.get(key) for key in keys):
             return results  # the common case: nothing flagged in these files
         from sidecar.prompt.scan import finding_at
@@ -66,6 +66,10 @@ class FlagCache:
             found = finding_at(known, int(hit["line_start"])) if known else None
             out.append({**hit, "flagged": found.as_json()} if found is not None else hit)
         return out
+
+    def _trim(self) -> None:
+        while len(self._known) > self.limit:
+            self._known.popitem(last=False)
 
 
 def _flagged(root: Path, rel: str) -> list[SectionFinding]:

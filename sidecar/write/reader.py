@@ -6,7 +6,7 @@ anything but a regular file is a 403."""
 from __future__ import annotations
 
 import asyncio
-from functools import partial
+from pathlib import Path
 from typing import Any, cast
 
 from aiohttp import web
@@ -22,12 +22,11 @@ __all__ = ["read_memory"]
 async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
     """One memory file's text, by tier and tier-relative path (the write path's safety rules)."""
     req = ReadRequest.from_json(body)
-    data = await asyncio.to_thread(partial(read_file, follow_links=True), app[WRITES].read_root(req.tier), req.path)
-    if data is None:
+    found = await asyncio.to_thread(_read_and_scan, app[WRITES].read_root(req.tier), req.path)
+    if found is None:
         raise NotFound(f"no memory file {req.path!r} in the {req.tier} tier", code="no_such_file")
-    text = data.decode("utf-8", errors="replace")
-    answer: ReadAnswer = {"tier": req.tier, "path": req.path, "bytes": len(data), "content": text}
-    flagged = await asyncio.to_thread(_flagged, text)
+    size, text, flagged = found
+    answer: ReadAnswer = {"tier": req.tier, "path": req.path, "bytes": size, "content": text}
     if flagged:
         answer["flagged"] = flagged
     if req.line_start is None and req.line_end is None:
@@ -40,7 +39,12 @@ async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
     return answer
 
 
-def _flagged(text: str) -> list[Flagged]:
+def _read_and_scan(root: Path, rel: str) -> tuple[int, str, list[Flagged]] | None:
+    """In one thread call: the file's size and text, and its sections the scanner matched."""
     from sidecar.prompt.scan import flagged_sections  # compiles its rules: loaded on first use
 
-    return [cast(Flagged, found.as_json()) for found in flagged_sections(text)]
+    data = read_file(root, rel, follow_links=True)
+    if data is None:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    return len(data), text, [cast(Flagged, found.as_json()) for found in flagged_sections(text)]
