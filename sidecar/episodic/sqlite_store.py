@@ -37,7 +37,7 @@ from sidecar.episodic.store import (
 )
 from sidecar.episodic.vector_cache import VectorCache, VectorSet
 from sidecar.errors import Conflict, TierMissing
-from sidecar.index.db import private_db_file
+from sidecar.index.db import private_db_file, shrink_memory
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
 __all__ = ["ARCHIVE_PAYLOAD_CHARS", "JOURNAL_FILE", "SqliteJournalStore"]
@@ -81,8 +81,8 @@ class SqliteJournalStore:
     async def release_memory(self) -> None:
         """Empty both connections' page caches (the server does it when idle), each on its thread."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._write_pool, _shrink, self._writer)
-        await loop.run_in_executor(self._read_pool, _shrink, self._reader)
+        await loop.run_in_executor(self._write_pool, shrink_memory, self._writer)
+        await loop.run_in_executor(self._read_pool, shrink_memory, self._reader)
 
     async def aclose(self) -> None:
         loop = asyncio.get_running_loop()
@@ -433,7 +433,3 @@ def _health_inputs(conn: Conn, scope: str, params: list[object]) -> HealthInputs
         linked += int(has_edge)
     matrix = np.vstack(vectors) if vectors else np.zeros((0, 0), np.float32)
     return HealthInputs(embeddable, len(ts), ts, matrix, linked)
-
-
-def _shrink(conn: Conn) -> None:
-    conn.execute("PRAGMA shrink_memory")

@@ -18,7 +18,16 @@ from pathlib import Path
 
 from sidecar.index.snippet import is_plain
 
-__all__ = ["DB_MODE", "MIGRATIONS", "connect_reader", "connect_writer", "migrate", "private_db_file", "schema_version"]
+__all__ = [
+    "DB_MODE",
+    "MIGRATIONS",
+    "connect_reader",
+    "connect_writer",
+    "migrate",
+    "private_db_file",
+    "schema_version",
+    "shrink_memory",
+]
 
 DB_MODE = 0o600
 
@@ -140,6 +149,12 @@ def connect_reader(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
     _pragmas(conn, writer=False)
     return conn
+
+
+def shrink_memory(conn: sqlite3.Connection) -> None:
+    """Hand back the connection's page cache (the server does it when idle); call it on the thread
+    that uses the connection."""
+    conn.execute("PRAGMA shrink_memory")
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -30,7 +30,7 @@ import structlog
 from sidecar.errors import BadRequest, TierMissing
 from sidecar.heap import release_free_memory
 from sidecar.index.chunker import chunk_markdown
-from sidecar.index.db import connect_reader, connect_writer, migrate
+from sidecar.index.db import connect_reader, connect_writer, migrate, shrink_memory
 from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, scan_tier, stat_tier_file
 from sidecar.index.query import build_match, quote_word, terms
 from sidecar.index.snippet import SNIPPET_CHARS, Snippet, is_plain, query_tokens, window
@@ -564,7 +564,7 @@ class TierIndex:
             if reader.lock.acquire(blocking=False):
                 try:
                     if not reader.closed:
-                        reader.conn.execute("PRAGMA shrink_memory")
+                        shrink_memory(reader.conn)
                         done += 1
                 finally:
                     reader.lock.release()

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 from collections.abc import Awaitable, Callable
 
 import structlog
 
 from sidecar.heap import release_free_memory
+from sidecar.index.db import shrink_memory
 from sidecar.index.tier import Tier
 from sidecar.server.lock import lock_tiers
 from sidecar.settings import Settings
@@ -57,7 +57,7 @@ class IdleRelease:
     async def _release(self) -> None:
         try:
             for tier in self.tiers.values():
-                await tier.write_with(_shrink_memory)
+                await tier.write_with(shrink_memory)
                 await asyncio.to_thread(tier.index.release_reader_memory)
             for release in self.others:
                 await release()
@@ -73,10 +73,6 @@ class IdleRelease:
             self._timer = None
         if self._task is not None:
             await self._task
-
-
-def _shrink_memory(conn: sqlite3.Connection) -> None:
-    conn.execute("PRAGMA shrink_memory")
 
 
 class OpeningTiers:
