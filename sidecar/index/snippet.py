@@ -21,11 +21,9 @@ __all__ = [
     "Snippet",
     "flatten",
     "is_plain",
-    "make_snippet",
     "mark_markdown",
     "mark_terms",
     "query_tokens",
-    "snippet_stems",
     "window",
 ]
 
@@ -74,18 +72,6 @@ def query_tokens(words: list[str]) -> list[str]:
         for token in _TOKEN.findall(word.casefold()):
             seen.setdefault(token, None)
     return list(seen)
-
-
-def snippet_stems(words: list[str]) -> list[str]:
-    """``query_tokens(words)``, under the name the index's callers know."""
-    return query_tokens(words)
-
-
-def make_snippet(
-    text: str, words: list[str], width: int = SNIPPET_CHARS, *, stems: list[str] | None = None, plain: bool = False
-) -> str:
-    """The text of ``window(...)``."""
-    return window(text, words, width, tokens=stems, plain=plain).text
 
 
 class _Match(NamedTuple):

@@ -16,7 +16,7 @@ import pytest
 
 from sidecar.index.postings import COMPACT_MIN, Snapshot, apply_changes, build_snapshot, compact, count_terms
 from sidecar.index.query import terms
-from sidecar.index.snippet import make_snippet
+from sidecar.index.snippet import window
 from sidecar.index.tier_index import TierIndex
 from tests.support.corpus import VOCAB, make_corpus, make_queries
 from tests.support.memory import write
@@ -202,10 +202,10 @@ def test_empty_tier(tmp_path: Path) -> None:
 
 def test_ascii_snippets_find_the_same_window_as_the_regex(tmp_path: Path) -> None:
     text = ("Padding words here. " * 30) + "The PostgreSQL Migration ran on Friday. " + ("tail " * 40)
-    snippet = make_snippet(text, ["postgresql", "migration"])
+    snippet = window(text, ["postgresql", "migration"]).text
     assert "PostgreSQL Migration" in snippet and snippet.startswith("…") and snippet.endswith("…")
     accented = text.replace("Padding", "Pädding")
-    assert make_snippet(accented, ["postgresql"]).find("PostgreSQL") == snippet.find("PostgreSQL")
+    assert window(accented, ["postgresql"]).text.find("PostgreSQL") == snippet.find("PostgreSQL")
 
 
 def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) -> None:
@@ -265,7 +265,6 @@ def test_the_snippet_window_holds_the_best_cluster_of_exact_terms() -> None:
     """Against a brute force over every window a little narrower than the snippet's: no other
     window shows more distinct query words exactly, and the snippet shows one whenever the text has
     one (words whose stems overlap inside one text word, like "eps" in "epsilon", match nothing)."""
-    from sidecar.index.snippet import window
 
     rng = random.Random(6)
     vocab = ["alpha", "Beta", "gamma", "delta", "epsilon", "zeta", "x"]
@@ -298,7 +297,7 @@ def test_a_plain_text_makes_the_same_snippet_with_the_flag() -> None:
             plain += 1
             assert " ".join(text.split()) == text.replace("\n", " "), repr(text)
             for width in (5, 40, 240):
-                assert make_snippet(text, ["ab"], width, plain=True) == make_snippet(text, ["ab"], width), repr(text)
+                assert window(text, ["ab"], width, plain=True) == window(text, ["ab"], width), repr(text)
         elif text.strip():
             assert " ".join(text.split()) != text.replace("\n", " "), repr(text)
     assert plain > 100, "the generator must make plain texts too"

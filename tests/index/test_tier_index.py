@@ -281,7 +281,7 @@ def test_a_rewrite_with_the_same_size_and_mtime_is_seen_by_reconcile(tmp_path: P
 def test_chunks_store_whether_their_snippet_text_is_plain(memory_dir: Path) -> None:
     """``chunks.plain`` is ``is_plain`` of the snippet source (body, or heading when the body is
     empty), and a snippet made with the flag is the snippet made without it."""
-    from sidecar.index.snippet import is_plain, make_snippet
+    from sidecar.index.snippet import is_plain, window
 
     write(memory_dir, "topics/ws.md", "# Spaced\n\nrunbook  with a double space\n\n# Tabbed\n\nrunbook\twith a tab\n")
     write(memory_dir, "topics/fine.md", "# Fine\n\nrunbook with\nsingle breaks\n\n# Heading only runbook\n")
@@ -293,7 +293,7 @@ def test_chunks_store_whether_their_snippet_text_is_plain(memory_dir: Path) -> N
         for heading, body, plain in rows:
             assert bool(plain) == is_plain(body or heading), (heading, body)
             words = ["runbook"]
-            assert make_snippet(body or heading, words, plain=bool(plain)) == make_snippet(body or heading, words)
+            assert window(body or heading, words, plain=bool(plain)) == window(body or heading, words)
         found = {h.path: h.snippet for h in ix.search("runbook", 20)}
         assert found["topics/ws.md"] in ("runbook with a double space", "runbook with a tab")
         assert found["topics/fine.md"] in ("runbook with single breaks", "Fine > Heading only runbook", "Heading only runbook")
