@@ -8,9 +8,9 @@
 -- LOAD_WRITERS (threads 0..LOAD_WRITERS-1 only write, the others only search), LOAD_WRITE_FILES
 -- (appends spread over topics/load-NN.md).
 --
--- responses.tsv, one line per completed response:  kind  status  latency_us  done_us  [path  token  seq]
--- (done_us: CLOCK_MONOTONIC at completion, the clock of Python's time.monotonic(); the last three
--- only for acknowledged writes, status 201).
+-- responses.tsv, one line per completed response:  kind  status  latency_us  done_us  [path  token  seq | degraded]
+-- (done_us: CLOCK_MONOTONIC at completion, the clock of Python's time.monotonic(); path, token and
+-- seq only for acknowledged writes, status 201; "degraded" for a search answered without a leg).
 
 local ffi = require("ffi")
 ffi.cdef([[
@@ -92,6 +92,8 @@ function response(status, hdrs, body)
   if kind == "write" and status == 201 then
     local seq = body:match('"seq"%s*:%s*(%d+)') or ""
     lines[#lines + 1] = string.format("write\t%d\t%d\t%d\t%s\t%s\t%s", status, us, done, path, token, seq)
+  elseif kind == "search" and body:find('"degraded"', 1, true) then
+    lines[#lines + 1] = string.format("%s\t%d\t%d\t%d\tdegraded", kind, status, us, done)
   else
     lines[#lines + 1] = string.format("%s\t%d\t%d\t%d", kind, status, us, done)
   end

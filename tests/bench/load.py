@@ -1,7 +1,9 @@
 """Sustained mixed load on a real sidecar process: search and write connections side by side.
 
-The sidecar (one process, BM25 only: ``MEMORY_SIDECAR_EMBEDDER=none``, default settings otherwise)
-serves a generated 10k-chunk memory dir. ``LOAD_CONNECTIONS`` (default 32) connections, of which
+The sidecar (one process, default settings: the in-process embedding model and hybrid search)
+serves a generated 10k-chunk memory dir whose every chunk already has its vector (``prepared.py``:
+the steady state of a memory dir the sidecar has served for a while; the vectors are cached
+across runs). ``LOAD_EMBEDDER=none`` runs the same load on BM25 alone. ``LOAD_CONNECTIONS`` (default 32) connections, of which
 ``LOAD_WRITERS`` (default 4) only write (appends spread over 40 files) and the others only search;
 every connection waits for its answer before the next request. Separate classes measure each at
 its own pace: writes are serialized and fsync-bound, and a connection mixing both would cap its
@@ -19,11 +21,14 @@ Three phases, back to back, the generator the same in all (wrk + ``load.lua`` wh
 3. the limit: the same search traffic against a bare aiohttp route (``bare_route.py``: aiohttp as
    the sidecar runs it, answering a captured sidecar answer of median size), same duration.
 
-The load starts once the BM25 postings are built and the server's RSS has stopped moving (the
-build's transient heap is handed back when the server is next idle). After the run every
+The load starts once the BM25 postings are built, the embedder has no backlog and the server's RSS
+has stopped moving (the build's transient heap is handed back when the server is next idle).
+Every write adds a chunk the embedder then embeds in the background, beside the load; the
+backlog left at the end of the mixed run is reported. After the run every
 acknowledged write is checked in its file, and a sample of 200 in the index.
 
     python -m tests.bench load          LOAD_SECONDS=60 python -m tests.bench load
+    LOAD_EMBEDDER=none python -m tests.bench load      (BM25 only)
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import httpx
 
 from tests.bench.bare_route import start_bare
 from tests.bench.loadgen import Run, drive, pick_generator
+from tests.bench.prepared import embed_memory
 from tests.bench.util import cpu_reference, pct, report
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.procs import free_port, rss_kb, start_sidecar
@@ -53,16 +59,23 @@ SECONDS = float(os.environ.get("LOAD_SECONDS", "20"))
 WARMUP = float(os.environ.get("LOAD_WARMUP", "5"))
 SEARCH_SECONDS = float(os.environ.get("LOAD_SEARCH_SECONDS", "8"))
 CHUNKS = 10_000
+EMBEDDER = os.environ.get("LOAD_EMBEDDER", "auto")  # the default configuration; "none": BM25 only
 FLAT = 10.0  # % RSS growth after warm-up
 
 
 def settle(url: str, pid: int, timeout: float = 120.0) -> float:
-    """Wait until the agent tier's BM25 postings are built (they build after /healthz answers) and
-    the server's RSS has stopped moving (< 1 MB over 2 s); the seconds waited."""
+    """Wait until the agent tier's BM25 postings are built (they build after /healthz answers), the
+    embedder (if any) is ready with no backlog, and the server's RSS has stopped moving (< 1 MB
+    over 2 s); the seconds waited."""
     started = time.monotonic()
     with httpx.Client() as client:
         while time.monotonic() - started < timeout:
-            if client.get(f"{url}/memory/status", timeout=10).json()["bm25"]["engine"] == "postings":
+            status = client.get(f"{url}/memory/status", timeout=10).json()
+            embedder = status.get("embedder", {})
+            vectors_ready = embedder.get("search") != "hybrid" or (
+                embedder.get("state") == "ready" and embedder.get("backlog") == 0
+            )
+            if status["bm25"]["engine"] == "postings" and vectors_ready:
                 break
             time.sleep(0.1)
     before = rss_kb(pid)
@@ -115,8 +128,10 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-load-"))
     root = base / "memory"
     corpus_bytes = make_corpus(root, CHUNKS)
+    if EMBEDDER != "none":
+        print(f"# {embed_memory(root)}", flush=True)
     queries = make_queries(2_000)
-    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": "none"}, wait=300)
+    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": EMBEDDER}, wait=300)
     bare = None
     try:
         rss_ready = rss_kb(side.proc.pid)
@@ -145,6 +160,7 @@ def main() -> None:
             **common,
         )
         hwm = rss_kb(pid, "VmHWM")
+        embedder = httpx.get(f"{side.url}/memory/status", timeout=10).json().get("embedder", {})
         acked = mixed.acked
         in_files, sampled, in_index = asyncio.run(verify(side.url, root, acked))
         answer = typical_answer(side.url, queries[:200])
@@ -176,6 +192,13 @@ def main() -> None:
         f"{reference_before:.0f} / {cpu_reference():.0f} ms (a shared host: figures scale with it)",
     )
     report("load: generator", generator.split(" (")[0])
+    report(
+        "load: search mode",
+        f"{embedder.get('search', 'bm25')} ({embedder.get('model')}); searches answered degraded (BM25 alone): "
+        f"{mixed.degraded()} of {mixed.count('search')} mixed, {searches.degraded()} of {searches.count('search')} "
+        f"alone; embedder backlog after both runs {embedder.get('backlog', 0)}",
+        "0 degraded",
+    )
     report("load: searches/s, mixed", f"{mixed.rate('search'):.0f}/s")
     report("load: writes/s, mixed", f"{mixed.rate('write'):.0f}/s")
     report("load: search latency, mixed", _latency(mixed, "search"))

@@ -83,6 +83,7 @@ class Run:
     # (kind, status, completed at [time.monotonic()], latency s), every response of the run
     responses: list[tuple[str, int, float, float]] = field(default_factory=list)
     acked: list[tuple[str, str, int]] = field(default_factory=list)  # (path, token, seq) of every 201 write
+    degraded_at: list[float] = field(default_factory=list)  # completion times of searches answered "degraded"
     samples: list[Sample] = field(default_factory=list)
     generator_cpu_s: float = 0.0
     transport_errors: int = 0
@@ -96,6 +97,10 @@ class Run:
 
     def count(self, kind: str | None = None) -> int:
         return sum(1 for r in self.window() if kind is None or r[0] == kind)
+
+    def degraded(self) -> int:
+        """Searches in the measured window answered without a leg (``"degraded"``: BM25 alone)."""
+        return sum(1 for t in self.degraded_at if self.warm_end <= t <= self.end)
 
     def rate(self, kind: str | None = None) -> float:
         return self.count(kind) / self.seconds
@@ -221,7 +226,9 @@ def _drive_wrk(
     for line in (work / "responses.tsv").read_text().splitlines():
         kind, status, us, done_us, *acked = line.split("\t")
         run.responses.append((kind, int(status), int(done_us) / 1e6, int(us) / 1e6))
-        if acked:
+        if acked == ["degraded"]:
+            run.degraded_at.append(int(done_us) / 1e6)
+        elif acked:
             path, token, seq = acked
             run.acked.append((path, token, int(seq)))
     return run
@@ -277,5 +284,7 @@ async def _client(
             continue
         took = time.perf_counter() - started
         run.responses.append((kind, status, time.monotonic(), took))
+        if kind == "search" and b'"degraded"' in raw:
+            run.degraded_at.append(time.monotonic())
         if kind == "write" and status == 201:
             run.acked.append((path, token, json.loads(raw)["seq"]))
