@@ -4,12 +4,16 @@ BM25 candidates come from the tier's FTS5 index, dense ones from its ``VectorInd
 candidate is re-scored densely, so a BM25 hit outside the dense top-N still gets its cosine.
 ``weighted`` (the default) adds BM25 relative to the best BM25 hit and the cosine above a floor,
 the cosine weighted by how close the query's best dense match is (a vague best match lends dense
-little say), then lets each chunk close part of the gap to a better neighbour in its file: an
-answer follows its question. The constants were chosen on a fixed half of the queries of LoCoMo,
-SciFact and MS MARCO (the same settings for all three) and are reported on the other half too
-(tests/bench/retrieval.py).
-``rrf`` is plain reciprocal rank fusion (k = 60). The embedder being down, slow or rate limited
-never fails a search: the answer is BM25 and says ``"degraded": ["dense"]``.
+little say), then lets each chunk close part of the gap to a better neighbour in its file, more to
+one before it than after: an answer follows its question. ``rrf`` is plain reciprocal rank fusion
+(k = 60).
+
+No filler: a chunk is returned only if it earned it, by a BM25 match or by a cosine above
+``DENSE_MATCH``, or as the neighbour of such a chunk that borrowed part of its score; a query
+nothing earns gets no hits. The constants were chosen on LoCoMo conversations 0-2 alone (recall@10
+of the evidence turns); conversations 3-4, SciFact and MS MARCO are held out and reported by
+tests/bench/retrieval.py. The embedder being down, slow or rate limited never fails a search: the
+answer is BM25 and says ``"degraded": ["dense"]``.
 """
 
 from __future__ import annotations
@@ -37,11 +41,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CANDIDATES",
+    "CONTEXT_AFTER",
+    "CONTEXT_BEFORE",
     "DENSE_FLOOR",
+    "DENSE_MATCH",
     "DENSE_PIVOT",
     "DENSE_WEIGHT",
     "FUSIONS",
-    "NEIGHBOUR_WEIGHTS",
     "QUERY_TIMEOUT_S",
     "SENTENCE_BUDGET",
     "HybridSearcher",
@@ -59,15 +65,23 @@ CANDIDATES = 100
 #: Weight of the cosine above the floor, against BM25 scaled to 1 for the best BM25 hit, for a query
 #: whose best dense match has cosine ``DENSE_PIVOT``; it scales with that best cosine. An absolute
 #: cosine (not rescaled per query) lets a confident dense match outweigh BM25 and a vague one not.
-DENSE_WEIGHT = 3.0
+DENSE_WEIGHT = 2.1
 #: Best-match cosine at which the dense weight is ``DENSE_WEIGHT`` (MiniLM: conversation turns'
 #: best matches sit around 0.55, web passages' around 0.8).
 DENSE_PIVOT = 0.7
-#: A cosine at or below this counts as no similarity (MiniLM puts unrelated text around 0-0.2).
-DENSE_FLOOR = 0.2
-#: Share of the gap to a better-scoring neighbour a chunk closes, by distance in its file (1, 2 chunks
-#: away): the answer sits next to the question that matched. Never lifts a chunk above its neighbour.
-NEIGHBOUR_WEIGHTS = (0.5, 0.4)
+#: A cosine at or below this adds nothing to a chunk's score.
+DENSE_FLOOR = 0.1
+#: A chunk no BM25 hit holds is returned only if its cosine is above this. MiniLM gives made-up
+#: words, random strings and keyboard mashes up to 0.37 against conversation turns (300 of them
+#: against LoCoMo conversations 0-2) and real questions' evidence turns a median of 0.39: a
+#: weaker dense match is not told apart from none, and alone it is not an answer.
+DENSE_MATCH = 0.4
+#: Share of the gap to a better-scoring chunk 1 and 2 places before it in its file that a chunk
+#: closes (an answer follows its question), and to one 1 and 2 places after it. Only chunks that
+#: earned their place lend; the larger shares sum to at most 1, so a chunk is never lifted above
+#: its best neighbour.
+CONTEXT_BEFORE = (0.5, 0.5)
+CONTEXT_AFTER = (0.3, 0.2)
 #: Longest a search waits for its query vector before answering from BM25 alone.
 QUERY_TIMEOUT_S = 1.0
 #: Most sentences embedded for one answer's dense-only snippets: one batch, each about a query's cost;
@@ -139,17 +153,20 @@ def fuse_weighted(
     weight: float = DENSE_WEIGHT,
     floor: float = DENSE_FLOOR,
     pivot: float = DENSE_PIVOT,
-    context: Sequence[float] = NEIGHBOUR_WEIGHTS,
+    match: float = DENSE_MATCH,
+    before: Sequence[float] = CONTEXT_BEFORE,
+    after: Sequence[float] = CONTEXT_AFTER,
 ) -> list[Scored]:
-    """Score-based fusion, best first:
-    ``bm25 / best bm25 + weight * (best cosine / pivot) * max(0, cosine - floor)``, then each chunk
-    closes part of the gap to a better-scoring neighbour (``context`` by distance).
+    """Score-based fusion, best first, of the chunks that earned a place:
+    ``bm25 / best bm25 + weight * (best cosine / pivot) * max(0, cosine - floor)`` for a BM25 hit
+    or a chunk whose cosine is above ``match``; then each chunk closes part of the gap to a better
+    neighbour (``before`` and ``after`` by distance). A chunk scoring 0 is left out.
 
     ``bm25`` and ``dense`` are the legs' ranked ``(chunk id, score)`` lists; ``cosines`` holds the
-    cosine of every candidate that has a vector; a chunk without one is taken to be as close to the
-    query as its BM25 standing says, so it still ranks by BM25. ``neighbours`` maps a chunk to
-    ``{offset: chunk id}`` in its file, for the candidates and for their neighbours (which join the
-    ranking and borrow from whichever of their own neighbours scored).
+    cosine of every candidate that has a vector; a BM25 hit without one is taken to be as close to
+    the query as its BM25 standing says. ``neighbours`` maps a chunk to ``{offset: chunk id}`` in
+    its file, for the candidates and for their neighbours (which join the ranking and borrow from
+    whichever of their own neighbours earned a score).
     """
     bm = dict(bm25)
     top_bm = max(bm.values(), default=0.0)
@@ -161,6 +178,9 @@ def fuse_weighted(
     for cid in keys:
         b = bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0
         cos = cosines.get(cid)
+        if cid not in bm and (cos is None or cos <= match):
+            base[cid] = 0.0  # not earned: neither shown on its own nor lent to its neighbours
+            continue
         if cos is None:
             cos = floor + b * max(top_cos - floor, 0.0)
         base[cid] = b + dense_weight * max(0.0, cos - floor)
@@ -168,24 +188,44 @@ def fuse_weighted(
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
     out = []
     for cid in keys:
-        near = neighbours.get(cid, {})
         own = base[cid]
-        borrowed = 0.0
-        for distance, share in enumerate(context, start=1):
-            around = [base.get(near[o], 0.0) for o in (-distance, distance) if o in near]
-            if around:
-                borrowed += share * max(0.0, max(around) - own)
-        out.append(
-            Scored(cid, own + borrowed, borrowed, bm_rank.get(cid), bm.get(cid), dense_rank.get(cid), cosines.get(cid))
-        )
+        borrowed = _borrowed(own, base, neighbours.get(cid, {}), before, after)
+        if own + borrowed > 0.0:
+            out.append(
+                Scored(
+                    cid, own + borrowed, borrowed, bm_rank.get(cid), bm.get(cid), dense_rank.get(cid), cosines.get(cid)
+                )
+            )
     out.sort(key=lambda s: -s.score)
     return out
 
 
+def _borrowed(
+    own: float, base: Mapping[int, float], near: Mapping[int, int], before: Sequence[float], after: Sequence[float]
+) -> float:
+    """What a chunk scoring ``own`` borrows: at each distance, the larger share of the gap to the
+    neighbour before it (``before``) or after it (``after``)."""
+    borrowed = 0.0
+    for distance in range(1, max(len(before), len(after)) + 1):
+        gaps = [
+            shares[distance - 1] * max(0.0, base.get(near[offset], 0.0) - own)
+            for shares, offset in ((before, -distance), (after, distance))
+            if distance <= len(shares) and offset in near
+        ]
+        borrowed += max(gaps, default=0.0)
+    return borrowed
+
+
 def fuse_rrf(
-    bm25: Sequence[tuple[int, float]], dense: Sequence[tuple[int, float]], cosines: Mapping[int, float]
+    bm25: Sequence[tuple[int, float]],
+    dense: Sequence[tuple[int, float]],
+    cosines: Mapping[int, float],
+    *,
+    match: float = DENSE_MATCH,
 ) -> list[Scored]:
-    """Reciprocal rank fusion (k = 60) of the two legs, best first."""
+    """Reciprocal rank fusion (k = 60) of the BM25 leg and of the dense candidates whose cosine is
+    above ``match`` (the others did not earn a place), best first."""
+    dense = [(cid, c) for cid, c in dense if c > match]
     bm = dict(bm25)
     bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
@@ -310,7 +350,7 @@ class HybridSearcher:
             cosines = vectors.scores(qvec, [*(h.id for h in hits), *(cid for cid, _ in dense)])
             ranked = fuse_rrf(bm25, dense, cosines)
         else:
-            reach = len(NEIGHBOUR_WEIGHTS)
+            reach = max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER))
             first = list(dict.fromkeys([*(h.id for h in hits), *(cid for cid, _ in dense)]))
             near = vectors.neighbours(first, reach)
             ring = [n for m in near.values() for n in m.values() if n not in near]

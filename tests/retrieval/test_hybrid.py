@@ -147,11 +147,13 @@ def test_public_names_are_pinned() -> None:
     assert sorted(hybrid_module.__all__) == sorted(
         [
             "CANDIDATES",
+            "CONTEXT_AFTER",
+            "CONTEXT_BEFORE",
             "DENSE_FLOOR",
+            "DENSE_MATCH",
             "DENSE_PIVOT",
             "DENSE_WEIGHT",
             "FUSIONS",
-            "NEIGHBOUR_WEIGHTS",
             "QUERY_TIMEOUT_S",
             "SENTENCE_BUDGET",
             "HybridSearcher",
@@ -190,7 +192,7 @@ def test_weighted_fusion_scores_exactly() -> None:
 def test_a_vague_best_dense_match_lends_dense_less_say() -> None:
     from sidecar.retrieval.hybrid import fuse_weighted
 
-    bm25 = [(1, 10.0), (2, 5.0)]
+    bm25 = [(1, 10.0), (2, 6.5)]
     confident = fuse_weighted(bm25, [(2, 0.9), (1, 0.75)], {1: 0.75, 2: 0.9}, {})
     vague = fuse_weighted(bm25, [(2, 0.6), (1, 0.45)], {1: 0.45, 2: 0.6}, {})  # same gaps, 0.3 lower
     assert [s.id for s in confident] == [2, 1]
@@ -212,10 +214,8 @@ async def test_semantic_match_that_bm25_cannot_find(memory: Path, model: OnnxEmb
 
 NOTES = """# Notes
 
-The quarterly planning meeting moved to the large room on the third floor.
-Printer toner is ordered through the facilities portal, not by email.
-Remember to water the ficus by the window every other Friday.
-Visitors sign in at reception and wear a badge at all times.
+She naps on the windowsill most afternoons.
+The vet visit is booked for the spring.
 Our feline companion Miso refuses to eat anything except salmon.
 """
 
@@ -297,7 +297,9 @@ async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model:
         assert len(fresh.texts) == 3 + 1  # every chunk once, plus the query
 
         async def old_vectors_pruned() -> bool:  # once the backlog is done
-            models = await rig.tier.write_with(lambda c: {m for (m,) in c.execute("SELECT DISTINCT model FROM embeddings")})
+            models = await rig.tier.write_with(
+                lambda c: {m for (m,) in c.execute("SELECT DISTINCT model FROM embeddings")}
+            )
             return bool(models == {"minilm-b"})
 
         await async_wait_until(old_vectors_pruned, timeout=5)
