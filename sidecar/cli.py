@@ -2,7 +2,8 @@
 
 memory-sidecar serve [--memory-dir DIR] [--role ...]   start the daemon
 memory-sidecar search QUERY [-p DIR] [-S agent|crew] [-l N] [-F table|json]
-memory-sidecar reindex [-p DIR] [-S agent|crew]       full rebuild of a tier's index
+memory-sidecar reindex [-p DIR] [-S agent|crew] [--embed]   full rebuild of a tier's index
+                                                        (--embed: and every chunk's vector, now)
 memory-sidecar status  [-p DIR] [-S agent|crew] [-F table|json]
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -23,11 +25,18 @@ from sidecar.settings import Settings, add_arguments, load_settings
 
 if TYPE_CHECKING:
     from sidecar.index.snippet import Snippet
-    from sidecar.index.tier_index import Hit
+    from sidecar.index.tier_index import Hit, TierIndex
+    from sidecar.retrieval.embed import Embedder, Vectors
+    from sidecar.retrieval.embed.progress import Progress
+    from sidecar.retrieval.vectors import PendingChunk, VectorIndex
 
 __all__ = ["build_parser", "main"]
 
 SNIPPET_COLUMNS = 90  # a table row's snippet: a window this wide around the matched terms
+EMBED_CALL = 16  # chunks per in-process embedding call of ``reindex --embed``: a progress step
+BAR_WIDTH = 30
+BAR_EVERY_S = 0.25  # a terminal's bar is redrawn at most this often
+LINE_EVERY_S = 10.0  # without a terminal: a plain progress line this often
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "search":
             cmd.add_argument("query")
             cmd.add_argument("--limit", "-l", type=int, default=10)
+        if name == "reindex":
+            cmd.add_argument(
+                "--embed", action="store_true", help="then embed every chunk lacking a vector, using every core"
+            )
         cmd.add_argument("--path", "-p", type=Path, help="tier dir (default: the settings' dir for the scope)")
         cmd.add_argument("--scope", "-S", choices=("agent", "crew"), default="agent")
         cmd.add_argument("--format", "-F", choices=("table", "json"), default="table")
@@ -55,8 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
+    err = err or sys.stderr
     args = build_parser().parse_args(argv)
     try:
         if args.command == "serve":
@@ -68,20 +82,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
             settings = load_settings({"memory_dir": args.memory_dir})
             return health_main(settings, args.recompute, args.workspace_id, crew_id=args.crew_id, stream=out)
-        return _offline(args, load_settings({}), out)
+        return _offline(args, load_settings({}), out, err)
     except SidecarError as exc:
-        print(f"memory-sidecar: {exc.message}", file=sys.stderr)
+        print(f"memory-sidecar: {exc.message}", file=err)
         return 2
 
 
-def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
-    from sidecar.index.query import check_query
-    from sidecar.index.tier_index import TierIndex
-
+def _offline(args: argparse.Namespace, settings: Settings, out: TextIO, err: TextIO) -> int:
     root: Path = args.path or (settings.memory_dir if args.scope == "agent" else settings.crew_dir)
     root = root.expanduser().absolute()
     if not root.is_dir():
-        print(f"memory-sidecar: no such memory dir: {root}", file=sys.stderr)
+        print(f"memory-sidecar: no such memory dir: {root}", file=err)
         return 2
     lock = None
     if args.command == "reindex":  # a rebuild writes the whole index: not while a sidecar serves it
@@ -91,23 +102,179 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
         try:
             lock = TierLock.take(root)
         except TierLocked as exc:
-            print(f"memory-sidecar: {exc.message.split(';')[0]}; ask it instead: POST /memory/reindex", file=sys.stderr)
+            print(f"memory-sidecar: {exc.message.split(';')[0]}; ask it instead: POST /memory/reindex", file=err)
             return 2
+    embedder = None
+    try:
+        if args.command == "reindex" and args.embed:
+            embedder = _embedder(settings, err)
+            if embedder is None:
+                return 2
+        return _on_index(args, root, embedder, out, err)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _on_index(args: argparse.Namespace, root: Path, embedder: Embedder | None, out: TextIO, err: TextIO) -> int:
+    from sidecar.index.query import check_query
+    from sidecar.index.tier_index import TierIndex
+
     index = TierIndex(root, args.scope)
     index.open()
     try:
         if args.command == "search":
             _emit_hits(index.search(check_query(args.query), max(1, min(args.limit, 50))), args.scope, args.format, out)
-        elif args.command == "reindex":
+            return 0
+        if args.command == "reindex":
             index.rebuild()
-            _emit_status(index.status(), args.format, out)
-        else:
-            _emit_status(index.status(), args.format, out)
+        embedded: dict[str, Any] = {}
+        if embedder is not None:
+            code, embedded = _embed_all(embedder, index, err)
+            if code:
+                return code
+        _emit_status({**index.status(), **({"embedder": embedded} if embedded else {})}, args.format, out)
+        return 0
     finally:
         index.close()
-        if lock is not None:
-            lock.release()
-    return 0
+
+
+def _embedder(settings: Settings, err: TextIO) -> Embedder | None:
+    """The configured embedder (as the server would build it), or None after saying why there is none."""
+    from sidecar.retrieval.embed import make_embedder
+
+    embedder = make_embedder(settings)
+    if embedder is None:
+        why = (
+            "MEMORY_SIDECAR_EMBEDDER is none"
+            if settings.embedder == "none"
+            else "the in-process model is not installed: pip install 'memory-sidecar[embed]'"
+        )
+        print(f"memory-sidecar: reindex --embed needs an embedder, and {why}", file=err)
+    return embedder
+
+
+def _embed_all(embedder: Embedder, index: TierIndex, err: TextIO) -> tuple[int, dict[str, Any]]:
+    """Embed every chunk of ``index`` lacking a vector, now, with a progress bar on ``err``; return the
+    exit status and the embedder's part of the status."""
+    import asyncio
+
+    from sidecar.retrieval.embed import EmbedderError
+    from sidecar.retrieval.vectors import VectorIndex
+
+    vectors = VectorIndex(index.path, embedder.model_id, embedder.dim)
+    try:
+        try:
+            asyncio.run(_drain(embedder, index, vectors, err))
+        except EmbedderError as exc:
+            print(f"memory-sidecar: embedding stopped, {vectors.backlog} chunks left: {exc}", file=err)
+            return 1, {}
+        return 0, {"model": embedder.model_id, "vectors": vectors.size, "backlog": vectors.backlog}
+    finally:
+        vectors.close()
+
+
+async def _drain(embedder: Embedder, index: TierIndex, vectors: VectorIndex, err: TextIO) -> None:
+    """The whole backlog in the foreground: in process, one call per core at once (each run on one
+    core, which scales better than a run split across cores); a remote embedder, one at a time."""
+    import asyncio
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sidecar.retrieval.batcher import REMOTE_BATCH
+    from sidecar.retrieval.embed import EmbedderError, OnnxEmbedder
+    from sidecar.retrieval.embed.progress import Progress
+    from sidecar.retrieval.vectors import VectorIndex
+
+    in_process = isinstance(embedder, OnnxEmbedder)
+    calls = (os.cpu_count() or 1) if in_process else 1
+    pool = ThreadPoolExecutor(calls, thread_name_prefix="embed")
+    slots = asyncio.Semaphore(calls)
+    bar = _Bar(err, Progress())
+
+    async def one(part: list[PendingChunk]) -> None:
+        texts = [p.text for p in part]
+        async with slots:
+            if isinstance(embedder, OnnxEmbedder):
+                matrix = await asyncio.get_running_loop().run_in_executor(pool, embedder.embed_sync, texts)
+            else:
+                matrix = await embedder.embed(texts)
+        bar.add(_store(index, vectors, embedder.model_id, [(p.hash, row) for p, row in zip(part, matrix, strict=True)]))
+
+    batch = EMBED_CALL if in_process else REMOTE_BATCH
+    try:
+        vectors.refresh()
+        while pending := vectors.missing(batch * calls * 4):
+            bar.remaining, before = vectors.backlog, bar.progress.done
+            await asyncio.gather(*(one(pending[i : i + batch]) for i in range(0, len(pending), batch)))
+            if bar.progress.done == before:
+                raise EmbedderError(f"no progress: {len(pending)} chunks embedded, none stored")
+            vectors.refresh()
+    finally:
+        pool.shutdown(cancel_futures=True)
+        await embedder.aclose()
+        vectors.refresh()
+        bar.finish(vectors.backlog)
+    VectorIndex.prune(index.writer)  # vectors of chunks gone since; other models' stay (a server may use one)
+
+
+def _store(index: TierIndex, vectors: VectorIndex, model: str, items: list[tuple[str, Vectors]]) -> int:
+    """Store ``items`` through the index's writer; the first answer of a remote embedder sets the width."""
+    from sidecar.retrieval.vectors import VectorIndex
+
+    dim = int(items[0][1].shape[0]) if items else vectors.dim
+    if (vectors.model, vectors.dim) != (model, dim):
+        vectors.set_model(model, dim)
+    return VectorIndex.store(index.writer, model, dim, items)
+
+
+class _Bar:
+    """Progress on stderr: a bar redrawn in place on a terminal, else a plain line now and then."""
+
+    def __init__(self, err: TextIO, progress: Progress) -> None:
+        self.err = err
+        self.progress = progress
+        self.remaining = 0  # as of the last refresh, less what was stored since
+        self.tty = err.isatty()
+        self._shown = 0.0
+
+    def add(self, stored: int) -> None:
+        self.progress.add(stored)
+        self.remaining = max(self.remaining - stored, 0)
+        now = time.monotonic()
+        if now - self._shown >= (BAR_EVERY_S if self.tty else LINE_EVERY_S):
+            self._shown = now
+            self._show()
+
+    def finish(self, remaining: int) -> None:
+        self.remaining = remaining
+        if self.progress.done or remaining:
+            self._show()
+            if self.tty:
+                self.err.write("\n")
+        elapsed = self.progress.elapsed_s
+        rate = self.progress.done / elapsed if elapsed > 0 else 0.0
+        self.err.write(f"embedded {self.progress.done:,} chunks in {elapsed:.1f} s ({rate:.1f} chunks/s)\n")
+        self.err.flush()
+
+    def _show(self) -> None:
+        done, total = self.progress.done, self.progress.done + self.remaining
+        rate, eta = self.progress.rate(), self.progress.eta_s(self.remaining)
+        line = (
+            f"{done:,}/{total:,} chunks  {f'{rate:.1f}' if rate else '-'} chunks/s  "
+            f"ETA {_duration(eta) if eta is not None else '-'}"
+        )
+        if self.tty:
+            filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+            self.err.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {line}\x1b[K")
+        else:
+            self.err.write(f"embedding: {line}\n")
+        self.err.flush()
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 def _emit_hits(hits: list[Hit], scope: str, fmt: str, out: TextIO) -> None:

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp import web
 
 from sidecar.cli import main
-from tests.support.memory import write
+from sidecar.index.tier_index import INDEX_NAME
+from sidecar.retrieval.batcher import BATCHER
+from sidecar.retrieval.embed import OnnxEmbedder
+from sidecar.retrieval.embed.onnx import MODEL_ID
+from sidecar.retrieval.vectors import VectorIndex
+from tests.support.corpus import make_corpus
+from tests.support.memory import ClientFactory, write
+from tests.support.waiting import async_wait_until
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -93,7 +105,10 @@ def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2 and "no such memory dir" in proc.stderr and "Traceback" not in proc.stderr
     proc = subprocess.run(
-        [sys.executable, "-m", "sidecar", "search", "   ", "-p", str(tmp_path)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "sidecar", "search", "   ", "-p", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 2 and "must not be empty" in proc.stderr
 
@@ -102,7 +117,138 @@ def test_memory_dir_from_the_environment(memory_dir: Path) -> None:
     env = {**os.environ, "MEMORY_SIDECAR_MEMORY_DIR": str(memory_dir)}
     proc = subprocess.run(
         [sys.executable, "-m", "sidecar", "search", "invoices", "-F", "json"],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["results"][0]["path"] == "daily/2026-05-14.md"
+
+
+needs_model = pytest.mark.skipif(not OnnxEmbedder.available(), reason="the [embed] extra is not installed")
+
+
+def cli(*argv: str, embedder: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``memory-sidecar ARGV`` as a real process; stderr is a pipe there, not a terminal."""
+    full = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": embedder, **env}
+    return subprocess.run(
+        [sys.executable, "-m", "sidecar", *argv], capture_output=True, text=True, env=full, timeout=600
+    )
+
+
+@needs_model
+async def test_reindex_embed_stores_every_vector_where_the_server_finds_it(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmp_path / "memory"
+    make_corpus(root, 40, para_chars=200, seed=9)
+    proc = await asyncio.to_thread(cli, "reindex", "--embed", "-p", str(root), "-F", "json", embedder="onnx")
+    assert proc.returncode == 0, proc.stderr
+    status = json.loads(proc.stdout)
+    chunks = status["chunks"]
+    assert status["last_reindex"]["kind"] == "rebuild"
+    assert status["embedder"] == {"model": MODEL_ID, "vectors": chunks, "backlog": 0}
+    lines = proc.stderr.splitlines()
+    assert re.fullmatch(r"embedding: \d+/\d+ chunks  [\d.]+ chunks/s  ETA \d+(m\d\d)?s", lines[0]), lines
+    assert lines[-2].startswith(f"embedding: {chunks}/{chunks} chunks") and lines[-1].startswith(
+        f"embedded {chunks} chunks in "
+    )
+    assert "\r" not in proc.stderr and "\x1b[" not in proc.stderr, "plain lines when stderr is not a terminal"
+    stored = VectorIndex(root / INDEX_NAME, MODEL_ID, 384)
+    stored.refresh()
+    assert (stored.size, stored.backlog) == (chunks, 0)
+    stored.close()
+    # A sidecar started afterwards serves those vectors and embeds only what is new.
+    client = await sidecar_client(embedder="onnx", memory_dir=str(root))
+    note = {"path": "topics/new.md", "content": "# New\nThe quokka moved to the staging cluster.\n", "mode": "replace"}
+    assert (await client.post("/memory/write", json=note)).status == 201
+
+    async def served() -> dict[str, Any] | None:
+        embedder: dict[str, Any] = (await (await client.get("/memory/status")).json())["embedder"]
+        return embedder if embedder["backlog"] == 0 and embedder["vectors"] > chunks else None
+
+    after = await async_wait_until(served, timeout=120)
+    batcher = client.server.app[BATCHER]
+    assert batcher is not None and batcher.embedded == after["vectors"] - chunks >= 1
+
+
+@needs_model
+def test_reindex_embed_draws_a_bar_on_a_terminal(memory_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
+    out, err = io.StringIO(), Terminal()
+    assert main(["reindex", "--embed", "-p", str(memory_dir), "-F", "json"], out=out, err=err) == 0
+    chunks = json.loads(out.getvalue())["embedder"]["vectors"]
+    drawn = err.getvalue()
+    assert f"\r[{'#' * 30}] {chunks}/{chunks} chunks  " in drawn and "chunks/s  ETA " in drawn
+    assert drawn.endswith(f"\nembedded {chunks} chunks in " + drawn.rsplit(" in ", 1)[1])
+    again = Terminal()
+    assert main(["reindex", "--embed", "-p", str(memory_dir)], out=io.StringIO(), err=again) == 0
+    assert again.getvalue().startswith("embedded 0 chunks"), "nothing left to embed: no bar"
+
+
+def test_reindex_embed_without_an_embedder_is_one_clear_line(memory_dir: Path) -> None:
+    proc = cli("reindex", "--embed", "-p", str(memory_dir), embedder="none")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == "memory-sidecar: reindex --embed needs an embedder, and MEMORY_SIDECAR_EMBEDDER is none\n"
+    assert not (memory_dir / INDEX_NAME).exists(), "refused before touching the index"
+
+
+def test_reindex_embed_without_the_model_installed(memory_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Stands in for an install without [embed], which this virtualenv cannot be.
+    monkeypatch.setattr(OnnxEmbedder, "available", staticmethod(lambda: False))
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "auto")
+    err = io.StringIO()
+    assert main(["reindex", "--embed", "-p", str(memory_dir)], out=io.StringIO(), err=err) == 2
+    assert err.getvalue().count("\n") == 1 and "pip install 'memory-sidecar[embed]'" in err.getvalue()
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
+    err = io.StringIO()
+    assert main(["reindex", "--embed", "-p", str(memory_dir)], out=io.StringIO(), err=err) == 2
+    assert err.getvalue().startswith("memory-sidecar: --embedder onnx needs the in-process model")
+    assert run("reindex", "-p", str(memory_dir))[0] == 0, "the tier's lock was let go"
+
+
+def test_reindex_embed_refuses_a_tier_a_sidecar_serves(memory_dir: Path) -> None:
+    from sidecar.server.lock import TierLock
+
+    held = TierLock.take(memory_dir)
+    try:
+        err = io.StringIO()
+        assert main(["reindex", "--embed", "-p", str(memory_dir)], out=io.StringIO(), err=err) == 2
+        assert "POST /memory/reindex" in err.getvalue()
+    finally:
+        held.release()
+
+
+class FakeOllama:
+    """A real HTTP server answering like Ollama's /api/embed, with 8-wide vectors made from each text
+    (a remote embedder: Ollama itself cannot run here)."""
+
+    def __init__(self) -> None:
+        self.inputs: list[str] = []
+
+    async def embed(self, request: web.Request) -> web.Response:
+        texts = (await request.json())["input"]
+        self.inputs += texts
+        rows = [[float(b) + 1 for b in hashlib.sha256(t.encode()).digest()[:8]] for t in texts]
+        return web.json_response({"embeddings": rows})
+
+
+async def test_reindex_embed_through_a_remote_embedder(aiohttp_server: Any, memory_dir: Path) -> None:
+    fake = FakeOllama()
+    app = web.Application()
+    app.router.add_post("/api/embed", fake.embed)
+    server = await aiohttp_server(app)
+    host = f"http://127.0.0.1:{server.port}"
+    proc = await asyncio.to_thread(
+        cli, "reindex", "--embed", "-p", str(memory_dir), "-F", "json", embedder="ollama",
+        MEMORY_SIDECAR_OLLAMA_HOST=host, MEMORY_SIDECAR_OLLAMA_MODEL="fake",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    status = json.loads(proc.stdout)
+    assert status["embedder"] == {"model": "ollama:fake", "vectors": status["chunks"], "backlog": 0}
+    assert len(fake.inputs) == status["chunks"]
+    stored = VectorIndex(memory_dir / INDEX_NAME, "ollama:fake")
+    stored.refresh()
+    assert (stored.size, stored.dim, stored.backlog) == (status["chunks"], 8, 0)
+    stored.close()

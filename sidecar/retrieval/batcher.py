@@ -1,10 +1,13 @@
 """Background embedding of chunks that lack a vector for the current model, in small batches.
 
 Indexing and writes never wait for it: the reindex queue updates BM25 at once and wakes the
-batcher (an ``UpdateHook``); the batcher embeds what is missing and stores the vectors through
-the tier's one writer thread. An embedder that is down, hung or rate limited is retried with
-backoff that honours Retry-After; the backlog resumes when it answers. A new model means every
-chunk is missing again, so the tier is re-embedded in the background while BM25 keeps serving.
+batcher (an ``UpdateHook``); the batcher embeds what is missing on the embedder's background path
+(in process: one low-priority thread, so searches' query embeddings never queue behind it) and
+stores the vectors through the tier's one writer thread. While a tier has a backlog, its progress
+(done of total, the recent rate, an ETA) is in GET /memory/status. An embedder that is down, hung
+or rate limited is retried with backoff that honours Retry-After; the backlog resumes when it
+answers. A new model means every chunk is missing again, so the tier is re-embedded in the
+background while BM25 keeps serving.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from aiohttp import web
 from sidecar.index.tier import Tier
 from sidecar.keys import EMBEDDER, QUEUE, SETTINGS, TIERS
 from sidecar.retrieval.embed.availability import EmbedderHealth
-from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors
+from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors, embed_in_background
 from sidecar.retrieval.embed.factory import make_embedder
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.embed.progress import Progress
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
 
@@ -42,7 +46,8 @@ __all__ = [
 log = structlog.get_logger("sidecar.retrieval.batcher")
 
 STATES = ("none", "loading", "ready", "degraded")
-#: In-process batches stay small so a search's query embedding never queues behind a long one.
+#: Chunks per background call in process: the store after each keeps vectors coming into search
+#: steadily, and stopping never waits long (queries do not wait for a batch at all).
 IN_PROCESS_BATCH = 8
 REMOTE_BATCH = 64
 #: Safety net for changes the queue does not announce (a full reindex, a model switch): a cheap
@@ -70,6 +75,8 @@ class EmbedBatcher:
         self.batch_size = batch_size
         self.poll_s = poll_s
         self.embedded = 0  # vectors stored since start
+        self.progress: dict[str, Progress] = {}  # per tier, while it has a backlog
+        self._size_before: dict[str, int] = {}  # per tier: its vectors when the backlog was found
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stored_since_prune = False
@@ -124,8 +131,13 @@ class EmbedBatcher:
             await asyncio.to_thread(vectors.refresh)
             pending = await asyncio.to_thread(vectors.missing, self.batch_size)
             if not pending:
+                self.progress.pop(name, None)
+                self._size_before.pop(name, None)
                 continue
-            matrix = await self.embedder.embed([p.text for p in pending])
+            if name not in self.progress:
+                self.progress[name], self._size_before[name] = Progress(), vectors.size
+            progress = self.progress[name]
+            matrix = await embed_in_background(self.embedder, [p.text for p in pending])
             self.health.succeeded()
             model, dim = self.embedder.model_id, int(matrix.shape[1])
             if (vectors.model, vectors.dim) != (model, dim):
@@ -135,6 +147,7 @@ class EmbedBatcher:
             if stored != len(items):
                 raise EmbedderError(f"{len(items) - stored} of {len(items)} vectors had the wrong shape")
             self.embedded += stored
+            progress.add(stored)
             self._stored_since_prune = True
             return True
         if self._stored_since_prune:
@@ -149,6 +162,29 @@ class EmbedBatcher:
             removed = await tier.write_with(functools.partial(VectorIndex.prune, keep_model=model))
             if removed:
                 log.info("embed.pruned", tier=name, vectors=removed)
+
+    def progress_json(self, tiers: list[str]) -> dict[str, Any]:
+        """The backlog's progress over ``tiers``: ``done`` (vectors added since it was found) of
+        ``total`` (done + backlog, from one snapshot, so it holds still between batches), the rate in
+        chunks/s over the last half minute (``chunks_per_s``) and ``eta_s`` at that rate."""
+        done = remaining = 0
+        rate: float | None = None
+        for name in tiers:
+            size, backlog = self.vectors[name].counts()
+            remaining += backlog
+            progress = self.progress.get(name)
+            if progress is None:
+                continue
+            done += max(size - self._size_before[name], 0)
+            if (tier_rate := progress.rate()) is not None:
+                rate = (rate or 0.0) + tier_rate
+        eta = remaining / rate if rate else None
+        return {
+            "done": done,
+            "total": done + remaining,
+            "chunks_per_s": round(rate, 2) if rate is not None else None,
+            "eta_s": round(eta, 1) if eta is not None else None,
+        }
 
 
 def _store(conn: sqlite3.Connection, *, model: str, dim: int, items: list[tuple[str, Vectors]]) -> int:
@@ -197,11 +233,14 @@ async def embed_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 def embed_status(app: web.Application, tier: str | None = None) -> dict[str, Any]:
-    """``{"embedder": {...}}`` for GET /memory/status: state, model, backlog (one tier or all)."""
+    """``{"embedder": {...}}`` for GET /memory/status: state, model, backlog (one tier or all), and
+    while there is a backlog, ``progress``: chunks done of the total since it was found, the rate
+    over the last half minute, and an ETA at that rate."""
     searcher = app[HYBRID]
     health = searcher.health
     embedder = searcher.embedder
-    indexes = [v for name, v in searcher.vectors.items() if tier is None or name == tier]
+    names = [name for name in searcher.vectors if tier is None or name == tier]
+    indexes = [searcher.vectors[name] for name in names]
     body: dict[str, Any] = {
         "state": health.state if health is not None else "none",
         "model": embedder.model_id if embedder is not None else None,
@@ -211,6 +250,9 @@ def embed_status(app: web.Application, tier: str | None = None) -> dict[str, Any
         "vectors": sum(v.size for v in indexes),
         "backlog": sum(v.backlog for v in indexes),
     }
+    batcher = app.get(BATCHER)
+    if body["backlog"] and batcher is not None:
+        body["progress"] = batcher.progress_json(names)
     if health is not None and health.state == "degraded":
         body["last_error"] = health.last_error
         body["retry_in_s"] = health.retry_in()

@@ -115,6 +115,11 @@ class VectorIndex:
         """Chunks (distinct hashes) still lacking a vector of the current model, as of the last refresh."""
         return len(self._snap.missing) if self._model else 0
 
+    def counts(self) -> tuple[int, int]:
+        """``(size, backlog)`` from one snapshot: they agree even while a refresh replaces it."""
+        snap = self._snap
+        return len(snap.ids), (len(snap.missing) if self._model else 0)
+
     def set_model(self, model: str | None, dim: int = 0) -> None:
         """Serve ``model`` from now on; vectors of any other model are dropped from memory."""
         with self._lock:

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
+from sidecar.retrieval.embed.base import (
+    BackgroundEmbedder,
+    Embedder,
+    EmbedderError,
+    EmbedderUnavailable,
+    Vectors,
+    embed_in_background,
+)
 from sidecar.retrieval.embed.factory import make_embedder
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.embed.retry import Backoff
@@ -18,6 +25,7 @@ if TYPE_CHECKING:
     from sidecar.retrieval.embed.openai import OpenAIEmbedder
 
 __all__ = [
+    "BackgroundEmbedder",
     "Backoff",
     "Embedder",
     "EmbedderError",
@@ -26,6 +34,7 @@ __all__ = [
     "OnnxEmbedder",
     "OpenAIEmbedder",
     "Vectors",
+    "embed_in_background",
     "make_embedder",
 ]
 

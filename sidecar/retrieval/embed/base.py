@@ -8,7 +8,16 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Embedder", "EmbedderError", "EmbedderUnavailable", "Vectors", "from_blob", "to_blob"]
+__all__ = [
+    "BackgroundEmbedder",
+    "Embedder",
+    "EmbedderError",
+    "EmbedderUnavailable",
+    "Vectors",
+    "embed_in_background",
+    "from_blob",
+    "to_blob",
+]
 
 Vectors = npt.NDArray[np.float32]
 
@@ -40,6 +49,23 @@ class Embedder(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class BackgroundEmbedder(Embedder, Protocol):
+    """An embedder with a low-priority path for backlogs, so queries (``embed``) never wait behind one."""
+
+    async def embed_background(self, texts: Sequence[str]) -> Vectors:
+        """As ``embed``, after the backlog calls before it and after whatever is more urgent."""
+        ...
+
+
+async def embed_in_background(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """Embed a backlog's ``texts``: the embedder's background path where it has one (in-process
+    compute), else ``embed`` (a remote embedder computes elsewhere and serves calls side by side)."""
+    if isinstance(embedder, BackgroundEmbedder):
+        return await embedder.embed_background(texts)
+    return await embedder.embed(texts)
 
 
 def to_blob(vector: npt.NDArray[np.float32]) -> bytes:
