@@ -98,7 +98,8 @@ def sentences(text: str, longest: int = 240) -> list[str]:
     return [part.strip()[:longest] for part in _SENTENCE_END.split(text) if part.strip()]
 
 
-_QUERY_CACHE = 256
+#: Query vectors kept (about 1.5 kB each): an agent asks again, and a lead's crew asks alike.
+_QUERY_CACHE = 4096
 _SENTENCE_CACHE = 4096
 
 
@@ -159,37 +160,42 @@ def fuse_weighted(
 ) -> list[Scored]:
     """Score-based fusion, best first, of the chunks that earned a place:
     ``bm25 / best bm25 + weight * (best cosine / pivot) * max(0, cosine - floor)`` for a BM25 hit
-    or a chunk whose cosine is above ``match``; then each chunk closes part of the gap to a better
-    neighbour (``before`` and ``after`` by distance). A chunk scoring 0 is left out.
+    or a dense candidate whose cosine is above ``match``; then each of them, and each chunk next to
+    one, closes part of the gap to a better earned neighbour (``before`` and ``after`` by
+    distance). A chunk scoring 0 is left out.
 
     ``bm25`` and ``dense`` are the legs' ranked ``(chunk id, score)`` lists; ``cosines`` holds the
     cosine of every candidate that has a vector; a BM25 hit without one is taken to be as close to
     the query as its BM25 standing says. ``neighbours`` maps a chunk to ``{offset: chunk id}`` in
-    its file, for the candidates and for their neighbours (which join the ranking and borrow from
-    whichever of their own neighbours earned a score).
+    its file; the maps of the earned chunks are enough (only they lend, so a chunk next to one
+    finds its lender in the lender's map), others are ignored.
     """
     bm = dict(bm25)
     top_bm = max(bm.values(), default=0.0)
     top_cos = max((c for _, c in dense), default=floor)
     dense_weight = weight * max(top_cos, 0.0) / pivot
-    keys = list(dict.fromkeys([*bm, *(cid for cid, _ in dense)]))
-    keys = list(dict.fromkeys([*keys, *(n for cid in keys for n in neighbours.get(cid, {}).values())]))
     base: dict[int, float] = {}
-    for cid in keys:
+    for cid in dict.fromkeys([*bm, *(cid for cid, c in dense if c > match)]):
         b = bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0
         cos = cosines.get(cid)
         if cid not in bm and (cos is None or cos <= match):
-            base[cid] = 0.0  # not earned: neither shown on its own nor lent to its neighbours
-            continue
+            continue  # a dense candidate whose own cosine (read again) is not above the match floor
         if cos is None:
             cos = floor + b * max(top_cos - floor, 0.0)
-        base[cid] = b + dense_weight * max(0.0, cos - floor)
+        score = b + dense_weight * max(0.0, cos - floor)
+        if score > 0.0:
+            base[cid] = score
+    # Who may lend to whom: each earned chunk's neighbours see it at the opposite offset.
+    lenders: dict[int, dict[int, int]] = {}
+    for cid in base:
+        for offset, other in neighbours.get(cid, {}).items():
+            lenders.setdefault(other, {})[-offset] = cid
     bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
     out = []
-    for cid in keys:
-        own = base[cid]
-        borrowed = _borrowed(own, base, neighbours.get(cid, {}), before, after)
+    for cid in dict.fromkeys([*base, *lenders]):
+        own = base.get(cid, 0.0)
+        borrowed = _borrowed(own, base, lenders.get(cid, {}), before, after)
         if own + borrowed > 0.0:
             out.append(
                 Scored(
@@ -204,7 +210,7 @@ def _borrowed(
     own: float, base: Mapping[int, float], near: Mapping[int, int], before: Sequence[float], after: Sequence[float]
 ) -> float:
     """What a chunk scoring ``own`` borrows: at each distance, the larger share of the gap to the
-    neighbour before it (``before``) or after it (``after``)."""
+    earned neighbour before it (``before``) or after it (``after``)."""
     borrowed = 0.0
     for distance in range(1, max(len(before), len(after)) + 1):
         gaps = [
@@ -346,16 +352,14 @@ class HybridSearcher:
         vectors.refresh()
         bm25 = [(h.id, h.score) for h in hits]
         dense = vectors.search(qvec, self.candidates)
+        cosines = vectors.scores(qvec, [h.id for h in hits])
+        cosines.update(dense)
         if self.fusion == "rrf":
-            cosines = vectors.scores(qvec, [*(h.id for h in hits), *(cid for cid, _ in dense)])
             ranked = fuse_rrf(bm25, dense, cosines)
         else:
-            reach = max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER))
-            first = list(dict.fromkeys([*(h.id for h in hits), *(cid for cid, _ in dense)]))
-            near = vectors.neighbours(first, reach)
-            ring = [n for m in near.values() for n in m.values() if n not in near]
-            near.update(vectors.neighbours(list(dict.fromkeys(ring)), reach))
-            cosines = vectors.scores(qvec, [*first, *ring])
+            # Only earned chunks lend to their neighbours: their own neighbours are all that is needed.
+            earned = dict.fromkeys([*(h.id for h in hits), *(cid for cid, c in dense if c > DENSE_MATCH)])
+            near = vectors.neighbours(list(earned), max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER)))
             ranked = fuse_weighted(bm25, dense, cosines, near)
         known = {h.id for h in hits}
         # A few spare rows: a chunk may have left the index since the BM25 read.
