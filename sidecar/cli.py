@@ -141,8 +141,10 @@ def _on_index(args: argparse.Namespace, root: Path, embedder: Embedder | None, o
 
 def _embedder(settings: Settings, err: TextIO) -> Embedder | None:
     """The configured embedder (as the server would build it), or None after saying why there is none."""
+    from sidecar.heap import tune_malloc
     from sidecar.retrieval.embed import make_embedder
 
+    tune_malloc()  # as the server does, before any thread: with a malloc arena per thread, 360 MB peak, not 300
     embedder = make_embedder(settings)
     if embedder is None:
         why = (

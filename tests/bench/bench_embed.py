@@ -15,6 +15,16 @@
   chunks; next to it, the same with onnxruntime session options that keep memory lower.
 - Hybrid: ``HybridSearcher`` p50/p99 over a 10k-chunk generated tier, real query embedding each
   time (distinct queries), document vectors random unit rows.
+- Backlog: a 1,000-note, 6,000-chunk tier with no vectors (``BENCH_BACKLOG`` chunks). (a) A real
+  sidecar process embeds it in the background: chunks/s from ready to backlog 0, its CPU per chunk,
+  its VmHWM (the whole process, and from ready on), and search round trips (distinct queries) while
+  it drains and after. (b) ``memory-sidecar reindex --embed`` on the same tier: its own chunks/s, CPU
+  and peak RSS (ru_maxrss). Each beside raw onnxruntime on every ``BENCH_RAW_EVERY``-th of the same
+  texts, in runs of 8, at the path's thread count: one intra-op thread at nice +10 for (a), two
+  intra-op threads for (b). Then, in this process, a query's embedding time idle and while
+  ``embed_background`` works through a backlog in the batcher's calls of 8.
+
+Parts: ``EMBED_BENCH=scan,throughput,rss,hybrid,backlog`` (default: all).
 """
 
 from __future__ import annotations
@@ -22,27 +32,36 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 import numpy as np
 
 from sidecar.index.tier import Tier
-from sidecar.index.tier_index import TierIndex
+from sidecar.index.tier_index import INDEX_NAME, TierIndex
 from sidecar.logs import configure_logging
 from sidecar.retrieval.batcher import IN_PROCESS_BATCH, EmbedBatcher
 from sidecar.retrieval.embed.availability import EmbedderHealth
-from sidecar.retrieval.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.embed.onnx import BACKGROUND_NICE, OnnxEmbedder, lower_thread_priority
 from sidecar.retrieval.hybrid import HybridSearcher
-from sidecar.retrieval.vectors import VectorIndex
+from sidecar.retrieval.vectors import VectorIndex, embed_text
 from tests.bench.util import drain, ms, pct, report
 from tests.support.corpus import make_corpus, make_queries
+from tests.support.procs import cpu_s, rss_kb, start_sidecar
 
 DIM = 384
 MODEL = "bench-random"
+BACKLOG = int(os.environ.get("BENCH_BACKLOG", "6000"))
+RAW_EVERY = int(os.environ.get("BENCH_RAW_EVERY", "5"))
+PARTS = os.environ.get("EMBED_BENCH", "scan,throughput,rss,hybrid,backlog").split(",")
 
 
 def _unit_rows(n: int, seed: int) -> np.ndarray:
@@ -129,14 +148,16 @@ def _paragraphs(base: Path, n: int) -> list[str]:
     return texts
 
 
-def _raw_onnx(texts: list[str], batch: int) -> tuple[float, float]:
-    """The limit: (wall s, CPU s) of raw onnxruntime over ``texts`` in runs of ``batch``."""
+def _raw_onnx(texts: list[str], batch: int, threads: int = 0) -> tuple[float, float]:
+    """The limit: (wall s, CPU s) of raw onnxruntime over ``texts`` in runs of ``batch``, with
+    ``threads`` intra-op threads (0: onnxruntime's default, one per core)."""
     import onnxruntime as ort
 
     from sidecar.retrieval.embed.onnx import MAX_TOKENS, _load_tokenizer, _model_path
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    options.intra_op_num_threads = threads
     session = ort.InferenceSession(str(_model_path()), sess_options=options, providers=["CPUExecutionProvider"])
     names = {i.name for i in session.get_inputs()}
     encodings = sorted(_load_tokenizer(None, MAX_TOKENS).encode_batch(texts), key=lambda e: len(e.ids))
@@ -169,15 +190,15 @@ def bench_throughput(base: Path, model: OnnxEmbedder) -> None:
         runner.embed_sync(texts)
         took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         del runner
-        raw_took, raw_cpu = _raw_onnx(texts, batch)
+        raw_took, raw_cpu = _raw_onnx(texts, batch, threads=1)
         n = len(texts)
         report(
-            f"embed_sync, batch {batch}, {n} chunks (~600 chars)",
+            f"embed_sync, batch {batch}, {n} chunks (~600 chars), 1 thread",
             f"{n / took:.0f} chunks/s, CPU {cpu * 1000 / n:.1f} ms/chunk",
             "",
         )
         report(
-            f"  the limit: raw onnxruntime, batch {batch}, same tokens",
+            f"  the limit: raw onnxruntime, batch {batch}, 1 thread",
             f"{n / raw_took:.0f} chunks/s, CPU {raw_cpu * 1000 / n:.1f} ms/chunk",
             "",
         )
@@ -286,6 +307,171 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
     await tier.close()
 
 
+def bench_backlog(base: Path) -> None:
+    """The 6k-chunk backlog: (a) a sidecar's batcher, (b) reindex --embed, each beside raw onnxruntime."""
+    root = base / "backlog"
+    make_corpus(root, BACKLOG * 5 // 6, seed=31, files=max(1, BACKLOG // 6))  # a title chunk + 5 a note
+    served = _served_drain(root)
+    texts = _chunk_texts(root)
+    sample, n = texts[::RAW_EVERY], len(texts)
+    report(
+        f"backlog of {n:,} chunks, (a) a sidecar's batcher",
+        f"{n / served.took:.1f} chunks/s ({served.took:.0f} s), CPU {served.cpu * 1000 / n:.1f} ms/chunk",
+    )
+    raw = _at_nice(BACKGROUND_NICE, lambda: _raw_onnx(sample, IN_PROCESS_BATCH, threads=1))
+    _report_raw(f"  raw onnxruntime, 1 thread at nice +{BACKGROUND_NICE}", n / served.took, raw, len(sample))
+    report(
+        "  (a) peak RSS (VmHWM): model load / backlog",
+        f"{served.load_hwm:.0f} / {served.backlog_hwm:.0f} MB (RSS {served.ready_rss:.0f} MB at ready,"
+        f" {served.final_rss:.0f} MB after)",
+        "<= 300 MB",
+    )
+    report("  (a) GET /memory/status progress, midway", json.dumps(served.progress))
+    report("  (a) search round trip while it drains", ms(served.searches))
+    report("  (a) search round trip once drained", ms(served.idle))
+    with sqlite3.connect(root / INDEX_NAME) as conn:
+        conn.execute("DELETE FROM embeddings")
+    cli = _reindex_embed(root)
+    report(
+        f"backlog of {n:,} chunks, (b) reindex --embed",
+        f"{cli['rate']:.1f} chunks/s ({cli['took']:.0f} s), CPU {cli['cpu'] * 1000 / n:.1f} ms/chunk (load included)",
+    )
+    _report_raw(
+        "  raw onnxruntime, 2 threads", cli["rate"], _raw_onnx(sample, IN_PROCESS_BATCH, threads=2), len(sample)
+    )
+    report("  (b) peak RSS (ru_maxrss, load included)", f"{cli['hwm']:.0f} MB")
+    asyncio.run(_query_during_backlog(texts[: min(n, 800)]))
+
+
+def _report_raw(label: str, rate: float, raw: tuple[float, float], n: int) -> None:
+    raw_rate = n / raw[0]
+    report(
+        f"{label}, every {RAW_EVERY}th text in runs of {IN_PROCESS_BATCH}",
+        f"{raw_rate:.1f} chunks/s, CPU {raw[1] * 1000 / n:.1f} ms/chunk; path / raw {rate / raw_rate:.2f}x",
+        ">= 0.8x",
+    )
+
+
+def _at_nice(nice: int, work: object) -> tuple[float, float]:
+    """Run ``work`` on a thread of its own with its nice value raised by ``nice``, as the batcher's."""
+    assert callable(work)
+    with ThreadPoolExecutor(1, initializer=lower_thread_priority, initargs=(nice,)) as pool:
+        result: tuple[float, float] = pool.submit(work).result()
+    return result
+
+
+@dataclass
+class Drained:
+    """What a sidecar showed while it embedded a backlog in the background."""
+
+    took: float = 0.0  # s from ready to backlog 0
+    cpu: float = 0.0  # the sidecar's CPU s meanwhile
+    ready_rss: float = 0.0  # MB
+    load_hwm: float = 0.0  # MB, VmHWM at ready: the model's load
+    backlog_hwm: float = 0.0  # MB, VmHWM from ready to backlog 0
+    final_rss: float = 0.0
+    progress: dict[str, object] | None = None  # the status's progress, about halfway
+    searches: list[float] = field(default_factory=list)  # round trips while it drained
+    idle: list[float] = field(default_factory=list)  # and after
+
+
+def _served_drain(root: Path) -> Drained:
+    """A real sidecar embeds ``root``'s backlog in the background; one search a second meanwhile."""
+    sidecar = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": "onnx", "MEMORY_SIDECAR_WATCH": "false"}, wait=120)
+    pid, out = sidecar.proc.pid, Drained()
+    queries = iter(dict.fromkeys(make_queries(5000, seed=41)))
+    try:
+        out.ready_rss, out.load_hwm = rss_kb(pid) / 1024, rss_kb(pid, "VmHWM") / 1024
+        Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM := VmRSS: the peak from here on
+        cpu0, t0 = cpu_s(pid), time.perf_counter()
+        with httpx.Client(base_url=sidecar.url, timeout=60) as http:
+
+            def search() -> float:
+                started = time.perf_counter()
+                http.post("/memory/search", json={"query": next(queries)}).raise_for_status()
+                return time.perf_counter() - started
+
+            while True:
+                body = http.get("/memory/status").json()
+                embedder = body["embedder"]
+                if embedder["backlog"] == 0 and embedder["vectors"] >= body["chunks"]:
+                    break
+                if out.progress is None and embedder.get("progress", {}).get("done", 0) * 2 >= body["chunks"]:
+                    out.progress = embedder["progress"]
+                out.searches.append(search())
+                time.sleep(1.0)
+            out.took, out.cpu = time.perf_counter() - t0, cpu_s(pid) - cpu0
+            out.backlog_hwm, out.final_rss = rss_kb(pid, "VmHWM") / 1024, rss_kb(pid) / 1024
+            out.idle = [search() for _ in range(60)]
+    finally:
+        sidecar.stop()
+    return out
+
+
+def _chunk_texts(root: Path) -> list[str]:
+    """What the sidecar embedded for each chunk of ``root`` (distinct texts)."""
+    with sqlite3.connect(root / INDEX_NAME) as conn:
+        rows = conn.execute("SELECT heading, body FROM chunks ORDER BY id").fetchall()
+    return list(dict.fromkeys(embed_text(h, b) for h, b in rows))
+
+
+def _reindex_embed(root: Path) -> dict[str, float]:
+    """``memory-sidecar reindex --embed`` on ``root`` as a real process: its own chunks/s and
+    seconds (from its last line), and its CPU and peak RSS from the kernel's rusage."""
+    env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "onnx"}
+    argv = [sys.executable, "-m", "sidecar", "reindex", "--embed", "-p", str(root), "-F", "json"]
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read()
+    if proc.returncode != 0:
+        raise RuntimeError(f"reindex --embed exited {proc.returncode}: {text[-500:]}")
+    found = re.search(r"embedded ([\d,]+) chunks in ([\d.]+) s \(([\d.]+) chunks/s\)", text)
+    assert found, text[-500:]
+    return {
+        "took": float(found[2]),
+        "rate": float(found[3]),
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "hwm": usage.ru_maxrss / 1024,
+    }
+
+
+async def _query_during_backlog(texts: list[str]) -> None:
+    """A query's embedding time, idle and while the backlog path works through ``texts`` in the
+    batcher's calls of 8 (the embedder as the server builds it)."""
+    model = OnnxEmbedder()
+    queries = iter(dict.fromkeys(make_queries(5000, seed=43)))
+
+    async def timed() -> float:
+        started = time.perf_counter()
+        await model.embed([next(queries)])
+        return time.perf_counter() - started
+
+    await timed()
+    idle = [await timed() for _ in range(40)]
+
+    async def backlog() -> None:
+        for start in range(0, len(texts), IN_PROCESS_BATCH):
+            await model.embed_background(texts[start : start + IN_PROCESS_BATCH])
+
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    task = asyncio.create_task(backlog())
+    during = []
+    while not task.done():
+        during.append(await timed())
+        await asyncio.sleep(0.05)
+    took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    await model.aclose()
+    report("query embedding, idle", ms(idle))
+    report(
+        f"query embedding while {len(texts)} chunks embed in the background",
+        ms(during),
+        f"({len(during)} queries; backlog {len(texts) / took:.1f} chunks/s, CPU {cpu * 1000 / len(texts):.1f} ms/chunk)",
+    )
+
+
 def main() -> None:
     configure_logging("console", "warning")
     if not OnnxEmbedder.available():
@@ -294,10 +480,17 @@ def main() -> None:
     model = OnnxEmbedder()
     with tempfile.TemporaryDirectory(prefix="bench-embed-") as tmp:
         base = Path(tmp)
-        bench_scan(base)
-        bench_throughput(base, model)
-        bench_rss()
-        bench_hybrid(base, model)
+        if "scan" in PARTS:
+            bench_scan(base)
+        if "throughput" in PARTS:
+            bench_throughput(base, model)
+        if "rss" in PARTS:
+            bench_rss()
+        if "hybrid" in PARTS:
+            bench_hybrid(base, model)
+        del model
+        if "backlog" in PARTS:
+            bench_backlog(base)
 
 
 if __name__ == "__main__":

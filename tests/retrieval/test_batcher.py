@@ -111,6 +111,18 @@ async def test_backlog_calls_queue_on_one_thread_and_queries_do_not(recorded: tu
     assert not any(r.thread.startswith("embed-backlog") for r in recording.runs)
 
 
+async def test_several_texts_asked_for_now_run_on_two_cores(recorded: tuple[OnnxEmbedder, Recording]) -> None:
+    embedder, recording = recorded
+    recording.runs.clear()
+    sentences = [f"Sentence {i} says the smoke tests gate every deploy of the billing service." for i in range(8)]
+    vectors = await embedder.embed(sentences)
+    assert sorted(r.rows for r in recording.runs) == [4, 4], "one run of 8 halved"
+    assert len({r.thread for r in recording.runs}) == 2 and any(
+        r.thread.startswith("embed-now") for r in recording.runs
+    )
+    assert np.allclose(vectors, embedder.embed_sync(sentences), atol=1e-5)
+
+
 class ForegroundOnly:
     """An embedder with no background path (as a remote one): a backlog goes through ``embed``."""
 
