@@ -82,6 +82,10 @@ DENSE_MATCH = 0.4
 #: its best neighbour.
 CONTEXT_BEFORE = (0.5, 0.5)
 CONTEXT_AFTER = (0.3, 0.2)
+#: How old a search lets the chunk view of the vector matrix get while writes keep changing chunks
+#: (rereading a tier's chunk hashes costs about 20 ms for 10k chunks): vectors stored meanwhile
+#: are still picked up at once, and the background embedder keeps its own view current.
+CHUNKS_STALE_S = 0.5
 #: Longest a search waits for its query vector before answering from BM25 alone.
 QUERY_TIMEOUT_S = 1.0
 #: Most sentences embedded for one answer's dense-only snippets: one batch, each about a query's cost;
@@ -349,7 +353,7 @@ class HybridSearcher:
         self, vectors: VectorIndex, hits: list[Hit], qvec: Vectors, limit: int
     ) -> tuple[list[Scored], dict[int, ChunkRow]]:
         """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give."""
-        vectors.refresh()
+        vectors.refresh(max_age=CHUNKS_STALE_S)
         bm25 = [(h.id, h.score) for h in hits]
         dense = vectors.search(qvec, self.candidates)
         cosines = vectors.scores(qvec, [h.id for h in hits])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,8 @@ class _Snapshot:
     row_of: dict[int, int]
     hashes: dict[int, str]  # every chunk of the index: id -> hash
     missing: frozenset[str] = field(default_factory=frozenset)  # hashes without a vector
+    gen: int | None = None  # the index's chunks_gen that ``hashes`` describe (None: unknown)
+    at: float = 0.0  # time.monotonic() when ``hashes`` were read
 
     @classmethod
     def empty(cls, dim: int) -> _Snapshot:
@@ -137,8 +140,16 @@ class VectorIndex:
             self._data_version = None
 
     # -- read side ---------------------------------------------------------------------------
-    def refresh(self) -> bool:
-        """Bring the matrix up to date with the index if anything was committed; True if it changed."""
+    def refresh(self, max_age: float = 0.0) -> bool:
+        """Bring the matrix up to date with the index if anything was committed; True if it changed.
+
+        Vectors stored since the last refresh are appended at once. When chunks themselves changed
+        (the index's ``chunks_gen`` moved), every chunk's hash is read again; ``max_age`` lets a
+        caller put that off while the chunks it holds were read less than ``max_age`` seconds ago
+        (a search under a stream of writes: each reread of 10k hashes costs about 20 ms). Until
+        then a changed chunk scores with its previous vector and a new one by BM25 alone: it has
+        no vector yet anyway until the background embedder reaches it.
+        """
         with self._lock:
             conn = self._connection()
             (version,) = conn.execute("PRAGMA data_version").fetchone()
@@ -146,7 +157,11 @@ class VectorIndex:
                 return False
             conn.execute("BEGIN")
             try:
-                self._snap = self._load(conn, self._snap)
+                gen = _chunks_gen(conn)
+                old = self._snap
+                if max_age > 0 and gen != old.gen and old.gen is not None and time.monotonic() - old.at < max_age:
+                    return False  # data_version is not recorded: the next call looks again
+                self._snap = self._load(conn, old, gen)
             finally:
                 conn.execute("COMMIT")
             self._data_version = version
@@ -234,11 +249,22 @@ class VectorIndex:
             self._snap = _Snapshot.empty(self._dim)
         return self._conn
 
-    def _load(self, conn: sqlite3.Connection, old: _Snapshot) -> _Snapshot:
-        """The next snapshot: rows of unchanged chunks are reused, only new hashes are read."""
+    def _load(self, conn: sqlite3.Connection, old: _Snapshot, gen: int | None) -> _Snapshot:
+        """The next snapshot: rows of unchanged chunks are reused, only new hashes are read. When the
+        chunks are as they were (same ``chunks_gen``: the batcher stored vectors), only the missing
+        hashes are looked up and their rows appended."""
+        same_chunks = gen is not None and gen == old.gen and self._model is not None
+        if same_chunks and self._dim and old.matrix.shape[1] == self._dim:
+            vectors = self._fetch(conn, set(old.missing), self._dim) if old.missing else {}
+            if not vectors:
+                return old
+            new = [(cid, vectors[h]) for cid, h in old.hashes.items() if cid not in old.row_of and h in vectors]
+            missing = old.missing - vectors.keys()
+            return self._build(old, [], new, old.hashes, missing, append=True, gen=gen, at=old.at)
+        at = time.monotonic()
         hashes: dict[int, str] = dict(conn.execute("SELECT id, hash FROM chunks"))
         if self._model is None:
-            return _Snapshot(old.ids[:0], old.matrix[:0], {}, hashes, frozenset())
+            return _Snapshot(old.ids[:0], old.matrix[:0], {}, hashes, frozenset(), gen, at)
         dim = self._dim or self._stored_dim(conn)
         self._dim = dim
         if old.matrix.shape[1] != dim:
@@ -248,14 +274,14 @@ class VectorIndex:
             vectors = self._fetch(conn, set(old.missing), dim) if old.missing else {}
             new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in old.row_of and h in vectors]
             missing = old.missing - vectors.keys()
-            return self._build(old, [], new, hashes, missing, append=True)
+            return self._build(old, [], new, hashes, missing, append=True, gen=gen, at=at)
         keep = [(cid, old.row_of[cid]) for cid, h in hashes.items() if cid in old.row_of and old.hashes.get(cid) == h]
         kept_ids = {cid for cid, _ in keep}
         need = {h for cid, h in hashes.items() if cid not in kept_ids}
         vectors = self._fetch(conn, need, dim) if need else {}
         new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in kept_ids and h in vectors]
         missing = frozenset(h for h in need if h not in vectors)
-        return self._build(old, keep, new, hashes, missing, append=False)
+        return self._build(old, keep, new, hashes, missing, append=False, gen=gen, at=at)
 
     def _build(
         self,
@@ -266,6 +292,8 @@ class VectorIndex:
         missing: frozenset[str],
         *,
         append: bool,
+        gen: int | None,
+        at: float,
     ) -> _Snapshot:
         """Lay rows out in a buffer with spare capacity; appending writes past every live snapshot's
         view, so searches holding an older snapshot never see a row change under them."""
@@ -293,7 +321,7 @@ class VectorIndex:
         else:
             ids = np.concatenate([np.fromiter((c for c, _ in keep), np.int64, len(keep)), fresh])
             row_of = {int(c): i for i, c in enumerate(ids)}
-        return _Snapshot(ids, buf[:size], row_of, hashes, missing)
+        return _Snapshot(ids, buf[:size], row_of, hashes, missing, gen, at)
 
     def _stored_dim(self, conn: sqlite3.Connection) -> int:
         """The width most stored vectors of the model have (for embedders that learn it on first call)."""
@@ -351,6 +379,12 @@ class VectorIndex:
             conn.execute("ROLLBACK")
             raise
         return removed
+
+
+def _chunks_gen(conn: sqlite3.Connection) -> int | None:
+    """The index's chunk generation (moved by every commit that changed a chunk), None if absent."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'chunks_gen'").fetchone()
+    return int(row[0]) if row else None
 
 
 def _unit(vector: Floats) -> Floats:
