@@ -109,6 +109,14 @@ MIGRATIONS: tuple[str, ...] = (
     """
     DROP TABLE IF EXISTS chunk_log;
     """,
+    # 7: a vector per sentence of the chunk (float16 rows, in the order of
+    # sidecar.index.snippet.sentence_spans over its body, or its heading when the body is empty),
+    # pooled from the same model run as the chunk's vector: a dense-only hit's snippet is its
+    # sentence closest to the query with no model call at search time. NULL where the embedder
+    # cannot give them (a remote one).
+    """
+    ALTER TABLE embeddings ADD COLUMN sentences BLOB;
+    """,
 )
 
 

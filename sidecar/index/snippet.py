@@ -24,6 +24,7 @@ __all__ = [
     "mark_markdown",
     "mark_terms",
     "query_tokens",
+    "sentence_spans",
     "window",
 ]
 
@@ -271,3 +272,24 @@ def _edge_end(flat: str, end: int) -> int:
 def _clings(char: str) -> bool:
     """A character that belongs to the one before it: a combining mark, a joiner, a variation selector."""
     return unicodedata.combining(char) != 0 or char in _JOINERS or "\ufe00" <= char <= "\ufe0f"
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentence_spans(text: str, longest: int = 240) -> list[tuple[int, int]]:
+    """``[start, end)`` of each sentence of ``text`` (split after . ! ? and at line breaks, outer
+    whitespace left out, empty ones dropped), each at most ``longest`` characters: what a dense-only
+    hit's snippet chooses from."""
+    spans = []
+    start = 0
+    for cut in [*_SENTENCE_END.finditer(text), None]:
+        end = cut.start() if cut is not None else len(text)
+        part = text[start:end]
+        lead = len(part) - len(part.lstrip())
+        body = part.strip()
+        if body:
+            spans.append((start + lead, start + lead + min(len(body), longest)))
+        if cut is not None:
+            start = cut.end()
+    return spans

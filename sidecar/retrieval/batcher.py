@@ -137,13 +137,22 @@ class EmbedBatcher:
             if name not in self.progress:
                 self.progress[name], self._size_before[name] = Progress(), vectors.size
             progress = self.progress[name]
-            matrix = await embed_in_background(self.embedder, [p.text for p in pending])
+            sentences: dict[str, Vectors] = {}
+            if isinstance(self.embedder, OnnxEmbedder):  # its token states give sentence vectors for free
+                matrix, parts = await self.embedder.embed_background_sentences(
+                    [p.text for p in pending], [p.sentences for p in pending]
+                )
+                sentences = {p.hash: rows for p, rows in zip(pending, parts, strict=True) if len(rows)}
+            else:
+                matrix = await embed_in_background(self.embedder, [p.text for p in pending])
             self.health.succeeded()
             model, dim = self.embedder.model_id, int(matrix.shape[1])
             if (vectors.model, vectors.dim) != (model, dim):
                 vectors.set_model(model, dim)  # a remote embedder learns its width on the first call
             items = [(p.hash, matrix[i]) for i, p in enumerate(pending)]
-            stored = await tier.write_with(functools.partial(_store, model=model, dim=dim, items=items))
+            stored = await tier.write_with(
+                functools.partial(_store, model=model, dim=dim, items=items, sentences=sentences)
+            )
             if stored != len(items):
                 raise EmbedderError(f"{len(items) - stored} of {len(items)} vectors had the wrong shape")
             self.embedded += stored
@@ -187,8 +196,15 @@ class EmbedBatcher:
         }
 
 
-def _store(conn: sqlite3.Connection, *, model: str, dim: int, items: list[tuple[str, Vectors]]) -> int:
-    return VectorIndex.store(conn, model, dim, items)
+def _store(
+    conn: sqlite3.Connection,
+    *,
+    model: str,
+    dim: int,
+    items: list[tuple[str, Vectors]],
+    sentences: dict[str, Vectors] | None = None,
+) -> int:
+    return VectorIndex.store(conn, model, dim, items, sentences)
 
 
 HYBRID: web.AppKey[HybridSearcher] = web.AppKey("hybrid", HybridSearcher)

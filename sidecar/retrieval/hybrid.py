@@ -19,7 +19,6 @@ answer is BM25 and says ``"degraded": ["dense"]``.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ import numpy as np
 import structlog
 
 from sidecar.index.query import terms
-from sidecar.index.snippet import window
+from sidecar.index.snippet import sentence_spans, window
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
@@ -93,13 +92,12 @@ QUERY_TIMEOUT_S = 1.0
 SENTENCE_BUDGET = 8
 #: A sentence shorter than this is shown with the one after it.
 SHORT_SENTENCE = 80
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def sentences(text: str, longest: int = 240) -> list[str]:
     """The sentences of ``text`` (split after . ! ? and at line breaks), each at most ``longest``
     characters, empty ones dropped."""
-    return [part.strip()[:longest] for part in _SENTENCE_END.split(text) if part.strip()]
+    return [text[a:b] for a, b in sentence_spans(text, longest)]
 
 
 #: Query vectors kept (about 1.5 kB each): an agent asks again, and a lead's crew asks alike.
@@ -280,7 +278,7 @@ class HybridSearcher:
         if qvec is None:
             return _bm25_only(tier.name, hits, limit, explain), ["dense"]
         try:
-            ranked, rows = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
+            ranked, rows, stored = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
         except Exception:
             log.exception("hybrid.dense_failed", tier=tier.name)
             return _bm25_only(tier.name, hits, limit, explain), ["dense"]
@@ -302,22 +300,35 @@ class HybridSearcher:
             if len(out) == limit:
                 break
         if dense_only:
-            await self._closest_sentences(dense_only, qvec, words)
+            await self._closest_sentences(dense_only, qvec, words, stored)
         return out, []
 
     async def _closest_sentences(
-        self, hits: list[tuple[dict[str, Any], ChunkRow]], qvec: Vectors, words: list[str]
+        self,
+        hits: list[tuple[dict[str, Any], ChunkRow]],
+        qvec: Vectors,
+        words: list[str],
+        stored: Mapping[str, Vectors],
     ) -> None:
         """Give each dense-only hit, as its snippet, the sentence (or two) of its chunk closest to the
-        query: one batched embedding of at most ``SENTENCE_BUDGET`` sentences not seen before for the
-        whole answer (sentence vectors are cached), compared with the query vector the search
-        already has. A hit keeps its window when the budget runs out or the embedder fails or is slow."""
+        query vector the search already has. The sentence vectors come from the index (``stored``:
+        pooled from the chunk's own model run when it was embedded); for a chunk stored without them
+        (a remote embedder), from one batched embedding of at most ``SENTENCE_BUDGET`` sentences not
+        seen before for the whole answer (cached). A hit keeps its window when that budget runs
+        out or the embedder fails or is slow."""
         embedder = self.embedder
         assert embedder is not None
+        query = np.asarray(qvec, dtype=np.float32)
         picks: list[tuple[dict[str, Any], list[str]]] = []
         new: list[str] = []
         for result, row in hits:
             found = sentences(row.body or row.heading)
+            rows = stored.get(row.hash)
+            if len(found) >= 2 and rows is not None and len(rows) == len(found):
+                cosines = rows @ query
+                if cosines.any():
+                    _show_sentence(result, found, int(np.argmax(cosines)), words)
+                    continue
             # find() also marks a cached sentence recently used: the new ones cannot push it out.
             unseen = [t for t in dict.fromkeys(found) if self._sentences.find((embedder.model_id, t)) is None]
             if len(found) < 2 or len(new) + len(unseen) > SENTENCE_BUDGET:
@@ -337,22 +348,17 @@ class HybridSearcher:
                 self._sentences.keep((embedder.model_id, text), vector)
         texts = [t for _, found in picks for t in found]
         matrix = np.stack([self._sentences[(embedder.model_id, t)] for t in texts])
-        cosines = matrix @ np.asarray(qvec, dtype=np.float32)
+        cosines = matrix @ query
         at = 0
         for result, found in picks:
-            best = int(np.argmax(cosines[at : at + len(found)]))
+            _show_sentence(result, found, int(np.argmax(cosines[at : at + len(found)])), words)
             at += len(found)
-            text = found[best]
-            if len(text) < SHORT_SENTENCE and best + 1 < len(found):
-                text = f"{text} {found[best + 1]}"
-            shown = window(text, words)
-            result["snippet"] = shown.text
-            result["highlights"] = [[a, b] for a, b in shown.highlights]
 
     def _rank(
         self, vectors: VectorIndex, hits: list[Hit], qvec: Vectors, limit: int
-    ) -> tuple[list[Scored], dict[int, ChunkRow]]:
-        """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give."""
+    ) -> tuple[list[Scored], dict[int, ChunkRow], dict[str, Vectors]]:
+        """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give
+        with their stored sentence vectors."""
         vectors.refresh(max_age=CHUNKS_STALE_S)
         bm25 = [(h.id, h.score) for h in hits]
         dense = vectors.search(qvec, self.candidates)
@@ -368,7 +374,8 @@ class HybridSearcher:
         known = {h.id for h in hits}
         # A few spare rows: a chunk may have left the index since the BM25 read.
         wanted = [s.id for s in ranked[: limit + 10] if s.id not in known]
-        return ranked, vectors.chunk_rows(wanted)
+        rows = vectors.chunk_rows(wanted)
+        return ranked, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
 
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
@@ -395,6 +402,16 @@ class HybridSearcher:
             health.succeeded()
         self._queries.keep(key, vector)
         return vector
+
+
+def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: list[str]) -> None:
+    """Make sentence ``best`` of ``found`` (with the next one when it is short) the hit's snippet."""
+    text = found[best]
+    if len(text) < SHORT_SENTENCE and best + 1 < len(found):
+        text = f"{text} {found[best + 1]}"
+    shown = window(text, words)
+    result["snippet"] = shown.text
+    result["highlights"] = [[a, b] for a, b in shown.highlights]
 
 
 def _bm25_only(source: str, hits: list[Hit], limit: int, explain: bool) -> list[dict[str, Any]]:

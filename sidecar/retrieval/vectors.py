@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.index.db import connect_reader
+from sidecar.index.snippet import sentence_spans
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
 __all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "embed_text", "from_blob", "to_blob"]
@@ -41,10 +42,12 @@ def embed_text(heading: str, body: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class PendingChunk:
-    """A chunk hash lacking a vector for the current model, with the text to embed."""
+    """A chunk hash lacking a vector for the current model, with the text to embed and the
+    ``[start, end)`` spans of its sentences in that text (what a dense-only hit's snippet shows)."""
 
     hash: str
     text: str
+    sentences: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,7 @@ class ChunkRow:
     body: str
     line_start: int
     line_end: int
+    hash: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,13 +199,38 @@ class VectorIndex:
             return []
         with self._lock:
             conn = self._connection()
-            found: dict[str, str] = {}
+            found: dict[str, PendingChunk] = {}
             for part in _batches(wanted):
                 marks = ",".join("?" * len(part))
                 sql = f"SELECT hash, heading, body FROM chunks WHERE hash IN ({marks})"
                 for digest, heading, body in conn.execute(sql, part):
-                    found.setdefault(digest, embed_text(heading, body))
-        return [PendingChunk(h, found[h]) for h in wanted if h in found]
+                    if digest not in found:
+                        text = embed_text(heading, body)
+                        source = body or heading  # what a snippet shows; the text ends with it
+                        at = len(text) - len(source)
+                        spans = tuple((at + a, at + b) for a, b in sentence_spans(source))
+                        found[digest] = PendingChunk(digest, text, spans)
+        return [found[h] for h in wanted if h in found]
+
+    def sentence_vectors(self, hashes: Sequence[str]) -> dict[str, Floats]:
+        """The stored sentence vectors (rows in ``sentence_spans`` order) of the given chunk hashes,
+        for the current model; hashes stored without them are left out."""
+        out: dict[str, Floats] = {}
+        if self._model is None or not hashes:
+            return out
+        with self._lock:
+            conn = self._connection()
+            for part in _batches(list(dict.fromkeys(hashes))):
+                marks = ",".join("?" * len(part))
+                sql = (
+                    f"SELECT hash, dim, sentences FROM embeddings WHERE model = ? AND hash IN ({marks}) "
+                    "AND sentences IS NOT NULL"
+                )
+                for digest, dim, blob in conn.execute(sql, (self._model, *part)):
+                    rows = np.frombuffer(blob, dtype="<f2").astype(np.float32)
+                    if dim and rows.size % dim == 0:
+                        out[digest] = rows.reshape(-1, dim)
+        return out
 
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Path, heading, body and line span of the given chunks (those still in the index)."""
@@ -210,7 +239,7 @@ class VectorIndex:
             conn = self._connection()
             for part in _batches(list(chunk_ids)):
                 marks = ",".join("?" * len(part))
-                sql = f"SELECT id, path, heading, body, line_start, line_end FROM chunks WHERE id IN ({marks})"
+                sql = f"SELECT id, path, heading, body, line_start, line_end, hash FROM chunks WHERE id IN ({marks})"
                 for row in conn.execute(sql, part):
                     out[row[0]] = ChunkRow(*row)
         return out
@@ -351,14 +380,28 @@ class VectorIndex:
 
     # -- write side (the caller's connection: the tier's writer thread) ------------------------
     @staticmethod
-    def store(conn: sqlite3.Connection, model: str, dim: int, items: Sequence[tuple[str, Floats]]) -> int:
-        """Write ``(chunk hash, vector)`` rows for ``model`` in one transaction; return how many."""
-        rows = [(model, digest, dim, to_blob(vec)) for digest, vec in items if vec.shape == (dim,)]
+    def store(
+        conn: sqlite3.Connection,
+        model: str,
+        dim: int,
+        items: Sequence[tuple[str, Floats]],
+        sentences: Mapping[str, Floats] | None = None,
+    ) -> int:
+        """Write ``(chunk hash, vector)`` rows for ``model`` in one transaction; return how many.
+        ``sentences``: the sentence vectors of some of those hashes, kept beside them (float16)."""
+        extra = sentences or {}
+        rows = [
+            (model, digest, dim, to_blob(vec), _sentence_blob(extra.get(digest), dim))
+            for digest, vec in items
+            if vec.shape == (dim,)
+        ]
         if not rows:
             return 0
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("INSERT OR REPLACE INTO embeddings (model, hash, dim, vector) VALUES (?, ?, ?, ?)", rows)
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (model, hash, dim, vector, sentences) VALUES (?, ?, ?, ?, ?)", rows
+            )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -379,6 +422,12 @@ class VectorIndex:
             conn.execute("ROLLBACK")
             raise
         return removed
+
+
+def _sentence_blob(rows: Floats | None, dim: int) -> bytes | None:
+    if rows is None or rows.ndim != 2 or rows.shape[1] != dim or not len(rows):
+        return None
+    return np.asarray(rows, dtype="<f2").tobytes()
 
 
 def _chunks_gen(conn: sqlite3.Connection) -> int | None:

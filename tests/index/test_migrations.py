@@ -19,6 +19,7 @@ def test_an_index_with_a_chunk_log_loses_it_and_keeps_its_chunks(tmp_path: Path)
     # Take the file back to migration 5, when the chunk log still existed, with rows in it.
     conn = connect_writer(root / INDEX_NAME)
     conn.execute("DELETE FROM schema_migrations WHERE version > 5")
+    conn.execute("ALTER TABLE embeddings DROP COLUMN sentences")  # added by migration 7
     conn.execute("CREATE TABLE chunk_log (gen INTEGER PRIMARY KEY, deleted TEXT NOT NULL, added TEXT NOT NULL)")
     conn.execute("INSERT INTO chunk_log VALUES (1, '', '1,2')")
     assert schema_version(conn) == 5
@@ -29,8 +30,33 @@ def test_an_index_with_a_chunk_log_loses_it_and_keeps_its_chunks(tmp_path: Path)
     try:
         tables = {r[0] for r in index.writer.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert "chunk_log" not in tables
-        assert schema_version(index.writer) == len(MIGRATIONS) == 6
+        assert schema_version(index.writer) == len(MIGRATIONS) == 7
         assert [h.path for h in index.search("PostgreSQL", 5)] == ["AGENT.md"]
+    finally:
+        index.close()
+
+
+def test_stored_vectors_survive_the_sentence_column_and_gain_none(tmp_path: Path) -> None:
+    """Migration 7 adds the sentence vectors beside the chunk vectors: vectors stored before keep
+    serving, with no sentence vectors (their snippets are chosen the slower way)."""
+    root = tmp_path / "memory"
+    write(root, "AGENT.md", AGENT_MD)
+    old = TierIndex(root)
+    old.open()
+    old.close()
+    conn = connect_writer(root / INDEX_NAME)
+    conn.execute("DELETE FROM schema_migrations WHERE version > 6")
+    conn.execute("ALTER TABLE embeddings DROP COLUMN sentences")
+    (digest,) = conn.execute("SELECT hash FROM chunks LIMIT 1").fetchone()
+    conn.execute("INSERT INTO embeddings VALUES ('m', ?, 2, ?)", (digest, b"\x00" * 8))
+    conn.close()
+
+    index = TierIndex(root)
+    assert index.open() == "ok"
+    try:
+        assert schema_version(index.writer) == 7
+        rows = index.writer.execute("SELECT hash, vector, sentences FROM embeddings").fetchall()
+        assert rows == [(digest, b"\x00" * 8, None)]
     finally:
         index.close()
 

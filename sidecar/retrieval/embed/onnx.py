@@ -49,11 +49,11 @@ DIM = 384
 MAX_TOKENS = 256
 BATCH_SIZE = 32
 #: Most padded tokens one run computes: what bounds a run's working memory. Its intermediate tensors
-#: grow with rows x length (attention: x length again), ~22 MB a row at 256 tokens, so a run of
-#: 8 x 256 peaked at +310-540 MB; 2 x 256 stays near +45-65 MB. Small runs cost no more CPU per
-#: token here (fresh memory is faulted in either way without the arena): 8 x 256 took ~360 us a
-#: token, 2 x 256 ~320, 4 x 128 ~250.
-TOKENS_PER_RUN = 512
+#: grow with rows x length (attention: x length again), ~22 MB a row at 256 tokens: a run of 8 x 256
+#: peaked at +310-540 MB, 1 x 256 at +25. Small runs cost no more CPU here (without the arena every
+#: tensor is fresh memory either way): ~600-character chunks took 50 ms of CPU each in runs of at
+#: most 256 tokens, 56-60 ms in runs of 512, and a backlog's peak was +36-52 MB instead of +87.
+TOKENS_PER_RUN = 256
 #: Added to the nice value of the thread that embeds backlogs (Linux: a thread's own priority).
 BACKGROUND_NICE = 10
 #: Runs of ``embed`` calls computing at once, each on one core; more wait their turn.
@@ -135,6 +135,32 @@ class OnnxEmbedder:
         self._execute(encodings, lengths, self._plan(lengths), out)
         return out
 
+    async def embed_background_sentences(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[Vectors, list[Vectors]]:
+        """``embed_background``, plus a vector per ``[start, end)`` character span of each text
+        (its sentences), from the same run: see ``embed_sync_sentences``."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32), []
+        future = self._background_thread().submit(self.embed_sync_sentences, texts, spans)
+        return await asyncio.wrap_future(future)
+
+    def embed_sync_sentences(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[Vectors, list[Vectors]]:
+        """Embed ``texts`` and, from the same run, each span of ``spans[i]`` in ``texts[i]``: the mean
+        of the text's token states inside the span, L2-normalised (late pooling: a sentence read in
+        its chunk's context, at no extra model cost). A span the model did not reach (past its
+        token limit) gets a zero row."""
+        if len(spans) != len(texts):
+            raise ValueError("embed_sync_sentences: one list of spans per text")
+        encodings, lengths = self._encode(texts)
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        parts = [np.zeros((len(s), DIM), dtype=np.float32) for s in spans]
+        self._execute(encodings, lengths, self._plan(lengths), out, spans=spans, parts=parts)
+        return out, parts
+
     async def aclose(self) -> None:
         """Stop the backlog and helper threads (queued calls are cancelled); the session goes with
         the object."""
@@ -187,13 +213,27 @@ class OnnxEmbedder:
             start = end
         return runs
 
-    def _execute(self, encodings: list[Any], lengths: list[int], runs: list[list[int]], out: Vectors) -> None:
-        """Compute ``runs`` one after another into their rows of ``out``."""
+    def _execute(
+        self,
+        encodings: list[Any],
+        lengths: list[int],
+        runs: list[list[int]],
+        out: Vectors,
+        *,
+        spans: Sequence[Sequence[tuple[int, int]]] | None = None,
+        parts: list[Vectors] | None = None,
+    ) -> None:
+        """Compute ``runs`` one after another into their rows of ``out`` (and, given ``spans``, each
+        text's span vectors into ``parts``)."""
         for idx in runs:
-            out[idx] = self._run([encodings[i] for i in idx], max(lengths[i] for i in idx))
+            hidden, mask = self._hidden([encodings[i] for i in idx], max(lengths[i] for i in idx))
+            out[idx] = _mean_pool_normalised(hidden, mask)
+            if spans is not None and parts is not None:
+                for row, i in enumerate(idx):
+                    parts[i][:] = _span_pool(hidden[row], encodings[i].offsets, spans[i])
             if len(encodings) > 1:
                 # Freed tensors stay in the heap, fragmented, and the next run's peak lands on top:
-                # trimming between runs held a backlog's peak at +70 MB instead of +125 (~2% CPU).
+                # trimming between runs held a backlog's peak at +87 MB instead of +125 (runs of 512 tokens).
                 release_free_memory()
 
     def _background_thread(self) -> ThreadPoolExecutor:
@@ -213,7 +253,8 @@ class OnnxEmbedder:
                 self._helper = ThreadPoolExecutor(1, thread_name_prefix="embed-now")
             return self._helper
 
-    def _run(self, encodings: list[Any], width: int) -> Vectors:
+    def _hidden(self, encodings: list[Any], width: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+        """One model run: the token states (rows, width, 384) and the attention mask."""
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros_like(ids)
         for row, encoding in enumerate(encodings):
@@ -223,7 +264,7 @@ class OnnxEmbedder:
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
         hidden: npt.NDArray[np.float32] = self._session.run(None, feeds)[0]
-        return _mean_pool_normalised(hidden, mask)
+        return hidden, mask
 
 
 def lower_thread_priority(by: int) -> bool:
@@ -246,6 +287,24 @@ def _mean_pool_normalised(hidden: npt.NDArray[np.float32], mask: npt.NDArray[np.
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
     return unit
+
+
+def _span_pool(
+    hidden: npt.NDArray[np.float32], offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]
+) -> Vectors:
+    """Per span, the L2-normalised mean of the states of the tokens that lie inside it (special
+    tokens, whose offsets are empty, never do); a zero row for a span no token reached."""
+    edges = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    real = edges[:, 1] > edges[:, 0]
+    out = np.zeros((len(spans), hidden.shape[-1]), dtype=np.float32)
+    for n, (start, end) in enumerate(spans):
+        inside = real & (edges[:, 0] >= start) & (edges[:, 1] <= end)
+        if inside.any():
+            pooled = hidden[: len(edges)][inside].mean(axis=0)
+            norm = float(np.linalg.norm(pooled))
+            if norm > 0:
+                out[n] = pooled / norm
+    return out
 
 
 def _sha256(data: bytes) -> str:

