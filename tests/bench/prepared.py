@@ -41,20 +41,30 @@ async def _embed(root: Path, model: OnnxEmbedder, cache: sqlite3.Connection) -> 
         while pending := await asyncio.to_thread(vectors.missing, 512):
             hashes = [p.hash for p in pending]
             marks = ",".join("?" * len(hashes))
-            sql = f"SELECT hash, vector FROM vectors WHERE model = ? AND hash IN ({marks})"
-            found = {h: np.frombuffer(b, dtype="<f4").copy() for h, b in cache.execute(sql, (model.model_id, *hashes))}
+            sql = f"SELECT hash, vector, sentences FROM chunk_vectors WHERE model = ? AND hash IN ({marks})"
+            found = {
+                h: (np.frombuffer(v, dtype="<f4").copy(), np.frombuffer(s, dtype="<f4").reshape(-1, model.dim).copy())
+                for h, v, s in cache.execute(sql, (model.model_id, *hashes))
+            }
             todo = [p for p in pending if p.hash not in found]
             for start in range(0, len(todo), BATCH):
                 part = todo[start : start + BATCH]
-                matrix = await asyncio.to_thread(model.embed_sync, [p.text for p in part])
-                rows = [(model.model_id, p.hash, matrix[i].astype("<f4").tobytes()) for i, p in enumerate(part)]
-                cache.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+                texts, spans = [p.text for p in part], [p.sentences for p in part]
+                matrix, parts = await asyncio.to_thread(model.embed_sync_sentences, texts, spans)
+                rows = [
+                    (model.model_id, p.hash, matrix[i].astype("<f4").tobytes(), parts[i].astype("<f4").tobytes())
+                    for i, p in enumerate(part)
+                ]
+                cache.executemany("INSERT OR REPLACE INTO chunk_vectors VALUES (?, ?, ?, ?)", rows)
                 cache.commit()
-                found.update({p.hash: matrix[i] for i, p in enumerate(part)})
+                found.update({p.hash: (matrix[i], parts[i]) for i, p in enumerate(part)})
                 fresh += len(part)
-            items = [(h, found[h].astype(np.float32)) for h in hashes]
+            items = [(h, found[h][0].astype(np.float32)) for h in hashes]
+            sentences = {h: found[h][1] for h in hashes if len(found[h][1])}
             stored += await tier.write_with(
-                lambda c, items=items: VectorIndex.store(c, model.model_id, model.dim, items)
+                lambda c, items=items, sentences=sentences: VectorIndex.store(
+                    c, model.model_id, model.dim, items, sentences
+                )
             )
             await asyncio.to_thread(vectors.refresh)
     finally:
