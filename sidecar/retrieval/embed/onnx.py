@@ -52,7 +52,7 @@ BATCH_SIZE = 32
 #: grow with rows x length (attention: x length again), ~22 MB a row at 256 tokens: a run of 8 x 256
 #: peaked at +310-540 MB, 1 x 256 at +25. Small runs cost no more CPU here (without the arena every
 #: tensor is fresh memory either way): ~600-character chunks took 50 ms of CPU each in runs of at
-#: most 256 tokens, 56-60 ms in runs of 512, and a backlog's peak was +36-52 MB instead of +87.
+#: most 256 tokens, 56-60 ms in runs of 512, and a backlog's peak was +36-58 MB instead of +87.
 TOKENS_PER_RUN = 256
 #: Added to the nice value of the thread that embeds backlogs (Linux: a thread's own priority).
 BACKGROUND_NICE = 10
@@ -233,7 +233,9 @@ class OnnxEmbedder:
                     parts[i][:] = _span_pool(hidden[row], encodings[i].offsets, spans[i])
             if len(encodings) > 1:
                 # Freed tensors stay in the heap, fragmented, and the next run's peak lands on top:
-                # trimming between runs held a backlog's peak at +87 MB instead of +125 (runs of 512 tokens).
+                # trimming between runs held a backlog's peak at +49-55 MB instead of +104-111, for
+                # ~10% more CPU (the pages are faulted in again). The memory arena, which would avoid
+                # both, keeps ~50 MB reserved for good.
                 release_free_memory()
 
     def _background_thread(self) -> ThreadPoolExecutor:
