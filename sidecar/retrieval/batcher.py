@@ -38,6 +38,7 @@ __all__ = [
     "IN_PROCESS_BATCH",
     "REMOTE_BATCH",
     "STATES",
+    "WAKE_DELAY_S",
     "EmbedBatcher",
     "embed_ctx",
     "embed_status",
@@ -50,6 +51,8 @@ STATES = ("none", "loading", "ready", "degraded")
 #: steadily, and stopping never waits long (queries do not wait for a batch at all).
 IN_PROCESS_BATCH = 8
 REMOTE_BATCH = 64
+#: How long after the queue applies a change the batcher looks for new chunks.
+WAKE_DELAY_S = 0.25
 #: Safety net for changes the queue does not announce (a full reindex, a model switch): a cheap
 #: ``PRAGMA data_version`` check per tier.
 POLL_S = 5.0
@@ -78,6 +81,7 @@ class EmbedBatcher:
         self.progress: dict[str, Progress] = {}  # per tier, while it has a backlog
         self._size_before: dict[str, int] = {}  # per tier: its vectors when the backlog was found
         self._wake = asyncio.Event()
+        self._wake_timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
         self._stored_since_prune = False
 
@@ -87,6 +91,9 @@ class EmbedBatcher:
 
     async def stop(self) -> None:
         """Stop at once: vectors are a cache, whatever is not embedded yet is found next start."""
+        if self._wake_timer is not None:
+            self._wake_timer.cancel()
+            self._wake_timer = None
         if self._task is None:
             return
         self._task.cancel()
@@ -98,7 +105,14 @@ class EmbedBatcher:
         self._wake.set()
 
     async def on_update(self, tier: str, path: str, seq: int, kind: str) -> None:
-        """The reindex queue's ``UpdateHook``: something was applied, look for new chunks."""
+        """The reindex queue's ``UpdateHook``: something was applied, look for new chunks in
+        ``WAKE_DELAY_S`` (a write's own read, a search with ``after_seq``, then runs first instead of
+        beside the embedding of the write's chunk; changes within the delay are taken together)."""
+        if self._wake_timer is None:
+            self._wake_timer = asyncio.get_running_loop().call_later(WAKE_DELAY_S, self._wake_up)
+
+    def _wake_up(self) -> None:
+        self._wake_timer = None
         self._wake.set()
 
     async def _run(self) -> None:
