@@ -171,6 +171,9 @@ def _embed_all(embedder: Embedder, index: TierIndex, err: TextIO) -> tuple[int, 
         except EmbedderError as exc:
             print(f"memory-sidecar: embedding stopped, {vectors.backlog} chunks left: {exc}", file=err)
             return 1, {}
+        except KeyboardInterrupt:
+            print(f"memory-sidecar: interrupted; the vectors stored are kept, {vectors.backlog} chunks left", file=err)
+            return 130, {}
         return 0, {"model": embedder.model_id, "vectors": vectors.size, "backlog": vectors.backlog}
     finally:
         vectors.close()

@@ -38,7 +38,6 @@ __all__ = [
     "IN_PROCESS_BATCH",
     "REMOTE_BATCH",
     "STATES",
-    "WAKE_DELAY_S",
     "EmbedBatcher",
     "embed_ctx",
     "embed_status",
