@@ -183,6 +183,7 @@ async def _drain(embedder: Embedder, index: TierIndex, vectors: VectorIndex, err
     """The whole backlog in the foreground: in process, one call per core at once (each run on one
     core, which scales better than a run split across cores); a remote embedder, one at a time."""
     import asyncio
+    import functools
     import os
     from concurrent.futures import ThreadPoolExecutor
 
@@ -198,13 +199,17 @@ async def _drain(embedder: Embedder, index: TierIndex, vectors: VectorIndex, err
     bar = _Bar(err, Progress())
 
     async def one(part: list[PendingChunk]) -> None:
-        texts = [p.text for p in part]
+        texts, sentences = [p.text for p in part], {}
         async with slots:
-            if isinstance(embedder, OnnxEmbedder):
-                matrix = await asyncio.get_running_loop().run_in_executor(pool, embedder.embed_sync, texts)
+            if isinstance(embedder, OnnxEmbedder):  # sentence vectors too, as the server stores them
+                spans = [p.sentences for p in part]
+                run = functools.partial(embedder.embed_sync_sentences, texts, spans)
+                matrix, parts = await asyncio.get_running_loop().run_in_executor(pool, run)
+                sentences = {p.hash: rows for p, rows in zip(part, parts, strict=True) if len(rows)}
             else:
                 matrix = await embedder.embed(texts)
-        bar.add(_store(index, vectors, embedder.model_id, [(p.hash, row) for p, row in zip(part, matrix, strict=True)]))
+        items = [(p.hash, row) for p, row in zip(part, matrix, strict=True)]
+        bar.add(_store(index, vectors, embedder.model_id, items, sentences))
 
     batch = EMBED_CALL if in_process else REMOTE_BATCH
     try:
@@ -223,14 +228,21 @@ async def _drain(embedder: Embedder, index: TierIndex, vectors: VectorIndex, err
     VectorIndex.prune(index.writer)  # vectors of chunks gone since; other models' stay (a server may use one)
 
 
-def _store(index: TierIndex, vectors: VectorIndex, model: str, items: list[tuple[str, Vectors]]) -> int:
-    """Store ``items`` through the index's writer; the first answer of a remote embedder sets the width."""
+def _store(
+    index: TierIndex,
+    vectors: VectorIndex,
+    model: str,
+    items: list[tuple[str, Vectors]],
+    sentences: dict[str, Vectors],
+) -> int:
+    """Store ``items`` (and sentence vectors) through the index's writer; the first answer of a
+    remote embedder sets the width."""
     from sidecar.retrieval.vectors import VectorIndex
 
     dim = int(items[0][1].shape[0]) if items else vectors.dim
     if (vectors.model, vectors.dim) != (model, dim):
         vectors.set_model(model, dim)
-    return VectorIndex.store(index.writer, model, dim, items)
+    return VectorIndex.store(index.writer, model, dim, items, sentences)
 
 
 class _Bar:

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -158,6 +159,9 @@ async def test_reindex_embed_stores_every_vector_where_the_server_finds_it(
     stored = VectorIndex(root / INDEX_NAME, MODEL_ID, 384)
     stored.refresh()
     assert (stored.size, stored.backlog) == (chunks, 0)
+    with sqlite3.connect(root / INDEX_NAME) as conn:
+        hashes = [h for (h,) in conn.execute("SELECT hash FROM chunks WHERE body != ''")]
+    assert hashes and sorted(stored.sentence_vectors(hashes)) == sorted(set(hashes)), "as the server stores them"
     stored.close()
     # A sidecar started afterwards serves those vectors and embeds only what is new.
     client = await sidecar_client(embedder="onnx", memory_dir=str(root))
