@@ -54,8 +54,9 @@ from sidecar.retrieval.embed.onnx import BACKGROUND_NICE, OnnxEmbedder, lower_th
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex, embed_text
 from tests.bench.prepared import embed_memory
-from tests.bench.util import drain, ms, pct, report
+from tests.bench.util import ms, pct, report
 from tests.support.corpus import make_corpus, make_queries
+from tests.support.embedding import drain
 from tests.support.procs import cpu_s, rss_kb, start_sidecar
 
 DIM = 384

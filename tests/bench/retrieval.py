@@ -39,11 +39,9 @@ import datetime as dt
 import hashlib
 import json
 import math
-import random
 import re
 import sqlite3
 import statistics
-import string
 import tempfile
 import time
 from collections import defaultdict
@@ -63,7 +61,9 @@ from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.hybrid import DENSE_MATCH, HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
-from tests.bench.util import drain, pct, report
+from tests.bench.util import pct, report
+from tests.support.embedding import drain
+from tests.support.queries import nonsense
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "bench-data"
 CACHE = Path(tempfile.gettempdir()) / "memory-sidecar-bench"
@@ -325,36 +325,6 @@ class DocUnits(dict[tuple[str, int], str]):
 
 
 # -- nonsense --------------------------------------------------------------------------------
-def nonsense(count: int = NONSENSE, seed: int = 18) -> list[str]:
-    """``qwxzyv`` and then, in turn, random letters, made-up pronounceable words, keyboard mashes and
-    random letters and digits: queries no memory holds an answer to."""
-    rng = random.Random(seed)
-    letters, consonants, vowels = string.ascii_lowercase, "bcdfghjklmnpqrstvwxz", "aeiouy"
-    rows = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-    out = ["qwxzyv"]
-    while len(out) < count:
-        kind = len(out) % 4
-        if kind == 0:
-            out.append("".join(rng.choice(letters) for _ in range(rng.randint(4, 12))))
-        elif kind == 1:
-            words = rng.randint(1, 3)
-            out.append(
-                " ".join(
-                    "".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(rng.randint(2, 4)))
-                    for _ in range(words)
-                )
-            )
-        elif kind == 2:
-            row = rng.choice(rows)
-            start = rng.randint(0, len(row) - 4)
-            mash = row[start : start + rng.randint(4, len(row) - start)]
-            out.append(mash if rng.random() < 0.5 else f"{mash} {rng.choice(rows)[: rng.randint(3, 6)]}")
-        else:
-            pool = letters + letters.upper() + string.digits
-            out.append("".join(rng.choice(pool) for _ in range(rng.randint(5, 14))))
-    return out
-
-
 async def ask_nonsense(runner: Runner, queries: list[str]) -> tuple[int, int, list[float]]:
     """Every nonsense query on every tier through the hybrid: (answers with no hits, answers, the
     best cosine each query reaches in each tier)."""

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from sidecar.retrieval.batcher import EmbedBatcher
-    from sidecar.retrieval.vectors import VectorIndex
-
-__all__ = ["drain", "ms", "pct", "report"]
+__all__ = ["ms", "pct", "report"]
 
 
 def pct(samples: Sequence[float], q: float) -> float:
@@ -41,18 +35,3 @@ def cpu_reference() -> float:
 def report(name: str, value: str, target: str = "") -> None:
     """One benchmark figure per line: name | value | target (the README table is made from these)."""
     print(f"{name:<48} | {value:<52} | {target}", flush=True)
-
-
-async def drain(batcher: EmbedBatcher, vectors: VectorIndex) -> float:
-    """Start ``batcher``, wait until ``vectors`` holds a vector for every chunk, stop it; return
-    the seconds until the backlog was empty."""
-    started = time.perf_counter()
-    batcher.start()
-    while True:
-        await asyncio.sleep(0.05)
-        await asyncio.to_thread(vectors.refresh)
-        if vectors.size and not vectors.backlog:
-            break
-    took = time.perf_counter() - started
-    await batcher.stop()
-    return took

@@ -26,9 +26,9 @@ from sidecar.retrieval.hybrid import (
     fuse_weighted,
 )
 from sidecar.retrieval.vectors import VectorIndex
-from tests.bench.retrieval import nonsense
-from tests.bench.util import drain
+from tests.support.embedding import drain
 from tests.support.memory import AGENT_MD, DAILY_MD, write
+from tests.support.queries import nonsense
 
 needs_model = pytest.mark.skipif(
     not OnnxEmbedder.available(),

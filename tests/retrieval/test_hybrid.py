@@ -241,6 +241,30 @@ async def test_a_dense_only_hit_shows_its_sentence_closest_to_the_query(tmp_path
     assert between - calls == 2
 
 
+async def test_a_dense_only_hit_takes_its_stored_sentence_without_a_model_call(
+    tmp_path: Path, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "memory"
+    write(root, "topics/notes.md", NOTES)
+    query = "which pet food does the cat like"
+    calls: list[int] = []
+    embed = model.embed
+
+    async def counted(texts: Sequence[str]) -> Vectors:
+        calls.append(len(texts))
+        return await embed(texts)
+
+    monkeypatch.setattr(model, "embed", counted)  # still the in-process embedder: the batcher pools sentences
+    async with Rig(root, model) as rig:
+        await rig.settle()
+        assert not await rig.tier.search(query, 10), "the query must share no word with the notes"
+        results, degraded = await rig.search(query)
+    assert degraded == [] and results[0]["path"] == "topics/notes.md"
+    assert results[0]["snippet"].startswith("Our feline companion Miso"), results[0]["snippet"]
+    assert results[0]["highlights"] == []
+    assert calls == [1], "the query's vector is the only model call a search makes"
+
+
 def test_sentences_split_after_stops_and_at_line_breaks() -> None:
     from sidecar.retrieval.hybrid import sentences
 

@@ -1,19 +1,17 @@
-"""Sentence vectors pooled from a chunk's own model run, stored beside its vector: a dense-only
-hit's snippet is its sentence closest to the query with no model call at search time."""
+"""Sentence vectors pooled from a chunk's own model run, stored beside its vector (a dense-only
+hit's snippet is then its sentence closest to the query with no model call at search time; that
+end is tested in test_hybrid.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from sidecar.index.snippet import sentence_spans
-from sidecar.retrieval.embed import OnnxEmbedder, Vectors
+from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.hybrid import sentences
-from tests.retrieval.test_hybrid import NOTES, Rig
-from tests.support.memory import write
 
 pytestmark = pytest.mark.skipif(
     not OnnxEmbedder.available(),
@@ -55,27 +53,3 @@ def test_a_span_past_the_token_limit_gets_a_zero_row(model: OnnxEmbedder) -> Non
     assert not parts[1].any()
     with pytest.raises(ValueError, match="one list of spans per text"):
         model.embed_sync_sentences([text], [])
-
-
-async def test_a_dense_only_hit_takes_its_stored_sentence_without_a_model_call(
-    tmp_path: Path, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = tmp_path / "memory"
-    write(root, "topics/notes.md", NOTES)
-    query = "which pet food does the cat like"
-    calls: list[int] = []
-    embed = model.embed
-
-    async def counted(texts: Sequence[str]) -> Vectors:
-        calls.append(len(texts))
-        return await embed(texts)
-
-    monkeypatch.setattr(model, "embed", counted)  # still the in-process embedder: the batcher pools sentences
-    async with Rig(root, model) as rig:
-        await rig.settle()
-        assert not await rig.tier.search(query, 10), "the query must share no word with the notes"
-        results, degraded = await rig.search(query)
-    assert degraded == [] and results[0]["path"] == "topics/notes.md"
-    assert results[0]["snippet"].startswith("Our feline companion Miso"), results[0]["snippet"]
-    assert results[0]["highlights"] == []
-    assert calls == [1], "the query's vector is the only model call a search makes"
