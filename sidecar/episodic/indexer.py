@@ -20,7 +20,7 @@ from sidecar.episodic.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.relations import similar_edges
 from sidecar.episodic.store import JournalStore, NewEmbedding
-from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable
+from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, embed_in_background
 
 __all__ = ["DailyJob", "IndexRun", "Indexer", "embed_text", "index_new", "run_index"]
 
@@ -85,7 +85,7 @@ async def index_new(
 
 
 async def _embed(embedder: Embedder, batch: list[StoredEntry]) -> list[npt.NDArray[np.float32]]:
-    vectors = await embedder.embed([embed_text(e) for e in batch])
+    vectors = await embed_in_background(embedder, [embed_text(e) for e in batch])
     if vectors.shape != (len(batch), embedder.dim) or not np.isfinite(vectors).all():
         raise EmbedderError(f"embedder returned shape {vectors.shape} for {len(batch)} texts")
     return list(vectors.astype(np.float32))
