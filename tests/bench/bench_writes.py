@@ -64,7 +64,7 @@ def wait_embedded(client: httpx.Client, timeout: float = 120.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         embedder = client.get("/memory/status").json()["embedder"]
-        if embedder["state"] == "ready" and embedder["backlog"] == 0:
+        if embedder["state"] == "ready" and embedder["backlog"] == 0 and embedder["vectors"] > 0:
             return f"{embedder['search']} ({embedder['model']}, {embedder['vectors']} vectors)"
         time.sleep(0.1)
     raise RuntimeError(f"the embedder never caught up: {embedder}")

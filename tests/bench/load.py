@@ -73,7 +73,7 @@ def settle(url: str, pid: int, timeout: float = 120.0) -> float:
             status = client.get(f"{url}/memory/status", timeout=10).json()
             embedder = status.get("embedder", {})
             vectors_ready = embedder.get("search") != "hybrid" or (
-                embedder.get("state") == "ready" and embedder.get("backlog") == 0
+                embedder.get("state") == "ready" and embedder.get("backlog") == 0 and embedder.get("vectors", 0) > 0
             )
             if status["bm25"]["engine"] == "postings" and vectors_ready:
                 break
