@@ -21,6 +21,7 @@ from sidecar.index.snippet import is_plain
 __all__ = [
     "DB_MODE",
     "MIGRATIONS",
+    "chunks_gen",
     "connect_reader",
     "connect_writer",
     "migrate",
@@ -163,6 +164,13 @@ def shrink_memory(conn: sqlite3.Connection) -> None:
     """Hand back the connection's page cache (the server does it when idle); call it on the thread
     that uses the connection."""
     conn.execute("PRAGMA shrink_memory")
+
+
+def chunks_gen(conn: sqlite3.Connection) -> int | None:
+    """The index's chunk generation (migration 3), moved by every commit that changed a chunk, by
+    any process; None where the index has none."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'chunks_gen'").fetchone()
+    return int(row[0]) if row else None
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

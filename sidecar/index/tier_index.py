@@ -30,7 +30,7 @@ import structlog
 from sidecar.errors import BadRequest, TierMissing
 from sidecar.heap import release_free_memory
 from sidecar.index.chunker import chunk_markdown
-from sidecar.index.db import connect_reader, connect_writer, migrate, shrink_memory
+from sidecar.index.db import chunks_gen, connect_reader, connect_writer, migrate, shrink_memory
 from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, scan_tier, stat_tier_file
 from sidecar.index.query import build_match, quote_word, terms
 from sidecar.index.snippet import SNIPPET_CHARS, Snippet, is_plain, query_tokens, window
@@ -479,8 +479,7 @@ class TierIndex:
     # -- in-memory postings (sidecar.index.postings) ---------------------------------------------------
     @staticmethod
     def _gen(conn: sqlite3.Connection) -> int:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'chunks_gen'").fetchone()
-        return int(row[0]) if row else 0
+        return chunks_gen(conn) or 0
 
     def enable_postings(self) -> None:
         """Build the in-memory postings and keep them up to date from now on (writer thread)."""

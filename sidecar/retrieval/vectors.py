@@ -20,7 +20,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.index.db import connect_reader
+from sidecar.index.db import chunks_gen, connect_reader
 from sidecar.index.snippet import sentence_spans
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
@@ -161,7 +161,7 @@ class VectorIndex:
                 return False
             conn.execute("BEGIN")
             try:
-                gen = _chunks_gen(conn)
+                gen = chunks_gen(conn)
                 old = self._snap
                 if max_age > 0 and gen != old.gen and old.gen is not None and time.monotonic() - old.at < max_age:
                     return False  # data_version is not recorded: the next call looks again
@@ -280,27 +280,22 @@ class VectorIndex:
 
     def _load(self, conn: sqlite3.Connection, old: _Snapshot, gen: int | None) -> _Snapshot:
         """The next snapshot: rows of unchanged chunks are reused, only new hashes are read. When the
-        chunks are as they were (same ``chunks_gen``: the batcher stored vectors), only the missing
-        hashes are looked up and their rows appended."""
-        same_chunks = gen is not None and gen == old.gen and self._model is not None
-        if same_chunks and self._dim and old.matrix.shape[1] == self._dim:
-            vectors = self._fetch(conn, set(old.missing), self._dim) if old.missing else {}
-            if not vectors:
-                return old
-            new = [(cid, vectors[h]) for cid, h in old.hashes.items() if cid not in old.row_of and h in vectors]
-            missing = old.missing - vectors.keys()
-            return self._build(old, [], new, old.hashes, missing, append=True, gen=gen, at=old.at)
-        at = time.monotonic()
-        hashes: dict[int, str] = dict(conn.execute("SELECT id, hash FROM chunks"))
+        chunks are as they were (the same ``chunks_gen``: the batcher stored vectors), their hashes
+        are not read again either."""
+        same_chunks = gen is not None and gen == old.gen
+        hashes: dict[int, str] = old.hashes if same_chunks else dict(conn.execute("SELECT id, hash FROM chunks"))
+        at = old.at if same_chunks else time.monotonic()
         if self._model is None:
             return _Snapshot(old.ids[:0], old.matrix[:0], {}, hashes, frozenset(), gen, at)
         dim = self._dim or self._stored_dim(conn)
         self._dim = dim
         if old.matrix.shape[1] != dim:
             old = _Snapshot.empty(dim)
-        if hashes == old.hashes:
+        if hashes is old.hashes or hashes == old.hashes:
             # The chunks are as they were (the batcher stored vectors): append, copy nothing.
             vectors = self._fetch(conn, set(old.missing), dim) if old.missing else {}
+            if not vectors and old.gen == gen:
+                return old
             new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in old.row_of and h in vectors]
             missing = old.missing - vectors.keys()
             return self._build(old, [], new, hashes, missing, append=True, gen=gen, at=at)
@@ -428,12 +423,6 @@ def _sentence_blob(rows: Floats | None, dim: int) -> bytes | None:
     if rows is None or rows.ndim != 2 or rows.shape[1] != dim or not len(rows):
         return None
     return np.asarray(rows, dtype="<f2").tobytes()
-
-
-def _chunks_gen(conn: sqlite3.Connection) -> int | None:
-    """The index's chunk generation (moved by every commit that changed a chunk), None if absent."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'chunks_gen'").fetchone()
-    return int(row[0]) if row else None
 
 
 def _unit(vector: Floats) -> Floats:
