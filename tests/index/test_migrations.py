@@ -10,16 +10,24 @@ from sidecar.index.tier_index import INDEX_NAME, TierIndex
 from tests.support.memory import AGENT_MD, write
 
 
+def rewound(root: Path, version: int) -> sqlite3.Connection:
+    """An index of ``root`` (AGENT.md only) taken back to schema ``version`` (>= 2), as a writer
+    connection: later migrations unrecorded, and the schema they changed undone."""
+    write(root, "AGENT.md", AGENT_MD)
+    index = TierIndex(root)
+    index.open()
+    index.close()
+    conn = connect_writer(root / INDEX_NAME)
+    conn.execute("DELETE FROM schema_migrations WHERE version > ?", (version,))
+    if version < 7:
+        conn.execute("ALTER TABLE embeddings DROP COLUMN sentences")
+    return conn
+
+
 def test_an_index_with_a_chunk_log_loses_it_and_keeps_its_chunks(tmp_path: Path) -> None:
     root = tmp_path / "memory"
-    write(root, "AGENT.md", AGENT_MD)
-    old = TierIndex(root)
-    old.open()
-    old.close()
     # Take the file back to migration 5, when the chunk log still existed, with rows in it.
-    conn = connect_writer(root / INDEX_NAME)
-    conn.execute("DELETE FROM schema_migrations WHERE version > 5")
-    conn.execute("ALTER TABLE embeddings DROP COLUMN sentences")  # added by migration 7
+    conn = rewound(root, 5)
     conn.execute("CREATE TABLE chunk_log (gen INTEGER PRIMARY KEY, deleted TEXT NOT NULL, added TEXT NOT NULL)")
     conn.execute("INSERT INTO chunk_log VALUES (1, '', '1,2')")
     assert schema_version(conn) == 5
@@ -40,13 +48,7 @@ def test_stored_vectors_survive_the_sentence_column_and_gain_none(tmp_path: Path
     """Migration 7 adds the sentence vectors beside the chunk vectors: vectors stored before keep
     serving, with no sentence vectors (their snippets are chosen the slower way)."""
     root = tmp_path / "memory"
-    write(root, "AGENT.md", AGENT_MD)
-    old = TierIndex(root)
-    old.open()
-    old.close()
-    conn = connect_writer(root / INDEX_NAME)
-    conn.execute("DELETE FROM schema_migrations WHERE version > 6")
-    conn.execute("ALTER TABLE embeddings DROP COLUMN sentences")
+    conn = rewound(root, 6)
     (digest,) = conn.execute("SELECT hash FROM chunks LIMIT 1").fetchone()
     conn.execute("INSERT INTO embeddings VALUES ('m', ?, 2, ?)", (digest, b"\x00" * 8))
     conn.close()
