@@ -24,6 +24,7 @@ import httpx
 from tests.bench.prepared import embed_memory
 from tests.bench.util import ms, report
 from tests.support.corpus import make_corpus
+from tests.support.embedding import all_embedded
 from tests.support.procs import cpu_s, start_sidecar
 
 N = 300
@@ -64,7 +65,7 @@ def wait_embedded(client: httpx.Client, timeout: float = 120.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         embedder = client.get("/memory/status").json()["embedder"]
-        if embedder["state"] == "ready" and embedder["backlog"] == 0 and embedder["vectors"] > 0:
+        if all_embedded(embedder):
             return f"{embedder['search']} ({embedder['model']}, {embedder['vectors']} vectors)"
         time.sleep(0.1)
     raise RuntimeError(f"the embedder never caught up: {embedder}")

@@ -49,6 +49,7 @@ from tests.bench.loadgen import Run, drive, pick_generator
 from tests.bench.prepared import embed_memory
 from tests.bench.util import cpu_reference, pct, report
 from tests.support.corpus import make_corpus, make_queries
+from tests.support.embedding import all_embedded
 from tests.support.procs import free_port, rss_kb, start_sidecar
 
 __all__ = ["main"]
@@ -72,9 +73,7 @@ def settle(url: str, pid: int, timeout: float = 120.0) -> float:
         while time.monotonic() - started < timeout:
             status = client.get(f"{url}/memory/status", timeout=10).json()
             embedder = status.get("embedder", {})
-            vectors_ready = embedder.get("search") != "hybrid" or (
-                embedder.get("state") == "ready" and embedder.get("backlog") == 0 and embedder.get("vectors", 0) > 0
-            )
+            vectors_ready = embedder.get("search") != "hybrid" or all_embedded(embedder)
             if status["bm25"]["engine"] == "postings" and vectors_ready:
                 break
             time.sleep(0.1)

@@ -14,6 +14,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from sidecar.retrieval.embed import OnnxEmbedder
+from tests.support.embedding import all_embedded
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
 
@@ -39,7 +40,7 @@ async def embedded(client: TestClient[Any, Any], tier: str = "agent") -> None:
     async def done() -> bool:
         status = await (await client.get("/memory/status", params={"scope": tier})).json()
         embedder = status["embedder"]
-        return bool(embedder["state"] == "ready" and embedder["backlog"] == 0 and embedder["vectors"] > 0)
+        return all_embedded(embedder)
 
     await async_wait_until(done, timeout=60, message=f"the {tier} tier's vectors were never all stored")
 

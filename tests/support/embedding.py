@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from sidecar.retrieval.batcher import EmbedBatcher
 from sidecar.retrieval.vectors import VectorIndex
 
-__all__ = ["drain"]
+__all__ = ["all_embedded", "drain"]
 
 
 async def drain(batcher: EmbedBatcher, vectors: VectorIndex) -> float:
@@ -24,3 +26,9 @@ async def drain(batcher: EmbedBatcher, vectors: VectorIndex) -> float:
     took = time.perf_counter() - started
     await batcher.stop()
     return took
+
+
+def all_embedded(embedder: Mapping[str, Any]) -> bool:
+    """Whether the ``embedder`` part of a ``GET /memory/status`` answer says every chunk has its
+    vector: ready, no backlog, and the vectors read (an index not read yet also shows no backlog)."""
+    return bool(embedder.get("state") == "ready" and embedder.get("backlog") == 0 and embedder.get("vectors", 0) > 0)
