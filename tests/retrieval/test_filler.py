@@ -7,7 +7,7 @@ with vectors from the real MiniLM model.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -85,11 +85,6 @@ def test_rrf_keeps_only_dense_candidates_above_the_match_floor() -> None:
 
 
 # -- the searcher on a real tier ----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def model() -> Iterator[OnnxEmbedder]:
-    yield OnnxEmbedder()
-
-
 @pytest.fixture
 def memory(tmp_path: Path) -> Path:
     root = tmp_path / "memory"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +53,6 @@ TRAVEL = """# Travel
 
 Booked the train to Lisbon for the conference in March, window seat.
 """
-
-
-@pytest.fixture(scope="module")
-def model() -> Iterator[OnnxEmbedder]:
-    yield OnnxEmbedder()
 
 
 class Counting:

