@@ -24,6 +24,7 @@ from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.embed.onnx import MODEL_ID
 from sidecar.retrieval.vectors import VectorIndex
 from tests.support.corpus import make_corpus
+from tests.support.embedding import needs_model
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
 
@@ -125,9 +126,6 @@ def test_memory_dir_from_the_environment(memory_dir: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["results"][0]["path"] == "daily/2026-05-14.md"
-
-
-needs_model = pytest.mark.skipif(not OnnxEmbedder.available(), reason="the [embed] extra is not installed")
 
 
 def cli(*argv: str, embedder: str, **env: str) -> subprocess.CompletedProcess[str]:

