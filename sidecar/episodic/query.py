@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -32,10 +33,20 @@ class ScopeFilter:
     workspace_id: str
     agent_id: str | None = None
     crew_id: str | None = None
+    #: Only this namespace's entries; None: every namespace.
+    namespace: str | None = None
+    #: Only typed memories of these types; None: every entry (journal events too).
+    memory_types: tuple[str, ...] | None = None
+    #: Entries whose ``expires_at`` is at or before this are not served; None: the current time.
+    now: datetime | None = None
 
-    def admits(self, workspace_id: str, agent_id: str | None, crew_id: str | None) -> bool:
+    def admits(
+        self, workspace_id: str, agent_id: str | None, crew_id: str | None, namespace: str | None = None
+    ) -> bool:
         """The same rule as the store's SQL clause, for rows reached another way (a relation walk)."""
         if workspace_id != self.workspace_id:
+            return False
+        if self.namespace is not None and namespace is not None and namespace != self.namespace:
             return False
         if self.crew_id is not None:
             return crew_id == self.crew_id or (self.agent_id is not None and agent_id == self.agent_id)

@@ -103,6 +103,41 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX journal_entries_own ON journal_entries(seq) WHERE entry_type != 'memory.updated';
     """,
+    # 3: typed memories (spec 004) in the same journal: type, numeric priority, confidence, tags,
+    # expiry, topic key and namespace; the live/superseded/retired status with its history link;
+    # the importance seed feedback moves; access counts for activation scoring; a generation
+    # counter every change to what recall serves bumps, so a cached vector matrix knows it is stale
+    # (also when another process, the CLI, wrote). Existing rows become live journal events in the
+    # default namespace.
+    """
+    ALTER TABLE journal_entries ADD COLUMN memory_type TEXT;
+    ALTER TABLE journal_entries ADD COLUMN level INTEGER;
+    ALTER TABLE journal_entries ADD COLUMN confidence REAL NOT NULL DEFAULT 1.0;
+    ALTER TABLE journal_entries ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE journal_entries ADD COLUMN expires_at TEXT;
+    ALTER TABLE journal_entries ADD COLUMN topic_key TEXT;
+    ALTER TABLE journal_entries ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
+    ALTER TABLE journal_entries ADD COLUMN status TEXT NOT NULL DEFAULT 'live';
+    ALTER TABLE journal_entries ADD COLUMN superseded_by TEXT;
+    ALTER TABLE journal_entries ADD COLUMN importance REAL;
+    ALTER TABLE journal_entries ADD COLUMN positive INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE journal_entries ADD COLUMN negative INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE journal_entries ADD COLUMN access_count INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE journal_entries ADD COLUMN accessed_at TEXT;
+    CREATE UNIQUE INDEX journal_entries_topic ON journal_entries(workspace_id, namespace, topic_key)
+        WHERE topic_key IS NOT NULL AND status = 'live';
+    CREATE INDEX journal_entries_topic_history ON journal_entries(workspace_id, namespace, topic_key, seq)
+        WHERE topic_key IS NOT NULL;
+    CREATE INDEX journal_entries_expiry ON journal_entries(expires_at) WHERE expires_at IS NOT NULL;
+    CREATE INDEX journal_entries_memories ON journal_entries(workspace_id, namespace, seq)
+        WHERE memory_type IS NOT NULL;
+    ALTER TABLE journal_entries_archived ADD COLUMN reason TEXT NOT NULL DEFAULT 'compacted';
+    ALTER TABLE journal_entries_archived ADD COLUMN memory_type TEXT;
+    ALTER TABLE journal_entries_archived ADD COLUMN topic_key TEXT;
+    ALTER TABLE journal_entries_archived ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
+    CREATE TABLE journal_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    INSERT INTO journal_meta (key, value) VALUES ('generation', 0);
+    """,
 )
 
 

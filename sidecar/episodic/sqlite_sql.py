@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from sidecar.episodic.clock import to_iso, utcnow
 from sidecar.episodic.query import ScopeFilter
 
 __all__ = [
@@ -21,20 +22,30 @@ __all__ = [
 
 ENTRY_COLUMNS = (
     "e.seq, e.id, e.workspace_id, e.crew_id, e.agent_id, e.ts, e.entry_type, e.severity,"
-    " e.summary, e.payload, e.refs, e.priority, e.embeddable"
+    " e.summary, e.payload, e.refs, e.priority, e.embeddable, e.memory_type, e.level, e.confidence, e.tags,"
+    " e.expires_at, e.topic_key, e.namespace, e.status, e.superseded_by, e.importance, e.positive, e.negative,"
+    " e.access_count, e.accessed_at"
 )
 _TOKEN = re.compile(r"\w+")
 _MAX_TOKENS = 32
 
 INSERT_ENTRY = """
 INSERT INTO journal_entries
-    (id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, payload, refs, priority, embeddable)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    (id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, payload, refs, priority, embeddable,
+     memory_type, level, confidence, tags, expires_at, topic_key, namespace, importance, access_count)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
+BUMP_GENERATION = "UPDATE journal_meta SET value = value + 1 WHERE key = 'generation' RETURNING value"
+GENERATION = "SELECT value FROM journal_meta WHERE key = 'generation'"
+#: The live entry holding a topic key in a workspace's namespace (at most one: a unique index).
+LIVE_TOPIC = (
+    "SELECT id, access_count FROM journal_entries"
+    " WHERE workspace_id = ? AND namespace = ? AND topic_key = ? AND status = 'live'"
+)
 UPSERT_EMBEDDING = """
 INSERT INTO journal_embeddings
-    (entry_id, vector, dim, model, indexed_at, importance_score, base_importance)
-SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM journal_entries WHERE id = ?)
+    (entry_id, vector, dim, model, indexed_at, importance_score, base_importance, reference_count)
+SELECT ?, ?, ?, ?, ?, ?, ?, access_count FROM journal_entries WHERE id = ?
 ON CONFLICT (entry_id) DO UPDATE SET
     vector = excluded.vector, dim = excluded.dim, model = excluded.model,
     indexed_at = excluded.indexed_at, importance_score = excluded.importance_score,
@@ -49,26 +60,39 @@ ON CONFLICT (src_entry_id, dst_entry_id, relation) DO UPDATE SET weight = exclud
 UNINDEXED = f"""
 SELECT {ENTRY_COLUMNS} FROM journal_entries e
 LEFT JOIN journal_embeddings j ON j.entry_id = e.id
-WHERE e.embeddable = 1 AND (j.entry_id IS NULL OR j.model != ?)
+WHERE e.embeddable = 1 AND e.status = 'live' AND (j.entry_id IS NULL OR j.model != ?)
 ORDER BY e.seq LIMIT ?
 """
-LOAD_VECTORS = """
-SELECT j.entry_id, e.agent_id, e.crew_id, j.importance_score, j.vector, j.dim
+#: One row of a cached vector matrix (see vector_cache.VectorRow), live entries only.
+VECTOR_ROW = """
+SELECT j.entry_id, e.agent_id, e.crew_id, e.namespace, e.memory_type, e.expires_at, j.importance_score,
+    j.vector, j.dim
 FROM journal_embeddings j JOIN journal_entries e ON e.id = j.entry_id
-WHERE e.workspace_id = ? AND j.model = ?
-ORDER BY e.seq
 """
-ARCHIVE = """
-INSERT OR REPLACE INTO journal_entries_archived
-    (id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, payload, archived_at)
-SELECT id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, substr(payload, 1, ?), ?
-FROM journal_entries WHERE ts < ? AND COALESCE(priority, '') != 'permanent'
+LOAD_VECTORS = VECTOR_ROW + "WHERE e.workspace_id = ? AND j.model = ? AND e.status = 'live' ORDER BY e.seq"
+# What compaction may archive by age: journal events (not priority permanent), and typed memories
+# only once they are no longer served (superseded or retired); a live memory expires instead.
+_COMPACTABLE = (
+    "ts < ? AND COALESCE(priority, '') != 'permanent' AND (memory_type IS NULL OR status != 'live')"
+)
+ARCHIVE_COLUMNS = (
+    "id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, payload, archived_at, reason,"
+    " memory_type, topic_key, namespace"
+)
+#: Copy entries into the archive: (payload chars, archived_at, reason) then the WHERE's parameters.
+ARCHIVE_WHERE = f"""
+INSERT OR REPLACE INTO journal_entries_archived ({ARCHIVE_COLUMNS})
+SELECT id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, substr(payload, 1, ?), ?, ?,
+    memory_type, topic_key, namespace
+FROM journal_entries WHERE {{where}}
 """
+ARCHIVE = ARCHIVE_WHERE.format(where=_COMPACTABLE)
 # The newest entry the agent wrote itself; index journal_entries_own (migration 2) holds just those.
 LATEST_IDENTITY = (
     "SELECT workspace_id, agent_id FROM journal_entries WHERE entry_type != 'memory.updated' ORDER BY seq DESC LIMIT 1"
 )
-DELETE_ARCHIVED = "DELETE FROM journal_entries WHERE ts < ? AND COALESCE(priority, '') != 'permanent'"
+DELETE_ARCHIVED = f"DELETE FROM journal_entries WHERE {_COMPACTABLE}"
+EXPIRED = "expires_at IS NOT NULL AND expires_at <= ?"
 COST = """
 SELECT COUNT(*), COALESCE(SUM(tokens), 0), COALESCE(SUM(cost), 0.0) FROM (
     SELECT
@@ -108,9 +132,16 @@ def placeholders(count: int) -> str:
 
 
 def scope_clause(where: ScopeFilter) -> tuple[str, list[object]]:
-    """The WHERE fragment (over alias ``e``) and parameters for a scope; always the workspace."""
-    sql = "e.workspace_id = ?"
-    params: list[object] = [where.workspace_id]
+    """The WHERE fragment (over alias ``e``) and parameters for a scope: always the workspace, and
+    only entries that are served (live, not expired)."""
+    sql = "e.workspace_id = ? AND e.status = 'live' AND (e.expires_at IS NULL OR e.expires_at > ?)"
+    params: list[object] = [where.workspace_id, to_iso(where.now or utcnow())]
+    if where.namespace is not None:
+        sql += " AND e.namespace = ?"
+        params.append(where.namespace)
+    if where.memory_types is not None:
+        sql += f" AND e.memory_type IN ({placeholders(len(where.memory_types))})"
+        params += list(where.memory_types)
     if where.crew_id is not None and where.agent_id is not None:
         sql += " AND (e.crew_id = ? OR e.agent_id = ?)"
         params += [where.crew_id, where.agent_id]

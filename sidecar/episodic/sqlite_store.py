@@ -8,6 +8,7 @@ comes from :func:`sidecar.episodic.schema.connect`; migrations are applied on op
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -35,18 +36,22 @@ from sidecar.episodic.store import (
     Relation,
     Scored,
 )
-from sidecar.episodic.vector_cache import VectorCache, VectorSet
-from sidecar.errors import Conflict, TierMissing
+from sidecar.episodic.vector_cache import Delta, VectorCache, VectorRow, VectorSet
+from sidecar.errors import Conflict, NotFound, TierMissing
 from sidecar.index.db import private_db_file, shrink_memory
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
-__all__ = ["ARCHIVE_PAYLOAD_CHARS", "JOURNAL_FILE", "SqliteJournalStore"]
+__all__ = ["ARCHIVE_PAYLOAD_CHARS", "FEEDBACK", "JOURNAL_FILE", "RETIRE_AFTER", "SqliteJournalStore"]
 
 T = TypeVar("T")
 log = structlog.get_logger("sidecar.episodic")
 ARCHIVE_PAYLOAD_CHARS = 400
 #: The journal database, in the agent memory dir next to the tier index.
 JOURNAL_FILE = "journal.sqlite"
+#: Feedback moves an entry's importance seed and its confidence: up 0.15, down 0.2 (spec 004).
+FEEDBACK = {True: 0.15, False: -0.2}
+#: Negative feedbacks that retire an entry (kept, archived from recall, never served again).
+RETIRE_AFTER = 3
 Conn = sqlite3.Connection
 
 
@@ -57,7 +62,6 @@ class SqliteJournalStore:
         self.path = path
         self._writer, self._reader = writer, reader
         self._write_pool, self._read_pool = pools
-        self._generation = 0  # bumped by writes that change vectors or importance
         self._cache = VectorCache()
         self._inode = _inode(path)
         self._reader_stale = False
@@ -102,10 +106,12 @@ class SqliteJournalStore:
         self._writer = _open_writer(self.path)
         self._inode = _inode(self.path)
         self._reader_stale = True
-        self._generation += 1
+        self._cache.clear()
         log.warning("journal.reopened", path=str(self.path))
 
-    async def _write(self, fn: Callable[[Conn], T], *, vectors_changed: bool = False) -> T:
+    async def _write(self, fn: Callable[[Conn], T]) -> T:
+        """``fn`` in one write transaction that changes nothing recall serves."""
+
         def run() -> T:
             self._reopen_if_replaced()
             self._writer.execute("BEGIN IMMEDIATE")
@@ -117,9 +123,20 @@ class SqliteJournalStore:
             self._writer.execute("COMMIT")
             return result
 
-        result = await asyncio.get_running_loop().run_in_executor(self._write_pool, run)
-        if vectors_changed:
-            self._generation += 1
+        return await asyncio.get_running_loop().run_in_executor(self._write_pool, run)
+
+    async def _serve_write(self, fn: Callable[[Conn, Delta], T]) -> T:
+        """``fn`` in one write transaction that may change what recall serves: it records what it
+        changed in the Delta, the journal's generation is bumped in the same transaction, and the
+        cached matrices are brought up to date from the Delta once it has committed."""
+        delta = Delta()
+
+        def run(conn: Conn) -> tuple[T, int]:
+            result = fn(conn, delta)
+            return result, int(conn.execute(qs.BUMP_GENERATION).fetchone()[0])
+
+        result, generation = await self._write(run)
+        self._cache.apply(delta, generation)
         return result
 
     async def _read(self, fn: Callable[[Conn], T]) -> T:
@@ -142,23 +159,37 @@ class SqliteJournalStore:
         the agent wrote itself (not a ``memory.updated`` one; the entry's own when there is none), read in the
         same transaction: one trip to the writer thread instead of a read and then a write."""
         entry_id = entry.id or f"je_{uuid4().hex}"
+        marker = entry.priority if isinstance(entry.priority, str) else None
+        level = entry.priority if isinstance(entry.priority, int) else None
+        expires = None if entry.expires_at is None else to_iso(entry.expires_at)
         values = [
             entry_id, entry.workspace_id, entry.crew_id, entry.agent_id, to_iso(entry.ts or utcnow()),
             entry.entry_type, entry.severity, entry.summary, _dumps(entry.payload), _dumps(entry.refs),
-            entry.priority, int(entry.embeddable),
+            marker, int(entry.embeddable), entry.memory_type, level, float(entry.confidence),
+            _dumps(list(entry.tags)), expires, entry.topic_key, entry.namespace, entry.base_importance, 0,
         ]  # fmt: skip
 
-        def insert(conn: Conn) -> StoredEntry:
+        def insert(conn: Conn, delta: Delta) -> StoredEntry:
             if as_latest and (row := conn.execute(qs.LATEST_IDENTITY).fetchone()) is not None:
                 values[1], values[3] = row
+            replaced = None
+            if entry.topic_key is not None:  # topic-key upsert: the live holder becomes history
+                found = conn.execute(qs.LIVE_TOPIC, (values[1], entry.namespace, entry.topic_key)).fetchone()
+                if found is not None:
+                    replaced, values[-1] = found[0], found[1]  # the new entry keeps the reference count
+                    conn.execute(
+                        "UPDATE journal_entries SET status = 'superseded', superseded_by = ? WHERE id = ?",
+                        (entry_id, replaced),
+                    )
+                    delta.gone.add(replaced)
             try:
                 conn.execute(qs.INSERT_ENTRY, values)
             except sqlite3.IntegrityError:
                 raise Conflict(f"journal entry {entry_id} already exists", field="id") from None
-            row = conn.execute(f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.id = ?", (entry_id,))
-            return _entry(row.fetchone())
+            stored = _read_entry(conn, entry_id)
+            return stored if replaced is None else dataclasses.replace(stored, supersedes=replaced)
 
-        return await self._write(insert)
+        return await self._serve_write(insert)
 
     async def get(self, workspace_id: str, entry_id: str) -> StoredEntry | None:
         return (await self.fetch(workspace_id, [entry_id])).get(entry_id)
@@ -169,23 +200,112 @@ class SqliteJournalStore:
         """Change summary and/or payload; the stale embedding is dropped so the indexer redoes it."""
         body = None if payload is None else _dumps(payload)
 
-        def run(conn: Conn) -> bool:
+        def run(conn: Conn, delta: Delta) -> bool:
             cur = conn.execute(
                 "UPDATE journal_entries SET summary = COALESCE(?, summary), payload = COALESCE(?, payload)"
                 " WHERE workspace_id = ? AND id = ?",
                 (summary, body, workspace_id, entry_id),
             )
-            conn.execute("DELETE FROM journal_embeddings WHERE entry_id = ?", (entry_id,))
+            if cur.rowcount > 0:
+                conn.execute("DELETE FROM journal_embeddings WHERE entry_id = ?", (entry_id,))
+                delta.gone.add(entry_id)
             return cur.rowcount > 0
 
-        return await self._write(run, vectors_changed=True)
+        return await self._serve_write(run)
 
     async def delete(self, workspace_id: str, entry_id: str) -> bool:
-        def run(conn: Conn) -> bool:
+        def run(conn: Conn, delta: Delta) -> bool:
             sql = "DELETE FROM journal_entries WHERE workspace_id = ? AND id = ?"
+            delta.gone.add(entry_id)
             return conn.execute(sql, (workspace_id, entry_id)).rowcount > 0
 
-        return await self._write(run, vectors_changed=True)
+        return await self._serve_write(run)
+
+    # -- typed memories ------------------------------------------------------------------------
+    async def live_topic(self, workspace_id: str, namespace: str, topic_key: str) -> StoredEntry | None:
+        """The live entry holding ``topic_key`` in the workspace's namespace, if any."""
+        sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.namespace = ?"
+        sql += " AND e.topic_key = ? AND e.status = 'live'"
+        row = await self._read(lambda c: c.execute(sql, (workspace_id, namespace, topic_key)).fetchone())
+        return None if row is None else _entry(row)
+
+    async def history(self, workspace_id: str, namespace: str, topic_key: str, limit: int = 100) -> list[StoredEntry]:
+        """Every entry that held ``topic_key`` (live, superseded or retired), newest first."""
+        sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.namespace = ?"
+        sql += " AND e.topic_key = ? ORDER BY e.seq DESC LIMIT ?"
+        rows = await self._read(lambda c: c.execute(sql, (workspace_id, namespace, topic_key, limit)).fetchall())
+        return [_entry(r) for r in rows]
+
+    async def feedback(self, workspace_id: str, entry_id: str, positive: bool, now: datetime) -> StoredEntry:
+        """Apply one ``+`` or ``-``: the importance seed and confidence move by FEEDBACK (kept in
+        [0, 1]); the RETIRE_AFTER-th negative retires the entry. NotFound unless it is a live entry
+        of the workspace."""
+        step = FEEDBACK[positive]
+
+        def run(conn: Conn, delta: Delta) -> StoredEntry:
+            sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.id = ?"
+            row = conn.execute(sql, (workspace_id, entry_id)).fetchone()
+            if row is None or _entry(row).status != "live":
+                raise NotFound(f"no live entry {entry_id} in workspace {workspace_id}")
+            entry = _entry(row)
+            importance = _unit(entry.base_importance + step)
+            negative = entry.negative + (0 if positive else 1)
+            status = "retired" if negative >= RETIRE_AFTER else "live"
+            conn.execute(
+                "UPDATE journal_entries SET importance = ?, confidence = ?, positive = positive + ?,"
+                " negative = ?, status = ? WHERE id = ?",
+                (importance, _unit(entry.confidence + step), int(positive), negative, status, entry_id),
+            )
+            cur = conn.execute(
+                "UPDATE journal_embeddings SET base_importance = ?, importance_score = max(0.0, importance_score + ?)"
+                " WHERE entry_id = ? RETURNING importance_score",
+                (importance, step, entry_id),
+            )
+            scored = cur.fetchone()
+            if status != "live":
+                delta.gone.add(entry_id)
+            elif scored is not None:
+                delta.importance[entry_id] = float(scored[0])
+            return _read_entry(conn, entry_id)
+
+        return await self._serve_write(run)
+
+    async def forget(
+        self, workspace_id: str, namespace: str, now: datetime, *, entry_id: str | None = None, topic_key: str | None = None
+    ) -> list[str]:
+        """Move an entry (by id), or every entry that held a topic key (its history too), into the
+        archive with reason ``forgotten``, and delete them from the journal. Returns the ids."""
+        params: tuple[object, ...]
+        if topic_key is not None:
+            where, params = "workspace_id = ? AND namespace = ? AND topic_key = ?", (workspace_id, namespace, topic_key)
+        else:
+            where, params = "workspace_id = ? AND namespace = ? AND id = ?", (workspace_id, namespace, entry_id or "")
+        return await self._archive(where, params, "forgotten", now)
+
+    async def prune_expired(self, now: datetime) -> list[str]:
+        """Archive (reason ``expired``) and delete every entry whose ``expires_at`` has passed."""
+        return await self._archive(qs.EXPIRED, (to_iso(now),), "expired", now)
+
+    async def _archive(self, where: str, params: tuple[object, ...], reason: str, now: datetime) -> list[str]:
+        def run(conn: Conn, delta: Delta) -> list[str]:
+            ids = [r[0] for r in conn.execute(f"SELECT id FROM journal_entries WHERE {where}", params)]
+            if ids:
+                archive = qs.ARCHIVE_WHERE.format(where=where)
+                conn.execute(archive, (ARCHIVE_PAYLOAD_CHARS, to_iso(now), reason, *params))
+                conn.execute(f"DELETE FROM journal_entries WHERE {where}", params)
+                delta.gone.update(ids)
+            return ids
+
+        return await self._serve_write(run)
+
+    async def memories(self, workspace_id: str, namespace: str | None, limit: int) -> list[StoredEntry]:
+        """Live, unexpired typed memories of the workspace (one namespace, or all), newest first."""
+        where = ScopeFilter(workspace_id, namespace=namespace)
+        scope, params = qs.scope_clause(where)
+        sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE {scope} AND e.memory_type IS NOT NULL"
+        sql += " ORDER BY e.seq DESC LIMIT ?"
+        rows = await self._read(lambda c: c.execute(sql, (*params, limit)).fetchall())
+        return [_entry(r) for r in rows]
 
     async def search(self, q: str, workspace_id: str, limit: int) -> list[StoredEntry]:
         """Every entry of the workspace matching all words of ``q``, best BM25 first."""
@@ -239,22 +359,31 @@ class SqliteJournalStore:
             for r in rows
         ]
 
-        def run(conn: Conn) -> None:
+        def run(conn: Conn, delta: Delta) -> None:
             conn.executemany(qs.UPSERT_EMBEDDING, values)
             _insert_relations(conn, edges, stamp)
+            for part in qs.chunks([r.entry_id for r in rows]):
+                sql = f"{qs.VECTOR_ROW} WHERE e.status = 'live' AND j.entry_id IN ({qs.placeholders(len(part))})"
+                for found in conn.execute(sql.replace("SELECT ", "SELECT e.workspace_id, j.model, ", 1), part):
+                    delta.rows.setdefault((found[1], found[0]), []).append(VectorRow(*found[2:]))
 
-        await self._write(run, vectors_changed=True)
+        await self._serve_write(run)
 
     async def vectors(self, workspace_id: str, model: str) -> VectorSet:
-        """The workspace's cached vector matrix for ``model``, reloaded when a write made it stale."""
-        generation = self._generation
-        cached = self._cache.get(model, workspace_id, generation)
-        if cached is not None:
-            return cached
-        rows = await self._read(lambda c: c.execute(qs.LOAD_VECTORS, (workspace_id, model)).fetchall())
-        loaded = VectorSet.build(rows)
-        self._cache.put(model, workspace_id, generation, loaded)
-        return loaded
+        """The workspace's cached vector matrix for ``model``, reloaded when the journal's
+        generation moved past it (a write this process could not apply in place, or another's)."""
+
+        def run(conn: Conn) -> VectorSet:
+            generation = int(conn.execute(qs.GENERATION).fetchone()[0])
+            cached = self._cache.get(model, workspace_id, generation)
+            if cached is not None:
+                return cached
+            rows = conn.execute(qs.LOAD_VECTORS, (workspace_id, model)).fetchall()
+            loaded = VectorSet.build([VectorRow(*r) for r in rows])
+            self._cache.put(model, workspace_id, generation, loaded)
+            return loaded
+
+        return await self._read(run)
 
     async def dense_rank(
         self,
@@ -286,10 +415,15 @@ class SqliteJournalStore:
     async def mark_referenced(self, workspace_id: str, ids: Sequence[str], now: datetime) -> None:
         def run(conn: Conn) -> None:
             for part in qs.chunks(list(ids)):
+                marks = qs.placeholders(len(part))
                 conn.execute(
                     "UPDATE journal_embeddings SET reference_count = reference_count + 1, last_referenced_at = ?"
-                    " WHERE entry_id IN (SELECT id FROM journal_entries"
-                    f" WHERE workspace_id = ? AND id IN ({qs.placeholders(len(part))}))",
+                    f" WHERE entry_id IN (SELECT id FROM journal_entries WHERE workspace_id = ? AND id IN ({marks}))",
+                    (to_iso(now), workspace_id, *part),
+                )
+                conn.execute(
+                    "UPDATE journal_entries SET access_count = access_count + 1, accessed_at = ?"
+                    f" WHERE workspace_id = ? AND id IN ({marks})",
                     (to_iso(now), workspace_id, *part),
                 )
 
@@ -302,7 +436,12 @@ class SqliteJournalStore:
 
     async def set_importance(self, scores: Sequence[tuple[str, float]]) -> None:
         sql = "UPDATE journal_embeddings SET importance_score = ? WHERE entry_id = ?"
-        await self._write(lambda c: c.executemany(sql, [(s, i) for i, s in scores]), vectors_changed=True)
+
+        def run(conn: Conn, delta: Delta) -> None:
+            conn.executemany(sql, [(s, i) for i, s in scores])
+            delta.importance.update(scores)
+
+        await self._serve_write(run)
 
     # -- relations -----------------------------------------------------------------------------
     async def add_relations(self, relations: Sequence[Relation], now: datetime) -> None:
@@ -357,11 +496,12 @@ class SqliteJournalStore:
         """
         before = to_iso(cutoff)
 
-        def run(conn: Conn) -> int:
-            conn.execute(qs.ARCHIVE, (ARCHIVE_PAYLOAD_CHARS, to_iso(now), before))
+        def run(conn: Conn, delta: Delta) -> int:
+            conn.execute(qs.ARCHIVE, (ARCHIVE_PAYLOAD_CHARS, to_iso(now), "compacted", before))
+            delta.reload = True
             return conn.execute(qs.DELETE_ARCHIVED, (before,)).rowcount
 
-        return await self._write(run, vectors_changed=True)
+        return await self._serve_write(run)
 
     async def entries_since_update(self, workspace_id: str, agent_id: str, reset_types: Sequence[str]) -> int:
         """The agent's entries after its latest entry of one of ``reset_types`` (those not counted)."""
@@ -394,6 +534,14 @@ def _open_writer(path: Path) -> Conn:
     return conn
 
 
+def _unit(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def _read_entry(conn: Conn, entry_id: str) -> StoredEntry:
+    return _entry(conn.execute(f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.id = ?", (entry_id,)).fetchone())
+
+
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -402,8 +550,15 @@ def _entry(row: Any) -> StoredEntry:
     return StoredEntry(
         seq=row[0], id=row[1], workspace_id=row[2], crew_id=row[3], agent_id=row[4], ts=parse_iso(row[5]),
         entry_type=row[6], severity=row[7], summary=row[8], payload=json.loads(row[9]), refs=json.loads(row[10]),
-        priority=row[11], embeddable=bool(row[12]),
+        priority=row[14] if row[14] is not None else row[11], embeddable=bool(row[12]), memory_type=row[13],
+        confidence=float(row[15]), tags=tuple(json.loads(row[16])), expires_at=_when(row[17]), topic_key=row[18],
+        namespace=row[19], status=row[20], superseded_by=row[21], importance=row[22], positive=row[23],
+        negative=row[24], access_count=row[25], accessed_at=_when(row[26]),
     )  # fmt: skip
+
+
+def _when(text: str | None) -> datetime | None:
+    return None if text is None else parse_iso(text)
 
 
 def _insert_relations(conn: Conn, relations: Sequence[Relation], stamp: str) -> None:

@@ -99,7 +99,7 @@ async def test_append_stores_the_embeddable_flag(store: SqliteJournalStore) -> N
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "severity": "fatal"}, "severity must be one of"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "payload": [1]}, "payload must be a JSON object"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "refs": "episodic"}, "refs must be a JSON object"),
-        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "priority": "urgent"}, "priority must be one of"),
+        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "priority": "urgent"}, "priority must be an integer from 1 to 10, or one of"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": "yesterday"}, "ts is not an ISO 8601"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": 12}, "ts must be an ISO 8601 string"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "colour": "red"}, "unknown field(s): colour"),
