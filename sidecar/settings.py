@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from sidecar.errors import ConfigError
 __all__ = ["ENV_PREFIX", "ROLES", "Settings", "add_arguments", "env_name", "flag_name", "load_settings"]
 
 ENV_PREFIX = "MEMORY_SIDECAR_"
+_ID = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
 ROLES = ("solo", "member", "lead")
 MB = 1024 * 1024
 
@@ -69,6 +71,19 @@ class Settings:
     openai_model: str = _opt("text-embedding-3-small", "model for the OpenAI-compatible endpoint")
     fusion: str = _opt("weighted", "how BM25 and dense rankings are fused: rrf or weighted", ("rrf", "weighted"))
     prompt_budget: int = _opt(15000, "default character budget of the memory block")
+    workspace_id: str = _opt("default", "workspace of this agent's memories when a request names none")
+    agent_id: str = _opt("agent", "id of the agent this sidecar serves (owner of its own memories)")
+    crew_id: str = _opt("crew", "member/lead: id of the crew whose shared memories the lead holds")
+    namespace: str = _opt("default", "namespace of memories when a request names none")
+    recall_scoring: str = _opt(
+        "importance",
+        "how recall scores memories: importance (cosine x importance) or activation (similarity, recency, "
+        "frequency, importance)",
+        ("importance", "activation"),
+    )
+    journal_compact_days: float = _opt(
+        90.0, "the daily job archives journal events (and superseded or retired memories) older than this (0 = off)"
+    )
     agent_refuse_injection: bool = _opt(
         True, "refuse (422) an agent-tier write the injection scanner blocks; false: write it with a warning"
     )
@@ -166,6 +181,11 @@ def _validated(s: Settings) -> Settings:
         raise ConfigError("--crew-listen needs --crew-token: the crew listener never runs unauthenticated")
     if s.tier_max_files < 1:
         raise ConfigError("--tier-max-files must be at least 1")
+    for name in ("workspace_id", "agent_id", "crew_id", "namespace"):
+        if not _ID.match(getattr(s, name)):
+            raise ConfigError(f"{flag_name(name)} must be 1-128 letters, digits or _.:@/-")
+    if s.journal_compact_days < 0:
+        raise ConfigError("--journal-compact-days must be 0 (off) or positive")
     if not 0 < s.soft_cap_ratio <= 1:
         raise ConfigError("--soft-cap-ratio must be in (0, 1]")
     return s.with_changes(

@@ -1,8 +1,9 @@
-"""The lead's crew listener: read-only crew search and status for the crew's members.
+"""The lead's crew listener: crew search and status for the crew's members, and the crew's
+memories in the lead's journal (``POST /crew/memory/{remember,recall,feedback,forget}``).
 
 It runs on its own address (``--crew-listen``), separate from the lead agent's own API on
-127.0.0.1:9119, and every request needs the crew's bearer token. It has no write routes at all:
-only the lead writes the crew tier, through its own agent API.
+127.0.0.1:9119, and every request needs the crew's bearer token. It writes no file: only the
+lead writes the crew tier, through its own agent API; members' crew memories go to the journal.
 
 It faces the network, so it spends nothing on a stranger: the token is checked from the headers
 before any body is read (a 401 ends the connection), a body is at most ``MAX_BODY_BYTES`` (a
@@ -34,10 +35,15 @@ MAX_CONNECTIONS = 64
 log = structlog.get_logger("sidecar.crew")
 CREW_TIER = web.AppKey("crew_tier", Tier)
 CREW_SEARCH = web.AppKey("crew_search", SearchService)
+#: The lead's own application, whose journal holds the crew's memories.
+LEAD_APP = web.AppKey("lead_app", web.Application)
 
 
-def create_crew_app(tier: Tier, search: SearchService, token: str, max_body: int = MAX_BODY_BYTES) -> web.Application:
-    """The members' read-only view of the lead's crew index (searched as the lead searches it)."""
+def create_crew_app(
+    tier: Tier, search: SearchService, token: str, max_body: int = MAX_BODY_BYTES, lead: web.Application | None = None
+) -> web.Application:
+    """The members' view of the lead's crew index (searched as the lead searches it), and, given the
+    lead's application, the crew's memories in its journal."""
     # The token first: a request without it gets its 401 before its body is read.
     app = web.Application(middlewares=[_bearer(token), body_deadline(), error_middleware], client_max_size=max_body)
     app[CREW_TIER] = tier
@@ -45,6 +51,9 @@ def create_crew_app(tier: Tier, search: SearchService, token: str, max_body: int
     app.router.add_post("/crew/search", _search)
     app.router.add_get("/crew/status", _status)
     app.router.add_get("/healthz", _healthz)
+    if lead is not None:
+        app[LEAD_APP] = lead
+        app.router.add_post("/crew/memory/{op}", _memory)
     return app
 
 
@@ -79,6 +88,14 @@ async def _search(request: web.Request) -> web.Response:
     return json_answer(await request.app[CREW_SEARCH].search(req))
 
 
+async def _memory(request: web.Request) -> web.Response:
+    from sidecar.http.memories import crew_op  # the journal's modules load with the first crew memory call
+
+    body = await read_json_object(request)
+    answer, status = await crew_op(request.app[LEAD_APP], request.match_info["op"], body)
+    return json_answer(answer, status=status)
+
+
 async def _status(request: web.Request) -> web.Response:
     return web.json_response(await request.app[CREW_TIER].status())
 
@@ -94,7 +111,7 @@ async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
         yield
         return
     host, _, port = settings.crew_listen.rpartition(":")
-    crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token)
+    crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token, lead=app)
     runner = SidecarRunner(
         crew_app, max_connections=MAX_CONNECTIONS, access_log=None, handle_signals=False, **server_limits(settings)
     )

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import structlog
 
-from sidecar.errors import BadRequest, CrewUnavailable
+from sidecar.errors import BadRequest, Conflict, CrewUnavailable, NotFound
 from sidecar.retrieval.search import SearchRequest
 from sidecar.settings import Settings
 
@@ -62,6 +62,13 @@ class CrewProxy:
         ]
         return hits, degraded
 
+    async def memory(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One crew-memory operation (remember, recall, feedback, forget) on the lead's journal."""
+        data = await self._call("POST", f"/crew/memory/{op}", body)
+        if not isinstance(data, dict):
+            raise self._unavailable(f"the lead answered {op} with a body that is not a JSON object")
+        return data
+
     async def status(self) -> dict[str, Any]:
         data = await self._call("GET", "/crew/status", None)
         if not isinstance(data, dict):
@@ -81,10 +88,11 @@ class CrewProxy:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             raise self._unavailable(f"the lead answered {status} with a body that is not JSON") from None
-        if status == 400 and isinstance(data, dict) and isinstance(data.get("error"), dict):
-            err = data["error"]  # the client's own mistake (e.g. raw FTS5 syntax): pass it on
-            raise BadRequest(str(err.get("message", "bad request")), code=str(err.get("code", "bad_request")))
-        if status != 200:
+        passed_on = {400: BadRequest, 404: NotFound, 409: Conflict}
+        if status in passed_on and isinstance(data, dict) and isinstance(data.get("error"), dict):
+            err = data["error"]  # the client's own mistake (e.g. raw FTS5 syntax, an unknown id): pass it on
+            raise passed_on[status](str(err.get("message", "bad request")), code=str(err.get("code", "bad_request")))
+        if status not in (200, 201):
             raise self._unavailable(f"the lead answered {status}")
         return data
 

@@ -125,7 +125,9 @@ class JournalEntry:
             raise invalid("severity", f"severity must be one of {', '.join(SEVERITIES)}")
         if isinstance(self.priority, int) and not isinstance(self.priority, bool):
             if not 1 <= self.priority <= 10:
-                raise invalid("priority", "priority must be an integer from 1 to 10, or one of " + ", ".join(PRIORITIES))
+                raise invalid(
+                    "priority", "priority must be an integer from 1 to 10, or one of " + ", ".join(PRIORITIES)
+                )
         elif self.priority is not None and self.priority not in PRIORITIES:
             raise invalid("priority", "priority must be an integer from 1 to 10, or one of " + ", ".join(PRIORITIES))
         _check_object("payload", self.payload)

@@ -5,7 +5,7 @@ Its routes are in sidecar.http.journal."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import structlog
 from aiohttp import web
@@ -13,7 +13,7 @@ from aiohttp import web
 from sidecar.episodic.entry import JournalEntry
 from sidecar.episodic.health import compute_health
 from sidecar.episodic.indexer import DailyJob, Indexer
-from sidecar.episodic.maintenance import decay_and_reinforce
+from sidecar.episodic.maintenance import compact, decay_and_reinforce
 from sidecar.episodic.nudges import Nudger
 from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
 from sidecar.episodic.store import JournalStore
@@ -44,10 +44,17 @@ def setup_episodic(app: web.Application) -> None:
     app.cleanup_ctx.append(_episodic_ctx)
 
 
-def daily_job(store: JournalStore) -> DailyJob:
-    """Decay-and-reinforce, then a health snapshot of every workspace (the Indexer runs it daily)."""
+def daily_job(store: JournalStore, compact_days: float = 0.0) -> DailyJob:
+    """The journal's maintenance, run by the Indexer at start and then daily: expired entries are
+    archived, old events compacted (``compact_days``, 0 = never), importance decayed and
+    reinforced, and a health snapshot taken of every workspace."""
 
     async def run(now: datetime) -> None:
+        expired = await store.prune_expired(now)
+        if expired:
+            log.info("episodic.pruned_expired", entries=len(expired))
+        if compact_days > 0:
+            await compact(store, timedelta(days=compact_days), now)
         await decay_and_reinforce(store, now)
         for workspace_id in await store.workspaces():
             await compute_health(store, workspace_id, None, now)
@@ -78,7 +85,8 @@ async def record_memory_updated(app: web.Application, path: str, tier: str, seq:
 
 async def _episodic_ctx(app: web.Application) -> AsyncIterator[None]:
     store = await SqliteJournalStore.open(app[SETTINGS].memory_dir / JOURNAL_FILE)
-    indexer = Indexer(store, app.get(EMBEDDER), daily=daily_job(store))
+    settings = app[SETTINGS]
+    indexer = Indexer(store, app.get(EMBEDDER), daily=daily_job(store, settings.journal_compact_days))
     try:
         app[JOURNAL] = store
         app[INDEXER] = indexer

@@ -17,13 +17,13 @@ import structlog
 
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
-from sidecar.episodic.query import Hit, Query
+from sidecar.episodic.query import Hit, Query, ScopeFilter
 from sidecar.episodic.relations import walk_similar
 from sidecar.episodic.store import JournalStore
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 
-__all__ = ["HYBRID_POOL", "RecallOutcome", "hybrid_recall", "recall", "run_recall"]
+__all__ = ["HYBRID_POOL", "RecallOutcome", "hybrid_recall", "query_vector", "recall", "run_recall"]
 
 log = structlog.get_logger(__name__)
 #: How deep each leg of a hybrid recall looks before fusion (at least 4 × k).
@@ -66,7 +66,7 @@ async def run_recall(
 ) -> RecallOutcome:
     """Either recall, reporting whether the dense leg could run."""
     now = now or utcnow()
-    vector, dense = await _query_vector(embedder, query.query_text)
+    vector, dense = await query_vector(embedder, query.query_text)
     model = embedder.model_id if embedder is not None else ""
     if hybrid:
         ranked = await _hybrid(store, model, vector, query)
@@ -80,7 +80,8 @@ async def run_recall(
     return RecallOutcome(hits, dense)
 
 
-async def _query_vector(embedder: Embedder | None, text: str) -> tuple[npt.NDArray[np.float32] | None, str]:
+async def query_vector(embedder: Embedder | None, text: str) -> tuple[npt.NDArray[np.float32] | None, str]:
+    """The query's vector and the dense leg's state: ``ok``, ``no_embedder`` or ``embedder_error``."""
     if embedder is None:
         return None, "no_embedder"
     try:
@@ -135,7 +136,7 @@ async def _walk(store: JournalStore, query: Query, hits: list[Hit], now: datetim
     where, taken, extra = query.filter, {h.entry_id for h in hits}, []
     for parent, edge in wanted:
         entry = entries.get(edge.dst_entry_id)
-        if entry is None or entry.id in taken or not where.admits(entry.workspace_id, entry.agent_id, entry.crew_id):
+        if entry is None or entry.id in taken or not _served(entry, where, now):
             continue
         taken.add(entry.id)
         ranked = _Ranked(entry.id, parent.score * edge.weight, None, None, "similar")
@@ -156,6 +157,13 @@ def _hit(entry: StoredEntry, ranked: _Ranked, now: datetime) -> Hit:
         importance=ranked.importance,
         via=ranked.via,
     )
+
+
+def _served(entry: StoredEntry, where: ScopeFilter, now: datetime) -> bool:
+    """A walked neighbour is served only if recall could have found it itself."""
+    if entry.status != "live" or (entry.expires_at is not None and entry.expires_at <= now):
+        return False
+    return where.admits(entry.workspace_id, entry.agent_id, entry.crew_id, entry.namespace)
 
 
 def _unit(cosine: float) -> float:

@@ -72,9 +72,7 @@ FROM journal_embeddings j JOIN journal_entries e ON e.id = j.entry_id
 LOAD_VECTORS = VECTOR_ROW + "WHERE e.workspace_id = ? AND j.model = ? AND e.status = 'live' ORDER BY e.seq"
 # What compaction may archive by age: journal events (not priority permanent), and typed memories
 # only once they are no longer served (superseded or retired); a live memory expires instead.
-_COMPACTABLE = (
-    "ts < ? AND COALESCE(priority, '') != 'permanent' AND (memory_type IS NULL OR status != 'live')"
-)
+_COMPACTABLE = "ts < ? AND COALESCE(priority, '') != 'permanent' AND (memory_type IS NULL OR status != 'live')"
 ARCHIVE_COLUMNS = (
     "id, workspace_id, crew_id, agent_id, ts, entry_type, severity, summary, payload, archived_at, reason,"
     " memory_type, topic_key, namespace"

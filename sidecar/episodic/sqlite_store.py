@@ -271,7 +271,13 @@ class SqliteJournalStore:
         return await self._serve_write(run)
 
     async def forget(
-        self, workspace_id: str, namespace: str, now: datetime, *, entry_id: str | None = None, topic_key: str | None = None
+        self,
+        workspace_id: str,
+        namespace: str,
+        now: datetime,
+        *,
+        entry_id: str | None = None,
+        topic_key: str | None = None,
     ) -> list[str]:
         """Move an entry (by id), or every entry that held a topic key (its history too), into the
         archive with reason ``forgotten``, and delete them from the journal. Returns the ids."""
@@ -384,6 +390,12 @@ class SqliteJournalStore:
             return loaded
 
         return await self._read(run)
+
+    async def cosines(
+        self, workspace_id: str, model: str, ids: Sequence[str], query: npt.NDArray[np.float32]
+    ) -> dict[str, float]:
+        """The cosine to ``query`` of each listed entry with a served vector of ``model``."""
+        return (await self.vectors(workspace_id, model)).cosines(ids, query)
 
     async def dense_rank(
         self,
@@ -535,11 +547,13 @@ def _open_writer(path: Path) -> Conn:
 
 
 def _unit(value: float) -> float:
-    return min(1.0, max(0.0, value))
+    return round(min(1.0, max(0.0, value)), 6)
 
 
 def _read_entry(conn: Conn, entry_id: str) -> StoredEntry:
-    return _entry(conn.execute(f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.id = ?", (entry_id,)).fetchone())
+    return _entry(
+        conn.execute(f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.id = ?", (entry_id,)).fetchone()
+    )
 
 
 def _dumps(value: object) -> str:

@@ -203,7 +203,13 @@ class VectorSet:
         expires[: self.size] = self._expires[: self.size]
         importance[: self.size] = self._importance[: self.size]
         alive[: self.size] = self._alive[: self.size]
-        self._matrix, self._ints, self._expires, self._importance, self._alive = matrix, ints, expires, importance, alive
+        self._matrix, self._ints, self._expires, self._importance, self._alive = (
+            matrix,
+            ints,
+            expires,
+            importance,
+            alive,
+        )
 
 
 class VectorCache:
@@ -243,4 +249,3 @@ class VectorCache:
 
     def clear(self) -> None:
         self._sets.clear()
-

@@ -20,7 +20,7 @@ from sidecar.episodic.lifecycle import JOURNAL, record_memory_updated, setup_epi
 from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
 from sidecar.http import files as write_api
-from sidecar.http import journal, metrics, openapi, search
+from sidecar.http import journal, memories, metrics, openapi, search
 from sidecar.http import status as api
 from sidecar.http.errors import error_middleware
 from sidecar.http.guards import body_deadline, host_origin_guard
@@ -73,7 +73,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
         ]
     )
     app.on_shutdown.append(_stop_long_work)
-    for module in (api, search, write_api, mcp_server, block_api, journal, metrics, openapi):
+    for module in (api, search, write_api, mcp_server, block_api, journal, memories, metrics, openapi):
         app.router.add_routes(module.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request

@@ -1,0 +1,515 @@
+"""Typed memories over the journal (spec 004): remember, recall, feedback, forget.
+
+A memory is a journal entry with a ``memory_type`` (entry type ``memory.<type>``), so the one
+journal keeps events and memories side by side and every journal path (FTS5 mirror, embedding,
+relations, health) sees both. This module holds the requests (each validated into a typed value
+or a 400 naming the field) and the local operations on this sidecar's journal; which journal a
+request goes to (this one, or the lead's for the crew's entries) is decided by the routes.
+
+Recall takes candidates from both legs (cosine over the cached matrix, BM25 over the FTS5
+mirror), keeps only those that earned a place (a BM25 match, or a cosine above the retrieval's
+match floor), and scores them by the configured rule (:mod:`sidecar.episodic.scoring`).
+Superseded, retired and expired entries are never served.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import structlog
+
+from sidecar.episodic.clock import to_iso, utcnow
+from sidecar.episodic.entry import (
+    MEMORY_TYPES,
+    JournalEntry,
+    StoredEntry,
+    check_namespace,
+    check_topic_key,
+    invalid,
+    parse_ts,
+    require_id,
+)
+from sidecar.episodic.indexer import embed_text
+from sidecar.episodic.query import MAX_K, Scope, ScopeFilter
+from sidecar.episodic.recall import query_vector
+from sidecar.episodic.scoring import SCORINGS, Parts, score
+from sidecar.episodic.store import JournalStore
+from sidecar.errors import BadRequest, NotFound
+from sidecar.index.query import terms
+from sidecar.retrieval.embed.base import Embedder, EmbedderError
+from sidecar.retrieval.hybrid import DENSE_MATCH
+
+__all__ = [
+    "DEFAULT_RECALL_K",
+    "FeedbackRequest",
+    "ForgetRequest",
+    "Identity",
+    "MemoryHit",
+    "RecallRequest",
+    "RememberRequest",
+    "feedback",
+    "forget",
+    "recall_memories",
+    "remember",
+]
+
+log = structlog.get_logger(__name__)
+DEFAULT_RECALL_K = 5
+MAX_TTL_SECONDS = 100 * 365 * 86400
+#: How deep each recall leg looks before scoring (at least 4 × k).
+POOL = 50
+#: Entries a recall embeds on the spot when BM25 found them before the indexer got to them.
+_FRESH_EMBED = 16
+_SIGNALS = {"+": True, "positive": True, "up": True, "-": False, "negative": False, "down": False}
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Whose memory a request is about; defaults come from the settings (one sidecar, one agent)."""
+
+    workspace_id: str
+    agent_id: str
+    crew_id: str | None
+    namespace: str
+
+    def merged(self, body: Mapping[str, Any]) -> Identity:
+        """The body's ``workspace_id``, ``agent_id`` and ``namespace`` over these defaults."""
+        workspace = require_id("workspace_id", body.get("workspace_id") or self.workspace_id)
+        agent = require_id("agent_id", body.get("agent_id") or self.agent_id)
+        namespace = check_namespace(body.get("namespace") or self.namespace)
+        assert workspace is not None and agent is not None
+        return Identity(workspace, agent, self.crew_id, namespace)
+
+
+def _closed(body: Mapping[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
+
+
+def _scope(body: Mapping[str, Any], allowed: tuple[str, ...], default: str) -> str:
+    value = body.get("scope", default)
+    if value not in allowed:
+        raise invalid("scope", f"scope must be one of {', '.join(allowed)}")
+    return str(value)
+
+
+def _target(body: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    entry_id, topic_key = body.get("id"), body.get("topic_key")
+    if (entry_id is None) == (topic_key is None):
+        raise invalid("id", "give exactly one of id and topic_key")
+    if entry_id is not None:
+        require_id("id", entry_id)
+        return str(entry_id), None
+    return None, check_topic_key(topic_key)
+
+
+_IDENTITY_FIELDS = frozenset({"workspace_id", "agent_id", "namespace", "scope"})
+
+
+@dataclass(frozen=True, slots=True)
+class RememberRequest:
+    """``memory.remember``: one typed memory; ``scope`` ``crew`` makes it the crew's."""
+
+    entry: JournalEntry
+    scope: str
+
+    FIELDS = frozenset(
+        {"content", "memory_type", "priority", "confidence", "tags", "expires_at", "ttl_seconds", "topic_key"}
+        | {"payload"}
+        | _IDENTITY_FIELDS
+    )
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any], who: Identity, *, now: datetime | None = None) -> RememberRequest:
+        _closed(body, cls.FIELDS)
+        scope = _scope(body, ("own", "crew"), "own")
+        if scope == "crew" and who.crew_id is None:
+            raise invalid("scope", "scope crew needs a crew: this sidecar runs solo")
+        me = who.merged(body)
+        content = body.get("content")
+        if not isinstance(content, str) or not content.strip():
+            raise invalid("content", "content must be a non-empty string", missing=content is None)
+        memory_type = body.get("memory_type", "fact")
+        if memory_type not in MEMORY_TYPES:
+            raise invalid("memory_type", f"memory_type must be one of {', '.join(MEMORY_TYPES)}")
+        priority = body.get("priority", 5)
+        if isinstance(priority, bool) or not isinstance(priority, int) or not 1 <= priority <= 10:
+            raise invalid("priority", "priority must be an integer from 1 to 10")
+        expires_at = _expiry(body, now or utcnow())
+        tags = body.get("tags", [])
+        if not isinstance(tags, list):
+            raise invalid("tags", "tags must be a list of strings")
+        try:
+            entry = JournalEntry(
+                workspace_id=me.workspace_id,
+                agent_id=me.agent_id,
+                crew_id=who.crew_id if scope == "crew" else None,
+                entry_type=f"memory.{memory_type}",
+                summary=content,
+                payload=body.get("payload") or {},
+                priority=priority,
+                memory_type=memory_type,
+                confidence=body.get("confidence", 1.0),
+                tags=tuple(dict.fromkeys(tags)),
+                expires_at=expires_at,
+                topic_key=body.get("topic_key"),
+                namespace=me.namespace,
+            )
+        except BadRequest as exc:
+            if exc.code == "invalid_summary":
+                raise invalid("content", exc.message.replace("summary", "content")) from None
+            raise
+        return cls(entry, scope)
+
+
+def _expiry(body: Mapping[str, Any], now: datetime) -> datetime | None:
+    expires, ttl = body.get("expires_at"), body.get("ttl_seconds")
+    if expires is not None and ttl is not None:
+        raise invalid("ttl_seconds", "give expires_at or ttl_seconds, not both")
+    if ttl is not None:
+        if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 < ttl <= MAX_TTL_SECONDS:
+            raise invalid("ttl_seconds", f"ttl_seconds must be a number of seconds in (0, {MAX_TTL_SECONDS}]")
+        return now + timedelta(seconds=ttl)
+    if expires is None:
+        return None
+    when = parse_ts("expires_at", expires)
+    if when <= now:
+        raise invalid("expires_at", "expires_at is in the past: the memory would never be served")
+    return when
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRequest:
+    """``memory.recall``: the top ``k`` memories for ``query`` in scope."""
+
+    query: str
+    who: Identity
+    scope: Scope
+    k: int
+    memory_types: tuple[str, ...] | None
+    tags: tuple[str, ...]
+    scoring: str
+    explain: bool
+
+    FIELDS = frozenset({"query", "k", "memory_types", "tags", "scoring", "explain"} | _IDENTITY_FIELDS)
+
+    @classmethod
+    def from_json(
+        cls, body: Mapping[str, Any], who: Identity, *, default_scope: str, default_scoring: str
+    ) -> RecallRequest:
+        _closed(body, cls.FIELDS)
+        query = body.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise invalid("query", "query must be a non-empty string", missing=query is None)
+        if len(query.encode()) > 4096:
+            raise BadRequest("query is over 4096 bytes", code="query_too_long", field="query")
+        scope = Scope(_scope(body, tuple(s.value for s in Scope), default_scope))
+        if scope is Scope.CREW_SHARED and who.crew_id is None:
+            raise invalid("scope", "scope crew_shared needs a crew: this sidecar runs solo")
+        k = body.get("k", DEFAULT_RECALL_K)
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise invalid("k", f"k must be an integer in 1..{MAX_K}")
+        types = body.get("memory_types")
+        if types is not None and (
+            not isinstance(types, list) or not types or any(t not in MEMORY_TYPES for t in types)
+        ):
+            raise invalid("memory_types", f"memory_types must be a non-empty list of {', '.join(MEMORY_TYPES)}")
+        tags = body.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+            raise invalid("tags", "tags must be a list of non-empty strings")
+        scoring = body.get("scoring", default_scoring)
+        if scoring not in SCORINGS:
+            raise invalid("scoring", f"scoring must be one of {', '.join(SCORINGS)}")
+        explain = body.get("explain", False)
+        if not isinstance(explain, bool):
+            raise invalid("explain", "explain must be true or false")
+        return cls(
+            query,
+            who.merged(body),
+            scope,
+            k,
+            None if types is None else tuple(dict.fromkeys(types)),
+            tuple(dict.fromkeys(tags)),
+            str(scoring),
+            explain,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The request as the lead's crew listener takes it."""
+        body: dict[str, Any] = {
+            "query": self.query,
+            "k": self.k,
+            "tags": list(self.tags),
+            "scoring": self.scoring,
+            "explain": self.explain,
+            "workspace_id": self.who.workspace_id,
+            "agent_id": self.who.agent_id,
+            "namespace": self.who.namespace,
+        }
+        if self.memory_types is not None:
+            body["memory_types"] = list(self.memory_types)
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackRequest:
+    """``memory.feedback``: ``+`` or ``-`` on one live entry, by id or topic key."""
+
+    who: Identity
+    scope: str
+    entry_id: str | None
+    topic_key: str | None
+    positive: bool
+
+    FIELDS = frozenset({"id", "topic_key", "signal"} | _IDENTITY_FIELDS)
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any], who: Identity) -> FeedbackRequest:
+        _closed(body, cls.FIELDS)
+        scope = _scope(body, ("own", "crew"), "own")
+        entry_id, topic_key = _target(body)
+        signal = body.get("signal")
+        if not isinstance(signal, str) or signal not in _SIGNALS:
+            raise invalid("signal", 'signal must be "+" or "-" (or positive/negative)', missing=signal is None)
+        return cls(who.merged(body), scope, entry_id, topic_key, _SIGNALS[signal])
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetRequest:
+    """``memory.forget``: archive one entry by id, or a topic key's entry and its history."""
+
+    who: Identity
+    scope: str
+    entry_id: str | None
+    topic_key: str | None
+
+    FIELDS = frozenset({"id", "topic_key"} | _IDENTITY_FIELDS)
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any], who: Identity) -> ForgetRequest:
+        _closed(body, cls.FIELDS)
+        scope = _scope(body, ("own", "crew"), "own")
+        entry_id, topic_key = _target(body)
+        return cls(who.merged(body), scope, entry_id, topic_key)
+
+
+def target_json(who: Identity, entry_id: str | None, topic_key: str | None) -> dict[str, Any]:
+    """A feedback or forget target as the lead's crew listener takes it."""
+    body: dict[str, Any] = {"workspace_id": who.workspace_id, "agent_id": who.agent_id, "namespace": who.namespace}
+    if entry_id is not None:
+        body["id"] = entry_id
+    if topic_key is not None:
+        body["topic_key"] = topic_key
+    return body
+
+
+# -- operations on this sidecar's journal ------------------------------------------------------------
+async def remember(store: JournalStore, entry: JournalEntry) -> dict[str, Any]:
+    stored = await store.append(entry)
+    return {
+        "id": stored.id,
+        "seq": stored.seq,
+        "memory_type": stored.memory_type,
+        "topic_key": stored.topic_key,
+        "namespace": stored.namespace,
+        "supersedes": stored.supersedes,
+        "expires_at": None if stored.expires_at is None else to_iso(stored.expires_at),
+        "crew": stored.crew_id is not None,
+    }
+
+
+async def _resolve(
+    store: JournalStore, who: Identity, entry_id: str | None, topic_key: str | None, crew_id: str | None
+) -> StoredEntry:
+    """The live entry a feedback names, in the workspace and namespace, and in the scope asked
+    (crew entries only for ``crew_id``, the agent's own otherwise)."""
+    if topic_key is not None:
+        found = await store.live_topic(who.workspace_id, who.namespace, topic_key)
+    else:
+        found = await store.get(who.workspace_id, entry_id or "")
+    if found is None or found.namespace != who.namespace or not _in_scope(found, who, crew_id):
+        what = f"topic key {topic_key!r}" if topic_key is not None else f"entry {entry_id}"
+        raise NotFound(f"no live memory with {what} in namespace {who.namespace}")
+    return found
+
+
+def _in_scope(entry: StoredEntry, who: Identity, crew_id: str | None) -> bool:
+    if crew_id is not None:
+        return entry.crew_id == crew_id
+    return entry.crew_id is None and entry.agent_id == who.agent_id
+
+
+async def feedback(
+    store: JournalStore, req: FeedbackRequest, *, crew_id: str | None = None, now: datetime | None = None
+) -> dict[str, Any]:
+    entry = await _resolve(store, req.who, req.entry_id, req.topic_key, crew_id)
+    after = await store.feedback(req.who.workspace_id, entry.id, req.positive, now or utcnow())
+    return {
+        "id": after.id,
+        "signal": "+" if req.positive else "-",
+        "importance": after.base_importance,
+        "confidence": after.confidence,
+        "feedback": {"positive": after.positive, "negative": after.negative},
+        "status": after.status,
+    }
+
+
+async def forget(
+    store: JournalStore, req: ForgetRequest, *, crew_id: str | None = None, now: datetime | None = None
+) -> dict[str, Any]:
+    """Archive the named entry (or the topic key's whole history); NotFound when nothing matched."""
+    now = now or utcnow()
+    if req.entry_id is not None:
+        found = await store.get(req.who.workspace_id, req.entry_id)
+        if found is None or found.namespace != req.who.namespace or not _in_scope(found, req.who, crew_id):
+            raise NotFound(f"no entry {req.entry_id} in namespace {req.who.namespace}")
+    else:
+        history = await store.history(req.who.workspace_id, req.who.namespace, req.topic_key or "")
+        if not history or not all(_in_scope(e, req.who, crew_id) for e in history):
+            raise NotFound(f"no memory with topic key {req.topic_key!r} in namespace {req.who.namespace}")
+    ids = await store.forget(
+        req.who.workspace_id, req.who.namespace, now, entry_id=req.entry_id, topic_key=req.topic_key
+    )
+    return {"forgotten": ids}
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHit:
+    entry: StoredEntry
+    parts: Parts
+    via: str  # "dense", "bm25" or "both"
+
+    def to_json(self, *, explain: bool, now: datetime) -> dict[str, Any]:
+        e = self.entry
+        out: dict[str, Any] = {
+            "id": e.id,
+            "content": e.summary,
+            "memory_type": e.memory_type,
+            "entry_type": e.entry_type,
+            "score": round(self.parts.score, 6),
+            "via": self.via,
+            "source": "crew" if e.crew_id is not None else "own",
+            "agent_id": e.agent_id,
+            "topic_key": e.topic_key,
+            "namespace": e.namespace,
+            "tags": list(e.tags),
+            "priority": e.priority,
+            "confidence": e.confidence,
+            "ts": to_iso(e.ts),
+            "age_seconds": max(0.0, (now - e.ts).total_seconds()),
+            "expires_at": None if e.expires_at is None else to_iso(e.expires_at),
+        }
+        if explain:
+            out["explain"] = self.parts.to_json()
+        return out
+
+
+async def recall_memories(
+    store: JournalStore,
+    embedder: Embedder | None,
+    req: RecallRequest,
+    *,
+    crew_id: str | None,
+    own: bool = True,
+    now: datetime | None = None,
+) -> tuple[list[MemoryHit], str]:
+    """The top ``k`` served entries for the request, and the dense leg's state (``ok``,
+    ``no_embedder`` or ``embedder_error``). ``crew_id`` adds (or with ``own`` false, keeps only)
+    the crew's entries; every returned hit is marked referenced."""
+    now = now or utcnow()
+    where = ScopeFilter(
+        req.who.workspace_id,
+        agent_id=req.who.agent_id if own else None,
+        crew_id=crew_id,
+        namespace=req.who.namespace,
+        memory_types=req.memory_types,
+        now=now,
+    )
+    if not own and crew_id is None:
+        return [], "ok"
+    vector, dense = await query_vector(embedder, req.query)
+    pool = max(POOL, 4 * req.k) * (4 if req.tags else 1)
+    cosines: dict[str, float] = {}
+    importance: dict[str, float] = {}
+    if vector is not None and embedder is not None:
+        for s in await store.dense_rank(where, embedder.model_id, vector, pool, weighted=False):
+            cosines[s.entry_id], importance[s.entry_id] = s.cosine, s.importance
+    sparse = await store.bm25_rank(where, " ".join(terms(req.query)), pool)  # stopwords earn nothing
+    entries = await store.fetch(req.who.workspace_id, list(dict.fromkeys([*cosines, *sparse])))
+    if vector is not None and embedder is not None:
+        await _fill_cosines(store, embedder, vector, [e for i, e in entries.items() if i not in cosines], cosines)
+    rank = {entry_id: n for n, entry_id in enumerate(sparse)}
+    hits: list[MemoryHit] = []
+    for entry_id, entry in entries.items():
+        if not _served(entry, where, req.tags, now):
+            continue
+        cosine = cosines.get(entry_id)
+        if entry_id not in rank and (cosine is None or cosine <= DENSE_MATCH):
+            continue  # nothing earned it: no filler
+        if cosine is not None:
+            similarity, source = cosine, "cosine"
+        else:
+            similarity, source = 1.0 / (1.0 + rank[entry_id]), "bm25_rank"
+        parts = score(
+            req.scoring,
+            similarity=similarity,
+            similarity_source=source,
+            importance=importance.get(entry_id, entry.base_importance),
+            last_touched=entry.accessed_at or entry.ts,
+            recalls=entry.access_count,
+            now=now,
+        )
+        via = (
+            "both"
+            if entry_id in rank and cosine is not None and cosine > DENSE_MATCH
+            else ("bm25" if entry_id in rank else "dense")
+        )
+        hits.append(MemoryHit(entry, parts, via))
+    hits.sort(key=lambda h: (-h.parts.score, -h.entry.seq))
+    hits = hits[: req.k]
+    if hits:
+        await store.mark_referenced(req.who.workspace_id, [h.entry.id for h in hits], now)
+    return hits, dense
+
+
+def _served(entry: StoredEntry, where: ScopeFilter, tags: Sequence[str], now: datetime) -> bool:
+    """The scope rule again on the fetched row (BM25 and the matrix already applied it), and the tags."""
+    if entry.status != "live" or (entry.expires_at is not None and entry.expires_at <= now):
+        return False
+    if not where.admits(entry.workspace_id, entry.agent_id, entry.crew_id, entry.namespace):
+        return False
+    if where.memory_types is not None and entry.memory_type not in where.memory_types:
+        return False
+    return all(tag in entry.tags for tag in tags)
+
+
+async def _fill_cosines(
+    store: JournalStore,
+    embedder: Embedder,
+    query: npt.NDArray[np.float32],
+    missing: list[StoredEntry],
+    cosines: dict[str, float],
+) -> None:
+    """Cosines for BM25 candidates the dense pool did not reach: from the matrix, or, for the few
+    the indexer has not embedded yet, embedded now."""
+    if not missing:
+        return
+    cosines.update(await store.cosines(missing[0].workspace_id, embedder.model_id, [e.id for e in missing], query))
+    fresh = [e for e in missing if e.id not in cosines][:_FRESH_EMBED]
+    if not fresh:
+        return
+    try:
+        embedded = await embedder.embed([embed_text(e) for e in fresh])
+    except EmbedderError as exc:
+        log.warning("memory.recall_fresh_embed_failed", error=str(exc))
+        return
+    norm = float(np.linalg.norm(query)) or 1.0
+    for entry, row in zip(fresh, embedded, strict=False):
+        row_norm = float(np.linalg.norm(row)) or 1.0
+        cosines[entry.id] = float(np.dot(row, query) / (row_norm * norm))

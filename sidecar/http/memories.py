@@ -1,0 +1,232 @@
+"""Typed memories over HTTP: ``POST /memory/remember``, ``/memory/recall``, ``/memory/feedback``,
+``/memory/forget`` and ``GET /memory/memories``; the MCP tools and the lead's crew listener call
+the same operations, so the answers cannot drift apart.
+
+Where a request goes: the agent's own memories live in this sidecar's journal. The crew's live
+in the lead's: on the lead they are local entries carrying the crew id; a member posts, recalls,
+rates and forgets them through the lead's crew listener, as crew search does. ``crew_shared``
+recall (the default scope of a lead, ``own`` otherwise: spec 000's ScopeForRole) merges the two
+by score; a lead that cannot be reached leaves the member's own hits marked
+``"degraded": ["crew"]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.episodic.clock import utcnow
+from sidecar.episodic.entry import check_namespace, check_topic_key, invalid
+from sidecar.episodic.lifecycle import INDEXER, JOURNAL
+from sidecar.episodic.memories import (
+    FeedbackRequest,
+    ForgetRequest,
+    Identity,
+    RecallRequest,
+    RememberRequest,
+    feedback,
+    forget,
+    recall_memories,
+    remember,
+    target_json,
+)
+from sidecar.episodic.query import Scope
+from sidecar.errors import CrewUnavailable, NotFound
+from sidecar.http.jsonio import json_answer, read_json_object
+from sidecar.keys import CREW_PROXY, EMBEDDER, SETTINGS
+from sidecar.settings import Settings
+
+__all__ = [
+    "crew_op",
+    "default_scope",
+    "feedback_op",
+    "forget_op",
+    "identity",
+    "recall_op",
+    "remember_op",
+    "routes",
+]
+
+routes = web.RouteTableDef()
+_MAX_LIST = 200
+
+
+def identity(settings: Settings) -> Identity:
+    """This sidecar's agent, as the default of every memory request."""
+    crew = settings.crew_id if settings.has_crew else None
+    return Identity(settings.workspace_id, settings.agent_id, crew, settings.namespace)
+
+
+def default_scope(settings: Settings) -> str:
+    """ScopeForRole: a lead recalls crew_shared, every other agent its own."""
+    return Scope.CREW_SHARED.value if settings.role == "lead" else Scope.OWN.value
+
+
+def _remote(app: web.Application) -> bool:
+    return app[SETTINGS].role == "member"
+
+
+async def remember_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    settings = app[SETTINGS]
+    req = RememberRequest.from_json(body, identity(settings))
+    if req.scope == "crew" and _remote(app):
+        proxy = app[CREW_PROXY]
+        assert proxy is not None
+        sent = {k: v for k, v in body.items() if k != "scope"}
+        entry = req.entry
+        sent.update(workspace_id=entry.workspace_id, agent_id=entry.agent_id, namespace=entry.namespace)
+        return await proxy.memory("remember", sent)
+    answer = await remember(app[JOURNAL], req.entry)
+    app[INDEXER].notify()
+    return answer
+
+
+async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    settings = app[SETTINGS]
+    req = RecallRequest.from_json(
+        body, identity(settings), default_scope=default_scope(settings), default_scoring=settings.recall_scoring
+    )
+    crew = req.scope is Scope.CREW_SHARED
+    now = utcnow()
+    local_crew = settings.crew_id if crew and not _remote(app) else None
+    hits, dense = await recall_memories(app[JOURNAL], app.get(EMBEDDER), req, crew_id=local_crew, now=now)
+    found = [h.to_json(explain=req.explain, now=now) for h in hits]
+    answer: dict[str, Any] = {"scope": req.scope.value, "scoring": req.scoring, "dense": dense}
+    if crew and _remote(app):
+        proxy = app[CREW_PROXY]
+        assert proxy is not None
+        try:
+            lead = await proxy.memory("recall", req.to_json())
+            found += _lead_hits(lead)
+        except CrewUnavailable:
+            answer["degraded"] = ["crew"]
+        found.sort(key=lambda h: -float(h["score"]))
+        found = found[: req.k]
+    answer["hits"] = found
+    return answer
+
+
+def _lead_hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    hits = answer.get("hits")
+    if not isinstance(hits, list):
+        raise CrewUnavailable("crew tier unavailable: the lead answered recall without hits")
+    good = [
+        h
+        for h in hits
+        if isinstance(h, dict)
+        and isinstance(h.get("id"), str)
+        and isinstance(h.get("content"), str)
+        and isinstance(h.get("score"), int | float)
+        and not isinstance(h.get("score"), bool)
+    ]
+    return [{**h, "source": "crew"} for h in good]
+
+
+async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    settings = app[SETTINGS]
+    req = FeedbackRequest.from_json(body, identity(settings))
+    if req.scope == "crew":
+        _need_crew(settings)
+        if _remote(app):
+            proxy = app[CREW_PROXY]
+            assert proxy is not None
+            sent = {**target_json(req.who, req.entry_id, req.topic_key), "signal": "+" if req.positive else "-"}
+            return await proxy.memory("feedback", sent)
+        return await feedback(app[JOURNAL], req, crew_id=settings.crew_id)
+    return await feedback(app[JOURNAL], req)
+
+
+async def forget_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    settings = app[SETTINGS]
+    req = ForgetRequest.from_json(body, identity(settings))
+    if req.scope == "crew":
+        _need_crew(settings)
+        if _remote(app):
+            proxy = app[CREW_PROXY]
+            assert proxy is not None
+            return await proxy.memory("forget", target_json(req.who, req.entry_id, req.topic_key))
+        return await forget(app[JOURNAL], req, crew_id=settings.crew_id)
+    return await forget(app[JOURNAL], req)
+
+
+def _need_crew(settings: Settings) -> None:
+    if not settings.has_crew:
+        raise invalid("scope", "scope crew needs a crew: this sidecar runs solo")
+
+
+async def crew_op(app: web.Application, op: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The lead's side of a member's crew-memory request (its crew listener calls this): always
+    the crew's entries in this journal, in the workspace and namespace the member names."""
+    settings = app[SETTINGS]
+    who = identity(settings)
+    store = app[JOURNAL]
+    if op == "remember":
+        req = RememberRequest.from_json({**body, "scope": "crew"}, who)
+        answer = await remember(store, req.entry)
+        app[INDEXER].notify()
+        return answer, 201
+    if op == "recall":
+        recall = RecallRequest.from_json(
+            {**body, "scope": "crew_shared"}, who, default_scope="crew_shared", default_scoring=settings.recall_scoring
+        )
+        now = utcnow()
+        hits, dense = await recall_memories(
+            store, app.get(EMBEDDER), recall, crew_id=settings.crew_id, own=False, now=now
+        )
+        return {"hits": [h.to_json(explain=recall.explain, now=now) for h in hits], "dense": dense}, 200
+    if op == "feedback":
+        return await feedback(store, FeedbackRequest.from_json(body, who), crew_id=settings.crew_id), 200
+    if op == "forget":
+        return await forget(store, ForgetRequest.from_json(body, who), crew_id=settings.crew_id), 200
+    raise NotFound(f"no crew memory operation {op!r}")
+
+
+@routes.post("/memory/remember")
+async def _remember(request: web.Request) -> web.Response:
+    return json_answer(await remember_op(request.app, await read_json_object(request)), status=201)
+
+
+@routes.post("/memory/recall")
+async def _recall(request: web.Request) -> web.Response:
+    return json_answer(await recall_op(request.app, await read_json_object(request)))
+
+
+@routes.post("/memory/feedback")
+async def _feedback(request: web.Request) -> web.Response:
+    return json_answer(await feedback_op(request.app, await read_json_object(request)))
+
+
+@routes.post("/memory/forget")
+async def _forget(request: web.Request) -> web.Response:
+    return json_answer(await forget_op(request.app, await read_json_object(request)))
+
+
+@routes.get("/memory/memories")
+async def _memories(request: web.Request) -> web.Response:
+    """This journal's live memories, newest first; with ``topic_key``, every entry that held the
+    key (the live one and its history: superseded and retired), newest first."""
+    who = identity(request.app[SETTINGS]).merged(
+        {k: request.query.get(k) for k in ("workspace_id", "agent_id", "namespace")}
+    )
+    check_namespace(who.namespace)
+    limit = _limit(request.query.get("limit"))
+    store = request.app[JOURNAL]
+    topic_key = request.query.get("topic_key")
+    if topic_key is not None:
+        entries = await store.history(who.workspace_id, who.namespace, check_topic_key(topic_key), limit)
+    else:
+        entries = await store.memories(who.workspace_id, who.namespace, limit)
+    return json_answer({"memories": [e.to_json() for e in entries]})
+
+
+def _limit(raw: str | None) -> int:
+    if raw is None or raw == "":
+        return 50
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= _MAX_LIST:
+        raise invalid("limit", f"limit must be an integer in 1..{_MAX_LIST}")
+    return value
