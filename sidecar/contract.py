@@ -435,7 +435,15 @@ class BlockAnswer(TypedDict):
     blocked: NotRequired[list[BlockedSection]]
 
 
-ToolName = Literal["memory.write", "memory.read", "memory.search"]
+ToolName = Literal[
+    "memory.write",
+    "memory.read",
+    "memory.search",
+    "memory.remember",
+    "memory.recall",
+    "memory.feedback",
+    "memory.forget",
+]
 Role = Literal["solo", "member", "lead"]
 
 

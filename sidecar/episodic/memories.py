@@ -79,9 +79,10 @@ class Identity:
 
     def merged(self, body: Mapping[str, Any]) -> Identity:
         """The body's ``workspace_id``, ``agent_id`` and ``namespace`` over these defaults."""
-        workspace = require_id("workspace_id", body.get("workspace_id") or self.workspace_id)
-        agent = require_id("agent_id", body.get("agent_id") or self.agent_id)
-        namespace = check_namespace(body.get("namespace") or self.namespace)
+        given = {k: body[k] for k in ("workspace_id", "agent_id", "namespace") if body.get(k) is not None}
+        workspace = require_id("workspace_id", given.get("workspace_id", self.workspace_id))
+        agent = require_id("agent_id", given.get("agent_id", self.agent_id))
+        namespace = check_namespace(given.get("namespace", self.namespace))
         assert workspace is not None and agent is not None
         return Identity(workspace, agent, self.crew_id, namespace)
 
@@ -143,7 +144,7 @@ class RememberRequest:
             raise invalid("priority", "priority must be an integer from 1 to 10")
         expires_at = _expiry(body, now or utcnow())
         tags = body.get("tags", [])
-        if not isinstance(tags, list):
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise invalid("tags", "tags must be a list of strings")
         try:
             entry = JournalEntry(
@@ -152,7 +153,7 @@ class RememberRequest:
                 crew_id=who.crew_id if scope == "crew" else None,
                 entry_type=f"memory.{memory_type}",
                 summary=content,
-                payload=body.get("payload") or {},
+                payload={} if body.get("payload") is None else body["payload"],
                 priority=priority,
                 memory_type=memory_type,
                 confidence=body.get("confidence", 1.0),

@@ -16,8 +16,9 @@ from aiohttp import web
 
 from sidecar import __version__
 from sidecar.contract import ANSWERS, BLOCK_REQUEST, FIELDS, SEARCH_REQUEST, WRITE_REQUEST, json_schema
-from sidecar.episodic.entry import MAX_SUMMARY_CHARS, PRIORITIES, SEVERITIES
+from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES, PRIORITIES, SEVERITIES
 from sidecar.episodic.query import MAX_K
+from sidecar.http.memory_schemas import request_schemas
 
 __all__ = ["DOCUMENT", "routes"]
 
@@ -59,6 +60,9 @@ SCAN_CATEGORIES = (
 )
 ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}
 OPT_ID = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{0,128}$"}, {"type": "null"}]}
+
+# The document describes every role; a solo sidecar answers a crew scope with 400 invalid_scope.
+MEMORY_REQUESTS = request_schemas(has_crew=True, identity=True)
 
 SCHEMAS: dict[str, Schema] = {
     **{shape.__name__: json_schema(shape) for shape in ANSWERS},
@@ -130,7 +134,19 @@ SCHEMAS: dict[str, Schema] = {
             "crew_id": OPT_ID,
             "ts": _nullable({"type": "string", "description": "ISO 8601"}),
             "severity": {"enum": list(SEVERITIES), "default": "info"},
-            "priority": _nullable({"enum": list(PRIORITIES)}),
+            "priority": {
+                "anyOf": [
+                    {"enum": list(PRIORITIES)},
+                    {"type": "integer", "minimum": 1, "maximum": 10},
+                    {"type": "null"},
+                ]
+            },
+            "memory_type": _nullable({"enum": list(MEMORY_TYPES)}),
+            "confidence": _nullable({"type": "number", "minimum": 0, "maximum": 1}),
+            "tags": _nullable(MEMORY_REQUESTS["remember"]["properties"]["tags"]),
+            "expires_at": _nullable({"type": "string", "description": "ISO 8601"}),
+            "topic_key": _nullable(MEMORY_REQUESTS["remember"]["properties"]["topic_key"]),
+            "namespace": _nullable(ID),
             "payload": _nullable({"type": "object"}),
             "refs": _nullable({"type": "object", "description": "refs.episodic: true forces embedding"}),
         },
@@ -149,10 +165,50 @@ SCHEMAS: dict[str, Schema] = {
             "summary": STR,
             "payload": {"type": "object"},
             "refs": {"type": "object"},
-            "priority": _nullable(STR),
+            "priority": {"anyOf": [STR, INT, {"type": "null"}], "description": "1-10, or a marker (pin...)"},
             "embeddable": BOOL,
+            "memory_type": _nullable({"enum": list(MEMORY_TYPES)}),
+            "topic_key": _nullable(STR),
+            "namespace": STR,
+            "status": {"enum": ["live", "superseded", "retired"]},
+            "superseded_by": _nullable(STR),
+            "importance": NUM,
+            "confidence": NUM,
+            "tags": STRS,
+            "expires_at": _nullable(STR),
         }
     ),
+    **{f"{op.capitalize()}Memory": schema for op, schema in MEMORY_REQUESTS.items()},
+    "RememberAnswer": _obj(
+        {"id": STR, "seq": INT, "memory_type": {"enum": list(MEMORY_TYPES)}, "namespace": STR, "crew": BOOL},
+        {"topic_key": _nullable(STR), "supersedes": _nullable(STR), "expires_at": _nullable(STR)},
+    ),
+    "MemoryRecallAnswer": _obj(
+        {
+            "hits": {
+                "type": "array",
+                "items": _obj(
+                    {"id": STR, "content": STR, "score": NUM, "source": {"enum": ["own", "crew"]}, "entry_type": STR},
+                    {
+                        "memory_type": _nullable(STR),
+                        "via": {"enum": ["dense", "bm25", "both"]},
+                        "topic_key": _nullable(STR),
+                        "tags": STRS,
+                        "explain": {"type": "object", "description": "the score's parts"},
+                    },
+                ),
+            },
+            "scope": {"enum": ["own", "crew_shared"]},
+            "scoring": {"enum": ["importance", "activation"]},
+            "dense": {"enum": ["ok", "no_embedder", "embedder_error"]},
+        },
+        {"degraded": {"type": "array", "items": {"enum": ["crew"]}}},
+    ),
+    "FeedbackAnswer": _obj(
+        {"id": STR, "signal": {"enum": ["+", "-"]}, "importance": NUM, "confidence": NUM, "status": STR},
+        {"feedback": _obj({"positive": INT, "negative": INT})},
+    ),
+    "ForgetAnswer": _obj({"forgotten": STRS}),
     "Recall": _obj(
         {"workspace_id": ID, "query_text": {"type": "string", "pattern": "\\S"}},
         {
@@ -266,6 +322,11 @@ SCOPE = _query("scope", {"enum": ["agent", "crew"], "default": "agent"})
 WORKSPACE = _query("workspace_id", ID, required=True)
 CREW = _query("crew_id", OPT_ID)
 NO_CREW = "no_crew_tier (solo), crew_unavailable (member: the lead cannot be reached)"
+
+MEMORY_ERRORS = {
+    "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field> (invalid_scope: a crew scope on a solo sidecar)",
+    "503": "crew_unavailable (member, crew scope: the lead cannot be reached)",
+}
 
 PATHS: dict[str, Any] = {
     "/healthz": {
@@ -503,6 +564,54 @@ PATHS: dict[str, Any] = {
             ("200", _ref("RecallResponse")),
             _errors(**{"400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>"}, **BODY_ERRORS),
             requestBody=_body(_ref("Recall")),
+        )
+    },
+    "/memory/remember": {
+        "post": _op(
+            "Remember a typed memory (a topic key replaces the live memory holding it, kept as history)",
+            ("201", _ref("RememberAnswer")),
+            _errors(**MEMORY_ERRORS, **BODY_ERRORS),
+            requestBody=_body(_ref("RememberMemory")),
+        )
+    },
+    "/memory/recall": {
+        "post": _op(
+            "Recall typed memories and embedded journal entries: only those the query earns, best first",
+            ("200", _ref("MemoryRecallAnswer")),
+            _errors(**{"400": MEMORY_ERRORS["400"] + ", query_too_long"}, **BODY_ERRORS),
+            requestBody=_body(_ref("RecallMemory")),
+        )
+    },
+    "/memory/feedback": {
+        "post": _op(
+            "Rate a live memory: + raises its importance, - lowers it, the third - retires it",
+            ("200", _ref("FeedbackAnswer")),
+            _errors(**MEMORY_ERRORS, **{"404": "not_found: no live memory so named in scope"}, **BODY_ERRORS),
+            requestBody=_body(_ref("FeedbackMemory")),
+        )
+    },
+    "/memory/forget": {
+        "post": _op(
+            "Forget a memory by id, or a topic key's memory and its history (archived, never served)",
+            ("200", _ref("ForgetAnswer")),
+            _errors(**MEMORY_ERRORS, **{"404": "not_found: nothing so named in scope"}, **BODY_ERRORS),
+            requestBody=_body(_ref("ForgetMemory")),
+        )
+    },
+    "/memory/memories": {
+        "get": _op(
+            "Live typed memories, newest first; with topic_key, every entry that held it (its history)",
+            ("200", _obj({"memories": {"type": "array", "items": _ref("JournalEntry")}})),
+            _errors(
+                **{"400": "invalid_workspace_id, invalid_agent_id, invalid_namespace, invalid_topic_key, invalid_limit"}
+            ),
+            parameters=[
+                _query("workspace_id", ID),
+                _query("agent_id", ID),
+                _query("namespace", ID),
+                _query("topic_key", STR),
+                _query("limit", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
+            ],
         )
     },
     "/memory/health": {

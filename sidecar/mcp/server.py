@@ -20,8 +20,11 @@ from aiohttp import web
 
 from sidecar import __version__
 from sidecar.contract import MAX_LIMIT, ReadRequest, ToolName, ToolsAnswer, WriteRequest, request_schema
+from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.errors import EngineUnavailable, SidecarError
 from sidecar.http.jsonio import json_problem
+from sidecar.http.memories import feedback_op, forget_op, recall_op, remember_op
+from sidecar.http.memory_schemas import request_schemas
 from sidecar.keys import SETTINGS, WRITES
 from sidecar.retrieval.answer import search_memory
 from sidecar.settings import Settings
@@ -47,7 +50,10 @@ ASSUMED_VERSION = "2025-03-26"  # what the spec says a request without MCP-Proto
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
 MAX_SESSIONS = 1024
-TOOL_NAMES = ("memory.write", "memory.read", "memory.search")
+FILE_TOOLS = ("memory.write", "memory.read", "memory.search")
+#: Typed memories in the journal: offered whenever the journal runs (they do not touch the files).
+JOURNAL_TOOLS = ("memory.remember", "memory.recall", "memory.feedback", "memory.forget")
+TOOL_NAMES = (*FILE_TOOLS, *JOURNAL_TOOLS)
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 INSTRUCTIONS = (
     "Durable memory for this agent. memory.write reports success only once the bytes are on stable "
@@ -104,7 +110,7 @@ async def memory_tools(request: web.Request) -> web.Response:
     answer: ToolsAnswer = {
         "healthy": state.healthy,
         "reasons": state.reasons,
-        "tools": cast(list[ToolName], state.tools),
+        "tools": cast(list[ToolName], await _offered(request.app)),
     }
     return web.json_response(answer)
 
@@ -244,7 +250,7 @@ async def _dispatch(app: web.Application, method: str, params: Any) -> dict[str,
         return {}
     if method == "tools/list":
         defs = tool_definitions(app[SETTINGS])
-        return {"tools": [defs[name] for name in (await sink_health(app)).tools]}
+        return {"tools": [defs[name] for name in await _offered(app)]}
     if method == "tools/call":
         return await _call_tool(app, params or {})
     raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
@@ -259,7 +265,7 @@ async def _call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, 
     if args is not None and not isinstance(args, dict):
         raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
     state = await sink_health(app)
-    if name not in state.tools:
+    if name in FILE_TOOLS and name not in state.tools:
         why = "; ".join(state.reasons) or "unknown"
         return _tool_error(
             EngineUnavailable(
@@ -280,6 +286,12 @@ async def _call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, 
             SidecarError("internal error: the outcome is unknown, do not assume it happened; see the sidecar log")
         )
     return {"content": [{"type": "text", "text": text}], "structuredContent": body, "isError": False}
+
+
+async def _offered(app: web.Application) -> list[str]:
+    """The file tools the sink's health allows, then the journal's tools while the journal runs."""
+    names = list((await sink_health(app)).tools)
+    return names + list(JOURNAL_TOOLS) if JOURNAL in app else names
 
 
 def _tool_error(exc: SidecarError) -> dict[str, Any]:
@@ -324,10 +336,48 @@ async def _search(app: web.Application, args: dict[str, Any]) -> ToolResult:
     return body, text
 
 
+async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await remember_op(app, args)
+    text = f"Remembered {body['memory_type']} {body['id']}"
+    if body.get("topic_key"):
+        text += f" under topic key {body['topic_key']!r}"
+    if body.get("supersedes"):
+        text += f", replacing {body['supersedes']} (kept as history)"
+    return body, text + "."
+
+
+async def _recall(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await recall_op(app, args)
+    lines = [
+        f"{i}. [{hit['memory_type'] or hit['entry_type']}, {hit['source']}, score {hit['score']:.3f}] {hit['content']}"
+        f"\n   id {hit['id']}" + (f", topic key {hit['topic_key']}" if hit.get("topic_key") else "")
+        for i, hit in enumerate(body["hits"], 1)
+    ]
+    text = "\n".join(lines) if lines else "No memory matched."
+    if body.get("degraded"):
+        text += f"\n(degraded: {', '.join(body['degraded'])} could not be recalled)"
+    return body, text
+
+
+async def _feedback(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await feedback_op(app, args)
+    text = f"Feedback {body['signal']} on {body['id']}: importance {body['importance']:.2f}, status {body['status']}."
+    return body, text
+
+
+async def _forget(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await forget_op(app, args)
+    return body, f"Forgot {len(body['forgotten'])} entr{'y' if len(body['forgotten']) == 1 else 'ies'}."
+
+
 _TOOLS: dict[str, Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]] = {
     "memory.write": _write,
     "memory.read": _read,
     "memory.search": _search,
+    "memory.remember": _remember,
+    "memory.recall": _recall,
+    "memory.feedback": _feedback,
+    "memory.forget": _forget,
 }
 
 
@@ -360,7 +410,47 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         _input(("query", "limit", "scope", "after_seq", "context", "highlight"), ("query",), scope=scopes),
         hints=_hints(read_only=True, destructive=False, idempotent=True),
     )
-    return {"memory.write": write, "memory.read": read, "memory.search": search}
+    return {"memory.write": write, "memory.read": read, "memory.search": search, **journal_tools(settings)}
+
+
+def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
+    """The typed-memory tools; crew scopes are offered only where there is a crew."""
+    schemas = request_schemas(has_crew=settings.has_crew, identity=False)
+    remember = _tool(
+        "memory.remember",
+        "Remember a fact",
+        "Store one typed memory (a fact, decision, preference, todo, error, context, workflow or meeting ledger) "
+        "that later recall can find. With a topic_key it replaces the live memory holding that key (the old one "
+        "is kept as history): use one for facts that change, e.g. current-sprint. expires_at or ttl_seconds "
+        "makes it temporary. scope crew shares it with the crew.",
+        schemas["remember"],
+        hints=_hints(read_only=False, destructive=False, idempotent=False),
+    )
+    recall = _tool(
+        "memory.recall",
+        "Recall memories",
+        "The memories most relevant to a query, best first, each with its id (for feedback or forget), type, "
+        "score and topic key. Only memories that match the query are returned; an empty list means none did. "
+        "explain shows what each score is made of.",
+        schemas["recall"],
+        hints=_hints(read_only=False, destructive=False, idempotent=False),
+    )
+    feedback = _tool(
+        "memory.feedback",
+        "Rate a memory",
+        'Tell memory whether a recalled memory helped: "+" raises its importance, "-" lowers it; the third "-" '
+        "retires it (never recalled again). Name it by id or topic_key.",
+        schemas["feedback"],
+        hints=_hints(read_only=False, destructive=False, idempotent=False),
+    )
+    forget = _tool(
+        "memory.forget",
+        "Forget a memory",
+        "Remove a memory by id, or by topic_key (the memory and its history). It is archived, not served again.",
+        schemas["forget"],
+        hints=_hints(read_only=False, destructive=True, idempotent=True),
+    )
+    return {"memory.remember": remember, "memory.recall": recall, "memory.feedback": feedback, "memory.forget": forget}
 
 
 def _input(fields: tuple[str, ...], required: tuple[str, ...], **enums: list[str]) -> dict[str, Any]:

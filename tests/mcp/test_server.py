@@ -21,6 +21,9 @@ from sidecar.settings import Settings
 from sidecar.write import sink as health
 from tests.support.memory import AGENT_MD
 
+FILE_TOOLS = ["memory.write", "memory.read", "memory.search"]
+JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
+
 ServerFactory = Callable[..., Awaitable[TestServer]]
 JSON = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INIT: dict[str, Any] = {
@@ -70,7 +73,7 @@ async def test_initialize_and_tools_list(start: ServerFactory) -> None:
         assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is False
         listed = await session.list_tools()
     tools = {tool.name: tool for tool in listed.tools}
-    assert list(tools) == ["memory.write", "memory.read", "memory.search"]
+    assert list(tools) == [*FILE_TOOLS, *JOURNAL_TOOLS]
     schema, ann = tools["memory.write"].input_schema, tools["memory.write"].annotations
     assert schema["type"] == "object" and schema["required"] == ["path", "content"]
     assert schema["properties"]["mode"]["enum"] == ["append", "replace"]
@@ -208,7 +211,7 @@ async def test_sdk_default_client_falls_back_from_discover(start: ServerFactory)
     async with Client(str(server.make_url("/mcp"))) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
         result = await client.call_tool("memory.search", {"query": "postgres"})
-    assert names == ["memory.write", "memory.read", "memory.search"]
+    assert names == [*FILE_TOOLS, *JOURNAL_TOOLS]
     assert result.is_error is False and result.structured_content is not None
     assert result.structured_content["results"]
 
@@ -321,7 +324,7 @@ async def test_memory_tools_route(raw: TestClient[Any, Any]) -> None:
     assert await resp.json() == {
         "healthy": True,
         "reasons": [],
-        "tools": ["memory.write", "memory.read", "memory.search"],
+        "tools": [*FILE_TOOLS, *JOURNAL_TOOLS],
     }
 
 

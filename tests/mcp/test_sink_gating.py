@@ -23,7 +23,10 @@ from sidecar.settings import Settings
 from sidecar.write import sink as health
 from tests.support.memory import AGENT_MD, write
 
-ALL = ["memory.write", "memory.read", "memory.search"]
+JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
+ALL = ["memory.write", "memory.read", "memory.search", *JOURNAL_TOOLS]
+# With the sink down, search stays (the index answers) and so do the journal's tools (no file is touched).
+SEARCH_ONLY = ["memory.search", *JOURNAL_TOOLS]
 
 
 def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:
@@ -91,9 +94,9 @@ async def test_read_only_mount_hides_write_and_read(make_settings: Callable[...,
         with mounted("mount", "--bind", str(memory_dir), str(memory_dir), target=memory_dir):
             run("mount", "-o", "remount,bind,ro", str(memory_dir))
             state = await tools(client)
-            assert state["healthy"] is False and state["tools"] == ["memory.search"]
+            assert state["healthy"] is False and state["tools"] == SEARCH_ONLY
             assert any("Read-only file system" in reason for reason in state["reasons"])
-            assert await listed(session) == ["memory.search"]
+            assert await listed(session) == SEARCH_ONLY
             refused = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- lost"})
             assert refused.is_error is True and refused.structured_content is not None
             assert refused.structured_content["error"]["code"] == "sink_unavailable"
@@ -128,9 +131,9 @@ async def test_full_filesystem_is_unhealthy(make_settings: Callable[..., Setting
                 except OSError as exc:
                     assert exc.errno == errno.ENOSPC
             state = await tools(client)
-            assert state["healthy"] is False and state["tools"] == ["memory.search"]
+            assert state["healthy"] is False and state["tools"] == SEARCH_ONLY
             assert any("memory filesystem is full" in reason for reason in state["reasons"])
-            assert await listed(session) == ["memory.search"]
+            assert await listed(session) == SEARCH_ONLY
             refused = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- lost"})
             assert refused.is_error is True and "not healthy" in refused.structured_content["error"]["message"]
 
@@ -141,7 +144,7 @@ async def test_full_filesystem_is_unhealthy(make_settings: Callable[..., Setting
 async def test_tier_past_its_cap_is_unhealthy(make_settings: Callable[..., Settings], memory_dir: Path) -> None:
     async with serve(make_settings(tier_cap_bytes=200)) as client:
         state = await tools(client)
-    assert state["healthy"] is False and state["tools"] == ["memory.search"]
+    assert state["healthy"] is False and state["tools"] == SEARCH_ONLY
     assert any("past its cap" in reason for reason in state["reasons"])
 
 
