@@ -5,6 +5,12 @@ memory-sidecar search QUERY [-p DIR] [-S agent|crew] [-l N] [-F table|json]
 memory-sidecar reindex [-p DIR] [-S agent|crew] [--embed]   full rebuild of a tier's index
                                                         (--embed: and every chunk's vector, now)
 memory-sidecar status  [-p DIR] [-S agent|crew] [-F table|json]
+memory-sidecar health  --workspace-id W [--recompute]   the journal's health snapshot
+memory-sidecar remember CONTENT [--type T] [--priority 1-10] [--tag T]... [--topic-key K] [--ttl S | --expires-at ISO]
+memory-sidecar recall QUERY [--k N] [--type T]... [--tag T]... [--scoring S] [--explain] [-F text|json]
+memory-sidecar forget (--id ID | --topic-key K)
+memory-sidecar decay [--limit N] [-F text|json]    live memories by retention, weakest first
+(the journal commands take [--namespace NS] [--memory-dir DIR]; they work on the agent's own memories)
 """
 
 from __future__ import annotations
@@ -65,7 +71,84 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--crew-id", default=None)
     health.add_argument("--recompute", action="store_true")
     health.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
+    _add_memory_commands(sub)
     return parser
+
+
+MEMORY_TYPES_HELP = "fact, decision, preference, todo, error, context, workflow or meeting_ledger"
+OWN_ONLY = (
+    "It works on the agent's own memories in its journal (journal.sqlite in the memory dir) with no"
+    " server; the crew's memories are reached through a running sidecar (scope crew). Errors are"
+    ' printed as the HTTP API\'s {"error": {...}} JSON, with exit status 2.'
+)
+
+
+def _add_memory_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``remember``, ``recall``, ``forget`` and ``decay``: the agent's typed memories, offline."""
+    remember = sub.add_parser(
+        "remember",
+        help="store one of the agent's own typed memories",
+        description="Store a typed memory, as POST /memory/remember does; prints its JSON answer. " + OWN_ONLY,
+    )
+    remember.add_argument("content")
+    remember.add_argument("--type", dest="memory_type", metavar="TYPE", help=f"{MEMORY_TYPES_HELP} (default fact)")
+    remember.add_argument("--priority", metavar="1-10", help="how much it matters, 1 to 10 (default 5)")
+    remember.add_argument("--tag", dest="tags", action="append", metavar="TAG", help="a tag (repeat for more)")
+    remember.add_argument(
+        "--topic-key", metavar="KEY", help="one live memory per key: a newer one supersedes it (kept as history)"
+    )
+    expiry = remember.add_mutually_exclusive_group()
+    expiry.add_argument("--ttl", dest="ttl_seconds", metavar="SECONDS", help="forget it after this many seconds")
+    expiry.add_argument("--expires-at", metavar="ISO", help="forget it at this time (ISO 8601)")
+    recall = sub.add_parser(
+        "recall",
+        help="recall the agent's own typed memories for a query",
+        description="Recall memories, as POST /memory/recall does: with the configured embedder when there"
+        " is one, BM25 alone otherwise (the answer's dense says which). " + OWN_ONLY,
+    )
+    recall.add_argument("query")
+    recall.add_argument("--k", metavar="N", help="how many memories at most (default 5)")
+    recall.add_argument("--type", dest="memory_types", action="append", metavar="TYPE", help=MEMORY_TYPES_HELP)
+    recall.add_argument("--tag", dest="tags", action="append", metavar="TAG", help="only memories with this tag")
+    recall.add_argument("--scoring", choices=_choices("recall_scoring"), help="(default: the recall_scoring setting)")
+    recall.add_argument("--explain", action="store_true", help="show what each score is made of")
+    forget = sub.add_parser(
+        "forget",
+        help="forget one of the agent's own memories",
+        description="Archive a memory by id, or a topic key's memory with its history, as POST"
+        " /memory/forget does; exit 1 when nothing matched. " + OWN_ONLY,
+    )
+    target = forget.add_mutually_exclusive_group(required=True)
+    target.add_argument("--id", dest="id", metavar="ID")
+    target.add_argument("--topic-key", metavar="KEY")
+    decay = sub.add_parser(
+        "decay",
+        help="live typed memories by retention, weakest first",
+        description="How far each live typed memory has faded: retention (exp(-days since last recalled"
+        " or written / stability)), frequency of recall, importance, age and expiry, weakest first. " + OWN_ONLY,
+    )
+    decay.add_argument("--limit", metavar="N", help="how many memories at most (default 20)")
+    for cmd, text in (
+        (remember, "embeds the memory now (none: BM25 alone finds it until a sidecar embeds it)"),
+        (recall, "embeds the query (none: BM25 only)"),
+    ):
+        cmd.add_argument("--embedder", choices=_choices("embedder"), help=f"{text}; default: the embedder setting")
+    for cmd in (remember, recall, forget, decay):
+        cmd.add_argument("--namespace", metavar="NS", help="(default: the namespace setting)")
+        cmd.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
+    for cmd in (recall, decay):
+        cmd.add_argument(
+            "--format", "-F", choices=("text", "json"), default=None, help="(default: text on a terminal, else json)"
+        )
+
+
+def _choices(setting: str) -> tuple[str, ...]:
+    """A setting's choices, as the settings declare them."""
+    import dataclasses
+
+    found = next(f for f in dataclasses.fields(Settings) if f.name == setting)
+    choices: tuple[str, ...] = found.metadata["choices"]
+    return choices
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -82,10 +165,66 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 
             settings = load_settings({"memory_dir": args.memory_dir})
             return health_main(settings, args.recompute, args.workspace_id, crew_id=args.crew_id, stream=out)
+        if args.command in MEMORY_COMMANDS:
+            return _memory(args, out, err)
         return _offline(args, load_settings({}), out, err)
     except SidecarError as exc:
         print(f"memory-sidecar: {exc.message}", file=err)
         return 2
+
+
+MEMORY_COMMANDS = ("remember", "recall", "forget", "decay")
+
+
+def _memory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """A journal command: the flags become the JSON body the HTTP route takes, so the request is
+    checked by the same code and a bad value gets the same error."""
+    try:
+        settings = load_settings({"memory_dir": args.memory_dir, "embedder": getattr(args, "embedder", None)})
+    except SidecarError as exc:
+        out.write(json.dumps(exc.body()) + "\n")
+        return 2
+    from sidecar.episodic import cli as journal
+
+    given = {k: v for k, v in vars(args).items() if v is not None and v is not False}
+    if args.command == "decay":
+        return journal.decay_main(
+            settings, limit=_number(args.limit), namespace=args.namespace, fmt=args.format, stream=out
+        )
+    if args.command == "forget":
+        return journal.forget_main(settings, _body(given, "id", "topic_key", "namespace"), stream=out)
+    if args.command == "recall":
+        body = _body(given, "query", "k", "memory_types", "tags", "scoring", "explain", "namespace")
+        if "k" in body:
+            body["k"] = _number(body["k"])
+        return journal.recall_main(settings, body, fmt=args.format, stream=out, err=err)
+    body = _body(given, "content", "memory_type", "priority", "tags", "topic_key", "ttl_seconds", "expires_at")
+    body.update(_body(given, "namespace"))
+    for name in ("priority", "ttl_seconds"):
+        if name in body:
+            body[name] = _number(body[name], real=name == "ttl_seconds")
+    return journal.remember_main(settings, body, stream=out, err=err)
+
+
+def _body(given: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {name: given[name] for name in names if name in given}
+
+
+def _number(raw: str | None, *, real: bool = False) -> int | float | str | None:
+    """A flag's number; what does not read as one is passed on as given, for the request's own
+    check to refuse with its message."""
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        pass
+    if real:
+        try:
+            return float(raw)
+        except ValueError:
+            pass
+    return raw
 
 
 def _offline(args: argparse.Namespace, settings: Settings, out: TextIO, err: TextIO) -> int:
