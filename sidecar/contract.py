@@ -9,6 +9,7 @@ document's schemas from their annotations, so the document cannot drift from the
 
 from __future__ import annotations
 
+import re
 import types
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
@@ -54,6 +55,8 @@ __all__ = [
 Schema = dict[str, Any]
 MAX_LIMIT = 50
 MAX_BUDGET = 200_000
+MAX_RECALL_K = 50
+TOKEN = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
 SCOPES = ("agent", "crew", "both")
 TIERS = ("agent", "crew")
 MODES = ("append", "replace")
@@ -122,6 +125,20 @@ FIELDS: dict[str, Schema] = {
     "line_start": {"type": "integer", "minimum": 1, "description": "first line to read (1-based); default 1"},
     "line_end": {"type": "integer", "minimum": 1, "description": "last line to read (inclusive); default the last"},
     "block_query": {"anyOf": [{"type": "string", "pattern": NO_NUL}, {"type": "null"}]},
+    "recall": {
+        "type": "boolean",
+        "default": False,
+        "description": "with a query: add the recalled memories (fenced as untrusted hints, at most 25% of the budget)",
+    },
+    "recall_k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
+    "agent_id": {
+        "anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}, {"type": "null"}],
+        "description": "whose memories to recall and nudge; default the sidecar's --agent-id",
+    },
+    "session_id": {
+        "anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}, {"type": "null"}],
+        "description": "with a session id the journal's nudges are added, each at most once per session",
+    },
 }
 
 
@@ -270,6 +287,10 @@ class BlockRequest:
     workspace_id: str | None = None
     peer_context: str | None = None
     query: str | None = None
+    recall: bool = False
+    recall_k: int = 5
+    agent_id: str | None = None
+    session_id: str | None = None
 
     @classmethod
     def from_json(cls, body: dict[str, Any], settings: Settings) -> BlockRequest:
@@ -287,6 +308,12 @@ class BlockRequest:
         query = query if query is not None and query.strip() else None  # blank: no ranking, file order
         if query is not None:
             SearchRequest.from_json({"query": query})  # the same query rules as /memory/search
+        recall = body.get("recall", False)
+        if not isinstance(recall, bool):
+            raise BadRequest("recall must be true or false", code="invalid_recall")
+        recall_k = body.get("recall_k", 5)
+        if isinstance(recall_k, bool) or not isinstance(recall_k, int) or not 1 <= recall_k <= MAX_RECALL_K:
+            raise BadRequest(f"recall_k must be an integer from 1 to {MAX_RECALL_K}", code="invalid_recall_k")
         return cls(
             role,
             budget,
@@ -295,7 +322,19 @@ class BlockRequest:
             workspace_id=_optional_id(body, "workspace_id"),
             peer_context=_optional_str(body, "peer_context"),
             query=query,
+            recall=recall,
+            recall_k=recall_k,
+            agent_id=_token(body, "agent_id"),
+            session_id=_token(body, "session_id"),
         )
+
+
+def _token(body: dict[str, Any], name: str) -> str | None:
+    """An optional agent or session id: 1-128 letters, digits or _.:@/-."""
+    value = body.get(name)
+    if value is not None and (not isinstance(value, str) or not TOKEN.match(value)):
+        raise BadRequest(f"{name} must be 1-128 letters, digits or _.:@/-", code=f"invalid_{name}")
+    return value
 
 
 def _optional_str(body: dict[str, Any], name: str) -> str | None:
@@ -325,6 +364,10 @@ BLOCK_REQUEST = request_schema(
         "workspace_id": "workspace_id",
         "peer_context": "peer_context",
         "query": "block_query",
+        "recall": "recall",
+        "recall_k": "recall_k",
+        "agent_id": "agent_id",
+        "session_id": "session_id",
     }
 )
 
@@ -433,6 +476,7 @@ class BlockAnswer(TypedDict):
     budget: int
     omitted: list[str]
     blocked: NotRequired[list[BlockedSection]]
+    recalled: NotRequired[list[str]]
 
 
 ToolName = Literal[

@@ -99,6 +99,7 @@ def build_memory_block(
     search: SearchFn | None = None,
     peer_context: str | None = None,
     nudges: Sequence[str] = (),
+    recalled: str = "",
 ) -> MemoryBlock:
     """Build the block: pins, agent tier, crew tier, operator model, peer context, nudges.
 
@@ -106,11 +107,12 @@ def build_memory_block(
     model (``operators/<user_slug>.md`` in the crew dir) only for ``user_id``, the session opener,
     with a missing ``workspace_id`` hashed as "". ``peer_context`` and ``nudges`` come from the
     caller: they are placed verbatim and their size is taken off the budget first (ValueError if
-    they leave no room). With ``query`` and ``search``, chunks are picked in rank order.
+    they leave no room), as is ``recalled``, the fenced block of recalled journal memories. With
+    ``query`` and ``search``, chunks are picked in rank order.
     """
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}, not {role!r}")
-    extras = _extras(peer_context, nudges)
+    extras = _extras(peer_context, nudges, recalled)
     memory_budget = budget - sum(len(part) + 1 for part in extras)
     if memory_budget < _OMITTED_FLOOR:
         raise ValueError(f"budget {budget} leaves no room for memory after peer context and nudges")
@@ -142,10 +144,10 @@ def build_memory_block(
     )
 
 
-def _extras(peer_context: str | None, nudges: Sequence[str]) -> list[str]:
+def _extras(peer_context: str | None, nudges: Sequence[str], recalled: str = "") -> list[str]:
     start, end = MARKERS["peer"]
     peer = [f"{start}\n{peer_context}\n{end}"] if peer_context else []
-    return peer + [nudge for nudge in nudges if nudge]
+    return peer + ([recalled] if recalled else []) + [nudge for nudge in nudges if nudge]
 
 
 def _allocate(sources: _Sources, memory_budget: int, has_crew_dir: bool) -> dict[str, Part]:
