@@ -71,19 +71,14 @@ class Settings:
     openai_model: str = _opt("text-embedding-3-small", "model for the OpenAI-compatible endpoint")
     fusion: str = _opt("weighted", "how BM25 and dense rankings are fused: rrf or weighted", ("rrf", "weighted"))
     prompt_budget: int = _opt(15000, "default character budget of the memory block")
-    workspace_id: str = _opt("default", "workspace of this agent's memories when a request names none")
-    agent_id: str = _opt("agent", "id of the agent this sidecar serves (owner of its own memories)")
-    crew_id: str = _opt("crew", "member/lead: id of the crew whose shared memories the lead holds")
-    namespace: str = _opt("default", "namespace of memories when a request names none")
+    workspace_id: str = _opt("default", "workspace of memories a request does not name")
+    agent_id: str = _opt("agent", "the agent this sidecar serves")
+    crew_id: str = _opt("crew", "member, lead: the crew's id")
+    namespace: str = _opt("default", "namespace of memories a request does not name")
     recall_scoring: str = _opt(
-        "importance",
-        "how recall scores memories: importance (cosine x importance) or activation (similarity, recency, "
-        "frequency, importance)",
-        ("importance", "activation"),
+        "importance", "recall scores: importance (cosine x importance) or activation", ("importance", "activation")
     )
-    journal_compact_days: float = _opt(
-        90.0, "the daily job archives journal events (and superseded or retired memories) older than this (0 = off)"
-    )
+    journal_compact_days: float = _opt(90.0, "days after which journal events are archived (0 = off)")
     agent_refuse_injection: bool = _opt(
         True, "refuse (422) an agent-tier write the injection scanner blocks; false: write it with a warning"
     )
