@@ -7,7 +7,8 @@ lead writes the crew tier, through its own agent API; members' crew memories go 
 
 It faces the network, so it spends nothing on a stranger: the token is checked from the headers
 before any body is read (a 401 ends the connection), a body is at most ``MAX_BODY_BYTES`` (a
-search is a small JSON object), and at most ``MAX_CONNECTIONS`` connections are open at once.
+search is a small JSON object; a crew memory, which may carry a payload, at most
+``MAX_MEMORY_BODY_BYTES``), and at most ``MAX_CONNECTIONS`` connections are open at once.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ from sidecar.index.tier import Tier
 from sidecar.keys import SEARCH, SETTINGS, TIERS
 from sidecar.retrieval.search import SearchRequest, SearchService
 
-__all__ = ["MAX_BODY_BYTES", "MAX_CONNECTIONS", "create_crew_app", "crew_listener_ctx"]
+__all__ = ["MAX_BODY_BYTES", "MAX_CONNECTIONS", "MAX_MEMORY_BODY_BYTES", "create_crew_app", "crew_listener_ctx"]
 
 MAX_BODY_BYTES = 64 * 1024
+#: The largest crew-memory request: whatever a member accepts from its agent (content of 4,000
+#: characters, a payload of 64 Ki characters as JSON, tags, a topic key) encoded as UTF-8 JSON
+#: with every escape, with room to spare.
+MAX_MEMORY_BODY_BYTES = 512 * 1024
 MAX_CONNECTIONS = 64
 
 log = structlog.get_logger("sidecar.crew")
@@ -45,7 +50,8 @@ def create_crew_app(
     """The members' view of the lead's crew index (searched as the lead searches it), and, given the
     lead's application, the crew's memories in its journal."""
     # The token first: a request without it gets its 401 before its body is read.
-    app = web.Application(middlewares=[_bearer(token), body_deadline(), error_middleware], client_max_size=max_body)
+    middlewares = [_bearer(token), _memory_body(), body_deadline(), error_middleware]
+    app = web.Application(middlewares=middlewares, client_max_size=max_body)
     app[CREW_TIER] = tier
     app[CREW_SEARCH] = search
     app.router.add_post("/crew/search", _search)
@@ -71,6 +77,18 @@ def _bearer(token: str) -> Middleware:
         return await handler(request)
 
     return check
+
+
+def _memory_body() -> Middleware:
+    """A crew-memory request (its sender holds the token) may carry up to MAX_MEMORY_BODY_BYTES."""
+
+    @web.middleware
+    async def allow(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.match_info.get("op") is not None and request.path.startswith("/crew/memory/"):
+            request = request.clone(client_max_size=max(request.client_max_size, MAX_MEMORY_BODY_BYTES))
+        return await handler(request)
+
+    return allow
 
 
 def _credentials(header: str) -> bytes:

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import structlog
 
-from sidecar.errors import BadRequest, Conflict, CrewUnavailable, NotFound
+from sidecar.errors import BadRequest, Conflict, CrewUnavailable, NotFound, PayloadTooLarge, SidecarError
 from sidecar.retrieval.search import SearchRequest
 from sidecar.settings import Settings
 
@@ -63,8 +63,19 @@ class CrewProxy:
         return hits, degraded
 
     async def memory(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
-        """One crew-memory operation (remember, recall, feedback, forget) on the lead's journal."""
-        data = await self._call("POST", f"/crew/memory/{op}", body)
+        """One crew-memory operation (remember, recall, feedback, forget) on the lead's journal.
+
+        A refusal the client can act on is passed on: a bad field, an id or topic key the lead
+        does not hold (feedback, forget), a topic key taken, a body too large. A recall was
+        checked here already, so a lead that refuses one cannot serve it: the crew is unavailable
+        (and the recall degraded) rather than the agent's request wrong. A remember the lead has
+        no route for (a lead of an older version) is unavailable too, not a 404."""
+        try:
+            data = await self._call("POST", f"/crew/memory/{op}", body)
+        except (BadRequest, NotFound, Conflict, PayloadTooLarge) as exc:
+            if op == "recall" or (op == "remember" and isinstance(exc, NotFound)):
+                raise self._unavailable(f"the lead refused {op}: {exc.code}: {exc.message}") from None
+            raise
         if not isinstance(data, dict):
             raise self._unavailable(f"the lead answered {op} with a body that is not a JSON object")
         return data
@@ -88,10 +99,12 @@ class CrewProxy:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             raise self._unavailable(f"the lead answered {status} with a body that is not JSON") from None
-        passed_on = {400: BadRequest, 404: NotFound, 409: Conflict}
+        passed_on: dict[int, type[SidecarError]] = {400: BadRequest, 404: NotFound, 409: Conflict, 413: PayloadTooLarge}
         if status in passed_on and isinstance(data, dict) and isinstance(data.get("error"), dict):
             err = data["error"]  # the client's own mistake (e.g. raw FTS5 syntax, an unknown id): pass it on
-            raise passed_on[status](str(err.get("message", "bad request")), code=str(err.get("code", "bad_request")))
+            kind = passed_on[status]
+            named = {"field": err["field"]} if isinstance(err.get("field"), str) else {}
+            raise kind(str(err.get("message", "bad request")), code=str(err.get("code", kind.default_code)), **named)
         if status not in (200, 201):
             raise self._unavailable(f"the lead answered {status}")
         return data

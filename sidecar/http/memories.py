@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.episodic.clock import utcnow
-from sidecar.episodic.entry import check_namespace, check_topic_key, invalid
+from sidecar.episodic.entry import JournalEntry, check_namespace, check_topic_key, invalid
 from sidecar.episodic.lifecycle import INDEXER, JOURNAL
 from sidecar.episodic.memories import (
     FeedbackRequest,
@@ -32,7 +32,7 @@ from sidecar.episodic.memories import (
     target_json,
 )
 from sidecar.episodic.query import Scope
-from sidecar.errors import CrewUnavailable, NotFound
+from sidecar.errors import Conflict, CrewUnavailable, NotFound
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.keys import CREW_PROXY, EMBEDDER, SETTINGS
 from sidecar.settings import Settings
@@ -77,7 +77,23 @@ async def remember_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
         entry = req.entry
         sent.update(workspace_id=entry.workspace_id, agent_id=entry.agent_id, namespace=entry.namespace)
         return await proxy.memory("remember", sent)
-    answer = await remember(app[JOURNAL], req.entry)
+    return await _remember_here(app, req.entry)
+
+
+async def _remember_here(app: web.Application, entry: JournalEntry) -> dict[str, Any]:
+    """Store ``entry`` in this journal. A topic key upserts only within its own scope: the crew's
+    entry never replaces an agent's own memory with the same key, nor the other way round (one
+    journal holds both on a lead), so such a remember is a 409 and changes nothing."""
+    store = app[JOURNAL]
+    if entry.topic_key is not None:
+        held = await store.live_topic(entry.workspace_id, entry.namespace, entry.topic_key)
+        if held is not None and held.crew_id != entry.crew_id:
+            raise Conflict(
+                f"topic key {entry.topic_key!r} is held by a memory of another scope in namespace {entry.namespace}",
+                code="topic_key_taken",
+                field="topic_key",
+            )
+    answer = await remember(store, entry)
     app[INDEXER].notify()
     return answer
 
@@ -163,9 +179,7 @@ async def crew_op(app: web.Application, op: str, body: dict[str, Any]) -> tuple[
     store = app[JOURNAL]
     if op == "remember":
         req = RememberRequest.from_json({**body, "scope": "crew"}, who)
-        answer = await remember(store, req.entry)
-        app[INDEXER].notify()
-        return answer, 201
+        return await _remember_here(app, req.entry), 201
     if op == "recall":
         recall = RecallRequest.from_json(
             {**body, "scope": "crew_shared"}, who, default_scope="crew_shared", default_scoring=settings.recall_scoring
