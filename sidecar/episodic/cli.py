@@ -59,13 +59,6 @@ _DECAY_SCAN = 1_000_000
 CONTENT_CHARS = 80
 
 
-def _identity(settings: Settings) -> Identity:
-    """This agent as the settings name it: the defaults of every memory command, as of every request
-    to the sidecar."""
-    crew = settings.crew_id if settings.has_crew else None
-    return Identity(settings.workspace_id, settings.agent_id, crew, settings.namespace)
-
-
 def health_main(
     settings: Settings,
     recompute: bool,
@@ -117,7 +110,7 @@ def remember_main(
     it; without one, a sidecar embeds it when it next runs."""
     out, err = stream or sys.stdout, err or sys.stderr
     try:
-        req = RememberRequest.from_json({**body, "scope": "own"}, _identity(settings))
+        req = RememberRequest.from_json({**body, "scope": "own"}, Identity.from_settings(settings))
     except SidecarError as exc:
         return _error(exc, out)
 
@@ -139,7 +132,7 @@ def forget_main(settings: Settings, body: Mapping[str, Any], *, stream: TextIO |
     when nothing matched."""
     out = stream or sys.stdout
     try:
-        req = ForgetRequest.from_json({**body, "scope": "own"}, _identity(settings))
+        req = ForgetRequest.from_json({**body, "scope": "own"}, Identity.from_settings(settings))
     except SidecarError as exc:
         return _error(exc, out)
 
@@ -164,7 +157,10 @@ def recall_main(
     text = fmt == "text" or (fmt is None and out.isatty())
     try:
         req = RecallRequest.from_json(
-            {**body, "scope": "own"}, _identity(settings), default_scope="own", default_scoring=settings.recall_scoring
+            {**body, "scope": "own"},
+            Identity.from_settings(settings),
+            default_scope="own",
+            default_scoring=settings.recall_scoring,
         )
     except SidecarError as exc:
         return _error(exc, out)

@@ -43,6 +43,7 @@ from sidecar.errors import BadRequest, NotFound
 from sidecar.index.query import terms
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
 from sidecar.retrieval.hybrid import DENSE_MATCH
+from sidecar.settings import Settings
 
 __all__ = [
     "DEFAULT_RECALL_K",
@@ -76,6 +77,12 @@ class Identity:
     agent_id: str
     crew_id: str | None
     namespace: str
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Identity:
+        """This sidecar's agent as the settings name it: the defaults of every memory request."""
+        crew = settings.crew_id if settings.has_crew else None
+        return cls(settings.workspace_id, settings.agent_id, crew, settings.namespace)
 
     def merged(self, body: Mapping[str, Any]) -> Identity:
         """The body's ``workspace_id``, ``agent_id`` and ``namespace`` over these defaults."""
@@ -331,7 +338,7 @@ async def _resolve(
     """The live entry a feedback names, in the workspace and namespace, and in the scope asked
     (crew entries only for ``crew_id``, the agent's own otherwise)."""
     if topic_key is not None:
-        found = await store.live_topic(who.workspace_id, who.namespace, topic_key)
+        found = await store.live_topic(who.workspace_id, who.namespace, topic_key, crew_id)
     else:
         found = await store.get(who.workspace_id, entry_id or "")
     if found is None or found.namespace != who.namespace or not _in_scope(found, who, crew_id):
@@ -371,11 +378,11 @@ async def forget(
         if found is None or found.namespace != req.who.namespace or not _in_scope(found, req.who, crew_id):
             raise NotFound(f"no entry {req.entry_id} in namespace {req.who.namespace}")
     else:
-        history = await store.history(req.who.workspace_id, req.who.namespace, req.topic_key or "")
+        history = await store.history(req.who.workspace_id, req.who.namespace, req.topic_key or "", crew_id=crew_id)
         if not history or not all(_in_scope(e, req.who, crew_id) for e in history):
             raise NotFound(f"no memory with topic key {req.topic_key!r} in namespace {req.who.namespace}")
     ids = await store.forget(
-        req.who.workspace_id, req.who.namespace, now, entry_id=req.entry_id, topic_key=req.topic_key
+        req.who.workspace_id, req.who.namespace, now, entry_id=req.entry_id, topic_key=req.topic_key, crew_id=crew_id
     )
     return {"forgotten": ids}
 
@@ -431,6 +438,7 @@ async def recall_memories(
         namespace=req.who.namespace,
         memory_types=req.memory_types,
         now=now,
+        private=True,
     )
     if not own and crew_id is None:
         return [], "ok"

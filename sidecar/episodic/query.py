@@ -39,6 +39,9 @@ class ScopeFilter:
     memory_types: tuple[str, ...] | None = None
     #: Entries whose ``expires_at`` is at or before this are not served; None: the current time.
     now: datetime | None = None
+    #: The agent's own entries are only those it holds outside any crew (typed memories: a crew
+    #: memory an agent wrote is the crew's, not its own).
+    private: bool = False
 
     def admits(
         self, workspace_id: str, agent_id: str | None, crew_id: str | None, namespace: str | None = None
@@ -48,9 +51,10 @@ class ScopeFilter:
             return False
         if self.namespace is not None and namespace is not None and namespace != self.namespace:
             return False
+        own = agent_id == self.agent_id and (crew_id is None or not self.private)
         if self.crew_id is not None:
-            return crew_id == self.crew_id or (self.agent_id is not None and agent_id == self.agent_id)
-        return self.agent_id is None or agent_id == self.agent_id
+            return crew_id == self.crew_id or (self.agent_id is not None and own)
+        return self.agent_id is None or own
 
 
 @dataclass(frozen=True, slots=True)

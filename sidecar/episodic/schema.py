@@ -107,7 +107,8 @@ MIGRATIONS: tuple[str, ...] = (
     # expiry, topic key and namespace; the live/superseded/retired status with its history link;
     # the importance seed feedback moves; access counts for activation scoring; a generation
     # counter every change to what recall serves bumps, so a cached vector matrix knows it is stale
-    # (also when another process, the CLI, wrote). Existing rows become live journal events in the
+    # (also when another process, the CLI, wrote). A topic key is unique among live entries per
+    # workspace, namespace and scope (the agent's own, or a crew's). Existing rows become live journal events in the
     # default namespace.
     """
     ALTER TABLE journal_entries ADD COLUMN memory_type TEXT;
@@ -124,7 +125,8 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE journal_entries ADD COLUMN negative INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE journal_entries ADD COLUMN access_count INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE journal_entries ADD COLUMN accessed_at TEXT;
-    CREATE UNIQUE INDEX journal_entries_topic ON journal_entries(workspace_id, namespace, topic_key)
+    CREATE UNIQUE INDEX journal_entries_topic
+        ON journal_entries(workspace_id, namespace, COALESCE(crew_id, ''), topic_key)
         WHERE topic_key IS NOT NULL AND status = 'live';
     CREATE INDEX journal_entries_topic_history ON journal_entries(workspace_id, namespace, topic_key, seq)
         WHERE topic_key IS NOT NULL;

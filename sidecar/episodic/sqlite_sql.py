@@ -37,10 +37,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 BUMP_GENERATION = "UPDATE journal_meta SET value = value + 1 WHERE key = 'generation' RETURNING value"
 GENERATION = "SELECT value FROM journal_meta WHERE key = 'generation'"
-#: The live entry holding a topic key in a workspace's namespace (at most one: a unique index).
+#: The live entry holding a topic key in a workspace's namespace and scope (a crew's, or '' for
+#: the agent's own): at most one, by a unique index.
 LIVE_TOPIC = (
-    "SELECT id, access_count FROM journal_entries"
-    " WHERE workspace_id = ? AND namespace = ? AND topic_key = ? AND status = 'live'"
+    "SELECT id, access_count FROM journal_entries WHERE workspace_id = ? AND namespace = ? AND topic_key = ?"
+    " AND COALESCE(crew_id, '') = ? AND status = 'live'"
 )
 UPSERT_EMBEDDING = """
 INSERT INTO journal_embeddings
@@ -140,14 +141,15 @@ def scope_clause(where: ScopeFilter) -> tuple[str, list[object]]:
     if where.memory_types is not None:
         sql += f" AND e.memory_type IN ({placeholders(len(where.memory_types))})"
         params += list(where.memory_types)
+    own = "(e.agent_id = ? AND e.crew_id IS NULL)" if where.private else "e.agent_id = ?"
     if where.crew_id is not None and where.agent_id is not None:
-        sql += " AND (e.crew_id = ? OR e.agent_id = ?)"
+        sql += f" AND (e.crew_id = ? OR {own})"
         params += [where.crew_id, where.agent_id]
     elif where.crew_id is not None:
         sql += " AND e.crew_id = ?"
         params.append(where.crew_id)
     elif where.agent_id is not None:
-        sql += " AND e.agent_id = ?"
+        sql += f" AND {own}"
         params.append(where.agent_id)
     return sql, params
 

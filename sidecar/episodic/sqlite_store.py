@@ -174,7 +174,8 @@ class SqliteJournalStore:
                 values[1], values[3] = row
             replaced = None
             if entry.topic_key is not None:  # topic-key upsert: the live holder becomes history
-                found = conn.execute(qs.LIVE_TOPIC, (values[1], entry.namespace, entry.topic_key)).fetchone()
+                scope = (values[1], entry.namespace, entry.topic_key, entry.crew_id or "")
+                found = conn.execute(qs.LIVE_TOPIC, scope).fetchone()
                 if found is not None:
                     replaced, values[-1] = found[0], found[1]  # the new entry keeps the reference count
                     conn.execute(
@@ -222,18 +223,30 @@ class SqliteJournalStore:
         return await self._serve_write(run)
 
     # -- typed memories ------------------------------------------------------------------------
-    async def live_topic(self, workspace_id: str, namespace: str, topic_key: str) -> StoredEntry | None:
-        """The live entry holding ``topic_key`` in the workspace's namespace, if any."""
+    async def live_topic(
+        self, workspace_id: str, namespace: str, topic_key: str, crew_id: str | None = None
+    ) -> StoredEntry | None:
+        """The live entry holding ``topic_key`` in the workspace's namespace, in the crew's scope
+        (``crew_id``) or the agent's own (None), if any."""
         sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.namespace = ?"
-        sql += " AND e.topic_key = ? AND e.status = 'live'"
-        row = await self._read(lambda c: c.execute(sql, (workspace_id, namespace, topic_key)).fetchone())
+        sql += " AND e.topic_key = ? AND COALESCE(e.crew_id, '') = ? AND e.status = 'live'"
+        params = (workspace_id, namespace, topic_key, crew_id or "")
+        row = await self._read(lambda c: c.execute(sql, params).fetchone())
         return None if row is None else _entry(row)
 
-    async def history(self, workspace_id: str, namespace: str, topic_key: str, limit: int = 100) -> list[StoredEntry]:
-        """Every entry that held ``topic_key`` (live, superseded or retired), newest first."""
+    async def history(
+        self, workspace_id: str, namespace: str, topic_key: str, limit: int = 100, *, crew_id: str | bool | None = True
+    ) -> list[StoredEntry]:
+        """Every entry that held ``topic_key`` (live, superseded or retired), newest first: in
+        every scope (``crew_id`` True), the agent's own (None) or one crew's."""
         sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.namespace = ?"
-        sql += " AND e.topic_key = ? ORDER BY e.seq DESC LIMIT ?"
-        rows = await self._read(lambda c: c.execute(sql, (workspace_id, namespace, topic_key, limit)).fetchall())
+        sql += " AND e.topic_key = ?"
+        params: tuple[object, ...] = (workspace_id, namespace, topic_key)
+        if crew_id is not True:
+            sql += " AND COALESCE(e.crew_id, '') = ?"
+            params += (crew_id or "",)
+        sql += " ORDER BY e.seq DESC LIMIT ?"
+        rows = await self._read(lambda c: c.execute(sql, (*params, limit)).fetchall())
         return [_entry(r) for r in rows]
 
     async def feedback(self, workspace_id: str, entry_id: str, positive: bool, now: datetime) -> StoredEntry:
@@ -278,12 +291,15 @@ class SqliteJournalStore:
         *,
         entry_id: str | None = None,
         topic_key: str | None = None,
+        crew_id: str | None = None,
     ) -> list[str]:
-        """Move an entry (by id), or every entry that held a topic key (its history too), into the
-        archive with reason ``forgotten``, and delete them from the journal. Returns the ids."""
+        """Move an entry (by id), or every entry that held a topic key in a scope (the crew's, or
+        the agent's own for None; its history too), into the archive with reason ``forgotten``, and
+        delete them from the journal. Returns the ids."""
         params: tuple[object, ...]
         if topic_key is not None:
-            where, params = "workspace_id = ? AND namespace = ? AND topic_key = ?", (workspace_id, namespace, topic_key)
+            where = "workspace_id = ? AND namespace = ? AND topic_key = ? AND COALESCE(crew_id, '') = ?"
+            params = (workspace_id, namespace, topic_key, crew_id or "")
         else:
             where, params = "workspace_id = ? AND namespace = ? AND id = ?", (workspace_id, namespace, entry_id or "")
         return await self._archive(where, params, "forgotten", now)

@@ -140,13 +140,14 @@ class VectorSet:
         keep &= self._expires[:n] > (where.now or utcnow()).timestamp()
         crew = self._lookup(where.crew_id)
         agent = self._lookup(where.agent_id)
+        own = None if agent is None else (agents == agent) & ((crews == _NONE) if where.private else True)
         if crew is not None:
             owned = crews == crew
-            if agent is not None:
-                owned |= agents == agent
+            if own is not None:
+                owned |= own
             keep &= owned
-        elif agent is not None:
-            keep &= agents == agent
+        elif own is not None:
+            keep &= own
         if where.namespace is not None:
             keep &= namespaces == self.codes.get(where.namespace, _UNKNOWN)
         if where.memory_types is not None:

@@ -32,7 +32,7 @@ from sidecar.episodic.memories import (
     target_json,
 )
 from sidecar.episodic.query import Scope
-from sidecar.errors import Conflict, CrewUnavailable, NotFound
+from sidecar.errors import CrewUnavailable, NotFound
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.keys import CREW_PROXY, EMBEDDER, SETTINGS
 from sidecar.settings import Settings
@@ -42,7 +42,6 @@ __all__ = [
     "default_scope",
     "feedback_op",
     "forget_op",
-    "identity",
     "recall_op",
     "remember_op",
     "routes",
@@ -50,12 +49,6 @@ __all__ = [
 
 routes = web.RouteTableDef()
 _MAX_LIST = 200
-
-
-def identity(settings: Settings) -> Identity:
-    """This sidecar's agent, as the default of every memory request."""
-    crew = settings.crew_id if settings.has_crew else None
-    return Identity(settings.workspace_id, settings.agent_id, crew, settings.namespace)
 
 
 def default_scope(settings: Settings) -> str:
@@ -69,7 +62,7 @@ def _remote(app: web.Application) -> bool:
 
 async def remember_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
     settings = app[SETTINGS]
-    req = RememberRequest.from_json(body, identity(settings))
+    req = RememberRequest.from_json(body, Identity.from_settings(settings))
     if req.scope == "crew" and _remote(app):
         proxy = app[CREW_PROXY]
         assert proxy is not None
@@ -81,19 +74,9 @@ async def remember_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
 
 
 async def _remember_here(app: web.Application, entry: JournalEntry) -> dict[str, Any]:
-    """Store ``entry`` in this journal. A topic key upserts only within its own scope: the crew's
-    entry never replaces an agent's own memory with the same key, nor the other way round (one
-    journal holds both on a lead), so such a remember is a 409 and changes nothing."""
-    store = app[JOURNAL]
-    if entry.topic_key is not None:
-        held = await store.live_topic(entry.workspace_id, entry.namespace, entry.topic_key)
-        if held is not None and held.crew_id != entry.crew_id:
-            raise Conflict(
-                f"topic key {entry.topic_key!r} is held by a memory of another scope in namespace {entry.namespace}",
-                code="topic_key_taken",
-                field="topic_key",
-            )
-    answer = await remember(store, entry)
+    """Store ``entry`` in this journal. A topic key upserts within its own scope only: on a lead,
+    one journal holds the lead's own memories and the crew's, and each may hold the same key."""
+    answer = await remember(app[JOURNAL], entry)
     app[INDEXER].notify()
     return answer
 
@@ -101,7 +84,10 @@ async def _remember_here(app: web.Application, entry: JournalEntry) -> dict[str,
 async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
     settings = app[SETTINGS]
     req = RecallRequest.from_json(
-        body, identity(settings), default_scope=default_scope(settings), default_scoring=settings.recall_scoring
+        body,
+        Identity.from_settings(settings),
+        default_scope=default_scope(settings),
+        default_scoring=settings.recall_scoring,
     )
     crew = req.scope is Scope.CREW_SHARED
     now = utcnow()
@@ -141,7 +127,7 @@ def _lead_hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
     settings = app[SETTINGS]
-    req = FeedbackRequest.from_json(body, identity(settings))
+    req = FeedbackRequest.from_json(body, Identity.from_settings(settings))
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(app):
@@ -155,7 +141,7 @@ async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
 
 async def forget_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
     settings = app[SETTINGS]
-    req = ForgetRequest.from_json(body, identity(settings))
+    req = ForgetRequest.from_json(body, Identity.from_settings(settings))
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(app):
@@ -175,7 +161,7 @@ async def crew_op(app: web.Application, op: str, body: dict[str, Any]) -> tuple[
     """The lead's side of a member's crew-memory request (its crew listener calls this): always
     the crew's entries in this journal, in the workspace and namespace the member names."""
     settings = app[SETTINGS]
-    who = identity(settings)
+    who = Identity.from_settings(settings)
     store = app[JOURNAL]
     if op == "remember":
         req = RememberRequest.from_json({**body, "scope": "crew"}, who)
@@ -220,7 +206,7 @@ async def _forget(request: web.Request) -> web.Response:
 async def _memories(request: web.Request) -> web.Response:
     """This journal's live memories, newest first; with ``topic_key``, every entry that held the
     key (the live one and its history: superseded and retired), newest first."""
-    who = identity(request.app[SETTINGS]).merged(
+    who = Identity.from_settings(request.app[SETTINGS]).merged(
         {k: request.query.get(k) for k in ("workspace_id", "agent_id", "namespace")}
     )
     check_namespace(who.namespace)

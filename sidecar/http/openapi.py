@@ -570,11 +570,7 @@ PATHS: dict[str, Any] = {
         "post": _op(
             "Remember a typed memory (a topic key replaces the live memory holding it, kept as history)",
             ("201", _ref("RememberAnswer")),
-            _errors(
-                **MEMORY_ERRORS,
-                **{"409": "topic_key_taken: the key's live memory is of the other scope (own or crew)"},
-                **BODY_ERRORS,
-            ),
+            _errors(**MEMORY_ERRORS, **BODY_ERRORS),
             requestBody=_body(_ref("RememberMemory")),
         )
     },

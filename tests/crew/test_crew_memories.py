@@ -274,16 +274,23 @@ def test_topic_key_upsert_from_two_members_keeps_one_live_entry_with_history(cre
     assert [m["id"] for m in listed(crew.lead, **ws)] == [second["id"]]  # only the live one is listed
 
     # A topic key upserts within its scope only: the crew's entry never replaces the lead's own
-    # memory with the same key, nor the other way round.
+    # memory with the same key, nor the other way round; each scope keeps its own live entry.
     lead_own = remember(crew.lead, "Lead private: rotate the deploy key on Fridays", topic_key="rotation", **ws)
-    for side in (crew.alice, crew.lead):
-        body = {"content": "Keys rotate monthly", "scope": "crew", "topic_key": "rotation", **ws}
-        err = error(post(side, "remember", body), 409, "topic_key_taken")
-        assert err["field"] == "topic_key"
-    taken = {"content": "Lead private: staging is mine", "topic_key": "staging-db", **ws}
-    error(post(crew.lead, "remember", taken), 409, "topic_key_taken")
-    assert [m["id"] for m in listed(crew.lead, topic_key="rotation", **ws)] == [lead_own["id"]]
-    assert [m["id"] for m in listed(crew.lead, topic_key="staging-db", **ws)] == [second["id"], first["id"]]
+    crew_rotation = remember(crew.alice, "Keys rotate monthly", scope="crew", topic_key="rotation", **ws)
+    assert crew_rotation["supersedes"] is None
+    lead_staging = remember(crew.lead, "Lead private: staging is mine", topic_key="staging-db", **ws)
+    assert lead_staging["supersedes"] is None
+    rotation = {m["id"]: m["status"] for m in listed(crew.lead, topic_key="rotation", **ws)}
+    assert rotation == {lead_own["id"]: "live", crew_rotation["id"]: "live"}
+    assert [m["id"] for m in listed(crew.lead, topic_key="staging-db", **ws)] == [
+        lead_staging["id"],
+        second["id"],
+        first["id"],
+    ]
+    own = recall(crew.lead, "rotate keys", scope="own", **ws)["hits"]
+    assert [h["id"] for h in own] == [lead_own["id"]]  # the crew's memory is not the lead's own
+    shared = {h["id"] for h in recall(crew.lead, "rotate keys", scope="crew_shared", **ws)["hits"]}
+    assert shared == {lead_own["id"], crew_rotation["id"]}
 
     # feedback by topic key lands on the live entry.
     rated = answer(post(crew.alice, "feedback", {"topic_key": "staging-db", "signal": "+", "scope": "crew", **ws}))
