@@ -399,3 +399,26 @@ def test_retention_decays_and_recalls_strengthen() -> None:
     assert week == pytest.approx(0.3679, abs=1e-3)
     assert retention(now - timedelta(days=7), 3, now) > week  # recalled memories fade slower
     assert frequency(0) == 0.0 and frequency(1) < frequency(8) < frequency(1000) == 1.0
+
+
+async def test_compaction_keeps_live_memories_and_archives_old_events_and_history(tmp_path: Path) -> None:
+    from sidecar.episodic import compact
+
+    store = await SqliteJournalStore.open(tmp_path / JOURNAL_FILE)
+    old = utcnow() - timedelta(days=200)
+    try:
+        event = await store.append(JournalEntry(workspace_id="w", entry_type="tool.call", summary="ran ls", ts=old))
+        pinned = await store.append(
+            JournalEntry(workspace_id="w", entry_type="tool.call", summary="kept", ts=old, priority="permanent")
+        )
+        fact = dict(workspace_id="w", entry_type="memory.fact", memory_type="fact", ts=old, topic_key="db")
+        first = await store.append(JournalEntry(summary="The database is MySQL", **fact))  # type: ignore[arg-type]
+        second = await store.append(JournalEntry(summary="The database is PostgreSQL", **fact))  # type: ignore[arg-type]
+        assert await compact(store, timedelta(days=90)) == 2
+        left = await store.fetch("w", [event.id, pinned.id, first.id, second.id])
+        assert set(left) == {pinned.id, second.id}  # the live memory stays however old it is
+        with sqlite3.connect(store.path) as conn:
+            archived = dict(conn.execute("SELECT id, reason FROM journal_entries_archived").fetchall())
+        assert archived == {event.id: "compacted", first.id: "compacted"}
+    finally:
+        await store.aclose()
