@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from sidecar.episodic import JOURNAL_FILE, JournalEntry, SqliteJournalStore
 from sidecar.episodic.clock import utcnow
@@ -27,6 +24,7 @@ from sidecar.prompt.recalled import OPEN_TAG
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.embedding import needs_model
+from tests.support.mcp import mcp_session
 
 Client = TestClient[Any, Any]
 Start = Callable[..., Awaitable[Client]]
@@ -277,14 +275,6 @@ async def test_block_adds_the_journal_nudge_once_per_session(start: Start) -> No
 
 
 # -- MCP -----------------------------------------------------------------------------------------
-@asynccontextmanager
-async def mcp_session(server: TestServer) -> AsyncIterator[ClientSession]:
-    url = str(server.make_url("/mcp"))
-    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
-
-
 async def test_mcp_round_trip_with_the_official_client(
     aiohttp_server: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:

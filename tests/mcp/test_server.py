@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from sidecar.mcp import server as mcp_server
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from sidecar.write import sink as health
+from tests.support.mcp import mcp_session
 from tests.support.memory import AGENT_MD
 
 FILE_TOOLS = ["memory.write", "memory.read", "memory.search"]
@@ -48,14 +48,6 @@ def start(aiohttp_server: Any, make_settings: Callable[..., Settings], memory_di
         return server
 
     return go
-
-
-@asynccontextmanager
-async def mcp_session(server: TestServer) -> AsyncIterator[ClientSession]:
-    url = str(server.make_url("/mcp"))
-    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
 
 
 def text_of(result: CallToolResult) -> str:
