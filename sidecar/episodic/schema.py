@@ -107,7 +107,8 @@ MIGRATIONS: tuple[str, ...] = (
     # expiry, topic key and namespace; the live/superseded/retired status with its history link;
     # the importance seed feedback moves; access counts for activation scoring; a generation
     # counter every change to what recall serves bumps, so a cached vector matrix knows it is stale
-    # (also when another process, the CLI, wrote). A topic key is unique among live entries per
+    # (also when another process, the CLI, wrote); the model of its stored vector, so the entries the
+    # indexer still has to embed are found on a partial index, not by reading the whole journal. A topic key is unique among live entries per
     # workspace, namespace and scope (the agent's own, or a crew's). Existing rows become live journal events in the
     # default namespace.
     """
@@ -125,6 +126,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE journal_entries ADD COLUMN negative INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE journal_entries ADD COLUMN access_count INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE journal_entries ADD COLUMN accessed_at TEXT;
+    ALTER TABLE journal_entries ADD COLUMN vector_model TEXT;
+    UPDATE journal_entries SET vector_model = (SELECT model FROM journal_embeddings WHERE entry_id = id);
+    CREATE INDEX journal_entries_unembedded ON journal_entries(seq)
+        WHERE embeddable = 1 AND status = 'live' AND vector_model IS NULL;
     CREATE UNIQUE INDEX journal_entries_topic
         ON journal_entries(workspace_id, namespace, COALESCE(crew_id, ''), topic_key)
         WHERE topic_key IS NOT NULL AND status = 'live';

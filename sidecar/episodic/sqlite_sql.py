@@ -58,10 +58,18 @@ SELECT ?, ?, ?, ?, ?
 WHERE EXISTS (SELECT 1 FROM journal_entries WHERE id = ?) AND EXISTS (SELECT 1 FROM journal_entries WHERE id = ?)
 ON CONFLICT (src_entry_id, dst_entry_id, relation) DO UPDATE SET weight = excluded.weight
 """
+#: Live embeddable entries with no vector (on the partial index journal_entries_unembedded).
 UNINDEXED = f"""
 SELECT {ENTRY_COLUMNS} FROM journal_entries e
-LEFT JOIN journal_embeddings j ON j.entry_id = e.id
-WHERE e.embeddable = 1 AND e.status = 'live' AND (j.entry_id IS NULL OR j.model != ?)
+WHERE e.embeddable = 1 AND e.status = 'live' AND e.vector_model IS NULL
+ORDER BY e.seq LIMIT ?
+"""
+#: Whether any vector is of another model than ``?`` (two range scans of journal_embeddings_model).
+OTHER_MODEL = "SELECT 1 FROM journal_embeddings WHERE model < ?1 OR model > ?1 LIMIT 1"
+#: Live embeddable entries whose vector is of another model: after the model changed.
+OTHER_MODEL_ENTRIES = f"""
+SELECT {ENTRY_COLUMNS} FROM journal_entries e
+WHERE e.embeddable = 1 AND e.status = 'live' AND e.vector_model IS NOT NULL AND e.vector_model != ?
 ORDER BY e.seq LIMIT ?
 """
 #: One row of a cached vector matrix (see vector_cache.VectorRow), live entries only.

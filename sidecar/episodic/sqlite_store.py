@@ -209,6 +209,7 @@ class SqliteJournalStore:
             )
             if cur.rowcount > 0:
                 conn.execute("DELETE FROM journal_embeddings WHERE entry_id = ?", (entry_id,))
+                conn.execute("UPDATE journal_entries SET vector_model = NULL WHERE id = ?", (entry_id,))
                 delta.gone.add(entry_id)
             return cur.rowcount > 0
 
@@ -348,22 +349,33 @@ class SqliteJournalStore:
         return [_entry(r) for r in rows]
 
     async def fetch(self, workspace_id: str, ids: Sequence[str]) -> dict[str, StoredEntry]:
+        """The listed entries that are in the workspace. ``+workspace_id`` keeps SQLite on the id
+        index (a lookup per id) instead of the workspace index (a scan of the workspace)."""
+
         def run(conn: Conn) -> list[Any]:
             rows: list[Any] = []
             for part in qs.chunks(list(ids)):
                 sql = (
                     f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e"
-                    f" WHERE e.workspace_id = ? AND e.id IN ({qs.placeholders(len(part))})"
+                    f" WHERE e.id IN ({qs.placeholders(len(part))}) AND +e.workspace_id = ?"
                 )
-                rows += conn.execute(sql, (workspace_id, *part)).fetchall()
+                rows += conn.execute(sql, (*part, workspace_id)).fetchall()
             return rows
 
         return {entry.id: entry for entry in map(_entry, await self._read(run))}
 
     # -- embeddings and recall -----------------------------------------------------------------
     async def unindexed(self, model: str, limit: int) -> list[StoredEntry]:
-        rows = await self._read(lambda c: c.execute(qs.UNINDEXED, (model, limit)).fetchall())
-        return [_entry(r) for r in rows]
+        """Live embeddable entries without a vector of ``model``, oldest first: those with none (on a
+        partial index), then, only while vectors of another model remain, those with another's."""
+
+        def run(conn: Conn) -> list[Any]:
+            rows = conn.execute(qs.UNINDEXED, (limit,)).fetchall()
+            if len(rows) < limit and conn.execute(qs.OTHER_MODEL, (model,)).fetchone() is not None:
+                rows += conn.execute(qs.OTHER_MODEL_ENTRIES, (model, limit - len(rows))).fetchall()
+            return rows
+
+        return [_entry(r) for r in await self._read(run)]
 
     async def add_embeddings(self, rows: Sequence[NewEmbedding], edges: Sequence[Relation], now: datetime) -> None:
         stamp = to_iso(now)
@@ -383,6 +395,9 @@ class SqliteJournalStore:
 
         def run(conn: Conn, delta: Delta) -> None:
             conn.executemany(qs.UPSERT_EMBEDDING, values)
+            conn.executemany(
+                "UPDATE journal_entries SET vector_model = ? WHERE id = ?", [(r.model, r.entry_id) for r in rows]
+            )
             _insert_relations(conn, edges, stamp)
             for part in qs.chunks([r.entry_id for r in rows]):
                 sql = f"{qs.VECTOR_ROW} WHERE e.status = 'live' AND j.entry_id IN ({qs.placeholders(len(part))})"
@@ -446,13 +461,13 @@ class SqliteJournalStore:
                 marks = qs.placeholders(len(part))
                 conn.execute(
                     "UPDATE journal_embeddings SET reference_count = reference_count + 1, last_referenced_at = ?"
-                    f" WHERE entry_id IN (SELECT id FROM journal_entries WHERE workspace_id = ? AND id IN ({marks}))",
-                    (to_iso(now), workspace_id, *part),
+                    f" WHERE entry_id IN (SELECT id FROM journal_entries WHERE id IN ({marks}) AND +workspace_id = ?)",
+                    (to_iso(now), *part, workspace_id),
                 )
                 conn.execute(
                     "UPDATE journal_entries SET access_count = access_count + 1, accessed_at = ?"
-                    f" WHERE workspace_id = ? AND id IN ({marks})",
-                    (to_iso(now), workspace_id, *part),
+                    f" WHERE id IN ({marks}) AND +workspace_id = ?",
+                    (to_iso(now), *part, workspace_id),
                 )
 
         await self._write(run)

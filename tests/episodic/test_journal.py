@@ -293,3 +293,20 @@ def test_public_names_are_pinned() -> None:
         ]
     )
     assert all(hasattr(sidecar.episodic, name) for name in sidecar.episodic.__all__)
+
+
+async def test_unindexed_finds_entries_without_a_vector_or_with_another_models(store: SqliteJournalStore) -> None:
+    """What the indexer embeds: new entries, an entry whose text changed, and, after the model
+    changed, every entry still holding the old model's vector; nothing once all are current."""
+    ids = [(await store.append(entry(f"escalation {n}"))).id for n in range(3)]
+    assert [e.id for e in await store.unindexed("m1", 10)] == ids
+    vector = np.ones(4, dtype=np.float32)
+    await store.add_embeddings([NewEmbedding(i, vector, "m1", 0.5) for i in ids], [], NOW)
+    assert await store.unindexed("m1", 10) == []
+    await store.update("w1", ids[1], summary="escalation one, edited")
+    assert [e.id for e in await store.unindexed("m1", 10)] == [ids[1]]
+    await store.add_embeddings([NewEmbedding(ids[1], vector, "m1", 0.5)], [], NOW)
+    assert [e.id for e in await store.unindexed("m2", 10)] == ids  # a new model re-embeds them all
+    assert [e.id for e in await store.unindexed("m2", 2)] == ids[:2]
+    await store.add_embeddings([NewEmbedding(i, vector, "m2", 0.5) for i in ids], [], NOW)
+    assert await store.unindexed("m2", 10) == []
