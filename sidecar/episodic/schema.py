@@ -108,7 +108,8 @@ MIGRATIONS: tuple[str, ...] = (
     # the importance seed feedback moves; access counts for activation scoring; a generation
     # counter every change to what recall serves bumps, so a cached vector matrix knows it is stale
     # (also when another process, the CLI, wrote); the model of its stored vector, so the entries the
-    # indexer still has to embed are found on a partial index, not by reading the whole journal. A topic key is unique among live entries per
+    # indexer still has to embed are found on a partial index, not by reading the whole journal;
+    # the FTS5 vocabulary, whose document counts tell recall which words are too common to score. A topic key is unique among live entries per
     # workspace, namespace and scope (the agent's own, or a crew's). Existing rows become live journal events in the
     # default namespace.
     """
@@ -142,6 +143,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE journal_entries_archived ADD COLUMN memory_type TEXT;
     ALTER TABLE journal_entries_archived ADD COLUMN topic_key TEXT;
     ALTER TABLE journal_entries_archived ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
+    CREATE VIRTUAL TABLE journal_entries_vocab USING fts5vocab(journal_entries_fts, 'row');
     CREATE TABLE journal_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
     INSERT INTO journal_meta (key, value) VALUES ('generation', 0);
     """,

@@ -28,6 +28,11 @@ ENTRY_COLUMNS = (
 )
 _TOKEN = re.compile(r"\w+")
 _MAX_TOKENS = 32
+#: A word in more entries than this is no evidence for the BM25 leg of recall: scoring every entry
+#: that holds it is what makes a query of common words slow on a large journal (the dense leg still
+#: finds by meaning). Below it every word counts, so a small journal is searched as before.
+MAX_TERM_DOCS = 5000
+TERM_DOCS = "SELECT term, doc FROM journal_entries_vocab WHERE term = ?"
 
 INSERT_ENTRY = """
 INSERT INTO journal_entries
@@ -160,6 +165,11 @@ def scope_clause(where: ScopeFilter) -> tuple[str, list[object]]:
         sql += f" AND {own}"
         params.append(where.agent_id)
     return sql, params
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` as the journal's FTS5 index holds them (case-folded), at most 32."""
+    return [t.lower() for t in _TOKEN.findall(text)[:_MAX_TOKENS]]
 
 
 def fts_match(text: str, *, any_token: bool) -> str | None:

@@ -442,18 +442,27 @@ class SqliteJournalStore:
         return vectors.rank(where, query, limit, weighted=weighted, exclude=exclude)
 
     async def bm25_rank(self, where: ScopeFilter, q: str, limit: int) -> list[str]:
-        """Ids of embeddable entries in scope matching any word of ``q``, best BM25 first."""
-        match = qs.fts_match(q, any_token=True)
-        if match is None:
-            return []
+        """Ids of embeddable entries in scope matching any word of ``q``, best BM25 first. Words in
+        more than ``MAX_TERM_DOCS`` entries are left out (none left: no BM25 candidates)."""
         scope, params = qs.scope_clause(where)
         sql = (
             "SELECT e.id FROM journal_entries_fts f JOIN journal_entries e ON e.seq = f.rowid"
             f" WHERE journal_entries_fts MATCH ? AND {scope} AND e.embeddable = 1"
             " ORDER BY bm25(journal_entries_fts), e.seq DESC LIMIT ?"
         )
-        rows = await self._read(lambda c: c.execute(sql, (match, *params, limit)).fetchall())
-        return [r[0] for r in rows]
+
+        def run(conn: Conn) -> list[str]:
+            words = []
+            for word in dict.fromkeys(qs.tokens(q)):
+                found = conn.execute(qs.TERM_DOCS, (word,)).fetchone()
+                if found is None or found[1] <= qs.MAX_TERM_DOCS:
+                    words.append(word)
+            match = qs.fts_match(" ".join(words), any_token=True)
+            if match is None:
+                return []
+            return [r[0] for r in conn.execute(sql, (match, *params, limit))]
+
+        return await self._read(run)
 
     async def mark_referenced(self, workspace_id: str, ids: Sequence[str], now: datetime) -> None:
         def run(conn: Conn) -> None:

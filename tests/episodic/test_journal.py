@@ -99,7 +99,10 @@ async def test_append_stores_the_embeddable_flag(store: SqliteJournalStore) -> N
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "severity": "fatal"}, "severity must be one of"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "payload": [1]}, "payload must be a JSON object"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "refs": "episodic"}, "refs must be a JSON object"),
-        ({"workspace_id": "w", "entry_type": "t", "summary": "x", "priority": "urgent"}, "priority must be an integer from 1 to 10, or one of"),
+        (
+            {"workspace_id": "w", "entry_type": "t", "summary": "x", "priority": "urgent"},
+            "priority must be an integer from 1 to 10, or one of",
+        ),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": "yesterday"}, "ts is not an ISO 8601"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "ts": 12}, "ts must be an ISO 8601 string"),
         ({"workspace_id": "w", "entry_type": "t", "summary": "x", "colour": "red"}, "unknown field(s): colour"),
@@ -310,3 +313,18 @@ async def test_unindexed_finds_entries_without_a_vector_or_with_another_models(s
     assert [e.id for e in await store.unindexed("m2", 2)] == ids[:2]
     await store.add_embeddings([NewEmbedding(i, vector, "m2", 0.5) for i in ids], [], NOW)
     assert await store.unindexed("m2", 10) == []
+
+
+async def test_bm25_leg_leaves_out_words_too_common_to_be_evidence(
+    store: SqliteJournalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sidecar.episodic.query import ScopeFilter
+
+    monkeypatch.setattr(qs, "MAX_TERM_DOCS", 3)  # the cap scaled down from 5,000 entries to 3
+    common = [(await store.append(entry(f"deploy step {n}"))).id for n in range(4)]
+    rare = (await store.append(entry("deploy of the zebra service"))).id
+    where = ScopeFilter("w1", agent_id="a1")
+    assert await store.bm25_rank(where, "deploy", 10) == []  # in 5 entries: no evidence
+    assert await store.bm25_rank(where, "Deploy zebra", 10) == [rare]
+    assert set(await store.bm25_rank(where, "step", 10)) == set()  # in 4 entries
+    assert await store.bm25_rank(where, "step 2", 10) == [common[2]]
