@@ -1,33 +1,65 @@
-"""Episodic recall over 10k embedded entries of one agent, and index_new throughput.
+"""Episodic recall over 10k embedded entries of one agent, index_new throughput, and typed memories
+(spec 004) at 10k and 100k live memories of one agent in one namespace.
 
     python -m tests.bench.bench_episodic        (or: python -m tests.bench episodic)
 
 Vectors: a sample of entries is embedded by the real in-process model (all-MiniLM-L6-v2 int8)
 through ``index_new``, which is what the throughput figure measures; the bulk are random unit
-vectors stored under the same model id, so the recall scan runs over a full 10k-row matrix.
-Query vectors for the scan-only figure are real model embeddings.
+vectors stored under the same model id, so the recall scan runs over a full matrix. Query vectors
+are real model embeddings, computed afresh by every recall (the product caches none).
+
+Typed memories: remember, recall (scoring importance and activation, query embedding included),
+topic-key upserts and feedback, each with wall clock and the process's CPU per operation, and the
+limits measured in the same run (the model alone on the same query texts, a numpy product over the
+same matrix, raw FTS5 over the same mirror). Knobs: ``EPISODIC_PARTS`` (``journal,typed``),
+``EPISODIC_SIZES`` (``10000,100000``), ``EPISODIC_QUERIES`` (200 per figure), ``EPISODIC_WRITES``
+(100 upserts and 100 feedbacks per size).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
+
+# As the server runs (sidecar/__init__.py): numpy's OpenBLAS on one thread, set before numpy loads.
+# Two threads halve a 100k-row product's wall clock, then spin a core for ~0.1 s after it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# isort: split
+
+import asyncio
+import contextlib
 import random
+import sqlite3
+import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from sidecar.episodic import JournalEntry, Query, SqliteJournalStore, hybrid_recall, index_new, recall
+from sidecar.episodic.entry import MEMORY_TYPES
+from sidecar.episodic.memories import (
+    FeedbackRequest,
+    Identity,
+    RecallRequest,
+    RememberRequest,
+    feedback,
+    recall_memories,
+    remember,
+)
 from sidecar.episodic.query import ScopeFilter
+from sidecar.episodic.sqlite_sql import fts_match
 from sidecar.episodic.store import NewEmbedding
+from sidecar.episodic.vector_cache import VectorSet
+from sidecar.index.query import terms
 from sidecar.logs import configure_logging
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
-from tests.bench.util import ms, report
+from tests.bench.util import ms, pct, report
 
 T = TypeVar("T")
 
@@ -84,9 +116,8 @@ async def _timed(run: Callable[[T], Awaitable[object]], items: Sequence[T]) -> l
     return samples
 
 
-async def _run(root: Path) -> None:
+async def _journal(root: Path, embedder: OnnxEmbedder) -> None:
     rng = random.Random(42)
-    embedder = OnnxEmbedder()
     store = await SqliteJournalStore.open(root / "journal.sqlite")
     try:
         await _fill(store, rng)
@@ -126,15 +157,449 @@ async def _run(root: Path) -> None:
         await store.aclose()
 
 
+# -- typed memories (spec 004) ---------------------------------------------------------------------
+PARTS = frozenset(os.environ.get("EPISODIC_PARTS", "journal,typed").split(","))
+SIZES = tuple(int(s) for s in os.environ.get("EPISODIC_SIZES", "10000,100000").split(",") if s.strip())
+TYPED_QUERIES = int(os.environ.get("EPISODIC_QUERIES", "200"))
+WRITES = int(os.environ.get("EPISODIC_WRITES", "100"))
+WHO = Identity("bench", "a1", None, "proj")
+#: Rows outside the recall's scope, one per OTHER_EVERY in it: alternately another agent's (same
+#: namespace) and the same agent's in another namespace, so the scope filter has work to do.
+OTHER_EVERY = 10
+#: One memory in TOPIC_KEY_EVERY holds a topic key (the upsert figures pick theirs among them).
+TOPIC_KEY_EVERY = 10
+RANDOM_MODEL = ("bench-random-384", 384)  # model id and dim when the model is not installed
+POOL = 50  # how deep each recall leg looks (sidecar.episodic.memories.POOL for k = 5)
+
+
+@dataclass(slots=True)
+class Samples:
+    """Wall clock and the process's CPU (every thread: model, SQLite reader and writer) per operation."""
+
+    wall: list[float]
+    cpu: list[float]
+
+    def line(self) -> str:
+        wall = [s * 1000 for s in self.wall]
+        cpu = [s * 1000 for s in self.cpu]
+        return (
+            f"p50 {pct(wall, 50):.2f} ms, p99 {pct(wall, 99):.2f} ms;"
+            f" CPU p50 {pct(cpu, 50):.2f} ms, p99 {pct(cpu, 99):.2f} ms, mean {statistics.fmean(cpu):.2f} ms"
+        )
+
+
+async def _measure(run: Callable[[T], Awaitable[object]], items: Sequence[T]) -> Samples:
+    wall, cpu = [], []
+    for item in items:
+        c0, t0 = time.process_time(), time.perf_counter()
+        await run(item)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return Samples(wall, cpu)
+
+
+def _measure_sync(run: Callable[[T], object], items: Sequence[T]) -> Samples:
+    wall, cpu = [], []
+    for item in items:
+        c0, t0 = time.process_time(), time.perf_counter()
+        run(item)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return Samples(wall, cpu)
+
+
+def _question(rng: random.Random, kind: int) -> str:
+    """Varied recall queries: common words only (long BM25 postings), rare words only, and both."""
+    (topic, other), event, (w1, w2) = rng.sample(TOPICS, 2), rng.choice(EVENTS), rng.sample(VOCABULARY, 2)
+    return [
+        f"what happened to {topic} and {other} when it {event}?",
+        f"{w1} {w2}",
+        f"why was {topic} {event} after the {w1} change",
+        f"{topic} {w1}",
+    ][kind % 4]
+
+
+_KINDS = ("common words only", "common and rare", "rare words only")
+
+
+def _kind(text: str) -> str:
+    if text.startswith("what happened"):
+        return _KINDS[0]
+    return _KINDS[2] if all(w in VOCABULARY for w in text.split()) else _KINDS[1]
+
+
+def _questions(rng: random.Random, count: int, taken: set[str]) -> list[str]:
+    """``count`` texts never asked before in the run (the kinds in turn; one whose texts run out is skipped)."""
+    found: list[str] = []
+    attempts = 0
+    while len(found) < count:
+        text = _question(rng, attempts)
+        attempts += 1
+        if text not in taken:
+            taken.add(text)
+            found.append(text)
+    return found
+
+
+def _unit_rows(rng: np.random.Generator, count: int, dim: int) -> npt.NDArray[np.float32]:
+    rows = rng.standard_normal((count, dim)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows
+
+
+class _Known:
+    """An embedder answering from vectors computed before the run (the real model's, or random ones
+    when it is not installed): recall through it costs everything but the query's embedding."""
+
+    def __init__(self, model_id: str, dim: int, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
+        self.model_id, self.dim, self._vectors = model_id, dim, vectors
+        self._rng = np.random.default_rng(11)
+
+    async def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        for text in texts:
+            if text not in self._vectors:  # an entry embedded on the spot by recall
+                self._vectors[text] = _unit_rows(self._rng, 1, self.dim)[0]
+        return np.stack([self._vectors[t] for t in texts])
+
+    async def aclose(self) -> None:
+        return None
+
+
+class _TypedJournal:
+    """The typed memories of the figures, grown size by size through ``store.append``."""
+
+    def __init__(self, store: SqliteJournalStore, model: str, dim: int) -> None:
+        self.store, self.model, self.dim = store, model, dim
+        self.rng = random.Random(4)
+        self.vector_rng = np.random.default_rng(7)
+        self.n = 0
+        self.live = 0  # memories in the recall's scope (agent a1, namespace proj)
+        self.other_agent = 0
+        self.other_namespace = 0
+        self.keys: list[str] = []
+        self.pending: list[tuple[str, float]] = []
+
+    def _entry(self, agent: str, namespace: str) -> JournalEntry:
+        n, self.n = self.n, self.n + 1
+        memory_type = MEMORY_TYPES[n % len(MEMORY_TYPES)]
+        return JournalEntry(
+            workspace_id=WHO.workspace_id,
+            agent_id=agent,
+            entry_type=f"memory.{memory_type}",
+            summary=_summary(self.rng, n),
+            priority=1 + n % 10,
+            memory_type=memory_type,
+            tags=(self.rng.choice(TOPICS),),
+            topic_key=f"topic/{n}" if n % TOPIC_KEY_EVERY == 0 else None,
+            namespace=namespace,
+        )
+
+    async def _append(self, entry: JournalEntry, *, embed_later: bool) -> None:
+        stored = await self.store.append(entry)
+        if embed_later:
+            self.pending.append((stored.id, stored.base_importance))
+        if stored.agent_id == WHO.agent_id and stored.namespace == WHO.namespace and stored.topic_key:
+            self.keys.append(stored.topic_key)
+
+    async def grow(self, live: int, *, embed_later: bool = True) -> Samples:
+        """Append memories until ``live`` are in scope (and the out-of-scope rows in proportion)."""
+        wall, cpu = [], []
+        while self.live < live:
+            c0, t0 = time.process_time(), time.perf_counter()
+            await self._append(self._entry(WHO.agent_id, WHO.namespace), embed_later=embed_later)
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+            self.live += 1
+            if self.live % OTHER_EVERY == 0:
+                if self.other_agent <= self.other_namespace:
+                    await self._append(self._entry("a2", WHO.namespace), embed_later=embed_later)
+                    self.other_agent += 1
+                else:
+                    await self._append(self._entry(WHO.agent_id, "other"), embed_later=embed_later)
+                    self.other_namespace += 1
+        return Samples(wall, cpu)
+
+    async def embed_pending(self) -> int:
+        """Random unit vectors under the model's id for every memory appended since the last call."""
+        pending, self.pending = self.pending, []
+        vectors = _unit_rows(self.vector_rng, len(pending), self.dim)
+        rows = [NewEmbedding(i, v, self.model, b) for (i, b), v in zip(pending, vectors, strict=True)]
+        for start in range(0, len(rows), 20_000):
+            await self.store.add_embeddings(rows[start : start + 20_000], [], datetime.now(UTC))
+        return len(rows)
+
+    @property
+    def total(self) -> int:
+        return self.live + self.other_agent + self.other_namespace
+
+
+class _Rss:
+    """Resident memory from /proc/self/status: now, and the peak (VmHWM) since the last ``reset``
+    (which clears the kernel's high-water mark), and the peak of the whole run."""
+
+    def __init__(self) -> None:
+        self.run_peak = 0.0
+
+    @staticmethod
+    def _field(name: str) -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(f"{name}:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def now(self) -> float:
+        return self._field("VmRSS")
+
+    def peak(self) -> float:
+        value = self._field("VmHWM")
+        self.run_peak = max(self.run_peak, value)
+        return value
+
+    def reset(self) -> None:
+        self.peak()
+        with contextlib.suppress(OSError):  # if refused, the peak runs from the start of the process
+            Path("/proc/self/clear_refs").write_text("5")
+
+
+RSS = _Rss()
+
+
+def _recall_request(text: str, scoring: str) -> RecallRequest:
+    return RecallRequest.from_json(
+        {"query": text, "scoring": scoring}, WHO, default_scope="own", default_scoring="importance"
+    )
+
+
+async def _typed(root: Path, embedder: OnnxEmbedder | None) -> None:
+    path = root / "typed.sqlite"
+    model, dim = (embedder.model_id, embedder.dim) if embedder is not None else RANDOM_MODEL
+    if embedder is None:
+        print(
+            "# typed memories: the [embed] extra is not installed: the figures that embed a query or a"
+            " memory (recall end to end, the query embedding, index_new) are skipped; random query vectors"
+            " stand in for the rest",
+            flush=True,
+        )
+    store = await SqliteJournalStore.open(path)
+    raw = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    journal = _TypedJournal(store, model, dim)
+    taken: set[str] = set()
+    qrng = random.Random(99)
+    try:
+        if embedder is not None:  # a real sample, embedded by the model through the indexer's own path
+            await journal.grow(REAL_SAMPLE, embed_later=False)
+            t0 = time.perf_counter()
+            indexed = await index_new(store, embedder)
+            seconds = time.perf_counter() - t0
+            report(
+                f"index_new, real model, {indexed} typed memories",
+                f"{indexed / seconds:.0f} memories/s ({seconds:.2f} s)",
+            )
+        for size in SIZES:
+            await _typed_size(store, raw, path, journal, embedder, size, qrng, taken)
+    finally:
+        raw.close()
+        await store.aclose()
+
+
+async def _typed_size(
+    store: SqliteJournalStore,
+    raw: sqlite3.Connection,
+    path: Path,
+    journal: _TypedJournal,
+    embedder: OnnxEmbedder | None,
+    size: int,
+    qrng: random.Random,
+    taken: set[str],
+) -> None:
+    label = f"{size // 1000}k"
+    RSS.reset()
+    appended = journal.total
+    t0 = time.perf_counter()
+    fill = await journal.grow(size)
+    seconds = time.perf_counter() - t0
+    appended = journal.total - appended
+    t0 = time.perf_counter()
+    embedded = await journal.embed_pending()
+    stored_s = time.perf_counter() - t0
+    print(
+        f"# typed memories, {label}: {journal.live} live memories of agent a1 in namespace proj, plus"
+        f" {journal.other_agent} of agent a2 and {journal.other_namespace} of a1 in another namespace;"
+        f" {appended} appended in {seconds:.1f} s, {embedded} random unit vectors stored in {stored_s:.1f} s",
+        flush=True,
+    )
+    report(f"[{label}] append during the fill (store.append)", fill.line())
+    vectors = await store.vectors(WHO.workspace_id, journal.model)  # brought up to date in place
+    texts = _questions(qrng, TYPED_QUERIES, taken)
+    if embedder is not None:
+        for text in _questions(qrng, 20, taken):  # warm-up
+            await recall_memories(store, embedder, _recall_request(text, "importance"), crew_id=None)
+        known: dict[str, npt.NDArray[np.float32]] = {}
+
+        async def embed_one(text: str) -> None:
+            known[text] = (await embedder.embed([text]))[0]
+
+        embed = await _measure(embed_one, texts)
+        report(f"[{label}] query embedding alone (the model, 1 text)", embed.line(), "the limit of a recall")
+        for scoring in ("importance", "activation"):
+
+            async def recall_one(text: str, scoring: str = scoring) -> None:
+                await recall_memories(store, embedder, _recall_request(text, scoring), crew_id=None)
+
+            full = await _measure(recall_one, texts)
+            report(f"[{label}] recall, scoring {scoring}, query embedded", full.line(), "p99 <= 30 ms at 100k")
+    else:
+        known = dict(zip(texts, _unit_rows(np.random.default_rng(5), len(texts), journal.dim), strict=True))
+    fake = _Known(journal.model, journal.dim, known)
+    rest = await _measure(lambda t: recall_memories(store, fake, _recall_request(t, "importance"), crew_id=None), texts)
+    report(f"[{label}] recall without the embedding (vector known)", rest.line(), "recall minus the model")
+    await _parts(store, raw, journal, vectors, texts, known, label)
+    await _writes(store, journal, embedder, fake, label, _questions(qrng, 2 * WRITES, taken), vectors)
+    now, peak = RSS.now(), RSS.peak()
+    second = await SqliteJournalStore.open(path)
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        cold = await second.vectors(WHO.workspace_id, journal.model)
+        cold_ms, cold_cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+        rows = cold.size
+        del cold
+    finally:
+        await second.aclose()
+    report(
+        f"[{label}] cold matrix load, {rows} rows",
+        f"{cold_ms:.0f} ms, CPU {cold_cpu:.0f} ms",
+        "what a reload would cost a recall",
+    )
+    report(
+        f"[{label}] RSS: after the above / their peak / peak with the cold load",
+        f"{now:.0f} / {peak:.0f} / {RSS.peak():.0f} MB",
+        "the cold load beside the cached matrix, as in a reload",
+    )
+
+
+async def _parts(
+    store: SqliteJournalStore,
+    raw: sqlite3.Connection,
+    journal: _TypedJournal,
+    vectors: VectorSet,
+    texts: list[str],
+    known: dict[str, npt.NDArray[np.float32]],
+    label: str,
+) -> None:
+    """Each step of a recall on its own, on the same query texts, and the limits of the two legs."""
+    where = ScopeFilter(WHO.workspace_id, agent_id=WHO.agent_id, namespace=WHO.namespace)
+    dense_ids: dict[str, list[str]] = {}
+    sparse_ids: dict[str, list[str]] = {}
+
+    async def dense_leg(text: str) -> None:
+        scored = await store.dense_rank(where, journal.model, known[text], POOL, weighted=False)
+        dense_ids[text] = [s.entry_id for s in scored]
+
+    async def bm25_leg(text: str) -> None:
+        sparse_ids[text] = await store.bm25_rank(where, " ".join(terms(text)), POOL)
+
+    dense = await _measure(dense_leg, texts)
+    report(f"[{label}] of which the dense leg (matrix, scope mask, top {POOL})", dense.line())
+    matrix = vectors.matrix
+    floor = _measure_sync(lambda t: matrix @ known[t], texts)
+    report(f"[{label}] numpy: matrix @ query, {matrix.shape[0]} x {matrix.shape[1]}", floor.line(), "limit")
+    bm25 = await _measure(bm25_leg, texts)
+    report(f"[{label}] of which the BM25 leg (FTS5 + scope, top {POOL})", bm25.line())
+    match = {t: fts_match(" ".join(terms(t)), any_token=True) for t in texts}
+    count_sql = "SELECT count(*) FROM journal_entries_fts WHERE journal_entries_fts MATCH ?"
+    matched = {t: raw.execute(count_sql, (match[t],)).fetchone()[0] for t in texts}
+    parts = []
+    for kind in _KINDS:
+        part = [n for n, t in enumerate(texts) if _kind(t) == kind]
+        if part:
+            wall = [bm25.wall[n] * 1000 for n in part]
+            rows = statistics.median(matched[texts[n]] for n in part)
+            parts.append(f"p50 {pct(wall, 50):.1f}, p99 {pct(wall, 99):.1f} ms ({len(part)}, {rows:.0f} rows match)")
+    report(f"[{label}] BM25 leg by query: {' / '.join(_KINDS)}", " / ".join(parts), "queries, median rows matching")
+    sql = "SELECT rowid FROM journal_entries_fts WHERE journal_entries_fts MATCH ? ORDER BY bm25(journal_entries_fts)"
+    floor = _measure_sync(lambda t: raw.execute(f"{sql} LIMIT ?", (match[t], POOL)).fetchall(), texts)
+    report(f"[{label}] raw FTS5: the same MATCH, top {POOL} by bm25()", floor.line(), "limit")
+    pools = {t: list(dict.fromkeys([*dense_ids[t], *sparse_ids[t]])) for t in texts}
+    fetch = await _measure(lambda t: store.fetch(WHO.workspace_id, pools[t]), texts)
+    count = statistics.fmean(len(p) for p in pools.values())
+    report(f"[{label}] of which fetching the candidates (store.fetch)", fetch.line(), f"{count:.0f} rows each")
+    marks = await _measure(lambda t: store.mark_referenced(WHO.workspace_id, pools[t][:5], datetime.now(UTC)), texts)
+    report(f"[{label}] of which marking 5 hits referenced", marks.line())
+    plan = raw.execute(
+        "EXPLAIN QUERY PLAN SELECT e.id FROM journal_entries e WHERE e.workspace_id = ? AND e.id IN (?, ?, ?, ?, ?)",
+        (WHO.workspace_id, *pools[texts[0]][:5]),
+    ).fetchall()
+    report(f"[{label}] SQLite's plan for workspace_id = ? AND id IN (5 ids)", "; ".join(row[-1] for row in plan))
+    unindexed = await _measure(lambda _: store.unindexed(journal.model, 32), range(20))
+    report(f"[{label}] store.unindexed with nothing to index", unindexed.line(), "twice in every indexer run")
+
+
+async def _writes(
+    store: SqliteJournalStore,
+    journal: _TypedJournal,
+    embedder: OnnxEmbedder | None,
+    fake: _Known,
+    label: str,
+    texts: list[str],
+    vectors: VectorSet,
+) -> None:
+    """Upserts and feedbacks, each followed by a recall; the indexer's run after each upsert."""
+    keys = journal.rng.sample(journal.keys, min(WRITES, len(journal.keys)))
+    recaller = embedder if embedder is not None else fake
+    upserts, feedbacks, after, indexing = Samples([], []), Samples([], []), Samples([], []), Samples([], [])
+    reloads = 0
+
+    async def timed(into: Samples, run: Awaitable[object]) -> None:
+        c0, t0 = time.process_time(), time.perf_counter()
+        await run
+        into.wall.append(time.perf_counter() - t0)
+        into.cpu.append(time.process_time() - c0)
+
+    for n, key in enumerate(keys):
+        topic, words = journal.rng.choice(TOPICS), " ".join(journal.rng.sample(VOCABULARY, 3))
+        body = {"content": f"{topic} decision revised: {words} #u{n}", "topic_key": key, "memory_type": "decision"}
+        await timed(upserts, remember(store, RememberRequest.from_json({**body, "priority": 7}, WHO).entry))
+        scoring = ("importance", "activation")[n % 2]
+        await timed(after, recall_memories(store, recaller, _recall_request(texts[2 * n], scoring), crew_id=None))
+        if embedder is not None:  # what the indexer does once woken: embed the new version, store it
+            await timed(indexing, index_new(store, embedder))
+        else:
+            await journal.embed_pending()
+        signal = "+" if n % 3 else "-"
+        req = FeedbackRequest.from_json({"topic_key": key, "signal": signal}, WHO)
+        await timed(feedbacks, feedback(store, req))
+        await timed(after, recall_memories(store, recaller, _recall_request(texts[2 * n + 1], scoring), crew_id=None))
+        if await store.vectors(WHO.workspace_id, journal.model) is not vectors:
+            reloads += 1
+            vectors = await store.vectors(WHO.workspace_id, journal.model)
+    report(f"[{label}] upsert: remember with a live topic key", upserts.line())
+    report(f"[{label}] feedback by topic key (+ and -)", feedbacks.line())
+    if indexing.wall:
+        report(f"[{label}] the indexer's run for one upserted memory", indexing.line(), "in the background")
+    report(
+        f"[{label}] recall right after each upsert and feedback",
+        after.line(),
+        f"{len(after.wall)} recalls; matrix reloads: {reloads}",
+    )
+
+
 def main() -> None:
-    print(f"# load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (figures are wall clock)", flush=True)
-    if not OnnxEmbedder.available():
-        print("# bench_episodic: the [embed] extra is not installed; skipped", flush=True)
-        return
+    print(f"# load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the start", flush=True)
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     configure_logging("console", "warning")
+    started = time.perf_counter()
+    embedder = OnnxEmbedder() if OnnxEmbedder.available() else None
     with tempfile.TemporaryDirectory(prefix="bench-episodic-") as tmp:
-        asyncio.run(_run(Path(tmp)))
+        if "journal" in PARTS:
+            if embedder is None:
+                print("# bench_episodic, journal: the [embed] extra is not installed; skipped", flush=True)
+            else:
+                asyncio.run(_journal(Path(tmp), embedder))
+        if "typed" in PARTS:
+            asyncio.run(_typed(Path(tmp), embedder))
+    RSS.peak()
+    report("peak RSS of the process (VmHWM)", f"{RSS.run_peak:.0f} MB (now {RSS.now():.0f} MB)")
+    print(f"# bench_episodic: {time.perf_counter() - started:.0f} s in all", flush=True)
 
 
 if __name__ == "__main__":
