@@ -83,7 +83,9 @@ SELECT j.entry_id, e.agent_id, e.crew_id, e.namespace, e.memory_type, e.expires_
     j.vector, j.dim
 FROM journal_embeddings j JOIN journal_entries e ON e.id = j.entry_id
 """
-LOAD_VECTORS = VECTOR_ROW + "WHERE e.workspace_id = ? AND j.model = ? AND e.status = 'live' ORDER BY e.seq"
+_LOAD_WHERE = "WHERE e.workspace_id = ? AND j.model = ? AND e.status = 'live'"
+LOAD_VECTORS = f"{VECTOR_ROW} {_LOAD_WHERE} ORDER BY e.seq"
+COUNT_VECTORS = f"SELECT COUNT(*) FROM journal_embeddings j JOIN journal_entries e ON e.id = j.entry_id {_LOAD_WHERE}"
 # What compaction may archive by age: journal events (not priority permanent), and typed memories
 # only once they are no longer served (superseded or retired); a live memory expires instead.
 _COMPACTABLE = "ts < ? AND COALESCE(priority, '') != 'permanent' AND (memory_type IS NULL OR status != 'live')"

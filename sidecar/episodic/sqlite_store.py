@@ -53,6 +53,7 @@ FEEDBACK = {True: 0.15, False: -0.2}
 #: Negative feedbacks that retire an entry (kept, archived from recall, never served again).
 RETIRE_AFTER = 3
 Conn = sqlite3.Connection
+_LOAD_BATCH = 4096
 
 
 class SqliteJournalStore:
@@ -415,8 +416,14 @@ class SqliteJournalStore:
             cached = self._cache.get(model, workspace_id, generation)
             if cached is not None:
                 return cached
-            rows = conn.execute(qs.LOAD_VECTORS, (workspace_id, model)).fetchall()
-            loaded = VectorSet.build([VectorRow(*r) for r in rows])
+            # Read in batches into a matrix sized once: the rows' bytes are never all held beside it.
+            count = int(conn.execute(qs.COUNT_VECTORS, (workspace_id, model)).fetchone()[0])
+            cursor = conn.execute(qs.LOAD_VECTORS, (workspace_id, model))
+            batch = [VectorRow(*r) for r in cursor.fetchmany(_LOAD_BATCH)]
+            loaded = VectorSet(batch[0].dim if batch else 0, capacity=count)
+            while batch:
+                loaded.append(batch)
+                batch = [VectorRow(*r) for r in cursor.fetchmany(_LOAD_BATCH)]
             self._cache.put(model, workspace_id, generation, loaded)
             return loaded
 

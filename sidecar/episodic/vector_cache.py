@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +31,9 @@ _NONE = -1  # the code of a missing agent, crew or memory type
 _UNKNOWN = -2  # the code of a value no row holds: matches nothing
 #: Past this share of rows no longer served, the matrix is dropped and reloaded compact.
 _DEAD_SHARE = 0.25
+#: Rows from which a recall's matrix product is split over two threads (about 2 ms of work).
+SPLIT_ROWS = 20_000
+_SPLIT_POOL = ThreadPoolExecutor(1, thread_name_prefix="journal-matmul")
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +170,7 @@ class VectorSet:
         if limit < 1 or not self.size or query.shape[-1] != self.dim:
             return []
         norm = float(np.linalg.norm(query)) or 1.0
-        cosines = self.matrix @ (query.astype(np.float32) / norm)
+        cosines = _product(self.matrix, query.astype(np.float32) / norm)
         importance = self._importance[: self.size]
         keys = cosines * importance if weighted else cosines.astype(np.float64)
         candidates = np.flatnonzero(self.mask(where, exclude))
@@ -211,6 +215,17 @@ class VectorSet:
             importance,
             alive,
         )
+
+
+def _product(matrix: Floats, query: Floats) -> Floats:
+    """``matrix @ query``; past SPLIT_ROWS rows the two halves run at once on two cores (numpy
+    releases the GIL), which halves a recall's largest cost on a large journal."""
+    if len(matrix) < SPLIT_ROWS:
+        return matrix @ query
+    half = len(matrix) // 2
+    first = _SPLIT_POOL.submit(np.matmul, matrix[:half], query)
+    second = matrix[half:] @ query
+    return np.concatenate([first.result(), second])
 
 
 class VectorCache:

@@ -328,3 +328,20 @@ async def test_bm25_leg_leaves_out_words_too_common_to_be_evidence(
     assert await store.bm25_rank(where, "Deploy zebra", 10) == [rare]
     assert set(await store.bm25_rank(where, "step", 10)) == set()  # in 4 entries
     assert await store.bm25_rank(where, "step 2", 10) == [common[2]]
+
+
+def test_a_large_matrix_ranks_the_same_split_over_two_threads() -> None:
+    from sidecar.episodic.query import ScopeFilter
+    from sidecar.episodic.vector_cache import SPLIT_ROWS, VectorRow, VectorSet
+
+    rng = np.random.default_rng(7)
+    rows = SPLIT_ROWS + 501
+    matrix = rng.standard_normal((rows, 8)).astype(np.float32)
+    vectors = VectorSet.build(
+        [VectorRow(f"e{i}", "a", None, "default", "fact", None, 1.0, matrix[i].tobytes(), 8) for i in range(rows)]
+    )
+    query = rng.standard_normal(8).astype(np.float32)
+    expected = (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)) @ (query / np.linalg.norm(query))
+    ranked = vectors.rank(ScopeFilter("w", agent_id="a"), query, 20, weighted=False, exclude=())
+    assert [s.entry_id for s in ranked] == [f"e{i}" for i in np.argsort(-expected, kind="stable")[:20]]
+    assert [s.cosine for s in ranked] == pytest.approx(sorted(expected, reverse=True)[:20], abs=1e-5)
