@@ -34,6 +34,8 @@ LEVELS: dict[str, int] = {
     # with write on level 2.
     "sidecar.contract": 2,
     "sidecar.episodic": 3,
+    # It reads and writes memory files and the journal: it sits with episodic.
+    "sidecar.consolidate": 3,
     "sidecar.http": 4,
     "sidecar.mcp": 4,
     "sidecar.crew": 4,

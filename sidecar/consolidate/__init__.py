@@ -1,0 +1,2 @@
+"""Consolidation: keeping memory small, current and true over months (summaries, dedup, the
+operator model)."""
