@@ -33,7 +33,7 @@ _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
 _CONNECTIVE = re.compile(r"^(?:and|also|so|oh|ok|okay|btw|but|plus|again|fyi|reminder)\b[,:]?\s+", re.I)
 _HYPOTHETICAL = re.compile(
     r"^(?:if|when|whenever|unless|suppose|supposing|what if|in case|assuming|imagine|whether|maybe|"
-    r"perhaps|should|would|could|might|can|do|does|did|is|are|was|were|shall)\b",
+    r"perhaps|should|would|could|might|can|do(?!\s+not\b)|does|did|is|are|was|were|shall)\b",
     re.I,
 )
 _ONE_OFF = re.compile(
@@ -99,7 +99,7 @@ def extract_preferences(text: str, source: str, *, names: Sequence[str] = ()) ->
             continue
         if in_fence or _SKIP_LINE.match(raw):
             continue
-        line = _TIME.sub("", _LIST.sub("", raw).strip()).replace("**", "").replace("__", "")
+        line = _TIME.sub("", _LIST.sub("", raw).strip()).replace("**", "").replace("__", "").replace("’", "'")
         for rule in _line_rules(line, names):
             polarity: Polarity = "avoid" if _shape(rule)[0] == "avoid" else "prefer"
             found.append(Preference(rule, polarity, _key(rule), f"{source}:{number}", number))

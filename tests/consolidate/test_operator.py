@@ -115,6 +115,12 @@ def test_keys_are_content_words_in_order() -> None:
     assert found.key == "run tests before pushing"
 
 
+def test_curly_apostrophes_and_do_not_ever() -> None:
+    text = "- User: I’d rather read the diff than a summary.\n- User: Do not ever push to main.\n"
+    found = extract_preferences(text, "n.md")
+    assert [p.rule for p in found] == ["Prefer to read the diff rather than a summary.", "Never push to main."]
+
+
 def test_what_is_not_a_preference() -> None:
     lines = [
         "The retry loop always backs off exponentially.",
