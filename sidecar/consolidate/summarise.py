@@ -35,6 +35,7 @@ __all__ = [
     "SourceItem",
     "Summariser",
     "Summary",
+    "extractive_summary",
     "make_summariser",
 ]
 
@@ -88,15 +89,16 @@ class ExtractiveSummariser:
     """Whole bullets and sentences of the items, chosen deterministically, without a model."""
 
     async def summarise(self, items: Sequence[SourceItem], budget: int) -> Summary:
-        return extractive_summary(items, budget)
+        return await extractive_summary(items, budget)
 
     async def aclose(self) -> None:
         return None
 
 
-def extractive_summary(items: Sequence[SourceItem], budget: int, fallback_reason: str | None = None) -> Summary:
-    """The extractive summary of ``items`` as a Summary."""
-    result = extract(items, budget)
+async def extractive_summary(items: Sequence[SourceItem], budget: int, fallback_reason: str | None = None) -> Summary:
+    """The extractive summary of ``items`` as a Summary, computed off the event loop (a cluster of
+    thousands of sentences takes a few hundred milliseconds)."""
+    result = await asyncio.to_thread(extract, tuple(items), budget)
     return Summary(result.text, result.provenance, result.dropped, "extractive", fallback_reason)
 
 
@@ -140,7 +142,7 @@ class LlmSummariser:
     async def summarise(self, items: Sequence[SourceItem], budget: int) -> Summary:
         """The model's summary of ``items``, or the extractive one with the reason it was not used."""
         if not items:
-            return extractive_summary(items, budget)
+            return await extractive_summary(items, budget)
         try:
             if sum(len(item.text) for item in items) > self._max_input_chars:
                 raise _Fallback(f"input_too_large: over {self._max_input_chars} characters")
@@ -154,7 +156,7 @@ class LlmSummariser:
         else:
             return Summary(text, _attributed(text, items), (), self.kind)
         log.warning("summary.fallback", engine=self.kind, model=self._model, reason=reason)
-        return extractive_summary(items, budget, reason)
+        return await extractive_summary(items, budget, reason)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -167,8 +169,10 @@ class LlmSummariser:
             status, retry_after, body = await self._post(payload, deadline)
             if status in _RETRYABLE and attempt == 1:
                 left = deadline - asyncio.get_running_loop().time()
-                if retry_after is None or retry_after >= left:
-                    raise _Fallback(f"http_{status}: retry-after {retry_after} does not fit in {left:.1f}s left")
+                if retry_after is None:
+                    raise _Fallback(f"http_{status}: no usable Retry-After")
+                if retry_after >= left:
+                    raise _Fallback(f"http_{status}: Retry-After {retry_after:g}s is beyond the {left:.1f}s left")
                 await asyncio.sleep(retry_after)
                 continue
             if not 200 <= status < 300:
