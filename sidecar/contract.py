@@ -116,6 +116,11 @@ FIELDS: dict[str, Schema] = {
         "description": "Markdown to append, or the whole new body for replace",
     },
     "mode": {"type": "string", "enum": list(MODES), "default": "append"},
+    "force": {
+        "type": "boolean",
+        "default": False,
+        "description": "append even when the content nearly duplicates what memory already holds",
+    },
     "role": {"enum": list(ROLES), "description": "default: this sidecar's role"},
     "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET, "description": "characters"},
     "nudges": {"type": "array", "items": {"type": "string"}},
@@ -210,8 +215,9 @@ class WriteRequest:
     path: str
     content: str
     mode: str
+    force: bool = False
 
-    FIELDS = ("tier", "path", "content", "mode")
+    FIELDS = ("tier", "path", "content", "mode", "force")
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> WriteRequest:
@@ -231,7 +237,10 @@ class WriteRequest:
         mode = body.get("mode", "append")
         if mode not in MODES:
             raise BadRequest("mode must be append or replace", code="invalid_mode")
-        return cls(tier, path, content, mode)
+        force = body.get("force", False)
+        if not isinstance(force, bool):
+            raise BadRequest("force must be true or false", code="invalid_force")
+        return cls(tier, path, content, mode, force)
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +362,7 @@ def _optional_id(body: dict[str, Any], name: str) -> str | None:
 
 SEARCH_REQUEST = request_schema({name: name for name in SearchRequest.FIELDS}, ("query",))
 WRITE_REQUEST = request_schema(
-    {"path": "path", "content": "content", "tier": "tier", "mode": "mode"}, ("path", "content")
+    {"path": "path", "content": "content", "tier": "tier", "mode": "mode", "force": "force"}, ("path", "content")
 )
 BLOCK_REQUEST = request_schema(
     {
@@ -425,6 +434,13 @@ class Usage(TypedDict):
     text: Annotated[str, "e.g. 3900 of 4000 bytes, 97%"]
 
 
+class DuplicateOf(TypedDict):
+    path: str
+    line_start: int
+    line_end: int
+    similarity: float
+
+
 class Flagged(TypedDict):
     """A section the injection scanner matched: written (flag, or block with refusal off), and
     withheld from the memory block."""
@@ -446,6 +462,7 @@ class WriteAnswer(TypedDict):
     warning: NotRequired[Annotated[str, "past the soft cap (consolidate), or a flagged section"]]
     flagged: NotRequired[Flagged]
     current_entries: NotRequired[str]
+    duplicate_of: NotRequired[Annotated[DuplicateOf, "nothing was written: memory already holds this (200)"]]
 
 
 class ReadAnswer(TypedDict):
@@ -483,6 +500,7 @@ ToolName = Literal[
     "memory.write",
     "memory.read",
     "memory.search",
+    "memory.check_duplicate",
     "memory.remember",
     "memory.recall",
     "memory.feedback",
@@ -511,6 +529,7 @@ ANSWERS: tuple[type, ...] = (
     SearchAnswer,
     Usage,
     Flagged,
+    DuplicateOf,
     WriteAnswer,
     ReadAnswer,
     BlockedSection,

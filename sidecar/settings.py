@@ -71,6 +71,7 @@ class Settings:
     openai_model: str = _opt("text-embedding-3-small", "model for the OpenAI-compatible endpoint")
     fusion: str = _opt("weighted", "how BM25 and dense rankings are fused: rrf or weighted", ("rrf", "weighted"))
     prompt_budget: int = _opt(15000, "default character budget of the memory block")
+    dedup_threshold: float = _opt(0.9, "an append whose every line is this similar to memory is not written (0 = off)")
     workspace_id: str = _opt("default", "workspace of memories a request does not name")
     agent_id: str = _opt("agent", "the agent this sidecar serves")
     crew_id: str = _opt("crew", "member, lead: the crew's id")

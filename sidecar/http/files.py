@@ -26,9 +26,11 @@ async def write(request: web.Request) -> web.Response:
     key = request.headers.get(IDEMPOTENCY_KEY)
     req = WriteRequest.from_json(await read_json_object(request))
     if key is None:
-        return web.json_response(await request.app[WRITES].write(req), status=201)
+        body = await request.app[WRITES].write(req)
+        return web.json_response(body, status=200 if "duplicate_of" in body else 201)
     body, replayed = await request.app[WRITES].write_once(req, check_key(key))
-    return web.json_response(body, status=201, headers={REPLAYED: "true"} if replayed else None)
+    status = 200 if "duplicate_of" in body else 201  # 200: memory already held it, nothing written
+    return web.json_response(body, status=status, headers={REPLAYED: "true"} if replayed else None)
 
 
 @routes.get("/memory/read")

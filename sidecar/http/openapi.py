@@ -323,6 +323,12 @@ WORKSPACE = _query("workspace_id", ID, required=True)
 CREW = _query("crew_id", OPT_ID)
 NO_CREW = "no_crew_tier (solo), crew_unavailable (member: the lead cannot be reached)"
 
+DUPLICATE_ANSWER = {
+    "description": "nothing was written: an append (without force) whose every line memory already holds "
+    "nearly word for word; duplicate_of names where (path, lines, similarity); seq is the latest issued",
+    **_json(_ref("WriteAnswer")),
+}
+
 MEMORY_ERRORS = {
     "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field> (invalid_scope: a crew scope on a solo sidecar)",
     "503": "crew_unavailable (member, crew scope: the lead cannot be reached)",
@@ -650,6 +656,7 @@ def _link(operation_id: str, **parameters: str) -> dict[str, Any]:
 
 def _finish(paths: dict[str, Any]) -> dict[str, Any]:
     """Name every operation (post_memory_write ...) and link the ones a client chains."""
+    paths["/memory/write"]["post"]["responses"]["200"] = DUPLICATE_ANSWER
     for path, ops in paths.items():
         for method, op in ops.items():
             op["operationId"] = method + re.sub(r"[^a-z]+", "_", path).rstrip("_")

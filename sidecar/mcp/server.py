@@ -21,7 +21,7 @@ from aiohttp import web
 from sidecar import __version__
 from sidecar.contract import MAX_LIMIT, ReadRequest, ToolName, ToolsAnswer, WriteRequest, request_schema
 from sidecar.episodic.lifecycle import JOURNAL
-from sidecar.errors import EngineUnavailable, SidecarError
+from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
 from sidecar.http.jsonio import json_problem
 from sidecar.http.memories import feedback_op, forget_op, recall_op, remember_op
 from sidecar.http.memory_schemas import request_schemas
@@ -50,7 +50,7 @@ ASSUMED_VERSION = "2025-03-26"  # what the spec says a request without MCP-Proto
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
 MAX_SESSIONS = 1024
-FILE_TOOLS = ("memory.write", "memory.read", "memory.search")
+FILE_TOOLS = ("memory.write", "memory.read", "memory.search", "memory.check_duplicate")
 #: Typed memories in the journal: offered whenever the journal runs (they do not touch the files).
 JOURNAL_TOOLS = ("memory.remember", "memory.recall", "memory.feedback", "memory.forget")
 TOOL_NAMES = (*FILE_TOOLS, *JOURNAL_TOOLS)
@@ -312,6 +312,13 @@ ToolResult = tuple[Mapping[str, Any], str]
 
 async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
     body = await app[WRITES].write(WriteRequest.from_json(args))
+    if "duplicate_of" in body:
+        dup = body["duplicate_of"]
+        text = (
+            f"Not written: memory already holds this at {dup['path']}:{dup['line_start']}-{dup['line_end']} "
+            f"(similarity {dup['similarity']}). Send force: true to append it anyway."
+        )
+        return body, text
     text = f"Saved durably to {body['tier']}/{body['path']} ({body['bytes']} bytes, {body['usage']['text']})."
     if "warning" in body:
         text += f"\nWarning: {body['warning']}\nCurrent entries:\n{body['current_entries']}"
@@ -334,6 +341,19 @@ async def _search(app: web.Application, args: dict[str, Any]) -> ToolResult:
     if body.get("degraded"):
         text += f"\n(degraded: {', '.join(body['degraded'])} could not be searched)"
     return body, text
+
+
+async def _check_duplicate(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    content, tier, path = args.get("content"), args.get("tier", "agent"), args.get("path")
+    if not isinstance(content, str) or not content.strip():
+        raise BadRequest("content must be a non-empty string", code="invalid_content")
+    req = WriteRequest.from_json({"tier": tier, "path": path if path is not None else "x.md", "content": content})
+    found = await app[WRITES].check_duplicate(req.tier, req.path if path is not None else None, content)
+    if found is None:
+        return {"duplicate": False, "duplicate_of": None}, "New: memory holds nothing this close."
+    dup = found.to_json()
+    text = f"Duplicate of {dup['path']}:{dup['line_start']}-{dup['line_end']} (similarity {dup['similarity']})."
+    return {"duplicate": True, "duplicate_of": dup}, text
 
 
 async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
@@ -374,6 +394,7 @@ _TOOLS: dict[str, Callable[[web.Application, dict[str, Any]], Awaitable[ToolResu
     "memory.write": _write,
     "memory.read": _read,
     "memory.search": _search,
+    "memory.check_duplicate": _check_duplicate,
     "memory.remember": _remember,
     "memory.recall": _recall,
     "memory.feedback": _feedback,
@@ -410,7 +431,21 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         _input(("query", "limit", "scope", "after_seq", "context", "highlight"), ("query",), scope=scopes),
         hints=_hints(read_only=True, destructive=False, idempotent=True),
     )
-    return {"memory.write": write, "memory.read": read, "memory.search": search, **journal_tools(settings)}
+    check = _tool(
+        "memory.check_duplicate",
+        "Check for a duplicate",
+        "Before writing: does memory already hold this content (every line of it nearly word for word)? "
+        "Names where, with a similarity. memory.write does the same check for appends.",
+        _input(("content", "tier", "path"), ("content",), tier=write_tiers),
+        hints=_hints(read_only=True, destructive=False, idempotent=True),
+    )
+    return {
+        "memory.write": write,
+        "memory.read": read,
+        "memory.search": search,
+        "memory.check_duplicate": check,
+        **journal_tools(settings),
+    }
 
 
 def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:

@@ -27,6 +27,7 @@ from sidecar.errors import CapExceeded, EngineUnavailable, Forbidden, InjectionS
 from sidecar.index.files import scan_tier
 from sidecar.index.queue import ReindexQueue
 from sidecar.settings import Settings
+from sidecar.write.dedup import Candidate, Duplicate, find_duplicate
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 
@@ -40,6 +41,8 @@ USAGE_TTL_S = 2.0
 SLOW_WRITE_S = 1.0  # a write that took longer (from its arrival) is logged with where the time went
 STALL_S = 10.0  # one write on the write thread for longer than this: writes are stalled
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
+DEDUP_CANDIDATES = 5  # chunks of the tier an append is compared with, besides its own file
+DEDUP_QUERY_WORDS = 64
 CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
     'this write in the same turn with mode "replace" carrying the consolidated body.'
@@ -123,7 +126,14 @@ class WriteService:
         if why is not None:
             raise WritesStalled(f"memory writes are stalled: {why}; nothing was written")
         queued = time.perf_counter()
-        out = await asyncio.get_running_loop().run_in_executor(self._thread, self._write_durably, root, req, queued)
+        candidates = await self._dedup_candidates(req)
+        out = await asyncio.get_running_loop().run_in_executor(
+            self._thread, self._write_durably, root, req, queued, candidates
+        )
+        if "duplicate_of" in out:  # nothing was written: the answer points at what memory holds
+            out["seq"] = self.queue.latest_seq
+            log.info("write.duplicate", tier=req.tier, path=req.path, duplicate_of=out["duplicate_of"])
+            return cast(WriteAnswer, out)
         # On the loop (the queue is not thread-safe), so possibly in another order than the files
         # were written, which is harmless: a write is durable before its seq exists, and the
         # reindex that seq waits for reads the file after that.
@@ -133,11 +143,43 @@ class WriteService:
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
         return cast(WriteAnswer, out)
 
+    async def check_duplicate(self, tier: str, path: str | None, content: str) -> Duplicate | None:
+        """Where ``content`` already is in the tier (``memory.check_duplicate``), or None."""
+        threshold = self.settings.dedup_threshold or 0.9
+        candidates = await self._tier_candidates(tier, content)
+        if path is not None:
+            old = await asyncio.get_running_loop().run_in_executor(self._thread, read_file, self.root(tier), path)
+            if old:
+                candidates.insert(0, Candidate(path, 1, old.decode("utf-8", errors="replace")))
+        return find_duplicate(content, candidates, threshold)
+
+    async def _dedup_candidates(self, req: WriteRequest) -> list[Candidate] | None:
+        """What an append is compared with besides its own file (None: this write is not checked)."""
+        if req.mode != "append" or req.force or self.settings.dedup_threshold <= 0:
+            return None
+        return await self._tier_candidates(req.tier, req.content)
+
+    async def _tier_candidates(self, tier: str, content: str) -> list[Candidate]:
+        """The chunks the tier's BM25 ranks first for ``content``; none when it cannot answer (the
+        check is a courtesy: it never holds a write back)."""
+        index = self.queue.tiers.get(tier)
+        query = " ".join(content.split()[:DEDUP_QUERY_WORDS])
+        if index is None or not query:
+            return []
+        try:
+            hits = await index.search(query, DEDUP_CANDIDATES)
+        except Exception as exc:  # an index that cannot answer: only the file itself is compared
+            log.info("write.dedup_search_failed", tier=tier, error=type(exc).__name__)
+            return []
+        return [Candidate(h.path, h.line_start, h.text) for h in hits]
+
     def close(self) -> None:
         """Wait for the writes under way and stop the write thread."""
         self._thread.shutdown(wait=True)
 
-    def _write_durably(self, root: Path, req: WriteRequest, queued: float) -> dict[str, Any]:
+    def _write_durably(
+        self, root: Path, req: WriteRequest, queued: float, candidates: list[Candidate] | None = None
+    ) -> dict[str, Any]:
         """The write, on the one write thread: one write at a time, as per-file read-modify-write
         and the tier-wide cap both need, first come first served. The injection scan runs here too
         (a hop to another thread costs more CPU than the scan of a typical entry).
@@ -147,15 +189,29 @@ class WriteService:
         was most of it."""
         self._busy_since = time.monotonic()
         try:
-            return self._write_now(root, req, queued)
+            return self._write_now(root, req, queued, candidates)
         finally:
             self._busy_since = None
 
-    def _write_now(self, root: Path, req: WriteRequest, queued: float) -> dict[str, Any]:
+    def _write_now(
+        self, root: Path, req: WriteRequest, queued: float, candidates: list[Candidate] | None
+    ) -> dict[str, Any]:
         started = time.perf_counter()
         if not root.is_dir():
             raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
         old = read_file(root, req.path)
+        if candidates is not None:  # an append: the file as it is now, then the tier's best matches
+            here = [Candidate(req.path, 1, old.decode("utf-8", errors="replace"))] if old else []
+            found = find_duplicate(req.content, here + candidates, self.settings.dedup_threshold)
+            if found is not None:
+                size = len(old or b"")
+                return {
+                    "tier": req.tier,
+                    "path": req.path,
+                    "bytes": size,
+                    "usage": usage(size, self.file_cap(req.path)),
+                    "duplicate_of": found.to_json(),
+                }
         new = combine(old, req.content, req.mode)
         warning = self._check_caps(root, req, old, new)
         flagged = self._scan(req, old, new)  # bounded, but up to a few ms on big files

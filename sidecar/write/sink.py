@@ -39,9 +39,10 @@ class SinkHealth:
 
     @property
     def tools(self) -> list[str]:
-        """The MCP tools to offer now: write/read only while healthy, search while the index answers."""
+        """The MCP tools to offer now: write/read only while healthy, search and the duplicate check
+        while the index answers."""
         names = ["memory.write", "memory.read"] if self.healthy else []
-        return [*names, "memory.search"] if self.searchable else names
+        return [*names, "memory.search", "memory.check_duplicate"] if self.searchable else names
 
 
 class HealthCache:

@@ -21,7 +21,7 @@ from sidecar.write import sink as health
 from tests.support.mcp import mcp_session
 from tests.support.memory import AGENT_MD
 
-FILE_TOOLS = ["memory.write", "memory.read", "memory.search"]
+FILE_TOOLS = ["memory.write", "memory.read", "memory.search", "memory.check_duplicate"]
 JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
 
 ServerFactory = Callable[..., Awaitable[TestServer]]

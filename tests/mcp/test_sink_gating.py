@@ -24,9 +24,9 @@ from sidecar.write import sink as health
 from tests.support.memory import AGENT_MD, write
 
 JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
-ALL = ["memory.write", "memory.read", "memory.search", *JOURNAL_TOOLS]
+ALL = ["memory.write", "memory.read", "memory.search", "memory.check_duplicate", *JOURNAL_TOOLS]
 # With the sink down, search stays (the index answers) and so do the journal's tools (no file is touched).
-SEARCH_ONLY = ["memory.search", *JOURNAL_TOOLS]
+SEARCH_ONLY = ["memory.search", "memory.check_duplicate", *JOURNAL_TOOLS]
 
 
 def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:

@@ -16,7 +16,9 @@ ENTRY = "- Deploys freeze on Fridays."
 async def post_write(client: Any, key: str | None, **body: Any) -> tuple[int, dict[str, Any], bool]:
     """(status, body, replayed) of a write with ``key`` as its Idempotency-Key."""
     headers = {"Idempotency-Key": key} if key is not None else {}
-    resp = await client.post("/memory/write", json={"path": "AGENT.md", "content": ENTRY, **body}, headers=headers)
+    # force: the same entry appended under several keys is what these tests are about, not a duplicate
+    payload = {"path": "AGENT.md", "content": ENTRY, "force": True, **body}
+    resp = await client.post("/memory/write", json=payload, headers=headers)
     return resp.status, await resp.json(), resp.headers.get("Idempotent-Replayed") == "true"
 
 

@@ -1,0 +1,105 @@
+"""Appends memory already holds are not written again: the same file or another file of the tier,
+through HTTP and the memory.check_duplicate tool; replace, force and a threshold of 0 write."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from sidecar.server.app import create_app
+from sidecar.settings import Settings
+from sidecar.write.dedup import Candidate, find_duplicate
+from tests.support.mcp import mcp_session
+
+Client = TestClient[Any, Any]
+FACT = "- The staging database is db-stage-3 on port 5433.\n- Deploys need a green smoke test first.\n"
+
+
+@pytest.fixture
+def start(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> Callable[..., Awaitable[Client]]:
+    async def go(**overrides: Any) -> Client:
+        client: Client = await aiohttp_client(create_app(make_settings(**overrides)))
+        return client
+
+    return go
+
+
+async def write(client: Client, path: str, content: str, status: int, **extra: Any) -> dict[str, Any]:
+    resp = await client.post("/memory/write", json={"path": path, "content": content, **extra})
+    body: dict[str, Any] = await resp.json()
+    assert resp.status == status, body
+    return body
+
+
+async def indexed(client: Client, seq: int) -> None:
+    resp = await client.post("/memory/search", json={"query": "staging", "after_seq": seq})
+    assert (await resp.json())["index"]["after_seq_met"] is True
+
+
+async def test_an_append_memory_already_holds_is_not_written_again(start: Any, memory_dir: Path) -> None:
+    client = await start()
+    first = await write(client, "daily/2026-06-01.md", "## Ops\n" + FACT, 201)
+    before = (memory_dir / "daily/2026-06-01.md").read_bytes()
+    again = await write(client, "daily/2026-06-01.md", "## Ops again\n" + FACT.upper(), 200)
+    assert again["duplicate_of"]["path"] == "daily/2026-06-01.md"
+    assert (again["duplicate_of"]["line_start"], again["duplicate_of"]["line_end"]) == (2, 3)
+    assert again["duplicate_of"]["similarity"] == 1.0 and again["seq"] >= first["seq"]
+    assert (memory_dir / "daily/2026-06-01.md").read_bytes() == before
+    # the same facts on another day: found through the tier's index
+    await indexed(client, first["seq"])
+    other = await write(client, "daily/2026-06-02.md", "- the staging database is db-stage-3, on port 5433\n", 200)
+    assert other["duplicate_of"]["path"] == "daily/2026-06-01.md"
+    assert not (memory_dir / "daily/2026-06-02.md").exists()
+
+
+async def test_a_new_fact_among_old_ones_replace_and_force_are_written(start: Any, memory_dir: Path) -> None:
+    client = await start()
+    await write(client, "topics/ops.md", FACT, 201)
+    mixed = FACT + "- The smoke test runs in 4 minutes.\n"
+    await write(client, "topics/ops.md", mixed, 201)  # one new line: the append lands whole
+    await write(client, "topics/ops.md", FACT, 201, force=True)
+    await write(client, "topics/ops.md", FACT, 201, mode="replace")
+    assert (memory_dir / "topics/ops.md").read_text() == FACT
+    resp = await client.post("/memory/write", json={"path": "topics/ops.md", "content": FACT, "force": "yes"})
+    assert resp.status == 400 and (await resp.json())["error"]["code"] == "invalid_force"
+
+
+async def test_a_threshold_of_zero_turns_the_check_off(start: Any, memory_dir: Path) -> None:
+    client = await start(dedup_threshold="0")
+    await write(client, "topics/ops.md", FACT, 201)
+    await write(client, "topics/ops.md", FACT, 201)
+    assert (memory_dir / "topics/ops.md").read_text().count("db-stage-3") == 2
+
+
+async def test_check_duplicate_tool_with_the_official_client(
+    aiohttp_server: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    server: TestServer = await aiohttp_server(create_app(make_settings()))
+    async with mcp_session(server) as session:
+        wrote = await session.call_tool("memory.write", {"path": "topics/ops.md", "content": FACT})
+        assert wrote.is_error is False
+        same = await session.call_tool("memory.check_duplicate", {"content": FACT, "path": "topics/ops.md"})
+        assert same.structured_content is not None and same.structured_content["duplicate"] is True
+        assert same.structured_content["duplicate_of"]["path"] == "topics/ops.md"
+        new = await session.call_tool("memory.check_duplicate", {"content": "- Billing closes on the 3rd."})
+        assert new.structured_content == {"duplicate": False, "duplicate_of": None}
+        again = await session.call_tool("memory.write", {"path": "topics/ops.md", "content": FACT})
+        assert again.is_error is False and "Not written" in again.content[0].text  # type: ignore[union-attr]
+        bad = await session.call_tool("memory.check_duplicate", {"content": ""})
+        assert bad.is_error is True
+
+
+def test_lines_judged_and_lines_not() -> None:
+    held = [Candidate("a.md", 10, "# Heading\n- The cache TTL is five minutes\n```\ncode line one two\n```\n")]
+    assert find_duplicate("* the cache TTL is five minutes", held, 0.9) is not None
+    assert find_duplicate("# Heading\n---\nok", held, 0.9) is None  # nothing long enough to judge
+    assert find_duplicate("code line one two", held, 0.9) is None  # fenced text is not memory's prose
+    found = find_duplicate("- [x] The cache TTL is five minutes", held, 0.9)
+    assert found is not None and (found.path, found.line_start) == ("a.md", 11)
+    assert find_duplicate("- The cache TTL is ten minutes", held, 0.9) is None
