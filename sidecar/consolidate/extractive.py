@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
+from sidecar.index.query import STOPWORDS
+
 __all__ = [
     "DUPLICATE_JACCARD",
     "Dropped",
@@ -47,66 +49,8 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "mr", "mrs", "ms", "dr", "fig", "approx", "incl"})
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "do",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "which",
-        "who",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
+# The index's stopwords: the words a query does not search for carry no fact either.
+_STOP_WORDS = STOPWORDS
 
 
 @dataclass(frozen=True, slots=True)
