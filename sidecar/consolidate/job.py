@@ -1,0 +1,309 @@
+"""The consolidation job: old daily notes rolled up into weekly summaries, recurring facts promoted
+to the evergreen file, and the notes themselves moved to the archive.
+
+1. The plan: every ``daily/YYYY-MM-DD.md`` from ``since`` on whose ISO week ends more than
+   ``keep_days`` before ``until`` (the last days stay as they are), by week. It is recorded in
+   ``.consolidate/state.json`` before anything is touched.
+2. Per week, the notes' lines (a fenced block is one) are clustered: near-duplicates are merged,
+   the fullest line kept and credited to every note it appeared in. Clusters are grouped by the
+   section they first appeared under, and each section is summarised by the summariser (the
+   extractive one keeps whole lines), under a provenance comment naming its notes. The summary is
+   ``daily/summaries/YYYY-Www.md``.
+3. A line in at least three distinct notes of the plan that the evergreen file lacks is appended
+   to it under ``## Consolidated`` with the notes named, within the evergreen cap.
+4. Each note is copied to ``archive/daily/YYYY-MM-DD.md`` and only then removed from ``daily/``.
+5. With a journal, one ``memory.consolidated`` entry per week (a stable id: recording it twice is
+   a no-op), linked ``supports`` to the journal entries the week's notes name by id.
+6. The state file is removed.
+
+Where the outputs live: the memory block reads ``AGENT.md`` (or ``CREW.md``) and the files directly
+in ``daily/`` only, so the summaries (one directory down) and the archive are out of the prompt;
+both are tier files (visible ``.md`` paths), so search finds them, and a promoted fact reaches the
+prompt through the evergreen file. Nothing is lost silently: every line left out of a summary, as
+a duplicate or over the budget, is in the report and still in its archived note.
+
+Every file is written with ``durable_replace`` (temp file, fsync, rename) and a note leaves
+``daily/`` only after its summary, the promotions and its archive copy are on disk. A run killed at
+any point is finished by the next one from the recorded plan: summaries are rewritten from the same
+notes (archived or not) to the same bytes, a promoted line already in the evergreen file is not
+added again, and an archived note is not archived twice. ``dry_run`` computes the same report and
+writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Literal
+
+import structlog
+
+from sidecar.consolidate.cluster import CLUSTER_JACCARD, Cluster, cluster_lines
+from sidecar.consolidate.periods import (
+    ARCHIVE_DIR,
+    archive_rel,
+    day_text,
+    eligible_days,
+    merged,
+    period_bounds,
+    section_lines,
+)
+from sidecar.consolidate.promote import MIN_SOURCES, Candidate, recurring, update_evergreen
+from sidecar.consolidate.report import Archived, DroppedLine, NotPromoted, Promoted, Report, SummaryWritten
+from sidecar.consolidate.state import Plan, clear_plan, load_plan, save_plan, unlink_durably
+from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
+from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry
+from sidecar.episodic.relations import link_supports
+from sidecar.episodic.store import JournalStore
+from sidecar.errors import Conflict
+from sidecar.index.files import scan_tier
+from sidecar.write.durable import durable_replace, read_file
+
+__all__ = ["SUMMARY_DIR", "Step", "consolidate"]
+
+SUMMARY_DIR = "daily/summaries"
+Step = Literal["plan", "summaries", "promotions", "archive", "journal"]
+_ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
+_ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
+
+log = structlog.get_logger("sidecar.consolidate")
+
+
+@dataclass(frozen=True, slots=True)
+class _Period:
+    """A week's summary as it will be written, and what it left out."""
+
+    name: str
+    path: str
+    sources: tuple[str, ...]
+    text: str
+    engine: str
+    dropped: tuple[DroppedLine, ...]
+    evidence: tuple[str, ...]
+
+
+async def consolidate(
+    root: Path,
+    *,
+    since: date | None,
+    until: date,
+    summariser: Summariser,
+    dry_run: bool,
+    evergreen: str = "AGENT.md",
+    journal: JournalStore | None = None,
+    workspace_id: str = "default",
+    agent_id: str | None = None,
+    keep_days: int = 7,
+    section_budget: int = 2000,
+    evergreen_cap_bytes: int = 16 * 1024,
+    min_sources: int = MIN_SOURCES,
+    cluster_threshold: float = CLUSTER_JACCARD,
+    stop_after: Step | None = None,
+) -> Report:
+    """Consolidate the tier at ``root`` (see the module docstring); ``stop_after`` ends the run
+    after that step, as a run killed there would (for tests of resuming)."""
+    saved = await asyncio.to_thread(load_plan, root)
+    fresh = await asyncio.to_thread(eligible_days, root, since=since, cutoff=until - timedelta(days=keep_days))
+    plan = _merge_plans(saved or {}, fresh)
+    sizes = await asyncio.to_thread(_sizes, root)
+    report = Report(dry_run=dry_run, resumed=saved is not None, periods=list(plan))
+    report.bytes_before, report.live_bytes_before = _totals(sizes)
+    if not plan:
+        if saved is not None and not dry_run:
+            await asyncio.to_thread(clear_plan, root)
+        return _finish(report, sizes)
+    if not dry_run:
+        await asyncio.to_thread(save_plan, root, plan)
+    if stop_after == "plan":
+        return report
+    texts = await asyncio.to_thread(_read_notes, root, plan)
+    periods: list[_Period] = []
+    for name, sources in plan.items():
+        period = await _summarise(name, sources, texts, summariser, budget=section_budget, threshold=cluster_threshold)
+        periods.append(period)
+        report.summaries.append(SummaryWritten(period.name, period.path, period.sources, period.engine))
+        report.dropped.extend(period.dropped)
+        sizes[period.path] = len(period.text.encode("utf-8"))
+        if not dry_run:
+            await asyncio.to_thread(_write_if_changed, root, period.path, period.text.encode("utf-8"))
+    if stop_after == "summaries":
+        return report
+    lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
+    candidates = recurring(lines, min_sources)
+    await asyncio.to_thread(
+        functools.partial(_promote, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run),
+        root,
+        report,
+        sizes,
+        candidates,
+    )
+    if stop_after == "promotions":
+        return report
+    for source in (s for sources in plan.values() for s in sources):
+        await asyncio.to_thread(_archive, root, source, report, sizes, dry_run)
+    if stop_after == "archive":
+        return report
+    if journal is not None:
+        for period in periods:
+            await _record(journal, period, report, workspace_id=workspace_id, agent_id=agent_id, dry_run=dry_run)
+    if stop_after == "journal":
+        return report
+    if not dry_run:
+        await asyncio.to_thread(clear_plan, root)
+    log.info("consolidate.done", periods=len(plan), archived=len(report.archived), promoted=len(report.promoted))
+    return _finish(report, sizes)
+
+
+def _merge_plans(a: Plan, b: Plan) -> Plan:
+    merged_plan: Plan = {}
+    for plan in (a, b):
+        for period, sources in plan.items():
+            merged_plan[period] = sorted({*merged_plan.get(period, []), *sources})
+    return dict(sorted(merged_plan.items()))
+
+
+def _sizes(root: Path) -> dict[str, int]:
+    return {rel: stat.size for rel, stat in scan_tier(root).items()}
+
+
+def _totals(sizes: dict[str, int]) -> tuple[int, int]:
+    whole = sum(sizes.values())
+    return whole, whole - sum(size for rel, size in sizes.items() if rel.startswith(_ARCHIVE_ROOT))
+
+
+def _finish(report: Report, sizes: dict[str, int]) -> Report:
+    report.bytes_after, report.live_bytes_after = _totals(sizes)
+    return report
+
+
+def _read_notes(root: Path, plan: Plan) -> dict[str, str]:
+    """Each planned note's text, from ``daily/`` or the archive (a note gone from both is empty)."""
+    texts: dict[str, str] = {}
+    for sources in plan.values():
+        for source in sources:
+            data = day_text(root, source)
+            texts[source] = "" if data is None else data.decode("utf-8", errors="replace")
+    return texts
+
+
+async def _summarise(
+    name: str, sources: Sequence[str], texts: dict[str, str], summariser: Summariser, *, budget: int, threshold: float
+) -> _Period:
+    """A week's summary file: one section per heading, each made by the summariser from the
+    week's merged clusters, under a comment naming the notes it came from."""
+    lines = [line for source in sources for line in section_lines(source, texts[source])]
+    clusters = cluster_lines(lines, threshold)
+    dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
+    sections: dict[str, list[Cluster]] = {}
+    for cluster in clusters:
+        sections.setdefault(cluster.heading, []).append(cluster)
+    monday, sunday = period_bounds(name)
+    out = [f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"]
+    engines: list[str] = []
+    for heading, members in sections.items():
+        summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], budget)
+        engines.append(summary.engine)
+        dropped += _summary_dropped(summary, members, name)
+        if summary.text.strip():
+            credited = sorted({s for c in members for s in c.sources})
+            out.append(f"\n## {heading}\n<!-- from {', '.join(credited)} -->\n{summary.text.strip()}\n")
+    if len(out) == 1:
+        out.append("\nNo notes this week.\n")
+    evidence = tuple(dict.fromkeys(_ENTRY_ID.findall("\n".join(texts[s] for s in sources))))
+    engine = "+".join(dict.fromkeys(engines)) or "extractive"
+    path = f"{SUMMARY_DIR}/{name}.md"
+    return _Period(name, path, tuple(sources), "".join(out), engine, tuple(dropped), evidence)
+
+
+def _summary_dropped(summary: Summary, members: list[Cluster], period: str) -> list[DroppedLine]:
+    """The summariser's left-out lines, credited to the notes of the clusters they came from."""
+    out = []
+    for item in summary.dropped:
+        notes = sorted(
+            {s for i in item.sources if i.isdigit() and int(i) < len(members) for s in members[int(i)].sources}
+        )
+        out.append(DroppedLine(item.text, tuple(notes), item.reason, period, item.kept_as))
+    return out
+
+
+def _write_if_changed(root: Path, rel: str, data: bytes) -> None:
+    old = read_file(root, rel)
+    if old != data:
+        durable_replace(root, rel, data, old)
+
+
+def _promote(
+    root: Path,
+    report: Report,
+    sizes: dict[str, int],
+    candidates: list[Candidate],
+    *,
+    evergreen: str,
+    cap_bytes: int,
+    dry_run: bool,
+) -> None:
+    old = read_file(root, evergreen)
+    current = "" if old is None else old.decode("utf-8", errors="surrogateescape")
+    update = update_evergreen(current, candidates, cap_bytes)
+    report.promoted += [Promoted(c.text, c.sources) for c in update.added]
+    report.not_promoted += [NotPromoted(c.text, c.sources, "present") for c in update.present]
+    report.not_promoted += [NotPromoted(c.text, c.sources, "cap") for c in update.over_cap]
+    if update.text is None:
+        return
+    data = update.text.encode("utf-8", errors="surrogateescape")
+    sizes[evergreen] = len(data)
+    if not dry_run:
+        durable_replace(root, evergreen, data, old)
+
+
+def _archive(root: Path, source: str, report: Report, sizes: dict[str, int], dry_run: bool) -> None:
+    """Copy a note to the archive (joined to an archived copy of the same day), then remove it."""
+    daily, target = read_file(root, source), archive_rel(source)
+    if daily is None:
+        return  # archived by an earlier run
+    archived = read_file(root, target)
+    data = merged(daily, archived)
+    assert data is not None  # daily is not None
+    report.archived.append(Archived(source, target))
+    sizes.pop(source, None)
+    sizes[target] = len(data)
+    if dry_run:
+        return
+    if data != archived:
+        durable_replace(root, target, data, archived)
+    unlink_durably(root, source)
+
+
+async def _record(
+    journal: JournalStore, period: _Period, report: Report, *, workspace_id: str, agent_id: str | None, dry_run: bool
+) -> None:
+    """The week's ``memory.consolidated`` entry, under an id derived from what it records."""
+    recorded = "\n".join([agent_id or "", period.path, *period.sources, period.text])
+    entry_id = f"consolidated:{period.name}:{hashlib.sha256(recorded.encode()).hexdigest()[:24]}"
+    report.journal_entries.append(entry_id)
+    if dry_run:
+        return
+    summary = period.text if len(period.text) <= MAX_SUMMARY_CHARS else period.text[: MAX_SUMMARY_CHARS - 1] + "…"
+    payload = {
+        "period": period.name,
+        "path": period.path,
+        "sources": list(period.sources),
+        "archived_as": [archive_rel(s) for s in period.sources],
+        "dropped": len(period.dropped),
+        "engine": period.engine,
+    }
+    entry = JournalEntry(workspace_id, "memory.consolidated", summary, agent_id=agent_id, payload=payload, id=entry_id)
+    try:
+        await journal.append(entry)
+    except Conflict:
+        return  # recorded by the run this one finishes
+    if period.evidence:
+        found = await journal.fetch(workspace_id, list(period.evidence))
+        if evidence := [i for i in period.evidence if i in found]:
+            await link_supports(journal, entry_id, evidence, workspace_id=workspace_id)

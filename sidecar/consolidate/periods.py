@@ -1,0 +1,137 @@
+"""Which daily notes a consolidation rolls up, grouped by ISO week, and the lines they hold.
+
+A daily note is ``daily/YYYY-MM-DD.md``; once rolled up it lives at ``archive/daily/YYYY-MM-DD.md``.
+A week is rolled up only when the whole of it is old enough (every day before the cutoff), so a
+week is summarised once, from all its days, and the days still in the prompt stay where they are.
+
+The text of a day is read the same way before and after it is archived (``day_text``): the daily
+copy, the archived copy, or both joined when a day was written again after its archiving, so a
+run resumed half-way through archiving summarises exactly what an uninterrupted run would.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+from sidecar.prompt.sections import split_sections
+from sidecar.write.dedup import tokens
+from sidecar.write.durable import read_file
+
+__all__ = [
+    "ARCHIVE_DIR",
+    "DAILY_DIR",
+    "Line",
+    "archive_rel",
+    "day_text",
+    "eligible_days",
+    "period_bounds",
+    "period_of",
+    "section_lines",
+]
+
+DAILY_DIR = "daily"
+ARCHIVE_DIR = "archive/daily"
+_DAY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+_DATE_HEADING = re.compile(r"^\d{4}-\d{2}-\d{2}\b.*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^#{1,6}[ \t]")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One fact-bearing unit of a daily note: a line, or a fenced block kept whole, under its
+    section ``heading`` (dates left out of the path), from ``source`` (``daily/YYYY-MM-DD.md``)."""
+
+    text: str
+    source: str
+    heading: str
+
+
+def period_of(day: date) -> str:
+    """The ISO week a day belongs to, ``2026-W03``."""
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def period_bounds(period: str) -> tuple[date, date]:
+    """The Monday and Sunday of an ISO week named like ``2026-W03``."""
+    year, week = period.split("-W")
+    monday = date.fromisocalendar(int(year), int(week), 1)
+    return monday, monday + timedelta(days=6)
+
+
+def archive_rel(source: str) -> str:
+    """Where a rolled-up daily note is kept: ``daily/x.md`` -> ``archive/daily/x.md``."""
+    return f"{ARCHIVE_DIR}/{source.rsplit('/', 1)[-1]}"
+
+
+def eligible_days(root: Path, *, since: date | None, cutoff: date) -> dict[str, list[str]]:
+    """The daily notes to roll up, by period: dated from ``since`` on and in a week that ends
+    before ``cutoff``; each period's sources sorted by date."""
+    periods: dict[str, list[str]] = {}
+    for name, day in _dated_names(root / DAILY_DIR):
+        if (since is not None and day < since) or period_bounds(period_of(day))[1] >= cutoff:
+            continue
+        periods.setdefault(period_of(day), []).append(f"{DAILY_DIR}/{name}")
+    return {period: sorted(sources) for period, sources in sorted(periods.items())}
+
+
+def _dated_names(directory: Path) -> Iterator[tuple[str, date]]:
+    try:
+        names = sorted(entry.name for entry in directory.iterdir() if entry.is_file() and not entry.is_symlink())
+    except OSError:
+        return
+    for name in names:
+        match = _DAY_NAME.match(name)
+        if match is None:
+            continue
+        try:
+            yield name, date(int(match[1]), int(match[2]), int(match[3]))
+        except ValueError:
+            continue  # 2026-02-30.md: not a day, so not a daily note
+
+
+def day_text(root: Path, source: str) -> bytes | None:
+    """A daily note's bytes whether or not it has been archived (see the module docstring)."""
+    return merged(read_file(root, source), read_file(root, archive_rel(source)))
+
+
+def merged(daily: bytes | None, archived: bytes | None) -> bytes | None:
+    """The archive copy a day should have: the daily copy joined to what is already archived,
+    unless the archive already holds it."""
+    if daily is None or archived is None:
+        return archived if daily is None else daily
+    joint = b"\n" if archived.endswith(b"\n") else b"\n\n"  # one blank line between the two
+    if archived == daily or archived.endswith(joint + daily):
+        return archived
+    return archived + joint + daily
+
+
+def section_lines(source: str, text: str) -> Iterable[Line]:
+    """The fact-bearing lines of a note, in order: headings, blank lines and lines without a word
+    (rules, lone markers) are structure; a fenced block is one unit."""
+    for section in split_sections(text):
+        heading = _heading_label(section.heading)
+        block: list[str] = []
+        for raw in text[section.start : section.end].splitlines():
+            if block:
+                block.append(raw)
+                if _FENCE.match(raw):
+                    yield Line("\n".join(block), source, heading)
+                    block = []
+            elif _FENCE.match(raw):
+                block = [raw]
+            elif not _HEADING.match(raw) and tokens(raw):
+                yield Line(raw.strip(), source, heading)
+        if block:  # a fence left open: its lines are content all the same
+            yield Line("\n".join(block), source, heading)
+
+
+def _heading_label(path: str) -> str:
+    """The heading path without the date headings a daily note opens with; "Notes" when nothing is left."""
+    parts = [part for part in path.split(" > ") if part and not _DATE_HEADING.match(part)]
+    return " > ".join(parts) or "Notes"

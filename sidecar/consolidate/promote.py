@@ -1,0 +1,124 @@
+"""Facts that keep coming back, promoted to the evergreen file (AGENT.md, CREW.md).
+
+A line is recurring when its normalised form (its words in order, case and list marker aside)
+appears in at least ``MIN_SOURCES`` distinct daily notes. It is appended as a bullet under a
+``## Consolidated`` heading, with an HTML comment naming the notes it came from; a line whose
+normalised form the evergreen file already holds (provenance comments aside) is not added again,
+so a run repeated or resumed promotes nothing twice. The evergreen cap is a hard limit: a fact
+that does not fit is reported, never written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sidecar.consolidate.periods import Line
+from sidecar.prompt.sections import split_sections
+from sidecar.write.dedup import MIN_TOKENS
+
+__all__ = ["HEADING", "MIN_SOURCES", "Candidate", "EvergreenUpdate", "recurring", "update_evergreen"]
+
+MIN_SOURCES = 3
+HEADING = "Consolidated"
+_WORD = re.compile(r"\w+")
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A recurring line (as first written) and the notes it appeared in, by date."""
+
+    text: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EvergreenUpdate:
+    """The evergreen file's new text (None when unchanged), what was added, what was already there,
+    and what did not fit under the cap."""
+
+    text: str | None
+    added: tuple[Candidate, ...]
+    present: tuple[Candidate, ...]
+    over_cap: tuple[Candidate, ...]
+
+
+def normalised(line: str) -> str:
+    """A line's words in order, lowercased, without its list marker or HTML comments."""
+    return " ".join(w.lower() for w in _WORD.findall(_MARKER.sub("", _COMMENT.sub(" ", line))))
+
+
+def recurring(lines: Iterable[Line], min_sources: int = MIN_SOURCES) -> list[Candidate]:
+    """Lines of at least ``MIN_TOKENS`` words seen in ``min_sources`` or more notes, in order of first sight."""
+    first: dict[str, str] = {}
+    seen: dict[str, list[str]] = {}
+    for line in lines:
+        if "\n" in line.text:
+            continue  # a fenced block is an example, not a fact to promote
+        key = normalised(line.text)
+        if len(key.split()) < MIN_TOKENS:
+            continue
+        first.setdefault(key, line.text)
+        sources = seen.setdefault(key, [])
+        if line.source not in sources:
+            sources.append(line.source)
+    return [Candidate(first[key], tuple(sorted(s))) for key, s in seen.items() if len(s) >= min_sources]
+
+
+def update_evergreen(current: str, candidates: Sequence[Candidate], cap_bytes: int) -> EvergreenUpdate:
+    """Append the candidates the file lacks under ``## Consolidated``, while the file fits ``cap_bytes``."""
+    known = {normalised(line) for line in current.splitlines()}
+    present = [c for c in candidates if normalised(c.text) in known]
+    lines = current.splitlines(keepends=True)
+    insert_at, head = _section_end(current, lines)
+    added: list[Candidate] = []
+    over: list[Candidate] = []
+    new_lines: list[str] = [] if head is None else [head]
+    for candidate in candidates:
+        key = normalised(candidate.text)
+        if key in known:
+            continue
+        entry = _bullet(candidate)
+        if _size(lines, insert_at, [*new_lines, entry]) > cap_bytes:
+            over.append(candidate)
+            continue
+        known.add(key)
+        new_lines.append(entry)
+        added.append(candidate)
+    if not added:
+        return EvergreenUpdate(None, (), tuple(present), tuple(over))
+    text = "".join(_joined(lines, insert_at, new_lines))
+    return EvergreenUpdate(text, tuple(added), tuple(present), tuple(over))
+
+
+def _bullet(candidate: Candidate) -> str:
+    text = candidate.text.strip()
+    if not _MARKER.match(text):
+        text = f"- {text}"
+    return f"{text} <!-- from {', '.join(candidate.sources)} -->\n"
+
+
+def _section_end(text: str, lines: list[str]) -> tuple[int, str | None]:
+    """Where new bullets go (a line index) and the heading to write first (None when it exists)."""
+    for section in split_sections(text):
+        if section.heading.rsplit(" > ", 1)[-1] == HEADING and lines[section.line_start - 1].startswith("## "):
+            end = section.line_end
+            while end > section.line_start and not lines[end - 1].strip():
+                end -= 1  # new bullets follow the last one, not the blank lines after it
+            return end, None
+    lead = "\n" if text else ""  # a blank line between the file's last line and the new heading
+    return len(lines), f"{lead}## {HEADING}\n\n"
+
+
+def _joined(lines: list[str], at: int, new: list[str]) -> list[str]:
+    before = lines[:at]
+    if before and not before[-1].endswith("\n"):
+        before[-1] += "\n"
+    return [*before, *new, *lines[at:]]
+
+
+def _size(lines: list[str], at: int, new: list[str]) -> int:
+    return len("".join(_joined(lines, at, new)).encode("utf-8"))

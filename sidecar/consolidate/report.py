@@ -1,0 +1,106 @@
+"""What a consolidation did, or would do on a dry run: one value, as JSON and as readable text."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+__all__ = ["Archived", "DroppedLine", "NotPromoted", "Promoted", "Report", "SummaryWritten"]
+
+DropReason = Literal["duplicate", "budget"]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryWritten:
+    """A period's summary file, the daily notes it rolls up, and the summariser that wrote it."""
+
+    period: str
+    path: str
+    sources: tuple[str, ...]
+    engine: str
+
+
+@dataclass(frozen=True, slots=True)
+class Promoted:
+    """A recurring line added to the evergreen file, and the notes it recurred in."""
+
+    line: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NotPromoted:
+    """A recurring line not added: ``present`` already, or over the evergreen ``cap``."""
+
+    line: str
+    sources: tuple[str, ...]
+    reason: Literal["present", "cap"]
+
+
+@dataclass(frozen=True, slots=True)
+class Archived:
+    source: str
+    archived_as: str
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedLine:
+    """A line left out of a summary: a ``duplicate`` of ``kept_as``, or over the ``budget``; its
+    notes stay readable in the archive."""
+
+    text: str
+    sources: tuple[str, ...]
+    reason: DropReason
+    period: str
+    kept_as: str | None = None
+
+
+@dataclass(slots=True)
+class Report:
+    """One consolidation run; ``bytes_*`` count the tier's memory files, ``live_bytes_*`` those
+    outside ``archive/`` (what the agent's memory carries day to day)."""
+
+    dry_run: bool
+    periods: list[str] = field(default_factory=list)
+    summaries: list[SummaryWritten] = field(default_factory=list)
+    promoted: list[Promoted] = field(default_factory=list)
+    not_promoted: list[NotPromoted] = field(default_factory=list)
+    archived: list[Archived] = field(default_factory=list)
+    dropped: list[DroppedLine] = field(default_factory=list)
+    journal_entries: list[str] = field(default_factory=list)
+    bytes_before: int = 0
+    bytes_after: int = 0
+    live_bytes_before: int = 0
+    live_bytes_after: int = 0
+    resumed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_text(self) -> str:
+        verb = "would be " if self.dry_run else ""
+        lines = [
+            f"consolidation{' (dry run)' if self.dry_run else ''}{' (resumed)' if self.resumed else ''}: "
+            f"{len(self.periods)} period(s), {len(self.archived)} daily note(s) {verb}archived",
+            f"memory outside archive/: {_kb(self.live_bytes_before)} -> {_kb(self.live_bytes_after)}; "
+            f"whole tier: {_kb(self.bytes_before)} -> {_kb(self.bytes_after)}",
+        ]
+        for summary in self.summaries:
+            lines.append(f"  {summary.path} ({summary.engine}) from {len(summary.sources)} note(s)")
+        if self.promoted:
+            lines.append(f"promoted to the evergreen file ({len(self.promoted)}):")
+            lines += [f"  {p.line}  [{', '.join(p.sources)}]" for p in self.promoted]
+        capped = [n for n in self.not_promoted if n.reason == "cap"]
+        if capped:
+            lines.append(f"not promoted, over the evergreen cap ({len(capped)}):")
+            lines += [f"  {n.line}  [{', '.join(n.sources)}]" for n in capped]
+        if self.dropped:
+            lines.append(f"left out of the summaries ({len(self.dropped)}; still in archive/):")
+            for d in self.dropped:
+                why = f"duplicate of {d.kept_as!r}" if d.reason == "duplicate" else "over the budget"
+                lines.append(f"  {d.period} {d.text!r} ({why}) [{', '.join(d.sources)}]")
+        return "\n".join(lines)
+
+
+def _kb(size: int) -> str:
+    return f"{size / 1024:.1f} KB"
