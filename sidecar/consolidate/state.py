@@ -26,7 +26,10 @@ log = structlog.get_logger("sidecar.consolidate")
 
 def load_plan(root: Path) -> Plan | None:
     """The plan of a run that did not finish, or None; a state file that cannot be read is logged
-    and ignored (the daily notes still in ``daily/`` are planned again)."""
+    and ignored (the daily notes still in ``daily/`` are planned again). A temp file a killed run
+    left beside it is removed (the sidecar's own sweep does not look in hidden directories)."""
+    for leftover in (root / STATE_REL).parent.glob(".state.json.*.tmp"):
+        leftover.unlink(missing_ok=True)
     data = read_file(root, STATE_REL)
     if data is None:
         return None

@@ -136,6 +136,7 @@ async def test_weeks_are_summarised_promoted_and_archived(tier: Path) -> None:
         assert after[rel] == before[rel]
     assert after["pins.md"] == before["pins.md"]
     assert not (tier / ".consolidate" / "state.json").exists()
+    assert not [p for p in tier.rglob("*.tmp")]
 
     assert _live_bytes(tier) < live_before
     assert report.live_bytes_before == live_before
@@ -314,6 +315,7 @@ def test_a_killed_run_leaves_every_file_whole_and_the_next_finishes(
             continue  # the plan, a summary from the run, or a temp file the next run replaces
         assert data in (original.get(rel), expected.get(rel)), rel
     asyncio.run(_run(killed))
+    assert not [p for p in (killed / ".consolidate").glob("*")]
     for rel in [rel for rel in _snapshot(killed) if rel.endswith(".tmp")]:
         (killed / rel).unlink()  # a temp file the kill left: hidden, so no memory; the sidecar sweeps them at start
     assert _snapshot(killed) == expected
