@@ -72,6 +72,21 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--recompute", action="store_true")
     health.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
     _add_memory_commands(sub)
+    consolidate = sub.add_parser("consolidate", help="roll old daily notes up into weekly summaries")
+    steps = consolidate.add_subparsers(dest="step", required=True)
+    run = steps.add_parser(
+        "run",
+        help="consolidate now (not while a sidecar serves the dir: POST /memory/consolidate there)",
+        description="Old daily notes become weekly summaries in daily/summaries/, facts seen on three days "
+        "are promoted to AGENT.md (CREW.md with --crew), and the notes move to archive/daily/. Prints the "
+        "report, which lists everything left out.",
+    )
+    run.add_argument("--crew", action="store_true", help="the crew tier (its lead's job)")
+    run.add_argument("--since", metavar="YYYY-MM-DD", help="leave older notes alone")
+    run.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
+    run.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir")
+    run.add_argument("--crew-dir", type=Path, default=None, help="crew tier dir")
+    run.add_argument("--format", "-F", choices=("text", "json"), default="text")
     return parser
 
 
@@ -167,6 +182,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return health_main(settings, args.recompute, args.workspace_id, crew_id=args.crew_id, stream=out)
         if args.command in MEMORY_COMMANDS:
             return _memory(args, out, err)
+        if args.command == "consolidate":
+            return _consolidate(args, out, err)
         return _offline(args, load_settings({}), out, err)
     except SidecarError as exc:
         print(f"memory-sidecar: {exc.message}", file=err)
@@ -204,6 +221,42 @@ def _memory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if name in body:
             body[name] = _number(body[name], real=name == "ttl_seconds")
     return journal.remember_main(settings, body, stream=out, err=err)
+
+
+def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``consolidate run``: under the tier's lock, so never beside a sidecar serving the dir."""
+    import asyncio
+    from datetime import date
+
+    from sidecar.consolidate.runner import run_consolidation
+    from sidecar.errors import TierLocked
+    from sidecar.server.lock import TierLock
+
+    settings = load_settings({"memory_dir": args.memory_dir, "crew_dir": args.crew_dir})
+    tier = "crew" if args.crew else "agent"
+    root = settings.crew_dir if args.crew else settings.memory_dir
+    if not root.is_dir():
+        print(f"memory-sidecar: no such memory dir: {root}", file=err)
+        return 2
+    try:
+        since = None if args.since is None else date.fromisoformat(args.since)
+    except ValueError:
+        print(f"memory-sidecar: --since must be a date, YYYY-MM-DD; got {args.since!r}", file=err)
+        return 2
+    try:
+        lock = TierLock.take(root)
+    except TierLocked as exc:
+        print(f"memory-sidecar: {exc.message.split(';')[0]}; ask it instead: POST /memory/consolidate", file=err)
+        return 2
+    from sidecar.logs import configure_logging
+
+    configure_logging(settings.log_format, "warning")  # on stderr: stdout is the report
+    try:
+        report = asyncio.run(run_consolidation(settings, tier, since=since, dry_run=args.dry_run))
+    finally:
+        lock.release()
+    out.write((json.dumps(report.to_json(), indent=2) if args.format == "json" else report.to_text()) + "\n")
+    return 0
 
 
 def _body(given: dict[str, Any], *names: str) -> dict[str, Any]:

@@ -80,6 +80,11 @@ class Settings:
         "importance", "recall scores: importance (cosine x importance) or activation", ("importance", "activation")
     )
     journal_compact_days: float = _opt(90.0, "days after which journal events are archived (0 = off)")
+    consolidate_interval: float = _opt(24.0, "hours between consolidations of old daily notes (0 = off)")
+    summariser: str = _opt(
+        "none", "consolidation summaries: none (extractive), openai or ollama", ("none", "openai", "ollama")
+    )
+    summariser_model: str = _opt("", "the summariser's model (URL and key: the openai/ollama settings)")
     agent_refuse_injection: bool = _opt(
         True, "refuse (422) an agent-tier write the injection scanner blocks; false: write it with a warning"
     )
@@ -180,6 +185,10 @@ def _validated(s: Settings) -> Settings:
     for name in ("workspace_id", "agent_id", "crew_id", "namespace"):
         if not _ID.match(getattr(s, name)):
             raise ConfigError(f"{flag_name(name)} must be 1-128 letters, digits or _.:@/-")
+    if s.consolidate_interval < 0:
+        raise ConfigError("--consolidate-interval must be 0 (off) or positive")
+    if s.summariser != "none" and not s.summariser_model:
+        raise ConfigError(f"--summariser {s.summariser} needs --summariser-model")
     if s.journal_compact_days < 0:
         raise ConfigError("--journal-compact-days must be 0 (off) or positive")
     if not 0 < s.soft_cap_ratio <= 1:

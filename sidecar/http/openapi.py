@@ -620,6 +620,32 @@ PATHS: dict[str, Any] = {
             ],
         )
     },
+    "/memory/consolidate": {
+        "post": _op(
+            "Consolidate old daily notes now: weekly summaries in daily/summaries/, recurring facts promoted to "
+            "the evergreen file, the notes moved to archive/daily/; the report lists everything dropped",
+            ("200", {"type": "object", "description": "the report: periods, summaries, promoted, archived, dropped"}),
+            _errors(
+                **{
+                    "400": BAD_BODY + "invalid_tier (crew only on a lead), invalid_since, invalid_dry_run, "
+                    "invalid_<unknown field>",
+                    "409": "consolidation_running: a run of this tier is under way",
+                },
+                **BODY_ERRORS,
+            ),
+            requestBody=_body(
+                _obj(
+                    {},
+                    {
+                        "tier": {"enum": ["agent", "crew"], "default": "agent"},
+                        "since": {"type": "string", "description": "YYYY-MM-DD: leave older notes alone"},
+                        "dry_run": {"type": "boolean", "default": False, "description": "report, write nothing"},
+                    },
+                    closed=True,
+                )
+            ),
+        )
+    },
     "/memory/health": {
         "get": _op(
             "The latest memory health snapshot (never recomputed here)",

@@ -19,9 +19,10 @@ from sidecar.crew.listener import crew_listener_ctx
 from sidecar.episodic.lifecycle import JOURNAL, record_memory_updated, setup_episodic
 from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
+from sidecar.http import consolidate, journal, memories, metrics, openapi, search
 from sidecar.http import files as write_api
-from sidecar.http import journal, memories, metrics, openapi, search
 from sidecar.http import status as api
+from sidecar.http.consolidate import consolidate_schedule_ctx
 from sidecar.http.errors import error_middleware
 from sidecar.http.guards import body_deadline, host_origin_guard
 from sidecar.http.metrics import METRICS, observe_reindex, setup_metrics
@@ -70,10 +71,11 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
             _flags_ctx,
             _watchers_ctx,
             crew_listener_ctx,
+            consolidate_schedule_ctx,
         ]
     )
     app.on_shutdown.append(_stop_long_work)
-    for module in (api, search, write_api, mcp_server, block_api, journal, memories, metrics, openapi):
+    for module in (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics, openapi):
         app.router.add_routes(module.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request

@@ -1,0 +1,81 @@
+"""``POST /memory/consolidate`` (a consolidation now, or its dry run) and the schedule that runs one
+every ``--consolidate-interval`` hours: the agent tier, and on a lead the crew tier too. After a
+run the tier is reconciled, so the index follows the files it moved and wrote."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import date
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from sidecar.consolidate.runner import run_consolidation
+from sidecar.episodic.entry import invalid
+from sidecar.episodic.lifecycle import JOURNAL
+from sidecar.http.jsonio import json_answer, read_json_object
+from sidecar.keys import QUEUE, SETTINGS
+
+__all__ = ["consolidate_schedule_ctx", "routes"]
+
+log = structlog.get_logger(__name__)
+routes = web.RouteTableDef()
+_FIELDS = frozenset({"tier", "since", "dry_run"})
+
+
+async def consolidate_tier(app: web.Application, tier: str, since: date | None, dry_run: bool) -> dict[str, Any]:
+    journal = app.get(JOURNAL) if tier == "agent" else None
+    report = await run_consolidation(app[SETTINGS], tier, since=since, dry_run=dry_run, journal=journal)
+    if not dry_run:
+        app[QUEUE].put(tier, None, "consolidate")
+    return report.to_json()
+
+
+@routes.post("/memory/consolidate")
+async def _consolidate(request: web.Request) -> web.Response:
+    body = await read_json_object(request)
+    unknown = sorted(set(body) - _FIELDS)
+    if unknown:
+        raise invalid(unknown[0], f"unknown field(s): {', '.join(unknown)}")
+    settings = request.app[SETTINGS]
+    tier = body.get("tier", "agent")
+    if tier not in ("agent", "crew") or (tier == "crew" and settings.role != "lead"):
+        raise invalid("tier", "tier must be agent, or crew on a lead (only the lead writes the crew tier)")
+    since = body.get("since")
+    if since is not None:
+        try:
+            since = date.fromisoformat(since) if isinstance(since, str) else None
+        except ValueError:
+            since = None
+        if since is None:
+            raise invalid("since", "since must be a date, YYYY-MM-DD")
+    dry_run = body.get("dry_run", False)
+    if not isinstance(dry_run, bool):
+        raise invalid("dry_run", "dry_run must be true or false")
+    return json_answer(await consolidate_tier(request.app, tier, since, dry_run))
+
+
+async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:
+    """cleanup_ctx: every ``consolidate_interval`` hours, consolidate (first one interval after start)."""
+    hours = app[SETTINGS].consolidate_interval
+    task = asyncio.create_task(_every(app, hours * 3600)) if hours > 0 else None
+    yield
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _every(app: web.Application, seconds: float) -> None:
+    tiers = ["agent", "crew"] if app[SETTINGS].role == "lead" else ["agent"]
+    while True:
+        await asyncio.sleep(seconds)
+        for tier in tiers:
+            try:
+                report = await consolidate_tier(app, tier, None, dry_run=False)
+                log.info("consolidate.done", tier=tier, periods=len(report.get("periods", [])))
+            except Exception:  # a failed run is logged and tried again next time
+                log.exception("consolidate.failed", tier=tier)
