@@ -638,7 +638,7 @@ PATHS: dict[str, Any] = {
                     {},
                     {
                         "tier": {"enum": ["agent", "crew"], "default": "agent"},
-                        "since": {"type": "string", "description": "YYYY-MM-DD: leave older notes alone"},
+                        "since": _nullable({"type": "string", "description": "YYYY-MM-DD: leave older notes alone"}),
                         "dry_run": {"type": "boolean", "default": False, "description": "report, write nothing"},
                     },
                     closed=True,
