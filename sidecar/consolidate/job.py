@@ -48,6 +48,7 @@ from sidecar.consolidate.cluster import CLUSTER_JACCARD, Cluster, cluster_lines
 from sidecar.consolidate.periods import (
     ARCHIVE_DIR,
     archive_rel,
+    claimed_rel,
     day_text,
     eligible_days,
     merged,
@@ -56,7 +57,7 @@ from sidecar.consolidate.periods import (
 )
 from sidecar.consolidate.promote import MIN_SOURCES, Candidate, recurring, update_evergreen
 from sidecar.consolidate.report import Archived, DroppedLine, NotPromoted, Promoted, Report, SummaryWritten
-from sidecar.consolidate.state import Plan, clear_plan, load_plan, save_plan, unlink_durably
+from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry
 from sidecar.episodic.relations import link_supports
@@ -263,8 +264,12 @@ def _promote(
 
 
 def _archive(root: Path, source: str, report: Report, sizes: dict[str, int], dry_run: bool) -> None:
-    """Copy a note to the archive (joined to an archived copy of the same day), then remove it."""
-    daily, target = read_file(root, source), archive_rel(source)
+    """Take a note out of ``daily/`` in one rename, copy it to the archive (joined to an archived
+    copy of the same day), then remove it."""
+    target, claimed = archive_rel(source), claimed_rel(source)
+    if not dry_run and read_file(root, claimed) is None:
+        rename_durably(root, source, claimed)  # a claim left by a killed run is finished first
+    daily = read_file(root, source if dry_run else claimed)
     if daily is None:
         return  # archived by an earlier run
     archived = read_file(root, target)
@@ -277,7 +282,7 @@ def _archive(root: Path, source: str, report: Report, sizes: dict[str, int], dry
         return
     if data != archived:
         durable_replace(root, target, data, archived)
-    unlink_durably(root, source)
+    unlink_durably(root, claimed)
 
 
 async def _record(

@@ -64,6 +64,13 @@ def period_bounds(period: str) -> tuple[date, date]:
     return monday, monday + timedelta(days=6)
 
 
+def claimed_rel(source: str) -> str:
+    """Where a note waits, taken out of ``daily/`` in one rename, while it is archived: a write to
+    the day in that moment makes a new note in ``daily/`` (a later run rolls it up) instead of
+    landing in a file about to be removed."""
+    return f".consolidate/claimed/{source.rsplit('/', 1)[-1]}"
+
+
 def archive_rel(source: str) -> str:
     """Where a rolled-up daily note is kept: ``daily/x.md`` -> ``archive/daily/x.md``."""
     return f"{ARCHIVE_DIR}/{source.rsplit('/', 1)[-1]}"
@@ -97,7 +104,8 @@ def _dated_names(directory: Path) -> Iterator[tuple[str, date]]:
 
 def day_text(root: Path, source: str) -> bytes | None:
     """A daily note's bytes whether or not it has been archived (see the module docstring)."""
-    return merged(read_file(root, source), read_file(root, archive_rel(source)))
+    live = merged(read_file(root, source), read_file(root, claimed_rel(source)))
+    return merged(live, read_file(root, archive_rel(source)))
 
 
 def merged(daily: bytes | None, archived: bytes | None) -> bytes | None:

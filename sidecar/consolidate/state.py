@@ -6,6 +6,7 @@ memory: neither indexed, watched nor shown in the prompt. It is written durably 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -15,7 +16,7 @@ import structlog
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.paths import open_parent_dir
 
-__all__ = ["STATE_REL", "Plan", "clear_plan", "load_plan", "save_plan", "unlink_durably"]
+__all__ = ["STATE_REL", "Plan", "clear_plan", "load_plan", "rename_durably", "save_plan", "unlink_durably"]
 
 STATE_REL = ".consolidate/state.json"
 _VERSION = 1
@@ -52,7 +53,24 @@ def save_plan(root: Path, plan: Plan) -> None:
 
 
 def clear_plan(root: Path) -> None:
+    """The run is done: its plan goes, and the (then empty) directory notes were claimed in."""
     unlink_durably(root, STATE_REL)
+    with contextlib.suppress(OSError):  # not there, or a claim left for a later run
+        (root / ".consolidate" / "claimed").rmdir()
+
+
+def rename_durably(root: Path, rel: str, to: str) -> bool:
+    """Move ``root/rel`` to ``root/to`` in one rename (no link followed) and fsync both directories;
+    False when ``rel`` was not there."""
+    with open_parent_dir(root, to, create=True) as to_fd:
+        try:
+            with open_parent_dir(root, rel, create=False) as from_fd:
+                os.rename(rel.rsplit("/", 1)[-1], to.rsplit("/", 1)[-1], src_dir_fd=from_fd, dst_dir_fd=to_fd)
+                os.fsync(from_fd)
+        except FileNotFoundError:
+            return False
+        os.fsync(to_fd)
+    return True
 
 
 def unlink_durably(root: Path, rel: str) -> bool:

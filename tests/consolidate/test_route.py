@@ -95,3 +95,22 @@ def test_the_cli_runs_it_and_refuses_a_dir_a_sidecar_serves(tmp_path: Path) -> N
     assert not any((root / n).exists() for n in names)
     bad = run("--since", "yesterday")
     assert bad.returncode == 2 and "--since" in bad.stderr
+
+
+async def test_a_write_to_a_note_being_archived_is_not_lost(tmp_path: Path) -> None:
+    """A note is taken out of daily/ in one rename before it is archived: a write to that day in
+    the meantime makes a new note, which survives the run (here the claim a killed run left)."""
+    from sidecar.consolidate.job import consolidate
+    from sidecar.consolidate.periods import claimed_rel
+    from sidecar.consolidate.state import rename_durably
+    from sidecar.consolidate.summarise import ExtractiveSummariser
+
+    root = tmp_path / "memory"
+    names = old_notes(root)
+    rename_durably(root, names[0], claimed_rel(names[0]))  # claimed, then the run was killed
+    (root / names[0]).write_text("## Late\n- A fact written while the note was being archived.\n")
+    await consolidate(root, since=None, until=utcnow().date(), summariser=ExtractiveSummariser(), dry_run=False)
+    kept = [p.read_text() for p in root.rglob("*.md")]
+    assert any("written while the note was being archived" in text for text in kept)
+    assert "Rotated log shard 0" in (root / "archive" / names[0]).read_text()
+    assert not (root / claimed_rel(names[0])).exists()
