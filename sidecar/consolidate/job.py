@@ -55,7 +55,7 @@ from sidecar.consolidate.periods import (
     period_bounds,
     section_lines,
 )
-from sidecar.consolidate.promote import MIN_SOURCES, Candidate, recurring, update_evergreen
+from sidecar.consolidate.promote import MIN_SOURCES, Candidate, normalised, preferences, recurring, update_evergreen
 from sidecar.consolidate.report import Archived, DroppedLine, NotPromoted, Promoted, Report, SummaryWritten
 from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
@@ -137,6 +137,10 @@ async def consolidate(
         return report
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
     candidates = recurring(lines, min_sources)
+    known = {normalised(c.text) for c in candidates}
+    candidates += [
+        c for c in preferences({s: texts[s] for ss in plan.values() for s in ss}) if normalised(c.text) not in known
+    ]
     await asyncio.to_thread(
         functools.partial(_promote, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run),
         root,

@@ -190,6 +190,9 @@ def _reported(text: str, speaker: str) -> str | None:
         return _own_voice(_unquote(said.group(1)))
     if _QUOTED.search(rest):
         return None
+    choice = re.match(r"^(?:wants|needs)\s+(.+?\s+(?:rather than|instead of)\s+.+)$", rest)
+    if choice:  # "the user wants X rather than Y": a standing choice, not a one-off request
+        return _finish("Prefer", choice.group(1), min_words=3)
     asked = re.match(rf"^(?:asked|asks|told|tells|wants|reminded|instructed|expects)\s+{_AUDIENCE}\s+(.+)$", rest)
     if asked:
         return _asked(asked.group(1))

@@ -68,6 +68,25 @@ def recurring(lines: Iterable[Line], min_sources: int = MIN_SOURCES) -> list[Can
     return [Candidate(first[key], tuple(sorted(s))) for key, s in seen.items() if len(s) >= min_sources]
 
 
+def preferences(texts: dict[str, str]) -> list[Candidate]:
+    """The operator's explicit preferences in the notes (``operator.extract_preferences``), each once
+    with every note that stated it: a preference is promoted the first time it is said, where a
+    fact must recur."""
+    from sidecar.consolidate.operator import extract_preferences
+
+    rules: dict[str, str] = {}
+    seen: dict[str, list[str]] = {}
+    for source, text in texts.items():
+        lines = text.splitlines()
+        for found in extract_preferences(text, source):
+            said = _MARKER.sub("", lines[found.line - 1]).strip() if 0 < found.line <= len(lines) else ""
+            rules.setdefault(found.key, said or found.rule)  # as the notes said it, or the rule
+            sources = seen.setdefault(found.key, [])
+            if source not in sources:
+                sources.append(source)
+    return [Candidate(rules[key], tuple(sorted(s))) for key, s in seen.items()]
+
+
 def update_evergreen(current: str, candidates: Sequence[Candidate], cap_bytes: int) -> EvergreenUpdate:
     """Append the candidates the file lacks under ``## Consolidated``, while the file fits ``cap_bytes``."""
     known = {normalised(line) for line in current.splitlines()}
