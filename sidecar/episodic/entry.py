@@ -32,6 +32,7 @@ __all__ = [
     "check_topic_key",
     "invalid",
     "parse_ts",
+    "refuse_unknown",
     "require_id",
 ]
 
@@ -60,6 +61,13 @@ _FIELDS = frozenset(
 def invalid(field: str, message: str, *, missing: bool = False) -> BadRequest:
     """A BadRequest naming ``field``, with the stable code ``invalid_<field>`` (or ``missing_<field>``)."""
     return BadRequest(message, code=f"{'missing' if missing else 'invalid'}_{field}", field=field)
+
+
+def refuse_unknown(body: Mapping[str, Any], allowed: frozenset[str]) -> None:
+    """A 400 ``unknown_field`` naming every field of ``body`` not in ``allowed``."""
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
 
 
 def check_namespace(value: object) -> str:
@@ -152,9 +160,7 @@ class JournalEntry:
         """Build from a decoded JSON object; unknown fields and wrong types are a BadRequest."""
         if not isinstance(body, dict):
             raise BadRequest("a journal entry must be a JSON object", code="invalid_json")
-        unknown = sorted(set(body) - _FIELDS)
-        if unknown:
-            raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
+        refuse_unknown(body, _FIELDS)
         values = dict(body)
         for name in ("ts", "expires_at"):
             if values.get(name) is not None:

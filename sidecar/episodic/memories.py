@@ -14,7 +14,7 @@ Superseded, retired and expired entries are never served.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -32,6 +32,7 @@ from sidecar.episodic.entry import (
     check_topic_key,
     invalid,
     parse_ts,
+    refuse_unknown,
     require_id,
 )
 from sidecar.episodic.indexer import embed_text
@@ -94,12 +95,6 @@ class Identity:
         return Identity(workspace, agent, self.crew_id, namespace)
 
 
-def _closed(body: Mapping[str, Any], allowed: frozenset[str]) -> None:
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
-
-
 def _scope(body: Mapping[str, Any], allowed: tuple[str, ...], default: str) -> str:
     value = body.get("scope", default)
     if value not in allowed:
@@ -135,7 +130,7 @@ class RememberRequest:
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any], who: Identity, *, now: datetime | None = None) -> RememberRequest:
-        _closed(body, cls.FIELDS)
+        refuse_unknown(body, cls.FIELDS)
         scope = _scope(body, ("own", "crew"), "own")
         if scope == "crew" and who.crew_id is None:
             raise invalid("scope", "scope crew needs a crew: this sidecar runs solo")
@@ -211,7 +206,7 @@ class RecallRequest:
     def from_json(
         cls, body: Mapping[str, Any], who: Identity, *, default_scope: str, default_scoring: str
     ) -> RecallRequest:
-        _closed(body, cls.FIELDS)
+        refuse_unknown(body, cls.FIELDS)
         query = body.get("query")
         if not isinstance(query, str) or not query.strip():
             raise invalid("query", "query must be a non-empty string", missing=query is None)
@@ -279,7 +274,7 @@ class FeedbackRequest:
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any], who: Identity) -> FeedbackRequest:
-        _closed(body, cls.FIELDS)
+        refuse_unknown(body, cls.FIELDS)
         scope = _scope(body, ("own", "crew"), "own")
         entry_id, topic_key = _target(body)
         signal = body.get("signal")
@@ -301,7 +296,7 @@ class ForgetRequest:
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any], who: Identity) -> ForgetRequest:
-        _closed(body, cls.FIELDS)
+        refuse_unknown(body, cls.FIELDS)
         scope = _scope(body, ("own", "crew"), "own")
         entry_id, topic_key = _target(body)
         return cls(who.merged(body), scope, entry_id, topic_key)
@@ -456,7 +451,7 @@ async def recall_memories(
     rank = {entry_id: n for n, entry_id in enumerate(sparse)}
     hits: list[MemoryHit] = []
     for entry_id, entry in entries.items():
-        if not _served(entry, where, req.tags, now):
+        if not where.serves(entry, now) or not all(tag in entry.tags for tag in req.tags):
             continue
         cosine = cosines.get(entry_id)
         if entry_id not in rank and (cosine is None or cosine <= DENSE_MATCH):
@@ -485,17 +480,6 @@ async def recall_memories(
     if hits:
         await store.mark_referenced(req.who.workspace_id, [h.entry.id for h in hits], now)
     return hits, dense
-
-
-def _served(entry: StoredEntry, where: ScopeFilter, tags: Sequence[str], now: datetime) -> bool:
-    """The scope rule again on the fetched row (BM25 and the matrix already applied it), and the tags."""
-    if entry.status != "live" or (entry.expires_at is not None and entry.expires_at <= now):
-        return False
-    if not where.admits(entry.workspace_id, entry.agent_id, entry.crew_id, entry.namespace):
-        return False
-    if where.memory_types is not None and entry.memory_type not in where.memory_types:
-        return False
-    return all(tag in entry.tags for tag in tags)
 
 
 async def _fill_cosines(

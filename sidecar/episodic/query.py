@@ -7,8 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sidecar.episodic.entry import invalid, require_id
-from sidecar.errors import BadRequest
+from sidecar.episodic.entry import StoredEntry, invalid, refuse_unknown, require_id
 
 __all__ = ["DEFAULT_K", "MAX_K", "Hit", "Query", "Scope", "ScopeFilter"]
 
@@ -42,6 +41,16 @@ class ScopeFilter:
     #: The agent's own entries are only those it holds outside any crew (typed memories: a crew
     #: memory an agent wrote is the crew's, not its own).
     private: bool = False
+
+    def serves(self, entry: StoredEntry, now: datetime) -> bool:
+        """Whether recall may return ``entry`` at ``now``: live, not expired, in scope, of the types
+        asked for. The store's queries apply the same rule; this checks a row reached another way
+        (a relation walk, a fetch by id)."""
+        if entry.status != "live" or (entry.expires_at is not None and entry.expires_at <= now):
+            return False
+        if self.memory_types is not None and entry.memory_type not in self.memory_types:
+            return False
+        return self.admits(entry.workspace_id, entry.agent_id, entry.crew_id, entry.namespace)
 
     def admits(
         self, workspace_id: str, agent_id: str | None, crew_id: str | None, namespace: str | None = None
@@ -87,9 +96,7 @@ class Query:
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Query:
         """Build from a decoded JSON object (extra keys other than the Query fields are refused)."""
-        unknown = sorted(set(body) - _QUERY_FIELDS)
-        if unknown:
-            raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
+        refuse_unknown(body, _QUERY_FIELDS)
         raw_scope = body.get("scope", Scope.OWN.value)
         if not isinstance(raw_scope, str) or raw_scope not in {s.value for s in Scope}:
             raise invalid("scope", "scope must be own or crew_shared")

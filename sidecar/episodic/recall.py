@@ -17,7 +17,7 @@ import structlog
 
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
-from sidecar.episodic.query import Hit, Query, ScopeFilter
+from sidecar.episodic.query import Hit, Query
 from sidecar.episodic.relations import walk_similar
 from sidecar.episodic.store import JournalStore
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
@@ -136,7 +136,7 @@ async def _walk(store: JournalStore, query: Query, hits: list[Hit], now: datetim
     where, taken, extra = query.filter, {h.entry_id for h in hits}, []
     for parent, edge in wanted:
         entry = entries.get(edge.dst_entry_id)
-        if entry is None or entry.id in taken or not _served(entry, where, now):
+        if entry is None or entry.id in taken or not where.serves(entry, now):
             continue
         taken.add(entry.id)
         ranked = _Ranked(entry.id, parent.score * edge.weight, None, None, "similar")
@@ -157,13 +157,6 @@ def _hit(entry: StoredEntry, ranked: _Ranked, now: datetime) -> Hit:
         importance=ranked.importance,
         via=ranked.via,
     )
-
-
-def _served(entry: StoredEntry, where: ScopeFilter, now: datetime) -> bool:
-    """A walked neighbour is served only if recall could have found it itself."""
-    if entry.status != "live" or (entry.expires_at is not None and entry.expires_at <= now):
-        return False
-    return where.admits(entry.workspace_id, entry.agent_id, entry.crew_id, entry.namespace)
 
 
 def _unit(cosine: float) -> float:
