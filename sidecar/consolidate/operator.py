@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from sidecar.prompt.sections import split_sections
+from sidecar.write.dedup import LIST_MARKER
 
 __all__ = ["DEFAULT_CAP_BYTES", "MergeReport", "Polarity", "Preference", "extract_preferences", "merge_operator_model"]
 
@@ -26,7 +27,6 @@ MAX_RULE_CHARS = 200
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")  # as sidecar.index.chunker counts fences
 _SKIP_LINE = re.compile(r"^\s*(?:#{1,6}\s|>|<!--|\|)|^(?: {4}|\t)(?!\s*(?:[-*+]|\d+[.)])\s)")
-_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _TIME = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?\s*(?:[-–—:]\s*)?")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(`])")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
@@ -99,7 +99,7 @@ def extract_preferences(text: str, source: str, *, names: Sequence[str] = ()) ->
             continue
         if in_fence or _SKIP_LINE.match(raw):
             continue
-        line = _TIME.sub("", _LIST.sub("", raw).strip()).replace("**", "").replace("__", "").replace("’", "'")
+        line = _TIME.sub("", LIST_MARKER.sub("", raw).strip()).replace("**", "").replace("__", "").replace("’", "'")
         for rule in _line_rules(line, names):
             polarity: Polarity = "avoid" if _shape(rule)[0] == "avoid" else "prefer"
             found.append(Preference(rule, polarity, _key(rule), f"{source}:{number}", number))

@@ -16,14 +16,12 @@ from dataclasses import dataclass
 
 from sidecar.consolidate.periods import Line
 from sidecar.prompt.sections import split_sections
-from sidecar.write.dedup import MIN_TOKENS
+from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS, words
 
 __all__ = ["HEADING", "MIN_SOURCES", "Candidate", "EvergreenUpdate", "recurring", "update_evergreen"]
 
 MIN_SOURCES = 3
 HEADING = "Consolidated"
-_WORD = re.compile(r"\w+")
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
@@ -48,7 +46,7 @@ class EvergreenUpdate:
 
 def normalised(line: str) -> str:
     """A line's words in order, lowercased, without its list marker or HTML comments."""
-    return " ".join(w.lower() for w in _WORD.findall(_MARKER.sub("", _COMMENT.sub(" ", line))))
+    return " ".join(words(_COMMENT.sub(" ", line)))
 
 
 def recurring(lines: Iterable[Line], min_sources: int = MIN_SOURCES) -> list[Candidate]:
@@ -79,7 +77,7 @@ def preferences(texts: dict[str, str]) -> list[Candidate]:
     for source, text in texts.items():
         lines = text.splitlines()
         for found in extract_preferences(text, source):
-            said = _MARKER.sub("", lines[found.line - 1]).strip() if 0 < found.line <= len(lines) else ""
+            said = LIST_MARKER.sub("", lines[found.line - 1]).strip() if 0 < found.line <= len(lines) else ""
             rules.setdefault(found.key, said or found.rule)  # as the notes said it, or the rule
             sources = seen.setdefault(found.key, [])
             if source not in sources:
@@ -115,7 +113,7 @@ def update_evergreen(current: str, candidates: Sequence[Candidate], cap_bytes: i
 
 def _bullet(candidate: Candidate) -> str:
     text = candidate.text.strip()
-    if not _MARKER.match(text):
+    if not LIST_MARKER.match(text):
         text = f"- {text}"
     return f"{text} <!-- from {', '.join(candidate.sources)} -->\n"
 

@@ -15,11 +15,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["MIN_TOKENS", "Candidate", "Duplicate", "find_duplicate", "jaccard", "tokens"]
+__all__ = ["LIST_MARKER", "MIN_TOKENS", "Candidate", "Duplicate", "find_duplicate", "jaccard", "tokens", "words"]
 
 MIN_TOKENS = 3
 _WORD = re.compile(r"\w+")
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+#: A markdown list marker (and a task box) at the start of a line.
+LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +51,14 @@ class Duplicate:
         }
 
 
+def words(line: str) -> list[str]:
+    """The line's words in order, lowercased, without a list marker."""
+    return [w.lower() for w in _WORD.findall(LIST_MARKER.sub("", line))]
+
+
 def tokens(line: str) -> frozenset[str]:
-    """The line's words, lowercased, without a list marker."""
-    return frozenset(w.lower() for w in _WORD.findall(_MARKER.sub("", line)))
+    """The line's words as a set, for :func:`jaccard`."""
+    return frozenset(words(line))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
