@@ -13,7 +13,6 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from sidecar.consolidate.runner import run_consolidation
 from sidecar.episodic.entry import invalid
 from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.http.jsonio import json_answer, read_json_object
@@ -27,6 +26,9 @@ _FIELDS = frozenset({"tier", "since", "dry_run"})
 
 
 async def consolidate_tier(app: web.Application, tier: str, since: date | None, dry_run: bool) -> dict[str, Any]:
+    # The job's modules load with the first run (at most daily), not at start-up.
+    from sidecar.consolidate.runner import run_consolidation
+
     journal = app.get(JOURNAL) if tier == "agent" else None
     report = await run_consolidation(app[SETTINGS], tier, since=since, dry_run=dry_run, journal=journal)
     if not dry_run:

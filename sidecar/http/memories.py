@@ -12,7 +12,7 @@ by score; a lead that cannot be reached leaves the member's own hits marked
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -36,6 +36,9 @@ from sidecar.errors import CrewUnavailable, NotFound
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.keys import CREW_PROXY, EMBEDDER, SETTINGS
 from sidecar.settings import Settings
+
+if TYPE_CHECKING:  # httpx and the proxy load on members only
+    from sidecar.crew.proxy import CrewProxy
 
 __all__ = [
     "crew_op",
@@ -64,12 +67,10 @@ async def remember_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
     settings = app[SETTINGS]
     req = RememberRequest.from_json(body, Identity.from_settings(settings))
     if req.scope == "crew" and _remote(app):
-        proxy = app[CREW_PROXY]
-        assert proxy is not None
         sent = {k: v for k, v in body.items() if k != "scope"}
         entry = req.entry
         sent.update(workspace_id=entry.workspace_id, agent_id=entry.agent_id, namespace=entry.namespace)
-        return await proxy.memory("remember", sent)
+        return await _lead(app).memory("remember", sent)
     return await _remember_here(app, req.entry)
 
 
@@ -96,10 +97,8 @@ async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
     found = [h.to_json(explain=req.explain, now=now) for h in hits]
     answer: dict[str, Any] = {"scope": req.scope.value, "scoring": req.scoring, "dense": dense}
     if crew and _remote(app):
-        proxy = app[CREW_PROXY]
-        assert proxy is not None
         try:
-            lead = await proxy.memory("recall", req.to_json())
+            lead = await _lead(app).memory("recall", req.to_json())
             found += _lead_hits(lead)
         except CrewUnavailable:
             answer["degraded"] = ["crew"]
@@ -131,10 +130,8 @@ async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(app):
-            proxy = app[CREW_PROXY]
-            assert proxy is not None
             sent = {**target_json(req.who, req.entry_id, req.topic_key), "signal": "+" if req.positive else "-"}
-            return await proxy.memory("feedback", sent)
+            return await _lead(app).memory("feedback", sent)
         return await feedback(app[JOURNAL], req, crew_id=settings.crew_id)
     return await feedback(app[JOURNAL], req)
 
@@ -145,11 +142,16 @@ async def forget_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(app):
-            proxy = app[CREW_PROXY]
-            assert proxy is not None
-            return await proxy.memory("forget", target_json(req.who, req.entry_id, req.topic_key))
+            return await _lead(app).memory("forget", target_json(req.who, req.entry_id, req.topic_key))
         return await forget(app[JOURNAL], req, crew_id=settings.crew_id)
     return await forget(app[JOURNAL], req)
+
+
+def _lead(app: web.Application) -> CrewProxy:
+    """A member's client for its lead's crew listener (a member always has one)."""
+    proxy = app[CREW_PROXY]
+    assert proxy is not None
+    return proxy
 
 
 def _need_crew(settings: Settings) -> None:
