@@ -9,14 +9,13 @@ document's schemas from their annotations, so the document cannot drift from the
 
 from __future__ import annotations
 
-import re
 import types
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
 
 from sidecar.errors import BadRequest
 from sidecar.index.query import MAX_QUERY_BYTES, MAX_QUERY_TOKENS, check_query
-from sidecar.settings import ROLES, Settings
+from sidecar.settings import ID_PATTERN, ID_RE, ROLES, Settings
 from sidecar.write.paths import check_rel_path
 
 __all__ = [
@@ -56,7 +55,7 @@ Schema = dict[str, Any]
 MAX_LIMIT = 50
 MAX_BUDGET = 200_000
 MAX_RECALL_K = 50
-TOKEN = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
+TOKEN = ID_RE
 SCOPES = ("agent", "crew", "both")
 TIERS = ("agent", "crew")
 MODES = ("append", "replace")
@@ -137,11 +136,11 @@ FIELDS: dict[str, Schema] = {
     },
     "recall_k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
     "agent_id": {
-        "anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}, {"type": "null"}],
+        "anyOf": [{"type": "string", "pattern": ID_PATTERN}, {"type": "null"}],
         "description": "whose memories to recall and nudge; default the sidecar's --agent-id",
     },
     "session_id": {
-        "anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}, {"type": "null"}],
+        "anyOf": [{"type": "string", "pattern": ID_PATTERN}, {"type": "null"}],
         "description": "with a session id the journal's nudges are added, each at most once per session",
     },
 }

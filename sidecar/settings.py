@@ -17,10 +17,22 @@ from typing import Any
 
 from sidecar.errors import ConfigError
 
-__all__ = ["ENV_PREFIX", "ROLES", "Settings", "add_arguments", "env_name", "flag_name", "load_settings"]
+__all__ = [
+    "ENV_PREFIX",
+    "ID_PATTERN",
+    "ID_RE",
+    "ROLES",
+    "Settings",
+    "add_arguments",
+    "env_name",
+    "flag_name",
+    "load_settings",
+]
 
 ENV_PREFIX = "MEMORY_SIDECAR_"
-_ID = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
+#: An id (workspace, agent, crew, namespace, entry, session): 1-128 letters, digits or _.:@/-.
+ID_PATTERN = r"^[A-Za-z0-9_.:@/-]{1,128}$"
+ID_RE = re.compile(ID_PATTERN)
 ROLES = ("solo", "member", "lead")
 MB = 1024 * 1024
 
@@ -183,7 +195,7 @@ def _validated(s: Settings) -> Settings:
     if s.tier_max_files < 1:
         raise ConfigError("--tier-max-files must be at least 1")
     for name in ("workspace_id", "agent_id", "crew_id", "namespace"):
-        if not _ID.match(getattr(s, name)):
+        if not ID_RE.match(getattr(s, name)):
             raise ConfigError(f"{flag_name(name)} must be 1-128 letters, digits or _.:@/-")
     if s.consolidate_interval < 0:
         raise ConfigError("--consolidate-interval must be 0 (off) or positive")

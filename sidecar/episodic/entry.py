@@ -16,6 +16,7 @@ from sidecar.episodic.clock import parse_iso, to_iso
 from sidecar.episodic.importance import PRIORITY_FLOORS, base_importance
 from sidecar.episodic.selection import wants_embedding
 from sidecar.errors import BadRequest
+from sidecar.settings import ID_RE
 
 __all__ = [
     "DEFAULT_NAMESPACE",
@@ -49,7 +50,7 @@ STATUSES = ("live", "superseded", "retired")
 DEFAULT_NAMESPACE = "default"
 MAX_TAGS = 32
 MAX_TOPIC_KEY_CHARS = 200
-_ID = re.compile(r"^[A-Za-z0-9_.:@/-]{1,128}$")
+_ID = ID_RE
 _TYPE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 _TAG = re.compile(r"^[^\x00-\x1f\x7f,]{1,64}$")
 _FIELDS = frozenset(

@@ -8,11 +8,11 @@ from typing import Any
 
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES
 from sidecar.episodic.query import MAX_K
+from sidecar.settings import ID_PATTERN
 
-__all__ = ["ID_PATTERN", "request_schemas"]
+__all__ = ["request_schemas"]
 
 Schema = dict[str, Any]
-ID_PATTERN = "^[A-Za-z0-9_.:@/-]{1,128}$"
 _ID = {"type": "string", "pattern": ID_PATTERN}
 _TOPIC_KEY = {
     "type": "string",

@@ -19,6 +19,7 @@ from sidecar.contract import ANSWERS, BLOCK_REQUEST, FIELDS, SEARCH_REQUEST, WRI
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES, PRIORITIES, SEVERITIES
 from sidecar.episodic.query import MAX_K
 from sidecar.http.memory_schemas import request_schemas
+from sidecar.settings import ID_PATTERN
 
 __all__ = ["DOCUMENT", "routes"]
 
@@ -58,7 +59,7 @@ SCAN_CATEGORIES = (
     "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, "
     "instruction_override, role_hijack, exfiltration, secret_access, base64_payload or encoded_payload"
 )
-ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$"}
+ID = {"type": "string", "pattern": ID_PATTERN}
 OPT_ID = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{0,128}$"}, {"type": "null"}]}
 
 # The document describes every role; a solo sidecar answers a crew scope with 400 invalid_scope.
