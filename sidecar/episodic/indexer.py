@@ -147,7 +147,11 @@ class Indexer:
         delay = 0.0  # catch up on whatever was appended while we were down
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                # asyncio.timeout, not wait_for: on Python 3.11, wait_for returns the result when a
+                # notify() and stop()'s cancel arrive together, the cancel is lost, and the loop
+                # goes back to sleep for hours while stop() waits for it.
+                async with asyncio.timeout(delay):
+                    await self._wake.wait()
                 await asyncio.sleep(self._debounce)
             self._wake.clear()
             delay = await self._tick()

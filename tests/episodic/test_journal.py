@@ -345,3 +345,24 @@ def test_a_large_matrix_ranks_the_same_split_over_two_threads() -> None:
     ranked = vectors.rank(ScopeFilter("w", agent_id="a"), query, 20, weighted=False, exclude=())
     assert [s.entry_id for s in ranked] == [f"e{i}" for i in np.argsort(-expected, kind="stable")[:20]]
     assert [s.cosine for s in ranked] == pytest.approx(sorted(expected, reverse=True)[:20], abs=1e-5)
+
+
+async def test_the_indexer_stops_when_a_notify_meets_the_stop(store: SqliteJournalStore) -> None:
+    """A notify() in the same moment as stop()'s cancel must not leave the loop asleep for hours."""
+    import asyncio
+    import time
+
+    from sidecar.episodic.indexer import Indexer
+
+    for delay in range(60):
+        indexer = Indexer(store, None, debounce=0.0)
+        await indexer.start()
+        for _ in range(delay % 6):
+            await asyncio.sleep(0)
+        indexer.notify()
+        for _ in range(delay // 6):
+            await asyncio.sleep(0)
+        started = time.monotonic()
+        # (stop() swallows the CancelledError of a wait_for around it, so time it instead)
+        await asyncio.wait_for(indexer.stop(), timeout=2)
+        assert time.monotonic() - started < 1.0, f"stop took {time.monotonic() - started:.1f} s at step {delay}"
