@@ -103,6 +103,14 @@ class Settings:
     crew_refuse_injection: bool = _opt(
         True, "lead: refuse (422) a crew-tier write the injection scanner blocks; false: write it with a warning"
     )
+    crew_store: str = _opt(
+        "sqlite", "where the crew tier is shared: sqlite (the lead's files, via the lead) or a postgres:// URL"
+    )
+    crew_store_timeout: float = _opt(2.0, "member, lead: seconds a crew-store connection or query may take")
+    inject_threshold: float = _opt(
+        0.5, "least relevance (0-1, the share of the query's words a chunk holds) for the block to recall a chunk"
+    )
+    memory_enabled: bool = _opt(True, "false: the block injects nothing and memory writes are refused (403)")
 
     @property
     def has_crew(self) -> bool:
@@ -203,8 +211,14 @@ def _validated(s: Settings) -> Settings:
         raise ConfigError(f"--summariser {s.summariser} needs --summariser-model")
     if s.journal_compact_days < 0:
         raise ConfigError("--journal-compact-days must be 0 (off) or positive")
+    if not 0 <= s.inject_threshold <= 1:
+        raise ConfigError("--inject-threshold must be in [0, 1]")
     if not 0 < s.soft_cap_ratio <= 1:
         raise ConfigError("--soft-cap-ratio must be in (0, 1]")
+    if s.crew_store != "sqlite" and not s.crew_store.startswith(("postgres://", "postgresql://")):
+        raise ConfigError("--crew-store must be sqlite or a postgres://... URL")
+    if s.crew_store_timeout <= 0:
+        raise ConfigError("--crew-store-timeout must be positive")
     return s.with_changes(
         memory_dir=s.memory_dir.expanduser().absolute(),
         crew_dir=s.crew_dir.expanduser().absolute(),

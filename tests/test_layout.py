@@ -29,6 +29,9 @@ LEVELS: dict[str, int] = {
     "sidecar.write": 2,
     "sidecar.prompt": 2,
     "sidecar.retrieval": 2,
+    # What a crew shares (its chunks in the lead's index or a PostgreSQL store): it ranks with
+    # retrieval's fusions, and the crew and server packages above use it.
+    "sidecar.store": 2,
     # The agent API's requests and answers: it checks queries and paths with index.query and
     # write.paths, and write, retrieval, prompt, http and mcp take their types from it, so it sits
     # with write on level 2.

@@ -8,7 +8,7 @@ within the timeout; it never takes the member's own agent-tier search down with 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import structlog
@@ -16,8 +16,13 @@ import structlog
 from sidecar.errors import BadRequest, Conflict, CrewUnavailable, NotFound, PayloadTooLarge, SidecarError
 from sidecar.retrieval.search import SearchRequest
 from sidecar.settings import Settings
+from sidecar.store.base import StoreUnavailable
 
-__all__ = ["CrewProxy"]
+if TYPE_CHECKING:
+    from sidecar.retrieval.hybrid import HybridSearcher
+    from sidecar.store.postgres import PostgresCrewStore
+
+__all__ = ["CrewProxy", "StoreCrewProxy"]
 
 log = structlog.get_logger("sidecar.crew.proxy")
 _FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -162,3 +167,55 @@ def _extras(hit: dict[str, Any]) -> dict[str, Any]:
         ):
             out["flagged"] = fields
     return out
+
+
+class StoreCrewProxy(CrewProxy):
+    """A member whose crew tier is in a server store (``--crew-store postgres://...``): crew search
+    and status come from the store directly, with no hop through the lead, ranked as the lead ranks
+    its own crew index; raw FTS5 searches and the crew's memories still go to the lead."""
+
+    def __init__(self, settings: Settings, store: PostgresCrewStore) -> None:
+        super().__init__(settings)
+        self.store = store
+        self.fusion = settings.fusion
+        # The member's hybrid searcher, for the query vector (set once the embedder context ran).
+        self.hybrid: HybridSearcher | None = None
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        await self.store.close()
+
+    async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
+        if req.raw_fts:
+            return await super().search(req)  # FTS5 syntax: only the lead's index speaks it
+        qvec, model, degraded = None, None, []
+        hybrid = self.hybrid
+        if hybrid is not None and hybrid.embedder is not None:
+            qvec = await hybrid._query_vector(req.query)
+            model = hybrid.embedder.model_id
+            if qvec is None:
+                degraded = ["dense"]
+        try:
+            hits = await self.store.search(
+                req.query, req.limit, qvec=qvec, model=model, fusion=self.fusion, explain=req.explain
+            )
+        except StoreUnavailable as exc:
+            raise self._store_unavailable(str(exc)) from None
+        return hits, degraded
+
+    async def status(self) -> dict[str, Any]:
+        try:
+            return await self.store.status()
+        except StoreUnavailable as exc:
+            raise self._store_unavailable(str(exc)) from None
+
+    async def wait_for_seq(self, seq: int, limit_s: float) -> bool:
+        """Read-your-writes across hosts: wait until the store holds the lead's write ``seq``."""
+        try:
+            return await self.store.wait_for_seq(seq, limit_s)
+        except StoreUnavailable as exc:
+            raise self._store_unavailable(str(exc)) from None
+
+    def _store_unavailable(self, why: str) -> CrewUnavailable:
+        log.warning("crew.store_unavailable", reason=why)
+        return CrewUnavailable("crew tier unavailable: the crew store cannot be reached", store="postgres")

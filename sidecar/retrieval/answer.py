@@ -11,7 +11,7 @@ from aiohttp import web
 
 from sidecar.contract import SearchAnswer, SearchRequest
 from sidecar.errors import BadRequest
-from sidecar.keys import QUEUE, SEARCH, SETTINGS
+from sidecar.keys import CREW_PROXY, QUEUE, SEARCH, SETTINGS
 
 __all__ = ["search_memory"]
 
@@ -22,7 +22,11 @@ async def search_memory(app: web.Application, body: dict[str, Any]) -> SearchAns
     req = SearchRequest.from_json(body)
     queue = app[QUEUE]
     met: bool | None = None
-    if req.after_seq is not None:
+    crew_barrier = getattr(app[CREW_PROXY], "wait_for_seq", None) if req.scope == "crew" else None
+    if req.after_seq is not None and crew_barrier is not None:
+        # A member's crew in a server store: after_seq is the lead's write, held once the store has it.
+        met = await crew_barrier(req.after_seq, app[SETTINGS].after_seq_timeout)
+    elif req.after_seq is not None:
         if req.after_seq > queue.latest_seq:
             raise BadRequest(
                 f"after_seq {req.after_seq} was never issued (the latest write is {queue.latest_seq})",

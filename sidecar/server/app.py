@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
@@ -36,6 +37,9 @@ from sidecar.retrieval.search import SearchService
 from sidecar.server.lifecycle import IdleRelease, OpeningTiers
 from sidecar.settings import Settings
 from sidecar.write.service import WriteService
+
+if TYPE_CHECKING:
+    from sidecar.crew.proxy import CrewProxy
 
 __all__ = ["create_app"]
 
@@ -68,6 +72,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
             _queue_ctx,
             embed_ctx,
             _hybrid_ctx,
+            _crew_store_ctx,
             _flags_ctx,
             _watchers_ctx,
             crew_listener_ctx,
@@ -134,11 +139,17 @@ async def _proxy_ctx(app: web.Application) -> AsyncIterator[None]:
     """The search service; on a member, with the proxy to the lead's crew listener."""
     settings = app[SETTINGS]
     tiers = app[TIERS]
-    proxy = None
-    if settings.role == "member":
-        from sidecar.crew.proxy import CrewProxy  # httpx and the proxy: members only
+    proxy: CrewProxy | None = None
+    if settings.role == "member" and settings.crew_store != "sqlite":
+        from sidecar.crew.proxy import StoreCrewProxy  # the crew in a server store: searched directly
+        from sidecar.store.postgres import PostgresCrewStore
 
-        proxy = CrewProxy(settings)
+        store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
+        proxy = StoreCrewProxy(settings, store)
+    elif settings.role == "member":
+        from sidecar.crew.proxy import CrewProxy as LeadProxy  # httpx and the proxy: members only
+
+        proxy = LeadProxy(settings)
     app[CREW_PROXY] = proxy
     app[SEARCH] = search = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=proxy)
     metrics = app.get(METRICS)
@@ -173,7 +184,39 @@ async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
 async def _hybrid_ctx(app: web.Application) -> AsyncIterator[None]:
     """Local tiers search through the hybrid searcher (plain BM25 when no embedder is configured)."""
     app[SEARCH].hybrid = app[HYBRID]
+    proxy = app[CREW_PROXY]
+    if proxy is not None and hasattr(proxy, "hybrid"):
+        proxy.hybrid = app[HYBRID]  # a member searching a crew store embeds its queries itself
     yield
+
+
+async def _crew_store_ctx(app: web.Application) -> AsyncIterator[None]:
+    """On a lead with a server crew store: the mirror that keeps the store level with the crew index."""
+    settings = app[SETTINGS]
+    if settings.role != "lead" or settings.crew_store == "sqlite":
+        yield
+        return
+    from sidecar.store.mirror import CrewMirror
+    from sidecar.store.postgres import PostgresCrewStore
+    from sidecar.store.sqlite import SqliteCrewSource
+
+    hybrid = app[HYBRID]
+    queue = app[QUEUE]
+    store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
+    mirror = CrewMirror(
+        store,
+        SqliteCrewSource(app[TIERS]["crew"].root),
+        indexed_seq=lambda: queue.indexed_seq,
+        model=lambda: hybrid.embedder.model_id if hybrid.embedder is not None else None,
+        interval=settings.crew_reindex_interval,
+    )
+    queue.hooks.append(mirror.on_update)
+    mirror.start()
+    try:
+        yield
+    finally:
+        await mirror.stop()
+        await store.close()
 
 
 async def _flags_ctx(app: web.Application) -> AsyncIterator[None]:

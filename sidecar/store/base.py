@@ -1,0 +1,94 @@
+"""The store interface for what a crew shares, and the rows that cross it.
+
+A crew store holds the crew tier's chunks (exactly as the lead's chunker cut them) with their
+vectors, a sequence number saying which of the lead's writes it holds, and answers crew searches
+in the shape of the embedded index's answers. ``SqliteCrewSource`` is the embedded side (the
+lead's own index, today's behaviour and the source of every copy); ``PostgresCrewStore`` the
+server side. The crew journal and the knowledge graph are the next tables behind the same store:
+``CrewStore`` names them as the seam, neither is served from here yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["ChunkRow", "CrewStore", "FileRow", "StoreUnavailable", "VectorRow"]
+
+Floats = npt.NDArray[np.float32]
+
+
+class StoreUnavailable(Exception):
+    """The store could not be reached, or did not answer in time."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    path: str
+    hash: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """One chunk of a crew file, as the lead's index holds it."""
+
+    path: str
+    ord: int
+    heading: str
+    body: str
+    line_start: int
+    line_end: int
+    hash: str
+    plain: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    """A chunk hash's vector under one model, with its sentence vectors (float16 rows) if any."""
+
+    hash: str
+    vector: Floats
+    sentences: bytes | None
+
+
+class CrewStore(Protocol):
+    """Where a crew's shared memory lives. The write side is used by the lead (or any sidecar with
+    the write role) and by ``memory-sidecar store migrate``; the read side by every member."""
+
+    async def files(self) -> dict[str, str]:
+        """Every file the store holds, path -> content hash."""
+        ...
+
+    async def replace_file(
+        self, file: FileRow, chunks: list[ChunkRow], model: str | None, vectors: dict[str, VectorRow]
+    ) -> None:
+        """Put ``file`` with exactly ``chunks`` (its old ones go), in one transaction."""
+        ...
+
+    async def remove_files(self, paths: list[str]) -> None: ...
+
+    async def missing_vectors(self, model: str, limit: int) -> list[str]:
+        """Chunk hashes with no vector of ``model`` yet."""
+        ...
+
+    async def put_vectors(self, model: str, vectors: dict[str, VectorRow]) -> int: ...
+
+    async def seq(self) -> int:
+        """The lead's write sequence the store is known to hold (every crew write up to it)."""
+        ...
+
+    async def set_seq(self, seq: int) -> None: ...
+
+    async def search(
+        self, query: str, limit: int, *, qvec: Floats | None, model: str | None, fusion: str, explain: bool
+    ) -> list[dict[str, Any]]:
+        """Ranked crew hits, in the embedded index's answer shape (``source`` is ``crew``)."""
+        ...
+
+    async def status(self) -> dict[str, Any]: ...
+
+    async def close(self) -> None: ...

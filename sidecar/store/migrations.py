@@ -1,0 +1,92 @@
+"""The PostgreSQL store's schema: numbered migrations, recorded in ``store_migrations`` and
+applied at start under an advisory lock (several sidecars of a crew may start at once; one applies
+them, the others find them applied).
+
+Every table is keyed by crew, so one database can hold several crews. Chunk vectors sit in the
+chunk rows; their column has no fixed width (a crew may change models), so each width gets its own
+partial HNSW index over the column cast to that width (``hnsw_index``), made when the first vector
+of that width arrives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["LOCK_KEY", "MIGRATIONS", "hnsw_index", "migrate"]
+
+#: pg_advisory_xact_lock key of the migrations ("mscrew" in ASCII).
+LOCK_KEY = 0x6D7363726577
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: files, chunks (tsvector of heading (weight A) and body (weight B), GIN-indexed), vectors
+    # beside them, the sequence of the lead's writes the store holds, and an OR aggregate of
+    # tsqueries (user words are OR-ed, as FTS5 queries are).
+    """
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE TABLE crew_files (
+        crew TEXT NOT NULL,
+        path TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        indexed_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (crew, path)
+    );
+    CREATE TABLE crew_chunks (
+        id BIGSERIAL PRIMARY KEY,
+        crew TEXT NOT NULL,
+        path TEXT NOT NULL,
+        ord INTEGER NOT NULL,
+        heading TEXT NOT NULL,
+        body TEXT NOT NULL,
+        line_start INTEGER NOT NULL,
+        line_end INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        plain BOOLEAN NOT NULL,
+        tsv TSVECTOR NOT NULL,
+        model TEXT,
+        dim INTEGER,
+        embedding VECTOR,
+        sentences BYTEA,
+        FOREIGN KEY (crew, path) REFERENCES crew_files (crew, path) ON DELETE CASCADE
+    );
+    CREATE INDEX crew_chunks_tsv ON crew_chunks USING gin (tsv);
+    CREATE INDEX crew_chunks_path ON crew_chunks (crew, path, ord);
+    CREATE INDEX crew_chunks_hash ON crew_chunks (crew, hash);
+    CREATE TABLE crew_state (
+        crew TEXT PRIMARY KEY,
+        seq BIGINT NOT NULL DEFAULT 0,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE AGGREGATE crew_tsquery_any (tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
+    """,
+)
+
+
+def hnsw_index(dim: int) -> str:
+    """The statement making the HNSW (cosine) index for vectors of width ``dim``."""
+    width = int(dim)  # an int the store computed, never client text
+    return (
+        f"CREATE INDEX IF NOT EXISTS crew_chunks_hnsw_{width} ON crew_chunks "
+        f"USING hnsw ((embedding::vector({width})) vector_cosine_ops) WHERE dim = {width}"
+    )
+
+
+async def migrate(conn: Any, migrations: tuple[str, ...] = MIGRATIONS) -> int:
+    """Apply every migration not yet recorded, each in its own transaction; return the version."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS store_migrations (version INTEGER PRIMARY KEY, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+    current = await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM store_migrations")
+    for version, sql in enumerate(migrations, start=1):
+        if version <= current:
+            continue
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
+            if await conn.fetchval("SELECT 1 FROM store_migrations WHERE version = $1", version):
+                continue  # another sidecar applied it meanwhile
+            await conn.execute(sql)
+            await conn.execute("INSERT INTO store_migrations (version) VALUES ($1)", version)
+    return len(migrations)

@@ -1,0 +1,145 @@
+"""The lead's copy of the crew tier into a server store.
+
+The lead indexes the crew dir as always (its own SQLite index is the source); the mirror then
+brings the store level with that index: each file whose content hash differs is replaced with
+exactly the index's chunks (and the vectors the index holds for them), each file gone is removed,
+and vectors the embedder stored later are sent after them. It runs when the reindex queue applies a
+crew change, and at least every ``interval`` seconds (the crew reindex tick), which also repairs a
+store that lost or missed something. Then it records the queue's indexed sequence in the store:
+every crew write up to it is in the store, which is how a member on another host reads its writes
+(``after_seq``). A store that is down is retried with backoff; nothing is lost meanwhile, since
+the index holds it all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import structlog
+
+from sidecar.store.base import StoreUnavailable
+from sidecar.store.postgres import PostgresCrewStore
+from sidecar.store.sqlite import SqliteCrewSource
+
+__all__ = ["BATCH_FILES", "CrewMirror"]
+
+log = structlog.get_logger("sidecar.store.mirror")
+#: Files sent in one transaction.
+BATCH_FILES = 200
+#: Vectors looked for per step while the store lacks some.
+VECTOR_BATCH = 2000
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 30.0
+
+
+class CrewMirror:
+    def __init__(
+        self,
+        store: PostgresCrewStore,
+        source: SqliteCrewSource,
+        *,
+        indexed_seq: Callable[[], int],
+        model: Callable[[], str | None],
+        interval: float,
+        tick: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.source = source
+        self.indexed_seq = indexed_seq
+        self.model = model
+        self.interval = interval
+        self.tick = tick
+        self.synced_seq: int | None = None
+        self.failures = 0
+        self._dirty = True  # the first round compares everything
+        self._vectors_pending = True
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._last_full = 0.0
+
+    async def on_update(self, tier: str, path: str, seq: int, kind: str) -> None:
+        """The reindex queue's hook: a crew file changed in the index."""
+        if tier == "crew":
+            self._dirty = True
+            self._wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="crew-mirror")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        delay = 0.0
+        loop = asyncio.get_running_loop()
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(delay, self.tick)):
+                    await self._wake.wait()
+            self._wake.clear()
+            if self.interval > 0 and loop.time() - self._last_full >= self.interval:
+                self._dirty = True
+            try:
+                await self.step()
+                delay = 0.0
+            except (StoreUnavailable, OSError) as exc:
+                self.failures += 1
+                delay = min(max(delay * 2, RETRY_FIRST_S), RETRY_MAX_S)
+                log.warning("store.mirror_failed", error=str(exc), retry_in=delay)
+            except Exception:
+                self.failures += 1
+                delay = min(max(delay * 2, RETRY_FIRST_S), RETRY_MAX_S)
+                log.exception("store.mirror_failed", retry_in=delay)
+
+    async def step(self) -> None:
+        """One round: files if anything changed, vectors if some are missing, then the sequence."""
+        seq = self.indexed_seq()  # read first: everything up to it is in the index read below
+        if self._dirty:
+            self._dirty = False
+            try:
+                await self.sync_files()
+            except BaseException:
+                self._dirty = True
+                raise
+            self._last_full = asyncio.get_running_loop().time()
+            self._vectors_pending = True
+        if self._vectors_pending:
+            self._vectors_pending = await self.sync_vectors() > 0
+        if seq != self.synced_seq:
+            await self.store.set_seq(seq)
+            self.synced_seq = seq
+
+    async def sync_files(self) -> tuple[int, int]:
+        """Replace the store's files that differ from the index and drop those gone; the counts."""
+        files = await asyncio.to_thread(self.source.files)
+        held = await self.store.files()
+        changed = sorted(p for p, f in files.items() if held.get(p) != f.hash)
+        gone = sorted(p for p in held if p not in files)
+        model = self.model()
+        for start in range(0, len(changed), BATCH_FILES):
+            part = changed[start : start + BATCH_FILES]
+            chunks = await asyncio.to_thread(self.source.chunks, part)
+            hashes = [c.hash for rows in chunks.values() for c in rows]
+            vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
+            await self.store.replace_files([(files[p], chunks[p]) for p in part], model, vectors)
+        await self.store.remove_files(gone)
+        if changed or gone:
+            log.info("store.mirrored", changed=len(changed), removed=len(gone))
+        return len(changed), len(gone)
+
+    async def sync_vectors(self) -> int:
+        """Send the vectors the index has and the store lacks; how many the store still lacks."""
+        model = self.model()
+        if model is None:
+            return 0
+        missing = await self.store.missing_vectors(model, VECTOR_BATCH)
+        if not missing:
+            return 0
+        found = await asyncio.to_thread(self.source.vectors, model, missing)
+        await self.store.put_vectors(model, found)
+        return len(missing) - len(found) + (1 if len(missing) == VECTOR_BATCH else 0)

@@ -1,0 +1,316 @@
+"""The crew store on PostgreSQL: tsvector + GIN for keyword search, pgvector (HNSW, cosine) for
+dense, and the embedded index's fusion and answer shape on top (``ranking``).
+
+asyncpg and one small pool per process. Nothing connects at start: the first call connects and
+applies the migrations, so a sidecar starts (and serves its own tier) while the database is down;
+each call that cannot reach it, or is not answered within ``timeout``, raises
+``StoreUnavailable``, and the next call tries again.
+
+Keyword search is BM25-like, not FTS5's BM25: ``ts_rank`` with the heading weighing 4x the body
+and normalised by the log of the chunk's length, over PostgreSQL's ``english`` configuration
+(Snowball stems, English stopwords) of text whose diacritics are folded here first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import unicodedata
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import numpy as np
+import structlog
+
+from sidecar.index.query import terms
+from sidecar.store.base import ChunkRow, FileRow, Floats, StoreUnavailable, VectorRow
+from sidecar.store.migrations import hnsw_index, migrate
+from sidecar.store.ranking import Candidates, rank
+
+__all__ = ["PostgresCrewStore", "fold"]
+
+log = structlog.get_logger("sidecar.store.postgres")
+#: ts_rank weights for D, C, B, A: headings (A) weigh 4x bodies (B), as in the FTS5 index.
+_WEIGHTS = "{0.1, 0.2, 0.25, 1.0}"
+_CANDIDATES = 100
+
+
+def fold(text: str) -> str:
+    """``text`` with its diacritics removed (the FTS5 index's ``remove_diacritics``)."""
+    if text.isascii():
+        return text
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
+def _encode_vector(value: Any) -> bytes:
+    vec = np.asarray(value, dtype=">f4").reshape(-1)
+    return struct.pack(">HH", len(vec), 0) + vec.tobytes()
+
+
+def _decode_vector(data: bytes) -> Floats:
+    (dim,) = struct.unpack_from(">H", data)
+    return np.frombuffer(data, dtype=">f4", count=dim, offset=4).astype(np.float32)
+
+
+class PostgresCrewStore:
+    """One crew's shared tier in one PostgreSQL database (``dsn``)."""
+
+    def __init__(self, dsn: str, crew: str, *, timeout: float = 2.0, max_size: int = 4) -> None:
+        self.dsn = dsn
+        self.crew = crew
+        self.timeout = timeout
+        self.max_size = max_size
+        self._pool: Any = None
+        self._lock = asyncio.Lock()
+        self._indexed_dims: set[int] = set()
+
+    # -- connections -------------------------------------------------------------------------
+    async def _ready(self) -> Any:
+        if self._pool is not None:
+            return self._pool
+        async with self._lock:
+            if self._pool is None:
+                import asyncpg  # loaded only by a sidecar configured with a PostgreSQL store
+
+                conn = await asyncpg.connect(self.dsn, timeout=self.timeout)
+                try:
+                    await migrate(conn)
+                finally:
+                    await conn.close()
+                self._pool = await asyncpg.create_pool(
+                    self.dsn,
+                    min_size=0,
+                    max_size=self.max_size,
+                    timeout=self.timeout,
+                    command_timeout=self.timeout,
+                    init=self._init_connection,
+                    server_settings={"client_min_messages": "warning"},
+                )
+        return self._pool
+
+    @staticmethod
+    async def _init_connection(conn: Any) -> None:
+        await conn.set_type_codec(
+            "vector", schema="public", encoder=_encode_vector, decoder=_decode_vector, format="binary"
+        )
+        # HNSW returns at most ef_search rows: give the dense leg its hundred candidates.
+        await conn.execute(f"SET hnsw.ef_search = {_CANDIDATES}; SET hnsw.iterative_scan = relaxed_order")
+
+    @asynccontextmanager
+    async def _conn(self) -> AsyncIterator[Any]:
+        """A pooled connection; any failure to reach or hear from the database is StoreUnavailable."""
+        import asyncpg
+
+        failures = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+        try:
+            pool = await asyncio.wait_for(self._ready(), self.timeout * 2)
+            conn = await pool.acquire(timeout=self.timeout)
+        except (*failures, ValueError) as exc:  # ValueError: a new connection's codec found no vector type
+            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        try:
+            yield conn
+        except failures as exc:
+            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            await pool.release(conn)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            try:
+                await asyncio.wait_for(pool.close(), self.timeout)
+            except Exception:  # a dead server: drop the connections
+                pool.terminate()
+
+    # -- write side --------------------------------------------------------------------------
+    async def files(self) -> dict[str, str]:
+        async with self._conn() as conn:
+            rows = await conn.fetch("SELECT path, hash FROM crew_files WHERE crew = $1", self.crew)
+        return {r["path"]: r["hash"] for r in rows}
+
+    async def replace_file(
+        self, file: FileRow, chunks: list[ChunkRow], model: str | None, vectors: dict[str, VectorRow]
+    ) -> None:
+        await self.replace_files([(file, chunks)], model, vectors)
+
+    async def replace_files(
+        self, files: list[tuple[FileRow, list[ChunkRow]]], model: str | None, vectors: dict[str, VectorRow]
+    ) -> None:
+        """Put each file with exactly its chunks, all in one transaction."""
+        rows = [
+            (self.crew, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain,
+             fold(c.heading), fold(c.body), *self._vector_fields(model, vectors.get(c.hash)))
+            for _, chunks in files for c in chunks
+        ]  # fmt: skip
+        await self._index_dims({r[12] for r in rows if r[12] is not None})
+        async with self._conn() as conn, conn.transaction():
+            await conn.executemany(
+                "INSERT INTO crew_files (crew, path, hash, size) VALUES ($1, $2, $3, $4) "
+                "ON CONFLICT (crew, path) DO UPDATE SET hash = $3, size = $4, indexed_at = now()",
+                [(self.crew, f.path, f.hash, f.size) for f, _ in files],
+            )
+            await conn.execute(
+                "DELETE FROM crew_chunks WHERE crew = $1 AND path = ANY($2::text[])",
+                self.crew,
+                [f.path for f, _ in files],
+            )
+            await conn.executemany(
+                "INSERT INTO crew_chunks (crew, path, ord, heading, body, line_start, line_end, hash, plain, tsv, "
+                "model, dim, embedding, sentences) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+                "setweight(to_tsvector('english', $10), 'A') || setweight(to_tsvector('english', $11), 'B'), "
+                "$12, $13, $14, $15)",
+                rows,
+            )
+
+    @staticmethod
+    def _vector_fields(model: str | None, vec: VectorRow | None) -> tuple[Any, ...]:
+        if model is None or vec is None:
+            return (None, None, None, None)
+        return (model, len(vec.vector), vec.vector, vec.sentences)
+
+    async def _index_dims(self, dims: set[int]) -> None:
+        for dim in dims - self._indexed_dims:
+            async with self._conn() as conn:
+                await conn.execute(hnsw_index(dim), timeout=600)
+            self._indexed_dims.add(dim)
+
+    async def remove_files(self, paths: list[str]) -> None:
+        if not paths:
+            return
+        async with self._conn() as conn:
+            await conn.execute("DELETE FROM crew_files WHERE crew = $1 AND path = ANY($2::text[])", self.crew, paths)
+
+    async def missing_vectors(self, model: str, limit: int) -> list[str]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT DISTINCT hash FROM crew_chunks WHERE crew = $1 AND (model IS DISTINCT FROM $2) LIMIT $3",
+                self.crew, model, limit,
+            )  # fmt: skip
+        return [r["hash"] for r in rows]
+
+    async def put_vectors(self, model: str, vectors: dict[str, VectorRow]) -> int:
+        if not vectors:
+            return 0
+        await self._index_dims({len(v.vector) for v in vectors.values()})
+        async with self._conn() as conn, conn.transaction():
+            await conn.executemany(
+                "UPDATE crew_chunks SET model = $3, dim = $4, embedding = $5, sentences = $6 "
+                "WHERE crew = $1 AND hash = $2",
+                [(self.crew, v.hash, model, len(v.vector), v.vector, v.sentences) for v in vectors.values()],
+            )
+        return len(vectors)
+
+    async def seq(self) -> int:
+        async with self._conn() as conn:
+            value = await conn.fetchval("SELECT seq FROM crew_state WHERE crew = $1", self.crew)
+        return int(value or 0)
+
+    async def set_seq(self, seq: int) -> None:
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO crew_state (crew, seq) VALUES ($1, $2) "
+                "ON CONFLICT (crew) DO UPDATE SET seq = $2, updated_at = now()",
+                self.crew, seq,
+            )  # fmt: skip
+
+    async def wait_for_seq(self, seq: int, limit_s: float, step: float = 0.02) -> bool:
+        """Wait until the store holds the lead's write ``seq``; False if ``limit_s`` passed first."""
+        try:
+            async with asyncio.timeout(limit_s):
+                # The write lands in the database from another host: polled, a small read each step.
+                while await self.seq() < seq:  # noqa: ASYNC110
+                    await asyncio.sleep(step)
+        except TimeoutError:
+            return False
+        return True
+
+    # -- read side ---------------------------------------------------------------------------
+    async def search(
+        self, query: str, limit: int, *, qvec: Floats | None, model: str | None, fusion: str, explain: bool
+    ) -> list[dict[str, Any]]:
+        words = terms(query)
+        if not words:
+            return []
+        wide = max(_CANDIDATES, limit) if qvec is not None else limit
+        async with self._conn() as conn:
+            cands = Candidates(await self._bm25(conn, words, wide))
+            if qvec is not None and model is not None:
+                cands.qvec = np.asarray(qvec, dtype=np.float32)
+                await self._dense(conn, cands, cands.qvec, model)
+        return rank(cands, words, limit, fusion=fusion if cands.dense_used else "bm25", explain=explain)
+
+    async def _bm25(self, conn: Any, words: list[str], limit: int) -> list[Any]:
+        return list(
+            await conn.fetch(
+                "WITH q AS (SELECT crew_tsquery_any(plainto_tsquery('english', t)) AS q FROM unnest($2::text[]) t) "
+                f"SELECT c.id, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain, "
+                f"ts_rank('{_WEIGHTS}', c.tsv, q.q, 1) AS score "
+                "FROM crew_chunks c, q WHERE c.crew = $1 AND c.tsv @@ q.q ORDER BY score DESC, c.id LIMIT $3",
+                self.crew, [fold(w) for w in words], limit,
+            )
+        )  # fmt: skip
+
+    async def _dense(self, conn: Any, cands: Candidates, qvec: Floats, model: str) -> None:
+        """The dense leg (HNSW), the cosines of the BM25 candidates, the neighbours of the earned
+        chunks and the rows of the chunks only the dense leg found."""
+        dim = len(qvec)
+        cast = f"vector({dim})"
+        dense = await conn.fetch(
+            f"SELECT id, 1 - (embedding::{cast} <=> $2::{cast}) AS cos FROM crew_chunks "
+            f"WHERE crew = $1 AND dim = {dim} AND model = $3 ORDER BY embedding::{cast} <=> $2::{cast} LIMIT $4",
+            self.crew, qvec, model, _CANDIDATES,
+        )  # fmt: skip
+        if not dense and not await conn.fetchval(
+            f"SELECT EXISTS (SELECT 1 FROM crew_chunks WHERE crew = $1 AND dim = {dim} AND model = $2)",
+            self.crew,
+            model,
+        ):
+            return  # no vector of this model in the store: a BM25 answer, as the embedded index gives
+        cands.dense = [(r["id"], float(r["cos"])) for r in dense]
+        bm_ids = [r["id"] for r in cands.bm25]
+        scored = await conn.fetch(
+            f"SELECT id, 1 - (embedding::{cast} <=> $2::{cast}) AS cos FROM crew_chunks "
+            f"WHERE id = ANY($1::bigint[]) AND dim = {dim} AND model = $3",
+            bm_ids, qvec, model,
+        )  # fmt: skip
+        cands.cosines = {r["id"]: float(r["cos"]) for r in scored} | dict(cands.dense)
+        earned = cands.earned()
+        near = await conn.fetch(
+            "SELECT c.id, n.id AS other, n.ord - c.ord AS offset FROM crew_chunks c JOIN crew_chunks n "
+            "ON n.crew = c.crew AND n.path = c.path AND n.ord BETWEEN c.ord - 2 AND c.ord + 2 AND n.id <> c.id "
+            "WHERE c.id = ANY($1::bigint[])",
+            earned,
+        )
+        for r in near:
+            cands.neighbours.setdefault(r["id"], {})[r["offset"]] = r["other"]
+        others = [cid for cid, _ in cands.dense if cid not in set(bm_ids)]
+        rows = await conn.fetch(
+            "SELECT id, path, ord, heading, body, line_start, line_end, hash, plain, sentences "
+            "FROM crew_chunks WHERE id = ANY($1::bigint[])",
+            others,
+        )
+        cands.rows = {r["id"]: r for r in rows}
+
+    async def status(self) -> dict[str, Any]:
+        async with self._conn() as conn:
+            row = await conn.fetchrow(
+                "SELECT (SELECT count(*) FROM crew_files WHERE crew = $1) AS files, "
+                "(SELECT coalesce(sum(size), 0) FROM crew_files WHERE crew = $1) AS bytes, "
+                "count(*) AS chunks, count(embedding) AS vectors, "
+                "(SELECT seq FROM crew_state WHERE crew = $1) AS seq, "
+                "(SELECT max(indexed_at) FROM crew_files WHERE crew = $1) AS last "
+                "FROM crew_chunks WHERE crew = $1",
+                self.crew,
+            )
+        return {
+            "tier": "crew",
+            "store": "postgres",
+            "crew": self.crew,
+            "files": int(row["files"]),
+            "bytes": int(row["bytes"]),
+            "chunks": int(row["chunks"]),
+            "vectors": int(row["vectors"]),
+            "seq": int(row["seq"] or 0),
+            "last_indexed": row["last"].isoformat() if row["last"] is not None else None,
+        }

@@ -1,0 +1,97 @@
+"""A server store's crew answer from its candidates, ranked exactly as the embedded index ranks
+(``retrieval.hybrid``'s fusions, the same earned-place rule and neighbour lending) and shaped as
+its hits (``Hit.as_json``: snippet window, highlights, rounded score, ``explain`` on request)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sidecar.index.snippet import query_tokens, window
+from sidecar.index.tier_index import Hit
+from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
+
+__all__ = ["Candidates", "rank"]
+
+
+@dataclass
+class Candidates:
+    """What one search read from the store: the BM25 leg's rows (best first), and with a query
+    vector the dense leg, every candidate's cosine, the earned chunks' neighbours (offset -> id in
+    their file) and the rows of chunks only the dense leg found."""
+
+    bm25: list[Any]
+    dense: list[tuple[int, float]] = field(default_factory=list)
+    cosines: dict[int, float] = field(default_factory=dict)
+    neighbours: dict[int, dict[int, int]] = field(default_factory=dict)
+    rows: dict[int, Any] = field(default_factory=dict)
+    qvec: Any = None
+
+    @property
+    def dense_used(self) -> bool:
+        return bool(self.cosines) or bool(self.dense)
+
+    def earned(self) -> list[int]:
+        """Chunks that earned a place: every BM25 hit and each dense one above the match floor."""
+        ids = [r["id"] for r in self.bm25] + [cid for cid, c in self.dense if c > DENSE_MATCH]
+        return list(dict.fromkeys(ids))
+
+
+def rank(cands: Candidates, words: list[str], limit: int, *, fusion: str, explain: bool) -> list[dict[str, Any]]:
+    """The ranked hits (``fusion``: ``weighted``, ``rrf``, or ``bm25`` for the BM25 leg alone)."""
+    tokens = query_tokens(words)
+    rows = {r["id"]: r for r in cands.bm25} | cands.rows
+    bm25 = [(r["id"], float(r["score"])) for r in cands.bm25]
+    if fusion == "bm25":
+        ranked = [Scored(cid, s, 0.0, i, s, None, None) for i, (cid, s) in enumerate(bm25, start=1)]
+    elif fusion == "rrf":
+        ranked = fuse_rrf(bm25, cands.dense, cands.cosines)
+    else:
+        ranked = fuse_weighted(bm25, cands.dense, cands.cosines, cands.neighbours)
+    bm_ids = {cid for cid, _ in bm25}
+    out = []
+    for scored in ranked:
+        row = rows.get(scored.id)
+        if row is None:
+            continue  # a neighbour that lent nothing it was asked for, or a chunk gone meanwhile
+        result = _hit(row, tokens).as_json("crew")
+        result["score"] = round(scored.score, 6)
+        if scored.id not in bm_ids:
+            _closest_sentence(result, row, words, cands.qvec)
+        if explain:
+            result["explain"] = scored.explain(fusion)
+        out.append(result)
+        if len(out) == limit:
+            break
+    return out
+
+
+def _hit(row: Any, tokens: list[str]) -> Hit:
+    text = row["body"] or row["heading"]
+    return Hit(
+        row["id"], row["path"], row["heading"], row["line_start"], row["line_end"], text, 0.0, row["hash"],
+        row["plain"], tokens,
+    )  # fmt: skip
+
+
+def _closest_sentence(result: dict[str, Any], row: Any, words: list[str], qvec: Any) -> None:
+    """A dense-only hit shows its sentence closest to the query, from the sentence vectors the lead
+    stored with the chunk (no model call); without them it keeps its window."""
+    blob = row.get("sentences")
+    if qvec is None or not blob:
+        return
+    found = sentences(row["body"] or row["heading"])
+    query = np.asarray(qvec, dtype=np.float32)
+    stored = np.frombuffer(blob, dtype="<f2").astype(np.float32)
+    if len(found) < 2 or stored.size != len(found) * len(query):
+        return
+    cosines = stored.reshape(len(found), len(query)) @ query
+    best = int(np.argmax(cosines))
+    text = found[best]
+    if len(text) < SHORT_SENTENCE and best + 1 < len(found):
+        text = f"{text} {found[best + 1]}"
+    shown = window(text, words)
+    result["snippet"] = shown.text
+    result["highlights"] = [[a, b] for a, b in shown.highlights]

