@@ -36,6 +36,9 @@ LEVELS: dict[str, int] = {
     # write.paths, and write, retrieval, prompt, http and mcp take their types from it, so it sits
     # with write on level 2.
     "sidecar.contract": 2,
+    # The knowledge graph: its store, extraction and questions; http, mcp and server use it, and
+    # search gets its lift through a protocol (retrieval.search.SearchBoost), not an import.
+    "sidecar.kg": 2,
     "sidecar.episodic": 3,
     # It reads and writes memory files and the journal: it sits with episodic.
     "sidecar.consolidate": 3,

@@ -26,6 +26,8 @@ from sidecar.http.jsonio import json_problem
 from sidecar.http.memories import feedback_op, forget_op, recall_op, remember_op
 from sidecar.http.memory_schemas import request_schemas
 from sidecar.keys import SETTINGS, WRITES
+from sidecar.kg.lifecycle import KG, kg_op
+from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.retrieval.answer import search_memory
 from sidecar.settings import Settings
 from sidecar.write import sink as health
@@ -53,7 +55,9 @@ MAX_SESSIONS = 1024
 FILE_TOOLS = ("memory.write", "memory.read", "memory.search", "memory.check_duplicate")
 #: Typed memories in the journal: offered whenever the journal runs (they do not touch the files).
 JOURNAL_TOOLS = ("memory.remember", "memory.recall", "memory.feedback", "memory.forget")
-TOOL_NAMES = (*FILE_TOOLS, *JOURNAL_TOOLS)
+#: The knowledge graph: offered whenever the graph runs.
+KG_TOOLS = ("kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats")
+TOOL_NAMES = (*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS)
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 INSTRUCTIONS = (
     "Durable memory for this agent. memory.write reports success only once the bytes are on stable "
@@ -291,7 +295,8 @@ async def _call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, 
 async def _offered(app: web.Application) -> list[str]:
     """The file tools the sink's health allows, then the journal's tools while the journal runs."""
     names = list((await sink_health(app)).tools)
-    return names + list(JOURNAL_TOOLS) if JOURNAL in app else names
+    names += list(JOURNAL_TOOLS) if JOURNAL in app else []
+    return names + list(KG_TOOLS) if KG in app else names
 
 
 def _tool_error(exc: SidecarError) -> dict[str, Any]:
@@ -390,6 +395,31 @@ async def _forget(app: web.Application, args: dict[str, Any]) -> ToolResult:
     return body, f"Forgot {len(body['forgotten'])} entr{'y' if len(body['forgotten']) == 1 else 'ies'}."
 
 
+def _kg(operation: str) -> Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]:
+    """The ``kg.<operation>`` tool: the same operation as ``POST /kg/<operation>``, its facts as lines."""
+
+    async def tool(app: web.Application, args: dict[str, Any]) -> ToolResult:
+        body = await kg_op(app, operation, args)
+        facts = body.get("facts") or ([body["fact"]] if "fact" in body else [])
+        lines = [
+            f"#{f['id']} {f['subject']} {f['predicate']} {f['object']} [{f['valid_from'][:10]} .. "
+            f"{(f['valid_to'] or 'now')[:10]}] {f['source']}"
+            for f in facts
+        ]
+        if "tunnels" in body:
+            lines += [f"{t['name']}: {', '.join(t['rooms'])}" for t in body["tunnels"]]
+        if "nodes" in body:
+            lines += [f"{n['name']} ({n['hops']} hop{'s' if n['hops'] != 1 else ''})" for n in body["nodes"]]
+        if operation == "stats":
+            lines.append(
+                f"{body['entities']} entities, {body['facts']} facts ({body['current']} current, "
+                f"{body['invalidated']} ended), {body['rooms']} rooms, {body['tunnels']} tunnels"
+            )
+        return body, "\n".join(lines) if lines else "Nothing in the graph matched."
+
+    return tool
+
+
 _TOOLS: dict[str, Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]] = {
     "memory.write": _write,
     "memory.read": _read,
@@ -399,6 +429,7 @@ _TOOLS: dict[str, Callable[[web.Application, dict[str, Any]], Awaitable[ToolResu
     "memory.recall": _recall,
     "memory.feedback": _feedback,
     "memory.forget": _forget,
+    **{name: _kg(name.removeprefix("kg.")) for name in KG_TOOLS},
 }
 
 
@@ -445,7 +476,27 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         "memory.search": search,
         "memory.check_duplicate": check,
         **journal_tools(settings),
+        **kg_tools(settings),
     }
+
+
+def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
+    """The knowledge-graph tools; the crew scope is offered only on a lead (it holds the crew's graph)."""
+    out = {}
+    for name in KG_TOOLS:
+        operation = name.removeprefix("kg.")
+        schema = json.loads(json.dumps(KG_REQUESTS[operation]))
+        if settings.role != "lead":
+            schema["properties"]["scope"]["enum"] = ["agent"]
+        read_only = operation not in ("add", "invalidate")
+        out[name] = _tool(
+            name,
+            f"Knowledge graph: {operation}",
+            schema.pop("description"),
+            schema,
+            hints=_hints(read_only=read_only, destructive=operation == "invalidate", idempotent=read_only),
+        )
+    return out
 
 
 def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from sidecar.index.tier import Tier
     from sidecar.retrieval.hybrid import HybridSearcher
 
-__all__ = ["MAX_LIMIT", "SCOPES", "CrewSource", "SearchRequest", "SearchService"]
+__all__ = ["MAX_LIMIT", "SCOPES", "BoostPlan", "CrewSource", "SearchBoost", "SearchRequest", "SearchService"]
 
 log = structlog.get_logger("sidecar.retrieval.search")
 
@@ -36,6 +36,20 @@ class CrewSource(Protocol):
     """Where crew-scope results come from on a member: the lead's sidecar (hits, degraded legs)."""
 
     async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]: ...
+
+
+class BoostPlan(Protocol):
+    """How one query lifts a tier's hits: asked for ``candidates`` hits, it orders them anew."""
+
+    candidates: int
+
+    def rerank(self, hits: list[dict[str, Any]], limit: int, explain: bool) -> list[dict[str, Any]]: ...
+
+
+class SearchBoost(Protocol):
+    """Lifts the hits of a local tier for a query (the knowledge graph's entities, set by the server)."""
+
+    async def plan(self, source: str, query: str) -> BoostPlan | None: ...
 
 
 class SearchService:
@@ -48,6 +62,8 @@ class SearchService:
         # Told the scope and seconds of every answered search (the server's metrics); None: nobody.
         self.on_search: Callable[[str, float], None] | None = None
         self.flags = FlagCache()
+        # The knowledge graph's lift of hits for the entities a query names; None: no lift.
+        self.boost: SearchBoost | None = None
 
     @property
     def has_crew(self) -> bool:
@@ -86,16 +102,29 @@ class SearchService:
             return await self.crew_remote.search(req)
         tier = self.agent if scope == "agent" else self.crew_tier
         assert tier is not None
+        plan = None if req.raw_fts else await self._boost_plan(scope, req.query)
+        limit = req.limit if plan is None else max(req.limit, plan.candidates)
         try:
             if self.hybrid is not None and not req.raw_fts:
-                return await self.hybrid.search(tier, req.query, req.limit, req.explain)
-            hits = await tier.search(req.query, req.limit, req.raw_fts)
+                found, degraded = await self.hybrid.search(tier, req.query, limit, req.explain)
+            else:
+                found, degraded = [h.as_json(scope) for h in await tier.search(req.query, limit, req.raw_fts)], []
         except SidecarError:
             raise
         except Exception as exc:
             log.exception("search.failed", tier=scope)
             raise SearchFailed(f"{scope} search failed: {type(exc).__name__}") from exc
-        return [h.as_json(scope) for h in hits], []
+        return (found if plan is None else plan.rerank(found, req.limit, req.explain)), degraded
+
+    async def _boost_plan(self, scope: str, query: str) -> BoostPlan | None:
+        """The lift for this query's entities; None without one (a failing graph leaves search as it is)."""
+        if self.boost is None:
+            return None
+        try:
+            return await self.boost.plan(scope, query)
+        except Exception:
+            log.exception("search.boost_failed", tier=scope)
+            return None
 
     async def _both(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]:
         legs: list[list[dict[str, Any]]] = []

@@ -17,11 +17,12 @@ import structlog
 from aiohttp import web
 
 from sidecar.crew.listener import crew_listener_ctx
-from sidecar.episodic.lifecycle import JOURNAL, record_memory_updated, setup_episodic
+from sidecar.episodic.lifecycle import JOURNAL, JOURNAL_FILE, record_memory_updated, setup_episodic
 from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
 from sidecar.http import consolidate, journal, memories, metrics, openapi, search
 from sidecar.http import files as write_api
+from sidecar.http import kg as kg_api
 from sidecar.http import status as api
 from sidecar.http.consolidate import consolidate_schedule_ctx
 from sidecar.http.errors import error_middleware
@@ -30,6 +31,7 @@ from sidecar.http.metrics import METRICS, observe_reindex, setup_metrics
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.watcher import TierWatcher
 from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
+from sidecar.kg.lifecycle import kg_context
 from sidecar.mcp import server as mcp_server
 from sidecar.retrieval.batcher import HYBRID, embed_ctx
 from sidecar.retrieval.embed.factory import make_embedder
@@ -70,6 +72,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
             _journal_release_ctx,
             _proxy_ctx,
             _queue_ctx,
+            kg_context(JOURNAL_FILE),  # the knowledge graph: reads what the queue applies
             embed_ctx,
             _hybrid_ctx,
             _crew_store_ctx,
@@ -82,6 +85,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     app.on_shutdown.append(_stop_long_work)
     for module in (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics, openapi):
         app.router.add_routes(module.routes)
+    app.router.add_routes(kg_api.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request
     return app

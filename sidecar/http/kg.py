@@ -1,0 +1,57 @@
+"""The knowledge graph over HTTP: ``POST /kg/add``, ``/kg/query``, ``/kg/invalidate``,
+``/kg/timeline``, ``/kg/traverse``, ``/kg/tunnels`` and ``GET /kg/stats``. The MCP tools call the
+same operation (``sidecar.kg.lifecycle.kg_op``), so the answers cannot drift apart."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from sidecar.errors import BadRequest
+from sidecar.http.jsonio import json_answer, read_json_object
+from sidecar.kg.lifecycle import kg_op
+
+__all__ = ["routes"]
+
+routes = web.RouteTableDef()
+
+
+async def _answer(request: web.Request, operation: str, status: int = 200) -> web.Response:
+    return json_answer(await kg_op(request.app, operation, await read_json_object(request)), status=status)
+
+
+@routes.post("/kg/add")
+async def kg_add(request: web.Request) -> web.Response:
+    return await _answer(request, "add", 201)
+
+
+@routes.post("/kg/query")
+async def kg_query(request: web.Request) -> web.Response:
+    return await _answer(request, "query")
+
+
+@routes.post("/kg/invalidate")
+async def kg_invalidate(request: web.Request) -> web.Response:
+    return await _answer(request, "invalidate")
+
+
+@routes.post("/kg/timeline")
+async def kg_timeline(request: web.Request) -> web.Response:
+    return await _answer(request, "timeline")
+
+
+@routes.post("/kg/traverse")
+async def kg_traverse(request: web.Request) -> web.Response:
+    return await _answer(request, "traverse")
+
+
+@routes.post("/kg/tunnels")
+async def kg_tunnels(request: web.Request) -> web.Response:
+    return await _answer(request, "tunnels")
+
+
+@routes.get("/kg/stats")
+async def kg_stats(request: web.Request) -> web.Response:
+    unknown = sorted(set(request.query) - {"workspace_id", "scope"})
+    if unknown:
+        raise BadRequest(f"unknown parameter {unknown[0]!r}", code="unknown_field", field=unknown[0])
+    return json_answer(await kg_op(request.app, "stats", dict(request.query)))

@@ -1,0 +1,235 @@
+"""Deterministic fact extraction from markdown and journal text.
+
+What it reads, line by line (fenced code is skipped):
+
+- sentences with a known verb: "X uses Y", "X owns Y" (stored as Y's ``owner``), "X moved to Y",
+  "we moved from A to B", "we replaced A with B", "B replaced A", "X is the baseline", and a short
+  list of event verbs ("adopted", "joined", "visited" ...) whose facts are kept as events;
+- ``key: value`` lines (the subject is the section's heading, the key the predicate);
+- markdown tables (the first column names the subject, each other column header a predicate).
+
+"I" and "we" are the speaker when the section's heading is a single name ("### Joanna"), else
+``we`` (the agent and its team). A fact's ``valid_from`` is a date in its sentence ("on
+2026-03-01"), else the note's date (``daily/2026-03-01.md``, or a dated top heading), else None
+(the caller uses the entry's time or now). The same text always gives the same facts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["FUNCTIONAL", "Extracted", "extract"]
+
+#: Predicates that hold one value per subject at a time: a new value ends the current one.
+#: ``uses`` is functional per type of its object (a database replaces a database, not a cache).
+FUNCTIONAL = frozenset({"uses", "owner", "located in", "is", "status", "role", "version", "lead", "works at"})
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """One fact as read: names as written, the 1-based line, the date it starts (ISO day) if said."""
+
+    subject: str
+    predicate: str
+    object: str
+    line: int
+    text: str
+    valid_from: str | None = None
+    replaces: str | None = None  # the value this one ends, named in the text ("from A to B")
+    functional: bool = False
+
+
+_WORD = r"[A-Za-z0-9][\w.+#/'-]*"
+# A name: one to four words, stopping before a linking word or punctuation.
+_STOP = r"(?=\s+(?:on|since|from|in|at|as|for|with|to|and|but|because|until|after|before|last|this|when|yesterday|now|today|instead)\b|\s*[,.;:!?()\"]|\s*$)"
+_NAME = rf"(?:the\s+|our\s+|a\s+|an\s+)?{_WORD}(?:\s+{_WORD}){{0,3}}?{_STOP}"
+# A name before its verb: the verb ends it.
+_LEAD = rf"(?:[Tt]he\s+|[Oo]ur\s+|[Aa]\s+|[Aa]n\s+)?{_WORD}(?:\s+{_WORD}){{0,3}}?"
+_SUBJ = rf"(?P<s>\b(?:[Ww]e|I|[Oo]ur team|[Tt]he team)\b|{_LEAD})"
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
+_KEY_VALUE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(?P<k>[A-Za-z][\w ./-]{0,38}?)(?:\*\*)?\s*:\s+(?P<v>\S.{0,118})$")
+_SPEAKER = re.compile(r"^[A-Z][a-z]+$")
+_BREAKS = frozenset(
+    re.findall(
+        r"\w+",
+        "i me we us you he him she her it they them that said says say think thinks thought and but so "
+        "because now then today yesterday also which who where",
+    )
+)
+_PRONOUNS = frozenset(
+    re.findall(
+        r"\w+",
+        "i me we us you he him she her it they them this that these those there here something anything "
+        "everything nothing someone one so some all",
+    )
+)
+
+_MOVE = re.compile(
+    rf"{_SUBJ}\s+(?:have\s+|has\s+|just\s+|finally\s+)?(?:moved|migrated|switched|changed)\s+(?:\w+\s+)?"
+    rf"from\s+(?P<a>{_NAME})\s+to\s+(?P<b>{_NAME})"
+)
+_REPLACE_WITH = re.compile(rf"{_SUBJ}\s+(?:have\s+|has\s+)?replaced\s+(?P<a>{_NAME})\s+with\s+(?P<b>{_NAME})")
+_REPLACED = re.compile(rf"(?P<b>{_LEAD})\s+(?:has\s+)?replaced\s+(?P<a>{_NAME})")
+_USES = re.compile(
+    rf"{_SUBJ}\s+(?:now\s+)?(?:uses|use|is using|are using|runs on|run on|relies on|rely on|depends on)\s+(?P<o>{_NAME})"
+)
+_OWNS = re.compile(rf"{_SUBJ}\s+(?:now\s+)?(?:owns|own|maintains|is responsible for)\s+(?P<o>{_NAME})")
+_OWNED = re.compile(rf"(?P<o>{_LEAD})\s+is\s+(?:now\s+)?owned\s+by\s+(?P<s>{_NAME})")
+_LOCATED = re.compile(
+    rf"{_SUBJ}\s+(?:has\s+|have\s+|just\s+)?(?:moved to|relocated to|lives in|live in|is located in|is based in)\s+(?P<o>{_NAME})"
+)
+_BASELINE = re.compile(
+    rf"(?P<o>{_LEAD})\s+is\s+(?:now\s+)?(?:the|our)\s+(?:baseline|default|standard|primary|main)(?:\s+(?P<what>\w+))?\b"
+)
+_AKA = re.compile(rf"(?P<a>{_LEAD})\s*(?:\(|,)?\s*(?:aka|a\.k\.a\.|also known as|also called)\s+(?P<b>{_NAME})")
+_EVENTS = re.compile(
+    rf"{_SUBJ}\s+(?:just\s+|finally\s+|recently\s+|also\s+)?(?P<p>adopted|joined|visited|started|launched|released|"
+    rf"won|bought|finished|attended|hired|left|went to|signed up for)\s+(?P<o>{_NAME})"
+)
+
+
+def extract(text: str, path: str = "", note_date: str | None = None) -> list[Extracted]:
+    """Every fact ``text`` states, in line order. ``path`` gives the note's date (``daily/<day>.md``)
+    unless ``note_date`` is given."""
+    if note_date is None:
+        found = _DATE.search(path)
+        note_date = found.group(1) if found else None
+    out: list[Extracted] = []
+    headings: list[tuple[int, str]] = []
+    fenced = False
+    lines = text.splitlines()
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        n += 1
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or not line.strip():
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            level, title = len(heading.group(1)), heading.group(2).strip()
+            headings = [h for h in headings if h[0] < level] + [(level, title)]
+            if note_date is None and (dated := _DATE.search(title)):
+                note_date = dated.group(1)
+            continue
+        if line.lstrip().startswith("|"):
+            rows, n = _table(lines, n - 1)
+            out += _table_facts(rows, note_date)
+            continue
+        out += _line_facts(line, n, headings, note_date)
+    return out
+
+
+def _line_facts(line: str, number: int, headings: list[tuple[int, str]], note_date: str | None) -> list[Extracted]:
+    speaker = headings[-1][1] if headings and headings[-1][0] >= 3 and _SPEAKER.match(headings[-1][1]) else None
+    key_value = _KEY_VALUE.match(line)
+    if (
+        key_value
+        and headings
+        and len(key_value.group("v").split()) <= 8
+        and " " not in key_value.group("k").strip()[:1]
+    ):
+        subject = _clean_heading(headings[-1][1])
+        value = key_value.group("v").strip().rstrip(".")
+        key = key_value.group("k").strip().lower()
+        if subject and key not in ("note", "notes", "summary", "todo", "see", "why") and not _DATE.fullmatch(value):
+            return [Extracted(subject, key, value, number, line.strip(), _date_in(line) or note_date, functional=True)]
+    text = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line).replace("**", "").replace("`", "")
+    out: list[Extracted] = []
+    for sentence in _SENTENCE.split(text):
+        out += _sentence_facts(sentence, number, speaker, _date_in(sentence) or note_date)
+    return out
+
+
+def _sentence_facts(sentence: str, line: int, speaker: str | None, when: str | None) -> list[Extracted]:
+    facts: list[Extracted] = []
+
+    def add(s: str, p: str, o: str, *, replaces: str | None = None, functional: bool = False) -> None:
+        s, o = _subject(s, speaker), _name(o)
+        if s and o and _name(s) != o:
+            facts.append(Extracted(s, p, o, line, sentence.strip(), when, replaces and _name(replaces), functional))
+
+    for m in _MOVE.finditer(sentence):
+        add(m["s"], "uses", m["b"], replaces=m["a"], functional=True)
+        add(m["b"], "replaced", m["a"])
+    for m in _REPLACE_WITH.finditer(sentence):
+        add(m["s"], "uses", m["b"], replaces=m["a"], functional=True)
+        add(m["b"], "replaced", m["a"])
+    if not facts:
+        for m in _REPLACED.finditer(sentence):
+            add(m["b"], "replaced", m["a"])
+    for m in _USES.finditer(sentence):
+        add(m["s"], "uses", m["o"], functional=True)
+    for m in _OWNS.finditer(sentence):
+        add(m["o"], "owner", _subject(m["s"], speaker), functional=True)
+    for m in _OWNED.finditer(sentence):
+        add(m["o"], "owner", m["s"], functional=True)
+    for m in _LOCATED.finditer(sentence):
+        add(m["s"], "located in", m["o"], functional=True)
+    for m in _BASELINE.finditer(sentence):
+        add("we", "uses", m["o"], functional=True)
+    for m in _AKA.finditer(sentence):
+        add(m["a"], "alias", m["b"])
+    for m in _EVENTS.finditer(sentence):
+        add(m["s"], m["p"], m["o"])
+    return list(dict.fromkeys(facts))
+
+
+def _subject(raw: str, speaker: str | None) -> str:
+    word = raw.strip().casefold()
+    if word in ("i", "we", "our team", "the team"):
+        return speaker if speaker else "we"
+    return _name(raw)
+
+
+def _name(raw: str) -> str:
+    """A name as written, without the words before a break ("he said the queue" -> "queue") or a
+    leading article; "" for a pronoun or a bare number."""
+    words = raw.strip().strip(" '\".,;:!?").split()
+    cut = max((i + 1 for i, w in enumerate(words) if w.casefold() in _BREAKS), default=0)
+    name = re.sub(r"^(?:the|our|a|an)\s+", "", " ".join(words[cut:]), flags=re.IGNORECASE)
+    if not name or name.casefold() in _PRONOUNS or name.replace(".", "").isdigit():
+        return ""
+    return name
+
+
+def _clean_heading(title: str) -> str:
+    return _name(_DATE.sub("", title).strip(" -:()"))
+
+
+def _date_in(text: str) -> str | None:
+    found = _DATE.search(text)
+    return found.group(1) if found else None
+
+
+def _table(lines: list[str], start: int) -> tuple[list[tuple[int, list[str]]], int]:
+    """The table rows from ``start`` (1-based line, cells), and the index of the line after it."""
+    rows: list[tuple[int, list[str]]] = []
+    n = start
+    while n < len(lines) and lines[n].lstrip().startswith("|"):
+        cells = [c.strip().replace("**", "") for c in lines[n].strip().strip("|").split("|")]
+        rows.append((n + 1, cells))
+        n += 1
+    return rows, n
+
+
+def _table_facts(rows: list[tuple[int, list[str]]], note_date: str | None) -> Iterator[Extracted]:
+    if len(rows) < 3 or not all(re.fullmatch(r":?-{2,}:?", c) for c in rows[1][1]):
+        return
+    header = [h.casefold() for h in rows[0][1]]
+    for line, cells in rows[2:]:
+        subject = _name(cells[0]) if cells else ""
+        if not subject:
+            continue
+        for key, cell in zip(header[1:], cells[1:], strict=False):
+            value = cell.strip()
+            if key and value and value not in ("-", "—") and len(value.split()) <= 8:
+                text = " | ".join(cells)
+                yield Extracted(subject, key, value, line, text, _date_in(text) or note_date, functional=True)

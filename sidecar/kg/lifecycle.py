@@ -1,0 +1,145 @@
+"""The graph in the app: its store, the reindex queue's hook that reads changed files, a task that
+reads every file once at start and then follows the journal, the search lift, and the one function
+the HTTP routes and MCP tools answer with (:func:`kg_op`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from aiohttp import web
+
+from sidecar.errors import BadRequest, CrewUnavailable
+from sidecar.keys import QUEUE, SEARCH, SETTINGS, TIERS
+from sidecar.kg.boost import KgBoost
+from sidecar.kg.graph import KnowledgeGraph
+from sidecar.kg.ingest import Ingest
+from sidecar.kg.model import Scope
+from sidecar.kg.requests import parse
+from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
+from sidecar.settings import Settings
+
+__all__ = ["FOLLOW_S", "KG", "KgService", "facts_for_query", "kg_context", "kg_op", "scope_for"]
+
+log = structlog.get_logger("sidecar.kg")
+#: Seconds between looks at the journal for new entries (a graph question looks first anyway).
+FOLLOW_S = 2.0
+
+
+@dataclass
+class KgService:
+    graph: KnowledgeGraph
+    ingest: Ingest
+
+
+KG: web.AppKey[KgService] = web.AppKey("kg")
+
+
+def scope_for(settings: Settings, workspace_id: str | None, scope: str) -> Scope:
+    """Whose graph a request means: the workspace (default --workspace-id), the agent's own or the
+    crew's (on a lead; a solo sidecar has no crew, a member asks its lead)."""
+    workspace = workspace_id or settings.workspace_id
+    if scope == "agent":
+        return Scope(workspace)
+    if settings.role == "solo":
+        raise BadRequest("this agent has no crew (role solo): use scope agent", code="invalid_scope", field="scope")
+    if settings.role == "member":
+        raise CrewUnavailable("the crew's graph is held by the lead: ask it there", code="crew_unavailable")
+    return Scope(workspace, settings.crew_id)
+
+
+def kg_context(journal_file: str) -> Callable[[web.Application], AsyncIterator[None]]:
+    """The graph's cleanup_ctx; ``journal_file`` is the journal's database in the agent dir."""
+
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        settings = app[SETTINGS]
+        store = await SqliteKgStore.open(settings.memory_dir / KG_FILE)
+        graph = KnowledgeGraph(store)
+        roots = {name: tier.root for name, tier in app[TIERS].items()}
+        scopes = {name: Scope(settings.workspace_id, settings.crew_id if name == "crew" else "") for name in roots}
+        ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / journal_file))
+        app[KG] = KgService(graph, ingest)
+        app[QUEUE].hooks.append(ingest.changed)
+        app[SEARCH].boost = KgBoost(graph, scopes)
+        task = asyncio.create_task(_feed(ingest), name="kg-feed")
+        try:
+            yield
+        finally:
+            app[QUEUE].hooks.remove(ingest.changed)  # files changed from now on are read at the next start
+            app[SEARCH].boost = None
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            ingest.close()
+            await store.aclose()
+
+    return ctx
+
+
+async def _feed(ingest: Ingest) -> None:
+    """Every file once (those read before and unchanged are skipped), then the journal as it grows."""
+    try:
+        facts = await ingest.backfill()
+        log.info("kg.backfilled", facts=facts)
+    except Exception:
+        log.exception("kg.backfill_failed")
+    while True:
+        try:
+            await ingest.follow()
+        except Exception:
+            log.exception("kg.follow_failed")
+        await asyncio.sleep(FOLLOW_S)
+
+
+async def kg_op(app: web.Application, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One graph operation (``add``, ``query``, ``invalidate``, ``timeline``, ``traverse``,
+    ``tunnels``, ``stats``) on a JSON body: what the route and the tool both answer."""
+    args = parse(operation, body)
+    scope = scope_for(app[SETTINGS], args.pop("workspace_id"), args.pop("scope"))
+    service = app[KG]
+    graph = service.graph
+    await service.ingest.follow()  # the journal's newest entries are in the graph before it answers
+    if operation == "add":
+        fact = await graph.add_one(
+            scope, args["subject"], args["predicate"], args["object"], valid_from=args["valid_from"],
+            confidence=float(args["confidence"]), source=args["source"] or "api",
+        )  # fmt: skip
+        return {"fact": fact.to_json()}
+    if operation == "invalidate":
+        triple = (args["subject"], args["predicate"], args["object"])
+        if args["fact_id"] is None and None in triple:
+            raise BadRequest("name the fact: fact_id, or subject, predicate and object", code="missing_fact_id")
+        facts = await graph.invalidate(
+            scope, fact_id=args["fact_id"], triple=None if None in triple else triple, valid_to=args["valid_to"]
+        )
+        return {"facts": [f.to_json() for f in facts]}
+    if operation == "query":
+        entity = args.pop("entity")
+        return await graph.query(scope, entity, **args)
+    if operation == "timeline":
+        return await graph.timeline(scope, args["entity"], args["limit"])
+    if operation == "traverse":
+        return await graph.traverse(scope, args["entity"], hops=args["hops"], as_of=args["as_of"])
+    if operation == "tunnels":
+        return await graph.tunnels(scope, args["room_a"], args["room_b"], args["limit"])
+    return await graph.stats(scope)
+
+
+async def facts_for_query(app: web.Application, query: str | None, limit: int = 12) -> list[str]:
+    """The current facts about the entities ``query`` names, one line each (for the memory block);
+    [] without a query, a graph or a named entity, or when the graph fails."""
+    service = app.get(KG)
+    if service is None or not query:
+        return []
+    scope = Scope(app[SETTINGS].workspace_id)
+    try:
+        named = await service.graph.named_in(scope, query)
+        facts = await service.graph.store.facts(scope, [e.id for e in named], current_only=True, limit=limit)
+    except Exception:
+        log.exception("kg.block_facts_failed")
+        return []
+    return [f"{f.subject} {f.predicate} {f.object} (since {f.valid_from[:10]})" for f in facts]

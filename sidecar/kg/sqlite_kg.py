@@ -1,0 +1,468 @@
+"""The knowledge graph in SQLite (``kg.sqlite`` beside the journal): every SQL statement of the
+graph is in this module, behind :class:`SqliteKgStore`.
+
+One writer connection on its own thread (``BEGIN IMMEDIATE``), one query-only reader on another;
+numbered migrations applied on open. Every statement applies the scope (workspace and crew) in SQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sidecar.errors import NotFound
+from sidecar.index import db
+from sidecar.kg.model import Entity, Fact, NewFact, Scope, now_iso
+from sidecar.kg.names import entity_key, entity_type, split_version
+
+__all__ = ["KG_FILE", "MIGRATIONS", "SqliteKgStore"]
+
+T = TypeVar("T")
+Conn = sqlite3.Connection
+KG_FILE = "kg.sqlite"
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: entities (one per normalised key and scope), their aliases, facts with validity windows,
+    # the files already read, and cursors (how far the journal has been read).
+    """
+    CREATE TABLE kg_entities (
+        id INTEGER PRIMARY KEY,
+        workspace_id TEXT NOT NULL,
+        crew_id TEXT NOT NULL DEFAULT '',
+        key TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL DEFAULT 'thing',
+        created_at TEXT NOT NULL,
+        UNIQUE (workspace_id, crew_id, key)
+    );
+    CREATE TABLE kg_aliases (
+        workspace_id TEXT NOT NULL,
+        crew_id TEXT NOT NULL DEFAULT '',
+        alias TEXT NOT NULL,
+        entity_id INTEGER NOT NULL REFERENCES kg_entities(id),
+        PRIMARY KEY (workspace_id, crew_id, alias)
+    );
+    CREATE INDEX kg_aliases_entity ON kg_aliases(entity_id);
+    CREATE TABLE kg_facts (
+        id INTEGER PRIMARY KEY,
+        workspace_id TEXT NOT NULL,
+        crew_id TEXT NOT NULL DEFAULT '',
+        subject_id INTEGER NOT NULL REFERENCES kg_entities(id),
+        predicate TEXT NOT NULL,
+        object_id INTEGER NOT NULL REFERENCES kg_entities(id),
+        valid_from TEXT NOT NULL,
+        valid_to TEXT,
+        confidence REAL NOT NULL DEFAULT 1.0,
+        source TEXT NOT NULL,
+        room TEXT NOT NULL,
+        text TEXT NOT NULL DEFAULT '',
+        recorded_at TEXT NOT NULL,
+        invalidated_by INTEGER
+    );
+    CREATE INDEX kg_facts_subject ON kg_facts(subject_id, predicate, valid_from);
+    CREATE INDEX kg_facts_object ON kg_facts(object_id, valid_from);
+    CREATE INDEX kg_facts_room ON kg_facts(workspace_id, crew_id, room);
+    CREATE INDEX kg_facts_source ON kg_facts(workspace_id, crew_id, source);
+    CREATE TABLE kg_files (
+        tier TEXT NOT NULL,
+        path TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        PRIMARY KEY (tier, path)
+    );
+    CREATE TABLE kg_cursors (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
+    """,
+)
+
+_FACT_COLUMNS = (
+    "f.id, s.name, f.subject_id, f.predicate, o.name, f.object_id, f.valid_from, f.valid_to, f.confidence,"
+    " f.source, f.room, f.text, f.recorded_at, f.invalidated_by"
+)
+_FACT_FROM = "kg_facts f JOIN kg_entities s ON s.id = f.subject_id JOIN kg_entities o ON o.id = f.object_id"
+_IN_SCOPE = "f.workspace_id = ? AND f.crew_id = ?"
+
+
+def _fact(row: Sequence[Any]) -> Fact:
+    return Fact(*row)
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def connect(path: Path, *, writer: bool) -> Conn:
+    """Every connection to the graph, with its PRAGMAs: autocommit, WAL, a small page cache."""
+    if writer:
+        db.private_db_file(path)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 5000")
+    conn.execute("PRAGMA cache_size = -2000")
+    if writer:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    else:
+        conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+class SqliteKgStore:
+    """The graph over one ``kg.sqlite`` file."""
+
+    def __init__(self, path: Path, writer: Conn, reader: Conn, pools: tuple[ThreadPoolExecutor, ...]) -> None:
+        self.path = path
+        self._writer, self._reader = writer, reader
+        self._write_pool, self._read_pool = pools
+
+    @classmethod
+    async def open(cls, path: Path) -> SqliteKgStore:
+        """Create or open the database and apply its migrations."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        loop = asyncio.get_running_loop()
+        pools = (
+            ThreadPoolExecutor(1, thread_name_prefix="kg-writer"),
+            ThreadPoolExecutor(1, thread_name_prefix="kg-reader"),
+        )
+
+        def open_writer() -> Conn:
+            conn = connect(path, writer=True)
+            db.migrate(conn, MIGRATIONS)
+            return conn
+
+        try:
+            writer = await loop.run_in_executor(pools[0], open_writer)
+            reader = await loop.run_in_executor(pools[1], lambda: connect(path, writer=False))
+        except BaseException:
+            for pool in pools:
+                pool.shutdown()
+            raise
+        return cls(path, writer, reader, pools)
+
+    async def aclose(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._read_pool, self._reader.close)
+        await loop.run_in_executor(self._write_pool, self._writer.close)
+        self._read_pool.shutdown()
+        self._write_pool.shutdown()
+
+    async def release_memory(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._write_pool, db.shrink_memory, self._writer)
+        await loop.run_in_executor(self._read_pool, db.shrink_memory, self._reader)
+
+    async def _write(self, fn: Callable[[Conn], T]) -> T:
+        def run() -> T:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(self._writer)
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+            return result
+
+        return await asyncio.get_running_loop().run_in_executor(self._write_pool, run)
+
+    async def _read(self, fn: Callable[[Conn], T]) -> T:
+        def run() -> T:
+            self._reader.execute("BEGIN")
+            try:
+                return fn(self._reader)
+            finally:
+                self._reader.execute("COMMIT")
+
+        return await asyncio.get_running_loop().run_in_executor(self._read_pool, run)
+
+    # -- writes --------------------------------------------------------------------------------
+    async def add(
+        self, scope: Scope, facts: Sequence[NewFact], *, file: tuple[str, str, str] | None = None
+    ) -> list[Fact]:
+        """Add ``facts`` in one transaction (and, with ``file`` = (tier, path, digest), record that
+        file as read): each the existing fact when the graph already holds it at that time."""
+
+        def run(conn: Conn) -> list[Fact]:
+            ids = [_add_one(conn, scope, fact) for fact in facts]
+            if file is not None:
+                conn.execute("INSERT OR REPLACE INTO kg_files (tier, path, digest) VALUES (?, ?, ?)", file)
+            return _facts_by_id(conn, ids)
+
+        return await self._write(run)
+
+    async def invalidate(self, scope: Scope, fact_id: int, valid_to: str) -> Fact:
+        """End a fact at ``valid_to`` (it stays, with its window closed); NotFound outside the scope.
+        A fact already ended earlier keeps its end."""
+
+        def run(conn: Conn) -> Fact:
+            found = _facts_by_id(conn, [fact_id], scope)
+            if not found:
+                raise NotFound(f"no fact {fact_id} in workspace {scope.workspace_id}", code="not_found")
+            fact = found[0]
+            end = max(valid_to, fact.valid_from)
+            if fact.valid_to is None or fact.valid_to > end:
+                conn.execute("UPDATE kg_facts SET valid_to = ? WHERE id = ?", (end, fact_id))
+            return _facts_by_id(conn, [fact_id])[0]
+
+        return await self._write(run)
+
+    async def add_alias(self, scope: Scope, entity_id: int, alias: str) -> None:
+        sql = "INSERT OR IGNORE INTO kg_aliases (workspace_id, crew_id, alias, entity_id) VALUES (?, ?, ?, ?)"
+        await self._write(lambda c: c.execute(sql, (scope.workspace_id, scope.crew_id, entity_key(alias), entity_id)))
+
+    async def set_cursor(self, name: str, position: int) -> None:
+        sql = "INSERT OR REPLACE INTO kg_cursors (name, position) VALUES (?, ?)"
+        await self._write(lambda c: c.execute(sql, (name, position)))
+
+    # -- reads ---------------------------------------------------------------------------------
+    async def cursor(self, name: str) -> int:
+        row = await self._read(
+            lambda c: c.execute("SELECT position FROM kg_cursors WHERE name = ?", (name,)).fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    async def file_digest(self, tier: str, path: str) -> str | None:
+        sql = "SELECT digest FROM kg_files WHERE tier = ? AND path = ?"
+        row = await self._read(lambda c: c.execute(sql, (tier, path)).fetchone())
+        return None if row is None else str(row[0])
+
+    async def entities(self, scope: Scope, keys: Iterable[str]) -> dict[str, Entity]:
+        """Entities by the keys given (their own key or an alias), with their aliases."""
+        wanted = list(dict.fromkeys(keys))
+        return await self._read(lambda c: _entities(c, scope, wanted)) if wanted else {}
+
+    async def facts(
+        self,
+        scope: Scope,
+        entity_ids: Sequence[int],
+        *,
+        direction: str = "both",
+        predicate: str | None = None,
+        as_of: str | None = None,
+        current_only: bool = False,
+        limit: int = 500,
+    ) -> list[Fact]:
+        """Facts with one of the entities as subject (``out``), object (``in``) or either, oldest first:
+        every one, those holding ``as_of``, or (``current_only``) those with no end."""
+        if not entity_ids:
+            return []
+        marks = _marks(len(entity_ids))
+        sides = {"out": [f"f.subject_id IN ({marks})"], "in": [f"f.object_id IN ({marks})"]}
+        ends = sides.get(direction, sides["out"] + sides["in"])
+        sql = f"SELECT {_FACT_COLUMNS} FROM {_FACT_FROM} WHERE {_IN_SCOPE} AND ({' OR '.join(ends)})"
+        params: list[Any] = [scope.workspace_id, scope.crew_id] + list(entity_ids) * len(ends)
+        if predicate is not None:
+            sql += " AND f.predicate = ?"
+            params.append(predicate)
+        if as_of is not None:
+            sql += " AND f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)"
+            params += [as_of, as_of]
+        elif current_only:
+            sql += " AND f.valid_to IS NULL"
+        sql += " ORDER BY f.valid_from, f.id LIMIT ?"
+        rows = await self._read(lambda c: c.execute(sql, (*params, limit)).fetchall())
+        return [_fact(r) for r in rows]
+
+    async def fact(self, scope: Scope, fact_id: int) -> Fact | None:
+        found = await self._read(lambda c: _facts_by_id(c, [fact_id], scope))
+        return found[0] if found else None
+
+    async def find_fact(self, scope: Scope, subject_id: int, predicate: str, object_id: int) -> list[Fact]:
+        sql = f"SELECT {_FACT_COLUMNS} FROM {_FACT_FROM} WHERE {_IN_SCOPE}"
+        sql += " AND f.subject_id = ? AND f.predicate = ? AND f.object_id = ? ORDER BY f.valid_from, f.id"
+        params = (scope.workspace_id, scope.crew_id, subject_id, predicate, object_id)
+        return [_fact(r) for r in await self._read(lambda c: c.execute(sql, params).fetchall())]
+
+    async def tunnels(self, scope: Scope, room_a: str | None, room_b: str | None, limit: int) -> list[dict[str, Any]]:
+        """Entities whose facts stand in two rooms or more (in ``room_a`` and in ``room_b`` when given;
+        a room matches itself and the rooms under it): name, type and rooms, most rooms first."""
+        params: list[Any] = [scope.workspace_id, scope.crew_id] * 2
+        having = "COUNT(DISTINCT r.room) >= 2"
+        for room in (room_a, room_b):
+            if room is not None:
+                having += " AND SUM(r.room = ? OR substr(r.room, 1, length(?) + 1) = ? || '/') > 0"
+                params += [room, room, room]
+        sql = (
+            "SELECT e.id, e.name, e.type, group_concat(DISTINCT r.room) FROM ("
+            f" SELECT f.subject_id AS entity_id, f.room FROM kg_facts f WHERE {_IN_SCOPE}"
+            f" UNION SELECT f.object_id, f.room FROM kg_facts f WHERE {_IN_SCOPE}"
+            f") r JOIN kg_entities e ON e.id = r.entity_id GROUP BY e.id HAVING {having}"
+            " ORDER BY COUNT(DISTINCT r.room) DESC, e.name LIMIT ?"
+        )
+        rows = await self._read(lambda c: c.execute(sql, (*params, limit)).fetchall())
+        return [{"id": r[0], "name": r[1], "type": r[2], "rooms": sorted(str(r[3]).split(","))} for r in rows]
+
+    async def stats(self, scope: Scope) -> dict[str, Any]:
+        def run(conn: Conn) -> dict[str, Any]:
+            where = (scope.workspace_id, scope.crew_id)
+            entities = conn.execute("SELECT COUNT(*) FROM kg_entities WHERE workspace_id = ? AND crew_id = ?", where)
+            total, current, rooms = conn.execute(
+                f"SELECT COUNT(*), COUNT(*) - COUNT(valid_to), COUNT(DISTINCT room) FROM kg_facts f WHERE {_IN_SCOPE}",
+                where,
+            ).fetchone()
+            predicates = conn.execute(
+                f"SELECT predicate, COUNT(*) FROM kg_facts f WHERE {_IN_SCOPE} GROUP BY predicate"
+                " ORDER BY COUNT(*) DESC, predicate LIMIT 100",
+                where,
+            ).fetchall()
+            return {
+                "entities": int(entities.fetchone()[0]),
+                "facts": int(total),
+                "current": int(current),
+                "invalidated": int(total) - int(current),
+                "rooms": int(rooms),
+                "predicates": {p: int(n) for p, n in predicates},
+            }
+
+        return await self._read(run)
+
+    async def facts_at(self, scope: Scope, sources: Sequence[str], limit: int = 2000) -> list[Fact]:
+        """Facts read from the given sources (``file:<tier>:<path>#<line>``), any time."""
+        if not sources:
+            return []
+        sql = f"SELECT {_FACT_COLUMNS} FROM {_FACT_FROM} WHERE {_IN_SCOPE} AND f.source IN ({_marks(len(sources))})"
+        params = (scope.workspace_id, scope.crew_id, *sources, limit)
+        return [_fact(r) for r in await self._read(lambda c: c.execute(sql + " LIMIT ?", params).fetchall())]
+
+
+# -- inside a write transaction ----------------------------------------------------------------
+def _entities(conn: Conn, scope: Scope, keys: list[str]) -> dict[str, Entity]:
+    out: dict[str, Entity] = {}
+    for start in range(0, len(keys), 500):
+        part = keys[start : start + 500]
+        sql = (
+            "SELECT a.alias, e.id, e.name, e.type FROM kg_aliases a JOIN kg_entities e ON e.id = a.entity_id"
+            f" WHERE a.workspace_id = ? AND a.crew_id = ? AND a.alias IN ({_marks(len(part))})"
+        )
+        for alias, eid, name, kind in conn.execute(sql, (scope.workspace_id, scope.crew_id, *part)):
+            aliases = tuple(r[0] for r in conn.execute("SELECT alias FROM kg_aliases WHERE entity_id = ?", (eid,)))
+            out[alias] = Entity(eid, name, kind, aliases)
+    return out
+
+
+def _entity_id(conn: Conn, scope: Scope, name: str) -> int:
+    """The entity ``name`` stands for (by key or alias), created when the graph has none."""
+    key = entity_key(name) or name.strip().casefold()
+    sql = "SELECT entity_id FROM kg_aliases WHERE workspace_id = ? AND crew_id = ? AND alias = ?"
+    row = conn.execute(sql, (scope.workspace_id, scope.crew_id, key)).fetchone()
+    if row is not None:
+        return int(row[0])
+    display = split_version(name.strip())[0] or name.strip()
+    cur = conn.execute(
+        "INSERT INTO kg_entities (workspace_id, crew_id, key, name, type, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (scope.workspace_id, scope.crew_id, key, display, entity_type(key), now_iso()),
+    )
+    eid = int(cur.lastrowid or 0)
+    conn.execute(
+        "INSERT OR IGNORE INTO kg_aliases (workspace_id, crew_id, alias, entity_id) VALUES (?, ?, ?, ?)",
+        (scope.workspace_id, scope.crew_id, key, eid),
+    )
+    return eid
+
+
+def _add_one(conn: Conn, scope: Scope, new: NewFact) -> int:
+    """Insert one fact unless it already holds at its time; end what it replaces. Returns its id."""
+    s_id, o_id = _entity_id(conn, scope, new.subject), _entity_id(conn, scope, new.object)
+    at = new.valid_from
+    held = conn.execute(
+        f"SELECT f.id FROM kg_facts f WHERE {_IN_SCOPE} AND f.subject_id = ? AND f.predicate = ? AND f.object_id = ?"
+        " AND f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?) ORDER BY f.valid_from LIMIT 1",
+        (scope.workspace_id, scope.crew_id, s_id, new.predicate, o_id, at, at),
+    ).fetchone()
+    if held is not None:
+        return int(held[0])
+    rivals = _rivals(conn, scope, new, s_id, o_id)
+    # The next value after this one (added out of order) ends it; the one holding at its time ends.
+    later = [r for r in rivals if r[1] > at]
+    valid_to = min((r[1] for r in later), default=None)
+    cur = conn.execute(
+        "INSERT INTO kg_facts (workspace_id, crew_id, subject_id, predicate, object_id, valid_from, valid_to,"
+        " confidence, source, room, text, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            scope.workspace_id, scope.crew_id, s_id, new.predicate, o_id, at, valid_to, new.confidence,
+            new.source, new.where, new.text[:1000], now_iso(),
+        ),
+    )  # fmt: skip
+    fid = int(cur.lastrowid or 0)
+    ended = [r[0] for r in rivals if r[1] <= at and (r[2] is None or r[2] > at)]
+    if ended:
+        conn.execute(
+            f"UPDATE kg_facts SET valid_to = ?, invalidated_by = ? WHERE id IN ({_marks(len(ended))})",
+            (at, fid, *ended),
+        )
+    return fid
+
+
+def _rivals(conn: Conn, scope: Scope, new: NewFact, s_id: int, o_id: int) -> list[tuple[int, str, str | None]]:
+    """(id, valid_from, valid_to) of the subject's other values that ``new`` competes with: for a
+    functional predicate every other value (for ``uses``, of the object's type when it has a known
+    one), and the value ``new`` names as replaced."""
+    where = f"{_IN_SCOPE} AND f.subject_id = ? AND f.predicate = ? AND f.object_id != ?"
+    params: list[Any] = [scope.workspace_id, scope.crew_id, s_id, new.predicate, o_id]
+    clauses = []
+    if new.functional:
+        kind = conn.execute("SELECT type FROM kg_entities WHERE id = ?", (o_id,)).fetchone()[0]
+        if new.predicate != "uses":
+            clauses.append("1")
+        elif kind != "thing":
+            clauses.append("o.type = ?")
+            params.append(kind)
+    if new.replaces:
+        clauses.append(
+            "o.key = ? OR o.id IN (SELECT entity_id FROM kg_aliases WHERE workspace_id = ? AND crew_id = ? AND alias = ?)"
+        )
+        key = entity_key(new.replaces)
+        params += [key, scope.workspace_id, scope.crew_id, key]
+    if not clauses:
+        return []
+    sql = (
+        f"SELECT f.id, f.valid_from, f.valid_to FROM kg_facts f JOIN kg_entities o ON o.id = f.object_id"
+        f" WHERE {where} AND ({' OR '.join(f'({c})' for c in clauses)})"
+    )
+    return [(int(r[0]), str(r[1]), r[2]) for r in conn.execute(sql, params)]
+
+
+def _facts_by_id(conn: Conn, ids: Sequence[int], scope: Scope | None = None) -> list[Fact]:
+    if not ids:
+        return []
+    sql = f"SELECT {_FACT_COLUMNS} FROM {_FACT_FROM} WHERE f.id IN ({_marks(len(set(ids)))})"
+    params: list[Any] = list(dict.fromkeys(ids))
+    if scope is not None:
+        sql += f" AND {_IN_SCOPE}"
+        params += [scope.workspace_id, scope.crew_id]
+    by_id = {f.id: f for f in map(_fact, conn.execute(sql, params))}
+    return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
+
+
+# -- the journal, read ---------------------------------------------------------------------------
+class JournalFeed:
+    """Journal entries after a seq, read from ``journal.sqlite`` on a read-only connection: the
+    text facts are extracted from. Memory-file changes (``memory.updated``) are left out: the files
+    themselves are read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn: Conn | None = None
+
+    def entries(self, after: int, limit: int = 500) -> list[tuple[int, str, str, str, str, str, str]]:
+        """(seq, id, workspace_id, crew_id or "", ts, entry_type, summary) after ``after``, oldest first;
+        [] while there is no journal."""
+        if self._conn is None:
+            if not self.path.exists():
+                return []
+            self._conn = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            self._conn.execute("PRAGMA busy_timeout = 5000")
+        try:
+            rows = self._conn.execute(
+                "SELECT seq, id, workspace_id, COALESCE(crew_id, ''), ts, entry_type, summary FROM journal_entries"
+                " WHERE seq > ? AND entry_type != 'memory.updated' ORDER BY seq LIMIT ?",
+                (after, limit),
+            ).fetchall()
+        except sqlite3.OperationalError:  # not migrated yet
+            return []
+        return [tuple(r) for r in rows]
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
