@@ -400,13 +400,14 @@ def _kg(operation: str) -> Callable[[web.Application, dict[str, Any]], Awaitable
 
     async def tool(app: web.Application, args: dict[str, Any]) -> ToolResult:
         body = await kg_op(app, operation, args)
-        facts = body.get("facts") or ([body["fact"]] if "fact" in body else [])
+        listed = body.get("facts")
+        facts = listed if isinstance(listed, list) else ([body["fact"]] if "fact" in body else [])
         lines = [
             f"#{f['id']} {f['subject']} {f['predicate']} {f['object']} [{f['valid_from'][:10]} .. "
             f"{(f['valid_to'] or 'now')[:10]}] {f['source']}"
             for f in facts
         ]
-        if "tunnels" in body:
+        if isinstance(body.get("tunnels"), list):
             lines += [f"{t['name']}: {', '.join(t['rooms'])}" for t in body["tunnels"]]
         if "nodes" in body:
             lines += [f"{n['name']} ({n['hops']} hop{'s' if n['hops'] != 1 else ''})" for n in body["nodes"]]
@@ -494,7 +495,7 @@ def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
             f"Knowledge graph: {operation}",
             schema.pop("description"),
             schema,
-            hints=_hints(read_only=read_only, destructive=operation == "invalidate", idempotent=read_only),
+            hints=_hints(read_only=read_only, destructive=False, idempotent=read_only),  # facts are never deleted
         )
     return out
 

@@ -23,6 +23,7 @@ from tests.support.memory import AGENT_MD
 
 FILE_TOOLS = ["memory.write", "memory.read", "memory.search", "memory.check_duplicate"]
 JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
+KG_TOOLS = ["kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats"]
 
 ServerFactory = Callable[..., Awaitable[TestServer]]
 JSON = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -65,7 +66,7 @@ async def test_initialize_and_tools_list(start: ServerFactory) -> None:
         assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is False
         listed = await session.list_tools()
     tools = {tool.name: tool for tool in listed.tools}
-    assert list(tools) == [*FILE_TOOLS, *JOURNAL_TOOLS]
+    assert list(tools) == [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS]
     schema, ann = tools["memory.write"].input_schema, tools["memory.write"].annotations
     assert schema["type"] == "object" and schema["required"] == ["path", "content"]
     assert schema["properties"]["mode"]["enum"] == ["append", "replace"]
@@ -203,7 +204,7 @@ async def test_sdk_default_client_falls_back_from_discover(start: ServerFactory)
     async with Client(str(server.make_url("/mcp"))) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
         result = await client.call_tool("memory.search", {"query": "postgres"})
-    assert names == [*FILE_TOOLS, *JOURNAL_TOOLS]
+    assert names == [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS]
     assert result.is_error is False and result.structured_content is not None
     assert result.structured_content["results"]
 
@@ -316,7 +317,7 @@ async def test_memory_tools_route(raw: TestClient[Any, Any]) -> None:
     assert await resp.json() == {
         "healthy": True,
         "reasons": [],
-        "tools": [*FILE_TOOLS, *JOURNAL_TOOLS],
+        "tools": [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS],
     }
 
 

@@ -24,9 +24,11 @@ from sidecar.write import sink as health
 from tests.support.memory import AGENT_MD, write
 
 JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
-ALL = ["memory.write", "memory.read", "memory.search", "memory.check_duplicate", *JOURNAL_TOOLS]
-# With the sink down, search stays (the index answers) and so do the journal's tools (no file is touched).
-SEARCH_ONLY = ["memory.search", "memory.check_duplicate", *JOURNAL_TOOLS]
+KG_TOOLS = ["kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats"]
+ALL = ["memory.write", "memory.read", "memory.search", "memory.check_duplicate", *JOURNAL_TOOLS, *KG_TOOLS]
+# With the sink down, search stays (the index answers) and so do the journal's and the graph's tools
+# (no file is touched).
+SEARCH_ONLY = ["memory.search", "memory.check_duplicate", *JOURNAL_TOOLS, *KG_TOOLS]
 
 
 def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:
