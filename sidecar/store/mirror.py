@@ -56,6 +56,7 @@ class CrewMirror:
         self._dirty = True  # the first round compares everything
         self._vectors_pending = True
         self._wake = asyncio.Event()
+        self._wake.set()  # the first round runs at once
         self._task: asyncio.Task[None] | None = None
         self._last_full = 0.0
 

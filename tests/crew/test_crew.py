@@ -1,4 +1,6 @@
-"""The crew tier across real sidecar processes on loopback: a lead and two members."""
+"""The crew tier across real sidecar processes on loopback: a lead and two members, once with the
+embedded crew store (members reach the crew through the lead) and once with PostgreSQL (the lead
+copies its crew index there; members, each with an empty crew dir of its own, search it directly)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import itertools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from tests.support.procs import SidecarProcess, free_port, start_sidecar
 from tests.support.waiting import wait_until
 
 TOKEN = "crew-secret-token"
+_CREW_IDS = itertools.count(1)
 
 
 @dataclass
@@ -30,17 +34,29 @@ class Crew:
     listen_port: int
     lead: SidecarProcess
     members: list[SidecarProcess]
+    store: tuple[str, ...] = ()  # the crew store flags: none for the embedded store
+
+    @property
+    def postgres(self) -> bool:
+        return bool(self.store)
 
     def start_lead(self) -> SidecarProcess:
-        self.lead = start_lead(self.root, self.crew_dir, self.listen_port)
+        self.lead = start_lead(self.root, self.crew_dir, self.listen_port, *self.store)
         return self.lead
 
 
-def start_lead(root: Path, crew_dir: Path, listen_port: int, *, ready: bool = True) -> SidecarProcess:
+def store_flags(crew_store: str) -> tuple[str, ...]:
+    """The flags that put a crew in ``crew_store``: a PostgreSQL crew gets a crew id of its own."""
+    if crew_store == "sqlite":
+        return ()
+    return ("--crew-store", crew_store, "--crew-id", f"crew-{next(_CREW_IDS)}")
+
+
+def start_lead(root: Path, crew_dir: Path, listen_port: int, *store: str, ready: bool = True) -> SidecarProcess:
     write(root / "lead", "AGENT.md", "# Lead\nI keep the crew conventions.\n")
     return start_sidecar(
         root / "lead", "--role", "lead", "--crew-dir", str(crew_dir),
-        "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, log_dir=root, ready=ready,
+        "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, *store, log_dir=root, ready=ready,
     )
 
 
@@ -56,25 +72,37 @@ def start_member(
 
 
 @pytest.fixture
-def crew(tmp_path: Path) -> Iterator[Crew]:
+def crew(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
     """A lead and two members, three real processes: about 2 s to start, so the tests that take
-    it are marked slow (test_lead_answering_garbage_is_503 keeps the proxy in the quick run)."""
+    it are marked slow (test_lead_answering_garbage_is_503 keeps the proxy in the quick run).
+    With PostgreSQL, each member has an empty crew dir of its own: nothing is shared on disk."""
     crew_dir = tmp_path / "crew"
     write(crew_dir, "CREW.md", "# Conventions\nWe always use Tailwind, never inline styles.\n")
     write(crew_dir, "topics/deploy.md", "# Deployment\nProduction deploys need a green canary for 30 minutes.\n")
     port = free_port()
+    store = store_flags(crew_store)
     # The three start side by side (a member does not reach for the lead until a crew search).
-    lead = start_lead(tmp_path, crew_dir, port, ready=False)
+    lead = start_lead(tmp_path, crew_dir, port, *store, ready=False)
     url = f"http://127.0.0.1:{port}"
-    members = [start_member(tmp_path, n, crew_dir, url, ready=False) for n in ("m1", "m2")]
-    c = Crew(tmp_path, crew_dir, port, lead, members)
+    member_dirs = {n: (tmp_path / f"{n}-crew" if store else crew_dir) for n in ("m1", "m2")}
+    for path in member_dirs.values():
+        path.mkdir(exist_ok=True)
+    members = [start_member(tmp_path, n, d, url, *store, ready=False) for n, d in member_dirs.items()]
+    c = Crew(tmp_path, crew_dir, port, lead, members, store)
     try:
         for proc in [lead, *members]:
             proc.wait_ready()
+        if store:  # the lead's first copy into the store
+            wait_until(lambda: crew_files(members[0]) == 2, 10, 0.05)
         yield c
     finally:
         for proc in [c.lead, *c.members]:
             proc.kill()
+
+
+def crew_files(side: SidecarProcess) -> int | None:
+    resp = httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=10)
+    return int(resp.json()["files"]) if resp.status_code == 200 else None
 
 
 def search(side: SidecarProcess, query: str, scope: str, **extra: Any) -> httpx.Response:
@@ -148,6 +176,12 @@ def test_crew_listener_needs_the_token_and_has_no_write_routes(crew: Crew) -> No
 def test_lead_down_then_back(crew: Crew) -> None:
     member = crew.members[0]
     crew.lead.stop(signal.SIGKILL)
+    if crew.postgres:
+        # The crew is in PostgreSQL: a lead that is down costs members' crew search nothing
+        # (tests/store/test_crew_across_hosts.py kills PostgreSQL instead).
+        assert sources(search(member, "tailwind", "crew")) == [("crew", "CREW.md")]
+        assert "degraded" not in search(member, "tailwind", "both").json()
+        return
     started = time.monotonic()
     resp = search(member, "tailwind", "crew")
     assert resp.status_code == 503 and resp.json()["error"]["code"] == "crew_unavailable"
@@ -165,6 +199,11 @@ def test_hung_lead_gives_503_within_the_timeout(crew: Crew) -> None:
     member = crew.members[1]
     os.kill(crew.lead.proc.pid, signal.SIGSTOP)
     try:
+        if crew.postgres:  # no hop through the hung lead
+            started = time.monotonic()
+            assert sources(search(member, "tailwind", "crew")) == [("crew", "CREW.md")]
+            assert time.monotonic() - started < 1.0
+            return
         started = time.monotonic()
         resp = search(member, "tailwind", "crew")
         took = time.monotonic() - started

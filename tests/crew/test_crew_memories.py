@@ -33,6 +33,7 @@ class Crew:
     alice: SidecarProcess
     bob: SidecarProcess
     embedder: str = "none"
+    store: tuple[str, ...] = ()  # the crew store flags: none for the embedded store
 
     @property
     def everyone(self) -> list[SidecarProcess]:
@@ -40,36 +41,42 @@ class Crew:
 
     def restart_lead(self) -> None:
         self.lead.kill()
-        self.lead = start_lead(self.root, self.listen_port, self.embedder)
+        self.lead = start_lead(self.root, self.listen_port, self.embedder, *self.store)
 
 
-def start_lead(root: Path, listen_port: int, embedder: str = "none", *, ready: bool = True) -> SidecarProcess:
+def start_lead(
+    root: Path, listen_port: int, embedder: str = "none", *store: str, ready: bool = True
+) -> SidecarProcess:
     return start_sidecar(
         root / "lead", "--role", "lead", "--agent-id", "lead", "--crew-dir", str(root / "crew"),
-        "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, *QUICK,
+        "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, *QUICK, *store,
         env={"MEMORY_SIDECAR_EMBEDDER": embedder}, log_dir=root, ready=ready,
     )  # fmt: skip
 
 
 def start_member(
-    root: Path, name: str, listen_port: int, embedder: str = "none", *, ready: bool = True
+    root: Path, name: str, listen_port: int, embedder: str = "none", *store: str, ready: bool = True
 ) -> SidecarProcess:
+    # With a server crew store a member has a crew dir of its own (empty): nothing shared on disk.
+    crew_dir = root / f"{name}-crew" if store else root / "crew"
+    crew_dir.mkdir(parents=True, exist_ok=True)
     return start_sidecar(
-        root / name, "--role", "member", "--agent-id", name, "--crew-dir", str(root / "crew"),
+        root / name, "--role", "member", "--agent-id", name, "--crew-dir", str(crew_dir),
         "--lead-url", f"http://127.0.0.1:{listen_port}", "--crew-token", TOKEN,
-        "--proxy-read-timeout", "1", "--proxy-connect-timeout", "0.5", *QUICK,
+        "--proxy-read-timeout", "1", "--proxy-connect-timeout", "0.5", *QUICK, *store,
         env={"MEMORY_SIDECAR_EMBEDDER": embedder}, log_dir=root, ready=ready,
     )  # fmt: skip
 
 
-def start_crew(root: Path, embedder: str = "none") -> Crew:
+def start_crew(root: Path, embedder: str = "none", crew_store: str = "sqlite") -> Crew:
     write(root / "crew", "CREW.md", "# Conventions\nWe always use Tailwind.\n")
     for name in ("lead", "alice", "bob"):
         write(root / name, "AGENT.md", f"# {name}\n")
     port = free_port()
+    store = () if crew_store == "sqlite" else ("--crew-store", crew_store)
     # The three start side by side: a member reaches for the lead only on its first crew call.
-    procs = [start_lead(root, port, embedder, ready=False)]
-    procs += [start_member(root, name, port, embedder, ready=False) for name in ("alice", "bob")]
+    procs = [start_lead(root, port, embedder, *store, ready=False)]
+    procs += [start_member(root, name, port, embedder, *store, ready=False) for name in ("alice", "bob")]
     try:
         for proc in procs:
             proc.wait_ready(60)
@@ -77,14 +84,14 @@ def start_crew(root: Path, embedder: str = "none") -> Crew:
         for proc in procs:
             proc.kill()
         raise
-    return Crew(root, port, *procs, embedder=embedder)
+    return Crew(root, port, *procs, embedder=embedder, store=store)
 
 
 @pytest.fixture(scope="module")
-def crew(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crew]:
-    """One crew for the module (three processes take a second or two to start); every test works
-    in workspaces of its own, so none sees another's memories."""
-    c = start_crew(tmp_path_factory.mktemp("crew-memories"))
+def crew(tmp_path_factory: pytest.TempPathFactory, crew_store: str) -> Iterator[Crew]:
+    """One crew for the module and crew store (three processes take a second or two to start);
+    every test works in workspaces of its own, so none sees another's memories."""
+    c = start_crew(tmp_path_factory.mktemp("crew-memories"), crew_store=crew_store)
     try:
         yield c
     finally:
