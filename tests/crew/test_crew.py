@@ -4,11 +4,11 @@ copies its crew index there; members, each with an empty crew dir of its own, se
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 import subprocess
-import itertools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
