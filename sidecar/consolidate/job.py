@@ -47,31 +47,65 @@ import structlog
 from sidecar.consolidate.cluster import CLUSTER_JACCARD, Cluster, cluster_lines
 from sidecar.consolidate.periods import (
     ARCHIVE_DIR,
+    DAILY_DIR,
+    Line,
     archive_rel,
     claimed_rel,
     day_text,
     eligible_days,
     merged,
+    note_day,
     period_bounds,
     section_lines,
 )
-from sidecar.consolidate.promote import MIN_SOURCES, Candidate, normalised, preferences, recurring, update_evergreen
-from sidecar.consolidate.report import Archived, DroppedLine, NotPromoted, Promoted, Report, SummaryWritten
+from sidecar.consolidate.promote import (
+    MIN_SOURCES,
+    Candidate,
+    consolidated_bullets,
+    normalised,
+    preferences,
+    recurring,
+    update_evergreen,
+)
+from sidecar.consolidate.report import (
+    Archived,
+    DroppedLine,
+    NotPromoted,
+    Promoted,
+    Report,
+    SummaryWritten,
+    SupersededLine,
+)
 from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
+from sidecar.consolidate.supersede import (
+    CHANGED,
+    SUPERSEDED,
+    Said,
+    changed_section,
+    claim,
+    key,
+    note,
+    retire,
+    summary_lines,
+    superseded,
+)
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry
 from sidecar.episodic.relations import link_supports
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import Conflict
 from sidecar.index.files import scan_tier
+from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
 __all__ = ["SUMMARY_DIR", "Step", "consolidate"]
 
 SUMMARY_DIR = "daily/summaries"
-Step = Literal["plan", "summaries", "promotions", "archive", "journal"]
+Step = Literal["plan", "summaries", "supersede", "promotions", "archive", "journal"]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
+_SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
+_END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
 
 log = structlog.get_logger("sidecar.consolidate")
 
@@ -87,6 +121,7 @@ class _Period:
     engine: str
     dropped: tuple[DroppedLine, ...]
     evidence: tuple[str, ...]
+    superseded: tuple[SupersededLine, ...] = ()
 
 
 async def consolidate(
@@ -124,25 +159,42 @@ async def consolidate(
     if stop_after == "plan":
         return report
     texts = await asyncio.to_thread(_read_notes, root, plan)
+    said, earlier = await asyncio.to_thread(_said, root, plan, texts, evergreen)
+    stale = superseded(said)
     periods: list[_Period] = []
     for name, sources in plan.items():
-        period = await _summarise(name, sources, texts, summariser, budget=section_budget, threshold=cluster_threshold)
+        period = await _summarise(
+            name, sources, texts, summariser, budget=section_budget, threshold=cluster_threshold, stale=stale
+        )
         periods.append(period)
         report.summaries.append(SummaryWritten(period.name, period.path, period.sources, period.engine))
         report.dropped.extend(period.dropped)
+        report.superseded.extend(period.superseded)
         sizes[period.path] = len(period.text.encode("utf-8"))
         if not dry_run:
             await asyncio.to_thread(_write_if_changed, root, period.path, period.text.encode("utf-8"))
     if stop_after == "summaries":
         return report
+    await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
+    if stop_after == "supersede":
+        return report
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
-    candidates = recurring(lines, min_sources)
+    lines = [line for line in lines if key(line.text) not in stale]
+    before = [
+        Line(text, path, title)
+        for path, summary in earlier.items()
+        for title, text in summary_lines(summary)
+        if title != SUPERSEDED and key(text) not in stale
+    ]
+    candidates = recurring(lines, min_sources, earlier=before)
     known = {normalised(c.text) for c in candidates}
     candidates += [
         c for c in preferences({s: texts[s] for ss in plan.values() for s in ss}) if normalised(c.text) not in known
     ]
     await asyncio.to_thread(
-        functools.partial(_promote, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run),
+        functools.partial(
+            _promote, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run, stale=stale, said=said
+        ),
         root,
         report,
         sizes,
@@ -198,18 +250,32 @@ def _read_notes(root: Path, plan: Plan) -> dict[str, str]:
 
 
 async def _summarise(
-    name: str, sources: Sequence[str], texts: dict[str, str], summariser: Summariser, *, budget: int, threshold: float
+    name: str,
+    sources: Sequence[str],
+    texts: dict[str, str],
+    summariser: Summariser,
+    *,
+    budget: int,
+    threshold: float,
+    stale: dict[str, Said],
 ) -> _Period:
-    """A week's summary file: one section per heading, each made by the summariser from the
-    week's merged clusters, under a comment naming the notes it came from."""
+    """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
+    cut by the budget), then one section per heading, each made by the summariser from the week's
+    merged clusters under a comment naming the notes it came from, and last the week's lines a
+    newer value superseded (``## Superseded``)."""
     lines = [line for source in sources for line in section_lines(source, texts[source])]
+    changes = {key(s.text): s for s in stale.values() if s.where in sources and key(s.text) not in stale}
+    changed = [changes.pop(key(line.text)) for line in lines if key(line.text) in changes]
+    old = {key(line.text): line for line in lines if key(line.text) in stale}
+    shown = {key(c.text) for c in changed}
+    lines = [line for line in lines if key(line.text) not in stale and key(line.text) not in shown]
     clusters = cluster_lines(lines, threshold)
     dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
     sections: dict[str, list[Cluster]] = {}
     for cluster in clusters:
         sections.setdefault(cluster.heading, []).append(cluster)
     monday, sunday = period_bounds(name)
-    out = [f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"]
+    out = [f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n", changed_section(changed)]
     engines: list[str] = []
     for heading, members in sections.items():
         summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], budget)
@@ -218,12 +284,111 @@ async def _summarise(
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
             out.append(f"\n## {heading}\n<!-- from {', '.join(credited)} -->\n{summary.text.strip()}\n")
-    if len(out) == 1:
+    if old:
+        out.append(f"\n## {SUPERSEDED}\n")
+        out += [f"{_bullet(line.text)} {note(stale[k])}\n" for k, line in old.items()]
+    if len(out) == 2 and not changed:
         out.append("\nNo notes this week.\n")
     evidence = tuple(dict.fromkeys(_ENTRY_ID.findall("\n".join(texts[s] for s in sources))))
     engine = "+".join(dict.fromkeys(engines)) or "extractive"
     path = f"{SUMMARY_DIR}/{name}.md"
-    return _Period(name, path, tuple(sources), "".join(out), engine, tuple(dropped), evidence)
+    retired = tuple(
+        SupersededLine(line.text, line.source, stale[k].text, stale[k].where, stale[k].when[0].isoformat())
+        for k, line in old.items()
+    )
+    return _Period(name, path, tuple(sources), "".join(out), engine, tuple(dropped), evidence, retired)
+
+
+def _bullet(text: str) -> str:
+    return text if LIST_MARKER.match(text) else f"- {text}"
+
+
+def _said(root: Path, plan: Plan, texts: dict[str, str], evergreen: str) -> tuple[list[Said], dict[str, str]]:
+    """Every dated fact line the job knows, and the earlier summaries' texts by path: the planned
+    notes, the notes still in ``daily/`` (read, never changed), the summaries of earlier runs (their
+    lines dated by their week: ``## Changed`` at its end, the rest at its start) and the evergreen
+    file's ``## Consolidated`` bullets (dated by the newest note they name)."""
+    said: list[Said] = []
+    planned = {s for sources in plan.values() for s in sources}
+    notes = dict(texts)
+    for source, _day in _daily_notes(root):
+        if source not in planned:
+            data = read_file(root, source)
+            notes[source] = "" if data is None else data.decode("utf-8", errors="replace")
+    for source, text in notes.items():
+        day = note_day(source)
+        if day is None:
+            continue
+        for order, line in enumerate(section_lines(source, text)):
+            if (found := claim(line.text)) is not None:
+                said.append(Said(line.text, source, (day, order), found))
+    earlier: dict[str, str] = {}
+    for name in _summary_names(root):
+        if name in plan:
+            continue
+        path = f"{SUMMARY_DIR}/{name}.md"
+        data = read_file(root, path)
+        if data is None:
+            continue
+        earlier[path] = text = data.decode("utf-8", errors="replace")
+        monday, sunday = period_bounds(name)
+        for order, (title, said_line) in enumerate(summary_lines(text)):
+            if (found := claim(said_line)) is not None:
+                when = (sunday, 10_000 + order) if title == CHANGED else (monday, order)
+                said.append(Said(said_line, path, when, found))
+    data = read_file(root, evergreen)
+    for bullet, sources in consolidated_bullets("" if data is None else data.decode("utf-8", errors="replace")):
+        days = [d for d in (_source_day(s) for s in sources) if d is not None]
+        if days and (found := claim(bullet)) is not None:
+            said.append(Said(bullet, evergreen, (max(days), _END_OF_DAY), found))  # after its notes
+    return said, earlier
+
+
+def _daily_notes(root: Path) -> list[tuple[str, date]]:
+    try:
+        names = sorted(p.name for p in (root / DAILY_DIR).iterdir() if p.is_file() and not p.is_symlink())
+    except OSError:
+        return []
+    return [(f"{DAILY_DIR}/{n}", day) for n in names if (day := note_day(f"{DAILY_DIR}/{n}")) is not None]
+
+
+def _summary_names(root: Path) -> list[str]:
+    try:
+        names = sorted(p.name for p in (root / SUMMARY_DIR).iterdir() if p.is_file() and not p.is_symlink())
+    except OSError:
+        return []
+    return [m.group(1) for n in names if (m := _SUMMARY_NAME.match(n))]
+
+
+def _source_day(source: str) -> date | None:
+    """The day a provenance source stands for: a note's day, a summary's Sunday."""
+    day = note_day(source)
+    if day is not None:
+        return day
+    match = _SUMMARY_NAME.match(source.rsplit("/", 1)[-1])
+    if match is None:
+        return None
+    try:
+        return period_bounds(match.group(1))[1]
+    except ValueError:
+        return None
+
+
+def _retire_earlier(
+    root: Path, earlier: dict[str, str], stale: dict[str, Said], report: Report, sizes: dict[str, int], *, dry_run: bool
+) -> None:
+    """Move the superseded lines of earlier summaries under their ``## Superseded`` heading."""
+    for path, text in earlier.items():
+        new = retire(text, stale)
+        if new == text:
+            continue
+        for title, line in summary_lines(text):
+            if title != SUPERSEDED and (newer := stale.get(key(line))) is not None:
+                report.superseded.append(SupersededLine(line, path, newer.text, newer.where, newer.when[0].isoformat()))
+        data = new.encode("utf-8")
+        sizes[path] = len(data)
+        if not dry_run:
+            _write_if_changed(root, path, data)
 
 
 def _summary_dropped(summary: Summary, members: list[Cluster], period: str) -> list[DroppedLine]:
@@ -252,10 +417,32 @@ def _promote(
     evergreen: str,
     cap_bytes: int,
     dry_run: bool,
+    stale: dict[str, Said],
+    said: list[Said],
 ) -> None:
+    """Promote the candidates; a ``## Consolidated`` line a newer value superseded leaves the file
+    and the newer line takes its place (a line outside that section, written by hand, is only
+    reported)."""
     old = read_file(root, evergreen)
     current = "" if old is None else old.decode("utf-8", errors="surrogateescape")
-    update = update_evergreen(current, candidates, cap_bytes)
+    ours = {key(line) for line, _ in consolidated_bullets(current)}
+    replacing: dict[str, Candidate] = {}
+    for line in current.splitlines():
+        newer = stale.get(k := key(line))
+        if newer is None:
+            continue
+        seen = {k}
+        while (later := stale.get(key(newer.text))) is not None and key(later.text) not in seen:
+            seen.add(key(newer.text))
+            newer = later  # the value changed again since: the current one replaces it
+        where = evergreen if k in ours else f"{evergreen} (written by hand: left as it is)"
+        report.superseded.append(
+            SupersededLine(line.strip(), where, newer.text, newer.where, newer.when[0].isoformat())
+        )
+        if k in ours and key(newer.text) not in stale:
+            notes = sorted({s.where for s in said if key(s.text) == key(newer.text) and s.where != evergreen})
+            replacing.setdefault(key(newer.text), Candidate(newer.text, tuple(notes)))
+    update = update_evergreen(current, [*replacing.values(), *candidates], cap_bytes, retire=stale.keys() & ours)
     report.promoted += [Promoted(c.text, c.sources) for c in update.added]
     report.not_promoted += [NotPromoted(c.text, c.sources, "present") for c in update.present]
     report.not_promoted += [NotPromoted(c.text, c.sources, "cap") for c in update.over_cap]

@@ -28,6 +28,7 @@ __all__ = [
     "archive_rel",
     "day_text",
     "eligible_days",
+    "note_day",
     "period_bounds",
     "period_of",
     "section_lines",
@@ -62,6 +63,17 @@ def period_bounds(period: str) -> tuple[date, date]:
     year, week = period.split("-W")
     monday = date.fromisocalendar(int(year), int(week), 1)
     return monday, monday + timedelta(days=6)
+
+
+def note_day(source: str) -> date | None:
+    """The day of a daily note's path (``daily/2026-03-01.md``), or None for any other path."""
+    match = _DAY_NAME.match(source.rsplit("/", 1)[-1])
+    if match is None or not source.startswith(f"{DAILY_DIR}/") or source.count("/") != 1:
+        return None
+    try:
+        return date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return None
 
 
 def claimed_rel(source: str) -> str:

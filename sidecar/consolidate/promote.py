@@ -1,7 +1,10 @@
 """Facts that keep coming back, promoted to the evergreen file (AGENT.md, CREW.md).
 
 A line is recurring when its normalised form (its words in order, case and list marker aside)
-appears in at least ``MIN_SOURCES`` distinct daily notes. It is appended as a bullet under a
+appears in at least ``MIN_SOURCES`` distinct sources: the daily notes a run rolls up and the
+weekly summaries of earlier runs (a fact said once a week for three weeks recurs as much as one
+said on three days of a week). A line that reports what was done (it opens with a verb in the
+past tense: "Deployed ...", "Ran ...") is an event, not a standing fact, and is never promoted. It is appended as a bullet under a
 ``## Consolidated`` heading, with an HTML comment naming the notes it came from; a line whose
 normalised form the evergreen file already holds (provenance comments aside) is not added again,
 so a run repeated or resumed promotes nothing twice. The evergreen cap is a hard limit: a fact
@@ -11,18 +14,33 @@ that does not fit is reported, never written.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from sidecar.consolidate.periods import Line
 from sidecar.prompt.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS, words
 
-__all__ = ["HEADING", "MIN_SOURCES", "Candidate", "EvergreenUpdate", "recurring", "update_evergreen"]
+__all__ = [
+    "HEADING",
+    "MIN_SOURCES",
+    "Candidate",
+    "EvergreenUpdate",
+    "consolidated_bullets",
+    "recurring",
+    "update_evergreen",
+]
 
 MIN_SOURCES = 3
 HEADING = "Consolidated"
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
+_PAST = frozenset(
+    str.split(
+        "ran spent met wrote sent made took got did went had saw led held began left paid found kept told "
+        "gave brought bought caught thought taught sought fought won lost rode drove flew"
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +60,7 @@ class EvergreenUpdate:
     added: tuple[Candidate, ...]
     present: tuple[Candidate, ...]
     over_cap: tuple[Candidate, ...]
+    removed: tuple[str, ...] = ()
 
 
 def normalised(line: str) -> str:
@@ -49,21 +68,35 @@ def normalised(line: str) -> str:
     return " ".join(words(_COMMENT.sub(" ", line)))
 
 
-def recurring(lines: Iterable[Line], min_sources: int = MIN_SOURCES) -> list[Candidate]:
-    """Lines of at least ``MIN_TOKENS`` words seen in ``min_sources`` or more notes, in order of first sight."""
+def recurring(
+    lines: Iterable[Line], min_sources: int = MIN_SOURCES, *, earlier: Iterable[Line] = ()
+) -> list[Candidate]:
+    """Lines of at least ``MIN_TOKENS`` words seen in ``min_sources`` or more sources, in order of
+    first sight: ``lines`` are the notes rolled up now, ``earlier`` the lines of earlier summaries
+    (each summary one source); a line is a candidate only when the notes hold it."""
     first: dict[str, str] = {}
     seen: dict[str, list[str]] = {}
     for line in lines:
         if "\n" in line.text:
             continue  # a fenced block is an example, not a fact to promote
         key = normalised(line.text)
-        if len(key.split()) < MIN_TOKENS:
+        if len(key.split()) < MIN_TOKENS or is_event(key):
             continue
         first.setdefault(key, line.text)
         sources = seen.setdefault(key, [])
         if line.source not in sources:
             sources.append(line.source)
+    for line in earlier:
+        key = normalised(line.text)
+        if key in seen and line.source not in seen[key]:
+            seen[key].append(line.source)
     return [Candidate(first[key], tuple(sorted(s))) for key, s in seen.items() if len(s) >= min_sources]
+
+
+def is_event(key: str) -> bool:
+    """Whether a normalised line opens with a verb in the past tense (it reports what was done)."""
+    head = key.split(" ", 1)[0]
+    return head in _PAST or (len(head) > 4 and head.endswith("ed") and not head.endswith("eed"))
 
 
 def preferences(texts: dict[str, str]) -> list[Candidate]:
@@ -85,11 +118,32 @@ def preferences(texts: dict[str, str]) -> list[Candidate]:
     return [Candidate(rules[key], tuple(sorted(s))) for key, s in seen.items()]
 
 
-def update_evergreen(current: str, candidates: Sequence[Candidate], cap_bytes: int) -> EvergreenUpdate:
-    """Append the candidates the file lacks under ``## Consolidated``, while the file fits ``cap_bytes``."""
+def consolidated_bullets(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The lines of the evergreen file's ``## Consolidated`` section with the sources their
+    provenance comments name."""
+    lines = text.splitlines()
+    start, end = _section_span(text)
+    out = []
+    for line in lines[start:end]:
+        found = _FROM.search(line)
+        if line.strip() and not line.startswith("#") and found:
+            out.append((line.strip(), tuple(s.strip() for s in found.group(1).split(",") if s.strip())))
+    return out
+
+
+def update_evergreen(
+    current: str, candidates: Sequence[Candidate], cap_bytes: int, retire: Collection[str] = ()
+) -> EvergreenUpdate:
+    """Drop the ``## Consolidated`` lines whose normalised form is in ``retire`` (values a newer line
+    changed), then append the candidates the file lacks there, while the file fits ``cap_bytes``."""
+    lines = current.splitlines(keepends=True)
+    start, end = _section_span(current)
+    removed = [ln.strip() for ln in lines[start:end] if ln.strip() and normalised(ln) in retire]
+    if removed:
+        lines = [ln for i, ln in enumerate(lines) if not (start <= i < end and ln.strip() and normalised(ln) in retire)]
+        current = "".join(lines)
     known = {normalised(line) for line in current.splitlines()}
     present = [c for c in candidates if normalised(c.text) in known]
-    lines = current.splitlines(keepends=True)
     insert_at, head = _section_end(current, lines)
     added: list[Candidate] = []
     over: list[Candidate] = []
@@ -105,10 +159,19 @@ def update_evergreen(current: str, candidates: Sequence[Candidate], cap_bytes: i
         known.add(key)
         new_lines.append(entry)
         added.append(candidate)
-    if not added:
+    if not added and not removed:
         return EvergreenUpdate(None, (), tuple(present), tuple(over))
-    text = "".join(_joined(lines, insert_at, new_lines))
-    return EvergreenUpdate(text, tuple(added), tuple(present), tuple(over))
+    text = "".join(_joined(lines, insert_at, new_lines if added else []))
+    return EvergreenUpdate(text, tuple(added), tuple(present), tuple(over), tuple(removed))
+
+
+def _section_span(text: str) -> tuple[int, int]:
+    """The 0-based [start, end) line span of the ``## Consolidated`` section's body; (0, 0) when absent."""
+    lines = text.splitlines(keepends=True)
+    for section in split_sections(text):
+        if section.heading.rsplit(" > ", 1)[-1] == HEADING and lines[section.line_start - 1].startswith("## "):
+            return section.line_start, section.line_end
+    return 0, 0
 
 
 def _bullet(candidate: Candidate) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Archived", "DroppedLine", "NotPromoted", "Promoted", "Report", "SummaryWritten"]
+__all__ = ["Archived", "DroppedLine", "NotPromoted", "Promoted", "Report", "SummaryWritten", "SupersededLine"]
 
 DropReason = Literal["duplicate", "budget"]
 
@@ -55,6 +55,18 @@ class DroppedLine:
     kept_as: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SupersededLine:
+    """A line whose value a newer line changed: where it was (a note rolled up now, an earlier
+    summary, the evergreen file), and the newer line, where and when it was said."""
+
+    line: str
+    where: str
+    by: str
+    by_where: str
+    on: str
+
+
 @dataclass(slots=True)
 class Report:
     """One consolidation run; ``bytes_*`` count the tier's memory files, ``live_bytes_*`` those
@@ -67,6 +79,7 @@ class Report:
     not_promoted: list[NotPromoted] = field(default_factory=list)
     archived: list[Archived] = field(default_factory=list)
     dropped: list[DroppedLine] = field(default_factory=list)
+    superseded: list[SupersededLine] = field(default_factory=list)
     journal_entries: list[str] = field(default_factory=list)
     bytes_before: int = 0
     bytes_after: int = 0
@@ -90,6 +103,9 @@ class Report:
         if self.promoted:
             lines.append(f"promoted to the evergreen file ({len(self.promoted)}):")
             lines += [f"  {p.line}  [{', '.join(p.sources)}]" for p in self.promoted]
+        if self.superseded:
+            lines.append(f"superseded by a newer value ({len(self.superseded)}; kept under '## Superseded'):")
+            lines += [f"  {s.where}: {s.line!r} -> {s.by!r} ({s.by_where}, {s.on})" for s in self.superseded]
         capped = [n for n in self.not_promoted if n.reason == "cap"]
         if capped:
             lines.append(f"not promoted, over the evergreen cap ({len(capped)}):")

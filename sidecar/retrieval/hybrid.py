@@ -33,6 +33,7 @@ from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
+from sidecar.retrieval.standing import SLACK, standing
 from sidecar.retrieval.vectors import ChunkRow, VectorIndex
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ class Scored:
     bm25_score: float | None
     dense_rank: int | None
     dense_score: float | None
+    standing: float = 1.0  # retrieval.standing: below 1 for archived or superseded text
 
     def explain(self, fusion: str) -> dict[str, Any]:
         return {
@@ -143,8 +145,24 @@ class Scored:
             "bm25": {"rank": self.bm25_rank, "score": _round(self.bm25_score)},
             "dense": {"rank": self.dense_rank, "score": _round(self.dense_score)},
             "context": round(self.context, 6),
+            "standing": self.standing,
             "fused": round(self.score, 6),
         }
+
+    def stood(self, factor: float) -> Scored:
+        """This chunk with its score multiplied by its standing."""
+        if factor == 1.0:
+            return self
+        return Scored(
+            self.id,
+            self.score * factor,
+            self.context,
+            self.bm25_rank,
+            self.bm25_score,
+            self.dense_rank,
+            self.dense_score,
+            factor,
+        )
 
 
 def fuse_weighted(
@@ -272,7 +290,7 @@ class HybridSearcher:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
         vectors = self.vectors.get(tier.name)
         if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
-            return _bm25_only(tier.name, await tier.search(query, limit), limit, explain), []
+            return _bm25_only(tier.name, await tier.search(query, limit + SLACK), limit, explain), []
         hits = await tier.search(query, max(self.candidates, limit))
         qvec = await self._query_vector(query)
         if qvec is None:
@@ -371,11 +389,17 @@ class HybridSearcher:
             earned = dict.fromkeys([*(h.id for h in hits), *(cid for cid, c in dense if c > DENSE_MATCH)])
             near = vectors.neighbours(list(earned), max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER)))
             ranked = fuse_weighted(bm25, dense, cosines, near)
-        known = {h.id for h in hits}
-        # A few spare rows: a chunk may have left the index since the BM25 read.
-        wanted = [s.id for s in ranked[: limit + 10] if s.id not in known]
-        rows = vectors.chunk_rows(wanted)
-        return ranked, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
+        by_id = {h.id: h for h in hits}
+        # A few spare rows: a chunk may have left the index since the BM25 read, and live text
+        # just below the limit may pass archived or superseded text (retrieval.standing).
+        top = ranked[: limit + SLACK]
+        rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
+        stood = []
+        for scored in top:
+            where = by_id.get(scored.id) or rows.get(scored.id)
+            stood.append(scored if where is None else scored.stood(standing(where.path, where.heading)))
+        stood.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
+        return [*stood, *ranked[limit + SLACK :]], rows, vectors.sentence_vectors([r.hash for r in rows.values()])
 
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
@@ -415,11 +439,18 @@ def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: l
 
 
 def _bm25_only(source: str, hits: list[Hit], limit: int, explain: bool) -> list[dict[str, Any]]:
+    """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing)."""
+    stood = [(hit, rank, standing(hit.path, hit.heading)) for rank, hit in enumerate(hits, start=1)]
+    if any(factor != 1.0 for _, _, factor in stood):
+        stood.sort(key=lambda item: -item[0].score * item[2])  # stable: ties keep BM25's order
     out = []
-    for rank, hit in enumerate(hits[:limit], start=1):
+    for hit, rank, factor in stood[:limit]:
         result = hit.as_json(source)
+        if factor != 1.0:
+            result["score"] = round(hit.score * factor, 6)
         if explain:
-            result["explain"] = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).explain("bm25")
+            scored = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).stood(factor)
+            result["explain"] = scored.explain("bm25")
         out.append(result)
     return out
 

@@ -333,7 +333,8 @@ async def test_explain_shows_both_legs_and_the_fused_score(memory: Path, model: 
     assert ex["bm25"]["rank"] == 1 and ex["bm25"]["score"] > 0
     assert ex["dense"]["rank"] == 1 and 0 < ex["dense"]["score"] <= 1
     assert ex["fused"] == top["score"]
-    assert all(set(r["explain"]) == {"fusion", "bm25", "dense", "context", "fused"} for r in weighted)
+    assert all(set(r["explain"]) == {"fusion", "bm25", "dense", "context", "standing", "fused"} for r in weighted)
+    assert all(r["explain"]["standing"] == 1.0 for r in weighted)  # live text: nothing archived or superseded
     async with Rig(memory, Counting(model), fusion="rrf") as rig:
         await rig.settle()
         fused, _ = await rig.search("what does Miso eat", explain=True)

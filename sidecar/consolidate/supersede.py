@@ -1,0 +1,203 @@
+"""Facts whose value changed: the older line is superseded by the newer one, never deleted.
+
+A fact line states a value of a subject: "The staging db is db-stage-3.", later "The staging db
+moved to db-stage-9." (``claim``). Its subject is the words before the verb (articles aside); its
+value the words after it. A newer line about the same subject contradicts an older one when the
+values differ and either the newer line says the value changed ("moved to", "switched to", "was
+raised to", "is now", "replaced by" ...), or both values name the same relation before they differ
+("owned by Alice" / "owned by Bob", "cut as release/2026.1" / "cut as release/2026.2"), or both are
+a short name or identifier ("Priya" / "Marcus"). Two lines about one subject that say different
+kinds of things ("deployed on Fridays" / "deployed with helm") are both kept: precision first.
+
+``superseded`` decides, over every dated line the job knows (the period's notes, the notes still in
+``daily/``, the earlier summaries and the evergreen file's ``## Consolidated`` bullets), which lines
+are no longer current: a line is superseded when a contradicting line was said after the last time
+it was said. The job then moves superseded lines of summaries into their ``## Superseded`` section
+(``retire``), drops them from ``## Consolidated``, and lists the lines that changed a value under
+``## Changed`` in the summary of the week they were said, so the current value is never cut by a
+summary's budget. Search ranks lines under a ``Superseded`` heading below current ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from sidecar.prompt.sections import split_sections
+from sidecar.write.dedup import LIST_MARKER
+
+__all__ = ["CHANGED", "SUPERSEDED", "Claim", "Said", "claim", "contradicts", "retire", "superseded"]
+
+SUPERSEDED = "Superseded"
+CHANGED = "Changed"
+MAX_SUBJECT_WORDS = 8
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_WORD = re.compile(r"\w+")
+_CHANGE = (
+    r"(?:(?:moved|switched|changed|migrated|raised|lowered|increased|decreased|reduced|bumped|upgraded|"
+    r"downgraded|renamed|updated|reassigned|handed\s+over|set)\s+(?:from\s+.+?\s+)?to|replaced\s+(?:by|with)|"
+    r"became|becomes)"
+)
+_COPULA = r"(?:is|are|was|were|has\s+been|have\s+been)"
+_STATEMENT = re.compile(
+    rf"^(?P<subject>.+?)\s+(?P<verb>{_COPULA}\s+(?:now\s+)?(?:{_CHANGE}\s+)?|(?:now\s+)?{_CHANGE}\s+)"
+    rf"(?P<value>\S.*?)[\s.!;]*$",
+    re.IGNORECASE,
+)
+_CHANGED = re.compile(rf"\bnow\b|{_CHANGE}", re.IGNORECASE)
+_ARTICLES = frozenset({"the", "a", "an", "our", "my", "your", "their", "its"})
+_NOT_SUBJECTS = frozenset(
+    str.split(
+        "it this that these those there here he she they we i you what which who everything nothing something "
+        "anything all none some each both one"
+    )
+)
+_RELATION = frozenset(str.split("at on in by to as with for from of under via inside behind"))
+_NAME_LIKE = re.compile(r"[A-Z0-9/:._@#-]")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What a fact line states: the subject's words, the value's words, whether the line says the
+    value changed, and whether the value is a short name or identifier."""
+
+    subject: tuple[str, ...]
+    value: tuple[str, ...]
+    changed: bool
+    name_like: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A fact line as the job found it: its text, the file that holds it, and when it was said
+    (the day, then its order that day)."""
+
+    text: str
+    where: str
+    when: tuple[date, int]
+    claim: Claim
+
+
+def key(line: str) -> str:
+    """A line's identity across files: its words in order, lowercased, comments and marker aside."""
+    return " ".join(w.lower() for w in _WORD.findall(LIST_MARKER.sub("", _COMMENT.sub(" ", line))))
+
+
+def claim(line: str) -> Claim | None:
+    """The claim a one-sentence fact line makes, or None when it makes none this module reads."""
+    text = " ".join(LIST_MARKER.sub("", _COMMENT.sub(" ", line)).split())
+    if not text or "\n" in line or re.search(r"[.!?]\s+\S", text) or text.endswith("?"):
+        return None
+    match = _STATEMENT.match(text)
+    if match is None:
+        return None
+    subject_text = match.group("subject")
+    if re.search(r"[,;:()\"`]", subject_text):
+        return None  # a clause or a label, not a subject
+    words = [w.lower() for w in _WORD.findall(subject_text)]
+    while words and words[0] in _ARTICLES:
+        words.pop(0)
+    if not words or len(words) > MAX_SUBJECT_WORDS or words[0] in _NOT_SUBJECTS:
+        return None
+    value_text = match.group("value")
+    value = tuple(w.lower() for w in _WORD.findall(value_text))
+    if not value:
+        return None
+    changed = bool(_CHANGED.search(match.group("verb")))
+    name_like = len(value_text.split()) <= 2 and bool(_NAME_LIKE.search(value_text))
+    return Claim(tuple(words), value, changed, name_like)
+
+
+def contradicts(older: Claim, newer: Claim) -> bool:
+    """Whether ``newer`` states a different value for ``older``'s subject (module docstring)."""
+    if older.subject != newer.subject or older.value == newer.value:
+        return False
+    if newer.changed or (older.name_like and newer.name_like):
+        return True
+    shared = 0
+    for a, b in zip(older.value, newer.value, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return 0 < shared < min(len(older.value), len(newer.value)) and (
+        shared >= 2 or older.value[shared - 1] in _RELATION
+    )
+
+
+def superseded(said: Iterable[Said]) -> dict[str, Said]:
+    """The key of every line no longer current -> the first line said after it (after the last time
+    it was said) that contradicts it: where and when its value changed."""
+    by_subject: dict[tuple[str, ...], list[Said]] = {}
+    for item in said:
+        by_subject.setdefault(item.claim.subject, []).append(item)
+    out: dict[str, Said] = {}
+    for items in by_subject.values():
+        items.sort(key=lambda s: s.when)
+        last: dict[str, Said] = {}
+        for item in items:
+            last[key(item.text)] = item  # the last time each line was said
+        for line_key, old in last.items():
+            newer = next(
+                (s for s in items if s.when > old.when and key(s.text) != line_key and contradicts(old.claim, s.claim)),
+                None,
+            )
+            if newer is not None:
+                out[line_key] = newer
+    return out
+
+
+def summary_lines(text: str) -> Iterable[tuple[str, str]]:
+    """(section title, line) for every bullet or text line of a summary file."""
+    for section in split_sections(text):
+        title = section.heading.rsplit(" > ", 1)[-1]
+        for raw in text[section.start : section.end].splitlines():
+            stripped = raw.strip()
+            if stripped and not stripped.startswith(("#", "<!--")):
+                yield title, stripped
+
+
+def retire(text: str, lines: Mapping[str, Said]) -> str:
+    """``text`` (a summary) with its lines whose key is in ``lines`` moved under ``## Superseded``
+    at its end, each with a comment naming when and where the newer value was said. Lines already
+    there stay; a text with nothing to move is returned as it is."""
+    if not lines:
+        return text
+    kept: list[str] = []
+    moved: list[str] = []
+    current = ""
+    for raw in text.splitlines(keepends=True):
+        heading = re.match(r"^#{1,6}\s+(.*?)\s*$", raw)
+        if heading:
+            current = heading.group(1)
+        body = raw.strip()
+        newer = lines.get(key(body)) if body and current != SUPERSEDED and not body.startswith(("#", "<!--")) else None
+        if newer is None:
+            kept.append(raw)
+            continue
+        moved.append(f"{_COMMENT.sub('', body).rstrip()} {note(newer)}\n")
+    if not moved:
+        return text
+    out = "".join(kept)
+    if not re.search(rf"^## {SUPERSEDED}\s*$", out, re.M):
+        out = out.rstrip("\n") + f"\n\n## {SUPERSEDED}\n"
+    return out.rstrip("\n") + "\n" + "".join(moved)
+
+
+def note(newer: Said) -> str:
+    """The comment on a superseded line: when and where the value changed."""
+    return f"<!-- superseded {newer.when[0].isoformat()} by {newer.where} -->"
+
+
+def changed_section(lines: Sequence[Said]) -> str:
+    """The ``## Changed`` section of a summary: the week's lines that changed a value, as said."""
+    if not lines:
+        return ""
+    body = "".join(f"{_bullet(s.text)}\n" for s in lines)
+    return f"\n## {CHANGED}\n<!-- from {', '.join(sorted({s.where for s in lines}))} -->\n{body}"
+
+
+def _bullet(text: str) -> str:
+    stripped = _COMMENT.sub("", text).strip()
+    return stripped if LIST_MARKER.match(stripped) else f"- {stripped}"
