@@ -10,6 +10,7 @@ memory-sidecar remember CONTENT [--type T] [--priority 1-10] [--tag T]... [--top
 memory-sidecar recall QUERY [--k N] [--type T]... [--tag T]... [--scoring S] [--explain] [-F text|json]
 memory-sidecar forget (--id ID | --topic-key K)
 memory-sidecar decay [--limit N] [-F text|json]    live memories by retention, weakest first
+memory-sidecar store migrate --from sqlite:DIR --to postgres://...   a crew tier into a PostgreSQL store
 (the journal commands take [--namespace NS] [--memory-dir DIR]; they work on the agent's own memories)
 """
 
@@ -87,6 +88,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir")
     run.add_argument("--crew-dir", type=Path, default=None, help="crew tier dir")
     run.add_argument("--format", "-F", choices=("text", "json"), default="text")
+    store = sub.add_parser("store", help="the crew store (where a crew's shared tier lives)")
+    store_steps = store.add_subparsers(dest="step", required=True)
+    migrate = store_steps.add_parser(
+        "migrate",
+        help="copy a crew tier into a PostgreSQL crew store (resumable)",
+        description="Copies the crew dir's index (its chunks and one model's stored vectors) into the store, "
+        "a batch of files per transaction, and leaves the store equal to it. Files the store already holds "
+        "unchanged are skipped, so a killed run is resumed by running it again. Progress goes to stderr, the "
+        "report (JSON) to stdout.",
+    )
+    migrate.add_argument("--from", dest="source", required=True, metavar="sqlite:DIR", help="the crew tier dir")
+    migrate.add_argument("--to", dest="target", required=True, metavar="postgres://...", help="the store's URL")
+    migrate.add_argument("--crew-id", default=None, help="the crew's id in the store (default: the crew_id setting)")
+    migrate.add_argument("--model", default=None, help="whose vectors to copy (default: the most stored model)")
     return parser
 
 
@@ -184,6 +199,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return _memory(args, out, err)
         if args.command == "consolidate":
             return _consolidate(args, out, err)
+        if args.command == "store":
+            return _store_migrate(args, out, err)
         return _offline(args, load_settings({}), out, err)
     except SidecarError as exc:
         print(f"memory-sidecar: {exc.message}", file=err)
@@ -278,6 +295,63 @@ def _number(raw: str | None, *, real: bool = False) -> int | float | str | None:
         except ValueError:
             pass
     return raw
+
+
+def _store_migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``store migrate``: the crew dir's index brought up to date first (under the dir's lock; a
+    sidecar serving the dir keeps it current itself), then copied into the store."""
+    import asyncio
+
+    from sidecar.store.base import StoreUnavailable
+    from sidecar.store.migrate import MigrateReport, migrate_crew
+
+    settings = load_settings({"crew_id": args.crew_id, "crew_store": args.target})
+    if not args.source.startswith("sqlite:"):
+        print("memory-sidecar: --from must be sqlite:DIR (a crew tier dir)", file=err)
+        return 2
+    root = Path(args.source.removeprefix("sqlite:")).expanduser().absolute()
+    if not root.is_dir():
+        print(f"memory-sidecar: no such memory dir: {root}", file=err)
+        return 2
+    _index_current(root, err)
+
+    def show(report: MigrateReport) -> None:
+        print(
+            f"store migrate: {report.copied}/{report.files - report.skipped} files ({report.skipped} already in the "
+            f"store), {report.chunks} chunks, {report.vectors} vectors, {report.seconds:.1f} s",
+            file=err,
+            flush=True,
+        )
+
+    try:
+        report = asyncio.run(migrate_crew(root, settings.crew_store, settings.crew_id, model=args.model, progress=show))
+    except StoreUnavailable as exc:
+        print(f"memory-sidecar: the store cannot be reached: {exc}", file=err)
+        return 1
+    out.write(json.dumps(report.as_json()) + "\n")
+    return 0
+
+
+def _index_current(root: Path, err: TextIO) -> None:
+    """Bring the tier index at ``root`` level with its files, unless a sidecar serves the dir."""
+    from sidecar.errors import TierLocked
+    from sidecar.index.tier_index import TierIndex
+    from sidecar.server.lock import TierLock
+
+    try:
+        lock = TierLock.take(root)
+    except TierLocked:
+        print("memory-sidecar: a sidecar serves the dir; its index is copied as it stands", file=err)
+        return
+    try:
+        index = TierIndex(root, "crew")
+        index.open()
+        try:
+            index.reconcile(lambda: False)
+        finally:
+            index.close()
+    finally:
+        lock.release()
 
 
 def _offline(args: argparse.Namespace, settings: Settings, out: TextIO, err: TextIO) -> int:

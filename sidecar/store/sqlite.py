@@ -33,6 +33,15 @@ class SqliteCrewSource:
             raise FileNotFoundError(f"{self.path}: no index (run memory-sidecar reindex on the dir first)")
         return connect_reader(self.path)
 
+    def main_model(self) -> str | None:
+        """The model most of the index's stored vectors belong to (None: no vectors)."""
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT model FROM embeddings GROUP BY model ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+        finally:
+            conn.close()
+        return str(row[0]) if row else None
+
     def files(self) -> dict[str, FileRow]:
         conn = self._connect()
         try:

