@@ -1,11 +1,11 @@
 """The lead's copy of the crew tier into a server store.
 
 The lead indexes the crew dir as always (its own SQLite index is the source); the mirror then
-brings the store level with that index: each file whose content hash differs is replaced with
-exactly the index's chunks (and the vectors the index holds for them), each file gone is removed,
-and vectors the embedder stored later are sent after them. It runs when the reindex queue applies a
-crew change, and at least every ``interval`` seconds (the crew reindex tick), which also repairs a
-store that lost or missed something. Then it records the queue's indexed sequence in the store:
+brings the store level with that index. When the reindex queue applies a crew change, the files it
+changed are sent (replaced with exactly the index's chunks and the vectors the index holds for
+them, or removed); at start and every ``interval`` seconds (the crew reindex tick) the whole store
+is compared with the index by content hash, which repairs a store that lost or missed something.
+Vectors the embedder stores later are sent after their chunks. Then it records the queue's indexed sequence in the store:
 every crew write up to it is in the store, which is how a member on another host reads its writes
 (``after_seq``). A store that is down is retried with backoff; nothing is lost meanwhile, since
 the index holds it all.
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import structlog
 
-from sidecar.store.base import StoreUnavailable
+from sidecar.store.base import FileRow, StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
 
@@ -54,6 +54,7 @@ class CrewMirror:
         self.synced_seq: int | None = None
         self.failures = 0
         self._dirty = True  # the first round compares everything
+        self._paths: set[str] = set()  # files the queue changed since the last round
         self._vectors_pending = True
         self._wake = asyncio.Event()
         self._wake.set()  # the first round runs at once
@@ -63,7 +64,7 @@ class CrewMirror:
     async def on_update(self, tier: str, path: str, seq: int, kind: str) -> None:
         """The reindex queue's hook: a crew file changed in the index."""
         if tier == "crew":
-            self._dirty = True
+            self._paths.add(path)
             self._wake.set()
 
     def start(self) -> None:
@@ -100,6 +101,7 @@ class CrewMirror:
     async def step(self) -> None:
         """One round: files if anything changed, vectors if some are missing, then the sequence."""
         seq = self.indexed_seq()  # read first: everything up to it is in the index read below
+        paths, self._paths = self._paths, set()
         if self._dirty:
             self._dirty = False
             try:
@@ -108,6 +110,13 @@ class CrewMirror:
                 self._dirty = True
                 raise
             self._last_full = asyncio.get_running_loop().time()
+            self._vectors_pending = True
+        elif paths:
+            try:
+                await self.sync_paths(sorted(paths))
+            except BaseException:
+                self._paths |= paths
+                raise
             self._vectors_pending = True
         if self._vectors_pending:
             self._vectors_pending = await self.sync_vectors() > 0
@@ -121,17 +130,27 @@ class CrewMirror:
         held = await self.store.files()
         changed = sorted(p for p, f in files.items() if held.get(p) != f.hash)
         gone = sorted(p for p in held if p not in files)
-        model = self.model()
-        for start in range(0, len(changed), BATCH_FILES):
-            part = changed[start : start + BATCH_FILES]
-            chunks = await asyncio.to_thread(self.source.chunks, part)
-            hashes = [c.hash for rows in chunks.values() for c in rows]
-            vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
-            await self.store.replace_files([(files[p], chunks[p]) for p in part], model, vectors)
+        await self._send(files, changed)
         await self.store.remove_files(gone)
         if changed or gone:
             log.info("store.mirrored", changed=len(changed), removed=len(gone))
         return len(changed), len(gone)
+
+    async def sync_paths(self, paths: list[str]) -> None:
+        """Bring just these files level with the index (the queue changed them): no full compare."""
+        files = await asyncio.to_thread(self.source.files, paths)
+        present = [p for p in paths if p in files]
+        await self._send(files, present)
+        await self.store.remove_files([p for p in paths if p not in files])
+
+    async def _send(self, files: dict[str, FileRow], paths: list[str]) -> None:
+        model = self.model()
+        for start in range(0, len(paths), BATCH_FILES):
+            part = paths[start : start + BATCH_FILES]
+            chunks = await asyncio.to_thread(self.source.chunks, part)
+            hashes = [c.hash for rows in chunks.values() for c in rows]
+            vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
+            await self.store.replace_files([(files[p], chunks[p]) for p in part], model, vectors)
 
     async def sync_vectors(self) -> int:
         """Send the vectors the index has and the store lacks; how many the store still lacks."""

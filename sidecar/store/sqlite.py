@@ -42,10 +42,18 @@ class SqliteCrewSource:
             conn.close()
         return str(row[0]) if row else None
 
-    def files(self) -> dict[str, FileRow]:
+    def files(self, paths: Sequence[str] | None = None) -> dict[str, FileRow]:
+        """Every file the index holds (or those of ``paths`` it holds), path -> row."""
         conn = self._connect()
         try:
-            return {p: FileRow(p, h, s) for p, h, s in conn.execute("SELECT path, hash, size FROM files")}
+            if paths is None:
+                return {p: FileRow(p, h, s) for p, h, s in conn.execute("SELECT path, hash, size FROM files")}
+            out: dict[str, FileRow] = {}
+            for part in _batches(paths):
+                marks = ",".join("?" * len(part))
+                sql = f"SELECT path, hash, size FROM files WHERE path IN ({marks})"
+                out.update({p: FileRow(p, h, s) for p, h, s in conn.execute(sql, tuple(part))})
+            return out
         finally:
             conn.close()
 
