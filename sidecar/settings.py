@@ -97,6 +97,9 @@ class Settings:
         "none", "consolidation summaries: none (extractive), openai or ollama", ("none", "openai", "ollama")
     )
     summariser_model: str = _opt("", "the summariser's model (URL and key: the openai/ollama settings)")
+    operator_id: str = _opt(
+        "", "lead: the user whose stated preferences consolidation merges into the crew's operators/<slug>.md"
+    )
     agent_refuse_injection: bool = _opt(
         True, "refuse (422) an agent-tier write the injection scanner blocks; false: write it with a warning"
     )
@@ -207,6 +210,12 @@ def _validated(s: Settings) -> Settings:
             raise ConfigError(f"{flag_name(name)} must be 1-128 letters, digits or _.:@/-")
     if s.consolidate_interval < 0:
         raise ConfigError("--consolidate-interval must be 0 (off) or positive")
+    if s.operator_id and not ID_RE.match(s.operator_id):
+        raise ConfigError("--operator-id must be 1-128 letters, digits or _.:@/-")
+    if s.operator_id and s.role != "lead":
+        raise ConfigError(
+            "--operator-id needs --role lead: the operator model lives in the crew dir, which the lead writes"
+        )
     if s.summariser != "none" and not s.summariser_model:
         raise ConfigError(f"--summariser {s.summariser} needs --summariser-model")
     if s.journal_compact_days < 0:

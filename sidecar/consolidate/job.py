@@ -9,12 +9,18 @@ to the evergreen file, and the notes themselves moved to the archive.
    section they first appeared under, and each section is summarised by the summariser (the
    extractive one keeps whole lines), under a provenance comment naming its notes. The summary is
    ``daily/summaries/YYYY-Www.md``.
-3. A line in at least three distinct notes of the plan that the evergreen file lacks is appended
-   to it under ``## Consolidated`` with the notes named, within the evergreen cap.
-4. Each note is copied to ``archive/daily/YYYY-MM-DD.md`` and only then removed from ``daily/``.
-5. With a journal, one ``memory.consolidated`` entry per week (a stable id: recording it twice is
+3. A fact line whose value a newer line changed (``supersede.py``) moves under ``## Superseded``
+   of its summary, this run's and earlier runs' alike; the week's lines that changed a value are
+   listed under ``## Changed`` of their summary.
+4. A line in at least three distinct sources (notes of the plan, earlier summaries) that the
+   evergreen file lacks is appended to it under ``## Consolidated`` with the sources named, within
+   the evergreen cap; a ``## Consolidated`` line a newer value superseded is replaced by it.
+   With an operator model configured, the operator's stated preferences in the plan's notes are
+   merged into ``operators/<slug>.md`` (``operator.py``).
+5. Each note is copied to ``archive/daily/YYYY-MM-DD.md`` and only then removed from ``daily/``.
+6. With a journal, one ``memory.consolidated`` entry per week (a stable id: recording it twice is
    a no-op), linked ``supports`` to the journal entries the week's notes name by id.
-6. The state file is removed.
+7. The state file is removed.
 
 Where the outputs live: the memory block reads ``AGENT.md`` (or ``CREW.md``) and the files directly
 in ``daily/`` only, so the summaries (one directory down) and the archive are out of the prompt;
@@ -71,6 +77,7 @@ from sidecar.consolidate.report import (
     Archived,
     DroppedLine,
     NotPromoted,
+    OperatorUpdate,
     Promoted,
     Report,
     SummaryWritten,
@@ -98,16 +105,26 @@ from sidecar.index.files import scan_tier
 from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
-__all__ = ["SUMMARY_DIR", "Step", "consolidate"]
+__all__ = ["SUMMARY_DIR", "OperatorModel", "Step", "consolidate"]
 
 SUMMARY_DIR = "daily/summaries"
-Step = Literal["plan", "summaries", "supersede", "promotions", "archive", "journal"]
+Step = Literal["plan", "summaries", "supersede", "promotions", "operators", "archive", "journal"]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
 _END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
 
 log = structlog.get_logger("sidecar.consolidate")
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorModel:
+    """Where the operator's preferences go: ``path`` (``operators/<slug>.md``) in the crew dir
+    ``root``, within ``cap_bytes``."""
+
+    root: Path
+    path: str
+    cap_bytes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +157,7 @@ async def consolidate(
     evergreen_cap_bytes: int = 16 * 1024,
     min_sources: int = MIN_SOURCES,
     cluster_threshold: float = CLUSTER_JACCARD,
+    operator: OperatorModel | None = None,
     stop_after: Step | None = None,
 ) -> Report:
     """Consolidate the tier at ``root`` (see the module docstring); ``stop_after`` ends the run
@@ -201,6 +219,11 @@ async def consolidate(
         candidates,
     )
     if stop_after == "promotions":
+        return report
+    if operator is not None:
+        notes = {s: texts[s] for sources in plan.values() for s in sources}
+        await asyncio.to_thread(_operator_model, operator, notes, until, report, dry_run=dry_run)
+    if stop_after == "operators":
         return report
     for source in (s for sources in plan.values() for s in sources):
         await asyncio.to_thread(_archive, root, source, report, sizes, dry_run)
@@ -452,6 +475,29 @@ def _promote(
     sizes[evergreen] = len(data)
     if not dry_run:
         durable_replace(root, evergreen, data, old)
+
+
+def _operator_model(
+    operator: OperatorModel, notes: dict[str, str], until: date, report: Report, *, dry_run: bool
+) -> None:
+    """Merge the preferences the notes state into the operator's model file (byte-identical when
+    merged again, so a resumed run changes nothing twice)."""
+    from sidecar.consolidate.operator import extract_preferences, merge_operator_model
+
+    found = [pref for source, text in notes.items() for pref in extract_preferences(text, source)]
+    old = read_file(operator.root, operator.path)
+    if not found and old is None:
+        return
+    current = "" if old is None else old.decode("utf-8", errors="replace")
+    if not current.strip():
+        current = "# Operator model\n\n## Preferences\n"
+    text, merge = merge_operator_model(current, found, until.isoformat(), cap_bytes=operator.cap_bytes)
+    data = text.encode("utf-8")
+    report.operator_model = OperatorUpdate(
+        operator.path, merge.added, tuple(rule for rule, _ in merge.merged), merge.replaced, merge.dropped, data != old
+    )
+    if data != old and not dry_run:
+        durable_replace(operator.root, operator.path, data, old)
 
 
 def _archive(root: Path, source: str, report: Report, sizes: dict[str, int], dry_run: bool) -> None:

@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Archived", "DroppedLine", "NotPromoted", "Promoted", "Report", "SummaryWritten", "SupersededLine"]
+__all__ = [
+    "Archived",
+    "DroppedLine",
+    "NotPromoted",
+    "OperatorUpdate",
+    "Promoted",
+    "Report",
+    "SummaryWritten",
+    "SupersededLine",
+]
 
 DropReason = Literal["duplicate", "budget"]
 
@@ -67,6 +76,19 @@ class SupersededLine:
     on: str
 
 
+@dataclass(frozen=True, slots=True)
+class OperatorUpdate:
+    """What the operator model's file gained: rules added, rules seen again, rules a newer
+    contradicting one replaced (old, new), rules dropped for the cap, and whether the file changed."""
+
+    path: str
+    added: tuple[str, ...]
+    merged: tuple[str, ...]
+    replaced: tuple[tuple[str, str], ...]
+    dropped: tuple[str, ...]
+    changed: bool
+
+
 @dataclass(slots=True)
 class Report:
     """One consolidation run; ``bytes_*`` count the tier's memory files, ``live_bytes_*`` those
@@ -80,6 +102,7 @@ class Report:
     archived: list[Archived] = field(default_factory=list)
     dropped: list[DroppedLine] = field(default_factory=list)
     superseded: list[SupersededLine] = field(default_factory=list)
+    operator_model: OperatorUpdate | None = None
     journal_entries: list[str] = field(default_factory=list)
     bytes_before: int = 0
     bytes_after: int = 0
@@ -106,6 +129,14 @@ class Report:
         if self.superseded:
             lines.append(f"superseded by a newer value ({len(self.superseded)}; kept under '## Superseded'):")
             lines += [f"  {s.where}: {s.line!r} -> {s.by!r} ({s.by_where}, {s.on})" for s in self.superseded]
+        if self.operator_model is not None and self.operator_model.changed:
+            model = self.operator_model
+            lines.append(
+                f"operator model {model.path}: {len(model.added)} rule(s) added, {len(model.merged)} seen again"
+            )
+            lines += [f"  + {rule}" for rule in model.added]
+            lines += [f"  {old!r} replaced by {new!r}" for old, new in model.replaced]
+            lines += [f"  dropped for the cap: {rule}" for rule in model.dropped]
         capped = [n for n in self.not_promoted if n.reason == "cap"]
         if capped:
             lines.append(f"not promoted, over the evergreen cap ({len(capped)}):")

@@ -1,12 +1,14 @@
 """One consolidation of a tier as the settings configure it: the summariser, the evergreen file
-and its cap, the journal's identity. One run per tier dir at a time in this process."""
+and its cap, the journal's identity, and on a lead with ``--operator-id`` the operator model
+(``operators/<user_slug(operator_id, workspace_id)>.md`` in the crew dir: the file the memory block
+reads for that user in that workspace). One run per tier dir at a time in this process."""
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
 
-from sidecar.consolidate.job import consolidate
+from sidecar.consolidate.job import OperatorModel, consolidate
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import make_summariser
 from sidecar.episodic.clock import utcnow
@@ -36,6 +38,12 @@ async def run_consolidation(
     kind = settings.summariser
     base = settings.openai_base_url if kind == "openai" else settings.ollama_host
     summariser = make_summariser(kind, base, settings.summariser_model, settings.openai_api_key, SUMMARY_TIMEOUT_S)
+    operator = None
+    if settings.operator_id and settings.role == "lead":
+        from sidecar.prompt.block import user_slug
+
+        slug = user_slug(settings.operator_id, settings.workspace_id)
+        operator = OperatorModel(settings.crew_dir, f"operators/{slug}.md", settings.topic_cap_bytes)
     _RUNNING.add(root)
     try:
         return await consolidate(
@@ -49,6 +57,7 @@ async def run_consolidation(
             workspace_id=settings.workspace_id,
             agent_id=settings.agent_id,
             evergreen_cap_bytes=settings.evergreen_cap_bytes,
+            operator=operator,
         )
     finally:
         _RUNNING.discard(root)

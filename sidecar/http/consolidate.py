@@ -33,6 +33,8 @@ async def consolidate_tier(app: web.Application, tier: str, since: date | None, 
     report = await run_consolidation(app[SETTINGS], tier, since=since, dry_run=dry_run, journal=journal)
     if not dry_run:
         app[QUEUE].put(tier, None, "consolidate")
+        if tier == "agent" and report.operator_model is not None and report.operator_model.changed:
+            app[QUEUE].put("crew", None, "consolidate")  # the operator model lives in the crew dir
     return report.to_json()
 
 

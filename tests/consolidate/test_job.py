@@ -177,7 +177,7 @@ async def test_a_second_run_changes_nothing(tier: Path) -> None:
     assert again.periods == [] and again.archived == [] and again.promoted == []
 
 
-@pytest.mark.parametrize("step", ["plan", "summaries", "supersede", "promotions", "archive", "journal"])
+@pytest.mark.parametrize("step", ["plan", "summaries", "supersede", "promotions", "operators", "archive", "journal"])
 async def test_a_run_stopped_after_any_step_is_finished_by_the_next(tmp_path: Path, step: str) -> None:
     whole, stopped = tmp_path / "whole", tmp_path / "stopped"
     _make_tier(whole)

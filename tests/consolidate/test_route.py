@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from sidecar.episodic.clock import utcnow
@@ -129,3 +130,40 @@ async def test_a_stated_preference_is_promoted_the_first_week_it_is_said(tmp_pat
     agent = (root / "AGENT.md").read_text()
     assert "The user prefers short answers." in agent and "rather than long lists" in agent
     assert "squash" not in agent
+
+
+async def test_a_lead_distils_the_operator_model_the_block_then_shows(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path, tmp_path: Path
+) -> None:
+    from sidecar.prompt.block import user_slug
+
+    monday = utcnow().date() - timedelta(days=35 + utcnow().date().weekday())
+    lines = ["- The user prefers short answers.", "- User: always give times in UTC.", "- Rotated the logs."]
+    for n, line in enumerate(lines):
+        (memory_dir / "daily" / f"{(monday + timedelta(days=n)).isoformat()}.md").write_text(f"## Notes\n{line}\n")
+    (tmp_path / "crew").mkdir()
+    settings = make_settings(role="lead", operator_id="ana", workspace_id="ws1")
+    client: Client = await aiohttp_client(create_app(settings))
+    done = await (await client.post("/memory/consolidate", json={})).json()
+    model = done["operator_model"]
+    path = f"operators/{user_slug('ana', 'ws1')}.md"
+    assert model["path"] == path and model["changed"] is True
+    assert model["added"] == ["Prefer short answers.", "Always give times in UTC."]
+    text = (tmp_path / "crew" / path).read_text()
+    assert "## Preferences" in text and "Prefer short answers." in text and "Rotated" not in text
+    again = await (await client.post("/memory/consolidate", json={})).json()
+    assert again["operator_model"] is None  # nothing left to roll up: the file is as it was
+    assert (tmp_path / "crew" / path).read_text() == text
+    block = await (await client.post("/memory/block", json={"user_id": "ana", "workspace_id": "ws1"})).json()
+    assert "Always give times in UTC." in block["text"]
+    other = await (await client.post("/memory/block", json={"user_id": "bob", "workspace_id": "ws1"})).json()
+    assert "Always give times in UTC." not in other["text"]
+
+
+def test_an_operator_model_needs_a_lead(make_settings: Callable[..., Settings]) -> None:
+    from sidecar.settings import ConfigError
+
+    with pytest.raises(ConfigError, match="--operator-id needs --role lead"):
+        make_settings(operator_id="ana")
+    with pytest.raises(ConfigError, match="--operator-id must be"):
+        make_settings(role="lead", operator_id="ana smith")
