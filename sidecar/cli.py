@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from sidecar.errors import SidecarError
 from sidecar.settings import Settings, add_arguments, load_settings
@@ -268,10 +268,12 @@ def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from sidecar.logs import configure_logging
 
     configure_logging(settings.log_format, "warning")  # on stderr: stdout is the report
+    bar = _StepBar(err)
     try:
-        report = asyncio.run(run_consolidation(settings, tier, since=since, dry_run=args.dry_run))
+        report = asyncio.run(run_consolidation(settings, tier, since=since, dry_run=args.dry_run, progress=bar))
     finally:
         lock.release()
+        bar.close()
     out.write((json.dumps(report.to_json(), indent=2) if args.format == "json" else report.to_text()) + "\n")
     return 0
 
@@ -552,6 +554,34 @@ class _Bar:
             self.err.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {line}\x1b[K")
         else:
             self.err.write(f"embedding: {line}\n")
+        self.err.flush()
+
+
+class _StepBar:
+    """A consolidation's progress on stderr: a bar per step redrawn in place on a terminal, else
+    one line when a step starts and one when it ends."""
+
+    NAMES: ClassVar[dict[str, str]] = {"summaries": "weeks summarised", "archive": "notes archived"}
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.tty = err.isatty()
+        self.step = ""
+
+    def __call__(self, step: str, done: int, total: int) -> None:
+        if not total:
+            return
+        name = self.NAMES.get(step, step)
+        if self.tty:
+            filled = BAR_WIDTH * done // total
+            end = "\n" if done == total else ""
+            self.err.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} {name}\x1b[K{end}")
+        elif step != self.step or done == total:
+            self.err.write(f"consolidate: {done}/{total} {name}\n")
+        self.step = step
+        self.err.flush()
+
+    def close(self) -> None:
         self.err.flush()
 
 

@@ -42,7 +42,7 @@ import asyncio
 import functools
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -105,10 +105,12 @@ from sidecar.index.files import scan_tier
 from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
-__all__ = ["SUMMARY_DIR", "OperatorModel", "Step", "consolidate"]
+__all__ = ["SUMMARY_DIR", "OperatorModel", "Progress", "Step", "consolidate"]
 
 SUMMARY_DIR = "daily/summaries"
 Step = Literal["plan", "summaries", "supersede", "promotions", "operators", "archive", "journal"]
+#: Told (step, done, total) as a run goes: "summaries" per week written, "archive" per note moved.
+Progress = Callable[[str, int, int], None]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
@@ -158,6 +160,7 @@ async def consolidate(
     min_sources: int = MIN_SOURCES,
     cluster_threshold: float = CLUSTER_JACCARD,
     operator: OperatorModel | None = None,
+    progress: Progress | None = None,
     stop_after: Step | None = None,
 ) -> Report:
     """Consolidate the tier at ``root`` (see the module docstring); ``stop_after`` ends the run
@@ -180,6 +183,8 @@ async def consolidate(
     said, earlier = await asyncio.to_thread(_said, root, plan, texts, evergreen)
     stale = superseded(said)
     periods: list[_Period] = []
+    tell = progress or (lambda step, done, total: None)
+    tell("summaries", 0, len(plan))
     for name, sources in plan.items():
         period = await _summarise(
             name, sources, texts, summariser, budget=section_budget, threshold=cluster_threshold, stale=stale
@@ -191,24 +196,13 @@ async def consolidate(
         sizes[period.path] = len(period.text.encode("utf-8"))
         if not dry_run:
             await asyncio.to_thread(_write_if_changed, root, period.path, period.text.encode("utf-8"))
+        tell("summaries", len(periods), len(plan))
     if stop_after == "summaries":
         return report
     await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
     if stop_after == "supersede":
         return report
-    lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
-    lines = [line for line in lines if key(line.text) not in stale]
-    before = [
-        Line(text, path, title)
-        for path, summary in earlier.items()
-        for title, text in summary_lines(summary)
-        if title != SUPERSEDED and key(text) not in stale
-    ]
-    candidates = recurring(lines, min_sources, earlier=before)
-    known = {normalised(c.text) for c in candidates}
-    candidates += [
-        c for c in preferences({s: texts[s] for ss in plan.values() for s in ss}) if normalised(c.text) not in known
-    ]
+    candidates = _candidates(plan, texts, earlier, stale, min_sources)
     await asyncio.to_thread(
         functools.partial(
             _promote, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run, stale=stale, said=said
@@ -221,12 +215,15 @@ async def consolidate(
     if stop_after == "promotions":
         return report
     if operator is not None:
-        notes = {s: texts[s] for sources in plan.values() for s in sources}
-        await asyncio.to_thread(_operator_model, operator, notes, until, report, dry_run=dry_run)
+        said_in = {s: texts[s] for sources in plan.values() for s in sources}
+        await asyncio.to_thread(_operator_model, operator, said_in, until, report, dry_run=dry_run)
     if stop_after == "operators":
         return report
-    for source in (s for sources in plan.values() for s in sources):
+    notes = [s for sources in plan.values() for s in sources]
+    tell("archive", 0, len(notes))
+    for done, source in enumerate(notes, start=1):
         await asyncio.to_thread(_archive, root, source, report, sizes, dry_run)
+        tell("archive", done, len(notes))
     if stop_after == "archive":
         return report
     if journal is not None:
@@ -238,6 +235,25 @@ async def consolidate(
         await asyncio.to_thread(clear_plan, root)
     log.info("consolidate.done", periods=len(plan), archived=len(report.archived), promoted=len(report.promoted))
     return _finish(report, sizes)
+
+
+def _candidates(
+    plan: Plan, texts: dict[str, str], earlier: dict[str, str], stale: dict[str, Said], min_sources: int
+) -> list[Candidate]:
+    """What may be promoted: current lines recurring across the plan's notes and earlier
+    summaries, then the operator's stated preferences."""
+    lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
+    lines = [line for line in lines if key(line.text) not in stale]
+    before = [
+        Line(text, path, title)
+        for path, summary in earlier.items()
+        for title, text in summary_lines(summary)
+        if title != SUPERSEDED and key(text) not in stale
+    ]
+    candidates = recurring(lines, min_sources, earlier=before)
+    known = {normalised(c.text) for c in candidates}
+    stated = preferences({s: texts[s] for ss in plan.values() for s in ss})
+    return candidates + [c for c in stated if normalised(c.text) not in known]
 
 
 def _merge_plans(a: Plan, b: Plan) -> Plan:

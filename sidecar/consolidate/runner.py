@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from sidecar.consolidate.job import OperatorModel, consolidate
+from sidecar.consolidate.job import OperatorModel, Progress, consolidate
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import make_summariser
 from sidecar.episodic.clock import utcnow
@@ -30,6 +30,7 @@ async def run_consolidation(
     since: date | None = None,
     dry_run: bool = False,
     journal: JournalStore | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """Consolidate the ``agent`` or ``crew`` tier; Conflict (409) while a run of it is under way."""
     root = settings.crew_dir if tier == "crew" else settings.memory_dir
@@ -58,6 +59,7 @@ async def run_consolidation(
             agent_id=settings.agent_id,
             evergreen_cap_bytes=settings.evergreen_cap_bytes,
             operator=operator,
+            progress=progress,
         )
     finally:
         _RUNNING.discard(root)
