@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Literal
+from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
@@ -29,9 +28,8 @@ from sidecar.consolidate.summarise import (
     make_summariser,
 )
 from sidecar.errors import ConfigError
+from tests.support.model_server import Handler, Kind, ModelServer, answers, model_server
 
-Kind = Literal["openai", "ollama"]
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 KINDS: tuple[Kind, ...] = ("openai", "ollama")
 
 ITEMS = (
@@ -41,49 +39,10 @@ ITEMS = (
 MODEL_SUMMARY = "- Deploy uses port 8080.\n- Alice owns billing.\n- Bob reviews schema migrations."
 
 
-def chat_answer(kind: Kind, content: str, finish: str = "stop") -> dict[str, Any]:
-    if kind == "openai":
-        message = {"role": "assistant", "content": content}
-        return {"object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
-    return {"model": "m", "message": {"role": "assistant", "content": content}, "done": True, "done_reason": finish}
-
-
-class ModelServer:
-    """A real aiohttp server answering both chat routes with whatever handlers the test queues."""
-
-    def __init__(self) -> None:
-        self.requests: list[tuple[str, dict[str, Any], dict[str, str]]] = []
-        self.handlers: list[Handler] = []
-        self.release = asyncio.Event()
-        self.url = ""
-
-    async def route(self, request: web.Request) -> web.StreamResponse:
-        self.requests.append((request.path, await request.json(), dict(request.headers)))
-        handler = self.handlers.pop(0) if len(self.handlers) > 1 else self.handlers[0]
-        return await handler(request)
-
-    async def hang(self, request: web.Request) -> web.StreamResponse:
-        await asyncio.wait_for(self.release.wait(), timeout=10)
-        return web.json_response({})
-
-
 @pytest.fixture
 async def server(aiohttp_server: AiohttpServer) -> AsyncIterator[ModelServer]:
-    model = ModelServer()
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", model.route)
-    app.router.add_post("/api/chat", model.route)
-    test_server = await aiohttp_server(app, host="127.0.0.1")
-    model.url = str(test_server.make_url("")).rstrip("/")
-    yield model
-    model.release.set()
-
-
-def answers(kind: Kind, content: str, finish: str = "stop") -> Handler:
-    async def handler(request: web.Request) -> web.StreamResponse:
-        return web.json_response(chat_answer(kind, content, finish))
-
-    return handler
+    async for model in model_server(aiohttp_server):
+        yield model
 
 
 def reply(status: int, body: str = "", headers: dict[str, str] | None = None) -> Handler:
