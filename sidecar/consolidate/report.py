@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from sidecar.consolidate.memories import MergedMemories
 
 __all__ = [
     "Archived",
@@ -103,6 +106,7 @@ class Report:
     dropped: list[DroppedLine] = field(default_factory=list)
     superseded: list[SupersededLine] = field(default_factory=list)
     operator_model: OperatorUpdate | None = None
+    memories_merged: list[MergedMemories] = field(default_factory=list)
     journal_entries: list[str] = field(default_factory=list)
     bytes_before: int = 0
     bytes_after: int = 0
@@ -137,6 +141,11 @@ class Report:
             lines += [f"  + {rule}" for rule in model.added]
             lines += [f"  {old!r} replaced by {new!r}" for old, new in model.replaced]
             lines += [f"  dropped for the cap: {rule}" for rule in model.dropped]
+        if self.memories_merged:
+            lines.append(
+                f"near-duplicate memories {'would be ' if self.dry_run else ''}merged ({len(self.memories_merged)}):"
+            )
+            lines += [f"  {m.kept} {m.summary!r} <- {', '.join(m.merged)}" for m in self.memories_merged]
         capped = [n for n in self.not_promoted if n.reason == "cap"]
         if capped:
             lines.append(f"not promoted, over the evergreen cap ({len(capped)}):")

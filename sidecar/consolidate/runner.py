@@ -47,7 +47,7 @@ async def run_consolidation(
         operator = OperatorModel(settings.crew_dir, f"operators/{slug}.md", settings.topic_cap_bytes)
     _RUNNING.add(root)
     try:
-        return await consolidate(
+        report = await consolidate(
             root,
             since=since,
             until=utcnow().date(),
@@ -61,6 +61,11 @@ async def run_consolidation(
             operator=operator,
             progress=progress,
         )
+        if journal is not None:
+            from sidecar.consolidate.memories import merge_memories
+
+            report.memories_merged = await merge_memories(journal, settings.workspace_id, dry_run=dry_run)
+        return report
     finally:
         _RUNNING.discard(root)
         await summariser.aclose()

@@ -322,6 +322,37 @@ class SqliteJournalStore:
 
         return await self._serve_write(run)
 
+    async def merge_into(self, workspace_id: str, kept_id: str, ids: Sequence[str]) -> list[str]:
+        """Mark the live entries ``ids`` superseded by the live entry ``kept_id`` (near-duplicates a
+        consolidation merged), which takes their access counts, in one transaction. Returns the ids
+        merged; none when ``kept_id`` is not live."""
+
+        def run(conn: Conn, delta: Delta) -> list[str]:
+            live = "workspace_id = ? AND status = 'live'"
+            if (
+                conn.execute(
+                    f"SELECT 1 FROM journal_entries WHERE {live} AND id = ?", (workspace_id, kept_id)
+                ).fetchone()
+                is None
+            ):
+                return []
+            merged = []
+            for entry_id in dict.fromkeys(i for i in ids if i != kept_id):
+                row = conn.execute(
+                    f"UPDATE journal_entries SET status = 'superseded', superseded_by = ? WHERE {live} AND id = ?"
+                    " RETURNING access_count",
+                    (kept_id, workspace_id, entry_id),
+                ).fetchone()
+                if row is not None:
+                    conn.execute(
+                        "UPDATE journal_entries SET access_count = access_count + ? WHERE id = ?", (row[0], kept_id)
+                    )
+                    delta.gone.add(entry_id)
+                    merged.append(entry_id)
+            return merged
+
+        return await self._serve_write(run)
+
     async def memories(self, workspace_id: str, namespace: str | None, limit: int) -> list[StoredEntry]:
         """Live, unexpired typed memories of the workspace (one namespace, or all), newest first."""
         where = ScopeFilter(workspace_id, namespace=namespace)
