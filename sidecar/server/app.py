@@ -20,7 +20,7 @@ from sidecar.crew.listener import crew_listener_ctx
 from sidecar.episodic.lifecycle import JOURNAL, JOURNAL_FILE, record_memory_updated, setup_episodic
 from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
-from sidecar.http import consolidate, journal, memories, metrics, openapi, search
+from sidecar.http import consolidate, journal, memories, metrics, openapi, palace, search
 from sidecar.http import files as write_api
 from sidecar.http import kg as kg_api
 from sidecar.http import status as api
@@ -28,11 +28,14 @@ from sidecar.http.consolidate import consolidate_schedule_ctx
 from sidecar.http.errors import error_middleware
 from sidecar.http.guards import body_deadline, host_origin_guard
 from sidecar.http.metrics import METRICS, observe_reindex, setup_metrics
+from sidecar.http.palace import AGENT_SETTINGS
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.watcher import TierWatcher
 from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
 from sidecar.kg.lifecycle import kg_context
 from sidecar.mcp import server as mcp_server
+from sidecar.palace.agent_settings import apply as apply_agent_settings
+from sidecar.palace.agent_settings import load_agent_settings
 from sidecar.retrieval.batcher import HYBRID, embed_ctx
 from sidecar.retrieval.embed.factory import make_embedder
 from sidecar.retrieval.search import SearchService
@@ -58,8 +61,15 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     """
     # Refuse DNS-rebinding requests (Host, Origin) and bodies that trickle in, before anything else.
     middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
+    # The agent's own settings file in its tier dir (memory.toml or settings.md) goes over the
+    # environment and flags; a bad file is reported, never fatal.
+    found = load_agent_settings(settings.memory_dir)
+    for problem in found.errors:
+        log.warning("agent_settings.invalid", problem=problem)
+    settings = apply_agent_settings(settings, found)
     app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
+    app[AGENT_SETTINGS] = found
     if tiers is not None:
         app[_OPENING] = tiers
     # Order matters: each context may use the ones before it, and closes after the ones after it
@@ -85,6 +95,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     app.on_shutdown.append(_stop_long_work)
     for module in (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics, openapi):
         app.router.add_routes(module.routes)
+    app.router.add_routes(palace.routes)
     app.router.add_routes(kg_api.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request
@@ -214,7 +225,7 @@ async def _crew_store_ctx(app: web.Application) -> AsyncIterator[None]:
         model=lambda: hybrid.embedder.model_id if hybrid.embedder is not None else None,
         interval=settings.crew_reindex_interval,
     )
-    queue.hooks.append(mirror.on_update)
+    queue.hooks.insert(0, mirror.on_update)  # it only wakes the mirror: first, so the copy starts at once
     mirror.start()
     try:
         yield

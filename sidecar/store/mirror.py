@@ -30,6 +30,8 @@ log = structlog.get_logger("sidecar.store.mirror")
 BATCH_FILES = 200
 #: Vectors looked for per step while the store lacks some.
 VECTOR_BATCH = 2000
+#: Files changed in one full compare past which the store's planner statistics are refreshed.
+ANALYZE_AFTER = 100
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 30.0
 
@@ -55,6 +57,7 @@ class CrewMirror:
         self.failures = 0
         self._dirty = True  # the first round compares everything
         self._paths: set[str] = set()  # files the queue changed since the last round
+        self._applied_seq = 0
         self._vectors_pending = True
         self._wake = asyncio.Event()
         self._wake.set()  # the first round runs at once
@@ -65,6 +68,9 @@ class CrewMirror:
         """The reindex queue's hook: a crew file changed in the index."""
         if tier == "crew":
             self._paths.add(path)
+            # The queue calls its hooks before it moves indexed_seq: the batch up to ``seq`` is in
+            # the index already, so this round may claim it.
+            self._applied_seq = max(self._applied_seq, seq)
             self._wake.set()
 
     def start(self) -> None:
@@ -100,7 +106,7 @@ class CrewMirror:
 
     async def step(self) -> None:
         """One round: files if anything changed, vectors if some are missing, then the sequence."""
-        seq = self.indexed_seq()  # read first: everything up to it is in the index read below
+        seq = max(self.indexed_seq(), self._applied_seq)  # first: everything up to it is in the index
         paths, self._paths = self._paths, set()
         if self._dirty:
             self._dirty = False
@@ -134,6 +140,8 @@ class CrewMirror:
         await self.store.remove_files(gone)
         if changed or gone:
             log.info("store.mirrored", changed=len(changed), removed=len(gone))
+        if len(changed) + len(gone) >= ANALYZE_AFTER:
+            await self.store.analyze()
         return len(changed), len(gone)
 
     async def sync_paths(self, paths: list[str]) -> None:
