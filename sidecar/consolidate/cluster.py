@@ -1,22 +1,32 @@
 """Near-duplicate lines of a period, merged: lines whose word sets (``dedup.tokens``) have a
-Jaccard of at least ``CLUSTER_JACCARD`` say the same thing, unless a word that differs holds a
-digit ("port 8080" and "port 8081" stay apart). Each cluster keeps its fullest line and credits
-every note the line appeared in; the other lines are merged duplicates. Deterministic: lines are
-taken in order, and each joins the earliest cluster it matches.
+Jaccard of at least ``CLUSTER_JACCARD`` say the same thing, and with an embedding model, so do
+lines whose vectors have a cosine of at least ``CLUSTER_COSINE`` (the same fact in other words:
+"Deploys go through make ship" / "We deploy with make ship"). Never two lines where a word that
+differs holds a digit ("port 8080" and "port 8081" stay apart), nor two that name someone or
+something else (a capitalised word past the first that the other lacks: "Talked with Alice ..."
+and "Talked with Bob ..." stay apart). Each cluster keeps its fullest line
+and credits every note the line appeared in; the other lines are merged duplicates.
+Deterministic: lines are taken in order, and each joins the earliest cluster it matches.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sidecar.consolidate.periods import Line
-from sidecar.write.dedup import jaccard, tokens
+import numpy as np
+import numpy.typing as npt
 
-__all__ = ["CLUSTER_JACCARD", "Cluster", "cluster_lines"]
+from sidecar.consolidate.periods import Line
+from sidecar.write.dedup import LIST_MARKER, jaccard, tokens
+
+__all__ = ["CLUSTER_COSINE", "CLUSTER_JACCARD", "Cluster", "cluster_lines"]
 
 CLUSTER_JACCARD = 0.6
+CLUSTER_COSINE = 0.9
+_NAME = re.compile(r"[A-Z][\w.-]*")
 
 
 @dataclass(slots=True)
@@ -48,19 +58,47 @@ def _same(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
     return jaccard(a, b) >= threshold
 
 
-def cluster_lines(lines: Sequence[Line], threshold: float = CLUSTER_JACCARD) -> list[Cluster]:
-    """The clusters of ``lines`` in order of their first line."""
+def _apart(line: Line, other: Line) -> bool:
+    """Whether two lines name someone or something the other does not (module docstring)."""
+    return bool(_names(line.text) ^ _names(other.text))
+
+
+def _names(text: str) -> frozenset[str]:
+    """The capitalised words of a line past its first (names, products, places)."""
+    found = (_NAME.match(word) for word in LIST_MARKER.sub("", text).split()[1:])
+    return frozenset(m.group(0).rstrip(".-") for m in found if m)
+
+
+def cluster_lines(
+    lines: Sequence[Line],
+    threshold: float = CLUSTER_JACCARD,
+    vectors: npt.NDArray[np.float32] | None = None,
+    cosine: float = CLUSTER_COSINE,
+) -> list[Cluster]:
+    """The clusters of ``lines`` in order of their first line; ``vectors`` (one L2-normalised row
+    per line, from an embedding model) also match lines at ``cosine`` or more."""
     clusters: list[Cluster] = []
     postings: dict[str, list[int]] = {}
-    for line in lines:
+    seeds: list[int] = []  # each cluster's first line, whose vector stands for it
+    for n, line in enumerate(lines):
         words = tokens(line.text)
         shared = Counter(c for word in words for c in postings.get(word, ()))
         floor = threshold * len(words)
         candidates = sorted(c for c, count in shared.items() if count >= floor)
-        match = next((c for c in candidates if _same(words, clusters[c].words, threshold)), None)
+        match = next(
+            (
+                c
+                for c in candidates
+                if _same(words, clusters[c].words, threshold) and not _apart(line, clusters[c].members[0])
+            ),
+            None,
+        )
+        if match is None and vectors is not None and seeds:
+            match = _closest(n, line, words, vectors=vectors, seeds=seeds, clusters=clusters, cosine=cosine)
         if match is None:
             match = len(clusters)
             clusters.append(Cluster(line, words))
+            seeds.append(n)
             for word in words:
                 postings.setdefault(word, []).append(match)
         cluster = clusters[match]
@@ -68,3 +106,26 @@ def cluster_lines(lines: Sequence[Line], threshold: float = CLUSTER_JACCARD) -> 
         if (len(words), len(line.text)) > (len(tokens(cluster.kept.text)), len(cluster.kept.text)):
             cluster.kept = line
     return clusters
+
+
+def _closest(
+    n: int,
+    line: Line,
+    words: frozenset[str],
+    *,
+    vectors: npt.NDArray[np.float32],
+    seeds: list[int],
+    clusters: list[Cluster],
+    cosine: float,
+) -> int | None:
+    """The earliest cluster whose first line the model finds this close, with no number or name
+    that differs."""
+    sims = vectors[seeds] @ vectors[n]
+    for c in np.flatnonzero(sims >= cosine):
+        seed = clusters[int(c)].members[0]
+        if any(ch.isdigit() for word in words ^ clusters[int(c)].words for ch in word):
+            continue
+        if _apart(line, seed):
+            continue
+        return int(c)
+    return None

@@ -42,12 +42,14 @@ import asyncio
 import functools
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 import structlog
 
 from sidecar.consolidate.cluster import CLUSTER_JACCARD, Cluster, cluster_lines
@@ -105,12 +107,14 @@ from sidecar.index.files import scan_tier
 from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
-__all__ = ["SUMMARY_DIR", "OperatorModel", "Progress", "Step", "consolidate"]
+__all__ = ["SUMMARY_DIR", "Embed", "OperatorModel", "Progress", "Step", "consolidate"]
 
 SUMMARY_DIR = "daily/summaries"
 Step = Literal["plan", "summaries", "supersede", "promotions", "operators", "archive", "journal"]
 #: Told (step, done, total) as a run goes: "summaries" per week written, "archive" per note moved.
 Progress = Callable[[str, int, int], None]
+#: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
+Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
@@ -141,6 +145,7 @@ class _Period:
     dropped: tuple[DroppedLine, ...]
     evidence: tuple[str, ...]
     superseded: tuple[SupersededLine, ...] = ()
+    clustered_by: str = "words"
 
 
 async def consolidate(
@@ -161,6 +166,7 @@ async def consolidate(
     cluster_threshold: float = CLUSTER_JACCARD,
     operator: OperatorModel | None = None,
     progress: Progress | None = None,
+    embed: Embed | None = None,
     stop_after: Step | None = None,
 ) -> Report:
     """Consolidate the tier at ``root`` (see the module docstring); ``stop_after`` ends the run
@@ -187,10 +193,19 @@ async def consolidate(
     tell("summaries", 0, len(plan))
     for name, sources in plan.items():
         period = await _summarise(
-            name, sources, texts, summariser, budget=section_budget, threshold=cluster_threshold, stale=stale
+            name,
+            sources,
+            texts,
+            summariser,
+            budget=section_budget,
+            threshold=cluster_threshold,
+            stale=stale,
+            embed=embed,
         )
         periods.append(period)
-        report.summaries.append(SummaryWritten(period.name, period.path, period.sources, period.engine))
+        report.summaries.append(
+            SummaryWritten(period.name, period.path, period.sources, period.engine, period.clustered_by)
+        )
         report.dropped.extend(period.dropped)
         report.superseded.extend(period.superseded)
         sizes[period.path] = len(period.text.encode("utf-8"))
@@ -297,6 +312,7 @@ async def _summarise(
     budget: int,
     threshold: float,
     stale: dict[str, Said],
+    embed: Embed | None = None,
 ) -> _Period:
     """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
     cut by the budget), then one section per heading, each made by the summariser from the week's
@@ -308,7 +324,8 @@ async def _summarise(
     old = {key(line.text): line for line in lines if key(line.text) in stale}
     shown = {key(c.text) for c in changed}
     lines = [line for line in lines if key(line.text) not in stale and key(line.text) not in shown]
-    clusters = cluster_lines(lines, threshold)
+    vectors = await _vectors(embed, lines)
+    clusters = cluster_lines(lines, threshold, vectors)
     dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
     sections: dict[str, list[Cluster]] = {}
     for cluster in clusters:
@@ -335,7 +352,20 @@ async def _summarise(
         SupersededLine(line.text, line.source, stale[k].text, stale[k].where, stale[k].when[0].isoformat())
         for k, line in old.items()
     )
-    return _Period(name, path, tuple(sources), "".join(out), engine, tuple(dropped), evidence, retired)
+    clustered_by = "words" if vectors is None else "words+embeddings"
+    return _Period(name, path, tuple(sources), "".join(out), engine, tuple(dropped), evidence, retired, clustered_by)
+
+
+async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np.float32] | None:
+    """The lines' vectors, or None without a model or when it fails (words alone then cluster)."""
+    if embed is None or len(lines) < 2:
+        return None
+    try:
+        vectors = await embed([line.text for line in lines])
+    except Exception as exc:  # an embedder down or broken never stops a consolidation
+        log.warning("consolidate.embed_failed", error=str(exc))
+        return None
+    return vectors if vectors.shape[0] == len(lines) else None
 
 
 def _bullet(text: str) -> str:

@@ -24,12 +24,14 @@ DropReason = Literal["duplicate", "budget"]
 
 @dataclass(frozen=True, slots=True)
 class SummaryWritten:
-    """A period's summary file, the daily notes it rolls up, and the summariser that wrote it."""
+    """A period's summary file, the daily notes it rolls up, the summariser that wrote it, and
+    what clustered its lines."""
 
     period: str
     path: str
     sources: tuple[str, ...]
     engine: str
+    clustered_by: str = "words"  # "words+embeddings" when a model also matched lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +128,10 @@ class Report:
             f"whole tier: {_kb(self.bytes_before)} -> {_kb(self.bytes_after)}",
         ]
         for summary in self.summaries:
-            lines.append(f"  {summary.path} ({summary.engine}) from {len(summary.sources)} note(s)")
+            lines.append(
+                f"  {summary.path} ({summary.engine}, clustered by {summary.clustered_by}) "
+                f"from {len(summary.sources)} note(s)"
+            )
         if self.promoted:
             lines.append(f"promoted to the evergreen file ({len(self.promoted)}):")
             lines += [f"  {p.line}  [{', '.join(p.sources)}]" for p in self.promoted]

@@ -5,15 +5,20 @@ reads for that user in that workspace). One run per tier dir at a time in this p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from sidecar.consolidate.job import OperatorModel, Progress, consolidate
+import numpy as np
+import numpy.typing as npt
+
+from sidecar.consolidate.job import Embed, OperatorModel, Progress, consolidate
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import make_summariser
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import Conflict
+from sidecar.retrieval.embed.base import Embedder, embed_in_background
 from sidecar.settings import Settings
 
 __all__ = ["SUMMARY_TIMEOUT_S", "run_consolidation"]
@@ -31,6 +36,7 @@ async def run_consolidation(
     dry_run: bool = False,
     journal: JournalStore | None = None,
     progress: Progress | None = None,
+    embedder: Embedder | None = None,
 ) -> Report:
     """Consolidate the ``agent`` or ``crew`` tier; Conflict (409) while a run of it is under way."""
     root = settings.crew_dir if tier == "crew" else settings.memory_dir
@@ -39,6 +45,13 @@ async def run_consolidation(
     kind = settings.summariser
     base = settings.openai_base_url if kind == "openai" else settings.ollama_host
     summariser = make_summariser(kind, base, settings.summariser_model, settings.openai_api_key, SUMMARY_TIMEOUT_S)
+    embed: Embed | None = None
+    if embedder is not None:
+        model = embedder
+
+        async def embed(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+            return await embed_in_background(model, texts)
+
     operator = None
     if settings.operator_id and settings.role == "lead":
         from sidecar.prompt.block import user_slug
@@ -60,6 +73,7 @@ async def run_consolidation(
             evergreen_cap_bytes=settings.evergreen_cap_bytes,
             operator=operator,
             progress=progress,
+            embed=embed,
         )
         if journal is not None:
             from sidecar.consolidate.memories import merge_memories

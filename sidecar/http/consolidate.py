@@ -16,7 +16,7 @@ from aiohttp import web
 from sidecar.episodic.entry import invalid
 from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.http.jsonio import json_answer, read_json_object
-from sidecar.keys import QUEUE, SETTINGS
+from sidecar.keys import EMBEDDER, QUEUE, SETTINGS
 
 __all__ = ["consolidate_schedule_ctx", "routes"]
 
@@ -30,7 +30,9 @@ async def consolidate_tier(app: web.Application, tier: str, since: date | None, 
     from sidecar.consolidate.runner import run_consolidation
 
     journal = app.get(JOURNAL) if tier == "agent" else None
-    report = await run_consolidation(app[SETTINGS], tier, since=since, dry_run=dry_run, journal=journal)
+    report = await run_consolidation(
+        app[SETTINGS], tier, since=since, dry_run=dry_run, journal=journal, embedder=app.get(EMBEDDER)
+    )
     if not dry_run:
         app[QUEUE].put(tier, None, "consolidate")
         if tier == "agent" and report.operator_model is not None and report.operator_model.changed:

@@ -462,7 +462,7 @@ async def measure(
     in_agent = sum(text in agent_md for text in top)
     report("  of them promoted to AGENT.md", f"{in_agent}/{len(top)}")
     spread = ", ".join(f"{planted['weekly'][text][0]}/{planted['weekly'][text][1]}" for text in top)
-    report("  notes each was written in / most in one ISO week", spread, "promotion needs 3 in one run")
+    report("  notes each was written in / most in one ISO week", spread, "promoted at 3 sources: notes or earlier weeks")
     new_in_block = [v for *_rest, v in CONTRADICTIONS if v in block]
     report("  latest (contradicting) values in the block", f"{len(new_in_block)}/{len(CONTRADICTIONS)}")
     stale_in_block = [v for _, _, _, v, _ in CONTRADICTIONS if v in block]
