@@ -63,10 +63,15 @@ class CrewStore(Protocol):
         """Every file the store holds, path -> content hash."""
         ...
 
-    async def replace_file(
-        self, file: FileRow, chunks: list[ChunkRow], model: str | None, vectors: dict[str, VectorRow]
+    async def replace_files(
+        self,
+        files: list[tuple[FileRow, list[ChunkRow]]],
+        model: str | None,
+        vectors: dict[str, VectorRow],
+        flags: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
-        """Put ``file`` with exactly ``chunks`` (its old ones go), in one transaction."""
+        """Put each file with exactly its chunks (their old ones go) and the injection scanner's
+        flagged sections, in one transaction."""
         ...
 
     async def remove_files(self, paths: list[str]) -> None: ...

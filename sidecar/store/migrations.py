@@ -59,6 +59,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE AGGREGATE crew_tsquery_any (tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
     """,
+    # 2: the injection scanner's flagged sections of each file (as the answers show them), judged
+    # on the lead, so a member marks crew hits as the lead's own crew search does.
+    """
+    ALTER TABLE crew_files ADD COLUMN flags JSONB NOT NULL DEFAULT '[]';
+    """,
 )
 
 

@@ -14,6 +14,7 @@ and normalised by the log of the chunk's length, over PostgreSQL's ``english`` c
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import struct
 import unicodedata
@@ -27,7 +28,7 @@ import structlog
 from sidecar.index.query import terms
 from sidecar.store.base import ChunkRow, FileRow, Floats, StoreUnavailable, VectorRow
 from sidecar.store.migrations import hnsw_index, migrate
-from sidecar.store.ranking import Candidates, rank
+from sidecar.store.ranking import Candidates, mark_flagged, rank
 
 __all__ = ["PostgresCrewStore", "fold"]
 
@@ -139,15 +140,15 @@ class PostgresCrewStore:
             rows = await conn.fetch("SELECT path, hash FROM crew_files WHERE crew = $1", self.crew)
         return {r["path"]: r["hash"] for r in rows}
 
-    async def replace_file(
-        self, file: FileRow, chunks: list[ChunkRow], model: str | None, vectors: dict[str, VectorRow]
-    ) -> None:
-        await self.replace_files([(file, chunks)], model, vectors)
-
     async def replace_files(
-        self, files: list[tuple[FileRow, list[ChunkRow]]], model: str | None, vectors: dict[str, VectorRow]
+        self,
+        files: list[tuple[FileRow, list[ChunkRow]]],
+        model: str | None,
+        vectors: dict[str, VectorRow],
+        flags: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
-        """Put each file with exactly its chunks, all in one transaction."""
+        """Put each file with exactly its chunks (and its flagged sections), all in one transaction."""
+        flagged = flags or {}
         rows = [
             (self.crew, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain,
              fold(c.heading), fold(c.body), *self._vector_fields(model, vectors.get(c.hash)))
@@ -156,9 +157,10 @@ class PostgresCrewStore:
         await self._index_dims({r[12] for r in rows if r[12] is not None})
         async with self._conn() as conn, conn.transaction():
             await conn.executemany(
-                "INSERT INTO crew_files (crew, path, hash, size) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT (crew, path) DO UPDATE SET hash = $3, size = $4, indexed_at = now()",
-                [(self.crew, f.path, f.hash, f.size) for f, _ in files],
+                "INSERT INTO crew_files (crew, path, hash, size, flags) VALUES ($1, $2, $3, $4, $5::text::jsonb) "
+                "ON CONFLICT (crew, path) DO UPDATE SET hash = $3, size = $4, flags = $5::text::jsonb, "
+                "indexed_at = now()",
+                [(self.crew, f.path, f.hash, f.size, json.dumps(flagged.get(f.path, []))) for f, _ in files],
             )
             await conn.execute(
                 "DELETE FROM crew_chunks WHERE crew = $1 AND path = ANY($2::text[])",
@@ -267,7 +269,15 @@ class PostgresCrewStore:
             if qvec is not None and model is not None:
                 cands.qvec = np.asarray(qvec, dtype=np.float32)
                 await self._dense(conn, cands, cands.qvec, model)
-        return rank(cands, words, limit, fusion=fusion if cands.dense_used else "bm25", explain=explain)
+            hits = rank(cands, words, limit, fusion=fusion if cands.dense_used else "bm25", explain=explain)
+            if hits:
+                rows = await conn.fetch(
+                    "SELECT path, flags::text AS flags FROM crew_files WHERE crew = $1 AND path = ANY($2::text[]) "
+                    "AND flags <> '[]'::jsonb",
+                    self.crew, list({h["path"] for h in hits}),
+                )  # fmt: skip
+                mark_flagged(hits, {r["path"]: json.loads(r["flags"]) for r in rows})
+        return hits
 
     async def _bm25(self, conn: Any, words: list[str], limit: int) -> list[Any]:
         """BM25-like: per query word, its inverse document frequency times ``ts_rank`` (term

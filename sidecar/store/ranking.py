@@ -13,7 +13,7 @@ from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 
-__all__ = ["Candidates", "rank"]
+__all__ = ["Candidates", "mark_flagged", "rank"]
 
 
 @dataclass
@@ -95,3 +95,13 @@ def _closest_sentence(result: dict[str, Any], row: Any, words: list[str], qvec: 
     shown = window(text, words)
     result["snippet"] = shown.text
     result["highlights"] = [[a, b] for a, b in shown.highlights]
+
+
+def mark_flagged(hits: list[dict[str, Any]], flags: dict[str, list[dict[str, Any]]]) -> None:
+    """Give each hit from a flagged section that section's mark (``flagged``), as the lead's own
+    crew search does (``retrieval.flags``): the sections were judged on the lead."""
+    for hit in hits:
+        for section in flags.get(hit["path"], []):
+            if section["line_start"] <= hit["line_start"] <= section["line_end"]:
+                hit["flagged"] = section
+                break

@@ -8,10 +8,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from sidecar.index.db import connect_reader
+from sidecar.index.files import read_tier_file
 from sidecar.index.tier_index import INDEX_NAME
 from sidecar.store.base import ChunkRow, FileRow, VectorRow
 
@@ -72,6 +74,18 @@ class SqliteCrewSource:
                     out[row[0]].append(ChunkRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7])))
         finally:
             conn.close()
+        return out
+
+    def flags(self, paths: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """The injection scanner's flagged sections of each file, as read from the dir now (a file
+        with none, or gone, maps to [])."""
+        from sidecar.prompt.scan import flagged_sections  # compiles the scanner's rules: on first use
+
+        out: dict[str, list[dict[str, Any]]] = {}
+        for rel in paths:
+            data = read_tier_file(self.root, rel)
+            text = "" if data is None else data.decode("utf-8", errors="replace")
+            out[rel] = [section.as_json() for section in flagged_sections(text)] if text else []
         return out
 
     def vectors(self, model: str | None, hashes: Iterable[str]) -> dict[str, VectorRow]:
