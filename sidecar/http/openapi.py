@@ -112,6 +112,11 @@ SCHEMAS: dict[str, Schema] = {
             "queue": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM, "depth": INT, "errors": INT}),
             "watcher": _nullable(_obj({"running": BOOL, "restarts": INT})),
             "via": {"type": "string", "description": "member: the lead that answered"},
+            "store": {"type": "string", "description": "a member's crew in a server store: postgres"},
+            "crew": STR,
+            "vectors": INT,
+            "seq": {"type": "integer", "description": "the lead's writes the crew store holds, up to this seq"},
+            "last_indexed": _nullable({"type": "string", "format": "date-time"}),
             "skipped": _obj(
                 {
                     "count": INT,
@@ -322,7 +327,7 @@ QUERY_ERRORS = "missing_query, empty_query, invalid_query, query_too_long (over 
 SCOPE = _query("scope", {"enum": ["agent", "crew"], "default": "agent"})
 WORKSPACE = _query("workspace_id", ID, required=True)
 CREW = _query("crew_id", OPT_ID)
-NO_CREW = "no_crew_tier (solo), crew_unavailable (member: the lead cannot be reached)"
+NO_CREW = "no_crew_tier (solo), crew_unavailable (member: the lead, or the crew store, cannot be reached)"
 
 DUPLICATE_ANSWER = {
     "description": "nothing was written: an append (without force) whose every line memory already holds "

