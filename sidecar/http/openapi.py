@@ -19,6 +19,7 @@ from sidecar.contract import ANSWERS, BLOCK_REQUEST, FIELDS, SEARCH_REQUEST, WRI
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES, PRIORITIES, SEVERITIES
 from sidecar.episodic.query import MAX_K
 from sidecar.http.memory_schemas import request_schemas
+from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.settings import ID_PATTERN
 
 __all__ = ["DOCUMENT", "routes"]
@@ -679,6 +680,59 @@ PATHS: dict[str, Any] = {
         }
     },
     "/openapi.json": {"get": _op("This document", ("200", {"type": "object"}), _errors())},
+}
+
+
+KG_FACT = _obj(
+    {
+        "id": INT, "subject": STR, "predicate": STR, "object": STR, "valid_from": STR,
+        "valid_to": _nullable(STR), "current": BOOL, "confidence": NUM, "source": STR, "room": STR, "text": STR,
+    },
+    {"recorded_at": STR, "invalidated_by": _nullable(INT)},
+)  # fmt: skip
+KG_ENTITY = _obj({"id": INT, "name": STR, "type": STR, "aliases": STRS})
+KG_FACTS = {"type": "array", "items": KG_FACT}
+KG_ERRORS = {
+    "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field> (invalid_scope: crew on a solo sidecar)",
+    "503": "crew_unavailable (member, crew scope: the crew's graph is held by the lead)",
+}
+KG_ANSWERS: dict[str, tuple[str, Schema, str]] = {
+    "add": ("201", _obj({"fact": KG_FACT}), "Add a fact (a functional predicate ends the current value)"),
+    "query": (
+        "200",
+        _obj({"entity": KG_ENTITY, "facts": KG_FACTS}, {"as_of": _nullable(STR)}),
+        "Facts about an entity: current, as of a time, all, or before a value",
+    ),
+    "invalidate": ("200", _obj({"facts": KG_FACTS}), "End a fact (kept, with valid_to set)"),
+    "timeline": ("200", _obj({"entity": KG_ENTITY, "facts": KG_FACTS}), "Every fact about an entity, oldest first"),
+    "traverse": (
+        "200",
+        _obj({"entity": KG_ENTITY, "nodes": {"type": "array", "items": {"type": "object"}}, "facts": KG_FACTS}),
+        "Entities one or two hops away along current facts",
+    ),
+    "tunnels": (
+        "200",
+        _obj({"tunnels": {"type": "array", "items": _obj({"name": STR, "rooms": STRS})}}),
+        "Entities whose facts stand in two rooms or more",
+    ),
+}
+for _name, (_status, _answer, _summary) in KG_ANSWERS.items():
+    _missing = {"404": "unknown_entity (no entity so named in the workspace), not_found (no such fact)"}
+    PATHS[f"/kg/{_name}"] = {
+        "post": _op(
+            _summary,
+            (_status, _answer),
+            _errors(**KG_ERRORS, **({} if _name in ("add", "tunnels") else _missing), **BODY_ERRORS),
+            requestBody=_body(KG_REQUESTS[_name]),
+        )
+    }
+PATHS["/kg/stats"] = {
+    "get": _op(
+        "The graph's counts: entities, facts (current and ended), rooms, tunnels, predicates",
+        ("200", _obj({"entities": INT, "facts": INT, "current": INT, "invalidated": INT, "rooms": INT, "tunnels": INT})),
+        _errors(**KG_ERRORS),
+        parameters=[_query("workspace_id", ID), _query("scope", {"enum": ["agent", "crew"], "default": "agent"})],
+    )
 }
 
 

@@ -39,9 +39,15 @@ class Ingest:
         self.scopes = scopes
         self.journal = journal
         self._following = asyncio.Lock()
+        self._reading = asyncio.Lock()  # one file at a time, and none while closing
+        self._closed = False
 
     async def file(self, tier: str, path: str) -> int:
         """Read one tier file into the graph if its bytes changed; the number of facts it states."""
+        async with self._reading:
+            return 0 if self._closed else await self._file(tier, path)
+
+    async def _file(self, tier: str, path: str) -> int:
         root = self.roots.get(tier)
         if root is None or not path.endswith(".md"):
             return 0
@@ -77,7 +83,7 @@ class Ingest:
             return 0
         total = 0
         async with self._following:
-            while True:
+            while not self._closed:
                 after = await self.graph.store.cursor(_CURSOR)
                 rows = await asyncio.to_thread(self.journal.entries, after)
                 if not rows:
@@ -91,10 +97,14 @@ class Ingest:
                     total += len(facts)
                     last = seq
                 await self.graph.store.set_cursor(_CURSOR, last)
+        return total
 
-    def close(self) -> None:
-        if self.journal is not None:
-            self.journal.close()
+    async def aclose(self) -> None:
+        """Wait for a file being read, then read no more (a later change is read at the next start)."""
+        async with self._reading, self._following:
+            self._closed = True
+            if self.journal is not None:
+                self.journal.close()
 
 
 def _mtime(path: Path) -> str:

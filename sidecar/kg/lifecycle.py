@@ -74,7 +74,7 @@ def kg_context(journal_file: str) -> Callable[[web.Application], AsyncIterator[N
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-            ingest.close()
+            await ingest.aclose()
             await store.aclose()
 
     return ctx

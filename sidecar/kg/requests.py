@@ -26,7 +26,7 @@ def _nullable(schema: Schema) -> Schema:
 _WHO: Schema = {
     "workspace_id": _nullable({"type": "string", "pattern": ID_PATTERN, "description": "default --workspace-id"}),
     "scope": {
-        "enum": ["agent", "crew"],
+        **_nullable({"enum": ["agent", "crew"]}),
         "default": "agent",
         "description": "agent: this agent's graph; crew: the crew's (held by the lead)",
     },
@@ -121,6 +121,8 @@ def parse(operation: str, body: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, spec in props.items():
         value = body.get(name)
+        if value is None and name in body and "anyOf" not in spec:
+            raise BadRequest(f"{name} may not be null", code=f"invalid_{name}", field=name)
         if value is None:
             if name in schema.get("required", []):
                 raise BadRequest(f"{name} is required", code=f"missing_{name}", field=name)

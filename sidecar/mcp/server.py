@@ -488,7 +488,7 @@ def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         operation = name.removeprefix("kg.")
         schema = json.loads(json.dumps(KG_REQUESTS[operation]))
         if settings.role != "lead":
-            schema["properties"]["scope"]["enum"] = ["agent"]
+            schema["properties"]["scope"]["anyOf"][0]["enum"] = ["agent"]
         read_only = operation not in ("add", "invalidate")
         out[name] = _tool(
             name,
