@@ -14,6 +14,7 @@ from aiohttp.test_utils import TestClient
 from sidecar.episodic.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
+from tests.support.waiting import async_wait_until
 
 Client = TestClient[Any, Any]
 
@@ -167,3 +168,24 @@ def test_an_operator_model_needs_a_lead(make_settings: Callable[..., Settings]) 
         make_settings(operator_id="ana")
     with pytest.raises(ConfigError, match="--operator-id must be"):
         make_settings(role="lead", operator_id="ana smith")
+
+
+async def test_a_lead_consolidates_the_crew_tier_and_search_follows(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path, tmp_path: Path
+) -> None:
+    crew = tmp_path / "crew"
+    names = old_notes(crew)
+    client: Client = await aiohttp_client(create_app(make_settings(role="lead")))
+    done = await (await client.post("/memory/consolidate", json={"tier": "crew"})).json()
+    assert len(done["archived"]) == 3 and done["memories_merged"] == []
+    assert "db-stage-3" in (crew / "CREW.md").read_text()
+    assert not any((crew / name).exists() for name in names)
+    assert not (memory_dir / "AGENT.md").read_text().count("db-stage-3")  # the agent tier is not touched
+    body = {"query": "staging database", "scope": "crew", "limit": 10}
+
+    async def reindexed() -> list[dict[str, Any]] | None:  # the reindex the run queued
+        hits: list[dict[str, Any]] = (await (await client.post("/memory/search", json=body)).json())["results"]
+        return hits if hits and hits[0]["path"] == "CREW.md" else None
+
+    hits = await async_wait_until(reindexed, message="the crew tier was not reindexed after the run")
+    assert all(not hit["path"].startswith("daily/20") for hit in hits)
