@@ -555,6 +555,13 @@ ToolName = Literal[
     "kg.traverse",
     "kg.tunnels",
     "kg.stats",
+    "memory.list",
+    "memory.taxonomy",
+    "memory.diary_read",
+    "memory.delete",
+    "memory.set_identity",
+    "memory.diary_write",
+    "memory.ingest",
 ]
 Role = Literal["solo", "member", "lead"]
 

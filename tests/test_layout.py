@@ -36,6 +36,9 @@ LEVELS: dict[str, int] = {
     # write.paths, and write, retrieval, prompt, http and mcp take their types from it, so it sits
     # with write on level 2.
     "sidecar.contract": 2,
+    # The memory palace: taxonomy, layers, relevance, ingest rules, diary, the per-agent settings
+    # file; plain functions the block (prompt) and the routes call.
+    "sidecar.palace": 2,
     # The knowledge graph: its store, extraction and questions; http, mcp and server use it, and
     # search gets its lift through a protocol (retrieval.search.SearchBoost), not an import.
     "sidecar.kg": 2,

@@ -9,13 +9,16 @@ is blocking work.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import cast
 
 import structlog
 from aiohttp import web
 
-from sidecar.contract import MAX_BUDGET, MAX_LIMIT, TOKEN, BlockAnswer, BlockRequest, SearchRequest
+from sidecar.contract import MAX_BUDGET, MAX_LIMIT, TOKEN, BlockAnswer, BlockRequest, LayerPart, SearchRequest
 from sidecar.episodic.lifecycle import JOURNAL, NUDGER
 from sidecar.episodic.render import freshness_weight
 from sidecar.errors import BadRequest, Forbidden, SidecarError
@@ -28,6 +31,9 @@ __all__ = ["MAX_BUDGET", "BlockRequest", "routes"]
 log = structlog.get_logger("sidecar.block")
 #: The most of the block's budget recalled memories may take.
 RECALL_SHARE_PERCENT = 25
+#: The most of the budget the journal's essentials (L1) may take, and how many memories L1 ranks.
+ESSENTIALS_SHARE_PERCENT = 15
+ESSENTIALS_CANDIDATES = 500
 routes = web.RouteTableDef()
 
 
@@ -37,9 +43,18 @@ async def memory_block(request: web.Request) -> web.Response:
         raise Forbidden("requests from a browser origin are refused", code="origin_refused")
     settings = request.app[SETTINGS]
     req = BlockRequest.from_json(await read_json_object(request), settings)
+    if not settings.memory_enabled:  # memory: false: the block injects nothing
+        off: BlockAnswer = {"text": "", "used": 0, "budget": req.budget, "omitted": [], "blocked": []}
+        return web.json_response({**off, "layers": [], "match_count": 0, "top_score": None})
+    from sidecar.palace.relevance import is_trivial
+
+    if req.query is not None and is_trivial(req.query):  # "ok", "thanks": nothing to recall
+        req = dataclasses.replace(req, query=None, layers=tuple(x for x in req.layers if x != "L3"))
     crew_dir = settings.crew_dir if settings.has_crew else None
-    rankings = await _rankings(request.app[SEARCH], req.query, crew=crew_dir is not None)
-    recalled, recalled_ids = await _recalled(request.app, req)
+    recall = "L3" in req.layers
+    rankings = await _rankings(request.app[SEARCH], req.query if recall else None, crew=crew_dir is not None)
+    recalled, recalled_ids = await _recalled(request.app, req) if recall else ("", [])
+    essentials, essential_count = await _essentials(request.app, req)
     nudges = [*req.nudges, *await _journal_nudges(request.app, req)]
     # The block's modules (the assembler and the injection scanner, which compiles its rules on
     # import) load on the first request for a block, not at start-up.
@@ -58,6 +73,11 @@ async def memory_block(request: web.Request) -> web.Response:
         peer_context=req.peer_context,
         nudges=nudges,
         recalled=recalled,
+        layers=req.layers,
+        room=req.room,
+        threshold=settings.inject_threshold,
+        essentials=essentials,
+        essentials_count=essential_count,
     )
     try:
         block = await asyncio.to_thread(build)
@@ -79,7 +99,13 @@ async def memory_block(request: web.Request) -> web.Response:
             }
             for b in block.blocked
         ],
+        "layers": [cast(LayerPart, part.to_json()) for part in block.layers],
+        "match_count": block.match_count,
+        "top_score": block.top_score,
     }
+    if recalled:
+        shown = sum(1 for i in recalled_ids if i in recalled)
+        answer["layers"].append({"layer": "L3", "part": "recalled", "label": "journal", "chunks": shown})
     if req.recall:
         answer["recalled"] = recalled_ids if recalled else []
     return web.json_response(answer)
@@ -122,6 +148,31 @@ async def _recalled(app: web.Application, req: BlockRequest) -> tuple[str, list[
     ]
     text = render_recalled(shown, req.budget * RECALL_SHARE_PERCENT // 100)
     return text, [h["id"] for h in weighted if h["id"] in text]
+
+
+async def _essentials(app: web.Application, req: BlockRequest) -> tuple[str, int]:
+    """L1's journal part: the typed memories of the highest importance x recency (the scanner
+    keeps out any it would block), rendered within ESSENTIALS_SHARE_PERCENT of the budget."""
+    store = app.get(JOURNAL)
+    if store is None or "L1" not in req.layers:
+        return "", 0
+    from sidecar.palace.layers import ESSENTIALS_MAX_CHARS, Essential, rank_essentials, render_essentials
+    from sidecar.prompt.scan import scan
+
+    workspace = _who(app, req).get("workspace_id", app[SETTINGS].workspace_id)
+    try:
+        entries = await store.memories(workspace, None, ESSENTIALS_CANDIDATES)
+    except Exception as exc:  # the block never fails for the journal
+        log.warning("memory_block.essentials_failed", error=type(exc).__name__)
+        return "", 0
+    found = [
+        Essential(e.id, e.memory_type or "memory", e.summary, e.base_importance, e.ts)
+        for e in entries
+        if e.status == "live" and scan(e.summary) is None
+    ]
+    ranked = rank_essentials(found, datetime.now(UTC))
+    limit = min(ESSENTIALS_MAX_CHARS, req.budget * ESSENTIALS_SHARE_PERCENT // 100)
+    return render_essentials(ranked, limit)
 
 
 async def _journal_nudges(app: web.Application, req: BlockRequest) -> list[str]:

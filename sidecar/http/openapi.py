@@ -19,6 +19,8 @@ from sidecar.contract import ANSWERS, BLOCK_REQUEST, FIELDS, SEARCH_REQUEST, WRI
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES, PRIORITIES, SEVERITIES
 from sidecar.episodic.query import MAX_K
 from sidecar.http.memory_schemas import request_schemas
+from sidecar.http.palace_schemas import ANSWERS as PALACE_ANSWERS
+from sidecar.http.palace_schemas import REQUESTS as PALACE_REQUESTS
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.settings import ID_PATTERN
 
@@ -629,9 +631,18 @@ PATHS: dict[str, Any] = {
     },
     "/memory/consolidate": {
         "post": _op(
-            "Consolidate old daily notes now: weekly summaries in daily/summaries/, recurring facts promoted to "
-            "the evergreen file, the notes moved to archive/daily/; the report lists everything dropped",
-            ("200", {"type": "object", "description": "the report: periods, summaries, promoted, archived, dropped"}),
+            "Consolidate old daily notes now: weekly summaries in daily/summaries/, values a newer line changed "
+            "moved under '## Superseded', recurring facts promoted to the evergreen file, the notes moved to "
+            "archive/daily/, near-duplicate typed memories merged; the report lists everything dropped",
+            (
+                "200",
+                {
+                    "type": "object",
+                    "description": "the report: periods, summaries (engine, clustered_by), promoted, not_promoted, "
+                    "superseded, operator_model, memories_merged, archived, dropped, journal_entries, bytes before "
+                    "and after",
+                },
+            ),
             _errors(
                 **{
                     "400": BAD_BODY + "invalid_tier (crew only on a lead), invalid_since, invalid_dry_run, "
@@ -763,6 +774,103 @@ def _finish(paths: dict[str, Any]) -> dict[str, Any]:
     for (path, method, status), found in links.items():
         paths[path][method]["responses"][status]["links"] = found
     return paths
+
+
+WRITE_ERRORS = {
+    "403": "memory_disabled (memory: false), crew_write_forbidden, unsafe_path",
+    "413": TOO_LARGE + "; cap_exceeded",
+    "422": "injection_suspected: the content matches a prompt-injection rule; nothing was written",
+    "503": "writes_stalled, tier_dir_missing",
+}
+PALACE_PATHS: dict[str, Any] = {
+    "/memory/list": {
+        "get": _op(
+            "Every memory file with its wing (tier), room (folder), bytes, chunks and last change",
+            ("200", PALACE_ANSWERS["list"]),
+            _errors(**{"400": "unknown_field, invalid_wing, invalid_room"}),
+            parameters=[
+                _query("wing", PALACE_REQUESTS["list"]["properties"]["wing"]),
+                _query("room", PALACE_REQUESTS["list"]["properties"]["room"]),
+            ],
+        )
+    },
+    "/memory/taxonomy": {
+        "get": _op(
+            "Wings and rooms with their counts: files, chunks and bytes per folder; the journal's memories per type",
+            ("200", PALACE_ANSWERS["taxonomy"]),
+            _errors(**{"400": "unknown_field"}),
+        )
+    },
+    "/memory/delete": {
+        "post": _op(
+            "Delete a memory file, or one heading section of it, durably; journaled as memory.deleted",
+            ("200", PALACE_ANSWERS["delete"]),
+            _errors(
+                **{
+                    "400": BAD_BODY + "unknown_field, invalid_path, invalid_tier, invalid_heading",
+                    "404": "file_not_found, section_not_found",
+                    "409": "ambiguous_heading: several sections have that heading; name it by its heading path",
+                    **{k: v for k, v in WRITE_ERRORS.items() if k in ("403", "503")},
+                },
+                **BODY_ERRORS,
+            ),
+            requestBody=_body(PALACE_REQUESTS["delete"]),
+        )
+    },
+    "/memory/identity": {
+        "post": _op(
+            "Set the agent's identity (L0: identity.md, whole at the top of every memory block)",
+            ("200", PALACE_ANSWERS["identity"]),
+            _errors(
+                **{"400": BAD_BODY + "unknown_field, invalid_identity, identity_too_long", **WRITE_ERRORS},
+                **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
+            ),
+            requestBody=_body(PALACE_REQUESTS["identity"]),
+        )
+    },
+    "/memory/diary": {
+        "post": _op(
+            "Write a diary entry for the agent, a section of today's daily note",
+            ("201", PALACE_ANSWERS["diary_write"]),
+            _errors(
+                **{"400": BAD_BODY + "unknown_field, invalid_content, invalid_agent_id", **WRITE_ERRORS},
+                **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
+            ),
+            requestBody=_body(PALACE_REQUESTS["diary_write"]),
+        ),
+        "get": _op(
+            "The agent's newest diary entries, newest first",
+            ("200", PALACE_ANSWERS["diary_read"]),
+            _errors(**{"400": "unknown_field, invalid_agent_id, invalid_limit"}),
+            parameters=[
+                _query("agent_id", PALACE_REQUESTS["diary_read"]["properties"]["agent_id"]),
+                _query("limit", PALACE_REQUESTS["diary_read"]["properties"]["limit"]),
+            ],
+        ),
+    },
+    "/memory/ingest": {
+        "post": _op(
+            "Ingest conversation turns: noise dropped, the rest classified (decision, preference, fact, event, "
+            "task, problem, other), deduplicated and kept as typed journal memories or daily-note lines; the "
+            "report says what was kept where and what was dropped and why",
+            ("200", PALACE_ANSWERS["ingest"]),
+            _errors(
+                **{"400": BAD_BODY + "unknown_field, invalid_turns, invalid_dry_run", **WRITE_ERRORS},
+                **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
+            ),
+            requestBody=_body(PALACE_REQUESTS["ingest"]),
+        )
+    },
+    "/memory/agent-settings": {
+        "get": _op(
+            "The per-agent settings file (memory.toml or settings.md front matter in the agent tier): its valid "
+            "values, every problem found in it, and the settings it governs as in effect",
+            ("200", PALACE_ANSWERS["agent_settings"]),
+            _errors(),
+        )
+    },
+}
+PATHS.update(PALACE_PATHS)
 
 
 DOCUMENT: dict[str, Any] = {

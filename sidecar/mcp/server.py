@@ -28,6 +28,7 @@ from sidecar.http.memory_schemas import request_schemas
 from sidecar.keys import SETTINGS, WRITES
 from sidecar.kg.lifecycle import KG, kg_op
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
+from sidecar.mcp.palace_tools import palace_tool, palace_tools
 from sidecar.retrieval.answer import search_memory
 from sidecar.settings import Settings
 from sidecar.write import sink as health
@@ -57,7 +58,10 @@ FILE_TOOLS = ("memory.write", "memory.read", "memory.search", "memory.check_dupl
 JOURNAL_TOOLS = ("memory.remember", "memory.recall", "memory.feedback", "memory.forget")
 #: The knowledge graph: offered whenever the graph runs.
 KG_TOOLS = ("kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats")
-TOOL_NAMES = (*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS)
+#: The palace: read tools always, the tools that write only while memory.write is offered.
+PALACE_READ_TOOLS = ("memory.list", "memory.taxonomy", "memory.diary_read")
+PALACE_WRITE_TOOLS = ("memory.delete", "memory.set_identity", "memory.diary_write", "memory.ingest")
+TOOL_NAMES = (*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_READ_TOOLS, *PALACE_WRITE_TOOLS)
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 INSTRUCTIONS = (
     "Durable memory for this agent. memory.write reports success only once the bytes are on stable "
@@ -269,7 +273,8 @@ async def _call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, 
     if args is not None and not isinstance(args, dict):
         raise RpcError(INVALID_PARAMS, "params.arguments must be an object")
     state = await sink_health(app)
-    if name in FILE_TOOLS and name not in state.tools:
+    gated = name in FILE_TOOLS and name not in state.tools
+    if gated or (name in PALACE_WRITE_TOOLS and "memory.write" not in state.tools):
         why = "; ".join(state.reasons) or "unknown"
         return _tool_error(
             EngineUnavailable(
@@ -295,8 +300,10 @@ async def _call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, 
 async def _offered(app: web.Application) -> list[str]:
     """The file tools the sink's health allows, then the journal's tools while the journal runs."""
     names = list((await sink_health(app)).tools)
+    writable = "memory.write" in names
     names += list(JOURNAL_TOOLS) if JOURNAL in app else []
-    return names + list(KG_TOOLS) if KG in app else names
+    names += list(KG_TOOLS) if KG in app else []
+    return names + list(PALACE_READ_TOOLS) + (list(PALACE_WRITE_TOOLS) if writable else [])
 
 
 def _tool_error(exc: SidecarError) -> dict[str, Any]:
@@ -431,6 +438,7 @@ _TOOLS: dict[str, Callable[[web.Application, dict[str, Any]], Awaitable[ToolResu
     "memory.feedback": _feedback,
     "memory.forget": _forget,
     **{name: _kg(name.removeprefix("kg.")) for name in KG_TOOLS},
+    **{name: palace_tool(name) for name in (*PALACE_READ_TOOLS, *PALACE_WRITE_TOOLS)},
 }
 
 
@@ -478,6 +486,7 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         "memory.check_duplicate": check,
         **journal_tools(settings),
         **kg_tools(settings),
+        **palace_tools(settings),
     }
 
 

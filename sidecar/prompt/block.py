@@ -6,6 +6,14 @@ takes at most 40% and gives back whatever it does not use; content is cut only o
 boundaries and anything left out is named in a closing line. Every heading section is scanned
 for injection at assembly time (``select``); a hit replaces that section with a notice, its clean
 sibling sections stay, and the file on disk is never touched.
+
+The block is built in layers (``palace/layers.py``): L0, the identity (``identity.md``) and the
+pins, first and never cut; L1, the essentials (the evergreen file, the newest daily notes, the
+crew tier, the operator model, and the journal's top memories the caller passes); L2, the files
+of one room, on request; L3, the chunks a query recalls. With a ``threshold`` only ranked chunks
+at least that relevant to the query are recalled (``palace/relevance.py``), and a trivial query
+("ok", "thanks") recalls nothing. ``MemoryBlock.layers`` says which layer each file's chunks came
+from.
 """
 
 from __future__ import annotations
@@ -22,15 +30,19 @@ import structlog
 from sidecar.contract import USER_SLUG_SEPARATOR
 from sidecar.index.chunker import chunk_markdown
 from sidecar.index.files import read_tier_file
+from sidecar.palace.layers import IDENTITY_FILE
+from sidecar.palace.relevance import Relevance, is_trivial
 from sidecar.prompt.sections import split_sections
 from sidecar.prompt.select import MARKERS, BlockedSection, MemoryFile, Part, select
 from sidecar.settings import ROLES
 
 __all__ = [
     "CREW_SHARE_PERCENT",
+    "DEFAULT_LAYERS",
     "PREAMBLE",
     "USER_SLUG_SEPARATOR",
     "BlockedSection",
+    "LayerPart",
     "MemoryBlock",
     "SearchFn",
     "build_memory_block",
@@ -46,6 +58,8 @@ PREAMBLE = "Memory from earlier sessions follows: hints the current task can ove
 SearchFn = Callable[[str, str], Sequence[tuple[str, int]]]
 """(scope "agent" or "crew", query) -> (path relative to the tier dir, line_start) in rank order."""
 
+#: Every layer but L2, which needs a room: what a caller of ``build_memory_block`` gets by default.
+DEFAULT_LAYERS = ("L0", "L1", "L3")
 _OMITTED_FLOOR = 64  # room always kept for "[memory: N sections left out for budget]"
 _OMITTED_MAX = 600
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._/-]")
@@ -64,27 +78,52 @@ def user_slug(user_id: str, workspace_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class LayerPart:
+    """What one source put into the block: its layer, the block part it is in, its label (tier/path,
+    or ``journal``) and how many chunks (or journal memories) it gave."""
+
+    layer: str
+    part: str
+    label: str
+    chunks: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"layer": self.layer, "part": self.part, "label": self.label, "chunks": self.chunks}
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryBlock:
-    """The assembled block; ``used == len(text) <= budget``; labels of files cut for budget."""
+    """The assembled block; ``used == len(text) <= budget``; labels of files cut for budget.
+
+    ``match_count``: ranked chunks at least as relevant as the threshold; ``top_score``: the best
+    relevance among the ranked chunks (None when nothing was ranked)."""
 
     text: str
     used: int
     budget: int
     omitted: list[str] = field(default_factory=list)
     blocked: list[BlockedSection] = field(default_factory=list)
+    layers: list[LayerPart] = field(default_factory=list)
+    match_count: int = 0
+    top_score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class _Sources:
+    identity: list[MemoryFile]
     pins: list[MemoryFile]
     agent: list[MemoryFile]
     crew: list[MemoryFile]
     operator: list[MemoryFile]
     agent_rank: list[tuple[str, int]]
     crew_rank: list[tuple[str, int]]
+    layers: tuple[str, ...] = DEFAULT_LAYERS
+    origin: dict[str, str] = field(default_factory=dict)  # label -> "L1", "L2" or "L3" (read for a hit)
+    match_count: int = 0
+    top_score: float | None = None
 
     def any(self) -> bool:
-        return any(f.chunks for f in (*self.pins, *self.agent, *self.crew, *self.operator))
+        return any(f.chunks for f in (*self.identity, *self.pins, *self.agent, *self.crew, *self.operator))
 
 
 def build_memory_block(
@@ -100,6 +139,11 @@ def build_memory_block(
     peer_context: str | None = None,
     nudges: Sequence[str] = (),
     recalled: str = "",
+    layers: Sequence[str] = DEFAULT_LAYERS,
+    room: str | None = None,
+    threshold: float | None = None,
+    essentials: str = "",
+    essentials_count: int = 0,
 ) -> MemoryBlock:
     """Build the block: pins, agent tier, crew tier, operator model, peer context, nudges.
 
@@ -109,11 +153,18 @@ def build_memory_block(
     caller: they are placed verbatim and their size is taken off the budget first (ValueError if
     they leave no room), as is ``recalled``, the fenced block of recalled journal memories. With
     ``query`` and ``search``, chunks are picked in rank order.
+
+    ``layers`` picks the layers (see the module's docstring); ``room`` is the agent tier folder L2
+    adds; ``threshold`` gates recalled chunks by relevance (None: every ranked chunk counts);
+    ``essentials`` is the rendered journal part of L1 (``essentials_count`` memories), placed
+    after the pins and taken off the budget first, like the peer context.
     """
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}, not {role!r}")
+    if query is not None and is_trivial(query):
+        query = None  # "ok", "thanks": nothing to recall
     extras = _extras(peer_context, nudges, recalled)
-    memory_budget = budget - sum(len(part) + 1 for part in extras)
+    memory_budget = budget - sum(len(part) + 1 for part in extras) - (len(essentials) + 1 if essentials else 0)
     if memory_budget < _OMITTED_FLOOR:
         raise ValueError(f"budget {budget} leaves no room for memory after peer context and nudges")
     sources = _sources(
@@ -124,6 +175,9 @@ def build_memory_block(
         workspace_id=workspace_id,
         query=query,
         search=search,
+        layers=tuple(layers),
+        room=room,
+        threshold=threshold,
     )
     parts = _allocate(sources, memory_budget, crew_dir is not None)
     omitted_line = ""
@@ -131,17 +185,46 @@ def build_memory_block(
         reserve = min(_OMITTED_MAX, max(_OMITTED_FLOOR, memory_budget // 10))
         parts = _allocate(sources, memory_budget - reserve, crew_dir is not None)
         omitted_line = _omitted_line([cut for part in parts.values() for cut in part.omitted], reserve - 1)
-    order = ("pins", "agent", "crew", "operator")
+    order = ("identity", "pins", "agent", "crew", "operator")
     pieces = [parts[name].text for name in order if parts[name].text]
+    if essentials:
+        pieces.insert(sum(1 for name in ("identity", "pins") if parts[name].text), essentials)
     text = "\n".join([PREAMBLE, *pieces] if pieces else [])
     text = "\n".join(piece for piece in (text, *extras, omitted_line) if piece)
+    shown = _layer_parts(sources, parts)
+    if essentials:
+        shown.append(LayerPart("L1", "essentials", "journal", essentials_count))
     return MemoryBlock(
         text=text,
         used=len(text),
         budget=budget,
         omitted=[label for name in order for label, _ in parts[name].omitted],
         blocked=[entry for name in order for entry in parts[name].blocked],
+        layers=shown,
+        match_count=sources.match_count,
+        top_score=sources.top_score,
     )
+
+
+def _layer_parts(sources: _Sources, parts: dict[str, Part]) -> list[LayerPart]:
+    """Per part and file, how many chunks each layer gave: ranked ones are L3, the identity and
+    pins L0, a room's files L2, the rest L1."""
+    files = {"identity": sources.identity, "pins": sources.pins, "agent": sources.agent}
+    files |= {"crew": sources.crew, "operator": sources.operator}
+    ranks = {"agent": set(sources.agent_rank), "crew": set(sources.crew_rank)}
+    out: dict[tuple[str, str, str], int] = {}
+    for name, part in parts.items():
+        for fi, ci in part.picked:
+            memory = files[name][fi]
+            if name in ("identity", "pins"):
+                layer = "L0"
+            elif (memory.rel, memory.chunks[ci].line_start) in ranks.get(name, set()):
+                layer = "L3"
+            else:
+                layer = sources.origin.get(memory.label, "L1")
+            key = (layer, name, memory.label)
+            out[key] = out.get(key, 0) + 1
+    return [LayerPart(layer, name, label, n) for (layer, name, label), n in out.items()]
 
 
 def _extras(peer_context: str | None, nudges: Sequence[str], recalled: str = "") -> list[str]:
@@ -153,24 +236,37 @@ def _extras(peer_context: str | None, nudges: Sequence[str], recalled: str = "")
 def _allocate(sources: _Sources, memory_budget: int, has_crew_dir: bool) -> dict[str, Part]:
     """Pick chunks tier by tier: operator and crew within their 40%, then pins and the agent tier."""
     available = memory_budget - (len(PREAMBLE) + 1 if sources.any() else 0)
+    identity = select("identity", sources.identity, _priority(sources.identity, []), available)
+    available -= identity.cost
     crew_cap = available * CREW_SHARE_PERCENT // 100 if has_crew_dir else 0
     operator = select("operator", sources.operator, _priority(sources.operator, []), crew_cap)
-    crew = select("crew", sources.crew, _priority(sources.crew, sources.crew_rank), crew_cap - operator.cost)
+    crew_order = _priority(sources.crew, sources.crew_rank, sources)
+    crew = select("crew", sources.crew, crew_order, crew_cap - operator.cost)
     agent_share = available - operator.cost - crew.cost
     pins = select("pins", sources.pins, _priority(sources.pins, []), agent_share)
-    agent = select("agent", sources.agent, _priority(sources.agent, sources.agent_rank), agent_share - pins.cost)
-    return {"pins": pins, "agent": agent, "crew": crew, "operator": operator}
+    agent_order = _priority(sources.agent, sources.agent_rank, sources)
+    agent = select("agent", sources.agent, agent_order, agent_share - pins.cost)
+    return {"identity": identity, "pins": pins, "agent": agent, "crew": crew, "operator": operator}
 
 
-def _priority(files: list[MemoryFile], rank: list[tuple[str, int]]) -> list[tuple[int, int]]:
-    """(file, chunk) indexes: ranked chunks first in rank order, then the rest in file order."""
+def _priority(
+    files: list[MemoryFile], rank: list[tuple[str, int]], sources: _Sources | None = None
+) -> list[tuple[int, int]]:
+    """(file, chunk) indexes: ranked chunks first in rank order, then a room's files (L2), then the
+    rest (L1) in file order; a file read only for a hit gives nothing but its ranked chunks."""
     every = [(fi, ci) for fi, f in enumerate(files) for ci in range(len(f.chunks))]
     by_key: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for fi, ci in every:
         by_key.setdefault((files[fi].rel, files[fi].chunks[ci].line_start), []).append((fi, ci))
     ranked = [key for path, line in rank for key in by_key.pop((path, line), [])]
     placed = set(ranked)
-    return ranked + [key for key in every if key not in placed]
+    rest = [key for key in every if key not in placed]
+    if sources is None:
+        return ranked + rest
+    origin = sources.origin
+    room = [key for key in rest if origin.get(files[key[0]].label) == "L2"]
+    essential = [key for key in rest if origin.get(files[key[0]].label, "L1") == "L1"] if "L1" in sources.layers else []
+    return ranked + room + essential
 
 
 def _omitted_line(cuts: list[tuple[str, int]], limit: int) -> str:
@@ -196,25 +292,78 @@ def _sources(
     workspace_id: str | None,
     query: str | None,
     search: SearchFn | None,
+    layers: tuple[str, ...] = DEFAULT_LAYERS,
+    room: str | None = None,
+    threshold: float | None = None,
 ) -> _Sources:
     """Read every file that may go into the block, in tier order, and ask for the rankings."""
-    agent = _read_files(agent_dir, "agent", ["AGENT.md", *_listing(agent_dir, "daily", newest_first=True)])
+    origin: dict[str, str] = {}
+    agent_names = ["AGENT.md", *_listing(agent_dir, "daily", newest_first=True)]
+    room_names = _listing(agent_dir, room, False) if room and "L2" in layers else []
+    agent = _read_files(agent_dir, "agent", list(dict.fromkeys(agent_names + room_names)))
+    origin.update({f.label: "L2" for f in agent if f.rel in room_names and f.rel not in agent_names})
     crew: list[MemoryFile] = []
     if crew_dir is not None and role in ("member", "lead"):
         names = ["CREW.md", *_listing(crew_dir, "topics", False), *_listing(crew_dir, "daily", True)]
         crew = _read_files(crew_dir, "crew", names)
     operator: list[MemoryFile] = []
-    if crew_dir is not None and user_id is not None:
+    if crew_dir is not None and user_id is not None and "L1" in layers:
         slug = user_slug(user_id, workspace_id or "")
         operator = _read_files(crew_dir, "crew", [f"operators/{slug}.md"])
+    recall = "L3" in layers
+    agent_rank = _rank(search, "agent", query, agent) if recall else []
+    crew_rank = _rank(search, "crew", query, crew) if recall else []
+    for files, root, tier, rank in ((agent, agent_dir, "agent", agent_rank), (crew, crew_dir, "crew", crew_rank)):
+        known = {f.rel for f in files}
+        extra = [p for p in dict.fromkeys(path for path, _ in rank) if p not in known]
+        if root is not None and extra:  # a hit in a file L1 does not read (topics/ ...): read it for L3
+            more = _read_files(root, tier, extra)
+            files.extend(more)
+            origin.update({f.label: "L3" for f in more})
+    gate = _gate(query, threshold, [(agent, agent_rank), (crew, crew_rank)])
+    level0 = "L0" in layers
     return _Sources(
-        pins=_read_files(agent_dir, "agent", ["pins.md"]),
+        identity=_read_files(agent_dir, "agent", [IDENTITY_FILE]) if level0 else [],
+        pins=_read_files(agent_dir, "agent", ["pins.md"]) if level0 else [],
         agent=agent,
         crew=crew,
         operator=operator,
-        agent_rank=_rank(search, "agent", query, agent),
-        crew_rank=_rank(search, "crew", query, crew),
+        agent_rank=gate.ranks[0],
+        crew_rank=gate.ranks[1],
+        layers=layers,
+        origin=origin,
+        match_count=gate.count,
+        top_score=gate.top,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Gate:
+    ranks: list[list[tuple[str, int]]]
+    count: int
+    top: float | None
+
+
+def _gate(
+    query: str | None, threshold: float | None, tiers: list[tuple[list[MemoryFile], list[tuple[str, int]]]]
+) -> _Gate:
+    """Each tier's ranking with the chunks below ``threshold`` taken out (None keeps them all),
+    how many stayed, and the best relevance of any ranked chunk."""
+    if query is None or not any(rank for _, rank in tiers):
+        return _Gate([rank for _, rank in tiers], 0, None)
+    texts = {}
+    for files, _ in tiers:
+        for f in files:
+            for chunk in f.chunks:
+                texts[f.rel, chunk.line_start] = f"{chunk.heading}\n{chunk.body}"
+    relevance = Relevance(query, texts.values())
+    kept: list[list[tuple[str, int]]] = []
+    top: float | None = None
+    for _, rank in tiers:
+        scored = [(key, relevance.score(texts[key])) for key in rank if key in texts]
+        top = max([top or 0.0, *(score for _, score in scored)]) if scored else top
+        kept.append([key for key, score in scored if threshold is None or score >= threshold])
+    return _Gate(kept, sum(len(rank) for rank in kept), top)
 
 
 def _listing(root: Path, sub: str, newest_first: bool) -> list[str]:
@@ -249,7 +398,7 @@ def _read_inside(root: Path, rel: str) -> str | None:
 
 def _rank(search: SearchFn | None, scope: str, query: str | None, files: list[MemoryFile]) -> list[tuple[str, int]]:
     """The search ranking for ``scope``; file order (an empty ranking) when search fails."""
-    if search is None or not query or not files:
+    if search is None or not query:
         return []
     try:
         return [(str(path), int(line)) for path, line in search(scope, query)]

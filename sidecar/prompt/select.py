@@ -23,6 +23,7 @@ from sidecar.prompt.sections import Section
 __all__ = ["MARKERS", "BlockedSection", "MemoryFile", "Part", "chunk_text", "select"]
 
 MARKERS = {
+    "identity": ("[IDENTITY]", "[END IDENTITY]"),
     "pins": ("[PINNED MEMORY]", "[END PINNED MEMORY]"),
     "agent": ("[AGENT MEMORY]", "[END AGENT MEMORY]"),
     "crew": ("[CREW SHARED MEMORY]", "[END CREW SHARED MEMORY]"),
@@ -35,7 +36,7 @@ _UNKNOWN = Finding("", "", "")  # the shortest notice, for a size bound before a
 _FORGED = re.compile(
     r"^\s*(?:-{2,}|—)\s*\S(?:.*\S)?\s*(?:-{2,}|—)\s*$|"
     r"^\s*\[\s*(?:memory\b|end\b|pinned\s+memory|agent\s+memory|crew\s+shared\s+memory|operator\s+model|"
-    r"peer\s+context|recalled\s+memory)|^\s*memory\s+from\s+earlier\s+sessions\s+follows"
+    r"peer\s+context|recalled\s+memory|identity|essential\s+memories)|^\s*memory\s+from\s+earlier\s+sessions\s+follows"
 )
 
 
@@ -69,6 +70,7 @@ class Part:
     text: str = ""
     omitted: list[tuple[str, int]] = field(default_factory=list)
     blocked: list[BlockedSection] = field(default_factory=list)
+    picked: list[tuple[int, int]] = field(default_factory=list)  # (file, chunk) indexes shown
 
     @property
     def cost(self) -> int:
@@ -80,6 +82,7 @@ class _Pick:
     """What one file contributes: picked chunk indexes and withheld sections (index -> finding)."""
 
     file: MemoryFile
+    index: int  # of the file in the tier's list
     picked: list[int] = field(default_factory=list)
     withheld: dict[int, Finding] = field(default_factory=dict)
 
@@ -96,7 +99,7 @@ def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]],
     for fi, ci in order:
         memory = files[fi]
         si = memory.chunk_section[ci]
-        pick = picks.get(fi) or _Pick(memory)
+        pick = picks.get(fi) or _Pick(memory, fi)
         overhead = 2 if not pick.empty() else len(_label_line(memory.label)) + 2
         if (fi, si) not in verdicts:
             smallest = min(len(chunk_text(memory.chunks[ci])), len(_notice(memory, si, _UNKNOWN)))
@@ -156,6 +159,7 @@ def _finish(kind: str, picks: list[_Pick], files: list[MemoryFile], share: int) 
                     del pick.withheld[si]
     kept = [pick for pick in picks if not pick.empty()]
     part.text = _render_tier(kind, kept) if kept else ""
+    part.picked = [(pick.index, ci) for pick in kept for ci in sorted(pick.picked)]
     for pick in kept:
         for si in sorted(pick.withheld):
             section, finding = pick.file.sections[si], pick.withheld[si]

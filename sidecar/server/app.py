@@ -206,8 +206,20 @@ async def _hybrid_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _crew_store_ctx(app: web.Application) -> AsyncIterator[None]:
-    """On a lead with a server crew store: the mirror that keeps the store level with the crew index."""
+    """With a server crew store: on a lead, the mirror that keeps the store level with the crew
+    index; on a member, its copy of the crew's files (its memory block reads them)."""
     settings = app[SETTINGS]
+    proxy = app[CREW_PROXY]
+    if settings.role == "member" and proxy is not None and hasattr(proxy, "store"):
+        from sidecar.store.copy import CrewFileCopy
+
+        copy = CrewFileCopy(proxy.store, settings.crew_dir)
+        copy.start()
+        try:
+            yield
+        finally:
+            await copy.stop()
+        return
     if settings.role != "lead" or settings.crew_store == "sqlite":
         yield
         return

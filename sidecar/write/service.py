@@ -15,6 +15,7 @@ stalls every write behind it: from then on new writes are refused at once (503
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,13 +24,24 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import structlog
 
 from sidecar.contract import MODES, TIERS, WriteAnswer, WriteRequest
-from sidecar.errors import CapExceeded, EngineUnavailable, Forbidden, InjectionSuspected, TierMissing, WritesStalled
+from sidecar.errors import (
+    CapExceeded,
+    Conflict,
+    EngineUnavailable,
+    Forbidden,
+    InjectionSuspected,
+    NotFound,
+    TierMissing,
+    WriteFailed,
+    WritesStalled,
+)
 from sidecar.index.files import scan_tier
 from sidecar.index.queue import ReindexQueue
 from sidecar.settings import Settings
 from sidecar.write.dedup import Candidate, Duplicate, find_duplicate
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
+from sidecar.write.paths import open_parent_dir
 
 if TYPE_CHECKING:
     from sidecar.prompt.scan import SectionFinding
@@ -120,7 +132,13 @@ class WriteService:
         replayed). A retry with the key of a write that landed writes nothing."""
         return await self.keys.run(key, req, self.write)
 
+    def check_enabled(self) -> None:
+        """403 ``memory_disabled`` when this agent's memory is off (``memory_enabled`` false)."""
+        if not self.settings.memory_enabled:
+            raise Forbidden("memory is off for this agent (memory: false); nothing was written", code="memory_disabled")
+
     async def write(self, req: WriteRequest) -> WriteAnswer:
+        self.check_enabled()
         root = self.root(req.tier)
         why = self.stalled()
         if why is not None:
@@ -142,6 +160,47 @@ class WriteService:
         self.bytes += out["bytes"]
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
         return cast(WriteAnswer, out)
+
+    async def delete(self, tier: str, path: str, heading: str | None = None) -> dict[str, Any]:
+        """Delete a whole file, or one heading section of it (with its subsections), durably and on
+        the write thread; the reindex queue then journals the change. ``heading`` is the section's
+        heading path ("Deploy > Rollback") or its last part; it must name exactly one section."""
+        root = self.root(tier)
+        why = self.stalled()
+        if why is not None:
+            raise WritesStalled(f"memory writes are stalled: {why}; nothing was deleted")
+        out = await asyncio.get_running_loop().run_in_executor(self._thread, self._delete_now, root, path, heading)
+        out["seq"] = self.queue.put(tier, path, "write")
+        log.info("write.deleted", tier=tier, path=path, heading=heading, seq=out["seq"])
+        return {"tier": tier, "path": path, **out}
+
+    def _delete_now(self, root: Path, path: str, heading: str | None) -> dict[str, Any]:
+        self._busy_since = time.monotonic()
+        try:
+            old = read_file(root, path)
+            if old is None:
+                raise NotFound(f"no memory file {path!r}; nothing was deleted", code="file_not_found")
+            if heading is None:
+                _unlink_durably(root, path)
+                self._usage.pop(root, None)  # counted again on the next write
+                return {"deleted": "file", "bytes_removed": len(old), "bytes": 0}
+            text = old.decode("utf-8", errors="replace")
+            start, end, line_start, line_end = _section_span(text, heading)
+            new = (text[:start] + text[end:]).encode("utf-8")
+            durable_replace(root, path, new, old)
+            known = self._usage.get(root)
+            if known is not None:
+                self._usage[root] = known.after(old, new)
+            return {
+                "deleted": "section",
+                "heading": heading,
+                "line_start": line_start,
+                "line_end": line_end,
+                "bytes_removed": len(old) - len(new),
+                "bytes": len(new),
+            }
+        finally:
+            self._busy_since = None
 
     async def check_duplicate(self, tier: str, path: str | None, content: str) -> Duplicate | None:
         """Where ``content`` already is in the tier (``memory.check_duplicate``), or None."""
@@ -322,6 +381,49 @@ class _Usage(NamedTuple):
     def after(self, old: bytes | None, new: bytes) -> _Usage:
         """The usage once ``old`` (None: no such file) is replaced by ``new``."""
         return _Usage(self.size - len(old or b"") + len(new), self.files + (old is None), self.at)
+
+
+def _unlink_durably(root: Path, path: str) -> None:
+    """Remove the file (never following a link) and fsync its directory before answering."""
+    name = path.rsplit("/", 1)[-1]
+    try:
+        with open_parent_dir(root, path, create=False) as dir_fd:
+            os.unlink(name, dir_fd=dir_fd)
+            os.fsync(dir_fd)
+    except FileNotFoundError:
+        raise NotFound(f"no memory file {path!r}; nothing was deleted", code="file_not_found") from None
+    except OSError as exc:
+        raise WriteFailed(f"could not delete {path!r}: {exc.strerror}", code="delete_failed") from None
+
+
+def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
+    """(start, end) characters and (first, last) lines of the one section ``heading`` names,
+    subsections included; 404 when none does, 409 when several do."""
+    from sidecar.prompt.sections import split_sections
+
+    sections = split_sections(text)
+    wanted = heading.strip()
+    found = [
+        i
+        for i, s in enumerate(sections)
+        if s.heading and (s.heading == wanted or s.heading.rsplit(" > ", 1)[-1] == wanted)
+    ]
+    if not found:
+        raise NotFound(f"no section headed {heading!r}; nothing was deleted", code="section_not_found")
+    if len(found) > 1:
+        spans = ", ".join(
+            f"{sections[i].heading} (lines {sections[i].line_start}-{sections[i].line_end})" for i in found
+        )
+        raise Conflict(
+            f"several sections are headed {heading!r}: {spans}; name it by its heading path", code="ambiguous_heading"
+        )
+    first = sections[found[0]]
+    last = first
+    for section in sections[found[0] + 1 :]:
+        if not section.heading.startswith(first.heading + " > "):
+            break
+        last = section
+    return first.start, last.end, first.line_start, last.line_end
 
 
 def _scan_write(old: bytes | None, new: bytes) -> SectionFinding | None:

@@ -31,7 +31,7 @@ async def block(client: TestClient[Any, Any], **body: Any) -> dict[str, Any]:
     resp = await client.post("/memory/block", json=body)
     assert resp.status == 200, await resp.text()
     out: dict[str, Any] = await resp.json()
-    assert set(out) == {"text", "used", "budget", "omitted", "blocked"}
+    assert set(out) == {"text", "used", "budget", "omitted", "blocked", "layers", "match_count", "top_score"}
     assert out["used"] == len(out["text"]) <= out["budget"]
     return out
 

@@ -24,6 +24,15 @@ from tests.support.memory import AGENT_MD
 FILE_TOOLS = ["memory.write", "memory.read", "memory.search", "memory.check_duplicate"]
 JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
 KG_TOOLS = ["kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats"]
+PALACE_TOOLS = [
+    "memory.list",
+    "memory.taxonomy",
+    "memory.diary_read",
+    "memory.delete",
+    "memory.set_identity",
+    "memory.diary_write",
+    "memory.ingest",
+]
 
 ServerFactory = Callable[..., Awaitable[TestServer]]
 JSON = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -66,7 +75,7 @@ async def test_initialize_and_tools_list(start: ServerFactory) -> None:
         assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is False
         listed = await session.list_tools()
     tools = {tool.name: tool for tool in listed.tools}
-    assert list(tools) == [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS]
+    assert list(tools) == [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_TOOLS]
     schema, ann = tools["memory.write"].input_schema, tools["memory.write"].annotations
     assert schema["type"] == "object" and schema["required"] == ["path", "content"]
     assert schema["properties"]["mode"]["enum"] == ["append", "replace"]
@@ -193,7 +202,7 @@ async def test_unknown_tool_is_invalid_params(start: ServerFactory) -> None:
     server = await start()
     async with mcp_session(server) as session:
         with pytest.raises(MCPError) as caught:
-            await session.call_tool("memory.delete", {"path": "AGENT.md"})
+            await session.call_tool("memory.shred", {"path": "AGENT.md"})
         assert caught.value.error.code == -32602 and "unknown tool" in caught.value.error.message
         await session.send_ping()  # the session survives
 
@@ -204,7 +213,7 @@ async def test_sdk_default_client_falls_back_from_discover(start: ServerFactory)
     async with Client(str(server.make_url("/mcp"))) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
         result = await client.call_tool("memory.search", {"query": "postgres"})
-    assert names == [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS]
+    assert names == [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_TOOLS]
     assert result.is_error is False and result.structured_content is not None
     assert result.structured_content["results"]
 
@@ -317,7 +326,7 @@ async def test_memory_tools_route(raw: TestClient[Any, Any]) -> None:
     assert await resp.json() == {
         "healthy": True,
         "reasons": [],
-        "tools": [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS],
+        "tools": [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_TOOLS],
     }
 
 

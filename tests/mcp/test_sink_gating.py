@@ -25,10 +25,21 @@ from tests.support.memory import AGENT_MD, write
 
 JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
 KG_TOOLS = ["kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats"]
-ALL = ["memory.write", "memory.read", "memory.search", "memory.check_duplicate", *JOURNAL_TOOLS, *KG_TOOLS]
+PALACE_READ = ["memory.list", "memory.taxonomy", "memory.diary_read"]
+PALACE_WRITE = ["memory.delete", "memory.set_identity", "memory.diary_write", "memory.ingest"]
+ALL = [
+    "memory.write",
+    "memory.read",
+    "memory.search",
+    "memory.check_duplicate",
+    *JOURNAL_TOOLS,
+    *KG_TOOLS,
+    *PALACE_READ,
+    *PALACE_WRITE,
+]
 # With the sink down, search stays (the index answers) and so do the journal's and the graph's tools
-# (no file is touched).
-SEARCH_ONLY = ["memory.search", "memory.check_duplicate", *JOURNAL_TOOLS, *KG_TOOLS]
+# (no file is touched) and the palace's tools that only read; the palace's tools that write go.
+SEARCH_ONLY = ["memory.search", "memory.check_duplicate", *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_READ]
 
 
 def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:
