@@ -15,7 +15,7 @@ __all__ = ["ALIASES", "TYPES", "entity_key", "entity_type", "split_version"]
 
 _ARTICLE = re.compile(r"^(?:the|a|an|our|my)\s+")
 _VERSION = re.compile(r"\s+v?\d+(?:\.\d+)*[a-z]?$")
-_PUNCT = re.compile(r"[^\w\s+#]")
+_PUNCT = re.compile(r"[^\w\s+#-]")
 _SPACE = re.compile(r"\s+")
 
 #: Spellings of one thing (key -> canonical key), for the names memory notes use most.
@@ -57,21 +57,27 @@ TYPES: dict[str, str] = {
 
 
 def split_version(name: str) -> tuple[str, str]:
-    """``("PostgreSQL", "16")`` for "PostgreSQL 16"; the name unchanged and "" when it ends in no version."""
+    """``("PostgreSQL", "16")`` for "PostgreSQL 16"; the name unchanged and "" when it ends in no
+    version. A number is a version after a known product's name or when it has a dot ("Python
+    3.11"); "Sprint 43" and "Sprint 44" stay two things."""
     found = _VERSION.search(name.strip())
     if found is None or found.start() == 0:
         return name.strip(), ""
-    return name.strip()[: found.start()], found.group().strip()
+    base, version = name.strip()[: found.start()], found.group().strip()
+    known = _fold(base) in TYPES or _fold(base) in ALIASES
+    return (base, version) if known or "." in version else (name.strip(), "")
+
+
+def _fold(name: str) -> str:
+    folded = unicodedata.normalize("NFKD", name.casefold())
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return _ARTICLE.sub("", _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip())
 
 
 def entity_key(name: str) -> str:
     """The key an entity is found by: folded, unaccented, no punctuation, article or version, aliases applied."""
-    folded = unicodedata.normalize("NFKD", name.casefold())
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    folded = _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
-    folded = _ARTICLE.sub("", folded)
-    base, _ = split_version(folded)
-    key = base or folded
+    base, _ = split_version(_ARTICLE.sub("", name.strip().casefold()))
+    key = _fold(base) or _fold(name)
     return ALIASES.get(key, key)
 
 

@@ -63,8 +63,8 @@ MIGRATIONS: tuple[str, ...] = (
         recorded_at TEXT NOT NULL,
         invalidated_by INTEGER
     );
-    CREATE INDEX kg_facts_subject ON kg_facts(subject_id, predicate, valid_from);
-    CREATE INDEX kg_facts_object ON kg_facts(object_id, valid_from);
+    CREATE INDEX kg_facts_subject ON kg_facts(workspace_id, crew_id, subject_id, predicate, valid_from);
+    CREATE INDEX kg_facts_object ON kg_facts(workspace_id, crew_id, object_id, valid_from);
     CREATE INDEX kg_facts_room ON kg_facts(workspace_id, crew_id, room);
     CREATE INDEX kg_facts_source ON kg_facts(workspace_id, crew_id, source);
     CREATE TABLE kg_files (
@@ -247,19 +247,24 @@ class SqliteKgStore:
         if not entity_ids:
             return []
         marks = _marks(len(entity_ids))
-        sides = {"out": [f"f.subject_id IN ({marks})"], "in": [f"f.object_id IN ({marks})"]}
-        ends = sides.get(direction, sides["out"] + sides["in"])
-        sql = f"SELECT {_FACT_COLUMNS} FROM {_FACT_FROM} WHERE {_IN_SCOPE} AND ({' OR '.join(ends)})"
-        params: list[Any] = [scope.workspace_id, scope.crew_id] + list(entity_ids) * len(ends)
+        filters, extra = "", []
         if predicate is not None:
-            sql += " AND f.predicate = ?"
-            params.append(predicate)
+            filters += " AND f.predicate = ?"
+            extra.append(predicate)
         if as_of is not None:
-            sql += " AND f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)"
-            params += [as_of, as_of]
+            filters += " AND f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)"
+            extra += [as_of, as_of]
         elif current_only:
-            sql += " AND f.valid_to IS NULL"
-        sql += " ORDER BY f.valid_from, f.id LIMIT ?"
+            filters += " AND f.valid_to IS NULL"
+        # One SELECT per side, each on its own index (an OR of the two would scan the workspace).
+        sides = {"out": ["f.subject_id"], "in": ["f.object_id"]}.get(direction, ["f.subject_id", "f.object_id"])
+        selects, params = [], []
+        for column in sides:
+            selects.append(
+                f"SELECT {_FACT_COLUMNS} FROM {_FACT_FROM} WHERE {_IN_SCOPE} AND {column} IN ({marks}){filters}"
+            )
+            params += [scope.workspace_id, scope.crew_id, *entity_ids, *extra]
+        sql = " UNION ".join(selects) + " ORDER BY 7, 1 LIMIT ?"
         rows = await self._read(lambda c: c.execute(sql, (*params, limit)).fetchall())
         return [_fact(r) for r in rows]
 

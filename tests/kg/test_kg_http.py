@@ -115,7 +115,7 @@ async def test_workspaces_are_isolated(sidecar_client: ClientFactory, memory_dir
         ("owner", "Dana", "journal/peer.escalation")
     ]
     await kg(client, "query", {"workspace_id": "globex", "entity": "invoice export"}, 404)
-    stats = (await (await client.get("/kg/stats", params={"workspace_id": "globex"})).json())
+    stats = await (await client.get("/kg/stats", params={"workspace_id": "globex"})).json()
     assert stats["entities"] == 2 and stats["facts"] == 1
 
 

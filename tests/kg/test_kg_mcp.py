@@ -14,11 +14,15 @@ from sidecar.server.app import create_app
 from sidecar.settings import Settings
 
 
-async def test_kg_tools_round_trip(aiohttp_server: Any, make_settings: Callable[..., Settings], memory_dir: Path) -> None:
+async def test_kg_tools_round_trip(
+    aiohttp_server: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
     server: TestServer = await aiohttp_server(create_app(make_settings()))
     async with Client(str(server.make_url("/mcp"))) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
-        assert {"kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats"} <= set(names)
+        assert {"kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats"} <= set(
+            names
+        )
 
         async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
             result = await client.call_tool(name, args)
