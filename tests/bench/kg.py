@@ -30,11 +30,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sidecar.kg.boost import KG_CANDIDATES, KG_WEIGHT, KgBoost
+from sidecar.kg.boost import KG_CANDIDATES, KG_WEIGHT, MENTION_SHARE, KgBoost
 from sidecar.kg.extract import extract
 from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.ingest import Ingest
-from sidecar.kg.model import NewFact, Scope, iso, parse_when
+from sidecar.kg.model import NewFact, Scope
 from sidecar.kg.sqlite_kg import SqliteKgStore
 from sidecar.logs import configure_logging
 from tests.bench.util import pct, report
@@ -43,7 +43,8 @@ PARTS = ("extract", "scale", "locomo")
 SCALE_FACTS = 100_000
 SUBJECTS = 2_000
 QUESTIONS = 500
-WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+MENTIONS = (0.0, 0.25, 0.5, 1.0)
 SCOPE = Scope("bench")
 
 
@@ -93,6 +94,10 @@ async def bench_extract(tmp: Path) -> None:
 
 
 # -- scale -----------------------------------------------------------------------------------
+def _when(v: int) -> str:
+    return f"2020-01-{1 + v % 28:02d}T{v % 24:02d}:00:00.000000Z"
+
+
 async def fill(store: SqliteKgStore, total: int) -> float:
     per = total // SUBJECTS
     started = time.perf_counter()
@@ -105,7 +110,7 @@ async def fill(store: SqliteKgStore, total: int) -> float:
                 f"2020-01-{1 + v % 28:02d}T{v % 24:02d}:00:00.000000Z",
                 "bench",
                 functional=True,
-            )  # fmt: skip
+            )
             for v in range(per)
         ]
         await store.add(SCOPE, batch)
@@ -169,8 +174,8 @@ async def bench_scale(tmp: Path) -> None:
 
 # -- locomo ----------------------------------------------------------------------------------
 async def bench_locomo(tmp: Path) -> None:
-    from tests.bench.retrieval import CACHE, TUNING_CONVERSATIONS, CachedEmbedder, Runner, load_locomo, recall
     from sidecar.retrieval.embed.onnx import OnnxEmbedder
+    from tests.bench.retrieval import CACHE, TUNING_CONVERSATIONS, CachedEmbedder, Runner, load_locomo, recall
 
     if not OnnxEmbedder.available():
         report("kg locomo", "skipped: the [embed] extra is not installed")
@@ -200,14 +205,14 @@ async def bench_locomo(tmp: Path) -> None:
         )
         rows.append((q.corpus, hits, q.judged, plan))
 
-    def r10(weight: float | None, held_out: bool) -> tuple[float, int]:
+    def r10(weight: float | None, held_out: bool, mention: float = MENTION_SHARE) -> tuple[float, int]:
         scores = []
         for corpus, hits, judged, plan in rows:
             if (corpus not in TUNING_CONVERSATIONS) != held_out:
                 continue
             shown = hits[:10]
             if weight is not None and plan is not None:
-                plan.weight = weight
+                plan.weight, plan.mention = weight, mention
                 shown = plan.rerank(hits, 10, False)
             units = corpora[corpus].unit
             ranked = list(
@@ -220,8 +225,9 @@ async def bench_locomo(tmp: Path) -> None:
 
     lifted = sum(plan is not None for *_, plan in rows)
     report("kg locomo: temporal questions naming an entity", f"{lifted} of {len(rows)}")
-    grid = "  ".join(f"{w:g}: {r10(w, False)[0]:.3f}" for w in WEIGHTS)
-    report("kg locomo cat2 R@10 conv 0-2 by weight", grid, "tuning: the best ships")
+    for mention in MENTIONS:
+        grid = "  ".join(f"{w:g}: {r10(w, False, mention)[0]:.3f}" for w in WEIGHTS)
+        report(f"kg locomo cat2 R@10 conv 0-2, mention {mention:g}", f"by weight {grid}", "tuning: the best ships")
     base, count = r10(None, True)
     with_kg, _ = r10(KG_WEIGHT, True)
     report(
