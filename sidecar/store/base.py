@@ -69,9 +69,10 @@ class CrewStore(Protocol):
         model: str | None,
         vectors: dict[str, VectorRow],
         flags: dict[str, list[dict[str, Any]]] | None = None,
+        contents: dict[str, bytes] | None = None,
     ) -> None:
-        """Put each file with exactly its chunks (their old ones go) and the injection scanner's
-        flagged sections, in one transaction."""
+        """Put each file with exactly its chunks (their old ones go), the injection scanner's
+        flagged sections and its bytes, in one transaction."""
         ...
 
     async def remove_files(self, paths: list[str]) -> None: ...

@@ -66,8 +66,10 @@ async def migrate_crew(
             chunks = await asyncio.to_thread(source.chunks, part)
             hashes = [c.hash for rows in chunks.values() for c in rows]
             vectors = await asyncio.to_thread(source.vectors, report.model, hashes)
-            flags = await asyncio.to_thread(source.flags, part)
-            await store.replace_files([(files[p], chunks[p]) for p in part], report.model, vectors, flags)
+            contents = await asyncio.to_thread(source.contents, part)
+            flags = await asyncio.to_thread(source.flags, contents)
+            pairs = [(files[p], chunks[p]) for p in part]
+            await store.replace_files(pairs, report.model, vectors, flags, contents)
             report.copied += len(part)
             report.chunks += len(hashes)
             report.vectors += sum(1 for h in hashes if h in vectors)

@@ -64,6 +64,12 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE crew_files ADD COLUMN flags JSONB NOT NULL DEFAULT '[]';
     """,
+    # 3: each file's bytes, so a member on another host keeps a copy of the crew's files (its
+    # memory block reads them), and a version every change of the files moves, which it watches.
+    """
+    ALTER TABLE crew_files ADD COLUMN content BYTEA;
+    ALTER TABLE crew_state ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+    """,
 )
 
 

@@ -158,8 +158,9 @@ class CrewMirror:
             chunks = await asyncio.to_thread(self.source.chunks, part)
             hashes = [c.hash for rows in chunks.values() for c in rows]
             vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
-            flags = await asyncio.to_thread(self.source.flags, part)
-            await self.store.replace_files([(files[p], chunks[p]) for p in part], model, vectors, flags)
+            contents = await asyncio.to_thread(self.source.contents, part)
+            flags = await asyncio.to_thread(self.source.flags, contents)
+            await self.store.replace_files([(files[p], chunks[p]) for p in part], model, vectors, flags, contents)
 
     async def sync_vectors(self) -> int:
         """Send the vectors the index has and the store lacks; how many the store still lacks."""

@@ -146,9 +146,12 @@ class PostgresCrewStore:
         model: str | None,
         vectors: dict[str, VectorRow],
         flags: dict[str, list[dict[str, Any]]] | None = None,
+        contents: dict[str, bytes] | None = None,
     ) -> None:
-        """Put each file with exactly its chunks (and its flagged sections), all in one transaction."""
+        """Put each file with exactly its chunks (and its flagged sections and bytes), all in one
+        transaction that moves the files' version."""
         flagged = flags or {}
+        data = contents or {}
         rows = [
             (self.crew, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain,
              fold(c.heading), fold(c.body), *self._vector_fields(model, vectors.get(c.hash)))
@@ -157,10 +160,13 @@ class PostgresCrewStore:
         await self._index_dims({r[12] for r in rows if r[12] is not None})
         async with self._conn() as conn, conn.transaction():
             await conn.executemany(
-                "INSERT INTO crew_files (crew, path, hash, size, flags) VALUES ($1, $2, $3, $4, $5::text::jsonb) "
-                "ON CONFLICT (crew, path) DO UPDATE SET hash = $3, size = $4, flags = $5::text::jsonb, "
-                "indexed_at = now()",
-                [(self.crew, f.path, f.hash, f.size, json.dumps(flagged.get(f.path, []))) for f, _ in files],
+                "INSERT INTO crew_files (crew, path, hash, size, flags, content) "
+                "VALUES ($1, $2, $3, $4, $5::text::jsonb, $6) ON CONFLICT (crew, path) DO UPDATE "
+                "SET hash = $3, size = $4, flags = $5::text::jsonb, content = $6, indexed_at = now()",
+                [
+                    (self.crew, f.path, f.hash, f.size, json.dumps(flagged.get(f.path, [])), data.get(f.path))
+                    for f, _ in files
+                ],
             )
             await conn.execute(
                 "DELETE FROM crew_chunks WHERE crew = $1 AND path = ANY($2::text[])",
@@ -174,6 +180,7 @@ class PostgresCrewStore:
                 "$12, $13, $14, $15)",
                 rows,
             )
+            await self._bump_version(conn)
 
     @staticmethod
     def _vector_fields(model: str | None, vec: VectorRow | None) -> tuple[Any, ...]:
@@ -209,8 +216,31 @@ class PostgresCrewStore:
     async def remove_files(self, paths: list[str]) -> None:
         if not paths:
             return
-        async with self._conn() as conn:
+        async with self._conn() as conn, conn.transaction():
             await conn.execute("DELETE FROM crew_files WHERE crew = $1 AND path = ANY($2::text[])", self.crew, paths)
+            await self._bump_version(conn)
+
+    async def _bump_version(self, conn: Any) -> None:
+        await conn.execute(
+            "INSERT INTO crew_state (crew, version) VALUES ($1, 1) "
+            "ON CONFLICT (crew) DO UPDATE SET version = crew_state.version + 1",
+            self.crew,
+        )
+
+    async def version(self) -> int:
+        """Moves with every change of the crew's files."""
+        async with self._conn() as conn:
+            value = await conn.fetchval("SELECT version FROM crew_state WHERE crew = $1", self.crew)
+        return int(value or 0)
+
+    async def file_contents(self, paths: list[str]) -> dict[str, tuple[str, bytes | None]]:
+        """Each file's content hash and bytes (None: the lead sent none)."""
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT path, hash, content FROM crew_files WHERE crew = $1 AND path = ANY($2::text[])",
+                self.crew, paths,
+            )  # fmt: skip
+        return {r["path"]: (r["hash"], r["content"]) for r in rows}
 
     async def missing_vectors(self, model: str, limit: int) -> list[str]:
         async with self._conn() as conn:
@@ -284,15 +314,20 @@ class PostgresCrewStore:
         frequency saturated, heading 4x, normalised by the log of the chunk's length), summed."""
         folded = [fold(w) for w in words]
         idf = await self._idf(conn, folded)
+        # One ts_rank per word, each times its IDF: the statement is built from the word count
+        # alone (words and weights are bound parameters), so it never holds client text.
+        parts = " + ".join(
+            f"${5 + 2 * i}::float8 * ts_rank('{_WEIGHTS}', c.tsv, plainto_tsquery('english', ${4 + 2 * i}), 1)"
+            for i in range(len(folded))
+        )
+        args = [a for w in folded for a in (w, idf[w])]
         return list(
             await conn.fetch(
-                "WITH w AS (SELECT plainto_tsquery('english', t) AS q, idf FROM unnest($2::text[], $3::float8[]) "
-                "AS x(t, idf)), allq AS (SELECT crew_tsquery_any(q) AS q FROM w) "
+                "WITH allq AS (SELECT crew_tsquery_any(plainto_tsquery('english', t)) AS q FROM unnest($2::text[]) t) "
                 "SELECT c.id, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain, "
-                f"(SELECT sum(w.idf * ts_rank('{_WEIGHTS}', c.tsv, w.q, 1)) FROM w "
-                "WHERE numnode(w.q) > 0) AS score "
-                "FROM crew_chunks c, allq WHERE c.crew = $1 AND c.tsv @@ allq.q ORDER BY score DESC, c.id LIMIT $4",
-                self.crew, folded, [idf[w] for w in folded], limit,
+                f"{parts} AS score FROM crew_chunks c, allq WHERE c.crew = $1 AND c.tsv @@ allq.q "
+                "ORDER BY score DESC, c.id LIMIT $3",
+                self.crew, folded, limit, *args,
             )
         )  # fmt: skip
 

@@ -76,17 +76,24 @@ class SqliteCrewSource:
             conn.close()
         return out
 
-    def flags(self, paths: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-        """The injection scanner's flagged sections of each file, as read from the dir now (a file
-        with none, or gone, maps to [])."""
-        from sidecar.prompt.scan import flagged_sections  # compiles the scanner's rules: on first use
-
-        out: dict[str, list[dict[str, Any]]] = {}
+    def contents(self, paths: Sequence[str]) -> dict[str, bytes]:
+        """The bytes of each file as it is in the dir now (a file gone or unreadable is left out)."""
+        out = {}
         for rel in paths:
             data = read_tier_file(self.root, rel)
-            text = "" if data is None else data.decode("utf-8", errors="replace")
-            out[rel] = [section.as_json() for section in flagged_sections(text)] if text else []
+            if data is not None:
+                out[rel] = data
         return out
+
+    @staticmethod
+    def flags(contents: dict[str, bytes]) -> dict[str, list[dict[str, Any]]]:
+        """The injection scanner's flagged sections of each file (a file with none maps to [])."""
+        from sidecar.prompt.scan import flagged_sections  # compiles the scanner's rules: on first use
+
+        return {
+            rel: [s.as_json() for s in flagged_sections(data.decode("utf-8", errors="replace"))]
+            for rel, data in contents.items()
+        }
 
     def vectors(self, model: str | None, hashes: Iterable[str]) -> dict[str, VectorRow]:
         """Stored vectors of ``model`` for ``hashes`` (those it has)."""

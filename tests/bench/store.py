@@ -77,6 +77,18 @@ class QueryVectors:
         return None
 
 
+def _cpu(pids: list[int]) -> float:
+    """CPU seconds of these processes (one that exited meanwhile counts 0: a worker PostgreSQL
+    started and ended, such as autovacuum's, is not this search's anyway)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            total += cpu_s(pid)
+        except FileNotFoundError:
+            continue
+    return total
+
+
 def _unit(m: np.ndarray) -> np.ndarray:
     return (m / np.linalg.norm(m, axis=-1, keepdims=True)).astype(np.float32)
 
@@ -102,13 +114,13 @@ async def timed(search: Callable[[str], Awaitable[Any]], queries: list[str], pg:
         await search(q)
     server = process_tree(pg.pid() or 0) if pg is not None else []  # its backends exist by now
     samples = []
-    cpu0, srv0 = time.process_time(), sum(cpu_s(p) for p in server)
+    cpu0, srv0 = time.process_time(), _cpu(server)
     for q in queries:
         t0 = time.perf_counter()
         await search(q)
         samples.append(time.perf_counter() - t0)
     client = (time.process_time() - cpu0) / len(queries) * 1000
-    srv = (sum(cpu_s(p) for p in server) - srv0) / len(queries) * 1000
+    srv = (_cpu(server) - srv0) / len(queries) * 1000
     cpu = f"CPU {client:.2f} ms" + (f" + server {srv:.2f} ms" if server else "")
     return f"{ms(samples)}  {cpu}"
 

@@ -131,6 +131,14 @@ def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Ho
     # A file removed on the lead leaves the store.
     (hosts.root / "lead-crew" / "topics" / "billing-0.md").unlink()
     wait_until(lambda: ("crew", "topics/billing-0.md") not in crew_paths(member, "invoices"), 5, 0.05)
+    # Each member keeps a copy of the crew's files in its own crew dir: its memory block shows them.
+    copy = hosts.root / "m2-crew"
+    topics = copy / "topics"
+    wait_until(lambda: (topics / "billing-4.md").exists() and not (topics / "billing-0.md").exists(), 5, 0.05)
+    assert (copy / "topics" / "billing-4.md").read_text() == "# Billing\nInvoices close on day 4."
+    assert (copy / "CREW.md").read_bytes() == (hosts.root / "lead-crew" / "CREW.md").read_bytes()
+    block = httpx.post(f"{hosts.members[1].url}/memory/block", json={"budget": 4000}, timeout=10).json()["text"]
+    assert "[CREW SHARED MEMORY]" in block and "never inline styles" in block
 
 
 @pytest.mark.slow
