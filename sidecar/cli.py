@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--recompute", action="store_true")
     health.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
     _add_memory_commands(sub)
+    from sidecar.kg.cli import add_kg_commands
+
+    add_kg_commands(sub)
     consolidate = sub.add_parser("consolidate", help="roll old daily notes up into weekly summaries")
     steps = consolidate.add_subparsers(dest="step", required=True)
     run = steps.add_parser(
@@ -199,6 +202,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return _memory(args, out, err)
         if args.command == "consolidate":
             return _consolidate(args, out, err)
+        if args.command == "kg":
+            from sidecar.kg.cli import kg_main
+
+            return kg_main(args, out)
         if args.command == "store":
             return _store_migrate(args, out, err)
         return _offline(args, load_settings({}), out, err)

@@ -96,13 +96,18 @@ async def _feed(ingest: Ingest) -> None:
 
 
 async def kg_op(app: web.Application, operation: str, body: dict[str, Any]) -> dict[str, Any]:
-    """One graph operation (``add``, ``query``, ``invalidate``, ``timeline``, ``traverse``,
-    ``tunnels``, ``stats``) on a JSON body: what the route and the tool both answer."""
-    args = parse(operation, body)
-    scope = scope_for(app[SETTINGS], args.pop("workspace_id"), args.pop("scope"))
+    """One graph operation on a JSON body: what the route and the tool both answer. The journal's
+    newest entries are read into the graph first."""
     service = app[KG]
-    graph = service.graph
-    await service.ingest.follow()  # the journal's newest entries are in the graph before it answers
+    await service.ingest.follow()
+    return await run_op(service.graph, app[SETTINGS], operation, body)
+
+
+async def run_op(graph: KnowledgeGraph, settings: Settings, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One graph operation (``add``, ``query``, ``invalidate``, ``timeline``, ``traverse``,
+    ``tunnels``, ``stats``) on a JSON body, checked against its schema (the CLI calls this too)."""
+    args = parse(operation, body)
+    scope = scope_for(settings, args.pop("workspace_id"), args.pop("scope"))
     if operation == "add":
         fact = await graph.add_one(
             scope, args["subject"], args["predicate"], args["object"], valid_from=args["valid_from"],
