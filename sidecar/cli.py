@@ -11,6 +11,7 @@ memory-sidecar recall QUERY [--k N] [--type T]... [--tag T]... [--scoring S] [--
 memory-sidecar forget (--id ID | --topic-key K)
 memory-sidecar decay [--limit N] [-F text|json]    live memories by retention, weakest first
 memory-sidecar store migrate --from sqlite:DIR --to postgres://...   a crew tier into a PostgreSQL store
+memory-sidecar palace list|taxonomy|delete|identity|diary|ingest|settings ...   the memory palace
 (the journal commands take [--namespace NS] [--memory-dir DIR]; they work on the agent's own memories)
 """
 
@@ -105,7 +106,40 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--to", dest="target", required=True, metavar="postgres://...", help="the store's URL")
     migrate.add_argument("--crew-id", default=None, help="the crew's id in the store (default: the crew_id setting)")
     migrate.add_argument("--model", default=None, help="whose vectors to copy (default: the most stored model)")
+    _add_palace_commands(sub)
     return parser
+
+
+def _add_palace_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``palace ...``: the palace's operations on the files and the journal, with no server (under the
+    tier's lock, as a sidecar would take it), each the same operation as its HTTP route."""
+    palace = sub.add_parser("palace", help="the memory palace: wings and rooms, delete, identity, diary, ingest")
+    steps = palace.add_subparsers(dest="step", required=True)
+    listing = steps.add_parser("list", help="memory files with wing, room, bytes, chunks, last change")
+    listing.add_argument("--wing")
+    listing.add_argument("--room")
+    steps.add_parser("taxonomy", help="wings and rooms with their counts")
+    delete = steps.add_parser("delete", help="delete a file, or one heading section of it (durable, journaled)")
+    delete.add_argument("path")
+    delete.add_argument("--heading", help="only this heading section (heading path or its last part)")
+    delete.add_argument("--tier", choices=("agent", "crew"), default=None)
+    identity = steps.add_parser("identity", help="set the identity (L0), at most 2,000 characters")
+    identity.add_argument("identity")
+    diary = steps.add_parser("diary", help="write or read the agent's diary")
+    diary_steps = diary.add_subparsers(dest="diary_step", required=True)
+    diary_write = diary_steps.add_parser("write", help="append an entry to today's daily note")
+    diary_write.add_argument("content")
+    diary_read = diary_steps.add_parser("read", help="the newest entries, newest first")
+    diary_read.add_argument("--limit", type=int, default=None)
+    for cmd in (diary_write, diary_read):
+        cmd.add_argument("--agent-id", default=None)
+    ingest = steps.add_parser("ingest", help="keep what a conversation says worth keeping (JSON lines of turns)")
+    ingest.add_argument("file", type=Path, help='one {"role", "content"} object a line; - for stdin')
+    ingest.add_argument("--dry-run", action="store_true", help="report what would be kept, keep nothing")
+    steps.add_parser("settings", help="the per-agent settings file: its values and problems")
+    for cmd in (*(c for c in steps.choices.values() if c is not diary), diary_write, diary_read):
+        cmd.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir")
+        cmd.add_argument("--format", "-F", choices=("text", "json"), default="text")
 
 
 MEMORY_TYPES_HELP = "fact, decision, preference, todo, error, context, workflow or meeting_ledger"
@@ -208,6 +242,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return kg_main(args, out)
         if args.command == "store":
             return _store_migrate(args, out, err)
+        if args.command == "palace":
+            return _palace(args, out, err)
         return _offline(args, load_settings({}), out, err)
     except SidecarError as exc:
         print(f"memory-sidecar: {exc.message}", file=err)
@@ -283,6 +319,80 @@ def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         bar.close()
     out.write((json.dumps(report.to_json(), indent=2) if args.format == "json" else report.to_text()) + "\n")
     return 0
+
+
+def _palace(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """A palace command: the sidecar's application started in this process (no port: tiers, queue,
+    journal, write service, under the tier's lock), the tool's operation, then a clean shutdown."""
+    import asyncio
+
+    settings = load_settings({"memory_dir": args.memory_dir}).with_changes(
+        watch=False, embedder="none", reconcile_interval=0.0, crew_reindex_interval=0.0, consolidate_interval=0.0
+    )
+    if not settings.memory_dir.is_dir():
+        print(f"memory-sidecar: no such memory dir: {settings.memory_dir}", file=err)
+        return 2
+    name, body = _palace_request(args)
+    from sidecar.logs import configure_logging
+
+    configure_logging(settings.log_format, "warning")  # on stderr: stdout is the answer
+    try:
+        answer, text = asyncio.run(_palace_run(settings, name, body))
+    except SidecarError as exc:
+        out.write(json.dumps(exc.body()) + "\n")
+        return 2
+    out.write((json.dumps(answer, indent=2) if args.format == "json" else text) + "\n")
+    return 0
+
+
+def _palace_request(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """(operation, request body) for a palace command: the body its HTTP route would get."""
+    step = args.step
+    if step == "list":
+        return "memory.list", {k: v for k, v in (("wing", args.wing), ("room", args.room)) if v is not None}
+    if step == "delete":
+        body = {"path": args.path, "heading": args.heading, "tier": args.tier}
+        return "memory.delete", {k: v for k, v in body.items() if v is not None}
+    if step == "identity":
+        return "memory.set_identity", {"identity": args.identity}
+    if step == "diary":
+        body = {"agent_id": args.agent_id}
+        body |= {"content": args.content} if args.diary_step == "write" else {"limit": args.limit}
+        name = "memory.diary_write" if args.diary_step == "write" else "memory.diary_read"
+        return name, {k: v for k, v in body.items() if v is not None}
+    if step == "ingest":
+        raw = sys.stdin.read() if str(args.file) == "-" else args.file.read_text(encoding="utf-8")
+        try:
+            turns = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        except ValueError as exc:
+            from sidecar.errors import BadRequest
+
+            raise BadRequest(f"{args.file}: not JSON lines ({exc})", code="invalid_turns") from None
+        return "memory.ingest", {"turns": turns, "dry_run": args.dry_run}
+    return f"memory.{step}", {}
+
+
+async def _palace_run(settings: Settings, name: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    from aiohttp import web
+
+    from sidecar.server.app import create_app
+
+    app = create_app(settings)
+    runner = web.AppRunner(app)
+    await runner.setup()  # runs every cleanup_ctx's start: the app is whole, with no port open
+    try:
+        if name == "memory.settings":
+            from sidecar.http.palace import AGENT_SETTINGS
+
+            found = app[AGENT_SETTINGS].to_json()
+            lines = [f"{found['path'] or '(no settings file)'}: {found['values']}", *found["errors"]]
+            return found, "\n".join(lines)
+        from sidecar.mcp.palace_tools import palace_tool
+
+        answer, text = await palace_tool(name)(app, body)
+        return dict(answer), text
+    finally:
+        await runner.cleanup()
 
 
 def _body(given: dict[str, Any], *names: str) -> dict[str, Any]:

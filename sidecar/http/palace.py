@@ -25,10 +25,11 @@ from sidecar.http.memories import remember_op
 from sidecar.keys import SETTINGS, WRITES
 from sidecar.palace.agent_settings import KEYS, AgentSettings
 from sidecar.palace.diary import diary_entry, read_diary
-from sidecar.palace.ingest import JOURNAL_TYPES, Kept, daily_lines, parse_turns, plan_ingest
+from sidecar.palace.ingest import DUP_THRESHOLD, JOURNAL_TYPES, Kept, daily_lines, parse_turns, plan_ingest
 from sidecar.palace.layers import IDENTITY_FILE, check_identity
 from sidecar.palace.taxonomy import list_files, taxonomy
 from sidecar.settings import ID_RE
+from sidecar.write.dedup import jaccard, tokens
 
 __all__ = [
     "AGENT_SETTINGS",
@@ -48,6 +49,8 @@ routes = web.RouteTableDef()
 AGENT_SETTINGS = web.AppKey("agent_settings", AgentSettings)
 MAX_DIARY_LIMIT = 100
 MAX_DIARY_CHARS = 10_000
+#: Live typed memories an ingested turn is compared with (newest first).
+DEDUP_MEMORIES = 2000
 
 
 def _roots(app: web.Application) -> dict[str, Any]:
@@ -171,12 +174,20 @@ async def ingest_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any
     if not app[SETTINGS].memory_enabled:
         raise Forbidden("memory is off for this agent (memory: false); nothing was kept", code="memory_disabled")
     plan = plan_ingest(parse_turns(args))
-    journal = app.get(JOURNAL) is not None
+    store = app.get(JOURNAL)
+    journal = store is not None
+    known = [] if store is None else await store.memories(app[SETTINGS].workspace_id, None, DEDUP_MEMORIES)
+    held = [(m.id, tokens(m.summary)) for m in known]
     kept: list[dict[str, Any]] = []
     daily: list[Kept] = []
     for item in plan.kept:
+        words = tokens(item.text)
+        twin = next((mid for mid, w in held if jaccard(words, w) >= DUP_THRESHOLD), None)
+        if twin is not None:  # a typed memory the journal already holds
+            plan.drop(item.index, "duplicate", duplicate_of={"memory_id": twin})
+            continue
         found = await app[WRITES].check_duplicate("agent", None, item.text)
-        if found is not None:
+        if found is not None:  # a line a memory file already holds
             plan.drop(item.index, "duplicate", duplicate_of=found.to_json())
             continue
         row: dict[str, Any] = {"index": item.index, "type": item.type, "confidence": item.confidence}

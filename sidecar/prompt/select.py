@@ -94,6 +94,7 @@ def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]],
     """Take (file, chunk) indexes in ``order`` while they fit ``share``; render the tier."""
     start, end = MARKERS[kind]
     used = len(start) + len(end) + 2
+    order = list(order)
     picks: dict[int, _Pick] = {}
     verdicts: dict[tuple[int, int], Finding | None] = {}
     for fi, ci in order:
@@ -119,7 +120,8 @@ def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]],
             pick.picked.append(ci)
         picks[fi] = pick
         used += cost
-    return _finish(kind, list(picks.values()), files, share)  # files in the order first picked
+    wanted = Counter(fi for fi, _ in order)  # what the caller asked for: the rest is not "left out"
+    return _finish(kind, list(picks.values()), files, share, wanted)  # files in the order first picked
 
 
 def chunk_text(chunk: Chunk) -> str:
@@ -142,7 +144,7 @@ def _section_source(memory: MemoryFile, si: int) -> str:
     return memory.text[section.start : section.end]
 
 
-def _finish(kind: str, picks: list[_Pick], files: list[MemoryFile], share: int) -> Part:
+def _finish(kind: str, picks: list[_Pick], files: list[MemoryFile], share: int, wanted: Counter[int]) -> Part:
     """Scan each section's picked chunks as rendered, withhold any that now hit, render the tier;
     a notice that no longer fits drops its section."""
     part = Part()
@@ -174,9 +176,9 @@ def _finish(kind: str, picks: list[_Pick], files: list[MemoryFile], share: int) 
                 )
             )
     taken = {id(p.file): len(p.picked) + sum(map(Counter(p.file.chunk_section).__getitem__, p.withheld)) for p in kept}
-    for memory in files:
-        left = len(memory.chunks) - taken.get(id(memory), 0)
-        if left:
+    for fi, memory in enumerate(files):
+        left = min(wanted[fi], len(memory.chunks) - taken.get(id(memory), 0))
+        if left > 0:
             part.omitted.append((memory.label, left))
     return part
 

@@ -1,0 +1,43 @@
+"""``memory-sidecar palace ...`` on real files, no server: the same operations as the routes."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from sidecar.cli import main
+from tests.support.memory import write
+from tests.support.palace import load_conversation
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue()
+
+
+def test_palace_commands_work_on_the_files(tmp_path: Path) -> None:
+    mem = tmp_path / "memory"
+    write(mem, "AGENT.md", "# Notes\nUse PostgreSQL 16.\n\n## Old\nobsolete advice\n")
+    where = ("--memory-dir", str(mem))
+    code, out = run("palace", "list", *where, "-F", "json")
+    assert code == 0 and [f["path"] for f in json.loads(out)["files"]] == ["AGENT.md"]
+    code, out = run("palace", "taxonomy", *where)
+    assert code == 0 and out.strip() == "agent: evergreen (1 files)"
+    code, out = run("palace", "delete", "AGENT.md", "--heading", "Old", *where)
+    assert code == 0 and (mem / "AGENT.md").read_text() == "# Notes\nUse PostgreSQL 16.\n\n"
+    code, out = run("palace", "identity", "I am the billing agent.", *where)
+    assert code == 0 and (mem / "identity.md").read_text() == "I am the billing agent.\n"
+    assert run("palace", "diary", "write", "Fixed the export.", *where)[0] == 0
+    code, out = run("palace", "diary", "read", *where, "-F", "json")
+    assert code == 0 and [e["content"] for e in json.loads(out)["entries"]] == ["Fixed the export."]
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text("\n".join(json.dumps({"role": t.role, "content": t.content}) for t in load_conversation()))
+    code, out = run("palace", "ingest", str(turns), "--dry-run", *where, "-F", "json")
+    assert code == 0 and json.loads(out)["dry_run"] is True and json.loads(out)["counts"]["kept"] > 60
+    (mem / "memory.toml").write_text("budget = 'big'\n")
+    code, out = run("palace", "settings", *where)
+    assert code == 0 and "budget must be an integer" in out
+    code, out = run("palace", "delete", "nope.md", *where)
+    assert code == 2 and json.loads(out)["error"]["code"] == "file_not_found"
