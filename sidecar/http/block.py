@@ -24,6 +24,7 @@ from sidecar.episodic.render import freshness_weight
 from sidecar.errors import BadRequest, Forbidden, SidecarError
 from sidecar.http.jsonio import read_json_object
 from sidecar.keys import SEARCH, SETTINGS
+from sidecar.kg.lifecycle import facts_for_query
 from sidecar.retrieval.search import SearchService
 
 __all__ = ["MAX_BUDGET", "BlockRequest", "routes"]
@@ -78,6 +79,7 @@ async def memory_block(request: web.Request) -> web.Response:
         threshold=settings.inject_threshold,
         essentials=essentials,
         essentials_count=essential_count,
+        facts=await facts_for_query(request.app, req.query),  # the knowledge graph's, for the query's entities
     )
     try:
         block = await asyncio.to_thread(build)

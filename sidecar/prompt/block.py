@@ -63,6 +63,7 @@ DEFAULT_LAYERS = ("L0", "L1", "L3")
 _OMITTED_FLOOR = 64  # room always kept for "[memory: N sections left out for budget]"
 _OMITTED_MAX = 600
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._/-]")
+_FACT_UNSAFE = re.compile(r"[\[\]\r\n]")
 
 
 def user_slug(user_id: str, workspace_id: str) -> str:
@@ -144,6 +145,7 @@ def build_memory_block(
     threshold: float | None = None,
     essentials: str = "",
     essentials_count: int = 0,
+    facts: Sequence[str] = (),
 ) -> MemoryBlock:
     """Build the block: pins, agent tier, crew tier, operator model, peer context, nudges.
 
@@ -163,7 +165,7 @@ def build_memory_block(
         raise ValueError(f"role must be one of {ROLES}, not {role!r}")
     if query is not None and is_trivial(query):
         query = None  # "ok", "thanks": nothing to recall
-    extras = _extras(peer_context, nudges, recalled)
+    extras = _extras(peer_context, nudges, recalled) + current_facts_part(facts)
     memory_budget = budget - sum(len(part) + 1 for part in extras) - (len(essentials) + 1 if essentials else 0)
     if memory_budget < _OMITTED_FLOOR:
         raise ValueError(f"budget {budget} leaves no room for memory after peer context and nudges")
@@ -225,6 +227,14 @@ def _layer_parts(sources: _Sources, parts: dict[str, Part]) -> list[LayerPart]:
             key = (layer, name, memory.label)
             out[key] = out.get(key, 0) + 1
     return [LayerPart(layer, name, label, n) for (layer, name, label), n in out.items()]
+
+
+def current_facts_part(facts: Sequence[str]) -> list[str]:
+    """The knowledge graph's current facts about the entities the query names (``facts``, one line
+    each, from the caller), as one part placed like the peer context; [] without any. Brackets and
+    line breaks are taken out, so a fact cannot pass for a part of the block's frame."""
+    lines = [f"- {_FACT_UNSAFE.sub(' ', fact).strip()}" for fact in facts if fact.strip()]
+    return ["[CURRENT FACTS]\n" + "\n".join(lines) + "\n[END CURRENT FACTS]"] if lines else []
 
 
 def _extras(peer_context: str | None, nudges: Sequence[str], recalled: str = "") -> list[str]:

@@ -199,3 +199,17 @@ async def test_files_written_before_start_are_read(sidecar_client: ClientFactory
         await asyncio.sleep(0.05)
     answer = await resp.json()
     assert [(f["subject"], f["predicate"]) for f in answer["facts"]] == [("deploy pipeline", "uses")]
+
+
+async def test_block_holds_the_current_facts_of_the_querys_entities(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
+    client = await sidecar_client()
+    await remember_file(client, "daily/2026-01-10.md", "PostgreSQL 16 is the baseline.\n")
+    await remember_file(client, "daily/2026-03-02.md", "We moved from PostgreSQL to CockroachDB on 2026-03-01.\n")
+    resp = await client.post("/memory/block", json={"budget": 4000, "query": "which database do we run on?"})
+    text = (await resp.json())["text"]
+    assert "[CURRENT FACTS]\n- we uses CockroachDB (since 2026-03-01)\n[END CURRENT FACTS]" in text
+    assert "we uses PostgreSQL" not in text  # ended: not a current fact
+    plain = await client.post("/memory/block", json={"budget": 4000, "query": "rollback"})
+    assert "[CURRENT FACTS]" not in (await plain.json())["text"]
