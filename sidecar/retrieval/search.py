@@ -64,6 +64,9 @@ class SearchService:
         self.flags = FlagCache()
         # The knowledge graph's lift of hits for the entities a query names; None: no lift.
         self.boost: SearchBoost | None = None
+        # A member's copy of the crew's files from a server crew store (sidecar.store.copy): its
+        # crew hits' sections are read there. None: the crew's files are not here.
+        self.crew_copy: Path | None = None
 
     @property
     def has_crew(self) -> bool:
@@ -88,8 +91,9 @@ class SearchService:
         return {"agent": self.agent.root, **({"crew": self.crew_tier.root} if self.crew_tier else {})}
 
     def _sections(self, results: list[dict[str, Any]], tokens: list[str]) -> list[dict[str, Any]]:
-        """Each local hit with its whole heading section (a member's crew hits come with theirs)."""
-        roots = self._roots()
+        """Each local hit with its whole heading section (a member's crew hits come with theirs, or
+        from its copy of the crew's files)."""
+        roots = {**({"crew": self.crew_copy} if self.crew_copy else {}), **self._roots()}
         return [
             with_section(roots[hit["source"]], hit, tokens) if hit["source"] in roots and "section" not in hit else hit
             for hit in results

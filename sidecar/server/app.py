@@ -167,6 +167,8 @@ async def _proxy_ctx(app: web.Application) -> AsyncIterator[None]:
         proxy = LeadProxy(settings)
     app[CREW_PROXY] = proxy
     app[SEARCH] = search = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=proxy)
+    if settings.role == "member" and settings.crew_store != "sqlite":
+        search.crew_copy = settings.crew_dir  # the member's copy of the crew's files (sidecar.store.copy)
     metrics = app.get(METRICS)
     if metrics is not None:
         search.on_search = metrics.observe_search

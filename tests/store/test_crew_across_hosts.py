@@ -139,6 +139,10 @@ def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Ho
     assert (copy / "CREW.md").read_bytes() == (hosts.root / "lead-crew" / "CREW.md").read_bytes()
     block = httpx.post(f"{hosts.members[1].url}/memory/block", json={"budget": 4000}, timeout=10).json()["text"]
     assert "[CREW SHARED MEMORY]" in block and "never inline styles" in block
+    # ... and a crew hit's whole section comes from it.
+    hit = search(hosts.members[1], "invoices day 4", "crew", context="section").json()["results"][0]
+    assert hit["path"] == "topics/billing-4.md" and hit["snippet"] == "# Billing\nInvoices close on day 4."
+    assert hit["section"] == {"line_start": 1, "line_end": 2, "cut": False}
 
 
 @pytest.mark.slow
