@@ -26,6 +26,7 @@ import numpy as np
 import structlog
 
 from sidecar.index.query import terms
+from sidecar.retrieval.standing import SLACK
 from sidecar.store.base import ChunkRow, FileRow, Floats, StoreUnavailable, VectorRow
 from sidecar.store.migrations import hnsw_index, migrate
 from sidecar.store.ranking import Candidates, mark_flagged, rank
@@ -293,7 +294,7 @@ class PostgresCrewStore:
         words = terms(query)
         if not words:
             return []
-        wide = max(_CANDIDATES, limit) if qvec is not None else limit
+        wide = max(_CANDIDATES, limit) if qvec is not None else limit + SLACK
         async with self._conn() as conn:
             cands = Candidates(await self._bm25(conn, words, wide))
             if qvec is not None and model is not None:

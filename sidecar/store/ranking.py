@@ -12,6 +12,7 @@ import numpy as np
 from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
+from sidecar.retrieval.standing import SLACK, standing
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
 
@@ -50,9 +51,15 @@ def rank(cands: Candidates, words: list[str], limit: int, *, fusion: str, explai
         ranked = fuse_rrf(bm25, cands.dense, cands.cosines)
     else:
         ranked = fuse_weighted(bm25, cands.dense, cands.cosines, cands.neighbours)
+    # Archived or superseded text ranks below current text (retrieval.standing), as in the index.
+    stood = []
+    for scored in ranked[: limit + SLACK]:
+        row = rows.get(scored.id)
+        stood.append(scored if row is None else scored.stood(standing(row["path"], row["heading"])))
+    stood.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
     bm_ids = {cid for cid, _ in bm25}
     out = []
-    for scored in ranked:
+    for scored in stood:
         row = rows.get(scored.id)
         if row is None:
             continue  # a neighbour that lent nothing it was asked for, or a chunk gone meanwhile
