@@ -111,7 +111,7 @@ class Settings:
     )
     crew_store_timeout: float = _opt(2.0, "member, lead: seconds a crew-store connection or query may take")
     inject_threshold: float = _opt(
-        0.5, "least relevance (0-1, the share of the query's words a chunk holds) for the block to recall a chunk"
+        0.35, "least relevance (0-1, the share of the query's words a chunk holds) for the block to recall a chunk"
     )
     memory_enabled: bool = _opt(True, "false: the block injects nothing and memory writes are refused (403)")
 

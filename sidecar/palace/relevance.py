@@ -10,8 +10,8 @@ one threshold (``inject_threshold``) serves every deployment.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections import Counter
 from collections.abc import Iterable
 
 from sidecar.index.query import STOPWORDS
@@ -124,6 +124,12 @@ def content_terms(text: str) -> list[str]:
     return list(out)
 
 
+@functools.lru_cache(maxsize=8192)
+def _held(text: str) -> frozenset[str]:
+    """A chunk's content words, cached: the block scores the same chunks request after request."""
+    return frozenset(content_terms(text))
+
+
 def is_trivial(message: str | None) -> bool:
     """True for a message that asks memory for nothing: blank, or only greetings, acknowledgements
     and filler words."""
@@ -136,8 +142,8 @@ class Relevance:
 
     def __init__(self, query: str, corpus: Iterable[str]) -> None:
         self.terms = content_terms(query)
-        docs = [set(content_terms(text)) for text in corpus]
-        df = Counter(t for doc in docs for t in doc if t in self.terms)
+        docs = [_held(text) for text in corpus]
+        df = {t: sum(t in doc for doc in docs) for t in self.terms}
         n = max(len(docs), 1)
         # A word no chunk holds weighs the most: the chunks cannot answer that part of the query.
         self.weights = {t: math.log(1 + n / (df[t] + 0.5)) for t in self.terms}
@@ -147,5 +153,5 @@ class Relevance:
         """The IDF-weighted share of the query's content words ``text`` holds, 0..1."""
         if not self.total:
             return 0.0
-        held = set(content_terms(text))
+        held = _held(text)
         return round(sum(w for t, w in self.weights.items() if t in held) / self.total, 4)
