@@ -399,11 +399,14 @@ def _add_one(conn: Conn, scope: Scope, new: NewFact) -> int:
 
 
 def _rivals(conn: Conn, scope: Scope, new: NewFact, s_id: int, o_id: int) -> list[tuple[int, str, str | None]]:
-    """(id, valid_from, valid_to) of the subject's other values that ``new`` competes with: for a
+    """(id, valid_from, valid_to) of the subject's other values that ``new`` competes with and that
+    begin after it or hold at its start: for a
     functional predicate every other value (for ``uses``, of the object's type when it has a known
     one), and the value ``new`` names as replaced."""
+    # Only values that begin later or still hold at its start matter (not the ended history).
     where = f"{_IN_SCOPE} AND f.subject_id = ? AND f.predicate = ? AND f.object_id != ?"
-    params: list[Any] = [scope.workspace_id, scope.crew_id, s_id, new.predicate, o_id]
+    where += " AND (f.valid_to IS NULL OR f.valid_to > ? OR f.valid_from > ?)"
+    params: list[Any] = [scope.workspace_id, scope.crew_id, s_id, new.predicate, o_id, new.valid_from, new.valid_from]
     clauses = []
     if new.functional:
         kind = conn.execute("SELECT type FROM kg_entities WHERE id = ?", (o_id,)).fetchone()[0]
