@@ -420,7 +420,9 @@ class Explain(TypedDict):
     context: float
     standing: float
     fused: float
-    kg: NotRequired[Annotated[dict[str, Any], "the knowledge graph's lift: entities, facts, fact_share, mentions, factor"]]
+    kg: NotRequired[
+        Annotated[dict[str, Any], "the knowledge graph's lift: entities, facts, fact_share, mentions, factor"]
+    ]
 
 
 class Section(TypedDict):

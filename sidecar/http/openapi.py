@@ -740,7 +740,10 @@ for _name, (_status, _answer, _summary) in KG_ANSWERS.items():
 PATHS["/kg/stats"] = {
     "get": _op(
         "The graph's counts: entities, facts (current and ended), rooms, tunnels, predicates",
-        ("200", _obj({"entities": INT, "facts": INT, "current": INT, "invalidated": INT, "rooms": INT, "tunnels": INT})),
+        (
+            "200",
+            _obj({"entities": INT, "facts": INT, "current": INT, "invalidated": INT, "rooms": INT, "tunnels": INT}),
+        ),
         _errors(**KG_ERRORS),
         parameters=[_query("workspace_id", ID), _query("scope", {"enum": ["agent", "crew"], "default": "agent"})],
     )
