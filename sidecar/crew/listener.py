@@ -1,5 +1,7 @@
 """The lead's crew listener: crew search and status for the crew's members, and the crew's
-memories in the lead's journal (``POST /crew/memory/{remember,recall,feedback,forget}``).
+memories in the lead's journal (``POST /crew/memory/{remember,recall,feedback,forget}``), and the
+crew's knowledge graph, which the lead holds (``POST /crew/kg/{add,query,invalidate,timeline,
+traverse,tunnels,stats}``).
 
 It runs on its own address (``--crew-listen``), separate from the lead agent's own API on
 127.0.0.1:9119, and every request needs the crew's bearer token. It writes no file: only the
@@ -20,6 +22,7 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
+from sidecar.errors import NotFound
 from sidecar.http.connections import SidecarRunner
 from sidecar.http.errors import error_middleware, error_response
 from sidecar.http.guards import body_deadline, server_limits
@@ -60,6 +63,7 @@ def create_crew_app(
     if lead is not None:
         app[LEAD_APP] = lead
         app.router.add_post("/crew/memory/{op}", _memory)
+        app.router.add_post("/crew/kg/{op}", _kg)
     return app
 
 
@@ -112,6 +116,19 @@ async def _memory(request: web.Request) -> web.Response:
     body = await read_json_object(request)
     answer, status = await crew_op(request.app[LEAD_APP], request.match_info["op"], body)
     return json_answer(answer, status=status)
+
+
+async def _kg(request: web.Request) -> web.Response:
+    """A question to (or a fact for) the crew's knowledge graph, which the lead holds."""
+    from sidecar.kg.lifecycle import kg_op
+    from sidecar.kg.requests import OPERATIONS
+
+    op = request.match_info["op"]
+    if op not in OPERATIONS:
+        raise NotFound(f"no crew graph operation {op!r}", code="not_found")
+    body = await read_json_object(request)
+    answer = await kg_op(request.app[LEAD_APP], op, {**body, "scope": "crew"})
+    return json_answer(answer, status=201 if op == "add" else 200)
 
 
 async def _status(request: web.Request) -> web.Response:
