@@ -268,7 +268,7 @@ def write_to_visible(base: Path, url: str, crew: Path, files: int) -> None:
     }
     try:
         with httpx.Client(timeout=30) as client:
-            _settle(client, members[url], files)
+            _settle(client, lead, members[url], files)
             figures: dict[str, list[float]] = {"postgres": [], "sqlite": [], "after_seq": []}
             for i in range(WRITES):
                 word = f"zebrafinch{i}x"
@@ -293,15 +293,18 @@ def write_to_visible(base: Path, url: str, crew: Path, files: int) -> None:
             proc.kill()
 
 
-def _settle(client: httpx.Client, member: Any, files: int) -> None:
-    """Wait until the lead's first compare has the store level with its index (as many files)."""
+def _settle(client: httpx.Client, lead: Any, member: Any, files: int) -> None:
+    """Wait until the lead's crew postings are built (a write queues behind that build on the index's
+    writer) and the store holds the crew's files."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
+        crew = client.get(f"{lead.url}/memory/status", params={"scope": "crew"}).json()
         status = client.get(f"{member.url}/memory/status", params={"scope": "crew"})
-        if status.status_code == 200 and status.json().get("files") == files:
+        held = status.json().get("files") if status.status_code == 200 else None
+        if crew.get("bm25", {}).get("engine") == "postings" and held == files:
             return
         time.sleep(0.2)
-    raise AssertionError("the store never held the crew's files")
+    raise AssertionError("the lead's postings or the store's files never got there")
 
 
 def _poll(client: httpx.Client, member: Any, word: str, t0: float) -> float:
