@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sidecar.errors import BadRequest, NotFound
+from sidecar.kg.dedup import NameDedup
 from sidecar.kg.extract import FUNCTIONAL, Extracted
 from sidecar.kg.model import Entity, Fact, NewFact, Scope, now_iso, parse_when
 from sidecar.kg.names import entity_key
@@ -44,8 +45,9 @@ def new_facts(
 class KnowledgeGraph:
     """The graph's operations over a :class:`~sidecar.kg.store.KgStore`."""
 
-    def __init__(self, store: KgStore) -> None:
+    def __init__(self, store: KgStore, dedup: NameDedup | None = None) -> None:
         self.store = store
+        self.dedup = dedup  # entity names matched by meaning too (an embedder is configured)
 
     # -- adding --------------------------------------------------------------------------------
     async def add(
@@ -56,7 +58,12 @@ class KnowledgeGraph:
         *,
         file: tuple[str, str, str] | None = None,
     ) -> list[Fact]:
+        pending = None
+        if self.dedup is not None and facts:
+            pending = await self.dedup.learn(scope, [n for f in facts for n in (f.subject, f.object)])
         stored = await self.store.add(scope, facts, file=file) if facts or file else []
+        if self.dedup is not None and pending is not None:
+            await self.dedup.remember(pending)
         for alias in aliases:
             await self._learn_alias(scope, alias.subject, alias.object)
         return stored
@@ -78,7 +85,7 @@ class KnowledgeGraph:
         when = parse_when(valid_from) if valid_from else now_iso()
         new = NewFact(subject, pred, obj, when, source, text=text or f"{subject} {pred} {obj}",
                       confidence=confidence, functional=pred in FUNCTIONAL)  # fmt: skip
-        return (await self.store.add(scope, [new]))[0]
+        return (await self.add(scope, [new]))[0]
 
     async def _learn_alias(self, scope: Scope, a: str, b: str) -> None:
         """Make ``b`` another name of ``a`` (or the reverse) when exactly one of them is known."""

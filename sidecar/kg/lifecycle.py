@@ -14,8 +14,9 @@ import structlog
 from aiohttp import web
 
 from sidecar.errors import BadRequest, CrewUnavailable
-from sidecar.keys import QUEUE, SEARCH, SETTINGS, TIERS
+from sidecar.keys import EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS
 from sidecar.kg.boost import KgBoost
+from sidecar.kg.dedup import NameDedup
 from sidecar.kg.graph import KnowledgeGraph
 from sidecar.kg.ingest import Ingest
 from sidecar.kg.model import Scope
@@ -58,7 +59,8 @@ def kg_context(journal_file: str) -> Callable[[web.Application], AsyncIterator[N
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
         store = await SqliteKgStore.open(settings.memory_dir / KG_FILE)
-        graph = KnowledgeGraph(store)
+        embedder = app.get(EMBEDDER)
+        graph = KnowledgeGraph(store, NameDedup(store, embedder) if embedder is not None else None)
         roots = {name: tier.root for name, tier in app[TIERS].items()}
         scopes = {name: Scope(settings.workspace_id, settings.crew_id if name == "crew" else "") for name in roots}
         ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / journal_file))

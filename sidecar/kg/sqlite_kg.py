@@ -231,6 +231,12 @@ class SqliteKgStore:
         wanted = list(dict.fromkeys(keys))
         return await self._read(lambda c: _entities(c, scope, wanted)) if wanted else {}
 
+    async def entity_names(self, scope: Scope, limit: int) -> list[tuple[int, str]]:
+        """(id, name) of the scope's entities, oldest first."""
+        sql = "SELECT id, name FROM kg_entities WHERE workspace_id = ? AND crew_id = ? ORDER BY id LIMIT ?"
+        rows = await self._read(lambda c: c.execute(sql, (scope.workspace_id, scope.crew_id, limit)).fetchall())
+        return [(int(r[0]), str(r[1])) for r in rows]
+
     async def facts(
         self,
         scope: Scope,
