@@ -213,3 +213,14 @@ async def test_block_holds_the_current_facts_of_the_querys_entities(
     assert "we uses PostgreSQL" not in text  # ended: not a current fact
     plain = await client.post("/memory/block", json={"budget": 4000, "query": "rollback"})
     assert "[CURRENT FACTS]" not in (await plain.json())["text"]
+
+
+async def test_typed_memories_feed_the_graph(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    client = await sidecar_client()
+    body = {"content": "The deploy pipeline runs on Kubernetes.", "memory_type": "fact", "topic_key": "deploy"}
+    resp = await client.post("/memory/remember", json=body)
+    assert resp.status == 201, await resp.text()
+    found = await kg(client, "query", {"entity": "k8s", "direction": "in"})
+    assert [(f["subject"], f["predicate"]) for f in found["facts"]] == [("deploy pipeline", "uses")]
+    assert found["facts"][0]["source"] == f"journal:{(await resp.json())['id']}"
+    assert found["facts"][0]["room"].startswith("journal/")
