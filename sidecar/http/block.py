@@ -79,7 +79,8 @@ async def memory_block(request: web.Request) -> web.Response:
         threshold=settings.inject_threshold,
         essentials=essentials,
         essentials_count=essential_count,
-        facts=await facts_for_query(request.app, req.query),  # the knowledge graph's, for the query's entities
+        # the knowledge graph's, for the query's entities: recall (L3), like the ranked chunks
+        facts=await facts_for_query(request.app, req.query if recall else None),
     )
     try:
         block = await asyncio.to_thread(build)
