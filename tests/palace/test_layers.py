@@ -101,6 +101,14 @@ async def test_the_threshold_is_a_setting(start: Start, memory_dir: Path) -> Non
     assert permissive["match_count"] >= 1 and "12 partitions" in permissive["text"]
 
 
+async def test_the_agents_settings_file_sets_the_threshold(start: Start, memory_dir: Path) -> None:
+    write(memory_dir, "topics/kafka.md", TOPIC)
+    (memory_dir / "memory.toml").write_text("threshold = 0.0\n")
+    query = "when is the team dinner for the new orders people?"
+    out = await block(await start(), query=query, layers=["L3"])
+    assert out["match_count"] >= 1 and "12 partitions" in out["text"]
+
+
 @pytest.mark.parametrize("message", ["ok", "thanks!", "Thanks a lot", "sounds good", "hi", "👍", "OK, great."])
 async def test_trivial_messages_inject_nothing(start: Start, memory_dir: Path, message: str) -> None:
     write(memory_dir, "topics/ok.md", "# OK\nok thanks great sounds good hi\n")  # would match word for word
