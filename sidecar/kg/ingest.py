@@ -85,7 +85,7 @@ class Ingest:
         async with self._following:
             while not self._closed:
                 after = await self.graph.store.cursor(_CURSOR)
-                rows = await asyncio.to_thread(self.journal.entries, after)
+                rows = await self.journal.read(after)
                 if not rows:
                     return total
                 for seq, entry_id, workspace, crew, ts, entry_type, summary in rows:
@@ -104,7 +104,7 @@ class Ingest:
         async with self._reading, self._following:
             self._closed = True
             if self.journal is not None:
-                self.journal.close()
+                await self.journal.aclose()
 
 
 def _mtime(path: Path) -> str:

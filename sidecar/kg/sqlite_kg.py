@@ -457,6 +457,16 @@ class JournalFeed:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: Conn | None = None
+        # Its one thread: a read a cancelled caller left running still ends before the close.
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="kg-journal")
+
+    async def read(self, after: int, limit: int = 500) -> list[tuple[int, str, str, str, str, str, str]]:
+        """:meth:`entries`, on the feed's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.entries, after, limit)
+
+    async def aclose(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(self._pool, self.close)
+        self._pool.shutdown()
 
     def entries(self, after: int, limit: int = 500) -> list[tuple[int, str, str, str, str, str, str]]:
         """(seq, id, workspace_id, crew_id or "", ts, entry_type, summary) after ``after``, oldest first;
