@@ -41,8 +41,9 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis
 pytestmark = pytest.mark.slow
 PROPERTY = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 DOCUMENTED_5XX = {(503, "no_crew_tier")}
-# Besides memory files, the tier dir holds the tier index, the episodic journal and the dir's lock.
-DATABASES = re.compile(r"^(index|journal)\.sqlite(-wal|-shm|-journal)?$")
+# Besides memory files, the tier dir holds the tier index, the episodic journal, the knowledge graph
+# and the dir's lock.
+DATABASES = re.compile(r"^(index|journal|kg)\.sqlite(-wal|-shm|-journal)?$")
 
 
 @dataclass
