@@ -14,7 +14,8 @@ on conversations 0-2 (``TUNING``); conversations 3-4 are the held-out figure. Al
 of injected chunks that are evidence turns.
 
 **Ingest.** Precision and recall of the turns kept from ``tests/palace/data/conversation.txt``
-(in-sample: the rules were written while reading it), and the CPU per turn next to a bare
+(in-sample: the rules were written while reading it) and ``heldout.txt`` (written after them and
+never used to change them), and the CPU per turn next to a bare
 ``SELECT 1`` on SQLite, the least a turn that touches storage costs.
 """
 
@@ -37,6 +38,7 @@ from sidecar.palace.relevance import Relevance
 from sidecar.settings import Settings
 from tests.bench.retrieval import DATA, repair_evidence, write_conversation
 from tests.bench.util import report
+from tests.support.palace import HELD_OUT as HELD_OUT_TURNS
 from tests.support.palace import load_conversation, score
 
 TUNING = (0, 1, 2)
@@ -164,6 +166,13 @@ def ingest_figures() -> None:
     report(
         "  recall of decisions and preferences",
         f"{scores.recall_by_type['decision']:.2f}, {scores.recall_by_type['preference']:.2f}",
+    )
+    held = load_conversation(HELD_OUT_TURNS)
+    out = score(held, [(k.index, k.type) for k in plan_ingest([Turn(t.role, t.content) for t in held]).kept])
+    report("ingest of 60 held-out labelled turns", f"precision {out.precision:.3f}, recall {out.recall:.3f}")
+    report(
+        "  type accuracy; decisions, preferences",
+        f"{out.type_accuracy:.3f}; {out.recall_by_type['decision']:.2f}, {out.recall_by_type['preference']:.2f}",
     )
     report(
         "CPU per turn (filter + classifier + dedup)",

@@ -15,7 +15,7 @@ from sidecar.palace.ingest import Turn, plan_ingest
 from sidecar.palace.noise import noise_reason
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
-from tests.support.palace import load_conversation, score
+from tests.support.palace import HELD_OUT, load_conversation, score
 
 Start = Callable[..., Awaitable[TestClient[Any, Any]]]
 
@@ -49,6 +49,17 @@ def test_plan_keeps_decisions_and_preferences_and_drops_the_noise() -> None:
     dropped = {d["index"]: d["reason"] for d in plan.dropped}
     noise = [i for i, t in enumerate(turns) if t.label in ("greeting", "ack", "tool")]
     assert sum(i in dropped for i in noise) / len(noise) >= 0.97
+
+
+def test_held_out_conversation() -> None:
+    """60 turns the rules never saw: the out-of-sample figure (the bounds guard against regressions;
+    they were set at the first run's figures, rounded down)."""
+    turns = load_conversation(HELD_OUT)
+    assert len(turns) == 60
+    plan = plan_ingest([Turn(t.role, t.content) for t in turns])
+    scores = score(turns, [(k.index, k.type) for k in plan.kept])
+    print(f"\nheld-out ingest of {len(turns)} labelled turns: {scores.line()}")
+    assert scores.precision >= 0.95 and scores.recall >= 0.8
 
 
 @pytest.mark.parametrize(

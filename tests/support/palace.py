@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CONVERSATION", "LabelledTurn", "Scores", "load_conversation", "score"]
+__all__ = ["CONVERSATION", "HELD_OUT", "LabelledTurn", "Scores", "load_conversation", "score"]
 
 CONVERSATION = Path(__file__).resolve().parents[1] / "palace" / "data" / "conversation.txt"
+#: 60 turns written after the ingest rules and never used to change them.
+HELD_OUT = CONVERSATION.with_name("heldout.txt")
 
 
 @dataclass(frozen=True, slots=True)
