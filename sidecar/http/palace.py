@@ -138,9 +138,9 @@ async def diary_write_op(app: web.Application, args: dict[str, Any]) -> dict[str
     if len(content) > MAX_DIARY_CHARS:
         raise BadRequest(f"content is over {MAX_DIARY_CHARS} characters", code="invalid_content")
     agent = _agent(app, args)
-    path, text = diary_entry(agent, content, datetime.now(UTC))
+    path, text, at = diary_entry(agent, content, datetime.now(UTC))
     body = await app[WRITES].write(WriteRequest.from_json({"path": path, "content": text, "force": True}))
-    return {"agent_id": agent, "path": path, "at": text.split(") ", 1)[1].split("\n", 1)[0], "seq": body["seq"]}
+    return {"agent_id": agent, "path": path, "at": at, "seq": body["seq"]}
 
 
 async def diary_read_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:

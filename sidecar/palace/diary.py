@@ -23,15 +23,15 @@ _ANY_TOP = re.compile(r"^#{1,2}[ \t]")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 
 
-def diary_entry(agent_id: str, content: str, now: datetime) -> tuple[str, str]:
-    """(daily note path, markdown to append) for one entry written at ``now`` (UTC)."""
+def diary_entry(agent_id: str, content: str, now: datetime) -> tuple[str, str, str]:
+    """(daily note path, markdown to append, its UTC time) for one entry written at ``now`` (UTC)."""
     at = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     lines, fenced = [], False
     for line in content.strip("\n").splitlines():
         if _FENCE.match(line):
             fenced = not fenced
         lines.append(line if fenced else _TOP_HEADING.sub(r"###\2", line))
-    return f"daily/{now:%Y-%m-%d}.md", f"## Diary ({agent_id}) {at}\n" + "\n".join(lines) + "\n"
+    return f"daily/{now:%Y-%m-%d}.md", f"## Diary ({agent_id}) {at}\n" + "\n".join(lines) + "\n", at
 
 
 def read_diary(root: Path, agent_id: str, limit: int = 10) -> list[dict[str, Any]]:

@@ -128,6 +128,7 @@ async def test_diary_entries_per_agent_newest_first(start: Start, memory_dir: Pa
     last = await ok(client, "POST", "/memory/diary", json={"content": "Wrote the runbook."})
     note = (memory_dir / last["path"]).read_text()
     assert "## Diary (agent) " in note and "### Sneaky" in note and "\n## Sneaky" not in note
+    assert f"## Diary (agent) {last['at']}\nWrote the runbook.\n" in note and last["at"].endswith("Z")
     mine = (await ok(client, "GET", "/memory/diary"))["entries"]
     assert [e["content"] for e in mine][:2] in (
         ["Wrote the runbook.", "Rolled out the export fix."],
