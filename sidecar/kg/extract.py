@@ -20,7 +20,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["FUNCTIONAL", "Extracted", "extract"]
+__all__ = ["FUNCTIONAL", "MAX_SENTENCE", "Extracted", "extract"]
+
+#: Longest sentence read for facts, in characters.
+MAX_SENTENCE = 600
 
 #: Predicates that hold one value per subject at a time: a new value ends the current one.
 #: ``uses`` is functional per type of its object (a database replaces a database, not a cache).
@@ -41,7 +44,9 @@ class Extracted:
     functional: bool = False
 
 
-_WORD = r"[A-Za-z0-9][\w.+#/'-]*"
+# A word starts a token (never inside one) and is at most 40 characters: every pattern then runs in
+# time linear in the text, also on one long run of letters or digits.
+_WORD = r"(?<![\w.+#/'-])[A-Za-z0-9][\w.+#/'-]{0,39}(?![\w.+#/'-])"
 # A name: one to four words, stopping before a linking word or punctuation.
 _STOP = r"(?=\s+(?:on|since|from|in|at|as|for|with|to|and|but|because|until|after|before|last|this|when|yesterday|now|today|instead)\b|\s*[,.;:!?()\"]|\s*$)"
 _NAME = rf"(?:the\s+|our\s+|a\s+|an\s+)?{_WORD}(?:\s+{_WORD}){{0,3}}?{_STOP}"
@@ -144,7 +149,8 @@ def _line_facts(line: str, number: int, headings: list[tuple[int, str]], note_da
     text = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line).replace("**", "").replace("`", "")
     out: list[Extracted] = []
     for sentence in _SENTENCE.split(text):
-        out += _sentence_facts(sentence, number, speaker, _date_in(sentence) or note_date)
+        if len(sentence) <= MAX_SENTENCE:  # a longer run is not a sentence stating a fact
+            out += _sentence_facts(sentence, number, speaker, _date_in(sentence) or note_date)
     return out
 
 
