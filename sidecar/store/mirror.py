@@ -117,6 +117,7 @@ class CrewMirror:
                 raise
             self._last_full = asyncio.get_running_loop().time()
             self._vectors_pending = True
+            self.synced_seq = None  # sent again: a store restored or replaced has lost it
         elif paths:
             try:
                 await self.sync_paths(sorted(paths))

