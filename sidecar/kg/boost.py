@@ -11,7 +11,7 @@ of the entities or the other end of one of their current facts. The search asks 
 evidence turns; 3-4 are held out, ``python -m tests.bench kg``): with ``MENTION_SHARE`` 0.5 (set
 before tuning), 0.1 is the largest weight that leaves R@10 on 0-2 unchanged (0.944); from 0.2 up the
 lift of every turn naming a speaker costs a question or two there. Conversations carry few of the
-facts the extractor reads (111 in five), so on them the lift is mostly the mention term.
+facts the extractor reads (110 in five), so on them the lift is mostly the mention term.
 """
 
 from __future__ import annotations
