@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,9 +92,14 @@ class PgServer:
         return server
 
     def _run(self, tool: str, *args: str) -> None:
+        # As the server's user with its own group alone: keeping root's groups would make a root-owned
+        # dir's group bits (often none) apply instead of the traverse right given to others.
+        who: dict[str, Any] = {}
+        if self.user is not None:
+            who = {"user": self.user, "group": pwd.getpwnam(self.user).pw_gid, "extra_groups": []}
         subprocess.run(
-            [str(self.bin / tool), *args], check=True, user=self.user, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, timeout=120, cwd=self.root,
+            [str(self.bin / tool), *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            timeout=120, cwd=self.root, **who,
         )  # fmt: skip
 
     def start(self) -> None:
