@@ -59,6 +59,7 @@ class PgServer:
     port: int
     user: str | None = None
     _dbs: int = field(default=0)
+    _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
     def data(self) -> Path:
@@ -91,49 +92,70 @@ class PgServer:
         server.start()
         return server
 
+    def _who(self) -> dict[str, Any]:
+        """As the server's user with its own group alone: keeping root's groups would make a
+        root-owned dir's group bits (often none) apply instead of the traverse right given to others."""
+        if self.user is None:
+            return {}
+        return {"user": self.user, "group": pwd.getpwnam(self.user).pw_gid, "extra_groups": []}
+
     def _run(self, tool: str, *args: str) -> None:
-        # As the server's user with its own group alone: keeping root's groups would make a root-owned
-        # dir's group bits (often none) apply instead of the traverse right given to others.
-        who: dict[str, Any] = {}
-        if self.user is not None:
-            who = {"user": self.user, "group": pwd.getpwnam(self.user).pw_gid, "extra_groups": []}
         subprocess.run(
             [str(self.bin / tool), *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            timeout=120, cwd=self.root, **who,
+            timeout=120, cwd=self.root, **self._who(),
         )  # fmt: skip
 
     def start(self) -> None:
-        options = (
-            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c full_page_writes=off -c max_connections=200 -c shared_buffers=128MB"
-        )
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), "-w", "-t", "60", "start")
+        """Run the postmaster as this process's child, and wait until it accepts connections. It
+        gets SIGQUIT (immediate shutdown) when this process dies, however it dies (where util-linux's
+        setpriv is there to set that up), so a test run killed midway leaves no server behind, as
+        one pg_ctl detached would be."""
+        argv = [
+            str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port), "-k", str(self.root),
+            "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
+            "-c", "max_connections=200", "-c", "shared_buffers=128MB",
+        ]  # fmt: skip
+        setpriv = shutil.which("setpriv")  # util-linux: sets the parent-death signal, then execs postgres
+        if setpriv is not None:
+            argv = [setpriv, "--pdeathsig", "QUIT", *argv]
+        with self.log.open("ab") as log:
+            self._proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root, **self._who())
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"postgres exited with {self._proc.returncode}: {self.log.read_text()[-2000:]}")
+            ready = subprocess.run(
+                [str(self.bin / "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(self.port)], check=False
+            )
+            if ready.returncode == 0:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("postgres did not accept connections within 60 s")
 
     def pid(self) -> int | None:
-        pidfile = self.data / "postmaster.pid"
-        try:
-            return int(pidfile.read_text().split()[0])
-        except (FileNotFoundError, ValueError, IndexError):
-            return None
+        return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
     def kill(self) -> None:
-        """SIGKILL the postmaster and its backends (a crash), and wait until the port is free."""
+        """SIGKILL the postmaster and its backends (a crash), and wait until they are gone."""
         pid = self.pid()
         if pid is None:
             return
         for each in process_tree(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(each, signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-            time.sleep(0.02)
+        assert self._proc is not None
+        self._proc.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.pid() is not None and Path(f"/proc/{self.pid()}").exists():
-            try:
-                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-            except subprocess.CalledProcessError:
-                self.kill()
+        """Immediate shutdown (SIGQUIT), as ``pg_ctl -m immediate`` does."""
+        if self.pid() is None:
+            return
+        assert self._proc is not None
+        self._proc.send_signal(signal.SIGQUIT)
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()
 
     def new_database(self, prefix: str = "crew") -> str:
         """A fresh empty database; its URL."""
