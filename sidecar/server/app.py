@@ -32,7 +32,8 @@ from sidecar.http.palace import AGENT_SETTINGS
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.watcher import TierWatcher
 from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
-from sidecar.kg.lifecycle import kg_context
+from sidecar.kg.lifecycle import KG, kg_context
+from sidecar.kg.sqlite_kg import SqliteKgStore
 from sidecar.mcp import server as mcp_server
 from sidecar.palace.agent_settings import apply as apply_agent_settings
 from sidecar.palace.agent_settings import load_agent_settings
@@ -83,6 +84,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
             _proxy_ctx,
             _queue_ctx,
             kg_context(JOURNAL_FILE),  # the knowledge graph: reads what the queue applies
+            _kg_release_ctx,
             embed_ctx,
             _hybrid_ctx,
             _crew_store_ctx,
@@ -135,6 +137,14 @@ async def _journal_release_ctx(app: web.Application) -> AsyncIterator[None]:
     journal = app.get(JOURNAL)
     if isinstance(journal, SqliteJournalStore):
         release.others.append(journal.release_memory)
+    yield
+
+
+async def _kg_release_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The knowledge graph's page caches are handed back with the tiers' when the sidecar goes idle."""
+    store = app[KG].graph.store
+    if isinstance(store, SqliteKgStore):
+        app[IDLE_RELEASE].others.append(store.release_memory)
     yield
 
 

@@ -224,3 +224,17 @@ async def test_typed_memories_feed_the_graph(sidecar_client: ClientFactory, memo
     assert [(f["subject"], f["predicate"]) for f in found["facts"]] == [("deploy pipeline", "uses")]
     assert found["facts"][0]["source"] == f"journal:{(await resp.json())['id']}"
     assert found["facts"][0]["room"].startswith("journal/")
+
+
+async def test_idle_release_hands_back_the_graphs_page_caches(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    from sidecar.kg.lifecycle import KG
+    from sidecar.server.app import IDLE_RELEASE
+
+    client = await sidecar_client()
+    app = client.server.app
+    store = app[KG].graph.store
+    assert any(getattr(fn, "__self__", None) is store for fn in app[IDLE_RELEASE].others)
+    await kg(client, "add", {"subject": "api", "predicate": "uses", "object": "Redis"}, 201)
+    for fn in app[IDLE_RELEASE].others:
+        await fn()
+    assert objects(await kg(client, "query", {"entity": "api"})) == ["Redis"]  # still answers after
