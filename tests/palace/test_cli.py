@@ -1,20 +1,24 @@
-"""``memory-sidecar palace ...`` on real files, no server: the same operations as the routes."""
+"""``memory-sidecar palace ...`` on real files, no server: the same operations as the routes.
+
+Each command runs in its own process, as it is used (it configures logging for the process)."""
 
 from __future__ import annotations
 
-import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from sidecar.cli import main
 from tests.support.memory import write
 from tests.support.palace import load_conversation
 
 
 def run(*argv: str) -> tuple[int, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue()
+    env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
+    env = {k: v for k, v in env.items() if not k.startswith("MEMORY_SIDECAR_")}
+    proc = subprocess.run([sys.executable, "-m", "sidecar", *argv], capture_output=True, text=True, env=env, timeout=60)
+    return proc.returncode, proc.stdout
 
 
 def test_palace_commands_work_on_the_files(tmp_path: Path) -> None:
