@@ -85,6 +85,14 @@ class CrewProxy:
             raise self._unavailable(f"the lead answered {op} with a body that is not a JSON object")
         return data
 
+    async def kg(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One operation on the crew's knowledge graph, which the lead holds. A refusal the client
+        can act on (a bad field, an unknown fact) is passed on; anything else is unavailable."""
+        data = await self._call("POST", f"/crew/kg/{op}", body)
+        if not isinstance(data, dict):
+            raise self._unavailable(f"the lead answered kg {op} with a body that is not a JSON object")
+        return data
+
     async def status(self) -> dict[str, Any]:
         data = await self._call("GET", "/crew/status", None)
         if not isinstance(data, dict):

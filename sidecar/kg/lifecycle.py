@@ -14,7 +14,7 @@ import structlog
 from aiohttp import web
 
 from sidecar.errors import BadRequest, CrewUnavailable
-from sidecar.keys import EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS
+from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS
 from sidecar.kg.boost import KgBoost
 from sidecar.kg.dedup import NameDedup
 from sidecar.kg.graph import KnowledgeGraph
@@ -42,7 +42,8 @@ KG: web.AppKey[KgService] = web.AppKey("kg")
 
 def scope_for(settings: Settings, workspace_id: str | None, scope: str) -> Scope:
     """Whose graph a request means: the workspace (default --workspace-id), the agent's own or the
-    crew's (on a lead; a solo sidecar has no crew, a member asks its lead)."""
+    crew's (on a lead; a solo sidecar has no crew; a member's crew requests go to its lead before
+    this is asked)."""
     workspace = workspace_id or settings.workspace_id
     if scope == "agent":
         return Scope(workspace)
@@ -99,7 +100,17 @@ async def _feed(ingest: Ingest) -> None:
 
 async def kg_op(app: web.Application, operation: str, body: dict[str, Any]) -> dict[str, Any]:
     """One graph operation on a JSON body: what the route and the tool both answer. The journal's
-    newest entries are read into the graph first."""
+    newest entries are read into the graph first. On a member, a crew-scope request is checked here
+    and answered by the lead's crew listener (the crew's graph is the lead's)."""
+    settings = app[SETTINGS]
+    if settings.role == "member" and body.get("scope") == "crew":
+        parse(operation, body)  # a bad request is refused here, without a trip to the lead
+        proxy = app[CREW_PROXY]
+        if proxy is None:
+            raise CrewUnavailable("crew tier unavailable: no lead configured", code="crew_unavailable")
+        sent = {k: v for k, v in body.items() if k != "scope"}
+        sent["workspace_id"] = body.get("workspace_id") or settings.workspace_id
+        return await proxy.kg(operation, sent)
     service = app[KG]
     await service.ingest.follow()
     return await run_op(service.graph, app[SETTINGS], operation, body)

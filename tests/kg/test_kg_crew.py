@@ -78,3 +78,32 @@ def test_member_and_solo_crew_scope(tmp_path: Path) -> None:
     finally:
         solo.kill()
         member.kill()
+
+
+def test_a_members_crew_graph_requests_are_answered_by_its_lead(
+    lead: tuple[SidecarProcess, int], tmp_path: Path
+) -> None:
+    proc, port = lead
+    member = start_sidecar(
+        tmp_path / "member", "--role", "member", "--lead-url", f"http://127.0.0.1:{port}", "--crew-token", TOKEN,
+        "--crew-dir", str(tmp_path / "member-crew"), *QUICK,
+    )  # fmt: skip
+    try:
+        api = f"{member.url}/kg"
+        wait_until(lambda: kg(api, "query", {"entity": "billing service", "scope": "crew"}).status_code == 200, 10)
+        assert objects(kg(api, "query", {"entity": "billing service", "scope": "crew"})) == ["PostgreSQL"]
+        added = kg(api, "add", {"subject": "billing service", "predicate": "uses", "object": "CockroachDB", "scope": "crew"})
+        assert added.status_code == 201, added.text
+        lead_view = kg(f"{proc.url}/kg", "query", {"entity": "billing service", "scope": "crew"})
+        assert objects(lead_view) == ["CockroachDB"]  # the fact is in the lead's crew graph
+        own = kg(api, "query", {"entity": "billing service"})  # the member's own graph never heard of it
+        assert own.status_code == 404, own.text
+        bad = kg(api, "query", {"scope": "crew"})  # no entity: refused by the member, never sent
+        assert bad.status_code == 400, bad.text
+        timeline = kg(api, "timeline", {"entity": "billing service", "scope": "crew"})
+        assert timeline.status_code == 200 and len(timeline.json()["facts"]) >= 2
+        proc.kill()
+        down = kg(api, "query", {"entity": "billing service", "scope": "crew"})
+        assert down.status_code == 503 and down.json()["error"]["code"] == "crew_unavailable"
+    finally:
+        member.kill()
