@@ -100,6 +100,9 @@ class Settings:
     operator_id: str = _opt(
         "", "lead: the user whose stated preferences consolidation merges into the crew's operators/<slug>.md"
     )
+    kg_extractor: str = _opt(
+        "rules", "knowledge-graph facts: rules, or llm (the rules and the summariser's chat model)", ("rules", "llm")
+    )
     agent_refuse_injection: bool = _opt(
         True, "refuse (422) an agent-tier write the injection scanner blocks; false: write it with a warning"
     )
@@ -216,6 +219,8 @@ def _validated(s: Settings) -> Settings:
         raise ConfigError(
             "--operator-id needs --role lead: the operator model lives in the crew dir, which the lead writes"
         )
+    if s.kg_extractor == "llm" and s.summariser == "none":
+        raise ConfigError("--kg-extractor llm needs a chat model: --summariser openai or ollama")
     if s.summariser != "none" and not s.summariser_model:
         raise ConfigError(f"--summariser {s.summariser} needs --summariser-model")
     if s.journal_compact_days < 0:

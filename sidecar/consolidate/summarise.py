@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SYSTEM_PROMPT",
+    "ChatFailed",
     "Dropped",
     "Engine",
     "ExtractiveSummariser",
@@ -102,8 +103,8 @@ async def extractive_summary(items: Sequence[SourceItem], budget: int, fallback_
     return Summary(result.text, result.provenance, result.dropped, "extractive", fallback_reason)
 
 
-class _Fallback(Exception):
-    """The model's answer cannot be used; the message is the fallback reason."""
+class ChatFailed(Exception):
+    """The model's answer cannot be used; the message is the reason (the fallback's)."""
 
 
 class LlmSummariser:
@@ -145,44 +146,58 @@ class LlmSummariser:
             return await extractive_summary(items, budget)
         try:
             if sum(len(item.text) for item in items) > self._max_input_chars:
-                raise _Fallback(f"input_too_large: over {self._max_input_chars} characters")
+                raise ChatFailed(f"input_too_large: over {self._max_input_chars} characters")
             async with asyncio.timeout(self._timeout):
                 answer = await self._ask(items, budget)
             text = _checked(_trimmed(answer), budget)
         except TimeoutError:
             reason = f"timeout: no answer within {self._timeout:g}s"
-        except _Fallback as exc:
+        except ChatFailed as exc:
             reason = str(exc)
         else:
             return Summary(text, _attributed(text, items), (), self.kind)
         log.warning("summary.fallback", engine=self.kind, model=self._model, reason=reason)
         return await extractive_summary(items, budget, reason)
 
+    async def chat(self, system: str, user: str, max_tokens: int) -> str:
+        """The model's answer to one system and one user message (a reasoning block and a fence
+        around the whole trimmed); ChatFailed says why there is none (within ``timeout``)."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        try:
+            async with asyncio.timeout(self._timeout):
+                return _trimmed(await self._ask_payload(self._request(messages, max_tokens)))
+        except TimeoutError:
+            raise ChatFailed(f"timeout: no answer within {self._timeout:g}s") from None
+
     async def aclose(self) -> None:
         await self._client.aclose()
 
     async def _ask(self, items: Sequence[SourceItem], budget: int) -> str:
+        return await self._ask_payload(self._payload(items, budget))
+
+    async def _ask_payload(self, payload: dict[str, Any]) -> str:
         """The model's answer text; a 429/503 whose Retry-After fits in the time left is retried once."""
-        payload = self._payload(items, budget)
         deadline = asyncio.get_running_loop().time() + self._timeout
         for attempt in (1, 2):
             status, retry_after, body = await self._post(payload, deadline)
             if status in _RETRYABLE and attempt == 1:
                 left = deadline - asyncio.get_running_loop().time()
                 if retry_after is None:
-                    raise _Fallback(f"http_{status}: no usable Retry-After")
+                    raise ChatFailed(f"http_{status}: no usable Retry-After")
                 if retry_after >= left:
-                    raise _Fallback(f"http_{status}: Retry-After {retry_after:g}s is beyond the {left:.1f}s left")
+                    raise ChatFailed(f"http_{status}: Retry-After {retry_after:g}s is beyond the {left:.1f}s left")
                 await asyncio.sleep(retry_after)
                 continue
             if not 200 <= status < 300:
-                raise _Fallback(f"http_{status}")
+                raise ChatFailed(f"http_{status}")
             return self._content(body)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _payload(self, items: Sequence[SourceItem], budget: int) -> dict[str, Any]:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": _notes(items, budget)}]
-        max_tokens = budget // 2 + 64  # about four characters a token: room to finish, not to ramble
+        return self._request(messages, budget // 2 + 64)  # about four characters a token
+
+    def _request(self, messages: list[dict[str, str]], max_tokens: int) -> dict[str, Any]:
         if self.kind == "openai":
             return {"model": self._model, "messages": messages, "temperature": 0, "max_tokens": max_tokens}
         options = {"temperature": 0, "num_predict": max_tokens}
@@ -204,16 +219,16 @@ class LlmSummariser:
                 body = await _read_capped(response, self._max_response_bytes)
                 return response.status_code, retry_after, body
         except httpx.TimeoutException as exc:
-            raise _Fallback(f"timeout: {type(exc).__name__}") from exc
+            raise ChatFailed(f"timeout: {type(exc).__name__}") from exc
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise _Fallback(f"unreachable: {type(exc).__name__}: {exc}"[:200]) from exc
+            raise ChatFailed(f"unreachable: {type(exc).__name__}: {exc}"[:200]) from exc
 
     def _content(self, body: bytes) -> str:
         """The answer's text from an OpenAI-compatible or Ollama chat answer."""
         try:
             answer = json.loads(body)
         except ValueError as exc:
-            raise _Fallback("malformed_answer: not JSON") from exc
+            raise ChatFailed("malformed_answer: not JSON") from exc
         if self.kind == "openai":
             choices = answer.get("choices") if isinstance(answer, dict) else None
             choice = choices[0] if isinstance(choices, list) and choices else None
@@ -224,21 +239,21 @@ class LlmSummariser:
             finish = answer.get("done_reason") if isinstance(answer, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, str):
-            raise _Fallback("malformed_answer: no message content")
+            raise ChatFailed("malformed_answer: no message content")
         if finish == "length":
-            raise _Fallback("truncated: the model stopped at its token limit")
+            raise ChatFailed("truncated: the model stopped at its token limit")
         return content
 
 
 async def _read_capped(response: httpx.Response, cap: int) -> bytes:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
-        raise _Fallback(f"response_too_large: {declared} bytes declared, cap {cap}")
+        raise ChatFailed(f"response_too_large: {declared} bytes declared, cap {cap}")
     body = bytearray()
     async for chunk in response.aiter_bytes():
         body += chunk
         if len(body) > cap:
-            raise _Fallback(f"response_too_large: over {cap} bytes")
+            raise ChatFailed(f"response_too_large: over {cap} bytes")
     return bytes(body)
 
 
@@ -263,15 +278,15 @@ def _trimmed(answer: str) -> str:
 
 
 def _checked(text: str, budget: int) -> str:
-    """``text`` if it may be used as a summary; else the reason it may not, as a _Fallback."""
+    """``text`` if it may be used as a summary; else the reason it may not, as a ChatFailed."""
     if not text:
-        raise _Fallback("empty_answer")
+        raise ChatFailed("empty_answer")
     if len(text) > budget:
-        raise _Fallback(f"over_budget: {len(text)} characters, budget {budget}")
+        raise ChatFailed(f"over_budget: {len(text)} characters, budget {budget}")
     from sidecar.prompt.scan import scan  # the scanner compiles its rules on first import
 
     if finding := scan(text):
-        raise _Fallback(f"injection_suspected: {finding.category}")
+        raise ChatFailed(f"injection_suspected: {finding.category}")
     return text
 
 

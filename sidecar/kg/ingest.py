@@ -3,7 +3,8 @@ once at start, skipping those already read), and journal entries as they are app
 
 A file is read again only when its bytes changed (a digest per file). Facts a file no longer
 states are not ended: a note moved to the archive still said them. A journal entry's facts start
-at the entry's time unless its text names a date.
+at the entry's time unless its text names a date. With a chat model (``llm``), its checked facts
+join the rules' (``kg.llm``); a fact both find is kept once.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from pathlib import Path
 import structlog
 
 from sidecar.index.files import read_tier_file, scan_tier
-from sidecar.kg.extract import extract
+from sidecar.kg.extract import Extracted, extract
 from sidecar.kg.graph import KnowledgeGraph, new_facts
+from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
 
@@ -32,9 +34,15 @@ class Ingest:
     """Reads tier files and journal entries into ``graph``; ``scopes`` says whose graph each tier feeds."""
 
     def __init__(
-        self, graph: KnowledgeGraph, roots: dict[str, Path], scopes: dict[str, Scope], journal: JournalFeed | None
+        self,
+        graph: KnowledgeGraph,
+        roots: dict[str, Path],
+        scopes: dict[str, Scope],
+        journal: JournalFeed | None,
+        llm: LlmExtractor | None = None,
     ) -> None:
         self.graph = graph
+        self.llm = llm
         self.roots = roots
         self.scopes = scopes
         self.journal = journal
@@ -58,7 +66,7 @@ class Ingest:
         if await self.graph.store.file_digest(tier, path) == digest:
             return 0
         text = data.decode("utf-8", errors="replace")
-        found = await asyncio.to_thread(extract, text, path)
+        found = await self._with_llm(await asyncio.to_thread(extract, text, path), text, path)
         facts, aliases = new_facts(found, f"file:{tier}:{path}", _mtime(root / path))
         await self.graph.add(self.scopes[tier], facts, aliases, file=(tier, path, digest))
         return len(facts)
@@ -89,7 +97,7 @@ class Ingest:
                 if not rows:
                     return total
                 for seq, entry_id, workspace, crew, ts, entry_type, summary in rows:
-                    found = extract(summary)
+                    found = await self._with_llm(extract(summary), summary, f"journal/{entry_type}")
                     facts, aliases = new_facts(
                         found, f"journal:{entry_id}", parse_when(ts, "ts"), f"journal/{entry_type}"
                     )
@@ -98,6 +106,18 @@ class Ingest:
                     last = seq
                 await self.graph.store.set_cursor(_CURSOR, last)
         return total
+
+    async def _with_llm(self, found: list[Extracted], text: str, path: str) -> list[Extracted]:
+        """The rules' facts, and the model's that the rules did not find."""
+        if self.llm is None:
+            return found
+        seen = {(f.subject.lower(), f.predicate, f.object.lower()) for f in found}
+        more = [
+            f
+            for f in await self.llm.extract(text, path)
+            if (f.subject.lower(), f.predicate, f.object.lower()) not in seen
+        ]
+        return found + more
 
     async def aclose(self) -> None:
         """Wait for a file being read, then read no more (a later change is read at the next start)."""

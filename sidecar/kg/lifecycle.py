@@ -19,6 +19,7 @@ from sidecar.kg.boost import KgBoost
 from sidecar.kg.dedup import NameDedup
 from sidecar.kg.graph import KnowledgeGraph
 from sidecar.kg.ingest import Ingest
+from sidecar.kg.llm import Chat, LlmExtractor
 from sidecar.kg.model import Scope
 from sidecar.kg.requests import parse
 from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
@@ -54,8 +55,9 @@ def scope_for(settings: Settings, workspace_id: str | None, scope: str) -> Scope
     return Scope(workspace, settings.crew_id)
 
 
-def kg_context(journal_file: str) -> Callable[[web.Application], AsyncIterator[None]]:
-    """The graph's cleanup_ctx; ``journal_file`` is the journal's database in the agent dir."""
+def kg_context(journal_file: str, chat: Chat | None = None) -> Callable[[web.Application], AsyncIterator[None]]:
+    """The graph's cleanup_ctx; ``journal_file`` is the journal's database in the agent dir, ``chat``
+    the chat model that reads facts beside the rules (``--kg-extractor llm``), None for the rules alone."""
 
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
@@ -64,7 +66,8 @@ def kg_context(journal_file: str) -> Callable[[web.Application], AsyncIterator[N
         graph = KnowledgeGraph(store, NameDedup(store, embedder) if embedder is not None else None)
         roots = {name: tier.root for name, tier in app[TIERS].items()}
         scopes = {name: Scope(settings.workspace_id, settings.crew_id if name == "crew" else "") for name in roots}
-        ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / journal_file))
+        llm = LlmExtractor(chat) if chat is not None else None
+        ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / journal_file), llm)
         app[KG] = KgService(graph, ingest)
         app[QUEUE].hooks.append(ingest.changed)
         app[SEARCH].boost = KgBoost(graph, scopes)

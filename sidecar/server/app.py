@@ -33,6 +33,7 @@ from sidecar.index.queue import ReindexQueue
 from sidecar.index.watcher import TierWatcher
 from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
 from sidecar.kg.lifecycle import KG, kg_context
+from sidecar.kg.llm import Chat
 from sidecar.kg.sqlite_kg import SqliteKgStore
 from sidecar.mcp import server as mcp_server
 from sidecar.palace.agent_settings import apply as apply_agent_settings
@@ -52,6 +53,8 @@ __all__ = ["create_app"]
 log = structlog.get_logger("sidecar.server.app")
 # Tiers whose opening started before the app was built (``memory-sidecar serve`` does that).
 _OPENING: web.AppKey[OpeningTiers] = web.AppKey("opening_tiers")
+#: The longest one call of the knowledge graph's chat model may take (a file's facts then come from the rules).
+KG_CHAT_TIMEOUT_S = 30.0
 IDLE_RELEASE: web.AppKey[IdleRelease] = web.AppKey("idle_release")
 
 
@@ -83,7 +86,7 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
             _journal_release_ctx,
             _proxy_ctx,
             _queue_ctx,
-            kg_context(JOURNAL_FILE),  # the knowledge graph: reads what the queue applies
+            kg_context(JOURNAL_FILE, _kg_chat(app, settings)),  # the knowledge graph: reads what the queue applies
             _kg_release_ctx,
             embed_ctx,
             _hybrid_ctx,
@@ -102,6 +105,26 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request
     return app
+
+
+def _kg_chat(app: web.Application, settings: Settings) -> Chat | None:
+    """With ``--kg-extractor llm``, the summariser's chat model reads facts beside the graph's rules
+    (closed with the app); None otherwise."""
+    if settings.kg_extractor != "llm":
+        return None
+    from sidecar.consolidate.summarise import LlmSummariser
+
+    name, timeout = settings.summariser_model, KG_CHAT_TIMEOUT_S
+    if settings.summariser == "openai":
+        model = LlmSummariser("openai", settings.openai_base_url, name, settings.openai_api_key, timeout)
+    else:
+        model = LlmSummariser("ollama", settings.ollama_host, name, "", timeout)
+
+    async def close(app: web.Application) -> None:
+        await model.aclose()
+
+    app.on_cleanup.append(close)
+    return model.chat
 
 
 async def _tiers_ctx(app: web.Application) -> AsyncIterator[None]:
