@@ -67,7 +67,9 @@ async def memory_block(request: web.Request) -> web.Response:
         crew_dir=crew_dir,
         role=req.role,
         user_id=req.user_id,
-        workspace_id=req.workspace_id,
+        # The operator model a lead's consolidation writes is keyed on --workspace-id: a request
+        # that names no workspace means that one, as for its journal memories.
+        workspace_id=req.workspace_id or settings.workspace_id,
         budget=req.budget,
         query=req.query,
         search=(lambda scope, _query: rankings.get(scope, [])) if rankings else None,

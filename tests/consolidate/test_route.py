@@ -159,6 +159,10 @@ async def test_a_lead_distils_the_operator_model_the_block_then_shows(
     assert "Always give times in UTC." in block["text"]
     other = await (await client.post("/memory/block", json={"user_id": "bob", "workspace_id": "ws1"})).json()
     assert "Always give times in UTC." not in other["text"]
+    unnamed = await (await client.post("/memory/block", json={"user_id": "ana"})).json()  # the sidecar's workspace
+    assert "Always give times in UTC." in unnamed["text"]
+    elsewhere = await (await client.post("/memory/block", json={"user_id": "ana", "workspace_id": "ws2"})).json()
+    assert "Always give times in UTC." not in elsewhere["text"]
 
 
 def test_an_operator_model_needs_a_lead(make_settings: Callable[..., Settings]) -> None:
