@@ -13,20 +13,9 @@ from aiohttp.test_utils import TestClient
 from sidecar.palace.classify import classify
 from sidecar.palace.ingest import Turn, plan_ingest
 from sidecar.palace.noise import noise_reason
-from sidecar.server.app import create_app
-from sidecar.settings import Settings
 from tests.support.palace import HELD_OUT, load_conversation, score
 
 Start = Callable[..., Awaitable[TestClient[Any, Any]]]
-
-
-@pytest.fixture
-def start(aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path) -> Start:
-    async def go(**overrides: Any) -> TestClient[Any, Any]:
-        client: TestClient[Any, Any] = await aiohttp_client(create_app(make_settings(**overrides)))
-        return client
-
-    return go
 
 
 def test_the_fixture_is_200_labelled_turns_of_every_kind() -> None:

@@ -12,22 +12,12 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from sidecar.palace.relevance import Relevance, is_trivial
-from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.memory import write
 
 Start = Callable[..., Awaitable[TestClient[Any, Any]]]
 TOPIC = "# Kafka\n## Partitions\nThe orders topic has 12 partitions keyed by customer id.\n"
 COOKING = "# Cooking\n## Bread\nProof the dough overnight in the fridge before baking it.\n"
-
-
-@pytest.fixture
-def start(aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path) -> Start:
-    async def go(**overrides: Any) -> TestClient[Any, Any]:
-        client: TestClient[Any, Any] = await aiohttp_client(create_app(make_settings(**overrides)))
-        return client
-
-    return go
 
 
 async def block(client: TestClient[Any, Any], **body: Any) -> dict[str, Any]:

@@ -10,21 +10,10 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from sidecar.server.app import create_app
-from sidecar.settings import Settings
 from tests.support.memory import write
 
 Start = Callable[..., Awaitable[TestClient[Any, Any]]]
 NOTES = "# Notes\nIntro line.\n\n## Deploy\nStaging first.\n\n### Rollback\nKeep the last image.\n\n## Cooking\nBake bread.\n"
-
-
-@pytest.fixture
-def start(aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path) -> Start:
-    async def go(**overrides: Any) -> TestClient[Any, Any]:
-        client: TestClient[Any, Any] = await aiohttp_client(create_app(make_settings(**overrides)))
-        return client
-
-    return go
 
 
 async def ok(client: TestClient[Any, Any], method: str, url: str, **kw: Any) -> dict[str, Any]:
