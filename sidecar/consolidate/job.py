@@ -55,12 +55,13 @@ import structlog
 from sidecar.consolidate.cluster import CLUSTER_JACCARD, Cluster, cluster_lines
 from sidecar.consolidate.periods import (
     ARCHIVE_DIR,
-    DAILY_DIR,
     Line,
     archive_rel,
     claimed_rel,
+    daily_notes,
     day_text,
     eligible_days,
+    file_names,
     merged,
     note_day,
     period_bounds,
@@ -93,18 +94,16 @@ from sidecar.consolidate.supersede import (
     Said,
     changed_section,
     claim,
-    key,
-    note,
     retire,
     summary_lines,
     superseded,
+    superseded_line,
 )
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry
 from sidecar.episodic.relations import link_supports
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import Conflict
 from sidecar.index.files import scan_tier
-from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
 __all__ = ["SUMMARY_DIR", "Embed", "OperatorModel", "Progress", "Step", "consolidate"]
@@ -258,12 +257,12 @@ def _candidates(
     """What may be promoted: current lines recurring across the plan's notes and earlier
     summaries, then the operator's stated preferences."""
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
-    lines = [line for line in lines if key(line.text) not in stale]
+    lines = [line for line in lines if normalised(line.text) not in stale]
     before = [
         Line(text, path, title)
         for path, summary in earlier.items()
         for title, text in summary_lines(summary)
-        if title != SUPERSEDED and key(text) not in stale
+        if title != SUPERSEDED and normalised(text) not in stale
     ]
     candidates = recurring(lines, min_sources, earlier=before)
     known = {normalised(c.text) for c in candidates}
@@ -319,11 +318,11 @@ async def _summarise(
     merged clusters under a comment naming the notes it came from, and last the week's lines a
     newer value superseded (``## Superseded``)."""
     lines = [line for source in sources for line in section_lines(source, texts[source])]
-    changes = {key(s.text): s for s in stale.values() if s.where in sources and key(s.text) not in stale}
-    changed = [changes.pop(key(line.text)) for line in lines if key(line.text) in changes]
-    old = {key(line.text): line for line in lines if key(line.text) in stale}
-    shown = {key(c.text) for c in changed}
-    lines = [line for line in lines if key(line.text) not in stale and key(line.text) not in shown]
+    changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
+    changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
+    old = {normalised(line.text): line for line in lines if normalised(line.text) in stale}
+    shown = {normalised(c.text) for c in changed}
+    lines = [line for line in lines if normalised(line.text) not in stale and normalised(line.text) not in shown]
     vectors = await _vectors(embed, lines)
     clusters = cluster_lines(lines, threshold, vectors)
     dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
@@ -342,7 +341,7 @@ async def _summarise(
             out.append(f"\n## {heading}\n<!-- from {', '.join(credited)} -->\n{summary.text.strip()}\n")
     if old:
         out.append(f"\n## {SUPERSEDED}\n")
-        out += [f"{_bullet(line.text)} {note(stale[k])}\n" for k, line in old.items()]
+        out += [superseded_line(line.text, stale[k]) for k, line in old.items()]
     if len(out) == 2 and not changed:
         out.append("\nNo notes this week.\n")
     evidence = tuple(dict.fromkeys(_ENTRY_ID.findall("\n".join(texts[s] for s in sources))))
@@ -368,31 +367,23 @@ async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np
     return vectors if vectors.shape[0] == len(lines) else None
 
 
-def _bullet(text: str) -> str:
-    return text if LIST_MARKER.match(text) else f"- {text}"
-
-
 def _said(root: Path, plan: Plan, texts: dict[str, str], evergreen: str) -> tuple[list[Said], dict[str, str]]:
     """Every dated fact line the job knows, and the earlier summaries' texts by path: the planned
     notes, the notes still in ``daily/`` (read, never changed), the summaries of earlier runs (their
     lines dated by their week: ``## Changed`` at its end, the rest at its start) and the evergreen
     file's ``## Consolidated`` bullets (dated by the newest note they name)."""
     said: list[Said] = []
-    planned = {s for sources in plan.values() for s in sources}
-    notes = dict(texts)
-    for source, _day in _daily_notes(root):
-        if source not in planned:
+    notes = {source: (day, texts[source]) for source in texts if (day := note_day(source)) is not None}
+    for source, day in daily_notes(root):
+        if source not in notes:
             data = read_file(root, source)
-            notes[source] = "" if data is None else data.decode("utf-8", errors="replace")
-    for source, text in notes.items():
-        day = note_day(source)
-        if day is None:
-            continue
+            notes[source] = (day, "" if data is None else data.decode("utf-8", errors="replace"))
+    for source, (day, text) in notes.items():
         for order, line in enumerate(section_lines(source, text)):
             if (found := claim(line.text)) is not None:
                 said.append(Said(line.text, source, (day, order), found))
     earlier: dict[str, str] = {}
-    for name in _summary_names(root):
+    for name in (m.group(1) for n in file_names(root / SUMMARY_DIR) if (m := _SUMMARY_NAME.match(n))):
         if name in plan:
             continue
         path = f"{SUMMARY_DIR}/{name}.md"
@@ -411,22 +402,6 @@ def _said(root: Path, plan: Plan, texts: dict[str, str], evergreen: str) -> tupl
         if days and (found := claim(bullet)) is not None:
             said.append(Said(bullet, evergreen, (max(days), _END_OF_DAY), found))  # after its notes
     return said, earlier
-
-
-def _daily_notes(root: Path) -> list[tuple[str, date]]:
-    try:
-        names = sorted(p.name for p in (root / DAILY_DIR).iterdir() if p.is_file() and not p.is_symlink())
-    except OSError:
-        return []
-    return [(f"{DAILY_DIR}/{n}", day) for n in names if (day := note_day(f"{DAILY_DIR}/{n}")) is not None]
-
-
-def _summary_names(root: Path) -> list[str]:
-    try:
-        names = sorted(p.name for p in (root / SUMMARY_DIR).iterdir() if p.is_file() and not p.is_symlink())
-    except OSError:
-        return []
-    return [m.group(1) for n in names if (m := _SUMMARY_NAME.match(n))]
 
 
 def _source_day(source: str) -> date | None:
@@ -452,7 +427,7 @@ def _retire_earlier(
         if new == text:
             continue
         for title, line in summary_lines(text):
-            if title != SUPERSEDED and (newer := stale.get(key(line))) is not None:
+            if title != SUPERSEDED and (newer := stale.get(normalised(line))) is not None:
                 report.superseded.append(SupersededLine(line, path, newer.text, newer.where, newer.when[0].isoformat()))
         data = new.encode("utf-8")
         sizes[path] = len(data)
@@ -494,23 +469,25 @@ def _promote(
     reported)."""
     old = read_file(root, evergreen)
     current = "" if old is None else old.decode("utf-8", errors="surrogateescape")
-    ours = {key(line) for line, _ in consolidated_bullets(current)}
+    ours = {normalised(line) for line, _ in consolidated_bullets(current)}
     replacing: dict[str, Candidate] = {}
     for line in current.splitlines():
-        newer = stale.get(k := key(line))
+        newer = stale.get(k := normalised(line))
         if newer is None:
             continue
         seen = {k}
-        while (later := stale.get(key(newer.text))) is not None and key(later.text) not in seen:
-            seen.add(key(newer.text))
+        while (later := stale.get(normalised(newer.text))) is not None and normalised(later.text) not in seen:
+            seen.add(normalised(newer.text))
             newer = later  # the value changed again since: the current one replaces it
         where = evergreen if k in ours else f"{evergreen} (written by hand: left as it is)"
         report.superseded.append(
             SupersededLine(line.strip(), where, newer.text, newer.where, newer.when[0].isoformat())
         )
-        if k in ours and key(newer.text) not in stale:
-            notes = sorted({s.where for s in said if key(s.text) == key(newer.text) and s.where != evergreen})
-            replacing.setdefault(key(newer.text), Candidate(newer.text, tuple(notes)))
+        if k in ours and normalised(newer.text) not in stale:
+            notes = sorted(
+                {s.where for s in said if normalised(s.text) == normalised(newer.text) and s.where != evergreen}
+            )
+            replacing.setdefault(normalised(newer.text), Candidate(newer.text, tuple(notes)))
     update = update_evergreen(current, [*replacing.values(), *candidates], cap_bytes, retire=stale.keys() & ours)
     report.promoted += [Promoted(c.text, c.sources) for c in update.added]
     report.not_promoted += [NotPromoted(c.text, c.sources, "present") for c in update.present]

@@ -26,8 +26,10 @@ __all__ = [
     "DAILY_DIR",
     "Line",
     "archive_rel",
+    "daily_notes",
     "day_text",
     "eligible_days",
+    "file_names",
     "note_day",
     "period_bounds",
     "period_of",
@@ -67,8 +69,15 @@ def period_bounds(period: str) -> tuple[date, date]:
 
 def note_day(source: str) -> date | None:
     """The day of a daily note's path (``daily/2026-03-01.md``), or None for any other path."""
-    match = _DAY_NAME.match(source.rsplit("/", 1)[-1])
-    if match is None or not source.startswith(f"{DAILY_DIR}/") or source.count("/") != 1:
+    directory, _, name = source.rpartition("/")
+    return _day_of(name) if directory == DAILY_DIR else None
+
+
+def _day_of(name: str) -> date | None:
+    """The day a daily note's file name stands for; None for another name or a day that is not
+    one (``2026-02-30.md``)."""
+    match = _DAY_NAME.match(name)
+    if match is None:
         return None
     try:
         return date(int(match[1]), int(match[2]), int(match[3]))
@@ -92,26 +101,26 @@ def eligible_days(root: Path, *, since: date | None, cutoff: date) -> dict[str, 
     """The daily notes to roll up, by period: dated from ``since`` on and in a week that ends
     before ``cutoff``; each period's sources sorted by date."""
     periods: dict[str, list[str]] = {}
-    for name, day in _dated_names(root / DAILY_DIR):
+    for source, day in daily_notes(root):
         if (since is not None and day < since) or period_bounds(period_of(day))[1] >= cutoff:
             continue
-        periods.setdefault(period_of(day), []).append(f"{DAILY_DIR}/{name}")
+        periods.setdefault(period_of(day), []).append(source)
     return {period: sorted(sources) for period, sources in sorted(periods.items())}
 
 
-def _dated_names(directory: Path) -> Iterator[tuple[str, date]]:
+def daily_notes(root: Path) -> Iterator[tuple[str, date]]:
+    """Every daily note in ``daily/`` (its path) with its day, by name."""
+    for name in file_names(root / DAILY_DIR):
+        if (day := _day_of(name)) is not None:
+            yield f"{DAILY_DIR}/{name}", day
+
+
+def file_names(directory: Path) -> list[str]:
+    """The names of the regular files (not links) in ``directory``, sorted; none when it cannot be read."""
     try:
-        names = sorted(entry.name for entry in directory.iterdir() if entry.is_file() and not entry.is_symlink())
+        return sorted(entry.name for entry in directory.iterdir() if entry.is_file() and not entry.is_symlink())
     except OSError:
-        return
-    for name in names:
-        match = _DAY_NAME.match(name)
-        if match is None:
-            continue
-        try:
-            yield name, date(int(match[1]), int(match[2]), int(match[3]))
-        except ValueError:
-            continue  # 2026-02-30.md: not a day, so not a daily note
+        return []
 
 
 def day_text(root: Path, source: str) -> bytes | None:

@@ -22,18 +22,21 @@ from sidecar.prompt.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS, words
 
 __all__ = [
+    "COMMENT",
     "HEADING",
     "MIN_SOURCES",
     "Candidate",
     "EvergreenUpdate",
+    "as_item",
     "consolidated_bullets",
+    "normalised",
     "recurring",
     "update_evergreen",
 ]
 
 MIN_SOURCES = 3
 HEADING = "Consolidated"
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
 _PAST = frozenset(
     str.split(
@@ -63,9 +66,15 @@ class EvergreenUpdate:
     removed: tuple[str, ...] = ()
 
 
+def as_item(text: str) -> str:
+    """``text`` as a markdown list item: stripped, with a ``- `` marker unless it has one."""
+    text = text.strip()
+    return text if LIST_MARKER.match(text) else f"- {text}"
+
+
 def normalised(line: str) -> str:
     """A line's words in order, lowercased, without its list marker or HTML comments."""
-    return " ".join(words(_COMMENT.sub(" ", line)))
+    return " ".join(words(COMMENT.sub(" ", line)))
 
 
 def recurring(
@@ -175,10 +184,7 @@ def _section_span(text: str) -> tuple[int, int]:
 
 
 def _bullet(candidate: Candidate) -> str:
-    text = candidate.text.strip()
-    if not LIST_MARKER.match(text):
-        text = f"- {text}"
-    return f"{text} <!-- from {', '.join(candidate.sources)} -->\n"
+    return f"{as_item(candidate.text)} <!-- from {', '.join(candidate.sources)} -->\n"
 
 
 def _section_end(text: str, lines: list[str]) -> tuple[int, str | None]:

@@ -25,15 +25,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from sidecar.consolidate.promote import COMMENT, as_item, normalised
 from sidecar.prompt.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["CHANGED", "SUPERSEDED", "Claim", "Said", "claim", "contradicts", "retire", "superseded"]
+__all__ = [
+    "CHANGED",
+    "SUPERSEDED",
+    "Claim",
+    "Said",
+    "changed_section",
+    "claim",
+    "contradicts",
+    "retire",
+    "summary_lines",
+    "superseded",
+    "superseded_line",
+]
 
 SUPERSEDED = "Superseded"
 CHANGED = "Changed"
 MAX_SUBJECT_WORDS = 8
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _WORD = re.compile(r"\w+")
 _CHANGE = (
     r"(?:(?:moved|switched|changed|migrated|raised|lowered|increased|decreased|reduced|bumped|upgraded|"
@@ -80,14 +92,9 @@ class Said:
     claim: Claim
 
 
-def key(line: str) -> str:
-    """A line's identity across files: its words in order, lowercased, comments and marker aside."""
-    return " ".join(w.lower() for w in _WORD.findall(LIST_MARKER.sub("", _COMMENT.sub(" ", line))))
-
-
 def claim(line: str) -> Claim | None:
     """The claim a one-sentence fact line makes, or None when it makes none this module reads."""
-    text = " ".join(LIST_MARKER.sub("", _COMMENT.sub(" ", line)).split())
+    text = " ".join(LIST_MARKER.sub("", COMMENT.sub(" ", line)).split())
     if not text or "\n" in line or re.search(r"[.!?]\s+\S", text) or text.endswith("?"):
         return None
     match = _STATEMENT.match(text)
@@ -137,10 +144,14 @@ def superseded(said: Iterable[Said]) -> dict[str, Said]:
         items.sort(key=lambda s: s.when)
         last: dict[str, Said] = {}
         for item in items:
-            last[key(item.text)] = item  # the last time each line was said
+            last[normalised(item.text)] = item  # the last time each line was said
         for line_key, old in last.items():
             newer = next(
-                (s for s in items if s.when > old.when and key(s.text) != line_key and contradicts(old.claim, s.claim)),
+                (
+                    s
+                    for s in items
+                    if s.when > old.when and normalised(s.text) != line_key and contradicts(old.claim, s.claim)
+                ),
                 None,
             )
             if newer is not None:
@@ -172,11 +183,15 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
         if heading:
             current = heading.group(1)
         body = raw.strip()
-        newer = lines.get(key(body)) if body and current != SUPERSEDED and not body.startswith(("#", "<!--")) else None
+        newer = (
+            lines.get(normalised(body))
+            if body and current != SUPERSEDED and not body.startswith(("#", "<!--"))
+            else None
+        )
         if newer is None:
             kept.append(raw)
             continue
-        moved.append(f"{_COMMENT.sub('', body).rstrip()} {note(newer)}\n")
+        moved.append(superseded_line(body, newer))
     if not moved:
         return text
     out = "".join(kept)
@@ -185,19 +200,15 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
     return out.rstrip("\n") + "\n" + "".join(moved)
 
 
-def note(newer: Said) -> str:
-    """The comment on a superseded line: when and where the value changed."""
-    return f"<!-- superseded {newer.when[0].isoformat()} by {newer.where} -->"
+def superseded_line(text: str, newer: Said) -> str:
+    """A line as it stands under ``## Superseded``: a list item (its comments dropped) with a
+    comment naming when and where the newer value was said."""
+    return f"{as_item(COMMENT.sub('', text))} <!-- superseded {newer.when[0].isoformat()} by {newer.where} -->\n"
 
 
 def changed_section(lines: Sequence[Said]) -> str:
     """The ``## Changed`` section of a summary: the week's lines that changed a value, as said."""
     if not lines:
         return ""
-    body = "".join(f"{_bullet(s.text)}\n" for s in lines)
+    body = "".join(f"{as_item(COMMENT.sub('', s.text))}\n" for s in lines)
     return f"\n## {CHANGED}\n<!-- from {', '.join(sorted({s.where for s in lines}))} -->\n{body}"
-
-
-def _bullet(text: str) -> str:
-    stripped = _COMMENT.sub("", text).strip()
-    return stripped if LIST_MARKER.match(stripped) else f"- {stripped}"

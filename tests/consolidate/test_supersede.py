@@ -12,10 +12,10 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.consolidate.job import consolidate
-from sidecar.consolidate.promote import MIN_SOURCES, Candidate, is_event, update_evergreen
+from sidecar.consolidate.promote import MIN_SOURCES, Candidate, is_event, normalised, update_evergreen
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import ExtractiveSummariser
-from sidecar.consolidate.supersede import Said, claim, contradicts, key, superseded
+from sidecar.consolidate.supersede import Said, claim, contradicts, superseded
 from sidecar.server.app import create_app
 from sidecar.settings import load_settings
 
@@ -87,7 +87,7 @@ def test_every_older_value_is_superseded_by_the_first_change_after_it() -> None:
     b_again = _said("The staging db moved to db-stage-9.", 12)
     c = _said("The staging db moved to db-stage-12.", 20)
     stale = superseded([c, a, b_again, b])  # any order
-    assert stale == {key(a.text): b, key(b.text): c}  # c is current; b changed the value first
+    assert stale == {normalised(a.text): b, normalised(b.text): c}  # c is current; b changed the value first
 
 
 def test_an_old_value_said_again_after_the_change_is_current_again() -> None:
@@ -95,8 +95,8 @@ def test_an_old_value_said_again_after_the_change_is_current_again() -> None:
     b = _said("The on-call lead is Marcus.", 5)
     a_again = _said("The on-call lead is Priya.", 9)
     stale = superseded([a, b, a_again])
-    assert key(a.text) not in stale
-    assert stale[key(b.text)] is a_again
+    assert normalised(a.text) not in stale
+    assert stale[normalised(b.text)] is a_again
 
 
 def test_past_tense_lines_are_events_not_facts() -> None:
@@ -113,7 +113,7 @@ def test_a_retired_consolidated_line_leaves_and_others_stay_byte_for_byte() -> N
         "- Deploys go through make ship. <!-- from daily/2026-01-06.md -->\n"
     )
     new = Candidate("The staging db moved to db-stage-9.", ("daily/2026-01-20.md",))
-    update = update_evergreen(current, [new], 16_384, retire={key("The staging db is db-stage-3.")})
+    update = update_evergreen(current, [new], 16_384, retire={normalised("The staging db is db-stage-3.")})
     assert update.text is not None
     assert update.removed == ("- The staging db is db-stage-3. <!-- from daily/2026-01-05.md -->",)
     assert update.text.startswith("# Agent\n\n- The staging db is db-stage-3.\n")  # written by hand: kept
