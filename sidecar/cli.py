@@ -316,7 +316,7 @@ def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report = asyncio.run(run_consolidation(settings, tier, since=since, dry_run=args.dry_run, progress=bar))
     finally:
         lock.release()
-        bar.close()
+        err.flush()
     out.write((json.dumps(report.to_json(), indent=2) if args.format == "json" else report.to_text()) + "\n")
     return 0
 
@@ -667,8 +667,7 @@ class _Bar:
             f"ETA {_duration(eta) if eta is not None else '-'}"
         )
         if self.tty:
-            filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-            self.err.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {line}\x1b[K")
+            self.err.write(_drawn(done, total, line))
         else:
             self.err.write(f"embedding: {line}\n")
         self.err.flush()
@@ -690,16 +689,17 @@ class _StepBar:
             return
         name = self.NAMES.get(step, step)
         if self.tty:
-            filled = BAR_WIDTH * done // total
-            end = "\n" if done == total else ""
-            self.err.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} {name}\x1b[K{end}")
+            self.err.write(_drawn(done, total, f"{done}/{total} {name}") + ("\n" if done == total else ""))
         elif step != self.step or done == total:
             self.err.write(f"consolidate: {done}/{total} {name}\n")
         self.step = step
         self.err.flush()
 
-    def close(self) -> None:
-        self.err.flush()
+
+def _drawn(done: int, total: int, line: str) -> str:
+    """A progress bar redrawn in place on a terminal, ``line`` after it."""
+    filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+    return f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {line}\x1b[K"
 
 
 def _duration(seconds: float) -> str:

@@ -35,6 +35,7 @@ class Cluster:
 
     kept: Line
     words: frozenset[str]
+    names: frozenset[str]  # the first line's (``_names``): a line naming others never joins
     members: list[Line] = field(default_factory=list)
 
     @property
@@ -52,15 +53,9 @@ class Cluster:
         return [line for line in self.members if line is not self.kept]
 
 
-def _same(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
-    if any(ch.isdigit() for word in a ^ b for ch in word):
-        return False
-    return jaccard(a, b) >= threshold
-
-
-def _apart(line: Line, other: Line) -> bool:
-    """Whether two lines name someone or something the other does not (module docstring)."""
-    return bool(_names(line.text) ^ _names(other.text))
+def _numbers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether a word one set holds and the other lacks has a digit ("port 8080" / "port 8081")."""
+    return any(ch.isdigit() for word in a ^ b for ch in word)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -85,19 +80,22 @@ def cluster_lines(
         shared = Counter(c for word in words for c in postings.get(word, ()))
         floor = threshold * len(words)
         candidates = sorted(c for c, count in shared.items() if count >= floor)
+        names = _names(line.text)
         match = next(
             (
                 c
                 for c in candidates
-                if _same(words, clusters[c].words, threshold) and not _apart(line, clusters[c].members[0])
+                if clusters[c].names == names
+                and not _numbers_differ(words, clusters[c].words)
+                and jaccard(words, clusters[c].words) >= threshold
             ),
             None,
         )
         if match is None and vectors is not None and seeds:
-            match = _closest(n, line, words, vectors=vectors, seeds=seeds, clusters=clusters, cosine=cosine)
+            match = _closest(n, words, names, vectors=vectors, seeds=seeds, clusters=clusters, cosine=cosine)
         if match is None:
             match = len(clusters)
-            clusters.append(Cluster(line, words))
+            clusters.append(Cluster(line, words, names))
             seeds.append(n)
             for word in words:
                 postings.setdefault(word, []).append(match)
@@ -110,8 +108,8 @@ def cluster_lines(
 
 def _closest(
     n: int,
-    line: Line,
     words: frozenset[str],
+    names: frozenset[str],
     *,
     vectors: npt.NDArray[np.float32],
     seeds: list[int],
@@ -122,10 +120,7 @@ def _closest(
     that differs."""
     sims = vectors[seeds] @ vectors[n]
     for c in np.flatnonzero(sims >= cosine):
-        seed = clusters[int(c)].members[0]
-        if any(ch.isdigit() for word in words ^ clusters[int(c)].words for ch in word):
-            continue
-        if _apart(line, seed):
-            continue
-        return int(c)
+        cluster = clusters[int(c)]
+        if cluster.names == names and not _numbers_differ(words, cluster.words):
+            return int(c)
     return None

@@ -5,12 +5,9 @@ reads for that user in that workspace). One run per tier dir at a time in this p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
 from datetime import date
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
 
 from sidecar.consolidate.job import Embed, OperatorModel, Progress, consolidate
 from sidecar.consolidate.report import Report
@@ -45,13 +42,7 @@ async def run_consolidation(
     kind = settings.summariser
     base = settings.openai_base_url if kind == "openai" else settings.ollama_host
     summariser = make_summariser(kind, base, settings.summariser_model, settings.openai_api_key, SUMMARY_TIMEOUT_S)
-    embed: Embed | None = None
-    if embedder is not None:
-        model = embedder
-
-        async def embed(texts: Sequence[str]) -> npt.NDArray[np.float32]:
-            return await embed_in_background(model, texts)
-
+    embed: Embed | None = None if embedder is None else functools.partial(embed_in_background, embedder)
     operator = None
     if settings.operator_id and settings.role == "lead":
         from sidecar.prompt.block import user_slug

@@ -148,7 +148,7 @@ class LlmSummariser:
             if sum(len(item.text) for item in items) > self._max_input_chars:
                 raise ChatFailed(f"input_too_large: over {self._max_input_chars} characters")
             async with asyncio.timeout(self._timeout):
-                answer = await self._ask(items, budget)
+                answer = await self._ask(self._payload(items, budget))
             text = _checked(_trimmed(answer), budget)
         except TimeoutError:
             reason = f"timeout: no answer within {self._timeout:g}s"
@@ -165,17 +165,14 @@ class LlmSummariser:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         try:
             async with asyncio.timeout(self._timeout):
-                return _trimmed(await self._ask_payload(self._request(messages, max_tokens)))
+                return _trimmed(await self._ask(self._request(messages, max_tokens)))
         except TimeoutError:
             raise ChatFailed(f"timeout: no answer within {self._timeout:g}s") from None
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def _ask(self, items: Sequence[SourceItem], budget: int) -> str:
-        return await self._ask_payload(self._payload(items, budget))
-
-    async def _ask_payload(self, payload: dict[str, Any]) -> str:
+    async def _ask(self, payload: dict[str, Any]) -> str:
         """The model's answer text; a 429/503 whose Retry-After fits in the time left is retried once."""
         deadline = asyncio.get_running_loop().time() + self._timeout
         for attempt in (1, 2):
