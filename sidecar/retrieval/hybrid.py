@@ -19,6 +19,7 @@ answer is BM25 and says ``"degraded": ["dense"]``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -151,18 +152,7 @@ class Scored:
 
     def stood(self, factor: float) -> Scored:
         """This chunk with its score multiplied by its standing."""
-        if factor == 1.0:
-            return self
-        return Scored(
-            self.id,
-            self.score * factor,
-            self.context,
-            self.bm25_rank,
-            self.bm25_score,
-            self.dense_rank,
-            self.dense_score,
-            factor,
-        )
+        return self if factor == 1.0 else dataclasses.replace(self, score=self.score * factor, standing=factor)
 
 
 def fuse_weighted(
