@@ -21,6 +21,7 @@ import structlog
 
 from sidecar.consolidate.extractive import Dropped, Provenance, SourceItem, extract, words
 from sidecar.errors import ConfigError
+from sidecar.prompt.sections import code_fence
 
 if TYPE_CHECKING:
     import httpx
@@ -256,8 +257,7 @@ async def _read_capped(response: httpx.Response, cap: int) -> bytes:
 
 def _notes(items: Sequence[SourceItem], budget: int) -> str:
     """The user message: the notes fenced as data, each fence longer than any backtick run inside."""
-    longest = max((len(run) for item in items for run in re.findall(r"`+", item.text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = code_fence(*(item.text for item in items))
     parts = [f"Merge these {len(items)} notes into bullet points, at most {budget} characters in all."]
     for n, item in enumerate(items, 1):
         parts.append(f"Note {n} (id {json.dumps(item.id)}):\n{fence}text\n{item.text}\n{fence}")

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from sidecar.kg.extract import FUNCTIONAL, Extracted
+from sidecar.prompt.sections import code_fence
 
 __all__ = ["MAX_CHARS", "SYSTEM_PROMPT", "Chat", "LlmExtractor"]
 
@@ -55,7 +56,7 @@ class LlmExtractor:
         if not text.strip():
             return []
         body = text[: self.max_chars]
-        fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
+        fence = code_fence(body)
         user = f"Notes{f' from {path}' if path else ''}:\n{fence}text\n{body}\n{fence}"
         try:
             answer = await self.chat(SYSTEM_PROMPT, user, 1024)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Section", "split_sections"]
+__all__ = ["Section", "code_fence", "split_sections"]
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
@@ -56,3 +56,10 @@ def split_sections(text: str) -> list[Section]:
 
 def _join(path: list[tuple[int, str]]) -> str:
     return " > ".join(name for _, name in path)
+
+
+def code_fence(*texts: str) -> str:
+    """A backtick fence longer than any backtick run in ``texts`` (at least three), so text fenced
+    with it as data cannot close the fence early."""
+    longest = max((len(run) for text in texts for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
