@@ -65,10 +65,6 @@ def _clusters(group: list[StoredEntry]) -> list[tuple[StoredEntry, list[StoredEn
         members = [by_id[line.source] for line in cluster.members]
         if len(members) < 2:
             continue
-        kept = max(members, key=lambda e: (_importance(e), e.confidence, e.seq))
+        kept = max(members, key=lambda e: (e.base_importance, e.confidence, e.seq))
         out.append((kept, [e for e in members if e.id != kept.id]))
     return out
-
-
-def _importance(entry: StoredEntry) -> float:
-    return entry.importance if entry.importance is not None else 0.0
