@@ -127,6 +127,11 @@ class PostgresCrewStore:
         finally:
             await pool.release(conn)
 
+    def connection(self) -> Any:
+        """A pooled connection (``async with store.connection() as conn``) for the other tables a
+        crew shares (its journal, its graph): the same pool, timeouts and ``StoreUnavailable``."""
+        return self._conn()
+
     async def close(self) -> None:
         if self._pool is not None:
             pool, self._pool = self._pool, None
