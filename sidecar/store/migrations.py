@@ -70,6 +70,36 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE crew_files ADD COLUMN content BYTEA;
     ALTER TABLE crew_state ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
     """,
+    # 4: the crew's journal entries (its typed memories), as the lead's journal holds them: the
+    # entry itself (JSON), the columns recall filters on, a tsvector of summary and payload
+    # ('simple': the journal's own index neither stems nor drops stopwords), its vector under one
+    # model, the importance recall weighs by, access counts members' recalls move, and the
+    # fingerprint the lead's mirror compares.
+    """
+    CREATE TABLE crew_journal (
+        crew TEXT NOT NULL,
+        id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        agent_id TEXT,
+        namespace TEXT NOT NULL,
+        memory_type TEXT,
+        status TEXT NOT NULL,
+        expires_at TIMESTAMPTZ,
+        embeddable BOOLEAN NOT NULL,
+        entry JSONB NOT NULL,
+        tsv TSVECTOR NOT NULL,
+        model TEXT,
+        embedding VECTOR,
+        importance REAL NOT NULL,
+        access_count INTEGER NOT NULL DEFAULT 0,
+        accessed_at TIMESTAMPTZ,
+        fingerprint TEXT NOT NULL,
+        PRIMARY KEY (crew, id)
+    );
+    CREATE INDEX crew_journal_tsv ON crew_journal USING gin (tsv);
+    CREATE INDEX crew_journal_served ON crew_journal (crew, workspace_id, namespace) WHERE status = 'live';
+    """,
 )
 
 
