@@ -19,7 +19,7 @@ import math
 import struct
 import unicodedata
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import numpy as np
@@ -127,9 +127,10 @@ class PostgresCrewStore:
         finally:
             await pool.release(conn)
 
-    def connection(self) -> Any:
-        """A pooled connection (``async with store.connection() as conn``) for the other tables a
-        crew shares (its journal, its graph): the same pool, timeouts and ``StoreUnavailable``."""
+    def connection(self) -> AbstractAsyncContextManager[Any]:
+        """A pooled connection for the crew's other tables in the same database (the journal's,
+        ``episodic.crew_store``; the knowledge graph's, ``kg.pg_kg``): StoreUnavailable as for the
+        store's own calls."""
         return self._conn()
 
     async def close(self) -> None:
