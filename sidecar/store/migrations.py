@@ -100,6 +100,50 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX crew_journal_tsv ON crew_journal USING gin (tsv);
     CREATE INDEX crew_journal_served ON crew_journal (crew, workspace_id, namespace) WHERE status = 'live';
     """,
+    # 5: the crew's knowledge graph, copied by the lead from its kg.sqlite with its ids (kg.pg_mirror):
+    # entities, aliases (pos: the order the lead learnt them), facts with their validity windows.
+    # Text compared or ordered by is COLLATE "C", the byte order SQLite compares in.
+    """
+    CREATE TABLE crew_kg_entities (
+        crew TEXT NOT NULL,
+        id BIGINT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        key TEXT COLLATE "C" NOT NULL,
+        name TEXT COLLATE "C" NOT NULL,
+        type TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (crew, id)
+    );
+    CREATE TABLE crew_kg_aliases (
+        crew TEXT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        alias TEXT COLLATE "C" NOT NULL,
+        entity_id BIGINT NOT NULL,
+        pos BIGINT NOT NULL,
+        PRIMARY KEY (crew, workspace_id, alias)
+    );
+    CREATE INDEX crew_kg_aliases_entity ON crew_kg_aliases (crew, entity_id, pos);
+    CREATE TABLE crew_kg_facts (
+        crew TEXT NOT NULL,
+        id BIGINT NOT NULL,
+        workspace_id TEXT NOT NULL,
+        subject_id BIGINT NOT NULL,
+        predicate TEXT COLLATE "C" NOT NULL,
+        object_id BIGINT NOT NULL,
+        valid_from TEXT COLLATE "C" NOT NULL,
+        valid_to TEXT COLLATE "C",
+        confidence DOUBLE PRECISION NOT NULL,
+        source TEXT COLLATE "C" NOT NULL,
+        room TEXT COLLATE "C" NOT NULL,
+        text TEXT NOT NULL,
+        recorded_at TEXT NOT NULL,
+        invalidated_by BIGINT,
+        PRIMARY KEY (crew, id)
+    );
+    CREATE INDEX crew_kg_facts_subject ON crew_kg_facts (crew, workspace_id, subject_id, predicate, valid_from);
+    CREATE INDEX crew_kg_facts_object ON crew_kg_facts (crew, workspace_id, object_id, valid_from);
+    CREATE INDEX crew_kg_facts_room ON crew_kg_facts (crew, workspace_id, room);
+    """,
 )
 
 
