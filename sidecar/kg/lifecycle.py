@@ -1,6 +1,10 @@
 """The graph in the app: its store, the reindex queue's hook that reads changed files, a task that
 reads every file once at start and then follows the journal, the search lift, and the one function
-the HTTP routes and MCP tools answer with (:func:`kg_op`)."""
+the HTTP routes and MCP tools answer with (:func:`kg_op`).
+
+With a server crew store, a lead's crew writes are pushed into the store before they are answered
+(``KG_MIRROR``, :mod:`sidecar.kg.pg_mirror`), and a member answers the crew graph's reads from the
+store (``kg.ops.crew_read``, called by its ``StoreCrewProxy``); its writes still go to the lead."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from aiohttp import web
@@ -21,11 +25,26 @@ from sidecar.kg.graph import KnowledgeGraph
 from sidecar.kg.ingest import Ingest
 from sidecar.kg.llm import Chat, LlmExtractor
 from sidecar.kg.model import Scope
+from sidecar.kg.ops import GRAPH_READS, answer
+from sidecar.kg.pg_mirror import CrewKgMirror
 from sidecar.kg.requests import parse
 from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
 from sidecar.settings import Settings
 
-__all__ = ["FOLLOW_S", "KG", "KgService", "facts_for_query", "kg_context", "kg_op", "scope_for"]
+if TYPE_CHECKING:
+    from sidecar.store.postgres import PostgresCrewStore
+
+__all__ = [
+    "FOLLOW_S",
+    "KG",
+    "KG_MIRROR",
+    "KgService",
+    "crew_kg_mirror",
+    "facts_for_query",
+    "kg_context",
+    "kg_op",
+    "scope_for",
+]
 
 log = structlog.get_logger("sidecar.kg")
 #: Seconds between looks at the journal for new entries (a graph question looks first anyway).
@@ -39,6 +58,8 @@ class KgService:
 
 
 KG: web.AppKey[KgService] = web.AppKey("kg")
+#: On a lead with a server crew store: the mirror of the crew's graph into it (set by the server).
+KG_MIRROR: web.AppKey[CrewKgMirror] = web.AppKey("kg_mirror")
 
 
 def scope_for(settings: Settings, workspace_id: str | None, scope: str) -> Scope:
@@ -86,6 +107,16 @@ def kg_context(journal_file: str, chat: Chat | None = None) -> Callable[[web.App
     return ctx
 
 
+def crew_kg_mirror(app: web.Application, store: PostgresCrewStore) -> CrewKgMirror:
+    """On a lead with a server crew store: the copy of the crew's graph into it, started; crew
+    writes answered here push through it (``kg_op``)."""
+    settings = app[SETTINGS]
+    mirror = CrewKgMirror(store, settings.memory_dir / KG_FILE, interval=settings.crew_reindex_interval)
+    app[KG_MIRROR] = mirror
+    mirror.start()
+    return mirror
+
+
 async def _feed(ingest: Ingest) -> None:
     """Every file once (those read before and unchanged are skipped), then the journal as it grows."""
     try:
@@ -116,7 +147,14 @@ async def kg_op(app: web.Application, operation: str, body: dict[str, Any]) -> d
         return await proxy.kg(operation, sent)
     service = app[KG]
     await service.ingest.follow()
-    return await run_op(service.graph, app[SETTINGS], operation, body)
+    answered = await run_op(service.graph, app[SETTINGS], operation, body)
+    mirror = app.get(KG_MIRROR)
+    if mirror is not None and operation not in GRAPH_READS and body.get("scope") == "crew":
+        # In the crew store before the answer (a member reads its write there); a store that is
+        # down leaves it to the mirror's rounds.
+        facts = answered["facts"] if "facts" in answered else [answered["fact"]]
+        await mirror.push([int(f["id"]) for f in facts])
+    return answered
 
 
 async def run_op(graph: KnowledgeGraph, settings: Settings, operation: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -124,30 +162,7 @@ async def run_op(graph: KnowledgeGraph, settings: Settings, operation: str, body
     ``tunnels``, ``stats``) on a JSON body, checked against its schema (the CLI calls this too)."""
     args = parse(operation, body)
     scope = scope_for(settings, args.pop("workspace_id"), args.pop("scope"))
-    if operation == "add":
-        fact = await graph.add_one(
-            scope, args["subject"], args["predicate"], args["object"], valid_from=args["valid_from"],
-            confidence=float(args["confidence"]), source=args["source"] or "api",
-        )  # fmt: skip
-        return {"fact": fact.to_json()}
-    if operation == "invalidate":
-        triple = (args["subject"], args["predicate"], args["object"])
-        if args["fact_id"] is None and None in triple:
-            raise BadRequest("name the fact: fact_id, or subject, predicate and object", code="missing_fact_id")
-        facts = await graph.invalidate(
-            scope, fact_id=args["fact_id"], triple=None if None in triple else triple, valid_to=args["valid_to"]
-        )
-        return {"facts": [f.to_json() for f in facts]}
-    if operation == "query":
-        entity = args.pop("entity")
-        return await graph.query(scope, entity, **args)
-    if operation == "timeline":
-        return await graph.timeline(scope, args["entity"], args["limit"])
-    if operation == "traverse":
-        return await graph.traverse(scope, args["entity"], hops=args["hops"], as_of=args["as_of"])
-    if operation == "tunnels":
-        return await graph.tunnels(scope, args["room_a"], args["room_b"], args["limit"])
-    return await graph.stats(scope)
+    return await answer(graph, scope, operation, args)
 
 
 async def facts_for_query(app: web.Application, query: str | None, limit: int = 12) -> list[str]:
