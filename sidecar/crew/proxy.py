@@ -14,6 +14,11 @@ import httpx
 import structlog
 
 from sidecar.errors import BadRequest, Conflict, CrewUnavailable, NotFound, PayloadTooLarge, SidecarError
+from sidecar.kg.boost import KgBoost
+from sidecar.kg.graph import KnowledgeGraph
+from sidecar.kg.model import Scope
+from sidecar.kg.ops import GRAPH_READS, crew_read
+from sidecar.kg.pg_kg import PgKgStore
 from sidecar.retrieval.search import SearchRequest
 from sidecar.settings import Settings
 from sidecar.store.base import StoreUnavailable
@@ -185,6 +190,11 @@ class StoreCrewProxy(CrewProxy):
     def __init__(self, settings: Settings, store: PostgresCrewStore) -> None:
         super().__init__(settings)
         self.store = store
+        self.crew_id = settings.crew_id
+        # The crew's knowledge graph, copied there by the lead: its reads answered here, and the
+        # lift of crew hits the lead gives its own crew search.
+        self.graph = KnowledgeGraph(PgKgStore(store))
+        self.boost = KgBoost(self.graph, {"crew": Scope(settings.workspace_id, settings.crew_id)})
         self.fusion = settings.fusion
         # The member's hybrid searcher, for the query vector (set once the embedder context ran).
         self.hybrid: HybridSearcher | None = None
@@ -204,12 +214,24 @@ class StoreCrewProxy(CrewProxy):
             if qvec is None:
                 degraded = ["dense"]
         try:
+            plan = await self.boost.plan("crew", req.query)
+            limit = req.limit if plan is None else max(req.limit, plan.candidates)
             hits = await self.store.search(
-                req.query, req.limit, qvec=qvec, model=model, fusion=self.fusion, explain=req.explain
+                req.query, limit, qvec=qvec, model=model, fusion=self.fusion, explain=req.explain
             )
         except StoreUnavailable as exc:
             raise self._store_unavailable(str(exc)) from None
-        return hits, degraded
+        return (hits if plan is None else plan.rerank(hits, req.limit, req.explain)), degraded
+
+    async def kg(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The crew graph's reads from the store's copy of the lead's graph; its writes (add,
+        invalidate) go to the lead, which puts them in the store before it answers."""
+        if op not in GRAPH_READS:
+            return await super().kg(op, body)
+        try:
+            return await crew_read(self.graph, self.crew_id, op, body)
+        except StoreUnavailable as exc:
+            raise self._store_unavailable(str(exc)) from None
 
     async def status(self) -> dict[str, Any]:
         try:

@@ -32,7 +32,7 @@ from sidecar.http.palace import AGENT_SETTINGS
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.watcher import TierWatcher
 from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
-from sidecar.kg.lifecycle import KG, kg_context
+from sidecar.kg.lifecycle import KG, crew_kg_mirror, kg_context
 from sidecar.kg.llm import Chat
 from sidecar.kg.sqlite_kg import SqliteKgStore
 from sidecar.mcp import server as mcp_server
@@ -274,9 +274,11 @@ async def _crew_store_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     queue.hooks.insert(0, mirror.on_update)  # it only wakes the mirror: first, so the copy starts at once
     mirror.start()
+    kg_mirror = crew_kg_mirror(app, store)  # the crew's knowledge graph
     try:
         yield
     finally:
+        await kg_mirror.stop()
         await mirror.stop()
         await store.close()
 
