@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
@@ -19,11 +20,15 @@ from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
 from sidecar.episodic.store import JournalStore
 from sidecar.keys import EMBEDDER, SETTINGS
 
+if TYPE_CHECKING:
+    from sidecar.episodic.crew_store import CrewJournalMirror
+
 __all__ = [
     "DEFAULT_WORKSPACE",
     "INDEXER",
     "JOURNAL",
     "JOURNAL_FILE",
+    "JOURNAL_MIRROR",
     "NUDGER",
     "daily_job",
     "record_memory_updated",
@@ -36,6 +41,8 @@ DEFAULT_WORKSPACE = "default"
 JOURNAL: web.AppKey[JournalStore] = web.AppKey("episodic_journal")
 INDEXER: web.AppKey[Indexer] = web.AppKey("episodic_indexer")
 NUDGER: web.AppKey[Nudger] = web.AppKey("episodic_nudger")
+#: On a lead with a server crew store: the copy of the crew's entries into it.
+JOURNAL_MIRROR: web.AppKey[CrewJournalMirror] = web.AppKey("episodic_journal_mirror")
 
 
 def setup_episodic(app: web.Application) -> None:

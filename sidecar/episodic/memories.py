@@ -39,7 +39,7 @@ from sidecar.episodic.indexer import embed_text
 from sidecar.episodic.query import MAX_K, Scope, ScopeFilter
 from sidecar.episodic.recall import query_vector
 from sidecar.episodic.scoring import SCORINGS, Parts, score
-from sidecar.episodic.store import JournalStore
+from sidecar.episodic.store import JournalStore, RecallStore
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.query import terms
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
@@ -414,7 +414,7 @@ class MemoryHit:
 
 
 async def recall_memories(
-    store: JournalStore,
+    store: RecallStore,
     embedder: Embedder | None,
     req: RecallRequest,
     *,
@@ -483,7 +483,7 @@ async def recall_memories(
 
 
 async def _fill_cosines(
-    store: JournalStore,
+    store: RecallStore,
     embedder: Embedder,
     query: npt.NDArray[np.float32],
     missing: list[StoredEntry],

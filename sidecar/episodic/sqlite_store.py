@@ -35,6 +35,7 @@ from sidecar.episodic.store import (
     NewEmbedding,
     Relation,
     Scored,
+    SharedEntry,
 )
 from sidecar.episodic.vector_cache import Delta, VectorCache, VectorRow, VectorSet
 from sidecar.errors import Conflict, NotFound, TierMissing
@@ -518,6 +519,33 @@ class SqliteJournalStore:
                 )
 
         await self._write(run)
+
+    async def generation(self) -> int:
+        """The journal's generation: it moves with every change to what recall serves."""
+        return await self._read(lambda c: int(c.execute(qs.GENERATION).fetchone()[0]))
+
+    async def crew_entries(self, crew_id: str) -> list[SharedEntry]:
+        """Every entry of the crew (any status: a crew store serves by the same rules), with its
+        vector and decayed importance when it has one, in journal order."""
+        sql = (
+            f"SELECT {qs.ENTRY_COLUMNS}, j.model, j.vector, j.dim, j.importance_score FROM journal_entries e"
+            " LEFT JOIN journal_embeddings j ON j.entry_id = e.id WHERE e.crew_id = ? ORDER BY e.seq"
+        )
+        rows = await self._read(lambda c: c.execute(sql, (crew_id,)).fetchall())
+        shared = []
+        for row in rows:
+            entry = _entry(row)
+            model, blob, dim, importance = row[-4:]
+            vector = from_blob(blob, dim) if blob is not None else None
+            shared.append(
+                SharedEntry(
+                    entry,
+                    model if vector is not None else None,
+                    vector,
+                    float(importance) if vector is not None else entry.base_importance,
+                )
+            )
+        return shared
 
     async def importance_rows(self) -> list[ImportanceRow]:
         sql = "SELECT entry_id, base_importance, indexed_at, reference_count FROM journal_embeddings"

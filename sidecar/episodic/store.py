@@ -25,8 +25,10 @@ __all__ = [
     "ImportanceRow",
     "JournalStore",
     "NewEmbedding",
+    "RecallStore",
     "Relation",
     "Scored",
+    "SharedEntry",
 ]
 
 Matrix = npt.NDArray[np.float32]
@@ -38,6 +40,17 @@ class Scored:
 
     entry_id: str
     cosine: float
+    importance: float
+
+
+@dataclass(frozen=True, slots=True)
+class SharedEntry:
+    """A crew entry as a crew store copies it: the entry, its vector (under ``model``) if it has
+    one, and the importance recall weighs it by (decayed, as the journal's vector rows hold it)."""
+
+    entry: StoredEntry
+    model: str | None
+    vector: npt.NDArray[np.float32] | None
     importance: float
 
 
@@ -122,7 +135,28 @@ class HealthSnapshot:
         }
 
 
-class JournalStore(Protocol):
+class RecallStore(Protocol):
+    """What typed-memory recall reads: the journal itself, or the crew's entries in a crew store."""
+
+    async def fetch(self, workspace_id: str, ids: Sequence[str]) -> dict[str, StoredEntry]: ...
+    async def dense_rank(
+        self,
+        where: ScopeFilter,
+        model: str,
+        query: npt.NDArray[np.float32],
+        limit: int,
+        *,
+        weighted: bool,
+        exclude: Sequence[str] = (),
+    ) -> list[Scored]: ...
+    async def bm25_rank(self, where: ScopeFilter, q: str, limit: int) -> list[str]: ...
+    async def cosines(
+        self, workspace_id: str, model: str, ids: Sequence[str], query: npt.NDArray[np.float32]
+    ) -> dict[str, float]: ...
+    async def mark_referenced(self, workspace_id: str, ids: Sequence[str], now: datetime) -> None: ...
+
+
+class JournalStore(RecallStore, Protocol):
     # -- journal -------------------------------------------------------------------------------
     async def append(self, entry: JournalEntry, *, as_latest: bool = False) -> StoredEntry: ...
     async def get(self, workspace_id: str, entry_id: str) -> StoredEntry | None: ...
@@ -176,6 +210,10 @@ class JournalStore(Protocol):
     async def prune_expired(self, now: datetime) -> list[str]: ...
     async def merge_into(self, workspace_id: str, kept_id: str, ids: Sequence[str]) -> list[str]: ...
     async def memories(self, workspace_id: str, namespace: str | None, limit: int) -> list[StoredEntry]: ...
+
+    # -- the crew's copy in a crew store ----------------------------------------------------------
+    async def generation(self) -> int: ...
+    async def crew_entries(self, crew_id: str) -> list[SharedEntry]: ...
 
     # -- relations -----------------------------------------------------------------------------
     async def add_relations(self, relations: Sequence[Relation], now: datetime) -> None: ...

@@ -7,7 +7,9 @@ in the lead's: on the lead they are local entries carrying the crew id; a member
 rates and forgets them through the lead's crew listener, as crew search does. ``crew_shared``
 recall (the default scope of a lead, ``own`` otherwise: spec 000's ScopeForRole) merges the two
 by score; a lead that cannot be reached leaves the member's own hits marked
-``"degraded": ["crew"]``.
+``"degraded": ["crew"]``. With a server crew store (``--crew-store postgres://...``) the lead
+copies the crew's entries into it (``episodic.crew_store``) and a member recalls them there,
+with no hop through the lead; writes still go to the lead, which copies them before it answers.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from aiohttp import web
 
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.entry import JournalEntry, check_namespace, check_topic_key, invalid
-from sidecar.episodic.lifecycle import INDEXER, JOURNAL
+from sidecar.episodic.lifecycle import INDEXER, JOURNAL, JOURNAL_MIRROR
 from sidecar.episodic.memories import (
     FeedbackRequest,
     ForgetRequest,
@@ -79,7 +81,17 @@ async def _remember_here(app: web.Application, entry: JournalEntry) -> dict[str,
     one journal holds the lead's own memories and the crew's, and each may hold the same key."""
     answer = await remember(app[JOURNAL], entry)
     app[INDEXER].notify()
+    if entry.crew_id is not None:
+        await _shared(app)
     return answer
+
+
+async def _shared(app: web.Application) -> None:
+    """After a crew write on a lead with a server crew store: the store gets it before the answer,
+    so the member that wrote reads it on its next recall from another host."""
+    mirror = app.get(JOURNAL_MIRROR)
+    if mirror is not None:
+        await mirror.flush()
 
 
 async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
@@ -98,30 +110,13 @@ async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
     answer: dict[str, Any] = {"scope": req.scope.value, "scoring": req.scoring, "dense": dense}
     if crew and _remote(app):
         try:
-            lead = await _lead(app).memory("recall", req.to_json())
-            found += _lead_hits(lead)
+            found += await _lead(app).recall(req, app.get(EMBEDDER), now)
         except CrewUnavailable:
             answer["degraded"] = ["crew"]
         found.sort(key=lambda h: -float(h["score"]))
         found = found[: req.k]
     answer["hits"] = found
     return answer
-
-
-def _lead_hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
-    hits = answer.get("hits")
-    if not isinstance(hits, list):
-        raise CrewUnavailable("crew tier unavailable: the lead answered recall without hits")
-    good = [
-        h
-        for h in hits
-        if isinstance(h, dict)
-        and isinstance(h.get("id"), str)
-        and isinstance(h.get("content"), str)
-        and isinstance(h.get("score"), int | float)
-        and not isinstance(h.get("score"), bool)
-    ]
-    return [{**h, "source": "crew"} for h in good]
 
 
 async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
@@ -132,7 +127,9 @@ async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
         if _remote(app):
             sent = {**target_json(req.who, req.entry_id, req.topic_key), "signal": "+" if req.positive else "-"}
             return await _lead(app).memory("feedback", sent)
-        return await feedback(app[JOURNAL], req, crew_id=settings.crew_id)
+        answer = await feedback(app[JOURNAL], req, crew_id=settings.crew_id)
+        await _shared(app)
+        return answer
     return await feedback(app[JOURNAL], req)
 
 
@@ -143,7 +140,9 @@ async def forget_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
         _need_crew(settings)
         if _remote(app):
             return await _lead(app).memory("forget", target_json(req.who, req.entry_id, req.topic_key))
-        return await forget(app[JOURNAL], req, crew_id=settings.crew_id)
+        gone = await forget(app[JOURNAL], req, crew_id=settings.crew_id)
+        await _shared(app)
+        return gone
     return await forget(app[JOURNAL], req)
 
 
@@ -178,9 +177,13 @@ async def crew_op(app: web.Application, op: str, body: dict[str, Any]) -> tuple[
         )
         return {"hits": [h.to_json(explain=recall.explain, now=now) for h in hits], "dense": dense}, 200
     if op == "feedback":
-        return await feedback(store, FeedbackRequest.from_json(body, who), crew_id=settings.crew_id), 200
+        answer = await feedback(store, FeedbackRequest.from_json(body, who), crew_id=settings.crew_id)
+        await _shared(app)
+        return answer, 200
     if op == "forget":
-        return await forget(store, ForgetRequest.from_json(body, who), crew_id=settings.crew_id), 200
+        answer = await forget(store, ForgetRequest.from_json(body, who), crew_id=settings.crew_id)
+        await _shared(app)
+        return answer, 200
     raise NotFound(f"no crew memory operation {op!r}")
 
 

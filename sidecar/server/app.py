@@ -17,7 +17,7 @@ import structlog
 from aiohttp import web
 
 from sidecar.crew.listener import crew_listener_ctx
-from sidecar.episodic.lifecycle import JOURNAL, JOURNAL_FILE, record_memory_updated, setup_episodic
+from sidecar.episodic.lifecycle import JOURNAL, JOURNAL_FILE, JOURNAL_MIRROR, record_memory_updated, setup_episodic
 from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
 from sidecar.http import consolidate, journal, memories, metrics, openapi, palace, search
@@ -47,6 +47,8 @@ from sidecar.write.service import WriteService
 
 if TYPE_CHECKING:
     from sidecar.crew.proxy import CrewProxy
+    from sidecar.episodic.crew_store import CrewJournalMirror
+    from sidecar.store.postgres import PostgresCrewStore
 
 __all__ = ["create_app"]
 
@@ -274,13 +276,32 @@ async def _crew_store_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     queue.hooks.insert(0, mirror.on_update)  # it only wakes the mirror: first, so the copy starts at once
     mirror.start()
+    journal_mirror = _journal_mirror(app, store)
     kg_mirror = crew_kg_mirror(app, store)  # the crew's knowledge graph
     try:
         yield
     finally:
         await kg_mirror.stop()
+        if journal_mirror is not None:
+            await journal_mirror.stop()
         await mirror.stop()
         await store.close()
+
+
+def _journal_mirror(app: web.Application, store: PostgresCrewStore) -> CrewJournalMirror | None:
+    """On a lead with a server crew store: the copy of the crew's journal entries into it, started."""
+    journal = app.get(JOURNAL)
+    if journal is None:
+        return None
+    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
+
+    settings = app[SETTINGS]
+    mirror = CrewJournalMirror(
+        PostgresCrewJournal(store), journal, settings.crew_id, interval=settings.crew_reindex_interval
+    )
+    app[JOURNAL_MIRROR] = mirror
+    mirror.start()
+    return mirror
 
 
 async def _flags_ctx(app: web.Application) -> AsyncIterator[None]:

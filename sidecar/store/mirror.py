@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -23,7 +23,7 @@ from sidecar.store.base import FileRow, StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
 
-__all__ = ["BATCH_FILES", "CrewMirror"]
+__all__ = ["BATCH_FILES", "CrewMirror", "run_rounds"]
 
 log = structlog.get_logger("sidecar.store.mirror")
 #: Files sent in one transaction.
@@ -34,6 +34,30 @@ VECTOR_BATCH = 2000
 ANALYZE_AFTER = 100
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 30.0
+
+
+async def run_rounds(
+    step: Callable[[], Awaitable[None]], wake: asyncio.Event, tick: float, failed: Callable[[], None]
+) -> None:
+    """Run ``step`` whenever ``wake`` is set and at least every ``tick`` seconds, until cancelled;
+    a round that fails is retried with backoff (``RETRY_FIRST_S`` doubling to ``RETRY_MAX_S``)."""
+    delay = 0.0
+    while True:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(delay, tick)):
+                await wake.wait()
+        wake.clear()
+        try:
+            await step()
+            delay = 0.0
+        except (StoreUnavailable, OSError) as exc:
+            failed()
+            delay = min(max(delay * 2, RETRY_FIRST_S), RETRY_MAX_S)
+            log.warning("store.mirror_failed", error=str(exc), retry_in=delay)
+        except Exception:
+            failed()
+            delay = min(max(delay * 2, RETRY_FIRST_S), RETRY_MAX_S)
+            log.exception("store.mirror_failed", retry_in=delay)
 
 
 class CrewMirror:
@@ -83,26 +107,17 @@ class CrewMirror:
                 await self._task
 
     async def _run(self) -> None:
-        delay = 0.0
         loop = asyncio.get_running_loop()
-        while True:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(delay, self.tick)):
-                    await self._wake.wait()
-            self._wake.clear()
+
+        async def round_() -> None:
             if self.interval > 0 and loop.time() - self._last_full >= self.interval:
                 self._dirty = True
-            try:
-                await self.step()
-                delay = 0.0
-            except (StoreUnavailable, OSError) as exc:
-                self.failures += 1
-                delay = min(max(delay * 2, RETRY_FIRST_S), RETRY_MAX_S)
-                log.warning("store.mirror_failed", error=str(exc), retry_in=delay)
-            except Exception:
-                self.failures += 1
-                delay = min(max(delay * 2, RETRY_FIRST_S), RETRY_MAX_S)
-                log.exception("store.mirror_failed", retry_in=delay)
+            await self.step()
+
+        await run_rounds(round_, self._wake, self.tick, self._failed)
+
+    def _failed(self) -> None:
+        self.failures += 1
 
     async def step(self) -> None:
         """One round: files if anything changed, vectors if some are missing, then the sequence."""
