@@ -206,3 +206,44 @@ def test_a_store_that_lost_the_crew_is_repaired_by_the_leads_tick(hosts: Hosts) 
     assert ("crew", "topics/oncall.md") in crew_paths(member, "pager")
     got = search(member, "pager", "crew", after_seq=seq).json()
     assert got["index"]["after_seq_met"] is True
+
+
+def memory(side: SidecarProcess, op: str, body: dict[str, Any]) -> httpx.Response:
+    return httpx.post(f"{side.url}/memory/{op}", json={"workspace_id": "w", **body}, timeout=10)
+
+
+def crew_recall(side: SidecarProcess, query: str) -> dict[str, Any]:
+    resp = memory(side, "recall", {"query": query, "scope": "crew_shared"})
+    assert resp.status_code == 200, resp.text
+    answer: dict[str, Any] = resp.json()
+    return answer
+
+
+@pytest.mark.slow
+def test_crew_memories_are_recalled_from_postgres_and_survive_its_outage(hosts: Hosts, pg_server: PgServer) -> None:
+    m1, m2 = hosts.members
+    # A member's crew memory goes to the lead's journal, which copies it into the store before it
+    # answers: the other member, on another host, recalls it at once, from the store.
+    made = memory(m1, "remember", {"content": "The wombat cluster restarts at 03:00 UTC.", "scope": "crew"})
+    assert made.status_code == 201, made.text
+    hits = crew_recall(m2, "wombat cluster restart")["hits"]
+    assert [(h["id"], h["source"]) for h in hits] == [(made.json()["id"], "crew")]
+    own = memory(m2, "remember", {"content": "My own wombat checklist is in my notes."})
+    assert own.status_code == 201
+    pg_server.kill()
+    try:
+        started = time.monotonic()
+        down = crew_recall(m2, "wombat")
+        assert down["degraded"] == ["crew"]
+        assert [(h["id"], h["source"]) for h in down["hits"]] == [(own.json()["id"], "own")]
+        assert time.monotonic() - started < 3.0
+        # The lead's journal keeps taking the crew's memories meanwhile.
+        later = memory(m1, "remember", {"content": "The wombat cluster moved to rack 12.", "scope": "crew"})
+        assert later.status_code == 201, later.text
+    finally:
+        pg_server.start()
+    # Back: the write made while the store was down reaches the other member (the mirror retried).
+    wait_until(lambda: later.json()["id"] in [h["id"] for h in crew_recall(m2, "wombat rack")["hits"]], 40, 0.2)
+    assert "degraded" not in crew_recall(m2, "wombat")
+    for side in hosts.all():
+        assert "Traceback" not in side.log_text()
