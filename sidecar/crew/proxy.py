@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import structlog
 
-from sidecar.episodic.memories import RecallRequest, recall_memories
 from sidecar.errors import BadRequest, Conflict, CrewUnavailable, NotFound, PayloadTooLarge, SidecarError
 from sidecar.kg.boost import KgBoost
 from sidecar.kg.graph import KnowledgeGraph
@@ -25,9 +24,6 @@ from sidecar.settings import Settings
 from sidecar.store.base import StoreUnavailable
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from sidecar.retrieval.embed.base import Embedder
     from sidecar.retrieval.hybrid import HybridSearcher
     from sidecar.store.postgres import PostgresCrewStore
 
@@ -93,24 +89,6 @@ class CrewProxy:
         if not isinstance(data, dict):
             raise self._unavailable(f"the lead answered {op} with a body that is not a JSON object")
         return data
-
-    async def recall(self, req: RecallRequest, embedder: Embedder | None, now: datetime) -> list[dict[str, Any]]:
-        """The crew's memories for a ``crew_shared`` recall, as answer hits marked ``source: crew``:
-        the lead recalls them from its journal."""
-        answer = await self.memory("recall", req.to_json())
-        hits = answer.get("hits")
-        if not isinstance(hits, list):
-            raise self._unavailable("the lead answered recall without hits")
-        good = [
-            h
-            for h in hits
-            if isinstance(h, dict)
-            and isinstance(h.get("id"), str)
-            and isinstance(h.get("content"), str)
-            and isinstance(h.get("score"), int | float)
-            and not isinstance(h.get("score"), bool)
-        ]
-        return [{**h, "source": "crew"} for h in good]
 
     async def kg(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
         """One operation on the crew's knowledge graph, which the lead holds. A refusal the client
@@ -207,16 +185,12 @@ def _extras(hit: dict[str, Any]) -> dict[str, Any]:
 class StoreCrewProxy(CrewProxy):
     """A member whose crew tier is in a server store (``--crew-store postgres://...``): crew search
     and status come from the store directly, with no hop through the lead, ranked as the lead ranks
-    its own crew index, and so do crew recalls (from the store's copy of the lead's crew entries);
-    raw FTS5 searches and crew memory writes still go to the lead."""
+    its own crew index; raw FTS5 searches and the crew's memories still go to the lead."""
 
     def __init__(self, settings: Settings, store: PostgresCrewStore) -> None:
         super().__init__(settings)
         self.store = store
         self.crew_id = settings.crew_id
-        from sidecar.episodic.crew_store import PostgresCrewJournal  # members with a crew store only
-
-        self.journal = PostgresCrewJournal(store)  # the crew's memories, copied there by the lead
         # The crew's knowledge graph, copied there by the lead: its reads answered here, and the
         # lift of crew hits the lead gives its own crew search.
         self.graph = KnowledgeGraph(PgKgStore(store))
@@ -258,15 +232,6 @@ class StoreCrewProxy(CrewProxy):
             return await crew_read(self.graph, self.crew_id, op, body)
         except StoreUnavailable as exc:
             raise self._store_unavailable(str(exc)) from None
-
-    async def recall(self, req: RecallRequest, embedder: Embedder | None, now: datetime) -> list[dict[str, Any]]:
-        """The crew's memories from the store's copy of the lead's crew entries, recalled and
-        scored as the lead recalls them."""
-        try:
-            hits, _ = await recall_memories(self.journal, embedder, req, crew_id=self.crew_id, own=False, now=now)
-        except StoreUnavailable as exc:
-            raise self._store_unavailable(str(exc)) from None
-        return [{**h.to_json(explain=req.explain, now=now), "source": "crew"} for h in hits]
 
     async def status(self) -> dict[str, Any]:
         try:

@@ -21,9 +21,10 @@ from sidecar.episodic.store import JournalStore
 from sidecar.keys import EMBEDDER, SETTINGS
 
 if TYPE_CHECKING:
-    from sidecar.episodic.crew_store import CrewJournalMirror
+    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
 
 __all__ = [
+    "CREW_JOURNAL",
     "DEFAULT_WORKSPACE",
     "INDEXER",
     "JOURNAL",
@@ -43,6 +44,8 @@ INDEXER: web.AppKey[Indexer] = web.AppKey("episodic_indexer")
 NUDGER: web.AppKey[Nudger] = web.AppKey("episodic_nudger")
 #: On a lead with a server crew store: the copy of the crew's entries into it.
 JOURNAL_MIRROR: web.AppKey[CrewJournalMirror] = web.AppKey("episodic_journal_mirror")
+#: On a member with a server crew store: the crew's entries there, which its crew recalls read.
+CREW_JOURNAL: web.AppKey[PostgresCrewJournal] = web.AppKey("episodic_crew_journal")
 
 
 def setup_episodic(app: web.Application) -> None:

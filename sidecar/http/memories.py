@@ -14,13 +14,15 @@ with no hop through the lead; writes still go to the lead, which copies them bef
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import structlog
 from aiohttp import web
 
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.entry import JournalEntry, check_namespace, check_topic_key, invalid
-from sidecar.episodic.lifecycle import INDEXER, JOURNAL, JOURNAL_MIRROR
+from sidecar.episodic.lifecycle import CREW_JOURNAL, INDEXER, JOURNAL, JOURNAL_MIRROR
 from sidecar.episodic.memories import (
     FeedbackRequest,
     ForgetRequest,
@@ -38,6 +40,7 @@ from sidecar.errors import CrewUnavailable, NotFound
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.keys import CREW_PROXY, EMBEDDER, SETTINGS
 from sidecar.settings import Settings
+from sidecar.store.base import StoreUnavailable
 
 if TYPE_CHECKING:  # httpx and the proxy load on members only
     from sidecar.crew.proxy import CrewProxy
@@ -52,6 +55,7 @@ __all__ = [
     "routes",
 ]
 
+log = structlog.get_logger("sidecar.http.memories")
 routes = web.RouteTableDef()
 _MAX_LIST = 200
 
@@ -110,13 +114,45 @@ async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
     answer: dict[str, Any] = {"scope": req.scope.value, "scoring": req.scoring, "dense": dense}
     if crew and _remote(app):
         try:
-            found += await _lead(app).recall(req, app.get(EMBEDDER), now)
+            found += await _crew_hits(app, req, now)
         except CrewUnavailable:
             answer["degraded"] = ["crew"]
         found.sort(key=lambda h: -float(h["score"]))
         found = found[: req.k]
     answer["hits"] = found
     return answer
+
+
+async def _crew_hits(app: web.Application, req: RecallRequest, now: datetime) -> list[dict[str, Any]]:
+    """A member's crew half of a ``crew_shared`` recall: from the crew store's copy of the lead's
+    crew entries when there is one (recalled and scored as the lead recalls them), else from the lead."""
+    journal = app.get(CREW_JOURNAL)
+    if journal is None:
+        return _lead_hits(await _lead(app).memory("recall", req.to_json()))
+    try:
+        hits, _ = await recall_memories(
+            journal, app.get(EMBEDDER), req, crew_id=app[SETTINGS].crew_id, own=False, now=now
+        )
+    except StoreUnavailable as exc:
+        log.warning("crew.store_unavailable", reason=str(exc))
+        raise CrewUnavailable("crew tier unavailable: the crew store cannot be reached", store="postgres") from None
+    return [{**h.to_json(explain=req.explain, now=now), "source": "crew"} for h in hits]
+
+
+def _lead_hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    hits = answer.get("hits")
+    if not isinstance(hits, list):
+        raise CrewUnavailable("crew tier unavailable: the lead answered recall without hits")
+    good = [
+        h
+        for h in hits
+        if isinstance(h, dict)
+        and isinstance(h.get("id"), str)
+        and isinstance(h.get("content"), str)
+        and isinstance(h.get("score"), int | float)
+        and not isinstance(h.get("score"), bool)
+    ]
+    return [{**h, "source": "crew"} for h in good]
 
 
 async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:

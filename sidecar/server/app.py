@@ -17,7 +17,14 @@ import structlog
 from aiohttp import web
 
 from sidecar.crew.listener import crew_listener_ctx
-from sidecar.episodic.lifecycle import JOURNAL, JOURNAL_FILE, JOURNAL_MIRROR, record_memory_updated, setup_episodic
+from sidecar.episodic.lifecycle import (
+    CREW_JOURNAL,
+    JOURNAL,
+    JOURNAL_FILE,
+    JOURNAL_MIRROR,
+    record_memory_updated,
+    setup_episodic,
+)
 from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
 from sidecar.http import consolidate, journal, memories, metrics, openapi, palace, search
@@ -251,6 +258,10 @@ async def _crew_store_ctx(app: web.Application) -> AsyncIterator[None]:
         from sidecar.store.copy import CrewFileCopy
 
         copy = CrewFileCopy(proxy.store, settings.crew_dir)
+        if JOURNAL in app:
+            from sidecar.episodic.crew_store import PostgresCrewJournal
+
+            app[CREW_JOURNAL] = PostgresCrewJournal(proxy.store)  # the crew's memories, copied there by the lead
         copy.start()
         try:
             yield
