@@ -705,7 +705,8 @@ KG_ENTITY = _obj({"id": INT, "name": STR, "type": STR, "aliases": STRS})
 KG_FACTS = {"type": "array", "items": KG_FACT}
 KG_ERRORS = {
     "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field> (invalid_scope: crew on a solo sidecar)",
-    "503": "crew_unavailable (member, crew scope: the crew's graph is held by the lead)",
+    "503": "crew_unavailable (member, crew scope: the lead that holds the crew's graph, or for reads the "
+    "crew store that holds its copy, cannot be reached)",
 }
 KG_ANSWERS: dict[str, tuple[str, Schema, str]] = {
     "add": ("201", _obj({"fact": KG_FACT}), "Add a fact (a functional predicate ends the current value)"),

@@ -3,11 +3,11 @@
 The lead's ``kg.sqlite`` is the source (the crew scope's rows, every workspace); the mirror keeps
 ``crew_kg_*`` (:mod:`sidecar.kg.pg_kg`) level with it, with the lead's ids. The graph never deletes
 a row: it adds entities, aliases and facts, and ends facts (``valid_to``), either when a new fact
-replaces them (same subject and predicate) or by an invalidation. So a round sends what is newer
-than the last round saw (ids above its marks; for each new fact, the subject's facts of that
-predicate, which it may have ended) and the facts a write named (``push``). A full compare of
-every row, by value, runs at start, every ``interval`` seconds (the crew reindex tick) and after
-the store failed, which heals a store that was down, wiped or restored from an old backup.
+replaces them (same subject and predicate; the ended fact names it in ``invalidated_by``) or by an
+invalidation. So a round sends what is newer than the last round saw (ids above its marks, and the
+facts the new ones ended) and the facts a write named (``push``). A full compare of every row, by
+value, runs at start, every ``interval`` seconds (the crew reindex tick) and after the store
+failed, which heals a store that was down, wiped or restored from an old backup.
 
 A crew write the lead answers (its own API with scope crew, or a member's through the crew
 listener) pushes at once, so the store holds it before the answer returns; when the store is down
@@ -116,8 +116,8 @@ class _Source:
             for ws, subject, predicate in {(r[1], r[2], r[3]) for r in new}:
                 rivals = conn.execute(
                     f"SELECT {_FACT} FROM kg_facts WHERE workspace_id = ? AND crew_id = ? AND subject_id = ?"
-                    " AND predicate = ?",
-                    (ws, crew, subject, predicate),
+                    " AND predicate = ? AND invalidated_by > ?",
+                    (ws, crew, subject, predicate, fact),
                 )
                 rows.update((r[0], r) for r in rivals)
             for start in range(0, len(fact_ids), 500):
