@@ -1,6 +1,10 @@
 """Feeding the graph: memory files as the reindex queue applies their changes (and all of them
 once at start, skipping those already read), and journal entries as they are appended.
 
+A start-up backfill over many files reads their facts in a child process (``_Extractor``): the rules
+are pure Python, some tens of milliseconds per file, and in a thread they would hold the GIL that
+the event loop needs for every search, so a search meeting one file's extraction waited for it.
+
 A file is read again only when its bytes changed (a digest per file). Facts a file no longer
 states are not ended: a note moved to the archive still said them. A journal entry's facts start
 at the entry's time unless its text names a date. With a chat model (``llm``), its checked facts
@@ -12,12 +16,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import pickle
+import struct
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
 
+import sidecar
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.kg.extract import Extracted, extract
 from sidecar.kg.graph import KnowledgeGraph, new_facts
@@ -25,13 +33,16 @@ from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
 
-__all__ = ["BACKFILL_REST", "Ingest"]
+__all__ = ["BACKFILL_REST", "EXTRACTOR_FROM", "Ingest"]
 
 log = structlog.get_logger("sidecar.kg")
 _CURSOR = "journal"
 #: Seconds the start-up backfill rests per second of work, so searches and writes come first: a
 #: first start over a large dir reads every file into the graph at a quarter of a core.
 BACKFILL_REST = 3.0
+#: A backfill over at least this many files reads their facts in a child process; fewer are read in
+#: a thread (a child costs ~50 ms and ~12 MB to start, and a few files hold the loop only briefly).
+EXTRACTOR_FROM = 50
 
 
 class Ingest:
@@ -53,6 +64,7 @@ class Ingest:
         self._following = asyncio.Lock()
         self._reading = asyncio.Lock()  # one file at a time, and none while closing
         self._closed = False
+        self._extractor: _Extractor | None = None  # the child process, while a large backfill runs
 
     async def file(self, tier: str, path: str) -> int:
         """Read one tier file into the graph if its bytes changed; the number of facts it states."""
@@ -70,7 +82,7 @@ class Ingest:
         if await self.graph.store.file_digest(tier, path) == digest:
             return 0
         text = data.decode("utf-8", errors="replace")
-        found = await self._with_llm(await asyncio.to_thread(extract, text, path), text, path)
+        found = await self._with_llm(await self._extract(text, path), text, path)
         facts, aliases = new_facts(found, f"file:{tier}:{path}", _mtime(root / path))
         await self.graph.add(self.scopes[tier], facts, aliases, file=(tier, path, digest))
         return len(facts)
@@ -84,13 +96,28 @@ class Ingest:
         """Every tier file not yet read as it is now, paced (``BACKFILL_REST``); the number of facts
         they state."""
         total = 0
-        for tier, root in self.roots.items():
-            scan = await asyncio.to_thread(scan_tier, root)
-            for path in sorted(scan):
-                started = time.perf_counter()
-                total += await self.file(tier, path)
-                await asyncio.sleep((time.perf_counter() - started) * BACKFILL_REST)
+        try:
+            for tier, root in self.roots.items():
+                scan = await asyncio.to_thread(scan_tier, root)
+                if len(scan) >= EXTRACTOR_FROM and self._extractor is None:
+                    self._extractor = _Extractor()
+                for path in sorted(scan):
+                    started = time.perf_counter()
+                    total += await self.file(tier, path)
+                    await asyncio.sleep((time.perf_counter() - started) * BACKFILL_REST)
+        finally:
+            extractor, self._extractor = self._extractor, None
+            if extractor is not None:
+                await extractor.aclose()
         return total
+
+    async def _extract(self, text: str, path: str) -> list[Extracted]:
+        """The rules' facts in ``text``: in the child process while one serves, else in a thread."""
+        if self._extractor is not None:
+            found = await self._extractor.extract(text, path)
+            if found is not None:
+                return found
+        return await asyncio.to_thread(extract, text, path)
 
     async def follow(self) -> int:
         """Read the journal entries appended since the last call; the number of facts they state."""
@@ -132,6 +159,92 @@ class Ingest:
             self._closed = True
             if self.journal is not None:
                 await self.journal.aclose()
+
+
+# The child: reads (text, path) pickles framed by a 4-byte length on stdin, answers each with the
+# pickled ("ok", facts) or ("error", message), and ends at the end of its input (the sidecar closed
+# the pipe, or died). It imports the rules alone (not the server), from the package the sidecar runs,
+# and runs at a lower priority than the sidecar (nice 10): on a busy host, searches get the CPU first.
+_CHILD = """
+import os, pickle, struct, sys
+os.nice(10)
+sys.path.insert(0, sys.argv[1])
+from sidecar.kg.extract import extract
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+while len(head := inp.read(4)) == 4:
+    text, path = pickle.loads(inp.read(struct.unpack(">I", head)[0]))
+    try:
+        answer = pickle.dumps(("ok", extract(text, path)))
+    except Exception as exc:
+        answer = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+    out.write(struct.pack(">I", len(answer)) + answer)
+    out.flush()
+"""
+_PACKAGE_PARENT = str(Path(sidecar.__file__).resolve().parent.parent)
+
+
+class _Extractor:
+    """``extract`` in a child Python process, started at the first file it is given. Its CPU is
+    spent beside the event loop's, never under its GIL. If the child cannot start or dies, ``extract``
+    answers None and the caller extracts in a thread."""
+
+    def __init__(self) -> None:
+        self._proc: asyncio.subprocess.Process | None = None
+        self._broken = False
+
+    async def extract(self, text: str, path: str) -> list[Extracted] | None:
+        proc = await self._started()
+        if proc is None:
+            return None
+        assert proc.stdin is not None and proc.stdout is not None
+        sent = pickle.dumps((text, path))
+        try:
+            proc.stdin.write(struct.pack(">I", len(sent)) + sent)
+            await proc.stdin.drain()
+            size = struct.unpack(">I", await proc.stdout.readexactly(4))[0]
+            status, value = pickle.loads(await proc.stdout.readexactly(size))
+        except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError):
+            log.warning("kg.extractor_died", returncode=proc.returncode)
+            self._broken = True
+            await self.aclose()
+            return None
+        except asyncio.CancelledError:  # cancelled mid-answer: the pipe is out of step, the child goes
+            self._broken = True
+            self._kill()
+            raise
+        if status != "ok":
+            raise RuntimeError(f"extraction of {path} failed: {value}")
+        found: list[Extracted] = value
+        return found
+
+    async def _started(self) -> asyncio.subprocess.Process | None:
+        if self._proc is None and not self._broken:
+            try:
+                self._proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-c", _CHILD, _PACKAGE_PARENT,
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                )  # fmt: skip
+            except OSError as exc:
+                log.warning("kg.extractor_unavailable", error=str(exc))
+                self._broken = True
+        return self._proc
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.returncode is None:
+            self._proc.kill()
+
+    async def aclose(self) -> None:
+        """End the child (its input closed, it exits) and wait for it."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 5.0)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
 
 
 def _mtime(path: Path) -> str:
