@@ -195,6 +195,10 @@ class CrewKgMirror:
             log.warning("kg.mirror_push_failed", error=str(exc) or type(exc).__name__)
             self._wake.set()
             return False
+        except Exception:  # the write stands in kg.sqlite whatever happened here: never fail it
+            log.exception("kg.mirror_push_failed")
+            self._wake.set()
+            return False
         return True
 
     async def _run(self) -> None:
