@@ -33,7 +33,7 @@ from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
 
-__all__ = ["BACKFILL_REST", "EXTRACTOR_FROM", "Ingest"]
+__all__ = ["BACKFILL_REST", "EXTRACTOR_FROM", "QUIET_PATIENCE", "QUIET_S", "QUIET_SHARE", "Ingest"]
 
 log = structlog.get_logger("sidecar.kg")
 _CURSOR = "journal"
@@ -43,6 +43,12 @@ BACKFILL_REST = 3.0
 #: A backfill over at least this many files reads their facts in a child process; fewer are read in
 #: a thread (a child costs ~50 ms and ~12 MB to start, and a few files hold the loop only briefly).
 EXTRACTOR_FROM = 50
+#: While the child serves, the backfill also waits for the sidecar to be quiet before the next file:
+#: it goes on resting in steps of ``QUIET_S`` while the sidecar's own CPU over the last rest was above
+#: ``QUIET_SHARE`` of a core (searches, writes, the rest of start-up), at most ``QUIET_PATIENCE`` s.
+QUIET_S = 0.25
+QUIET_SHARE = 0.2
+QUIET_PATIENCE = 10.0
 
 
 class Ingest:
@@ -65,6 +71,12 @@ class Ingest:
         self._reading = asyncio.Lock()  # one file at a time, and none while closing
         self._closed = False
         self._extractor: _Extractor | None = None  # the child process, while a large backfill runs
+        self._extracted = 0  # files whose facts were read (not skipped as unchanged)
+
+    @property
+    def files_read(self) -> int:
+        """Files whose facts were read since start (not those skipped as unchanged)."""
+        return self._extracted
 
     async def file(self, tier: str, path: str) -> int:
         """Read one tier file into the graph if its bytes changed; the number of facts it states."""
@@ -82,6 +94,7 @@ class Ingest:
         if await self.graph.store.file_digest(tier, path) == digest:
             return 0
         text = data.decode("utf-8", errors="replace")
+        self._extracted += 1
         found = await self._with_llm(await self._extract(text, path), text, path)
         facts, aliases = new_facts(found, f"file:{tier}:{path}", _mtime(root / path))
         await self.graph.add(self.scopes[tier], facts, aliases, file=(tier, path, digest))
@@ -93,8 +106,8 @@ class Ingest:
             await self.file(tier, path)
 
     async def backfill(self) -> int:
-        """Every tier file not yet read as it is now, paced (``BACKFILL_REST``); the number of facts
-        they state."""
+        """Every tier file not yet read as it is now, paced (``BACKFILL_REST``, and with the child
+        serving, the sidecar quiet: ``QUIET_SHARE``); the number of facts they state."""
         total = 0
         try:
             for tier, root in self.roots.items():
@@ -102,9 +115,13 @@ class Ingest:
                 if len(scan) >= EXTRACTOR_FROM and self._extractor is None:
                     self._extractor = _Extractor()
                 for path in sorted(scan):
-                    started = time.perf_counter()
+                    started, extracted = time.perf_counter(), self._extracted
                     total += await self.file(tier, path)
-                    await asyncio.sleep((time.perf_counter() - started) * BACKFILL_REST)
+                    rest = (time.perf_counter() - started) * BACKFILL_REST
+                    if self._extractor is not None and self._extracted > extracted:
+                        await _until_quiet(rest)
+                    else:
+                        await asyncio.sleep(rest)
         finally:
             extractor, self._extractor = self._extractor, None
             if extractor is not None:
@@ -159,6 +176,20 @@ class Ingest:
             self._closed = True
             if self.journal is not None:
                 await self.journal.aclose()
+
+
+async def _until_quiet(rest: float) -> None:
+    """Sleep ``rest`` seconds, then on in steps of ``QUIET_S`` while this process (the sidecar:
+    every thread, not the child) used more than ``QUIET_SHARE`` of a core over the last sleep, for
+    at most ``QUIET_PATIENCE`` seconds in all."""
+    waited = 0.0
+    while True:
+        cpu = time.process_time()
+        await asyncio.sleep(rest)
+        waited += rest
+        if time.process_time() - cpu <= QUIET_SHARE * rest or waited >= QUIET_PATIENCE:
+            return
+        rest = QUIET_S
 
 
 # The child: reads (text, path) pickles framed by a 4-byte length on stdin, answers each with the

@@ -101,6 +101,7 @@ async def test_backfill_never_holds_the_loop(
     loop needs: a median of 5 ms late (the GIL's switch interval), more than half the ticks > 4 ms."""
     large_dir(memory_dir)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
+    monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
     client = await sidecar_client()
     lags, facts = await lags_during(client)
     assert facts == EXPECTED
@@ -116,6 +117,7 @@ async def test_extracting_in_a_thread_reads_the_same_facts(
     test above guards against, so its probe can tell)."""
     large_dir(memory_dir)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
+    monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
     monkeypatch.setattr(ingest, "EXTRACTOR_FROM", 10**9)
     client = await sidecar_client()
     lags, facts = await lags_during(client)
@@ -131,6 +133,35 @@ async def test_a_child_that_fails_falls_back_to_a_thread(
     interpreter or a missing package looks) leaves the backfill to a thread: every fact is read."""
     large_dir(memory_dir)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
+    monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
     monkeypatch.setattr(ingest, "_CHILD", "raise SystemExit(3)")
     client = await sidecar_client()
     assert await backfilled(client) == EXPECTED
+
+
+async def test_the_backfill_rests_while_the_sidecar_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between files the backfill rests until this process used at most ``QUIET_SHARE`` of a core
+    over the last step: a thread spinning for 1 s (as searches back to back would) holds it that
+    long; with nothing running it rests just the time asked; a load that never ends is waited out
+    for ``QUIET_PATIENCE`` seconds only."""
+    monkeypatch.setattr(ingest, "QUIET_S", 0.1)
+    loop = asyncio.get_running_loop()
+
+    def spin(until: float) -> None:
+        while time.monotonic() < until:
+            pass
+
+    started = time.monotonic()
+    spinning = loop.run_in_executor(None, spin, started + 1.0)
+    await ingest._until_quiet(0.1)
+    assert 1.0 <= time.monotonic() - started < 2.5
+    await spinning
+    started = time.monotonic()
+    await ingest._until_quiet(0.1)
+    assert time.monotonic() - started < 0.5
+    monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.5)
+    started = time.monotonic()
+    spinning = loop.run_in_executor(None, spin, started + 3.0)
+    await ingest._until_quiet(0.1)
+    assert 0.5 <= time.monotonic() - started < 1.5
+    await spinning
