@@ -39,6 +39,8 @@ _WEIGHTS = "{0.1, 0.2, 0.25, 1.0}"
 _CANDIDATES = 100
 #: maintenance_work_mem for building an HNSW index (the graph of 1M 384-wide vectors needs about 2 GB).
 _BUILD_MEMORY = "1GB"
+#: How many chunks the keyword leg's finding words may hold between them (see ``_bm25``).
+_MATCH_BUDGET = 5000
 #: How long word document counts (for the keyword leg's IDF) are kept before being counted again.
 _STATS_S = 30.0
 
@@ -302,7 +304,7 @@ class PostgresCrewStore:
             return []
         wide = max(_CANDIDATES, limit) if qvec is not None else limit + SLACK
         async with self._conn() as conn:
-            cands = Candidates(await self._bm25(conn, words, wide))
+            cands = Candidates(await self._bm25(conn, words, wide, limit + SLACK))
             if qvec is not None and model is not None:
                 cands.qvec = np.asarray(qvec, dtype=np.float32)
                 await self._dense(conn, cands, cands.qvec, model)
@@ -316,11 +318,35 @@ class PostgresCrewStore:
                 mark_flagged(hits, {r["path"]: json.loads(r["flags"]) for r in rows})
         return hits
 
-    async def _bm25(self, conn: Any, words: list[str], limit: int) -> list[Any]:
+    async def _bm25(self, conn: Any, words: list[str], limit: int, enough: int) -> list[Any]:
         """BM25-like: per query word, its inverse document frequency times ``ts_rank`` (term
-        frequency saturated, heading 4x, normalised by the log of the chunk's length), summed."""
-        folded = [fold(w) for w in words]
+        frequency saturated, heading 4x, normalised by the log of the chunk's length), summed.
+
+        Candidates are the chunks holding the query's rarer words: words are taken rarest first
+        while the chunks they are in stay within ``_MATCH_BUDGET`` (always at least the rarest), and
+        every query word counts in the score of those chunks. A word in a large share of the crew's
+        chunks finds nothing by itself that a rarer word of the query would not rank above it, and
+        ranking every chunk that holds it is what costs: its chunks are found only when the query
+        has no rarer word, or the rarer ones find fewer than ``enough`` (the hits a search shows,
+        and the spare ones it reorders)."""
+        folded = list(dict.fromkeys(fold(w) for w in words))
         idf = await self._idf(conn, folded)
+        finders: list[str] = []
+        matched = 0
+        for word in sorted(folded, key=lambda w: self._df[w]):
+            if finders and matched + self._df[word] > _MATCH_BUDGET:
+                break
+            finders.append(word)
+            matched += self._df[word]
+        rows = await self._ranked(conn, finders, folded, idf, limit)
+        if len(rows) < min(limit, enough) and len(finders) < len(folded):
+            rows = await self._ranked(conn, folded, folded, idf, limit)
+        return rows
+
+    async def _ranked(
+        self, conn: Any, finders: list[str], folded: list[str], idf: dict[str, float], limit: int
+    ) -> list[Any]:
+        """The top ``limit`` chunks holding any of ``finders``, scored by every word of ``folded``."""
         # One ts_rank per word, each times its IDF: the statement is built from the word count
         # alone (words and weights are bound parameters), so it never holds client text.
         parts = " + ".join(
@@ -334,7 +360,7 @@ class PostgresCrewStore:
                 "SELECT c.id, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain, "
                 f"{parts} AS score FROM crew_chunks c, allq WHERE c.crew = $1 AND c.tsv @@ allq.q "
                 "ORDER BY score DESC, c.id LIMIT $3",
-                self.crew, folded, limit, *args,
+                self.crew, finders, limit, *args,
             )
         )  # fmt: skip
 

@@ -128,3 +128,40 @@ async def test_an_unreachable_store_is_unavailable_within_its_timeout(tmp_path: 
         await store.search("anything", 5, qvec=None, model=None, fusion="weighted", explain=False)
     assert time.monotonic() - started < 2.0
     await asyncio.wait_for(store.close(), 2)
+
+
+async def test_common_words_find_chunks_only_when_the_rarer_words_find_too_few(
+    tmp_path: Path, pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keyword leg finds candidates by the query's rarer words (within a budget of chunks) and
+    scores them by every word; a common word's chunks are looked at only when that is too few."""
+    import sidecar.store.postgres as pg
+
+    root = tmp_path / "crew"
+    for n in range(40):
+        rare = " The zebra crossing is painted." if n < 20 else ""
+        write(root, f"topics/t{n:02d}.md", f"# Topic {n}\nThe walkway plan number {n}.{rare}\n")
+    tier = Tier("crew", root)
+    await tier.open(postings=True)
+    url = pg_server.new_database()
+    await migrate_crew(root, url, "crew", model=None)
+    store = PostgresCrewStore(url, "crew")
+    try:
+
+        async def paths(query: str, limit: int) -> list[str]:
+            hits = await store.search(query, limit, qvec=None, model=None, fusion="weighted", explain=False)
+            return [h["path"] for h in hits]
+
+        everything = await paths("walkway zebra", 3)  # the budget holds every chunk of both words
+        monkeypatch.setattr(pg, "_MATCH_BUDGET", 25)  # now "walkway" (40 chunks) finds nothing by itself
+        store._stats_at = float("-inf")
+        assert await paths("walkway zebra", 3) == everything  # 20 zebra chunks are enough for 3 + spares
+        assert all(int(p[8:10]) < 20 for p in everything)
+        # Too few rarer chunks for the hits asked: the common word's chunks are looked at too.
+        wide = await paths("walkway zebra", 30)
+        assert len(wide) == 30 and sum(int(p[8:10]) >= 20 for p in wide) == 10
+        # A query of the common word alone still finds its chunks.
+        assert len(await paths("walkway", 40)) == 40
+    finally:
+        await store.close()
+        await tier.close()
