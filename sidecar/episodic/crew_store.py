@@ -287,14 +287,19 @@ class CrewJournalMirror:
             log.info("store.journal_mirrored", changed=len(changed), removed=len(gone))
         return len(changed), len(gone)
 
-    async def flush(self) -> bool:
-        """After a crew write the lead answers: copy it now, so the writer reads it on another host.
-        A store that is down is not the write's failure (the journal holds it; the mirror retries)."""
+    async def flush(self, ids: Sequence[str]) -> bool:
+        """After a crew write the lead answers: copy the entries it touched now, so the writer reads
+        it on another host. A store that is down is not the write's failure (the journal holds it;
+        the mirror's next rounds send it)."""
         try:
-            await self.sync()
+            async with self._lock:
+                entries = await self.journal.crew_entries(self.crew_id, ids)
+                prints = await asyncio.to_thread(lambda: [fingerprint(s) for s in entries])
+                await self.target.put(list(zip(entries, prints, strict=True)))
+                await self.target.remove(sorted(set(ids) - {s.entry.id for s in entries}))
         except Exception as exc:
             log.warning("store.journal_flush_failed", error=str(exc))
-            self.synced_generation = None
+            self.synced_generation = None  # the next round compares everything
             self._wake.set()
             return False
         return True

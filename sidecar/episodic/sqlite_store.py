@@ -524,14 +524,24 @@ class SqliteJournalStore:
         """The journal's generation: it moves with every change to what recall serves."""
         return await self._read(lambda c: int(c.execute(qs.GENERATION).fetchone()[0]))
 
-    async def crew_entries(self, crew_id: str) -> list[SharedEntry]:
-        """Every entry of the crew (any status: a crew store serves by the same rules), with its
-        vector and decayed importance when it has one, in journal order."""
+    async def crew_entries(self, crew_id: str, ids: Sequence[str] | None = None) -> list[SharedEntry]:
+        """Every entry of the crew, or those of ``ids`` that are the crew's (any status: a crew
+        store serves by the same rules), with its vector and decayed importance when it has one,
+        in journal order."""
         sql = (
             f"SELECT {qs.ENTRY_COLUMNS}, j.model, j.vector, j.dim, j.importance_score FROM journal_entries e"
-            " LEFT JOIN journal_embeddings j ON j.entry_id = e.id WHERE e.crew_id = ? ORDER BY e.seq"
+            " LEFT JOIN journal_embeddings j ON j.entry_id = e.id WHERE e.crew_id = ?"
         )
-        rows = await self._read(lambda c: c.execute(sql, (crew_id,)).fetchall())
+
+        def run(conn: Conn) -> list[Any]:
+            if ids is None:
+                return conn.execute(f"{sql} ORDER BY e.seq", (crew_id,)).fetchall()
+            rows: list[Any] = []
+            for part in qs.chunks(list(ids)):
+                rows += conn.execute(f"{sql} AND e.id IN ({qs.placeholders(len(part))})", (crew_id, *part)).fetchall()
+            return sorted(rows, key=lambda r: int(r[0]))
+
+        rows = await self._read(run)
         shared = []
         for row in rows:
             entry = _entry(row)

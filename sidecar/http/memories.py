@@ -86,16 +86,16 @@ async def _remember_here(app: web.Application, entry: JournalEntry) -> dict[str,
     answer = await remember(app[JOURNAL], entry)
     app[INDEXER].notify()
     if entry.crew_id is not None:
-        await _shared(app)
+        await _shared(app, [answer["id"], answer["supersedes"]])
     return answer
 
 
-async def _shared(app: web.Application) -> None:
-    """After a crew write on a lead with a server crew store: the store gets it before the answer,
-    so the member that wrote reads it on its next recall from another host."""
+async def _shared(app: web.Application, ids: list[str | None]) -> None:
+    """After a crew write on a lead with a server crew store: the store gets the entries it
+    touched before the answer, so the member that wrote reads it on its next recall from another host."""
     mirror = app.get(JOURNAL_MIRROR)
     if mirror is not None:
-        await mirror.flush()
+        await mirror.flush([i for i in ids if i is not None])
 
 
 async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +164,7 @@ async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
             sent = {**target_json(req.who, req.entry_id, req.topic_key), "signal": "+" if req.positive else "-"}
             return await _lead(app).memory("feedback", sent)
         answer = await feedback(app[JOURNAL], req, crew_id=settings.crew_id)
-        await _shared(app)
+        await _shared(app, [answer["id"]])
         return answer
     return await feedback(app[JOURNAL], req)
 
@@ -177,7 +177,7 @@ async def forget_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
         if _remote(app):
             return await _lead(app).memory("forget", target_json(req.who, req.entry_id, req.topic_key))
         gone = await forget(app[JOURNAL], req, crew_id=settings.crew_id)
-        await _shared(app)
+        await _shared(app, gone["forgotten"])
         return gone
     return await forget(app[JOURNAL], req)
 
@@ -214,11 +214,11 @@ async def crew_op(app: web.Application, op: str, body: dict[str, Any]) -> tuple[
         return {"hits": [h.to_json(explain=recall.explain, now=now) for h in hits], "dense": dense}, 200
     if op == "feedback":
         answer = await feedback(store, FeedbackRequest.from_json(body, who), crew_id=settings.crew_id)
-        await _shared(app)
+        await _shared(app, [answer["id"]])
         return answer, 200
     if op == "forget":
         answer = await forget(store, ForgetRequest.from_json(body, who), crew_id=settings.crew_id)
-        await _shared(app)
+        await _shared(app, answer["forgotten"])
         return answer, 200
     raise NotFound(f"no crew memory operation {op!r}")
 

@@ -173,6 +173,24 @@ async def test_the_mirror_follows_upserts_feedback_forget_expiry_and_heals_a_wip
     assert (await crew.mirror.sync())[1] == 1 and deleted not in await crew.target.fingerprints()
 
 
+async def test_a_flush_copies_just_the_entries_a_write_touched(crew: Crew) -> None:
+    first = await crew_memory(crew.journal, "The staging database is db-stage-3.", topic_key="staging-db")
+    other = await crew_memory(crew.journal, "Lunch is at noon on Fridays.")
+    assert await crew.mirror.flush([first]) is True
+    assert set(await crew.target.fingerprints()) == {first}  # the other waits for the mirror's round
+    # An upsert touches the new entry and the one it supersedes.
+    second = await crew_memory(crew.journal, "The staging database is db-stage-7.", topic_key="staging-db")
+    assert await crew.mirror.flush([second, first]) is True
+    served = await recall_memories(crew.target, None, recall_request("staging database"), crew_id=CREW, own=False)
+    assert [h.entry.id for h in served[0]] == [second]
+    assert (await crew.target.fetch("w", [first]))[first].status == "superseded"
+    # Forgotten: moved out of the journal (to its archive), so the flush takes it out of the store.
+    gone = await crew.journal.forget("w", "default", utcnow(), entry_id=second, crew_id=CREW)
+    assert gone == [second] and await crew.mirror.flush(gone) is True
+    assert set(await crew.target.fingerprints()) == {first}
+    assert await crew.mirror.sync() == (1, 0) and set(await crew.target.fingerprints()) == {first, other}
+
+
 async def test_the_copy_keeps_every_field_and_counts_members_recalls(crew: Crew) -> None:
     entry_id = await crew_memory(
         crew.journal,
@@ -204,10 +222,10 @@ async def test_a_store_that_is_down_is_store_unavailable_and_the_flush_reports_i
     target = PostgresCrewJournal(store)
     mirror = CrewJournalMirror(target, journal, CREW, interval=0)
     try:
-        await crew_memory(journal, "Kept in the journal while the store is away.")
+        kept = await crew_memory(journal, "Kept in the journal while the store is away.")
         with pytest.raises(StoreUnavailable):
             await recall_memories(target, None, recall_request("journal store away"), crew_id=CREW, own=False)
-        assert await mirror.flush() is False
+        assert await mirror.flush([kept]) is False
         assert mirror.synced_generation is None
     finally:
         await store.close()
