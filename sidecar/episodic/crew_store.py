@@ -3,9 +3,11 @@
 The lead's journal stays the source: every crew memory is written there, by the lead's own agent
 or by a member through the lead's crew listener. ``CrewJournalMirror`` keeps the store's
 ``crew_journal`` table level with the lead's crew entries: each entry with its vector and decayed
-importance, compared by fingerprint whenever the journal's generation moves and every crew
-reindex tick (which heals a store that missed something or was wiped), and at once after a crew
-write the lead answers, so the member that wrote reads its write on its next recall.
+importance, compared by fingerprint whenever crew entries were added, embedded or removed (a cheap
+count tells) and every crew reindex tick (which heals a store that missed something or was wiped,
+and carries what else changes an entry: decay, merges, the lead's access counts), and the entries a
+crew write touched at once, before the lead answers it, so the member that wrote reads its write on
+its next recall.
 
 ``PostgresCrewJournal`` is the recall side of the journal store (``RecallStore``) over that table:
 a member recalls the crew's memories from it directly, ranked by the same recall code as the
@@ -242,7 +244,7 @@ class CrewJournalMirror:
         self.interval = interval
         self.tick = tick
         self.failures = 0
-        self.synced_generation: int | None = None
+        self.synced: tuple[int, ...] | None = None  # the journal's crew signature the store holds
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._wake.set()  # the first round compares at once
@@ -262,17 +264,20 @@ class CrewJournalMirror:
 
     def _failed(self) -> None:
         self.failures += 1
-        self.synced_generation = None
+        self.synced = None
 
     async def _round(self) -> None:
+        """Every tick: a full compare when crew entries were added, embedded or removed since the
+        last one, after a failure, and every ``interval`` (what else changes an entry: decay,
+        merges, access counts, another process's writes)."""
         due = self.interval > 0 and asyncio.get_running_loop().time() - self._last_full >= self.interval
-        if due or await self.journal.generation() != self.synced_generation:
+        if due or await self.journal.crew_signature(self.crew_id) != self.synced:
             await self.sync()
 
     async def sync(self) -> tuple[int, int]:
         """Bring the store level with the journal's crew entries; how many were sent and removed."""
         async with self._lock:
-            generation = await self.journal.generation()  # first: every change up to it is read below
+            signature = await self.journal.crew_signature(self.crew_id)  # first: what is read below holds it
             entries = await self.journal.crew_entries(self.crew_id)
             held = await self.target.fingerprints()
             prints = await asyncio.to_thread(lambda: [fingerprint(s) for s in entries])  # off the loop
@@ -281,7 +286,7 @@ class CrewJournalMirror:
             gone = [i for i in held if i not in ids]
             await self.target.put(changed)
             await self.target.remove(gone)
-            self.synced_generation = generation
+            self.synced = signature
             self._last_full = asyncio.get_running_loop().time()
         if changed or gone:
             log.info("store.journal_mirrored", changed=len(changed), removed=len(gone))
@@ -299,7 +304,7 @@ class CrewJournalMirror:
                 await self.target.remove(sorted(set(ids) - {s.entry.id for s in entries}))
         except Exception as exc:
             log.warning("store.journal_flush_failed", error=str(exc))
-            self.synced_generation = None  # the next round compares everything
+            self.synced = None  # the next round compares everything
             self._wake.set()
             return False
         return True

@@ -520,9 +520,13 @@ class SqliteJournalStore:
 
         await self._write(run)
 
-    async def generation(self) -> int:
-        """The journal's generation: it moves with every change to what recall serves."""
-        return await self._read(lambda c: int(c.execute(qs.GENERATION).fetchone()[0]))
+    async def crew_signature(self, crew_id: str) -> tuple[int, ...]:
+        """What moves when crew entries are added, embedded or removed (their count, newest seq and
+        vectors): a cheap question before comparing every entry."""
+        sql = (
+            "SELECT COUNT(*), COALESCE(MAX(e.seq), 0), COUNT(e.vector_model) FROM journal_entries e WHERE e.crew_id = ?"
+        )
+        return await self._read(lambda c: tuple(int(v) for v in c.execute(sql, (crew_id,)).fetchone()))
 
     async def crew_entries(self, crew_id: str, ids: Sequence[str] | None = None) -> list[SharedEntry]:
         """Every entry of the crew, or those of ``ids`` that are the crew's (any status: a crew

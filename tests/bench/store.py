@@ -3,6 +3,7 @@
 
     python -m tests.bench store                          (100k chunks)
     STORE_BENCH_CHUNKS=1000000 python -m tests.bench store
+    STORE_BENCH_MEMORIES=100000 python -m tests.bench store   (crew memories; 10k by default)
 
 One generated crew tier (tests/support/corpus.py, Zipf words, 600-character chunks) is indexed by
 the sidecar's own indexer, given a 384-wide vector per chunk, and copied into a real PostgreSQL 18
@@ -36,6 +37,11 @@ from typing import Any
 import httpx
 import numpy as np
 
+from sidecar.episodic import SqliteJournalStore
+from sidecar.episodic.clock import utcnow
+from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
+from sidecar.episodic.memories import Identity, RecallRequest, RememberRequest, recall_memories, remember
+from sidecar.episodic.store import NewEmbedding
 from sidecar.index.query import build_match, terms
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import BODY_WEIGHT, HEADING_WEIGHT
@@ -316,11 +322,77 @@ def _poll(client: httpx.Client, member: Any, word: str, t0: float) -> float:
     raise AssertionError(f"{word} not visible on {member.url} within 10 s")
 
 
+async def crew_memories(base: Path, count: int, pg: PgServer) -> None:
+    """The crew's typed memories: the lead's journal against its copy in PostgreSQL, recalled by
+    the same code (``recall_memories``); the lead's mirror copying them."""
+    journal = await SqliteJournalStore.open(base / "journal.sqlite")
+    store = PostgresCrewStore(pg.new_database(), "crew", timeout=30)
+    target = PostgresCrewJournal(store)
+    mirror = CrewJournalMirror(target, journal, "crew", interval=0)
+    who = Identity("w", "lead", "crew", "default")
+    rng = np.random.default_rng(3)
+    sentences = make_queries(count, seed=29)
+    try:
+        made = time.perf_counter()
+        ids = []
+        for n, text in enumerate(sentences):
+            req = RememberRequest.from_json({"content": f"{text} note {n}", "scope": "crew"}, who)
+            ids.append((await remember(journal, req.entry))["id"])
+        matrix = _unit(rng.standard_normal((count, DIM)).astype(np.float32))
+        now = utcnow()
+        for start in range(0, count, 2000):
+            rows = [NewEmbedding(ids[i], matrix[i], MODEL, 0.5) for i in range(start, min(start + 2000, count))]
+            await journal.add_embeddings(rows, [], now)
+        report(f"crew memories written and embedded ({count})", f"{time.perf_counter() - made:.1f} s")
+        for name in ("first copy", "full compare, nothing to send"):
+            t0, cpu0, srv0 = time.perf_counter(), time.process_time(), _cpu(process_tree(pg.pid() or 0))
+            await mirror.sync()
+            took, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+            srv = _cpu(process_tree(pg.pid() or 0)) - srv0
+            report(
+                f"lead's journal mirror, {name}",
+                f"{took * 1000:.0f} ms  CPU {cpu * 1000:.0f} ms + server {srv * 1000:.0f} ms",
+            )
+        rounds = []
+        for _ in range(50):
+            t0 = time.perf_counter()
+            await mirror._round()
+            rounds.append(time.perf_counter() - t0)
+        report("lead's journal mirror, a round with nothing new (every second)", ms(rounds))
+        flushes = []
+        for n in range(100):
+            req = RememberRequest.from_json({"content": f"A fresh crew memory number {n}.", "scope": "crew"}, who)
+            t0 = time.perf_counter()
+            answer = await remember(journal, req.entry)
+            await mirror.flush([answer["id"]])
+            flushes.append(time.perf_counter() - t0)
+        report("crew remember + copy into the store (the answer waits)", ms(flushes))
+        queries = make_queries(QUERIES, seed=31)
+        qvecs = {q: _unit(matrix[rng.integers(count)] + 0.8 * rng.standard_normal(DIM) / np.sqrt(DIM)) for q in queries}
+        embedder = QueryVectors(qvecs)
+
+        def recall(source: Any) -> Callable[[str], Awaitable[object]]:
+            async def run(query: str) -> object:
+                body = {"query": query, "k": 10}
+                req = RecallRequest.from_json(body, who, default_scope="crew_shared", default_scoring="importance")
+                return await recall_memories(source, embedder, req, crew_id="crew", own=False)  # type: ignore[arg-type]
+
+            return run
+
+        report(f"crew recall, lead's SQLite journal, {count} memories", await timed(recall(journal), queries, None))
+        report(f"crew recall, member from PostgreSQL, {count} memories", await timed(recall(target), queries, pg))
+    finally:
+        await store.close()
+        await journal.aclose()
+
+
 def main() -> None:
     chunks = int(os.environ.get("STORE_BENCH_CHUNKS", "100000"))
+    memories = int(os.environ.get("STORE_BENCH_MEMORIES", "10000"))
     base = Path(tempfile.mkdtemp(prefix="bench-store-"))
     pg = PgServer.create()
     try:
+        asyncio.run(crew_memories(base, memories, pg))
         url, crew, files = asyncio.run(searches(base, chunks, pg))
         write_to_visible(base, url, crew, files)
     finally:

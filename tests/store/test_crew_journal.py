@@ -226,7 +226,7 @@ async def test_a_store_that_is_down_is_store_unavailable_and_the_flush_reports_i
         with pytest.raises(StoreUnavailable):
             await recall_memories(target, None, recall_request("journal store away"), crew_id=CREW, own=False)
         assert await mirror.flush([kept]) is False
-        assert mirror.synced_generation is None
+        assert mirror.synced is None
     finally:
         await store.close()
         await journal.aclose()
@@ -245,3 +245,28 @@ async def test_past_the_candidate_pool_the_stores_legs_pick_what_the_journal_pic
         lead, copy = await both_ways(crew, query)
         assert len(lead) == 10, query
         assert copy == lead, query
+
+
+@needs_model
+async def test_a_round_sends_what_changed_since_and_nothing_when_nothing_did(crew: Crew) -> None:
+    """The mirror's tick: a vector the indexer stored after the write was copied goes out on the
+    next round; a round with nothing new sends nothing (a cheap count, not a full compare)."""
+    entry_id = await crew_memory(crew.journal, "The harbour crane is serviced every March.")
+    assert await crew.mirror.flush([entry_id]) is True
+    await crew.mirror._round()  # the first round compares everything
+    assert (await crew.target.fetch("w", [entry_id]))[entry_id] is not None
+    sent = await crew.target.fingerprints()
+    await index_new(crew.journal, crew.embedder)  # the vector arrives after the write was copied
+    await crew.mirror._round()
+    assert (await crew.target.fingerprints())[entry_id] != sent[entry_id]
+    hits, dense = await recall_memories(
+        crew.target,
+        crew.embedder,
+        recall_request("when is the dock lifting machine maintained"),
+        crew_id=CREW,
+        own=False,
+    )
+    assert dense == "ok" and [h.entry.id for h in hits] == [entry_id] and hits[0].via == "dense"
+    before = crew.mirror._last_full
+    await crew.mirror._round()
+    assert crew.mirror._last_full == before  # nothing new: no compare
