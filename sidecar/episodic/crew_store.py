@@ -45,6 +45,8 @@ __all__ = ["CrewJournalMirror", "PostgresCrewJournal"]
 log = structlog.get_logger("sidecar.episodic.crew_store")
 #: Rows sent in one transaction.
 _BATCH = 500
+#: Rows changed in one compare past which the store's planner statistics are refreshed.
+ANALYZE_AFTER = 500
 _DATES = ("ts", "expires_at", "accessed_at")
 _UPSERT = """
 INSERT INTO crew_journal (crew, id, seq, workspace_id, agent_id, namespace, memory_type, status, expires_at,
@@ -122,14 +124,15 @@ class PostgresCrewJournal:
         weighted: bool,
         exclude: Sequence[str] = (),
     ) -> list[Scored]:
-        params: list[Any] = [self.crew, np.asarray(query, dtype=np.float32), model, len(query), list(exclude)]
+        params: list[Any] = [self.crew, np.asarray(query, dtype=np.float32), model, list(exclude)]
         scope = self._scope(where, params)
-        order = "(1 - (embedding <=> $2)) * importance DESC" if weighted else "embedding <=> $2"
+        order = "cos * importance DESC" if weighted else "cos DESC"
         params.append(limit)
+        # One model has one width: the model's name keeps vectors of another width out.
         sql = (
-            "SELECT id, 1 - (embedding <=> $2) AS cos, importance FROM crew_journal"
-            " WHERE crew = $1 AND model = $3 AND vector_dims(embedding) = $4 AND NOT (id = ANY($5::text[]))"
-            f" AND {scope} ORDER BY {order}, seq DESC LIMIT ${len(params)}"
+            "SELECT id, cos, importance FROM (SELECT id, seq, importance, 1 - (embedding <=> $2) AS cos"
+            " FROM crew_journal WHERE crew = $1 AND model = $3 AND NOT (id = ANY($4::text[]))"
+            f" AND {scope}) c ORDER BY {order}, seq DESC LIMIT ${len(params)}"
         )
         async with self.store.connection() as conn:
             rows = await conn.fetch(sql, *params)
@@ -159,8 +162,8 @@ class PostgresCrewJournal:
         async with self.store.connection() as conn:
             rows = await conn.fetch(
                 "SELECT id, 1 - (embedding <=> $4) AS cos FROM crew_journal WHERE crew = $1 AND workspace_id = $2"
-                " AND id = ANY($3::text[]) AND model = $5 AND vector_dims(embedding) = $6 AND status = 'live'",
-                self.crew, workspace_id, list(ids), np.asarray(query, dtype=np.float32), model, len(query),
+                " AND id = ANY($3::text[]) AND model = $5 AND status = 'live'",
+                self.crew, workspace_id, list(ids), np.asarray(query, dtype=np.float32), model,
             )  # fmt: skip
         return {r["id"]: float(r["cos"]) for r in rows}
 
@@ -207,6 +210,11 @@ class PostgresCrewJournal:
         for start in range(0, len(rows), _BATCH):
             async with self.store.connection() as conn, conn.transaction():
                 await conn.executemany(_UPSERT, rows[start : start + _BATCH])
+
+    async def analyze(self) -> None:
+        """Fresh planner statistics (after a large copy the planner still sees an empty table)."""
+        async with self.store.connection() as conn:
+            await conn.execute("ANALYZE crew_journal")
 
     async def remove(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -286,6 +294,8 @@ class CrewJournalMirror:
             gone = [i for i in held if i not in ids]
             await self.target.put(changed)
             await self.target.remove(gone)
+            if len(changed) + len(gone) >= ANALYZE_AFTER:
+                await self.target.analyze()
             self.synced = signature
             self._last_full = asyncio.get_running_loop().time()
         if changed or gone:

@@ -144,6 +144,12 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX crew_kg_facts_object ON crew_kg_facts (crew, workspace_id, object_id, valid_from);
     CREATE INDEX crew_kg_facts_room ON crew_kg_facts (crew, workspace_id, room);
     """,
+    # 6: a crew memory's vector stays in its row (MAIN: inline unless the row cannot hold it
+    # otherwise): recall reads the vectors of every served entry, and fetching each from the TOAST
+    # table tripled its cost.
+    """
+    ALTER TABLE crew_journal ALTER COLUMN embedding SET STORAGE MAIN;
+    """,
 )
 
 
