@@ -4,8 +4,9 @@ A crew store holds the crew tier's chunks (exactly as the lead's chunker cut the
 vectors, a sequence number saying which of the lead's writes it holds, and answers crew searches
 in the shape of the embedded index's answers. ``SqliteCrewSource`` is the embedded side (the
 lead's own index, today's behaviour and the source of every copy); ``PostgresCrewStore`` the
-server side. The crew journal and the knowledge graph are the next tables behind the same store:
-``CrewStore`` names them as the seam, neither is served from here yet.
+server side. The crew's other shared state sits in the same database, on the same pool
+(``PostgresCrewStore.connection``): its journal entries (``episodic.crew_store``) and its
+knowledge graph (``kg.pg_kg``), each copied there by the lead from its own SQLite file.
 """
 
 from __future__ import annotations
