@@ -1,7 +1,7 @@
 """``make bench``: run every benchmark script and print its figures.
 
 Run one with ``python -m tests.bench index`` (names: index, writes, crew, embed, episodic, retrieval,
-load, http, crash, scan, consolidation, store, kg, kg_store, palace). Results on this machine, and the command behind each: docs/benchmarks.md.
+load, http, crash, scan, consolidation, store, kg, kg_store, palace, backfill). Results on this machine, and the command behind each: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ SUITES = [
     "kg",
     "kg_store",
     "palace",
+    "backfill",
 ]
 
 
