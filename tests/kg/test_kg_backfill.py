@@ -5,6 +5,8 @@ it), and reads the same facts whether a child process or a thread extracts them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import statistics
 import time
 from pathlib import Path
@@ -16,6 +18,7 @@ from aiohttp.test_utils import TestClient
 from sidecar.kg import ingest
 from tests.support.corpus import make_corpus
 from tests.support.memory import ClientFactory, write
+from tests.support.waiting import wait_until
 
 Client = TestClient[Any, Any]
 
@@ -165,3 +168,41 @@ async def test_the_backfill_rests_while_the_sidecar_is_busy(monkeypatch: pytest.
     await ingest._until_quiet(0.1)
     assert 0.5 <= time.monotonic() - started < 1.5
     await spinning
+
+
+def extraction_child(pid: int) -> int:
+    """The pid of the sidecar ``pid``'s extraction child, once it runs."""
+    from tests.support.procs import process_tree
+
+    def child() -> int | None:
+        for p in process_tree(pid)[1:]:
+            with contextlib.suppress(OSError):
+                if b"sidecar.kg.extract" in Path(f"/proc/{p}/cmdline").read_bytes():
+                    return p
+        return None
+
+    return wait_until(child, timeout=30, interval=0.05, message="the extraction child to start")
+
+
+def gone(pid: int) -> bool:
+    """The process exited (reaped, or a zombie waiting for its new parent)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_the_child_ends_with_the_sidecar(memory_dir: Path, sig: signal.Signals) -> None:
+    """A real sidecar over a large dir starts the child at its first start; stopped (SIGTERM) it
+    ends the child, and killed (SIGKILL) the child ends by itself at the end of its input."""
+    from tests.support.procs import start_sidecar
+
+    large_dir(memory_dir)
+    side = start_sidecar(memory_dir, "--watch", "false")
+    try:
+        child = extraction_child(side.proc.pid)
+        side.stop(sig)
+        wait_until(lambda: gone(child), timeout=15, interval=0.05, message="the child to exit")
+    finally:
+        side.kill()
