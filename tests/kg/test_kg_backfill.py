@@ -99,9 +99,10 @@ async def test_backfill_never_holds_the_loop(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No rest between files (the hardest case for the loop): a probe sleeping 2 ms at a time is
-    late by a median under 1 ms and by over 4 ms at most once in 20 ticks, the same as on an idle
-    sidecar on this shared host. Extracted in a thread (the next test), the rules held the GIL the
-    loop needs: a median of 5 ms late (the GIL's switch interval), more than half the ticks > 4 ms."""
+    late by a median under 1.5 ms, and by over 4 ms in at most a quarter of its ticks (on this
+    shared host with other jobs on both cores: 0.2-0.6 ms and 1-12%; on an idle sidecar 0.15 ms and
+    under 1%). Extracted in a thread (the next test), the rules held the GIL the loop needs: a median
+    of 5 ms late (the GIL's switch interval) and 60% of the ticks by over 4 ms."""
     large_dir(memory_dir)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
     monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
@@ -110,7 +111,7 @@ async def test_backfill_never_holds_the_loop(
     assert facts == EXPECTED
     assert len(lags) > 200, "the probe ran for the backfill's length"
     median, slow = late(lags)
-    assert median < 0.001 and slow <= 0.05, f"median {median * 1000:.2f} ms late, {slow:.1%} of ticks > 4 ms"
+    assert median < 0.0015 and slow <= 0.25, f"median {median * 1000:.2f} ms late, {slow:.1%} of ticks > 4 ms"
 
 
 async def test_extracting_in_a_thread_reads_the_same_facts(
@@ -126,7 +127,7 @@ async def test_extracting_in_a_thread_reads_the_same_facts(
     lags, facts = await lags_during(client)
     assert facts == EXPECTED
     median, slow = late(lags)
-    assert median > 0.002 and slow > 0.25, f"median {median * 1000:.2f} ms late, {slow:.1%} of ticks > 4 ms"
+    assert median > 0.003 and slow > 0.4, f"median {median * 1000:.2f} ms late, {slow:.1%} of ticks > 4 ms"
 
 
 async def test_a_child_that_fails_falls_back_to_a_thread(
