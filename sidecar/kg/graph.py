@@ -213,6 +213,11 @@ class KnowledgeGraph:
         words = [w for w in _words(text)]
         grams = [" ".join(words[i : i + n]) for n in range(longest, 0, -1) for i in range(len(words) - n + 1)]
         keys = [k for k in dict.fromkeys(entity_key(g) for g in grams) if k and len(k) > 1]
+        known = await self.store.known_keys(scope)
+        if known is not None:
+            keys = [k for k in keys if k in known]  # most queries name no entity: no trip to the store
+        if not keys:
+            return []
         found = await self.store.entities(scope, keys)
         return list({e.id: e for e in (found[k] for k in keys if k in found)}.values())
 

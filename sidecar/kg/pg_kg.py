@@ -72,6 +72,11 @@ class PgKgStore:
         async with self.store.connection() as conn:
             return list(await conn.fetch(sql, *args))
 
+    async def known_keys(self, scope: Scope) -> set[str] | None:
+        """None: the lead writes this copy from another host, so a set held here could miss its
+        newest names; every lookup asks the store."""
+        return None
+
     async def entities(self, scope: Scope, keys: Iterable[str]) -> dict[str, Entity]:
         """Entities by the keys given (their own key or an alias), with their aliases in the order
         the lead learnt them."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,11 +20,14 @@ from sidecar.index import db
 from sidecar.kg.model import Entity, Fact, NewFact, Scope, now_iso
 from sidecar.kg.names import entity_key, entity_type, split_version
 
-__all__ = ["KG_FILE", "MIGRATIONS", "SqliteKgStore"]
+__all__ = ["KEYS_TTL", "KG_FILE", "MIGRATIONS", "SqliteKgStore"]
 
 T = TypeVar("T")
 Conn = sqlite3.Connection
 KG_FILE = "kg.sqlite"
+#: Seconds the keys entities are found by are kept in memory before they are read again (only
+#: another process's writes need it: this one's are added as they are made).
+KEYS_TTL = 30.0
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: entities (one per normalised key and scope), their aliases, facts with validity windows,
@@ -115,6 +119,8 @@ class SqliteKgStore:
         self.path = path
         self._writer, self._reader = writer, reader
         self._write_pool, self._read_pool = pools
+        # Per scope: when its keys were read, and every key an entity is found by (a superset).
+        self._keys: dict[Scope, tuple[float, set[str]]] = {}
 
     @classmethod
     async def open(cls, path: Path) -> SqliteKgStore:
@@ -188,7 +194,28 @@ class SqliteKgStore:
                 conn.execute("INSERT OR REPLACE INTO kg_files (tier, path, digest) VALUES (?, ?, ?)", file)
             return _facts_by_id(conn, ids)
 
-        return await self._write(run)
+        stored = await self._write(run)
+        self._learned(scope, [n for fact in facts for n in (fact.subject, fact.object)])
+        return stored
+
+    async def known_keys(self, scope: Scope) -> set[str]:
+        """Every key an entity of the scope is found by, held in memory: a search asks whether its
+        words name any before it asks the database. This process's own writes add to it at once;
+        another process's (``memory-sidecar kg add``) count once it is read again, after
+        ``KEYS_TTL`` seconds."""
+        now = time.monotonic()
+        held = self._keys.get(scope)
+        if held is not None and now - held[0] < KEYS_TTL:
+            return held[1]
+        sql = "SELECT alias FROM kg_aliases WHERE workspace_id = ? AND crew_id = ?"
+        keys = await self._read(lambda c: {r[0] for r in c.execute(sql, (scope.workspace_id, scope.crew_id))})
+        self._keys[scope] = (now, keys)
+        return keys
+
+    def _learned(self, scope: Scope, names: Iterable[str]) -> None:
+        held = self._keys.get(scope)
+        if held is not None:
+            held[1].update(entity_key(n) or n.strip().casefold() for n in names)
 
     async def invalidate(self, scope: Scope, fact_id: int, valid_to: str) -> Fact:
         """End a fact at ``valid_to`` (it stays, with its window closed); NotFound outside the scope.
@@ -209,6 +236,7 @@ class SqliteKgStore:
     async def add_alias(self, scope: Scope, entity_id: int, alias: str) -> None:
         sql = "INSERT OR IGNORE INTO kg_aliases (workspace_id, crew_id, alias, entity_id) VALUES (?, ?, ?, ?)"
         await self._write(lambda c: c.execute(sql, (scope.workspace_id, scope.crew_id, entity_key(alias), entity_id)))
+        self._learned(scope, [alias])
 
     async def set_cursor(self, name: str, position: int) -> None:
         sql = "INSERT OR REPLACE INTO kg_cursors (name, position) VALUES (?, ?)"
