@@ -37,8 +37,18 @@ log = structlog.get_logger("sidecar.store.postgres")
 #: ts_rank weights for D, C, B, A: headings (A) weigh 4x bodies (B), as in the FTS5 index.
 _WEIGHTS = "{0.1, 0.2, 0.25, 1.0}"
 _CANDIDATES = 100
-#: maintenance_work_mem for building an HNSW index (the graph of 1M 384-wide vectors needs about 2 GB).
-_BUILD_MEMORY = "1GB"
+#: maintenance_work_mem for building an HNSW index: room for the whole graph (each vector and its
+#: neighbour lists, about 2.4 KB per 384-wide vector), within these bounds. A graph that does not
+#: fit is built on disk, many times slower.
+_BUILD_MEMORY_MB = (64, 4096)
+
+
+def build_memory_mb(rows: int, dim: int) -> int:
+    """maintenance_work_mem, in MB, for building the HNSW index of ``rows`` vectors of width ``dim``."""
+    low, high = _BUILD_MEMORY_MB
+    return max(low, min(high, math.ceil(rows * (4 * dim + 512) * 1.2 / 2**20)))
+
+
 #: How many chunks the keyword leg's finding words may hold between them (see ``_bm25``).
 _MATCH_BUDGET = 5000
 #: How long word document counts (for the keyword leg's IDF) are kept before being counted again.
@@ -209,10 +219,11 @@ class PostgresCrewStore:
         """The HNSW index of every vector width the store holds, built now if missing: after a bulk
         load, building it once is an order of magnitude faster than inserting into it row by row."""
         async with self._conn() as conn:
-            dims = [r["dim"] for r in await conn.fetch("SELECT DISTINCT dim FROM crew_chunks WHERE dim IS NOT NULL")]
-            for dim in dims:
-                await conn.execute(f"SET maintenance_work_mem = '{_BUILD_MEMORY}'", timeout=600)
-                await conn.execute(hnsw_index(dim), timeout=3600)
+            rows = await conn.fetch("SELECT dim, count(*) AS n FROM crew_chunks WHERE dim IS NOT NULL GROUP BY dim")
+            for row in rows:
+                dim = int(row["dim"])
+                await conn.execute(f"SET maintenance_work_mem = '{build_memory_mb(int(row['n']), dim)}MB'")
+                await conn.execute(hnsw_index(dim), timeout=4 * 3600)
                 await conn.execute("RESET maintenance_work_mem")
                 self._indexed_dims.add(dim)
 
