@@ -8,8 +8,8 @@ the BM25 postings are built, 100 warm-up searches and then 2,000 measured ones, 
 the graph's start-up backfill runs with its shipped pacing (``BACKFILL_REST``). Two ways, in
 rotating rounds so that a shared host's drift hits them alike:
 
-- child: as shipped: the rules run in a worker process (a ``ProcessPoolExecutor`` of one), and the
-  backfill waits while the sidecar is busy (``QUIET_SHARE``);
+- child: as shipped: the rules run in a child process, and the backfill waits while the sidecar
+  is busy (``QUIET_SHARE``);
 - thread: the rules in a thread and no quiet gate (``EXTRACTOR_FROM`` and ``QUIET_PATIENCE`` set
   out of reach): how every first start read the files before, and how a backfill of fewer than
   ``EXTRACTOR_FROM`` files still does.
@@ -17,10 +17,6 @@ rotating rounds so that a shared host's drift hits them alike:
 Per round: search latency, the process's CPU per search (the client's share included: the same
 in both), the files the graph read during the searches, and how late a 2 ms timer on the event
 loop ran (the limit: the loop itself).
-
-Then the worker's start, five times: the time to its first answer and its resident memory (RSS,
-and PSS: its share of pages it shares with other processes), and the pool's resource tracker's
-(started with the first worker, it lives as long as the sidecar), against a bare ``python -c``.
 """
 
 from __future__ import annotations
@@ -29,8 +25,6 @@ import asyncio
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -45,7 +39,6 @@ from sidecar.server.app import create_app
 from sidecar.settings import load_settings
 from tests.bench.util import ms, pct, report
 from tests.support.corpus import make_corpus, make_queries
-from tests.support.procs import process_tree, rss_kb
 
 __all__ = ["main"]
 
@@ -119,48 +112,6 @@ async def _round(root: Path, way: str) -> dict[str, float | str]:
     }
 
 
-def _pss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Pss:"):
-            return int(line.split()[1])
-    return 0
-
-
-async def _worker_start(times: int = 5) -> None:
-    firsts: list[float] = []
-    worker: list[tuple[int, int]] = []
-    tracker: list[tuple[int, int]] = []
-    for _ in range(times):
-        extractor = ingest._Extractor()
-        started = time.perf_counter()
-        assert await extractor.extract("Carol owns the billing service.", "a.md")
-        firsts.append(time.perf_counter() - started)
-        for pid in process_tree(os.getpid())[1:]:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            into = worker if b"spawn_main" in cmdline else tracker if b"resource_tracker" in cmdline else None
-            if into is not None:
-                into.append((rss_kb(pid), _pss_kb(pid)))
-        await extractor.aclose()
-    bare: list[float] = []
-    bare_rss = 0
-    for _ in range(times):
-        started = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", "print(open('/proc/self/status').read())"], capture_output=True)
-        bare.append(time.perf_counter() - started)
-        bare_rss = int(next(x for x in out.stdout.decode().splitlines() if x.startswith("VmRSS:")).split()[1])
-
-    def mb(pairs: list[tuple[int, int]]) -> str:
-        rss, pss = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
-        return f"RSS {rss / 1024:.1f} MB (PSS {pss / 1024:.1f} MB)"
-
-    report(
-        "backfill: extraction worker start",
-        f"first answer median {statistics.median(firsts) * 1000:.0f} ms (max {max(firsts) * 1000:.0f} ms); "
-        f"worker {mb(worker)}; resource tracker {mb(tracker)}",
-        f"bare python -c: {statistics.median(bare) * 1000:.0f} ms, RSS {bare_rss / 1024:.1f} MB",
-    )
-
-
 async def _main() -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-backfill-"))
     try:
@@ -179,7 +130,7 @@ async def _main() -> None:
                     flush=True,
                 )
                 shutil.rmtree(root, ignore_errors=True)
-        for way, label in (("child", "as shipped (worker process, quiet gate)"), ("thread", "rules in a thread")):
+        for way, label in (("child", "as shipped (child process, quiet gate)"), ("thread", "rules in a thread")):
             rounds = results[way]
             report(
                 f"backfill: search during the first read, {label}",
@@ -193,7 +144,6 @@ async def _main() -> None:
             )  # fmt: skip
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    await _worker_start()
 
 
 def main() -> None:
