@@ -1,12 +1,9 @@
 """Feeding the graph: memory files as the reindex queue applies their changes (and all of them
 once at start, skipping those already read), and journal entries as they are appended.
 
-A start-up backfill over many files reads their facts in a worker process (``_Extractor``: a
-``ProcessPoolExecutor`` of one, spawned, driven with ``run_in_executor``): the rules are pure Python,
-some tens of milliseconds per file, and in a thread they would hold the GIL that the event loop
-needs for every search, so a search meeting one file's extraction waited for it. The worker imports
-the rules alone, runs at nice 10, ends with the backfill, and exits by itself if the sidecar is
-killed; if it cannot start or dies, the remaining files are read in a thread.
+A start-up backfill over many files reads their facts in a child process (``_Extractor``): the rules
+are pure Python, some tens of milliseconds per file, and in a thread they would hold the GIL that
+the event loop needs for every search, so a search meeting one file's extraction waited for it.
 
 A file is read again only when its bytes changed (a digest per file). Facts a file no longer
 states are not ended: a note moved to the archive still said them. A journal entry's facts start
@@ -17,18 +14,18 @@ join the rules' (``kg.llm``); a fact both find is kept once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
-import multiprocessing
 import os
-import signal
+import pickle
+import struct
+import sys
 import time
-from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
 
+import sidecar
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.kg.extract import Extracted, extract
 from sidecar.kg.graph import KnowledgeGraph, new_facts
@@ -195,72 +192,90 @@ async def _until_quiet(rest: float) -> None:
         rest = QUIET_S
 
 
-# The worker's start, run by ``exec`` in a fresh namespace (code of this module would make the worker
-# import it, and with it the graph and numpy: some 35 MB and a second more): it runs at a lower
-# priority than the sidecar (nice 10), so on a busy host searches get the CPU first, and it exits when
-# the sidecar is gone. A pool's worker would outlive a sidecar that was killed (SIGKILL), waiting for
-# work forever; its parent's sentinel (a pipe the parent holds open) tells it that the sidecar died.
-_WORKER_START = """
-import multiprocessing, os, threading
+# The child: reads (text, path) pickles framed by a 4-byte length on stdin, answers each with the
+# pickled ("ok", facts) or ("error", message), and ends at the end of its input (the sidecar closed
+# the pipe, or died). It imports the rules alone (not the server), from the package the sidecar runs,
+# and runs at a lower priority than the sidecar (nice 10): on a busy host, searches get the CPU first.
+_CHILD = """
+import os, pickle, struct, sys
 os.nice(10)
-def _orphaned():
-    multiprocessing.parent_process().join()
-    os._exit(0)
-threading.Thread(target=_orphaned, name="orphaned", daemon=True).start()
+sys.path.insert(0, sys.argv[1])
+from sidecar.kg.extract import extract
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+while len(head := inp.read(4)) == 4:
+    text, path = pickle.loads(inp.read(struct.unpack(">I", head)[0]))
+    try:
+        answer = pickle.dumps(("ok", extract(text, path)))
+    except Exception as exc:
+        answer = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+    out.write(struct.pack(">I", len(answer)) + answer)
+    out.flush()
 """
+_PACKAGE_PARENT = str(Path(sidecar.__file__).resolve().parent.parent)
 
 
 class _Extractor:
-    """``extract`` in a worker process (a ``ProcessPoolExecutor`` of one, spawned: a fresh Python
-    that imports the rules alone, not the server; a parent run as ``python -m sidecar`` is not run
-    again in it, and the installed ``memory-sidecar`` script only under its ``__main__`` guard),
-    started at the first file it is given. Its CPU is spent beside the event loop's, never under its
-    GIL. If the worker cannot start or dies, ``extract`` answers None and the caller extracts in a
-    thread."""
+    """``extract`` in a child Python process, started at the first file it is given. Its CPU is
+    spent beside the event loop's, never under its GIL. If the child cannot start or dies, ``extract``
+    answers None and the caller extracts in a thread."""
 
     def __init__(self) -> None:
-        self._pool: ProcessPoolExecutor | None = None
-        self._pid: int | None = None
+        self._proc: asyncio.subprocess.Process | None = None
         self._broken = False
 
     async def extract(self, text: str, path: str) -> list[Extracted] | None:
+        proc = await self._started()
+        if proc is None:
+            return None
+        assert proc.stdin is not None and proc.stdout is not None
+        sent = pickle.dumps((text, path))
         try:
-            pool = await self._started()
-            if pool is None:
-                return None
-            return await asyncio.get_running_loop().run_in_executor(pool, extract, text, path)
-        except (BrokenExecutor, OSError, NotImplementedError) as exc:  # no worker, or no semaphores here
-            log.warning("kg.extractor_died", error=f"{type(exc).__name__}: {exc}")
+            proc.stdin.write(struct.pack(">I", len(sent)) + sent)
+            await proc.stdin.drain()
+            size = struct.unpack(">I", await proc.stdout.readexactly(4))[0]
+            status, value = pickle.loads(await proc.stdout.readexactly(size))
+        except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError):
+            log.warning("kg.extractor_died", returncode=proc.returncode)
             self._broken = True
             await self.aclose()
             return None
+        except asyncio.CancelledError:  # cancelled mid-answer: the pipe is out of step, the child goes
+            self._broken = True
+            self._kill()
+            raise
+        if status != "ok":
+            raise RuntimeError(f"extraction of {path} failed: {value}")
+        found: list[Extracted] = value
+        return found
 
-    async def _started(self) -> ProcessPoolExecutor | None:
-        if self._pool is None and not self._broken:
-            self._pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=exec,
-                initargs=(_WORKER_START, {}),
-            )
-            self._pid = await asyncio.get_running_loop().run_in_executor(self._pool, os.getpid)
-        return self._pool
+    async def _started(self) -> asyncio.subprocess.Process | None:
+        if self._proc is None and not self._broken:
+            try:
+                self._proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-c", _CHILD, _PACKAGE_PARENT,
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                )  # fmt: skip
+            except OSError as exc:
+                log.warning("kg.extractor_unavailable", error=str(exc))
+                self._broken = True
+        return self._proc
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.returncode is None:
+            self._proc.kill()
 
     async def aclose(self) -> None:
-        """Let the worker finish the file it is reading, end it and wait for it (killed after 5 s)."""
-        pool, self._pool = self._pool, None
-        if pool is None:
+        """End the child (its input closed, it exits) and wait for it."""
+        proc, self._proc = self._proc, None
+        if proc is None:
             return
-        ended = asyncio.ensure_future(asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True))
+        if proc.stdin is not None:
+            proc.stdin.close()
         try:
-            await asyncio.wait_for(asyncio.shield(ended), 5.0)
+            await asyncio.wait_for(proc.wait(), 5.0)
         except TimeoutError:
-            if self._pid is None:  # it never answered: it ends when it reads the pool's end
-                log.warning("kg.extractor_hung")
-                return
-            with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)  # not reaped yet: the pool waits for it
-            await ended
+            proc.kill()
+            await proc.wait()
 
 
 def _mtime(path: Path) -> str:

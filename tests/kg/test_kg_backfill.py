@@ -1,12 +1,11 @@
 """The graph's start-up backfill over a large memory dir, in a real sidecar: it reads every file's
 facts without holding the event loop that searches are answered on (a loop-lag probe runs beside
-it), and reads the same facts whether a worker process or a thread extracts them."""
+it), and reads the same facts whether a child process or a thread extracts them."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import statistics
 import time
@@ -19,8 +18,7 @@ from aiohttp.test_utils import TestClient
 from sidecar.kg import ingest
 from tests.support.corpus import make_corpus
 from tests.support.memory import ClientFactory, write
-from tests.support.procs import process_tree
-from tests.support.waiting import async_wait_until, wait_until
+from tests.support.waiting import wait_until
 
 Client = TestClient[Any, Any]
 
@@ -114,13 +112,12 @@ async def test_backfill_never_holds_the_loop(
     assert len(lags) > 200, "the probe ran for the backfill's length"
     median, slow = late(lags)
     assert median < 0.0015 and slow <= 0.25, f"median {median * 1000:.2f} ms late, {slow:.1%} of ticks > 4 ms"
-    await async_wait_until(lambda: not workers(os.getpid()), timeout=10, message="the worker to end with the backfill")
 
 
 async def test_extracting_in_a_thread_reads_the_same_facts(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same dir with the worker process turned off: the same facts, and the loop held (what the
+    """The same dir with the child process turned off: the same facts, and the loop held (what the
     test above guards against, so its probe can tell)."""
     large_dir(memory_dir)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
@@ -133,31 +130,16 @@ async def test_extracting_in_a_thread_reads_the_same_facts(
     assert median > 0.003 and slow > 0.4, f"median {median * 1000:.2f} ms late, {slow:.1%} of ticks > 4 ms"
 
 
-async def test_a_worker_that_cannot_start_leaves_the_files_to_a_thread(
+async def test_a_child_that_fails_falls_back_to_a_thread(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A worker that cannot start (here: its start code exits at once, which is how a broken
-    interpreter or a missing package looks to the pool) leaves the backfill to a thread: every fact
-    is read."""
+    """A child that cannot run (here: a Python that exits at once, which is how a broken
+    interpreter or a missing package looks) leaves the backfill to a thread: every fact is read."""
     large_dir(memory_dir)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
     monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
-    monkeypatch.setattr(ingest, "_WORKER_START", "raise SystemExit(3)")
+    monkeypatch.setattr(ingest, "_CHILD", "raise SystemExit(3)")
     client = await sidecar_client()
-    assert await backfilled(client) == EXPECTED
-
-
-async def test_a_worker_that_dies_leaves_the_rest_to_a_thread(
-    sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The worker killed (SIGKILL) early in the backfill: the pool breaks, the files after it are
-    read in a thread, every fact is read."""
-    large_dir(memory_dir)
-    monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
-    monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
-    client = await sidecar_client()
-    worker = await async_wait_until(lambda: next(iter(workers(os.getpid())), None), timeout=30, interval=0.02)
-    os.kill(worker, signal.SIGKILL)
     assert await backfilled(client) == EXPECTED
 
 
@@ -189,35 +171,18 @@ async def test_the_backfill_rests_while_the_sidecar_is_busy(monkeypatch: pytest.
     await spinning
 
 
-async def test_cancelled_mid_file_the_worker_still_ends() -> None:
-    """The backfill cancelled while the worker reads a file (the sidecar stopping): the call
-    ends at once, closing lets the worker finish that file and ends it, nothing is left running."""
-    extractor = ingest._Extractor()
-    assert len(await extractor.extract(FACTS, "a.md") or []) == 2
-    [worker] = workers(os.getpid())
-    reading = asyncio.create_task(extractor.extract("Carol owns the billing service.\n" * 20_000, "big.md"))
-    await asyncio.sleep(0.1)
-    reading.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await reading
-    await asyncio.wait_for(extractor.aclose(), 10)
-    assert gone(worker)
+def extraction_child(pid: int) -> int:
+    """The pid of the sidecar ``pid``'s extraction child, once it runs."""
+    from tests.support.procs import process_tree
 
+    def child() -> int | None:
+        for p in process_tree(pid)[1:]:
+            with contextlib.suppress(OSError):
+                if b"sidecar.kg.extract" in Path(f"/proc/{p}/cmdline").read_bytes():
+                    return p
+        return None
 
-def workers(pid: int) -> list[int]:
-    """The extraction workers (spawned pool workers) among process ``pid``'s descendants."""
-    found = []
-    for p in process_tree(pid)[1:]:
-        with contextlib.suppress(OSError):
-            if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes() and not gone(p):
-                found.append(p)
-    return found
-
-
-def extraction_worker(pid: int) -> int:
-    """The pid of process ``pid``'s extraction worker, once it runs."""
-    return wait_until(lambda: next(iter(workers(pid)), None), timeout=30, interval=0.02,
-                      message="the extraction worker to start")  # fmt: skip
+    return wait_until(child, timeout=30, interval=0.05, message="the extraction child to start")
 
 
 def gone(pid: int) -> bool:
@@ -228,30 +193,17 @@ def gone(pid: int) -> bool:
         return True
 
 
-def nice(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_the_worker_ends_with_the_sidecar(memory_dir: Path, sig: signal.Signals) -> None:
-    """A real sidecar (``python -m sidecar serve``) over a large dir starts the worker at its first
-    start: at nice 10 below the sidecar (its start code ran: the parent's ``__main__`` was handled
-    before it), with the rules alone loaded (neither numpy nor aiohttp: no
-    second server). Stopped (SIGTERM) the sidecar ends it; killed (SIGKILL), the worker sees its
-    parent gone and exits by itself. Either way no process the sidecar started survives it (the
-    pool's resource tracker included)."""
+def test_the_child_ends_with_the_sidecar(memory_dir: Path, sig: signal.Signals) -> None:
+    """A real sidecar over a large dir starts the child at its first start; stopped (SIGTERM) it
+    ends the child, and killed (SIGKILL) the child ends by itself at the end of its input."""
     from tests.support.procs import start_sidecar
 
     large_dir(memory_dir)
     side = start_sidecar(memory_dir, "--watch", "false")
     try:
-        worker = extraction_worker(side.proc.pid)
-        started = process_tree(side.proc.pid)[1:]
-        below = min(nice(side.proc.pid) + 10, 19)
-        wait_until(lambda: nice(worker) == below, timeout=10, message="the worker to start (at nice 10 below)")
-        maps = Path(f"/proc/{worker}/maps").read_text()
-        assert "numpy" not in maps and "aiohttp" not in maps
+        child = extraction_child(side.proc.pid)
         side.stop(sig)
-        wait_until(lambda: all(map(gone, started)), timeout=15, interval=0.05, message=f"processes {started} to exit")
+        wait_until(lambda: gone(child), timeout=15, interval=0.05, message="the child to exit")
     finally:
         side.kill()
