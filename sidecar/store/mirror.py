@@ -123,6 +123,19 @@ class CrewMirror:
         """One round: files if anything changed, vectors if some are missing, then the sequence."""
         seq = max(self.indexed_seq(), self._applied_seq)  # first: everything up to it is in the index
         paths, self._paths = self._paths, set()
+        if paths:
+            # The files the queue changed first, and the seq they reach: every crew write came
+            # through the queue, so a member waiting for its write does not wait for a full compare
+            # (seconds over a large crew).
+            try:
+                await self.sync_paths(sorted(paths))
+            except BaseException:
+                self._paths |= paths
+                raise
+            self._vectors_pending = True
+            if seq != self.synced_seq:
+                await self.store.set_seq(seq)
+                self.synced_seq = seq
         if self._dirty:
             self._dirty = False
             try:
@@ -133,13 +146,6 @@ class CrewMirror:
             self._last_full = asyncio.get_running_loop().time()
             self._vectors_pending = True
             self.synced_seq = None  # sent again: a store restored or replaced has lost it
-        elif paths:
-            try:
-                await self.sync_paths(sorted(paths))
-            except BaseException:
-                self._paths |= paths
-                raise
-            self._vectors_pending = True
         if self._vectors_pending:
             self._vectors_pending = await self.sync_vectors() > 0
         if seq != self.synced_seq:
