@@ -251,7 +251,6 @@ class CrewJournalMirror:
         self.crew_id = crew_id
         self.interval = interval
         self.tick = tick
-        self.failures = 0
         self.synced: tuple[int, ...] | None = None  # the journal's crew signature the store holds
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
@@ -271,8 +270,7 @@ class CrewJournalMirror:
                 await self._task
 
     def _failed(self) -> None:
-        self.failures += 1
-        self.synced = None
+        self.synced = None  # the next round compares everything
 
     async def _round(self) -> None:
         """Every tick: a full compare when crew entries were added, embedded or removed since the
