@@ -215,7 +215,7 @@ class SqliteKgStore:
     def _learned(self, scope: Scope, names: Iterable[str]) -> None:
         held = self._keys.get(scope)
         if held is not None:
-            held[1].update(entity_key(n) or n.strip().casefold() for n in names)
+            held[1].update(map(_lookup_key, names))
 
     async def invalidate(self, scope: Scope, fact_id: int, valid_to: str) -> Fact:
         """End a fact at ``valid_to`` (it stays, with its window closed); NotFound outside the scope.
@@ -379,9 +379,14 @@ def _entities(conn: Conn, scope: Scope, keys: list[str]) -> dict[str, Entity]:
     return out
 
 
+def _lookup_key(name: str) -> str:
+    """The key a new entity of this name is stored and found by."""
+    return entity_key(name) or name.strip().casefold()
+
+
 def _entity_id(conn: Conn, scope: Scope, name: str) -> int:
     """The entity ``name`` stands for (by key or alias), created when the graph has none."""
-    key = entity_key(name) or name.strip().casefold()
+    key = _lookup_key(name)
     sql = "SELECT entity_id FROM kg_aliases WHERE workspace_id = ? AND crew_id = ? AND alias = ?"
     row = conn.execute(sql, (scope.workspace_id, scope.crew_id, key)).fetchone()
     if row is not None:
