@@ -125,9 +125,14 @@ class WritesStalled(EngineUnavailable):
 
 
 class CrewUnavailable(EngineUnavailable):
-    """The lead's sidecar could not be reached or answered garbage."""
+    """The lead's sidecar (or the crew store) could not be reached or answered garbage."""
 
     default_code = "crew_unavailable"
+
+    @classmethod
+    def store_down(cls) -> CrewUnavailable:
+        """The crew store (PostgreSQL) could not be reached or did not answer in time."""
+        return cls("crew tier unavailable: the crew store cannot be reached", store="postgres")
 
 
 class SearchFailed(SidecarError):

@@ -248,4 +248,4 @@ class StoreCrewProxy(CrewProxy):
 
     def _store_unavailable(self, why: str) -> CrewUnavailable:
         log.warning("crew.store_unavailable", reason=why)
-        return CrewUnavailable("crew tier unavailable: the crew store cannot be reached", store="postgres")
+        return CrewUnavailable.store_down()

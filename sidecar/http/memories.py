@@ -135,7 +135,7 @@ async def _crew_hits(app: web.Application, req: RecallRequest, now: datetime) ->
         )
     except StoreUnavailable as exc:
         log.warning("crew.store_unavailable", reason=str(exc))
-        raise CrewUnavailable("crew tier unavailable: the crew store cannot be reached", store="postgres") from None
+        raise CrewUnavailable.store_down() from None
     return [{**h.to_json(explain=req.explain, now=now), "source": "crew"} for h in hits]
 
 
