@@ -51,8 +51,6 @@ def build_memory_mb(rows: int, dim: int) -> int:
 
 #: How many chunks the keyword leg's finding words may hold between them (see ``_bm25``).
 _MATCH_BUDGET = 5000
-#: How long word document counts (for the keyword leg's IDF) are kept before being counted again.
-_STATS_S = 30.0
 
 
 def fold(text: str) -> str:
@@ -83,11 +81,8 @@ class PostgresCrewStore:
         self._pool: Any = None
         self._lock = asyncio.Lock()
         self._indexed_dims: set[int] = set()
-        self._df: dict[str, int] = {}
         # A bulk load (store migrate) builds the HNSW indexes once at its end (``build_indexes``).
         self.defer_indexes = False
-        self._total = 0
-        self._stats_at = float("-inf")
 
     # -- connections -------------------------------------------------------------------------
     async def _ready(self) -> Any:
@@ -171,6 +166,7 @@ class PostgresCrewStore:
         transaction that moves the files' version."""
         flagged = flags or {}
         data = contents or {}
+        paths = [f.path for f, _ in files]
         rows = [
             (self.crew, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain,
              fold(c.heading), fold(c.body), *self._vector_fields(model, vectors.get(c.hash)))
@@ -187,11 +183,8 @@ class PostgresCrewStore:
                     for f, _ in files
                 ],
             )
-            await conn.execute(
-                "DELETE FROM crew_chunks WHERE crew = $1 AND path = ANY($2::text[])",
-                self.crew,
-                [f.path for f, _ in files],
-            )
+            await self._count_words(conn, paths, -1)
+            await conn.execute("DELETE FROM crew_chunks WHERE crew = $1 AND path = ANY($2::text[])", self.crew, paths)
             await conn.executemany(
                 "INSERT INTO crew_chunks (crew, path, ord, heading, body, line_start, line_end, hash, plain, tsv, "
                 "model, dim, embedding, sentences) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
@@ -199,7 +192,25 @@ class PostgresCrewStore:
                 "$12, $13, $14, $15)",
                 rows,
             )
+            await self._count_words(conn, paths, 1)
             await self._bump_version(conn)
+
+    async def _count_words(self, conn: Any, paths: list[str], sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) the chunks of ``paths`` in the crew's word and chunk
+        counts (``crew_words``, ``crew_state.chunks``), in the transaction that changes them."""
+        await conn.execute(
+            "INSERT INTO crew_words (crew, word, ndoc) SELECT $1, l.lexeme, $3 * count(*) "
+            "FROM crew_chunks c, unnest(c.tsv) l WHERE c.crew = $1 AND c.path = ANY($2::text[]) "
+            "GROUP BY l.lexeme ORDER BY l.lexeme "
+            "ON CONFLICT (crew, word) DO UPDATE SET ndoc = crew_words.ndoc + excluded.ndoc",
+            self.crew, paths, sign,
+        )  # fmt: skip
+        await conn.execute(
+            "INSERT INTO crew_state (crew, chunks) SELECT $1, $3 * count(*) FROM crew_chunks "
+            "WHERE crew = $1 AND path = ANY($2::text[]) "
+            "ON CONFLICT (crew) DO UPDATE SET chunks = crew_state.chunks + excluded.chunks",
+            self.crew, paths, sign,
+        )  # fmt: skip
 
     @staticmethod
     def _vector_fields(model: str | None, vec: VectorRow | None) -> tuple[Any, ...]:
@@ -237,6 +248,7 @@ class PostgresCrewStore:
         if not paths:
             return
         async with self._conn() as conn, conn.transaction():
+            await self._count_words(conn, paths, -1)
             await conn.execute("DELETE FROM crew_files WHERE crew = $1 AND path = ANY($2::text[])", self.crew, paths)
             await self._bump_version(conn)
 
@@ -341,14 +353,14 @@ class PostgresCrewStore:
         has no rarer word, or the rarer ones find fewer than ``enough`` (the hits a search shows,
         and the spare ones it reorders)."""
         folded = list(dict.fromkeys(fold(w) for w in words))
-        idf = await self._idf(conn, folded)
+        df, idf = await self._idf(conn, folded)
         finders: list[str] = []
         matched = 0
-        for word in sorted(folded, key=lambda w: self._df[w]):
-            if finders and matched + self._df[word] > _MATCH_BUDGET:
+        for word in sorted(folded, key=lambda w: df[w]):
+            if finders and matched + df[word] > _MATCH_BUDGET:
                 break
             finders.append(word)
-            matched += self._df[word]
+            matched += df[word]
         rows = await self._ranked(conn, finders, folded, idf, limit)
         if len(rows) < min(limit, enough) and len(finders) < len(folded):
             rows = await self._ranked(conn, folded, folded, idf, limit)
@@ -375,25 +387,19 @@ class PostgresCrewStore:
             )
         )  # fmt: skip
 
-    async def _idf(self, conn: Any, words: list[str]) -> dict[str, float]:
-        """Each word's inverse document frequency among the crew's chunks (BM25's, as Lucene keeps
-        it positive), from document counts kept for ``_STATS_S`` seconds: a count costs a GIN
-        lookup, and the crew's statistics move slowly."""
-        now = asyncio.get_running_loop().time()
-        if now - self._stats_at > _STATS_S:
-            self._df.clear()
-            self._total = int(await conn.fetchval("SELECT count(*) FROM crew_chunks WHERE crew = $1", self.crew))
-            self._stats_at = now
-        unknown = [w for w in words if w not in self._df]
-        if unknown:
-            rows = await conn.fetch(
-                "SELECT t, (SELECT count(*) FROM crew_chunks c WHERE c.crew = $1 "
-                "AND c.tsv @@ plainto_tsquery('english', t)) AS df FROM unnest($2::text[]) t",
-                self.crew, unknown,
-            )  # fmt: skip
-            self._df.update({r["t"]: int(r["df"]) for r in rows})
-        n = max(self._total, 1)
-        return {w: math.log(1 + (n - self._df[w] + 0.5) / (self._df[w] + 0.5)) for w in words}
+    async def _idf(self, conn: Any, words: list[str]) -> tuple[dict[str, int], dict[str, float]]:
+        """Each word's document count among the crew's chunks and its inverse document frequency
+        (BM25's, as Lucene keeps it positive), from the counts the writes keep (``_count_words``).
+        A word the text search splits into several lexemes counts the chunks of its rarest one."""
+        rows = await conn.fetch(
+            "SELECT t, (SELECT coalesce(min(coalesce(w.ndoc, 0)), 0) FROM unnest(to_tsvector('english', t)) l "
+            "LEFT JOIN crew_words w ON w.crew = $1 AND w.word = l.lexeme) AS df, "
+            "(SELECT chunks FROM crew_state WHERE crew = $1) AS total FROM unnest($2::text[]) t",
+            self.crew, words,
+        )  # fmt: skip
+        df = {r["t"]: max(int(r["df"]), 0) for r in rows}
+        n = max(int(rows[0]["total"] or 0), 1) if rows else 1
+        return df, {w: math.log(1 + max(n - df[w] + 0.5, 0.5) / (df[w] + 0.5)) for w in words}
 
     async def _dense(self, conn: Any, cands: Candidates, qvec: Floats, model: str) -> None:
         """The dense leg (HNSW), the cosines of the BM25 candidates, the neighbours of the earned

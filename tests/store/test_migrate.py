@@ -110,3 +110,73 @@ def test_a_killed_migration_is_resumed_by_the_next_run(tmp_path: Path, pg_server
     assert report["skipped"] == held and report["copied"] == 3000 - held
     assert store_status(url)["files"] == 3000
     assert len(store_search(url, "lantern")) == 50  # 300 files hold it; the limit is 50
+
+
+def word_counts(url: str) -> tuple[dict[str, int], dict[str, int], int, int]:
+    """The crew's kept word and chunk counts, and the same counted afresh from its chunks."""
+
+    async def run() -> tuple[dict[str, int], dict[str, int], int, int]:
+        import asyncpg
+
+        conn = await asyncpg.connect(url)
+        try:
+            kept = await conn.fetch("SELECT word, ndoc FROM crew_words WHERE crew = 'crew' AND ndoc <> 0")
+            fresh = await conn.fetch(
+                "SELECT l.lexeme AS word, count(*) AS ndoc FROM crew_chunks c, unnest(c.tsv) l "
+                "WHERE c.crew = 'crew' GROUP BY l.lexeme"
+            )
+            chunks = await conn.fetchval("SELECT chunks FROM crew_state WHERE crew = 'crew'")
+            counted = await conn.fetchval("SELECT count(*) FROM crew_chunks WHERE crew = 'crew'")
+        finally:
+            await conn.close()
+        return {r["word"]: r["ndoc"] for r in kept}, {r["word"]: r["ndoc"] for r in fresh}, chunks, counted
+
+    return asyncio.run(run())
+
+
+def test_word_counts_follow_every_change_of_the_chunks(tmp_path: Path, pg_server: PgServer) -> None:
+    """The keyword leg's IDF reads kept counts of the chunks holding each word: they equal a fresh
+    count after a copy, a changed file, a removed file and a new one."""
+    src = tmp_path / "crew"
+    make_crew(src, 30)
+    url = pg_server.new_database()
+    assert migrate(src, url).returncode == 0
+    kept, fresh, chunks, counted = word_counts(url)
+    assert kept == fresh and kept["wombat"] == 3 and kept["detail"] == 30
+    assert chunks == counted == 60
+    write(src, "topics/t00001.md", "# Topic 1\nNow about the zeppelin plan.\n")  # one chunk, not two
+    (src / "topics" / "t00002.md").unlink()
+    write(src, "topics/new.md", "# New\nA zeppelin and a wombat.\n\n## Wombat\nAgain the wombat.\n")
+    assert migrate(src, url).returncode == 0
+    kept, fresh, chunks, counted = word_counts(url)
+    assert kept == fresh and kept["zeppelin"] == 2 and kept["wombat"] == 5
+    assert chunks == counted == 59
+    # The counts weigh the words as a fresh count would: same top file for a rare and a common word.
+    assert store_search(url, "zeppelin wombat")[0] == "topics/new.md"
+
+
+def test_a_store_made_before_the_word_counts_gets_them_filled(tmp_path: Path, pg_server: PgServer) -> None:
+    """A store whose chunks were copied before the counts were kept (its schema one migration
+    older) has them counted from its chunks when a sidecar next connects."""
+    src = tmp_path / "crew"
+    make_crew(src, 20)
+    url = pg_server.new_database()
+    assert migrate(src, url).returncode == 0
+
+    async def older() -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute(
+                "DROP TABLE crew_words; ALTER TABLE crew_state DROP COLUMN chunks; "
+                "DELETE FROM store_migrations WHERE version = 7"
+            )
+        finally:
+            await conn.close()
+
+    asyncio.run(older())
+    assert sorted(store_search(url, "kestrel")) == ["topics/t00005.md", "topics/t00015.md"]
+    kept, fresh, chunks, counted = word_counts(url)
+    assert kept == fresh and kept["kestrel"] == 2
+    assert chunks == counted == 40

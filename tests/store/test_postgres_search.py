@@ -154,7 +154,6 @@ async def test_common_words_find_chunks_only_when_the_rarer_words_find_too_few(
 
         everything = await paths("walkway zebra", 3)  # the budget holds every chunk of both words
         monkeypatch.setattr(pg, "_MATCH_BUDGET", 25)  # now "walkway" (40 chunks) finds nothing by itself
-        store._stats_at = float("-inf")
         assert await paths("walkway zebra", 3) == everything  # 20 zebra chunks are enough for 3 + spares
         assert all(int(p[8:10]) < 20 for p in everything)
         # Too few rarer chunks for the hits asked: the common word's chunks are looked at too.
