@@ -131,14 +131,19 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
         return []
     if flat.isascii():
         return _ascii_matches(flat, flat.lower(), terms)
+    # Case-folded, the text is searched with str.find, unless folding moved its offsets (an "ß"
+    # became "ss"): then a case-blind regular expression, several times slower.
+    folded: str | None = flat.casefold()
+    if len(folded) != len(flat):
+        folded = None
     out: list[_Match] = []
     for index, term in enumerate(terms):
         if _wide(term[0]):  # CJK and the like: no spaces between words, the term is its own token
-            out += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, None, term)]
+            out += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, folded, term)]
             continue
         exact: list[_Match] = []
         loose: list[_Match] = []
-        for start in _occurrences(flat, None, term[:_PREFIX]):
+        for start in _occurrences(flat, folded, term[:_PREFIX]):
             if start > 0 and _is_word(flat[start - 1]):
                 continue  # inside a word, not at its start
             token = _TOKEN.match(flat, start)

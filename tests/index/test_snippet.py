@@ -105,3 +105,17 @@ def test_any_text_and_query_give_a_valid_window(text: str, words: list[str]) -> 
     snippet = window(text, words)
     flat = " ".join(text.split())
     assert_valid(snippet, flat)
+
+
+def test_text_beyond_ascii_is_matched_case_blind_where_folding_keeps_or_moves_offsets() -> None:
+    """Text with letters beyond ASCII is searched case-folded with str.find; where folding changes
+    its length (an "ß" becomes "ss") a case-blind pattern is used instead: both mark the same terms."""
+    filler = "Über die Brücke gehen wir täglich. " * 12
+    kept = window(filler + "Der ZÜRICH-Bericht liegt im Archiv." + filler, ["zürich", "archiv"])
+    assert shown(kept) == ["ZÜRICH", "Archiv"]
+    moved = window(filler + "Die Straße nach ZÜRICH ist im Archiv." + filler, ["zürich", "archiv"])
+    assert shown(moved) == ["ZÜRICH", "Archiv"]
+    assert "Straße" in moved.text
+    # A prefix match beyond ASCII, and a Greek word whose final sigma folds to a plain one.
+    assert shown(window(filler + "Berichte über Zürichs Brücken.", ["berichten"])) == ["Berichte"]
+    assert shown(window("Ο ΛΟΓΟΣ του σχεδίου.", ["λογοσ"])) == ["ΛΟΓΟΣ"]
