@@ -133,9 +133,8 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
         return _ascii_matches(flat, flat.lower(), terms)
     # Case-folded, the text is searched with str.find, unless folding moved its offsets (an "ß"
     # became "ss"): then a case-blind regular expression, several times slower.
-    folded: str | None = flat.casefold()
-    if len(folded) != len(flat):
-        folded = None
+    casefolded = flat.casefold()
+    folded = casefolded if len(casefolded) == len(flat) else None
     out: list[_Match] = []
     for index, term in enumerate(terms):
         if _wide(term[0]):  # CJK and the like: no spaces between words, the term is its own token
