@@ -86,14 +86,24 @@ def _text(entry: StoredEntry) -> str:
 
 
 def fingerprint(shared: SharedEntry) -> str:
-    """What the mirror compares: the entry, its vector's model and its importance."""
-    doc = _doc(shared.entry)
-    doc["vector_model"] = shared.model
-    doc["importance_now"] = round(shared.importance, 6)
-    digest = hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False).encode())
+    """What the mirror compares: the entry, its vector's model and its importance. Made for every
+    crew entry at each full compare, so from the fields as they are (no copy of the entry)."""
+    entry = shared.entry
+    doc = [getattr(entry, name) for name in _PRINTED]
+    doc += [shared.model, round(shared.importance, 6)]
+    digest = hashlib.sha256(json.dumps(doc, ensure_ascii=False, sort_keys=True, default=_iso).encode())
     if shared.vector is not None:
         digest.update(np.asarray(shared.vector, dtype="<f4").tobytes())
     return digest.hexdigest()[:32]
+
+
+_PRINTED = tuple(f.name for f in dataclasses.fields(StoredEntry) if f.name != "supersedes")
+
+
+def _iso(value: object) -> str:
+    if isinstance(value, datetime):
+        return to_iso(value)
+    raise TypeError(f"{type(value).__name__} in a journal entry")
 
 
 class PostgresCrewJournal:
