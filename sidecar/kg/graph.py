@@ -210,10 +210,12 @@ class KnowledgeGraph:
 
     async def named_in(self, scope: Scope, text: str, longest: int = 3) -> list[Entity]:
         """Entities the text names (runs of up to ``longest`` words, by key or alias), longest first."""
+        known = await self.store.known_keys(scope)
+        if known is not None and not known:
+            return []  # a graph with no entity yet: no key to make
         words = [w for w in _words(text)]
         grams = [" ".join(words[i : i + n]) for n in range(longest, 0, -1) for i in range(len(words) - n + 1)]
         keys = [k for k in dict.fromkeys(entity_key(g) for g in grams) if k and len(k) > 1]
-        known = await self.store.known_keys(scope)
         if known is not None:
             keys = [k for k in keys if k in known]  # most queries name no entity: no trip to the store
         if not keys:

@@ -69,8 +69,10 @@ def split_version(name: str) -> tuple[str, str]:
 
 
 def _fold(name: str) -> str:
-    folded = unicodedata.normalize("NFKD", name.casefold())
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    folded = name.casefold()
+    if not folded.isascii():  # ASCII has no compatibility forms or marks to drop
+        folded = unicodedata.normalize("NFKD", folded)
+        folded = "".join(c for c in folded if not unicodedata.combining(c))
     return _ARTICLE.sub("", _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip())
 
 
