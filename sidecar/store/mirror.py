@@ -5,6 +5,9 @@ brings the store level with that index. When the reindex queue applies a crew ch
 changed are sent (replaced with exactly the index's chunks and the vectors the index holds for
 them, or removed); at start and every ``interval`` seconds (the crew reindex tick) the whole store
 is compared with the index by content hash, which repairs a store that lost or missed something.
+That compare runs beside the rounds (reading two lists of every file takes a second or more over
+tens of thousands of files), so the files a write changed are sent, and its seq published, while
+it runs; the two take turns to write.
 Vectors the embedder stores later are sent after their chunks. Then it records the queue's indexed sequence in the store:
 every crew write up to it is in the store, which is how a member on another host reads its writes
 (``after_seq``). A store that is down is retried with backoff; nothing is lost meanwhile, since
@@ -19,7 +22,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from sidecar.store.base import FileRow, StoreUnavailable
+from sidecar.store.base import StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
 
@@ -86,6 +89,8 @@ class CrewMirror:
         self._wake = asyncio.Event()
         self._wake.set()  # the first round runs at once
         self._task: asyncio.Task[None] | None = None
+        self._full: asyncio.Task[tuple[int, int]] | None = None  # the full compare under way
+        self._writing = asyncio.Lock()  # one writer at a time: the rounds or the full compare
         self._last_full = 0.0
 
     async def on_update(self, tier: str, path: str, seq: int, kind: str) -> None:
@@ -101,10 +106,11 @@ class CrewMirror:
         self._task = asyncio.create_task(self._run(), name="crew-mirror")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._full):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -136,13 +142,18 @@ class CrewMirror:
             if seq != self.synced_seq:
                 await self.store.set_seq(seq)
                 self.synced_seq = seq
-        if self._dirty:
+        if self._dirty and self._full is None:
             self._dirty = False
-            try:
-                await self.sync_files()
-            except BaseException:
+            self._full = asyncio.create_task(self.sync_files(), name="crew-mirror-compare")
+            self._full.add_done_callback(lambda _: self._wake.set())  # the next round takes its result
+        if self._full is not None:
+            if not self._full.done():
+                return  # the seq is published above for the files sent; the rest after the compare
+            full, self._full = self._full, None
+            error = full.exception()
+            if error is not None:
                 self._dirty = True
-                raise
+                raise error
             self._last_full = asyncio.get_running_loop().time()
             self._vectors_pending = True
             self.synced_seq = None  # sent again: a store restored or replaced has lost it
@@ -158,8 +169,11 @@ class CrewMirror:
         held = await self.store.files()
         changed = sorted(p for p, f in files.items() if held.get(p) != f.hash)
         gone = sorted(p for p in held if p not in files)
-        await self._send(files, changed)
-        await self.store.remove_files(gone)
+        await self._send(changed)
+        async with self._writing:  # those the index still lacks (a round may have sent one made again)
+            back = await asyncio.to_thread(self.source.files, gone)
+            gone = [p for p in gone if p not in back]
+            await self.store.remove_files(gone)
         if changed or gone:
             log.info("store.mirrored", changed=len(changed), removed=len(gone))
         if len(changed) + len(gone) >= ANALYZE_AFTER:
@@ -168,21 +182,26 @@ class CrewMirror:
 
     async def sync_paths(self, paths: list[str]) -> None:
         """Bring just these files level with the index (the queue changed them): no full compare."""
-        files = await asyncio.to_thread(self.source.files, paths)
-        present = [p for p in paths if p in files]
-        await self._send(files, present)
-        await self.store.remove_files([p for p in paths if p not in files])
+        await self._send(paths)
+        async with self._writing:
+            files = await asyncio.to_thread(self.source.files, paths)
+            await self.store.remove_files([p for p in paths if p not in files])
 
-    async def _send(self, files: dict[str, FileRow], paths: list[str]) -> None:
+    async def _send(self, paths: list[str]) -> None:
+        """Send the files a batch at a time, each batch read from the index when its turn to write
+        comes (a round may have sent a newer version of one of them meanwhile)."""
         model = self.model()
         for start in range(0, len(paths), BATCH_FILES):
             part = paths[start : start + BATCH_FILES]
-            chunks = await asyncio.to_thread(self.source.chunks, part)
-            hashes = [c.hash for rows in chunks.values() for c in rows]
-            vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
-            contents = await asyncio.to_thread(self.source.contents, part)
-            flags = await asyncio.to_thread(self.source.flags, contents)
-            await self.store.replace_files([(files[p], chunks[p]) for p in part], model, vectors, flags, contents)
+            async with self._writing:
+                now = await asyncio.to_thread(self.source.files, part)
+                part = [p for p in part if p in now]  # gone since: the round that saw it removes it
+                chunks = await asyncio.to_thread(self.source.chunks, part)
+                hashes = [c.hash for rows in chunks.values() for c in rows]
+                vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
+                contents = await asyncio.to_thread(self.source.contents, part)
+                flags = await asyncio.to_thread(self.source.flags, contents)
+                await self.store.replace_files([(now[p], chunks[p]) for p in part], model, vectors, flags, contents)
 
     async def sync_vectors(self) -> int:
         """Send the vectors the index has and the store lacks; how many the store still lacks."""

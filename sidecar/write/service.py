@@ -50,6 +50,9 @@ __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 
 log = structlog.get_logger("sidecar.write.service")
 USAGE_TTL_S = 2.0
+#: A tier whose scan is slow (tens of thousands of files) is scanned again only after this many
+#: times the last scan took: its writes pay for a scan at most one in that many seconds.
+USAGE_SCAN_SHARE = 50
 SLOW_WRITE_S = 1.0  # a write that took longer (from its arrival) is logged with where the time went
 STALL_S = 10.0  # one write on the write thread for longer than this: writes are stalled
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
@@ -80,9 +83,9 @@ class WriteService:
         self.queue = queue
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
-        # Tier bytes and files, refreshed by a scan when older than USAGE_TTL_S (shell edits change
-        # them behind our back) and kept current by each write in between: no directory walk on
-        # every write.
+        # Tier bytes and files, refreshed by a scan when older than USAGE_TTL_S (or USAGE_SCAN_SHARE
+        # times the last scan's length; shell edits change them behind our back) and kept current by
+        # each write in between: no directory walk on every write.
         self._usage: dict[Path, _Usage] = {}
         # When the write on the write thread started (monotonic), None while it is idle.
         self._busy_since: float | None = None
@@ -326,9 +329,10 @@ class WriteService:
     def _tier_usage(self, root: Path) -> _Usage:
         cached = self._usage.get(root)
         now = time.monotonic()
-        if cached is None or now - cached.at > USAGE_TTL_S:
+        if cached is None or now - cached.at > max(USAGE_TTL_S, USAGE_SCAN_SHARE * cached.cost):
             files = scan_tier(root)
-            cached = _Usage(sum(f.size for f in files.values()), len(files), now)
+            done = time.monotonic()
+            cached = _Usage(sum(f.size for f in files.values()), len(files), done, done - now)
             self._usage[root] = cached
         return cached
 
@@ -377,10 +381,11 @@ class _Usage(NamedTuple):
     size: int
     files: int
     at: float
+    cost: float  # how long the scan took (s)
 
     def after(self, old: bytes | None, new: bytes) -> _Usage:
         """The usage once ``old`` (None: no such file) is replaced by ``new``."""
-        return _Usage(self.size - len(old or b"") + len(new), self.files + (old is None), self.at)
+        return _Usage(self.size - len(old or b"") + len(new), self.files + (old is None), self.at, self.cost)
 
 
 def _unlink_durably(root: Path, path: str) -> None:

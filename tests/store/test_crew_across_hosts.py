@@ -247,3 +247,45 @@ def test_crew_memories_are_recalled_from_postgres_and_survive_its_outage(hosts: 
     assert "degraded" not in crew_recall(m2, "wombat")
     for side in hosts.all():
         assert "Traceback" not in side.log_text()
+
+
+@pytest.mark.slow
+def test_a_write_is_read_by_its_seq_while_the_leads_first_copy_of_a_large_crew_runs(
+    tmp_path: Path, pg_server: PgServer
+) -> None:
+    """The lead's full compare (here its first copy of 3,000 files of seven chunks, many seconds long) runs beside its
+    rounds: a crew write made meanwhile (to a file the copy has not reached) is in the store, and
+    its seq published, within a member's ``after_seq`` wait. (3,000 files: the default files cap
+    refuses new files, so the write appends to the last one.)"""
+    url = pg_server.new_database()
+    for n in range(3000):
+        sections = "".join(f"## Part {k}\nPart {k} of note {n} on the kestrel plan.\n" for k in range(6))
+        write(tmp_path / "lead-crew", f"topics/bulk/t{n:04d}.md", f"# Topic {n}\n{sections}")
+    write(tmp_path / "lead", "AGENT.md", "# Lead\n")
+    port = free_port()
+    lead = start_lead(tmp_path, url, port, ready=False)
+    member = start_member(tmp_path, "m1", url, port, ready=False)
+    try:
+        lead.wait_ready(60)
+        member.wait_ready(60)
+
+        def held() -> int:
+            status = httpx.get(f"{member.url}/memory/status", params={"scope": "crew"}, timeout=10)
+            return int(status.json().get("files", 0)) if status.status_code == 200 else 0
+
+        wait_until(lambda: held() > 0, 60, 0.05)
+        assert held() < 3000, "the first copy ended before the write: nothing shown"
+        resp = httpx.post(
+            f"{lead.url}/memory/write",
+            json={"tier": "crew", "path": "topics/bulk/t2999.md", "content": "The zeppelin lands at noon."},
+            timeout=30,
+        )
+        assert resp.status_code == 201, resp.text
+        got = search(member, "zeppelin noon", "crew", after_seq=resp.json()["seq"])
+        assert got.json()["index"]["after_seq_met"] is True, got.text
+        assert ("crew", "topics/bulk/t2999.md") in sources(got)
+        assert held() < 3000, "the first copy was still under way"
+        wait_until(lambda: held() == 3000, 120, 0.2)
+    finally:
+        lead.kill()
+        member.kill()

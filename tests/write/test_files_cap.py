@@ -37,3 +37,24 @@ async def test_files_made_outside_the_sidecar_count_too(sidecar_client: ClientFa
     status, body = await post_write(client, "topics/new.md", "- x")
     assert status == 413 and body["error"]["cap_scope"] == "files"
     assert (await post_write(client, "topics/shell1.md", "- x"))[0] == 201
+
+
+async def test_a_tier_slow_to_scan_is_scanned_again_after_many_times_its_scan(
+    sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: Any
+) -> None:
+    """A write checks the caps against the tier's usage, scanned again once it is older than 2 s,
+    or than 50 times the last scan's length for a large tier, so that its writes do not each walk
+    it; files made in the shell meanwhile count from the next scan."""
+    from sidecar.write import service
+
+    for i in range(2000):  # a tier whose scan takes measurable time
+        write(memory_dir, f"topics/bulk/b{i:04d}.md", "")
+    client = await sidecar_client(tier_max_files=2004)  # AGENT.md, a daily file and 2,000 more
+    monkeypatch.setattr(service, "USAGE_TTL_S", 0.0)
+    monkeypatch.setattr(service, "USAGE_SCAN_SHARE", 10**6)  # "much later" here: not within the test
+    assert (await post_write(client, "topics/first.md", "- x"))[0] == 201  # scanned: 2,003 files
+    write(memory_dir, "topics/shell.md", "")  # now 2,004: a further new file is over the cap
+    assert (await post_write(client, "topics/second.md", "- x"))[0] == 201  # the shell file not seen yet
+    monkeypatch.setattr(service, "USAGE_SCAN_SHARE", 0)  # the next write scans again
+    status, body = await post_write(client, "topics/third.md", "- x")
+    assert status == 413 and body["error"]["usage"]["text"].startswith("2005 of 2004 files"), body
