@@ -31,6 +31,9 @@ __all__ = ["BATCH_FILES", "CrewMirror", "run_rounds"]
 log = structlog.get_logger("sidecar.store.mirror")
 #: Files sent in one transaction.
 BATCH_FILES = 200
+#: ... by the full compare: the rounds wait for its transaction to end before they write, so it
+#: holds the turn a few hundred chunks at a time.
+COMPARE_BATCH_FILES = 25
 #: Vectors looked for per step while the store lacks some.
 VECTOR_BATCH = 2000
 #: Files changed in one full compare past which the store's planner statistics are refreshed.
@@ -169,11 +172,9 @@ class CrewMirror:
         held = await self.store.files()
         changed = sorted(p for p, f in files.items() if held.get(p) != f.hash)
         gone = sorted(p for p in held if p not in files)
-        await self._send(changed)
-        async with self._writing:  # those the index still lacks (a round may have sent one made again)
-            back = await asyncio.to_thread(self.source.files, gone)
-            gone = [p for p in gone if p not in back]
-            await self.store.remove_files(gone)
+        # Files gone go the same way: removed if the index still lacks them at their turn (a round
+        # may have sent one made again).
+        await self._send(changed + gone, COMPARE_BATCH_FILES)
         if changed or gone:
             log.info("store.mirrored", changed=len(changed), removed=len(gone))
         if len(changed) + len(gone) >= ANALYZE_AFTER:
@@ -181,27 +182,33 @@ class CrewMirror:
         return len(changed), len(gone)
 
     async def sync_paths(self, paths: list[str]) -> None:
-        """Bring just these files level with the index (the queue changed them): no full compare."""
-        await self._send(paths)
+        """Bring just these files level with the index (the queue changed them): no full compare.
+        One turn to write for all of them (a round's files are few), so a write waits for at most
+        one of the full compare's transactions."""
         async with self._writing:
-            files = await asyncio.to_thread(self.source.files, paths)
-            await self.store.remove_files([p for p in paths if p not in files])
+            for start in range(0, len(paths), BATCH_FILES):
+                await self._write_batch(paths[start : start + BATCH_FILES])
 
-    async def _send(self, paths: list[str]) -> None:
-        """Send the files a batch at a time, each batch read from the index when its turn to write
-        comes (a round may have sent a newer version of one of them meanwhile)."""
-        model = self.model()
-        for start in range(0, len(paths), BATCH_FILES):
-            part = paths[start : start + BATCH_FILES]
+    async def _send(self, paths: list[str], batch: int) -> None:
+        """Send the files ``batch`` at a time, each batch its own turn to write."""
+        for start in range(0, len(paths), batch):
             async with self._writing:
-                now = await asyncio.to_thread(self.source.files, part)
-                part = [p for p in part if p in now]  # gone since: the round that saw it removes it
-                chunks = await asyncio.to_thread(self.source.chunks, part)
-                hashes = [c.hash for rows in chunks.values() for c in rows]
-                vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
-                contents = await asyncio.to_thread(self.source.contents, part)
-                flags = await asyncio.to_thread(self.source.flags, contents)
-                await self.store.replace_files([(now[p], chunks[p]) for p in part], model, vectors, flags, contents)
+                await self._write_batch(paths[start : start + batch])
+
+    async def _write_batch(self, part: list[str]) -> None:
+        """Put these files in the store as the index holds them now (a round may have sent a newer
+        version of one meanwhile), and remove those the index no longer has."""
+        model = self.model()
+        now = await asyncio.to_thread(self.source.files, part)
+        present = [p for p in part if p in now]
+        if present:
+            chunks = await asyncio.to_thread(self.source.chunks, present)
+            hashes = [c.hash for rows in chunks.values() for c in rows]
+            vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
+            contents = await asyncio.to_thread(self.source.contents, present)
+            flags = await asyncio.to_thread(self.source.flags, contents)
+            await self.store.replace_files([(now[p], chunks[p]) for p in present], model, vectors, flags, contents)
+        await self.store.remove_files([p for p in part if p not in now])
 
     async def sync_vectors(self) -> int:
         """Send the vectors the index has and the store lacks; how many the store still lacks."""

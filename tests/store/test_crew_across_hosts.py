@@ -45,12 +45,13 @@ def start_lead(root: Path, url: str, port: int, *, ready: bool = True) -> Sideca
     )  # fmt: skip
 
 
-def start_member(root: Path, name: str, url: str, port: int, *, ready: bool = True) -> SidecarProcess:
+def start_member(root: Path, name: str, url: str, port: int, *extra: str, ready: bool = True) -> SidecarProcess:
     write(root / name, "AGENT.md", f"# {name}\nI am {name}; my own note is about tailwind plans.\n")
     (root / f"{name}-crew").mkdir(exist_ok=True)  # its own, empty: nothing shared on disk
     return start_sidecar(
         root / name, "--role", "member", "--crew-dir", str(root / f"{name}-crew"), "--lead-url",
-        f"http://127.0.0.1:{port}", "--crew-token", TOKEN, "--crew-store", url, *QUICK, log_dir=root, ready=ready,
+        f"http://127.0.0.1:{port}", "--crew-token", TOKEN, "--crew-store", url, *QUICK, *extra, log_dir=root,
+        ready=ready,
     )  # fmt: skip
 
 
@@ -264,7 +265,8 @@ def test_a_write_is_read_by_its_seq_while_the_leads_first_copy_of_a_large_crew_r
     write(tmp_path / "lead", "AGENT.md", "# Lead\n")
     port = free_port()
     lead = start_lead(tmp_path, url, port, ready=False)
-    member = start_member(tmp_path, "m1", url, port, ready=False)
+    # A wait of 3 s (1 s by default) for a loaded test host: the copy outlasts it (asserted below).
+    member = start_member(tmp_path, "m1", url, port, "--after-seq-timeout", "3", ready=False)
     try:
         lead.wait_ready(60)
         member.wait_ready(60)
