@@ -36,6 +36,9 @@ class CrewFileCopy:
         self.tick = tick
         self.version: int | None = None  # the store's files version the copy equals
         self._task: asyncio.Task[None] | None = None
+        # Each copied file's content hash by its size and mtime: a version move re-reads only
+        # the files whose size or mtime changed since (tens of thousands of files otherwise).
+        self._hashes: dict[str, tuple[int, int, str]] = {}
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="crew-file-copy")
@@ -75,20 +78,32 @@ class CrewFileCopy:
         return len(changed), len(gone)
 
     def _local(self) -> dict[str, str]:
-        """The copy's files by content hash (the index's own hash: blake2b, 16 bytes)."""
+        """The copy's files by content hash (the index's own hash: blake2b, 16 bytes); a file
+        whose size and mtime are those it had when last hashed is not read again."""
         out = {}
-        for rel in scan_tier(self.root):
-            data = read_tier_file(self.root, rel)
-            if data is not None:
-                out[rel] = hashlib.blake2b(data, digest_size=16).hexdigest()
+        known: dict[str, tuple[int, int, str]] = {}
+        for rel, stat in scan_tier(self.root).items():
+            held = self._hashes.get(rel)
+            if held is not None and held[:2] == (stat.size, stat.mtime_ns):
+                digest = held[2]
+            else:
+                data = read_tier_file(self.root, rel)
+                if data is None:
+                    continue
+                digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            out[rel] = digest
+            known[rel] = (stat.size, stat.mtime_ns, digest)
+        self._hashes = known
         return out
 
     def _write(self, files: dict[str, bytes]) -> None:
         self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         for rel, data in files.items():
+            self._hashes.pop(rel, None)
             durable_replace(self.root, rel, data, read_tier_file(self.root, rel))
 
     def _remove(self, paths: list[str]) -> None:
         for rel in paths:
+            self._hashes.pop(rel, None)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.root / rel)
