@@ -232,6 +232,7 @@ async def _queue_ctx(app: web.Application) -> AsyncIterator[None]:
     queue.on_applied = lambda tier, kind, seconds: observe_reindex(app, tier, kind, seconds)
     app[QUEUE] = queue
     app[WRITES] = writes = WriteService(app[SETTINGS], queue)
+    writes.warm()
     queue.start()
     try:
         yield

@@ -51,7 +51,7 @@ __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 log = structlog.get_logger("sidecar.write.service")
 USAGE_TTL_S = 2.0
 #: A tier whose scan is slow (tens of thousands of files) is scanned again only after this many
-#: times the last scan took: its writes pay for a scan at most one in that many seconds.
+#: times the last scan took, so the scans take at most a fiftieth of a core.
 USAGE_SCAN_SHARE = 50
 SLOW_WRITE_S = 1.0  # a write that took longer (from its arrival) is logged with where the time went
 STALL_S = 10.0  # one write on the write thread for longer than this: writes are stalled
@@ -83,10 +83,14 @@ class WriteService:
         self.queue = queue
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
-        # Tier bytes and files, refreshed by a scan when older than USAGE_TTL_S (or USAGE_SCAN_SHARE
-        # times the last scan's length; shell edits change them behind our back) and kept current by
-        # each write in between: no directory walk on every write.
+        # Tier bytes and files: scanned at start (``warm``), kept current by each write, and scanned
+        # again when older than USAGE_TTL_S (or USAGE_SCAN_SHARE times the last scan's length),
+        # since shell edits change them behind our back. That rescan runs on a thread of its own
+        # while writes go on with the usage they keep: no write walks the tier, which takes
+        # seconds over tens of thousands of files.
         self._usage: dict[Path, _Usage] = {}
+        self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-usage-scan")
+        self._scanning: set[Path] = set()
         # When the write on the write thread started (monotonic), None while it is idle.
         self._busy_since: float | None = None
         self.stall_after = STALL_S
@@ -238,6 +242,14 @@ class WriteService:
     def close(self) -> None:
         """Wait for the writes under way and stop the write thread."""
         self._thread.shutdown(wait=True)
+        self._scans.shutdown(wait=False, cancel_futures=True)
+
+    def warm(self) -> None:
+        """Scan the usage of the tiers this sidecar writes, on the write thread, before any write
+        needs it (the first write would otherwise wait for the walk)."""
+        tiers = ["agent"] + (["crew"] if self.settings.role == "lead" else [])
+        for tier in tiers:
+            self._thread.submit(self._tier_usage, self.root(tier))
 
     def _write_durably(
         self, root: Path, req: WriteRequest, queued: float, candidates: list[Candidate] | None = None
@@ -328,13 +340,22 @@ class WriteService:
 
     def _tier_usage(self, root: Path) -> _Usage:
         cached = self._usage.get(root)
-        now = time.monotonic()
-        if cached is None or now - cached.at > max(USAGE_TTL_S, USAGE_SCAN_SHARE * cached.cost):
-            files = scan_tier(root)
-            done = time.monotonic()
-            cached = _Usage(sum(f.size for f in files.values()), len(files), done, done - now)
-            self._usage[root] = cached
+        if cached is None:
+            cached = self._usage[root] = _scan_usage(root)
+        elif root not in self._scanning and time.monotonic() - cached.at > max(
+            USAGE_TTL_S, USAGE_SCAN_SHARE * cached.cost
+        ):
+            self._scanning.add(root)
+            self._scans.submit(self._rescan, root)
         return cached
+
+    def _rescan(self, root: Path) -> None:
+        """The usage scanned afresh (on its own thread). A write that lands during the walk may
+        be counted twice or not at all until the next scan: the caps are a budget, not a ledger."""
+        try:
+            self._usage[root] = _scan_usage(root)
+        finally:
+            self._scanning.discard(root)
 
     def _check_caps(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
         """Raise CapExceeded over a hard cap; return the soft-cap warning material, if any."""
@@ -373,6 +394,13 @@ class WriteService:
                     "usage": usage(used, cap),
                 }
         return None
+
+
+def _scan_usage(root: Path) -> _Usage:
+    started = time.monotonic()
+    files = scan_tier(root)
+    done = time.monotonic()
+    return _Usage(sum(f.size for f in files.values()), len(files), done, done - started)
 
 
 class _Usage(NamedTuple):

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sidecar.keys import WRITES
 from tests.support.memory import ClientFactory, write
+from tests.support.waiting import async_wait_until as wait_until_async
 
 
 async def post_write(client: Any, path: str, content: str = "") -> tuple[int, dict[str, Any]]:
@@ -39,12 +41,13 @@ async def test_files_made_outside_the_sidecar_count_too(sidecar_client: ClientFa
     assert (await post_write(client, "topics/shell1.md", "- x"))[0] == 201
 
 
-async def test_a_tier_slow_to_scan_is_scanned_again_after_many_times_its_scan(
+async def test_the_tier_is_scanned_again_beside_the_writes(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: Any
 ) -> None:
-    """A write checks the caps against the tier's usage, scanned again once it is older than 2 s,
-    or than 50 times the last scan's length for a large tier, so that its writes do not each walk
-    it; files made in the shell meanwhile count from the next scan."""
+    """Writes check the caps against the usage scanned at start and kept by each write. Once it is
+    older than 2 s (or 50 times the last scan's length, for a large tier) a write starts a rescan
+    on a thread of its own and goes on with the usage it has: files made in the shell meanwhile
+    count once that rescan is in."""
     from sidecar.write import service
 
     for i in range(2000):  # a tier whose scan takes measurable time
@@ -52,9 +55,12 @@ async def test_a_tier_slow_to_scan_is_scanned_again_after_many_times_its_scan(
     client = await sidecar_client(tier_max_files=2004)  # AGENT.md, a daily file and 2,000 more
     monkeypatch.setattr(service, "USAGE_TTL_S", 0.0)
     monkeypatch.setattr(service, "USAGE_SCAN_SHARE", 10**6)  # "much later" here: not within the test
-    assert (await post_write(client, "topics/first.md", "- x"))[0] == 201  # scanned: 2,003 files
+    assert (await post_write(client, "topics/first.md", "- x"))[0] == 201  # 2,003 files, as scanned
     write(memory_dir, "topics/shell.md", "")  # now 2,004: a further new file is over the cap
     assert (await post_write(client, "topics/second.md", "- x"))[0] == 201  # the shell file not seen yet
-    monkeypatch.setattr(service, "USAGE_SCAN_SHARE", 0)  # the next write scans again
+    monkeypatch.setattr(service, "USAGE_SCAN_SHARE", 0)  # stale now: the next write starts a rescan
+    assert (await post_write(client, "topics/bulk/b0000.md", "- x"))[0] == 201  # an existing file
+    writes = client.server.app[WRITES]
+    await wait_until_async(lambda: not writes._scanning)
     status, body = await post_write(client, "topics/third.md", "- x")
     assert status == 413 and body["error"]["usage"]["text"].startswith("2005 of 2004 files"), body
