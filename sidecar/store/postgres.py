@@ -49,6 +49,8 @@ def build_memory_mb(rows: int, dim: int) -> int:
     return max(low, min(high, math.ceil(rows * (4 * dim + 512) * 1.2 / 2**20)))
 
 
+#: The first key of the per-crew advisory lock a change of the chunks takes ("ms" in ASCII).
+_WRITE_LOCK = 0x6D73
 #: How many chunks the keyword leg's finding words may hold between them (see ``_bm25``).
 _MATCH_BUDGET = 5000
 
@@ -174,6 +176,7 @@ class PostgresCrewStore:
         ]  # fmt: skip
         await self._index_dims({r[12] for r in rows if r[12] is not None})
         async with self._conn() as conn, conn.transaction():
+            await self._take_turn(conn)
             await conn.executemany(
                 "INSERT INTO crew_files (crew, path, hash, size, flags, content) "
                 "VALUES ($1, $2, $3, $4, $5::text::jsonb, $6) ON CONFLICT (crew, path) DO UPDATE "
@@ -212,6 +215,12 @@ class PostgresCrewStore:
             self.crew, paths, sign,
         )  # fmt: skip
 
+    async def _take_turn(self, conn: Any) -> None:
+        """Changes of one crew's files take turns (a transaction-scoped advisory lock per crew):
+        two writers (a lead and a ``store migrate``) would otherwise lock the same word counts in
+        opposite orders, one taking them away before adding others, and deadlock."""
+        await conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _WRITE_LOCK, self.crew)
+
     @staticmethod
     def _vector_fields(model: str | None, vec: VectorRow | None) -> tuple[Any, ...]:
         if model is None or vec is None:
@@ -248,6 +257,7 @@ class PostgresCrewStore:
         if not paths:
             return
         async with self._conn() as conn, conn.transaction():
+            await self._take_turn(conn)
             await self._count_words(conn, paths, -1)
             await conn.execute("DELETE FROM crew_files WHERE crew = $1 AND path = ANY($2::text[])", self.crew, paths)
             await self._bump_version(conn)

@@ -180,3 +180,25 @@ def test_a_store_made_before_the_word_counts_gets_them_filled(tmp_path: Path, pg
     kept, fresh, chunks, counted = word_counts(url)
     assert kept == fresh and kept["kestrel"] == 2
     assert chunks == counted == 40
+
+
+def test_two_writers_at_once_leave_exact_word_counts(tmp_path: Path, pg_server: PgServer) -> None:
+    """Two runs copying into the same crew at once (their changes of the same files' word counts
+    take turns): both succeed and the counts equal a fresh count."""
+    src = tmp_path / "crew"
+    make_crew(src, 600)
+    url = pg_server.new_database()
+    assert migrate(src, url).returncode == 0
+    for n in range(0, 600, 2):  # every other file changed: both runs replace them
+        write(src, f"topics/t{n:05d}.md", f"# Topic {n}\nNow the wombat and the zeppelin, {n}.\n")
+    argv = [sys.executable, "-m", "sidecar", "store", "migrate", "--from", f"sqlite:{src}", "--to", url]
+    index = TierIndex(src, "crew")
+    index.open()  # the index brought level first, so both runs copy the same one
+    index.close()
+    runs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()) for _ in "ab"]
+    for run in runs:
+        _, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
+    kept, fresh, chunks, counted = word_counts(url)
+    assert kept == fresh and kept["zeppelin"] == 300
+    assert chunks == counted
