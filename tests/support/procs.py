@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -17,10 +18,28 @@ from tests.support.waiting import wait_until
 __all__ = ["SidecarProcess", "cpu_s", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
 
 
+#: Where free_port looks: under the usual ephemeral range (ip_local_port_range, 32768-60999).
+_LISTEN_PORTS = (20000, 32000)
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port no process listens on now, below the kernel's ephemeral range (an ephemeral port
+    could be taken as the source port of an outgoing connection before the server binds it) and
+    never the same one twice in a test run."""
+    low, high = _LISTEN_PORTS
+    for _ in range(1000):
+        port = random.randrange(low, high)
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
+    raise RuntimeError(f"no free port in {low}-{high}")
 
 
 def rss_kb(pid: int, field: str = "VmRSS") -> int:
@@ -102,16 +121,32 @@ class SidecarProcess:
 
 
 def start_sidecar(
-    memory_dir: Path, *args: str, port: int | None = None, env: dict[str, str] | None = None,
-    log_dir: Path | None = None, wait: float = 30.0, ready: bool = True,
+    memory_dir: Path,
+    *args: str,
+    port: int | None = None,
+    env: dict[str, str] | None = None,
+    log_dir: Path | None = None,
+    wait: float = 30.0,
+    ready: bool = True,
 ) -> SidecarProcess:
     """Start ``memory-sidecar serve`` as a real process and wait until /healthz answers
     (``ready=False``: return at once; several can then start side by side, see ``wait_ready``)."""
     port = port or free_port()
     log = (log_dir or memory_dir.parent) / f"sidecar-{port}.log"
     full_env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "none", **(env or {})}
-    argv = [sys.executable, "-m", "sidecar", "serve", "--memory-dir", str(memory_dir), "--port", str(port),
-            "--log-format", "json", *args]
+    argv = [
+        sys.executable,
+        "-m",
+        "sidecar",
+        "serve",
+        "--memory-dir",
+        str(memory_dir),
+        "--port",
+        str(port),
+        "--log-format",
+        "json",
+        *args,
+    ]
     with log.open("ab") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=full_env)
     sidecar = SidecarProcess(proc, port, log, argv)
