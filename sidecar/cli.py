@@ -224,6 +224,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     args = build_parser().parse_args(argv)
     try:
         if args.command == "serve":
+            # structlog imports rich when it is installed (rich brings pygments: 4 MB of the
+            # server's memory) for tracebacks the server never renders: format_exc_info makes
+            # them text first. A None in sys.modules makes that import fail as if rich were absent.
+            sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
             from sidecar.server.serve import serve
 
             return serve(load_settings(args))

@@ -14,12 +14,7 @@ import json
 from typing import Any, TextIO
 
 from sidecar.errors import SidecarError
-from sidecar.kg.graph import KnowledgeGraph
-from sidecar.kg.ingest import Ingest
-from sidecar.kg.lifecycle import run_op
-from sidecar.kg.model import Scope
 from sidecar.kg.requests import REQUESTS
-from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
 from sidecar.settings import Settings, load_settings
 
 __all__ = ["add_kg_commands", "kg_main"]
@@ -61,6 +56,14 @@ def kg_main(args: argparse.Namespace, out: TextIO) -> int:
 
 
 async def _run(settings: Settings, step: str, body: dict[str, Any]) -> dict[str, Any]:
+    # Here, not at the top: every command's parser adds these commands, ``serve`` included, and the
+    # server imports its HTTP stack only once its tiers are opening (sidecar.server.serve).
+    from sidecar.kg.graph import KnowledgeGraph
+    from sidecar.kg.ingest import Ingest
+    from sidecar.kg.lifecycle import run_op
+    from sidecar.kg.model import Scope
+    from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
+
     store = await SqliteKgStore.open(settings.memory_dir / KG_FILE)
     try:
         graph = KnowledgeGraph(store)
