@@ -1,4 +1,5 @@
-"""The sidecar's HTTP contract as one OpenAPI 3.1 document, served at ``GET /openapi.json``.
+"""The sidecar's HTTP contract as one OpenAPI 3.1 document, served at ``GET /openapi.json``
+(``sidecar.http.openapi_route``, which imports this module on the first request).
 
 Written down once, here, and held to the server two ways: a test requires its paths and methods
 to equal the routes ``create_app`` registers, and schemathesis runs it against a live sidecar.
@@ -12,8 +13,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aiohttp import web
-
 from sidecar import __version__
 from sidecar.contract import ANSWERS, BLOCK_REQUEST, FIELDS, SEARCH_REQUEST, WRITE_REQUEST, json_schema
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES, PRIORITIES, SEVERITIES
@@ -24,7 +23,7 @@ from sidecar.http.palace_schemas import REQUESTS as PALACE_REQUESTS
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.settings import ID_PATTERN
 
-__all__ = ["DOCUMENT", "routes"]
+__all__ = ["DOCUMENT"]
 
 Schema = dict[str, Any]
 JSON = "application/json"
@@ -892,10 +891,3 @@ DOCUMENT: dict[str, Any] = {
     "paths": _finish(PATHS),
     "components": {"schemas": SCHEMAS},
 }
-
-routes = web.RouteTableDef()
-
-
-@routes.get("/openapi.json")
-async def openapi_json(request: web.Request) -> web.Response:
-    return web.json_response(DOCUMENT)

@@ -26,12 +26,12 @@ from sidecar.kg.ingest import Ingest
 from sidecar.kg.llm import Chat, LlmExtractor
 from sidecar.kg.model import Scope
 from sidecar.kg.ops import GRAPH_READS, answer
-from sidecar.kg.pg_mirror import CrewKgMirror
 from sidecar.kg.requests import parse
 from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
 from sidecar.settings import Settings
 
 if TYPE_CHECKING:
+    from sidecar.kg.pg_mirror import CrewKgMirror
     from sidecar.store.postgres import PostgresCrewStore
 
 __all__ = [
@@ -110,6 +110,8 @@ def kg_context(journal_file: str, chat: Chat | None = None) -> Callable[[web.App
 def crew_kg_mirror(app: web.Application, store: PostgresCrewStore) -> CrewKgMirror:
     """On a lead with a server crew store: the copy of the crew's graph into it, started; crew
     writes answered here push through it (``kg_op``)."""
+    from sidecar.kg.pg_mirror import CrewKgMirror  # and the PostgreSQL store: a lead with one only
+
     settings = app[SETTINGS]
     mirror = CrewKgMirror(store, settings.memory_dir / KG_FILE, interval=settings.crew_reindex_interval)
     app[KG_MIRROR] = mirror

@@ -27,7 +27,7 @@ from sidecar.episodic.lifecycle import (
 )
 from sidecar.episodic.sqlite_store import SqliteJournalStore
 from sidecar.http import block as block_api
-from sidecar.http import consolidate, journal, memories, metrics, openapi, palace, search
+from sidecar.http import consolidate, journal, memories, metrics, openapi_route, palace, search
 from sidecar.http import files as write_api
 from sidecar.http import kg as kg_api
 from sidecar.http import status as api
@@ -107,8 +107,9 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
         ]
     )
     app.on_shutdown.append(_stop_long_work)
-    for module in (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics, openapi):
+    for module in (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics):
         app.router.add_routes(module.routes)
+    app.router.add_routes(openapi_route.routes)  # the document is built on its first request
     app.router.add_routes(palace.routes)
     app.router.add_routes(kg_api.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
