@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
-import watchfiles
 
 from sidecar.index.files import is_tier_file
 from sidecar.index.queue import ReindexQueue
+
+if TYPE_CHECKING:
+    import watchfiles
 
 __all__ = ["TierWatcher"]
 
@@ -67,7 +69,9 @@ class TierWatcher:
             return False
         if is_tier_file(rel):
             return True
-        if rel.endswith(_DATABASE_SUFFIXES) or change == watchfiles.Change.modified:
+        from watchfiles import Change  # loaded by _watch_once already
+
+        if rel.endswith(_DATABASE_SUFFIXES) or change == Change.modified:
             return False  # a directory's own mtime (a temp file came and went) adds nothing
         return rel == "." or not any(p.startswith(".") for p in rel.split("/"))
 
@@ -93,6 +97,8 @@ class TierWatcher:
                 await asyncio.sleep(RESTART_DELAY)
 
     async def _watch_once(self) -> None:
+        import watchfiles  # here: a sidecar started with --watch false never loads it (1 MB)
+
         inode = self.root.stat().st_ino
         self.running = True
         async for changes in watchfiles.awatch(
