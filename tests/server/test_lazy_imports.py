@@ -1,0 +1,91 @@
+"""What a serving sidecar leaves unimported: code that only other configurations, other commands or
+one rare route need is imported when first used, so an idle sidecar does not hold it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from tests.support.procs import SidecarProcess, free_port
+from tests.support.waiting import wait_until
+
+#: The real ``memory-sidecar serve``, plus a SIGUSR1 handler that writes the loaded modules' names.
+_SERVE = """
+import json, signal, sys
+from pathlib import Path
+
+def dump(signum, frame):
+    loaded = sorted(name for name, module in sys.modules.items() if module is not None)
+    Path(sys.argv[1]).write_text(json.dumps(loaded))
+
+signal.signal(signal.SIGUSR1, dump)
+from sidecar.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+#: Not needed to serve searches on a sidecar with no server crew store, no file watcher and no
+#: request for the OpenAPI document.
+_LAZY = (
+    "rich",  # structlog's optional console tracebacks
+    "pygments",
+    "watchfiles",  # --watch false
+    "sidecar.http.openapi",  # GET /openapi.json only
+    "sidecar.kg.pg_mirror",  # a lead with a PostgreSQL crew store only
+    "sidecar.store.postgres",
+    "asyncpg",
+)
+
+
+def _loaded(side: SidecarProcess, dump: Path) -> set[str]:
+    dump.unlink(missing_ok=True)
+    side.proc.send_signal(signal.SIGUSR1)
+    wait_until(dump.exists, timeout=10, message="the module list")
+    wait_until(lambda: dump.read_text().endswith("]"), timeout=10, message="the whole module list")
+    return set(json.loads(dump.read_text()))
+
+
+def test_serving_searches_imports_none_of_the_lazy_modules(memory_dir: Path, tmp_path: Path) -> None:
+    port, dump, log = free_port(), tmp_path / "modules.json", tmp_path / "sidecar.log"
+    argv = [sys.executable, "-c", _SERVE, str(dump), "serve", "--memory-dir", str(memory_dir)]
+    argv += ["--port", str(port), "--watch", "false", "--log-format", "json"]
+    env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "none"}
+    with log.open("ab") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+    side = SidecarProcess(proc, port, log, argv).wait_ready()
+    try:
+        with httpx.Client(base_url=side.url, timeout=10) as client:
+            for query in ("PostgreSQL database", "dark mode screenshot"):
+                found = client.post("/memory/search", json={"query": query})
+                assert found.status_code == 200, found.text
+                assert found.json()["results"], query
+            assert client.get("/memory/status").status_code == 200
+            serving = _loaded(side, dump)
+            assert "sidecar.http.search" in serving  # the list is the server's own
+            assert not serving.intersection(_LAZY)
+            document = client.get("/openapi.json")
+            assert document.status_code == 200
+            assert "/memory/search" in document.json()["paths"]
+        assert "sidecar.http.openapi" in _loaded(side, dump)  # imported by its route, when asked
+    finally:
+        assert side.stop() == 0
+
+
+def test_the_command_line_parser_imports_no_server_code() -> None:
+    """``serve`` starts opening the tiers before it imports the HTTP stack (sidecar.server.serve),
+    so building the parser, which every command does first, must not import it."""
+    probe = (
+        "import json, sys\n"
+        "from sidecar.cli import build_parser\n"
+        "build_parser().parse_args(['serve'])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    loaded = set(json.loads(done.stdout))
+    assert "sidecar.cli" in loaded
+    assert not loaded.intersection({"aiohttp", "numpy", "structlog", "sidecar.kg.graph", "sidecar.kg.lifecycle"})
