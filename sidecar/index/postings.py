@@ -68,7 +68,9 @@ _CACHE_LIMIT = 50_000
 COMPACT_MIN = 256
 
 IntArray = npt.NDArray[np.int64]
-SlotArray = npt.NDArray[np.int32]
+# A base's slots are uint16 when it has at most 65,536 chunks (2 bytes a posting, not 4: most
+# tiers), int32 otherwise; the delta's and every derived array's are int32.
+SlotArray = npt.NDArray[np.integer[Any]]
 FreqArray = npt.NDArray[np.uint16]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -208,8 +210,9 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
     docs_per_term = np.array([r[1] for r in vocab_rows], dtype=np.int64)
     hits_per_term = np.array([r[2] for r in vocab_rows], dtype=np.int64)
 
-    # Per batch, only what the snapshot keeps (int32 slot, uint16 frequency: 6 bytes a posting)
-    # outlives the batch, so a build's peak memory is the result plus one batch.
+    # Per batch, only what the snapshot keeps (its slot, a uint16 frequency: 4 or 6 bytes a
+    # posting) outlives the batch, so a build's peak memory is the result plus one batch.
+    slot_type = _slot_type(len(ids))
     out_slots: list[SlotArray] = []
     out_freqs: list[FreqArray] = []
     per_term = np.zeros(len(terms), dtype=np.int64)
@@ -244,13 +247,13 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
         heads = np.add.reduceat(codes & 1, first) if len(first) else np.zeros(0, dtype=np.int64)
         per_term[start:end] = np.bincount(term_of[first], minlength=end - start)
         lengths += np.bincount(slots, weights=count, minlength=len(ids))
-        out_slots.append(slots.astype(np.int32))
+        out_slots.append(slots.astype(slot_type))
         out_freqs.append(np.minimum(heads * HEADING_WEIGHT + (count - heads) * BODY_WEIGHT, 65535).astype(np.uint16))
         start = end
     if not np.array_equal(per_term, docs_per_term):
         raise RuntimeError("fts5vocab instance scan is not in term, doc order")
     offsets = _offsets(per_term)
-    all_slots = _mapped(int(offsets[-1]), np.int32)
+    all_slots = _mapped(int(offsets[-1]), slot_type)
     all_freqs = _mapped(len(all_slots), np.uint16)
     if out_slots:
         np.concatenate(out_slots, out=all_slots)
@@ -336,7 +339,7 @@ def compact(snap: Snapshot) -> Snapshot:
     base_slots, base_freqs, base_counts = _live_base(snap, renumber)
     delta = _live_delta(snap, renumber, terms)
     base_counts = np.concatenate([base_counts, np.zeros(len(terms) - len(base_counts), dtype=np.int64)])
-    slots, freqs = _merge(base_slots, base_freqs, base_counts, delta)
+    slots, freqs = _merge(base_slots, base_freqs, base_counts, delta, len(order))
     del base_slots, base_freqs
     counts = base_counts + np.bincount(delta[0], minlength=len(terms))
     held = np.flatnonzero(counts)
@@ -350,6 +353,12 @@ def compact(snap: Snapshot) -> Snapshot:
     return Snapshot.of_base(
         gen=snap.gen, vocab=vocab, offsets=offsets, slots=slots, freqs=freqs, ids=ids, lengths=lengths
     )
+
+
+def _slot_type(chunks: int) -> type[np.integer[Any]]:
+    """The type of a base's slots (0 .. chunks - 1): uint16 where they fit, half the memory of
+    int32 (numpy indexes as fast with either)."""
+    return np.uint16 if chunks <= 1 << 16 else np.int32
 
 
 def _mapped(n: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
@@ -403,15 +412,20 @@ def _live_delta(snap: Snapshot, renumber: SlotArray, terms: list[str]) -> tuple[
 
 
 def _merge(
-    base_slots: SlotArray, base_freqs: FreqArray, base_counts: IntArray, delta: tuple[IntArray, SlotArray, FreqArray]
+    base_slots: SlotArray,
+    base_freqs: FreqArray,
+    base_counts: IntArray,
+    delta: tuple[IntArray, SlotArray, FreqArray],
+    chunks: int,
 ) -> tuple[SlotArray, FreqArray]:
     """The base postings (``base_counts`` per term row, each term's slots ascending) with the
     delta's (row, slot, frequency) postings, sorted by row then slot, merged in: each goes after
-    the base postings of its term with a lower slot, so every term's slots still ascend."""
+    the base postings of its term with a lower slot, so every term's slots still ascend.
+    ``chunks``: the new base's slots."""
     rows, slots, freqs = delta
     starts = _offsets(base_counts)
     at = _insertion_points(base_slots, starts[rows], starts[rows + 1], slots) + np.arange(len(rows))
-    out_slots = _mapped(len(base_slots) + len(rows), np.int32)
+    out_slots = _mapped(len(base_slots) + len(rows), _slot_type(chunks))
     out_freqs = _mapped(len(out_slots), np.uint16)
     from_base = np.ones(len(out_slots), dtype=np.bool_)
     from_base[at] = False
