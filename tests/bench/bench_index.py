@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -112,7 +114,13 @@ def bench_http(base: Path) -> None:
             "p99 <= 5 ms",
         )
         time.sleep(1.0)
-        report("idle RSS, 10k-chunk agent tier (BM25 only)", f"{rss_kb(side.proc.pid) / 1024:.1f} MB", "<= 64 MB")
+        pid = side.proc.pid
+        report("idle RSS, 10k-chunk agent tier (BM25 only)", f"{rss_kb(pid) / 1024:.1f} MB", "<= 64 MB")
+        parts = [rss_kb(pid, field) / 1024 for field in ("RssFile", "RssAnon", "RssShmem")]
+        report("  files mapped (code) / anonymous / shared (the postings)", " / ".join(f"{mb:.1f} MB" for mb in parts))
+        report(
+            "  its code alone: a process importing what serve imports, serving nothing", f"{_imports_only_mb():.1f} MB"
+        )
     finally:
         side.stop()
     ready = []
@@ -122,6 +130,20 @@ def bench_http(base: Path) -> None:
         ready.append(time.perf_counter() - t0)
         side.stop()
     report("start to ready (process spawn to /healthz 200)", f"median {sorted(ready)[2] * 1000:.0f} ms", "<= 500 ms")
+
+
+def _imports_only_mb() -> float:
+    """VmRSS of a fresh process that imports the server's modules as ``memory-sidecar serve`` does
+    (rich made absent, the scanner the first search loads included), and serves nothing."""
+    probe = (
+        "import sys\n"
+        "sys.modules.setdefault('rich', None)\n"
+        "import sidecar.server.serve, sidecar.server.app, sidecar.prompt.scan\n"
+        "print(next(line for line in open('/proc/self/status') if line.startswith('VmRSS:')).split()[1])\n"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as serve sets it
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    return int(done.stdout.strip()) / 1024
 
 
 def bench_reindex(base: Path) -> None:
