@@ -14,10 +14,10 @@ __all__ = ["MALLOC_ARENA_MAX", "MMAP_THRESHOLD", "TRIM_THRESHOLD", "release_free
 #: sidecar's threads (event loop, tier writer and readers, journal, executor) are mostly idle.
 MALLOC_ARENA_MAX = 2
 #: Blocks of this size or more get a mapping of their own, returned to the system when freed.
-#: glibc starts at 128 KB and raises it to the size of each mapped block freed (up to 32 MB), so
-#: after the postings build freed its batches, later arrays of megabytes landed in the heap and
-#: the small blocks allocated between them kept ~3.5 MB of it resident for good. Set, it stays;
-#: a search's arrays (8 bytes a chunk: 0.8 MB at 100k chunks) stay under it, in the heap.
+#: glibc starts at 128 KB and raises it to the size of each mapped block freed (up to 32 MB): once
+#: the postings build frees its batches, later arrays of megabytes would land in a heap, and the
+#: small blocks allocated between them would keep megabytes of it resident for good. Set, it
+#: stays; a search's arrays (8 bytes a chunk: 0.8 MB at 100k chunks) stay under it, in the heap.
 MMAP_THRESHOLD = 1 << 20
 #: Free memory at the top of a heap kept for reuse before free() gives it back. Setting the mmap
 #: threshold fixes this one too, at glibc's 128 KB, which would give back and fetch again a
