@@ -153,7 +153,7 @@ def _word_matches(flat: str, words: bytes, terms: list[str], beyond_ascii: bool)
     """The matches of the query's ASCII terms, found with ``bytes.find`` in ``words``: the
     case-folded text as ``_WORD_BYTES``, a space added at each end (text offset ``i`` is ``i + 1``
     there, so a word starting at ``i`` is found as ``b" " + word`` at ``i``). One scan per term
-    finds the words starting with its stem; each is its exact match or a prefix match.
+    tells whether a word starts with its stem; only then are its exact or prefix matches looked for.
     ``beyond_ascii``: ``words`` shows the text's other characters as spaces, so the characters
     beside a match are checked in the text itself."""
     out: list[_Match] = []
@@ -163,27 +163,38 @@ def _word_matches(flat: str, words: bytes, terms: list[str], beyond_ascii: bool)
             continue  # the usual case: a hit holds few of its query's terms
         size = len(whole) - 2
         exact: list[_Match] = []
-        loose: list[_Match] = []
-        while at >= 0 and len(exact) < _MAX_MATCHES:
-            if words.startswith(whole, at) and (not beyond_ascii or _alone(flat, at, at + size)):
-                end = at + size
-                exact.append((at, end, index, True))
-            else:
-                end = words.find(b" ", at + len(stem)) - 1
-                if not exact and size >= 3 and len(loose) < _MAX_MATCHES:
-                    loose += _prefix_match(flat, at, index) if beyond_ascii else [(at, end, index, False)]
-            at = words.find(stem, end + 1)
-        out += exact or loose
+        found = words.find(whole, at)
+        while found >= 0 and len(exact) < _MAX_MATCHES:
+            if not beyond_ascii or _alone(flat, found, found + size):
+                exact.append((found, found + size, index, True))
+            found = words.find(whole, found + size + 1)
+        if exact:
+            out += exact
+        elif size >= 3:
+            out += _prefix_matches(flat, words, stem, at, index, beyond_ascii=beyond_ascii)
     return out
 
 
-def _prefix_match(flat: str, at: int, index: int) -> list[_Match]:
+def _prefix_matches(flat: str, words: bytes, stem: bytes, at: int, index: int, *, beyond_ascii: bool) -> list[_Match]:
+    """The words starting with ``stem`` (the first at ``at``), for a term with no exact match."""
+    loose: list[_Match] = []
+    while at >= 0 and len(loose) < _MAX_MATCHES:
+        end = words.find(b" ", at + len(stem)) - 1
+        if not beyond_ascii:
+            loose.append((at, end, index, False))
+        elif (match := _prefix_match(flat, at, index)) is not None:
+            loose.append(match)
+        at = words.find(stem, end + 1)
+    return loose
+
+
+def _prefix_match(flat: str, at: int, index: int) -> _Match | None:
     """The prefix match at ``at`` of text beyond ASCII, if a word starts there: the whole word
     (its letters beyond ASCII too)."""
     token = _TOKEN.match(flat, at)
     if token is None or (at > 0 and _is_word(flat[at - 1])):
-        return []
-    return [(at, token.end(), index, False)]
+        return None
+    return (at, token.end(), index, False)
 
 
 @functools.lru_cache(maxsize=256)
