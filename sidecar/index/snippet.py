@@ -32,7 +32,7 @@ SNIPPET_CHARS = 240
 ELLIPSIS = "…"
 _TOKEN = re.compile(r"\w+")
 _PREFIX = 5  # letters of a query token that make a stem-ish match
-_MAX_MATCHES = 256  # occurrences looked at per query token: enough to choose a window
+_MAX_MATCHES = 256  # matches kept per query token: enough to choose a window
 _SNAP = 16  # how far a window edge moves to land on a space instead of inside a word
 _JOINERS = frozenset("\u200c\u200d\u034f")
 
@@ -135,21 +135,23 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
     if not terms or not flat:
         return []
     if flat.isascii():
-        out = _word_matches(flat, (" " + flat + " ").encode("ascii").translate(_WORD_BYTES), terms, False)
+        words = (" " + flat + " ").encode("ascii").translate(_WORD_BYTES)
+        out = _word_matches(flat, words, terms, beyond_ascii=False)
     else:
         # Case-folded, the text keeps its offsets unless folding moved them (an "ß" became "ss"):
         # then a case-blind regular expression finds every term, several times slower.
         folded = flat.casefold()
         if len(folded) == len(flat):
             words = (" " + folded + " ").encode("ascii", "replace").translate(_WORD_BYTES)
-            out = _word_matches(flat, words, terms, True) + _unicode_matches(flat, folded, terms, True)
+            out = _word_matches(flat, words, terms, beyond_ascii=True)
+            out += _unicode_matches(flat, folded, terms, beyond_ascii_only=True)
         else:
-            out = _unicode_matches(flat, None, terms, False)
+            out = _unicode_matches(flat, None, terms, beyond_ascii_only=False)
     out.sort()
     return out
 
 
-def _word_matches(flat: str, words: bytes, terms: list[str], beyond_ascii: bool) -> list[_Match]:
+def _word_matches(flat: str, words: bytes, terms: list[str], *, beyond_ascii: bool) -> list[_Match]:
     """The matches of the query's ASCII terms, found with ``bytes.find`` in ``words``: the
     case-folded text as ``_WORD_BYTES``, a space added at each end (text offset ``i`` is ``i + 1``
     there, so a word starting at ``i`` is found as ``b" " + word`` at ``i``). One scan per term
@@ -215,7 +217,7 @@ def _alone(flat: str, start: int, end: int) -> bool:
     return end == len(flat) or not (flat[end].isalnum() or flat[end] == "_")
 
 
-def _unicode_matches(flat: str, folded: str | None, terms: list[str], beyond_ascii_only: bool) -> list[_Match]:
+def _unicode_matches(flat: str, folded: str | None, terms: list[str], *, beyond_ascii_only: bool) -> list[_Match]:
     """The matches of query terms searched as text: the terms beyond ASCII (``beyond_ascii_only``),
     or every term when case folding moved the text's offsets (``folded`` is then None)."""
     out: list[_Match] = []
