@@ -11,9 +11,9 @@ text has one.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = [
@@ -32,15 +32,15 @@ SNIPPET_CHARS = 240
 ELLIPSIS = "…"
 _TOKEN = re.compile(r"\w+")
 _PREFIX = 5  # letters of a query token that make a stem-ish match
-_MAX_MATCHES = 256  # occurrences looked at per query token: enough to choose a window
-_PREFIX_WEIGHT = 0.25
+_MAX_MATCHES = 256  # matches kept per query token: enough to choose a window
 _SNAP = 16  # how far a window edge moves to land on a space instead of inside a word
 _JOINERS = frozenset("\u200c\u200d\u034f")
 
 
-@dataclass(frozen=True, slots=True)
-class Snippet:
-    """The window's text and the ``[start, end)`` character offsets of the matched terms in it."""
+class Snippet(NamedTuple):
+    """The window's text and the ``[start, end)`` character offsets of the matched terms in it. A
+    named tuple: a search makes one per hit it shows, and a frozen dataclass costs several times as
+    much to build."""
 
     text: str
     highlights: list[tuple[int, int]]
@@ -75,11 +75,16 @@ def query_tokens(words: list[str]) -> list[str]:
     return list(seen)
 
 
-class _Match(NamedTuple):
-    start: int
-    end: int
-    term: int  # index into the query tokens
-    exact: bool
+# A match: (start, end, index of the query token, exact). Plain tuples, in text order when sorted:
+# a search makes one per matched term of every hit it shows.
+_Match = tuple[int, int, int, bool]
+
+# Bytes of ASCII text as the matcher reads them: letters lowered, digits and "_" kept, every other
+# byte a space. What stands for a character beyond ASCII ("?" after encoding) is a space too, so
+# every place a word could start or end is a space, and a word is found with one bytes.find.
+_WORD_BYTES = bytes(
+    c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 or c == 95 else 32 for c in range(256)
+)
 
 
 def window(
@@ -94,17 +99,17 @@ def window(
     terms = query_tokens(words) if tokens is None else tokens
     matches = _matches(flat, terms)
     if len(flat) <= width:
-        return Snippet(flat, [(m.start, m.end) for m in matches])
+        return Snippet(flat, [(m[0], m[1]) for m in matches])
     start, end = _choose(flat, matches, width)
     lead = ELLIPSIS if start > 0 else ""
     shift = len(lead) - start
     body = lead + flat[start:end] + (ELLIPSIS if end < len(flat) else "")
-    return Snippet(body, [(m.start + shift, m.end + shift) for m in matches if start <= m.start and m.end <= end])
+    return Snippet(body, [(a + shift, b + shift) for a, b, _, _ in matches if start <= a and b <= end])
 
 
 def mark_terms(text: str, tokens: list[str]) -> list[tuple[int, int]]:
     """The ``[start, end)`` offsets of the query terms in ``text`` as it is (nothing flattened)."""
-    return [(m.start, m.end) for m in _matches(text, tokens)]
+    return [(m[0], m[1]) for m in _matches(text, tokens)]
 
 
 def mark_markdown(snippet: Snippet) -> Snippet:
@@ -130,15 +135,97 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
     if not terms or not flat:
         return []
     if flat.isascii():
-        return _ascii_matches(flat, flat.lower(), terms)
-    # Case-folded, the text is searched with str.find, unless folding moved its offsets (an "ß"
-    # became "ss"): then a case-blind regular expression, several times slower.
-    casefolded = flat.casefold()
-    folded = casefolded if len(casefolded) == len(flat) else None
+        words = (" " + flat + " ").encode("ascii").translate(_WORD_BYTES)
+        out = _word_matches(flat, words, terms, beyond_ascii=False)
+    else:
+        # Case-folded, the text keeps its offsets unless folding moved them (an "ß" became "ss"):
+        # then a case-blind regular expression finds every term, several times slower.
+        folded = flat.casefold()
+        if len(folded) == len(flat):
+            words = (" " + folded + " ").encode("ascii", "replace").translate(_WORD_BYTES)
+            out = _word_matches(flat, words, terms, beyond_ascii=True)
+            out += _unicode_matches(flat, folded, terms, beyond_ascii_only=True)
+        else:
+            out = _unicode_matches(flat, None, terms, beyond_ascii_only=False)
+    out.sort()
+    return out
+
+
+def _word_matches(flat: str, words: bytes, terms: list[str], *, beyond_ascii: bool) -> list[_Match]:
+    """The matches of the query's ASCII terms, found with ``bytes.find`` in ``words``: the
+    case-folded text as ``_WORD_BYTES``, a space added at each end (text offset ``i`` is ``i + 1``
+    there, so a word starting at ``i`` is found as ``b" " + word`` at ``i``). One scan per term
+    tells whether a word starts with its stem; only then are its exact or prefix matches looked for.
+    ``beyond_ascii``: ``words`` shows the text's other characters as spaces, so the characters
+    beside a match are checked in the text itself."""
+    out: list[_Match] = []
+    for index, stem, whole in _needles(tuple(terms)):
+        at = words.find(stem)
+        if at < 0:
+            continue  # the usual case: a hit holds few of its query's terms
+        size = len(whole) - 2
+        exact: list[_Match] = []
+        found = words.find(whole, at)
+        while found >= 0 and len(exact) < _MAX_MATCHES:
+            if not beyond_ascii or _alone(flat, found, found + size):
+                exact.append((found, found + size, index, True))
+            found = words.find(whole, found + size + 1)
+        if exact:
+            out += exact
+        elif size >= 3:
+            out += _prefix_matches(flat, words, stem, at, index, beyond_ascii=beyond_ascii)
+    return out
+
+
+def _prefix_matches(flat: str, words: bytes, stem: bytes, at: int, index: int, *, beyond_ascii: bool) -> list[_Match]:
+    """The words starting with ``stem`` (the first at ``at``), for a term with no exact match."""
+    loose: list[_Match] = []
+    while at >= 0 and len(loose) < _MAX_MATCHES:
+        end = words.find(b" ", at + len(stem)) - 1
+        if not beyond_ascii:
+            loose.append((at, end, index, False))
+        elif (match := _prefix_match(flat, at, index)) is not None:
+            loose.append(match)
+        at = words.find(stem, end + 1)
+    return loose
+
+
+def _prefix_match(flat: str, at: int, index: int) -> _Match | None:
+    """The prefix match at ``at`` of text beyond ASCII, if a word starts there: the whole word
+    (its letters beyond ASCII too)."""
+    token = _TOKEN.match(flat, at)
+    if token is None or (at > 0 and _is_word(flat[at - 1])):
+        return None
+    return (at, token.end(), index, False)
+
+
+@functools.lru_cache(maxsize=256)
+def _needles(terms: tuple[str, ...]) -> list[tuple[int, bytes, bytes]]:
+    """For each ASCII query term: its index, ``b" " + stem`` and ``b" " + term + b" "`` (what
+    ``_word_matches`` looks for). A search's hits share their query's terms, so it is made once."""
+    return [
+        (index, b" " + term[:_PREFIX].encode(), b" " + term.encode() + b" ")
+        for index, term in enumerate(terms)
+        if term.isascii()
+    ]
+
+
+def _alone(flat: str, start: int, end: int) -> bool:
+    """Whether ``flat[start:end]`` is a whole token: no word character before it, none after."""
+    if start > 0 and _is_word(flat[start - 1]):
+        return False
+    return end == len(flat) or not (flat[end].isalnum() or flat[end] == "_")
+
+
+def _unicode_matches(flat: str, folded: str | None, terms: list[str], *, beyond_ascii_only: bool) -> list[_Match]:
+    """The matches of query terms searched as text: the terms beyond ASCII (``beyond_ascii_only``),
+    or every term when case folding moved the text's offsets (``folded`` is then None)."""
     out: list[_Match] = []
     for index, term in enumerate(terms):
+        if beyond_ascii_only and term.isascii():
+            continue
         if _wide(term[0]):  # CJK and the like: no spaces between words, the term is its own token
-            out += [_Match(at, at + len(term), index, True) for at in _occurrences(flat, folded, term)]
+            out += [(at, at + len(term), index, True) for at in _occurrences(flat, folded, term)]
             continue
         exact: list[_Match] = []
         loose: list[_Match] = []
@@ -149,38 +236,10 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
             if token is None:
                 continue
             if token.group().casefold() == term:
-                exact.append(_Match(start, token.end(), index, True))
+                exact.append((start, token.end(), index, True))
             elif not exact and len(term) >= 3:
-                loose.append(_Match(start, token.end(), index, False))
+                loose.append((start, token.end(), index, False))
         out += exact or loose
-    out.sort()
-    return out
-
-
-def _ascii_matches(flat: str, folded: str, terms: list[str]) -> list[_Match]:
-    """``_matches`` for ASCII text, where lowering keeps every offset: the common case, kept to
-    string methods (a search makes one per hit it shows)."""
-    out: list[_Match] = []
-    size = len(folded)
-    for index, term in enumerate(terms):
-        if not term.isascii():
-            continue  # no ASCII text holds it
-        exact: list[_Match] = []
-        loose: list[_Match] = []
-        stem = term[:_PREFIX]
-        at = folded.find(stem)
-        while at >= 0 and len(exact) + len(loose) < _MAX_MATCHES:
-            if at == 0 or not (folded[at - 1].isalnum() or folded[at - 1] == "_"):
-                end = at + len(term)
-                if folded.startswith(term, at) and (end == size or not (folded[end].isalnum() or folded[end] == "_")):
-                    exact.append(_Match(at, end, index, True))
-                elif not exact and len(term) >= 3:
-                    token = _TOKEN.match(folded, at)
-                    if token is not None and token.group() != term:
-                        loose.append(_Match(at, token.end(), index, False))
-            at = folded.find(stem, at + 1)
-        out += exact or loose
-    out.sort()
     return out
 
 
@@ -211,30 +270,28 @@ def _choose(flat: str, matches: list[_Match], width: int) -> tuple[int, int]:
     tie; the cluster is then centred. One pass with two pointers over the matches in text order."""
     if not matches:
         return 0, _edge_end(flat, width)
-    if matches[-1].end - matches[0].start <= width:  # one window holds them all (the common case)
-        return _centre(flat, matches[0].start, max(m.end for m in matches), width)
-    any_exact = any(m.exact for m in matches)
-    exact: dict[int, int] = {}
-    loose: dict[int, int] = {}
-    best, best_span = -1.0, (matches[0].start, matches[0].end)
+    if matches[-1][1] - matches[0][0] <= width:  # one window holds them all (the common case)
+        return _centre(flat, matches[0][0], max(m[1] for m in matches), width)
+    # A term's matches are all exact or all prefixes, so a term weighs 4 or 1 (a quarter) in a window.
+    any_exact = any(m[3] for m in matches)
+    counts: dict[int, int] = {}
+    score = best = 0
+    best_span = (matches[0][0], matches[0][1])
     j = 0
-    for i, anchor in enumerate(matches):
-        limit = anchor.start + width
-        while j < len(matches) and matches[j].end <= limit:
-            counts = exact if matches[j].exact else loose
-            counts[matches[j].term] = counts.get(matches[j].term, 0) + 1
+    for i, (start, _, term, exact) in enumerate(matches):
+        while j < len(matches) and matches[j][1] <= start + width:
+            _, _, other, other_exact = matches[j]
+            seen = counts.get(other, 0)
+            counts[other] = seen + 1
+            score += 0 if seen else 4 if other_exact else 1
             j += 1
-        if j > i and (anchor.exact or not any_exact):
-            score = len(exact) + _PREFIX_WEIGHT * len(loose.keys() - exact.keys())
-            if score > best:
-                best, best_span = score, (anchor.start, max(m.end for m in matches[i:j]))
-        if j > i:  # the anchor leaves the window before the next one is tried
-            counts = exact if anchor.exact else loose
-            counts[anchor.term] -= 1
-            if not counts[anchor.term]:
-                del counts[anchor.term]
-        else:
+        if j <= i:
             j = i + 1
+            continue
+        if score > best and (exact or not any_exact):
+            best, best_span = score, (start, max(m[1] for m in matches[i:j]))
+        counts[term] -= 1  # the anchor leaves the window before the next one is tried
+        score -= 0 if counts[term] else 4 if exact else 1
     return _centre(flat, *best_span, width)
 
 
@@ -275,6 +332,8 @@ def _edge_end(flat: str, end: int) -> int:
 
 def _clings(char: str) -> bool:
     """A character that belongs to the one before it: a combining mark, a joiner, a variation selector."""
+    if char < "\u0300":  # none of them comes before the first combining mark (the common case)
+        return False
     return unicodedata.combining(char) != 0 or char in _JOINERS or "\ufe00" <= char <= "\ufe0f"
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sidecar.index.snippet import ELLIPSIS, SNIPPET_CHARS, Snippet, mark_markdown, window
+from sidecar.index.snippet import ELLIPSIS, SNIPPET_CHARS, Snippet, mark_markdown, mark_terms, query_tokens, window
 
 ZEBRA = (
     "Notes on the checkout service and the checkpoint format. The checker script runs nightly; the "
@@ -60,6 +61,17 @@ def test_prefixes_count_when_no_exact_token_exists() -> None:
     text = "x " * 200 + "We deployed the deployment tooling yesterday." + " y" * 200
     snippet = window(text, ["deploying"])
     assert shown(snippet) == ["deployed", "deployment"]
+
+
+def test_prefix_matches_do_not_anchor_the_window_when_an_exact_token_exists() -> None:
+    near = "deployed checkpointing " + "filler " * 22 + "redis"
+    text = "x " * 50 + near + " y" * 150 + " redis" + " z" * 100
+    snippet = window(text, ["deploying", "checkpoints", "redis"])
+    # A window from "deployed" would hold all three terms, two of them by prefix; the window is
+    # around an exact token instead (the first, on a tie).
+    assert len(near) <= SNIPPET_CHARS
+    assert shown(snippet) == ["redis"]
+    assert "deployed" not in snippet.text and text.find(snippet.text.strip(ELLIPSIS)) < text.find(" y")
 
 
 def test_a_long_line_without_spaces_gives_a_valid_window() -> None:
@@ -119,3 +131,106 @@ def test_text_beyond_ascii_is_matched_case_blind_where_folding_keeps_or_moves_of
     # A prefix match beyond ASCII, and a Greek word whose final sigma folds to a plain one.
     assert shown(window(filler + "Berichte über Zürichs Brücken.", ["berichten"])) == ["Berichte"]
     assert shown(window("Ο ΛΟΓΟΣ του σχεδίου.", ["λογοσ"])) == ["ΛΟΓΟΣ"]
+
+
+# -- the matching rules, written the slow and obvious way ------------------------------------------
+WORD = re.compile(r"\w+")
+
+
+def is_word(char: str) -> bool:
+    return char.isalnum() or char == "_" or unicodedata.combining(char) != 0
+
+
+def expected_matches(text: str, tokens: list[str]) -> list[tuple[int, int, int, bool]]:
+    """Every word of ``text`` (a ``\\w+`` run not preceded by a letter, digit, "_" or combining
+    mark) that is a query token case-folded, else, for a token of 3 or more letters with no such
+    word, every word that starts with its first 5 letters: (start, end, token index, exact)."""
+    words = [m for m in WORD.finditer(text) if m.start() == 0 or not is_word(text[m.start() - 1])]
+    out = []
+    for index, token in enumerate(tokens):
+        exact = [(m.start(), m.end(), index, True) for m in words if m.group().casefold() == token]
+        loose = [(m.start(), m.end(), index, False) for m in words if m.group().casefold().startswith(token[:5])]
+        out += exact or (loose if len(token) >= 3 else [])
+    return sorted(out)
+
+
+def best_score(matches: list[tuple[int, int, int, bool]], width: int) -> int:
+    """The most a window starting at an anchor (an exact match, if there is one) can hold: each
+    distinct exact token counts 4, each prefix-matched one 1."""
+    anchors = [m for m in matches if m[3]] or matches
+    return max((score([m for m in matches if a[0] <= m[0] and m[1] <= a[0] + width]) for a in anchors), default=0)
+
+
+def score(matches: list[tuple[int, int, int, bool]]) -> int:
+    return sum(4 if exact else 1 for _, exact in {(m[2], m[3]) for m in matches})
+
+
+# Letters that keep their length when case-folded (an "ß" becoming "ss" is tested above), a
+# combining mark, the Kelvin sign (it folds to an ASCII "k"), digits, "_" and separators.
+VOCABULARY = [
+    "check",
+    "checkout",
+    "Checkpoint",
+    "CHECKX",
+    "7781",
+    "deploy",
+    "deployed",
+    "Zürich",
+    "zürichs",
+    "richest",
+    "ΛΟΓΟΣ",
+    "λόγος",
+    "naïve",
+    "nai\u0308ve",
+    "\u212aelvin",
+    "kelvin",
+    "snake_case",
+    "e\u0301t",
+    "a",
+    "ab",
+]
+SEPARATORS = [" ", "  ", "-", ". ", "\n", "/", "?", "…", "—", "\u00a0", "’"]
+texts = st.lists(st.tuples(st.sampled_from(VOCABULARY), st.sampled_from(SEPARATORS)), max_size=120).map(
+    lambda parts: "".join(word + sep for word, sep in parts)
+)
+queries = st.lists(
+    st.sampled_from(VOCABULARY).flatmap(
+        lambda w: st.sampled_from([w, w.upper(), w[:3], w[:4], w[:6] + "ing", w + "x"])
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, queries)
+@example("Zürichs richest naïve", ["rich", "ve", "naive"])  # no word starts after a letter beyond ASCII
+def test_the_marked_terms_are_the_matching_rules(text: str, words: list[str]) -> None:
+    tokens = query_tokens(words)
+    assert mark_terms(text, tokens) == [(start, end) for start, end, _, _ in expected_matches(text, tokens)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, queries, st.sampled_from([40, 80, SNIPPET_CHARS]))
+def test_the_window_holds_the_best_cluster_and_an_exact_match(text: str, words: list[str], width: int) -> None:
+    tokens = query_tokens(words)
+    flat = " ".join(text.split())
+    snippet = window(text, words, width)
+    assert_valid(snippet, flat, width)
+    matches = expected_matches(flat, tokens)
+    body = snippet.text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS)
+    lead = len(snippet.text) - len(snippet.text.removeprefix(ELLIPSIS))
+    # Where the window is in the text: the body may occur more than once in a repetitive text.
+    places = [at for at in range(len(flat) - len(body) + 1) if flat.startswith(body, at)]
+    assert any(holds_best(matches, snippet, at - lead, width) for at in places)
+
+
+def holds_best(matches: list[tuple[int, int, int, bool]], snippet: Snippet, at: int, width: int) -> bool:
+    """Whether the snippet, cut from the text at ``at``, highlights exactly the matches inside it,
+    as good a cluster as any window has, and an exact match when the text has one."""
+    inside = [m for m in matches if (m[0] - at, m[1] - at) in snippet.highlights]
+    return (
+        [(m[0] - at, m[1] - at) for m in inside] == snippet.highlights
+        and score(inside) >= best_score(matches, width)
+        and (any(m[3] for m in inside) or not any(m[3] for m in matches))
+    )
