@@ -9,6 +9,7 @@ real model's vectors once it recovers.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from pytest_aiohttp import AiohttpServer
 
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
-from sidecar.keys import EMBEDDER, TIERS
+from sidecar.keys import EMBEDDER, QUEUE, TIERS
 from sidecar.retrieval import batcher as embed_batcher_module
 from sidecar.retrieval import hybrid as hybrid_module
 from sidecar.retrieval.batcher import BATCHER, HYBRID, EmbedBatcher, embed_status
@@ -62,6 +63,7 @@ class Counting:
         self.calls = 0
         self.texts: list[str] = []
         self.gate: asyncio.Event | None = None  # when a test sets it, batches (not queries) wait for it
+        self.query_gate: asyncio.Event | None = None  # the same for single texts (a query)
 
     @property
     def model_id(self) -> str:
@@ -76,6 +78,8 @@ class Counting:
         self.texts.extend(texts)
         if self.gate is not None and len(texts) > 1:
             await self.gate.wait()
+        if self.query_gate is not None and len(texts) == 1:
+            await self.query_gate.wait()
         return await asyncio.to_thread(self.inner.embed_sync, list(texts))
 
     async def aclose(self) -> None:
@@ -362,6 +366,63 @@ async def test_the_batcher_never_blocks_writes(memory: Path, model: OnnxEmbedder
         assert rig.vectors.backlog == 3 + 5
         slow.gate.set()
         await rig.settle()
+
+
+async def test_searches_of_one_query_share_its_model_run(memory: Path, model: OnnxEmbedder) -> None:
+    query = "which pet food does the cat like"
+    counting = Counting(model)
+    async with Rig(memory, counting) as rig:
+        await rig.settle()
+        counting.query_gate = asyncio.Event()  # the query's model run holds until released
+        first = asyncio.create_task(rig.search(query))
+        second = asyncio.create_task(rig.search(query))
+        await async_wait_until(lambda: query in counting.texts, message="the query's model run to start")
+        first.cancel()  # its client went away: the run goes on for the other search
+        counting.query_gate.set()
+        results, degraded = await second
+        with pytest.raises(asyncio.CancelledError):
+            await first
+    assert degraded == [] and "Miso" in results[0]["snippet"]
+    assert counting.texts.count(query) == 1
+
+
+async def test_a_prefetched_query_is_embedded_once(memory: Path, model: OnnxEmbedder) -> None:
+    query = "which pet food does the cat like"
+    counting = Counting(model)
+    async with Rig(memory, counting) as rig:
+        await rig.settle()
+        rig.searcher.prefetch(query)
+        rig.searcher.prefetch(query)  # already on its way: not started twice
+        results, degraded = await rig.search(query)
+        rig.searcher.prefetch(query)  # already known: nothing to do
+        await asyncio.sleep(0)
+    assert degraded == [] and "Miso" in results[0]["snippet"]
+    assert counting.texts.count(query) == 1
+
+
+async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexed(
+    sidecar_client: ClientFactory, memory: Path
+) -> None:
+    client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
+    app = client.server.app
+    hybrid, tier = app[HYBRID], app[TIERS]["agent"]
+    await async_wait_until(lambda: hybrid.vectors["agent"].size == 3, timeout=20)
+    released = threading.Event()
+    held = asyncio.ensure_future(tier.write_with(lambda _: released.wait(30)))  # the index's writer is busy
+    try:
+        resp = await client.post("/memory/write", json={"path": "topics/pets.md", "content": "Miso likes tuna now."})
+        seq = (await resp.json())["seq"]
+        query = "tuna for the cat"
+        search = asyncio.ensure_future(client.post("/memory/search", json={"query": query, "after_seq": seq}))
+        key = (hybrid.embedder.model_id, query)
+        await async_wait_until(lambda: key in hybrid._queries, timeout=20, message="the query's vector")
+        assert app[QUEUE].indexed_seq < seq  # computed while the write still waits to be indexed
+    finally:
+        released.set()
+        await held
+    body = await (await search).json()
+    assert body["index"]["after_seq_met"] is True and "degraded" not in body
+    assert any(hit["path"] == "topics/pets.md" for hit in body["results"])
 
 
 class FakeOllama:
