@@ -303,8 +303,9 @@ class HybridSearcher:
     def _embedded(self, key: tuple[str, str], task: asyncio.Task[Vectors | None]) -> None:
         if self._embedding.get(key) is task:
             del self._embedding[key]
-        if not task.cancelled():
-            task.exception()  # a prefetch nobody awaited: the next search runs the query again and sees it
+        error = None if task.cancelled() else task.exception()  # retrieved: a prefetch may have no waiter
+        if error is not None:
+            log.warning("hybrid.query_vector_failed", error=type(error).__name__)
 
     async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""

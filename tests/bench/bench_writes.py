@@ -83,15 +83,19 @@ def measure(label: str, embedder: str) -> None:
             if embedder != "none":
                 report(f"[{label}] search", wait_embedded(client))
             degraded = 0
-            api = []
+            api, writes, searches, took = [], [], [], []
             cpu0 = cpu_s(side.proc.pid)
             for i in range(N):
                 t0 = time.perf_counter()
                 seq = client.post(
                     "/memory/write", json={"path": f"daily/2027-01-{i % 28 + 1:02d}.md", "content": f"- tok{i}x note"}
                 ).json()["seq"]
+                t1 = time.perf_counter()
                 body = client.post("/memory/search", json={"query": f"tok{i}x", "after_seq": seq}).json()
                 api.append(time.perf_counter() - t0)
+                writes.append(t1 - t0)
+                searches.append(time.perf_counter() - t1)
+                took.append(body["took_ms"] / 1000)
                 assert body["results"] and body["index"]["after_seq_met"]
                 degraded += "degraded" in body
             pair_cpu = (cpu_s(side.proc.pid) - cpu0) / N
@@ -100,6 +104,9 @@ def measure(label: str, embedder: str) -> None:
                 f"{ms(api)}; {degraded} of {N} answers degraded",
                 "p99 <= 50 ms",
             )
+            report(f"[{label}]   of which the write (durable, acknowledged)", ms(writes), "")
+            report(f"[{label}]   and the search (waiting for the reindex, then searching)", ms(searches), "")
+            report(f"[{label}]   of which the search itself (the answer's took_ms)", ms(took), "")
             report(
                 f"[{label}]   sidecar CPU per write + search (all its threads)",
                 f"{pair_cpu * 1000:.2f} ms",
