@@ -3,6 +3,11 @@ durable writes per second; first with BM25 alone, then in the default configurat
 in-process embedding model on, every chunk of the memory dir embedded beforehand, see
 ``prepared.py``), where every write also gives the background embedder a chunk to embed.
 
+Write -> searchable is also printed in parts: the write's own request, the search request (its
+wait for the reindex, then the search), the search's own time (the answer's ``took_ms``), and the
+sidecar's CPU per write and search (every thread, the background embedding of earlier writes
+included).
+
 The limit beside the writes per second: the disk, measured in the same run and the same memory
 dir. One replacement the way a durable write makes it (temp file in the same directory, write,
 fsync, rename, fsync of the directory), 600 times, appending to 20 files of the same sizes: no
