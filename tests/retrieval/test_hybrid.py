@@ -89,7 +89,15 @@ class Counting:
 class Rig:
     """A tier with its queue, vectors, batcher and searcher, as embed_ctx wires them."""
 
-    def __init__(self, root: Path, embedder: Any, *, fusion: str = "weighted", query_timeout: float = 1.0) -> None:
+    def __init__(
+        self,
+        root: Path,
+        embedder: Any,
+        *,
+        fusion: str = "weighted",
+        query_timeout: float = 1.0,
+        prune_every_s: float = embed_batcher_module.PRUNE_EVERY_S,
+    ) -> None:
         self.tier = Tier("agent", root)
         self.queue = ReindexQueue({"agent": self.tier})
         self.embedder = embedder
@@ -98,7 +106,9 @@ class Rig:
         vectors = {"agent": self.vectors} if embedder else {}
         self.searcher = HybridSearcher(embedder, self.health, vectors, fusion=fusion, query_timeout=query_timeout)
         self.batcher = (
-            EmbedBatcher(embedder, self.health, {"agent": self.tier}, vectors, poll_s=0.2) if embedder else None
+            EmbedBatcher(embedder, self.health, {"agent": self.tier}, vectors, poll_s=0.2, prune_every_s=prune_every_s)
+            if embedder
+            else None
         )
 
     async def __aenter__(self) -> Rig:
@@ -324,6 +334,32 @@ async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model:
             return bool(models == {"minilm-b"})
 
         await async_wait_until(old_vectors_pruned, timeout=5)
+
+
+@pytest.mark.parametrize("every", [3600.0, 0.0])
+async def test_orphan_vectors_are_pruned_at_most_once_a_while(memory: Path, model: OnnxEmbedder, every: float) -> None:
+    async with Rig(memory, Counting(model), prune_every_s=every) as rig:
+        await rig.settle()  # the first backlog done: the first prune runs at once
+
+        async def stored() -> set[str]:
+            return await rig.tier.write_with(lambda c: {h for (h,) in c.execute("SELECT hash FROM embeddings")})
+
+        before = await stored()
+        write(memory, "topics/travel.md", TRAVEL.replace("window seat", "aisle seat"))
+        assert await rig.queue.wait_for(rig.queue.put("agent", "topics/travel.md", "write"), 5.0)
+        await rig.settle()
+        current = await rig.tier.write_with(lambda c: {h for (h,) in c.execute("SELECT hash FROM chunks")})
+        orphans = before - current
+        assert len(orphans) == 1  # the travel note's old text
+        if every:
+            await asyncio.sleep(1.0)  # five of the batcher's polls: none prunes again within the hour
+            assert orphans <= await stored()
+        else:
+
+            async def pruned() -> bool:
+                return not orphans & await stored()
+
+            await async_wait_until(pruned, timeout=5, message="the orphan to be pruned")
 
 
 async def test_explain_shows_both_legs_and_the_fused_score(memory: Path, model: OnnxEmbedder) -> None:
