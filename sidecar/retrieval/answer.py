@@ -32,6 +32,8 @@ async def search_memory(app: web.Application, body: dict[str, Any]) -> SearchAns
                 f"after_seq {req.after_seq} was never issued (the latest write is {queue.latest_seq})",
                 code="invalid_after_seq",
             )
+        if queue.indexed_seq < req.after_seq:
+            app[SEARCH].prepare(req)  # the query's vector is computed while the write is indexed
         met = await queue.wait_for(req.after_seq, app[SETTINGS].after_seq_timeout)
     return _finish(app, req, await app[SEARCH].search(req), met)
 

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import functools
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -52,6 +53,11 @@ IN_PROCESS_BATCH = 8
 REMOTE_BATCH = 64
 #: How long after the queue applies a change the batcher looks for new chunks.
 WAKE_DELAY_S = 0.25
+#: Least time between two prunes of vectors no chunk uses any more. A prune scans the tier's
+#: vectors on its one writer thread, where writes wait behind it; under a stream of writes every
+#: backlog is a chunk or two, and pruning after each would hold up a write every few. Orphans
+#: take only disk space meanwhile: searches never read them.
+PRUNE_EVERY_S = 60.0
 #: Safety net for changes the queue does not announce (a full reindex, a model switch): a cheap
 #: ``PRAGMA data_version`` check per tier.
 POLL_S = 5.0
@@ -69,6 +75,7 @@ class EmbedBatcher:
         *,
         batch_size: int = IN_PROCESS_BATCH,
         poll_s: float = POLL_S,
+        prune_every_s: float = PRUNE_EVERY_S,
     ) -> None:
         self.embedder = embedder
         self.health = health
@@ -76,6 +83,8 @@ class EmbedBatcher:
         self.vectors = vectors
         self.batch_size = batch_size
         self.poll_s = poll_s
+        self.prune_every_s = prune_every_s
+        self._pruned_at: float | None = None  # time.monotonic() of the last prune
         self.embedded = 0  # vectors stored since start
         self.progress: dict[str, Progress] = {}  # per tier, while it has a backlog
         self._size_before: dict[str, int] = {}  # per tier: its vectors when the backlog was found
@@ -172,8 +181,10 @@ class EmbedBatcher:
             progress.add(stored)
             self._stored_since_prune = True
             return True
-        if self._stored_since_prune:
+        due = self._pruned_at is None or time.monotonic() - self._pruned_at >= self.prune_every_s
+        if self._stored_since_prune and due:  # else a later pass (at the latest the poll) prunes
             self._stored_since_prune = False
+            self._pruned_at = time.monotonic()
             await self._prune()
         return False
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -84,9 +85,11 @@ DENSE_MATCH = 0.4
 CONTEXT_BEFORE = (0.5, 0.5)
 CONTEXT_AFTER = (0.3, 0.2)
 #: How old a search lets the chunk view of the vector matrix get while writes keep changing chunks
-#: (rereading a tier's chunk hashes costs about 20 ms for 10k chunks): vectors stored meanwhile
-#: are still picked up at once, and the background embedder keeps its own view current.
-CHUNKS_STALE_S = 0.5
+#: before it rereads the tier's chunk hashes itself (about 20 ms for 10k chunks, on the search's
+#: time). The background embedder rereads them a quarter of a second after each change it is told
+#: of, and appends the vectors it stores, so under a stream of writes no search pays for a reread;
+#: this bounds the view's age when the embedder is not running (backing off after failures).
+CHUNKS_STALE_S = 5.0
 #: Longest a search waits for its query vector before answering from BM25 alone.
 QUERY_TIMEOUT_S = 1.0
 #: Most sentences embedded for one answer's dense-only snippets: one batch, each about a query's cost;
@@ -275,14 +278,48 @@ class HybridSearcher:
         self.query_timeout = query_timeout
         self._queries = _Vectors(_QUERY_CACHE)
         self._sentences = _Vectors(_SENTENCE_CACHE)
+        # Query vectors being computed, so two asks for the same query share one model run.
+        self._embedding: dict[tuple[str, str], asyncio.Task[Vectors | None]] = {}
+
+    def prefetch(self, query: str) -> None:
+        """Start computing ``query``'s vector now, for a search that has to wait before it runs
+        (``after_seq``): the model runs while the write is indexed, and the search finds the vector
+        ready, or in progress, instead of starting it then."""
+        if self.embedder is None or not self.vectors:
+            return
+        key = (self.embedder.model_id, query)
+        if key in self._queries or key in self._embedding:
+            return
+        if self.health is not None and not self.health.usable():
+            return
+        self._start_embedding(key)
+
+    def _start_embedding(self, key: tuple[str, str]) -> asyncio.Task[Vectors | None]:
+        task = asyncio.get_running_loop().create_task(self._embed_query(key))
+        self._embedding[key] = task
+        task.add_done_callback(functools.partial(self._embedded, key))
+        return task
+
+    def _embedded(self, key: tuple[str, str], task: asyncio.Task[Vectors | None]) -> None:
+        if self._embedding.get(key) is task:
+            del self._embedding[key]
+        error = None if task.cancelled() else task.exception()  # retrieved: a prefetch may have no waiter
+        if error is not None:
+            log.warning("hybrid.query_vector_failed", error=type(error).__name__)
 
     async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
         vectors = self.vectors.get(tier.name)
         if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
             return _bm25_only(tier.name, await tier.search(query, limit + SLACK), limit, explain), []
-        hits = await tier.search(query, max(self.candidates, limit))
-        qvec = await self._query_vector(query)
+        # The query's model run (a thread) goes on while BM25 answers.
+        pending = asyncio.ensure_future(self._query_vector(query))
+        try:
+            hits = await tier.search(query, max(self.candidates, limit))
+        except BaseException:
+            pending.cancel()
+            raise
+        qvec = await pending
         if qvec is None:
             return _bm25_only(tier.name, hits, limit, explain), ["dense"]
         try:
@@ -367,7 +404,7 @@ class HybridSearcher:
     ) -> tuple[list[Scored], dict[int, ChunkRow], dict[str, Vectors]]:
         """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give
         with their stored sentence vectors."""
-        vectors.refresh(max_age=CHUNKS_STALE_S)
+        vectors.refresh(max_age=CHUNKS_STALE_S, wait=False)  # another thread's refresh: score the view we have
         bm25 = [(h.id, h.score) for h in hits]
         dense = vectors.search(qvec, self.candidates)
         cosines = vectors.scores(qvec, [h.id for h in hits])
@@ -399,11 +436,21 @@ class HybridSearcher:
         cached = self._queries.find(key)
         if cached is not None:
             return cached
-        if health is not None and not health.usable():
-            return None
+        task = self._embedding.get(key)
+        if task is None:
+            if health is not None and not health.usable():
+                return None
+            task = self._start_embedding(key)
+        # Shielded: a search that gives up (its client went away) leaves the run to the others.
+        return await asyncio.shield(task)
+
+    async def _embed_query(self, key: tuple[str, str]) -> Vectors | None:
+        """Compute and cache the vector of ``key``'s query, at most ``query_timeout`` seconds."""
+        embedder, health = self.embedder, self.health
+        assert embedder is not None
         try:
             async with asyncio.timeout(self.query_timeout):
-                vector: Vectors = np.asarray((await embedder.embed([query]))[0], dtype=np.float32)
+                vector: Vectors = np.asarray((await embedder.embed([key[1]]))[0], dtype=np.float32)
         except TimeoutError:
             if health is not None:
                 health.failed(EmbedderUnavailable(f"query embedding took over {self.query_timeout:g} s"))

@@ -72,6 +72,13 @@ class SearchService:
     def has_crew(self) -> bool:
         return self.crew_tier is not None or self.crew_remote is not None
 
+    def prepare(self, req: SearchRequest) -> None:
+        """Start what ``search(req)`` will need and can have before it runs: the query's vector, for
+        a search that first waits for a write to be indexed."""
+        local = req.scope != "crew" or self.crew_tier is not None
+        if self.hybrid is not None and local and not req.raw_fts:
+            self.hybrid.prefetch(req.query)
+
     async def search(self, req: SearchRequest) -> dict[str, Any]:
         started = time.perf_counter()
         if req.scope != "agent" and not self.has_crew:

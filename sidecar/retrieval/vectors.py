@@ -84,8 +84,10 @@ class VectorIndex:
     """The current model's vectors of one tier index, for dense search and its backlog.
 
     Reads (``refresh``, ``search``, ``scores``, ``missing``) may come from any thread and use the
-    index's own read-only connection; ``store`` and ``prune`` write through the connection the
-    caller gives, which is the tier's one writer.
+    index's own read-only connection; what a search reads beside the matrix (``chunk_rows``,
+    ``neighbours``, ``sentence_vectors``) has a read-only connection of its own, so a search never
+    waits while the background embedder rereads the chunks. ``store`` and ``prune`` write through
+    the connection the caller gives, which is the tier's one writer.
     """
 
     def __init__(self, path: Path, model: str | None = None, dim: int = 0) -> None:
@@ -96,6 +98,9 @@ class VectorIndex:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._inode: int | None = None
+        self._rows_lock = threading.Lock()  # the searches' connection
+        self._rows_conn: sqlite3.Connection | None = None
+        self._rows_inode: int | None = None
         self._data_version: int | None = None
         self._buf: Floats | None = None  # the rows of the current snapshot, plus spare capacity
 
@@ -142,9 +147,13 @@ class VectorIndex:
                 self._conn.close()
             self._conn = None
             self._data_version = None
+        with self._rows_lock:
+            if self._rows_conn is not None:
+                self._rows_conn.close()
+            self._rows_conn = None
 
     # -- read side ---------------------------------------------------------------------------
-    def refresh(self, max_age: float = 0.0) -> bool:
+    def refresh(self, max_age: float = 0.0, *, wait: bool = True) -> bool:
         """Bring the matrix up to date with the index if anything was committed; True if it changed.
 
         Vectors stored since the last refresh are appended at once. When chunks themselves changed
@@ -152,9 +161,12 @@ class VectorIndex:
         caller put that off while the chunks it holds were read less than ``max_age`` seconds ago
         (a search under a stream of writes: each reread of 10k hashes costs about 20 ms). Until
         then a changed chunk scores with its previous vector and a new one by BM25 alone: it has
-        no vector yet anyway until the background embedder reaches it.
+        no vector yet anyway until the background embedder reaches it. ``wait=False``: return
+        False at once while another thread refreshes (a search then scores the view it has).
         """
-        with self._lock:
+        if not self._lock.acquire(blocking=wait):
+            return False
+        try:
             conn = self._connection()
             (version,) = conn.execute("PRAGMA data_version").fetchone()
             if version == self._data_version:
@@ -170,6 +182,8 @@ class VectorIndex:
                 conn.execute("COMMIT")
             self._data_version = version
             return True
+        finally:
+            self._lock.release()
 
     def search(self, query: Floats, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks closest to ``query`` by cosine, best first: one mat-vec and a partition."""
@@ -218,8 +232,8 @@ class VectorIndex:
         out: dict[str, Floats] = {}
         if self._model is None or not hashes:
             return out
-        with self._lock:
-            conn = self._connection()
+        with self._rows_lock:
+            conn = self._rows_connection()
             for part in _batches(list(dict.fromkeys(hashes))):
                 marks = ",".join("?" * len(part))
                 sql = (
@@ -235,8 +249,8 @@ class VectorIndex:
     def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         """Path, heading, body and line span of the given chunks (those still in the index)."""
         out: dict[int, ChunkRow] = {}
-        with self._lock:
-            conn = self._connection()
+        with self._rows_lock:
+            conn = self._rows_connection()
             for part in _batches(list(chunk_ids)):
                 marks = ",".join("?" * len(part))
                 sql = f"SELECT id, path, heading, body, line_start, line_end, hash FROM chunks WHERE id IN ({marks})"
@@ -250,8 +264,8 @@ class VectorIndex:
         out: dict[int, dict[int, int]] = {}
         if reach < 1:
             return out
-        with self._lock:
-            conn = self._connection()
+        with self._rows_lock:
+            conn = self._rows_connection()
             for part in _batches(list(chunk_ids)):
                 marks = ",".join("?" * len(part))
                 sql = (
@@ -277,6 +291,19 @@ class VectorIndex:
             self._data_version = None
             self._snap = _Snapshot.empty(self._dim)
         return self._conn
+
+    def _rows_connection(self) -> sqlite3.Connection:
+        """The searches' read connection, reopened when the index file was replaced."""
+        try:
+            inode: int | None = self.path.stat().st_ino
+        except FileNotFoundError:
+            inode = None
+        if self._rows_conn is None or inode != self._rows_inode:
+            if self._rows_conn is not None:
+                self._rows_conn.close()
+            self._rows_conn = connect_reader(self.path)
+            self._rows_inode = inode
+        return self._rows_conn
 
     def _load(self, conn: sqlite3.Connection, old: _Snapshot, gen: int | None) -> _Snapshot:
         """The next snapshot: rows of unchanged chunks are reused, only new hashes are read. When the

@@ -9,6 +9,7 @@ real model's vectors once it recovers.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from pytest_aiohttp import AiohttpServer
 
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
-from sidecar.keys import EMBEDDER, TIERS
+from sidecar.keys import EMBEDDER, QUEUE, TIERS
 from sidecar.retrieval import batcher as embed_batcher_module
 from sidecar.retrieval import hybrid as hybrid_module
 from sidecar.retrieval.batcher import BATCHER, HYBRID, EmbedBatcher, embed_status
@@ -62,6 +63,7 @@ class Counting:
         self.calls = 0
         self.texts: list[str] = []
         self.gate: asyncio.Event | None = None  # when a test sets it, batches (not queries) wait for it
+        self.query_gate: asyncio.Event | None = None  # the same for single texts (a query)
 
     @property
     def model_id(self) -> str:
@@ -76,6 +78,8 @@ class Counting:
         self.texts.extend(texts)
         if self.gate is not None and len(texts) > 1:
             await self.gate.wait()
+        if self.query_gate is not None and len(texts) == 1:
+            await self.query_gate.wait()
         return await asyncio.to_thread(self.inner.embed_sync, list(texts))
 
     async def aclose(self) -> None:
@@ -85,7 +89,15 @@ class Counting:
 class Rig:
     """A tier with its queue, vectors, batcher and searcher, as embed_ctx wires them."""
 
-    def __init__(self, root: Path, embedder: Any, *, fusion: str = "weighted", query_timeout: float = 1.0) -> None:
+    def __init__(
+        self,
+        root: Path,
+        embedder: Any,
+        *,
+        fusion: str = "weighted",
+        query_timeout: float = 1.0,
+        prune_every_s: float = embed_batcher_module.PRUNE_EVERY_S,
+    ) -> None:
         self.tier = Tier("agent", root)
         self.queue = ReindexQueue({"agent": self.tier})
         self.embedder = embedder
@@ -94,7 +106,9 @@ class Rig:
         vectors = {"agent": self.vectors} if embedder else {}
         self.searcher = HybridSearcher(embedder, self.health, vectors, fusion=fusion, query_timeout=query_timeout)
         self.batcher = (
-            EmbedBatcher(embedder, self.health, {"agent": self.tier}, vectors, poll_s=0.2) if embedder else None
+            EmbedBatcher(embedder, self.health, {"agent": self.tier}, vectors, poll_s=0.2, prune_every_s=prune_every_s)
+            if embedder
+            else None
         )
 
     async def __aenter__(self) -> Rig:
@@ -322,6 +336,32 @@ async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model:
         await async_wait_until(old_vectors_pruned, timeout=5)
 
 
+@pytest.mark.parametrize("every", [3600.0, 0.0])
+async def test_orphan_vectors_are_pruned_at_most_once_a_while(memory: Path, model: OnnxEmbedder, every: float) -> None:
+    async with Rig(memory, Counting(model), prune_every_s=every) as rig:
+        await rig.settle()  # the first backlog done: the first prune runs at once
+
+        async def stored() -> set[str]:
+            return await rig.tier.write_with(lambda c: {h for (h,) in c.execute("SELECT hash FROM embeddings")})
+
+        before = await stored()
+        write(memory, "topics/travel.md", TRAVEL.replace("window seat", "aisle seat"))
+        assert await rig.queue.wait_for(rig.queue.put("agent", "topics/travel.md", "write"), 5.0)
+        await rig.settle()
+        current = await rig.tier.write_with(lambda c: {h for (h,) in c.execute("SELECT hash FROM chunks")})
+        orphans = before - current
+        assert len(orphans) == 1  # the travel note's old text
+        if every:
+            await asyncio.sleep(1.0)  # five of the batcher's polls: none prunes again within the hour
+            assert orphans <= await stored()
+        else:
+
+            async def pruned() -> bool:
+                return not orphans & await stored()
+
+            await async_wait_until(pruned, timeout=5, message="the orphan to be pruned")
+
+
 async def test_explain_shows_both_legs_and_the_fused_score(memory: Path, model: OnnxEmbedder) -> None:
     async with Rig(memory, Counting(model)) as rig:
         await rig.settle()
@@ -362,6 +402,63 @@ async def test_the_batcher_never_blocks_writes(memory: Path, model: OnnxEmbedder
         assert rig.vectors.backlog == 3 + 5
         slow.gate.set()
         await rig.settle()
+
+
+async def test_searches_of_one_query_share_its_model_run(memory: Path, model: OnnxEmbedder) -> None:
+    query = "which pet food does the cat like"
+    counting = Counting(model)
+    async with Rig(memory, counting) as rig:
+        await rig.settle()
+        counting.query_gate = asyncio.Event()  # the query's model run holds until released
+        first = asyncio.create_task(rig.search(query))
+        second = asyncio.create_task(rig.search(query))
+        await async_wait_until(lambda: query in counting.texts, message="the query's model run to start")
+        first.cancel()  # its client went away: the run goes on for the other search
+        counting.query_gate.set()
+        results, degraded = await second
+        with pytest.raises(asyncio.CancelledError):
+            await first
+    assert degraded == [] and "Miso" in results[0]["snippet"]
+    assert counting.texts.count(query) == 1
+
+
+async def test_a_prefetched_query_is_embedded_once(memory: Path, model: OnnxEmbedder) -> None:
+    query = "which pet food does the cat like"
+    counting = Counting(model)
+    async with Rig(memory, counting) as rig:
+        await rig.settle()
+        rig.searcher.prefetch(query)
+        rig.searcher.prefetch(query)  # already on its way: not started twice
+        results, degraded = await rig.search(query)
+        rig.searcher.prefetch(query)  # already known: nothing to do
+        await asyncio.sleep(0)
+    assert degraded == [] and "Miso" in results[0]["snippet"]
+    assert counting.texts.count(query) == 1
+
+
+async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexed(
+    sidecar_client: ClientFactory, memory: Path
+) -> None:
+    client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
+    app = client.server.app
+    hybrid, tier = app[HYBRID], app[TIERS]["agent"]
+    await async_wait_until(lambda: hybrid.vectors["agent"].size == 3, timeout=20)
+    released = threading.Event()
+    held = asyncio.ensure_future(tier.write_with(lambda _: released.wait(30)))  # the index's writer is busy
+    try:
+        resp = await client.post("/memory/write", json={"path": "topics/pets.md", "content": "Miso likes tuna now."})
+        seq = (await resp.json())["seq"]
+        query = "tuna for the cat"
+        search = asyncio.ensure_future(client.post("/memory/search", json={"query": query, "after_seq": seq}))
+        key = (hybrid.embedder.model_id, query)
+        await async_wait_until(lambda: key in hybrid._queries, timeout=20, message="the query's vector")
+        assert app[QUEUE].indexed_seq < seq  # computed while the write still waits to be indexed
+    finally:
+        released.set()
+        await held
+    body = await (await search).json()
+    assert body["index"]["after_seq_met"] is True and "degraded" not in body
+    assert any(hit["path"] == "topics/pets.md" for hit in body["results"])
 
 
 class FakeOllama:

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -247,6 +248,23 @@ def test_max_age_lets_the_change_in_once_the_view_is_old_enough(index: TierIndex
     time.sleep(0.06)
     assert vi.refresh(max_age=0.05) is True
     assert vi.backlog == 1
+
+
+def test_a_search_never_waits_behind_another_refresh(index: TierIndex, vi: VectorIndex) -> None:
+    embed_all(index, vi)
+    write(index.root, "topics/later.md", "# Later\n\nBadgers dig at dusk.\n\n## Dawn\n\nOtters swim at dawn.\n")
+    index.apply_paths(["topics/later.md"])
+    ids = [cid for (cid,) in index.writer.execute("SELECT id FROM chunks WHERE path = 'topics/later.md' ORDER BY ord")]
+    with vi._lock, ThreadPoolExecutor(1) as pool:  # another thread is in the middle of a refresh
+        assert vi.refresh(wait=False) is False  # a search scores the view it has
+        assert vi.backlog == 0
+        # What a search reads beside the matrix has a connection of its own: it does not wait.
+        rows = pool.submit(vi.chunk_rows, ids).result(timeout=10)
+        near = pool.submit(vi.neighbours, ids, 1).result(timeout=10)
+    assert {r.path for r in rows.values()} == {"topics/later.md"} and len(rows) == len(ids) == 2
+    assert near == {ids[0]: {1: ids[1]}, ids[1]: {-1: ids[0]}}
+    assert vi.refresh(wait=False) is True  # the lock is free again: the change is read
+    assert vi.backlog == 2
 
 
 def test_a_removed_file_leaves_the_matrix_once_reread(index: TierIndex, vi: VectorIndex) -> None:
