@@ -16,6 +16,7 @@ import pytest
 from sidecar.index.chunker import chunk_markdown
 from sidecar.index.tier_index import TierIndex
 from tests.support.procs import start_sidecar
+from tests.support.waiting import wait_until
 
 
 @pytest.mark.slow
@@ -54,9 +55,13 @@ def test_sigkilled_sidecar_keeps_every_acknowledged_append(tmp_path: Path) -> No
                         acked.append(line)
 
         threads = [threading.Thread(target=writer, args=(n,)) for n in range(1, 4)]
+        before = len(acked)
         for t in threads:
             t.start()
-        threading.Event().wait(rng.uniform(0.3, 0.8))
+        # Killed once this trial has acknowledged some writes (a loaded host answers the first
+        # ones slowly), at a random point after that.
+        wait_until(lambda before=before: len(acked) - before >= 10, timeout=60, message="ten acknowledged writes")
+        threading.Event().wait(rng.uniform(0.0, 0.5))
         side.proc.send_signal(signal.SIGKILL)
         side.proc.wait()
         stop.set()
