@@ -279,10 +279,7 @@ class VectorIndex:
 
     def _connection(self) -> sqlite3.Connection:
         """The read connection, reopened (and the matrix rebuilt) when the index file was replaced."""
-        try:
-            inode: int | None = self.path.stat().st_ino
-        except FileNotFoundError:
-            inode = None
+        inode = _inode(self.path)
         if self._conn is None or inode != self._inode:
             if self._conn is not None:
                 self._conn.close()
@@ -294,10 +291,7 @@ class VectorIndex:
 
     def _rows_connection(self) -> sqlite3.Connection:
         """The searches' read connection, reopened when the index file was replaced."""
-        try:
-            inode: int | None = self.path.stat().st_ino
-        except FileNotFoundError:
-            inode = None
+        inode = _inode(self.path)
         if self._rows_conn is None or inode != self._rows_inode:
             if self._rows_conn is not None:
                 self._rows_conn.close()
@@ -466,3 +460,11 @@ def _unit_rows(matrix: Floats) -> Floats:
 
 def _batches(items: Sequence[T]) -> list[Sequence[T]]:
     return [items[i : i + _IN_BATCH] for i in range(0, len(items), _IN_BATCH)]
+
+
+def _inode(path: Path) -> int | None:
+    """The index file's inode (a replaced file has a new one), or None while there is none."""
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
