@@ -276,24 +276,32 @@ def write_to_visible(base: Path, url: str, crew: Path, files: int) -> None:
         with httpx.Client(timeout=30) as client:
             _settle(client, lead, members[url], files)
             figures: dict[str, list[float]] = {"postgres": [], "sqlite": [], "after_seq": []}
+            slow: list[str] = []  # each write that took over a second to be seen, and where the time went
             for i in range(WRITES):
                 word = f"zebrafinch{i}x"
                 t0 = time.perf_counter()
                 resp = client.post(f"{lead.url}/memory/write", json={
                     "tier": "crew", "path": f"bench/w{i}.md", "content": f"# W{i}\nThe {word} note."})  # fmt: skip
                 assert resp.status_code == 201, resp.text
+                answered = time.perf_counter() - t0
                 seq = resp.json()["seq"]
                 if i % 3 == 2:  # one request: the store holds the write once its seq is there
                     found = client.post(f"{members[url].url}/memory/search", json={
                         "query": word, "scope": "crew", "after_seq": seq}).json()  # fmt: skip
                     assert found["results"], found
                     figures["after_seq"].append(time.perf_counter() - t0)
-                    continue
-                name, member = ("postgres", members[url]) if i % 3 == 0 else ("sqlite", members[""])
-                figures[name].append(_poll(client, member, word, t0))
+                else:
+                    name, member = ("postgres", members[url]) if i % 3 == 0 else ("sqlite", members[""])
+                    figures[name].append(_poll(client, member, word, t0))
+                if (took := time.perf_counter() - t0) > 1:
+                    slow.append(
+                        f"write {i}: seen after {took * 1000:.0f} ms, the lead answered the write in {answered * 1000:.0f} ms"
+                    )
             report("lead write -> visible, member on PostgreSQL (polling)", ms(figures["postgres"]), "p99 <= 1 s")
             report("lead write -> found with after_seq, member on PostgreSQL", ms(figures["after_seq"]), "")
             report("lead write -> visible, member through the lead (SQLite)", ms(figures["sqlite"]), "p99 <= 1 s")
+            for line in slow:
+                print(f"  {line}", flush=True)
     finally:
         for proc in (lead, *members.values()):
             proc.kill()
