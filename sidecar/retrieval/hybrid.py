@@ -285,14 +285,19 @@ class HybridSearcher:
         """Start computing ``query``'s vector now, for a search that has to wait before it runs
         (``after_seq``): the model runs while the write is indexed, and the search finds the vector
         ready, or in progress, instead of starting it then."""
-        if self.embedder is None or not self.vectors:
-            return
-        key = (self.embedder.model_id, query)
-        if key in self._queries or key in self._embedding:
-            return
-        if self.health is not None and not self.health.usable():
-            return
-        self._start_embedding(key)
+        if self.embedder is not None and self.vectors:
+            self._vector_or_run((self.embedder.model_id, query))
+
+    def _vector_or_run(self, key: tuple[str, str]) -> Vectors | asyncio.Task[Vectors | None] | None:
+        """``key``'s cached vector, else its model run (the one under way, or one started now),
+        else None while the embedder is backing off."""
+        cached = self._queries.find(key)
+        if cached is not None:
+            return cached
+        task = self._embedding.get(key)
+        if task is None and (self.health is None or self.health.usable()):
+            task = self._start_embedding(key)
+        return task
 
     def _start_embedding(self, key: tuple[str, str]) -> asyncio.Task[Vectors | None]:
         task = asyncio.get_running_loop().create_task(self._embed_query(key))
@@ -430,19 +435,12 @@ class HybridSearcher:
 
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
-        embedder, health = self.embedder, self.health
-        assert embedder is not None
-        key = (embedder.model_id, query)
-        cached = self._queries.find(key)
-        if cached is not None:
-            return cached
-        task = self._embedding.get(key)
-        if task is None:
-            if health is not None and not health.usable():
-                return None
-            task = self._start_embedding(key)
+        assert self.embedder is not None
+        found = self._vector_or_run((self.embedder.model_id, query))
+        if not isinstance(found, asyncio.Task):
+            return found
         # Shielded: a search that gives up (its client went away) leaves the run to the others.
-        return await asyncio.shield(task)
+        return await asyncio.shield(found)
 
     async def _embed_query(self, key: tuple[str, str]) -> Vectors | None:
         """Compute and cache the vector of ``key``'s query, at most ``query_timeout`` seconds."""
