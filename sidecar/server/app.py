@@ -107,9 +107,9 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
         ]
     )
     app.on_shutdown.append(_stop_long_work)
-    for module in (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics):
+    routed = (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics, openapi_route)
+    for module in routed:
         app.router.add_routes(module.routes)
-    app.router.add_routes(openapi_route.routes)  # the document is built on its first request
     app.router.add_routes(palace.routes)
     app.router.add_routes(kg_api.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
