@@ -267,31 +267,36 @@ def _is_word(char: str) -> bool:
 def _choose(flat: str, matches: list[_Match], width: int) -> tuple[int, int]:
     """The window ``[start, end)``: the anchor (an exact match when there is one) whose window
     holds the most distinct terms (exact counted whole, prefixes a quarter) wins, the earliest on a
-    tie; the cluster is then centred. One pass with two pointers over the matches in text order."""
+    tie; the cluster is then centred. One pass with two pointers over the matches in text order
+    (a window's matches end in that order too: two matches are the same word or apart)."""
     if not matches:
         return 0, _edge_end(flat, width)
     if matches[-1][1] - matches[0][0] <= width:  # one window holds them all (the common case)
         return _centre(flat, matches[0][0], max(m[1] for m in matches), width)
     # A term's matches are all exact or all prefixes, so a term weighs 4 or 1 (a quarter) in a window.
+    # An anchor's window holds the matches from its start (those sorted before it at the same start
+    # too) up to its start + width: ``matches[lo:j]``, their terms counted in ``counts``.
     any_exact = any(m[3] for m in matches)
     counts: dict[int, int] = {}
     score = best = 0
     best_span = (matches[0][0], matches[0][1])
-    j = 0
-    for i, (start, _, term, exact) in enumerate(matches):
+    lo = j = 0
+    for start, _, _, exact in matches:
+        while matches[lo][0] < start:  # the matches before this anchor leave the window
+            if lo < j:
+                _, _, term, term_exact = matches[lo]
+                counts[term] -= 1
+                score -= 0 if counts[term] else 4 if term_exact else 1
+            lo += 1
+        j = max(j, lo)
         while j < len(matches) and matches[j][1] <= start + width:
-            _, _, other, other_exact = matches[j]
-            seen = counts.get(other, 0)
-            counts[other] = seen + 1
-            score += 0 if seen else 4 if other_exact else 1
+            _, _, term, term_exact = matches[j]
+            seen = counts.get(term, 0)
+            counts[term] = seen + 1
+            score += 0 if seen else 4 if term_exact else 1
             j += 1
-        if j <= i:
-            j = i + 1
-            continue
         if score > best and (exact or not any_exact):
-            best, best_span = score, (start, max(m[1] for m in matches[i:j]))
-        counts[term] -= 1  # the anchor leaves the window before the next one is tried
-        score -= 0 if counts[term] else 4 if exact else 1
+            best, best_span = score, (start, max(m[1] for m in matches[lo:j]))
     return _centre(flat, *best_span, width)
 
 

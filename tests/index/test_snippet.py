@@ -74,6 +74,18 @@ def test_prefix_matches_do_not_anchor_the_window_when_an_exact_token_exists() ->
     assert "deployed" not in snippet.text and text.find(snippet.text.strip(ELLIPSIS)) < text.find(" y")
 
 
+def test_a_word_matched_by_two_terms_counts_for_both_in_the_anchors_window() -> None:
+    # "RhoA" is the exact token "rhoa" and a prefix match of "rho" (which no word is exactly). The
+    # first "RhoA" alone holds both terms, as the pair further on does: the earliest window wins.
+    text = (
+        "x " * 60 + "The RhoA signal starts here. " + "filler words " * 30 + "Then RhoA and RhoA again." + " tail" * 60
+    )
+    snippet = window(text, ["rho", "rhoa"])
+    assert "The RhoA signal starts here." in snippet.text
+    assert "Then RhoA" not in snippet.text
+    assert shown(snippet) == ["RhoA", "RhoA"]
+
+
 def test_a_long_line_without_spaces_gives_a_valid_window() -> None:
     line = "a1/" * 1000 + "needle/" + "b2/" * 700
     assert len(line) > 5000
