@@ -40,7 +40,7 @@ LEVELS: dict[str, int] = {
     # file; plain functions the block (prompt) and the routes call.
     "sidecar.palace": 2,
     # The knowledge graph: its store, extraction and questions; http, mcp and server use it, and
-    # search gets its lift through a protocol (retrieval.search.SearchBoost), not an import.
+    # search gets its lift through a protocol (retrieval.lift.SearchBoost), not an import.
     "sidecar.kg": 2,
     "sidecar.episodic": 3,
     # It reads and writes memory files and the journal: it sits with episodic.

@@ -17,12 +17,14 @@ facts the extractor reads (110 in five), so on them the lift is mostly the menti
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.index.query import STOPWORDS
 from sidecar.kg.graph import KnowledgeGraph
 from sidecar.kg.model import Fact, Scope
+from sidecar.retrieval.lift import Candidate, Lifted, mark
 
 __all__ = ["KG_CANDIDATES", "KG_WEIGHT", "MENTION_SHARE", "BoostPlan", "KgBoost"]
 
@@ -47,12 +49,13 @@ class BoostPlan:
     mention: float = MENTION_SHARE
     candidates: int = KG_CANDIDATES
 
-    def lift(self, hit: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    def lift(self, hit: Candidate) -> tuple[float, dict[str, Any]]:
         """The hit's multiplier, and what it is made of."""
-        start, end = int(hit["line_start"]), int(hit["line_end"])
-        held = [(share, fid) for line, share, fid in self.lines.get(str(hit["path"]), []) if start <= line <= end]
+        held = [
+            (share, fid) for line, share, fid in self.lines.get(hit.path, []) if hit.line_start <= line <= hit.line_end
+        ]
         share = max((s for s, _ in held), default=0.0)
-        seen = f" {hit.get('heading', '')} {hit.get('snippet', '')} ".casefold()
+        seen = f" {hit.heading} {hit.text} ".casefold()
         mentioned = [n for n in self.names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", seen)]
         factor = 1.0 + self.weight * (share + (self.mention if mentioned else 0.0))
         why = {
@@ -64,17 +67,31 @@ class BoostPlan:
         }
         return factor, why
 
-    def rerank(self, hits: list[dict[str, Any]], limit: int, explain: bool) -> list[dict[str, Any]]:
-        """The hits lifted and ordered by their new score, ``limit`` of them."""
+    def order(self, hits: Sequence[Candidate], limit: int) -> list[Lifted]:
+        """The ``limit`` best hits by their lifted score (ties keep their order), best first."""
         out = []
-        for hit in hits:
+        for at, hit in enumerate(hits):
             factor, why = self.lift(hit)
-            lifted = {**hit, "score": round(float(hit["score"]) * factor, 6)}
-            if explain:
-                lifted["explain"] = {**hit.get("explain", {}), "kg": why}
-            out.append(lifted)
-        out.sort(key=lambda h: -float(h["score"]))
+            out.append(Lifted(at, round(hit.score * factor, 6), why))
+        out.sort(key=lambda lifted: -lifted.score)
         return out[:limit]
+
+    def rerank(self, hits: list[dict[str, Any]], limit: int, explain: bool) -> list[dict[str, Any]]:
+        """Answers (``Hit.as_json`` shape) lifted and ordered by their new score, ``limit`` of them:
+        for hits that come with their snippets (a crew store's), whose window is the text read."""
+        cands = [
+            Candidate(
+                str(h["path"]), str(h.get("heading", "")), int(h["line_start"]), int(h["line_end"]),
+                str(h.get("snippet", "")), float(h["score"]),
+            )
+            for h in hits
+        ]  # fmt: skip
+        out = []
+        for lifted in self.order(cands, limit):
+            result = dict(hits[lifted.at])
+            mark(result, lifted, explain)
+            out.append(result)
+        return out
 
 
 class KgBoost:

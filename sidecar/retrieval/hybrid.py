@@ -35,6 +35,7 @@ from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
+from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark
 from sidecar.retrieval.standing import SLACK, standing
 from sidecar.retrieval.vectors import ChunkRow, VectorIndex
 
@@ -312,43 +313,56 @@ class HybridSearcher:
         if error is not None:
             log.warning("hybrid.query_vector_failed", error=type(error).__name__)
 
-    async def search(self, tier: Tier, query: str, limit: int, explain: bool) -> tuple[list[dict[str, Any]], list[str]]:
-        """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded legs."""
+    async def search(
+        self, tier: Tier, query: str, limit: int, explain: bool, plan: BoostPlan | None = None
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded
+        legs. ``plan``: the lift for this query, which picks ``limit`` of its ``candidates`` best
+        hits; snippets are cut for those alone."""
+        want = limit if plan is None else max(limit, plan.candidates)
         vectors = self.vectors.get(tier.name)
         if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
-            return _bm25_only(tier.name, await tier.search(query, limit + SLACK), limit, explain), []
+            return _bm25_only(tier.name, await tier.search(query, want + SLACK), limit, explain, plan), []
         # The query's model run (a thread) goes on while BM25 answers.
         pending = asyncio.ensure_future(self._query_vector(query))
         try:
-            hits = await tier.search(query, max(self.candidates, limit))
+            hits = await tier.search(query, max(self.candidates, want))
         except BaseException:
             pending.cancel()
             raise
         qvec = await pending
         if qvec is None:
-            return _bm25_only(tier.name, hits, limit, explain), ["dense"]
+            return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         try:
             ranked, rows, stored = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
         except Exception:
             log.exception("hybrid.dense_failed", tier=tier.name)
-            return _bm25_only(tier.name, hits, limit, explain), ["dense"]
+            return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         by_id = {h.id: h for h in hits}
-        words = terms(query)
-        out = []
-        dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
+        picked: list[tuple[Scored, Hit | None, ChunkRow | None]] = []
         for scored in ranked:
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
             if hit is None and row is None:
                 continue  # the chunk left the index between the two reads
+            picked.append((scored, hit, row))
+            if len(picked) == want:
+                break
+        lifted = None if plan is None else plan.order([_candidate(*p) for p in picked], limit)
+        if lifted is not None:
+            picked = [picked[choice.at] for choice in lifted]
+        words = terms(query)
+        out = []
+        dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
+        for n, (scored, hit, row) in enumerate(picked):
             result = _result(tier.name, scored, hit, row, words)
             if explain:
                 result["explain"] = scored.explain(self.fusion)
+            if lifted is not None:
+                mark(result, lifted[n], explain)
             out.append(result)
             if hit is None and row is not None:
                 dense_only.append((result, row))
-            if len(out) == limit:
-                break
         if dense_only:
             await self._closest_sentences(dense_only, qvec, words, stored)
         return out, []
@@ -473,21 +487,43 @@ def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: l
     result["highlights"] = [[a, b] for a, b in shown.highlights]
 
 
-def _bm25_only(source: str, hits: list[Hit], limit: int, explain: bool) -> list[dict[str, Any]]:
-    """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing)."""
+def _bm25_only(
+    source: str, hits: list[Hit], limit: int, explain: bool, plan: BoostPlan | None = None
+) -> list[dict[str, Any]]:
+    """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing); with a
+    ``plan``, the ``limit`` it picks of its ``candidates`` first."""
     stood = [(hit, rank, standing(hit.path, hit.heading)) for rank, hit in enumerate(hits, start=1)]
     if any(factor != 1.0 for _, _, factor in stood):
         stood.sort(key=lambda item: -item[0].score * item[2])  # stable: ties keep BM25's order
+    lifted = None
+    if plan is None:
+        stood = stood[:limit]
+    else:
+        stood = stood[: max(limit, plan.candidates)]
+        lifted = plan.order([candidate_of(h, round(h.score * f, 6)) for h, _, f in stood], limit)
+        stood = [stood[choice.at] for choice in lifted]
     out = []
-    for hit, rank, factor in stood[:limit]:
+    for n, (hit, rank, factor) in enumerate(stood):
         result = hit.as_json(source)
         if factor != 1.0:
             result["score"] = round(hit.score * factor, 6)
         if explain:
             scored = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).stood(factor)
             result["explain"] = scored.explain("bm25")
+        if lifted is not None:
+            mark(result, lifted[n], explain)
         out.append(result)
     return out
+
+
+def _candidate(scored: Scored, hit: Hit | None, row: ChunkRow | None) -> Candidate:
+    """A fused hit as the lift reads it, with the score its answer shows."""
+    if hit is not None:
+        return candidate_of(hit, round(scored.score, 6))
+    assert row is not None
+    return Candidate(
+        row.path, row.heading, row.line_start, row.line_end, row.body or row.heading, round(scored.score, 6)
+    )
 
 
 def _result(source: str, scored: Scored, hit: Hit | None, row: ChunkRow | None, words: list[str]) -> dict[str, Any]:

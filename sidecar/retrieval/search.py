@@ -22,6 +22,7 @@ from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.fusion import rrf
+from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark
 
 if TYPE_CHECKING:
     from sidecar.index.tier import Tier
@@ -36,20 +37,6 @@ class CrewSource(Protocol):
     """Where crew-scope results come from on a member: the lead's sidecar (hits, degraded legs)."""
 
     async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]: ...
-
-
-class BoostPlan(Protocol):
-    """How one query lifts a tier's hits: asked for ``candidates`` hits, it orders them anew."""
-
-    candidates: int
-
-    def rerank(self, hits: list[dict[str, Any]], limit: int, explain: bool) -> list[dict[str, Any]]: ...
-
-
-class SearchBoost(Protocol):
-    """Lifts the hits of a local tier for a query (the knowledge graph's entities, set by the server)."""
-
-    async def plan(self, source: str, query: str) -> BoostPlan | None: ...
 
 
 class SearchService:
@@ -114,18 +101,24 @@ class SearchService:
         tier = self.agent if scope == "agent" else self.crew_tier
         assert tier is not None
         plan = None if req.raw_fts else await self._boost_plan(scope, req.query)
-        limit = req.limit if plan is None else max(req.limit, plan.candidates)
         try:
             if self.hybrid is not None and not req.raw_fts:
-                found, degraded = await self.hybrid.search(tier, req.query, limit, req.explain)
-            else:
-                found, degraded = [h.as_json(scope) for h in await tier.search(req.query, limit, req.raw_fts)], []
+                return await self.hybrid.search(tier, req.query, req.limit, req.explain, plan)
+            limit = req.limit if plan is None else max(req.limit, plan.candidates)
+            hits = await tier.search(req.query, limit, req.raw_fts)
         except SidecarError:
             raise
         except Exception as exc:
             log.exception("search.failed", tier=scope)
             raise SearchFailed(f"{scope} search failed: {type(exc).__name__}") from exc
-        return (found if plan is None else plan.rerank(found, req.limit, req.explain)), degraded
+        if plan is None:
+            return [h.as_json(scope) for h in hits], []
+        found = []
+        for choice in plan.order([candidate_of(h, round(h.score, 6)) for h in hits], req.limit):
+            result = hits[choice.at].as_json(scope)
+            mark(result, choice, req.explain)
+            found.append(result)
+        return found, []
 
     async def _boost_plan(self, scope: str, query: str) -> BoostPlan | None:
         """The lift for this query's entities; None without one (a failing graph leaves search as it is)."""

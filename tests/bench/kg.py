@@ -37,6 +37,7 @@ from sidecar.kg.ingest import Ingest
 from sidecar.kg.model import NewFact, Scope
 from sidecar.kg.sqlite_kg import SqliteKgStore
 from sidecar.logs import configure_logging
+from sidecar.retrieval.lift import Candidate
 from tests.bench.util import pct, report
 
 PARTS = ("extract", "scale", "locomo")
@@ -220,23 +221,35 @@ async def bench_locomo(tmp: Path) -> None:
         graphs.append(graph)
     report("kg locomo: facts read from 5 conversations", f"{facts:,} in {time.process_time() - started:.1f} CPU s")
     assert runner.searcher is not None
-    rows: list[tuple[int, list[str], dict[str, Any], Any]] = []
+    texts = []  # per conversation: (path, line_start) -> the chunk's text, which the lift reads
+    for tier in runner.tiers:
+        with sqlite3.connect(tier.index.path) as db:
+            sql = "SELECT path, line_start, body, heading FROM chunks"
+            texts.append({(p, line): body or heading for p, line, body, heading in db.execute(sql)})
+    rows: list[tuple[int, list[dict[str, Any]], list[Candidate], dict[str, int], Any]] = []
     for q in temporal:
         hits, _ = await runner.searcher.search(runner.tiers[q.corpus], q.text, KG_CANDIDATES, False)
         plan = await KgBoost(graphs[q.corpus], {runner.tiers[q.corpus].name: Scope("default")}).plan(
             runner.tiers[q.corpus].name, q.text
         )
-        rows.append((q.corpus, hits, q.judged, plan))
+        cands = [
+            Candidate(
+                h["path"], h["heading"], h["line_start"], h["line_end"], texts[q.corpus][(h["path"], h["line_start"])],
+                h["score"],
+            )
+            for h in hits
+        ]  # fmt: skip
+        rows.append((q.corpus, hits, cands, q.judged, plan))
 
     def r10(weight: float | None, held_out: bool, mention: float = MENTION_SHARE) -> tuple[float, int]:
         scores = []
-        for corpus, hits, judged, plan in rows:
+        for corpus, hits, cands, judged, plan in rows:
             if (corpus not in TUNING_CONVERSATIONS) != held_out:
                 continue
             shown = hits[:10]
             if weight is not None and plan is not None:
                 plan.weight, plan.mention = weight, mention
-                shown = plan.rerank(hits, 10, False)
+                shown = [hits[choice.at] for choice in plan.order(cands, 10)]
             units = corpora[corpus].unit
             ranked = list(
                 dict.fromkeys(

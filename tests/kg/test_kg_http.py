@@ -170,6 +170,23 @@ async def test_search_lift_is_explained(sidecar_client: ClientFactory, memory_di
     assert all("kg" not in h["explain"] for h in (await plain.json())["results"])  # no entity named: no lift
 
 
+async def test_the_lift_reads_the_whole_chunk_not_only_its_snippet(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
+    client = await sidecar_client()
+    await remember_file(client, "topics/stack.md", "# Stack\nThe ledger service uses CockroachDB.\n")
+    filler = "Nothing else of note happened in the long review that followed, item after item. " * 5
+    await remember_file(
+        client,
+        "topics/freeze.md",
+        f"# Freeze\nThe deploy freeze starts Friday. {filler}It was asked for by the ledger service.\n",
+    )
+    resp = await client.post("/memory/search", json={"query": "deploy freeze ledger service", "explain": True})
+    hit = next(h for h in (await resp.json())["results"] if h["path"] == "topics/freeze.md")
+    assert "deploy freeze" in hit["snippet"] and "ledger" not in hit["snippet"]  # the window is the first cluster
+    assert hit["explain"]["kg"]["mentions"] == ["ledger service"]  # named further on in the chunk
+
+
 async def test_bad_requests_are_400s(sidecar_client: ClientFactory, memory_dir: Path) -> None:
     client = await sidecar_client()
     cases = [
