@@ -215,13 +215,12 @@ class StoreCrewProxy(CrewProxy):
                 degraded = ["dense"]
         try:
             plan = await self.boost.plan("crew", req.query)
-            limit = req.limit if plan is None else max(req.limit, plan.candidates)
             hits = await self.store.search(
-                req.query, limit, qvec=qvec, model=model, fusion=self.fusion, explain=req.explain
+                req.query, req.limit, qvec=qvec, model=model, fusion=self.fusion, explain=req.explain, plan=plan
             )
         except StoreUnavailable as exc:
             raise self._store_unavailable(str(exc)) from None
-        return (hits if plan is None else plan.rerank(hits, req.limit, req.explain)), degraded
+        return hits, degraded
 
     async def kg(self, op: str, body: dict[str, Any]) -> dict[str, Any]:
         """The crew graph's reads from the store's copy of the lead's graph; its writes (add,

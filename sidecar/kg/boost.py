@@ -24,7 +24,7 @@ from typing import Any
 from sidecar.index.query import STOPWORDS
 from sidecar.kg.graph import KnowledgeGraph
 from sidecar.kg.model import Fact, Scope
-from sidecar.retrieval.lift import Candidate, Lifted, mark
+from sidecar.retrieval.lift import Candidate, Lifted
 
 __all__ = ["KG_CANDIDATES", "KG_WEIGHT", "MENTION_SHARE", "BoostPlan", "KgBoost"]
 
@@ -75,23 +75,6 @@ class BoostPlan:
             out.append(Lifted(at, round(hit.score * factor, 6), why))
         out.sort(key=lambda lifted: -lifted.score)
         return out[:limit]
-
-    def rerank(self, hits: list[dict[str, Any]], limit: int, explain: bool) -> list[dict[str, Any]]:
-        """Answers (``Hit.as_json`` shape) lifted and ordered by their new score, ``limit`` of them:
-        for hits that come with their snippets (a crew store's), whose window is the text read."""
-        cands = [
-            Candidate(
-                str(h["path"]), str(h.get("heading", "")), int(h["line_start"]), int(h["line_end"]),
-                str(h.get("snippet", "")), float(h["score"]),
-            )
-            for h in hits
-        ]  # fmt: skip
-        out = []
-        for lifted in self.order(cands, limit):
-            result = dict(hits[lifted.at])
-            mark(result, lifted, explain)
-            out.append(result)
-        return out
 
 
 class KgBoost:

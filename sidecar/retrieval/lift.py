@@ -40,8 +40,6 @@ class BoostPlan(Protocol):
 
     def order(self, hits: Sequence[Candidate], limit: int) -> list[Lifted]: ...
 
-    def rerank(self, hits: list[dict[str, Any]], limit: int, explain: bool) -> list[dict[str, Any]]: ...
-
 
 class SearchBoost(Protocol):
     """Lifts the hits of a local tier for a query (the knowledge graph's entities, set by the server)."""

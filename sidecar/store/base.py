@@ -12,7 +12,10 @@ knowledge graph (``kg.pg_kg``), each copied there by the lead from its own SQLit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from sidecar.retrieval.lift import BoostPlan
 
 import numpy as np
 import numpy.typing as npt
@@ -91,9 +94,18 @@ class CrewStore(Protocol):
     async def set_seq(self, seq: int) -> None: ...
 
     async def search(
-        self, query: str, limit: int, *, qvec: Floats | None, model: str | None, fusion: str, explain: bool
+        self,
+        query: str,
+        limit: int,
+        *,
+        qvec: Floats | None,
+        model: str | None,
+        fusion: str,
+        explain: bool,
+        plan: BoostPlan | None = None,
     ) -> list[dict[str, Any]]:
-        """Ranked crew hits, in the embedded index's answer shape (``source`` is ``crew``)."""
+        """Ranked crew hits, in the embedded index's answer shape (``source`` is ``crew``);
+        ``plan``: the graph's lift for the query, which picks the hits shown."""
         ...
 
     async def status(self) -> dict[str, Any]: ...

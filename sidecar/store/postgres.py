@@ -26,6 +26,7 @@ import numpy as np
 import structlog
 
 from sidecar.index.query import terms
+from sidecar.retrieval.lift import BoostPlan
 from sidecar.retrieval.standing import SLACK
 from sidecar.store.base import ChunkRow, FileRow, Floats, StoreUnavailable, VectorRow
 from sidecar.store.migrations import hnsw_index, migrate
@@ -330,18 +331,27 @@ class PostgresCrewStore:
 
     # -- read side ---------------------------------------------------------------------------
     async def search(
-        self, query: str, limit: int, *, qvec: Floats | None, model: str | None, fusion: str, explain: bool
+        self,
+        query: str,
+        limit: int,
+        *,
+        qvec: Floats | None,
+        model: str | None,
+        fusion: str,
+        explain: bool,
+        plan: BoostPlan | None = None,
     ) -> list[dict[str, Any]]:
         words = terms(query)
         if not words:
             return []
-        wide = max(_CANDIDATES, limit) if qvec is not None else limit + SLACK
+        want = limit if plan is None else max(limit, plan.candidates)
+        wide = max(_CANDIDATES, want) if qvec is not None else want + SLACK
         async with self._conn() as conn:
-            cands = Candidates(await self._bm25(conn, words, wide, limit + SLACK))
+            cands = Candidates(await self._bm25(conn, words, wide, want + SLACK))
             if qvec is not None and model is not None:
                 cands.qvec = np.asarray(qvec, dtype=np.float32)
                 await self._dense(conn, cands, cands.qvec, model)
-            hits = rank(cands, words, limit, fusion=fusion if cands.dense_used else "bm25", explain=explain)
+            hits = rank(cands, words, limit, fusion=fusion if cands.dense_used else "bm25", explain=explain, plan=plan)
             if hits:
                 rows = await conn.fetch(
                     "SELECT path, flags::text AS flags FROM crew_files WHERE crew = $1 AND path = ANY($2::text[]) "

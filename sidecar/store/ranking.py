@@ -12,6 +12,7 @@ import numpy as np
 from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
+from sidecar.retrieval.lift import BoostPlan, Candidate, mark
 from sidecar.retrieval.standing import SLACK, standing
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
@@ -40,8 +41,12 @@ class Candidates:
         return list(dict.fromkeys(ids))
 
 
-def rank(cands: Candidates, words: list[str], limit: int, *, fusion: str, explain: bool) -> list[dict[str, Any]]:
-    """The ranked hits (``fusion``: ``weighted``, ``rrf``, or ``bm25`` for the BM25 leg alone)."""
+def rank(
+    cands: Candidates, words: list[str], limit: int, *, fusion: str, explain: bool, plan: BoostPlan | None = None
+) -> list[dict[str, Any]]:
+    """The ranked hits (``fusion``: ``weighted``, ``rrf``, or ``bm25`` for the BM25 leg alone);
+    ``plan``: the lift for this query, which picks ``limit`` of its ``candidates`` best hits."""
+    want = limit if plan is None else max(limit, plan.candidates)
     tokens = query_tokens(words)
     rows = {r["id"]: r for r in cands.bm25} | cands.rows
     bm25 = [(r["id"], float(r["score"])) for r in cands.bm25]
@@ -53,26 +58,42 @@ def rank(cands: Candidates, words: list[str], limit: int, *, fusion: str, explai
         ranked = fuse_weighted(bm25, cands.dense, cands.cosines, cands.neighbours)
     # Archived or superseded text ranks below current text (retrieval.standing), as in the index.
     stood = []
-    for scored in ranked[: limit + SLACK]:
+    for scored in ranked[: want + SLACK]:
         row = rows.get(scored.id)
         stood.append(scored if row is None else scored.stood(standing(row["path"], row["heading"])))
     stood.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
     bm_ids = {cid for cid, _ in bm25}
-    out = []
+    picked = []
     for scored in stood:
         row = rows.get(scored.id)
         if row is None:
             continue  # a neighbour that lent nothing it was asked for, or a chunk gone meanwhile
+        picked.append((scored, row))
+        if len(picked) == want:
+            break
+    lifted = None
+    if plan is not None:
+        lifted = plan.order([_candidate(row, round(scored.score, 6)) for scored, row in picked], limit)
+        picked = [picked[choice.at] for choice in lifted]
+    out = []
+    for n, (scored, row) in enumerate(picked):
         result = _hit(row, tokens).as_json("crew")
         result["score"] = round(scored.score, 6)
         if scored.id not in bm_ids:
             _closest_sentence(result, row, words, cands.qvec)
         if explain:
             result["explain"] = scored.explain(fusion)
+        if lifted is not None:
+            mark(result, lifted[n], explain)
         out.append(result)
-        if len(out) == limit:
-            break
     return out
+
+
+def _candidate(row: Any, score: float) -> Candidate:
+    """A stored chunk as the lift reads it, shown with ``score``."""
+    return Candidate(
+        row["path"], row["heading"], row["line_start"], row["line_end"], row["body"] or row["heading"], score
+    )
 
 
 def _hit(row: Any, tokens: list[str]) -> Hit:
