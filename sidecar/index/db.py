@@ -196,7 +196,8 @@ def migrate(conn: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) 
             conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, time.time()))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # not when SQLite rolled back itself (a full disk)
+                conn.execute("ROLLBACK")
             raise
     return len(migrations)
 

@@ -407,7 +407,10 @@ class TierIndex:
     def _rollback(self) -> None:
         self._changes = None
         self._pending = None
-        self.writer.execute("ROLLBACK")
+        # SQLite has already rolled back after some errors (a full disk, an I/O error): a second
+        # ROLLBACK would raise "no transaction is active" in place of the error that happened.
+        if self.writer.in_transaction:
+            self.writer.execute("ROLLBACK")
 
     def _remove(self, rel: str) -> None:
         changes = self._changes
