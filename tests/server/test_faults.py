@@ -144,6 +144,20 @@ def fill(root: Path, leave_pages: int = 0) -> Path:
     return filler
 
 
+async def write_on_the_last_page(client: Any, root: Path) -> tuple[Path, dict[str, Any]]:
+    """Fill the filesystem but one page, then write ``fresh.md`` into it: room for the file, none
+    for the index's WAL to grow. The start's own writes (the graph's first reading of the files,
+    the journal's index) may take that page first: then fill again once they had room."""
+    for _ in range(20):
+        filler = fill(root, leave_pages=1)
+        status, body = await post_write(client, "fresh.md", "# Fresh\nzqfresh", mode="replace")
+        if status == 201:
+            return filler, body
+        filler.unlink()
+        await asyncio.sleep(0.25)
+    pytest.skip("could not reach the state: the file write itself never fitted")
+
+
 # 256k is too small: the tier index and the episodic journal (each with its WAL) take ~300 KB.
 TIER_FS = "1m"
 
@@ -198,17 +212,7 @@ async def test_index_apply_on_a_full_disk_backs_off(
     root = tmpfs(tmp_path / "tier", TIER_FS)
     seed(root)
     client = await sidecar_client(memory_dir=root)
-    for _ in range(20):
-        filler = fill(root, leave_pages=1)  # room for the file, none for the index's WAL to grow
-        status, _ = await post_write(client, "fresh.md", "# Fresh\nzqfresh", mode="replace")
-        if status == 201:
-            break
-        # The start's own writes (the graph's first reading of the files, the journal's index)
-        # took the last page: let them finish with room, then fill again.
-        filler.unlink()
-        await asyncio.sleep(0.25)
-    else:
-        pytest.skip("could not reach the state: the file write itself never fitted")
+    filler, _ = await write_on_the_last_page(client, root)
     with capture_logs() as logs:
         await asyncio.sleep(0.5)  # a fixed window: the back-off is counted as failed applies in 0.5 s
     errors = (await (await client.get("/memory/status")).json())["queue"]["errors"]
@@ -229,11 +233,7 @@ async def test_after_seq_is_not_met_by_a_failed_apply(
     root = tmpfs(tmp_path / "tier", TIER_FS)
     seed(root)
     client = await sidecar_client(memory_dir=root)
-    filler = fill(root, leave_pages=1)
-    status, body = await post_write(client, "fresh.md", "# Fresh\nzqfresh", mode="replace")
-    if status != 201:
-        filler.unlink()
-        pytest.skip("could not reach the state: the file write itself did not fit")
+    filler, body = await write_on_the_last_page(client, root)
     resp = await client.post("/memory/search", json={"query": "zqfresh", "after_seq": body["seq"]})
     out = await resp.json()
     filler.unlink()
