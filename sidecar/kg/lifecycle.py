@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from sidecar.store.postgres import PostgresCrewStore
 
 __all__ = [
+    "BACKFILL_RETRY_MAX_S",
     "FOLLOW_S",
     "KG",
     "KG_MIRROR",
@@ -49,6 +50,7 @@ __all__ = [
 log = structlog.get_logger("sidecar.kg")
 #: Seconds between looks at the journal for new entries (a graph question looks first anyway).
 FOLLOW_S = 2.0
+BACKFILL_RETRY_MAX_S = 60.0  # the longest pause before a failed reading of the files is tried again
 
 
 @dataclass
@@ -120,12 +122,20 @@ def crew_kg_mirror(app: web.Application, store: PostgresCrewStore) -> CrewKgMirr
 
 
 async def _feed(ingest: Ingest) -> None:
-    """Every file once (those read before and unchanged are skipped), then the journal as it grows."""
-    try:
-        facts = await ingest.backfill()
+    """Every file once (those read before and unchanged are skipped), then the journal as it
+    grows. A reading that failed (a full disk) is tried again, after a pause that doubles up to
+    ``BACKFILL_RETRY_MAX_S``: the files are not left unread until the next start."""
+    delay = FOLLOW_S
+    while True:
+        try:
+            facts = await ingest.backfill()
+        except Exception:
+            log.exception("kg.backfill_failed", retry_in=delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKFILL_RETRY_MAX_S)
+            continue
         log.info("kg.backfilled", facts=facts)
-    except Exception:
-        log.exception("kg.backfill_failed")
+        break
     while True:
         try:
             await ingest.follow()

@@ -227,6 +227,27 @@ async def test_index_apply_on_a_full_disk_backs_off(
 
 
 @needs_mount
+async def test_the_graph_reads_the_files_once_the_disk_has_room(
+    tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmpfs(tmp_path / "tier", TIER_FS)
+    seed(root, {**SEED, "topics/stack.md": "# Stack\nThe ledger service uses CockroachDB.\n"})
+    with capture_logs() as logs:
+        client = await sidecar_client(memory_dir=root)
+        filler = fill(root)  # on the event loop: before the graph's first reading of the files can write
+        await asyncio.sleep(0.5)
+    filler.unlink()
+    if not [e for e in logs if e["event"] == "kg.backfill_failed"]:
+        pytest.skip("could not reach the state: the graph read the files before the disk was full")
+
+    async def known() -> bool:
+        resp = await client.post("/kg/query", json={"entity": "ledger service", "predicate": "uses"})
+        return resp.status == 200 and [f["object"] for f in (await resp.json())["facts"]] == ["CockroachDB"]
+
+    await async_wait_until(known, timeout=10.0, message="the graph to read topics/stack.md once the disk had room")
+
+
+@needs_mount
 async def test_after_seq_is_not_met_by_a_failed_apply(
     tmpfs: Callable[..., Path], sidecar_client: ClientFactory, tmp_path: Path
 ) -> None:
