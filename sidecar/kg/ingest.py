@@ -72,6 +72,7 @@ class Ingest:
         self._closed = False
         self._extractor: _Extractor | None = None  # the child process, while a large backfill runs
         self._extracted = 0  # files whose facts were read (not skipped as unchanged)
+        self._unread: set[tuple[str, str]] = set()  # changed files whose reading failed: read again
 
     @property
     def files_read(self) -> int:
@@ -101,9 +102,24 @@ class Ingest:
         return len(facts)
 
     async def changed(self, tier: str, path: str, seq: int, kind: str) -> None:
-        """The reindex queue's hook: a file it added or updated is read again."""
-        if kind != "removed":
+        """The reindex queue's hook: a file it added or updated is read again. One whose reading
+        fails (a full disk) is kept for ``reread``, and the failure goes to the queue's log."""
+        if kind == "removed":
+            return
+        try:
             await self.file(tier, path)
+        except Exception:
+            self._unread.add((tier, path))
+            raise
+        self._unread.discard((tier, path))
+
+    async def reread(self) -> int:
+        """Read again the changed files whose reading failed; the number of facts they state."""
+        total = 0
+        for tier, path in sorted(self._unread):
+            total += await self.file(tier, path)  # a failure leaves it (and the rest) for next time
+            self._unread.discard((tier, path))
+        return total
 
     async def backfill(self) -> int:
         """Every tier file not yet read as it is now, paced (``BACKFILL_REST``, and with the child

@@ -123,8 +123,9 @@ def crew_kg_mirror(app: web.Application, store: PostgresCrewStore) -> CrewKgMirr
 
 async def _feed(ingest: Ingest) -> None:
     """Every file once (those read before and unchanged are skipped), then the journal as it
-    grows. A reading that failed (a full disk) is tried again, after a pause that doubles up to
-    ``BACKFILL_RETRY_MAX_S``: the files are not left unread until the next start."""
+    grows and the changed files whose reading failed. A first reading that failed (a full disk) is
+    tried again, after a pause that doubles up to ``BACKFILL_RETRY_MAX_S``: no file is left unread
+    until the next start."""
     delay = FOLLOW_S
     while True:
         try:
@@ -138,6 +139,7 @@ async def _feed(ingest: Ingest) -> None:
         break
     while True:
         try:
+            await ingest.reread()
             await ingest.follow()
         except Exception:
             log.exception("kg.follow_failed")

@@ -4,12 +4,16 @@ journal entries, as-of questions, timelines, dedup, workspaces, tunnels, the sea
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
+from sidecar.kg.lifecycle import KG
 from tests.support.memory import ClientFactory
+from tests.support.waiting import async_wait_until
 
 Client = TestClient[Any, Any]
 
@@ -185,6 +189,36 @@ async def test_the_lift_reads_the_whole_chunk_not_only_its_snippet(
     hit = next(h for h in (await resp.json())["results"] if h["path"] == "topics/freeze.md")
     assert "deploy freeze" in hit["snippet"] and "ledger" not in hit["snippet"]  # the window is the first cluster
     assert hit["explain"]["kg"]["mentions"] == ["ledger service"]  # named further on in the chunk
+
+
+async def test_a_changed_file_whose_reading_failed_is_read_again(
+    sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph's write of the file's facts fails once, as on a full disk. Made to fail by a
+    stand-in for ``graph.add``: a real full disk cannot be aimed at the graph alone, since the
+    write and its index share the filesystem (tests/server/test_faults.py fills it under the
+    first reading of the files instead)."""
+    client = await sidecar_client()
+    graph = client.server.app[KG].graph
+    add = graph.add
+    failed: list[str] = []
+
+    async def full_disk_once(*args: Any, **kwargs: Any) -> Any:
+        file = kwargs.get("file")
+        if file is not None and file[1] == "topics/stack.md" and not failed:
+            failed.append(file[1])
+            raise sqlite3.OperationalError("database or disk is full")
+        return await add(*args, **kwargs)
+
+    monkeypatch.setattr(graph, "add", full_disk_once)
+    await remember_file(client, "topics/stack.md", "# Stack\nThe ledger service uses CockroachDB.\n")
+    assert failed == ["topics/stack.md"]
+
+    async def known() -> bool:
+        resp = await client.post("/kg/query", json={"entity": "ledger service", "predicate": "uses"})
+        return resp.status == 200 and objects(await resp.json()) == ["CockroachDB"]
+
+    await async_wait_until(known, timeout=10.0, message="the graph to read topics/stack.md again")
 
 
 async def test_bad_requests_are_400s(sidecar_client: ClientFactory, memory_dir: Path) -> None:
