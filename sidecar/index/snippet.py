@@ -20,6 +20,7 @@ __all__ = [
     "SNIPPET_CHARS",
     "Snippet",
     "flatten",
+    "fold",
     "is_plain",
     "mark_markdown",
     "mark_terms",
@@ -65,12 +66,44 @@ def is_plain(text: str) -> bool:
     return flatten(text) == text.replace("\n", " ")
 
 
+def _latin_bases() -> dict[int, int]:
+    """Each Latin letter with diacritics (NFD: an ASCII letter and combining marks) -> its letter."""
+    bases = {}
+    for code in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00), 0x212B):
+        parts = unicodedata.normalize("NFD", chr(code))
+        letter, marks = parts[0], parts[1:]
+        if marks and letter.isascii() and letter.isalpha() and all(unicodedata.combining(m) for m in marks):
+            bases[code] = ord(letter)
+    return bases
+
+
+# The index's tokenizer (unicode61, remove_diacritics 2) reads "crème" as "creme": a query for
+# either finds both, and the snippet marks what the index found. One character for one, so a
+# folded text keeps its offsets; the letters of Latin-1 are mapped as bytes (the common case, and
+# many times faster than a translation of the whole text by a dict).
+_LATIN_BASE = _latin_bases()
+_LATIN1_BASE = bytes(_LATIN_BASE.get(c, c) for c in range(256))
+_ACCENTED = re.compile("[" + "".join(map(chr, _LATIN_BASE)) + "]")
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded, with its Latin letters' diacritics dropped (``Zürich`` -> ``zurich``),
+    as the index compares words."""
+    folded = text.casefold()
+    if folded.isascii() or _ACCENTED.search(folded) is None:
+        return folded
+    try:
+        return folded.encode("latin-1").translate(_LATIN1_BASE).decode("latin-1")
+    except UnicodeEncodeError:
+        return folded.translate(_LATIN_BASE)
+
+
 def query_tokens(words: list[str]) -> list[str]:
-    """The distinct word tokens of the query's words, case-folded (``checkx-7781`` is two). A search
-    making ten snippets for one query computes them once and passes them in."""
+    """The distinct word tokens of the query's words, folded (``fold``; ``checkx-7781`` is two). A
+    search making ten snippets for one query computes them once and passes them in."""
     seen: dict[str, None] = {}
     for word in words:
-        for token in _TOKEN.findall(word.casefold()):
+        for token in _TOKEN.findall(fold(word)):
             seen.setdefault(token, None)
     return list(seen)
 
@@ -138,9 +171,9 @@ def _matches(flat: str, terms: list[str]) -> list[_Match]:
         words = (" " + flat + " ").encode("ascii").translate(_WORD_BYTES)
         out = _word_matches(flat, words, terms, beyond_ascii=False)
     else:
-        # Case-folded, the text keeps its offsets unless folding moved them (an "ß" became "ss"):
-        # then a case-blind regular expression finds every term, several times slower.
-        folded = flat.casefold()
+        # Folded, the text keeps its offsets unless case folding moved them (an "ß" became "ss"):
+        # then a case- and accent-blind regular expression finds every term, several times slower.
+        folded = fold(flat)
         if len(folded) == len(flat):
             words = (" " + folded + " ").encode("ascii", "replace").translate(_WORD_BYTES)
             out = _word_matches(flat, words, terms, beyond_ascii=True)
@@ -235,7 +268,7 @@ def _unicode_matches(flat: str, folded: str | None, terms: list[str], *, beyond_
             token = _TOKEN.match(flat, start)
             if token is None:
                 continue
-            if token.group().casefold() == term:
+            if fold(token.group()) == term:
                 exact.append((start, token.end(), index, True))
             elif not exact and len(term) >= 3:
                 loose.append((start, token.end(), index, False))
@@ -244,7 +277,7 @@ def _unicode_matches(flat: str, folded: str | None, terms: list[str], *, beyond_
 
 
 def _occurrences(flat: str, folded: str | None, stem: str) -> list[int]:
-    """Where ``stem`` occurs, case-insensitively (at most ``_MAX_MATCHES`` places)."""
+    """Where ``stem`` occurs, blind to case and to Latin diacritics (at most ``_MAX_MATCHES`` places)."""
     if folded is not None:
         found: list[int] = []
         at = folded.find(stem)
@@ -252,8 +285,19 @@ def _occurrences(flat: str, folded: str | None, stem: str) -> list[int]:
             found.append(at)
             at = folded.find(stem, at + 1)
         return found
-    pattern = re.compile(re.escape(stem), re.IGNORECASE)
+    pattern = re.compile("".join(_ACCENTS.get(char, re.escape(char)) for char in stem), re.IGNORECASE)
     return [m.start() for _, m in zip(range(_MAX_MATCHES), pattern.finditer(flat), strict=False)]
+
+
+def _accent_classes() -> dict[str, str]:
+    """Each ASCII letter that has Latin letters with diacritics -> a pattern class of all of them."""
+    variants: dict[str, list[str]] = {}
+    for code, base in _LATIN_BASE.items():
+        variants.setdefault(chr(base).lower(), []).append(chr(code))
+    return {base: "[" + base + "".join(chars) + "]" for base, chars in variants.items()}
+
+
+_ACCENTS = _accent_classes()
 
 
 def _wide(char: str) -> bool:

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from sidecar.index.query import terms
-from sidecar.index.snippet import SNIPPET_CHARS, flatten, query_tokens
+from sidecar.index.snippet import SNIPPET_CHARS, flatten, fold, query_tokens
 from sidecar.index.tier import Tier
 from sidecar.logs import configure_logging
 from sidecar.retrieval.batcher import EmbedBatcher
@@ -150,10 +150,10 @@ class SnippetStats:
         tokens = set(query_tokens(terms(query)))
         for hit, answer in zip(hits, answers, strict=True):
             self.lengths.append(len(answer["snippet"]))
-            if not tokens & {t.casefold() for t in TOKEN.findall(hit.text)}:
+            if not tokens & {fold(t) for t in TOKEN.findall(hit.text)}:
                 continue
             self.with_token += 1
-            marked = {answer["snippet"][a:b].casefold() for a, b in answer["highlights"]}
+            marked = {fold(answer["snippet"][a:b]) for a, b in answer["highlights"]}
             self.shown += bool(tokens & marked)
 
 
