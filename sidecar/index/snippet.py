@@ -192,21 +192,25 @@ def _word_matches(flat: str, words: bytes, terms: list[str], *, beyond_ascii: bo
     ``beyond_ascii``: ``words`` shows the text's other characters as spaces, so the characters
     beside a match are checked in the text itself."""
     out: list[_Match] = []
-    for index, stem, whole in _needles(tuple(terms)):
+    for index, stem, whole, singular in _needles(tuple(terms)):
         at = words.find(stem)
-        if at < 0:
-            continue  # the usual case: a hit holds few of its query's terms
-        size = len(whole) - 2
         exact: list[_Match] = []
-        found = words.find(whole, at)
-        while found >= 0 and len(exact) < _MAX_MATCHES:
-            if not beyond_ascii or _alone(flat, found, found + size):
-                exact.append((found, found + size, index, True))
-            found = words.find(whole, found + size + 1)
-        if exact:
-            out += exact
-        elif size >= 3:
-            out += _prefix_matches(flat, words, stem, at, index, beyond_ascii=beyond_ascii)
+        if at >= 0:
+            size = len(whole) - 2
+            found = words.find(whole, at)
+            while found >= 0 and len(exact) < _MAX_MATCHES:
+                if not beyond_ascii or _alone(flat, found, found + size):
+                    exact.append((found, found + size, index, True))
+                found = words.find(whole, found + size + 1)
+            if exact:
+                out += exact
+                continue
+            if size >= 3:
+                out += _prefix_matches(flat, words, stem, at, index, beyond_ascii=beyond_ascii)
+        elif singular is None:
+            continue  # the usual case: a hit holds few of its query's terms
+        if singular is not None and (alike := words.find(singular)) >= 0:
+            out += _prefix_matches(flat, words, singular, alike, index, beyond_ascii=beyond_ascii)
     return out
 
 
@@ -233,14 +237,24 @@ def _prefix_match(flat: str, at: int, index: int) -> _Match | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _needles(terms: tuple[str, ...]) -> list[tuple[int, bytes, bytes]]:
-    """For each ASCII query term: its index, ``b" " + stem`` and ``b" " + term + b" "`` (what
-    ``_word_matches`` looks for). A search's hits share their query's terms, so it is made once."""
+def _needles(terms: tuple[str, ...]) -> list[tuple[int, bytes, bytes, bytes | None]]:
+    """For each ASCII query term: its index, ``b" " + stem``, ``b" " + term + b" "`` and, for a
+    plural or past tense in "ies"/"ied", ``b" " +`` the stem of its singular (``queries``: also
+    the words starting with ``query``): what ``_word_matches`` looks for. A search's hits share
+    their query's terms, so it is made once."""
     return [
-        (index, b" " + term[:_PREFIX].encode(), b" " + term.encode() + b" ")
+        (index, b" " + term[:_PREFIX].encode(), b" " + term.encode() + b" ", _singular(term))
         for index, term in enumerate(terms)
         if term.isascii()
     ]
+
+
+def _singular(term: str) -> bytes | None:
+    """``b" " +`` the first letters of the word in "y" whose plural or past tense ``term`` is, if it
+    is one ("entries" -> " entry", "carried" -> " carry"); the index's stemmer reads both alike."""
+    if len(term) <= 4 or term[-3:] not in ("ies", "ied"):
+        return None
+    return b" " + (term[:-3] + "y")[:_PREFIX].encode()
 
 
 def _alone(flat: str, start: int, end: int) -> bool:
@@ -262,16 +276,19 @@ def _unicode_matches(flat: str, folded: str | None, terms: list[str], *, beyond_
             continue
         exact: list[_Match] = []
         loose: list[_Match] = []
-        for start in _occurrences(flat, folded, term[:_PREFIX]):
-            if start > 0 and _is_word(flat[start - 1]):
-                continue  # inside a word, not at its start
-            token = _TOKEN.match(flat, start)
-            if token is None:
-                continue
-            if fold(token.group()) == term:
-                exact.append((start, token.end(), index, True))
-            elif not exact and len(term) >= 3:
-                loose.append((start, token.end(), index, False))
+        singular = _singular(term) if term.isascii() else None
+        stems = [term[:_PREFIX]] if singular is None else [term[:_PREFIX], singular[1:].decode()]
+        for stem in stems:
+            for start in _occurrences(flat, folded, stem):
+                if start > 0 and _is_word(flat[start - 1]):
+                    continue  # inside a word, not at its start
+                token = _TOKEN.match(flat, start)
+                if token is None:
+                    continue
+                if fold(token.group()) == term:
+                    exact.append((start, token.end(), index, True))
+                elif not exact and len(term) >= 3:
+                    loose.append((start, token.end(), index, False))
         out += exact or loose
     return out
 
