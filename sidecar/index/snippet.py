@@ -1,9 +1,10 @@
 """The snippet of a hit: a window of its chunk around the best cluster of matched query terms, and
 where those terms are in it.
 
-A query word matches a token of the text exactly (case-folded), or, when no token of the text
-matches it exactly, by its stem-ish prefix (the first 5 letters, close enough to the porter stemmer
-for choosing a window: the index did the real matching already). The window is the one holding the
+A query word matches a token of the text exactly (case-folded, Latin diacritics dropped, as the
+index reads words), or, when no token of the text matches it exactly, by its stem-ish prefix (the
+first 5 letters, or those of its other form in "y": "queries" and "query"; close enough to the
+porter stemmer for choosing a window: the index did the real matching already). The window is the one holding the
 most distinct query terms, exact matches first; it never starts inside a word when a space is near,
 never splits a base character from its combining marks, and always holds an exact match when the
 text has one.
@@ -250,11 +251,15 @@ def _needles(terms: tuple[str, ...]) -> list[tuple[int, bytes, bytes, bytes | No
 
 
 def _singular(term: str) -> bytes | None:
-    """``b" " +`` the first letters of the word in "y" whose plural or past tense ``term`` is, if it
-    is one ("entries" -> " entry", "carried" -> " carry"); the index's stemmer reads both alike."""
-    if len(term) <= 4 or term[-3:] not in ("ies", "ied"):
-        return None
-    return b" " + (term[:-3] + "y")[:_PREFIX].encode()
+    """``b" " +`` the first letters of the other form of a word in "y", if ``term`` is one: the
+    singular of a plural or past tense in "ies"/"ied" ("entries" -> " entry", "carried" -> " carry"),
+    or the "i" stem of a word ending in a consonant and "y" ("query" -> " queri", for "queries"
+    and "queried"). The index's stemmer reads them alike; their first five letters differ."""
+    if len(term) > 4 and term[-3:] in ("ies", "ied"):
+        return b" " + (term[:-3] + "y")[:_PREFIX].encode()
+    if len(term) >= 4 and term[-1] == "y" and term[-2] not in "aeiouy":
+        return b" " + (term[:-1] + "i")[:_PREFIX].encode()
+    return None
 
 
 def _alone(flat: str, start: int, end: int) -> bool:

@@ -164,6 +164,9 @@ def test_a_plural_in_ies_marks_its_singular_in_y() -> None:
     assert shown(window(text, ["queries", "entries", "stories", "carried"])) == ["query", "entry", "story", "Carry"]
     assert shown(window("the queries ran", ["queries"])) == ["queries"]  # an exact word first
     assert shown(window("Die Straße: each query hit", ["queries"])) == ["query"]  # matched by pattern
+    # And the other way: a word in "y" marks its plural and past tense.
+    assert shown(window("Both queries were queried again.", ["query"])) == ["queries", "queried"]
+    assert shown(window("We set the key and the keys.", ["key", "days"])) == ["key"]  # "key": no other form
 
 
 # -- the matching rules, written the slow and obvious way ------------------------------------------
@@ -188,14 +191,17 @@ def folded(word: str) -> str:
 def expected_matches(text: str, tokens: list[str]) -> list[tuple[int, int, int, bool]]:
     """Every word of ``text`` (a ``\\w+`` run not preceded by a letter, digit, "_" or combining
     mark) that is a query token folded, else, for a token of 3 or more letters with no such word,
-    every word that starts with its first 5 letters, or, for a token in "ies" or "ied" longer than
-    4 letters, with the first 5 of its singular in "y": (start, end, token index, exact)."""
+    every word that starts with its first 5 letters, or with the first 5 of its other form in "y"
+    (a token in "ies" or "ied" longer than 4 letters: its singular in "y"; a token of 4 or more
+    letters ending in a consonant and "y": its stem in "i"): (start, end, token index, exact)."""
     words = [m for m in WORD.finditer(text) if m.start() == 0 or not is_word(text[m.start() - 1])]
     out = []
     for index, token in enumerate(tokens):
         starts = [token[:5]]
         if len(token) > 4 and token.endswith(("ies", "ied")) and token.isascii():
             starts.append((token[:-3] + "y")[:5])
+        elif len(token) >= 4 and token.endswith("y") and token[-2] not in "aeiouy" and token.isascii():
+            starts.append((token[:-1] + "i")[:5])
         exact = [(m.start(), m.end(), index, True) for m in words if folded(m.group()) == token]
         loose = [(m.start(), m.end(), index, False) for m in words if folded(m.group()).startswith(tuple(starts))]
         out += exact or (loose if len(token) >= 3 else [])
