@@ -4,10 +4,10 @@ where those terms are in it.
 A query word matches a token of the text exactly (case-folded, Latin diacritics dropped, as the
 index reads words), or, when no token of the text matches it exactly, by its stem-ish prefix (the
 first 5 letters, or those of its other form in "y": "queries" and "query"; close enough to the
-porter stemmer for choosing a window: the index did the real matching already). The window is the one holding the
-most distinct query terms, exact matches first; it never starts inside a word when a space is near,
-never splits a base character from its combining marks, and always holds an exact match when the
-text has one.
+porter stemmer for choosing a window: the index did the real matching already). The window is
+the one holding the most distinct query terms, exact matches first; it never starts inside a word
+when a space is near, never splits a base character from its combining marks, and always holds
+an exact match when the text has one.
 """
 
 from __future__ import annotations
