@@ -247,7 +247,7 @@ SCHEMAS: dict[str, Schema] = {
                         "highlights": {
                             "type": "array",
                             "items": {"type": "array", "items": INT},
-                            "description": "[start, end) offsets of the query's terms in summary",
+                            "description": "[start, end) offsets of the query's terms in summary, in Unicode code points",
                         },
                     },
                     {"agent_id": _nullable(STR), "payload": {"type": "object"}, "cosine": _nullable(NUM)}
@@ -360,7 +360,8 @@ PATHS: dict[str, Any] = {
                 **{"500": "search_failed: the search failed in every scope", "503": NO_CREW},
             ),
             ok_description="hits in rank order: each snippet is a window around the best cluster of the query's "
-            "terms, with their offsets in highlights (a hit found by the dense leg alone shows the sentence of "
+            "terms, with their [start, end) offsets in highlights, counted in Unicode code points (a hit found "
+            "by the dense leg alone shows the sentence of "
             "its chunk closest to the query); with context section, the hit's whole heading section and its "
             "line span; a hit from a section the injection scanner matched carries flagged",
             requestBody=_body(_ref("SearchRequest")),

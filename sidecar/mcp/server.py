@@ -466,7 +466,8 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         "memory.search",
         "Search memory",
         "Search memory (BM25, plus dense scores when a model is configured). Each hit names its file and "
-        "lines; its snippet is a window around the matched terms (highlights: their [start, end) offsets), "
+        "lines; its snippet is a window around the matched terms (highlights: their [start, end) offsets, in "
+        "Unicode code points), "
         'or with context "section" the whole heading section it is in, so the file need not be read next.',
         _input(("query", "limit", "scope", "after_seq", "context", "highlight"), ("query",), scope=scopes),
         hints=_hints(read_only=True, destructive=False, idempotent=True),
