@@ -193,7 +193,7 @@ def _word_matches(flat: str, words: bytes, terms: list[str], *, beyond_ascii: bo
     ``beyond_ascii``: ``words`` shows the text's other characters as spaces, so the characters
     beside a match are checked in the text itself."""
     out: list[_Match] = []
-    for index, stem, whole, singular in _needles(tuple(terms)):
+    for index, stem, whole, other in _needles(tuple(terms)):
         at = words.find(stem)
         exact: list[_Match] = []
         if at >= 0:
@@ -208,10 +208,10 @@ def _word_matches(flat: str, words: bytes, terms: list[str], *, beyond_ascii: bo
                 continue
             if size >= 3:
                 out += _prefix_matches(flat, words, stem, at, index, beyond_ascii=beyond_ascii)
-        elif singular is None:
+        elif other is None:
             continue  # the usual case: a hit holds few of its query's terms
-        if singular is not None and (alike := words.find(singular)) >= 0:
-            out += _prefix_matches(flat, words, singular, alike, index, beyond_ascii=beyond_ascii)
+        if other is not None and (alike := words.find(other)) >= 0:
+            out += _prefix_matches(flat, words, other, alike, index, beyond_ascii=beyond_ascii)
     return out
 
 
@@ -239,18 +239,17 @@ def _prefix_match(flat: str, at: int, index: int) -> _Match | None:
 
 @functools.lru_cache(maxsize=256)
 def _needles(terms: tuple[str, ...]) -> list[tuple[int, bytes, bytes, bytes | None]]:
-    """For each ASCII query term: its index, ``b" " + stem``, ``b" " + term + b" "`` and, for a
-    plural or past tense in "ies"/"ied", ``b" " +`` the stem of its singular (``queries``: also
-    the words starting with ``query``): what ``_word_matches`` looks for. A search's hits share
-    their query's terms, so it is made once."""
+    """For each ASCII query term: its index, ``b" " + stem``, ``b" " + term + b" "`` and
+    ``_y_form(term)`` (``queries``: also the words starting with ``query``): what
+    ``_word_matches`` looks for. A search's hits share their query's terms, so it is made once."""
     return [
-        (index, b" " + term[:_PREFIX].encode(), b" " + term.encode() + b" ", _singular(term))
+        (index, b" " + term[:_PREFIX].encode(), b" " + term.encode() + b" ", _y_form(term))
         for index, term in enumerate(terms)
         if term.isascii()
     ]
 
 
-def _singular(term: str) -> bytes | None:
+def _y_form(term: str) -> bytes | None:
     """``b" " +`` the first letters of the other form of a word in "y", if ``term`` is one: the
     singular of a plural or past tense in "ies"/"ied" ("entries" -> " entry", "carried" -> " carry"),
     or the "i" stem of a word ending in a consonant and "y" ("query" -> " queri", for "queries"
@@ -281,8 +280,8 @@ def _unicode_matches(flat: str, folded: str | None, terms: list[str], *, beyond_
             continue
         exact: list[_Match] = []
         loose: list[_Match] = []
-        singular = _singular(term) if term.isascii() else None
-        stems = [term[:_PREFIX]] if singular is None else [term[:_PREFIX], singular[1:].decode()]
+        other = _y_form(term) if term.isascii() else None
+        stems = [term[:_PREFIX]] if other is None else [term[:_PREFIX], other[1:].decode()]
         for stem in stems:
             for start in _occurrences(flat, folded, stem):
                 if start > 0 and _is_word(flat[start - 1]):
