@@ -42,7 +42,7 @@ class BoostPlan(Protocol):
 
 
 class SearchBoost(Protocol):
-    """Lifts the hits of a local tier for a query (the knowledge graph's entities, set by the server)."""
+    """Lifts the hits of a tier for a query (the knowledge graph's entities, set by the server)."""
 
     async def plan(self, source: str, query: str) -> BoostPlan | None: ...
 
