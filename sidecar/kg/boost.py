@@ -56,7 +56,7 @@ class BoostPlan:
         ]
         share = max((s for s, _ in held), default=0.0)
         seen = f" {hit.heading} {hit.text} ".casefold()
-        mentioned = [n for n in self.names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", seen)]
+        mentioned = [n for n in self.names if n in seen and _named(n, seen)]
         factor = 1.0 + self.weight * (share + (self.mention if mentioned else 0.0))
         why = {
             "entities": self.entities,
@@ -112,6 +112,22 @@ class KgBoost:
                 plan.lines.setdefault(path, []).append((line, share, fact.id))
         plan.names = sorted(n for n in names if n and n != "we")
         return plan
+
+
+def _named(name: str, text: str) -> bool:
+    """Whether ``name`` stands in ``text`` as words of its own: no letter, digit or "_" just before
+    or after it (what ``(?<!\\w)name(?!\\w)`` matches, found with ``str.find``: a pattern that
+    starts with a look-behind tries every position of the text, and a search lifts 30 hits against
+    every name it knows)."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        at = text.find(name, at + 1)
+    return False
 
 
 def _file_line(fact: Fact, tier: str) -> tuple[str | None, int]:
