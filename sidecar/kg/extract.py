@@ -98,6 +98,24 @@ _EVENTS = re.compile(
 )
 
 
+# Words each pattern above cannot match without (its verbs, as written in it): a sentence holding
+# none of them is not run through the pattern, which tries every position of the sentence.
+_MOVE_WORDS = ("moved", "migrated", "switched", "changed")
+_USES_WORDS = ("use", "using", "run on", "runs on", "relies on", "rely on", "depends on")
+_OWNS_WORDS = ("own", "maintains", "is responsible for")  # "owned" for _OWNED too
+_LOCATED_WORDS = ("moved to", "relocated to", "live", "is located in", "is based in")
+_BASELINE_WORDS = ("baseline", "default", "standard", "primary", "main")
+_AKA_WORDS = ("aka", "a.k.a.", "also known as", "also called")
+_EVENT_WORDS = (
+    "adopted", "joined", "visited", "started", "launched", "released", "won", "bought", "finished",
+    "attended", "hired", "left", "went to", "signed up for",
+)  # fmt: skip
+
+
+def _says(sentence: str, words: tuple[str, ...]) -> bool:
+    return any(word in sentence for word in words)
+
+
 def extract(text: str, path: str = "", note_date: str | None = None) -> list[Extracted]:
     """Every fact ``text`` states, in line order. ``path`` gives the note's date (``daily/<day>.md``)
     unless ``note_date`` is given."""
@@ -162,29 +180,37 @@ def _sentence_facts(sentence: str, line: int, speaker: str | None, when: str | N
         if s and o and _name(s) != o:
             facts.append(Extracted(s, p, o, line, sentence.strip(), when, replaces and _name(replaces), functional))
 
-    for m in _MOVE.finditer(sentence):
-        add(m["s"], "uses", m["b"], replaces=m["a"], functional=True)
-        add(m["b"], "replaced", m["a"])
-    for m in _REPLACE_WITH.finditer(sentence):
-        add(m["s"], "uses", m["b"], replaces=m["a"], functional=True)
-        add(m["b"], "replaced", m["a"])
-    if not facts:
-        for m in _REPLACED.finditer(sentence):
+    if _says(sentence, _MOVE_WORDS):
+        for m in _MOVE.finditer(sentence):
+            add(m["s"], "uses", m["b"], replaces=m["a"], functional=True)
             add(m["b"], "replaced", m["a"])
-    for m in _USES.finditer(sentence):
-        add(m["s"], "uses", m["o"], functional=True)
-    for m in _OWNS.finditer(sentence):
-        add(m["o"], "owner", _subject(m["s"], speaker), functional=True)
-    for m in _OWNED.finditer(sentence):
-        add(m["o"], "owner", m["s"], functional=True)
-    for m in _LOCATED.finditer(sentence):
-        add(m["s"], "located in", m["o"], functional=True)
-    for m in _BASELINE.finditer(sentence):
-        add("we", "uses", m["o"], functional=True)
-    for m in _AKA.finditer(sentence):
-        add(m["a"], "alias", m["b"])
-    for m in _EVENTS.finditer(sentence):
-        add(m["s"], m["p"], m["o"])
+    if "replaced" in sentence:
+        for m in _REPLACE_WITH.finditer(sentence):
+            add(m["s"], "uses", m["b"], replaces=m["a"], functional=True)
+            add(m["b"], "replaced", m["a"])
+        if not facts:
+            for m in _REPLACED.finditer(sentence):
+                add(m["b"], "replaced", m["a"])
+    if _says(sentence, _USES_WORDS):
+        for m in _USES.finditer(sentence):
+            add(m["s"], "uses", m["o"], functional=True)
+    if _says(sentence, _OWNS_WORDS):
+        for m in _OWNS.finditer(sentence):
+            add(m["o"], "owner", _subject(m["s"], speaker), functional=True)
+        for m in _OWNED.finditer(sentence):
+            add(m["o"], "owner", m["s"], functional=True)
+    if _says(sentence, _LOCATED_WORDS):
+        for m in _LOCATED.finditer(sentence):
+            add(m["s"], "located in", m["o"], functional=True)
+    if _says(sentence, _BASELINE_WORDS):
+        for m in _BASELINE.finditer(sentence):
+            add("we", "uses", m["o"], functional=True)
+    if _says(sentence, _AKA_WORDS):
+        for m in _AKA.finditer(sentence):
+            add(m["a"], "alias", m["b"])
+    if _says(sentence, _EVENT_WORDS):
+        for m in _EVENTS.finditer(sentence):
+            add(m["s"], m["p"], m["o"])
     return list(dict.fromkeys(facts))
 
 

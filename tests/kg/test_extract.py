@@ -7,7 +7,10 @@ import string
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from sidecar.kg import extract as extract_module
 from sidecar.kg.extract import extract
 from sidecar.kg.names import entity_key
 
@@ -81,3 +84,25 @@ def test_time_stays_linear_on_hostile_text(text: str) -> None:
     started = time.process_time()
     extract(text)
     assert time.process_time() - started < 3.0  # 200 kB: a quadratic pattern would take minutes
+
+
+# -- the verb check before each pattern ------------------------------------------------------------
+VERBS = [
+    "uses", "use", "is using", "runs on", "relies on", "depends on", "owns", "maintains", "is owned by",
+    "moved to", "moved from", "migrated from", "switched from", "replaced", "with", "to", "lives in",
+    "is based in", "is the baseline", "is our default", "aka", "also known as", "adopted", "joined",
+    "went to", "signed up for", "left", "won",
+]  # fmt: skip
+NAMES = ["We", "I", "The team", "Redis", "the api", "PostgreSQL 16", "Berlin", "Alice", "our ledger service"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(VERBS + NAMES + [".", ",", "on 2026-03-01", "yesterday"]), max_size=14))
+def test_the_verb_check_leaves_every_fact_the_patterns_read(words: list[str]) -> None:
+    """A sentence is run through a pattern only if it holds one of the pattern's verbs: the facts
+    are those of every pattern run on every sentence."""
+    text = "### Joanna\n" + " ".join(words) + "\n"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(extract_module, "_says", lambda sentence, words: True)
+        everything = extract(text, "daily/2026-05-01.md")
+    assert extract(text, "daily/2026-05-01.md") == everything

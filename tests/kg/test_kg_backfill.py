@@ -27,9 +27,12 @@ FACTS = "# Infra\n\nThe deploy pipeline runs on Kubernetes.\nCarol owns the bill
 
 
 def large_dir(root: Path) -> None:
-    """``FILES`` generated notes (a few thousand words each, no facts in them: the rules read every
-    sentence and find nothing) and, read last, one note stating two facts."""
+    """``FILES`` generated notes (a few thousand words each) and, read last, one note stating two
+    facts. Every sentence of the generated ones ends in a verb the rules read with nothing after it
+    ("... the team uses."): the rules run their patterns on every sentence and find no fact."""
     make_corpus(root, FILES * 9, files=FILES)
+    for path in root.rglob("*.md"):
+        path.write_text(path.read_text(encoding="utf-8").replace(".", " the team uses."), encoding="utf-8")
     write(root, "topics/zz-infra.md", FACTS)
 
 
