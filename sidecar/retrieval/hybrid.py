@@ -35,7 +35,7 @@ from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
-from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark
+from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.standing import SLACK, standing
 from sidecar.retrieval.vectors import ChunkRow, VectorIndex
 
@@ -319,7 +319,7 @@ class HybridSearcher:
         """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded
         legs. ``plan``: the lift for this query, which picks ``limit`` of its ``candidates`` best
         hits; snippets are cut for those alone."""
-        want = limit if plan is None else max(limit, plan.candidates)
+        want = wanted(plan, limit)
         vectors = self.vectors.get(tier.name)
         if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
             return _bm25_only(tier.name, await tier.search(query, want + SLACK), limit, explain, plan), []
@@ -348,18 +348,14 @@ class HybridSearcher:
             picked.append((scored, hit, row))
             if len(picked) == want:
                 break
-        lifted = None if plan is None else plan.order([_candidate(*p) for p in picked], limit)
-        if lifted is not None:
-            picked = [picked[choice.at] for choice in lifted]
         words = terms(query)
         out = []
         dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
-        for n, (scored, hit, row) in enumerate(picked):
+        for (scored, hit, row), lifted in pick(plan, picked, lambda p: _candidate(*p), limit):
             result = _result(tier.name, scored, hit, row, words)
             if explain:
                 result["explain"] = scored.explain(self.fusion)
-            if lifted is not None:
-                mark(result, lifted[n], explain)
+            mark(result, lifted, explain)
             out.append(result)
             if hit is None and row is not None:
                 dense_only.append((result, row))
@@ -495,23 +491,16 @@ def _bm25_only(
     stood = [(hit, rank, standing(hit.path, hit.heading)) for rank, hit in enumerate(hits, start=1)]
     if any(factor != 1.0 for _, _, factor in stood):
         stood.sort(key=lambda item: -item[0].score * item[2])  # stable: ties keep BM25's order
-    lifted = None
-    if plan is None:
-        stood = stood[:limit]
-    else:
-        stood = stood[: max(limit, plan.candidates)]
-        lifted = plan.order([candidate_of(h, round(h.score * f, 6)) for h, _, f in stood], limit)
-        stood = [stood[choice.at] for choice in lifted]
     out = []
-    for n, (hit, rank, factor) in enumerate(stood):
+    shown = pick(plan, stood[: wanted(plan, limit)], lambda s: candidate_of(s[0], round(s[0].score * s[2], 6)), limit)
+    for (hit, rank, factor), lifted in shown:
         result = hit.as_json(source)
         if factor != 1.0:
             result["score"] = round(hit.score * factor, 6)
         if explain:
             scored = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).stood(factor)
             result["explain"] = scored.explain("bm25")
-        if lifted is not None:
-            mark(result, lifted[n], explain)
+        mark(result, lifted, explain)
         out.append(result)
     return out
 

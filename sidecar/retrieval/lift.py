@@ -5,13 +5,15 @@ text, the score as shown), so the snippets are cut only for the hits it picks.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from sidecar.index.tier_index import Hit
 
-__all__ = ["BoostPlan", "Candidate", "Lifted", "SearchBoost", "candidate_of", "mark"]
+__all__ = ["BoostPlan", "Candidate", "Lifted", "SearchBoost", "candidate_of", "mark", "pick", "wanted"]
+
+T = TypeVar("T")
 
 
 class Candidate(NamedTuple):
@@ -52,8 +54,26 @@ def candidate_of(hit: Hit, score: float) -> Candidate:
     return Candidate(hit.path, hit.heading, hit.line_start, hit.line_end, hit.text, score)
 
 
-def mark(result: dict[str, Any], lifted: Lifted, explain: bool) -> None:
-    """Give a picked hit's answer its lifted score (and, with ``explain``, what the lift was made of)."""
+def wanted(plan: BoostPlan | None, limit: int) -> int:
+    """How many hits to rank for an answer of ``limit``: the plan's candidates, when there is one."""
+    return limit if plan is None else max(limit, plan.candidates)
+
+
+def pick(
+    plan: BoostPlan | None, hits: Sequence[T], candidate: Callable[[T], Candidate], limit: int
+) -> list[tuple[T, Lifted | None]]:
+    """The ``limit`` hits an answer shows, each with its lift: the first ones without a plan, else
+    those the plan picks (``candidate`` says how it reads a hit), best first."""
+    if plan is None:
+        return [(hit, None) for hit in hits[:limit]]
+    return [(hits[choice.at], choice) for choice in plan.order([candidate(hit) for hit in hits], limit)]
+
+
+def mark(result: dict[str, Any], lifted: Lifted | None, explain: bool) -> None:
+    """Give a picked hit's answer its lifted score (and, with ``explain``, what the lift was made
+    of); nothing without a lift."""
+    if lifted is None:
+        return
     result["score"] = lifted.score
     if explain:
         result["explain"] = {**result.get("explain", {}), "kg": lifted.why}

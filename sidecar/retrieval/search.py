@@ -22,7 +22,7 @@ from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.fusion import rrf
-from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark
+from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark, pick, wanted
 
 if TYPE_CHECKING:
     from sidecar.index.tier import Tier
@@ -104,19 +104,16 @@ class SearchService:
         try:
             if self.hybrid is not None and not req.raw_fts:
                 return await self.hybrid.search(tier, req.query, req.limit, req.explain, plan)
-            limit = req.limit if plan is None else max(req.limit, plan.candidates)
-            hits = await tier.search(req.query, limit, req.raw_fts)
+            hits = await tier.search(req.query, wanted(plan, req.limit), req.raw_fts)
         except SidecarError:
             raise
         except Exception as exc:
             log.exception("search.failed", tier=scope)
             raise SearchFailed(f"{scope} search failed: {type(exc).__name__}") from exc
-        if plan is None:
-            return [h.as_json(scope) for h in hits], []
         found = []
-        for choice in plan.order([candidate_of(h, round(h.score, 6)) for h in hits], req.limit):
-            result = hits[choice.at].as_json(scope)
-            mark(result, choice, req.explain)
+        for hit, lifted in pick(plan, hits, lambda h: candidate_of(h, round(h.score, 6)), req.limit):
+            result = hit.as_json(scope)
+            mark(result, lifted, req.explain)
             found.append(result)
         return found, []
 

@@ -26,7 +26,7 @@ import numpy as np
 import structlog
 
 from sidecar.index.query import terms
-from sidecar.retrieval.lift import BoostPlan
+from sidecar.retrieval.lift import BoostPlan, wanted
 from sidecar.retrieval.standing import SLACK
 from sidecar.store.base import ChunkRow, FileRow, Floats, StoreUnavailable, VectorRow
 from sidecar.store.migrations import hnsw_index, migrate
@@ -344,7 +344,7 @@ class PostgresCrewStore:
         words = terms(query)
         if not words:
             return []
-        want = limit if plan is None else max(limit, plan.candidates)
+        want = wanted(plan, limit)
         wide = max(_CANDIDATES, want) if qvec is not None else want + SLACK
         async with self._conn() as conn:
             cands = Candidates(await self._bm25(conn, words, wide, want + SLACK))

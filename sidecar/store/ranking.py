@@ -12,7 +12,7 @@ import numpy as np
 from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import Hit
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
-from sidecar.retrieval.lift import BoostPlan, Candidate, mark
+from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
 from sidecar.retrieval.standing import SLACK, standing
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
@@ -46,7 +46,7 @@ def rank(
 ) -> list[dict[str, Any]]:
     """The ranked hits (``fusion``: ``weighted``, ``rrf``, or ``bm25`` for the BM25 leg alone);
     ``plan``: the lift for this query, which picks ``limit`` of its ``candidates`` best hits."""
-    want = limit if plan is None else max(limit, plan.candidates)
+    want = wanted(plan, limit)
     tokens = query_tokens(words)
     rows = {r["id"]: r for r in cands.bm25} | cands.rows
     bm25 = [(r["id"], float(r["score"])) for r in cands.bm25]
@@ -71,20 +71,15 @@ def rank(
         picked.append((scored, row))
         if len(picked) == want:
             break
-    lifted = None
-    if plan is not None:
-        lifted = plan.order([_candidate(row, round(scored.score, 6)) for scored, row in picked], limit)
-        picked = [picked[choice.at] for choice in lifted]
     out = []
-    for n, (scored, row) in enumerate(picked):
+    for (scored, row), lifted in pick(plan, picked, lambda p: _candidate(p[1], round(p[0].score, 6)), limit):
         result = _hit(row, tokens).as_json("crew")
         result["score"] = round(scored.score, 6)
         if scored.id not in bm_ids:
             _closest_sentence(result, row, words, cands.qvec)
         if explain:
             result["explain"] = scored.explain(fusion)
-        if lifted is not None:
-            mark(result, lifted[n], explain)
+        mark(result, lifted, explain)
         out.append(result)
     return out
 
