@@ -240,24 +240,28 @@ def _prefix_match(flat: str, at: int, index: int) -> _Match | None:
 @functools.lru_cache(maxsize=256)
 def _needles(terms: tuple[str, ...]) -> list[tuple[int, bytes, bytes, bytes | None]]:
     """For each ASCII query term: its index, ``b" " + stem``, ``b" " + term + b" "`` and
-    ``_y_form(term)`` (``queries``: also the words starting with ``query``): what
-    ``_word_matches`` looks for. A search's hits share their query's terms, so it is made once."""
+    ``b" " + _y_form(term)`` if it has one (``queries``: also the words starting with ``query``):
+    what ``_word_matches`` looks for. A search's hits share their query's terms, so it is made once."""
     return [
-        (index, b" " + term[:_PREFIX].encode(), b" " + term.encode() + b" ", _y_form(term))
+        (index, b" " + term[:_PREFIX].encode(), b" " + term.encode() + b" ", _needle(_y_form(term)))
         for index, term in enumerate(terms)
         if term.isascii()
     ]
 
 
-def _y_form(term: str) -> bytes | None:
-    """``b" " +`` the first letters of the other form of a word in "y", if ``term`` is one: the
-    singular of a plural or past tense in "ies"/"ied" ("entries" -> " entry", "carried" -> " carry"),
-    or the "i" stem of a word ending in a consonant and "y" ("query" -> " queri", for "queries"
-    and "queried"). The index's stemmer reads them alike; their first five letters differ."""
+def _needle(stem: str | None) -> bytes | None:
+    return None if stem is None else b" " + stem.encode()
+
+
+def _y_form(term: str) -> str | None:
+    """The first letters of the other form of a word in "y", if ``term`` is one: the singular of a
+    plural or past tense in "ies"/"ied" ("entries" -> "entry", "carried" -> "carry"), or the "i"
+    stem of a word ending in a consonant and "y" ("query" -> "queri", for "queries" and
+    "queried"). The index's stemmer reads them alike; their first five letters differ."""
     if len(term) > 4 and term[-3:] in ("ies", "ied"):
-        return b" " + (term[:-3] + "y")[:_PREFIX].encode()
+        return (term[:-3] + "y")[:_PREFIX]
     if len(term) >= 4 and term[-1] == "y" and term[-2] not in "aeiouy":
-        return b" " + (term[:-1] + "i")[:_PREFIX].encode()
+        return (term[:-1] + "i")[:_PREFIX]
     return None
 
 
@@ -281,7 +285,7 @@ def _unicode_matches(flat: str, folded: str | None, terms: list[str], *, beyond_
         exact: list[_Match] = []
         loose: list[_Match] = []
         other = _y_form(term) if term.isascii() else None
-        stems = [term[:_PREFIX]] if other is None else [term[:_PREFIX], other[1:].decode()]
+        stems = [term[:_PREFIX]] if other is None else [term[:_PREFIX], other]
         for stem in stems:
             for start in _occurrences(flat, folded, stem):
                 if start > 0 and _is_word(flat[start - 1]):
