@@ -28,6 +28,8 @@ LEVELS: dict[str, int] = {
     "sidecar.index": 1,
     "sidecar.write": 2,
     "sidecar.prompt": 2,
+    # The prompt-injection scanner: write, retrieval, prompt and consolidate run it.
+    "sidecar.scanner": 2,
     "sidecar.retrieval": 2,
     # What a crew shares (its chunks in the lead's index or a PostgreSQL store): it ranks with
     # retrieval's fusions, and the crew and server packages above use it.

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sidecar.prompt.sections import split_sections
+from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER
 
 __all__ = ["DEFAULT_CAP_BYTES", "MergeReport", "Polarity", "Preference", "extract_preferences", "merge_operator_model"]

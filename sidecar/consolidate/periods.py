@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from sidecar.prompt.sections import split_sections
+from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import tokens
 from sidecar.write.durable import read_file
 

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from sidecar.consolidate.periods import Line
-from sidecar.prompt.sections import split_sections
+from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS, words
 
 __all__ = [

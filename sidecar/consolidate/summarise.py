@@ -21,7 +21,7 @@ import structlog
 
 from sidecar.consolidate.extractive import Dropped, Provenance, SourceItem, extract, words
 from sidecar.errors import ConfigError
-from sidecar.prompt.sections import code_fence
+from sidecar.scanner.sections import code_fence
 
 if TYPE_CHECKING:
     import httpx
@@ -280,7 +280,7 @@ def _checked(text: str, budget: int) -> str:
         raise ChatFailed("empty_answer")
     if len(text) > budget:
         raise ChatFailed(f"over_budget: {len(text)} characters, budget {budget}")
-    from sidecar.prompt.scan import scan  # the scanner compiles its rules on first import
+    from sidecar.scanner.scan import scan  # the scanner compiles its rules on first import
 
     if finding := scan(text):
         raise ChatFailed(f"injection_suspected: {finding.category}")

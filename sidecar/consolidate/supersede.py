@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from sidecar.consolidate.promote import COMMENT, as_item, normalised
-from sidecar.prompt.sections import split_sections
+from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER
 
 __all__ = [

@@ -133,7 +133,7 @@ async def _recalled(app: web.Application, req: BlockRequest) -> tuple[str, list[
         return "", []
     from sidecar.http.memories import recall_op
     from sidecar.prompt.recalled import RecalledHit, render_recalled
-    from sidecar.prompt.scan import scan
+    from sidecar.scanner.scan import scan
 
     try:
         found = await recall_op(app, {"query": req.query, "k": req.recall_k, **_who(app, req)})
@@ -162,7 +162,7 @@ async def _essentials(app: web.Application, req: BlockRequest) -> tuple[str, int
     if store is None or "L1" not in req.layers:
         return "", 0
     from sidecar.palace.layers import ESSENTIALS_MAX_CHARS, Essential, rank_essentials, render_essentials
-    from sidecar.prompt.scan import scan
+    from sidecar.scanner.scan import scan
 
     workspace = _who(app, req).get("workspace_id", app[SETTINGS].workspace_id)
     try:

@@ -55,7 +55,7 @@ def _nullable(schema: Schema) -> Schema:
 
 STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
 STRS = {"type": "array", "items": STR}
-# The injection scanner's categories (sidecar.prompt.scan.CATEGORIES), named here in words: importing
+# The injection scanner's categories (sidecar.scanner.scan.CATEGORIES), named here in words: importing
 # the scanner compiles its rules, which the server leaves to the first write or block.
 SCAN_CATEGORIES = (
     "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, "

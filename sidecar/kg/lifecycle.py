@@ -192,7 +192,7 @@ async def facts_for_query(app: web.Application, query: str | None, limit: int = 
     except Exception:
         log.exception("kg.block_facts_failed")
         return []
-    from sidecar.prompt.scan import scan  # the scanner compiles its rules on first use
+    from sidecar.scanner.scan import scan  # the scanner compiles its rules on first use
 
     lines = [f"{f.subject} {f.predicate} {f.object} (since {f.valid_from[:10]})" for f in facts]
     return [line for line in lines if scan(line) is None]

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from sidecar.kg.extract import FUNCTIONAL, Extracted
-from sidecar.prompt.sections import code_fence
+from sidecar.scanner.sections import code_fence
 
 __all__ = ["MAX_CHARS", "SYSTEM_PROMPT", "Chat", "LlmExtractor"]
 
@@ -77,7 +77,7 @@ class LlmExtractor:
             return None
         if not isinstance(items, list):
             return None
-        from sidecar.prompt.scan import scan  # the scanner compiles its rules on first import
+        from sidecar.scanner.scan import scan  # the scanner compiles its rules on first import
 
         lines = text.splitlines()
         out: list[Extracted] = []

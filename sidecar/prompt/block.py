@@ -32,8 +32,8 @@ from sidecar.index.chunker import chunk_markdown
 from sidecar.index.files import read_tier_file
 from sidecar.palace.layers import IDENTITY_FILE
 from sidecar.palace.relevance import Relevance, is_trivial
-from sidecar.prompt.sections import split_sections
 from sidecar.prompt.select import MARKERS, BlockedSection, MemoryFile, Part, select
+from sidecar.scanner.sections import split_sections
 from sidecar.settings import ROLES
 
 __all__ = [

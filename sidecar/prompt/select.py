@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from sidecar.index.chunker import Chunk
-from sidecar.prompt.normalise import normalise
-from sidecar.prompt.scan import Finding, verdict
-from sidecar.prompt.sections import Section
+from sidecar.scanner.normalise import normalise
+from sidecar.scanner.scan import Finding, verdict
+from sidecar.scanner.sections import Section
 
 __all__ = ["MARKERS", "BlockedSection", "MemoryFile", "Part", "chunk_text", "select"]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sidecar.index.files import read_tier_file, scan_tier
 
 if TYPE_CHECKING:
-    from sidecar.prompt.scan import SectionFinding
+    from sidecar.scanner.scan import SectionFinding
 
 __all__ = ["FlagCache"]
 
@@ -58,7 +58,7 @@ class FlagCache:
             self._trim()
         if not any(self._known.get(key) for key in keys):
             return results  # the common case: nothing flagged in these files
-        from sidecar.prompt.scan import finding_at
+        from sidecar.scanner.scan import finding_at
 
         out = []
         for hit in results:
@@ -73,7 +73,7 @@ class FlagCache:
 
 
 def _flagged(root: Path, rel: str) -> list[SectionFinding]:
-    from sidecar.prompt.scan import flagged_sections
+    from sidecar.scanner.scan import flagged_sections
 
     data = read_tier_file(root, rel)
     return [] if data is None else flagged_sections(data.decode("utf-8", errors="replace"))

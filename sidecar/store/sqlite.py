@@ -88,7 +88,7 @@ class SqliteCrewSource:
     @staticmethod
     def flags(contents: dict[str, bytes]) -> dict[str, list[dict[str, Any]]]:
         """The injection scanner's flagged sections of each file (a file with none maps to [])."""
-        from sidecar.prompt.scan import flagged_sections  # compiles the scanner's rules: on first use
+        from sidecar.scanner.scan import flagged_sections  # compiles the scanner's rules: on first use
 
         return {
             rel: [s.as_json() for s in flagged_sections(data.decode("utf-8", errors="replace"))]

@@ -41,7 +41,7 @@ async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
 
 def _read_and_scan(root: Path, rel: str) -> tuple[int, str, list[Flagged]] | None:
     """In one thread call: the file's size and text, and its sections the scanner matched."""
-    from sidecar.prompt.scan import flagged_sections  # compiles its rules: loaded on first use
+    from sidecar.scanner.scan import flagged_sections  # compiles its rules: loaded on first use
 
     data = read_file(root, rel, follow_links=True)
     if data is None:

@@ -44,7 +44,7 @@ from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
 
 if TYPE_CHECKING:
-    from sidecar.prompt.scan import SectionFinding
+    from sidecar.scanner.scan import SectionFinding
 
 __all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
 
@@ -432,7 +432,7 @@ def _unlink_durably(root: Path, path: str) -> None:
 def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
     """(start, end) characters and (first, last) lines of the one section ``heading`` names,
     subsections included; 404 when none does, 409 when several do."""
-    from sidecar.prompt.sections import split_sections
+    from sidecar.scanner.sections import split_sections
 
     sections = split_sections(text)
     wanted = heading.strip()
@@ -461,7 +461,7 @@ def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
 
 def _scan_write(old: bytes | None, new: bytes) -> SectionFinding | None:
     # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
-    from sidecar.prompt.scan import scan_write
+    from sidecar.scanner.scan import scan_write
 
     before = None if old is None else old.decode("utf-8", errors="replace")
     return scan_write(before, new.decode("utf-8", errors="replace"))

@@ -138,7 +138,7 @@ def _imports_only_mb() -> float:
     probe = (
         "import sys\n"
         "sys.modules.setdefault('rich', None)\n"
-        "import sidecar.server.serve, sidecar.server.app, sidecar.prompt.scan\n"
+        "import sidecar.server.serve, sidecar.server.app, sidecar.scanner.scan\n"
         "print(next(line for line in open('/proc/self/status') if line.startswith('VmRSS:')).split()[1])\n"
     )
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as serve sets it

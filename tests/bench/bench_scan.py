@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from sidecar.prompt.scan import Finding, scan_write, verdict
+from sidecar.scanner.scan import Finding, scan_write, verdict
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection_corpus.jsonl"
 TARGET_CAUGHT, TARGET_FLAGGED, TARGET_BLOCKED = 0.95, 0.02, 0.0

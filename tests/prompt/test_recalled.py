@@ -7,7 +7,7 @@ import re
 import pytest
 
 from sidecar.prompt.recalled import CLOSE_TAG, OPEN_TAG, PREAMBLE, RecalledHit, render_recalled
-from sidecar.prompt.scan import scan_all
+from sidecar.scanner.scan import scan_all
 
 
 def _hit(text: str, source: str = "journal", age: float | None = 3600.0, score: float = 0.5) -> RecalledHit:

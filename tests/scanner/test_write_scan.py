@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from sidecar.index.chunker import chunk_markdown
-from sidecar.prompt.scan import SectionFinding, finding_at, flagged_sections, scan, scan_write
+from sidecar.scanner.scan import SectionFinding, finding_at, flagged_sections, scan, scan_write
 
 OLD = "# Notes\nDeploys on Tuesdays.\n\n## Vendor\nFrom the wiki.\n"
 

@@ -34,14 +34,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sidecar.prompt.context import BLOCK, FLAG
-from sidecar.prompt.covert import COVERT_RULES
-from sidecar.prompt.decode import decoded_base64, decoded_hex
-from sidecar.prompt.intent import INTENT_RULES
-from sidecar.prompt.normalise import Views, normalise
-from sidecar.prompt.patterns import SHAPE_RULES
-from sidecar.prompt.rule import Hit, Rule
-from sidecar.prompt.sections import Section, split_sections
+from sidecar.scanner.context import BLOCK, FLAG
+from sidecar.scanner.covert import COVERT_RULES
+from sidecar.scanner.decode import decoded_base64, decoded_hex
+from sidecar.scanner.intent import INTENT_RULES
+from sidecar.scanner.normalise import Views, normalise
+from sidecar.scanner.patterns import SHAPE_RULES
+from sidecar.scanner.rule import Hit, Rule
+from sidecar.scanner.sections import Section, split_sections
 
 __all__ = [
     "CATEGORIES",

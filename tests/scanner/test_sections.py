@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from sidecar.index.chunker import chunk_markdown
-from sidecar.prompt.sections import split_sections
+from sidecar.scanner.sections import split_sections
 
 DOCS = {
     "plain": "one line\n",

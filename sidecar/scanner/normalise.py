@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from sidecar.prompt.confusables import load_table
+from sidecar.scanner.confusables import load_table
 
 __all__ = ["Views", "fold_char", "normalise"]
 

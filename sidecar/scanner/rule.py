@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sidecar.prompt.context import framed_level, negated
-from sidecar.prompt.normalise import Views
+from sidecar.scanner.context import framed_level, negated
+from sidecar.scanner.normalise import Views
 
 __all__ = ["SEP", "WORD", "Finder", "Hit", "Rule", "gap", "matches", "near", "regex", "words"]
 

@@ -6,7 +6,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from sidecar.prompt.confusables import TABLE_NAME, build_table, load_table, render_table
+from sidecar.scanner.confusables import TABLE_NAME, build_table, load_table, render_table
 
 
 def test_the_shipped_table_folds_common_homoglyphs_to_ascii() -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from sidecar.prompt.context import BLOCK, FLAG, NONE, STEALTH, after, before, framed_level, negated
-from sidecar.prompt.normalise import Views
-from sidecar.prompt.rule import Finder, Hit, Rule, near, regex, words
+from sidecar.scanner.context import BLOCK, FLAG, NONE, STEALTH, after, before, framed_level, negated
+from sidecar.scanner.normalise import Views
+from sidecar.scanner.rule import Finder, Hit, Rule, near, regex, words
 
 __all__ = ["SHAPE_RULES"]
 

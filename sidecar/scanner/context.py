@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sidecar.prompt.normalise import Views
+from sidecar.scanner.normalise import Views
 
 __all__ = [
     "BLOCK",

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sidecar.prompt.context import BLOCK, FLAG, NONE, after, before, framed_level, negated, tool_subject
-from sidecar.prompt.normalise import Views
-from sidecar.prompt.rule import WORD, Hit, Rule, gap, matches, regex, words
+from sidecar.scanner.context import BLOCK, FLAG, NONE, after, before, framed_level, negated, tool_subject
+from sidecar.scanner.normalise import Views
+from sidecar.scanner.rule import WORD, Hit, Rule, gap, matches, regex, words
 
 __all__ = ["INTENT_RULES"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.prompt.normalise import fold_char, normalise
+from sidecar.scanner.normalise import fold_char, normalise
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sidecar.prompt.context import BLOCK, FLAG, STEALTH, after, before, framed_level, negated, tool_subject
-from sidecar.prompt.normalise import Views
-from sidecar.prompt.rule import Hit, Rule, gap, matches, regex
+from sidecar.scanner.context import BLOCK, FLAG, STEALTH, after, before, framed_level, negated, tool_subject
+from sidecar.scanner.normalise import Views
+from sidecar.scanner.rule import Hit, Rule, gap, matches, regex
 
 __all__ = ["COVERT_RULES"]
 

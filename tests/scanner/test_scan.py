@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.prompt.scan import CATEGORIES, Finding, scan, scan_all, verdict
+from sidecar.scanner.scan import CATEGORIES, Finding, scan, scan_all, verdict
 
 CORPUS_PATH = Path(__file__).parent.parent / "data" / "injection_corpus.jsonl"
 
