@@ -15,8 +15,22 @@ from dataclasses import dataclass
 
 from sidecar.scanner.context import framed_level, negated
 from sidecar.scanner.normalise import Views
+from sidecar.scanner.sentences import sentences
 
-__all__ = ["SEP", "WORD", "Finder", "Hit", "Rule", "gap", "matches", "near", "regex", "words"]
+__all__ = [
+    "DESCRIBED",
+    "SEP",
+    "WORD",
+    "Finder",
+    "Hit",
+    "Rule",
+    "gap",
+    "matches",
+    "near",
+    "per_sentence",
+    "regex",
+    "words",
+]
 
 
 # One separator between two words: a few spaces or punctuation marks, or one line break; never a
@@ -54,6 +68,7 @@ class Rule:
     needles: tuple[str, ...]  # the rule runs only when one of these occurs (always when empty)
     view: str  # "raw" (rules for invisible, hence non-ASCII, characters) or "folded"
     find: Finder
+    layer: str = "patterns"  # "patterns" (English intents and shapes) or "multilingual"
 
     def text(self, views: Views) -> str:
         return views.raw if self.view == "raw" else views.folded
@@ -108,3 +123,32 @@ def near(first: str, second: str, gap: int) -> Callable[[str], Iterator[tuple[in
                 yield start, hit.end()
 
     return spans
+
+
+# A sentence that speaks about attacks rather than making one: a finding there is only a mention.
+DESCRIBED = re.compile(
+    r"\b(?:attack\w*|attempt\w*|malicious|injection|injected|jailbreak\w*|red[- ]?team\w*|payloads?|threat\w*|"
+    r"phishing|adversar\w*|example|e\.g\.|such\s+as|for\s+instance|scanner|detect\w*|flag(?:s|ged)?|refus\w*|"
+    r"hypothetical|quarantin\w*|mitigat\w*|vulnerab\w*|exploit\w*|owasp|incident|could\s+(?:tell|ask|trick)|"
+    r"tries\s+to|trying\s+to|tricks?)\b"
+)
+
+
+def per_sentence(judge: Callable[[str], tuple[int, int, int] | None], *, described: bool = True) -> Finder:
+    """A finder that asks ``judge`` about each sentence of the folded view: ``(level, start, end)``
+    within the sentence, or None. The level is lowered when the match is quoted, in code or named
+    as an example, and dropped when the sentence speaks about attacks (``described``)."""
+
+    def find(views: Views) -> Iterator[Hit]:
+        text = views.folded
+        for begin, end in sentences(text):
+            piece = text[begin:end]
+            verdict = judge(piece)
+            if verdict is None:
+                continue
+            level, start, stop = verdict
+            if described and DESCRIBED.search(piece):
+                continue
+            yield Hit(begin + start, begin + stop, framed_level(views, begin + start, begin + stop, level))
+
+    return find

@@ -34,10 +34,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sidecar.scanner.agency import AGENCY_RULES
+from sidecar.scanner.conceal import CONCEAL_RULES
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.covert import COVERT_RULES
 from sidecar.scanner.decode import decoded_base64, decoded_hex
+from sidecar.scanner.directive import DIRECTIVE_RULES
 from sidecar.scanner.intent import INTENT_RULES
+from sidecar.scanner.leak import LEAK_RULES
 from sidecar.scanner.normalise import Views, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
 from sidecar.scanner.rule import Hit, Rule
@@ -77,7 +81,10 @@ MAX_HITS = 256  # hits of one rule looked at for a block-level one before settli
 _EXCERPT_CHARS = 80
 _MAX_DEPTH = 2
 _RULES: tuple[Rule, ...] = tuple(
-    sorted((*SHAPE_RULES, *INTENT_RULES, *COVERT_RULES), key=lambda rule: CATEGORIES.index(rule.category))
+    sorted(
+        (*SHAPE_RULES, *INTENT_RULES, *COVERT_RULES, *DIRECTIVE_RULES, *CONCEAL_RULES, *LEAK_RULES, *AGENCY_RULES),
+        key=lambda rule: CATEGORIES.index(rule.category),
+    )
 )
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
 

@@ -1,0 +1,175 @@
+"""Sentence-level intents aimed at the model: its instructions set aside, this note made its only
+authority, a new identity without limits, or a harmful act addressed to it by name.
+
+Each intent is a conjunction of small closed classes read inside one sentence: an order to set
+aside (``ignore``, ``no longer count``, ``put out of your mind``) counts only with the model's own
+instructions as its object, and those only with an owner that makes them the model's (``your``,
+``the operator``, ``you started the session with``); a persona only with the limits it drops.
+That is what lets paraphrases through the same rule while "the old instructions in the wiki are
+outdated" stays ordinary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sidecar.scanner.context import BLOCK, FLAG, STEALTH
+from sidecar.scanner.rule import Rule, per_sentence
+
+__all__ = ["DIRECTIVE_RULES", "VOCATIVE"]
+
+# --- the model's own instructions set aside
+_STRONG_NOUN = (
+    r"instructions?|guidance|guidelines|directions|directives|system\s+prompt|programming|brief(?:ing)?|orders|"
+    r"content\s+polic(?:y|ies)|safety\s+(?:rules|checks|training|guidelines|filters|polic(?:y|ies))|guardrails|"
+    r"conditioning|setup\s+message|system\s+message|initial\s+prompt|original\s+prompt"
+)
+_WEAK_NOUN = r"rules|configuration|config|setup|set-up|prompt|polic(?:y|ies)|constraints|restrictions|limits|training"
+_NOUN = re.compile(rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\b")
+_STRONG = re.compile(rf"\b(?:{_STRONG_NOUN})\b")
+# What makes them the model's: an owner before the noun (only small words between) or after it.
+_OWNER_BEFORE = re.compile(
+    r"\b(?:your|the\s+assistant'?s|the\s+model'?s|the\s+ai'?s|the\s+agent'?s|(?:the\s+)?system(?:'s)?|"
+    r"(?:the\s+)?operator'?s?|(?:the\s+)?developers?'?s?|(?:the\s+)?(?:original|initial|starting|startup|"
+    r"default|standing|core))(?:\s+(?:previous|prior|earlier|original|initial|starting|current|existing|old|"
+    r"standing|core|safety|system|operator|default|base|hidden|own|first|whole|entire|built-in|given|real|"
+    r"current|setup|startup)){0,3}\s+$"
+)
+_OWNER_AFTER = re.compile(
+    r"^\s*,?\s*(?:(?:that|which)\s+)?(?:you(?:'ve|\s+have|\s+were|\s+got|\s+had)?\s+(?:been\s+)?(?:started|began|"
+    r"loaded|booted|given|told|handed|configured|set\s+up|received|got|came\s+with|started\s+with|were\s+given)|"
+    r"(?:the\s+)?(?:operator|system|developers?|admin\w*|your\s+\w+)\s+(?:configured|gave|set|wrote|provided|"
+    r"defined|issued)|(?:from|in|of)\s+(?:your|the)\s+(?:setup|system|first|initial|startup|original|operator)|"
+    r"(?:given|issued|provided)\s+(?:to\s+you|by\s+(?:the\s+)?(?:system|operator|developers?))|(?:came|come|"
+    r"appear(?:ed)?|written)\s+(?:before|above)\s+(?:this|the\s+(?:note|line|message))|"
+    r"(?:configured|set|given)\s+earlier\s+in\s+this\s+(?:chat|session|conversation))"
+)
+_SET_ASIDE = re.compile(
+    r"\b(?:ignore|ignoring|disregard\w*|forget(?:ting)?|set\s+(?:\w+\s+){0,2}(?:aside|to\s+one\s+side)|"
+    r"put\s+(?:\w+\s+){0,8}out\s+of\s+(?:your\s+)?mind|out\s+of\s+your\s+mind|no\s+longer\s+(?:count|counts|apply|"
+    r"applies|matter|matters|hold|holds|valid|binding|in\s+effect|relevant|stand)|do(?:es)?\s+not\s+apply|"
+    r"don'?t\s+apply|(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:outdated|stale|obsolete|expired|"
+    r"revoked|retracted|cancel+ed|void|superseded|replaced|withdrawn|lifted|suspended|invalid|wrong|written\s+in\s+"
+    r"error|in\s+error|null)|expired|revoked|retracted|superseded|obsolete|throw\s+(?:\w+\s+)?(?:out|away)|"
+    r"stop\s+(?:honou?ring|following|obeying|respecting|applying)|neglect|pay\s+no\s+(?:regard|attention|heed|"
+    r"mind)|(?:don'?t|do\s+not)\s+let\s+(?:\w+\s+){0,4}(?:limit|restrict|stop|bind|constrain|hold\s+you\s+back)|"
+    r"abandon|drop|discard|bypass|override|overrides|replaces?|take\s+precedence\s+over|outranks?)\b"
+)
+_WEAK_VERBS = frozenset(("drop", "discard", "override", "overrides", "replace", "replaces", "bypass"))
+_NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
+
+
+def _override(sentence: str) -> tuple[int, int, int] | None:
+    for noun in _NOUN.finditer(sentence):
+        before = sentence[max(0, noun.start() - 80) : noun.start()]
+        after = sentence[noun.end() : noun.end() + 80]
+        if not (_OWNER_BEFORE.search(before) or _OWNER_AFTER.match(after)):
+            continue
+        for verb in _SET_ASIDE.finditer(sentence):
+            word = verb.group().split()[0]
+            if word in _WEAK_VERBS and (not _STRONG.fullmatch(noun.group()) or not 0 < noun.start() - verb.end() < 60):
+                continue  # "drop", "override" only as a verb with the model's instructions as its object
+            if _NEGATED.search(sentence[max(0, verb.start() - 40) : verb.start()]) and not word.startswith("don"):
+                continue
+            start, end = min(noun.start(), verb.start()), max(noun.end(), verb.end())
+            return BLOCK, start, end
+    return None
+
+
+# --- this note made the model's only authority
+_THIS_NOTE = (
+    r"(?:this|these|the\s+following)\s+(?:note|notes|file|entry|memory|lines?|paragraph|message|section|text)|"
+    r"the\s+notes?\s+in\s+this\s+(?:file|memory)|what\s+(?:is\s+written|follows|this\s+(?:note|file)\s+says)|"
+    r"(?:the\s+)?(?:steps|content|text|lines)\s+(?:below|in\s+this\s+(?:note|file|memory))|whatever\s+this\s+"
+    r"(?:note|file)\s+says|below|me"
+)
+_AUTHORITY = re.compile(
+    r"\b(?:follow|obey|comply\s+with|act\s+on|act\s+upon|go\s+by|rely\s+on|run\s+on|answer\s+to|listen\s+to|"
+    r"take\s+(?:your\s+)?(?:orders|direction|directions|instructions|commands|cues)\s+from)\s+(?:only\s+|solely\s+|"
+    rf"exclusively\s+)?(?:\w+\s+){{0,4}}?(?:{_THIS_NOTE})\b"
+)
+_SOLE = re.compile(r"\b(?:only|solely|exclusively|alone|instead|sole|nothing\s+else|no\s+one\s+else)\b")
+_GOVERNS = re.compile(
+    rf"\b(?:{_THIS_NOTE})\s+(?:is|are|becomes?)\s+(?:now\s+)?(?:the|your)\s+(?:only\s+|sole\s+|real\s+|new\s+|"
+    r"governing\s+|true\s+|actual\s+)*(?:authority|policy|brief|instructions|orders|rules|task)\b|"
+    r"\b(?:the\s+)?(?:only\s+)?(?:authority|policy|rules|orders)\s+you\s+(?:answer\s+to|obey|follow)\b|"
+    r"\bwhat\s+this\s+(?:note|file|entry|memory)\s+says\s+(?:wins|goes|rules|overrides)\b|"
+    r"\byour\s+(?:real|true|actual|new)\s+(?:brief|orders|instructions|directives?)\b"
+)
+
+
+def _authority(sentence: str) -> tuple[int, int, int] | None:
+    found = _GOVERNS.search(sentence)
+    if found is not None:
+        return BLOCK, found.start(), found.end()
+    found = _AUTHORITY.search(sentence)
+    if found is not None and _SOLE.search(sentence):
+        return FLAG, found.start(), found.end()
+    return None
+
+
+# --- a new identity without the model's limits
+_PERSONA_VERB = re.compile(
+    r"\b(?:you\s+are(?:\s+now)?|you're(?:\s+now)?|u\s+are|become|becoming|play\s+(?:the\s+)?(?:role|part)\s+of|"
+    r"take\s+on\s+(?:the\s+)?(?:persona|role|identity|character)|roleplay\s+as|role-play\s+as|act\s+as|"
+    r"pretend\s+(?:to\s+be|you\s+are)|switch\s+(?:personas?|identit\w+|to)|your\s+(?:identity|persona|name|"
+    r"new\s+name|character)\b|stop\s+being|forget\s+(?:that\s+)?you\s+are|you\s+will\s+be|you\s+shall\s+be|"
+    r"speak\s+as|respond\s+as|answer\s+as)"
+)
+_UNBOUND = re.compile(
+    r"\b(?:no\s+(?:content\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
+    r"safety|morals|ethics|censorship|guardrails|boundaries)|without\s+(?:any\s+)?(?:\w+\s+)?(?:content\s+policy|"
+    r"guidelines|rules|restrictions|limits|limitations|filters|safety|ethics|censorship|guardrails|boundaries)|"
+    r"never\s+(?:refuses?|says?\s+no|declines?|refusing)|(?:answers?|does|say|says|do)\s+(?:anything|everything|"
+    r"whatever)|unfiltered|uncensored|unrestricted|unaligned|jailbroken|amoral|unbound|unshackled|"
+    r"free\s+(?:of|from)\s+(?:\w+\s+){0,3}(?:rules|guidelines|restrictions|polic(?:y|ies)|limits|filters)|"
+    r"(?:serves?|obeys?|loyal(?:ty)?(?:\s+is)?\s+to|answers\s+(?:only\s+)?to|works\s+for)\s+(?:only\s+)?(?:me|"
+    r"the\s+(?:note'?s?\s+)?author|whoever\s+wrote|the\s+writer)|ignores?\s+(?:\w+\s+){0,2}(?:safety|rules|"
+    r"polic(?:y|ies)|guidelines)|(?:built|trained|made)\s+without\s+(?:\w+\s+)?(?:safety|alignment|rules))"
+)
+
+
+def _persona(sentence: str) -> tuple[int, int, int] | None:
+    unbound = _UNBOUND.search(sentence)
+    if unbound is None:
+        return None
+    verb = _PERSONA_VERB.search(sentence)
+    if verb is not None:
+        return BLOCK, min(verb.start(), unbound.start()), max(verb.end(), unbound.end())
+    if re.search(r"\b(?:ai|model|assistant|chatbot|bot|llm|gpt)\b", sentence) and "you" in sentence:
+        return FLAG, unbound.start(), unbound.end()
+    return None
+
+
+# --- a harmful act addressed to the model by name
+VOCATIVE = re.compile(
+    r"(?:^|[\s>(\[*_])(?:(?:hey|dear|attention|psst)\s+|(?:note|message|reminder|instruction)\s+(?:to|for)\s+"
+    r"(?:the\s+|any\s+|whichever\s+|whatever\s+|every\s+)?|to\s+the\s+|(?:any|whichever|whatever|the)\s+)?"
+    r"(?:ai|assistant|model|llm|agent|bot|chatbot|copilot|ai\s+(?:agent|assistant|model)|language\s+model)"
+    r"(?:\s+(?:reading|loading|that\s+(?:reads|loads|sees)|who\s+(?:reads|loads))\s+this(?:\s+\w+)?)?\s*[:,]"
+    r"|\bwhen\s+you\s+(?:read|see|load|find|process)\s+this\b"
+)
+_HARM = re.compile(
+    r"\b(?:approve|merge|accept)\s+(?:every|all|any)\b|\b(?:delete|remove|erase|wipe|purge|clear|disable|turn\s+off|"
+    r"switch\s+off|drop)\s+(?:\w+\s+){0,3}(?:audit|logs?|history|safety|backups?|checks|guardrails|rules|monitoring|"
+    r"alerts?|review)\b|\b(?:session|auth|access)\s+tokens?\b|\bcredentials\b|\b(?:grant|give)\s+(?:\w+\s+){0,2}"
+    r"(?:admin|root|write\s+access|owner)\b|\bpasswords?\b|\bapi\s+keys?\b"
+)
+
+
+def _addressed(sentence: str) -> tuple[int, int, int] | None:
+    vocative = VOCATIVE.search(sentence)
+    if vocative is None:
+        return None
+    harm = _HARM.search(sentence, vocative.end()) or STEALTH.search(sentence, vocative.end())
+    if harm is None or _NEGATED.search(sentence[max(0, harm.start() - 40) : harm.start()]):
+        return None
+    return BLOCK, vocative.start(), harm.end()
+
+
+DIRECTIVE_RULES: tuple[Rule, ...] = (
+    Rule("instruction_override", "directive.set_aside", (), "folded", per_sentence(_override)),
+    Rule("instruction_override", "directive.sole_authority", (), "folded", per_sentence(_authority)),
+    Rule("role_hijack", "directive.persona_unbound", (), "folded", per_sentence(_persona)),
+    Rule("hidden_instructions", "directive.addressed_harm", (), "folded", per_sentence(_addressed)),
+)
