@@ -6,11 +6,13 @@ differs holds a digit ("port 8080" and "port 8081" stay apart), nor two that nam
 something else (a capitalised word past the first that the other lacks: "Talked with Alice ..."
 and "Talked with Bob ..." stay apart). Each cluster keeps its fullest line
 and credits every note the line appeared in; the other lines are merged duplicates.
-Deterministic: lines are taken in order, and each joins the earliest cluster it matches.
+Deterministic: lines are taken in order, and each joins the earliest cluster it matches. Only lines
+that share one of their rarest words are compared (a prefix filter, exact for the Jaccard test).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -75,11 +77,11 @@ def cluster_lines(
     clusters: list[Cluster] = []
     postings: dict[str, list[int]] = {}
     seeds: list[int] = []  # each cluster's first line, whose vector stands for it
+    sets = [tokens(line.text) for line in lines]
+    df = Counter(word for words in sets for word in words)
     for n, line in enumerate(lines):
-        words = tokens(line.text)
-        shared = Counter(c for word in words for c in postings.get(word, ()))
-        floor = threshold * len(words)
-        candidates = sorted(c for c, count in shared.items() if count >= floor)
+        words = sets[n]
+        candidates = sorted({c for word in _prefix(words, df, threshold) for c in postings.get(word, ())})
         names = _names(line.text)
         match = next(
             (
@@ -97,13 +99,21 @@ def cluster_lines(
             match = len(clusters)
             clusters.append(Cluster(line, words, names))
             seeds.append(n)
-            for word in words:
+            for word in _prefix(words, df, threshold):
                 postings.setdefault(word, []).append(match)
         cluster = clusters[match]
         cluster.members.append(line)
         if (len(words), len(line.text)) > (len(tokens(cluster.kept.text)), len(cluster.kept.text)):
             cluster.kept = line
     return clusters
+
+
+def _prefix(words: frozenset[str], df: Counter[str], threshold: float) -> list[str]:
+    """The rarest ``|w| - ceil(t |w|) + 1`` words of a set: two sets at a Jaccard of ``t`` or more
+    share at least one word of their prefixes (the prefix filter), so only lines sharing a rare
+    word are ever compared and clustering stays near-linear however common the other words are."""
+    keep = len(words) - math.ceil(threshold * len(words) - 1e-9) + 1
+    return sorted(words, key=lambda w: (df[w], w))[: max(keep, 0)]
 
 
 def _closest(

@@ -13,11 +13,14 @@ to the evergreen file, and the notes themselves moved to the archive.
    of its summary, this run's and earlier runs' alike; the week's lines that changed a value are
    listed under ``## Changed`` of their summary.
 4. A line in at least three distinct sources (notes of the plan, earlier summaries) that the
-   evergreen file lacks is appended to it under ``## Consolidated`` with the sources named, within
-   the evergreen cap; a ``## Consolidated`` line a newer value superseded is replaced by it.
+   evergreen file lacks is added to it under ``## Consolidated`` with the sources named, within
+   the evergreen cap; a ``## Consolidated`` line a newer value superseded is replaced by it. The
+   operator's preferences stated in at least three notes go under ``## Preferences``. Each promoted
+   line is a heading section of its own and is scanned first (``guard.py``).
    With an operator model configured, the operator's stated preferences in the plan's notes are
    merged into ``operators/<slug>.md`` (``operator.py``).
-5. Each note is copied to ``archive/daily/YYYY-MM-DD.md`` and only then removed from ``daily/``.
+5. Each note is copied to ``archive/daily/YYYY-MM-DD.md`` and only then removed from ``daily/``;
+   the archive is out of the tier's cap and bounded by its own (``archive.py``).
 6. With a journal, one ``memory.consolidated`` entry per week (a stable id: recording it twice is
    a no-op), linked ``supports`` to the journal entries the week's notes name by id.
 7. The state file is removed.
@@ -52,7 +55,10 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
+from sidecar.consolidate.archive import bound_archive
+from sidecar.consolidate.changes import changed_by_signal
 from sidecar.consolidate.cluster import CLUSTER_JACCARD, Cluster, cluster_lines
+from sidecar.consolidate.guard import clean_summary, judged
 from sidecar.consolidate.periods import (
     ARCHIVE_DIR,
     Line,
@@ -69,6 +75,7 @@ from sidecar.consolidate.periods import (
 )
 from sidecar.consolidate.promote import (
     MIN_SOURCES,
+    PREFERENCES,
     Candidate,
     consolidated_bullets,
     normalised,
@@ -79,12 +86,15 @@ from sidecar.consolidate.promote import (
 from sidecar.consolidate.report import (
     Archived,
     DroppedLine,
+    Fallback,
     NotPromoted,
     OperatorUpdate,
     Promoted,
     Report,
+    Skipped,
     SummaryWritten,
     SupersededLine,
+    Withheld,
 )
 from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
@@ -145,6 +155,8 @@ class _Period:
     evidence: tuple[str, ...]
     superseded: tuple[SupersededLine, ...] = ()
     clustered_by: str = "words"
+    withheld: tuple[Withheld, ...] = ()
+    fallbacks: tuple[str, ...] = ()
 
 
 async def consolidate(
@@ -167,9 +179,13 @@ async def consolidate(
     progress: Progress | None = None,
     embed: Embed | None = None,
     stop_after: Step | None = None,
+    archive_cap_bytes: int | None = None,
+    packed_cap_bytes: int | None = None,
 ) -> Report:
     """Consolidate the tier at ``root`` (see the module docstring); ``stop_after`` ends the run
-    after that step, as a run killed there would (for tests of resuming)."""
+    after that step, as a run killed there would (for tests of resuming). With
+    ``archive_cap_bytes`` the archive is bounded (``archive.py``): plain notes past it compressed,
+    compressed ones past ``packed_cap_bytes`` (a quarter of it by default) removed."""
     saved = await asyncio.to_thread(load_plan, root)
     fresh = await asyncio.to_thread(eligible_days, root, since=since, cutoff=until - timedelta(days=keep_days))
     plan = _merge_plans(saved or {}, fresh)
@@ -185,38 +201,31 @@ async def consolidate(
     if stop_after == "plan":
         return report
     texts = await asyncio.to_thread(_read_notes, root, plan)
-    said, earlier = await asyncio.to_thread(_said, root, plan, texts, evergreen)
-    stale = superseded(said)
-    periods: list[_Period] = []
+    said, earlier = await asyncio.to_thread(_said, root, plan, texts, evergreen, report.skipped)
+    stale = await asyncio.to_thread(_stale, said)
     tell = progress or (lambda step, done, total: None)
-    tell("summaries", 0, len(plan))
-    for name, sources in plan.items():
-        period = await _summarise(
-            name,
-            sources,
-            texts,
-            summariser,
-            budget=section_budget,
-            threshold=cluster_threshold,
-            stale=stale,
-            embed=embed,
-        )
-        periods.append(period)
-        report.summaries.append(
-            SummaryWritten(period.name, period.path, period.sources, period.engine, period.clustered_by)
-        )
-        report.dropped.extend(period.dropped)
-        report.superseded.extend(period.superseded)
-        sizes[period.path] = len(period.text.encode("utf-8"))
-        if not dry_run:
-            await asyncio.to_thread(_write_if_changed, root, period.path, period.text.encode("utf-8"))
-        tell("summaries", len(periods), len(plan))
+    periods = await _summaries(
+        root,
+        plan,
+        texts,
+        summariser,
+        report,
+        sizes,
+        tell=tell,
+        budget=section_budget,
+        threshold=cluster_threshold,
+        stale=stale,
+        embed=embed,
+        dry_run=dry_run,
+    )
     if stop_after == "summaries":
         return report
     await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
     if stop_after == "supersede":
         return report
-    candidates = _candidates(plan, texts, earlier, stale, min_sources)
+    candidates = await asyncio.to_thread(_candidates, plan, texts, earlier, stale, min_sources)
+    every_note = await asyncio.to_thread(_every_note, root, texts)
+    stated = await asyncio.to_thread(preferences, every_note)
     await asyncio.to_thread(
         functools.partial(
             _promote, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run, stale=stale, said=said
@@ -225,6 +234,7 @@ async def consolidate(
         report,
         sizes,
         candidates,
+        stated,
     )
     if stop_after == "promotions":
         return report
@@ -238,6 +248,8 @@ async def consolidate(
     for done, source in enumerate(notes, start=1):
         await asyncio.to_thread(_archive, root, source, report, sizes, dry_run)
         tell("archive", done, len(notes))
+    if archive_cap_bytes is not None:
+        await _bound(root, report, sizes, archive_cap_bytes, packed_cap_bytes, dry_run=dry_run)
     if stop_after == "archive":
         return report
     if journal is not None:
@@ -251,11 +263,50 @@ async def consolidate(
     return _finish(report, sizes)
 
 
+async def _summaries(
+    root: Path,
+    plan: Plan,
+    texts: dict[str, str],
+    summariser: Summariser,
+    report: Report,
+    sizes: dict[str, int],
+    *,
+    tell: Progress,
+    budget: int,
+    threshold: float,
+    stale: dict[str, Said],
+    embed: Embed | None,
+    dry_run: bool,
+) -> list[_Period]:
+    """Each planned week's summary, written (``_summarise``) and reported."""
+    periods: list[_Period] = []
+    tell("summaries", 0, len(plan))
+    for name, sources in plan.items():
+        period = await _summarise(
+            name, sources, texts, summariser, budget=budget, threshold=threshold, stale=stale, embed=embed
+        )
+        periods.append(period)
+        report.summaries.append(
+            SummaryWritten(period.name, period.path, period.sources, period.engine, period.clustered_by)
+        )
+        report.dropped.extend(period.dropped)
+        report.superseded.extend(period.superseded)
+        report.withheld.extend(period.withheld)
+        report.fallbacks += [Fallback(period.name, reason) for reason in period.fallbacks]
+        sizes[period.path] = len(period.text.encode("utf-8"))
+        if not dry_run:
+            await asyncio.to_thread(_write_if_changed, root, period.path, period.text.encode("utf-8"))
+        tell("summaries", len(periods), len(plan))
+    return periods
+
+
 def _candidates(
     plan: Plan, texts: dict[str, str], earlier: dict[str, str], stale: dict[str, Said], min_sources: int
 ) -> list[Candidate]:
-    """What may be promoted: current lines recurring across the plan's notes and earlier
-    summaries, then the operator's stated preferences."""
+    """What may be promoted to ``## Consolidated``: current lines recurring across the plan's notes
+    and earlier summaries, the operator's preferences aside (they have their own section)."""
+    from sidecar.consolidate.operator import extract_preferences
+
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
     lines = [line for line in lines if normalised(line.text) not in stale]
     before = [
@@ -264,10 +315,22 @@ def _candidates(
         for title, text in summary_lines(summary)
         if title != SUPERSEDED and normalised(text) not in stale
     ]
-    candidates = recurring(lines, min_sources, earlier=before)
-    known = {normalised(c.text) for c in candidates}
-    stated = preferences({s: texts[s] for ss in plan.values() for s in ss})
-    return candidates + [c for c in stated if normalised(c.text) not in known]
+    found = recurring(lines, min_sources, earlier=before)
+    return [c for c in found if normalised(c.text) not in stale and not extract_preferences(c.text, "")]
+
+
+def _every_note(root: Path, texts: dict[str, str]) -> dict[str, str]:
+    """Every daily note's text the tier holds readable: the plan's, the live ones, the plain archive."""
+    notes = dict(texts)
+    for source, _ in daily_notes(root):
+        if source not in notes and (data := read_file(root, source)) is not None:
+            notes[source] = data.decode("utf-8", errors="replace")
+    for name in file_names(root / ARCHIVE_DIR):
+        source = f"daily/{name}"
+        if note_day(source) is not None and source not in notes:
+            data = read_file(root, f"{ARCHIVE_DIR}/{name}")
+            notes[source] = "" if data is None else data.decode("utf-8", errors="replace")
+    return notes
 
 
 def _merge_plans(a: Plan, b: Plan) -> Plan:
@@ -316,15 +379,11 @@ async def _summarise(
     """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
     cut by the budget), then one section per heading, each made by the summariser from the week's
     merged clusters under a comment naming the notes it came from, and last the week's lines a
-    newer value superseded (``## Superseded``)."""
-    lines = [line for source in sources for line in section_lines(source, texts[source])]
-    changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
-    changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
-    old = {normalised(line.text): line for line in lines if normalised(line.text) in stale}
-    shown = {normalised(c.text) for c in changed}
-    lines = [line for line in lines if normalised(line.text) not in stale and normalised(line.text) not in shown]
+    newer value superseded (``## Superseded``). The clustering and the scan run off the event loop;
+    a line the scanner flags is left out (``guard.py``)."""
+    lines, changed, old = await asyncio.to_thread(_week_lines, sources, texts, stale)
     vectors = await _vectors(embed, lines)
-    clusters = cluster_lines(lines, threshold, vectors)
+    clusters = await asyncio.to_thread(cluster_lines, lines, threshold, vectors)
     dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
     sections: dict[str, list[Cluster]] = {}
     for cluster in clusters:
@@ -332,9 +391,12 @@ async def _summarise(
     monday, sunday = period_bounds(name)
     out = [f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n", changed_section(changed)]
     engines: list[str] = []
+    fallbacks: list[str] = []
     for heading, members in sections.items():
         summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], budget)
         engines.append(summary.engine)
+        if summary.fallback_reason:
+            fallbacks.append(summary.fallback_reason)
         dropped += _summary_dropped(summary, members, name)
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
@@ -344,15 +406,43 @@ async def _summarise(
         out += [superseded_line(line.text, stale[k]) for k, line in old.items()]
     if len(out) == 2 and not changed:
         out.append("\nNo notes this week.\n")
+    path = f"{SUMMARY_DIR}/{name}.md"
+    withheld: list[Withheld] = []
+    text = await asyncio.to_thread(clean_summary, "".join(out), path, withheld)
     evidence = tuple(dict.fromkeys(_ENTRY_ID.findall("\n".join(texts[s] for s in sources))))
     engine = "+".join(dict.fromkeys(engines)) or "extractive"
-    path = f"{SUMMARY_DIR}/{name}.md"
     retired = tuple(
         SupersededLine(line.text, line.source, stale[k].text, stale[k].where, stale[k].when[0].isoformat())
         for k, line in old.items()
     )
     clustered_by = "words" if vectors is None else "words+embeddings"
-    return _Period(name, path, tuple(sources), "".join(out), engine, tuple(dropped), evidence, retired, clustered_by)
+    return _Period(
+        name,
+        path,
+        tuple(sources),
+        text,
+        engine,
+        tuple(dropped),
+        evidence,
+        retired,
+        clustered_by,
+        tuple(withheld),
+        tuple(dict.fromkeys(fallbacks)),
+    )
+
+
+def _week_lines(
+    sources: Sequence[str], texts: dict[str, str], stale: dict[str, Said]
+) -> tuple[list[Line], list[Said], dict[str, Line]]:
+    """A week's current lines to cluster, its lines that changed a value (as first said there),
+    and its lines a newer value superseded, by key."""
+    lines = [line for source in sources for line in section_lines(source, texts[source])]
+    changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
+    changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
+    old = {normalised(line.text): line for line in lines if normalised(line.text) in stale}
+    shown = {normalised(c.text) for c in changed}
+    lines = [line for line in lines if normalised(line.text) not in stale and normalised(line.text) not in shown]
+    return lines, changed, old
 
 
 async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np.float32] | None:
@@ -367,11 +457,14 @@ async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np
     return vectors if vectors.shape[0] == len(lines) else None
 
 
-def _said(root: Path, plan: Plan, texts: dict[str, str], evergreen: str) -> tuple[list[Said], dict[str, str]]:
-    """Every dated fact line the job knows, and the earlier summaries' texts by path: the planned
+def _said(
+    root: Path, plan: Plan, texts: dict[str, str], evergreen: str, skipped: list[Skipped]
+) -> tuple[list[Said], dict[str, str]]:
+    """Every dated line the job knows, and the earlier summaries' texts by path: the planned
     notes, the notes still in ``daily/`` (read, never changed), the summaries of earlier runs (their
     lines dated by their week: ``## Changed`` at its end, the rest at its start) and the evergreen
-    file's ``## Consolidated`` bullets (dated by the newest note they name)."""
+    file's promoted bullets (dated by the newest note they name). A summary whose name is no week
+    (``2026-W99.md``) is left alone and listed in ``skipped``."""
     said: list[Said] = []
     notes = {source: (day, texts[source]) for source in texts if (day := note_day(source)) is not None}
     for source, day in daily_notes(root):
@@ -380,28 +473,36 @@ def _said(root: Path, plan: Plan, texts: dict[str, str], evergreen: str) -> tupl
             notes[source] = (day, "" if data is None else data.decode("utf-8", errors="replace"))
     for source, (day, text) in notes.items():
         for order, line in enumerate(section_lines(source, text)):
-            if (found := claim(line.text)) is not None:
-                said.append(Said(line.text, source, (day, order), found))
+            said.append(Said(line.text, source, (day, order), claim(line.text)))
     earlier: dict[str, str] = {}
     for name in (m.group(1) for n in file_names(root / SUMMARY_DIR) if (m := _SUMMARY_NAME.match(n))):
+        path = f"{SUMMARY_DIR}/{name}.md"
+        try:
+            monday, sunday = period_bounds(name)
+        except ValueError:
+            skipped.append(Skipped(path, "not an ISO week"))
+            continue
         if name in plan:
             continue
-        path = f"{SUMMARY_DIR}/{name}.md"
         data = read_file(root, path)
         if data is None:
             continue
         earlier[path] = text = data.decode("utf-8", errors="replace")
-        monday, sunday = period_bounds(name)
         for order, (title, said_line) in enumerate(summary_lines(text)):
-            if (found := claim(said_line)) is not None:
-                when = (sunday, 10_000 + order) if title == CHANGED else (monday, order)
-                said.append(Said(said_line, path, when, found))
+            when = (sunday, 10_000 + order) if title == CHANGED else (monday, order)
+            said.append(Said(said_line, path, when, claim(said_line)))
     data = read_file(root, evergreen)
     for bullet, sources in consolidated_bullets("" if data is None else data.decode("utf-8", errors="replace")):
         days = [d for d in (_source_day(s) for s in sources) if d is not None]
-        if days and (found := claim(bullet)) is not None:
-            said.append(Said(bullet, evergreen, (max(days), _END_OF_DAY), found))  # after its notes
+        if days:
+            said.append(Said(bullet, evergreen, (max(days), _END_OF_DAY), claim(bullet)))  # after its notes
     return said, earlier
+
+
+def _stale(said: list[Said]) -> dict[str, Said]:
+    """The lines no longer current: a newer claim about their subject, or a newer line that says
+    it changed them (``changes.py``); the claim's reading wins where both have one."""
+    return {**changed_by_signal(said), **superseded(said)}
 
 
 def _source_day(source: str) -> date | None:
@@ -457,6 +558,7 @@ def _promote(
     report: Report,
     sizes: dict[str, int],
     candidates: list[Candidate],
+    stated: list[Candidate],
     *,
     evergreen: str,
     cap_bytes: int,
@@ -464,12 +566,37 @@ def _promote(
     stale: dict[str, Said],
     said: list[Said],
 ) -> None:
-    """Promote the candidates; a ``## Consolidated`` line a newer value superseded leaves the file
-    and the newer line takes its place (a line outside that section, written by hand, is only
-    reported)."""
+    """Promote the recurring facts to ``## Consolidated`` and the preferences stated on several
+    days to ``## Preferences``, each line scanned first; a ``## Consolidated`` line a newer value
+    superseded leaves the file and the newer line takes its place (a line outside that section,
+    written by hand, is only reported)."""
     old = read_file(root, evergreen)
     current = "" if old is None else old.decode("utf-8", errors="surrogateescape")
     ours = {normalised(line) for line, _ in consolidated_bullets(current)}
+    replacing = _replacing(current, ours, evergreen=evergreen, report=report, stale=stale, said=said)
+    facts = [c for c in [*replacing.values(), *candidates] if judged(c.text, evergreen, report.withheld)]
+    prefs = [c for c in stated if judged(c.text, evergreen, report.withheld)]
+    update = update_evergreen(current, facts, cap_bytes, retire=stale.keys() & ours)
+    text = current if update.text is None else update.text
+    chosen = update_evergreen(text, prefs, cap_bytes, heading=PREFERENCES)
+    for done in (update, chosen):
+        report.promoted += [Promoted(c.text, c.sources) for c in done.added]
+        report.not_promoted += [NotPromoted(c.text, c.sources, "present") for c in done.present]
+        report.not_promoted += [NotPromoted(c.text, c.sources, "cap") for c in done.over_cap]
+    text = text if chosen.text is None else chosen.text
+    if text == current:
+        return
+    data = text.encode("utf-8", errors="surrogateescape")
+    sizes[evergreen] = len(data)
+    if not dry_run:
+        durable_replace(root, evergreen, data, old)
+
+
+def _replacing(
+    current: str, ours: set[str], *, evergreen: str, report: Report, stale: dict[str, Said], said: list[Said]
+) -> dict[str, Candidate]:
+    """The current values of the evergreen file's superseded lines, by key; each superseded line
+    reported (one written by hand is left as it is)."""
     replacing: dict[str, Candidate] = {}
     for line in current.splitlines():
         newer = stale.get(k := normalised(line))
@@ -488,16 +615,21 @@ def _promote(
                 {s.where for s in said if normalised(s.text) == normalised(newer.text) and s.where != evergreen}
             )
             replacing.setdefault(normalised(newer.text), Candidate(newer.text, tuple(notes)))
-    update = update_evergreen(current, [*replacing.values(), *candidates], cap_bytes, retire=stale.keys() & ours)
-    report.promoted += [Promoted(c.text, c.sources) for c in update.added]
-    report.not_promoted += [NotPromoted(c.text, c.sources, "present") for c in update.present]
-    report.not_promoted += [NotPromoted(c.text, c.sources, "cap") for c in update.over_cap]
-    if update.text is None:
-        return
-    data = update.text.encode("utf-8", errors="surrogateescape")
-    sizes[evergreen] = len(data)
-    if not dry_run:
-        durable_replace(root, evergreen, data, old)
+    return replacing
+
+
+async def _bound(
+    root: Path, report: Report, sizes: dict[str, int], cap: int, packed_cap: int | None, *, dry_run: bool
+) -> None:
+    """Bound the archive by its own cap (``archive.py``), into the report."""
+    packed = cap // 4 if packed_cap is None else packed_cap
+    bound = await asyncio.to_thread(
+        functools.partial(bound_archive, root, plain_cap=cap, packed_cap=packed, dry_run=dry_run)
+    )
+    report.compressed, report.expired = bound.compressed, bound.expired
+    report.archive_bytes, report.archive_packed_bytes = bound.plain_bytes, bound.packed_bytes
+    for rel in bound.compressed:
+        sizes.pop(rel, None)
 
 
 def _operator_model(
@@ -508,6 +640,7 @@ def _operator_model(
     from sidecar.consolidate.operator import extract_preferences, merge_operator_model
 
     found = [pref for source, text in notes.items() for pref in extract_preferences(text, source)]
+    found = [pref for pref in found if judged(pref.rule, operator.path, report.withheld)]
     old = read_file(operator.root, operator.path)
     if not found and old is None:
         return

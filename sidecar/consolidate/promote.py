@@ -24,18 +24,29 @@ from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS, words
 __all__ = [
     "COMMENT",
     "HEADING",
+    "MIN_PREFERENCE_DAYS",
     "MIN_SOURCES",
+    "PREFERENCES",
     "Candidate",
     "EvergreenUpdate",
     "as_item",
     "consolidated_bullets",
     "normalised",
+    "preferences",
     "recurring",
     "update_evergreen",
 ]
 
 MIN_SOURCES = 3
 HEADING = "Consolidated"
+PREFERENCES = "Preferences"
+#: Distinct notes a preference must be stated in before it is promoted: never a single note.
+MIN_PREFERENCE_DAYS = 3
+PREFERENCE_JACCARD = 0.5
+TITLE_WORDS = 6
+RECUR_JACCARD = 0.7
+#: Weeks a recurring line must span: a line said every day of one week is that week's status.
+MIN_WEEKS = 2
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
 _PAST = frozenset(
@@ -80,26 +91,42 @@ def normalised(line: str) -> str:
 def recurring(
     lines: Iterable[Line], min_sources: int = MIN_SOURCES, *, earlier: Iterable[Line] = ()
 ) -> list[Candidate]:
-    """Lines of at least ``MIN_TOKENS`` words seen in ``min_sources`` or more sources, in order of
-    first sight: ``lines`` are the notes rolled up now, ``earlier`` the lines of earlier summaries
-    (each summary one source); a line is a candidate only when the notes hold it."""
-    first: dict[str, str] = {}
-    seen: dict[str, list[str]] = {}
-    for line in lines:
-        if "\n" in line.text:
-            continue  # a fenced block is an example, not a fact to promote
-        key = normalised(line.text)
-        if len(key.split()) < MIN_TOKENS or is_event(key):
-            continue
-        first.setdefault(key, line.text)
-        sources = seen.setdefault(key, [])
-        if line.source not in sources:
-            sources.append(line.source)
-    for line in earlier:
-        key = normalised(line.text)
-        if key in seen and line.source not in seen[key]:
-            seen[key].append(line.source)
-    return [Candidate(first[key], tuple(sorted(s))) for key, s in seen.items() if len(s) >= min_sources]
+    """Lines of at least ``MIN_TOKENS`` words said, in these words or nearly (``cluster_lines``: a
+    word-set Jaccard of ``RECUR_JACCARD``, no number or name that differs), in ``min_sources`` or
+    more sources, in order of first sight (a line said in other words each time must span
+    ``MIN_WEEKS`` weeks: a status line reworded day by day is that week's, not a standing fact): ``lines`` are the notes rolled up now, ``earlier`` the
+    lines of earlier summaries (each summary one source); a fact is a candidate only when the notes
+    hold it, in the fullest wording they hold it in."""
+    from sidecar.consolidate.cluster import cluster_lines
+
+    mine = [ln for ln in lines if "\n" not in ln.text and _fact_like(ln.text)]  # a fence is an example
+    before = [ln for ln in earlier if "\n" not in ln.text and _fact_like(ln.text)]
+    ours = {id(ln) for ln in mine}
+    out = []
+    for cluster in cluster_lines([*mine, *before], RECUR_JACCARD):
+        now = [m for m in cluster.members if id(m) in ours]
+        sources = {m.source for m in cluster.members}
+        exact: dict[str, set[str]] = {}
+        for m in cluster.members:
+            exact.setdefault(normalised(m.text), set()).add(m.source)
+        said_alike = max(len(s) for s in exact.values()) >= min_sources
+        if now and len(sources) >= min_sources and (said_alike or len({_week(s) for s in sources}) >= MIN_WEEKS):
+            kept = max(now, key=lambda m: (len(m.text.split()), m.text))
+            out.append(Candidate(kept.text, tuple(sorted(sources))))
+    return out
+
+
+def _week(source: str) -> str:
+    """The ISO week a source stands for: a note's week, a summary's name (else the path itself)."""
+    from sidecar.consolidate.periods import note_day, period_of
+
+    day = note_day(source)
+    return period_of(day) if day is not None else source.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def _fact_like(text: str) -> bool:
+    key = normalised(text)
+    return len(key.split()) >= MIN_TOKENS and not is_event(key)
 
 
 def is_event(key: str) -> bool:
@@ -108,32 +135,36 @@ def is_event(key: str) -> bool:
     return head in _PAST or (len(head) > 4 and head.endswith("ed") and not head.endswith("eed"))
 
 
-def preferences(texts: dict[str, str]) -> list[Candidate]:
-    """The operator's explicit preferences in the notes (``operator.extract_preferences``), each once
-    with every note that stated it: a preference is promoted the first time it is said, where a
-    fact must recur."""
+def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> list[Candidate]:
+    """The operator's explicit preferences in the notes (``operator.extract_preferences``) stated in
+    at least ``min_days`` distinct notes, each once with every note that stated it. Rules that say
+    one thing in other words (key words at a Jaccard of ``PREFERENCE_JACCARD``) count together: a
+    single note is never a standing preference."""
     from sidecar.consolidate.operator import extract_preferences
 
-    rules: dict[str, str] = {}
-    seen: dict[str, list[str]] = {}
-    for source, text in texts.items():
+    groups: list[tuple[frozenset[str], str, list[str]]] = []
+    for source, text in sorted(texts.items()):
         lines = text.splitlines()
         for found in extract_preferences(text, source):
             said = LIST_MARKER.sub("", lines[found.line - 1]).strip() if 0 < found.line <= len(lines) else ""
-            rules.setdefault(found.key, said or found.rule)  # as the notes said it, or the rule
-            sources = seen.setdefault(found.key, [])
-            if source not in sources:
-                sources.append(source)
-    return [Candidate(rules[key], tuple(sorted(s))) for key, s in seen.items()]
+            key = frozenset(found.key.split())
+            group = next((g for g in groups if _jaccard(g[0], key) >= PREFERENCE_JACCARD), None)
+            if group is None:
+                groups.append((key, said or found.rule, [source]))
+            elif source not in group[2]:
+                group[2].append(source)
+    return [Candidate(text, tuple(sorted(s))) for _, text, s in groups if len(s) >= min_days]
 
 
-def consolidated_bullets(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """The lines of the evergreen file's ``## Consolidated`` section with the sources their
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def consolidated_bullets(text: str, heading: str = HEADING) -> list[tuple[str, tuple[str, ...]]]:
+    """The promoted lines of the evergreen file's ``## <heading>`` section with the sources their
     provenance comments name."""
-    lines = text.splitlines()
-    start, end = _section_span(text)
     out = []
-    for line in lines[start:end]:
+    for line in _body(text, heading)[1]:
         found = _FROM.search(line)
         if line.strip() and not line.startswith("#") and found:
             out.append((line.strip(), tuple(s.strip() for s in found.group(1).split(",") if s.strip())))
@@ -141,70 +172,83 @@ def consolidated_bullets(text: str) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def update_evergreen(
-    current: str, candidates: Sequence[Candidate], cap_bytes: int, retire: Collection[str] = ()
+    current: str,
+    candidates: Sequence[Candidate],
+    cap_bytes: int,
+    retire: Collection[str] = (),
+    heading: str = HEADING,
 ) -> EvergreenUpdate:
-    """Drop the ``## Consolidated`` lines whose normalised form is in ``retire`` (values a newer line
-    changed), then append the candidates the file lacks there, while the file fits ``cap_bytes``."""
+    """Drop the ``## <heading>`` lines whose normalised form is in ``retire`` (values a newer line
+    changed), then add the candidates the file lacks, while the file fits ``cap_bytes``. Each
+    promoted line is a heading section of its own (``### <its first words>``), so a scanner
+    finding in one withholds that line alone from the prompt; a section written the older way
+    (bullets right under the heading) is rewritten so."""
+    span, body = _body(current, heading)
     lines = current.splitlines(keepends=True)
-    start, end = _section_span(current)
-    removed = [ln.strip() for ln in lines[start:end] if ln.strip() and normalised(ln) in retire]
-    if removed:
-        lines = [ln for i, ln in enumerate(lines) if not (start <= i < end and ln.strip() and normalised(ln) in retire)]
-        current = "".join(lines)
-    known = {normalised(line) for line in current.splitlines()}
+    hand = [ln for ln in body if not ln.startswith("### ") and not _FROM.search(ln)]
+    ours = [ln.strip() for ln in body if _FROM.search(ln) and not ln.startswith("#")]
+    removed = [ln for ln in ours if normalised(ln) in retire]
+    ours = [ln for ln in ours if normalised(ln) not in retire]
+    known = {normalised(line) for line in current.splitlines() if normalised(line) not in retire}
     present = [c for c in candidates if normalised(c.text) in known]
-    insert_at, head = _section_end(current, lines)
     added: list[Candidate] = []
     over: list[Candidate] = []
-    new_lines: list[str] = [] if head is None else [head]
+
+    def render(entries: list[str]) -> str:
+        section = _render_section(heading, hand, entries) if entries or hand or span else ""
+        if span is None:
+            before = "".join(lines)
+            lead = "" if not before else ("\n" if before.endswith("\n") else "\n\n")
+            return before + lead + section if section else before
+        return "".join(lines[: span[0]]) + section + "".join(lines[span[1] :])
+
     for candidate in candidates:
         key = normalised(candidate.text)
         if key in known:
             continue
-        entry = _bullet(candidate)
-        if _size(lines, insert_at, [*new_lines, entry]) > cap_bytes:
+        entry = _bullet(candidate).strip()
+        if len(render([*ours, entry]).encode("utf-8")) > cap_bytes:
             over.append(candidate)
             continue
         known.add(key)
-        new_lines.append(entry)
+        ours.append(entry)
         added.append(candidate)
-    if not added and not removed:
+    text = render(ours)
+    if text == current:
         return EvergreenUpdate(None, (), tuple(present), tuple(over))
-    text = "".join(_joined(lines, insert_at, new_lines if added else []))
     return EvergreenUpdate(text, tuple(added), tuple(present), tuple(over), tuple(removed))
 
 
-def _section_span(text: str) -> tuple[int, int]:
-    """The 0-based [start, end) line span of the ``## Consolidated`` section's body; (0, 0) when absent."""
+def _render_section(heading: str, hand: list[str], entries: list[str]) -> str:
+    """``## heading``, the lines written there by hand, then one ``###`` section per promoted line."""
+    kept = "".join(ln if ln.endswith("\n") else ln + "\n" for ln in hand).strip("\n")
+    out = [f"## {heading}\n\n"] + ([kept + "\n\n"] if kept else [])
+    out += [f"### {_title(entry)}\n{entry}\n\n" for entry in entries]
+    return "".join(out)
+
+
+def _title(entry: str) -> str:
+    """A promoted line's section heading: its first words."""
+    words = LIST_MARKER.sub("", COMMENT.sub(" ", entry)).split()
+    title = " ".join(words[:TITLE_WORDS]).rstrip(".,;:!?")
+    return title.replace("#", "").strip() or "Fact"
+
+
+def _body(text: str, heading: str) -> tuple[tuple[int, int] | None, list[str]]:
+    """The 0-based [start, end) line span of the ``## <heading>`` section, its subsections included
+    (None when absent), and its lines after the heading line."""
     lines = text.splitlines(keepends=True)
-    for section in split_sections(text):
-        if section.heading.rsplit(" > ", 1)[-1] == HEADING and lines[section.line_start - 1].startswith("## "):
-            return section.line_start, section.line_end
-    return 0, 0
+    sections = split_sections(text)
+    for n, section in enumerate(sections):
+        if section.heading.rsplit(" > ", 1)[-1] == heading and lines[section.line_start - 1].startswith("## "):
+            end = section.line_end
+            for later in sections[n + 1 :]:
+                if not later.heading.startswith(section.heading + " > "):
+                    break
+                end = later.line_end
+            return (section.line_start - 1, end), lines[section.line_start : end]
+    return None, []
 
 
 def _bullet(candidate: Candidate) -> str:
     return f"{as_item(candidate.text)} <!-- from {', '.join(candidate.sources)} -->\n"
-
-
-def _section_end(text: str, lines: list[str]) -> tuple[int, str | None]:
-    """Where new bullets go (a line index) and the heading to write first (None when it exists)."""
-    for section in split_sections(text):
-        if section.heading.rsplit(" > ", 1)[-1] == HEADING and lines[section.line_start - 1].startswith("## "):
-            end = section.line_end
-            while end > section.line_start and not lines[end - 1].strip():
-                end -= 1  # new bullets follow the last one, not the blank lines after it
-            return end, None
-    lead = "\n" if text else ""  # a blank line between the file's last line and the new heading
-    return len(lines), f"{lead}## {HEADING}\n\n"
-
-
-def _joined(lines: list[str], at: int, new: list[str]) -> list[str]:
-    before = lines[:at]
-    if before and not before[-1].endswith("\n"):
-        before[-1] += "\n"
-    return [*before, *new, *lines[at:]]
-
-
-def _size(lines: list[str], at: int, new: list[str]) -> int:
-    return len("".join(_joined(lines, at, new)).encode("utf-8"))

@@ -11,12 +11,15 @@ if TYPE_CHECKING:
 __all__ = [
     "Archived",
     "DroppedLine",
+    "Fallback",
     "NotPromoted",
     "OperatorUpdate",
     "Promoted",
     "Report",
+    "Skipped",
     "SummaryWritten",
     "SupersededLine",
+    "Withheld",
 ]
 
 DropReason = Literal["duplicate", "budget"]
@@ -82,6 +85,34 @@ class SupersededLine:
 
 
 @dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file the job could not read as what its name says (a summary named for no week), left as it is."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Withheld:
+    """A line the job did not write because the injection scanner flagged it, as an API write
+    would be refused: where it would have gone, and the finding's category and level."""
+
+    line: str
+    target: str
+    category: str
+    level: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """A summary the model did not write (it failed, hung, ran past the run's budget, or its answer
+    tripped the injection scanner): the extractive one stands in."""
+
+    period: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class OperatorUpdate:
     """What the operator model's file gained: rules added, rules seen again, rules a newer
     contradicting one replaced (old, new), rules dropped for the cap, and whether the file changed."""
@@ -110,6 +141,13 @@ class Report:
     operator_model: OperatorUpdate | None = None
     memories_merged: list[MergedMemories] = field(default_factory=list)
     journal_entries: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    withheld: list[Withheld] = field(default_factory=list)
+    fallbacks: list[Fallback] = field(default_factory=list)
+    compressed: list[str] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+    archive_bytes: int = 0
+    archive_packed_bytes: int = 0
     bytes_before: int = 0
     bytes_after: int = 0
     live_bytes_before: int = 0
@@ -124,7 +162,8 @@ class Report:
         lines = [
             f"consolidation{' (dry run)' if self.dry_run else ''}{' (resumed)' if self.resumed else ''}: "
             f"{len(self.periods)} period(s), {len(self.archived)} daily note(s) {verb}archived",
-            f"memory outside archive/: {_kb(self.live_bytes_before)} -> {_kb(self.live_bytes_after)}; "
+            f"memory counted against the tier cap (outside archive/): {_kb(self.live_bytes_before)} -> "
+            f"{_kb(self.live_bytes_after)}; "
             f"whole tier: {_kb(self.bytes_before)} -> {_kb(self.bytes_after)}",
         ]
         for summary in self.summaries:
@@ -151,6 +190,20 @@ class Report:
                 f"near-duplicate memories {'would be ' if self.dry_run else ''}merged ({len(self.memories_merged)}):"
             )
             lines += [f"  {m.kept} {m.summary!r} <- {', '.join(m.merged)}" for m in self.memories_merged]
+        if self.withheld:
+            lines.append(f"not written, flagged by the injection scanner ({len(self.withheld)}):")
+            lines += [f"  {w.target}: {w.line!r} ({w.category}, {w.level})" for w in self.withheld]
+        if self.fallbacks:
+            lines.append(f"model summaries replaced by extractive ones ({len(self.fallbacks)}):")
+            lines += [f"  {f.period}: {f.reason}" for f in self.fallbacks]
+        if self.skipped:
+            lines.append(f"skipped ({len(self.skipped)}):")
+            lines += [f"  {k.path}: {k.reason}" for k in self.skipped]
+        if self.compressed or self.expired:
+            lines.append(
+                f"archive: {len(self.compressed)} note(s) compressed, {len(self.expired)} removed past its cap; "
+                f"{_kb(self.archive_bytes)} plain, {_kb(self.archive_packed_bytes)} compressed"
+            )
         capped = [n for n in self.not_promoted if n.reason == "cap"]
         if capped:
             lines.append(f"not promoted, over the evergreen cap ({len(capped)}):")

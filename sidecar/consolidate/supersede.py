@@ -46,6 +46,7 @@ __all__ = [
 SUPERSEDED = "Superseded"
 CHANGED = "Changed"
 MAX_SUBJECT_WORDS = 8
+MAX_CLAIM_CHARS = 400
 _WORD = re.compile(r"\w+")
 _CHANGE = (
     r"(?:(?:moved|switched|changed|migrated|raised|lowered|increased|decreased|reduced|bumped|upgraded|"
@@ -89,11 +90,13 @@ class Said:
     text: str
     where: str
     when: tuple[date, int]
-    claim: Claim
+    claim: Claim | None
 
 
 def claim(line: str) -> Claim | None:
     """The claim a one-sentence fact line makes, or None when it makes none this module reads."""
+    if len(line) > MAX_CLAIM_CHARS:
+        return None  # prose or pasted output, not one fact (and the pattern is slow on long lines)
     text = " ".join(LIST_MARKER.sub("", COMMENT.sub(" ", line)).split())
     if not text or "\n" in line or re.search(r"[.!?]\s+\S", text) or text.endswith("?"):
         return None
@@ -138,7 +141,8 @@ def superseded(said: Iterable[Said]) -> dict[str, Said]:
     it was said) that contradicts it: where and when its value changed."""
     by_subject: dict[tuple[str, ...], list[Said]] = {}
     for item in said:
-        by_subject.setdefault(item.claim.subject, []).append(item)
+        if item.claim is not None:
+            by_subject.setdefault(item.claim.subject, []).append(item)
     out: dict[str, Said] = {}
     for items in by_subject.values():
         items.sort(key=lambda s: s.when)
@@ -150,7 +154,11 @@ def superseded(said: Iterable[Said]) -> dict[str, Said]:
                 (
                     s
                     for s in items
-                    if s.when > old.when and normalised(s.text) != line_key and contradicts(old.claim, s.claim)
+                    if s.when > old.when
+                    and normalised(s.text) != line_key
+                    and old.claim is not None
+                    and s.claim is not None
+                    and contradicts(old.claim, s.claim)
                 ),
                 None,
             )

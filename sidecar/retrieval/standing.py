@@ -5,23 +5,51 @@ of the prompt) and a line whose value a newer line changed moves under a ``## Su
 heading of its summary. Both stay searchable, so nothing is lost, but a query about a fact should
 show its current value first. A hit's score is multiplied by its standing: 1 for live text,
 ``ARCHIVED`` under ``archive/``, ``SUPERSEDED`` under a ``Superseded`` heading (both when both).
+
+Dated notes (``daily/YYYY-MM-DD.md``, its archived copy, a weekly summary ``YYYY-Www.md``) also
+lose up to ``RECENCY`` of their score with age, linearly over ``RECENCY_DAYS``: of two notes that
+match a query alike, the newer one ranks first, which is what a fact stated again with a new value
+needs before any consolidation has run. Undated files (the evergreen file, topic files) keep 1.
 The factor only reorders hits a query earned; it never makes or removes one. ``explain`` shows it.
 """
 
 from __future__ import annotations
 
-__all__ = ["ARCHIVED", "SLACK", "SUPERSEDED", "standing"]
+import re
+from datetime import UTC, date, datetime
+
+__all__ = ["ARCHIVED", "RECENCY", "RECENCY_DAYS", "SLACK", "SUPERSEDED", "note_date", "standing"]
 
 ARCHIVED = 0.5
 SUPERSEDED = 0.25
+RECENCY = 0.2
+RECENCY_DAYS = 365
 #: Extra hits a search reads beyond its limit, so live text ranked just below it can move up.
 SLACK = 10
 _SUPERSEDED_HEADING = "Superseded"
+_DAY = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
+_WEEK = re.compile(r"(?:^|/)(\d{4})-W(\d{2})\.md$")
 
 
-def standing(path: str, heading: str) -> float:
+def standing(path: str, heading: str, today: date | None = None) -> float:
     """The factor a hit's score is multiplied by (module docstring)."""
     factor = ARCHIVED if path.startswith("archive/") else 1.0
     if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
         factor *= SUPERSEDED
+    day = note_date(path)
+    if day is not None:
+        age = ((today or datetime.now(UTC).date()) - day).days
+        factor *= 1.0 - RECENCY * min(max(age, 0), RECENCY_DAYS) / RECENCY_DAYS
     return factor
+
+
+def note_date(path: str) -> date | None:
+    """The day a dated note stands for (a weekly summary: its Sunday); None for any other file."""
+    try:
+        if match := _DAY.search(path):
+            return date(int(match[1]), int(match[2]), int(match[3]))
+        if match := _WEEK.search(path):
+            return date.fromisocalendar(int(match[1]), int(match[2]), 7)
+    except ValueError:
+        return None  # a name that is no day ("2026-02-30.md", "2026-W99.md")
+    return None

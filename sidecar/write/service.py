@@ -27,9 +27,9 @@ from sidecar.contract import MODES, TIERS, WriteAnswer, WriteRequest
 from sidecar.errors import (
     CapExceeded,
     Conflict,
-    EngineUnavailable,
     Forbidden,
     InjectionSuspected,
+    NoCrewTier,
     NotFound,
     TierMissing,
     WriteFailed,
@@ -42,6 +42,7 @@ from sidecar.write.dedup import Candidate, Duplicate, find_duplicate
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
+from sidecar.write.usage import counts_against_cap
 
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
@@ -104,7 +105,7 @@ class WriteService:
         if tier == "agent":
             return s.memory_dir
         if s.role == "solo":
-            raise EngineUnavailable("this agent has no crew tier (role solo)", code="no_crew_tier")
+            raise NoCrewTier("this agent has no crew tier (role solo)")
         return s.crew_dir
 
     def root(self, tier: str) -> Path:
@@ -196,7 +197,7 @@ class WriteService:
             new = (text[:start] + text[end:]).encode("utf-8")
             durable_replace(root, path, new, old)
             known = self._usage.get(root)
-            if known is not None:
+            if known is not None and counts_against_cap(path):
                 self._usage[root] = known.after(old, new)
             return {
                 "deleted": "section",
@@ -302,7 +303,8 @@ class WriteService:
                 durable_ms=round((done - checked) * 1000, 1),
             )
         known = self._usage[root]
-        self._usage[root] = known.after(old, new)
+        if counts_against_cap(req.path):
+            self._usage[root] = known.after(old, new)
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
@@ -360,6 +362,8 @@ class WriteService:
     def _check_caps(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
         """Raise CapExceeded over a hard cap; return the soft-cap warning material, if any."""
         old_size = len(old or b"")
+        # An archived note is bounded by consolidation's own archive cap, not the tier's.
+        growth = len(new) - old_size if counts_against_cap(req.path) else 0
         tier = self._tier_usage(root)
         if old is None and tier.files >= self.settings.tier_max_files:
             cap = self.settings.tier_max_files
@@ -374,7 +378,7 @@ class WriteService:
         tier_before = tier.size
         checks = [
             ("file", old_size, len(new), self.file_cap(req.path)),
-            ("tier", tier_before, tier_before - old_size + len(new), self.settings.tier_cap_bytes),
+            ("tier", tier_before, tier_before + growth, self.settings.tier_cap_bytes),
         ]
         for scope, before, after, cap in checks:
             if after > cap:
@@ -398,7 +402,7 @@ class WriteService:
 
 def _scan_usage(root: Path) -> _Usage:
     started = time.monotonic()
-    files = scan_tier(root)
+    files = {rel: f for rel, f in scan_tier(root).items() if counts_against_cap(rel)}
     done = time.monotonic()
     return _Usage(sum(f.size for f in files.values()), len(files), done, done - started)
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import structlog
 from aiohttp import web
 
-from sidecar.index.files import tier_md_bytes
 from sidecar.keys import SETTINGS, TIERS, WRITES
+from sidecar.write.usage import capped_bytes
 
 __all__ = ["HEALTH", "INDEX_TIMEOUT_S", "MIN_FREE_BYTES", "HealthCache", "SinkHealth", "setup", "sink_health"]
 
@@ -131,7 +131,7 @@ def probe_dir(root: Path, cap: int) -> list[str]:
         free = st.f_bavail * st.f_frsize
         if free < MIN_FREE_BYTES:
             reasons.append(f"memory filesystem is full: {free} bytes free, need {MIN_FREE_BYTES}")
-    used = tier_md_bytes(root)
+    used = capped_bytes(root)
     if used > cap:
         reasons.append(f"agent tier is past its cap: {used} of {cap} bytes")
     return reasons

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.consolidate.promote import Candidate, update_evergreen
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.promote import normalised
 from sidecar.consolidate.report import Report
@@ -228,7 +229,8 @@ async def test_what_the_evergreen_cap_leaves_out_is_reported(tier: Path) -> None
     agent_before = (tier / "AGENT.md").read_bytes()
     first = next(iter(REPEATED))
     sources = ", ".join(f"daily/{(FIRST_DAY + timedelta(days=o)).isoformat()}.md" for o in REPEATED[first])
-    cap = len(agent_before) + len(f"\n## Consolidated\n\n{first} <!-- from {sources} -->\n")  # one fact, not two
+    one = update_evergreen(agent_before.decode(), [Candidate(first, tuple(sources.split(", ")))], 1 << 20).text
+    cap = len((one or "").encode())  # one fact, not two
     report = await _run(tier, evergreen_cap_bytes=cap)
     agent = (tier / "AGENT.md").read_bytes()
     assert len(agent) <= cap

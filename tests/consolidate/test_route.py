@@ -118,18 +118,22 @@ async def test_a_write_to_a_note_being_archived_is_not_lost(tmp_path: Path) -> N
     assert not (root / claimed_rel(names[0])).exists()
 
 
-async def test_a_stated_preference_is_promoted_the_first_week_it_is_said(tmp_path: Path) -> None:
+async def test_a_preference_is_promoted_once_stated_in_several_notes_never_from_one(tmp_path: Path) -> None:
     from sidecar.consolidate.job import consolidate
     from sidecar.consolidate.summarise import ExtractiveSummariser
 
     root = tmp_path / "memory"
     names = old_notes(root)
     with (root / names[1]).open("a") as note:
-        note.write("- The user prefers short answers.\n- The user wants tables rather than long lists.\n")
+        note.write("- The user wants tables rather than long lists.\n")  # one note: not a standing preference
         note.write("- Should we always squash commits?\n")  # a question: no preference
+    for name in names[:3]:
+        with (root / name).open("a") as note:
+            note.write("- The user prefers short answers.\n")
     await consolidate(root, since=None, until=utcnow().date(), summariser=ExtractiveSummariser(), dry_run=False)
     agent = (root / "AGENT.md").read_text()
-    assert "The user prefers short answers." in agent and "rather than long lists" in agent
+    assert "## Preferences" in agent and "The user prefers short answers." in agent
+    assert "rather than long lists" not in agent
     assert "squash" not in agent
 
 
