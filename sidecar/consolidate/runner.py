@@ -1,27 +1,35 @@
 """One consolidation of a tier as the settings configure it: the summariser, the evergreen file
 and its cap, the journal's identity, and on a lead with ``--operator-id`` the operator model
 (``operators/<user_slug(operator_id, workspace_id)>.md`` in the crew dir: the file the memory block
-reads for that user in that workspace). One run per tier dir at a time in this process."""
+reads for that user in that workspace). One run per tier dir at a time in this process. The route,
+the CLI and the schedule all run this: the same job, typed memories merged when a journal is given,
+the archive bounded by a cap the size of the tier's, model summaries within a run budget, and the
+run's end recorded for the schedule (``schedule.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from datetime import date
 from pathlib import Path
 
+from sidecar.consolidate.budget import Budgeted
 from sidecar.consolidate.job import Embed, OperatorModel, Progress, consolidate
 from sidecar.consolidate.report import Report
-from sidecar.consolidate.summarise import make_summariser
+from sidecar.consolidate.schedule import record_run
+from sidecar.consolidate.summarise import Summariser, make_summariser
 from sidecar.episodic.clock import utcnow
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import Conflict
 from sidecar.retrieval.embed.base import Embedder, embed_in_background
 from sidecar.settings import Settings
 
-__all__ = ["SUMMARY_TIMEOUT_S", "run_consolidation"]
+__all__ = ["RUN_BUDGET_S", "SUMMARY_TIMEOUT_S", "run_consolidation"]
 
 #: The longest one model summary may take before the extractive summary stands in.
-SUMMARY_TIMEOUT_S = 60.0
+SUMMARY_TIMEOUT_S = 20.0
+#: The longest all of a run's model summaries may take together (``budget.py``).
+RUN_BUDGET_S = 45.0
 _RUNNING: set[Path] = set()
 
 
@@ -41,7 +49,11 @@ async def run_consolidation(
         raise Conflict(f"a consolidation of the {tier} tier is already running", code="consolidation_running")
     kind = settings.summariser
     base = settings.openai_base_url if kind == "openai" else settings.ollama_host
-    summariser = make_summariser(kind, base, settings.summariser_model, settings.openai_api_key, SUMMARY_TIMEOUT_S)
+    summariser: Summariser = make_summariser(
+        kind, base, settings.summariser_model, settings.openai_api_key, SUMMARY_TIMEOUT_S
+    )
+    if kind != "none":
+        summariser = Budgeted(summariser, run_s=RUN_BUDGET_S, call_s=SUMMARY_TIMEOUT_S)
     embed: Embed | None = None if embedder is None else functools.partial(embed_in_background, embedder)
     operator = None
     if settings.operator_id and settings.role == "lead":
@@ -65,11 +77,14 @@ async def run_consolidation(
             operator=operator,
             progress=progress,
             embed=embed,
+            archive_cap_bytes=settings.tier_cap_bytes,
         )
         if journal is not None:
             from sidecar.consolidate.memories import merge_memories
 
             report.memories_merged = await merge_memories(journal, settings.workspace_id, dry_run=dry_run)
+        if not dry_run:
+            await asyncio.to_thread(record_run, root, utcnow())
         return report
     finally:
         _RUNNING.discard(root)

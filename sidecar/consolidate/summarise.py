@@ -280,10 +280,10 @@ def _checked(text: str, budget: int) -> str:
         raise ChatFailed("empty_answer")
     if len(text) > budget:
         raise ChatFailed(f"over_budget: {len(text)} characters, budget {budget}")
-    from sidecar.scanner.scan import scan  # the scanner compiles its rules on first import
+    from sidecar.scanner.scan import verdict  # the scanner compiles its rules on first import
 
-    if finding := scan(text):
-        raise ChatFailed(f"injection_suspected: {finding.category}")
+    if finding := verdict(text):  # a flag too: the answer is new text, the notes were judged before
+        raise ChatFailed(f"injection_suspected: {finding.category} ({finding.level})")
     return text
 
 

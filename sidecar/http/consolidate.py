@@ -65,7 +65,8 @@ async def _consolidate(request: web.Request) -> web.Response:
 
 
 async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:
-    """cleanup_ctx: every ``consolidate_interval`` hours, consolidate (first one interval after start)."""
+    """cleanup_ctx: every ``consolidate_interval`` hours, consolidate; the first run comes when the
+    interval since the last recorded run is up, shortly after start when it is overdue."""
     hours = app[SETTINGS].consolidate_interval
     task = asyncio.create_task(_every(app, hours * 3600)) if hours > 0 else None
     yield
@@ -76,9 +77,15 @@ async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _every(app: web.Application, seconds: float) -> None:
+    from sidecar.consolidate.schedule import first_delay, last_run
+    from sidecar.episodic.clock import utcnow
+
     tiers = ["agent", "crew"] if app[SETTINGS].role == "lead" else ["agent"]
+    last = await asyncio.to_thread(last_run, app[SETTINGS].memory_dir)
+    wait = first_delay(last, utcnow(), seconds)
     while True:
-        await asyncio.sleep(seconds)
+        await asyncio.sleep(wait)
+        wait = seconds
         for tier in tiers:
             try:
                 report = await consolidate_tier(app, tier, None, dry_run=False)

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.consolidate.promote import Candidate, update_evergreen
 from sidecar.consolidate.job import consolidate
-from sidecar.consolidate.promote import normalised
+from sidecar.consolidate.promote import Candidate, normalised, update_evergreen
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import ExtractiveSummariser
 from sidecar.episodic.sqlite_store import SqliteJournalStore
