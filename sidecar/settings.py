@@ -117,6 +117,9 @@ class Settings:
         0.35, "least relevance (0-1, the share of the query's words a chunk holds) for the block to recall a chunk"
     )
     memory_enabled: bool = _opt(True, "false: the block injects nothing and memory writes are refused (403)")
+    mcp_tools: str = _opt(
+        "", "the MCP tools offered: names or groups (core, memories, kg, palace), comma-separated; empty: all"
+    )
 
     @property
     def has_crew(self) -> bool:

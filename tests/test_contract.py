@@ -61,12 +61,12 @@ def test_the_openapi_document_takes_its_shapes_from_the_contract() -> None:
 def test_mcp_tool_inputs_are_the_contract_fields_with_role_enums() -> None:
     solo = tool_definitions(Settings(role="solo"))
     lead = tool_definitions(Settings(role="lead"))
-    write = solo["memory.write"]["inputSchema"]
+    write = solo["memory_write"]["inputSchema"]
     assert write["properties"]["content"] == FIELDS["content"]
     assert write["properties"]["path"] == FIELDS["path"]
     assert write["properties"]["tier"]["enum"] == ["agent"]
-    assert lead["memory.write"]["inputSchema"]["properties"]["tier"]["enum"] == ["agent", "crew"]
-    search = lead["memory.search"]["inputSchema"]
+    assert lead["memory_write"]["inputSchema"]["properties"]["tier"]["enum"] == ["agent", "crew"]
+    search = lead["memory_search"]["inputSchema"]
     assert search["properties"]["query"] == FIELDS["query"]
     assert search["properties"]["scope"]["enum"] == ["agent", "crew", "both"]
     assert search["properties"]["limit"]["maximum"] == contract.MAX_LIMIT

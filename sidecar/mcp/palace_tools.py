@@ -1,5 +1,5 @@
-"""The palace's MCP tools: ``memory.list``, ``memory.taxonomy``, ``memory.delete``,
-``memory.set_identity``, ``memory.diary_write``, ``memory.diary_read`` and ``memory.ingest``.
+"""The palace's MCP tools: ``memory_list``, ``memory_taxonomy``, ``memory_delete``,
+``memory_set_identity``, ``memory_diary_write``, ``memory_diary_read`` and ``memory_ingest``.
 
 Each calls the same operation as its HTTP route (``http/palace.py``) with the same input schema
 (``http/palace_schemas.py``), and says what it did in a few lines of text for the model.
@@ -15,6 +15,7 @@ from aiohttp import web
 
 from sidecar.http import palace as ops
 from sidecar.http.palace_schemas import REQUESTS
+from sidecar.mcp.outputs import output_schema
 from sidecar.settings import Settings
 
 __all__ = ["palace_tool", "palace_tools"]
@@ -24,7 +25,7 @@ Tool = Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]
 
 # name -> (request schema, title, description, read only, destructive)
 _DEFS: dict[str, tuple[str, str, str, bool, bool]] = {
-    "memory.list": (
+    "memory_list": (
         "list",
         "List memory files",
         "Every memory file with its wing (agent or crew tier), room (its folder; evergreen for the root "
@@ -32,7 +33,7 @@ _DEFS: dict[str, tuple[str, str, str, bool, bool]] = {
         True,
         False,
     ),
-    "memory.taxonomy": (
+    "memory_taxonomy": (
         "taxonomy",
         "Memory taxonomy",
         "The wings (tiers, and the journal) and their rooms (folders; memory types for the journal) with "
@@ -40,7 +41,7 @@ _DEFS: dict[str, tuple[str, str, str, bool, bool]] = {
         True,
         False,
     ),
-    "memory.delete": (
+    "memory_delete": (
         "delete",
         "Delete memory",
         "Delete a memory file, or with heading only that heading section (and its subsections). Durable "
@@ -48,7 +49,7 @@ _DEFS: dict[str, tuple[str, str, str, bool, bool]] = {
         False,
         True,
     ),
-    "memory.set_identity": (
+    "memory_set_identity": (
         "identity",
         "Set identity",
         "Set who you are (role, owner, purpose, standing rules) in a few sentences: it replaces the identity "
@@ -56,21 +57,21 @@ _DEFS: dict[str, tuple[str, str, str, bool, bool]] = {
         False,
         True,
     ),
-    "memory.diary_write": (
+    "memory_diary_write": (
         "diary_write",
         "Write diary",
         "Write an entry in your diary (today's daily note): what you did, learned or decided, in your words.",
         False,
         False,
     ),
-    "memory.diary_read": (
+    "memory_diary_read": (
         "diary_read",
         "Read diary",
         "Your newest diary entries, newest first (or another agent's, by agent_id).",
         True,
         False,
     ),
-    "memory.ingest": (
+    "memory_ingest": (
         "ingest",
         "Ingest a conversation",
         "Give the turns of a conversation: greetings, acknowledgements and tool chatter are dropped, the rest "
@@ -87,7 +88,7 @@ def palace_tools(settings: Settings) -> dict[str, dict[str, Any]]:
     out = {}
     for name, (request, title, description, read_only, destructive) in _DEFS.items():
         schema = copy.deepcopy(REQUESTS[request])
-        if name == "memory.delete":
+        if name == "memory_delete":
             schema["properties"]["tier"]["enum"] = ["agent", "crew"] if settings.role == "lead" else ["agent"]
         hints = {
             "readOnlyHint": read_only,
@@ -100,14 +101,16 @@ def palace_tools(settings: Settings) -> dict[str, dict[str, Any]]:
             "title": title,
             "description": description,
             "inputSchema": schema,
+            "outputSchema": output_schema(name),
             "annotations": {"title": title, **hints},
         }
     return out
 
 
 def palace_tool(name: str) -> Tool:
-    """The tool's implementation: its operation, then a short text of what it did."""
-    return _TOOLS[name]
+    """The tool's implementation: its operation, then a short text of what it did. ``name`` may be
+    the tool's dotted name of earlier releases (``memory.list``), as the CLI gives it."""
+    return _TOOLS[name.replace(".", "_")]
 
 
 async def _list(app: web.Application, args: dict[str, Any]) -> ToolResult:
@@ -167,11 +170,11 @@ async def _ingest(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 _TOOLS: dict[str, Tool] = {
-    "memory.list": _list,
-    "memory.taxonomy": _taxonomy,
-    "memory.delete": _delete,
-    "memory.set_identity": _set_identity,
-    "memory.diary_write": _diary_write,
-    "memory.diary_read": _diary_read,
-    "memory.ingest": _ingest,
+    "memory_list": _list,
+    "memory_taxonomy": _taxonomy,
+    "memory_delete": _delete,
+    "memory_set_identity": _set_identity,
+    "memory_diary_write": _diary_write,
+    "memory_diary_read": _diary_read,
+    "memory_ingest": _ingest,
 }

@@ -28,7 +28,7 @@ def with_section(root: Path, hit: dict[str, Any], tokens: list[str], cap: int = 
     body, whole = _capped(lines, cap)
     cut = whole < len(lines)
     if cut:
-        body += f"\n[section cut at {cap} bytes: lines {first + whole}-{last} not shown; read them with memory.read]"
+        body += f"\n[section cut at {cap} bytes: lines {first + whole}-{last} not shown; read them with memory_read]"
     section = {"line_start": first, "line_end": last, "cut": cut}
     highlights = [[a, b] for a, b in mark_terms(body, tokens)]
     return {**hit, "snippet": body, "highlights": highlights, "section": section}

@@ -281,29 +281,29 @@ async def test_mcp_round_trip_with_the_official_client(
     server: TestServer = await aiohttp_server(create_app(make_settings()))
     async with mcp_session(server) as session:
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert tools["memory.recall"].input_schema["properties"]["scope"]["enum"] == ["own"]  # solo
-        first = await session.call_tool("memory.remember", {"content": "Sprint 42 is current", "topic_key": "sprint"})
-        second = await session.call_tool("memory.remember", {"content": "Sprint 43 is current", "topic_key": "sprint"})
+        assert tools["memory_recall"].input_schema["properties"]["scope"]["enum"] == ["own"]  # solo
+        first = await session.call_tool("memory_remember", {"content": "Sprint 42 is current", "topic_key": "sprint"})
+        second = await session.call_tool("memory_remember", {"content": "Sprint 43 is current", "topic_key": "sprint"})
         assert first.is_error is False and second.structured_content is not None and first.structured_content
         assert second.structured_content["supersedes"] == first.structured_content["id"]
         assert "replacing" in second.content[0].text  # type: ignore[union-attr]
-        found = await session.call_tool("memory.recall", {"query": "current sprint"})
+        found = await session.call_tool("memory_recall", {"query": "current sprint"})
         assert found.structured_content is not None
         assert [h["content"] for h in found.structured_content["hits"]] == ["Sprint 43 is current"]
         for _ in range(3):
-            rated = await session.call_tool("memory.feedback", {"topic_key": "sprint", "signal": "-"})
+            rated = await session.call_tool("memory_feedback", {"topic_key": "sprint", "signal": "-"})
             assert rated.is_error is False
         assert rated.structured_content is not None and rated.structured_content["status"] == "retired"
-        empty = await session.call_tool("memory.recall", {"query": "current sprint"})
+        empty = await session.call_tool("memory_recall", {"query": "current sprint"})
         assert empty.content[0].text == "No memory matched."  # type: ignore[union-attr]
-        forgot = await session.call_tool("memory.forget", {"topic_key": "sprint"})
+        forgot = await session.call_tool("memory_forget", {"topic_key": "sprint"})
         assert forgot.structured_content == {
             "forgotten": [second.structured_content["id"], first.structured_content["id"]]
         } or (forgot.structured_content is not None and len(forgot.structured_content["forgotten"]) == 2)
-        missing = await session.call_tool("memory.forget", {"topic_key": "sprint"})
+        missing = await session.call_tool("memory_forget", {"topic_key": "sprint"})
         assert missing.is_error is True and missing.structured_content is not None
         assert missing.structured_content["error"]["code"] == "not_found"
-        bad = await session.call_tool("memory.remember", {"content": "x", "memory_type": "rumour"})
+        bad = await session.call_tool("memory_remember", {"content": "x", "memory_type": "rumour"})
         assert bad.is_error is True
 
 

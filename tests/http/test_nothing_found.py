@@ -92,10 +92,10 @@ async def test_nonsense_returns_nothing_over_mcp(sidecar_client: ClientFactory, 
     async with streamable_http_client(url) as (read, write_), ClientSession(read, write_) as session:
         await session.initialize()
         for query in NONSENSE:
-            result = await session.call_tool("memory.search", {"query": query})
+            result = await session.call_tool("memory_search", {"query": query})
             assert result.is_error is False and result.structured_content is not None
             assert result.structured_content["results"] == [], query
-        found = await session.call_tool("memory.search", {"query": "tomatoes watering"})
+        found = await session.call_tool("memory_search", {"query": "tomatoes watering"})
         assert found.structured_content is not None
         assert found.structured_content["results"][0]["path"] == "daily/2026-05-15.md"
 

@@ -1,5 +1,6 @@
-"""Health gating: memory.write/memory.read leave /memory/tools and MCP tools/list when the sink breaks
-for real (read-only mount, full filesystem, tier past its cap, dir gone) and come back when it heals."""
+"""Health gating: memory_write/memory_read leave /memory/tools and MCP tools/list when the sink breaks
+for real (read-only mount, full filesystem, dir gone) and come back when it heals; past the tier's
+cap alone they stay, with memory_delete, so the agent can free room."""
 
 from __future__ import annotations
 
@@ -23,15 +24,15 @@ from sidecar.settings import Settings
 from sidecar.write import sink as health
 from tests.support.memory import AGENT_MD, write
 
-JOURNAL_TOOLS = ["memory.remember", "memory.recall", "memory.feedback", "memory.forget"]
-KG_TOOLS = ["kg.add", "kg.query", "kg.invalidate", "kg.timeline", "kg.traverse", "kg.tunnels", "kg.stats"]
-PALACE_READ = ["memory.list", "memory.taxonomy", "memory.diary_read"]
-PALACE_WRITE = ["memory.delete", "memory.set_identity", "memory.diary_write", "memory.ingest"]
+JOURNAL_TOOLS = ["memory_remember", "memory_recall", "memory_feedback", "memory_forget"]
+KG_TOOLS = ["kg_add", "kg_query", "kg_invalidate", "kg_timeline", "kg_traverse", "kg_tunnels", "kg_stats"]
+PALACE_READ = ["memory_list", "memory_taxonomy", "memory_diary_read"]
+PALACE_WRITE = ["memory_delete", "memory_set_identity", "memory_diary_write", "memory_ingest"]
 ALL = [
-    "memory.write",
-    "memory.read",
-    "memory.search",
-    "memory.check_duplicate",
+    "memory_write",
+    "memory_read",
+    "memory_search",
+    "memory_check_duplicate",
     *JOURNAL_TOOLS,
     *KG_TOOLS,
     *PALACE_READ,
@@ -39,7 +40,10 @@ ALL = [
 ]
 # With the sink down, search stays (the index answers) and so do the journal's and the graph's tools
 # (no file is touched) and the palace's tools that only read; the palace's tools that write go.
-SEARCH_ONLY = ["memory.search", "memory.check_duplicate", *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_READ]
+SEARCH_ONLY = ["memory_search", "memory_check_duplicate", *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_READ]
+# Past the tier's byte cap alone, what frees room stays: read, write (a replace with a shorter body)
+# and delete; the palace's tools that only add go.
+OVER_CAP = [*ALL[:4], *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_READ, "memory_delete"]
 
 
 def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:
@@ -110,20 +114,20 @@ async def test_read_only_mount_hides_write_and_read(make_settings: Callable[...,
             assert state["healthy"] is False and state["tools"] == SEARCH_ONLY
             assert any("Read-only file system" in reason for reason in state["reasons"])
             assert await listed(session) == SEARCH_ONLY
-            refused = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- lost"})
+            refused = await session.call_tool("memory_write", {"path": "AGENT.md", "content": "- lost"})
             assert refused.is_error is True and refused.structured_content is not None
             assert refused.structured_content["error"]["code"] == "sink_unavailable"
             assert "Read-only file system" in refused.structured_content["error"]["reasons"][0]
-            hidden = await session.call_tool("memory.read", {"path": "AGENT.md"})
+            hidden = await session.call_tool("memory_read", {"path": "AGENT.md"})
             assert hidden.is_error is True
-            searched = await session.call_tool("memory.search", {"query": "postgres"})
+            searched = await session.call_tool("memory_search", {"query": "postgres"})
             assert searched.is_error is False
             assert not list(memory_dir.glob(".health-probe.*"))
 
             run("mount", "-o", "remount,bind,rw", str(memory_dir))
             assert (await tools(client)) == {"healthy": True, "reasons": [], "tools": ALL}
             assert await listed(session) == ALL
-            saved = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- kept"})
+            saved = await session.call_tool("memory_write", {"path": "AGENT.md", "content": "- kept"})
             assert saved.is_error is False
         assert (memory_dir / "AGENT.md").read_text() == AGENT_MD + "- kept"
 
@@ -147,18 +151,55 @@ async def test_full_filesystem_is_unhealthy(make_settings: Callable[..., Setting
             assert state["healthy"] is False and state["tools"] == SEARCH_ONLY
             assert any("memory filesystem is full" in reason for reason in state["reasons"])
             assert await listed(session) == SEARCH_ONLY
-            refused = await session.call_tool("memory.write", {"path": "AGENT.md", "content": "- lost"})
+            refused = await session.call_tool("memory_write", {"path": "AGENT.md", "content": "- lost"})
             assert refused.is_error is True and "not healthy" in refused.structured_content["error"]["message"]
 
             filler.unlink()
             assert (await tools(client))["tools"] == ALL and await listed(session) == ALL
 
 
-async def test_tier_past_its_cap_is_unhealthy(make_settings: Callable[..., Settings], memory_dir: Path) -> None:
-    async with serve(make_settings(tier_cap_bytes=200)) as client:
+async def test_tier_past_its_cap_keeps_the_tools_that_free_room(
+    make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    """Past the tier's cap the agent can still recover through MCP: it reads its entries, deletes or
+    replaces them with a shorter body, and once the tier is under its cap every tool is back."""
+    used = sum(len(p.read_bytes()) for p in memory_dir.rglob("*.md"))
+    async with serve(make_settings(tier_cap_bytes=used - 100)) as client, mcp(client) as session:
         state = await tools(client)
-    assert state["healthy"] is False and state["tools"] == SEARCH_ONLY
-    assert any("past its cap" in reason for reason in state["reasons"])
+        assert state["healthy"] is False and any("past its cap" in reason for reason in state["reasons"])
+        assert state["tools"] == OVER_CAP and await listed(session) == OVER_CAP
+        read = await session.call_tool("memory_read", {"path": "AGENT.md"})
+        assert read.is_error is False and read.structured_content is not None
+        more = await session.call_tool("memory_write", {"path": "AGENT.md", "content": "- more"})
+        assert more.is_error is True and more.structured_content is not None
+        assert more.structured_content["error"]["code"] == "cap_exceeded"
+        identity = await session.call_tool("memory_set_identity", {"identity": "I am Ledger."})
+        assert identity.is_error is True and identity.structured_content is not None
+        assert identity.structured_content["error"]["code"] == "sink_unavailable"
+        shorter = await session.call_tool(
+            "memory_write", {"path": "AGENT.md", "content": "# Identity\nresearcher", "mode": "replace"}
+        )
+        assert shorter.is_error is False, shorter.content
+        assert (await tools(client))["tools"] == ALL and await listed(session) == ALL
+    assert (memory_dir / "AGENT.md").read_text() == "# Identity\nresearcher"
+
+
+async def test_tier_past_its_cap_frees_room_by_delete(make_settings: Callable[..., Settings], memory_dir: Path) -> None:
+    async with serve(make_settings(tier_cap_bytes=len(AGENT_MD) + 10)) as client, mcp(client) as session:
+        assert await listed(session) == OVER_CAP
+        deleted = await session.call_tool("memory_delete", {"path": "daily/2026-05-14.md"})
+        assert deleted.is_error is False, deleted.content
+        assert await listed(session) == ALL
+
+
+async def test_a_second_fault_beside_the_cap_withdraws_them(
+    make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    async with serve(make_settings(tier_cap_bytes=200)) as client:
+        with mounted("mount", "--bind", str(memory_dir), str(memory_dir), target=memory_dir):
+            run("mount", "-o", "remount,bind,ro", str(memory_dir))
+            state = await tools(client)
+    assert len(state["reasons"]) == 2 and state["tools"] == SEARCH_ONLY
 
 
 async def test_missing_dir_is_unhealthy_until_it_is_back(

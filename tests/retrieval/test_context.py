@@ -54,7 +54,7 @@ def test_a_long_section_is_cut_with_a_marker_saying_what_to_read(tmp_path: Path)
     assert out["section"] == {"line_start": 1, "line_end": 401, "cut": True}
     shown, marker = out["snippet"].rsplit("\n", 1)
     assert len(shown.encode()) <= 1024
-    assert marker.startswith("[section cut at 1024 bytes: lines ") and "memory.read" in marker
+    assert marker.startswith("[section cut at 1024 bytes: lines ") and "memory_read" in marker
     assert all(out["snippet"][a:b] == "canary" for a, b in out["highlights"])
 
 

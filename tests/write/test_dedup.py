@@ -1,5 +1,5 @@
 """Appends memory already holds are not written again: the same file or another file of the tier,
-through HTTP and the memory.check_duplicate tool; replace, force and a threshold of 0 write."""
+through HTTP and the memory_check_duplicate tool; replace, force and a threshold of 0 write."""
 
 from __future__ import annotations
 
@@ -82,16 +82,16 @@ async def test_check_duplicate_tool_with_the_official_client(
 ) -> None:
     server: TestServer = await aiohttp_server(create_app(make_settings()))
     async with mcp_session(server) as session:
-        wrote = await session.call_tool("memory.write", {"path": "topics/ops.md", "content": FACT})
+        wrote = await session.call_tool("memory_write", {"path": "topics/ops.md", "content": FACT})
         assert wrote.is_error is False
-        same = await session.call_tool("memory.check_duplicate", {"content": FACT, "path": "topics/ops.md"})
+        same = await session.call_tool("memory_check_duplicate", {"content": FACT, "path": "topics/ops.md"})
         assert same.structured_content is not None and same.structured_content["duplicate"] is True
         assert same.structured_content["duplicate_of"]["path"] == "topics/ops.md"
-        new = await session.call_tool("memory.check_duplicate", {"content": "- Billing closes on the 3rd."})
+        new = await session.call_tool("memory_check_duplicate", {"content": "- Billing closes on the 3rd."})
         assert new.structured_content == {"duplicate": False, "duplicate_of": None}
-        again = await session.call_tool("memory.write", {"path": "topics/ops.md", "content": FACT})
+        again = await session.call_tool("memory_write", {"path": "topics/ops.md", "content": FACT})
         assert again.is_error is False and "Not written" in again.content[0].text  # type: ignore[union-attr]
-        bad = await session.call_tool("memory.check_duplicate", {"content": ""})
+        bad = await session.call_tool("memory_check_duplicate", {"content": ""})
         assert bad.is_error is True
 
 

@@ -92,7 +92,7 @@ async def test_a_stuck_write_thread_turns_the_sink_unhealthy_and_refuses_writes_
             return None if body["healthy"] else body
 
         body = await async_wait_until(unhealthy, timeout=5, message="/memory/tools to say unhealthy")
-        assert "memory.write" not in body["tools"] and any("stalled" in r for r in body["reasons"]), body
+        assert "memory_write" not in body["tools"] and any("stalled" in r for r in body["reasons"]), body
         status, error = await within(2, client.post("/memory/write", json={"path": "AGENT.md", "content": "- x"}))
         assert status == 503 and error["error"]["code"] == "writes_stalled"
     finally:

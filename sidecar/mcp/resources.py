@@ -1,0 +1,55 @@
+"""The tier's markdown files as MCP resources: ``memory://agent/AGENT.md``, ``memory://crew/CREW.md``.
+
+The list is the palace's file list (``GET /memory/list``) and a read is ``GET /memory/read``, under
+the same path rules: what search and read leave out is not a resource either. With memory off
+there are none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.errors import BadRequest, Forbidden
+from sidecar.http.palace import list_op
+from sidecar.keys import SETTINGS
+from sidecar.write.reader import read_memory
+
+__all__ = ["SCHEME", "listed", "read", "uri_of"]
+
+SCHEME = "memory://"
+MARKDOWN = "text/markdown"
+
+
+def uri_of(tier: str, path: str) -> str:
+    return f"{SCHEME}{tier}/{path}"
+
+
+async def listed(app: web.Application) -> list[dict[str, Any]]:
+    """Every memory file, by tier then path."""
+    if not app[SETTINGS].memory_enabled:
+        return []
+    files = (await list_op(app, {}))["files"]
+    return [
+        {
+            "uri": uri_of(f["wing"], f["path"]),
+            "name": f"{f['wing']}/{f['path']}",
+            "title": f"{f['path']} ({f['wing']} memory, {f['room']})",
+            "description": f"{f['wing']} memory file, room {f['room']}, changed {f['modified']}",
+            "mimeType": MARKDOWN,
+            "size": f["bytes"],
+        }
+        for f in files
+    ]
+
+
+async def read(app: web.Application, uri: str) -> dict[str, Any]:
+    """One file's text, as ``GET /memory/read`` gives it."""
+    if not app[SETTINGS].memory_enabled:
+        raise Forbidden("memory is off for this agent (memory: false): nothing is read", code="memory_disabled")
+    tier, _, path = uri.removeprefix(SCHEME).partition("/")
+    if not uri.startswith(SCHEME) or not path:
+        raise BadRequest(f"not a memory resource: {uri!r} (expected {SCHEME}<tier>/<path>)", code="invalid_uri")
+    body = await read_memory(app, {"tier": tier, "path": path})
+    return {"contents": [{"uri": uri_of(body["tier"], body["path"]), "mimeType": MARKDOWN, "text": body["content"]}]}

@@ -1,0 +1,354 @@
+"""The MCP tools: what each one runs and how it is described to the model.
+
+Every tool runs the same operation as its HTTP route (search, write, read, the journal's memories,
+the graph, the palace) and answers with that route's JSON as structured content, plus a few lines
+of text for the model. Definitions carry the input schema (from ``sidecar.contract`` and the
+routes' schema modules), the output schema (``outputs``) and hints for the client.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from aiohttp import web
+
+from sidecar.contract import MAX_LIMIT, ReadRequest, SearchRequest, WriteRequest, request_schema
+from sidecar.episodic.memories import FeedbackRequest, ForgetRequest, Identity, RecallRequest, RememberRequest
+from sidecar.errors import BadRequest
+from sidecar.http.memories import default_scope, feedback_op, forget_op, recall_op, remember_op
+from sidecar.http.memory_schemas import request_schemas
+from sidecar.keys import SETTINGS, WRITES
+from sidecar.kg.lifecycle import kg_op
+from sidecar.kg.requests import REQUESTS as KG_REQUESTS
+from sidecar.kg.requests import parse as kg_parse
+from sidecar.mcp.arguments import Probe
+from sidecar.mcp.catalog import TOOLS
+from sidecar.mcp.outputs import output_schema
+from sidecar.mcp.palace_tools import palace_tool, palace_tools
+from sidecar.palace.ingest import parse_turns
+from sidecar.palace.layers import check_identity
+from sidecar.retrieval.answer import search_memory
+from sidecar.settings import Settings
+from sidecar.write.reader import read_memory
+
+__all__ = ["IMPLEMENTATIONS", "ToolResult", "probe", "tool_definitions"]
+
+ToolResult = tuple[Mapping[str, Any], str]
+Tool = Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]
+
+
+# -- what each tool runs ---------------------------------------------------------------------------
+async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await app[WRITES].write(WriteRequest.from_json(args))
+    if "duplicate_of" in body:
+        dup = body["duplicate_of"]
+        text = (
+            f"Not written: memory already holds this at {dup['path']}:{dup['line_start']}-{dup['line_end']} "
+            f"(similarity {dup['similarity']}). Send force: true to append it anyway."
+        )
+        return body, text
+    text = f"Saved durably to {body['tier']}/{body['path']} ({body['bytes']} bytes, {body['usage']['text']})."
+    if "warning" in body:
+        text += f"\nWarning: {body['warning']}\nCurrent entries:\n{body['current_entries']}"
+    return body, text
+
+
+async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await read_memory(app, args)
+    return body, f"{body['tier']}/{body['path']} ({body['bytes']} bytes):\n{body['content']}"
+
+
+async def _search(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    """The same search as ``POST /memory/search``, ``after_seq`` barrier included."""
+    body = await search_memory(app, args)
+    lines = [
+        f"{i}. [{hit['source']}] {hit['path']}:{hit['line_start']}-{hit['line_end']} {hit['heading']}\n   {hit['snippet']}"
+        for i, hit in enumerate(body["results"], 1)
+    ]
+    text = "\n".join(lines) if lines else "No memory matched."
+    if body.get("degraded"):
+        text += f"\n(degraded: {', '.join(body['degraded'])} could not be searched)"
+    return body, text
+
+
+async def _check_duplicate(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    content, tier, path = args.get("content"), args.get("tier", "agent"), args.get("path")
+    if not isinstance(content, str) or not content.strip():
+        raise BadRequest("content must be a non-empty string", code="invalid_content")
+    req = WriteRequest.from_json({"tier": tier, "path": path if path is not None else "x.md", "content": content})
+    found = await app[WRITES].check_duplicate(req.tier, req.path if path is not None else None, content)
+    if found is None:
+        return {"duplicate": False, "duplicate_of": None}, "New: memory holds nothing this close."
+    dup = found.to_json()
+    text = f"Duplicate of {dup['path']}:{dup['line_start']}-{dup['line_end']} (similarity {dup['similarity']})."
+    return {"duplicate": True, "duplicate_of": dup}, text
+
+
+async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await remember_op(app, args)
+    text = f"Remembered {body['memory_type']} {body['id']}"
+    if body.get("topic_key"):
+        text += f" under topic key {body['topic_key']!r}"
+    if body.get("supersedes"):
+        text += f", replacing {body['supersedes']} (kept as history)"
+    return body, text + "."
+
+
+async def _recall(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await recall_op(app, args)
+    lines = [
+        f"{i}. [{hit['memory_type'] or hit['entry_type']}, {hit['source']}, score {hit['score']:.3f}] {hit['content']}"
+        f"\n   id {hit['id']}" + (f", topic key {hit['topic_key']}" if hit.get("topic_key") else "")
+        for i, hit in enumerate(body["hits"], 1)
+    ]
+    text = "\n".join(lines) if lines else "No memory matched."
+    if body.get("degraded"):
+        text += f"\n(degraded: {', '.join(body['degraded'])} could not be recalled)"
+    return body, text
+
+
+async def _feedback(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await feedback_op(app, args)
+    text = f"Feedback {body['signal']} on {body['id']}: importance {body['importance']:.2f}, status {body['status']}."
+    return body, text
+
+
+async def _forget(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await forget_op(app, args)
+    return body, f"Forgot {len(body['forgotten'])} entr{'y' if len(body['forgotten']) == 1 else 'ies'}."
+
+
+def _kg(operation: str) -> Tool:
+    """The ``kg_<operation>`` tool: the same operation as ``POST /kg/<operation>``, its facts as lines."""
+
+    async def tool(app: web.Application, args: dict[str, Any]) -> ToolResult:
+        body = await kg_op(app, operation, args)
+        listed = body.get("facts")
+        facts = listed if isinstance(listed, list) else ([body["fact"]] if "fact" in body else [])
+        lines = [
+            f"#{f['id']} {f['subject']} {f['predicate']} {f['object']} [{f['valid_from'][:10]} .. "
+            f"{(f['valid_to'] or 'now')[:10]}] {f['source']}"
+            for f in facts
+        ]
+        if isinstance(body.get("tunnels"), list):
+            lines += [f"{t['name']}: {', '.join(t['rooms'])}" for t in body["tunnels"]]
+        if "nodes" in body:
+            lines += [f"{n['name']} ({n['hops']} hop{'s' if n['hops'] != 1 else ''})" for n in body["nodes"]]
+        if operation == "stats":
+            lines.append(
+                f"{body['entities']} entities, {body['facts']} facts ({body['current']} current, "
+                f"{body['invalidated']} ended), {body['rooms']} rooms, {body['tunnels']} tunnels"
+            )
+        return body, "\n".join(lines) if lines else "Nothing in the graph matched."
+
+    return tool
+
+
+IMPLEMENTATIONS: dict[str, Tool] = {
+    "memory_write": _write,
+    "memory_read": _read,
+    "memory_search": _search,
+    "memory_check_duplicate": _check_duplicate,
+    "memory_remember": _remember,
+    "memory_recall": _recall,
+    "memory_feedback": _feedback,
+    "memory_forget": _forget,
+    **{t.name: _kg(t.name.removeprefix("kg_")) for t in TOOLS if t.group == "kg"},
+    **{t.name: palace_tool(t.name) for t in TOOLS if t.group == "palace"},
+}
+
+
+# -- the operations' own argument checks -----------------------------------------------------------
+def probe(app: web.Application, name: str, *, read_only: bool) -> Probe | None:
+    """The operation's own check of a tool's arguments, with the HTTP API's codes: its request
+    parser, or for a tool that only reads, the tool itself (its refusal is harmless to provoke)."""
+    settings = app[SETTINGS]
+    parsers: dict[str, Callable[[dict[str, Any]], object]] = {
+        "memory_write": WriteRequest.from_json,
+        "memory_read": ReadRequest.from_json,
+        "memory_search": SearchRequest.from_json,
+        "memory_remember": lambda a: RememberRequest.from_json(a, Identity.from_settings(settings)),
+        "memory_recall": lambda a: RecallRequest.from_json(
+            a,
+            Identity.from_settings(settings),
+            default_scope=default_scope(settings),
+            default_scoring=settings.recall_scoring,
+        ),
+        "memory_feedback": lambda a: FeedbackRequest.from_json(a, Identity.from_settings(settings)),
+        "memory_forget": lambda a: ForgetRequest.from_json(a, Identity.from_settings(settings)),
+        **{t.name: _kg_parser(t.name.removeprefix("kg_")) for t in TOOLS if t.group == "kg"},
+        "memory_set_identity": lambda a: check_identity(a.get("identity")),
+        "memory_ingest": parse_turns,
+    }
+    if read_only:
+        tool = IMPLEMENTATIONS[name]
+
+        async def run(args: dict[str, Any]) -> None:
+            await tool(app, args)
+
+        return run
+    parser = parsers.get(name)
+    if parser is None:
+        return None
+
+    async def parse(args: dict[str, Any]) -> None:
+        parser(args)
+
+    return parse
+
+
+def _kg_parser(operation: str) -> Callable[[dict[str, Any]], object]:
+    return lambda args: kg_parse(operation, args)
+
+
+# -- definitions -----------------------------------------------------------------------------------
+def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
+    """Name -> MCP tool definition; the tier and scope enums offer only what this role may use."""
+    write_tiers = ["agent", "crew"] if settings.role == "lead" else ["agent"]
+    read_tiers = ["agent", "crew"] if settings.has_crew else ["agent"]
+    scopes = ["agent", "crew", "both"] if settings.has_crew else ["agent"]
+    write = _tool(
+        "memory_write",
+        "Write memory",
+        WRITE_DESCRIPTION,
+        _input(WriteRequest.FIELDS, ("path", "content"), tier=write_tiers),
+        hints=_hints(read_only=False, destructive=True, idempotent=False),
+    )
+    read = _tool(
+        "memory_read",
+        "Read memory",
+        "Read one memory file as it is on disk, e.g. the file a search hit or memory_list names; "
+        "line_start and line_end (1-based, inclusive) read only those lines.",
+        _input(ReadRequest.FIELDS, ("path",), tier=read_tiers),
+        hints=_hints(read_only=True, destructive=False, idempotent=True),
+    )
+    search = _tool(
+        "memory_search",
+        "Search memory",
+        "Search the memory files for what you or your crew noted before (keywords, and meaning when a "
+        "model is configured); use it before answering from memory. Each hit names its file and lines; its "
+        "snippet is a window around the matched terms (highlights: their [start, end) offsets, in Unicode "
+        'code points), or with context "section" the whole heading section, so the file need not be read '
+        "next. No hits means memory holds nothing on it. After a write, pass its seq as after_seq to see it.",
+        _input(("query", "limit", "scope", "after_seq", "context", "highlight"), ("query",), scope=scopes),
+        hints=_hints(read_only=True, destructive=False, idempotent=True),
+    )
+    check = _tool(
+        "memory_check_duplicate",
+        "Check for a duplicate",
+        "Before writing: does memory already hold this content (every line of it nearly word for word)? "
+        "Names where, with a similarity. memory_write runs the same check on appends.",
+        _input(("content", "tier", "path"), ("content",), tier=write_tiers),
+        hints=_hints(read_only=True, destructive=False, idempotent=True),
+    )
+    return {
+        "memory_write": write,
+        "memory_read": read,
+        "memory_search": search,
+        "memory_check_duplicate": check,
+        **journal_tools(settings),
+        **kg_tools(settings),
+        **palace_tools(settings),
+    }
+
+
+def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
+    """The knowledge-graph tools; the crew scope is offered only on a lead (it holds the crew's graph)."""
+    out = {}
+    for spec in (t for t in TOOLS if t.group == "kg"):
+        operation = spec.name.removeprefix("kg_")
+        schema = json.loads(json.dumps(KG_REQUESTS[operation]))
+        if settings.role != "lead":
+            schema["properties"]["scope"]["anyOf"][0]["enum"] = ["agent"]
+        read_only = operation not in ("add", "invalidate")
+        out[spec.name] = _tool(
+            spec.name,
+            f"Knowledge graph: {operation}",
+            schema.pop("description"),
+            schema,
+            hints=_hints(read_only=read_only, destructive=False, idempotent=read_only),  # facts are never deleted
+        )
+    return out
+
+
+def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
+    """The typed-memory tools; crew scopes are offered only where there is a crew."""
+    schemas = request_schemas(has_crew=settings.has_crew, identity=False)
+    remember = _tool(
+        "memory_remember",
+        "Remember a fact",
+        "Store one typed memory (a fact, decision, preference, todo, error, context, workflow or meeting ledger) "
+        "that memory_recall can find later. With a topic_key it replaces the live memory holding that key (the "
+        "old one is kept as history): use one for facts that change, e.g. current-sprint. expires_at or "
+        "ttl_seconds makes it temporary. scope crew shares it with the crew.",
+        schemas["remember"],
+        hints=_hints(read_only=False, destructive=False, idempotent=False),
+    )
+    recall = _tool(
+        "memory_recall",
+        "Recall memories",
+        "The typed memories most relevant to a query, best first, each with its id (for memory_feedback or "
+        "memory_forget), type, score and topic key. Only memories that match the query are returned; an empty "
+        "list means none did. explain shows what each score is made of.",
+        schemas["recall"],
+        hints=_hints(read_only=False, destructive=False, idempotent=False),
+    )
+    feedback = _tool(
+        "memory_feedback",
+        "Rate a memory",
+        'Say whether a recalled memory helped: "+" raises its importance, "-" lowers it; the third "-" '
+        "retires it (never recalled again). Name it by id or topic_key.",
+        schemas["feedback"],
+        hints=_hints(read_only=False, destructive=False, idempotent=False),
+    )
+    forget = _tool(
+        "memory_forget",
+        "Forget a memory",
+        "Remove a typed memory that is wrong or obsolete, by id, or by topic_key (the memory and its history). "
+        "It is archived and never recalled again.",
+        schemas["forget"],
+        hints=_hints(read_only=False, destructive=True, idempotent=True),
+    )
+    return {"memory_remember": remember, "memory_recall": recall, "memory_feedback": feedback, "memory_forget": forget}
+
+
+def _input(fields: tuple[str, ...], required: tuple[str, ...], **enums: list[str]) -> dict[str, Any]:
+    """A tool's input schema: the contract's field schemas, with the enums this role may use."""
+    schema = request_schema({name: name for name in fields}, required, closed=True)
+    for name, allowed in enums.items():
+        schema["properties"][name]["enum"] = allowed
+    if "limit" in schema["properties"]:
+        schema["properties"]["limit"]["maximum"] = MAX_LIMIT
+    return schema
+
+
+WRITE_DESCRIPTION = (
+    "Save markdown to durable memory: facts, decisions and lessons worth keeping past this session "
+    "(AGENT.md for standing facts, daily/YYYY-MM-DD.md for today's notes, topics/<name>.md for a subject). "
+    "Appends by default. Success means the bytes are on stable storage; an error means nothing was saved, "
+    "so say so. If a cap refuses the write, the error carries usage and the entries of the file: consolidate "
+    '(merge duplicates, drop stale lines, summarise) and retry in the same turn with mode "replace" '
+    "carrying the shorter body."
+)
+
+
+def _tool(name: str, title: str, description: str, schema: dict[str, Any], *, hints: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "title": title,
+        "description": description,
+        "inputSchema": schema,
+        "outputSchema": output_schema(name),
+        "annotations": {"title": title, **hints},
+    }
+
+
+def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": False,
+    }
