@@ -85,6 +85,13 @@ class Conflict(SidecarError):
     default_code = "conflict"
 
 
+class NoCrewTier(Conflict):
+    """A crew scope or tier asked of a solo sidecar: this sidecar's configuration, not a passing
+    outage, so retrying cannot help (409, never 503)."""
+
+    default_code = "no_crew_tier"
+
+
 class PayloadTooLarge(SidecarError):
     status = 413
     default_code = "payload_too_large"

@@ -44,6 +44,8 @@ LEVELS: dict[str, int] = {
     # The knowledge graph: its store, extraction and questions; http, mcp and server use it, and
     # search gets its lift through a protocol (retrieval.lift.SearchBoost), not an import.
     "sidecar.kg": 2,
+    # The registry of operations and the rules every way in applies to them.
+    "sidecar.ops": 2,
     "sidecar.episodic": 3,
     # It reads and writes memory files and the journal: it sits with episodic.
     "sidecar.consolidate": 3,

@@ -29,6 +29,7 @@ from sidecar.http.guards import body_deadline, server_limits
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.index.tier import Tier
 from sidecar.keys import SEARCH, SETTINGS, TIERS
+from sidecar.ops.registry import OPERATIONS, refuse_unknown
 from sidecar.retrieval.search import SearchRequest, SearchService
 
 __all__ = ["MAX_BODY_BYTES", "MAX_CONNECTIONS", "MAX_MEMORY_BODY_BYTES", "create_crew_app", "crew_listener_ctx"]
@@ -39,6 +40,8 @@ MAX_BODY_BYTES = 64 * 1024
 #: with every escape, with room to spare.
 MAX_MEMORY_BODY_BYTES = 512 * 1024
 MAX_CONNECTIONS = 64
+#: A member's crew search takes what the agent's own search takes, less the scope (always crew).
+_SEARCH_FIELDS = next(op.body for op in OPERATIONS if op.name == "search") or frozenset()
 
 log = structlog.get_logger("sidecar.crew")
 CREW_TIER = web.AppKey("crew_tier", Tier)
@@ -106,6 +109,7 @@ def _credentials(header: str) -> bytes:
 
 async def _search(request: web.Request) -> web.Response:
     body = await read_json_object(request)
+    refuse_unknown(body.keys(), _SEARCH_FIELDS)
     req = SearchRequest.from_json({**body, "scope": "crew"})
     return json_answer(await request.app[CREW_SEARCH].search(req))
 

@@ -55,8 +55,15 @@ def parse_json(raw: bytes) -> Any:
         raise BadRequest(json_problem(exc), code="invalid_json") from None
 
 
+_BODY: web.RequestKey[dict[str, Any]] = web.RequestKey("json_body", dict)
+
+
 async def read_json_object(request: web.Request) -> dict[str, Any]:
-    """The request body as a JSON object, or a 400/413 that says what is wrong with it."""
+    """The request body as a JSON object, or a 400/413 that says what is wrong with it (parsed once
+    per request: the policy middleware reads it before the route does)."""
+    cached: dict[str, Any] | None = request.get(_BODY)
+    if cached is not None:
+        return cached
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
@@ -66,4 +73,5 @@ async def read_json_object(request: web.Request) -> dict[str, Any]:
     body = parse_json(raw)
     if not isinstance(body, dict):
         raise BadRequest("request body must be a JSON object", code="invalid_json")
+    request[_BODY] = body
     return body

@@ -8,7 +8,7 @@ import structlog
 from aiohttp import web
 
 from sidecar.contract import HealthAnswer, Role
-from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
+from sidecar.errors import BadRequest, Forbidden, NoCrewTier, SidecarError
 from sidecar.http.metrics import observe_reindex
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Cancelled
@@ -34,7 +34,7 @@ def tier_for(app: web.Application, scope: str) -> Tier:
     if scope in tiers:
         return tiers[scope]
     if app[SETTINGS].role == "solo":
-        raise EngineUnavailable("this agent has no crew tier (role solo)", code="no_crew_tier")
+        raise NoCrewTier("this agent has no crew tier (role solo)")
     raise Forbidden("only the crew lead indexes the crew tier; ask the lead's sidecar", code="not_lead")
 
 

@@ -46,11 +46,12 @@ class Tier:
     async def _read(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
 
-    async def open(self, postings: bool = True) -> str:
+    async def open(self, postings: bool = True, *, sync: bool = True) -> str:
         """Open the index. Its in-memory postings are built next on the writer thread (searches use
         FTS5 until then: the same ranking, only slower); ``postings=False`` leaves that to a later
-        ``start_postings()`` (the server starts them once it answers, not while it starts)."""
-        integrity = await self._write(self.index.open)
+        ``start_postings()`` (the server starts them once it answers, not while it starts).
+        ``sync=False``: open it without reading the files into it (memory off)."""
+        integrity = await self._write(lambda: self.index.open(sync=sync))
         self.index.schedule = self._submit
         if postings:
             self.start_postings()

@@ -164,17 +164,23 @@ class TierIndex:
         self._refresh_pending = False
 
     # -- lifecycle -------------------------------------------------------------------------
-    def open(self, postings: bool = False) -> str:
+    def open(self, postings: bool = False, *, sync: bool = True) -> str:
         """Open (creating or rebuilding as needed), reconcile with the files; return integrity.
-        ``postings``: also build the in-memory postings now (the server does it after ready)."""
+        ``postings``: also build the in-memory postings now (the server does it after ready).
+        ``sync=False`` (memory off) opens the index without reading a single file into it."""
         self.root.mkdir(parents=True, exist_ok=True)
         existed = self.path.exists()
         problem = self._try_open()
-        if problem is not None:
+        if problem is not None and sync:
             self._rebuild_from_files(problem)
+        elif problem is not None:
+            self._discard()
+            self._try_open()
+            self.integrity = f"discarded: {problem}"
         else:
             self.integrity = "ok" if existed else "created"
-            self.reconcile(kind="reconcile")
+            if sync:
+                self.reconcile(kind="reconcile")
         if postings:
             self.enable_postings()
         return self.integrity

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import structlog
 
 from sidecar.contract import MAX_LIMIT, SCOPES, SearchRequest
-from sidecar.errors import BadRequest, EngineUnavailable, SearchFailed, SidecarError
+from sidecar.errors import BadRequest, NoCrewTier, SearchFailed, SidecarError
 from sidecar.index.query import terms
 from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
@@ -69,7 +69,7 @@ class SearchService:
     async def search(self, req: SearchRequest) -> dict[str, Any]:
         started = time.perf_counter()
         if req.scope != "agent" and not self.has_crew:
-            raise EngineUnavailable("this agent has no crew tier (role solo): use scope agent", code="no_crew_tier")
+            raise NoCrewTier("this agent has no crew tier (role solo): use scope agent")
         if req.scope == "both":
             results, degraded = await self._both(req)
         else:

@@ -36,6 +36,7 @@ from sidecar.http.errors import error_middleware
 from sidecar.http.guards import body_deadline, host_origin_guard
 from sidecar.http.metrics import METRICS, observe_reindex, setup_metrics
 from sidecar.http.palace import AGENT_SETTINGS
+from sidecar.http.policy import policy_middleware
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.watcher import TierWatcher
 from sidecar.keys import CREW_PROXY, EMBEDDER, QUEUE, SEARCH, SETTINGS, TIERS, WATCHERS, WRITES
@@ -73,7 +74,8 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     ``tiers``: the tiers, already opening (see sidecar.server.serve); by default they open when it starts.
     """
     # Refuse DNS-rebinding requests (Host, Origin) and bodies that trickle in, before anything else.
-    middlewares = [host_origin_guard(settings), body_deadline(), error_middleware]
+    # Then the registry's rules (memory off, unknown fields), the same for every route.
+    middlewares = [host_origin_guard(settings), body_deadline(), error_middleware, policy_middleware]
     # The agent's own settings file in its tier dir (memory.toml or settings.md) goes over the
     # environment and flags; a bad file is reported, never fatal.
     found = load_agent_settings(settings.memory_dir)
@@ -321,7 +323,7 @@ async def _flags_ctx(app: web.Application) -> AsyncIterator[None]:
     """Scan the tiers' files for the injection scanner's verdicts in the background, so the first
     search that shows a file does not pay for it."""
     search = app[SEARCH]
-    roots = {name: tier.root for name, tier in app[TIERS].items()}
+    roots = {name: tier.root for name, tier in app[TIERS].items()} if app[SETTINGS].memory_enabled else {}
     task = asyncio.create_task(search.flags.warm(roots), name="flag-warm")
     try:
         yield
@@ -334,7 +336,8 @@ async def _flags_ctx(app: web.Application) -> AsyncIterator[None]:
 async def _watchers_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
     watchers = []
-    for name, tier in app[TIERS].items():
+    # Memory off: nobody watches the files (they are not indexed).
+    for name, tier in app[TIERS].items() if settings.memory_enabled else ():
         interval = settings.crew_reindex_interval if name == "crew" else settings.reconcile_interval
         watcher = TierWatcher(
             name,

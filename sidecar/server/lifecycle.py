@@ -89,14 +89,16 @@ class OpeningTiers:
         self.locks = lock_tiers(roots.values())
         self.tiers = {name: Tier(name, root) for name, root in roots.items()}
         self._taken = False
-        self._opening = [asyncio.ensure_future(self._open(tier)) for tier in self.tiers.values()]
+        # Memory off: the tiers' files are not read into the index (nor are they searched).
+        self.indexing = settings.memory_enabled
+        self._opening = [asyncio.ensure_future(self._open(tier, self.indexing)) for tier in self.tiers.values()]
 
     @staticmethod
-    async def _open(tier: Tier) -> None:
+    async def _open(tier: Tier, indexing: bool) -> None:
         swept = sweep_temp_files(tier.root)
         if swept:
             log.warning("write.temp_swept", tier=tier.name, files=swept)
-        integrity = await tier.open(postings=False)  # built once the server answers: see run()
+        integrity = await tier.open(postings=False, sync=indexing)  # postings once the server answers: see run()
         log.info("index.opened", tier=tier.name, dir=str(tier.root), integrity=integrity)
 
     async def wait(self) -> dict[str, Tier]:

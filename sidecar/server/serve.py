@@ -22,6 +22,8 @@ import structlog
 from sidecar.errors import TierLocked
 from sidecar.heap import tune_malloc
 from sidecar.logs import configure_logging
+from sidecar.palace.agent_settings import apply as apply_agent_settings
+from sidecar.palace.agent_settings import load_agent_settings
 from sidecar.server.lifecycle import OpeningTiers
 from sidecar.settings import Settings
 
@@ -59,7 +61,8 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    opening = OpeningTiers(settings)
+    # The agent's own settings file can turn memory off: then the tiers open without being indexed.
+    opening = OpeningTiers(apply_agent_settings(settings, load_agent_settings(settings.memory_dir)))
     await asyncio.sleep(0)  # the opening tasks hand their index work to the writer threads now
     runner: web.AppRunner | None = None
     try:
@@ -74,7 +77,7 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
             memory_dir=str(settings.memory_dir),
             startup_ms=round((time.perf_counter() - started) * 1000, 1),
         )
-        for tier in opening.tiers.values():
+        for tier in opening.tiers.values() if opening.indexing else ():
             tier.start_postings()  # after ready: the build would compete with start-up for the GIL
         await stop.wait()
         log.info("sidecar.stopping")

@@ -40,7 +40,7 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis
 # A fuzz campaign like schemathesis: 150 generated requests per test against a real process.
 pytestmark = pytest.mark.slow
 PROPERTY = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-DOCUMENTED_5XX = {(503, "no_crew_tier")}
+DOCUMENTED_5XX: set[tuple[int, str]] = set()
 # Besides memory files, the tier dir holds the tier index, the episodic journal, the knowledge graph
 # and the dir's lock.
 DATABASES = re.compile(r"^(index|journal|kg)\.sqlite(-wal|-shm|-journal)?$")

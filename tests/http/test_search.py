@@ -72,7 +72,7 @@ async def test_crew_scopes_on_a_solo_agent_are_503(sidecar_client: ClientFactory
     client = await sidecar_client()
     for scope in ("crew", "both"):
         status, body = await post_search(client, {"query": "x", "scope": scope})
-        assert status == 503 and body["error"]["code"] == "no_crew_tier"
+        assert status == 409 and body["error"]["code"] == "no_crew_tier"
 
 
 async def test_status_and_reindex(sidecar_client: ClientFactory, memory_dir: Path) -> None:

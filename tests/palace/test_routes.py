@@ -96,7 +96,7 @@ async def test_delete_a_file_and_the_errors(start: Start, memory_dir: Path) -> N
     assert await err(client, "POST", "/memory/delete", 400, json={"path": "x.md", "heading": None}) == (
         "invalid_heading"
     )
-    assert await err(client, "POST", "/memory/delete", 503, json={"path": "x.md", "tier": "crew"}) == "no_crew_tier"
+    assert await err(client, "POST", "/memory/delete", 409, json={"path": "x.md", "tier": "crew"}) == "no_crew_tier"
 
 
 async def test_identity_is_l0_and_capped(start: Start, memory_dir: Path) -> None:

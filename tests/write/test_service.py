@@ -193,7 +193,7 @@ async def test_symlinks_out_of_the_tier_are_refused(
 async def test_crew_tier_on_a_solo_agent_does_not_exist(sidecar_client: ClientFactory, memory_dir: Path) -> None:
     client = await sidecar_client()
     resp = await client.post("/memory/write", json={"tier": "crew", "path": "CREW.md", "content": "x"})
-    assert resp.status == 503 and (await resp.json())["error"]["code"] == "no_crew_tier"
+    assert resp.status == 409 and (await resp.json())["error"]["code"] == "no_crew_tier"
 
 
 @pytest.mark.parametrize(

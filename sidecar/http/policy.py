@@ -1,0 +1,45 @@
+"""The registry's rules on every HTTP route, in one middleware (``sidecar.ops.registry``).
+
+The route a request matched names its operation; before the route runs, memory off refuses an
+operation on memory (403 ``memory_disabled``) and a field the operation does not take, in the
+query string or the JSON body, is 400 ``unknown_field``. The body read here is kept on the request,
+so the route reads it without parsing it twice.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from sidecar.http.jsonio import read_json_object
+from sidecar.keys import SETTINGS
+from sidecar.ops.registry import Operation, admit, find, refuse_unknown
+
+__all__ = ["MEMORY_OFF", "operation_of", "policy_middleware"]
+
+#: Set on a request whose operation answers empty because memory is off (the block).
+MEMORY_OFF: web.RequestKey[bool] = web.RequestKey("memory_off", bool)
+
+
+def operation_of(request: web.Request) -> Operation | None:
+    """The registry's operation for the route ``request`` matched (HEAD as its GET); None for a
+    request no route matched (404, 405)."""
+    resource = request.match_info.route.resource
+    if resource is None:
+        return None
+    method = "GET" if request.method == "HEAD" else request.method
+    return find(method, resource.canonical)
+
+
+@web.middleware
+async def policy_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    op = operation_of(request)
+    if op is None:
+        return await handler(request)
+    if not admit(op, memory_enabled=request.app[SETTINGS].memory_enabled):
+        request[MEMORY_OFF] = True
+    if op.query is not None:
+        refuse_unknown(request.query.keys(), op.query)
+    if op.body is not None:
+        refuse_unknown((await read_json_object(request)).keys(), op.body)
+    return await handler(request)

@@ -1,0 +1,158 @@
+"""The registry's rules hold on every route: the tests walk ``sidecar.ops.registry.OPERATIONS`` and
+the application's routes, so an operation added later cannot skip them.
+
+- every route the application serves is an operation of the registry, and the other way round;
+- the fields each operation takes are the fields the OpenAPI document gives it;
+- memory off refuses every operation on memory with 403 ``memory_disabled``, empties the block,
+  indexes nothing and changes no file;
+- a field an operation does not take is 400 ``unknown_field`` naming it, in the body or the query.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from sidecar.http.openapi import DOCUMENT
+from sidecar.ops.registry import OPERATIONS, Operation, find
+from sidecar.server.app import create_app
+from sidecar.settings import load_settings
+from tests.support.memory import ClientFactory, write
+
+MEMORY_OPS = [op for op in OPERATIONS if op.memory in ("read", "write")]
+BODY_OPS = [op for op in OPERATIONS if op.body is not None]
+QUERY_OPS = [op for op in OPERATIONS if op.query is not None]
+
+# Valid requests, so that a refusal with memory off is the rule's and not the input's.
+VALID: dict[str, dict[str, Any]] = {
+    "search": {"query": "postgres"},
+    "write": {"path": "daily/2026-05-20.md", "content": "## Note\nA fact.\n"},
+    "read": {"path": "AGENT.md"},
+    "journal_append": {"workspace_id": "default", "entry_type": "decision", "summary": "Chose Go for the API"},
+    "episodic_recall": {"query_text": "API"},
+    "remember": {"content": "Using Go for the API", "topic_key": "api-language"},
+    "recall": {"query": "API language"},
+    "feedback": {"topic_key": "api-language", "signal": "+"},
+    "forget": {"topic_key": "api-language"},
+    "consolidate": {},
+    "kg_add": {"subject": "billing", "predicate": "uses", "object": "Stripe"},
+    "kg_query": {"entity": "billing"},
+    "kg_invalidate": {"subject": "billing", "predicate": "uses", "object": "Stripe"},
+    "kg_timeline": {"entity": "billing"},
+    "kg_traverse": {"entity": "billing"},
+    "kg_tunnels": {},
+    "delete": {"path": "daily/2026-05-14.md"},
+    "identity": {"identity": "I am a test agent."},
+    "diary_write": {"content": "Worked on the API."},
+    "ingest": {"turns": [{"role": "user", "content": "We use Go for the API now."}]},
+}
+
+
+def _app_routes() -> set[tuple[str, str]]:
+    app = create_app(load_settings({"memory_dir": "/nonexistent", "embedder": "none"}, environ={}))
+    return {
+        (route.method, route.resource.canonical)
+        for route in app.router.routes()
+        if route.resource is not None and route.method != "HEAD"
+    }
+
+
+def test_every_route_is_an_operation_of_the_registry() -> None:
+    routes = _app_routes()
+    served = {(op.method, op.path) for op in OPERATIONS}
+    # /mcp takes any method (JSON-RPC over POST, its session closed by DELETE); the registry names both.
+    routes = {(m, p) for m, p in routes if (m, p) != ("*", "/mcp")} | {("POST", "/mcp"), ("DELETE", "/mcp")}
+    assert routes - served == set(), "a route the registry does not know skips its rules"
+    assert served - routes == set(), "an operation of the registry no route serves"
+    assert find("GET", "/nowhere") is None
+
+
+def _documented(op: Operation) -> tuple[set[str] | None, set[str]]:
+    """The body fields and query parameters the OpenAPI document gives ``op``."""
+    spec = DOCUMENT["paths"][op.path][op.method.lower()]
+    query = {p["name"] for p in spec.get("parameters", []) if p.get("in") == "query"}
+    body = spec.get("requestBody")
+    if body is None:
+        return None, query
+    schema = body["content"]["application/json"]["schema"]
+    if "$ref" in schema:
+        schema = DOCUMENT["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return set(schema.get("properties", {})), query
+
+
+@pytest.mark.parametrize("op", [op for op in OPERATIONS if op.query is not None], ids=lambda op: op.name)
+def test_the_registry_takes_the_fields_the_document_gives(op: Operation) -> None:
+    body, query = _documented(op)
+    assert (set(op.body) if op.body is not None else None) == body
+    assert set(op.query or ()) == query
+
+
+async def _call(client: TestClient[Any, Any], op: Operation, fields: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    if op.body is None:
+        resp = await client.request(op.method, op.path, params={k: str(v) for k, v in fields.items()})
+    else:
+        resp = await client.request(op.method, op.path, json=fields)
+    if resp.content_type != "application/json":  # /metrics
+        return resp.status, {}
+    return resp.status, await resp.json()
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*.md") if p.is_file()}
+
+
+async def test_memory_off_refuses_every_operation_on_memory(
+    sidecar_client: ClientFactory, memory_dir: Path, tmp_path: Path
+) -> None:
+    write(memory_dir, "memory.toml", "memory = false\n")
+    before = _tree(memory_dir)
+    client = await sidecar_client(role="lead")
+    refused = []
+    for op in MEMORY_OPS:
+        status, body = await _call(client, op, VALID.get(op.name, {}))
+        assert status == 403 and body["error"]["code"] == "memory_disabled", (op.name, status, body)
+        refused.append(op.name)
+    assert {"remember", "journal_append", "kg_add", "consolidate", "search", "read", "recall"} <= set(refused)
+    status, block = await _call(client, find("POST", "/memory/block"), {"query": "postgres"})  # type: ignore[arg-type]
+    assert status == 200 and block["text"] == "" and block["used"] == 0
+    status, state = await _call(client, find("GET", "/memory/status"), {})  # type: ignore[arg-type]
+    assert status == 200 and state["files"] == 0 and state["chunks"] == 0  # nothing was indexed
+    assert _tree(memory_dir) == before  # nothing written, nothing archived
+    for op in OPERATIONS:
+        if op.memory == "none" and op.method == "GET":
+            status, _ = await _call(client, op, {})
+            assert status != 403, op.name  # the service itself still answers
+
+
+async def test_memory_on_answers_the_same_requests(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    client = await sidecar_client()
+    for name in ("search", "read", "remember", "recall", "kg_add", "journal_append"):
+        op = next(op for op in OPERATIONS if op.name == name)
+        status, body = await _call(client, op, VALID[name])
+        assert status in (200, 201), (name, status, body)
+
+
+@pytest.mark.parametrize("op", BODY_OPS, ids=lambda op: op.name)
+async def test_an_unknown_body_field_is_refused_by_name(sidecar_client: ClientFactory, op: Operation) -> None:
+    client = await sidecar_client(role="lead")
+    fields = {**VALID.get(op.name, {}), "limt": 2}
+    status, body = await _call(client, op, fields)
+    assert status == 400, (status, body)
+    assert body["error"]["code"] == "unknown_field" and "limt" in body["error"]["message"], body
+
+
+@pytest.mark.parametrize("op", [op for op in QUERY_OPS if op.body is None], ids=lambda op: op.name)
+async def test_an_unknown_query_parameter_is_refused_by_name(sidecar_client: ClientFactory, op: Operation) -> None:
+    client = await sidecar_client(role="lead")
+    resp = await client.request(op.method, op.path, params={**VALID.get(op.name, {}), "limt": "2"})
+    body = await resp.json()
+    assert resp.status == 400 and body["error"]["code"] == "unknown_field", (op.name, resp.status, body)
+
+
+async def test_a_misspelt_search_limit_no_longer_returns_ten_hits(sidecar_client: ClientFactory) -> None:
+    client = await sidecar_client()
+    resp = await client.post("/memory/search", json={"query": "postgres", "limt": 2})
+    assert resp.status == 400 and (await resp.json())["error"]["field"] == "limt"
