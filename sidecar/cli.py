@@ -106,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--to", dest="target", required=True, metavar="postgres://...", help="the store's URL")
     migrate.add_argument("--crew-id", default=None, help="the crew's id in the store (default: the crew_id setting)")
     migrate.add_argument("--model", default=None, help="whose vectors to copy (default: the most stored model)")
+    mcp = sub.add_parser(
+        "mcp",
+        help="MCP over stdio: the memory tools in this process over --memory-dir, or forwarded to a running "
+        "sidecar with --url",
+    )
+    mcp.add_argument("--url", help="a running sidecar to forward to, e.g. http://127.0.0.1:9119 (default: in process)")
+    add_arguments(mcp)
     _add_palace_commands(sub)
     return parser
 
@@ -248,6 +255,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return _store_migrate(args, out, err)
         if args.command == "palace":
             return _palace(args, out, err)
+        if args.command == "mcp":
+            from sidecar.mcp.stdio import main as mcp_main
+            from sidecar.server.app import create_app
+
+            return mcp_main(load_settings(args), args.url, create_app)
         return _offline(args, load_settings({}), out, err)
     except SidecarError as exc:
         print(f"memory-sidecar: {exc.message}", file=err)

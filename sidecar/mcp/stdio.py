@@ -1,0 +1,241 @@
+"""``memory-sidecar mcp``: MCP over stdio, for clients that start their servers as processes
+(Claude Desktop, Claude Code, Codex, the OpenAI Agents SDK's ``MCPServerStdio`` ...).
+
+The official SDK (``mcp.server.lowlevel.Server`` on ``mcp.server.stdio.stdio_server``) carries
+the protocol; every request is answered by a backend, chosen once at start:
+
+- in process (the default): the sidecar's application over ``--memory-dir``, started whole but
+  with no port open, answering with the same methods as ``/mcp`` (``sidecar.mcp.methods``). It
+  takes the tier dir's lock, so it refuses a dir a running sidecar serves;
+- forwarding (``--url``): each request goes to a running sidecar's ``/mcp``.
+
+The tool list follows what the tools can do now, so the server says ``listChanged`` and, once a
+client has listed the tools, tells it when the list it would get has changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
+
+import aiohttp
+import anyio
+import mcp_types as types
+import structlog
+from aiohttp import web
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from sidecar import __version__
+from sidecar.errors import TierLocked
+from sidecar.logs import configure_logging
+from sidecar.mcp.methods import INSTRUCTIONS, RpcError, dispatch
+from sidecar.mcp.server import PROTOCOL_VERSIONS, SESSION_HEADER, VERSION_HEADER
+from sidecar.settings import Settings
+
+__all__ = ["AppFactory", "Backend", "InProcess", "Remote", "in_process", "main", "serve_stdio"]
+
+log = structlog.get_logger("sidecar.mcp.stdio")
+#: How often the offered tools are compared with what the client last listed.
+WATCH_EVERY_S = 2.0
+
+
+class Backend(Protocol):
+    """Answers one MCP request; a fault is an RpcError."""
+
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
+
+
+class InProcess:
+    """The sidecar's application in this process, answering with ``sidecar.mcp.methods``."""
+
+    def __init__(self, app: web.Application) -> None:
+        self.app = app
+
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return await dispatch(self.app, method, params)
+
+
+class Remote:
+    """A running sidecar's ``/mcp``, one MCP session on it, opened again if the sidecar forgot it."""
+
+    def __init__(self, url: str, http: aiohttp.ClientSession) -> None:
+        base = url.rstrip("/")
+        self.url = base if base.endswith("/mcp") else f"{base}/mcp"
+        self.http = http
+        self._session: str | None = None
+        self._version = PROTOCOL_VERSIONS[-1]
+
+    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self._session is None:
+            await self._open()
+        try:
+            return await self._post(method, params)
+        except _SessionGone:
+            await self._open()
+            return await self._post(method, params)
+
+    async def _open(self) -> None:
+        hello = {"protocolVersion": self._version, "capabilities": {}, "clientInfo": {"name": "memory-sidecar mcp"}}
+        async with self.http.post(self.url, json=_message("initialize", hello), headers=_HEADERS) as resp:
+            body = await resp.json(content_type=None)
+            sid = resp.headers.get(SESSION_HEADER)
+        if "error" in body or not sid:
+            raise RpcError(-32603, f"the sidecar at {self.url} refused the MCP session: {body.get('error')}")
+        self._session, self._version = sid, body["result"]["protocolVersion"]
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        async with self.http.post(self.url, json=note, headers=self._headers()):
+            pass
+
+    async def _post(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        async with self.http.post(self.url, json=_message(method, params), headers=self._headers()) as resp:
+            if resp.status == 404:
+                raise _SessionGone
+            body = await resp.json(content_type=None)
+        if "error" in body:
+            error = body["error"]
+            raise RpcError(int(error["code"]), str(error["message"]), data=error.get("data"))
+        result: dict[str, Any] = body["result"]
+        return result
+
+    def _headers(self) -> dict[str, str]:
+        return {**_HEADERS, SESSION_HEADER: self._session or "", VERSION_HEADER: self._version}
+
+
+class _SessionGone(Exception):
+    """The sidecar no longer knows our session (it restarted): open another."""
+
+
+_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _message(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
+# -- the stdio server ------------------------------------------------------------------------------
+class Bridge:
+    """The SDK server's handlers over a backend, and the watch that tells a client its tool list
+    changed (only a client that has listed the tools, and only when what it would get differs)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._session: ServerSession | None = None
+        self._listed: list[str] | None = None
+
+    def server(self) -> Server[Any]:
+        return Server(
+            "memory-sidecar",
+            version=__version__,
+            title="Agent memory",
+            instructions=INSTRUCTIONS,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_read_resource=self.read_resource,
+            on_list_prompts=self.list_prompts,
+            on_get_prompt=self.get_prompt,
+        )
+
+    async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        result = await self._call("tools/list", {})
+        self._session, self._listed = ctx.session, [tool["name"] for tool in result["tools"]]
+        return types.ListToolsResult.model_validate(result)
+
+    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        args = {"name": params.name, "arguments": params.arguments or {}}
+        return types.CallToolResult.model_validate(await self._call("tools/call", args))
+
+    async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult.model_validate(await self._call("resources/list", {}))
+
+    async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
+        return types.ReadResourceResult.model_validate(await self._call("resources/read", {"uri": str(params.uri)}))
+
+    async def list_prompts(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult.model_validate(await self._call("prompts/list", {}))
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
+        asked = {"name": params.name, "arguments": params.arguments or {}}
+        return types.GetPromptResult.model_validate(await self._call("prompts/get", asked))
+
+    async def _call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await self.backend.call(method, params)
+        except RpcError as exc:
+            raise MCPError(exc.code, exc.message, exc.data) from None
+        except aiohttp.ClientError as exc:
+            raise MCPError(-32603, f"the sidecar could not be reached: {exc}") from None
+
+    async def watch(self, every: float = WATCH_EVERY_S) -> None:
+        """Tell the client when the tools it would list differ from the ones it listed last."""
+        while True:
+            await anyio.sleep(every)
+            if self._session is None or self._listed is None:
+                continue
+            try:
+                now = [tool["name"] for tool in (await self.backend.call("tools/list", {}))["tools"]]
+            except (RpcError, aiohttp.ClientError) as exc:
+                log.warning("mcp.stdio.watch_failed", error=str(exc))
+                continue
+            if now != self._listed:
+                log.info("mcp.stdio.tools_changed", listed=self._listed, now=now)
+                self._listed = now  # told once; the client lists again
+                await self._session.send_tool_list_changed()
+
+
+async def serve_stdio(backend: Backend, *, watch_every: float = WATCH_EVERY_S) -> None:
+    """Serve MCP on stdin and stdout until the client closes stdin."""
+    bridge = Bridge(backend)
+    server = bridge.server()
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
+        tasks.start_soon(bridge.watch, watch_every)
+        await server.run(read, write, options)
+        tasks.cancel_scope.cancel()
+
+
+#: ``sidecar.server.app.create_app``, given by the CLI (the server package sits above this one).
+AppFactory = Callable[[Settings], web.Application]
+
+
+@asynccontextmanager
+async def in_process(settings: Settings, create_app: AppFactory) -> AsyncIterator[InProcess]:
+    """The sidecar's application started whole (tiers, journal, graph), with no port open."""
+    runner = web.AppRunner(create_app(settings), handle_signals=False)
+    try:
+        await runner.setup()
+        yield InProcess(runner.app)
+    finally:
+        await runner.cleanup()
+
+
+async def _run(settings: Settings, url: str | None, create_app: AppFactory) -> None:
+    if url:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as http:
+            await serve_stdio(Remote(url, http))
+        return
+    async with in_process(settings, create_app) as backend:
+        log.info("mcp.stdio.ready", memory_dir=str(settings.memory_dir), role=settings.role)
+        await serve_stdio(backend)
+
+
+def main(settings: Settings, url: str | None, create_app: AppFactory) -> int:
+    """``memory-sidecar mcp``: serve until the client goes; logs go to stderr (stdout is the protocol)."""
+    configure_logging(settings.log_format, settings.log_level, stream=sys.stderr)
+    try:
+        asyncio.run(_run(settings, url, create_app))
+    except TierLocked as exc:
+        where = f"http://{settings.host}:{settings.port}"
+        print(
+            f"memory-sidecar mcp: {exc.message.split(';')[0]}; use it instead: memory-sidecar mcp --url {where}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -1,0 +1,155 @@
+"""``memory-sidecar mcp`` over stdio, driven by the official client in a real subprocess (in process
+over a memory dir, and forwarding to a running sidecar), and the same checks over streamable HTTP
+against a real ``memory-sidecar serve``: names every client accepts, write then search, an argument
+outside the schema refused, every result matching its output schema, resources and the prompt."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from sidecar.mcp.catalog import NAME_PATTERN, TOOLS
+from tests.support.memory import AGENT_MD
+from tests.support.procs import SidecarProcess, start_sidecar
+
+ENV = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_WATCH": "false", "ORT_DISABLE_TELEMETRY": "1"}
+
+
+def stdio(*args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "sidecar", "mcp", *args], env=ENV)
+
+
+@asynccontextmanager
+async def over_stdio(*args: str, **session: Any) -> AsyncIterator[ClientSession]:
+    async with stdio_client(stdio(*args)) as (read, write), ClientSession(read, write, **session) as client:
+        await client.initialize()
+        yield client
+
+
+@pytest.fixture
+def sidecar(memory_dir: Path) -> Iterator[SidecarProcess]:
+    side = start_sidecar(memory_dir)
+    yield side
+    side.stop()
+
+
+async def the_checks(session: ClientSession, memory_dir: Path) -> None:
+    """What a client of any transport gets: the same tools, schemas, results, resources and prompt."""
+    tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert list(tools) == [t.name for t in TOOLS]
+    assert all(NAME_PATTERN.fullmatch(name) for name in tools)
+
+    def conforms(name: str, result: Any) -> dict[str, Any]:
+        assert result.is_error is False, result.content
+        schema = tools[name].output_schema
+        assert schema is not None and result.structured_content is not None
+        Draft202012Validator(schema).validate(result.structured_content)
+        return dict(result.structured_content)
+
+    wrote = conforms(
+        "memory_write",
+        await session.call_tool("memory_write", {"path": "topics/pets.md", "content": "- The office cat is Miso."}),
+    )
+    found = conforms(
+        "memory_search", await session.call_tool("memory_search", {"query": "office cat", "after_seq": wrote["seq"]})
+    )
+    assert [hit["path"] for hit in found["results"]] == ["topics/pets.md"]
+    assert (memory_dir / "topics/pets.md").read_text() == "- The office cat is Miso."
+    conforms("memory_read", await session.call_tool("memory_read", {"path": "AGENT.md"}))
+    conforms(
+        "memory_remember",
+        await session.call_tool("memory_remember", {"content": "Deploys on Tuesdays", "topic_key": "deploy-day"}),
+    )
+    conforms("kg_stats", await session.call_tool("kg_stats", {}))
+    conforms("memory_list", await session.call_tool("memory_list", {}))
+
+    refused = await session.call_tool("memory_search", {"query": "office cat", "limt": 2})
+    assert refused.is_error is True and refused.structured_content is not None
+    assert (
+        refused.structured_content["error"]["code"] == "unknown_field"
+        and "limt" in refused.structured_content["error"]["message"]
+    )
+    typed = await session.call_tool("memory_write", {"path": "topics/pets.md", "content": 7})
+    assert typed.is_error is True and typed.structured_content is not None
+    assert typed.structured_content["error"]["code"] == "invalid_content"
+    assert (memory_dir / "topics/pets.md").read_text() == "- The office cat is Miso."
+
+    uris = [str(r.uri) for r in (await session.list_resources()).resources]
+    assert "memory://agent/AGENT.md" in uris and "memory://agent/topics/pets.md" in uris
+    read = await session.read_resource("memory://agent/AGENT.md")
+    assert read.contents[0].text == AGENT_MD  # type: ignore[union-attr]
+    assert [p.name for p in (await session.list_prompts()).prompts] == ["memory_block"]
+    block = await session.get_prompt("memory_block", {"query": "office cat"})
+    assert "The office cat is Miso." in block.messages[0].content.text  # type: ignore[union-attr]
+
+
+async def test_stdio_in_process_over_a_memory_dir(memory_dir: Path) -> None:
+    async with over_stdio("--memory-dir", str(memory_dir)) as session:
+        assert session.server_capabilities is not None
+        tools = session.server_capabilities.tools
+        assert tools is not None and tools.list_changed is True  # this transport can say so
+        await the_checks(session, memory_dir)
+
+
+async def test_stdio_forwards_to_a_running_sidecar(sidecar: SidecarProcess, memory_dir: Path) -> None:
+    async with over_stdio("--url", sidecar.url) as session:
+        await the_checks(session, memory_dir)
+    found = httpx.post(f"{sidecar.url}/memory/search", json={"query": "office cat"}).json()
+    assert [hit["path"] for hit in found["results"]] == ["topics/pets.md"]  # the running sidecar wrote it
+
+
+async def test_streamable_http_against_a_real_sidecar(sidecar: SidecarProcess, memory_dir: Path) -> None:
+    async with (
+        streamable_http_client(f"{sidecar.url}/mcp") as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        init = await session.initialize()
+        assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is False
+        await the_checks(session, memory_dir)
+
+
+def test_in_process_refuses_a_dir_a_sidecar_serves(sidecar: SidecarProcess, memory_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "sidecar", "mcp", "--memory-dir", str(memory_dir)],
+        input=b"",
+        capture_output=True,
+        timeout=60,
+        env={**ENV, "PATH": str(Path(sys.executable).parent)},
+    )
+    assert done.returncode == 1, done.stderr
+    assert b"already serves" in done.stderr and b"memory-sidecar mcp --url http://" in done.stderr
+    assert done.stdout == b""  # stdout is the protocol: nothing else on it
+
+
+async def test_a_changed_tool_list_is_announced_once_listed(tmp_path: Path, memory_dir: Path) -> None:
+    """Past the tier's cap the tools that only add go; a client that listed the tools is told."""
+    used = sum(len(p.read_bytes()) for p in memory_dir.rglob("*.md"))
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            changed.set()
+
+    args = ("--memory-dir", str(memory_dir), "--tier-cap-bytes", str(used + 100))
+    async with over_stdio(*args, message_handler=on_message) as session:
+        before = [tool.name for tool in (await session.list_tools()).tools]
+        assert "memory_set_identity" in before
+        (memory_dir / "topics").mkdir(exist_ok=True)
+        shutil.copy(memory_dir / "AGENT.md", memory_dir / "topics" / "copy.md")  # by hand: past the cap
+        with anyio.fail_after(15):
+            await changed.wait()
+        after = [tool.name for tool in (await session.list_tools()).tools]
+    assert "memory_set_identity" not in after and "memory_write" in after and "memory_delete" in after
