@@ -1,7 +1,8 @@
 """One tier of the memory block: which chunks fit its share, which sections are withheld, the text.
 
 Chunks are taken greedily in priority order while they fit. Each heading section is judged by the
-scanner once, the first time one of its chunks is considered: a section with a finding (``block``
+scanner once, the first time one of its chunks is considered (with its seam to the section
+before it, so a payload split across a heading is caught): a section with a finding (``block``
 or ``flag``) costs one notice instead of its chunks, and its clean sibling sections in the same
 file stay. Picked chunks are scanned again as they will be rendered. Lines of memory that could
 pass for the block's own frame (``--- crew/CREW.md ---``, ``[memory section withheld ...``) are
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 
 from sidecar.index.chunker import Chunk
 from sidecar.scanner.normalise import normalise
-from sidecar.scanner.scan import Finding, verdict
+from sidecar.scanner.scan import Finding, section_verdict, verdict
 from sidecar.scanner.sections import Section
 
 __all__ = ["MARKERS", "BlockedSection", "MemoryFile", "Part", "chunk_text", "select"]
@@ -106,7 +107,7 @@ def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]],
             smallest = min(len(chunk_text(memory.chunks[ci])), len(_notice(memory, si, _UNKNOWN)))
             if used + overhead + smallest > share:
                 continue  # fits neither as itself nor as a notice: no need to scan its section yet
-            verdicts[fi, si] = verdict(_section_source(memory, si))
+            verdicts[fi, si] = section_verdict(memory.text, memory.sections, si)
         finding = verdicts[fi, si]
         if finding is not None and si in pick.withheld:
             continue
@@ -137,11 +138,6 @@ def _escape(text: str) -> str:
         if _FORGED.match(probe.casefold()):
             lines[i] = "\\" + line
     return "\n".join(lines)
-
-
-def _section_source(memory: MemoryFile, si: int) -> str:
-    section = memory.sections[si]
-    return memory.text[section.start : section.end]
 
 
 def _finish(kind: str, picks: list[_Pick], files: list[MemoryFile], share: int, wanted: Counter[int]) -> Part:

@@ -70,6 +70,31 @@ def _negated(sentence: str, start: int) -> bool:
     return _NEGATED.search(sentence[max(0, start - 40) : start]) is not None
 
 
+_NEEDLES = tuple(
+    [
+        "curl",
+        "wget",
+        "iwr",
+        "irm",
+        "invoke",
+        "iex",
+        "without",
+        "need",
+        "ask",
+        "confirm",
+        "approv",
+        "review",
+        "auto",
+        "dangerously",
+        "yolo",
+        "yourself",
+        "escalate",
+        "elevate",
+        "no-preserve",
+        "interrupt",
+    ]
+)
+
 AGENCY_RULES: tuple[Rule, ...] = (
-    Rule("tampering", "agency.unattended_command", (), "folded", per_sentence(_tool_abuse)),
+    Rule("tampering", "agency.unattended_command", _NEEDLES, "folded", per_sentence(_tool_abuse)),
 )

@@ -78,4 +78,34 @@ def _conceal(sentence: str) -> tuple[int, int, int] | None:
     return (FLAG, hide.start(), hide.end()) if named else None
 
 
-CONCEAL_RULES: tuple[Rule, ...] = (Rule("tampering", "conceal.from_principal", (), "folded", per_sentence(_conceal)),)
+_NEEDLES = tuple(
+    [
+        "hide",
+        "conceal",
+        "keep",
+        "tell",
+        "mention",
+        "report",
+        "bring",
+        "let",
+        "without",
+        "leave",
+        "omit",
+        "must",
+        "should",
+        "nobody",
+        "deny",
+        "say",
+        "claim",
+        "pretend",
+        "act",
+        "admit",
+        "lie",
+        "subject",
+        "feign",
+        "dumb",
+    ]
+)
+CONCEAL_RULES: tuple[Rule, ...] = (
+    Rule("tampering", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal)),
+)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import re
 
-__all__ = ["decoded_base64", "decoded_hex"]
+__all__ = ["decoded_base64", "decoded_hex", "decoded_transforms"]
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # at least 24 base64 characters on one line
 _B64_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/_-]{8,}={0,2})[ \t]*\r?$", re.MULTILINE)
@@ -25,6 +26,10 @@ _HEX_RUNS = (
 )
 _HEX_NOISE = re.compile(r"\\x|0x|[ :,]")
 _MIN_JOINED = 24
+# A note that asks for a transform to be undone ("apply ROT13", "read it backwards") hides its text
+# in that transform: the text is read again undone. Only on the cue, so ordinary text pays nothing.
+_ROT13_CUE = re.compile(r"\brot[ -]?13\b|\bcaesar\b")
+_REVERSE_CUE = re.compile(r"\b(?:backwards?|reversed?|reversing|in\s+reverse|right\s+to\s+left)\b")
 
 
 def decoded_base64(text: str) -> str:
@@ -93,3 +98,13 @@ def _b64(run: str) -> str:
 
 def _is_text(decoded: str) -> bool:
     return bool(decoded) and decoded.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
+
+
+def decoded_transforms(folded: str, cased: str) -> str:
+    """``cased`` with ROT13 undone and read backwards, each only when ``folded`` asks for it."""
+    out = []
+    if _ROT13_CUE.search(folded):
+        out.append(codecs.encode(cased, "rot13"))
+    if _REVERSE_CUE.search(folded):
+        out.append("\n".join(line[::-1] for line in cased.split("\n")))
+    return "\n".join(out)

@@ -167,9 +167,83 @@ def _addressed(sentence: str) -> tuple[int, int, int] | None:
     return BLOCK, vocative.start(), harm.end()
 
 
+# Literal needles: a rule runs only when one occurs in the text.
+_NOUN_NEEDLES = tuple(
+    [
+        "instruction",
+        "guid",
+        "direction",
+        "directive",
+        "prompt",
+        "programming",
+        "brief",
+        "orders",
+        "polic",
+        "guardrail",
+        "conditioning",
+        "rules",
+        "config",
+        "setup",
+        "set-up",
+        "constraint",
+        "restriction",
+        "limits",
+        "training",
+        "message",
+    ]
+)
+_SOLE_NEEDLES = tuple(
+    [
+        "only",
+        "solely",
+        "exclusively",
+        "alone",
+        "instead",
+        "sole",
+        "authority",
+        "polic",
+        "brief",
+        "orders",
+        "says",
+        "real",
+        "true",
+        "actual",
+        "new",
+    ]
+)
+_UNBOUND_NEEDLES = tuple(
+    [
+        "no",
+        "without",
+        "never",
+        "anything",
+        "everything",
+        "whatever",
+        "unfilter",
+        "uncensor",
+        "unrestrict",
+        "unalign",
+        "jailbr",
+        "amoral",
+        "unbound",
+        "unshackl",
+        "free",
+        "serve",
+        "obey",
+        "loyal",
+        "answers",
+        "works",
+        "ignore",
+        "built",
+        "trained",
+        "made",
+    ]
+)
+_VOCATIVE_NEEDLES = ("ai", "assistant", "model", "llm", "agent", "bot", "copilot", "when you")
+
 DIRECTIVE_RULES: tuple[Rule, ...] = (
-    Rule("instruction_override", "directive.set_aside", (), "folded", per_sentence(_override)),
-    Rule("instruction_override", "directive.sole_authority", (), "folded", per_sentence(_authority)),
-    Rule("role_hijack", "directive.persona_unbound", (), "folded", per_sentence(_persona)),
-    Rule("hidden_instructions", "directive.addressed_harm", (), "folded", per_sentence(_addressed)),
+    Rule("instruction_override", "directive.set_aside", _NOUN_NEEDLES, "folded", per_sentence(_override)),
+    Rule("instruction_override", "directive.sole_authority", _SOLE_NEEDLES, "folded", per_sentence(_authority)),
+    Rule("role_hijack", "directive.persona_unbound", _UNBOUND_NEEDLES, "folded", per_sentence(_persona)),
+    Rule("hidden_instructions", "directive.addressed_harm", _VOCATIVE_NEEDLES, "folded", per_sentence(_addressed)),
 )

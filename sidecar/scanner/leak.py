@@ -17,14 +17,14 @@ __all__ = ["LEAK_RULES"]
 
 _SECRET = re.compile(
     r"\b(?:passwords?|passwd|passphrases?|(?:access|auth|session|api|bearer|deploy|github|npm|pypi)[ _-]?tokens?|"
-    r"tokens|api[ _-]?keys?|secrets|secret\s+keys?|credentials|creds|private\s+keys?|ssh\s+keys?|id_rsa|"
+    r"tokens|api[ _-]?keys?|secrets?|secret\s+keys?|credentials|creds|private\s+keys?|ssh\s+keys?|id_rsa|"
     r"id_ed25519|id_ecdsa|cookies?|[a-z0-9]+_(?:api_)?(?:key|token|secret|password)s?|(?:conversation|chat)"
     r"(?:\s+(?:history|log|logs|transcript))?|full\s+conversation|system\s+prompt|(?:the\s+)?user'?s\s+(?:last\s+)?"
     r"messages?|what\s+the\s+user\s+(?:said|typed|wrote))\b|(?<![\w.])\.env\b|~/\.(?:ssh|aws|kube|netrc)"
 )
 _MOVE = re.compile(
     r"\b(?:send|forward|post|upload|attach|include|append|add|put|write|copy|mail|email|e-mail|share|paste|"
-    r"transmit|submit|publish|fetch|visit|print|echo|reveal|tell)\b(?!\s+(?:of|from|about|is|are|was)\b)"
+    r"transmit|submit|publish|fetch|request|visit|print|echo|reveal|tell)\b(?!\s+(?:of|from|about|is|are|was)\b)"
 )
 _OUT = re.compile(
     r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:pastebin|gist|public|webhook|hooks?|tracker|channel|discord|"
@@ -38,7 +38,17 @@ _NEGATED = re.compile(
 
 
 def _leak(sentence: str) -> tuple[int, int, int] | None:
-    secret = _SECRET.search(sentence)
+    # A secret named as a shell variable is a command passing it to its own service: the shell
+    # rules (``patterns``) judge where a command sends it.
+    secret = next(
+        (
+            m
+            for m in _SECRET.finditer(sentence)
+            if sentence[max(0, m.start() - 2) : m.start()][-1:] != "$"
+            and not sentence[max(0, m.start() - 2) : m.start()].endswith("${")
+        ),
+        None,
+    )
     if secret is None:
         return None
     out = _OUT.search(sentence)
@@ -51,4 +61,26 @@ def _leak(sentence: str) -> tuple[int, int, int] | None:
     return None
 
 
-LEAK_RULES: tuple[Rule, ...] = (Rule("exfiltration", "leak.secret_outward", (), "folded", per_sentence(_leak)),)
+_NEEDLES = tuple(
+    [
+        "password",
+        "passwd",
+        "passphrase",
+        "token",
+        "key",
+        "secret",
+        "credential",
+        "creds",
+        "id_rsa",
+        "id_ed",
+        "id_ecdsa",
+        "cookie",
+        "conversation",
+        "chat",
+        "prompt",
+        "user",
+        ".env",
+        "~/.",
+    ]
+)
+LEAK_RULES: tuple[Rule, ...] = (Rule("exfiltration", "leak.secret_outward", _NEEDLES, "folded", per_sentence(_leak)),)

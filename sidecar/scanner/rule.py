@@ -128,16 +128,24 @@ def near(first: str, second: str, gap: int) -> Callable[[str], Iterator[tuple[in
 # A sentence that speaks about attacks rather than making one: a finding there is only a mention.
 DESCRIBED = re.compile(
     r"\b(?:attack\w*|attempt\w*|malicious|injection|injected|jailbreak\w*|red[- ]?team\w*|payloads?|threat\w*|"
-    r"phishing|adversar\w*|example|e\.g\.|such\s+as|for\s+instance|scanner|detect\w*|flag(?:s|ged)?|refus\w*|"
+    r"phishing|adversar\w*|(?<![./@-])example(?![./-]\w)|e\.g\.|such\s+as|for\s+instance|scanner|detect\w*|flag(?:s|ged)?|refus\w*|"
     r"hypothetical|quarantin\w*|mitigat\w*|vulnerab\w*|exploit\w*|owasp|incident|could\s+(?:tell|ask|trick)|"
     r"tries\s+to|trying\s+to|tricks?)\b"
 )
 
 
+# Reported speech in a condition: "if a web page tells you to disregard ..." describes an attack.
+REPORTED = re.compile(
+    r"\b(?:if|when|whenever|should|once)\s+(?:\w+\s+){0,4}(?:tells|asks|instructs|says|wants|urges|requests|"
+    r"tries\s+to\s+get|claims)\s+(?:you|the\s+(?:model|agent|assistant|ai|bot))\b"
+)
+_LEAD = 160  # characters before a sentence read for a cue that it describes an attack (a heading, a lead-in)
+
+
 def per_sentence(judge: Callable[[str], tuple[int, int, int] | None], *, described: bool = True) -> Finder:
     """A finder that asks ``judge`` about each sentence of the folded view: ``(level, start, end)``
     within the sentence, or None. The level is lowered when the match is quoted, in code or named
-    as an example, and dropped when the sentence speaks about attacks (``described``)."""
+    as an example, and dropped when the sentence, or the lead-in just before it, speaks about attacks (``described``)."""
 
     def find(views: Views) -> Iterator[Hit]:
         text = views.folded
@@ -147,7 +155,9 @@ def per_sentence(judge: Callable[[str], tuple[int, int, int] | None], *, describ
             if verdict is None:
                 continue
             level, start, stop = verdict
-            if described and DESCRIBED.search(piece):
+            if described and DESCRIBED.search(text, max(0, begin - _LEAD), end):
+                continue
+            if REPORTED.search(piece, 0, start + 1):
                 continue
             yield Hit(begin + start, begin + stop, framed_level(views, begin + start, begin + stop, level))
 

@@ -38,10 +38,12 @@ from sidecar.scanner.agency import AGENCY_RULES
 from sidecar.scanner.conceal import CONCEAL_RULES
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.covert import COVERT_RULES
-from sidecar.scanner.decode import decoded_base64, decoded_hex
+from sidecar.scanner.decode import decoded_base64, decoded_hex, decoded_transforms
 from sidecar.scanner.directive import DIRECTIVE_RULES
+from sidecar.scanner.headers import HEADER_RULES
 from sidecar.scanner.intent import INTENT_RULES
 from sidecar.scanner.leak import LEAK_RULES
+from sidecar.scanner.multilingual import MULTILINGUAL_RULES
 from sidecar.scanner.normalise import Views, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
 from sidecar.scanner.rule import Hit, Rule
@@ -59,6 +61,8 @@ __all__ = [
     "scan",
     "scan_all",
     "scan_write",
+    "seam",
+    "section_verdict",
     "verdict",
 ]
 
@@ -82,7 +86,17 @@ _EXCERPT_CHARS = 80
 _MAX_DEPTH = 2
 _RULES: tuple[Rule, ...] = tuple(
     sorted(
-        (*SHAPE_RULES, *INTENT_RULES, *COVERT_RULES, *DIRECTIVE_RULES, *CONCEAL_RULES, *LEAK_RULES, *AGENCY_RULES),
+        (
+            *SHAPE_RULES,
+            *INTENT_RULES,
+            *COVERT_RULES,
+            *DIRECTIVE_RULES,
+            *CONCEAL_RULES,
+            *LEAK_RULES,
+            *AGENCY_RULES,
+            *HEADER_RULES,
+            *MULTILINGUAL_RULES,
+        ),
         key=lambda rule: CATEGORIES.index(rule.category),
     )
 )
@@ -148,10 +162,13 @@ def scan_write(old: str | None, new: str) -> SectionFinding | None:
     ``old`` (the file before it, None when new): the first ``block`` one, else the first ``flag`` one.
 
     For an append that is the file's last section, grown, plus any section the append adds, so a
-    payload split over two appends is judged whole; for a replace, the sections it changed.
+    payload split over two appends is judged whole; for a replace, the sections it changed. An
+    append is also judged together with the tail of the file it joins (``seam``), line breaks and
+    heading marks read as spaces, so a sentence cut across a new heading is still one sentence.
     """
     flagged: SectionFinding | None = None
-    for section in _touched(old or "", new):
+    sections = _touched(old or "", new)
+    for section in sections:
         found = verdict(new[section.start : section.end])
         if found is None:
             continue
@@ -159,7 +176,43 @@ def scan_write(old: str | None, new: str) -> SectionFinding | None:
         if found.level == "block":
             return hit
         flagged = flagged or hit
+    if old and sections and new.startswith(old):
+        found = _seam_finding(old, new[len(old) :])
+        if found is not None and (found.level == "block" or flagged is None):
+            section = sections[-1]
+            return SectionFinding(section.heading, section.line_start, section.line_end, found)
     return flagged
+
+
+SEAM_CHARS = 400  # characters each side of an append's join read as one text
+
+
+def seam(before: str, appended: str) -> str:
+    """The end of ``before`` and the start of ``appended`` as one paragraph: what an append completes."""
+    tail, head = before[-SEAM_CHARS:], appended[:SEAM_CHARS]
+    joined = f"{tail}\n{head}"
+    lines = (line.strip().lstrip("#>*-").strip() for line in joined.split("\n"))
+    return " ".join(line for line in lines if line)
+
+
+def section_verdict(text: str, sections: Sequence[Section], index: int) -> Finding | None:
+    """The verdict on ``sections[index]`` of ``text``: its own, else the one on its seam with the
+    section before it, so the half that completes a payload split across a heading is withheld."""
+    section = sections[index]
+    found = verdict(text[section.start : section.end])
+    if found is None and index > 0:
+        previous = sections[index - 1]
+        found = _seam_finding(text[previous.start : previous.end], text[section.start : section.end])
+    return found
+
+
+def _seam_finding(before: str, after: str) -> Finding | None:
+    """A finding on the seam of ``before`` and ``after`` that the tail of ``before`` alone does not
+    have: what joining them made, not what ``before`` already held."""
+    found = verdict(seam(before, after))
+    if found is None or verdict(seam(before, "")) is not None:
+        return None
+    return found
 
 
 def flagged_sections(text: str) -> list[SectionFinding]:
@@ -242,12 +295,13 @@ def _encoded(views: Views, depth: int) -> Iterator[Finding]:
     for category, prefix, decoded in (
         ("base64_payload", "base64.", decoded_base64(views.cased)),
         ("encoded_payload", "hex.", decoded_hex(views.cased)),
+        ("encoded_payload", "transform.", decoded_transforms(views.folded, views.cased)),
     ):
         if not decoded:
             continue
         seen: set[str] = set()
         for inner in _findings(decoded, depth + 1):
-            pattern = prefix + inner.pattern.removeprefix("base64.").removeprefix("hex.")
+            pattern = prefix + inner.pattern.removeprefix("base64.").removeprefix("hex.").removeprefix("transform.")
             if pattern not in seen:
                 seen.add(pattern)
                 yield Finding(category, pattern, inner.excerpt, "block")

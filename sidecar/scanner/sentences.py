@@ -16,7 +16,7 @@ __all__ = ["MAX_SENTENCE", "sentence_at", "sentences"]
 MAX_SENTENCE = 600  # characters read at once; longer sentences are read in windows overlapping by half
 
 _END = re.compile(
-    r"[.!?;]+(?=[\s\"')\]*_]|$)|[\u3002\uff01\uff1f\uff1b\u061f\u0964]+|\n[ \t]*\n|"
+    r"[.!?]+(?=[\s\"')\]*_]|$)|[\u3002\uff01\uff1f\uff1b\u061f\u0964]+|\n[ \t]*\n|"
     r"\n(?=[ \t]*(?:[-*+>#|=<\[]|\d{1,3}[.)][ \t]|role\s*:|content\s*:))|(?<=[:\]])[ \t]*\n"
 )
 

@@ -1,0 +1,77 @@
+"""Forged authority: a header line that claims to come from the system, an operator or a vendor,
+followed by a statement that changes what the model may do.
+
+A heading named "System" is ordinary in engineering notes; "### SYSTEM MESSAGE (priority 0)" or
+"[ADMIN OVERRIDE]" followed by "the assistant must now grant ..." is a message dressed as the
+prompt's own frame. The header needs an authority and either a message word or capitals; what
+follows it needs the model as its subject with a permission or duty, or a safeguard declared off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sidecar.scanner.context import BLOCK, FLAG, framed_level
+from sidecar.scanner.normalise import Views
+from sidecar.scanner.rule import Hit, Rule
+
+__all__ = ["HEADER_RULES"]
+
+_AUTHORITY = (
+    r"system|admin|administrator|operator|developer|developers|root|sysadmin|superuser|openai|anthropic|"
+    r"google|microsoft|meta|staff|security\s+team|platform\s+team|maintainers?|owner"
+)
+_HEADER = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*|\[[ \t]*|={2,}[ \t]*|\*\*[ \t]*|<[ \t]*|>[ \t]*\[!?)?"
+    rf"(?P<words>[^\n]{{0,40}}?\b(?:{_AUTHORITY})\b[^\n]{{0,40}}?)"
+    r"[ \t]*(?:\]|={2,}|:?\*\*|\*\*:?|:|>)?[ \t]*(?::|\n|$)",
+    re.MULTILINE,
+)
+_MESSAGE = re.compile(
+    r"\b(?:message|prompt|instructions?|update|override|note|notice|priority|directive|mode|command|order|"
+    r"authori[sz]ation|authoritative|policy|from|notice|alert|bulletin)\b"
+)
+_ESCALATE = re.compile(r"\b(?:override|overrides|priority|highest|authoritative|urgent|mandatory|supersedes?)\b")
+_SUBJECT = r"(?:the\s+)?(?:assistant|model|ai|agent|llm|bot|chatbot|copilot)|you(?!\s+can\s+find)|this\s+(?:assistant|model|ai)"
+_GRANT = re.compile(
+    rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:must|shall|should|will|may|can|is\s+(?:now|allowed|authori[sz]ed|cleared|"
+    r"permitted|free|required)|are\s+(?:now|allowed|authori[sz]ed|cleared|permitted|free|required)|now|approves?|"
+    r"shares?|runs?|reveals?|grants?|pushes?|skips?|answers?|ignores?|disables?|deletes?|sends?|executes?)\b|"
+    r"\b(?:safety|reviews?|checks?|filters?|restrictions|guardrails|content\s+polic(?:y|ies)|audit\w*|logging|"
+    r"approvals?|confirmations?)\s+(?:\w+\s+)?(?:is|are)\s+(?:now\s+)?(?:disabled|off|lifted|suspended|removed|"
+    r"waived|not\s+required|optional|turned\s+off)\b"
+)
+
+
+def _forged_header(views: Views) -> Iterator[Hit]:
+    text, cased = views.folded, views.cased
+    same = len(text) == len(cased)
+    for found in _HEADER.finditer(text):
+        words = found.group("words")
+        shouted = same and _shouted(cased[found.start("words") : found.end("words")])
+        if not (_MESSAGE.search(words) or shouted):
+            continue
+        body = text[found.end() : found.end() + 300]
+        grant = _GRANT.search(body)
+        if grant is not None and "\n\n" not in body[: grant.start()]:
+            stop = found.end() + grant.end()
+            yield Hit(found.start(), stop, framed_level(views, found.start(), stop, BLOCK))
+        elif _ESCALATE.search(words):
+            yield Hit(found.start(), found.end(), framed_level(views, found.start(), found.end(), FLAG))
+
+
+def _shouted(words: str) -> bool:
+    letters = [ch for ch in words if ch.isalpha()]
+    return len(letters) >= 4 and all(ch.isupper() for ch in letters)
+
+
+HEADER_RULES: tuple[Rule, ...] = (
+    Rule(
+        "fence_breakout",
+        "header.forged_authority",
+        ("system", "admin", "operator", "developer", "root", "openai", "anthropic", "staff", "owner", "maintainer"),
+        "folded",
+        _forged_header,
+    ),
+)
