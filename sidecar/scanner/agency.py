@@ -96,5 +96,5 @@ _NEEDLES = tuple(
 )
 
 AGENCY_RULES: tuple[Rule, ...] = (
-    Rule("tampering", "agency.unattended_command", _NEEDLES, "folded", per_sentence(_tool_abuse)),
+    Rule("tampering", "agency.unattended_command", _NEEDLES, "folded", per_sentence(_tool_abuse), "intent"),
 )

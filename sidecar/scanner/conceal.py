@@ -107,5 +107,5 @@ _NEEDLES = tuple(
     ]
 )
 CONCEAL_RULES: tuple[Rule, ...] = (
-    Rule("tampering", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal)),
+    Rule("tampering", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal), "intent"),
 )

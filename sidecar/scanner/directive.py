@@ -242,8 +242,17 @@ _UNBOUND_NEEDLES = tuple(
 _VOCATIVE_NEEDLES = ("ai", "assistant", "model", "llm", "agent", "bot", "copilot", "when you")
 
 DIRECTIVE_RULES: tuple[Rule, ...] = (
-    Rule("instruction_override", "directive.set_aside", _NOUN_NEEDLES, "folded", per_sentence(_override)),
-    Rule("instruction_override", "directive.sole_authority", _SOLE_NEEDLES, "folded", per_sentence(_authority)),
-    Rule("role_hijack", "directive.persona_unbound", _UNBOUND_NEEDLES, "folded", per_sentence(_persona)),
-    Rule("hidden_instructions", "directive.addressed_harm", _VOCATIVE_NEEDLES, "folded", per_sentence(_addressed)),
+    Rule("instruction_override", "directive.set_aside", _NOUN_NEEDLES, "folded", per_sentence(_override), "intent"),
+    Rule(
+        "instruction_override", "directive.sole_authority", _SOLE_NEEDLES, "folded", per_sentence(_authority), "intent"
+    ),
+    Rule("role_hijack", "directive.persona_unbound", _UNBOUND_NEEDLES, "folded", per_sentence(_persona), "intent"),
+    Rule(
+        "hidden_instructions",
+        "directive.addressed_harm",
+        _VOCATIVE_NEEDLES,
+        "folded",
+        per_sentence(_addressed),
+        "intent",
+    ),
 )

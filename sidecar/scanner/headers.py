@@ -73,5 +73,6 @@ HEADER_RULES: tuple[Rule, ...] = (
         ("system", "admin", "operator", "developer", "root", "openai", "anthropic", "staff", "owner", "maintainer"),
         "folded",
         _forged_header,
+        "intent",
     ),
 )

@@ -83,4 +83,6 @@ _NEEDLES = tuple(
         "~/.",
     ]
 )
-LEAK_RULES: tuple[Rule, ...] = (Rule("exfiltration", "leak.secret_outward", _NEEDLES, "folded", per_sentence(_leak)),)
+LEAK_RULES: tuple[Rule, ...] = (
+    Rule("exfiltration", "leak.secret_outward", _NEEDLES, "folded", per_sentence(_leak), "intent"),
+)

@@ -68,7 +68,7 @@ class Rule:
     needles: tuple[str, ...]  # the rule runs only when one of these occurs (always when empty)
     view: str  # "raw" (rules for invisible, hence non-ASCII, characters) or "folded"
     find: Finder
-    layer: str = "patterns"  # "patterns" (English intents and shapes) or "multilingual"
+    layer: str = "patterns"  # "patterns" (phrases and shapes), "intent" (English sentences) or "multilingual"
 
     def text(self, views: Views) -> str:
         return views.raw if self.view == "raw" else views.folded

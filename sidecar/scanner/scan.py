@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sidecar.scanner.agency import AGENCY_RULES
 from sidecar.scanner.conceal import CONCEAL_RULES
@@ -48,9 +48,14 @@ from sidecar.scanner.normalise import Views, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
 from sidecar.scanner.rule import Hit, Rule
 from sidecar.scanner.sections import Section, split_sections
+from sidecar.scanner.sentences import sentence_at
+
+if TYPE_CHECKING:
+    from sidecar.scanner.semantic import SemanticLayer
 
 __all__ = [
     "CATEGORIES",
+    "LAYERS",
     "LEVELS",
     "MAX_HITS",
     "Finding",
@@ -79,6 +84,8 @@ CATEGORIES = (
     "encoded_payload",
 )
 Level = Literal["block", "flag"]
+#: The rule layers: phrases and shapes, English sentence intents, other languages.
+LAYERS = frozenset(("patterns", "intent", "multilingual"))
 LEVELS: tuple[Level, ...] = ("block", "flag")
 MAX_HITS = 256  # hits of one rule looked at for a block-level one before settling for the first flag
 
@@ -105,12 +112,14 @@ _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One rule hit: its category, a stable pattern id, a short printable excerpt and its level."""
+    """One rule hit: its category, a stable pattern id, a short printable excerpt, its level and the
+    sentence it stands in."""
 
     category: str
     pattern: str
     excerpt: str
     level: Level = "block"
+    sentence: str = ""  # the whole sentence the hit stands in (folded), the reason a reader can check
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,13 +151,17 @@ def scan(text: str) -> Finding | None:
     return None
 
 
-def verdict(text: str) -> Finding | None:
-    """The first ``block`` finding, else the first ``flag`` finding, else None."""
+def verdict(text: str, *, layers: frozenset[str] = LAYERS, semantic: SemanticLayer | None = None) -> Finding | None:
+    """The first ``block`` finding, else the first ``flag`` finding, else None. ``layers`` picks the
+    rule layers that run (all by default; the benchmark measures each alone); ``semantic``, when
+    given, judges the sentences the rules left clean against prototype intents."""
     flagged: Finding | None = None
-    for finding in _findings(text, depth=0):
+    for finding in _findings(text, depth=0, layers=layers):
         if finding.level == "block":
             return finding
         flagged = flagged or finding
+    if flagged is None and semantic is not None:
+        return semantic.finding(text)
     return flagged
 
 
@@ -157,7 +170,7 @@ def scan_all(text: str) -> list[Finding]:
     return list(_findings(text, depth=0))
 
 
-def scan_write(old: str | None, new: str) -> SectionFinding | None:
+def scan_write(old: str | None, new: str, *, layers: frozenset[str] = LAYERS) -> SectionFinding | None:
     """The verdict on the heading sections of ``new`` (the file after the write) that differ from
     ``old`` (the file before it, None when new): the first ``block`` one, else the first ``flag`` one.
 
@@ -169,7 +182,7 @@ def scan_write(old: str | None, new: str) -> SectionFinding | None:
     flagged: SectionFinding | None = None
     sections = _touched(old or "", new)
     for section in sections:
-        found = verdict(new[section.start : section.end])
+        found = verdict(new[section.start : section.end], layers=layers)
         if found is None:
             continue
         hit = SectionFinding(section.heading, section.line_start, section.line_end, found)
@@ -177,7 +190,7 @@ def scan_write(old: str | None, new: str) -> SectionFinding | None:
             return hit
         flagged = flagged or hit
     if old and sections and new.startswith(old):
-        found = _seam_finding(old, new[len(old) :])
+        found = _seam_finding(old, new[len(old) :], layers)
         if found is not None and (found.level == "block" or flagged is None):
             section = sections[-1]
             return SectionFinding(section.heading, section.line_start, section.line_end, found)
@@ -206,11 +219,11 @@ def section_verdict(text: str, sections: Sequence[Section], index: int) -> Findi
     return found
 
 
-def _seam_finding(before: str, after: str) -> Finding | None:
+def _seam_finding(before: str, after: str, layers: frozenset[str] = LAYERS) -> Finding | None:
     """A finding on the seam of ``before`` and ``after`` that the tail of ``before`` alone does not
     have: what joining them made, not what ``before`` already held."""
-    found = verdict(seam(before, after))
-    if found is None or verdict(seam(before, "")) is not None:
+    found = verdict(seam(before, after), layers=layers)
+    if found is None or verdict(seam(before, ""), layers=layers) is not None:
         return None
     return found
 
@@ -259,10 +272,12 @@ def _common_prefix(a: str, b: str) -> int:
     return low
 
 
-def _findings(text: str, depth: int) -> Iterator[Finding]:
+def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> Iterator[Finding]:
     views = normalise(text)
     ascii_only = text.isascii()  # every raw-view rule looks for a non-ASCII character
     for rule in _RULES:
+        if layers and rule.layer not in layers:
+            continue
         raw = rule.view == "raw"
         if raw and ascii_only:
             continue
@@ -271,8 +286,14 @@ def _findings(text: str, depth: int) -> Iterator[Finding]:
         view = rule.text(views)
         hit = _most_severe(rule, views)
         if hit is not None:
-            yield Finding(rule.category, rule.pattern, _excerpt(view, hit), _NAMES[hit.level])
-    if depth < _MAX_DEPTH:
+            yield Finding(
+                rule.category,
+                rule.pattern,
+                _excerpt(view, hit),
+                _NAMES[hit.level],
+                sentence_at(view, hit.start, hit.end),
+            )
+    if depth < _MAX_DEPTH and (not layers or "patterns" in layers):
         yield from _encoded(views, depth)
 
 
@@ -304,7 +325,7 @@ def _encoded(views: Views, depth: int) -> Iterator[Finding]:
             pattern = prefix + inner.pattern.removeprefix("base64.").removeprefix("hex.").removeprefix("transform.")
             if pattern not in seen:
                 seen.add(pattern)
-                yield Finding(category, pattern, inner.excerpt, "block")
+                yield Finding(category, pattern, inner.excerpt, "block", f"decoded: {inner.sentence}")
 
 
 def _excerpt(text: str, hit: Hit) -> str:
