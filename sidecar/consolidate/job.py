@@ -78,6 +78,7 @@ from sidecar.consolidate.promote import (
     PREFERENCES,
     Candidate,
     consolidated_bullets,
+    is_event,
     normalised,
     preferences,
     recurring,
@@ -104,6 +105,7 @@ from sidecar.consolidate.supersede import (
     Said,
     changed_section,
     claim,
+    one_per_section,
     retire,
     summary_lines,
     superseded,
@@ -127,6 +129,9 @@ Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
+FACT_BUDGET_SHARE = 2
+LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
+_LOG = " (log)"
 _END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
 
 log = structlog.get_logger("sidecar.consolidate")
@@ -392,15 +397,17 @@ async def _summarise(
     out = [f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n", changed_section(changed)]
     engines: list[str] = []
     fallbacks: list[str] = []
-    for heading, members in sections.items():
-        summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], budget)
+    for title, members, allowed in _parts(sections, budget):
+        summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
         engines.append(summary.engine)
         if summary.fallback_reason:
             fallbacks.append(summary.fallback_reason)
         dropped += _summary_dropped(summary, members, name)
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
-            out.append(f"\n## {heading}\n<!-- from {', '.join(credited)} -->\n{summary.text.strip()}\n")
+            body = summary.text.strip() + "\n"
+            body = body if title.endswith(_LOG) else one_per_section(body)
+            out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
     if old:
         out.append(f"\n## {SUPERSEDED}\n")
         out += [superseded_line(line.text, stale[k]) for k, line in old.items()]
@@ -429,6 +436,22 @@ async def _summarise(
         tuple(withheld),
         tuple(dict.fromkeys(fallbacks)),
     )
+
+
+def _parts(sections: dict[str, list[Cluster]], budget: int) -> list[tuple[str, list[Cluster], int]]:
+    """What each summary section is made from: per heading, its standing lines (facts, rules,
+    states) with ``FACT_BUDGET_SHARE`` times the budget, then the lines reporting what was done
+    ("Reviewed ...", ``is_event``) under ``<heading> (log)`` with ``LOG_BUDGET_SHARE`` of it: a
+    week's log is what the archive keeps, its facts are what later searches ask for."""
+    out = []
+    for heading, members in sections.items():
+        facts = [c for c in members if not is_event(normalised(c.kept.text))]
+        events = [c for c in members if is_event(normalised(c.kept.text))]
+        if facts:
+            out.append((heading, facts, budget * FACT_BUDGET_SHARE))
+        if events:
+            out.append((f"{heading}{_LOG}", events, budget // LOG_BUDGET_SHARE))
+    return out
 
 
 def _week_lines(
@@ -576,14 +599,15 @@ def _promote(
     replacing = _replacing(current, ours, evergreen=evergreen, report=report, stale=stale, said=said)
     facts = [c for c in [*replacing.values(), *candidates] if judged(c.text, evergreen, report.withheld)]
     prefs = [c for c in stated if judged(c.text, evergreen, report.withheld)]
-    update = update_evergreen(current, facts, cap_bytes, retire=stale.keys() & ours)
-    text = current if update.text is None else update.text
-    chosen = update_evergreen(text, prefs, cap_bytes, heading=PREFERENCES)
-    for done in (update, chosen):
+    # The preferences first: few, and what every prompt should carry; the facts take what is left.
+    chosen = update_evergreen(current, prefs, cap_bytes, heading=PREFERENCES)
+    text = current if chosen.text is None else chosen.text
+    update = update_evergreen(text, facts, cap_bytes, retire=stale.keys() & ours)
+    for done in (chosen, update):
         report.promoted += [Promoted(c.text, c.sources) for c in done.added]
         report.not_promoted += [NotPromoted(c.text, c.sources, "present") for c in done.present]
         report.not_promoted += [NotPromoted(c.text, c.sources, "cap") for c in done.over_cap]
-    text = text if chosen.text is None else chosen.text
+    text = text if update.text is None else update.text
     if text == current:
         return
     data = text.encode("utf-8", errors="surrogateescape")

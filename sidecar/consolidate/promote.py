@@ -31,6 +31,7 @@ __all__ = [
     "EvergreenUpdate",
     "as_item",
     "consolidated_bullets",
+    "is_event",
     "normalised",
     "preferences",
     "recurring",
@@ -43,7 +44,6 @@ PREFERENCES = "Preferences"
 #: Distinct notes a preference must be stated in before it is promoted: never a single note.
 MIN_PREFERENCE_DAYS = 3
 PREFERENCE_JACCARD = 0.5
-TITLE_WORDS = 6
 RECUR_JACCARD = 0.7
 #: Weeks a recurring line must span: a line said every day of one week is that week's status.
 MIN_WEEKS = 2
@@ -229,9 +229,9 @@ def _render_section(heading: str, hand: list[str], entries: list[str]) -> str:
 
 def _title(entry: str) -> str:
     """A promoted line's section heading: its first words."""
-    words = LIST_MARKER.sub("", COMMENT.sub(" ", entry)).split()
-    title = " ".join(words[:TITLE_WORDS]).rstrip(".,;:!?")
-    return title.replace("#", "").strip() or "Fact"
+    from sidecar.consolidate.supersede import title_of
+
+    return title_of(entry)
 
 
 def _body(text: str, heading: str) -> tuple[tuple[int, int] | None, list[str]]:

@@ -37,17 +37,21 @@ __all__ = [
     "changed_section",
     "claim",
     "contradicts",
+    "one_per_section",
     "retire",
     "summary_lines",
     "superseded",
     "superseded_line",
+    "title_of",
 ]
 
 SUPERSEDED = "Superseded"
 CHANGED = "Changed"
 MAX_SUBJECT_WORDS = 8
 MAX_CLAIM_CHARS = 400
+TITLE_WORDS = 4
 _WORD = re.compile(r"\w+")
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _CHANGE = (
     r"(?:(?:moved|switched|changed|migrated|raised|lowered|increased|decreased|reduced|bumped|upgraded|"
     r"downgraded|renamed|updated|reassigned|handed\s+over|set)\s+(?:from\s+.+?\s+)?to|replaced\s+(?:by|with)|"
@@ -202,10 +206,23 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
         moved.append(superseded_line(body, newer))
     if not moved:
         return text
-    out = "".join(kept)
+    out = _without_empty_headings("".join(kept))
     if not re.search(rf"^## {SUPERSEDED}\s*$", out, re.M):
         out = out.rstrip("\n") + f"\n\n## {SUPERSEDED}\n"
     return out.rstrip("\n") + "\n" + "".join(moved)
+
+
+def _without_empty_headings(text: str) -> str:
+    """``text`` without the ``###`` headings left with no line under them."""
+    lines = text.splitlines(keepends=True)
+    out = []
+    for n, line in enumerate(lines):
+        if line.startswith("### "):
+            rest = next((ln for ln in lines[n + 1 :] if ln.strip()), "#")
+            if rest.startswith("#"):
+                continue
+        out.append(line)
+    return "".join(out)
 
 
 def superseded_line(text: str, newer: Said) -> str:
@@ -218,5 +235,37 @@ def changed_section(lines: Sequence[Said]) -> str:
     """The ``## Changed`` section of a summary: the week's lines that changed a value, as said."""
     if not lines:
         return ""
-    body = "".join(f"{as_item(COMMENT.sub('', s.text))}\n" for s in lines)
+    body = one_per_section("".join(f"{as_item(COMMENT.sub('', s.text))}\n" for s in lines))
     return f"\n## {CHANGED}\n<!-- from {', '.join(sorted({s.where for s in lines}))} -->\n{body}"
+
+
+def one_per_section(text: str) -> str:
+    """``text``'s units (a line with its indented continuation, a fenced block) each under a
+    ``###`` heading of its first words: a search then ranks the unit alone (a chunk never packs one
+    fact with its neighbours' words), and a scanner finding withholds that unit alone."""
+    units: list[list[str]] = []
+    fenced = False
+    for line in text.splitlines():
+        if not line.strip() and not fenced:
+            continue
+        starts = not fenced and not line[:1].isspace()
+        if _FENCE_LINE.match(line):
+            fenced = not fenced
+        if starts or not units:
+            units.append([])
+        units[-1].append(line.rstrip() if units[-1] else line.strip())
+    return "".join(f"### {_unit_title(unit)}\n" + "\n".join(unit) + "\n" for unit in units)
+
+
+def _unit_title(unit: list[str]) -> str:
+    """A fenced block is titled by its first line of content, anything else by its first line."""
+    if _FENCE_LINE.match(unit[0]):
+        return title_of(next((ln for ln in unit[1:] if ln.strip() and not _FENCE_LINE.match(ln)), "Example"))
+    return title_of(unit[0])
+
+
+def title_of(line: str) -> str:
+    """A line's section heading: its first words, without markers, comments or ``#``."""
+    words = LIST_MARKER.sub("", COMMENT.sub(" ", line)).split()
+    title = " ".join(words[:TITLE_WORDS]).rstrip(".,;:!?")
+    return title.replace("#", "").strip() or "Fact"
