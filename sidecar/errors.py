@@ -92,6 +92,14 @@ class NoCrewTier(Conflict):
     default_code = "no_crew_tier"
 
 
+class ClientClosed(SidecarError):
+    """The client closed the connection while its request was being worked on: the work stopped.
+    499, as web servers log it: the client's doing, never counted as a server error."""
+
+    status = 499
+    default_code = "client_closed"
+
+
 class PayloadTooLarge(SidecarError):
     status = 413
     default_code = "payload_too_large"

@@ -26,7 +26,7 @@ from aiohttp.web_request import BaseRequest
 
 from sidecar.http.errors import error_for_status, error_response
 
-__all__ = ["SidecarRunner"]
+__all__ = ["SidecarRunner", "client_done"]
 
 log = structlog.get_logger("sidecar.http.connections")
 
@@ -42,12 +42,26 @@ def _busy_response(limit: int) -> bytes:
     return head.encode() + body
 
 
+def client_done(request: web.Request) -> bool:
+    """Whether the client of ``request`` has closed its side of the connection (or the whole
+    connection): long work it asked for may stop, nobody will read more than its answer."""
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        return True
+    return isinstance(request.protocol, _Handler) and request.protocol.input_ended
+
+
 class _Handler(RequestHandler):
     """aiohttp's connection protocol, answering half-closed clients and parser errors as above."""
 
-    __slots__ = ()
+    __slots__ = ("input_ended",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.input_ended = False
 
     def eof_received(self) -> bool:  # type: ignore[override]  # asyncio's protocol returns bool | None
+        self.input_ended = True
         # A request is in hand when one is queued, or when the connection has had one and is not
         # waiting for the next (the waiter exists only between requests).
         if self._messages or (self._request_count > 0 and self._waiter is None):

@@ -392,7 +392,11 @@ PATHS: dict[str, Any] = {
             ("200", _ref("Status")),
             _errors(
                 **{"400": "invalid_scope", "403": "not_lead: only the lead indexes the crew tier"},
-                **{"500": "reindex_cancelled (client gone or shutting down; the old index stays), or internal_error"},
+                **{
+                    "499": "client_closed: the client closed the connection (or its sending side), so the "
+                    "reindex stopped; the old index stays",
+                    "503": "reindex_cancelled: the sidecar is shutting down; the old index stays",
+                },
                 **{"409": "no_crew_tier (solo)"},
             ),
             parameters=[SCOPE],

@@ -8,7 +8,8 @@ import structlog
 from aiohttp import web
 
 from sidecar.contract import HealthAnswer, Role
-from sidecar.errors import BadRequest, Forbidden, NoCrewTier, SidecarError
+from sidecar.errors import BadRequest, ClientClosed, EngineUnavailable, Forbidden, NoCrewTier
+from sidecar.http.connections import client_done
 from sidecar.http.metrics import observe_reindex
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Cancelled
@@ -62,16 +63,15 @@ async def status(request: web.Request) -> web.Response:
 async def reindex(request: web.Request) -> web.Response:
     tier = tier_for(request.app, _scope_param(request))
 
-    def client_gone() -> bool:
-        transport = request.transport
-        return transport is None or transport.is_closing()
-
     try:
-        result = await tier.rebuild(client_gone)
+        result = await tier.rebuild(lambda: client_done(request))
     except Cancelled:
-        log.info("index.reindex_cancelled", tier=tier.name)
-        raise SidecarError(
-            "reindex stopped (client gone or shutting down); the previous index stays in service",
+        gone = client_done(request)
+        log.info("index.reindex_cancelled", tier=tier.name, reason="client gone" if gone else "shutting down")
+        if gone:  # nobody reads this answer; it is the client's doing, not a server error
+            raise ClientClosed("reindex stopped: the client closed the connection; the previous index stays") from None
+        raise EngineUnavailable(
+            "reindex stopped: the sidecar is shutting down; the previous index stays in service",
             code="reindex_cancelled",
         ) from None
     observe_reindex(request.app, tier.name, "rebuild", result.duration_ms / 1000)
