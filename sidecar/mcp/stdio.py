@@ -43,7 +43,7 @@ __all__ = ["AppFactory", "Backend", "InProcess", "Remote", "in_process", "main",
 
 log = structlog.get_logger("sidecar.mcp.stdio")
 #: How often the offered tools are compared with what the client last listed.
-WATCH_EVERY_S = 2.0
+WATCH_EVERY_S = 5.0
 
 
 class Backend(Protocol):

@@ -51,7 +51,12 @@ async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
         return body, text
     text = f"Saved durably to {body['tier']}/{body['path']} ({body['bytes']} bytes, {body['usage']['text']})."
     if "warning" in body:
-        text += f"\nWarning: {body['warning']}\nCurrent entries:\n{body['current_entries']}"
+        # The file's entries travel in the structured content; the text names the file instead of
+        # echoing it on every write past the soft cap.
+        text += (
+            f"\nWarning: {body['warning']}\nRead {body['path']} with memory_read, then write it back "
+            'consolidated with mode "replace".'
+        )
     return body, text
 
 
@@ -266,7 +271,7 @@ def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         out[spec.name] = _tool(
             spec.name,
             f"Knowledge graph: {operation}",
-            schema.pop("description"),
+            KG_PREFIX + schema.pop("description"),
             schema,
             hints=_hints(read_only=read_only, destructive=False, idempotent=read_only),  # facts are never deleted
         )
@@ -324,6 +329,10 @@ def _input(fields: tuple[str, ...], required: tuple[str, ...], **enums: list[str
     return schema
 
 
+KG_PREFIX = (
+    "The knowledge graph: facts (subject, predicate, object) with the dates they held, read from memory and "
+    "the journal, never deleted. "
+)
 WRITE_DESCRIPTION = (
     "Save markdown to durable memory: facts, decisions and lessons worth keeping past this session "
     "(AGENT.md for standing facts, daily/YYYY-MM-DD.md for today's notes, topics/<name>.md for a subject). "

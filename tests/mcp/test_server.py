@@ -152,6 +152,7 @@ async def test_cap_overflow_is_error_with_material_then_replace_succeeds(
         near = await session.call_tool("memory_write", {"path": "AGENT.md", "content": "y" * 20})
         assert near.is_error is False and near.structured_content is not None
         assert "warning" in near.structured_content and "Warning:" in text_of(near)
+        assert "memory_read" in text_of(near) and "y" * 20 not in text_of(near)  # named, not echoed
         assert near.structured_content["current_entries"].endswith("y" * 20)
 
         fixed = await session.call_tool(

@@ -149,7 +149,7 @@ async def test_a_changed_tool_list_is_announced_once_listed(tmp_path: Path, memo
         assert "memory_set_identity" in before
         (memory_dir / "topics").mkdir(exist_ok=True)
         shutil.copy(memory_dir / "AGENT.md", memory_dir / "topics" / "copy.md")  # by hand: past the cap
-        with anyio.fail_after(15):
+        with anyio.fail_after(30):
             await changed.wait()
         after = [tool.name for tool in (await session.list_tools()).tools]
     assert "memory_set_identity" not in after and "memory_write" in after and "memory_delete" in after
