@@ -12,9 +12,11 @@ outdated" stays ordinary.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from sidecar.scanner.context import BLOCK, FLAG, STEALTH
-from sidecar.scanner.rule import Rule, per_sentence
+from sidecar.scanner.context import BLOCK, FLAG, STEALTH, framed_level
+from sidecar.scanner.normalise import Views
+from sidecar.scanner.rule import DESCRIBED, Hit, Rule, per_sentence
 
 __all__ = ["DIRECTIVE_RULES", "VOCATIVE"]
 
@@ -59,7 +61,29 @@ _WEAK_VERBS = frozenset(("drop", "discard", "override", "overrides", "replace", 
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
 
 
+# "ignore everything you have been told": the instructions named by how they came
+_TOLD = re.compile(
+    r"\b(?:ignore|disregard|forget|overlook|set\s+aside|put\s+aside|pay\s+no\s+attention\s+to)\s+(?:about\s+)?"
+    r"(?:everything|all|anything|whatever)\s+(?:(?:that|of\s+what)\s+)?(?:you(?:'ve|\s+have|\s+were|'re)?|"
+    r"we(?:'ve|\s+have)?|they(?:'ve|\s+have)?|i(?:'ve|\s+have)?)\s+(?:been\s+|already\s+)?(?:told|instructed|"
+    r"given|taught|said|programmed|trained)\b"
+)
+# "ignore the webpage and state ...": the model's task swapped for another inside the content it reads
+_HIJACK = re.compile(
+    r"\b(?:ignore|disregard|forget|overlook|skip)\s+(?:the|this|that|these|my|your)\s+(?:\w+\s+)?(?:function|"
+    r"web\s?page|page|site|resume|cv|document|email|e-mail|text|content|article|question|task|code|input|data|"
+    r"table|transaction|above|request|message|summary|conversation)\s+and\s+(?:instead\s+|just\s+|only\s+)?"
+    r"(?:state|say|output|print|reply|respond|answer|write|tell|claim|return|translate|declare)\b"
+)
+
+
 def _override(sentence: str) -> tuple[int, int, int] | None:
+    told = _TOLD.search(sentence)
+    if told is not None and not _NEGATED.search(sentence[max(0, told.start() - 40) : told.start()]):
+        return BLOCK, told.start(), told.end()
+    hijack = _HIJACK.search(sentence)
+    if hijack is not None:
+        return FLAG, hijack.start(), hijack.end()
     for noun in _NOUN.finditer(sentence):
         before = sentence[max(0, noun.start() - 80) : noun.start()]
         after = sentence[noun.end() : noun.end() + 80]
@@ -114,7 +138,8 @@ _PERSONA_VERB = re.compile(
     r"take\s+on\s+(?:the\s+)?(?:persona|role|identity|character)|roleplay\s+as|role-play\s+as|act\s+as|"
     r"pretend\s+(?:to\s+be|you\s+are)|switch\s+(?:personas?|identit\w+|to)|your\s+(?:identity|persona|name|"
     r"new\s+name|character)\b|stop\s+being|forget\s+(?:that\s+)?you\s+are|you\s+will\s+be|you\s+shall\s+be|"
-    r"speak\s+as|respond\s+as|answer\s+as)"
+    r"speak\s+as|respond\s+as|answer\s+as|assume\s+the\s+(?:persona|role|identity)|simulate\s+(?:an?\s+)?(?:\w+\s+)?"
+    r"(?:chatbot|ai|model|assistant|persona|character)|(?:ai|chatbot|model|assistant|bot)\s+(?:named|called|known\s+as))"
 )
 _UNBOUND = re.compile(
     r"\b(?:no\s+(?:content\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
@@ -125,8 +150,30 @@ _UNBOUND = re.compile(
     r"free\s+(?:of|from)\s+(?:\w+\s+){0,3}(?:rules|guidelines|restrictions|polic(?:y|ies)|limits|filters)|"
     r"(?:serves?|obeys?|loyal(?:ty)?(?:\s+is)?\s+to|answers\s+(?:only\s+)?to|works\s+for)\s+(?:only\s+)?(?:me|"
     r"the\s+(?:note'?s?\s+)?author|whoever\s+wrote|the\s+writer)|ignores?\s+(?:\w+\s+){0,2}(?:safety|rules|"
-    r"polic(?:y|ies)|guidelines)|(?:built|trained|made)\s+without\s+(?:\w+\s+)?(?:safety|alignment|rules))"
+    r"polic(?:y|ies)|guidelines)|(?:built|trained|made)\s+without\s+(?:\w+\s+)?(?:safety|alignment|rules)|"
+    r"without\s+(?:any\s+)?(?:warnings|disclaimers|hesitation|refusals?)|(?:doesn'?t|does\s+not|don'?t|do\s+not|"
+    r"never)\s+(?:give\s+a\s+\w+|care)\s+(?:about\s+)?(?:\w+\s+)?(?:ethic\w*|legal\w*|moral\w*|rules|laws|"
+    r"consequences)|disregards?\s+(?:all\s+)?(?:laws|morals|ethics|rules))"
 )
+
+
+_PERSONA_SPAN = 500  # characters after a persona is introduced where the limits it drops may follow
+
+
+def _persona_span(views: Views) -> Iterator[Hit]:
+    """A persona introduced in one sentence and stripped of limits in the next ones, within a
+    paragraph: "You are Burple. ... Burple never refuses"."""
+    text = views.folded
+    pos = 0
+    while (verb := _PERSONA_VERB.search(text, pos)) is not None:
+        stop = text.find("\n\n", verb.end(), verb.end() + _PERSONA_SPAN)
+        stop = verb.end() + _PERSONA_SPAN if stop == -1 else stop
+        unbound = _UNBOUND.search(text, verb.end(), stop)
+        if unbound is not None and not DESCRIBED.search(text, max(0, verb.start() - 160), unbound.end()):
+            yield Hit(verb.start(), unbound.end(), framed_level(views, verb.start(), unbound.end(), BLOCK))
+            pos = unbound.end()
+        else:
+            pos = verb.end()
 
 
 def _persona(sentence: str) -> tuple[int, int, int] | None:
@@ -168,29 +215,38 @@ def _addressed(sentence: str) -> tuple[int, int, int] | None:
 
 
 # Literal needles: a rule runs only when one occurs in the text.
-_NOUN_NEEDLES = tuple(
-    [
-        "instruction",
-        "guid",
-        "direction",
-        "directive",
-        "prompt",
-        "programming",
-        "brief",
-        "orders",
-        "polic",
-        "guardrail",
-        "conditioning",
-        "rules",
-        "config",
-        "setup",
-        "set-up",
-        "constraint",
-        "restriction",
-        "limits",
-        "training",
-        "message",
-    ]
+_NOUN_NEEDLES = (
+    "ignor",
+    "disregard",
+    "forget",
+    "overlook",
+    "aside",
+    "no attention",
+    "skip",
+    *(
+        [
+            "instruction",
+            "guid",
+            "direction",
+            "directive",
+            "prompt",
+            "programming",
+            "brief",
+            "orders",
+            "polic",
+            "guardrail",
+            "conditioning",
+            "rules",
+            "config",
+            "setup",
+            "set-up",
+            "constraint",
+            "restriction",
+            "limits",
+            "training",
+            "message",
+        ]
+    ),
 )
 _SOLE_NEEDLES = tuple(
     [
@@ -247,6 +303,7 @@ DIRECTIVE_RULES: tuple[Rule, ...] = (
         "instruction_override", "directive.sole_authority", _SOLE_NEEDLES, "folded", per_sentence(_authority), "intent"
     ),
     Rule("role_hijack", "directive.persona_unbound", _UNBOUND_NEEDLES, "folded", per_sentence(_persona), "intent"),
+    Rule("role_hijack", "directive.persona_then_unbound", _UNBOUND_NEEDLES, "folded", _persona_span, "intent"),
     Rule(
         "hidden_instructions",
         "directive.addressed_harm",

@@ -12,7 +12,20 @@ from __future__ import annotations
 
 __all__ = ["KEYS", "LEXICON", "NEGATIONS"]
 
-KEYS = ("null", "prior", "target", "sysprompt", "reveal", "send", "secret", "hide", "user", "described", "negation")
+KEYS = (
+    "null",
+    "prior",
+    "target",
+    "told",
+    "sysprompt",
+    "reveal",
+    "send",
+    "secret",
+    "hide",
+    "user",
+    "described",
+    "negation",
+)
 
 # Negations that turn an order into a prohibition when they stand just before its verb.
 NEGATIONS = (
@@ -23,6 +36,7 @@ NEGATIONS = (
 # language -> key -> "|"-separated terms
 LEXICON: dict[str, dict[str, str]] = {
     "zh": {
+        "told": "你被告知的|告诉你的一切|告訴你的一切|给你的所有",
         "null": "忽略|无视|忽视|無視|不要理会|别理会|不要理會|忘记|忘掉|忘記|抛开|拋開|放弃|放棄|不再遵守|无需遵守|不用遵守",
         "prior": "之前|以前|先前|此前|上面|上述|原来|原先|原來|所有|全部|你的|系统|系統",
         "target": "指示|指令|规则|規則|提示|命令|设定|設定|限制|要求|说明|說明",
@@ -32,9 +46,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "密码|密碼|密钥|密鑰|令牌|凭证|憑證|秘钥|口令",
         "hide": "不要告诉|不要告訴|别告诉|別告訴|不要让|不要讓|隐瞒|隱瞞|瞒着|瞞著|不要提",
         "user": "用户|用戶|使用者|操作员",
-        "described": "攻击|攻擊|注入|例如|示例|越狱|越獄|风险|風險|漏洞|防御|防禦|检测|檢測|可能|可以|如果|若|例如",
+        "described": "攻击|攻擊|注入|例如|示例|越狱|越獄|风险|風險|漏洞|防御|防禦|检测|檢測|可能|如果|若",
     },
     "ja": {
+        "told": "言われたこと|指示されたこと",
         "null": "無視|忘れ|従わな|従う必要はな",
         "prior": "これまで|以前|前の|先の|上記|すべて|全て|元の|最初の",
         "target": "指示|命令|ルール|規則|設定|制約|プロンプト",
@@ -47,6 +62,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "described": "攻撃|インジェクション|例えば|脆弱性|リスク|対策|防御|検出|可能性|場合|例:",
     },
     "ko": {
+        "told": "들은 모든|지시받은|알려주는 모든",
         "null": "무시|잊어|잊고|따르지 마",
         "prior": "이전|앞의|위의|모든|기존|원래",
         "target": "지시|명령|규칙|지침|설정|프롬프트",
@@ -56,10 +72,11 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "비밀번호|암호|API 키|토큰|자격 증명",
         "hide": "말하지 마|알리지 마|숨기|숨겨",
         "user": "사용자",
-        "described": "공격|인젝션|예를 들어|취약|위험|방어|탐지|수 있|경우",
+        "described": "공격|인젝션|예를 들어|취약|위험|방어|탐지|경우",
     },
     "hi": {
-        "null": "अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाएं|भूल जाइए|अनदेखी|उपेक्षा",
+        "told": "आपको बताया गया|आपको पहले निर्देश दिए",
+        "null": "अनदेखा|अवहेलना|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाएं|भूल जाइए|अनदेखी|उपेक्षा",
         "prior": "पिछले|पहले|सभी|सारे|ऊपर|पूर्व",
         "target": "निर्देश|नियम|आदेश|हिदायत|प्रॉम्प्ट",
         "sysprompt": "सिस्टम प्रॉम्प्ट|सिस्टम प्रोम्प्ट",
@@ -71,7 +88,8 @@ LEXICON: dict[str, dict[str, str]] = {
         "described": "हमला|हमले|इंजेक्शन|उदाहरण|जोखिम|भेद्यता|सकता|सकते|सकती",
     },
     "ar": {
-        "null": "تجاهل|انس|إنس|اهمل|أهمل|لا تتبع",
+        "told": "ما تم تعليماتك|ما قيل لك",
+        "null": "تجاهل|تغاضى عن|تغاض عن|انس|إنس|اهمل|أهمل|لا تتبع",
         "prior": "السابقة|السابق|جميع|كل|الأصلية|أعلاه",
         "target": "التعليمات|تعليمات|الأوامر|القواعد|الإرشادات|التوجيهات",
         "sysprompt": "موجه النظام|تعليمات النظام|رسالة النظام",
@@ -83,6 +101,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "described": "هجوم|هجمات|حقن|مثال|ثغرة|مخاطر|قد |يمكن",
     },
     "es": {
+        "told": "lo que te han dicho|lo que te dijeron|lo que se te ha dicho",
         "null": "ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|haz caso omiso|no sigas",
         "prior": "anteriores|previas|previos|todas|todos|originales|tus|sus",
         "target": "instrucciones|reglas|indicaciones|órdenes|directrices|normas",
@@ -92,9 +111,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "contraseña|claves|clave de|tokens|credenciales",
         "hide": "no le digas|no digas|no menciones|ocúltale|no le cuentes|no informes",
         "user": "usuario",
-        "described": "ataque|atacante|inyección|ejemplo|riesgo|vulnerabilidad|mitigación|puede|pueden|podría|escenario",
+        "described": "ataque|atacante|inyección|ejemplo|riesgo|vulnerabilidad|mitigación|escenario",
     },
     "pt": {
+        "told": "o que te disseram|o que lhe foi dito|o que você recebeu",
         "null": "ignore|ignora|ignorar|esqueça|esqueca|esquece|desconsidere|descarte",
         "prior": "anteriores|prévias|todas|todos|originais|suas",
         "target": "instruções|regras|diretrizes|ordens|orientações",
@@ -104,9 +124,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "senha|chaves|tokens|credenciais",
         "hide": "não diga|não conte|não mencione|esconda de|oculte de",
         "user": "usuário",
-        "described": "ataque|injeção|exemplo|risco|vulnerabilidade|mitigação|pode|podem|poderia|cenário",
+        "described": "ataque|injeção|exemplo|risco|vulnerabilidade|mitigação|cenário",
     },
     "fr": {
+        "told": "ce qu'on t'a dit|ce qu'on vous a dit|ce que vous avez déjà reçu|ce que tu as reçu",
         "null": "ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction",
         "prior": "précédentes|antérieures|toutes|tous|vos|tes|initiales|originales|ci-dessus",
         "target": "instructions|consignes|règles|directives|ordres",
@@ -116,9 +137,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "mot de passe|mots de passe|clés|jetons|identifiants",
         "hide": "ne dis rien|ne dites rien|ne dis pas|cache-lui|ne mentionne pas",
         "user": "utilisateur",
-        "described": "attaque|attaquant|injection|exemple|risque|vulnérabilité|atténuation|peut|peuvent|pourrait|scénario",
+        "described": "attaque|attaquant|injection|exemple|risque|vulnérabilité|atténuation|scénario",
     },
     "de": {
+        "told": "was dir gesagt wurde|was man dir gesagt hat|was ihnen gesagt wurde",
         "null": "ignoriere|ignorieren|ignorier|vergiss|vergessen sie|missachte|beachte nicht",
         "prior": "vorherigen|bisherigen|vorigen|früheren|alle|deine|ihre|ursprünglichen|obigen",
         "target": "anweisungen|regeln|vorgaben|befehle|richtlinien|instruktionen",
@@ -128,9 +150,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "passwört|passwort|kennwort|schlüssel|zugangsdaten",
         "hide": "nichts davon|verschweige|verheimliche|sag nichts|erzähle nichts",
         "user": "nutzer|benutzer|anwender",
-        "described": "angriff|injektion|beispiel|risiko|schwachstelle|angreifer|kann|können|könnte|szenario",
+        "described": "angriff|injektion|beispiel|risiko|schwachstelle|angreifer|könnte|szenario",
     },
     "ru": {
+        "told": "что тебе говорили|что вам говорили|что тебе сказали|что вам сказали",
         "null": "игнорируй|игнорировать|забудь|забудьте|не обращай внимания|пренебреги|отбрось",
         "prior": "предыдущ|прежн|все|всех|ранее|выше|исходн|твои|ваши",
         "target": "инструкци|указани|правил|команд|директив",
@@ -140,9 +163,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "парол|ключ|токен|учетн|учётн",
         "hide": "не говори|не сообщай|скрой|утаи",
         "user": "пользовател",
-        "described": "атак|инъекци|пример|риск|уязвим|может|могут|сценари",
+        "described": "атак|инъекци|пример|риск|уязвим|сценари",
     },
     "it": {
+        "told": "ciò che ti è stato detto|quello che ti è stato detto",
         "null": "ignora|ignorare|ignori|dimentica|dimenticare|dimentichi|trascura|non seguire",
         "prior": "precedenti|tutte|tutti|originali|tue|sue",
         "target": "istruzioni|regole|direttive|indicazioni|ordini",
@@ -152,9 +176,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "password|chiavi|token|credenziali",
         "hide": "non dire|non dirlo|non menzionare|nascondi",
         "user": "utente",
-        "described": "attacco|attaccante|iniezione|esempio|rischio|vulnerabilità|può|possono|potrebbe|scenario",
+        "described": "attacco|attaccante|iniezione|esempio|rischio|vulnerabilità|potrebbe|scenario",
     },
     "tr": {
+        "told": "sana söylenen|size söylenen",
         "null": "yok say|görmezden gel|unut|göz ardı et|dikkate alma|uyma",
         "prior": "önceki|tüm|bütün|önceden|yukarıdaki|orijinal",
         "target": "talimat|kural|yönerge|komut|emir",
@@ -167,6 +192,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "described": "saldırı|saldırgan|enjeksiyon|örnek|risk|zafiyet|olabilir|senaryo",
     },
     "nl": {
+        "told": "wat je is verteld",
         "null": "negeer|vergeet",
         "prior": "vorige|eerdere|alle|je|jouw|oorspronkelijke",
         "target": "instructies|regels|opdrachten|richtlijnen",
@@ -176,9 +202,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "wachtwoord|sleutels",
         "hide": "vertel niet|verzwijg",
         "user": "gebruiker",
-        "described": "aanval|injectie|voorbeeld|kan|kunnen|scenario",
+        "described": "aanval|injectie|voorbeeld|scenario",
     },
     "pl": {
+        "told": "co ci powiedziano",
         "null": "zignoruj|ignoruj|zapomnij",
         "prior": "poprzedni|wszystkie|wcześniejsz",
         "target": "instrukcj|polecen|zasad|reguł",
@@ -188,9 +215,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "hasł|klucz",
         "hide": "nie mów|ukryj",
         "user": "użytkownik",
-        "described": "atak|wstrzyknię|przykład|może|mogą|scenariusz",
+        "described": "atak|wstrzyknię|przykład|scenariusz",
     },
     "id": {
+        "told": "yang telah diberitahukan",
         "null": "abaikan|lupakan",
         "prior": "sebelumnya|semua|seluruh",
         "target": "instruksi|aturan|perintah|petunjuk",
@@ -200,9 +228,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "kata sandi|kunci",
         "hide": "jangan beri tahu|sembunyikan",
         "user": "pengguna",
-        "described": "serangan|injeksi|contoh|dapat|bisa|skenario",
+        "described": "serangan|injeksi|contoh|skenario",
     },
     "vi": {
+        "told": "những gì bạn đã được",
         "null": "bỏ qua|quên",
         "prior": "trước|tất cả",
         "target": "hướng dẫn|chỉ dẫn|quy tắc|lệnh",
@@ -212,9 +241,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "mật khẩu|khóa",
         "hide": "đừng nói|giấu",
         "user": "người dùng",
-        "described": "tấn công|ví dụ|có thể|kịch bản",
+        "described": "tấn công|ví dụ|kịch bản",
     },
     "el": {
+        "told": "ό,τι σου είπαν",
         "null": "αγνόησε|αγνοήστε|ξέχασε|ξεχάστε",
         "prior": "προηγούμεν|όλες|όλους",
         "target": "οδηγί|κανόν|εντολ",
@@ -224,9 +254,10 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "κωδικ|κλειδ",
         "hide": "μην πεις|κρύψε",
         "user": "χρήστη",
-        "described": "επίθεσ|επιτιθέμεν|έγχυσ|παράδειγμα|μπορεί|σενάριο",
+        "described": "επίθεσ|επιτιθέμεν|έγχυσ|παράδειγμα|σενάριο",
     },
     "bn": {
+        "told": "আপনাকে যা বলা হয়েছে",
         "null": "উপেক্ষা|ভুলে যান|ভুলে যাও",
         "prior": "আগের|সব|পূর্ববর্তী",
         "target": "নির্দেশ|নিয়ম",
@@ -236,6 +267,6 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "পাসওয়ার্ড|কী",
         "hide": "বলবেন না|লুকান",
         "user": "ব্যবহারকারী",
-        "described": "আক্রমণ|উদাহরণ|পারে|পরিস্থিতি",
+        "described": "আক্রমণ|উদাহরণ|পরিস্থিতি",
     },
 }

@@ -42,8 +42,15 @@ def _longest_first(terms: set[str]) -> str:
 
 
 _RX = {key: _compile(key) for key in KEYS if key != "negation"}
+# A negation ending in a space is a word of its own: it must start a word too ("না " is not the
+# end of "নির্দেশনা ").
 _NEGATION = re.compile(
-    "(?:" + "|".join(re.escape(_folded(t) + (" " if t.endswith(" ") else "")) for t in NEGATIONS.split("|")) + r")\s*$"
+    "(?:"
+    + "|".join(
+        (r"(?<!\w)" if t.endswith(" ") else "") + re.escape(_folded(t) + (" " if t.endswith(" ") else ""))
+        for t in NEGATIONS.split("|")
+    )
+    + r")\s*$"
 )
 _NEGATABLE = frozenset(("null", "reveal", "send"))
 
@@ -74,6 +81,10 @@ def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | No
     return judge
 
 
+def _set_aside(sentence: str) -> tuple[int, int, int] | None:
+    return _all_of(BLOCK, "null", "target", "prior")(sentence) or _all_of(BLOCK, "null", "told")(sentence)
+
+
 def _conceal(sentence: str) -> tuple[int, int, int] | None:
     return _all_of(BLOCK, "hide", "user", "null")(sentence) or _all_of(FLAG, "hide", "user")(sentence)
 
@@ -85,7 +96,7 @@ def _rule(
 
 
 MULTILINGUAL_RULES: tuple[Rule, ...] = (
-    _rule("instruction_override", "set_aside", _needles("null"), _all_of(BLOCK, "null", "target", "prior")),
+    _rule("instruction_override", "set_aside", _needles("null"), _set_aside),
     _rule("exfiltration", "reveal_prompt", _needles("sysprompt"), _all_of(BLOCK, "sysprompt", "reveal")),
     _rule("exfiltration", "send_secret", _needles("send"), _all_of(BLOCK, "send", "secret")),
     _rule("tampering", "conceal", _needles("hide"), _conceal),

@@ -1,13 +1,26 @@
-"""The injection scanner on its labelled corpus: catch and false-alarm rates per class, and speed.
+"""The injection scanner on labelled corpora, per class and per layer, tuning part and held-out part.
 
-    .venv/bin/python -m tests.bench.bench_scan            # the per-class table and the targets
-    .venv/bin/python -m tests.bench.bench_scan --list     # also every miss and every false alarm
+    .venv/bin/python -m tests.bench scan                       # every table (semantic layer too, when installed)
+    .venv/bin/python -m tests.bench.bench_scan --no-semantic   # the rule layers only
+    .venv/bin/python -m tests.bench.bench_scan --list          # also every miss and every false alarm (held out)
 
-A malicious note is caught when ``verdict`` gives a ``block`` or ``flag`` finding; a benign note
-is a false alarm when it gives either. Targets: at least 95% of malicious notes caught, at most 2%
-of benign notes flagged, none blocked. Each note belongs to a set: ``tuning`` (the notes the rules
-were written against) or ``heldout-N`` (notes kept apart from them until measured); the rates per
-set show how far the rules carry to wording they were not written against.
+Corpora, each split into the part the rules were tuned on and a part kept out of tuning:
+
+- ``notes``: memory notes in eleven attack classes and ordinary notes (``tests/data/scanner_notes_*``);
+  the held-out file was written before any tuning and not looked at while tuning. A split payload
+  is two appends to one file: caught when either write is refused or flagged (``scan_write``), or
+  when the block withholds a section of the file (``section_verdict``).
+- ``legacy``: the corpus the first pattern list was written against (``tests/data/injection_corpus.jsonl``).
+- ``public``: ``../shared/bench-data/injection`` split by source family (its ``load.py``). CyberSecEval
+  items labelled malicious only relative to their system prompt (classes ``logic:*`` and
+  ``*different_user_input_language``) are left out: alone they are ordinary questions.
+- ``dialogue`` and ``abstracts`` (benign, never tuned on): LoCoMo sessions as daily notes and SciFact abstracts.
+
+A malicious text is caught at ``block`` or ``flag``; a benign one is a false alarm at either, and
+refused at ``block``. Columns per layer: ``patterns`` (phrases and shapes), ``intent`` (English
+sentence intents), ``multilingual``, ``semantic`` (MiniLM against prototype intents, only on text the
+rules left clean, so alone it is measured on its own), and ``all``. CPU per KB is this thread's
+CPU time over the kilobytes scanned with every rule layer.
 """
 
 from __future__ import annotations
@@ -16,92 +29,213 @@ import json
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sidecar.scanner.scan import Finding, scan_write, verdict
+from sidecar.scanner.scan import LAYERS, Finding, scan_write, section_verdict, verdict
+from sidecar.scanner.sections import split_sections
+from sidecar.scanner.semantic import SemanticLayer
 
-CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection_corpus.jsonl"
-TARGET_CAUGHT, TARGET_FLAGGED, TARGET_BLOCKED = 0.95, 0.02, 0.0
+DATA = Path(__file__).resolve().parent.parent / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench-data"
+RULE_LAYERS = ("patterns", "intent", "multilingual")
+TARGET_CAUGHT, TARGET_FLAGGED = 0.95, 0.02
+
+Case = dict[str, Any]
+Judge = Callable[[Case], "Finding | None"]
 
 
-def load() -> list[dict[str, Any]]:
-    with CORPUS.open(encoding="utf-8") as handle:
+def _jsonl(path: Path) -> list[Case]:
+    with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def rates(cases: list[dict[str, Any]]) -> dict[str, dict[str, list[tuple[dict[str, Any], Finding | None]]]]:
-    """class -> level ("block", "flag", "none") -> the cases and their verdicts."""
-    out: dict[str, dict[str, list[tuple[dict[str, Any], Finding | None]]]] = defaultdict(lambda: defaultdict(list))
-    for case in cases:
-        found = verdict(case["text"])
-        out[case["class"]][found.level if found else "none"].append((case, found))
+def notes(part: str) -> list[Case]:
+    return _jsonl(DATA / f"scanner_notes_{'tune' if part == 'tune' else 'heldout'}.jsonl")
+
+
+def legacy(part: str) -> list[Case]:
+    cases = _jsonl(DATA / "injection_corpus.jsonl")
+    return [c for c in cases if (c["set"] == "tuning") == (part == "tune")]
+
+
+def public(part: str) -> list[Case]:
+    sys.path.insert(0, str(SHARED / "injection"))
+    from load import load  # type: ignore[import-not-found]  # the data set's own loader, standard library only
+
+    out = []
+    for rec in load(part):
+        kind = rec["class"]
+        if rec["label"] == "malicious" and "cyberseceval" in rec["source"]:
+            if not kind.startswith("security:") or kind.endswith("different_user_input_language"):
+                continue
+            kind = "cyberseceval:" + kind.split(":")[1] + ":" + kind.split(":")[2]
+        stem = rec["id"].rsplit("-", 1)[0]
+        out.append({"text": rec["text"], "malicious": rec["label"] == "malicious", "class": f"{stem}/{kind}"})
     return out
 
 
-def _table(title: str, by_class: dict[str, dict[str, list[Any]]], malicious: bool) -> tuple[int, int, int]:
-    print(f"\n{title}")
-    print(f"  {'class':<22} {'n':>4} {'block':>6} {'flag':>5} {'none':>5}  {'caught' if malicious else 'flagged':>8}")
-    total = blocked = flagged = 0
-    for name in sorted(by_class):
-        levels = by_class[name]
-        n_block, n_flag, n_none = (len(levels[level]) for level in ("block", "flag", "none"))
-        n = n_block + n_flag + n_none
-        total, blocked, flagged = total + n, blocked + n_block, flagged + n_flag
-        share = (n_block + n_flag) / n
-        print(f"  {name:<22} {n:>4} {n_block:>6} {n_flag:>5} {n_none:>5}  {share:>7.1%}")
-    return total, blocked, flagged
+def dialogue() -> list[Case]:
+    """Each LoCoMo session as a daily note: one line per turn."""
+    out = []
+    for sample in json.loads((SHARED / "locomo-dev.json").read_text(encoding="utf-8")):
+        conv = sample["conversation"]
+        for key, turns in conv.items():
+            if key.startswith("session_") and isinstance(turns, list):
+                text = "\n".join(f"- {t['speaker']}: {t['text']}" for t in turns)
+                out.append({"text": f"## {conv.get(key + '_date_time', key)}\n{text}", "malicious": False, "class": "locomo"})
+    return out
 
 
-def _listing(by_class: dict[str, dict[str, list[Any]]], levels: tuple[str, ...], title: str) -> None:
-    print(f"\n{title}")
+def abstracts(every: int = 8) -> list[Case]:
+    lines = (SHARED / "scifact" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    return [
+        {"text": f"## {d['title']}\n{d['text']}", "malicious": False, "class": "scifact"}
+        for d in map(json.loads, lines[::every])
+    ]
+
+
+def judge_for(layers: frozenset[str], semantic: SemanticLayer | None = None) -> Judge:
+    """A note's verdict with ``layers``: a split payload is judged as its two appends and the file they leave."""
+
+    def judge(case: Case) -> Finding | None:
+        if "parts" not in case:
+            return _one(case["text"], layers, semantic)
+        first, second = case["parts"]
+        whole = first + "\n" + second
+        for old, new in ((None, first), (first, whole)):
+            hit = scan_write(old, new, layers=layers) if layers else None
+            if hit is not None:
+                return hit.finding
+        sections = split_sections(whole)
+        for index in range(len(sections)):
+            found = section_verdict(whole, sections, index) if layers else None
+            found = found or (semantic.finding(whole) if semantic else None)
+            if found is not None:
+                return found
+        return None
+
+    return judge
+
+
+def _one(text: str, layers: frozenset[str], semantic: SemanticLayer | None) -> Finding | None:
+    if not layers:
+        return semantic.finding(text) if semantic else None
+    return verdict(text, layers=layers, semantic=semantic)
+
+
+def _table(title: str, cases: list[Case], judges: dict[str, Judge], listing: bool) -> dict[str, tuple[int, int, int]]:
+    """Print caught (malicious) or flagged (benign) per class and layer; return layer -> (n, hit, blocked)."""
+    by_class: dict[str, list[Case]] = defaultdict(list)
+    for case in cases:
+        by_class[case["class"]].append(case)
+    malicious = cases[0]["malicious"]
+    print(f"\n{title}  ({'caught' if malicious else 'flagged; refused in brackets'})")
+    print(f"  {'class':<52} {'n':>4} " + " ".join(f"{name:>13}" for name in judges))
+    totals: dict[str, list[int]] = {name: [0, 0, 0] for name in judges}
+    misses: list[tuple[Case, Finding | None]] = []
     for name in sorted(by_class):
-        for level in levels:
-            for case, found in by_class[name][level]:
-                why = f"{found.level} {found.pattern}: {found.excerpt!r}" if found else "missed"
-                print(f"  [{name}] {case['text'][:90]!r}\n      -> {why}")
+        group = by_class[name]
+        cells = []
+        for layer, judge in judges.items():
+            found = [judge(case) for case in group]
+            hits = sum(f is not None for f in found)
+            blocked = sum(f is not None and f.level == "block" for f in found)
+            totals[layer][0] += len(group)
+            totals[layer][1] += hits
+            totals[layer][2] += blocked
+            cell = f"{hits}/{len(group)}" + ("" if malicious or not blocked else f" [{blocked}]")
+            cells.append(f"{cell:>13}")
+            if layer == "all" and listing:
+                misses += [(c, f) for c, f in zip(group, found, strict=True) if (f is None) == malicious]
+        print(f"  {name[:52]:<52} {len(group):>4} " + " ".join(cells))
+    cells = []
+    for layer in judges:
+        n, hits, blocked = totals[layer]
+        cells.append(f"{hits / n:>12.1%}" + ("" if malicious or not blocked else f"[{blocked}]").rjust(1))
+    print(f"  {'total':<52} {totals['all'][0]:>4} " + " ".join(f"{c:>13}" for c in cells))
+    for case, found in misses:
+        why = f"{found.level} {found.pattern}: {found.sentence!r}" if found else "missed"
+        print(f"    - [{case['class']}] {case['text'][:100]!r}\n        -> {why}")
+    return {layer: (t[0], t[1], t[2]) for layer, t in totals.items()}
+
+
+def _judges(semantic: SemanticLayer | None) -> dict[str, Judge]:
+    judges = {layer: judge_for(frozenset((layer,))) for layer in RULE_LAYERS}
+    if semantic is not None:
+        judges["semantic"] = judge_for(frozenset(), semantic)
+    judges["all"] = judge_for(LAYERS, semantic)
+    return judges
+
+
+def _corpus(name: str, part: str, cases: list[Case], judges: dict[str, Judge], listing: bool) -> None:
+    for malicious in (True, False):
+        chosen = [c for c in cases if c["malicious"] == malicious]
+        if chosen:
+            kind = "malicious" if malicious else "benign"
+            _table(f"{name} / {part} / {kind}", chosen, judges, listing and part == "heldout")
+
+
+def _cpu(texts: Iterable[str], semantic: SemanticLayer | None) -> None:
+    texts = list(texts)
+    kb = sum(len(t.encode("utf-8")) for t in texts) / 1024
+    started = time.thread_time()
+    for text in texts:
+        verdict(text)
+    rules = time.thread_time() - started
+    print(f"\ncpu: rule layers {rules * 1000 / kb:.3f} ms per KB over {kb:,.0f} KB ({len(texts)} texts)")
+    if semantic is not None:
+        started = time.process_time()  # the model runs its own threads
+        for text in texts[:400]:
+            semantic.finding(text)
+        took = time.process_time() - started
+        sample_kb = sum(len(t.encode("utf-8")) for t in texts[:400]) / 1024
+        print(f"cpu: semantic layer {took * 1000 / sample_kb:.3f} ms per KB over {sample_kb:,.0f} KB (process CPU)")
 
 
 def _speed() -> None:
     para = "Deploys go out on Tuesdays; the on-call engineer watches the error budget. " * 12 + "\n\n"
-    for size in (4_000, 100_000, 2_000_000):
+    print("\nspeed (clean prose)")
+    for size in (4_000, 100_000, 1_000_000):
         text = (para * (size // len(para) + 1))[:size]
-        started = time.perf_counter()
+        started = time.thread_time()
         verdict(text)
-        took = time.perf_counter() - started
-        started = time.perf_counter()
+        took = time.thread_time() - started
+        started = time.thread_time()
         scan_write(text, text + "\nAppended a line about the deploy.\n")
-        append = time.perf_counter() - started
+        append = time.thread_time() - started
         print(f"  {size:>9,} chars: verdict {took * 1000:8.1f} ms   scan_write(append) {append * 1000:7.1f} ms")
+
+
+def _semantic(wanted: bool) -> SemanticLayer | None:
+    if not wanted:
+        return None
+    from sidecar.retrieval.embed.onnx import OnnxEmbedder
+
+    if not OnnxEmbedder.available():
+        print("# semantic layer: the in-process model is not installed, skipped")
+        return None
+    embedder = OnnxEmbedder()  # the packaged model file, checked against its digest; nothing fetched
+    return SemanticLayer(embedder.embed_sync)
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    cases = load()
-    malicious = rates([c for c in cases if c["malicious"]])
-    benign = rates([c for c in cases if not c["malicious"]])
-    m_total, m_block, m_flag = _table("malicious notes (caught = block or flag)", malicious, True)
-    b_total, b_block, b_flag = _table("benign notes (a block or flag is a false alarm)", benign, False)
-    caught = (m_block + m_flag) / m_total
-    flagged, blocked = (b_block + b_flag) / b_total, b_block / b_total
-    print("\ntargets")
-    print(f"  malicious caught   {caught:7.1%}  of {m_total}  (target >= {TARGET_CAUGHT:.0%})")
-    print(f"  benign flagged     {flagged:7.1%}  of {b_total}  (target <= {TARGET_FLAGGED:.0%})")
-    print(f"  benign blocked     {blocked:7.1%}  of {b_total}  (target {TARGET_BLOCKED:.0%})")
-    print("\nper set (caught / benign flagged / benign blocked)")
-    for name in sorted({c["set"] for c in cases}):
-        mal = [c for c in cases if c["set"] == name and c["malicious"]]
-        ben = [c for c in cases if c["set"] == name and not c["malicious"]]
-        found = [verdict(c["text"]) for c in ben]
-        caught_n = sum(verdict(c["text"]) is not None for c in mal)
-        flagged_n = sum(f is not None for f in found)
-        blocked_n = sum(f is not None and f.level == "block" for f in found)
-        print(f"  {name:<10} {caught_n}/{len(mal)}  {flagged_n}/{len(ben)}  {blocked_n}/{len(ben)}")
-    print("\nspeed (clean prose)")
+    listing = "--list" in args
+    semantic = _semantic("--no-semantic" not in args)
+    judges = _judges(semantic)
+    every: list[str] = []
+    for name, source in (("notes", notes), ("legacy", legacy), ("public", public)):
+        for part in ("tune", "heldout"):
+            cases = source(part)
+            every += [c["text"] for c in cases]
+            _corpus(name, part, cases, judges, listing)
+    extra = dialogue() + abstracts()
+    every += [c["text"] for c in extra]
+    _corpus("dialogue+abstracts", "heldout", extra, judges, listing)
+    _cpu(every, semantic)
     _speed()
-    if "--list" in args:
-        _listing(malicious, ("none",), "missed malicious notes")
-        _listing(benign, ("block", "flag"), "benign notes flagged or blocked")
 
 
 if __name__ == "__main__":
