@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 import httpx
 
+from sidecar.errors import SidecarError
 from sidecar.palace.ingest import MAX_TURN_CHARS, MAX_TURNS
 from sidecar.settings import load_settings
 
@@ -37,6 +38,8 @@ __all__ = ["main", "transcript_turns"]
 
 SESSION_BUDGET = 8000  # characters of memory at session start
 RECALL_BUDGET = 2000  # characters recalled for one prompt
+#: The most of a prompt sent as the recall query (the search takes 256 words and 4096 bytes).
+QUERY_WORDS, QUERY_BYTES = 200, 4000
 #: Text Claude Code puts in the transcript as a user turn that nobody typed.
 _CHATTER = ("<command-", "<local-command-", "Caveat: The messages below were generated")
 
@@ -51,7 +54,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             raise ValueError("the hook event is not a JSON object")
         with httpx.Client(base_url=args.url or _default_url(), timeout=args.timeout) as http:
             text = _answer(http, event)
-    except (ValueError, OSError, httpx.HTTPError, _Refused) as exc:
+    except (ValueError, OSError, httpx.HTTPError, SidecarError, _Refused) as exc:
         print(f"memory-sidecar-hook: {exc}", file=sys.stderr)
         return 0
     if text:
@@ -83,7 +86,7 @@ def _answer(http: httpx.Client, event: dict[str, Any]) -> str:
         prompt = event.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             return ""
-        body = {"query": prompt[:4000], "layers": ["L3"], "recall": True, "budget": RECALL_BUDGET}
+        body = {"query": _query(prompt), "layers": ["L3"], "recall": True, "budget": RECALL_BUDGET}
         return str(_post(http, "/memory/block", body)["text"])
     if name in ("PreCompact", "SessionEnd"):
         path = event.get("transcript_path")
@@ -92,6 +95,13 @@ def _answer(http: httpx.Client, event: dict[str, Any]) -> str:
         _ingest(http, Path(path).expanduser())
         return ""
     raise ValueError(f"not a hook this command answers: {name!r}")
+
+
+def _query(prompt: str) -> str:
+    """The prompt as a search query: its first QUERY_WORDS words, within QUERY_BYTES of UTF-8 (a
+    longer query is refused, and a long prompt's opening says what it is about)."""
+    words = " ".join(prompt.split()[:QUERY_WORDS])
+    return words.encode("utf-8")[:QUERY_BYTES].decode("utf-8", errors="ignore")
 
 
 def _ingest(http: httpx.Client, path: Path) -> None:

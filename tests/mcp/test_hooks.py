@@ -83,6 +83,9 @@ def test_a_session_is_ingested_at_its_end_and_the_next_one_starts_with_it(
     asked = hook(sidecar.url, event("UserPromptSubmit", tmp_path, prompt="Which database do staging tests use?"))
     assert asked.returncode == 0 and "billing-stg-2" in asked.stdout, asked.stdout
     assert "[ESSENTIAL MEMORIES]" not in asked.stdout  # what the prompt recalls, not the whole block again
+    long = "Which database do staging tests use? " + "Also consider the rest of the plan. " * 400
+    asked_long = hook(sidecar.url, event("UserPromptSubmit", tmp_path, prompt=long))
+    assert asked_long.returncode == 0 and "billing-stg-2" in asked_long.stdout, asked_long.stderr
     trivial = hook(sidecar.url, event("UserPromptSubmit", tmp_path, prompt="ok"))
     assert trivial.returncode == 0 and trivial.stdout == ""
 
