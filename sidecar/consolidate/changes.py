@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from sidecar.consolidate.promote import is_event, normalised
+from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.supersede import Said
 
 __all__ = ["COVERAGE", "SIGNAL", "changed_by_signal"]
@@ -54,7 +54,7 @@ _WORD = re.compile(r"\w[\w.:/-]*\w|\w")
 
 
 def _content(text: str) -> frozenset[str]:
-    return frozenset(w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOP)
+    return frozenset(w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", text))) if w not in _STOP)
 
 
 def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:

@@ -394,7 +394,10 @@ async def _summarise(
     for cluster in clusters:
         sections.setdefault(cluster.heading, []).append(cluster)
     monday, sunday = period_bounds(name)
-    out = [f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n", changed_section(changed)]
+    out = [
+        f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n",
+        changed_section(changed, _replaced(stale)),
+    ]
     engines: list[str] = []
     fallbacks: list[str] = []
     for title, members, allowed in _parts(sections, budget):
@@ -451,6 +454,14 @@ def _parts(sections: dict[str, list[Cluster]], budget: int) -> list[tuple[str, l
             out.append((heading, facts, budget * FACT_BUDGET_SHARE))
         if events:
             out.append((f"{heading}{_LOG}", events, budget // LOG_BUDGET_SHARE))
+    return out
+
+
+def _replaced(stale: dict[str, Said]) -> dict[str, list[str]]:
+    """For each line that changed a value (by key), the lines it superseded, as said."""
+    out: dict[str, list[str]] = {}
+    for old, newer in stale.items():
+        out.setdefault(normalised(newer.text), []).append(old)
     return out
 
 

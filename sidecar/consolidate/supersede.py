@@ -231,11 +231,17 @@ def superseded_line(text: str, newer: Said) -> str:
     return f"{as_item(COMMENT.sub('', text))} <!-- superseded {newer.when[0].isoformat()} by {newer.where} -->\n"
 
 
-def changed_section(lines: Sequence[Said]) -> str:
-    """The ``## Changed`` section of a summary: the week's lines that changed a value, as said."""
+def changed_section(lines: Sequence[Said], replaced: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The ``## Changed`` section of a summary: the week's lines that changed a value, as said,
+    each with a comment naming what it replaced (``replaced``: line key -> the superseded lines'
+    keys), so a search in the words of the old statement finds the current one."""
     if not lines:
         return ""
-    body = one_per_section("".join(f"{as_item(COMMENT.sub('', s.text))}\n" for s in lines))
+    items = []
+    for s in lines:
+        was = "; ".join((replaced or {}).get(normalised(s.text), []))
+        items.append(f"{as_item(COMMENT.sub('', s.text))}{f' <!-- was: {was} -->' if was else ''}\n")
+    body = one_per_section("".join(items))
     return f"\n## {CHANGED}\n<!-- from {', '.join(sorted({s.where for s in lines}))} -->\n{body}"
 
 

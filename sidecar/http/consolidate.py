@@ -16,7 +16,7 @@ from aiohttp import web
 from sidecar.episodic.entry import invalid
 from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.http.jsonio import json_answer, read_json_object
-from sidecar.keys import EMBEDDER, QUEUE, SETTINGS
+from sidecar.keys import EMBEDDER, QUEUE, SETTINGS, WRITES
 
 __all__ = ["consolidate_schedule_ctx", "routes"]
 
@@ -34,6 +34,7 @@ async def consolidate_tier(app: web.Application, tier: str, since: date | None, 
         app[SETTINGS], tier, since=since, dry_run=dry_run, journal=journal, embedder=app.get(EMBEDDER)
     )
     if not dry_run:
+        app[WRITES].recount(tier)  # the notes it archived no longer count against the cap
         app[QUEUE].put(tier, None, "consolidate")
         if tier == "agent" and report.operator_model is not None and report.operator_model.changed:
             app[QUEUE].put("crew", None, "consolidate")  # the operator model lives in the crew dir

@@ -245,6 +245,11 @@ class WriteService:
         self._thread.shutdown(wait=True)
         self._scans.shutdown(wait=False, cancel_futures=True)
 
+    def recount(self, tier: str) -> None:
+        """Forget the tier's counted usage (a consolidation moved its files): the next write counts
+        it afresh instead of refusing room the run freed."""
+        self._usage.pop(self.read_root(tier), None)
+
     def warm(self) -> None:
         """Scan the usage of the tiers this sidecar writes, on the write thread, before any write
         needs it (the first write would otherwise wait for the walk)."""
@@ -302,8 +307,8 @@ class WriteService:
                 checks_ms=round((checked - started) * 1000, 1),
                 durable_ms=round((done - checked) * 1000, 1),
             )
-        known = self._usage[root]
-        if counts_against_cap(req.path):
+        known = self._usage.get(root)  # None: recounted since (``recount``), the next write scans
+        if known is not None and counts_against_cap(req.path):
             self._usage[root] = known.after(old, new)
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}
         out["usage"] = usage(len(new), self.file_cap(req.path))

@@ -1,0 +1,80 @@
+"""Room a consolidation really frees: archived notes leave the tier's cap (a write the cap refused
+before the run is taken after it), the archive is bounded by a cap of its own (the oldest notes
+compressed, readable, then removed past the compressed cap), and the schedule's last run is kept."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from sidecar.consolidate.archive import bound_archive
+from sidecar.consolidate.schedule import START_GRACE_S, first_delay, last_run
+from sidecar.episodic.clock import utcnow
+from sidecar.server.app import create_app
+from sidecar.settings import Settings
+from sidecar.write.usage import capped_bytes
+from tests.bench.consolidation_gen import make_history
+
+Client = TestClient[Any, Any]
+CAP = 200 * 1024
+
+
+def _months(root: Path, days: int = 60) -> None:
+    """``days`` of generated notes ending yesterday, written as files (a shell's edits)."""
+    history = make_history("tuning", 7, utcnow().date())
+    for n, lines in enumerate(history.notes[-days:]):
+        day = utcnow().date() - timedelta(days=days - n)
+        note = root / "daily" / f"{day.isoformat()}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"# {day}\n\n## Log\n" + "".join(f"- {ln}\n" for ln in lines))
+
+
+async def test_archived_notes_leave_the_tier_cap_so_a_refused_write_fits_after_a_run(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    _months(memory_dir)
+    assert capped_bytes(memory_dir) > 0.8 * CAP
+    client: Client = await aiohttp_client(create_app(make_settings(tier_cap_bytes=CAP, topic_cap_bytes=CAP)))
+    blob = {"path": "notes/probe.md", "content": "- probe line of text\n" * (CAP // 40), "mode": "replace"}
+    refused = await client.post("/memory/write", json=blob)
+    assert refused.status == 413
+    report = await (await client.post("/memory/consolidate", json={})).json()
+    assert report["archived"] and report["live_bytes_after"] <= CAP // 2
+    assert capped_bytes(memory_dir) <= CAP // 2  # the archive is on disk, out of the cap
+    taken = await client.post("/memory/write", json=blob)
+    assert taken.status in (200, 201), await taken.json()
+    assert last_run(memory_dir) is not None  # the route's run is the schedule's last run too
+
+
+def test_the_archive_is_bounded_by_a_cap_of_its_own(tmp_path: Path) -> None:
+    archive = tmp_path / "archive" / "daily"
+    archive.mkdir(parents=True)
+    days = [f"2026-03-{d:02d}.md" for d in range(1, 11)]
+    texts = {name: ("- a line of an archived note, " + name + "\n") * 40 for name in days}
+    for name, text in texts.items():
+        (archive / name).write_text(text)
+    size = len(texts[days[0]].encode())
+    bound = bound_archive(tmp_path, plain_cap=4 * size, packed_cap=10**9, dry_run=False)
+    assert bound.compressed == [f"archive/daily/{n}" for n in days[:6]]  # the oldest, until four fit
+    assert sorted(p.name for p in archive.glob("*.md")) == days[6:]
+    assert gzip.decompress((archive / f"{days[0]}.gz").read_bytes()).decode() == texts[days[0]]
+    sizes = [(archive / f"{n}.gz").stat().st_size for n in days[:6]]
+    cap = sum(sizes) // 2
+    again = bound_archive(tmp_path, plain_cap=4 * size, packed_cap=cap, dry_run=False)
+    gone = next(k for k in range(7) if sum(sizes[k:]) <= cap)  # the fewest oldest ones that make it fit
+    assert again.compressed == [] and again.expired == [f"archive/daily/{n}.gz" for n in days[:gone]]
+    assert again.packed_bytes == sum(sizes[gone:]) <= cap
+    assert bound_archive(tmp_path, plain_cap=4 * size, packed_cap=cap, dry_run=False).expired == []
+
+
+def test_the_first_scheduled_run_follows_the_last_one() -> None:
+    now = datetime(2026, 5, 1, 12, tzinfo=UTC)
+    day = 24 * 3600.0
+    assert first_delay(None, now, day) == START_GRACE_S  # never run: shortly after start
+    assert first_delay(now - timedelta(days=3), now, day) == START_GRACE_S  # overdue: caught up
+    assert first_delay(now - timedelta(hours=6), now, day) == 18 * 3600.0  # when the interval is up
