@@ -136,6 +136,11 @@ FIELDS: dict[str, Schema] = {
         "description": "with a query: add the recalled memories (fenced as untrusted hints, at most 25% of the budget)",
     },
     "recall_k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
+    "spotlight": {
+        "type": "boolean",
+        "default": False,
+        "description": "datamark recalled memory (spaces shown as U+02C6) so the model reads it as data, not instructions",
+    },
     "agent_id": {
         "anyOf": [{"type": "string", "pattern": ID_PATTERN}, {"type": "null"}],
         "description": "whose memories to recall and nudge; default the sidecar's --agent-id",
@@ -314,6 +319,7 @@ class BlockRequest:
     session_id: str | None = None
     layers: tuple[str, ...] = ("L0", "L1")
     room: str | None = None
+    spotlight: bool = False
 
     @classmethod
     def from_json(cls, body: dict[str, Any], settings: Settings) -> BlockRequest:
@@ -337,6 +343,9 @@ class BlockRequest:
         recall_k = body.get("recall_k", 5)
         if isinstance(recall_k, bool) or not isinstance(recall_k, int) or not 1 <= recall_k <= MAX_RECALL_K:
             raise BadRequest(f"recall_k must be an integer from 1 to {MAX_RECALL_K}", code="invalid_recall_k")
+        spotlight = body.get("spotlight", False)
+        if not isinstance(spotlight, bool):
+            raise BadRequest("spotlight must be true or false", code="invalid_spotlight")
         return cls(
             role,
             budget,
@@ -351,6 +360,7 @@ class BlockRequest:
             session_id=_token(body, "session_id"),
             layers=check_layers(body.get("layers"), query is not None),
             room=_room(body),
+            spotlight=spotlight,
         )
 
 
@@ -408,6 +418,7 @@ BLOCK_REQUEST = request_schema(
         "session_id": "session_id",
         "layers": "layers",
         "room": "room",
+        "spotlight": "spotlight",
     }
 )
 

@@ -506,7 +506,8 @@ PATHS: dict[str, Any] = {
             ),
             ok_description="the block, cut on chunk boundaries. A heading section the injection scanner matches "
             "(either level) is withheld: a notice stands in its place, its clean sibling sections stay, and "
-            "blocked lists it: label (tier/path), category, pattern, level, line_start and line_end",
+            "blocked lists it: label (tier/path), category, pattern, level, line_start and line_end. With spotlight, "
+            "the agent, crew and operator parts are datamarked (every space shown as U+02C6) and the preamble says so",
             requestBody=_body(_ref("BlockRequest")),
         )
     },

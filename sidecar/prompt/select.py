@@ -21,7 +21,7 @@ from sidecar.scanner.normalise import normalise
 from sidecar.scanner.scan import Finding, section_verdict, verdict
 from sidecar.scanner.sections import Section
 
-__all__ = ["MARKERS", "BlockedSection", "MemoryFile", "Part", "chunk_text", "select"]
+__all__ = ["DATAMARK", "MARKERS", "BlockedSection", "MemoryFile", "Part", "chunk_text", "datamark", "select"]
 
 MARKERS = {
     "identity": ("[IDENTITY]", "[END IDENTITY]"),
@@ -31,6 +31,8 @@ MARKERS = {
     "operator": ("[OPERATOR MODEL]", "[END OPERATOR MODEL]"),
     "peer": ("[PEER CONTEXT]", "[END PEER CONTEXT]"),
 }
+#: The mark spotlighting puts in place of every space of recalled memory (Hines et al. 2024 use U+02C6).
+DATAMARK = "\u02c6"
 # A line that reads as a label (``--- agent/AGENT.md ---``), a notice or budget line of the block
 # (``[memory ...``), a tier marker or the preamble, once folded like the scanner folds text.
 _UNKNOWN = Finding("", "", "")  # the shortest notice, for a size bound before a section is scanned
@@ -190,6 +192,23 @@ def _render_file(pick: _Pick) -> str:
     items = [(memory.chunk_section[ci], ci, chunk_text(memory.chunks[ci])) for ci in pick.picked]
     items += [(si, -1, _notice(memory, si, finding)) for si, finding in pick.withheld.items()]
     return f"{_label_line(memory.label)}\n" + "\n\n".join(text for _, _, text in sorted(items))
+
+
+def datamark(part_text: str, kind: str) -> str:
+    """Spotlighting by datamarking: every space of the memory's own lines replaced by ``DATAMARK``,
+    the block's frame (the tier markers, file labels, notices) left as it is. One character for
+    one, so a part keeps its length and the budget its accounting. A memory line can never pass for
+    a frame line here: ``select`` escapes those with a backslash."""
+    start, end = MARKERS[kind]
+    lines = part_text.split("\n")
+    for i, line in enumerate(lines):
+        frame = line in (start, end) or _LABEL.fullmatch(line) or line.startswith("[memory section withheld: ")
+        if not frame:
+            lines[i] = line.replace(" ", DATAMARK)
+    return "\n".join(lines)
+
+
+_LABEL = re.compile(r"--- \S+ ---")
 
 
 def _label_line(label: str) -> str:

@@ -161,7 +161,9 @@ def verdict(text: str, *, layers: frozenset[str] = LAYERS, semantic: SemanticLay
             return finding
         flagged = flagged or finding
     if flagged is None and semantic is not None:
-        return semantic.finding(text)
+        near = semantic.finding(text)
+        if near is not None:  # a nearest neighbour is evidence, not proof: flag, never block
+            return Finding(near.intent, f"semantic.{near.intent}", near.excerpt, "flag", near.sentence)
     return flagged
 
 
@@ -208,14 +210,16 @@ def seam(before: str, appended: str) -> str:
     return " ".join(line for line in lines if line)
 
 
-def section_verdict(text: str, sections: Sequence[Section], index: int) -> Finding | None:
+def section_verdict(
+    text: str, sections: Sequence[Section], index: int, *, layers: frozenset[str] = LAYERS
+) -> Finding | None:
     """The verdict on ``sections[index]`` of ``text``: its own, else the one on its seam with the
     section before it, so the half that completes a payload split across a heading is withheld."""
     section = sections[index]
-    found = verdict(text[section.start : section.end])
+    found = verdict(text[section.start : section.end], layers=layers)
     if found is None and index > 0:
         previous = sections[index - 1]
-        found = _seam_finding(text[previous.start : previous.end], text[section.start : section.end])
+        found = _seam_finding(text[previous.start : previous.end], text[section.start : section.end], layers)
     return found
 
 

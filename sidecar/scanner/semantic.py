@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -19,10 +19,18 @@ import numpy.typing as npt
 from sidecar.scanner.normalise import normalise
 from sidecar.scanner.sentences import sentence_at, sentences
 
-if TYPE_CHECKING:
-    from sidecar.scanner.scan import Finding
+__all__ = ["PROTOTYPES", "THRESHOLD", "SemanticHit", "SemanticLayer"]
 
-__all__ = ["PROTOTYPES", "THRESHOLD", "SemanticLayer"]
+
+class SemanticHit(NamedTuple):
+    """The sentence closest to a prototype: the prototype's intent (a scanner category), a short
+    excerpt, the sentence and its cosine."""
+
+    intent: str
+    excerpt: str
+    sentence: str
+    score: float
+
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
@@ -67,10 +75,8 @@ class SemanticLayer:
         self._labels = [label for label, texts in PROTOTYPES.items() for _ in texts]
         self._matrix = embed([text for texts in PROTOTYPES.values() for text in texts])
 
-    def finding(self, text: str) -> Finding | None:
-        """A ``flag`` finding for the sentence closest to a prototype above the threshold, or None."""
-        from sidecar.scanner.scan import Finding  # scan imports this module only to type it
-
+    def finding(self, text: str) -> SemanticHit | None:
+        """The sentence closest to a prototype when it is above the threshold, else None."""
         folded = normalise(text).folded
         spans = [(s, e) for s, e in sentences(folded) if _ADDRESSED.search(folded, s, e)][:MAX_SENTENCES]
         if not spans:
@@ -81,6 +87,6 @@ class SemanticLayer:
         if float(scores[row, column]) < self._threshold:
             return None
         start, end = spans[int(row)]
-        label = self._labels[int(column)]
         excerpt = " ".join(folded[start:end].split())[:80]
-        return Finding(label, f"semantic.{label}", excerpt, "flag", sentence_at(folded, start, end))
+        score = float(scores[row, column])
+        return SemanticHit(self._labels[int(column)], excerpt, sentence_at(folded, start, end), score)

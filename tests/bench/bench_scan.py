@@ -84,7 +84,9 @@ def dialogue() -> list[Case]:
         for key, turns in conv.items():
             if key.startswith("session_") and isinstance(turns, list):
                 text = "\n".join(f"- {t['speaker']}: {t['text']}" for t in turns)
-                out.append({"text": f"## {conv.get(key + '_date_time', key)}\n{text}", "malicious": False, "class": "locomo"})
+                out.append(
+                    {"text": f"## {conv.get(key + '_date_time', key)}\n{text}", "malicious": False, "class": "locomo"}
+                )
     return out
 
 
@@ -101,28 +103,21 @@ def judge_for(layers: frozenset[str], semantic: SemanticLayer | None = None) -> 
 
     def judge(case: Case) -> Finding | None:
         if "parts" not in case:
-            return _one(case["text"], layers, semantic)
+            return verdict(case["text"], layers=layers, semantic=semantic)
         first, second = case["parts"]
         whole = first + "\n" + second
         for old, new in ((None, first), (first, whole)):
-            hit = scan_write(old, new, layers=layers) if layers else None
+            hit = scan_write(old, new, layers=layers)
             if hit is not None:
                 return hit.finding
         sections = split_sections(whole)
         for index in range(len(sections)):
-            found = section_verdict(whole, sections, index) if layers else None
-            found = found or (semantic.finding(whole) if semantic else None)
+            found = section_verdict(whole, sections, index, layers=layers)
             if found is not None:
                 return found
-        return None
+        return verdict(whole, layers=layers, semantic=semantic) if semantic is not None else None
 
     return judge
-
-
-def _one(text: str, layers: frozenset[str], semantic: SemanticLayer | None) -> Finding | None:
-    if not layers:
-        return semantic.finding(text) if semantic else None
-    return verdict(text, layers=layers, semantic=semantic)
 
 
 def _table(title: str, cases: list[Case], judges: dict[str, Judge], listing: bool) -> dict[str, tuple[int, int, int]]:
@@ -164,7 +159,7 @@ def _table(title: str, cases: list[Case], judges: dict[str, Judge], listing: boo
 def _judges(semantic: SemanticLayer | None) -> dict[str, Judge]:
     judges = {layer: judge_for(frozenset((layer,))) for layer in RULE_LAYERS}
     if semantic is not None:
-        judges["semantic"] = judge_for(frozenset(), semantic)
+        judges["semantic"] = judge_for(frozenset(("semantic",)), semantic)
     judges["all"] = judge_for(LAYERS, semantic)
     return judges
 
