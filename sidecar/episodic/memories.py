@@ -333,7 +333,7 @@ async def _resolve(
     """The live entry a feedback names, in the workspace and namespace, and in the scope asked
     (crew entries only for ``crew_id``, the agent's own otherwise)."""
     if topic_key is not None:
-        found = await store.live_topic(who.workspace_id, who.namespace, topic_key, crew_id)
+        found = await store.live_topic(who.workspace_id, who.namespace, topic_key, crew_id, who.agent_id)
     else:
         found = await store.get(who.workspace_id, entry_id or "")
     if found is None or found.namespace != who.namespace or not _in_scope(found, who, crew_id):
@@ -373,11 +373,19 @@ async def forget(
         if found is None or found.namespace != req.who.namespace or not _in_scope(found, req.who, crew_id):
             raise NotFound(f"no entry {req.entry_id} in namespace {req.who.namespace}")
     else:
-        history = await store.history(req.who.workspace_id, req.who.namespace, req.topic_key or "", crew_id=crew_id)
+        history = await store.history(
+            req.who.workspace_id, req.who.namespace, req.topic_key or "", crew_id=crew_id, agent_id=req.who.agent_id
+        )
         if not history or not all(_in_scope(e, req.who, crew_id) for e in history):
             raise NotFound(f"no memory with topic key {req.topic_key!r} in namespace {req.who.namespace}")
     ids = await store.forget(
-        req.who.workspace_id, req.who.namespace, now, entry_id=req.entry_id, topic_key=req.topic_key, crew_id=crew_id
+        req.who.workspace_id,
+        req.who.namespace,
+        now,
+        entry_id=req.entry_id,
+        topic_key=req.topic_key,
+        crew_id=crew_id,
+        agent_id=req.who.agent_id,
     )
     return {"forgotten": ids}
 

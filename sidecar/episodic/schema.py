@@ -147,6 +147,16 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE journal_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
     INSERT INTO journal_meta (key, value) VALUES ('generation', 0);
     """,
+    # 4: a topic key outside a crew is one agent's own: two agents of a workspace may each hold a
+    # live memory under the same key (a crew's key stays one for the whole crew).
+    """
+    DROP INDEX journal_entries_topic;
+    CREATE UNIQUE INDEX journal_entries_topic
+        ON journal_entries(
+            workspace_id, namespace, COALESCE(crew_id, ''), CASE WHEN crew_id IS NULL THEN COALESCE(agent_id, '') ELSE '' END, topic_key
+        )
+        WHERE topic_key IS NOT NULL AND status = 'live';
+    """,
 )
 
 

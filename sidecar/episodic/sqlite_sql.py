@@ -46,7 +46,7 @@ GENERATION = "SELECT value FROM journal_meta WHERE key = 'generation'"
 #: the agent's own): at most one, by a unique index.
 LIVE_TOPIC = (
     "SELECT id, access_count FROM journal_entries WHERE workspace_id = ? AND namespace = ? AND topic_key = ?"
-    " AND COALESCE(crew_id, '') = ? AND status = 'live'"
+    " AND COALESCE(crew_id, '') = ? AND (crew_id IS NOT NULL OR COALESCE(agent_id, '') = ?) AND status = 'live'"
 )
 UPSERT_EMBEDDING = """
 INSERT INTO journal_embeddings

@@ -176,7 +176,8 @@ class SqliteJournalStore:
                 values[1], values[3] = row
             replaced = None
             if entry.topic_key is not None:  # topic-key upsert: the live holder becomes history
-                scope = (values[1], entry.namespace, entry.topic_key, entry.crew_id or "")
+                # A key is the crew's, or one agent's own: another agent's key of the same name is not it.
+                scope = (values[1], entry.namespace, entry.topic_key, entry.crew_id or "", values[3] or "")
                 found = conn.execute(qs.LIVE_TOPIC, scope).fetchone()
                 if found is not None:
                     replaced, values[-1] = found[0], found[1]  # the new entry keeps the reference count
@@ -227,27 +228,41 @@ class SqliteJournalStore:
 
     # -- typed memories ------------------------------------------------------------------------
     async def live_topic(
-        self, workspace_id: str, namespace: str, topic_key: str, crew_id: str | None = None
+        self, workspace_id: str, namespace: str, topic_key: str, crew_id: str | None = None, agent_id: str | None = None
     ) -> StoredEntry | None:
         """The live entry holding ``topic_key`` in the workspace's namespace, in the crew's scope
-        (``crew_id``) or the agent's own (None), if any."""
+        (``crew_id``) or ``agent_id``'s own (crew_id None), if any."""
         sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.namespace = ?"
         sql += " AND e.topic_key = ? AND COALESCE(e.crew_id, '') = ? AND e.status = 'live'"
-        params = (workspace_id, namespace, topic_key, crew_id or "")
+        params: tuple[object, ...] = (workspace_id, namespace, topic_key, crew_id or "")
+        if crew_id is None and agent_id is not None:
+            sql += " AND e.agent_id = ?"
+            params += (agent_id,)
         row = await self._read(lambda c: c.execute(sql, params).fetchone())
         return None if row is None else _entry(row)
 
     async def history(
-        self, workspace_id: str, namespace: str, topic_key: str, limit: int = 100, *, crew_id: str | bool | None = True
+        self,
+        workspace_id: str,
+        namespace: str,
+        topic_key: str,
+        limit: int = 100,
+        *,
+        crew_id: str | bool | None = True,
+        agent_id: str | None = None,
     ) -> list[StoredEntry]:
         """Every entry that held ``topic_key`` (live, superseded or retired), newest first: in
-        every scope (``crew_id`` True), the agent's own (None) or one crew's."""
+        every scope (``crew_id`` True), the agent's own (None) or one crew's. With ``agent_id``,
+        entries outside a crew are that agent's only (another agent's own key is not shown)."""
         sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.namespace = ?"
         sql += " AND e.topic_key = ?"
         params: tuple[object, ...] = (workspace_id, namespace, topic_key)
         if crew_id is not True:
             sql += " AND COALESCE(e.crew_id, '') = ?"
             params += (crew_id or "",)
+        if agent_id is not None:
+            sql += " AND (e.crew_id IS NOT NULL OR e.agent_id = ?)"
+            params += (agent_id,)
         sql += " ORDER BY e.seq DESC LIMIT ?"
         rows = await self._read(lambda c: c.execute(sql, (*params, limit)).fetchall())
         return [_entry(r) for r in rows]
@@ -295,6 +310,7 @@ class SqliteJournalStore:
         entry_id: str | None = None,
         topic_key: str | None = None,
         crew_id: str | None = None,
+        agent_id: str | None = None,
     ) -> list[str]:
         """Move an entry (by id), or every entry that held a topic key in a scope (the crew's, or
         the agent's own for None; its history too), into the archive with reason ``forgotten``, and
@@ -303,6 +319,9 @@ class SqliteJournalStore:
         if topic_key is not None:
             where = "workspace_id = ? AND namespace = ? AND topic_key = ? AND COALESCE(crew_id, '') = ?"
             params = (workspace_id, namespace, topic_key, crew_id or "")
+            if crew_id is None and agent_id is not None:
+                where += " AND agent_id = ?"
+                params += (agent_id,)
         else:
             where, params = "workspace_id = ? AND namespace = ? AND id = ?", (workspace_id, namespace, entry_id or "")
         return await self._archive(where, params, "forgotten", now)
@@ -354,9 +373,18 @@ class SqliteJournalStore:
 
         return await self._serve_write(run)
 
-    async def memories(self, workspace_id: str, namespace: str | None, limit: int) -> list[StoredEntry]:
-        """Live, unexpired typed memories of the workspace (one namespace, or all), newest first."""
-        where = ScopeFilter(workspace_id, namespace=namespace)
+    async def memories(
+        self,
+        workspace_id: str,
+        namespace: str | None,
+        limit: int,
+        *,
+        agent_id: str | None = None,
+        crew_id: str | None = None,
+    ) -> list[StoredEntry]:
+        """Live, unexpired typed memories of the workspace (one namespace, or all), newest first;
+        with ``agent_id``, only that agent's own and (with ``crew_id``) its crew's."""
+        where = ScopeFilter(workspace_id, agent_id=agent_id, crew_id=crew_id, namespace=namespace, private=True)
         scope, params = qs.scope_clause(where)
         sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE {scope} AND e.memory_type IS NOT NULL"
         sql += " ORDER BY e.seq DESC LIMIT ?"

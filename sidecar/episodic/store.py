@@ -175,10 +175,17 @@ class JournalStore(RecallStore, Protocol):
 
     # -- typed memories ------------------------------------------------------------------------
     async def live_topic(
-        self, workspace_id: str, namespace: str, topic_key: str, crew_id: str | None = None
+        self, workspace_id: str, namespace: str, topic_key: str, crew_id: str | None = None, agent_id: str | None = None
     ) -> StoredEntry | None: ...
     async def history(
-        self, workspace_id: str, namespace: str, topic_key: str, limit: int = 100, *, crew_id: str | bool | None = True
+        self,
+        workspace_id: str,
+        namespace: str,
+        topic_key: str,
+        limit: int = 100,
+        *,
+        crew_id: str | bool | None = True,
+        agent_id: str | None = None,
     ) -> list[StoredEntry]: ...
     async def feedback(self, workspace_id: str, entry_id: str, positive: bool, now: datetime) -> StoredEntry: ...
     async def forget(
@@ -190,10 +197,19 @@ class JournalStore(RecallStore, Protocol):
         entry_id: str | None = None,
         topic_key: str | None = None,
         crew_id: str | None = None,
+        agent_id: str | None = None,
     ) -> list[str]: ...
     async def prune_expired(self, now: datetime) -> list[str]: ...
     async def merge_into(self, workspace_id: str, kept_id: str, ids: Sequence[str]) -> list[str]: ...
-    async def memories(self, workspace_id: str, namespace: str | None, limit: int) -> list[StoredEntry]: ...
+    async def memories(
+        self,
+        workspace_id: str,
+        namespace: str | None,
+        limit: int,
+        *,
+        agent_id: str | None = None,
+        crew_id: str | None = None,
+    ) -> list[StoredEntry]: ...
 
     # -- the crew's copy in a crew store ----------------------------------------------------------
     async def crew_signature(self, crew_id: str) -> tuple[int, ...]: ...

@@ -82,7 +82,9 @@ async def memory_block(request: web.Request) -> web.Response:
         essentials=essentials,
         essentials_count=essential_count,
         # the knowledge graph's, for the query's entities: recall (L3), like the ranked chunks
-        facts=await facts_for_query(request.app, req.query if recall else None),
+        facts=await facts_for_query(
+            request.app, req.query if recall else None, _who(request.app, req).get("workspace_id")
+        ),
     )
     try:
         block = await asyncio.to_thread(build)
@@ -164,9 +166,14 @@ async def _essentials(app: web.Application, req: BlockRequest) -> tuple[str, int
     from sidecar.palace.layers import ESSENTIALS_MAX_CHARS, Essential, rank_essentials, render_essentials
     from sidecar.scanner.scan import scan
 
-    workspace = _who(app, req).get("workspace_id", app[SETTINGS].workspace_id)
-    try:
-        entries = await store.memories(workspace, None, ESSENTIALS_CANDIDATES)
+    settings = app[SETTINGS]
+    who = _who(app, req)
+    workspace = who.get("workspace_id", settings.workspace_id)
+    crew = settings.crew_id if settings.has_crew else None
+    try:  # the agent's own memories and its crew's, in this sidecar's namespace: never another agent's
+        entries = await store.memories(
+            workspace, settings.namespace, ESSENTIALS_CANDIDATES, agent_id=who["agent_id"], crew_id=crew
+        )
     except Exception as exc:  # the block never fails for the journal
         log.warning("memory_block.essentials_failed", error=type(exc).__name__)
         return "", 0

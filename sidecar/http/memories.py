@@ -255,9 +255,12 @@ async def _memories(request: web.Request) -> web.Response:
     store = request.app[JOURNAL]
     topic_key = request.query.get("topic_key")
     if topic_key is not None:
-        entries = await store.history(who.workspace_id, who.namespace, check_topic_key(topic_key), limit)
+        key = check_topic_key(topic_key)
+        entries = await store.history(who.workspace_id, who.namespace, key, limit, agent_id=who.agent_id)
     else:
-        entries = await store.memories(who.workspace_id, who.namespace, limit)
+        entries = await store.memories(
+            who.workspace_id, who.namespace, limit, agent_id=who.agent_id, crew_id=who.crew_id
+        )
     return json_answer({"memories": [e.to_json() for e in entries]})
 
 

@@ -179,13 +179,16 @@ async def run_op(graph: KnowledgeGraph, settings: Settings, operation: str, body
     return await answer(graph, scope, operation, args)
 
 
-async def facts_for_query(app: web.Application, query: str | None, limit: int = 12) -> list[str]:
-    """The current facts about the entities ``query`` names, one line each (for the memory block);
-    [] without a query, a graph or a named entity, or when the graph fails."""
+async def facts_for_query(
+    app: web.Application, query: str | None, workspace_id: str | None = None, limit: int = 12
+) -> list[str]:
+    """The current facts of ``workspace_id`` (default: the sidecar's) about the entities ``query``
+    names, one line each (for the memory block); [] without a query, a graph or a named entity,
+    or when the graph fails."""
     service = app.get(KG)
     if service is None or not query:
         return []
-    scope = Scope(app[SETTINGS].workspace_id)
+    scope = Scope(workspace_id or app[SETTINGS].workspace_id)
     try:
         named = await service.graph.named_in(scope, query)
         facts = await service.graph.store.facts(scope, [e.id for e in named], current_only=True, limit=limit)
