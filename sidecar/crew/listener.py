@@ -29,7 +29,7 @@ from sidecar.http.guards import body_deadline, server_limits
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.index.tier import Tier
 from sidecar.keys import SEARCH, SETTINGS, TIERS
-from sidecar.ops.registry import OPERATIONS, refuse_unknown
+from sidecar.ops.registry import OPERATIONS, check_values, refuse_unknown
 from sidecar.retrieval.search import SearchRequest, SearchService
 
 __all__ = ["MAX_BODY_BYTES", "MAX_CONNECTIONS", "MAX_MEMORY_BODY_BYTES", "create_crew_app", "crew_listener_ctx"]
@@ -110,6 +110,7 @@ def _credentials(header: str) -> bytes:
 async def _search(request: web.Request) -> web.Response:
     body = await read_json_object(request)
     refuse_unknown(body.keys(), _SEARCH_FIELDS)
+    check_values(body)
     req = SearchRequest.from_json({**body, "scope": "crew"})
     return json_answer(await request.app[CREW_SEARCH].search(req))
 
@@ -118,6 +119,7 @@ async def _memory(request: web.Request) -> web.Response:
     from sidecar.http.memories import crew_op  # the journal's modules load with the first crew memory call
 
     body = await read_json_object(request)
+    check_values(body)
     answer, status = await crew_op(request.app[LEAD_APP], request.match_info["op"], body)
     return json_answer(answer, status=status)
 
@@ -131,6 +133,7 @@ async def _kg(request: web.Request) -> web.Response:
     if op not in OPERATIONS:
         raise NotFound(f"no crew graph operation {op!r}", code="not_found")
     body = await read_json_object(request)
+    check_values(body)
     answer = await kg_op(request.app[LEAD_APP], op, {**body, "scope": "crew"})
     return json_answer(answer, status=201 if op == "add" else 200)
 

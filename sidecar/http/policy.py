@@ -1,8 +1,9 @@
 """The registry's rules on every HTTP route, in one middleware (``sidecar.ops.registry``).
 
 The route a request matched names its operation; before the route runs, memory off refuses an
-operation on memory (403 ``memory_disabled``) and a field the operation does not take, in the
-query string or the JSON body, is 400 ``unknown_field``. The body read here is kept on the request,
+operation on memory (403 ``memory_disabled``), a field the operation does not take, in the
+query string or the JSON body, is 400 ``unknown_field``, and a value no store keeps (NUL, a lone
+surrogate, an integer over 64 bits) is 400 naming its field. The body read here is kept on the request,
 so the route reads it without parsing it twice.
 """
 
@@ -13,7 +14,7 @@ from aiohttp.typedefs import Handler
 
 from sidecar.http.jsonio import read_json_object
 from sidecar.keys import SETTINGS
-from sidecar.ops.registry import Operation, admit, find, refuse_unknown
+from sidecar.ops.registry import Operation, admit, check_values, find, refuse_unknown
 
 __all__ = ["MEMORY_OFF", "operation_of", "policy_middleware"]
 
@@ -40,6 +41,9 @@ async def policy_middleware(request: web.Request, handler: Handler) -> web.Strea
         request[MEMORY_OFF] = True
     if op.query is not None:
         refuse_unknown(request.query.keys(), op.query)
+        check_values(request.query)
     if op.body is not None:
-        refuse_unknown((await read_json_object(request)).keys(), op.body)
+        body = await read_json_object(request)
+        refuse_unknown(body.keys(), op.body)
+        check_values(body)
     return await handler(request)

@@ -10,7 +10,9 @@ The rules:
   ``memory_disabled``; the memory block answers empty instead (an orchestrator builds a prompt
   every turn and an empty block is what "no memory" means there);
 - a request may carry only the fields its operation takes: any other is 400 ``unknown_field``,
-  naming it (a typo such as ``limt`` would otherwise be ignored without a word).
+  naming it (a typo such as ``limt`` would otherwise be ignored without a word);
+- no value holds a NUL, a lone surrogate or an integer wider than 64 bits (400 naming the field):
+  no store keeps them, and one such row once stopped a whole copy to the crew store.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Literal
 
 from sidecar.errors import BadRequest, Forbidden
 
-__all__ = ["OPERATIONS", "Memory", "Operation", "admit", "find", "refuse_unknown"]
+__all__ = ["OPERATIONS", "Memory", "Operation", "admit", "check_values", "find", "refuse_unknown"]
 
 #: How an operation stands to the agent's memory: ``none`` (it neither reads nor writes it),
 #: ``read`` or ``write`` (refused when memory is off), ``empty`` (answers empty when memory is off).
@@ -76,7 +78,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "POST",
         "/memory/block",
         "empty",
-        body="agent_id budget layers nudges peer_context query recall recall_k role room session_id user_id workspace_id",
+        body="agent_id budget layers nudges peer_context query recall recall_k role room session_id spotlight user_id workspace_id",
     ),
     # The journal and typed memories.
     _op(
@@ -185,3 +187,43 @@ def refuse_unknown(fields: Iterable[str], allowed: Mapping[str, object] | frozen
         raise BadRequest(
             f"unknown field: {unknown[0]} (this operation takes: {taken})", code="unknown_field", field=unknown[0]
         )
+
+
+#: The integers a request may carry: SQLite's (and PostgreSQL's bigint) range; anything wider is
+#: no id, count or offset the sidecar has.
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+def check_values(fields: Mapping[str, object]) -> None:
+    """400 ``invalid_<field>`` naming the top-level field of a request that holds, anywhere inside
+    it, text no store keeps (a NUL, or a lone surrogate: not Unicode) or an integer outside 64 bits.
+    One check for every operation, before any of it runs, so nothing is stored half-way."""
+    for name, value in fields.items():
+        problem = _bad_value(value)
+        if problem is not None:
+            raise BadRequest(f"{name}: {problem}", code=f"invalid_{name}", field=name)
+
+
+def _bad_value(value: object) -> str | None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return "text must not contain NUL (U+0000)"
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "text is not valid Unicode (a lone surrogate)"
+        elif isinstance(item, bool):
+            continue
+        elif isinstance(item, int):
+            if not _INT_MIN <= item <= _INT_MAX:
+                return "integer out of range (64 bits)"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None

@@ -10,6 +10,7 @@ the application's routes, so an operation added later cannot skip them.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,34 @@ async def test_a_misspelt_search_limit_no_longer_returns_ten_hits(sidecar_client
     client = await sidecar_client()
     resp = await client.post("/memory/search", json={"query": "postgres", "limt": 2})
     assert resp.status == 400 and (await resp.json())["error"]["field"] == "limt"
+
+
+def _first_text_field(op: Operation) -> str:
+    valid = VALID.get(op.name, {})
+    texts = [name for name, value in valid.items() if isinstance(value, str)]
+    return texts[0] if texts else sorted(op.body or ())[0]
+
+
+@pytest.mark.parametrize("op", BODY_OPS, ids=lambda op: op.name)
+@pytest.mark.parametrize("bad", ["\\ud800", "\\u0000"], ids=["lone-surrogate", "nul"])
+async def test_text_no_store_keeps_is_refused_by_field_before_anything_runs(
+    sidecar_client: ClientFactory, memory_dir: Path, op: Operation, bad: str
+) -> None:
+    client = await sidecar_client(role="lead")
+    name = _first_text_field(op)
+    fields = {**VALID.get(op.name, {}), name: "PLACEHOLDER"}
+    raw = json.dumps(fields).replace("PLACEHOLDER", f"a{bad}b")
+    before = _tree(memory_dir)
+    resp = await client.request(op.method, op.path, data=raw, headers={"Content-Type": "application/json"})
+    body = await resp.json()
+    assert resp.status == 400 and body["error"]["code"] == f"invalid_{name}", (op.name, resp.status, body)
+    assert _tree(memory_dir) == before
+
+
+async def test_an_integer_wider_than_64_bits_is_a_400_not_a_500(sidecar_client: ClientFactory) -> None:
+    client = await sidecar_client()
+    resp = await client.post("/kg/invalidate", json={"fact_id": 2**63})
+    body = await resp.json()
+    assert resp.status == 400 and body["error"]["code"] == "invalid_fact_id", body
+    resp = await client.post("/memory/search", json={"query": "x", "limit": -(2**64)})
+    assert resp.status == 400 and (await resp.json())["error"]["code"] == "invalid_limit"
