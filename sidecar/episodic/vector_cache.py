@@ -13,6 +13,8 @@ the journal. Marking hits referenced changes no importance, so recalls keep the 
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +26,7 @@ from sidecar.episodic.clock import parse_iso, utcnow
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import Scored
 
-__all__ = ["Delta", "VectorCache", "VectorRow", "VectorSet"]
+__all__ = ["MAX_BYTES", "MAX_SETS", "Delta", "VectorCache", "VectorRow", "VectorSet"]
 
 Floats = npt.NDArray[np.float32]
 _NONE = -1  # the code of a missing agent, crew or memory type
@@ -34,6 +36,9 @@ _DEAD_SHARE = 0.25
 #: Rows from which a recall's matrix product is split over two threads (about 2 ms of work).
 SPLIT_ROWS = 20_000
 _SPLIT_POOL = ThreadPoolExecutor(1, thread_name_prefix="journal-matmul")
+#: Workspaces' matrices kept at most (a recall may name any workspace), and their bytes at most.
+MAX_SETS = 64
+MAX_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,12 @@ class VectorSet:
     @property
     def size(self) -> int:
         return len(self.ids)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes its arrays take (the matrix, mostly)."""
+        arrays = (self._matrix, self._ints, self._expires, self._importance, self._alive)
+        return sum(a.nbytes for a in arrays)
 
     @property
     def matrix(self) -> Floats:
@@ -229,39 +240,68 @@ def _product(matrix: Floats, query: Floats) -> Floats:
 
 
 class VectorCache:
-    """VectorSets by (model, workspace), each valid for the journal generation it is at."""
+    """VectorSets by (model, workspace), each valid for the journal generation it is at.
 
-    def __init__(self) -> None:
-        self._sets: dict[tuple[str, str], tuple[int, VectorSet]] = {}
+    Bounded: a recall may name any workspace, so at most ``max_sets`` sets and ``max_bytes`` of
+    arrays are kept, the least recently used dropped first (the set just loaded always stays: its
+    recall is using it). A dropped set is loaded again by its next recall. Reads fill it on the
+    journal's reader thread while writes update it on the event loop, hence the lock."""
+
+    def __init__(self, max_sets: int = MAX_SETS, max_bytes: int = MAX_BYTES) -> None:
+        self._sets: OrderedDict[tuple[str, str], tuple[int, VectorSet]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.max_sets = max_sets
+        self.max_bytes = max_bytes
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the kept sets take."""
+        with self._lock:
+            return sum(vectors.nbytes for _, vectors in self._sets.values())
 
     def get(self, model: str, workspace_id: str, generation: int) -> VectorSet | None:
-        cached = self._sets.get((model, workspace_id))
-        if cached is None or cached[0] != generation:
-            return None
-        return cached[1]
+        key = (model, workspace_id)
+        with self._lock:
+            cached = self._sets.get(key)
+            if cached is None or cached[0] != generation:
+                return None
+            self._sets.move_to_end(key)
+            return cached[1]
 
     def put(self, model: str, workspace_id: str, generation: int, vectors: VectorSet) -> None:
-        self._sets[(model, workspace_id)] = (generation, vectors)
+        key = (model, workspace_id)
+        with self._lock:
+            self._sets[key] = (generation, vectors)
+            self._sets.move_to_end(key)
+            held = sum(v.nbytes for _, v in self._sets.values())
+            while len(self._sets) > 1 and (len(self._sets) > self.max_sets or held > self.max_bytes):
+                _, (_, dropped) = self._sets.popitem(last=False)
+                held -= dropped.nbytes
 
     def apply(self, delta: Delta, generation: int) -> None:
         """Bring every set that was current just before ``generation`` up to it; drop older ones."""
-        for key, (at, vectors) in list(self._sets.items()):
-            if at >= generation:
-                continue  # loaded after this write committed: it already holds it
-            if at != generation - 1 or delta.reload:
-                del self._sets[key]
-                continue
-            rows = delta.rows.get(key, [])
-            if any(r.dim != vectors.dim for r in rows):
-                del self._sets[key]
-                continue
-            vectors.kill(delta.gone)
-            vectors.append(rows)
-            vectors.set_importance(delta.importance)
-            if vectors.stale:
-                del self._sets[key]
-                continue
-            self._sets[key] = (generation, vectors)
+        with self._lock:
+            for key, (at, vectors) in list(self._sets.items()):
+                if at >= generation:
+                    continue  # loaded after this write committed: it already holds it
+                if at != generation - 1 or delta.reload:
+                    del self._sets[key]
+                    continue
+                rows = delta.rows.get(key, [])
+                if any(r.dim != vectors.dim for r in rows):
+                    del self._sets[key]
+                    continue
+                vectors.kill(delta.gone)
+                vectors.append(rows)
+                vectors.set_importance(delta.importance)
+                if vectors.stale:
+                    del self._sets[key]
+                    continue
+                self._sets[key] = (generation, vectors)
 
     def clear(self) -> None:
-        self._sets.clear()
+        with self._lock:
+            self._sets.clear()
