@@ -8,12 +8,13 @@ runs against a small synthetic tree in tmp_path, so a check that cannot fail wou
 
 from __future__ import annotations
 
+import ast
 import itertools
 from pathlib import Path
 
 import pytest
 
-from tests.support.imports import Edge, ImportGraph, find_cycle, read_graph
+from tests.support.imports import Edge, ImportGraph, find_cycle, module_name, read_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,8 +81,7 @@ def upward_imports(graph: ImportGraph, levels: dict[str, int]) -> list[Edge]:
     return [
         edge
         for edge in graph.edges
-        if not edge.type_checking
-        and levels[component(edge.target, levels)] > levels[component(edge.source, levels)]
+        if not edge.type_checking and levels[component(edge.target, levels)] > levels[component(edge.source, levels)]
     ]
 
 
@@ -100,9 +100,7 @@ def layering_problems(
             problems.append(
                 f"{edge.where(root)}: {edge.source} (level {levels[src]}) imports {edge.target} (level {levels[dst]})"
             )
-    problems += [
-        f"allow-list entry {key} no longer matches an import: remove it" for key in allowed if key not in seen
-    ]
+    problems += [f"allow-list entry {key} no longer matches an import: remove it" for key in allowed if key not in seen]
     return problems
 
 
@@ -139,6 +137,62 @@ def test_sidecar_has_no_import_cycles() -> None:
 def test_packages_import_only_downwards() -> None:
     problems = layering_problems(sidecar_graph(), LEVELS, ALLOWED_UPWARD, ROOT)
     assert problems == [], "\n".join(problems)
+
+
+#: The ways in (and what wires them together): the only packages that may import aiohttp. Below
+#: them, operations take typed parts, never the web application.
+WAYS_IN = (
+    "sidecar.http",
+    "sidecar.mcp",
+    "sidecar.crew",
+    "sidecar.ui",
+    "sidecar.server",
+    "sidecar.cli",
+    "sidecar.__main__",
+)
+#: Today's modules below the ways in that still reach for the aiohttp application. This list may
+#: only shrink: an entry that no longer imports aiohttp fails the test, so remove it then.
+AIOHTTP_BELOW_WAYS_IN = {
+    "sidecar.episodic.lifecycle",
+    "sidecar.keys",
+    "sidecar.kg.lifecycle",
+    "sidecar.retrieval.answer",
+    "sidecar.retrieval.batcher",
+    "sidecar.write.reader",
+    "sidecar.write.sink",
+}
+
+
+def aiohttp_importers(base: Path, files: list[Path]) -> set[str]:
+    """Modules among ``files`` that import aiohttp anywhere (in a function, under TYPE_CHECKING too)."""
+    found = set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(name == "aiohttp" or name.startswith("aiohttp.") for name in names):
+                found.add(module_name(path, base))
+    return found
+
+
+def test_aiohttp_is_imported_only_by_the_ways_in() -> None:
+    files = sorted((ROOT / "sidecar").rglob("*.py"))
+    below = {
+        name
+        for name in aiohttp_importers(ROOT, files)
+        if not any(name == way or name.startswith(way + ".") for way in WAYS_IN)
+    }
+    assert not any(name.startswith("sidecar.ops") for name in below), "the operations never see aiohttp"
+    assert below == AIOHTTP_BELOW_WAYS_IN
+
+
+def test_a_synthetic_aiohttp_import_is_found(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("def f():\n    from aiohttp import web\n")
+    (tmp_path / "pkg" / "b.py").write_text("import json\n")
+    assert aiohttp_importers(tmp_path, sorted((tmp_path / "pkg").glob("*.py"))) == {"pkg.a"}
 
 
 def test_keys_names_higher_packages_only_for_type_checking() -> None:
