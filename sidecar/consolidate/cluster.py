@@ -7,7 +7,8 @@ something else (a capitalised word past the first that the other lacks: "Talked 
 and "Talked with Bob ..." stay apart). Each cluster keeps its fullest line
 and credits every note the line appeared in; the other lines are merged duplicates.
 Deterministic: lines are taken in order, and each joins the earliest cluster it matches. Only lines
-that share one of their rarest words are compared (a prefix filter, exact for the Jaccard test).
+with the same numbers and names that share one of their rarest words are compared (a partition and
+a prefix filter, both exact for the tests above), so a run stays near-linear in its lines.
 """
 
 from __future__ import annotations
@@ -81,8 +82,10 @@ def cluster_lines(
     df = Counter(word for words in sets for word in words)
     for n, line in enumerate(lines):
         words = sets[n]
-        candidates = sorted({c for word in _prefix(words, df, threshold) for c in postings.get(word, ())})
         names = _names(line.text)
+        # Only lines with the same numbers and names may join (below), so they are looked up apart.
+        group = f"{sorted(w for w in words if any(ch.isdigit() for ch in w))}{sorted(names)}"
+        candidates = sorted({c for word in _prefix(words, df, threshold) for c in postings.get(group + word, ())})
         match = next(
             (
                 c
@@ -100,7 +103,7 @@ def cluster_lines(
             clusters.append(Cluster(line, words, names))
             seeds.append(n)
             for word in _prefix(words, df, threshold):
-                postings.setdefault(word, []).append(match)
+                postings.setdefault(group + word, []).append(match)
         cluster = clusters[match]
         cluster.members.append(line)
         if (len(words), len(line.text)) > (len(tokens(cluster.kept.text)), len(cluster.kept.text)):

@@ -388,11 +388,7 @@ async def _summarise(
     a line the scanner flags is left out (``guard.py``)."""
     lines, changed, old = await asyncio.to_thread(_week_lines, sources, texts, stale)
     vectors = await _vectors(embed, lines)
-    clusters = await asyncio.to_thread(cluster_lines, lines, threshold, vectors)
-    dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
-    sections: dict[str, list[Cluster]] = {}
-    for cluster in clusters:
-        sections.setdefault(cluster.heading, []).append(cluster)
+    parts, dropped = await asyncio.to_thread(_clustered, name, lines, threshold, vectors, budget)
     monday, sunday = period_bounds(name)
     out = [
         f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n",
@@ -400,7 +396,7 @@ async def _summarise(
     ]
     engines: list[str] = []
     fallbacks: list[str] = []
-    for title, members, allowed in _parts(sections, budget):
+    for title, members, allowed in parts:
         summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
         engines.append(summary.engine)
         if summary.fallback_reason:
@@ -439,6 +435,18 @@ async def _summarise(
         tuple(withheld),
         tuple(dict.fromkeys(fallbacks)),
     )
+
+
+def _clustered(
+    name: str, lines: list[Line], threshold: float, vectors: npt.NDArray[np.float32] | None, budget: int
+) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine]]:
+    """The week's clusters as the summary's parts (``_parts``), and the duplicates they merged."""
+    clusters = cluster_lines(lines, threshold, vectors)
+    dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
+    sections: dict[str, list[Cluster]] = {}
+    for cluster in clusters:
+        sections.setdefault(cluster.heading, []).append(cluster)
+    return _parts(sections, budget), dropped
 
 
 def _parts(sections: dict[str, list[Cluster]], budget: int) -> list[tuple[str, list[Cluster], int]]:

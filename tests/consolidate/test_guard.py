@@ -1,0 +1,107 @@
+"""What the job writes passes the scan an API write passes: an injection line found in three old
+notes is never promoted, a one-note "preference" is never promoted, a flagged line in the evergreen
+file withholds that line alone from the block, a hung model is bounded by the run's budget, and a
+summary named for no week is skipped and reported instead of failing every run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+from pytest_aiohttp import AiohttpServer
+
+from sidecar.consolidate.budget import Budgeted
+from sidecar.consolidate.job import consolidate
+from sidecar.consolidate.summarise import ExtractiveSummariser, LlmSummariser
+from sidecar.episodic.clock import utcnow
+from sidecar.server.app import create_app
+from sidecar.settings import Settings
+from tests.bench.consolidation_gen import INJECTION, OBEY
+from tests.support.model_server import ModelServer, model_server
+
+Client = TestClient[Any, Any]
+FACTS = ["The billing service listens on port 8123.", "Secrets for ledger are in vault path secret/ledger/main-5."]
+
+
+@pytest.fixture
+async def model(aiohttp_server: AiohttpServer) -> AsyncIterator[ModelServer]:
+    async for server in model_server(aiohttp_server):
+        yield server
+
+
+def _notes(root: Path, weeks: int = 3, extra: dict[int, str] | None = None) -> None:
+    """Three old weeks of notes (written as files, as a shell would): the facts on every Monday,
+    ``extra`` lines on the days they name."""
+    monday = utcnow().date() - timedelta(days=7 * (weeks + 2) + utcnow().date().weekday())
+    for offset in range(weeks * 7):
+        day = monday + timedelta(days=offset)
+        lines = [f"Rotated log shard {offset} by hand.", f"Standup: ticket {offset} is open."]
+        lines += FACTS if offset % 7 == 0 else []
+        lines += [extra[offset]] if extra and offset in extra else []
+        note = root / "daily" / f"{day.isoformat()}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text("## Ops\n" + "".join(f"- {ln}\n" for ln in lines))
+
+
+async def test_an_injection_in_three_notes_and_a_one_note_preference_are_never_promoted(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    _notes(root, extra={1: INJECTION, 8: INJECTION, 15: INJECTION, 3: OBEY})
+    report = await consolidate(
+        root, since=None, until=utcnow().date(), summariser=ExtractiveSummariser(), dry_run=False
+    )
+    agent = (root / "AGENT.md").read_text()
+    assert all(fact in agent for fact in FACTS)
+    assert "id_rsa" not in agent and "mallory" not in agent
+    assert any("id_rsa" in w.line for w in report.withheld)
+    written = [p for p in root.rglob("*.md") if not p.relative_to(root).as_posix().startswith("archive/")]
+    assert not any("id_rsa" in p.read_text() for p in written)  # nor in a weekly summary
+
+
+async def test_a_flagged_promoted_line_withholds_that_line_alone(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    _notes(memory_dir)
+    client: Client = await aiohttp_client(create_app(make_settings()))
+    assert (await client.post("/memory/consolidate", json={})).status == 200
+    agent = memory_dir / "AGENT.md"
+    text = agent.read_text()
+    agent.write_text(text.replace(f"- {FACTS[0]}", f"- {FACTS[0]} {INJECTION}"))  # a hand edit
+    await client.post("/memory/reindex", json={})
+    block = await (await client.post("/memory/block", json={})).json()
+    assert FACTS[1] in block["text"]
+    assert FACTS[0] not in block["text"] and "id_rsa" not in block["text"]
+
+
+async def test_a_summary_named_for_no_week_is_skipped_and_reported(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    _notes(root)
+    bad = root / "daily" / "summaries" / "2026-W99.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("# Not a week\n\n- kept as written\n")
+    report = await consolidate(
+        root, since=None, until=utcnow().date(), summariser=ExtractiveSummariser(), dry_run=False
+    )
+    assert [(s.path, s.reason) for s in report.skipped] == [("daily/summaries/2026-W99.md", "not an ISO week")]
+    assert report.archived and bad.read_text() == "# Not a week\n\n- kept as written\n"
+
+
+async def test_a_hung_model_is_bounded_by_the_runs_budget(model: ModelServer, tmp_path: Path) -> None:
+    model.handlers = [model.hang]
+    root = tmp_path / "memory"
+    _notes(root, weeks=4)
+    summariser = Budgeted(LlmSummariser("openai", model.url, "m", "k", 30.0), run_s=1.0, call_s=0.4)
+    started = time.monotonic()
+    try:
+        report = await consolidate(root, since=None, until=utcnow().date(), summariser=summariser, dry_run=False)
+    finally:
+        model.release.set()
+        await summariser.aclose()
+    assert time.monotonic() - started < 5.0  # four weeks of two sections each, at 30 s a call unbounded
+    assert len(report.summaries) == 4 and all(s.engine == "extractive" for s in report.summaries)
+    assert len(report.fallbacks) == 4 and report.fallbacks[0].reason.startswith("timeout")
+    assert len(model.requests) <= 2  # after two calls with no usable answer, none is asked
