@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from sidecar.index.chunker import Chunk
@@ -123,8 +123,8 @@ def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]],
             pick.picked.append(ci)
         picks[fi] = pick
         used += cost
-    wanted = Counter(fi for fi, _ in order)  # what the caller asked for: the rest is not "left out"
-    return _finish(kind, list(picks.values()), files, share, wanted)  # files in the order first picked
+    # Files in the order first picked; only what the caller asked for can be "left out".
+    return _finish(kind, list(picks.values()), files, share, order)
 
 
 def chunk_text(chunk: Chunk) -> str:
@@ -142,7 +142,9 @@ def _escape(text: str) -> str:
     return "\n".join(lines)
 
 
-def _finish(kind: str, picks: list[_Pick], files: list[MemoryFile], share: int, wanted: Counter[int]) -> Part:
+def _finish(
+    kind: str, picks: list[_Pick], files: list[MemoryFile], share: int, wanted: Sequence[tuple[int, int]]
+) -> Part:
     """Scan each section's picked chunks as rendered, withhold any that now hit, render the tier;
     a notice that no longer fits drops its section."""
     part = Part()
@@ -173,11 +175,15 @@ def _finish(kind: str, picks: list[_Pick], files: list[MemoryFile], share: int, 
                     section.line_end,
                 )
             )
-    taken = {id(p.file): len(p.picked) + sum(map(Counter(p.file.chunk_section).__getitem__, p.withheld)) for p in kept}
-    for fi, memory in enumerate(files):
-        left = min(wanted[fi], len(memory.chunks) - taken.get(id(memory), 0))
-        if left > 0:
-            part.omitted.append((memory.label, left))
+    # Left out: the chunks asked for that are neither shown nor in a section withheld by a notice.
+    shown = {(p.index, ci) for p in kept for ci in p.picked}
+    noticed = {(p.index, si) for p in kept for si in p.withheld}
+    left: Counter[int] = Counter(
+        fi
+        for fi, ci in dict.fromkeys(wanted)
+        if (fi, ci) not in shown and (fi, files[fi].chunk_section[ci]) not in noticed
+    )
+    part.omitted.extend((files[fi].label, left[fi]) for fi in sorted(left))
     return part
 
 
