@@ -1,0 +1,165 @@
+"""What the memory browser shows, read through the same functions the agent API's routes call:
+files and search as ``/memory/list``, ``/memory/read`` and ``/memory/search`` answer them, typed
+memories and the journal from the journal store as ``/memory/memories`` and ``GET /journal`` read
+it, the graph through ``kg_op``, health as ``GET /memory/health`` and the block from the
+``POST /memory/block`` handler itself. Nothing here writes, and nothing opens SQLite."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, cast
+
+from aiohttp import web
+from aiohttp.base_protocol import BaseProtocol
+from aiohttp.streams import StreamReader
+
+from sidecar.contract import ReadAnswer, SearchAnswer
+from sidecar.episodic.entry import check_namespace, check_topic_key, require_id
+from sidecar.episodic.health import latest_health
+from sidecar.episodic.lifecycle import JOURNAL
+from sidecar.episodic.memories import Identity
+from sidecar.episodic.store import HealthSnapshot
+from sidecar.http.palace import list_op
+from sidecar.keys import SETTINGS
+from sidecar.kg.lifecycle import kg_op
+from sidecar.retrieval.answer import search_memory
+from sidecar.write.reader import read_memory
+
+__all__ = [
+    "MEMORIES_SHOWN",
+    "files",
+    "graph_stats",
+    "health",
+    "journal",
+    "memories",
+    "memory_block",
+    "neighbours",
+    "read",
+    "search",
+    "timeline",
+    "topic_history",
+    "workspace",
+]
+
+#: The most typed memories one page lists (the route's own ceiling).
+MEMORIES_SHOWN = 200
+
+
+def workspace(app: web.Application, given: str | None) -> str:
+    """The workspace a view reads: the one asked for, else the sidecar's own."""
+    value = require_id("workspace_id", given or app[SETTINGS].workspace_id)
+    assert value is not None
+    return value
+
+
+async def files(app: web.Application) -> list[dict[str, Any]]:
+    """Every memory file of the tiers, as ``GET /memory/list`` lists them."""
+    listed: list[dict[str, Any]] = (await list_op(app, {}))["files"]
+    return listed
+
+
+async def read(app: web.Application, tier: str, path: str) -> ReadAnswer:
+    """One file as ``GET /memory/read`` answers it, with the sections the scanner flagged."""
+    return await read_memory(app, {"tier": tier, "path": path})
+
+
+async def search(app: web.Application, query: str, scope: str | None, limit: int | None) -> SearchAnswer:
+    """``POST /memory/search``'s answer, with ``explain`` (why each hit matched)."""
+    body: dict[str, Any] = {"query": query, "explain": True}
+    if scope:
+        body["scope"] = scope
+    if limit is not None:
+        body["limit"] = limit
+    return await search_memory(app, body)
+
+
+def _who(app: web.Application, given: dict[str, str]) -> Identity:
+    who = Identity.from_settings(app[SETTINGS]).merged({k: v for k, v in given.items() if v})
+    check_namespace(who.namespace)
+    return who
+
+
+async def memories(
+    app: web.Application, given: dict[str, str], memory_type: str | None, tag: str | None
+) -> list[dict[str, Any]]:
+    """The live typed memories ``GET /memory/memories`` lists for ``given`` (workspace, agent,
+    namespace), narrowed to one type and one tag when asked."""
+    who = _who(app, given)
+    found = await app[JOURNAL].memories(
+        who.workspace_id, who.namespace, MEMORIES_SHOWN, agent_id=who.agent_id, crew_id=who.crew_id
+    )
+    out = [e.to_json() for e in found]
+    if memory_type:
+        out = [m for m in out if m["memory_type"] == memory_type]
+    if tag:
+        out = [m for m in out if tag in m["tags"]]
+    return out
+
+
+async def topic_history(app: web.Application, given: dict[str, str], topic_key: str) -> list[dict[str, Any]]:
+    """Every memory that held ``topic_key``, newest first, as ``GET /memory/memories?topic_key=``."""
+    who = _who(app, given)
+    key = check_topic_key(topic_key)
+    found = await app[JOURNAL].history(who.workspace_id, who.namespace, key, MEMORIES_SHOWN, agent_id=who.agent_id)
+    return [e.to_json() for e in found]
+
+
+async def journal(app: web.Application, workspace_id: str, q: str, limit: int) -> list[dict[str, Any]]:
+    """``GET /journal``'s entries: the newest, or those matching ``q``."""
+    store = app[JOURNAL]
+    found = await store.search(q, workspace_id, limit) if q.strip() else await store.recent(workspace_id, limit)
+    return [e.to_json() for e in found]
+
+
+def _graph_body(entity: str | None, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"entity": entity} if entity is not None else {}
+    if workspace_id:
+        body["workspace_id"] = workspace_id
+    if scope:
+        body["scope"] = scope
+    return body
+
+
+async def timeline(app: web.Application, entity: str, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
+    """``POST /kg/timeline``: the entity and its facts, oldest first, ended ones kept."""
+    return await kg_op(app, "timeline", _graph_body(entity, workspace_id, scope))
+
+
+async def neighbours(app: web.Application, entity: str, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
+    """``POST /kg/traverse`` one hop out: the entities the current facts link to it."""
+    return await kg_op(app, "traverse", {**_graph_body(entity, workspace_id, scope), "hops": 1})
+
+
+async def graph_stats(app: web.Application, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
+    """``GET /kg/stats``: the graph's counts."""
+    return await kg_op(app, "stats", _graph_body(None, workspace_id, scope))
+
+
+async def health(app: web.Application, workspace_id: str, crew_id: str | None) -> HealthSnapshot | None:
+    """The newest stored health snapshot, as ``GET /memory/health`` reads it (never recomputed)."""
+    return await latest_health(app[JOURNAL], workspace_id, crew_id)
+
+
+async def memory_block(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    """``POST /memory/block``'s answer for ``body``, from the route's own handler, in process.
+
+    The handler reads an aiohttp request, so it is handed one built here with the body (the same
+    way the MCP prompt gets its block); nothing goes over a socket, and the request carries no
+    ``Origin`` because none reached this page (the guards refuse a foreign one before it)."""
+    from aiohttp.test_utils import make_mocked_request
+
+    from sidecar.http.block import memory_block as handler
+
+    raw = json.dumps(body).encode()
+    loop = asyncio.get_running_loop()
+    payload = StreamReader(BaseProtocol(loop), len(raw) + 1, loop=loop)
+    payload.feed_data(raw)
+    payload.feed_eof()
+    request = make_mocked_request(
+        "POST", "/memory/block", headers={"Content-Type": "application/json"}, app=app, payload=payload
+    )
+    response = await handler(request)
+    assert isinstance(response, web.Response) and response.body is not None
+    answer: dict[str, Any] = json.loads(cast(bytes, response.body))
+    return answer
