@@ -156,6 +156,16 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("diary_write", "POST", "/memory/diary", "write", body="agent_id content"),
     _op("diary_read", "GET", "/memory/diary", "read", query="agent_id limit"),
     _op("ingest", "POST", "/memory/ingest", "write", body="dry_run turns"),
+    # The memory browser (sidecar.ui): read-only pages, each a GET whose form fields are its query.
+    _op("ui", "GET", "/ui", "read"),
+    _op("ui_file", "GET", "/ui/file", "read", query="tier path"),
+    _op("ui_search", "GET", "/ui/search", "read", query="query scope limit"),
+    _op("ui_memories", "GET", "/ui/memories", "read", query="memory_type namespace tag agent_id workspace_id"),
+    _op("ui_memory", "GET", "/ui/memory", "read", query="topic_key namespace agent_id workspace_id"),
+    _op("ui_journal", "GET", "/ui/journal", "read", query="q workspace_id limit"),
+    _op("ui_graph", "GET", "/ui/graph", "read", query="entity workspace_id scope"),
+    _op("ui_health", "GET", "/ui/health", "read", query="workspace_id crew_id"),
+    _op("ui_block", "GET", "/ui/block", "read", query="query budget role"),
 )
 
 _BY_ROUTE: dict[tuple[str, str], Operation] = {(op.method, op.path): op for op in OPERATIONS}
