@@ -1,7 +1,8 @@
 """MCP over streamable HTTP at ``/mcp``: the memory tools for the agent's model; ``GET /memory/tools``.
 
-A small JSON-RPC 2.0 endpoint: each POST gets one JSON body (no SSE stream, so ``GET /mcp`` is
-405), ``initialize`` mints the ``Mcp-Session-Id`` every later message carries, ``DELETE`` ends it.
+A small JSON-RPC 2.0 endpoint: each POST gets one JSON body, ``initialize`` mints the
+``Mcp-Session-Id`` every later message carries, ``DELETE`` ends it. ``GET`` opens the session's
+server stream, which carries only the notice that the tool list changed (``clients.py``).
 The methods themselves (tools, resources, the memory block prompt) are ``sidecar.mcp.methods``,
 which the stdio server answers with too; protocol faults are JSON-RPC errors with their standard
 codes.
@@ -9,9 +10,10 @@ codes.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-import secrets
-from collections import OrderedDict
+from collections.abc import AsyncIterator
 from typing import Any, cast
 
 import structlog
@@ -22,6 +24,7 @@ from sidecar.contract import ToolName, ToolsAnswer
 from sidecar.http.jsonio import json_problem
 from sidecar.keys import SETTINGS
 from sidecar.mcp.catalog import TOOLS, offered, parse_allowlist
+from sidecar.mcp.clients import McpSessions
 from sidecar.mcp.methods import (
     INSTRUCTIONS,
     INVALID_PARAMS,
@@ -52,43 +55,58 @@ PROTOCOL_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 ASSUMED_VERSION = "2025-03-26"  # what the spec says a request without MCP-Protocol-Version speaks
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
-MAX_SESSIONS = 1024
 TOOL_NAMES = tuple(t.name for t in TOOLS)
-
-
-class McpSessions:
-    """Live sessions (id -> negotiated protocol version); past ``limit`` the least recently used goes."""
-
-    def __init__(self, limit: int = MAX_SESSIONS) -> None:
-        self.limit = limit
-        self._live: OrderedDict[str, str] = OrderedDict()
-
-    def open(self, version: str) -> str:
-        sid = secrets.token_urlsafe(24)
-        self._live[sid] = version
-        while len(self._live) > self.limit:
-            self._live.popitem(last=False)
-        return sid
-
-    def get(self, sid: str) -> str | None:
-        version = self._live.get(sid)
-        if version is not None:
-            self._live.move_to_end(sid)
-        return version
-
-    def close(self, sid: str) -> bool:
-        return self._live.pop(sid, None) is not None
+#: How often the offered tools are compared with what each watching session last listed (each look
+#: probes the disk, so only while a session has a stream open), and how long a quiet stream waits
+#: before a keep-alive comment (which also finds a client that went away).
+WATCH_EVERY_S = 5.0
+KEEPALIVE_S = 15.0
 
 
 SESSIONS = web.AppKey("mcp_sessions", McpSessions)
+WATCH_EVERY = web.AppKey("mcp_watch_every", float)
 
 
 def setup(app: web.Application) -> None:
-    """Give ``app`` its MCP session table and the sink-health cache; call before it starts.
-    A ``--mcp-tools`` entry that names no tool or group stops the start here, naming it."""
+    """Give ``app`` its MCP session table, the sink-health cache and the watch that tells sessions
+    their tool list changed; call before it starts. A ``--mcp-tools`` entry that names no tool or
+    group stops the start here, naming it."""
     parse_allowlist(app[SETTINGS].mcp_tools)
     health.setup(app)
     app[SESSIONS] = McpSessions()
+    app[WATCH_EVERY] = WATCH_EVERY_S
+    app.cleanup_ctx.append(_watching)
+    app.on_shutdown.append(_end_streams)
+
+
+async def _watching(app: web.Application) -> AsyncIterator[None]:
+    task = asyncio.create_task(_watch(app), name="mcp-list-watch")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def _watch(app: web.Application) -> None:
+    """Tell each session with a stream open when the tools it would list differ from its last list."""
+    sessions = app[SESSIONS]
+    while True:
+        await asyncio.sleep(app[WATCH_EVERY])
+        if not sessions.watching():
+            continue
+        try:
+            names = await offered(app)
+        except Exception as exc:  # a failed look is tried again next time; the watch goes on
+            log.warning("mcp.watch_failed", error=f"{type(exc).__name__}: {exc}")
+            continue
+        told = sessions.tell_changed(names)
+        if told:
+            log.info("mcp.tools_changed", sessions=told, tools=len(names))
+
+
+async def _end_streams(app: web.Application) -> None:
+    """At shutdown, before handlers are waited for: every stream ends, so none holds it up."""
+    app[SESSIONS].end_streams()
 
 
 @routes.get("/memory/tools")
@@ -104,17 +122,17 @@ async def memory_tools(request: web.Request) -> web.Response:
 
 # -- transport -------------------------------------------------------------------------------------
 @routes.route("*", "/mcp")
-async def mcp_endpoint(request: web.Request) -> web.Response:
+async def mcp_endpoint(request: web.Request) -> web.StreamResponse:
     if "Origin" in request.headers:  # no browser is a client of a container-local sidecar (DNS rebinding)
         return _rpc_error(None, RpcError(INVALID_REQUEST, "requests from a browser origin are refused", status=403))
     if request.method == "POST":
         return await _post(request)
     if request.method == "DELETE":
         return _delete(request)
-    response = _rpc_error(
-        None, RpcError(INVALID_REQUEST, "method not allowed: use POST (no server stream)", status=405)
-    )
-    response.headers["Allow"] = "POST, DELETE"
+    if request.method == "GET":
+        return await _stream(request)
+    response = _rpc_error(None, RpcError(INVALID_REQUEST, "method not allowed: use POST, GET or DELETE", status=405))
+    response.headers["Allow"] = "GET, POST, DELETE"
     return response
 
 
@@ -134,7 +152,43 @@ async def _post(request: web.Request) -> web.Response:
         result = await dispatch(request.app, message["method"], message.get("params"))
     except RpcError as exc:
         return _rpc_error(msg_id, exc)
+    if message["method"] == "tools/list":
+        request.app[SESSIONS].listed(request.headers[SESSION_HEADER], [t["name"] for t in result["tools"]])
     return web.json_response({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+
+async def _stream(request: web.Request) -> web.StreamResponse:
+    """``GET /mcp``: the session's server stream (server-sent events), on which it is told when its
+    tool list changed; it stays open until the client goes, the session ends or the server stops."""
+    accept = request.headers.get("Accept", "")
+    if "text/event-stream" not in accept and "*/*" not in accept:
+        return _rpc_error(None, RpcError(INVALID_REQUEST, "the stream is text/event-stream", status=406))
+    try:
+        _check_version_header(request)
+        sid = request.headers.get(SESSION_HEADER, "")
+        _session(request)
+    except RpcError as exc:
+        return _rpc_error(None, exc)
+    stream = request.app[SESSIONS].attach(sid)
+    if stream is None:
+        return _rpc_error(None, RpcError(INVALID_REQUEST, "unknown or expired session: initialize again", status=404))
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
+    await response.prepare(request)
+    try:
+        while True:
+            try:
+                message = await asyncio.wait_for(stream.get(), KEEPALIVE_S)
+            except TimeoutError:
+                await response.write(b": keep-alive\n\n")
+                continue
+            if message is None:
+                break
+            await response.write(b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n")
+    except ConnectionResetError:
+        pass  # the client went away
+    finally:
+        request.app[SESSIONS].detach(sid, stream)
+    return response
 
 
 def _delete(request: web.Request) -> web.Response:
@@ -196,9 +250,8 @@ def _initialize(request: web.Request, msg_id: Any, params: Any) -> web.Response:
     log.info("mcp.session_opened", version=version, asked=asked, client=client_name)
     result = {
         "protocolVersion": version,
-        # listChanged is false here: with no server stream this transport cannot deliver the
-        # notification (the stdio server can, and says true); INSTRUCTIONS ask the model to list again.
-        "capabilities": capabilities(list_changed=False),
+        # A client that opens the session's stream (GET /mcp) is told when its tool list changed.
+        "capabilities": capabilities(list_changed=True),
         "serverInfo": {"name": "memory-sidecar", "title": "Agent memory", "version": __version__},
         "instructions": INSTRUCTIONS,
     }

@@ -72,7 +72,7 @@ async def test_initialize_and_tools_list(start: ServerFactory) -> None:
         init = await session.initialize()
         assert init.protocol_version == "2025-11-25"
         assert init.server_info.name == "memory-sidecar"
-        assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is False
+        assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is True
         listed = await session.list_tools()
     tools = {tool.name: tool for tool in listed.tools}
     assert list(tools) == [*FILE_TOOLS, *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_TOOLS]
@@ -294,10 +294,17 @@ async def test_raw_sessions_and_headers(raw: TestClient[Any, Any]) -> None:
         "/mcp", data=b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}', headers={"Mcp-Session-Id": sid}
     )
     assert resp.status == 415
-    resp = await raw.get("/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": sid})
-    assert resp.status == 405 and resp.headers["Allow"] == "POST, DELETE"
+    resp = await raw.get("/mcp", headers={"Accept": "text/event-stream"})
+    assert resp.status == 400  # a stream belongs to a session
+    resp = await raw.get("/mcp", headers={"Accept": "text/html", "Mcp-Session-Id": sid})
+    assert resp.status == 406
+    resp = await raw.put("/mcp", headers={"Mcp-Session-Id": sid})
+    assert resp.status == 405 and resp.headers["Allow"] == "GET, POST, DELETE"
+    stream = await raw.get("/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": sid})
+    assert stream.status == 200 and stream.headers["Content-Type"] == "text/event-stream"
     resp = await raw.delete("/mcp", headers={"Mcp-Session-Id": sid})
     assert resp.status == 204
+    assert await stream.read() == b""  # ending the session ends its stream
     status, body = await rpc(raw, ping, sid)
     assert status == 404
     resp = await raw.delete("/mcp", headers={"Mcp-Session-Id": sid})

@@ -117,7 +117,7 @@ async def test_streamable_http_against_a_real_sidecar(sidecar: SidecarProcess, m
         ClientSession(read, write) as session,
     ):
         init = await session.initialize()
-        assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is False
+        assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is True
         await the_checks(session, memory_dir)
 
 

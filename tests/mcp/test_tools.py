@@ -9,14 +9,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from aiohttp.test_utils import TestServer
 from jsonschema import Draft202012Validator
 from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, Tool
 
 from sidecar.errors import ConfigError
+from sidecar.mcp import server as mcp_server
 from sidecar.mcp.catalog import GROUPS, NAME_PATTERN, TOOLS
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
@@ -75,7 +78,9 @@ async def test_names_are_valid_for_every_client_and_every_tool_declares_its_outp
 async def test_dotted_names_are_still_called_but_never_listed(start: ServerFactory, memory_dir: Path) -> None:
     async with mcp_session(await start()) as session:
         wrote = await session.call_tool("memory.write", {"path": "topics/a.md", "content": "- Staging is otter."})
-        found = await session.call_tool("memory.search", {"query": "otter", "after_seq": wrote.structured_content["seq"]})  # type: ignore[index]
+        found = await session.call_tool(
+            "memory.search", {"query": "otter", "after_seq": wrote.structured_content["seq"]}
+        )  # type: ignore[index]
         assert wrote.is_error is False and found.is_error is False
         assert [hit["path"] for hit in (found.structured_content or {})["results"]] == ["topics/a.md"]
         assert not [name for name in await listed(session) if "." in name]
@@ -154,7 +159,10 @@ async def test_every_tool_answers_what_its_output_schema_says(start: ServerFacto
 async def test_memory_off_offers_nothing_and_refuses_every_call(start: ServerFactory, memory_dir: Path) -> None:
     async with mcp_session(await start(memory_enabled=False)) as session:
         assert await listed(session) == {}
-        for name, args in [("memory_search", {"query": "postgres"}), ("memory.write", {"path": "a.md", "content": "x"})]:
+        for name, args in [
+            ("memory_search", {"query": "postgres"}),
+            ("memory.write", {"path": "a.md", "content": "x"}),
+        ]:
             error = error_of(await session.call_tool(name, args))
             assert error["code"] == "memory_disabled" and "memory is off" in error["message"]
         assert (await session.list_resources()).resources == []
@@ -203,3 +211,38 @@ async def test_the_files_are_resources_and_the_block_is_a_prompt(
     client = await aiohttp_client(server)
     block = await (await client.post("/memory/block", json={"query": "which database", "budget": 3000})).json()
     assert text == block["text"]  # the route's own block, byte for byte
+
+
+async def test_a_session_with_its_stream_open_is_told_when_its_tools_change(
+    aiohttp_server: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    """Over HTTP the client's stream (GET /mcp) carries the notice, once, when the tier goes past its
+    cap by hand and the tools that only add go."""
+    used = sum(len(p.read_bytes()) for p in memory_dir.rglob("*.md"))
+    app = create_app(make_settings(tier_cap_bytes=used + 100))
+    app[health.HEALTH] = health.HealthCache(0.0)
+    app[mcp_server.WATCH_EVERY] = 0.1
+    server: TestServer = await aiohttp_server(app)
+    notices: list[str] = []
+    told = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            notices.append(message.method)
+            told.set()
+
+    url = str(server.make_url("/mcp"))
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
+        await session.initialize()
+        assert "memory_set_identity" in await listed(session)
+        (memory_dir / "topics").mkdir(exist_ok=True)
+        (memory_dir / "topics" / "copy.md").write_text(AGENT_MD)  # by hand: past the cap
+        with anyio.fail_after(10):
+            await told.wait()
+        await anyio.sleep(0.5)  # several more looks: the same change is not told again
+        after = await listed(session)
+    assert notices == ["notifications/tools/list_changed"]
+    assert "memory_set_identity" not in after and "memory_write" in after
