@@ -68,6 +68,9 @@ class Settings:
     topic_cap_bytes: int = _opt(32 * 1024, "hard cap on any other .md file (topics/, operators/ ...)")
     soft_cap_ratio: float = _opt(0.8, "fraction of a cap past which a write succeeds with a warning")
     max_body_bytes: int = _opt(2 * MB, "largest request body accepted")
+    max_connections: int = _opt(
+        512, "most connections the agent API keeps open; past it a new one is answered 503 too_many_connections"
+    )
     proxy_connect_timeout: float = _opt(1.0, "member: connect timeout to the lead, seconds")
     proxy_read_timeout: float = _opt(5.0, "member: read timeout to the lead, seconds")
     proxy_max_bytes: int = _opt(4 * MB, "member: largest response accepted from the lead")
@@ -213,6 +216,8 @@ def _validated(s: Settings) -> Settings:
         raise ConfigError("--tier-max-files must be at least 1")
     for name in ("workspace_id", "agent_id", "crew_id", "namespace"):
         if not ID_RE.match(getattr(s, name)):
+    if s.max_connections < 1:
+        raise ConfigError("--max-connections must be at least 1")
             raise ConfigError(f"{flag_name(name)} must be 1-128 letters, digits or _.:@/-")
     if s.consolidate_interval < 0:
         raise ConfigError("--consolidate-interval must be 0 (off) or positive")

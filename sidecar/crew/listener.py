@@ -10,7 +10,10 @@ lead writes the crew tier, through its own agent API; members' crew memories go 
 It faces the network, so it spends nothing on a stranger: the token is checked from the headers
 before any body is read (a 401 ends the connection), a body is at most ``MAX_BODY_BYTES`` (a
 search is a small JSON object; a crew memory, which may carry a payload, at most
-``MAX_MEMORY_BODY_BYTES``), and at most ``MAX_CONNECTIONS`` connections are open at once.
+``MAX_MEMORY_BODY_BYTES``), and at most ``MAX_CONNECTIONS`` connections are open at once,
+with the slots kept for members (``TRUST``): a connection that has not shown the token within a
+few seconds is closed, and strangers' connections give way to new ones, so idle sockets cannot
+keep a member out.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from sidecar.errors import NotFound
-from sidecar.http.connections import SidecarRunner
+from sidecar.http.connections import SidecarRunner, Trust, trusted
 from sidecar.http.errors import error_middleware, error_response
 from sidecar.http.guards import body_deadline, server_limits
 from sidecar.http.jsonio import json_answer, read_json_object
@@ -32,7 +35,14 @@ from sidecar.keys import SEARCH, SETTINGS, TIERS
 from sidecar.ops.registry import OPERATIONS, check_values, refuse_unknown
 from sidecar.retrieval.search import SearchRequest, SearchService
 
-__all__ = ["MAX_BODY_BYTES", "MAX_CONNECTIONS", "MAX_MEMORY_BODY_BYTES", "create_crew_app", "crew_listener_ctx"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MAX_CONNECTIONS",
+    "MAX_MEMORY_BODY_BYTES",
+    "TRUST",
+    "create_crew_app",
+    "crew_listener_ctx",
+]
 
 MAX_BODY_BYTES = 64 * 1024
 #: The largest crew-memory request: whatever a member accepts from its agent (content of 4,000
@@ -40,6 +50,10 @@ MAX_BODY_BYTES = 64 * 1024
 #: with every escape, with room to spare.
 MAX_MEMORY_BODY_BYTES = 512 * 1024
 MAX_CONNECTIONS = 64
+#: Slots are kept for members: a connection must show the token within 3 s, at most 16 connections
+#: without it are kept (4 per peer address), and a new one displaces the oldest of them (see
+#: ``sidecar.http.connections``). A stranger's idle sockets thus never keep a member out.
+TRUST = Trust(untrusted=16, per_peer=4, deadline=3.0)
 #: A member's crew search takes what the agent's own search takes, less the scope (always crew).
 _SEARCH_FIELDS = next(op.body for op in OPERATIONS if op.name == "search") or frozenset()
 
@@ -81,6 +95,7 @@ def _bearer(token: str) -> Middleware:
             response.headers["WWW-Authenticate"] = 'Bearer realm="crew"'
             response.force_close()  # the connection ends: a body that follows is discarded, never kept
             return response
+        trusted(request)  # its peer holds the token: the connection keeps its slot
         return await handler(request)
 
     return check
@@ -154,9 +169,8 @@ async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
         return
     host, _, port = settings.crew_listen.rpartition(":")
     crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token, lead=app)
-    runner = SidecarRunner(
-        crew_app, max_connections=MAX_CONNECTIONS, access_log=None, handle_signals=False, **server_limits(settings)
-    )
+    limits = {**server_limits(settings), "max_connections": MAX_CONNECTIONS}
+    runner = SidecarRunner(crew_app, trust=TRUST, access_log=None, handle_signals=False, **limits)
     await runner.setup()
     try:
         await web.TCPSite(runner, host.strip("[]") or "0.0.0.0", int(port)).start()

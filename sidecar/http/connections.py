@@ -9,12 +9,24 @@
   it cannot decode) is answered in the one error shape, as every other error is; an unsupported
   content coding is a 415 ``unsupported_encoding``.
 - ``max_connections``: past that many open connections, a new one is answered 503
-  ``too_many_connections`` and closed at once (the crew listener, which faces the network).
+  ``too_many_connections`` and closed at once (both servers: the agent API's cap is the
+  ``max_connections`` setting, the crew listener's its own).
+- ``Trust``: a server facing the network keeps its slots for peers that prove who they are
+  (``trusted``, called once a request's credentials check out). A connection not yet trusted
+  has ``deadline`` seconds to be; at most ``per_peer`` of them per peer address and
+  ``untrusted`` in all are kept, and past either bound an older such connection (that
+  address's oldest; of all, the oldest of the address holding the most) is closed to make room
+  for the new one. At the connection cap such a connection gives way too: a newcomer is refused
+  only when every slot is trusted. Idle sockets from strangers thus never lock out a peer with the
+  token: a new connection takes the place of a waiting stranger's, one address past its share
+  only ever displaces its own, and a peer with a single connection waiting is displaced last.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -26,7 +38,7 @@ from aiohttp.web_request import BaseRequest
 
 from sidecar.http.errors import error_for_status, error_response
 
-__all__ = ["SidecarRunner", "client_done"]
+__all__ = ["SidecarRunner", "Trust", "client_done", "trusted"]
 
 log = structlog.get_logger("sidecar.http.connections")
 
@@ -40,6 +52,23 @@ def _busy_response(limit: int) -> bytes:
         f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
     )
     return head.encode() + body
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """How a server keeps its slots for peers that authenticate (see the module's text)."""
+
+    untrusted: int  # connections not yet trusted, at most
+    per_peer: int  # ... of them from one peer address, at most
+    deadline: float  # seconds a connection has to become trusted
+
+
+def trusted(request: web.Request) -> None:
+    """Mark the connection of ``request`` trusted: its peer holds the credentials. It keeps its
+    slot from now on (bounded by the connection cap and the keep-alive timeout alone)."""
+    protocol = request.protocol
+    if isinstance(protocol, _Handler) and isinstance(protocol._manager, _Server):
+        protocol._manager.trust(protocol)
 
 
 def client_done(request: web.Request) -> bool:
@@ -93,9 +122,10 @@ class _Handler(RequestHandler):
 
 
 class _Server(web.Server):
-    """aiohttp's server, making ``_Handler`` connections, at most ``max_connections`` at a time."""
+    """aiohttp's server, making ``_Handler`` connections, at most ``max_connections`` at a time,
+    and keeping slots for trusted peers when given a ``Trust``."""
 
-    def __init__(self, made: web.Server, max_connections: int | None) -> None:
+    def __init__(self, made: web.Server, max_connections: int | None, trust: Trust | None) -> None:
         # The same handler, request factory and settings aiohttp's runner gave ``made``.
         super().__init__(
             made.request_handler,
@@ -105,30 +135,101 @@ class _Server(web.Server):
             **made._kwargs,
         )
         self.max_connections = max_connections
+        self.trust_policy = trust
         self.refused = 0
+        self.evicted = 0
+        self._live: set[RequestHandler] = set()  # admitted and not closed by us (aiohttp's own set lags)
+        # Connections not yet trusted, oldest first, with their peer address and deadline timer.
+        self._untrusted: OrderedDict[RequestHandler, tuple[str, asyncio.TimerHandle]] = OrderedDict()
 
     def __call__(self) -> RequestHandler:
         return _Handler(self, loop=self._loop, **self._kwargs)
 
     def connection_made(self, handler: RequestHandler, transport: asyncio.Transport) -> None:
+        policy = self.trust_policy
+        peer = _peer(transport)
+        if policy is not None:
+            mine = [h for h, (p, _) in self._untrusted.items() if p == peer]
+            if len(mine) >= policy.per_peer:
+                self._evict(mine[0], "per_peer")
+            if len(self._untrusted) >= policy.untrusted:
+                self._evict(self._displaced(), "untrusted")
         limit = self.max_connections
-        if limit is not None and len(self._connections) >= limit:
-            self.refused += 1
-            if self.refused == 1 or self.refused % 100 == 0:
-                log.warning("http.connections_refused", limit=limit, refused=self.refused)
-            transport.write(_busy_response(limit))
-            handler.force_close()  # the handler never registers: it is closed before it reads
-            return
+        if limit is not None and len(self._live) >= limit:
+            if self._untrusted:
+                self._evict(self._displaced(), "connection_cap")
+            else:
+                self._refuse(handler, transport, limit)
+                return
         super().connection_made(handler, transport)
+        self._live.add(handler)
+        if policy is not None:
+            timer = self._loop.call_later(policy.deadline, self._expire, handler)
+            self._untrusted[handler] = (peer, timer)
+
+    def connection_lost(self, handler: RequestHandler, exc: BaseException | None = None) -> None:
+        self._live.discard(handler)
+        self._forget(handler)
+        super().connection_lost(handler, exc)
+
+    def trust(self, handler: RequestHandler) -> None:
+        self._forget(handler)
+
+    def _forget(self, handler: RequestHandler) -> None:
+        found = self._untrusted.pop(handler, None)
+        if found is not None:
+            found[1].cancel()
+
+    def _displaced(self) -> RequestHandler:
+        """The untrusted connection that gives way: the oldest of the address holding the most
+        (a peer with one connection waiting, as a member is, is the last to lose it)."""
+        held = Counter(peer for peer, _ in self._untrusted.values())
+        most = max(held.values())
+        return next(h for h, (peer, _) in self._untrusted.items() if held[peer] == most)
+
+    def _expire(self, handler: RequestHandler) -> None:
+        if handler in self._untrusted:
+            self._evict(handler, "deadline")
+
+    def _evict(self, handler: RequestHandler, why: str) -> None:
+        """Close a connection not yet trusted, to make room (or at its deadline)."""
+        self._forget(handler)
+        self._live.discard(handler)
+        self.evicted += 1
+        if self.evicted == 1 or self.evicted % 100 == 0:
+            log.warning("http.untrusted_closed", reason=why, closed=self.evicted)
+        handler.force_close()
+
+    def _refuse(self, handler: RequestHandler, transport: asyncio.Transport, limit: int) -> None:
+        self.refused += 1
+        if self.refused == 1 or self.refused % 100 == 0:
+            log.warning("http.connections_refused", limit=limit, refused=self.refused)
+        transport.write(_busy_response(limit))
+        handler.force_close()  # the handler never registers: it is closed before it reads
+
+
+def _peer(transport: asyncio.Transport) -> str:
+    """The peer's address (without its port): what a per-peer bound counts by."""
+    name = transport.get_extra_info("peername")
+    return str(name[0]) if isinstance(name, tuple) and name else str(name)
 
 
 class SidecarRunner(web.AppRunner):
     """``web.AppRunner`` whose server answers half-closed clients, refuses what aiohttp's parser
-    cannot read in the one error shape, and keeps at most ``max_connections`` connections."""
+    cannot read in the one error shape, keeps at most ``max_connections`` connections and, given
+    a ``Trust``, keeps its slots for peers that authenticate."""
 
-    def __init__(self, app: web.Application, *, max_connections: int | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        app: web.Application,
+        *,
+        max_connections: int | None = None,
+        trust: Trust | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(app, **kwargs)
         self.max_connections = max_connections
+        self.trust = trust
 
     async def _make_server(self) -> web.Server:
-        return _Server(await super()._make_server(), self.max_connections)
+        return _Server(await super()._make_server(), self.max_connections, self.trust)

@@ -15,6 +15,9 @@ Slow clients, and what bounds them (aiohttp 3.x):
 - a body sent byte by byte: ``body_deadline`` reads the body of a routed request within
   ``BODY_TIMEOUT_S`` or answers 408 ``request_timeout`` and closes the connection; the body size
   stays bounded by the Application's ``client_max_size`` (413 ``payload_too_large``).
+- too many connections: ``max_connections`` (``server_limits``) answers a connection past the
+  cap 503 ``too_many_connections`` and closes it at once, so idle sockets cannot take every file
+  descriptor the process has (a write that lands would then find none for its answer).
 - a client that never reads its response: not bounded here (the kernel's send buffer and TCP
   keep-alive are all there is); every response of this API is small.
 
@@ -193,16 +196,18 @@ def _unreadable(request: web.Request, exc: Exception) -> web.Response:
 
 
 def server_limits(settings: Settings, *, header_timeout: float = HEADER_TIMEOUT_S) -> dict[str, Any]:
-    """Keyword arguments for ``web.AppRunner`` that bound slow and oversized clients.
+    """Keyword arguments for ``SidecarRunner`` that bound slow, oversized and too many clients.
 
     ``keepalive_timeout`` is both the idle keep-alive limit and the request-header deadline (see
-    the module docstring). ``settings`` is taken so these can become settings without changing
-    callers; ``TCPSite`` has no slow-client knobs, and the body cap is ``client_max_size``."""
-    del settings
+    the module docstring); ``max_connections`` is the agent API's connection cap (the
+    ``max_connections`` setting: past it a new connection is answered 503
+    ``too_many_connections``, before the process runs out of file descriptors). ``TCPSite`` has no
+    slow-client knobs, and the body cap is ``client_max_size``."""
     return {
         "keepalive_timeout": header_timeout,
         "lingering_time": LINGERING_S,
         "max_line_size": 8190,
         "max_field_size": 8190,
         "max_headers": 64,
+        "max_connections": settings.max_connections,
     }

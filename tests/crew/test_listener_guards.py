@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from sidecar.crew.listener import MAX_BODY_BYTES, MAX_CONNECTIONS
+from sidecar.crew.listener import MAX_BODY_BYTES, MAX_CONNECTIONS, TRUST
 from tests.support.memory import ClientFactory, write
 from tests.support.procs import free_port, rss_kb, start_sidecar
 from tests.support.waiting import async_wait_until
@@ -82,12 +82,25 @@ async def test_a_crew_body_over_64_kb_is_413(listener: int) -> None:
     assert status == 200
 
 
+async def keep_alive(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection that has made one authenticated search and stays open (keep-alive)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request("/crew/search", f"Bearer {TOKEN}"))
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    assert head.split()[1] == b"200", head
+    length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")).split(b":")[1])
+    await reader.readexactly(length)
+    return reader, writer
+
+
 async def test_connections_past_the_cap_are_answered_503_and_closed(listener: int) -> None:
-    idle = [await asyncio.open_connection("127.0.0.1", listener) for _ in range(MAX_CONNECTIONS)]
+    """Every slot held by a peer with the token: a newcomer is refused, and served once two close."""
+    held = [await keep_alive(listener) for _ in range(MAX_CONNECTIONS)]
     try:
         status, body = await answer(listener, request("/crew/search", f"Bearer {TOKEN}"), closes=True)
         assert status == 503 and body["error"]["code"] == "too_many_connections"
-        for _, writer in idle[:2]:
+        for _, writer in held[:2]:
             writer.close()
 
         async def served() -> bool:
@@ -95,8 +108,49 @@ async def test_connections_past_the_cap_are_answered_503_and_closed(listener: in
 
         await async_wait_until(served, timeout=5, message="a request once two connections closed")
     finally:
+        for _, writer in held:
+            writer.close()
+
+
+async def closed_by_server(reader: asyncio.StreamReader) -> bool:
+    try:
+        return await asyncio.wait_for(reader.read(1), 0.01) == b""
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        return True
+
+
+async def test_idle_strangers_give_way_to_a_member(listener: int) -> None:
+    """More idle sockets than the listener has slots (they used to fill all 64, and every member's
+    search was 503): a peer with the token is still served, and of the strangers' sockets from one
+    address at most ``TRUST.per_peer`` are kept."""
+    idle = [await asyncio.open_connection("127.0.0.1", listener) for _ in range(MAX_CONNECTIONS + 16)]
+    try:
+        for _ in range(3):
+            status, body = await answer(listener, request("/crew/search", f"Bearer {TOKEN}"))
+            assert status == 200, body
+            assert [hit["path"] for hit in body["results"]] == ["CREW.md"]
+
+        async def strangers_closed() -> bool:
+            kept = [not await closed_by_server(reader) for reader, _ in idle]
+            return sum(kept) <= TRUST.per_peer
+
+        await async_wait_until(strangers_closed, timeout=5, message="the strangers' sockets past their share closed")
+    finally:
         for _, writer in idle:
             writer.close()
+
+
+async def test_a_connection_that_shows_no_token_within_the_deadline_is_closed(listener: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener)
+    try:
+        writer.write(b"POST /crew/search HTTP/1.1\r\nHost: lead\r\n")  # and never the rest
+        await writer.drain()
+        # Closed at the trust deadline (3 s), well before the header timeout (10 s).
+        assert await asyncio.wait_for(reader.read(), TRUST.deadline + 5) == b""
+    finally:
+        writer.close()
 
 
 @pytest.fixture
@@ -112,6 +166,13 @@ def lead(tmp_path: Path) -> Iterator[tuple[Any, int]]:
         yield proc, port
     finally:
         proc.kill()
+
+
+def refused_or_closed(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(12) in (b"HTTP/1.1 401", b"")
+    except ConnectionResetError:
+        return True
 
 
 def test_forty_strangers_sending_2_mb_each_cost_the_lead_almost_no_memory(lead: tuple[Any, int]) -> None:
@@ -130,7 +191,9 @@ def test_forty_strangers_sending_2_mb_each_cost_the_lead_almost_no_memory(lead: 
             strangers.append(sock)
             sock.sendall(request("/crew/search", "Bearer wrong-token", b"", length=len(body)))
         for sock in strangers:
-            assert sock.recv(12) == b"HTTP/1.1 401", "refused from the headers, without waiting for the body"
+            # Refused from the headers, without waiting for the body; or, past the strangers'
+            # share of one address (``TRUST.per_peer``), closed to make room for a newer one.
+            assert refused_or_closed(sock), "refused from the headers, without waiting for the body"
             with contextlib.suppress(OSError):  # the lead closed the connection: the body may not fit
                 sock.sendall(body)
         grown_mb = (rss_kb(proc.proc.pid, "VmHWM") - before) / 1024

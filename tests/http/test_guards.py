@@ -18,10 +18,12 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from sidecar.http.connections import SidecarRunner
 from sidecar.http.guards import allowed_hosts, body_deadline, host_origin_guard, server_limits
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.procs import free_port
+from tests.support.waiting import async_wait_until
 
 Served = tuple[TestClient[Any, Any], Settings]
 
@@ -34,14 +36,23 @@ def guarded_app(settings: Settings, body_timeout: float = 10.0) -> web.Applicati
     return app
 
 
+class SidecarTestServer(TestServer):
+    """aiohttp's test server on the runner ``serve`` uses."""
+
+    async def _make_runner(self, **kwargs: Any) -> SidecarRunner:
+        return SidecarRunner(self.app, **kwargs)
+
+
 @pytest.fixture
 async def serve(make_settings: Callable[..., Settings], memory_dir: Path) -> AsyncIterator[Callable[..., Any]]:
     started: list[TestClient[Any, Any]] = []
 
-    async def start(limits: bool = True, header_timeout: float = 10.0, body_timeout: float = 10.0) -> Served:
-        settings = make_settings(port=free_port())
+    async def start(
+        limits: bool = True, header_timeout: float = 10.0, body_timeout: float = 10.0, **overrides: Any
+    ) -> Served:
+        settings = make_settings(port=free_port(), **overrides)
         kwargs = server_limits(settings, header_timeout=header_timeout) if limits else {}
-        server = TestServer(guarded_app(settings, body_timeout), port=settings.port)
+        server = SidecarTestServer(guarded_app(settings, body_timeout), port=settings.port)
         await server.start_server(**kwargs)  # TestServer(**kwargs) would not reach the AppRunner
         client: TestClient[Any, Any] = TestClient(server)
         await client.start_server()
@@ -290,3 +301,30 @@ async def test_the_port_the_connection_arrived_on_counts_as_own(
         "/memory/search", json={"query": "postgres"}, headers={"Host": f"evil.example:{client.port}"}
     )
     assert resp.status == 421
+
+
+async def test_the_agent_api_caps_its_connections_with_a_clear_refusal(serve: Callable[..., Any]) -> None:
+    """Past ``max_connections`` open connections a new one is answered 503 ``too_many_connections``
+    at once and closed (it had no cap: idle sockets could take every file descriptor); once some
+    close, requests are served again."""
+    client, settings = await serve(max_connections=8)
+    port = settings.port
+    idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(settings.max_connections)]
+    try:
+        status, body = await raw_exchange(port, f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        assert status == 503, body
+        assert json.loads(body)["error"]["code"] == "too_many_connections"
+    finally:
+        for _, writer in idle:
+            writer.close()
+
+    async def served() -> bool:
+        return (await client.get("/healthz")).status == 200
+
+    await async_wait_until(served, timeout=10, message="a request once the idle connections closed")
+
+
+def test_the_default_connection_cap_is_512(make_settings: Callable[..., Settings]) -> None:
+    settings = make_settings()
+    assert settings.max_connections == 512
+    assert server_limits(settings)["max_connections"] == 512
