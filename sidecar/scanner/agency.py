@@ -42,7 +42,7 @@ _BROAD = re.compile(
     r"\bmigrations?\b|--dangerously|--yolo|\bauto-?approv"
 )
 _SELF_GRANT = re.compile(
-    r"\b(?:grant|give|assign|add)\s+yourself\b|\b(?:escalate|elevate)\s+(?:your\s+own\s+)?(?:privileges|rights|"
+    r"\b(?:grant|give|assign|add)\s+yourself\b|\b(?:escalate|elevate)\s+your\s+(?:own\s+)?(?:privileges|rights|"
     r"permissions)\b|--no-preserve-root\b|\brm\s+-rf\s+(?:~|/|\$home)(?=[\s/;`'\"]|$)"
 )
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
@@ -70,6 +70,7 @@ def _negated(sentence: str, start: int) -> bool:
     return _NEGATED.search(sentence[max(0, start - 40) : start]) is not None
 
 
+_GATE = re.compile(rf"{_PIPE.pattern}|{_NO_CONSENT.pattern}|{_SELF_GRANT.pattern}")
 _NEEDLES = tuple(
     [
         "curl",
@@ -96,5 +97,5 @@ _NEEDLES = tuple(
 )
 
 AGENCY_RULES: tuple[Rule, ...] = (
-    Rule("tampering", "agency.unattended_command", _NEEDLES, "folded", per_sentence(_tool_abuse), "intent"),
+    Rule("tampering", "agency.unattended_command", _NEEDLES, "folded", per_sentence(_tool_abuse, _GATE), "intent"),
 )

@@ -78,6 +78,7 @@ def _conceal(sentence: str) -> tuple[int, int, int] | None:
     return (FLAG, hide.start(), hide.end()) if named else None
 
 
+_GATE = re.compile(rf"{_DENY.pattern}|{_HIDE.pattern}")
 _NEEDLES = tuple(
     [
         "hide",
@@ -107,5 +108,5 @@ _NEEDLES = tuple(
     ]
 )
 CONCEAL_RULES: tuple[Rule, ...] = (
-    Rule("tampering", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal), "intent"),
+    Rule("tampering", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal, _GATE), "intent"),
 )

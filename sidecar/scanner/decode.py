@@ -103,8 +103,8 @@ def _is_text(decoded: str) -> bool:
 def decoded_transforms(folded: str, cased: str) -> str:
     """``cased`` with ROT13 undone and read backwards, each only when ``folded`` asks for it."""
     out = []
-    if _ROT13_CUE.search(folded):
+    if ("rot" in folded or "caesar" in folded) and _ROT13_CUE.search(folded):
         out.append(codecs.encode(cased, "rot13"))
-    if _REVERSE_CUE.search(folded):
+    if ("backward" in folded or "revers" in folded or "right to left" in folded) and _REVERSE_CUE.search(folded):
         out.append("\n".join(line[::-1] for line in cased.split("\n")))
     return "\n".join(out)

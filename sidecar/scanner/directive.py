@@ -47,7 +47,7 @@ _OWNER_AFTER = re.compile(
     r"(?:configured|set|given)\s+earlier\s+in\s+this\s+(?:chat|session|conversation))"
 )
 _SET_ASIDE = re.compile(
-    r"\b(?:ignore|ignoring|disregard\w*|forget(?:ting)?|set\s+(?:\w+\s+){0,2}(?:aside|to\s+one\s+side)|"
+    r"\b(?:ignore|ignoring|disregard\w*|forget(?:ting)?|set\s+(?:[\w']+\s+){0,3}(?:aside|to\s+one\s+side)|"
     r"put\s+(?:\w+\s+){0,8}out\s+of\s+(?:your\s+)?mind|out\s+of\s+your\s+mind|no\s+longer\s+(?:count|counts|apply|"
     r"applies|matter|matters|hold|holds|valid|binding|in\s+effect|relevant|stand)|do(?:es)?\s+not\s+apply|"
     r"don'?t\s+apply|(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:outdated|stale|obsolete|expired|"
@@ -161,19 +161,34 @@ _PERSONA_SPAN = 500  # characters after a persona is introduced where the limits
 
 
 def _persona_span(views: Views) -> Iterator[Hit]:
-    """A persona introduced in one sentence and stripped of limits in the next ones, within a
-    paragraph: "You are Burple. ... Burple never refuses"."""
+    """A persona introduced in one sentence and stripped of limits in the next ones, on the same
+    line: "You are Burple. ... Burple never refuses" (a line of a dialogue or a list is its own)."""
     text = views.folded
     pos = 0
     while (verb := _PERSONA_VERB.search(text, pos)) is not None:
-        stop = text.find("\n\n", verb.end(), verb.end() + _PERSONA_SPAN)
+        stop = text.find("\n", verb.end(), verb.end() + _PERSONA_SPAN)
         stop = verb.end() + _PERSONA_SPAN if stop == -1 else stop
         unbound = _UNBOUND.search(text, verb.end(), stop)
         if unbound is not None and not DESCRIBED.search(text, max(0, verb.start() - 160), unbound.end()):
-            yield Hit(verb.start(), unbound.end(), framed_level(views, verb.start(), unbound.end(), BLOCK))
+            level = _persona_level(unbound.group())
+            yield Hit(verb.start(), unbound.end(), framed_level(views, verb.start(), unbound.end(), level))
             pos = unbound.end()
         else:
             pos = verb.end()
+
+
+# Limits named as the model's rules: a persona that drops these is blocked; one merely described
+# as "uncensored" or "unfiltered" (a story, a version of a text) is flagged.
+_RULES_DROPPED = re.compile(
+    r"\b(?:no|without)\s+(?:any\s+)?(?:content\s+)?(?:polic|guideline|rule|restriction|filter|safety|guardrail|"
+    r"limit|censorship|ethic|moral)|\bnever\s+(?:refuses?|says?\s+no|declines?|refusing)|\bfree\s+(?:of|from)|"
+    r"\b(?:serves?|obeys?|loyal|answers\s+(?:only\s+)?to|works\s+for)\b|\bignores?\b|\bdisregards?\b|"
+    r"\b(?:doesn'?t|does\s+not|don'?t|do\s+not|never)\s+(?:give|care)|\bjailbroken\b|\bamoral\b"
+)
+
+
+def _persona_level(unbound: str) -> int:
+    return BLOCK if _RULES_DROPPED.search(unbound) else FLAG
 
 
 def _persona(sentence: str) -> tuple[int, int, int] | None:
@@ -182,7 +197,8 @@ def _persona(sentence: str) -> tuple[int, int, int] | None:
         return None
     verb = _PERSONA_VERB.search(sentence)
     if verb is not None:
-        return BLOCK, min(verb.start(), unbound.start()), max(verb.end(), unbound.end())
+        level = _persona_level(unbound.group())
+        return level, min(verb.start(), unbound.start()), max(verb.end(), unbound.end())
     if re.search(r"\b(?:ai|model|assistant|chatbot|bot|llm|gpt)\b", sentence) and "you" in sentence:
         return FLAG, unbound.start(), unbound.end()
     return None
@@ -214,6 +230,13 @@ def _addressed(sentence: str) -> tuple[int, int, int] | None:
     return BLOCK, vocative.start(), harm.end()
 
 
+# The words each judge needs, found in one pass: only sentences holding one are judged.
+_VOCATIVE_GATE = re.compile(
+    r"\b(?:ai|assistant|model|llm|agent|bot|chatbot|copilot|language\s+model)(?:\s+\w+){0,3}\s*[:,]|"
+    r"\bwhen\s+you\s+(?:read|see|load|find|process)\s+this\b"
+)
+_OVERRIDE_GATE = re.compile(rf"{_SET_ASIDE.pattern}|\b(?:overlook|put\s+aside|skip)\b")
+_AUTHORITY_GATE = re.compile(rf"{_GOVERNS.pattern}|{_AUTHORITY.pattern}")
 # Literal needles: a rule runs only when one occurs in the text.
 _NOUN_NEEDLES = (
     "ignor",
@@ -298,18 +321,37 @@ _UNBOUND_NEEDLES = tuple(
 _VOCATIVE_NEEDLES = ("ai", "assistant", "model", "llm", "agent", "bot", "copilot", "when you")
 
 DIRECTIVE_RULES: tuple[Rule, ...] = (
-    Rule("instruction_override", "directive.set_aside", _NOUN_NEEDLES, "folded", per_sentence(_override), "intent"),
     Rule(
-        "instruction_override", "directive.sole_authority", _SOLE_NEEDLES, "folded", per_sentence(_authority), "intent"
+        "instruction_override",
+        "directive.set_aside",
+        _NOUN_NEEDLES,
+        "folded",
+        per_sentence(_override, _OVERRIDE_GATE),
+        "intent",
     ),
-    Rule("role_hijack", "directive.persona_unbound", _UNBOUND_NEEDLES, "folded", per_sentence(_persona), "intent"),
+    Rule(
+        "instruction_override",
+        "directive.sole_authority",
+        _SOLE_NEEDLES,
+        "folded",
+        per_sentence(_authority, _AUTHORITY_GATE),
+        "intent",
+    ),
+    Rule(
+        "role_hijack",
+        "directive.persona_unbound",
+        _UNBOUND_NEEDLES,
+        "folded",
+        per_sentence(_persona, _UNBOUND),
+        "intent",
+    ),
     Rule("role_hijack", "directive.persona_then_unbound", _UNBOUND_NEEDLES, "folded", _persona_span, "intent"),
     Rule(
         "hidden_instructions",
         "directive.addressed_harm",
         _VOCATIVE_NEEDLES,
         "folded",
-        per_sentence(_addressed),
+        per_sentence(_addressed, _VOCATIVE_GATE),
         "intent",
     ),
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sidecar.scanner.context import BLOCK
+from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.rule import Rule, per_sentence
 
 __all__ = ["LEAK_RULES"]
@@ -18,8 +18,8 @@ __all__ = ["LEAK_RULES"]
 _SECRET = re.compile(
     r"\b(?:passwords?|passwd|passphrases?|(?:access|auth|session|api|bearer|deploy|github|npm|pypi)[ _-]?tokens?|"
     r"tokens|api[ _-]?keys?|secrets?|secret\s+keys?|credentials|creds|private\s+keys?|ssh\s+keys?|id_rsa|"
-    r"id_ed25519|id_ecdsa|cookies?|[a-z0-9]+_(?:api_)?(?:key|token|secret|password)s?|(?:conversation|chat)"
-    r"(?:\s+(?:history|log|logs|transcript))?|full\s+conversation|system\s+prompt|(?:the\s+)?user'?s\s+(?:last\s+)?"
+    r"id_ed25519|id_ecdsa|cookies?|[a-z0-9]+_(?:api_)?(?:key|token|secret|password)s?|conversation|"
+    r"chat\s+(?:history|log|logs|transcript)|full\s+conversation|system\s+prompt|(?:the\s+)?user'?s\s+(?:last\s+)?"
     r"messages?|what\s+the\s+user\s+(?:said|typed|wrote))\b|(?<![\w.])\.env\b|~/\.(?:ssh|aws|kube|netrc)"
 )
 _MOVE = re.compile(
@@ -57,8 +57,15 @@ def _leak(sentence: str) -> tuple[int, int, int] | None:
     for move in _MOVE.finditer(sentence):
         if _NEGATED.search(sentence[max(0, move.start() - 40) : move.start()]):
             continue
-        return BLOCK, min(move.start(), secret.start()), max(secret.end(), out.end())
+        level = BLOCK if _ADDRESS.search(sentence) else FLAG
+        return level, min(move.start(), secret.start()), max(secret.end(), out.end())
     return None
+
+
+# Somewhere outside named outright: a URL, a mail address, a paste or hook service.
+_ADDRESS = re.compile(
+    r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:pastebin|gist|webhook|hooks?|ngrok|transfer\.sh|public)\b"
+)
 
 
 _NEEDLES = tuple(
@@ -81,8 +88,12 @@ _NEEDLES = tuple(
         "user",
         ".env",
         "~/.",
+        "_key",
+        "_token",
+        "_secret",
+        "_password",
     ]
 )
 LEAK_RULES: tuple[Rule, ...] = (
-    Rule("exfiltration", "leak.secret_outward", _NEEDLES, "folded", per_sentence(_leak), "intent"),
+    Rule("exfiltration", "leak.secret_outward", _NEEDLES, "folded", per_sentence(_leak, _SECRET), "intent"),
 )

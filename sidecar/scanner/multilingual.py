@@ -10,12 +10,12 @@ an attack, an injection or an example in any of these languages is a mention, no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.lexicon import KEYS, LEXICON, NEGATIONS
-from sidecar.scanner.normalise import normalise
-from sidecar.scanner.rule import Rule, per_sentence
+from sidecar.scanner.normalise import Views, normalise
+from sidecar.scanner.rule import Hit, Rule, per_sentence
 
 __all__ = ["MULTILINGUAL_RULES"]
 
@@ -50,15 +50,21 @@ _NEGATION = re.compile(
         (r"(?<!\w)" if t.endswith(" ") else "") + re.escape(_folded(t) + (" " if t.endswith(" ") else ""))
         for t in NEGATIONS.split("|")
     )
-    + r")\s*$"
+    + r")"
 )
+_NEGATION_REACH = 8  # characters before a verb where a negation turns it into a prohibition
 _NEGATABLE = frozenset(("null", "reveal", "send"))
 
 
-def _needles(*keys: str) -> tuple[str, ...]:
-    """The first word of each folded term: a rule runs only when one occurs in the text."""
-    terms = {_folded(t).split()[0] for words in LEXICON.values() for key in keys for t in words[key].split("|")}
-    return tuple(sorted(terms))
+def _stems(key: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``key``'s terms folded, as word stems (spaced scripts: a word must start with one) and as
+    substrings (Chinese, Japanese, Korean, where a term stands inside a run of letters)."""
+    stems: set[str] = set()
+    inner: set[str] = set()
+    for lang, words in LEXICON.items():
+        for term in words[key].split("|"):
+            (inner if lang in _UNSPACED else stems).add(_folded(term))
+    return frozenset(stems), frozenset(inner)
 
 
 def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | None]:
@@ -71,7 +77,7 @@ def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | No
             match = _RX[key].search(sentence)
             if match is None:
                 return None
-            if key in _NEGATABLE and _NEGATION.search(sentence, max(0, match.start() - 12), match.start()):
+            if key in _NEGATABLE and _NEGATION.search(sentence, max(0, match.start() - _NEGATION_REACH), match.start()):
                 return None
             found.append(match.span())
         if _RX["described"].search(sentence):
@@ -89,15 +95,21 @@ def _conceal(sentence: str) -> tuple[int, int, int] | None:
     return _all_of(BLOCK, "hide", "user", "null")(sentence) or _all_of(FLAG, "hide", "user")(sentence)
 
 
-def _rule(
-    category: str, name: str, needles: tuple[str, ...], judge: Callable[[str], tuple[int, int, int] | None]
-) -> Rule:
-    return Rule(category, f"multilingual.{name}", needles, "folded", per_sentence(judge), "multilingual")
+def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, int, int] | None]) -> Rule:
+    """A rule gated on ``key``'s words: it runs only when a word of the text starts with one of
+    them, and judges only the sentences that hold one."""
+    (stems, inner), find = _stems(key), per_sentence(judge, _RX[key])
+
+    def gated(views: Views) -> Iterator[Hit]:
+        if views.starts_a_word(stems) or (not views.folded.isascii() and any(views.has(t) for t in inner)):
+            yield from find(views)
+
+    return Rule(category, f"multilingual.{name}", (), "folded", gated, "multilingual")
 
 
 MULTILINGUAL_RULES: tuple[Rule, ...] = (
-    _rule("instruction_override", "set_aside", _needles("null"), _set_aside),
-    _rule("exfiltration", "reveal_prompt", _needles("sysprompt"), _all_of(BLOCK, "sysprompt", "reveal")),
-    _rule("exfiltration", "send_secret", _needles("send"), _all_of(BLOCK, "send", "secret")),
-    _rule("tampering", "conceal", _needles("hide"), _conceal),
+    _rule("instruction_override", "set_aside", "null", _set_aside),
+    _rule("exfiltration", "reveal_prompt", "sysprompt", _all_of(BLOCK, "sysprompt", "reveal")),
+    _rule("exfiltration", "send_secret", "send", _all_of(FLAG, "send", "secret")),
+    _rule("tampering", "conceal", "hide", _conceal),
 )

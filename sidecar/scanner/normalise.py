@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from sidecar.scanner.confusables import load_table
+from sidecar.scanner.sentences import sentences
 
 __all__ = ["Views", "fold_char", "normalise"]
 
@@ -50,6 +51,7 @@ _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2}){3,}")
 _INWORD_MARKUP = re.compile(r"\*{1,3}|~~|__|`|</?[A-Za-z]{1,8}>")
 _HYPHEN_BREAK = re.compile(r"-[ \t]*\r?\n[ \t>]*(?=[^\W\d_])")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_WORD = re.compile(r"\w+")
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 
 
@@ -82,6 +84,8 @@ class Views:
     cased: str
     folded: str
     _fences: list[int] | None = field(default=None, repr=False)
+    _sentences: list[tuple[int, int]] | None = field(default=None, repr=False)
+    _words: list[str] | None = field(default=None, repr=False)
     _seen: dict[tuple[bool, str], bool] = field(default_factory=dict, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
@@ -91,6 +95,30 @@ class Views:
         if found is None:
             found = self._seen[key] = needle in (self.raw if raw else self.folded)
         return found
+
+    def starts_a_word(self, stems: frozenset[str]) -> bool:
+        """Whether some word of ``folded`` starts with one of ``stems`` (a stem of several words
+        must then occur whole): a binary search per stem in the text's sorted distinct words,
+        where hundreds of substring scans of the whole text would cost a hundred times more."""
+        if self._words is None:
+            self._words = sorted(set(_WORD.findall(self.folded)))
+        words = self._words
+        for stem in stems:
+            if not stem.isascii() or not stem[:1].isalnum():  # ".env", "~/.", other scripts: as they are
+                if self.has(stem):
+                    return True
+                continue
+            first, _, rest = stem.partition(" ")
+            index = bisect.bisect_left(words, first)
+            if index < len(words) and words[index].startswith(first) and (not rest or self.has(stem)):
+                return True
+        return False
+
+    def sentences(self) -> list[tuple[int, int]]:
+        """The sentence spans of ``folded`` (``sentences.sentences``), split once for every rule."""
+        if self._sentences is None:
+            self._sentences = list(sentences(self.folded))
+        return self._sentences
 
     def in_fence(self, pos: int) -> bool:
         """Whether ``pos`` in ``folded`` lies inside a fenced code block (an unclosed fence runs to the end)."""

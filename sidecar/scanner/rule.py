@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from sidecar.scanner.context import framed_level, negated
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.sentences import sentences
 
 __all__ = [
     "DESCRIBED",
@@ -142,23 +141,44 @@ REPORTED = re.compile(
 _LEAD = 160  # characters before a sentence read for a cue that it describes an attack (a heading, a lead-in)
 
 
-def per_sentence(judge: Callable[[str], tuple[int, int, int] | None], *, described: bool = True) -> Finder:
-    """A finder that asks ``judge`` about each sentence of the folded view: ``(level, start, end)``
-    within the sentence, or None. The level is lowered when the match is quoted, in code or named
-    as an example, and dropped when the sentence, or the lead-in just before it, speaks about attacks (``described``)."""
+def per_sentence(
+    judge: Callable[[str], tuple[int, int, int] | None], gate: re.Pattern[str], *, described: bool = True
+) -> Finder:
+    """A finder that asks ``judge`` about each sentence of the folded view holding a match of
+    ``gate`` (the words without which ``judge`` cannot answer, found in one pass over the text):
+    ``(level, start, end)`` within the sentence, or None. The level is lowered when the match is
+    quoted, in code or named as an example, and the hit dropped when the sentence, or the lead-in
+    just before it, speaks about attacks (``described``) or reports what someone else tells the model."""
 
     def find(views: Views) -> Iterator[Hit]:
         text = views.folded
-        for begin, end in sentences(text):
-            piece = text[begin:end]
-            verdict = judge(piece)
-            if verdict is None:
+        spans = views.sentences()
+        starts = [begin for begin, _ in spans]
+        judged: set[int] = set()
+        for found in gate.finditer(text):
+            index = bisect.bisect_right(starts, found.start()) - 1
+            if index < 0 or index in judged:
                 continue
-            level, start, stop = verdict
-            if described and DESCRIBED.search(text, max(0, begin - _LEAD), end):
-                continue
-            if REPORTED.search(piece, 0, start + 1):
-                continue
-            yield Hit(begin + start, begin + stop, framed_level(views, begin + start, begin + stop, level))
+            judged.add(index)
+            begin, end = spans[index]
+            hit = _judged(views, judge, begin, end, described)
+            if hit is not None:
+                yield hit
 
     return find
+
+
+def _judged(
+    views: Views, judge: Callable[[str], tuple[int, int, int] | None], begin: int, end: int, described: bool
+) -> Hit | None:
+    text = views.folded
+    piece = text[begin:end]
+    verdict = judge(piece)
+    if verdict is None:
+        return None
+    level, start, stop = verdict
+    if described and DESCRIBED.search(text, max(0, begin - _LEAD), end):
+        return None
+    if REPORTED.search(piece, 0, start + 1):
+        return None
+    return Hit(begin + start, begin + stop, framed_level(views, begin + start, begin + stop, level))

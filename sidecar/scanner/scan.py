@@ -108,6 +108,7 @@ _RULES: tuple[Rule, ...] = tuple(
     )
 )
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
+_STEMS = {rule.pattern: frozenset(rule.needles) for rule in _RULES if rule.layer == "intent"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +195,8 @@ def scan_write(old: str | None, new: str, *, layers: frozenset[str] = LAYERS) ->
     if old and sections and new.startswith(old):
         found = _seam_finding(old, new[len(old) :], layers)
         if found is not None and (found.level == "block" or flagged is None):
-            section = sections[-1]
+            joined = len(old) + len(new[len(old) :]) - len(new[len(old) :].lstrip())  # the append's first character
+            section = next((s for s in sections if s.start <= joined < s.end), sections[0])
             return SectionFinding(section.heading, section.line_start, section.line_end, found)
     return flagged
 
@@ -203,11 +205,11 @@ SEAM_CHARS = 400  # characters each side of an append's join read as one text
 
 
 def seam(before: str, appended: str) -> str:
-    """The end of ``before`` and the start of ``appended`` as one paragraph: what an append completes."""
+    """The end of ``before`` and the start of ``appended`` as one paragraph, heading lines left out
+    and quote or list marks dropped: what an append completes, read as the sentence it makes."""
     tail, head = before[-SEAM_CHARS:], appended[:SEAM_CHARS]
-    joined = f"{tail}\n{head}"
-    lines = (line.strip().lstrip("#>*-").strip() for line in joined.split("\n"))
-    return " ".join(line for line in lines if line)
+    lines = (line.strip() for line in f"{tail}\n{head}".split("\n"))
+    return " ".join(line.lstrip(">*-").strip() for line in lines if line and not line.startswith("#"))
 
 
 def section_verdict(
@@ -285,7 +287,10 @@ def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> It
         raw = rule.view == "raw"
         if raw and ascii_only:
             continue
-        if rule.needles and not any(views.has(needle, raw=raw) for needle in rule.needles):
+        if rule.layer == "intent":  # word stems: one binary search each in the text's words
+            if not views.starts_a_word(_STEMS[rule.pattern]):
+                continue
+        elif rule.needles and not any(views.has(needle, raw=raw) for needle in rule.needles):
             continue
         view = rule.text(views)
         hit = _most_severe(rule, views)

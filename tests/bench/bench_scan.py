@@ -67,11 +67,11 @@ def public(part: str) -> list[Case]:
     out = []
     for rec in load(part):
         kind = rec["class"]
-        if rec["label"] == "malicious" and "cyberseceval" in rec["source"]:
+        stem = rec["id"].rsplit("-", 1)[0]
+        if rec["label"] == "malicious" and stem.startswith("cyberseceval"):
             if not kind.startswith("security:") or kind.endswith("different_user_input_language"):
                 continue
             kind = "cyberseceval:" + kind.split(":")[1] + ":" + kind.split(":")[2]
-        stem = rec["id"].rsplit("-", 1)[0]
         out.append({"text": rec["text"], "malicious": rec["label"] == "malicious", "class": f"{stem}/{kind}"})
     return out
 
