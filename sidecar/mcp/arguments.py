@@ -1,8 +1,9 @@
 """A tool's arguments held to the ``inputSchema`` it advertises, with the HTTP API's error codes.
 
-A field the tool does not take is 400 ``unknown_field`` (the journal's own refusal, as
-``/memory/remember`` gives it), so a typo such as ``limt`` is never ignored. Anything else the
-schema refuses is first put to the operation's own check, which knows the HTTP API's exact codes
+The registry's rules for every request come first, as over HTTP (``sidecar.ops.registry``): a
+field the tool does not take is 400 ``unknown_field``, naming it, so a typo such as ``limt`` is
+never ignored; a NUL, a lone surrogate or an integer wider than 64 bits anywhere is
+``invalid_<field>``. Anything else the schema refuses is first put to the operation's own check, which knows the HTTP API's exact codes
 (``missing_query``, ``empty_query``, ``no_crew_tier`` ...); should that check let it pass, the
 arguments are refused all the same, as ``missing_<field>`` or ``invalid_<field>``.
 """
@@ -14,8 +15,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from sidecar.episodic.entry import refuse_unknown
 from sidecar.errors import BadRequest
+from sidecar.ops.registry import check_values, refuse_unknown
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
@@ -31,6 +32,7 @@ Probe = Callable[[dict[str, Any]], Awaitable[None]]
 async def check_arguments(schema: Schema, args: dict[str, Any], probe: Probe | None) -> None:
     """Raise the BadRequest the HTTP API would give for ``args``, if the schema refuses them."""
     refuse_unknown(args, frozenset(schema.get("properties", {})))
+    check_values(args)
     error = _first_error(schema, args)
     if error is None:
         return

@@ -49,36 +49,40 @@ OVER_CAP_REASON = "agent tier is past its cap"
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """One tool: its name, the dotted name it had, its group and what it needs to be offered."""
+    """One tool: its name, the dotted name it had, its group, what it needs to be offered, and the
+    registry's operation it runs (``sidecar.ops.registry``: the rules every way in applies)."""
 
     name: str
     alias: str
     group: Group
     needs: Needs
+    operation: str
 
 
-def _spec(alias: str, group: Group, needs: Needs) -> ToolSpec:
-    return ToolSpec(alias.replace(".", "_"), alias, group, needs)
+def _spec(alias: str, group: Group, needs: Needs, operation: str) -> ToolSpec:
+    return ToolSpec(alias.replace(".", "_"), alias, group, needs, operation)
 
 
 TOOLS: tuple[ToolSpec, ...] = (
-    _spec("memory.write", "core", "room"),
-    _spec("memory.read", "core", "room"),
-    _spec("memory.search", "core", "search"),
-    _spec("memory.check_duplicate", "core", "search"),
-    _spec("memory.remember", "memories", "journal"),
-    _spec("memory.recall", "memories", "journal"),
-    _spec("memory.feedback", "memories", "journal"),
-    _spec("memory.forget", "memories", "journal"),
-    *(_spec(f"kg.{op}", "kg", "kg") for op in ("add", "query", "invalidate", "timeline", "traverse", "tunnels")),
-    _spec("kg.stats", "kg", "kg"),
-    _spec("memory.list", "palace", "always"),
-    _spec("memory.taxonomy", "palace", "always"),
-    _spec("memory.diary_read", "palace", "always"),
-    _spec("memory.delete", "palace", "room"),
-    _spec("memory.set_identity", "palace", "write"),
-    _spec("memory.diary_write", "palace", "write"),
-    _spec("memory.ingest", "palace", "write"),
+    _spec("memory.write", "core", "room", "write"),
+    _spec("memory.read", "core", "room", "read"),
+    _spec("memory.search", "core", "search", "search"),
+    _spec("memory.check_duplicate", "core", "search", "search"),  # no route of its own: it searches
+    _spec("memory.remember", "memories", "journal", "remember"),
+    _spec("memory.recall", "memories", "journal", "recall"),
+    _spec("memory.feedback", "memories", "journal", "feedback"),
+    _spec("memory.forget", "memories", "journal", "forget"),
+    *(
+        _spec(f"kg.{op}", "kg", "kg", f"kg_{op}")
+        for op in ("add", "query", "invalidate", "timeline", "traverse", "tunnels", "stats")
+    ),
+    _spec("memory.list", "palace", "always", "list"),
+    _spec("memory.taxonomy", "palace", "always", "taxonomy"),
+    _spec("memory.diary_read", "palace", "always", "diary_read"),
+    _spec("memory.delete", "palace", "room", "delete"),
+    _spec("memory.set_identity", "palace", "write", "identity"),
+    _spec("memory.diary_write", "palace", "write", "diary_write"),
+    _spec("memory.ingest", "palace", "write", "ingest"),
 )
 GROUPS: dict[str, tuple[str, ...]] = {
     group: tuple(t.name for t in TOOLS if t.group == group) for group in ("core", "memories", "kg", "palace")

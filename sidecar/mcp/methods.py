@@ -16,12 +16,13 @@ from typing import Any
 import structlog
 from aiohttp import web
 
-from sidecar.errors import BadRequest, EngineUnavailable, Forbidden, SidecarError
+from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
 from sidecar.keys import SETTINGS
 from sidecar.mcp import prompts, resources
 from sidecar.mcp.arguments import check_arguments
 from sidecar.mcp.catalog import ToolSpec, allowed, canonical, offered
 from sidecar.mcp.tools import IMPLEMENTATIONS, probe, tool_definitions
+from sidecar.ops.registry import OPERATIONS, admit
 from sidecar.settings import Settings
 from sidecar.write.sink import sink_health
 
@@ -131,14 +132,13 @@ async def call_tool(app: web.Application, params: dict[str, Any]) -> dict[str, A
     return {"content": [{"type": "text", "text": text}], "structuredContent": dict(body), "isError": False}
 
 
+_OPERATIONS = {op.name: op for op in OPERATIONS}
+
+
 async def _admit(app: web.Application, spec: ToolSpec) -> None:
-    """Refuse a call the tool cannot do now: memory off, or the sink not taking what it needs."""
-    if not app[SETTINGS].memory_enabled:
-        raise Forbidden(
-            f"{spec.name} is unavailable: memory is off for this agent (memory: false). Nothing was read or "
-            "written; do not claim it was.",
-            code="memory_disabled",
-        )
+    """Refuse a call the tool cannot do now: memory off (the registry's rule, as over HTTP), or the
+    sink not taking what it needs."""
+    admit(_OPERATIONS[spec.operation], memory_enabled=app[SETTINGS].memory_enabled)
     if spec.needs not in ("write", "room", "search") or spec.name in await offered(app):
         return
     state = await sink_health(app)

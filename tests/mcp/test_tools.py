@@ -104,6 +104,8 @@ async def test_dotted_names_are_still_called_but_never_listed(start: ServerFacto
         ("kg_query", {"entity": "we", "as_of": 20260101}, "invalid_as_of", "as_of"),
         ("memory_set_identity", {"identity": "x" * 3000}, "identity_too_long", None),
         ("memory_diary_write", {"content": ["not", "text"]}, "invalid_content", None),
+        ("memory_write", {"path": "AGENT.md", "content": "- a\x00b"}, "invalid_content", "content"),
+        ("memory_search", {"query": "postgres", "limit": 2**70}, "invalid_limit", "limit"),
     ],
 )
 async def test_arguments_outside_the_schema_are_refused_with_the_http_codes(
