@@ -248,3 +248,19 @@ async def test_a_session_with_its_stream_open_is_told_when_its_tools_change(
         after = await listed(session)
     assert notices == ["notifications/tools/list_changed"]
     assert "memory_set_identity" not in after and "memory_write" in after
+
+
+def test_every_tool_runs_a_registry_operation_and_takes_only_what_its_route_takes() -> None:
+    """The tools and the HTTP routes are two ways into the same operations: a tool's arguments are
+    the route's fields or fewer (the agent's own identity is the sidecar's, not an argument)."""
+    from sidecar.mcp.tools import tool_definitions
+    from sidecar.ops.registry import OPERATIONS
+
+    operations = {op.name: op for op in OPERATIONS}
+    definitions = tool_definitions(Settings(role="lead"))
+    for spec in TOOLS:
+        op = operations[spec.operation]
+        assert op.memory in ("read", "write"), spec.name  # memory off refuses every tool
+        taken = (op.body or frozenset()) | (op.query or frozenset())
+        if spec.name != "memory_check_duplicate":  # it shares search's admission, not its fields
+            assert set(definitions[spec.name]["inputSchema"]["properties"]) <= taken, spec.name
