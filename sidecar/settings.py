@@ -123,6 +123,7 @@ class Settings:
     mcp_tools: str = _opt(
         "", "the MCP tools offered: names or groups (core, memories, kg, palace), comma-separated; empty: all"
     )
+    ui: bool = _opt(True, "serve the read-only memory browser at GET /ui (--no-ui: off)")
 
     @property
     def has_crew(self) -> bool:
@@ -175,6 +176,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for f in dataclasses.fields(Settings):
         help_text = f"{f.metadata['help']} (env {env_name(f.name)}, default {f.default})"
         parser.add_argument(flag_name(f.name), dest=f.name, default=None, help=help_text, metavar=f.name.upper())
+    parser.add_argument("--no-ui", dest="ui", action="store_const", const="false", help="the same as --ui false")
 
 
 def load_settings(

@@ -53,6 +53,8 @@ LEVELS: dict[str, int] = {
     "sidecar.http": 4,
     "sidecar.mcp": 4,
     "sidecar.crew": 4,
+    # The memory browser: a way in, like http (its pages call the routes' functions).
+    "sidecar.ui": 4,
     "sidecar.server": 5,
     "sidecar.cli": 6,
     "sidecar.__main__": 6,

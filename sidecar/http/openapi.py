@@ -890,6 +890,83 @@ PALACE_PATHS: dict[str, Any] = {
 }
 PATHS.update(PALACE_PATHS)
 
+# The memory browser (sidecar.ui): HTML pages, read-only. A form sends its empty fields, so every
+# optional parameter also takes "" (absent); errors are the agent API's JSON errors.
+FORM_ID = {"type": "string", "pattern": "^(" + ID_PATTERN.strip("^$") + ")?$"}
+FORM_INT = {"type": "string", "pattern": "^[0-9]{0,9}$"}
+UI_ERRORS = {
+    "400": "unknown_field, or the parameter named by the code (invalid_path, invalid_workspace_id, ...)",
+    "403": "memory_disabled (memory: false), origin_refused (a page of another site opened it), unsafe_path",
+    "404": "no_such_file, or an entity the graph does not know",
+    "409": "no_crew_tier: the crew scope on a sidecar without a crew tier",
+    "503": "crew_unavailable, or the journal or graph store is unavailable",
+}
+
+
+def _ui(summary: str, *parameters: dict[str, Any]) -> dict[str, Any]:
+    page = {"description": "the page (HTML, read-only)", "content": {"text/html": {"schema": STR}}}
+    get = {"summary": summary, "responses": {"200": page, **_errors(**UI_ERRORS)}}
+    return {"get": {**get, "parameters": list(parameters)} if parameters else get}
+
+
+def _choice(*values: str) -> Schema:
+    return {"enum": ["", *values]}
+
+
+UI_PATHS: dict[str, Any] = {
+    "/ui": _ui("The memory browser: the tiers' files as a tree"),
+    "/ui/file": _ui(
+        "One memory file rendered, with the sections the injection scanner flagged marked",
+        _query("tier", _choice("agent", "crew")),
+        _query("path", FIELDS["path"], required=True),
+    ),
+    "/ui/search": _ui(
+        "Search with the answer's highlights and why each hit matched (explain)",
+        _query("query", STR),
+        _query("scope", _choice("agent", "crew", "both")),
+        _query("limit", FORM_INT),
+    ),
+    "/ui/memories": _ui(
+        "The live typed memories, filtered by type, namespace and tag",
+        _query("memory_type", _choice(*MEMORY_TYPES)),
+        _query("namespace", FORM_ID),
+        _query("tag", STR),
+        _query("agent_id", FORM_ID),
+        _query("workspace_id", FORM_ID),
+    ),
+    "/ui/memory": _ui(
+        "Every memory that held a topic key, newest first, with its feedback",
+        _query("topic_key", STR, required=True),
+        _query("namespace", FORM_ID),
+        _query("agent_id", FORM_ID),
+        _query("workspace_id", FORM_ID),
+    ),
+    "/ui/journal": _ui(
+        "The journal as a timeline: the newest entries, or those matching q",
+        _query("q", STR),
+        _query("workspace_id", FORM_ID),
+        _query("limit", FORM_INT),
+    ),
+    "/ui/graph": _ui(
+        "The knowledge graph: its counts, an entity's timeline and its neighbours",
+        _query("entity", STR),
+        _query("workspace_id", FORM_ID),
+        _query("scope", _choice("agent", "crew")),
+    ),
+    "/ui/health": _ui(
+        "Memory health: the five metrics and the score over time, as charts",
+        _query("workspace_id", FORM_ID),
+        _query("crew_id", FORM_ID),
+    ),
+    "/ui/block": _ui(
+        "The memory block as the agent receives it, for a query, a budget and a role",
+        _query("query", STR),
+        _query("budget", FORM_INT),
+        _query("role", _choice("solo", "member", "lead")),
+    ),
+}
+PATHS.update(UI_PATHS)
+
 
 DOCUMENT: dict[str, Any] = {
     "openapi": "3.1.0",

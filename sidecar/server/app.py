@@ -51,6 +51,7 @@ from sidecar.retrieval.embed.factory import make_embedder
 from sidecar.retrieval.search import SearchService
 from sidecar.server.lifecycle import IdleRelease, OpeningTiers
 from sidecar.settings import Settings
+from sidecar.ui import routes as ui
 from sidecar.write.service import WriteService
 
 if TYPE_CHECKING:
@@ -114,6 +115,8 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
         app.router.add_routes(module.routes)
     app.router.add_routes(palace.routes)
     app.router.add_routes(kg_api.routes)
+    if settings.ui:  # the read-only memory browser at /ui
+        app.router.add_routes(ui.routes)
     mcp_server.setup(app)  # MCP sessions and the sink-health cache that gates the tools
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request
     return app

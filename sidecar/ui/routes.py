@@ -26,16 +26,21 @@ View = Callable[[web.Request], Awaitable[web.Response]]
 
 
 def _text(request: web.Request, name: str) -> str | None:
-    """A parameter's value; None when absent or blank (a form sends its empty fields)."""
-    value = request.query.get(name, "").strip()
-    return value or None
+    """A parameter's value as sent; None when absent or empty (a form sends its empty fields)."""
+    return request.query.get(name) or None
+
+
+def _words(request: web.Request, name: str) -> str | None:
+    """A free-text parameter (a query, a tag, an entity); None when absent or only spaces."""
+    value = request.query.get(name, "")
+    return value if value.strip() else None
 
 
 def _number(request: web.Request, name: str, low: int, high: int) -> int | None:
     raw = _text(request, name)
     if raw is None:
         return None
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
         raise BadRequest(f"{name} must be a whole number from {low} to {high}", code=f"invalid_{name}", field=name)
     return int(raw)
 
@@ -64,7 +69,7 @@ async def file(request: web.Request) -> web.Response:
 @routes.get("/ui/search")
 @_guarded
 async def search(request: web.Request) -> web.Response:
-    query, scope = _text(request, "query"), _text(request, "scope")
+    query, scope = _words(request, "query"), _text(request, "scope")
     limit = _number(request, "limit", 1, MAX_LIMIT)
     answer = await reads.search(request.app, query, scope, limit) if query else None
     scopes = ("agent", "crew", "both") if request.app[SETTINGS].has_crew else ("agent",)
@@ -78,7 +83,7 @@ def _who(request: web.Request) -> dict[str, str]:
 @routes.get("/ui/memories")
 @_guarded
 async def memories(request: web.Request) -> web.Response:
-    memory_type, tag = _text(request, "memory_type"), _text(request, "tag")
+    memory_type, tag = _text(request, "memory_type"), _words(request, "tag")
     if memory_type is not None and memory_type not in MEMORY_TYPES:
         raise BadRequest(f"memory_type must be one of {', '.join(MEMORY_TYPES)}", code="invalid_memory_type")
     found = await reads.memories(request.app, _who(request), memory_type, tag)
@@ -98,7 +103,7 @@ async def memory(request: web.Request) -> web.Response:
 @_guarded
 async def journal(request: web.Request) -> web.Response:
     workspace = reads.workspace(request.app, _text(request, "workspace_id"))
-    q = _text(request, "q") or ""
+    q = _words(request, "q") or ""
     limit = _number(request, "limit", 1, 100) or 50
     entries = await reads.journal(request.app, workspace, q, limit)
     return page("Journal", views.journal_view(workspace, q, entries), here="/ui/journal")
@@ -107,7 +112,7 @@ async def journal(request: web.Request) -> web.Response:
 @routes.get("/ui/graph")
 @_guarded
 async def graph(request: web.Request) -> web.Response:
-    entity, workspace, scope = _text(request, "entity"), _text(request, "workspace_id"), _text(request, "scope")
+    entity, workspace, scope = _words(request, "entity"), _text(request, "workspace_id"), _text(request, "scope")
     stats = await reads.graph_stats(request.app, workspace, scope)
     line = near = None
     if entity is not None:
@@ -128,7 +133,7 @@ async def health(request: web.Request) -> web.Response:
 @routes.get("/ui/block")
 @_guarded
 async def block(request: web.Request) -> web.Response:
-    query, role = _text(request, "query"), _text(request, "role")
+    query, role = _words(request, "query"), _text(request, "role")
     budget = _number(request, "budget", 1, MAX_BUDGET)
     body: dict[str, object] = {"query": query, "budget": budget, "role": role}
     answer = await reads.memory_block(request.app, {k: v for k, v in body.items() if v is not None})
