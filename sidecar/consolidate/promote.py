@@ -35,6 +35,7 @@ __all__ = [
     "normalised",
     "preferences",
     "recurring",
+    "title_of",
     "update_evergreen",
 ]
 
@@ -45,6 +46,7 @@ PREFERENCES = "Preferences"
 MIN_PREFERENCE_DAYS = 3
 PREFERENCE_JACCARD = 0.5
 RECUR_JACCARD = 0.7
+TITLE_WORDS = 4
 #: Weeks a recurring line must span: a line said every day of one week is that week's status.
 MIN_WEEKS = 2
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -223,15 +225,15 @@ def _render_section(heading: str, hand: list[str], entries: list[str]) -> str:
     """``## heading``, the lines written there by hand, then one ``###`` section per promoted line."""
     kept = "".join(ln if ln.endswith("\n") else ln + "\n" for ln in hand).strip("\n")
     out = [f"## {heading}\n\n"] + ([kept + "\n\n"] if kept else [])
-    out += [f"### {_title(entry)}\n{entry}\n\n" for entry in entries]
+    out += [f"### {title_of(entry)}\n{entry}\n\n" for entry in entries]
     return "".join(out)
 
 
-def _title(entry: str) -> str:
-    """A promoted line's section heading: its first words."""
-    from sidecar.consolidate.supersede import title_of
-
-    return title_of(entry)
+def title_of(line: str) -> str:
+    """A line's section heading: its first words, without markers, comments or ``#``."""
+    words = LIST_MARKER.sub("", COMMENT.sub(" ", line)).split()
+    title = " ".join(words[:TITLE_WORDS]).rstrip(".,;:!?")
+    return title.replace("#", "").strip() or "Fact"
 
 
 def _body(text: str, heading: str) -> tuple[tuple[int, int] | None, list[str]]:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from sidecar.consolidate.promote import COMMENT, as_item, normalised
+from sidecar.consolidate.promote import COMMENT, as_item, normalised, title_of
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER
 
@@ -42,14 +42,12 @@ __all__ = [
     "summary_lines",
     "superseded",
     "superseded_line",
-    "title_of",
 ]
 
 SUPERSEDED = "Superseded"
 CHANGED = "Changed"
 MAX_SUBJECT_WORDS = 8
 MAX_CLAIM_CHARS = 400
-TITLE_WORDS = 4
 _WORD = re.compile(r"\w+")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _CHANGE = (
@@ -268,10 +266,3 @@ def _unit_title(unit: list[str]) -> str:
     if _FENCE_LINE.match(unit[0]):
         return title_of(next((ln for ln in unit[1:] if ln.strip() and not _FENCE_LINE.match(ln)), "Example"))
     return title_of(unit[0])
-
-
-def title_of(line: str) -> str:
-    """A line's section heading: its first words, without markers, comments or ``#``."""
-    words = LIST_MARKER.sub("", COMMENT.sub(" ", line)).split()
-    title = " ".join(words[:TITLE_WORDS]).rstrip(".,;:!?")
-    return title.replace("#", "").strip() or "Fact"

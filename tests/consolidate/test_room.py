@@ -5,6 +5,7 @@ compressed, readable, then removed past the compressed cap), and the schedule's 
 from __future__ import annotations
 
 import gzip
+import random
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,16 +19,21 @@ from sidecar.episodic.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from sidecar.write.usage import capped_bytes
-from tests.bench.consolidation_gen import make_history
 
 Client = TestClient[Any, Any]
 CAP = 200 * 1024
 
 
 def _months(root: Path, days: int = 60) -> None:
-    """``days`` of generated notes ending yesterday, written as files (a shell's edits)."""
-    history = make_history("tuning", 7, utcnow().date())
-    for n, lines in enumerate(history.notes[-days:]):
+    """``days`` of work-log notes (about 3 KB each, few lines alike) ending yesterday, written as
+    files (a shell's edits)."""
+    rng = random.Random(3)
+    services = str.split("billing ledger search auth notifier gateway scheduler exporter")
+    for n in range(days):
+        lines = [
+            f"Reviewed PR #{rng.randint(100, 9999)} for {rng.choice(services)}: {rng.randint(2, 40)} files touched."
+            for _ in range(58)
+        ]
         day = utcnow().date() - timedelta(days=days - n)
         note = root / "daily" / f"{day.isoformat()}.md"
         note.parent.mkdir(parents=True, exist_ok=True)
