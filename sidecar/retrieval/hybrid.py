@@ -4,13 +4,15 @@ BM25 candidates come from the tier's FTS5 index, dense ones from its ``VectorInd
 candidate is re-scored densely, so a BM25 hit outside the dense top-N still gets its cosine.
 ``weighted`` (the default) adds BM25 relative to the best BM25 hit and the cosine above a floor,
 the cosine weighted by how close the query's best dense match is (a vague best match lends dense
-little say), then lets each chunk close part of the gap to a better neighbour in its file, more to
-one before it than after: an answer follows its question. ``rrf`` is plain reciprocal rank fusion
-(k = 60).
+little say), then lets each earned chunk close part of the gap to a better earned neighbour in its
+file, more to one before it than after. ``rrf`` is plain reciprocal rank fusion (k = 60).
 
-No filler: a chunk is returned only if it earned it, by a BM25 match or by a cosine above
-``DENSE_MATCH``, or as the neighbour of such a chunk that borrowed part of its score; a query
-nothing earns gets no hits. The constants were chosen on LoCoMo conversations 0-2 alone (recall@10
+Every hit earns its place: a chunk is returned only for a query term of its own (a BM25 match) or
+a cosine of its own above ``DENSE_MATCH``; a query nothing earns gets no hits. Neighbours reorder
+earned hits and never add one, with one exception that is a matter of what a chunk is: in a
+dialogue (sibling sections whose headings name speakers taking turns, ``VectorIndex.turns``) a
+turn's key holds the turns beside it, the reply with its question, so the reply comes back on the
+question's words, with the share it took shown as ``context`` in ``explain``. The constants were chosen on LoCoMo conversations 0-2 alone (recall@10
 of the evidence turns); conversations 3-4, SciFact and MS MARCO are held out and reported by
 tests/bench/retrieval.py. The embedder being down, slow or rate limited never fails a search: the
 answer is BM25 and says ``"degraded": ["dense"]``.
@@ -81,8 +83,8 @@ DENSE_FLOOR = 0.1
 DENSE_MATCH = 0.4
 #: Share of the gap to a better-scoring chunk 1 and 2 places before it in its file that a chunk
 #: closes (an answer follows its question), and to one 1 and 2 places after it. Only chunks that
-#: earned their place lend; the larger shares sum to at most 1, so a chunk is never lifted above
-#: its best neighbour.
+#: earned their place lend, and only to earned chunks or to turns of their dialogue; the larger
+#: shares sum to at most 1, so a chunk is never lifted above its best neighbour.
 CONTEXT_BEFORE = (0.5, 0.5)
 CONTEXT_AFTER = (0.3, 0.2)
 #: How old a search lets the chunk view of the vector matrix get while writes keep changing chunks
@@ -165,6 +167,7 @@ def fuse_weighted(
     cosines: Mapping[int, float],
     neighbours: Mapping[int, Mapping[int, int]],
     *,
+    turns: Mapping[int, Mapping[int, int]] | None = None,
     weight: float = DENSE_WEIGHT,
     floor: float = DENSE_FLOOR,
     pivot: float = DENSE_PIVOT,
@@ -174,15 +177,17 @@ def fuse_weighted(
 ) -> list[Scored]:
     """Score-based fusion, best first, of the chunks that earned a place:
     ``bm25 / best bm25 + weight * (best cosine / pivot) * max(0, cosine - floor)`` for a BM25 hit
-    or a dense candidate whose cosine is above ``match``; then each of them, and each chunk next to
-    one, closes part of the gap to a better earned neighbour (``before`` and ``after`` by
-    distance). A chunk scoring 0 is left out.
+    or a dense candidate whose cosine is above ``match``; then each of them closes part of the gap
+    to a better earned neighbour (``before`` and ``after`` by distance). Neighbours only reorder
+    earned chunks; they never add one. In a dialogue (``turns``) a turn's key also holds the turns
+    beside it, the reply with its question: a turn next to an earned turn earns its share of that
+    turn's score, so it comes back even when the query's words are all in the question.
 
     ``bm25`` and ``dense`` are the legs' ranked ``(chunk id, score)`` lists; ``cosines`` holds the
     cosine of every candidate that has a vector; a BM25 hit without one is taken to be as close to
     the query as its BM25 standing says. ``neighbours`` maps a chunk to ``{offset: chunk id}`` in
-    its file; the maps of the earned chunks are enough (only they lend, so a chunk next to one
-    finds its lender in the lender's map), others are ignored.
+    its file, and ``turns`` a dialogue turn to the turns of its dialogue the same way; the maps of
+    the earned chunks are enough (only they lend), others are ignored.
     """
     bm = dict(bm25)
     top_bm = max(bm.values(), default=0.0)
@@ -199,11 +204,7 @@ def fuse_weighted(
         score = b + dense_weight * max(0.0, cos - floor)
         if score > 0.0:
             base[cid] = score
-    # Who may lend to whom: each earned chunk's neighbours see it at the opposite offset.
-    lenders: dict[int, dict[int, int]] = {}
-    for cid in base:
-        for offset, other in neighbours.get(cid, {}).items():
-            lenders.setdefault(other, {})[-offset] = cid
+    lenders = _lenders(base, neighbours, turns or {})
     bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
     dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
     out = []
@@ -218,6 +219,22 @@ def fuse_weighted(
             )
     out.sort(key=lambda s: -s.score)
     return out
+
+
+def _lenders(
+    base: Mapping[int, float], neighbours: Mapping[int, Mapping[int, int]], turns: Mapping[int, Mapping[int, int]]
+) -> dict[int, dict[int, int]]:
+    """Who may lend to whom, ``{borrower: {offset: lender}}``: each earned chunk's neighbours see it
+    at the opposite offset. A plain neighbour borrows only when it earned a place itself; a turn of
+    the same dialogue borrows either way (its key holds the lender's words)."""
+    lenders: dict[int, dict[int, int]] = {}
+    for cid in base:
+        for offset, other in neighbours.get(cid, {}).items():
+            if other in base:
+                lenders.setdefault(other, {})[-offset] = cid
+        for offset, other in turns.get(cid, {}).items():
+            lenders.setdefault(other, {})[-offset] = cid
+    return lenders
 
 
 def _borrowed(
@@ -429,8 +446,9 @@ class HybridSearcher:
         else:
             # Only earned chunks lend to their neighbours: their own neighbours are all that is needed.
             earned = dict.fromkeys([*(h.id for h in hits), *(cid for cid, c in dense if c > DENSE_MATCH)])
-            near = vectors.neighbours(list(earned), max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER)))
-            ranked = fuse_weighted(bm25, dense, cosines, near)
+            reach = max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER))
+            near = vectors.neighbours(list(earned), reach)
+            ranked = fuse_weighted(bm25, dense, cosines, near, turns=vectors.turns(list(earned), reach))
         by_id = {h.id: h for h in hits}
         # A few spare rows: a chunk may have left the index since the BM25 read, and live text
         # just below the limit may pass archived or superseded text (retrieval.standing).

@@ -277,6 +277,37 @@ class VectorIndex:
                     out.setdefault(cid, {})[offset] = nid
         return out
 
+    def turns(self, chunk_ids: Sequence[int], reach: int) -> dict[int, dict[int, int]]:
+        """For each given chunk that is a turn of a dialogue, the turns of that dialogue up to
+        ``reach`` places before and after it, as ``{offset: chunk id}``. A dialogue is a run of
+        sibling sections (one parent heading) whose own headings name two or more speakers taking
+        turns: within the window some speaker speaks twice. Sibling sections on distinct topics, or
+        all under one repeated heading, are not turns."""
+        out: dict[int, dict[int, int]] = {}
+        if reach < 1:
+            return out
+        window: dict[int, tuple[str, dict[int, tuple[int, str]]]] = {}
+        with self._rows_lock:
+            conn = self._rows_connection()
+            for part in _batches(list(chunk_ids)):
+                marks = ",".join("?" * len(part))
+                sql = (
+                    "SELECT c.id, c.heading, n.id, n.ord - c.ord, n.heading FROM chunks c JOIN chunks n "
+                    "ON n.path = c.path AND n.ord BETWEEN c.ord - ? AND c.ord + ? AND n.id != c.id "
+                    f"WHERE c.id IN ({marks})"
+                )
+                for cid, heading, nid, offset, other in conn.execute(sql, (reach, reach, *part)):
+                    window.setdefault(cid, (heading, {}))[1][offset] = (nid, other)
+        for cid, (heading, near) in window.items():
+            parent, _, speaker = heading.rpartition(" > ")
+            siblings = {
+                o: (nid, h.rpartition(" > ")[2]) for o, (nid, h) in near.items() if h.rpartition(" > ")[0] == parent
+            }
+            speakers = [speaker, *(s for _, s in siblings.values())]
+            if parent and 2 <= len(set(speakers)) < len(speakers):
+                out[cid] = {o: nid for o, (nid, _) in siblings.items()}
+        return out
+
     def _connection(self) -> sqlite3.Connection:
         """The read connection, reopened (and the matrix rebuilt) when the index file was replaced."""
         inode = _inode(self.path)

@@ -1,5 +1,5 @@
-"""No filler: a hit is returned only if it earned it (a BM25 match, a cosine above ``DENSE_MATCH``, or
-a share of an earned neighbour's score), and a query nothing earns gets no hits at all.
+"""No filler: a hit is returned only if it earned it (a BM25 match, a cosine above ``DENSE_MATCH``, or,
+in a dialogue, the turn beside an earned turn), and a query nothing earns gets no hits at all.
 
 The fusion rules are checked on small hand-made legs; the searcher on a real tier of real files,
 with vectors from the real MiniLM model.
@@ -56,14 +56,32 @@ def test_nothing_earned_means_no_hits() -> None:
     assert fuse_rrf([], [(1, DENSE_MATCH), (2, 0.1)], {1: DENSE_MATCH, 2: 0.1}) == []
 
 
-def test_neighbours_borrow_only_from_an_earned_chunk() -> None:
-    # One file, chunks 10..14 in order; 11 is a BM25 hit, 13 is close but not close enough, 14 sits
-    # next to 13 only.
+def _in_order(order: list[int]) -> dict[int, dict[int, int]]:
+    """Neighbour maps of chunks ``order`` laid out in one file, two places either way."""
+    return {cid: {o: order[i + o] for o in (-2, -1, 1, 2) if 0 <= i + o < len(order)} for i, cid in enumerate(order)}
+
+
+def test_plain_neighbours_reorder_earned_chunks_and_never_add_one() -> None:
+    # One file, chunks 10..14 in order; 11 is a strong BM25 hit, 13 a weak one, the rest earned nothing.
+    near = _in_order([10, 11, 12, 13, 14])
+    cosines = {10: 0.05, 11: 0.5, 12: 0.05, 13: 0.05, 14: 0.05}
+    alone = {s.id: s for s in fuse_weighted([(11, 4.0), (13, 0.4)], [(11, 0.5)], cosines, {})}
+    fused = {s.id: s for s in fuse_weighted([(11, 4.0), (13, 0.4)], [(11, 0.5)], cosines, near)}
+    assert sorted(fused) == [11, 13], "a neighbour with no query term and no dense match of its own is no hit"
+    assert fused[11].score == alone[11].score and fused[11].context == 0.0
+    gap = alone[11].score - alone[13].score
+    assert fused[13].score == pytest.approx(alone[13].score + CONTEXT_BEFORE[1] * gap)  # lifted, still below 11
+    assert fused[13].bm25_rank == 2 and fused[13].context > 0
+
+
+def test_a_dialogue_turn_holds_the_turns_beside_it() -> None:
+    # The same file as a dialogue: a turn's key holds its neighbouring turns, so the reply to a
+    # matching question (and the turn before it) comes back on the question's words.
     order = [10, 11, 12, 13, 14]
-    near = {cid: {o: order[i + o] for o in (-2, -1, 1, 2) if 0 <= i + o < len(order)} for i, cid in enumerate(order)}
+    near = _in_order(order)
     weak = DENSE_MATCH - 0.05
     cosines = {10: 0.05, 11: 0.5, 12: 0.05, 13: weak, 14: 0.05}
-    fused = {s.id: s for s in fuse_weighted([(11, 4.0)], [(11, 0.5), (13, weak)], cosines, near)}
+    fused = {s.id: s for s in fuse_weighted([(11, 4.0)], [(11, 0.5), (13, weak)], cosines, near, turns=near)}
     top = fused[11].score
     assert fused[11].context == 0.0
     assert fused[12].score == pytest.approx(CONTEXT_BEFORE[0] * top)  # the turn after the match
@@ -129,9 +147,10 @@ async def hybrid(memory: Path, model: OnnxEmbedder) -> AsyncIterator[Searching]:
 
 
 def earned(result: dict[str, Any]) -> bool:
+    """A hit with a query term of its own or its own dense match (no dialogue in these notes)."""
     ex = result["explain"]
     dense = ex["dense"]["score"]
-    return ex["bm25"]["rank"] is not None or (dense is not None and dense > DENSE_MATCH) or ex["context"] > 0
+    return ex["bm25"]["rank"] is not None or (dense is not None and dense > DENSE_MATCH)
 
 
 @needs_model
@@ -170,3 +189,68 @@ async def test_a_bm25_answer_has_no_zero_score_hits(memory: Path) -> None:
         assert await rig.search("qwxzyv") == []
     finally:
         await rig.close()
+
+
+TOOLS = """# Tools
+
+## Grafana
+Dashboards live in Grafana; the on-call board is pinned.
+
+## Styling
+Tailwind only, never inline styles.
+
+## Database
+Postgres 16 is the new baseline.
+
+## Queue
+The export worker reads from the jobs queue.
+"""
+
+DIALOGUE = """# 2026-05-10 (Sunday 10 May 2026)
+
+## Session 1, 7:02 pm
+
+### Ana
+Did you finally go on that hiking trip you planned?
+
+### Ben
+Yes, last Saturday, up Mount Tamalpais with my sister.
+
+### Ana
+Sounds lovely. I spent the weekend repainting the kitchen.
+
+### Ben
+What colour did you pick in the end?
+"""
+
+
+@needs_model
+async def test_a_real_term_with_noise_words_gets_only_the_note_that_holds_it(hybrid: Searching) -> None:
+    write(hybrid.tier.root, "topics/tools.md", TOOLS)
+    await hybrid.tier.reconcile()
+    await hybrid.open()
+    for query in ("grafana qwxzyv flurbinate zazzle", "tailwind inline styles"):
+        results = await hybrid.search(query)
+        assert results, query
+        assert all(earned(r) and r["score"] > 0 for r in results), (query, [r["explain"] for r in results])
+    grafana = await hybrid.search("grafana qwxzyv flurbinate zazzle")
+    assert [r["heading"] for r in grafana] == ["Tools > Grafana"]
+    assert "Postgres" not in " ".join(r["snippet"] for r in await hybrid.search("tailwind inline styles"))
+
+
+@needs_model
+async def test_the_reply_turn_comes_back_with_its_question(hybrid: Searching) -> None:
+    write(hybrid.tier.root, "daily/2026-05-10.md", DIALOGUE)
+    write(hybrid.tier.root, "topics/tools.md", TOOLS)
+    await hybrid.tier.reconcile()
+    await hybrid.open()
+    rows = hybrid.tier.index.writer.execute("SELECT id, path, heading FROM chunks ORDER BY path, ord").fetchall()
+    dialogue = [cid for cid, path, _ in rows if path == "daily/2026-05-10.md"]
+    spoken = {cid for cid, _, heading in rows if heading.endswith((" > Ana", " > Ben"))}
+    tools = [cid for cid, path, _ in rows if path == "topics/tools.md"]
+    turns = hybrid.vectors.turns(dialogue + tools, 2)
+    assert len(spoken) == 4 and set(turns) == spoken, "the session's turns are a dialogue, its headings are not"
+    assert not set(turns) & set(tools), "sections on distinct topics are not turns"
+    results = await hybrid.search("hiking trip you planned")
+    reply = [r for r in results if "Tamalpais" in r["snippet"]]
+    assert reply and reply[0]["explain"]["bm25"]["rank"] is None and reply[0]["explain"]["context"] > 0
