@@ -2,7 +2,9 @@
 Jaccard of at least ``CLUSTER_JACCARD`` say the same thing, and with an embedding model, so do
 lines whose vectors have a cosine of at least ``CLUSTER_COSINE`` (the same fact in other words:
 "Deploys go through make ship" / "We deploy with make ship"). Never two lines where a word that
-differs holds a digit ("port 8080" and "port 8081" stay apart), nor two that name someone or
+differs holds a digit ("port 8080" and "port 8081" stay apart) or carries content (not a stop word
+or another form of the other's word: "the mailer ..." and "the notifier ..." stay apart), nor two
+that name someone or
 something else (a capitalised word past the first that the other lacks: "Talked with Alice ..."
 and "Talked with Bob ..." stay apart). Each cluster keeps its fullest line
 and credits every note the line appeared in; the other lines are merged duplicates.
@@ -23,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.consolidate.periods import Line
+from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER, jaccard, tokens
 
 __all__ = ["CLUSTER_COSINE", "CLUSTER_JACCARD", "Cluster", "cluster_lines"]
@@ -30,6 +33,7 @@ __all__ = ["CLUSTER_COSINE", "CLUSTER_JACCARD", "Cluster", "cluster_lines"]
 CLUSTER_JACCARD = 0.6
 CLUSTER_COSINE = 0.9
 _NAME = re.compile(r"[A-Z][\w.-]*")
+_STEM = 4  # letters two forms of a word share
 
 
 @dataclass(slots=True)
@@ -59,6 +63,18 @@ class Cluster:
 def _numbers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether a word one set holds and the other lacks has a digit ("port 8080" / "port 8081")."""
     return any(ch.isdigit() for word in a ^ b for ch in word)
+
+
+def _content_differs(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether a word one set holds and the other lacks carries content: not a stop word, nor
+    another form of a word the other holds ("blocking" / "blocked"). "The mailer error budget is
+    99.5" and "The notifier error budget is 99.5" are two facts, however alike their words."""
+    for word in a ^ b:
+        other = b if word in a else a
+        if word in STOPWORDS or (len(word) >= _STEM and any(o[:_STEM] == word[:_STEM] for o in other)):
+            continue
+        return True
+    return False
 
 
 def _names(text: str) -> frozenset[str]:
@@ -93,6 +109,7 @@ def cluster_lines(
                 if clusters[c].names == names
                 and not _numbers_differ(words, clusters[c].words)
                 and jaccard(words, clusters[c].words) >= threshold
+                and not _content_differs(words, clusters[c].words)
             ),
             None,
         )
