@@ -6,8 +6,9 @@ the protocol; every request is answered by a backend, chosen once at start:
 
 - in process (the default): the sidecar's application over ``--memory-dir``, started whole but
   with no port open, answering with the same methods as ``/mcp`` (``sidecar.mcp.methods``). It
-  takes the tier dir's lock, so it refuses a dir a running sidecar serves;
-- forwarding (``--url``): each request goes to a running sidecar's ``/mcp``.
+  takes the tier dir's lock; when a running sidecar holds it, and answers at the settings' host and
+  port for that very dir, the server forwards to it instead;
+- forwarding (``--url``, or found as above): each request goes to a running sidecar's ``/mcp``.
 
 The tool list follows what the tools can do now, so the server says ``listChanged`` and, once a
 client has listed the tools, tells it when the list it would get has changed.
@@ -218,23 +219,57 @@ async def in_process(settings: Settings, create_app: AppFactory) -> AsyncIterato
 
 async def _run(settings: Settings, url: str | None, create_app: AppFactory) -> None:
     if url:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as http:
-            await serve_stdio(Remote(url, http))
+        await _forward(url)
         return
-    async with in_process(settings, create_app) as backend:
-        log.info("mcp.stdio.ready", memory_dir=str(settings.memory_dir), role=settings.role)
-        await serve_stdio(backend)
+    try:
+        async with in_process(settings, create_app) as backend:
+            log.info("mcp.stdio.ready", memory_dir=str(settings.memory_dir), role=settings.role)
+            await serve_stdio(backend)
+    except TierLocked:
+        serving = await _serving(settings)
+        if serving is None:
+            raise
+        log.info("mcp.stdio.forwarding", url=serving, memory_dir=str(settings.memory_dir))
+        await _forward(serving)
+
+
+async def _forward(url: str) -> None:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as http:
+        await serve_stdio(Remote(url, http))
+
+
+def _address(settings: Settings) -> str:
+    """Where a sidecar started with these settings answers (its loopback address when it binds all)."""
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+    return f"http://[{host}]:{settings.port}" if ":" in host else f"http://{host}:{settings.port}"
+
+
+async def _serving(settings: Settings) -> str | None:
+    """The address of the sidecar that holds the memory dir, if it answers at the settings' address
+    and says it indexes that very dir; else None."""
+    url = _address(settings)
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=3)) as http,
+            http.get(f"{url}/memory/status") as resp,
+        ):
+            status = await resp.json(content_type=None) if resp.status == 200 else {}
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        return None
+    return url if isinstance(status, dict) and status.get("dir") == str(settings.memory_dir) else None
 
 
 def main(settings: Settings, url: str | None, create_app: AppFactory) -> int:
-    """``memory-sidecar mcp``: serve until the client goes; logs go to stderr (stdout is the protocol)."""
+    """``memory-sidecar mcp``: serve until the client goes; logs go to stderr (stdout is the protocol).
+    On a memory dir a running sidecar serves, it forwards to that sidecar when it answers at the
+    settings' host and port; otherwise it says which ``--url`` to give."""
     configure_logging(settings.log_format, settings.log_level, stream=sys.stderr)
     try:
         asyncio.run(_run(settings, url, create_app))
     except TierLocked as exc:
-        where = f"http://{settings.host}:{settings.port}"
         print(
-            f"memory-sidecar mcp: {exc.message.split(';')[0]}; use it instead: memory-sidecar mcp --url {where}",
+            f"memory-sidecar mcp: {exc.message.split(';')[0]}, and it does not answer at {_address(settings)}; "
+            "give its address: memory-sidecar mcp --url http://HOST:PORT",
             file=sys.stderr,
         )
         return 1

@@ -121,9 +121,16 @@ async def test_streamable_http_against_a_real_sidecar(sidecar: SidecarProcess, m
         await the_checks(session, memory_dir)
 
 
-def test_in_process_refuses_a_dir_a_sidecar_serves(sidecar: SidecarProcess, memory_dir: Path) -> None:
+async def test_on_a_dir_a_sidecar_serves_it_forwards_to_that_sidecar(sidecar: SidecarProcess, memory_dir: Path) -> None:
+    async with over_stdio("--memory-dir", str(memory_dir), "--port", str(sidecar.port)) as session:
+        await the_checks(session, memory_dir)
+    found = httpx.post(f"{sidecar.url}/memory/search", json={"query": "office cat"}).json()
+    assert [hit["path"] for hit in found["results"]] == ["topics/pets.md"]  # the running sidecar wrote it
+
+
+def test_a_dir_served_elsewhere_is_refused_naming_the_url_to_give(sidecar: SidecarProcess, memory_dir: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "sidecar", "mcp", "--memory-dir", str(memory_dir)],
+        [sys.executable, "-m", "sidecar", "mcp", "--memory-dir", str(memory_dir), "--port", "9"],
         input=b"",
         capture_output=True,
         timeout=60,
