@@ -2,8 +2,9 @@
 
 Every character of the source is escaped; the only tags in the output are the renderer's own
 (no raw HTML, links or images pass through), so a memory file cannot put script, style or a
-form into the page that shows it. Each block carries ``id="L<n>"``, the 1-based line it starts
-on, so a search hit or a flagged section can point at it."""
+form into the page that shows it. Every line of the source that shows carries ``id="L<n>"``, its
+1-based line number (a heading, a list item, a paragraph's line, a fence and each line of its
+code), so a search hit can point at the line it starts on."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def _blocks(lines: list[str], first: int) -> Iterator[str]:
         heading = _HEADING.match(line)
         if fence:
             end = _fence_end(lines, i, fence.group(1))
-            body = html.escape("\n".join(lines[i + 1 : end]), quote=True)
+            body = "\n".join(_line(first + j, html.escape(lines[j], quote=True)) for j in range(i + 1, end))
             yield f"<pre{anchor}><code>{body}</code></pre>"
             i = end + 1
         elif heading:
@@ -48,13 +49,13 @@ def _blocks(lines: list[str], first: int) -> Iterator[str]:
             i += 1
         elif _ITEM.match(line):
             end = _run_end(lines, i, lambda s: bool(_ITEM.match(s)))
-            yield _list(lines[i:end], anchor)
+            yield _list(lines[i:end], first + i)
             i = end
         elif not line.strip():
             i += 1
         else:
             end = _run_end(lines, i, _is_text)
-            yield f"<p{anchor}>" + "<br>\n".join(inline(s) for s in lines[i:end]) + "</p>"
+            yield "<p>" + "<br>\n".join(_line(first + j, inline(lines[j])) for j in range(i, end)) + "</p>"
             i = end
 
 
@@ -79,11 +80,15 @@ def _run_end(lines: list[str], start: int, keep: Callable[[str], bool]) -> int:
     return end
 
 
-def _list(items: list[str], anchor: str) -> str:
+def _line(number: int, shown: str) -> str:
+    return f'<span id="L{number}">{shown}</span>'
+
+
+def _list(items: list[str], line: int) -> str:
     first = _ITEM.match(items[0])
     tag = "ol" if first is not None and first.group(2) is not None else "ul"
     shown = []
-    for item in items:
+    for offset, item in enumerate(items):
         found = _ITEM.match(item)
-        shown.append(f"<li>{inline(found.group(3) if found else item)}</li>")
-    return f"<{tag}{anchor}>" + "".join(shown) + f"</{tag}>"
+        shown.append(f'<li id="L{line + offset}">{inline(found.group(3) if found else item)}</li>')
+    return f"<{tag}>" + "".join(shown) + f"</{tag}>"

@@ -251,12 +251,7 @@ def graph_view(
     if line is None or near is None:
         return form
     name = line["entity"]["name"]
-    facts = "".join(
-        f'<li class="{"live" if f["current"] else "muted"}"><span class="meta">{esc(f["valid_from"])} → '
-        f"{esc(f['valid_to'] or 'now')}</span> <p>{esc(f['subject'])} <b>{esc(f['predicate'])}</b> {esc(f['object'])}"
-        f' <span class="meta">({esc(f["source"])})</span></p></li>'
-        for f in line["facts"]
-    )
+    facts = "".join(_fact(f) for f in line["facts"])
     others = [n for n in near["nodes"] if int(n["hops"]) > 0]
     links = "".join(
         f'<li><a class="neighbour" href="{href("/ui/graph", entity=n["name"])}">{esc(n["name"])}</a></li>'
@@ -267,6 +262,22 @@ def graph_view(
         + f'<h2>Timeline of {esc(name)}</h2><ol class="timeline" id="entity-timeline">{facts or "<li>no facts</li>"}</ol>'
         + f'<h2>Neighbours</h2><ul id="neighbours">{links or "<li class=muted>none</li>"}</ul>'
     )
+
+
+def _fact(f: Mapping[str, Any]) -> str:
+    """One fact of a timeline: when it held (ended ones greyed), the triple, where it was read."""
+    until = _day(f["valid_to"]) if f["valid_to"] else "now"
+    triple = f"{esc(f['subject'])} <b>{esc(f['predicate'])}</b> {esc(f['object'])}"
+    state = "live" if f["current"] else "muted"
+    return (
+        f'<li class="{state}"><span class="meta">{_day(f["valid_from"])} → {until}</span> '
+        f'<p>{triple} <span class="meta">({esc(f["source"])})</span></p></li>'
+    )
+
+
+def _day(stamp: str) -> str:
+    """A date as its day, the whole stamp on hover."""
+    return f'<time datetime="{esc(stamp)}" title="{esc(stamp)}">{esc(stamp[:10])}</time>'
 
 
 # -- health -----------------------------------------------------------------------------------------
