@@ -33,7 +33,7 @@ from sidecar.settings import Settings, add_arguments, load_settings
 
 if TYPE_CHECKING:
     from sidecar.index.snippet import Snippet
-    from sidecar.index.tier_index import Hit, TierIndex
+    from sidecar.index.tier_index import TierIndex
     from sidecar.retrieval.embed import Embedder, Vectors
     from sidecar.retrieval.embed.progress import Progress
     from sidecar.retrieval.vectors import PendingChunk, VectorIndex
@@ -520,6 +520,8 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO, err: Tex
         except TierLocked as exc:
             print(f"memory-sidecar: {exc.message.split(';')[0]}; ask it instead: POST /memory/reindex", file=err)
             return 2
+    if args.command == "search":
+        return _search(args, root, settings, out, err)
     embedder = None
     try:
         if args.command == "reindex" and args.embed:
@@ -533,15 +535,11 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO, err: Tex
 
 
 def _on_index(args: argparse.Namespace, root: Path, embedder: Embedder | None, out: TextIO, err: TextIO) -> int:
-    from sidecar.index.query import check_query
     from sidecar.index.tier_index import TierIndex
 
     index = TierIndex(root, args.scope)
     index.open()
     try:
-        if args.command == "search":
-            _emit_hits(index.search(check_query(args.query), max(1, min(args.limit, 50))), args.scope, args.format, out)
-            return 0
         if args.command == "reindex":
             index.rebuild()
         embedded: dict[str, Any] = {}
@@ -738,18 +736,41 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
-def _emit_hits(hits: list[Hit], scope: str, fmt: str, out: TextIO) -> None:
-    if fmt == "json":
-        out.write(json.dumps({"results": [h.as_json(scope) for h in hits]}, ensure_ascii=False, indent=2) + "\n")
-        return
-    if not hits:
+def _search(args: argparse.Namespace, root: Path, settings: Settings, out: TextIO, err: TextIO) -> int:
+    """The server's search over the tier dir (sidecar.retrieval.offline): hybrid with the configured
+    embedder, the same ranks and scores as ``POST /memory/search``; which engine answered goes in
+    the JSON answer, and to ``err`` beside a table."""
+    import asyncio
+
+    from sidecar.index.query import check_query, terms
+    from sidecar.index.snippet import window
+    from sidecar.retrieval.offline import search_dir
+
+    query = check_query(args.query)
+    answer = asyncio.run(search_dir(root, args.scope, query, max(1, min(args.limit, 50)), settings))
+    if args.format == "json":
+        out.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    print(f"memory-sidecar: answered by {_engine_line(answer['engine'])}", file=err)
+    results = answer["results"]
+    if not results:
         out.write("no results\n")
-        return
+        return 0
     bold = out.isatty()
     out.write(f"{'score':>8}  {'where':<32}  snippet\n")
-    for hit in hits:
-        where = f"{hit.path}:{hit.line_start}-{hit.line_end}"
-        out.write(f"{hit.score:>8.3f}  {where:<32}  {_shown(hit.window(SNIPPET_COLUMNS), bold)}\n")
+    for hit in results:
+        where = f"{hit['path']}:{hit['line_start']}-{hit['line_end']}"
+        shown = window(hit["snippet"], terms(query), SNIPPET_COLUMNS)  # the answer's snippet, a row wide
+        out.write(f"{hit['score']:>8.3f}  {where:<32}  {_shown(shown, bold)}\n")
+    return 0
+
+
+def _engine_line(engine: dict[str, Any]) -> str:
+    if engine["search"] == "bm25":
+        return f"bm25 ({engine['why']})"
+    vectors = engine["vectors"]
+    left = f", {vectors['backlog']} texts without a vector ranked by bm25 alone" if vectors["backlog"] else ""
+    return f"hybrid ({engine['fusion']}, {engine['model']}, {vectors['chunks']} chunks with a vector{left})"
 
 
 def _shown(snippet: Snippet, bold: bool) -> str:

@@ -38,7 +38,7 @@ from sidecar.index.tier_index import Hit
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
-from sidecar.retrieval.standing import SLACK, standing
+from sidecar.retrieval.standing import SLACK, by_standing, standing
 from sidecar.retrieval.vectors import ChunkRow, VectorIndex
 
 if TYPE_CHECKING:
@@ -506,9 +506,8 @@ def _bm25_only(
 ) -> list[dict[str, Any]]:
     """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing); with a
     ``plan``, the ``limit`` it picks of its ``candidates`` first."""
-    stood = [(hit, rank, standing(hit.path, hit.heading)) for rank, hit in enumerate(hits, start=1)]
-    if any(factor != 1.0 for _, _, factor in stood):
-        stood.sort(key=lambda item: -item[0].score * item[2])  # stable: ties keep BM25's order
+    bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)}
+    stood = [(hit, bm25_rank[id(hit)], factor) for hit, factor, _ in by_standing(hits)]
     out = []
     shown = pick(plan, stood[: wanted(plan, limit)], lambda s: candidate_of(s[0], round(s[0].score * s[2], 6)), limit)
     for (hit, rank, factor), lifted in shown:

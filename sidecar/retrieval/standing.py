@@ -16,9 +16,11 @@ The factor only reorders hits a query earned; it never makes or removes one. ``e
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
+from typing import Protocol, TypeVar
 
-__all__ = ["ARCHIVED", "RECENCY", "RECENCY_DAYS", "SLACK", "SUPERSEDED", "note_date", "standing"]
+__all__ = ["ARCHIVED", "RECENCY", "RECENCY_DAYS", "SLACK", "SUPERSEDED", "by_standing", "note_date", "standing"]
 
 ARCHIVED = 0.5
 SUPERSEDED = 0.25
@@ -31,6 +33,18 @@ _DAY = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 _WEEK = re.compile(r"(?:^|/)(\d{4})-W(\d{2})\.md$")
 
 
+class _Ranked(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def heading(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+
+
+R = TypeVar("R", bound=_Ranked)
+
+
 def standing(path: str, heading: str, today: date | None = None) -> float:
     """The factor a hit's score is multiplied by (module docstring)."""
     factor = ARCHIVED if path.startswith("archive/") else 1.0
@@ -41,6 +55,14 @@ def standing(path: str, heading: str, today: date | None = None) -> float:
         age = ((today or datetime.now(UTC).date()) - day).days
         factor *= 1.0 - RECENCY * min(max(age, 0), RECENCY_DAYS) / RECENCY_DAYS
     return factor
+
+
+def by_standing(hits: Sequence[R], today: date | None = None) -> list[tuple[R, float, float]]:
+    """BM25 ``hits`` (best first) reranked by score times standing: ``(hit, standing, score)``, ties
+    in their BM25 order. The one ranking of a BM25 answer, whoever asks (the server, the CLI)."""
+    stood = [(hit, factor := standing(hit.path, hit.heading, today), hit.score * factor) for hit in hits]
+    stood.sort(key=lambda item: -item[2])  # stable
+    return stood
 
 
 def note_date(path: str) -> date | None:

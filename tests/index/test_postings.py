@@ -18,6 +18,7 @@ from sidecar.index.postings import COMPACT_MIN, Snapshot, apply_changes, build_s
 from sidecar.index.query import terms
 from sidecar.index.snippet import window
 from sidecar.index.tier_index import TierIndex
+from sidecar.retrieval.standing import SLACK, by_standing
 from tests.support.corpus import VOCAB, make_corpus, make_queries
 from tests.support.memory import write
 from tests.support.procs import start_sidecar
@@ -222,7 +223,10 @@ def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) 
         cli.open()  # FTS5 only, a second process's view of the same file
         for q in [*make_queries(20, seed=13), "multi-agent", "don't deploy"]:
             got = httpx.post(f"{side.url}/memory/search", json={"query": q, "limit": 10}).json()["results"]
-            want = [(h.path, h.line_start, round(h.score, 6)) for h in cli.search(q, 10)]
+            # The server's BM25 answer ranks by score times standing (dated notes' recency prior):
+            # the same ranking over FTS5's hits, read with the server's slack beyond the limit.
+            stood = by_standing(cli.search(q, 10 + SLACK))[:10]
+            want = [(h.path, h.line_start, round(score, 6)) for h, _, score in stood]
             assert [(r["path"], r["line_start"], r["score"]) for r in got] == want, q
         cli.close()
     finally:

@@ -1,0 +1,104 @@
+"""``memory-sidecar search`` answers with the server's search: the same hits, ranks and scores as
+``POST /memory/search`` over the same dir (hybrid with the real model, the archive's standing
+applied), and it says which engine answered."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sidecar.cli import main
+from sidecar.retrieval.batcher import HYBRID
+from tests.support.embedding import needs_model
+from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
+from tests.support.waiting import async_wait_until
+
+HOUSEHOLD = """# Household
+
+Our feline companion Miso refuses to eat anything except salmon.
+
+The boiler service is booked for the first Monday of every month.
+"""
+ARCHIVED = """# 2025-01-06
+
+## Review
+Use PostgreSQL 15 for every new database, and keep the sqlite driver name as sqlite3.
+"""
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    root = tmp_path / "memory"
+    write(root, "AGENT.md", AGENT_MD)
+    write(root, "daily/2026-05-14.md", DAILY_MD)
+    write(root, "topics/household.md", HOUSEHOLD)
+    write(root, "archive/daily/2025-01-06.md", ARCHIVED)
+    return root
+
+
+def shown(results: list[dict[str, Any]]) -> list[tuple[str, int, float]]:
+    return [(r["path"], r["line_start"], r["score"]) for r in results]
+
+
+@needs_model
+async def test_the_cli_ranks_and_scores_as_the_server_does(
+    sidecar_client: ClientFactory, memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
+    vectors = client.server.app[HYBRID].vectors["agent"]
+    await async_wait_until(lambda: vectors.size > 0 and vectors.backlog == 0, timeout=30)
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
+    for query in ("postgres sqlite driver", "which pet food does the cat like", "invoices"):
+        resp = await client.post("/memory/search", json={"query": query, "limit": 5})
+        server = (await resp.json())["results"]
+        code, out, _ = await asyncio.to_thread(cli, "search", query, "-p", str(memory), "-l", "5", "-F", "json")
+        answer = json.loads(out)
+        assert code == 0 and answer["engine"]["search"] == "hybrid", answer["engine"]
+        assert answer["engine"]["vectors"]["backlog"] == 0
+        assert shown(answer["results"]) == shown(server), query
+        assert [r["snippet"] for r in answer["results"]] == [r["snippet"] for r in server]
+
+
+@needs_model
+def test_archived_text_ranks_below_the_live_line_and_the_table_names_the_engine(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
+    code, out, err = cli("search", "PostgreSQL for every new database", "-p", str(memory))
+    assert code == 0 and "answered by hybrid (weighted, minilm" in err, err
+    rows = out.splitlines()
+    assert rows[0].split() == ["score", "where", "snippet"]
+    assert "AGENT.md" in rows[1] and "archive/daily/2025-01-06.md" in out
+    assert out.index("AGENT.md") < out.index("archive/daily/2025-01-06.md")
+
+
+def test_without_an_embedder_the_cli_says_bm25_and_applies_standing(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "none")
+    code, out, _ = cli("search", "PostgreSQL for every new database", "-p", str(memory), "-F", "json")
+    answer = json.loads(out)
+    assert code == 0 and answer["engine"] == {"search": "bm25", "why": "the embedder setting is none"}
+    paths = [r["path"] for r in answer["results"]]
+    assert paths.index("AGENT.md") < paths.index("archive/daily/2025-01-06.md")
+    code, out, err = cli("search", "PostgreSQL", "-p", str(memory))
+    assert "answered by bm25 (the embedder setting is none)" in err
+
+
+@pytest.mark.parametrize("embedder", ["none", pytest.param("onnx", marks=needs_model)])
+def test_nothing_matched_is_no_results(memory: Path, monkeypatch: pytest.MonkeyPatch, embedder: str) -> None:
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", embedder)
+    assert cli("search", "qwxzyv flurbinate zazzle", "-p", str(memory))[:2] == (0, "no results\n")
+    code, out, _ = cli("search", "qwxzyv flurbinate zazzle", "-p", str(memory), "-F", "json")
+    assert code == 0 and json.loads(out)["results"] == []
