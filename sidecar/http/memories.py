@@ -51,6 +51,7 @@ __all__ = [
     "feedback_op",
     "forget_op",
     "recall_op",
+    "remember_entry_op",
     "remember_op",
     "routes",
 ]
@@ -78,6 +79,11 @@ async def remember_op(app: web.Application, body: dict[str, Any]) -> dict[str, A
         sent.update(workspace_id=entry.workspace_id, agent_id=entry.agent_id, namespace=entry.namespace)
         return await _lead(app).memory("remember", sent)
     return await _remember_here(app, req.entry)
+
+
+async def remember_entry_op(app: web.Application, entry: JournalEntry) -> dict[str, Any]:
+    """Store one typed memory built by the caller (the ingest: its own id, time and type) here."""
+    return await _remember_here(app, entry)
 
 
 async def _remember_here(app: web.Application, entry: JournalEntry) -> dict[str, Any]:

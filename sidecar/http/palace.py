@@ -10,7 +10,9 @@ drift apart. Writes go through the write service (durable, capped, scanned, rein
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -19,17 +21,20 @@ from aiohttp import web
 from sidecar.contract import TIERS, WriteRequest
 from sidecar.episodic.entry import JournalEntry
 from sidecar.episodic.lifecycle import DEFAULT_WORKSPACE, JOURNAL
-from sidecar.errors import BadRequest, Forbidden
+from sidecar.episodic.memories import Identity, RememberRequest
+from sidecar.errors import BadRequest, Conflict, Forbidden, SidecarError
 from sidecar.http.jsonio import json_answer, read_json_object
-from sidecar.http.memories import remember_op
+from sidecar.http.memories import remember_entry_op
+from sidecar.index.files import read_tier_file
 from sidecar.keys import SETTINGS, WRITES
 from sidecar.palace.agent_settings import KEYS, AgentSettings
 from sidecar.palace.diary import diary_entry, read_diary
-from sidecar.palace.ingest import DUP_THRESHOLD, JOURNAL_TYPES, Kept, daily_lines, parse_turns, plan_ingest
+from sidecar.palace.ingest import JOURNAL_TYPES, Kept, Plan, Turn, daily_lines, entry_id, parse_turns, plan_ingest
 from sidecar.palace.layers import IDENTITY_FILE, check_identity
+from sidecar.palace.near import adds_words
 from sidecar.palace.taxonomy import list_files, taxonomy
 from sidecar.settings import ID_RE
-from sidecar.write.dedup import jaccard, tokens
+from sidecar.write.dedup import Duplicate, tokens
 
 __all__ = [
     "AGENT_SETTINGS",
@@ -165,56 +170,141 @@ def _agent(app: web.Application, args: dict[str, Any]) -> str:
 
 # -- ingest ----------------------------------------------------------------------------------------
 async def ingest_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """Keep what a conversation says worth keeping: typed memories in the journal, the rest in
-    today's daily note; the report says what was kept where and what was dropped and why."""
+    """Keep what a conversation says worth keeping: typed memories in the journal, the rest in the
+    daily note of the turn's day. The plan (filter, chunks, types, dedup) is made off the event
+    loop; each kept item is then stored on its own, so the report says what was kept where, what
+    was dropped and why, and what failed, turn by turn: never half an ingest without a word."""
     _closed(args, {"turns", "dry_run"})
     dry_run = args.get("dry_run", False)
     if not isinstance(dry_run, bool):
         raise BadRequest("dry_run must be true or false", code="invalid_dry_run")
     if not app[SETTINGS].memory_enabled:
         raise Forbidden("memory is off for this agent (memory: false); nothing was kept", code="memory_disabled")
-    plan = plan_ingest(parse_turns(args))
+    turns = parse_turns(args)
     store = app.get(JOURNAL)
-    journal = store is not None
-    known = [] if store is None else await store.memories(app[SETTINGS].workspace_id, None, DEDUP_MEMORIES)
-    held = [(m.id, tokens(m.summary)) for m in known]
-    kept: list[dict[str, Any]] = []
-    daily: list[Kept] = []
-    for item in plan.kept:
-        words = tokens(item.text)
-        twin = next((mid for mid, w in held if jaccard(words, w) >= DUP_THRESHOLD), None)
-        if twin is not None:  # a typed memory the journal already holds
-            plan.drop(item.index, "duplicate", duplicate_of={"memory_id": twin})
-            continue
-        found = await app[WRITES].check_duplicate("agent", None, item.text)
-        if found is not None:  # a line a memory file already holds
-            plan.drop(item.index, "duplicate", duplicate_of=found.to_json())
-            continue
-        row: dict[str, Any] = {"index": item.index, "type": item.type, "confidence": item.confidence}
-        if journal and item.type in JOURNAL_TYPES:
+    held: list[tuple[str, str]] = []
+    stored: frozenset[str] = frozenset()
+    if store is not None:
+        workspace = app[SETTINGS].workspace_id
+        held = [(m.id, m.summary) for m in await store.memories(workspace, None, DEDUP_MEMORIES)]
+        stored = frozenset(await store.fetch(workspace, _retry_ids(turns)))
+    plan = await asyncio.to_thread(plan_ingest, turns, held, stored)
+    run = _IngestRun(app, plan, dry_run, journal=store is not None)
+    await run.store_all()
+    dropped = sorted(plan.dropped, key=lambda d: (d["index"], d.get("chunk", 0)))
+    counts = _counts(run.rows, dropped) | {"failed": len(run.failed)}
+    return {"dry_run": dry_run, "kept": run.rows, "dropped": dropped, "failed": run.failed, "counts": counts}
+
+
+def _retry_ids(turns: list[Turn]) -> list[str]:
+    """Every journal id a turn with an id may have been stored under (one per possible chunk)."""
+    out = []
+    for turn in turns:
+        if turn.id is not None:
+            out += [entry_id(turn.id, None)] + [entry_id(turn.id, n) for n in range(1, 2 + len(turn.content) // 600)]
+    return out
+
+
+class _IngestRun:
+    """Storing one ingest's plan: each kept item on its own, its failure reported with its turn."""
+
+    def __init__(self, app: web.Application, plan: Plan, dry_run: bool, *, journal: bool) -> None:
+        self.app, self.plan, self.dry_run, self.journal = app, plan, dry_run, journal
+        self.rows: list[dict[str, Any]] = []
+        self.failed: list[dict[str, Any]] = []
+        self._ids: dict[int, str] = {}  # place in plan.kept -> the memory id it got
+        self._daily: dict[str, list[tuple[Kept, dict[str, Any]]]] = {}
+
+    async def store_all(self) -> None:
+        for n, item in enumerate(self.plan.kept):
+            row: dict[str, Any] = {"index": item.index, "type": item.type, "confidence": item.confidence}
+            row["priority"] = item.priority
+            if item.chunk is not None:
+                row["chunk"] = item.chunk
+            try:
+                await self._store(n, item, row)
+            except SidecarError as exc:
+                self._fail(item, exc)
+        for path, items in sorted(self._daily.items()):
+            await self._write_daily(path, items)
+
+    def _fail(self, item: Kept, exc: SidecarError) -> None:
+        row = {"index": item.index, "code": exc.code, "message": exc.message}
+        if item.chunk is not None:
+            row["chunk"] = item.chunk
+        self.failed.append(row)
+
+    async def _store(self, n: int, item: Kept, row: dict[str, Any]) -> None:
+        if item.replayed:  # an earlier call with this turn id stored it
+            self.rows.append({**row, "where": "journal", "id": item.entry_id, "replayed": True})
+            return
+        if await self._in_files(item):
+            return
+        if self.journal and item.where == "journal":
             row["where"] = "journal"
-            if not dry_run:
-                body = {"content": item.text, "memory_type": JOURNAL_TYPES[item.type], "tags": ["ingest"]}
-                row["id"] = (await remember_op(app, body))["id"]
-        else:
-            row["where"] = "daily"
-            daily.append(item)
-        kept.append(row)
-    now = datetime.now(UTC)
-    path = f"daily/{now:%Y-%m-%d}.md"
-    if daily and not dry_run:
-        section = daily_lines(daily, f"Conversation notes {now:%H:%M:%S}Z")
-        await app[WRITES].write(WriteRequest.from_json({"path": path, "content": section, "force": True}))
-    for row in kept:
-        if row["where"] == "daily":
-            row["path"] = path
-    dropped = sorted(plan.dropped, key=lambda d: d["index"])
-    return {"dry_run": dry_run, "kept": kept, "dropped": dropped, "counts": _counts(kept, dropped)}
+            if not self.dry_run:
+                row.update(await self._remember(n, item))
+            self.rows.append(row)
+            return
+        row["where"] = "daily"
+        day = (item.ts or datetime.now(UTC)).astimezone(UTC)
+        self._daily.setdefault(f"daily/{day:%Y-%m-%d}.md", []).append((item, row))
+
+    async def _in_files(self, item: Kept) -> bool:
+        """Whether a memory file already says what ``item`` says (dropped as a duplicate then)."""
+        writes = self.app[WRITES]
+        found = await writes.check_duplicate("agent", None, item.text)
+        if found is None:
+            return False
+        said = await asyncio.to_thread(_lines, self.app[SETTINGS].memory_dir, found.path, found)
+        if adds_words(tokens(item.text), tokens(said)):
+            return False  # the file's line holds another value: this one is an update
+        self.plan.drop(item.index, "duplicate", item.chunk, duplicate_of=found.to_json())
+        return True
+
+    async def _remember(self, n: int, item: Kept) -> dict[str, Any]:
+        memory_type, tag = JOURNAL_TYPES[item.type]
+        tags = ["ingest"] + ([tag] if tag else [])
+        body = {"content": item.text, "memory_type": memory_type, "tags": tags, "priority": item.priority}
+        req = RememberRequest.from_json(body, Identity.from_settings(self.app[SETTINGS]))
+        entry = replace(req.entry, ts=item.ts, id=item.entry_id)
+        try:
+            answer = await remember_entry_op(self.app, entry)
+        except Conflict:  # the same turn id stored meanwhile by a concurrent retry
+            return {"id": item.entry_id, "replayed": True}
+        self._ids[n] = answer["id"]
+        out: dict[str, Any] = {"id": answer["id"]}
+        old = item.supersedes or (self._ids.get(item.updates) if item.updates is not None else None)
+        if old is not None:
+            merged = await self.app[JOURNAL].merge_into(entry.workspace_id, answer["id"], [old])
+            if merged:
+                out["supersedes"] = old
+        return out
+
+    async def _write_daily(self, path: str, items: list[tuple[Kept, dict[str, Any]]]) -> None:
+        stamp = min((k.ts for k, _ in items if k.ts is not None), default=datetime.now(UTC)).astimezone(UTC)
+        if not self.dry_run:
+            section = daily_lines([k for k, _ in items], f"Conversation notes {stamp:%H:%M:%S}Z")
+            try:
+                await self.app[WRITES].write(WriteRequest.from_json({"path": path, "content": section, "force": True}))
+            except SidecarError as exc:
+                for item, _ in items:
+                    self._fail(item, exc)
+                return
+        self.rows += [{**row, "path": path} for _, row in items]
+
+
+def _lines(root: Path, path: str, found: Duplicate) -> str:
+    """The lines of a memory file a duplicate check matched."""
+    data = read_tier_file(root, path)
+    lines = (data or b"").decode("utf-8", errors="replace").splitlines()
+    return "\n".join(lines[found.line_start - 1 : found.line_end])
 
 
 def _counts(kept: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> dict[str, Any]:
     by_type: dict[str, int] = {}
     by_reason: dict[str, int] = {}
+    kept.sort(key=lambda r: (r["index"], r.get("chunk", 0)))
     for row in kept:
         by_type[row["type"]] = by_type.get(row["type"], 0) + 1
     for row in dropped:

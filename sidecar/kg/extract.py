@@ -54,6 +54,10 @@ _NAME = rf"(?:the\s+|our\s+|a\s+|an\s+)?{_WORD}(?:\s+{_WORD}){{0,3}}?{_STOP}"
 _LEAD = rf"(?:[Tt]he\s+|[Oo]ur\s+|[Aa]\s+|[Aa]n\s+)?{_WORD}(?:\s+{_WORD}){{0,3}}?"
 _SUBJ = rf"(?P<s>\b(?:[Ww]e|I|[Oo]ur team|[Tt]he team)\b|{_LEAD})"
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+# A relative clause between commas: an aside the name before it and the verb after it straddle.
+_ASIDE = re.compile(
+    r",\s+(?:which|who|that|whose)\b[^.;:!?]{0,200}?,(?=\s+(?:is|are|was|were|has|have|now|uses|owns|runs)\b)"
+)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
@@ -174,11 +178,13 @@ def _line_facts(line: str, number: int, headings: list[tuple[int, str]], note_da
 
 def _sentence_facts(sentence: str, line: int, speaker: str | None, when: str | None) -> list[Extracted]:
     facts: list[Extracted] = []
+    said = sentence
+    sentence = _ASIDE.sub("", sentence)  # "The auth module, which handles login, is owned by Priya."
 
     def add(s: str, p: str, o: str, *, replaces: str | None = None, functional: bool = False) -> None:
         s, o = _subject(s, speaker), _name(o)
         if s and o and _name(s) != o:
-            facts.append(Extracted(s, p, o, line, sentence.strip(), when, replaces and _name(replaces), functional))
+            facts.append(Extracted(s, p, o, line, said.strip(), when, replaces and _name(replaces), functional))
 
     if _says(sentence, _MOVE_WORDS):
         for m in _MOVE.finditer(sentence):

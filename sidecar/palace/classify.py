@@ -1,9 +1,12 @@
 """The ingest's deterministic classifier: a conversation turn is a ``decision``, ``preference``,
-``fact``, ``event``, ``task``, ``problem`` or ``other``, by counting marker patterns of each type.
+``milestone``, ``problem``, ``emotional``, ``task``, ``event``, ``fact`` or ``other``, by counting
+marker patterns of each type (spec 003's seven types, and ``event`` for what happened).
 
 The most hits win; a tie goes to the type listed first in ``TYPES`` (a decision that mentions a
-bug is a decision). The confidence is the winner's hits over three, capped at 1. The same text
-always gets the same type. The rules were written against the hand-labelled conversation in
+bug is a decision). A problem told with its resolution and in good spirits ("the leak is fixed,
+finally!") is a milestone (spec 003's disambiguation). The confidence is the winner's hits over
+three, capped at 1. ``transient`` says the turn only states how things are at this moment (a
+clock time, "right now"): worth little tomorrow. The same text always gets the same type. The rules were written against the hand-labelled conversation in
 ``tests/palace/data/conversation.txt``, so its figures there are in-sample.
 """
 
@@ -14,18 +17,24 @@ from dataclasses import dataclass
 
 __all__ = ["TYPES", "Classified", "classify"]
 
-TYPES = ("preference", "decision", "problem", "task", "event", "fact", "other")
+TYPES = ("preference", "decision", "milestone", "emotional", "problem", "task", "event", "fact", "other")
 
 
 def _markers(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+    # Matched against the lowercased text: an alternation under IGNORECASE is several times slower.
+    return tuple(re.compile(p) for p in patterns)
 
 
 _I = r"(?:i|we|the team|team)"
+_FEELING = (
+    r"(?:frustrated|happy|excited|stressed|worried|tired|exhausted|proud|thrilled|anxious|burn(?:ed|t) out|"
+    r"sad|upset|annoyed|overwhelmed|relieved|grateful|nervous|scared|disappointed|miserable|demorali[sz]ed)"
+)
 MARKERS: dict[str, tuple[re.Pattern[str], ...]] = {
     "decision": _markers(
         rf"\b{_I}(?:'ve| have)? (?:decided|agreed|chose|chosen|picked|settled on|went with|opted)\b",
         rf"\b{_I} (?:are|'re) (?:going with|switching to|moving to|sticking with|dropping)\b",
+        rf"\b{_I}(?:'ve| have)? (?:moved|migrated|switched) (?:\w+ )?from \S+ to\b",
         r"\bwe(?:'ll| will) (?!need|have|see|check|look|talk)[a-z]+",
         r"\blet'?s (?!see|check|look|think|talk|go\b)[a-z]+",
         r"\b(?:should|must) (?:be|stay|always|never|only)\b",
@@ -44,6 +53,17 @@ MARKERS: dict[str, tuple[re.Pattern[str], ...]] = {
         r"\bkeep (?:\w+ ){0,2}(?:short|brief|terse|concise)\b",
         r"(?:^|please |and |but )(?:always|never) [a-z]+",
         r"\b(?:hates|loves|likes|prefers|dislikes)\b|\bi find (?:it|them|that)\b",
+    ),
+    "milestone": _markers(
+        r"\b(?:milestone|breakthrough|went live|is live now|(?:hit|reached|crossed) (?:\d|the|our|a)\b)",
+        r"\bfinally (?:works|working|passes|passing|green|done|shipped|fixed|solved|merged|live)\b",
+        r"\b(?:first (?:paying )?(?:customer|release|user|deploy)s?)\b",
+        r"\b(?:it|everything|all tests?|the (?:build|suite|tests?)) (?:works|passes|pass|is green) now\b",
+    ),
+    "emotional": _markers(
+        rf"\b(?:i|we)(?:'m|'re| am| are| feel| felt| was| were)(?: (?:so|really|very|pretty|a bit|quite|totally))? {_FEELING}\b",
+        r"\b(?:morale|mood|burnout|feeling (?:good|great|bad|down|low|better|worse))\b",
+        rf"\b(?:the team|everyone|everybody) (?:is|was|seems|feels)(?: (?:so|really|very|pretty|a bit|quite))? {_FEELING}\b",
     ),
     "problem": _markers(
         r"\b(?:error|errors|bug|bugs|exception|traceback|stack trace|segfault|panic|oom|out of memory)\b",
@@ -82,17 +102,31 @@ MARKERS: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 
 
+_RESOLVED = re.compile(r"\b(?:fixed|resolved|solved|works now|working now|is back|green again)\b", re.IGNORECASE)
+_GLAD = re.compile(r"\b(?:finally|great|yay|woo+|relieved|awesome|nice|!)", re.IGNORECASE)
+_TRANSIENT = re.compile(
+    r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\bright now\b|\bat the moment\b|\bthis (?:minute|second)\b"
+    r"|\b(?:it'?s|it is) (?:raining|sunny|cold|hot|late|early|noon|midnight)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Classified:
     type: str
     confidence: float
     hits: dict[str, int]
+    transient: bool = False
 
 
 def classify(text: str) -> Classified:
     """The turn's type by marker hits; ``other`` when no marker matches."""
+    text = text.lower()
     hits = {t: sum(1 for p in patterns if p.search(text)) for t, patterns in MARKERS.items()}
     best = max(TYPES[:-1], key=lambda t: (hits[t], -TYPES.index(t)))
+    transient = bool(_TRANSIENT.search(text))
     if hits[best] == 0:
-        return Classified("other", 0.0, {})
-    return Classified(best, min(1.0, hits[best] / 3), {t: n for t, n in hits.items() if n})
+        return Classified("other", 0.0, {}, transient)
+    if best == "problem" and _RESOLVED.search(text) and _GLAD.search(text):
+        best, hits["milestone"] = "milestone", max(hits["milestone"], hits["problem"])
+    return Classified(best, min(1.0, hits[best] / 3), {t: n for t, n in hits.items() if n}, transient)
