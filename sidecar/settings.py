@@ -116,6 +116,9 @@ class Settings:
         "sqlite", "where the crew tier is shared: sqlite (the lead's files, via the lead) or a postgres:// URL"
     )
     crew_store_timeout: float = _opt(2.0, "member, lead: seconds a crew-store connection or query may take")
+    crew_fallback: bool = _opt(
+        True, "member: a search of the agent's own tier that finds nothing answers from the crew tier (fell_back)"
+    )
     inject_threshold: float = _opt(
         0.35, "least relevance (0-1, the share of the query's words a chunk holds) for the block to recall a chunk"
     )

@@ -35,7 +35,9 @@ async def search_memory(app: web.Application, body: dict[str, Any]) -> SearchAns
         if queue.indexed_seq < req.after_seq:
             app[SEARCH].prepare(req)  # the query's vector is computed while the write is indexed
         met = await queue.wait_for(req.after_seq, app[SETTINGS].after_seq_timeout)
-    return _finish(app, req, await app[SEARCH].search(req), met)
+    settings = app[SETTINGS]
+    fallback = settings.role == "member" and settings.crew_fallback
+    return _finish(app, req, await app[SEARCH].search(req, fallback=fallback), met)
 
 
 def _finish(app: web.Application, req: SearchRequest, out: dict[str, Any], met: bool | None) -> SearchAnswer:

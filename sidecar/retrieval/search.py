@@ -1,5 +1,8 @@
 """Search across scopes: the agent tier, the crew tier (own index on a lead, the lead's
-sidecar on a member) and both, fused by reciprocal rank fusion.
+sidecar on a member) and both, merged by score. A hit's score is the one its tier's ranking gave
+it (the hybrid's fused score, or BM25 times standing without an embedder) in every scope, so the
+same hit shows the same score alone or in ``both``; ``both`` shows identical text once, the
+agent's own copy first.
 
 A scope that does not exist here is a 503; in ``both``, a failing tier degrades the answer
 (``degraded``) instead of failing it; only when every scope failed is it a 500.
@@ -21,7 +24,6 @@ from sidecar.index.query import terms
 from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
-from sidecar.retrieval.fusion import rrf
 from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark, pick, wanted
 
 if TYPE_CHECKING:
@@ -66,19 +68,36 @@ class SearchService:
         if self.hybrid is not None and local and not req.raw_fts:
             self.hybrid.prefetch(req.query)
 
-    async def search(self, req: SearchRequest) -> dict[str, Any]:
+    async def search(self, req: SearchRequest, *, fallback: bool = False) -> dict[str, Any]:
+        """Run ``req`` in its scope. ``fallback``: an ``agent`` search that finds nothing in the
+        agent's own tier answers from the crew tier instead, and the answer says ``fell_back``
+        (a member's default: the crew's memory is the leader's)."""
         started = time.perf_counter()
         if req.scope != "agent" and not self.has_crew:
             raise NoCrewTier("this agent has no crew tier (role solo): use scope agent")
+        fell_back = False
         if req.scope == "both":
             results, degraded = await self._both(req)
         else:
             results, degraded = await self.search_scope(req.scope, req)
+        if fallback and req.scope == "agent" and not results and self.has_crew:
+            results, degraded, fell_back = await self._fall_back(req, degraded)
         if req.context == "section":
             results = await asyncio.to_thread(self._sections, results, query_tokens(terms(req.query)))
         if results:
             results = await self.flags.mark(results, self._roots())
-        return _answer(req, results, degraded, started)
+        return _answer(req, results, degraded, started, fell_back)
+
+    async def _fall_back(self, req: SearchRequest, degraded: list[str]) -> tuple[list[dict[str, Any]], list[str], bool]:
+        """The crew tier's hits for an agent search that found none (a failing crew tier degrades)."""
+        try:
+            hits, crew_degraded = await self.search_scope("crew", req)
+        except BadRequest:
+            raise
+        except SidecarError as exc:
+            log.warning("search.fallback_failed", code=exc.code)
+            return [], [*degraded, "crew"], False
+        return hits, [*degraded, *(d for d in crew_degraded if d not in degraded)], bool(hits)
 
     def _roots(self) -> dict[str, Path]:
         """The tier dirs this process reads its hits' files from, by source."""
@@ -148,24 +167,33 @@ class SearchService:
 
 
 def _fuse(legs: list[list[dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
-    """RRF (k = 60) over the tiers' rankings; each hit keeps its source, score becomes the fused one."""
-    by_key: dict[tuple[str, str, int], dict[str, Any]] = {}
-    rankings: list[list[tuple[str, str, int]]] = []
-    for leg in legs:
-        keys = []
-        for hit in leg:
-            key = (hit["source"], hit["path"], hit["line_start"])
-            by_key.setdefault(key, hit)
-            keys.append(key)
-        rankings.append(keys)
-    fused = rrf(rankings, k=60)[:limit]
-    return [{**by_key[key], "score": round(score, 6)} for key, score in fused]
+    """The tiers' hits merged by score (every tier scores on the same scale: the hybrid's fused
+    score, or BM25's), the agent's first on a tie; a hit whose text an earlier tier's hit already
+    shows is left out, so the agent's own copy wins over the crew's."""
+    merged: list[tuple[int, int, dict[str, Any]]] = []
+    for order, leg in enumerate(legs):
+        merged += [(order, rank, hit) for rank, hit in enumerate(leg)]
+    merged.sort(key=lambda item: (-item[2]["score"], item[0], item[1]))
+    seen: dict[str, str] = {}
+    out = []
+    for _, _, hit in merged:
+        text = " ".join(hit["snippet"].split())
+        if seen.setdefault(text, hit["source"]) != hit["source"]:
+            continue
+        out.append(hit)
+        if len(out) == limit:
+            break
+    return out
 
 
-def _answer(req: SearchRequest, results: list[dict[str, Any]], degraded: list[str], started: float) -> dict[str, Any]:
+def _answer(
+    req: SearchRequest, results: list[dict[str, Any]], degraded: list[str], started: float, fell_back: bool = False
+) -> dict[str, Any]:
     if req.highlight == "markdown":
         results = [_marked(hit) for hit in results]
     out: dict[str, Any] = {"results": results, "scope": req.scope}
+    if fell_back:
+        out["fell_back"] = "crew"
     if degraded:
         out["degraded"] = degraded
     out["took_ms"] = round((time.perf_counter() - started) * 1000, 3)
