@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from sidecar.contract import MAX_BUDGET, MAX_LIMIT
-from sidecar.episodic.entry import MEMORY_TYPES
+from sidecar.episodic.entry import MEMORY_TYPES, require_id
 from sidecar.errors import BadRequest
 from sidecar.keys import SETTINGS
 from sidecar.settings import ROLES
@@ -23,6 +23,7 @@ __all__ = ["routes"]
 
 routes = web.RouteTableDef()
 View = Callable[[web.Request], Awaitable[web.Response]]
+_SCOPES = ("agent", "crew", "both")
 
 
 def _text(request: web.Request, name: str) -> str | None:
@@ -46,8 +47,13 @@ def _number(request: web.Request, name: str, low: int, high: int) -> int | None:
 
 
 def _guarded(view: View) -> View:
+    """The view, behind the same-origin check, taking each parameter at most once."""
+
     async def run(request: web.Request) -> web.Response:
         check_same_origin(request)
+        for name in request.query:
+            if len(request.query.getall(name)) > 1:
+                raise BadRequest(f"{name} is given more than once", code=f"invalid_{name}", field=name)
         return await view(request)
 
     return run
@@ -70,6 +76,8 @@ async def file(request: web.Request) -> web.Response:
 @_guarded
 async def search(request: web.Request) -> web.Response:
     query, scope = _words(request, "query"), _text(request, "scope")
+    if scope is not None and scope not in _SCOPES:  # checked with no query too: the form keeps it
+        raise BadRequest(f"scope must be one of {', '.join(_SCOPES)}", code="invalid_scope", field="scope")
     limit = _number(request, "limit", 1, MAX_LIMIT)
     answer = await reads.search(request.app, query, scope, limit) if query else None
     scopes = ("agent", "crew", "both") if request.app[SETTINGS].has_crew else ("agent",)
@@ -125,7 +133,7 @@ async def graph(request: web.Request) -> web.Response:
 @_guarded
 async def health(request: web.Request) -> web.Response:
     workspace = reads.workspace(request.app, _text(request, "workspace_id"))
-    crew = _text(request, "crew_id")
+    crew = require_id("crew_id", _text(request, "crew_id"), optional=True)
     latest = await reads.health(request.app, workspace, crew)
     return page("Memory health", views.health_view(workspace, [latest] if latest else []), here="/ui/health")
 

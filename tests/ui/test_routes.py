@@ -87,6 +87,10 @@ async def test_unknown_parameters_and_bad_values_are_400(sidecar_client: ClientF
     for path, params, code in cases:
         resp = await client.get(path, params=params)
         assert resp.status == 400 and (await resp.json())["error"]["code"] == code, (path, params)
+    twice = await client.get("/ui/search?scope=agent&scope=crew")
+    assert twice.status == 400 and (await twice.json())["error"]["code"] == "invalid_scope"
+    assert (await client.get("/ui/search", params={"scope": "everywhere"})).status == 400  # no query: still checked
+    assert (await client.get("/ui/health", params={"crew_id": "a b"})).status == 400
 
 
 @pytest.mark.parametrize(
