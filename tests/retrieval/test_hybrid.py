@@ -571,3 +571,19 @@ async def test_embed_ctx_without_an_embedder_says_bm25_only(sidecar_client: Clie
         "vectors": 0,
         "backlog": 0,
     }
+
+
+async def test_a_dense_only_hit_shows_its_closest_sentence_over_http(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    root = tmp_path / "memory"
+    write(root, "topics/notes.md", NOTES)
+    client = await sidecar_client(embedder="onnx", memory_dir=str(root))
+    index = client.server.app[HYBRID].vectors["agent"]
+    await async_wait_until(lambda: index.size > 0 and index.backlog == 0, timeout=20)
+    query = "which pet food does the cat like"
+    resp = await client.post("/memory/search", json={"query": query, "explain": True})
+    hit = (await resp.json())["results"][0]
+    assert hit["explain"]["bm25"]["rank"] is None, "the query shares no word with the notes"
+    assert hit["snippet"].startswith("Our feline companion Miso"), hit["snippet"]
+    assert hit["highlights"] == []
