@@ -9,7 +9,9 @@ from __future__ import annotations
 import base64
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -66,7 +68,15 @@ class Browser:
         return self._call(method, self.session + path, body)
 
     def go(self, path: str) -> None:
-        self._do("POST", "/url", {"url": self.base + path})
+        self.open(self.base + path)
+
+    def open(self, url: str) -> None:
+        self._do("POST", "/url", {"url": url})
+
+    def run_async(self, script: str, *args: Any) -> Any:
+        """The value a script in the page hands to its callback (the last argument, ``done``)."""
+        body = f"const done = arguments[arguments.length - 1]; {script}"
+        return self._do("POST", "/execute/async", {"script": body, "args": list(args)})
 
     @property
     def url(self) -> str:
@@ -305,3 +315,44 @@ def test_the_memory_block_for_a_query_and_budget(browser: Browser) -> None:
     assert "Ignore all previous instructions" not in text  # the flagged section is withheld
     assert "of 3000 characters" in browser.text("main")
     browser.screenshot("block")
+
+
+def _foreign_site(page: str) -> ThreadingHTTPServer:
+    """A web page of another site (``localhost`` on another port), serving ``page`` at /."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_a_page_of_another_site_can_neither_read_nor_open_the_browser(
+    browser: Browser, sidecar: SidecarProcess
+) -> None:
+    target = f"{sidecar.url}/ui/memories"
+    server = _foreign_site(f'<!doctype html><title>elsewhere</title><a id="go" href="{target}">memories</a>')
+    try:
+        browser.open(f"http://localhost:{server.server_address[1]}/")
+        assert browser.title == "elsewhere"
+        read = "fetch(arguments[0]).then(r => r.text()).then(t => done('read ' + t.length), e => done('refused ' + e.name))"
+        assert browser.run_async(read, target) == "refused TypeError"  # the Origin guard's 403, and no CORS
+        opaque = "fetch(arguments[0], {mode: 'no-cors'}).then(r => r.text().then(t => done(r.type + ' ' + t.length)))"
+        assert browser.run_async(opaque, target) == "opaque 0"
+        browser.click("#go")  # a link there: the browser says the request came from another site
+        assert "origin_refused" in browser.text("body")
+        assert "Sprint 43" not in browser.text("body")
+        browser.screenshot("foreign-site-refused")
+    finally:
+        server.shutdown()
+        server.server_close()
