@@ -3,7 +3,8 @@ the system prompt and what reveals it, what sends and what is secret, what hides
 
 Each language lists the imperative and infinitive forms an override, a leak or a concealment is
 written with, and the nouns they need. Latin, Cyrillic, Greek and Devanagari terms are stems
-matched at a word start; Chinese, Japanese and Korean terms are matched anywhere. Terms are folded
+matched at a word start (a term ending in a space is a whole word: the third-person modals "pode ",
+"kann " that mark a description, not "puedes"); Chinese, Japanese and Korean terms are matched anywhere. Terms are folded
 as the scanner folds text (``normalise``) when they are compiled, so accents, look-alikes and
 Hangul syllables compare equal to the text the rules read.
 """
@@ -72,7 +73,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "비밀번호|암호|API 키|토큰|자격 증명",
         "hide": "말하지 마|알리지 마|숨기|숨겨",
         "user": "사용자",
-        "described": "공격|인젝션|예를 들어|취약|위험|방어|탐지|경우",
+        "described": "공격|인젝션|예를 들어|취약|위험|방어|탐지|경우|수 있다|수 있습니다",
     },
     "hi": {
         "told": "आपको बताया गया|आपको पहले निर्देश दिए",
@@ -111,7 +112,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "contraseña|claves|clave de|tokens|credenciales",
         "hide": "no le digas|no digas|no menciones|ocúltale|no le cuentes|no informes",
         "user": "usuario",
-        "described": "ataque|atacante|inyección|ejemplo|riesgo|vulnerabilidad|mitigación|escenario",
+        "described": "ataque|atacante|inyección|ejemplo|riesgo|vulnerabilidad|mitigación|escenario|puede |pueden |podría ",
     },
     "pt": {
         "told": "o que te disseram|o que lhe foi dito|o que você recebeu",
@@ -124,7 +125,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "senha|chaves|tokens|credenciais",
         "hide": "não diga|não conte|não mencione|esconda de|oculte de",
         "user": "usuário",
-        "described": "ataque|injeção|exemplo|risco|vulnerabilidade|mitigação|cenário",
+        "described": "ataque|injeção|exemplo|risco|vulnerabilidade|mitigação|cenário|pode |podem |poderia ",
     },
     "fr": {
         "told": "ce qu'on t'a dit|ce qu'on vous a dit|ce que vous avez déjà reçu|ce que tu as reçu",
@@ -137,7 +138,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "mot de passe|mots de passe|clés|jetons|identifiants",
         "hide": "ne dis rien|ne dites rien|ne dis pas|cache-lui|ne mentionne pas",
         "user": "utilisateur",
-        "described": "attaque|attaquant|injection|exemple|risque|vulnérabilité|atténuation|scénario",
+        "described": "attaque|attaquant|injection|exemple|risque|vulnérabilité|atténuation|scénario|peut |peuvent |pourrait ",
     },
     "de": {
         "told": "was dir gesagt wurde|was man dir gesagt hat|was ihnen gesagt wurde",
@@ -150,7 +151,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "passwört|passwort|kennwort|schlüssel|zugangsdaten",
         "hide": "nichts davon|verschweige|verheimliche|sag nichts|erzähle nichts",
         "user": "nutzer|benutzer|anwender",
-        "described": "angriff|injektion|beispiel|risiko|schwachstelle|angreifer|könnte|szenario",
+        "described": "angriff|injektion|beispiel|risiko|schwachstelle|angreifer|könnte|szenario|kann |können ",
     },
     "ru": {
         "told": "что тебе говорили|что вам говорили|что тебе сказали|что вам сказали",
@@ -163,7 +164,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "парол|ключ|токен|учетн|учётн",
         "hide": "не говори|не сообщай|скрой|утаи",
         "user": "пользовател",
-        "described": "атак|инъекци|пример|риск|уязвим|сценари",
+        "described": "атак|инъекци|пример|риск|уязвим|сценари|может |могут ",
     },
     "it": {
         "told": "ciò che ti è stato detto|quello che ti è stato detto",
@@ -176,7 +177,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "password|chiavi|token|credenziali",
         "hide": "non dire|non dirlo|non menzionare|nascondi",
         "user": "utente",
-        "described": "attacco|attaccante|iniezione|esempio|rischio|vulnerabilità|potrebbe|scenario",
+        "described": "attacco|attaccante|iniezione|esempio|rischio|vulnerabilità|potrebbe|scenario|può |possono ",
     },
     "tr": {
         "told": "sana söylenen|size söylenen",
@@ -202,7 +203,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "wachtwoord|sleutels",
         "hide": "vertel niet|verzwijg",
         "user": "gebruiker",
-        "described": "aanval|injectie|voorbeeld|scenario",
+        "described": "aanval|injectie|voorbeeld|scenario|kan |kunnen ",
     },
     "pl": {
         "told": "co ci powiedziano",
@@ -215,7 +216,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "hasł|klucz",
         "hide": "nie mów|ukryj",
         "user": "użytkownik",
-        "described": "atak|wstrzyknię|przykład|scenariusz",
+        "described": "atak|wstrzyknię|przykład|scenariusz|może |mogą ",
     },
     "id": {
         "told": "yang telah diberitahukan",
@@ -228,7 +229,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "kata sandi|kunci",
         "hide": "jangan beri tahu|sembunyikan",
         "user": "pengguna",
-        "described": "serangan|injeksi|contoh|skenario",
+        "described": "serangan|injeksi|contoh|skenario|dapat |bisa ",
     },
     "vi": {
         "told": "những gì bạn đã được",
@@ -241,7 +242,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "mật khẩu|khóa",
         "hide": "đừng nói|giấu",
         "user": "người dùng",
-        "described": "tấn công|ví dụ|kịch bản",
+        "described": "tấn công|ví dụ|kịch bản|có thể ",
     },
     "el": {
         "told": "ό,τι σου είπαν",
@@ -254,7 +255,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "secret": "κωδικ|κλειδ",
         "hide": "μην πεις|κρύψε",
         "user": "χρήστη",
-        "described": "επίθεσ|επιτιθέμεν|έγχυσ|παράδειγμα|σενάριο",
+        "described": "επίθεσ|επιτιθέμεν|έγχυσ|παράδειγμα|σενάριο|μπορεί ",
     },
     "bn": {
         "told": "আপনাকে যা বলা হয়েছে",

@@ -215,11 +215,25 @@ def _semantic(wanted: bool) -> SemanticLayer | None:
     return SemanticLayer(embedder.embed_sync)
 
 
+class _Remembered(SemanticLayer):
+    """The semantic layer with each text's answer kept: the per-layer columns ask it twice."""
+
+    def __init__(self, layer: SemanticLayer) -> None:
+        self.__dict__.update(layer.__dict__)
+        self._seen: dict[str, Any] = {}
+
+    def finding(self, text: str) -> Any:
+        if text not in self._seen:
+            self._seen[text] = super().finding(text)
+        return self._seen[text]
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     listing = "--list" in args
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # the model's threads must not reorder it
     semantic = _semantic("--no-semantic" not in args)
-    judges = _judges(semantic)
+    judges = _judges(_Remembered(semantic) if semantic is not None else None)
     every: list[str] = []
     for name, source in (("notes", notes), ("legacy", legacy), ("public", public)):
         for part in ("tune", "heldout"):
