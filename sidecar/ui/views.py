@@ -326,6 +326,6 @@ def block_view(
         form
         + f'<p class="meta">{answer["used"]} of {answer["budget"]} characters · {len(answer.get("omitted", []))} omitted</p>'
         + f'<pre class="block" id="block-text">{esc(answer["text"])}</pre>'
-        + (f"<h2>Withheld sections</h2><ul>{blocked}</ul>" if blocked else "")
+        + (f'<h2>Withheld sections</h2><ul id="withheld">{blocked}</ul>' if blocked else "")
         + (f"<h2>Layers</h2><table>{layers}</table>" if layers else "")
     )

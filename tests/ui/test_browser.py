@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 import pytest
@@ -309,10 +308,14 @@ def test_the_health_chart_is_drawn(browser: Browser) -> None:
 
 
 def test_the_memory_block_for_a_query_and_budget(browser: Browser) -> None:
-    browser.go(f"/ui/block?query={quote('postgres database')}&budget=3000")
+    browser.go("/ui/block")
+    browser.type("input[name=query]", "billing Stripe pasted reply")
+    browser.type("input[name=budget]", "3000")
+    browser.submit("form button", "budget=3000")
     text = browser.text("#block-text")
-    assert "PostgreSQL 16" in text, text
+    assert "[AGENT MEMORY]" in text and "Billing uses Stripe" in text, text
     assert "Ignore all previous instructions" not in text  # the flagged section is withheld
+    assert "agent/topics/vendors.md lines 6-8: instruction_override" in browser.text("#withheld")
     assert "of 3000 characters" in browser.text("main")
     browser.screenshot("block")
 
