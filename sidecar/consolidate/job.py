@@ -105,7 +105,7 @@ from sidecar.consolidate.supersede import (
     Said,
     changed_section,
     claim,
-    one_per_section,
+    in_sections,
     retire,
     summary_lines,
     superseded,
@@ -384,7 +384,8 @@ async def _summarise(
     """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
     cut by the budget), then one section per heading, each made by the summariser from the week's
     merged clusters under a comment naming the notes it came from, and last the week's lines a
-    newer value superseded (``## Superseded``). The clustering and the scan run off the event loop;
+    newer value superseded (``## Superseded``). Standing lines and changed values stand a few to a
+    ``###`` section (``in_sections``). The clustering and the scan run off the event loop;
     a line the scanner flags is left out (``guard.py``)."""
     lines, changed, old = await asyncio.to_thread(_week_lines, sources, texts, stale)
     vectors = await _vectors(embed, lines)
@@ -405,7 +406,7 @@ async def _summarise(
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
             body = summary.text.strip() + "\n"
-            body = body if title.endswith(_LOG) else one_per_section(body)
+            body = body if title.endswith(_LOG) else in_sections(body)
             out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
     if old:
         out.append(f"\n## {SUPERSEDED}\n")

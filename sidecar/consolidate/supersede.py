@@ -37,7 +37,7 @@ __all__ = [
     "changed_section",
     "claim",
     "contradicts",
-    "one_per_section",
+    "in_sections",
     "retire",
     "summary_lines",
     "superseded",
@@ -48,6 +48,7 @@ SUPERSEDED = "Superseded"
 CHANGED = "Changed"
 MAX_SUBJECT_WORDS = 8
 MAX_CLAIM_CHARS = 400
+UNITS_PER_SECTION = 5
 _WORD = re.compile(r"\w+")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _CHANGE = (
@@ -239,14 +240,15 @@ def changed_section(lines: Sequence[Said], replaced: Mapping[str, Sequence[str]]
     for s in lines:
         was = "; ".join((replaced or {}).get(normalised(s.text), []))
         items.append(f"{as_item(COMMENT.sub('', s.text))}{f' <!-- was: {was} -->' if was else ''}\n")
-    body = one_per_section("".join(items))
+    body = in_sections("".join(items))
     return f"\n## {CHANGED}\n<!-- from {', '.join(sorted({s.where for s in lines}))} -->\n{body}"
 
 
-def one_per_section(text: str) -> str:
-    """``text``'s units (a line with its indented continuation, a fenced block) each under a
-    ``###`` heading of its first words: a search then ranks the unit alone (a chunk never packs one
-    fact with its neighbours' words), and a scanner finding withholds that unit alone."""
+def in_sections(text: str) -> str:
+    """``text``'s units (a line with its indented continuation, a fenced block), ``UNITS_PER_SECTION``
+    to a ``###`` heading named for the first one's first words: a search ranks a few lines
+    together, not a kilobyte of a week's facts (where one fact's words and its neighbours' make a
+    false match), while a hit still carries some context."""
     units: list[list[str]] = []
     fenced = False
     for line in text.splitlines():
@@ -258,7 +260,8 @@ def one_per_section(text: str) -> str:
         if starts or not units:
             units.append([])
         units[-1].append(line.rstrip() if units[-1] else line.strip())
-    return "".join(f"### {_unit_title(unit)}\n" + "\n".join(unit) + "\n" for unit in units)
+    groups = [units[i : i + UNITS_PER_SECTION] for i in range(0, len(units), UNITS_PER_SECTION)]
+    return "".join(f"### {_unit_title(g[0])}\n" + "".join("\n".join(u) + "\n" for u in g) for g in groups)
 
 
 def _unit_title(unit: list[str]) -> str:
