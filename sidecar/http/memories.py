@@ -39,6 +39,8 @@ from sidecar.episodic.query import Scope
 from sidecar.errors import CrewUnavailable, NotFound
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.keys import CREW_PROXY, EMBEDDER, SETTINGS
+from sidecar.kg.lifecycle import KG
+from sidecar.kg.model import Scope as KgScope
 from sidecar.settings import Settings
 from sidecar.store.base import StoreUnavailable
 
@@ -182,10 +184,22 @@ async def forget_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
         _need_crew(settings)
         if _remote(app):
             return await _lead(app).memory("forget", target_json(req.who, req.entry_id, req.topic_key))
-        gone = await forget(app[JOURNAL], req, crew_id=settings.crew_id)
+        gone = await _forget_here(app, req, settings.crew_id)
         await _shared(app, gone["forgotten"])
         return gone
-    return await forget(app[JOURNAL], req)
+    return await _forget_here(app, req, None)
+
+
+async def _forget_here(app: web.Application, req: ForgetRequest, crew_id: str | None) -> dict[str, Any]:
+    """Forget in this journal, and end the graph's facts the forgotten memories stated."""
+    kg = app.get(KG)
+    if kg is not None:
+        await kg.ingest.follow()  # every fact they stated is in the graph before they go
+    gone = await forget(app[JOURNAL], req, crew_id=crew_id)
+    if kg is not None:
+        scope = KgScope(req.who.workspace_id, crew_id or "")
+        gone["facts_ended"] = await kg.ingest.forgotten(scope, gone["forgotten"])
+    return gone
 
 
 def _lead(app: web.Application) -> CrewProxy:
@@ -223,7 +237,7 @@ async def crew_op(app: web.Application, op: str, body: dict[str, Any]) -> tuple[
         await _shared(app, [answer["id"]])
         return answer, 200
     if op == "forget":
-        answer = await forget(store, ForgetRequest.from_json(body, who), crew_id=settings.crew_id)
+        answer = await _forget_here(app, ForgetRequest.from_json(body, who), settings.crew_id)
         await _shared(app, answer["forgotten"])
         return answer, 200
     raise NotFound(f"no crew memory operation {op!r}")

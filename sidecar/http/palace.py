@@ -27,6 +27,7 @@ from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.memories import remember_entry_op
 from sidecar.index.files import read_tier_file
 from sidecar.keys import SETTINGS, WRITES
+from sidecar.kg.lifecycle import KG
 from sidecar.palace.agent_settings import KEYS, AgentSettings
 from sidecar.palace.diary import diary_entry, read_diary
 from sidecar.palace.ingest import JOURNAL_TYPES, Kept, Plan, Turn, daily_lines, entry_id, parse_turns, plan_ingest
@@ -112,6 +113,9 @@ async def delete_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any
     path = WriteRequest.from_json({"tier": tier, "path": args.get("path"), "content": ""}).path
     heading = _str_arg(args, "heading")
     answer = await app[WRITES].delete(tier, path, heading)
+    kg = app.get(KG)
+    if kg is not None:  # what the file (or the section) said is no longer memory's word
+        answer["facts_ended"] = await kg.ingest.ended_file(tier, path, section=heading is not None)
     store = app.get(JOURNAL)
     if store is not None:
         what = f"section {heading!r} of " if heading else ""

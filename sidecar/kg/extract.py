@@ -77,6 +77,18 @@ _PRONOUNS = frozenset(
         "everything nothing someone one so some all",
     )
 )
+#: Words that stand beside a name without being part of it.
+_ADVERBS = frozenset(
+    re.findall(r"\w+", "currently now still also already recently just finally always never usually mostly often again")
+)
+#: Roles written before a person's name ("our designer Zoe").
+_ROLES = frozenset(
+    re.findall(
+        r"\w+",
+        "designer engineer developer dev manager lead colleague teammate coworker cto ceo cfo pm intern "
+        "contractor consultant friend boss architect analyst admin sre founder cofounder director tester",
+    )
+)
 
 _MOVE = re.compile(
     rf"{_SUBJ}\s+(?:have\s+|has\s+|just\s+|finally\s+)?(?:moved|migrated|switched|changed)\s+(?:\w+\s+)?"
@@ -96,6 +108,9 @@ _BASELINE = re.compile(
     rf"(?P<o>{_LEAD})\s+is\s+(?:now\s+)?(?:the|our)\s+(?:baseline|default|standard|primary|main)(?:\s+(?P<what>\w+))?\b"
 )
 _AKA = re.compile(rf"(?P<a>{_LEAD})\s*(?:\(|,)?\s*(?:aka|a\.k\.a\.|also known as|also called)\s+(?P<b>{_NAME})")
+_WORKS_ON = re.compile(
+    rf"{_SUBJ}\s+(?:is\s+|are\s+|was\s+|were\s+)?(?:now\s+|currently\s+|still\s+)?(?:working|works|work)\s+on\s+(?P<o>{_NAME})"
+)
 _EVENTS = re.compile(
     rf"{_SUBJ}\s+(?:just\s+|finally\s+|recently\s+|also\s+)?(?P<p>adopted|joined|visited|started|launched|released|"
     rf"won|bought|finished|attended|hired|left|went to|signed up for)\s+(?P<o>{_NAME})"
@@ -109,6 +124,7 @@ _USES_WORDS = ("use", "using", "run on", "runs on", "relies on", "rely on", "dep
 _OWNS_WORDS = ("own", "maintains", "is responsible for")  # "owned" for _OWNED too
 _LOCATED_WORDS = ("moved to", "relocated to", "live", "is located in", "is based in")
 _BASELINE_WORDS = ("baseline", "default", "standard", "primary", "main")
+_WORKS_WORDS = ("working on", "works on", "work on")
 _AKA_WORDS = ("aka", "a.k.a.", "also known as", "also called")
 _EVENT_WORDS = (
     "adopted", "joined", "visited", "started", "launched", "released", "won", "bought", "finished",
@@ -211,6 +227,9 @@ def _sentence_facts(sentence: str, line: int, speaker: str | None, when: str | N
     if _says(sentence, _BASELINE_WORDS):
         for m in _BASELINE.finditer(sentence):
             add("we", "uses", m["o"], functional=True)
+    if _says(sentence, _WORKS_WORDS):
+        for m in _WORKS_ON.finditer(sentence):
+            add(m["s"], "works on", m["o"])
     if _says(sentence, _AKA_WORDS):
         for m in _AKA.finditer(sentence):
             add(m["a"], "alias", m["b"])
@@ -228,12 +247,24 @@ def _subject(raw: str, speaker: str | None) -> str:
 
 
 def _name(raw: str) -> str:
-    """A name as written, without the words before a break ("he said the queue" -> "queue") or a
-    leading article; "" for a pronoun or a bare number."""
+    """A name as written, without the words before a break ("he said the queue" -> "queue"), a
+    leading article, an adverb at either end ("billing service currently" -> "billing service") or
+    a role before a proper name ("designer Zoe" -> "Zoe"); "" for a pronoun, a bare number or
+    punctuation alone."""
     words = raw.strip().strip(" '\".,;:!?").split()
     cut = max((i + 1 for i, w in enumerate(words) if w.casefold() in _BREAKS), default=0)
-    name = re.sub(r"^(?:the|our|a|an)\s+", "", " ".join(words[cut:]), flags=re.IGNORECASE)
-    if not name or name.casefold() in _PRONOUNS or name.replace(".", "").isdigit():
+    words = re.sub(r"^(?:the|our|a|an|my|their)\s+", "", " ".join(words[cut:]), flags=re.IGNORECASE).split()
+    while words and words[-1].casefold() in _ADVERBS:
+        words.pop()
+    while words and words[0].casefold() in _ADVERBS:
+        words.pop(0)
+    roles = 0
+    while roles < len(words) - 1 and words[roles].casefold() in _ROLES:
+        roles += 1
+    if roles and words[roles][:1].isupper():
+        words = words[roles:]
+    name = " ".join(words)
+    if not name or name.casefold() in _PRONOUNS or name.replace(".", "").isdigit() or not re.search(r"\w", name):
         return ""
     return name
 

@@ -7,6 +7,7 @@ Names are resolved by key and alias (``names``); an unknown entity is a 404 ``un
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,6 +83,9 @@ class KnowledgeGraph:
     ) -> Fact:
         """Add one fact (entities created as needed); a functional predicate ends the current value."""
         pred = _predicate(predicate)
+        for field, name in (("subject", subject), ("object", obj)):
+            if not re.search(r"\w", entity_key(name)):  # "!!!": nothing a question could name it by
+                raise BadRequest(f"{field} must name something: letters or digits", code=f"invalid_{field}")
         when = parse_when(valid_from) if valid_from else now_iso()
         new = NewFact(subject, pred, obj, when, source, text=text or f"{subject} {pred} {obj}",
                       confidence=confidence, functional=pred in FUNCTIONAL)  # fmt: skip

@@ -30,7 +30,7 @@ from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.kg.extract import Extracted, extract
 from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.llm import LlmExtractor
-from sidecar.kg.model import Scope, iso, parse_when
+from sidecar.kg.model import Scope, iso, now_iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
 
 __all__ = ["BACKFILL_REST", "EXTRACTOR_FROM", "QUIET_PATIENCE", "QUIET_S", "QUIET_SHARE", "Ingest"]
@@ -112,6 +112,28 @@ class Ingest:
             self._unread.add((tier, path))
             raise
         self._unread.discard((tier, path))
+
+    async def ended_file(self, tier: str, path: str, *, section: bool = False) -> int:
+        """A file deleted (with ``section``, one heading section of it): the facts read from it that
+        it no longer states end now. The number of facts ended."""
+        scope, root = self.scopes.get(tier), self.roots.get(tier)
+        if scope is None or root is None:
+            return 0
+        left = None
+        if section:
+            data = await asyncio.to_thread(read_tier_file, root, path)
+            left = (data or b"").decode("utf-8", errors="replace")
+        async with self._reading:
+            source = f"file:{tier}:{path}#"
+            return len(await self.graph.store.end_sourced(scope, source, now_iso(), prefix=True, unless_in=left))
+
+    async def forgotten(self, scope: Scope, entry_ids: list[str]) -> int:
+        """Memories forgotten: the facts read from them end now (the caller follows the journal before
+        it forgets, so every fact they stated has been read). The number of facts ended."""
+        ended = 0
+        for entry_id in entry_ids:
+            ended += len(await self.graph.store.end_sourced(scope, f"journal:{entry_id}", now_iso()))
+        return ended
 
     async def reread(self) -> int:
         """Read again the changed files whose reading failed; the number of facts they state."""

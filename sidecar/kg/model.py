@@ -12,15 +12,21 @@ from typing import Any
 
 from sidecar.errors import BadRequest
 
-__all__ = ["Entity", "Fact", "NewFact", "Scope", "iso", "now_iso", "parse_when", "room_of"]
+__all__ = ["SINCE_UNKNOWN", "Entity", "Fact", "NewFact", "Scope", "iso", "now_iso", "parse_when", "room_of"]
 
-_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_FORMAT = "%m-%dT%H:%M:%S.%fZ"
+#: The start of a fact whose beginning no one said ("we moved from A": A held until then, since when
+#: is unknown): the earliest time the stored form can write.
+SINCE_UNKNOWN = "0001-01-01T00:00:00.000000Z"
 
 
 def iso(when: datetime) -> str:
+    """The stored form. The year is written with four digits (``strftime("%Y")`` writes year 5 as
+    ``5`` on some platforms, which would sort after every later year)."""
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).strftime(_FORMAT)
+    when = when.astimezone(UTC)
+    return f"{when.year:04d}-{when.strftime(_FORMAT)}"
 
 
 def now_iso() -> str:

@@ -52,6 +52,11 @@ class PgKgStore:
     async def invalidate(self, scope: Scope, fact_id: int, valid_to: str) -> Fact:
         raise _read_only()
 
+    async def end_sourced(
+        self, scope: Scope, source: str, valid_to: str, *, prefix: bool = False, unless_in: str | None = None
+    ) -> list[int]:
+        raise _read_only()
+
     async def add_alias(self, scope: Scope, entity_id: int, alias: str) -> None:
         raise _read_only()
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from sidecar.errors import NotFound
 from sidecar.index import db
-from sidecar.kg.model import Entity, Fact, NewFact, Scope, now_iso
+from sidecar.kg.model import SINCE_UNKNOWN, Entity, Fact, NewFact, Scope, now_iso
 from sidecar.kg.names import entity_key, entity_type, split_version
 
 __all__ = ["KEYS_TTL", "KG_FILE", "MIGRATIONS", "SqliteKgStore"]
@@ -233,6 +233,28 @@ class SqliteKgStore:
 
         return await self._write(run)
 
+    async def end_sourced(
+        self, scope: Scope, source: str, valid_to: str, *, prefix: bool = False, unless_in: str | None = None
+    ) -> list[int]:
+        """End the current facts read from ``source`` (every source starting with it, with
+        ``prefix``) at ``valid_to``, except those whose sentence ``unless_in`` still holds; a file
+        source's digest is forgotten too, so the file is read again if it comes back. The ids ended."""
+        like = source.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        match = "f.source LIKE ? ESCAPE '\\'" if prefix else "f.source = ?"
+        sql = f"SELECT f.id, f.text, f.valid_from FROM kg_facts f WHERE {_IN_SCOPE} AND {match} AND f.valid_to IS NULL"
+
+        def run(conn: Conn) -> list[int]:
+            rows = conn.execute(sql, (scope.workspace_id, scope.crew_id, like if prefix else source)).fetchall()
+            ended = [int(r[0]) for r in rows if unless_in is None or not r[1] or r[1] not in unless_in]
+            for fid, _, start in (r for r in rows if int(r[0]) in ended):
+                conn.execute("UPDATE kg_facts SET valid_to = ? WHERE id = ?", (max(valid_to, start), fid))
+            if source.startswith("file:") and unless_in is None:
+                tier, path = source.removeprefix("file:").rstrip("#").split(":", 1)
+                conn.execute("DELETE FROM kg_files WHERE tier = ? AND path = ?", (tier, path))
+            return ended
+
+        return await self._write(run)
+
     async def add_alias(self, scope: Scope, entity_id: int, alias: str) -> None:
         sql = "INSERT OR IGNORE INTO kg_aliases (workspace_id, crew_id, alias, entity_id) VALUES (?, ?, ?, ?)"
         await self._write(lambda c: c.execute(sql, (scope.workspace_id, scope.crew_id, entity_key(alias), entity_id)))
@@ -434,7 +456,33 @@ def _add_one(conn: Conn, scope: Scope, new: NewFact) -> int:
             f"UPDATE kg_facts SET valid_to = ?, invalidated_by = ? WHERE id IN ({_marks(len(ended))})",
             (at, fid, *ended),
         )
+    if new.replaces:
+        _replaced_until(conn, scope, new, s_id, fid)
     return fid
+
+
+def _replaced_until(conn: Conn, scope: Scope, new: NewFact, s_id: int, fid: int) -> None:
+    """ "We moved from A to B on D" also says the subject had A until D: when the graph holds no
+    fact of A for the subject before D, one is added, ended at D by the new fact. When A began is
+    not said: the fact starts at ``SINCE_UNKNOWN`` (a question as of any earlier time finds it)."""
+    a_id = _entity_id(conn, scope, new.replaces or "")
+    if a_id == s_id:
+        return
+    known = conn.execute(
+        f"SELECT 1 FROM kg_facts f WHERE {_IN_SCOPE} AND f.subject_id = ? AND f.predicate = ? AND f.object_id = ?"
+        " AND f.valid_from < ?",
+        (scope.workspace_id, scope.crew_id, s_id, new.predicate, a_id, new.valid_from),
+    ).fetchone()
+    if known is not None:
+        return
+    conn.execute(
+        "INSERT INTO kg_facts (workspace_id, crew_id, subject_id, predicate, object_id, valid_from, valid_to,"
+        " confidence, source, room, text, recorded_at, invalidated_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            scope.workspace_id, scope.crew_id, s_id, new.predicate, a_id, SINCE_UNKNOWN, new.valid_from,
+            new.confidence, new.source, new.where, new.text[:1000], now_iso(), fid,
+        ),
+    )  # fmt: skip
 
 
 def _rivals(conn: Conn, scope: Scope, new: NewFact, s_id: int, o_id: int) -> list[tuple[int, str, str | None]]:
