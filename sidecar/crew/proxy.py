@@ -189,7 +189,7 @@ class StoreCrewProxy(CrewProxy):
 
     def __init__(self, settings: Settings, store: PostgresCrewStore) -> None:
         super().__init__(settings)
-        self.store = store
+        self.store = store.reader()  # a member only reads the store: it never migrates its schema
         self.crew_id = settings.crew_id
         # The crew's knowledge graph, copied there by the lead: its reads answered here, and the
         # lift of crew hits the lead gives its own crew search.

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -37,7 +38,8 @@ from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.sqlite_sql import tokens
 from sidecar.episodic.store import JournalStore, Scored, SharedEntry
-from sidecar.store.mirror import run_rounds
+from sidecar.store.base import StoreUnavailable, unstorable
+from sidecar.store.mirror import each_alone, run_rounds
 from sidecar.store.postgres import PostgresCrewStore, fold
 
 __all__ = ["CrewJournalMirror", "PostgresCrewJournal"]
@@ -91,7 +93,9 @@ def fingerprint(shared: SharedEntry) -> str:
     entry = shared.entry
     doc = [getattr(entry, name) for name in _PRINTED]
     doc += [shared.model, round(shared.importance, 6)]
-    digest = hashlib.sha256(json.dumps(doc, ensure_ascii=False, sort_keys=True, default=_iso).encode())
+    digest = hashlib.sha256(
+        json.dumps(doc, ensure_ascii=False, sort_keys=True, default=_iso).encode(errors="surrogatepass")
+    )
     if shared.vector is not None:
         digest.update(np.asarray(shared.vector, dtype="<f4").tobytes())
     return digest.hexdigest()[:32]
@@ -178,12 +182,17 @@ class PostgresCrewJournal:
         return {r["id"]: float(r["cos"]) for r in rows}
 
     async def mark_referenced(self, workspace_id: str, ids: Sequence[str], now: datetime) -> None:
-        async with self.store.connection() as conn:
-            await conn.execute(
-                "UPDATE crew_journal SET access_count = access_count + 1, accessed_at = $4"
-                " WHERE crew = $1 AND workspace_id = $2 AND id = ANY($3::text[])",
-                self.crew, workspace_id, list(ids), now,
-            )  # fmt: skip
+        """Count a member's recall as an access. The one write a member makes (its role needs the
+        column grant docs/store.md gives): when it is refused, the recall still answers, uncounted."""
+        try:
+            async with self.store.connection() as conn:
+                await conn.execute(
+                    "UPDATE crew_journal SET access_count = access_count + 1, accessed_at = $4"
+                    " WHERE crew = $1 AND workspace_id = $2 AND id = ANY($3::text[])",
+                    self.crew, workspace_id, list(ids), now,
+                )  # fmt: skip
+        except StoreUnavailable as exc:
+            log.warning("store.access_count_failed", error=str(exc))
 
     def _scope(self, where: ScopeFilter, params: list[Any]) -> str:
         """The served-rows clause of ``where`` (the SQLite store's ``scope_clause``) for this
@@ -214,12 +223,30 @@ class PostgresCrewJournal:
             rows = await conn.fetch("SELECT id, fingerprint FROM crew_journal WHERE crew = $1", self.crew)
         return {r["id"]: r["fingerprint"] for r in rows}
 
-    async def put(self, entries: Sequence[tuple[SharedEntry, str]]) -> None:
-        """Insert or replace these entries (each with its fingerprint), a batch per transaction."""
+    async def put(self, entries: Sequence[tuple[SharedEntry, str]]) -> dict[str, str]:
+        """Insert or replace these entries (each with its fingerprint), a batch per transaction.
+
+        An entry the database cannot hold (a NUL in its text, a lone surrogate) never stops the
+        others: it is left out and returned (id -> why); a batch the store refuses for a value
+        is sent again an entry at a time, so only the bad one stays out."""
         rows = await asyncio.to_thread(lambda: [self._row(shared, print_) for shared, print_ in entries])
-        for start in range(0, len(rows), _BATCH):
-            async with self.store.connection() as conn, conn.transaction():
-                await conn.executemany(_UPSERT, rows[start : start + _BATCH])
+        refused: dict[str, str] = {}
+        good = []
+        for row in rows:
+            problem = unstorable(*(v for v in row if isinstance(v, str)))
+            if problem is None:
+                good.append(row)
+            else:
+                refused[row[1]] = problem
+        for start in range(0, len(good), _BATCH):
+            batch = {row[1]: row for row in good[start : start + _BATCH]}
+            refused |= await each_alone(list(batch), functools.partial(self._upsert, batch))
+        return refused
+
+    async def _upsert(self, rows: dict[str, tuple[Any, ...]], ids: list[str]) -> None:
+        """The rows of ``ids`` in one transaction."""
+        async with self.store.connection() as conn, conn.transaction():
+            await conn.executemany(_UPSERT, [rows[i] for i in ids])
 
     async def analyze(self) -> None:
         """Fresh planner statistics (after a large copy the planner still sees an empty table)."""
@@ -267,6 +294,8 @@ class CrewJournalMirror:
         self._wake.set()  # the first round compares at once
         self._task: asyncio.Task[None] | None = None
         self._last_full = float("-inf")
+        #: Crew entries the store could not hold (id -> why): left out of it until they change.
+        self.skipped: dict[str, str] = {}
 
     def start(self) -> None:
         self._task = asyncio.create_task(
@@ -281,6 +310,18 @@ class CrewJournalMirror:
 
     def _failed(self) -> None:
         self.synced = None  # the next round compares everything
+
+    async def _skipped(self, refused: dict[str, str], *, replace: bool = False) -> None:
+        """Log the entries the store could not hold and publish how many it lacks for that
+        (``replace``: a full compare, which finds them all afresh)."""
+        for entry_id, why in refused.items():
+            log.warning("store.journal_entry_skipped", id=entry_id, reason=why)
+        before = dict(self.skipped)
+        if replace:
+            self.skipped.clear()
+        self.skipped.update(refused)
+        if self.skipped != before:
+            await self.target.store.set_skipped("memories", len(self.skipped))
 
     async def _round(self) -> None:
         """Every tick: a full compare when crew entries were added, embedded or removed since the
@@ -300,8 +341,9 @@ class CrewJournalMirror:
             changed = [(s, f) for s, f in zip(entries, prints, strict=True) if held.get(s.entry.id) != f]
             ids = {s.entry.id for s in entries}
             gone = [i for i in held if i not in ids]
-            await self.target.put(changed)
-            await self.target.remove(gone)
+            refused = await self.target.put(changed)
+            await self.target.remove(gone + sorted(i for i in refused if i in held))  # no stale copy
+            await self._skipped(refused, replace=True)
             if len(changed) + len(gone) >= ANALYZE_AFTER:
                 await self.target.analyze()
             self.synced = signature
@@ -318,8 +360,11 @@ class CrewJournalMirror:
             async with self._lock:
                 entries = await self.journal.crew_entries(self.crew_id, ids)
                 prints = await asyncio.to_thread(lambda: [fingerprint(s) for s in entries])
-                await self.target.put(list(zip(entries, prints, strict=True)))
-                await self.target.remove(sorted(set(ids) - {s.entry.id for s in entries}))
+                refused = await self.target.put(list(zip(entries, prints, strict=True)))
+                await self.target.remove(sorted((set(ids) - {s.entry.id for s in entries}) | set(refused)))
+                for entry_id in ids:
+                    self.skipped.pop(entry_id, None)
+                await self._skipped(refused)
         except Exception as exc:
             log.warning("store.journal_flush_failed", error=str(exc))
             self.synced = None  # the next round compares everything

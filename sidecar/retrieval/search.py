@@ -25,6 +25,7 @@ from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark, pick, wanted
+from sidecar.store.base import block_only
 
 if TYPE_CHECKING:
     from sidecar.index.tier import Tier
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["MAX_LIMIT", "SCOPES", "BoostPlan", "CrewSource", "SearchBoost", "SearchRequest", "SearchService"]
 
 log = structlog.get_logger("sidecar.retrieval.search")
+#: The most crew hits ranked to fill an answer the operator models took places in.
+_CREW_WIDEST = 400
 
 
 class CrewSource(Protocol):
@@ -120,17 +123,32 @@ class SearchService:
         tier = self.agent if scope == "agent" else self.crew_tier
         assert tier is not None
         plan = None if req.raw_fts else await self._boost_plan(scope, req.query)
+        if scope == "agent":
+            return await self._ranked(scope, tier, req, plan, req.limit)
+        # The crew's operator models are the block's alone: ranked, then left out, asking for more
+        # while they took places the answer needs (a crew without them ranks once).
+        limit = req.limit
+        while True:
+            found, degraded = await self._ranked(scope, tier, req, plan, limit)
+            kept = [hit for hit in found if not block_only(hit["path"])]
+            if len(kept) >= req.limit or len(found) < limit or limit >= _CREW_WIDEST:
+                return kept[: req.limit], degraded
+            limit = min(limit * 4, _CREW_WIDEST)
+
+    async def _ranked(
+        self, scope: str, tier: Tier, req: SearchRequest, plan: BoostPlan | None, limit: int
+    ) -> tuple[list[dict[str, Any]], list[str]]:
         try:
             if self.hybrid is not None and not req.raw_fts:
-                return await self.hybrid.search(tier, req.query, req.limit, req.explain, plan)
-            hits = await tier.search(req.query, wanted(plan, req.limit), req.raw_fts)
+                return await self.hybrid.search(tier, req.query, limit, req.explain, plan)
+            hits = await tier.search(req.query, wanted(plan, limit), req.raw_fts)
         except SidecarError:
             raise
         except Exception as exc:
             log.exception("search.failed", tier=scope)
             raise SearchFailed(f"{scope} search failed: {type(exc).__name__}") from exc
         found = []
-        for hit, lifted in pick(plan, hits, lambda h: candidate_of(h, round(h.score, 6)), req.limit):
+        for hit, lifted in pick(plan, hits, lambda h: candidate_of(h, round(h.score, 6)), limit):
             result = hit.as_json(scope)
             mark(result, lifted, req.explain)
             found.append(result)

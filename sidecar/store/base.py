@@ -20,13 +20,55 @@ if TYPE_CHECKING:
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ChunkRow", "CrewStore", "FileRow", "StoreUnavailable", "VectorRow"]
+__all__ = [
+    "OPERATORS_DIR",
+    "ChunkRow",
+    "CrewStore",
+    "FileRow",
+    "RowRefused",
+    "StoreUnavailable",
+    "VectorRow",
+    "block_only",
+    "unstorable",
+]
 
 Floats = npt.NDArray[np.float32]
 
 
+#: The crew tier's operator models (``operators/<slug>.md``): each is private to its operator, read
+#: only by the memory block that injects it (for the user who opened the session). Crew search
+#: (the lead's, its crew listener's, a crew store's) and reading crew files leave them out.
+OPERATORS_DIR = "operators/"
+
+
+def block_only(path: str) -> bool:
+    """Whether the crew file at ``path`` is one only the memory block reads (an operator model).
+    Compared case-folded: on a case-insensitive filesystem ``Operators/`` is the same dir."""
+    return path.casefold().startswith(OPERATORS_DIR)
+
+
 class StoreUnavailable(Exception):
     """The store could not be reached, or did not answer in time."""
+
+
+class RowRefused(StoreUnavailable):
+    """The store refused a value it was sent (a PostgreSQL data exception, or text it cannot
+    encode): that row's fault, not the store's. A copy skips the row and goes on; anything that
+    does not know better still treats it as the store being unavailable."""
+
+
+def unstorable(*texts: str) -> str | None:
+    """Why PostgreSQL's text cannot hold one of ``texts`` (a NUL, or a lone surrogate, which is not
+    Unicode), or None. Such text is the sender's fault, never the store's being down."""
+    for text in texts:
+        if "\x00" in text:
+            return "text must not contain NUL (U+0000)"
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return "text is not valid Unicode (a lone surrogate)"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,8 @@
 """The PostgreSQL store's schema: numbered migrations, recorded in ``store_migrations`` and
-applied at start under an advisory lock (several sidecars of a crew may start at once; one applies
-them, the others find them applied).
+applied by the writers alone (the lead when it first connects, and ``store migrate``) under an
+advisory lock (a lead and a ``store migrate`` may start at once; one applies them, the other finds
+them applied). Members only read the store, with a role that may not change its schema: they
+check its version (``schema_version``) and wait for the lead.
 
 Every table is keyed by crew, so one database can hold several crews. Chunk vectors sit in the
 chunk rows; their column has no fixed width (a crew may change models), so each width gets its own
@@ -12,10 +14,22 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LOCK_KEY", "MIGRATIONS", "hnsw_index", "migrate"]
+__all__ = ["FILE_DIGEST", "LOCK_KEY", "MIGRATIONS", "hnsw_index", "migrate", "schema_version"]
 
 #: pg_advisory_xact_lock key of the migrations ("mscrew" in ASCII).
 LOCK_KEY = 0x6D7363726577
+
+#: What the lead wrote of one file (the ``crew_files`` row ``f``), hashed in the database: its
+#: bytes, its flagged sections, and each chunk's text, tsvector, place and hash in file order. The
+#: lead sets ``written`` to it in the transaction that writes the file, and its compare recomputes
+#: it: a row changed in the database by anyone else no longer matches, and the lead sends the file
+#: again. (Changing this expression needs a migration that recomputes ``written``.)
+FILE_DIGEST = (
+    "md5(coalesce(md5(f.content), '-') || '|' || f.flags::text || '|' || coalesce(("
+    "SELECT string_agg(concat_ws(':', c.ord, c.line_start, c.line_end, c.hash, c.plain, md5(c.heading), "
+    "md5(c.body), md5(c.tsv::text)), ',' ORDER BY c.ord) FROM crew_chunks c "
+    "WHERE c.crew = f.crew AND c.path = f.path), ''))"
+)
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: files, chunks (tsvector of heading (weight A) and body (weight B), GIN-indexed), vectors
@@ -167,7 +181,23 @@ MIGRATIONS: tuple[str, ...] = (
     INSERT INTO crew_state (crew, chunks) SELECT crew, count(*) FROM crew_chunks GROUP BY crew
         ON CONFLICT (crew) DO UPDATE SET chunks = excluded.chunks;
     """,
+    # 8: the digest of what the lead wrote of each file (``FILE_DIGEST``; the rows already here are
+    # taken as written), and what the lead's copies had to leave out (rows whose text the database
+    # cannot hold), by kind, for the status.
+    f"""
+    ALTER TABLE crew_files ADD COLUMN written TEXT;
+    UPDATE crew_files f SET written = {FILE_DIGEST};
+    ALTER TABLE crew_state ADD COLUMN skipped JSONB NOT NULL DEFAULT '{{}}';
+    """,
 )
+
+
+async def schema_version(conn: Any) -> int:
+    """The store's schema version (0: never migrated)."""
+    exists = await conn.fetchval("SELECT to_regclass('store_migrations') IS NOT NULL")
+    if not exists:
+        return 0
+    return int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM store_migrations"))
 
 
 def hnsw_index(dim: int) -> str:

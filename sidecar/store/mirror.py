@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
+from typing import TypeVar
 
 import structlog
 
-from sidecar.store.base import StoreUnavailable
+from sidecar.store.base import RowRefused, StoreUnavailable, unstorable
 from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
 
-__all__ = ["BATCH_FILES", "CrewMirror", "run_rounds"]
+__all__ = ["BATCH_FILES", "CrewMirror", "each_alone", "run_rounds"]
 
 log = structlog.get_logger("sidecar.store.mirror")
+T = TypeVar("T", bound=Hashable)
 #: Files sent in one transaction.
 BATCH_FILES = 200
 #: ... by the full compare: the rounds wait for its transaction to end before they write, so it
@@ -66,6 +68,26 @@ async def run_rounds(
             log.exception("store.mirror_failed", retry_in=delay)
 
 
+async def each_alone(items: list[T], put: Callable[[list[T]], Awaitable[None]]) -> dict[T, str]:
+    """``put`` the items in one go; if the store refuses a value in them (``RowRefused``), put
+    each alone instead, so one bad row never stops the batch. The items refused, with why."""
+    if not items:
+        return {}
+    try:
+        await put(items)
+    except RowRefused:
+        pass
+    else:
+        return {}
+    refused: dict[T, str] = {}
+    for item in items:
+        try:
+            await put([item])
+        except RowRefused as exc:
+            refused[item] = str(exc)
+    return refused
+
+
 class CrewMirror:
     def __init__(
         self,
@@ -95,6 +117,8 @@ class CrewMirror:
         self._full: asyncio.Task[tuple[int, int]] | None = None  # the full compare under way
         self._writing = asyncio.Lock()  # one writer at a time: the rounds or the full compare
         self._last_full = 0.0
+        #: Files the store could not hold (path -> why), left out of it until they change.
+        self.skipped: dict[str, str] = {}
 
     async def on_update(self, tier: str, path: str, seq: int, kind: str) -> None:
         """The reindex queue's hook: a crew file changed in the index."""
@@ -167,19 +191,21 @@ class CrewMirror:
             self.synced_seq = seq
 
     async def sync_files(self) -> tuple[int, int]:
-        """Replace the store's files that differ from the index and drop those gone; the counts."""
+        """Replace the store's files that differ from the index (or from what the lead wrote of
+        them) and drop those gone; how many were sent and removed."""
         files = await asyncio.to_thread(self.source.files)
-        held = await self.store.files()
+        held = await self.store.files(verify=True)  # a file changed in the database is sent again
         changed = sorted(p for p, f in files.items() if held.get(p) != f.hash)
         gone = sorted(p for p in held if p not in files)
         # Files gone go the same way: removed if the index still lacks them at their turn (a round
         # may have sent one made again).
         await self._send(changed + gone, COMPARE_BATCH_FILES)
+        sent = [p for p in changed if p not in self.skipped]
         if changed or gone:
-            log.info("store.mirrored", changed=len(changed), removed=len(gone))
+            log.info("store.mirrored", changed=len(sent), removed=len(gone), skipped=len(changed) - len(sent))
         if len(changed) + len(gone) >= ANALYZE_AFTER:
             await self.store.analyze()
-        return len(changed), len(gone)
+        return len(sent), len(gone)
 
     async def sync_paths(self, paths: list[str]) -> None:
         """Bring just these files level with the index (the queue changed them): no full compare.
@@ -197,18 +223,45 @@ class CrewMirror:
 
     async def _write_batch(self, part: list[str]) -> None:
         """Put these files in the store as the index holds them now (a round may have sent a newer
-        version of one meanwhile), and remove those the index no longer has."""
+        version of one meanwhile), and remove those the index no longer has.
+
+        A file the store cannot hold (text with a NUL, say, put in the crew dir by a shell) never
+        stops the others: it is left out, logged, counted in the store's status, and its old copy
+        removed (members would otherwise read text the crew no longer has)."""
         model = self.model()
         now = await asyncio.to_thread(self.source.files, part)
         present = [p for p in part if p in now]
+        refused: dict[str, str] = {}
         if present:
             chunks = await asyncio.to_thread(self.source.chunks, present)
-            hashes = [c.hash for rows in chunks.values() for c in rows]
+            for path in present:
+                problem = unstorable(path, *(t for c in chunks[path] for t in (c.heading, c.body)))
+                if problem is not None:
+                    refused[path] = problem
+            present = [p for p in present if p not in refused]
+            hashes = [c.hash for p in present for c in chunks[p]]
             vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
             contents = await asyncio.to_thread(self.source.contents, present)
             flags = await asyncio.to_thread(self.source.flags, contents)
-            await self.store.replace_files([(now[p], chunks[p]) for p in present], model, vectors, flags, contents)
-        await self.store.remove_files([p for p in part if p not in now])
+
+            async def put(paths: list[str]) -> None:
+                files = [(now[p], chunks[p]) for p in paths]
+                await self.store.replace_files(files, model, vectors, flags, contents)
+
+            refused |= await each_alone(present, put)
+        await self.store.remove_files([p for p in part if p not in now or p in refused])
+        await self._skipped(part, refused)
+
+    async def _skipped(self, part: list[str], refused: dict[str, str]) -> None:
+        """Record which of ``part`` the store could not take, and publish the count if it moved."""
+        for path, why in refused.items():
+            log.warning("store.file_skipped", path=path, reason=why)
+        before = len(self.skipped)
+        for path in part:
+            self.skipped.pop(path, None)
+        self.skipped.update(refused)
+        if len(self.skipped) != before or refused:
+            await self.store.set_skipped("files", len(self.skipped))
 
     async def sync_vectors(self) -> int:
         """Send the vectors the index has and the store lacks; how many the store still lacks."""

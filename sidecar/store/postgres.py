@@ -1,8 +1,8 @@
 """The crew store on PostgreSQL: tsvector + GIN for keyword search, pgvector (HNSW, cosine) for
 dense, and the embedded index's fusion and answer shape on top (``ranking``).
 
-asyncpg and one small pool per process. Nothing connects at start: the first call connects and
-applies the migrations, so a sidecar starts (and serves its own tier) while the database is down;
+asyncpg and one small pool per process. Nothing connects at start: the first call connects (and,
+for a writer, applies the migrations; a reader checks the schema is current), so a sidecar starts (and serves its own tier) while the database is down;
 each call that cannot reach it, or is not answered within ``timeout``, raises
 ``StoreUnavailable``, and the next call tries again.
 
@@ -25,11 +25,21 @@ from typing import Any
 import numpy as np
 import structlog
 
+from sidecar.errors import BadRequest
 from sidecar.index.query import terms
 from sidecar.retrieval.lift import BoostPlan, wanted
 from sidecar.retrieval.standing import SLACK
-from sidecar.store.base import ChunkRow, FileRow, Floats, StoreUnavailable, VectorRow
-from sidecar.store.migrations import hnsw_index, migrate
+from sidecar.store.base import (
+    OPERATORS_DIR,
+    ChunkRow,
+    FileRow,
+    Floats,
+    RowRefused,
+    StoreUnavailable,
+    VectorRow,
+    unstorable,
+)
+from sidecar.store.migrations import FILE_DIGEST, MIGRATIONS, hnsw_index, migrate, schema_version
 from sidecar.store.ranking import Candidates, mark_flagged, rank
 
 __all__ = ["PostgresCrewStore", "fold"]
@@ -50,8 +60,12 @@ def build_memory_mb(rows: int, dim: int) -> int:
     return max(low, min(high, math.ceil(rows * (4 * dim + 512) * 1.2 / 2**20)))
 
 
+#: The longest the compare's read of every file's digest may take (it hashes every chunk's text).
+_VERIFY_S = 120.0
 #: The first key of the per-crew advisory lock a change of the chunks takes ("ms" in ASCII).
 _WRITE_LOCK = 0x6D73
+#: The chunks a crew search may find: not the operator models', which only the block reads.
+_SHARED = f"lower(path) NOT LIKE '{OPERATORS_DIR}%'"
 #: How many chunks the keyword leg's finding words may hold between them (see ``_bm25``).
 _MATCH_BUDGET = 5000
 
@@ -76,11 +90,14 @@ def _decode_vector(data: bytes) -> Floats:
 class PostgresCrewStore:
     """One crew's shared tier in one PostgreSQL database (``dsn``)."""
 
-    def __init__(self, dsn: str, crew: str, *, timeout: float = 2.0, max_size: int = 4) -> None:
+    def __init__(self, dsn: str, crew: str, *, timeout: float = 2.0, max_size: int = 4, migrate: bool = True) -> None:
         self.dsn = dsn
         self.crew = crew
         self.timeout = timeout
         self.max_size = max_size
+        # The writers (the lead, ``store migrate``) bring the schema up to date when they first
+        # connect; a reader (a member, ``reader()``) never changes it, and waits for the lead.
+        self.migrate = migrate
         self._pool: Any = None
         self._lock = asyncio.Lock()
         self._indexed_dims: set[int] = set()
@@ -97,7 +114,13 @@ class PostgresCrewStore:
 
                 conn = await asyncpg.connect(self.dsn, timeout=self.timeout)
                 try:
-                    await migrate(conn)
+                    if self.migrate:
+                        await migrate(conn)
+                    elif (version := await schema_version(conn)) < len(MIGRATIONS):
+                        raise StoreUnavailable(
+                            f"the crew store's schema is at version {version}, this sidecar reads "
+                            f"version {len(MIGRATIONS)}: the lead brings it up to date when it connects"
+                        )
                 finally:
                     await conn.close()
                 self._pool = await asyncpg.create_pool(
@@ -110,6 +133,11 @@ class PostgresCrewStore:
                     server_settings={"client_min_messages": "warning"},
                 )
         return self._pool
+
+    def reader(self) -> PostgresCrewStore:
+        """The same store for a reader (a member): it never migrates the schema, and needs only
+        the read-only role with the narrow grant docs/store.md lists."""
+        return PostgresCrewStore(self.dsn, self.crew, timeout=self.timeout, max_size=self.max_size, migrate=False)
 
     @staticmethod
     async def _init_connection(conn: Any) -> None:
@@ -132,6 +160,8 @@ class PostgresCrewStore:
             raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
         try:
             yield conn
+        except (asyncpg.DataError, UnicodeEncodeError) as exc:  # a value sent, not the store
+            raise RowRefused(f"{type(exc).__name__}: {exc}") from exc
         except failures as exc:
             raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
         finally:
@@ -152,10 +182,25 @@ class PostgresCrewStore:
                 pool.terminate()
 
     # -- write side --------------------------------------------------------------------------
-    async def files(self) -> dict[str, str]:
+    async def files(self, *, verify: bool = False) -> dict[str, str]:
+        """Each file's content hash. ``verify``: a file whose rows are no longer what the lead
+        wrote (``FILE_DIGEST``: changed in the database by someone else) maps to "" instead,
+        which no index hash equals, so the lead's compare sends it again."""
+        if not verify:
+            async with self._conn() as conn:
+                rows = await conn.fetch("SELECT path, hash FROM crew_files WHERE crew = $1", self.crew)
+            return {r["path"]: r["hash"] for r in rows}
         async with self._conn() as conn:
-            rows = await conn.fetch("SELECT path, hash FROM crew_files WHERE crew = $1", self.crew)
-        return {r["path"]: r["hash"] for r in rows}
+            rows = await conn.fetch(
+                f"SELECT f.path, f.hash, f.written IS NOT DISTINCT FROM {FILE_DIGEST} AS intact "
+                "FROM crew_files f WHERE f.crew = $1",
+                self.crew,
+                timeout=max(self.timeout, _VERIFY_S),
+            )
+        changed = sorted(r["path"] for r in rows if not r["intact"])
+        if changed:
+            log.warning("store.changed_in_store", files=len(changed), first=changed[:20])
+        return {r["path"]: r["hash"] if r["intact"] else "" for r in rows}
 
     async def replace_files(
         self,
@@ -197,7 +242,22 @@ class PostgresCrewStore:
                 rows,
             )
             await self._count_words(conn, paths, 1)
+            await conn.execute(
+                f"UPDATE crew_files f SET written = {FILE_DIGEST} WHERE f.crew = $1 AND f.path = ANY($2::text[])",
+                self.crew,
+                paths,
+            )
             await self._bump_version(conn)
+
+    async def set_skipped(self, kind: str, count: int) -> None:
+        """How many of ``kind`` (``files``, ``memories``) the lead's copy had to leave out, for the
+        status (members see it)."""
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO crew_state (crew, skipped) VALUES ($1, jsonb_build_object($2::text, $3::int)) "
+                "ON CONFLICT (crew) DO UPDATE SET skipped = crew_state.skipped || excluded.skipped",
+                self.crew, kind, count,
+            )  # fmt: skip
 
     async def _count_words(self, conn: Any, paths: list[str], sign: int) -> None:
         """Add (``sign`` 1) or take away (-1) the chunks of ``paths`` in the crew's word and chunk
@@ -341,6 +401,9 @@ class PostgresCrewStore:
         explain: bool,
         plan: BoostPlan | None = None,
     ) -> list[dict[str, Any]]:
+        problem = unstorable(query)
+        if problem is not None:  # the database would refuse it: the query's fault, not a store down
+            raise BadRequest(f"query: {problem}", code="invalid_query", field="query")
         words = terms(query)
         if not words:
             return []
@@ -401,7 +464,7 @@ class PostgresCrewStore:
             await conn.fetch(
                 "WITH allq AS (SELECT crew_tsquery_any(plainto_tsquery('english', t)) AS q FROM unnest($2::text[]) t) "
                 "SELECT c.id, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain, "
-                f"{parts} AS score FROM crew_chunks c, allq WHERE c.crew = $1 AND c.tsv @@ allq.q "
+                f"{parts} AS score FROM crew_chunks c, allq WHERE c.crew = $1 AND c.tsv @@ allq.q AND {_SHARED} "
                 "ORDER BY score DESC, c.id LIMIT $3",
                 self.crew, finders, limit, *args,
             )
@@ -428,7 +491,8 @@ class PostgresCrewStore:
         cast = f"vector({dim})"
         dense = await conn.fetch(
             f"SELECT id, 1 - (embedding::{cast} <=> $2::{cast}) AS cos FROM crew_chunks "
-            f"WHERE crew = $1 AND dim = {dim} AND model = $3 ORDER BY embedding::{cast} <=> $2::{cast} LIMIT $4",
+            f"WHERE crew = $1 AND dim = {dim} AND model = $3 AND {_SHARED} "
+            f"ORDER BY embedding::{cast} <=> $2::{cast} LIMIT $4",
             self.crew, qvec, model, _CANDIDATES,
         )  # fmt: skip
         if not dense and not await conn.fetchval(
@@ -469,6 +533,7 @@ class PostgresCrewStore:
                 "(SELECT coalesce(sum(size), 0) FROM crew_files WHERE crew = $1) AS bytes, "
                 "count(*) AS chunks, count(embedding) AS vectors, "
                 "(SELECT seq FROM crew_state WHERE crew = $1) AS seq, "
+                "(SELECT skipped::text FROM crew_state WHERE crew = $1) AS skipped, "
                 "(SELECT max(indexed_at) FROM crew_files WHERE crew = $1) AS last "
                 "FROM crew_chunks WHERE crew = $1",
                 self.crew,
@@ -483,5 +548,7 @@ class PostgresCrewStore:
             "chunks": int(row["chunks"]),
             "vectors": int(row["vectors"]),
             "seq": int(row["seq"] or 0),
+            # Rows the lead's copy left out (text the database cannot hold): files, memories.
+            "skipped": {"files": 0, "memories": 0, **json.loads(row["skipped"] or "{}")},
             "last_indexed": row["last"].isoformat() if row["last"] is not None else None,
         }

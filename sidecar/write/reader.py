@@ -1,7 +1,8 @@
 """Reading one memory file (``GET /memory/read``, ``memory.read``), under the write path's rules:
 the same tier roots and the same path checks. A symlink is read when it leads to a tier file
 inside the tier, exactly when the index takes it (``sidecar.index.files.resolve_tier_file``);
-anything but a regular file is a 403."""
+anything but a regular file is a 403. The crew's operator models are a 403 too: only the memory
+block reads them, each for its own operator."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from typing import Any, cast
 from aiohttp import web
 
 from sidecar.contract import Flagged, ReadAnswer, ReadRequest
-from sidecar.errors import NotFound
+from sidecar.errors import Forbidden, NotFound
 from sidecar.keys import WRITES
+from sidecar.store.base import block_only
 from sidecar.write.durable import read_file
 
 __all__ = ["read_memory"]
@@ -22,6 +24,8 @@ __all__ = ["read_memory"]
 async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
     """One memory file's text, by tier and tier-relative path (the write path's safety rules)."""
     req = ReadRequest.from_json(body)
+    if req.tier == "crew" and block_only(req.path):  # whether it exists or not: nothing is told
+        raise Forbidden("operator models (operators/) are read only by the memory block", code="operator_model")
     found = await asyncio.to_thread(_read_and_scan, app[WRITES].read_root(req.tier), req.path)
     if found is None:
         raise NotFound(f"no memory file {req.path!r} in the {req.tier} tier", code="no_such_file")
