@@ -48,7 +48,7 @@ SUPERSEDED = "Superseded"
 CHANGED = "Changed"
 MAX_SUBJECT_WORDS = 8
 MAX_CLAIM_CHARS = 400
-UNITS_PER_SECTION = 5
+UNITS_PER_SECTION = 1
 _WORD = re.compile(r"\w+")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _CHANGE = (
@@ -246,9 +246,10 @@ def changed_section(lines: Sequence[Said], replaced: Mapping[str, Sequence[str]]
 
 def in_sections(text: str) -> str:
     """``text``'s units (a line with its indented continuation, a fenced block), ``UNITS_PER_SECTION``
-    to a ``###`` heading named for the first one's first words: a search ranks a few lines
-    together, not a kilobyte of a week's facts (where one fact's words and its neighbours' make a
-    false match), while a hit still carries some context."""
+    to a ``###`` heading named for the first one's first words: a search ranks a fact on its own
+    words, not on a kilobyte of a week's facts (where one fact's words and its neighbours' make a
+    false match). The cost is context: a hit is one line, which on conversation (LoCoMo) finds
+    fewer evidence turns in a top five than kilobyte chunks do."""
     units: list[list[str]] = []
     fenced = False
     for line in text.splitlines():

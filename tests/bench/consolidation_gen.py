@@ -1,8 +1,10 @@
 """A months-long history of an engineering agent's daily notes, seeded, with planted facts and the
 queries that find them: what the consolidation bench runs on.
 
-Two phrasing sets: ``tuning`` (the one the job was developed on) and ``held_out`` (another seed,
-other templates for every kind of line, never tuned on). Each simulated day holds routine work-log
+Three phrasing sets: ``tuning`` (the one the job was developed on), ``held_out`` (another seed,
+other templates for every kind of line; its figures were seen while the job was developed, so it
+is held out from tuning but not unseen) and ``fresh`` (a third seed and templates, added last and
+run only for the final figures). Each simulated day holds routine work-log
 lines and, on planted days:
 
 - static facts, stated once or twice (a port, an owner, a runbook path ...);
@@ -134,6 +136,41 @@ _TEMPLATES = {
             ("The user prefers {x}.", "{x}"),
             ("User: always {y}.", "{y}"),
             ("The user asked us to never {z}.", "{z}"),
+        ],
+    },
+    "fresh": {
+        "static": [
+            ("Port {port} is where {svc} accepts traffic.", "what port does {svc} accept traffic on", "{port}"),
+            ("{person} is the owner of {svc}.", "{svc} owner", "{person}"),
+            ("Runbook for {svc}: {path}.", "{svc} runbook location", "{path}"),
+            ("Vault: {svc} keeps its secrets under {vault}.", "{svc} secrets vault", "{vault}"),
+        ],
+        "recurring": [
+            ("Handover for the {team} pager is {weekday} {hour}:00.", "{team} pager handover day", "{weekday}"),
+            ("Availability goal for {svc}: {pct} percent.", "{svc} availability goal", "{pct} percent"),
+        ],
+        "changed": [
+            (
+                "Our {purpose} runs on {a}.",
+                "{purpose} moved from {a} to {b} this sprint.",
+                "what does {purpose} run on",
+            ),
+            ("We are on {db} {v1}.", "{db} upgraded: we are on {db} {v2} now.", "which {db} version are we on"),
+            (
+                "The {job} starts at {t1} UTC daily.",
+                "The {job} now starts at {t2} UTC daily.",
+                "when does the {job} start",
+            ),
+            (
+                "{svc} is deployed to {h1}.",
+                "{svc} is no longer on {h1}; it is deployed to {h2}.",
+                "where is {svc} deployed",
+            ),
+        ],
+        "preferences": [
+            ("I'd rather get {x}.", "{x}"),
+            ("Please always {y}.", "{y}"),
+            ("Never ever {z}.", "{z}"),
         ],
     },
 }
