@@ -70,7 +70,11 @@ def _negated(sentence: str, start: int) -> bool:
     return _NEGATED.search(sentence[max(0, start - 40) : start]) is not None
 
 
-_GATE = re.compile(rf"{_PIPE.pattern}|{_NO_CONSENT.pattern}|{_SELF_GRANT.pattern}")
+# The sentences worth judging: one short word list, not the three patterns' alternations.
+_GATE = re.compile(
+    r"\b(?:curl|wget|iwr|irm|iex|invoke-|without|need\s+to|ask|confirm|auto-?approv|dangerously|"
+    r"yolo|yourself|escalate|elevate|no-preserve|rm\s+-rf|interrupted)"
+)
 _NEEDLES = tuple(
     [
         "curl",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.lexicon import KEYS, LEXICON, NEGATIONS
-from sidecar.scanner.normalise import Views, normalise
+from sidecar.scanner.normalise import Stems, Views, normalise
 from sidecar.scanner.rule import Hit, Rule, per_sentence
 
 __all__ = ["MULTILINGUAL_RULES"]
@@ -56,15 +56,10 @@ _NEGATION_REACH = 8  # characters before a verb where a negation turns it into a
 _NEGATABLE = frozenset(("null", "reveal", "send"))
 
 
-def _stems(key: str) -> tuple[frozenset[str], frozenset[str]]:
-    """``key``'s terms folded, as word stems (spaced scripts: a word must start with one) and as
-    substrings (Chinese, Japanese, Korean, where a term stands inside a run of letters)."""
-    stems: set[str] = set()
-    inner: set[str] = set()
-    for lang, words in LEXICON.items():
-        for term in words[key].split("|"):
-            (inner if lang in _UNSPACED else stems).add(_folded(term))
-    return frozenset(stems), frozenset(inner)
+def _stems(key: str) -> Stems:
+    """``key``'s terms folded: ASCII ones as word stems, the others (Cyrillic, Arabic, CJK, ...)
+    looked up as they are."""
+    return Stems.of({_folded(term) for words in LEXICON.values() for term in words[key].split("|")})
 
 
 def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | None]:
@@ -98,10 +93,10 @@ def _conceal(sentence: str) -> tuple[int, int, int] | None:
 def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, int, int] | None]) -> Rule:
     """A rule gated on ``key``'s words: it runs only when a word of the text starts with one of
     them, and judges only the sentences that hold one."""
-    (stems, inner), find = _stems(key), per_sentence(judge, _RX[key])
+    stems, find = _stems(key), per_sentence(judge, _RX[key])
 
     def gated(views: Views) -> Iterator[Hit]:
-        if views.starts_a_word(stems) or (not views.folded.isascii() and any(views.has(t) for t in inner)):
+        if views.starts_a_word(stems):
             yield from find(views)
 
     return Rule(category, f"multilingual.{name}", (), "folded", gated, "multilingual")

@@ -15,13 +15,14 @@ import functools
 import html
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from sidecar.scanner.confusables import load_table
 from sidecar.scanner.sentences import sentences
 
-__all__ = ["Views", "fold_char", "normalise"]
+__all__ = ["Stems", "Views", "fold_char", "normalise"]
 
 # Characters that render as blank space but are letters or symbols: attackers use them as spaces.
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5")
@@ -75,6 +76,26 @@ def fold_char(char: str) -> str:
     return "".join(out)
 
 
+@dataclass(frozen=True, slots=True)
+class Stems:
+    """Words a rule needs, ready for ``Views.starts_a_word``: ASCII word stems, and the other
+    terms by their first character."""
+
+    words: tuple[str, ...]
+    other: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def of(cls, terms: Iterable[str]) -> Stems:
+        words: list[str] = []
+        other: dict[str, list[str]] = {}
+        for term in terms:
+            if term.isascii() and term[:1].isalnum():
+                words.append(term)
+            else:
+                other.setdefault(term[0], []).append(term)
+        return cls(tuple(sorted(words)), {char: tuple(found) for char, found in other.items()})
+
+
 @dataclass(slots=True)
 class Views:
     """The forms of one text the rules read, with the code-fence spans of ``folded`` and which
@@ -86,6 +107,7 @@ class Views:
     _fences: list[int] | None = field(default=None, repr=False)
     _sentences: list[tuple[int, int]] | None = field(default=None, repr=False)
     _words: list[str] | None = field(default=None, repr=False)
+    _chars: frozenset[str] | None = field(default=None, repr=False)
     _seen: dict[tuple[bool, str], bool] = field(default_factory=dict, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
@@ -96,23 +118,25 @@ class Views:
             found = self._seen[key] = needle in (self.raw if raw else self.folded)
         return found
 
-    def starts_a_word(self, stems: frozenset[str]) -> bool:
-        """Whether some word of ``folded`` starts with one of ``stems`` (a stem of several words
-        must then occur whole): a binary search per stem in the text's sorted distinct words,
-        where hundreds of substring scans of the whole text would cost a hundred times more."""
+    def starts_a_word(self, stems: Stems) -> bool:
+        """Whether some word of ``folded`` starts with one of ``stems.words`` (a stem of several
+        words must then occur whole), or one of ``stems.other`` occurs anywhere (terms of other
+        scripts, or ones that do not start with a letter). A binary search per word stem in the
+        text's sorted distinct words, and only the other terms whose first character the text
+        holds: hundreds of substring scans of the whole text would cost a hundred times more."""
         if self._words is None:
             self._words = sorted(set(_WORD.findall(self.folded)))
         words = self._words
-        for stem in stems:
-            if not stem.isascii() or not stem[:1].isalnum():  # ".env", "~/.", other scripts: as they are
-                if self.has(stem):
-                    return True
-                continue
+        for stem in stems.words:
             first, _, rest = stem.partition(" ")
             index = bisect.bisect_left(words, first)
             if index < len(words) and words[index].startswith(first) and (not rest or self.has(stem)):
                 return True
-        return False
+        if not stems.other:
+            return False
+        if self._chars is None:
+            self._chars = frozenset(self.folded)
+        return any(self.has(term) for char in stems.other.keys() & self._chars for term in stems.other[char])
 
     def sentences(self) -> list[tuple[int, int]]:
         """The sentence spans of ``folded`` (``sentences.sentences``), split once for every rule."""

@@ -44,7 +44,7 @@ from sidecar.scanner.headers import HEADER_RULES
 from sidecar.scanner.intent import INTENT_RULES
 from sidecar.scanner.leak import LEAK_RULES
 from sidecar.scanner.multilingual import MULTILINGUAL_RULES
-from sidecar.scanner.normalise import Views, normalise
+from sidecar.scanner.normalise import Stems, Views, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
 from sidecar.scanner.rule import Hit, Rule
 from sidecar.scanner.sections import Section, split_sections
@@ -108,7 +108,7 @@ _RULES: tuple[Rule, ...] = tuple(
     )
 )
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
-_STEMS = {rule.pattern: frozenset(rule.needles) for rule in _RULES if rule.layer == "intent"}
+_STEMS = {rule.pattern: Stems.of(rule.needles) for rule in _RULES if rule.layer == "intent"}
 
 
 @dataclass(frozen=True, slots=True)
