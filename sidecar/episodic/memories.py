@@ -52,12 +52,15 @@ __all__ = [
     "ForgetRequest",
     "Identity",
     "MemoryHit",
+    "NearMiss",
     "RecallRequest",
     "RememberRequest",
+    "RestoreRequest",
     "feedback",
     "forget",
     "recall_memories",
     "remember",
+    "restore",
 ]
 
 log = structlog.get_logger(__name__)
@@ -302,6 +305,33 @@ class ForgetRequest:
         return cls(who.merged(body), scope, entry_id, topic_key)
 
 
+@dataclass(frozen=True, slots=True)
+class RestoreRequest:
+    """``memory.restore``: serve a retired memory of the agent's own again, by id."""
+
+    who: Identity
+    entry_id: str
+
+    FIELDS = frozenset({"id", "workspace_id", "agent_id", "namespace"})
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any], who: Identity) -> RestoreRequest:
+        refuse_unknown(body, cls.FIELDS)
+        entry_id = require_id("id", body.get("id"))
+        assert entry_id is not None
+        return cls(who.merged(body), entry_id)
+
+
+async def restore(store: JournalStore, req: RestoreRequest) -> dict[str, Any]:
+    """Make a retired memory live again (its negative votes cleared); NotFound unless it is a
+    retired memory of the agent's own in the namespace."""
+    found = await store.get(req.who.workspace_id, req.entry_id)
+    if found is None or found.namespace != req.who.namespace or not _in_scope(found, req.who, None):
+        raise NotFound(f"no entry {req.entry_id} in namespace {req.who.namespace}")
+    after = await store.restore(req.who.workspace_id, req.entry_id)
+    return {"id": after.id, "status": after.status, "confidence": after.confidence, "importance": after.base_importance}
+
+
 def target_json(who: Identity, entry_id: str | None, topic_key: str | None) -> dict[str, Any]:
     """A feedback or forget target as the lead's crew listener takes it."""
     body: dict[str, Any] = {"workspace_id": who.workspace_id, "agent_id": who.agent_id, "namespace": who.namespace}
@@ -390,6 +420,27 @@ async def forget(
     return {"forgotten": ids}
 
 
+#: The least cosine at which a memory the floor kept out is still named as near.
+NEAR_MISS = 0.15
+
+
+@dataclass(frozen=True, slots=True)
+class NearMiss:
+    """The memory closest to a query that nothing earned: under the cosine floor, over NEAR_MISS."""
+
+    entry: StoredEntry
+    cosine: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.entry.id,
+            "content": self.entry.summary,
+            "cosine": round(self.cosine, 6),
+            "floor": DENSE_MATCH,
+            "note": "a memory came near the query but under the match floor: rephrase, or recall with its words",
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryHit:
     entry: StoredEntry
@@ -429,10 +480,13 @@ async def recall_memories(
     crew_id: str | None,
     own: bool = True,
     now: datetime | None = None,
+    near: list[NearMiss] | None = None,
 ) -> tuple[list[MemoryHit], str]:
     """The top ``k`` served entries for the request, and the dense leg's state (``ok``,
     ``no_embedder`` or ``embedder_error``). ``crew_id`` adds (or with ``own`` false, keeps only)
-    the crew's entries; every returned hit is marked referenced."""
+    the crew's entries; every returned hit is marked referenced. When nothing earned a place,
+    ``near`` (if given) gets the closest memory under the cosine floor, if one came within
+    ``NEAR_MISS`` of it: a short paraphrase the floor kept out is named, not silently dropped."""
     now = now or utcnow()
     where = ScopeFilter(
         req.who.workspace_id,
@@ -458,11 +512,14 @@ async def recall_memories(
         await _fill_cosines(store, embedder, vector, [e for i, e in entries.items() if i not in cosines], cosines)
     rank = {entry_id: n for n, entry_id in enumerate(sparse)}
     hits: list[MemoryHit] = []
+    closest: NearMiss | None = None
     for entry_id, entry in entries.items():
         if not where.serves(entry, now) or not all(tag in entry.tags for tag in req.tags):
             continue
         cosine = cosines.get(entry_id)
         if entry_id not in rank and (cosine is None or cosine <= DENSE_MATCH):
+            if cosine is not None and cosine >= NEAR_MISS and (closest is None or cosine > closest.cosine):
+                closest = NearMiss(entry, cosine)
             continue  # nothing earned it: no filler
         if cosine is not None:
             similarity, source = cosine, "cosine"
@@ -476,6 +533,8 @@ async def recall_memories(
             last_touched=entry.accessed_at or entry.ts,
             recalls=entry.access_count,
             now=now,
+            priority=entry.priority / 10 if isinstance(entry.priority, int) else entry.base_importance,
+            confidence=entry.confidence,
         )
         via = (
             "both"
@@ -485,6 +544,8 @@ async def recall_memories(
         hits.append(MemoryHit(entry, parts, via))
     hits.sort(key=lambda h: (-h.parts.score, -h.entry.seq))
     hits = hits[: req.k]
+    if not hits and closest is not None and near is not None:
+        near.append(closest)
     if hits:
         await store.mark_referenced(req.who.workspace_id, [h.entry.id for h in hits], now)
     return hits, dense

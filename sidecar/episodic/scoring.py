@@ -1,12 +1,16 @@
 """How a recalled memory is scored, and the parts ``explain`` shows.
 
-``importance`` (the default, spec 000): ``similarity × importance``, where importance is the
-entry's decayed importance (its seed, moved by feedback, times recency and reference boost).
+``importance`` (the default, spec 000): ``similarity × importance × (0.5 + 0.5 × confidence)``,
+where importance is the entry's decayed importance (its seed, the priority over ten, moved by
+feedback, times recency and reference boost) and confidence its feedback-moved confidence: a
+memory its readers voted down ranks below its twin at full confidence, yet still ranks.
 
-``activation`` (spec 004): ``0.6 × similarity + 0.2 × recency + 0.1 × frequency + 0.1 × importance``.
-Recency is Ebbinghaus retention, ``exp(−t / S)``: ``t`` the days since the entry was last recalled
-(or written), ``S`` its stability, ``STABILITY_DAYS × (1 + recalls)``, so every recall makes a
-memory fade more slowly. Frequency is ``log2(1 + recalls) / log2(1 + FREQUENCY_CAP)``, at most 1.
+``activation`` (spec 004): ``0.6 × similarity + 0.2 × priority + 0.1 × confidence + 0.1 × recency``,
+priority the user-assigned 1-10 over ten. Recency is Ebbinghaus retention, ``exp(−t / S)``: ``t``
+the days since the entry was last recalled (or written), ``S`` its stability, ``STABILITY_DAYS ×
+(1 + recalls)``, so every recall makes a memory fade more slowly. Frequency
+(``log2(1 + recalls) / log2(1 + FREQUENCY_CAP)``, at most 1) is shown by ``explain`` but weighs
+nothing: spec 004's formula has no such term, and recalls already slow the fading of recency.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ __all__ = [
 ]
 
 SCORINGS = ("importance", "activation")
-ACTIVATION_WEIGHTS = {"similarity": 0.6, "recency": 0.2, "frequency": 0.1, "importance": 0.1}
+ACTIVATION_WEIGHTS = {"similarity": 0.6, "priority": 0.2, "confidence": 0.1, "recency": 0.1}
 #: A memory never recalled keeps e^-1 (37%) of its recency after this many days.
 STABILITY_DAYS = 7.0
 FREQUENCY_CAP = 32
@@ -56,6 +60,8 @@ class Parts:
     recency: float
     frequency: float
     score: float
+    priority: float = 0.5
+    confidence: float = 1.0
 
     def to_json(self) -> dict[str, float | str]:
         parts: dict[str, float | str] = {
@@ -65,6 +71,8 @@ class Parts:
             "importance": round(self.importance, 6),
             "recency": round(self.recency, 6),
             "frequency": round(self.frequency, 6),
+            "priority": round(self.priority, 6),
+            "confidence": round(self.confidence, 6),
             "score": round(self.score, 6),
         }
         if self.scoring == "activation":
@@ -81,18 +89,22 @@ def score(
     last_touched: datetime,
     recalls: int,
     now: datetime,
+    priority: float = 0.5,
+    confidence: float = 1.0,
 ) -> Parts:
+    """One hit's score by ``scoring``; ``priority`` is the user's 1-10 over ten, ``confidence`` 0-1."""
     similarity = min(1.0, max(0.0, similarity))
     importance = max(0.0, importance)
+    priority, confidence = min(1.0, max(0.0, priority)), min(1.0, max(0.0, confidence))
     recency, freq = retention(last_touched, recalls, now), frequency(recalls)
     if scoring == "activation":
         w = ACTIVATION_WEIGHTS
         total = (
             w["similarity"] * similarity
+            + w["priority"] * priority
+            + w["confidence"] * confidence
             + w["recency"] * recency
-            + w["frequency"] * freq
-            + w["importance"] * min(1.0, importance)
         )
     else:
-        total = similarity * importance
-    return Parts(scoring, similarity, similarity_source, importance, recency, freq, total)
+        total = similarity * importance * (0.5 + 0.5 * confidence)
+    return Parts(scoring, similarity, similarity_source, importance, recency, freq, total, priority, confidence)

@@ -42,7 +42,14 @@ from sidecar.errors import Conflict, NotFound, TierMissing
 from sidecar.index.db import private_db_file, shrink_memory
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
-__all__ = ["ARCHIVE_PAYLOAD_CHARS", "FEEDBACK", "JOURNAL_FILE", "RETIRE_AFTER", "SqliteJournalStore"]
+__all__ = [
+    "ARCHIVE_PAYLOAD_CHARS",
+    "FEEDBACK",
+    "JOURNAL_FILE",
+    "RETIRE_AFTER",
+    "RETIRE_CONFIDENCE",
+    "SqliteJournalStore",
+]
 
 T = TypeVar("T")
 log = structlog.get_logger("sidecar.episodic")
@@ -51,8 +58,13 @@ ARCHIVE_PAYLOAD_CHARS = 400
 JOURNAL_FILE = "journal.sqlite"
 #: Feedback moves an entry's importance seed and its confidence: up 0.15, down 0.2 (spec 004).
 FEEDBACK = {True: 0.15, False: -0.2}
-#: Negative feedbacks that retire an entry (kept, archived from recall, never served again).
+#: Negative feedbacks that retire an entry (kept, never served again) once its confidence has
+#: fallen to ``RETIRE_CONFIDENCE`` or below (spec 004: "3x negative + low confidence"): a memory
+#: its readers also voted up, or that was stated with full confidence, takes more to retire.
 RETIRE_AFTER = 3
+RETIRE_CONFIDENCE = 0.3
+#: The least confidence a restored entry gets back.
+RESTORED_CONFIDENCE = 0.5
 Conn = sqlite3.Connection
 _LOAD_BATCH = 4096
 
@@ -281,11 +293,13 @@ class SqliteJournalStore:
             entry = _entry(row)
             importance = _unit(entry.base_importance + step)
             negative = entry.negative + (0 if positive else 1)
-            status = "retired" if negative >= RETIRE_AFTER else "live"
+            confidence = _unit(entry.confidence + step)
+            low = confidence <= RETIRE_CONFIDENCE + 1e-9
+            status = "retired" if not positive and negative >= RETIRE_AFTER and low else "live"
             conn.execute(
                 "UPDATE journal_entries SET importance = ?, confidence = ?, positive = positive + ?,"
                 " negative = ?, status = ? WHERE id = ?",
-                (importance, _unit(entry.confidence + step), int(positive), negative, status, entry_id),
+                (importance, confidence, int(positive), negative, status, entry_id),
             )
             cur = conn.execute(
                 "UPDATE journal_embeddings SET base_importance = ?, importance_score = max(0.0, importance_score + ?)"
@@ -297,6 +311,25 @@ class SqliteJournalStore:
                 delta.gone.add(entry_id)
             elif scored is not None:
                 delta.importance[entry_id] = float(scored[0])
+            return _read_entry(conn, entry_id)
+
+        return await self._serve_write(run)
+
+    async def restore(self, workspace_id: str, entry_id: str) -> StoredEntry:
+        """Serve a retired entry again: live, its negative votes cleared, its confidence at least
+        ``RESTORED_CONFIDENCE``. NotFound unless it is a retired entry of the workspace."""
+
+        def run(conn: Conn, delta: Delta) -> StoredEntry:
+            sql = f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.workspace_id = ? AND e.id = ?"
+            row = conn.execute(sql, (workspace_id, entry_id)).fetchone()
+            if row is None or _entry(row).status != "retired":
+                raise NotFound(f"no retired entry {entry_id} in workspace {workspace_id}")
+            conn.execute(
+                "UPDATE journal_entries SET status = 'live', negative = 0, confidence = max(confidence, ?)"
+                " WHERE id = ?",
+                (RESTORED_CONFIDENCE, entry_id),
+            )
+            delta.reload = True  # its vector row comes back: the cached matrix is read again
             return _read_entry(conn, entry_id)
 
         return await self._serve_write(run)

@@ -27,12 +27,15 @@ from sidecar.episodic.memories import (
     FeedbackRequest,
     ForgetRequest,
     Identity,
+    NearMiss,
     RecallRequest,
     RememberRequest,
+    RestoreRequest,
     feedback,
     forget,
     recall_memories,
     remember,
+    restore,
     target_json,
 )
 from sidecar.episodic.query import Scope
@@ -55,6 +58,7 @@ __all__ = [
     "recall_op",
     "remember_entry_op",
     "remember_op",
+    "restore_op",
     "routes",
 ]
 
@@ -117,9 +121,12 @@ async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any
     crew = req.scope is Scope.CREW_SHARED
     now = utcnow()
     local_crew = settings.crew_id if crew and not _remote(app) else None
-    hits, dense = await recall_memories(app[JOURNAL], app.get(EMBEDDER), req, crew_id=local_crew, now=now)
+    near: list[NearMiss] = []
+    hits, dense = await recall_memories(app[JOURNAL], app.get(EMBEDDER), req, crew_id=local_crew, now=now, near=near)
     found = [h.to_json(explain=req.explain, now=now) for h in hits]
     answer: dict[str, Any] = {"scope": req.scope.value, "scoring": req.scoring, "dense": dense}
+    if near:
+        answer["near"] = near[0].to_json()
     if crew and _remote(app):
         try:
             found += await _crew_hits(app, req, now)
@@ -256,6 +263,16 @@ async def _recall(request: web.Request) -> web.Response:
 @routes.post("/memory/feedback")
 async def _feedback(request: web.Request) -> web.Response:
     return json_answer(await feedback_op(request.app, await read_json_object(request)))
+
+
+async def restore_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    """Serve a retired memory again (the agent's own)."""
+    return await restore(app[JOURNAL], RestoreRequest.from_json(body, Identity.from_settings(app[SETTINGS])))
+
+
+@routes.post("/memory/restore")
+async def _restore(request: web.Request) -> web.Response:
+    return json_answer(await restore_op(request.app, await read_json_object(request)))
 
 
 @routes.post("/memory/forget")

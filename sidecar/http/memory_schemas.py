@@ -43,7 +43,7 @@ def _closed(properties: Schema, required: list[str]) -> Schema:
 
 
 def request_schemas(*, has_crew: bool, identity: bool) -> dict[str, Schema]:
-    """``remember``, ``recall``, ``feedback`` and ``forget`` request schemas. Crew scopes are listed
+    """``remember``, ``recall``, ``feedback``, ``forget`` and ``restore`` request schemas. Crew scopes are listed
     only where there is a crew; ``identity`` adds ``workspace_id`` and ``agent_id`` (an orchestrator
     acting for an agent over HTTP; the agent's own tools leave them to the sidecar's settings)."""
     own_or_crew = ["own", "crew"] if has_crew else ["own"]
@@ -95,4 +95,11 @@ def request_schemas(*, has_crew: bool, identity: bool) -> dict[str, Schema]:
         ["query"],
     )
     feedback = _closed({**target, "signal": {"enum": ["+", "-", "positive", "negative", "up", "down"]}}, ["signal"])
-    return {"remember": remember, "recall": recall, "feedback": feedback, "forget": _closed(target, [])}
+    restore = _closed({"id": {**_ID, "description": "the retired memory's id"}, **who}, ["id"])
+    return {
+        "remember": remember,
+        "recall": recall,
+        "feedback": feedback,
+        "forget": _closed(target, []),
+        "restore": restore,
+    }

@@ -627,6 +627,14 @@ PATHS: dict[str, Any] = {
             requestBody=_body(_ref("ForgetMemory")),
         )
     },
+    "/memory/restore": {
+        "post": _op(
+            "Serve a retired memory again: live, its negative votes cleared, its confidence at least 0.5",
+            ("200", _obj({"id": STR, "status": STR, "confidence": NUM, "importance": NUM})),
+            _errors(**MEMORY_ERRORS, **{"404": "not_found: no retired memory of this agent so named"}, **BODY_ERRORS),
+            requestBody=_body(_ref("RestoreMemory")),
+        )
+    },
     "/memory/memories": {
         "get": _op(
             "Live typed memories, newest first; with topic_key, every entry that held it (its history)",

@@ -91,7 +91,7 @@ async def test_same_topic_key_in_another_namespace_is_another_memory(start: Star
 async def test_feedback_moves_importance_and_three_negatives_retire(start: Start) -> None:
     client = await start()
     kept = await remember_ok(client, "Deploys go through the blue pipeline", memory_type="workflow")
-    doomed = await remember_ok(client, "Deploys go through the green pipeline", memory_type="workflow")
+    doomed = await remember_ok(client, "Deploys go through the green pipeline", memory_type="workflow", confidence=0.6)
     up = await post(client, "/memory/feedback", {"id": kept["id"], "signal": "+"})
     assert up["importance"] == pytest.approx(0.65) and up["status"] == "live"
     for n in range(1, 4):
@@ -225,12 +225,14 @@ async def test_recall_filters_and_explain(start: Start) -> None:
     assert len(answer["hits"]) == 2 and answer["scoring"] == "activation"
     for hit in answer["hits"]:
         parts = hit["explain"]
-        expected = 0.6 * parts["similarity"] + 0.2 * parts["recency"] + 0.1 * parts["frequency"]
-        expected += 0.1 * min(1.0, parts["importance"])
+        expected = 0.6 * parts["similarity"] + 0.2 * parts["priority"] + 0.1 * parts["confidence"]
+        expected += 0.1 * parts["recency"]
         assert parts["score"] == pytest.approx(expected, abs=1e-5) == pytest.approx(hit["score"], abs=1e-5)
     plain = await post(client, "/memory/recall", {"query": "search", "explain": True})
     for hit in plain["hits"]:
-        assert hit["explain"]["score"] == pytest.approx(hit["explain"]["similarity"] * hit["explain"]["importance"])
+        parts = hit["explain"]
+        expected = parts["similarity"] * parts["importance"] * (0.5 + 0.5 * parts["confidence"])
+        assert parts["score"] == pytest.approx(expected)
     assert await recalled(client, "qwxzyv") == []  # nothing earned: no filler
 
 
@@ -290,7 +292,7 @@ async def test_mcp_round_trip_with_the_official_client(
         found = await session.call_tool("memory_recall", {"query": "current sprint"})
         assert found.structured_content is not None
         assert [h["content"] for h in found.structured_content["hits"]] == ["Sprint 43 is current"]
-        for _ in range(3):
+        for _ in range(4):  # at full confidence, the third "-" leaves it at 0.4: not yet low enough to retire
             rated = await session.call_tool("memory_feedback", {"topic_key": "sprint", "signal": "-"})
             assert rated.is_error is False
         assert rated.structured_content is not None and rated.structured_content["status"] == "retired"
