@@ -13,7 +13,7 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, cast
 
 import structlog
 from aiohttp import web
@@ -27,7 +27,7 @@ from sidecar.keys import SEARCH, SETTINGS
 from sidecar.kg.lifecycle import facts_for_query
 from sidecar.retrieval.search import SearchService
 
-__all__ = ["MAX_BUDGET", "BlockRequest", "routes"]
+__all__ = ["MAX_BUDGET", "BlockRequest", "block_answer", "routes"]
 
 log = structlog.get_logger("sidecar.block")
 #: The most of the block's budget recalled memories may take.
@@ -42,21 +42,27 @@ routes = web.RouteTableDef()
 async def memory_block(request: web.Request) -> web.Response:
     if "Origin" in request.headers:  # the block is the agent's memory: no browser may read it (DNS rebinding)
         raise Forbidden("requests from a browser origin are refused", code="origin_refused")
-    settings = request.app[SETTINGS]
-    req = BlockRequest.from_json(await read_json_object(request), settings)
+    return web.json_response(await block_answer(request.app, await read_json_object(request)))
+
+
+async def block_answer(app: web.Application, body: dict[str, Any]) -> BlockAnswer:
+    """The memory block for a request ``body`` (the route's JSON): what ``POST /memory/block``
+    answers, and what the MCP prompt and the memory browser show. Empty with memory off."""
+    settings = app[SETTINGS]
+    req = BlockRequest.from_json(body, settings)
     if not settings.memory_enabled:  # memory: false: the block injects nothing
         off: BlockAnswer = {"text": "", "used": 0, "budget": req.budget, "omitted": [], "blocked": []}
-        return web.json_response({**off, "layers": [], "match_count": 0, "top_score": None})
+        return {**off, "layers": [], "match_count": 0, "top_score": None}
     from sidecar.palace.relevance import is_trivial
 
     if req.query is not None and is_trivial(req.query):  # "ok", "thanks": nothing to recall
         req = dataclasses.replace(req, query=None, layers=tuple(x for x in req.layers if x != "L3"))
     crew_dir = settings.crew_dir if settings.has_crew else None
     recall = "L3" in req.layers
-    rankings = await _rankings(request.app[SEARCH], req.query if recall else None, crew=crew_dir is not None)
-    recalled, recalled_ids = await _recalled(request.app, req) if recall else ("", [])
-    essentials, essential_count = await _essentials(request.app, req)
-    nudges = [*req.nudges, *await _journal_nudges(request.app, req)]
+    rankings = await _rankings(app[SEARCH], req.query if recall else None, crew=crew_dir is not None)
+    recalled, recalled_ids = await _recalled(app, req) if recall else ("", [])
+    essentials, essential_count = await _essentials(app, req)
+    nudges = [*req.nudges, *await _journal_nudges(app, req)]
     # The block's modules (the assembler and the injection scanner, which compiles its rules on
     # import) load on the first request for a block, not at start-up.
     from sidecar.prompt.block import build_memory_block
@@ -82,9 +88,7 @@ async def memory_block(request: web.Request) -> web.Response:
         essentials=essentials,
         essentials_count=essential_count,
         # the knowledge graph's, for the query's entities: recall (L3), like the ranked chunks
-        facts=await facts_for_query(
-            request.app, req.query if recall else None, _who(request.app, req).get("workspace_id")
-        ),
+        facts=await facts_for_query(app, req.query if recall else None, _who(app, req).get("workspace_id")),
     )
     try:
         block = await asyncio.to_thread(build)
@@ -115,7 +119,7 @@ async def memory_block(request: web.Request) -> web.Response:
         answer["layers"].append({"layer": "L3", "part": "recalled", "label": "journal", "chunks": shown})
     if req.recall:
         answer["recalled"] = recalled_ids if recalled else []
-    return web.json_response(answer)
+    return answer
 
 
 def _who(app: web.Application, req: BlockRequest) -> dict[str, str]:

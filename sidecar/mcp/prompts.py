@@ -9,13 +9,9 @@ does the prompt.
 
 from __future__ import annotations
 
-import asyncio
-import json
-from typing import Any, cast
+from typing import Any
 
 from aiohttp import web
-from aiohttp.base_protocol import BaseProtocol
-from aiohttp.streams import StreamReader
 
 from sidecar.errors import BadRequest, NotFound
 
@@ -73,29 +69,7 @@ def _body(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _block(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
-    """``POST /memory/block``'s answer for ``body``, from the route's handler, in process.
+    """``POST /memory/block``'s answer for ``body``: the same function the route runs."""
+    from sidecar.http.block import block_answer
 
-    The handler reads an aiohttp request, so it is given one built here (aiohttp's in-process
-    request factory), carrying the body; nothing goes over a socket."""
-    from aiohttp.test_utils import make_mocked_request
-
-    from sidecar.http.block import memory_block
-
-    raw = json.dumps(body).encode()
-    request = make_mocked_request(
-        "POST", "/memory/block", headers={"Content-Type": "application/json"}, app=app, payload=_payload(raw)
-    )
-    response = await memory_block(request)
-    assert isinstance(response, web.Response) and response.body is not None
-    answer: dict[str, Any] = json.loads(cast(bytes, response.body))
-    return answer
-
-
-def _payload(raw: bytes) -> StreamReader:
-    """A request body stream holding ``raw``, already complete: no socket is read (a protocol with
-    no transport), and it is never paused (its limit is over the body's size)."""
-    loop = asyncio.get_running_loop()
-    reader = StreamReader(BaseProtocol(loop), len(raw) + 1, loop=loop)
-    reader.feed_data(raw)
-    reader.feed_eof()
-    return reader
+    return dict(await block_answer(app, body))

@@ -6,13 +6,9 @@ it, the graph through ``kg_op``, health as ``GET /memory/health`` and the block 
 
 from __future__ import annotations
 
-import asyncio
-import json
-from typing import Any, cast
+from typing import Any
 
 from aiohttp import web
-from aiohttp.base_protocol import BaseProtocol
-from aiohttp.streams import StreamReader
 
 from sidecar.contract import ReadAnswer, SearchAnswer
 from sidecar.episodic.entry import check_namespace, check_topic_key, require_id
@@ -142,24 +138,8 @@ async def health(app: web.Application, workspace_id: str, crew_id: str | None) -
 
 
 async def memory_block(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
-    """``POST /memory/block``'s answer for ``body``, from the route's own handler, in process.
+    """``POST /memory/block``'s answer for ``body``: the same function the route runs (no
+    ``Origin`` reached this page: the guards refuse a foreign one before it)."""
+    from sidecar.http.block import block_answer
 
-    The handler reads an aiohttp request, so it is handed one built here with the body (the same
-    way the MCP prompt gets its block); nothing goes over a socket, and the request carries no
-    ``Origin`` because none reached this page (the guards refuse a foreign one before it)."""
-    from aiohttp.test_utils import make_mocked_request
-
-    from sidecar.http.block import memory_block as handler
-
-    raw = json.dumps(body).encode()
-    loop = asyncio.get_running_loop()
-    payload = StreamReader(BaseProtocol(loop), len(raw) + 1, loop=loop)
-    payload.feed_data(raw)
-    payload.feed_eof()
-    request = make_mocked_request(
-        "POST", "/memory/block", headers={"Content-Type": "application/json"}, app=app, payload=payload
-    )
-    response = await handler(request)
-    assert isinstance(response, web.Response) and response.body is not None
-    answer: dict[str, Any] = json.loads(cast(bytes, response.body))
-    return answer
+    return dict(await block_answer(app, body))

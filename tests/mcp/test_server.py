@@ -359,6 +359,6 @@ def test_public_names_are_pinned() -> None:
         "setup",
         "sink_health",
     }
-    assert set(block_api.__all__) == {"MAX_BUDGET", "BlockRequest", "routes"}
+    assert set(block_api.__all__) == {"MAX_BUDGET", "BlockRequest", "block_answer", "routes"}
     for module in (mcp_server, health, block_api):
         assert all(hasattr(module, name) for name in module.__all__)
