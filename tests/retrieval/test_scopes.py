@@ -19,8 +19,10 @@ from sidecar.retrieval.search import SearchService
 from sidecar.retrieval.vectors import VectorIndex
 from sidecar.settings import Settings
 from tests.support.embedding import drain, needs_model
-from tests.support.memory import write
+from tests.support.memory import ClientFactory, write
+from tests.support.procs import free_port
 
+TOKEN = "scopes-token"
 AGENT = """# Conventions
 Tailwind only, never inline styles.
 
@@ -114,3 +116,22 @@ async def test_an_agent_search_that_finds_nothing_falls_back_to_the_crew_tier(ri
 
 def test_the_fallback_is_on_by_default() -> None:
     assert Settings().crew_fallback is True
+
+
+async def test_a_members_search_falls_back_to_the_leads_crew_tier(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    write(tmp_path / "crew", "CREW.md", CREW)
+    for name in ("on", "off"):
+        write(tmp_path / name, "AGENT.md", "# Member\nI review pull requests for the billing service.\n")
+    port = free_port()
+    await sidecar_client(role="lead", crew_listen=f"127.0.0.1:{port}", crew_token=TOKEN)
+    member = dict(role="member", lead_url=f"http://127.0.0.1:{port}", crew_token=TOKEN)
+    on = await sidecar_client(**member, memory_dir=tmp_path / "on")
+    off = await sidecar_client(**member, memory_dir=tmp_path / "off", crew_fallback="false")
+    for client, fell_back in ((on, True), (off, False)):
+        body = await (await client.post("/memory/search", json={"query": "wombat runbook"})).json()
+        assert body["scope"] == "agent" and ("fell_back" in body) is fell_back, body
+        assert [(h["source"], h["path"]) for h in body["results"]] == ([("crew", "CREW.md")] if fell_back else [])
+    own = await (await on.post("/memory/search", json={"query": "billing pull requests"})).json()
+    assert [h["source"] for h in own["results"]] == ["agent"] and "fell_back" not in own
