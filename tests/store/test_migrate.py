@@ -156,8 +156,8 @@ def test_word_counts_follow_every_change_of_the_chunks(tmp_path: Path, pg_server
 
 
 def test_a_store_made_before_the_word_counts_gets_them_filled(tmp_path: Path, pg_server: PgServer) -> None:
-    """A store whose chunks were copied before the counts were kept (its schema one migration
-    older) has them counted from its chunks when a sidecar next connects."""
+    """A store whose chunks were copied before the counts were kept (its schema from before
+    migration 7) has them counted from its chunks when a sidecar next connects."""
     src = tmp_path / "crew"
     make_crew(src, 20)
     url = pg_server.new_database()
@@ -170,7 +170,8 @@ def test_a_store_made_before_the_word_counts_gets_them_filled(tmp_path: Path, pg
         try:
             await conn.execute(
                 "DROP TABLE crew_words; ALTER TABLE crew_state DROP COLUMN chunks; "
-                "DELETE FROM store_migrations WHERE version = 7"
+                "ALTER TABLE crew_files DROP COLUMN written; ALTER TABLE crew_state DROP COLUMN skipped; "
+                "DELETE FROM store_migrations WHERE version >= 7"
             )
         finally:
             await conn.close()

@@ -15,6 +15,7 @@ import pytest
 
 from sidecar.index.tier import Tier
 from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.standing import standing
 from sidecar.retrieval.vectors import VectorIndex
 from sidecar.store.base import StoreUnavailable
 from sidecar.store.migrate import migrate_crew
@@ -91,7 +92,9 @@ async def test_archived_text_ranks_below_current_text(both: tuple[Tier, Postgres
     _, store = both
     hits = await store.search("deploy canary", 10, qvec=None, model=None, fusion="weighted", explain=True)
     assert [h["path"] for h in hits] == ["CREW.md", "archive/daily/2025-01-02.md"]
-    assert hits[1]["explain"]["standing"] == 0.5 and hits[0]["explain"]["standing"] == 1.0
+    # Archived (x 0.5), and a dated note over a year old (x 0.8 for recency).
+    assert hits[1]["explain"]["standing"] == standing("archive/daily/2025-01-02.md", "2025-01-02") == 0.4
+    assert hits[0]["explain"]["standing"] == 1.0
 
 
 async def test_hybrid_ranks_as_the_index_does_and_only_earned_chunks_come_back(
