@@ -61,7 +61,7 @@ async def test_bad_bodies_are_400s(
         ({"since": "last week"}, "invalid_since"),
         ({"since": 20260101}, "invalid_since"),
         ({"dry_run": "yes"}, "invalid_dry_run"),
-        ({"colour": "red"}, "invalid_colour"),
+        ({"colour": "red"}, "unknown_field"),
     ]:
         resp = await client.post("/memory/consolidate", json=body)
         assert resp.status == 400, body
