@@ -26,6 +26,11 @@ from sidecar.retrieval.fusion import DEFAULT_K, rrf
 __all__ = ["HYBRID_POOL", "RecallOutcome", "hybrid_recall", "query_vector", "recall", "run_recall"]
 
 log = structlog.get_logger(__name__)
+#: The least cosine a dense candidate needs: below it, nothing in the entry answers the query and it
+#: would only fill ``k``. Lower than search's match floor (0.4): journal entries are one line, and
+#: the small in-process model scores a one-line paraphrase ("out-of-memory kill of the cart
+#: service" for "OOM in checkout") near 0.25, unrelated lines near 0.1.
+DENSE_FLOOR = 0.2
 #: How deep each leg of a hybrid recall looks before fusion (at least 4 × k).
 HYBRID_POOL = 50
 
@@ -101,7 +106,11 @@ async def _dense(
     if vector is None:
         return []
     scored = await store.dense_rank(query.filter, model, vector, query.k, weighted=True)
-    return [_Ranked(s.entry_id, _unit(s.cosine), s.cosine, s.importance, "dense") for s in scored]
+    # Only what the query earns: a cosine over the match floor. Without it every recall would fill
+    # k with whatever happens to be least unlike the query (cosines near zero).
+    return [
+        _Ranked(s.entry_id, _unit(s.cosine), s.cosine, s.importance, "dense") for s in scored if s.cosine >= DENSE_FLOOR
+    ]
 
 
 async def _hybrid(
@@ -109,6 +118,7 @@ async def _hybrid(
 ) -> list[_Ranked]:
     pool = max(HYBRID_POOL, 4 * query.k)
     dense = [] if vector is None else await store.dense_rank(query.filter, model, vector, pool, weighted=False)
+    dense = [s for s in dense if s.cosine >= DENSE_FLOOR]  # as above: no filler
     sparse = await store.bm25_rank(query.filter, query.query_text, pool)
     by_id = {s.entry_id: s for s in dense}
     bm25 = set(sparse)
