@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
+from sidecar import __version__
 from sidecar.errors import SidecarError
 from sidecar.settings import Settings, add_arguments, load_settings
 
@@ -49,6 +50,7 @@ LINE_EVERY_S = 10.0  # without a terminal: a plain progress line this often
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memory-sidecar", description="Memory daemon for LLM agents.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the sidecar")
     add_arguments(serve)

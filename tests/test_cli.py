@@ -254,3 +254,12 @@ async def test_reindex_embed_through_a_remote_embedder(aiohttp_server: Any, memo
     stored.refresh()
     assert (stored.size, stored.dim, stored.backlog) == (status["chunks"], 8, 0)
     stored.close()
+
+
+def test_version_names_the_installed_package() -> None:
+    from importlib.metadata import version
+
+    out = subprocess.run(
+        [sys.executable, "-m", "sidecar", "--version"], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == f"memory-sidecar {version('memory-sidecar')}"
