@@ -196,8 +196,13 @@ def update_evergreen(
     added: list[Candidate] = []
     over: list[Candidate] = []
 
+    facts_span = _body(current, HEADING)[0] if heading == PREFERENCES else None
+    after = None if facts_span is None else facts_span[0]
+
     def render(entries: list[str]) -> str:
         section = _render_section(heading, hand, entries) if entries or hand or span else ""
+        if span is None and section and after is not None:  # before the promoted facts: read first
+            return "".join(lines[:after]) + section + "".join(lines[after:])
         if span is None:
             before = "".join(lines)
             lead = "" if not before else ("\n" if before.endswith("\n") else "\n\n")

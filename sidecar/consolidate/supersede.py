@@ -48,6 +48,7 @@ SUPERSEDED = "Superseded"
 CHANGED = "Changed"
 MAX_SUBJECT_WORDS = 8
 MAX_CLAIM_CHARS = 400
+MAX_LATER = 500  # the later lines about one subject a line is checked against: a run stays linear
 UNITS_PER_SECTION = 1
 _WORD = re.compile(r"\w+")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
@@ -149,19 +150,19 @@ def superseded(said: Iterable[Said]) -> dict[str, Said]:
     out: dict[str, Said] = {}
     for items in by_subject.values():
         items.sort(key=lambda s: s.when)
-        last: dict[str, Said] = {}
-        for item in items:
-            last[normalised(item.text)] = item  # the last time each line was said
-        for line_key, old in last.items():
+        keys = [normalised(item.text) for item in items]
+        last: dict[str, int] = {key: n for n, key in enumerate(keys)}  # the last time each line was said
+        for line_key, n in last.items():
+            old = items[n].claim
+            later = range(n + 1, min(len(items), n + 1 + MAX_LATER))
             newer = next(
                 (
-                    s
-                    for s in items
-                    if s.when > old.when
-                    and normalised(s.text) != line_key
-                    and old.claim is not None
-                    and s.claim is not None
-                    and contradicts(old.claim, s.claim)
+                    items[m]
+                    for m in later
+                    if keys[m] != line_key
+                    and old is not None
+                    and (c := items[m].claim) is not None
+                    and contradicts(old, c)
                 ),
                 None,
             )

@@ -106,3 +106,19 @@ async def test_a_hung_model_is_bounded_by_the_runs_budget(model: ModelServer, tm
     assert len(report.summaries) == 4 and all(s.engine == "extractive" for s in report.summaries)
     assert len(report.fallbacks) == 4 and report.fallbacks[0].reason.startswith("timeout")
     assert len(model.requests) <= 2  # after two calls with no usable answer, none is asked
+
+
+def test_preferences_go_before_the_promoted_facts_each_line_its_own_section() -> None:
+    from sidecar.consolidate.promote import PREFERENCES, Candidate, consolidated_bullets, update_evergreen
+
+    facts = update_evergreen("# Agent\n", [Candidate(f, ("daily/2026-01-05.md",)) for f in FACTS], 16_384).text
+    assert facts is not None
+    rules = [Candidate("Always give times in UTC.", ("daily/2026-01-05.md", "daily/2026-01-12.md"))]
+    text = update_evergreen(facts, rules, 16_384, heading=PREFERENCES).text
+    assert text is not None
+    assert text.index("## Preferences") < text.index("## Consolidated")  # a block cut short keeps them
+    assert text.count("\n### ") == 3  # one section a line: a finding withholds its line alone
+    assert [line for line, _ in consolidated_bullets(text)] == [
+        f"- {f} <!-- from daily/2026-01-05.md -->" for f in FACTS
+    ]
+    assert update_evergreen(text, rules, 16_384, heading=PREFERENCES).text is None  # promoted once
