@@ -89,6 +89,11 @@ class _Handler(RequestHandler):
         super().__init__(*args, **kwargs)
         self.input_ended = False
 
+    async def start(self) -> None:
+        if self._manager is None:  # closed before it began (refused at the cap): nothing to serve
+            return
+        await super().start()
+
     def eof_received(self) -> bool:  # type: ignore[override]  # asyncio's protocol returns bool | None
         self.input_ended = True
         # A request is in hand when one is queued, or when the connection has had one and is not
