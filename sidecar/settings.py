@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import ipaddress
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -51,6 +52,8 @@ class Settings:
     lead_url: str = _opt("", "member: base URL of the lead's crew listener, e.g. http://lead:9120")
     host: str = _opt("127.0.0.1", "address of the agent API")
     port: int = _opt(9119, "port of the agent API")
+    allow_remote: bool = _opt(False, "serve the agent API on a non-loopback --host (needs --api-token)")
+    api_token: str = _opt("", "bearer token every agent API request must carry (required with --allow-remote)")
     crew_listen: str = _opt("", "lead: host:port of the read-only crew listener for members")
     crew_token: str = _opt("", "shared bearer token between the lead's crew listener and members")
     log_format: str = _opt("auto", "auto (json unless a terminal), json or console", ("auto", "json", "console"))
@@ -211,6 +214,13 @@ def load_settings(
 def _validated(s: Settings) -> Settings:
     if not 0 < s.port < 65536:
         raise ConfigError(f"--port must be 1..65535; got {s.port}")
+    if not _loopback(s.host) and not s.allow_remote:
+        raise ConfigError(
+            f"--host {s.host} is not a loopback address and the agent API has no other guard: "
+            "pass --allow-remote with --api-token to serve it there"
+        )
+    if s.allow_remote and not s.api_token:
+        raise ConfigError("--allow-remote needs --api-token: the agent API never runs unauthenticated off loopback")
     if s.role == "member" and not s.lead_url:
         raise ConfigError("--role member needs --lead-url (the lead's crew listener)")
     if s.crew_listen and ":" not in s.crew_listen:
@@ -219,10 +229,10 @@ def _validated(s: Settings) -> Settings:
         raise ConfigError("--crew-listen needs --crew-token: the crew listener never runs unauthenticated")
     if s.tier_max_files < 1:
         raise ConfigError("--tier-max-files must be at least 1")
-    for name in ("workspace_id", "agent_id", "crew_id", "namespace"):
-        if not ID_RE.match(getattr(s, name)):
     if s.max_connections < 1:
         raise ConfigError("--max-connections must be at least 1")
+    for name in ("workspace_id", "agent_id", "crew_id", "namespace"):
+        if not ID_RE.match(getattr(s, name)):
             raise ConfigError(f"{flag_name(name)} must be 1-128 letters, digits or _.:@/-")
     if s.consolidate_interval < 0:
         raise ConfigError("--consolidate-interval must be 0 (off) or positive")
@@ -250,3 +260,14 @@ def _validated(s: Settings) -> Settings:
         memory_dir=s.memory_dir.expanduser().absolute(),
         crew_dir=s.crew_dir.expanduser().absolute(),
     )
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` (an address or a name) is only reachable from this machine."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False

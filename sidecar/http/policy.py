@@ -1,5 +1,8 @@
 """The registry's rules on every HTTP route, in one middleware (``sidecar.ops.registry``).
 
+With ``--api-token`` (required to serve beyond loopback), every request but ``/healthz`` must
+carry it as ``Authorization: Bearer <token>`` first: 401 otherwise.
+
 The route a request matched names its operation; before the route runs, memory off refuses an
 operation on memory (403 ``memory_disabled``), a field the operation does not take, in the
 query string or the JSON body, is 400 ``unknown_field``, and a value no store keeps (NUL, a lone
@@ -9,9 +12,12 @@ so the route reads it without parsing it twice.
 
 from __future__ import annotations
 
+import hmac
+
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from sidecar.http.errors import error_response
 from sidecar.http.jsonio import read_json_object
 from sidecar.keys import SETTINGS
 from sidecar.ops.registry import Operation, admit, check_values, find, refuse_unknown
@@ -34,6 +40,11 @@ def operation_of(request: web.Request) -> Operation | None:
 
 @web.middleware
 async def policy_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    token = request.app[SETTINGS].api_token
+    if token and request.path != "/healthz" and not _bearer_matches(request, token):
+        response = error_response(401, "unauthorized", "missing or wrong API token (Authorization: Bearer ...)")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="memory-sidecar"'
+        return response
     op = operation_of(request)
     if op is None:
         return await handler(request)
@@ -47,3 +58,11 @@ async def policy_middleware(request: web.Request, handler: Handler) -> web.Strea
         refuse_unknown(body.keys(), op.body)
         check_values(body)
     return await handler(request)
+
+
+def _bearer_matches(request: web.Request, token: str) -> bool:
+    """Whether the request carries ``Authorization: Bearer <token>`` (the scheme in any case)."""
+    scheme, _, given = request.headers.get("Authorization", "").strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), token.encode())

@@ -69,6 +69,12 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
         runner = _runner(settings, opening)  # imports the HTTP stack meanwhile
         await runner.setup()
         await _site(runner, settings).start()
+        if settings.allow_remote:
+            log.warning(
+                "sidecar.remote",
+                host=settings.host,
+                note="the agent API is served beyond loopback; every request must carry the API token",
+            )
         log.info(
             "sidecar.ready",
             host=settings.host,
