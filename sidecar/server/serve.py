@@ -15,6 +15,7 @@ import asyncio
 import os
 import signal
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
@@ -61,6 +62,7 @@ async def run(settings: Settings, stop: asyncio.Event | None = None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    _private_tier(settings.memory_dir)
     # The agent's own settings file can turn memory off: then the tiers open without being indexed.
     opening = OpeningTiers(apply_agent_settings(settings, load_agent_settings(settings.memory_dir)))
     await asyncio.sleep(0)  # the opening tasks hand their index work to the writer threads now
@@ -108,3 +110,20 @@ def _site(runner: web.AppRunner, settings: Settings) -> web.TCPSite:
     from aiohttp import web
 
     return web.TCPSite(runner, settings.host, settings.port, backlog=128)
+
+
+def _private_tier(root: Path) -> None:
+    """The agent's tier is its private memory: a dir others may read or enter (0755, made by an
+    operator) is tightened to 0700 when this user owns it, and named in a warning otherwise."""
+    try:
+        st = root.stat()
+    except FileNotFoundError:
+        return  # made 0700 when the tier opens
+    if not st.st_mode & 0o077:
+        return
+    mode = oct(st.st_mode & 0o777)
+    if st.st_uid == os.getuid():
+        root.chmod(0o700)
+        log.warning("tier.mode_tightened", dir=str(root), was=mode, now="0o700")
+    else:
+        log.warning("tier.mode_open", dir=str(root), mode=mode, note="other users may read this memory")

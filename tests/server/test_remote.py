@@ -41,3 +41,13 @@ def test_with_a_token_every_request_but_healthz_carries_it(memory_dir: Path) -> 
         assert ok.status_code == 200 and ok.json()["results"]
     finally:
         side.stop()
+
+
+def test_an_open_tier_dir_is_tightened_at_start(memory_dir: Path) -> None:
+    memory_dir.chmod(0o755)
+    side = start_sidecar(memory_dir)
+    try:
+        assert memory_dir.stat().st_mode & 0o777 == 0o700
+        assert "tier.mode_tightened" in side.log_text()
+    finally:
+        side.stop()
