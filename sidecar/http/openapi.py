@@ -635,6 +635,32 @@ PATHS: dict[str, Any] = {
             requestBody=_body(_ref("RestoreMemory")),
         )
     },
+    "/memory/session": {
+        "post": _op(
+            "A finished session as an episodic summary (a summary.generated journal entry): its compaction "
+            "summary, or its messages summarised (extractive; a chat model's with --summariser, the extractive "
+            "one on any failure); idempotent on source_id (session_id:compaction_count by default)",
+            ("201", _obj({"id": STR, "seq": INT, "replayed": BOOL, "source_id": STR, "l0_abstract": STR})),
+            _errors(**{"400": BAD_BODY + "unknown_field, invalid_session_id, invalid_messages, invalid_summary"}),
+            requestBody=_body(
+                _obj(
+                    {"session_id": ID},
+                    {
+                        "source_id": {"type": "string", "minLength": 1, "maxLength": 256},
+                        "compaction_count": {"type": "integer", "minimum": 0, "default": 0},
+                        "summary": {"type": "string", "minLength": 1},
+                        "messages": {
+                            "type": "array",
+                            "items": _obj({"content": STR}, {"role": STR}, closed=True),
+                        },
+                        "workspace_id": ID,
+                        "agent_id": ID,
+                    },
+                    closed=True,
+                )
+            ),
+        )
+    },
     "/memory/memories": {
         "get": _op(
             "Live typed memories, newest first; with topic_key, every entry that held it (its history)",

@@ -119,6 +119,13 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     _op("forget", "POST", "/memory/forget", "write", body="agent_id id namespace scope topic_key workspace_id"),
     _op("restore", "POST", "/memory/restore", "write", body="agent_id id namespace workspace_id"),
+    _op(
+        "session",
+        "POST",
+        "/memory/session",
+        "write",
+        body="agent_id compaction_count messages session_id source_id summary workspace_id",
+    ),
     _op("memories", "GET", "/memory/memories", "read", query="workspace_id agent_id namespace topic_key limit"),
     _op("health", "GET", "/memory/health", "read", query="workspace_id crew_id"),
     _op("health_compute", "POST", "/memory/health", "write", query="workspace_id crew_id recompute"),
