@@ -86,7 +86,15 @@ REQUESTS: dict[str, Schema] = {
                     {
                         "role": {"enum": ["user", "assistant", "tool", "system"], "default": "user"},
                         "content": {"type": "string", "maxLength": MAX_TURN_CHARS, "pattern": "^[^\\u0000]*$"},
-                        "ts": {"type": "string", "description": "when it was said (kept for the caller; unused)"},
+                        "ts": {
+                            "type": "string",
+                            "description": "when it was said (ISO 8601): dates its memory, its daily note and its facts",
+                        },
+                        "id": {
+                            "type": "string",
+                            "pattern": ID_PATTERN,
+                            "description": "the turn's id: a retry of the same turn stores nothing twice",
+                        },
                     },
                     ("content",),
                 ),
@@ -156,6 +164,11 @@ ANSWERS: dict[str, Schema] = {
             "dry_run": BOOL,
             "kept": {"type": "array", "items": {"type": "object"}},
             "dropped": {"type": "array", "items": {"type": "object"}},
+            "failed": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "kept turns that could not be stored: index, chunk, code, message",
+            },
             "counts": {"type": "object"},
         },
         ("dry_run", "kept", "dropped", "counts"),
