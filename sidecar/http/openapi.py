@@ -83,6 +83,11 @@ SCHEMAS: dict[str, Schema] = {
                     "current_entries": {"type": "string", "description": "cap_exceeded: the file as it is"},
                     "usage": _ref("Usage"),
                     "would_be": INT,
+                    "largest_files": {
+                        "type": "array",
+                        "items": _obj({"path": STR, "bytes": INT}),
+                        "description": "cap_exceeded (tier, files): the tier's largest files, where room is made",
+                    },
                     "cap_scope": {
                         "enum": ["file", "tier", "files"],
                         "description": "cap_exceeded: the file's bytes, the tier's bytes, or the tier's number of files",

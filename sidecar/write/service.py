@@ -379,6 +379,7 @@ class WriteService:
                 current_entries="",
                 usage=usage(tier.files, cap, "files"),
                 would_be=tier.files + 1,
+                largest_files=_largest_files(root),
             )
         tier_before = tier.size
         checks = [
@@ -386,6 +387,20 @@ class WriteService:
             ("tier", tier_before, tier_before + growth, self.settings.tier_cap_bytes),
         ]
         for scope, before, after, cap in checks:
+            if after > cap and scope == "tier":
+                # The space is held by other files too: name the largest, which is where room is made.
+                largest = _largest_files(root)
+                named = ", ".join(f"{f['path']} ({f['bytes']:,} bytes)" for f in largest)
+                raise CapExceeded(
+                    f"tier cap exceeded: this {req.mode} would make the tier {after} bytes of {cap}; nothing "
+                    f"was written. The largest files are {named}: read one (memory read), then write it back "
+                    'consolidated with mode "replace" (or delete what is stale), then retry this write.',
+                    cap_scope=scope,
+                    current_entries=(old or b"").decode("utf-8", errors="replace"),
+                    usage=usage(before, cap),
+                    would_be=after,
+                    largest_files=largest,
+                )
             if after > cap:
                 raise CapExceeded(
                     f"{scope} cap exceeded: this {req.mode} would make {after} bytes of {cap}; nothing was "
@@ -403,6 +418,13 @@ class WriteService:
                     "usage": usage(used, cap),
                 }
         return None
+
+
+def _largest_files(root: Path, count: int = 5) -> list[dict[str, Any]]:
+    """The tier's ``count`` largest files that count against its cap, largest first (read only
+    when a write is refused, to say where room can be made)."""
+    files = [(f.size, rel) for rel, f in scan_tier(root).items() if counts_against_cap(rel)]
+    return [{"path": rel, "bytes": size} for size, rel in sorted(files, key=lambda x: (-x[0], x[1]))[:count]]
 
 
 def _scan_usage(root: Path) -> _Usage:
