@@ -446,7 +446,7 @@ class TierIndex:
             "mtime_ns = excluded.mtime_ns, indexed_at = excluded.indexed_at",
             (st.rel, digest, len(data), st.mtime_ns, now),
         )
-        chunks = chunk_markdown(data.decode("utf-8", errors="replace"))
+        chunks = chunk_markdown(_text(data, self.name, st.rel))
         # Chunks that are the same at the same place keep their row (and id): an append to a daily
         # file rewrites its last chunk or two, not every chunk of the file.
         old: dict[int, tuple[int, str, str, int, int]] = {}
@@ -758,6 +758,16 @@ def _racy(mtime_ns: int, indexed_at: float) -> bool:
     some filesystems), so size and mtime cannot tell: the content is hashed instead. Git calls
     these index entries racily clean."""
     return indexed_at * 1e9 - mtime_ns < RACY_NS
+
+
+def _text(data: bytes, tier: str, rel: str) -> str:
+    """A file's text for the index. Memory is UTF-8: a file that is not is indexed with U+FFFD in
+    place of the bytes that do not decode, and a warning names it and where (so it can be fixed)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        log.warning("index.not_utf8", tier=tier, path=rel, offset=exc.start, note="indexed with U+FFFD for bad bytes")
+        return data.decode("utf-8", errors="replace")
 
 
 def _check(cancel: Callable[[], bool] | None) -> None:

@@ -360,3 +360,15 @@ def test_scan_tier_takes_md_files_and_links_inside_and_nothing_else(tmp_path: Pa
     assert found == {"a/one.md": 1, "a/b/two.md": 2, "dir.md/in.md": 3, "in-link.md": 1}
     assert all(st.rel == rel and st.mtime_ns > 0 for rel, st in scan_tier(root).items())
     assert scan_tier(tmp_path / "nowhere") == {}
+
+
+def test_a_file_that_is_not_utf8_is_indexed_and_named_in_a_warning(index: TierIndex, memory_dir: Path) -> None:
+    from structlog.testing import capture_logs
+
+    (memory_dir / "topics").mkdir(exist_ok=True)
+    (memory_dir / "topics" / "latin1.md").write_bytes("# Caf\xe9\n\nThe caf\xe9 opens at nine.\n".encode("latin-1"))
+    with capture_logs() as logs:
+        index.reconcile()
+    warned = [e for e in logs if e["event"] == "index.not_utf8"]
+    assert [(e["path"], e["offset"]) for e in warned] == [("topics/latin1.md", 5)]
+    assert [h.path for h in index.search("opens nine", 5)] == ["topics/latin1.md"]
