@@ -20,7 +20,8 @@ to the evergreen file, and the notes themselves moved to the archive.
    With an operator model configured, the operator's stated preferences in the plan's notes are
    merged into ``operators/<slug>.md`` (``operator.py``).
 5. Each note is copied to ``archive/daily/YYYY-MM-DD.md`` and only then removed from ``daily/``;
-   the archive is out of the tier's cap and bounded by its own (``archive.py``).
+   the archive is out of the tier's cap and bounded by its own (``archive.py``), once the plan is
+   cleared (step 7), so a resumed run always reads its notes whole.
 6. With a journal, one ``memory.consolidated`` entry per week (a stable id: recording it twice is
    a no-op), linked ``supports`` to the journal entries the week's notes name by id.
 7. The state file is removed.
@@ -253,8 +254,6 @@ async def consolidate(
     for done, source in enumerate(notes, start=1):
         await asyncio.to_thread(_archive, root, source, report, sizes, dry_run)
         tell("archive", done, len(notes))
-    if archive_cap_bytes is not None:
-        await _bound(root, report, sizes, archive_cap_bytes, packed_cap_bytes, dry_run=dry_run)
     if stop_after == "archive":
         return report
     if journal is not None:
@@ -264,6 +263,8 @@ async def consolidate(
         return report
     if not dry_run:
         await asyncio.to_thread(clear_plan, root)
+    if archive_cap_bytes is not None:  # once the plan is done: its notes are never read again
+        await _bound(root, report, sizes, archive_cap_bytes, packed_cap_bytes, dry_run=dry_run)
     log.info("consolidate.done", periods=len(plan), archived=len(report.archived), promoted=len(report.promoted))
     return _finish(report, sizes)
 

@@ -11,6 +11,7 @@ run resumed half-way through archiving summarises exactly what an uninterrupted 
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -126,7 +127,10 @@ def file_names(directory: Path) -> list[str]:
 def day_text(root: Path, source: str) -> bytes | None:
     """A daily note's bytes whether or not it has been archived (see the module docstring)."""
     live = merged(read_file(root, source), read_file(root, claimed_rel(source)))
-    return merged(live, read_file(root, archive_rel(source)))
+    archived = read_file(root, archive_rel(source))
+    if archived is None and (packed := read_file(root, archive_rel(source) + ".gz")) is not None:
+        archived = gzip.decompress(packed)  # compressed by a run killed before it cleared its plan
+    return merged(live, archived)
 
 
 def merged(daily: bytes | None, archived: bytes | None) -> bytes | None:

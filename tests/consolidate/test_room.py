@@ -84,3 +84,31 @@ def test_the_first_scheduled_run_follows_the_last_one() -> None:
     assert first_delay(None, now, day) == START_GRACE_S  # never run: shortly after start
     assert first_delay(now - timedelta(days=3), now, day) == START_GRACE_S  # overdue: caught up
     assert first_delay(now - timedelta(hours=6), now, day) == 18 * 3600.0  # when the interval is up
+
+
+async def test_the_archive_is_bounded_only_once_a_run_is_done_so_a_resumed_run_reads_its_notes(tmp_path: Path) -> None:
+    from sidecar.consolidate.job import consolidate
+    from sidecar.consolidate.summarise import ExtractiveSummariser
+
+    roots = [tmp_path / "whole", tmp_path / "killed"]
+    for root in roots:
+        _months(root, days=30)
+    until = utcnow().date()
+    tight = {"archive_cap_bytes": 10_000}  # far less than the run's own notes
+    await consolidate(roots[0], since=None, until=until, summariser=ExtractiveSummariser(), dry_run=False, **tight)
+    killed = await consolidate(
+        roots[1],
+        since=None,
+        until=until,
+        summariser=ExtractiveSummariser(),
+        dry_run=False,
+        stop_after="archive",
+        **tight,
+    )
+    assert not killed.compressed and not killed.expired
+    done = await consolidate(
+        roots[1], since=None, until=until, summariser=ExtractiveSummariser(), dry_run=False, **tight
+    )
+    assert done.resumed and done.compressed and done.expired
+    summaries = [sorted((p.name, p.read_bytes()) for p in (r / "daily" / "summaries").glob("*.md")) for r in roots]
+    assert summaries[0] == summaries[1] and "Reviewed PR" in summaries[0][0][1].decode()
