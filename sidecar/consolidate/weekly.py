@@ -1,0 +1,194 @@
+"""A week's summary file, made from the week's notes: its current lines clustered, its standing
+lines (facts, rules, states) and its log ("Reviewed ...") summarised apart, the lines that changed
+a value listed first with what they replaced, the lines a newer value superseded last, and every
+line the injection scanner flags left out (``guard.py``). The CPU-heavy steps run on threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import structlog
+
+from sidecar.consolidate.cluster import Cluster, cluster_lines
+from sidecar.consolidate.guard import clean_summary
+from sidecar.consolidate.periods import Line, period_bounds, section_lines
+from sidecar.consolidate.promote import is_event, normalised
+from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
+from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
+from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
+
+__all__ = ["FACT_BUDGET_SHARE", "LOG_BUDGET_SHARE", "SUMMARY_DIR", "Embed", "Week", "summarise_week"]
+
+SUMMARY_DIR = "daily/summaries"
+FACT_BUDGET_SHARE = 2
+LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
+#: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
+Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
+_ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
+_LOG = " (log)"
+
+log = structlog.get_logger("sidecar.consolidate")
+
+
+@dataclass(frozen=True, slots=True)
+class Week:
+    """A week's summary as it will be written, and what it left out."""
+
+    name: str
+    path: str
+    sources: tuple[str, ...]
+    text: str
+    engine: str
+    dropped: tuple[DroppedLine, ...]
+    evidence: tuple[str, ...]
+    superseded: tuple[SupersededLine, ...] = ()
+    clustered_by: str = "words"
+    withheld: tuple[Withheld, ...] = ()
+    fallbacks: tuple[str, ...] = ()
+
+
+async def summarise_week(
+    name: str,
+    sources: Sequence[str],
+    texts: dict[str, str],
+    summariser: Summariser,
+    *,
+    budget: int,
+    threshold: float,
+    stale: dict[str, Said],
+    embed: Embed | None = None,
+) -> Week:
+    """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
+    cut by the budget), then one section per heading, each made by the summariser from the week's
+    merged clusters under a comment naming the notes it came from, and last the week's lines a
+    newer value superseded (``## Superseded``). Standing lines and changed values stand a few to a
+    ``###`` section (``in_sections``). The clustering and the scan run off the event loop;
+    a line the scanner flags is left out (``guard.py``)."""
+    lines, changed, old = await asyncio.to_thread(_week_lines, sources, texts, stale)
+    vectors = await _vectors(embed, lines)
+    parts, dropped = await asyncio.to_thread(_clustered, name, lines, threshold, vectors, budget)
+    monday, sunday = period_bounds(name)
+    out = [
+        f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n",
+        changed_section(changed, _replaced(stale)),
+    ]
+    engines: list[str] = []
+    fallbacks: list[str] = []
+    for title, members, allowed in parts:
+        summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
+        engines.append(summary.engine)
+        if summary.fallback_reason:
+            fallbacks.append(summary.fallback_reason)
+        dropped += _summary_dropped(summary, members, name)
+        if summary.text.strip():
+            credited = sorted({s for c in members for s in c.sources})
+            body = summary.text.strip() + "\n"
+            body = body if title.endswith(_LOG) else in_sections(body)
+            out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
+    if old:
+        out.append(f"\n## {SUPERSEDED}\n")
+        out += [superseded_line(line.text, stale[k]) for k, line in old.items()]
+    if len(out) == 2 and not changed:
+        out.append("\nNo notes this week.\n")
+    path = f"{SUMMARY_DIR}/{name}.md"
+    withheld: list[Withheld] = []
+    text = await asyncio.to_thread(clean_summary, "".join(out), path, withheld)
+    evidence = tuple(dict.fromkeys(_ENTRY_ID.findall("\n".join(texts[s] for s in sources))))
+    engine = "+".join(dict.fromkeys(engines)) or "extractive"
+    retired = tuple(
+        SupersededLine(line.text, line.source, stale[k].text, stale[k].where, stale[k].when[0].isoformat())
+        for k, line in old.items()
+    )
+    clustered_by = "words" if vectors is None else "words+embeddings"
+    return Week(
+        name,
+        path,
+        tuple(sources),
+        text,
+        engine,
+        tuple(dropped),
+        evidence,
+        retired,
+        clustered_by,
+        tuple(withheld),
+        tuple(dict.fromkeys(fallbacks)),
+    )
+
+
+def _clustered(
+    name: str, lines: list[Line], threshold: float, vectors: npt.NDArray[np.float32] | None, budget: int
+) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine]]:
+    """The week's clusters as the summary's parts (``_parts``), and the duplicates they merged."""
+    clusters = cluster_lines(lines, threshold, vectors)
+    dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
+    sections: dict[str, list[Cluster]] = {}
+    for cluster in clusters:
+        sections.setdefault(cluster.heading, []).append(cluster)
+    return _parts(sections, budget), dropped
+
+
+def _parts(sections: dict[str, list[Cluster]], budget: int) -> list[tuple[str, list[Cluster], int]]:
+    """What each summary section is made from: per heading, its standing lines (facts, rules,
+    states) with ``FACT_BUDGET_SHARE`` times the budget, then the lines reporting what was done
+    ("Reviewed ...", ``is_event``) under ``<heading> (log)`` with ``LOG_BUDGET_SHARE`` of it: a
+    week's log is what the archive keeps, its facts are what later searches ask for."""
+    out = []
+    for heading, members in sections.items():
+        facts = [c for c in members if not is_event(normalised(c.kept.text))]
+        events = [c for c in members if is_event(normalised(c.kept.text))]
+        if facts:
+            out.append((heading, facts, budget * FACT_BUDGET_SHARE))
+        if events:
+            out.append((f"{heading}{_LOG}", events, budget // LOG_BUDGET_SHARE))
+    return out
+
+
+def _replaced(stale: dict[str, Said]) -> dict[str, list[str]]:
+    """For each line that changed a value (by key), the lines it superseded, as said."""
+    out: dict[str, list[str]] = {}
+    for old, newer in stale.items():
+        out.setdefault(normalised(newer.text), []).append(old)
+    return out
+
+
+def _week_lines(
+    sources: Sequence[str], texts: dict[str, str], stale: dict[str, Said]
+) -> tuple[list[Line], list[Said], dict[str, Line]]:
+    """A week's current lines to cluster, its lines that changed a value (as first said there),
+    and its lines a newer value superseded, by key."""
+    lines = [line for source in sources for line in section_lines(source, texts[source])]
+    changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
+    changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
+    old = {normalised(line.text): line for line in lines if normalised(line.text) in stale}
+    shown = {normalised(c.text) for c in changed}
+    lines = [line for line in lines if normalised(line.text) not in stale and normalised(line.text) not in shown]
+    return lines, changed, old
+
+
+async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np.float32] | None:
+    """The lines' vectors, or None without a model or when it fails (words alone then cluster)."""
+    if embed is None or len(lines) < 2:
+        return None
+    try:
+        vectors = await embed([line.text for line in lines])
+    except Exception as exc:  # an embedder down or broken never stops a consolidation
+        log.warning("consolidate.embed_failed", error=str(exc))
+        return None
+    return vectors if vectors.shape[0] == len(lines) else None
+
+
+def _summary_dropped(summary: Summary, members: list[Cluster], period: str) -> list[DroppedLine]:
+    """The summariser's left-out lines, credited to the notes of the clusters they came from."""
+    out = []
+    for item in summary.dropped:
+        notes = sorted(
+            {s for i in item.sources if i.isdigit() and int(i) < len(members) for s in members[int(i)].sources}
+        )
+        out.append(DroppedLine(item.text, tuple(notes), item.reason, period, item.kept_as))
+    return out
