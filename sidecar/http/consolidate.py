@@ -70,8 +70,9 @@ async def _consolidate(request: web.Request) -> web.Response:
 
 async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx: every ``consolidate_interval`` hours, consolidate; the first run comes when the
-    interval since the last recorded run is up, shortly after start when it is overdue."""
-    hours = app[SETTINGS].consolidate_interval
+    interval since the last recorded run is up, shortly after start when it is overdue. Never with
+    memory off: memory is then neither read nor written."""
+    hours = app[SETTINGS].consolidate_interval if app[SETTINGS].memory_enabled else 0
     task = asyncio.create_task(_every(app, hours * 3600)) if hours > 0 else None
     yield
     if task is not None:
