@@ -128,7 +128,7 @@ async def test_the_mirror_follows_upserts_feedback_forget_expiry_and_heals_a_wip
     soon = await crew_memory(
         crew.journal,
         "The staging freeze lasts until the audit ends.",
-        expires_at=to_iso(utcnow() + timedelta(seconds=2)),
+        expires_at=to_iso(utcnow() + timedelta(hours=1)),  # still served when the test asks, however slow the run
     )
     await index_new(crew.journal, crew.embedder)
     await crew.mirror.sync()
