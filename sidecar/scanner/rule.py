@@ -3,7 +3,9 @@
 A finder reads one view of the text (``raw`` for invisible characters, ``folded`` for the rest)
 and yields hits in text order, each already graded: ``BLOCK`` (high confidence), ``FLAG``
 (suspicious) or ``NONE`` (matched, but only mentioned, negated or aimed at a tool). Rules run only
-when one of their needles occurs in the view, which keeps large clean texts cheap.
+when one of their needles occurs in the view, which keeps large clean texts cheap. A rule belongs
+to a layer (``patterns``, ``intent``, ``multilingual``), so each layer can be measured alone;
+``per_sentence`` makes a finder of a judge that reads one sentence at a time.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sidecar.scanner.normalise import Views
 
 __all__ = [
     "DESCRIBED",
+    "REPORTED",
     "SEP",
     "WORD",
     "Finder",

@@ -7,24 +7,31 @@ scanned on the write path and again when the prompt is assembled. A finding has 
 - ``flag``: suspicious. A write goes through with a warning; assembly withholds the section too.
 
 Text is first normalised (``normalise``: entities, confusables, fillers, emphasis inside words,
-hyphenated line breaks), and encoded runs are decoded and scanned again (``decode``). Rules match
-by intent (``intent``, ``covert``) or by shape (``patterns``) and grade each hit by where it stands
-(``context``): quoted, in code, named as an example, negated. Rules run in a fixed order and the
-first hit of the highest level wins, so a verdict never flickers.
+hyphenated line breaks), and encoded runs are decoded and scanned again (``decode``). The rules
+come in layers (``LAYERS``): ``patterns`` match phrases by intent (``intent``, ``covert``) or by
+shape (``patterns``); ``intent`` judges English sentences by what they ask of the model
+(``directive``, ``conceal``, ``leak``, ``agency``, ``headers``); ``multilingual`` does the same in
+other languages. Each hit is graded by where it stands (``context``): quoted, in code, named as an
+example, negated. An optional ``semantic`` layer (a caller's embedder) can flag what the rules
+left clean. Rules run in a fixed order and the first hit of the highest level wins, so a verdict
+never flickers; every finding carries the sentence it stands in.
 
 Entry points:
 
 - ``scan(text)``: the first ``block`` finding, or None. What the write path refuses.
 - ``verdict(text)``: the first ``block`` finding, else the first ``flag`` finding, or None.
 - ``scan_all(text)``: one finding per rule that hits, at its most severe level, in rule order.
-- ``scan_write(old, new)``: the verdict on the heading sections a write changed, so an append
-  that completes a payload begun by an earlier one is judged whole.
+- ``scan_write(old, new)``: the verdict on the heading sections a write changed, and for an
+  append on its seam with the file's tail, so an append that completes a payload begun by an
+  earlier one is judged whole, even under a new heading.
+- ``section_verdict(text, sections, i)``: a section's verdict, with its seam to the one before
+  (what the block withholds).
 - ``flagged_sections(text)`` and ``finding_at``: which sections of a file have a finding, to mark
   read and search hits.
 
 Time stays linear on any input: no nested unbounded quantifiers, bounded windows around each
-match, at most ``MAX_HITS`` hits examined per rule, and a rule runs only when one of its literal
-needles occurs in the text.
+match, at most ``MAX_HITS`` hits examined per rule, and a rule runs only when its words occur in
+the text (literal needles, or word stems looked up in the text's sorted words).
 """
 
 from __future__ import annotations
