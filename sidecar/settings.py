@@ -221,8 +221,9 @@ def _validated(s: Settings) -> Settings:
         )
     if s.allow_remote and not s.api_token:
         raise ConfigError("--allow-remote needs --api-token: the agent API never runs unauthenticated off loopback")
-    if s.role == "member" and not s.lead_url:
-        raise ConfigError("--role member needs --lead-url (the lead's crew listener)")
+    if s.role == "member" and not s.lead_url and s.crew_store == "sqlite":
+        # On a server store a member reads the crew from the store; only what needs the lead waits for one.
+        raise ConfigError("--role member needs --lead-url (the lead's crew listener) or a --crew-store")
     if s.crew_listen and ":" not in s.crew_listen:
         raise ConfigError("--crew-listen must be host:port")
     if s.role == "lead" and s.crew_listen and not s.crew_token:

@@ -105,6 +105,8 @@ class CrewProxy:
         return {**data, "via": self.base}
 
     async def _call(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        if not self.base:  # a member reading the crew from a server store, with no lead configured
+            raise self._unavailable("no lead is configured (--lead-url): this needs the lead")
         try:
             async with self.client.stream(method, self.base + path, json=body) as resp:
                 raw = await self._read_capped(resp)
