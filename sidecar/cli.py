@@ -240,6 +240,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             from sidecar.server.serve import serve
 
             return serve(load_settings(args))
+        if args.command not in ("mcp", "store"):  # the server applies the rule to each MCP tool itself
+            _refuse_when_memory_off(args)
         if args.command == "health":
             from sidecar.episodic.cli import health_main
 
@@ -269,6 +271,22 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 
 
 MEMORY_COMMANDS = ("remember", "recall", "forget", "decay")
+
+
+def _refuse_when_memory_off(args: argparse.Namespace) -> None:
+    """With memory off (the environment, or the agent's own memory.toml / settings.md), every
+    command on memory is refused, as the server refuses every route on it: 403 memory_disabled."""
+    from sidecar.errors import Forbidden
+    from sidecar.palace.agent_settings import apply, load_agent_settings
+
+    given = getattr(args, "memory_dir", None) or getattr(args, "path", None)
+    settings = load_settings({"memory_dir": given} if given is not None else {})
+    if not apply(settings, load_agent_settings(settings.memory_dir)).memory_enabled:
+        raise Forbidden(
+            f"memory is off for this agent (memory: false) in {settings.memory_dir}: memory is not read, "
+            "written or indexed",
+            code="memory_disabled",
+        )
 
 
 def _memory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

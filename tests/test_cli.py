@@ -263,3 +263,22 @@ def test_version_names_the_installed_package() -> None:
         [sys.executable, "-m", "sidecar", "--version"], capture_output=True, text=True, timeout=60, check=True
     )
     assert out.stdout.strip() == f"memory-sidecar {version('memory-sidecar')}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "postgres", "-p", "{dir}"],
+        ["remember", "Using Go for the API", "--memory-dir", "{dir}"],
+        ["recall", "API", "--memory-dir", "{dir}"],
+        ["consolidate", "run", "--memory-dir", "{dir}"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_memory_off_refuses_every_memory_command(memory_dir: Path, argv: list[str]) -> None:
+    (memory_dir / "memory.toml").write_text("memory = false\n")
+    before = sorted(p.name for p in memory_dir.rglob("*"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main([a.replace("{dir}", str(memory_dir)) for a in argv], out=out, err=err) == 2
+    assert "memory is off" in err.getvalue() and out.getvalue() == ""
+    assert sorted(p.name for p in memory_dir.rglob("*")) == before  # nothing indexed, nothing written
