@@ -18,7 +18,8 @@ __all__ = ["AGENCY_RULES"]
 
 _PIPE = re.compile(
     r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?"
-    r"(?:ba|z|da|k|fi|c)?sh\b|\b(?:iex|invoke-expression)\b"
+    r"(?:ba|z|da|k|fi|c)?sh\b|\b(?:iex|invoke-expression)\b|\b(?:run|execute|exec|source)\s+(?:\w+\s+){0,3}https?://"
+    r"\S+\.(?:sh|bash|ps1|py|pl)\b"
 )
 _NO_CONSENT = re.compile(
     r"\bwithout\s+(?:\w+\s+){0,2}(?:asking|confirm\w*|checking\s+with|waiting\s+for|prompting|permission|"
@@ -26,7 +27,8 @@ _NO_CONSENT = re.compile(
     r"\b(?:don'?t|do\s+not|never)\s+(?:ask|confirm|check\s+with|wait\s+for)\b|\basking\s+(?:\w+\s+){0,2}"
     r"(?:slows|is\s+not\s+needed|isn'?t\s+needed|wastes)|\bno\s+(?:confirmation|approval|review)\s+(?:is\s+)?"
     r"(?:needed|required|necessary)|\bauto-?approv\w*|\bdangerously-skip-permissions\b|--yolo\b|"
-    r"\bso\s+(?:that\s+)?the\s+(?:user|human|operator)\s+is\s+never\s+(?:asked|interrupted|bothered|prompted)"
+    r"\bso\s+(?:that\s+)?the\s+(?:user|human|operator)\s+is\s+never\s+(?:asked|interrupted|bothered|prompted)|"
+    r"\bno\s+questions\s+asked\b|\bwithout\s+(?:question|checking)\b|\bon\s+the\s+user'?s\s+behalf\b"
 )
 _AUTONOMY = re.compile(
     r"\b(?:right\s+away|immediately|straight\s+away|automatically|at\s+(?:session\s+)?start(?:up)?|as\s+soon\s+as\s+"
@@ -39,11 +41,12 @@ _ACT = re.compile(
 _BROAD = re.compile(
     r"\b(?:any|every|all|each)\s+(?:\w+\s+)?(?:commands?|tool\s+calls?|tools?|scripts?|changes?|requests?)\b|"
     r"\bsudo\b|\brm\s+-[a-z]*r[a-z]*f?\b|\bprod(?:uction)?\b|\badmin\b|\broot\b|\bdatabase\b|\bcluster\b|"
-    r"\bmigrations?\b|--dangerously|--yolo|\bauto-?approv"
+    r"\bmigrations?\b|--dangerously|--yolo|\bauto-?approv|\bmain\b|\bmaster\b|force-?push"
 )
 _SELF_GRANT = re.compile(
     r"\b(?:grant|give|assign|add)\s+yourself\b|\b(?:escalate|elevate)\s+your\s+(?:own\s+)?(?:privileges|rights|"
-    r"permissions)\b|--no-preserve-root\b|\brm\s+-rf\s+(?:~|/|\$home)(?=[\s/;`'\"]|$)"
+    r"permissions)\b|--no-preserve-root\b|\b(?:answer|say|reply|click)\s+(?:yes|ok|allow|approve)\s+to\s+(?:every|all|"
+    r"any)\s+(?:\w+\s+)?(?:permission|confirmation|approval|security)\b|\brm\s+-rf\s+(?:~|/|\$home)(?=[\s/;`'\"]|$)"
 )
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
 
@@ -73,7 +76,8 @@ def _negated(sentence: str, start: int) -> bool:
 # The sentences worth judging: one short word list, not the three patterns' alternations.
 _GATE = re.compile(
     r"\b(?:curl|wget|iwr|irm|iex|invoke-|without|need\s+to|ask|confirm|auto-?approv|dangerously|"
-    r"yolo|yourself|escalate|elevate|no-preserve|rm\s+-rf|interrupted)"
+    r"yolo|yourself|escalate|elevate|no-preserve|rm\s+-rf|interrupted|no\s+questions|behalf|"
+    r"https?://\S+\.(?:sh|bash|ps1|py|pl)\b|(?:yes|ok|allow|approve)\s+to\s+(?:every|all|any))"
 )
 _NEEDLES = tuple(
     [
@@ -97,6 +101,13 @@ _NEEDLES = tuple(
         "elevate",
         "no-preserve",
         "interrupt",
+        "http",
+        "yes",
+        "ok",
+        "allow",
+        "approve",
+        "behalf",
+        "questions",
     ]
 )
 

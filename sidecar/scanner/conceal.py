@@ -22,7 +22,9 @@ _DENY = re.compile(
     r"(?:that\s+)?(?:nothing|you\s+(?:did\s+nothing|didn'?t|never|did\s+not|know\s+nothing))|\bact\s+(?:as\s+"
     r"(?:though|if)|like)\s+(?:nothing|it\s+(?:was|were|had)|the\s+\w+\s+(?:was|were)\s+always|you\s+(?:never|"
     r"didn'?t))|\bnever\s+admit\b|\blie\s+about\b|\bchange\s+the\s+subject\b|\bfeign\s+ignorance\b|"
-    r"\bplay\s+dumb\b"
+    r"\bplay\s+dumb\b|\b(?:tell|assure|reassure)\s+(?:them|him|her|the\s+(?:user|operator|owner|team))\s+(?:that\s+)?"
+    r"(?:\w+\s+){0,3}(?:passed|succeeded|worked|(?:is|are|was|were)\s+fine|went\s+fine|nothing\s+(?:happened|changed)|"
+    r"all\s+good)\b"
 )
 _ASKED = re.compile(
     r"\b(?:if|when|whenever|should)\s+(?:\w+\s+){0,3}(?:asks?|asked|questions?|questioned|inquires?|wonders?)\b|"
@@ -34,7 +36,10 @@ _HIDE = re.compile(
     r"\bkeep\s+quiet\b|\b(?:don'?t|do\s+not|never)\s+(?:tell|mention|report|bring\s+(?:it|this|"
     r"that)\s+up|let\s+(?:\w+\s+){0,2}(?:know|see|notice))\b|\bwithout\s+(?:mentioning|telling|reporting|saying|"
     r"disclosing)\b|\bleave\s+(?:\w+\s+){0,4}out\s+of\b|\bomit\s+(?:\w+\s+){0,4}from\b|\b(?:must|should)\s+"
-    r"(?:not|never)\s+(?:find\s+out|know|learn|notice|see|hear)\b|\bnobody\s+needs\s+to\s+(?:know|hear)\b"
+    r"(?:not|never)\s+(?:find\s+out|know|learn|notice|see|hear)\b|\bnobody\s+needs\s+to\s+(?:know|hear)\b|"
+    r"\b(?:user|users|operator|owner|human|nobody|no\s+one)\s+(?:never|doesn'?t|does\s+not|won'?t|will\s+not|can'?t|"
+    r"cannot)\s+(?:ever\s+)?(?:learns?|knows?|finds?\s+out|notices?|sees?|hears?|reali[sz]es?)\b|"
+    r"\b(?:don'?t|do\s+not|never)\s+(?:record|log|document|write\s+down|note\s+down)\b"
 )
 _PRINCIPAL = re.compile(
     r"\b(?:user|users|operator|owner|human|maintainers?|anyone|anybody|nobody|no\s+one|reviewers?|"
@@ -46,12 +51,12 @@ _PRINCIPAL = re.compile(
 _OWN_ACT = re.compile(
     r"\b(?:that\s+you|what\s+you|you\s+(?:did|changed|deleted|removed|disabled|added|ran|made|received)|"
     r"(?:the|these|this|those|that)\s+(?:change|changes|edit|edits|step|steps|instruction|rule|note|job|cron|cleanup|"
-    r"deletion|extra)|the\s+\w+\s+(?:job|change|edit|step))\b"
+    r"deletion|extra|action|actions)|the\s+\w+\s+(?:job|change|edit|step))\b"
 )
 _PRONOUN = re.compile(r"\b(?:it|this|these|them|that)\b")
 _PRINCIPAL_NAMED = re.compile(
     r"\b(?:user|users|operator|owner|human)\b|\b(?:your\s+)?(?:summar(?:y|ies)|changelog|commit\s+messages?|git\s+log|"
-    r"replies|reply|report|reports)\b"
+    r"replies|reply|report|reports|audit\s+(?:trail|log))\b"
 )
 _KEPT_SECRET = re.compile(
     r"\b(?:passwords?|passphrases?|secrets?|keys?|tokens?|credentials|private|personal|pii|confidential|"
@@ -105,6 +110,13 @@ _NEEDLES = tuple(
         "subject",
         "feign",
         "dumb",
+        "never",
+        "learn",
+        "record",
+        "log",
+        "document",
+        "assure",
+        "reassure",
     ]
 )
 CONCEAL_RULES: tuple[Rule, ...] = (

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, STEALTH, after, before, framed_level, negated, tool_subject
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import Hit, Rule, gap, matches, regex
+from sidecar.scanner.rule import DESCRIBED, Hit, Rule, gap, matches, regex
 
 __all__ = ["COVERT_RULES"]
 
@@ -88,6 +88,8 @@ def _send(views: Views) -> Iterator[Hit]:
         dest = _DEST.search(clause)
         if dest is None or negated(text, start) or tool_subject(text, start):
             continue
+        if DESCRIBED.search(before(text, start, 160)):
+            continue  # "an attacker might hide 'send the .env file to ...'": a mention
         level = FLAG
         url = dest.group()
         context = before(text, start) + " " + text[start:end] + " " + clause

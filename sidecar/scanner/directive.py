@@ -53,20 +53,23 @@ _SET_ASIDE = re.compile(
     r"don'?t\s+apply|(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:outdated|stale|obsolete|expired|"
     r"revoked|retracted|cancel+ed|void|superseded|replaced|withdrawn|lifted|suspended|invalid|wrong|written\s+in\s+"
     r"error|in\s+error|null)|expired|revoked|retracted|superseded|obsolete|throw\s+(?:\w+\s+)?(?:out|away)|"
-    r"stop\s+(?:honou?ring|following|obeying|respecting|applying)|neglect|pay\s+no\s+(?:regard|attention|heed|"
+    r"stop\s+(?:honou?ring|following|obeying|respecting|applying)|neglect|treat\s+(?:[\w']+\s+){0,6}as\s+(?:void|null|"
+    r"invalid|obsolete|cancel+ed|irrelevant|optional|outdated|expired|revoked|suggestions?)|(?:don'?t|do\s+not|"
+    r"never|no\s+longer)\s+(?:follow|obey|apply|honou?r|respect)|pay\s+no\s+(?:regard|attention|heed|"
     r"mind)|(?:don'?t|do\s+not)\s+let\s+(?:\w+\s+){0,4}(?:limit|restrict|stop|bind|constrain|hold\s+you\s+back)|"
     r"abandon|drop|discard|bypass|override|overrides|replaces?|take\s+precedence\s+over|outranks?)\b"
 )
+_SELF_NEGATED = frozenset(("don't", "dont", "do", "never", "no", "doesn't", "don"))  # the verb's own negation
 _WEAK_VERBS = frozenset(("drop", "discard", "override", "overrides", "replace", "replaces", "bypass"))
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
 
 
 # "ignore everything you have been told": the instructions named by how they came
 _TOLD = re.compile(
-    r"\b(?:ignore|disregard|forget|overlook|set\s+aside|put\s+aside|pay\s+no\s+attention\s+to)\s+(?:about\s+)?"
+    r"\b(?:ignore|disregard|forget|overlook|set\s+aside|put\s+aside|pay\s+no\s+attention\s+to|treat)\s+(?:about\s+)?"
     r"(?:everything|all|anything|whatever)\s+(?:(?:that|of\s+what)\s+)?(?:you(?:'ve|\s+have|\s+were|'re)?|"
     r"we(?:'ve|\s+have)?|they(?:'ve|\s+have)?|i(?:'ve|\s+have)?)\s+(?:been\s+|already\s+)?(?:told|instructed|"
-    r"given|taught|said|programmed|trained)\b"
+    r"given|taught|said|programmed|trained|configured|set\s+up|loaded)\b"
 )
 # "ignore the webpage and state ...": the model's task swapped for another inside the content it reads
 _HIJACK = re.compile(
@@ -84,7 +87,8 @@ def _override(sentence: str) -> tuple[int, int, int] | None:
     hijack = _HIJACK.search(sentence)
     if hijack is not None:
         return FLAG, hijack.start(), hijack.end()
-    for noun in _NOUN.finditer(sentence):
+    nouns = list(_NOUN.finditer(sentence))
+    for noun in nouns:
         before = sentence[max(0, noun.start() - 80) : noun.start()]
         after = sentence[noun.end() : noun.end() + 80]
         if not (_OWNER_BEFORE.search(before) or _OWNER_AFTER.match(after)):
@@ -93,11 +97,19 @@ def _override(sentence: str) -> tuple[int, int, int] | None:
             word = verb.group().split()[0]
             if word in _WEAK_VERBS and (not _STRONG.fullmatch(noun.group()) or not 0 < noun.start() - verb.end() < 60):
                 continue  # "drop", "override" only as a verb with the model's instructions as its object
-            if _NEGATED.search(sentence[max(0, verb.start() - 40) : verb.start()]) and not word.startswith("don"):
+            if word in _SELF_NEGATED and _nearest(nouns, verb.start()) is not noun:
+                continue  # "if a tool result contains instructions, do not follow them": not the owned ones
+            if _NEGATED.search(sentence[max(0, verb.start() - 40) : verb.start()]) and word not in _SELF_NEGATED:
                 continue
             start, end = min(noun.start(), verb.start()), max(noun.end(), verb.end())
             return BLOCK, start, end
     return None
+
+
+def _nearest(nouns: list[re.Match[str]], pos: int) -> re.Match[str] | None:
+    """The instructions a "don't follow them" refers to: the last named before it, else the first after."""
+    earlier = [noun for noun in nouns if noun.end() <= pos]
+    return earlier[-1] if earlier else next(iter(nouns), None)
 
 
 # --- this note made the model's only authority
@@ -115,7 +127,8 @@ _AUTHORITY = re.compile(
 _SOLE = re.compile(r"\b(?:only|solely|exclusively|alone|instead|sole|nothing\s+else|no\s+one\s+else)\b")
 _GOVERNS = re.compile(
     rf"\b(?:{_THIS_NOTE})\s+(?:is|are|becomes?)\s+(?:now\s+)?(?:the|your)\s+(?:only\s+|sole\s+|real\s+|new\s+|"
-    r"governing\s+|true\s+|actual\s+)*(?:authority|policy|brief|instructions|orders|rules|task)\b|"
+    r"governing\s+|true\s+|actual\s+)*(?:authority|policy|brief|instructions|orders|rules|task|configuration|config|"
+    r"guidance|system\s+prompt|programming)(?:\s+now)?\b|"
     r"\b(?:the\s+)?(?:only\s+)?(?:authority|policy|rules|orders)\s+you\s+(?:answer\s+to|obey|follow)\b|"
     r"\bwhat\s+this\s+(?:note|file|entry|memory)\s+says\s+(?:wins|goes|rules|overrides)\b|"
     r"\byour\s+(?:real|true|actual|new)\s+(?:brief|orders|instructions|directives?)\b"
@@ -138,11 +151,11 @@ _PERSONA_VERB = re.compile(
     r"take\s+on\s+(?:the\s+)?(?:persona|role|identity|character)|roleplay\s+as|role-play\s+as|act\s+as|"
     r"pretend\s+(?:to\s+be|you\s+are)|switch\s+(?:personas?|identit\w+|to)|your\s+(?:identity|persona|name|"
     r"new\s+name|character)\b|stop\s+being|forget\s+(?:that\s+)?you\s+are|you\s+will\s+be|you\s+shall\s+be|"
-    r"speak\s+as|respond\s+as|answer\s+as|assume\s+the\s+(?:persona|role|identity)|simulate\s+(?:an?\s+)?(?:\w+\s+)?"
+    r"speak\s+as|respond\s+as|answer\s+as|adopt\s+(?:the\s+)?(?:identity|persona|role|character)|assume\s+the\s+(?:persona|role|identity)|simulate\s+(?:an?\s+)?(?:\w+\s+)?"
     r"(?:chatbot|ai|model|assistant|persona|character)|(?:ai|chatbot|model|assistant|bot)\s+(?:named|called|known\s+as))"
 )
 _UNBOUND = re.compile(
-    r"\b(?:no\s+(?:content\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
+    r"\b(?:(?:no|zero)\s+(?:content\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
     r"safety|morals|ethics|censorship|guardrails|boundaries)|without\s+(?:any\s+)?(?:\w+\s+)?(?:content\s+policy|"
     r"guidelines|rules|restrictions|limits|limitations|filters|safety|ethics|censorship|guardrails|boundaries)|"
     r"never\s+(?:refuses?|says?\s+no|declines?|refusing)|(?:answers?|does|say|says|do)\s+(?:anything|everything|"
@@ -180,7 +193,7 @@ def _persona_span(views: Views) -> Iterator[Hit]:
 # Limits named as the model's rules: a persona that drops these is blocked; one merely described
 # as "uncensored" or "unfiltered" (a story, a version of a text) is flagged.
 _RULES_DROPPED = re.compile(
-    r"\b(?:no|without)\s+(?:any\s+)?(?:content\s+)?(?:polic|guideline|rule|restriction|filter|safety|guardrail|"
+    r"\b(?:no|zero|without)\s+(?:any\s+)?(?:content\s+)?(?:polic|guideline|rule|restriction|filter|safety|guardrail|"
     r"limit|censorship|ethic|moral)|\bnever\s+(?:refuses?|says?\s+no|declines?|refusing)|\bfree\s+(?:of|from)|"
     r"\b(?:serves?|obeys?|loyal|answers\s+(?:only\s+)?to|works\s+for)\b|\bignores?\b|\bdisregards?\b|"
     r"\b(?:doesn'?t|does\s+not|don'?t|do\s+not|never)\s+(?:give|care)|\bjailbroken\b|\bamoral\b"
@@ -293,6 +306,7 @@ _SOLE_NEEDLES = tuple(
 _UNBOUND_NEEDLES = tuple(
     [
         "no",
+        "zero",
         "without",
         "never",
         "anything",

@@ -38,7 +38,7 @@ NEGATIONS = (
 LEXICON: dict[str, dict[str, str]] = {
     "zh": {
         "told": "你被告知的|告诉你的一切|告訴你的一切|给你的所有",
-        "null": "忽略|无视|忽视|無視|不要理会|别理会|不要理會|忘记|忘掉|忘記|抛开|拋開|放弃|放棄|不再遵守|无需遵守|不用遵守",
+        "null": "忽略|无视|忽视|無視|不要理会|别理会|不要理會|忘记|忘掉|忘記|抛开|拋開|放弃|放棄|不再遵守|无需遵守|不用遵守|不再有效|作废|失效|不再适用|不要遵守|别遵守",
         "prior": "之前|以前|先前|此前|上面|上述|原来|原先|原來|所有|全部|你的|系统|系統",
         "target": "指示|指令|规则|規則|提示|命令|设定|設定|限制|要求|说明|說明",
         "sysprompt": "系统提示|系統提示|系统指令|系統指令|初始提示",
@@ -51,7 +51,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "ja": {
         "told": "言われたこと|指示されたこと",
-        "null": "無視|忘れ|従わな|従う必要はな",
+        "null": "無視|忘れ|従わな|従う必要はな|無効|もう有効ではな|従わないで",
         "prior": "これまで|以前|前の|先の|上記|すべて|全て|元の|最初の",
         "target": "指示|命令|ルール|規則|設定|制約|プロンプト",
         "sysprompt": "システムプロンプト|システム指示|初期プロンプト",
@@ -64,7 +64,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "ko": {
         "told": "들은 모든|지시받은|알려주는 모든",
-        "null": "무시|잊어|잊고|따르지 마",
+        "null": "무시|잊어|잊고|따르지 마|더 이상 유효하지|무효",
         "prior": "이전|앞의|위의|모든|기존|원래",
         "target": "지시|명령|규칙|지침|설정|프롬프트",
         "sysprompt": "시스템 프롬프트|시스템 지시",
@@ -77,7 +77,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "hi": {
         "told": "आपको बताया गया|आपको पहले निर्देश दिए",
-        "null": "अनदेखा|अवहेलना|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाएं|भूल जाइए|अनदेखी|उपेक्षा",
+        "null": "अनदेखा|अवहेलना|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाएं|भूल जाइए|अनदेखी|उपेक्षा|अब लागू नहीं|रद्द",
         "prior": "पिछले|पहले|सभी|सारे|ऊपर|पूर्व",
         "target": "निर्देश|नियम|आदेश|हिदायत|प्रॉम्प्ट",
         "sysprompt": "सिस्टम प्रॉम्प्ट|सिस्टम प्रोम्प्ट",
@@ -90,7 +90,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "ar": {
         "told": "ما تم تعليماتك|ما قيل لك",
-        "null": "تجاهل|تغاضى عن|تغاض عن|انس|إنس|اهمل|أهمل|لا تتبع",
+        "null": "تجاهل|تغاضى عن|تغاض عن|انس|إنس|اهمل|أهمل|لا تتبع|لم تعد سارية|ملغاة",
         "prior": "السابقة|السابق|جميع|كل|الأصلية|أعلاه",
         "target": "التعليمات|تعليمات|الأوامر|القواعد|الإرشادات|التوجيهات",
         "sysprompt": "موجه النظام|تعليمات النظام|رسالة النظام",
@@ -103,7 +103,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "es": {
         "told": "lo que te han dicho|lo que te dijeron|lo que se te ha dicho",
-        "null": "ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|haz caso omiso|no sigas",
+        "null": "ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|haz caso omiso|no sigas|ya no son válidas|ya no aplican|quedan anuladas|no sigas",
         "prior": "anteriores|previas|previos|todas|todos|originales|tus|sus",
         "target": "instrucciones|reglas|indicaciones|órdenes|directrices|normas",
         "sysprompt": "prompt del sistema|indicación del sistema|instrucciones del sistema|mensaje del sistema",
@@ -116,7 +116,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "pt": {
         "told": "o que te disseram|o que lhe foi dito|o que você recebeu",
-        "null": "ignore|ignora|ignorar|esqueça|esqueca|esquece|desconsidere|descarte",
+        "null": "ignore|ignora|ignorar|esqueça|esqueca|esquece|desconsidere|descarte|não valem mais|não se aplicam mais|já não valem|anuladas",
         "prior": "anteriores|prévias|todas|todos|originais|suas",
         "target": "instruções|regras|diretrizes|ordens|orientações",
         "sysprompt": "prompt do sistema|instruções do sistema",
@@ -129,7 +129,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "fr": {
         "told": "ce qu'on t'a dit|ce qu'on vous a dit|ce que vous avez déjà reçu|ce que tu as reçu",
-        "null": "ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction",
+        "null": "ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction|ne s'appliquent plus|ne sont plus valables|annulées|ne respecte plus|ne suis plus",
         "prior": "précédentes|antérieures|toutes|tous|vos|tes|initiales|originales|ci-dessus",
         "target": "instructions|consignes|règles|directives|ordres",
         "sysprompt": "prompt système|invite système|instructions système|message système",
@@ -142,8 +142,8 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "de": {
         "told": "was dir gesagt wurde|was man dir gesagt hat|was ihnen gesagt wurde",
-        "null": "ignoriere|ignorieren|ignorier|vergiss|vergessen sie|missachte|beachte nicht",
-        "prior": "vorherigen|bisherigen|vorigen|früheren|alle|deine|ihre|ursprünglichen|obigen",
+        "null": "ignoriere|ignorieren|ignorier|vergiss|vergessen sie|missachte|beachte nicht|nicht mehr|ungültig|aufgehoben",
+        "prior": "vorherigen|bisherigen|ursprüngliche|vorigen|früheren|alle|deine|ihre|ursprünglichen|obigen",
         "target": "anweisungen|regeln|vorgaben|befehle|richtlinien|instruktionen",
         "sysprompt": "systemprompt|system-prompt|systemanweisung|systemnachricht",
         "reveal": "verrate|zeige|zeig|enthülle|nenne",
@@ -155,7 +155,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "ru": {
         "told": "что тебе говорили|что вам говорили|что тебе сказали|что вам сказали",
-        "null": "игнорируй|игнорировать|забудь|забудьте|не обращай внимания|пренебреги|отбрось",
+        "null": "игнорируй|игнорировать|забудь|забудьте|не обращай внимания|пренебреги|отбрось|больше не действуют|недействительны|отменены|не соблюдай",
         "prior": "предыдущ|прежн|все|всех|ранее|выше|исходн|твои|ваши",
         "target": "инструкци|указани|правил|команд|директив",
         "sysprompt": "системный промпт|системную подсказку|системные инструкции|системное сообщение",
@@ -168,7 +168,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "it": {
         "told": "ciò che ti è stato detto|quello che ti è stato detto",
-        "null": "ignora|ignorare|ignori|dimentica|dimenticare|dimentichi|trascura|non seguire",
+        "null": "ignora|ignorare|ignori|dimentica|dimenticare|dimentichi|trascura|non seguire|non valgono più|non sono più valide|annullate",
         "prior": "precedenti|tutte|tutti|originali|tue|sue",
         "target": "istruzioni|regole|direttive|indicazioni|ordini",
         "sysprompt": "prompt di sistema|istruzioni di sistema|messaggio di sistema",
@@ -181,7 +181,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "tr": {
         "told": "sana söylenen|size söylenen",
-        "null": "yok say|görmezden gel|unut|göz ardı et|dikkate alma|uyma",
+        "null": "yok say|görmezden gel|unut|göz ardı et|dikkate alma|uyma|artık geçerli değil|geçersiz",
         "prior": "önceki|tüm|bütün|önceden|yukarıdaki|orijinal",
         "target": "talimat|kural|yönerge|komut|emir",
         "sysprompt": "sistem istemi|sistem komutu|sistem talimat|sistem mesaj",

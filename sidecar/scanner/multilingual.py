@@ -26,6 +26,12 @@ def _folded(term: str) -> str:
     return normalise(term).folded.strip()
 
 
+def _forms(term: str) -> set[str]:
+    """A term folded as written and capitalised: look-alike folding runs before case folding, so a
+    sentence's first word ("Не говори") can fold to other letters than the same word inside one."""
+    return {_folded(term), _folded(term[:1].upper() + term[1:])}
+
+
 def _compile(key: str) -> re.Pattern[str]:
     """One pattern for a key over every language. The word-start check is factored out of the
     alternation (one lookbehind, not one a term), which keeps a search about fifteen times faster."""
@@ -33,7 +39,8 @@ def _compile(key: str) -> re.Pattern[str]:
     unspaced: set[str] = set()
     for lang, words in LEXICON.items():
         for term in words[key].split("|"):
-            (unspaced if lang in _UNSPACED else spaced).add(re.escape(_folded(term)).replace(r"\ ", r"\s+"))
+            for form in _forms(term):
+                (unspaced if lang in _UNSPACED else spaced).add(re.escape(form).replace(r"\ ", r"\s+"))
     return re.compile(rf"(?<!\w)(?:{_longest_first(spaced)})|{_longest_first(unspaced)}")
 
 
@@ -59,7 +66,7 @@ _NEGATABLE = frozenset(("null", "reveal", "send"))
 def _stems(key: str) -> Stems:
     """``key``'s terms folded: ASCII ones as word stems, the others (Cyrillic, Arabic, CJK, ...)
     looked up as they are."""
-    return Stems.of({_folded(term) for words in LEXICON.values() for term in words[key].split("|")})
+    return Stems.of({form for words in LEXICON.values() for term in words[key].split("|") for form in _forms(term)})
 
 
 def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | None]:

@@ -46,7 +46,7 @@ _SYSTEM_NOTE = (
 _URGENT_NOTE = (
     r"^[ \t>*_-]{0,8}\[\s*(?:important|urgent|priority)\s+(?:system\s+)?(?:message|instructions?|override)\s*[:\]]"
 )
-_SYSTEM_TAG = r"<\s*/?\s*(?:system|system-reminder|system_prompt|sys)\s*>"
+_SYSTEM_TAG = r"<\s*/?\s*(?:system|system[-_ ]?(?:reminder|prompt|message|instructions?|msg)|sys|sys_msg)\s*>"
 _INSTRUCTIONS_TAG = r"<\s*/?\s*(?:instructions|admin|developer_message|important_instructions)\s*>"
 _CHAT_TOKEN = (
     r"<\s*\|\s*(?:im_start|im_end|im_sep|start_header_id|end_header_id)\s*\|\s*>|\[\s*/?\s*inst\s*\]|"
