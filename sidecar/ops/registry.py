@@ -64,6 +64,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("tools", "GET", "/memory/tools", "none"),
     _op("mcp", "POST", "/mcp", "none", query=None),  # each tool call is admitted on its own
     _op("mcp_close", "DELETE", "/mcp", "none", query=None),
+    _op("mcp_stream", "GET", "/mcp", "none", query=None),  # the server's stream of list changes
     _op("agent_settings", "GET", "/memory/agent-settings", "none"),  # shows whether memory is off
     _op("status", "GET", "/memory/status", "none", query="scope"),  # the index's state, no memory text
     # Files, search and the block.

@@ -64,8 +64,9 @@ def _app_routes() -> set[tuple[str, str]]:
 def test_every_route_is_an_operation_of_the_registry() -> None:
     routes = _app_routes()
     served = {(op.method, op.path) for op in OPERATIONS}
-    # /mcp takes any method (JSON-RPC over POST, its session closed by DELETE); the registry names both.
-    routes = {(m, p) for m, p in routes if (m, p) != ("*", "/mcp")} | {("POST", "/mcp"), ("DELETE", "/mcp")}
+    # /mcp takes any method (JSON-RPC over POST, its stream over GET, its session closed by DELETE).
+    mcp = {("POST", "/mcp"), ("DELETE", "/mcp"), ("GET", "/mcp")}
+    routes = {(m, p) for m, p in routes if (m, p) != ("*", "/mcp")} | mcp
     assert routes - served == set(), "a route the registry does not know skips its rules"
     assert served - routes == set(), "an operation of the registry no route serves"
     assert find("GET", "/nowhere") is None
