@@ -2,6 +2,10 @@
 version, the tools it last listed, and its server stream (``GET /mcp``), on which it is told when
 the tool list it would get has changed.
 
+A client cannot take another's session away: past ``MAX_SESSIONS`` a new session is refused
+(``too_many_sessions``), never made by ending a live one; a session unused for ``IDLE_S`` (and with
+no stream open) is over, which is what frees room for clients that never end theirs.
+
 A session has at most one stream: a second ``GET`` ends the first, so a notification is never sent
 twice. A session is told a change once (its listed tools then count as the new list); one that never
 listed the tools, or has no stream open, is told nothing.
@@ -11,14 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LIST_CHANGED", "MAX_SESSIONS", "McpSessions", "Session", "Stream"]
+from sidecar.errors import EngineUnavailable
+
+__all__ = ["IDLE_S", "LIST_CHANGED", "MAX_SESSIONS", "McpSessions", "Session", "Stream"]
 
 MAX_SESSIONS = 1024
+#: A session neither used nor streaming for this long is over (a client that did not DELETE it).
+IDLE_S = 1800.0
 LIST_CHANGED: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 #: What a session's stream carries: a message to send, or None to end the stream.
 Stream = asyncio.Queue[dict[str, Any] | None]
@@ -29,20 +38,33 @@ class Session:
     version: str
     listed: tuple[str, ...] | None = None
     stream: Stream | None = None
+    used: float = 0.0  # monotonic time of its last request
 
 
 class McpSessions:
-    """Live sessions by id; past ``limit`` the least recently used goes (its stream ended)."""
+    """Live sessions by id, least recently used first; at most ``limit``, idle ones ending."""
 
-    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+    def __init__(self, limit: int = MAX_SESSIONS, idle_s: float = IDLE_S) -> None:
         self.limit = limit
+        self.idle_s = idle_s
         self._live: OrderedDict[str, Session] = OrderedDict()
 
     def open(self, version: str) -> str:
+        """A new session's id; EngineUnavailable ``too_many_sessions`` when ``limit`` sessions are in
+        use (a flood of ``initialize`` calls cannot end the sessions of other clients)."""
+        now = time.monotonic()
+        for sid, session in list(self._live.items()):
+            if now - session.used < self.idle_s:
+                break  # least recently used first: the rest are newer
+            if session.stream is None:
+                del self._live[sid]
+        if len(self._live) >= self.limit:
+            raise EngineUnavailable(
+                f"{self.limit} MCP sessions are in use; end one (DELETE /mcp) or retry later",
+                code="too_many_sessions",
+            )
         sid = secrets.token_urlsafe(24)
-        self._live[sid] = Session(version)
-        while len(self._live) > self.limit:
-            _end(self._live.popitem(last=False)[1])
+        self._live[sid] = Session(version, used=now)
         return sid
 
     def get(self, sid: str) -> str | None:
@@ -51,6 +73,7 @@ class McpSessions:
         if session is None:
             return None
         self._live.move_to_end(sid)
+        session.used = time.monotonic()
         return session.version
 
     def close(self, sid: str) -> bool:

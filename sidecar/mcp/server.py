@@ -21,6 +21,7 @@ from aiohttp import web
 
 from sidecar import __version__
 from sidecar.contract import ToolName, ToolsAnswer
+from sidecar.errors import EngineUnavailable
 from sidecar.http.jsonio import json_problem
 from sidecar.keys import SETTINGS
 from sidecar.mcp.catalog import TOOLS, offered, parse_allowlist
@@ -238,13 +239,20 @@ def _checked(message: Any) -> dict[str, Any]:
     return message
 
 
+#: JSON-RPC's implementation-defined server error: here, every session is in use.
+SERVER_BUSY = -32000
+
+
 def _initialize(request: web.Request, msg_id: Any, params: Any) -> web.Response:
     """Negotiate the version (the client's if we speak it, else our newest) and open a session."""
     if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
         return _rpc_error(msg_id, RpcError(INVALID_PARAMS, "initialize needs params.protocolVersion (a string)"))
     asked = params["protocolVersion"]
     version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1]
-    sid = request.app[SESSIONS].open(version)
+    try:
+        sid = request.app[SESSIONS].open(version)
+    except EngineUnavailable as exc:  # every session in use: refused, none ended for it
+        return _rpc_error(msg_id, RpcError(SERVER_BUSY, exc.message, status=503, data=exc.body()["error"]))
     client = params.get("clientInfo")
     client_name = str(client.get("name", ""))[:80] if isinstance(client, dict) else ""
     log.info("mcp.session_opened", version=version, asked=asked, client=client_name)
