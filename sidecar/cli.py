@@ -268,6 +268,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     except SidecarError as exc:
         print(f"memory-sidecar: {exc.message}", file=err)
         return 2
+    except OSError as exc:  # the machine's refusal (a full disk, a read-only mount): said, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"memory-sidecar: {exc.strerror or exc}{where}; nothing more was done", file=err)
+        return 2
 
 
 MEMORY_COMMANDS = ("remember", "recall", "forget", "decay")

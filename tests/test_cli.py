@@ -282,3 +282,19 @@ def test_memory_off_refuses_every_memory_command(memory_dir: Path, argv: list[st
     assert main([a.replace("{dir}", str(memory_dir)) for a in argv], out=out, err=err) == 2
     assert "memory is off" in err.getvalue() and out.getvalue() == ""
     assert sorted(p.name for p in memory_dir.rglob("*")) == before  # nothing indexed, nothing written
+
+
+def test_a_full_disk_is_one_line_not_a_traceback(memory_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk cannot be made here for one command, so the consolidation's run raises what the
+    kernel would (ENOSPC): a stand-in for that fault only."""
+    import errno
+
+    import sidecar.consolidate.runner as runner
+
+    async def full(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(memory_dir / "daily"))
+
+    monkeypatch.setattr(runner, "run_consolidation", full)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["consolidate", "run", "--memory-dir", str(memory_dir)], out=out, err=err) == 2
+    assert err.getvalue().startswith("memory-sidecar: No space left on device") and "Traceback" not in err.getvalue()
