@@ -289,7 +289,7 @@ def test_a_full_disk_is_one_line_not_a_traceback(memory_dir: Path, monkeypatch: 
     kernel would (ENOSPC): a stand-in for that fault only."""
     import errno
 
-    import sidecar.consolidate.runner as runner
+    from sidecar.consolidate import runner
 
     async def full(*args: Any, **kwargs: Any) -> Any:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(memory_dir / "daily"))
