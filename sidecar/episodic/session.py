@@ -93,23 +93,21 @@ class SessionRequest:
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise invalid("compaction_count", "compaction_count must be a non-negative integer")
         source = body.get("source_id")
-        if source is not None and (not isinstance(source, str) or not source.strip() or len(source) > 256):
+        if "source_id" in body and (not isinstance(source, str) or not source.strip() or len(source) > 256):
             raise invalid("source_id", "source_id must be a non-blank string of at most 256 characters")
         summary = body.get("summary")
-        if summary is not None and (not isinstance(summary, str) or not summary.strip()):
+        if "summary" in body and (not isinstance(summary, str) or not summary.strip()):
             raise invalid("summary", "summary must be a non-empty string")
-        messages = _messages(body.get("messages"))
+        messages = _messages(body["messages"]) if "messages" in body else ()
         if summary is None and not messages:
             raise invalid("messages", "give the session's messages, or its summary", missing=True)
-        workspace = require_id("workspace_id", body.get("workspace_id") or workspace_id)
-        agent = require_id("agent_id", body.get("agent_id") or agent_id)
+        workspace = require_id("workspace_id", body.get("workspace_id", workspace_id))
+        agent = require_id("agent_id", body.get("agent_id", agent_id))
         assert session is not None and workspace is not None and agent is not None
         return cls(session, source or f"{session}:{count}", summary, messages, workspace, agent)
 
 
 def _messages(raw: object) -> tuple[tuple[str, str], ...]:
-    if raw is None:
-        return ()
     if not isinstance(raw, list) or len(raw) > MAX_MESSAGES:
         raise invalid("messages", f"messages must be a list of at most {MAX_MESSAGES} {{role, content}} objects")
     out = []

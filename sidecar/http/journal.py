@@ -40,7 +40,7 @@ async def _post_journal(request: web.Request) -> web.Response:
     source = _source_id(entry)
     if source is not None and entry.id is None:
         entry = replace(entry, id=source_entry_id(entry.workspace_id, source))
-    answer, status = await _append_once(request.app, entry)
+    answer, status = await _append_once(request.app, entry, replay=source is not None)
     return web.json_response(answer, status=status)
 
 
@@ -54,13 +54,15 @@ def _source_id(entry: JournalEntry) -> str | None:
     return None
 
 
-async def _append_once(app: web.Application, entry: JournalEntry) -> tuple[dict[str, Any], int]:
-    """Append ``entry``; when its id is taken (the same source posted before), the stored one (200)."""
+async def _append_once(app: web.Application, entry: JournalEntry, *, replay: bool) -> tuple[dict[str, Any], int]:
+    """Append ``entry``. With ``replay`` (its id comes from its source), an id already taken means
+    the same source was posted before: the stored entry is the answer (200). Else a taken id is a
+    409, as it always was."""
     store = app[JOURNAL]
     try:
         stored = await store.append(entry)
     except Conflict:
-        found = await store.get(entry.workspace_id, entry.id or "")
+        found = await store.get(entry.workspace_id, entry.id or "") if replay else None
         if found is None:
             raise
         return {"id": found.id, "seq": found.seq, "embeddable": found.embeddable, "replayed": True}, 200
@@ -93,7 +95,7 @@ async def session_op(app: web.Application, body: dict[str, Any]) -> tuple[dict[s
     entry = summary_entry(
         req, text, engine, now=utcnow(), ttl_days=settings.journal_compact_days or 90.0, max_chars=MAX_SUMMARY_CHARS
     )
-    answer, status = await _append_once(app, entry)
+    answer, status = await _append_once(app, entry, replay=True)
     return _session_answer(answer["id"], answer["seq"], entry.payload, replayed=status == 200), status
 
 

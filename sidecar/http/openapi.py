@@ -310,6 +310,12 @@ def _op(
     return {"summary": summary, "responses": {status: success, **errors}, **extra}
 
 
+def _also(op: dict[str, Any], status: str, description: str, schema: Schema) -> dict[str, Any]:
+    """``op`` with a second success answer (a replayed write answers 200 where a new one is 201)."""
+    op["responses"][status] = {"description": description, **_json(schema)}
+    return op
+
+
 def _body(schema: Schema) -> dict[str, Any]:
     return {"required": True, **_json(schema)}
 
@@ -569,17 +575,22 @@ PATHS: dict[str, Any] = {
         },
     },
     "/journal": {
-        "post": _op(
-            "Append an episodic journal entry",
-            ("201", _obj({"id": STR, "seq": INT, "embeddable": BOOL})),
-            _errors(
-                **{
-                    "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>",
-                    "409": "conflict: the id exists",
-                },
-                **BODY_ERRORS,
+        "post": _also(
+            _op(
+                "Append an episodic journal entry",
+                ("201", _obj({"id": STR, "seq": INT, "embeddable": BOOL})),
+                _errors(
+                    **{
+                        "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>",
+                        "409": "conflict: the id exists",
+                    },
+                    **BODY_ERRORS,
+                ),
+                requestBody=_body(_ref("JournalEntryIn")),
             ),
-            requestBody=_body(_ref("JournalEntryIn")),
+            "200",
+            "a summary.generated entry whose source_id was posted before: the stored entry (replayed)",
+            _obj({"id": STR, "seq": INT, "embeddable": BOOL, "replayed": BOOL}),
         ),
         "get": _op(
             "Recent journal entries, or a full-text search of them with q",
@@ -641,29 +652,34 @@ PATHS: dict[str, Any] = {
         )
     },
     "/memory/session": {
-        "post": _op(
-            "A finished session as an episodic summary (a summary.generated journal entry): its compaction "
-            "summary, or its messages summarised (extractive; a chat model's with --summariser, the extractive "
-            "one on any failure); idempotent on source_id (session_id:compaction_count by default)",
-            ("201", _obj({"id": STR, "seq": INT, "replayed": BOOL, "source_id": STR, "l0_abstract": STR})),
-            _errors(**{"400": BAD_BODY + "unknown_field, invalid_session_id, invalid_messages, invalid_summary"}),
-            requestBody=_body(
-                _obj(
-                    {"session_id": ID},
-                    {
-                        "source_id": {"type": "string", "minLength": 1, "maxLength": 256},
-                        "compaction_count": {"type": "integer", "minimum": 0, "default": 0},
-                        "summary": {"type": "string", "minLength": 1},
-                        "messages": {
-                            "type": "array",
-                            "items": _obj({"content": STR}, {"role": STR}, closed=True),
+        "post": _also(
+            _op(
+                "A finished session as an episodic summary (a summary.generated journal entry): its compaction "
+                "summary, or its messages summarised (extractive; a chat model's with --summariser, the extractive "
+                "one on any failure); idempotent on source_id (session_id:compaction_count by default)",
+                ("201", _obj({"id": STR, "seq": INT, "replayed": BOOL, "source_id": STR, "l0_abstract": STR})),
+                _errors(**{"400": BAD_BODY + "unknown_field, invalid_session_id, invalid_messages, invalid_summary"}),
+                requestBody=_body(
+                    _obj(
+                        {"session_id": ID},
+                        {
+                            "source_id": {"type": "string", "minLength": 1, "maxLength": 256},
+                            "compaction_count": {"type": "integer", "minimum": 0, "default": 0},
+                            "summary": {"type": "string", "minLength": 1},
+                            "messages": {
+                                "type": "array",
+                                "items": _obj({"content": STR}, {"role": STR}, closed=True),
+                            },
+                            "workspace_id": ID,
+                            "agent_id": ID,
                         },
-                        "workspace_id": ID,
-                        "agent_id": ID,
-                    },
-                    closed=True,
-                )
+                        closed=True,
+                    )
+                ),
             ),
+            "200",
+            "this source_id was summarised before: the stored summary (replayed)",
+            _obj({"id": STR, "seq": INT, "replayed": BOOL, "source_id": STR, "l0_abstract": STR}),
         )
     },
     "/memory/memories": {

@@ -186,7 +186,9 @@ class Ingest:
                 if not rows:
                     return total
                 for seq, entry_id, workspace, crew, ts, entry_type, summary in rows:
-                    found = await self._with_llm(extract(summary), summary, f"journal/{entry_type}")
+                    # Off the event loop: a long entry (an ingested chunk) takes the rules a while.
+                    rules = await asyncio.to_thread(extract, summary)
+                    found = await self._with_llm(rules, summary, f"journal/{entry_type}")
                     facts, aliases = new_facts(
                         found, f"journal:{entry_id}", parse_when(ts, "ts"), f"journal/{entry_type}"
                     )

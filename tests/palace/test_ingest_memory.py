@@ -158,8 +158,9 @@ async def test_milestones_and_feelings_are_typed(start: Start) -> None:
 
 
 async def test_a_large_ingest_leaves_the_loop_answering(start: Start) -> None:
-    """A thousand turns (about 2 MB): the plan runs off the event loop and dedup is not quadratic,
-    so /healthz keeps answering quickly while it runs (the loop's lag is measured, not guessed)."""
+    """A thousand turns (about 2 MB, some 3,000 chunks stored): the plan runs off the event loop,
+    dedup is not quadratic and the graph reads the new entries in a thread, so /healthz keeps
+    answering quickly while it runs (the loop's lag is measured, not guessed)."""
     client = await start(max_body_bytes=8 * 1024 * 1024)
     words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november".split()
     turns = []
@@ -169,7 +170,7 @@ async def test_a_large_ingest_leaves_the_loop_answering(start: Start) -> None:
             for j in range(40)
         )
         turns.append({"role": "user", "content": f"We decided rollout {i}. {body}"[:2000]})
-    payload = {"turns": turns, "dry_run": True}
+    payload = {"turns": turns}
     lags: list[float] = []
     data = io.BytesIO(json.dumps(payload).encode())
     assert data.getbuffer().nbytes > 1_900_000
@@ -191,4 +192,5 @@ async def test_a_large_ingest_leaves_the_loop_answering(start: Start) -> None:
     # whole run, tens of seconds, so only a probe or two got through).
     ordered = sorted(lags)
     assert len(lags) >= 20
-    assert ordered[int(len(ordered) * 0.95)] < 0.1 and ordered[-1] < 1.0
+    assert ordered[int(len(ordered) * 0.95)] < 0.1 and ordered[-1] < 2.0
+    assert answer["counts"]["failed"] == 0 and answer["counts"]["kept"] > 2000  # every chunk stored
