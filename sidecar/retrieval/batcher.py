@@ -85,6 +85,7 @@ class EmbedBatcher:
         self.poll_s = poll_s
         self.prune_every_s = prune_every_s
         self._pruned_at: float | None = None  # time.monotonic() of the last prune
+        self.prunes = 0  # prunes done (each once a backlog is done, at most every prune_every_s)
         self.embedded = 0  # vectors stored since start
         self.progress: dict[str, Progress] = {}  # per tier, while it has a backlog
         self._size_before: dict[str, int] = {}  # per tier: its vectors when the backlog was found
@@ -195,6 +196,7 @@ class EmbedBatcher:
             removed = await tier.write_with(functools.partial(VectorIndex.prune, keep_model=model))
             if removed:
                 log.info("embed.pruned", tier=name, vectors=removed)
+        self.prunes += 1
 
     def progress_json(self, tiers: list[str]) -> dict[str, Any]:
         """The backlog's progress over ``tiers``: ``done`` (vectors added since it was found) of

@@ -339,7 +339,14 @@ async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model:
 @pytest.mark.parametrize("every", [3600.0, 0.0])
 async def test_orphan_vectors_are_pruned_at_most_once_a_while(memory: Path, model: OnnxEmbedder, every: float) -> None:
     async with Rig(memory, Counting(model), prune_every_s=every) as rig:
-        await rig.settle()  # the first backlog done: the first prune runs at once
+        await rig.settle()  # the first backlog done: the first prune runs next (waited for, not assumed)
+        assert rig.batcher is not None
+        batcher = rig.batcher
+
+        async def first_pruned() -> bool:
+            return batcher.prunes >= 1
+
+        await async_wait_until(first_pruned, timeout=10, message="the first prune")
 
         async def stored() -> set[str]:
             return await rig.tier.write_with(lambda c: {h for (h,) in c.execute("SELECT hash FROM embeddings")})
