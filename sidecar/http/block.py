@@ -84,6 +84,7 @@ async def block_answer(app: web.Application, body: dict[str, Any]) -> BlockAnswe
         recalled=recalled,
         layers=req.layers,
         room=req.room,
+        spotlight=req.spotlight,
         threshold=settings.inject_threshold,
         essentials=essentials,
         essentials_count=essential_count,

@@ -140,3 +140,12 @@ async def test_browser_origin_and_wrong_method_are_refused(start: Start) -> None
     assert resp.status == 403 and (await resp.json())["error"]["code"] == "origin_refused"
     resp = await client.get("/memory/block")
     assert resp.status == 405 and (await resp.json())["error"]["code"] == "method_not_allowed"
+
+
+async def test_spotlight_marks_memory_text_as_data_over_http(start: Start) -> None:
+    client = await start()
+    plain = await block(client)
+    marked = await block(client, spotlight=True)
+    assert "Use PostgreSQL 16 for every new database." in plain["text"]
+    assert "Use PostgreSQL 16 for every new database." not in marked["text"]
+    assert "Use\u02c6PostgreSQL\u02c616" in marked["text"]  # every space of memory text datamarked
