@@ -30,29 +30,27 @@ async def _post(client: TestClient[Any, Any], path: str, body: dict[str, Any], s
     return answer
 
 
+@needs_model
 @pytest.mark.parametrize("scoring", ["importance", "activation"])
 async def test_confidence_counts_in_both_scorings(start: Start, scoring: str) -> None:
-    client = await start()
-    doubtful = await _post(
-        client, "/memory/remember", {"content": "The payroll export runs on Fridays", "confidence": 0.05}, 201
-    )
-    sure = await _post(
-        client, "/memory/remember", {"content": "The payroll export runs on Fridays!", "confidence": 1.0}, 201
-    )
+    """Twins (the same words, so the same cosine): only confidence tells them apart. The sure one
+    is written first, so the newer one would win a tie."""
+    client = await start(embedder="onnx")
+    text = "The payroll export runs on Fridays"
+    sure = await _post(client, "/memory/remember", {"content": text, "confidence": 1.0}, 201)
+    doubtful = await _post(client, "/memory/remember", {"content": text, "confidence": 0.05}, 201)
     hits = (await _post(client, "/memory/recall", {"query": "payroll export", "scoring": scoring}))["hits"]
     assert [h["id"] for h in hits] == [sure["id"], doubtful["id"]]
     assert hits[0]["score"] > hits[1]["score"]
 
 
+@needs_model
 @pytest.mark.parametrize("scoring", ["importance", "activation"])
 async def test_priority_counts_in_both_scorings(start: Start, scoring: str) -> None:
-    client = await start()
-    low = await _post(
-        client, "/memory/remember", {"content": "The staging cluster is in Frankfurt", "priority": 2}, 201
-    )
-    high = await _post(
-        client, "/memory/remember", {"content": "The staging cluster is in Frankfurt.", "priority": 9}, 201
-    )
+    client = await start(embedder="onnx")
+    text = "The staging cluster is in Frankfurt"
+    high = await _post(client, "/memory/remember", {"content": text, "priority": 9}, 201)
+    low = await _post(client, "/memory/remember", {"content": text, "priority": 2}, 201)
     hits = (await _post(client, "/memory/recall", {"query": "staging cluster", "scoring": scoring}))["hits"]
     assert [h["id"] for h in hits] == [high["id"], low["id"]]
 
