@@ -85,7 +85,7 @@ class VectorIndex:
 
     Reads (``refresh``, ``search``, ``scores``, ``missing``) may come from any thread and use the
     index's own read-only connection; what a search reads beside the matrix (``chunk_rows``,
-    ``neighbours``, ``sentence_vectors``) has a read-only connection of its own, so a search never
+    ``neighbours``, ``turns``, ``sentence_vectors``) has a read-only connection of its own, so a search never
     waits while the background embedder rereads the chunks. ``store`` and ``prune`` write through
     the connection the caller gives, which is the tier's one writer.
     """
