@@ -510,7 +510,7 @@ async def recall_memories(
     entries = await store.fetch(req.who.workspace_id, list(dict.fromkeys([*cosines, *sparse])))
     if vector is not None and embedder is not None:
         await _fill_cosines(store, embedder, vector, [e for i, e in entries.items() if i not in cosines], cosines)
-    rank = {entry_id: n for n, entry_id in enumerate(sparse)}
+    rank = _tied_ranks(sparse, entries)
     hits: list[MemoryHit] = []
     closest: NearMiss | None = None
     for entry_id, entry in entries.items():
@@ -549,6 +549,24 @@ async def recall_memories(
     if hits:
         await store.mark_referenced(req.who.workspace_id, [h.entry.id for h in hits], now)
     return hits, dense
+
+
+def _tied_ranks(sparse: list[str], entries: Mapping[str, StoredEntry]) -> dict[str, int]:
+    """BM25 ranks, with entries of the same words given the best rank among them: their BM25 scores
+    are equal, so which one the ranking lists first says nothing, and confidence and importance,
+    not that order, should tell twins apart."""
+    rank = {entry_id: n for n, entry_id in enumerate(sparse)}
+    best: dict[str, int] = {}
+    for entry_id, n in rank.items():
+        entry = entries.get(entry_id)
+        if entry is not None:
+            key = " ".join(entry.summary.casefold().split())
+            best[key] = min(best.get(key, n), n)
+    for entry_id in rank:
+        entry = entries.get(entry_id)
+        if entry is not None:
+            rank[entry_id] = best[" ".join(entry.summary.casefold().split())]
+    return rank
 
 
 async def _fill_cosines(

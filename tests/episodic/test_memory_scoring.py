@@ -44,6 +44,17 @@ async def test_confidence_counts_in_both_scorings(start: Start, scoring: str) ->
     assert hits[0]["score"] > hits[1]["score"]
 
 
+@pytest.mark.parametrize("scoring", ["importance", "activation"])
+async def test_confidence_tells_twins_apart_without_an_embedder(start: Start, scoring: str) -> None:
+    """BM25 alone: twins get the same rank (their BM25 scores are equal), so confidence decides."""
+    client = await start()
+    text = "The payroll export runs on Fridays"
+    sure = await _post(client, "/memory/remember", {"content": text, "confidence": 1.0}, 201)
+    doubtful = await _post(client, "/memory/remember", {"content": text, "confidence": 0.05}, 201)
+    hits = (await _post(client, "/memory/recall", {"query": "payroll export", "scoring": scoring}))["hits"]
+    assert [h["id"] for h in hits] == [sure["id"], doubtful["id"]]
+
+
 @needs_model
 @pytest.mark.parametrize("scoring", ["importance", "activation"])
 async def test_priority_counts_in_both_scorings(start: Start, scoring: str) -> None:
