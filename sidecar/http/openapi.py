@@ -554,6 +554,32 @@ PATHS: dict[str, Any] = {
                 "500": {"description": "internal_error", **_json(_ref("Error"))},
             },
         },
+        "get": {
+            "summary": "The session's server stream (server-sent events): notifications/tools/list_changed "
+            "when the tools it listed have changed; open until the client goes or the session ends",
+            "parameters": [
+                {
+                    "name": "Mcp-Session-Id",
+                    "in": "header",
+                    "required": True,
+                    "schema": {"type": "string", "minLength": 1},
+                },
+                {"name": "MCP-Protocol-Version", "in": "header", "required": False, "schema": STR},
+            ],
+            "responses": {
+                "200": {"description": "the stream", "content": {"text/event-stream": {"schema": STR}}},
+                **{
+                    s: {"description": why, **_json(_ref("RpcResponse"))}
+                    for s, why in (
+                        ("400", "missing session header, unsupported protocol version"),
+                        ("403", "a browser Origin"),
+                        ("404", "unknown or expired session"),
+                        ("406", "the client does not accept text/event-stream"),
+                    )
+                },
+                "500": {"description": "internal_error", **_json(_ref("Error"))},
+            },
+        },
         "delete": {
             "summary": "End an MCP session",
             "parameters": [

@@ -22,7 +22,7 @@ from sidecar.settings import Settings
 from tests.support.memory import AGENT_MD, write
 
 # aiohttp registers HEAD beside every GET; "*" (any method) is documented as the methods it serves.
-WILDCARD_METHODS = {"/mcp": {"post", "delete"}}
+WILDCARD_METHODS = {"/mcp": {"post", "get", "delete"}}
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 # (failure code, operation) that schemathesis finds today and that are reported as server bugs.
 # Remove an entry when its bug is fixed: the test fails until the list matches the run again.
