@@ -19,10 +19,9 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sidecar.episodic.entry import parse_ts
 from sidecar.errors import BadRequest
 from sidecar.palace.chunk import chunk_text
 from sidecar.palace.classify import classify
@@ -140,12 +139,7 @@ def _turn(i: int, turn: Any) -> Turn:
         raise BadRequest(
             f"turns[{i}].content must be a string of at most {MAX_TURN_CHARS} characters", code="invalid_turns"
         )
-    ts = None
-    if "ts" in turn:
-        try:
-            ts = parse_ts(f"turns[{i}].ts", turn["ts"])
-        except BadRequest as exc:
-            raise BadRequest(exc.message, code="invalid_turns") from None
+    ts = _turn_time(i, turn["ts"]) if "ts" in turn else None
     turn_id = turn.get("id")
     if turn_id is not None and (not isinstance(turn_id, str) or not ID_RE.match(turn_id)):
         raise BadRequest(f"turns[{i}].id must be 1-128 letters, digits or _.:@/-", code="invalid_turns")
@@ -265,3 +259,15 @@ def daily_lines(kept: list[Kept], heading: str) -> str:
     """The daily note section the ``daily`` turns of one call append: a heading, a line each."""
     lines = [f"- ({k.type}) {k.text}" for k in kept]
     return f"## {heading}\n" + "\n".join(lines) + "\n"
+
+
+def _turn_time(i: int, value: object) -> datetime:
+    """A turn's ``ts``: any ISO 8601 form (no zone: UTC), as an aware UTC datetime; a 400 otherwise."""
+    problem = f"turns[{i}].ts is not an ISO 8601 timestamp: {str(value)[:40]!r}"
+    if not isinstance(value, str):
+        raise BadRequest(problem, code="invalid_turns")
+    try:
+        parsed = datetime.fromisoformat(value)
+        return (parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    except (ValueError, OverflowError):  # OverflowError: past the last instant once in UTC
+        raise BadRequest(problem, code="invalid_turns") from None

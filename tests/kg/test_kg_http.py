@@ -9,33 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient
 
 from sidecar.kg.lifecycle import KG
+from tests.support.kg import kg, objects, remember_file
 from tests.support.memory import ClientFactory
 from tests.support.waiting import async_wait_until
-
-Client = TestClient[Any, Any]
-
-
-async def remember_file(client: Client, path: str, content: str) -> None:
-    """Write a memory file and wait until the reindex queue applied it (the graph reads it then)."""
-    resp = await client.post("/memory/write", json={"path": path, "content": content})
-    assert resp.status == 201, await resp.text()
-    seq = (await resp.json())["seq"]
-    found = await client.post("/memory/search", json={"query": "anything", "after_seq": seq})
-    assert (await found.json())["index"]["after_seq_met"] is True
-
-
-async def kg(client: Client, op: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
-    resp = await client.post(f"/kg/{op}", json=body)
-    answer: dict[str, Any] = await resp.json()
-    assert resp.status == status, answer
-    return answer
-
-
-def objects(answer: dict[str, Any]) -> list[str]:
-    return [f["object"] for f in answer["facts"]]
 
 
 async def test_postgres_to_cockroach_as_of_timeline_and_before(sidecar_client: ClientFactory, memory_dir: Path) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.kg.test_kg_http import Client, kg, objects, remember_file
+from tests.support.kg import Client, kg, objects, remember_file
 from tests.support.memory import ClientFactory
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.palace.test_layers import Start, block, layers_of
+from tests.support.block import Start, block, layers_of
 from tests.support.memory import write
 
 IDENTITY = "I am Ledger, the billing agent of the finance crew. " + " ".join(

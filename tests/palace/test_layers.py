@@ -4,33 +4,17 @@ trivial messages recall nothing and the threshold keeps unrelated chunks out."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient
 
 from sidecar.palace.relevance import Relevance, is_trivial
 from sidecar.settings import Settings
+from tests.support.block import Start, block, layers_of
 from tests.support.memory import write
 
-Start = Callable[..., Awaitable[TestClient[Any, Any]]]
 TOPIC = "# Kafka\n## Partitions\nThe orders topic has 12 partitions keyed by customer id.\n"
 COOKING = "# Cooking\n## Bread\nProof the dough overnight in the fridge before baking it.\n"
-
-
-async def block(client: TestClient[Any, Any], **body: Any) -> dict[str, Any]:
-    resp = await client.post("/memory/block", json=body)
-    assert resp.status == 200, await resp.text()
-    out: dict[str, Any] = await resp.json()
-    assert out["used"] == len(out["text"]) <= out["budget"]
-    return out
-
-
-def layers_of(out: dict[str, Any]) -> dict[tuple[str, str], str]:
-    """(part, label) -> layer."""
-    return {(p["part"], p["label"]): p["layer"] for p in out["layers"]}
 
 
 async def test_default_block_is_l0_then_l1_and_says_so(start: Start, memory_dir: Path) -> None:
