@@ -87,13 +87,15 @@ def test_output_never_exceeds_max_chars_and_says_how_many_were_left_out() -> Non
     assert "[1 more recalled entry left out for budget]" in render_recalled(hits, len(full) - 1)
 
 
-def test_a_long_hit_that_does_not_fit_lets_a_later_short_one_in() -> None:
+def test_a_long_hit_that_does_not_fit_is_shortened_before_a_weaker_one_gets_in() -> None:
+    """Hits come strongest first: a long one is cut to fit (marked) rather than dropped for a
+    weaker short one behind it."""
     hits = [_hit("short one"), _hit("L" * 5000), _hit("short two")]
     block = render_recalled(hits, 900)
     assert "short one" in block
-    assert "short two" in block
-    assert "LLLL" not in block
-    assert "[1 more recalled entry left out for budget]" in block
+    assert "LLLL" in block and "\u2026" in block
+    assert block.index("short one") < block.index("LLLL")
+    assert "short two" not in block and "[1 more recalled entry left out for budget]" in block
 
 
 def test_no_room_for_the_frame_renders_nothing() -> None:
