@@ -30,7 +30,9 @@ SETTING_NAME = re.compile(r"\bMEMORY_SIDECAR_[A-Z0-9_]+\b")
 # case-insensitively, so plurals count too ("sessions", "read workers").
 FORBIDDEN = {
     "stop": r"\bstop\b",  # also "stop 14", "this stop"
-    "session": r"\bsessions?\b",  # also "previous session"
+    # The product has sessions of its own (an agent's session, MCP sessions, POST /memory/session):
+    # what is refused is a session of the people who made it.
+    "session": r"\b(?:previous|this|last|earlier|later|next|our|a coding|a development) sessions?\b",
     "helper": r"\bhelpers?\b",
     "issue": r"\bissues?\b",
     "#N notes": r"#\d+ notes",  # "see the #8 notes"
