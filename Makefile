@@ -48,11 +48,12 @@ lint: setup-dev
 typecheck: setup-dev
 	$(BIN)/mypy sidecar
 
+# One worker per core; a test file stays on one worker (its module fixtures are shared).
 unit: setup-dev
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 unit-fast: setup-dev
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -n auto --dist loadfile -m "not slow"
 
 test: lint typecheck unit
 
