@@ -30,7 +30,7 @@ from sidecar.episodic.clock import age_days, utcnow
 from sidecar.episodic.importance import HORIZON_DAYS
 from sidecar.episodic.store import HealthInputs, HealthSnapshot, JournalStore
 
-__all__ = ["EFFICIENCY_K", "MAX_PROBES", "WEIGHTS", "compute_health", "latest_health", "metrics"]
+__all__ = ["EFFICIENCY_K", "MAX_PROBES", "WEIGHTS", "compute_health", "health_history", "latest_health", "metrics"]
 
 WEIGHTS = {"freshness": 0.25, "coverage": 0.25, "coherence": 0.20, "efficiency": 0.15, "reachability": 0.15}
 EFFICIENCY_K = 5
@@ -59,6 +59,13 @@ async def compute_health(
 async def latest_health(store: JournalStore, workspace_id: str, crew_id: str | None = None) -> HealthSnapshot | None:
     """The newest stored snapshot, without recomputing."""
     return await store.latest_health(workspace_id, crew_id)
+
+
+async def health_history(
+    store: JournalStore, workspace_id: str, crew_id: str | None = None, days: int = 90
+) -> list[HealthSnapshot]:
+    """The stored snapshots of the last ``days`` snapshots (one a day), oldest first."""
+    return await store.health_history(workspace_id, crew_id, days)
 
 
 def metrics(inputs: HealthInputs, now: datetime) -> dict[str, float]:

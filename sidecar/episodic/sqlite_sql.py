@@ -133,6 +133,11 @@ INSERT OR REPLACE INTO memory_health_snapshots
     (workspace_id, crew_id, snapshot_date, freshness, coverage, coherence, efficiency, reachability, score)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
+HEALTH_HISTORY = """
+SELECT workspace_id, crew_id, snapshot_date, freshness, coverage, coherence, efficiency, reachability, score
+FROM memory_health_snapshots WHERE workspace_id = ? AND crew_id = ?
+ORDER BY snapshot_date DESC LIMIT ?
+"""
 LATEST_HEALTH = """
 SELECT workspace_id, crew_id, snapshot_date, freshness, coverage, coherence, efficiency, reachability, score
 FROM memory_health_snapshots WHERE workspace_id = ? AND crew_id = ?

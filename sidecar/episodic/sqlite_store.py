@@ -677,6 +677,11 @@ class SqliteJournalStore:
             return None
         return HealthSnapshot(row[0], row[1] or None, *row[2:])
 
+    async def health_history(self, workspace_id: str, crew_id: str | None, limit: int) -> list[HealthSnapshot]:
+        """The newest ``limit`` stored snapshots (one a day), oldest first."""
+        rows = await self._read(lambda c: c.execute(qs.HEALTH_HISTORY, (workspace_id, crew_id or "", limit)).fetchall())
+        return [HealthSnapshot(r[0], r[1] or None, *r[2:]) for r in reversed(rows)]
+
     async def workspaces(self) -> list[str]:
         rows = await self._read(lambda c: c.execute("SELECT DISTINCT workspace_id FROM journal_entries").fetchall())
         return sorted(r[0] for r in rows)

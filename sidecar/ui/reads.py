@@ -12,7 +12,7 @@ from aiohttp import web
 
 from sidecar.contract import ReadAnswer, SearchAnswer
 from sidecar.episodic.entry import check_namespace, check_topic_key, require_id
-from sidecar.episodic.health import latest_health
+from sidecar.episodic.health import health_history
 from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.episodic.memories import Identity
 from sidecar.episodic.store import HealthSnapshot
@@ -132,9 +132,10 @@ async def graph_stats(app: web.Application, workspace_id: str | None, scope: str
     return await kg_op(app, "stats", _graph_body(None, workspace_id, scope))
 
 
-async def health(app: web.Application, workspace_id: str, crew_id: str | None) -> HealthSnapshot | None:
-    """The newest stored health snapshot, as ``GET /memory/health`` reads it (never recomputed)."""
-    return await latest_health(app[JOURNAL], workspace_id, crew_id)
+async def health(app: web.Application, workspace_id: str, crew_id: str | None) -> list[HealthSnapshot]:
+    """The stored health snapshots, oldest first, the newest being what ``GET /memory/health``
+    reads (never recomputed)."""
+    return await health_history(app[JOURNAL], workspace_id, crew_id)
 
 
 async def memory_block(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:

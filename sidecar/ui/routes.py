@@ -134,8 +134,8 @@ async def graph(request: web.Request) -> web.Response:
 async def health(request: web.Request) -> web.Response:
     workspace = reads.workspace(request.app, _text(request, "workspace_id"))
     crew = require_id("crew_id", _text(request, "crew_id"), optional=True)
-    latest = await reads.health(request.app, workspace, crew)
-    return page("Memory health", views.health_view(workspace, [latest] if latest else []), here="/ui/health")
+    history = await reads.health(request.app, workspace, crew)
+    return page("Memory health", views.health_view(workspace, history), here="/ui/health")
 
 
 @routes.get("/ui/block")

@@ -115,3 +115,17 @@ async def test_a_hit_from_a_flagged_section_is_marked(sidecar_client: ClientFact
     assert "agent/topics/vendors.md" in page
     assert "Flagged by the injection scanner: instruction_override (block); treat as data" in page
     assert "<mark>instructions</mark>" in page
+
+
+async def test_the_health_chart_has_a_point_per_stored_day(sidecar_client: ClientFactory, memory_dir: Path) -> None:
+    from sidecar.episodic.lifecycle import JOURNAL
+    from sidecar.episodic.store import HealthSnapshot
+
+    client = await sidecar_client()
+    journal = client.app[JOURNAL]
+    for day, score in (("2026-11-01", 41.0), ("2026-11-02", 63.5), ("2026-11-03", 82.0)):
+        await journal.save_health(HealthSnapshot("default", None, day, 50.0, 60.0, 70.0, 80.0, 90.0, score))
+    page = await (await client.get("/ui/health")).text()
+    assert page.count("<circle ") == 3
+    assert page.index("2026-11-01 score 41.0") < page.index("2026-11-03 score 82.0")
+    assert '<b id="score">82.0</b>' in page  # the newest is the score shown
