@@ -60,7 +60,7 @@ async def block_answer(app: web.Application, body: dict[str, Any]) -> BlockAnswe
     crew_dir = settings.crew_dir if settings.has_crew else None
     recall = "L3" in req.layers
     rankings = await _rankings(app[SEARCH], req.query if recall else None, crew=crew_dir is not None)
-    recalled, recalled_ids = await _recalled(app, req) if recall else ("", [])
+    recalled, recalled_ids, recalled_best = await _recalled(app, req) if recall else ("", [], None)
     essentials, essential_count = await _essentials(app, req)
     nudges = [*req.nudges, *await _journal_nudges(app, req)]
     # The block's modules (the assembler and the injection scanner, which compiles its rules on
@@ -112,8 +112,9 @@ async def block_answer(app: web.Application, body: dict[str, Any]) -> BlockAnswe
             for b in block.blocked
         ],
         "layers": [cast(LayerPart, part.to_json()) for part in block.layers],
-        "match_count": block.match_count,
-        "top_score": block.top_score,
+        # Recalled journal memories count as matches too; their scores are on the same 0-1 scale.
+        "match_count": block.match_count + len(recalled_ids),
+        "top_score": max((s for s in (block.top_score, recalled_best) if s is not None), default=None),
     }
     if recalled:
         shown = sum(1 for i in recalled_ids if i in recalled)
@@ -132,12 +133,13 @@ def _who(app: web.Application, req: BlockRequest) -> dict[str, str]:
     return body
 
 
-async def _recalled(app: web.Application, req: BlockRequest) -> tuple[str, list[str]]:
+async def _recalled(app: web.Application, req: BlockRequest) -> tuple[str, list[str], float | None]:
     """With ``recall`` and a query: the recalled memories, freshest and strongest first, fenced as
-    untrusted hints within RECALL_SHARE_PERCENT of the budget; hits the injection scanner would
-    block are left out. Recall failing leaves the block without them, never without memory."""
+    untrusted hints within RECALL_SHARE_PERCENT of the budget (their text, the ids shown and the
+    best score among them); hits the injection scanner would block are left out. Recall failing
+    leaves the block without them, never without memory."""
     if not req.recall or req.query is None or JOURNAL not in app:
-        return "", []
+        return "", [], None
     from sidecar.http.memories import recall_op
     from sidecar.prompt.recalled import RecalledHit, render_recalled
     from sidecar.scanner.scan import scan
@@ -146,7 +148,7 @@ async def _recalled(app: web.Application, req: BlockRequest) -> tuple[str, list[
         found = await recall_op(app, {"query": req.query, "k": req.recall_k, **_who(app, req)})
     except SidecarError as exc:
         log.warning("memory_block.recall_failed", error=exc.code)
-        return "", []
+        return "", [], None
     hits = [h for h in found["hits"] if scan(h["content"]) is None]
     weighted = sorted(hits, key=lambda h: -float(h["score"]) * freshness_weight(float(h["age_seconds"])))
     shown = [
@@ -159,7 +161,9 @@ async def _recalled(app: web.Application, req: BlockRequest) -> tuple[str, list[
         for h in weighted
     ]
     text = render_recalled(shown, req.budget * RECALL_SHARE_PERCENT // 100)
-    return text, [h["id"] for h in weighted if h["id"] in text]
+    ids = [h["id"] for h in weighted if h["id"] in text]
+    best = max((min(1.0, float(h["score"])) for h in weighted if h["id"] in ids), default=None)
+    return text, ids, best
 
 
 async def _essentials(app: web.Application, req: BlockRequest) -> tuple[str, int]:

@@ -149,3 +149,15 @@ async def test_spotlight_marks_memory_text_as_data_over_http(start: Start) -> No
     assert "Use PostgreSQL 16 for every new database." in plain["text"]
     assert "Use PostgreSQL 16 for every new database." not in marked["text"]
     assert "Use\u02c6PostgreSQL\u02c616" in marked["text"]  # every space of memory text datamarked
+
+
+async def test_recalled_journal_memories_count_as_matches(start: Start) -> None:
+    client = await start()
+    resp = await client.post("/memory/remember", json={"content": "The zeppelin hangar opens at dawn"})
+    assert resp.status == 201
+    without = await block(client, query="zeppelin hangar")
+    assert without["match_count"] == 0 and without["top_score"] is None  # no file holds it
+    resp = await client.post("/memory/block", json={"query": "zeppelin hangar", "recall": True})
+    out = await resp.json()
+    assert resp.status == 200 and "zeppelin hangar opens at dawn" in out["text"] and len(out["recalled"]) == 1
+    assert out["match_count"] == 1 and out["top_score"] is not None and 0 < out["top_score"] <= 1
