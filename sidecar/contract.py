@@ -471,6 +471,9 @@ class SearchAnswer(TypedDict):
     took_ms: NotRequired[float]
     degraded: NotRequired[Annotated[list[str], "legs or scopes that could not be searched: dense, agent, crew"]]
     index: NotRequired[IndexState]
+    fell_back: NotRequired[
+        Annotated[Literal["crew"], "a member's own tier had nothing: these are the crew tier's hits (crew_fallback)"]
+    ]
 
 
 class Usage(TypedDict):
