@@ -158,7 +158,6 @@ AIOHTTP_BELOW_WAYS_IN = {
     "sidecar.episodic.lifecycle",
     "sidecar.keys",
     "sidecar.kg.lifecycle",
-    "sidecar.retrieval.answer",
     "sidecar.retrieval.batcher",
     "sidecar.write.reader",
     "sidecar.write.sink",

@@ -19,6 +19,7 @@ from sidecar.episodic.memories import FeedbackRequest, ForgetRequest, Identity, 
 from sidecar.errors import BadRequest
 from sidecar.http.memories import default_scope, feedback_op, forget_op, recall_op, remember_op
 from sidecar.http.memory_schemas import request_schemas
+from sidecar.http.search import search_memory
 from sidecar.keys import SETTINGS, WRITES
 from sidecar.kg.lifecycle import kg_op
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
@@ -29,7 +30,6 @@ from sidecar.mcp.outputs import output_schema
 from sidecar.mcp.palace_tools import palace_tool, palace_tools
 from sidecar.palace.ingest import parse_turns
 from sidecar.palace.layers import check_identity
-from sidecar.retrieval.answer import search_memory
 from sidecar.settings import Settings
 from sidecar.write.reader import read_memory
 

@@ -17,9 +17,9 @@ from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.episodic.memories import Identity
 from sidecar.episodic.store import HealthSnapshot
 from sidecar.http.palace import list_op
+from sidecar.http.search import search_memory
 from sidecar.keys import SETTINGS
 from sidecar.kg.lifecycle import kg_op
-from sidecar.retrieval.answer import search_memory
 from sidecar.write.reader import read_memory
 
 __all__ = [
