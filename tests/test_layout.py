@@ -159,7 +159,6 @@ AIOHTTP_BELOW_WAYS_IN = {
     "sidecar.keys",
     "sidecar.kg.lifecycle",
     "sidecar.retrieval.batcher",
-    "sidecar.write.reader",
     "sidecar.write.sink",
 }
 

@@ -36,5 +36,7 @@ async def write(request: web.Request) -> web.Response:
 @routes.get("/memory/read")
 async def read(request: web.Request) -> web.Response:
     fields = ("tier", "path", "line_start", "line_end")
-    body = await read_memory(request.app, {name: request.query[name] for name in fields if name in request.query})
+    body = await read_memory(
+        request.app[WRITES], {name: request.query[name] for name in fields if name in request.query}
+    )
     return web.json_response(body)

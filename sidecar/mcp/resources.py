@@ -13,7 +13,7 @@ from aiohttp import web
 
 from sidecar.errors import BadRequest, Forbidden
 from sidecar.http.palace import list_op
-from sidecar.keys import SETTINGS
+from sidecar.keys import SETTINGS, WRITES
 from sidecar.write.reader import read_memory
 
 __all__ = ["SCHEME", "listed", "read", "uri_of"]
@@ -51,5 +51,5 @@ async def read(app: web.Application, uri: str) -> dict[str, Any]:
     tier, _, path = uri.removeprefix(SCHEME).partition("/")
     if not uri.startswith(SCHEME) or not path:
         raise BadRequest(f"not a memory resource: {uri!r} (expected {SCHEME}<tier>/<path>)", code="invalid_uri")
-    body = await read_memory(app, {"tier": tier, "path": path})
+    body = await read_memory(app[WRITES], {"tier": tier, "path": path})
     return {"contents": [{"uri": uri_of(body["tier"], body["path"]), "mimeType": MARKDOWN, "text": body["content"]}]}

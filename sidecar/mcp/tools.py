@@ -61,7 +61,7 @@ async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await read_memory(app, args)
+    body = await read_memory(app[WRITES], args)
     return body, f"{body['tier']}/{body['path']} ({body['bytes']} bytes):\n{body['content']}"
 
 

@@ -18,7 +18,7 @@ from sidecar.episodic.memories import Identity
 from sidecar.episodic.store import HealthSnapshot
 from sidecar.http.palace import list_op
 from sidecar.http.search import search_memory
-from sidecar.keys import SETTINGS
+from sidecar.keys import SETTINGS, WRITES
 from sidecar.kg.lifecycle import kg_op
 from sidecar.write.reader import read_memory
 
@@ -57,7 +57,7 @@ async def files(app: web.Application) -> list[dict[str, Any]]:
 
 async def read(app: web.Application, tier: str, path: str) -> ReadAnswer:
     """One file as ``GET /memory/read`` answers it, with the sections the scanner flagged."""
-    return await read_memory(app, {"tier": tier, "path": path})
+    return await read_memory(app[WRITES], {"tier": tier, "path": path})
 
 
 async def search(app: web.Application, query: str, scope: str | None, limit: int | None) -> SearchAnswer:

@@ -8,25 +8,26 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, cast
-
-from aiohttp import web
+from typing import TYPE_CHECKING, Any, cast
 
 from sidecar.contract import Flagged, ReadAnswer, ReadRequest
 from sidecar.errors import Forbidden, NotFound
-from sidecar.keys import WRITES
 from sidecar.store.base import block_only
 from sidecar.write.durable import read_file
+
+if TYPE_CHECKING:
+    from sidecar.write.service import WriteService
 
 __all__ = ["read_memory"]
 
 
-async def read_memory(app: web.Application, body: dict[str, Any]) -> ReadAnswer:
-    """One memory file's text, by tier and tier-relative path (the write path's safety rules)."""
+async def read_memory(writes: WriteService, body: dict[str, Any]) -> ReadAnswer:
+    """One memory file's text, by tier and tier-relative path (the write path's safety rules: the
+    tier roots ``writes`` writes to)."""
     req = ReadRequest.from_json(body)
     if req.tier == "crew" and block_only(req.path):  # whether it exists or not: nothing is told
         raise Forbidden("operator models (operators/) are read only by the memory block", code="operator_model")
-    found = await asyncio.to_thread(_read_and_scan, app[WRITES].read_root(req.tier), req.path)
+    found = await asyncio.to_thread(_read_and_scan, writes.read_root(req.tier), req.path)
     if found is None:
         raise NotFound(f"no memory file {req.path!r} in the {req.tier} tier", code="no_such_file")
     size, text, flagged = found
