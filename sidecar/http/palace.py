@@ -35,6 +35,7 @@ from sidecar.palace.layers import IDENTITY_FILE, check_identity
 from sidecar.palace.near import adds_words
 from sidecar.palace.taxonomy import list_files, taxonomy
 from sidecar.settings import ID_RE
+from sidecar.store.base import block_only
 from sidecar.write.dedup import Duplicate, tokens
 
 __all__ = [
@@ -89,7 +90,8 @@ async def list_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
     _closed(args, {"wing", "room"})
     wing, room = _str_arg(args, "wing"), _str_arg(args, "room")
     files = await asyncio.to_thread(list_files, _roots(app), wing=wing, room=room)
-    return {"files": [f.to_json() for f in files]}
+    # Operator models are read only by the block that injects them: not listed either.
+    return {"files": [f.to_json() for f in files if not (f.wing == "crew" and block_only(f.path))]}
 
 
 async def taxonomy_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
