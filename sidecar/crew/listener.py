@@ -30,6 +30,7 @@ from sidecar.http.connections import SidecarRunner, Trust, trusted
 from sidecar.http.errors import error_middleware, error_response
 from sidecar.http.guards import body_deadline, server_limits
 from sidecar.http.jsonio import json_answer, read_json_object
+from sidecar.http.policy import bearer_token
 from sidecar.index.tier import Tier
 from sidecar.keys import SEARCH, SETTINGS, TIERS
 from sidecar.ops.registry import OPERATIONS, check_values, refuse_unknown
@@ -89,7 +90,7 @@ def _bearer(token: str) -> Middleware:
 
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if not hmac.compare_digest(_credentials(request.headers.get("Authorization", "")), expected):
+        if not hmac.compare_digest(bearer_token(request.headers.get("Authorization", "")), expected):
             log.warning("crew.unauthorized", peer=request.remote, path=request.path)
             response = error_response(401, "unauthorized", "missing or wrong crew token")
             response.headers["WWW-Authenticate"] = 'Bearer realm="crew"'
@@ -111,15 +112,6 @@ def _memory_body() -> Middleware:
         return await handler(request)
 
     return allow
-
-
-def _credentials(header: str) -> bytes:
-    """The token of an ``Authorization: Bearer <token>`` header (the scheme in any case, as RFC
-    9110 has it), or b"" when it is not one."""
-    scheme, _, rest = header.strip().partition(" ")
-    if scheme.lower() != "bearer":
-        return b""
-    return rest.strip().encode("utf-8", errors="surrogateescape")
 
 
 async def _search(request: web.Request) -> web.Response:

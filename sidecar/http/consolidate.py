@@ -23,7 +23,6 @@ __all__ = ["consolidate_schedule_ctx", "routes"]
 
 log = structlog.get_logger(__name__)
 routes = web.RouteTableDef()
-_FIELDS = frozenset({"tier", "since", "dry_run"})
 
 
 async def consolidate_tier(app: web.Application, tier: str, since: date | None, dry_run: bool) -> dict[str, Any]:
@@ -47,9 +46,6 @@ async def consolidate_tier(app: web.Application, tier: str, since: date | None, 
 @routes.post("/memory/consolidate")
 async def _consolidate(request: web.Request) -> web.Response:
     body = await read_json_object(request)
-    unknown = sorted(set(body) - _FIELDS)
-    if unknown:
-        raise invalid(unknown[0], f"unknown field(s): {', '.join(unknown)}")
     settings = request.app[SETTINGS]
     tier = body.get("tier", "agent")
     if tier not in ("agent", "crew") or (tier == "crew" and settings.role != "lead"):

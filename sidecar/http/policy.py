@@ -22,7 +22,7 @@ from sidecar.http.jsonio import read_json_object
 from sidecar.keys import SETTINGS
 from sidecar.ops.registry import Operation, admit, check_values, find, refuse_unknown
 
-__all__ = ["MEMORY_OFF", "operation_of", "policy_middleware"]
+__all__ = ["MEMORY_OFF", "bearer_token", "operation_of", "policy_middleware"]
 
 #: Set on a request whose operation answers empty because memory is off (the block).
 MEMORY_OFF: web.RequestKey[bool] = web.RequestKey("memory_off", bool)
@@ -61,8 +61,14 @@ async def policy_middleware(request: web.Request, handler: Handler) -> web.Strea
 
 
 def _bearer_matches(request: web.Request, token: str) -> bool:
-    """Whether the request carries ``Authorization: Bearer <token>`` (the scheme in any case)."""
-    scheme, _, given = request.headers.get("Authorization", "").strip().partition(" ")
+    """Whether the request carries ``Authorization: Bearer <token>``."""
+    return hmac.compare_digest(bearer_token(request.headers.get("Authorization", "")), token.encode())
+
+
+def bearer_token(header: str) -> bytes:
+    """The token of an ``Authorization: Bearer <token>`` header (the scheme in any case, as RFC
+    9110 has it), or b"" when it is not one. The agent API and the crew listener both read it so."""
+    scheme, _, rest = header.strip().partition(" ")
     if scheme.lower() != "bearer":
-        return False
-    return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), token.encode())
+        return b""
+    return rest.strip().encode("utf-8", errors="surrogateescape")
