@@ -171,12 +171,8 @@ class TierIndex:
         self.root.mkdir(parents=True, exist_ok=True)
         existed = self.path.exists()
         problem = self._try_open()
-        if problem is not None and sync:
-            self._rebuild_from_files(problem)
-        elif problem is not None:
-            self._discard()
-            self._try_open()
-            self.integrity = f"discarded: {problem}"
+        if problem is not None:
+            self._rebuild_from_files(problem, sync=sync)
         else:
             self.integrity = "ok" if existed else "created"
             if sync:
@@ -199,10 +195,14 @@ class TierIndex:
         self._inode = self.path.stat().st_ino
         return None
 
-    def _rebuild_from_files(self, reason: str) -> None:
-        """Throw the index file away and build a new one from the markdown, saying why."""
+    def _rebuild_from_files(self, reason: str, *, sync: bool = True) -> None:
+        """Throw the index file away and build a new one from the markdown, saying why
+        (``sync=False``: left empty, the files not read)."""
         self._discard()
         self._try_open()
+        if not sync:
+            self.integrity = f"discarded: {reason}"
+            return
         self.integrity = f"rebuilt: {reason}"
         self.reconcile(kind="rebuild")
 
