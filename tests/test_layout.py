@@ -25,6 +25,7 @@ LEVELS: dict[str, int] = {
     "sidecar.errors": 0,
     "sidecar.logs": 0,
     "sidecar.heap": 0,
+    "sidecar.clock": 0,  # the one text form of timestamps, which the journal, ingest and the graph share
     "sidecar.keys": 0,  # it names the higher packages' types only under TYPE_CHECKING
     "sidecar.index": 1,
     "sidecar.write": 2,

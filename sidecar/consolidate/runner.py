@@ -13,12 +13,12 @@ import functools
 from datetime import date
 from pathlib import Path
 
+from sidecar.clock import utcnow
 from sidecar.consolidate.budget import Budgeted
 from sidecar.consolidate.job import Embed, OperatorModel, Progress, consolidate
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.schedule import record_run
 from sidecar.consolidate.summarise import Summariser, make_summariser
-from sidecar.episodic.clock import utcnow
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import Conflict
 from sidecar.retrieval.embed.base import Embedder, embed_in_background

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any, TextIO, TypeVar
 
-from sidecar.episodic.clock import parse_iso, to_iso, utcnow
+from sidecar.clock import parse_iso, to_iso, utcnow
 from sidecar.episodic.entry import StoredEntry, check_namespace, invalid, require_id
 from sidecar.episodic.health import compute_health, latest_health
 from sidecar.episodic.indexer import index_new

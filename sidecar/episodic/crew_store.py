@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.episodic.clock import parse_iso, to_iso, utcnow
+from sidecar.clock import parse_iso, to_iso, utcnow
 from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.sqlite_sql import tokens

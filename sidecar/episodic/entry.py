@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sidecar.episodic.clock import parse_iso, to_iso
+from sidecar.clock import parse_iso, to_iso
 from sidecar.episodic.importance import PRIORITY_FLOORS, base_importance
 from sidecar.episodic.selection import wants_embedding
 from sidecar.errors import BadRequest

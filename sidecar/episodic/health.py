@@ -26,7 +26,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.episodic.clock import age_days, utcnow
+from sidecar.clock import age_days, utcnow
 from sidecar.episodic.importance import HORIZON_DAYS
 from sidecar.episodic.store import HealthInputs, HealthSnapshot, JournalStore
 

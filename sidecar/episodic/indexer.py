@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.relations import similar_edges
 from sidecar.episodic.store import JournalStore, NewEmbedding

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import structlog
 
-from sidecar.episodic.clock import age_days, utcnow
+from sidecar.clock import age_days, utcnow
 from sidecar.episodic.importance import decayed_importance
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import BadRequest

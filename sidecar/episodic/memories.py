@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.episodic.clock import to_iso, utcnow
+from sidecar.clock import to_iso, utcnow
 from sidecar.episodic.entry import (
     MEMORY_TYPES,
     JournalEntry,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from datetime import datetime, timedelta
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.store import CostTotals, JournalStore
 
 __all__ = ["NUDGE_THRESHOLD", "RESET_TYPES", "Nudger", "cost_line", "update_line"]

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.query import Hit, Query
 from sidecar.episodic.relations import walk_similar

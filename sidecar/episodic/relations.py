@@ -13,7 +13,7 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.entry import StoredEntry, invalid, require_id
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import JournalStore, Relation

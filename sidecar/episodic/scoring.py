@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from sidecar.episodic.clock import age_days
+from sidecar.clock import age_days
 
 __all__ = [
     "ACTIVATION_WEIGHTS",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sidecar.episodic.clock import to_iso, utcnow
+from sidecar.clock import to_iso, utcnow
 from sidecar.episodic.query import ScopeFilter
 
 __all__ = [

@@ -22,8 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
+from sidecar.clock import parse_iso, to_iso, utcnow
 from sidecar.episodic import sqlite_sql as qs
-from sidecar.episodic.clock import parse_iso, to_iso, utcnow
 from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.schema import connect, migrate

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.episodic.clock import parse_iso, utcnow
+from sidecar.clock import parse_iso, utcnow
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import Scored
 

@@ -78,8 +78,8 @@ async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _every(app: web.Application, seconds: float) -> None:
+    from sidecar.clock import utcnow
     from sidecar.consolidate.schedule import first_delay, last_run
-    from sidecar.episodic.clock import utcnow
 
     tiers = ["agent", "crew"] if app[SETTINGS].role == "lead" else ["agent"]
     last = await asyncio.to_thread(last_run, app[SETTINGS].memory_dir)

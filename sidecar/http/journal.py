@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry, invalid, require_id
 from sidecar.episodic.health import compute_health, latest_health
 from sidecar.episodic.lifecycle import INDEXER, JOURNAL

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from aiohttp import web
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.entry import JournalEntry, check_namespace, check_topic_key, invalid
 from sidecar.episodic.lifecycle import CREW_JOURNAL, INDEXER, JOURNAL, JOURNAL_MIRROR
 from sidecar.episodic.memories import (

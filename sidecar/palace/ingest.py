@@ -19,9 +19,10 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from sidecar.clock import parse_iso
 from sidecar.errors import BadRequest
 from sidecar.palace.chunk import chunk_text
 from sidecar.palace.classify import classify
@@ -267,7 +268,6 @@ def _turn_time(i: int, value: object) -> datetime:
     if not isinstance(value, str):
         raise BadRequest(problem, code="invalid_turns")
     try:
-        parsed = datetime.fromisoformat(value)
-        return (parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)).astimezone(UTC)
-    except (ValueError, OverflowError):  # OverflowError: past the last instant once in UTC
+        return parse_iso(value)
+    except ValueError:
         raise BadRequest(problem, code="invalid_turns") from None

@@ -37,8 +37,8 @@ from typing import Any
 import httpx
 import numpy as np
 
+from sidecar.clock import utcnow
 from sidecar.episodic import SqliteJournalStore
-from sidecar.episodic.clock import utcnow
 from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
 from sidecar.episodic.memories import Identity, RecallRequest, RememberRequest, recall_memories, remember
 from sidecar.episodic.store import NewEmbedding

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from aiohttp.test_utils import TestClient, TestServer
 
+from sidecar.clock import utcnow
 from sidecar.consolidate.changes import changed_by_signal
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.promote import normalised
 from sidecar.consolidate.summarise import ExtractiveSummariser
 from sidecar.consolidate.supersede import Said, claim
-from sidecar.episodic.clock import utcnow
 from sidecar.retrieval.standing import standing
 from sidecar.server.app import create_app
 from sidecar.settings import load_settings

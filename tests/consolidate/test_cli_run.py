@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from sidecar.cli import BAR_WIDTH, main
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.server.lock import TierLock
 
 

@@ -15,10 +15,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 from pytest_aiohttp import AiohttpServer
 
+from sidecar.clock import utcnow
 from sidecar.consolidate.budget import Budgeted
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.summarise import ExtractiveSummariser, LlmSummariser
-from sidecar.episodic.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.model_server import ModelServer, model_server

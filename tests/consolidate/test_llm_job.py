@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from pytest_aiohttp import AiohttpServer
 
+from sidecar.clock import utcnow
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import ExtractiveSummariser, LlmSummariser, Summariser
-from sidecar.episodic.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.model_server import ModelServer, answers, model_server

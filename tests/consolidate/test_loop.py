@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from sidecar.cli import main
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 

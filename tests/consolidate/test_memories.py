@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.server.app import create_app
 from sidecar.settings import Settings

@@ -13,9 +13,9 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from sidecar.clock import utcnow
 from sidecar.consolidate.archive import bound_archive
 from sidecar.consolidate.schedule import START_GRACE_S, first_delay, last_run
-from sidecar.episodic.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from sidecar.write.usage import capped_bytes

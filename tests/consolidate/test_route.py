@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.waiting import async_wait_until

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sidecar.episodic.clock import parse_iso, to_iso
+from sidecar.clock import parse_iso, to_iso
 from tests.support.memory import ClientFactory
 
 

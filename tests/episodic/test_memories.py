@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from sidecar.clock import utcnow
 from sidecar.episodic import JOURNAL_FILE, JournalEntry, SqliteJournalStore
-from sidecar.episodic.clock import utcnow
 from sidecar.episodic.lifecycle import JOURNAL, daily_job
 from sidecar.episodic.memories import Identity, RecallRequest, RememberRequest, recall_memories, remember
 from sidecar.episodic.schema import MIGRATIONS

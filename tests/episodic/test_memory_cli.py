@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.episodic.clock import utcnow
+from sidecar.clock import utcnow
 from sidecar.episodic.entry import MEMORY_TYPES, JournalEntry
 from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
 from tests.support.embedding import needs_model

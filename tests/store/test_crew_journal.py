@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.clock import to_iso, utcnow
 from sidecar.episodic import JOURNAL_FILE, SqliteJournalStore, index_new
-from sidecar.episodic.clock import to_iso, utcnow
 from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
 from sidecar.episodic.memories import Identity, RecallRequest, RememberRequest, recall_memories, remember
 from sidecar.retrieval.embed import OnnxEmbedder

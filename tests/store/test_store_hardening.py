@@ -22,8 +22,8 @@ import asyncpg
 import httpx
 import pytest
 
+from sidecar.clock import utcnow
 from sidecar.episodic import JOURNAL_FILE, SqliteJournalStore
-from sidecar.episodic.clock import utcnow
 from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
 from sidecar.episodic.memories import Identity, RememberRequest, remember
 from sidecar.errors import BadRequest

@@ -1,4 +1,5 @@
-"""Timestamps of the journal: timezone-aware UTC in Python, one fixed ISO 8601 text form in SQLite.
+"""Timestamps: timezone-aware UTC in Python, one fixed ISO 8601 text form in SQLite (the journal's,
+and what ingest and the graph read from requests).
 
 Every stored timestamp goes through :func:`to_iso`, so text comparison in SQL orders them correctly.
 """
