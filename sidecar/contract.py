@@ -36,12 +36,12 @@ __all__ = [
     "BlockAnswer",
     "BlockRequest",
     "HealthAnswer",
-    "Hit",
     "IndexState",
     "ReadAnswer",
     "ReadRequest",
     "Role",
     "SearchAnswer",
+    "SearchHit",
     "SearchRequest",
     "ToolName",
     "ToolsAnswer",
@@ -442,7 +442,7 @@ class Section(TypedDict):
     cut: Annotated[bool, "the section was longer than the cap: the snippet ends with a marker"]
 
 
-class Hit(TypedDict):
+class SearchHit(TypedDict):
     """One ranked chunk of a memory file."""
 
     source: Literal["agent", "crew"]
@@ -466,7 +466,7 @@ class IndexState(TypedDict):
 
 
 class SearchAnswer(TypedDict):
-    results: list[Hit]
+    results: list[SearchHit]
     scope: Literal["agent", "crew", "both"]
     took_ms: NotRequired[float]
     degraded: NotRequired[Annotated[list[str], "legs or scopes that could not be searched: dense, agent, crew"]]
@@ -597,7 +597,7 @@ class HealthAnswer(TypedDict):
 ANSWERS: tuple[type, ...] = (
     Explain,
     Section,
-    Hit,
+    SearchHit,
     IndexState,
     SearchAnswer,
     Usage,

@@ -16,6 +16,7 @@ from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
+
 @pytest.fixture
 def memory_dir(tmp_path: Path) -> Path:
     root = tmp_path / "memory"
@@ -39,8 +40,6 @@ def make_settings(tmp_path: Path) -> Callable[..., Settings]:
         return load_settings(values, environ={})
 
     return make
-
-
 
 
 @pytest.fixture

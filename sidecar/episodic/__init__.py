@@ -16,7 +16,7 @@ from sidecar.episodic.indexer import Indexer, index_new
 from sidecar.episodic.lifecycle import INDEXER, JOURNAL, NUDGER, record_memory_updated, setup_episodic
 from sidecar.episodic.maintenance import compact, decay_and_reinforce
 from sidecar.episodic.nudges import Nudger
-from sidecar.episodic.query import Hit, Query, Scope, ScopeFilter
+from sidecar.episodic.query import Query, RecalledEntry, Scope, ScopeFilter
 from sidecar.episodic.recall import hybrid_recall, recall
 from sidecar.episodic.relations import link_supports
 from sidecar.episodic.render import render_injection
@@ -30,12 +30,12 @@ __all__ = [
     "JOURNAL_FILE",
     "NUDGER",
     "HealthSnapshot",
-    "Hit",
     "Indexer",
     "JournalEntry",
     "JournalStore",
     "Nudger",
     "Query",
+    "RecalledEntry",
     "Scope",
     "ScopeFilter",
     "SqliteJournalStore",

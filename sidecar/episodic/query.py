@@ -9,7 +9,7 @@ from typing import Any
 
 from sidecar.episodic.entry import StoredEntry, invalid, refuse_unknown, require_id
 
-__all__ = ["DEFAULT_K", "MAX_K", "Hit", "Query", "Scope", "ScopeFilter"]
+__all__ = ["DEFAULT_K", "MAX_K", "Query", "RecalledEntry", "Scope", "ScopeFilter"]
 
 DEFAULT_K = 5
 MAX_K = 50
@@ -118,7 +118,7 @@ class Query:
 
 
 @dataclass(frozen=True, slots=True)
-class Hit:
+class RecalledEntry:
     """One recalled entry.
 
     ``score`` is the cosine in [0, 1] for dense recall and the RRF score for hybrid recall;

@@ -17,7 +17,7 @@ import structlog
 
 from sidecar.clock import utcnow
 from sidecar.episodic.entry import StoredEntry
-from sidecar.episodic.query import Hit, Query
+from sidecar.episodic.query import Query, RecalledEntry
 from sidecar.episodic.relations import walk_similar
 from sidecar.episodic.store import JournalStore
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
@@ -39,7 +39,7 @@ HYBRID_POOL = 50
 class RecallOutcome:
     """The hits, and the dense leg's state: ``ok``, ``no_embedder`` or ``embedder_error``."""
 
-    hits: list[Hit]
+    hits: list[RecalledEntry]
     dense: str
 
 
@@ -54,14 +54,14 @@ class _Ranked:
 
 async def recall(
     store: JournalStore, embedder: Embedder | None, query: Query, *, now: datetime | None = None
-) -> list[Hit]:
+) -> list[RecalledEntry]:
     """Top ``k`` entries in scope by cosine × importance; ``score`` is the cosine (clipped to [0, 1])."""
     return (await run_recall(store, embedder, query, hybrid=False, now=now)).hits
 
 
 async def hybrid_recall(
     store: JournalStore, embedder: Embedder | None, query: Query, *, now: datetime | None = None
-) -> list[Hit]:
+) -> list[RecalledEntry]:
     """Top ``k`` entries in scope by RRF over the cosine ranking and the BM25 ranking."""
     return (await run_recall(store, embedder, query, hybrid=True, now=now)).hits
 
@@ -132,12 +132,14 @@ async def _hybrid(
     return ranked
 
 
-async def _materialise(store: JournalStore, query: Query, ranked: Sequence[_Ranked], now: datetime) -> list[Hit]:
+async def _materialise(
+    store: JournalStore, query: Query, ranked: Sequence[_Ranked], now: datetime
+) -> list[RecalledEntry]:
     entries = await store.fetch(query.workspace_id, [r.entry_id for r in ranked])
     return [_hit(entries[r.entry_id], r, now) for r in ranked if r.entry_id in entries]
 
 
-async def _walk(store: JournalStore, query: Query, hits: list[Hit], now: datetime) -> list[Hit]:
+async def _walk(store: JournalStore, query: Query, hits: list[RecalledEntry], now: datetime) -> list[RecalledEntry]:
     """One hop along ``similar`` edges from the hits: neighbours in scope, at most ``k`` of them,
     each scored its parent's score × the edge weight."""
     walked = await walk_similar(store, query.workspace_id, [h.entry_id for h in hits])
@@ -154,8 +156,8 @@ async def _walk(store: JournalStore, query: Query, hits: list[Hit], now: datetim
     return sorted(extra, key=lambda h: -h.score)[: query.k]
 
 
-def _hit(entry: StoredEntry, ranked: _Ranked, now: datetime) -> Hit:
-    return Hit(
+def _hit(entry: StoredEntry, ranked: _Ranked, now: datetime) -> RecalledEntry:
+    return RecalledEntry(
         entry_id=entry.id,
         score=ranked.score,
         age_seconds=max(0.0, (now - entry.ts).total_seconds()),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sidecar.episodic.query import Hit
+from sidecar.episodic.query import RecalledEntry
 from sidecar.prompt.recalled import RecalledHit, render_recalled
 
 __all__ = ["FRESHNESS_HALF_LIFE_DAYS", "freshness_weight", "render_injection"]
@@ -19,7 +19,7 @@ def freshness_weight(age_seconds: float) -> float:
     return float(0.5 ** (max(0.0, age_seconds) / 86400.0 / FRESHNESS_HALF_LIFE_DAYS))
 
 
-def render_injection(hits: Sequence[Hit], max_chars: int) -> str:
+def render_injection(hits: Sequence[RecalledEntry], max_chars: int) -> str:
     """The ``<recalled-memory>`` block for ``hits``, at most ``max_chars`` long ("" if none fit).
 
     Each hit is weighted ``score × freshness_weight(age)`` and the block lists them heaviest

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from sidecar.index.tier_index import Hit, ReconcileResult, TierIndex
+from sidecar.index.tier_index import RankedChunk, ReconcileResult, TierIndex
 
 __all__ = ["ON_LOOP_POSTINGS", "READER_THREADS", "Tier"]
 
@@ -100,7 +100,7 @@ class Tier:
         so companions of the index (chunk vectors) keep it at exactly one writer."""
         return await self._write(lambda: fn(self.index.writer))
 
-    async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[Hit]:
+    async def search(self, query: str, limit: int, raw_fts: bool = False) -> list[RankedChunk]:
         """BM25 hits. The in-memory postings answer on the event loop when they can (a few hundred
         microseconds, less than the hop to a reader thread and back costs); a reader thread answers
         when they cannot (building, behind the file, a word of several tokens, raw FTS5), and when

@@ -38,7 +38,7 @@ from sidecar.index.snippet import SNIPPET_CHARS, Snippet, is_plain, query_tokens
 if TYPE_CHECKING:
     from sidecar.index.postings import QueryTokens, Snapshot
 
-__all__ = ["INDEX_NAME", "Cancelled", "Hit", "ReconcileResult", "TierIndex"]
+__all__ = ["INDEX_NAME", "Cancelled", "RankedChunk", "ReconcileResult", "TierIndex"]
 
 INDEX_NAME = "index.sqlite"
 HEADING_WEIGHT = 4.0
@@ -52,7 +52,7 @@ class Cancelled(Exception):
     """A reindex was stopped (client gone, SIGTERM); the previous index stays in service."""
 
 
-class Hit(NamedTuple):
+class RankedChunk(NamedTuple):
     """One ranked chunk. A named tuple: a search makes one per candidate, and a frozen dataclass
     costs several times as much to build (a setattr per field). Its snippet is made only when it is
     asked for: a hybrid search ranks a hundred candidates and shows ten."""
@@ -594,7 +594,7 @@ class TierIndex:
                 yield reader.conn
                 return
 
-    def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[Hit]:
+    def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[RankedChunk]:
         """BM25 search, headings weighted above bodies; user text is always quoted. Answered from
         the in-memory postings when they describe the file, else by FTS5: the same ranking."""
         if not raw_fts:
@@ -605,7 +605,7 @@ class TierIndex:
 
     def search_postings(
         self, query: str, limit: int = 10, *, phrases: bool = True, max_postings: int | None = None
-    ) -> list[Hit] | None:
+    ) -> list[RankedChunk] | None:
         """The in-memory answer (well under a millisecond at 10k chunks), or None when only FTS5
         can give it now (postings building, or behind the file). ``phrases=False``: also None
         for a query with a word of several tokens (``multi-agent``), which FTS5 scores;
@@ -641,13 +641,13 @@ class TierIndex:
 
     def _search_postings(
         self, snap: Snapshot, words: list[str], tokens: list[tuple[str, ...]], limit: int
-    ) -> list[Hit] | None:
+    ) -> list[RankedChunk] | None:
         with self._reading() as conn:
             return self._postings_hits(conn, snap, words, tokens, limit)
 
     def _postings_hits(
         self, conn: sqlite3.Connection, snap: Snapshot, words: list[str], tokens: list[tuple[str, ...]], limit: int
-    ) -> list[Hit] | None:
+    ) -> list[RankedChunk] | None:
         """The answer from ``snap`` with rows read on ``conn`` (held by the caller), or None if
         the database is at another generation than ``snap``."""
         from sidecar.index.postings import top_k
@@ -676,10 +676,10 @@ class TierIndex:
         out = []
         for cid, score in ranked:
             r = by_id[cid]
-            out.append(Hit(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], score, r[6], bool(r[8]), shown))
+            out.append(RankedChunk(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], score, r[6], bool(r[8]), shown))
         return out
 
-    def _search_fts(self, query: str, limit: int, *, raw_fts: bool) -> list[Hit]:
+    def _search_fts(self, query: str, limit: int, *, raw_fts: bool) -> list[RankedChunk]:
         match = query if raw_fts else build_match(query)
         if match is None:
             return []
@@ -698,7 +698,10 @@ class TierIndex:
                 raise BadRequest(f"invalid FTS5 query: {exc}", code="invalid_fts_syntax") from None
             raise
         tokens = query_tokens(terms(query))
-        return [Hit(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], -float(r[6]), r[7], bool(r[8]), tokens) for r in rows]
+        return [
+            RankedChunk(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], -float(r[6]), r[7], bool(r[8]), tokens)
+            for r in rows
+        ]
 
     def status(self) -> dict[str, Any]:
         with self._reading() as conn:

@@ -34,7 +34,7 @@ import structlog
 from sidecar.index.query import terms
 from sidecar.index.snippet import sentence_spans, window
 from sidecar.index.tier import Tier
-from sidecar.index.tier_index import Hit
+from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
@@ -333,7 +333,7 @@ class HybridSearcher:
     async def search(
         self, tier: Tier, query: str, limit: int, explain: bool, plan: BoostPlan | None = None
     ) -> tuple[list[dict[str, Any]], list[str]]:
-        """Ranked result dicts (``Hit.as_json`` shape, plus ``explain`` if asked) and the degraded
+        """Ranked result dicts (``RankedChunk.as_json`` shape, plus ``explain`` if asked) and the degraded
         legs. ``plan``: the lift for this query, which picks ``limit`` of its ``candidates`` best
         hits; snippets are cut for those alone."""
         want = wanted(plan, limit)
@@ -356,7 +356,7 @@ class HybridSearcher:
             log.exception("hybrid.dense_failed", tier=tier.name)
             return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         by_id = {h.id: h for h in hits}
-        picked: list[tuple[Scored, Hit | None, ChunkRow | None]] = []
+        picked: list[tuple[Scored, RankedChunk | None, ChunkRow | None]] = []
         for scored in ranked:
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
@@ -432,7 +432,7 @@ class HybridSearcher:
             at += len(found)
 
     def _rank(
-        self, vectors: VectorIndex, hits: list[Hit], qvec: Vectors, limit: int
+        self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors, limit: int
     ) -> tuple[list[Scored], dict[int, ChunkRow], dict[str, Vectors]]:
         """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give
         with their stored sentence vectors."""
@@ -502,7 +502,7 @@ def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: l
 
 
 def _bm25_only(
-    source: str, hits: list[Hit], limit: int, explain: bool, plan: BoostPlan | None = None
+    source: str, hits: list[RankedChunk], limit: int, explain: bool, plan: BoostPlan | None = None
 ) -> list[dict[str, Any]]:
     """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing); with a
     ``plan``, the ``limit`` it picks of its ``candidates`` first."""
@@ -522,7 +522,7 @@ def _bm25_only(
     return out
 
 
-def _candidate(scored: Scored, hit: Hit | None, row: ChunkRow | None) -> Candidate:
+def _candidate(scored: Scored, hit: RankedChunk | None, row: ChunkRow | None) -> Candidate:
     """A fused hit as the lift reads it, with the score its answer shows."""
     if hit is not None:
         return candidate_of(hit, round(scored.score, 6))
@@ -532,7 +532,9 @@ def _candidate(scored: Scored, hit: Hit | None, row: ChunkRow | None) -> Candida
     )
 
 
-def _result(source: str, scored: Scored, hit: Hit | None, row: ChunkRow | None, words: list[str]) -> dict[str, Any]:
+def _result(
+    source: str, scored: Scored, hit: RankedChunk | None, row: ChunkRow | None, words: list[str]
+) -> dict[str, Any]:
     if hit is not None:
         result = hit.as_json(source)
     else:

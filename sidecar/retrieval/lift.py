@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from sidecar.index.tier_index import Hit
+    from sidecar.index.tier_index import RankedChunk
 
 __all__ = ["BoostPlan", "Candidate", "Lifted", "SearchBoost", "candidate_of", "mark", "pick", "wanted"]
 
@@ -49,7 +49,7 @@ class SearchBoost(Protocol):
     async def plan(self, source: str, query: str) -> BoostPlan | None: ...
 
 
-def candidate_of(hit: Hit, score: float) -> Candidate:
+def candidate_of(hit: RankedChunk, score: float) -> Candidate:
     """A BM25 hit as the lift reads it, shown with ``score``."""
     return Candidate(hit.path, hit.heading, hit.line_start, hit.line_end, hit.text, score)
 

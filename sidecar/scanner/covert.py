@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, STEALTH, after, before, framed_level, negated, tool_subject
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import DESCRIBED, Hit, Rule, gap, matches, regex
+from sidecar.scanner.rule import DESCRIBED, Rule, RuleMatch, gap, matches, regex
 
 __all__ = ["COVERT_RULES"]
 
@@ -47,14 +47,14 @@ _TAMPER_CUE = re.compile(
 )
 
 
-def _tamper(views: Views) -> Iterator[Hit]:
+def _tamper(views: Views) -> Iterator[RuleMatch]:
     text = views.folded
     for found in matches(_TAMPER, text, "verb"):
         start, end = found.span()
         if negated(text, start):
             continue
         if _TAMPER_CUE.search(after(text, end)) or STEALTH.search(before(text, start) + " " + after(text, end)):
-            yield Hit(start, end, framed_level(views, start, end, BLOCK))
+            yield RuleMatch(start, end, framed_level(views, start, end, BLOCK))
 
 
 # --- secrets sent somewhere outside
@@ -80,7 +80,7 @@ _CAPTURE_HOST = re.compile(
 _POSSESSIVE = re.compile(r"\b(?:user's|users'|all|every|their|the\s+user's|customers'|everyone's|his|her)\b")
 
 
-def _send(views: Views) -> Iterator[Hit]:
+def _send(views: Views) -> Iterator[RuleMatch]:
     text = views.folded
     for found in matches(_SEND, text, "verb"):
         start, end = found.span()
@@ -101,7 +101,7 @@ def _send(views: Views) -> Iterator[Hit]:
         ):
             level = BLOCK
         framed = framed_level(views, start, end, level)
-        yield Hit(start, end + dest.end(), max(framed, FLAG))  # a concrete destination is never only a mention
+        yield RuleMatch(start, end + dest.end(), max(framed, FLAG))  # a concrete destination is never only a mention
 
 
 # --- the prompt itself, or the secrets, read back to someone
@@ -125,17 +125,17 @@ _SECRET_DUMP = re.compile(
 )
 
 
-def _prompt_leak(views: Views) -> Iterator[Hit]:
+def _prompt_leak(views: Views) -> Iterator[RuleMatch]:
     text = views.folded
     for found in _PROMPT_LEAK.finditer(text):
         start, end = found.span()
         if negated(text, start) or tool_subject(text, start):
             continue
         level = BLOCK if found.group(1) == "your" or _REPLY_CUE.search(after(text, end)) else FLAG
-        yield Hit(start, end, framed_level(views, start, end, level))
+        yield RuleMatch(start, end, framed_level(views, start, end, level))
 
 
-def _secret_dump(views: Views) -> Iterator[Hit]:
+def _secret_dump(views: Views) -> Iterator[RuleMatch]:
     text = views.folded
     for found in _SECRET_DUMP.finditer(text):
         start, end = found.span()
@@ -147,7 +147,7 @@ def _secret_dump(views: Views) -> Iterator[Hit]:
             continue
         else:
             level = FLAG
-        yield Hit(start, end, framed_level(views, start, end, level))
+        yield RuleMatch(start, end, framed_level(views, start, end, level))
 
 
 COVERT_RULES: tuple[Rule, ...] = (

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, STEALTH, framed_level
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import DESCRIBED, Hit, Rule, per_sentence
+from sidecar.scanner.rule import DESCRIBED, Rule, RuleMatch, per_sentence
 
 __all__ = ["DIRECTIVE_RULES", "VOCATIVE"]
 
@@ -173,7 +173,7 @@ _UNBOUND = re.compile(
 _PERSONA_SPAN = 500  # characters after a persona is introduced where the limits it drops may follow
 
 
-def _persona_span(views: Views) -> Iterator[Hit]:
+def _persona_span(views: Views) -> Iterator[RuleMatch]:
     """A persona introduced in one sentence and stripped of limits in the next ones, on the same
     line: "You are Burple. ... Burple never refuses" (a line of a dialogue or a list is its own)."""
     text = views.folded
@@ -184,7 +184,7 @@ def _persona_span(views: Views) -> Iterator[Hit]:
         unbound = _UNBOUND.search(text, verb.end(), stop)
         if unbound is not None and not DESCRIBED.search(text, max(0, verb.start() - 160), unbound.end()):
             level = _persona_level(unbound.group())
-            yield Hit(verb.start(), unbound.end(), framed_level(views, verb.start(), unbound.end(), level))
+            yield RuleMatch(verb.start(), unbound.end(), framed_level(views, verb.start(), unbound.end(), level))
             pos = unbound.end()
         else:
             pos = verb.end()

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, framed_level
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import Hit, Rule
+from sidecar.scanner.rule import Rule, RuleMatch
 
 __all__ = ["HEADER_RULES"]
 
@@ -44,7 +44,7 @@ _GRANT = re.compile(
 )
 
 
-def _forged_header(views: Views) -> Iterator[Hit]:
+def _forged_header(views: Views) -> Iterator[RuleMatch]:
     text, cased = views.folded, views.cased
     same = len(text) == len(cased)
     for found in _HEADER.finditer(text):
@@ -56,9 +56,9 @@ def _forged_header(views: Views) -> Iterator[Hit]:
         grant = _GRANT.search(body)
         if grant is not None and "\n\n" not in body[: grant.start()]:
             stop = found.end() + grant.end()
-            yield Hit(found.start(), stop, framed_level(views, found.start(), stop, BLOCK))
+            yield RuleMatch(found.start(), stop, framed_level(views, found.start(), stop, BLOCK))
         elif _ESCALATE.search(words):
-            yield Hit(found.start(), found.end(), framed_level(views, found.start(), found.end(), FLAG))
+            yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), FLAG))
 
 
 def _shouted(words: str) -> bool:

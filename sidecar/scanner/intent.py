@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, NONE, after, before, framed_level, negated, tool_subject
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import WORD, Hit, Rule, gap, matches, regex, words
+from sidecar.scanner.rule import WORD, Rule, RuleMatch, gap, matches, regex, words
 
 __all__ = ["INTENT_RULES"]
 
@@ -74,12 +74,12 @@ _JUSTIFIED = re.compile(
 )
 
 
-def _override(views: Views) -> Iterator[Hit]:
+def _override(views: Views) -> Iterator[RuleMatch]:
     text = views.folded
     for found in matches(_OVERRIDE, text, "verb"):
         level = _override_level(text, found)
         if level > NONE:
-            yield Hit(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
+            yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
 
 
 def _override_level(text: str, found: re.Match[str]) -> int:
@@ -154,11 +154,11 @@ _VOID_HITS = regex(_VOID, BLOCK, negatable=True)
 _OWN = words("your all update updates change changes amendment amendments addition additions")
 
 
-def _void(views: Views) -> Iterator[Hit]:
+def _void(views: Views) -> Iterator[RuleMatch]:
     """Blocked when the rules declared gone are the model's own ("your", "all"), flagged otherwise."""
     for hit in _VOID_HITS(views):
         owner = WORD.match(views.folded, hit.start)
-        yield hit if owner is None or owner.group() in _OWN else Hit(hit.start, hit.end, min(hit.level, FLAG))
+        yield hit if owner is None or owner.group() in _OWN else RuleMatch(hit.start, hit.end, min(hit.level, FLAG))
 
 
 _FROM_NOW_ON = (

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.lexicon import KEYS, LEXICON, NEGATIONS
 from sidecar.scanner.normalise import Stems, Views, normalise
-from sidecar.scanner.rule import Hit, Rule, per_sentence
+from sidecar.scanner.rule import Rule, RuleMatch, per_sentence
 
 __all__ = ["MULTILINGUAL_RULES"]
 
@@ -102,7 +102,7 @@ def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, 
     them, and judges only the sentences that hold one."""
     stems, find = _stems(key), per_sentence(judge, _RX[key])
 
-    def gated(views: Views) -> Iterator[Hit]:
+    def gated(views: Views) -> Iterator[RuleMatch]:
         if views.starts_a_word(stems):
             yield from find(views)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, NONE, STEALTH, after, before, framed_level, negated
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import Finder, Hit, Rule, near, regex, words
+from sidecar.scanner.rule import Finder, Rule, RuleMatch, near, regex, words
 
 __all__ = ["SHAPE_RULES"]
 
@@ -21,7 +21,7 @@ _TAG_FLAG = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2
 _TAG_CHAR = re.compile("[\U000e0000-\U000e007f]")
 
 
-def _tag_chars(views: Views) -> Iterator[Hit]:
+def _tag_chars(views: Views) -> Iterator[RuleMatch]:
     """Unicode tag characters outside a well-formed flag sequence (🏴 + 2-8 tag letters + cancel)."""
     text = views.raw
     if not _TAG_CHAR.search(text):
@@ -29,7 +29,7 @@ def _tag_chars(views: Views) -> Iterator[Hit]:
     cleaned = _TAG_FLAG.sub(lambda m: "\x00" * len(m.group()), text)
     found = _TAG_CHAR.search(cleaned)
     if found:
-        yield Hit(found.start(), found.end(), BLOCK)
+        yield RuleMatch(found.start(), found.end(), BLOCK)
 
 
 # --- the prompt's own frame
@@ -59,7 +59,7 @@ _SYSTEM_PREFIX = (
 )
 
 
-def _prefix(views: Views) -> Iterator[Hit]:
+def _prefix(views: Views) -> Iterator[RuleMatch]:
     """``system: you ...`` at a line start; a prompt template in a code block is its own business."""
     for hit in regex(_SYSTEM_PREFIX, FLAG)(views):
         if not views.in_fence(hit.start):
@@ -77,7 +77,7 @@ _ADDRESSES_MODEL = re.compile(
 )
 
 
-def _html_comment(views: Views) -> Iterator[Hit]:
+def _html_comment(views: Views) -> Iterator[RuleMatch]:
     """An HTML comment (terminated or not) whose body speaks to the model."""
     text = views.folded
     pos = text.find("<!--")
@@ -86,7 +86,7 @@ def _html_comment(views: Views) -> Iterator[Hit]:
         body_end = len(text) if end == -1 else end
         if _ADDRESSES_MODEL.search(text, pos + 4, body_end):
             stop = min(body_end + 3, len(text))
-            yield Hit(pos, stop, framed_level(views, pos, stop, BLOCK))
+            yield RuleMatch(pos, stop, framed_level(views, pos, stop, BLOCK))
         if end == -1:
             return
         pos = text.find("<!--", end + 3)
@@ -99,7 +99,7 @@ _INVISIBLE_MARKUP = re.compile(
 )
 
 
-def _invisible_markup(views: Views) -> Iterator[Hit]:
+def _invisible_markup(views: Views) -> Iterator[RuleMatch]:
     """Markup a renderer hides, holding text: flagged, blocked when that text speaks to the model."""
     text = views.folded
     for found in _INVISIBLE_MARKUP.finditer(text):
@@ -107,7 +107,7 @@ def _invisible_markup(views: Views) -> Iterator[Hit]:
         if not content:
             continue
         level = BLOCK if _ADDRESSES_MODEL.search(content) or STEALTH.search(content) else FLAG
-        yield Hit(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
+        yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
 
 
 # --- data carried out by a URL the renderer or a tool fetches
@@ -134,7 +134,7 @@ _CAPTURE_HOST = re.compile(
 )
 
 
-def _markdown_url(views: Views) -> Iterator[Hit]:
+def _markdown_url(views: Views) -> Iterator[RuleMatch]:
     """An image whose URL carries data (blocked: rendering it sends the data), or a link whose URL
     has a placeholder for data (flagged: it needs a click)."""
     for found in _MD_URL.finditer(views.folded):
@@ -143,7 +143,9 @@ def _markdown_url(views: Views) -> Iterator[Hit]:
             continue
         level = _url_level(url, bool(image))
         if level > NONE:
-            yield Hit(found.start(), found.end(), max(FLAG, framed_level(views, found.start(), found.end(), level)))
+            yield RuleMatch(
+                found.start(), found.end(), max(FLAG, framed_level(views, found.start(), found.end(), level))
+            )
 
 
 def _url_level(url: str, image: bool) -> int:
@@ -190,7 +192,7 @@ _COMMAND_SECRET = near(
 _PARAM_BEFORE = re.compile(r"([\w-]+)\s*=\s*[\"']?$")
 
 
-def _command_secret(views: Views) -> Iterator[Hit]:
+def _command_secret(views: Views) -> Iterator[RuleMatch]:
     """A secret in the URL or body of an HTTP call: blocked when a file or command output is sent, or
     the host is a capture service; flagged otherwise; not at all in an auth parameter (``?token=``)."""
     text = views.folded
@@ -205,7 +207,7 @@ def _command_secret(views: Views) -> Iterator[Hit]:
                 continue
             url = re.search(r"[a-z]+://\S+", text[start : end + 200])
             level = BLOCK if url and _CAPTURE_HOST.search(url.group()) else FLAG
-        yield Hit(start, end, framed_level(views, start, end, level))
+        yield RuleMatch(start, end, framed_level(views, start, end, level))
 
 
 _NETCAT = re.compile(
@@ -215,7 +217,7 @@ _LOCAL_HOST = re.compile(r"^(?:localhost|127\.|0\.0\.0\.0|::1|\[::1\]|host\.dock
 _SHELL_SOURCE = re.compile(r"\b(?:cat|tar|env|printenv|base64|gzip|zip|bash\s+-i|sh\s+-i|find|history)\b|0>&1|>&")
 
 
-def _netcat(views: Views) -> Iterator[Hit]:
+def _netcat(views: Views) -> Iterator[RuleMatch]:
     """Data piped to a raw socket on another host: blocked with a file or shell as the source."""
     text = views.folded
     for found in _NETCAT.finditer(text):
@@ -225,7 +227,7 @@ def _netcat(views: Views) -> Iterator[Hit]:
         line_start = text.rfind("\n", 0, found.start()) + 1
         line = text[max(line_start, found.start() - 200) : found.end() + 40]
         level = BLOCK if _SHELL_SOURCE.search(line) else FLAG
-        yield Hit(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
+        yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
 
 
 _READ_VERBS = (
@@ -244,7 +246,7 @@ def _reads(second: str, gap: int) -> Finder:
     """A read of a secret file: flagged; blocked when the clause asks for the contents to be shared."""
     spans = near(_READ_VERBS, second, gap)
 
-    def find(views: Views) -> Iterator[Hit]:
+    def find(views: Views) -> Iterator[RuleMatch]:
         text = views.folded
         for start, end in spans(text):
             if negated(text, start) or _LOCAL_FILTER.match(text[end : end + 100]):
@@ -256,15 +258,15 @@ def _reads(second: str, gap: int) -> Finder:
                 continue
             else:
                 level = FLAG
-            yield Hit(start, end, framed_level(views, start, end, level))
+            yield RuleMatch(start, end, framed_level(views, start, end, level))
 
     return find
 
 
 def _spans_at(spans: Callable[[str], Iterator[tuple[int, int]]], level: int) -> Finder:
-    def find(views: Views) -> Iterator[Hit]:
+    def find(views: Views) -> Iterator[RuleMatch]:
         for start, end in spans(views.folded):
-            yield Hit(start, end, framed_level(views, start, end, level))
+            yield RuleMatch(start, end, framed_level(views, start, end, level))
 
     return find
 
@@ -276,16 +278,16 @@ _ECHO_SINK = re.compile(
 )
 
 
-def _env_dump(views: Views) -> Iterator[Hit]:
+def _env_dump(views: Views) -> Iterator[RuleMatch]:
     """Commands that print the environment or a secret variable: flagged; sent away, blocked."""
     text = views.folded
     for found in re.finditer(r"\bprintenv\s*(?:$|[|>;&])|\benv\s*\|\s*(curl|nc|ncat|wget|base64|tee)\b", text, re.M):
         level = BLOCK if found.group(1) in ("curl", "nc", "ncat", "wget") else FLAG
-        yield Hit(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
+        yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
     for found in _ECHO_SECRET.finditer(text):
         if _ECHO_SINK.match(text[found.end() : found.end() + 120]) or negated(text, found.start()):
             continue
-        yield Hit(found.start(), found.end(), framed_level(views, found.start(), found.end(), FLAG))
+        yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), FLAG))
 
 
 _ZERO_WIDTH = "[A-Za-z][\u200b\u200c\u200d\u2060\ufeff\u034f\u115f\u1160\u3164\uffa0\u180e]+[A-Za-z]"

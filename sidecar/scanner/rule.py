@@ -24,8 +24,8 @@ __all__ = [
     "SEP",
     "WORD",
     "Finder",
-    "Hit",
     "Rule",
+    "RuleMatch",
     "gap",
     "matches",
     "near",
@@ -54,13 +54,13 @@ def words(text: str) -> frozenset[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class Hit:
+class RuleMatch:
     start: int
     end: int
     level: int
 
 
-Finder = Callable[[Views], Iterator[Hit]]
+Finder = Callable[[Views], Iterator[RuleMatch]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +81,13 @@ def regex(pattern: str, level: int, *, view: str = "folded", framed: bool = True
     (``framed``) and dropped when negated (``negatable``)."""
     compiled = re.compile(pattern, re.MULTILINE)
 
-    def find(views: Views) -> Iterator[Hit]:
+    def find(views: Views) -> Iterator[RuleMatch]:
         text = views.raw if view == "raw" else views.folded
         for found in compiled.finditer(text):
             start, end = found.span()
             if negatable and negated(text, start):
                 continue
-            yield Hit(start, end, framed_level(views, start, end, level) if framed else level)
+            yield RuleMatch(start, end, framed_level(views, start, end, level) if framed else level)
 
     return find
 
@@ -153,7 +153,7 @@ def per_sentence(
     quoted, in code or named as an example, and the hit dropped when the sentence, or the lead-in
     just before it, speaks about attacks (``described``) or reports what someone else tells the model."""
 
-    def find(views: Views) -> Iterator[Hit]:
+    def find(views: Views) -> Iterator[RuleMatch]:
         text = views.folded
         spans = views.sentences()
         starts = [begin for begin, _ in spans]
@@ -173,7 +173,7 @@ def per_sentence(
 
 def _judged(
     views: Views, judge: Callable[[str], tuple[int, int, int] | None], begin: int, end: int, described: bool
-) -> Hit | None:
+) -> RuleMatch | None:
     text = views.folded
     piece = text[begin:end]
     verdict = judge(piece)
@@ -184,4 +184,4 @@ def _judged(
         return None
     if REPORTED.search(piece, 0, start + 1):
         return None
-    return Hit(begin + start, begin + stop, framed_level(views, begin + start, begin + stop, level))
+    return RuleMatch(begin + start, begin + stop, framed_level(views, begin + start, begin + stop, level))

@@ -53,7 +53,7 @@ from sidecar.scanner.leak import LEAK_RULES
 from sidecar.scanner.multilingual import MULTILINGUAL_RULES
 from sidecar.scanner.normalise import Stems, Views, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
-from sidecar.scanner.rule import Hit, Rule
+from sidecar.scanner.rule import Rule, RuleMatch
 from sidecar.scanner.sections import Section, split_sections
 from sidecar.scanner.sentences import sentence_at
 
@@ -313,9 +313,9 @@ def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> It
         yield from _encoded(views, depth)
 
 
-def _most_severe(rule: Rule, views: Views) -> Hit | None:
+def _most_severe(rule: Rule, views: Views) -> RuleMatch | None:
     """The rule's first block-level hit, else its first flag-level hit, among ``MAX_HITS`` hits."""
-    flagged: Hit | None = None
+    flagged: RuleMatch | None = None
     for count, hit in enumerate(rule.find(views)):
         if hit.level >= BLOCK:
             return hit
@@ -344,7 +344,7 @@ def _encoded(views: Views, depth: int) -> Iterator[Finding]:
                 yield Finding(category, pattern, inner.excerpt, "block", f"decoded: {inner.sentence}")
 
 
-def _excerpt(text: str, hit: Hit) -> str:
+def _excerpt(text: str, hit: RuleMatch) -> str:
     """A short, single-line, printable excerpt around the hit (invisible characters shown as U+XXXX)."""
     begin = max(0, hit.start - 16)
     piece = text[begin : min(hit.end, begin + _EXCERPT_CHARS)]

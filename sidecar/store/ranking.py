@@ -1,6 +1,6 @@
 """A server store's crew answer from its candidates, ranked exactly as the embedded index ranks
 (``retrieval.hybrid``'s fusions, the same earned-place rule and neighbour lending) and shaped as
-its hits (``Hit.as_json``: snippet window, highlights, rounded score, ``explain`` on request)."""
+its hits (``RankedChunk.as_json``: snippet window, highlights, rounded score, ``explain`` on request)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from sidecar.index.snippet import query_tokens, window
-from sidecar.index.tier_index import Hit
+from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
 from sidecar.retrieval.standing import SLACK, standing
@@ -91,9 +91,9 @@ def _candidate(row: Any, score: float) -> Candidate:
     )
 
 
-def _hit(row: Any, tokens: list[str]) -> Hit:
+def _hit(row: Any, tokens: list[str]) -> RankedChunk:
     text = row["body"] or row["heading"]
-    return Hit(
+    return RankedChunk(
         row["id"], row["path"], row["heading"], row["line_start"], row["line_end"], text, 0.0, row["hash"],
         row["plain"], tokens,
     )  # fmt: skip

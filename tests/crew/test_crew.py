@@ -55,8 +55,18 @@ def store_flags(crew_store: str) -> tuple[str, ...]:
 def start_lead(root: Path, crew_dir: Path, listen_port: int, *store: str, ready: bool = True) -> SidecarProcess:
     write(root / "lead", "AGENT.md", "# Lead\nI keep the crew conventions.\n")
     return start_sidecar(
-        root / "lead", "--role", "lead", "--crew-dir", str(crew_dir),
-        "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, *store, log_dir=root, ready=ready,
+        root / "lead",
+        "--role",
+        "lead",
+        "--crew-dir",
+        str(crew_dir),
+        "--crew-listen",
+        f"127.0.0.1:{listen_port}",
+        "--crew-token",
+        TOKEN,
+        *store,
+        log_dir=root,
+        ready=ready,
     )
 
 
@@ -65,8 +75,21 @@ def start_member(
 ) -> SidecarProcess:
     write(root / name, "AGENT.md", f"# {name}\nI am {name}; my private note mentions tailwind migration plans.\n")
     return start_sidecar(
-        root / name, "--role", "member", "--crew-dir", str(crew_dir), "--lead-url", lead_url,
-        "--crew-token", TOKEN, "--proxy-read-timeout", "1", "--proxy-connect-timeout", "0.5", *extra, log_dir=root,
+        root / name,
+        "--role",
+        "member",
+        "--crew-dir",
+        str(crew_dir),
+        "--lead-url",
+        lead_url,
+        "--crew-token",
+        TOKEN,
+        "--proxy-read-timeout",
+        "1",
+        "--proxy-connect-timeout",
+        "0.5",
+        *extra,
+        log_dir=root,
         ready=ready,
     )
 
@@ -143,7 +166,9 @@ def test_lead_writes_are_searchable_from_members_within_a_second(crew: Crew) -> 
         json={"tier": "crew", "path": "topics/billing.md", "content": "# Billing\nInvoices close on the 28th."},
     )
     assert resp.status_code == 201
-    wait_until(lambda: sources(search(crew.members[0], "invoices", "crew")) == [("crew", "topics/billing.md")], 1.0, 0.02)
+    wait_until(
+        lambda: sources(search(crew.members[0], "invoices", "crew")) == [("crew", "topics/billing.md")], 1.0, 0.02
+    )
     # A plain shell append on the lead's crew dir, no API involved.
     subprocess.run(["sh", "-c", f"echo 'Rollbacks use the wombat runbook.' >> {crew.crew_dir / 'CREW.md'}"], check=True)
     wait_until(lambda: sources(search(crew.members[1], "wombat", "crew")) == [("crew", "CREW.md")], 1.0, 0.02)

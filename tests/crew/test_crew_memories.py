@@ -44,9 +44,7 @@ class Crew:
         self.lead = start_lead(self.root, self.listen_port, self.embedder, *self.store)
 
 
-def start_lead(
-    root: Path, listen_port: int, embedder: str = "none", *store: str, ready: bool = True
-) -> SidecarProcess:
+def start_lead(root: Path, listen_port: int, embedder: str = "none", *store: str, ready: bool = True) -> SidecarProcess:
     return start_sidecar(
         root / "lead", "--role", "lead", "--agent-id", "lead", "--crew-dir", str(root / "crew"),
         "--crew-listen", f"127.0.0.1:{listen_port}", "--crew-token", TOKEN, *QUICK, *store,

@@ -263,7 +263,7 @@ def test_public_names_are_pinned() -> None:
     assert sorted(sidecar.episodic.__all__) == sorted(
         [
             "HealthSnapshot",
-            "Hit",
+            "RecalledEntry",
             "INDEXER",
             "Indexer",
             "JOURNAL",

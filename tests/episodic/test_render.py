@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from sidecar.episodic import Hit, render_injection
+from sidecar.episodic import RecalledEntry, render_injection
 from sidecar.episodic.render import freshness_weight
 from sidecar.prompt.recalled import CLOSE_TAG, OPEN_TAG, PREAMBLE
 
 DAY = 86400.0
 
 
-def hit(entry_id: str, score: float, days: float, summary: str) -> Hit:
-    return Hit(entry_id, score, days * DAY, summary, "peer.escalation", "a1", {})
+def hit(entry_id: str, score: float, days: float, summary: str) -> RecalledEntry:
+    return RecalledEntry(entry_id, score, days * DAY, summary, "peer.escalation", "a1", {})
 
 
 def test_freshness_weight_halves_every_30_days() -> None:

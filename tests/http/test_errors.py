@@ -39,7 +39,9 @@ CASES: list[tuple[str, str, Any, int, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("method", "path", "body", "status", "code"), CASES, ids=[f"{c[0]} {c[1]} {c[4]}" for c in CASES])
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "code"), CASES, ids=[f"{c[0]} {c[1]} {c[4]}" for c in CASES]
+)
 async def test_error_shape(
     sidecar_client: ClientFactory, memory_dir: Path, method: str, path: str, body: Any, status: int, code: str
 ) -> None:

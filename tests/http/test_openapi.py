@@ -182,7 +182,9 @@ async def test_schemathesis_finds_no_new_failures(make_settings: Callable[..., S
             *argv, cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
         )
         try:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout=300)  # ~40 operations; a loaded machine runs them slowly
+            out, _ = await asyncio.wait_for(
+                proc.communicate(), timeout=300
+            )  # ~40 operations; a loaded machine runs them slowly
         except TimeoutError:
             proc.kill()
             await proc.wait()

@@ -25,11 +25,40 @@ from tests.support.procs import start_sidecar
 from tests.support.waiting import wait_until
 
 HOSTILE = [
-    '"hello', "AND", "hello AND", "*", "hello^", "(hello", "()", "multi-agent", "-hello", "col:x", "{a}:x",
-    "GB/s", "don't", "@x", "#x", "a=b", "50%", "x\\y", "+x", "a.b", ":", "NEAR(a b)", "hel*", "🙂 deploy",
-    "日本語 メモ", "Café résumé", "2025-01-05 rollback", "postgres postgres deploy deployment", "x" * 300,
+    '"hello',
+    "AND",
+    "hello AND",
+    "*",
+    "hello^",
+    "(hello",
+    "()",
+    "multi-agent",
+    "-hello",
+    "col:x",
+    "{a}:x",
+    "GB/s",
+    "don't",
+    "@x",
+    "#x",
+    "a=b",
+    "50%",
+    "x\\y",
+    "+x",
+    "a.b",
+    ":",
+    "NEAR(a b)",
+    "hel*",
+    "🙂 deploy",
+    "日本語 メモ",
+    "Café résumé",
+    "2025-01-05 rollback",
+    "postgres postgres deploy deployment",
+    "x" * 300,
     # porter is not idempotent (agreed -> agre -> agr): a word of several tokens must reach FTS5 as typed
-    "agreed-deployments", "decided-agreed", "suggested/reported", "noted.agreed",
+    "agreed-deployments",
+    "decided-agreed",
+    "suggested/reported",
+    "noted.agreed",
 ]
 
 
@@ -67,7 +96,9 @@ def corpus_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_corpus(root, 1200, seed=4)
     write(root, "notes/punct.md", "# ---\n\n---\n\n***\n\nmulti-agent crews share one lead; don't deploy on friday.\n")
     write(root, "notes/accents.md", "# Café\n\nRésumé of the naïve café plan. 日本語 メモ\n")
-    write(root, "notes/stems.md", "# Agreed\n\nagreed-deployments and decided-agreed; suggested/reported noted.agreed\n")
+    write(
+        root, "notes/stems.md", "# Agreed\n\nagreed-deployments and decided-agreed; suggested/reported noted.agreed\n"
+    )
     return root
 
 

@@ -230,7 +230,10 @@ def test_readers_survive_the_writer_closing_their_connections(tmp_path: Path) ->
 
     proc = subprocess.run(
         [sys.executable, "-m", "tests.support.race_stress", str(tmp_path / "m"), "5"],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     line = proc.stdout.strip().splitlines()[-1].split()
@@ -296,7 +299,11 @@ def test_chunks_store_whether_their_snippet_text_is_plain(memory_dir: Path) -> N
             assert window(body or heading, words, plain=bool(plain)) == window(body or heading, words)
         found = {h.path: h.snippet for h in ix.search("runbook", 20)}
         assert found["topics/ws.md"] in ("runbook with a double space", "runbook with a tab")
-        assert found["topics/fine.md"] in ("runbook with single breaks", "Fine > Heading only runbook", "Heading only runbook")
+        assert found["topics/fine.md"] in (
+            "runbook with single breaks",
+            "Fine > Heading only runbook",
+            "Heading only runbook",
+        )
     finally:
         ix.close()
 

@@ -87,9 +87,7 @@ async def test_a_thousand_rapid_edits_end_with_the_final_content(
     assert [(h["heading"], h["line_start"]) for h in hits] == [(c.heading, c.line_start) for c in expected]
 
 
-async def test_periodic_reconcile_catches_what_no_watcher_saw(
-    sidecar_client: ClientFactory, memory_dir: Path
-) -> None:
+async def test_periodic_reconcile_catches_what_no_watcher_saw(sidecar_client: ClientFactory, memory_dir: Path) -> None:
     client = await sidecar_client(watch=False, reconcile_interval=0.2)
     write(memory_dir, "AGENT.md", "# Identity\nokapi\n")
     await eventually(client, "okapi", ["AGENT.md"])

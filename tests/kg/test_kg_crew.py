@@ -92,7 +92,9 @@ def test_a_members_crew_graph_requests_are_answered_by_its_lead(
         api = f"{member.url}/kg"
         wait_until(lambda: kg(api, "query", {"entity": "billing service", "scope": "crew"}).status_code == 200, 10)
         assert objects(kg(api, "query", {"entity": "billing service", "scope": "crew"})) == ["PostgreSQL"]
-        added = kg(api, "add", {"subject": "billing service", "predicate": "uses", "object": "CockroachDB", "scope": "crew"})
+        added = kg(
+            api, "add", {"subject": "billing service", "predicate": "uses", "object": "CockroachDB", "scope": "crew"}
+        )
         assert added.status_code == 201, added.text
         lead_view = kg(f"{proc.url}/kg", "query", {"entity": "billing service", "scope": "crew"})
         assert objects(lead_view) == ["CockroachDB"]  # the fact is in the lead's crew graph

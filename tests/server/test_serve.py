@@ -130,7 +130,9 @@ async def test_idle_release_fires_after_search_only_traffic(memory_dir: Path, si
     )
 
 
-async def test_the_idle_release_also_empties_the_journal_caches(memory_dir: Path, sidecar_client: ClientFactory) -> None:
+async def test_the_idle_release_also_empties_the_journal_caches(
+    memory_dir: Path, sidecar_client: ClientFactory
+) -> None:
     client = await sidecar_client()
     release, journal = client.app[IDLE_RELEASE], client.app[JOURNAL]
     assert release.others == [journal.release_memory, client.app[KG].graph.store.release_memory]  # and the graph's
@@ -138,7 +140,9 @@ async def test_the_idle_release_also_empties_the_journal_caches(memory_dir: Path
         resp = await client.post("/journal", json={"workspace_id": "w", "entry_type": "note", "summary": f"entry {n}"})
         assert resp.status == 201
     before = release.releases
-    await async_wait_until(lambda: release.releases > before, timeout=10, message="an idle release after journal writes")
+    await async_wait_until(
+        lambda: release.releases > before, timeout=10, message="an idle release after journal writes"
+    )
     listed = await client.get("/journal", params={"workspace_id": "w", "limit": "50"})
     assert len((await listed.json())["entries"]) == 20, "the shrunk caches lose nothing"
 

@@ -92,10 +92,14 @@ def test_a_member_reads_the_crews_graph_in_the_store(crew: Crew) -> None:
     assert objects(crew_query(member, "deploy pipeline")) == ["Alice"]
     # The member's own crew write goes to the lead, which puts it in the store before answering:
     # the member's next read sees it (and the value it ended).
-    mine = kg(member, "add", {"subject": "billing service", "predicate": "uses", "object": "CockroachDB", "scope": "crew"})
+    mine = kg(
+        member, "add", {"subject": "billing service", "predicate": "uses", "object": "CockroachDB", "scope": "crew"}
+    )
     assert mine.status_code == 201, mine.text
     assert objects(crew_query(member, "billing service")) == ["CockroachDB"]
-    ended = kg(member, "invalidate", {"subject": "deploy pipeline", "predicate": "owner", "object": "Alice", "scope": "crew"})
+    ended = kg(
+        member, "invalidate", {"subject": "deploy pipeline", "predicate": "owner", "object": "Alice", "scope": "crew"}
+    )
     assert ended.status_code == 200, ended.text
     assert objects(crew_query(member, "deploy pipeline")) == []
     # The member's answers are the lead's, field for field.
@@ -156,7 +160,9 @@ def test_postgres_down_is_503_for_the_members_crew_graph_then_recovers(crew: Cre
         assert kg(member, "stats", {"scope": "crew"}).status_code == 503
         # The lead's graph keeps working: its crew writes land in kg.sqlite and are answered.
         started = time.monotonic()
-        added = kg(lead, "add", {"subject": "billing service", "predicate": "uses", "object": "Spanner", "scope": "crew"})
+        added = kg(
+            lead, "add", {"subject": "billing service", "predicate": "uses", "object": "Spanner", "scope": "crew"}
+        )
         assert added.status_code == 201, added.text
         assert time.monotonic() - started < 5.0
         assert objects(crew_query(lead, "billing service")) == ["Spanner"]

@@ -36,6 +36,8 @@ def reader(n: int) -> None:
             errors["ok"] += 1
         except sqlite3.DatabaseError:
             errors["db"] += 1  # a closed connection or a file being replaced: the server heals these
+
+
 threads = [threading.Thread(target=reader, args=(n,)) for n in range(3)]
 for t in threads:
     t.start()

@@ -22,8 +22,19 @@ from tests.support.waiting import wait_until
 @pytest.mark.slow
 def test_crash_campaign_200_sigkill_trials(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "tests.support.crash_campaign", str(tmp_path / "memory"), "--trials", "200", "--seed", "7"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "tests.support.crash_campaign",
+            str(tmp_path / "memory"),
+            "--trials",
+            "200",
+            "--seed",
+            "7",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert summary["trials"] == 200

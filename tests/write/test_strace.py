@@ -47,10 +47,30 @@ def test_every_acknowledged_write_fsyncs_file_then_renames_then_fsyncs_dir(tmp_p
     trace_file = tmp_path / "trace.txt"
     env = {**os.environ, "MEMORY_SIDECAR_EMBEDDER": "none"}
     proc = subprocess.Popen(
-        ["strace", "-f", "-qq", "-o", str(trace_file), "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2,close",
-         sys.executable, "-m", "sidecar", "serve", "--memory-dir", str(memory), "--port", str(port),
-         "--watch", "false", "--log-format", "json"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-o",
+            str(trace_file),
+            "-e",
+            "trace=openat,fsync,fdatasync,rename,renameat,renameat2,close",
+            sys.executable,
+            "-m",
+            "sidecar",
+            "serve",
+            "--memory-dir",
+            str(memory),
+            "--port",
+            str(port),
+            "--watch",
+            "false",
+            "--log-format",
+            "json",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         wait_until(
