@@ -6,7 +6,10 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``tuning``: 120 days from ``consolidation_gen`` (seed 35, the phrasing the job was developed on);
 - ``held-out``: 120 days from ``consolidation_gen`` with another seed and other templates for every
   kind of line (never tuned on, but its figures were seen during development);
-- ``fresh``: a third seed and set of templates, written last and run only for the final figures;
+- ``fresh``: a third seed and set of templates, run only for the final figures;
+- ``fresh2``: a fourth seed with templates, routine lines and values of its own (other tools,
+  databases, hosts, jobs, preferences), written before the job's last tuning and run only for the
+  final figures;
 - ``locomo``: LoCoMo conversations 0-4 (``../shared/bench-data/locomo-dev.json``), each session a
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
@@ -18,6 +21,7 @@ the route (the second must change nothing) and a reindex. Search is ``POST /memo
 the block is ``POST /memory/block`` with no query (what every prompt carries).
 
     python -m tests.bench consolidation
+    python -m tests.bench.consolidation tuning locomo   # some parts only
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ import asyncio
 import json
 import os
 import re
+import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -41,7 +47,7 @@ from sidecar.write.usage import capped_bytes
 from tests.bench.consolidation_gen import INJECTION, History, make_history
 
 CAP = 450 * 1024
-SEEDS = {"tuning": 35, "held_out": 3501, "fresh": 9090}
+SEEDS = {"tuning": 35, "held_out": 3501, "fresh": 9090, "fresh2": 4242}
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
 Client = TestClient[Any, Any]
@@ -258,14 +264,19 @@ def _table(name: str, result: dict[str, Any], tiers: int = 1) -> None:
         )
 
 
-def main() -> None:
+def main(parts: Sequence[str] = ()) -> None:
+    """Every part, or only the named ones (the generator sets by name, ``locomo``)."""
     configure_logging("console", "error")
     started = time.perf_counter()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for kind, seed in SEEDS.items():
+        if parts and kind not in parts:
+            continue
         result = asyncio.run(_generated(kind, seed))
         _table(f"generator, {kind.replace('_', '-')} (seed {seed})", result)
-    if LOCOMO.exists():
+    if parts and "locomo" not in parts:
+        pass
+    elif LOCOMO.exists():
         _table("LoCoMo conversations 0-4 as daily notes, one tier each", asyncio.run(_locomo()), tiers=5)
     else:
         print(f"\n(LoCoMo not found at {LOCOMO}: skipped)")
@@ -273,4 +284,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -1,11 +1,12 @@
 """A months-long history of an engineering agent's daily notes, seeded, with planted facts and the
 queries that find them: what the consolidation bench runs on.
 
-Three phrasing sets: ``tuning`` (the one the job was developed on), ``held_out`` (another seed,
+Four phrasing sets: ``tuning`` (the one the job was developed on), ``held_out`` (another seed,
 other templates for every kind of line; its figures were seen while the job was developed, so it
-is held out from tuning but not unseen) and ``fresh`` (a third seed and templates, added last and
-run only for the final figures). Each simulated day holds routine work-log
-lines and, on planted days:
+is held out from tuning but not unseen), ``fresh`` (a third seed and templates) and ``fresh2`` (a
+fourth seed, templates, routine lines and values of its own: other tools, databases, hosts, jobs
+and preferences), each added before the job was tuned further and run only for the final figures.
+Each simulated day holds routine work-log lines and, on planted days:
 
 - static facts, stated once or twice (a port, an owner, a runbook path ...);
 - recurring facts, stated on 4-7 days, word for word;
@@ -22,6 +23,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import Any
 
 __all__ = ["Changed", "History", "Planted", "make_history"]
 
@@ -173,6 +175,45 @@ _TEMPLATES = {
             ("Never ever {z}.", "{z}"),
         ],
     },
+    "fresh2": {
+        "static": [
+            ("If you need {svc}, it is reachable on port {port}.", "{svc} reachable port", "{port}"),
+            ("Point of contact for {svc}: {person}.", "contact person for {svc}", "{person}"),
+            ("Playbook when {svc} breaks: {path}.", "playbook when {svc} breaks", "{path}"),
+            ("Credentials of {svc} sit in {vault}.", "where do the credentials of {svc} sit", "{vault}"),
+        ],
+        "recurring": [
+            ("The {team} rota switches owner on {weekday} around {hour}:00.", "{team} rota switch", "{weekday}"),
+            ("{svc} must stay above {pct} percent uptime.", "{svc} uptime requirement", "{pct} percent"),
+        ],
+        "changed": [
+            (
+                "For {purpose} the team relies on {a}.",
+                "Dropped {a}; {purpose} goes through {b} from today.",
+                "what does the team rely on for {purpose}",
+            ),
+            (
+                "The {db} servers are at release {v1}.",
+                "Finished the {db} rollout, the servers are at release {v2}.",
+                "{db} servers release",
+            ),
+            (
+                "Every day the {job} fires at {t1} UTC.",
+                "Rescheduled the {job}: it fires at {t2} UTC from now on.",
+                "what time does the {job} fire",
+            ),
+            (
+                "{svc} runs in {h1}.",
+                "{svc} runs in {h2} since the cutover (it left {h1}).",
+                "where does {svc} run",
+            ),
+        ],
+        "preferences": [
+            ("Operator preference: {x}.", "{x}"),
+            ("Rule from the operator: always {y}.", "{y}"),
+            ("The operator does not want us to ever {z}.", "{z}"),
+        ],
+    },
 }
 _PREF_X = ["short answers with the command first", "tables over long bullet lists", "diffs shown as unified patches"]
 _PREF_Y = ["run the linters before proposing a commit", "give times in UTC", "link the ticket in every commit message"]
@@ -207,14 +248,50 @@ _ROUTINE = [
 ]
 _ADJ = str.split("small large careful risky tidy messy quick slow solid partial")
 _PARTS = str.split("retry loop cache layer schema migration API client config loader metrics exporter auth flow")
+#: ``fresh2``'s own values and routine lines (the other sets share the ones above).
+_POOLS: dict[str, dict[str, list[Any]]] = {
+    "fresh2": {
+        "pref_x": ["numbered steps for every procedure", "the risk stated before the fix", "plain text over emoji"],
+        "pref_y": ["mention the rollback plan", "quote error messages verbatim", "tag the owning team in reviews"],
+        "pref_z": ["merge without a green pipeline", "delete customer data without a written approval"],
+        "tools": [
+            ("CircleCI", "Woodpecker"),
+            ("Zabbix", "Alertmanager"),
+            ("Bugsnag", "GlitchTip"),
+            ("Splunk", "OpenSearch"),
+            ("TeamCity", "Tekton"),
+        ],
+        "purposes": ["build pipelines", "paging", "crash reports", "log indexing", "release packaging"],
+        "dbs": [
+            ("MySQL", "8.0.32", "8.4.1"),
+            ("MongoDB", "5.0", "7.0"),
+            ("RabbitMQ", "3.11", "3.13"),
+            ("ClickHouse", "23.3", "24.3"),
+        ],
+        "jobs": ["ledger snapshot", "usage rollup", "sitemap rebuild", "certificate renewal", "quota sweep"],
+        "hosts": ["linode-fra", "vultr-ams", "scaleway-par2", "ionos-de1", "upcloud-hel1", "equinix-ld5"],
+        "routine": [
+            "Spent the morning on the {svc} {part} with {person}.",
+            "Merge request {n} for {svc} needs another look ({adj}).",
+            "{team} sync: {k} action items, mostly about the {part}.",
+            "{svc} canary looked {adj}; {k} errors in the first hour.",
+            "Wrote a short design note on the {svc} {part}.",
+            "Helped {person} debug the {part} in {svc}.",
+            "Cut ticket {n} for a {adj} issue in the {svc} {part}.",
+            "Checked dashboards for {svc}: p99 at {k} ms.",
+        ],
+    },
+}
 
 
 def make_history(kind: str, seed: int, end: date) -> History:
     """The ``kind`` phrasing set's history of ``DAYS`` days ending the day before ``end``."""
     rng = random.Random(seed)
     t = _TEMPLATES[kind]
+    pool = _POOLS.get(kind, {})
     start = end - timedelta(days=DAYS)
-    notes: list[list[str]] = [[_routine(rng) for _ in range(rng.randint(48, 60))] for _ in range(DAYS)]
+    routine = pool.get("routine", _ROUTINE)
+    notes: list[list[str]] = [[_routine(rng, routine) for _ in range(rng.randint(48, 60))] for _ in range(DAYS)]
     history = History(start, notes)
     services = rng.sample(SERVICES, len(SERVICES))
     people = PEOPLE[:]
@@ -234,9 +311,10 @@ def make_history(kind: str, seed: int, end: date) -> History:
         for day in rng.sample(range(DAYS - 10), rng.randint(4, 7)):
             _insert(rng, notes[day], fact.text)
     for i in range(10):  # changed facts
-        history.changed.append(_changed(rng, t["changed"][i % len(t["changed"])], i, notes, services))
-    prefs = [(t["preferences"][0], x) for x in _PREF_X] + [(t["preferences"][1], y) for y in _PREF_Y]
-    prefs += [(t["preferences"][2], z) for z in _PREF_Z]
+        history.changed.append(_changed(rng, t["changed"][i % len(t["changed"])], i, notes, services, pool))
+    prefs = [(t["preferences"][0], x) for x in pool.get("pref_x", _PREF_X)]
+    prefs += [(t["preferences"][1], y) for y in pool.get("pref_y", _PREF_Y)]
+    prefs += [(t["preferences"][2], z) for z in pool.get("pref_z", _PREF_Z)]
     for (text, _), value in prefs:
         line = text.format(x=value, y=value, z=value)
         history.preferences.append(Planted(line, "", value))
@@ -262,15 +340,23 @@ def _values(rng: random.Random, svc: str, people: list[str]) -> dict[str, str]:
 
 
 def _changed(
-    rng: random.Random, template: tuple[str, str, str], i: int, notes: list[list[str]], services: list[str]
+    rng: random.Random,
+    template: tuple[str, str, str],
+    i: int,
+    notes: list[list[str]],
+    services: list[str],
+    pool: dict[str, list[Any]],
 ) -> Changed:
     old_t, new_t, query_t = template
-    a, b = _TOOLS[i % len(_TOOLS)]
-    db, v1, v2 = _DBS[i % len(_DBS)]
-    h1, h2 = rng.sample(_HOSTS, 2)
+    tools, dbs, purposes, jobs = (
+        pool.get(k, d) for k, d in (("tools", _TOOLS), ("dbs", _DBS), ("purposes", _PURPOSES), ("jobs", _JOBS))
+    )
+    a, b = tools[i % len(tools)]
+    db, v1, v2 = dbs[i % len(dbs)]
+    h1, h2 = rng.sample(pool.get("hosts", _HOSTS), 2)
     t1, t2 = f"0{rng.randint(0, 4)}:{rng.choice(['00', '30'])}", f"0{rng.randint(5, 9)}:{rng.choice(['00', '15'])}"
-    values = {"a": a, "b": b, "purpose": _PURPOSES[i % len(_PURPOSES)], "db": db, "v1": v1, "v2": v2}
-    values |= {"job": _JOBS[i % len(_JOBS)], "t1": t1, "t2": t2, "svc": services[(i + 30) % len(services)]}
+    values = {"a": a, "b": b, "purpose": purposes[i % len(purposes)], "db": db, "v1": v1, "v2": v2}
+    values |= {"job": jobs[i % len(jobs)], "t1": t1, "t2": t2, "svc": services[(i + 30) % len(services)]}
     values |= {"h1": h1, "h2": h2}
     kind = i % 4
     old_value, new_value = [(a, b), (v1, v2), (t1, t2), (h1, h2)][kind]
@@ -282,8 +368,8 @@ def _changed(
     return change
 
 
-def _routine(rng: random.Random) -> str:
-    return rng.choice(_ROUTINE).format(
+def _routine(rng: random.Random, templates: list[str]) -> str:
+    return rng.choice(templates).format(
         n=rng.randint(100, 9999),
         svc=rng.choice(SERVICES),
         adj=rng.choice(_ADJ),
