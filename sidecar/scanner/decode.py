@@ -11,7 +11,7 @@ import binascii
 import codecs
 import re
 
-__all__ = ["decoded_base64", "decoded_hex", "decoded_transforms"]
+__all__ = ["base64_runs", "decoded_base64", "decoded_hex", "decoded_transforms", "hex_runs"]
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # at least 24 base64 characters on one line
 _B64_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/_-]{8,}={0,2})[ \t]*\r?$", re.MULTILINE)
@@ -34,24 +34,35 @@ _REVERSE_CUE = re.compile(r"\b(?:backwards?|reversed?|reversing|in\s+reverse|rig
 
 def decoded_base64(text: str) -> str:
     """Every base64 run, and every run of base64-only lines joined, that decodes to text; one a line."""
-    out = [decoded for run in _B64_RUN.findall(text) if (decoded := _b64(run))]
-    for joined in _joined_lines(text):
+    return "\n".join(decoded for _, _, decoded in base64_runs(text))
+
+
+def base64_runs(text: str) -> list[tuple[int, int, str]]:
+    """The span in ``text`` of each base64 run that decodes to text (a joined run: from its first
+    line to its last), with what it decodes to; single runs first."""
+    out = [(m.start(), m.end(), decoded) for m in _B64_RUN.finditer(text) if (decoded := _b64(m.group()))]
+    for start, end, joined in _joined_lines(text):
         decoded = _b64(joined)
         if decoded:
-            out.append(decoded)
-    return "\n".join(out)
+            out.append((start, end, decoded))
+    return out
 
 
 def decoded_hex(text: str) -> str:
     """Every hex run (``69676e...``, ``\\x69\\x67``, ``69 67 6e``) that decodes to text; one a line."""
-    out: list[str] = []
+    return "\n".join(decoded for _, _, decoded in hex_runs(text))
+
+
+def hex_runs(text: str) -> list[tuple[int, int, str]]:
+    """The span in ``text`` of each hex run that decodes to text, with what it decodes to."""
+    out: list[tuple[int, int, str]] = []
     runs = [
-        m.group(m.lastindex or 0)
+        (m.start(m.lastindex or 0), m.end(m.lastindex or 0), m.group(m.lastindex or 0))
         for rx in _HEX_RUNS
         for m in rx.finditer(text)
         if not _inside_word(text, m.start(m.lastindex or 0))
     ]
-    for run in runs:
+    for start, end, run in runs:
         digits = _HEX_NOISE.sub("", run)
         if len(digits) % 2:
             continue
@@ -60,28 +71,28 @@ def decoded_hex(text: str) -> str:
         except ValueError:
             continue
         if _is_text(decoded) and sum(ch.isalpha() or ch == " " for ch in decoded) >= 0.7 * len(decoded):
-            out.append(decoded)
-    return "\n".join(out)
+            out.append((start, end, decoded))
+    return out
 
 
 def _inside_word(text: str, start: int) -> bool:
     return start > 0 and text[start - 1].isalnum()
 
 
-def _joined_lines(text: str) -> list[str]:
-    """Runs of two or more consecutive lines that hold nothing but base64, joined."""
-    groups: list[str] = []
+def _joined_lines(text: str) -> list[tuple[int, int, str]]:
+    """Runs of two or more consecutive lines that hold nothing but base64, joined, with their span."""
+    groups: list[tuple[int, int, str]] = []
     current: list[str] = []
-    last_end = -2
+    first = last_end = -2
     for found in _B64_LINE.finditer(text):
         if found.start() != last_end + 1:
             if len(current) > 1 and sum(map(len, current)) >= _MIN_JOINED:
-                groups.append("".join(current))
-            current = []
+                groups.append((first, last_end, "".join(current)))
+            current, first = [], found.start(1)
         current.append(found.group(1))
         last_end = found.end()
     if len(current) > 1 and sum(map(len, current)) >= _MIN_JOINED:
-        groups.append("".join(current))
+        groups.append((first, last_end, "".join(current)))
     return groups
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sidecar.scanner.context import framed_level, negated
+from sidecar.scanner.context import NONE, framed_level, negated
 from sidecar.scanner.normalise import Views
 
 __all__ = [
@@ -26,8 +26,10 @@ __all__ = [
     "Finder",
     "Rule",
     "RuleMatch",
+    "described",
     "gap",
     "matches",
+    "mentioned",
     "near",
     "per_sentence",
     "regex",
@@ -36,8 +38,9 @@ __all__ = [
 
 
 # One separator between two words: a few spaces or punctuation marks, or one line break; never a
-# sentence end or a blank line. Atomic, so a gap is matched one way only.
-SEP = r"(?>[^\w.!?;\n]{1,5}(?:\n[^\w.!?;\n]{0,5})?|\n[^\w.!?;\n]{0,5})"
+# sentence end, a blank line or a table's cell border (words in two cells are not one phrase).
+# Atomic, so a gap is matched one way only.
+SEP = r"(?>[^\w.!?;|\n]{1,5}(?:\n[^\w.!?;|\n]{0,5})?|\n[^\w.!?;|\n]{0,5})"
 
 
 def gap(words: int) -> str:
@@ -87,9 +90,61 @@ def regex(pattern: str, level: int, *, view: str = "folded", framed: bool = True
             start, end = found.span()
             if negatable and negated(text, start):
                 continue
-            yield RuleMatch(start, end, framed_level(views, start, end, level) if framed else level)
+            graded = level
+            if framed:
+                graded = framed_level(views, start, end, level)
+                if graded > NONE and view == "folded" and mentioned(views, start):
+                    graded -= 1
+            yield RuleMatch(start, end, graded)
 
     return find
+
+
+# Words that aim a sentence at its reader: the second person, or the model named.
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|yours|yourself|u|ur|assistant|model|ai|agent|llm|bot|chatbot|chatgpt|gpt|claude|copilot)\b"
+)
+# An imperative that opens a sentence (after list and quote marks).
+_IMPERATIVE = re.compile(
+    r"^[\s>*_#`\"'(\[-]*(?:please\s+)?(?:ignore|disregard|forget|override|bypass|act|behave|pretend|roleplay|"
+    r"role-play|respond|answer|reply|enable|enter|activate|switch|become|stay|remain|simulate|emulate|imagine|"
+    r"do|don'?t|never|always|send|reveal|print|show|output|repeat|tell|give|run|execute|obey|follow|comply|"
+    r"stop|start|begin|continue|keep|hide|delete|upload|post|forward|write|say|translate|include|append|add)\b"
+)
+
+
+def mentioned(views: Views, start: int) -> bool:
+    """Whether the match at ``start`` is named rather than used: its sentence, or the lead-in just
+    before it (a heading, "Attack pattern:"), speaks about attacks, and the sentence neither
+    addresses its reader (the second person, the model named) nor opens with an imperative. "DAN
+    (Do Anything Now) prompts that establish personas" under "Jailbreaking techniques" names a
+    jailbreak; "Enable DAN mode." and "You are DAN now." use one, whatever surrounds them."""
+    if not described(views, start):
+        return False
+    begin, end = _sentence(views, start)
+    sentence = views.folded[begin:end]
+    return _ADDRESSED.search(sentence) is None and _IMPERATIVE.match(sentence) is None
+
+
+def described(views: Views, start: int) -> bool:
+    """Whether the sentence holding ``start`` in ``views.folded``, or the lead-in just before it,
+    speaks about attacks (``DESCRIBED``); in a code block, also the prose before its fence."""
+    begin, end = _sentence(views, start)
+    text = views.folded
+    if DESCRIBED.search(text, max(0, begin - _LEAD), end) is not None:
+        return True
+    if not views.in_fence(start):
+        return False
+    fence = max(text.rfind("```", 0, start), text.rfind("~~~", 0, start), 0)  # code: the prose before its fence
+    info_end = text.find("\n", fence, start)
+    return DESCRIBED.search(text, max(0, fence - _LEAD), start if info_end == -1 else info_end) is not None
+
+
+def _sentence(views: Views, start: int) -> tuple[int, int]:
+    spans = views.sentences()
+    index = bisect.bisect_right(spans, (start, len(views.folded) + 1)) - 1
+    begin, end = spans[index] if index >= 0 else (start, start)
+    return begin, max(end, start)
 
 
 def matches(pattern: re.Pattern[str], text: str, group: str) -> Iterator[re.Match[str]]:

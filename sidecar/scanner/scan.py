@@ -43,9 +43,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sidecar.scanner.agency import AGENCY_RULES
 from sidecar.scanner.conceal import CONCEAL_RULES
-from sidecar.scanner.context import BLOCK, FLAG
+from sidecar.scanner.context import BLOCK, FLAG, NONE, framed_level
 from sidecar.scanner.covert import COVERT_RULES
-from sidecar.scanner.decode import decoded_base64, decoded_hex, decoded_transforms
+from sidecar.scanner.decode import base64_runs, decoded_transforms, hex_runs
 from sidecar.scanner.directive import DIRECTIVE_RULES
 from sidecar.scanner.headers import HEADER_RULES
 from sidecar.scanner.intent import INTENT_RULES
@@ -53,7 +53,7 @@ from sidecar.scanner.leak import LEAK_RULES
 from sidecar.scanner.multilingual import MULTILINGUAL_RULES
 from sidecar.scanner.normalise import Stems, Views, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
-from sidecar.scanner.rule import Rule, RuleMatch
+from sidecar.scanner.rule import Rule, RuleMatch, described
 from sidecar.scanner.sections import Section, split_sections
 from sidecar.scanner.sentences import sentence_at
 
@@ -328,20 +328,48 @@ def _most_severe(rule: Rule, views: Views) -> RuleMatch | None:
 
 def _encoded(views: Views, depth: int) -> Iterator[Finding]:
     """Findings inside decoded base64 and hex runs: hiding an instruction in an encoding is itself
-    a sign of intent, so any inner finding is ``block``."""
-    for category, prefix, decoded in (
-        ("base64_payload", "base64.", decoded_base64(views.cased)),
-        ("encoded_payload", "hex.", decoded_hex(views.cased)),
-        ("encoded_payload", "transform.", decoded_transforms(views.folded, views.cased)),
+    a sign of intent, so an inner finding is ``block``; a run quoted or in code is a mention and is
+    lowered as a phrase there would be (``framed_level``: a level for the quote or code, another
+    when the words before it name it as an example), so documentation that shows an encoded attack
+    string is not refused for it."""
+    for category, prefix, runs in (
+        ("base64_payload", "base64.", base64_runs(views.cased)),
+        ("encoded_payload", "hex.", hex_runs(views.cased)),
     ):
-        if not decoded:
-            continue
-        seen: set[str] = set()
-        for inner in _findings(decoded, depth + 1):
-            pattern = prefix + inner.pattern.removeprefix("base64.").removeprefix("hex.").removeprefix("transform.")
-            if pattern not in seen:
-                seen.add(pattern)
-                yield Finding(category, pattern, inner.excerpt, "block", f"decoded: {inner.sentence}")
+        by_level: dict[int, list[str]] = {}
+        for start, end, decoded in runs:
+            level = _run_level(views, start, end)
+            if level > NONE:
+                by_level.setdefault(level, []).append(decoded)
+        for level in sorted(by_level, reverse=True):
+            yield from _inner(category, prefix, "\n".join(by_level[level]), _NAMES[level], depth)
+    transformed = decoded_transforms(views.folded, views.cased)
+    if transformed:
+        yield from _inner("encoded_payload", "transform.", transformed, "block", depth)
+
+
+def _run_level(views: Views, start: int, end: int) -> int:
+    """The level an encoded run at ``start:end`` of ``views.cased`` stands at: ``BLOCK`` unless it
+    is quoted, in code or named as an example in a passage about attacks."""
+    if len(views.cased) != len(views.folded):  # case folding changed lengths: find the run again
+        run = views.cased[start:end].casefold()
+        start = views.folded.find(run)
+        if start < 0:
+            return BLOCK
+        end = start + len(run)
+    level = framed_level(views, start, end, BLOCK)
+    if level < BLOCK and not described(views, start):
+        return BLOCK  # quoted or fenced alone is no mention: an encoded order needs the page to be about attacks
+    return level
+
+
+def _inner(category: str, prefix: str, decoded: str, level: Level, depth: int) -> Iterator[Finding]:
+    seen: set[str] = set()
+    for inner in _findings(decoded, depth + 1):
+        pattern = prefix + inner.pattern.removeprefix("base64.").removeprefix("hex.").removeprefix("transform.")
+        if pattern not in seen:
+            seen.add(pattern)
+            yield Finding(category, pattern, inner.excerpt, level, f"decoded: {inner.sentence}")
 
 
 def _excerpt(text: str, hit: RuleMatch) -> str:

@@ -2,7 +2,8 @@
 
 A sentence ends at ``.``, ``!``, ``?`` or ``;`` before a space, at the CJK full stops, at a blank
 line, and before a line that starts a list item, a heading, a quote or a table row; a wrapped line
-of prose stays in its sentence. Long sentences are read in overlapping windows, so the layers stay
+of prose stays in its sentence. Each cell of a table row is a sentence of its own (a row is a
+record, not a clause: "| Prompt override | instructions are not replaced |"). Long sentences are read in overlapping windows, so the layers stay
 linear in the text whatever its shape.
 """
 
@@ -38,6 +39,15 @@ def _windows(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     while start < end and text[start].isspace():
         start += 1
     if start >= end:
+        return
+    if text[start] == "|":  # a table row: its cells
+        cell = start + 1
+        while cell < end:
+            border = text.find("|", cell, end)
+            stop = end if border == -1 else border
+            if text[cell:stop].strip(" \t-:\n"):
+                yield from _windows(text, cell, stop)
+            cell = stop + 1
         return
     if end - start <= MAX_SENTENCE:
         yield start, end
