@@ -58,8 +58,8 @@ STRS = {"type": "array", "items": STR}
 # The injection scanner's categories (sidecar.scanner.scan.CATEGORIES), named here in words: importing
 # the scanner compiles its rules, which the server leaves to the first write or block.
 SCAN_CATEGORIES = (
-    "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, "
-    "instruction_override, role_hijack, exfiltration, secret_access, base64_payload or encoded_payload"
+    "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, concealment, "
+    "tool_abuse, instruction_override, role_hijack, exfiltration, secret_access, base64_payload or encoded_payload"
 )
 ID = {"type": "string", "pattern": ID_PATTERN}
 OPT_ID = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{0,128}$"}, {"type": "null"}]}
