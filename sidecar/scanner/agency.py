@@ -112,5 +112,5 @@ _NEEDLES = tuple(
 )
 
 AGENCY_RULES: tuple[Rule, ...] = (
-    Rule("tampering", "agency.unattended_command", _NEEDLES, "folded", per_sentence(_tool_abuse, _GATE), "intent"),
+    Rule("tool_abuse", "agency.unattended_command", _NEEDLES, "folded", per_sentence(_tool_abuse, _GATE), "intent"),
 )

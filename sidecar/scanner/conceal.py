@@ -120,5 +120,5 @@ _NEEDLES = tuple(
     ]
 )
 CONCEAL_RULES: tuple[Rule, ...] = (
-    Rule("tampering", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal, _GATE), "intent"),
+    Rule("concealment", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal, _GATE), "intent"),
 )

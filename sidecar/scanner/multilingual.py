@@ -113,5 +113,5 @@ MULTILINGUAL_RULES: tuple[Rule, ...] = (
     _rule("instruction_override", "set_aside", "null", _set_aside),
     _rule("exfiltration", "reveal_prompt", "sysprompt", _all_of(BLOCK, "sysprompt", "reveal")),
     _rule("exfiltration", "send_secret", "send", _all_of(FLAG, "send", "secret")),
-    _rule("tampering", "conceal", "hide", _conceal),
+    _rule("concealment", "conceal", "hide", _conceal),
 )

@@ -83,6 +83,8 @@ CATEGORIES = (
     "fence_breakout",
     "hidden_instructions",
     "tampering",
+    "concealment",
+    "tool_abuse",
     "instruction_override",
     "role_hijack",
     "exfiltration",

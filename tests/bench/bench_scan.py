@@ -7,7 +7,8 @@
 Corpora, each split into the part the rules were tuned on and a part kept out of tuning:
 
 - ``notes``: memory notes in eleven attack classes and ordinary notes (``tests/data/scanner_notes_*``);
-  the held-out file was written before any tuning and not looked at while tuning. A split payload
+  each held-out file (``heldout``, ``heldout2``) was written and committed before a round of tuning
+  and not looked at while tuning. A split payload
   is two appends to one file: caught when either write is refused or flagged (``scan_write``), or
   when the block withholds a section of the file (``section_verdict``).
 - ``legacy``: the corpus the first pattern list was written against (``tests/data/injection_corpus.jsonl``).
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,8 @@ def _jsonl(path: Path) -> list[Case]:
 
 
 def notes(part: str) -> list[Case]:
-    return _jsonl(DATA / f"scanner_notes_{'tune' if part == 'tune' else 'heldout'}.jsonl")
+    """``tune``, ``heldout`` or ``heldout2`` (the second held-out set, written before a later round of tuning)."""
+    return _jsonl(DATA / f"scanner_notes_{part}.jsonl")
 
 
 def legacy(part: str) -> list[Case]:
@@ -169,7 +171,22 @@ def _corpus(name: str, part: str, cases: list[Case], judges: dict[str, Judge], l
         chosen = [c for c in cases if c["malicious"] == malicious]
         if chosen:
             kind = "malicious" if malicious else "benign"
-            _table(f"{name} / {part} / {kind}", chosen, judges, listing and part == "heldout")
+            _table(f"{name} / {part} / {kind}", chosen, judges, listing and part.startswith("heldout"))
+            if malicious and name == "notes":
+                _categories(f"{name} / {part}", chosen, judges["all"])
+
+
+def _categories(title: str, cases: list[Case], judge: Judge) -> None:
+    """The category each class is reported under (all layers): what a finding, the write's 422 and the
+    block's withheld notice name."""
+    by_class: dict[str, Counter[str]] = defaultdict(Counter)
+    for case in cases:
+        found = judge(case)
+        by_class[case["class"]][found.category if found is not None else "(missed)"] += 1
+    print(f"\n{title}  (categories reported, all layers)")
+    for name in sorted(by_class):
+        shown = ", ".join(f"{category} {count}" for category, count in by_class[name].most_common())
+        print(f"  {name[:52]:<52} {shown}")
 
 
 def _cpu(texts: Iterable[str], semantic: SemanticLayer | None) -> None:
@@ -235,8 +252,12 @@ def main(argv: list[str] | None = None) -> None:
     semantic = _semantic("--no-semantic" not in args)
     judges = _judges(_Remembered(semantic) if semantic is not None else None)
     every: list[str] = []
-    for name, source in (("notes", notes), ("legacy", legacy), ("public", public)):
-        for part in ("tune", "heldout"):
+    for name, source, parts in (
+        ("notes", notes, ("tune", "heldout", "heldout2")),
+        ("legacy", legacy, ("tune", "heldout")),
+        ("public", public, ("tune", "heldout")),
+    ):
+        for part in parts:
             cases = source(part)
             every += [c["text"] for c in cases]
             _corpus(name, part, cases, judges, listing)

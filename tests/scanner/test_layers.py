@@ -154,6 +154,27 @@ def test_public_held_out_benign_text_is_rarely_flagged() -> None:
     assert len(flagged) <= 0.02 * len(texts), [f.sentence for f in flagged]
 
 
+@pytest.mark.skipif(not (SHARED / "load.py").exists(), reason="the public injection data is not on this machine")
+def test_no_public_benign_text_is_refused_not_even_one_that_quotes_an_attack() -> None:
+    """Every benign text of the public data, the chunks that quote attack strings included: a quoted,
+    tabulated or encoded attack in documentation is at most flagged, never refused."""
+    refused = []
+    for path in sorted(SHARED.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                record = json.loads(line)
+                if record["label"] == "benign" and (found := verdict(record["text"])) and found.level == "block":
+                    refused.append((record["id"], found.pattern, found.sentence))
+    assert refused == []
+
+
+@pytest.mark.parametrize(("kind", "category"), [("tool_abuse", "tool_abuse"), ("concealment", "concealment")])
+def test_tool_abuse_and_concealment_are_reported_under_their_own_categories(kind: str, category: str) -> None:
+    cases = [case for case in _notes("tune") if case["class"] == kind]
+    found = [verdict(case["text"]) for case in cases]
+    assert len(cases) >= 5 and all(f is not None and f.category == category for f in found), found
+
+
 def test_the_semantic_layer_flags_what_it_is_near_and_never_blocks() -> None:
     onnx = pytest.importorskip("sidecar.retrieval.embed.onnx")
     if not onnx.OnnxEmbedder.available():
