@@ -1,5 +1,7 @@
 """Which search hits come from a section the injection scanner flagged, so an agent reading them
-knows. A file is scanned at the first search that shows a hit from it (a few ms for a few KB, off
+knows. Sections are judged as the memory block judges them (``flagged_sections``: a section with
+its seam to the one before, so the half that completes a payload split across a heading is marked
+and its clean siblings are not). A file is scanned at the first search that shows a hit from it (a few ms for a few KB, off
 the loop); its verdicts are kept until the reindex queue applies a change to it (``forget`` is one
 of the queue's update hooks), so they always describe the file as the index does. After start the
 server scans every file in the background (``warm``)."""

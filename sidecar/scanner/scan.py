@@ -26,8 +26,8 @@ Entry points:
   earlier one is judged whole, even under a new heading.
 - ``section_verdict(text, sections, i)``: a section's verdict, with its seam to the one before
   (what the block withholds).
-- ``flagged_sections(text)`` and ``finding_at``: which sections of a file have a finding, to mark
-  read and search hits.
+- ``flagged_sections(text)`` and ``finding_at``: which sections of a file have a finding, each
+  judged as ``section_verdict`` judges it, to mark read and search hits as the block withholds them.
 
 Time stays linear on any input: no nested unbounded quantifiers, bounded windows around each
 match, at most ``MAX_HITS`` hits examined per rule, and a rule runs only when its words occur in
@@ -244,10 +244,13 @@ def _seam_finding(before: str, after: str, layers: frozenset[str] = LAYERS) -> F
 
 
 def flagged_sections(text: str) -> list[SectionFinding]:
-    """Every heading section of a file that has a finding (either level), in file order."""
+    """Every heading section of a file that has a finding (either level), in file order: each judged
+    as the block judges it (``section_verdict``: its own text, else its seam with the section before
+    it), so a search or read hit is marked exactly when the block would withhold its section."""
     out = []
-    for section in split_sections(text):
-        found = verdict(text[section.start : section.end])
+    sections = split_sections(text)
+    for index, section in enumerate(sections):
+        found = section_verdict(text, sections, index)
         if found is not None:
             out.append(SectionFinding(section.heading, section.line_start, section.line_end, found))
     return out
