@@ -22,7 +22,7 @@ __all__ = [
     "Withheld",
 ]
 
-DropReason = Literal["duplicate", "budget"]
+DropReason = Literal["duplicate", "budget", "conversation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,8 @@ class Archived:
 
 @dataclass(frozen=True, slots=True)
 class DroppedLine:
-    """A line left out of a summary: a ``duplicate`` of ``kept_as``, or over the ``budget``; its
+    """A line left out of a summary: a ``duplicate`` of ``kept_as``, or over the ``budget``; or a
+    ``conversation`` (``text`` says how many turns) that ``kept_as``, its digest, stands for. Its
     notes stay readable in the archive."""
 
     text: str
@@ -153,6 +154,8 @@ class Report:
     live_bytes_before: int = 0
     live_bytes_after: int = 0
     resumed: bool = False
+    #: Why the run had no journal (typed memories not merged, no ``memory.consolidated`` entries).
+    no_journal: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -166,6 +169,8 @@ class Report:
             f"{_kb(self.live_bytes_after)}; "
             f"whole tier: {_kb(self.bytes_before)} -> {_kb(self.bytes_after)}",
         ]
+        if self.no_journal:
+            lines.append(f"no journal: {self.no_journal}")
         for summary in self.summaries:
             lines.append(
                 f"  {summary.path} ({summary.engine}, clustered by {summary.clustered_by}) "
@@ -211,7 +216,9 @@ class Report:
         if self.dropped:
             lines.append(f"left out of the summaries ({len(self.dropped)}; still in archive/):")
             for d in self.dropped:
-                why = f"duplicate of {d.kept_as!r}" if d.reason == "duplicate" else "over the budget"
+                why = {"duplicate": f"duplicate of {d.kept_as!r}", "budget": "over the budget"}.get(
+                    d.reason, f"a conversation, as the digest {d.kept_as!r}"
+                )
                 lines.append(f"  {d.period} {d.text!r} ({why}) [{', '.join(d.sources)}]")
         return "\n".join(lines)
 

@@ -24,7 +24,7 @@ from sidecar.errors import Conflict
 from sidecar.retrieval.embed.base import Embedder, embed_in_background
 from sidecar.settings import Settings
 
-__all__ = ["RUN_BUDGET_S", "SUMMARY_TIMEOUT_S", "run_consolidation"]
+__all__ = ["RUN_BUDGET_S", "SUMMARY_TIMEOUT_S", "run_consolidation", "run_with_journal"]
 
 #: The longest one model summary may take before the extractive summary stands in.
 SUMMARY_TIMEOUT_S = 20.0
@@ -89,3 +89,25 @@ async def run_consolidation(
     finally:
         _RUNNING.discard(root)
         await summariser.aclose()
+
+
+async def run_with_journal(
+    settings: Settings, tier: str, *, since: date | None, dry_run: bool, progress: Progress | None
+) -> Report:
+    """``run_consolidation`` with the agent tier's journal when it exists (what the CLI runs, the
+    same job as the route's): typed memories merged and the weeks recorded. A journal the dir does
+    not have is never created; the run goes on without its part and the report says so."""
+    if tier == "crew":
+        return await run_consolidation(settings, tier, since=since, dry_run=dry_run, progress=progress)
+    from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
+
+    path = settings.memory_dir / JOURNAL_FILE
+    if not path.is_file():
+        report = await run_consolidation(settings, tier, since=since, dry_run=dry_run, progress=progress)
+        report.no_journal = f"{path} does not exist (not created): no typed memories merged, no weeks recorded"
+        return report
+    journal = await SqliteJournalStore.open(path)
+    try:
+        return await run_consolidation(settings, tier, since=since, dry_run=dry_run, progress=progress, journal=journal)
+    finally:
+        await journal.aclose()

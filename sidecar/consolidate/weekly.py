@@ -1,7 +1,8 @@
 """A week's summary file, made from the week's notes: its current lines clustered, its standing
-lines (facts, rules, states) and its log ("Reviewed ...") summarised apart, the lines that changed
-a value listed first with what they replaced, the lines a newer value superseded last, and every
-line the injection scanner flags left out (``guard.py``). The CPU-heavy steps run on threads.
+lines (facts, rules, states) and its log ("Reviewed ...") summarised apart, a conversation
+(a transcript of turns) as a digest line (``conversation.py``), the lines that changed a value
+listed first with what they replaced, the lines a newer value superseded last, and every line the
+injection scanner flags left out (``guard.py``). The CPU-heavy steps run on threads.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import numpy.typing as npt
 import structlog
 
 from sidecar.consolidate.cluster import Cluster, cluster_lines
+from sidecar.consolidate.conversation import Conversation, conversations, digest
 from sidecar.consolidate.guard import clean_summary
-from sidecar.consolidate.periods import Line, period_bounds, section_lines
+from sidecar.consolidate.periods import Line, note_day, period_bounds, section_lines
 from sidecar.consolidate.promote import is_event, normalised
 from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
@@ -70,7 +72,7 @@ async def summarise_week(
     newer value superseded (``## Superseded``). Standing lines and changed values stand a few to a
     ``###`` section (``in_sections``). The clustering and the scan run off the event loop;
     a line the scanner flags is left out (``guard.py``)."""
-    lines, changed, old = await asyncio.to_thread(_week_lines, sources, texts, stale)
+    lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale)
     vectors = await _vectors(embed, lines)
     parts, dropped = await asyncio.to_thread(_clustered, name, lines, threshold, vectors, budget)
     monday, sunday = period_bounds(name)
@@ -91,6 +93,10 @@ async def summarise_week(
             body = summary.text.strip() + "\n"
             body = body if title.endswith(_LOG) else in_sections(body)
             out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
+    for talk in talks:  # a digest each; the transcript is searchable whole in the archive
+        line = digest(talk)
+        out.append(f"\n## {talk.heading} ({note_day(talk.source)})\n<!-- from {talk.source} -->\n{line}")
+        dropped.append(DroppedLine(f"{len(talk.turns)} turns", (talk.source,), "conversation", name, line.strip()))
     if old:
         out.append(f"\n## {SUPERSEDED}\n")
         out += [superseded_line(line.text, stale[k]) for k, line in old.items()]
@@ -159,16 +165,16 @@ def _replaced(stale: dict[str, Said]) -> dict[str, list[str]]:
 
 def _week_lines(
     sources: Sequence[str], texts: dict[str, str], stale: dict[str, Said]
-) -> tuple[list[Line], list[Said], dict[str, Line]]:
+) -> tuple[list[Line], list[Said], dict[str, Line], list[Conversation]]:
     """A week's current lines to cluster, its lines that changed a value (as first said there),
-    and its lines a newer value superseded, by key."""
-    lines = [line for source in sources for line in section_lines(source, texts[source])]
+    its lines a newer value superseded, by key, and its conversations (their turns none of these)."""
+    lines, talks = conversations([line for source in sources for line in section_lines(source, texts[source])])
     changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
     changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
     old = {normalised(line.text): line for line in lines if normalised(line.text) in stale}
     shown = {normalised(c.text) for c in changed}
     lines = [line for line in lines if normalised(line.text) not in stale and normalised(line.text) not in shown]
-    return lines, changed, old
+    return lines, changed, old, talks
 
 
 async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np.float32] | None:
