@@ -241,7 +241,7 @@ class WriteRequest:
         tier = _tier(body.get("tier", "agent"))
         if "path" not in body:
             raise BadRequest("missing field: path", code="invalid_path")
-        path = check_rel_path(body["path"])
+        path = check_rel_path(body["path"], writing=True)
         content = body.get("content")
         if not isinstance(content, str):
             raise BadRequest("content must be a string", code="invalid_content")

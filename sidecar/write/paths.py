@@ -7,13 +7,19 @@ leading or trailing spaces, a leading combining mark or invisible character), so
 covers whatever can be written. Opening walks the directories one by one with ``O_NOFOLLOW``, so
 a symlinked directory cannot lead a write out of the tier, and the final name is never followed
 either. Directories a write creates are ``0700`` whatever the umask.
+
+A write to ``daily/summaries/`` under a weekly summary's name (``YYYY-Www.md``) must name an ISO
+week that exists (``2026-W03``, not ``2026-W99`` or ``2026-W7``): consolidation reads and writes
+those files by their week, so a name that is no week is refused before it is written.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 
 from sidecar.errors import BadRequest, Forbidden
@@ -22,10 +28,14 @@ from sidecar.index.files import MAX_DIR_DEPTH, MAX_NAME_BYTES, MAX_PATH_BYTES, p
 __all__ = ["DIR_MODE", "MAX_DIR_DEPTH", "MAX_NAME_BYTES", "MAX_PATH_BYTES", "check_rel_path", "open_parent_dir"]
 
 DIR_MODE = 0o700
+SUMMARY_DIR = "daily/summaries"
+#: A name that passes for a weekly summary's: a year, "W" and a week number (of any width).
+_WEEK_LIKE = re.compile(r"^(\d{4})-[Ww](\d+)\.md$", re.ASCII)
 
 
-def check_rel_path(path: object) -> str:
-    """Validate a client-supplied tier-relative path; return it unchanged."""
+def check_rel_path(path: object, *, writing: bool = False) -> str:
+    """Validate a client-supplied tier-relative path; return it unchanged. ``writing``: also
+    refuse a weekly summary's name that is no ISO week (module docstring)."""
     if not isinstance(path, str):
         raise BadRequest("path must be a string", code="invalid_path")
     try:
@@ -36,7 +46,25 @@ def check_rel_path(path: object) -> str:
     if problem is not None:
         shown = path if len(path) <= 120 else path[:120] + "..."
         raise BadRequest(f"invalid path {shown!r}: {problem}", code="invalid_path")
+    if writing and (problem := _week_problem(path)) is not None:
+        raise BadRequest(f"invalid path {path!r}: {problem}", code="invalid_path")
     return path
+
+
+def _week_problem(path: str) -> str | None:
+    """Why a summary-like name under ``daily/summaries/`` is no ISO week, or None."""
+    directory, _, name = path.rpartition("/")
+    match = _WEEK_LIKE.match(name)
+    if directory != SUMMARY_DIR or match is None:
+        return None
+    year, week = int(match[1]), match[2]
+    if name[5] != "W" or len(week) != 2:
+        return f"a weekly summary is named YYYY-Www.md (two-digit week), not {name!r}"
+    try:
+        date.fromisocalendar(year, int(week), 1)
+    except ValueError:
+        return f"{year} has no ISO week {week}"
+    return None
 
 
 def _make_dir(name: str, dir_fd: int) -> None:

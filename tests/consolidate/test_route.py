@@ -197,3 +197,20 @@ async def test_a_lead_consolidates_the_crew_tier_and_search_follows(
 
     hits = await async_wait_until(reindexed, message="the crew tier was not reindexed after the run")
     assert all(not hit["path"].startswith("daily/20") for hit in hits)
+
+
+async def test_summary_names_that_are_no_week_are_refused(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    """A write may not create a summary the job would read by a week that does not exist."""
+    client: Client = await aiohttp_client(create_app(make_settings()))
+    for name in ("2026-W99", "2026-W00", "2025-W53", "2026-W7", "2026-w07"):
+        rel = f"daily/summaries/{name}.md"
+        resp = await client.post("/memory/write", json={"path": rel, "content": "- x\n", "mode": "append"})
+        answer = await resp.json()
+        assert resp.status == 400 and answer["error"]["code"] == "invalid_path", (name, answer)
+        assert not (memory_dir / rel).exists()
+    for rel in ("daily/summaries/2026-W53.md", "daily/summaries/notes.md", "notes/2026-W99.md"):
+        resp = await client.post("/memory/write", json={"path": rel, "content": "- kept\n", "mode": "append"})
+        assert resp.status in (200, 201), await resp.text()
+        assert (memory_dir / rel).read_text().endswith("- kept\n")
