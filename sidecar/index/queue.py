@@ -2,8 +2,19 @@
 
 Each item carries a sequence number. The worker takes items in order, applies them to their
 tier's index (reading the file as it is *now*, so a later write can never be overtaken by an
-earlier one), and advances ``indexed_seq``. Searches with ``after_seq`` wait on it. On shutdown
-the queue is drained before the process exits: nothing acknowledged is left unindexed.
+earlier one), runs the ``hooks`` (cheap ones: what a search must see with the new text, such as
+a file's scanner verdict forgotten), and advances ``indexed_seq``. Searches with ``after_seq``
+wait on it: once it has moved, the text is searchable.
+
+The ``after_hooks`` (the journal's ``memory.updated`` entry, the knowledge graph's reading of the
+file) run after that, in the same order, on a follower task of their own, which advances
+``hooked_seq`` once every one of them has seen the changes up to it. They never hold a search
+back; whoever needs what they did waits on ``wait_hooked`` (a graph question does). While the
+follower lags, changes of one file waiting for it are taken together (its hooks read the file as
+it is now, and see the latest seq).
+
+On shutdown both are drained before the process exits: nothing acknowledged is left unindexed, and
+no applied change is left unannounced.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ RETRY_FIRST_S = 0.5  # first delay before a failed tier is reconciled again; dou
 RETRY_MAX_S = 30.0
 # Called once per applied change: (tier, path, seq, kind) where kind is added/updated/removed.
 UpdateHook = Callable[[str, str, int, str], Awaitable[None]]
+Change = tuple[str, str, int, str]  # (tier, path, seq, kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +56,10 @@ class Item:
 class ReindexQueue:
     def __init__(self, tiers: dict[str, Tier]) -> None:
         self.tiers = tiers
+        # Run on the worker before ``indexed_seq`` moves: keep them cheap (no I/O), a write waits.
         self.hooks: list[UpdateHook] = []
+        # Run by the follower after ``indexed_seq`` moved; ``hooked_seq`` follows them.
+        self.after_hooks: list[UpdateHook] = []
         # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
         self.on_applied: Callable[[str, str, float], None] | None = None
         # Called after every change of the state searches report (a put, an applied batch).
@@ -54,8 +69,14 @@ class ReindexQueue:
         self._applied = asyncio.Condition()
         self._seq = 0
         self.indexed_seq = 0
+        self.hooked_seq = 0
         self.errors = 0
         self._task: asyncio.Task[None] | None = None
+        # Applied batches the follower has not announced yet: (the batch's last seq, its changes).
+        self._announced: deque[tuple[int, list[Change]]] = deque()
+        self._follow = asyncio.Event()
+        self._hooked = asyncio.Condition()
+        self._follower: asyncio.Task[None] | None = None
         self._closing = False
         # Seq ranges whose apply failed, per tier, until a reconcile of that tier succeeds.
         self._unrepaired: dict[str, list[tuple[int, int]]] = {}
@@ -108,19 +129,35 @@ class ReindexQueue:
             return False
         return True
 
+    async def wait_hooked(self, seq: int, limit_s: float) -> bool:
+        """Wait until every after-hook has seen the changes up to ``seq`` (the journal has its entry,
+        the graph has read the file); False if ``limit_s`` seconds passed first."""
+        if self.hooked_seq >= seq:
+            return True
+        try:
+            async with asyncio.timeout(limit_s), self._hooked:
+                await self._hooked.wait_for(lambda: self.hooked_seq >= seq)
+        except TimeoutError:
+            return False
+        return True
+
     # -- worker ------------------------------------------------------------------------------
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="reindex-worker")
+        self._follower = asyncio.create_task(self._follow_hooks(), name="reindex-hooks")
 
     async def drain_and_stop(self) -> None:
-        """Apply everything queued, then stop the worker."""
+        """Apply everything queued and run its hooks, then stop the worker and the follower."""
         self._closing = True
         for handle in self._retry.values():
             handle.cancel()
         self._wakeup.set()
         if self._task is not None:
             await self._task
-        log.info("queue.drained", indexed_seq=self.indexed_seq)
+        self._follow.set()
+        if self._follower is not None:
+            await self._follower
+        log.info("queue.drained", indexed_seq=self.indexed_seq, hooked_seq=self.hooked_seq)
 
     async def _run(self) -> None:
         while True:
@@ -133,41 +170,87 @@ class ReindexQueue:
             batch = [self._items[0]]
             while len(batch) < MAX_BATCH and len(batch) < len(self._items):
                 batch.append(self._items[len(batch)])
-            await self._apply(batch)
+            changes = await self._apply(batch)
             for _ in batch:
                 self._items.popleft()
+            for tier, path, seq, kind in changes:
+                log.info("memory.updated", tier=tier, path=path, change=kind, seq=seq)
+                await self._run_hooks(self.hooks, (tier, path, seq, kind))
             async with self._applied:
                 self.indexed_seq = batch[-1].seq
                 self._applied.notify_all()
+            self._announced.append((batch[-1].seq, changes))
+            self._follow.set()
             if self.on_change is not None:
                 self.on_change()
 
-    async def _apply(self, batch: list[Item]) -> None:
-        """Apply a batch in order: consecutive file items of one tier go in one transaction."""
+    async def _follow_hooks(self) -> None:
+        """Run the after-hooks on what the worker applied, in order, and advance ``hooked_seq``."""
+        while True:
+            if not self._announced:
+                if self._closing and (self._task is None or self._task.done()):
+                    return
+                self._follow.clear()
+                await self._follow.wait()
+                continue
+            seq, changes = self._take_announced()
+            for change in changes:
+                await self._run_hooks(self.after_hooks, change)
+            async with self._hooked:
+                self.hooked_seq = seq
+                self._hooked.notify_all()
+
+    def _take_announced(self) -> tuple[int, list[Change]]:
+        """Every batch waiting for the follower, as (the last seq, one change per file): a file
+        changed several times is announced once, at its last seq (its hooks read it as it is now),
+        in the order of those last changes; a file added and then updated is still added."""
+        latest: dict[tuple[str, str], Change] = {}
+        seq = 0
+        while self._announced:
+            seq, changes = self._announced.popleft()
+            for tier, path, at, kind in changes:
+                before = latest.pop((tier, path), None)
+                added = before is not None and before[3] == "added" and kind == "updated"
+                latest[(tier, path)] = (tier, path, at, "added" if added else kind)
+        return seq, sorted(latest.values(), key=lambda c: c[2])
+
+    async def _run_hooks(self, hooks: list[UpdateHook], change: Change) -> None:
+        tier, path, seq, kind = change
+        for hook in list(hooks):
+            try:
+                await hook(tier, path, seq, kind)
+            except Exception:
+                log.exception("queue.hook_failed", tier=tier, path=path)
+
+    async def _apply(self, batch: list[Item]) -> list[Change]:
+        """Apply a batch in order: consecutive file items of one tier go in one transaction. The
+        changes it made, in order."""
+        changes: list[Change] = []
         group: list[Item] = []
         for item in [*batch, None]:
             if item is not None and item.path is not None and (not group or group[0].tier == item.tier):
                 group.append(item)
                 continue
             if group:
-                await self._apply_files(group)
+                changes += await self._apply_files(group)
                 group = []
             if item is None:
                 break
             if item.path is None:
-                await self._reconcile(item)
+                changes += await self._reconcile(item)
             else:
                 group.append(item)
+        return changes
 
-    async def _apply_files(self, group: list[Item]) -> None:
+    async def _apply_files(self, group: list[Item]) -> list[Change]:
         tier = self.tiers[group[0].tier]
         paths = list(dict.fromkeys(i.path for i in group if i.path is not None))
         result = await self._retrying(tier, lambda: tier.apply(paths))
         if result is None:
             self._unrepaired.setdefault(tier.name, []).append((group[0].seq, group[-1].seq))
-        else:
-            self._observe(tier.name, "apply", result)
-            await self._announce(tier.name, result.added, result.updated, result.removed, group[-1].seq)
+            return []
+        self._observe(tier.name, "apply", result)
+        return _changes(tier.name, result, group[-1].seq)
 
     async def _retrying(self, tier: Tier, work: Callable[[], Awaitable[ReconcileResult]]) -> ReconcileResult | None:
         """Run ``work``, waiting out a busy database; on any other failure queue a reconcile of the
@@ -209,24 +292,22 @@ class ReindexQueue:
 
         self._retry[tier.name] = asyncio.get_running_loop().call_later(delay, retry)
 
-    async def _reconcile(self, item: Item) -> None:
+    async def _reconcile(self, item: Item) -> list[Change]:
         tier = self.tiers[item.tier]
         result = await self._retrying(tier, tier.reconcile)
         if result is None:
-            return
+            return []
         self._unrepaired.pop(tier.name, None)  # the index now equals the files again
         self._retry_delay.pop(tier.name, None)
         self._observe(tier.name, "reconcile", result)
         if result.changed:
             log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
-        await self._announce(tier.name, result.added, result.updated, result.removed, item.seq)
+        return _changes(tier.name, result, item.seq)
 
-    async def _announce(self, tier: str, added: list[str], updated: list[str], removed: list[str], seq: int) -> None:
-        for kind, paths in (("added", added), ("updated", updated), ("removed", removed)):
-            for path in paths:
-                log.info("memory.updated", tier=tier, path=path, change=kind, seq=seq)
-                for hook in self.hooks:
-                    try:
-                        await hook(tier, path, seq, kind)
-                    except Exception:
-                        log.exception("queue.hook_failed", tier=tier, path=path)
+
+def _changes(tier: str, result: ReconcileResult, seq: int) -> list[Change]:
+    return [
+        (tier, path, seq, kind)
+        for kind, paths in (("added", result.added), ("updated", result.updated), ("removed", result.removed))
+        for path in paths
+    ]

@@ -8,10 +8,15 @@ wait for the reindex, then the search), the search's own time (the answer's ``to
 sidecar's CPU per write and search (every thread, the background embedding of earlier writes
 included).
 
+The limit beside write -> searchable, measured in the same run right after it (the same host
+load): the same appends made by hand, each one a durable replacement of the file (temp file,
+write, fsync, rename, fsync of the directory), then the file's text replaced in a raw SQLite FTS5
+table holding the same memory dir (WAL, synchronous NORMAL, as the index), committed, and the
+token searched for with ``MATCH`` and ``bm25()``: no HTTP, no chunking, no postings, no hooks.
+
 The limit beside the writes per second: the disk, measured in the same run and the same memory
-dir. One replacement the way a durable write makes it (temp file in the same directory, write,
-fsync, rename, fsync of the directory), 600 times, appending to 20 files of the same sizes: no
-HTTP, no lock, no reindex.
+dir. One replacement the way a durable write makes it, 600 times, appending to 20 files of the
+same sizes: no HTTP, no lock, no reindex.
 
     python -m tests.bench writes
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -27,7 +33,7 @@ from pathlib import Path
 import httpx
 
 from tests.bench.prepared import embed_memory
-from tests.bench.util import ms, report
+from tests.bench.util import ms, pct, report
 from tests.support.corpus import make_corpus
 from tests.support.embedding import all_embedded
 from tests.support.procs import cpu_s, start_sidecar
@@ -58,6 +64,59 @@ def raw_durable_writes(root: Path, n: int) -> float:
         return n / (time.perf_counter() - t0)
     finally:
         os.close(dir_fd)
+
+
+def durable_replace_raw(dir_fd: int, name: str, data: bytes) -> None:
+    """One replacement the way a durable write makes it: temp, write, fsync, rename, dir fsync."""
+    tmp = f".{name}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=dir_fd)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    os.fsync(dir_fd)
+
+
+def raw_write_searchable(root: Path, base: Path, n: int) -> list[float]:
+    """The limit of write -> searchable: ``n`` appends like the API's (28 daily files), each a
+    durable replacement, then the file's text replaced in a raw FTS5 table over a copy of the
+    memory dir, committed, and searched for; seconds per append."""
+    folder = base / "raw-searchable"
+    shutil.copytree(root, folder)
+    daily = folder / "daily"
+    daily.mkdir(exist_ok=True)
+    db = sqlite3.connect(base / "raw-fts.sqlite", isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, body)")
+    db.execute("BEGIN")
+    for path in sorted(folder.rglob("*.md")):
+        db.execute("INSERT INTO docs VALUES (?, ?)", (str(path.relative_to(folder)), path.read_text()))
+    db.execute("COMMIT")
+    dir_fd = os.open(daily, os.O_RDONLY | os.O_DIRECTORY)
+    samples = []
+    try:
+        for i in range(n):
+            name = f"2027-01-{i % 28 + 1:02d}.md"
+            t0 = time.perf_counter()
+            old = (daily / name).read_bytes() if (daily / name).exists() else b""
+            new = old + (b"" if not old or old.endswith(b"\n") else b"\n") + f"- tok{i}x note".encode()
+            durable_replace_raw(dir_fd, name, new)
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("DELETE FROM docs WHERE path = ?", (f"daily/{name}",))
+            db.execute("INSERT INTO docs VALUES (?, ?)", (f"daily/{name}", new.decode()))
+            db.execute("COMMIT")
+            hits = db.execute(
+                "SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (f"tok{i}x",)
+            ).fetchall()
+            samples.append(time.perf_counter() - t0)
+            assert hits, f"tok{i}x"
+    finally:
+        os.close(dir_fd)
+        db.close()
+    return samples
 
 
 def main() -> None:
@@ -108,6 +167,12 @@ def measure(label: str, embedder: str) -> None:
                 f"[{label}] API write -> searchable (write + search after_seq)",
                 f"{ms(api)}; {degraded} of {N} answers degraded",
                 "p99 <= 50 ms",
+            )
+            raw = raw_write_searchable(root, base, N)
+            report(
+                "  the limit: the same appends, durable, into a raw FTS5 table, searched",
+                f"{ms(raw)}; load average {os.getloadavg()[0]:.1f}",
+                f"ratio p50 {pct(api, 50) / pct(raw, 50):.1f}x, p99 {pct(api, 99) / pct(raw, 99):.1f}x",
             )
             report(f"[{label}]   of which the write (durable, acknowledged)", ms(writes), "")
             report(f"[{label}]   and the search (waiting for the reindex, then searching)", ms(searches), "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp.test_utils import TestClient
+from sidecar.keys import QUEUE
 
 __all__ = ["Client", "kg", "objects", "remember_file"]
 
@@ -13,12 +14,14 @@ Client = TestClient[Any, Any]
 
 
 async def remember_file(client: Client, path: str, content: str) -> None:
-    """Write a memory file and wait until the reindex queue applied it (the graph reads it then)."""
+    """Write a memory file and wait until the reindex queue applied it and ran its hooks (the graph
+    has read it then)."""
     resp = await client.post("/memory/write", json={"path": path, "content": content})
     assert resp.status == 201, await resp.text()
     seq = (await resp.json())["seq"]
     found = await client.post("/memory/search", json={"query": "anything", "after_seq": seq})
     assert (await found.json())["index"]["after_seq_met"] is True
+    assert await client.app[QUEUE].wait_hooked(seq, 30.0), "the queue's hooks never reached the write"
 
 
 async def kg(client: Client, op: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:

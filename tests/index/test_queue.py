@@ -1,0 +1,161 @@
+"""The reindex queue on a real tier: ``indexed_seq`` moves once the index has a change, its hooks
+run before that, and its after-hooks follow on their own task behind ``hooked_seq``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from sidecar.index.queue import ReindexQueue
+from sidecar.index.tier import Tier
+from tests.support.memory import write
+from tests.support.waiting import async_wait_until
+
+Seen = list[tuple[str, str, int, str]]
+
+
+@pytest.fixture
+async def queue(memory_dir: Path) -> AsyncIterator[ReindexQueue]:
+    tier = Tier("agent", memory_dir)
+    await tier.open()
+    q = ReindexQueue({"agent": tier})
+    q.start()
+    yield q
+    await q.drain_and_stop()
+    await tier.close()
+
+
+class Held:
+    """A hook that records what it saw and waits for ``release`` before it returns."""
+
+    def __init__(self) -> None:
+        self.seen: Seen = []
+        self.release = asyncio.Event()
+        self.entered = asyncio.Event()
+
+    async def __call__(self, tier: str, path: str, seq: int, kind: str) -> None:
+        self.seen.append((tier, path, seq, kind))
+        self.entered.set()
+        await self.release.wait()
+
+
+async def found(q: ReindexQueue, query: str) -> list[str]:
+    return [h.path for h in await q.tiers["agent"].search(query, 10)]
+
+
+async def test_a_held_hook_does_not_hold_the_index(queue: ReindexQueue, memory_dir: Path) -> None:
+    held = Held()
+    queue.after_hooks.append(held)
+    write(memory_dir, "topics/a.md", "# A\nzqfirst\n")
+    seq = queue.put("agent", "topics/a.md", "write")
+    assert await queue.wait_for(seq, 10.0)
+    assert await found(queue, "zqfirst") == ["topics/a.md"]  # searchable while the hook is held
+    await asyncio.wait_for(held.entered.wait(), 10.0)
+    assert queue.hooked_seq < seq and not await queue.wait_hooked(seq, 0.05)
+    write(memory_dir, "topics/b.md", "# B\nzqsecond\n")
+    second = queue.put("agent", "topics/b.md", "write")
+    assert await queue.wait_for(second, 10.0)  # the next write is indexed behind the held hook too
+    assert await found(queue, "zqsecond") == ["topics/b.md"]
+    held.release.set()
+    assert await queue.wait_hooked(second, 10.0)
+    assert held.seen == [("agent", "topics/a.md", seq, "added"), ("agent", "topics/b.md", second, "added")]
+
+
+async def test_hooks_run_before_the_index_state_moves(queue: ReindexQueue, memory_dir: Path) -> None:
+    states: list[tuple[int, int]] = []
+
+    async def inline(tier: str, path: str, seq: int, kind: str) -> None:
+        states.append((seq, queue.indexed_seq))
+
+    queue.hooks.append(inline)
+    write(memory_dir, "topics/a.md", "# A\nzqinline\n")
+    seq = queue.put("agent", "topics/a.md", "write")
+    assert await queue.wait_for(seq, 10.0)
+    assert len(states) == 1 and states[0][0] == seq and states[0][1] < seq
+
+
+async def test_a_lagging_follower_announces_a_file_once_at_its_last_change(
+    queue: ReindexQueue, memory_dir: Path
+) -> None:
+    held = Held()
+    queue.after_hooks.append(held)
+    write(memory_dir, "topics/first.md", "# First\nzqhold\n")
+    first = queue.put("agent", "topics/first.md", "write")
+    await asyncio.wait_for(held.entered.wait(), 10.0)  # the follower is inside the hook
+    seqs = []
+    for i in range(3):  # three batches of changes to one new file, and one to another
+        write(memory_dir, "topics/many.md", f"# Many\nzqmany{i}\n")
+        seqs.append(queue.put("agent", "topics/many.md", "write"))
+        assert await queue.wait_for(seqs[-1], 10.0)
+    write(memory_dir, "topics/other.md", "# Other\nzqother\n")
+    other = queue.put("agent", "topics/other.md", "write")
+    assert await queue.wait_for(other, 10.0)
+    (memory_dir / "topics/first.md").unlink()
+    gone = queue.put("agent", "topics/first.md", "write")
+    assert await queue.wait_for(gone, 10.0)
+    held.release.set()
+    assert await queue.wait_hooked(gone, 10.0)
+    assert held.seen == [
+        ("agent", "topics/first.md", first, "added"),
+        ("agent", "topics/many.md", seqs[-1], "added"),  # added, then updated twice: still added
+        ("agent", "topics/other.md", other, "added"),
+        ("agent", "topics/first.md", gone, "removed"),
+    ]
+
+
+async def test_a_failing_hook_is_logged_and_the_others_still_run(queue: ReindexQueue, memory_dir: Path) -> None:
+    seen: Seen = []
+
+    async def broken(tier: str, path: str, seq: int, kind: str) -> None:
+        raise RuntimeError("a hook that fails")
+
+    async def record(tier: str, path: str, seq: int, kind: str) -> None:
+        seen.append((tier, path, seq, kind))
+
+    queue.after_hooks += [broken, record]
+    write(memory_dir, "topics/a.md", "# A\nzqbroken\n")
+    seq = queue.put("agent", "topics/a.md", "write")
+    assert await queue.wait_hooked(seq, 10.0)
+    assert seen == [("agent", "topics/a.md", seq, "added")]
+
+
+async def test_a_reconcile_with_no_change_still_moves_hooked_seq(queue: ReindexQueue) -> None:
+    seq = queue.put("agent", None, "reconcile")
+    assert await queue.wait_hooked(seq, 10.0) and queue.hooked_seq == queue.indexed_seq == seq
+
+
+async def test_stopping_runs_the_hooks_of_everything_applied(memory_dir: Path) -> None:
+    tier = Tier("agent", memory_dir)
+    await tier.open()
+    q = ReindexQueue({"agent": tier})
+    seen: Seen = []
+
+    async def slow(tier: str, path: str, seq: int, kind: str) -> None:
+        await asyncio.sleep(0)  # the hook yields, as the journal's and the graph's do
+        seen.append((tier, path, seq, kind))
+
+    q.after_hooks.append(slow)
+    q.start()
+    try:
+        for i in range(5):
+            write(memory_dir, f"topics/f{i}.md", f"# F\nzqstop{i}\n")
+            q.put("agent", f"topics/f{i}.md", "write")
+    finally:
+        await q.drain_and_stop()
+        await tier.close()
+    assert q.indexed_seq == q.hooked_seq == 5
+    assert sorted(p for _, p, _, _ in seen) == [f"topics/f{i}.md" for i in range(5)]
+
+
+async def test_wait_hooked_gives_up_after_its_limit(queue: ReindexQueue, memory_dir: Path) -> None:
+    held = Held()
+    queue.after_hooks.append(held)
+    write(memory_dir, "topics/a.md", "# A\nzqlimit\n")
+    seq = queue.put("agent", "topics/a.md", "write")
+    await async_wait_until(held.entered.is_set, message="the follower to enter the hook")
+    assert await queue.wait_hooked(seq, 0.05) is False
+    held.release.set()
+    assert await queue.wait_hooked(seq, 10.0) is True
