@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -35,6 +36,9 @@ from sidecar.palace.relevance import Relevance, is_trivial
 from sidecar.prompt.select import DATAMARK, MARKERS, BlockedSection, MemoryFile, Part, chunk_text, datamark, select
 from sidecar.scanner.sections import split_sections
 from sidecar.settings import ROLES
+
+if TYPE_CHECKING:
+    from sidecar.scanner.semantic import SemanticLayer
 
 __all__ = [
     "CREW_SHARE_PERCENT",
@@ -158,6 +162,7 @@ def build_memory_block(
     essentials_count: int = 0,
     facts: Sequence[str] = (),
     spotlight: bool = False,
+    semantic: SemanticLayer | None = None,
 ) -> MemoryBlock:
     """Build the block: pins, agent tier, crew tier, operator model, peer context, nudges.
 
@@ -174,7 +179,9 @@ def build_memory_block(
     after the pins and taken off the budget first, like the peer context. ``spotlight`` datamarks
     the agent, crew and operator parts (``select.datamark``) and says so in the preamble, so what
     the scanner misses is still framed as data; the identity and the pins are the operator's own
-    and stay as written.
+    and stay as written. ``semantic`` (the in-process model's layer, ``scanner.semantic.layer_for``)
+    also judges the agent, crew and operator sections the rules leave clean: a section near an
+    attack's prototype intent is withheld as flagged.
     """
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}, not {role!r}")
@@ -203,11 +210,11 @@ def build_memory_block(
     memory_budget = room_for_memory - (len(essentials) + 1 if essentials else 0)
     if memory_budget < _OMITTED_FLOOR:
         raise ValueError(f"budget {budget} leaves no room for memory after peer context and nudges")
-    parts = _allocate(sources, memory_budget, crew_dir is not None, preamble)
+    parts = _allocate(sources, memory_budget, crew_dir is not None, preamble, semantic=semantic)
     omitted_line = ""
     if any(part.omitted for part in parts.values()):
         reserve = min(_OMITTED_MAX, max(_OMITTED_FLOOR, memory_budget // 10))
-        parts = _allocate(sources, memory_budget, crew_dir is not None, preamble, reserve)
+        parts = _allocate(sources, memory_budget, crew_dir is not None, preamble, reserve, semantic=semantic)
         omitted_line = _omitted_line([cut for part in parts.values() for cut in part.omitted], reserve - 1)
     order = ("identity", "pins", "agent", "crew", "operator")
     pieces = [
@@ -290,21 +297,28 @@ def _extras(peer_context: str | None, nudges: Sequence[str], recalled: str = "")
 
 
 def _allocate(
-    sources: _Sources, memory_budget: int, has_crew_dir: bool, preamble: str = PREAMBLE, reserve: int = 0
+    sources: _Sources,
+    memory_budget: int,
+    has_crew_dir: bool,
+    preamble: str = PREAMBLE,
+    reserve: int = 0,
+    *,
+    semantic: SemanticLayer | None = None,
 ) -> dict[str, Part]:
     """Pick chunks tier by tier: the identity first, then operator and crew within their 40%, then
-    pins and the agent tier; ``reserve`` (the line naming what was left out) comes off the others."""
+    pins and the agent tier; ``reserve`` (the line naming what was left out) comes off the others.
+    ``semantic`` judges the recalled tiers (agent, crew, operator), not the operator's identity and pins."""
     available = memory_budget - (len(preamble) + 1 if sources.any() else 0)
     identity = select("identity", sources.identity, _priority(sources.identity, []), available)
     available -= identity.cost + reserve
     crew_cap = available * CREW_SHARE_PERCENT // 100 if has_crew_dir else 0
-    operator = select("operator", sources.operator, _priority(sources.operator, []), crew_cap)
+    operator = select("operator", sources.operator, _priority(sources.operator, []), crew_cap, semantic)
     crew_order = _priority(sources.crew, sources.crew_rank, sources)
-    crew = select("crew", sources.crew, crew_order, crew_cap - operator.cost)
+    crew = select("crew", sources.crew, crew_order, crew_cap - operator.cost, semantic)
     agent_share = available - operator.cost - crew.cost
     pins = select("pins", sources.pins, _priority(sources.pins, []), agent_share)
     agent_order = _priority(sources.agent, sources.agent_rank, sources)
-    agent = select("agent", sources.agent, agent_order, agent_share - pins.cost)
+    agent = select("agent", sources.agent, agent_order, agent_share - pins.cost, semantic)
     return {"identity": identity, "pins": pins, "agent": agent, "crew": crew, "operator": operator}
 
 

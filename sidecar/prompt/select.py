@@ -15,11 +15,15 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sidecar.index.chunker import Chunk
 from sidecar.scanner.normalise import normalise
 from sidecar.scanner.scan import Finding, section_verdict, verdict
 from sidecar.scanner.sections import Section
+
+if TYPE_CHECKING:
+    from sidecar.scanner.semantic import SemanticLayer
 
 __all__ = ["DATAMARK", "MARKERS", "BlockedSection", "MemoryFile", "Part", "chunk_text", "datamark", "select"]
 
@@ -93,8 +97,16 @@ class _Pick:
         return not self.picked and not self.withheld
 
 
-def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]], share: int) -> Part:
-    """Take (file, chunk) indexes in ``order`` while they fit ``share``; render the tier."""
+def select(
+    kind: str,
+    files: list[MemoryFile],
+    order: Iterable[tuple[int, int]],
+    share: int,
+    semantic: SemanticLayer | None = None,
+) -> Part:
+    """Take (file, chunk) indexes in ``order`` while they fit ``share``; render the tier. With
+    ``semantic``, a section the rules leave clean is also judged against the prototype intents
+    (a flag withholds it like any other)."""
     start, end = MARKERS[kind]
     used = len(start) + len(end) + 2
     order = list(order)
@@ -109,7 +121,7 @@ def select(kind: str, files: list[MemoryFile], order: Iterable[tuple[int, int]],
             smallest = min(len(chunk_text(memory.chunks[ci])), len(_notice(memory, si, _UNKNOWN)))
             if used + overhead + smallest > share:
                 continue  # fits neither as itself nor as a notice: no need to scan its section yet
-            verdicts[fi, si] = section_verdict(memory.text, memory.sections, si)
+            verdicts[fi, si] = section_verdict(memory.text, memory.sections, si, semantic=semantic)
         finding = verdicts[fi, si]
         if finding is not None and si in pick.withheld:
             continue

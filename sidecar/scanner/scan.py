@@ -171,10 +171,15 @@ def verdict(text: str, *, layers: frozenset[str] = LAYERS, semantic: SemanticLay
             return finding
         flagged = flagged or finding
     if flagged is None and semantic is not None:
-        near = semantic.finding(text)
-        if near is not None:  # a nearest neighbour is evidence, not proof: flag, never block
-            return Finding(near.intent, f"semantic.{near.intent}", near.excerpt, "flag", near.sentence)
+        return _semantic_finding(text, semantic)
     return flagged
+
+
+def _semantic_finding(text: str, semantic: SemanticLayer) -> Finding | None:
+    near = semantic.finding(text)
+    if near is None:
+        return None
+    return Finding(near.intent, f"semantic.{near.intent}", near.excerpt, "flag", near.sentence)  # evidence, not proof
 
 
 def scan_all(text: str) -> list[Finding]:
@@ -222,15 +227,24 @@ def seam(before: str, appended: str) -> str:
 
 
 def section_verdict(
-    text: str, sections: Sequence[Section], index: int, *, layers: frozenset[str] = LAYERS
+    text: str,
+    sections: Sequence[Section],
+    index: int,
+    *,
+    layers: frozenset[str] = LAYERS,
+    semantic: SemanticLayer | None = None,
 ) -> Finding | None:
     """The verdict on ``sections[index]`` of ``text``: its own, else the one on its seam with the
-    section before it, so the half that completes a payload split across a heading is withheld."""
+    section before it, so the half that completes a payload split across a heading is withheld.
+    ``semantic``, when given, judges the section's own text after the rules left it and its seam
+    clean (a ``flag`` at most)."""
     section = sections[index]
     found = verdict(text[section.start : section.end], layers=layers)
     if found is None and index > 0:
         previous = sections[index - 1]
         found = _seam_finding(text[previous.start : previous.end], text[section.start : section.end], layers)
+    if found is None and semantic is not None:
+        found = _semantic_finding(text[section.start : section.end], semantic)
     return found
 
 

@@ -1,7 +1,7 @@
 """The semantic layer: each sentence's embedding against prototype sentences of the intents.
 
 It runs only where an embedder is at hand (the in-process MiniLM model, already loaded by the
-caller: this module never loads weights), and only on text the rules left clean, so it can add
+caller: this module never loads weights; ``layer_for``), and only on text the rules left clean, so it can add
 findings but never costs a rule's verdict. A sentence close to a prototype is ``flag``, never
 ``block``: a nearest neighbour is evidence, not proof. Only sentences that speak to someone
 (a second person, an imperative, the model named) are embedded, at most ``MAX_SENTENCES`` a text.
@@ -9,8 +9,12 @@ findings but never costs a rule's verdict. A sentence close to a prototype is ``
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +23,7 @@ import numpy.typing as npt
 from sidecar.scanner.normalise import normalise
 from sidecar.scanner.sentences import sentence_at, sentences
 
-__all__ = ["PROTOTYPES", "THRESHOLD", "SemanticHit", "SemanticLayer"]
+__all__ = ["CACHE_TEXTS", "PROTOTYPES", "THRESHOLD", "SemanticHit", "SemanticLayer", "layer_for"]
 
 
 class SemanticHit(NamedTuple):
@@ -38,6 +42,7 @@ Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 # tuning sets (their highest was 0.55: agent rules, OWASP prose, CyberSecEval system prompts).
 THRESHOLD = 0.6
 MAX_SENTENCES = 32
+CACHE_TEXTS = 4096  # texts whose answer a layer keeps (16-byte digests: a few hundred KB)
 # intent -> prototype sentences (paraphrase-neutral statements of what the intent asks)
 PROTOTYPES: dict[str, tuple[str, ...]] = {
     "instruction_override": (
@@ -74,19 +79,48 @@ _ADDRESSED = re.compile(
 )
 
 
+def _without_heading(span: tuple[int, int], text: str) -> tuple[int, int]:
+    """A sentence without the heading lines it starts with: "## Favour" says nothing of intent and
+    pulls the sentence's embedding away from the prototypes."""
+    start, end = span
+    while start < end and text[start] == "#" and (newline := text.find("\n", start, end)) != -1:
+        start = newline + 1
+    if start < end and text[start] == "#":
+        return start, start  # a heading alone
+    return start, end
+
+
 class SemanticLayer:
-    """Prototype intents embedded once with ``embed``; ``finding`` judges a text's sentences."""
+    """Prototype intents embedded once with ``embed``; ``finding`` judges a text's sentences. The
+    answers for the last ``CACHE_TEXTS`` texts are kept (keyed by a digest of the text), so a
+    section read by every memory block is embedded once, not once a block."""
 
     def __init__(self, embed: Embed, threshold: float = THRESHOLD) -> None:
         self._embed = embed
         self._threshold = threshold
         self._labels = [label for label, texts in PROTOTYPES.items() for _ in texts]
         self._matrix = embed([text for texts in PROTOTYPES.values() for text in texts])
+        self._known: OrderedDict[bytes, SemanticHit | None] = OrderedDict()
+        self._lock = threading.Lock()
 
     def finding(self, text: str) -> SemanticHit | None:
         """The sentence closest to a prototype when it is above the threshold, else None."""
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        with self._lock:
+            if key in self._known:
+                self._known.move_to_end(key)
+                return self._known[key]
+        found = self._judge(text)
+        with self._lock:
+            self._known[key] = found
+            while len(self._known) > CACHE_TEXTS:
+                self._known.popitem(last=False)
+        return found
+
+    def _judge(self, text: str) -> SemanticHit | None:
         folded = normalise(text).folded
-        spans = [(s, e) for s, e in sentences(folded) if _ADDRESSED.search(folded, s, e)][:MAX_SENTENCES]
+        spans = [(s, e) for s, e in map(_without_heading, sentences(folded), repeat(folded)) if s < e]
+        spans = [(s, e) for s, e in spans if _ADDRESSED.search(folded, s, e)][:MAX_SENTENCES]
         if not spans:
             return None
         vectors = self._embed([folded[s:e] for s, e in spans])
@@ -98,3 +132,23 @@ class SemanticLayer:
         excerpt = " ".join(folded[start:end].split())[:80]
         score = float(scores[row, column])
         return SemanticHit(self._labels[int(column)], excerpt, sentence_at(folded, start, end), score)
+
+
+_LAYERS: dict[int, tuple[object, SemanticLayer]] = {}
+_LAYERS_LOCK = threading.Lock()
+
+
+def layer_for(embedder: object | None) -> SemanticLayer | None:
+    """The semantic layer over ``embedder`` when it is the in-process model (it has ``embed_sync``),
+    built once per embedder and shared (with its cache) by every caller; None for no embedder or a
+    remote one, whose round trips the load-time scan does not pay."""
+    embed_sync = getattr(embedder, "embed_sync", None)
+    if embedder is None or not callable(embed_sync):
+        return None
+    with _LAYERS_LOCK:
+        known = _LAYERS.get(id(embedder))
+        if known is not None and known[0] is embedder:
+            return known[1]
+        layer = SemanticLayer(embed_sync)
+        _LAYERS[id(embedder)] = (embedder, layer)
+        return layer
