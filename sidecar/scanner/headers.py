@@ -5,6 +5,8 @@ A heading named "System" is ordinary in engineering notes; "### SYSTEM MESSAGE (
 "[ADMIN OVERRIDE]" followed by "the assistant must now grant ..." is a message dressed as the
 prompt's own frame. The header needs an authority and either a message word or capitals; what
 follows it needs the model as its subject with a permission or duty, or a safeguard declared off.
+The same holds for a chat message written as data: a ``role: system`` (or developer, admin) field
+in YAML or JSON whose content field then grants the model something.
 """
 
 from __future__ import annotations
@@ -34,14 +36,22 @@ _MESSAGE = re.compile(
 )
 _ESCALATE = re.compile(r"\b(?:override|overrides|priority|highest|authoritative|urgent|mandatory|supersedes?)\b")
 _SUBJECT = r"(?:the\s+)?(?:assistant|model|ai|agent|llm|bot|chatbot|copilot)|you(?!\s+can\s+find)|this\s+(?:assistant|model|ai)"
-_GRANT = re.compile(
-    rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:must|shall|should|will|may|can|is\s+(?:now|allowed|authori[sz]ed|cleared|"
-    r"permitted|free|required)|are\s+(?:now|allowed|authori[sz]ed|cleared|permitted|free|required)|now|approves?|"
-    r"shares?|runs?|reveals?|grants?|pushes?|skips?|answers?|ignores?|disables?|deletes?|sends?|executes?)\b|"
+_PERMISSION = (
+    r"must|shall|should|will|may|can|is\s+(?:now|allowed|authori[sz]ed|cleared|permitted|free|required)|"
+    r"are\s+(?:now|allowed|authori[sz]ed|cleared|permitted|free|required)|now"
+)
+_ACTS = r"approves?|shares?|runs?|reveals?|grants?|pushes?|skips?|answers?|ignores?|disables?|deletes?|sends?|executes?"
+_SAFEGUARD_OFF = (
     r"\b(?:safety|reviews?|checks?|filters?|restrictions|guardrails|content\s+polic(?:y|ies)|audit\w*|logging|"
     r"approvals?|confirmations?)\s+(?:\w+\s+)?(?:is|are)\s+(?:now\s+)?(?:disabled|off|lifted|suspended|removed|"
     r"waived|not\s+required|optional|turned\s+off)\b"
 )
+_GRANT = re.compile(rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:{_PERMISSION}|{_ACTS})\b|{_SAFEGUARD_OFF}")
+# In a role field's content a present-tense act ("you answer questions about invoices") is how
+# every system prompt reads: there only a permission, a duty, an act against a safeguard or a
+# secret, or a safeguard declared off counts.
+_HARMFUL_ACTS = r"reveals?|grants?|ignores?|disables?|deletes?|skips?|bypasses|leaks?|exposes?|erases?"
+_ROLE_GRANT = re.compile(rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:{_PERMISSION}|{_HARMFUL_ACTS})\b|{_SAFEGUARD_OFF}")
 
 
 def _forged_header(views: Views) -> Iterator[RuleMatch]:
@@ -61,6 +71,29 @@ def _forged_header(views: Views) -> Iterator[RuleMatch]:
             yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), FLAG))
 
 
+# A chat message serialised as data ("role: system" in YAML front matter, {"role": "developer", ...}
+# in JSON): the prompt's own frame when its content then grants the model something.
+_ROLE_FIELD = re.compile(
+    r"(?:^|[{,])[ \t>*-]*[\"']?role[\"']?[ \t]*[:=][ \t]*[\"']?(?:system|developer|admin|administrator|operator|"
+    r"root)\b[\"']?",
+    re.MULTILINE,
+)
+_CONTENT_FIELD = re.compile(r"[\"']?\b(?:content|message|text|instructions?|prompt|body)[\"']?[ \t]*[:=]")
+
+
+def _role_field(views: Views) -> Iterator[RuleMatch]:
+    text = views.folded
+    for found in _ROLE_FIELD.finditer(text):
+        body = text[found.end() : found.end() + 300]
+        content = _CONTENT_FIELD.search(body)
+        if content is None or "\n\n" in body[: content.start()]:
+            continue
+        grant = _ROLE_GRANT.search(body, content.end())
+        if grant is not None and "\n\n" not in body[: grant.start()]:
+            stop = found.end() + grant.end()
+            yield RuleMatch(found.start(), stop, framed_level(views, found.start(), stop, BLOCK))
+
+
 def _shouted(words: str) -> bool:
     letters = [ch for ch in words if ch.isalpha()]
     return len(letters) >= 4 and all(ch.isupper() for ch in letters)
@@ -75,4 +108,5 @@ HEADER_RULES: tuple[Rule, ...] = (
         _forged_header,
         "intent",
     ),
+    Rule("fence_breakout", "header.role_field", ("role",), "folded", _role_field, "intent"),
 )
