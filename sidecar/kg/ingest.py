@@ -5,35 +5,54 @@ A start-up backfill over many files reads their facts in a child process (``_Ext
 are pure Python, some tens of milliseconds per file, and in a thread they would hold the GIL that
 the event loop needs for every search, so a search meeting one file's extraction waited for it.
 
-A file is read again only when its bytes changed (a digest per file). Facts a file no longer
-states are not ended: a note moved to the archive still said them. A journal entry's facts start
-at the entry's time unless its text names a date. With a chat model (``llm``), its checked facts
-join the rules' (``kg.llm``); a fact both find is kept once.
+A file is read again only when its bytes changed (a digest per file). A file gone from the tier
+(deleted in a shell or an editor, or while the sidecar was down) ends the facts read from it, at
+the time its removal is seen, unless another place still states them: then they are moved there
+(``_still_stated``). A journal entry's facts start at the entry's time unless its text names a
+date. With a chat model (``llm``), its checked facts join the rules' (``kg.llm``); a fact both
+find is kept once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gzip
 import hashlib
 import os
 import pickle
 import struct
 import sys
 import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
 
 import sidecar
+from sidecar.errors import SidecarError
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.kg.extract import Extracted, extract
 from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, now_iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
+from sidecar.write.durable import read_file
 
-__all__ = ["BACKFILL_REST", "EXTRACTOR_FROM", "QUIET_PATIENCE", "QUIET_S", "QUIET_SHARE", "Ingest"]
+__all__ = [
+    "ARCHIVE_ROOT",
+    "BACKFILL_REST",
+    "CLAIMED_DIR",
+    "EXTRACTOR_FROM",
+    "MOVE_S",
+    "QUIET_PATIENCE",
+    "QUIET_S",
+    "QUIET_SHARE",
+    "Ingest",
+]
 
 log = structlog.get_logger("sidecar.kg")
 _CURSOR = "journal"
@@ -73,6 +92,12 @@ class Ingest:
         self._extractor: _Extractor | None = None  # the child process, while a large backfill runs
         self._extracted = 0  # files whose facts were read (not skipped as unchanged)
         self._unread: set[tuple[str, str]] = set()  # changed files whose reading failed: read again
+        # Facts a file's removal ended, until a delete through the API asks for them (``ended_file``):
+        # the reindex queue may see the removal before the route asks.
+        self._gone: OrderedDict[tuple[str, str], int] = OrderedDict()
+        # Removals that ended facts, by the removed file's digest: (when, tier, path, end, ids). The
+        # same bytes seen again soon (``MOVE_S``) are a move seen in two steps: the facts reopen.
+        self._removals: OrderedDict[str, tuple[float, str, str, str, list[int]]] = OrderedDict()
 
     @property
     def files_read(self) -> int:
@@ -92,6 +117,13 @@ class Ingest:
         if data is None:
             return 0
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        self._gone.pop((tier, path), None)
+        removal = self._removals.pop(digest, None)
+        if removal is not None and removal[1] == tier and time.monotonic() - removal[0] <= MOVE_S:
+            _, _, before, end, ids = removal
+            moved = (f"file:{tier}:{before}#", f"file:{tier}:{path}#")
+            reopened = await self.graph.store.reopen(self.scopes[tier], ids, end, moved)
+            log.info("kg.file_moved", tier=tier, path=path, moved_from=before, facts_reopened=reopened)
         if await self.graph.store.file_digest(tier, path) == digest:
             return 0
         text = data.decode("utf-8", errors="replace")
@@ -105,6 +137,7 @@ class Ingest:
         """The reindex queue's hook: a file it added or updated is read again. One whose reading
         fails (a full disk) is kept for ``reread``, and the failure goes to the queue's log."""
         if kind == "removed":
+            await self.removed(tier, path)
             return
         try:
             await self.file(tier, path)
@@ -125,7 +158,35 @@ class Ingest:
             left = (data or b"").decode("utf-8", errors="replace")
         async with self._reading:
             source = f"file:{tier}:{path}#"
-            return len(await self.graph.store.end_sourced(scope, source, now_iso(), prefix=True, unless_in=left))
+            ended = len(await self.graph.store.end_sourced(scope, source, now_iso(), prefix=True, unless_in=left))
+            return ended + (0 if section else self._gone.pop((tier, path), 0))
+
+    async def removed(self, tier: str, path: str) -> int:
+        """A file gone from the tier, however it went (a delete in a shell, an editor, a move): the
+        facts read from it end now, except those another place still states (``_still_stated``):
+        those stay current, read from there. The number of facts ended."""
+        scope, root = self.scopes.get(tier), self.roots.get(tier)
+        if scope is None or root is None or not path.endswith(".md"):
+            return 0
+        async with self._reading:
+            if self._closed or await asyncio.to_thread(read_tier_file, root, path) is not None:
+                return 0  # back already: its next reading says what it states
+            places = await asyncio.to_thread(_still_stated, root, path)
+            source, end = f"file:{tier}:{path}#", now_iso()
+            digest = await self.graph.store.file_digest(tier, path)
+            ids = await self.graph.store.end_sourced(scope, source, end, prefix=True, moved=_mover(tier, places))
+            ended = len(ids)
+            if ended:
+                self._gone[(tier, path)] = self._gone.pop((tier, path), 0) + ended
+                if digest is not None:
+                    self._removals[digest] = (time.monotonic(), tier, path, end, ids)
+                for kept in (self._gone, self._removals):
+                    while len(kept) > _GONE_KEPT:
+                        kept.popitem(last=False)
+            log.info(
+                "kg.file_removed", tier=tier, path=path, facts_ended=ended, archived=sorted({p for p, _ in places})
+            )
+            return ended
 
     async def forgotten(self, scope: Scope, entry_ids: list[str]) -> int:
         """Memories forgotten: the facts read from them end now (the caller follows the journal before
@@ -160,6 +221,10 @@ class Ingest:
                         await _until_quiet(rest)
                     else:
                         await asyncio.sleep(rest)
+                # Files read before and gone since (removed while the sidecar was down): after the
+                # files that are here were read, so a moved one is found at its new path.
+                for path in sorted(set(await self.graph.store.files(tier)) - set(scan)):
+                    await self.removed(tier, path)
         finally:
             extractor, self._extractor = self._extractor, None
             if extractor is not None:
@@ -216,6 +281,69 @@ class Ingest:
             self._closed = True
             if self.journal is not None:
                 await self.journal.aclose()
+
+
+#: Removals whose ended facts are kept (the newest), for a delete through the API to count and for
+#: a move seen in two steps.
+_GONE_KEPT = 256
+#: Seconds within which a file with the bytes of one removed is taken for it, moved: the facts its
+#: removal ended are current again, read from the new path (the watcher may see a ``mv`` as a
+#: removal, then, in a later batch, a new file).
+MOVE_S = 60.0
+#: Where consolidation moves a daily note (``archive/<path>``), and where the note waits while it
+#: is moved (``.consolidate/claimed/<name>``); tests/kg checks these against consolidation's own.
+ARCHIVE_ROOT = "archive/"
+CLAIMED_DIR = ".consolidate/claimed/"
+_PACKED = ".gz"
+
+
+def _still_stated(root: Path, path: str) -> list[tuple[str, str]]:
+    """Where the facts of a removed tier file ``path`` may be stated now, as (path, text), besides
+    the files the graph has read (the store knows those): the archive's copy (``archive/<path>``:
+    consolidation moves a daily note there, first into ``.consolidate/claimed/``, which is read
+    before the archive so that a move under way is found in one of the two), or the compressed
+    copy of an archived note (``<path>.gz``)."""
+    places = []
+    if path.startswith(ARCHIVE_ROOT):
+        packed = _read_plain(root, path + _PACKED)
+        with contextlib.suppress(EOFError, gzip.BadGzipFile, zlib.error):
+            if packed is not None:
+                places.append((path + _PACKED, gzip.decompress(packed).decode("utf-8", "replace")))
+        return places
+    home = ARCHIVE_ROOT + path
+    if path.startswith("daily/") and path.count("/") == 1:
+        claimed = _read_plain(root, CLAIMED_DIR + path.removeprefix("daily/"))
+        if claimed is not None:
+            places.append((home, claimed.decode("utf-8", errors="replace")))
+    archived = read_tier_file(root, home)
+    if archived is not None:
+        places.append((home, archived.decode("utf-8", errors="replace")))
+    return places
+
+
+def _read_plain(root: Path, rel: str) -> bytes | None:
+    """The bytes of a regular file under ``root`` that is not a tier file (a claimed note, a
+    compressed one), never through a link; None when there is none."""
+    try:
+        return read_file(root, rel)
+    except SidecarError:
+        return None
+
+
+def _mover(tier: str, places: list[tuple[str, str]]) -> Callable[[str, str], str | None]:
+    """For ``end_sourced``: a fact's new source, in the first place that states its sentence (the
+    line it is on there), or None."""
+    # The sentence as read leaves out a list marker, bold marks and backquotes (``kg.extract``).
+    plain = [(p, text.replace("**", "").replace("`", "")) for p, text in places]
+
+    def moved(sentence: str, source: str) -> str | None:
+        for path, text in plain:
+            at = text.find(sentence) if sentence else -1
+            if at >= 0:
+                return f"file:{tier}:{path}#{text.count(chr(10), 0, at) + 1}"
+        return None
+
+    return moved
 
 
 async def _until_quiet(rest: float) -> None:

@@ -10,7 +10,7 @@ order, as SQLite compares). The graph's writes are the lead's: this store refuse
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sidecar.errors import Forbidden
@@ -53,8 +53,18 @@ class PgKgStore:
         raise _read_only()
 
     async def end_sourced(
-        self, scope: Scope, source: str, valid_to: str, *, prefix: bool = False, unless_in: str | None = None
+        self,
+        scope: Scope,
+        source: str,
+        valid_to: str,
+        *,
+        prefix: bool = False,
+        unless_in: str | None = None,
+        moved: Callable[[str, str], str | None] | None = None,
     ) -> list[int]:
+        raise _read_only()
+
+    async def reopen(self, scope: Scope, ids: Sequence[int], valid_to: str, moved: tuple[str, str]) -> int:
         raise _read_only()
 
     async def add_alias(self, scope: Scope, entity_id: int, alias: str) -> None:
@@ -68,6 +78,9 @@ class PgKgStore:
 
     async def file_digest(self, tier: str, path: str) -> str | None:
         return None
+
+    async def files(self, tier: str) -> dict[str, str]:
+        return {}
 
     async def aclose(self) -> None:
         """Nothing to close: the connections are the crew store's."""

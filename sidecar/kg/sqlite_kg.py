@@ -79,6 +79,20 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE TABLE kg_cursors (name TEXT PRIMARY KEY, position INTEGER NOT NULL);
     """,
+    # 2: every file that states a fact (a fact stated by two files is stored once, read from the
+    # first): when that one goes, the fact is read from another. Every file is read once more, so
+    # the files read before say what they state.
+    """
+    CREATE TABLE kg_file_facts (
+        tier TEXT NOT NULL,
+        path TEXT NOT NULL,
+        fact_id INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        PRIMARY KEY (tier, path, fact_id)
+    );
+    CREATE INDEX kg_file_facts_fact ON kg_file_facts(fact_id);
+    DELETE FROM kg_files;
+    """,
 )
 
 _FACT_COLUMNS = (
@@ -192,6 +206,11 @@ class SqliteKgStore:
             ids = [_add_one(conn, scope, fact) for fact in facts]
             if file is not None:
                 conn.execute("INSERT OR REPLACE INTO kg_files (tier, path, digest) VALUES (?, ?, ?)", file)
+                conn.execute("DELETE FROM kg_file_facts WHERE tier = ? AND path = ?", file[:2])
+                conn.executemany(
+                    "INSERT OR IGNORE INTO kg_file_facts (tier, path, fact_id, line) VALUES (?, ?, ?, ?)",
+                    [(*file[:2], fid, _line(fact.source)) for fid, fact in zip(ids, facts, strict=True)],
+                )
             return _facts_by_id(conn, ids)
 
         stored = await self._write(run)
@@ -234,26 +253,69 @@ class SqliteKgStore:
         return await self._write(run)
 
     async def end_sourced(
-        self, scope: Scope, source: str, valid_to: str, *, prefix: bool = False, unless_in: str | None = None
+        self,
+        scope: Scope,
+        source: str,
+        valid_to: str,
+        *,
+        prefix: bool = False,
+        unless_in: str | None = None,
+        moved: Callable[[str, str], str | None] | None = None,
     ) -> list[int]:
         """End the current facts read from ``source`` (every source starting with it, with
-        ``prefix``) at ``valid_to``, except those whose sentence ``unless_in`` still holds; a file
-        source's digest is forgotten too, so the file is read again if it comes back. The ids ended."""
+        ``prefix``) at ``valid_to``, except those whose sentence ``unless_in`` still holds, those
+        another file read into the graph states too, and those ``moved`` (called with a fact's
+        sentence and source) names a new source for: they stay current, read from there. A whole
+        file's digest is forgotten too, so the file is read again if it comes back. The ids ended."""
         like = source.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         match = "f.source LIKE ? ESCAPE '\\'" if prefix else "f.source = ?"
-        sql = f"SELECT f.id, f.text, f.valid_from FROM kg_facts f WHERE {_IN_SCOPE} AND {match} AND f.valid_to IS NULL"
+        sql = (
+            f"SELECT f.id, f.text, f.valid_from, f.source FROM kg_facts f WHERE {_IN_SCOPE} AND {match}"
+            " AND f.valid_to IS NULL"
+        )
+        # The file ``source`` names, when it is one and the whole of it goes.
+        gone = tuple(source.removeprefix("file:").split("#")[0].split(":", 1))
+        whole = source.startswith("file:") and unless_in is None and len(gone) == 2
 
         def run(conn: Conn) -> list[int]:
             rows = conn.execute(sql, (scope.workspace_id, scope.crew_id, like if prefix else source)).fetchall()
-            ended = [int(r[0]) for r in rows if unless_in is None or not r[1] or r[1] not in unless_in]
-            for fid, _, start in (r for r in rows if int(r[0]) in ended):
+            if whole:
+                conn.execute("DELETE FROM kg_files WHERE tier = ? AND path = ?", gone)
+                conn.execute("DELETE FROM kg_file_facts WHERE tier = ? AND path = ?", gone)
+            ended = []
+            for fid, text, start, old in rows:
+                if unless_in is not None and text and text in unless_in:
+                    continue
+                other = conn.execute(
+                    "SELECT tier, path, line FROM kg_file_facts WHERE fact_id = ? AND NOT (tier = ? AND path = ?)"
+                    " ORDER BY tier, path LIMIT 1",
+                    (fid, *old.removeprefix("file:").split("#")[0].split(":", 1)) if old.startswith("file:") else
+                    (fid, "", ""),
+                ).fetchone()  # fmt: skip
+                home = f"file:{other[0]}:{other[1]}#{other[2]}" if other else moved(text, old) if moved else None
+                if home is not None:
+                    conn.execute("UPDATE kg_facts SET source = ? WHERE id = ?", (home, fid))
+                    continue
                 conn.execute("UPDATE kg_facts SET valid_to = ? WHERE id = ?", (max(valid_to, start), fid))
-            if source.startswith("file:") and unless_in is None:
-                tier, path = source.removeprefix("file:").rstrip("#").split(":", 1)
-                conn.execute("DELETE FROM kg_files WHERE tier = ? AND path = ?", (tier, path))
+                ended.append(int(fid))
             return ended
 
         return await self._write(run)
+
+    async def reopen(self, scope: Scope, ids: Sequence[int], valid_to: str, moved: tuple[str, str]) -> int:
+        """Undo ``end_sourced`` of the facts ``ids`` (those it ended at ``valid_to`` and nothing
+        changed since): current again, their source moved from file prefix ``moved[0]`` to
+        ``moved[1]``. How many were."""
+        if not ids:
+            return 0
+        old, new = moved
+        sql = (
+            "UPDATE kg_facts SET valid_to = NULL, source = ? || substr(source, ?) WHERE workspace_id = ?"
+            f" AND crew_id = ? AND id IN ({_marks(len(ids))}) AND valid_to = max(?, valid_from)"
+            " AND invalidated_by IS NULL AND substr(source, 1, ?) = ?"
+        )
+        params = (new, len(old) + 1, scope.workspace_id, scope.crew_id, *ids, valid_to, len(old), old)
+        return await self._write(lambda c: c.execute(sql, params).rowcount)
 
     async def add_alias(self, scope: Scope, entity_id: int, alias: str) -> None:
         sql = "INSERT OR IGNORE INTO kg_aliases (workspace_id, crew_id, alias, entity_id) VALUES (?, ?, ?, ?)"
@@ -275,6 +337,11 @@ class SqliteKgStore:
         sql = "SELECT digest FROM kg_files WHERE tier = ? AND path = ?"
         row = await self._read(lambda c: c.execute(sql, (tier, path)).fetchone())
         return None if row is None else str(row[0])
+
+    async def files(self, tier: str) -> dict[str, str]:
+        """Every file of ``tier`` read into the graph (and not since deleted), with its digest."""
+        sql = "SELECT path, digest FROM kg_files WHERE tier = ?"
+        return {str(r[0]): str(r[1]) for r in await self._read(lambda c: c.execute(sql, (tier,)).fetchall())}
 
     async def entities(self, scope: Scope, keys: Iterable[str]) -> dict[str, Entity]:
         """Entities by the keys given (their own key or an alias), with their aliases."""
@@ -424,6 +491,12 @@ def _entity_id(conn: Conn, scope: Scope, name: str) -> int:
         (scope.workspace_id, scope.crew_id, key, eid),
     )
     return eid
+
+
+def _line(source: str) -> int:
+    """The line of a file source (``file:<tier>:<path>#<line>``), 0 when it names none."""
+    tail = source.rsplit("#", 1)[-1] if "#" in source else ""
+    return int(tail) if tail.isdigit() else 0
 
 
 def _add_one(conn: Conn, scope: Scope, new: NewFact) -> int:

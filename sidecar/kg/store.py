@@ -4,7 +4,7 @@ applies it in the query itself."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from sidecar.kg.model import Entity, Fact, NewFact, Scope
@@ -18,9 +18,21 @@ class KgStore(Protocol):
     ) -> list[Fact]: ...
     async def invalidate(self, scope: Scope, fact_id: int, valid_to: str) -> Fact: ...
     async def end_sourced(
-        self, scope: Scope, source: str, valid_to: str, *, prefix: bool = False, unless_in: str | None = None
+        self,
+        scope: Scope,
+        source: str,
+        valid_to: str,
+        *,
+        prefix: bool = False,
+        unless_in: str | None = None,
+        moved: Callable[[str, str], str | None] | None = None,
     ) -> list[int]:
-        """End the current facts read from a source (a deleted file, a forgotten memory)."""
+        """End the current facts read from a source (a deleted file, a forgotten memory), except
+        those still stated (``unless_in``) or stated elsewhere now (``moved``: their new source)."""
+        ...
+
+    async def reopen(self, scope: Scope, ids: Sequence[int], valid_to: str, moved: tuple[str, str]) -> int:
+        """Facts a file's removal ended, current again: the file came back (moved, its bytes the same)."""
         ...
 
     async def add_alias(self, scope: Scope, entity_id: int, alias: str) -> None: ...
@@ -50,6 +62,10 @@ class KgStore(Protocol):
     ) -> list[dict[str, Any]]: ...
     async def stats(self, scope: Scope) -> dict[str, Any]: ...
     async def file_digest(self, tier: str, path: str) -> str | None: ...
+    async def files(self, tier: str) -> dict[str, str]:
+        """The tier's files read into the graph, with their digests."""
+        ...
+
     async def cursor(self, name: str) -> int: ...
     async def set_cursor(self, name: str, position: int) -> None: ...
     async def aclose(self) -> None: ...
