@@ -20,11 +20,20 @@ __all__ = ["FILE_DIGEST", "LOCK_KEY", "MIGRATIONS", "hnsw_index", "migrate", "sc
 LOCK_KEY = 0x6D7363726577
 
 #: What the lead wrote of one file (the ``crew_files`` row ``f``), hashed in the database: its
-#: bytes, its flagged sections, and each chunk's text, tsvector, place and hash in file order. The
-#: lead sets ``written`` to it in the transaction that writes the file, and its compare recomputes
-#: it: a row changed in the database by anyone else no longer matches, and the lead sends the file
-#: again. (Changing this expression needs a migration that recomputes ``written``.)
+#: bytes, its flagged sections, and each chunk's text, tsvector, place, hash and vectors (the
+#: chunk's and its sentences', with the model) in file order. The lead sets ``written`` to it in
+#: the transaction that writes the file or its vectors, and its compare recomputes it: a row
+#: changed in the database by anyone else no longer matches, and the lead sends the file again.
+#: (Changing this expression needs a migration that recomputes ``written``.)
 FILE_DIGEST = (
+    "md5(coalesce(md5(f.content), '-') || '|' || f.flags::text || '|' || coalesce(("
+    "SELECT string_agg(concat_ws(':', c.ord, c.line_start, c.line_end, c.hash, c.plain, md5(c.heading), "
+    "md5(c.body), md5(c.tsv::text), coalesce(c.model, '-'), coalesce(md5(c.embedding::text), '-'), "
+    "coalesce(md5(c.sentences), '-')), ',' ORDER BY c.ord) FROM crew_chunks c "
+    "WHERE c.crew = f.crew AND c.path = f.path), ''))"
+)
+#: ``FILE_DIGEST`` before it covered the vectors (migration 8 computed it).
+_FILE_DIGEST_8 = (
     "md5(coalesce(md5(f.content), '-') || '|' || f.flags::text || '|' || coalesce(("
     "SELECT string_agg(concat_ws(':', c.ord, c.line_start, c.line_end, c.hash, c.plain, md5(c.heading), "
     "md5(c.body), md5(c.tsv::text)), ',' ORDER BY c.ord) FROM crew_chunks c "
@@ -186,8 +195,13 @@ MIGRATIONS: tuple[str, ...] = (
     # cannot hold), by kind, for the status.
     f"""
     ALTER TABLE crew_files ADD COLUMN written TEXT;
-    UPDATE crew_files f SET written = {FILE_DIGEST};
+    UPDATE crew_files f SET written = {_FILE_DIGEST_8};
     ALTER TABLE crew_state ADD COLUMN skipped JSONB NOT NULL DEFAULT '{{}}';
+    """,
+    # 9: the digest covers the chunks' vectors too (``FILE_DIGEST``): recomputed for the rows here,
+    # those whose text no longer matched what the lead wrote left unmatched, so they are sent again.
+    f"""
+    UPDATE crew_files f SET written = CASE WHEN f.written IS NOT DISTINCT FROM {_FILE_DIGEST_8} THEN {FILE_DIGEST} END;
     """,
 )
 

@@ -363,6 +363,12 @@ class PostgresCrewStore:
                 "WHERE crew = $1 AND hash = $2",
                 [(self.crew, v.hash, model, len(v.vector), v.vector, v.sentences) for v in vectors.values()],
             )
+            # What the lead wrote of these files now includes the vectors (``FILE_DIGEST``).
+            await conn.execute(
+                f"UPDATE crew_files f SET written = {FILE_DIGEST} WHERE f.crew = $1 AND f.path IN "
+                "(SELECT DISTINCT c.path FROM crew_chunks c WHERE c.crew = $1 AND c.hash = ANY($2::text[]))",
+                self.crew, list(vectors),
+            )  # fmt: skip
         return len(vectors)
 
     async def seq(self) -> int:

@@ -3,8 +3,8 @@
 - one row the database cannot hold (a NUL in a crew memory or a crew file, stored before the
   edge refused such text) never stops the lead's copy: it is left out, logged and counted in the
   store's status, and everything else (and everything written later) still reaches members;
-- the lead's compare finds chunk text changed in the database (it no longer matches the digest
-  of what the lead wrote) and sends the file again;
+- the lead's compare finds chunk text or a vector changed in the database (it no longer matches
+  the digest of what the lead wrote) and sends the file again;
 - members need only a read-only role (and the grant for access counts) and never migrate;
 - a crew search never finds the operator models, and a query with a NUL is the query's fault.
 """
@@ -20,6 +20,7 @@ from typing import Any
 
 import asyncpg
 import httpx
+import numpy as np
 import pytest
 
 from sidecar.clock import utcnow
@@ -28,10 +29,15 @@ from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
 from sidecar.episodic.memories import Identity, RememberRequest, remember
 from sidecar.errors import BadRequest
 from sidecar.index.tier import Tier
-from sidecar.store.base import StoreUnavailable
+from sidecar.retrieval.batcher import EmbedBatcher
+from sidecar.retrieval.embed import OnnxEmbedder
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.vectors import VectorIndex
+from sidecar.store.base import StoreUnavailable, VectorRow
 from sidecar.store.mirror import CrewMirror
 from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
+from tests.support.embedding import drain, needs_model
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
 from tests.support.procs import free_port, start_sidecar
@@ -122,6 +128,61 @@ async def test_the_leads_compare_repairs_chunk_text_changed_in_the_database(lead
     assert await lead.mirror.sync_files() == (1, 0)
     held = await lead.store.file_contents(["CREW.md"])
     assert held["CREW.md"][1] == (lead.tier.root / "CREW.md").read_bytes()
+
+
+@needs_model
+async def test_the_leads_compare_repairs_a_vector_changed_in_the_database(lead: Lead) -> None:
+    """A chunk's vector (what a member's dense search ranks by) edited in the database is sent
+    again as the lead holds it, as edited text is."""
+    model = OnnxEmbedder()
+    vectors = VectorIndex(lead.tier.index.path, model.model_id, model.dim)
+    try:
+        await drain(
+            EmbedBatcher(model, EmbedderHealth(model, confirmed=True), {"crew": lead.tier}, {"crew": vectors}), vectors
+        )
+        mirror = CrewMirror(
+            lead.store,
+            SqliteCrewSource(lead.tier.root),
+            indexed_seq=lambda: 0,
+            model=lambda: model.model_id,
+            interval=0,
+        )
+        await mirror.sync_files()
+        held = "SELECT ord, embedding::text AS v, md5(sentences) AS s FROM crew_chunks WHERE path = $1 ORDER BY ord"
+        written = await sql(lead.url, held, "topics/pager.md")
+        assert written and all(r["v"] is not None for r in written)
+        assert await mirror.sync_files() == (0, 0)
+        # Someone with write access points the chunk's vector elsewhere (at another file's chunk):
+        # its text, tsvector and hash stay.
+        await sql(
+            lead.url,
+            "UPDATE crew_chunks SET embedding = (SELECT embedding FROM crew_chunks WHERE path = 'topics/zebra.md' "
+            "LIMIT 1) WHERE path = 'topics/pager.md'",
+        )
+        assert [r["v"] for r in await sql(lead.url, held, "topics/pager.md")] != [r["v"] for r in written]
+        assert await mirror.sync_files() == (1, 0)
+        assert await sql(lead.url, held, "topics/pager.md") == written
+        # Its sentences' vectors too.
+        await sql(lead.url, "UPDATE crew_chunks SET sentences = NULL WHERE path = 'topics/pager.md'")
+        assert await mirror.sync_files() == (1, 0)
+        assert await sql(lead.url, held, "topics/pager.md") == written
+        assert await mirror.sync_files() == (0, 0)  # level again
+    finally:
+        vectors.close()
+        await model.aclose()
+
+
+async def test_vectors_sent_after_their_file_are_part_of_what_the_lead_wrote(lead: Lead) -> None:
+    """The vectors a later round sends (``put_vectors``) move the digest with them: the compare
+    after it sends nothing again."""
+    await lead.mirror.sync_files()
+    before = await sql(lead.url, "SELECT written FROM crew_files WHERE path = 'topics/pager.md'")
+    (chunk,) = await sql(lead.url, "SELECT hash FROM crew_chunks WHERE path = 'topics/pager.md'")
+    vector = VectorRow(chunk["hash"], np.linspace(-1.0, 1.0, 8, dtype=np.float32), None)
+    assert await lead.store.put_vectors("a-model", {chunk["hash"]: vector}) == 1
+    after = await sql(lead.url, "SELECT written FROM crew_files WHERE path = 'topics/pager.md'")
+    assert after != before
+    assert (await lead.store.files(verify=True))["topics/pager.md"] != ""
 
 
 async def test_a_crew_search_in_the_store_never_finds_operator_models(lead: Lead) -> None:
