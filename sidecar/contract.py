@@ -465,6 +465,21 @@ class IndexState(TypedDict):
     after_seq_met: NotRequired[bool]
 
 
+class SearchVectors(TypedDict):
+    chunks: Annotated[int, "chunks with a vector of the model"]
+    backlog: Annotated[int, "texts still without one: ranked by BM25 alone"]
+
+
+class SearchEngine(TypedDict):
+    """Which search answered (the command line's search names it)."""
+
+    search: Literal["hybrid", "bm25"]
+    why: NotRequired[Annotated[str, "why dense was left out (bm25)"]]
+    fusion: NotRequired[Literal["weighted", "rrf"]]
+    model: NotRequired[Annotated[str, "the embedding model of the dense leg"]]
+    vectors: NotRequired[SearchVectors]
+
+
 class SearchAnswer(TypedDict):
     results: list[SearchHit]
     scope: Literal["agent", "crew", "both"]
@@ -474,6 +489,7 @@ class SearchAnswer(TypedDict):
     fell_back: NotRequired[
         Annotated[Literal["crew"], "a member's own tier had nothing: these are the crew tier's hits (crew_fallback)"]
     ]
+    engine: NotRequired[SearchEngine]
 
 
 class Usage(TypedDict):
@@ -599,6 +615,8 @@ ANSWERS: tuple[type, ...] = (
     Section,
     SearchHit,
     IndexState,
+    SearchVectors,
+    SearchEngine,
     SearchAnswer,
     Usage,
     Flagged,
