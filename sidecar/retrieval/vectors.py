@@ -24,7 +24,7 @@ from sidecar.index.db import chunks_gen, connect_reader
 from sidecar.index.snippet import sentence_spans
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
-__all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "embed_text", "from_blob", "to_blob"]
+__all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "dialogue_turns", "embed_text", "from_blob", "to_blob"]
 
 Floats = npt.NDArray[np.float32]
 Ids = npt.NDArray[np.int64]
@@ -279,13 +279,9 @@ class VectorIndex:
 
     def turns(self, chunk_ids: Sequence[int], reach: int) -> dict[int, dict[int, int]]:
         """For each given chunk that is a turn of a dialogue, the turns of that dialogue up to
-        ``reach`` places before and after it, as ``{offset: chunk id}``. A dialogue is a run of
-        sibling sections (one parent heading) whose own headings name two or more speakers taking
-        turns: within the window some speaker speaks twice. Sibling sections on distinct topics, or
-        all under one repeated heading, are not turns."""
-        out: dict[int, dict[int, int]] = {}
+        ``reach`` places before and after it, as ``{offset: chunk id}`` (``dialogue_turns``)."""
         if reach < 1:
-            return out
+            return {}
         window: dict[int, tuple[str, dict[int, tuple[int, str]]]] = {}
         with self._rows_lock:
             conn = self._rows_connection()
@@ -298,15 +294,7 @@ class VectorIndex:
                 )
                 for cid, heading, nid, offset, other in conn.execute(sql, (reach, reach, *part)):
                     window.setdefault(cid, (heading, {}))[1][offset] = (nid, other)
-        for cid, (heading, near) in window.items():
-            parent, _, speaker = heading.rpartition(" > ")
-            siblings = {
-                o: (nid, h.rpartition(" > ")[2]) for o, (nid, h) in near.items() if h.rpartition(" > ")[0] == parent
-            }
-            speakers = [speaker, *(s for _, s in siblings.values())]
-            if parent and 2 <= len(set(speakers)) < len(speakers):
-                out[cid] = {o: nid for o, (nid, _) in siblings.items()}
-        return out
+        return dialogue_turns(window)
 
     def _connection(self) -> sqlite3.Connection:
         """The read connection, reopened (and the matrix rebuilt) when the index file was replaced."""
@@ -469,6 +457,27 @@ class VectorIndex:
             conn.execute("ROLLBACK")
             raise
         return removed
+
+
+def dialogue_turns(
+    window: Mapping[int, tuple[str, Mapping[int, tuple[int, str]]]],
+) -> dict[int, dict[int, int]]:
+    """Which chunks are turns of a dialogue, and their fellow turns: ``window`` maps a chunk to its
+    heading and the chunks near it in its file (``{offset: (chunk id, heading)}``); the answer maps
+    each chunk that is a turn to the turns around it (``{offset: chunk id}``). A dialogue is a run
+    of sibling sections (one parent heading) whose own headings name two or more speakers taking
+    turns: within the window some speaker speaks twice. Sibling sections on distinct topics, or all
+    under one repeated heading, are not turns. The embedded index and the crew store both ask it."""
+    out: dict[int, dict[int, int]] = {}
+    for cid, (heading, near) in window.items():
+        parent, _, speaker = heading.rpartition(" > ")
+        siblings = {
+            o: (nid, h.rpartition(" > ")[2]) for o, (nid, h) in near.items() if h.rpartition(" > ")[0] == parent
+        }
+        speakers = [speaker, *(s for _, s in siblings.values())]
+        if parent and 2 <= len(set(speakers)) < len(speakers):
+            out[cid] = {o: nid for o, (nid, _) in siblings.items()}
+    return out
 
 
 def _sentence_blob(rows: Floats | None, dim: int) -> bytes | None:

@@ -1,5 +1,6 @@
 """A server store's crew answer from its candidates, ranked exactly as the embedded index ranks
-(``retrieval.hybrid``'s fusions, the same earned-place rule and neighbour lending) and shaped as
+(``retrieval.hybrid``'s fusions, the same earned-place rule and neighbour lending, the same turns
+of a dialogue lending to each other, ``retrieval.vectors.dialogue_turns``) and shaped as
 its hits (``RankedChunk.as_json``: snippet window, highlights, rounded score, ``explain`` on request)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
 from sidecar.retrieval.standing import SLACK, standing
+from sidecar.retrieval.vectors import dialogue_turns
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
 
@@ -22,12 +24,14 @@ __all__ = ["Candidates", "mark_flagged", "rank"]
 class Candidates:
     """What one search read from the store: the BM25 leg's rows (best first), and with a query
     vector the dense leg, every candidate's cosine, the earned chunks' neighbours (offset -> id in
-    their file) and the rows of chunks only the dense leg found."""
+    their file), the headings of those chunks and neighbours (which of them are a dialogue's turns)
+    and the rows of chunks only the dense leg found."""
 
     bm25: list[Any]
     dense: list[tuple[int, float]] = field(default_factory=list)
     cosines: dict[int, float] = field(default_factory=dict)
     neighbours: dict[int, dict[int, int]] = field(default_factory=dict)
+    headings: dict[int, str] = field(default_factory=dict)
     rows: dict[int, Any] = field(default_factory=dict)
     qvec: Any = None
 
@@ -39,6 +43,16 @@ class Candidates:
         """Chunks that earned a place: every BM25 hit and each dense one above the match floor."""
         ids = [r["id"] for r in self.bm25] + [cid for cid, c in self.dense if c > DENSE_MATCH]
         return list(dict.fromkeys(ids))
+
+    def turns(self) -> dict[int, dict[int, int]]:
+        """The earned chunks that are turns of a dialogue, with the turns around them, from their
+        neighbours and headings, as the embedded index finds them."""
+        window = {
+            cid: (self.headings[cid], {o: (n, self.headings[n]) for o, n in near.items() if n in self.headings})
+            for cid, near in self.neighbours.items()
+            if cid in self.headings
+        }
+        return dialogue_turns(window)
 
 
 def rank(
@@ -55,7 +69,7 @@ def rank(
     elif fusion == "rrf":
         ranked = fuse_rrf(bm25, cands.dense, cands.cosines)
     else:
-        ranked = fuse_weighted(bm25, cands.dense, cands.cosines, cands.neighbours)
+        ranked = fuse_weighted(bm25, cands.dense, cands.cosines, cands.neighbours, turns=cands.turns())
     # Archived or superseded text ranks below current text (retrieval.standing), as in the index.
     stood = []
     for scored in ranked[: want + SLACK]:

@@ -64,6 +64,7 @@ def test_public_names_are_pinned() -> None:
         "ChunkRow",
         "PendingChunk",
         "VectorIndex",
+        "dialogue_turns",
         "embed_text",
         "from_blob",
         "to_blob",
