@@ -492,7 +492,8 @@ class PostgresCrewStore:
 
     async def _dense(self, conn: Any, cands: Candidates, qvec: Floats, model: str) -> None:
         """The dense leg (HNSW), the cosines of the BM25 candidates, the neighbours of the earned
-        chunks and the rows of the chunks only the dense leg found."""
+        chunks with their headings (which are a dialogue's turns) and the rows of the chunks only
+        the dense leg found."""
         dim = len(qvec)
         cast = f"vector({dim})"
         dense = await conn.fetch(
@@ -517,13 +518,15 @@ class PostgresCrewStore:
         cands.cosines = {r["id"]: float(r["cos"]) for r in scored} | dict(cands.dense)
         earned = cands.earned()
         near = await conn.fetch(
-            "SELECT c.id, n.id AS other, n.ord - c.ord AS offset FROM crew_chunks c JOIN crew_chunks n "
+            "SELECT c.id, c.heading, n.id AS other, n.heading AS other_heading, n.ord - c.ord AS offset "
+            "FROM crew_chunks c JOIN crew_chunks n "
             "ON n.crew = c.crew AND n.path = c.path AND n.ord BETWEEN c.ord - 2 AND c.ord + 2 AND n.id <> c.id "
             "WHERE c.id = ANY($1::bigint[])",
             earned,
         )
         for r in near:
             cands.neighbours.setdefault(r["id"], {})[r["offset"]] = r["other"]
+            cands.headings[r["id"]], cands.headings[r["other"]] = r["heading"], r["other_heading"]
         others = [cid for cid, _ in cands.dense if cid not in set(bm_ids)]
         rows = await conn.fetch(
             "SELECT id, path, ord, heading, body, line_start, line_end, hash, plain, sentences "
