@@ -580,6 +580,8 @@ ToolName = Literal[
     "memory_recall",
     "memory_feedback",
     "memory_forget",
+    "memory_restore",
+    "memory_session",
     "kg_add",
     "kg_query",
     "kg_invalidate",
