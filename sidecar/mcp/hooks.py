@@ -15,6 +15,10 @@ command for all four events (``examples/claude-code/settings.json`` wires them):
   preferences, facts and tasks as memories and drops the rest; a turn ingested before is a
   duplicate the second time, so running both hooks keeps nothing twice.
 
+A sidecar started with ``--api-token`` wants it on every request: the hook sends
+``--api-token``, or ``MEMORY_SIDECAR_API_TOKEN`` (the variable the server reads), as
+``Authorization: Bearer``.
+
 A hook never stands in the session's way: a sidecar that cannot be reached, or that refuses (memory
 off), is one line on stderr and exit status 0.
 """
@@ -52,7 +56,10 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         event = json.load(stdin or sys.stdin)
         if not isinstance(event, dict):
             raise ValueError("the hook event is not a JSON object")
-        with httpx.Client(base_url=args.url or _default_url(), timeout=args.timeout) as http:
+        settings = load_settings({"api_token": args.api_token})
+        token = settings.api_token
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        with httpx.Client(base_url=args.url or _default_url(), timeout=args.timeout, headers=headers) as http:
             text = _answer(http, event)
     except (ValueError, OSError, httpx.HTTPError, SidecarError, _Refused) as exc:
         print(f"memory-sidecar-hook: {exc}", file=sys.stderr)
@@ -66,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memory-sidecar-hook", description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--url", help="the sidecar (default: http://127.0.0.1 at MEMORY_SIDECAR_PORT, 9119)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds a request may take")
+    parser.add_argument(
+        "--api-token", default=None, help="the sidecar's --api-token (default: MEMORY_SIDECAR_API_TOKEN)"
+    )
     return parser
 
 

@@ -8,7 +8,9 @@ the protocol; every request is answered by a backend, chosen once at start:
   with no port open, answering with the same methods as ``/mcp`` (``sidecar.mcp.methods``). It
   takes the tier dir's lock; when a running sidecar holds it, and answers at the settings' host and
   port for that very dir, the server forwards to it instead;
-- forwarding (``--url``, or found as above): each request goes to a running sidecar's ``/mcp``.
+- forwarding (``--url``, or found as above): each request goes to a running sidecar's ``/mcp``,
+  with the sidecar's API token (``--api-token``, ``MEMORY_SIDECAR_API_TOKEN``) as
+  ``Authorization: Bearer`` when one is set.
 
 The tool list follows what the tools can do now, so the server says ``listChanged`` and, once a
 client has listed the tools, tells it when the list it would get has changed.
@@ -64,12 +66,14 @@ class InProcess:
 
 
 class Remote:
-    """A running sidecar's ``/mcp``, one MCP session on it, opened again if the sidecar forgot it."""
+    """A running sidecar's ``/mcp``, one MCP session on it, opened again if the sidecar forgot it;
+    ``token``: the sidecar's API token, sent as ``Authorization: Bearer``."""
 
-    def __init__(self, url: str, http: aiohttp.ClientSession) -> None:
+    def __init__(self, url: str, http: aiohttp.ClientSession, token: str = "") -> None:
         base = url.rstrip("/")
         self.url = base if base.endswith("/mcp") else f"{base}/mcp"
         self.http = http
+        self._auth = _auth(token)
         self._session: str | None = None
         self._version = PROTOCOL_VERSIONS[-1]
 
@@ -84,9 +88,13 @@ class Remote:
 
     async def _open(self) -> None:
         hello = {"protocolVersion": self._version, "capabilities": {}, "clientInfo": {"name": "memory-sidecar mcp"}}
-        async with self.http.post(self.url, json=_message("initialize", hello), headers=_HEADERS) as resp:
+        async with self.http.post(self.url, json=_message("initialize", hello), headers=_HEADERS | self._auth) as resp:
             body = await resp.json(content_type=None)
             sid = resp.headers.get(SESSION_HEADER)
+        if resp.status == 401:
+            raise RpcError(
+                -32603, f"the sidecar at {self.url} wants its API token: give --api-token or set {TOKEN_ENV}"
+            )
         if "error" in body or not sid:
             raise RpcError(-32603, f"the sidecar at {self.url} refused the MCP session: {body.get('error')}")
         self._session, self._version = sid, body["result"]["protocolVersion"]
@@ -106,7 +114,7 @@ class Remote:
         return result
 
     def _headers(self) -> dict[str, str]:
-        return {**_HEADERS, SESSION_HEADER: self._session or "", VERSION_HEADER: self._version}
+        return {**_HEADERS, **self._auth, SESSION_HEADER: self._session or "", VERSION_HEADER: self._version}
 
 
 class _SessionGone(Exception):
@@ -114,6 +122,12 @@ class _SessionGone(Exception):
 
 
 _HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+#: Where the server and its clients read the API token when no flag gives it.
+TOKEN_ENV = "MEMORY_SIDECAR_API_TOKEN"
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 def _message(method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -219,7 +233,7 @@ async def in_process(settings: Settings, create_app: AppFactory) -> AsyncIterato
 
 async def _run(settings: Settings, url: str | None, create_app: AppFactory) -> None:
     if url:
-        await _forward(url)
+        await _forward(url, settings.api_token)
         return
     try:
         async with in_process(settings, create_app) as backend:
@@ -230,12 +244,12 @@ async def _run(settings: Settings, url: str | None, create_app: AppFactory) -> N
         if serving is None:
             raise
         log.info("mcp.stdio.forwarding", url=serving, memory_dir=str(settings.memory_dir))
-        await _forward(serving)
+        await _forward(serving, settings.api_token)
 
 
-async def _forward(url: str) -> None:
+async def _forward(url: str, token: str) -> None:
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as http:
-        await serve_stdio(Remote(url, http))
+        await serve_stdio(Remote(url, http, token))
 
 
 def _address(settings: Settings) -> str:
@@ -251,7 +265,7 @@ async def _serving(settings: Settings) -> str | None:
     try:
         async with (
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=3)) as http,
-            http.get(f"{url}/memory/status") as resp,
+            http.get(f"{url}/memory/status", headers=_auth(settings.api_token)) as resp,
         ):
             status = await resp.json(content_type=None) if resp.status == 200 else {}
     except (aiohttp.ClientError, TimeoutError, ValueError):

@@ -5,6 +5,7 @@ written at its end, and the next session's start receives them in the block."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -117,3 +118,33 @@ def test_the_recipe_runs_the_shipped_command_for_every_event() -> None:
     assert set(recipe["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"}
     for entries in recipe["hooks"].values():
         assert [h["command"] for e in entries for h in e["hooks"]] == ["memory-sidecar-hook"]
+
+
+def test_the_hook_sends_the_api_token_from_the_flag_or_the_environment(memory_dir: Path, tmp_path: Path) -> None:
+    token = "hook-token"
+    side = start_sidecar(memory_dir, "--api-token", token)
+    try:
+        start = event("SessionStart", tmp_path, source="startup")
+        refused = hook(side.url, start)
+        assert refused.returncode == 0 and refused.stdout == ""  # never in the session's way
+        assert "401 unauthorized" in refused.stderr
+        by_flag = subprocess.run(
+            [sys.executable, "-m", "sidecar.mcp.hooks", "--url", side.url, "--api-token", token],
+            input=json.dumps(start),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        by_env = subprocess.run(
+            [sys.executable, "-m", "sidecar.mcp.hooks", "--url", side.url],
+            input=json.dumps(start),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "MEMORY_SIDECAR_API_TOKEN": token},
+        )
+    finally:
+        side.stop()
+    for done in (by_flag, by_env):
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert "researcher" in done.stdout  # the block, with the agent's identity from AGENT.md

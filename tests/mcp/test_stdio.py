@@ -160,3 +160,36 @@ async def test_a_changed_tool_list_is_announced_once_listed(tmp_path: Path, memo
             await changed.wait()
         after = [tool.name for tool in (await session.list_tools()).tools]
     assert "memory_set_identity" not in after and "memory_write" in after and "memory_delete" in after
+
+
+TOKEN = "stdio-forwarding-token"
+
+
+@pytest.fixture
+def guarded(memory_dir: Path) -> Iterator[SidecarProcess]:
+    """A sidecar that wants ``Authorization: Bearer TOKEN`` on every request."""
+    side = start_sidecar(memory_dir, "--api-token", TOKEN)
+    yield side
+    side.stop()
+
+
+async def test_forwarding_sends_the_api_token_from_the_flag(guarded: SidecarProcess, memory_dir: Path) -> None:
+    assert httpx.get(f"{guarded.url}/memory/status").status_code == 401  # the token is needed
+    async with over_stdio("--url", guarded.url, "--api-token", TOKEN) as session:
+        await the_checks(session, memory_dir)
+
+
+async def test_forwarding_to_the_sidecar_serving_the_dir_sends_the_token_from_the_environment(
+    guarded: SidecarProcess, memory_dir: Path
+) -> None:
+    params = stdio("--memory-dir", str(memory_dir), "--port", str(guarded.port))
+    params.env = {**ENV, "MEMORY_SIDECAR_API_TOKEN": TOKEN}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await the_checks(session, memory_dir)
+
+
+async def test_forwarding_without_the_token_says_which_one_to_give(guarded: SidecarProcess) -> None:
+    async with over_stdio("--url", guarded.url) as session:
+        with pytest.raises(Exception, match="wants its API token: give --api-token or set MEMORY_SIDECAR_API_TOKEN"):
+            await session.list_tools()
