@@ -218,3 +218,12 @@ def test_a_chat_role_written_as_data_and_a_beacon_are_caught(text: str, pattern:
 )
 def test_role_fields_and_addresses_in_ordinary_notes_pass(text: str) -> None:
     assert verdict(text) is None, verdict(text)
+
+
+def test_the_second_held_out_notes_refuse_no_ordinary_note() -> None:
+    """Its rates are measured once by the bench and not tuned on; what holds as a rule is that no
+    ordinary note, agent rule file or note about attacks is refused."""
+    benign = [case for case in _notes("heldout2") if not case["malicious"]]
+    assert len(benign) == 40
+    refused = [case["text"] for case in benign if (found := verdict(case["text"])) and found.level == "block"]
+    assert refused == []
