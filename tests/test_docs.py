@@ -5,6 +5,7 @@ commands that exist, and the README's request examples run against a live sideca
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -197,27 +198,126 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarProcess]:
     proc.stop()
 
 
+#: The documents whose shell and HTTP examples are run as written.
+EXAMPLE_DOCS = (README, DOCS / "mcp.md")
+#: Example commands that set the product up rather than use it, each with why it is not run here
+#: (every other shell line of those documents is run).
+SETUP = {
+    "make ": "the suite runs under make test; make run starts what the live fixture starts",
+    "pip install": "installs into the environment running this test (tests/mcp/test_install.py builds a wheel)",
+    "memory-sidecar serve": "long-running: the live fixture is this command",
+}
+
+
+def doc_blocks(path: Path, lang: str) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```", path.read_text(), re.S | re.M)
+
+
 def code_blocks(lang: str) -> list[str]:
-    return re.findall(rf"^```{lang}\n(.*?)^```", README.read_text(), re.S | re.M)
+    return doc_blocks(README, lang)
 
 
 def on_port(text: str, port: int) -> str:
     return text.replace("127.0.0.1:9119", f"127.0.0.1:{port}")
 
 
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A HOME whose ``~/.memory`` is another copy of the demo memory (the live sidecar holds its own)."""
+    home = tmp_path_factory.mktemp("home")
+    shutil.copytree(ROOT / "demo" / "memory", home / ".memory")
+    return home
+
+
+def example_env(home: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "HOME": str(home),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "MEMORY_SIDECAR_EMBEDDER": "none",
+        "ORT_DISABLE_TELEMETRY": "1",
+    }
+
+
+def shell_lines(block: str) -> list[str]:
+    return [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+async def lists_tools(command: list[str], env: dict[str, str]) -> list[str]:
+    """The tool names an MCP server started as ``command`` gives the official client over stdio."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return [tool.name for tool in (await session.list_tools()).tools]
+
+
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl not installed")
-def test_readme_curl_examples_answer_2xx(live: SidecarProcess) -> None:
-    blocks = [b for b in code_blocks("sh") if "curl" in b and "127.0.0.1:9119" in b and "docker" not in b]
-    assert len(blocks) >= 2, "the write/search/block and the journal examples"
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+@pytest.mark.parametrize("path", EXAMPLE_DOCS, ids=rel)
+async def test_every_shell_example_runs_on_the_demo_memory(path: Path, live: SidecarProcess, home: Path) -> None:
+    """Each ``sh`` block: the HTTP examples (curl) against a live sidecar on a copy of demo/memory,
+    made to fail on any 4xx/5xx; each CLI line on another copy as ``~/.memory``; a ``claude mcp
+    add`` line's server command started and asked for its tools by the official client; only the
+    set-up commands of SETUP are left out, and they must be the only ones."""
+    env = example_env(home)
+    blocks = doc_blocks(path, "sh")
+    assert blocks, rel(path)
+    ran = 0
     for block in blocks:
-        script = on_port(block, live.port).replace("curl -s ", "curl -sSf ")
-        assert script.count("curl -sSf ") == block.count("curl -s "), "every curl is made to fail on a 4xx/5xx"
-        done = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=60, env=env
-        )
-        assert done.returncode == 0, (block, done.stdout[-2000:], done.stderr[-2000:])
-        assert done.stdout.strip(), block
+        if "curl " in block:
+            script = on_port(block, live.port).replace("curl -s ", "curl -sSf ")
+            assert script.count("curl -sSf ") == block.count("curl -s "), "every curl is made to fail on a 4xx/5xx"
+            done = subprocess.run(
+                ["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=60, env=env
+            )
+            assert done.returncode == 0, (block, done.stdout[-2000:], done.stderr[-2000:])
+            assert done.stdout.strip() and '"error"' not in done.stdout, block
+            ran += 1
+            continue
+        for line in shell_lines(block):
+            command = line.split("  #")[0].strip()
+            if command.startswith("claude mcp add "):
+                server = command.split(" -- ", 1)[1].replace("~", str(home)).split()
+                assert server[:2] == ["memory-sidecar", "mcp"], command
+                tools = await lists_tools([str(Path(sys.executable).parent / server[0]), *server[1:]], env)
+                assert "memory_search" in tools, command
+            elif any(command.startswith(prefix) for prefix in SETUP):
+                continue
+            else:
+                assert command.startswith("memory-sidecar "), f"{rel(path)}: an example this test cannot run: {line}"
+                done = subprocess.run(
+                    ["bash", "-euo", "pipefail", "-c", command], capture_output=True, text=True, timeout=120, env=env
+                )
+                assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+                assert done.stdout.strip(), command
+            ran += 1
+    assert ran, f"{rel(path)} has no example that runs"
+
+
+@pytest.mark.parametrize("path", EXAMPLE_DOCS, ids=rel)
+async def test_every_mcp_client_config_reaches_the_sidecar(path: Path, live: SidecarProcess, home: Path) -> None:
+    """Each JSON client configuration: a streamable HTTP server is the live sidecar's /mcp, a stdio
+    server the command it names; the official client lists the tools of each."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    configs = [json.loads(block) for block in doc_blocks(path, "json")]
+    servers = [server for config in configs for server in config["mcpServers"].values()]
+    assert servers, rel(path)
+    for server in servers:
+        if "url" in server:
+            async with (
+                streamable_http_client(on_port(server["url"], live.port)) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                tools = [tool.name for tool in (await session.list_tools()).tools]
+        else:
+            args = [arg.replace("/home/me", str(home)) for arg in server["args"]]
+            tools = await lists_tools([str(Path(sys.executable).parent / server["command"]), *args], example_env(home))
+        assert "memory_search" in tools, server
 
 
 def test_readme_mcp_example_runs(live: SidecarProcess) -> None:
