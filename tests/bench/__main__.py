@@ -1,6 +1,6 @@
 """``make bench``: run every benchmark script and print its figures.
 
-Run one with ``python -m tests.bench index`` (names: index, writes, crew, embed, episodic, retrieval,
+Run one with ``python -m tests.bench index`` (names: index, writes, cli, crew, embed, episodic, retrieval,
 load, http, crash, scan, consolidation, store, kg, kg_store, palace, backfill). Results on this machine, and the command behind each: docs/benchmarks.md.
 """
 
@@ -12,6 +12,7 @@ import sys
 SUITES = [
     "bench_index",
     "bench_writes",
+    "bench_cli",
     "bench_crew",
     "bench_embed",
     "bench_episodic",

@@ -1,0 +1,142 @@
+"""``memory-sidecar search`` as a whole process, beside what the same answer needs at least.
+
+    python -m tests.bench cli
+
+A generated 2k-chunk memory dir (its index built once before the runs, as a sidecar or an earlier
+command leaves it). Each command runs ``CLI_RUNS`` times (default 7), alternating with its limits,
+and the median is printed: wall time, and CPU (user + system of the child, every thread, from
+``wait4``), the CPU being what moves least on a shared host. Three searches:
+
+- BM25 alone (``MEMORY_SIDECAR_EMBEDDER=none``);
+- the default configuration over a tier with no stored vector (nothing has embedded it yet);
+- the default configuration over the same tier with every chunk's vector stored (hybrid).
+
+The limits, each a fresh Python process too: ``python -c pass``; the raw BM25 search (``import
+sqlite3``, open the index, the FTS5 ``MATCH`` ranked by ``bm25()``, top 10 rows with their text);
+and the raw query embedding (import onnxruntime and tokenizers, load the packaged model file into
+a session with default options, tokenize and run the query once). The BM25 limit is the first
+two; the hybrid limit all three (the vectors' scan and the fusion are left out of it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import sidecar
+from sidecar.retrieval.embed.onnx import _model_path
+from tests.bench.prepared import embed_memory
+from tests.bench.util import report
+from tests.support.corpus import make_corpus
+
+RUNS = int(os.environ.get("CLI_RUNS", "7"))
+QUERY = "deploy rollback"
+TOKENIZER = Path(sidecar.__file__).parent / "data" / "minilm-tokenizer.json"
+
+RAW_FTS = """
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+rows = db.execute(
+    "SELECT c.path, c.body FROM chunks_fts f JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ? "
+    "ORDER BY bm25(chunks_fts) LIMIT 10", (" OR ".join(sys.argv[2].split()),)
+).fetchall()
+assert rows
+"""
+
+RAW_EMBED = """
+import sys
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+tok = Tokenizer.from_file(sys.argv[1])
+session = ort.InferenceSession(sys.argv[2], providers=["CPUExecutionProvider"])
+e = tok.encode(sys.argv[3])
+ids = np.array([e.ids], dtype=np.int64)
+feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+if "token_type_ids" in {i.name for i in session.get_inputs()}:
+    feed["token_type_ids"] = np.zeros_like(ids)
+session.run(None, feed)
+"""
+
+
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall s, CPU s of the child and every thread it ran) of one process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    assert os.waitstatus_to_exitcode(status) == 0, (argv, proc.stderr.read() if proc.stderr else b"")
+    if proc.stderr is not None:
+        proc.stderr.close()
+    proc.returncode = 0
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    base = Path(tempfile.mkdtemp(prefix="bench-cli-"))
+    try:
+        bare, vectors = base / "bare", base / "vectors"
+        make_corpus(bare, 2_000)
+        shutil.copytree(bare, vectors)
+        print(f"# {embed_memory(vectors)}", flush=True)
+        env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
+        py = sys.executable
+        cli = [py, "-m", "sidecar", "search", QUERY, "-p"]
+        for root in (bare, vectors):  # the index exists and is level with the files before any run
+            run([*cli, str(root)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"})
+        cases = {
+            "search, BM25 alone": ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"}),
+            "search, default, no vector stored": ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "auto"}),
+            "search, default, every vector stored (hybrid)": (
+                [*cli, str(vectors)],
+                {**env, "MEMORY_SIDECAR_EMBEDDER": "auto"},
+            ),
+            "limit: python -c pass": ([py, "-c", "pass"], env),
+            "limit: raw FTS5 search, fresh process": (
+                [py, "-c", RAW_FTS, str(bare / "index.sqlite"), QUERY],
+                env,
+            ),
+            "limit: raw onnxruntime query embedding, fresh process": (
+                [py, "-c", RAW_EMBED, str(TOKENIZER), str(_model_path()), QUERY],
+                env,
+            ),
+        }
+        walls: dict[str, list[float]] = {name: [] for name in cases}
+        cpus: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(RUNS):  # interleaved: each case sees the same host load
+            for name, (argv, case_env) in cases.items():
+                wall, cpu = run(argv, case_env)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+        med = {name: (statistics.median(walls[name]), statistics.median(cpus[name])) for name in cases}
+        for name in cases:
+            wall, cpu = med[name]
+            report(name, f"wall {wall * 1000:.0f} ms, CPU {cpu * 1000:.0f} ms (median of {RUNS})")
+        bm25_limit = [
+            sum(med[n][i] for n in ("limit: python -c pass", "limit: raw FTS5 search, fresh process")) for i in (0, 1)
+        ]
+        hybrid_limit = [bm25_limit[i] + med["limit: raw onnxruntime query embedding, fresh process"][i] for i in (0, 1)]
+        for name, limit in (
+            ("search, BM25 alone", bm25_limit),
+            ("search, default, no vector stored", bm25_limit),
+            ("search, default, every vector stored (hybrid)", hybrid_limit),
+        ):
+            wall, cpu = med[name]
+            report(
+                f"  {name} / its limit",
+                f"CPU {cpu / limit[1]:.1f}x ({limit[1] * 1000:.0f} ms), wall {wall / limit[0]:.1f}x",
+                "whole process <= 0.3 s",
+            )
+        report("  load average (1 min) at the end", f"{os.getloadavg()[0]:.1f}")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
