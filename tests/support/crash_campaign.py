@@ -2,8 +2,10 @@
 
 Each trial forks a child that loops over durable writes (the sidecar's own ``durable_replace``)
 to a few memory files and updates the tier index after each (as the reindex worker does), and
-reports every acknowledged write on a pipe. The parent kills it with SIGKILL after a random
-delay, then checks, as a restarted sidecar would find things:
+reports every acknowledged write on a pipe. The parent kills it with SIGKILL at a random point:
+a quarter of the trials a random 5-80 ms after the fork, the others a random 0-20 ms after the
+child acknowledged a random number (1-8) of writes, read from the pipe, so a busy host still
+sees writes in every such trial. Then it checks, as a restarted sidecar would find things:
 
 - every file holds one complete version (header checksum matches), never torn or empty;
 - every acknowledged write is there (the file holds that version or a later one);
@@ -30,6 +32,11 @@ from sidecar.index.tier_index import TierIndex
 from sidecar.write.durable import durable_replace, read_file, sweep_temp_files
 
 FILES = ["AGENT.md", "pins.md", "daily/2026-01-01.md", "topics/deploy.md"]
+#: Trials killed on the clock, 5-80 ms after the fork (the writer may still be opening the index);
+#: the others are killed a moment after a random number of acknowledged writes, up to this many, so
+#: every trial writes something however slow the host is.
+EARLY_SHARE = 0.25
+MAX_ACKS_BEFORE_KILL = 8
 
 
 def make_version(vid: int, rng: random.Random) -> bytes:
@@ -72,10 +79,16 @@ def run_trial(root: Path, trial: int, rng: random.Random, acked: dict[str, int])
         finally:
             os._exit(1)
     os.close(w)
-    time.sleep(rng.uniform(0.005, 0.08))  # a random moment in the writer's life to kill it at
+    acks = b""
+    if rng.random() < EARLY_SHARE:  # early in its life: opening the index, or its first writes
+        time.sleep(rng.uniform(0.005, 0.08))
+    else:  # after its k-th acknowledged write (however long a busy host takes to get there), in the next
+        wanted = rng.randint(1, MAX_ACKS_BEFORE_KILL)
+        while acks.count(b"\n") < wanted and (chunk := os.read(r, 65536)):
+            acks += chunk
+        time.sleep(rng.uniform(0, 0.02))
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    acks = b""
     while chunk := os.read(r, 65536):
         acks += chunk
     os.close(r)
