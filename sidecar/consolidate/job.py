@@ -26,6 +26,10 @@ to the evergreen file, and the notes themselves moved to the archive.
    a no-op), linked ``supports`` to the journal entries the week's notes name by id.
 7. The state file is removed.
 
+A run with no week due still retires what the notes in ``daily/`` changed (step 3 and the
+evergreen half of step 4), so a changed value's old line drops in search the next run, not the
+week after.
+
 Where the outputs live: the memory block reads ``AGENT.md`` (or ``CREW.md``) and the files directly
 in ``daily/`` only, so the summaries (one directory down) and the archive are out of the prompt;
 both are tier files (visible ``.md`` paths), so search finds them, and a promoted fact reaches the
@@ -167,7 +171,8 @@ async def consolidate(
     sizes = await asyncio.to_thread(_sizes, root)
     report = Report(dry_run=dry_run, resumed=saved is not None, periods=list(plan))
     report.bytes_before, report.live_bytes_before = _totals(sizes)
-    if not plan:
+    if not plan:  # no week is due: values the live notes changed are still retired
+        await _retire_only(root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run)
         if saved is not None and not dry_run:
             await asyncio.to_thread(clear_plan, root)
         return _finish(report, sizes)
@@ -236,6 +241,24 @@ async def consolidate(
         await _bound(root, report, sizes, archive_cap_bytes, packed_cap_bytes, dry_run=dry_run)
     log.info("consolidate.done", periods=len(plan), archived=len(report.archived), promoted=len(report.promoted))
     return _finish(report, sizes)
+
+
+async def _retire_only(
+    root: Path, report: Report, sizes: dict[str, int], *, evergreen: str, cap_bytes: int, dry_run: bool
+) -> None:
+    """A run with no week to roll up: the lines of earlier summaries and the evergreen file's
+    promoted lines that a newer line changed (the notes still in ``daily/`` included) are retired
+    as a full run retires them, so a value changed today ranks below its new value from the next
+    run on, not from the run that rolls up its week."""
+    said, earlier = await asyncio.to_thread(_said, root, {}, {}, evergreen, report.skipped)
+    stale = await asyncio.to_thread(_stale, said)
+    if not stale:
+        return
+    await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
+    promote = functools.partial(
+        _promote, evergreen=evergreen, cap_bytes=cap_bytes, dry_run=dry_run, stale=stale, said=said
+    )
+    await asyncio.to_thread(promote, root, report, sizes, [], [])
 
 
 async def _summaries(

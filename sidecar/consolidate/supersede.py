@@ -172,12 +172,16 @@ def superseded(said: Iterable[Said]) -> dict[str, Said]:
 
 
 def summary_lines(text: str) -> Iterable[tuple[str, str]]:
-    """(section title, line) for every bullet or text line of a summary file."""
+    """(section title, line) for every bullet or text line of a summary file; a fenced block is
+    an example, not a fact, and its lines are none."""
     for section in split_sections(text):
         title = section.heading.rsplit(" > ", 1)[-1]
+        fenced = False
         for raw in text[section.start : section.end].splitlines():
             stripped = raw.strip()
-            if stripped and not stripped.startswith(("#", "<!--")):
+            if _FENCE_LINE.match(raw):
+                fenced = not fenced
+            elif stripped and not fenced and not stripped.startswith(("#", "<!--")):
                 yield title, stripped
 
 
@@ -190,14 +194,19 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
     kept: list[str] = []
     moved: list[str] = []
     current = ""
+    fenced = False
     for raw in text.splitlines(keepends=True):
-        heading = re.match(r"^#{1,6}\s+(.*?)\s*$", raw)
+        heading = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*$", raw)
         if heading:
             current = heading.group(1)
         body = raw.strip()
+        if _FENCE_LINE.match(raw):
+            fenced = not fenced
+            kept.append(raw)
+            continue
         newer = (
             lines.get(normalised(body))
-            if body and current != SUPERSEDED and not body.startswith(("#", "<!--"))
+            if body and not fenced and current != SUPERSEDED and not body.startswith(("#", "<!--"))
             else None
         )
         if newer is None:

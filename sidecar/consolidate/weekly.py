@@ -8,6 +8,7 @@ injection scanner flags left out (``guard.py``). The CPU-heavy steps run on thre
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -74,7 +75,10 @@ async def summarise_week(
     a line the scanner flags is left out (``guard.py``)."""
     lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale)
     vectors = await _vectors(embed, lines)
-    parts, dropped = await asyncio.to_thread(_clustered, name, lines, threshold, vectors, budget)
+    shown = {normalised(c.text) for c in changed}
+    parts, dropped = await asyncio.to_thread(
+        functools.partial(_clustered, shown=shown), name, lines, threshold, vectors, budget
+    )
     monday, sunday = period_bounds(name)
     out = [
         f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n",
@@ -97,9 +101,11 @@ async def summarise_week(
         line = digest(talk)
         out.append(f"\n## {talk.heading} ({note_day(talk.source)})\n<!-- from {talk.source} -->\n{line}")
         dropped.append(DroppedLine(f"{len(talk.turns)} turns", (talk.source,), "conversation", name, line.strip()))
-    if old:
+    if old:  # near-duplicates merged as the current lines are: "sprint 11" said three ways is one line
         out.append(f"\n## {SUPERSEDED}\n")
-        out += [superseded_line(line.text, stale[k]) for k, line in old.items()]
+        for cluster in await asyncio.to_thread(cluster_lines, old, threshold):
+            out.append(superseded_line(cluster.kept.text, stale[normalised(cluster.kept.text)]))
+            dropped += [DroppedLine(m.text, (m.source,), "duplicate", name, cluster.kept.text) for m in cluster.merged]
     if len(out) == 2 and not changed:
         out.append("\nNo notes this week.\n")
     path = f"{SUMMARY_DIR}/{name}.md"
@@ -109,7 +115,7 @@ async def summarise_week(
     engine = "+".join(dict.fromkeys(engines)) or "extractive"
     retired = tuple(
         SupersededLine(line.text, line.source, stale[k].text, stale[k].where, stale[k].when[0].isoformat())
-        for k, line in old.items()
+        for k, line in {normalised(line.text): line for line in old}.items()
     )
     clustered_by = "words" if vectors is None else "words+embeddings"
     return Week(
@@ -128,14 +134,31 @@ async def summarise_week(
 
 
 def _clustered(
-    name: str, lines: list[Line], threshold: float, vectors: npt.NDArray[np.float32] | None, budget: int
+    name: str,
+    lines: list[Line],
+    threshold: float,
+    vectors: npt.NDArray[np.float32] | None,
+    budget: int,
+    *,
+    shown: set[str],
 ) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine]]:
-    """The week's clusters as the summary's parts (``_parts``), and the duplicates they merged."""
+    """The week's clusters as the summary's parts (``_parts``), and the duplicates they merged; a
+    cluster holding a line ``## Changed`` shows (``shown``, by key) is that line there, the rest
+    of it duplicates."""
     clusters = cluster_lines(lines, threshold, vectors)
-    dropped = [DroppedLine(m.text, (m.source,), "duplicate", name, c.kept.text) for c in clusters for m in c.merged]
+    dropped: list[DroppedLine] = []
     sections: dict[str, list[Cluster]] = {}
     for cluster in clusters:
-        sections.setdefault(cluster.heading, []).append(cluster)
+        changed = next((m for m in cluster.members if normalised(m.text) in shown), None)
+        if changed is None:
+            dropped += [DroppedLine(m.text, (m.source,), "duplicate", name, cluster.kept.text) for m in cluster.merged]
+            sections.setdefault(cluster.heading, []).append(cluster)
+            continue
+        dropped += [
+            DroppedLine(m.text, (m.source,), "duplicate", name, changed.text)
+            for m in cluster.members
+            if normalised(m.text) not in shown
+        ]
     return _parts(sections, budget), dropped
 
 
@@ -165,15 +188,15 @@ def _replaced(stale: dict[str, Said]) -> dict[str, list[str]]:
 
 def _week_lines(
     sources: Sequence[str], texts: dict[str, str], stale: dict[str, Said]
-) -> tuple[list[Line], list[Said], dict[str, Line], list[Conversation]]:
-    """A week's current lines to cluster, its lines that changed a value (as first said there),
-    its lines a newer value superseded, by key, and its conversations (their turns none of these)."""
+) -> tuple[list[Line], list[Said], list[Line], list[Conversation]]:
+    """A week's current lines to cluster (those that changed a value among them), its lines that
+    changed a value (as first said there), its lines a newer value superseded, and its
+    conversations (their turns none of these)."""
     lines, talks = conversations([line for source in sources for line in section_lines(source, texts[source])])
     changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
     changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
-    old = {normalised(line.text): line for line in lines if normalised(line.text) in stale}
-    shown = {normalised(c.text) for c in changed}
-    lines = [line for line in lines if normalised(line.text) not in stale and normalised(line.text) not in shown]
+    old = [line for line in lines if normalised(line.text) in stale]
+    lines = [line for line in lines if normalised(line.text) not in stale]
     return lines, changed, old, talks
 
 

@@ -96,3 +96,72 @@ async def test_after_a_run_search_ranks_the_changed_value_first(tmp_path: Path) 
         body = {"query": "what do we use for continuous integration", "limit": 10}
         hits = (await (await client.post("/memory/search", json=body)).json())["results"]
     assert "Buildkite" in hits[0]["snippet"]
+
+
+def test_a_value_replaced_in_the_same_words_supersedes_without_a_signal() -> None:
+    said = _said(
+        (0, "The catalog service lives on ovh-gra7."),
+        (1, "The nightly backup job fires at 01:00 UTC."),
+        (2, "Postgres on the primary reports version 14.9."),
+        (40, "The catalog service lives on gcp-europe-west4."),
+        (41, "The nightly backup job fires at 03:00 UTC."),
+        (42, "Postgres on the primary reports version 16.2."),
+    )
+    stale = changed_by_signal(said)
+    assert stale[normalised("The catalog service lives on ovh-gra7.")].text.endswith("gcp-europe-west4.")
+    assert stale[normalised("The nightly backup job fires at 01:00 UTC.")].text.endswith("03:00 UTC.")
+    assert stale[normalised("Postgres on the primary reports version 14.9.")].text.endswith("16.2.")
+    assert len(stale) == 3
+
+
+def test_a_signalled_line_that_repeats_the_old_one_whole_supersedes_it() -> None:
+    old = "catalog lives on ovh-gra7."
+    said = _said((0, old), (40, "catalog was migrated off ovh-gra7 and lives on gcp-europe-west4 now."))
+    assert changed_by_signal(said)[normalised(old)].text.startswith("catalog was migrated off")
+
+
+def test_other_subjects_are_not_changes() -> None:
+    said = _said(
+        # another team: a word that differs is no value
+        (0, "The platform on-call hands over on Monday at 9:00."),
+        (40, "The payments on-call hands over on Friday at 10:00."),
+        # subjects named by values, said side by side
+        (1, "The Redis cluster runs version 6.2."),
+        (2, "The Kafka cluster runs version 2.8."),
+        (41, "The Redis cluster runs version 6.2."),
+        (42, "The Kafka cluster runs version 2.8."),
+        # a line that opens with its value: two tickets
+        (3, "Ticket OPS-4411 closed after the review."),
+        (43, "Ticket OPS-4412 closed after the review."),
+        # a shared old value is no shared subject
+        (4, "The invoice export kicks off at 03:30 UTC."),
+        (44, "The search reindex kicks off at 07:00 UTC instead of 03:30."),
+    )
+    assert changed_by_signal(said) == {}
+
+
+async def test_a_run_with_no_week_due_retires_what_a_live_note_changed(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    (root / "daily").mkdir(parents=True)
+    old, new = "The catalog service lives on ovh-gra7.", "The catalog service lives on gcp-europe-west4."
+    for d in (0, 8, 15):  # three weeks: promoted to AGENT.md
+        day = START + timedelta(days=d)
+        (root / "daily" / f"{day}.md").write_text(f"## Ops\n- {old}\n- Rotated shard {d} by hand.\n")
+    first = await consolidate(
+        root, since=None, until=START + timedelta(days=40), summariser=ExtractiveSummariser(), dry_run=False
+    )
+    assert first.periods and old in (root / "AGENT.md").read_text()
+    today = START + timedelta(days=41)
+    (root / "daily" / f"{today}.md").write_text(f"## Ops\n- {new}\n")
+    again = await consolidate(root, since=None, until=today, summariser=ExtractiveSummariser(), dry_run=False)
+    assert again.periods == [] and (root / "daily" / f"{today}.md").exists()  # nothing rolled up
+    summaries = sorted((root / "daily" / "summaries").glob("*.md"))
+    for summary in summaries:
+        text = summary.read_text()
+        head, _, superseded = text.partition("## Superseded\n")
+        assert old not in head and f"- {old} <!-- superseded {today} by daily/{today}.md -->" in superseded, text
+    agent = (root / "AGENT.md").read_text()
+    assert old not in agent and f"- {new} <!-- from daily/{today}.md -->" in agent
+    assert {s.where for s in again.superseded} == {*(f"daily/summaries/{p.name}" for p in summaries), "AGENT.md"}
+    third = await consolidate(root, since=None, until=today, summariser=ExtractiveSummariser(), dry_run=False)
+    assert third.superseded == [] and (root / "AGENT.md").read_text() == agent  # nothing twice
