@@ -99,6 +99,9 @@ def corpus_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write(
         root, "notes/stems.md", "# Agreed\n\nagreed-deployments and decided-agreed; suggested/reported noted.agreed\n"
     )
+    built = TierIndex(root)  # the index built once: each test opens a copy (its files unchanged, so
+    built.open()  # the copy's reconcile reads none of them) instead of indexing 1,200 chunks again
+    built.close()
     return root
 
 
