@@ -169,7 +169,8 @@ def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(hos
             json={"tier": "crew", "path": "topics/outage.md", "content": "# Outage\nThe wombat runbook applies."},
         )
         assert resp.status_code == 201
-        assert crew_paths(hosts.lead, "wombat") == [("crew", "topics/outage.md")]
+        found = search(hosts.lead, "wombat", "crew", after_seq=resp.json()["seq"])  # once its index has it
+        assert found.json()["index"]["after_seq_met"] is True and sources(found) == [("crew", "topics/outage.md")]
     finally:
         pg_server.start()
     # Back: members answer again, and the write made while it was down reaches them (the mirror retried).
