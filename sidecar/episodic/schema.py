@@ -157,6 +157,11 @@ MIGRATIONS: tuple[str, ...] = (
         )
         WHERE topic_key IS NOT NULL AND status = 'live';
     """,
+    # 5: the entries a newer one superseded, by that one (the knowledge graph ends their facts
+    # once it has read the newer one).
+    """
+    CREATE INDEX journal_entries_superseded_by ON journal_entries(superseded_by) WHERE superseded_by IS NOT NULL;
+    """,
 )
 
 

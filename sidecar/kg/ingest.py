@@ -51,6 +51,7 @@ __all__ = [
     "QUIET_PATIENCE",
     "QUIET_S",
     "QUIET_SHARE",
+    "SUPERSEDE_S",
     "Ingest",
 ]
 
@@ -98,6 +99,8 @@ class Ingest:
         # Removals that ended facts, by the removed file's digest: (when, tier, path, end, ids). The
         # same bytes seen again soon (``MOVE_S``) are a move seen in two steps: the facts reopen.
         self._removals: OrderedDict[str, tuple[float, str, str, str, list[int]]] = OrderedDict()
+        # Journal entries read lately: (when read, scope, time, the facts they state), for ``_superseded``.
+        self._read_entries: OrderedDict[str, tuple[float, Scope, str, frozenset[int]]] = OrderedDict()
 
     @property
     def files_read(self) -> int:
@@ -240,7 +243,8 @@ class Ingest:
         return await asyncio.to_thread(extract, text, path)
 
     async def follow(self) -> int:
-        """Read the journal entries appended since the last call; the number of facts they state."""
+        """Read the journal entries appended since the last call; the number of facts they state.
+        Then end the facts of the entries the newest ones superseded (``_superseded``)."""
         if self.journal is None:
             return 0
         total = 0
@@ -249,19 +253,46 @@ class Ingest:
                 after = await self.graph.store.cursor(_CURSOR)
                 rows = await self.journal.read(after)
                 if not rows:
-                    return total
+                    break
                 for seq, entry_id, workspace, crew, ts, entry_type, summary in rows:
                     # Off the event loop: a long entry (an ingested chunk) takes the rules a while.
                     rules = await asyncio.to_thread(extract, summary)
                     found = await self._with_llm(rules, summary, f"journal/{entry_type}")
-                    facts, aliases = new_facts(
-                        found, f"journal:{entry_id}", parse_when(ts, "ts"), f"journal/{entry_type}"
-                    )
-                    await self.graph.add(Scope(workspace, crew), facts, aliases)
+                    when = parse_when(ts, "ts")
+                    facts, aliases = new_facts(found, f"journal:{entry_id}", when, f"journal/{entry_type}")
+                    stated = await self.graph.add(Scope(workspace, crew), facts, aliases)
+                    self._read_entries[entry_id] = (
+                        time.monotonic(), Scope(workspace, crew), when, frozenset(f.id for f in stated)
+                    )  # fmt: skip
                     total += len(facts)
                     last = seq
                 await self.graph.store.set_cursor(_CURSOR, last)
+            if not self._closed:
+                await self._superseded()
         return total
+
+    async def _superseded(self) -> None:
+        """End the facts read from the entries that entries read lately (``SUPERSEDE_S``) superseded
+        (a changed value an ingest or a topic key stored over them), at the newer one's time. A fact
+        the newer one states too stays, read from it. The supersession may follow the newer entry's
+        append by a moment (the ingest marks it after storing), so each is looked for a while."""
+        assert self.journal is not None
+        now = time.monotonic()
+        while self._read_entries and now - next(iter(self._read_entries.values()))[0] > SUPERSEDE_S:
+            self._read_entries.popitem(last=False)
+        if not self._read_entries:
+            return
+        for old, new in await self.journal.superseded(list(self._read_entries)):
+            _, scope, when, stated = self._read_entries[new]
+
+            def moved(
+                fact_id: int, sentence: str, source: str, new: str = new, stated: frozenset[int] = stated
+            ) -> str | None:
+                return f"journal:{new}" if fact_id in stated else None
+
+            ended = await self.graph.store.end_sourced(scope, f"journal:{old}", when, moved=moved)
+            if ended:
+                log.info("kg.superseded", entry=old, by=new, facts_ended=len(ended))
 
     async def _with_llm(self, found: list[Extracted], text: str, path: str) -> list[Extracted]:
         """The rules' facts, and the model's that the rules did not find."""
@@ -290,6 +321,8 @@ _GONE_KEPT = 256
 #: removal ended are current again, read from the new path (the watcher may see a ``mv`` as a
 #: removal, then, in a later batch, a new file).
 MOVE_S = 60.0
+#: Seconds an entry read from the journal is watched for the entries it superseded.
+SUPERSEDE_S = 30.0
 #: Where consolidation moves a daily note (``archive/<path>``), and where the note waits while it
 #: is moved (``.consolidate/claimed/<name>``); tests/kg checks these against consolidation's own.
 ARCHIVE_ROOT = "archive/"
@@ -330,13 +363,13 @@ def _read_plain(root: Path, rel: str) -> bytes | None:
         return None
 
 
-def _mover(tier: str, places: list[tuple[str, str]]) -> Callable[[str, str], str | None]:
+def _mover(tier: str, places: list[tuple[str, str]]) -> Callable[[int, str, str], str | None]:
     """For ``end_sourced``: a fact's new source, in the first place that states its sentence (the
     line it is on there), or None."""
     # The sentence as read leaves out a list marker, bold marks and backquotes (``kg.extract``).
     plain = [(p, text.replace("**", "").replace("`", "")) for p, text in places]
 
-    def moved(sentence: str, source: str) -> str | None:
+    def moved(fact_id: int, sentence: str, source: str) -> str | None:
         for path, text in plain:
             at = text.find(sentence) if sentence else -1
             if at >= 0:

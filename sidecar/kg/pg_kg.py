@@ -60,7 +60,7 @@ class PgKgStore:
         *,
         prefix: bool = False,
         unless_in: str | None = None,
-        moved: Callable[[str, str], str | None] | None = None,
+        moved: Callable[[int, str, str], str | None] | None = None,
     ) -> list[int]:
         raise _read_only()
 

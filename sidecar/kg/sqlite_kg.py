@@ -260,11 +260,11 @@ class SqliteKgStore:
         *,
         prefix: bool = False,
         unless_in: str | None = None,
-        moved: Callable[[str, str], str | None] | None = None,
+        moved: Callable[[int, str, str], str | None] | None = None,
     ) -> list[int]:
         """End the current facts read from ``source`` (every source starting with it, with
         ``prefix``) at ``valid_to``, except those whose sentence ``unless_in`` still holds, those
-        another file read into the graph states too, and those ``moved`` (called with a fact's
+        another file read into the graph states too, and those ``moved`` (called with a fact's id,
         sentence and source) names a new source for: they stay current, read from there. A whole
         file's digest is forgotten too, so the file is read again if it comes back. The ids ended."""
         like = source.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -292,7 +292,7 @@ class SqliteKgStore:
                     (fid, *old.removeprefix("file:").split("#")[0].split(":", 1)) if old.startswith("file:") else
                     (fid, "", ""),
                 ).fetchone()  # fmt: skip
-                home = f"file:{other[0]}:{other[1]}#{other[2]}" if other else moved(text, old) if moved else None
+                home = f"file:{other[0]}:{other[1]}#{other[2]}" if other else moved(fid, text, old) if moved else None
                 if home is not None:
                     conn.execute("UPDATE kg_facts SET source = ? WHERE id = ?", (home, fid))
                     continue
@@ -639,6 +639,27 @@ class JournalFeed:
         except sqlite3.OperationalError:  # not migrated yet
             return []
         return [tuple(r) for r in rows]
+
+    async def superseded(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(old id, new id) of the entries the entries ``ids`` superseded (a changed value an
+        ingest or a topic key stored over them), on the feed's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.superseded_by, list(ids))
+
+    def superseded_by(self, ids: list[str]) -> list[tuple[str, str]]:
+        if self._conn is None or not ids:
+            return []
+        out: list[tuple[str, str]] = []
+        try:
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                sql = (
+                    "SELECT id, superseded_by FROM journal_entries WHERE superseded_by IN"
+                    f" ({_marks(len(part))}) AND status = 'superseded'"
+                )
+                out += [(str(r[0]), str(r[1])) for r in self._conn.execute(sql, part)]
+        except sqlite3.OperationalError:  # not migrated yet
+            return []
+        return out
 
     def close(self) -> None:
         if self._conn is not None:

@@ -25,7 +25,7 @@ class KgStore(Protocol):
         *,
         prefix: bool = False,
         unless_in: str | None = None,
-        moved: Callable[[str, str], str | None] | None = None,
+        moved: Callable[[int, str, str], str | None] | None = None,
     ) -> list[int]:
         """End the current facts read from a source (a deleted file, a forgotten memory), except
         those still stated (``unless_in``) or stated elsewhere now (``moved``: their new source)."""

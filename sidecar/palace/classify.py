@@ -6,7 +6,8 @@ The most hits win; a tie goes to the type listed first in ``TYPES`` (a decision 
 bug is a decision). A problem told with its resolution and in good spirits ("the leak is fixed,
 finally!") is a milestone (spec 003's disambiguation). The confidence is the winner's hits over
 three, capped at 1. ``transient`` says the turn only states how things are at this moment (a
-clock time, "right now"): worth little tomorrow. The same text always gets the same type. The rules were written against the hand-labelled conversation in
+clock time, "right now"; not a clock time on a day that comes back, which is a schedule): worth
+little tomorrow. The same text always gets the same type. The rules were written against the hand-labelled conversation in
 ``tests/palace/data/conversation.txt``, so its figures there are in-sample.
 """
 
@@ -97,7 +98,7 @@ MARKERS: dict[str, tuple[re.Pattern[str], ...]] = {
         r"\b(?:version|port|url|endpoint|hostname|region|database|repo|repository|budget|deadline|limit|quota|password policy)\b",
         r"\b(?:is|are|was) (?:the|a|an|our|their|my|his|her|one|two|three|four|five|six|\d+)\b",
         r"\b(?:is|are) [a-z]+ed (?:by|in|on|at|from|every)\b|\blooks? like\b|\bunique\b|\bcontact\b",
-        r"\b(?:the [a-z][a-z-]+ (?:is|are|has|holds|lives|runs))\b",
+        r"\b(?:the (?:[a-z][a-z-]+ ){1,3}(?:is|are|has|holds|lives|runs))\b",
     ),
 }
 
@@ -108,6 +109,11 @@ _TRANSIENT = re.compile(
     r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b|\bright now\b|\bat the moment\b|\bthis (?:minute|second)\b"
     r"|\b(?:it'?s|it is) (?:raining|sunny|cold|hot|late|early|noon|midnight)\b",
     re.IGNORECASE,
+)
+_NOW = re.compile(r"\bright now\b|\bat the moment\b|\bthis (?:minute|second)\b|\b(?:it'?s|it is) (?:[01]?\d|2[0-3]):")
+#: A clock time on a day that comes back (a weekday, "every", "daily") is a schedule, not the moment.
+_SCHEDULE = re.compile(
+    r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|every|each|daily|weekly|weekdays?)\b"
 )
 
 
@@ -124,7 +130,7 @@ def classify(text: str) -> Classified:
     text = text.lower()
     hits = {t: sum(1 for p in patterns if p.search(text)) for t, patterns in MARKERS.items()}
     best = max(TYPES[:-1], key=lambda t: (hits[t], -TYPES.index(t)))
-    transient = bool(_TRANSIENT.search(text))
+    transient = bool(_TRANSIENT.search(text)) and (bool(_NOW.search(text)) or not _SCHEDULE.search(text))
     if hits[best] == 0:
         return Classified("other", 0.0, {}, transient)
     if best == "problem" and _RESOLVED.search(text) and _GLAD.search(text):

@@ -79,6 +79,42 @@ DUP_THRESHOLD = 0.9
 #: update of it ("owned by Priya" -> "owned by Marcus"); see ``_changed_value``.
 UPDATE_THRESHOLD = 0.6
 UPDATE_SHARED = 0.6
+#: The most words a value swapped inside a sentence may take (``_changed_value``).
+UPDATE_SWAP = 3
+#: Verbs after which the words are a value ("is Tuesday", "uses Go"), not the subject.
+_VERBS = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "uses",
+        "use",
+        "used",
+        "runs",
+        "run",
+        "owns",
+        "owned",
+        "has",
+        "have",
+        "costs",
+        "takes",
+        "starts",
+        "begins",
+        "ends",
+        "lives",
+        "works",
+        "reports",
+        "sits",
+        "becomes",
+        "means",
+        "holds",
+        "leaves",
+        "meets",
+        "happens",
+        "falls",
+    ]
+)
 #: A near-duplicate index key: ("memory", id) for a journal memory, ("kept", n) for this call's n-th kept item.
 Key = tuple[str, str | int]
 
@@ -248,12 +284,25 @@ def _changed_value(old: str, new: str) -> bool:
     """Whether ``new`` restates ``old`` with a few words swapped at one end (the value: "... is owned
     by Marcus" for "... by Priya", "Marcus owns ..." for "Priya owns ..."): the words the two share
     at their start or at their end are most of the shorter one. "The api uses Redis" and "The
-    worker uses Redis" share too little of either end: two facts, not one changed."""
+    worker uses Redis" share too little of either end: two facts, not one changed. Or swapped
+    after the verb, with the rest the same ("The deploy window is Tuesday at 10:00" for "...
+    Thursday at 10:00"): at most ``UPDATE_SWAP`` words either side, the shared start holding the
+    verb (so the value changed, not the subject)."""
     a, b = words_of(old), words_of(new)
     shorter = min(len(a), len(b))
     head = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), shorter)
     tail = next((i for i, (x, y) in enumerate(zip(reversed(a), reversed(b), strict=False)) if x != y), shorter)
-    return shorter > 0 and max(head, tail) < shorter and max(head, tail) >= UPDATE_SHARED * shorter
+    if shorter > 0 and max(head, tail) < shorter and max(head, tail) >= UPDATE_SHARED * shorter:
+        return True
+    shared = head + tail
+    return (
+        shorter > 0
+        and 0 < len(a) - shared <= UPDATE_SWAP
+        and 0 < len(b) - shared <= UPDATE_SWAP
+        and tail > 0
+        and shared >= UPDATE_SHARED * shorter
+        and any(w in _VERBS for w in a[1:head])
+    )
 
 
 def daily_lines(kept: list[Kept], heading: str) -> str:

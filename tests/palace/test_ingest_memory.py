@@ -60,6 +60,64 @@ async def test_a_changed_value_supersedes_the_old_one_with_history(start: Start)
     assert again["kept"] == [] and again["dropped"][0]["reason"] == "duplicate"
 
 
+async def _facts(client: TestClient[Any, Any], entity: str) -> list[tuple[str, str, bool]]:
+    resp = await client.post("/kg/query", json={"entity": entity, "include_invalid": True})
+    assert resp.status == 200, await resp.text()
+    return sorted((f["predicate"], f["object"], f["current"]) for f in (await resp.json())["facts"])
+
+
+async def test_an_update_ends_the_graph_facts_only_the_old_value_stated(start: Start) -> None:
+    """``uses`` may hold several values at once, so only the update itself can end the old one:
+    a fact the update states again stays current."""
+    client = await start()
+    await _ingest(
+        client,
+        {
+            "role": "user",
+            "content": "Our payments API uses Go. The payments API runs on Kubernetes.",
+            "ts": "2026-01-05T09:00:00Z",
+        },
+    )
+    report = await _ingest(
+        client,
+        {
+            "role": "user",
+            "content": "Our payments API uses Rust. The payments API runs on Kubernetes.",
+            "ts": "2026-02-01T09:00:00Z",
+        },
+    )
+    assert "supersedes" in report["kept"][0], report
+    facts = await _facts(client, "payments API")
+    assert facts == [("uses", "Go", False), ("uses", "Kubernetes", True), ("uses", "Rust", True)]
+    resp = await client.post("/kg/query", json={"entity": "payments API", "as_of": "2026-01-20"})
+    assert sorted(f["object"] for f in (await resp.json())["facts"]) == ["Go", "Kubernetes"]
+    ended = await client.post("/kg/query", json={"entity": "payments API", "include_invalid": True})
+    go = next(f for f in (await ended.json())["facts"] if f["object"] == "Go")
+    assert go["valid_to"].startswith("2026-02-01")  # ended when the update was said
+
+
+async def test_a_topic_key_update_ends_the_old_values_facts(start: Start) -> None:
+    client = await start()
+    for content in ("The ledger service uses Adyen.", "The ledger service uses Stripe."):
+        resp = await client.post("/memory/remember", json={"content": content, "topic_key": "ledger-vendor"})
+        assert resp.status in (200, 201), await resp.text()
+    assert await _facts(client, "ledger service") == [("uses", "Adyen", False), ("uses", "Stripe", True)]
+
+
+async def test_a_schedule_with_a_clock_time_is_kept_and_updated(start: Start) -> None:
+    """A clock time on a day that comes back is a schedule, not the moment: kept, and a changed
+    day supersedes it."""
+    client = await start()
+    first = await _ingest(client, "The deploy window is Tuesday at 10:00.")
+    assert [k["type"] for k in first["kept"]] == ["fact"], first
+    second = await _ingest(client, "The deploy window is Thursday at 10:00.")
+    assert second["kept"][0]["supersedes"] == first["kept"][0]["id"], second
+    recalled = await _recall(client, "when is the deploy window")
+    assert any("Thursday" in r for r in recalled) and not any("Tuesday" in r for r in recalled), recalled
+    moment = await _ingest(client, "It is 14:05 in Berlin right now.")
+    assert moment["kept"][0]["priority"] == 1, moment  # still the moment: worth little tomorrow
+
+
 async def test_a_changed_value_within_one_call_supersedes_too(start: Start) -> None:
     client = await start()
     report = await _ingest(client, PRIYA, MARCUS)
