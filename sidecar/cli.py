@@ -328,7 +328,7 @@ def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import asyncio
     from datetime import date
 
-    from sidecar.consolidate.runner import run_consolidation
+    from sidecar.consolidate.runner import run_with_journal
     from sidecar.errors import TierLocked
     from sidecar.server.lock import TierLock
 
@@ -353,22 +353,8 @@ def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     configure_logging(settings.log_format, "warning")  # on stderr: stdout is the report
     bar = _StepBar(err)
 
-    async def run() -> Any:
-        # The same job as the route's: the agent tier's journal too, so typed memories are merged.
-        if args.crew:
-            return await run_consolidation(settings, tier, since=since, dry_run=args.dry_run, progress=bar)
-        from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
-
-        journal = await SqliteJournalStore.open(root / JOURNAL_FILE)
-        try:
-            return await run_consolidation(
-                settings, tier, since=since, dry_run=args.dry_run, progress=bar, journal=journal
-            )
-        finally:
-            await journal.aclose()
-
-    try:
-        report = asyncio.run(run())
+    try:  # the route's job, with the journal when the dir has one (never created here)
+        report = asyncio.run(run_with_journal(settings, tier, since=since, dry_run=args.dry_run, progress=bar))
     finally:
         lock.release()
         err.flush()

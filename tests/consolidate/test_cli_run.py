@@ -87,3 +87,37 @@ def test_a_dir_a_sidecar_serves_is_refused(tmp_path: Path) -> None:
     assert code == 2 and out == ""
     assert "POST /memory/consolidate" in err
     assert all((root / name).exists() for name in names)
+
+
+def test_a_missing_journal_is_not_created_and_the_report_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    _old_week(root, "The staging database is db-stage-3.")
+    code, out, err = _run("--memory-dir", str(root), "--crew-dir", str(tmp_path / "crew"), "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert not (root / "journal.sqlite").exists()
+    assert report["archived"] and "journal.sqlite does not exist (not created)" in report["no_journal"]
+    code, out, err = _run("--memory-dir", str(root), "--crew-dir", str(tmp_path / "crew"))
+    assert code == 0 and out.splitlines()[2].startswith("no journal: "), out
+    assert not (root / "journal.sqlite").exists()
+
+
+def test_an_existing_journal_has_its_memories_merged(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    root.mkdir()
+    ids = []
+    for text, priority in (
+        ("Deploys go through make ship on the bastion host", "3"),
+        ("deploys go through make ship on the bastion host.", "9"),
+    ):
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["remember", text, "--priority", priority, "--memory-dir", str(root)], out=out, err=err) == 0, (
+            err.getvalue()
+        )
+        ids.append(json.loads(out.getvalue())["id"])
+    assert (root / "journal.sqlite").is_file()
+    code, out, err = _run("--memory-dir", str(root), "--crew-dir", str(tmp_path / "crew"), "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["no_journal"] is None
+    assert [(m["kept"], m["merged"]) for m in report["memories_merged"]] == [(ids[1], [ids[0]])]
