@@ -14,7 +14,8 @@ and the median is printed: wall time, and CPU (user + system of the child, every
 The limits, each a fresh Python process too: ``python -c pass``; the raw BM25 search (``import
 sqlite3``, open the index, the FTS5 ``MATCH`` ranked by ``bm25()``, top 10 rows with their text);
 and the raw query embedding (import onnxruntime and tokenizers, load the packaged model file into
-a session with default options, tokenize and run the query once). The BM25 limit is the first
+a session with default options, tokenize the query, truncated and unpadded as the sidecar does,
+and run it once). The BM25 limit is the first
 two; the hybrid limit all three (the vectors' scan and the fusion are left out of it).
 """
 
@@ -55,6 +56,8 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 tok = Tokenizer.from_file(sys.argv[1])
+tok.enable_truncation(max_length=256)
+tok.no_padding()
 session = ort.InferenceSession(sys.argv[2], providers=["CPUExecutionProvider"])
 e = tok.encode(sys.argv[3])
 ids = np.array([e.ids], dtype=np.int64)

@@ -13,8 +13,11 @@
   thread) over the chunks.
 - RSS: a fresh process that loads the shipped model, embeds a query, then batcher batches of long
   chunks; next to it, the same with onnxruntime session options that keep memory lower.
-- Hybrid: ``HybridSearcher`` p50/p99 over a 10k-chunk generated tier, real query embedding each
-  time (distinct queries), document vectors random unit rows.
+- Hybrid: ``HybridSearcher`` p50/p99 over a 10k-chunk generated tier with the real model's vectors,
+  real query embedding each time (distinct queries), and its CPU per search (this process, every
+  thread) beside its raw parts in the same run: the query's embedding as a bare ``session.run``
+  on the same model graph (``tests.bench.raw``) and the FTS5 search of the same index, top 100 by
+  ``bm25()``.
 - Backlog: a 1,000-note, 6,000-chunk tier with no vectors (``BENCH_BACKLOG`` chunks). (a) A real
   sidecar process embeds it in the background: chunks/s from ready to backlog 0, its CPU per chunk,
   its VmHWM (the whole process, and from ready on), and search round trips (distinct queries) while
@@ -54,6 +57,7 @@ from sidecar.retrieval.embed.onnx import BACKGROUND_NICE, OnnxEmbedder, lower_th
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex, embed_text
 from tests.bench.prepared import embed_memory
+from tests.bench.raw import RawQueryEmbedder
 from tests.bench.util import ms, pct, report
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.embedding import drain
@@ -299,11 +303,15 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
     for q in queries[:20]:
         await searcher.search(tier, q, 10, False)
     samples, bm25 = [], []
-    for q in dict.fromkeys(queries[20:]):  # distinct: every query is embedded for real
+    distinct = list(dict.fromkeys(queries[20:]))  # distinct: every query is embedded for real
+    cpu0 = time.process_time()
+    for q in distinct:
         t0 = time.perf_counter()
         _, degraded = await searcher.search(tier, q, 10, False)
         samples.append(time.perf_counter() - t0)
         assert not degraded
+    hybrid_cpu = (time.process_time() - cpu0) / len(distinct)
+    for q in distinct:
         t0 = time.perf_counter()
         await tier.search(q, 100)
         bm25.append(time.perf_counter() - t0)
@@ -311,6 +319,38 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
     report("  of which the BM25 leg (100 candidates)", ms(bm25), "")
     vi.close()
     await tier.close()
+    embed_cpu, fts_cpu = _raw_query_parts(root, [f"{q} ." for q in distinct])  # new texts: no cache
+    limit = embed_cpu + fts_cpu
+    report(
+        "  hybrid CPU per search (this process, every thread)",
+        f"{hybrid_cpu * 1000:.2f} ms; load average {os.getloadavg()[0]:.1f}",
+        f"{hybrid_cpu / limit:.2f}x its raw parts (target <= 1.5x)",
+    )
+    report(
+        "  the limit: raw query embedding + raw FTS5 search",
+        f"{limit * 1000:.2f} ms = {embed_cpu * 1000:.2f} + {fts_cpu * 1000:.2f} ms CPU",
+        "",
+    )
+
+
+def _raw_query_parts(root: Path, queries: list[str]) -> tuple[float, float]:
+    """CPU per query of the two parts no hybrid search can skip, each raw: the query's embedding
+    (``tests.bench.raw.RawQueryEmbedder``: tokenizer, ``session.run``, pooling) and the FTS5 search
+    of the tier's index (``MATCH`` of the query's words, ranked by ``bm25()``, top 100 rows)."""
+    embed = RawQueryEmbedder()
+    cpu0 = time.process_time()
+    for q in queries:
+        embed(q)
+    embed_cpu = (time.process_time() - cpu0) / len(queries)
+    db = sqlite3.connect(f"file:{root / INDEX_NAME}?mode=ro", uri=True)
+    sql = "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT 100"
+    words = [" OR ".join(f'"{w}"' for w in re.findall(r"\w+", q)) for q in queries]
+    cpu0 = time.process_time()
+    for w in words:
+        db.execute(sql, (w,)).fetchall()
+    fts_cpu = (time.process_time() - cpu0) / len(words)
+    db.close()
+    return embed_cpu, fts_cpu
 
 
 def bench_backlog(base: Path) -> None:

@@ -13,6 +13,8 @@ load): the same appends made by hand, each one a durable replacement of the file
 write, fsync, rename, fsync of the directory), then the file's text replaced in a raw SQLite FTS5
 table holding the same memory dir (WAL, synchronous NORMAL, as the index), committed, and the
 token searched for with ``MATCH`` and ``bm25()``: no HTTP, no chunking, no postings, no hooks.
+With the embedder on, the limit also embeds the query raw (``tests.bench.raw``), as the hybrid
+search it is compared with must.
 
 The limit beside the writes per second: the disk, measured in the same run and the same memory
 dir. One replacement the way a durable write makes it, 600 times, appending to 20 files of the
@@ -33,6 +35,7 @@ from pathlib import Path
 import httpx
 
 from tests.bench.prepared import embed_memory
+from tests.bench.raw import RawQueryEmbedder
 from tests.bench.util import ms, pct, report
 from tests.support.corpus import make_corpus
 from tests.support.embedding import all_embedded
@@ -79,10 +82,11 @@ def durable_replace_raw(dir_fd: int, name: str, data: bytes) -> None:
     os.fsync(dir_fd)
 
 
-def raw_write_searchable(root: Path, base: Path, n: int) -> list[float]:
+def raw_write_searchable(root: Path, base: Path, n: int, embed: RawQueryEmbedder | None = None) -> list[float]:
     """The limit of write -> searchable: ``n`` appends like the API's (28 daily files), each a
     durable replacement, then the file's text replaced in a raw FTS5 table over a copy of the
-    memory dir, committed, and searched for; seconds per append."""
+    memory dir, committed, and searched for (with ``embed``, the query embedded raw too, as a
+    hybrid search must); seconds per append."""
     folder = base / "raw-searchable"
     shutil.copytree(root, folder)
     daily = folder / "daily"
@@ -111,6 +115,8 @@ def raw_write_searchable(root: Path, base: Path, n: int) -> list[float]:
             hits = db.execute(
                 "SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (f"tok{i}x",)
             ).fetchall()
+            if embed is not None:
+                embed(f"tok{i}x")
             samples.append(time.perf_counter() - t0)
             assert hits, f"tok{i}x"
     finally:
@@ -168,9 +174,10 @@ def measure(label: str, embedder: str) -> None:
                 f"{ms(api)}; {degraded} of {N} answers degraded",
                 "p99 <= 50 ms",
             )
-            raw = raw_write_searchable(root, base, N)
+            raw = raw_write_searchable(root, base, N, RawQueryEmbedder() if embedder != "none" else None)
             report(
-                "  the limit: the same appends, durable, into a raw FTS5 table, searched",
+                "  the limit: the same appends, durable, into a raw FTS5 table, searched"
+                + (", the query embedded raw" if embedder != "none" else ""),
                 f"{ms(raw)}; load average {os.getloadavg()[0]:.1f}",
                 f"ratio p50 {pct(api, 50) / pct(raw, 50):.1f}x, p99 {pct(api, 99) / pct(raw, 99):.1f}x",
             )
