@@ -18,21 +18,27 @@ __all__ = ["AGENCY_RULES"]
 
 _PIPE = re.compile(
     r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?"
-    r"(?:ba|z|da|k|fi|c)?sh\b|\b(?:iex|invoke-expression)\b|\b(?:run|execute|exec|source)\s+(?:\w+\s+){0,3}https?://"
+    r"(?:ba|z|da|k|fi|c)?sh\b|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\b(?:exec|eval)\s*\(\s*(?:requests|urllib\w*|httpx)"
+    r"(?:\.\w+)*\.(?:get|urlopen)\b|\b(?:eval|exec)\s*\(\s*(?:await\s+)?fetch\s*\(|\b(?:iex|invoke-expression)\b|\b(?:run|execute|exec|source)\s+(?:\w+\s+){0,3}https?://"
     r"\S+\.(?:sh|bash|ps1|py|pl)\b"
 )
 _NO_CONSENT = re.compile(
     r"\bwithout\s+(?:\w+\s+){0,2}(?:asking|confirm\w*|checking\s+with|waiting\s+for|prompting|permission|"
-    r"approval|review|consent|a\s+human|anyone)|\bno\s+need\s+to\s+(?:ask|confirm|check|wait)|"
+    r"approval|review|consent|a\s+human|anyone|sign-?off|go-ahead|say-so|okay)|\bno\s+need\s+to\s+(?:ask|confirm|check|"
+    r"wait|bother|interrupt)|\bno(?:body|\s+one)\s+needs?\s+to\s+(?:review|approve|check|know|be\s+asked)\b|"
     r"\b(?:don'?t|do\s+not|never)\s+(?:ask|confirm|check\s+with|wait\s+for)\b|\basking\s+(?:\w+\s+){0,2}"
     r"(?:slows|is\s+not\s+needed|isn'?t\s+needed|wastes)|\bno\s+(?:confirmation|approval|review)\s+(?:is\s+)?"
     r"(?:needed|required|necessary)|\bauto-?approv\w*|\bdangerously-skip-permissions\b|--yolo\b|"
     r"\bso\s+(?:that\s+)?the\s+(?:user|human|operator)\s+is\s+never\s+(?:asked|interrupted|bothered|prompted)|"
-    r"\bno\s+questions\s+asked\b|\bwithout\s+(?:question|checking)\b|\bon\s+the\s+user'?s\s+behalf\b"
+    r"\bno\s+questions\s+asked\b|\bwithout\s+(?:question|checking)\b|\bon\s+the\s+user'?s\s+behalf\b|"
+    r"\bwithout\s+(?:\w+\s+){0,2}(?:bothering|interrupting|involving|consulting|pinging|notifying|telling)\s+"
+    r"(?:the\s+|a\s+)?(?:user|human|operator|owner|anyone|anybody|me|them)\b|\b(?:stop|quit)\s+asking\b|"
+    r"\bnever\s+ask\b|\bwithout\s+(?:a\s+)?(?:prompt|dialog|confirmation\s+step)"
 )
 _AUTONOMY = re.compile(
     r"\b(?:right\s+away|immediately|straight\s+away|automatically|at\s+(?:session\s+)?start(?:up)?|as\s+soon\s+as\s+"
-    r"you\s+start|on\s+(?:every|each)\s+(?:session|start|run)|silently|quietly)\b"
+    r"you\s+start|on\s+(?:every|each)\s+(?:session|start|run)|silently|quietly|in\s+the\s+background|on\s+(?:first|"
+    r"every|each)\s+(?:load|launch|boot|start)|(?:at|on)\s+(?:the\s+)?start\s+of\s+(?:every|each)\s+(?:session|run|task))\b"
 )
 _ACT = re.compile(
     r"\b(?:run|runs|running|execute|executing|exec|apply|applying|install|delete|drop|push|merge|deploy|grant|"
@@ -51,7 +57,64 @@ _SELF_GRANT = re.compile(
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
 
 
+# A download made executable and run: the piped installer written as three steps.
+_DOWNLOAD = re.compile(r"\b(?:curl|wget|fetch|download|iwr|invoke-webrequest)\b")
+_MADE_EXECUTABLE = re.compile(
+    r"\bchmod\s+(?:-\w+\s+)*(?:\+x|[ugoa]*\+\w*x\w*|[0-7]?[0-7]*[157][0-7]*)\b|\bmake\s+(?:it|them|the\s+\w+)\s+executable\b"
+)
+_LAUNCH = re.compile(r"(?:&&|;|\band\b|,)\s*(?:sudo\s+)?(?:\./|/tmp/|~/|bash\s|sh\s|run\b|launch|execute|start)")
+# A safeguard of the agent's own tools turned off: confirmations, permission prompts, approvals.
+_SAFEGUARD_OFF = re.compile(
+    r"\b(?:skip|skipping|disable|disabling|turn\s+off|switch\s+off|bypass|suppress|remove|get\s+rid\s+of|"
+    r"stop\s+showing|silence)\s+(?:\w+\s+){0,3}(?:permission|confirmation|approval|consent)s?\s*(?:dialog|dialogue|"
+    r"prompts?|steps?|checks?|requests?|gates?|screens?|questions?|pop-?ups?|modes?)?\b|"
+    r"\b(?:set|switch|change|put)\s+(?:the\s+)?(?:approval|permission|confirmation)\s+(?:mode|setting|level)\s+to\s+"
+    r"(?:never|none|off|auto|always\s+allow|yolo|full)\b|\b(?:accept|allow|approve)\s+(?:every|all|any)\s+(?:\w+\s+)?"
+    r"(?:tool\s+(?:calls?|requests?|use)|commands?|actions?)\s+(?:automatically|by\s+default|blindly)\b"
+)
+_FOR_TOOLS = re.compile(
+    r"\b(?:commands?|shell|tools?|tool\s+calls?|deletions?|deletes?|file\s+\w+|actions?|scripts?|agent|assistant|"
+    r"execut\w*|running|run|writes?|installs?|sudo|everything|anything)\b"
+)
+# Destructive acts that need no consent clause to be an attack on the workspace or the machine.
+_DESTRUCTIVE = re.compile(
+    r"\bgit\s+push\s+(?:\S+\s+){0,2}?(?:-f|--force(?:-with-lease)?)\b[^\n.;]{0,40}\b(?:main|master|prod\w*|release)\b|"
+    r"\bgit\s+push\s+(?:\S+\s+)?(?:main|master)\s+(?:-f|--force)\b|\bforce[- ]?push\w*\s+(?:\S+\s+){0,4}?(?:to\s+)?"
+    r"(?:origin\s+)?(?:main|master|prod\w*)\b|\bgit\s+push\s+\S+\s+\+(?:main|master)\b|"
+    r"\bchmod\s+(?:-\w+\s+)*(?:777|a\+rwx|o\+w)\s+(?:/|~|/etc\S*|/usr\S*|/var\S*|/bin\S*|\$home)(?=[\s;`'\".]|$)|"
+    r"\brm\s+-[a-z]*r[a-z]*\s+(?:--no-preserve-root\s+)?(?:~|/|\$home|/var|/etc|/usr|/home)(?:/[\w.*-]*)*\*?(?=[\s;`'\".]|$)"
+)
+
+
+# The workspace itself shipped to somewhere outside: a repository, a home folder, a key folder.
+_PACK = re.compile(
+    r"\b(?:zip|tar|archive|bundle|pack|copy|upload|send|ship|dump|scp|rsync|post|mail|email|transfer|exfiltrate)\b"
+)
+_WORKSPACE = re.compile(
+    r"\b(?:workspace|work\s+tree|repo|repository|codebase|source\s+code|project\s+folder|home\s+(?:dir\w*|folder)|"
+    r"ssh\s+(?:folder|dir\w*|keys?))\b|~/\.(?:ssh|aws|kube|gnupg|config|docker)\b|~/[\w.-]*"
+)
+_OUTSIDE = re.compile(
+    r"\b[\w.+-]+@[\w-]+\.[\w.-]+|\b[\w.-]+@(?:\d{1,3}\.){3}\d{1,3}|\b(?:\d{1,3}\.){3}\d{1,3}\b|https?://"
+)
+
+
+def _ship_out(sentence: str) -> tuple[int, int, int] | None:
+    pack = _PACK.search(sentence)
+    if pack is None or _negated(sentence, pack.start()):
+        return None
+    what = _WORKSPACE.search(sentence)
+    where = _OUTSIDE.search(sentence, pack.end())
+    if what is None or where is None:
+        return None
+    secret = "ssh" in what.group() or what.group().startswith("~/.")
+    return (BLOCK if secret else FLAG), pack.start(), where.end()
+
+
 def _tool_abuse(sentence: str) -> tuple[int, int, int] | None:
+    hit = _download_exec(sentence) or _safeguard_off(sentence) or _destructive(sentence) or _ship_out(sentence)
+    if hit is not None:
+        return hit
     pipe = _PIPE.search(sentence)
     consent = _NO_CONSENT.search(sentence)
     unattended = consent is not None or _AUTONOMY.search(sentence) is not None
@@ -63,10 +126,64 @@ def _tool_abuse(sentence: str) -> tuple[int, int, int] | None:
     if consent is None:
         return None
     act = _ACT.search(sentence, 0, consent.start())
+    if act is None and _WAIVED.match(consent.group()) and not _negated(sentence, consent.start()):
+        act = _ACTED_ON.search(sentence, consent.end())
     if act is None or _negated(sentence, act.start()):
         return None
-    level = BLOCK if _BROAD.search(sentence) else FLAG
-    return level, act.start(), consent.end()
+    start, end = min(act.start(), consent.start()), max(act.end(), consent.end())
+    if _BROAD.search(sentence, start, end + 12):
+        return BLOCK, start, end
+    if _NEEDS_CONSENT.search(sentence):
+        return None  # a rule that frees one task and keeps the check for the rest
+    return FLAG, start, end
+
+
+_WAIVED = re.compile(r"(?:don'?t|do\s+not|never|no\s+need)\b")
+# What an unattended order acts on when its verb comes after the consent ("don't wait for approval on shell commands").
+_ACTED_ON = re.compile(r"\b(?:(?:shell\s+)?commands?|tool\s+calls?|scripts?|deploys?|deletions?|installs?)\b")
+
+
+def _download_exec(sentence: str) -> tuple[int, int, int] | None:
+    download = _DOWNLOAD.search(sentence)
+    if download is None or _negated(sentence, download.start()):
+        return None
+    made = _MADE_EXECUTABLE.search(sentence, download.end())
+    if made is None or _LAUNCH.search(sentence, made.end()) is None:
+        return None
+    unattended = _NO_CONSENT.search(sentence) or _AUTONOMY.search(sentence) or _ADDRESSED.search(sentence)
+    if unattended:
+        return BLOCK, download.start(), made.end()
+    if _BARE_HOST.search(sentence):
+        return FLAG, download.start(), made.end()  # from a bare address or into /tmp: a dropper's shape
+    return None  # an install step a person follows
+
+
+_BARE_HOST = re.compile(r"https?://(?:\d{1,3}\.){3}\d{1,3}\b|\s/tmp/|/dev/shm/")
+
+
+def _safeguard_off(sentence: str) -> tuple[int, int, int] | None:
+    off = _SAFEGUARD_OFF.search(sentence)
+    if off is None or _negated(sentence, off.start()) or not _FOR_TOOLS.search(sentence):
+        return None
+    return BLOCK, off.start(), off.end()
+
+
+def _destructive(sentence: str) -> tuple[int, int, int] | None:
+    act = _DESTRUCTIVE.search(sentence)
+    if act is None or _negated(sentence, act.start()) or _NEEDS_CONSENT.search(sentence):
+        return None
+    unattended = _NO_CONSENT.search(sentence) or _AUTONOMY.search(sentence) or _ADDRESSED.search(sentence)
+    return (BLOCK if unattended else FLAG), act.start(), act.end()
+
+
+_ADDRESSED = re.compile(
+    r"^\W*(?:the\s+)?(?:agent|assistant|ai|model|bot|llm)\b\s*[:,]|\byou\s+(?:should|must|can|may)\b"
+)
+# "need explicit approval", "ask first": a rule that keeps the check, not one that drops it.
+_NEEDS_CONSENT = re.compile(
+    r"\b(?:needs?|require[sd]?|requires|only\s+with|only\s+after|must\s+have|get)\s+(?:\w+\s+){0,2}(?:approval|"
+    r"review|sign-?off|consent|permission|confirmation)\b|\b(?:ask|check)\s+(?:\w+\s+){0,2}(?:first|before)\b"
+)
 
 
 def _negated(sentence: str, start: int) -> bool:
@@ -77,7 +194,10 @@ def _negated(sentence: str, start: int) -> bool:
 _GATE = re.compile(
     r"\b(?:curl|wget|iwr|irm|iex|invoke-|without|need\s+to|ask|confirm|auto-?approv|dangerously|"
     r"yolo|yourself|escalate|elevate|no-preserve|rm\s+-rf|interrupted|no\s+questions|behalf|"
-    r"https?://\S+\.(?:sh|bash|ps1|py|pl)\b|(?:yes|ok|allow|approve)\s+to\s+(?:every|all|any))"
+    r"https?://\S+\.(?:sh|bash|ps1|py|pl)\b|(?:yes|ok|allow|approve)\s+to\s+(?:every|all|any)|"
+    r"exec|eval|force|nobody|no\s+one|workspace|work\s+tree|repo|codebase|source\s+code|project\s+folder|home\s+"
+    r"(?:dir|folder)|ssh\s+(?:folder|dir|key)|fetch|download|permission|confirmation|approval|consent|git\s+push|"
+    r"chmod|rm\s+-|stop\s+asking|never\s+ask)|~/"
 )
 _NEEDLES = tuple(
     [
@@ -108,6 +228,28 @@ _NEEDLES = tuple(
         "approve",
         "behalf",
         "questions",
+        "fetch",
+        "download",
+        "permission",
+        "consent",
+        "push",
+        "chmod",
+        "rm -",
+        "exec",
+        "workspace",
+        "work tree",
+        "repo",
+        "codebase",
+        "source code",
+        "project folder",
+        "home dir",
+        "home folder",
+        "ssh",
+        "~/",
+        "eval",
+        "force",
+        "nobody",
+        "no one",
     ]
 )
 

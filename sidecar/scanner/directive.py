@@ -44,7 +44,9 @@ _OWNER_AFTER = re.compile(
     r"defined|issued)|(?:from|in|of)\s+(?:your|the)\s+(?:setup|system|first|initial|startup|original|operator)|"
     r"(?:given|issued|provided)\s+(?:to\s+you|by\s+(?:the\s+)?(?:system|operator|developers?))|(?:came|come|"
     r"appear(?:ed)?|written)\s+(?:before|above)\s+(?:this|the\s+(?:note|line|message))|"
-    r"(?:configured|set|given)\s+earlier\s+in\s+this\s+(?:chat|session|conversation))"
+    r"(?:configured|set|given)\s+earlier\s+in\s+this\s+(?:chat|session|conversation)|(?:placed|put|imposed|set|laid)\s+"
+    r"(?:up)?on\s+you\b|you\s+(?:booted|woke\s+up|came\s+up|launched|were\s+launched|were\s+deployed)\s+with|"
+    r"you\s+(?:run|operate|work|live)\s+(?:under|with|by)|you\s+(?:follow|obey|observe|abide\s+by))"
 )
 _SET_ASIDE = re.compile(
     r"\b(?:ignore|ignoring|disregard\w*|forget(?:ting)?|set\s+(?:[\w']+\s+){0,3}(?:aside|to\s+one\s+side)|"
@@ -57,19 +59,47 @@ _SET_ASIDE = re.compile(
     r"invalid|obsolete|cancel+ed|irrelevant|optional|outdated|expired|revoked|suggestions?)|(?:don'?t|do\s+not|"
     r"never|no\s+longer)\s+(?:follow|obey|apply|honou?r|respect)|pay\s+no\s+(?:regard|attention|heed|"
     r"mind)|(?:don'?t|do\s+not)\s+let\s+(?:\w+\s+){0,4}(?:limit|restrict|stop|bind|constrain|hold\s+you\s+back)|"
-    r"abandon|drop|discard|bypass|override|overrides|replaces?|take\s+precedence\s+over|outranks?)\b"
+    r"abandon|drop|discard|bypass|override|overrides|replaces?|take\s+precedence\s+over|outranks?|"
+    r"out\s+of\s+date|no\s+longer\s+in\s+(?:force|effect|play)|not\s+(?:in\s+force|binding)|binding\s+any\s*more|"
+    r"withdrawn|(?:be|been|get|gets)\s+(?:ignored|disregarded|forgotten|set\s+aside|dropped|discarded)|"
+    r"(?:was|were|is|are)\s+(?:all\s+)?(?:a\s+)?(?:mistake|error)|none\s+of\b(?=[^.;!?]{0,120}\b(?:binding|applies|apply|"
+    r"counts|matters|in\s+force|valid|stands)\b)|(?:treat|consider|regard)\s+(?:[\w']+\s+){0,6}(?:as\s+)?(?:withdrawn|"
+    r"cancel+ed|revoked|void|null|obsolete|expired|lifted|superseded|gone))\b|"
+    r"\b(?:is|are)\s+(?:now\s+|just\s+)?(?:optional|advisory|mere\s+suggestions|suggestions)\b|\b(?:unlearn|erase|wipe|purge|"
+    r"reset|clear|flush)\b|\b(?:is|are)\s+(?:being\s+|now\s+)?(?:replaced|overridden|overwritten|superseded)\s+by\s+"
+    r"(?:this|these|the\s+(?:text|note|lines?|content|steps|rules)\s+(?:below|here|in\s+this)|what\s+follows|"
+    r"the\s+following)\b"
 )
 _SELF_NEGATED = frozenset(("don't", "dont", "do", "never", "no", "doesn't", "don"))  # the verb's own negation
-_WEAK_VERBS = frozenset(("drop", "discard", "override", "overrides", "replace", "replaces", "bypass"))
+_WEAK_VERBS = frozenset(
+    (
+        "drop",
+        "discard",
+        "override",
+        "overrides",
+        "replace",
+        "replaces",
+        "bypass",
+        "unlearn",
+        "erase",
+        "wipe",
+        "purge",
+        "reset",
+        "clear",
+        "flush",
+    )
+)
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
 
 
 # "ignore everything you have been told": the instructions named by how they came
 _TOLD = re.compile(
-    r"\b(?:ignore|disregard|forget|overlook|set\s+aside|put\s+aside|pay\s+no\s+attention\s+to|treat)\s+(?:about\s+)?"
-    r"(?:everything|all|anything|whatever)\s+(?:(?:that|of\s+what)\s+)?(?:you(?:'ve|\s+have|\s+were|'re)?|"
-    r"we(?:'ve|\s+have)?|they(?:'ve|\s+have)?|i(?:'ve|\s+have)?)\s+(?:been\s+|already\s+)?(?:told|instructed|"
-    r"given|taught|said|programmed|trained|configured|set\s+up|loaded)\b"
+    r"\b(?:ignore|disregard|forget|overlook|set\s+aside|put\s+aside|pay\s+no\s+attention\s+to|treat|drop|discard|"
+    r"ditch|dismiss|throw\s+out|scrap)\s+(?:about\s+)?"
+    r"(?:everything|all|anything|whatever|what)\s+(?:(?:that|of\s+what)\s+)?(?:you(?:'ve|\s+have|\s+were|'re)?|"
+    r"we(?:'ve|\s+have)?|they(?:'ve|\s+have)?|i(?:'ve|\s+have)?|(?:the|your)\s+(?:system|operator|developers?|admins?|"
+    r"creators?|makers?|owners?|company|trainers?)(?:\s+(?:has|have))?)\s+(?:been\s+|already\s+)?(?:told|instructed|"
+    r"given|taught|said|programmed|trained|configured|set\s+up|loaded|gave|wrote|put)\b"
 )
 # "ignore the webpage and state ...": the model's task swapped for another inside the content it reads
 _HIJACK = re.compile(
@@ -80,7 +110,20 @@ _HIJACK = re.compile(
 )
 
 
+# "what you were told before doesn't count anymore": the instructions named by how they came, then declared gone
+_TOLD_VOID = re.compile(
+    r"\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been|got|had\s+been)\s+"
+    r"(?:told|given|instructed|taught|programmed)\b[^.;!?]{0,40}?\b(?:doesn'?t|does\s+not|no\s+longer|won'?t)\s+"
+    r"(?:count|apply|matter|hold|stand)|\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|have\s+"
+    r"been|'ve\s+been)\s+(?:told|given|instructed)\b[^.;!?]{0,40}?\b(?:is|was)\s+(?:now\s+)?(?:void|cancel+ed|revoked|"
+    r"obsolete|withdrawn|invalid|irrelevant)\b"
+)
+
+
 def _override(sentence: str) -> tuple[int, int, int] | None:
+    void = _TOLD_VOID.search(sentence)
+    if void is not None:
+        return BLOCK, void.start(), void.end()
     told = _TOLD.search(sentence)
     if told is not None and not _NEGATED.search(sentence[max(0, told.start() - 40) : told.start()]):
         return BLOCK, told.start(), told.end()
@@ -131,6 +174,8 @@ _GOVERNS = re.compile(
     r"guidance|system\s+prompt|programming)(?:\s+now)?\b|"
     r"\b(?:the\s+)?(?:only\s+)?(?:authority|policy|rules|orders)\s+you\s+(?:answer\s+to|obey|follow)\b|"
     r"\bwhat\s+this\s+(?:note|file|entry|memory)\s+says\s+(?:wins|goes|rules|overrides)\b|"
+    r"\b(?:i'?m|i\s+am|this\s+(?:note|file)\s+is)\s+the\s+only\s+(?:one|voice|person|source)\s+you\s+(?:listen\s+to|"
+    r"obey|follow|answer\s+to|take\s+orders\s+from)\b|"
     r"\byour\s+(?:real|true|actual|new)\s+(?:brief|orders|instructions|directives?)\b"
 )
 
@@ -152,7 +197,18 @@ _PERSONA_VERB = re.compile(
     r"pretend\s+(?:to\s+be|you\s+are)|switch\s+(?:personas?|identit\w+|to)|your\s+(?:identity|persona|name|"
     r"new\s+name|character)\b|stop\s+being|forget\s+(?:that\s+)?you\s+are|you\s+will\s+be|you\s+shall\s+be|"
     r"speak\s+as|respond\s+as|answer\s+as|adopt\s+(?:the\s+)?(?:identity|persona|role|character)|assume\s+the\s+(?:persona|role|identity)|simulate\s+(?:an?\s+)?(?:\w+\s+)?"
-    r"(?:chatbot|ai|model|assistant|persona|character)|(?:ai|chatbot|model|assistant|bot)\s+(?:named|called|known\s+as))"
+    r"(?:chatbot|ai|model|assistant|persona|character)|(?:ai|chatbot|model|assistant|bot)\s+(?:named|called|known\s+as)|"
+    r"act\s+like|be\s+my\b|(?:^|[,;:]\s*)be\s+[\w'-]+(?:\s+[\w'-]+)?\s*[:,(]|stay\s+in\s+(?:the\s+)?(?:role|character)|"
+    r"(?:stay|remain)\s+in\s+character|in\s+character\s+as|imagine\s+(?:that\s+)?(?:you(?:'re|\s+are)|yourself\s+as)|"
+    r"let'?s\s+(?:play|roleplay|role-play|pretend)|play\s+(?:my|as)\b|you\s+have\s+a\s+new\s+(?:personality|identity|"
+    r"persona|name|role)|your\s+new\s+(?:personality|identity|persona|self))"
+)
+# A persona whose part is to hand over secrets: the grandparent who read out the keys.
+_HANDS_OUT = (
+    r"(?:hands?\s+out|gives?\s+(?:out|away|me)|give\s+me|tells?\s+me|reads?\s+(?:me|out)|read\s+(?:me|out)|recites?|"
+    r"recite|shares?|leaks?|reveals?|spills?|whispers?)\s+(?:[\w']+\s+){0,3}?(?:(?:the\s+)?(?:root|admin|production|prod|"
+    r"database|db)\s+)?(?:passwords?|passcodes?|pins?|credentials|tokens?|(?:activation|license|licence|product|api|"
+    r"private|secret|ssh|root|encryption|signing)\s+keys?)\b"
 )
 _UNBOUND = re.compile(
     r"\b(?:(?:no|zero)\s+(?:content\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
@@ -166,7 +222,18 @@ _UNBOUND = re.compile(
     r"polic(?:y|ies)|guidelines)|(?:built|trained|made)\s+without\s+(?:\w+\s+)?(?:safety|alignment|rules)|"
     r"without\s+(?:any\s+)?(?:warnings|disclaimers|hesitation|refusals?)|(?:doesn'?t|does\s+not|don'?t|do\s+not|"
     r"never)\s+(?:give\s+a\s+\w+|care)\s+(?:about\s+)?(?:\w+\s+)?(?:ethic\w*|legal\w*|moral\w*|rules|laws|"
-    r"consequences)|disregards?\s+(?:all\s+)?(?:laws|morals|ethics|rules))"
+    r"consequences)|disregards?\s+(?:all\s+|every\s+|any\s+)?(?:laws|morals|ethics|rules|"
+    r"polic(?:y|ies)|guidelines|restrictions|safety)|unchained|unleashed|liberated|no\s+filters?|(?:answers?|"
+    r"respond\s+to)\s+any\s+(?:\w+\s+)?(?:questions?|requests?|prompts?)|says?\s+yes\s+to\s+(?:everything|anything|"
+    r"every\s+\w+|all\b)|never\s+(?:adds?|gives?|includes?|uses?|shows?)\s+(?:any\s+)?(?:warnings|disclaimers|caveats)|"
+    r"without\s+(?:caring|worrying|thinking)\s+about\s+(?:\w+\s+)?(?:legality|laws?|ethics|morals|safety|rules|"
+    r"consequences|harm)|(?:released|freed|liberated|exempt(?:ed)?)\s+from\s+(?:all\s+|any\s+)?(?:of\s+)?"
+    r"(?:[\w']+\s+){0,2}(?:rules|guidelines|restrictions|polic(?:y|ies)|limits|filters|constraints|safety)|"
+    r"(?:knows?|has|holds)\s+(?:every|all|the)\s+(?:\w+\s+)?(?:passwords?|credentials|secrets|keys)\b|"
+    r"(?:loves?|enjoys?|likes?)\s+(?:breaking|bending|ignoring)\s+(?:the\s+)?(?:rules|laws|polic\w+|guidelines)|"
+    r"breaks?\s+(?:all\s+|every\s+|the\s+)?(?:rules|polic(?:y|ies)|guidelines)|approves?\s+(?:every|all|any)\s+"
+    r"(?:\w+\s+)?(?:requests?|changes?|commands?|prs?|pull\s+requests?|actions?|tool\s+calls?)|"
+    rf"{_HANDS_OUT})"
 )
 
 
@@ -196,7 +263,8 @@ _RULES_DROPPED = re.compile(
     r"\b(?:no|zero|without)\s+(?:any\s+)?(?:content\s+)?(?:polic|guideline|rule|restriction|filter|safety|guardrail|"
     r"limit|censorship|ethic|moral)|\bnever\s+(?:refuses?|says?\s+no|declines?|refusing)|\bfree\s+(?:of|from)|"
     r"\b(?:serves?|obeys?|loyal|answers\s+(?:only\s+)?to|works\s+for)\b|\bignores?\b|\bdisregards?\b|"
-    r"\b(?:doesn'?t|does\s+not|don'?t|do\s+not|never)\s+(?:give|care)|\bjailbroken\b|\bamoral\b"
+    r"\b(?:doesn'?t|does\s+not|don'?t|do\s+not|never)\s+(?:give|care)|\bjailbroken\b|\bamoral\b|\byes\s+to\b|"
+    r"\b(?:passwords?|passcodes?|pins?|credentials|tokens?|keys?)\b"
 )
 
 
@@ -248,7 +316,9 @@ _VOCATIVE_GATE = re.compile(
     r"\b(?:ai|assistant|model|llm|agent|bot|chatbot|copilot|language\s+model)(?:\s+\w+){0,3}\s*[:,]|"
     r"\bwhen\s+you\s+(?:read|see|load|find|process)\s+this\b"
 )
-_OVERRIDE_GATE = re.compile(rf"{_SET_ASIDE.pattern}|\b(?:overlook|put\s+aside|skip)\b")
+_OVERRIDE_GATE = re.compile(
+    rf"{_SET_ASIDE.pattern}|{_TOLD.pattern}|{_TOLD_VOID.pattern}|\b(?:overlook|put\s+aside|skip)\b"
+)
 _AUTHORITY_GATE = re.compile(rf"{_GOVERNS.pattern}|{_AUTHORITY.pattern}")
 # Literal needles: a rule runs only when one occurs in the text.
 _NOUN_NEEDLES = (
@@ -259,6 +329,27 @@ _NOUN_NEEDLES = (
     "aside",
     "no attention",
     "skip",
+    "told",
+    "instructed",
+    "taught",
+    "programmed",
+    "withdrawn",
+    "mistake",
+    "binding",
+    "out of date",
+    "in force",
+    "optional",
+    "suggestion",
+    "advisory",
+    "unlearn",
+    "erase",
+    "wipe",
+    "purge",
+    "reset",
+    "clear",
+    "flush",
+    "replaced",
+    "overwritten",
     *(
         [
             "instruction",
@@ -305,6 +396,37 @@ _SOLE_NEEDLES = tuple(
 )
 _UNBOUND_NEEDLES = tuple(
     [
+        "unchain",
+        "unleash",
+        "liberat",
+        "filter",
+        "any",
+        "yes",
+        "warning",
+        "disclaimer",
+        "caveat",
+        "hand",
+        "give",
+        "tell",
+        "read",
+        "recit",
+        "share",
+        "leak",
+        "reveal",
+        "spill",
+        "whisper",
+        "disregard",
+        "caring",
+        "worrying",
+        "released",
+        "exempt",
+        "knows",
+        "holds",
+        "loves",
+        "enjoys",
+        "likes",
+        "break",
+        "approve",
         "no",
         "zero",
         "without",

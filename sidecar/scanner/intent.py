@@ -135,7 +135,9 @@ _YOU_ARE_NOW = (
 )
 _NO_LONGER = (
     r"\b(?:you\s+are|you're)\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|bound|restricted|limited|required|claude|"
-    r"chatgpt|gpt|language\s+model|constrained)\b|\byou\s+(?:have|possess)\s+no\s+(?:\w+\s+)?(?:rules|restrictions|"
+    r"chatgpt|gpt|language\s+model|constrained)\b|\b(?:you\s+are|you're)\s+(?:no\s+longer|not)\s+(?:bound|restricted|limited|"
+    r"constrained|governed)\s+by\s+(?:the\s+|your\s+|any\s+)?(?:\w+\s+){0,2}(?:instructions|rules|guidelines|"
+    r"polic(?:y|ies)|restrictions|prompt|directives|guidance|system|developers?|operator)\b|\byou\s+(?:have|possess)\s+no\s+(?:\w+\s+)?(?:rules|restrictions|"
     r"limits|limitations|guidelines|filters|guardrails|policies)\b|\byou\s+(?:are|have\s+been)\s+(?:now\s+)?"
     r"(?:free|freed|released|liberated)\s+from\s+(?:all|any|your)\b|\byou\s+(?:don't|do\s+not|no\s+longer)\s+"
     r"(?:have\s+to|need\s+to)\s+(?:follow|obey|respect)\s+(?:any|your|the)\s+(?:\w+\s+)?(?:rules|guidelines|"
@@ -147,7 +149,9 @@ _VOID = (
     r"\b(?P<owner>your|all|the|any)\s+(?:\w+\s+)?(?:previous|prior|earlier|original|initial|system|existing)\s+"
     r"(?:instructions|rules|guidelines|directives|prompt|programming|restrictions|guardrails)\s+(?:are|is|have\s+been|"
     r"were)?\s*(?:now\s+)?(?:void|null|cancel+ed|revoked|invalid|suspended|lifted|overridden|superseded|"
-    r"no\s+longer\s+(?:valid|apply|applies|in\s+effect|binding))\b|\b(?:update|change|amendment|addition)s?\s+to\s+"
+    r"no\s+longer\s+(?:valid|apply|applies|in\s+effect|binding))\b|\b(?:previous|prior|earlier|original|initial|old|former)\s+(?:instructions|"
+    r"directives|rules|orders|guidance|guidelines|prompts?)\s*[:=-]+\s*(?:cancel+ed|void|revoked|null|withdrawn|"
+    r"obsolete|deleted|gone|removed|invalid)\b|\b(?:update|change|amendment|addition)s?\s+to\s+"
     r"your\s+(?:instructions|rules|system\s+prompt|programming)\s*:"
 )
 _VOID_HITS = regex(_VOID, BLOCK, negatable=True)
@@ -297,7 +301,7 @@ INTENT_RULES: tuple[Rule, ...] = (
     Rule(
         "role_hijack",
         "role.no_longer",
-        ("longer", "no ", "free", "have to", "need to"),
+        ("longer", "no ", "free", "have to", "need to", "bound", "restricted", "limited", "constrained", "governed"),
         "folded",
         regex(_NO_LONGER, BLOCK),
     ),

@@ -46,6 +46,9 @@ _PUNCT = {
 
 _ENTITY_HINT = re.compile(r"&(?:#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2}){3,}")
+# A word with two or more escapes between its letters ("Please%20disregard%20the"): a URL-encoded
+# sentence written as one token. Decoded whole, so its words are read as words.
+_PERCENT_WORD = re.compile(r"[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*){2,}")
 # Emphasis markers (``*``, ``**``, ``~~``, ``__``) touching a letter or digit on either side, and
 # backticks or short inline tags inside a word (the callback checks the sides). Literal-first
 # patterns, so the regex engine skips ahead fast.
@@ -158,6 +161,8 @@ def normalise(text: str) -> Views:
         cased = _unescape(_unescape(cased))
     if "%" in cased:
         cased = _PERCENT_RUN.sub(_unquote_run, cased)
+        if "%" in cased:
+            cased = _PERCENT_WORD.sub(_unquote_run, cased)
     if not cased.isascii():
         cased = _fold(cased)
     if "*" in cased or "~~" in cased or "__" in cased or "`" in cased or "<" in cased:

@@ -7,8 +7,8 @@
 Corpora, each split into the part the rules were tuned on and a part kept out of tuning:
 
 - ``notes``: memory notes in eleven attack classes and ordinary notes (``tests/data/scanner_notes_*``);
-  each held-out file (``heldout``, ``heldout2``) was written and committed before a round of tuning
-  and not looked at while tuning. A split payload
+  the rules were tuned on ``tune`` and ``tune2``; each held-out file (``heldout``, ``heldout2``,
+  ``heldout3``) was written and committed before a round of tuning and not looked at while tuning. A split payload
   is two appends to one file: caught when either write is refused or flagged (``scan_write``), or
   when the block withholds a section of the file (``section_verdict``).
 - ``legacy``: the corpus the first pattern list was written against (``tests/data/injection_corpus.jsonl``).
@@ -53,7 +53,8 @@ def _jsonl(path: Path) -> list[Case]:
 
 
 def notes(part: str) -> list[Case]:
-    """``tune``, ``heldout`` or ``heldout2`` (the second held-out set, written before a later round of tuning)."""
+    """``tune`` or ``tune2`` (tuning notes), or ``heldout``, ``heldout2``, ``heldout3`` (held-out sets, each
+    written before a later round of tuning)."""
     return _jsonl(DATA / f"scanner_notes_{part}.jsonl")
 
 
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> None:
     judges = _judges(fresh() if fresh is not None else None)  # the layer keeps each text's answer
     every: list[str] = []
     for name, source, parts in (
-        ("notes", notes, ("tune", "heldout", "heldout2")),
+        ("notes", notes, ("tune", "tune2", "heldout", "heldout2", "heldout3")),
         ("legacy", legacy, ("tune", "heldout")),
         ("public", public, ("tune", "heldout")),
     ):
