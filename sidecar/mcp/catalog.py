@@ -53,7 +53,7 @@ class ToolSpec:
     registry's operation it runs (``sidecar.ops.registry``: the rules every way in applies)."""
 
     name: str
-    alias: str
+    alias: str | None
     group: Group
     needs: Needs
     operation: str
@@ -72,6 +72,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     _spec("memory.recall", "memories", "journal", "recall"),
     _spec("memory.feedback", "memories", "journal", "feedback"),
     _spec("memory.forget", "memories", "journal", "forget"),
+    ToolSpec("memory_restore", None, "memories", "journal", "restore"),
+    ToolSpec("memory_session", None, "memories", "journal", "session"),
     *(
         _spec(f"kg.{op}", "kg", "kg", f"kg_{op}")
         for op in ("add", "query", "invalidate", "timeline", "traverse", "tunnels", "stats")
@@ -87,7 +89,7 @@ TOOLS: tuple[ToolSpec, ...] = (
 GROUPS: dict[str, tuple[str, ...]] = {
     group: tuple(t.name for t in TOOLS if t.group == group) for group in ("core", "memories", "kg", "palace")
 }
-_BY_NAME = {t.name: t for t in TOOLS} | {t.alias: t for t in TOOLS}
+_BY_NAME = {t.name: t for t in TOOLS} | {t.alias: t for t in TOOLS if t.alias is not None}
 
 
 def canonical(name: str) -> ToolSpec | None:

@@ -28,6 +28,8 @@ ROUTES: dict[str, tuple[str, str, str]] = {
     "memory_recall": ("post", "/memory/recall", "200"),
     "memory_feedback": ("post", "/memory/feedback", "200"),
     "memory_forget": ("post", "/memory/forget", "200"),
+    "memory_restore": ("post", "/memory/restore", "200"),
+    "memory_session": ("post", "/memory/session", "201"),
     "kg_add": ("post", "/kg/add", "201"),
     **{f"kg_{op}": ("post", f"/kg/{op}", "200") for op in ("query", "invalidate", "timeline", "traverse", "tunnels")},
     "kg_stats": ("get", "/kg/stats", "200"),

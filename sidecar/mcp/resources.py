@@ -11,15 +11,18 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.errors import BadRequest, Forbidden
+from sidecar.errors import BadRequest
 from sidecar.http.palace import list_op
 from sidecar.keys import SETTINGS, WRITES
+from sidecar.ops.registry import OPERATIONS, Operation, admit
 from sidecar.write.reader import read_memory
 
 __all__ = ["SCHEME", "listed", "read", "uri_of"]
 
 SCHEME = "memory://"
 MARKDOWN = "text/markdown"
+#: A resource read is ``GET /memory/read``: memory off refuses it by the registry's rule.
+_READ: Operation = next(op for op in OPERATIONS if op.name == "read")
 
 
 def uri_of(tier: str, path: str) -> str:
@@ -46,8 +49,7 @@ async def listed(app: web.Application) -> list[dict[str, Any]]:
 
 async def read(app: web.Application, uri: str) -> dict[str, Any]:
     """One file's text, as ``GET /memory/read`` gives it."""
-    if not app[SETTINGS].memory_enabled:
-        raise Forbidden("memory is off for this agent (memory: false): nothing is read", code="memory_disabled")
+    admit(_READ, memory_enabled=app[SETTINGS].memory_enabled)
     tier, _, path = uri.removeprefix(SCHEME).partition("/")
     if not uri.startswith(SCHEME) or not path:
         raise BadRequest(f"not a memory resource: {uri!r} (expected {SCHEME}<tier>/<path>)", code="invalid_uri")

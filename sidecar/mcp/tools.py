@@ -15,9 +15,18 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.contract import MAX_LIMIT, ReadRequest, SearchRequest, WriteRequest, request_schema
-from sidecar.episodic.memories import FeedbackRequest, ForgetRequest, Identity, RecallRequest, RememberRequest
+from sidecar.episodic.memories import (
+    FeedbackRequest,
+    ForgetRequest,
+    Identity,
+    RecallRequest,
+    RememberRequest,
+    RestoreRequest,
+)
+from sidecar.episodic.session import SessionRequest
 from sidecar.errors import BadRequest
-from sidecar.http.memories import default_scope, feedback_op, forget_op, recall_op, remember_op
+from sidecar.http.journal import session_op
+from sidecar.http.memories import default_scope, feedback_op, forget_op, recall_op, remember_op, restore_op
 from sidecar.http.memory_schemas import request_schemas
 from sidecar.http.search import search_memory
 from sidecar.keys import SETTINGS, WRITES
@@ -125,6 +134,21 @@ async def _forget(app: web.Application, args: dict[str, Any]) -> ToolResult:
     return body, f"Forgot {len(body['forgotten'])} entr{'y' if len(body['forgotten']) == 1 else 'ies'}."
 
 
+async def _restore(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body = await restore_op(app, args)
+    text = (
+        f"Restored {body['id']}: {body['status']}, confidence {body['confidence']:.2f}, "
+        f"importance {body['importance']:.2f}; memory_recall finds it again."
+    )
+    return body, text
+
+
+async def _session(app: web.Application, args: dict[str, Any]) -> ToolResult:
+    body, _ = await session_op(app, args)
+    verb = "Already kept" if body["replayed"] else "Kept"
+    return body, f"{verb} the session's summary as {body['id']} (seq {body['seq']}): {body['l0_abstract']}"
+
+
 def _kg(operation: str) -> Tool:
     """The ``kg_<operation>`` tool: the same operation as ``POST /kg/<operation>``, its facts as lines."""
 
@@ -160,6 +184,8 @@ IMPLEMENTATIONS: dict[str, Tool] = {
     "memory_recall": _recall,
     "memory_feedback": _feedback,
     "memory_forget": _forget,
+    "memory_restore": _restore,
+    "memory_session": _session,
     **{t.name: _kg(t.name.removeprefix("kg_")) for t in TOOLS if t.group == "kg"},
     **{t.name: palace_tool(t.name) for t in TOOLS if t.group == "palace"},
 }
@@ -183,6 +209,8 @@ def probe(app: web.Application, name: str, *, read_only: bool) -> Probe | None:
         ),
         "memory_feedback": lambda a: FeedbackRequest.from_json(a, Identity.from_settings(settings)),
         "memory_forget": lambda a: ForgetRequest.from_json(a, Identity.from_settings(settings)),
+        "memory_restore": lambda a: RestoreRequest.from_json(a, Identity.from_settings(settings)),
+        "memory_session": lambda a: SessionRequest.from_json(a, settings.workspace_id, settings.agent_id),
         **{t.name: _kg_parser(t.name.removeprefix("kg_")) for t in TOOLS if t.group == "kg"},
         "memory_set_identity": lambda a: check_identity(a.get("identity")),
         "memory_ingest": parse_turns,
@@ -316,7 +344,45 @@ def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         schemas["forget"],
         hints=_hints(read_only=False, destructive=True, idempotent=True),
     )
-    return {"memory_remember": remember, "memory_recall": recall, "memory_feedback": feedback, "memory_forget": forget}
+    restore = _tool(
+        "memory_restore",
+        "Restore a memory",
+        "Serve a retired memory again (one retired by downvotes, by mistake), by its id: it is live and "
+        "recalled again, its negative votes cleared. A forgotten memory is archived, not retired, and stays so.",
+        schemas["restore"],
+        hints=_hints(read_only=False, destructive=False, idempotent=True),
+    )
+    session = _tool(
+        "memory_session",
+        "Keep a session's summary",
+        "At the end of a session (or a compaction), keep what it was about in the journal: its summary, "
+        "or its messages to be summarised. Later sessions recall it. Sent twice (same session_id and "
+        "compaction_count, or source_id), it is kept once.",
+        session_schema(),
+        hints=_hints(read_only=False, destructive=False, idempotent=True),
+    )
+    return {
+        "memory_remember": remember,
+        "memory_recall": recall,
+        "memory_feedback": feedback,
+        "memory_forget": forget,
+        "memory_restore": restore,
+        "memory_session": session,
+    }
+
+
+def session_schema() -> dict[str, Any]:
+    """``POST /memory/session``'s request schema (from the HTTP contract), without the identity
+    fields: the agent's own tools leave those to the sidecar's settings."""
+    from sidecar.http.openapi import DOCUMENT
+
+    body = DOCUMENT["paths"]["/memory/session"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    schema: dict[str, Any] = json.loads(json.dumps(body))
+    for field in ("workspace_id", "agent_id"):
+        schema["properties"].pop(field, None)
+    schema["properties"]["session_id"]["description"] = "the session's id, as your client names it"
+    schema["properties"]["summary"]["description"] = "the session's summary (else its messages are summarised)"
+    return schema
 
 
 def _input(fields: tuple[str, ...], required: tuple[str, ...], **enums: list[str]) -> dict[str, Any]:

@@ -22,7 +22,14 @@ from tests.support.mcp import mcp_session
 from tests.support.memory import AGENT_MD
 
 FILE_TOOLS = ["memory_write", "memory_read", "memory_search", "memory_check_duplicate"]
-JOURNAL_TOOLS = ["memory_remember", "memory_recall", "memory_feedback", "memory_forget"]
+JOURNAL_TOOLS = [
+    "memory_remember",
+    "memory_recall",
+    "memory_feedback",
+    "memory_forget",
+    "memory_restore",
+    "memory_session",
+]
 KG_TOOLS = ["kg_add", "kg_query", "kg_invalidate", "kg_timeline", "kg_traverse", "kg_tunnels", "kg_stats"]
 PALACE_TOOLS = [
     "memory_list",

@@ -24,7 +24,14 @@ from sidecar.settings import Settings
 from sidecar.write import sink as health
 from tests.support.memory import AGENT_MD, write
 
-JOURNAL_TOOLS = ["memory_remember", "memory_recall", "memory_feedback", "memory_forget"]
+JOURNAL_TOOLS = [
+    "memory_remember",
+    "memory_recall",
+    "memory_feedback",
+    "memory_forget",
+    "memory_restore",
+    "memory_session",
+]
 KG_TOOLS = ["kg_add", "kg_query", "kg_invalidate", "kg_timeline", "kg_traverse", "kg_tunnels", "kg_stats"]
 PALACE_READ = ["memory_list", "memory_taxonomy", "memory_diary_read"]
 PALACE_WRITE = ["memory_delete", "memory_set_identity", "memory_diary_write", "memory_ingest"]

@@ -64,7 +64,7 @@ def conforms(tool: Tool, result: CallToolResult) -> dict[str, Any]:
 async def test_names_are_valid_for_every_client_and_every_tool_declares_its_output(start: ServerFactory) -> None:
     async with mcp_session(await start()) as session:
         tools = await listed(session)
-    assert list(tools) == ALL and len(ALL) == 22
+    assert list(tools) == ALL and len(ALL) == 24
     for name, tool in tools.items():
         assert NAME_PATTERN.fullmatch(name) and "." not in name, name
         assert tool.description and len(tool.description) > 40, name
@@ -103,6 +103,11 @@ async def test_dotted_names_are_still_called_but_never_listed(start: ServerFacto
         ("kg_add", {"subject": "we", "predicate": "use", "object": "x", "colour": "red"}, "unknown_field", "colour"),
         ("kg_query", {"entity": "we", "as_of": 20260101}, "invalid_as_of", "as_of"),
         ("memory_set_identity", {"identity": "x" * 3000}, "identity_too_long", None),
+        ("memory_restore", {}, "missing_id", None),
+        ("memory_restore", {"id": "e1", "workspace_id": "other"}, "unknown_field", "workspace_id"),
+        ("memory_session", {"summary": "Shipped it."}, "missing_session_id", None),
+        ("memory_session", {"session_id": "s1", "messages": "hello"}, "invalid_messages", None),
+        ("memory_session", {"session_id": "s1", "summary": "x", "agent_id": "b"}, "unknown_field", "agent_id"),
         ("memory_diary_write", {"content": ["not", "text"]}, "invalid_content", None),
         ("memory_write", {"path": "AGENT.md", "content": "- a\x00b"}, "invalid_content", "content"),
         ("memory_search", {"query": "postgres", "limit": 2**70}, "invalid_limit", "limit"),
@@ -134,6 +139,18 @@ async def test_every_tool_answers_what_its_output_schema_says(start: ServerFacto
         ("memory_remember", {"content": "Current sprint: Sprint 43", "topic_key": "sprint"}),
         ("memory_recall", {"query": "which sprint", "explain": True}),
         ("memory_feedback", {"topic_key": "sprint", "signal": "+"}),
+        ("memory_session", {"session_id": "s-42", "summary": "Moved billing to the 3rd; Ana owns the export."}),
+        ("memory_session", {"session_id": "s-42", "summary": "Moved billing to the 3rd; Ana owns the export."}),
+        (
+            "memory_session",
+            {
+                "session_id": "s-43",
+                "messages": [
+                    {"role": "user", "content": "We decided to run the invoice export at 02:00 UTC."},
+                    {"role": "assistant", "content": "Noted: the export runs at 02:00 UTC from now on."},
+                ],
+            },
+        ),
         ("kg_add", {"subject": "we", "predicate": "use", "object": "PostgreSQL 16", "valid_from": "2026-01-10"}),
         ("kg_query", {"entity": "we"}),
         ("kg_timeline", {"entity": "we"}),
@@ -155,7 +172,45 @@ async def test_every_tool_answers_what_its_output_schema_says(start: ServerFacto
             conforms(tools[name], await session.call_tool(name, args))
         fact = conforms(tools["kg_query"], await session.call_tool("kg_query", {"entity": "we"}))["facts"][0]
         conforms(tools["kg_invalidate"], await session.call_tool("kg_invalidate", {"fact_id": fact["id"]}))
-    assert {name for name, _ in calls} | {"kg_invalidate"} == set(ALL)
+        restored = await retire_and_restore(session, tools)
+    assert {name for name, _ in calls} | {"kg_invalidate", "memory_restore"} == set(ALL)
+    assert restored["status"] == "live" and restored["confidence"] >= 0.5
+
+
+async def retire_and_restore(session: ClientSession, tools: dict[str, Tool]) -> dict[str, Any]:
+    """A memory retired by three downvotes, served again by ``memory_restore``."""
+    kept = conforms(
+        tools["memory_remember"], await session.call_tool("memory_remember", {"content": "The VPN is Tailscale."})
+    )
+    votes = []
+    while not votes or (votes[-1]["status"] != "retired" and len(votes) < 6):  # the third or fourth "-"
+        vote = await session.call_tool("memory_feedback", {"id": kept["id"], "signal": "-"})
+        votes.append(conforms(tools["memory_feedback"], vote))
+    assert votes[-1]["status"] == "retired", votes
+    gone = conforms(tools["memory_recall"], await session.call_tool("memory_recall", {"query": "VPN Tailscale"}))
+    assert kept["id"] not in [hit["id"] for hit in gone["hits"]]  # retired: never recalled
+    restored = conforms(tools["memory_restore"], await session.call_tool("memory_restore", {"id": kept["id"]}))
+    back = conforms(tools["memory_recall"], await session.call_tool("memory_recall", {"query": "VPN Tailscale"}))
+    assert kept["id"] in [hit["id"] for hit in back["hits"]]
+    return restored
+
+
+async def test_a_session_is_kept_once_and_recalled(start: ServerFactory) -> None:
+    summary = "Moved the billing run to the 3rd of each month; Ana owns the invoice export."
+    async with mcp_session(await start()) as session:
+        tools = await listed(session)
+        first = conforms(
+            tools["memory_session"],
+            await session.call_tool("memory_session", {"session_id": "s-9", "summary": summary}),
+        )
+        again = conforms(
+            tools["memory_session"],
+            await session.call_tool("memory_session", {"session_id": "s-9", "summary": summary}),
+        )
+        missing = error_of(await session.call_tool("memory_restore", {"id": "no-such-entry"}))
+    assert first["replayed"] is False and again["replayed"] is True and again["id"] == first["id"]
+    assert first["source_id"] == "s-9:0" and "billing" in first["l0_abstract"].lower()
+    assert missing["code"] == "not_found"
 
 
 async def test_memory_off_offers_nothing_and_refuses_every_call(start: ServerFactory, memory_dir: Path) -> None:
@@ -164,6 +219,8 @@ async def test_memory_off_offers_nothing_and_refuses_every_call(start: ServerFac
         for name, args in [
             ("memory_search", {"query": "postgres"}),
             ("memory.write", {"path": "a.md", "content": "x"}),
+            ("memory_restore", {"id": "e1"}),
+            ("memory_session", {"session_id": "s1", "summary": "x"}),
         ]:
             error = error_of(await session.call_tool(name, args))
             assert error["code"] == "memory_disabled" and "memory is off" in error["message"]
@@ -264,3 +321,29 @@ def test_every_tool_runs_a_registry_operation_and_takes_only_what_its_route_take
         taken = (op.body or frozenset()) | (op.query or frozenset())
         if spec.name != "memory_check_duplicate":  # it shares search's admission, not its fields
             assert set(definitions[spec.name]["inputSchema"]["properties"]) <= taken, spec.name
+
+
+def test_what_a_model_reads_of_the_tools_is_what_docs_mcp_says() -> None:
+    """The figures docs/mcp.md gives for the tools' size (name, description and input schema as
+    JSON, in characters), all of them and each group, are the measured ones, to within 5%."""
+    import json
+
+    from sidecar.mcp.tools import tool_definitions
+
+    definitions = tool_definitions(Settings())
+
+    def size(names: list[str] | tuple[str, ...]) -> int:
+        return sum(
+            len(n) + len(definitions[n]["description"]) + len(json.dumps(definitions[n]["inputSchema"])) for n in names
+        )
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text()
+    said = re.search(r"about ([\d,]+) characters for all (\d+), roughly ([\d,]+) tokens", text)
+    assert said is not None
+    total, count, tokens = (int(g.replace(",", "")) for g in said.groups())
+    assert count == len(definitions) == len(ALL)
+    assert abs(total - size(ALL)) <= 0.05 * size(ALL) and abs(tokens - total / 4) <= 0.05 * tokens
+    for group, names in GROUPS.items():
+        found = re.search(rf"`{group}`(?: alone is about)?\s+([\d,]+)", text)
+        assert found is not None, group
+        assert abs(int(found.group(1).replace(",", "")) - size(names)) <= 0.05 * size(names), group
