@@ -26,7 +26,6 @@ LEVELS: dict[str, int] = {
     "sidecar.logs": 0,
     "sidecar.heap": 0,
     "sidecar.clock": 0,  # the one text form of timestamps, which the journal, ingest and the graph share
-    "sidecar.keys": 0,  # it names the higher packages' types only under TYPE_CHECKING
     "sidecar.index": 1,
     "sidecar.write": 2,
     "sidecar.prompt": 2,
@@ -46,19 +45,20 @@ LEVELS: dict[str, int] = {
     # The knowledge graph: its store, extraction and questions; http, mcp and server use it, and
     # search gets its lift through a protocol (retrieval.lift.SearchBoost), not an import.
     "sidecar.kg": 2,
-    # The registry of operations and the rules every way in applies to them.
-    "sidecar.ops": 2,
     "sidecar.episodic": 3,
     # It reads and writes memory files and the journal: it sits with episodic.
     "sidecar.consolidate": 3,
-    "sidecar.http": 4,
-    "sidecar.mcp": 4,
-    "sidecar.crew": 4,
-    # The memory browser: a way in, like http (its pages call the routes' functions).
-    "sidecar.ui": 4,
-    "sidecar.server": 5,
-    "sidecar.cli": 6,
-    "sidecar.__main__": 6,
+    # The operations (one module per resource) on the typed ``Sidecar``, the registry of operations
+    # and the rules every way in applies to them: above every part they use, below the ways in.
+    "sidecar.ops": 4,
+    "sidecar.http": 5,
+    "sidecar.mcp": 5,
+    "sidecar.crew": 5,
+    # The memory browser: a way in, like http (its pages call the operations).
+    "sidecar.ui": 5,
+    "sidecar.server": 6,
+    "sidecar.cli": 7,
+    "sidecar.__main__": 7,
 }
 
 # Today's runtime imports that go up a level, as (importing module, imported component). This list
@@ -143,7 +143,7 @@ def test_packages_import_only_downwards() -> None:
 
 
 #: The ways in (and what wires them together): the only packages that may import aiohttp. Below
-#: them, operations take typed parts, never the web application.
+#: them, operations take the typed ``Sidecar``, never the web application.
 WAYS_IN = (
     "sidecar.http",
     "sidecar.mcp",
@@ -153,15 +153,6 @@ WAYS_IN = (
     "sidecar.cli",
     "sidecar.__main__",
 )
-#: Today's modules below the ways in that still reach for the aiohttp application. This list may
-#: only shrink: an entry that no longer imports aiohttp fails the test, so remove it then.
-AIOHTTP_BELOW_WAYS_IN = {
-    "sidecar.episodic.lifecycle",
-    "sidecar.keys",
-    "sidecar.kg.lifecycle",
-    "sidecar.retrieval.batcher",
-    "sidecar.write.sink",
-}
 
 
 def aiohttp_importers(base: Path, files: list[Path]) -> set[str]:
@@ -184,8 +175,7 @@ def test_aiohttp_is_imported_only_by_the_ways_in() -> None:
         for name in aiohttp_importers(ROOT, files)
         if not any(name == way or name.startswith(way + ".") for way in WAYS_IN)
     }
-    assert not any(name.startswith("sidecar.ops") for name in below), "the operations never see aiohttp"
-    assert below == AIOHTTP_BELOW_WAYS_IN
+    assert below == set(), f"below the ways in, nothing imports aiohttp: {sorted(below)}"
 
 
 def test_a_synthetic_aiohttp_import_is_found(tmp_path: Path) -> None:
@@ -196,11 +186,23 @@ def test_a_synthetic_aiohttp_import_is_found(tmp_path: Path) -> None:
     assert aiohttp_importers(tmp_path, sorted((tmp_path / "pkg").glob("*.py"))) == {"pkg.a"}
 
 
-def test_keys_names_higher_packages_only_for_type_checking() -> None:
+def test_the_operations_stand_between_the_parts_and_the_ways_in() -> None:
+    """Every ways-in package sits above ``sidecar.ops`` and every package the operations use sits
+    below it; the operations import no way in (not even for types) and the ways in reach the
+    sidecar's parts through the ``Sidecar`` the operations take."""
+    ops_level = LEVELS["sidecar.ops"]
+    ways = [way for way in WAYS_IN if way != "sidecar.__main__"]
+    assert all(LEVELS[way] > ops_level for way in ways)
     graph = sidecar_graph()
-    upward = [e for e in graph.edges if e.source == "sidecar.keys" and component(e.target, LEVELS) != e.target]
-    assert upward, "keys.py names the tiers, queue, search service... for their types"
-    assert all(e.type_checking for e in upward), [e.where(ROOT) for e in upward if not e.type_checking]
+    assert any(m.startswith("sidecar.ops.") for m in graph.modules)
+    into_ways = [
+        e.where(ROOT)
+        for e in graph.edges
+        if e.source.startswith("sidecar.ops") and any(e.target == w or e.target.startswith(w + ".") for w in ways)
+    ]
+    assert into_ways == [], into_ways
+    below = [e.target for e in graph.edges if e.source.startswith("sidecar.ops") and not e.type_checking]
+    assert all(LEVELS[component(t, LEVELS)] <= ops_level for t in below)
 
 
 # -- tests/ ---------------------------------------------------------------------------------------

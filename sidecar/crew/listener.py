@@ -31,9 +31,10 @@ from sidecar.http.errors import error_middleware, error_response
 from sidecar.http.guards import body_deadline, server_limits
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.policy import bearer_token
+from sidecar.http.state import SIDECAR
 from sidecar.index.tier import Tier
-from sidecar.keys import SEARCH, SETTINGS, TIERS
 from sidecar.ops.registry import OPERATIONS, check_values, refuse_unknown
+from sidecar.ops.sidecar import Sidecar
 from sidecar.retrieval.search import SearchRequest, SearchService
 
 __all__ = [
@@ -61,15 +62,15 @@ _SEARCH_FIELDS = next(op.body for op in OPERATIONS if op.name == "search") or fr
 log = structlog.get_logger("sidecar.crew")
 CREW_TIER = web.AppKey("crew_tier", Tier)
 CREW_SEARCH = web.AppKey("crew_search", SearchService)
-#: The lead's own application, whose journal holds the crew's memories.
-LEAD_APP = web.AppKey("lead_app", web.Application)
+#: The lead's own sidecar, whose journal holds the crew's memories and which holds the crew's graph.
+LEAD = web.AppKey("lead", Sidecar)
 
 
 def create_crew_app(
-    tier: Tier, search: SearchService, token: str, max_body: int = MAX_BODY_BYTES, lead: web.Application | None = None
+    tier: Tier, search: SearchService, token: str, max_body: int = MAX_BODY_BYTES, lead: Sidecar | None = None
 ) -> web.Application:
     """The members' view of the lead's crew index (searched as the lead searches it), and, given the
-    lead's application, the crew's memories in its journal."""
+    lead's sidecar, the crew's memories in its journal and the crew's graph."""
     # The token first: a request without it gets its 401 before its body is read.
     middlewares = [_bearer(token), _memory_body(), body_deadline(), error_middleware]
     app = web.Application(middlewares=middlewares, client_max_size=max_body)
@@ -79,7 +80,7 @@ def create_crew_app(
     app.router.add_get("/crew/status", _status)
     app.router.add_get("/healthz", _healthz)
     if lead is not None:
-        app[LEAD_APP] = lead
+        app[LEAD] = lead
         app.router.add_post("/crew/memory/{op}", _memory)
         app.router.add_post("/crew/kg/{op}", _kg)
     return app
@@ -123,25 +124,25 @@ async def _search(request: web.Request) -> web.Response:
 
 
 async def _memory(request: web.Request) -> web.Response:
-    from sidecar.http.memories import crew_op  # the journal's modules load with the first crew memory call
+    from sidecar.ops.memories import crew_memory  # the journal's modules load with the first crew memory call
 
     body = await read_json_object(request)
     check_values(body)
-    answer, status = await crew_op(request.app[LEAD_APP], request.match_info["op"], body)
+    answer, status = await crew_memory(request.app[LEAD], request.match_info["op"], body)
     return json_answer(answer, status=status)
 
 
 async def _kg(request: web.Request) -> web.Response:
     """A question to (or a fact for) the crew's knowledge graph, which the lead holds."""
-    from sidecar.kg.lifecycle import kg_op
     from sidecar.kg.requests import OPERATIONS
+    from sidecar.ops.kg import kg
 
     op = request.match_info["op"]
     if op not in OPERATIONS:
         raise NotFound(f"no crew graph operation {op!r}", code="not_found")
     body = await read_json_object(request)
     check_values(body)
-    answer = await kg_op(request.app[LEAD_APP], op, {**body, "scope": "crew"})
+    answer = await kg(request.app[LEAD], op, {**body, "scope": "crew"})
     return json_answer(answer, status=201 if op == "add" else 200)
 
 
@@ -155,12 +156,13 @@ async def _healthz(request: web.Request) -> web.Response:
 
 async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx of the main app: on a lead with ``--crew-listen``, serve the crew listener."""
-    settings = app[SETTINGS]
+    lead = app[SIDECAR]
+    settings = lead.settings
     if settings.role != "lead" or not settings.crew_listen:
         yield
         return
     host, _, port = settings.crew_listen.rpartition(":")
-    crew_app = create_crew_app(app[TIERS]["crew"], app[SEARCH], settings.crew_token, lead=app)
+    crew_app = create_crew_app(lead.tiers["crew"], lead.search, settings.crew_token, lead=lead)
     limits = {**server_limits(settings), "max_connections": MAX_CONNECTIONS}
     runner = SidecarRunner(crew_app, trust=TRUST, access_log=None, handle_signals=False, **limits)
     await runner.setup()

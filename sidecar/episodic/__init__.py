@@ -13,7 +13,7 @@ from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.health import compute_health, latest_health
 from sidecar.episodic.importance import base_importance, decayed_importance
 from sidecar.episodic.indexer import Indexer, index_new
-from sidecar.episodic.lifecycle import INDEXER, JOURNAL, NUDGER, record_memory_updated, setup_episodic
+from sidecar.episodic.lifecycle import Journal, open_journal, record_memory_updated
 from sidecar.episodic.maintenance import compact, decay_and_reinforce
 from sidecar.episodic.nudges import Nudger
 from sidecar.episodic.query import Query, RecalledEntry, Scope, ScopeFilter
@@ -25,12 +25,10 @@ from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
 from sidecar.episodic.store import HealthSnapshot, JournalStore
 
 __all__ = [
-    "INDEXER",
-    "JOURNAL",
     "JOURNAL_FILE",
-    "NUDGER",
     "HealthSnapshot",
     "Indexer",
+    "Journal",
     "JournalEntry",
     "JournalStore",
     "Nudger",
@@ -50,10 +48,10 @@ __all__ = [
     "index_new",
     "latest_health",
     "link_supports",
+    "open_journal",
     "recall",
     "record_memory_updated",
     "render_injection",
-    "setup_episodic",
     "should_embed",
     "wants_embedding",
 ]

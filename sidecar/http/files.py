@@ -1,4 +1,5 @@
-"""Write and read routes: ``POST /memory/write`` (201 once durable) and ``GET /memory/read``.
+"""Write and read routes: ``POST /memory/write`` (201 once durable) and ``GET /memory/read``, over
+``sidecar.ops.files``.
 
 A write may carry an ``Idempotency-Key`` header: a retry with the same key writes nothing and
 answers the first write's answer again, marked ``Idempotent-Replayed: true``
@@ -10,9 +11,8 @@ from aiohttp import web
 
 from sidecar.contract import WriteRequest
 from sidecar.http.jsonio import read_json_object
-from sidecar.keys import WRITES
-from sidecar.write.idempotency import check_key
-from sidecar.write.reader import read_memory
+from sidecar.http.state import SIDECAR
+from sidecar.ops import files
 
 __all__ = ["IDEMPOTENCY_KEY", "REPLAYED", "routes"]
 
@@ -23,12 +23,8 @@ routes = web.RouteTableDef()
 
 @routes.post("/memory/write")
 async def write(request: web.Request) -> web.Response:
-    key = request.headers.get(IDEMPOTENCY_KEY)
     req = WriteRequest.from_json(await read_json_object(request))
-    if key is None:
-        body = await request.app[WRITES].write(req)
-        return web.json_response(body, status=200 if "duplicate_of" in body else 201)
-    body, replayed = await request.app[WRITES].write_once(req, check_key(key))
+    body, replayed = await files.write(request.app[SIDECAR], req, request.headers.get(IDEMPOTENCY_KEY))
     status = 200 if "duplicate_of" in body else 201  # 200: memory already held it, nothing written
     return web.json_response(body, status=status, headers={REPLAYED: "true"} if replayed else None)
 
@@ -36,7 +32,5 @@ async def write(request: web.Request) -> web.Response:
 @routes.get("/memory/read")
 async def read(request: web.Request) -> web.Response:
     fields = ("tier", "path", "line_start", "line_end")
-    body = await read_memory(
-        request.app[WRITES], {name: request.query[name] for name in fields if name in request.query}
-    )
-    return web.json_response(body)
+    query = {name: request.query[name] for name in fields if name in request.query}
+    return web.json_response(await files.read(request.app[SIDECAR], dict(query)))

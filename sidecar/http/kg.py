@@ -1,6 +1,6 @@
 """The knowledge graph over HTTP: ``POST /kg/add``, ``/kg/query``, ``/kg/invalidate``,
-``/kg/timeline``, ``/kg/traverse``, ``/kg/tunnels`` and ``GET /kg/stats``. The MCP tools call the
-same operation (``sidecar.kg.lifecycle.kg_op``), so the answers cannot drift apart."""
+``/kg/timeline``, ``/kg/traverse``, ``/kg/tunnels`` and ``GET /kg/stats``, over ``sidecar.ops.kg``
+(which the MCP tools call too, so the answers cannot drift apart)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from aiohttp import web
 
 from sidecar.errors import BadRequest
 from sidecar.http.jsonio import json_answer, read_json_object
-from sidecar.kg.lifecycle import kg_op
+from sidecar.http.state import SIDECAR
+from sidecar.ops.kg import kg
 
 __all__ = ["routes"]
 
@@ -16,7 +17,7 @@ routes = web.RouteTableDef()
 
 
 async def _answer(request: web.Request, operation: str, status: int = 200) -> web.Response:
-    return json_answer(await kg_op(request.app, operation, await read_json_object(request)), status=status)
+    return json_answer(await kg(request.app[SIDECAR], operation, await read_json_object(request)), status=status)
 
 
 @routes.post("/kg/add")
@@ -54,4 +55,4 @@ async def kg_stats(request: web.Request) -> web.Response:
     unknown = sorted(set(request.query) - {"workspace_id", "scope"})
     if unknown:
         raise BadRequest(f"unknown parameter {unknown[0]!r}", code="unknown_field", field=unknown[0])
-    return json_answer(await kg_op(request.app, "stats", dict(request.query)))
+    return json_answer(await kg(request.app[SIDECAR], "stats", dict(request.query)))

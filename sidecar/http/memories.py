@@ -1,313 +1,45 @@
 """Typed memories over HTTP: ``POST /memory/remember``, ``/memory/recall``, ``/memory/feedback``,
-``/memory/forget`` and ``GET /memory/memories``; the MCP tools and the lead's crew listener call
-the same operations, so the answers cannot drift apart.
-
-Where a request goes: the agent's own memories live in this sidecar's journal. The crew's live
-in the lead's: on the lead they are local entries carrying the crew id; a member posts, recalls,
-rates and forgets them through the lead's crew listener, as crew search does. ``crew_shared``
-recall (the default scope of a lead, ``own`` otherwise: spec 000's ScopeForRole) merges the two
-by score; a lead that cannot be reached leaves the member's own hits marked
-``"degraded": ["crew"]``. With a server crew store (``--crew-store postgres://...``) the lead
-copies the crew's entries into it (``episodic.crew_store``) and a member recalls them there,
-with no hop through the lead; writes still go to the lead, which copies them before it answers.
-"""
+``/memory/restore``, ``/memory/forget`` and ``GET /memory/memories``, over ``sidecar.ops.memories``
+(which the MCP tools and the lead's crew listener call too, so the answers cannot drift apart)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
-import structlog
 from aiohttp import web
 
-from sidecar.clock import utcnow
-from sidecar.episodic.entry import JournalEntry, check_namespace, check_topic_key, invalid
-from sidecar.episodic.lifecycle import CREW_JOURNAL, INDEXER, JOURNAL, JOURNAL_MIRROR
-from sidecar.episodic.memories import (
-    FeedbackRequest,
-    ForgetRequest,
-    Identity,
-    NearMiss,
-    RecallRequest,
-    RememberRequest,
-    RestoreRequest,
-    feedback,
-    forget,
-    recall_memories,
-    remember,
-    restore,
-    target_json,
-)
-from sidecar.episodic.query import Scope
-from sidecar.errors import CrewUnavailable, NotFound
 from sidecar.http.jsonio import json_answer, read_json_object
-from sidecar.keys import CREW_PROXY, EMBEDDER, SETTINGS
-from sidecar.kg.lifecycle import KG
-from sidecar.kg.model import Scope as KgScope
-from sidecar.settings import Settings
-from sidecar.store.base import StoreUnavailable
+from sidecar.http.state import SIDECAR
+from sidecar.ops import memories
 
-if TYPE_CHECKING:  # httpx and the proxy load on members only
-    from sidecar.crew.proxy import CrewProxy
+__all__ = ["routes"]
 
-__all__ = [
-    "crew_op",
-    "default_scope",
-    "feedback_op",
-    "forget_op",
-    "recall_op",
-    "remember_entry_op",
-    "remember_op",
-    "restore_op",
-    "routes",
-]
-
-log = structlog.get_logger("sidecar.http.memories")
 routes = web.RouteTableDef()
-_MAX_LIST = 200
-
-
-def default_scope(settings: Settings) -> str:
-    """ScopeForRole: a lead recalls crew_shared, every other agent its own."""
-    return Scope.CREW_SHARED.value if settings.role == "lead" else Scope.OWN.value
-
-
-def _remote(app: web.Application) -> bool:
-    return app[SETTINGS].role == "member"
-
-
-async def remember_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
-    settings = app[SETTINGS]
-    req = RememberRequest.from_json(body, Identity.from_settings(settings))
-    if req.scope == "crew" and _remote(app):
-        sent = {k: v for k, v in body.items() if k != "scope"}
-        entry = req.entry
-        sent.update(workspace_id=entry.workspace_id, agent_id=entry.agent_id, namespace=entry.namespace)
-        return await _lead(app).memory("remember", sent)
-    return await _remember_here(app, req.entry)
-
-
-async def remember_entry_op(app: web.Application, entry: JournalEntry) -> dict[str, Any]:
-    """Store one typed memory built by the caller (the ingest: its own id, time and type) here."""
-    return await _remember_here(app, entry)
-
-
-async def _remember_here(app: web.Application, entry: JournalEntry) -> dict[str, Any]:
-    """Store ``entry`` in this journal. A topic key upserts within its own scope only: on a lead,
-    one journal holds the lead's own memories and the crew's, and each may hold the same key."""
-    answer = await remember(app[JOURNAL], entry)
-    app[INDEXER].notify()
-    if entry.crew_id is not None:
-        await _shared(app, [answer["id"], answer["supersedes"]])
-    return answer
-
-
-async def _shared(app: web.Application, ids: list[str | None]) -> None:
-    """After a crew write on a lead with a server crew store: the store gets the entries it
-    touched before the answer, so the member that wrote reads it on its next recall from another host."""
-    mirror = app.get(JOURNAL_MIRROR)
-    if mirror is not None:
-        await mirror.flush([i for i in ids if i is not None])
-
-
-async def recall_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
-    settings = app[SETTINGS]
-    req = RecallRequest.from_json(
-        body,
-        Identity.from_settings(settings),
-        default_scope=default_scope(settings),
-        default_scoring=settings.recall_scoring,
-    )
-    crew = req.scope is Scope.CREW_SHARED
-    now = utcnow()
-    local_crew = settings.crew_id if crew and not _remote(app) else None
-    near: list[NearMiss] = []
-    hits, dense = await recall_memories(app[JOURNAL], app.get(EMBEDDER), req, crew_id=local_crew, now=now, near=near)
-    found = [h.to_json(explain=req.explain, now=now) for h in hits]
-    answer: dict[str, Any] = {"scope": req.scope.value, "scoring": req.scoring, "dense": dense}
-    if near:
-        answer["near"] = near[0].to_json()
-    if crew and _remote(app):
-        try:
-            found += await _crew_hits(app, req, now)
-        except CrewUnavailable:
-            answer["degraded"] = ["crew"]
-        found.sort(key=lambda h: -float(h["score"]))
-        found = found[: req.k]
-    answer["hits"] = found
-    return answer
-
-
-async def _crew_hits(app: web.Application, req: RecallRequest, now: datetime) -> list[dict[str, Any]]:
-    """A member's crew half of a ``crew_shared`` recall: from the crew store's copy of the lead's
-    crew entries when there is one (recalled and scored as the lead recalls them), else from the lead."""
-    journal = app.get(CREW_JOURNAL)
-    if journal is None:
-        return _lead_hits(await _lead(app).memory("recall", req.to_json()))
-    try:
-        hits, _ = await recall_memories(
-            journal, app.get(EMBEDDER), req, crew_id=app[SETTINGS].crew_id, own=False, now=now
-        )
-    except StoreUnavailable as exc:
-        log.warning("crew.store_unavailable", reason=str(exc))
-        raise CrewUnavailable.store_down() from None
-    return [{**h.to_json(explain=req.explain, now=now), "source": "crew"} for h in hits]
-
-
-def _lead_hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
-    hits = answer.get("hits")
-    if not isinstance(hits, list):
-        raise CrewUnavailable("crew tier unavailable: the lead answered recall without hits")
-    good = [
-        h
-        for h in hits
-        if isinstance(h, dict)
-        and isinstance(h.get("id"), str)
-        and isinstance(h.get("content"), str)
-        and isinstance(h.get("score"), int | float)
-        and not isinstance(h.get("score"), bool)
-    ]
-    return [{**h, "source": "crew"} for h in good]
-
-
-async def feedback_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
-    settings = app[SETTINGS]
-    req = FeedbackRequest.from_json(body, Identity.from_settings(settings))
-    if req.scope == "crew":
-        _need_crew(settings)
-        if _remote(app):
-            sent = {**target_json(req.who, req.entry_id, req.topic_key), "signal": "+" if req.positive else "-"}
-            return await _lead(app).memory("feedback", sent)
-        answer = await feedback(app[JOURNAL], req, crew_id=settings.crew_id)
-        await _shared(app, [answer["id"]])
-        return answer
-    return await feedback(app[JOURNAL], req)
-
-
-async def forget_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
-    settings = app[SETTINGS]
-    req = ForgetRequest.from_json(body, Identity.from_settings(settings))
-    if req.scope == "crew":
-        _need_crew(settings)
-        if _remote(app):
-            return await _lead(app).memory("forget", target_json(req.who, req.entry_id, req.topic_key))
-        gone = await _forget_here(app, req, settings.crew_id)
-        await _shared(app, gone["forgotten"])
-        return gone
-    return await _forget_here(app, req, None)
-
-
-async def _forget_here(app: web.Application, req: ForgetRequest, crew_id: str | None) -> dict[str, Any]:
-    """Forget in this journal, and end the graph's facts the forgotten memories stated."""
-    kg = app.get(KG)
-    if kg is not None:
-        await kg.ingest.follow()  # every fact they stated is in the graph before they go
-    gone = await forget(app[JOURNAL], req, crew_id=crew_id)
-    if kg is not None:
-        scope = KgScope(req.who.workspace_id, crew_id or "")
-        gone["facts_ended"] = await kg.ingest.forgotten(scope, gone["forgotten"])
-    return gone
-
-
-def _lead(app: web.Application) -> CrewProxy:
-    """A member's client for its lead's crew listener (a member always has one)."""
-    proxy = app[CREW_PROXY]
-    assert proxy is not None
-    return proxy
-
-
-def _need_crew(settings: Settings) -> None:
-    if not settings.has_crew:
-        raise invalid("scope", "scope crew needs a crew: this sidecar runs solo")
-
-
-async def crew_op(app: web.Application, op: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """The lead's side of a member's crew-memory request (its crew listener calls this): always
-    the crew's entries in this journal, in the workspace and namespace the member names."""
-    settings = app[SETTINGS]
-    who = Identity.from_settings(settings)
-    store = app[JOURNAL]
-    if op == "remember":
-        req = RememberRequest.from_json({**body, "scope": "crew"}, who)
-        return await _remember_here(app, req.entry), 201
-    if op == "recall":
-        recall = RecallRequest.from_json(
-            {**body, "scope": "crew_shared"}, who, default_scope="crew_shared", default_scoring=settings.recall_scoring
-        )
-        now = utcnow()
-        hits, dense = await recall_memories(
-            store, app.get(EMBEDDER), recall, crew_id=settings.crew_id, own=False, now=now
-        )
-        return {"hits": [h.to_json(explain=recall.explain, now=now) for h in hits], "dense": dense}, 200
-    if op == "feedback":
-        answer = await feedback(store, FeedbackRequest.from_json(body, who), crew_id=settings.crew_id)
-        await _shared(app, [answer["id"]])
-        return answer, 200
-    if op == "forget":
-        answer = await _forget_here(app, ForgetRequest.from_json(body, who), settings.crew_id)
-        await _shared(app, answer["forgotten"])
-        return answer, 200
-    raise NotFound(f"no crew memory operation {op!r}")
 
 
 @routes.post("/memory/remember")
 async def _remember(request: web.Request) -> web.Response:
-    return json_answer(await remember_op(request.app, await read_json_object(request)), status=201)
+    return json_answer(await memories.remember(request.app[SIDECAR], await read_json_object(request)), status=201)
 
 
 @routes.post("/memory/recall")
 async def _recall(request: web.Request) -> web.Response:
-    return json_answer(await recall_op(request.app, await read_json_object(request)))
+    return json_answer(await memories.recall(request.app[SIDECAR], await read_json_object(request)))
 
 
 @routes.post("/memory/feedback")
 async def _feedback(request: web.Request) -> web.Response:
-    return json_answer(await feedback_op(request.app, await read_json_object(request)))
-
-
-async def restore_op(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
-    """Serve a retired memory again (the agent's own)."""
-    return await restore(app[JOURNAL], RestoreRequest.from_json(body, Identity.from_settings(app[SETTINGS])))
+    return json_answer(await memories.feedback(request.app[SIDECAR], await read_json_object(request)))
 
 
 @routes.post("/memory/restore")
 async def _restore(request: web.Request) -> web.Response:
-    return json_answer(await restore_op(request.app, await read_json_object(request)))
+    return json_answer(await memories.restore(request.app[SIDECAR], await read_json_object(request)))
 
 
 @routes.post("/memory/forget")
 async def _forget(request: web.Request) -> web.Response:
-    return json_answer(await forget_op(request.app, await read_json_object(request)))
+    return json_answer(await memories.forget(request.app[SIDECAR], await read_json_object(request)))
 
 
 @routes.get("/memory/memories")
 async def _memories(request: web.Request) -> web.Response:
-    """This journal's live memories, newest first; with ``topic_key``, every entry that held the
-    key (the live one and its history: superseded and retired), newest first."""
-    who = Identity.from_settings(request.app[SETTINGS]).merged(
-        {k: request.query.get(k) for k in ("workspace_id", "agent_id", "namespace")}
-    )
-    check_namespace(who.namespace)
-    limit = _limit(request.query.get("limit"))
-    store = request.app[JOURNAL]
-    topic_key = request.query.get("topic_key")
-    if topic_key is not None:
-        key = check_topic_key(topic_key)
-        entries = await store.history(who.workspace_id, who.namespace, key, limit, agent_id=who.agent_id)
-    else:
-        entries = await store.memories(
-            who.workspace_id, who.namespace, limit, agent_id=who.agent_id, crew_id=who.crew_id
-        )
-    return json_answer({"memories": [e.to_json() for e in entries]})
-
-
-def _limit(raw: str | None) -> int:
-    if raw is None or raw == "":
-        return 50
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= _MAX_LIST:
-        raise invalid("limit", f"limit must be an integer in 1..{_MAX_LIST}")
-    return value
+    return json_answer(await memories.listed(request.app[SIDECAR], dict(request.query)))

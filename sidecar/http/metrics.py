@@ -23,14 +23,12 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
-from sidecar.keys import QUEUE, WRITES
+from sidecar.http.state import SIDECAR
 
 __all__ = [
     "METRICS",
     "Metrics",
     "metrics_middleware",
-    "observe_reindex",
-    "observe_search",
     "routes",
     "setup_metrics",
 ]
@@ -123,22 +121,20 @@ class _LiveState(Collector):
         self._app = app
 
     def collect(self) -> Iterable[Metric]:
-        queue = self._app.get(QUEUE)
-        if queue is not None:
-            yield GaugeMetricFamily(f"{PREFIX}_queue_pending", "Reindex queue items not yet applied", queue.pending)
-            yield GaugeMetricFamily(
-                f"{PREFIX}_index_lag_seconds", "Age of the oldest unapplied reindex item", queue.lag_ms() / 1000
-            )
-            yield GaugeMetricFamily(
-                f"{PREFIX}_indexed_seq", "Sequence number of the last applied item", queue.indexed_seq
-            )
-            yield CounterMetricFamily(f"{PREFIX}_reindex_errors", "Reindex queue items that failed", queue.errors)
-        writes = self._app.get(WRITES)
-        if writes is not None:
-            yield CounterMetricFamily(f"{PREFIX}_writes", "Durable memory writes (every entry point)", writes.count)
-            yield CounterMetricFamily(
-                f"{PREFIX}_write_file_bytes", "Sum of the written files' sizes after each write", writes.bytes
-            )
+        sidecar = self._app.get(SIDECAR)
+        if sidecar is None:
+            return
+        queue, writes = sidecar.queue, sidecar.writes
+        yield GaugeMetricFamily(f"{PREFIX}_queue_pending", "Reindex queue items not yet applied", queue.pending)
+        yield GaugeMetricFamily(
+            f"{PREFIX}_index_lag_seconds", "Age of the oldest unapplied reindex item", queue.lag_ms() / 1000
+        )
+        yield GaugeMetricFamily(f"{PREFIX}_indexed_seq", "Sequence number of the last applied item", queue.indexed_seq)
+        yield CounterMetricFamily(f"{PREFIX}_reindex_errors", "Reindex queue items that failed", queue.errors)
+        yield CounterMetricFamily(f"{PREFIX}_writes", "Durable memory writes (every entry point)", writes.count)
+        yield CounterMetricFamily(
+            f"{PREFIX}_write_file_bytes", "Sum of the written files' sizes after each write", writes.bytes
+        )
 
 
 METRICS: web.AppKey[Metrics] = web.AppKey("metrics", Metrics)
@@ -150,20 +146,6 @@ def setup_metrics(app: web.Application) -> Metrics:
     app[METRICS] = metrics
     app.middlewares.insert(0, metrics_middleware)
     return metrics
-
-
-def observe_search(app: web.Application, scope: str, seconds: float) -> None:
-    """Record one search's latency under its scope; a no-op on an app without metrics."""
-    metrics = app.get(METRICS)
-    if metrics is not None:
-        metrics.observe_search(scope, seconds)
-
-
-def observe_reindex(app: web.Application, tier: str, kind: str, seconds: float) -> None:
-    """Record one index update's duration; a no-op on an app without metrics."""
-    metrics = app.get(METRICS)
-    if metrics is not None:
-        metrics.observe_reindex(tier, kind, seconds)
 
 
 @web.middleware

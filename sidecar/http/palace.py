@@ -1,364 +1,57 @@
-"""The palace routes: the taxonomy of memory (``/memory/list``, ``/memory/taxonomy``), deletes
-(``/memory/delete``), the identity (``/memory/identity``), the diary (``/memory/diary``), the
-ingest of conversation turns (``/memory/ingest``) and the per-agent settings file
-(``/memory/agent-settings``).
-
-Each route calls an ``*_op`` function that the MCP tools call too, so the two answers cannot
-drift apart. Writes go through the write service (durable, capped, scanned, reindexed).
-"""
+"""The palace routes over ``sidecar.ops.palace``: the taxonomy of memory (``/memory/list``,
+``/memory/taxonomy``), deletes (``/memory/delete``), the identity (``/memory/identity``), the
+diary (``/memory/diary``), the ingest of conversation turns (``/memory/ingest``) and the
+per-agent settings file (``/memory/agent-settings``). The MCP tools call the same operations, so
+the two answers cannot drift apart."""
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import replace
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
-
-import structlog
 from aiohttp import web
 
-from sidecar.contract import TIERS, WriteRequest
-from sidecar.episodic.entry import JournalEntry
-from sidecar.episodic.lifecycle import DEFAULT_WORKSPACE, JOURNAL
-from sidecar.episodic.memories import Identity, RememberRequest
-from sidecar.errors import BadRequest, Conflict, Forbidden, SidecarError
 from sidecar.http.jsonio import json_answer, read_json_object
-from sidecar.http.memories import remember_entry_op
-from sidecar.index.files import read_tier_file
-from sidecar.keys import SETTINGS, WRITES
-from sidecar.kg.lifecycle import KG
-from sidecar.palace.agent_settings import KEYS, AgentSettings
-from sidecar.palace.diary import diary_entry, read_diary
-from sidecar.palace.ingest import JOURNAL_TYPES, Kept, Plan, Turn, daily_lines, entry_id, parse_turns, plan_ingest
-from sidecar.palace.layers import IDENTITY_FILE, check_identity
-from sidecar.palace.near import adds_words
-from sidecar.palace.taxonomy import list_files, taxonomy
-from sidecar.settings import ID_RE
-from sidecar.store.base import block_only
-from sidecar.write.dedup import Duplicate, tokens
+from sidecar.http.state import SIDECAR
+from sidecar.ops import palace
 
-__all__ = [
-    "AGENT_SETTINGS",
-    "delete_op",
-    "diary_read_op",
-    "diary_write_op",
-    "ingest_op",
-    "list_op",
-    "routes",
-    "set_identity_op",
-    "taxonomy_op",
-]
+__all__ = ["routes"]
 
-log = structlog.get_logger("sidecar.palace")
 routes = web.RouteTableDef()
-#: What the per-agent settings file said at start (set by ``create_app``).
-AGENT_SETTINGS = web.AppKey("agent_settings", AgentSettings)
-MAX_DIARY_LIMIT = 100
-MAX_DIARY_CHARS = 10_000
-#: Live typed memories an ingested turn is compared with (newest first).
-DEDUP_MEMORIES = 2000
 
 
-def _roots(app: web.Application) -> dict[str, Any]:
-    settings = app[SETTINGS]
-    roots = {"agent": settings.memory_dir}
-    if settings.has_crew:
-        roots["crew"] = settings.crew_dir
-    return roots
-
-
-def _str_arg(args: dict[str, Any], name: str, *, required: bool = False) -> str | None:
-    """A non-empty string field; None only when it is absent (a null is a 400 like any other value)."""
-    if name not in args and not required:
-        return None
-    value = args.get(name)
-    if not isinstance(value, str) or not value.strip():
-        raise BadRequest(f"{name} must be a non-empty string", code=f"invalid_{name}")
-    return value
-
-
-def _closed(args: dict[str, Any], allowed: set[str]) -> None:
-    unknown = sorted(set(args) - allowed)
-    if unknown:
-        raise BadRequest(f"unknown field: {unknown[0]}", code="unknown_field")
-
-
-# -- taxonomy --------------------------------------------------------------------------------------
-async def list_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """Every memory file with its wing, room, size, chunks and last change."""
-    _closed(args, {"wing", "room"})
-    wing, room = _str_arg(args, "wing"), _str_arg(args, "room")
-    files = await asyncio.to_thread(list_files, _roots(app), wing=wing, room=room)
-    # Operator models are read only by the block that injects them: not listed either.
-    return {"files": [f.to_json() for f in files if not (f.wing == "crew" and block_only(f.path))]}
-
-
-async def taxonomy_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """Wings and rooms with their counts; the journal's live memories by type."""
-    _closed(args, set())
-    files = await asyncio.to_thread(list_files, _roots(app))
-    counts: dict[str, int] = {}
-    store = app.get(JOURNAL)
-    if store is not None:
-        for entry in await store.memories(app[SETTINGS].workspace_id, None, 10_000):
-            counts[entry.memory_type or "other"] = counts.get(entry.memory_type or "other", 0) + 1
-    return taxonomy(files, counts)
-
-
-async def delete_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """Delete a file or one heading section of it, durably, with a ``memory.deleted`` journal entry."""
-    _closed(args, {"tier", "path", "heading"})
-    tier = args.get("tier", "agent")  # a null is refused below
-    if tier not in TIERS:
-        raise BadRequest(f"tier must be one of {', '.join(TIERS)}", code="invalid_tier")
-    path = WriteRequest.from_json({"tier": tier, "path": args.get("path"), "content": ""}).path
-    heading = _str_arg(args, "heading")
-    answer = await app[WRITES].delete(tier, path, heading)
-    kg = app.get(KG)
-    if kg is not None:  # what the file (or the section) said is no longer memory's word
-        answer["facts_ended"] = await kg.ingest.ended_file(tier, path, section=heading is not None)
-    store = app.get(JOURNAL)
-    if store is not None:
-        what = f"section {heading!r} of " if heading else ""
-        entry = JournalEntry(
-            workspace_id=DEFAULT_WORKSPACE,
-            entry_type="memory.deleted",
-            summary=f"memory deleted: {what}{tier} {path}",
-            payload={k: answer[k] for k in ("tier", "path", "deleted", "seq") if k in answer} | {"heading": heading},
-        )
-        answer["journal_id"] = (await store.append(entry, as_latest=True)).id
-    return answer
-
-
-# -- identity and diary ----------------------------------------------------------------------------
-async def set_identity_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """Replace the agent's identity (L0: ``identity.md``, whole in every block)."""
-    _closed(args, {"identity"})
-    text = check_identity(args.get("identity"))
-    req = WriteRequest.from_json({"path": IDENTITY_FILE, "content": text, "mode": "replace"})
-    body = await app[WRITES].write(req)
-    return {"path": IDENTITY_FILE, "chars": len(text), "seq": body["seq"]}
-
-
-async def diary_write_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """Append an entry to the agent's diary in today's daily note."""
-    _closed(args, {"content", "agent_id"})
-    content = _str_arg(args, "content", required=True)
-    assert content is not None
-    if len(content) > MAX_DIARY_CHARS:
-        raise BadRequest(f"content is over {MAX_DIARY_CHARS} characters", code="invalid_content")
-    agent = _agent(app, args)
-    path, text, at = diary_entry(agent, content, datetime.now(UTC))
-    body = await app[WRITES].write(WriteRequest.from_json({"path": path, "content": text, "force": True}))
-    return {"agent_id": agent, "path": path, "at": at, "seq": body["seq"]}
-
-
-async def diary_read_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """The agent's newest diary entries, newest first."""
-    _closed(args, {"agent_id", "limit"})
-    agent = _agent(app, args)
-    limit = args.get("limit", 10)
-    if isinstance(limit, str) and limit.isdigit():
-        limit = int(limit)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_DIARY_LIMIT:
-        raise BadRequest(f"limit must be an integer from 1 to {MAX_DIARY_LIMIT}", code="invalid_limit")
-    entries = await asyncio.to_thread(read_diary, app[SETTINGS].memory_dir, agent, limit)
-    return {"agent_id": agent, "entries": entries}
-
-
-def _agent(app: web.Application, args: dict[str, Any]) -> str:
-    agent = args.get("agent_id", app[SETTINGS].agent_id)
-    if not isinstance(agent, str) or not ID_RE.match(agent):
-        raise BadRequest("agent_id must be 1-128 letters, digits or _.:@/-", code="invalid_agent_id")
-    return agent
-
-
-# -- ingest ----------------------------------------------------------------------------------------
-async def ingest_op(app: web.Application, args: dict[str, Any]) -> dict[str, Any]:
-    """Keep what a conversation says worth keeping: typed memories in the journal, the rest in the
-    daily note of the turn's day. The plan (filter, chunks, types, dedup) is made off the event
-    loop; each kept item is then stored on its own, so the report says what was kept where, what
-    was dropped and why, and what failed, turn by turn: never half an ingest without a word."""
-    _closed(args, {"turns", "dry_run"})
-    dry_run = args.get("dry_run", False)
-    if not isinstance(dry_run, bool):
-        raise BadRequest("dry_run must be true or false", code="invalid_dry_run")
-    if not app[SETTINGS].memory_enabled:
-        raise Forbidden("memory is off for this agent (memory: false); nothing was kept", code="memory_disabled")
-    turns = parse_turns(args)
-    store = app.get(JOURNAL)
-    held: list[tuple[str, str]] = []
-    stored: frozenset[str] = frozenset()
-    if store is not None:
-        workspace = app[SETTINGS].workspace_id
-        held = [(m.id, m.summary) for m in await store.memories(workspace, None, DEDUP_MEMORIES)]
-        stored = frozenset(await store.fetch(workspace, _retry_ids(turns)))
-    plan = await asyncio.to_thread(plan_ingest, turns, held, stored)
-    run = _IngestRun(app, plan, dry_run, journal=store is not None)
-    await run.store_all()
-    dropped = sorted(plan.dropped, key=lambda d: (d["index"], d.get("chunk", 0)))
-    counts = _counts(run.rows, dropped) | {"failed": len(run.failed)}
-    return {"dry_run": dry_run, "kept": run.rows, "dropped": dropped, "failed": run.failed, "counts": counts}
-
-
-def _retry_ids(turns: list[Turn]) -> list[str]:
-    """Every journal id a turn with an id may have been stored under (one per possible chunk)."""
-    out = []
-    for turn in turns:
-        if turn.id is not None:
-            out += [entry_id(turn.id, None)] + [entry_id(turn.id, n) for n in range(1, 2 + len(turn.content) // 600)]
-    return out
-
-
-class _IngestRun:
-    """Storing one ingest's plan: each kept item on its own, its failure reported with its turn."""
-
-    def __init__(self, app: web.Application, plan: Plan, dry_run: bool, *, journal: bool) -> None:
-        self.app, self.plan, self.dry_run, self.journal = app, plan, dry_run, journal
-        self.rows: list[dict[str, Any]] = []
-        self.failed: list[dict[str, Any]] = []
-        self._ids: dict[int, str] = {}  # place in plan.kept -> the memory id it got
-        self._daily: dict[str, list[tuple[Kept, dict[str, Any]]]] = {}
-
-    async def store_all(self) -> None:
-        for n, item in enumerate(self.plan.kept):
-            row: dict[str, Any] = {"index": item.index, "type": item.type, "confidence": item.confidence}
-            row["priority"] = item.priority
-            if item.chunk is not None:
-                row["chunk"] = item.chunk
-            try:
-                await self._store(n, item, row)
-            except SidecarError as exc:
-                self._fail(item, exc)
-        for path, items in sorted(self._daily.items()):
-            await self._write_daily(path, items)
-
-    def _fail(self, item: Kept, exc: SidecarError) -> None:
-        row = {"index": item.index, "code": exc.code, "message": exc.message}
-        if item.chunk is not None:
-            row["chunk"] = item.chunk
-        self.failed.append(row)
-
-    async def _store(self, n: int, item: Kept, row: dict[str, Any]) -> None:
-        if item.replayed:  # an earlier call with this turn id stored it
-            self.rows.append({**row, "where": "journal", "id": item.entry_id, "replayed": True})
-            return
-        if await self._in_files(item):
-            return
-        if self.journal and item.where == "journal":
-            row["where"] = "journal"
-            if not self.dry_run:
-                row.update(await self._remember(n, item))
-            self.rows.append(row)
-            return
-        row["where"] = "daily"
-        day = (item.ts or datetime.now(UTC)).astimezone(UTC)
-        self._daily.setdefault(f"daily/{day:%Y-%m-%d}.md", []).append((item, row))
-
-    async def _in_files(self, item: Kept) -> bool:
-        """Whether a memory file already says what ``item`` says (dropped as a duplicate then)."""
-        writes = self.app[WRITES]
-        found = await writes.check_duplicate("agent", None, item.text)
-        if found is None:
-            return False
-        said = await asyncio.to_thread(_lines, self.app[SETTINGS].memory_dir, found.path, found)
-        if adds_words(tokens(item.text), tokens(said)):
-            return False  # the file's line holds another value: this one is an update
-        self.plan.drop(item.index, "duplicate", item.chunk, duplicate_of=found.to_json())
-        return True
-
-    async def _remember(self, n: int, item: Kept) -> dict[str, Any]:
-        memory_type, tag = JOURNAL_TYPES[item.type]
-        tags = ["ingest"] + ([tag] if tag else [])
-        body = {"content": item.text, "memory_type": memory_type, "tags": tags, "priority": item.priority}
-        req = RememberRequest.from_json(body, Identity.from_settings(self.app[SETTINGS]))
-        entry = replace(req.entry, ts=item.ts, id=item.entry_id)
-        try:
-            answer = await remember_entry_op(self.app, entry)
-        except Conflict:  # the same turn id stored meanwhile by a concurrent retry
-            return {"id": item.entry_id, "replayed": True}
-        self._ids[n] = answer["id"]
-        out: dict[str, Any] = {"id": answer["id"]}
-        old = item.supersedes or (self._ids.get(item.updates) if item.updates is not None else None)
-        if old is not None:
-            merged = await self.app[JOURNAL].merge_into(entry.workspace_id, answer["id"], [old])
-            if merged:
-                out["supersedes"] = old
-        return out
-
-    async def _write_daily(self, path: str, items: list[tuple[Kept, dict[str, Any]]]) -> None:
-        stamp = min((k.ts for k, _ in items if k.ts is not None), default=datetime.now(UTC)).astimezone(UTC)
-        if not self.dry_run:
-            section = daily_lines([k for k, _ in items], f"Conversation notes {stamp:%H:%M:%S}Z")
-            try:
-                await self.app[WRITES].write(WriteRequest.from_json({"path": path, "content": section, "force": True}))
-            except SidecarError as exc:
-                for item, _ in items:
-                    self._fail(item, exc)
-                return
-        self.rows += [{**row, "path": path} for _, row in items]
-
-
-def _lines(root: Path, path: str, found: Duplicate) -> str:
-    """The lines of a memory file a duplicate check matched."""
-    data = read_tier_file(root, path)
-    lines = (data or b"").decode("utf-8", errors="replace").splitlines()
-    return "\n".join(lines[found.line_start - 1 : found.line_end])
-
-
-def _counts(kept: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> dict[str, Any]:
-    by_type: dict[str, int] = {}
-    by_reason: dict[str, int] = {}
-    kept.sort(key=lambda r: (r["index"], r.get("chunk", 0)))
-    for row in kept:
-        by_type[row["type"]] = by_type.get(row["type"], 0) + 1
-    for row in dropped:
-        by_reason[row["reason"]] = by_reason.get(row["reason"], 0) + 1
-    return {"kept": len(kept), "dropped": len(dropped), "by_type": by_type, "by_reason": by_reason}
-
-
-# -- routes ----------------------------------------------------------------------------------------
 @routes.get("/memory/list")
 async def _list(request: web.Request) -> web.Response:
-    return json_answer(await list_op(request.app, dict(request.query)))
+    return json_answer(await palace.listed(request.app[SIDECAR], dict(request.query)))
 
 
 @routes.get("/memory/taxonomy")
 async def _taxonomy(request: web.Request) -> web.Response:
-    return json_answer(await taxonomy_op(request.app, dict(request.query)))
+    return json_answer(await palace.taxonomy_of(request.app[SIDECAR], dict(request.query)))
 
 
 @routes.post("/memory/delete")
 async def _delete(request: web.Request) -> web.Response:
-    return json_answer(await delete_op(request.app, await read_json_object(request)))
+    return json_answer(await palace.delete(request.app[SIDECAR], await read_json_object(request)))
 
 
 @routes.post("/memory/identity")
 async def _identity(request: web.Request) -> web.Response:
-    return json_answer(await set_identity_op(request.app, await read_json_object(request)))
+    return json_answer(await palace.set_identity(request.app[SIDECAR], await read_json_object(request)))
 
 
 @routes.post("/memory/diary")
 async def _diary_write(request: web.Request) -> web.Response:
-    return json_answer(await diary_write_op(request.app, await read_json_object(request)), status=201)
+    return json_answer(await palace.diary_write(request.app[SIDECAR], await read_json_object(request)), status=201)
 
 
 @routes.get("/memory/diary")
 async def _diary_read(request: web.Request) -> web.Response:
-    return json_answer(await diary_read_op(request.app, dict(request.query)))
+    return json_answer(await palace.diary_read(request.app[SIDECAR], dict(request.query)))
 
 
 @routes.post("/memory/ingest")
 async def _ingest(request: web.Request) -> web.Response:
-    return json_answer(await ingest_op(request.app, await read_json_object(request)))
+    return json_answer(await palace.ingest(request.app[SIDECAR], await read_json_object(request)))
 
 
 @routes.get("/memory/agent-settings")
 async def _agent_settings(request: web.Request) -> web.Response:
-    """What the per-agent settings file said (its valid values and every problem in it), and the
-    settings it governs as they are in effect."""
-    found = request.app.get(AGENT_SETTINGS) or AgentSettings()
-    settings = request.app[SETTINGS]
-    effective = {key: getattr(settings, field) for key, (_, field, _) in KEYS.items()}
-    return json_answer({**found.to_json(), "effective": effective})
+    return json_answer(palace.agent_settings(request.app[SIDECAR]))

@@ -19,7 +19,7 @@ from aiohttp.typedefs import Handler
 
 from sidecar.http.errors import error_response
 from sidecar.http.jsonio import read_json_object
-from sidecar.keys import SETTINGS
+from sidecar.http.state import SETTINGS
 from sidecar.ops.registry import Operation, admit, check_values, find, refuse_unknown
 
 __all__ = ["MEMORY_OFF", "bearer_token", "operation_of", "policy_middleware"]

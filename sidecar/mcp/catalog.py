@@ -18,12 +18,10 @@ from typing import Literal
 
 from aiohttp import web
 
-from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.errors import ConfigError
-from sidecar.keys import SETTINGS
-from sidecar.kg.lifecycle import KG
+from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.settings import Settings
-from sidecar.write.sink import SinkHealth, sink_health
+from sidecar.write.sink import SinkHealth
 
 __all__ = [
     "GROUPS",
@@ -128,13 +126,13 @@ async def offered(app: web.Application) -> list[str]:
     names = allowed(app[SETTINGS])
     if not names:
         return []
-    state = await sink_health(app)
+    state = await app[SIDECAR].sink_health()
     ready = {
         "write": state.healthy,
         "room": state.healthy or only_over_cap(state),
         "search": state.searchable,
-        "journal": JOURNAL in app,
-        "kg": KG in app,
+        "journal": SIDECAR in app,
+        "kg": SIDECAR in app,
         "always": True,
     }
     return [t.name for t in TOOLS if t.name in names and ready[t.needs]]

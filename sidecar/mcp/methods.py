@@ -17,14 +17,13 @@ import structlog
 from aiohttp import web
 
 from sidecar.errors import BadRequest, EngineUnavailable, SidecarError
-from sidecar.keys import SETTINGS
+from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.mcp import prompts, resources
 from sidecar.mcp.arguments import check_arguments
 from sidecar.mcp.catalog import ToolSpec, allowed, canonical, offered
 from sidecar.mcp.tools import IMPLEMENTATIONS, probe, tool_definitions
 from sidecar.ops.registry import OPERATIONS, admit
 from sidecar.settings import Settings
-from sidecar.write.sink import sink_health
 
 __all__ = [
     "INSTRUCTIONS",
@@ -141,7 +140,7 @@ async def _admit(app: web.Application, spec: ToolSpec) -> None:
     admit(_OPERATIONS[spec.operation], memory_enabled=app[SETTINGS].memory_enabled)
     if spec.needs not in ("write", "room", "search") or spec.name in await offered(app):
         return
-    state = await sink_health(app)
+    state = await app[SIDECAR].sink_health()
     why = "; ".join(state.reasons) or "unknown"
     raise EngineUnavailable(
         f"{spec.name} is unavailable: the memory sink is not healthy ({why}). Nothing was written or read; "

@@ -13,9 +13,10 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.http import palace as ops
 from sidecar.http.palace_schemas import REQUESTS
+from sidecar.http.state import SIDECAR
 from sidecar.mcp.outputs import output_schema
+from sidecar.ops import palace as ops
 from sidecar.settings import Settings
 
 __all__ = ["palace_tool", "palace_tools"]
@@ -114,7 +115,7 @@ def palace_tool(name: str) -> Tool:
 
 
 async def _list(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.list_op(app, args)
+    body = await ops.listed(app[SIDECAR], args)
     lines = [
         f"{f['wing']}/{f['path']} ({f['room']}): {f['bytes']} bytes, {f['chunks']} chunks, changed {f['modified']}"
         for f in body["files"]
@@ -123,7 +124,7 @@ async def _list(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _taxonomy(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.taxonomy_op(app, args)
+    body = await ops.taxonomy_of(app[SIDECAR], args)
     lines = []
     for wing in body["wings"]:
         rooms = ", ".join(
@@ -135,7 +136,7 @@ async def _taxonomy(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _delete(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.delete_op(app, args)
+    body = await ops.delete(app[SIDECAR], args)
     if body["deleted"] == "file":
         return body, f"Deleted {body['tier']}/{body['path']} ({body['bytes_removed']} bytes)."
     return body, (
@@ -145,23 +146,23 @@ async def _delete(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _set_identity(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.set_identity_op(app, args)
+    body = await ops.set_identity(app[SIDECAR], args)
     return body, f"Identity saved ({body['chars']} characters); it opens every memory block."
 
 
 async def _diary_write(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.diary_write_op(app, args)
+    body = await ops.diary_write(app[SIDECAR], args)
     return body, f"Diary entry saved in {body['path']} at {body['at']}."
 
 
 async def _diary_read(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.diary_read_op(app, args)
+    body = await ops.diary_read(app[SIDECAR], args)
     lines = [f"{e['at']} ({e['path']}):\n{e['content']}" for e in body["entries"]]
     return body, "\n\n".join(lines) if lines else f"No diary entries for {body['agent_id']}."
 
 
 async def _ingest(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.ingest_op(app, args)
+    body = await ops.ingest(app[SIDECAR], args)
     counts = body["counts"]
     kinds = ", ".join(f"{n} {t}" for t, n in sorted(counts["by_type"].items())) or "nothing"
     why = ", ".join(f"{n} {r}" for r, n in sorted(counts["by_reason"].items())) or "nothing"

@@ -70,6 +70,7 @@ def _body(arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def _block(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
     """``POST /memory/block``'s answer for ``body``: the same function the route runs."""
-    from sidecar.http.block import block_answer
+    from sidecar.http.state import SIDECAR
+    from sidecar.ops.block import block
 
-    return dict(await block_answer(app, body))
+    return dict(await block(app[SIDECAR], body))

@@ -12,10 +12,9 @@ from typing import Any
 from aiohttp import web
 
 from sidecar.errors import BadRequest
-from sidecar.http.palace import list_op
-from sidecar.keys import SETTINGS, WRITES
+from sidecar.http.state import SETTINGS, SIDECAR
+from sidecar.ops import files, palace
 from sidecar.ops.registry import OPERATIONS, Operation, admit
-from sidecar.write.reader import read_memory
 
 __all__ = ["SCHEME", "listed", "read", "uri_of"]
 
@@ -33,7 +32,7 @@ async def listed(app: web.Application) -> list[dict[str, Any]]:
     """Every memory file, by tier then path."""
     if not app[SETTINGS].memory_enabled:
         return []
-    files = (await list_op(app, {}))["files"]
+    files = (await palace.listed(app[SIDECAR], {}))["files"]
     return [
         {
             "uri": uri_of(f["wing"], f["path"]),
@@ -53,5 +52,5 @@ async def read(app: web.Application, uri: str) -> dict[str, Any]:
     tier, _, path = uri.removeprefix(SCHEME).partition("/")
     if not uri.startswith(SCHEME) or not path:
         raise BadRequest(f"not a memory resource: {uri!r} (expected {SCHEME}<tier>/<path>)", code="invalid_uri")
-    body = await read_memory(app[WRITES], {"tier": tier, "path": path})
+    body = await files.read(app[SIDECAR], {"tier": tier, "path": path})
     return {"contents": [{"uri": uri_of(body["tier"], body["path"]), "mimeType": MARKDOWN, "text": body["content"]}]}

@@ -23,7 +23,7 @@ from sidecar import __version__
 from sidecar.contract import ToolName, ToolsAnswer
 from sidecar.errors import EngineUnavailable
 from sidecar.http.jsonio import json_problem
-from sidecar.keys import SETTINGS
+from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.mcp.catalog import TOOLS, offered, parse_allowlist
 from sidecar.mcp.clients import McpSessions
 from sidecar.mcp.methods import (
@@ -36,8 +36,6 @@ from sidecar.mcp.methods import (
     dispatch,
 )
 from sidecar.mcp.tools import tool_definitions
-from sidecar.write import sink as health
-from sidecar.write.sink import sink_health
 
 __all__ = [
     "PROTOCOL_VERSIONS",
@@ -69,11 +67,10 @@ WATCH_EVERY = web.AppKey("mcp_watch_every", float)
 
 
 def setup(app: web.Application) -> None:
-    """Give ``app`` its MCP session table, the sink-health cache and the watch that tells sessions
+    """Give ``app`` its MCP session table and the watch that tells sessions
     their tool list changed; call before it starts. A ``--mcp-tools`` entry that names no tool or
     group stops the start here, naming it."""
     parse_allowlist(app[SETTINGS].mcp_tools)
-    health.setup(app)
     app[SESSIONS] = McpSessions()
     app[WATCH_EVERY] = WATCH_EVERY_S
     app.cleanup_ctx.append(_watching)
@@ -112,7 +109,7 @@ async def _end_streams(app: web.Application) -> None:
 
 @routes.get("/memory/tools")
 async def memory_tools(request: web.Request) -> web.Response:
-    state = await sink_health(request.app)
+    state = await request.app[SIDECAR].sink_health()
     answer: ToolsAnswer = {
         "healthy": state.healthy,
         "reasons": state.reasons,

@@ -25,22 +25,21 @@ from sidecar.episodic.memories import (
 )
 from sidecar.episodic.session import SessionRequest
 from sidecar.errors import BadRequest
-from sidecar.http.journal import session_op
-from sidecar.http.memories import default_scope, feedback_op, forget_op, recall_op, remember_op, restore_op
 from sidecar.http.memory_schemas import request_schemas
-from sidecar.http.search import search_memory
-from sidecar.keys import SETTINGS, WRITES
-from sidecar.kg.lifecycle import kg_op
+from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.kg.requests import parse as kg_parse
 from sidecar.mcp.arguments import Probe
 from sidecar.mcp.catalog import TOOLS
 from sidecar.mcp.outputs import output_schema
 from sidecar.mcp.palace_tools import palace_tool, palace_tools
+from sidecar.ops import files, journal, memories
+from sidecar.ops.kg import kg
+from sidecar.ops.memories import default_scope
+from sidecar.ops.search import search_json
 from sidecar.palace.ingest import parse_turns
 from sidecar.palace.layers import check_identity
 from sidecar.settings import Settings
-from sidecar.write.reader import read_memory
 
 __all__ = ["IMPLEMENTATIONS", "ToolResult", "probe", "tool_definitions"]
 
@@ -50,7 +49,7 @@ Tool = Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]
 
 # -- what each tool runs ---------------------------------------------------------------------------
 async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await app[WRITES].write(WriteRequest.from_json(args))
+    body, _ = await files.write(app[SIDECAR], WriteRequest.from_json(args))
     if "duplicate_of" in body:
         dup = body["duplicate_of"]
         text = (
@@ -70,13 +69,13 @@ async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await read_memory(app[WRITES], args)
+    body = await files.read(app[SIDECAR], args)
     return body, f"{body['tier']}/{body['path']} ({body['bytes']} bytes):\n{body['content']}"
 
 
 async def _search(app: web.Application, args: dict[str, Any]) -> ToolResult:
     """The same search as ``POST /memory/search``, ``after_seq`` barrier included."""
-    body = await search_memory(app, args)
+    body = await search_json(app[SIDECAR], args)
     lines = [
         f"{i}. [{hit['source']}] {hit['path']}:{hit['line_start']}-{hit['line_end']} {hit['heading']}\n   {hit['snippet']}"
         for i, hit in enumerate(body["results"], 1)
@@ -92,7 +91,7 @@ async def _check_duplicate(app: web.Application, args: dict[str, Any]) -> ToolRe
     if not isinstance(content, str) or not content.strip():
         raise BadRequest("content must be a non-empty string", code="invalid_content")
     req = WriteRequest.from_json({"tier": tier, "path": path if path is not None else "x.md", "content": content})
-    found = await app[WRITES].check_duplicate(req.tier, req.path if path is not None else None, content)
+    found = await app[SIDECAR].writes.check_duplicate(req.tier, req.path if path is not None else None, content)
     if found is None:
         return {"duplicate": False, "duplicate_of": None}, "New: memory holds nothing this close."
     dup = found.to_json()
@@ -101,7 +100,7 @@ async def _check_duplicate(app: web.Application, args: dict[str, Any]) -> ToolRe
 
 
 async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await remember_op(app, args)
+    body = await memories.remember(app[SIDECAR], args)
     text = f"Remembered {body['memory_type']} {body['id']}"
     if body.get("topic_key"):
         text += f" under topic key {body['topic_key']!r}"
@@ -111,7 +110,7 @@ async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _recall(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await recall_op(app, args)
+    body = await memories.recall(app[SIDECAR], args)
     lines = [
         f"{i}. [{hit['memory_type'] or hit['entry_type']}, {hit['source']}, score {hit['score']:.3f}] {hit['content']}"
         f"\n   id {hit['id']}" + (f", topic key {hit['topic_key']}" if hit.get("topic_key") else "")
@@ -124,18 +123,18 @@ async def _recall(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _feedback(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await feedback_op(app, args)
+    body = await memories.feedback(app[SIDECAR], args)
     text = f"Feedback {body['signal']} on {body['id']}: importance {body['importance']:.2f}, status {body['status']}."
     return body, text
 
 
 async def _forget(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await forget_op(app, args)
+    body = await memories.forget(app[SIDECAR], args)
     return body, f"Forgot {len(body['forgotten'])} entr{'y' if len(body['forgotten']) == 1 else 'ies'}."
 
 
 async def _restore(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await restore_op(app, args)
+    body = await memories.restore(app[SIDECAR], args)
     text = (
         f"Restored {body['id']}: {body['status']}, confidence {body['confidence']:.2f}, "
         f"importance {body['importance']:.2f}; memory_recall finds it again."
@@ -144,7 +143,7 @@ async def _restore(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _session(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body, _ = await session_op(app, args)
+    body, _ = await journal.session(app[SIDECAR], args)
     verb = "Already kept" if body["replayed"] else "Kept"
     return body, f"{verb} the session's summary as {body['id']} (seq {body['seq']}): {body['l0_abstract']}"
 
@@ -153,7 +152,7 @@ def _kg(operation: str) -> Tool:
     """The ``kg_<operation>`` tool: the same operation as ``POST /kg/<operation>``, its facts as lines."""
 
     async def tool(app: web.Application, args: dict[str, Any]) -> ToolResult:
-        body = await kg_op(app, operation, args)
+        body = await kg(app[SIDECAR], operation, args)
         listed = body.get("facts")
         facts = listed if isinstance(listed, list) else ([body["fact"]] if "fact" in body else [])
         lines = [

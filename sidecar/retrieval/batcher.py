@@ -18,30 +18,28 @@ import functools
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import structlog
-from aiohttp import web
 
+from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
-from sidecar.keys import EMBEDDER, QUEUE, SETTINGS, TIERS
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors, embed_in_background
-from sidecar.retrieval.embed.factory import make_embedder
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.embed.progress import Progress
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
+from sidecar.settings import Settings
 
 __all__ = [
-    "BATCHER",
-    "HYBRID",
     "IN_PROCESS_BATCH",
     "REMOTE_BATCH",
     "STATES",
     "EmbedBatcher",
-    "embed_ctx",
     "embed_status",
+    "open_embedding",
 ]
 
 log = structlog.get_logger("sidecar.retrieval.batcher")
@@ -64,7 +62,7 @@ POLL_S = 5.0
 
 
 class EmbedBatcher:
-    """One background task per app: embeds every tier's backlog, then sleeps until woken."""
+    """One background task per sidecar: embeds every tier's backlog, then sleeps until woken."""
 
     def __init__(
         self,
@@ -233,52 +231,40 @@ def _store(
     return VectorIndex.store(conn, model, dim, items, sentences)
 
 
-HYBRID: web.AppKey[HybridSearcher] = web.AppKey("hybrid", HybridSearcher)
-BATCHER: web.AppKey[EmbedBatcher | None] = web.AppKey("embed_batcher")
-
-
-async def embed_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Own the hybrid searcher and the background batcher (and the embedder, unless one is set).
-
-    Needs TIERS and QUEUE: place it after the queue's context, so it stops before the queue drains.
-    """
-    settings = app[SETTINGS]
-    owned = EMBEDDER not in app
-    embedder = await asyncio.to_thread(make_embedder, settings) if owned else app[EMBEDDER]
-    if owned:
-        app[EMBEDDER] = embedder
+@asynccontextmanager
+async def open_embedding(
+    settings: Settings, tiers: Mapping[str, Tier], queue: ReindexQueue, embedder: Embedder | None
+) -> AsyncIterator[tuple[HybridSearcher, EmbedBatcher | None]]:
+    """The hybrid searcher over ``tiers`` and, with an embedder, the background batcher that embeds
+    what the queue applies (started; None without an embedder). On exit the batcher stops and the
+    vector indexes close; the embedder stays the caller's."""
     health = EmbedderHealth(embedder, confirmed=isinstance(embedder, OnnxEmbedder))
-    tiers: dict[str, Tier] = app[TIERS]
     vectors: dict[str, VectorIndex] = {}
     if embedder is not None:
         dim = embedder.dim
         vectors = {name: VectorIndex(t.index.path, embedder.model_id, dim) for name, t in tiers.items()}
-    app[HYBRID] = HybridSearcher(embedder, health, vectors, fusion=settings.fusion)
+    hybrid = HybridSearcher(embedder, health, vectors, fusion=settings.fusion)
     batcher = None
     if embedder is not None:
         batch = IN_PROCESS_BATCH if isinstance(embedder, OnnxEmbedder) else REMOTE_BATCH
         batcher = EmbedBatcher(embedder, health, tiers, vectors, batch_size=batch)
-        app[QUEUE].hooks.append(batcher.on_update)
+        queue.hooks.append(batcher.on_update)
         batcher.start()
-    app[BATCHER] = batcher
     log.info("embed.started", model=embedder.model_id if embedder else None, fusion=settings.fusion)
     try:
-        yield
+        yield hybrid, batcher
     finally:
         if batcher is not None:
-            app[QUEUE].hooks.remove(batcher.on_update)
+            queue.hooks.remove(batcher.on_update)
             await batcher.stop()
         for index in vectors.values():
             index.close()
-        if owned and embedder is not None:
-            await embedder.aclose()
 
 
-def embed_status(app: web.Application, tier: str | None = None) -> dict[str, Any]:
+def embed_status(searcher: HybridSearcher, batcher: EmbedBatcher | None, tier: str | None = None) -> dict[str, Any]:
     """``{"embedder": {...}}`` for GET /memory/status: state, model, backlog (one tier or all), and
     while there is a backlog, ``progress``: chunks done of the total since it was found, the rate
     over the last half minute, and an ETA at that rate."""
-    searcher = app[HYBRID]
     health = searcher.health
     embedder = searcher.embedder
     names = [name for name in searcher.vectors if tier is None or name == tier]
@@ -292,7 +278,6 @@ def embed_status(app: web.Application, tier: str | None = None) -> dict[str, Any
         "vectors": sum(v.size for v in indexes),
         "backlog": sum(v.backlog for v in indexes),
     }
-    batcher = app.get(BATCHER)
     if body["backlog"] and batcher is not None:
         body["progress"] = batcher.progress_json(names)
     if health is not None and health.state == "degraded":

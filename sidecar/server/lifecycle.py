@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 import structlog
 
@@ -29,7 +29,7 @@ class IdleRelease:
     free heap pages (``malloc_trim``). Armed at start and by every response; a steady stream of
     requests never triggers it."""
 
-    def __init__(self, tiers: dict[str, Tier], after: float = 0.25) -> None:
+    def __init__(self, tiers: Mapping[str, Tier], after: float = 0.25) -> None:
         self.tiers = tiers
         self.after = after
         self.others: list[Callable[[], Awaitable[None]]] = []

@@ -1,26 +1,23 @@
 """What the memory browser shows, read through the same functions the agent API's routes call:
 files and search as ``/memory/list``, ``/memory/read`` and ``/memory/search`` answer them, typed
 memories and the journal from the journal store as ``/memory/memories`` and ``GET /journal`` read
-it, the graph through ``kg_op``, health as ``GET /memory/health`` and the block from the
-``POST /memory/block`` handler itself. Nothing here writes, and nothing opens SQLite."""
+it, the graph through ``sidecar.ops.kg``, health as ``GET /memory/health`` and the block from the
+operation ``POST /memory/block`` runs. Nothing here writes, and nothing opens SQLite."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from aiohttp import web
-
 from sidecar.contract import ReadAnswer, SearchAnswer
 from sidecar.episodic.entry import check_namespace, check_topic_key, require_id
 from sidecar.episodic.health import health_history
-from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.episodic.memories import Identity
 from sidecar.episodic.store import HealthSnapshot
-from sidecar.http.palace import list_op
-from sidecar.http.search import search_memory
-from sidecar.keys import SETTINGS, WRITES
-from sidecar.kg.lifecycle import kg_op
-from sidecar.write.reader import read_memory
+from sidecar.ops import files as file_ops
+from sidecar.ops import palace
+from sidecar.ops.kg import kg
+from sidecar.ops.search import search_json
+from sidecar.ops.sidecar import Sidecar
 
 __all__ = [
     "MEMORIES_SHOWN",
@@ -42,47 +39,47 @@ __all__ = [
 MEMORIES_SHOWN = 200
 
 
-def workspace(app: web.Application, given: str | None) -> str:
+def workspace(sc: Sidecar, given: str | None) -> str:
     """The workspace a view reads: the one asked for, else the sidecar's own."""
-    value = require_id("workspace_id", given or app[SETTINGS].workspace_id)
+    value = require_id("workspace_id", given or sc.settings.workspace_id)
     assert value is not None
     return value
 
 
-async def files(app: web.Application) -> list[dict[str, Any]]:
+async def files(sc: Sidecar) -> list[dict[str, Any]]:
     """Every memory file of the tiers, as ``GET /memory/list`` lists them."""
-    listed: list[dict[str, Any]] = (await list_op(app, {}))["files"]
+    listed: list[dict[str, Any]] = (await palace.listed(sc, {}))["files"]
     return listed
 
 
-async def read(app: web.Application, tier: str, path: str) -> ReadAnswer:
+async def read(sc: Sidecar, tier: str, path: str) -> ReadAnswer:
     """One file as ``GET /memory/read`` answers it, with the sections the scanner flagged."""
-    return await read_memory(app[WRITES], {"tier": tier, "path": path})
+    return await file_ops.read(sc, {"tier": tier, "path": path})
 
 
-async def search(app: web.Application, query: str, scope: str | None, limit: int | None) -> SearchAnswer:
+async def search(sc: Sidecar, query: str, scope: str | None, limit: int | None) -> SearchAnswer:
     """``POST /memory/search``'s answer, with ``explain`` (why each hit matched)."""
     body: dict[str, Any] = {"query": query, "explain": True}
     if scope:
         body["scope"] = scope
     if limit is not None:
         body["limit"] = limit
-    return await search_memory(app, body)
+    return await search_json(sc, body)
 
 
-def _who(app: web.Application, given: dict[str, str]) -> Identity:
-    who = Identity.from_settings(app[SETTINGS]).merged({k: v for k, v in given.items() if v})
+def _who(sc: Sidecar, given: dict[str, str]) -> Identity:
+    who = Identity.from_settings(sc.settings).merged({k: v for k, v in given.items() if v})
     check_namespace(who.namespace)
     return who
 
 
 async def memories(
-    app: web.Application, given: dict[str, str], memory_type: str | None, tag: str | None
+    sc: Sidecar, given: dict[str, str], memory_type: str | None, tag: str | None
 ) -> list[dict[str, Any]]:
     """The live typed memories ``GET /memory/memories`` lists for ``given`` (workspace, agent,
     namespace), narrowed to one type and one tag when asked."""
-    who = _who(app, given)
-    found = await app[JOURNAL].memories(
+    who = _who(sc, given)
+    found = await sc.journal.memories(
         who.workspace_id, who.namespace, MEMORIES_SHOWN, agent_id=who.agent_id, crew_id=who.crew_id
     )
     out = [e.to_json() for e in found]
@@ -93,17 +90,17 @@ async def memories(
     return out
 
 
-async def topic_history(app: web.Application, given: dict[str, str], topic_key: str) -> list[dict[str, Any]]:
+async def topic_history(sc: Sidecar, given: dict[str, str], topic_key: str) -> list[dict[str, Any]]:
     """Every memory that held ``topic_key``, newest first, as ``GET /memory/memories?topic_key=``."""
-    who = _who(app, given)
+    who = _who(sc, given)
     key = check_topic_key(topic_key)
-    found = await app[JOURNAL].history(who.workspace_id, who.namespace, key, MEMORIES_SHOWN, agent_id=who.agent_id)
+    found = await sc.journal.history(who.workspace_id, who.namespace, key, MEMORIES_SHOWN, agent_id=who.agent_id)
     return [e.to_json() for e in found]
 
 
-async def journal(app: web.Application, workspace_id: str, q: str, limit: int) -> list[dict[str, Any]]:
+async def journal(sc: Sidecar, workspace_id: str, q: str, limit: int) -> list[dict[str, Any]]:
     """``GET /journal``'s entries: the newest, or those matching ``q``."""
-    store = app[JOURNAL]
+    store = sc.journal
     found = await store.search(q, workspace_id, limit) if q.strip() else await store.recent(workspace_id, limit)
     return [e.to_json() for e in found]
 
@@ -117,30 +114,30 @@ def _graph_body(entity: str | None, workspace_id: str | None, scope: str | None)
     return body
 
 
-async def timeline(app: web.Application, entity: str, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
+async def timeline(sc: Sidecar, entity: str, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
     """``POST /kg/timeline``: the entity and its facts, oldest first, ended ones kept."""
-    return await kg_op(app, "timeline", _graph_body(entity, workspace_id, scope))
+    return await kg(sc, "timeline", _graph_body(entity, workspace_id, scope))
 
 
-async def neighbours(app: web.Application, entity: str, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
+async def neighbours(sc: Sidecar, entity: str, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
     """``POST /kg/traverse`` one hop out: the entities the current facts link to it."""
-    return await kg_op(app, "traverse", {**_graph_body(entity, workspace_id, scope), "hops": 1})
+    return await kg(sc, "traverse", {**_graph_body(entity, workspace_id, scope), "hops": 1})
 
 
-async def graph_stats(app: web.Application, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
+async def graph_stats(sc: Sidecar, workspace_id: str | None, scope: str | None) -> dict[str, Any]:
     """``GET /kg/stats``: the graph's counts."""
-    return await kg_op(app, "stats", _graph_body(None, workspace_id, scope))
+    return await kg(sc, "stats", _graph_body(None, workspace_id, scope))
 
 
-async def health(app: web.Application, workspace_id: str, crew_id: str | None) -> list[HealthSnapshot]:
+async def health(sc: Sidecar, workspace_id: str, crew_id: str | None) -> list[HealthSnapshot]:
     """The stored health snapshots, oldest first, the newest being what ``GET /memory/health``
     reads (never recomputed)."""
-    return await health_history(app[JOURNAL], workspace_id, crew_id)
+    return await health_history(sc.journal, workspace_id, crew_id)
 
 
-async def memory_block(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+async def memory_block(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
     """``POST /memory/block``'s answer for ``body``: the same function the route runs (no
     ``Origin`` reached this page: the guards refuse a foreign one before it)."""
-    from sidecar.http.block import block_answer
+    from sidecar.ops.block import block
 
-    return dict(await block_answer(app, body))
+    return dict(await block(sc, body))

@@ -14,7 +14,7 @@ from aiohttp import web
 from sidecar.contract import MAX_BUDGET, MAX_LIMIT
 from sidecar.episodic.entry import MEMORY_TYPES, require_id
 from sidecar.errors import BadRequest
-from sidecar.keys import SETTINGS
+from sidecar.http.state import SIDECAR
 from sidecar.settings import ROLES
 from sidecar.ui import reads, views
 from sidecar.ui.page import check_same_origin, page
@@ -62,13 +62,13 @@ def _guarded(view: View) -> View:
 @routes.get("/ui")
 @_guarded
 async def files(request: web.Request) -> web.Response:
-    return page("Memory files", views.tree_view(await reads.files(request.app)), here="/ui")
+    return page("Memory files", views.tree_view(await reads.files(request.app[SIDECAR])), here="/ui")
 
 
 @routes.get("/ui/file")
 @_guarded
 async def file(request: web.Request) -> web.Response:
-    answer = await reads.read(request.app, _text(request, "tier") or "agent", request.query.get("path", ""))
+    answer = await reads.read(request.app[SIDECAR], _text(request, "tier") or "agent", request.query.get("path", ""))
     return page(f"{answer['tier']}/{answer['path']}", views.file_view(answer), here="/ui")
 
 
@@ -79,8 +79,8 @@ async def search(request: web.Request) -> web.Response:
     if scope is not None and scope not in _SCOPES:  # checked with no query too: the form keeps it
         raise BadRequest(f"scope must be one of {', '.join(_SCOPES)}", code="invalid_scope", field="scope")
     limit = _number(request, "limit", 1, MAX_LIMIT)
-    answer = await reads.search(request.app, query, scope, limit) if query else None
-    scopes = ("agent", "crew", "both") if request.app[SETTINGS].has_crew else ("agent",)
+    answer = await reads.search(request.app[SIDECAR], query, scope, limit) if query else None
+    scopes = ("agent", "crew", "both") if request.app[SIDECAR].settings.has_crew else ("agent",)
     return page("Search", views.search_view(query or "", scope, answer, scopes), here="/ui/search")
 
 
@@ -94,7 +94,7 @@ async def memories(request: web.Request) -> web.Response:
     memory_type, tag = _text(request, "memory_type"), _words(request, "tag")
     if memory_type is not None and memory_type not in MEMORY_TYPES:
         raise BadRequest(f"memory_type must be one of {', '.join(MEMORY_TYPES)}", code="invalid_memory_type")
-    found = await reads.memories(request.app, _who(request), memory_type, tag)
+    found = await reads.memories(request.app[SIDECAR], _who(request), memory_type, tag)
     given = {**_who(request), **({"memory_type": memory_type} if memory_type else {}), **({"tag": tag} if tag else {})}
     return page("Typed memories", views.memories_view(given, found, MEMORY_TYPES), here="/ui/memories")
 
@@ -103,17 +103,17 @@ async def memories(request: web.Request) -> web.Response:
 @_guarded
 async def memory(request: web.Request) -> web.Response:
     topic_key = request.query.get("topic_key", "")
-    entries = await reads.topic_history(request.app, _who(request), topic_key)
+    entries = await reads.topic_history(request.app[SIDECAR], _who(request), topic_key)
     return page(f"History of {topic_key}", views.history_view(topic_key, entries), here="/ui/memories")
 
 
 @routes.get("/ui/journal")
 @_guarded
 async def journal(request: web.Request) -> web.Response:
-    workspace = reads.workspace(request.app, _text(request, "workspace_id"))
+    workspace = reads.workspace(request.app[SIDECAR], _text(request, "workspace_id"))
     q = _words(request, "q") or ""
     limit = _number(request, "limit", 1, 100) or 50
-    entries = await reads.journal(request.app, workspace, q, limit)
+    entries = await reads.journal(request.app[SIDECAR], workspace, q, limit)
     return page("Journal", views.journal_view(workspace, q, entries), here="/ui/journal")
 
 
@@ -121,20 +121,20 @@ async def journal(request: web.Request) -> web.Response:
 @_guarded
 async def graph(request: web.Request) -> web.Response:
     entity, workspace, scope = _words(request, "entity"), _text(request, "workspace_id"), _text(request, "scope")
-    stats = await reads.graph_stats(request.app, workspace, scope)
+    stats = await reads.graph_stats(request.app[SIDECAR], workspace, scope)
     line = near = None
     if entity is not None:
-        line = await reads.timeline(request.app, entity, workspace, scope)
-        near = await reads.neighbours(request.app, entity, workspace, scope)
+        line = await reads.timeline(request.app[SIDECAR], entity, workspace, scope)
+        near = await reads.neighbours(request.app[SIDECAR], entity, workspace, scope)
     return page("Knowledge graph", views.graph_view(entity or "", stats, line, near), here="/ui/graph")
 
 
 @routes.get("/ui/health")
 @_guarded
 async def health(request: web.Request) -> web.Response:
-    workspace = reads.workspace(request.app, _text(request, "workspace_id"))
+    workspace = reads.workspace(request.app[SIDECAR], _text(request, "workspace_id"))
     crew = require_id("crew_id", _text(request, "crew_id"), optional=True)
-    history = await reads.health(request.app, workspace, crew)
+    history = await reads.health(request.app[SIDECAR], workspace, crew)
     return page("Memory health", views.health_view(workspace, history), here="/ui/health")
 
 
@@ -144,6 +144,6 @@ async def block(request: web.Request) -> web.Response:
     query, role = _words(request, "query"), _text(request, "role")
     budget = _number(request, "budget", 1, MAX_BUDGET)
     body: dict[str, object] = {"query": query, "budget": budget, "role": role}
-    answer = await reads.memory_block(request.app, {k: v for k, v in body.items() if v is not None})
-    shown = str(budget or request.app[SETTINGS].prompt_budget)
+    answer = await reads.memory_block(request.app[SIDECAR], {k: v for k, v in body.items() if v is not None})
+    shown = str(budget or request.app[SIDECAR].settings.prompt_budget)
     return page("Memory block", views.block_view(query or "", shown, role, ROLES, answer), here="/ui/block")

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
-from aiohttp import web
 
-from sidecar.keys import SETTINGS, TIERS, WRITES
+from sidecar.index.tier import Tier
+from sidecar.settings import Settings
+from sidecar.write.service import WriteService
 from sidecar.write.usage import capped_bytes
 
-__all__ = ["HEALTH", "INDEX_TIMEOUT_S", "MIN_FREE_BYTES", "HealthCache", "SinkHealth", "setup", "sink_health"]
+__all__ = ["INDEX_TIMEOUT_S", "MIN_FREE_BYTES", "HealthCache", "SinkHealth", "probe"]
 
 log = structlog.get_logger("sidecar.write.sink")
 MIN_FREE_BYTES = 1024 * 1024
@@ -59,14 +60,15 @@ class HealthCache:
             return self._value
         return None
 
-    async def get(self, app: web.Application) -> SinkHealth:
+    async def get(self, settings: Settings, tier: Tier, writes: WriteService | None) -> SinkHealth:
+        """The health of the sink ``settings`` name (the agent ``tier``, written by ``writes``)."""
         value = self._fresh()
         if value is not None:
             return value
         async with self._lock:
             value = self._fresh()
             if value is None:
-                value = await probe(app)
+                value = await probe(settings, tier, writes)
                 self._log_change(value)
                 self._value, self._at = value, time.monotonic()
             return value
@@ -80,29 +82,13 @@ class HealthCache:
                 log.warning("sink.unhealthy", reasons=value.reasons, searchable=value.searchable)
 
 
-HEALTH = web.AppKey("sink_health", HealthCache)
-
-
-def setup(app: web.Application, *, ttl: float = 1.0) -> None:
-    """Give ``app`` its health cache (before it starts); a second call keeps the first cache."""
-    if HEALTH not in app:
-        app[HEALTH] = HealthCache(ttl)
-
-
-async def sink_health(app: web.Application) -> SinkHealth:
-    """The sink's health, at most ``ttl`` seconds old."""
-    return await app[HEALTH].get(app)
-
-
-async def probe(app: web.Application) -> SinkHealth:
+async def probe(settings: Settings, tier: Tier, writes: WriteService | None) -> SinkHealth:
     """Probe the disk (in a thread: a dying disk can block) and the index (in its reader pool)."""
-    settings = app[SETTINGS]
     reasons = await asyncio.to_thread(probe_dir, settings.memory_dir, settings.tier_cap_bytes)
-    writes = app.get(WRITES)
     stalled = writes.stalled() if writes is not None else None
     if stalled is not None:
         reasons.append(f"memory writes are stalled: {stalled}")
-    index_reason = await _probe_index(app)
+    index_reason = await _probe_index(tier)
     if index_reason is not None:
         reasons.append(index_reason)
     return SinkHealth(healthy=not reasons, reasons=reasons, searchable=index_reason is None)
@@ -137,8 +123,7 @@ def probe_dir(root: Path, cap: int) -> list[str]:
     return reasons
 
 
-async def _probe_index(app: web.Application) -> str | None:
-    tier = app[TIERS]["agent"]
+async def _probe_index(tier: Tier) -> str | None:
     try:
         await asyncio.wait_for(tier.status(), INDEX_TIMEOUT_S)
     except TimeoutError:

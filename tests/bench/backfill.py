@@ -32,9 +32,8 @@ from pathlib import Path
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
-from sidecar.keys import TIERS
+from sidecar.http.state import SIDECAR
 from sidecar.kg import ingest
-from sidecar.kg.lifecycle import KG
 from sidecar.server.app import create_app
 from sidecar.settings import load_settings
 from tests.bench.util import ms, pct, report
@@ -65,7 +64,7 @@ async def _round(root: Path, way: str) -> dict[str, float | str]:
     server = TestServer(app)
     try:
         await server.start_server()
-        for tier in app[TIERS].values():
+        for tier in app[SIDECAR].tiers.values():
             tier.start_postings()
         async with ClientSession(str(server.make_url(""))) as client:
             for _ in range(2400):  # the postings build: a few seconds
@@ -86,7 +85,7 @@ async def _round(root: Path, way: str) -> dict[str, float | str]:
                     lags.append(loop.time() - before - 0.002)
 
             probing = asyncio.create_task(probe())
-            read_before = app[KG].ingest.files_read
+            read_before = app[SIDECAR].kg.ingest.files_read
             samples = []
             cpu = time.process_time()
             for query in queries:
@@ -98,7 +97,7 @@ async def _round(root: Path, way: str) -> dict[str, float | str]:
             cpu = (time.process_time() - cpu) / len(queries)
             done.set()
             await probing
-            read = app[KG].ingest.files_read - read_before
+            read = app[SIDECAR].kg.ingest.files_read - read_before
     finally:
         await server.close()
         ingest.EXTRACTOR_FROM, ingest.QUIET_PATIENCE = shipped

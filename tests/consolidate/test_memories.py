@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from sidecar.clock import utcnow
-from sidecar.episodic.lifecycle import JOURNAL
+from sidecar.http.state import SIDECAR
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 
@@ -44,7 +44,7 @@ async def test_near_duplicates_are_merged_into_the_most_important(
     keyed = await remember(client, "Deploys go through make ship on the bastion host", topic_key="deploys")
     port_a = await remember(client, "The billing service listens on port 8080")
     port_b = await remember(client, "The billing service listens on port 8081")
-    journal = client.server.app[JOURNAL]
+    journal = client.server.app[SIDECAR].journal
     await journal.mark_referenced("default", [low, low, again], utcnow())
 
     dry = await post(client, "/memory/consolidate", {"dry_run": True})

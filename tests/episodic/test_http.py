@@ -13,11 +13,10 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from sidecar.episodic import INDEXER, JOURNAL, NUDGER, health_main, record_memory_updated, setup_episodic
-from sidecar.http import journal
-from sidecar.http.errors import error_middleware
-from sidecar.keys import EMBEDDER, SETTINGS
-from sidecar.retrieval.embed import Embedder, OnnxEmbedder
+from sidecar.episodic import health_main, record_memory_updated
+from sidecar.http.state import SIDECAR
+from sidecar.retrieval.embed import OnnxEmbedder
+from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.waiting import async_wait_until
 
@@ -32,21 +31,16 @@ def embedder() -> Iterator[OnnxEmbedder]:
     yield OnnxEmbedder()
 
 
-def make_app(memory_dir: Path, embedder: Embedder | None) -> web.Application:
-    # The real error middleware and journal routes, so bodies have the one JSON error shape.
-    app = web.Application(middlewares=[error_middleware])
-    app[SETTINGS] = Settings(memory_dir=memory_dir)
-    app[EMBEDDER] = embedder
-    setup_episodic(app)
-    app.router.add_routes(journal.routes)
-    return app
+def make_app(memory_dir: Path, embedder: OnnxEmbedder | None) -> web.Application:
+    # The whole sidecar (its journal with the in-process model, or none), so bodies have the one JSON error shape.
+    return create_app(Settings(memory_dir=memory_dir, embedder="onnx" if embedder else "none", watch=False))
 
 
 @pytest.fixture
 def start(aiohttp_client: Any, tmp_path: Path) -> MakeClient:
-    async def run(embedder: Embedder | None = None) -> Client:
+    async def run(embedder: OnnxEmbedder | None = None) -> Client:
         client: Client = await aiohttp_client(make_app(tmp_path / "memory", embedder))
-        indexer = client.app[INDEXER]  # let its start-up run (catch-up, daily jobs) finish first
+        indexer = client.app[SIDECAR].indexer  # let its start-up run (catch-up, daily jobs) finish first
         await async_wait_until(lambda: indexer.ticks, timeout=5, message="the indexer's start-up run")
         return client
 
@@ -62,7 +56,7 @@ async def post_entry(client: Client, **body: Any) -> dict[str, Any]:
 
 
 async def wait_indexed(client: Client, count: int) -> None:
-    indexer = client.app[INDEXER]
+    indexer = client.app[SIDECAR].indexer
     await async_wait_until(
         lambda: indexer.indexed_total >= count,
         timeout=5,
@@ -133,18 +127,14 @@ async def test_record_memory_updated_resets_the_nudge(start: MakeClient) -> None
     client = await start()
     for n in range(30):
         await post_entry(client, summary=f"step {n}", entry_type="exec.output_chunk")
-    nudger = client.app[NUDGER]
+    nudger = client.app[SIDECAR].nudger
     assert len(await nudger.nudges("w", "a", "s1")) == 1
-    entry_id = await record_memory_updated(client.app, "AGENT.md", "agent", 7)
-    assert entry_id is not None
-    stored = await client.app[JOURNAL].get("w", entry_id)
+    journal = client.app[SIDECAR].journal
+    entry_id = await record_memory_updated(journal, "AGENT.md", "agent", 7)
+    stored = await journal.get("w", entry_id)
     assert stored is not None and stored.agent_id == "a" and stored.entry_type == "memory.updated"
     assert stored.payload == {"path": "AGENT.md", "tier": "agent", "seq": 7}
     assert await nudger.nudges("w", "a", "s2") == []
-
-
-async def test_record_memory_updated_without_a_journal_is_a_no_op() -> None:
-    assert await record_memory_updated(web.Application(), "AGENT.md", "agent", 1) is None
 
 
 BAD: list[tuple[str, str, Any, str]] = [

@@ -17,9 +17,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.clock import utcnow
 from sidecar.episodic import JOURNAL_FILE, JournalEntry, SqliteJournalStore
-from sidecar.episodic.lifecycle import JOURNAL, daily_job
+from sidecar.episodic.lifecycle import daily_job
 from sidecar.episodic.memories import Identity, RecallRequest, RememberRequest, recall_memories, remember
 from sidecar.episodic.schema import MIGRATIONS
+from sidecar.http.state import SIDECAR
 from sidecar.prompt.recalled import OPEN_TAG
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
@@ -103,7 +104,7 @@ async def test_feedback_moves_importance_and_three_negatives_retire(start: Start
     # a retired entry takes no more feedback and is kept (not deleted) as history
     again = await client.post("/memory/feedback", json={"id": doomed["id"], "signal": "+"})
     assert again.status == 404 and (await again.json())["error"]["code"] == "not_found"
-    store = client.app[JOURNAL]
+    store = client.app[SIDECAR].journal
     row = await store.get("default", doomed["id"])
     assert row is not None and row.status == "retired"
 
@@ -136,7 +137,7 @@ async def test_expired_memories_vanish_from_recall_and_are_pruned(start: Start) 
     ]
     await asyncio.sleep(1.2)
     assert await recalled(client, "deploy freeze release") == ["The deploy checklist lives in topics/deploys.md"]
-    store = client.app[JOURNAL]
+    store = client.app[SIDECAR].journal
     await daily_job(store)(utcnow())  # the maintenance job: prune, compact, decay, health
     with sqlite3.connect(store.path) as conn:
         live = conn.execute("SELECT summary FROM journal_entries WHERE memory_type IS NOT NULL").fetchall()
@@ -178,7 +179,7 @@ async def test_forget_by_id_and_by_topic_key_with_its_history(start: Start) -> N
     assert await recalled(client, "cache TTL Redis") == []
     resp = await client.post("/memory/forget", json={"topic_key": "cache-ttl"})
     assert resp.status == 404
-    with sqlite3.connect(client.app[JOURNAL].path) as conn:
+    with sqlite3.connect(client.app[SIDECAR].journal.path) as conn:
         reasons = {r[0] for r in conn.execute("SELECT reason FROM journal_entries_archived")}
     assert reasons == {"forgotten"}
 

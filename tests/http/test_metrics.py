@@ -6,10 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from sidecar.http.metrics import METRICS, observe_reindex, observe_search
+from sidecar.http.metrics import METRICS
+from sidecar.http.state import SIDECAR
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.metrics import scrape, value
@@ -61,7 +61,7 @@ async def test_two_apps_do_not_share_counters(
     quiet = await _client(aiohttp_client, make_settings(memory_dir=tmp_path / "other"))
     for _ in range(3):
         await busy.post("/memory/search", json={})
-    observe_search(busy.app, "agent", 0.002)
+    _observe_search(busy, "agent", 0.002)  # the sidecar reports to its own app's metrics
     busy_s, quiet_s = await scrape(busy), await scrape(quiet)
     assert value(busy_s, "memory_sidecar_errors_total", code="missing_query") == 3
     assert value(quiet_s, "memory_sidecar_errors_total", code="missing_query") == 0
@@ -73,9 +73,11 @@ async def test_pushed_observations_land_in_their_buckets(
     aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:
     client = await _client(aiohttp_client, make_settings())
-    observe_search(client.app, "both", 0.003)
-    observe_search(client.app, "both", 0.2)
-    observe_reindex(client.app, "agent", "rebuild", 1.5)
+    _observe_search(client, "both", 0.003)
+    _observe_search(client, "both", 0.2)
+    applied = client.app[SIDECAR].queue.on_applied
+    assert applied is not None
+    applied("agent", "rebuild", 1.5)
     s = await scrape(client)
     assert value(s, "memory_sidecar_search_seconds_count", scope="both") == 2
     assert value(s, "memory_sidecar_search_seconds_bucket", scope="both", le="0.005") == 1
@@ -111,8 +113,8 @@ async def test_hostile_paths_and_methods_do_not_grow_the_label_space(
     assert value(s, "memory_sidecar_http_request_seconds_count", method="GET", route="unmatched", status="404") == 20
 
 
-def test_observe_helpers_are_noops_without_metrics() -> None:
-    app = web.Application()
-    observe_search(app, "agent", 0.1)
-    observe_reindex(app, "agent", "apply", 0.1)
-    assert METRICS not in app
+def _observe_search(client: Any, scope: str, seconds: float) -> None:
+    """What the search service reports after a search, through the hook the sidecar was opened with."""
+    observe = client.app[SIDECAR].search.on_search
+    assert observe is not None
+    observe(scope, seconds)

@@ -56,9 +56,9 @@ async def backfilled(client: Client, within: float = 120.0) -> list[tuple[str, s
 async def started(client: Client) -> None:
     """Wait out the rest of the start-up work that runs in threads (the scanner's verdicts on every
     file; a test app builds no BM25 postings): the graph's backfill, much longer, is still under way."""
-    from sidecar.keys import SEARCH
+    from sidecar.http.state import SIDECAR
 
-    flags = client.server.app[SEARCH].flags
+    flags = client.server.app[SIDECAR].search.flags
     for _ in range(600):
         if flags.knows("agent", "topics/zz-infra.md"):
             return

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.kg.lifecycle import KG
+from sidecar.http.state import SIDECAR
 from tests.support.kg import kg, objects, remember_file
 from tests.support.memory import ClientFactory
 from tests.support.waiting import async_wait_until
@@ -177,7 +177,7 @@ async def test_a_changed_file_whose_reading_failed_is_read_again(
     write and its index share the filesystem (tests/server/test_faults.py fills it under the
     first reading of the files instead)."""
     client = await sidecar_client()
-    graph = client.server.app[KG].graph
+    graph = client.server.app[SIDECAR].kg.graph
     add = graph.add
     failed: list[str] = []
 
@@ -256,12 +256,11 @@ async def test_typed_memories_feed_the_graph(sidecar_client: ClientFactory, memo
 
 
 async def test_idle_release_hands_back_the_graphs_page_caches(sidecar_client: ClientFactory, memory_dir: Path) -> None:
-    from sidecar.kg.lifecycle import KG
     from sidecar.server.app import IDLE_RELEASE
 
     client = await sidecar_client()
     app = client.server.app
-    store = app[KG].graph.store
+    store = app[SIDECAR].kg.graph.store
     assert any(getattr(fn, "__self__", None) is store for fn in app[IDLE_RELEASE].others)
     await kg(client, "add", {"subject": "api", "predicate": "uses", "object": "Redis"}, 201)
     for fn in app[IDLE_RELEASE].others:

@@ -20,6 +20,7 @@ from sidecar.settings import Settings
 from sidecar.write import sink as health
 from tests.support.mcp import mcp_session
 from tests.support.memory import AGENT_MD
+from tests.support.sink import sink_ttl
 
 FILE_TOOLS = ["memory_write", "memory_read", "memory_search", "memory_check_duplicate"]
 JOURNAL_TOOLS = [
@@ -54,7 +55,7 @@ INIT: dict[str, Any] = {
 def build_app(settings: Settings) -> web.Application:
     """The app as create_app will wire it: its routes plus the MCP routes and state."""
     app = create_app(settings)
-    app[health.HEALTH] = health.HealthCache(0.0)  # replaces create_app's 1 s cache
+    app.on_startup.append(sink_ttl(0.0))  # replaces the sidecar's 1 s cache
     return app
 
 
@@ -358,14 +359,12 @@ def test_public_names_are_pinned() -> None:
         "tool_definitions",
     }
     assert set(health.__all__) == {
-        "HEALTH",
         "INDEX_TIMEOUT_S",
         "MIN_FREE_BYTES",
         "HealthCache",
         "SinkHealth",
-        "setup",
-        "sink_health",
+        "probe",
     }
-    assert set(block_api.__all__) == {"MAX_BUDGET", "BlockRequest", "block_answer", "routes"}
+    assert set(block_api.__all__) == {"routes"}
     for module in (mcp_server, health, block_api):
         assert all(hasattr(module, name) for name in module.__all__)

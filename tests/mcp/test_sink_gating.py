@@ -19,10 +19,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from sidecar.http.state import SIDECAR
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
-from sidecar.write import sink as health
 from tests.support.memory import AGENT_MD, write
+from tests.support.sink import sink_ttl
 
 JOURNAL_TOOLS = [
     "memory_remember",
@@ -55,7 +56,7 @@ OVER_CAP = [*ALL[:4], *JOURNAL_TOOLS, *KG_TOOLS, *PALACE_READ, "memory_delete"]
 
 def build_app(settings: Settings, ttl: float = 0.0) -> web.Application:
     app = create_app(settings)
-    app[health.HEALTH] = health.HealthCache(ttl)  # replaces create_app's 1 s cache
+    app.on_startup.append(sink_ttl(ttl))  # replaces the sidecar's 1 s cache
     return app
 
 
@@ -229,7 +230,7 @@ async def test_health_is_cached_and_probed_once_per_burst(
     app = build_app(make_settings(), ttl=0.2)
     async with TestClient(TestServer(app)) as client:
         assert client.app is not None
-        burst = await asyncio.gather(*(health.sink_health(client.app) for _ in range(20)))
+        burst = await asyncio.gather(*(client.app[SIDECAR].sink_health() for _ in range(20)))
         assert all(state is burst[0] for state in burst)
         await asyncio.sleep(0.25)  # past the 0.2 s TTL
-        assert await health.sink_health(client.app) is not burst[0]
+        assert await client.app[SIDECAR].sink_health() is not burst[0]

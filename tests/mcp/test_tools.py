@@ -23,9 +23,9 @@ from sidecar.mcp import server as mcp_server
 from sidecar.mcp.catalog import GROUPS, NAME_PATTERN, TOOLS
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
-from sidecar.write import sink as health
 from tests.support.mcp import mcp_session
 from tests.support.memory import AGENT_MD
+from tests.support.sink import sink_ttl
 
 ServerFactory = Callable[..., Awaitable[TestServer]]
 ALL = [t.name for t in TOOLS]
@@ -35,7 +35,7 @@ ALL = [t.name for t in TOOLS]
 def start(aiohttp_server: Any, make_settings: Callable[..., Settings], memory_dir: Path) -> ServerFactory:
     async def go(**overrides: Any) -> TestServer:
         app = create_app(make_settings(**overrides))
-        app[health.HEALTH] = health.HealthCache(0.0)
+        app.on_startup.append(sink_ttl(0.0))
         server: TestServer = await aiohttp_server(app)
         return server
 
@@ -279,7 +279,7 @@ async def test_a_session_with_its_stream_open_is_told_when_its_tools_change(
     cap by hand and the tools that only add go."""
     used = sum(len(p.read_bytes()) for p in memory_dir.rglob("*.md"))
     app = create_app(make_settings(tier_cap_bytes=used + 100))
-    app[health.HEALTH] = health.HealthCache(0.0)
+    app.on_startup.append(sink_ttl(0.0))
     app[mcp_server.WATCH_EVERY] = 0.1
     server: TestServer = await aiohttp_server(app)
     notices: list[str] = []

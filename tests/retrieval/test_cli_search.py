@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from sidecar.cli import main
-from sidecar.retrieval.batcher import HYBRID
+from sidecar.http.state import SIDECAR
 from tests.support.embedding import needs_model
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
 from tests.support.waiting import async_wait_until
@@ -56,7 +56,7 @@ async def test_the_cli_ranks_and_scores_as_the_server_does(
     sidecar_client: ClientFactory, memory: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
-    vectors = client.server.app[HYBRID].vectors["agent"]
+    vectors = client.server.app[SIDECAR].hybrid.vectors["agent"]
     await async_wait_until(lambda: vectors.size > 0 and vectors.backlog == 0, timeout=30)
     monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
     for query in ("postgres sqlite driver", "which pet food does the cat like", "invoices"):

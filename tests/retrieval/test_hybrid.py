@@ -20,12 +20,12 @@ import pytest
 from aiohttp import web
 from pytest_aiohttp import AiohttpServer
 
+from sidecar.http.state import SIDECAR
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
-from sidecar.keys import EMBEDDER, QUEUE, TIERS
 from sidecar.retrieval import batcher as embed_batcher_module
 from sidecar.retrieval import hybrid as hybrid_module
-from sidecar.retrieval.batcher import BATCHER, HYBRID, EmbedBatcher, embed_status
+from sidecar.retrieval.batcher import EmbedBatcher, embed_status
 from sidecar.retrieval.embed import Backoff, OllamaEmbedder, OnnxEmbedder, Vectors
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.hybrid import HybridSearcher
@@ -87,7 +87,7 @@ class Counting:
 
 
 class Rig:
-    """A tier with its queue, vectors, batcher and searcher, as embed_ctx wires them."""
+    """A tier with its queue, vectors, batcher and searcher, as open_embedding wires them."""
 
     def __init__(
         self,
@@ -172,14 +172,12 @@ def test_public_names_are_pinned() -> None:
     )
     assert sorted(embed_batcher_module.__all__) == sorted(
         [
-            "BATCHER",
-            "HYBRID",
             "IN_PROCESS_BATCH",
             "REMOTE_BATCH",
             "STATES",
             "EmbedBatcher",
-            "embed_ctx",
             "embed_status",
+            "open_embedding",
         ]
     )
 
@@ -448,7 +446,7 @@ async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexe
 ) -> None:
     client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
     app = client.server.app
-    hybrid, tier = app[HYBRID], app[TIERS]["agent"]
+    hybrid, tier = app[SIDECAR].hybrid, app[SIDECAR].tiers["agent"]
     await async_wait_until(lambda: hybrid.vectors["agent"].size == 3, timeout=20)
     released = threading.Event()
     held = asyncio.ensure_future(tier.write_with(lambda _: released.wait(30)))  # the index's writer is busy
@@ -459,7 +457,7 @@ async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexe
         search = asyncio.ensure_future(client.post("/memory/search", json={"query": query, "after_seq": seq}))
         key = (hybrid.embedder.model_id, query)
         await async_wait_until(lambda: key in hybrid._queries, timeout=20, message="the query's vector")
-        assert app[QUEUE].indexed_seq < seq  # computed while the write still waits to be indexed
+        assert app[SIDECAR].queue.indexed_seq < seq  # computed while the write still waits to be indexed
     finally:
         released.set()
         await held
@@ -536,15 +534,15 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
     await embedder.aclose()
 
 
-async def test_embed_ctx_wires_the_searcher_batcher_and_status(sidecar_client: ClientFactory, memory: Path) -> None:
+async def test_the_sidecar_wires_the_searcher_batcher_and_status(sidecar_client: ClientFactory, memory: Path) -> None:
     client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
     app = client.server.app
-    assert isinstance(app[EMBEDDER], OnnxEmbedder)
-    batcher = app[BATCHER]
+    assert isinstance(app[SIDECAR].embedder, OnnxEmbedder)
+    batcher = app[SIDECAR].batcher
     assert batcher is not None
-    index = app[HYBRID].vectors["agent"]
+    index = app[SIDECAR].hybrid.vectors["agent"]
     await async_wait_until(lambda: index.size == 3 and index.backlog == 0, timeout=20)
-    status = embed_status(app)["embedder"]
+    status = embed_status(app[SIDECAR].hybrid, app[SIDECAR].batcher)["embedder"]
     assert status == {
         "state": "ready",
         "model": "minilm-l6-v2-int8",
@@ -554,7 +552,9 @@ async def test_embed_ctx_wires_the_searcher_batcher_and_status(sidecar_client: C
         "vectors": 3,
         "backlog": 0,
     }
-    results, degraded = await app[HYBRID].search(app[TIERS]["agent"], "which pet food does the cat like", 3, False)
+    results, degraded = await app[SIDECAR].hybrid.search(
+        app[SIDECAR].tiers["agent"], "which pet food does the cat like", 3, False
+    )
     assert degraded == [] and "Miso" in results[0]["snippet"]
     # The same through the HTTP API, with explain, and the status route.
     resp = await client.post("/memory/search", json={"query": "which pet food does the cat like", "explain": True})
@@ -565,11 +565,11 @@ async def test_embed_ctx_wires_the_searcher_batcher_and_status(sidecar_client: C
     assert status["embedder"]["search"] == "hybrid" and status["embedder"]["backlog"] == 0
 
 
-async def test_embed_ctx_without_an_embedder_says_bm25_only(sidecar_client: ClientFactory) -> None:
+async def test_the_sidecar_without_an_embedder_says_bm25_only(sidecar_client: ClientFactory) -> None:
     client = await sidecar_client(embedder="none")
     app = client.server.app
-    assert app[BATCHER] is None
-    assert embed_status(app)["embedder"] == {
+    assert app[SIDECAR].batcher is None
+    assert embed_status(app[SIDECAR].hybrid, app[SIDECAR].batcher)["embedder"] == {
         "state": "none",
         "model": None,
         "dim": None,
@@ -586,7 +586,7 @@ async def test_a_dense_only_hit_shows_its_closest_sentence_over_http(
     root = tmp_path / "memory"
     write(root, "topics/notes.md", NOTES)
     client = await sidecar_client(embedder="onnx", memory_dir=str(root))
-    index = client.server.app[HYBRID].vectors["agent"]
+    index = client.server.app[SIDECAR].hybrid.vectors["agent"]
     await async_wait_until(lambda: index.size > 0 and index.backlog == 0, timeout=20)
     query = "which pet food does the cat like"
     resp = await client.post("/memory/search", json={"query": query, "explain": True})

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from sidecar.keys import QUEUE
+from sidecar.http.state import SIDECAR
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
 
@@ -333,7 +333,7 @@ async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFacto
     garble(root / "index.sqlite-wal", keep=100)
     status, body = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
     assert status == 201
-    queue = client.app[QUEUE]  # the write's index apply has run into the damage (or through it)
+    queue = client.app[SIDECAR].queue  # the write's index apply has run into the damage (or through it)
     await async_wait_until(lambda: queue.indexed_seq >= body["seq"], timeout=5)
     resp = await client.post("/memory/search", json={"query": "zqagent"})
     assert resp.status == 200, await resp.text()

@@ -14,10 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from sidecar.episodic.lifecycle import JOURNAL
 from sidecar.heap import release_free_memory, tune_malloc
+from sidecar.http.state import SIDECAR
 from sidecar.index.tier import Tier
-from sidecar.kg.lifecycle import KG
 from sidecar.server.app import IDLE_RELEASE, create_app
 from sidecar.server.lifecycle import IdleRelease, OpeningTiers
 from sidecar.server.serve import run
@@ -134,8 +133,11 @@ async def test_the_idle_release_also_empties_the_journal_caches(
     memory_dir: Path, sidecar_client: ClientFactory
 ) -> None:
     client = await sidecar_client()
-    release, journal = client.app[IDLE_RELEASE], client.app[JOURNAL]
-    assert release.others == [journal.release_memory, client.app[KG].graph.store.release_memory]  # and the graph's
+    release, journal = client.app[IDLE_RELEASE], client.app[SIDECAR].journal
+    assert release.others == [
+        journal.release_memory,
+        client.app[SIDECAR].kg.graph.store.release_memory,
+    ]  # and the graph's
     for n in range(20):
         resp = await client.post("/journal", json={"workspace_id": "w", "entry_type": "note", "summary": f"entry {n}"})
         assert resp.status == 201

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from sidecar.keys import QUEUE
+
+from sidecar.http.state import SIDECAR
 
 __all__ = ["Client", "kg", "objects", "remember_file"]
 
@@ -21,7 +22,7 @@ async def remember_file(client: Client, path: str, content: str) -> None:
     seq = (await resp.json())["seq"]
     found = await client.post("/memory/search", json={"query": "anything", "after_seq": seq})
     assert (await found.json())["index"]["after_seq_met"] is True
-    assert await client.app[QUEUE].wait_hooked(seq, 30.0), "the queue's hooks never reached the write"
+    assert await client.app[SIDECAR].queue.wait_hooked(seq, 30.0), "the queue's hooks never reached the write"
 
 
 async def kg(client: Client, op: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:

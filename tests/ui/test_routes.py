@@ -118,11 +118,11 @@ async def test_a_hit_from_a_flagged_section_is_marked(sidecar_client: ClientFact
 
 
 async def test_the_health_chart_has_a_point_per_stored_day(sidecar_client: ClientFactory, memory_dir: Path) -> None:
-    from sidecar.episodic.lifecycle import JOURNAL
     from sidecar.episodic.store import HealthSnapshot
+    from sidecar.http.state import SIDECAR
 
     client = await sidecar_client()
-    journal = client.app[JOURNAL]
+    journal = client.app[SIDECAR].journal
     for day, score in (("2026-11-01", 41.0), ("2026-11-02", 63.5), ("2026-11-03", 82.0)):
         await journal.save_health(HealthSnapshot("default", None, day, 50.0, 60.0, 70.0, 80.0, 90.0, score))
     page = await (await client.get("/ui/health")).text()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sidecar.keys import WRITES
+from sidecar.http.state import SIDECAR
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until as wait_until_async
 
@@ -60,7 +60,7 @@ async def test_the_tier_is_scanned_again_beside_the_writes(
     assert (await post_write(client, "topics/second.md", "- x"))[0] == 201  # the shell file not seen yet
     monkeypatch.setattr(service, "USAGE_SCAN_SHARE", 0)  # stale now: the next write starts a rescan
     assert (await post_write(client, "topics/bulk/b0000.md", "- x"))[0] == 201  # an existing file
-    writes = client.server.app[WRITES]
+    writes = client.server.app[SIDECAR].writes
     await wait_until_async(lambda: not writes._scanning)
     status, body = await post_write(client, "topics/third.md", "- x")
     assert status == 413 and body["error"]["usage"]["text"].startswith("2005 of 2004 files"), body

@@ -78,13 +78,13 @@ async def test_read_and_search_mark_hits_from_flagged_sections(sidecar_client: C
 async def test_the_server_scans_files_in_the_background_after_start(
     sidecar_client: ClientFactory, memory_dir: Path
 ) -> None:
-    from sidecar.keys import SEARCH
+    from sidecar.http.state import SIDECAR
     from tests.support.memory import write
     from tests.support.waiting import async_wait_until
 
     write(memory_dir, "topics/review.md", f"## Review\n{FLAGGED}\n")
     client = await sidecar_client()
-    flags = client.app[SEARCH].flags
+    flags = client.app[SIDECAR].search.flags
     await async_wait_until(lambda: flags.knows("agent", "topics/review.md"), message="the background scan")
     assert flags.knows("agent", "AGENT.md")
     found = await (await client.post("/memory/search", json={"query": "pull request"})).json()

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.keys import WRITES
-from sidecar.write.sink import HEALTH
+from sidecar.http.state import SIDECAR
 from tests.support.memory import ClientFactory
 from tests.support.waiting import async_wait_until
 
@@ -73,9 +72,9 @@ async def test_a_stuck_write_thread_turns_the_sink_unhealthy_and_refuses_writes_
     """A write that does not come back: its file work waits on an event before it runs (a disk
     that hangs an fsync cannot be made for real here, and a FIFO no longer hangs a write)."""
     client = await sidecar_client()
-    writes = client.server.app[WRITES]
+    writes = client.server.app[SIDECAR].writes
     writes.stall_after = 0.2
-    client.server.app[HEALTH].ttl = 0.05
+    client.server.app[SIDECAR].health.ttl = 0.05
     release = threading.Event()
     real_work = writes._write_now
 

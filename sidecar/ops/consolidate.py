@@ -1,0 +1,79 @@
+"""Consolidation as an operation: one run now, or its dry run (``POST /memory/consolidate``, the
+MCP tool), and the schedule that runs one every ``--consolidate-interval`` hours: the agent tier,
+and on a lead the crew tier too. After a run the tier is reconciled, so the index follows the
+files it moved and wrote."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from datetime import date
+from typing import Any
+
+import structlog
+
+from sidecar.episodic.entry import invalid
+from sidecar.ops.sidecar import Sidecar
+
+__all__ = ["consolidate", "consolidate_tier", "every"]
+
+log = structlog.get_logger("sidecar.ops.consolidate")
+
+
+async def consolidate(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
+    """A consolidation on a JSON body: ``tier`` (agent, or crew on a lead), ``since`` (a date) and ``dry_run``."""
+    tier = body.get("tier", "agent")
+    if tier not in ("agent", "crew") or (tier == "crew" and sc.settings.role != "lead"):
+        raise invalid("tier", "tier must be agent, or crew on a lead (only the lead writes the crew tier)")
+    since = body.get("since")
+    if since is not None:
+        try:
+            since = date.fromisoformat(since) if isinstance(since, str) else None
+        except ValueError:
+            since = None
+        if since is None:
+            raise invalid("since", "since must be a date, YYYY-MM-DD")
+    dry_run = body.get("dry_run", False)
+    if not isinstance(dry_run, bool):
+        raise invalid("dry_run", "dry_run must be true or false")
+    return await consolidate_tier(sc, tier, since, dry_run)
+
+
+async def consolidate_tier(sc: Sidecar, tier: str, since: date | None, dry_run: bool) -> dict[str, Any]:
+    """One consolidation of ``tier``; its report as JSON."""
+    # The job's modules (and the scanner's rules) load with the first run (at most daily), not at
+    # start-up, and on a thread: compiling them would hold every route for a tenth of a second.
+    await asyncio.to_thread(importlib.import_module, "sidecar.consolidate.runner")
+    from sidecar.consolidate.runner import run_consolidation
+
+    journal = sc.journal if tier == "agent" else None
+    report = await run_consolidation(
+        sc.settings, tier, since=since, dry_run=dry_run, journal=journal, embedder=sc.embedder
+    )
+    if not dry_run:
+        sc.writes.recount(tier)  # the notes it archived no longer count against the cap
+        sc.queue.put(tier, None, "consolidate")
+        if tier == "agent" and report.operator_model is not None and report.operator_model.changed:
+            sc.queue.put("crew", None, "consolidate")  # the operator model lives in the crew dir
+    return await asyncio.to_thread(report.to_json)  # a report lists every line left out: thousands
+
+
+async def every(sc: Sidecar, seconds: float) -> None:
+    """Consolidate every ``seconds``, for ever; the first run comes when the interval since the last
+    recorded run is up, shortly after start when it is overdue. A failed run is logged and tried
+    again next time."""
+    from sidecar.clock import utcnow
+    from sidecar.consolidate.schedule import first_delay, last_run
+
+    tiers = ["agent", "crew"] if sc.settings.role == "lead" else ["agent"]
+    last = await asyncio.to_thread(last_run, sc.settings.memory_dir)
+    wait = first_delay(last, utcnow(), seconds)
+    while True:
+        await asyncio.sleep(wait)
+        wait = seconds
+        for tier in tiers:
+            try:
+                report = await consolidate_tier(sc, tier, None, dry_run=False)
+                log.info("consolidate.done", tier=tier, periods=len(report.get("periods", [])))
+            except Exception:  # a failed run is logged and tried again next time
+                log.exception("consolidate.failed", tier=tier)

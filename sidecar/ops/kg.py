@@ -1,0 +1,43 @@
+"""The knowledge graph's operations (``add``, ``query``, ``invalidate``, ``timeline``, ``traverse``,
+``tunnels``, ``stats``) on a JSON body: what ``/kg/*``, the ``kg_*`` MCP tools, the memory browser
+and the lead's crew listener answer. The journal's newest entries are read into the graph first.
+On a member, a crew-scope request is checked here and answered by the lead (the crew's graph is
+the lead's); on a lead with a server crew store, a crew write reaches the store before the answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sidecar.errors import CrewUnavailable
+from sidecar.kg.lifecycle import facts_for_query, run_op
+from sidecar.kg.ops import GRAPH_READS
+from sidecar.kg.requests import parse
+from sidecar.ops.sidecar import Sidecar
+
+__all__ = ["block_facts", "kg"]
+
+
+async def kg(sc: Sidecar, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One graph operation on ``body``, checked against its schema."""
+    settings = sc.settings
+    if settings.role == "member" and body.get("scope") == "crew":
+        parse(operation, body)  # a bad request is refused here, without a trip to the lead
+        if sc.crew_remote is None:
+            raise CrewUnavailable("crew tier unavailable: no lead configured", code="crew_unavailable")
+        sent = {k: v for k, v in body.items() if k != "scope"}
+        sent["workspace_id"] = body.get("workspace_id") or settings.workspace_id
+        return await sc.crew_remote.kg(operation, sent)
+    await sc.kg.ingest.follow()
+    answered = await run_op(sc.kg.graph, settings, operation, body)
+    if sc.kg_mirror is not None and operation not in GRAPH_READS and body.get("scope") == "crew":
+        # In the crew store before the answer (a member reads its write there); a store that is
+        # down leaves it to the mirror's rounds.
+        facts = answered["facts"] if "facts" in answered else [answered["fact"]]
+        await sc.kg_mirror.push([int(f["id"]) for f in facts])
+    return answered
+
+
+async def block_facts(sc: Sidecar, query: str | None, workspace_id: str | None) -> list[str]:
+    """The current facts of ``workspace_id`` (default: the sidecar's) about the entities ``query``
+    names, one line each, for the memory block."""
+    return await facts_for_query(sc.kg, query, workspace_id or sc.settings.workspace_id)

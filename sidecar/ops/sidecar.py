@@ -1,0 +1,96 @@
+"""The ``Sidecar``: every part one agent's sidecar holds, in one typed value.
+
+``sidecar.server.compose.open_sidecar`` builds it whole, each part through its constructor, and
+closes the parts in reverse; the operations (``sidecar.ops.*``) take it, and the ways in (the HTTP
+routes, the MCP tools, the crew listener, the memory browser) hand it to them. Nothing here knows
+of aiohttp."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sidecar.contract import SearchRequest
+from sidecar.settings import Settings
+
+if TYPE_CHECKING:
+    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
+    from sidecar.episodic.indexer import Indexer
+    from sidecar.episodic.nudges import Nudger
+    from sidecar.episodic.store import JournalStore
+    from sidecar.index.queue import ReindexQueue
+    from sidecar.index.tier import Tier
+    from sidecar.index.watcher import TierWatcher
+    from sidecar.kg.lifecycle import KgService
+    from sidecar.kg.pg_mirror import CrewKgMirror
+    from sidecar.palace.agent_settings import AgentSettings
+    from sidecar.retrieval.batcher import EmbedBatcher
+    from sidecar.retrieval.embed.base import Embedder
+    from sidecar.retrieval.hybrid import HybridSearcher
+    from sidecar.retrieval.search import SearchService
+    from sidecar.write.service import WriteService
+    from sidecar.write.sink import HealthCache, SinkHealth
+
+__all__ = ["CrewRemote", "Sidecar"]
+
+
+class CrewRemote(Protocol):
+    """A member's way to the crew it does not hold: the lead's crew listener, or a server crew
+    store (searched directly) with the lead behind it for what only the lead answers."""
+
+    async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]: ...
+
+    async def memory(self, op: str, body: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def kg(self, op: str, body: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def status(self) -> dict[str, Any]: ...
+
+    async def aclose(self) -> None: ...
+
+
+#: A member's crew in a server store: waits (bounded) until the store holds the lead's write ``seq``.
+CrewBarrier = Callable[[int, float], Awaitable[bool]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sidecar:
+    """One agent's sidecar, open: its settings and every part the operations use."""
+
+    settings: Settings
+    #: What the agent's own settings file said (its values already applied to ``settings``).
+    agent_settings: AgentSettings
+    #: The tiers this process indexes: ``agent`` always, ``crew`` on a lead.
+    tiers: Mapping[str, Tier]
+    #: The embedding model; None when none is configured or installed.
+    embedder: Embedder | None
+    queue: ReindexQueue
+    writes: WriteService
+    search: SearchService
+    hybrid: HybridSearcher
+    #: The background embedder of chunks; None without an embedder.
+    batcher: EmbedBatcher | None
+    journal: JournalStore
+    indexer: Indexer
+    nudger: Nudger
+    kg: KgService
+    #: Whether the memory sink is usable now (it gates the MCP memory tools).
+    health: HealthCache
+    #: The file watchers feeding the queue (none with memory off).
+    watchers: tuple[TierWatcher, ...] = ()
+    #: On a member: the crew it reads through the lead or a server store; None on solo and lead.
+    crew_remote: CrewRemote | None = None
+    #: On a member reading a server crew store: the read-your-writes barrier on it.
+    crew_barrier: CrewBarrier | None = None
+    #: On a member with a server crew store: the crew's journal entries there.
+    crew_journal: PostgresCrewJournal | None = None
+    #: On a lead with a server crew store: the copies of its crew journal and graph into it.
+    journal_mirror: CrewJournalMirror | None = None
+    kg_mirror: CrewKgMirror | None = None
+    #: What hands back page caches while the sidecar is idle (the journal's, the graph's).
+    releases: tuple[Callable[[], Awaitable[None]], ...] = ()
+
+    async def sink_health(self) -> SinkHealth:
+        """The memory sink's health, at most the cache's ttl old."""
+        return await self.health.get(self.settings, self.tiers["agent"], self.writes)

@@ -1,0 +1,289 @@
+"""The composition root: ``open_sidecar(settings)`` opens one agent's sidecar as a typed
+``Sidecar`` (``sidecar.ops.sidecar``) and closes it again.
+
+Each part is constructed whole through its constructor, in an order where each may use the ones
+before it, and the parts close in reverse (an ``AsyncExitStack``): the tiers and their indexes;
+the embedding model; the journal (store, indexer, nudger); on a member, its way to the crew (the
+lead's crew listener, or a server crew store); the search service; the reindex queue and the write service;
+the knowledge graph; the hybrid searcher and the background embedder; with a server crew store the
+lead's mirrors into it or a member's copy of the crew's files; and the file watchers. On exit the
+watchers stop first, then the queue drains (its ``memory.updated`` entries reach the journal, which
+closes after it), then the indexes close.
+
+The web application (``sidecar.server.app``) enters it in one ``cleanup_ctx`` and holds the value
+under one key; ``memory-sidecar`` commands that need the whole sidecar enter the application.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import structlog
+
+from sidecar.episodic.lifecycle import JOURNAL_FILE, open_journal, record_memory_updated
+from sidecar.episodic.sqlite_store import SqliteJournalStore
+from sidecar.episodic.store import JournalStore
+from sidecar.index.queue import ReindexQueue
+from sidecar.index.tier import Tier
+from sidecar.index.watcher import TierWatcher
+from sidecar.kg.lifecycle import crew_kg_mirror, open_kg
+from sidecar.kg.llm import Chat
+from sidecar.kg.sqlite_kg import SqliteKgStore
+from sidecar.ops.sidecar import CrewBarrier, CrewRemote, Sidecar
+from sidecar.palace.agent_settings import AgentSettings
+from sidecar.retrieval.batcher import open_embedding
+from sidecar.retrieval.embed.factory import make_embedder
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.search import SearchService
+from sidecar.server.lifecycle import OpeningTiers
+from sidecar.settings import Settings
+from sidecar.write.service import WriteService
+from sidecar.write.sink import HealthCache
+
+if TYPE_CHECKING:
+    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
+    from sidecar.kg.pg_mirror import CrewKgMirror
+
+__all__ = ["KG_CHAT_TIMEOUT_S", "Observers", "open_sidecar"]
+
+log = structlog.get_logger("sidecar.server.compose")
+#: The longest one call of the knowledge graph's chat model may take (a file's facts then come from the rules).
+KG_CHAT_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Observers:
+    """What the sidecar reports as it works (the metrics): a search's scope and seconds, an index
+    update's tier, kind and seconds."""
+
+    search: Callable[[str, float], None] | None = None
+    applied: Callable[[str, str, float], None] | None = None
+
+
+@asynccontextmanager
+async def open_sidecar(
+    settings: Settings,
+    *,
+    agent_settings: AgentSettings | None = None,
+    opening: OpeningTiers | None = None,
+    observers: Observers | None = None,
+) -> AsyncIterator[Sidecar]:
+    """The sidecar ``settings`` describe, open until the block exits.
+
+    ``agent_settings``: what the agent's settings file said (already applied to ``settings``);
+    ``opening``: its tiers, already opening (``memory-sidecar serve`` starts that before it
+    imports the HTTP stack), else they open here; ``observers``: the metrics' hooks."""
+    observe = observers or Observers()
+    async with AsyncExitStack() as stack:
+        opening = opening or OpeningTiers(settings)
+        tiers = await opening.wait()
+        stack.callback(opening.release)  # the locks go last, once the tiers are closed
+        stack.push_async_callback(_close, tiers)
+        embedder = await asyncio.to_thread(make_embedder, settings)
+        log.info("embedder.ready", model=embedder.model_id if embedder else None)
+        if embedder is not None:
+            stack.push_async_callback(embedder.aclose)
+        journal = await stack.enter_async_context(open_journal(settings, embedder))
+        remote = _crew_remote(settings)
+        if remote is not None:
+            stack.push_async_callback(remote.aclose)
+        search = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=remote)
+        if settings.role == "member" and settings.crew_store != "sqlite":
+            search.crew_copy = settings.crew_dir  # the member's copy of the crew's files (sidecar.store.copy)
+        search.on_search = observe.search
+        queue = ReindexQueue(tiers)
+
+        async def journaled(tier: str, path: str, seq: int, kind: str) -> None:
+            await record_memory_updated(journal.store, path, tier, seq)
+
+        queue.hooks.append(journaled)
+        queue.hooks.append(search.flags.forget)  # a changed file's scanner verdicts are stale
+        queue.on_applied = observe.applied
+        writes = WriteService(settings, queue)
+        writes.warm()
+        queue.start()
+        stack.push_async_callback(queue.drain_and_stop)
+        stack.push_async_callback(asyncio.to_thread, writes.close)  # writes under way finish first
+        chat = _kg_chat(settings)
+        if chat is not None:
+            stack.push_async_callback(chat[1])
+        kg = await stack.enter_async_context(
+            open_kg(
+                settings,
+                tiers,
+                queue=queue,
+                search=search,
+                embedder=embedder,
+                journal_file=JOURNAL_FILE,
+                chat=chat[0] if chat else None,
+            )
+        )
+        hybrid, batcher = await stack.enter_async_context(open_embedding(settings, tiers, queue, embedder))
+        search.hybrid = hybrid
+        shared = await stack.enter_async_context(
+            _crew_store(settings, remote, tiers=tiers, queue=queue, hybrid=hybrid, journal=journal.store)
+        )
+        watchers = await stack.enter_async_context(_watching(settings, tiers, queue))
+        releases: list[Callable[[], Awaitable[None]]] = []
+        if isinstance(journal.store, SqliteJournalStore):
+            releases.append(journal.store.release_memory)
+        if isinstance(kg.graph.store, SqliteKgStore):
+            releases.append(kg.graph.store.release_memory)
+        yield Sidecar(
+            settings=settings,
+            agent_settings=agent_settings or AgentSettings(),
+            tiers=tiers,
+            embedder=embedder,
+            queue=queue,
+            writes=writes,
+            search=search,
+            hybrid=hybrid,
+            batcher=batcher,
+            journal=journal.store,
+            indexer=journal.indexer,
+            nudger=journal.nudger,
+            kg=kg,
+            health=HealthCache(),
+            watchers=watchers,
+            crew_remote=remote,
+            crew_barrier=shared.barrier,
+            crew_journal=shared.crew_journal,
+            journal_mirror=shared.journal_mirror,
+            kg_mirror=shared.kg_mirror,
+            releases=tuple(releases),
+        )
+
+
+def _crew_remote(settings: Settings) -> CrewRemote | None:
+    """On a member, its way to the crew: a server crew store searched directly (the lead behind it
+    for what only the lead answers), else the lead's crew listener; None on solo and lead."""
+    if settings.role != "member":
+        return None
+    if settings.crew_store != "sqlite":
+        from sidecar.crew.proxy import StoreCrewProxy  # the crew in a server store: searched directly
+        from sidecar.store.postgres import PostgresCrewStore
+
+        store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
+        return StoreCrewProxy(settings, store)
+    from sidecar.crew.proxy import CrewProxy  # httpx and the proxy: members only
+
+    return CrewProxy(settings)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What a server crew store adds: a member's barrier and its view of the crew's journal; a
+    lead's mirrors of its crew journal and graph."""
+
+    barrier: CrewBarrier | None = None
+    crew_journal: PostgresCrewJournal | None = None
+    journal_mirror: CrewJournalMirror | None = None
+    kg_mirror: CrewKgMirror | None = None
+
+
+@asynccontextmanager
+async def _crew_store(
+    settings: Settings,
+    remote: CrewRemote | None,
+    *,
+    tiers: dict[str, Tier],
+    queue: ReindexQueue,
+    hybrid: HybridSearcher,
+    journal: JournalStore,
+) -> AsyncIterator[_Shared]:
+    """With a server crew store: on a lead, the mirrors that keep the store level with the crew
+    index, journal and graph; on a member, its copy of the crew's files (its memory block reads
+    them) and the crew's journal entries there. Nothing otherwise."""
+    if settings.role == "member" and settings.crew_store != "sqlite":
+        from sidecar.crew.proxy import StoreCrewProxy  # httpx and the proxy: members only
+        from sidecar.episodic.crew_store import PostgresCrewJournal
+        from sidecar.store.copy import CrewFileCopy
+
+        assert isinstance(remote, StoreCrewProxy)  # what _crew_remote made for these settings
+        remote.hybrid = hybrid  # a member searching a crew store embeds its queries itself
+        copy = CrewFileCopy(remote.store, settings.crew_dir)
+        copy.start()
+        try:
+            yield _Shared(barrier=remote.wait_for_seq, crew_journal=PostgresCrewJournal(remote.store))
+        finally:
+            await copy.stop()
+        return
+    if settings.role != "lead" or settings.crew_store == "sqlite":
+        yield _Shared()
+        return
+    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
+    from sidecar.store.mirror import CrewMirror
+    from sidecar.store.postgres import PostgresCrewStore
+    from sidecar.store.sqlite import SqliteCrewSource
+
+    store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
+    mirror = CrewMirror(
+        store,
+        SqliteCrewSource(tiers["crew"].root),
+        indexed_seq=lambda: queue.indexed_seq,
+        model=lambda: hybrid.embedder.model_id if hybrid.embedder is not None else None,
+        interval=settings.crew_reindex_interval,
+    )
+    queue.hooks.insert(0, mirror.on_update)  # it only wakes the mirror: first, so the copy starts at once
+    mirror.start()
+    journal_mirror = CrewJournalMirror(
+        PostgresCrewJournal(store), journal, settings.crew_id, interval=settings.crew_reindex_interval
+    )
+    journal_mirror.start()
+    kg_mirror = crew_kg_mirror(settings, store)  # the crew's knowledge graph
+    try:
+        yield _Shared(journal_mirror=journal_mirror, kg_mirror=kg_mirror)
+    finally:
+        await kg_mirror.stop()
+        await journal_mirror.stop()
+        await mirror.stop()
+        await store.close()
+
+
+async def _close(tiers: dict[str, Tier]) -> None:
+    for tier in tiers.values():
+        await tier.close()
+
+
+def _kg_chat(settings: Settings) -> tuple[Chat, Callable[[], Awaitable[None]]] | None:
+    """With ``--kg-extractor llm``, the summariser's chat model that reads facts beside the graph's
+    rules, and how to close it; None otherwise."""
+    if settings.kg_extractor != "llm":
+        return None
+    from sidecar.consolidate.summarise import LlmSummariser
+
+    name, timeout = settings.summariser_model, KG_CHAT_TIMEOUT_S
+    if settings.summariser == "openai":
+        model = LlmSummariser("openai", settings.openai_base_url, name, settings.openai_api_key, timeout)
+    else:
+        model = LlmSummariser("ollama", settings.ollama_host, name, "", timeout)
+    return model.chat, model.aclose
+
+
+@asynccontextmanager
+async def _watching(
+    settings: Settings, tiers: dict[str, Tier], queue: ReindexQueue
+) -> AsyncIterator[tuple[TierWatcher, ...]]:
+    """A watcher per tier feeding ``queue``, started; none with memory off (the files are not indexed)."""
+    watchers = []
+    for name, tier in tiers.items() if settings.memory_enabled else ():
+        interval = settings.crew_reindex_interval if name == "crew" else settings.reconcile_interval
+        watcher = TierWatcher(
+            name,
+            tier.root,
+            queue,
+            step_ms=settings.watch_step_ms,
+            debounce_ms=settings.watch_debounce_ms,
+            reconcile_s=interval,
+        )
+        watcher.start(watch=settings.watch)
+        watchers.append(watcher)
+    try:
+        yield tuple(watchers)
+    finally:
+        for watcher in watchers:
+            await watcher.stop()
