@@ -1,18 +1,24 @@
 """``memory-sidecar``: serve, or work on the memory files directly (no server needed).
 
 memory-sidecar serve [--memory-dir DIR] [--role ...]   start the daemon
-memory-sidecar search QUERY [-p DIR] [-S agent|crew] [-l N] [-F table|json]
+memory-sidecar search QUERY [-p DIR] [-S agent|crew] [-l N]
 memory-sidecar reindex [-p DIR] [-S agent|crew] [--embed]   full rebuild of a tier's index
                                                         (--embed: and every chunk's vector, now)
-memory-sidecar status  [-p DIR] [-S agent|crew] [-F table|json]
+memory-sidecar status  [-p DIR] [-S agent|crew]
 memory-sidecar health  --workspace-id W [--recompute]   the journal's health snapshot
 memory-sidecar remember CONTENT [--type T] [--priority 1-10] [--tag T]... [--topic-key K] [--ttl S | --expires-at ISO]
-memory-sidecar recall QUERY [--k N] [--type T]... [--tag T]... [--scoring S] [--explain] [-F text|json]
+memory-sidecar recall QUERY [--k N] [--type T]... [--tag T]... [--scoring S] [--explain]
 memory-sidecar forget (--id ID | --topic-key K)
-memory-sidecar decay [--limit N] [-F text|json]    live memories by retention, weakest first
+memory-sidecar decay [--limit N]    live memories by retention, weakest first
 memory-sidecar store migrate --from sqlite:DIR --to postgres://...   a crew tier into a PostgreSQL store
 memory-sidecar palace list|taxonomy|delete|identity|diary|ingest|settings ...   the memory palace
 (the journal commands take [--namespace NS] [--memory-dir DIR]; they work on the agent's own memories)
+
+One output convention for every command but ``serve`` and ``mcp`` (which speak protocols): text for
+a person by default, the API's JSON answer with ``--json`` (``-F json`` is the same). An error is
+one line on stderr, ``memory-sidecar: <message> (<code>)``, with the API's error body on stdout
+too under ``--json``; the exit status is 2 for a mistake in the request (the API's 4xx), 1 for a
+failure (the API's 5xx, the machine's refusal) or nothing found where the command says so.
 """
 
 from __future__ import annotations
@@ -21,12 +27,12 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from sidecar import __version__
-from sidecar.errors import SidecarError
+from sidecar.errors import ConfigError, SidecarError
 from sidecar.settings import Settings, add_arguments, load_settings
 
 # Each command imports what it needs when it runs: ``serve`` has its own start-up order (see
@@ -69,7 +75,6 @@ def build_parser() -> argparse.ArgumentParser:
             )
         cmd.add_argument("--path", "-p", type=Path, help="tier dir (default: the settings' dir for the scope)")
         cmd.add_argument("--scope", "-S", choices=("agent", "crew"), default="agent")
-        cmd.add_argument("--format", "-F", choices=("table", "json"), default="table")
     health = sub.add_parser("health", help="episodic memory health (latest snapshot, or --recompute)")
     health.add_argument("--workspace-id", required=True)
     health.add_argument("--crew-id", default=None)
@@ -93,7 +98,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     run.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir")
     run.add_argument("--crew-dir", type=Path, default=None, help="crew tier dir")
-    run.add_argument("--format", "-F", choices=("text", "json"), default="text")
     store = sub.add_parser("store", help="the crew store (where a crew's shared tier lives)")
     store_steps = store.add_subparsers(dest="step", required=True)
     migrate = store_steps.add_parser(
@@ -116,7 +120,24 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--url", help="a running sidecar to forward to, e.g. http://127.0.0.1:9119 (default: in process)")
     add_arguments(mcp)
     _add_palace_commands(sub)
+    for name, cmd in sub.choices.items():
+        if name not in ("serve", "mcp"):
+            _add_output_flags(cmd)
     return parser
+
+
+JSON_HELP = "print the API's answer as JSON (an error's body too, on stdout as well as stderr)"
+
+
+def _add_output_flags(parser: argparse.ArgumentParser) -> None:
+    """``--json`` (and its older spelling ``-F/--format json``) on a command and on every step of it."""
+    steps = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if steps:
+        for step in steps[0].choices.values():
+            _add_output_flags(step)
+        return
+    parser.add_argument("--json", dest="format", action="store_const", const="json", help=JSON_HELP)
+    parser.add_argument("--format", "-F", dest="format", choices=("text", "table", "json"), help=argparse.SUPPRESS)
 
 
 def _add_palace_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -148,14 +169,13 @@ def _add_palace_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     steps.add_parser("settings", help="the per-agent settings file: its values and problems")
     for cmd in (*(c for c in steps.choices.values() if c is not diary), diary_write, diary_read):
         cmd.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir")
-        cmd.add_argument("--format", "-F", choices=("text", "json"), default="text")
 
 
 MEMORY_TYPES_HELP = "fact, decision, preference, todo, error, context, workflow or meeting_ledger"
 OWN_ONLY = (
     "It works on the agent's own memories in its journal (journal.sqlite in the memory dir) with no"
-    " server; the crew's memories are reached through a running sidecar (scope crew). Errors are"
-    ' printed as the HTTP API\'s {"error": {...}} JSON, with exit status 2.'
+    " server; the crew's memories are reached through a running sidecar (scope crew). Text by default,"
+    " the API's JSON with --json; an error is one line on stderr, exit status 2."
 )
 
 
@@ -164,7 +184,7 @@ def _add_memory_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     remember = sub.add_parser(
         "remember",
         help="store one of the agent's own typed memories",
-        description="Store a typed memory, as POST /memory/remember does; prints its JSON answer. " + OWN_ONLY,
+        description="Store a typed memory, as POST /memory/remember does. " + OWN_ONLY,
     )
     remember.add_argument("content")
     remember.add_argument("--type", dest="memory_type", metavar="TYPE", help=f"{MEMORY_TYPES_HELP} (default fact)")
@@ -212,10 +232,6 @@ def _add_memory_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     for cmd in (remember, recall, forget, decay):
         cmd.add_argument("--namespace", metavar="NS", help="(default: the namespace setting)")
         cmd.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
-    for cmd in (recall, decay):
-        cmd.add_argument(
-            "--format", "-F", choices=("text", "json"), default=None, help="(default: text on a terminal, else json)"
-        )
 
 
 def _choices(setting: str) -> tuple[str, ...]:
@@ -231,6 +247,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
+    as_json = getattr(args, "format", None) == "json"
     try:
         if args.command == "serve":
             # structlog imports rich when it is installed (rich brings pygments: 4 MB of the
@@ -246,17 +263,23 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             from sidecar.episodic.cli import health_main
 
             settings = load_settings({"memory_dir": args.memory_dir})
-            return health_main(settings, args.recompute, args.workspace_id, crew_id=args.crew_id, stream=out)
+            return _answered(
+                lambda to: health_main(settings, args.recompute, args.workspace_id, crew_id=args.crew_id, stream=to),
+                as_json,
+                out,
+                err,
+            )
         if args.command in MEMORY_COMMANDS:
-            return _memory(args, out, err)
+            return _memory(args, as_json, out, err)
         if args.command == "consolidate":
             return _consolidate(args, out, err)
         if args.command == "kg":
             from sidecar.kg.cli import kg_main
 
-            return kg_main(args, out)
+            step = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != "format"})  # not a field
+            return _answered(lambda to: kg_main(step, to), as_json, out, err)
         if args.command == "store":
-            return _store_migrate(args, out, err)
+            return _store_migrate(args, as_json, out, err)
         if args.command == "palace":
             return _palace(args, out, err)
         if args.command == "mcp":
@@ -265,62 +288,172 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
 
             return mcp_main(load_settings(args), args.url, create_app)
         return _offline(args, load_settings({}), out, err)
-    except SidecarError as exc:
-        print(f"memory-sidecar: {exc.message}", file=err)
-        return 2
+    except SidecarError as exc:  # settings that cannot be used are the asker's mistake too
+        mistake = exc.status < 500 or isinstance(exc, ConfigError)
+        return _refused(exc.body(), 2 if mistake else 1, as_json, out, err)
     except OSError as exc:  # the machine's refusal (a full disk, a read-only mount): said, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"memory-sidecar: {exc.strerror or exc}{where}; nothing more was done", file=err)
-        return 2
+        message = f"{exc.strerror or exc}{where}; nothing more was done"
+        return _refused({"error": {"code": "os_error", "message": message}}, 1, as_json, out, err)
+
+
+def _refused(body: dict[str, Any], status: int, as_json: bool, out: TextIO, err: TextIO) -> int:
+    """An error: one line on ``err`` (and the API's error body on ``out`` with --json)."""
+    error = body["error"]
+    print(f"memory-sidecar: {error.get('message')} ({error.get('code')})", file=err)
+    if as_json:
+        out.write(json.dumps(body, ensure_ascii=False) + "\n")
+    return status
+
+
+def _answered(run: Callable[[TextIO], int], as_json: bool, out: TextIO, err: TextIO) -> int:
+    """Run a command that prints the API's JSON answer (or its error body) on the stream it is
+    given, and print that answer by the convention: text, or JSON with --json; an error by
+    ``_refused`` with the command's own exit status."""
+    import io
+
+    captured = io.StringIO()
+    status = run(captured)
+    printed = captured.getvalue()
+    try:
+        answer = json.loads(printed)
+    except ValueError:  # the command printed its own text
+        out.write(printed)
+        return status
+    if isinstance(answer, dict) and set(answer) == {"error"}:
+        return _refused(answer, status or 2, as_json, out, err)
+    out.write(json.dumps(answer, indent=2, ensure_ascii=False) + "\n" if as_json else human(answer))
+    return status
+
+
+def human(answer: Any) -> str:
+    """An answer as text for a person: one ``key: value`` line per field, nested fields indented,
+    a list of records one line each; never a Python repr."""
+    lines: list[str] = []
+    _lines(answer, 0, lines)
+    return "\n".join(lines) + "\n" if lines else "(empty)\n"
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def _record(value: dict[str, Any]) -> str:
+    """A record on one line: its scalar fields, ``key=value``."""
+    parts = []
+    for key, item in value.items():
+        if isinstance(item, dict | list):
+            shown = ", ".join(_scalar(v) for v in item) if isinstance(item, list) else _record(item)
+            parts.append(f"{key}=[{shown}]")
+        else:
+            parts.append(f"{key}={_scalar(item)}")
+    return "  ".join(parts)
+
+
+def _lines(value: Any, depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, dict) and item:
+                lines.append(f"{pad}{key}:")
+                _lines(item, depth + 1, lines)
+            elif isinstance(item, list) and any(isinstance(v, dict | list) for v in item):
+                lines.append(f"{pad}{key}: {len(item)}")
+                lines.extend(f"{pad}  - {_record(v) if isinstance(v, dict) else _scalar(v)}" for v in item)
+            elif isinstance(item, list):
+                lines.append(f"{pad}{key}: {', '.join(_scalar(v) for v in item) or '-'}")
+            else:
+                lines.append(f"{pad}{key}: {_scalar(item) if item != {} else '-'}")
+    elif isinstance(value, list):
+        lines.extend(f"{pad}- {_record(v) if isinstance(v, dict) else _scalar(v)}" for v in value)
+    else:
+        lines.append(f"{pad}{_scalar(value)}")
 
 
 MEMORY_COMMANDS = ("remember", "recall", "forget", "decay")
 
 
+#: The registry's operation each command runs (``sidecar.ops.registry``), by command or
+#: (command, step): memory off is refused for it by the same rule, in the same words, as over HTTP.
+OPERATION_OF: dict[str | tuple[str, str], str] = {
+    "search": "search",
+    "reindex": "reindex",
+    "status": "reindex",  # the server's status reads its live index; here opening it brings it level
+    "health": "health",
+    "remember": "remember",
+    "recall": "recall",
+    "forget": "forget",
+    "decay": "memories",
+    "consolidate": "consolidate",
+    ("kg", "read"): "kg_add",
+    ("palace", "list"): "list",
+    ("palace", "taxonomy"): "taxonomy",
+    ("palace", "delete"): "delete",
+    ("palace", "identity"): "identity",
+    ("palace", "ingest"): "ingest",
+    ("palace", "settings"): "agent_settings",
+}
+
+
+def _operation(args: argparse.Namespace) -> str:
+    step = getattr(args, "step", None)
+    if args.command == "kg" and step != "read":
+        return f"kg_{step}"
+    if args.command == "palace" and step == "diary":
+        return "diary_write" if args.diary_step == "write" else "diary_read"
+    command = str(args.command)
+    return OPERATION_OF.get((command, step or ""), OPERATION_OF.get(command, command))
+
+
 def _refuse_when_memory_off(args: argparse.Namespace) -> None:
-    """With memory off (the environment, or the agent's own memory.toml / settings.md), every
-    command on memory is refused, as the server refuses every route on it: 403 memory_disabled."""
-    from sidecar.errors import Forbidden
+    """With memory off (the environment, or the agent's own memory.toml / settings.md), a command
+    on memory is refused by the registry's rule, as the server refuses the route: 403 memory_disabled."""
+    from sidecar.ops.registry import OPERATIONS, admit
     from sidecar.palace.agent_settings import apply, load_agent_settings
 
     given = getattr(args, "memory_dir", None) or getattr(args, "path", None)
     settings = load_settings({"memory_dir": given} if given is not None else {})
-    if not apply(settings, load_agent_settings(settings.memory_dir)).memory_enabled:
-        raise Forbidden(
-            f"memory is off for this agent (memory: false) in {settings.memory_dir}: memory is not read, "
-            "written or indexed",
-            code="memory_disabled",
-        )
+    enabled = apply(settings, load_agent_settings(settings.memory_dir)).memory_enabled
+    operation = next(op for op in OPERATIONS if op.name == _operation(args))
+    admit(operation, memory_enabled=enabled)
 
 
-def _memory(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _memory(args: argparse.Namespace, as_json: bool, out: TextIO, err: TextIO) -> int:
     """A journal command: the flags become the JSON body the HTTP route takes, so the request is
     checked by the same code and a bad value gets the same error."""
-    try:
-        settings = load_settings({"memory_dir": args.memory_dir, "embedder": getattr(args, "embedder", None)})
-    except SidecarError as exc:
-        out.write(json.dumps(exc.body()) + "\n")
-        return 2
+    settings = load_settings({"memory_dir": args.memory_dir, "embedder": getattr(args, "embedder", None)})
     from sidecar.episodic import cli as journal
 
     given = {k: v for k, v in vars(args).items() if v is not None and v is not False}
+    fmt = "json" if as_json else "text"
     if args.command == "decay":
-        return journal.decay_main(
-            settings, limit=_number(args.limit), namespace=args.namespace, fmt=args.format, stream=out
+        limit = _number(args.limit)
+        return _answered(
+            lambda to: journal.decay_main(settings, limit=limit, namespace=args.namespace, fmt=fmt, stream=to),
+            as_json,
+            out,
+            err,
         )
     if args.command == "forget":
-        return journal.forget_main(settings, _body(given, "id", "topic_key", "namespace"), stream=out)
+        target = _body(given, "id", "topic_key", "namespace")
+        return _answered(lambda to: journal.forget_main(settings, target, stream=to), as_json, out, err)
     if args.command == "recall":
         body = _body(given, "query", "k", "memory_types", "tags", "scoring", "explain", "namespace")
         if "k" in body:
             body["k"] = _number(body["k"])
-        return journal.recall_main(settings, body, fmt=args.format, stream=out, err=err)
+        return _answered(lambda to: journal.recall_main(settings, body, fmt=fmt, stream=to, err=err), as_json, out, err)
     body = _body(given, "content", "memory_type", "priority", "tags", "topic_key", "ttl_seconds", "expires_at")
     body.update(_body(given, "namespace"))
     for name in ("priority", "ttl_seconds"):
         if name in body:
             body[name] = _number(body[name], real=name == "ttl_seconds")
-    return journal.remember_main(settings, body, stream=out, err=err)
+    return _answered(lambda to: journal.remember_main(settings, body, stream=to, err=err), as_json, out, err)
 
 
 def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -336,18 +469,15 @@ def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tier = "crew" if args.crew else "agent"
     root = settings.crew_dir if args.crew else settings.memory_dir
     if not root.is_dir():
-        print(f"memory-sidecar: no such memory dir: {root}", file=err)
-        return 2
+        raise _mistake(f"no such memory dir: {root}", "tier_missing")
     try:
         since = None if args.since is None else date.fromisoformat(args.since)
     except ValueError:
-        print(f"memory-sidecar: --since must be a date, YYYY-MM-DD; got {args.since!r}", file=err)
-        return 2
+        raise _mistake(f"--since must be a date, YYYY-MM-DD; got {args.since!r}", "invalid_since") from None
     try:
         lock = TierLock.take(root)
     except TierLocked as exc:
-        print(f"memory-sidecar: {exc.message.split(';')[0]}; ask it instead: POST /memory/consolidate", file=err)
-        return 2
+        raise _mistake(f"{exc.message.split(';')[0]}; ask it instead: POST /memory/consolidate", exc.code) from None
     from sidecar.logs import configure_logging
 
     configure_logging(settings.log_format, "warning")  # on stderr: stdout is the report
@@ -362,6 +492,13 @@ def _consolidate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _mistake(message: str, code: str) -> SidecarError:
+    """A mistake in what the command was asked (exit status 2), by the one error path."""
+    from sidecar.errors import BadRequest
+
+    return BadRequest(message, code=code)
+
+
 def _palace(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """A palace command: the sidecar's application started in this process (no port: tiers, queue,
     journal, write service, under the tier's lock), the tool's operation, then a clean shutdown."""
@@ -371,17 +508,12 @@ def _palace(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         watch=False, embedder="none", reconcile_interval=0.0, crew_reindex_interval=0.0, consolidate_interval=0.0
     )
     if not settings.memory_dir.is_dir():
-        print(f"memory-sidecar: no such memory dir: {settings.memory_dir}", file=err)
-        return 2
+        raise _mistake(f"no such memory dir: {settings.memory_dir}", "tier_missing")
     name, body = _palace_request(args)
     from sidecar.logs import configure_logging
 
     configure_logging(settings.log_format, "warning")  # on stderr: stdout is the answer
-    try:
-        answer, text = asyncio.run(_palace_run(settings, name, body))
-    except SidecarError as exc:
-        out.write(json.dumps(exc.body()) + "\n")
-        return 2
+    answer, text = asyncio.run(_palace_run(settings, name, body))
     out.write((json.dumps(answer, indent=2) if args.format == "json" else text) + "\n")
     return 0
 
@@ -423,9 +555,9 @@ async def _palace_run(settings: Settings, name: str, body: dict[str, Any]) -> tu
     await runner.setup()  # runs every cleanup_ctx's start: the app is whole, with no port open
     try:
         if name == "memory.settings":
-            from sidecar.http.state import SIDECAR
+            from sidecar.http.palace import AGENT_SETTINGS
 
-            found = app[SIDECAR].agent_settings.to_json()
+            found = app[AGENT_SETTINGS].to_json()
             lines = [f"{found['path'] or '(no settings file)'}: {found['values']}", *found["errors"]]
             return found, "\n".join(lines)
         from sidecar.mcp.palace_tools import palace_tool
@@ -457,7 +589,7 @@ def _number(raw: str | None, *, real: bool = False) -> int | float | str | None:
     return raw
 
 
-def _store_migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _store_migrate(args: argparse.Namespace, as_json: bool, out: TextIO, err: TextIO) -> int:
     """``store migrate``: the crew dir's index brought up to date first (under the dir's lock; a
     sidecar serving the dir keeps it current itself), then copied into the store."""
     import asyncio
@@ -467,12 +599,10 @@ def _store_migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     settings = load_settings({"crew_id": args.crew_id, "crew_store": args.target})
     if not args.source.startswith("sqlite:"):
-        print("memory-sidecar: --from must be sqlite:DIR (a crew tier dir)", file=err)
-        return 2
+        raise _mistake("--from must be sqlite:DIR (a crew tier dir)", "invalid_from")
     root = Path(args.source.removeprefix("sqlite:")).expanduser().absolute()
     if not root.is_dir():
-        print(f"memory-sidecar: no such memory dir: {root}", file=err)
-        return 2
+        raise _mistake(f"no such memory dir: {root}", "tier_missing")
     _index_current(root, err)
 
     def show(report: MigrateReport) -> None:
@@ -486,9 +616,9 @@ def _store_migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         report = asyncio.run(migrate_crew(root, settings.crew_store, settings.crew_id, model=args.model, progress=show))
     except StoreUnavailable as exc:
-        print(f"memory-sidecar: the store cannot be reached: {exc}", file=err)
-        return 1
-    out.write(json.dumps(report.as_json()) + "\n")
+        body = {"error": {"code": "store_unavailable", "message": f"the store cannot be reached: {exc}"}}
+        return _refused(body, 1, as_json, out, err)
+    out.write(json.dumps(report.as_json()) + "\n" if as_json else human(report.as_json()))
     return 0
 
 
@@ -518,8 +648,7 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO, err: Tex
     root: Path = args.path or (settings.memory_dir if args.scope == "agent" else settings.crew_dir)
     root = root.expanduser().absolute()
     if not root.is_dir():
-        print(f"memory-sidecar: no such memory dir: {root}", file=err)
-        return 2
+        raise _mistake(f"no such memory dir: {root}", "tier_missing")
     lock = None
     if args.command == "reindex":  # a rebuild writes the whole index: not while a sidecar serves it
         from sidecar.errors import TierLocked
@@ -528,16 +657,13 @@ def _offline(args: argparse.Namespace, settings: Settings, out: TextIO, err: Tex
         try:
             lock = TierLock.take(root)
         except TierLocked as exc:
-            print(f"memory-sidecar: {exc.message.split(';')[0]}; ask it instead: POST /memory/reindex", file=err)
-            return 2
+            raise _mistake(f"{exc.message.split(';')[0]}; ask it instead: POST /memory/reindex", exc.code) from None
     if args.command == "search":
         return _search(args, root, settings, out, err)
     embedder = None
     try:
         if args.command == "reindex" and args.embed:
-            embedder = _embedder(settings, err)
-            if embedder is None:
-                return 2
+            embedder = _embedder(settings)
         return _on_index(args, root, embedder, out, err)
     finally:
         if lock is not None:
@@ -563,8 +689,8 @@ def _on_index(args: argparse.Namespace, root: Path, embedder: Embedder | None, o
         index.close()
 
 
-def _embedder(settings: Settings, err: TextIO) -> Embedder | None:
-    """The configured embedder (as the server would build it), or None after saying why there is none."""
+def _embedder(settings: Settings) -> Embedder:
+    """The configured embedder (as the server would build it); a mistake saying why there is none."""
     from sidecar.heap import tune_malloc
     from sidecar.retrieval.embed import make_embedder
 
@@ -576,7 +702,7 @@ def _embedder(settings: Settings, err: TextIO) -> Embedder | None:
             if settings.embedder == "none"
             else "the in-process model is not installed: pip install 'memory-sidecar[embed]'"
         )
-        print(f"memory-sidecar: reindex --embed needs an embedder, and {why}", file=err)
+        raise _mistake(f"reindex --embed needs an embedder, and {why}", "no_embedder")
     return embedder
 
 
@@ -794,9 +920,8 @@ def _shown(snippet: Snippet, bold: bool) -> str:
     return "".join([*parts, text[at:]])
 
 
-def _emit_status(status: dict[str, Any], fmt: str, out: TextIO) -> None:
+def _emit_status(status: dict[str, Any], fmt: str | None, out: TextIO) -> None:
     if fmt == "json":
         out.write(json.dumps(status, indent=2) + "\n")
         return
-    for key, value in status.items():
-        out.write(f"{key:<14} {value}\n")
+    out.write(human(status))

@@ -18,8 +18,8 @@ import pytest
 from aiohttp import web
 
 from sidecar.cli import main
-from sidecar.http.state import SIDECAR
 from sidecar.index.tier_index import INDEX_NAME
+from sidecar.retrieval.batcher import BATCHER
 from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.embed.onnx import MODEL_ID
 from sidecar.retrieval.vectors import VectorIndex
@@ -77,7 +77,8 @@ def test_status_and_reindex(memory_dir: Path) -> None:
     status = json.loads(out)
     assert status["files"] == 3 and status["last_reindex"]["kind"] == "rebuild"
     code, out = run("status", "-p", str(memory_dir))
-    assert "files          3" in out
+    assert code == 0 and "files: 3" in out.splitlines() and "  count: 0" in out.splitlines()  # skipped: count
+    assert "{" not in out and "[" not in out  # text for a person: no Python reprs, no JSON
 
 
 def test_reindex_refuses_a_tier_a_sidecar_serves(memory_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,7 +172,7 @@ async def test_reindex_embed_stores_every_vector_where_the_server_finds_it(
         return embedder if embedder["backlog"] == 0 and embedder["vectors"] > chunks else None
 
     after = await async_wait_until(served, timeout=120)
-    batcher = client.server.app[SIDECAR].batcher
+    batcher = client.server.app[BATCHER]
     assert batcher is not None and batcher.embedded == after["vectors"] - chunks >= 1
 
 
@@ -192,7 +193,9 @@ def test_reindex_embed_draws_a_bar_on_a_terminal(memory_dir: Path, monkeypatch: 
 def test_reindex_embed_without_an_embedder_is_one_clear_line(memory_dir: Path) -> None:
     proc = cli("reindex", "--embed", "-p", str(memory_dir), embedder="none")
     assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == "memory-sidecar: reindex --embed needs an embedder, and MEMORY_SIDECAR_EMBEDDER is none\n"
+    assert proc.stderr == (
+        "memory-sidecar: reindex --embed needs an embedder, and MEMORY_SIDECAR_EMBEDDER is none (no_embedder)\n"
+    )
     assert not (memory_dir / INDEX_NAME).exists(), "refused before touching the index"
 
 
@@ -296,5 +299,204 @@ def test_a_full_disk_is_one_line_not_a_traceback(memory_dir: Path, monkeypatch: 
 
     monkeypatch.setattr(runner, "run_consolidation", full)
     out, err = io.StringIO(), io.StringIO()
-    assert main(["consolidate", "run", "--memory-dir", str(memory_dir)], out=out, err=err) == 2
+    assert main(["consolidate", "run", "--memory-dir", str(memory_dir)], out=out, err=err) == 1  # a failure
     assert err.getvalue().startswith("memory-sidecar: No space left on device") and "Traceback" not in err.getvalue()
+
+
+# -- one output convention -------------------------------------------------------------------------
+#: Every command but serve and mcp (which speak protocols): what to set up, a run that answers, and a
+#: request with a mistake in it with the code the API gives it. {dir} is the agent's memory dir,
+#: {crew} a crew dir, {turns} a file of conversation turns, {fact} the id of a fact in the graph.
+VERBS: dict[str, tuple[list[str], list[str], list[str] | None, str | None]] = {
+    "search": ([], ["search", "postgres", "-p", "{dir}"], ["search", "   ", "-p", "{dir}"], "empty_query"),
+    "reindex": ([], ["reindex", "-p", "{dir}"], ["reindex", "-p", "{dir}/nowhere"], "tier_missing"),
+    "status": ([], ["status", "-p", "{dir}"], ["status", "-p", "{dir}/nowhere"], "tier_missing"),
+    "health": (
+        [],
+        ["health", "--workspace-id", "default", "--recompute", "--memory-dir", "{dir}"],
+        ["health", "--workspace-id", "no spaces", "--memory-dir", "{dir}"],
+        "invalid_workspace_id",
+    ),
+    "remember": (
+        [],
+        ["remember", "Deploys go out on Tuesdays", "--memory-dir", "{dir}"],
+        ["remember", "x", "--priority", "99", "--memory-dir", "{dir}"],
+        "invalid_priority",
+    ),
+    "recall": (
+        ["remember", "Deploys go out on Tuesdays", "--memory-dir", "{dir}"],
+        ["recall", "deploys", "--memory-dir", "{dir}"],
+        ["recall", "deploys", "--k", "0", "--memory-dir", "{dir}"],
+        "invalid_k",
+    ),
+    "forget": (
+        ["remember", "Sprint 43", "--topic-key", "sprint", "--memory-dir", "{dir}"],
+        ["forget", "--topic-key", "sprint", "--memory-dir", "{dir}"],
+        ["forget", "--id", "not an id", "--memory-dir", "{dir}"],
+        "invalid_id",
+    ),
+    "decay": (
+        ["remember", "Deploys go out on Tuesdays", "--memory-dir", "{dir}"],
+        ["decay", "--memory-dir", "{dir}"],
+        ["decay", "--limit", "0", "--memory-dir", "{dir}"],
+        "invalid_limit",
+    ),
+    "consolidate run": (
+        [],
+        ["consolidate", "run", "--memory-dir", "{dir}", "--crew-dir", "{crew}", "--dry-run"],
+        ["consolidate", "run", "--memory-dir", "{dir}", "--since", "last week"],
+        "invalid_since",
+    ),
+    "kg read": ([], ["kg", "read", "--memory-dir", "{dir}"], None, None),
+    "kg add": (
+        [],
+        ["kg", "add", "--subject", "we", "--predicate", "use", "--object", "Go", "--memory-dir", "{dir}"],
+        ["kg", "add", "--subject", "we", "--predicate", "use", "--memory-dir", "{dir}"],
+        "missing_object",
+    ),
+    "kg query": (
+        ["kg", "add", "--subject", "we", "--predicate", "use", "--object", "Go", "--memory-dir", "{dir}"],
+        ["kg", "query", "--entity", "we", "--memory-dir", "{dir}"],
+        ["kg", "query", "--entity", "we", "--as-of", "someday!!", "--memory-dir", "{dir}"],
+        "invalid_as_of",
+    ),
+    "kg invalidate": (
+        ["kg", "add", "--subject", "we", "--predicate", "use", "--object", "Go", "--memory-dir", "{dir}"],
+        ["kg", "invalidate", "--fact-id", "{fact}", "--memory-dir", "{dir}"],
+        ["kg", "invalidate", "--memory-dir", "{dir}"],
+        None,
+    ),
+    "kg timeline": (
+        ["kg", "add", "--subject", "we", "--predicate", "use", "--object", "Go", "--memory-dir", "{dir}"],
+        ["kg", "timeline", "--entity", "we", "--memory-dir", "{dir}"],
+        ["kg", "timeline", "--entity", "nobody", "--memory-dir", "{dir}"],
+        "unknown_entity",
+    ),
+    "kg traverse": (
+        ["kg", "add", "--subject", "we", "--predicate", "use", "--object", "Go", "--memory-dir", "{dir}"],
+        ["kg", "traverse", "--entity", "we", "--memory-dir", "{dir}"],
+        ["kg", "traverse", "--entity", "nobody", "--memory-dir", "{dir}"],
+        "unknown_entity",
+    ),
+    "kg tunnels": (
+        [],
+        ["kg", "tunnels", "--memory-dir", "{dir}"],
+        ["kg", "tunnels", "--limit", "0", "--memory-dir", "{dir}"],
+        "invalid_limit",
+    ),
+    "kg stats": ([], ["kg", "stats", "--memory-dir", "{dir}"], None, None),
+    "palace list": (
+        [],
+        ["palace", "list", "--memory-dir", "{dir}"],
+        ["palace", "list", "--memory-dir", "{dir}/nowhere"],
+        "tier_missing",
+    ),
+    "palace taxonomy": ([], ["palace", "taxonomy", "--memory-dir", "{dir}"], None, None),
+    "palace delete": (
+        [],
+        ["palace", "delete", "daily/2026-05-14.md", "--memory-dir", "{dir}"],
+        ["palace", "delete", "nope.md", "--memory-dir", "{dir}"],
+        "file_not_found",
+    ),
+    "palace identity": (
+        [],
+        ["palace", "identity", "I am Ledger, the billing agent.", "--memory-dir", "{dir}"],
+        ["palace", "identity", "x" * 3000, "--memory-dir", "{dir}"],
+        "identity_too_long",
+    ),
+    "palace diary write": (
+        [],
+        ["palace", "diary", "write", "Moved the export to 02:00 UTC.", "--memory-dir", "{dir}"],
+        ["palace", "diary", "write", "   ", "--memory-dir", "{dir}"],
+        None,
+    ),
+    "palace diary read": (
+        ["palace", "diary", "write", "Moved the export to 02:00 UTC.", "--memory-dir", "{dir}"],
+        ["palace", "diary", "read", "--memory-dir", "{dir}"],
+        ["palace", "diary", "read", "--limit", "0", "--memory-dir", "{dir}"],
+        None,
+    ),
+    "palace ingest": (
+        [],
+        ["palace", "ingest", "{turns}", "--memory-dir", "{dir}"],
+        ["palace", "ingest", "{dir}/AGENT.md", "--memory-dir", "{dir}"],
+        "invalid_turns",
+    ),
+    "palace settings": ([], ["palace", "settings", "--memory-dir", "{dir}"], None, None),
+    # A run that copies into a store needs a PostgreSQL: tests/store/test_migrate.py does that one.
+    "store migrate": ([], [], ["store", "migrate", "--from", "{dir}", "--to", "postgres://nowhere/x"], "invalid_from"),
+}
+
+
+def leaf_commands() -> set[str]:
+    """Every command the parser has, steps spelled out (``palace diary read``)."""
+    from sidecar.cli import build_parser
+
+    def walk(parser: Any, prefix: str) -> set[str]:
+        subs = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+        if not subs:
+            return {prefix}
+        return set().union(*(walk(p, f"{prefix} {name}".strip()) for name, p in subs[0].choices.items()))
+
+    return walk(build_parser(), "")
+
+
+def test_every_command_is_held_to_the_convention() -> None:
+    assert leaf_commands() - {"serve", "mcp"} == set(VERBS)
+
+
+def fill(argv: list[str], memory_dir: Path, fact: str = "") -> list[str]:
+    turns = memory_dir.parent / "turns.jsonl"
+    if not turns.exists():
+        lines = [{"role": "user", "content": "We decided to ship on Fridays from now on."}]
+        turns.write_text("\n".join(json.dumps(t) for t in lines) + "\n")
+    crew = memory_dir.parent / "crew"
+    crew.mkdir(exist_ok=True)
+    where = {"{dir}": str(memory_dir), "{crew}": str(crew), "{turns}": str(turns), "{fact}": fact}
+    out = []
+    for arg in argv:
+        for key, value in where.items():
+            arg = arg.replace(key, value)
+        out.append(arg)
+    return out
+
+
+def three(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("verb", sorted(VERBS))
+def test_text_by_default_json_with_json_and_one_line_errors(verb: str, memory_dir: Path) -> None:
+    setup, good, bad, code = VERBS[verb]
+    fact = ""
+    if setup:
+        status, printed, _ = three([*fill(setup, memory_dir), "--json"])
+        assert status == 0
+        fact = str(json.loads(printed).get("fact", {}).get("id", ""))
+    if good:
+        status, text, err = three(fill(good, memory_dir, fact))
+        assert status == 0, err
+        assert text.strip() and not text.lstrip().startswith(("{", "[")), text  # for a person
+        assert "': " not in text and "{'" not in text, text  # never a Python repr
+        if verb == "palace delete":
+            write(memory_dir, "daily/2026-05-14.md", "# Again\n- back\n")
+        if verb in ("forget", "kg invalidate"):  # done once: set up again for the JSON run
+            status, printed, _ = three([*fill(setup, memory_dir), "--json"])
+            fact = str(json.loads(printed).get("fact", {}).get("id", ""))
+        status, printed, err = three([*fill(good, memory_dir, fact), "--json"])
+        assert status == 0, err
+        assert isinstance(json.loads(printed), dict)  # the API's answer
+    if bad is None:
+        return
+    status, printed, err = three(fill(bad, memory_dir))
+    assert status == 2 and printed == "", (printed, err)
+    assert err.count("\n") == 1 and err.startswith("memory-sidecar: ") and "Traceback" not in err, err
+    found = re.search(r"\(([a-z_]+)\)\n$", err)
+    assert found is not None, err
+    if code is not None:
+        assert found.group(1) == code, err
+    status, printed, err_again = three([*fill(bad, memory_dir), "--json"])
+    assert status == 2 and err_again == err
+    assert json.loads(printed)["error"]["code"] == found.group(1)  # the API's error body too

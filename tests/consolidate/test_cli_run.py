@@ -111,9 +111,9 @@ def test_an_existing_journal_has_its_memories_merged(tmp_path: Path) -> None:
         ("deploys go through make ship on the bastion host.", "9"),
     ):
         out, err = io.StringIO(), io.StringIO()
-        assert main(["remember", text, "--priority", priority, "--memory-dir", str(root)], out=out, err=err) == 0, (
-            err.getvalue()
-        )
+        assert (
+            main(["remember", text, "--priority", priority, "--memory-dir", str(root), "--json"], out=out, err=err) == 0
+        ), err.getvalue()
         ids.append(json.loads(out.getvalue())["id"])
     assert (root / "journal.sqlite").is_file()
     code, out, err = _run("--memory-dir", str(root), "--crew-dir", str(tmp_path / "crew"), "--format", "json")

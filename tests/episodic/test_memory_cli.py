@@ -28,7 +28,10 @@ def memory(tmp_path: Path) -> Path:
 
 
 def cli(root: Path, *argv: str, embedder: str = "none") -> subprocess.CompletedProcess[str]:
-    """``memory-sidecar ARGV`` on the memory dir ``root``; only the settings given here apply."""
+    """``memory-sidecar ARGV`` on the memory dir ``root``; only the settings given here apply. The
+    API's JSON (``--json``) unless a format is asked for."""
+    if not {"--format", "-F", "--help"} & set(argv):
+        argv = (*argv, "--json")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_SIDECAR_")}
     env.update(ORT_DISABLE_TELEMETRY="1", MEMORY_SIDECAR_EMBEDDER=embedder, MEMORY_SIDECAR_MEMORY_DIR=str(root))
     return subprocess.run(

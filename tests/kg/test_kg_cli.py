@@ -13,7 +13,7 @@ from tests.support.memory import write
 
 def run(*argv: str) -> tuple[int, Any]:
     out = io.StringIO()
-    code = main(list(argv), out=out, err=io.StringIO())
+    code = main([*argv, "--json"], out=out, err=io.StringIO())
     return code, json.loads(out.getvalue())
 
 

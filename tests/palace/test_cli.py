@@ -43,5 +43,5 @@ def test_palace_commands_work_on_the_files(tmp_path: Path) -> None:
     (mem / "memory.toml").write_text("budget = 'big'\n")
     code, out = run("palace", "settings", *where)
     assert code == 0 and "budget must be an integer" in out
-    code, out = run("palace", "delete", "nope.md", *where)
+    code, out = run("palace", "delete", "nope.md", *where, "--json")
     assert code == 2 and json.loads(out)["error"]["code"] == "file_not_found"
