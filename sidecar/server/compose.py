@@ -100,7 +100,7 @@ async def open_sidecar(
         async def journaled(tier: str, path: str, seq: int, kind: str) -> None:
             await record_memory_updated(journal.store, path, tier, seq)
 
-        queue.hooks.append(journaled)
+        queue.after_hooks.append(journaled)  # after the index has it: the journal follows on its own
         queue.hooks.append(search.flags.forget)  # a changed file's scanner verdicts are stale
         queue.on_applied = observe.applied
         writes = WriteService(settings, queue)
