@@ -98,13 +98,13 @@ async def open_kg(
     scopes = {name: Scope(settings.workspace_id, settings.crew_id if name == "crew" else "") for name in roots}
     llm = LlmExtractor(chat) if chat is not None else None
     ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / journal_file), llm)
-    queue.hooks.append(ingest.changed)
+    queue.after_hooks.append(ingest.changed)  # off the index's path: a graph question waits for it
     search.boost = KgBoost(graph, scopes)
     task = asyncio.create_task(_feed(ingest), name="kg-feed")
     try:
         yield KgService(graph, ingest)
     finally:
-        queue.hooks.remove(ingest.changed)  # files changed from now on are read at the next start
+        queue.after_hooks.remove(ingest.changed)  # files changed from now on are read at the next start
         search.boost = None
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
