@@ -1,6 +1,7 @@
 """The knowledge graph's operations (``add``, ``query``, ``invalidate``, ``timeline``, ``traverse``,
 ``tunnels``, ``stats``) on a JSON body: what ``/kg/*``, the ``kg_*`` MCP tools, the memory browser
-and the lead's crew listener answer. The journal's newest entries are read into the graph first.
+and the lead's crew listener answer. The file changes the index has applied, and the journal's
+newest entries, are read into the graph first.
 On a member, a crew-scope request is checked here and answered by the lead (the crew's graph is
 the lead's); on a lead with a server crew store, a crew write reaches the store before the answer."""
 
@@ -14,7 +15,10 @@ from sidecar.kg.ops import GRAPH_READS
 from sidecar.kg.requests import parse
 from sidecar.ops.sidecar import Sidecar
 
-__all__ = ["block_facts", "kg"]
+__all__ = ["HOOKS_WAIT_S", "block_facts", "kg"]
+
+#: The longest a graph question waits for the graph to read the files the index has changed.
+HOOKS_WAIT_S = 10.0
 
 
 async def kg(sc: Sidecar, operation: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -27,6 +31,8 @@ async def kg(sc: Sidecar, operation: str, body: dict[str, Any]) -> dict[str, Any
         sent = {k: v for k, v in body.items() if k != "scope"}
         sent["workspace_id"] = body.get("workspace_id") or settings.workspace_id
         return await sc.crew_remote.kg(operation, sent)
+    # Every file change the index has when the question comes is read into the graph first (bounded).
+    await sc.queue.wait_hooked(sc.queue.indexed_seq, HOOKS_WAIT_S)
     await sc.kg.ingest.follow()
     answered = await run_op(sc.kg.graph, settings, operation, body)
     if sc.kg_mirror is not None and operation not in GRAPH_READS and body.get("scope") == "crew":
