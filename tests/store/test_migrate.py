@@ -32,7 +32,19 @@ def make_crew(root: Path, files: int) -> None:
 
 
 def migrate(src: Path, url: str, *extra: str, **kw: Any) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "sidecar", "store", "migrate", "--from", f"sqlite:{src}", "--to", url, *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "sidecar",
+        "store",
+        "migrate",
+        "--from",
+        f"sqlite:{src}",
+        "--to",
+        url,
+        "--json",
+        *extra,
+    ]
     return subprocess.run(argv, capture_output=True, text=True, timeout=300, env=_env(), **kw)
 
 
