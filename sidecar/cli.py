@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Copies the crew dir's index (its chunks and one model's stored vectors) into the store, "
         "a batch of files per transaction, and leaves the store equal to it. Files the store already holds "
         "unchanged are skipped, so a killed run is resumed by running it again. Progress goes to stderr, the "
-        "report (JSON) to stdout.",
+        "report to stdout (--json: as JSON).",
     )
     migrate.add_argument("--from", dest="source", required=True, metavar="sqlite:DIR", help="the crew tier dir")
     migrate.add_argument("--to", dest="target", required=True, metavar="postgres://...", help="the store's URL")
