@@ -1,6 +1,7 @@
 """``memory-sidecar search`` answers with the server's search: the same hits, ranks and scores as
 ``POST /memory/search`` over the same dir (hybrid with the real model, the archive's standing
-applied), and it says which engine answered."""
+applied), and it says which engine answered, in the answer the contract (and the OpenAPI document)
+declares."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from sidecar.cli import main
+from sidecar.http.openapi import DOCUMENT
 from sidecar.http.state import SIDECAR
 from tests.support.embedding import needs_model
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
@@ -47,6 +50,13 @@ def memory(tmp_path: Path) -> Path:
     return root
 
 
+def declared(answer: dict[str, Any]) -> None:
+    """Fail unless ``answer`` is a search answer as the OpenAPI document declares it, its engine too."""
+    schema = {"$ref": "#/components/schemas/SearchAnswer", "components": DOCUMENT["components"]}
+    jsonschema.Draft202012Validator(schema).validate(answer)
+    assert set(answer["engine"]) <= set(DOCUMENT["components"]["schemas"]["SearchEngine"]["properties"])
+
+
 def shown(results: list[dict[str, Any]]) -> list[tuple[str, int, float]]:
     return [(r["path"], r["line_start"], r["score"]) for r in results]
 
@@ -66,6 +76,7 @@ async def test_the_cli_ranks_and_scores_as_the_server_does(
         answer = json.loads(out)
         assert code == 0 and answer["engine"]["search"] == "hybrid", answer["engine"]
         assert answer["engine"]["vectors"]["backlog"] == 0
+        declared(answer)
         assert shown(answer["results"]) == shown(server), query
         assert [r["snippet"] for r in answer["results"]] == [r["snippet"] for r in server]
 
@@ -90,6 +101,7 @@ def test_without_an_embedder_the_cli_says_bm25_and_applies_standing(
     code, out, _ = cli("search", "PostgreSQL for every new database", "-p", str(memory), "-F", "json")
     answer = json.loads(out)
     assert code == 0 and answer["engine"] == {"search": "bm25", "why": "the embedder setting is none"}
+    declared(answer)
     paths = [r["path"] for r in answer["results"]]
     assert paths.index("AGENT.md") < paths.index("archive/daily/2025-01-06.md")
     code, out, err = cli("search", "PostgreSQL", "-p", str(memory))
