@@ -3,29 +3,25 @@
 ``supersede.claim`` reads "<subject> is/moved to <value>" lines. People write changes many other
 ways: "We replaced Jenkins with GitHub Actions for CI", "Upgraded Postgres on the primary from 14
 to 16", "The nightly backup now runs at 03:00 instead of 01:00", "We no longer deploy on Fridays".
-Here a newer line changes an older one when both
-- share at least two content words, and the shared words carry at least ``COVERAGE`` of the older
-  line's words that are no values (below), weighted by rarity (a rare word such as a service name
-  counts for more than "service"): they speak of the same subject and attribute ("invoice export
-  kicks off at 03:30" and "search reindex kicks off at 07:00 instead of 03:30" share a time, not
-  a subject); with a change signal, of all its words too;
-- and either the newer line carries a change signal (``SIGNAL``: now, instead of, switched, moved,
-  migrated, upgraded, replaced, no longer, from ... to ...) and says something the older did not
-  (a newer line holding every word of the older one and more loses nothing when it ranks first),
-- or, with no signal, the two differ in values only, on both sides (the same statement with
-  another value): a value is a word with a digit, a dotted, slashed or hyphenated
-  identifier, or a capitalised word past a line's first ("hosted on ovh-gra7" / "hosted on
-  gcp-europe-west4", "at 03:30" / "at 07:00", "by Jenkins" / "by Buildkite"). "The platform
-  on-call hands over on Monday" and "The payments on-call hands over on Friday" differ in words
-  that are no values ("platform", "payments"): two subjects, both kept. The newer statement must
-  also be first said after the older one was last said: two subjects named by values ("the Redis
-  cluster runs 7.2", "the Kafka cluster runs 3.6") are said side by side, a value that changed
-  is not said again; and it must state its subject first, two shared words or more before the
-  value that changed ("Ticket OPS-4411 closed" / "Ticket OPS-4412 closed" are two tickets).
+Here a newer line changes an older one when
+- both share at least two content words, and the shared words carry at least ``COVERAGE`` of the
+  older line's words, weighted by rarity (a rare word such as a service name counts for more than
+  "service"), and of its words that are no values (a word with a digit, a dotted, slashed or
+  hyphenated identifier, a capitalised word past a line's first): they speak of the same subject
+  and attribute ("invoice export kicks off at 03:30" and "search reindex kicks off at 07:00
+  instead of 03:30" share a time, not a subject);
+- and the newer line carries a change signal (``SIGNAL``: now, instead of, switched, moved, migrated,
+  upgraded, replaced, no longer, from ... to ...) and says something the older did not (a newer
+  line holding every word of the older one and more loses nothing when it ranks first).
 
-Lines reporting what was done ("Reviewed ...") are never the older line, nor without a signal the
-newer one. Candidates are found through the newer line's rarest words (an inverted index), never
-by comparing every pair, so a run over a full tier stays close to linear.
+A value replaced with no signal ("hosted on ovh-gra7", later "hosted on gcp-europe-west4") is left
+to ``supersede.claim``'s reading and the search's recency prior: read by its values alone, every
+log line that differs in a number ("ticket 4411" / "ticket 5012", "12 errors" / "30 errors") would
+be a changed value, and their old lines would pile up under ``## Superseded``.
+
+Lines reporting what was done ("Reviewed ...") are never the older line. Candidates are found
+through the newer line's rarest words (an inverted index), never by comparing every pair, so a
+run over a full tier stays close to linear.
 """
 
 from __future__ import annotations
@@ -71,10 +67,8 @@ def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
     """The key of every line a newer signalled line changed -> that newer line (module docstring)."""
     lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
     last: dict[str, Said] = {}
-    first: dict[str, Said] = {}
     for item in sorted(lines, key=lambda s: s.when):
         last[normalised(item.text)] = item  # the last time each line was said
-        first.setdefault(normalised(item.text), item)
     content = {key: _content(item.text) for key, item in last.items()}
     values = {key: _values(item.text) for key, item in last.items()}
     df = Counter(w for words in content.values() for w in words)
@@ -86,36 +80,27 @@ def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
             postings.setdefault(w, []).append(key)
     out: dict[str, Said] = {}
     for newer in sorted(lines, key=lambda s: s.when):
-        signalled = bool(SIGNAL.search(newer.text))
-        new_key = normalised(newer.text)
-        new_values = values.get(new_key) or _values(newer.text)
-        if not signalled and (not new_values or is_event(new_key)):
+        if not SIGNAL.search(newer.text):
             continue
-        since = newer.when if signalled else first.get(new_key, newer).when
+        new_key = normalised(newer.text)
         new_words = content.get(new_key) or _content(newer.text)
         probe = sorted(new_words, key=lambda w: (df.get(w, 0), w))[:_PROBE_WORDS]
         candidates = dict.fromkeys(k for w in probe for k in postings.get(w, ())[:_MAX_CANDIDATES])
         for key in candidates:
             older = last[key]
-            if key == new_key or key in out or older.when >= since or is_event(key):
+            if key == new_key or key in out or older.when >= newer.when or is_event(key):
                 continue
-            old_words = content[key]
-            if not _same_subject(old_words, new_words, values[key], weight, whole=signalled):
-                continue
-            gone = old_words - new_words
-            if signalled or (
-                _value_replaced(gone, new_words - old_words, values[key], new_values) and _said_first(older.text, gone)
-            ):
+            if _same_subject(content[key], new_words, values[key], weight):
                 out[key] = newer
     return out
 
 
 def _same_subject(
-    old: frozenset[str], new: frozenset[str], old_values: frozenset[str], weight: dict[str, float], *, whole: bool
+    old: frozenset[str], new: frozenset[str], old_values: frozenset[str], weight: dict[str, float]
 ) -> bool:
-    """Whether the lines share two words or more, and enough of the older one's words that are no
-    values (its subject and attribute: a shared old value is no shared subject), with ``whole``
-    of all its words too, and the newer says more."""
+    """Whether the lines share two words or more, and enough of the older one's words, of all of
+    them and of those that are no values (its subject and attribute: a shared old value is no
+    shared subject), and the newer says more."""
     shared = old & new
     if len(shared) < 2 or not new - old:
         return False
@@ -123,29 +108,7 @@ def _same_subject(
     def covered(words: frozenset[str]) -> bool:
         return sum(weight.get(w, 1.0) for w in shared & words) >= COVERAGE * sum(weight.get(w, 1.0) for w in words)
 
-    return covered(old - old_values or old) and (not whole or covered(old))
-
-
-def _value_replaced(
-    gone: frozenset[str], came: frozenset[str], old_values: frozenset[str], new_values: frozenset[str]
-) -> bool:
-    """Whether the words the older line has and the newer lacks (``gone``) and those the newer
-    has and the older lacks (``came``) are all values, some of each: the same statement with
-    another value."""
-    return bool(gone) and bool(came) and gone <= old_values and came <= new_values
-
-
-def _said_first(text: str, gone: frozenset[str]) -> bool:
-    """Whether ``text`` says two or more of its shared words before the first value that changed:
-    a subject, then its value ("the nightly backup runs at 01:00"), not a line that opens with the
-    value as its subject ("Ticket OPS-4411 closed", "Ticket OPS-4412 closed")."""
-    before = 0
-    for match in _WORD.finditer(COMMENT.sub(" ", text)):
-        word = match.group(0).lower()
-        if word in gone:
-            return before >= 2
-        before += word not in _STOP
-    return False
+    return covered(old - old_values or old) and covered(old)
 
 
 def _values(text: str) -> frozenset[str]:

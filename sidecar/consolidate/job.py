@@ -251,7 +251,10 @@ async def _retire_only(
     as a full run retires them, so a value changed today ranks below its new value from the next
     run on, not from the run that rolls up its week."""
     said, earlier = await asyncio.to_thread(_said, root, {}, {}, evergreen, report.skipped)
-    stale = await asyncio.to_thread(_stale, said)
+    found = await asyncio.to_thread(_stale, said)
+    # Only what a live note changed: a summary's lines are dated by its week, not their day, and
+    # read against each other they could order two lines of one week the other way round.
+    stale = {key: newer for key, newer in found.items() if note_day(newer.where) is not None}
     if not stale:
         return
     await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
