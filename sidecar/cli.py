@@ -555,9 +555,9 @@ async def _palace_run(settings: Settings, name: str, body: dict[str, Any]) -> tu
     await runner.setup()  # runs every cleanup_ctx's start: the app is whole, with no port open
     try:
         if name == "memory.settings":
-            from sidecar.http.palace import AGENT_SETTINGS
+            from sidecar.http.state import SIDECAR
 
-            found = app[AGENT_SETTINGS].to_json()
+            found = app[SIDECAR].agent_settings.to_json()
             lines = [f"{found['path'] or '(no settings file)'}: {found['values']}", *found["errors"]]
             return found, "\n".join(lines)
         from sidecar.mcp.palace_tools import palace_tool

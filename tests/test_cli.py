@@ -18,8 +18,8 @@ import pytest
 from aiohttp import web
 
 from sidecar.cli import main
+from sidecar.http.state import SIDECAR
 from sidecar.index.tier_index import INDEX_NAME
-from sidecar.retrieval.batcher import BATCHER
 from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.embed.onnx import MODEL_ID
 from sidecar.retrieval.vectors import VectorIndex
@@ -172,7 +172,7 @@ async def test_reindex_embed_stores_every_vector_where_the_server_finds_it(
         return embedder if embedder["backlog"] == 0 and embedder["vectors"] > chunks else None
 
     after = await async_wait_until(served, timeout=120)
-    batcher = client.server.app[BATCHER]
+    batcher = client.server.app[SIDECAR].batcher
     assert batcher is not None and batcher.embedded == after["vectors"] - chunks >= 1
 
 
