@@ -47,8 +47,9 @@ OVER_CAP_REASON = "agent tier is past its cap"
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """One tool: its name, the dotted name it had, its group, what it needs to be offered, and the
-    registry's operation it runs (``sidecar.ops.registry``: the rules every way in applies)."""
+    """One tool: its name, the dotted name it had (None: a tool that never had one), its group, what
+    it needs to be offered, and the registry's operation it runs (``sidecar.ops.registry``: the
+    rules every way in applies)."""
 
     name: str
     alias: str | None
