@@ -80,6 +80,7 @@ from sidecar.consolidate.promote import (
     MIN_SOURCES,
     PREFERENCES,
     Candidate,
+    EvergreenUpdate,
     consolidated_bullets,
     normalised,
     preferences,
@@ -124,6 +125,7 @@ Progress = Callable[[str, int, int], None]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
 _END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
+_UNCHANGED = EvergreenUpdate(None, (), (), ())
 
 log = structlog.get_logger("sidecar.consolidate")
 
@@ -475,7 +477,8 @@ def _promote(
     facts = [c for c in [*replacing.values(), *candidates] if judged(c.text, evergreen, report.withheld)]
     prefs = [c for c in stated if judged(c.text, evergreen, report.withheld)]
     # The preferences first: few, and what every prompt should carry; the facts take what is left.
-    chosen = update_evergreen(current, prefs, cap_bytes, heading=PREFERENCES)
+    # With none to add (a run retiring values only) their section is left as it is.
+    chosen = update_evergreen(current, prefs, cap_bytes, heading=PREFERENCES) if prefs else _UNCHANGED
     text = current if chosen.text is None else chosen.text
     update = update_evergreen(text, facts, cap_bytes, retire=stale.keys() & ours)
     for done in (chosen, update):

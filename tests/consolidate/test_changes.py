@@ -140,11 +140,15 @@ async def test_a_run_with_no_week_due_retires_what_a_live_note_changed(tmp_path:
     old, new = "The catalog service lives on ovh-gra7.", "The catalog service moved from ovh-gra7 to gcp-europe-west4."
     for d in (0, 8, 15):  # three weeks: promoted to AGENT.md
         day = START + timedelta(days=d)
-        (root / "daily" / f"{day}.md").write_text(f"## Ops\n- {old}\n- Rotated shard {d} by hand.\n")
+        (root / "daily" / f"{day}.md").write_text(
+            f"## Ops\n- {old}\n- Rotated shard {d} by hand.\n- The user prefers tables over long bullet lists.\n"
+        )
     first = await consolidate(
         root, since=None, until=START + timedelta(days=40), summariser=ExtractiveSummariser(), dry_run=False
     )
     assert first.periods and old in (root / "AGENT.md").read_text()
+    preferences = (root / "AGENT.md").read_text().partition("## Consolidated")[0]
+    assert "## Preferences" in preferences and "The user prefers tables over long bullet lists." in preferences
     today = START + timedelta(days=41)
     (root / "daily" / f"{today}.md").write_text(f"## Ops\n- {new}\n")
     again = await consolidate(root, since=None, until=today, summariser=ExtractiveSummariser(), dry_run=False)
@@ -156,6 +160,7 @@ async def test_a_run_with_no_week_due_retires_what_a_live_note_changed(tmp_path:
         assert old not in head and f"- {old} <!-- superseded {today} by daily/{today}.md -->" in superseded, text
     agent = (root / "AGENT.md").read_text()
     assert old not in agent and f"- {new} <!-- from daily/{today}.md -->" in agent
+    assert agent.partition("## Consolidated")[0] == preferences  # left as it was, to the byte
     assert {s.where for s in again.superseded} == {*(f"daily/summaries/{p.name}" for p in summaries), "AGENT.md"}
     third = await consolidate(root, since=None, until=today, summariser=ExtractiveSummariser(), dry_run=False)
     assert third.superseded == [] and (root / "AGENT.md").read_text() == agent  # nothing twice
