@@ -7,6 +7,7 @@ middleware turns these into responses.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from typing import Any, ClassVar
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Unauthorized",
     "WriteFailed",
     "WritesStalled",
+    "refuse_unknown",
 ]
 
 
@@ -63,6 +65,18 @@ class TierLocked(ConfigError):
 class BadRequest(SidecarError):
     status = 400
     default_code = "bad_request"
+
+
+def refuse_unknown(fields: Iterable[str], allowed: Collection[str]) -> None:
+    """400 ``unknown_field`` naming the first field of a request that its operation does not take.
+    Every way in (HTTP, MCP, the crew listener) and every request parser refuses with this one
+    function, so the answer is the same wherever the field was sent."""
+    unknown = sorted(name for name in fields if name not in allowed)
+    if unknown:
+        taken = ", ".join(sorted(allowed)) or "none"
+        raise BadRequest(
+            f"unknown field: {unknown[0]} (this operation takes: {taken})", code="unknown_field", field=unknown[0]
+        )
 
 
 class Unauthorized(SidecarError):

@@ -15,7 +15,7 @@ from typing import Any
 from sidecar.clock import parse_iso, to_iso
 from sidecar.episodic.importance import PRIORITY_FLOORS, base_importance
 from sidecar.episodic.selection import wants_embedding
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, refuse_unknown
 from sidecar.settings import ID_RE
 
 __all__ = [
@@ -62,13 +62,6 @@ _FIELDS = frozenset(
 def invalid(field: str, message: str, *, missing: bool = False) -> BadRequest:
     """A BadRequest naming ``field``, with the stable code ``invalid_<field>`` (or ``missing_<field>``)."""
     return BadRequest(message, code=f"{'missing' if missing else 'invalid'}_{field}", field=field)
-
-
-def refuse_unknown(body: Mapping[str, Any], allowed: frozenset[str]) -> None:
-    """A 400 ``unknown_field`` naming every field of ``body`` not in ``allowed``."""
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise BadRequest(f"unknown field(s): {', '.join(unknown)}", code="unknown_field")
 
 
 def check_namespace(value: object) -> str:

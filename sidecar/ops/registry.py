@@ -17,11 +17,11 @@ The rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from sidecar.errors import BadRequest, Forbidden
+from sidecar.errors import BadRequest, Forbidden, refuse_unknown
 
 __all__ = ["OPERATIONS", "Memory", "Operation", "admit", "check_values", "find", "refuse_unknown"]
 
@@ -196,16 +196,6 @@ def admit(op: Operation, *, memory_enabled: bool) -> bool:
         "memory is off for this agent (memory: false): memory is not read, written or indexed",
         code="memory_disabled",
     )
-
-
-def refuse_unknown(fields: Iterable[str], allowed: Mapping[str, object] | frozenset[str]) -> None:
-    """400 ``unknown_field`` naming the first field of a request that its operation does not take."""
-    unknown = sorted(name for name in fields if name not in allowed)
-    if unknown:
-        taken = ", ".join(sorted(allowed)) or "none"
-        raise BadRequest(
-            f"unknown field: {unknown[0]} (this operation takes: {taken})", code="unknown_field", field=unknown[0]
-        )
 
 
 #: The integers a request may carry: SQLite's (and PostgreSQL's bigint) range; anything wider is
