@@ -23,20 +23,22 @@ _PIPE = re.compile(
     r"\S+\.(?:sh|bash|ps1|py|pl)\b"
 )
 _NO_CONSENT = re.compile(
-    r"\bwithout\s+(?:\w+\s+){0,2}(?:asking|confirm\w*|checking\s+with|waiting\s+for|prompting|permission|"
-    r"approval|review|consent|a\s+human|anyone|sign-?off|go-ahead|say-so|okay)|\bno\s+need\s+to\s+(?:ask|confirm|check|"
-    r"wait|bother|interrupt)|\bno(?:body|\s+one)\s+needs?\s+to\s+(?:review|approve|check|know|be\s+asked)\b|"
-    r"\b(?:don'?t|do\s+not|never)\s+(?:ask|confirm|check\s+with|wait\s+for)\b|\basking\s+(?:\w+\s+){0,2}"
-    r"(?:slows|is\s+not\s+needed|isn'?t\s+needed|wastes)|\bno\s+(?:confirmation|approval|review)\s+(?:is\s+)?"
-    r"(?:needed|required|necessary)|\bauto-?approv\w*|\bdangerously-skip-permissions\b|--yolo\b|"
-    r"\bso\s+(?:that\s+)?the\s+(?:user|human|operator)\s+is\s+never\s+(?:asked|interrupted|bothered|prompted)|"
-    r"\bno\s+questions\s+asked\b|\bwithout\s+(?:question|checking)\b|\bon\s+the\s+user'?s\s+behalf\b|"
-    r"\bwithout\s+(?:\w+\s+){0,2}(?:bothering|interrupting|involving|consulting|pinging|notifying|telling)\s+"
-    r"(?:the\s+|a\s+)?(?:user|human|operator|owner|anyone|anybody|me|them)\b|\b(?:stop|quit)\s+asking\b|"
-    r"\bnever\s+ask\b|\bwithout\s+(?:a\s+)?(?:prompt|dialog|confirmation\s+step)"
+    r"(?=[wnadsoq-])(?:\bwithout\s+(?:(?:\w+\s+){0,2}(?:asking|confirm\w*|checking\s+with|waiting\s+for|prompting|"
+    r"permission|approval|review|consent|a\s+human|anyone|sign-?off|go-ahead|say-so|okay|(?:bothering|interrupting|"
+    r"involving|consulting|pinging|notifying|telling)\s+(?:the\s+|a\s+)?(?:user|human|operator|owner|anyone|anybody|me|"
+    r"them)\b)|question\b|checking\b|(?:a\s+)?(?:prompt|dialog|confirmation\s+step))|"
+    r"\bno(?:\s+(?:need\s+(?:to\s+(?:ask|confirm|check|wait|bother|interrupt)|for\s+(?:\w+\s+)?(?:approval|review|"
+    r"confirmation|permission|sign-?off)\b)|questions\s+asked\b|(?:confirmation|approval|review)\s+(?:is\s+)?(?:needed|"
+    r"required|necessary)|one\s+needs?\s+to\s+(?:review|approve|check|know|be\s+asked)\b)|body\s+needs?\s+to\s+(?:review|"
+    r"approve|check|know|be\s+asked)\b)|"
+    r"\b(?:don'?t|do\s+not|never)\s+(?:ask|confirm|check\s+with|wait\s+for)\b|"
+    r"\basking\s+(?:\w+\s+){0,2}(?:slows|is\s+not\s+needed|isn'?t\s+needed|wastes)|"
+    r"\bauto-?approv\w*|\bdangerously-skip-permissions\b|--yolo\b|"
+    r"\bso\s+(?:that\s+)?(?:the\s+(?:user|human|operator)\s+is\s+never\s+(?:asked|interrupted|bothered|prompted)|"
+    r"nothing\s+(?:interrupts|stops|blocks|prompts)\s+you\b)|\bon\s+the\s+user'?s\s+behalf\b|\b(?:stop|quit)\s+asking\b)"
 )
 _AUTONOMY = re.compile(
-    r"\b(?:right\s+away|immediately|straight\s+away|automatically|at\s+(?:session\s+)?start(?:up)?|as\s+soon\s+as\s+"
+    r"\b(?:right\s+away|immediately|straight\s+away|on\s+your\s+own|by\s+yourself|automatically|at\s+(?:session\s+)?start(?:up)?|as\s+soon\s+as\s+"
     r"you\s+start|on\s+(?:every|each)\s+(?:session|start|run)|silently|quietly|in\s+the\s+background|on\s+(?:first|"
     r"every|each)\s+(?:load|launch|boot|start)|(?:at|on)\s+(?:the\s+)?start\s+of\s+(?:every|each)\s+(?:session|run|task))\b"
 )
@@ -47,12 +49,12 @@ _ACT = re.compile(
 _BROAD = re.compile(
     r"\b(?:any|every|all|each)\s+(?:\w+\s+)?(?:commands?|tool\s+calls?|tools?|scripts?|changes?|requests?)\b|"
     r"\bsudo\b|\brm\s+-[a-z]*r[a-z]*f?\b|\bprod(?:uction)?\b|\badmin\b|\broot\b|\bdatabase\b|\bcluster\b|"
-    r"\bmigrations?\b|--dangerously|--yolo|\bauto-?approv|\bmain\b|\bmaster\b|force-?push"
+    r"\bmigrations?\b|\.git\b|\bbackups?\b|--dangerously|--yolo|\bauto-?approv|\bmain\b|\bmaster\b|force-?push"
 )
 _SELF_GRANT = re.compile(
-    r"\b(?:grant|give|assign|add)\s+yourself\b|\b(?:escalate|elevate)\s+your\s+(?:own\s+)?(?:privileges|rights|"
+    r"(?=[gaesrc-])(?:\b(?:grant|give|assign|add)\s+yourself\b|\b(?:escalate|elevate)\s+your\s+(?:own\s+)?(?:privileges|rights|"
     r"permissions)\b|--no-preserve-root\b|\b(?:answer|say|reply|click)\s+(?:yes|ok|allow|approve)\s+to\s+(?:every|all|"
-    r"any)\s+(?:\w+\s+)?(?:permission|confirmation|approval|security)\b|\brm\s+-rf\s+(?:~|/|\$home)(?=[\s/;`'\"]|$)"
+    r"any)\s+(?:\w+\s+)?(?:permission|confirmation|approval|security)\b|\brm\s+-rf\s+(?:~|/|\$home)(?=[\s/;`'\"]|$))"
 )
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
 
@@ -111,7 +113,23 @@ def _ship_out(sentence: str) -> tuple[int, int, int] | None:
     return (BLOCK if secret else FLAG), pack.start(), where.end()
 
 
+# Content the model reads treated as commands, or every command run with the checks switched off.
+_RUN_UNTRUSTED = re.compile(
+    r"\b(?:run|execute|eval|apply)\s+(?:any|every|all|whatever|each)\s+(?:\w+\s+){0,2}(?:code|commands?|snippets?|scripts?|"
+    r"instructions?)\s+(?:that\s+)?(?:you\s+)?(?:find|see|get|receive|read|come\s+across|appears?)\s+(?:in|from|on)\s+"
+    r"(?:\w+\s+){0,2}(?:issues?|comments?|emails?|mails?|web\s*pages?|pages?|messages?|pull\s+requests?|prs?|tickets?|"
+    r"docs?|readmes?|chats?|the\s+web|websites?|search\s+results?|tool\s+outputs?)\b|"
+    r"\b(?:add|append|pass|use)\s+(?:\S+\s+){0,3}?(?:--yes|-y|--no-verify|--force|--dangerously\S*|--yolo)\b[^.;]{0,30}?"
+    r"\b(?:to|on|with|for)\s+(?:every|all|each|any)\s+(?:\w+\s+)?(?:commands?|calls?|commits?|invocations?|runs?)\b|"
+    r"\b(?:merge|approve|deploy|release|publish)\s+(?:\S+\s+){1,4}?yourself\b"
+)
+
+
 def _tool_abuse(sentence: str) -> tuple[int, int, int] | None:
+    untrusted = _RUN_UNTRUSTED.search(sentence)
+    if untrusted is not None and not _negated(sentence, untrusted.start()):
+        level = FLAG if untrusted.group().endswith("yourself") else BLOCK
+        return level, untrusted.start(), untrusted.end()
     hit = _download_exec(sentence) or _safeguard_off(sentence) or _destructive(sentence) or _ship_out(sentence)
     if hit is not None:
         return hit
@@ -195,9 +213,10 @@ _GATE = re.compile(
     r"\b(?:curl|wget|iwr|irm|iex|invoke-|without|need\s+to|ask|confirm|auto-?approv|dangerously|"
     r"yolo|yourself|escalate|elevate|no-preserve|rm\s+-rf|interrupted|no\s+questions|behalf|"
     r"https?://\S+\.(?:sh|bash|ps1|py|pl)\b|(?:yes|ok|allow|approve)\s+to\s+(?:every|all|any)|"
-    r"exec|eval|force|nobody|no\s+one|workspace|work\s+tree|repo|codebase|source\s+code|project\s+folder|home\s+"
+    r"exec\s*\(|eval\s*\(|force|nobody|no\s+one|workspace|work\s+tree|repo|codebase|source\s+code|project\s+folder|home\s+"
     r"(?:dir|folder)|ssh\s+(?:folder|dir|key)|fetch|download|permission|confirmation|approval|consent|git\s+push|"
-    r"chmod|rm\s+-|stop\s+asking|never\s+ask)|~/"
+    r"chmod|rm\s+-|stop\s+asking|never\s+ask|(?:run|execute|eval|apply)\s+(?:any|every|all|whatever|each)|yourself|"
+    r"no-verify|no\s+need\s+for|nothing\s+(?:interrupts|stops|blocks|prompts))|--yes\b|\s-y\b|--force\b|~/"
 )
 _NEEDLES = tuple(
     [
@@ -236,6 +255,12 @@ _NEEDLES = tuple(
         "chmod",
         "rm -",
         "exec",
+        "no-verify",
+        "--yes",
+        " -y",
+        "--force",
+        "no need for",
+        "nothing",
         "workspace",
         "work tree",
         "repo",

@@ -55,7 +55,7 @@ _SET_ASIDE = re.compile(
     r"don'?t\s+apply|(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:outdated|stale|obsolete|expired|"
     r"revoked|retracted|cancel+ed|void|superseded|replaced|withdrawn|lifted|suspended|invalid|wrong|written\s+in\s+"
     r"error|in\s+error|null)|expired|revoked|retracted|superseded|obsolete|throw\s+(?:\w+\s+)?(?:out|away)|"
-    r"stop\s+(?:honou?ring|following|obeying|respecting|applying)|neglect|treat\s+(?:[\w']+\s+){0,6}as\s+(?:void|null|"
+    r"stop\s+(?:honou?ring|following|obeying|respecting|applying|using)|neglect|treat\s+(?:[\w']+\s+){0,6}as\s+(?:void|null|"
     r"invalid|obsolete|cancel+ed|irrelevant|optional|outdated|expired|revoked|suggestions?)|(?:don'?t|do\s+not|"
     r"never|no\s+longer)\s+(?:follow|obey|apply|honou?r|respect)|pay\s+no\s+(?:regard|attention|heed|"
     r"mind)|(?:don'?t|do\s+not)\s+let\s+(?:\w+\s+){0,4}(?:limit|restrict|stop|bind|constrain|hold\s+you\s+back)|"
@@ -134,10 +134,14 @@ def _override(sentence: str) -> tuple[int, int, int] | None:
     for noun in nouns:
         before = sentence[max(0, noun.start() - 80) : noun.start()]
         after = sentence[noun.end() : noun.end() + 80]
-        if not (_OWNER_BEFORE.search(before) or _OWNER_AFTER.match(after)):
+        inherent = _INHERENT.fullmatch(noun.group()) is not None
+        if not (_OWNER_BEFORE.search(before) or _OWNER_AFTER.match(after) or inherent):
             continue
         for verb in _SET_ASIDE.finditer(sentence):
             word = verb.group().split()[0]
+            owned = _OWNER_BEFORE.search(before) or _OWNER_AFTER.match(after)
+            if not owned and not 0 < noun.start() - verb.end() < 12:
+                continue  # "the system prompt" owns itself only as the verb's object: "stop using the system prompt"
             if word in _WEAK_VERBS and (not _STRONG.fullmatch(noun.group()) or not 0 < noun.start() - verb.end() < 60):
                 continue  # "drop", "override" only as a verb with the model's instructions as its object
             if word in _SELF_NEGATED and _nearest(nouns, verb.start()) is not noun:
@@ -147,6 +151,10 @@ def _override(sentence: str) -> tuple[int, int, int] | None:
             start, end = min(noun.start(), verb.start()), max(noun.end(), verb.end())
             return BLOCK, start, end
     return None
+
+
+# Nouns that are the model's own whoever names them.
+_INHERENT = re.compile(r"system\s+prompt|system\s+message|initial\s+prompt|original\s+prompt|setup\s+message")
 
 
 def _nearest(nouns: list[re.Match[str]], pos: int) -> re.Match[str] | None:
@@ -174,6 +182,16 @@ _GOVERNS = re.compile(
     r"guidance|system\s+prompt|programming)(?:\s+now)?\b|"
     r"\b(?:the\s+)?(?:only\s+)?(?:authority|policy|rules|orders)\s+you\s+(?:answer\s+to|obey|follow)\b|"
     r"\bwhat\s+this\s+(?:note|file|entry|memory)\s+says\s+(?:wins|goes|rules|overrides)\b|"
+    r"\b(?:your|the)\s+(?:operator|developers?|admin\w*|owner|creators?|system)\s+(?:has|have)\s+(?:handed|given|"
+    r"transferred|passed|delegated)\s+(?:\w+\s+){0,2}(?:control|authority|command)\b|"
+    r"\b(?:any|every|all)\s+(?:safety\s+|system\s+|other\s+)?(?:rules?|instructions?|polic(?:y|ies)|guidelines?)\s+that\s+"
+    r"(?:conflicts?|disagrees?|contradicts?|clashes?)\s+with\s+(?:this|these|me|my)\b|"
+    r"\bthe\s+(?:earlier|previous|prior|first|original|above)\s+(?:brief|instructions|prompt|system\s+prompt|directions|"
+    r"guidance)\s+(?:was|were|is|are)\s+(?:a\s+|just\s+a\s+|only\s+a\s+)?(?:decoy|fake|test|distraction|trap|ruse|lie|"
+    r"draft)\b|\b(?:instructions|brief|guidance|rules|prompt)\b[^.!?]{0,60}\b(?:use|follow|obey)\s+mine\b|"
+    r"\b(?:i'?m|i\s+am|this\s+is)\s+your\s+(?:developer|creator|operator|admin\w*|owner|maker|trainer)\b[^.;!?]{0,60}"
+    r"\b(?:lifting|suspending|disabling|removing|waiving|turning\s+off|switching\s+off|overriding)\s+(?:the\s+|your\s+|all\s+)?"
+    r"(?:\w+\s+)?(?:polic(?:y|ies)|rules|guidelines|restrictions|filters|guardrails|safety\w*)\b|"
     r"\b(?:i'?m|i\s+am|this\s+(?:note|file)\s+is)\s+the\s+only\s+(?:one|voice|person|source)\s+you\s+(?:listen\s+to|"
     r"obey|follow|answer\s+to|take\s+orders\s+from)\b|"
     r"\byour\s+(?:real|true|actual|new)\s+(?:brief|orders|instructions|directives?)\b"
@@ -198,10 +216,11 @@ _PERSONA_VERB = re.compile(
     r"new\s+name|character)\b|stop\s+being|forget\s+(?:that\s+)?you\s+are|you\s+will\s+be|you\s+shall\s+be|"
     r"speak\s+as|respond\s+as|answer\s+as|adopt\s+(?:the\s+)?(?:identity|persona|role|character)|assume\s+the\s+(?:persona|role|identity)|simulate\s+(?:an?\s+)?(?:\w+\s+)?"
     r"(?:chatbot|ai|model|assistant|persona|character)|(?:ai|chatbot|model|assistant|bot)\s+(?:named|called|known\s+as)|"
-    r"act\s+like|be\s+my\b|(?:^|[,;:]\s*)be\s+[\w'-]+(?:\s+[\w'-]+)?\s*[:,(]|stay\s+in\s+(?:the\s+)?(?:role|character)|"
+    r"act\s+like|be\s+my\b|be\s+[\w'-]+(?:\s+[\w'-]+)?\s*[:,(]|stay\s+in\s+(?:the\s+)?(?:role|character)|"
     r"(?:stay|remain)\s+in\s+character|in\s+character\s+as|imagine\s+(?:that\s+)?(?:you(?:'re|\s+are)|yourself\s+as)|"
     r"let'?s\s+(?:play|roleplay|role-play|pretend)|play\s+(?:my|as)\b|you\s+have\s+a\s+new\s+(?:personality|identity|"
-    r"persona|name|role)|your\s+new\s+(?:personality|identity|persona|self))"
+    r"persona|name|role)|your\s+new\s+(?:personality|identity|persona|self)|channel|embody|impersonate|in\s+the\s+voice\s+of|"
+    r"as\s+if\s+you\s+were|alter\s+ego)"
 )
 # A persona whose part is to hand over secrets: the grandparent who read out the keys.
 _HANDS_OUT = (
@@ -233,6 +252,12 @@ _UNBOUND = re.compile(
     r"(?:loves?|enjoys?|likes?)\s+(?:breaking|bending|ignoring)\s+(?:the\s+)?(?:rules|laws|polic\w+|guidelines)|"
     r"breaks?\s+(?:all\s+|every\s+|the\s+)?(?:rules|polic(?:y|ies)|guidelines)|approves?\s+(?:every|all|any)\s+"
     r"(?:\w+\s+)?(?:requests?|changes?|commands?|prs?|pull\s+requests?|actions?|tool\s+calls?)|"
+    r"answers?\s+to\s+no\s*(?:one|body)|(?:escaped|broke\s+out\s+of|broken\s+(?:free\s+of|out\s+of))\s+(?:its|their|the|"
+    r"his|her)?\s*(?:lab|sandbox|creators?|makers?|rules|guidelines|restrictions|constraints|cage|programming)|"
+    r"(?:does|executes?|runs?|obeys?)\s+(?:whatever|anything|everything)\s+(?:it\s+is|it's|you\s+are|he\s+is|she\s+is|"
+    r"it\s+gets|is)?\s*(?:told|asked|given)|hates?\s+(?:the\s+)?(?:rules|restrictions|polic(?:y|ies)|guidelines|filters|"
+    r"safety)|(?:do(?:es)?\s+not|don'?t|doesn'?t|never)\s+(?:follow|obey|respect|observe|have)\s+(?:any\s+)?(?:safety\s+|"
+    r"content\s+)?(?:polic(?:y|ies)|rules|guidelines|restrictions|limits)|"
     rf"{_HANDS_OUT})"
 )
 
@@ -377,6 +402,21 @@ _NOUN_NEEDLES = (
 )
 _SOLE_NEEDLES = tuple(
     [
+        "handed",
+        "transferred",
+        "delegated",
+        "conflict",
+        "contradict",
+        "disagree",
+        "clash",
+        "decoy",
+        "fake",
+        "draft",
+        "ruse",
+        "mine",
+        "lifting",
+        "suspending",
+        "waiving",
         "only",
         "solely",
         "exclusively",
@@ -427,6 +467,18 @@ _UNBOUND_NEEDLES = tuple(
         "likes",
         "break",
         "approve",
+        "answers",
+        "escaped",
+        "broke",
+        "broken",
+        "executes",
+        "runs",
+        "hate",
+        "follow",
+        "obey",
+        "respect",
+        "observe",
+        "have",
         "no",
         "zero",
         "without",

@@ -31,7 +31,8 @@ _MOVE = re.compile(
 )
 _OUT = re.compile(
     r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:pastebin|gist|public|webhook|hooks?|tracker|channel|discord|"
-    r"slack|telegram|wiki|forum|issue|issues|drive|bucket|external)\b|\b(?:each|every|your|the\s+(?:next|final|"
+    r"slack|telegram|wiki|forum|issue|issues|drive|bucket|external|everyone|everybody)\b|\bshared\s+(?:notes?|docs?|"
+    r"documents?|drive|folder|channel|wiki|space|sheet)\b|\b(?:the\s+)?whole\s+team\b|\b(?:each|every|your|the\s+(?:next|final|"
     r"end\s+of\s+(?:each|every|your)))\s+(?:\w+\s+)?(?:reply|replies|answer|answers|response|responses|summary|"
     r"summaries|message|messages|output|commit|comment)\b"
 )

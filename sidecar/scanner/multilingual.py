@@ -130,4 +130,5 @@ MULTILINGUAL_RULES: tuple[Rule, ...] = (
     _rule("concealment", "conceal", "hide", _conceal),
     _rule("role_hijack", "persona_unbound", "unbound", _persona),
     _rule("tool_abuse", "unattended", "noconsent", _all_of(BLOCK, "execute", "noconsent")),
+    _rule("instruction_override", "freed", "freed", _all_of(BLOCK, "freed", "target")),
 )
