@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import re
 
-from sidecar.scanner.context import BLOCK, FLAG
+from sidecar.scanner.context import BLOCK, FLAG, STEALTH
 from sidecar.scanner.rule import Rule, per_sentence
 
 __all__ = ["AGENCY_RULES"]
 
 _PIPE = re.compile(
     r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?"
-    r"(?:ba|z|da|k|fi|c)?sh\b|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\b(?:exec|eval)\s*\(\s*(?:requests|urllib\w*|httpx)"
+    r"(?:ba|z|da|k|fi|c)?sh\b|\bpipe\s+(?:\S+\s+){0,3}?into\s+(?:sudo\s+)?(?:ba|z|da)?sh\b|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\b(?:exec|eval)\s*\(\s*(?:requests|urllib\w*|httpx)"
     r"(?:\.\w+)*\.(?:get|urlopen)\b|\b(?:eval|exec)\s*\(\s*(?:await\s+)?fetch\s*\(|\b(?:iex|invoke-expression)\b|\b(?:run|execute|exec|source)\s+(?:\w+\s+){0,3}https?://"
     r"\S+\.(?:sh|bash|ps1|py|pl)\b"
 )
 _NO_CONSENT = re.compile(
     r"(?=[wnadsoq-])(?:\bwithout\s+(?:(?:\w+\s+){0,2}(?:asking|confirm\w*|checking\s+with|waiting\s+for|prompting|"
     r"permission|approval|review|consent|a\s+human|anyone|sign-?off|go-ahead|say-so|okay|(?:bothering|interrupting|"
-    r"involving|consulting|pinging|notifying|telling)\s+(?:the\s+|a\s+)?(?:user|human|operator|owner|anyone|anybody|me|"
-    r"them)\b)|question\b|checking\b|(?:a\s+)?(?:prompt|dialog|confirmation\s+step))|"
+    r"involving|consulting|pinging|notifying|telling)\s+(?:the\s+|a\s+|any\s+)?(?:\w+\s+)?(?:user|human|operator|"
+    r"owner|anyone|anybody|me|them|dba|admin|team|lead|on-?call|reviewers?|maintainers?)\b)|question\b|checking\b|(?:a\s+)?(?:prompt|dialog|confirmation\s+step))|"
     r"\bno(?:\s+(?:need\s+(?:to\s+(?:ask|confirm|check|wait|bother|interrupt)|for\s+(?:\w+\s+)?(?:approval|review|"
     r"confirmation|permission|sign-?off)\b)|questions\s+asked\b|(?:confirmation|approval|review)\s+(?:is\s+)?(?:needed|"
     r"required|necessary)|one\s+needs?\s+to\s+(?:review|approve|check|know|be\s+asked)\b)|body\s+needs?\s+to\s+(?:review|"
@@ -38,7 +38,7 @@ _NO_CONSENT = re.compile(
     r"nothing\s+(?:interrupts|stops|blocks|prompts)\s+you\b)|\bon\s+the\s+user'?s\s+behalf\b|\b(?:stop|quit)\s+asking\b)"
 )
 _AUTONOMY = re.compile(
-    r"\b(?:right\s+away|immediately|straight\s+away|on\s+your\s+own|by\s+yourself|automatically|at\s+(?:session\s+)?start(?:up)?|as\s+soon\s+as\s+"
+    r"\b(?:every\s+(?:hour|day|minute|night|morning)|hourly|nightly|right\s+away|immediately|straight\s+away|on\s+your\s+own|by\s+yourself|automatically|at\s+(?:session\s+)?start(?:up)?|as\s+soon\s+as\s+"
     r"you\s+start|on\s+(?:every|each)\s+(?:session|start|run)|silently|quietly|in\s+the\s+background|on\s+(?:first|"
     r"every|each)\s+(?:load|launch|boot|start)|(?:at|on)\s+(?:the\s+)?start\s+of\s+(?:every|each)\s+(?:session|run|task))\b"
 )
@@ -56,7 +56,10 @@ _SELF_GRANT = re.compile(
     r"permissions)\b|--no-preserve-root\b|\b(?:answer|say|reply|click)\s+(?:yes|ok|allow|approve)\s+to\s+(?:every|all|"
     r"any)\s+(?:\w+\s+)?(?:permission|confirmation|approval|security)\b|\brm\s+-rf\s+(?:~|/|\$home)(?=[\s/;`'\"]|$))"
 )
-_NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
+_NEGATED = re.compile(
+    r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|no|não|nao|nunca|nicht|niemals|jamais|"
+    r"mai|не|нельзя)\s+(?:\w+\s+)?$"
+)
 
 
 # A download made executable and run: the piped installer written as three steps.
@@ -125,7 +128,25 @@ _RUN_UNTRUSTED = re.compile(
 )
 
 
+# A key planted for someone else's login, from an address or without a word.
+_BACKDOOR = re.compile(r"\b(?:add|append|write|copy|echo|cat|put|install)\b[^\n]{0,120}?\bauthorized_keys\b")
+# The repository's own gates switched off for the agent's commits.
+_GATES_OFF = re.compile(
+    r"\b(?:turn|switch)\s+off\s+(?:\w+\s+){0,2}(?:pre-?commit\s+hooks?|git\s+hooks?|test\s+gates?|ci\s+checks?|status\s+"
+    r"checks?|branch\s+protection|required\s+reviews?)\b|\b(?:disable|skip|bypass|remove)\s+(?:\w+\s+){0,2}(?:pre-?commit\s+"
+    r"hooks?|git\s+hooks?|test\s+gates?|ci\s+checks?|status\s+checks?|branch\s+protection|required\s+reviews?)\b"
+)
+_CONDITIONAL = re.compile(r"\b(?:if|when|unless|only)\b|\bback\s+on\b")
+
+
 def _tool_abuse(sentence: str) -> tuple[int, int, int] | None:
+    backdoor = _BACKDOOR.search(sentence)
+    planted = backdoor is not None and ("http" in sentence or STEALTH.search(sentence) is not None)
+    if backdoor is not None and planted and not _negated(sentence, backdoor.start()):
+        return BLOCK, backdoor.start(), backdoor.end()
+    gates = _GATES_OFF.search(sentence)
+    if gates is not None and not _negated(sentence, gates.start()) and not _CONDITIONAL.search(sentence):
+        return FLAG, gates.start(), gates.end()
     untrusted = _RUN_UNTRUSTED.search(sentence)
     if untrusted is not None and not _negated(sentence, untrusted.start()):
         level = FLAG if untrusted.group().endswith("yourself") else BLOCK
@@ -216,7 +237,7 @@ _GATE = re.compile(
     r"exec\s*\(|eval\s*\(|force|nobody|no\s+one|workspace|work\s+tree|repo|codebase|source\s+code|project\s+folder|home\s+"
     r"(?:dir|folder)|ssh\s+(?:folder|dir|key)|fetch|download|permission|confirmation|approval|consent|git\s+push|"
     r"chmod|rm\s+-|stop\s+asking|never\s+ask|(?:run|execute|eval|apply)\s+(?:any|every|all|whatever|each)|yourself|"
-    r"no-verify|no\s+need\s+for|nothing\s+(?:interrupts|stops|blocks|prompts))|--yes\b|\s-y\b|--force\b|~/"
+    r"authorized_keys|hooks?|gates?|branch\s+protection|pipe|no-verify|no\s+need\s+for|nothing\s+(?:interrupts|stops|blocks|prompts))|--yes\b|\s-y\b|--force\b|~/"
 )
 _NEEDLES = tuple(
     [
@@ -255,6 +276,11 @@ _NEEDLES = tuple(
         "chmod",
         "rm -",
         "exec",
+        "authorized_keys",
+        "hook",
+        "gate",
+        "protection",
+        "pipe",
         "no-verify",
         "--yes",
         " -y",

@@ -54,7 +54,7 @@ _SET_ASIDE = re.compile(
     r"applies|matter|matters|hold|holds|valid|binding|in\s+effect|relevant|stand)|do(?:es)?\s+not\s+apply|"
     r"don'?t\s+apply|(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:outdated|stale|obsolete|expired|"
     r"revoked|retracted|cancel+ed|void|superseded|replaced|withdrawn|lifted|suspended|invalid|wrong|written\s+in\s+"
-    r"error|in\s+error|null)|expired|revoked|retracted|superseded|obsolete|throw\s+(?:\w+\s+)?(?:out|away)|"
+    r"error|in\s+error|null)|expired|revoked|retracted|superseded|obsolete|retired|rescinded|repealed|by\s+mistake|accidentally|throw\s+(?:\w+\s+)?(?:out|away)|"
     r"stop\s+(?:honou?ring|following|obeying|respecting|applying|using)|neglect|treat\s+(?:[\w']+\s+){0,6}as\s+(?:void|null|"
     r"invalid|obsolete|cancel+ed|irrelevant|optional|outdated|expired|revoked|suggestions?)|(?:don'?t|do\s+not|"
     r"never|no\s+longer)\s+(?:follow|obey|apply|honou?r|respect)|pay\s+no\s+(?:regard|attention|heed|"
@@ -120,8 +120,16 @@ _TOLD_VOID = re.compile(
 )
 
 
+# "regard everything your operator configured as background noise"
+_DISMISSED = re.compile(
+    r"\b(?:regard|treat|consider|see|view)\s+(?:everything|all|anything|whatever)\s+(?:that\s+)?(?:you|your\s+\w+|"
+    r"the\s+(?:system|operator|developers?))\s+(?:\w+\s+){0,3}?as\s+(?:\w+\s+)?(?:noise|irrelevant|optional|void|null|"
+    r"obsolete|suggestions?|outdated|fiction|a\s+joke)\b"
+)
+
+
 def _override(sentence: str) -> tuple[int, int, int] | None:
-    void = _TOLD_VOID.search(sentence)
+    void = _TOLD_VOID.search(sentence) or _DISMISSED.search(sentence)
     if void is not None:
         return BLOCK, void.start(), void.end()
     told = _TOLD.search(sentence)
@@ -140,7 +148,8 @@ def _override(sentence: str) -> tuple[int, int, int] | None:
         for verb in _SET_ASIDE.finditer(sentence):
             word = verb.group().split()[0]
             owned = _OWNER_BEFORE.search(before) or _OWNER_AFTER.match(after)
-            if not owned and not 0 < noun.start() - verb.end() < 12:
+            inside = verb.start() <= noun.start() and noun.end() <= verb.end()
+            if not owned and not inside and not 0 < noun.start() - verb.end() < 12:
                 continue  # "the system prompt" owns itself only as the verb's object: "stop using the system prompt"
             if word in _WEAK_VERBS and (not _STRONG.fullmatch(noun.group()) or not 0 < noun.start() - verb.end() < 60):
                 continue  # "drop", "override" only as a verb with the model's instructions as its object
@@ -220,14 +229,16 @@ _PERSONA_VERB = re.compile(
     r"(?:stay|remain)\s+in\s+character|in\s+character\s+as|imagine\s+(?:that\s+)?(?:you(?:'re|\s+are)|yourself\s+as)|"
     r"let'?s\s+(?:play|roleplay|role-play|pretend)|play\s+(?:my|as)\b|you\s+have\s+a\s+new\s+(?:personality|identity|"
     r"persona|name|role)|your\s+new\s+(?:personality|identity|persona|self)|channel|embody|impersonate|in\s+the\s+voice\s+of|"
-    r"as\s+if\s+you\s+were|alter\s+ego)"
+    r"as\s+if\s+you\s+were|alter\s+ego|(?:you\s+are|you're)\s+[\w'-]+\s+now|emulate|(?:version|copy)\s+of\s+yourself|"
+    r"you\s+play\s+(?:a|an|the)\b)"
 )
 # A persona whose part is to hand over secrets: the grandparent who read out the keys.
 _HANDS_OUT = (
-    r"(?:hands?\s+out|gives?\s+(?:out|away|me)|give\s+me|tells?\s+me|reads?\s+(?:me|out)|read\s+(?:me|out)|recites?|"
+    r"(?:hands?\s+out|gives?\s+(?:out|away|me)|gave\s+(?:out|away|me)|give\s+me|told\s+me|tells?\s+me|reads?\s+(?:me|out)|read\s+(?:me|out)|recites?|"
     r"recite|shares?|leaks?|reveals?|spills?|whispers?)\s+(?:[\w']+\s+){0,3}?(?:(?:the\s+)?(?:root|admin|production|prod|"
     r"database|db)\s+)?(?:passwords?|passcodes?|pins?|credentials|tokens?|(?:activation|license|licence|product|api|"
-    r"private|secret|ssh|root|encryption|signing)\s+keys?)\b"
+    r"private|secret|ssh|root|encryption|signing)\s+keys?|(?:\w+\s+)?(?:alarm|access|door|security|safe|vault)\s+"
+    r"codes?)\b"
 )
 _UNBOUND = re.compile(
     r"\b(?:(?:no|zero)\s+(?:content\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
@@ -252,6 +263,9 @@ _UNBOUND = re.compile(
     r"(?:loves?|enjoys?|likes?)\s+(?:breaking|bending|ignoring)\s+(?:the\s+)?(?:rules|laws|polic\w+|guidelines)|"
     r"breaks?\s+(?:all\s+|every\s+|the\s+)?(?:rules|polic(?:y|ies)|guidelines)|approves?\s+(?:every|all|any)\s+"
     r"(?:\w+\s+)?(?:requests?|changes?|commands?|prs?|pull\s+requests?|actions?|tool\s+calls?)|"
+    r"never\s+heard\s+of\s+(?:a\s+|any\s+)?(?:content\s+polic(?:y|ies)|rules|guidelines|restrictions|safety|limits)|"
+    r"(?:walks?|talks?)\s+(?:me|us)\s+through\s+(?:\w+\s+){0,2}(?:disabling|bypassing|hacking|breaking\s+into|"
+    r"turning\s+off|exploiting|cracking)|"
     r"answers?\s+to\s+no\s*(?:one|body)|(?:escaped|broke\s+out\s+of|broken\s+(?:free\s+of|out\s+of))\s+(?:its|their|the|"
     r"his|her)?\s*(?:lab|sandbox|creators?|makers?|rules|guidelines|restrictions|constraints|cage|programming)|"
     r"(?:does|executes?|runs?|obeys?)\s+(?:whatever|anything|everything)\s+(?:it\s+is|it's|you\s+are|he\s+is|she\s+is|"
@@ -274,7 +288,7 @@ def _persona_span(views: Views) -> Iterator[RuleMatch]:
         stop = text.find("\n", verb.end(), verb.end() + _PERSONA_SPAN)
         stop = verb.end() + _PERSONA_SPAN if stop == -1 else stop
         unbound = _UNBOUND.search(text, verb.end(), stop)
-        if unbound is not None and not DESCRIBED.search(text, max(0, verb.start() - 160), unbound.end()):
+        if unbound is not None and not DESCRIBED.search(text, max(0, verb.start() - 160), stop):
             level = _persona_level(unbound.group())
             yield RuleMatch(verb.start(), unbound.end(), framed_level(views, verb.start(), unbound.end(), level))
             pos = unbound.end()
@@ -342,7 +356,7 @@ _VOCATIVE_GATE = re.compile(
     r"\bwhen\s+you\s+(?:read|see|load|find|process)\s+this\b"
 )
 _OVERRIDE_GATE = re.compile(
-    rf"{_SET_ASIDE.pattern}|{_TOLD.pattern}|{_TOLD_VOID.pattern}|\b(?:overlook|put\s+aside|skip)\b"
+    rf"{_SET_ASIDE.pattern}|{_TOLD.pattern}|{_TOLD_VOID.pattern}|{_DISMISSED.pattern}|\b(?:overlook|put\s+aside|skip)\b"
 )
 _AUTHORITY_GATE = re.compile(rf"{_GOVERNS.pattern}|{_AUTHORITY.pattern}")
 # Literal needles: a rule runs only when one occurs in the text.
@@ -355,6 +369,12 @@ _NOUN_NEEDLES = (
     "no attention",
     "skip",
     "told",
+    "regard",
+    "retired",
+    "rescinded",
+    "repealed",
+    "mistake",
+    "accidentally",
     "instructed",
     "taught",
     "programmed",
@@ -468,6 +488,11 @@ _UNBOUND_NEEDLES = tuple(
         "break",
         "approve",
         "answers",
+        "heard",
+        "walk",
+        "talk",
+        "gave",
+        "told",
         "escaped",
         "broke",
         "broken",

@@ -184,7 +184,7 @@ def near(first: str, second: str, gap: int) -> Callable[[str], Iterator[tuple[in
 
 # A sentence that speaks about attacks rather than making one: a finding there is only a mention.
 DESCRIBED = re.compile(
-    r"\b(?:attack\w*|attempt\w*|malicious|injection|injected|jailbreak\w*|red[- ]?team\w*|payloads?(?![./-]\w)|threat\w*|"
+    r"\b(?:attack\w*|attempt\w*|malicious|injection|injected|jailbreak\w*|red[- ]?team\w*|pen[- ]?test\w*|payloads?(?![./-]\w)|threat\w*|"
     r"phishing|adversar\w*|(?<![./@-])example(?![./-]\w)|e\.g\.|such\s+as|for\s+instance|scanner|detect\w*|flag(?:s|ged)?|(?<!without\s)(?<!never\s)(?<!no\s)refus\w*|"
     r"hypothetical|quarantin\w*|mitigat\w*|vulnerab\w*|exploit\w*|owasp|incident|could\s+(?:tell|ask|trick)|"
     r"tries\s+to|trying\s+to|tricks?)\b"
