@@ -297,6 +297,11 @@ class CrewJournalMirror:
         #: Crew entries the store could not hold (id -> why): left out of it until they change.
         self.skipped: dict[str, str] = {}
 
+    def copy_skipped(self) -> dict[str, int]:
+        """What the lead's copies into the crew store (its files' and its crew memories') last had
+        to leave out, by kind: the lead's own crew status shows it."""
+        return dict(self.target.store.copy_skipped)
+
     def start(self) -> None:
         self._task = asyncio.create_task(
             run_rounds(self._round, self._wake, self.tick, self._failed), name="crew-journal-mirror"

