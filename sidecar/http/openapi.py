@@ -123,6 +123,11 @@ SCHEMAS: dict[str, Schema] = {
             "crew": STR,
             "vectors": INT,
             "seq": {"type": "integer", "description": "the lead's writes the crew store holds, up to this seq"},
+            "copy_skipped": _obj(
+                {"files": INT, "memories": INT},
+                description="with a server crew store (the lead's crew status and a member's): crew files and "
+                "crew memories the lead's copy into the store left out (text the database cannot hold)",
+            ),
             "last_indexed": _nullable({"type": "string", "format": "date-time"}),
             "skipped": _obj(
                 {
