@@ -107,7 +107,8 @@ async def block(sc: Sidecar, body: dict[str, Any]) -> BlockAnswer:
             for b in block.blocked
         ],
         "layers": [cast(LayerPart, part.to_json()) for part in block.layers],
-        # Recalled journal memories count as matches too; their scores are on the same 0-1 scale.
+        # Recalled journal memories count as matches too, and top_score is one measure over both:
+        # the share of the query's content words a chunk or a recalled memory holds (``_recalled``).
         "match_count": block.match_count + len(recalled_ids),
         "top_score": max((s for s in (block.top_score, recalled_best) if s is not None), default=None),
     }
@@ -131,8 +132,10 @@ def _who(sc: Sidecar, req: BlockRequest) -> dict[str, str]:
 async def _recalled(sc: Sidecar, req: BlockRequest) -> tuple[str, list[str], float | None]:
     """With ``recall`` and a query: the recalled memories, freshest and strongest first, fenced as
     untrusted hints within RECALL_SHARE_PERCENT of the budget (their text, the ids shown and the
-    best score among them); hits the injection scanner would block are left out. Recall failing
-    leaves the block without them, never without memory."""
+    best relevance among them: the share of the query's content words a memory holds, the measure
+    the block's chunks are scored by, not the recall's own score, a cosine or a rank fusion score);
+    hits the injection scanner would block are left out. Recall failing leaves the block without
+    them, never without memory."""
     if not req.recall or req.query is None:
         return "", [], None
     from sidecar.ops.memories import recall
@@ -156,9 +159,12 @@ async def _recalled(sc: Sidecar, req: BlockRequest) -> tuple[str, list[str], flo
         for h in weighted
     ]
     text = render_recalled(shown, req.budget * RECALL_SHARE_PERCENT // 100)
+    from sidecar.palace.relevance import Relevance
+
     ids = [h["id"] for h in weighted if h["id"] in text]
-    best = max((min(1.0, float(h["score"])) for h in weighted if h["id"] in ids), default=None)
-    return text, ids, best
+    said = [h["content"] for h in weighted if h["id"] in ids]
+    relevance = Relevance(req.query, said)
+    return text, ids, max((relevance.score(content) for content in said), default=None)
 
 
 async def _essentials(sc: Sidecar, req: BlockRequest) -> tuple[str, int]:
