@@ -158,7 +158,7 @@ async def crew_listener_ctx(app: web.Application) -> AsyncIterator[None]:
     """cleanup_ctx of the main app: on a lead with ``--crew-listen``, serve the crew listener."""
     lead = app[SIDECAR]
     settings = lead.settings
-    if settings.role != "lead" or not settings.crew_listen:
+    if lead.crew.kind != "lead" or not settings.crew_listen:
         yield
         return
     host, _, port = settings.crew_listen.rpartition(":")

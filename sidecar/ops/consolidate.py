@@ -23,7 +23,7 @@ log = structlog.get_logger("sidecar.ops.consolidate")
 async def consolidate(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
     """A consolidation on a JSON body: ``tier`` (agent, or crew on a lead), ``since`` (a date) and ``dry_run``."""
     tier = body.get("tier", "agent")
-    if tier not in ("agent", "crew") or (tier == "crew" and sc.settings.role != "lead"):
+    if tier not in ("agent", "crew") or tier not in sc.tiers:  # the crew tier is a lead's
         raise invalid("tier", "tier must be agent, or crew on a lead (only the lead writes the crew tier)")
     since = body.get("since")
     if since is not None:
@@ -65,7 +65,7 @@ async def every(sc: Sidecar, seconds: float) -> None:
     from sidecar.clock import utcnow
     from sidecar.consolidate.schedule import first_delay, last_run
 
-    tiers = ["agent", "crew"] if sc.settings.role == "lead" else ["agent"]
+    tiers = list(sc.tiers)  # the agent tier, and on a lead the crew tier
     last = await asyncio.to_thread(last_run, sc.settings.memory_dir)
     wait = first_delay(last, utcnow(), seconds)
     while True:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.errors import CrewUnavailable
 from sidecar.kg.lifecycle import facts_for_query, run_op
 from sidecar.kg.ops import GRAPH_READS
 from sidecar.kg.requests import parse
@@ -24,22 +23,22 @@ HOOKS_WAIT_S = 10.0
 async def kg(sc: Sidecar, operation: str, body: dict[str, Any]) -> dict[str, Any]:
     """One graph operation on ``body``, checked against its schema."""
     settings = sc.settings
-    if settings.role == "member" and body.get("scope") == "crew":
+    remote = sc.crew.remote
+    if remote is not None and body.get("scope") == "crew":
         parse(operation, body)  # a bad request is refused here, without a trip to the lead
-        if sc.crew_remote is None:
-            raise CrewUnavailable("crew tier unavailable: no lead configured", code="crew_unavailable")
         sent = {k: v for k, v in body.items() if k != "scope"}
         sent["workspace_id"] = body.get("workspace_id") or settings.workspace_id
-        return await sc.crew_remote.kg(operation, sent)
+        return await remote.kg(operation, sent)
     # Every file change the index has when the question comes is read into the graph first (bounded).
     await sc.queue.wait_hooked(sc.queue.indexed_seq, HOOKS_WAIT_S)
     await sc.kg.ingest.follow()
     answered = await run_op(sc.kg.graph, settings, operation, body)
-    if sc.kg_mirror is not None and operation not in GRAPH_READS and body.get("scope") == "crew":
+    mirror = sc.crew.kg_mirror
+    if mirror is not None and operation not in GRAPH_READS and body.get("scope") == "crew":
         # In the crew store before the answer (a member reads its write there); a store that is
         # down leaves it to the mirror's rounds.
         facts = answered["facts"] if "facts" in answered else [answered["fact"]]
-        await sc.kg_mirror.push([int(f["id"]) for f in facts])
+        await mirror.push([int(f["id"]) for f in facts])
     return answered
 
 

@@ -36,7 +36,8 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import Scope
 from sidecar.errors import CrewUnavailable, NotFound
 from sidecar.kg.model import Scope as KgScope
-from sidecar.ops.sidecar import CrewRemote, Sidecar
+from sidecar.ops.crew import CrewRemote, crew_kind
+from sidecar.ops.sidecar import Sidecar
 from sidecar.settings import Settings
 from sidecar.store.base import StoreUnavailable
 
@@ -60,11 +61,12 @@ MAX_LIST = 200
 
 def default_scope(settings: Settings) -> str:
     """ScopeForRole: a lead recalls crew_shared, every other agent its own."""
-    return Scope.CREW_SHARED.value if settings.role == "lead" else Scope.OWN.value
+    return Scope.CREW_SHARED.value if crew_kind(settings) == "lead" else Scope.OWN.value
 
 
 def _remote(sc: Sidecar) -> bool:
-    return sc.settings.role == "member"
+    """Whether the crew's memories are held elsewhere (a member's: in its lead's journal)."""
+    return sc.crew.remote is not None
 
 
 async def remember(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +98,7 @@ async def _remember_here(sc: Sidecar, entry: JournalEntry) -> dict[str, Any]:
 async def _shared(sc: Sidecar, ids: list[str | None]) -> None:
     """After a crew write on a lead with a server crew store: the store gets the entries it
     touched before the answer, so the member that wrote reads it on its next recall from another host."""
-    mirror = sc.journal_mirror
+    mirror = sc.crew.journal_mirror
     if mirror is not None:
         await mirror.flush([i for i in ids if i is not None])
 
@@ -132,7 +134,7 @@ async def recall(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
 async def _crew_hits(sc: Sidecar, req: RecallRequest, now: datetime) -> list[dict[str, Any]]:
     """A member's crew half of a ``crew_shared`` recall: from the crew store's copy of the lead's
     crew entries when there is one (recalled and scored as the lead recalls them), else from the lead."""
-    journal = sc.crew_journal
+    journal = sc.crew.crew_journal
     if journal is None:
         return _lead_hits(await _lead(sc).memory("recall", req.to_json()))
     try:
@@ -200,7 +202,7 @@ async def _forget_here(sc: Sidecar, req: ForgetRequest, crew_id: str | None) -> 
 
 def _lead(sc: Sidecar) -> CrewRemote:
     """A member's client for its lead's crew listener (a member always has one)."""
-    remote = sc.crew_remote
+    remote = sc.crew.remote
     assert remote is not None
     return remote
 

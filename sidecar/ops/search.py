@@ -19,8 +19,9 @@ async def search(sc: Sidecar, req: SearchRequest) -> SearchAnswer:
     Every answer carries the index state (indexed_seq, pending, lag_ms)."""
     settings, queue = sc.settings, sc.queue
     met: bool | None = None
-    if req.after_seq is not None and req.scope == "crew" and sc.crew_barrier is not None:
-        met = await sc.crew_barrier(req.after_seq, settings.after_seq_timeout)
+    barrier = sc.crew.barrier
+    if req.after_seq is not None and req.scope == "crew" and barrier is not None:
+        met = await barrier(req.after_seq, settings.after_seq_timeout)
     elif req.after_seq is not None:
         if req.after_seq > queue.latest_seq:
             raise BadRequest(
@@ -30,7 +31,7 @@ async def search(sc: Sidecar, req: SearchRequest) -> SearchAnswer:
         if queue.indexed_seq < req.after_seq:
             sc.search.prepare(req)  # the query's vector is computed while the write is indexed
         met = await queue.wait_for(req.after_seq, settings.after_seq_timeout)
-    fallback = settings.role == "member" and settings.crew_fallback
+    fallback = sc.crew.remote is not None and settings.crew_fallback  # a member's
     out: dict[str, Any] = await sc.search.search(req, fallback=fallback)
     if sc.search.on_search is not None:
         sc.search.on_search(req.scope, out["took_ms"] / 1000)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-from sidecar.contract import SearchRequest
+from sidecar.ops.crew import CrewBackend
 from sidecar.settings import Settings
 
 if TYPE_CHECKING:
-    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
     from sidecar.episodic.indexer import Indexer
     from sidecar.episodic.nudges import Nudger
     from sidecar.episodic.store import JournalStore
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     from sidecar.index.tier import Tier
     from sidecar.index.watcher import TierWatcher
     from sidecar.kg.lifecycle import KgService
-    from sidecar.kg.pg_mirror import CrewKgMirror
     from sidecar.palace.agent_settings import AgentSettings
     from sidecar.retrieval.batcher import EmbedBatcher
     from sidecar.retrieval.embed.base import Embedder
@@ -32,26 +30,7 @@ if TYPE_CHECKING:
     from sidecar.write.service import WriteService
     from sidecar.write.sink import HealthCache, SinkHealth
 
-__all__ = ["CrewRemote", "Sidecar"]
-
-
-class CrewRemote(Protocol):
-    """A member's way to the crew it does not hold: the lead's crew listener, or a server crew
-    store (searched directly) with the lead behind it for what only the lead answers."""
-
-    async def search(self, req: SearchRequest) -> tuple[list[dict[str, Any]], list[str]]: ...
-
-    async def memory(self, op: str, body: dict[str, Any]) -> dict[str, Any]: ...
-
-    async def kg(self, op: str, body: dict[str, Any]) -> dict[str, Any]: ...
-
-    async def status(self) -> dict[str, Any]: ...
-
-    async def aclose(self) -> None: ...
-
-
-#: A member's crew in a server store: waits (bounded) until the store holds the lead's write ``seq``.
-CrewBarrier = Callable[[int, float], Awaitable[bool]]
+__all__ = ["Sidecar"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,15 +58,8 @@ class Sidecar:
     health: HealthCache
     #: The file watchers feeding the queue (none with memory off).
     watchers: tuple[TierWatcher, ...] = ()
-    #: On a member: the crew it reads through the lead or a server store; None on solo and lead.
-    crew_remote: CrewRemote | None = None
-    #: On a member reading a server crew store: the read-your-writes barrier on it.
-    crew_barrier: CrewBarrier | None = None
-    #: On a member with a server crew store: the crew's journal entries there.
-    crew_journal: PostgresCrewJournal | None = None
-    #: On a lead with a server crew store: the copies of its crew journal and graph into it.
-    journal_mirror: CrewJournalMirror | None = None
-    kg_mirror: CrewKgMirror | None = None
+    #: How this sidecar reaches its crew, chosen once at start (``sidecar.ops.crew``).
+    crew: CrewBackend
     #: What hands back page caches while the sidecar is idle (the journal's, the graph's).
     releases: tuple[Callable[[], Awaitable[None]], ...] = ()
 

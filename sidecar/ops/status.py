@@ -24,7 +24,7 @@ def tier_for(sc: Sidecar, scope: str) -> Tier:
     """The tier this process indexes for ``scope``, or the error saying why there is none."""
     if scope in sc.tiers:
         return sc.tiers[scope]
-    if sc.settings.role == "solo":
+    if sc.crew.kind == "solo":
         raise NoCrewTier("this agent has no crew tier (role solo)")
     raise Forbidden("only the crew lead indexes the crew tier; ask the lead's sidecar", code="not_lead")
 
@@ -35,8 +35,8 @@ def healthz(sc: Sidecar) -> HealthAnswer:
 
 async def status(sc: Sidecar, scope: str) -> dict[str, Any]:
     """A tier's index, embedder, queue and watcher; a member's crew status comes from its crew."""
-    if scope == "crew" and sc.crew_remote is not None:
-        return await sc.crew_remote.status()
+    if scope == "crew" and sc.crew.remote is not None:
+        return await sc.crew.remote.status()
     return await _status(sc, tier_for(sc, scope))
 
 

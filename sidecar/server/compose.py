@@ -4,7 +4,7 @@
 Each part is constructed whole through its constructor, in an order where each may use the ones
 before it, and the parts close in reverse (an ``AsyncExitStack``): the tiers and their indexes;
 the embedding model; the journal (store, indexer, nudger); on a member, its way to the crew (the
-lead's crew listener, or a server crew store); the search service; the reindex queue and the write service;
+``CrewBackend``, chosen once from the settings: ``sidecar.server.crew``); the search service; the reindex queue and the write service;
 the knowledge graph; the hybrid searcher and the background embedder; with a server crew store the
 lead's mirrors into it or a member's copy of the crew's files; and the file watchers. On exit the
 watchers stop first, then the queue drains (its ``memory.updated`` entries reach the journal, which
@@ -20,33 +20,28 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import structlog
 
 from sidecar.episodic.lifecycle import JOURNAL_FILE, open_journal, record_memory_updated
 from sidecar.episodic.sqlite_store import SqliteJournalStore
-from sidecar.episodic.store import JournalStore
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
 from sidecar.index.watcher import TierWatcher
-from sidecar.kg.lifecycle import crew_kg_mirror, open_kg
+from sidecar.kg.lifecycle import open_kg
 from sidecar.kg.llm import Chat
 from sidecar.kg.sqlite_kg import SqliteKgStore
-from sidecar.ops.sidecar import CrewBarrier, CrewRemote, Sidecar
+from sidecar.ops.crew import crew_kind
+from sidecar.ops.sidecar import Sidecar
 from sidecar.palace.agent_settings import AgentSettings
 from sidecar.retrieval.batcher import open_embedding
 from sidecar.retrieval.embed.factory import make_embedder
-from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.search import SearchService
+from sidecar.server.crew import crew_remote, open_crew
 from sidecar.server.lifecycle import OpeningTiers
 from sidecar.settings import Settings
 from sidecar.write.service import WriteService
 from sidecar.write.sink import HealthCache
-
-if TYPE_CHECKING:
-    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
-    from sidecar.kg.pg_mirror import CrewKgMirror
 
 __all__ = ["KG_CHAT_TIMEOUT_S", "Observers", "open_sidecar"]
 
@@ -88,11 +83,12 @@ async def open_sidecar(
         if embedder is not None:
             stack.push_async_callback(embedder.aclose)
         journal = await stack.enter_async_context(open_journal(settings, embedder))
-        remote = _crew_remote(settings)
+        kind = crew_kind(settings)  # the crew backend, chosen once
+        remote = crew_remote(kind, settings)
         if remote is not None:
             stack.push_async_callback(remote.aclose)
         search = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=remote)
-        if settings.role == "member" and settings.crew_store != "sqlite":
+        if kind == "member_store":
             search.crew_copy = settings.crew_dir  # the member's copy of the crew's files (sidecar.store.copy)
         search.on_search = observe.search
         queue = ReindexQueue(tiers)
@@ -124,8 +120,8 @@ async def open_sidecar(
         )
         hybrid, batcher = await stack.enter_async_context(open_embedding(settings, tiers, queue, embedder))
         search.hybrid = hybrid
-        shared = await stack.enter_async_context(
-            _crew_store(settings, remote, tiers=tiers, queue=queue, hybrid=hybrid, journal=journal.store)
+        crew = await stack.enter_async_context(
+            open_crew(kind, settings, remote, tiers=tiers, queue=queue, hybrid=hybrid, journal=journal.store)
         )
         watchers = await stack.enter_async_context(_watching(settings, tiers, queue))
         releases: list[Callable[[], Awaitable[None]]] = []
@@ -149,99 +145,9 @@ async def open_sidecar(
             kg=kg,
             health=HealthCache(),
             watchers=watchers,
-            crew_remote=remote,
-            crew_barrier=shared.barrier,
-            crew_journal=shared.crew_journal,
-            journal_mirror=shared.journal_mirror,
-            kg_mirror=shared.kg_mirror,
+            crew=crew,
             releases=tuple(releases),
         )
-
-
-def _crew_remote(settings: Settings) -> CrewRemote | None:
-    """On a member, its way to the crew: a server crew store searched directly (the lead behind it
-    for what only the lead answers), else the lead's crew listener; None on solo and lead."""
-    if settings.role != "member":
-        return None
-    if settings.crew_store != "sqlite":
-        from sidecar.crew.proxy import StoreCrewProxy  # the crew in a server store: searched directly
-        from sidecar.store.postgres import PostgresCrewStore
-
-        store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
-        return StoreCrewProxy(settings, store)
-    from sidecar.crew.proxy import CrewProxy  # httpx and the proxy: members only
-
-    return CrewProxy(settings)
-
-
-@dataclass(frozen=True, slots=True)
-class _Shared:
-    """What a server crew store adds: a member's barrier and its view of the crew's journal; a
-    lead's mirrors of its crew journal and graph."""
-
-    barrier: CrewBarrier | None = None
-    crew_journal: PostgresCrewJournal | None = None
-    journal_mirror: CrewJournalMirror | None = None
-    kg_mirror: CrewKgMirror | None = None
-
-
-@asynccontextmanager
-async def _crew_store(
-    settings: Settings,
-    remote: CrewRemote | None,
-    *,
-    tiers: dict[str, Tier],
-    queue: ReindexQueue,
-    hybrid: HybridSearcher,
-    journal: JournalStore,
-) -> AsyncIterator[_Shared]:
-    """With a server crew store: on a lead, the mirrors that keep the store level with the crew
-    index, journal and graph; on a member, its copy of the crew's files (its memory block reads
-    them) and the crew's journal entries there. Nothing otherwise."""
-    if settings.role == "member" and settings.crew_store != "sqlite":
-        from sidecar.crew.proxy import StoreCrewProxy  # httpx and the proxy: members only
-        from sidecar.episodic.crew_store import PostgresCrewJournal
-        from sidecar.store.copy import CrewFileCopy
-
-        assert isinstance(remote, StoreCrewProxy)  # what _crew_remote made for these settings
-        remote.hybrid = hybrid  # a member searching a crew store embeds its queries itself
-        copy = CrewFileCopy(remote.store, settings.crew_dir)
-        copy.start()
-        try:
-            yield _Shared(barrier=remote.wait_for_seq, crew_journal=PostgresCrewJournal(remote.store))
-        finally:
-            await copy.stop()
-        return
-    if settings.role != "lead" or settings.crew_store == "sqlite":
-        yield _Shared()
-        return
-    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
-    from sidecar.store.mirror import CrewMirror
-    from sidecar.store.postgres import PostgresCrewStore
-    from sidecar.store.sqlite import SqliteCrewSource
-
-    store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
-    mirror = CrewMirror(
-        store,
-        SqliteCrewSource(tiers["crew"].root),
-        indexed_seq=lambda: queue.indexed_seq,
-        model=lambda: hybrid.embedder.model_id if hybrid.embedder is not None else None,
-        interval=settings.crew_reindex_interval,
-    )
-    queue.hooks.insert(0, mirror.on_update)  # it only wakes the mirror: first, so the copy starts at once
-    mirror.start()
-    journal_mirror = CrewJournalMirror(
-        PostgresCrewJournal(store), journal, settings.crew_id, interval=settings.crew_reindex_interval
-    )
-    journal_mirror.start()
-    kg_mirror = crew_kg_mirror(settings, store)  # the crew's knowledge graph
-    try:
-        yield _Shared(journal_mirror=journal_mirror, kg_mirror=kg_mirror)
-    finally:
-        await kg_mirror.stop()
-        await journal_mirror.stop()
-        await mirror.stop()
-        await store.close()
 
 
 async def _close(tiers: dict[str, Tier]) -> None:

@@ -1,0 +1,124 @@
+"""The crew backend, chosen once at start (``sidecar.ops.crew``): what it is made of for each kind,
+and its parts' lifecycle inside ``open_sidecar``.
+
+A member's remote is made first (the search service needs it); the rest once the hybrid searcher
+and the journal exist: a ``member_store``'s copy of the crew's files (its memory block reads them)
+and its view of the crew's journal entries; a lead's mirrors that keep a server crew store level
+with its crew index, journal and graph."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sidecar.episodic.store import JournalStore
+from sidecar.index.queue import ReindexQueue
+from sidecar.index.tier import Tier
+from sidecar.kg.lifecycle import crew_kg_mirror
+from sidecar.ops.crew import CrewBarrier, CrewKind, CrewRemote
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.settings import Settings
+
+if TYPE_CHECKING:
+    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
+    from sidecar.kg.pg_mirror import CrewKgMirror
+
+__all__ = ["Crew", "crew_remote", "open_crew"]
+
+
+@dataclass(frozen=True, slots=True)
+class Crew:
+    """A ``CrewBackend``: the kind and the parts it has."""
+
+    kind: CrewKind
+    remote: CrewRemote | None = None
+    barrier: CrewBarrier | None = None
+    crew_journal: PostgresCrewJournal | None = None
+    journal_mirror: CrewJournalMirror | None = None
+    kg_mirror: CrewKgMirror | None = None
+
+
+def crew_remote(kind: CrewKind, settings: Settings) -> CrewRemote | None:
+    """A member's way to the crew: the lead's crew listener, or the server crew store searched
+    directly (the lead behind it for what only the lead answers); None on solo and lead."""
+    if kind == "member_store":
+        from sidecar.crew.proxy import StoreCrewProxy  # httpx, the proxy and asyncpg: members only
+        from sidecar.store.postgres import PostgresCrewStore
+
+        store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
+        return StoreCrewProxy(settings, store)
+    if kind == "member":
+        from sidecar.crew.proxy import CrewProxy
+
+        return CrewProxy(settings)
+    return None
+
+
+@asynccontextmanager
+async def open_crew(
+    kind: CrewKind,
+    settings: Settings,
+    remote: CrewRemote | None,
+    *,
+    tiers: Mapping[str, Tier],
+    queue: ReindexQueue,
+    hybrid: HybridSearcher,
+    journal: JournalStore,
+) -> AsyncIterator[Crew]:
+    """The crew backend of ``kind`` with its parts started; they stop on exit (the remote is the
+    caller's to close)."""
+    if kind == "member_store":
+        from sidecar.crew.proxy import StoreCrewProxy
+        from sidecar.episodic.crew_store import PostgresCrewJournal
+        from sidecar.store.copy import CrewFileCopy
+
+        assert isinstance(remote, StoreCrewProxy)  # what crew_remote made for this kind
+        remote.hybrid = hybrid  # a member searching a crew store embeds its queries itself
+        copy = CrewFileCopy(remote.store, settings.crew_dir)
+        copy.start()
+        try:
+            yield Crew(kind, remote, barrier=remote.wait_for_seq, crew_journal=PostgresCrewJournal(remote.store))
+        finally:
+            await copy.stop()
+    elif kind == "lead" and settings.crew_store != "sqlite":
+        async with _mirrors(settings, tiers=tiers, queue=queue, hybrid=hybrid, journal=journal) as crew:
+            yield crew
+    else:
+        yield Crew(kind, remote)
+
+
+@asynccontextmanager
+async def _mirrors(
+    settings: Settings, *, tiers: Mapping[str, Tier], queue: ReindexQueue, hybrid: HybridSearcher, journal: JournalStore
+) -> AsyncIterator[Crew]:
+    """A lead with a server crew store: the mirrors that keep the store level with its crew index,
+    journal and graph, started."""
+    from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
+    from sidecar.store.mirror import CrewMirror
+    from sidecar.store.postgres import PostgresCrewStore
+    from sidecar.store.sqlite import SqliteCrewSource
+
+    store = PostgresCrewStore(settings.crew_store, settings.crew_id, timeout=settings.crew_store_timeout)
+    mirror = CrewMirror(
+        store,
+        SqliteCrewSource(tiers["crew"].root),
+        indexed_seq=lambda: queue.indexed_seq,
+        model=lambda: hybrid.embedder.model_id if hybrid.embedder is not None else None,
+        interval=settings.crew_reindex_interval,
+    )
+    queue.hooks.insert(0, mirror.on_update)  # it only wakes the mirror: first, so the copy starts at once
+    mirror.start()
+    journal_mirror = CrewJournalMirror(
+        PostgresCrewJournal(store), journal, settings.crew_id, interval=settings.crew_reindex_interval
+    )
+    journal_mirror.start()
+    kg_mirror = crew_kg_mirror(settings, store)  # the crew's knowledge graph
+    try:
+        yield Crew("lead", journal_mirror=journal_mirror, kg_mirror=kg_mirror)
+    finally:
+        await kg_mirror.stop()
+        await journal_mirror.stop()
+        await mirror.stop()
+        await store.close()
