@@ -296,6 +296,7 @@ class CrewJournalMirror:
         self._last_full = float("-inf")
         #: Crew entries the store could not hold (id -> why): left out of it until they change.
         self.skipped: dict[str, str] = {}
+        self._published = False  # whether a full compare has published the count yet
 
     def copy_skipped(self) -> dict[str, int]:
         """What the lead's copies into the crew store (its files' and its crew memories') last had
@@ -325,8 +326,11 @@ class CrewJournalMirror:
         if replace:
             self.skipped.clear()
         self.skipped.update(refused)
-        if self.skipped != before:
+        # A full compare publishes even an unchanged count once: the store may hold an earlier
+        # run's, for entries fixed while this lead was down.
+        if self.skipped != before or (replace and not self._published):
             await self.target.store.set_skipped("memories", len(self.skipped))
+            self._published = self._published or replace
 
     async def _round(self) -> None:
         """Every tick: a full compare when crew entries were added, embedded or removed since the

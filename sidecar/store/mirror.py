@@ -119,6 +119,7 @@ class CrewMirror:
         self._last_full = 0.0
         #: Files the store could not hold (path -> why), left out of it until they change.
         self.skipped: dict[str, str] = {}
+        self._published = False  # whether a full compare has published the count yet
 
     async def on_update(self, tier: str, path: str, seq: int, kind: str) -> None:
         """The reindex queue's hook: a crew file changed in the index."""
@@ -200,6 +201,9 @@ class CrewMirror:
         # Files gone go the same way: removed if the index still lacks them at their turn (a round
         # may have sent one made again).
         await self._send(changed + gone, COMPARE_BATCH_FILES)
+        if not self._published:  # the store may hold an earlier run's count (files fixed meanwhile)
+            await self.store.set_skipped("files", len(self.skipped))
+            self._published = True
         sent = [p for p in changed if p not in self.skipped]
         if changed or gone:
             log.info("store.mirrored", changed=len(sent), removed=len(gone), skipped=len(changed) - len(sent))

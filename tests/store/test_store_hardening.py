@@ -109,6 +109,20 @@ async def test_a_crew_file_the_store_cannot_hold_is_skipped_and_the_rest_is_copi
     assert (await lead.store.status())["copy_skipped"]["files"] == 0
 
 
+async def test_a_restarted_leads_first_compare_corrects_an_earlier_runs_count(lead: Lead) -> None:
+    """The file is fixed while the lead is down: the next lead's copy sends it, and the count the
+    earlier run left in the store goes to 0 (the new mirror never saw it skipped)."""
+    await lead.mirror.sync_files()
+    assert (await lead.store.status())["copy_skipped"]["files"] == 1
+    write(lead.tier.root, "topics/binary.md", "# Dump\nA canary dump, cleaned.\n")
+    await lead.tier.apply(["topics/binary.md"])
+    again = CrewMirror(
+        lead.store, SqliteCrewSource(lead.tier.root), indexed_seq=lambda: 0, model=lambda: None, interval=0
+    )
+    assert await again.sync_files() == (1, 0)
+    assert (await lead.store.status())["copy_skipped"]["files"] == 0
+
+
 async def test_the_leads_compare_repairs_chunk_text_changed_in_the_database(lead: Lead) -> None:
     await lead.mirror.sync_files()
     assert await paths(lead.store, "pager") == ["topics/pager.md"]
@@ -262,6 +276,15 @@ async def test_a_crew_memory_the_store_cannot_hold_never_stops_the_copy(tmp_path
         newest = await crew_memory("The wombat cluster restarts at 03:00 UTC.")
         assert await mirror.flush([newest])
         assert newest in await target.fingerprints()
+        # Fixed while the lead is down: the next lead's first compare copies it and corrects the
+        # count the earlier run left in the store.
+        conn = sqlite3.connect(tmp_path / JOURNAL_FILE)
+        with conn:
+            conn.execute("UPDATE journal_entries SET summary = ? WHERE id = ?", ("held a byte, cleaned", bad))
+        conn.close()
+        await CrewJournalMirror(target, journal, CREW, interval=0).sync()
+        assert bad in await target.fingerprints()
+        assert (await store.status())["copy_skipped"]["memories"] == 0
     finally:
         await store.close()
         await journal.aclose()
