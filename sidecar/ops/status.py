@@ -68,4 +68,6 @@ async def _status(sc: Sidecar, tier: Tier) -> dict[str, Any]:
     body["queue"] = {**sc.queue.state(), "depth": sc.queue.pending, "errors": sc.queue.errors}
     watcher = next((w for w in sc.watchers if w.tier == tier.name), None)
     body["watcher"] = watcher.status() if watcher is not None else None
+    if tier.name == "crew" and sc.crew.journal_mirror is not None:  # a lead copying its crew into a server store
+        body["copy_skipped"] = sc.crew.journal_mirror.copy_skipped()
     return body
