@@ -567,8 +567,12 @@ class BlockAnswer(TypedDict):
     blocked: NotRequired[list[BlockedSection]]
     recalled: NotRequired[list[str]]
     layers: NotRequired[Annotated[list[LayerPart], "which layer each part of the text came from"]]
-    match_count: NotRequired[Annotated[int, "ranked chunks at least as relevant as the threshold"]]
-    top_score: NotRequired[Annotated[float | None, "the best relevance (0-1) of any ranked chunk; null: none"]]
+    match_count: NotRequired[
+        Annotated[int, "ranked chunks at least as relevant as the threshold, plus recalled memories shown"]
+    ]
+    top_score: NotRequired[
+        Annotated[float | None, "best share (0-1) of the query's words in a chunk or recalled memory"]
+    ]
 
 
 ToolName = Literal[
