@@ -23,8 +23,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import itertools
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ from sidecar.index.query import terms
 from sidecar.index.snippet import sentence_spans, window
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import RankedChunk
-from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, Vectors
+from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, LoadsOnUse, Vectors
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.standing import SLACK, by_standing, standing
@@ -189,36 +190,109 @@ def fuse_weighted(
     its file, and ``turns`` a dialogue turn to the turns of its dialogue the same way; the maps of
     the earned chunks are enough (only they lend), others are ignored.
     """
-    bm = dict(bm25)
-    top_bm = max(bm.values(), default=0.0)
-    top_cos = max((c for _, c in dense), default=floor)
-    dense_weight = weight * max(top_cos, 0.0) / pivot
-    base: dict[int, float] = {}
-    for cid in dict.fromkeys([*bm, *(cid for cid, c in dense if c > match)]):
-        b = bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0
-        cos = cosines.get(cid)
-        if cid not in bm and (cos is None or cos <= match):
-            continue  # a dense candidate whose own cosine (read again) is not above the match floor
-        if cos is None:
-            cos = floor + b * max(top_cos - floor, 0.0)
-        score = b + dense_weight * max(0.0, cos - floor)
-        if score > 0.0:
-            base[cid] = score
-    lenders = _lenders(base, neighbours, turns or {})
-    bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
-    dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
-    out = []
-    for cid in dict.fromkeys([*base, *lenders]):
-        own = base.get(cid, 0.0)
-        borrowed = _borrowed(own, base, lenders.get(cid, {}), before, after)
-        if own + borrowed > 0.0:
-            out.append(
-                Scored(
-                    cid, own + borrowed, borrowed, bm_rank.get(cid), bm.get(cid), dense_rank.get(cid), cosines.get(cid)
-                )
-            )
-    out.sort(key=lambda s: -s.score)
-    return out
+    fused = _Fused.weighted(
+        bm25,
+        dense,
+        cosines,
+        neighbours,
+        turns or {},
+        weight=weight,
+        floor=floor,
+        pivot=pivot,
+        match=match,
+        before=before,
+        after=after,
+    )
+    return list(fused)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fused:
+    """The weighted fusion's ranking, best first, as ids and scores: a ``Scored`` is built only for
+    a chunk someone reads (an answer shows ten of several hundred)."""
+
+    ids: list[int]
+    scores: list[float]
+    borrowed: list[float]
+    bm: dict[int, float]
+    bm_rank: dict[int, int]
+    dense_rank: dict[int, int]
+    cosines: Mapping[int, float]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[Scored]:
+        return (self.at(i) for i in range(len(self.ids)))
+
+    def at(self, i: int) -> Scored:
+        cid = self.ids[i]
+        return Scored(
+            cid,
+            self.scores[i],
+            self.borrowed[i],
+            self.bm_rank.get(cid),
+            self.bm.get(cid),
+            self.dense_rank.get(cid),
+            self.cosines.get(cid),
+        )
+
+    @classmethod
+    def weighted(
+        cls,
+        bm25: Sequence[tuple[int, float]],
+        dense: Sequence[tuple[int, float]],
+        cosines: Mapping[int, float],
+        neighbours: Mapping[int, Mapping[int, int]],
+        turns: Mapping[int, Mapping[int, int]],
+        *,
+        weight: float,
+        floor: float,
+        pivot: float,
+        match: float,
+        before: Sequence[float],
+        after: Sequence[float],
+    ) -> _Fused:
+        """``fuse_weighted``'s ranking (its docstring says how it scores)."""
+        bm = dict(bm25)
+        top_bm = max(bm.values(), default=0.0)
+        top_cos = max((c for _, c in dense), default=floor)
+        dense_weight = weight * max(top_cos, 0.0) / pivot
+        base: dict[int, float] = {}
+        for cid in dict.fromkeys([*bm, *(cid for cid, c in dense if c > match)]):
+            b = bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0
+            cos = cosines.get(cid)
+            if cid not in bm and (cos is None or cos <= match):
+                continue  # a dense candidate whose own cosine (read again) is not above the match floor
+            if cos is None:
+                cos = floor + b * max(top_cos - floor, 0.0)
+            score = b + dense_weight * max(0.0, cos - floor)
+            if score > 0.0:
+                base[cid] = score
+        lenders = _lenders(base, neighbours, turns)
+        ids: list[int] = []
+        scores: list[float] = []
+        borrowed: list[float] = []
+        for cid in dict.fromkeys([*base, *lenders]):
+            own = base.get(cid, 0.0)
+            near = lenders.get(cid)
+            lent = _borrowed(own, base, near, before, after) if near else 0.0
+            if own + lent > 0.0:
+                ids.append(cid)
+                scores.append(own + lent)
+                borrowed.append(lent)
+        order = sorted(range(len(ids)), key=lambda i: -scores[i])  # stable: ties keep the fused order
+        bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
+        dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
+        return cls(
+            [ids[i] for i in order],
+            [scores[i] for i in order],
+            [borrowed[i] for i in order],
+            bm,
+            bm_rank,
+            dense_rank,
+            cosines,
+        )
 
 
 def _lenders(
@@ -244,12 +318,16 @@ def _borrowed(
     earned neighbour before it (``before``) or after it (``after``)."""
     borrowed = 0.0
     for distance in range(1, max(len(before), len(after)) + 1):
-        gaps = [
-            shares[distance - 1] * max(0.0, base.get(near[offset], 0.0) - own)
-            for shares, offset in ((before, -distance), (after, distance))
-            if distance <= len(shares) and offset in near
-        ]
-        borrowed += max(gaps, default=0.0)
+        ahead = near.get(-distance) if distance <= len(before) else None
+        behind = near.get(distance) if distance <= len(after) else None
+        if ahead is None and behind is None:
+            continue
+        gap = before[distance - 1] * max(0.0, base.get(ahead, 0.0) - own) if ahead is not None else None
+        if behind is not None:
+            other = after[distance - 1] * max(0.0, base.get(behind, 0.0) - own)
+            gap = other if gap is None or other > gap else gap  # max(): the first of equals
+        assert gap is not None
+        borrowed += gap
     return borrowed
 
 
@@ -340,24 +418,28 @@ class HybridSearcher:
         vectors = self.vectors.get(tier.name)
         if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
             return _bm25_only(tier.name, await tier.search(query, want + SLACK), limit, explain, plan), []
-        # The query's model run (a thread) goes on while BM25 answers.
-        pending = asyncio.ensure_future(self._query_vector(query))
-        try:
+        qvec: Vectors | None = None
+        if await self._has_vectors(vectors):
+            # The query's model run (a thread) goes on while BM25 answers.
+            pending = asyncio.ensure_future(self._query_vector(query))
+            try:
+                hits = await tier.search(query, max(self.candidates, want))
+            except BaseException:
+                pending.cancel()
+                raise
+            qvec = await pending
+            if qvec is None:
+                return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
+        else:  # no chunk has a vector: the dense leg is empty, and the query needs none to rank
             hits = await tier.search(query, max(self.candidates, want))
-        except BaseException:
-            pending.cancel()
-            raise
-        qvec = await pending
-        if qvec is None:
-            return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         try:
-            ranked, rows, stored = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
+            stood, rest, rows, stored = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
         except Exception:
             log.exception("hybrid.dense_failed", tier=tier.name)
             return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         by_id = {h.id: h for h in hits}
         picked: list[tuple[Scored, RankedChunk | None, ChunkRow | None]] = []
-        for scored in ranked:
+        for scored in itertools.chain(stood, rest):
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
             if hit is None and row is None:
@@ -376,9 +458,23 @@ class HybridSearcher:
             out.append(result)
             if hit is None and row is not None:
                 dense_only.append((result, row))
-        if dense_only:
+        if dense_only and qvec is None and any(len(sentences(row.body or row.heading)) >= 2 for _, row in dense_only):
+            # A turn lent its place by the turn beside it shows its sentence closest to the query.
+            qvec = await self._query_vector(query)
+            if qvec is None:
+                return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
+        if dense_only and qvec is not None:
             await self._closest_sentences(dense_only, qvec, words, stored)
         return out, []
+
+    async def _has_vectors(self, vectors: VectorIndex) -> bool:
+        """Whether the query needs a vector up front: False only when the tier holds no vector
+        (read again from the index when the view has none) and the embedder is usable (a backing-off
+        embedder answers BM25 alone, as it does for a tier with vectors)."""
+        if vectors.size > 0 or (self.health is not None and not self.health.usable()):
+            return True
+        await asyncio.to_thread(vectors.refresh, CHUNKS_STALE_S, wait=False)
+        return vectors.size > 0
 
     async def _closest_sentences(
         self,
@@ -432,38 +528,59 @@ class HybridSearcher:
             at += len(found)
 
     def _rank(
-        self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors, limit: int
-    ) -> tuple[list[Scored], dict[int, ChunkRow], dict[str, Vectors]]:
+        self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors | None, limit: int
+    ) -> tuple[list[Scored], Iterator[Scored], dict[int, ChunkRow], dict[str, Vectors]]:
         """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give
-        with their stored sentence vectors."""
+        with their stored sentence vectors. The ranking comes as its first ``limit + SLACK`` chunks
+        with their standing applied, then the rest, built as they are read. ``qvec`` None: the
+        tier holds no vector, and the dense leg is empty."""
         vectors.refresh(max_age=CHUNKS_STALE_S, wait=False)  # another thread's refresh: score the view we have
         bm25 = [(h.id, h.score) for h in hits]
-        dense = vectors.search(qvec, self.candidates)
-        cosines = vectors.scores(qvec, [h.id for h in hits])
+        dense = vectors.search(qvec, self.candidates) if qvec is not None else []
+        cosines = vectors.scores(qvec, [h.id for h in hits]) if qvec is not None else {}
         cosines.update(dense)
+        top: list[Scored]
+        rest: Iterator[Scored]
         if self.fusion == "rrf":
             ranked = fuse_rrf(bm25, dense, cosines)
+            top, rest = ranked[: limit + SLACK], iter(ranked[limit + SLACK :])
         else:
             # Only earned chunks lend to their neighbours: their own neighbours are all that is needed.
             earned = dict.fromkeys([*(h.id for h in hits), *(cid for cid, c in dense if c > DENSE_MATCH)])
             reach = max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER))
-            near = vectors.neighbours(list(earned), reach)
-            ranked = fuse_weighted(bm25, dense, cosines, near, turns=vectors.turns(list(earned), reach))
+            near, turns = vectors.context(list(earned), reach)
+            fused = _Fused.weighted(
+                bm25,
+                dense,
+                cosines,
+                near,
+                turns,
+                weight=DENSE_WEIGHT,
+                floor=DENSE_FLOOR,
+                pivot=DENSE_PIVOT,
+                match=DENSE_MATCH,
+                before=CONTEXT_BEFORE,
+                after=CONTEXT_AFTER,
+            )
+            shown = min(limit + SLACK, len(fused))
+            top = [fused.at(i) for i in range(shown)]
+            rest = (fused.at(i) for i in range(shown, len(fused)))
         by_id = {h.id: h for h in hits}
         # A few spare rows: a chunk may have left the index since the BM25 read, and live text
         # just below the limit may pass archived or superseded text (retrieval.standing).
-        top = ranked[: limit + SLACK]
         rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
         stood = []
         for scored in top:
             where = by_id.get(scored.id) or rows.get(scored.id)
             stood.append(scored if where is None else scored.stood(standing(where.path, where.heading)))
         stood.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
-        return [*stood, *ranked[limit + SLACK :]], rows, vectors.sentence_vectors([r.hash for r in rows.values()])
+        return stood, rest, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
 
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
         assert self.embedder is not None
+        if isinstance(self.embedder, LoadsOnUse):
+            await self.embedder.load()  # not on the query's clock: loading is not embedding
         found = self._vector_or_run((self.embedder.model_id, query))
         if not isinstance(found, asyncio.Task):
             return found

@@ -3,16 +3,21 @@
 BM25 without one, the archive's standing applied, injection flags marked), so a hit has the same
 rank and score on the command line as over HTTP. Dense scores come from the vectors stored in the
 tier's index (a sidecar or ``reindex --embed`` stores them); chunks without one are ranked by BM25
-alone, and the answer says how many that is."""
+alone, and the answer says how many that is. While no chunk of the tier has a vector, the dense
+leg is empty whatever the query: the in-process model is then loaded only if an answer needs a
+vector after all (a dialogue turn shown for its neighbour's words shows its sentence closest to
+the query), and the answer is the same."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sidecar.contract import SearchRequest
 from sidecar.index.tier import Tier
+from sidecar.retrieval.embed.base import EmbedderError, Vectors
 from sidecar.retrieval.search import SearchService
 
 if TYPE_CHECKING:
@@ -20,7 +25,7 @@ if TYPE_CHECKING:
     from sidecar.retrieval.vectors import VectorIndex
     from sidecar.settings import Settings
 
-__all__ = ["search_dir"]
+__all__ = ["LoadedOnUse", "search_dir"]
 
 
 async def search_dir(root: Path, scope: str, query: str, limit: int, settings: Settings) -> dict[str, Any]:
@@ -29,7 +34,7 @@ async def search_dir(root: Path, scope: str, query: str, limit: int, settings: S
     chunks have a vector (``backlog``: texts still without one, ranked by BM25 alone)."""
     tier = Tier(scope, root)
     await tier.open(postings=False)
-    embedder = await asyncio.to_thread(_embedder, settings)
+    embedder = await asyncio.to_thread(_embedder, settings, tier)
     vectors: VectorIndex | None = None
     try:
         service = SearchService(tier, crew_tier=tier if scope == "crew" else None)
@@ -48,12 +53,69 @@ async def search_dir(root: Path, scope: str, query: str, limit: int, settings: S
         await tier.close()
 
 
-def _embedder(settings: Settings) -> Embedder | None:
+def _embedder(settings: Settings, tier: Tier) -> Embedder | None:
     from sidecar.heap import tune_malloc
-    from sidecar.retrieval.embed import make_embedder
+    from sidecar.retrieval.embed import OnnxEmbedder, make_embedder
 
     tune_malloc()  # as the server does, before the model's threads start
+    if settings.embedder in ("auto", "onnx") and OnnxEmbedder.available() and not _stored(tier):
+        return LoadedOnUse(lambda: make_embedder(settings))
     return make_embedder(settings)
+
+
+def _stored(tier: Tier) -> bool:
+    """Whether any chunk of the tier's index has a vector of the in-process model (when none has,
+    the vectors' matrix is empty)."""
+    from sidecar.index.db import connect_reader
+    from sidecar.retrieval.embed.onnx import DIM, MODEL_ID
+
+    conn = connect_reader(tier.index.path)
+    try:
+        sql = "SELECT 1 FROM embeddings WHERE model = ? AND dim = ? AND hash IN (SELECT hash FROM chunks) LIMIT 1"
+        return conn.execute(sql, (MODEL_ID, DIM)).fetchone() is not None
+    finally:
+        conn.close()
+
+
+class LoadedOnUse:
+    """The in-process embedder, loaded (off the event loop) on its first use rather than up front:
+    a search over a tier with no vector may need no model run at all."""
+
+    def __init__(self, load: Callable[[], Embedder | None]) -> None:
+        from sidecar.retrieval.embed.onnx import DIM, MODEL_ID
+
+        self._load = load
+        self._inner: Embedder | None = None
+        self._model_id, self._dim = MODEL_ID, DIM
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def loaded(self) -> bool:
+        return self._inner is not None
+
+    async def load(self) -> None:
+        """Load the model now, if it is not loaded yet."""
+        if self._inner is None:
+            inner = await asyncio.to_thread(self._load)
+            if inner is None:
+                raise EmbedderError("the in-process model is not installed")
+            self._inner = inner
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        await self.load()
+        assert self._inner is not None
+        return await self._inner.embed(texts)
+
+    async def aclose(self) -> None:
+        if self._inner is not None:
+            await self._inner.aclose()
 
 
 def _hybrid(service: SearchService, tier: Tier, embedder: Embedder, settings: Settings) -> VectorIndex:

@@ -31,6 +31,8 @@ Ids = npt.NDArray[np.int64]
 T = TypeVar("T")
 # SQLite's default limit on bound parameters is 999 on old builds; stay under it.
 _IN_BATCH = 900
+#: Most chunks whose neighbours and turns ``context`` keeps (about 0.5 kB each); past it, it starts over.
+_CONTEXT_CACHE = 50_000
 
 
 def embed_text(heading: str, body: str) -> str:
@@ -102,6 +104,9 @@ class VectorIndex:
         self._rows_conn: sqlite3.Connection | None = None
         self._rows_inode: int | None = None
         self._data_version: int | None = None
+        # neighbours and turns by chunk id, for the index state ``_context_key`` names (``context``)
+        self._context: dict[int, tuple[dict[int, int], dict[int, int] | None]] = {}
+        self._context_key: tuple[int | None, int | None, int] | None = None
         self._buf: Floats | None = None  # the rows of the current snapshot, plus spare capacity
 
     @property
@@ -261,40 +266,71 @@ class VectorIndex:
     def neighbours(self, chunk_ids: Sequence[int], reach: int) -> dict[int, dict[int, int]]:
         """For each given chunk, the chunks up to ``reach`` places before and after it in its file,
         as ``{offset: chunk id}`` (offset -reach..reach, never 0)."""
-        out: dict[int, dict[int, int]] = {}
-        if reach < 1:
-            return out
-        with self._rows_lock:
-            conn = self._rows_connection()
-            for part in _batches(list(chunk_ids)):
-                marks = ",".join("?" * len(part))
-                sql = (
-                    "SELECT c.id, n.id, n.ord - c.ord FROM chunks c JOIN chunks n "
-                    "ON n.path = c.path AND n.ord BETWEEN c.ord - ? AND c.ord + ? AND n.id != c.id "
-                    f"WHERE c.id IN ({marks})"
-                )
-                for cid, nid, offset in conn.execute(sql, (reach, reach, *part)):
-                    out.setdefault(cid, {})[offset] = nid
-        return out
+        return self.context(chunk_ids, reach)[0]
 
     def turns(self, chunk_ids: Sequence[int], reach: int) -> dict[int, dict[int, int]]:
         """For each given chunk that is a turn of a dialogue, the turns of that dialogue up to
         ``reach`` places before and after it, as ``{offset: chunk id}`` (``dialogue_turns``)."""
+        return self.context(chunk_ids, reach)[1]
+
+    def context(
+        self, chunk_ids: Sequence[int], reach: int
+    ) -> tuple[dict[int, dict[int, int]], dict[int, dict[int, int]]]:
+        """``neighbours`` and ``turns`` of the given chunks from one read. Both depend on the chunks
+        alone, so each chunk's are kept until the index's ``chunks_gen`` moves (or the file is
+        replaced): a search reads the index only for chunks no search has asked about since."""
+        near: dict[int, dict[int, int]] = {}
+        turns: dict[int, dict[int, int]] = {}
         if reach < 1:
-            return {}
-        window: dict[int, tuple[str, dict[int, tuple[int, str]]]] = {}
+            return near, turns
         with self._rows_lock:
             conn = self._rows_connection()
-            for part in _batches(list(chunk_ids)):
-                marks = ",".join("?" * len(part))
-                sql = (
-                    "SELECT c.id, c.heading, n.id, n.ord - c.ord, n.heading FROM chunks c JOIN chunks n "
-                    "ON n.path = c.path AND n.ord BETWEEN c.ord - ? AND c.ord + ? AND n.id != c.id "
-                    f"WHERE c.id IN ({marks})"
-                )
-                for cid, heading, nid, offset, other in conn.execute(sql, (reach, reach, *part)):
-                    window.setdefault(cid, (heading, {}))[1][offset] = (nid, other)
-        return dialogue_turns(window)
+            conn.execute("BEGIN")  # the generation and the rows read from one state of the index
+            try:
+                gen = chunks_gen(conn)
+                key = (self._rows_inode, gen, reach)
+                if gen is None or key != self._context_key or len(self._context) > _CONTEXT_CACHE:
+                    self._context = {}
+                    self._context_key = key if gen is not None else None
+                cache = self._context
+                wanted = list(dict.fromkeys(chunk_ids))
+                fresh = [cid for cid in wanted if cid not in cache]
+                for cid, entry in self._read_context(conn, fresh, reach).items():
+                    cache[cid] = entry
+            finally:
+                conn.execute("COMMIT")
+            found = [(cid, cache[cid]) for cid in wanted]
+            if gen is None:
+                self._context = {}
+        for cid, (nb, tn) in found:
+            if nb:
+                near[cid] = dict(nb)
+            if tn is not None:
+                turns[cid] = dict(tn)
+        return near, turns
+
+    @staticmethod
+    def _read_context(
+        conn: sqlite3.Connection, chunk_ids: Sequence[int], reach: int
+    ) -> dict[int, tuple[dict[int, int], dict[int, int] | None]]:
+        """Each chunk's neighbours and, for a dialogue turn, its fellow turns (None: not a turn);
+        every given chunk gets an entry, one no longer in the index an empty one."""
+        window: dict[int, tuple[str, dict[int, tuple[int, str]]]] = {}
+        for part in _batches(list(chunk_ids)):
+            marks = ",".join("?" * len(part))
+            sql = (
+                "SELECT c.id, c.heading, n.id, n.ord - c.ord, n.heading FROM chunks c JOIN chunks n "
+                "ON n.path = c.path AND n.ord BETWEEN c.ord - ? AND c.ord + ? AND n.id != c.id "
+                f"WHERE c.id IN ({marks})"
+            )
+            for cid, heading, nid, offset, other in conn.execute(sql, (reach, reach, *part)):
+                window.setdefault(cid, (heading, {}))[1][offset] = (nid, other)
+        turns = dialogue_turns(window)
+        out: dict[int, tuple[dict[int, int], dict[int, int] | None]] = {}
+        for cid in chunk_ids:
+            near = window.get(cid)
+            out[cid] = ({o: nid for o, (nid, _) in near[1].items()} if near else {}, turns.get(cid))
+        return out
 
     def _connection(self) -> sqlite3.Connection:
         """The read connection, reopened (and the matrix rebuilt) when the index file was replaced."""

@@ -8,6 +8,9 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +117,50 @@ def test_nothing_matched_is_no_results(memory: Path, monkeypatch: pytest.MonkeyP
     assert cli("search", "qwxzyv flurbinate zazzle", "-p", str(memory))[:2] == (0, "no results\n")
     code, out, _ = cli("search", "qwxzyv flurbinate zazzle", "-p", str(memory), "-F", "json")
     assert code == 0 and json.loads(out)["results"] == []
+
+
+NO_MODEL_RUN = """
+import json, sys
+from sidecar.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "onnxruntime": "onnxruntime" in sys.modules}), file=sys.stderr)
+"""
+
+
+@needs_model
+async def test_a_tier_with_no_vector_is_searched_without_loading_the_model_and_answers_the_same(
+    memory: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing has embedded the tier yet: the command answers what it answers with the model loaded
+    and the query embedded (its dense leg is empty either way), in a process that never imports
+    onnxruntime. The answer to compare with comes from this process, the model loaded up front and
+    the query embedded as for a tier with vectors (the two switches set to that path)."""
+    from sidecar.retrieval import offline
+    from sidecar.retrieval.hybrid import HybridSearcher
+
+    env = {**os.environ, "MEMORY_SIDECAR_EMBEDDER": "onnx", "ORT_DISABLE_TELEMETRY": "1"}
+    monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
+    for query in ("postgres sqlite driver", "which pet food does the cat like", "invoices", "qwxzyv flurbinate"):
+        argv = ["search", query, "-p", str(memory), "-l", "5", "-F", "json"]
+        proc = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-c", NO_MODEL_RUN, *argv], env=env, capture_output=True, text=True
+        )
+        status = json.loads(proc.stderr.strip().splitlines()[-1])
+        assert status == {"code": 0, "onnxruntime": False}, proc.stderr
+        answer = json.loads(proc.stdout)
+        declared(answer)
+        assert answer["engine"]["search"] == "hybrid" and answer["engine"]["vectors"]["chunks"] == 0
+
+        with monkeypatch.context() as m:
+            m.setattr(offline, "_stored", lambda tier: True)  # load the model up front
+            m.setattr(HybridSearcher, "_has_vectors", lambda self, vectors: _true())  # embed the query
+            code, out, _ = await asyncio.to_thread(cli, *argv)
+        loaded = json.loads(out)
+        assert code == 0 and loaded["engine"] == answer["engine"]
+        assert answer["results"] == loaded["results"], query
+        if query == "postgres sqlite driver":
+            assert answer["results"] and answer["results"][0]["path"] == "AGENT.md"
+
+
+async def _true() -> bool:
+    return True

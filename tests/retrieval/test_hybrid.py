@@ -323,7 +323,7 @@ async def test_a_new_model_reembeds_and_never_mixes_vectors(memory: Path, model:
         assert degraded == [] and "salmon" in results[0]["snippet"]
         fresh.gate.set()
         await rig.settle()
-        assert len(fresh.texts) == 3 + 1  # every chunk once, plus the query
+        assert len(fresh.texts) == 3  # every chunk once; no query: the new model had no vector to score
 
         async def old_vectors_pruned() -> bool:  # once the backlog is done
             models = await rig.tier.write_with(
@@ -518,11 +518,11 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
         assert len(ollama.hits) == after_429, "called again before Retry-After passed"
         assert (await rig.search("salmon boiler"))[1] == ["dense"]
 
-        ollama.mode = "hang"  # a hang: the search gives up after its 0.3 s query timeout, not httpx's 5 s
+        ollama.mode = "hang"  # no chunk has a vector yet: the query needs none, the hang is not waited on
         await async_wait_until(rig.health.usable, timeout=3)
         started = time.monotonic()
         results, degraded = await rig.search("salmon boiler")
-        assert degraded == ["dense"] and results == bm25
+        assert degraded == [] and "salmon" in results[0]["snippet"]
         assert time.monotonic() - started < 2.0
 
         ollama.mode = "ok"
@@ -531,6 +531,15 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
         assert rig.health.state == "ready"
         results, degraded = await rig.search("which pet food does the cat like")
         assert degraded == [] and "Miso" in results[0]["snippet"]
+
+        ollama.release.clear()
+        ollama.mode = "hang"  # with vectors: the search gives up after its 0.3 s query timeout, not httpx's 5 s
+        bm25 = [h.as_json("agent") for h in await rig.tier.search("boiler service monday", 5)]
+        started = time.monotonic()
+        results, degraded = await rig.search("boiler service monday")
+        assert degraded == ["dense"] and results == bm25
+        assert time.monotonic() - started < 2.0
+        ollama.release.set()
     await embedder.aclose()
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "Embedder",
     "EmbedderError",
     "EmbedderUnavailable",
+    "LoadsOnUse",
     "Vectors",
     "embed_in_background",
     "from_blob",
@@ -49,6 +50,14 @@ class Embedder(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class LoadsOnUse(Protocol):
+    """An embedder that loads its model on first use; ``load`` does it now (a caller that times
+    its calls loads first)."""
+
+    async def load(self) -> None: ...
 
 
 @runtime_checkable
