@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from aiohttp.test_utils import TestClient
 
 from sidecar.server.app import create_app
 from sidecar.settings import Settings, load_settings
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
+
+
+@pytest.fixture(autouse=True)
+def _loggers_read_the_config_in_force() -> None:
+    """Each test's module loggers follow the structlog configuration of the moment, so
+    ``capture_logs`` sees what a test provokes. A command run in process (or ``tests/server/
+    test_logs.py``) configures logging as the sidecar does, caching each logger on first use: a
+    logger first used then would keep writing past every later capture in that worker."""
+    structlog.configure(cache_logger_on_first_use=False)
+    lazy = structlog._config.BoundLoggerLazyProxy
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith("sidecar"):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, lazy) and "bind" in vars(value):
+                del value.bind  # the cached logger: the class's bind reads the config again
+
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
