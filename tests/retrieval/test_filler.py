@@ -27,7 +27,7 @@ from sidecar.retrieval.hybrid import (
 )
 from sidecar.retrieval.vectors import VectorIndex
 from tests.support.embedding import drain, needs_model
-from tests.support.memory import AGENT_MD, DAILY_MD, write
+from tests.support.memory import AGENT_MD, DAILY_MD, DIALOGUE_MD, TOOLS_MD, write
 from tests.support.queries import nonsense
 
 HOUSEHOLD = """# Household
@@ -191,42 +191,9 @@ async def test_a_bm25_answer_has_no_zero_score_hits(memory: Path) -> None:
         await rig.close()
 
 
-TOOLS = """# Tools
-
-## Grafana
-Dashboards live in Grafana; the on-call board is pinned.
-
-## Styling
-Tailwind only, never inline styles.
-
-## Database
-Postgres 16 is the new baseline.
-
-## Queue
-The export worker reads from the jobs queue.
-"""
-
-DIALOGUE = """# 2026-05-10 (Sunday 10 May 2026)
-
-## Session 1, 7:02 pm
-
-### Ana
-Did you finally go on that hiking trip you planned?
-
-### Ben
-Yes, last Saturday, up Mount Tamalpais with my sister.
-
-### Ana
-Sounds lovely. I spent the weekend repainting the kitchen.
-
-### Ben
-What colour did you pick in the end?
-"""
-
-
 @needs_model
 async def test_a_real_term_with_noise_words_gets_only_the_note_that_holds_it(hybrid: Searching) -> None:
-    write(hybrid.tier.root, "topics/tools.md", TOOLS)
+    write(hybrid.tier.root, "topics/tools.md", TOOLS_MD)
     await hybrid.tier.reconcile()
     await hybrid.open()
     for query in ("grafana qwxzyv flurbinate zazzle", "tailwind inline styles"):
@@ -240,8 +207,8 @@ async def test_a_real_term_with_noise_words_gets_only_the_note_that_holds_it(hyb
 
 @needs_model
 async def test_the_reply_turn_comes_back_with_its_question(hybrid: Searching) -> None:
-    write(hybrid.tier.root, "daily/2026-05-10.md", DIALOGUE)
-    write(hybrid.tier.root, "topics/tools.md", TOOLS)
+    write(hybrid.tier.root, "daily/2026-05-10.md", DIALOGUE_MD)
+    write(hybrid.tier.root, "topics/tools.md", TOOLS_MD)
     await hybrid.tier.reconcile()
     await hybrid.open()
     rows = hybrid.tier.index.writer.execute("SELECT id, path, heading FROM chunks ORDER BY path, ord").fetchall()

@@ -38,7 +38,7 @@ from sidecar.retrieval.standing import SLACK, standing
 from sidecar.retrieval.vectors import VectorIndex, dialogue_turns
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.embedding import drain, needs_model
-from tests.support.memory import AGENT_MD, DAILY_MD, write
+from tests.support.memory import AGENT_MD, DAILY_MD, DIALOGUE_MD, TOOLS_MD, write
 
 REACH = max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER))
 
@@ -52,38 +52,6 @@ The boiler service is booked for the first Monday of every month.
 TRAVEL = """# Travel
 
 Booked the train to Lisbon for the conference in March, window seat.
-"""
-
-TOOLS = """# Tools
-
-## Grafana
-Dashboards live in Grafana; the on-call board is pinned.
-
-## Styling
-Tailwind only, never inline styles.
-
-## Database
-Postgres 16 is the new baseline.
-
-## Queue
-The export worker reads from the jobs queue.
-"""
-
-DIALOGUE = """# 2026-05-10 (Sunday 10 May 2026)
-
-## Session 1, 7:02 pm
-
-### Ana
-Did you finally go on that hiking trip you planned?
-
-### Ben
-Yes, last Saturday, up Mount Tamalpais with my sister.
-
-### Ana
-Sounds lovely. I spent the weekend repainting the kitchen.
-
-### Ben
-What colour did you pick in the end?
 """
 
 
@@ -258,9 +226,9 @@ async def tier_rig(tmp_path: Path, model: OnnxEmbedder) -> AsyncIterator[Searchi
     make_corpus(root, 300, seed=7)
     write(root, "AGENT.md", AGENT_MD)
     write(root, "daily/2026-05-14.md", DAILY_MD)
-    write(root, "daily/2026-05-10.md", DIALOGUE)
+    write(root, "daily/2026-05-10.md", DIALOGUE_MD)
     write(root, "daily/2026-05-11.md", DIALOGUE_LONG)
-    write(root, "topics/tools.md", TOOLS)
+    write(root, "topics/tools.md", TOOLS_MD)
     write(root, "topics/household.md", HOUSEHOLD)
     write(root, "topics/travel.md", TRAVEL)
     rig = Searching(root, model)
@@ -369,9 +337,9 @@ async def test_a_tier_with_no_vector_is_answered_without_the_query_vector_and_th
 ) -> None:
     root = tmp_path / "memory"
     write(root, "AGENT.md", AGENT_MD)
-    write(root, "daily/2026-05-10.md", DIALOGUE)
+    write(root, "daily/2026-05-10.md", DIALOGUE_MD)
     write(root, "daily/2026-05-11.md", DIALOGUE_LONG)
-    write(root, "topics/tools.md", TOOLS)
+    write(root, "topics/tools.md", TOOLS_MD)
     tier = Tier("agent", root)
     await tier.open()
     vectors = VectorIndex(tier.index.path, model.model_id, model.dim)

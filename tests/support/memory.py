@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-__all__ = ["AGENT_MD", "DAILY_MD", "ClientFactory", "write"]
+__all__ = ["AGENT_MD", "DAILY_MD", "DIALOGUE_MD", "TOOLS_MD", "ClientFactory", "write"]
 
 AGENT_MD = """# Identity
 I am researcher, a code review agent.
@@ -40,3 +40,36 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 ClientFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
+
+# Sections a dense neighbour could lend to, and a dialogue whose turns lend to each other.
+TOOLS_MD = """# Tools
+
+## Grafana
+Dashboards live in Grafana; the on-call board is pinned.
+
+## Styling
+Tailwind only, never inline styles.
+
+## Database
+Postgres 16 is the new baseline.
+
+## Queue
+The export worker reads from the jobs queue.
+"""
+
+DIALOGUE_MD = """# 2026-05-10 (Sunday 10 May 2026)
+
+## Session 1, 7:02 pm
+
+### Ana
+Did you finally go on that hiking trip you planned?
+
+### Ben
+Yes, last Saturday, up Mount Tamalpais with my sister.
+
+### Ana
+Sounds lovely. I spent the weekend repainting the kitchen.
+
+### Ben
+What colour did you pick in the end?
+"""
