@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -15,10 +14,9 @@ import pytest
 from sidecar.index.tier import Tier
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
-from sidecar.store.migrate import migrate_crew
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.memory import write
-from tests.support.pg import PgServer, pg_available, pg_server
+from tests.support.pg import PgServer, crew_tier_and_store, pg_available, pg_server
 
 __all__ = ["pg_server"]
 
@@ -81,22 +79,8 @@ async def both(tmp_path: Path, pg_server: PgServer) -> AsyncIterator[tuple[Tier,
     root = tmp_path / "crew"
     write(root, "daily/2024-03-02.md", DIALOGUE)
     write(root, "topics/kitchen.md", NOTE)
-    tier = Tier("crew", root)
-    await tier.open(postings=True)
-
-    def store_vectors(conn: Any) -> None:
-        rows = conn.execute("SELECT hash, heading, body FROM chunks").fetchall()
-        VectorIndex.store(conn, MODEL, 4, [(h, vector_for(f"{head} {body}")) for h, head, body in rows])
-
-    await tier.write_with(store_vectors)
-    url = pg_server.new_database()
-    await migrate_crew(root, url, "crew", model=MODEL)
-    store = PostgresCrewStore(url, "crew")
-    try:
-        yield tier, store
-    finally:
-        await store.close()
-        await tier.close()
+    async with crew_tier_and_store(root, pg_server, MODEL, vector_for) as both:
+        yield both
 
 
 async def test_a_reply_comes_back_on_its_questions_words_from_the_store_as_from_the_index(

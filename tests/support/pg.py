@@ -21,7 +21,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ import pytest
 
 from tests.support.procs import free_port, process_tree
 
-__all__ = ["PgServer", "pg_available", "pg_bin", "pg_server"]
+__all__ = ["PgServer", "crew_tier_and_store", "pg_available", "pg_bin", "pg_server"]
 
 _USER = "nobody"
 
@@ -189,3 +189,33 @@ def pg_server() -> Iterator[PgServer]:
         yield server
     finally:
         server.destroy()
+
+
+@contextlib.asynccontextmanager
+async def crew_tier_and_store(
+    root: Path, server: PgServer, model: str, vector_for: Callable[[str], Any]
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The crew tier over ``root`` (its chunks given 4-dimensional ``vector_for(heading body)``
+    vectors under ``model``) and a PostgreSQL crew store migrated from it in a fresh database:
+    the same memory on both sides, for comparing their rankings."""
+    from sidecar.index.tier import Tier
+    from sidecar.retrieval.vectors import VectorIndex
+    from sidecar.store.migrate import migrate_crew
+    from sidecar.store.postgres import PostgresCrewStore
+
+    tier = Tier("crew", root)
+    await tier.open(postings=True)
+
+    def store_vectors(conn: Any) -> None:
+        rows = conn.execute("SELECT hash, heading, body FROM chunks").fetchall()
+        VectorIndex.store(conn, model, 4, [(h, vector_for(f"{head} {body}")) for h, head, body in rows])
+
+    await tier.write_with(store_vectors)
+    url = server.new_database()
+    await migrate_crew(root, url, "crew", model=model)
+    store = PostgresCrewStore(url, "crew")
+    try:
+        yield tier, store
+    finally:
+        await store.close()
+        await tier.close()
