@@ -23,6 +23,8 @@ def _loggers_read_the_config_in_force() -> None:
     ``capture_logs`` sees what a test provokes. A command run in process (or ``tests/server/
     test_logs.py``) configures logging as the sidecar does, caching each logger on first use: a
     logger first used then would keep writing past every later capture in that worker."""
+    if not structlog.get_config()["cache_logger_on_first_use"]:
+        return  # nothing configured caching since the last test: no logger can be cached
     structlog.configure(cache_logger_on_first_use=False)
     lazy = structlog._config.BoundLoggerLazyProxy
     for name, module in list(sys.modules.items()):
