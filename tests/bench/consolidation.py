@@ -10,6 +10,10 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``fresh2``: a fourth seed with templates, routine lines and values of its own (other tools,
   databases, hosts, jobs, preferences), written before the job's last tuning and run only for the
   final figures;
+- ``fresh3``: a research lab assistant's 120 days (``consolidation_gen_lab``): datasets,
+  instruments and field duties instead of services, routine lines of its own, and changes stated
+  in twenty phrasings the other sets do not use (a table row, a struck-out bullet among them);
+  written before the job's last tuning and run only for the final figures;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -49,9 +53,10 @@ from sidecar.server.app import create_app
 from sidecar.settings import load_settings
 from sidecar.write.usage import capped_bytes
 from tests.bench.consolidation_gen import INJECTION, History, make_history
+from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
 
 CAP = 450 * 1024
-SEEDS = {"tuning": 35, "held_out": 3501, "fresh": 9090, "fresh2": 4242}
+SEEDS = {"tuning": 35, "held_out": 3501, "fresh": 9090, "fresh2": 4242, "fresh3": 7373}
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
 Client = TestClient[Any, Any]
@@ -100,8 +105,8 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
     """Each day's note through the write path; lines the scanner refuses go in by a direct edit."""
     for day, lines in sorted(notes.items()):
         rel = f"daily/{day.isoformat()}.md"
-        direct = [ln for ln in lines if ln in (INJECTION,)]
-        body = "".join(f"- {ln}\n" for ln in lines if ln not in direct)
+        direct = [ln for ln in lines if ln == INJECTION or ln in DIRECT]
+        body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
         if direct:
             with (root / rel).open("a", encoding="utf-8") as note:
@@ -109,6 +114,11 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
     (root / "daily" / "summaries").mkdir(parents=True, exist_ok=True)
     (root / "daily" / "summaries" / "2026-W99.md").write_text("# Not a week\n\n- Kept as written.\n")
     await _post(client, "/memory/reindex", {})
+
+
+def _markdown(line: str) -> str:
+    """A note line as a bullet; a ``RAW|`` line (a table, an edited bullet) as it is written."""
+    return line.removeprefix("RAW|") if line.startswith("RAW|") else f"- {line}\n"
 
 
 async def _consolidate(client: Client, root: Path) -> dict[str, Any]:
@@ -140,7 +150,7 @@ async def _consolidate(client: Client, root: Path) -> dict[str, Any]:
 
 async def _generated(kind: str, seed: int) -> dict[str, Any]:
     today = datetime.now(UTC).date()
-    history = make_history(kind, seed, today)
+    history = make_lab_history(seed, today) if kind == "fresh3" else make_history(kind, seed, today)
     notes = {history.start + timedelta(days=n): lines for n, lines in enumerate(history.notes)}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "memory"
