@@ -26,6 +26,9 @@ LEVELS: dict[str, int] = {
     "sidecar.logs": 0,
     "sidecar.heap": 0,
     "sidecar.clock": 0,  # the one text form of timestamps, which the journal, ingest and the graph share
+    # The one SQLite database class (writer thread, readers, PRAGMAs, migrations): the index, the
+    # journal and the graph each hold one.
+    "sidecar.db": 0,
     "sidecar.index": 1,
     "sidecar.write": 2,
     "sidecar.prompt": 2,
