@@ -39,6 +39,7 @@ MAX_BATCH = 256
 BUSY_GIVE_UP_S = 30.0  # a database locked by someone else this long is an error, not a wait
 RETRY_FIRST_S = 0.5  # first delay before a failed tier is reconciled again; doubles up to the max
 RETRY_MAX_S = 30.0
+MAX_WRITTEN = 4096  # own writes remembered for the watcher (forgotten all at once past this)
 # Called once per applied change: (tier, path, seq, kind) where kind is added/updated/removed.
 UpdateHook = Callable[[str, str, int, str], Awaitable[None]]
 Change = tuple[str, str, int, str]  # (tier, path, seq, kind)
@@ -82,16 +83,29 @@ class ReindexQueue:
         self._unrepaired: dict[str, list[tuple[int, int]]] = {}
         self._retry: dict[str, asyncio.TimerHandle] = {}
         self._retry_delay: dict[str, float] = {}
+        # Files this sidecar wrote itself, as each write left them: (tier, path) -> stat key. The
+        # watcher's event for such a write adds nothing (the write's own item reads the file).
+        self._written: dict[tuple[str, str], tuple[int, ...]] = {}
 
     # -- producers ---------------------------------------------------------------------------
-    def put(self, tier: str, path: str | None, origin: str) -> int:
-        """Queue a file (or, with ``path=None``, a whole-tier reconcile); return its seq."""
+    def put(self, tier: str, path: str | None, origin: str, written: tuple[int, ...] | None = None) -> int:
+        """Queue a file (or, with ``path=None``, a whole-tier reconcile); return its seq. ``written``:
+        the file's stat key as this sidecar's own write left it (see ``own_write``)."""
+        if path is not None and written is not None:
+            if len(self._written) >= MAX_WRITTEN:
+                self._written.clear()
+            self._written[(tier, path)] = written
         self._seq += 1
         self._items.append(Item(self._seq, tier, path, time.monotonic(), origin))
         self._wakeup.set()
         if self.on_change is not None:
             self.on_change()
         return self._seq
+
+    def own_write(self, tier: str, path: str, key: tuple[int, ...]) -> bool:
+        """True when the file is still as a write of this sidecar left it (its stat ``key``), that
+        write being queued already: a watcher's event for it need not be queued again."""
+        return self._written.get((tier, path)) == key
 
     @property
     def latest_seq(self) -> int:
