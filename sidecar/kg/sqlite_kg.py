@@ -1,8 +1,8 @@
 """The knowledge graph in SQLite (``kg.sqlite`` beside the journal): every SQL statement of the
 graph is in this module, behind :class:`SqliteKgStore`.
 
-One writer connection on its own thread (``BEGIN IMMEDIATE``), one query-only reader on another;
-numbered migrations applied on open. Every statement applies the scope (workspace and crew) in SQL.
+One :class:`~sidecar.db.Database`: writes on its writer thread (``BEGIN IMMEDIATE``), reads on a
+read-only reader thread; numbered migrations applied on open. Every statement applies the scope (workspace and crew) in SQL.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sidecar.db import Database
 from sidecar.errors import NotFound
-from sidecar.index import db
 from sidecar.kg.model import SINCE_UNKNOWN, Entity, Fact, NewFact, Scope, now_iso
 from sidecar.kg.names import entity_key, entity_type, split_version
 
@@ -111,89 +111,37 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-def connect(path: Path, *, writer: bool) -> Conn:
-    """Every connection to the graph, with its PRAGMAs: autocommit, WAL, a small page cache."""
-    if writer:
-        db.private_db_file(path)
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout = 5000")
-    conn.execute("PRAGMA cache_size = -2000")
-    if writer:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-    else:
-        conn.execute("PRAGMA query_only = ON")
-    return conn
-
-
 class SqliteKgStore:
     """The graph over one ``kg.sqlite`` file."""
 
-    def __init__(self, path: Path, writer: Conn, reader: Conn, pools: tuple[ThreadPoolExecutor, ...]) -> None:
-        self.path = path
-        self._writer, self._reader = writer, reader
-        self._write_pool, self._read_pool = pools
+    def __init__(self, db: Database) -> None:
+        self.path = db.path
+        self._db = db
         # Per scope: when its keys were read, and every key an entity is found by (a superset).
         self._keys: dict[Scope, tuple[float, set[str]]] = {}
 
     @classmethod
     async def open(cls, path: Path) -> SqliteKgStore:
         """Create or open the database and apply its migrations."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        loop = asyncio.get_running_loop()
-        pools = (
-            ThreadPoolExecutor(1, thread_name_prefix="kg-writer"),
-            ThreadPoolExecutor(1, thread_name_prefix="kg-reader"),
-        )
-
-        def open_writer() -> Conn:
-            conn = connect(path, writer=True)
-            db.migrate(conn, MIGRATIONS)
-            return conn
-
+        db = Database(path, MIGRATIONS, name="kg")
         try:
-            writer = await loop.run_in_executor(pools[0], open_writer)
-            reader = await loop.run_in_executor(pools[1], lambda: connect(path, writer=False))
+            await db.open()
         except BaseException:
-            for pool in pools:
-                pool.shutdown()
+            await db.aclose()
             raise
-        return cls(path, writer, reader, pools)
+        return cls(db)
 
     async def aclose(self) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._read_pool, self._reader.close)
-        await loop.run_in_executor(self._write_pool, self._writer.close)
-        self._read_pool.shutdown()
-        self._write_pool.shutdown()
+        await self._db.aclose()
 
     async def release_memory(self) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._write_pool, db.shrink_memory, self._writer)
-        await loop.run_in_executor(self._read_pool, db.shrink_memory, self._reader)
+        await self._db.release_memory()
 
     async def _write(self, fn: Callable[[Conn], T]) -> T:
-        def run() -> T:
-            self._writer.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(self._writer)
-            except BaseException:
-                self._writer.execute("ROLLBACK")
-                raise
-            self._writer.execute("COMMIT")
-            return result
-
-        return await asyncio.get_running_loop().run_in_executor(self._write_pool, run)
+        return await self._db.write(fn)
 
     async def _read(self, fn: Callable[[Conn], T]) -> T:
-        def run() -> T:
-            self._reader.execute("BEGIN")
-            try:
-                return fn(self._reader)
-            finally:
-                self._reader.execute("COMMIT")
-
-        return await asyncio.get_running_loop().run_in_executor(self._read_pool, run)
+        return await self._db.read(fn)
 
     # -- writes --------------------------------------------------------------------------------
     async def add(
