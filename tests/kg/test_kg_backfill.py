@@ -163,30 +163,69 @@ async def test_a_child_that_fails_falls_back_to_a_thread(
 
 async def test_the_backfill_rests_while_the_sidecar_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Between files the backfill rests until this process used at most ``QUIET_SHARE`` of a core
-    over the last step: a thread spinning for 1 s (as searches back to back would) holds it that
-    long; with nothing running it rests just the time asked; a load that never ends is waited out
-    for ``QUIET_PATIENCE`` seconds only."""
+    over the last step: while the loop is kept busy (as searches back to back would keep it) it
+    rests on, and at the first step with nothing running it stops; with nothing running it rests
+    just the one step asked; a load that never ends is waited out for ``QUIET_PATIENCE`` seconds
+    of steps only.
+
+    The load burns the loop's own thread in slices of ``BURN`` s of CPU, so every step it runs in
+    holds at least one whole slice, over ``QUIET_SHARE`` of the step, however little of a core the
+    host leaves this process; the steps are counted by the rule's own CPU readings (the clock,
+    wrapped: it still reads the process's CPU). A spinning thread or a wall-clock bound would
+    depend on the host's load: on a busy host a spinner gets under a fifth of a core."""
     monkeypatch.setattr(ingest, "QUIET_S", 0.1)
-    loop = asyncio.get_running_loop()
+    share = ingest.QUIET_SHARE * 0.1
+    burn = 2 * share  # a slice's CPU: twice what a step may use and still count as quiet
+    readings: list[float] = []
+    cpu_time = time.process_time
 
-    def spin(until: float) -> None:
-        while time.monotonic() < until:
-            pass
+    def reading() -> float:
+        readings.append(cpu_time())
+        return readings[-1]
 
+    monkeypatch.setattr(time, "process_time", reading)
+
+    def steps() -> int:
+        return len(readings) // 2  # each step reads the CPU before and after its sleep
+
+    async def busy(slices: float) -> int:
+        """Burn ``slices`` slices on the loop's thread, yielding to the loop between them; the step
+        under way when the last one ended."""
+        done = 0
+        while True:
+            until = time.thread_time() + burn
+            while time.thread_time() < until:
+                pass
+            done += 1
+            if done >= slices:
+                return (len(readings) + 1) // 2
+            await asyncio.sleep(0)
+
+    slices = round(1.0 / burn)  # a second of CPU
     started = time.monotonic()
-    spinning = loop.run_in_executor(None, spin, started + 1.0)
+    load = asyncio.create_task(busy(slices))
     await ingest._until_quiet(0.1)
-    assert 1.0 <= time.monotonic() - started < 2.5
-    await spinning
+    assert load.done(), "it rested while the loop was busy"
+    assert steps() == load.result() + 1, "and stopped at the first quiet step after"
+    assert time.monotonic() - started >= 1.0  # a second of one thread's CPU takes a second at least
+    assert all(b - a > share for a, b in zip(readings[:-2:2], readings[1:-2:2], strict=True))
+    assert readings[-1] - readings[-2] <= share
+
+    readings.clear()
     started = time.monotonic()
     await ingest._until_quiet(0.1)
-    assert time.monotonic() - started < 0.5
+    assert steps() == 1 and time.monotonic() - started >= 0.1
+
     monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.5)
-    started = time.monotonic()
-    spinning = loop.run_in_executor(None, spin, started + 3.0)
-    await ingest._until_quiet(0.1)
-    assert 0.5 <= time.monotonic() - started < 1.5
-    await spinning
+    readings.clear()
+    load = asyncio.create_task(busy(float("inf")))
+    try:
+        await ingest._until_quiet(0.1)
+        assert not load.done() and steps() == 5, "five busy steps of 0.1 s, then no longer"
+    finally:
+        load.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await load
 
 
 def extraction_child(pid: int) -> int:
