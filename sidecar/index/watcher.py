@@ -6,6 +6,7 @@ periodic reconcile catches anything a watcher missed.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,12 +121,24 @@ class TierWatcher:
 
     def _enqueue(self, rels: set[str]) -> None:
         """Files go on the queue one by one; a directory change (files created inside a new
-        directory before it was watched, a removed tree) needs a reconcile of the tier."""
+        directory before it was watched, a removed tree) needs a reconcile of the tier. A file
+        still as this sidecar's own write left it is not queued again: that write queued it, and
+        an apply of the same bytes would only take the index's writer (a commit) from the next
+        write."""
         files = sorted(r for r in rels if is_tier_file(r))
         for rel in files:
-            self.queue.put(self.tier, rel, "watcher")
+            if not self._own_write(rel):
+                self.queue.put(self.tier, rel, "watcher")
         if len(files) < len(rels):
             self.queue.put(self.tier, None, "watcher-dir")
+
+    def _own_write(self, rel: str) -> bool:
+        try:
+            st = os.stat(self.root / rel, follow_symlinks=False)
+        except OSError:
+            return False  # gone (or unreadable): the queue finds out what that means
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # as sidecar.write.durable.stat_key
+        return self.queue.own_write(self.tier, rel, key)
 
     async def _reconcile_forever(self) -> None:
         while not self._stop.is_set():

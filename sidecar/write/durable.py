@@ -25,7 +25,16 @@ from sidecar.errors import CapExceeded, Forbidden, SidecarError, WriteFailed
 from sidecar.index.files import MAX_DIR_DEPTH, resolve_tier_file
 from sidecar.write.paths import open_parent_dir
 
-__all__ = ["FILE_MODE", "TEMP_SUFFIX", "durable_replace", "read_file", "sweep_temp_files", "temp_name"]
+__all__ = [
+    "FILE_MODE",
+    "TEMP_SUFFIX",
+    "StatKey",
+    "durable_replace",
+    "read_file",
+    "stat_key",
+    "sweep_temp_files",
+    "temp_name",
+]
 
 log = structlog.get_logger("sidecar.write.durable")
 TEMP_SUFFIX = ".tmp"
@@ -53,16 +62,32 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def durable_replace(root: Path, rel: str, data: bytes, old: bytes | None) -> None:
-    """Atomically and durably make ``root/rel`` hold ``data`` (``old`` is its current content)."""
+StatKey = tuple[int, int, int, int]  # (inode, size, mtime_ns, ctime_ns)
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    """What tells one state of a file from another: every durable write makes a new inode, and an
+    edit in place changes the size or the times."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def durable_replace(root: Path, rel: str, data: bytes, old: bytes | None) -> StatKey | None:
+    """Atomically and durably make ``root/rel`` hold ``data`` (``old`` is its current content);
+    the file's :func:`stat_key` as the write left it (None if it cannot be read back, which leaves
+    the write done)."""
     try:
         with open_parent_dir(root, rel, create=True) as dir_fd:
-            _replace_in(dir_fd, rel.rsplit("/", 1)[-1], data)
+            name = rel.rsplit("/", 1)[-1]
+            _replace_in(dir_fd, name, data)
             try:
                 os.fsync(dir_fd)
             except OSError as exc:
                 _restore(root, rel, old)
                 raise _fail("dir_fsync", exc) from exc
+            try:
+                return stat_key(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
+            except OSError:
+                return None
     except OSError as exc:  # every step inside raises WriteFailed: this is making the directories
         raise _fail("mkdir", exc) from exc
 

@@ -59,6 +59,7 @@ STALL_S = 10.0  # one write on the write thread for longer than this: writes are
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
 DEDUP_CANDIDATES = 5  # chunks of the tier an append is compared with, besides its own file
 DEDUP_QUERY_WORDS = 64
+_WRITTEN = "_written"  # the file's stat key after a write, from the write thread to the queue
 CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
     'this write in the same turn with mode "replace" carrying the consolidated body.'
@@ -162,8 +163,9 @@ class WriteService:
             return cast(WriteAnswer, out)
         # On the loop (the queue is not thread-safe), so possibly in another order than the files
         # were written, which is harmless: a write is durable before its seq exists, and the
-        # reindex that seq waits for reads the file after that.
-        out["seq"] = self.queue.put(req.tier, req.path, "write")
+        # reindex that seq waits for reads the file after that. The file's stat as the write left
+        # it goes with it: the watcher then does not queue the same file again for this write.
+        out["seq"] = self.queue.put(req.tier, req.path, "write", out.pop(_WRITTEN))
         self.count += 1
         self.bytes += out["bytes"]
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
@@ -178,7 +180,7 @@ class WriteService:
         if why is not None:
             raise WritesStalled(f"memory writes are stalled: {why}; nothing was deleted")
         out = await asyncio.get_running_loop().run_in_executor(self._thread, self._delete_now, root, path, heading)
-        out["seq"] = self.queue.put(tier, path, "write")
+        out["seq"] = self.queue.put(tier, path, "write", out.pop(_WRITTEN, None))
         log.info("write.deleted", tier=tier, path=path, heading=heading, seq=out["seq"])
         return {"tier": tier, "path": path, **out}
 
@@ -195,7 +197,7 @@ class WriteService:
             text = old.decode("utf-8", errors="replace")
             start, end, line_start, line_end = _section_span(text, heading)
             new = (text[:start] + text[end:]).encode("utf-8")
-            durable_replace(root, path, new, old)
+            written = durable_replace(root, path, new, old)
             known = self._usage.get(root)
             if known is not None and counts_against_cap(path):
                 self._usage[root] = known.after(old, new)
@@ -206,6 +208,7 @@ class WriteService:
                 "line_end": line_end,
                 "bytes_removed": len(old) - len(new),
                 "bytes": len(new),
+                _WRITTEN: written,
             }
         finally:
             self._busy_since = None
@@ -296,7 +299,7 @@ class WriteService:
         warning = self._check_caps(root, req, old, new)
         flagged = self._scan(req, old, new)  # bounded, but up to a few ms on big files
         checked = time.perf_counter()
-        durable_replace(root, req.path, new, old)
+        written = durable_replace(root, req.path, new, old)
         done = time.perf_counter()
         if done - queued > SLOW_WRITE_S:  # where a slow write spent its time, for whoever looks
             log.warning(
@@ -310,7 +313,7 @@ class WriteService:
         known = self._usage.get(root)  # None: recounted since (``recount``), the next write scans
         if known is not None and counts_against_cap(req.path):
             self._usage[root] = known.after(old, new)
-        out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new)}
+        out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new), _WRITTEN: written}
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
             out.update(warning)
