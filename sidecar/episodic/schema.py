@@ -1,4 +1,4 @@
-"""The journal database: one connection factory for every PRAGMA, numbered migrations recorded in it.
+"""The journal database's schema: its numbered migrations (applied by :class:`sidecar.db.Database`).
 
 ``journal_entries`` keys rows by an INTEGER ``seq`` (stable across VACUUM, unlike an implicit
 rowid) that the FTS5 external-content mirror uses as its rowid; triggers keep the mirror in
@@ -8,12 +8,7 @@ NULL, because NULLs would not collide in the primary key and a day could get two
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
-from sidecar.index import db
-
-__all__ = ["MIGRATIONS", "connect", "migrate", "schema_version"]
+__all__ = ["MIGRATIONS"]
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: journal, FTS5 mirror, embeddings, archive, relations, health snapshots.
@@ -163,29 +158,3 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX journal_entries_superseded_by ON journal_entries(superseded_by) WHERE superseded_by IS NOT NULL;
     """,
 )
-
-
-def connect(path: Path, *, writer: bool) -> sqlite3.Connection:
-    """Every connection to the journal comes from here, with every PRAGMA it needs.
-
-    Autocommit mode: writers open their own ``BEGIN IMMEDIATE``. Readers are ``query_only``.
-    """
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout = 5000")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA cache_size = -2000")  # 2 MB: the OS page cache holds the file anyway
-    if writer:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-    else:
-        conn.execute("PRAGMA query_only = ON")
-    return conn
-
-
-def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the journal's missing migrations (the sidecar's one migration runner)."""
-    return db.migrate(conn, MIGRATIONS)
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    return db.schema_version(conn)

@@ -1,18 +1,17 @@
-"""The SQLite journal store: one writer connection on its own thread, one reader on another.
+"""The SQLite journal store over one :class:`~sidecar.db.Database`.
 
-Writes run in ``BEGIN IMMEDIATE`` on the writer thread, so they are serialised; reads run on a
-``query_only`` connection, which WAL lets proceed while a write is in flight. Every connection
-comes from :func:`sidecar.episodic.schema.connect`; migrations are applied on open.
+Writes run in ``BEGIN IMMEDIATE`` on its writer thread, so they are serialised; reads run on a
+read-only connection, which WAL lets proceed while a write is in flight. Migrations
+(:mod:`sidecar.episodic.schema`) are applied on open; a journal file replaced under an open store
+is followed before the next write.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,10 +22,11 @@ import numpy.typing as npt
 import structlog
 
 from sidecar.clock import parse_iso, to_iso, utcnow
+from sidecar.db import Database
 from sidecar.episodic import sqlite_sql as qs
 from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.query import ScopeFilter
-from sidecar.episodic.schema import connect, migrate
+from sidecar.episodic.schema import MIGRATIONS
 from sidecar.episodic.store import (
     CostTotals,
     HealthInputs,
@@ -38,8 +38,7 @@ from sidecar.episodic.store import (
     SharedEntry,
 )
 from sidecar.episodic.vector_cache import Delta, VectorCache, VectorRow, VectorSet
-from sidecar.errors import Conflict, NotFound, TierMissing
-from sidecar.index.db import private_db_file, shrink_memory
+from sidecar.errors import Conflict, NotFound
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
 __all__ = [
@@ -72,72 +71,39 @@ _LOAD_BATCH = 4096
 class SqliteJournalStore:
     """The :class:`~sidecar.episodic.store.JournalStore` over one ``journal.sqlite`` file."""
 
-    def __init__(self, path: Path, writer: Conn, reader: Conn, pools: tuple[ThreadPoolExecutor, ...]) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self._writer, self._reader = writer, reader
-        self._write_pool, self._read_pool = pools
+        self._db = Database(path, MIGRATIONS, name="journal", on_replaced=self._replaced)
         self._cache = VectorCache()
-        self._inode = _inode(path)
-        self._reader_stale = False
 
     @classmethod
     async def open(cls, path: Path) -> SqliteJournalStore:
-        """Create or open the database, apply migrations, open the reader."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        loop = asyncio.get_running_loop()
-        write_pool = ThreadPoolExecutor(1, thread_name_prefix="journal-writer")
-        read_pool = ThreadPoolExecutor(1, thread_name_prefix="journal-reader")
+        """Create or open the database and apply migrations."""
+        store = cls(path)
         try:
-            writer = await loop.run_in_executor(write_pool, _open_writer, path)
-            reader = await loop.run_in_executor(read_pool, lambda: connect(path, writer=False))
+            await store._db.open()
         except BaseException:
-            write_pool.shutdown()
-            read_pool.shutdown()
+            await store._db.aclose()
             raise
-        return cls(path, writer, reader, (write_pool, read_pool))
+        return store
 
     async def release_memory(self) -> None:
-        """Empty both connections' page caches (the server does it when idle), each on its thread."""
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._write_pool, shrink_memory, self._writer)
-        await loop.run_in_executor(self._read_pool, shrink_memory, self._reader)
+        """Empty the connections' page caches (the server does it when idle)."""
+        await self._db.release_memory()
 
     async def aclose(self) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._read_pool, self._reader.close)
-        await loop.run_in_executor(self._write_pool, self._writer.close)
-        self._read_pool.shutdown()
-        self._write_pool.shutdown()
+        await self._db.aclose()
 
-    def _reopen_if_replaced(self) -> None:
-        """On the writer thread: if journal.sqlite was deleted or replaced under us (the memory dir
-        restored from a backup), open the file that is there now instead of writing into a ghost."""
-        if _inode(self.path) == self._inode:
-            return
-        if not self.path.parent.is_dir():  # not recreated: it may be a volume that is not mounted yet
-            raise TierMissing(f"the memory dir {self.path.parent} is missing; the journal is not recreated")
-        self._writer.close()
-        self._writer = _open_writer(self.path)
-        self._inode = _inode(self.path)
-        self._reader_stale = True
+    def _replaced(self, path: Path) -> None:
+        """On the writer thread, after journal.sqlite was deleted or replaced under us (the memory
+        dir restored from a backup) and the file there now was opened instead of writing into a
+        ghost: what recall cached came from the old file."""
         self._cache.clear()
-        log.warning("journal.reopened", path=str(self.path))
+        log.warning("journal.reopened", path=str(path))
 
     async def _write(self, fn: Callable[[Conn], T]) -> T:
         """``fn`` in one write transaction that changes nothing recall serves."""
-
-        def run() -> T:
-            self._reopen_if_replaced()
-            self._writer.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(self._writer)
-            except BaseException:
-                self._writer.execute("ROLLBACK")
-                raise
-            self._writer.execute("COMMIT")
-            return result
-
-        return await asyncio.get_running_loop().run_in_executor(self._write_pool, run)
+        return await self._db.write(fn)
 
     async def _serve_write(self, fn: Callable[[Conn, Delta], T]) -> T:
         """``fn`` in one write transaction that may change what recall serves: it records what it
@@ -154,18 +120,8 @@ class SqliteJournalStore:
         return result
 
     async def _read(self, fn: Callable[[Conn], T]) -> T:
-        def run() -> T:
-            if self._reader_stale:
-                self._reader.close()
-                self._reader = connect(self.path, writer=False)
-                self._reader_stale = False
-            self._reader.execute("BEGIN")  # one snapshot for every statement of the read
-            try:
-                return fn(self._reader)
-            finally:
-                self._reader.execute("COMMIT")
-
-        return await asyncio.get_running_loop().run_in_executor(self._read_pool, run)
+        """``fn`` on the reader, every statement of it in one snapshot."""
+        return await self._db.read(fn)
 
     # -- journal -------------------------------------------------------------------------------
     async def append(self, entry: JournalEntry, *, as_latest: bool = False) -> StoredEntry:
@@ -716,20 +672,6 @@ class SqliteJournalStore:
     async def cost_since(self, workspace_id: str, agent_id: str, since: datetime) -> CostTotals:
         row = await self._read(lambda c: c.execute(qs.COST, (workspace_id, agent_id, to_iso(since))).fetchone())
         return CostTotals(int(row[0]), int(row[1]), float(row[2]))
-
-
-def _inode(path: Path) -> int | None:
-    try:
-        return path.stat().st_ino
-    except FileNotFoundError:
-        return None
-
-
-def _open_writer(path: Path) -> Conn:
-    private_db_file(path)  # 0600, whatever the umask
-    conn = connect(path, writer=True)
-    migrate(conn)
-    return conn
 
 
 def _unit(value: float) -> float:

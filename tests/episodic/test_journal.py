@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from structlog.testing import capture_logs
 
 from sidecar.episodic import JournalEntry, SqliteJournalStore, compact, should_embed, wants_embedding
 from sidecar.episodic import sqlite_sql as qs
@@ -200,6 +201,30 @@ async def test_migrations_are_recorded_and_reapplying_is_a_no_op(tmp_path: Path)
         conn.close()
     assert versions == list(range(1, len(MIGRATIONS) + 1))
     assert mode == "wal"
+
+
+async def test_a_journal_file_replaced_under_the_store_is_followed_not_written_as_a_ghost(tmp_path: Path) -> None:
+    """The memory dir restored from a backup: the next write opens the file there now (migrated),
+    and reads answer from it; the replaced file's entries are not served from a stale reader."""
+    path = tmp_path / "journal.sqlite"
+    opened = await SqliteJournalStore.open(path)
+    try:
+        before = await opened.append(entry("before the restore"))
+        assert await opened.get("w1", before.id) is not None
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        with capture_logs() as logs:
+            after = await opened.append(entry("after the restore"))
+        assert any(e["event"] == "journal.reopened" for e in logs)
+        assert await opened.get("w1", before.id) is None
+        assert [e.id for e in await opened.recent("w1", 5)] == [after.id]
+    finally:
+        await opened.aclose()
+    conn = sqlite3.connect(path)
+    try:
+        assert [r[0] for r in conn.execute("SELECT id FROM journal_entries")] == [after.id]
+    finally:
+        conn.close()
 
 
 async def test_append_as_latest_takes_the_agents_own_identity_through_an_index(store: SqliteJournalStore) -> None:
