@@ -29,6 +29,7 @@ from typing import Any
 
 import structlog
 
+from sidecar.index.checkpoint import Checkpointer
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import ReconcileResult
 
@@ -86,6 +87,8 @@ class ReindexQueue:
         # Files this sidecar wrote itself, as each write left them: (tier, path) -> stat key. The
         # watcher's event for such a write adds nothing (the write's own item reads the file).
         self._written: dict[tuple[str, str], tuple[int, ...]] = {}
+        # Each tier's WAL checkpoints, off the applies (``checkpoint.Checkpointer``).
+        self._checkpoints: dict[str, Checkpointer] = {}
 
     # -- producers ---------------------------------------------------------------------------
     def put(self, tier: str, path: str | None, origin: str, written: tuple[int, ...] | None = None) -> int:
@@ -171,6 +174,8 @@ class ReindexQueue:
         self._follow.set()
         if self._follower is not None:
             await self._follower
+        for checkpoints in self._checkpoints.values():
+            await checkpoints.stop()
         log.info("queue.drained", indexed_seq=self.indexed_seq, hooked_seq=self.hooked_seq)
 
     async def _run(self) -> None:
@@ -264,7 +269,18 @@ class ReindexQueue:
             self._unrepaired.setdefault(tier.name, []).append((group[0].seq, group[-1].seq))
             return []
         self._observe(tier.name, "apply", result)
+        await self._committed(tier)
         return _changes(tier.name, result, group[-1].seq)
+
+    async def _committed(self, tier: Tier) -> None:
+        checkpoints = self._checkpoints.get(tier.name)
+        if checkpoints is None:
+            checkpoints = self._checkpoints[tier.name] = Checkpointer(tier)
+            try:
+                await checkpoints.start()
+            except Exception as exc:  # SQLite's own checkpoints stay on
+                log.warning("queue.checkpoints_not_moved", tier=tier.name, error=f"{type(exc).__name__}: {exc}")
+        checkpoints.committed()
 
     async def _retrying(self, tier: Tier, work: Callable[[], Awaitable[ReconcileResult]]) -> ReconcileResult | None:
         """Run ``work``, waiting out a busy database; on any other failure queue a reconcile of the
@@ -314,6 +330,7 @@ class ReindexQueue:
         self._unrepaired.pop(tier.name, None)  # the index now equals the files again
         self._retry_delay.pop(tier.name, None)
         self._observe(tier.name, "reconcile", result)
+        await self._committed(tier)
         if result.changed:
             log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
         return _changes(tier.name, result, item.seq)
