@@ -4,11 +4,13 @@ run before that, and its after-hooks follow on their own task behind ``hooked_se
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from sidecar.index.checkpoint import WRITER_PAGES
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
 from tests.support.memory import write
@@ -159,3 +161,51 @@ async def test_wait_hooked_gives_up_after_its_limit(queue: ReindexQueue, memory_
     assert await queue.wait_hooked(seq, 0.05) is False
     held.release.set()
     assert await queue.wait_hooked(seq, 10.0) is True
+
+
+async def appended(memory_dir: Path, every: int, count: int) -> tuple[int, int, int]:
+    """``count`` appends to one daily note, each applied alone by a real queue whose checkpoints
+    run every ``every`` batches, a writer pausing until a checkpoint under way is done: (the
+    writer's wal_autocheckpoint meanwhile, checkpoints run, frames in the WAL at the end, since
+    SQLite last started it over)."""
+    tier = Tier("agent", memory_dir)
+    await tier.open()
+    q = ReindexQueue({"agent": tier})
+    q.start()
+    text = "# Day\n"
+    try:
+        for i in range(count):
+            text += f"- zqday{i} the deploy went out at noon and the rollback was not needed\n"
+            write(memory_dir, "daily/2026-06-01.md", text)
+            assert await q.wait_for(q.put("agent", "daily/2026-06-01.md", "write"), 10.0)
+            checkpoints = q._checkpoints["agent"]  # the tier's checkpointer exists once it applied
+            checkpoints.every = every
+            await checkpoints.settled()
+        assert await found(q, f"zqday{count - 1}") == ["daily/2026-06-01.md"]
+        automatic = await tier.write_with(lambda conn: int(conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]))
+        await q.drain_and_stop()
+        conn = sqlite3.connect(tier.index.path, isolation_level=None)
+        try:
+            frames = int(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
+        finally:
+            conn.close()
+        return automatic, checkpoints.done, frames
+    finally:
+        await tier.close()
+
+
+async def test_checkpoints_run_beside_the_applies_not_in_them(tmp_path: Path) -> None:
+    """While the queue runs, no apply's commit copies the WAL back (the writer's own checkpoint
+    waits for 4,000 pages, a backstop): a checkpoint runs on a connection of its own every few
+    batches, and SQLite starts the WAL over after it as after its own. Without them (every:
+    never) the WAL grows with each commit."""
+    runs = {}
+    for every, name in ((8, "often"), (10**9, "never")):
+        memory_dir = tmp_path / name
+        memory_dir.mkdir()
+        runs[name] = await appended(memory_dir, every, 120)
+    automatic, done, frames = runs["often"]
+    assert (automatic, done) == (WRITER_PAGES, 120 // 8)
+    never_automatic, never_done, never_frames = runs["never"]
+    assert (never_automatic, never_done) == (WRITER_PAGES, 0)
+    assert frames * 5 < never_frames < WRITER_PAGES, (frames, never_frames)
