@@ -29,14 +29,18 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
+from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
+from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.supersede import Said
 
-__all__ = ["COVERAGE", "SIGNAL", "changed_by_signal"]
+__all__ = ["ANCHORED_COVERAGE", "COVERAGE", "SIGNAL", "changed_by_signal", "changed_by_value", "routine_keys"]
 
 COVERAGE = 0.55
+ANCHORED_COVERAGE = 0.4  # a newer line that names the older value as well covers less of its subject
+MIN_STANDING_WEEKS = 2
 MAX_LINE_CHARS = 400  # longer lines are prose or pasted output, not one fact
 _PROBE_WORDS = 4  # the newer line's rarest words its older lines are looked up by
 _MAX_CANDIDATES = 400
@@ -122,3 +126,114 @@ def _values(text: str) -> frozenset[str]:
         if identifier or name:
             out.add(word.lower())
     return frozenset(out - _STOP)
+
+
+def routine_keys(said: Sequence[Said]) -> set[str]:
+    """The keys of the lines that are routine in their week (``routine.py``): a note's lines by
+    its ISO week, a summary's or the evergreen file's by the file."""
+    lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
+    weeks = [(_week(s), s.text) for s in lines]
+    return {normalised(item.text) for item, flag in zip(lines, routine_by(weeks), strict=True) if flag}
+
+
+def _week(item: Said) -> str:
+    """The week a line was said in: a note's ISO week; a summary or the evergreen file, its path."""
+    return period_of(item.when[0]) if note_day(item.where) is not None else item.where
+
+
+def changed_by_value(said: Sequence[Said], logged: Collection[str] | None = None) -> dict[str, Said]:
+    """The key of every standing line a newer line restated with another value -> that newer line.
+
+    A standing line is a statement (no past-tense opening, not ``routine``) said in
+    ``MIN_STANDING_WEEKS`` weeks or more (a note's ISO week; a summary or the evergreen file is one
+    of its own), with a value (``_values``): a line said on the days of one week only ("nothing
+    blocking in sprint 10") is that week's status, not a fact the next week's changes. A newer line,
+    first said after the older was last said and not routine either, restates it with another
+    value when it brings a value the older line lacks and
+    - either lost one of the older line's values and holds every other content word of it ("The
+      MongoDB servers are at release 5.0" / "Finished the MongoDB rollout, the servers are at
+      release 7.0");
+    - or names the older value beside the new one and holds two of its other words or more,
+      ``ANCHORED_COVERAGE`` of them by rarity ("For build pipelines the team relies on CircleCI" /
+      "Dropped CircleCI; build pipelines go through Woodpecker from today").
+    When the older line holds two values or more, the newer keeps one of them (the other names
+    the subject: in "We are on Redis 6.2" the kept "Redis" is all the subject there is), and the
+    older line does not open with the value it lost (a line opens with its subject:
+    "ledger-db keeps 14 days of backups" then "audit-db keeps 14 days of backups" are two facts).
+    No change word is needed; routine lines, which differ in a number every day, are never read
+    so. Two facts in one mould whose subject is a plain word in the middle of the line and whose
+    value is shared are told apart; names alone cannot always tell a subject from a value.
+    Candidates are found through an inverted index of the older lines' words that are no values.
+    ``logged``: the routine lines' keys, when the caller has them (``routine_keys``).
+    """
+    lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
+    is_routine = routine_keys(lines) if logged is None else logged
+    first: dict[str, Said] = {}
+    last: dict[str, Said] = {}
+    sources: dict[str, set[str]] = {}
+    for item in sorted(lines, key=lambda s: s.when):
+        key = normalised(item.text)
+        if key in is_routine:
+            continue
+        first.setdefault(key, item)
+        last[key] = item
+        sources.setdefault(key, set()).add(_week(item))
+    content = {key: _content(item.text) for key, item in last.items()}
+    values = {key: _values(item.text) for key, item in last.items()}
+    df = Counter(w for words in content.values() for w in words)
+    total = len(content) + 1
+    weight = {w: math.log(1 + total / n) for w, n in df.items()}
+    postings: dict[str, list[str]] = {}
+    for key in last:
+        subject = content[key] - values[key]
+        if len(sources[key]) < MIN_STANDING_WEEKS or is_event(key) or not values[key]:
+            continue
+        if subject or len(values[key]) >= 2:  # "We are on Redis 6.2": one value names the subject
+            for word in subject or values[key]:
+                postings.setdefault(word, []).append(key)
+    out: dict[str, Said] = {}
+    for newer in sorted(first.values(), key=lambda s: s.when):
+        new_key = normalised(newer.text)
+        new_words = content[new_key]
+        for key in dict.fromkeys(k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]):
+            if key == new_key or key in out or last[key].when >= newer.when:
+                continue  # an older line said again after the newer one was said is still current
+            if _restated(
+                content[key], values[key], new_words, values[new_key], weight=weight, opening=_opening(last[key].text)
+            ):
+                out[key] = newer
+    return out
+
+
+def _opening(text: str) -> str:
+    """A line's first content word, lowercased."""
+    return next((w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", text))) if w not in _STOP), "")
+
+
+def _restated(
+    old: frozenset[str],
+    old_values: frozenset[str],
+    new: frozenset[str],
+    new_values: frozenset[str],
+    *,
+    weight: dict[str, float],
+    opening: str,
+) -> bool:
+    """Whether a newer line's words restate an older line's subject with another value
+    (``changed_by_value``); ``opening`` is the older line's first content word."""
+    if not new_values - old:
+        return False  # no value the older line lacks
+    if len(old_values) >= 2 and not old_values & new:
+        return False  # the older line's values are all gone: another subject
+    subject = old - old_values
+    if opening in old_values - new:
+        return False  # the name a line opens with is its subject: another subject, not a value
+    if old_values - new:  # restated with the value replaced: the whole subject, word for word
+        return subject <= new
+    if not subject:
+        return False
+    # the older value named beside the new one ("X is gone, we are on Y"): most of the subject
+    if len(subject & new) < min(2, len(subject)):
+        return False
+    held = sum(weight.get(w, 1.0) for w in subject & new)
+    return held >= ANCHORED_COVERAGE * sum(weight.get(w, 1.0) for w in subject)

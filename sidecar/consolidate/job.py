@@ -9,9 +9,11 @@ to the evergreen file, and the notes themselves moved to the archive.
    section they first appeared under, and each section is summarised by the summariser (the
    extractive one keeps whole lines), under a provenance comment naming its notes. The summary is
    ``daily/summaries/YYYY-Www.md``.
-3. A fact line whose value a newer line changed (``supersede.py``) moves under ``## Superseded``
-   of its summary, this run's and earlier runs' alike; the week's lines that changed a value are
-   listed under ``## Changed`` of their summary.
+3. A fact line whose value a newer line changed (``supersede.py``, ``changes.py``: a change
+   word, or a standing line restated later with another value) moves under ``## Superseded`` of
+   its summary, this run's and earlier runs' alike; the week's lines that changed a value are
+   listed under ``## Changed`` of their summary. A week's routine lines (``routine.py``) are
+   summarised with its log and are never read as changed values.
 4. A line in at least three distinct sources (notes of the plan, earlier summaries) that the
    evergreen file lacks is added to it under ``## Consolidated`` with the sources named, within
    the evergreen cap; a ``## Consolidated`` line a newer value superseded is replaced by it. The
@@ -59,7 +61,7 @@ from typing import Literal
 import structlog
 
 from sidecar.consolidate.archive import bound_archive
-from sidecar.consolidate.changes import changed_by_signal
+from sidecar.consolidate.changes import changed_by_signal, changed_by_value, routine_keys
 from sidecar.consolidate.cluster import CLUSTER_JACCARD
 from sidecar.consolidate.guard import judged
 from sidecar.consolidate.periods import (
@@ -411,9 +413,14 @@ def _said(
 
 
 def _stale(said: list[Said]) -> dict[str, Said]:
-    """The lines no longer current: a newer claim about their subject, or a newer line that says
-    it changed them (``changes.py``); the claim's reading wins where both have one."""
-    return {**changed_by_signal(said), **superseded(said)}
+    """The lines no longer current: a newer claim about their subject, a newer line that says it
+    changed them, or a standing line restated later with another value (``changes.py``); the
+    claim's reading wins where several have one. A week's routine lines (``routine.py``: one
+    mould written over and over with other numbers) are neither: a log is not a fact that
+    changes."""
+    logged = routine_keys(said)
+    kept = [s for s in said if normalised(s.text) not in logged]
+    return {**changed_by_value(kept, logged), **changed_by_signal(kept), **superseded(kept)}
 
 
 def _source_day(source: str) -> date | None:

@@ -1,5 +1,6 @@
 """A week's summary file, made from the week's notes: its current lines clustered, its standing
-lines (facts, rules, states) and its log ("Reviewed ...") summarised apart, a conversation
+lines (facts, rules, states) and its log ("Reviewed ...", and the routine lines written in one
+mould over and over: ``routine.py``) summarised apart, a conversation
 (a transcript of turns) as a digest line (``conversation.py``), the lines that changed a value
 listed first with what they replaced, the lines a newer value superseded last, and every line the
 injection scanner flags left out (``guard.py``). The CPU-heavy steps run on threads.
@@ -23,6 +24,7 @@ from sidecar.consolidate.guard import clean_summary
 from sidecar.consolidate.periods import Line, note_day, period_bounds, section_lines
 from sidecar.consolidate.promote import is_event, normalised
 from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
+from sidecar.consolidate.routine import routine
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
 
@@ -70,7 +72,8 @@ async def summarise_week(
     """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
     cut by the budget), then one section per heading, each made by the summariser from the week's
     merged clusters under a comment naming the notes it came from, and last the week's lines a
-    newer value superseded (``## Superseded``). Standing lines and changed values stand a few to a
+    newer value superseded (``## Superseded``, within ``budget`` characters: the rest stay in the
+    archive and are reported). Standing lines and changed values stand a few to a
     ``###`` section (``in_sections``). The clustering and the scan run off the event loop;
     a line the scanner flags is left out (``guard.py``)."""
     lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale)
@@ -103,8 +106,14 @@ async def summarise_week(
         dropped.append(DroppedLine(f"{len(talk.turns)} turns", (talk.source,), "conversation", name, line.strip()))
     if old:  # near-duplicates merged as the current lines are: "sprint 11" said three ways is one line
         out.append(f"\n## {SUPERSEDED}\n")
+        room = budget  # old values are kept for the record, within one section's budget
         for cluster in await asyncio.to_thread(cluster_lines, old, threshold):
-            out.append(superseded_line(cluster.kept.text, stale[normalised(cluster.kept.text)]))
+            line = superseded_line(cluster.kept.text, stale[normalised(cluster.kept.text)])
+            if len(line) > room:
+                dropped += [DroppedLine(m.text, (m.source,), "budget", name) for m in cluster.members]
+                continue
+            room -= len(line)
+            out.append(line)
             dropped += [DroppedLine(m.text, (m.source,), "duplicate", name, cluster.kept.text) for m in cluster.merged]
     if len(out) == 2 and not changed:
         out.append("\nNo notes this week.\n")
@@ -146,6 +155,7 @@ def _clustered(
     cluster holding a line ``## Changed`` shows (``shown``, by key) is that line there, the rest
     of it duplicates."""
     clusters = cluster_lines(lines, threshold, vectors)
+    routine_lines = {id(line) for line, flag in zip(lines, routine([line.text for line in lines]), strict=True) if flag}
     dropped: list[DroppedLine] = []
     sections: dict[str, list[Cluster]] = {}
     for cluster in clusters:
@@ -159,18 +169,26 @@ def _clustered(
             for m in cluster.members
             if normalised(m.text) not in shown
         ]
-    return _parts(sections, budget), dropped
+    return _parts(sections, budget, routine_lines), dropped
 
 
-def _parts(sections: dict[str, list[Cluster]], budget: int) -> list[tuple[str, list[Cluster], int]]:
+def _parts(
+    sections: dict[str, list[Cluster]], budget: int, routine_lines: set[int] | frozenset[int] = frozenset()
+) -> list[tuple[str, list[Cluster], int]]:
     """What each summary section is made from: per heading, its standing lines (facts, rules,
     states) with ``FACT_BUDGET_SHARE`` times the budget, then the lines reporting what was done
-    ("Reviewed ...", ``is_event``) under ``<heading> (log)`` with ``LOG_BUDGET_SHARE`` of it: a
-    week's log is what the archive keeps, its facts are what later searches ask for."""
+    ("Reviewed ...", ``is_event``) and the week's routine lines (``routine.py``: one mould written
+    over and over with other values; ``routine_lines`` holds their ids) under ``<heading> (log)``
+    with ``LOG_BUDGET_SHARE`` of it: a week's log is what the archive keeps, its facts are what
+    later searches ask for."""
     out = []
     for heading, members in sections.items():
-        facts = [c for c in members if not is_event(normalised(c.kept.text))]
-        events = [c for c in members if is_event(normalised(c.kept.text))]
+
+        def logged(c: Cluster) -> bool:
+            return is_event(normalised(c.kept.text)) or any(id(m) in routine_lines for m in c.members)
+
+        facts = [c for c in members if not logged(c)]
+        events = [c for c in members if logged(c)]
         if facts:
             out.append((heading, facts, budget * FACT_BUDGET_SHARE))
         if events:

@@ -1,0 +1,136 @@
+"""Changed values found with no change word: a standing line restated later with another value
+(``changes.changed_by_value``), and the week's routine lines told from its facts (``routine.py``),
+so log lines that differ in a number every day are never changes and never crowd a summary's
+facts out of its budget."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+from sidecar.consolidate.changes import changed_by_value
+from sidecar.consolidate.job import consolidate
+from sidecar.consolidate.promote import normalised
+from sidecar.consolidate.routine import ROUTINE_LINES, routine
+from sidecar.consolidate.summarise import ExtractiveSummariser
+from sidecar.consolidate.supersede import Said, claim
+
+START = date(2026, 1, 5)
+
+
+def _said(*lines: tuple[int, str]) -> list[Said]:
+    return [
+        Said(text, f"daily/{(START + timedelta(days=d)).isoformat()}.md", (START + timedelta(days=d), n), claim(text))
+        for n, (d, text) in enumerate(lines)
+    ]
+
+
+def _log(day: int, n: int) -> list[tuple[int, str]]:
+    """A day's routine: moulds written over and over with other numbers and names."""
+    names = ["billing", "ledger", "search", "auth", "mailer"]
+    return [(day, f"Merge request {1000 + 37 * k + day} for {names[k % 5]} needs another look.") for k in range(n)] + [
+        (day, f"Disk use on nas-{k % 3} is {40 + (k * 7 + day) % 50} percent.") for k in range(n)
+    ]
+
+
+def test_a_standing_line_restated_with_another_value_is_changed_without_a_change_word() -> None:
+    old_tool = "For build pipelines the team relies on CircleCI."
+    old_release = "The MongoDB servers are at release 5.0."
+    old_redis = "We are on Redis 6.2."
+    old_host = "recommender runs in ionos-de1."
+    said = _said(
+        *[(d, line) for d in (0, 9) for line in (old_tool, old_release, old_redis, old_host)],
+        (40, "Dropped CircleCI; build pipelines go through Woodpecker from today."),
+        (41, "Finished the MongoDB rollout, the servers are at release 7.0."),
+        (42, "We are on Redis 7.2."),
+        (43, "recommender runs in equinix-ld5 since the cutover (it left ionos-de1)."),
+    )
+    stale = changed_by_value(said)
+    assert stale[normalised(old_tool)].text.startswith("Dropped CircleCI")
+    assert stale[normalised(old_release)].text.startswith("Finished the MongoDB rollout")
+    assert stale[normalised(old_redis)].text == "We are on Redis 7.2."
+    assert stale[normalised(old_host)].text.startswith("recommender runs in equinix-ld5")
+    assert len(stale) == 4  # the newer lines are current
+
+
+def test_other_subjects_and_lines_said_once_are_no_changes() -> None:
+    said = _said(
+        # another subject in the same mould, the value shared: the name a line opens with is its subject
+        (0, "ledger-db keeps 14 days of backups."),
+        (8, "ledger-db keeps 14 days of backups."),
+        (40, "audit-db keeps 14 days of backups."),
+        # another subject in a word that is no value
+        (1, "The runbook for pricing lives at runbooks/pricing-92.md."),
+        (9, "The runbook for pricing lives at runbooks/pricing-92.md."),
+        (41, "The runbook for mailer lives at runbooks/mailer-34.md."),
+        # both values of a two-value line gone: another fact
+        (2, "Reminder: the payments-8 rota hands over on Wednesday at 7:00."),
+        (10, "Reminder: the payments-8 rota hands over on Wednesday at 7:00."),
+        (42, "Reminder: the growth-2 rota hands over on Thursday at 9:00."),
+        # said once only: no standing line yet
+        (3, "The staging proxy listens on port 8443."),
+        (43, "The staging proxy listens on port 9443."),
+        # said on the days of one week: that week's status
+        (14, "Standup with the platform team, nothing blocking in sprint 10."),
+        (15, "Standup with the platform team, nothing blocking in sprint 10."),
+        (16, "Standup with the platform team, nothing blocking in sprint 10."),
+        (21, "Standup with the platform team, nothing blocking in sprint 11."),
+        # said again after the newer line: both current
+        (4, "The sonde sits at buoy B7."),
+        (11, "The sonde sits at buoy B7."),
+        (44, "The sonde sits at buoy C2."),
+        (50, "The sonde sits at buoy B7."),
+    )
+    assert changed_by_value(said) == {}
+    # the same lines said in two weeks are standing: the restated one changes
+    moved = [*said, *_said((12, "Standup with the platform team, nothing blocking in sprint 10."))]
+    assert set(changed_by_value(moved)) == {
+        normalised("Standup with the platform team, nothing blocking in sprint 10.")
+    }
+
+
+def test_routine_lines_are_told_from_a_weeks_facts() -> None:
+    week = [text for day in range(5) for _, text in _log(day, 6)]
+    facts = ["The billing service listens on port 8080.", "Disk quotas for the billing team are set by Priya."]
+    flags = routine([*week, *facts])
+    assert all(flags[: len(week)]) and not any(flags[len(week) :])
+    assert not any(routine([text for _, text in _log(0, ROUTINE_LINES // 2)]))  # a short week has no routine
+
+
+def test_routine_lines_said_twice_alike_are_no_changes() -> None:
+    said = _said(*[line for day in (0, 1, 2, 3, 40, 41, 42, 43) for line in _log(day, 6)])
+    again = [s for s in said if s.when[0] == START]  # the same lines two weeks later
+    said += [Said(s.text, "daily/2026-01-19.md", (START + timedelta(days=14), s.when[1]), s.claim) for s in again]
+    assert changed_by_value(said) == {}
+
+
+async def test_routine_lines_do_not_crowd_a_weeks_facts_out_of_its_summary(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    (root / "daily").mkdir(parents=True)
+    monday = START
+    facts = [
+        f"Point of contact for the {name} dashboard: {who}."
+        for name, who in zip(
+            ["ingest", "billing", "search", "quota", "export", "mail"],
+            ["Priya", "Olu", "Chen", "Aiko", "Lena", "Kofi"],
+            strict=True,
+        )
+    ]
+    for day in range(5):
+        lines = [text for _, text in _log(day, 30)] + [facts[day]] + ([facts[5]] if day == 4 else [])
+        (root / "daily" / f"{monday + timedelta(days=day)}.md").write_text(
+            "## Log\n" + "".join(f"- {line}\n" for line in lines)
+        )
+    await consolidate(
+        root,
+        since=None,
+        until=monday + timedelta(days=30),
+        summariser=ExtractiveSummariser(),
+        dry_run=False,
+        section_budget=600,
+    )
+    summary = (root / "daily" / "summaries" / "2026-W02.md").read_text()
+    facts_part = summary.partition("## Log (log)")[0]
+    assert all(fact in facts_part for fact in facts), summary
+    assert "needs another look" not in facts_part and "Disk use on" not in facts_part
+    assert "## Log (log)" in summary  # the routine is still summarised, within the log's budget
