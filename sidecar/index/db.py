@@ -1,36 +1,31 @@
-"""SQLite connections for a tier index: one factory for every PRAGMA, numbered migrations.
+"""The tier index's database file: its numbered migrations and the connections to it.
 
 The index file holds files, chunks, an FTS5 external-content table kept in sync by triggers,
-and (from migration 2) chunk vectors. One writer connection per index; readers open their own
-read-only connections.
-
-Database files are ``0600`` whatever the umask: the file is made (or set) so before SQLite opens
-it, and SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
+and (from migration 2) chunk vectors. Connections, PRAGMAs, the writer thread and the migration
+runner are the sidecar's one :mod:`sidecar.db`; this module says what is particular to an index.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sqlite3
-import time
 from pathlib import Path
 
+from sidecar.db import Database, connect, schema_version, shrink_memory
+from sidecar.db import migrate as _migrate
 from sidecar.index.snippet import is_plain
 
 __all__ = [
-    "DB_MODE",
+    "FUNCTIONS",
     "MIGRATIONS",
+    "WRITER_CACHE_KIB",
     "chunks_gen",
     "connect_reader",
     "connect_writer",
+    "database",
     "migrate",
-    "private_db_file",
     "schema_version",
     "shrink_memory",
 ]
-
-DB_MODE = 0o600
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: files, chunks, FTS5 over heading + body (porter on unicode61, diacritics folded).
@@ -121,49 +116,33 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 
-def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
-    conn.execute("PRAGMA busy_timeout = 5000")
-    conn.execute("PRAGMA foreign_keys = ON")
-    # Small page caches: the OS page cache holds the file anyway, and RSS stays low.
-    conn.execute(f"PRAGMA cache_size = {-8000 if writer else -2000}")
-    if writer:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
+#: The writer's page cache in KiB: a rebuild walks every chunk; readers keep the default.
+WRITER_CACHE_KIB = 8000
+#: SQL functions every writer connection has (migration 5 calls ``is_plain``).
+FUNCTIONS = {"is_plain": is_plain}
 
 
-def private_db_file(path: Path) -> None:
-    """Make database ``path`` (and a ``-wal`` or ``-shm`` beside it) mode 0600, creating it empty
-    if missing: only the sidecar's user reads memory."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, DB_MODE)
-    try:
-        os.fchmod(fd, DB_MODE)
-    finally:
-        os.close(fd)
-    for suffix in ("-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(f"{path}{suffix}", DB_MODE, follow_symlinks=False)
+def database(path: Path, name: str, *, reader_threads: int = 1) -> Database:
+    """The :class:`~sidecar.db.Database` of the index file ``path`` (not opened yet)."""
+    return Database(
+        path, MIGRATIONS, name=name, reader_threads=reader_threads, writer_cache_kib=WRITER_CACHE_KIB,
+        functions=FUNCTIONS,
+    )  # fmt: skip
 
 
 def connect_writer(path: Path) -> sqlite3.Connection:
-    """The one read-write connection of an index (autocommit; callers use BEGIN IMMEDIATE)."""
-    private_db_file(path)
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.create_function("is_plain", 1, is_plain, deterministic=True)  # migration 5
-    _pragmas(conn, writer=True)
-    return conn
+    """A read-write connection to an index file, not migrated (callers use BEGIN IMMEDIATE)."""
+    return connect(path, writer=True, cache_kib=WRITER_CACHE_KIB, functions=FUNCTIONS)
 
 
 def connect_reader(path: Path) -> sqlite3.Connection:
     """A read-only connection; it sees the last committed state, never a rebuild in progress."""
-    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
-    _pragmas(conn, writer=False)
-    return conn
+    return connect(path, writer=False)
 
 
-def shrink_memory(conn: sqlite3.Connection) -> None:
-    """Hand back the connection's page cache (the server does it when idle); call it on the thread
-    that uses the connection."""
-    conn.execute("PRAGMA shrink_memory")
+def migrate(conn: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) -> int:
+    """Apply the index's missing migrations (or the first ``migrations`` of them); the version."""
+    return _migrate(conn, migrations)
 
 
 def chunks_gen(conn: sqlite3.Connection) -> int | None:
@@ -171,46 +150,3 @@ def chunks_gen(conn: sqlite3.Connection) -> int | None:
     any process; None where the index has none."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'chunks_gen'").fetchone()
     return int(row[0]) if row else None
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT name FROM sqlite_master WHERE name = 'schema_migrations'").fetchone()
-    if row is None:
-        return 0
-    (version,) = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()
-    return int(version)
-
-
-def migrate(conn: sqlite3.Connection, migrations: tuple[str, ...] = MIGRATIONS) -> int:
-    """Apply every migration not yet recorded, each in its own transaction; return the version.
-    Shared by every database of the sidecar (tier indexes, the episodic journal)."""
-    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL)")
-    current = schema_version(conn)
-    for version, sql in enumerate(migrations, start=1):
-        if version <= current:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _statements(sql):
-                conn.execute(statement)
-            conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, time.time()))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:  # not when SQLite rolled back itself (a full disk)
-                conn.execute("ROLLBACK")
-            raise
-    return len(migrations)
-
-
-def _statements(sql: str) -> list[str]:
-    """Split a migration into statements, keeping trigger bodies whole."""
-    out: list[str] = []
-    buf = ""
-    for line in sql.strip().splitlines():
-        buf += line + "\n"
-        if sqlite3.complete_statement(buf):
-            out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        out.append(buf.strip())
-    return out

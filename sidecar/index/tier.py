@@ -1,27 +1,25 @@
-"""A memory tier as the server sees it: its index, one writer thread, and reader threads.
+"""A memory tier as the server sees it: its index on the index database's threads.
 
-Every write-side call (open, reconcile, rebuild, apply) runs on the tier's single writer thread,
-in the order it was submitted; searches run on a small pool of reader threads with read-only
-connections, so a long rebuild never stalls a search.
+Every write-side call (open, reconcile, rebuild, apply) runs on the index database's single writer
+thread (:class:`sidecar.db.Database`), in the order it was submitted; searches run on its reader
+threads with read-only connections, so a long rebuild never stalls a search.
 """
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 import structlog
 
-from sidecar.index.tier_index import RankedChunk, ReconcileResult, TierIndex
+from sidecar.index.tier_index import READER_THREADS, RankedChunk, ReconcileResult, TierIndex
 
 __all__ = ["ON_LOOP_POSTINGS", "READER_THREADS", "Tier"]
 
-READER_THREADS = 2
 # Postings a search may score on the event loop: about 0.1 us each, so at most ~3 ms of loop time.
 ON_LOOP_POSTINGS = 30_000
 log = structlog.get_logger("sidecar.index.tier")
@@ -34,17 +32,15 @@ class Tier:
     def __init__(self, name: str, root: Path) -> None:
         self.name = name
         self.root = root
-        self.index = TierIndex(root, name)
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-writer")
-        self._readers = ThreadPoolExecutor(max_workers=READER_THREADS, thread_name_prefix=f"{name}-reader")
+        self.index = TierIndex(root, name, threaded=True)
         # Set on shutdown: a running rebuild stops and rolls back.
         self.stopping = threading.Event()
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
+        return await self.index.db.on_writer(functools.partial(fn, *args))
 
     async def _read(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+        return await self.index.db.on_reader(functools.partial(fn, *args))
 
     async def open(self, postings: bool = True, *, sync: bool = True) -> str:
         """Open the index. Its in-memory postings are built next on the writer thread (searches use
@@ -52,22 +48,12 @@ class Tier:
         ``start_postings()`` (the server starts them once it answers, not while it starts).
         ``sync=False``: open it without reading the files into it (memory off)."""
         integrity = await self._write(lambda: self.index.open(sync=sync))
-        self.index.schedule = self._submit
         if postings:
             self.start_postings()
         return integrity
 
     def start_postings(self) -> None:
-        self._submit(self.index.enable_postings)
-
-    def _submit(self, fn: Callable[[], None]) -> None:
-        def run() -> None:
-            try:
-                fn()
-            except Exception:
-                log.exception("tier.writer_task_failed", tier=self.name)
-
-        self._writer.submit(run)
+        self.index.on_writer_thread(self.index.enable_postings)
 
     async def reconcile(self) -> ReconcileResult:
         def run() -> ReconcileResult:
@@ -132,5 +118,4 @@ class Tier:
     async def close(self) -> None:
         self.stopping.set()
         await self._write(self.index.close)
-        self._writer.shutdown(wait=True)
-        self._readers.shutdown(wait=True)
+        await self.index.db.aclose()

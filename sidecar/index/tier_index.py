@@ -14,13 +14,12 @@ of truth; the index can always be rebuilt from them.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -30,7 +29,7 @@ import structlog
 from sidecar.errors import BadRequest, TierMissing
 from sidecar.heap import release_free_memory
 from sidecar.index.chunker import chunk_markdown
-from sidecar.index.db import chunks_gen, connect_reader, connect_writer, migrate, shrink_memory
+from sidecar.index.db import chunks_gen, database
 from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, scan_tier, stat_tier_file
 from sidecar.index.query import build_match, quote_word, terms
 from sidecar.index.snippet import SNIPPET_CHARS, Snippet, is_plain, query_tokens, window
@@ -45,6 +44,7 @@ HEADING_WEIGHT = 4.0
 BODY_WEIGHT = 1.0
 RACY_NS = 2_000_000_000  # see _racy: wider than any filesystem's timestamp tick we expect
 SKIPPED_SHOWN = 20  # skipped paths named in the status and the log (all are counted)
+READER_THREADS = 2  # the server's searches that the event loop leaves to a thread
 log = structlog.get_logger("sidecar.index.tier_index")
 
 
@@ -89,16 +89,6 @@ class RankedChunk(NamedTuple):
         }
 
 
-@dataclass(slots=True, eq=False)
-class _ReaderConn:
-    """One thread's read-only connection; its lock is held while the thread uses it."""
-
-    conn: sqlite3.Connection
-    generation: int
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    closed: bool = False
-
-
 @dataclass(slots=True)
 class _Changes:
     """What one write transaction did to the chunks, for the in-memory postings."""
@@ -137,19 +127,18 @@ class ReconcileResult:
 class TierIndex:
     """One tier's ``index.sqlite``: write side for a single thread, read side for any thread."""
 
-    def __init__(self, root: Path, name: str = "agent") -> None:
+    def __init__(self, root: Path, name: str = "agent", *, threaded: bool = False) -> None:
+        """``threaded``: the write side runs on the database's writer thread (the server's
+        :class:`~sidecar.index.tier.Tier`), so a search may queue a refresh of the postings there;
+        otherwise one thread uses the index (the command line) and starts none."""
         self.root = root
         self.name = name
         self.path = root / INDEX_NAME
+        self.threaded = threaded
+        self.db = database(self.path, name, reader_threads=READER_THREADS)
         self.integrity = "unopened"
         self.last_reindex: dict[str, Any] | None = None
         self.skipped: list[Skipped] = []  # what the last scan of the files left out, and why
-        self._writer: sqlite3.Connection | None = None
-        self._inode: int | None = None
-        self._generation = 0
-        self._local = threading.local()
-        self._readers: list[_ReaderConn] = []
-        self._readers_lock = threading.Lock()
         # In-memory BM25 postings (sidecar.index.postings): off until enable_postings(); then kept equal
         # to the index by the writer thread after every commit. None: search through FTS5.
         self._postings_on = False
@@ -159,9 +148,8 @@ class TierIndex:
         self._pending: Snapshot | None = None
         self._tokens: QueryTokens | None = None
         self._changes: _Changes | None = None
-        # Set by the server: run a function on the writer thread (readers ask for a refresh).
-        self.schedule: Callable[[Callable[[], None]], None] | None = None
         self._refresh_pending = False
+        self._writing_thread: int | None = None  # the thread that opened the writer
 
     # -- lifecycle -------------------------------------------------------------------------
     def open(self, postings: bool = False, *, sync: bool = True) -> str:
@@ -183,17 +171,12 @@ class TierIndex:
 
     def _try_open(self) -> str | None:
         """Open the writer and check the file; return what is wrong with it, or None."""
+        self._writing_thread = threading.get_ident()
         try:
-            conn = connect_writer(self.path)
-            self._writer = conn
-            migrate(conn)
+            self.db.connect()
         except sqlite3.DatabaseError as exc:
             return f"{type(exc).__name__}: {exc}"
-        problem = self._check()
-        if problem is not None:
-            return problem
-        self._inode = self.path.stat().st_ino
-        return None
+        return self._check()
 
     def _rebuild_from_files(self, reason: str, *, sync: bool = True) -> None:
         """Throw the index file away and build a new one from the markdown, saying why
@@ -213,34 +196,17 @@ class TierIndex:
             Path(str(self.path) + suffix).unlink(missing_ok=True)
 
     def close(self) -> None:
-        """Close readers first, then checkpoint and close the writer so no WAL is left behind."""
-        self._generation += 1
+        """Close readers first, then checkpoint and close the writer so no WAL is left behind (the
+        index may be opened again; the server's tier closes the database's threads after it)."""
         self._postings = None
-        with self._readers_lock:
-            readers, self._readers = self._readers, []
-        for reader in readers:
-            # Never under a thread that is using it: closing a connection in the middle of another
-            # thread's statement is a use-after-free in SQLite, not an exception.
-            with reader.lock:
-                reader.closed = True
-                reader.conn.close()
-        if self._writer is not None:
-            # A corrupt or vanished file is about to be discarded anyway.
-            with contextlib.suppress(sqlite3.DatabaseError):
-                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._writer.close()
-            self._writer = None
+        self.db.close_connections()
 
     def recover_if_lost(self) -> bool:
         """Rebuild when the index file was deleted or replaced under us; True if it was. A tier dir
         that is gone altogether is an error: recreating it could write memory onto the wrong disk."""
         if not self.root.is_dir():
             raise TierMissing(f"the {self.name} tier dir {self.root} is missing; not recreating it")
-        try:
-            inode = self.path.stat().st_ino
-        except FileNotFoundError:
-            inode = None
-        if inode == self._inode:
+        if not self.db.replaced():
             return False
         self._rebuild_from_files("index file was deleted or replaced")
         return True
@@ -270,9 +236,8 @@ class TierIndex:
 
     @property
     def writer(self) -> sqlite3.Connection:
-        if self._writer is None:
-            raise RuntimeError("index is not open")
-        return self._writer
+        """The index's one read-write connection (the writer thread's, or the one caller's)."""
+        return self.db.writer
 
     # -- write side --------------------------------------------------------------------------
     def reconcile(self, cancel: Callable[[], bool] | None = None, kind: str = "reconcile") -> ReconcileResult:
@@ -543,20 +508,39 @@ class TierIndex:
     def _refresh_postings(self) -> None:
         """Writer thread, asked by a reader: rebuild if the postings do not describe the file."""
         self._refresh_pending = False
-        if not self._postings_on or self._writer is None:
+        if not self._postings_on or not self.db.is_open:
             return
         snap = self._postings
         if snap is None or snap.gen != self._gen(self.writer):
             self._build_postings("stale")
 
     def _ask_refresh(self) -> None:
-        if self.schedule is None or self._refresh_pending or not self._postings_on:
+        """A search met postings behind the file: the thread that writes the index rebuilds them
+        (at once when it is this one; queued for the writer thread when the index has one)."""
+        if self._refresh_pending or not self._postings_on:
+            return
+        if threading.get_ident() == self._writing_thread:
+            self._refresh_postings()
+            return
+        if not self.threaded:
             return
         self._refresh_pending = True
         try:
-            self.schedule(self._refresh_postings)
+            self.on_writer_thread(self._refresh_postings)
         except RuntimeError:  # the writer is shutting down
             self._refresh_pending = False
+
+    def on_writer_thread(self, fn: Callable[[], None]) -> None:
+        """Queue ``fn`` on the writer thread, in order with the writes; a failure is logged (no
+        one waits for it)."""
+
+        def run() -> None:
+            try:
+                fn()
+            except Exception:
+                log.exception("tier.writer_task_failed", tier=self.name)
+
+        self.db.submit(run)
 
     def _stamp(self, kind: str, duration_ms: float) -> None:
         self.last_reindex = {"at": time.time(), "duration_ms": round(duration_ms, 3), "kind": kind}
@@ -565,34 +549,7 @@ class TierIndex:
     def release_reader_memory(self) -> int:
         """Empty the page caches of reader connections no thread is using (``PRAGMA
         shrink_memory``); the server does it when idle. Returns how many were shrunk."""
-        with self._readers_lock:
-            readers = list(self._readers)
-        done = 0
-        for reader in readers:
-            if reader.lock.acquire(blocking=False):
-                try:
-                    if not reader.closed:
-                        shrink_memory(reader.conn)
-                        done += 1
-                finally:
-                    reader.lock.release()
-        return done
-
-    @contextlib.contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        """This thread's read-only connection, held (``close()`` waits) for the block."""
-        while True:
-            reader: _ReaderConn | None = getattr(self._local, "reader", None)
-            if reader is None or reader.generation != self._generation or reader.closed:
-                reader = _ReaderConn(connect_reader(self.path), self._generation)
-                self._local.reader = reader
-                with self._readers_lock:
-                    self._readers.append(reader)
-            with reader.lock:
-                if reader.closed:  # close() got it between the check and the lock: open another
-                    continue
-                yield reader.conn
-                return
+        return self.db.release_readers()
 
     def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[RankedChunk]:
         """BM25 search, headings weighted above bodies; user text is always quoted. Answered from
@@ -642,7 +599,7 @@ class TierIndex:
     def _search_postings(
         self, snap: Snapshot, words: list[str], tokens: list[tuple[str, ...]], limit: int
     ) -> list[RankedChunk] | None:
-        with self._reading() as conn:
+        with self.db.reading() as conn:
             return self._postings_hits(conn, snap, words, tokens, limit)
 
     def _postings_hits(
@@ -690,7 +647,7 @@ class TierIndex:
             "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
         )
         try:
-            with self._reading() as conn:
+            with self.db.reading() as conn:
                 rows = conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, match, limit)).fetchall()
         except sqlite3.OperationalError as exc:
             # SQLITE_ERROR is what FTS5 raises for a bad expression; busy, I/O or corruption are not the client's.
@@ -704,7 +661,7 @@ class TierIndex:
         ]
 
     def status(self) -> dict[str, Any]:
-        with self._reading() as conn:
+        with self.db.reading() as conn:
             files, size = conn.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files").fetchone()
             (chunks,) = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -62,10 +62,6 @@ HOSTILE = [
 ]
 
 
-def _run_now(fn: Callable[[], None]) -> None:
-    fn()
-
-
 def _pairs(hits: list) -> list[tuple[int, float]]:  # type: ignore[type-arg]
     return [(h.id, h.score) for h in hits]
 
@@ -114,7 +110,6 @@ def corpus(corpus_template: Path, tmp_path: Path) -> Path:
 def index(corpus: Path) -> Iterator[TierIndex]:
     ix = TierIndex(corpus)
     ix.open(postings=True)
-    ix.schedule = _run_now
     yield ix
     ix.close()
 
@@ -380,7 +375,6 @@ class _Walk:
             write(root, f"f{n}.md", self.text())
         self.index = TierIndex(root)
         self.index.open(postings=True)
-        self.index.schedule = _run_now
         self.probes = [" ".join(self.rng.choices(self.words, k=self.rng.randint(1, 4))) for _ in range(25)]
 
     def text(self) -> str:

@@ -248,7 +248,7 @@ def test_idle_release_shrinks_reader_caches_but_never_one_in_use(index: TierInde
     held, done = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with index._reading():
+        with index.db.reading():
             held.set()
             done.wait(5)
 
