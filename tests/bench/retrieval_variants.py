@@ -14,7 +14,11 @@ Changes at indexing time are measured beside the index, not in it: contextual ve
 embedded with the turn before or after it, ``context_text``) come from the real model through the
 bench's vector cache, and keys expanded with the neighbour turns' words are an in-memory FTS5 copy
 of the tier's chunks with the index's tokenizer and heading weight and two more columns
-(``expanded_index``); its row at weights (0, 0) is that copy's own control. Every row also says,
+(``expanded_index``); its row at weights (0, 0) is that copy's own control. Two more copies
+(``keys_index``) measure keys holding the facts the graph's extractor reads from a chunk's lines
+(``sidecar.kg.extract``, ``subject predicate object``) and the index's tokenizer without porter
+stemming, against their own control. The time-aware row puts, for a question naming a day or a
+month (``named_days``), the hits from notes of those days first. Every row also says,
 question by question, how many questions it answers better and worse than the shipped fusion and
 the 95% interval of the mean difference (``paired``): a variant whose interval holds 0 is not
 told apart from the shipped fusion by these 495 questions.
@@ -23,6 +27,7 @@ told apart from the shipped fusion by these 495 questions.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 import sqlite3
 import statistics
@@ -39,10 +44,12 @@ import numpy.typing as npt
 from sidecar.index.postings import TOKENIZE
 from sidecar.index.query import STOPWORDS, build_match
 from sidecar.index.snippet import sentence_spans
+from sidecar.kg.extract import extract
 from sidecar.logs import configure_logging
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.fusion import rrf
 from sidecar.retrieval.hybrid import CANDIDATES, CONTEXT_AFTER, CONTEXT_BEFORE, DENSE_MATCH, Scored, fuse_weighted
+from sidecar.retrieval.standing import note_date
 from sidecar.retrieval.vectors import embed_text
 from tests.bench.retrieval import CACHE, TUNING_CONVERSATIONS, CachedEmbedder, Corpus, Query, Runner, load_locomo
 from tests.bench.util import report
@@ -68,6 +75,9 @@ class Conversation:
     text: dict[int, str] = field(default_factory=dict)  # the chunk's body
     context: dict[str, Floats] = field(default_factory=dict)  # contextual vectors by window name, row i for ids[i]
     fts: sqlite3.Connection | None = None  # an in-memory FTS5 copy with the neighbour turns' words beside each turn
+    day: dict[int, dt.date | None] = field(default_factory=dict)  # the note's date (``daily/<day>.md``)
+    facts: dict[int, str] = field(default_factory=dict)  # the graph's facts read from the chunk's lines
+    stemless: sqlite3.Connection | None = None  # the copy tokenized without porter stemming, with the facts
 
 
 @dataclass
@@ -80,6 +90,7 @@ class Asked:
     qvec: Floats
     expanded: dict[tuple[float, float], list[tuple[int, float]]] = field(default_factory=dict)  # BM25 with the
     # turns before and after it in a turn's key, by their (column) weights
+    keyed: dict[str, list[tuple[int, float]]] = field(default_factory=dict)  # BM25 over other keys, by name
 
 
 def candidates(a: Asked, cosine: Floats) -> tuple[list[tuple[int, float]], dict[int, float]]:
@@ -299,6 +310,106 @@ def expanded_bm25(conv: Conversation, query: str, weights: tuple[float, float]) 
     return [(cid, s) for cid, s in conv.fts.execute(sql, (*weights, match, CANDIDATES * 2)) if s > 0][:CANDIDATES]
 
 
+_MONTHS = {
+    m: n
+    for n, m in enumerate(
+        "january february march april may june july august september october november december".split(), 1
+    )
+}
+_MONTH = "|".join(_MONTHS)
+_DAY_MDY = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
+_DAY_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
+_DAY_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MONTH_Y = re.compile(rf"\b({_MONTH}),?\s+(\d{{4}})\b", re.IGNORECASE)
+
+
+def named_days(query: str) -> tuple[dt.date, dt.date] | None:
+    """The days a question names: one day ("October 13, 2023", "1 February, 2023", "2023-05-08"),
+    else one month ("in December 2023"); None when it names neither."""
+    # (pattern, the groups holding year, month, day); a month group is a name or a number
+    for pattern, (y, m, d) in ((_DAY_MDY, (3, 1, 2)), (_DAY_DMY, (3, 2, 1)), (_DAY_ISO, (1, 2, 3))):
+        if found := pattern.search(query):
+            month = found[m]
+            try:
+                day = dt.date(int(found[y]), int(month) if month.isdigit() else _MONTHS[month.lower()], int(found[d]))
+            except ValueError:
+                return None
+            return day, day
+    if found := _MONTH_Y.search(query):
+        year, month = int(found[2]), _MONTHS[found[1].lower()]
+        first = dt.date(year, month, 1)
+        return first, dt.date(year + month // 12, month % 12 + 1, 1) - dt.timedelta(days=1)
+    return None
+
+
+def dated_first(a: Asked) -> list[int]:
+    """Time-aware: for a question naming a day or a month, the shipped fusion's hits from notes of
+    those days first (each group in fused order); other questions unchanged."""
+    fused = [s.id for s in shipped(a)]
+    days = named_days(a.query.text)
+    if days is None:
+        return fused
+    inside = [cid for cid in fused if (d := a.conv.day.get(cid)) is not None and days[0] <= d <= days[1]]
+    return inside + [cid for cid in fused if cid not in set(inside)]
+
+
+#: The other BM25 keys measured, each an FTS5 table of ``keys_index``: (table, column weights).
+KEYS = {
+    "control (porter copy)": ("p", (4.0, 1.0, 0.0)),
+    "+ the graph's facts (weight 1)": ("p", (4.0, 1.0, 1.0)),
+    "tokenizer without porter stemming": ("u", (4.0, 1.0, 0.0)),
+}
+
+
+def keys_index(conv: Conversation) -> sqlite3.Connection:
+    """Two in-memory FTS5 copies of the chunks (heading, body, the facts the graph reads from the
+    chunk's lines): ``p`` with the index's tokenizer, ``u`` with unicode61 alone (no stemming)."""
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE p USING fts5(heading, body, facts, tokenize='{TOKENIZE}')")
+    db.execute("CREATE VIRTUAL TABLE u USING fts5(heading, body, facts, tokenize='unicode61 remove_diacritics 2')")
+    rows = [(cid, conv.heading[cid], conv.text[cid], conv.facts.get(cid, "")) for cid in conv.ids]
+    for table in ("p", "u"):
+        db.executemany(f"INSERT INTO {table} (rowid, heading, body, facts) VALUES (?, ?, ?, ?)", rows)
+    return db
+
+
+def keyed_bm25(
+    conv: Conversation, query: str, table: str, weights: tuple[float, float, float]
+) -> list[tuple[int, float]]:
+    """The top ``CANDIDATES`` of a ``keys_index`` table for ``query`` (the shipped OR-ed terms)."""
+    match = build_match(query)
+    if match is None or conv.stemless is None:
+        return []
+    sql = (
+        f"SELECT rowid, -bm25({table}, ?, ?, ?) AS s FROM {table} WHERE {table} MATCH ? ORDER BY s DESC, rowid LIMIT ?"
+    )
+    return [(cid, s) for cid, s in conv.stemless.execute(sql, (*weights, match, CANDIDATES * 2)) if s > 0][:CANDIDATES]
+
+
+def keyed(name: str) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with the BM25 leg read from the ``KEYS`` copy ``name``."""
+
+    def rank(a: Asked) -> list[int]:
+        return [s.id for s in shipped(Asked(a.query, a.conv, a.keyed[name], a.qvec))]
+
+    return rank
+
+
+def chunk_facts(root: Path, rows: Sequence[tuple[int, str, int, int]]) -> dict[int, str]:
+    """The graph's facts (``sidecar.kg.extract``) of each chunk, ``subject predicate object`` by line,
+    read from the tier's files; ``rows`` are (chunk id, path, first line, last line)."""
+    by_path: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+    for cid, path, first, last in rows:
+        by_path[path].append((first, last, cid))
+    out: dict[int, list[str]] = defaultdict(list)
+    for path, spans in by_path.items():
+        for fact in extract((root / path).read_text(encoding="utf-8"), path):
+            for first, last, cid in spans:
+                if first <= fact.line <= last:
+                    out[cid].append(f"{fact.subject} {fact.predicate} {fact.object}")
+    return {cid: "\n".join(lines) for cid, lines in out.items()}
+
+
 def paired(each: Sequence[float], base: Sequence[float], draws: int = 2000) -> str:
     """A variant against the shipped fusion, question by question: the questions it answers better
     and worse, and the 95% interval of the mean difference (paired bootstrap, seed 38)."""
@@ -324,10 +435,12 @@ async def load(runner: Runner, corpora: list[Corpus], model: OnnxEmbedder, docs:
     out = []
     for tier, vectors, corpus in zip(runner.tiers, runner.vectors, corpora, strict=True):
         with sqlite3.connect(tier.index.path) as conn:
-            rows = conn.execute("SELECT id, path, heading, body, line_start FROM chunks ORDER BY id").fetchall()
+            rows = conn.execute(
+                "SELECT id, path, heading, body, line_start, line_end FROM chunks ORDER BY id"
+            ).fetchall()
         ids = [r[0] for r in rows]
         texts, spans = [], []
-        for _, _, heading, body, _ in rows:
+        for _, _, heading, body, _, _ in rows:
             text = embed_text(heading, body)
             source = body or heading
             at = len(text) - len(source)
@@ -355,6 +468,9 @@ async def load(runner: Runner, corpora: list[Corpus], model: OnnxEmbedder, docs:
         for name, offsets in WINDOWS.items():
             conv.context[name] = await docs.embed([context_text(conv, cid, offsets) for cid in ids])
         conv.fts = expanded_index(conv)
+        conv.day = {r[0]: note_date(r[1]) for r in rows}
+        conv.facts = chunk_facts(corpus.root, [(r[0], r[1], r[4], r[5]) for r in rows])
+        conv.stemless = keys_index(conv)
     return out
 
 
@@ -375,6 +491,7 @@ async def run(cache: Path) -> None:
                 qvec = np.asarray((await model.embed([q.text]))[0], dtype=np.float32)
                 a = Asked(q, convs[q.corpus], [(h.id, h.score) for h in hits], qvec)
                 a.expanded = {w: expanded_bm25(a.conv, q.text, w) for w in EXPANSIONS}
+                a.keyed = {name: keyed_bm25(a.conv, q.text, *key) for name, key in KEYS.items()}
                 asked.append(a)
                 words = [w for w in re.findall(r"[\w']+", q.text) if w.lower() not in STOPWORDS]
                 stripped.append(" ".join(words) or q.text)
@@ -409,6 +526,8 @@ async def run(cache: Path) -> None:
         ("RRF k 60, BM25 100 / dense 30", rrf_depth(100, 30)),
         ("RRF k 60, depths 20/20", rrf_depth(20, 20)),
         ("RRF k 10, depths 100/100", rrf_depth(100, 100, 10)),
+        ("time-aware: a named day or month's notes first", dated_first),
+        *((f"BM25 keys: {name}", keyed(name)) for name in KEYS),
     ]
     base: list[float] = []
     for name, rank in variants:
