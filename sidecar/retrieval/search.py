@@ -45,20 +45,30 @@ class CrewSource(Protocol):
 
 
 class SearchService:
-    def __init__(self, agent: Tier, crew_tier: Tier | None = None, crew_remote: CrewSource | None = None) -> None:
+    def __init__(
+        self,
+        agent: Tier,
+        crew_tier: Tier | None = None,
+        crew_remote: CrewSource | None = None,
+        *,
+        hybrid: HybridSearcher | None = None,
+        boost: SearchBoost | None = None,
+        on_search: Callable[[str, float], None] | None = None,
+        crew_copy: Path | None = None,
+    ) -> None:
         self.agent = agent
         self.crew_tier = crew_tier
         self.crew_remote = crew_remote
-        # Dense + BM25 over the local tiers, set once the embedder context started; None: BM25 only.
-        self.hybrid: HybridSearcher | None = None
+        # Dense + BM25 over the local tiers; None: BM25 only.
+        self.hybrid = hybrid
         # Told the scope and seconds of every answered search (the server's metrics); None: nobody.
-        self.on_search: Callable[[str, float], None] | None = None
+        self.on_search = on_search
         self.flags = FlagCache()
         # The knowledge graph's lift of hits for the entities a query names; None: no lift.
-        self.boost: SearchBoost | None = None
+        self.boost = boost
         # A member's copy of the crew's files from a server crew store (sidecar.store.copy): its
         # crew hits' sections are read there. None: the crew's files are not here.
-        self.crew_copy: Path | None = None
+        self.crew_copy = crew_copy
 
     @property
     def has_crew(self) -> bool:
