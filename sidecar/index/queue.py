@@ -23,7 +23,7 @@ import asyncio
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,14 +56,21 @@ class Item:
 
 
 class ReindexQueue:
-    def __init__(self, tiers: dict[str, Tier]) -> None:
+    def __init__(
+        self,
+        tiers: dict[str, Tier],
+        *,
+        hooks: Sequence[UpdateHook] = (),
+        after_hooks: Sequence[UpdateHook] = (),
+        on_applied: Callable[[str, str, float], None] | None = None,
+    ) -> None:
         self.tiers = tiers
         # Run on the worker before ``indexed_seq`` moves: keep them cheap (no I/O), a write waits.
-        self.hooks: list[UpdateHook] = []
+        self.hooks: list[UpdateHook] = list(hooks)
         # Run by the follower after ``indexed_seq`` moved; ``hooked_seq`` follows them.
-        self.after_hooks: list[UpdateHook] = []
+        self.after_hooks: list[UpdateHook] = list(after_hooks)
         # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
-        self.on_applied: Callable[[str, str, float], None] | None = None
+        self.on_applied = on_applied
         # Called after every change of the state searches report (a put, an applied batch).
         self.on_change: Callable[[], None] | None = None
         self._items: deque[Item] = deque()
