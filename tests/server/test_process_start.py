@@ -1,11 +1,16 @@
-"""numpy's OpenBLAS runs on one thread in every sidecar process (``sidecar/__init__.py`` sets
+"""What every sidecar process sets up as it starts, checked in real processes started the way a user
+starts them (``sidecar.cli.main``), each asked through a probe installed before the command runs.
+
+numpy's OpenBLAS runs on one thread in every sidecar process (``sidecar/__init__.py`` sets
 ``OPENBLAS_NUM_THREADS`` before anything imports numpy), unless the environment says otherwise: a
 search's products are one query vector against a tier's vectors, where the extra threads spin after
-every product and cost several times the CPU they save.
+every product and cost several times the CPU they save. Checked in the running server, the MCP
+stdio server and a journal command, asking OpenBLAS itself, through the library the process loaded,
+how many threads it runs.
 
-Checked in real processes started the way a user starts them (``sidecar.cli.main``): the running
-server, the MCP stdio server and a journal command. Each is asked OpenBLAS itself, through the
-library the process loaded, how many threads it runs."""
+The server freezes what its start-up made once it is ready (``gc.freeze``), so full collections do
+not walk the modules and the app again each time, on the event loop.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from tests.support.waiting import wait_until
 #: and OpenBLAS's own thread count, read through the library this process mapped. Nothing here
 #: imports numpy: the command does, as it would on its own.
 _PROBE = """
-import atexit, ctypes, json, signal, sys
+import atexit, ctypes, gc, json, signal, sys
 from pathlib import Path
 
 def blas_threads():
@@ -38,7 +43,8 @@ def blas_threads():
     return None
 
 def dump(*_):
-    Path(sys.argv[1]).write_text(json.dumps({"numpy": "numpy" in sys.modules, "threads": blas_threads()}))
+    found = {"numpy": "numpy" in sys.modules, "threads": blas_threads(), "frozen": gc.get_freeze_count()}
+    Path(sys.argv[1]).write_text(json.dumps(found))
 
 signal.signal(signal.SIGUSR1, dump)
 atexit.register(dump)
@@ -78,7 +84,13 @@ def test_the_running_server_multiplies_on_one_blas_thread_unless_told(
     memory_dir: Path, tmp_path: Path, setting: str | None, threads: int
 ) -> None:
     env = _env() if setting is None else _env(OPENBLAS_NUM_THREADS=setting)
-    assert _serving(memory_dir, tmp_path, env) == {"numpy": True, "threads": threads}
+    found = _serving(memory_dir, tmp_path, env)
+    assert (found["numpy"], found["threads"]) == (True, threads)
+
+
+def test_the_ready_server_has_frozen_what_its_start_up_made(memory_dir: Path, tmp_path: Path) -> None:
+    frozen = _serving(memory_dir, tmp_path, _env())["frozen"]
+    assert isinstance(frozen, int) and frozen > 20_000  # the modules, classes and app: ~60k objects
 
 
 def test_the_mcp_stdio_server_and_a_journal_command_run_one_blas_thread(memory_dir: Path, tmp_path: Path) -> None:
@@ -99,10 +111,12 @@ def test_the_mcp_stdio_server_and_a_journal_command_run_one_blas_thread(memory_d
         assert json.loads(proc.stdout.readline())["id"] == 1  # serving: its tools are built
         proc.stdin.close()
         assert proc.wait(timeout=30) == 0
-    assert _read(probe) == {"numpy": True, "threads": 1}
+    found = _read(probe)
+    assert (found["numpy"], found["threads"]) == (True, 1)
 
     probe = tmp_path / "recall.json"
     argv = [sys.executable, "-c", _PROBE, str(probe), "recall", "deploy", "--memory-dir", str(memory_dir)]
     done = subprocess.run(argv, env=_env(), capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 1), done.stderr  # 1: nothing recalled, which is still a run
-    assert _read(probe) == {"numpy": True, "threads": 1}
+    found = _read(probe)
+    assert (found["numpy"], found["threads"]) == (True, 1)
