@@ -11,13 +11,28 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
+from datetime import date
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, refuse_unknown
 from sidecar.index.query import MAX_QUERY_BYTES, MAX_QUERY_TOKENS, check_query
-from sidecar.palace.layers import LAYERS, check_layers
+from sidecar.palace.layers import LAYERS, check_identity, check_layers
 from sidecar.settings import ID_PATTERN, ID_RE, ROLES, Settings
 from sidecar.write.paths import check_rel_path
+
+if TYPE_CHECKING:
+    from sidecar.palace.ingest import Turn
 
 __all__ = [
     "ANSWERS",
@@ -26,6 +41,8 @@ __all__ = [
     "FIELDS",
     "HIGHLIGHTS",
     "MAX_BUDGET",
+    "MAX_DIARY_CHARS",
+    "MAX_DIARY_LIMIT",
     "MAX_LIMIT",
     "MODES",
     "SCOPES",
@@ -35,14 +52,22 @@ __all__ = [
     "WRITE_REQUEST",
     "BlockAnswer",
     "BlockRequest",
+    "ConsolidateRequest",
+    "DeleteRequest",
+    "DiaryReadRequest",
+    "DiaryWriteRequest",
     "HealthAnswer",
+    "IdentityRequest",
     "IndexState",
+    "IngestRequest",
+    "ListRequest",
     "ReadAnswer",
     "ReadRequest",
     "Role",
     "SearchAnswer",
     "SearchHit",
     "SearchRequest",
+    "TaxonomyRequest",
     "ToolName",
     "ToolsAnswer",
     "Usage",
@@ -321,6 +346,23 @@ class BlockRequest:
     room: str | None = None
     spotlight: bool = False
 
+    FIELDS = (
+        "role",
+        "budget",
+        "nudges",
+        "user_id",
+        "workspace_id",
+        "peer_context",
+        "query",
+        "recall",
+        "recall_k",
+        "agent_id",
+        "session_id",
+        "layers",
+        "room",
+        "spotlight",
+    )
+
     @classmethod
     def from_json(cls, body: dict[str, Any], settings: Settings) -> BlockRequest:
         """Validate an orchestrator's body; every problem is a 400 naming the field."""
@@ -364,6 +406,189 @@ class BlockRequest:
         )
 
 
+# -- the palace and consolidation -----------------------------------------------------------------
+MAX_DIARY_LIMIT = 100
+MAX_DIARY_CHARS = 10_000
+
+
+def _name(body: dict[str, Any], name: str, *, required: bool = False) -> str | None:
+    """A non-empty string field; None only when it is absent (a null is a 400 like any other value)."""
+    if name not in body and not required:
+        return None
+    value = body.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise BadRequest(f"{name} must be a non-empty string", code=f"invalid_{name}", field=name)
+    return value
+
+
+def _agent_id(body: dict[str, Any]) -> str | None:
+    """An agent id the request names (None: absent, the sidecar's own); a null is refused."""
+    if "agent_id" not in body:
+        return None
+    agent = body["agent_id"]
+    if not isinstance(agent, str) or not ID_RE.match(agent):
+        raise BadRequest("agent_id must be 1-128 letters, digits or _.:@/-", code="invalid_agent_id", field="agent_id")
+    return agent
+
+
+@dataclass(frozen=True, slots=True)
+class ListRequest:
+    """``GET /memory/list`` (query parameters) and the ``memory_list`` tool: every file, or a wing's or a room's."""
+
+    wing: str | None = None
+    room: str | None = None
+
+    FIELDS = ("wing", "room")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> ListRequest:
+        refuse_unknown(body, cls.FIELDS)
+        return cls(_name(body, "wing"), _name(body, "room"))
+
+
+@dataclass(frozen=True, slots=True)
+class TaxonomyRequest:
+    """``GET /memory/taxonomy`` and the ``memory_taxonomy`` tool: no fields."""
+
+    FIELDS = ()
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> TaxonomyRequest:
+        refuse_unknown(body, cls.FIELDS)
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteRequest:
+    """``POST /memory/delete`` and the ``memory_delete`` tool: a file, or one heading section of it."""
+
+    tier: str
+    path: str
+    heading: str | None = None
+
+    FIELDS = ("tier", "path", "heading")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> DeleteRequest:
+        refuse_unknown(body, cls.FIELDS)
+        tier = body.get("tier", "agent")  # a null is refused
+        if tier not in TIERS:
+            raise BadRequest(f"tier must be one of {', '.join(TIERS)}", code="invalid_tier", field="tier")
+        path = WriteRequest.from_json({"tier": tier, "path": body.get("path"), "content": ""}).path
+        return cls(tier, path, _name(body, "heading"))
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityRequest:
+    """``POST /memory/identity`` and the ``memory_set_identity`` tool: the agent's identity (L0)."""
+
+    identity: str
+
+    FIELDS = ("identity",)
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> IdentityRequest:
+        refuse_unknown(body, cls.FIELDS)
+        return cls(check_identity(body.get("identity")))
+
+
+@dataclass(frozen=True, slots=True)
+class DiaryWriteRequest:
+    """``POST /memory/diary`` and the ``memory_diary_write`` tool; ``agent_id`` None: the sidecar's agent."""
+
+    content: str
+    agent_id: str | None = None
+
+    FIELDS = ("content", "agent_id")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> DiaryWriteRequest:
+        refuse_unknown(body, cls.FIELDS)
+        content = _name(body, "content", required=True)
+        assert content is not None
+        if len(content) > MAX_DIARY_CHARS:
+            raise BadRequest(f"content is over {MAX_DIARY_CHARS} characters", code="invalid_content", field="content")
+        return cls(content, _agent_id(body))
+
+
+@dataclass(frozen=True, slots=True)
+class DiaryReadRequest:
+    """``GET /memory/diary`` (query parameters) and the ``memory_diary_read`` tool."""
+
+    agent_id: str | None = None
+    limit: int = 10
+
+    FIELDS = ("agent_id", "limit")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> DiaryReadRequest:
+        refuse_unknown(body, cls.FIELDS)
+        agent = _agent_id(body)
+        limit = body.get("limit", 10)
+        if isinstance(limit, str) and limit.isascii() and limit.isdigit() and len(limit) <= 9:
+            limit = int(limit)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_DIARY_LIMIT:
+            raise BadRequest(
+                f"limit must be an integer from 1 to {MAX_DIARY_LIMIT}", code="invalid_limit", field="limit"
+            )
+        return cls(agent, limit)
+
+
+@dataclass(frozen=True, slots=True)
+class IngestRequest:
+    """``POST /memory/ingest`` and the ``memory_ingest`` tool: conversation turns to keep what is worth keeping of."""
+
+    turns: tuple[Turn, ...]
+    dry_run: bool = False
+
+    FIELDS = ("turns", "dry_run")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> IngestRequest:
+        refuse_unknown(body, cls.FIELDS)
+        dry_run = body.get("dry_run", False)
+        if not isinstance(dry_run, bool):
+            raise BadRequest("dry_run must be true or false", code="invalid_dry_run", field="dry_run")
+        from sidecar.palace.ingest import parse_turns  # its classifier loads with the first ingest
+
+        return cls(tuple(parse_turns(body)), dry_run)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidateRequest:
+    """``POST /memory/consolidate``: one run now (``tier``: agent, or crew on a lead), from ``since`` on, or
+    its dry run."""
+
+    tier: str = "agent"
+    since: date | None = None
+    dry_run: bool = False
+
+    FIELDS = ("tier", "since", "dry_run")
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> ConsolidateRequest:
+        refuse_unknown(body, cls.FIELDS)
+        tier = body.get("tier", "agent")
+        if tier not in TIERS:
+            raise BadRequest(
+                "tier must be agent, or crew on a lead (only the lead writes the crew tier)",
+                code="invalid_tier",
+                field="tier",
+            )
+        since = body.get("since")
+        if since is not None:
+            try:
+                since = date.fromisoformat(since) if isinstance(since, str) else None
+            except ValueError:
+                since = None
+            if since is None:
+                raise BadRequest("since must be a date, YYYY-MM-DD", code="invalid_since", field="since")
+        dry_run = body.get("dry_run", False)
+        if not isinstance(dry_run, bool):
+            raise BadRequest("dry_run must be true or false", code="invalid_dry_run", field="dry_run")
+        return cls(tier, since, dry_run)
+
+
 def _room(body: dict[str, Any]) -> str | None:
     """An agent-tier folder for L2 (``topics``, ``daily/summaries``): the tier path rules apply."""
     room = _optional_str(body, "room")
@@ -399,27 +624,11 @@ def _optional_id(body: dict[str, Any], name: str) -> str | None:
     return value
 
 
-SEARCH_REQUEST = request_schema({name: name for name in SearchRequest.FIELDS}, ("query",))
-WRITE_REQUEST = request_schema(
-    {"path": "path", "content": "content", "tier": "tier", "mode": "mode", "force": "force"}, ("path", "content")
-)
+# Closed: a field a request does not take is refused (400 unknown_field), on every way in.
+SEARCH_REQUEST = request_schema({name: name for name in SearchRequest.FIELDS}, ("query",), closed=True)
+WRITE_REQUEST = request_schema({name: name for name in WriteRequest.FIELDS}, ("path", "content"), closed=True)
 BLOCK_REQUEST = request_schema(
-    {
-        "role": "role",
-        "budget": "budget",
-        "nudges": "nudges",
-        "user_id": "user_id",
-        "workspace_id": "workspace_id",
-        "peer_context": "peer_context",
-        "query": "block_query",
-        "recall": "recall",
-        "recall_k": "recall_k",
-        "agent_id": "agent_id",
-        "session_id": "session_id",
-        "layers": "layers",
-        "room": "room",
-        "spotlight": "spotlight",
-    }
+    {name: "block_query" if name == "query" else name for name in BlockRequest.FIELDS}, closed=True
 )
 
 

@@ -33,7 +33,7 @@ from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.policy import bearer_token
 from sidecar.http.state import SIDECAR
 from sidecar.index.tier import Tier
-from sidecar.ops.registry import OPERATIONS, check_values, refuse_unknown
+from sidecar.ops.registry import by_name, check_values, refuse_unknown
 from sidecar.ops.sidecar import Sidecar
 from sidecar.retrieval.search import SearchRequest, SearchService
 
@@ -57,7 +57,9 @@ MAX_CONNECTIONS = 64
 #: ``sidecar.http.connections``). A stranger's idle sockets thus never keep a member out.
 TRUST = Trust(untrusted=16, per_peer=4, deadline=3.0)
 #: A member's crew search takes what the agent's own search takes, less the scope (always crew).
-_SEARCH_FIELDS = next(op.body for op in OPERATIONS if op.name == "search") or frozenset()
+_SEARCH_FIELDS = by_name("search").body or frozenset()
+#: The crew-memory requests a member sends its lead: each the same request as its own HTTP route.
+_MEMORY_OPS = ("remember", "recall", "feedback", "forget")
 
 log = structlog.get_logger("sidecar.crew")
 CREW_TIER = web.AppKey("crew_tier", Tier)
@@ -126,21 +128,26 @@ async def _search(request: web.Request) -> web.Response:
 async def _memory(request: web.Request) -> web.Response:
     from sidecar.ops.memories import crew_memory  # the journal's modules load with the first crew memory call
 
+    op = request.match_info["op"]
+    if op not in _MEMORY_OPS:
+        raise NotFound(f"no crew memory operation {op!r}", code="not_found")
     body = await read_json_object(request)
+    refuse_unknown(body.keys(), by_name(op).body or ())  # the same request as /memory/<op>
     check_values(body)
-    answer, status = await crew_memory(request.app[LEAD], request.match_info["op"], body)
+    answer, status = await crew_memory(request.app[LEAD], op, body)
     return json_answer(answer, status=status)
 
 
 async def _kg(request: web.Request) -> web.Response:
     """A question to (or a fact for) the crew's knowledge graph, which the lead holds."""
-    from sidecar.kg.requests import OPERATIONS
+    from sidecar.kg.requests import OPERATIONS, REQUESTS
     from sidecar.ops.kg import kg
 
     op = request.match_info["op"]
     if op not in OPERATIONS:
         raise NotFound(f"no crew graph operation {op!r}", code="not_found")
     body = await read_json_object(request)
+    refuse_unknown(body.keys(), REQUESTS[op]["properties"])  # the graph's own request, as /kg/<op> takes it
     check_values(body)
     answer = await kg(request.app[LEAD], op, {**body, "scope": "crew"})
     return json_answer(answer, status=201 if op == "add" else 200)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from sidecar.contract import BlockRequest
 from sidecar.errors import Forbidden
 from sidecar.http.jsonio import read_json_object
 from sidecar.http.state import SIDECAR
@@ -19,4 +20,5 @@ routes = web.RouteTableDef()
 async def memory_block(request: web.Request) -> web.Response:
     if "Origin" in request.headers:  # the block is the agent's memory: no browser may read it (DNS rebinding)
         raise Forbidden("requests from a browser origin are refused", code="origin_refused")
-    return web.json_response(await block(request.app[SIDECAR], await read_json_object(request)))
+    sc = request.app[SIDECAR]
+    return web.json_response(await block(sc, BlockRequest.from_json(await read_json_object(request), sc.settings)))

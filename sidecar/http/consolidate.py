@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
+from sidecar.contract import ConsolidateRequest
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops.consolidate import consolidate, every
@@ -20,7 +21,8 @@ routes = web.RouteTableDef()
 
 @routes.post("/memory/consolidate")
 async def _consolidate(request: web.Request) -> web.Response:
-    return json_answer(await consolidate(request.app[SIDECAR], await read_json_object(request)))
+    req = ConsolidateRequest.from_json(await read_json_object(request))
+    return json_answer(await consolidate(request.app[SIDECAR], req))
 
 
 async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:

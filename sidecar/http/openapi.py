@@ -1,11 +1,15 @@
 """The sidecar's HTTP contract as one OpenAPI 3.1 document, served at ``GET /openapi.json``
 (``sidecar.http.openapi_route``, which imports this module on the first request).
 
-Written down once, here, and held to the server two ways: a test requires its paths and methods
-to equal the routes ``create_app`` registers, and schemathesis runs it against a live sidecar.
-Every error response is ``{"error": {"code", "message", ...}}``; ``/mcp`` speaks JSON-RPC instead.
-The request and answer shapes of search, write, read and the block are not written here: they come
-from ``sidecar.contract`` (its JSON schemas and TypedDicts), as the MCP tools' do.
+The registry's output: each operation of ``sidecar.ops.registry`` is a path and method here, and
+what it reads from its client (its request body, its query parameters) is the registry's own
+schema (``sidecar.ops.requests``), the one the MCP tools' input schemas are made of. This module
+writes what a client gets back: each operation's summary, its answers and its errors. The answer
+shapes of search, write, read and the block come from ``sidecar.contract`` (its TypedDicts).
+
+Held to the server two ways: a test requires its paths and methods to equal the routes
+``create_app`` registers, and schemathesis runs it against a live sidecar. Every error response
+is ``{"error": {"code", "message", ...}}``; ``/mcp`` speaks JSON-RPC instead.
 """
 
 from __future__ import annotations
@@ -14,14 +18,11 @@ import re
 from typing import Any
 
 from sidecar import __version__
-from sidecar.contract import ANSWERS, BLOCK_REQUEST, FIELDS, SEARCH_REQUEST, WRITE_REQUEST, json_schema
-from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES, PRIORITIES, SEVERITIES
-from sidecar.episodic.query import MAX_K
-from sidecar.http.memory_schemas import request_schemas
+from sidecar.contract import ANSWERS, json_schema
+from sidecar.episodic.entry import MEMORY_TYPES
 from sidecar.http.palace_schemas import ANSWERS as PALACE_ANSWERS
-from sidecar.http.palace_schemas import REQUESTS as PALACE_REQUESTS
-from sidecar.kg.requests import REQUESTS as KG_REQUESTS
-from sidecar.settings import ID_PATTERN
+from sidecar.ops.registry import OPERATIONS, Operation
+from sidecar.ops.requests import BODIES, Param
 
 __all__ = ["DOCUMENT"]
 
@@ -61,17 +62,11 @@ SCAN_CATEGORIES = (
     "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, concealment, "
     "tool_abuse, instruction_override, role_hijack, exfiltration, secret_access, base64_payload or encoded_payload"
 )
-ID = {"type": "string", "pattern": ID_PATTERN}
-OPT_ID = {"anyOf": [{"type": "string", "pattern": "^[A-Za-z0-9_.:@/-]{0,128}$"}, {"type": "null"}]}
-
-# The document describes every role; a solo sidecar answers a crew scope with 400 invalid_scope.
-MEMORY_REQUESTS = request_schemas(has_crew=True, identity=True)
 
 SCHEMAS: dict[str, Schema] = {
     **{shape.__name__: json_schema(shape) for shape in ANSWERS},
-    "SearchRequest": SEARCH_REQUEST,
-    "WriteRequest": WRITE_REQUEST,
-    "BlockRequest": BLOCK_REQUEST,
+    # The request bodies the document names: the registry's (sidecar.ops.requests).
+    **{body.name: body.schema for body in BODIES.values() if body.name is not None},
     "Error": _obj(
         {
             "error": {
@@ -140,36 +135,6 @@ SCHEMAS: dict[str, Schema] = {
             ),
         },
     ),
-    "JournalEntryIn": _obj(
-        {
-            "workspace_id": ID,
-            "entry_type": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$", "examples": ["peer.escalation"]},
-            "summary": {"type": "string", "maxLength": MAX_SUMMARY_CHARS, "pattern": "\\S"},
-        },
-        {
-            "id": OPT_ID,
-            "agent_id": OPT_ID,
-            "crew_id": OPT_ID,
-            "ts": _nullable({"type": "string", "description": "ISO 8601"}),
-            "severity": {"enum": list(SEVERITIES), "default": "info"},
-            "priority": {
-                "anyOf": [
-                    {"enum": list(PRIORITIES)},
-                    {"type": "integer", "minimum": 1, "maximum": 10},
-                    {"type": "null"},
-                ]
-            },
-            "memory_type": _nullable({"enum": list(MEMORY_TYPES)}),
-            "confidence": _nullable({"type": "number", "minimum": 0, "maximum": 1}),
-            "tags": _nullable(MEMORY_REQUESTS["remember"]["properties"]["tags"]),
-            "expires_at": _nullable({"type": "string", "description": "ISO 8601"}),
-            "topic_key": _nullable(MEMORY_REQUESTS["remember"]["properties"]["topic_key"]),
-            "namespace": _nullable(ID),
-            "payload": _nullable({"type": "object"}),
-            "refs": _nullable({"type": "object", "description": "refs.episodic: true forces embedding"}),
-        },
-        closed=True,
-    ),
     "JournalEntry": _obj(
         {
             "id": STR,
@@ -196,7 +161,6 @@ SCHEMAS: dict[str, Schema] = {
             "expires_at": _nullable(STR),
         }
     ),
-    **{f"{op.capitalize()}Memory": schema for op, schema in MEMORY_REQUESTS.items()},
     "RememberAnswer": _obj(
         {"id": STR, "seq": INT, "memory_type": {"enum": list(MEMORY_TYPES)}, "namespace": STR, "crew": BOOL},
         {"topic_key": _nullable(STR), "supersedes": _nullable(STR), "expires_at": _nullable(STR)},
@@ -227,22 +191,6 @@ SCHEMAS: dict[str, Schema] = {
         {"feedback": _obj({"positive": INT, "negative": INT})},
     ),
     "ForgetAnswer": _obj({"forgotten": STRS}),
-    "Recall": _obj(
-        {"workspace_id": ID, "query_text": {"type": "string", "pattern": "\\S"}},
-        {
-            "scope": {
-                "enum": ["own", "crew_shared"],
-                "default": "own",
-                "description": "own needs agent_id; crew_shared needs crew_id",
-            },
-            "agent_id": OPT_ID,
-            "crew_id": OPT_ID,
-            "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 5},
-            "walk_depth": {"enum": [0, 1], "default": 0},
-            "hybrid": {"type": "boolean", "default": False},
-        },
-        closed=True,
-    ),
     "RecallResponse": _obj(
         {
             "hits": {
@@ -325,11 +273,6 @@ def _body(schema: Schema) -> dict[str, Any]:
     return {"required": True, **_json(schema)}
 
 
-def _query(name: str, schema: Schema, *, required: bool = False, description: str = "") -> dict[str, Any]:
-    param = {"name": name, "in": "query", "required": required, "schema": schema}
-    return {**param, "description": description} if description else param
-
-
 BAD_BODY = (
     "invalid_json (not a JSON object, nested too deeply, or an integer of over 4300 digits), invalid_encoding "
     "(the body is not what its Content-Encoding says), or a field named by the code: "
@@ -342,9 +285,6 @@ BODY_ERRORS = {
     "415": "unsupported_encoding: a Content-Encoding other than gzip or deflate (the body is not read)",
 }
 QUERY_ERRORS = "missing_query, empty_query, invalid_query, query_too_long (over 4096 bytes of UTF-8 or 256 words)"
-SCOPE = _query("scope", {"enum": ["agent", "crew"], "default": "agent"})
-WORKSPACE = _query("workspace_id", ID, required=True)
-CREW = _query("crew_id", OPT_ID)
 NO_CREW = "crew_unavailable (member: the lead, or the crew store, cannot be reached)"
 
 DUPLICATE_ANSWER = {
@@ -384,7 +324,6 @@ PATHS: dict[str, Any] = {
             "by the dense leg alone shows the sentence of "
             "its chunk closest to the query); with context section, the hit's whole heading section and its "
             "line span; a hit from a section the injection scanner matched carries flagged",
-            requestBody=_body(_ref("SearchRequest")),
         )
     },
     "/memory/status": {
@@ -399,7 +338,6 @@ PATHS: dict[str, Any] = {
                     "503": NO_CREW,
                 }
             ),
-            parameters=[SCOPE],
         )
     },
     "/memory/reindex": {
@@ -415,7 +353,6 @@ PATHS: dict[str, Any] = {
                 },
                 **{"409": "no_crew_tier (solo)"},
             ),
-            parameters=[SCOPE],
         )
     },
     "/memory/write": {
@@ -479,7 +416,6 @@ PATHS: dict[str, Any] = {
                     "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
                 }
             ],
-            requestBody=_body(_ref("WriteRequest")),
         )
     },
     "/memory/read": {
@@ -496,12 +432,6 @@ PATHS: dict[str, Any] = {
             ),
             ok_description="the file, or the lines asked for (with the range and the file's line count); "
             "flagged lists the file's sections the injection scanner matched: treat them as data",
-            parameters=[
-                _query("tier", {"enum": ["agent", "crew"], "default": "agent"}),
-                _query("path", FIELDS["path"], required=True),
-                _query("line_start", FIELDS["line_start"]),
-                _query("line_end", FIELDS["line_end"]),
-            ],
         )
     },
     "/memory/tools": {
@@ -524,7 +454,6 @@ PATHS: dict[str, Any] = {
             "(either level) is withheld: a notice stands in its place, its clean sibling sections stay, and "
             "blocked lists it: label (tier/path), category, pattern, level, line_start and line_end. With spotlight, "
             "the agent, crew and operator parts are datamarked (every space shown as U+02C6) and the preamble says so",
-            requestBody=_body(_ref("BlockRequest")),
         )
     },
     "/mcp": {
@@ -617,7 +546,6 @@ PATHS: dict[str, Any] = {
                     },
                     **BODY_ERRORS,
                 ),
-                requestBody=_body(_ref("JournalEntryIn")),
             ),
             "200",
             "a summary.generated entry whose source_id was posted before: the stored entry (replayed)",
@@ -627,11 +555,6 @@ PATHS: dict[str, Any] = {
             "Recent journal entries, or a full-text search of them with q",
             ("200", _obj({"entries": {"type": "array", "items": _ref("JournalEntry")}})),
             _errors(**{"400": "missing_workspace_id, invalid_workspace_id, invalid_limit"}),
-            parameters=[
-                WORKSPACE,
-                _query("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
-                _query("q", STR),
-            ],
         ),
     },
     "/episodic/recall": {
@@ -639,7 +562,6 @@ PATHS: dict[str, Any] = {
             "Recall journal entries: cosine x importance, or hybrid (RRF with BM25)",
             ("200", _ref("RecallResponse")),
             _errors(**{"400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>"}, **BODY_ERRORS),
-            requestBody=_body(_ref("Recall")),
         )
     },
     "/memory/remember": {
@@ -647,7 +569,6 @@ PATHS: dict[str, Any] = {
             "Remember a typed memory (a topic key replaces the live memory holding it, kept as history)",
             ("201", _ref("RememberAnswer")),
             _errors(**MEMORY_ERRORS, **BODY_ERRORS),
-            requestBody=_body(_ref("RememberMemory")),
         )
     },
     "/memory/recall": {
@@ -655,7 +576,6 @@ PATHS: dict[str, Any] = {
             "Recall typed memories and embedded journal entries: only those the query earns, best first",
             ("200", _ref("MemoryRecallAnswer")),
             _errors(**{"400": MEMORY_ERRORS["400"] + ", query_too_long"}, **BODY_ERRORS),
-            requestBody=_body(_ref("RecallMemory")),
         )
     },
     "/memory/feedback": {
@@ -663,7 +583,6 @@ PATHS: dict[str, Any] = {
             "Rate a live memory: + raises its importance, - lowers it, the third - retires it",
             ("200", _ref("FeedbackAnswer")),
             _errors(**MEMORY_ERRORS, **{"404": "not_found: no live memory so named in scope"}, **BODY_ERRORS),
-            requestBody=_body(_ref("FeedbackMemory")),
         )
     },
     "/memory/forget": {
@@ -671,7 +590,6 @@ PATHS: dict[str, Any] = {
             "Forget a memory by id, or a topic key's memory and its history (archived, never served)",
             ("200", _ref("ForgetAnswer")),
             _errors(**MEMORY_ERRORS, **{"404": "not_found: nothing so named in scope"}, **BODY_ERRORS),
-            requestBody=_body(_ref("ForgetMemory")),
         )
     },
     "/memory/restore": {
@@ -679,7 +597,6 @@ PATHS: dict[str, Any] = {
             "Serve a retired memory again: live, its negative votes cleared, its confidence at least 0.5",
             ("200", _obj({"id": STR, "status": STR, "confidence": NUM, "importance": NUM})),
             _errors(**MEMORY_ERRORS, **{"404": "not_found: no retired memory of this agent so named"}, **BODY_ERRORS),
-            requestBody=_body(_ref("RestoreMemory")),
         )
     },
     "/memory/session": {
@@ -690,23 +607,6 @@ PATHS: dict[str, Any] = {
                 "one on any failure); idempotent on source_id (session_id:compaction_count by default)",
                 ("201", _obj({"id": STR, "seq": INT, "replayed": BOOL, "source_id": STR, "l0_abstract": STR})),
                 _errors(**{"400": BAD_BODY + "unknown_field, invalid_session_id, invalid_messages, invalid_summary"}),
-                requestBody=_body(
-                    _obj(
-                        {"session_id": ID},
-                        {
-                            "source_id": {"type": "string", "minLength": 1, "maxLength": 256},
-                            "compaction_count": {"type": "integer", "minimum": 0, "default": 0},
-                            "summary": {"type": "string", "minLength": 1},
-                            "messages": {
-                                "type": "array",
-                                "items": _obj({"content": STR}, {"role": STR}, closed=True),
-                            },
-                            "workspace_id": ID,
-                            "agent_id": ID,
-                        },
-                        closed=True,
-                    )
-                ),
             ),
             "200",
             "this source_id was summarised before: the stored summary (replayed)",
@@ -720,13 +620,6 @@ PATHS: dict[str, Any] = {
             _errors(
                 **{"400": "invalid_workspace_id, invalid_agent_id, invalid_namespace, invalid_topic_key, invalid_limit"}
             ),
-            parameters=[
-                _query("workspace_id", ID),
-                _query("agent_id", ID),
-                _query("namespace", ID),
-                _query("topic_key", STR),
-                _query("limit", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
-            ],
         )
     },
     "/memory/consolidate": {
@@ -751,17 +644,6 @@ PATHS: dict[str, Any] = {
                 },
                 **BODY_ERRORS,
             ),
-            requestBody=_body(
-                _obj(
-                    {},
-                    {
-                        "tier": {"enum": ["agent", "crew"], "default": "agent"},
-                        "since": _nullable({"type": "string", "description": "YYYY-MM-DD: leave older notes alone"}),
-                        "dry_run": {"type": "boolean", "default": False, "description": "report, write nothing"},
-                    },
-                    closed=True,
-                )
-            ),
         )
     },
     "/memory/health": {
@@ -769,19 +651,11 @@ PATHS: dict[str, Any] = {
             "The latest memory health snapshot (never recomputed here)",
             ("200", _ref("HealthSnapshot")),
             _errors(**{"400": "missing_workspace_id, invalid_<field>", "404": "not_found: no snapshot yet"}),
-            parameters=[WORKSPACE, CREW],
         ),
         "post": _op(
             "Recompute the memory health snapshot now",
             ("200", _ref("HealthSnapshot")),
             _errors(**{"400": "missing_workspace_id, invalid_<field>, invalid_recompute"}),
-            parameters=[
-                WORKSPACE,
-                CREW,
-                _query(
-                    "recompute", {"type": "string", "pattern": "^(1|[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss])$", "default": "1"}
-                ),
-            ],
         ),
     },
     "/metrics": {
@@ -835,7 +709,6 @@ for _name, (_status, _answer, _summary) in KG_ANSWERS.items():
             _summary,
             (_status, _answer),
             _errors(**KG_ERRORS, **({} if _name in ("add", "tunnels") else _missing), **BODY_ERRORS),
-            requestBody=_body(KG_REQUESTS[_name]),
         )
     }
 PATHS["/kg/stats"] = {
@@ -846,7 +719,6 @@ PATHS["/kg/stats"] = {
             _obj({"entities": INT, "facts": INT, "current": INT, "invalidated": INT, "rooms": INT, "tunnels": INT}),
         ),
         _errors(**KG_ERRORS),
-        parameters=[_query("workspace_id", ID), _query("scope", {"enum": ["agent", "crew"], "default": "agent"})],
     )
 }
 
@@ -892,10 +764,6 @@ PALACE_PATHS: dict[str, Any] = {
             "Every memory file with its wing (tier), room (folder), bytes, chunks and last change",
             ("200", PALACE_ANSWERS["list"]),
             _errors(**{"400": "unknown_field, invalid_wing, invalid_room"}),
-            parameters=[
-                _query("wing", PALACE_REQUESTS["list"]["properties"]["wing"]),
-                _query("room", PALACE_REQUESTS["list"]["properties"]["room"]),
-            ],
         )
     },
     "/memory/taxonomy": {
@@ -918,7 +786,6 @@ PALACE_PATHS: dict[str, Any] = {
                 },
                 **BODY_ERRORS,
             ),
-            requestBody=_body(PALACE_REQUESTS["delete"]),
         )
     },
     "/memory/identity": {
@@ -929,7 +796,6 @@ PALACE_PATHS: dict[str, Any] = {
                 **{"400": BAD_BODY + "unknown_field, invalid_identity, identity_too_long", **WRITE_ERRORS},
                 **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
             ),
-            requestBody=_body(PALACE_REQUESTS["identity"]),
         )
     },
     "/memory/diary": {
@@ -940,16 +806,11 @@ PALACE_PATHS: dict[str, Any] = {
                 **{"400": BAD_BODY + "unknown_field, invalid_content, invalid_agent_id", **WRITE_ERRORS},
                 **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
             ),
-            requestBody=_body(PALACE_REQUESTS["diary_write"]),
         ),
         "get": _op(
             "The agent's newest diary entries, newest first",
             ("200", PALACE_ANSWERS["diary_read"]),
             _errors(**{"400": "unknown_field, invalid_agent_id, invalid_limit"}),
-            parameters=[
-                _query("agent_id", PALACE_REQUESTS["diary_read"]["properties"]["agent_id"]),
-                _query("limit", PALACE_REQUESTS["diary_read"]["properties"]["limit"]),
-            ],
         ),
     },
     "/memory/ingest": {
@@ -962,7 +823,6 @@ PALACE_PATHS: dict[str, Any] = {
                 **{"400": BAD_BODY + "unknown_field, invalid_turns, invalid_dry_run", **WRITE_ERRORS},
                 **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
             ),
-            requestBody=_body(PALACE_REQUESTS["ingest"]),
         )
     },
     "/memory/agent-settings": {
@@ -976,10 +836,7 @@ PALACE_PATHS: dict[str, Any] = {
 }
 PATHS.update(PALACE_PATHS)
 
-# The memory browser (sidecar.ui): HTML pages, read-only. A form sends its empty fields, so every
-# optional parameter also takes "" (absent); errors are the agent API's JSON errors.
-FORM_ID = {"type": "string", "pattern": "^(" + ID_PATTERN.strip("^$") + ")?$"}
-FORM_INT = {"type": "string", "pattern": "^[0-9]{0,9}$"}
+# The memory browser (sidecar.ui): HTML pages, read-only; errors are the agent API's JSON errors.
 UI_ERRORS = {
     "400": "unknown_field, or the parameter named by the code (invalid_path, invalid_workspace_id, ...)",
     "403": "memory_disabled (memory: false), origin_refused (a page of another site opened it), unsafe_path",
@@ -989,69 +846,51 @@ UI_ERRORS = {
 }
 
 
-def _ui(summary: str, *parameters: dict[str, Any]) -> dict[str, Any]:
+def _ui(summary: str) -> dict[str, Any]:
     page = {"description": "the page (HTML, read-only)", "content": {"text/html": {"schema": STR}}}
-    get = {"summary": summary, "responses": {"200": page, **_errors(**UI_ERRORS)}}
-    return {"get": {**get, "parameters": list(parameters)} if parameters else get}
-
-
-def _choice(*values: str) -> Schema:
-    return {"enum": ["", *values]}
+    return {"get": {"summary": summary, "responses": {"200": page, **_errors(**UI_ERRORS)}}}
 
 
 UI_PATHS: dict[str, Any] = {
     "/ui": _ui("The memory browser: the tiers' files as a tree"),
-    "/ui/file": _ui(
-        "One memory file rendered, with the sections the injection scanner flagged marked",
-        _query("tier", _choice("agent", "crew")),
-        _query("path", FIELDS["path"], required=True),
-    ),
-    "/ui/search": _ui(
-        "Search with the answer's highlights and why each hit matched (explain)",
-        _query("query", STR),
-        _query("scope", _choice("agent", "crew", "both")),
-        _query("limit", FORM_INT),
-    ),
-    "/ui/memories": _ui(
-        "The live typed memories, filtered by type, namespace and tag",
-        _query("memory_type", _choice(*MEMORY_TYPES)),
-        _query("namespace", FORM_ID),
-        _query("tag", STR),
-        _query("agent_id", FORM_ID),
-        _query("workspace_id", FORM_ID),
-    ),
-    "/ui/memory": _ui(
-        "Every memory that held a topic key, newest first, with its feedback",
-        _query("topic_key", STR, required=True),
-        _query("namespace", FORM_ID),
-        _query("agent_id", FORM_ID),
-        _query("workspace_id", FORM_ID),
-    ),
-    "/ui/journal": _ui(
-        "The journal as a timeline: the newest entries, or those matching q",
-        _query("q", STR),
-        _query("workspace_id", FORM_ID),
-        _query("limit", FORM_INT),
-    ),
-    "/ui/graph": _ui(
-        "The knowledge graph: its counts, an entity's timeline and its neighbours",
-        _query("entity", STR),
-        _query("workspace_id", FORM_ID),
-        _query("scope", _choice("agent", "crew")),
-    ),
-    "/ui/health": _ui(
-        "Memory health: the five metrics and the score over time, as charts",
-        _query("workspace_id", FORM_ID),
-        _query("crew_id", FORM_ID),
-    ),
-    "/ui/block": _ui(
-        "The memory block as the agent receives it, for a query, a budget and a role",
-        _query("query", STR),
-        _query("budget", FORM_INT),
-        _query("role", _choice("solo", "member", "lead")),
-    ),
+    "/ui/file": _ui("One memory file rendered, with the sections the injection scanner flagged marked"),
+    "/ui/search": _ui("Search with the answer's highlights and why each hit matched (explain)"),
+    "/ui/memories": _ui("The live typed memories, filtered by type, namespace and tag"),
+    "/ui/memory": _ui("Every memory that held a topic key, newest first, with its feedback"),
+    "/ui/journal": _ui("The journal as a timeline: the newest entries, or those matching q"),
+    "/ui/graph": _ui("The knowledge graph: its counts, an entity's timeline and its neighbours"),
+    "/ui/health": _ui("Memory health: the five metrics and the score over time, as charts"),
+    "/ui/block": _ui("The memory block as the agent receives it, for a query, a budget and a role"),
 }
 PATHS.update(UI_PATHS)
+
+
+def _param(param: Param) -> dict[str, Any]:
+    found = {"name": param.name, "in": "query", "required": param.required, "schema": param.schema}
+    return {**found, "description": param.description} if param.description else found
+
+
+def request_of(op: Operation) -> dict[str, Any]:
+    """What the document says ``op`` reads from its client, from the registry: its JSON body (by
+    name when the document's components hold it) and its query parameters."""
+    out: dict[str, Any] = {}
+    if op.request is not None:
+        out["requestBody"] = _body(_ref(op.request.name) if op.request.name else op.request.schema)
+    if op.params:
+        out["parameters"] = [_param(p) for p in op.params]
+    return out
+
+
+def _with_requests(paths: dict[str, Any]) -> dict[str, Any]:
+    """Every operation of the registry with its request (a header parameter written here stays
+    first); an operation the document has no answers for is a KeyError when the module loads."""
+    for op in OPERATIONS:
+        spec = paths[op.path][op.method.lower()]
+        request = request_of(op)
+        if "parameters" in request:
+            request["parameters"] = [*spec.get("parameters", []), *request["parameters"]]
+        spec.update(request)
+    return paths
 
 
 DOCUMENT: dict[str, Any] = {
@@ -1066,6 +905,6 @@ DOCUMENT: dict[str, Any] = {
             "GET /crew/status and GET /healthz for its members."
         ),
     },
-    "paths": _finish(PATHS),
+    "paths": _finish(_with_requests(PATHS)),
     "components": {"schemas": SCHEMAS},
 }

@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from sidecar.contract import (
+    DeleteRequest,
+    DiaryReadRequest,
+    DiaryWriteRequest,
+    IdentityRequest,
+    IngestRequest,
+    ListRequest,
+    TaxonomyRequest,
+)
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops import palace
@@ -19,37 +28,46 @@ routes = web.RouteTableDef()
 
 @routes.get("/memory/list")
 async def _list(request: web.Request) -> web.Response:
-    return json_answer(await palace.listed(request.app[SIDECAR], dict(request.query)))
+    return json_answer(await palace.listed(request.app[SIDECAR], ListRequest.from_json(dict(request.query))))
 
 
 @routes.get("/memory/taxonomy")
 async def _taxonomy(request: web.Request) -> web.Response:
-    return json_answer(await palace.taxonomy_of(request.app[SIDECAR], dict(request.query)))
+    return json_answer(await palace.taxonomy_of(request.app[SIDECAR], TaxonomyRequest.from_json(dict(request.query))))
 
 
 @routes.post("/memory/delete")
 async def _delete(request: web.Request) -> web.Response:
-    return json_answer(await palace.delete(request.app[SIDECAR], await read_json_object(request)))
+    return json_answer(
+        await palace.delete(request.app[SIDECAR], DeleteRequest.from_json(await read_json_object(request)))
+    )
 
 
 @routes.post("/memory/identity")
 async def _identity(request: web.Request) -> web.Response:
-    return json_answer(await palace.set_identity(request.app[SIDECAR], await read_json_object(request)))
+    return json_answer(
+        await palace.set_identity(request.app[SIDECAR], IdentityRequest.from_json(await read_json_object(request)))
+    )
 
 
 @routes.post("/memory/diary")
 async def _diary_write(request: web.Request) -> web.Response:
-    return json_answer(await palace.diary_write(request.app[SIDECAR], await read_json_object(request)), status=201)
+    return json_answer(
+        await palace.diary_write(request.app[SIDECAR], DiaryWriteRequest.from_json(await read_json_object(request))),
+        status=201,
+    )
 
 
 @routes.get("/memory/diary")
 async def _diary_read(request: web.Request) -> web.Response:
-    return json_answer(await palace.diary_read(request.app[SIDECAR], dict(request.query)))
+    return json_answer(await palace.diary_read(request.app[SIDECAR], DiaryReadRequest.from_json(dict(request.query))))
 
 
 @routes.post("/memory/ingest")
 async def _ingest(request: web.Request) -> web.Response:
-    return json_answer(await palace.ingest(request.app[SIDECAR], await read_json_object(request)))
+    return json_answer(
+        await palace.ingest(request.app[SIDECAR], IngestRequest.from_json(await read_json_object(request)))
+    )
 
 
 @routes.get("/memory/agent-settings")

@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from sidecar.errors import BadRequest
+from sidecar.errors import BadRequest, refuse_unknown
 from sidecar.settings import ID_PATTERN
 
 __all__ = ["OPERATIONS", "REQUESTS", "parse"]
@@ -115,9 +115,7 @@ def parse(operation: str, body: dict[str, Any]) -> dict[str, Any]:
     """``body`` checked against the operation's schema, with defaults filled; a 400 naming the field."""
     schema = REQUESTS[operation]
     props: Schema = schema["properties"]
-    unknown = sorted(set(body) - set(props))
-    if unknown:
-        raise BadRequest(f"unknown field {unknown[0]!r}", code="unknown_field", field=unknown[0])
+    refuse_unknown(body, props)
     out: dict[str, Any] = {}
     for name, spec in props.items():
         value = body.get(name)

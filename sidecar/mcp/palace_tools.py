@@ -1,22 +1,31 @@
 """The palace's MCP tools: ``memory_list``, ``memory_taxonomy``, ``memory_delete``,
 ``memory_set_identity``, ``memory_diary_write``, ``memory_diary_read`` and ``memory_ingest``.
 
-Each calls the same operation as its HTTP route (``http/palace.py``) with the same input schema
-(``http/palace_schemas.py``), and says what it did in a few lines of text for the model.
+Each calls the same operation as its HTTP route (``http/palace.py``), takes what that operation
+reads (its request in the registry, ``sidecar.ops.requests``) as its input schema, and says what
+it did in a few lines of text for the model.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
 
-from sidecar.http.palace_schemas import REQUESTS
+from sidecar.contract import (
+    DeleteRequest,
+    DiaryReadRequest,
+    DiaryWriteRequest,
+    IdentityRequest,
+    IngestRequest,
+    ListRequest,
+    TaxonomyRequest,
+)
 from sidecar.http.state import SIDECAR
 from sidecar.mcp.outputs import output_schema
 from sidecar.ops import palace as ops
+from sidecar.ops.registry import by_name
 from sidecar.settings import Settings
 
 __all__ = ["palace_tool", "palace_tools"]
@@ -24,7 +33,7 @@ __all__ = ["palace_tool", "palace_tools"]
 ToolResult = tuple[Mapping[str, Any], str]
 Tool = Callable[[web.Application, dict[str, Any]], Awaitable[ToolResult]]
 
-# name -> (request schema, title, description, read only, destructive)
+# name -> (the registry's operation, title, description, read only, destructive)
 _DEFS: dict[str, tuple[str, str, str, bool, bool]] = {
     "memory_list": (
         "list",
@@ -88,7 +97,7 @@ def palace_tools(settings: Settings) -> dict[str, dict[str, Any]]:
     """Name -> MCP tool definition of every palace tool; the tier enum of delete follows the role."""
     out = {}
     for name, (request, title, description, read_only, destructive) in _DEFS.items():
-        schema = copy.deepcopy(REQUESTS[request])
+        schema = by_name(request).arguments()
         if name == "memory_delete":
             schema["properties"]["tier"]["enum"] = ["agent", "crew"] if settings.role == "lead" else ["agent"]
         hints = {
@@ -115,7 +124,7 @@ def palace_tool(name: str) -> Tool:
 
 
 async def _list(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.listed(app[SIDECAR], args)
+    body = await ops.listed(app[SIDECAR], ListRequest.from_json(args))
     lines = [
         f"{f['wing']}/{f['path']} ({f['room']}): {f['bytes']} bytes, {f['chunks']} chunks, changed {f['modified']}"
         for f in body["files"]
@@ -124,7 +133,7 @@ async def _list(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _taxonomy(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.taxonomy_of(app[SIDECAR], args)
+    body = await ops.taxonomy_of(app[SIDECAR], TaxonomyRequest.from_json(args))
     lines = []
     for wing in body["wings"]:
         rooms = ", ".join(
@@ -136,7 +145,7 @@ async def _taxonomy(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _delete(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.delete(app[SIDECAR], args)
+    body = await ops.delete(app[SIDECAR], DeleteRequest.from_json(args))
     if body["deleted"] == "file":
         return body, f"Deleted {body['tier']}/{body['path']} ({body['bytes_removed']} bytes)."
     return body, (
@@ -146,23 +155,23 @@ async def _delete(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _set_identity(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.set_identity(app[SIDECAR], args)
+    body = await ops.set_identity(app[SIDECAR], IdentityRequest.from_json(args))
     return body, f"Identity saved ({body['chars']} characters); it opens every memory block."
 
 
 async def _diary_write(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.diary_write(app[SIDECAR], args)
+    body = await ops.diary_write(app[SIDECAR], DiaryWriteRequest.from_json(args))
     return body, f"Diary entry saved in {body['path']} at {body['at']}."
 
 
 async def _diary_read(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.diary_read(app[SIDECAR], args)
+    body = await ops.diary_read(app[SIDECAR], DiaryReadRequest.from_json(args))
     lines = [f"{e['at']} ({e['path']}):\n{e['content']}" for e in body["entries"]]
     return body, "\n\n".join(lines) if lines else f"No diary entries for {body['agent_id']}."
 
 
 async def _ingest(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await ops.ingest(app[SIDECAR], args)
+    body = await ops.ingest(app[SIDECAR], IngestRequest.from_json(args))
     counts = body["counts"]
     kinds = ", ".join(f"{n} {t}" for t, n in sorted(counts["by_type"].items())) or "nothing"
     why = ", ".join(f"{n} {r}" for r, n in sorted(counts["by_reason"].items())) or "nothing"

@@ -70,7 +70,9 @@ def _body(arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def _block(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
     """``POST /memory/block``'s answer for ``body``: the same function the route runs."""
+    from sidecar.contract import BlockRequest
     from sidecar.http.state import SIDECAR
     from sidecar.ops.block import block
 
-    return dict(await block(app[SIDECAR], body))
+    sc = app[SIDECAR]
+    return dict(await block(sc, BlockRequest.from_json(body, sc.settings)))

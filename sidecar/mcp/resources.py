@@ -11,6 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
+from sidecar.contract import ListRequest
 from sidecar.errors import BadRequest
 from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.ops import files, palace
@@ -32,7 +33,7 @@ async def listed(app: web.Application) -> list[dict[str, Any]]:
     """Every memory file, by tier then path."""
     if not app[SETTINGS].memory_enabled:
         return []
-    files = (await palace.listed(app[SIDECAR], {}))["files"]
+    files = (await palace.listed(app[SIDECAR], ListRequest()))["files"]
     return [
         {
             "uri": uri_of(f["wing"], f["path"]),

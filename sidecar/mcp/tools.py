@@ -14,7 +14,17 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.contract import MAX_LIMIT, ReadRequest, SearchRequest, WriteRequest, request_schema
+from sidecar.contract import (
+    MAX_LIMIT,
+    DeleteRequest,
+    DiaryWriteRequest,
+    IdentityRequest,
+    IngestRequest,
+    ReadRequest,
+    SearchRequest,
+    WriteRequest,
+    request_schema,
+)
 from sidecar.episodic.memories import (
     FeedbackRequest,
     ForgetRequest,
@@ -25,7 +35,6 @@ from sidecar.episodic.memories import (
 )
 from sidecar.episodic.session import SessionRequest
 from sidecar.errors import BadRequest
-from sidecar.http.memory_schemas import request_schemas
 from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.kg.requests import parse as kg_parse
@@ -36,9 +45,8 @@ from sidecar.mcp.palace_tools import palace_tool, palace_tools
 from sidecar.ops import files, journal, memories
 from sidecar.ops.kg import kg
 from sidecar.ops.memories import default_scope
+from sidecar.ops.registry import by_name
 from sidecar.ops.search import search_json
-from sidecar.palace.ingest import parse_turns
-from sidecar.palace.layers import check_identity
 from sidecar.settings import Settings
 
 __all__ = ["IMPLEMENTATIONS", "ToolResult", "probe", "tool_definitions"]
@@ -211,8 +219,10 @@ def probe(app: web.Application, name: str, *, read_only: bool) -> Probe | None:
         "memory_restore": lambda a: RestoreRequest.from_json(a, Identity.from_settings(settings)),
         "memory_session": lambda a: SessionRequest.from_json(a, settings.workspace_id, settings.agent_id),
         **{t.name: _kg_parser(t.name.removeprefix("kg_")) for t in TOOLS if t.group == "kg"},
-        "memory_set_identity": lambda a: check_identity(a.get("identity")),
-        "memory_ingest": parse_turns,
+        "memory_delete": DeleteRequest.from_json,
+        "memory_set_identity": IdentityRequest.from_json,
+        "memory_diary_write": DiaryWriteRequest.from_json,
+        "memory_ingest": IngestRequest.from_json,
     }
     if read_only:
         tool = IMPLEMENTATIONS[name]
@@ -245,7 +255,7 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         "memory_write",
         "Write memory",
         WRITE_DESCRIPTION,
-        _input(WriteRequest.FIELDS, ("path", "content"), tier=write_tiers),
+        arguments("write", tier=write_tiers),
         hints=_hints(read_only=False, destructive=True, idempotent=False),
     )
     read = _tool(
@@ -253,9 +263,11 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         "Read memory",
         "Read one memory file as it is on disk, e.g. the file a search hit or memory_list names; "
         "line_start and line_end (1-based, inclusive) read only those lines.",
-        _input(ReadRequest.FIELDS, ("path",), tier=read_tiers),
+        arguments("read", tier=read_tiers),
         hints=_hints(read_only=True, destructive=False, idempotent=True),
     )
+    search_args = arguments("search", scope=scopes, leave_out=("syntax", "explain"))
+    search_args["properties"]["limit"]["maximum"] = MAX_LIMIT
     search = _tool(
         "memory_search",
         "Search memory",
@@ -264,7 +276,7 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
         "snippet is a window around the matched terms (highlights: their [start, end) offsets, in Unicode "
         'code points), or with context "section" the whole heading section, so the file need not be read '
         "next. No hits means memory holds nothing on it. After a write, pass its seq as after_seq to see it.",
-        _input(("query", "limit", "scope", "after_seq", "context", "highlight"), ("query",), scope=scopes),
+        search_args,
         hints=_hints(read_only=True, destructive=False, idempotent=True),
     )
     check = _tool(
@@ -286,14 +298,35 @@ def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
     }
 
 
+#: The fields an agent's own tools leave to the sidecar's settings (an orchestrator sends them over HTTP).
+IDENTITY_FIELDS = ("workspace_id", "agent_id")
+
+
+def arguments(operation: str, *, leave_out: tuple[str, ...] = (), **enums: list[str]) -> dict[str, Any]:
+    """A tool's input schema: what the registry's ``operation`` reads (``Operation.arguments``),
+    without the fields ``leave_out`` names, and with the enums this role may use."""
+    schema = by_name(operation).arguments()
+    for name in leave_out:
+        schema["properties"].pop(name, None)
+        if name in schema.get("required", ()):
+            schema["required"].remove(name)
+    for name, allowed in enums.items():
+        field = schema["properties"][name]
+        (field["anyOf"][0] if "anyOf" in field else field)["enum"] = allowed
+    return schema
+
+
 def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
     """The knowledge-graph tools; the crew scope is offered only on a lead (it holds the crew's graph)."""
     out = {}
+    scopes = ["agent", "crew"] if settings.role == "lead" else ["agent"]
     for spec in (t for t in TOOLS if t.group == "kg"):
         operation = spec.name.removeprefix("kg_")
-        schema = json.loads(json.dumps(KG_REQUESTS[operation]))
-        if settings.role != "lead":
-            schema["properties"]["scope"]["anyOf"][0]["enum"] = ["agent"]
+        if operation == "stats":  # a GET over HTTP: the graph's own request, as a tool's arguments
+            schema = json.loads(json.dumps(KG_REQUESTS[operation]))
+            schema["properties"]["scope"]["anyOf"][0]["enum"] = scopes
+        else:
+            schema = arguments(spec.operation, scope=scopes)
         read_only = operation not in ("add", "invalidate")
         out[spec.name] = _tool(
             spec.name,
@@ -307,7 +340,8 @@ def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
 
 def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
     """The typed-memory tools; crew scopes are offered only where there is a crew."""
-    schemas = request_schemas(has_crew=settings.has_crew, identity=False)
+    crew = {"scope": ["own", "crew"]} if settings.has_crew else {"scope": ["own"]}
+    shared = {"scope": ["own", "crew_shared"]} if settings.has_crew else {"scope": ["own"]}
     remember = _tool(
         "memory_remember",
         "Remember a fact",
@@ -315,7 +349,7 @@ def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         "that memory_recall can find later. With a topic_key it replaces the live memory holding that key (the "
         "old one is kept as history): use one for facts that change, e.g. current-sprint. expires_at or "
         "ttl_seconds makes it temporary. scope crew shares it with the crew.",
-        schemas["remember"],
+        arguments("remember", leave_out=IDENTITY_FIELDS, **crew),
         hints=_hints(read_only=False, destructive=False, idempotent=False),
     )
     recall = _tool(
@@ -324,7 +358,7 @@ def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         "The typed memories most relevant to a query, best first, each with its id (for memory_feedback or "
         "memory_forget), type, score and topic key. Only memories that match the query are returned; an empty "
         "list means none did. explain shows what each score is made of.",
-        schemas["recall"],
+        arguments("recall", leave_out=IDENTITY_FIELDS, **shared),
         hints=_hints(read_only=False, destructive=False, idempotent=False),
     )
     feedback = _tool(
@@ -332,7 +366,7 @@ def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         "Rate a memory",
         'Say whether a recalled memory helped: "+" raises its importance, "-" lowers it; the third "-" '
         "retires it (never recalled again). Name it by id or topic_key.",
-        schemas["feedback"],
+        arguments("feedback", leave_out=IDENTITY_FIELDS, **crew),
         hints=_hints(read_only=False, destructive=False, idempotent=False),
     )
     forget = _tool(
@@ -340,7 +374,7 @@ def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         "Forget a memory",
         "Remove a typed memory that is wrong or obsolete, by id, or by topic_key (the memory and its history). "
         "It is archived and never recalled again.",
-        schemas["forget"],
+        arguments("forget", leave_out=IDENTITY_FIELDS, **crew),
         hints=_hints(read_only=False, destructive=True, idempotent=True),
     )
     restore = _tool(
@@ -348,7 +382,7 @@ def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
         "Restore a memory",
         "Serve a retired memory again (one retired by downvotes, by mistake), by its id: it is live and "
         "recalled again, its negative votes cleared. A forgotten memory is archived, not retired, and stays so.",
-        schemas["restore"],
+        arguments("restore", leave_out=IDENTITY_FIELDS),
         hints=_hints(read_only=False, destructive=False, idempotent=True),
     )
     session = _tool(
@@ -371,26 +405,20 @@ def journal_tools(settings: Settings) -> dict[str, dict[str, Any]]:
 
 
 def session_schema() -> dict[str, Any]:
-    """``POST /memory/session``'s request schema (from the HTTP contract), without the identity
-    fields: the agent's own tools leave those to the sidecar's settings."""
-    from sidecar.http.openapi import DOCUMENT
-
-    body = DOCUMENT["paths"]["/memory/session"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    schema: dict[str, Any] = json.loads(json.dumps(body))
-    for field in ("workspace_id", "agent_id"):
-        schema["properties"].pop(field, None)
+    """``POST /memory/session``'s request schema (the registry's), without the identity fields: the
+    agent's own tools leave those to the sidecar's settings."""
+    schema = arguments("session", leave_out=IDENTITY_FIELDS)
     schema["properties"]["session_id"]["description"] = "the session's id, as your client names it"
     schema["properties"]["summary"]["description"] = "the session's summary (else its messages are summarised)"
     return schema
 
 
 def _input(fields: tuple[str, ...], required: tuple[str, ...], **enums: list[str]) -> dict[str, Any]:
-    """A tool's input schema: the contract's field schemas, with the enums this role may use."""
+    """The input schema of a tool with arguments of its own: the contract's field schemas, with the
+    enums this role may use."""
     schema = request_schema({name: name for name in fields}, required, closed=True)
     for name, allowed in enums.items():
         schema["properties"][name]["enum"] = allowed
-    if "limit" in schema["properties"]:
-        schema["properties"]["limit"]["maximum"] = MAX_LIMIT
     return schema
 
 

@@ -14,7 +14,7 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import cast
 
 import structlog
 
@@ -35,11 +35,10 @@ ESSENTIALS_SHARE_PERCENT = 15
 ESSENTIALS_CANDIDATES = 500
 
 
-async def block(sc: Sidecar, body: dict[str, Any]) -> BlockAnswer:
-    """The memory block for a request ``body`` (the route's JSON): what ``POST /memory/block``
-    answers, and what the MCP prompt and the memory browser show. Empty with memory off."""
+async def block(sc: Sidecar, req: BlockRequest) -> BlockAnswer:
+    """The memory block for a request: what ``POST /memory/block`` answers, and what the MCP prompt
+    and the memory browser show. Empty with memory off."""
     settings = sc.settings
-    req = BlockRequest.from_json(body, settings)
     if not settings.memory_enabled:  # memory: false: the block injects nothing
         off: BlockAnswer = {"text": "", "used": 0, "budget": req.budget, "omitted": [], "blocked": []}
         return {**off, "layers": [], "match_count": 0, "top_score": None}

@@ -12,6 +12,7 @@ from typing import Any
 
 import structlog
 
+from sidecar.contract import ConsolidateRequest
 from sidecar.episodic.entry import invalid
 from sidecar.ops.sidecar import Sidecar
 
@@ -20,23 +21,11 @@ __all__ = ["consolidate", "consolidate_tier", "every"]
 log = structlog.get_logger("sidecar.ops.consolidate")
 
 
-async def consolidate(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
-    """A consolidation on a JSON body: ``tier`` (agent, or crew on a lead), ``since`` (a date) and ``dry_run``."""
-    tier = body.get("tier", "agent")
-    if tier not in ("agent", "crew") or tier not in sc.tiers:  # the crew tier is a lead's
+async def consolidate(sc: Sidecar, req: ConsolidateRequest) -> dict[str, Any]:
+    """One consolidation as asked: the crew tier only on a lead (it alone writes the crew tier)."""
+    if req.tier not in sc.tiers:
         raise invalid("tier", "tier must be agent, or crew on a lead (only the lead writes the crew tier)")
-    since = body.get("since")
-    if since is not None:
-        try:
-            since = date.fromisoformat(since) if isinstance(since, str) else None
-        except ValueError:
-            since = None
-        if since is None:
-            raise invalid("since", "since must be a date, YYYY-MM-DD")
-    dry_run = body.get("dry_run", False)
-    if not isinstance(dry_run, bool):
-        raise invalid("dry_run", "dry_run must be true or false")
-    return await consolidate_tier(sc, tier, since, dry_run)
+    return await consolidate_tier(sc, req.tier, req.since, req.dry_run)
 
 
 async def consolidate_tier(sc: Sidecar, tier: str, since: date | None, dry_run: bool) -> dict[str, Any]:

@@ -13,21 +13,29 @@ from typing import Any
 
 import structlog
 
-from sidecar.contract import TIERS, WriteRequest
+from sidecar.contract import (
+    DeleteRequest,
+    DiaryReadRequest,
+    DiaryWriteRequest,
+    IdentityRequest,
+    IngestRequest,
+    ListRequest,
+    TaxonomyRequest,
+    WriteRequest,
+)
 from sidecar.episodic.entry import JournalEntry
 from sidecar.episodic.lifecycle import DEFAULT_WORKSPACE
 from sidecar.episodic.memories import Identity, RememberRequest
-from sidecar.errors import BadRequest, Conflict, Forbidden, SidecarError
+from sidecar.errors import Conflict, Forbidden, SidecarError
 from sidecar.index.files import read_tier_file
 from sidecar.ops.memories import remember_entry
 from sidecar.ops.sidecar import Sidecar
 from sidecar.palace.agent_settings import KEYS
 from sidecar.palace.diary import diary_entry, read_diary
-from sidecar.palace.ingest import JOURNAL_TYPES, Kept, Plan, Turn, daily_lines, entry_id, parse_turns, plan_ingest
-from sidecar.palace.layers import IDENTITY_FILE, check_identity
+from sidecar.palace.ingest import JOURNAL_TYPES, Kept, Plan, Turn, daily_lines, entry_id, plan_ingest
+from sidecar.palace.layers import IDENTITY_FILE
 from sidecar.palace.near import adds_words
 from sidecar.palace.taxonomy import list_files, taxonomy
-from sidecar.settings import ID_RE
 from sidecar.store.base import block_only
 from sidecar.write.dedup import Duplicate, tokens
 
@@ -43,8 +51,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger("sidecar.palace")
-MAX_DIARY_LIMIT = 100
-MAX_DIARY_CHARS = 10_000
 #: Live typed memories an ingested turn is compared with (newest first).
 DEDUP_MEMORIES = 2000
 
@@ -57,35 +63,16 @@ def _roots(sc: Sidecar) -> dict[str, Any]:
     return roots
 
 
-def _str_arg(args: dict[str, Any], name: str, *, required: bool = False) -> str | None:
-    """A non-empty string field; None only when it is absent (a null is a 400 like any other value)."""
-    if name not in args and not required:
-        return None
-    value = args.get(name)
-    if not isinstance(value, str) or not value.strip():
-        raise BadRequest(f"{name} must be a non-empty string", code=f"invalid_{name}")
-    return value
-
-
-def _closed(args: dict[str, Any], allowed: set[str]) -> None:
-    unknown = sorted(set(args) - allowed)
-    if unknown:
-        raise BadRequest(f"unknown field: {unknown[0]}", code="unknown_field")
-
-
 # -- taxonomy --------------------------------------------------------------------------------------
-async def listed(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
+async def listed(sc: Sidecar, req: ListRequest) -> dict[str, Any]:
     """Every memory file with its wing, room, size, chunks and last change."""
-    _closed(args, {"wing", "room"})
-    wing, room = _str_arg(args, "wing"), _str_arg(args, "room")
-    files = await asyncio.to_thread(list_files, _roots(sc), wing=wing, room=room)
+    files = await asyncio.to_thread(list_files, _roots(sc), wing=req.wing, room=req.room)
     # Operator models are read only by the block that injects them: not listed either.
     return {"files": [f.to_json() for f in files if not (f.wing == "crew" and block_only(f.path))]}
 
 
-async def taxonomy_of(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
+async def taxonomy_of(sc: Sidecar, req: TaxonomyRequest) -> dict[str, Any]:
     """Wings and rooms with their counts; the journal's live memories by type."""
-    _closed(args, set())
     files = await asyncio.to_thread(list_files, _roots(sc))
     counts: dict[str, int] = {}
     for entry in await sc.journal.memories(sc.settings.workspace_id, None, 10_000):
@@ -93,14 +80,9 @@ async def taxonomy_of(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
     return taxonomy(files, counts)
 
 
-async def delete(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
+async def delete(sc: Sidecar, req: DeleteRequest) -> dict[str, Any]:
     """Delete a file or one heading section of it, durably, with a ``memory.deleted`` journal entry."""
-    _closed(args, {"tier", "path", "heading"})
-    tier = args.get("tier", "agent")  # a null is refused below
-    if tier not in TIERS:
-        raise BadRequest(f"tier must be one of {', '.join(TIERS)}", code="invalid_tier")
-    path = WriteRequest.from_json({"tier": tier, "path": args.get("path"), "content": ""}).path
-    heading = _str_arg(args, "heading")
+    tier, path, heading = req.tier, req.path, req.heading
     answer = await sc.writes.delete(tier, path, heading)
     # What the file (or the section) said is no longer memory's word.
     answer["facts_ended"] = await sc.kg.ingest.ended_file(tier, path, section=heading is not None)
@@ -116,61 +98,37 @@ async def delete(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- identity and diary ----------------------------------------------------------------------------
-async def set_identity(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
+async def set_identity(sc: Sidecar, req: IdentityRequest) -> dict[str, Any]:
     """Replace the agent's identity (L0: ``identity.md``, whole in every block)."""
-    _closed(args, {"identity"})
-    text = check_identity(args.get("identity"))
-    req = WriteRequest.from_json({"path": IDENTITY_FILE, "content": text, "mode": "replace"})
-    body = await sc.writes.write(req)
-    return {"path": IDENTITY_FILE, "chars": len(text), "seq": body["seq"]}
+    write = WriteRequest.from_json({"path": IDENTITY_FILE, "content": req.identity, "mode": "replace"})
+    body = await sc.writes.write(write)
+    return {"path": IDENTITY_FILE, "chars": len(req.identity), "seq": body["seq"]}
 
 
-async def diary_write(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
+async def diary_write(sc: Sidecar, req: DiaryWriteRequest) -> dict[str, Any]:
     """Append an entry to the agent's diary in today's daily note."""
-    _closed(args, {"content", "agent_id"})
-    content = _str_arg(args, "content", required=True)
-    assert content is not None
-    if len(content) > MAX_DIARY_CHARS:
-        raise BadRequest(f"content is over {MAX_DIARY_CHARS} characters", code="invalid_content")
-    agent = _agent(sc, args)
-    path, text, at = diary_entry(agent, content, datetime.now(UTC))
+    agent = req.agent_id or sc.settings.agent_id
+    path, text, at = diary_entry(agent, req.content, datetime.now(UTC))
     body = await sc.writes.write(WriteRequest.from_json({"path": path, "content": text, "force": True}))
     return {"agent_id": agent, "path": path, "at": at, "seq": body["seq"]}
 
 
-async def diary_read(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
+async def diary_read(sc: Sidecar, req: DiaryReadRequest) -> dict[str, Any]:
     """The agent's newest diary entries, newest first."""
-    _closed(args, {"agent_id", "limit"})
-    agent = _agent(sc, args)
-    limit = args.get("limit", 10)
-    if isinstance(limit, str) and limit.isdigit():
-        limit = int(limit)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_DIARY_LIMIT:
-        raise BadRequest(f"limit must be an integer from 1 to {MAX_DIARY_LIMIT}", code="invalid_limit")
-    entries = await asyncio.to_thread(read_diary, sc.settings.memory_dir, agent, limit)
+    agent = req.agent_id or sc.settings.agent_id
+    entries = await asyncio.to_thread(read_diary, sc.settings.memory_dir, agent, req.limit)
     return {"agent_id": agent, "entries": entries}
 
 
-def _agent(sc: Sidecar, args: dict[str, Any]) -> str:
-    agent = args.get("agent_id", sc.settings.agent_id)
-    if not isinstance(agent, str) or not ID_RE.match(agent):
-        raise BadRequest("agent_id must be 1-128 letters, digits or _.:@/-", code="invalid_agent_id")
-    return agent
-
-
 # -- ingest ----------------------------------------------------------------------------------------
-async def ingest(sc: Sidecar, args: dict[str, Any]) -> dict[str, Any]:
+async def ingest(sc: Sidecar, req: IngestRequest) -> dict[str, Any]:
     """Keep what a conversation says worth keeping: typed memories in the journal, the rest in the
     daily note of the turn's day. The plan (filter, chunks, types, dedup) is made off the event
     loop; each kept item is then stored on its own, so the report says what was kept where, what
     was dropped and why, and what failed, turn by turn: never half an ingest without a word."""
-    _closed(args, {"turns", "dry_run"})
-    dry_run = args.get("dry_run", False)
-    if not isinstance(dry_run, bool):
-        raise BadRequest("dry_run must be true or false", code="invalid_dry_run")
     if not sc.settings.memory_enabled:
         raise Forbidden("memory is off for this agent (memory: false); nothing was kept", code="memory_disabled")
-    turns = parse_turns(args)
+    turns, dry_run = list(req.turns), req.dry_run
     store, workspace = sc.journal, sc.settings.workspace_id
     held = [(m.id, m.summary) for m in await store.memories(workspace, None, DEDUP_MEMORIES)]
     stored = frozenset(await store.fetch(workspace, _retry_ids(turns)))

@@ -3,6 +3,9 @@
 Each way in (the HTTP routes, the MCP tools, the crew listener) looks its operation up here and
 runs ``admit`` before the operation's own code, so a rule written here cannot be skipped by a new
 route: a test walks the application's routes and fails on any that is not in ``OPERATIONS``.
+What each operation reads from its client (its JSON body's schema, its query parameters) is
+``sidecar.ops.requests``'s: its fields are that schema's, the OpenAPI document gives it that
+schema, and its MCP tool takes that schema, narrowed (``tests/http/test_requests.py``).
 
 The rules:
 - memory off (``memory_enabled`` false, from the environment, the flags or the agent's own
@@ -17,13 +20,15 @@ The rules:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from sidecar.errors import BadRequest, Forbidden, refuse_unknown
+from sidecar.ops.requests import BODIES, PARAMS, Body, Param, Schema, params_schema
 
-__all__ = ["OPERATIONS", "Memory", "Operation", "admit", "check_values", "find", "refuse_unknown"]
+__all__ = ["OPERATIONS", "Memory", "Operation", "admit", "by_name", "check_values", "find", "refuse_unknown"]
 
 #: How an operation stands to the agent's memory: ``none`` (it neither reads nor writes it),
 #: ``read`` or ``write`` (refused when memory is off), ``empty`` (answers empty when memory is off).
@@ -32,28 +37,44 @@ Memory = Literal["none", "read", "write", "empty"]
 
 @dataclass(frozen=True, slots=True)
 class Operation:
-    """One capability: its name, where HTTP serves it, and how it stands to memory."""
+    """One capability: its name, where HTTP serves it, how it stands to memory, and what it reads
+    from its client (``sidecar.ops.requests``: the fields below are the schemas' own)."""
 
     name: str
     method: str
     path: str
     memory: Memory
-    #: The JSON body's fields, or None for an operation that reads no JSON body of its own.
-    body: frozenset[str] | None
-    #: The query parameters it takes, or None for one that answers in a protocol of its own
-    #: (MCP's JSON-RPC checks its own messages).
-    query: frozenset[str] | None
+    #: Its JSON body's schema, or None for an operation that reads no JSON body of its own.
+    request: Body | None
+    #: Its query parameters, or None for one that answers in a protocol of its own (MCP's
+    #: JSON-RPC checks its own messages).
+    params: tuple[Param, ...] | None
 
     @property
     def touches_memory(self) -> bool:
         return self.memory != "none"
 
+    @property
+    def body(self) -> frozenset[str] | None:
+        """The JSON body's fields, or None for an operation that reads no JSON body."""
+        return self.request.fields if self.request is not None else None
 
-def _op(
-    name: str, method: str, path: str, memory: Memory, *, body: str | None = None, query: str | None = ""
-) -> Operation:
-    fields = frozenset(body.split()) if body is not None else None
-    return Operation(name, method, path, memory, fields, frozenset(query.split()) if query is not None else None)
+    @property
+    def query(self) -> frozenset[str] | None:
+        """The query parameters' names, or None (see ``params``)."""
+        return frozenset(p.name for p in self.params) if self.params is not None else None
+
+    def arguments(self) -> Schema:
+        """What the operation reads, as one object schema (a copy): its JSON body's schema, or its
+        query parameters as the properties of a closed object. An MCP tool takes these arguments."""
+        if self.request is not None:
+            return copy.deepcopy(self.request.schema)
+        return copy.deepcopy(params_schema(self.params or ()))
+
+
+def _op(name: str, method: str, path: str, memory: Memory, *, own_protocol: bool = False) -> Operation:
+    params = None if own_protocol else PARAMS.get(name, ())
+    return Operation(name, method, path, memory, BODIES.get(name), params)
 
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -62,122 +83,67 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("metrics", "GET", "/metrics", "none"),
     _op("openapi", "GET", "/openapi.json", "none"),
     _op("tools", "GET", "/memory/tools", "none"),
-    _op("mcp", "POST", "/mcp", "none", query=None),  # each tool call is admitted on its own
-    _op("mcp_close", "DELETE", "/mcp", "none", query=None),
-    _op("mcp_stream", "GET", "/mcp", "none", query=None),  # the server's stream of list changes
+    _op("mcp", "POST", "/mcp", "none", own_protocol=True),  # each tool call is admitted on its own
+    _op("mcp_close", "DELETE", "/mcp", "none", own_protocol=True),
+    _op("mcp_stream", "GET", "/mcp", "none", own_protocol=True),  # the server's stream of list changes
     _op("agent_settings", "GET", "/memory/agent-settings", "none"),  # shows whether memory is off
-    _op("status", "GET", "/memory/status", "none", query="scope"),  # the index's state, no memory text
+    _op("status", "GET", "/memory/status", "none"),  # the index's state, no memory text
     # Files, search and the block.
-    _op(
-        "search", "POST", "/memory/search", "read", body="after_seq context explain highlight limit query scope syntax"
-    ),
-    _op("write", "POST", "/memory/write", "write", body="content force mode path tier"),
-    _op("read", "GET", "/memory/read", "read", query="tier path line_start line_end"),
-    _op("reindex", "POST", "/memory/reindex", "write", query="scope"),
-    _op(
-        "block",
-        "POST",
-        "/memory/block",
-        "empty",
-        body="agent_id budget layers nudges peer_context query recall recall_k role room session_id spotlight user_id workspace_id",
-    ),
+    _op("search", "POST", "/memory/search", "read"),
+    _op("write", "POST", "/memory/write", "write"),
+    _op("read", "GET", "/memory/read", "read"),
+    _op("reindex", "POST", "/memory/reindex", "write"),
+    _op("block", "POST", "/memory/block", "empty"),
     # The journal and typed memories.
-    _op(
-        "journal_append",
-        "POST",
-        "/journal",
-        "write",
-        body="agent_id confidence crew_id entry_type expires_at id memory_type namespace payload priority refs severity summary tags topic_key ts workspace_id",
-    ),
-    _op("journal_list", "GET", "/journal", "read", query="workspace_id limit q"),
-    _op(
-        "episodic_recall",
-        "POST",
-        "/episodic/recall",
-        "read",
-        body="agent_id crew_id hybrid k query_text scope walk_depth workspace_id",
-    ),
-    _op(
-        "remember",
-        "POST",
-        "/memory/remember",
-        "write",
-        body="agent_id confidence content expires_at memory_type namespace payload priority scope tags topic_key ttl_seconds workspace_id",
-    ),
-    _op(
-        "recall",
-        "POST",
-        "/memory/recall",
-        "read",
-        body="agent_id explain k memory_types namespace query scope scoring tags workspace_id",
-    ),
-    _op(
-        "feedback",
-        "POST",
-        "/memory/feedback",
-        "write",
-        body="agent_id id namespace scope signal topic_key workspace_id",
-    ),
-    _op("forget", "POST", "/memory/forget", "write", body="agent_id id namespace scope topic_key workspace_id"),
-    _op("restore", "POST", "/memory/restore", "write", body="agent_id id namespace workspace_id"),
-    _op(
-        "session",
-        "POST",
-        "/memory/session",
-        "write",
-        body="agent_id compaction_count messages session_id source_id summary workspace_id",
-    ),
-    _op("memories", "GET", "/memory/memories", "read", query="workspace_id agent_id namespace topic_key limit"),
-    _op("health", "GET", "/memory/health", "read", query="workspace_id crew_id"),
-    _op("health_compute", "POST", "/memory/health", "write", query="workspace_id crew_id recompute"),
-    _op("consolidate", "POST", "/memory/consolidate", "write", body="dry_run since tier"),
+    _op("journal_append", "POST", "/journal", "write"),
+    _op("journal_list", "GET", "/journal", "read"),
+    _op("episodic_recall", "POST", "/episodic/recall", "read"),
+    _op("remember", "POST", "/memory/remember", "write"),
+    _op("recall", "POST", "/memory/recall", "read"),
+    _op("feedback", "POST", "/memory/feedback", "write"),
+    _op("forget", "POST", "/memory/forget", "write"),
+    _op("restore", "POST", "/memory/restore", "write"),
+    _op("session", "POST", "/memory/session", "write"),
+    _op("memories", "GET", "/memory/memories", "read"),
+    _op("health", "GET", "/memory/health", "read"),
+    _op("health_compute", "POST", "/memory/health", "write"),
+    _op("consolidate", "POST", "/memory/consolidate", "write"),
     # The knowledge graph.
-    _op(
-        "kg_add",
-        "POST",
-        "/kg/add",
-        "write",
-        body="confidence object predicate scope source subject valid_from workspace_id",
-    ),
-    _op(
-        "kg_query",
-        "POST",
-        "/kg/query",
-        "read",
-        body="as_of before direction entity include_invalid limit predicate scope workspace_id",
-    ),
-    _op(
-        "kg_invalidate",
-        "POST",
-        "/kg/invalidate",
-        "write",
-        body="fact_id object predicate scope subject valid_to workspace_id",
-    ),
-    _op("kg_timeline", "POST", "/kg/timeline", "read", body="entity limit scope workspace_id"),
-    _op("kg_traverse", "POST", "/kg/traverse", "read", body="as_of entity hops scope workspace_id"),
-    _op("kg_tunnels", "POST", "/kg/tunnels", "read", body="limit room_a room_b scope workspace_id"),
-    _op("kg_stats", "GET", "/kg/stats", "read", query="workspace_id scope"),
+    _op("kg_add", "POST", "/kg/add", "write"),
+    _op("kg_query", "POST", "/kg/query", "read"),
+    _op("kg_invalidate", "POST", "/kg/invalidate", "write"),
+    _op("kg_timeline", "POST", "/kg/timeline", "read"),
+    _op("kg_traverse", "POST", "/kg/traverse", "read"),
+    _op("kg_tunnels", "POST", "/kg/tunnels", "read"),
+    _op("kg_stats", "GET", "/kg/stats", "read"),
     # The palace.
-    _op("list", "GET", "/memory/list", "read", query="wing room"),
+    _op("list", "GET", "/memory/list", "read"),
     _op("taxonomy", "GET", "/memory/taxonomy", "read"),
-    _op("delete", "POST", "/memory/delete", "write", body="heading path tier"),
-    _op("identity", "POST", "/memory/identity", "write", body="identity"),
-    _op("diary_write", "POST", "/memory/diary", "write", body="agent_id content"),
-    _op("diary_read", "GET", "/memory/diary", "read", query="agent_id limit"),
-    _op("ingest", "POST", "/memory/ingest", "write", body="dry_run turns"),
+    _op("delete", "POST", "/memory/delete", "write"),
+    _op("identity", "POST", "/memory/identity", "write"),
+    _op("diary_write", "POST", "/memory/diary", "write"),
+    _op("diary_read", "GET", "/memory/diary", "read"),
+    _op("ingest", "POST", "/memory/ingest", "write"),
     # The memory browser (sidecar.ui): read-only pages, each a GET whose form fields are its query.
     _op("ui", "GET", "/ui", "read"),
-    _op("ui_file", "GET", "/ui/file", "read", query="tier path"),
-    _op("ui_search", "GET", "/ui/search", "read", query="query scope limit"),
-    _op("ui_memories", "GET", "/ui/memories", "read", query="memory_type namespace tag agent_id workspace_id"),
-    _op("ui_memory", "GET", "/ui/memory", "read", query="topic_key namespace agent_id workspace_id"),
-    _op("ui_journal", "GET", "/ui/journal", "read", query="q workspace_id limit"),
-    _op("ui_graph", "GET", "/ui/graph", "read", query="entity workspace_id scope"),
-    _op("ui_health", "GET", "/ui/health", "read", query="workspace_id crew_id"),
-    _op("ui_block", "GET", "/ui/block", "read", query="query budget role"),
+    _op("ui_file", "GET", "/ui/file", "read"),
+    _op("ui_search", "GET", "/ui/search", "read"),
+    _op("ui_memories", "GET", "/ui/memories", "read"),
+    _op("ui_memory", "GET", "/ui/memory", "read"),
+    _op("ui_journal", "GET", "/ui/journal", "read"),
+    _op("ui_graph", "GET", "/ui/graph", "read"),
+    _op("ui_health", "GET", "/ui/health", "read"),
+    _op("ui_block", "GET", "/ui/block", "read"),
 )
-
 _BY_ROUTE: dict[tuple[str, str], Operation] = {(op.method, op.path): op for op in OPERATIONS}
+
+
+_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
+
+
+def by_name(name: str) -> Operation:
+    """The operation called ``name`` (KeyError for none)."""
+    return _BY_NAME[name]
 
 
 def find(method: str, path: str) -> Operation | None:
