@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.contract import ReadAnswer, SearchAnswer
+from sidecar.contract import ListRequest, ReadAnswer, SearchAnswer
 from sidecar.episodic.entry import check_namespace, check_topic_key, require_id
 from sidecar.episodic.health import health_history
 from sidecar.episodic.memories import Identity
@@ -48,7 +48,7 @@ def workspace(sc: Sidecar, given: str | None) -> str:
 
 async def files(sc: Sidecar) -> list[dict[str, Any]]:
     """Every memory file of the tiers, as ``GET /memory/list`` lists them."""
-    listed: list[dict[str, Any]] = (await palace.listed(sc, {}))["files"]
+    listed: list[dict[str, Any]] = (await palace.listed(sc, ListRequest()))["files"]
     return listed
 
 
@@ -138,6 +138,7 @@ async def health(sc: Sidecar, workspace_id: str, crew_id: str | None) -> list[He
 async def memory_block(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
     """``POST /memory/block``'s answer for ``body``: the same function the route runs (no
     ``Origin`` reached this page: the guards refuse a foreign one before it)."""
+    from sidecar.contract import BlockRequest
     from sidecar.ops.block import block
 
-    return dict(await block(sc, body))
+    return dict(await block(sc, BlockRequest.from_json(body, sc.settings)))
