@@ -246,14 +246,15 @@ def _choices(setting: str) -> tuple[str, ...]:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    # structlog imports rich when it is installed (rich brings pygments: 4 MB of the server's
+    # memory, and about a tenth of a second of a command's start) for tracebacks no command renders:
+    # format_exc_info makes them text first. A None in sys.modules makes that import fail as if
+    # rich were absent.
+    sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
     args = build_parser().parse_args(argv)
     as_json = getattr(args, "format", None) == "json"
     try:
         if args.command == "serve":
-            # structlog imports rich when it is installed (rich brings pygments: 4 MB of the
-            # server's memory) for tracebacks the server never renders: format_exc_info makes
-            # them text first. A None in sys.modules makes that import fail as if rich were absent.
-            sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
             from sidecar.server.serve import serve
 
             return serve(load_settings(args))

@@ -8,7 +8,8 @@ every product and cost several times the CPU they save. Checked in the running s
 stdio server and a journal command, asking OpenBLAS itself, through the library the process loaded,
 how many threads it runs.
 
-The server freezes what its start-up made once it is ready (``gc.freeze``), so full collections do
+No command loads rich (structlog would, for console tracebacks no command renders). The server
+freezes what its start-up made once it is ready (``gc.freeze``), so full collections do
 not walk the modules and the app again each time, on the event loop.
 """
 
@@ -44,6 +45,7 @@ def blas_threads():
 
 def dump(*_):
     found = {"numpy": "numpy" in sys.modules, "threads": blas_threads(), "frozen": gc.get_freeze_count()}
+    found["rich"] = sys.modules.get("rich") is not None
     Path(sys.argv[1]).write_text(json.dumps(found))
 
 signal.signal(signal.SIGUSR1, dump)
@@ -120,3 +122,4 @@ def test_the_mcp_stdio_server_and_a_journal_command_run_one_blas_thread(memory_d
     assert done.returncode in (0, 1), done.stderr  # 1: nothing recalled, which is still a run
     found = _read(probe)
     assert (found["numpy"], found["threads"]) == (True, 1)
+    assert found["rich"] is False  # structlog's optional tracebacks: no command renders them
