@@ -132,7 +132,7 @@ def routine_keys(said: Sequence[Said]) -> set[str]:
     """The keys of the lines that are routine in their week (``routine.py``): a note's lines by
     its ISO week, a summary's or the evergreen file's by the file."""
     lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
-    weeks = [(_week(s), s.text) for s in lines]
+    weeks = [(_week(s), s.where, s.text) for s in lines]
     return {normalised(item.text) for item, flag in zip(lines, routine_by(weeks), strict=True) if flag}
 
 

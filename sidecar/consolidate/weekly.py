@@ -155,7 +155,11 @@ def _clustered(
     cluster holding a line ``## Changed`` shows (``shown``, by key) is that line there, the rest
     of it duplicates."""
     clusters = cluster_lines(lines, threshold, vectors)
-    routine_lines = {id(line) for line, flag in zip(lines, routine([line.text for line in lines]), strict=True) if flag}
+    routine_lines = {
+        id(line)
+        for line, flag in zip(lines, routine([(line.source, line.text) for line in lines]), strict=True)
+        if flag
+    }
     dropped: list[DroppedLine] = []
     sections: dict[str, list[Cluster]] = {}
     for cluster in clusters:

@@ -90,11 +90,15 @@ def test_other_subjects_and_lines_said_once_are_no_changes() -> None:
 
 
 def test_routine_lines_are_told_from_a_weeks_facts() -> None:
-    week = [text for day in range(5) for _, text in _log(day, 6)]
-    facts = ["The billing service listens on port 8080.", "Disk quotas for the billing team are set by Priya."]
+    week = [(f"daily/{day}.md", text) for day in range(5) for _, text in _log(day, 6)]
+    facts = [
+        ("daily/2.md", "The billing service listens on port 8080."),
+        ("daily/3.md", "Disk quotas for billing: Priya."),
+    ]
     flags = routine([*week, *facts])
     assert all(flags[: len(week)]) and not any(flags[len(week) :])
-    assert not any(routine([text for _, text in _log(0, ROUTINE_LINES // 2)]))  # a short week has no routine
+    assert not any(routine([("daily/0.md", text) for _, text in _log(0, ROUTINE_LINES // 2)]))  # a short week
+    assert not any(routine([("daily/0.md", text) for _, text in _log(0, 30)]))  # a table of one note: no log
 
 
 def test_routine_lines_said_twice_alike_are_no_changes() -> None:
@@ -134,3 +138,31 @@ async def test_routine_lines_do_not_crowd_a_weeks_facts_out_of_its_summary(tmp_p
     assert all(fact in facts_part for fact in facts), summary
     assert "needs another look" not in facts_part and "Disk use on" not in facts_part
     assert "## Log (log)" in summary  # the routine is still summarised, within the log's budget
+
+
+async def test_a_weeks_superseded_lines_are_held_to_a_sections_budget(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    (root / "daily").mkdir(parents=True)
+    old = [f"The alarm threshold of probe P{n} is {10 + n} degrees." for n in range(30)]
+    new = [f"The alarm threshold of probe P{n} is {50 + n} degrees." for n in range(30)]
+    for day, lines in ((0, old), (8, old), (35, new)):
+        (root / "daily" / f"{START + timedelta(days=day)}.md").write_text(
+            "## Probes\n" + "".join(f"- {line}\n" for line in lines)
+        )
+    report = await consolidate(
+        root,
+        since=None,
+        until=START + timedelta(days=60),
+        summariser=ExtractiveSummariser(),
+        dry_run=False,
+        section_budget=400,
+    )
+    summary = (root / "daily" / "summaries" / "2026-W02.md").read_text()
+    head, _, superseded = summary.partition("## Superseded\n")
+    assert superseded and len(superseded) <= 400
+    assert not any(line in head for line in old)  # no old value is shown as current
+    kept = [line for line in old if line in superseded]
+    left_out = {d.text.lstrip("- ") for d in report.dropped if d.reason == "budget" and d.period == "2026-W02"}
+    assert kept and set(old) == set(kept) | left_out  # each old line is kept or reported
+    changed = (root / "daily" / "summaries" / "2026-W07.md").read_text()
+    assert all(line in changed.partition("## Changed\n")[2] for line in new)  # the new values, never cut
