@@ -23,7 +23,6 @@ from typing import Any
 
 import structlog
 
-from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors, embed_in_background
@@ -233,11 +232,12 @@ def _store(
 
 @asynccontextmanager
 async def open_embedding(
-    settings: Settings, tiers: Mapping[str, Tier], queue: ReindexQueue, embedder: Embedder | None
+    settings: Settings, tiers: Mapping[str, Tier], embedder: Embedder | None
 ) -> AsyncIterator[tuple[HybridSearcher, EmbedBatcher | None]]:
     """The hybrid searcher over ``tiers`` and, with an embedder, the background batcher that embeds
-    what the queue applies (started; None without an embedder). On exit the batcher stops and the
-    vector indexes close; the embedder stays the caller's."""
+    what the queue applies (started; its ``on_update`` is the reindex queue's hook; None without an
+    embedder). On exit the batcher stops and the vector indexes close; the embedder stays the
+    caller's."""
     health = EmbedderHealth(embedder, confirmed=isinstance(embedder, OnnxEmbedder))
     vectors: dict[str, VectorIndex] = {}
     if embedder is not None:
@@ -248,14 +248,12 @@ async def open_embedding(
     if embedder is not None:
         batch = IN_PROCESS_BATCH if isinstance(embedder, OnnxEmbedder) else REMOTE_BATCH
         batcher = EmbedBatcher(embedder, health, tiers, vectors, batch_size=batch)
-        queue.hooks.append(batcher.on_update)
         batcher.start()
     log.info("embed.started", model=embedder.model_id if embedder else None, fusion=settings.fusion)
     try:
         yield hybrid, batcher
     finally:
         if batcher is not None:
-            queue.hooks.remove(batcher.on_update)
             await batcher.stop()
         for index in vectors.values():
             index.close()
