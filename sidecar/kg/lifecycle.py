@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from sidecar.errors import BadRequest, CrewUnavailable
-from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
 from sidecar.kg.boost import KgBoost
 from sidecar.kg.dedup import NameDedup
@@ -31,7 +30,6 @@ from sidecar.kg.ops import answer
 from sidecar.kg.requests import parse
 from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
 from sidecar.retrieval.embed.base import Embedder
-from sidecar.retrieval.search import SearchService
 from sidecar.settings import Settings
 
 if TYPE_CHECKING:
@@ -61,6 +59,7 @@ class KgService:
 
     graph: KnowledgeGraph
     ingest: Ingest
+    boost: KgBoost  # the search lift of hits for the entities a query names
 
 
 def scope_for(settings: Settings, workspace_id: str | None, scope: str) -> Scope:
@@ -82,30 +81,25 @@ async def open_kg(
     settings: Settings,
     tiers: Mapping[str, Tier],
     *,
-    queue: ReindexQueue,
-    search: SearchService,
     embedder: Embedder | None,
     journal_file: str,
     chat: Chat | None = None,
 ) -> AsyncIterator[KgService]:
-    """The graph in the agent dir, fed by the queue's changed files and the journal in
-    ``journal_file`` (the journal's database in the agent dir), lifting ``search``'s hits; ``chat``
-    is the chat model that reads facts beside the rules (``--kg-extractor llm``), None for the
-    rules alone. On exit the feed stops and the store closes."""
+    """The graph in the agent dir, fed by changed files (``ingest.changed``, the reindex queue's
+    after-hook) and the journal in ``journal_file`` (the journal's database in the agent dir),
+    with the lift of search hits (``boost``); ``chat`` is the chat model that reads facts beside
+    the rules (``--kg-extractor llm``), None for the rules alone. On exit the feed stops and the
+    store closes."""
     store = await SqliteKgStore.open(settings.memory_dir / KG_FILE)
     graph = KnowledgeGraph(store, NameDedup(store, embedder) if embedder is not None else None)
     roots = {name: tier.root for name, tier in tiers.items()}
     scopes = {name: Scope(settings.workspace_id, settings.crew_id if name == "crew" else "") for name in roots}
     llm = LlmExtractor(chat) if chat is not None else None
     ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / journal_file), llm)
-    queue.after_hooks.append(ingest.changed)  # off the index's path: a graph question waits for it
-    search.boost = KgBoost(graph, scopes)
     task = asyncio.create_task(_feed(ingest), name="kg-feed")
     try:
-        yield KgService(graph, ingest)
+        yield KgService(graph, ingest, KgBoost(graph, scopes))
     finally:
-        queue.after_hooks.remove(ingest.changed)  # files changed from now on are read at the next start
-        search.boost = None
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
