@@ -4,11 +4,13 @@
 Each part is constructed whole through its constructor, in an order where each may use the ones
 before it, and the parts close in reverse (an ``AsyncExitStack``): the tiers and their indexes;
 the embedding model; the journal (store, indexer, nudger); on a member, its way to the crew (the
-``CrewBackend``, chosen once from the settings: ``sidecar.server.crew``); the search service; the reindex queue and the write service;
-the knowledge graph; the hybrid searcher and the background embedder; with a server crew store the
-lead's mirrors into it or a member's copy of the crew's files; and the file watchers. On exit the
-watchers stop first, then the queue drains (its ``memory.updated`` entries reach the journal, which
-closes after it), then the indexes close.
+``CrewBackend``, chosen once from the settings: ``sidecar.server.crew``); the hybrid searcher and
+the background embedder; the knowledge graph; the search service (given the hybrid searcher and
+the graph's lift); the reindex queue (given its hooks: the scanner verdicts forgotten, the
+embedder woken, the journal's entry, the graph's reading) and the write service; with a server
+crew store the lead's mirrors into it or a member's copy of the crew's files; and the file
+watchers. On exit the watchers stop first, then the queue drains (its ``memory.updated`` entries
+reach the journal and its changed files the graph, which close after it), then the indexes close.
 
 The web application (``sidecar.server.app``) enters it in one ``cleanup_ctx`` and holds the value
 under one key; ``memory-sidecar`` commands that need the whole sidecar enter the application.
@@ -87,39 +89,41 @@ async def open_sidecar(
         remote = crew_remote(kind, settings)
         if remote is not None:
             stack.push_async_callback(remote.aclose)
-        search = SearchService(tiers["agent"], crew_tier=tiers.get("crew"), crew_remote=remote)
-        if kind == "member_store":
-            search.crew_copy = settings.crew_dir  # the member's copy of the crew's files (sidecar.store.copy)
-        search.on_search = observe.search
-        queue = ReindexQueue(tiers)
+        hybrid, batcher = await stack.enter_async_context(open_embedding(settings, tiers, embedder))
+        chat = _kg_chat(settings)
+        if chat is not None:
+            stack.push_async_callback(chat[1])
+        kg = await stack.enter_async_context(
+            open_kg(settings, tiers, embedder=embedder, journal_file=JOURNAL_FILE, chat=chat[0] if chat else None)
+        )
+        search = SearchService(
+            tiers["agent"],
+            crew_tier=tiers.get("crew"),
+            crew_remote=remote,
+            hybrid=hybrid,
+            boost=kg.boost,
+            on_search=observe.search,
+            # A member's copy of the crew's files (sidecar.store.copy).
+            crew_copy=settings.crew_dir if kind == "member_store" else None,
+        )
 
         async def journaled(tier: str, path: str, seq: int, kind: str) -> None:
             await record_memory_updated(journal.store, path, tier, seq)
 
-        queue.after_hooks.append(journaled)  # after the index has it: the journal follows on its own
-        queue.hooks.append(search.flags.forget)  # a changed file's scanner verdicts are stale
-        queue.on_applied = observe.applied
+        queue = ReindexQueue(
+            tiers,
+            # Before a search sees the change: a changed file's scanner verdicts are stale, and
+            # its new chunks are to be embedded.
+            hooks=[search.flags.forget, *([batcher.on_update] if batcher is not None else [])],
+            # After the index has it, each on its own: the journal's entry, the graph's reading.
+            after_hooks=[journaled, kg.ingest.changed],
+            on_applied=observe.applied,
+        )
         writes = WriteService(settings, queue)
         writes.warm()
         queue.start()
         stack.push_async_callback(queue.drain_and_stop)
         stack.push_async_callback(asyncio.to_thread, writes.close)  # writes under way finish first
-        chat = _kg_chat(settings)
-        if chat is not None:
-            stack.push_async_callback(chat[1])
-        kg = await stack.enter_async_context(
-            open_kg(
-                settings,
-                tiers,
-                queue=queue,
-                search=search,
-                embedder=embedder,
-                journal_file=JOURNAL_FILE,
-                chat=chat[0] if chat else None,
-            )
-        )
-        hybrid, batcher = await stack.enter_async_context(open_embedding(settings, tiers, queue, embedder))
-        search.hybrid = hybrid
         crew = await stack.enter_async_context(
             open_crew(kind, settings, remote, tiers=tiers, queue=queue, hybrid=hybrid, journal=journal.store)
         )
