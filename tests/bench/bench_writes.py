@@ -6,7 +6,19 @@ in-process embedding model on, every chunk of the memory dir embedded beforehand
 Write -> searchable is also printed in parts: the write's own request, the search request (its
 wait for the reindex, then the search), the search's own time (the answer's ``took_ms``), and the
 sidecar's CPU per write and search (every thread, the background embedding of earlier writes
-included).
+included). The same pairs are then split by the sidecar's own log (``write.durable`` when the write
+thread handed the durable write back to the loop, ``memory.updated`` when the reindex worker had
+applied it, just before ``indexed_seq`` moves), timed on this host's clock: request -> durable
+(the write thread's work, its fsyncs included), durable -> acknowledged (back to this client),
+acknowledged -> indexed (how long the search could have had to wait: 0 when the index had the
+write before its answer reached the client), and from the later of the two to the search's
+answer; and how many items the reindex queue took per write (the seqs a run of writes used: 1.0
+means no item but the writes' own).
+
+The sidecar runs without scheduled consolidation (``MEMORY_SIDECAR_CONSOLIDATE_INTERVAL=0``: its
+first run, overdue on a generated dir of old daily notes, would summarise every past week during
+the measurement), and the measurement starts once the knowledge graph has read every file once
+(``kg.backfilled`` in its log): the steady state, not the first minutes of a new memory dir.
 
 The limit beside write -> searchable, measured in the same run right after it (the same host
 load): the same appends made by hand, each one a durable replacement of the file (temp file,
@@ -20,11 +32,13 @@ The limit beside the writes per second: the disk, measured in the same run and t
 dir. One replacement the way a durable write makes it, 600 times, appending to 20 files of the
 same sizes: no HTTP, no lock, no reindex.
 
-    python -m tests.bench writes
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default)
 """
 
 from __future__ import annotations
 
+import datetime
+import json
 import os
 import shutil
 import sqlite3
@@ -36,7 +50,7 @@ import httpx
 
 from tests.bench.prepared import embed_memory
 from tests.bench.raw import RawQueryEmbedder
-from tests.bench.util import ms, pct, report
+from tests.bench.util import ms, pct, report, wait_logged
 from tests.support.corpus import make_corpus
 from tests.support.embedding import all_embedded
 from tests.support.procs import cpu_s, start_sidecar
@@ -125,9 +139,49 @@ def raw_write_searchable(root: Path, base: Path, n: int, embed: RawQueryEmbedder
     return samples
 
 
+def logged(log: Path, events: tuple[str, ...]) -> dict[tuple[str, int], float]:
+    """(event, seq) -> when the sidecar logged it (seconds since the epoch), from its JSON log."""
+    found: dict[tuple[str, int], float] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("event") in events and "seq" in entry:
+            at = datetime.datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
+            found.setdefault((entry["event"], entry["seq"]), at)
+    return found
+
+
+def report_steps(label: str, log: Path, pairs: list[tuple[int, float, float, float]]) -> None:
+    """Write -> searchable split at the sidecar's own log lines (see the module's doc)."""
+    seen = logged(log, ("write.durable", "memory.updated"))
+    steps: dict[str, list[float]] = {
+        "request -> durable": [],
+        "durable -> acknowledged": [],
+        "acknowledged -> indexed (0: before)": [],
+        "then -> the search's answer": [],
+    }
+    for seq, sent, acknowledged, answered in pairs:
+        durable, indexed = seen.get(("write.durable", seq)), seen.get(("memory.updated", seq))
+        if durable is None or indexed is None:
+            continue
+        steps["request -> durable"].append(durable - sent)
+        steps["durable -> acknowledged"].append(acknowledged - durable)
+        steps["acknowledged -> indexed (0: before)"].append(max(0.0, indexed - acknowledged))
+        steps["then -> the search's answer"].append(answered - max(indexed, acknowledged))
+    for name, samples in steps.items():
+        report(f"[{label}]   {name} (the sidecar's log)", ms(samples), f"{len(samples)} of {len(pairs)} pairs")
+    items = (pairs[-1][0] - pairs[0][0]) / max(1, len(pairs) - 1)
+    report(f"[{label}]   reindex items queued per write", f"{items:.2f}", "1.00: the writes' own only")
+
+
 def main() -> None:
-    measure("BM25 only", "none")
-    measure("embedder on", "auto")
+    parts = os.environ.get("WRITES_BENCH", "bm25,embedder").split(",")
+    if "bm25" in parts:
+        measure("BM25 only", "none")
+    if "embedder" in parts:
+        measure("embedder on", "auto")
 
 
 def wait_embedded(client: httpx.Client, timeout: float = 120.0) -> str:
@@ -147,22 +201,26 @@ def measure(label: str, embedder: str) -> None:
     make_corpus(root, 2_000)
     if embedder != "none":
         print(f"# {embed_memory(root)}", flush=True)
-    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": embedder})
+    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": embedder, "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"})
     try:
         with httpx.Client(base_url=side.url, timeout=10) as client:
+            wait_logged(side.log, "kg.backfilled")  # the graph's first reading of the dir, in its child
             if embedder != "none":
                 report(f"[{label}] search", wait_embedded(client))
             degraded = 0
             api, writes, searches, took = [], [], [], []
+            pairs: list[tuple[int, float, float, float]] = []  # (seq, sent, acknowledged, answered), wall clock
             cpu0 = cpu_s(side.proc.pid)
             for i in range(N):
                 t0 = time.perf_counter()
+                sent = time.time()
                 seq = client.post(
                     "/memory/write", json={"path": f"daily/2027-01-{i % 28 + 1:02d}.md", "content": f"- tok{i}x note"}
                 ).json()["seq"]
                 t1 = time.perf_counter()
                 body = client.post("/memory/search", json={"query": f"tok{i}x", "after_seq": seq}).json()
                 api.append(time.perf_counter() - t0)
+                pairs.append((seq, sent, sent + (t1 - t0), sent + api[-1]))
                 writes.append(t1 - t0)
                 searches.append(time.perf_counter() - t1)
                 took.append(body["took_ms"] / 1000)
@@ -189,6 +247,7 @@ def measure(label: str, embedder: str) -> None:
                 f"{pair_cpu * 1000:.2f} ms",
                 "the background embedding of earlier writes included",
             )
+            report_steps(label, side.log, pairs)
             shell = []
             agent = root / "AGENT.md"
             for i in range(100):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
-__all__ = ["ms", "pct", "report"]
+__all__ = ["ms", "pct", "report", "wait_logged"]
 
 
 def pct(samples: Sequence[float], q: float) -> float:
@@ -35,3 +36,12 @@ def cpu_reference() -> float:
 def report(name: str, value: str, target: str = "") -> None:
     """One benchmark figure per line: name | value | target (the README table is made from these)."""
     print(f"{name:<48} | {value:<52} | {target}", flush=True)
+
+
+def wait_logged(log: Path, event: str, timeout: float = 600.0) -> None:
+    """Until a sidecar's JSON log (``--log-format json``) has an ``event`` line."""
+    deadline = time.monotonic() + timeout
+    while f'"event":"{event}"' not in log.read_text(errors="replace"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no {event} in {log} after {timeout:g} s")
+        time.sleep(0.2)
