@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
-from tests.support.waiting import async_wait_until, wait_until
+from tests.support.waiting import async_wait_until, wait_until, wait_while_growing
 
 
 def test_wait_until_returns_the_first_truthy_value() -> None:
@@ -57,3 +58,13 @@ async def test_async_wait_until_awaits_coroutines_and_lets_the_loop_run() -> Non
     await task
     with pytest.raises(AssertionError, match=r"timed out after 0.02s .* waiting for nothing; last returned None"):
         await async_wait_until(lambda: None, timeout=0.02, message="nothing")
+
+
+def test_wait_while_growing_waits_as_long_as_the_count_grows_and_fails_once_it_stalls() -> None:
+    counts = iter([0, 1, 1, 2, 3, 5, 8])
+    assert wait_while_growing(lambda: next(counts), 8, stall=1, interval=0) == 8
+    stuck = iter([0, 3, 4, 4, 4, 4])
+    started = time.monotonic()
+    with pytest.raises(AssertionError, match=r"to reach 9 \(no growth for 0.05s\).*last returned 4"):
+        wait_while_growing(lambda: next(stuck, 4), 9, stall=0.05, interval=0.01, message="the copy")
+    assert time.monotonic() - started >= 0.05

@@ -4,6 +4,7 @@ copies its crew index there; members, each with an empty crew dir of its own, se
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -94,24 +95,23 @@ def start_member(
     )
 
 
-@pytest.fixture
-def crew(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
-    """A lead and two members, three real processes: about 2 s to start, so the tests that take
-    it are marked slow (test_lead_answering_garbage_is_503 keeps the proxy in the quick run).
-    With PostgreSQL, each member has an empty crew dir of its own: nothing is shared on disk."""
-    crew_dir = tmp_path / "crew"
+@contextlib.contextmanager
+def running_crew(root: Path, crew_store: str) -> Iterator[Crew]:
+    """A lead and two members, three real processes over ``root``. With PostgreSQL, each member
+    has an empty crew dir of its own: nothing is shared on disk."""
+    crew_dir = root / "crew"
     write(crew_dir, "CREW.md", "# Conventions\nWe always use Tailwind, never inline styles.\n")
     write(crew_dir, "topics/deploy.md", "# Deployment\nProduction deploys need a green canary for 30 minutes.\n")
     port = free_port()
     store = store_flags(crew_store)
     # The three start side by side (a member does not reach for the lead until a crew search).
-    lead = start_lead(tmp_path, crew_dir, port, *store, ready=False)
+    lead = start_lead(root, crew_dir, port, *store, ready=False)
     url = f"http://127.0.0.1:{port}"
-    member_dirs = {n: (tmp_path / f"{n}-crew" if store else crew_dir) for n in ("m1", "m2")}
+    member_dirs = {n: (root / f"{n}-crew" if store else crew_dir) for n in ("m1", "m2")}
     for path in member_dirs.values():
         path.mkdir(exist_ok=True)
-    members = [start_member(tmp_path, n, d, url, *store, ready=False) for n, d in member_dirs.items()]
-    c = Crew(tmp_path, crew_dir, port, lead, members, store)
+    members = [start_member(root, n, d, url, *store, ready=False) for n, d in member_dirs.items()]
+    c = Crew(root, crew_dir, port, lead, members, store)
     try:
         for proc in [lead, *members]:
             proc.wait_ready()
@@ -121,6 +121,23 @@ def crew(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
     finally:
         for proc in [c.lead, *c.members]:
             proc.kill()
+
+
+@pytest.fixture
+def crew(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
+    """A crew of its own for a test that changes it (writes, a lead stopped, killed or hung): three
+    processes, a few seconds of CPU, so the tests that take it are marked slow
+    (test_lead_answering_garbage_is_503 keeps the proxy in the quick run)."""
+    with running_crew(tmp_path, crew_store) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def read_only_crew(tmp_path_factory: pytest.TempPathFactory, crew_store: str) -> Iterator[Crew]:
+    """One crew per store for the tests that only read it (searches, status, the refusals, a
+    reindex of the same two files): none of them changes what another one reads."""
+    with running_crew(tmp_path_factory.mktemp("crew"), crew_store) as c:
+        yield c
 
 
 def crew_files(side: SidecarProcess) -> int | None:
@@ -137,7 +154,8 @@ def sources(resp: httpx.Response) -> list[tuple[str, str]]:
 
 
 @pytest.mark.slow
-def test_members_search_the_leads_crew_tier(crew: Crew) -> None:
+def test_members_search_the_leads_crew_tier(read_only_crew: Crew) -> None:
+    crew = read_only_crew
     for member in crew.members:
         assert sources(search(member, "tailwind inline", "crew")) == [("crew", "CREW.md")]
         assert sources(search(member, "canary", "crew")) == [("crew", "topics/deploy.md")]
@@ -148,7 +166,8 @@ def test_members_search_the_leads_crew_tier(crew: Crew) -> None:
 
 
 @pytest.mark.slow
-def test_scope_both_fuses_agent_and_crew_and_keeps_sources(crew: Crew) -> None:
+def test_scope_both_fuses_agent_and_crew_and_keeps_sources(read_only_crew: Crew) -> None:
+    crew = read_only_crew
     resp = search(crew.members[0], "tailwind", "both")
     assert resp.status_code == 200
     got = sources(resp)
@@ -175,7 +194,8 @@ def test_lead_writes_are_searchable_from_members_within_a_second(crew: Crew) -> 
 
 
 @pytest.mark.slow
-def test_member_crew_write_is_403_and_member_crew_reindex_is_refused(crew: Crew) -> None:
+def test_member_crew_write_is_403_and_member_crew_reindex_is_refused(read_only_crew: Crew) -> None:
+    crew = read_only_crew
     member = crew.members[0]
     resp = httpx.post(f"{member.url}/memory/write", json={"tier": "crew", "path": "CREW.md", "content": "x"})
     assert resp.status_code == 403 and resp.json()["error"]["code"] == "crew_write_forbidden"
@@ -185,7 +205,8 @@ def test_member_crew_write_is_403_and_member_crew_reindex_is_refused(crew: Crew)
 
 
 @pytest.mark.slow
-def test_crew_listener_needs_the_token_and_has_no_write_routes(crew: Crew) -> None:
+def test_crew_listener_needs_the_token_and_has_no_write_routes(read_only_crew: Crew) -> None:
+    crew = read_only_crew
     url = f"http://127.0.0.1:{crew.listen_port}"
     body = {"query": "tailwind"}
     assert httpx.post(f"{url}/crew/search", json=body).status_code == 401

@@ -5,6 +5,8 @@ truthy (which it returns) or ``timeout`` seconds pass, then fails the test sayin
 and what the predicate last returned. ``await async_wait_until(predicate)`` is the same on an event
 loop (the predicate may be a plain function or a coroutine function); it sleeps between polls, so
 the loop keeps serving the server under test.
+``wait_while_growing(read, target)`` waits for a count that moves towards ``target`` (files copied,
+rows written) for as long as it keeps moving: a loaded host slows the work, it does not stop it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, overload
 
-__all__ = ["async_wait_until", "wait_until"]
+__all__ = ["async_wait_until", "wait_until", "wait_while_growing"]
 
 T = TypeVar("T")
 
@@ -122,3 +124,28 @@ async def async_wait_until(
         if loop.time() >= deadline:
             raise _timed_out(_describe(predicate, message), timeout, polls, last, error)
         await asyncio.sleep(interval)
+
+
+def wait_while_growing(
+    read: Callable[[], int],
+    target: int,
+    stall: float = 30.0,
+    interval: float = 0.1,
+    *,
+    message: str | Callable[[], str] | None = None,
+) -> int:
+    """Poll ``read()`` until it reaches ``target`` and return it; fail only when it has not grown
+    for ``stall`` seconds (the work stopped), however long it takes while it grows."""
+    best = read()
+    since = time.monotonic()
+    polls = 1
+    while best < target:
+        time.sleep(interval)
+        polls += 1
+        now = read()
+        if now > best:
+            best, since = now, time.monotonic()
+        elif time.monotonic() - since >= stall:
+            what = f"{_describe(read, message)} to reach {target} (no growth for {stall:g}s)"
+            raise _timed_out(what, stall, polls, now, None)
+    return best
