@@ -193,6 +193,7 @@ class Database:
         self._writer_cache = writer_cache_kib
         self._on_replaced = on_replaced
         self._writer: sqlite3.Connection | None = None
+        self.writer_thread: int | None = None  # the thread that opened the writer
         self._inode: int | None = None
         self._reader_threads = reader_threads
         self._read_pool: ThreadPoolExecutor | None = None
@@ -216,6 +217,7 @@ class Database:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect(self.path, writer=True, cache_kib=self._writer_cache, functions=self._functions)
         self._writer = conn
+        self.writer_thread = threading.get_ident()
         try:
             migrate(conn, self.migrations)
             self._inode = self.path.stat().st_ino

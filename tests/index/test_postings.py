@@ -14,6 +14,7 @@ import httpx
 import numpy as np
 import pytest
 
+from sidecar.index.db import chunks_gen
 from sidecar.index.postings import COMPACT_MIN, Snapshot, apply_changes, build_snapshot, compact, count_terms
 from sidecar.index.query import terms
 from sidecar.index.snippet import window
@@ -68,13 +69,13 @@ def _pairs(hits: list) -> list[tuple[int, float]]:  # type: ignore[type-arg]
 
 def assert_same_as_fts(index: TierIndex, queries: list[str], limit: int = 10) -> None:
     """Every query: the postings answer (not a fallback) and it equals FTS5's, scores exactly."""
-    snap = index._postings
+    snap = index.postings.snapshot
     assert snap is not None, "postings were not built"
     for q in queries:
         words = terms(q)
-        mine = index._search_postings(snap, words, index._query_tokens(words), limit) if words else []
+        mine = index.bm25.from_snapshot(snap, words, index.bm25.query_tokens(words), limit) if words else []
         assert mine is not None, f"postings could not answer {q!r}"
-        theirs = index._search_fts(q, limit, raw_fts=False)
+        theirs = index.bm25.search_fts(q, limit, raw_fts=False)
         assert _pairs(mine) == _pairs(theirs), q
         assert [h.snippet for h in mine] == [h.snippet for h in theirs]
 
@@ -132,7 +133,7 @@ def test_many_tied_scores_are_ordered_by_id_with_dead_chunks_among_them(index: T
         (corpus / rel).unlink()
     write(corpus, "twins/t03.md", "# Twin\n\nzygotwin marker paragraph, edited\n")
     index.apply_paths([*gone, "twins/t03.md"])
-    snap = index._postings
+    snap = index.postings.snapshot
     assert snap is not None and len(snap.dead) > 0, "expected dead slots in the snapshot"
     for limit in (1, 5, 10, 40):
         assert_same_as_fts(index, ["zygotwin", "zygotwin marker", "twin zygotwin"], limit=limit)
@@ -147,7 +148,7 @@ def test_edits_deletes_and_new_files_follow_as_a_delta(index: TierIndex, corpus:
     with (corpus / files[11]).open("a", encoding="utf-8") as f:
         f.write("\n## Appended\n\nappended note about the grommet rollout\n")
     index.apply_paths([files[3], files[7], "topics/brand-new.md", files[11]])
-    snap = index._postings
+    snap = index.postings.snapshot
     assert snap is not None and snap.delta_slots > 0, "expected an incremental update, not a rebuild"
     assert index.search("zorblax")[0].path == files[3]
     assert index.search("quillfeather")[0].path == "topics/brand-new.md"
@@ -176,19 +177,19 @@ def test_reused_chunk_ids_and_a_file_changed_twice_in_one_batch(index: TierIndex
 
 
 def test_a_large_delta_is_compacted_into_a_new_base(index: TierIndex, corpus: Path) -> None:
-    snap = index._postings
+    snap = index.postings.snapshot
     assert snap is not None
     base = snap.base_slots
     shutil.copytree(corpus / "daily", corpus / "bulk")  # ~1,100 new chunks: past the delta limit
     index.reconcile()
-    after = index._postings
+    after = index.postings.snapshot
     assert after is not None and after.delta_slots == 0 and after.base_slots > base
     assert_same_as_fts(index, _queries(random.Random(9), 50))
 
 
 def test_rebuild_and_a_corrupted_index_rebuild_the_postings(index: TierIndex, corpus: Path) -> None:
     index.rebuild()
-    assert index._postings is not None and index._postings.delta_slots == 0
+    assert index.postings.snapshot is not None and index.postings.snapshot.delta_slots == 0
     assert_same_as_fts(index, make_queries(30, seed=10))
     index.close()
     (corpus / "index.sqlite").write_bytes(b"this is not a database" * 100)
@@ -205,13 +206,13 @@ def test_another_process_writing_the_index_is_noticed(index: TierIndex, corpus: 
     other = TierIndex(corpus)
     other.open()  # reconciles: indexes outside.md in this second connection
     other.close()
-    stale = index._postings
+    stale = index.postings.snapshot
     assert stale is not None
     words = ["periwinkle"]
-    assert index._search_postings(stale, words, index._query_tokens(words), 10) is None  # generation moved
+    assert index.bm25.from_snapshot(stale, words, index.bm25.query_tokens(words), 10) is None  # generation moved
     hits = index.search("periwinkle")  # FTS5 answers, and a refresh is asked for (run at once here)
     assert [h.path for h in hits] == ["outside.md"]
-    assert index._postings is not None and index._postings is not stale
+    assert index.postings.snapshot is not None and index.postings.snapshot is not stale
     assert_same_as_fts(index, ["periwinkle", *make_queries(30, seed=12)])
     # And the server's own next write starts from the fresh postings, not the stale ones.
     write(corpus, "outside.md", "# Outside\n\nperiwinkle and heliotrope\n")
@@ -339,20 +340,20 @@ def test_a_plain_text_makes_the_same_snippet_with_the_flag() -> None:
 def test_a_search_between_commit_and_swap_uses_the_pending_snapshot(index: TierIndex, corpus: Path) -> None:
     """COMMIT gives up the GIL; a search may meet the new generation before the writer swaps the
     postings. It must answer from the snapshot being committed, not fall back to FTS5."""
-    old = index._postings
+    old = index.postings.snapshot
     write(corpus, "notes/new.md", "# New\n\ntamarind arrived after the commit\n")
     index.apply_paths(["notes/new.md"])
-    new = index._postings
+    new = index.postings.snapshot
     assert old is not None and new is not None and new.gen == old.gen + 1
-    index._postings, index._pending = old, new  # the moment between COMMIT and the swap
+    index.postings.snapshot, index.postings.pending = old, new  # the moment between COMMIT and the swap
     try:
         hits = index.search_postings("tamarind", 10)
         assert hits is not None and [h.path for h in hits] == ["notes/new.md"]
-        assert _pairs(hits) == _pairs(index._search_fts("tamarind", 10, raw_fts=False))
-        index._pending = None  # without it: no answer from postings (FTS5 answers instead)
+        assert _pairs(hits) == _pairs(index.bm25.search_fts("tamarind", 10, raw_fts=False))
+        index.postings.pending = None  # without it: no answer from postings (FTS5 answers instead)
         assert index.search_postings("tamarind", 10) is None
     finally:
-        index._postings, index._pending = new, None
+        index.postings.snapshot, index.postings.pending = new, None
 
 
 def test_the_event_loop_leaves_words_of_several_tokens_to_a_reader_thread(index: TierIndex) -> None:
@@ -440,13 +441,13 @@ def _fresh(index: TierIndex) -> Snapshot:
     conn = index.writer
     conn.execute("BEGIN")
     try:
-        return build_snapshot(conn, index._gen(conn))
+        return build_snapshot(conn, chunks_gen(conn) or 0)
     finally:
         conn.execute("COMMIT")
 
 
 def _assert_compacts_to_a_fresh_build(index: TierIndex) -> Snapshot:
-    snap = index._postings
+    snap = index.postings.snapshot
     assert snap is not None
     merged = compact(snap)
     assert merged.delta == {} and merged.delta_ids == {} and merged.alive.all()
@@ -473,7 +474,7 @@ def test_compaction_equals_a_fresh_build_through_many_merges(tmp_path: Path) -> 
     for _step in range(120):
         walk.step(rebuilds=False)
         if walk.rng.random() < 0.3:
-            walk.index._postings = _assert_compacts_to_a_fresh_build(walk.index)
+            walk.index.postings.snapshot = _assert_compacts_to_a_fresh_build(walk.index)
             merges += 1
         assert_same_as_fts(walk.index, walk.rng.sample(walk.probes, 5))
     assert merges > 20
@@ -491,21 +492,21 @@ def test_compaction_of_a_delta_chunk_that_sorts_inside_the_base(index: TierIndex
     conn.execute("UPDATE chunks SET heading = ?, body = ? WHERE id = ?", (heading, body, low))
     conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
     conn.execute("COMMIT")
-    snap = index._postings
+    snap = index.postings.snapshot
     assert snap is not None
-    moved = apply_changes(snap, index._gen(conn), [low], count_terms([(low, heading, body)]))
+    moved = apply_changes(snap, chunks_gen(conn) or 0, [low], count_terms([(low, heading, body)]))
     assert moved.delta_ids == {low: len(snap.ids)}
-    index._postings = moved
+    index.postings.snapshot = moved
     merged = _assert_compacts_to_a_fresh_build(index)
     assert int(merged.ids[0]) == low
-    index._postings = merged
+    index.postings.snapshot = merged
     assert_same_as_fts(index, ["kumquat", "kumquat deploy", "rollback postgres", *make_queries(30, seed=14)])
 
 
 def test_a_steady_stream_of_writes_keeps_the_delta_small(index: TierIndex, corpus: Path) -> None:
     """Appends that rewrite a chunk each (a dead slot and a delta chunk per write) are merged into
     the base as they come: the delta never grows past the compaction limit, no rebuild is needed."""
-    snap = index._postings
+    snap = index.postings.snapshot
     assert snap is not None
     limit = max(COMPACT_MIN, snap.base_slots // 32)
     merges = 0
@@ -513,7 +514,7 @@ def test_a_steady_stream_of_writes_keeps_the_delta_small(index: TierIndex, corpu
         with (corpus / "topics" / f"stream-{i % 7}.md").open("a", encoding="utf-8") as f:
             f.write(f"- streamtoken{i}x noted during the run\n")
         index.apply_paths([f"topics/stream-{i % 7}.md"])
-        nxt = index._postings
+        nxt = index.postings.snapshot
         assert nxt is not None and nxt.untidy_slots <= limit and not nxt.wants_rebuild()
         merges += nxt.base_slots != snap.base_slots or nxt.untidy_slots < snap.untidy_slots
         snap = nxt

@@ -204,7 +204,7 @@ def test_an_edit_rewrites_only_the_chunks_that_changed(tmp_path: Path) -> None:
     kept = [k for k in before if k in after and after[k][0] == before[k][0]]
     assert kept and len(after) == len(before) + 1, (before, after)
     assert all(after[k] == before[k] for k in kept)  # untouched rows, same ids
-    snap = ix._postings
+    snap = ix.postings.snapshot
     assert snap is not None and snap.delta_slots == len(after) - len(kept)
     assert [h.heading for h in ix.search("deploy")] == ["Day > Evening"]
     # An edit near the top moves every later chunk's lines: those are rewritten too.

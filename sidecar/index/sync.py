@@ -1,0 +1,424 @@
+"""Keeping one tier's index equal to its markdown files: the write side of
+:class:`~sidecar.index.tier_index.TierIndex`, for the thread that writes the index.
+
+- ``reconcile()`` brings the index in line with the files, touching only files whose content
+  hash changed; deleted files leave the index.
+- ``rebuild()`` re-chunks every file inside one transaction: readers (WAL) keep seeing the
+  previous index until it commits, and a cancelled rebuild rolls back, leaving it in service.
+- ``apply_paths()`` brings the named files up to date: the reindex queue's unit of work.
+
+Every commit that changes a chunk bumps the index's generation and keeps the in-memory postings
+(:class:`~sidecar.index.bm25.LivePostings`) equal to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from sidecar.db import Database
+from sidecar.heap import release_free_memory
+from sidecar.index.bm25 import LivePostings
+from sidecar.index.chunker import chunk_markdown
+from sidecar.index.db import chunks_gen
+from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, scan_tier, stat_tier_file
+from sidecar.index.snippet import is_plain
+
+if TYPE_CHECKING:
+    from sidecar.index.postings import Snapshot
+
+__all__ = ["Cancelled", "IndexSync", "ReconcileResult"]
+
+RACY_NS = 2_000_000_000  # see _racy: wider than any filesystem's timestamp tick we expect
+SKIPPED_SHOWN = 20  # skipped paths named in the status and the log (all are counted)
+log = structlog.get_logger("sidecar.index.sync")
+
+
+class Cancelled(Exception):
+    """A reindex was stopped (client gone, SIGTERM); the previous index stays in service."""
+
+
+@dataclass(slots=True)
+class _Changes:
+    """What one write transaction did to the chunks, for the in-memory postings."""
+
+    track: bool  # record ids (postings are on and current); otherwise only note that it changed
+    full: bool = False  # rebuild the postings from the index instead of applying a delta
+    dirty: bool = False
+    deleted: set[int] = field(default_factory=set)
+    added: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def wants_ids(self) -> bool:
+        """Record which chunks came and went (for a delta); not when the postings are rebuilt."""
+        return self.track and not self.full
+
+    def delete(self, ids: Iterable[int]) -> None:
+        for cid in ids:
+            # A chunk inserted earlier in this same transaction never reached the postings.
+            if self.added.pop(cid, None) is None:
+                self.deleted.add(cid)
+
+
+@dataclass(slots=True)
+class ReconcileResult:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    duration_ms: float = 0.0
+
+    @property
+    def changed(self) -> list[str]:
+        return self.added + self.updated + self.removed
+
+
+class IndexSync:
+    """The files of tier ``name`` under ``root`` into its index database, and the postings kept
+    with it. ``threaded``: the index has a writer thread that a search may queue a refresh of the
+    postings on (the server's); otherwise the one thread that uses it does that itself."""
+
+    def __init__(self, root: Path, name: str, db: Database, postings: LivePostings, *, threaded: bool) -> None:
+        self.root = root
+        self.name = name
+        self.db = db
+        self.postings = postings
+        self.threaded = threaded
+        self.last_reindex: dict[str, Any] | None = None
+        self.skipped: list[Skipped] = []  # what the last scan of the files left out, and why
+        self._changes: _Changes | None = None
+        self._refresh_pending = False
+
+    # -- the files into the index ------------------------------------------------------------
+    def reconcile(self, cancel: Callable[[], bool] | None = None, kind: str = "reconcile") -> ReconcileResult:
+        """Make the index equal to the files, reading only files whose size or mtime moved."""
+        started = time.perf_counter()
+        on_disk = self._scan()
+        sql = "SELECT path, size, mtime_ns, hash, indexed_at FROM files"
+        known = {row[0]: row[1:] for row in self.db.writer.execute(sql)}
+        result = ReconcileResult()
+        self._begin()
+        try:
+            for rel in sorted(set(known) - set(on_disk)):
+                self._remove(rel)
+                result.removed.append(rel)
+            for rel, st in sorted(on_disk.items()):
+                _check(cancel)
+                old = known.get(rel)
+                if old is not None and (old[0], old[1]) == (st.size, st.mtime_ns) and not _racy(old[1], old[3]):
+                    result.unchanged += 1
+                    continue
+                outcome = self._index_file(st, old[2] if old else None)
+                if outcome is not None:
+                    (result.added if old is None else result.updated).append(rel)
+                else:
+                    result.unchanged += 1
+            self._commit()
+        except BaseException:
+            self._rollback()
+            raise
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        if kind != "reconcile" or result.changed:
+            self._stamp(kind, result.duration_ms)
+        return result
+
+    def rebuild(self, cancel: Callable[[], bool] | None = None) -> ReconcileResult:
+        """Re-chunk every file in one transaction; on cancel, roll back to the previous index."""
+        started = time.perf_counter()
+        on_disk = self._scan()
+        result = ReconcileResult()
+        self._begin()
+        try:
+            self._clear()
+            for _rel, st in sorted(on_disk.items()):
+                _check(cancel)
+                if self._index_file(st, None) is not None:
+                    result.added.append(st.rel)
+            self._commit()
+        except BaseException:
+            self._rollback()
+            raise
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        self._stamp("rebuild", result.duration_ms)
+        return result
+
+    def _scan(self) -> TierScan:
+        """The tier's files; what the scan skipped is kept for the status, and logged when it changes."""
+        on_disk = scan_tier(self.root)
+        if on_disk.skipped != self.skipped:
+            if on_disk.skipped:
+                first = [f"{s.rel}: {s.reason}" for s in on_disk.skipped[:SKIPPED_SHOWN]]
+                log.warning("index.paths_skipped", tier=self.name, count=len(on_disk.skipped), first=first)
+            else:
+                log.info("index.paths_skipped", tier=self.name, count=0)
+        self.skipped = on_disk.skipped
+        return on_disk
+
+    def _clear(self) -> None:
+        """Empty the index inside the caller's transaction. The FTS index is cleared in one step
+        ('delete-all') rather than row by row through the delete trigger, which would re-tokenize
+        every old chunk only to remove it; the trigger is dropped and recreated in the same
+        transaction, so no reader ever sees the schema without it."""
+        (trigger,) = self.db.writer.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_ad'").fetchone()
+        self.db.writer.execute("DROP TRIGGER chunks_ad")
+        self.db.writer.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
+        self.db.writer.execute("DELETE FROM chunks")
+        self.db.writer.execute("DELETE FROM files")
+        self.db.writer.execute(trigger)
+        if self._changes is not None:
+            self._changes.full = self._changes.dirty = True
+
+    def apply_paths(self, rels: Iterable[str]) -> ReconcileResult:
+        """Bring the named files up to date (changed, new or deleted): the queue's unit of work."""
+        started = time.perf_counter()
+        result = ReconcileResult()
+        self._begin()
+        try:
+            for rel in rels:
+                self._apply_one(rel, result)
+            self._commit()
+        except BaseException:
+            self._rollback()
+            raise
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        return result
+
+    def _apply_one(self, rel: str, result: ReconcileResult) -> None:
+        st = stat_tier_file(self.root, rel)
+        row = self.db.writer.execute("SELECT hash FROM files WHERE path = ?", (rel,)).fetchone()
+        if st is None:
+            if row is not None:
+                self._remove(rel)
+                result.removed.append(rel)
+            return
+        if self._index_file(st, row[0] if row else None) is None:
+            result.unchanged += 1
+        else:
+            (result.added if row is None else result.updated).append(rel)
+
+    def _begin(self) -> None:
+        self.db.writer.execute("BEGIN IMMEDIATE")
+        changes = _Changes(track=self.postings.on)
+        if self.postings.on and (self.postings.snapshot is None or self.postings.snapshot.gen != self._gen()):
+            changes.full = True  # another process wrote the index, or the postings are not built yet
+        self._changes = changes
+
+    def _commit(self) -> None:
+        """Commit the writer's transaction. The next postings snapshot is derived before the commit
+        (inside the transaction, at the new generation) and offered as ``_pending`` across it, then
+        swapped in: a search that meets the new generation first (the commit gives up the GIL)
+        answers from it instead of falling back to FTS5."""
+        changes, self._changes = self._changes, None
+        ready: Snapshot | None = None
+        if changes is not None and changes.dirty:
+            self.db.writer.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
+            gen = self._gen()
+            if self.postings.on and not changes.full:
+                ready = self.postings.pending = self._next_postings(gen, changes)
+        self.db.writer.execute("COMMIT")  # on failure the caller's _rollback() drops _pending
+        if changes is None or not self.postings.on or not (changes.dirty or changes.full):
+            return
+        if ready is not None:
+            self.postings.snapshot = ready
+            self.postings.pending = None
+        else:
+            self._build_postings("rebuild" if changes.full else "delta unavailable")
+
+    def _rollback(self) -> None:
+        self._changes = None
+        self.postings.pending = None
+        # SQLite has already rolled back after some errors (a full disk, an I/O error): a second
+        # ROLLBACK would raise "no transaction is active" in place of the error that happened.
+        if self.db.writer.in_transaction:
+            self.db.writer.execute("ROLLBACK")
+
+    def _remove(self, rel: str) -> None:
+        changes = self._changes
+        if changes is not None:
+            if changes.wants_ids:
+                changes.delete(r[0] for r in self.db.writer.execute("SELECT id FROM chunks WHERE path = ?", (rel,)))
+            changes.dirty = True
+        self.db.writer.execute("DELETE FROM chunks WHERE path = ?", (rel,))
+        self.db.writer.execute("DELETE FROM files WHERE path = ?", (rel,))
+
+    def _index_file(self, st: FileStat, old_hash: str | None) -> str | None:
+        """(Re)index one file if its content hash changed; return the new hash, or None if not."""
+        data = read_tier_file(self.root, st.rel)
+        if data is None:
+            return None
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        now = time.time()
+        if digest == old_hash:
+            self.db.writer.execute(
+                "UPDATE files SET size = ?, mtime_ns = ?, indexed_at = ? WHERE path = ?",
+                (len(data), st.mtime_ns, now, st.rel),
+            )
+            return None
+        self.db.writer.execute(
+            "INSERT INTO files (path, hash, size, mtime_ns, indexed_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (path) DO UPDATE SET hash = excluded.hash, size = excluded.size, "
+            "mtime_ns = excluded.mtime_ns, indexed_at = excluded.indexed_at",
+            (st.rel, digest, len(data), st.mtime_ns, now),
+        )
+        chunks = chunk_markdown(_text(data, self.name, st.rel))
+        # Chunks that are the same at the same place keep their row (and id): an append to a daily
+        # file rewrites its last chunk or two, not every chunk of the file.
+        old: dict[int, tuple[int, str, str, int, int]] = {}
+        if old_hash is not None:
+            sql = "SELECT ord, id, heading, body, line_start, line_end FROM chunks WHERE path = ?"
+            old = {r[0]: r[1:] for r in self.db.writer.execute(sql, (st.rel,))}
+        same = {
+            i
+            for i, c in enumerate(chunks)
+            if (row := old.get(i)) is not None and row[1:] == (c.heading, c.body, c.line_start, c.line_end)
+        }
+        dead = [row[0] for i, row in old.items() if i not in same]
+        fresh = [(i, c) for i, c in enumerate(chunks) if i not in same]
+        changes = self._changes
+        tracked = changes if changes is not None and changes.wants_ids else None
+        if dead:
+            if tracked is not None:
+                tracked.delete(dead)
+            self.db.writer.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in dead])
+        insert = (
+            "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash, plain) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        rows = [
+            (st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash, is_plain(c.body or c.heading))
+            for i, c in fresh
+        ]
+        if tracked is not None:
+            for values, (_, c) in zip(rows, fresh, strict=True):
+                cur = self.db.writer.execute(insert, values)
+                assert cur.lastrowid is not None
+                tracked.added[cur.lastrowid] = (c.heading, c.body)
+        else:
+            self.db.writer.executemany(insert, rows)
+        if changes is not None and (dead or fresh):
+            changes.dirty = True
+        return digest
+
+    # -- in-memory postings (sidecar.index.postings) ---------------------------------------------------
+    def _gen(self) -> int:
+        return chunks_gen(self.db.writer) or 0
+
+    def enable_postings(self) -> None:
+        """Build the in-memory postings and keep them up to date from now on (writer thread)."""
+        self.postings.on = True
+        self._build_postings("enabled")
+
+    def _build_postings(self, reason: str) -> None:
+        from sidecar.index.postings import build_snapshot
+
+        started = time.perf_counter()
+        self.postings.snapshot = None
+        try:
+            self.db.writer.execute("BEGIN")
+            try:
+                snap = build_snapshot(self.db.writer, self._gen())
+            finally:
+                self.db.writer.execute("COMMIT")
+        except Exception as exc:
+            # Search stays correct through FTS5; say so rather than fail the write that got here.
+            log.error("postings.failed", tier=self.name, reason=reason, error=f"{type(exc).__name__}: {exc}")
+            return
+        self.postings.snapshot = snap
+        # The scan's transient arrays were freed into the heap; hand those pages back now, as a
+        # server under steady load never goes idle long enough for the idle release to do it.
+        release_free_memory()
+        log.info(
+            "postings.built",
+            tier=self.name,
+            reason=reason,
+            chunks=snap.live,
+            terms=len(snap.vocab),
+            postings=snap.postings,
+            ms=round((time.perf_counter() - started) * 1000, 1),
+        )
+
+    def _next_postings(self, gen: int, changes: _Changes) -> Snapshot | None:
+        """The current postings with ``changes`` applied (generation ``gen``, the transaction's), or None
+        when a rebuild is the way: no postings yet, the delta failed, or it has grown too big."""
+        from sidecar.index.postings import apply_changes, count_terms
+
+        snap = self.postings.snapshot
+        if snap is None:
+            return None
+        try:
+            added = count_terms([(cid, h, b) for cid, (h, b) in changes.added.items()])
+            nxt = apply_changes(snap, gen, changes.deleted, added)
+        except Exception as exc:
+            log.error("postings.failed", tier=self.name, reason="apply", error=f"{type(exc).__name__}: {exc}")
+            return None
+        return None if nxt.wants_rebuild() else nxt
+
+    def refresh_postings(self) -> None:
+        """Writer thread, asked by a reader: rebuild if the postings do not describe the file."""
+        self._refresh_pending = False
+        if not self.postings.on or not self.db.is_open:
+            return
+        snap = self.postings.snapshot
+        if snap is None or snap.gen != self._gen():
+            self._build_postings("stale")
+
+    def ask_refresh(self) -> None:
+        """A search met postings behind the file: the thread that writes the index rebuilds them
+        (at once when it is this one; queued for the writer thread when the index has one)."""
+        if self._refresh_pending or not self.postings.on:
+            return
+        if threading.get_ident() == self.db.writer_thread:
+            self.refresh_postings()
+            return
+        if not self.threaded:
+            return
+        self._refresh_pending = True
+        try:
+            self.on_writer_thread(self.refresh_postings)
+        except RuntimeError:  # the writer is shutting down
+            self._refresh_pending = False
+
+    def on_writer_thread(self, fn: Callable[[], None]) -> None:
+        """Queue ``fn`` on the writer thread, in order with the writes; a failure is logged (no
+        one waits for it)."""
+
+        def run() -> None:
+            try:
+                fn()
+            except Exception:
+                log.exception("tier.writer_task_failed", tier=self.name)
+
+        self.db.submit(run)
+
+    def _stamp(self, kind: str, duration_ms: float) -> None:
+        self.last_reindex = {"at": time.time(), "duration_ms": round(duration_ms, 3), "kind": kind}
+
+
+def _racy(mtime_ns: int, indexed_at: float) -> bool:
+    """True when a file was indexed so soon after it was written that a later write of the same
+    size could carry the same mtime (file times tick at a coarse clock: a few ms, or a second on
+    some filesystems), so size and mtime cannot tell: the content is hashed instead. Git calls
+    these index entries racily clean."""
+    return indexed_at * 1e9 - mtime_ns < RACY_NS
+
+
+def _text(data: bytes, tier: str, rel: str) -> str:
+    """A file's text for the index. Memory is UTF-8: a file that is not is indexed with U+FFFD in
+    place of the bytes that do not decode, and a warning names it and where (so it can be fixed)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        log.warning("index.not_utf8", tier=tier, path=rel, offset=exc.start, note="indexed with U+FFFD for bad bytes")
+        return data.decode("utf-8", errors="replace")
+
+
+def _check(cancel: Callable[[], bool] | None) -> None:
+    if cancel is not None and cancel():
+        raise Cancelled("reindex cancelled")
