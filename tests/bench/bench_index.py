@@ -81,7 +81,7 @@ def bench_search(base: Path, chunks: int, target: str) -> None:
         f"{built * 1000:.0f} ms ({bm25['terms']} terms, {bm25['postings']} postings)",
         "after ready, off the request path",
     )
-    fts = _search_latency(lambda q: index._search_fts(q, 10, raw_fts=False), queries[:500])
+    fts = _search_latency(lambda q: index.bm25.search_fts(q, 10, raw_fts=False), queries[:500])
     report("  same queries through FTS5 bm25() (the fallback)", _with_cpu(fts), "")
     raw = _search_latency(_raw_fts5(index.path), queries[:500])
     report("  the limit: raw SQLite FTS5, top 10 rowids by bm25()", _with_cpu(raw), "")
