@@ -12,7 +12,8 @@ Here a newer line changes an older one when
   instead of 03:30" share a time, not a subject);
 - and the newer line carries a change signal (``SIGNAL``: now, instead of, switched, moved, migrated,
   upgraded, replaced, no longer, from ... to ...) and says something the older did not (a newer
-  line holding every word of the older one and more loses nothing when it ranks first).
+  line holding every word of the older one and more loses nothing when it ranks first);
+- and the two lines do not both name the same two values or more (two statements of one change).
 
 A value replaced with no signal ("hosted on ovh-gra7", later "hosted on gcp-europe-west4") is left
 to ``supersede.claim``'s reading and the search's recency prior: read by its values alone, every
@@ -29,14 +30,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.supersede import Said
 
-__all__ = ["ANCHORED_COVERAGE", "COVERAGE", "SIGNAL", "changed_by_signal", "changed_by_value", "routine_keys"]
+__all__ = ["ANCHORED_COVERAGE", "COVERAGE", "SIGNAL", "changed_by_signal", "changed_by_value", "routine_said"]
 
 COVERAGE = 0.55
 ANCHORED_COVERAGE = 0.4  # a newer line that names the older value as well covers less of its subject
@@ -47,7 +48,7 @@ _MAX_CANDIDATES = 400
 SIGNAL = re.compile(
     r"\b(?:now|instead\s+of|in\s+favou?r\s+of|switched|moved|migrated|upgraded|downgraded|replaced|replacing|"
     r"swapped|no\s+longer|not\s+anymore|changed|bumped|rotated|renamed|retired|transferred|handed\s+over|"
-    r"took\s+over|has\s+become|became|went\s+from|from\s+\S+(?:\s+\S+)?\s+to)\b",
+    r"t(?:ake|akes|ook|aken|aking)\s+over|has\s+become|became|went\s+from|from\s+\S+(?:\s+\S+)?\s+to)\b",
     re.IGNORECASE,
 )
 _STOP = frozenset(
@@ -55,11 +56,13 @@ _STOP = frozenset(
         "a an the and or but of to in on at by for with from into as is are be been being was were it its this "
         "that these those we us our you your i me my they them their he she there here so than then too very "
         "just also do does did not no now instead longer switched moved migrated upgraded downgraded replaced "
-        "replacing swapped changed bumped rotated renamed retired transferred handed over took has have had "
+        "replacing swapped changed bumped rotated renamed retired transferred handed over take takes took taken "
+        "taking has have had "
         "become became went anymore favour favor will all any one"
     )
 )
 _WORD = re.compile(r"\w[\w.:/-]*\w|\w")
+_STRUCK = re.compile(r"~~(.+?)~~")
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|^\s*[-*+]\s+)$")
 
 
@@ -94,7 +97,9 @@ def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
             older = last[key]
             if key == new_key or key in out or older.when >= newer.when or is_event(key):
                 continue
-            if _same_subject(content[key], new_words, values[key], weight):
+            if _same_subject(content[key], new_words, values[key], weight) and not _same_values(
+                content[key], values[key], new_words, _values(newer.text)
+            ):
                 out[key] = newer
     return out
 
@@ -115,6 +120,15 @@ def _same_subject(
     return covered(old - old_values or old) and covered(old)
 
 
+def _same_values(
+    old: frozenset[str], old_values: frozenset[str], new: frozenset[str], new_values: frozenset[str]
+) -> bool:
+    """Whether two lines name the same two values or more, each line every one of them: two
+    statements of one change ("Snakemake is gone, we are on Nextflow" / "Nextflow took over from
+    Snakemake"), not a change of the first."""
+    return len(old_values | new_values) >= 2 and old_values <= new and new_values <= old
+
+
 def _values(text: str) -> frozenset[str]:
     """The words of a line that name a value (module docstring), lowercased."""
     text = COMMENT.sub(" ", text)
@@ -128,12 +142,15 @@ def _values(text: str) -> frozenset[str]:
     return frozenset(out - _STOP)
 
 
-def routine_keys(said: Sequence[Said]) -> set[str]:
-    """The keys of the lines that are routine in their week (``routine.py``): a note's lines by
-    its ISO week, a summary's or the evergreen file's by the file."""
-    lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
-    weeks = [(_week(s), s.where, s.text) for s in lines]
-    return {normalised(item.text) for item, flag in zip(lines, routine_by(weeks), strict=True) if flag}
+def routine_said(said: Sequence[Said]) -> list[bool]:
+    """For each line, whether it is routine where it was said (``routine.py``): a note's lines
+    within its ISO week, a summary's or the evergreen file's within the file."""
+    short = [n for n, s in enumerate(said) if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
+    flags = routine_by([(_week(said[n]), said[n].where, said[n].text) for n in short])
+    out = [False] * len(said)
+    for n, flag in zip(short, flags, strict=True):
+        out[n] = flag
+    return out
 
 
 def _week(item: Said) -> str:
@@ -141,7 +158,7 @@ def _week(item: Said) -> str:
     return period_of(item.when[0]) if note_day(item.where) is not None else item.where
 
 
-def changed_by_value(said: Sequence[Said], logged: Collection[str] | None = None) -> dict[str, Said]:
+def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) -> dict[str, Said]:
     """The key of every standing line a newer line restated with another value -> that newer line.
 
     A standing line is a statement (no past-tense opening, not ``routine``) said in
@@ -150,7 +167,9 @@ def changed_by_value(said: Sequence[Said], logged: Collection[str] | None = None
     blocking in sprint 10") is that week's status, not a fact the next week's changes. A newer line,
     first said after the older was last said and not routine either, restates it with another
     value when it brings a value the older line lacks and
-    - either lost one of the older line's values and holds every other content word of it ("The
+    - either lost one of the older line's values (one only: "The QC notebook for moth-traps is
+      notebooks/qc_moth.ipynb" and the same of another dataset lose two) and holds every other
+      content word of it ("The
       MongoDB servers are at release 5.0" / "Finished the MongoDB rollout, the servers are at
       release 7.0");
     - or names the older value beside the new one and holds two of its other words or more,
@@ -160,21 +179,21 @@ def changed_by_value(said: Sequence[Said], logged: Collection[str] | None = None
     the subject: in "We are on Redis 6.2" the kept "Redis" is all the subject there is), and the
     older line does not open with the value it lost (a line opens with its subject:
     "ledger-db keeps 14 days of backups" then "audit-db keeps 14 days of backups" are two facts).
-    No change word is needed; routine lines, which differ in a number every day, are never read
+    A struck-out older statement followed by a new value ("~~X on tape-3~~ disk-7", ``_struck``)
+    is a change too. No change word is needed; routine lines, which differ in a number every day, are never read
     so. Two facts in one mould whose subject is a plain word in the middle of the line and whose
     value is shared are told apart; names alone cannot always tell a subject from a value.
     Candidates are found through an inverted index of the older lines' words that are no values.
-    ``logged``: the routine lines' keys, when the caller has them (``routine_keys``).
+    ``routine_left_out``: the caller has left the routine lines out already (``routine_said``).
     """
-    lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
-    is_routine = routine_keys(lines) if logged is None else logged
+    logged = [False] * len(said) if routine_left_out else routine_said(said)
+    lines = [s for s, log in zip(said, logged, strict=True) if not log]
+    lines = [s for s in lines if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
     first: dict[str, Said] = {}
     last: dict[str, Said] = {}
     sources: dict[str, set[str]] = {}
     for item in sorted(lines, key=lambda s: s.when):
         key = normalised(item.text)
-        if key in is_routine:
-            continue
         first.setdefault(key, item)
         last[key] = item
         sources.setdefault(key, set()).add(_week(item))
@@ -198,11 +217,23 @@ def changed_by_value(said: Sequence[Said], logged: Collection[str] | None = None
         for key in dict.fromkeys(k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]):
             if key == new_key or key in out or last[key].when >= newer.when:
                 continue  # an older line said again after the newer one was said is still current
-            if _restated(
+            if _struck(newer.text, content[key], values[key]) or _restated(
                 content[key], values[key], new_words, values[new_key], weight=weight, opening=_opening(last[key].text)
             ):
                 out[key] = newer
     return out
+
+
+def _struck(text: str, old: frozenset[str], old_values: frozenset[str]) -> bool:
+    """Whether ``text`` strikes the older line out and names a new value: "~~buoy archive on
+    tape-3~~ disk-7", the struck words two or more of the older line's, one of its values among
+    them, and a value past the strike that the older line lacks."""
+    spans = _STRUCK.findall(text)
+    if not spans:
+        return False
+    struck = _content(" ".join(spans))
+    rest = _values(_STRUCK.sub(" ", text))
+    return len(struck) >= 2 and struck <= old and bool(struck & old_values) and bool(rest - old)
 
 
 def _opening(text: str) -> str:
@@ -228,8 +259,8 @@ def _restated(
     subject = old - old_values
     if opening in old_values - new:
         return False  # the name a line opens with is its subject: another subject, not a value
-    if old_values - new:  # restated with the value replaced: the whole subject, word for word
-        return subject <= new
+    if old_values - new:  # restated with one value replaced: the whole subject, word for word
+        return len(old_values - new) == 1 and subject <= new
     if not subject:
         return False
     # the older value named beside the new one ("X is gone, we are on Y"): most of the subject

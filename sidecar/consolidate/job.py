@@ -61,7 +61,7 @@ from typing import Literal
 import structlog
 
 from sidecar.consolidate.archive import bound_archive
-from sidecar.consolidate.changes import changed_by_signal, changed_by_value, routine_keys
+from sidecar.consolidate.changes import changed_by_signal, changed_by_value, routine_said
 from sidecar.consolidate.cluster import CLUSTER_JACCARD
 from sidecar.consolidate.guard import judged
 from sidecar.consolidate.periods import (
@@ -76,6 +76,7 @@ from sidecar.consolidate.periods import (
     merged,
     note_day,
     period_bounds,
+    period_of,
     section_lines,
 )
 from sidecar.consolidate.promote import (
@@ -100,6 +101,7 @@ from sidecar.consolidate.report import (
     SummaryWritten,
     SupersededLine,
 )
+from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import Summariser
 from sidecar.consolidate.supersede import (
@@ -111,7 +113,7 @@ from sidecar.consolidate.supersede import (
     summary_lines,
     superseded,
 )
-from sidecar.consolidate.weekly import SUMMARY_DIR, Embed, Week, summarise_week
+from sidecar.consolidate.weekly import LOG_SUFFIX, SUMMARY_DIR, Embed, Week, summarise_week
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry
 from sidecar.episodic.relations import link_supports
 from sidecar.episodic.store import JournalStore
@@ -186,7 +188,7 @@ async def consolidate(
         return report
     texts = await asyncio.to_thread(_read_notes, root, plan)
     said, earlier = await asyncio.to_thread(_said, root, plan, texts, evergreen, report.skipped)
-    stale = await asyncio.to_thread(_stale, said)
+    stale = await asyncio.to_thread(_stale, said, earlier)
     tell = progress or (lambda step, done, total: None)
     periods = await _summaries(
         root,
@@ -255,7 +257,7 @@ async def _retire_only(
     as a full run retires them, so a value changed today ranks below its new value from the next
     run on, not from the run that rolls up its week."""
     said, earlier = await asyncio.to_thread(_said, root, {}, {}, evergreen, report.skipped)
-    found = await asyncio.to_thread(_stale, said)
+    found = await asyncio.to_thread(_stale, said, earlier)
     # Only what a live note changed: a summary's lines are dated by its week, not their day, and
     # read against each other they could order two lines of one week the other way round.
     stale = {key: newer for key, newer in found.items() if note_day(newer.where) is not None}
@@ -309,19 +311,28 @@ def _candidates(
     plan: Plan, texts: dict[str, str], earlier: dict[str, str], stale: dict[str, Said], min_sources: int
 ) -> list[Candidate]:
     """What may be promoted to ``## Consolidated``: current lines recurring across the plan's notes
-    and earlier summaries, the operator's preferences aside (they have their own section)."""
+    and earlier summaries, the operator's preferences aside (they have their own section), and
+    never a week's routine line (``routine.py``) or a summary's log: "Disk use on nas-2 is 88
+    percent" said on three days is a log reading, not a standing fact."""
     from sidecar.consolidate.operator import extract_preferences
 
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
-    lines = [line for line in lines if normalised(line.text) not in stale]
+    logged = routine_by([(_week_of(line.source), line.source, line.text) for line in lines])
+    lines = [line for line, log in zip(lines, logged, strict=True) if not log and normalised(line.text) not in stale]
     before = [
         Line(text, path, title)
         for path, summary in earlier.items()
         for title, text in summary_lines(summary)
-        if title != SUPERSEDED and normalised(text) not in stale
+        if title != SUPERSEDED and not title.endswith(LOG_SUFFIX) and normalised(text) not in stale
     ]
     found = recurring(lines, min_sources, earlier=before)
     return [c for c in found if normalised(c.text) not in stale and not extract_preferences(c.text, "")]
+
+
+def _week_of(source: str) -> str:
+    """A note's ISO week (its path when it names no day)."""
+    day = note_day(source)
+    return source if day is None else period_of(day)
 
 
 def _every_note(root: Path, texts: dict[str, str]) -> dict[str, str]:
@@ -412,15 +423,23 @@ def _said(
     return said, earlier
 
 
-def _stale(said: list[Said]) -> dict[str, Said]:
+def _stale(said: list[Said], earlier: dict[str, str]) -> dict[str, Said]:
     """The lines no longer current: a newer claim about their subject, a newer line that says it
     changed them, or a standing line restated later with another value (``changes.py``); the
     claim's reading wins where several have one. A week's routine lines (``routine.py``: one
     mould written over and over with other numbers) are neither: a log is not a fact that
-    changes."""
-    logged = routine_keys(said)
-    kept = [s for s in said if normalised(s.text) not in logged]
-    return {**changed_by_value(kept, logged), **changed_by_signal(kept), **superseded(kept)}
+    changes. Each line is judged where it was said: a reading that is routine in a busy week may
+    be a fact in a quiet one. The lines of the earlier summaries' logs (``<heading> (log)``) are
+    routine too: a routine line keeps its standing once its week is rolled up (``earlier``: the
+    summaries by path), so a second run reads what the first did."""
+    logs = {
+        (path, text)
+        for path, summary in earlier.items()
+        for title, text in summary_lines(summary)
+        if title.endswith(LOG_SUFFIX)
+    }
+    kept = [s for s, log in zip(said, routine_said(said), strict=True) if not log and (s.where, s.text) not in logs]
+    return {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
 
 
 def _source_day(source: str) -> date | None:

@@ -28,7 +28,7 @@ from sidecar.consolidate.routine import routine
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
 
-__all__ = ["FACT_BUDGET_SHARE", "LOG_BUDGET_SHARE", "SUMMARY_DIR", "Embed", "Week", "summarise_week"]
+__all__ = ["FACT_BUDGET_SHARE", "LOG_BUDGET_SHARE", "LOG_SUFFIX", "SUMMARY_DIR", "Embed", "Week", "summarise_week"]
 
 SUMMARY_DIR = "daily/summaries"
 FACT_BUDGET_SHARE = 2
@@ -36,7 +36,7 @@ LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
-_LOG = " (log)"
+LOG_SUFFIX = " (log)"  # the heading of a summary's log part: "<heading> (log)"
 
 log = structlog.get_logger("sidecar.consolidate")
 
@@ -98,7 +98,7 @@ async def summarise_week(
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
             body = summary.text.strip() + "\n"
-            body = body if title.endswith(_LOG) else in_sections(body)
+            body = body if title.endswith(LOG_SUFFIX) else in_sections(body)
             out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
     for talk in talks:  # a digest each; the transcript is searchable whole in the archive
         line = digest(talk)
@@ -196,7 +196,7 @@ def _parts(
         if facts:
             out.append((heading, facts, budget * FACT_BUDGET_SHARE))
         if events:
-            out.append((f"{heading}{_LOG}", events, budget // LOG_BUDGET_SHARE))
+            out.append((f"{heading}{LOG_SUFFIX}", events, budget // LOG_BUDGET_SHARE))
     return out
 
 

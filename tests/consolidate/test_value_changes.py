@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
-from sidecar.consolidate.changes import changed_by_value
+from sidecar.consolidate.changes import changed_by_signal, changed_by_value
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.promote import normalised
 from sidecar.consolidate.routine import ROUTINE_LINES, routine
@@ -67,6 +67,10 @@ def test_other_subjects_and_lines_said_once_are_no_changes() -> None:
         (2, "Reminder: the payments-8 rota hands over on Wednesday at 7:00."),
         (10, "Reminder: the payments-8 rota hands over on Wednesday at 7:00."),
         (42, "Reminder: the growth-2 rota hands over on Thursday at 9:00."),
+        # two values lost: another subject, however alike the rest ("CI" is kept)
+        (5, "The CI config for billing-api is ci/billing_api_12.yml."),
+        (12, "The CI config for billing-api is ci/billing_api_12.yml."),
+        (45, "The CI config for search-api is ci/search_api_40.yml."),
         # said once only: no standing line yet
         (3, "The staging proxy listens on port 8443."),
         (43, "The staging proxy listens on port 9443."),
@@ -166,3 +170,58 @@ async def test_a_weeks_superseded_lines_are_held_to_a_sections_budget(tmp_path: 
     assert kept and set(old) == set(kept) | left_out  # each old line is kept or reported
     changed = (root / "daily" / "summaries" / "2026-W07.md").read_text()
     assert all(line in changed.partition("## Changed\n")[2] for line in new)  # the new values, never cut
+
+
+def test_two_statements_of_one_change_do_not_change_each_other() -> None:
+    first = "Jenkins is gone: Buildkite runs CI builds."
+    said = _said(
+        (0, "We run CI builds on Jenkins."),
+        (8, "We run CI builds on Jenkins."),
+        (30, first),
+        (40, "CI builds: Buildkite runs them, it took over from Jenkins last week."),
+    )
+    assert normalised(first) not in changed_by_signal(said)
+    assert normalised(first) not in changed_by_value(said)
+
+
+async def test_routine_lines_are_never_promoted(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    (root / "daily").mkdir(parents=True)
+    fact = "The tape library is cleaned on the first Monday of the month."
+    for day in range(0, 21):
+        if (START + timedelta(days=day)).weekday() > 4:
+            continue
+        lines = [f"Disk use on nas-{k % 2} is {40 + (day + k) % 3} percent." for k in range(4)]
+        lines += [f"Lab meeting: {['Hana', 'Ewa'][(day + k) % 2]} presented the {k % 2} results." for k in range(4)]
+        lines += [fact] if day % 7 == 1 else []
+        (root / "daily" / f"{START + timedelta(days=day)}.md").write_text(
+            "## Log\n" + "".join(f"- {line}\n" for line in lines)
+        )
+    report = await consolidate(
+        root, since=None, until=START + timedelta(days=40), summariser=ExtractiveSummariser(), dry_run=False
+    )
+    agent = (root / "AGENT.md").read_text()
+    assert fact in agent  # said on three days of three weeks: promoted
+    assert "Disk use" not in agent and "Lab meeting" not in agent, agent  # said alike on many days, but a log
+    assert [p.line for p in report.promoted] == [f"- {fact}"] or [p.line.lstrip("- ") for p in report.promoted] == [
+        fact
+    ]
+
+
+def test_a_struck_out_statement_and_a_taken_over_duty_are_changes() -> None:
+    old_site = "The glacier-cam footage is stored on tape-3."
+    old_duty = "Ruiz runs the safety briefing."
+    said = _said(
+        (0, old_site),
+        (8, old_site),
+        (1, old_duty),
+        (9, old_duty),
+        (40, "~~glacier-cam footage on tape-3~~ disk-array-7"),
+        (41, "Mbeki has taken over the safety briefing from Ruiz."),
+        # struck words that are not the older line's: no change of it
+        (42, "~~glacier-cam drone on tape-3~~ disk-array-9"),
+    )
+    value, signal = changed_by_value(said), changed_by_signal(said)
+    assert value[normalised(old_site)].text.startswith("~~glacier-cam footage")
+    assert signal[normalised(old_duty)].text.startswith("Mbeki has taken over")
+    assert set(value) == {normalised(old_site)} and set(signal) == {normalised(old_duty)}
