@@ -1,31 +1,44 @@
 """``memory-sidecar palace ...`` on real files, no server: the same operations as the routes.
 
-Each command runs in its own process, as it is used (it configures logging for the process)."""
+The first command runs in a process of its own, as it is used (it configures logging for the
+process); the rest run through the same entry point in this process (``sidecar.cli.main``), which
+spares a Python start-up each."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from sidecar.cli import main
 from tests.support.memory import write
 from tests.support.palace import load_conversation
 
 
-def run(*argv: str) -> tuple[int, str]:
+def process(*argv: str) -> tuple[int, str]:
     env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
     env = {k: v for k, v in env.items() if not k.startswith("MEMORY_SIDECAR_")}
     proc = subprocess.run([sys.executable, "-m", "sidecar", *argv], capture_output=True, text=True, env=env, timeout=60)
     return proc.returncode, proc.stdout
 
 
-def test_palace_commands_work_on_the_files(tmp_path: Path) -> None:
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out=out, err=io.StringIO()), out.getvalue()
+
+
+def test_palace_commands_work_on_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [k for k in os.environ if k.startswith("MEMORY_SIDECAR_")]:
+        monkeypatch.delenv(name)  # as the process's environment is
     mem = tmp_path / "memory"
     write(mem, "AGENT.md", "# Notes\nUse PostgreSQL 16.\n\n## Old\nobsolete advice\n")
     where = ("--memory-dir", str(mem))
-    code, out = run("palace", "list", *where, "-F", "json")
+    code, out = process("palace", "list", *where, "-F", "json")
     assert code == 0 and [f["path"] for f in json.loads(out)["files"]] == ["AGENT.md"]
     code, out = run("palace", "taxonomy", *where)
     assert code == 0 and out.strip() == "agent: evergreen (1 files)"
