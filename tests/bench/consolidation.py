@@ -1,19 +1,18 @@
 """Consolidation on months of notes it was not tuned on: before/after tables.
 
-Three histories, each in its own fresh tier dir under a real sidecar app (BM25 only, no watcher, no
+Generated histories, each in its own fresh tier dir under a real sidecar app (BM25 only, no watcher, no
 timers) on a loopback server, with a tier cap of 450 KB:
 
 - ``tuning``: 120 days from ``consolidation_gen`` (seed 35, the phrasing the job was developed on);
 - ``held-out``: 120 days from ``consolidation_gen`` with another seed and other templates for every
   kind of line (never tuned on, but its figures were seen during development);
-- ``fresh``: a third seed and set of templates, run only for the final figures;
+- ``fresh``: a third seed and set of templates (tuned on since);
 - ``fresh2``: a fourth seed with templates, routine lines and values of its own (other tools,
-  databases, hosts, jobs, preferences), written before the job's last tuning and run only for the
-  final figures;
+  databases, hosts, jobs, preferences; tuned on since);
 - ``fresh3``: a research lab assistant's 120 days (``consolidation_gen_lab``): datasets,
   instruments and field duties instead of services, routine lines of its own, and changes stated
   in twenty phrasings the other sets do not use (a table row, a struck-out bullet among them);
-  written before the job's last tuning and run only for the final figures;
+  written before the job's last tuning and measured once as held out (``docs/benchmarks.md``);
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
