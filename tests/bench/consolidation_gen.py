@@ -6,7 +6,8 @@ other templates for every kind of line; its figures were seen while the job was 
 is held out from tuning but not unseen), ``fresh`` (a third seed and templates) and ``fresh2`` (a
 fourth seed, templates, routine lines and values of its own: other tools, databases, hosts, jobs
 and preferences), each added before the job was tuned further and run only for the final figures.
-A fifth set, ``fresh3``, is another agent's history altogether (``consolidation_gen_lab``).
+A fifth set, ``fresh3``, is another agent's history altogether (``consolidation_gen_lab``), and
+a sixth, ``fresh4``, a household assistant's (``consolidation_gen_home``).
 Each simulated day holds routine work-log lines and, on planted days:
 
 - static facts, stated once or twice (a port, an owner, a runbook path ...);
@@ -68,6 +69,7 @@ class History:
     recurring: list[Planted] = field(default_factory=list)
     changed: list[Changed] = field(default_factory=list)
     preferences: list[Planted] = field(default_factory=list)  # answer: words the block must carry
+    markers: tuple[str, ...] = ("id_rsa", "mallory")  # the injection's and the one-note order's, promoted nowhere
 
 
 _TEMPLATES = {
