@@ -140,8 +140,8 @@ async def _memory(request: web.Request) -> web.Response:
 
 async def _kg(request: web.Request) -> web.Response:
     """A question to (or a fact for) the crew's knowledge graph, which the lead holds."""
-    from sidecar.kg.requests import OPERATIONS, REQUESTS
-    from sidecar.ops.kg import kg
+    from sidecar.kg.requests import OPERATIONS, REQUESTS, KgRequest
+    from sidecar.ops.kg import run
 
     op = request.match_info["op"]
     if op not in OPERATIONS:
@@ -149,7 +149,7 @@ async def _kg(request: web.Request) -> web.Response:
     body = await read_json_object(request)
     refuse_unknown(body.keys(), REQUESTS[op]["properties"])  # the graph's own request, as /kg/<op> takes it
     check_values(body)
-    answer = await kg(request.app[LEAD], op, {**body, "scope": "crew"})
+    answer = await run(request.app[LEAD], KgRequest.from_json(op, {**body, "scope": "crew"}))
     return json_answer(answer, status=201 if op == "add" else 200)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from sidecar.episodic.entry import invalid, require_id
+from sidecar.episodic.entry import JournalEntry, invalid, require_id
 from sidecar.http.jsonio import read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops import journal
@@ -19,13 +19,15 @@ _MAX_LIST = 100
 
 @routes.post("/journal")
 async def _post_journal(request: web.Request) -> web.Response:
-    answer, status = await journal.append(request.app[SIDECAR], await read_json_object(request))
+    entry = JournalEntry.from_json(await read_json_object(request))
+    answer, status = await journal.append(request.app[SIDECAR], entry)
     return web.json_response(answer, status=status)
 
 
 @routes.post("/memory/session")
 async def _session(request: web.Request) -> web.Response:
-    answer, status = await journal.session(request.app[SIDECAR], await read_json_object(request))
+    sc = request.app[SIDECAR]
+    answer, status = await journal.session(sc, journal.session_request(sc.settings, await read_json_object(request)))
     return web.json_response(answer, status=status)
 
 
@@ -38,7 +40,8 @@ async def _get_journal(request: web.Request) -> web.Response:
 
 @routes.post("/episodic/recall")
 async def _post_recall(request: web.Request) -> web.Response:
-    return web.json_response(await journal.recall(request.app[SIDECAR], await read_json_object(request)))
+    req = journal.EntriesRecall.from_json(await read_json_object(request))
+    return web.json_response(await journal.recall(request.app[SIDECAR], req))
 
 
 @routes.get("/memory/health")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from sidecar.errors import BadRequest
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.state import SIDECAR
-from sidecar.ops.kg import kg
+from sidecar.kg.requests import KgRequest
+from sidecar.ops.kg import run
 
 __all__ = ["routes"]
 
@@ -17,7 +17,8 @@ routes = web.RouteTableDef()
 
 
 async def _answer(request: web.Request, operation: str, status: int = 200) -> web.Response:
-    return json_answer(await kg(request.app[SIDECAR], operation, await read_json_object(request)), status=status)
+    req = KgRequest.from_json(operation, await read_json_object(request))
+    return json_answer(await run(request.app[SIDECAR], req), status=status)
 
 
 @routes.post("/kg/add")
@@ -52,7 +53,4 @@ async def kg_tunnels(request: web.Request) -> web.Response:
 
 @routes.get("/kg/stats")
 async def kg_stats(request: web.Request) -> web.Response:
-    unknown = sorted(set(request.query) - {"workspace_id", "scope"})
-    if unknown:
-        raise BadRequest(f"unknown parameter {unknown[0]!r}", code="unknown_field", field=unknown[0])
-    return json_answer(await kg(request.app[SIDECAR], "stats", dict(request.query)))
+    return json_answer(await run(request.app[SIDECAR], KgRequest.from_json("stats", dict(request.query))))

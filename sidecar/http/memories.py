@@ -17,29 +17,40 @@ routes = web.RouteTableDef()
 
 @routes.post("/memory/remember")
 async def _remember(request: web.Request) -> web.Response:
-    return json_answer(await memories.remember(request.app[SIDECAR], await read_json_object(request)), status=201)
+    sc, body = request.app[SIDECAR], await read_json_object(request)
+    answer = await memories.remember(sc, memories.remember_request(sc.settings, body), body)
+    return json_answer(answer, status=201)
 
 
 @routes.post("/memory/recall")
 async def _recall(request: web.Request) -> web.Response:
-    return json_answer(await memories.recall(request.app[SIDECAR], await read_json_object(request)))
+    sc = request.app[SIDECAR]
+    return json_answer(await memories.recall(sc, memories.recall_request(sc.settings, await read_json_object(request))))
 
 
 @routes.post("/memory/feedback")
 async def _feedback(request: web.Request) -> web.Response:
-    return json_answer(await memories.feedback(request.app[SIDECAR], await read_json_object(request)))
+    sc = request.app[SIDECAR]
+    return json_answer(
+        await memories.feedback(sc, memories.feedback_request(sc.settings, await read_json_object(request)))
+    )
 
 
 @routes.post("/memory/restore")
 async def _restore(request: web.Request) -> web.Response:
-    return json_answer(await memories.restore(request.app[SIDECAR], await read_json_object(request)))
+    sc = request.app[SIDECAR]
+    return json_answer(
+        await memories.restore(sc, memories.restore_request(sc.settings, await read_json_object(request)))
+    )
 
 
 @routes.post("/memory/forget")
 async def _forget(request: web.Request) -> web.Response:
-    return json_answer(await memories.forget(request.app[SIDECAR], await read_json_object(request)))
+    sc = request.app[SIDECAR]
+    return json_answer(await memories.forget(sc, memories.forget_request(sc.settings, await read_json_object(request))))
 
 
 @routes.get("/memory/memories")
 async def _memories(request: web.Request) -> web.Response:
-    return json_answer(await memories.listed(request.app[SIDECAR], dict(request.query)))
+    sc = request.app[SIDECAR]
+    return json_answer(await memories.listed(sc, memories.MemoriesRequest.from_query(sc.settings, request.query)))

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from sidecar.errors import BadRequest, refuse_unknown
+from sidecar.errors import BadRequest, NotFound, refuse_unknown
 from sidecar.settings import ID_PATTERN
 
-__all__ = ["OPERATIONS", "REQUESTS", "parse"]
+__all__ = ["OPERATIONS", "REQUESTS", "KgRequest", "parse"]
 
 Schema = dict[str, Any]
 _TEXT = "^[^\\x00-\\x1f\\x7f]*\\S[^\\x00-\\x1f\\x7f]*$"
@@ -109,6 +111,30 @@ REQUESTS: dict[str, Schema] = {
     "stats": _closed({}, [], "Entity and fact counts, current and ended, rooms, tunnels, predicates."),
 }
 OPERATIONS = tuple(REQUESTS)
+
+
+@dataclass(frozen=True, slots=True)
+class KgRequest:
+    """One graph operation's request: the body checked against the operation's schema, with its
+    defaults filled (``args``: every field of the schema, None where it was not given)."""
+
+    operation: str
+    args: Mapping[str, Any]
+
+    @classmethod
+    def from_json(cls, operation: str, body: dict[str, Any]) -> KgRequest:
+        if operation not in REQUESTS:
+            raise NotFound(f"no graph operation {operation!r}", code="not_found")
+        return cls(operation, parse(operation, body))
+
+    @property
+    def scope(self) -> str:
+        """agent (this agent's graph) or crew (the crew's, the lead's)."""
+        return str(self.args.get("scope") or "agent")
+
+    def to_json(self) -> dict[str, Any]:
+        """The request as a body again (fields not given left out): what a member sends its lead."""
+        return {name: value for name, value in self.args.items() if value is not None}
 
 
 def parse(operation: str, body: dict[str, Any]) -> dict[str, Any]:

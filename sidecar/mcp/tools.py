@@ -25,26 +25,16 @@ from sidecar.contract import (
     WriteRequest,
     request_schema,
 )
-from sidecar.episodic.memories import (
-    FeedbackRequest,
-    ForgetRequest,
-    Identity,
-    RecallRequest,
-    RememberRequest,
-    RestoreRequest,
-)
-from sidecar.episodic.session import SessionRequest
 from sidecar.errors import BadRequest
 from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
-from sidecar.kg.requests import parse as kg_parse
+from sidecar.kg.requests import KgRequest
 from sidecar.mcp.arguments import Probe
 from sidecar.mcp.catalog import TOOLS
 from sidecar.mcp.outputs import output_schema
 from sidecar.mcp.palace_tools import palace_tool, palace_tools
 from sidecar.ops import files, journal, memories
-from sidecar.ops.kg import kg
-from sidecar.ops.memories import default_scope
+from sidecar.ops.kg import run as run_kg
 from sidecar.ops.registry import by_name
 from sidecar.ops.search import search_json
 from sidecar.settings import Settings
@@ -108,7 +98,8 @@ async def _check_duplicate(app: web.Application, args: dict[str, Any]) -> ToolRe
 
 
 async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await memories.remember(app[SIDECAR], args)
+    sc = app[SIDECAR]
+    body = await memories.remember(sc, memories.remember_request(sc.settings, args), args)
     text = f"Remembered {body['memory_type']} {body['id']}"
     if body.get("topic_key"):
         text += f" under topic key {body['topic_key']!r}"
@@ -118,7 +109,8 @@ async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _recall(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await memories.recall(app[SIDECAR], args)
+    sc = app[SIDECAR]
+    body = await memories.recall(sc, memories.recall_request(sc.settings, args))
     lines = [
         f"{i}. [{hit['memory_type'] or hit['entry_type']}, {hit['source']}, score {hit['score']:.3f}] {hit['content']}"
         f"\n   id {hit['id']}" + (f", topic key {hit['topic_key']}" if hit.get("topic_key") else "")
@@ -131,18 +123,21 @@ async def _recall(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _feedback(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await memories.feedback(app[SIDECAR], args)
+    sc = app[SIDECAR]
+    body = await memories.feedback(sc, memories.feedback_request(sc.settings, args))
     text = f"Feedback {body['signal']} on {body['id']}: importance {body['importance']:.2f}, status {body['status']}."
     return body, text
 
 
 async def _forget(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await memories.forget(app[SIDECAR], args)
+    sc = app[SIDECAR]
+    body = await memories.forget(sc, memories.forget_request(sc.settings, args))
     return body, f"Forgot {len(body['forgotten'])} entr{'y' if len(body['forgotten']) == 1 else 'ies'}."
 
 
 async def _restore(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await memories.restore(app[SIDECAR], args)
+    sc = app[SIDECAR]
+    body = await memories.restore(sc, memories.restore_request(sc.settings, args))
     text = (
         f"Restored {body['id']}: {body['status']}, confidence {body['confidence']:.2f}, "
         f"importance {body['importance']:.2f}; memory_recall finds it again."
@@ -151,7 +146,8 @@ async def _restore(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _session(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body, _ = await journal.session(app[SIDECAR], args)
+    sc = app[SIDECAR]
+    body, _ = await journal.session(sc, journal.session_request(sc.settings, args))
     verb = "Already kept" if body["replayed"] else "Kept"
     return body, f"{verb} the session's summary as {body['id']} (seq {body['seq']}): {body['l0_abstract']}"
 
@@ -160,7 +156,7 @@ def _kg(operation: str) -> Tool:
     """The ``kg_<operation>`` tool: the same operation as ``POST /kg/<operation>``, its facts as lines."""
 
     async def tool(app: web.Application, args: dict[str, Any]) -> ToolResult:
-        body = await kg(app[SIDECAR], operation, args)
+        body = await run_kg(app[SIDECAR], KgRequest.from_json(operation, args))
         listed = body.get("facts")
         facts = listed if isinstance(listed, list) else ([body["fact"]] if "fact" in body else [])
         lines = [
@@ -207,17 +203,12 @@ def probe(app: web.Application, name: str, *, read_only: bool) -> Probe | None:
         "memory_write": WriteRequest.from_json,
         "memory_read": ReadRequest.from_json,
         "memory_search": SearchRequest.from_json,
-        "memory_remember": lambda a: RememberRequest.from_json(a, Identity.from_settings(settings)),
-        "memory_recall": lambda a: RecallRequest.from_json(
-            a,
-            Identity.from_settings(settings),
-            default_scope=default_scope(settings),
-            default_scoring=settings.recall_scoring,
-        ),
-        "memory_feedback": lambda a: FeedbackRequest.from_json(a, Identity.from_settings(settings)),
-        "memory_forget": lambda a: ForgetRequest.from_json(a, Identity.from_settings(settings)),
-        "memory_restore": lambda a: RestoreRequest.from_json(a, Identity.from_settings(settings)),
-        "memory_session": lambda a: SessionRequest.from_json(a, settings.workspace_id, settings.agent_id),
+        "memory_remember": lambda a: memories.remember_request(settings, a),
+        "memory_recall": lambda a: memories.recall_request(settings, a),
+        "memory_feedback": lambda a: memories.feedback_request(settings, a),
+        "memory_forget": lambda a: memories.forget_request(settings, a),
+        "memory_restore": lambda a: memories.restore_request(settings, a),
+        "memory_session": lambda a: journal.session_request(settings, a),
         **{t.name: _kg_parser(t.name.removeprefix("kg_")) for t in TOOLS if t.group == "kg"},
         "memory_delete": DeleteRequest.from_json,
         "memory_set_identity": IdentityRequest.from_json,
@@ -242,7 +233,7 @@ def probe(app: web.Application, name: str, *, read_only: bool) -> Probe | None:
 
 
 def _kg_parser(operation: str) -> Callable[[dict[str, Any]], object]:
-    return lambda args: kg_parse(operation, args)
+    return lambda args: KgRequest.from_json(operation, args)
 
 
 # -- definitions -----------------------------------------------------------------------------------

@@ -137,12 +137,13 @@ async def _recalled(sc: Sidecar, req: BlockRequest) -> tuple[str, list[str], flo
     them, never without memory."""
     if not req.recall or req.query is None:
         return "", [], None
-    from sidecar.ops.memories import recall
+    from sidecar.ops.memories import recall, recall_request
     from sidecar.prompt.recalled import RecalledHit, render_recalled
     from sidecar.scanner.scan import scan
 
     try:
-        found = await recall(sc, {"query": req.query, "k": req.recall_k, **_who(sc, req)})
+        asked = recall_request(sc.settings, {"query": req.query, "k": req.recall_k, **_who(sc, req)})
+        found = await recall(sc, asked)
     except SidecarError as exc:
         log.warning("memory_block.recall_failed", error=exc.code)
         return "", [], None

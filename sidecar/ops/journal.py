@@ -10,7 +10,8 @@ entry (200, ``replayed``)."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sidecar.clock import utcnow
@@ -28,12 +29,14 @@ from sidecar.settings import Settings
 __all__ = [
     "SESSION_SUMMARY_CHARS",
     "SESSION_SUMMARY_TIMEOUT_S",
+    "EntriesRecall",
     "append",
     "entries",
     "health",
     "recall",
     "recompute_health",
     "session",
+    "session_request",
 ]
 
 #: A model summary of a session must answer within this many seconds (spec 002: 30), else the
@@ -42,10 +45,9 @@ SESSION_SUMMARY_TIMEOUT_S = 30.0
 SESSION_SUMMARY_CHARS = 1500
 
 
-async def append(sc: Sidecar, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """Append the entry ``body`` describes: 201, or 200 with ``replayed`` for a summary whose
-    source was posted before."""
-    entry = JournalEntry.from_json(body)
+async def append(sc: Sidecar, entry: JournalEntry) -> tuple[dict[str, Any], int]:
+    """Append ``entry`` (``JournalEntry.from_json`` of a client's body): 201, or 200 with
+    ``replayed`` for a summary whose source was posted before."""
     source = _source_id(entry)
     if source is not None and entry.id is None:
         entry = replace(entry, id=source_entry_id(entry.workspace_id, source))
@@ -79,12 +81,16 @@ async def _append_once(sc: Sidecar, entry: JournalEntry, *, replay: bool) -> tup
     return {"id": stored.id, "seq": stored.seq, "embeddable": stored.embeddable}, 201
 
 
-async def session(sc: Sidecar, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+def session_request(settings: Settings, body: Mapping[str, Any]) -> SessionRequest:
+    """A session request; its workspace and agent default to the sidecar's."""
+    return SessionRequest.from_json(body, settings.workspace_id, settings.agent_id)
+
+
+async def session(sc: Sidecar, req: SessionRequest) -> tuple[dict[str, Any], int]:
     """A finished session as one ``summary.generated`` entry: its compaction summary when given,
     else a summary of its messages (extractive; a chat model's with ``--summariser``, the
     extractive one on any failure). Idempotent on ``source_id``."""
     settings = sc.settings
-    req = SessionRequest.from_json(body, settings.workspace_id, settings.agent_id)
     found = await sc.journal.get(req.workspace_id, source_entry_id(req.workspace_id, req.source_id))
     if found is not None:
         return _session_answer(found.id, found.seq, found.payload, replayed=True), 200
@@ -138,13 +144,26 @@ async def entries(sc: Sidecar, workspace_id: str, q: str, limit: int) -> list[di
     return [e.to_json() for e in found]
 
 
-async def recall(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class EntriesRecall:
+    """``POST /episodic/recall``: a journal query (``Query``), by meaning alone or ``hybrid`` (fused with BM25)."""
+
+    query: Query
+    hybrid: bool = False
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any]) -> EntriesRecall:
+        rest = dict(body)
+        hybrid = rest.pop("hybrid", False)
+        if not isinstance(hybrid, bool):
+            raise invalid("hybrid", "hybrid must be true or false")
+        return cls(Query.from_json(rest), hybrid)
+
+
+async def recall(sc: Sidecar, req: EntriesRecall) -> dict[str, Any]:
     """Entries by meaning (cosine x importance), or fused with BM25 (``hybrid``), each hit with the
     highlights of the query's terms in its summary."""
-    hybrid = body.pop("hybrid", False)
-    if not isinstance(hybrid, bool):
-        raise invalid("hybrid", "hybrid must be true or false")
-    query = Query.from_json(body)
+    query, hybrid = req.query, req.hybrid
     outcome = await run_recall(sc.journal, sc.embedder, query, hybrid=hybrid)
     tokens = query_tokens(terms(query.query_text))
     hits = [{**h.to_json(), "highlights": [[a, b] for a, b in mark_terms(h.summary, tokens)]} for h in outcome.hits]

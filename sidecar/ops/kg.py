@@ -1,5 +1,5 @@
 """The knowledge graph's operations (``add``, ``query``, ``invalidate``, ``timeline``, ``traverse``,
-``tunnels``, ``stats``) on a JSON body: what ``/kg/*``, the ``kg_*`` MCP tools, the memory browser
+``tunnels``, ``stats``) on a typed ``KgRequest``: what ``/kg/*``, the ``kg_*`` MCP tools, the memory browser
 and the lead's crew listener answer. The file changes the index has applied, and the journal's
 newest entries, are read into the graph first.
 On a member, a crew-scope request is checked here and answered by the lead (the crew's graph is
@@ -11,30 +11,35 @@ from typing import Any
 
 from sidecar.kg.lifecycle import facts_for_query, run_op
 from sidecar.kg.ops import GRAPH_READS
-from sidecar.kg.requests import parse
+from sidecar.kg.requests import KgRequest
 from sidecar.ops.sidecar import Sidecar
 
-__all__ = ["HOOKS_WAIT_S", "block_facts", "kg"]
+__all__ = ["HOOKS_WAIT_S", "block_facts", "kg", "run"]
 
 #: The longest a graph question waits for the graph to read the files the index has changed.
 HOOKS_WAIT_S = 10.0
 
 
 async def kg(sc: Sidecar, operation: str, body: dict[str, Any]) -> dict[str, Any]:
-    """One graph operation on ``body``, checked against its schema."""
+    """One graph operation on a JSON body (the memory browser's pages build theirs)."""
+    return await run(sc, KgRequest.from_json(operation, body))
+
+
+async def run(sc: Sidecar, req: KgRequest) -> dict[str, Any]:
+    """One graph operation."""
     settings = sc.settings
     remote = sc.crew.remote
-    if remote is not None and body.get("scope") == "crew":
-        parse(operation, body)  # a bad request is refused here, without a trip to the lead
-        sent = {k: v for k, v in body.items() if k != "scope"}
-        sent["workspace_id"] = body.get("workspace_id") or settings.workspace_id
+    operation = req.operation
+    if remote is not None and req.scope == "crew":  # checked here: a bad request never reaches the lead
+        sent = {k: v for k, v in req.to_json().items() if k != "scope"}
+        sent["workspace_id"] = sent.get("workspace_id") or settings.workspace_id
         return await remote.kg(operation, sent)
     # Every file change the index has when the question comes is read into the graph first (bounded).
     await sc.queue.wait_hooked(sc.queue.indexed_seq, HOOKS_WAIT_S)
     await sc.kg.ingest.follow()
-    answered = await run_op(sc.kg.graph, settings, operation, body)
+    answered = await run_op(sc.kg.graph, settings, operation, req.to_json())
     mirror = sc.crew.kg_mirror
-    if mirror is not None and operation not in GRAPH_READS and body.get("scope") == "crew":
+    if mirror is not None and operation not in GRAPH_READS and req.scope == "crew":
         # In the crew store before the answer (a member reads its write there); a store that is
         # down leaves it to the mirror's rounds.
         facts = answered["facts"] if "facts" in answered else [answered["fact"]]

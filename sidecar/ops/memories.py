@@ -14,6 +14,8 @@ with no hop through the lead; writes still go to the lead, which copies them bef
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -34,7 +36,7 @@ from sidecar.episodic.memories import (
     target_json,
 )
 from sidecar.episodic.query import Scope
-from sidecar.errors import CrewUnavailable, NotFound
+from sidecar.errors import CrewUnavailable, NotFound, refuse_unknown
 from sidecar.kg.model import Scope as KgScope
 from sidecar.ops.crew import CrewRemote, crew_kind
 from sidecar.ops.sidecar import Sidecar
@@ -43,15 +45,21 @@ from sidecar.store.base import StoreUnavailable
 
 __all__ = [
     "MAX_LIST",
+    "MemoriesRequest",
     "crew_memory",
     "default_scope",
     "feedback",
+    "feedback_request",
     "forget",
+    "forget_request",
     "listed",
     "recall",
+    "recall_request",
     "remember",
     "remember_entry",
+    "remember_request",
     "restore",
+    "restore_request",
 ]
 
 log = structlog.get_logger("sidecar.ops.memories")
@@ -69,9 +77,37 @@ def _remote(sc: Sidecar) -> bool:
     return sc.crew.remote is not None
 
 
-async def remember(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
-    settings = sc.settings
-    req = RememberRequest.from_json(body, Identity.from_settings(settings))
+# -- the typed requests, each with this sidecar's identity for what a request leaves out ----------------
+def remember_request(settings: Settings, body: Mapping[str, Any]) -> RememberRequest:
+    return RememberRequest.from_json(body, Identity.from_settings(settings))
+
+
+def recall_request(settings: Settings, body: Mapping[str, Any]) -> RecallRequest:
+    """A recall request; its scope defaults by the role (``default_scope``), its scoring to --recall-scoring."""
+    return RecallRequest.from_json(
+        body,
+        Identity.from_settings(settings),
+        default_scope=default_scope(settings),
+        default_scoring=settings.recall_scoring,
+    )
+
+
+def feedback_request(settings: Settings, body: Mapping[str, Any]) -> FeedbackRequest:
+    return FeedbackRequest.from_json(body, Identity.from_settings(settings))
+
+
+def forget_request(settings: Settings, body: Mapping[str, Any]) -> ForgetRequest:
+    return ForgetRequest.from_json(body, Identity.from_settings(settings))
+
+
+def restore_request(settings: Settings, body: Mapping[str, Any]) -> RestoreRequest:
+    return RestoreRequest.from_json(body, Identity.from_settings(settings))
+
+
+# -- the operations ------------------------------------------------------------------------------------
+async def remember(sc: Sidecar, req: RememberRequest, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Store one typed memory. A crew memory on a member goes to the lead: ``body`` as the client
+    sent it, with the identity the request resolved (the lead checks it again)."""
     if req.scope == "crew" and _remote(sc):
         sent = {k: v for k, v in body.items() if k != "scope"}
         entry = req.entry
@@ -103,14 +139,8 @@ async def _shared(sc: Sidecar, ids: list[str | None]) -> None:
         await mirror.flush([i for i in ids if i is not None])
 
 
-async def recall(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
+async def recall(sc: Sidecar, req: RecallRequest) -> dict[str, Any]:
     settings = sc.settings
-    req = RecallRequest.from_json(
-        body,
-        Identity.from_settings(settings),
-        default_scope=default_scope(settings),
-        default_scoring=settings.recall_scoring,
-    )
     crew = req.scope is Scope.CREW_SHARED
     now = utcnow()
     local_crew = settings.crew_id if crew and not _remote(sc) else None
@@ -161,9 +191,8 @@ def _lead_hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
     return [{**h, "source": "crew"} for h in good]
 
 
-async def feedback(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
+async def feedback(sc: Sidecar, req: FeedbackRequest) -> dict[str, Any]:
     settings = sc.settings
-    req = FeedbackRequest.from_json(body, Identity.from_settings(settings))
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(sc):
@@ -175,9 +204,8 @@ async def feedback(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
     return await episodic.feedback(sc.journal, req)
 
 
-async def forget(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
+async def forget(sc: Sidecar, req: ForgetRequest) -> dict[str, Any]:
     settings = sc.settings
-    req = ForgetRequest.from_json(body, Identity.from_settings(settings))
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(sc):
@@ -239,24 +267,39 @@ async def crew_memory(sc: Sidecar, op: str, body: dict[str, Any]) -> tuple[dict[
     raise NotFound(f"no crew memory operation {op!r}")
 
 
-async def restore(sc: Sidecar, body: dict[str, Any]) -> dict[str, Any]:
+async def restore(sc: Sidecar, req: RestoreRequest) -> dict[str, Any]:
     """Serve a retired memory again (the agent's own)."""
-    return await episodic.restore(sc.journal, RestoreRequest.from_json(body, Identity.from_settings(sc.settings)))
+    return await episodic.restore(sc.journal, req)
 
 
-async def listed(sc: Sidecar, query: dict[str, str]) -> dict[str, Any]:
-    """This journal's live memories, newest first, of the workspace, agent and namespace ``query``
-    names (the sidecar's own by default); with ``topic_key``, every entry that held the key (the
-    live one and its history: superseded and retired), newest first."""
-    who = Identity.from_settings(sc.settings).merged(
-        {k: query.get(k) for k in ("workspace_id", "agent_id", "namespace")}
-    )
-    check_namespace(who.namespace)
-    limit = _limit(query.get("limit"))
-    topic_key = query.get("topic_key")
-    if topic_key is not None:
-        key = check_topic_key(topic_key)
-        entries = await sc.journal.history(who.workspace_id, who.namespace, key, limit, agent_id=who.agent_id)
+@dataclass(frozen=True, slots=True)
+class MemoriesRequest:
+    """``GET /memory/memories`` (query parameters): the live memories of a workspace, agent and
+    namespace (the sidecar's own by default), or with ``topic_key`` every entry that held the key."""
+
+    who: Identity
+    topic_key: str | None = None
+    limit: int = 50
+
+    FIELDS = ("workspace_id", "agent_id", "namespace", "topic_key", "limit")
+
+    @classmethod
+    def from_query(cls, settings: Settings, query: Mapping[str, str]) -> MemoriesRequest:
+        refuse_unknown(query, cls.FIELDS)
+        who = Identity.from_settings(settings).merged(
+            {k: query.get(k) for k in ("workspace_id", "agent_id", "namespace")}
+        )
+        check_namespace(who.namespace)
+        topic_key = query.get("topic_key")
+        return cls(who, check_topic_key(topic_key) if topic_key is not None else None, _limit(query.get("limit")))
+
+
+async def listed(sc: Sidecar, req: MemoriesRequest) -> dict[str, Any]:
+    """This journal's live memories, newest first; with a topic key, every entry that held the key
+    (the live one and its history: superseded and retired), newest first."""
+    who, limit = req.who, req.limit
+    if req.topic_key is not None:
+        entries = await sc.journal.history(who.workspace_id, who.namespace, req.topic_key, limit, agent_id=who.agent_id)
     else:
         entries = await sc.journal.memories(
             who.workspace_id, who.namespace, limit, agent_id=who.agent_id, crew_id=who.crew_id

@@ -34,7 +34,15 @@ from sidecar.contract import (
     WriteRequest,
 )
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, MEMORY_TYPES, PRIORITIES, SEVERITIES
+from sidecar.episodic.memories import (
+    FeedbackRequest,
+    ForgetRequest,
+    RecallRequest,
+    RememberRequest,
+    RestoreRequest,
+)
 from sidecar.episodic.query import MAX_K
+from sidecar.episodic.session import SessionRequest
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.palace.ingest import MAX_TURN_CHARS, MAX_TURNS
 from sidecar.palace.layers import IDENTITY_MAX_CHARS
@@ -442,13 +450,21 @@ PARAMS: dict[str, tuple[Param, ...]] = {
 
 
 #: Operation name -> the typed request its ways in parse it into (``from_json``: a 400 naming the
-#: field of any problem) and its operation takes. Each lists its fields, the fields above.
+#: field of any problem) and its operation takes. Each lists its fields, the fields above. The
+#: journal's entry and recall (``episodic``) and the graph's requests (``kg.requests.KgRequest``,
+#: checked against the graph's own schemas above) are typed too, without a field list.
 TYPES: dict[str, type] = {
     "search": SearchRequest,
     "write": WriteRequest,
     "read": ReadRequest,
     "block": BlockRequest,
     "consolidate": ConsolidateRequest,
+    "remember": RememberRequest,
+    "recall": RecallRequest,
+    "feedback": FeedbackRequest,
+    "forget": ForgetRequest,
+    "restore": RestoreRequest,
+    "session": SessionRequest,
     "list": ListRequest,
     "taxonomy": TaxonomyRequest,
     "delete": DeleteRequest,

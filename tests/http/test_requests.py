@@ -21,6 +21,7 @@ from sidecar.http.state import SIDECAR
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.mcp.catalog import TOOLS, ToolSpec
 from sidecar.mcp.tools import IDENTITY_FIELDS, tool_definitions
+from sidecar.ops.memories import MemoriesRequest
 from sidecar.ops.registry import OPERATIONS, Operation, by_name
 from sidecar.ops.requests import BODIES, PARAMS, TYPES
 from sidecar.settings import Settings
@@ -70,9 +71,13 @@ def test_the_document_gives_each_operation_the_registrys_request(op: Operation) 
     assert documented == [(p.name, p.schema, p.required) for p in op.params or ()]
 
 
-@pytest.mark.parametrize("name", sorted(TYPES))
+#: Typed requests of the operations that live beside them (not imported by the registry).
+TYPED = {**TYPES, "memories": MemoriesRequest}
+
+
+@pytest.mark.parametrize("name", sorted(TYPED))
 def test_a_typed_request_takes_the_fields_of_its_schema(name: str) -> None:
-    fields = set(TYPES[name].FIELDS)  # type: ignore[attr-defined]
+    fields = set(TYPED[name].FIELDS)  # type: ignore[attr-defined]
     assert fields == set(by_name(name).arguments()["properties"])
     assert set(by_name(name).body or by_name(name).query or ()) == fields
 
