@@ -55,7 +55,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -83,10 +83,20 @@ DEEP = 300  # chunks fetched for recall@100 over documents (a library call; HTTP
 ORT_BATCH = 32
 
 
+class DocumentModel(Protocol):
+    """A model that embeds documents on the calling thread (``OnnxEmbedder``, or a model compared with it)."""
+
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def dim(self) -> int: ...
+    def embed_sync(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
 class CachedEmbedder:
     """The real model behind an on-disk cache of document vectors, keyed by (model, sha256(text))."""
 
-    def __init__(self, inner: OnnxEmbedder, path: Path) -> None:
+    def __init__(self, inner: DocumentModel, path: Path) -> None:
         self.inner = inner
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path)

