@@ -48,16 +48,18 @@ lint: setup-dev
 typecheck: setup-dev
 	$(BIN)/mypy sidecar
 
-# One worker per core; a test file stays on one worker (its module fixtures are shared).
+# One worker per core; a test file stays on one worker (its module fixtures are shared), and the
+# files are handed out in the order tests/conftest.py gives them: the longest first.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
+XDIST := -n auto --dist loadfile --no-loadscope-reorder
 unit: setup-dev
 	$(BIN)/python -m compileall -q sidecar
-	$(BIN)/pytest -q -n auto --dist loadfile
+	$(BIN)/pytest -q $(XDIST)
 
 unit-fast: setup-dev
 	$(BIN)/python -m compileall -q sidecar
-	$(BIN)/pytest -q -n auto --dist loadfile -m "not slow"
+	$(BIN)/pytest -q $(XDIST) -m "not slow"
 
 test: lint typecheck unit
 

@@ -129,12 +129,24 @@ AGENT_PACKAGES = ("langgraph", "langchain-mcp-adapters", "langchain-openai")
 @pytest.fixture(scope="module")
 def langgraph_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A fresh venv with the LangGraph recipe's packages from the package index, as its README says;
-    skipped (saying why) only when the index cannot be reached."""
+    skipped (saying why) only when the index cannot be reached. This environment's pip installs
+    into it (``pip --python``): a pip of the venv's own (``ensurepip``, some 4 s of CPU) is
+    nothing the recipe runs."""
     home = tmp_path_factory.mktemp("langgraph-venv")
-    venv.create(home, with_pip=True)
+    venv.create(home, with_pip=False)
     python = str(home / "bin" / "python")
     pip = subprocess.run(
-        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *AGENT_PACKAGES],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            python,
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            *AGENT_PACKAGES,
+        ],
         capture_output=True,
         text=True,
         timeout=900,

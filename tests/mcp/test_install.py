@@ -33,6 +33,10 @@ SOURCES = ("pyproject.toml", "README.md", "sidecar")
 #: venv decides what they import.
 CLEAN = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
+#: A wheel built in an isolated build environment (its backend from the index) and a venv: some
+#: 10 s of CPU and a minute on a busy host.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:

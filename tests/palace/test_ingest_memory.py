@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 Start = Callable[..., Awaitable[TestClient[Any, Any]]]
@@ -215,6 +216,7 @@ async def test_milestones_and_feelings_are_typed(start: Start) -> None:
     assert sorted(t for m in listed for t in m["tags"] if t != "ingest") == ["emotional", "milestone"]
 
 
+@pytest.mark.slow  # some 20 s of CPU: the ingest of 2 MB
 async def test_a_large_ingest_leaves_the_loop_answering(start: Start) -> None:
     """A thousand turns (about 2 MB, some 3,000 chunks stored): the plan runs off the event loop,
     dedup is not quadratic and the graph reads the new entries in a thread, so /healthz keeps

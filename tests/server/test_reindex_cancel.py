@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.memory import write
 from tests.support.procs import start_sidecar
@@ -35,6 +36,7 @@ def _events(log: Path, name: str) -> list[dict[str, object]]:
     return found
 
 
+@pytest.mark.slow  # a tier of 2,000 files indexed at start, then again
 def test_a_client_that_closes_its_connection_normally_stops_the_reindex(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     _big_tier(memory)
