@@ -256,10 +256,12 @@ class Database:
             return
         with contextlib.suppress(RuntimeError):
             await self.on_writer(self.close_connections)
-        self._closed = True
-        thread = self._thread
+        with self._thread_lock:  # no write can be queued behind the stop, never to run
+            self._closed = True
+            thread = self._thread
+            if thread is not None:
+                self._queue.put(_STOP)  # after anything queued before the close: it runs first
         if thread is not None:
-            self._queue.put(_STOP)  # after anything queued before the close: it runs first
             thread.join()
         if self._read_pool is not None:
             self._read_pool.shutdown(wait=True)
