@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
@@ -180,7 +180,11 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     older line does not open with the value it lost (a line opens with its subject:
     "ledger-db keeps 14 days of backups" then "audit-db keeps 14 days of backups" are two facts).
     A struck-out older statement followed by a new value ("~~X on tape-3~~ disk-7", ``_struck``)
-    is a change too. No change word is needed; routine lines, which differ in a number every day, are never read
+    is a change too, and so is a newer line that names the older's subject by its noun phrase and
+    fills its value's slot with a value of the same kind while its other words change
+    (``_same_slot``: "New slot for the sensor ingest: 21:10 UTC"). A line's opening word counts as
+    a value there when it is a name never written in lower case ("Haddad looks after the boat
+    booking"). No change word is needed; routine lines, which differ in a number every day, are never read
     so. Two facts in one mould whose subject is a plain word in the middle of the line and whose
     value is shared are told apart; names alone cannot always tell a subject from a value.
     Candidates are found through an inverted index of the older lines' words that are no values.
@@ -202,26 +206,148 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     df = Counter(w for words in content.values() for w in words)
     total = len(content) + 1
     weight = {w: math.log(1 + total / n) for w, n in df.items()}
+    lower = _lowercase_words(s.text for s in said)
+    names = {key: _opening_name(item.text, lower) for key, item in last.items()}
     postings: dict[str, list[str]] = {}
+    standing: list[frozenset[str]] = []
     for key in last:
-        subject = content[key] - values[key]
-        if len(sources[key]) < MIN_STANDING_WEEKS or is_event(key) or not values[key]:
+        subject = content[key] - values[key] - {names[key]}
+        if len(sources[key]) < MIN_STANDING_WEEKS or is_event(key) or not (values[key] or names[key]):
             continue
+        standing.append(subject)
         if subject or len(values[key]) >= 2:  # "We are on Redis 6.2": one value names the subject
             for word in subject or values[key]:
                 postings.setdefault(word, []).append(key)
+    # rarity among the standing lines: what tells a fact from the others in its mould ("audit" in
+    # "The audit service listens on port 7863"), however often the log names it
+    standing_df = Counter(w for words in standing for w in words)
+    rarity = {w: math.log(1 + (len(standing) + 1) / n) for w, n in standing_df.items()}
+    cache: dict[str, _Slots] = {}
+
+    def _slots(key: str, text: str) -> _Slots:
+        if key not in cache:
+            cache[key] = _Slots(text, values[key] | {names[key]} - {""})
+        return cache[key]
+
     out: dict[str, Said] = {}
     for newer in sorted(first.values(), key=lambda s: s.when):
         new_key = normalised(newer.text)
         new_words = content[new_key]
+        new_slots = _slots(new_key, newer.text)
         for key in dict.fromkeys(k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]):
             if key == new_key or key in out or last[key].when >= newer.when:
                 continue  # an older line said again after the newer one was said is still current
-            if _struck(newer.text, content[key], values[key]) or _restated(
-                content[key], values[key], new_words, values[new_key], weight=weight, opening=_opening(last[key].text)
+            old_text = last[key].text
+            if (
+                _struck(newer.text, content[key], values[key])
+                or (
+                    bool(values[key])
+                    and _restated(
+                        content[key], values[key], new_words, values[new_key], weight=weight, opening=_opening(old_text)
+                    )
+                )
+                or (not is_event(new_key) and _same_slot(_slots(key, old_text), new_slots, rarity, names[key]))
             ):
                 out[key] = newer
     return out
+
+
+class _Slots:
+    """A line's content words in order (stop words left out) and those of them that name a value."""
+
+    __slots__ = ("pairs", "seq", "values", "words")
+
+    def __init__(self, text: str, values: frozenset[str] | set[str]) -> None:
+        self.seq = [w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", text))) if w not in _STOP]
+        self.values = frozenset(values)
+        self.words = frozenset(self.seq)
+        self.pairs = {
+            (a, b)
+            for a, b in zip(self.seq, self.seq[1:], strict=False)
+            if a not in self.values and b not in self.values
+        }
+
+
+def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name: str) -> bool:
+    """Whether a newer line names the older line's subject by its noun phrase and fills its value's
+    slot with another value of the same kind, however its other words changed: "The sensor ingest
+    is scheduled for 03:30 UTC each night" / "New slot for the sensor ingest: 21:10 UTC";
+    "Haddad looks after the boat booking" / "boat booking contact changed to Moreau".
+
+    - The noun phrase: two content words side by side in both lines, no value among them, one of
+      them the older line's rarest word that is no value, rarest among the standing lines (the
+      word that tells its subject from the other facts in its mould: "sensor ingest", not "each
+      night"; "audit service", not "listens on port").
+    - The slot: exactly one of the older line's values is missing from the newer, which brings a
+      value of the same kind (a time for a time, a name for a name: ``_kind``); the older line's
+      other values are kept.
+    - The newer line is no report of work done (``is_event``: "Reviewed PR #6592 for the audit
+      service" names no port) and no mirror of the older (``_mirrors``).
+    - An older line that opens with the name it lost ("ledger-db keeps 14 days of backups") is
+      another subject when the newer opens with its own new value or keeps every other word
+      ("audit-db keeps 14 days of backups"): the same mould, said of another subject.
+    """
+    subject = old.words - old.values
+    if not subject:
+        return False
+    top = max(rarity.get(w, 0.0) for w in subject)
+    rarest = {w for w in subject if rarity.get(w, 0.0) >= top}
+    if not any(rarest.intersection(pair) for pair in old.pairs & new.pairs):
+        return False
+    lost = old.values - new.words
+    if len(lost) != 1 or _mirrors(old, new):
+        return False
+    (gone,) = lost
+    gained = new.values - old.words
+    if not any(_kind(w) == _kind(gone) for w in gained):
+        return False
+    return not (gone in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
+
+
+def _mirrors(old: _Slots, new: _Slots) -> bool:
+    """Whether the newer line is the older's mould said of another subject: their words that are no
+    values the same in number and order but for the older line's words the newer lacks ("The
+    shipping service is owned by Rafael" / "The search service is owned by Dmitri")."""
+    a = [w for w in old.seq if w not in old.values]
+    b = [w for w in new.seq if w not in new.values]
+    return len(a) == len(b) and all(x == y or x not in new.words for x, y in zip(a, b, strict=True))
+
+
+_CLOCK = re.compile(r"\d{1,2}:\d{2}")
+_DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _kind(word: str) -> str:
+    """What a value is, by its shape: a path, a clock time, a version or measure, a count, a name,
+    another identifier."""
+    if "/" in word:
+        return "path"
+    if _CLOCK.fullmatch(word):
+        return "time"
+    if _DOTTED_NUMBER.fullmatch(word):
+        return "dotted"
+    if word.isdigit():
+        return "count"
+    return "name" if word.isalpha() else "identifier"
+
+
+def _lowercase_words(texts: Iterable[str]) -> set[str]:
+    """Every word written in lower case somewhere in ``texts``."""
+    return {w for text in texts for w in _WORD.findall(text) if w.islower()}
+
+
+def _opening_name(text: str, lower: set[str]) -> str:
+    """The name a line opens with, lowercased, or "": a capitalised word of letters, no stop word,
+    never written in lower case anywhere in the tier ("Haddad looks after ...", not "Standup with
+    ..." when "standup" is written too). ``_values`` does not read a line's first word: most lines
+    open with a capital."""
+    match = _WORD.search(COMMENT.sub(" ", text))
+    if match is None:
+        return ""
+    word = match.group(0)
+    if len(word) < 2 or not word.isalpha() or not word[0].isupper() or word.lower() in _STOP:
+        return ""
+    return "" if word.lower() in lower else word.lower()
 
 
 def _struck(text: str, old: frozenset[str], old_values: frozenset[str]) -> bool:

@@ -225,3 +225,67 @@ def test_a_struck_out_statement_and_a_taken_over_duty_are_changes() -> None:
     assert value[normalised(old_site)].text.startswith("~~glacier-cam footage")
     assert signal[normalised(old_duty)].text.startswith("Mbeki has taken over")
     assert set(value) == {normalised(old_site)} and set(signal) == {normalised(old_duty)}
+
+
+def test_a_subject_named_by_its_noun_phrase_with_its_value_slot_refilled_is_changed() -> None:
+    """The attribute words change too, or the older line opens with its value: the subject is
+    matched by its noun phrase and the value by its slot (a time for a time, a name for a name)."""
+    old_time = "The photo backup is planned for 01:30 each night."
+    old_name = "Lindqvist runs the tool crib."
+    said = _said(
+        *[(d, line) for d in (0, 9) for line in (old_time, old_name)],
+        # the same moulds of other subjects, said alongside: they stay current
+        *[(d, line) for d in (1, 10) for line in ("The video backup is planned for 02:30 each night.",)],
+        *[(d, line) for d in (2, 11) for line in ("Moreno runs the paint shop.", "Moreno keeps the lathe logbook.")],
+        (40, "Photo backup window: 23:15 from Monday."),
+        (41, "tool crib keys go to Abebe."),
+    )
+    stale = changed_by_value(said)
+    assert stale[normalised(old_time)].text.startswith("Photo backup window")
+    assert stale[normalised(old_name)].text == "tool crib keys go to Abebe."
+    assert len(stale) == 2
+
+
+def test_a_noun_phrase_kept_is_no_change_without_the_same_kind_of_value_or_the_subjects_rarest_word() -> None:
+    said = _said(
+        # the same subject, another attribute with a value of another kind (a count for a time)
+        (0, "The photo backup is planned for 01:30 each night."),
+        (9, "The photo backup is planned for 01:30 each night."),
+        (40, "Photo backup retention: 30 days."),
+        # the shared phrase is the mould's, not the subject's ("each night"; "photo" is the subject)
+        (1, "The video backup is planned for 02:30 each night."),
+        (10, "The video backup is planned for 02:30 each night."),
+        (41, "The audio export runs at 04:45 each night."),
+        # a line opening with its name, and another name opening the same mould: two subjects
+        (2, "Moreno runs the paint shop."),
+        (11, "Moreno runs the paint shop."),
+        (42, "Abebe runs the paint shop."),
+        # a capitalised opening word also written in lower case is no name ("Standup" / "standup"):
+        # the line has no value whose slot a later one could fill
+        (3, "Standup notes go to the team wiki."),
+        (12, "Standup notes go to the team wiki."),
+        (13, "Skipped the standup with the team today."),
+        (14, "The team lunch moved to the canteen."),
+        (43, "The notes go to the wiki kept by Priya."),
+    )
+    assert changed_by_value(said) == {}
+
+
+def test_a_mirror_of_the_older_line_or_a_report_of_work_is_no_change_of_its_slot() -> None:
+    said = _said(
+        *[
+            (d, line)
+            for d in (0, 9)
+            for line in (
+                "The shipping service is owned by Rafael.",
+                "The shipping service listens on port 5119.",
+                "The audit service listens on port 7863.",
+                "The audit service is owned by Kofi.",
+            )
+        ],
+        # the same mould of another subject, whose name is no rarer than "owned" among the facts
+        (40, "The search service is owned by Dmitri."),
+        # a report of work done names the subject and a number that is no port
+        (41, "Reviewed PR #6592 for the audit service: slow changes."),
+    )
+    assert changed_by_value(said) == {}
