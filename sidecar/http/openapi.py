@@ -1,11 +1,13 @@
 """The sidecar's HTTP contract as one OpenAPI 3.1 document, served at ``GET /openapi.json``
 (``sidecar.http.openapi_route``, which imports this module on the first request).
 
-The registry's output: each operation of ``sidecar.ops.registry`` is a path and method here, and
-what it reads from its client (its request body, its query parameters) is the registry's own
-schema (``sidecar.ops.requests``), the one the MCP tools' input schemas are made of. This module
-writes what a client gets back: each operation's summary, its answers and its errors. The answer
-shapes of search, write, read and the block come from ``sidecar.contract`` (its TypedDicts).
+The registry's output (``paths_of``): each operation of ``sidecar.ops.registry``, in its order,
+is a path and method here, and what it reads from its client (its request body, its query
+parameters) is the registry's own schema (``sidecar.ops.requests``), the one the MCP tools' input
+schemas are made of. This module writes what a client gets back (``ANSWERS``): each operation's
+summary, its answers and its errors; answers for a route the registry lacks, or an operation
+without answers, stop the module loading. The answer shapes of search, write, read and the block
+come from ``sidecar.contract`` (its TypedDicts).
 
 Held to the server two ways: a test requires its paths and methods to equal the routes
 ``create_app`` registers, and schemathesis runs it against a live sidecar. Every error response
@@ -14,11 +16,13 @@ is ``{"error": {"code", "message", ...}}``; ``/mcp`` speaks JSON-RPC instead.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
 from sidecar import __version__
-from sidecar.contract import ANSWERS, json_schema
+from sidecar.contract import ANSWERS as ANSWER_SHAPES
+from sidecar.contract import json_schema
 from sidecar.episodic.entry import MEMORY_TYPES
 from sidecar.http.palace_schemas import ANSWERS as PALACE_ANSWERS
 from sidecar.ops.registry import OPERATIONS, Operation
@@ -64,7 +68,7 @@ SCAN_CATEGORIES = (
 )
 
 SCHEMAS: dict[str, Schema] = {
-    **{shape.__name__: json_schema(shape) for shape in ANSWERS},
+    **{shape.__name__: json_schema(shape) for shape in ANSWER_SHAPES},
     # The request bodies the document names: the registry's (sidecar.ops.requests).
     **{body.name: body.schema for body in BODIES.values() if body.name is not None},
     "Error": _obj(
@@ -298,7 +302,7 @@ MEMORY_ERRORS = {
     "503": "crew_unavailable (member, crew scope: the lead cannot be reached)",
 }
 
-PATHS: dict[str, Any] = {
+ANSWERS: dict[str, Any] = {
     "/healthz": {
         "get": _op("Liveness, role and the tiers this process indexes", ("200", _ref("HealthAnswer")), _errors())
     },
@@ -704,14 +708,14 @@ KG_ANSWERS: dict[str, tuple[str, Schema, str]] = {
 }
 for _name, (_status, _answer, _summary) in KG_ANSWERS.items():
     _missing = {"404": "unknown_entity (no entity so named in the workspace), not_found (no such fact)"}
-    PATHS[f"/kg/{_name}"] = {
+    ANSWERS[f"/kg/{_name}"] = {
         "post": _op(
             _summary,
             (_status, _answer),
             _errors(**KG_ERRORS, **({} if _name in ("add", "tunnels") else _missing), **BODY_ERRORS),
         )
     }
-PATHS["/kg/stats"] = {
+ANSWERS["/kg/stats"] = {
     "get": _op(
         "The graph's counts: entities, facts (current and ended), rooms, tunnels, predicates",
         (
@@ -834,7 +838,7 @@ PALACE_PATHS: dict[str, Any] = {
         )
     },
 }
-PATHS.update(PALACE_PATHS)
+ANSWERS.update(PALACE_PATHS)
 
 # The memory browser (sidecar.ui): HTML pages, read-only; errors are the agent API's JSON errors.
 UI_ERRORS = {
@@ -862,7 +866,7 @@ UI_PATHS: dict[str, Any] = {
     "/ui/health": _ui("Memory health: the five metrics and the score over time, as charts"),
     "/ui/block": _ui("The memory block as the agent receives it, for a query, a budget and a role"),
 }
-PATHS.update(UI_PATHS)
+ANSWERS.update(UI_PATHS)
 
 
 def _param(param: Param) -> dict[str, Any]:
@@ -881,15 +885,24 @@ def request_of(op: Operation) -> dict[str, Any]:
     return out
 
 
-def _with_requests(paths: dict[str, Any]) -> dict[str, Any]:
-    """Every operation of the registry with its request (a header parameter written here stays
-    first); an operation the document has no answers for is a KeyError when the module loads."""
+def paths_of(answers: dict[str, Any]) -> dict[str, Any]:
+    """The document's paths: one per operation of the registry, in its order, each with its
+    request from the registry and its answers from ``answers`` (keyed by path and method; a header
+    parameter written there stays first). An operation without answers, or answers of no
+    operation, stop the module loading with the route named."""
+    paths: dict[str, Any] = {}
     for op in OPERATIONS:
-        spec = paths[op.path][op.method.lower()]
+        method = op.method.lower()
+        if method not in answers.get(op.path, {}):
+            raise LookupError(f"the OpenAPI document has no answers for {op.method} {op.path} ({op.name})")
+        spec = copy.deepcopy(answers[op.path][method])
         request = request_of(op)
         if "parameters" in request:
             request["parameters"] = [*spec.get("parameters", []), *request["parameters"]]
-        spec.update(request)
+        paths.setdefault(op.path, {})[method] = {**spec, **request}
+    extra = [f"{m.upper()} {p}" for p, ops in answers.items() for m in ops if m not in paths.get(p, {})]
+    if extra:
+        raise LookupError(f"the OpenAPI document answers for routes the registry does not have: {extra}")
     return paths
 
 
@@ -905,6 +918,6 @@ DOCUMENT: dict[str, Any] = {
             "GET /crew/status and GET /healthz for its members."
         ),
     },
-    "paths": _finish(_with_requests(PATHS)),
+    "paths": _finish(paths_of(ANSWERS)),
     "components": {"schemas": SCHEMAS},
 }

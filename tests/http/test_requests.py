@@ -176,19 +176,45 @@ def test_every_tool_runs_an_operation_of_the_registry() -> None:
         ("/crew/memory/forget", {"topic_key": "k", "colour": "red"}),
         ("/crew/kg/add", {"subject": "billing", "predicate": "uses", "object": "Stripe", "colour": "red"}),
         ("/crew/kg/query", {"entity": "billing", "colour": "red"}),
+        # A field of the wrong type: invalid_<field>, as over the agent API.
+        ("/crew/search", {"query": "postgres", "limit": "2"}),
+        ("/crew/memory/remember", {"content": 5}),
+        ("/crew/memory/recall", {"query": "Go", "k": "five"}),
+        ("/crew/kg/query", {"entity": "billing", "limit": "many"}),
+        ("/crew/kg/add", {"subject": "billing", "predicate": "uses", "object": "Stripe", "confidence": "high"}),
     ],
 )
-async def test_the_crew_listener_refuses_an_unknown_field_as_the_agent_api_does(
+async def test_the_crew_listener_refuses_a_bad_field_as_the_agent_api_does(
     sidecar_client: ClientFactory, aiohttp_client: Any, route: str, body: Schema
 ) -> None:
     lead = await sidecar_client(role="lead")
     sc = lead.app[SIDECAR]
     crew = await aiohttp_client(create_crew_app(sc.tiers["crew"], sc.search, TOKEN, lead=sc))
     resp = await crew.post(route, json=body, headers={"Authorization": f"Bearer {TOKEN}"})
-    refused = await resp.json()
+    refused = (await resp.json())["error"]
     assert resp.status == 400, refused
-    assert refused["error"]["code"] == "unknown_field" and refused["error"]["field"] in ("limt", "colour"), refused
-    # The agent API's own answer to the same field, word for word.
+    bad = next(name for name in body if name in ("limt", "colour", "limit", "content", "k", "confidence"))
+    assert refused["code"] in ("unknown_field", f"invalid_{bad}"), refused
+    # The agent API's own answer to the same request, word for word.
     own = route.replace("/crew/memory/", "/memory/").replace("/crew/kg/", "/kg/").replace("/crew/", "/memory/")
     mine = await lead.post(own, json=body)
-    assert mine.status == 400 and (await mine.json())["error"]["message"] == refused["error"]["message"]
+    assert mine.status == 400
+    assert {k: (await mine.json())["error"].get(k) for k in ("code", "message")} == {
+        k: refused.get(k) for k in ("code", "message")
+    }
+
+
+def test_the_documents_paths_are_the_registrys_operations() -> None:
+    """The document lists the registry's operations, in its order; answers written for a route the
+    registry lacks, or an operation without answers, stop the document being made."""
+    from sidecar.http.openapi import ANSWERS, paths_of
+
+    routes = [(path, method.upper()) for path, ops in DOCUMENT["paths"].items() for method in ops]
+    assert routes == list(dict.fromkeys((op.path, op.method) for op in OPERATIONS))
+    missing = copy.deepcopy(ANSWERS)
+    del missing["/kg/tunnels"]
+    with pytest.raises(LookupError, match="POST /kg/tunnels"):
+        paths_of(missing)
+    extra = {**copy.deepcopy(ANSWERS), "/memory/shred": {"post": {"summary": "x", "responses": {}}}}
+    with pytest.raises(LookupError, match="POST /memory/shred"):
+        paths_of(extra)
