@@ -58,10 +58,12 @@ def start_member(
     # With a server crew store a member has a crew dir of its own (empty): nothing shared on disk.
     crew_dir = root / f"{name}-crew" if store else root / "crew"
     crew_dir.mkdir(parents=True, exist_ok=True)
+    # A lead that is down refuses the connection at once (connect timeout 0.5 s); a lead that is up
+    # gets 5 s to answer: on a loaded host a lead just restarted took over a second.
     return start_sidecar(
         root / name, "--role", "member", "--agent-id", name, "--crew-dir", str(crew_dir),
         "--lead-url", f"http://127.0.0.1:{listen_port}", "--crew-token", TOKEN,
-        "--proxy-read-timeout", "1", "--proxy-connect-timeout", "0.5", *QUICK, *store,
+        "--proxy-read-timeout", "5", "--proxy-connect-timeout", "0.5", *QUICK, *store,
         env={"MEMORY_SIDECAR_EMBEDDER": embedder}, log_dir=root, ready=ready,
     )  # fmt: skip
 
