@@ -3,11 +3,11 @@
 SQLite copies its write-ahead log back into the database file (a checkpoint: the pages written,
 then two fsyncs) inside the commit that takes the log past 1,000 pages. On the reindex queue that
 commit is a write's own apply, so about one write in sixty waited for it before its ``indexed_seq``
-moved: 10-40 ms on a quiet disk, more on a busy one, and always in the tail of write ->
-searchable. While the queue runs, a ``Checkpointer`` runs a PASSIVE checkpoint every ``EVERY_COMMITS`` applied
-batches, on a thread and a connection of its own: SQLite lets it copy the log while the writer
-goes on committing (and never waits for a reader), and the writer's next transaction after a
-checkpoint that copied everything starts the log over. The writer's own checkpoint stays as a
+moved (traced: the index file's sync alone up to 23 ms on a busy host), always in the tail of
+write -> searchable. While the queue runs, a ``Checkpointer`` runs a PASSIVE checkpoint every
+``EVERY_COMMITS`` applied batches, on a thread and a connection of its own: SQLite lets it copy
+the log while the writer goes on committing (and never waits for a reader), and the writer's next
+transaction after a checkpoint that copied everything starts the log over. The writer's own checkpoint stays as a
 backstop at ``WRITER_PAGES`` for a stream of writes with no pause at all. A writer connection
 opened again later (a healed or rebuilt index) checkpoints at SQLite's 1,000 pages again, as
 before, until the queue starts anew.
