@@ -347,3 +347,28 @@ def test_what_a_model_reads_of_the_tools_is_what_docs_mcp_says() -> None:
         found = re.search(rf"`{group}`(?: alone is about)?\s+([\d,]+)", text)
         assert found is not None, group
         assert abs(int(found.group(1).replace(",", "")) - size(names)) <= 0.05 * size(names), group
+
+
+async def test_every_tool_refuses_a_field_it_does_not_take_as_its_route_does(
+    start: ServerFactory, memory_dir: Path
+) -> None:
+    """Walks the tool table: each tool, and the HTTP route of the operation it runs, refuse the
+    same stray field with 400 unknown_field naming it, and nothing is written."""
+    from aiohttp import ClientSession as HttpSession
+
+    from sidecar.ops.registry import by_name
+
+    server = await start()
+    before = {p: p.read_bytes() for p in memory_dir.rglob("*.md")}
+    async with mcp_session(server) as session, HttpSession(str(server.make_url("/"))) as http:
+        for spec in TOOLS:
+            error = error_of(await session.call_tool(spec.name, {"colour": "red"}))
+            assert (error["code"], error.get("field")) == ("unknown_field", "colour"), (spec.name, error)
+            op = by_name(spec.operation)
+            if op.body is not None:
+                resp = await http.request(op.method, op.path, json={"colour": "red"})
+            else:
+                resp = await http.request(op.method, op.path, params={"colour": "red"})
+            routed = (await resp.json())["error"]
+            assert resp.status == 400 and (routed["code"], routed["field"]) == ("unknown_field", "colour"), op.name
+    assert {p: p.read_bytes() for p in memory_dir.rglob("*.md")} == before
