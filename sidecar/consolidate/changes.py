@@ -184,7 +184,9 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     fills its value's slot with a value of the same kind while its other words change
     (``_same_slot``: "New slot for the sensor ingest: 21:10 UTC"). A line's opening word counts as
     a value there when it is a name never written in lower case ("Haddad looks after the boat
-    booking"). No change word is needed; routine lines, which differ in a number every day, are never read
+    booking"). A newer line the same as the older word for word, every value kept, but for a
+    word of its subject swapped for a new one is another subject (``_other_subject``: "The router
+    warranty runs out in August 2028" / "The e-bike warranty runs out in August 2028"). No change word is needed; routine lines, which differ in a number every day, are never read
     so. Two facts in one mould whose subject is a plain word in the middle of the line and whose
     value is shared are told apart; names alone cannot always tell a subject from a value.
     Candidates are found through an inverted index of the older lines' words that are no values.
@@ -238,6 +240,8 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
             if key == new_key or key in out or last[key].when >= newer.when:
                 continue  # an older line said again after the newer one was said is still current
             old_text = last[key].text
+            if _other_subject(_slots(key, old_text), new_slots):
+                continue
             if (
                 _struck(newer.text, content[key], values[key])
                 or (
@@ -302,6 +306,16 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
     if not any(_kind(w) == _kind(gone) for w in gained):
         return False
     return not (gone in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
+
+
+def _other_subject(old: _Slots, new: _Slots) -> bool:
+    """Whether the newer line is the older word for word, every value of it kept, but for a word
+    of its subject swapped for a new one: "The router warranty runs out in August 2028" / "The
+    e-bike warranty runs out in August 2028" are two facts that share a value."""
+    if len(old.seq) != len(new.seq) or not old.values <= new.words:
+        return False
+    swapped = [x for x, y in zip(old.seq, new.seq, strict=True) if x != y]
+    return bool(swapped) and all(x not in new.words and x not in old.values for x in swapped)
 
 
 def _mirrors(old: _Slots, new: _Slots) -> bool:

@@ -289,3 +289,16 @@ def test_a_mirror_of_the_older_line_or_a_report_of_work_is_no_change_of_its_slot
         (41, "Reviewed PR #6592 for the audit service: slow changes."),
     )
     assert changed_by_value(said) == {}
+
+
+def test_the_same_line_with_a_subject_word_swapped_and_every_value_kept_is_another_fact() -> None:
+    said = _said(
+        (0, "The router warranty runs out in August 2028."),
+        (9, "The router warranty runs out in August 2028."),
+        (1, "The dishwasher warranty runs out in March 2028."),
+        (10, "The dishwasher warranty runs out in March 2028."),
+        (40, "The e-bike warranty runs out in August 2028."),
+        # a value swapped is still a change
+        (41, "The dishwasher warranty runs out in March 2030."),
+    )
+    assert set(changed_by_value(said)) == {normalised("The dishwasher warranty runs out in March 2028.")}
