@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from sidecar.contract import SearchRequest
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.state import SIDECAR
-from sidecar.ops.search import search_json
+from sidecar.ops.search import search
 
 __all__ = ["routes"]
 
@@ -16,4 +17,5 @@ routes = web.RouteTableDef()
 
 @routes.post("/memory/search")
 async def search_route(request: web.Request) -> web.Response:
-    return json_answer(await search_json(request.app[SIDECAR], await read_json_object(request)))
+    req = SearchRequest.from_json(await read_json_object(request))
+    return json_answer(await search(request.app[SIDECAR], req))

@@ -36,7 +36,7 @@ from sidecar.mcp.palace_tools import palace_tool, palace_tools
 from sidecar.ops import files, journal, memories
 from sidecar.ops.kg import run as run_kg
 from sidecar.ops.registry import by_name
-from sidecar.ops.search import search_json
+from sidecar.ops.search import search
 from sidecar.settings import Settings
 
 __all__ = ["IMPLEMENTATIONS", "ToolResult", "probe", "tool_definitions"]
@@ -73,7 +73,7 @@ async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 async def _search(app: web.Application, args: dict[str, Any]) -> ToolResult:
     """The same search as ``POST /memory/search``, ``after_seq`` barrier included."""
-    body = await search_json(app[SIDECAR], args)
+    body = await search(app[SIDECAR], SearchRequest.from_json(args))
     lines = [
         f"{i}. [{hit['source']}] {hit['path']}:{hit['line_start']}-{hit['line_end']} {hit['heading']}\n   {hit['snippet']}"
         for i, hit in enumerate(body["results"], 1)
