@@ -16,7 +16,8 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``fresh4``: a household assistant's 120 days (``consolidation_gen_home``): appliances, bills,
   children's activities and suppliers; ten changes each of its own kind (only in a table, only in
   a checklist, only in a quoted reply, value-first lines, a changed attribute word, a revert to an
-  old value); written before the job was tuned further and held out until the final run;
+  old value); written before the job's last tuning and measured once as held out
+  (``docs/benchmarks.md``);
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its

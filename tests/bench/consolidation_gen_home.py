@@ -4,7 +4,7 @@ Neither an engineering agent nor a lab: a family's personal assistant. Its subje
 bills, children's activities, tradespeople and suppliers; its routine lines are payments, parcels,
 shopping lists, homework reminders, photo clean-ups and meter readings (one of them a reading
 whose number moves every day, another opening with "Moved", a change word, as routine). Written
-before the job's rules were tuned any further, and run only for the final figures.
+before the job's rules were tuned any further, and measured once as held out.
 
 Its ten changed facts are each of their own kind, stated the old way on 3 early days and changed on
 1-2 later days, in phrasings none of the other sets use:
