@@ -14,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy for annotations only: a BM25 search imports this module without it
+    import numpy as np
+    import numpy.typing as npt
+
     from sidecar.retrieval.lift import BoostPlan
 
-import numpy as np
-import numpy.typing as npt
+    Floats = npt.NDArray[np.float32]
 
 __all__ = [
     "OPERATORS_DIR",
@@ -31,9 +33,6 @@ __all__ = [
     "block_only",
     "unstorable",
 ]
-
-Floats = npt.NDArray[np.float32]
-
 
 #: The crew tier's operator models (``operators/<slug>.md``): each is private to its operator, read
 #: only by the memory block that injects it (for the user who opened the session). Crew search
