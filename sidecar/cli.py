@@ -414,13 +414,18 @@ def _operation(args: argparse.Namespace) -> str:
 
 def _refuse_when_memory_off(args: argparse.Namespace) -> None:
     """With memory off (the environment, or the agent's own memory.toml / settings.md), a command
-    on memory is refused by the registry's rule, as the server refuses the route: 403 memory_disabled."""
-    from sidecar.ops.registry import OPERATIONS, admit
+    on memory is refused by the registry's rule, as the server refuses the route: 403 memory_disabled.
+    The rule admits every operation while memory is on, so the registry (and the request schemas it
+    imports, the journal's among them) is loaded only when memory is off."""
     from sidecar.palace.agent_settings import apply, load_agent_settings
 
     given = getattr(args, "memory_dir", None) or getattr(args, "path", None)
     settings = load_settings({"memory_dir": given} if given is not None else {})
     enabled = apply(settings, load_agent_settings(settings.memory_dir)).memory_enabled
+    if enabled:
+        return
+    from sidecar.ops.registry import OPERATIONS, admit
+
     operation = next(op for op in OPERATIONS if op.name == _operation(args))
     admit(operation, memory_enabled=enabled)
 

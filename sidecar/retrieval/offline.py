@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from sidecar.contract import SearchRequest
 from sidecar.index.tier import Tier
-from sidecar.retrieval.embed.base import EmbedderError, Vectors
 from sidecar.retrieval.search import SearchService
 
+# The embedders' modules (numpy among them) are imported when an embedder is configured, so a BM25
+# search (embedder none) starts without them.
 if TYPE_CHECKING:
     from sidecar.retrieval.embed import Embedder
+    from sidecar.retrieval.embed.base import Vectors
     from sidecar.retrieval.vectors import VectorIndex
     from sidecar.settings import Settings
 
@@ -54,6 +56,8 @@ async def search_dir(root: Path, scope: str, query: str, limit: int, settings: S
 
 
 def _embedder(settings: Settings, tier: Tier) -> Embedder | None:
+    if settings.embedder == "none":
+        return None
     from sidecar.heap import tune_malloc
     from sidecar.retrieval.embed import OnnxEmbedder, make_embedder
 
@@ -105,6 +109,8 @@ class LoadedOnUse:
         if self._inner is None:
             inner = await asyncio.to_thread(self._load)
             if inner is None:
+                from sidecar.retrieval.embed.base import EmbedderError
+
                 raise EmbedderError("the in-process model is not installed")
             self._inner = inner
 
