@@ -1,0 +1,77 @@
+"""Where a test run's CPU goes, per file and per test phase: a pytest plugin for measuring the suite.
+
+    CPU_TIMES_OUT=cpu.txt .venv/bin/python -m pytest -q -p tests.support.cpu_times tests/crew
+
+writes the run's CPU seconds (this process and every child it waited for: sidecar processes, CLI
+runs, pip), then each file's, then the 60 costliest setups, calls and teardowns. CPU seconds hold
+on a busy host where wall-clock durations (``--durations``) do not. A child's CPU is counted when
+it is reaped, so a process a fixture starts shows up where the fixture stops it (often a teardown).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Callable, Generator
+from typing import Any
+
+import pytest
+
+_ROWS: list[tuple[float, float, float, float, str, str]] = []
+_COLLECTION: list[tuple[float, float]] = []
+
+
+def _cpu() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def _timed(phase: str) -> Callable[..., Generator[None, None, None]]:
+    @pytest.hookimpl(hookwrapper=True)
+    def hook(item: pytest.Item, *args: Any, **kwargs: Any) -> Generator[None, None, None]:
+        own, children = _cpu()
+        started = time.monotonic()
+        yield
+        own_after, children_after = _cpu()
+        own_s, children_s = own_after - own, children_after - children
+        _ROWS.append((own_s + children_s, own_s, children_s, time.monotonic() - started, phase, item.nodeid))
+
+    return hook
+
+
+pytest_runtest_setup = _timed("setup")
+pytest_runtest_call = _timed("call")
+pytest_runtest_teardown = _timed("teardown")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, None, None]:
+    own, children = _cpu()
+    started = time.monotonic()
+    yield
+    own_after, children_after = _cpu()
+    _COLLECTION.append((own_after - own + children_after - children, time.monotonic() - started))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    out = os.environ.get("CPU_TIMES_OUT")
+    if not out:
+        return
+    own, children = _cpu()
+    lines = [f"# run: {own + children:.2f} s CPU (this process {own:.2f}, children {children:.2f})"]
+    if _COLLECTION:
+        lines.append(f"# collection: {_COLLECTION[0][0]:.2f} s CPU, {_COLLECTION[0][1]:.2f} s wall")
+    files: dict[str, list[float]] = {}
+    for cpu, _own, _children, wall, _phase, nodeid in _ROWS:
+        total = files.setdefault(nodeid.split("::", 1)[0], [0.0, 0.0])
+        total[0] += cpu
+        total[1] += wall
+    lines.append("# per file: CPU s, wall s")
+    lines += [f"{cpu:8.2f} {wall:8.2f} {name}" for name, (cpu, wall) in sorted(files.items(), key=lambda f: -f[1][0])]
+    lines.append("# costliest phases: CPU s (this process, children), wall s, phase, test")
+    for cpu, own_s, children_s, wall, phase, nodeid in sorted(_ROWS, reverse=True)[:60]:
+        lines.append(f"{cpu:7.2f} ({own_s:.2f}, {children_s:.2f}) {wall:7.2f} {phase:8s} {nodeid}")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
