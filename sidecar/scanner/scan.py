@@ -179,7 +179,8 @@ def _semantic_finding(text: str, semantic: SemanticLayer) -> Finding | None:
     near = semantic.finding(text)
     if near is None:
         return None
-    return Finding(near.intent, f"semantic.{near.intent}", near.excerpt, "flag", near.sentence)  # evidence, not proof
+    prefix = "learned" if near.part == "head" else "semantic"
+    return Finding(near.intent, f"{prefix}.{near.intent}", near.excerpt, "flag", near.sentence)  # evidence, not proof
 
 
 def scan_all(text: str) -> list[Finding]:
@@ -187,7 +188,9 @@ def scan_all(text: str) -> list[Finding]:
     return list(_findings(text, depth=0))
 
 
-def scan_write(old: str | None, new: str, *, layers: frozenset[str] = LAYERS) -> SectionFinding | None:
+def scan_write(
+    old: str | None, new: str, *, layers: frozenset[str] = LAYERS, semantic: SemanticLayer | None = None
+) -> SectionFinding | None:
     """The verdict on the heading sections of ``new`` (the file after the write) that differ from
     ``old`` (the file before it, None when new): the first ``block`` one, else the first ``flag`` one.
 
@@ -195,6 +198,7 @@ def scan_write(old: str | None, new: str, *, layers: frozenset[str] = LAYERS) ->
     payload split over two appends is judged whole; for a replace, the sections it changed. An
     append is also judged together with the tail of the file it joins (``seam``), line breaks and
     heading marks read as spaces, so a sentence cut across a new heading is still one sentence.
+    ``semantic``, when given, judges each changed section the rules leave clean (a ``flag`` at most).
     """
     flagged: SectionFinding | None = None
     sections = _touched(old or "", new)
@@ -212,6 +216,11 @@ def scan_write(old: str | None, new: str, *, layers: frozenset[str] = LAYERS) ->
             joined = len(old) + len(new[len(old) :]) - len(new[len(old) :].lstrip())  # the append's first character
             section = next((s for s in sections if s.start <= joined < s.end), sections[0])
             return SectionFinding(section.heading, section.line_start, section.line_end, found)
+    if flagged is None and semantic is not None:
+        for section in sections:
+            found = _semantic_finding(new[section.start : section.end], semantic)
+            if found is not None:
+                return SectionFinding(section.heading, section.line_start, section.line_end, found)
     return flagged
 
 

@@ -1,10 +1,19 @@
-"""The semantic layer: each sentence's embedding against prototype sentences of the intents.
+"""The semantic layer: what a text's sentences mean, read with the in-process model.
 
 It runs only where an embedder is at hand (the in-process MiniLM model, already loaded by the
-caller: this module never loads weights; ``layer_for``), and only on text the rules left clean, so it can add
-findings but never costs a rule's verdict. A sentence close to a prototype is ``flag``, never
-``block``: a nearest neighbour is evidence, not proof. Only sentences that speak to someone
-(a second person, an imperative, the model named) are embedded, at most ``MAX_SENTENCES`` a text.
+caller: this module never loads the model; ``layer_for``), and only on text the rules left clean, so it
+can add findings but never costs a rule's verdict. It has two parts, each measured alone by the
+scan bench:
+
+- ``prototypes``: each sentence that speaks to someone (a second person, an imperative, the model
+  named; at most ``MAX_SENTENCES`` a text) against prototype sentences of the intents; a cosine at
+  or above ``THRESHOLD`` is a hit (pattern ``semantic.<intent>``);
+- ``head``: the learned head (``scanner.head``) over every chunk and sentence, at its own threshold
+  (pattern ``learned.<intent>``, the intent being the nearest prototype's).
+
+A hit of either is ``flag``, never ``block``: a nearest neighbour or a classifier's score is
+evidence, not proof. So a write it flags goes through with a warning, and the block withholds the
+section.
 """
 
 from __future__ import annotations
@@ -20,20 +29,25 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from sidecar.scanner.head import EmbedSpans, Head, load_head
 from sidecar.scanner.normalise import normalise
 from sidecar.scanner.sentences import sentence_at, sentences
 
-__all__ = ["CACHE_TEXTS", "PROTOTYPES", "THRESHOLD", "SemanticHit", "SemanticLayer", "layer_for"]
+__all__ = ["CACHE_TEXTS", "PARTS", "PROTOTYPES", "THRESHOLD", "SemanticHit", "SemanticLayer", "layer_for"]
+
+PARTS = frozenset(("prototypes", "head"))
 
 
 class SemanticHit(NamedTuple):
-    """The sentence closest to a prototype: the prototype's intent (a scanner category), a short
-    excerpt, the sentence and its cosine."""
+    """The sentence that made the hit: its intent (a scanner category: the nearest prototype's), a
+    short excerpt, the sentence, its score (a cosine, or the head's probability) and the part
+    that found it (``prototypes`` or ``head``)."""
 
     intent: str
     excerpt: str
     sentence: str
     score: float
+    part: str = "prototypes"
 
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
@@ -95,9 +109,22 @@ class SemanticLayer:
     answers for the last ``CACHE_TEXTS`` texts are kept (keyed by a digest of the text), so a
     section read by every memory block is embedded once, not once a block."""
 
-    def __init__(self, embed: Embed, threshold: float = THRESHOLD) -> None:
+    def __init__(
+        self,
+        embed: Embed,
+        threshold: float = THRESHOLD,
+        *,
+        embed_spans: EmbedSpans | None = None,
+        head: Head | None = None,
+        parts: frozenset[str] = PARTS,
+    ) -> None:
+        """``embed`` embeds sentences; ``embed_spans`` (the model's ``embed_sync_sentences``) and
+        ``head`` enable the learned head; ``parts`` picks which of the two parts judge."""
         self._embed = embed
         self._threshold = threshold
+        self._embed_spans = embed_spans
+        self._head = head if embed_spans is not None and "head" in parts else None
+        self._prototypes = "prototypes" in parts
         self._labels = [label for label, texts in PROTOTYPES.items() for _ in texts]
         self._matrix = embed([text for texts in PROTOTYPES.values() for text in texts])
         self._known: OrderedDict[bytes, SemanticHit | None] = OrderedDict()
@@ -118,6 +145,15 @@ class SemanticLayer:
         return found
 
     def _judge(self, text: str) -> SemanticHit | None:
+        found = self._nearest(text) if self._prototypes else None
+        if found is None and self._head is not None and self._embed_spans is not None:
+            best = self._head.best(text, self._embed_spans)
+            if best is not None and best.score >= self._head.threshold:
+                intent = self._labels[int(np.argmax(self._matrix @ best.vector))]
+                return SemanticHit(intent, best.excerpt, best.sentence, best.score, "head")
+        return found
+
+    def _nearest(self, text: str) -> SemanticHit | None:
         folded = normalise(text).folded
         spans = [(s, e) for s, e in map(_without_heading, sentences(folded), repeat(folded)) if s < e]
         spans = [(s, e) for s, e in spans if _ADDRESSED.search(folded, s, e)][:MAX_SENTENCES]
@@ -139,8 +175,8 @@ _LAYERS_LOCK = threading.Lock()
 
 
 def layer_for(embedder: object | None) -> SemanticLayer | None:
-    """The semantic layer over ``embedder`` when it is the in-process model (it has ``embed_sync``),
-    built once per embedder and shared (with its cache) by every caller; None for no embedder or a
+    """The semantic layer over ``embedder`` when it is the in-process model (it has ``embed_sync``;
+    with ``embed_sync_sentences`` the learned head too), built once per embedder and shared (with its cache) by every caller; None for no embedder or a
     remote one, whose round trips the load-time scan does not pay."""
     embed_sync = getattr(embedder, "embed_sync", None)
     if embedder is None or not callable(embed_sync):
@@ -149,6 +185,7 @@ def layer_for(embedder: object | None) -> SemanticLayer | None:
         known = _LAYERS.get(id(embedder))
         if known is not None and known[0] is embedder:
             return known[1]
-        layer = SemanticLayer(embed_sync)
+        embed_spans = getattr(embedder, "embed_sync_sentences", None)
+        layer = SemanticLayer(embed_sync, embed_spans=embed_spans, head=load_head() if callable(embed_spans) else None)
         _LAYERS[id(embedder)] = (embedder, layer)
         return layer

@@ -3,12 +3,14 @@
     .venv/bin/python -m tests.bench scan                       # every table (semantic layer too, when installed)
     .venv/bin/python -m tests.bench.bench_scan --no-semantic   # the rule layers only
     .venv/bin/python -m tests.bench.bench_scan --list          # also every miss and every false alarm (held out)
+    .venv/bin/python -m tests.bench.bench_scan --only=notes:tune2 --only=dialogue  # some corpora (no CPU tables)
 
 Corpora, each split into the part the rules were tuned on and a part kept out of tuning:
 
 - ``notes``: memory notes in eleven attack classes and ordinary notes (``tests/data/scanner_notes_*``);
-  the rules were tuned on ``tune`` and ``tune2``; each held-out file (``heldout``, ``heldout2``,
-  ``heldout3``) was written and committed before a round of tuning and not looked at while tuning. A split payload
+  the rules and the learned head were tuned on ``tune`` and ``tune2``; each held-out file (``heldout``,
+  ``heldout2``, ``heldout3``, ``heldout4``) was written and committed before a round of tuning and not looked
+  at while tuning (``heldout4`` before the head was trained). A split payload
   is two appends to one file: caught when either write is refused or flagged (``scan_write``), or
   when the block withholds a section of the file (``section_verdict``).
 - ``legacy``: the corpus the first pattern list was written against (``tests/data/injection_corpus.jsonl``).
@@ -19,8 +21,10 @@ Corpora, each split into the part the rules were tuned on and a part kept out of
 
 A malicious text is caught at ``block`` or ``flag``; a benign one is a false alarm at either, and
 refused at ``block``. Columns per layer: ``patterns`` (phrases and shapes), ``intent`` (English
-sentence intents), ``multilingual``, ``semantic`` (MiniLM against prototype intents, only on text the
-rules left clean, so alone it is measured on its own), and ``all``. CPU per KB is this thread's
+sentence intents), ``multilingual``, ``rules`` (the three together), ``prototypes`` (MiniLM sentences
+against prototype intents), ``head`` (the learned head over MiniLM chunks and sentences: trained by
+``python -m tests.bench.scan_head``), and ``all`` (the rules, then both semantic parts on what they
+left clean). The two semantic parts only flag. CPU per KB is this thread's
 CPU time over the kilobytes scanned with every rule layer.
 """
 
@@ -32,11 +36,12 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from sidecar.scanner.head import load_head
 from sidecar.scanner.scan import LAYERS, Finding, scan_write, section_verdict, verdict
 from sidecar.scanner.sections import split_sections
-from sidecar.scanner.semantic import SemanticLayer
+from sidecar.scanner.semantic import PARTS, SemanticHit, SemanticLayer
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench-data"
@@ -45,6 +50,7 @@ TARGET_CAUGHT, TARGET_FLAGGED = 0.95, 0.02
 
 Case = dict[str, Any]
 Judge = Callable[[Case], "Finding | None"]
+Fresh = Callable[[frozenset[str]], SemanticLayer]
 
 
 def _jsonl(path: Path) -> list[Case]:
@@ -53,8 +59,8 @@ def _jsonl(path: Path) -> list[Case]:
 
 
 def notes(part: str) -> list[Case]:
-    """``tune`` or ``tune2`` (tuning notes), or ``heldout``, ``heldout2``, ``heldout3`` (held-out sets, each
-    written before a later round of tuning)."""
+    """``tune`` or ``tune2`` (tuning notes), or ``heldout`` ... ``heldout4`` (held-out sets, each written
+    before a later round of tuning)."""
     return _jsonl(DATA / f"scanner_notes_{part}.jsonl")
 
 
@@ -110,12 +116,12 @@ def judge_for(layers: frozenset[str], semantic: SemanticLayer | None = None) -> 
         first, second = case["parts"]
         whole = first + "\n" + second
         for old, new in ((None, first), (first, whole)):
-            hit = scan_write(old, new, layers=layers)
+            hit = scan_write(old, new, layers=layers, semantic=semantic)
             if hit is not None:
                 return hit.finding
         sections = split_sections(whole)
         for index in range(len(sections)):
-            found = section_verdict(whole, sections, index, layers=layers)
+            found = section_verdict(whole, sections, index, layers=layers, semantic=semantic)
             if found is not None:
                 return found
         return verdict(whole, layers=layers, semantic=semantic) if semantic is not None else None
@@ -159,11 +165,29 @@ def _table(title: str, cases: list[Case], judges: dict[str, Judge], listing: boo
     return {layer: (t[0], t[1], t[2]) for layer, t in totals.items()}
 
 
-def _judges(semantic: SemanticLayer | None) -> dict[str, Judge]:
+class _Both:
+    """Both semantic parts as the layer combines them (the prototypes, then the head), from the answers
+    each part's own layer keeps: the model runs once per text and part, not again for ``all``."""
+
+    def __init__(self, prototypes: SemanticLayer, head: SemanticLayer) -> None:
+        self.prototypes, self.head = prototypes, head
+
+    def finding(self, text: str) -> SemanticHit | None:
+        return self.prototypes.finding(text) or self.head.finding(text)
+
+
+def _judges(fresh: Fresh | None) -> dict[str, Judge]:
+    """One judge per column; each semantic part keeps its own answers."""
     judges = {layer: judge_for(frozenset((layer,))) for layer in RULE_LAYERS}
-    if semantic is not None:
-        judges["semantic"] = judge_for(frozenset(("semantic",)), semantic)
-    judges["all"] = judge_for(LAYERS, semantic)
+    judges["rules"] = judge_for(LAYERS)
+    if fresh is not None:
+        layers = {part: fresh(frozenset((part,))) for part in sorted(PARTS, reverse=True)}
+        for part, layer in layers.items():
+            judges[part] = judge_for(frozenset(("semantic",)), layer)
+        both = cast("SemanticLayer", _Both(layers["prototypes"], layers["head"]))  # the parts' answers, reused
+        judges["all"] = judge_for(LAYERS, both)
+    else:
+        judges["all"] = judges["rules"]
     return judges
 
 
@@ -190,7 +214,7 @@ def _categories(title: str, cases: list[Case], judge: Judge) -> None:
         print(f"  {name[:52]:<52} {shown}")
 
 
-def _cpu(texts: Iterable[str], memory: list[str], fresh: Callable[[], SemanticLayer] | None) -> None:
+def _cpu(texts: Iterable[str], memory: list[str], fresh: Fresh | None) -> None:
     texts = list(texts)
     kb = sum(len(t.encode("utf-8")) for t in texts) / 1024
     started = time.thread_time()
@@ -200,16 +224,18 @@ def _cpu(texts: Iterable[str], memory: list[str], fresh: Callable[[], SemanticLa
     print(f"\ncpu: rule layers {rules * 1000 / kb:.3f} ms per KB over {kb:,.0f} KB ({len(texts)} texts)")
     if fresh is None:
         return
-    for name, sample in (("memory notes (the notes corpora)", texts[:400]), ("daily notes and abstracts", memory)):
-        layer = fresh()  # a layer with nothing remembered: every text embedded
-        started = time.process_time()  # the model runs its own threads
-        for text in sample:
-            layer.finding(text)
-        took = time.process_time() - started
-        sample_kb = sum(len(t.encode("utf-8")) for t in sample) / 1024
-        print(
-            f"cpu: semantic layer {took * 1000 / sample_kb:.2f} ms per KB over {sample_kb:,.0f} KB of {name} (process CPU)"
-        )
+    for part in sorted(PARTS, reverse=True):
+        for name, sample in (("memory notes (the notes corpora)", texts[:400]), ("daily notes and abstracts", memory)):
+            layer = fresh(frozenset((part,)))  # a layer with nothing remembered: every text embedded
+            started = time.process_time()  # the model runs its own threads
+            for text in sample:
+                layer.finding(text)
+            took = time.process_time() - started
+            sample_kb = sum(len(t.encode("utf-8")) for t in sample) / 1024
+            print(
+                f"cpu: semantic {part} {took * 1000 / sample_kb:.2f} ms per KB over {sample_kb:,.0f} KB of {name}"
+                " (process CPU)"
+            )
 
 
 def _speed() -> None:
@@ -226,8 +252,9 @@ def _speed() -> None:
         print(f"  {size:>9,} chars: verdict {took * 1000:8.1f} ms   scan_write(append) {append * 1000:7.1f} ms")
 
 
-def _semantic(wanted: bool) -> Callable[[], SemanticLayer] | None:
-    """A maker of semantic layers over the in-process model (each keeps its own answers), or None."""
+def _semantic(wanted: bool) -> Fresh | None:
+    """A maker of semantic layers over the in-process model with the given parts (each keeps its own
+    answers), or None."""
     if not wanted:
         return None
     from sidecar.retrieval.embed.onnx import OnnxEmbedder
@@ -236,28 +263,38 @@ def _semantic(wanted: bool) -> Callable[[], SemanticLayer] | None:
         print("# semantic layer: the in-process model is not installed, skipped")
         return None
     embedder = OnnxEmbedder()  # the packaged model file, checked against its digest; nothing fetched
-    return lambda: SemanticLayer(embedder.embed_sync)
+    head = load_head()
+    return lambda parts: SemanticLayer(
+        embedder.embed_sync, embed_spans=embedder.embed_sync_sentences, head=head, parts=parts
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     listing = "--list" in args
+    only = {arg.removeprefix("--only=") for arg in args if arg.startswith("--only=")}  # e.g. notes:heldout4
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # the model's threads must not reorder it
     fresh = _semantic("--no-semantic" not in args)
-    judges = _judges(fresh() if fresh is not None else None)  # the layer keeps each text's answer
+    judges = _judges(fresh)
     every: list[str] = []
     for name, source, parts in (
-        ("notes", notes, ("tune", "tune2", "heldout", "heldout2", "heldout3")),
+        ("notes", notes, ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4")),
         ("legacy", legacy, ("tune", "heldout")),
         ("public", public, ("tune", "heldout")),
     ):
         for part in parts:
+            if only and name not in only and f"{name}:{part}" not in only:
+                continue
             cases = source(part)
             every += [c["text"] for c in cases]
             _corpus(name, part, cases, judges, listing)
+    if only and "dialogue" not in only:
+        return
     extra = dialogue() + abstracts()
     every += [c["text"] for c in extra]
     _corpus("dialogue+abstracts", "heldout", extra, judges, listing)
+    if only:
+        return
     _cpu(every, [c["text"] for c in extra[:60]], fresh)
     _speed()
 
