@@ -687,6 +687,7 @@ class SearchEngine(TypedDict):
     fusion: NotRequired[Literal["weighted", "rrf"]]
     model: NotRequired[Annotated[str, "the embedding model of the dense leg"]]
     vectors: NotRequired[SearchVectors]
+    sidecar: NotRequired[Annotated[str, "the running sidecar that answered (its address); absent: searched here"]]
 
 
 class SearchAnswer(TypedDict):
