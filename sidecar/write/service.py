@@ -97,6 +97,7 @@ class WriteService:
         self._busy_since: float | None = None
         self.stall_after = STALL_S
         self.keys = IdempotencyKeys()
+        self.embedder: object | None = None  # the in-process model, when loaded: its semantic layer judges writes too
         self.count = 0
         self.bytes = 0
 
@@ -332,7 +333,7 @@ class WriteService:
     def _scan(self, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
         """The scanner's verdict on the sections the write changes: raise InjectionSuspected for a
         ``block`` finding (unless this tier's refusal is off), else what to flag in the answer."""
-        hit = _scan_write(old, new)
+        hit = _scan_write(old, new, self.embedder)
         if hit is None:
             return None
         found = hit.finding
@@ -493,9 +494,10 @@ def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
     return first.start, last.end, first.line_start, last.line_end
 
 
-def _scan_write(old: bytes | None, new: bytes) -> SectionFinding | None:
+def _scan_write(old: bytes | None, new: bytes, embedder: object | None = None) -> SectionFinding | None:
     # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
     from sidecar.scanner.scan import scan_write
+    from sidecar.scanner.semantic import layer_for
 
     before = None if old is None else old.decode("utf-8", errors="replace")
-    return scan_write(before, new.decode("utf-8", errors="replace"))
+    return scan_write(before, new.decode("utf-8", errors="replace"), semantic=layer_for(embedder))
