@@ -120,6 +120,7 @@ async def open_sidecar(
             on_applied=observe.applied,
         )
         writes = WriteService(settings, queue)
+        writes.embedder = embedder  # the scanner's semantic layer judges writes with the in-process model
         writes.warm()
         queue.start()
         stack.push_async_callback(queue.drain_and_stop)
