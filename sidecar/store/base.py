@@ -34,6 +34,17 @@ __all__ = [
     "unstorable",
 ]
 
+
+def __getattr__(name: str) -> object:
+    """``Floats`` for a module importing it (numpy loaded then, not by this module's import)."""
+    if name == "Floats":
+        import numpy as np
+        import numpy.typing as npt
+
+        return npt.NDArray[np.float32]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: The crew tier's operator models (``operators/<slug>.md``): each is private to its operator, read
 #: only by the memory block that injects it (for the user who opened the session). Crew search
 #: (the lead's, its crew listener's, a crew store's) and reading crew files leave them out.
