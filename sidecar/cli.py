@@ -1,7 +1,9 @@
 """``memory-sidecar``: serve, or work on the memory files directly (no server needed).
 
 memory-sidecar serve [--memory-dir DIR] [--role ...]   start the daemon
-memory-sidecar search QUERY [-p DIR] [-S agent|crew] [-l N]
+memory-sidecar search QUERY [-p DIR] [-S agent|crew] [-l N] [--sidecar | --local]
+                                                        (default: the sidecar serving the dir, if one
+                                                        answers at the configured address; else here)
 memory-sidecar reindex [-p DIR] [-S agent|crew] [--embed]   full rebuild of a tier's index
                                                         (--embed: and every chunk's vector, now)
 memory-sidecar status  [-p DIR] [-S agent|crew]
@@ -69,6 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "search":
             cmd.add_argument("query")
             cmd.add_argument("--limit", "-l", type=int, default=10)
+            via = cmd.add_mutually_exclusive_group()
+            via.add_argument(
+                "--sidecar",
+                dest="via",
+                action="store_const",
+                const="sidecar",
+                help="ask the sidecar at the configured address (--host/--port settings), which must serve the dir",
+            )
+            via.add_argument(
+                "--local", dest="via", action="store_const", const="local", help="search the dir in this process"
+            )
         if name == "reindex":
             cmd.add_argument(
                 "--embed", action="store_true", help="then embed every chunk lacking a vector, using every core"
@@ -879,17 +892,28 @@ def _duration(seconds: float) -> str:
 
 
 def _search(args: argparse.Namespace, root: Path, settings: Settings, out: TextIO, err: TextIO) -> int:
-    """The server's search over the tier dir (sidecar.retrieval.offline): hybrid with the configured
-    embedder, the same ranks and scores as ``POST /memory/search``; which engine answered goes in
-    the JSON answer, and to ``err`` beside a table."""
-    import asyncio
-
+    """The server's search over the tier dir: asked of the sidecar serving the dir when one answers
+    at the configured address (its hybrid ranking, its model already loaded), else run in this
+    process (sidecar.retrieval.offline), with the same ranks and scores as ``POST /memory/search``.
+    Which engine answered, and where, goes in the JSON answer, and to ``err`` beside a table."""
     from sidecar.index.query import check_query, terms
     from sidecar.index.snippet import window
-    from sidecar.retrieval.offline import search_dir
 
     query = check_query(args.query)
-    answer = asyncio.run(search_dir(root, args.scope, query, max(1, min(args.limit, 50)), settings))
+    limit = max(1, min(args.limit, 50))
+    answer: dict[str, Any] | None = None
+    if args.via != "local":
+        body = {"query": query, "limit": limit, "scope": args.scope}
+        asked = _ask_sidecar(args, root, settings, body, out=out, err=err)
+        if isinstance(asked, int):  # the sidecar refused the search: said by the convention
+            return asked
+        answer = asked
+    if answer is None:
+        import asyncio
+
+        from sidecar.retrieval.offline import search_dir
+
+        answer = asyncio.run(search_dir(root, args.scope, query, limit, settings))
     if args.format == "json":
         out.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")
         return 0
@@ -907,12 +931,154 @@ def _search(args: argparse.Namespace, root: Path, settings: Settings, out: TextI
     return 0
 
 
+STATUS_TIMEOUT_S = 5.0  # the sidecar's status, asked to check which dir it serves
+SEARCH_TIMEOUT_S = 30.0
+
+
+class _Unanswered(Exception):
+    """The sidecar at the configured address could not be asked (nothing listens, no answer in
+    time, or an answer that is not its JSON)."""
+
+
+def _ask_sidecar(
+    args: argparse.Namespace, root: Path, settings: Settings, body: dict[str, Any], *, out: TextIO, err: TextIO
+) -> dict[str, Any] | int | None:
+    """The answer to the search ``body`` of the sidecar serving ``root`` at the configured address, with ``engine``
+    saying so; the exit status when it refused the search (its error said by the convention);
+    None to search in this process: no sidecar holds the dir's lock, or (said on ``err``) none at
+    the address answers for it. With ``--sidecar``, a missing or other sidecar is an error."""
+    forced = args.via == "sidecar"
+    if not forced and not _served(root):
+        return None  # no HTTP at all: nothing holds the dir
+    url = _sidecar_url(settings)
+    try:
+        where = f"/memory/status?scope={args.scope}"
+        code, status = _call(url, "GET", where, None, token=settings.api_token, timeout=STATUS_TIMEOUT_S)
+        served = code == 200 and _same_dir(status.get("dir"), root)
+        if served:
+            code, answer = _call(
+                url, "POST", "/memory/search", body, token=settings.api_token, timeout=SEARCH_TIMEOUT_S
+            )
+    except _Unanswered as exc:
+        if forced:
+            from sidecar.errors import EngineUnavailable
+
+            raise EngineUnavailable(f"no sidecar answered at {url}: {exc}", code="sidecar_unreachable") from None
+        print(f"memory-sidecar: a sidecar holds {root}, but none answered at {url} ({exc}); searching here", file=err)
+        return None
+    if not served:
+        why = (
+            f"the sidecar at {url} serves {status.get('dir')}, not {root}"
+            if code == 200
+            else f"the sidecar at {url} answered its status {code}: {_message(status)}"
+        )
+        if forced:
+            raise _mistake(why, "sidecar_elsewhere" if code == 200 else "sidecar_refused")
+        print(f"memory-sidecar: {why}; searching here", file=err)
+        return None
+    if code != 200:
+        if not isinstance(answer.get("error"), dict):
+            answer = {"error": {"code": f"http_{code}", "message": _message(answer)}}
+        return _refused(answer, 2 if code < 500 else 1, args.format == "json", out, err)
+    answer["engine"] = _served_engine(answer, status, url)
+    return answer
+
+
+def _served(root: Path) -> bool:
+    """Whether a live process holds ``root``'s lock (by the pid the lock file names; the lock is
+    not touched, so a sidecar starting now is never kept out)."""
+    import os
+
+    from sidecar.server.lock import LOCK_NAME
+
+    try:
+        pid = (root / LOCK_NAME).read_text("ascii", errors="replace").strip()
+    except OSError:
+        return False
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def _sidecar_url(settings: Settings) -> str:
+    host = settings.host
+    if host in ("", "0.0.0.0"):  # every address: ask the loopback one
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{settings.port}" if ":" in host else f"http://{host}:{settings.port}"
+
+
+def _call(
+    url: str, method: str, path: str, body: dict[str, Any] | None, *, token: str, timeout: float
+) -> tuple[int, dict[str, Any]]:
+    """One request to the sidecar (``token``: the API token, if it has one): (HTTP status, its JSON answer)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(url)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=timeout)
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        conn.request(method, path, body=data, headers=headers)
+        response = conn.getresponse()
+        raw = response.read()
+    except (OSError, http.client.HTTPException) as exc:  # refused, reset, timed out
+        raise _Unanswered(str(exc) or type(exc).__name__) from None
+    finally:
+        conn.close()
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        raise _Unanswered(f"HTTP {response.status}, not a JSON answer") from None
+    if not isinstance(answer, dict):
+        raise _Unanswered(f"HTTP {response.status}, not a JSON object")
+    return response.status, answer
+
+
+def _same_dir(served: Any, root: Path) -> bool:
+    if not isinstance(served, str):
+        return False
+    try:
+        return Path(served).samefile(root)
+    except OSError:
+        return False
+
+
+def _message(answer: dict[str, Any]) -> str:
+    error = answer.get("error")
+    return str(error.get("message")) if isinstance(error, dict) else json.dumps(answer)[:200]
+
+
+def _served_engine(answer: dict[str, Any], status: dict[str, Any], url: str) -> dict[str, Any]:
+    """``engine`` for a sidecar's answer, from its status (the same fields as the local search's)."""
+    embed = status.get("embedder") or {}
+    engine: dict[str, Any] = {"sidecar": url}
+    if embed.get("search") != "hybrid":
+        return {"search": "bm25", "why": "the sidecar serving the dir has no embedder", **engine}
+    engine.update(search="hybrid", fusion=embed.get("fusion"), model=embed.get("model"))
+    if "dense" in answer.get("degraded", []):
+        engine.update(search="bm25", why="the embedder failed or was too slow")
+    engine["vectors"] = {"chunks": embed.get("vectors"), "backlog": embed.get("backlog")}
+    return engine
+
+
 def _engine_line(engine: dict[str, Any]) -> str:
+    where = f" from the sidecar at {engine['sidecar']}" if "sidecar" in engine else ""
     if engine["search"] == "bm25":
-        return f"bm25 ({engine['why']})"
+        return f"bm25 ({engine['why']}){where}"
     vectors = engine["vectors"]
     left = f", {vectors['backlog']} texts without a vector ranked by bm25 alone" if vectors["backlog"] else ""
-    return f"hybrid ({engine['fusion']}, {engine['model']}, {vectors['chunks']} chunks with a vector{left})"
+    return f"hybrid ({engine['fusion']}, {engine['model']}, {vectors['chunks']} chunks with a vector{left}){where}"
 
 
 def _shown(snippet: Snippet, bold: bool) -> str:
