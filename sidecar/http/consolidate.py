@@ -8,18 +8,16 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sidecar.contract import ConsolidateRequest
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops.consolidate import consolidate, every
 
-__all__ = ["consolidate_schedule_ctx", "routes"]
-
-routes = web.RouteTableDef()
+__all__ = ["HANDLERS", "consolidate_schedule_ctx"]
 
 
-@routes.post("/memory/consolidate")
 async def _consolidate(request: web.Request) -> web.Response:
     req = ConsolidateRequest.from_json(await read_json_object(request))
     return json_answer(await consolidate(request.app[SIDECAR], req))
@@ -36,3 +34,9 @@ async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+#: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).
+HANDLERS: dict[str, Handler] = {
+    "consolidate": _consolidate,
+}

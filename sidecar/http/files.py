@@ -8,20 +8,19 @@ answers the first write's answer again, marked ``Idempotent-Replayed: true``
 from __future__ import annotations
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sidecar.contract import WriteRequest
 from sidecar.http.jsonio import read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops import files
 
-__all__ = ["IDEMPOTENCY_KEY", "REPLAYED", "routes"]
+__all__ = ["HANDLERS", "IDEMPOTENCY_KEY", "REPLAYED"]
 
 IDEMPOTENCY_KEY = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
-routes = web.RouteTableDef()
 
 
-@routes.post("/memory/write")
 async def write(request: web.Request) -> web.Response:
     req = WriteRequest.from_json(await read_json_object(request))
     body, replayed = await files.write(request.app[SIDECAR], req, request.headers.get(IDEMPOTENCY_KEY))
@@ -29,8 +28,14 @@ async def write(request: web.Request) -> web.Response:
     return web.json_response(body, status=status, headers={REPLAYED: "true"} if replayed else None)
 
 
-@routes.get("/memory/read")
 async def read(request: web.Request) -> web.Response:
     fields = ("tier", "path", "line_start", "line_end")
     query = {name: request.query[name] for name in fields if name in request.query}
     return web.json_response(await files.read(request.app[SIDECAR], dict(query)))
+
+
+#: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).
+HANDLERS: dict[str, Handler] = {
+    "write": write,
+    "read": read,
+}

@@ -5,51 +5,45 @@
 from __future__ import annotations
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sidecar.episodic.entry import JournalEntry, invalid, require_id
 from sidecar.http.jsonio import read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops import journal
 
-__all__ = ["routes"]
+__all__ = ["HANDLERS"]
 
-routes = web.RouteTableDef()
 _MAX_LIST = 100
 
 
-@routes.post("/journal")
 async def _post_journal(request: web.Request) -> web.Response:
     entry = JournalEntry.from_json(await read_json_object(request))
     answer, status = await journal.append(request.app[SIDECAR], entry)
     return web.json_response(answer, status=status)
 
 
-@routes.post("/memory/session")
 async def _session(request: web.Request) -> web.Response:
     sc = request.app[SIDECAR]
     answer, status = await journal.session(sc, journal.session_request(sc.settings, await read_json_object(request)))
     return web.json_response(answer, status=status)
 
 
-@routes.get("/journal")
 async def _get_journal(request: web.Request) -> web.Response:
     limit = _int_param(request, "limit", 20, 1, _MAX_LIST)
     found = await journal.entries(request.app[SIDECAR], _workspace(request), request.query.get("q", ""), limit)
     return web.json_response({"entries": found})
 
 
-@routes.post("/episodic/recall")
 async def _post_recall(request: web.Request) -> web.Response:
     req = journal.EntriesRecall.from_json(await read_json_object(request))
     return web.json_response(await journal.recall(request.app[SIDECAR], req))
 
 
-@routes.get("/memory/health")
 async def _get_health(request: web.Request) -> web.Response:
     return web.json_response(await journal.health(request.app[SIDECAR], _workspace(request), _crew(request)))
 
 
-@routes.post("/memory/health")
 async def _post_health(request: web.Request) -> web.Response:
     if request.query.get("recompute", "1").lower() not in ("1", "true", "yes"):
         raise invalid("recompute", "POST /memory/health recomputes; recompute must be 1 (GET reads the latest)")
@@ -78,3 +72,14 @@ def _int_param(request: web.Request, name: str, default: int, low: int, high: in
     if not low <= value <= high:
         raise invalid(name, f"{name} must be an integer in {low}..{high}")
     return value
+
+
+#: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).
+HANDLERS: dict[str, Handler] = {
+    "journal_append": _post_journal,
+    "session": _session,
+    "journal_list": _get_journal,
+    "episodic_recall": _post_recall,
+    "health": _get_health,
+    "health_compute": _post_health,
+}

@@ -25,13 +25,7 @@ from prometheus_client.registry import Collector
 
 from sidecar.http.state import SIDECAR
 
-__all__ = [
-    "METRICS",
-    "Metrics",
-    "metrics_middleware",
-    "routes",
-    "setup_metrics",
-]
+__all__ = ["HANDLERS", "METRICS", "Metrics", "metrics_middleware", "setup_metrics"]
 
 PREFIX = "memory_sidecar"
 # Searches and small reindexes are sub-millisecond to a few ms; full rebuilds can take seconds.
@@ -189,10 +183,12 @@ def _error_code(response: web.StreamResponse) -> str:
     return code if isinstance(code, str) and code else fallback
 
 
-routes = web.RouteTableDef()
-
-
-@routes.get("/metrics")
 async def metrics_route(request: web.Request) -> web.Response:
     # On the loop, not a thread: the scrape-time collector reads the queue, which is loop-only state.
     return web.Response(body=request.app[METRICS].render(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+#: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).
+HANDLERS: dict[str, Handler] = {
+    "metrics": metrics_route,
+}

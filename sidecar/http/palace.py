@@ -7,6 +7,7 @@ the two answers cannot drift apart."""
 from __future__ import annotations
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sidecar.contract import (
     DeleteRequest,
@@ -21,36 +22,29 @@ from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops import palace
 
-__all__ = ["routes"]
-
-routes = web.RouteTableDef()
+__all__ = ["HANDLERS"]
 
 
-@routes.get("/memory/list")
 async def _list(request: web.Request) -> web.Response:
     return json_answer(await palace.listed(request.app[SIDECAR], ListRequest.from_json(dict(request.query))))
 
 
-@routes.get("/memory/taxonomy")
 async def _taxonomy(request: web.Request) -> web.Response:
     return json_answer(await palace.taxonomy_of(request.app[SIDECAR], TaxonomyRequest.from_json(dict(request.query))))
 
 
-@routes.post("/memory/delete")
 async def _delete(request: web.Request) -> web.Response:
     return json_answer(
         await palace.delete(request.app[SIDECAR], DeleteRequest.from_json(await read_json_object(request)))
     )
 
 
-@routes.post("/memory/identity")
 async def _identity(request: web.Request) -> web.Response:
     return json_answer(
         await palace.set_identity(request.app[SIDECAR], IdentityRequest.from_json(await read_json_object(request)))
     )
 
 
-@routes.post("/memory/diary")
 async def _diary_write(request: web.Request) -> web.Response:
     return json_answer(
         await palace.diary_write(request.app[SIDECAR], DiaryWriteRequest.from_json(await read_json_object(request))),
@@ -58,18 +52,28 @@ async def _diary_write(request: web.Request) -> web.Response:
     )
 
 
-@routes.get("/memory/diary")
 async def _diary_read(request: web.Request) -> web.Response:
     return json_answer(await palace.diary_read(request.app[SIDECAR], DiaryReadRequest.from_json(dict(request.query))))
 
 
-@routes.post("/memory/ingest")
 async def _ingest(request: web.Request) -> web.Response:
     return json_answer(
         await palace.ingest(request.app[SIDECAR], IngestRequest.from_json(await read_json_object(request)))
     )
 
 
-@routes.get("/memory/agent-settings")
 async def _agent_settings(request: web.Request) -> web.Response:
     return json_answer(palace.agent_settings(request.app[SIDECAR]))
+
+
+#: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).
+HANDLERS: dict[str, Handler] = {
+    "list": _list,
+    "taxonomy": _taxonomy,
+    "delete": _delete,
+    "identity": _identity,
+    "diary_write": _diary_write,
+    "diary_read": _diary_read,
+    "ingest": _ingest,
+    "agent_settings": _agent_settings,
+}

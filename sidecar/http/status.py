@@ -4,15 +4,14 @@
 from __future__ import annotations
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sidecar.errors import BadRequest
 from sidecar.http.connections import client_done
 from sidecar.http.state import SIDECAR
 from sidecar.ops import status as ops
 
-__all__ = ["routes"]
-
-routes = web.RouteTableDef()
+__all__ = ["HANDLERS"]
 
 
 def _scope_param(request: web.Request) -> str:
@@ -22,17 +21,22 @@ def _scope_param(request: web.Request) -> str:
     return scope
 
 
-@routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
     return web.json_response(ops.healthz(request.app[SIDECAR]))
 
 
-@routes.get("/memory/status")
 async def status(request: web.Request) -> web.Response:
     return web.json_response(await ops.status(request.app[SIDECAR], _scope_param(request)))
 
 
-@routes.post("/memory/reindex")
 async def reindex(request: web.Request) -> web.Response:
     scope = _scope_param(request)
     return web.json_response(await ops.reindex(request.app[SIDECAR], scope, lambda: client_done(request)))
+
+
+#: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).
+HANDLERS: dict[str, Handler] = {
+    "healthz": healthz,
+    "status": status,
+    "reindex": reindex,
+}

@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
 import structlog
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from sidecar.crew.listener import crew_listener_ctx
-from sidecar.http import block as block_api
-from sidecar.http import consolidate, journal, memories, metrics, openapi_route, palace, search
-from sidecar.http import files as write_api
-from sidecar.http import kg as kg_api
-from sidecar.http import status as api
+from sidecar.http import routes
 from sidecar.http.consolidate import consolidate_schedule_ctx
 from sidecar.http.errors import error_middleware
 from sidecar.http.guards import body_deadline, host_origin_guard
@@ -37,13 +34,31 @@ from sidecar.server.lifecycle import IdleRelease, OpeningTiers
 from sidecar.settings import Settings
 from sidecar.ui import routes as ui
 
-__all__ = ["IDLE_RELEASE", "create_app"]
+__all__ = ["HANDLERS", "IDLE_RELEASE", "create_app"]
 
 log = structlog.get_logger("sidecar.server.app")
 # Tiers whose opening started before the app was built (``memory-sidecar serve`` does that).
 _OPENING: web.AppKey[OpeningTiers] = web.AppKey("opening_tiers")
 _AGENT_SETTINGS = web.AppKey("agent_settings", AgentSettings)
 IDLE_RELEASE: web.AppKey[IdleRelease] = web.AppKey("idle_release")
+
+#: Every operation's handler, by the registry's name: the HTTP modules', MCP's and the memory browser's.
+HANDLERS: Mapping[str, Handler] = {
+    **routes.HANDLERS,
+    "tools": mcp_server.memory_tools,
+    "mcp": mcp_server.mcp_endpoint,
+    "mcp_close": mcp_server.mcp_endpoint,
+    "mcp_stream": mcp_server.mcp_endpoint,
+    "ui": ui.files,
+    "ui_file": ui.file,
+    "ui_search": ui.search,
+    "ui_memories": ui.memories,
+    "ui_memory": ui.memory,
+    "ui_journal": ui.journal,
+    "ui_graph": ui.graph,
+    "ui_health": ui.health,
+    "ui_block": ui.block,
+}
 
 
 def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.Application:
@@ -69,13 +84,9 @@ def create_app(settings: Settings, tiers: OpeningTiers | None = None) -> web.App
     app.cleanup_ctx.extend([_sidecar_ctx, _idle_release_ctx, _flags_ctx, crew_listener_ctx, consolidate_schedule_ctx])
     app.on_response_prepare.append(_touch_idle_release)
     app.on_shutdown.append(_stop_long_work)
-    routed = (api, search, write_api, mcp_server, block_api, journal, memories, consolidate, metrics, openapi_route)
-    for module in routed:
-        app.router.add_routes(module.routes)
-    app.router.add_routes(palace.routes)
-    app.router.add_routes(kg_api.routes)
-    if settings.ui:  # the read-only memory browser at /ui
-        app.router.add_routes(ui.routes)
+    # One route per operation of the registry, by walking it: a route cannot exist without its
+    # operation. The read-only memory browser's pages (/ui) only when it is on.
+    routes.add_operations(app.router, HANDLERS, ui=settings.ui)
     mcp_server.setup(app)  # MCP sessions and the watch that tells them the tool list changed
     setup_metrics(app)  # its middleware goes outermost, so it sees the final status of every request
     return app

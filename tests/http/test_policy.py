@@ -2,6 +2,8 @@
 the application's routes, so an operation added later cannot skip them.
 
 - every route the application serves is an operation of the registry, and the other way round;
+  the routes are made by walking the registry, and a handler without an operation (or an
+  operation without a handler) stops the application being built;
 - the fields each operation takes are the fields the OpenAPI document gives it;
 - memory off refuses every operation on memory with 403 ``memory_disabled``, empties the block,
   indexes nothing and changes no file;
@@ -15,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from sidecar.http.openapi import DOCUMENT
-from sidecar.ops.registry import OPERATIONS, Operation, find
-from sidecar.server.app import create_app
+from sidecar.http.routes import add_operations, routed
+from sidecar.ops.registry import OPERATIONS, Operation, by_name, find
+from sidecar.server.app import HANDLERS, create_app
 from sidecar.settings import load_settings
 from tests.support.memory import ClientFactory, write
 
@@ -52,8 +56,8 @@ VALID: dict[str, dict[str, Any]] = {
 }
 
 
-def _app_routes() -> set[tuple[str, str]]:
-    app = create_app(load_settings({"memory_dir": "/nonexistent", "embedder": "none"}, environ={}))
+def _app_routes(**options: Any) -> set[tuple[str, str]]:
+    app = create_app(load_settings({"memory_dir": "/nonexistent", "embedder": "none", **options}, environ={}))
     return {
         (route.method, route.resource.canonical)
         for route in app.router.routes()
@@ -70,6 +74,39 @@ def test_every_route_is_an_operation_of_the_registry() -> None:
     assert routes - served == set(), "a route the registry does not know skips its rules"
     assert served - routes == set(), "an operation of the registry no route serves"
     assert find("GET", "/nowhere") is None
+
+
+def test_the_memory_browser_off_serves_every_other_operation() -> None:
+    served = {(op.method, op.path) for op in OPERATIONS if not op.path.startswith("/ui")}
+    served = (served - {("POST", "/mcp"), ("DELETE", "/mcp"), ("GET", "/mcp")}) | {("*", "/mcp")}
+    assert _app_routes(ui=False) == served
+
+
+def test_a_handler_without_an_operation_stops_the_build() -> None:
+    async def stray(request: web.Request) -> web.Response:
+        return web.Response()
+
+    with pytest.raises(ValueError, match="handlers without an operation: \\['memory_stray'\\]"):
+        add_operations(web.Application().router, {**HANDLERS, "memory_stray": stray}, ui=True)
+
+
+def test_an_operation_without_a_handler_stops_the_build() -> None:
+    handlers = {name: h for name, h in HANDLERS.items() if name not in ("search", "kg_stats")}
+    with pytest.raises(ValueError, match="operations without a handler: \\['search', 'kg_stats'\\]"):
+        add_operations(web.Application().router, handlers, ui=True)
+
+
+def test_each_route_runs_the_handler_named_for_its_operation() -> None:
+    app = create_app(load_settings({"memory_dir": "/nonexistent", "embedder": "none"}, environ={}))
+    pairs = {op.name: handler for op, handler in routed(HANDLERS)}
+    for route in app.router.routes():
+        assert route.resource is not None
+        if route.method in ("HEAD", "*"):
+            continue
+        op = find(route.method, route.resource.canonical)
+        assert op is not None and route.handler is pairs[op.name], (route.method, route.resource.canonical)
+    mcp = [by_name(name) for name in ("mcp", "mcp_close", "mcp_stream")]
+    assert {op.path for op in mcp} == {"/mcp"} and pairs["mcp"] is pairs["mcp_close"] is pairs["mcp_stream"]
 
 
 def _documented(op: Operation) -> tuple[set[str] | None, set[str]]:
