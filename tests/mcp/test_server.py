@@ -365,6 +365,6 @@ def test_public_names_are_pinned() -> None:
         "SinkHealth",
         "probe",
     }
-    assert set(block_api.__all__) == {"routes"}
+    assert set(block_api.__all__) == {"HANDLERS"}
     for module in (mcp_server, health, block_api):
         assert all(hasattr(module, name) for name in module.__all__)
