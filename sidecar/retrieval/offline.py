@@ -11,12 +11,17 @@ the query), and the answer is the same."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sidecar.contract import SearchRequest
 from sidecar.index.tier import Tier
+from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.search import SearchService
 
 # The embedders' modules (numpy among them) are imported when an embedder is configured, so a BM25
@@ -27,7 +32,10 @@ if TYPE_CHECKING:
     from sidecar.retrieval.vectors import VectorIndex
     from sidecar.settings import Settings
 
-__all__ = ["LoadedOnUse", "search_dir"]
+__all__ = ["CLEAN_FILES", "LoadedOnUse", "RememberedFlags", "search_dir"]
+
+#: In the tier dir (a dot file: never a memory file): the files earlier searches here found clean.
+CLEAN_FILES = ".search-clean.json"
 
 
 async def search_dir(root: Path, scope: str, query: str, limit: int, settings: Settings) -> dict[str, Any]:
@@ -40,12 +48,14 @@ async def search_dir(root: Path, scope: str, query: str, limit: int, settings: S
     vectors: VectorIndex | None = None
     try:
         service = SearchService(tier, crew_tier=tier if scope == "crew" else None)
+        service.flags = flags = RememberedFlags(root, scope)
         if embedder is not None:
             vectors = _hybrid(service, tier, embedder, settings)
             await asyncio.to_thread(vectors.refresh)
         req = SearchRequest.from_json({"query": query, "limit": limit, "scope": scope})
         answer = await service.search(req)
         answer["engine"] = _engine(answer, embedder, vectors, settings)
+        await asyncio.to_thread(flags.save)
         return answer
     finally:
         if vectors is not None:
@@ -149,3 +159,89 @@ def _engine(
         engine.update(search="bm25", why="the embedder failed or was too slow")
     engine["vectors"] = {"chunks": with_vector, "backlog": backlog}
     return engine
+
+
+class RememberedFlags(FlagCache):
+    """The flag cache of a search in this process, remembering across commands which files the
+    injection scanner found clean (``CLEAN_FILES`` in the tier dir: each file by a digest of its
+    bytes, all of them under a digest of the scanner's code). A search whose shown files are all
+    remembered clean and unchanged does not load the scanner, whose rules take most of a command's
+    start to compile; any other file is scanned as a server scans it. Files with a finding are not
+    remembered: their verdicts are scanned again each time."""
+
+    def __init__(self, root: Path, tier: str) -> None:
+        super().__init__()
+        self.root, self.tier = root, tier
+        self.scanner = _scanner_digest()
+        self.clean, self.changed = self._load(), False
+
+    async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
+        shown = {h["path"] for h in results if h["source"] == self.tier and roots.get(self.tier) == self.root}
+        before = await asyncio.to_thread(lambda: {rel: _digest(self.root, rel) for rel in shown})
+        for rel, digest in before.items():
+            if digest is not None and self.clean.get(rel) == digest:
+                self._known.setdefault((self.tier, rel), [])
+        marked = await super().mark(results, roots)
+        for rel in [rel for rel in before if rel in self.clean and self._known.get((self.tier, rel))]:
+            del self.clean[rel]  # found with a finding now: forgotten
+            self.changed = True
+        fresh = [
+            rel
+            for rel, d in before.items()
+            if d and self.clean.get(rel) != d and self._known.get((self.tier, rel)) == []
+        ]
+        if fresh:  # remembered only when the bytes scanned are the bytes digested (unchanged since)
+            after = await asyncio.to_thread(lambda: {rel: _digest(self.root, rel) for rel in fresh})
+            for rel in fresh:
+                if after[rel] == before[rel]:
+                    self.clean[rel], self.changed = before[rel] or "", True
+        return marked
+
+    def _load(self) -> dict[str, str]:
+        try:
+            saved = json.loads((self.root / CLEAN_FILES).read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if (
+            not isinstance(saved, dict)
+            or saved.get("scanner") != self.scanner
+            or not isinstance(saved.get("clean"), dict)
+        ):
+            return {}  # another scanner's verdicts: none hold
+        return {str(k): str(v) for k, v in saved["clean"].items()}
+
+    def save(self) -> None:
+        """Write what is remembered, if it grew (replaced whole; a dir this user cannot write is left
+        as it is, and the next search scans again)."""
+        if not self.changed:
+            return
+        path = self.root / CLEAN_FILES
+        temp = path.with_name(f"{CLEAN_FILES}.{os.getpid()}.tmp")
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)  # names memory files
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"scanner": self.scanner, "clean": self.clean}, out)
+            os.replace(temp, path)
+        except OSError:
+            temp.unlink(missing_ok=True)
+
+
+def _digest(root: Path, rel: str) -> str | None:
+    from sidecar.index.files import read_tier_file
+
+    data = read_tier_file(root, rel)
+    return None if data is None else hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@functools.cache
+def _scanner_digest() -> str:
+    """The scanner's code and data as installed (each file's name, size and mtime), and the
+    package's version: a changed scanner forgets every remembered verdict."""
+    import sidecar
+
+    package = Path(sidecar.__file__).parent
+    parts = [sidecar.__version__]
+    for path in sorted([*(package / "scanner").glob("*.py"), *(package / "data").glob("scanner*")]):
+        stat = path.stat()
+        parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
