@@ -5,16 +5,20 @@
 A generated 2k-chunk memory dir (its index built once before the runs, as a sidecar or an earlier
 command leaves it). Each command runs ``CLI_RUNS`` times (default 7), alternating with its limits,
 and the median is printed: wall time, and CPU (user + system of the child, every thread, from
-``wait4``), the CPU being what moves least on a shared host. Three searches:
+``wait4``), the CPU being what moves least on a shared host. The searches:
 
-- BM25 alone (``MEMORY_SIDECAR_EMBEDDER=none``);
+- BM25 alone (``MEMORY_SIDECAR_EMBEDDER=none``), the first search of the tier (no file remembered
+  clean: the injection scanner is loaded to mark the hits) and a repeated one (the hits' files
+  remembered clean by the first);
 - the default configuration over a tier with no stored vector (nothing has embedded it yet);
 - the default configuration over the same tier with every chunk's vector stored (hybrid).
 
 And the restated way to a hybrid answer from the command line: a fresh process that asks a running
 sidecar (the default configuration, over the same tier with every vector stored, its model loaded
 and warm) for the same search over HTTP (``urllib``, ``POST /memory/search``): the process's own
-CPU, and the sidecar's CPU for the answer (from ``/proc``), next to the same limits.
+CPU, and the sidecar's CPU for the answer (from ``/proc``), next to the same limits; and
+``memory-sidecar search`` itself beside that sidecar, which it asks (a new query each run for both).
+The searches in the command's own process run with ``--local``.
 
 The limits, each a fresh Python process too: ``python -c pass``; the raw BM25 search (``import
 sqlite3``, open the index, the FTS5 ``MATCH`` ranked by ``bm25()``, top 10 rows with their text);
@@ -37,6 +41,7 @@ from pathlib import Path
 
 import sidecar
 from sidecar.retrieval.embed.onnx import _model_path
+from sidecar.retrieval.offline import CLEAN_FILES
 from tests.bench.prepared import embed_memory
 from tests.bench.util import report
 from tests.support.corpus import make_corpus
@@ -105,10 +110,12 @@ def main() -> None:
         print(f"# {embed_memory(vectors)}", flush=True)
         env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
         py = sys.executable
-        cli = [py, "-m", "sidecar", "search", QUERY, "-p"]
+        cli = [py, "-m", "sidecar", "search", "--local", QUERY, "-p"]
         for root in (bare, vectors):  # the index exists and is level with the files before any run
             run([*cli, str(root)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"})
+        cold = "search, BM25 alone, no file remembered clean (the scanner loaded)"
         cases = {
+            cold: ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"}),
             "search, BM25 alone": ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"}),
             "search, default, no vector stored": ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "auto"}),
             "search, default, every vector stored (hybrid)": (
@@ -130,17 +137,24 @@ def main() -> None:
         )
         asked = "search through a running sidecar (hybrid), fresh process"
         cases[asked] = ([py, "-c", ASK, side.url, QUERY], env)
+        forwarded = "memory-sidecar search, a sidecar serving the dir (hybrid there)"
+        cases[forwarded] = (
+            [py, "-m", "sidecar", "search", "-p", str(vectors), QUERY],
+            {**env, "MEMORY_SIDECAR_EMBEDDER": "auto", "MEMORY_SIDECAR_PORT": str(side.port)},
+        )
         walls: dict[str, list[float]] = {name: [] for name in cases}
         cpus: dict[str, list[float]] = {name: [] for name in cases}
-        served: list[float] = []  # the sidecar's CPU per answer to ``asked``
+        served: dict[str, list[float]] = {asked: [], forwarded: []}  # the sidecar's CPU per answer
         try:
             run(cases[asked][0], env)  # the model warm, the query's path in the caches once
             for i in range(RUNS):  # interleaved: each case sees the same host load
                 for name, (argv, case_env) in cases.items():
+                    if name == cold:
+                        (bare / CLEAN_FILES).unlink(missing_ok=True)
                     before = cpu_s(side.proc.pid)
-                    wall, cpu = run([*argv[:-1], f"{QUERY} {i}"] if name == asked else argv, case_env)
-                    if name == asked:  # a new query each time: embedded, never from the cache
-                        served.append(cpu_s(side.proc.pid) - before)
+                    wall, cpu = run([*argv[:-1], f"{QUERY} {i}"] if name in served else argv, case_env)
+                    if name in served:  # a new query each time: embedded, never from the cache
+                        served[name].append(cpu_s(side.proc.pid) - before)
                     walls[name].append(wall)
                     cpus[name].append(cpu)
         finally:
@@ -149,19 +163,22 @@ def main() -> None:
         for name in cases:
             wall, cpu = med[name]
             report(name, f"wall {wall * 1000:.0f} ms, CPU {cpu * 1000:.0f} ms (median of {RUNS})")
-        report(
-            "  of which the running sidecar's CPU for the answer",
-            f"{statistics.median(served) * 1000:.0f} ms (median of {RUNS}; its model already loaded)",
-        )
+        for name, spent in served.items():
+            report(
+                f"  {name}: the running sidecar's CPU for the answer",
+                f"{statistics.median(spent) * 1000:.0f} ms (median of {RUNS}; its model already loaded)",
+            )
         bm25_limit = [
             sum(med[n][i] for n in ("limit: python -c pass", "limit: raw FTS5 search, fresh process")) for i in (0, 1)
         ]
         hybrid_limit = [bm25_limit[i] + med["limit: raw onnxruntime query embedding, fresh process"][i] for i in (0, 1)]
         for name, limit in (
+            (cold, bm25_limit),
             ("search, BM25 alone", bm25_limit),
             ("search, default, no vector stored", bm25_limit),
             ("search, default, every vector stored (hybrid)", hybrid_limit),
             (asked, bm25_limit),
+            (forwarded, bm25_limit),
         ):
             wall, cpu = med[name]
             report(
