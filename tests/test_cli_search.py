@@ -48,7 +48,9 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 
 def served(side: SidecarProcess, **headers: str) -> dict[str, Any]:
-    """The sidecar's own answer to the search, once it finds the household file (its index is built)."""
+    """The sidecar's own answer to the search, once it finds the household file (its index is built)
+    and the knowledge graph has read every file (its lift, if any, no longer changes the ranking)."""
+    wait_until(lambda: '"event":"kg.backfilled"' in side.log_text(), timeout=60, message="the graph's first reading")
     answer: dict[str, Any] = {}
 
     def found() -> bool:
