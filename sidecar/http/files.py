@@ -10,7 +10,7 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from sidecar.contract import WriteRequest
+from sidecar.contract import ReadRequest, WriteRequest
 from sidecar.http.jsonio import read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops import files
@@ -31,7 +31,7 @@ async def write(request: web.Request) -> web.Response:
 async def read(request: web.Request) -> web.Response:
     fields = ("tier", "path", "line_start", "line_end")
     query = {name: request.query[name] for name in fields if name in request.query}
-    return web.json_response(await files.read(request.app[SIDECAR], dict(query)))
+    return web.json_response(await files.read(request.app[SIDECAR], ReadRequest.from_json(query)))
 
 
 #: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).

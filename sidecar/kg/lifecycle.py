@@ -1,6 +1,6 @@
 """The graph in a running sidecar (``open_kg``, which the composition root enters): its store, the
 reindex queue's hook that reads changed files, a task that reads every file once at start and then
-follows the journal, and the search lift; the graph's operations on a JSON body (``run_op``, which
+follows the journal, and the search lift; the graph's operations on a typed request (``run_op``, which
 ``sidecar.ops.kg`` and the CLI call) and its current facts for the memory block.
 
 With a server crew store, a lead's crew writes are pushed into the store before they are answered
@@ -27,7 +27,7 @@ from sidecar.kg.ingest import Ingest
 from sidecar.kg.llm import Chat, LlmExtractor
 from sidecar.kg.model import Scope
 from sidecar.kg.ops import answer
-from sidecar.kg.requests import parse
+from sidecar.kg.requests import KgRequest
 from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
 from sidecar.retrieval.embed.base import Embedder
 from sidecar.settings import Settings
@@ -142,12 +142,13 @@ async def _feed(ingest: Ingest) -> None:
         await asyncio.sleep(FOLLOW_S)
 
 
-async def run_op(graph: KnowledgeGraph, settings: Settings, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+async def run_op(graph: KnowledgeGraph, settings: Settings, req: KgRequest) -> dict[str, Any]:
     """One graph operation (``add``, ``query``, ``invalidate``, ``timeline``, ``traverse``,
-    ``tunnels``, ``stats``) on a JSON body, checked against its schema (the CLI calls this too)."""
-    args = parse(operation, body)
+    ``tunnels``, ``stats``) on its request, already checked against its schema by the way in
+    (``KgRequest.from_json``; the CLI calls this too)."""
+    args = dict(req.args)
     scope = scope_for(settings, args.pop("workspace_id"), args.pop("scope"))
-    return await answer(graph, scope, operation, args)
+    return await answer(graph, scope, req.operation, args)
 
 
 async def facts_for_query(service: KgService, query: str | None, workspace_id: str, limit: int = 12) -> list[str]:

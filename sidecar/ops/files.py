@@ -4,9 +4,7 @@ scan, client paths, ``Idempotency-Key``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from sidecar.contract import ReadAnswer, WriteAnswer, WriteRequest
+from sidecar.contract import ReadAnswer, ReadRequest, WriteAnswer, WriteRequest
 from sidecar.ops.sidecar import Sidecar
 from sidecar.write.idempotency import check_key
 from sidecar.write.reader import read_memory
@@ -22,6 +20,6 @@ async def write(sc: Sidecar, req: WriteRequest, idempotency_key: str | None = No
     return await sc.writes.write_once(req, check_key(idempotency_key))
 
 
-async def read(sc: Sidecar, body: dict[str, Any]) -> ReadAnswer:
+async def read(sc: Sidecar, req: ReadRequest) -> ReadAnswer:
     """One memory file (or a range of its lines) by tier and path, with the sections the scanner flagged."""
-    return await read_memory(sc.writes, body)
+    return await read_memory(sc.writes, req)

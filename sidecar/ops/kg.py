@@ -37,7 +37,7 @@ async def run(sc: Sidecar, req: KgRequest) -> dict[str, Any]:
     # Every file change the index has when the question comes is read into the graph first (bounded).
     await sc.queue.wait_hooked(sc.queue.indexed_seq, HOOKS_WAIT_S)
     await sc.kg.ingest.follow()
-    answered = await run_op(sc.kg.graph, settings, operation, req.to_json())
+    answered = await run_op(sc.kg.graph, settings, req)
     mirror = sc.crew.kg_mirror
     if mirror is not None and operation not in GRAPH_READS and req.scope == "crew":
         # In the crew store before the answer (a member reads its write there); a store that is

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sidecar.contract import ListRequest, ReadAnswer, SearchAnswer
+from sidecar.contract import ListRequest, ReadAnswer, ReadRequest, SearchAnswer
 from sidecar.episodic.entry import check_namespace, check_topic_key, require_id
 from sidecar.episodic.health import health_history
 from sidecar.episodic.memories import Identity
@@ -54,7 +54,7 @@ async def files(sc: Sidecar) -> list[dict[str, Any]]:
 
 async def read(sc: Sidecar, tier: str, path: str) -> ReadAnswer:
     """One file as ``GET /memory/read`` answers it, with the sections the scanner flagged."""
-    return await file_ops.read(sc, {"tier": tier, "path": path})
+    return await file_ops.read(sc, ReadRequest.from_json({"tier": tier, "path": path}))
 
 
 async def search(sc: Sidecar, query: str, scope: str | None, limit: int | None) -> SearchAnswer:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from sidecar.contract import Flagged, ReadAnswer, ReadRequest
 from sidecar.errors import Forbidden, NotFound
@@ -21,10 +21,9 @@ if TYPE_CHECKING:
 __all__ = ["read_memory"]
 
 
-async def read_memory(writes: WriteService, body: dict[str, Any]) -> ReadAnswer:
+async def read_memory(writes: WriteService, req: ReadRequest) -> ReadAnswer:
     """One memory file's text, by tier and tier-relative path (the write path's safety rules: the
-    tier roots ``writes`` writes to)."""
-    req = ReadRequest.from_json(body)
+    tier roots ``writes`` writes to). ``req`` is parsed by the way in (``ReadRequest.from_json``)."""
     if req.tier == "crew" and block_only(req.path):  # whether it exists or not: nothing is told
         raise Forbidden("operator models (operators/) are read only by the memory block", code="operator_model")
     found = await asyncio.to_thread(_read_and_scan, writes.read_root(req.tier), req.path)
