@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
-from sidecar.contract import ListRequest
+from sidecar.contract import ListRequest, ReadRequest
 from sidecar.errors import BadRequest
 from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.ops import files, palace
@@ -53,5 +53,5 @@ async def read(app: web.Application, uri: str) -> dict[str, Any]:
     tier, _, path = uri.removeprefix(SCHEME).partition("/")
     if not uri.startswith(SCHEME) or not path:
         raise BadRequest(f"not a memory resource: {uri!r} (expected {SCHEME}<tier>/<path>)", code="invalid_uri")
-    body = await files.read(app[SIDECAR], {"tier": tier, "path": path})
+    body = await files.read(app[SIDECAR], ReadRequest.from_json({"tier": tier, "path": path}))
     return {"contents": [{"uri": uri_of(body["tier"], body["path"]), "mimeType": MARKDOWN, "text": body["content"]}]}

@@ -67,7 +67,7 @@ async def _write(app: web.Application, args: dict[str, Any]) -> ToolResult:
 
 
 async def _read(app: web.Application, args: dict[str, Any]) -> ToolResult:
-    body = await files.read(app[SIDECAR], args)
+    body = await files.read(app[SIDECAR], ReadRequest.from_json(args))
     return body, f"{body['tier']}/{body['path']} ({body['bytes']} bytes):\n{body['content']}"
 
 
