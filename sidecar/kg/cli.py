@@ -62,13 +62,14 @@ async def _run(settings: Settings, step: str, body: dict[str, Any]) -> dict[str,
     from sidecar.kg.ingest import Ingest
     from sidecar.kg.lifecycle import run_op
     from sidecar.kg.model import Scope
+    from sidecar.kg.requests import KgRequest
     from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
 
     store = await SqliteKgStore.open(settings.memory_dir / KG_FILE)
     try:
         graph = KnowledgeGraph(store)
         if step != "read":
-            return await run_op(graph, settings, step, body)
+            return await run_op(graph, settings, KgRequest.from_json(step, body))
         roots = {"agent": settings.memory_dir, **({"crew": settings.crew_dir} if settings.role == "lead" else {})}
         scopes = {name: Scope(settings.workspace_id, settings.crew_id if name == "crew" else "") for name in roots}
         ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / JOURNAL_FILE))
