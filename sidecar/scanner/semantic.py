@@ -33,9 +33,22 @@ from sidecar.scanner.head import EmbedSpans, Head, load_head
 from sidecar.scanner.normalise import normalise
 from sidecar.scanner.sentences import sentence_at, sentences
 
-__all__ = ["CACHE_TEXTS", "PARTS", "PROTOTYPES", "THRESHOLD", "SemanticHit", "SemanticLayer", "layer_for"]
+__all__ = [
+    "CACHE_TEXTS",
+    "HEAD_IN_SERVER",
+    "PARTS",
+    "PROTOTYPES",
+    "THRESHOLD",
+    "SemanticHit",
+    "SemanticLayer",
+    "layer_for",
+]
 
 PARTS = frozenset(("prototypes", "head"))
+# The learned head flags most LoCoMo daily-note sessions and a third of BIPIA's clean emails
+# (``python -m tests.bench scan``): far over the 2% a memory scanner may flag, so the server's layer
+# (``layer_for``) runs the prototypes only; callers that want the head build a layer with it.
+HEAD_IN_SERVER = False
 
 
 class SemanticHit(NamedTuple):
@@ -175,9 +188,10 @@ _LAYERS_LOCK = threading.Lock()
 
 
 def layer_for(embedder: object | None) -> SemanticLayer | None:
-    """The semantic layer over ``embedder`` when it is the in-process model (it has ``embed_sync``;
-    with ``embed_sync_sentences`` the learned head too), built once per embedder and shared (with its cache) by every caller; None for no embedder or a
-    remote one, whose round trips the load-time scan does not pay."""
+    """The semantic layer over ``embedder`` when it is the in-process model (it has ``embed_sync``),
+    built once per embedder and shared (with its cache) by every caller; None for no embedder or a
+    remote one, whose round trips the scan does not pay. The layer has the prototypes only: the
+    learned head is left out (``HEAD_IN_SERVER``) until it meets the false-alarm line on dialogue."""
     embed_sync = getattr(embedder, "embed_sync", None)
     if embedder is None or not callable(embed_sync):
         return None
@@ -185,7 +199,8 @@ def layer_for(embedder: object | None) -> SemanticLayer | None:
         known = _LAYERS.get(id(embedder))
         if known is not None and known[0] is embedder:
             return known[1]
-        embed_spans = getattr(embedder, "embed_sync_sentences", None)
-        layer = SemanticLayer(embed_sync, embed_spans=embed_spans, head=load_head() if callable(embed_spans) else None)
+        head = load_head() if HEAD_IN_SERVER and callable(getattr(embedder, "embed_sync_sentences", None)) else None
+        spans = getattr(embedder, "embed_sync_sentences", None) if head is not None else None
+        layer = SemanticLayer(embed_sync, embed_spans=spans, head=head)
         _LAYERS[id(embedder)] = (embedder, layer)
         return layer

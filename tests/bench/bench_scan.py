@@ -23,7 +23,8 @@ A malicious text is caught at ``block`` or ``flag``; a benign one is a false ala
 refused at ``block``. Columns per layer: ``patterns`` (phrases and shapes), ``intent`` (English
 sentence intents), ``multilingual``, ``rules`` (the three together), ``prototypes`` (MiniLM sentences
 against prototype intents), ``head`` (the learned head over MiniLM chunks and sentences: trained by
-``python -m tests.bench.scan_head``), and ``all`` (the rules, then both semantic parts on what they
+``python -m tests.bench.scan_head``), ``server`` (the rules, then the prototypes: what the server's
+layer runs, ``semantic.HEAD_IN_SERVER``) and ``all`` (the rules, then both semantic parts on what they
 left clean). The two semantic parts only flag. CPU per KB is this thread's
 CPU time over the kilobytes scanned with every rule layer.
 """
@@ -184,6 +185,7 @@ def _judges(fresh: Fresh | None) -> dict[str, Judge]:
         layers = {part: fresh(frozenset((part,))) for part in sorted(PARTS, reverse=True)}
         for part, layer in layers.items():
             judges[part] = judge_for(frozenset(("semantic",)), layer)
+        judges["server"] = judge_for(LAYERS, layers["prototypes"])  # what the server runs (HEAD_IN_SERVER)
         both = cast("SemanticLayer", _Both(layers["prototypes"], layers["head"]))  # the parts' answers, reused
         judges["all"] = judge_for(LAYERS, both)
     else:
