@@ -6,7 +6,6 @@ from __future__ import annotations
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from sidecar.errors import BadRequest
 from sidecar.http.connections import client_done
 from sidecar.http.state import SIDECAR
 from sidecar.ops import status as ops
@@ -14,24 +13,17 @@ from sidecar.ops import status as ops
 __all__ = ["HANDLERS"]
 
 
-def _scope_param(request: web.Request) -> str:
-    scope = request.query.get("scope", "agent")
-    if scope not in ("agent", "crew"):
-        raise BadRequest("scope must be agent or crew", code="invalid_scope")
-    return scope
-
-
 async def healthz(request: web.Request) -> web.Response:
     return web.json_response(ops.healthz(request.app[SIDECAR]))
 
 
 async def status(request: web.Request) -> web.Response:
-    return web.json_response(await ops.status(request.app[SIDECAR], _scope_param(request)))
+    return web.json_response(await ops.status(request.app[SIDECAR], ops.StatusRequest.from_query(request.query)))
 
 
 async def reindex(request: web.Request) -> web.Response:
-    scope = _scope_param(request)
-    return web.json_response(await ops.reindex(request.app[SIDECAR], scope, lambda: client_done(request)))
+    req = ops.StatusRequest.from_query(request.query)
+    return web.json_response(await ops.reindex(request.app[SIDECAR], req, lambda: client_done(request)))
 
 
 #: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sidecar.clock import utcnow
-from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry, invalid
+from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry, invalid, require_id
 from sidecar.episodic.health import compute_health, latest_health
 from sidecar.episodic.query import Query
 from sidecar.episodic.recall import run_recall
@@ -29,7 +29,9 @@ from sidecar.settings import Settings
 __all__ = [
     "SESSION_SUMMARY_CHARS",
     "SESSION_SUMMARY_TIMEOUT_S",
+    "EntriesList",
     "EntriesRecall",
+    "HealthRequest",
     "append",
     "entries",
     "health",
@@ -137,10 +139,68 @@ async def _summarise(settings: Settings, req: SessionRequest) -> tuple[str, str]
     return summary.text, summary.engine
 
 
-async def entries(sc: Sidecar, workspace_id: str, q: str, limit: int) -> list[dict[str, Any]]:
+#: The most entries ``GET /journal`` lists at once.
+_MAX_LIST = 100
+
+
+@dataclass(frozen=True, slots=True)
+class EntriesList:
+    """``GET /journal``: a workspace's newest entries (``limit`` of them), or those matching ``q``."""
+
+    workspace_id: str
+    q: str = ""
+    limit: int = 20
+
+    FIELDS = ("workspace_id", "limit", "q")
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> EntriesList:
+        """From a query string; 400 naming a missing or malformed workspace_id or limit."""
+        limit = _int_param(query, "limit", 20, 1, _MAX_LIST)
+        return cls(_workspace(query), query.get("q", ""), limit)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthRequest:
+    """``GET`` and ``POST /memory/health``: a workspace's health snapshot, of one crew or none."""
+
+    workspace_id: str
+    crew_id: str | None = None
+
+    FIELDS = ("workspace_id", "crew_id")
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> HealthRequest:
+        """From a query string; 400 naming a missing or malformed workspace_id or crew_id."""
+        return cls(_workspace(query), require_id("crew_id", query.get("crew_id"), optional=True))
+
+
+def _workspace(query: Mapping[str, str]) -> str:
+    value = require_id("workspace_id", query.get("workspace_id"))
+    assert value is not None  # require_id raises instead of returning None when not optional
+    return value
+
+
+def _int_param(query: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise invalid(name, f"{name} must be an integer in {low}..{high}") from None
+    if not low <= value <= high:
+        raise invalid(name, f"{name} must be an integer in {low}..{high}")
+    return value
+
+
+async def entries(sc: Sidecar, req: EntriesList) -> list[dict[str, Any]]:
     """A workspace's newest entries, or those matching ``q``."""
-    store = sc.journal
-    found = await store.search(q, workspace_id, limit) if q.strip() else await store.recent(workspace_id, limit)
+    store, q = sc.journal, req.q
+    if q.strip():
+        found = await store.search(q, req.workspace_id, req.limit)
+    else:
+        found = await store.recent(req.workspace_id, req.limit)
     return [e.to_json() for e in found]
 
 
@@ -170,14 +230,14 @@ async def recall(sc: Sidecar, req: EntriesRecall) -> dict[str, Any]:
     return {"hits": hits, "hybrid": hybrid, "dense": outcome.dense}
 
 
-async def health(sc: Sidecar, workspace_id: str, crew_id: str | None) -> dict[str, Any]:
+async def health(sc: Sidecar, req: HealthRequest) -> dict[str, Any]:
     """The latest stored health snapshot (never recomputed); 404 when there is none yet."""
-    snapshot = await latest_health(sc.journal, workspace_id, crew_id)
+    snapshot = await latest_health(sc.journal, req.workspace_id, req.crew_id)
     if snapshot is None:
-        raise NotFound(f"no health snapshot for workspace {workspace_id}; POST /memory/health?recompute=1")
+        raise NotFound(f"no health snapshot for workspace {req.workspace_id}; POST /memory/health?recompute=1")
     return snapshot.to_json()
 
 
-async def recompute_health(sc: Sidecar, workspace_id: str, crew_id: str | None) -> dict[str, Any]:
+async def recompute_health(sc: Sidecar, req: HealthRequest) -> dict[str, Any]:
     """The health snapshot computed now (and stored)."""
-    return (await compute_health(sc.journal, workspace_id, crew_id)).to_json()
+    return (await compute_health(sc.journal, req.workspace_id, req.crew_id)).to_json()

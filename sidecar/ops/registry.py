@@ -2,7 +2,8 @@
 
 Each way in (the HTTP routes, the MCP tools, the crew listener) looks its operation up here and
 runs ``admit`` before the operation's own code, so a rule written here cannot be skipped by a new
-route: a test walks the application's routes and fails on any that is not in ``OPERATIONS``.
+route: the HTTP routes are made by walking ``OPERATIONS`` (``sidecar.http.routes``), and a handler
+named for no operation stops the application being built.
 What each operation reads from its client (its JSON body's schema, its query parameters) is
 ``sidecar.ops.requests``'s: its fields are that schema's, the OpenAPI document gives it that
 schema, and its MCP tool takes that schema, narrowed (``tests/http/test_requests.py``).

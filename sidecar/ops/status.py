@@ -3,21 +3,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast
 
 import structlog
 
 from sidecar.contract import HealthAnswer, Role
-from sidecar.errors import ClientClosed, EngineUnavailable, Forbidden, NoCrewTier
+from sidecar.errors import BadRequest, ClientClosed, EngineUnavailable, Forbidden, NoCrewTier
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Cancelled
 from sidecar.ops.sidecar import Sidecar
 from sidecar.retrieval.batcher import embed_status
 
-__all__ = ["healthz", "reindex", "status", "tier_for"]
+__all__ = ["StatusRequest", "healthz", "reindex", "status", "tier_for"]
 
 log = structlog.get_logger("sidecar.ops.status")
+
+
+@dataclass(frozen=True, slots=True)
+class StatusRequest:
+    """``GET /memory/status`` and ``POST /memory/reindex``: which tier's index (``agent`` or ``crew``)."""
+
+    scope: Literal["agent", "crew"] = "agent"
+
+    FIELDS = ("scope",)
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> StatusRequest:
+        """From a query string; 400 ``invalid_scope`` for anything but agent or crew."""
+        scope = query.get("scope", "agent")
+        if scope not in ("agent", "crew"):
+            raise BadRequest("scope must be agent or crew", code="invalid_scope")
+        return cls(cast(Literal["agent", "crew"], scope))
 
 
 def tier_for(sc: Sidecar, scope: str) -> Tier:
@@ -33,18 +51,18 @@ def healthz(sc: Sidecar) -> HealthAnswer:
     return {"status": "ok", "role": cast(Role, sc.settings.role), "tiers": sorted(sc.tiers.keys())}
 
 
-async def status(sc: Sidecar, scope: str) -> dict[str, Any]:
+async def status(sc: Sidecar, req: StatusRequest) -> dict[str, Any]:
     """A tier's index, embedder, queue and watcher; a member's crew status comes from its crew."""
-    if scope == "crew" and sc.crew.remote is not None:
+    if req.scope == "crew" and sc.crew.remote is not None:
         return await sc.crew.remote.status()
-    return await _status(sc, tier_for(sc, scope))
+    return await _status(sc, tier_for(sc, req.scope))
 
 
-async def reindex(sc: Sidecar, scope: str, client_gone: Callable[[], bool]) -> dict[str, Any]:
+async def reindex(sc: Sidecar, req: StatusRequest, client_gone: Callable[[], bool]) -> dict[str, Any]:
     """Rebuild a tier's index from its files, then its status. It stops (and the previous index
     stays) when ``client_gone`` says the client left (499 ``client_closed``) or the sidecar shuts
     down (503 ``reindex_cancelled``)."""
-    tier = tier_for(sc, scope)
+    tier = tier_for(sc, req.scope)
     try:
         result = await tier.rebuild(client_gone)
     except Cancelled:

@@ -21,9 +21,11 @@ from sidecar.http.state import SIDECAR
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
 from sidecar.mcp.catalog import TOOLS, ToolSpec
 from sidecar.mcp.tools import IDENTITY_FIELDS, tool_definitions
+from sidecar.ops.journal import EntriesList, HealthRequest
 from sidecar.ops.memories import MemoriesRequest
 from sidecar.ops.registry import OPERATIONS, Operation, by_name
 from sidecar.ops.requests import BODIES, PARAMS, TYPES
+from sidecar.ops.status import StatusRequest
 from sidecar.settings import Settings
 from tests.support.memory import ClientFactory
 
@@ -72,7 +74,14 @@ def test_the_document_gives_each_operation_the_registrys_request(op: Operation) 
 
 
 #: Typed requests of the operations that live beside them (not imported by the registry).
-TYPED = {**TYPES, "memories": MemoriesRequest}
+TYPED = {
+    **TYPES,
+    "memories": MemoriesRequest,
+    "status": StatusRequest,
+    "reindex": StatusRequest,
+    "journal_list": EntriesList,
+    "health": HealthRequest,
+}
 
 
 @pytest.mark.parametrize("name", sorted(TYPED))
