@@ -198,7 +198,8 @@ def scan_write(
     payload split over two appends is judged whole; for a replace, the sections it changed. An
     append is also judged together with the tail of the file it joins (``seam``), line breaks and
     heading marks read as spaces, so a sentence cut across a new heading is still one sentence.
-    ``semantic``, when given, judges each changed section the rules leave clean (a ``flag`` at most).
+    ``semantic``, when given and it has the learned head, judges each changed section the rules leave
+    clean (a ``flag`` at most); the prototypes alone are not worth a write's CPU (tens of ms per KB).
     """
     flagged: SectionFinding | None = None
     sections = _touched(old or "", new)
@@ -216,7 +217,7 @@ def scan_write(
             joined = len(old) + len(new[len(old) :]) - len(new[len(old) :].lstrip())  # the append's first character
             section = next((s for s in sections if s.start <= joined < s.end), sections[0])
             return SectionFinding(section.heading, section.line_start, section.line_end, found)
-    if flagged is None and semantic is not None:
+    if flagged is None and semantic is not None and semantic.has_head:
         for section in sections:
             found = _semantic_finding(new[section.start : section.end], semantic)
             if found is not None:

@@ -143,6 +143,11 @@ class SemanticLayer:
         self._known: OrderedDict[bytes, SemanticHit | None] = OrderedDict()
         self._lock = threading.Lock()
 
+    @property
+    def has_head(self) -> bool:
+        """True when the learned head judges (``scan_write`` runs the layer only then)."""
+        return self._head is not None
+
     def finding(self, text: str) -> SemanticHit | None:
         """The sentence closest to a prototype when it is above the threshold, else None."""
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
