@@ -119,8 +119,8 @@ async def open_sidecar(
             after_hooks=[journaled, kg.ingest.changed],
             on_applied=observe.applied,
         )
-        writes = WriteService(settings, queue)
-        writes.embedder = embedder  # the scanner's semantic layer judges writes with the in-process model
+        # The in-process model, when loaded: the scanner's semantic layer judges writes with it.
+        writes = WriteService(settings, queue, embedder=embedder)
         writes.warm()
         queue.start()
         stack.push_async_callback(queue.drain_and_stop)

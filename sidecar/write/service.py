@@ -80,7 +80,7 @@ def combine(old: bytes | None, content: str, mode: str) -> bytes:
 
 
 class WriteService:
-    def __init__(self, settings: Settings, queue: ReindexQueue) -> None:
+    def __init__(self, settings: Settings, queue: ReindexQueue, *, embedder: object | None = None) -> None:
         self.settings = settings
         self.queue = queue
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
@@ -97,7 +97,7 @@ class WriteService:
         self._busy_since: float | None = None
         self.stall_after = STALL_S
         self.keys = IdempotencyKeys()
-        self.embedder: object | None = None  # the in-process model, when loaded: its semantic layer judges writes too
+        self.embedder = embedder  # the in-process model, when loaded: its semantic layer judges writes too
         self.count = 0
         self.bytes = 0
 
