@@ -42,13 +42,13 @@ __all__ = [
     "SESSIONS",
     "TOOL_NAMES",
     "McpSessions",
-    "routes",
+    "mcp_endpoint",
+    "memory_tools",
     "setup",
     "tool_definitions",
 ]
 
 log = structlog.get_logger("sidecar.mcp")
-routes = web.RouteTableDef()
 
 PROTOCOL_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 ASSUMED_VERSION = "2025-03-26"  # what the spec says a request without MCP-Protocol-Version speaks
@@ -107,7 +107,6 @@ async def _end_streams(app: web.Application) -> None:
     app[SESSIONS].end_streams()
 
 
-@routes.get("/memory/tools")
 async def memory_tools(request: web.Request) -> web.Response:
     state = await request.app[SIDECAR].sink_health()
     answer: ToolsAnswer = {
@@ -119,7 +118,6 @@ async def memory_tools(request: web.Request) -> web.Response:
 
 
 # -- transport -------------------------------------------------------------------------------------
-@routes.route("*", "/mcp")
 async def mcp_endpoint(request: web.Request) -> web.StreamResponse:
     if "Origin" in request.headers:  # no browser is a client of a container-local sidecar (DNS rebinding)
         return _rpc_error(None, RpcError(INVALID_REQUEST, "requests from a browser origin are refused", status=403))

@@ -1,6 +1,7 @@
-"""The memory browser's routes: ``GET /ui`` and its views, read-only.
+"""The memory browser's views: ``GET /ui`` and its pages, read-only.
 
-Each route is an operation of the registry (``sidecar.ops.registry``), so the policy middleware
+Each view is the handler of an operation of the registry (``sidecar.ops.registry``), routed by
+``sidecar.http.routes`` at the operation's path, so the policy middleware
 refuses a parameter a view does not take and answers 403 ``memory_disabled`` with memory off.
 Only GET is routed: a POST or any other method is 405, and the forms submit with GET. A view
 that cannot answer (a bad parameter, an unknown file or entity) gives the agent API's JSON error."""
@@ -19,9 +20,8 @@ from sidecar.settings import ROLES
 from sidecar.ui import reads, views
 from sidecar.ui.page import check_same_origin, page
 
-__all__ = ["routes"]
+__all__ = ["block", "file", "files", "graph", "health", "journal", "memories", "memory", "search"]
 
-routes = web.RouteTableDef()
 View = Callable[[web.Request], Awaitable[web.Response]]
 _SCOPES = ("agent", "crew", "both")
 
@@ -59,20 +59,17 @@ def _guarded(view: View) -> View:
     return run
 
 
-@routes.get("/ui")
 @_guarded
 async def files(request: web.Request) -> web.Response:
     return page("Memory files", views.tree_view(await reads.files(request.app[SIDECAR])), here="/ui")
 
 
-@routes.get("/ui/file")
 @_guarded
 async def file(request: web.Request) -> web.Response:
     answer = await reads.read(request.app[SIDECAR], _text(request, "tier") or "agent", request.query.get("path", ""))
     return page(f"{answer['tier']}/{answer['path']}", views.file_view(answer), here="/ui")
 
 
-@routes.get("/ui/search")
 @_guarded
 async def search(request: web.Request) -> web.Response:
     query, scope = _words(request, "query"), _text(request, "scope")
@@ -88,7 +85,6 @@ def _who(request: web.Request) -> dict[str, str]:
     return {k: v for k in ("workspace_id", "agent_id", "namespace") if (v := _text(request, k))}
 
 
-@routes.get("/ui/memories")
 @_guarded
 async def memories(request: web.Request) -> web.Response:
     memory_type, tag = _text(request, "memory_type"), _words(request, "tag")
@@ -99,7 +95,6 @@ async def memories(request: web.Request) -> web.Response:
     return page("Typed memories", views.memories_view(given, found, MEMORY_TYPES), here="/ui/memories")
 
 
-@routes.get("/ui/memory")
 @_guarded
 async def memory(request: web.Request) -> web.Response:
     topic_key = request.query.get("topic_key", "")
@@ -107,7 +102,6 @@ async def memory(request: web.Request) -> web.Response:
     return page(f"History of {topic_key}", views.history_view(topic_key, entries), here="/ui/memories")
 
 
-@routes.get("/ui/journal")
 @_guarded
 async def journal(request: web.Request) -> web.Response:
     workspace = reads.workspace(request.app[SIDECAR], _text(request, "workspace_id"))
@@ -117,7 +111,6 @@ async def journal(request: web.Request) -> web.Response:
     return page("Journal", views.journal_view(workspace, q, entries), here="/ui/journal")
 
 
-@routes.get("/ui/graph")
 @_guarded
 async def graph(request: web.Request) -> web.Response:
     entity, workspace, scope = _words(request, "entity"), _text(request, "workspace_id"), _text(request, "scope")
@@ -129,7 +122,6 @@ async def graph(request: web.Request) -> web.Response:
     return page("Knowledge graph", views.graph_view(entity or "", stats, line, near), here="/ui/graph")
 
 
-@routes.get("/ui/health")
 @_guarded
 async def health(request: web.Request) -> web.Response:
     workspace = reads.workspace(request.app[SIDECAR], _text(request, "workspace_id"))
@@ -138,7 +130,6 @@ async def health(request: web.Request) -> web.Response:
     return page("Memory health", views.health_view(workspace, history), here="/ui/health")
 
 
-@routes.get("/ui/block")
 @_guarded
 async def block(request: web.Request) -> web.Response:
     query, role = _words(request, "query"), _text(request, "role")

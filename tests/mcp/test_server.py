@@ -354,7 +354,8 @@ def test_public_names_are_pinned() -> None:
         "SESSIONS",
         "TOOL_NAMES",
         "McpSessions",
-        "routes",
+        "mcp_endpoint",
+        "memory_tools",
         "setup",
         "tool_definitions",
     }
