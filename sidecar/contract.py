@@ -56,6 +56,7 @@ __all__ = [
     "DeleteRequest",
     "DiaryReadRequest",
     "DiaryWriteRequest",
+    "Format",
     "HealthAnswer",
     "IdentityRequest",
     "IndexState",
@@ -847,38 +848,50 @@ ANSWERS: tuple[type, ...] = (
 )
 
 
-def json_schema(shape: type) -> Schema:
+@dataclass(frozen=True)
+class Format:
+    """In ``Annotated[str, Format("date-time")]``: the JSON Schema ``format`` of a string answer."""
+
+    name: str
+
+
+def json_schema(shape: type, *, inline: bool = False) -> Schema:
     """The JSON Schema of a TypedDict: keys marked ``NotRequired`` are optional, a nested TypedDict
-    is a ``$ref`` to its own schema by name, and an ``Annotated`` string is a description. Answer
-    objects stay open (no ``additionalProperties: false``) so a new field never breaks a client."""
+    is a ``$ref`` to its own schema by name (``inline``: its schema, written in place), and an
+    ``Annotated`` string is a description (a ``Format`` there is the string's ``format``). Answer objects stay open (no ``additionalProperties: false``) so a new field never
+    breaks a client."""
     hints = get_type_hints(shape, include_extras=True)
     # Read from the hints, not ``__required_keys__``: with postponed annotations Python 3.11 cannot
     # see NotRequired when the class is made, and would call every key required.
     required = [name for name, hint in hints.items() if get_origin(hint) is not NotRequired]
-    properties = {name: _schema_of(hint) for name, hint in hints.items()}
+    properties = {name: _schema_of(hint, inline) for name, hint in hints.items()}
     return {"type": "object", "properties": properties, "required": required}
 
 
-def _schema_of(hint: Any) -> Schema:
+def _schema_of(hint: Any, inline: bool) -> Schema:
     origin = get_origin(hint)
     if origin is NotRequired:
-        return _schema_of(get_args(hint)[0])
+        return _schema_of(get_args(hint)[0], inline)
     if origin is Annotated:
         inner, *meta = get_args(hint)
-        schema = _schema_of(inner)
-        notes = [m for m in meta if isinstance(m, str)]
-        return {**schema, "description": notes[0]} if notes else schema
+        schema = _schema_of(inner, inline)
+        for note in meta:
+            if isinstance(note, str):
+                schema = {**schema, "description": note}
+            elif isinstance(note, Format):
+                schema = {**schema, "format": note.name}
+        return schema
     if origin is Literal:
         values = list(get_args(hint))
         return {"const": values[0]} if len(values) == 1 else {"enum": values}
     if origin is list:
-        return {"type": "array", "items": _schema_of(get_args(hint)[0])}
+        return {"type": "array", "items": _schema_of(get_args(hint)[0], inline)}
     if origin is dict:
         return {"type": "object"}
     if origin in (Union, types.UnionType):
-        return {"anyOf": [_schema_of(arg) for arg in get_args(hint)]}
+        return {"anyOf": [_schema_of(arg, inline) for arg in get_args(hint)]}
     if isinstance(hint, type) and hasattr(hint, "__required_keys__"):
-        return {"$ref": f"#/components/schemas/{hint.__name__}"}
+        return json_schema(hint, inline=True) if inline else {"$ref": f"#/components/schemas/{hint.__name__}"}
     simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
     if hint in simple:
         return {"type": simple[hint]}

@@ -3,16 +3,18 @@ tools take their schemas from it, and real answers of a live sidecar validate ag
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args
 
 import jsonschema
 import pytest
 
 from sidecar import contract
-from sidecar.contract import FIELDS, SEARCH_REQUEST, WRITE_REQUEST, json_schema
+from sidecar.contract import FIELDS, SEARCH_REQUEST, WRITE_REQUEST, Format, json_schema
+from sidecar.episodic.entry import MEMORY_TYPES, STATUSES
 from sidecar.errors import BadRequest
 from sidecar.http.openapi import DOCUMENT
 from sidecar.mcp.server import tool_definitions
+from sidecar.ops import answers
 from sidecar.settings import Settings
 from tests.support.memory import ClientFactory
 
@@ -42,6 +44,27 @@ def test_json_schema_reads_required_keys_literals_refs_and_descriptions() -> Non
     assert props["extra"] == {"type": "object"}
 
 
+class Outer(TypedDict):
+    inner: Annotated[Inner, "the part"]
+    maybe: NotRequired[Inner | None]
+    when: Annotated[str, Format("date-time")] | None
+
+
+def test_json_schema_inline_writes_nested_shapes_in_place_and_reads_formats() -> None:
+    inner = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    schema = json_schema(Outer, inline=True)
+    assert schema["required"] == ["inner", "when"]
+    assert schema["properties"] == {
+        "inner": {**inner, "description": "the part"},
+        "maybe": {"anyOf": [inner, {"type": "null"}]},
+        "when": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]},
+    }
+    assert json_schema(Outer)["properties"]["inner"] == {
+        "$ref": "#/components/schemas/Inner",
+        "description": "the part",
+    }
+
+
 def test_json_schema_refuses_a_type_it_cannot_describe() -> None:
     class Odd(TypedDict):
         when: bytes
@@ -56,6 +79,13 @@ def test_the_openapi_document_takes_its_shapes_from_the_contract() -> None:
     assert schemas["WriteRequest"] == WRITE_REQUEST
     for shape in contract.ANSWERS:
         assert schemas[shape.__name__] == json_schema(shape)
+    for name, shape in answers.ANSWERS.items():
+        assert schemas[name] == json_schema(shape, inline=True)
+
+
+def test_the_answer_types_name_the_journal_s_memory_types_and_statuses() -> None:
+    assert get_args(answers.MemoryType) == MEMORY_TYPES
+    assert get_args(answers.MemoryStatus) == STATUSES
 
 
 def test_mcp_tool_inputs_are_the_contract_fields_with_role_enums() -> None:
@@ -127,3 +157,45 @@ async def test_live_answers_validate_against_the_contract(sidecar_client: Client
     broken = {**answer, "results": [{k: v for k, v in answer["results"][0].items() if k != "path"}]}
     with pytest.raises(jsonschema.ValidationError):
         _validator("SearchAnswer").validate(broken)
+
+
+async def test_live_memory_journal_and_status_answers_validate_against_their_types(
+    sidecar_client: ClientFactory, memory_dir: Any
+) -> None:
+    client = await sidecar_client()
+    remembered = await client.post("/memory/remember", json={"content": "Using Go for the API", "topic_key": "api"})
+    assert remembered.status == 201, await remembered.text()
+    memory = await remembered.json()
+    _validator("RememberAnswer").validate(memory)
+    recalled = await client.post("/memory/recall", json={"query": "Go API", "explain": True})
+    assert recalled.status == 200
+    recall = await recalled.json()
+    assert [hit["id"] for hit in recall["hits"]] == [memory["id"]]
+    _validator("MemoryRecallAnswer").validate(recall)
+    feedback = await client.post("/memory/feedback", json={"id": memory["id"], "signal": "+"})
+    _validator("FeedbackAnswer").validate(await feedback.json())
+    listed = await (await client.get("/memory/memories")).json()
+    assert [m["id"] for m in listed["memories"]] == [memory["id"]]
+    for entry in listed["memories"]:
+        _validator("JournalEntry").validate(entry)
+    forgot = await client.post("/memory/forget", json={"topic_key": "api"})
+    _validator("ForgetAnswer").validate(await forgot.json())
+    journaled = await client.post(
+        "/journal",
+        json={"workspace_id": "w", "agent_id": "a", "entry_type": "peer.escalation", "summary": "OOM in checkout"},
+    )
+    assert journaled.status == 201
+    body = {"workspace_id": "w", "agent_id": "a", "query_text": "checkout OOM", "hybrid": True}
+    episodic = await (await client.post("/episodic/recall", json=body)).json()
+    assert episodic["hits"], episodic
+    _validator("RecallResponse").validate(episodic)
+    health = await client.post("/memory/health", params={"recompute": "1", "workspace_id": "w"})
+    assert health.status == 200
+    _validator("HealthSnapshot").validate(await health.json())
+    status = await (await client.get("/memory/status")).json()
+    _validator("Status").validate(status)
+    # The derived schemas do check: a status without its tier, or a recall scope it never gives, is refused.
+    with pytest.raises(jsonschema.ValidationError):
+        _validator("Status").validate({k: v for k, v in status.items() if k != "tier"})
+    with pytest.raises(jsonschema.ValidationError):
+        _validator("MemoryRecallAnswer").validate({**recall, "scope": "everyone"})

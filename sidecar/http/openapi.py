@@ -23,8 +23,8 @@ from typing import Any
 from sidecar import __version__
 from sidecar.contract import ANSWERS as ANSWER_SHAPES
 from sidecar.contract import json_schema
-from sidecar.episodic.entry import MEMORY_TYPES
 from sidecar.http.palace_schemas import ANSWERS as PALACE_ANSWERS
+from sidecar.ops.answers import ANSWERS as OP_ANSWERS
 from sidecar.ops.registry import OPERATIONS, Operation
 from sidecar.ops.requests import BODIES, Param
 
@@ -69,6 +69,8 @@ SCAN_CATEGORIES = (
 
 SCHEMAS: dict[str, Schema] = {
     **{shape.__name__: json_schema(shape) for shape in ANSWER_SHAPES},
+    # The typed memories', the journal's and the status operations' answers (sidecar.ops.answers).
+    **{name: json_schema(shape, inline=True) for name, shape in OP_ANSWERS.items()},
     # The request bodies the document names: the registry's (sidecar.ops.requests).
     **{body.name: body.schema for body in BODIES.values() if body.name is not None},
     "Error": _obj(
@@ -104,131 +106,6 @@ SCHEMAS: dict[str, Schema] = {
             }
         },
         closed=True,
-    ),
-    "Status": _obj(
-        {"tier": STR, "files": INT, "chunks": INT, "bytes": INT, "integrity": STR},
-        {
-            "dir": STR,
-            "index_bytes": INT,
-            "last_reindex": _nullable(_obj({"at": NUM, "duration_ms": NUM, "kind": STR})),
-            "bm25": _obj(
-                {"engine": {"enum": ["postings", "fts5"]}},
-                {"postings": {"type": ["integer", "string"]}, "terms": INT, "delta_chunks": INT},
-            ),
-            "queue": _obj({"indexed_seq": INT, "pending": INT, "lag_ms": NUM, "depth": INT, "errors": INT}),
-            "watcher": _nullable(_obj({"running": BOOL, "restarts": INT})),
-            "via": {"type": "string", "description": "member: the lead that answered"},
-            "store": {"type": "string", "description": "a member's crew in a server store: postgres"},
-            "crew": STR,
-            "vectors": INT,
-            "seq": {"type": "integer", "description": "the lead's writes the crew store holds, up to this seq"},
-            "copy_skipped": _obj(
-                {"files": INT, "memories": INT},
-                description="with a server crew store (the lead's crew status and a member's): crew files and "
-                "crew memories the lead's copy into the store left out (text the database cannot hold)",
-            ),
-            "last_indexed": _nullable({"type": "string", "format": "date-time"}),
-            "skipped": _obj(
-                {
-                    "count": INT,
-                    "first": {"type": "array", "items": _obj({"path": STR, "reason": STR})},
-                },
-                description="paths under the tier dir the index leaves out because they break the path "
-                "rules (too long or deep, a hidden or lookalike name, a linked or unreadable directory), "
-                "with why; first names up to 20 of them",
-            ),
-        },
-    ),
-    "JournalEntry": _obj(
-        {
-            "id": STR,
-            "seq": INT,
-            "workspace_id": STR,
-            "crew_id": _nullable(STR),
-            "agent_id": _nullable(STR),
-            "ts": STR,
-            "entry_type": STR,
-            "severity": STR,
-            "summary": STR,
-            "payload": {"type": "object"},
-            "refs": {"type": "object"},
-            "priority": {"anyOf": [STR, INT, {"type": "null"}], "description": "1-10, or a marker (pin...)"},
-            "embeddable": BOOL,
-            "memory_type": _nullable({"enum": list(MEMORY_TYPES)}),
-            "topic_key": _nullable(STR),
-            "namespace": STR,
-            "status": {"enum": ["live", "superseded", "retired"]},
-            "superseded_by": _nullable(STR),
-            "importance": NUM,
-            "confidence": NUM,
-            "tags": STRS,
-            "expires_at": _nullable(STR),
-        }
-    ),
-    "RememberAnswer": _obj(
-        {"id": STR, "seq": INT, "memory_type": {"enum": list(MEMORY_TYPES)}, "namespace": STR, "crew": BOOL},
-        {"topic_key": _nullable(STR), "supersedes": _nullable(STR), "expires_at": _nullable(STR)},
-    ),
-    "MemoryRecallAnswer": _obj(
-        {
-            "hits": {
-                "type": "array",
-                "items": _obj(
-                    {"id": STR, "content": STR, "score": NUM, "source": {"enum": ["own", "crew"]}, "entry_type": STR},
-                    {
-                        "memory_type": _nullable(STR),
-                        "via": {"enum": ["dense", "bm25", "both"]},
-                        "topic_key": _nullable(STR),
-                        "tags": STRS,
-                        "explain": {"type": "object", "description": "the score's parts"},
-                    },
-                ),
-            },
-            "scope": {"enum": ["own", "crew_shared"]},
-            "scoring": {"enum": ["importance", "activation"]},
-            "dense": {"enum": ["ok", "no_embedder", "embedder_error"]},
-        },
-        {"degraded": {"type": "array", "items": {"enum": ["crew"]}}},
-    ),
-    "FeedbackAnswer": _obj(
-        {"id": STR, "signal": {"enum": ["+", "-"]}, "importance": NUM, "confidence": NUM, "status": STR},
-        {"feedback": _obj({"positive": INT, "negative": INT})},
-    ),
-    "ForgetAnswer": _obj({"forgotten": STRS}),
-    "RecallResponse": _obj(
-        {
-            "hits": {
-                "type": "array",
-                "items": _obj(
-                    {
-                        "entry_id": STR,
-                        "score": NUM,
-                        "age_seconds": NUM,
-                        "summary": STR,
-                        "entry_type": STR,
-                        "highlights": {
-                            "type": "array",
-                            "items": {"type": "array", "items": INT},
-                            "description": "[start, end) offsets of the query's terms in summary, in Unicode code points",
-                        },
-                    },
-                    {"agent_id": _nullable(STR), "payload": {"type": "object"}, "cosine": _nullable(NUM)}
-                    | {"importance": _nullable(NUM), "via": {"enum": ["dense", "bm25", "hybrid", "similar"]}},
-                ),
-            },
-            "hybrid": BOOL,
-            "dense": {"enum": ["ok", "no_embedder", "embedder_error"]},
-        }
-    ),
-    "HealthSnapshot": _obj(
-        {
-            "workspace_id": STR,
-            "crew_id": _nullable(STR),
-            "snapshot_date": STR,
-            "metrics": _obj({k: NUM for k in ("freshness", "coverage", "coherence", "efficiency", "reachability")}),
-            "score": NUM,
-            "band": {"enum": ["red", "yellow", "green"]},
-        }
     ),
     "RpcMessage": _obj(
         {"jsonrpc": {"const": "2.0"}},

@@ -1,0 +1,238 @@
+"""What the typed memories, the journal and the status operations answer, as TypedDicts.
+
+The operations are typed with them, and the OpenAPI document (``sidecar.http.openapi``) derives
+its answer schemas from them with ``sidecar.contract.json_schema`` (``inline=True``: the parts
+below an answer are written in place, not named), so the MCP tools' output schemas, taken from
+that document, come from these types too. ``JournalEntryAnswer`` is the document's
+``JournalEntry`` (the name ``sidecar.episodic.entry`` gives the entry itself).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
+
+from sidecar.contract import Format
+
+__all__ = [
+    "ANSWERS",
+    "Dense",
+    "FeedbackAnswer",
+    "ForgetAnswer",
+    "HealthSnapshot",
+    "JournalEntryAnswer",
+    "MemoryRecallAnswer",
+    "MemoryStatus",
+    "MemoryType",
+    "RecallResponse",
+    "RememberAnswer",
+    "Status",
+]
+
+#: ``sidecar.episodic.entry.MEMORY_TYPES`` and ``STATUSES`` as types (a test holds them equal).
+MemoryType = Literal["fact", "decision", "preference", "todo", "error", "context", "workflow", "meeting_ledger"]
+MemoryStatus = Literal["live", "superseded", "retired"]
+#: How the dense leg of a recall went.
+Dense = Literal["ok", "no_embedder", "embedder_error"]
+
+
+class RememberAnswer(TypedDict):
+    id: str
+    seq: int
+    memory_type: MemoryType
+    namespace: str
+    crew: bool
+    topic_key: NotRequired[str | None]
+    supersedes: NotRequired[str | None]
+    expires_at: NotRequired[str | None]
+
+
+class MemoryHit(TypedDict):
+    id: str
+    content: str
+    score: float
+    source: Literal["own", "crew"]
+    entry_type: str
+    memory_type: NotRequired[str | None]
+    via: NotRequired[Literal["dense", "bm25", "both"]]
+    topic_key: NotRequired[str | None]
+    tags: NotRequired[list[str]]
+    explain: NotRequired[Annotated[dict[str, Any], "the score's parts"]]
+
+
+class MemoryRecallAnswer(TypedDict):
+    hits: list[MemoryHit]
+    scope: Literal["own", "crew_shared"]
+    scoring: Literal["importance", "activation"]
+    dense: Dense
+    degraded: NotRequired[list[Literal["crew"]]]
+
+
+class FeedbackCounts(TypedDict):
+    positive: int
+    negative: int
+
+
+class FeedbackAnswer(TypedDict):
+    id: str
+    signal: Literal["+", "-"]
+    importance: float
+    confidence: float
+    status: str
+    feedback: NotRequired[FeedbackCounts]
+
+
+class ForgetAnswer(TypedDict):
+    forgotten: list[str]
+
+
+class RecallHit(TypedDict):
+    entry_id: str
+    score: float
+    age_seconds: float
+    summary: str
+    entry_type: str
+    highlights: Annotated[
+        list[list[int]], "[start, end) offsets of the query's terms in summary, in Unicode code points"
+    ]
+    agent_id: NotRequired[str | None]
+    payload: NotRequired[dict[str, Any]]
+    cosine: NotRequired[float | None]
+    importance: NotRequired[float | None]
+    via: NotRequired[Literal["dense", "bm25", "hybrid", "similar"]]
+
+
+class RecallResponse(TypedDict):
+    hits: list[RecallHit]
+    hybrid: bool
+    dense: Dense
+
+
+class HealthMetrics(TypedDict):
+    freshness: float
+    coverage: float
+    coherence: float
+    efficiency: float
+    reachability: float
+
+
+class HealthSnapshot(TypedDict):
+    workspace_id: str
+    crew_id: str | None
+    snapshot_date: str
+    metrics: HealthMetrics
+    score: float
+    band: Literal["red", "yellow", "green"]
+
+
+class JournalEntryAnswer(TypedDict):
+    id: str
+    seq: int
+    workspace_id: str
+    crew_id: str | None
+    agent_id: str | None
+    ts: str
+    entry_type: str
+    severity: str
+    summary: str
+    payload: dict[str, Any]
+    refs: dict[str, Any]
+    priority: Annotated[str | int | None, "1-10, or a marker (pin...)"]
+    embeddable: bool
+    memory_type: MemoryType | None
+    topic_key: str | None
+    namespace: str
+    status: MemoryStatus
+    superseded_by: str | None
+    importance: float
+    confidence: float
+    tags: list[str]
+    expires_at: str | None
+
+
+class LastReindex(TypedDict):
+    at: float
+    duration_ms: float
+    kind: str
+
+
+class Bm25State(TypedDict):
+    engine: Literal["postings", "fts5"]
+    postings: NotRequired[int | str]
+    terms: NotRequired[int]
+    delta_chunks: NotRequired[int]
+
+
+class QueueState(TypedDict):
+    indexed_seq: int
+    pending: int
+    lag_ms: float
+    depth: int
+    errors: int
+
+
+class WatcherState(TypedDict):
+    running: bool
+    restarts: int
+
+
+class CopySkipped(TypedDict):
+    files: int
+    memories: int
+
+
+class SkippedPath(TypedDict):
+    path: str
+    reason: str
+
+
+class Skipped(TypedDict):
+    count: int
+    first: list[SkippedPath]
+
+
+class Status(TypedDict):
+    tier: str
+    files: int
+    chunks: int
+    bytes: int
+    integrity: str
+    dir: NotRequired[str]
+    index_bytes: NotRequired[int]
+    last_reindex: NotRequired[LastReindex | None]
+    bm25: NotRequired[Bm25State]
+    queue: NotRequired[QueueState]
+    watcher: NotRequired[WatcherState | None]
+    via: NotRequired[Annotated[str, "member: the lead that answered"]]
+    store: NotRequired[Annotated[str, "a member's crew in a server store: postgres"]]
+    crew: NotRequired[str]
+    vectors: NotRequired[int]
+    seq: NotRequired[Annotated[int, "the lead's writes the crew store holds, up to this seq"]]
+    copy_skipped: NotRequired[
+        Annotated[
+            CopySkipped,
+            "with a server crew store (the lead's crew status and a member's): crew files and "
+            "crew memories the lead's copy into the store left out (text the database cannot hold)",
+        ]
+    ]
+    last_indexed: NotRequired[Annotated[str, Format("date-time")] | None]
+    skipped: NotRequired[
+        Annotated[
+            Skipped,
+            "paths under the tier dir the index leaves out because they break the path "
+            "rules (too long or deep, a hidden or lookalike name, a linked or unreadable directory), "
+            "with why; first names up to 20 of them",
+        ]
+    ]
+
+
+#: The answers the OpenAPI document names, by their name there.
+ANSWERS: dict[str, type] = {
+    "Status": Status,
+    "JournalEntry": JournalEntryAnswer,
+    "RememberAnswer": RememberAnswer,
+    "MemoryRecallAnswer": MemoryRecallAnswer,
+    "FeedbackAnswer": FeedbackAnswer,
+    "ForgetAnswer": ForgetAnswer,
+    "RecallResponse": RecallResponse,
+    "HealthSnapshot": HealthSnapshot,
+}
