@@ -194,6 +194,16 @@ async def test_live_memory_journal_and_status_answers_validate_against_their_typ
     _validator("HealthSnapshot").validate(await health.json())
     status = await (await client.get("/memory/status")).json()
     _validator("Status").validate(status)
+    # The types name every field these answers carry (the schemas stay open for fields to come).
+    components = DOCUMENT["components"]["schemas"]
+    recall_hit = components["MemoryRecallAnswer"]["properties"]["hits"]["items"]
+    for name, answer in [("RememberAnswer", memory), ("MemoryRecallAnswer", recall), ("Status", status)]:
+        assert set(answer) <= set(components[name]["properties"]), (
+            name,
+            set(answer) - set(components[name]["properties"]),
+        )
+    assert set(recall["hits"][0]) <= set(recall_hit["properties"])
+    assert set(episodic["hits"][0]) <= set(components["RecallResponse"]["properties"]["hits"]["items"]["properties"])
     # The derived schemas do check: a status without its tier, or a recall scope it never gives, is refused.
     with pytest.raises(jsonschema.ValidationError):
         _validator("Status").validate({k: v for k, v in status.items() if k != "tier"})

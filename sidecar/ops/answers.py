@@ -57,6 +57,21 @@ class MemoryHit(TypedDict):
     topic_key: NotRequired[str | None]
     tags: NotRequired[list[str]]
     explain: NotRequired[Annotated[dict[str, Any], "the score's parts"]]
+    agent_id: NotRequired[str | None]
+    namespace: NotRequired[str]
+    priority: NotRequired[Annotated[str | int | None, "1-10, or a marker (pin...)"]]
+    confidence: NotRequired[float]
+    ts: NotRequired[str]
+    age_seconds: NotRequired[float]
+    expires_at: NotRequired[str | None]
+
+
+class NearMiss(TypedDict):
+    id: str
+    content: str
+    cosine: float
+    floor: Annotated[float, "the cosine a memory needs to be recalled"]
+    note: str
 
 
 class MemoryRecallAnswer(TypedDict):
@@ -65,6 +80,9 @@ class MemoryRecallAnswer(TypedDict):
     scoring: Literal["importance", "activation"]
     dense: Dense
     degraded: NotRequired[list[Literal["crew"]]]
+    near: NotRequired[
+        Annotated[NearMiss, "nothing was recalled, but this memory came near the query, under the match floor"]
+    ]
 
 
 class FeedbackCounts(TypedDict):
@@ -83,6 +101,7 @@ class FeedbackAnswer(TypedDict):
 
 class ForgetAnswer(TypedDict):
     forgotten: list[str]
+    facts_ended: NotRequired[Annotated[int, "the knowledge graph's facts the forgotten memories stated, ended now"]]
 
 
 class RecallHit(TypedDict):
@@ -197,6 +216,13 @@ class Status(TypedDict):
     bytes: int
     integrity: str
     dir: NotRequired[str]
+    embedder: NotRequired[
+        Annotated[
+            dict[str, Any],
+            "the embedder: state, model, dim, search (hybrid or bm25), fusion, vectors, backlog; while it "
+            "catches up, progress; when degraded, last_error and retry_in_s",
+        ]
+    ]
     index_bytes: NotRequired[int]
     last_reindex: NotRequired[LastReindex | None]
     bm25: NotRequired[Bm25State]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from sidecar.clock import utcnow
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry, invalid, require_id
@@ -23,6 +23,7 @@ from sidecar.episodic.session import SUMMARY_ENTRY_TYPE, SessionRequest, source_
 from sidecar.errors import Conflict, NotFound
 from sidecar.index.query import terms
 from sidecar.index.snippet import mark_terms, query_tokens
+from sidecar.ops.answers import HealthSnapshot, RecallResponse
 from sidecar.ops.sidecar import Sidecar
 from sidecar.settings import Settings
 
@@ -220,24 +221,24 @@ class EntriesRecall:
         return cls(Query.from_json(rest), hybrid)
 
 
-async def recall(sc: Sidecar, req: EntriesRecall) -> dict[str, Any]:
+async def recall(sc: Sidecar, req: EntriesRecall) -> RecallResponse:
     """Entries by meaning (cosine x importance), or fused with BM25 (``hybrid``), each hit with the
     highlights of the query's terms in its summary."""
     query, hybrid = req.query, req.hybrid
     outcome = await run_recall(sc.journal, sc.embedder, query, hybrid=hybrid)
     tokens = query_tokens(terms(query.query_text))
     hits = [{**h.to_json(), "highlights": [[a, b] for a, b in mark_terms(h.summary, tokens)]} for h in outcome.hits]
-    return {"hits": hits, "hybrid": hybrid, "dense": outcome.dense}
+    return cast(RecallResponse, {"hits": hits, "hybrid": hybrid, "dense": outcome.dense})
 
 
-async def health(sc: Sidecar, req: HealthRequest) -> dict[str, Any]:
+async def health(sc: Sidecar, req: HealthRequest) -> HealthSnapshot:
     """The latest stored health snapshot (never recomputed); 404 when there is none yet."""
     snapshot = await latest_health(sc.journal, req.workspace_id, req.crew_id)
     if snapshot is None:
         raise NotFound(f"no health snapshot for workspace {req.workspace_id}; POST /memory/health?recompute=1")
-    return snapshot.to_json()
+    return cast(HealthSnapshot, snapshot.to_json())
 
 
-async def recompute_health(sc: Sidecar, req: HealthRequest) -> dict[str, Any]:
+async def recompute_health(sc: Sidecar, req: HealthRequest) -> HealthSnapshot:
     """The health snapshot computed now (and stored)."""
-    return (await compute_health(sc.journal, req.workspace_id, req.crew_id)).to_json()
+    return cast(HealthSnapshot, (await compute_health(sc.journal, req.workspace_id, req.crew_id)).to_json())

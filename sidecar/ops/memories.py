@@ -14,10 +14,10 @@ with no hop through the lead; writes still go to the lead, which copies them bef
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -38,6 +38,7 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import Scope
 from sidecar.errors import CrewUnavailable, NotFound, refuse_unknown
 from sidecar.kg.model import Scope as KgScope
+from sidecar.ops.answers import FeedbackAnswer, ForgetAnswer, MemoryRecallAnswer, RememberAnswer
 from sidecar.ops.crew import CrewRemote, crew_kind
 from sidecar.ops.sidecar import Sidecar
 from sidecar.settings import Settings
@@ -105,33 +106,33 @@ def restore_request(settings: Settings, body: Mapping[str, Any]) -> RestoreReque
 
 
 # -- the operations ------------------------------------------------------------------------------------
-async def remember(sc: Sidecar, req: RememberRequest, body: Mapping[str, Any]) -> dict[str, Any]:
+async def remember(sc: Sidecar, req: RememberRequest, body: Mapping[str, Any]) -> RememberAnswer:
     """Store one typed memory. A crew memory on a member goes to the lead: ``body`` as the client
     sent it, with the identity the request resolved (the lead checks it again)."""
     if req.scope == "crew" and _remote(sc):
         sent = {k: v for k, v in body.items() if k != "scope"}
         entry = req.entry
         sent.update(workspace_id=entry.workspace_id, agent_id=entry.agent_id, namespace=entry.namespace)
-        return await _lead(sc).memory("remember", sent)
+        return cast(RememberAnswer, await _lead(sc).memory("remember", sent))
     return await _remember_here(sc, req.entry)
 
 
-async def remember_entry(sc: Sidecar, entry: JournalEntry) -> dict[str, Any]:
+async def remember_entry(sc: Sidecar, entry: JournalEntry) -> RememberAnswer:
     """Store one typed memory built by the caller (the ingest: its own id, time and type) here."""
     return await _remember_here(sc, entry)
 
 
-async def _remember_here(sc: Sidecar, entry: JournalEntry) -> dict[str, Any]:
+async def _remember_here(sc: Sidecar, entry: JournalEntry) -> RememberAnswer:
     """Store ``entry`` in this journal. A topic key upserts within its own scope only: on a lead,
     one journal holds the lead's own memories and the crew's, and each may hold the same key."""
-    answer = await episodic.remember(sc.journal, entry)
+    answer = cast(RememberAnswer, await episodic.remember(sc.journal, entry))
     sc.indexer.notify()
     if entry.crew_id is not None:
         await _shared(sc, [answer["id"], answer["supersedes"]])
     return answer
 
 
-async def _shared(sc: Sidecar, ids: list[str | None]) -> None:
+async def _shared(sc: Sidecar, ids: Sequence[str | None]) -> None:
     """After a crew write on a lead with a server crew store: the store gets the entries it
     touched before the answer, so the member that wrote reads it on its next recall from another host."""
     mirror = sc.crew.journal_mirror
@@ -139,7 +140,7 @@ async def _shared(sc: Sidecar, ids: list[str | None]) -> None:
         await mirror.flush([i for i in ids if i is not None])
 
 
-async def recall(sc: Sidecar, req: RecallRequest) -> dict[str, Any]:
+async def recall(sc: Sidecar, req: RecallRequest) -> MemoryRecallAnswer:
     settings = sc.settings
     crew = req.scope is Scope.CREW_SHARED
     now = utcnow()
@@ -158,7 +159,7 @@ async def recall(sc: Sidecar, req: RecallRequest) -> dict[str, Any]:
         found.sort(key=lambda h: -float(h["score"]))
         found = found[: req.k]
     answer["hits"] = found
-    return answer
+    return cast(MemoryRecallAnswer, answer)
 
 
 async def _crew_hits(sc: Sidecar, req: RecallRequest, now: datetime) -> list[dict[str, Any]]:
@@ -191,37 +192,39 @@ def _lead_hits(answer: dict[str, Any]) -> list[dict[str, Any]]:
     return [{**h, "source": "crew"} for h in good]
 
 
-async def feedback(sc: Sidecar, req: FeedbackRequest) -> dict[str, Any]:
+async def feedback(sc: Sidecar, req: FeedbackRequest) -> FeedbackAnswer:
     settings = sc.settings
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(sc):
             sent = {**target_json(req.who, req.entry_id, req.topic_key), "signal": "+" if req.positive else "-"}
-            return await _lead(sc).memory("feedback", sent)
-        answer = await episodic.feedback(sc.journal, req, crew_id=settings.crew_id)
+            return cast(FeedbackAnswer, await _lead(sc).memory("feedback", sent))
+        answer = cast(FeedbackAnswer, await episodic.feedback(sc.journal, req, crew_id=settings.crew_id))
         await _shared(sc, [answer["id"]])
         return answer
-    return await episodic.feedback(sc.journal, req)
+    return cast(FeedbackAnswer, await episodic.feedback(sc.journal, req))
 
 
-async def forget(sc: Sidecar, req: ForgetRequest) -> dict[str, Any]:
+async def forget(sc: Sidecar, req: ForgetRequest) -> ForgetAnswer:
     settings = sc.settings
     if req.scope == "crew":
         _need_crew(settings)
         if _remote(sc):
-            return await _lead(sc).memory("forget", target_json(req.who, req.entry_id, req.topic_key))
+            return cast(
+                ForgetAnswer, await _lead(sc).memory("forget", target_json(req.who, req.entry_id, req.topic_key))
+            )
         gone = await _forget_here(sc, req, settings.crew_id)
         await _shared(sc, gone["forgotten"])
         return gone
     return await _forget_here(sc, req, None)
 
 
-async def _forget_here(sc: Sidecar, req: ForgetRequest, crew_id: str | None) -> dict[str, Any]:
+async def _forget_here(sc: Sidecar, req: ForgetRequest, crew_id: str | None) -> ForgetAnswer:
     """Forget in this journal, and end the graph's facts the forgotten memories stated."""
     kg = sc.kg
     if kg is not None:
         await kg.ingest.follow()  # every fact they stated is in the graph before they go
-    gone = await episodic.forget(sc.journal, req, crew_id=crew_id)
+    gone = cast(ForgetAnswer, await episodic.forget(sc.journal, req, crew_id=crew_id))
     if kg is not None:
         scope = KgScope(req.who.workspace_id, crew_id or "")
         gone["facts_ended"] = await kg.ingest.forgotten(scope, gone["forgotten"])
@@ -240,7 +243,7 @@ def _need_crew(settings: Settings) -> None:
         raise invalid("scope", "scope crew needs a crew: this sidecar runs solo")
 
 
-async def crew_memory(sc: Sidecar, op: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+async def crew_memory(sc: Sidecar, op: str, body: dict[str, Any]) -> tuple[Mapping[str, Any], int]:
     """The lead's side of a member's crew-memory request (its crew listener calls this): always
     the crew's entries in this journal, in the workspace and namespace the member names."""
     settings = sc.settings
@@ -261,9 +264,9 @@ async def crew_memory(sc: Sidecar, op: str, body: dict[str, Any]) -> tuple[dict[
         await _shared(sc, [answer["id"]])
         return answer, 200
     if op == "forget":
-        answer = await _forget_here(sc, ForgetRequest.from_json(body, who), settings.crew_id)
-        await _shared(sc, answer["forgotten"])
-        return answer, 200
+        gone = await _forget_here(sc, ForgetRequest.from_json(body, who), settings.crew_id)
+        await _shared(sc, gone["forgotten"])
+        return gone, 200
     raise NotFound(f"no crew memory operation {op!r}")
 
 

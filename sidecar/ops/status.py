@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 import structlog
 
@@ -13,6 +13,7 @@ from sidecar.contract import HealthAnswer, Role
 from sidecar.errors import BadRequest, ClientClosed, EngineUnavailable, Forbidden, NoCrewTier
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import Cancelled
+from sidecar.ops.answers import Status
 from sidecar.ops.sidecar import Sidecar
 from sidecar.retrieval.batcher import embed_status
 
@@ -51,14 +52,14 @@ def healthz(sc: Sidecar) -> HealthAnswer:
     return {"status": "ok", "role": cast(Role, sc.settings.role), "tiers": sorted(sc.tiers.keys())}
 
 
-async def status(sc: Sidecar, req: StatusRequest) -> dict[str, Any]:
+async def status(sc: Sidecar, req: StatusRequest) -> Status:
     """A tier's index, embedder, queue and watcher; a member's crew status comes from its crew."""
     if req.scope == "crew" and sc.crew.remote is not None:
-        return await sc.crew.remote.status()
+        return cast(Status, await sc.crew.remote.status())
     return await _status(sc, tier_for(sc, req.scope))
 
 
-async def reindex(sc: Sidecar, req: StatusRequest, client_gone: Callable[[], bool]) -> dict[str, Any]:
+async def reindex(sc: Sidecar, req: StatusRequest, client_gone: Callable[[], bool]) -> Status:
     """Rebuild a tier's index from its files, then its status. It stops (and the previous index
     stays) when ``client_gone`` says the client left (499 ``client_closed``) or the sidecar shuts
     down (503 ``reindex_cancelled``)."""
@@ -80,7 +81,7 @@ async def reindex(sc: Sidecar, req: StatusRequest, client_gone: Callable[[], boo
     return await _status(sc, tier)
 
 
-async def _status(sc: Sidecar, tier: Tier) -> dict[str, Any]:
+async def _status(sc: Sidecar, tier: Tier) -> Status:
     body = await tier.status()
     body.update(embed_status(sc.hybrid, sc.batcher, tier.name))
     body["queue"] = {**sc.queue.state(), "depth": sc.queue.pending, "errors": sc.queue.errors}
@@ -88,4 +89,4 @@ async def _status(sc: Sidecar, tier: Tier) -> dict[str, Any]:
     body["watcher"] = watcher.status() if watcher is not None else None
     if tier.name == "crew" and sc.crew.journal_mirror is not None:  # a lead copying its crew into a server store
         body["copy_skipped"] = sc.crew.journal_mirror.copy_skipped()
-    return body
+    return cast(Status, body)
