@@ -48,8 +48,7 @@ def workspace(sc: Sidecar, given: str | None) -> str:
 
 async def files(sc: Sidecar) -> list[dict[str, Any]]:
     """Every memory file of the tiers, as ``GET /memory/list`` lists them."""
-    listed: list[dict[str, Any]] = (await palace.listed(sc, ListRequest()))["files"]
-    return listed
+    return [dict(f) for f in (await palace.listed(sc, ListRequest()))["files"]]
 
 
 async def read(sc: Sidecar, tier: str, path: str) -> ReadAnswer:
