@@ -1,4 +1,4 @@
-"""What the typed memories, the journal and the status operations answer, as TypedDicts.
+"""What the typed memories, the journal, the status and the palace operations answer, as TypedDicts.
 
 The operations are typed with them, and the OpenAPI document (``sidecar.http.openapi``) derives
 its answer schemas from them with ``sidecar.contract.json_schema`` (``inline=True``: the parts
@@ -262,3 +262,86 @@ ANSWERS: dict[str, type] = {
     "RecallResponse": RecallResponse,
     "HealthSnapshot": HealthSnapshot,
 }
+
+
+# -- the palace -----------------------------------------------------------------------------------
+class PalaceFile(TypedDict):
+    wing: str
+    room: str
+    path: str
+    bytes: int
+    chunks: int
+    modified: str
+
+
+class ListAnswer(TypedDict):
+    files: list[PalaceFile]
+
+
+class Wing(TypedDict):
+    wing: str
+    files: NotRequired[int]
+    memories: NotRequired[int]
+    rooms: list[dict[str, Any]]
+
+
+class TaxonomyAnswer(TypedDict):
+    wings: list[Wing]
+
+
+class DeleteAnswer(TypedDict):
+    tier: str
+    path: str
+    deleted: Literal["file", "section"]
+    heading: NotRequired[str]
+    line_start: NotRequired[int]
+    line_end: NotRequired[int]
+    bytes_removed: int
+    bytes: NotRequired[int]
+    seq: int
+    journal_id: NotRequired[str]
+    facts_ended: NotRequired[Annotated[int, "the knowledge graph's facts the deleted text stated, ended now"]]
+
+
+class IdentityAnswer(TypedDict):
+    path: str
+    chars: int
+    seq: int
+
+
+class DiaryWriteAnswer(TypedDict):
+    agent_id: str
+    path: str
+    at: str
+    seq: int
+
+
+class DiaryEntry(TypedDict):
+    agent_id: str
+    at: str
+    path: str
+    line_start: int
+    line_end: int
+    content: str
+
+
+class DiaryReadAnswer(TypedDict):
+    agent_id: str
+    entries: list[DiaryEntry]
+
+
+class IngestAnswer(TypedDict):
+    dry_run: bool
+    kept: list[dict[str, Any]]
+    dropped: list[dict[str, Any]]
+    failed: NotRequired[
+        Annotated[list[dict[str, Any]], "kept turns that could not be stored: index, chunk, code, message"]
+    ]
+    counts: dict[str, Any]
+
+
+class AgentSettingsAnswer(TypedDict):
+    path: str | None
+    values: dict[str, Any]
+    errors: list[str]
+    effective: dict[str, Any]

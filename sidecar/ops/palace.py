@@ -9,7 +9,7 @@ import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -28,6 +28,16 @@ from sidecar.episodic.lifecycle import DEFAULT_WORKSPACE
 from sidecar.episodic.memories import Identity, RememberRequest
 from sidecar.errors import Conflict, Forbidden, SidecarError
 from sidecar.index.files import read_tier_file
+from sidecar.ops.answers import (
+    AgentSettingsAnswer,
+    DeleteAnswer,
+    DiaryReadAnswer,
+    DiaryWriteAnswer,
+    IdentityAnswer,
+    IngestAnswer,
+    ListAnswer,
+    TaxonomyAnswer,
+)
 from sidecar.ops.memories import remember_entry
 from sidecar.ops.sidecar import Sidecar
 from sidecar.palace.agent_settings import KEYS
@@ -64,23 +74,23 @@ def _roots(sc: Sidecar) -> dict[str, Any]:
 
 
 # -- taxonomy --------------------------------------------------------------------------------------
-async def listed(sc: Sidecar, req: ListRequest) -> dict[str, Any]:
+async def listed(sc: Sidecar, req: ListRequest) -> ListAnswer:
     """Every memory file with its wing, room, size, chunks and last change."""
     files = await asyncio.to_thread(list_files, _roots(sc), wing=req.wing, room=req.room)
     # Operator models are read only by the block that injects them: not listed either.
-    return {"files": [f.to_json() for f in files if not (f.wing == "crew" and block_only(f.path))]}
+    return cast(ListAnswer, {"files": [f.to_json() for f in files if not (f.wing == "crew" and block_only(f.path))]})
 
 
-async def taxonomy_of(sc: Sidecar, req: TaxonomyRequest) -> dict[str, Any]:
+async def taxonomy_of(sc: Sidecar, req: TaxonomyRequest) -> TaxonomyAnswer:
     """Wings and rooms with their counts; the journal's live memories by type."""
     files = await asyncio.to_thread(list_files, _roots(sc))
     counts: dict[str, int] = {}
     for entry in await sc.journal.memories(sc.settings.workspace_id, None, 10_000):
         counts[entry.memory_type or "other"] = counts.get(entry.memory_type or "other", 0) + 1
-    return taxonomy(files, counts)
+    return cast(TaxonomyAnswer, taxonomy(files, counts))
 
 
-async def delete(sc: Sidecar, req: DeleteRequest) -> dict[str, Any]:
+async def delete(sc: Sidecar, req: DeleteRequest) -> DeleteAnswer:
     """Delete a file or one heading section of it, durably, with a ``memory.deleted`` journal entry."""
     tier, path, heading = req.tier, req.path, req.heading
     answer = await sc.writes.delete(tier, path, heading)
@@ -94,18 +104,18 @@ async def delete(sc: Sidecar, req: DeleteRequest) -> dict[str, Any]:
         payload={k: answer[k] for k in ("tier", "path", "deleted", "seq") if k in answer} | {"heading": heading},
     )
     answer["journal_id"] = (await sc.journal.append(entry, as_latest=True)).id
-    return answer
+    return cast(DeleteAnswer, answer)
 
 
 # -- identity and diary ----------------------------------------------------------------------------
-async def set_identity(sc: Sidecar, req: IdentityRequest) -> dict[str, Any]:
+async def set_identity(sc: Sidecar, req: IdentityRequest) -> IdentityAnswer:
     """Replace the agent's identity (L0: ``identity.md``, whole in every block)."""
     write = WriteRequest.from_json({"path": IDENTITY_FILE, "content": req.identity, "mode": "replace"})
     body = await sc.writes.write(write)
     return {"path": IDENTITY_FILE, "chars": len(req.identity), "seq": body["seq"]}
 
 
-async def diary_write(sc: Sidecar, req: DiaryWriteRequest) -> dict[str, Any]:
+async def diary_write(sc: Sidecar, req: DiaryWriteRequest) -> DiaryWriteAnswer:
     """Append an entry to the agent's diary in today's daily note."""
     agent = req.agent_id or sc.settings.agent_id
     path, text, at = diary_entry(agent, req.content, datetime.now(UTC))
@@ -113,15 +123,15 @@ async def diary_write(sc: Sidecar, req: DiaryWriteRequest) -> dict[str, Any]:
     return {"agent_id": agent, "path": path, "at": at, "seq": body["seq"]}
 
 
-async def diary_read(sc: Sidecar, req: DiaryReadRequest) -> dict[str, Any]:
+async def diary_read(sc: Sidecar, req: DiaryReadRequest) -> DiaryReadAnswer:
     """The agent's newest diary entries, newest first."""
     agent = req.agent_id or sc.settings.agent_id
     entries = await asyncio.to_thread(read_diary, sc.settings.memory_dir, agent, req.limit)
-    return {"agent_id": agent, "entries": entries}
+    return cast(DiaryReadAnswer, {"agent_id": agent, "entries": entries})
 
 
 # -- ingest ----------------------------------------------------------------------------------------
-async def ingest(sc: Sidecar, req: IngestRequest) -> dict[str, Any]:
+async def ingest(sc: Sidecar, req: IngestRequest) -> IngestAnswer:
     """Keep what a conversation says worth keeping: typed memories in the journal, the rest in the
     daily note of the turn's day. The plan (filter, chunks, types, dedup) is made off the event
     loop; each kept item is then stored on its own, so the report says what was kept where, what
@@ -257,8 +267,8 @@ def _counts(kept: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> dict[s
 
 
 # -- the per-agent settings file -------------------------------------------------------------------
-def agent_settings(sc: Sidecar) -> dict[str, Any]:
+def agent_settings(sc: Sidecar) -> AgentSettingsAnswer:
     """What the per-agent settings file said (its valid values and every problem in it), and the
     settings it governs as they are in effect."""
     effective = {key: getattr(sc.settings, field) for key, (_, field, _) in KEYS.items()}
-    return {**sc.agent_settings.to_json(), "effective": effective}
+    return cast(AgentSettingsAnswer, {**sc.agent_settings.to_json(), "effective": effective})
