@@ -83,6 +83,20 @@ def test_the_openapi_document_takes_its_shapes_from_the_contract() -> None:
         assert schemas[name] == json_schema(shape, inline=True)
 
 
+def test_the_document_s_palace_and_graph_answers_are_their_types() -> None:
+    paths = DOCUMENT["paths"]
+
+    def answer(path: str, method: str) -> Any:
+        (ok,) = [r for status, r in paths[path][method]["responses"].items() if status in ("200", "201")]
+        return ok["content"]["application/json"]["schema"]
+
+    for op, shape in answers.KG_ANSWERS.items():
+        path, method = ("/kg/stats", "get") if op == "stats" else (f"/kg/{op}", "post")
+        assert answer(path, method) == json_schema(shape, inline=True), op
+    assert answer("/memory/delete", "post") == json_schema(answers.DeleteAnswer, inline=True)
+    assert answer("/memory/list", "get") == json_schema(answers.ListAnswer, inline=True)
+
+
 def test_the_answer_types_name_the_journal_s_memory_types_and_statuses() -> None:
     assert get_args(answers.MemoryType) == MEMORY_TYPES
     assert get_args(answers.MemoryStatus) == STATUSES

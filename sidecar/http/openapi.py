@@ -6,8 +6,10 @@ is a path and method here, and what it reads from its client (its request body, 
 parameters) is the registry's own schema (``sidecar.ops.requests``), the one the MCP tools' input
 schemas are made of. This module writes what a client gets back (``ANSWERS``): each operation's
 summary, its answers and its errors; answers for a route the registry lacks, or an operation
-without answers, stop the module loading. The answer shapes of search, write, read and the block
-come from ``sidecar.contract`` (its TypedDicts).
+without answers, stop the module loading. The answer shapes are TypedDicts, their schemas made by
+``sidecar.contract.json_schema``: search, write, read and the block are ``sidecar.contract``'s;
+the typed memories, the journal, status, the palace and the graph are ``sidecar.ops.answers``'s,
+the types those operations return. The smaller answers written here with ``_obj`` are the rest.
 
 Held to the server two ways: a test requires its paths and methods to equal the routes
 ``create_app`` registers, and schemathesis runs it against a live sidecar. Every error response
@@ -25,6 +27,7 @@ from sidecar.contract import ANSWERS as ANSWER_SHAPES
 from sidecar.contract import json_schema
 from sidecar.http.palace_schemas import ANSWERS as PALACE_ANSWERS
 from sidecar.ops.answers import ANSWERS as OP_ANSWERS
+from sidecar.ops.answers import KG_ANSWERS as KG_ANSWER_TYPES
 from sidecar.ops.registry import OPERATIONS, Operation
 from sidecar.ops.requests import BODIES, Param
 
@@ -549,56 +552,34 @@ ANSWERS: dict[str, Any] = {
 }
 
 
-KG_FACT = _obj(
-    {
-        "id": INT, "subject": STR, "predicate": STR, "object": STR, "valid_from": STR,
-        "valid_to": _nullable(STR), "current": BOOL, "confidence": NUM, "source": STR, "room": STR, "text": STR,
-    },
-    {"recorded_at": STR, "invalidated_by": _nullable(INT)},
-)  # fmt: skip
-KG_ENTITY = _obj({"id": INT, "name": STR, "type": STR, "aliases": STRS})
-KG_FACTS = {"type": "array", "items": KG_FACT}
 KG_ERRORS = {
     "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field> (invalid_scope: crew on a solo sidecar)",
     "503": "crew_unavailable (member, crew scope: the lead that holds the crew's graph, or for reads the "
     "crew store that holds its copy, cannot be reached)",
 }
-KG_ANSWERS: dict[str, tuple[str, Schema, str]] = {
-    "add": ("201", _obj({"fact": KG_FACT}), "Add a fact (a functional predicate ends the current value)"),
-    "query": (
-        "200",
-        _obj({"entity": KG_ENTITY, "facts": KG_FACTS}, {"as_of": _nullable(STR)}),
-        "Facts about an entity: current, as of a time, all, or before a value",
-    ),
-    "invalidate": ("200", _obj({"facts": KG_FACTS}), "End a fact (kept, with valid_to set)"),
-    "timeline": ("200", _obj({"entity": KG_ENTITY, "facts": KG_FACTS}), "Every fact about an entity, oldest first"),
-    "traverse": (
-        "200",
-        _obj({"entity": KG_ENTITY, "nodes": {"type": "array", "items": {"type": "object"}}, "facts": KG_FACTS}),
-        "Entities one or two hops away along current facts",
-    ),
-    "tunnels": (
-        "200",
-        _obj({"tunnels": {"type": "array", "items": _obj({"name": STR, "rooms": STRS})}}),
-        "Entities whose facts stand in two rooms or more",
-    ),
+KG_SUMMARIES: dict[str, tuple[str, str]] = {
+    "add": ("201", "Add a fact (a functional predicate ends the current value)"),
+    "query": ("200", "Facts about an entity: current, as of a time, all, or before a value"),
+    "invalidate": ("200", "End a fact (kept, with valid_to set)"),
+    "timeline": ("200", "Every fact about an entity, oldest first"),
+    "traverse": ("200", "Entities one or two hops away along current facts"),
+    "tunnels": ("200", "Entities whose facts stand in two rooms or more"),
 }
-for _name, (_status, _answer, _summary) in KG_ANSWERS.items():
+# The graph's answers are the TypedDicts of sidecar.ops.answers (KG_ANSWERS), written in place.
+KG_SCHEMAS = {op: json_schema(shape, inline=True) for op, shape in KG_ANSWER_TYPES.items()}
+for _name, (_status, _summary) in KG_SUMMARIES.items():
     _missing = {"404": "unknown_entity (no entity so named in the workspace), not_found (no such fact)"}
     ANSWERS[f"/kg/{_name}"] = {
         "post": _op(
             _summary,
-            (_status, _answer),
+            (_status, KG_SCHEMAS[_name]),
             _errors(**KG_ERRORS, **({} if _name in ("add", "tunnels") else _missing), **BODY_ERRORS),
         )
     }
 ANSWERS["/kg/stats"] = {
     "get": _op(
         "The graph's counts: entities, facts (current and ended), rooms, tunnels, predicates",
-        (
-            "200",
-            _obj({"entities": INT, "facts": INT, "current": INT, "invalidated": INT, "rooms": INT, "tunnels": INT}),
-        ),
+        ("200", KG_SCHEMAS["stats"]),
         _errors(**KG_ERRORS),
     )
 }

@@ -345,3 +345,82 @@ class AgentSettingsAnswer(TypedDict):
     values: dict[str, Any]
     errors: list[str]
     effective: dict[str, Any]
+
+
+# -- the knowledge graph --------------------------------------------------------------------------
+class KgFact(TypedDict):
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    valid_from: str
+    valid_to: str | None
+    current: bool
+    confidence: float
+    source: str
+    room: str
+    text: str
+    recorded_at: NotRequired[str]
+    invalidated_by: NotRequired[int | None]
+
+
+class KgEntity(TypedDict):
+    id: int
+    name: str
+    type: str
+    aliases: list[str]
+
+
+class KgAddAnswer(TypedDict):
+    fact: KgFact
+
+
+class KgQueryAnswer(TypedDict):
+    entity: KgEntity
+    facts: list[KgFact]
+    as_of: NotRequired[str | None]
+
+
+class KgFactsAnswer(TypedDict):
+    facts: list[KgFact]
+
+
+class KgTimelineAnswer(TypedDict):
+    entity: KgEntity
+    facts: list[KgFact]
+
+
+class KgTraverseAnswer(TypedDict):
+    entity: KgEntity
+    nodes: list[dict[str, Any]]
+    facts: list[KgFact]
+
+
+class Tunnel(TypedDict):
+    name: str
+    rooms: list[str]
+
+
+class KgTunnelsAnswer(TypedDict):
+    tunnels: list[Tunnel]
+
+
+class KgStatsAnswer(TypedDict):
+    entities: int
+    facts: int
+    current: int
+    invalidated: int
+    rooms: int
+    tunnels: int
+
+
+#: The graph's answers, by operation (``POST /kg/<op>``; ``stats`` is ``GET /kg/stats``).
+KG_ANSWERS: dict[str, type] = {
+    "add": KgAddAnswer,
+    "query": KgQueryAnswer,
+    "invalidate": KgFactsAnswer,
+    "timeline": KgTimelineAnswer,
+    "traverse": KgTraverseAnswer,
+    "tunnels": KgTunnelsAnswer,
+    "stats": KgStatsAnswer,
+}
