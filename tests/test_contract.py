@@ -83,7 +83,7 @@ def test_the_openapi_document_takes_its_shapes_from_the_contract() -> None:
         assert schemas[name] == json_schema(shape, inline=True)
 
 
-def test_the_document_s_palace_and_graph_answers_are_their_types() -> None:
+def test_the_document_s_palace_graph_and_journal_answers_are_their_types() -> None:
     paths = DOCUMENT["paths"]
 
     def answer(path: str, method: str) -> Any:
@@ -95,6 +95,13 @@ def test_the_document_s_palace_and_graph_answers_are_their_types() -> None:
         assert answer(path, method) == json_schema(shape, inline=True), op
     assert answer("/memory/delete", "post") == json_schema(answers.DeleteAnswer, inline=True)
     assert answer("/memory/list", "get") == json_schema(answers.ListAnswer, inline=True)
+    assert answer("/memory/restore", "post") == json_schema(answers.RestoreAnswer, inline=True)
+    journal = paths["/journal"]["post"]["responses"]
+    assert journal["201"]["content"]["application/json"]["schema"] == json_schema(answers.AppendAnswer, inline=True)
+    assert journal["200"]["content"]["application/json"]["schema"] == json_schema(answers.ReplayedAppend, inline=True)
+    for status in ("200", "201"):
+        session = paths["/memory/session"]["post"]["responses"][status]["content"]["application/json"]["schema"]
+        assert session == json_schema(answers.SessionAnswer, inline=True)
 
 
 def test_the_answer_types_name_the_journal_s_memory_types_and_statuses() -> None:

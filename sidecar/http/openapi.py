@@ -26,6 +26,7 @@ from sidecar import __version__
 from sidecar.contract import ANSWERS as ANSWER_SHAPES
 from sidecar.contract import json_schema
 from sidecar.http.palace_schemas import ANSWERS as PALACE_ANSWERS
+from sidecar.ops import answers
 from sidecar.ops.answers import ANSWERS as OP_ANSWERS
 from sidecar.ops.answers import KG_ANSWERS as KG_ANSWER_TYPES
 from sidecar.ops.registry import OPERATIONS, Operation
@@ -422,7 +423,7 @@ ANSWERS: dict[str, Any] = {
         "post": _also(
             _op(
                 "Append an episodic journal entry",
-                ("201", _obj({"id": STR, "seq": INT, "embeddable": BOOL})),
+                ("201", json_schema(answers.AppendAnswer, inline=True)),
                 _errors(
                     **{
                         "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>",
@@ -433,7 +434,7 @@ ANSWERS: dict[str, Any] = {
             ),
             "200",
             "a summary.generated entry whose source_id was posted before: the stored entry (replayed)",
-            _obj({"id": STR, "seq": INT, "embeddable": BOOL, "replayed": BOOL}),
+            json_schema(answers.ReplayedAppend, inline=True),
         ),
         "get": _op(
             "Recent journal entries, or a full-text search of them with q",
@@ -479,7 +480,7 @@ ANSWERS: dict[str, Any] = {
     "/memory/restore": {
         "post": _op(
             "Serve a retired memory again: live, its negative votes cleared, its confidence at least 0.5",
-            ("200", _obj({"id": STR, "status": STR, "confidence": NUM, "importance": NUM})),
+            ("200", json_schema(answers.RestoreAnswer, inline=True)),
             _errors(**MEMORY_ERRORS, **{"404": "not_found: no retired memory of this agent so named"}, **BODY_ERRORS),
         )
     },
@@ -489,12 +490,12 @@ ANSWERS: dict[str, Any] = {
                 "A finished session as an episodic summary (a summary.generated journal entry): its compaction "
                 "summary, or its messages summarised (extractive; a chat model's with --summariser, the extractive "
                 "one on any failure); idempotent on source_id (session_id:compaction_count by default)",
-                ("201", _obj({"id": STR, "seq": INT, "replayed": BOOL, "source_id": STR, "l0_abstract": STR})),
+                ("201", json_schema(answers.SessionAnswer, inline=True)),
                 _errors(**{"400": BAD_BODY + "unknown_field, invalid_session_id, invalid_messages, invalid_summary"}),
             ),
             "200",
             "this source_id was summarised before: the stored summary (replayed)",
-            _obj({"id": STR, "seq": INT, "replayed": BOOL, "source_id": STR, "l0_abstract": STR}),
+            json_schema(answers.SessionAnswer, inline=True),
         )
     },
     "/memory/memories": {

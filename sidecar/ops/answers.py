@@ -1,4 +1,4 @@
-"""What the typed memories, the journal, the status and the palace operations answer, as TypedDicts.
+"""What the typed memories, the journal, status, the palace and the graph answer, as TypedDicts.
 
 The operations are typed with them, and the OpenAPI document (``sidecar.http.openapi``) derives
 its answer schemas from them with ``sidecar.contract.json_schema`` (``inline=True``: the parts
@@ -15,17 +15,55 @@ from sidecar.contract import Format
 
 __all__ = [
     "ANSWERS",
+    "KG_ANSWERS",
+    "AgentSettingsAnswer",
+    "AppendAnswer",
+    "Bm25State",
+    "CopySkipped",
+    "DeleteAnswer",
     "Dense",
+    "DiaryEntry",
+    "DiaryReadAnswer",
+    "DiaryWriteAnswer",
     "FeedbackAnswer",
+    "FeedbackCounts",
     "ForgetAnswer",
+    "HealthMetrics",
     "HealthSnapshot",
+    "IdentityAnswer",
+    "IngestAnswer",
     "JournalEntryAnswer",
+    "KgAddAnswer",
+    "KgEntity",
+    "KgFact",
+    "KgFactsAnswer",
+    "KgQueryAnswer",
+    "KgStatsAnswer",
+    "KgTimelineAnswer",
+    "KgTraverseAnswer",
+    "KgTunnelsAnswer",
+    "LastReindex",
+    "ListAnswer",
+    "MemoryHit",
     "MemoryRecallAnswer",
     "MemoryStatus",
     "MemoryType",
+    "NearMiss",
+    "PalaceFile",
+    "QueueState",
+    "RecallHit",
     "RecallResponse",
     "RememberAnswer",
+    "ReplayedAppend",
+    "RestoreAnswer",
+    "SessionAnswer",
+    "Skipped",
+    "SkippedPath",
     "Status",
+    "TaxonomyAnswer",
+    "Tunnel",
+    "WatcherState",
+    "Wing",
 ]
 
 #: ``sidecar.episodic.entry.MEMORY_TYPES`` and ``STATUSES`` as types (a test holds them equal).
@@ -166,6 +204,34 @@ class JournalEntryAnswer(TypedDict):
     confidence: float
     tags: list[str]
     expires_at: str | None
+
+
+class AppendAnswer(TypedDict):
+    id: str
+    seq: int
+    embeddable: bool
+
+
+class ReplayedAppend(TypedDict):
+    id: str
+    seq: int
+    embeddable: bool
+    replayed: bool
+
+
+class SessionAnswer(TypedDict):
+    id: str
+    seq: int
+    replayed: bool
+    source_id: str
+    l0_abstract: str
+
+
+class RestoreAnswer(TypedDict):
+    id: str
+    status: str
+    confidence: float
+    importance: float
 
 
 class LastReindex(TypedDict):

@@ -23,7 +23,7 @@ from sidecar.episodic.session import SUMMARY_ENTRY_TYPE, SessionRequest, source_
 from sidecar.errors import Conflict, NotFound
 from sidecar.index.query import terms
 from sidecar.index.snippet import mark_terms, query_tokens
-from sidecar.ops.answers import HealthSnapshot, RecallResponse
+from sidecar.ops.answers import AppendAnswer, HealthSnapshot, RecallResponse, ReplayedAppend, SessionAnswer
 from sidecar.ops.sidecar import Sidecar
 from sidecar.settings import Settings
 
@@ -48,7 +48,7 @@ SESSION_SUMMARY_TIMEOUT_S = 30.0
 SESSION_SUMMARY_CHARS = 1500
 
 
-async def append(sc: Sidecar, entry: JournalEntry) -> tuple[dict[str, Any], int]:
+async def append(sc: Sidecar, entry: JournalEntry) -> tuple[AppendAnswer | ReplayedAppend, int]:
     """Append ``entry`` (``JournalEntry.from_json`` of a client's body): 201, or 200 with
     ``replayed`` for a summary whose source was posted before."""
     source = _source_id(entry)
@@ -67,7 +67,7 @@ def _source_id(entry: JournalEntry) -> str | None:
     return None
 
 
-async def _append_once(sc: Sidecar, entry: JournalEntry, *, replay: bool) -> tuple[dict[str, Any], int]:
+async def _append_once(sc: Sidecar, entry: JournalEntry, *, replay: bool) -> tuple[AppendAnswer | ReplayedAppend, int]:
     """Append ``entry``. With ``replay`` (its id comes from its source), an id already taken means
     the same source was posted before: the stored entry is the answer (200). Else a taken id is a
     409, as it always was."""
@@ -89,7 +89,7 @@ def session_request(settings: Settings, body: Mapping[str, Any]) -> SessionReque
     return SessionRequest.from_json(body, settings.workspace_id, settings.agent_id)
 
 
-async def session(sc: Sidecar, req: SessionRequest) -> tuple[dict[str, Any], int]:
+async def session(sc: Sidecar, req: SessionRequest) -> tuple[SessionAnswer, int]:
     """A finished session as one ``summary.generated`` entry: its compaction summary when given,
     else a summary of its messages (extractive; a chat model's with ``--summariser``, the
     extractive one on any failure). Idempotent on ``source_id``."""
@@ -108,9 +108,9 @@ async def session(sc: Sidecar, req: SessionRequest) -> tuple[dict[str, Any], int
     return _session_answer(answer["id"], answer["seq"], entry.payload, replayed=status == 200), status
 
 
-def _session_answer(entry_id: str, seq: int, payload: Any, *, replayed: bool) -> dict[str, Any]:
+def _session_answer(entry_id: str, seq: int, payload: Any, *, replayed: bool) -> SessionAnswer:
     keys = ("source_id", "session_id", "l0_abstract", "key_topics", "engine")
-    return {"id": entry_id, "seq": seq, "replayed": replayed, **{k: payload.get(k) for k in keys}}
+    return cast(SessionAnswer, {"id": entry_id, "seq": seq, "replayed": replayed, **{k: payload.get(k) for k in keys}})
 
 
 async def _summarise(settings: Settings, req: SessionRequest) -> tuple[str, str]:

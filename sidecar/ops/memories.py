@@ -38,7 +38,7 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import Scope
 from sidecar.errors import CrewUnavailable, NotFound, refuse_unknown
 from sidecar.kg.model import Scope as KgScope
-from sidecar.ops.answers import FeedbackAnswer, ForgetAnswer, MemoryRecallAnswer, RememberAnswer
+from sidecar.ops.answers import FeedbackAnswer, ForgetAnswer, MemoryRecallAnswer, RememberAnswer, RestoreAnswer
 from sidecar.ops.crew import CrewRemote, crew_kind
 from sidecar.ops.sidecar import Sidecar
 from sidecar.settings import Settings
@@ -270,9 +270,9 @@ async def crew_memory(sc: Sidecar, op: str, body: dict[str, Any]) -> tuple[Mappi
     raise NotFound(f"no crew memory operation {op!r}")
 
 
-async def restore(sc: Sidecar, req: RestoreRequest) -> dict[str, Any]:
+async def restore(sc: Sidecar, req: RestoreRequest) -> RestoreAnswer:
     """Serve a retired memory again (the agent's own)."""
-    return await episodic.restore(sc.journal, req)
+    return cast(RestoreAnswer, await episodic.restore(sc.journal, req))
 
 
 @dataclass(frozen=True, slots=True)
