@@ -868,6 +868,11 @@ def json_schema(shape: type, *, inline: bool = False) -> Schema:
     return {"type": "object", "properties": properties, "required": required}
 
 
+def _union_order(arg: Any) -> tuple[bool, str]:
+    """A union member's place in its schema's ``anyOf``: by name, ``None`` last."""
+    return arg is type(None), getattr(arg, "__name__", None) or repr(arg)
+
+
 def _schema_of(hint: Any, inline: bool) -> Schema:
     origin = get_origin(hint)
     if origin is NotRequired:
@@ -889,7 +894,9 @@ def _schema_of(hint: Any, inline: bool) -> Schema:
     if origin is dict:
         return {"type": "object"}
     if origin in (Union, types.UnionType):
-        return {"anyOf": [_schema_of(arg, inline) for arg in get_args(hint)]}
+        # In a fixed order: ``int | str`` equals ``str | int``, so typing's caches may hand back
+        # either spelling (whichever a module made first) and the schema must not depend on it.
+        return {"anyOf": [_schema_of(arg, inline) for arg in sorted(get_args(hint), key=_union_order)]}
     if isinstance(hint, type) and hasattr(hint, "__required_keys__"):
         return json_schema(hint, inline=True) if inline else {"$ref": f"#/components/schemas/{hint.__name__}"}
     simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}

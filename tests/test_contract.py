@@ -230,3 +230,20 @@ async def test_live_memory_journal_and_status_answers_validate_against_their_typ
         _validator("Status").validate({k: v for k, v in status.items() if k != "tier"})
     with pytest.raises(jsonschema.ValidationError):
         _validator("MemoryRecallAnswer").validate({**recall, "scope": "everyone"})
+
+
+class _IntOrText(TypedDict):
+    value: int | str
+
+
+class _TextOrInt(TypedDict):
+    value: str | int
+
+
+def test_a_union_s_schema_does_not_depend_on_how_it_was_spelt() -> None:
+    """``int | str`` equals ``str | int``, so typing's caches may give a ``NotRequired[...]`` field
+    either spelling (whichever some module made first): one schema for both, or the document
+    differs from its types depending on what was imported before."""
+    one, other = json_schema(_IntOrText, inline=True), json_schema(_TextOrInt, inline=True)
+    assert one == other
+    assert one["properties"]["value"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
