@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sidecar.clock import parse_iso, to_iso
 from sidecar.episodic.importance import PRIORITY_FLOORS, base_importance
@@ -28,6 +28,8 @@ __all__ = [
     "SEVERITIES",
     "STATUSES",
     "JournalEntry",
+    "MemoryStatus",
+    "MemoryType",
     "StoredEntry",
     "check_namespace",
     "check_topic_key",
@@ -41,12 +43,14 @@ SEVERITIES = ("debug", "info", "warn", "error")
 PRIORITIES = ("normal", *PRIORITY_FLOORS)
 MAX_SUMMARY_CHARS = 4000
 MAX_PAYLOAD_CHARS = 64 * 1024
-#: The eight memory types of spec 004. An entry with a ``memory_type`` is a typed memory: it is
-#: embedded, served by recall while live, and never aged out by compaction (it expires instead).
-MEMORY_TYPES = ("fact", "decision", "preference", "todo", "error", "context", "workflow", "meeting_ledger")
+#: The eight memory types. An entry with a ``memory_type`` is a typed memory: it is embedded,
+#: served by recall while live, and never aged out by compaction (it expires instead).
+MemoryType = Literal["fact", "decision", "preference", "todo", "error", "context", "workflow", "meeting_ledger"]
+MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
 #: ``live`` entries are served; ``superseded`` ones were replaced by a newer entry with the same
 #: topic key (kept as history); ``retired`` ones took three negative feedbacks.
-STATUSES = ("live", "superseded", "retired")
+MemoryStatus = Literal["live", "superseded", "retired"]
+STATUSES: tuple[MemoryStatus, ...] = get_args(MemoryStatus)
 DEFAULT_NAMESPACE = "default"
 MAX_TAGS = 32
 MAX_TOPIC_KEY_CHARS = 200

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from sidecar.contract import Format
+from sidecar.episodic.entry import MemoryStatus, MemoryType
 
 __all__ = [
     "ANSWERS",
@@ -66,9 +67,6 @@ __all__ = [
     "Wing",
 ]
 
-#: ``sidecar.episodic.entry.MEMORY_TYPES`` and ``STATUSES`` as types (a test holds them equal).
-MemoryType = Literal["fact", "decision", "preference", "todo", "error", "context", "workflow", "meeting_ledger"]
-MemoryStatus = Literal["live", "superseded", "retired"]
 #: How the dense leg of a recall went.
 Dense = Literal["ok", "no_embedder", "embedder_error"]
 
