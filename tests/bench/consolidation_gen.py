@@ -6,8 +6,9 @@ other templates for every kind of line; its figures were seen while the job was 
 is held out from tuning but not unseen), ``fresh`` (a third seed and templates) and ``fresh2`` (a
 fourth seed, templates, routine lines and values of its own: other tools, databases, hosts, jobs
 and preferences), each added before the job was tuned further and run only for the final figures.
-A fifth set, ``fresh3``, is another agent's history altogether (``consolidation_gen_lab``), and
-a sixth, ``fresh4``, a household assistant's (``consolidation_gen_home``).
+A fifth set, ``fresh3``, is another agent's history altogether (``consolidation_gen_lab``),
+a sixth, ``fresh4``, a household assistant's (``consolidation_gen_home``), and a seventh,
+``fresh5``, a bakery-café owner's (``consolidation_gen_bakery``).
 Each simulated day holds routine work-log lines and, on planted days:
 
 - static facts, stated once or twice (a port, an owner, a runbook path ...);
