@@ -189,7 +189,7 @@ class StoreCrewProxy(CrewProxy):
     and status come from the store directly, with no hop through the lead, ranked as the lead ranks
     its own crew index; raw FTS5 searches and the crew's memories still go to the lead."""
 
-    def __init__(self, settings: Settings, store: PostgresCrewStore) -> None:
+    def __init__(self, settings: Settings, store: PostgresCrewStore, hybrid: HybridSearcher | None = None) -> None:
         super().__init__(settings)
         self.store = store.reader()  # a member only reads the store: it never migrates its schema
         self.crew_id = settings.crew_id
@@ -198,8 +198,9 @@ class StoreCrewProxy(CrewProxy):
         self.graph = KnowledgeGraph(PgKgStore(self.store))
         self.boost = KgBoost(self.graph, {"crew": Scope(settings.workspace_id, settings.crew_id)})
         self.fusion = settings.fusion
-        # The member's hybrid searcher, for the query vector (set once the embedder context ran).
-        self.hybrid: HybridSearcher | None = None
+        # The member's hybrid searcher, for the query vector: a member searching a crew store
+        # embeds its queries itself.
+        self.hybrid = hybrid
 
     async def aclose(self) -> None:
         await super().aclose()
