@@ -3,14 +3,15 @@
 
 Each part is constructed whole through its constructor, in an order where each may use the ones
 before it, and the parts close in reverse (an ``AsyncExitStack``): the tiers and their indexes;
-the embedding model; the journal (store, indexer, nudger); on a member, its way to the crew (the
-``CrewBackend``, chosen once from the settings: ``sidecar.server.crew``); the hybrid searcher and
-the background embedder; the knowledge graph; the search service (given the hybrid searcher and
-the graph's lift); the reindex queue (given its hooks: the scanner verdicts forgotten, the
-embedder woken, the journal's entry, the graph's reading) and the write service; with a server
-crew store the lead's mirrors into it or a member's copy of the crew's files; and the file
-watchers. On exit the watchers stop first, then the queue drains (its ``memory.updated`` entries
-reach the journal and its changed files the graph, which close after it), then the indexes close.
+the embedding model; the journal (store, indexer, nudger); the hybrid searcher and the background
+embedder; on a member, its way to the crew (the ``CrewBackend``, chosen once from the settings:
+``sidecar.server.crew``); the knowledge graph; the search service (given the hybrid searcher and
+the graph's lift); on a lead with a server crew store, its mirror into it; the reindex queue
+(given its hooks: the mirror woken, the scanner verdicts forgotten, the embedder woken, the
+journal's entry, the graph's reading) and the write service; with a server crew store the lead's
+mirrors started or a member's copy of the crew's files; and the file watchers. On exit the
+watchers stop first, then the queue drains (its ``memory.updated`` entries reach the journal and
+its changed files the graph, which close after it), then the indexes close.
 
 The web application (``sidecar.server.app``) enters it in one ``cleanup_ctx`` and holds the value
 under one key; ``memory-sidecar`` commands that need the whole sidecar enter the application.
@@ -39,7 +40,7 @@ from sidecar.palace.agent_settings import AgentSettings
 from sidecar.retrieval.batcher import open_embedding
 from sidecar.retrieval.embed.factory import make_embedder
 from sidecar.retrieval.search import SearchService
-from sidecar.server.crew import crew_remote, open_crew
+from sidecar.server.crew import crew_mirror, crew_remote, open_crew
 from sidecar.server.lifecycle import OpeningTiers
 from sidecar.settings import Settings
 from sidecar.write.service import WriteService
@@ -85,11 +86,11 @@ async def open_sidecar(
         if embedder is not None:
             stack.push_async_callback(embedder.aclose)
         journal = await stack.enter_async_context(open_journal(settings, embedder))
+        hybrid, batcher = await stack.enter_async_context(open_embedding(settings, tiers, embedder))
         kind = crew_kind(settings)  # the crew backend, chosen once
-        remote = crew_remote(kind, settings)
+        remote = crew_remote(kind, settings, hybrid)
         if remote is not None:
             stack.push_async_callback(remote.aclose)
-        hybrid, batcher = await stack.enter_async_context(open_embedding(settings, tiers, embedder))
         chat = _kg_chat(settings)
         if chat is not None:
             stack.push_async_callback(chat[1])
@@ -110,11 +111,20 @@ async def open_sidecar(
         async def journaled(tier: str, path: str, seq: int, kind: str) -> None:
             await record_memory_updated(journal.store, path, tier, seq)
 
+        # A lead's mirror into a server crew store; it reads the queue's seq once started.
+        mirror = crew_mirror(kind, settings, tiers=tiers, hybrid=hybrid, indexed_seq=lambda: queue.indexed_seq)
+        if mirror is not None:
+            stack.push_async_callback(mirror.store.close)
         queue = ReindexQueue(
             tiers,
-            # Before a search sees the change: a changed file's scanner verdicts are stale, and
-            # its new chunks are to be embedded.
-            hooks=[search.flags.forget, *([batcher.on_update] if batcher is not None else [])],
+            # Before a search sees the change: the crew mirror (it only wakes, first so its copy
+            # starts at once), a changed file's scanner verdicts are stale, and its new chunks are
+            # to be embedded.
+            hooks=[
+                *([mirror.on_update] if mirror is not None else []),
+                search.flags.forget,
+                *([batcher.on_update] if batcher is not None else []),
+            ],
             # After the index has it, each on its own: the journal's entry, the graph's reading.
             after_hooks=[journaled, kg.ingest.changed],
             on_applied=observe.applied,
@@ -125,9 +135,7 @@ async def open_sidecar(
         queue.start()
         stack.push_async_callback(queue.drain_and_stop)
         stack.push_async_callback(asyncio.to_thread, writes.close)  # writes under way finish first
-        crew = await stack.enter_async_context(
-            open_crew(kind, settings, remote, tiers=tiers, queue=queue, hybrid=hybrid, journal=journal.store)
-        )
+        crew = await stack.enter_async_context(open_crew(kind, settings, remote, mirror, journal=journal.store))
         watchers = await stack.enter_async_context(_watching(settings, tiers, queue))
         releases: list[Callable[[], Awaitable[None]]] = []
         if isinstance(journal.store, SqliteJournalStore):
