@@ -11,7 +11,9 @@ What it reads, line by line (fenced code is skipped):
 "I" and "we" are the speaker when the section's heading is a single name ("### Joanna"), else
 ``we`` (the agent and its team). A fact's ``valid_from`` is a date in its sentence ("on
 2026-03-01"), else the note's date (``daily/2026-03-01.md``, or a dated top heading), else None
-(the caller uses the entry's time or now). The same text always gives the same facts.
+(the caller uses the entry's time or now). The same text always gives the same facts, and a text
+that grew by appended lines can be read on from where its reading stopped (``extract_lines``
+``after``): the appended lines then give the facts a reading of the whole text finds on them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["FUNCTIONAL", "MAX_SENTENCE", "Extracted", "extract"]
+__all__ = ["FUNCTIONAL", "MAX_SENTENCE", "Extracted", "Position", "extract", "extract_lines", "extract_text"]
 
 #: Longest sentence read for facts, in characters.
 MAX_SENTENCE = 600
@@ -136,20 +138,59 @@ def _says(sentence: str, words: tuple[str, ...]) -> bool:
     return any(word in sentence for word in words)
 
 
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a reading of a text's lines stopped: what the lines after it are read with. ``last`` is
+    the last line read (a text that grew by appended lines has it unchanged); ``table`` the index of
+    the first row of a table that runs to the last line (a next line may continue it), else -1."""
+
+    lines: int
+    last: str
+    headings: tuple[tuple[int, str], ...]
+    fenced: bool
+    note_date: str | None
+    table: int
+
+    @property
+    def resumes_at(self) -> int:
+        """The index of the first line a reading on from here reads: the next line, or the first
+        row of a table that may run on (its rows are read again, their facts not given again)."""
+        return self.table if self.table >= 0 else self.lines
+
+
 def extract(text: str, path: str = "", note_date: str | None = None) -> list[Extracted]:
     """Every fact ``text`` states, in line order. ``path`` gives the note's date (``daily/<day>.md``)
     unless ``note_date`` is given."""
-    if note_date is None:
-        found = _DATE.search(path)
-        note_date = found.group(1) if found else None
+    return extract_lines(text.splitlines(), path, note_date)[0]
+
+
+def extract_text(text: str, path: str = "") -> tuple[list[Extracted], Position]:
+    """:func:`extract`, and where its reading stopped (for :func:`extract_lines` ``after`` it)."""
+    return extract_lines(text.splitlines(), path)
+
+
+def extract_lines(
+    lines: list[str], path: str = "", note_date: str | None = None, *, after: Position | None = None
+) -> tuple[list[Extracted], Position]:
+    """The facts ``lines`` state, and where the reading stopped. With ``after`` (where a reading of
+    the first ``after.lines`` of them stopped), only the lines after those are read (and the rows
+    of a table running on into them), with the headings, code fence and note date in force there:
+    the facts a reading of all of them finds on those lines."""
+    known = 0  # lines whose facts were given before
+    if after is not None:
+        n, headings, fenced, note_date = after.resumes_at, list(after.headings), after.fenced, after.note_date
+        known = after.lines
+    else:
+        if note_date is None:
+            found = _DATE.search(path)
+            note_date = found.group(1) if found else None
+        n, headings, fenced = 0, [], False
     out: list[Extracted] = []
-    headings: list[tuple[int, str]] = []
-    fenced = False
-    lines = text.splitlines()
-    n = 0
+    table = -1
     while n < len(lines):
         line = lines[n]
         n += 1
+        table = -1
         if _FENCE.match(line):
             fenced = not fenced
             continue
@@ -163,11 +204,14 @@ def extract(text: str, path: str = "", note_date: str | None = None) -> list[Ext
                 note_date = dated.group(1)
             continue
         if line.lstrip().startswith("|"):
-            rows, n = _table(lines, n - 1)
-            out += _table_facts(rows, note_date)
+            start = n - 1
+            rows, n = _table(lines, start)
+            out += [f for f in _table_facts(rows, note_date) if f.line > known]
+            table = start if n == len(lines) else -1
             continue
         out += _line_facts(line, n, headings, note_date)
-    return out
+    last = lines[-1] if lines else ""
+    return out, Position(len(lines), last, tuple(headings), fenced, note_date, table)
 
 
 def _line_facts(line: str, number: int, headings: list[tuple[int, str]], note_date: str | None) -> list[Extracted]:

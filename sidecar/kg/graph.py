@@ -58,11 +58,13 @@ class KnowledgeGraph:
         aliases: Sequence[Extracted] = (),
         *,
         file: tuple[str, str, str] | None = None,
+        grown: bool = False,
     ) -> list[Fact]:
+        """Add facts and learn the aliases named apart; ``file`` and ``grown`` as for the store's ``add``."""
         pending = None
         if self.dedup is not None and facts:
             pending = await self.dedup.learn(scope, [n for f in facts for n in (f.subject, f.object)])
-        stored = await self.store.add(scope, facts, file=file) if facts or file else []
+        stored = await self.store.add(scope, facts, file=file, grown=grown) if facts or file else []
         if self.dedup is not None and pending is not None:
             await self.dedup.remember(pending)
         for alias in aliases:

@@ -5,9 +5,11 @@ A start-up backfill over many files reads their facts in a child process (``_Ext
 are pure Python, some tens of milliseconds per file, and in a thread they would hold the GIL that
 the event loop needs for every search, so a search meeting one file's extraction waited for it.
 
-A file is read again only when its bytes changed (a digest per file). A file gone from the tier
-(deleted in a shell or an editor, or while the sidecar was down) ends the facts read from it, at
-the time its removal is seen, unless another place still states them: then they are moved there
+A file is read again only when its bytes changed (a digest per file), and one that only grew (an
+append: its bytes at its last reading start its bytes now) only from where that reading stopped:
+the rules read its new lines, with the headings and code fence in force there. A file gone from
+the tier (deleted in a shell or an editor, or while the sidecar was down) ends the facts read from
+it, at the time its removal is seen, unless another place still states them: then they are moved there
 (``_still_stated``). A journal entry's facts start at the entry's time unless its text names a
 date. With a chat model (``llm``), its checked facts join the rules' (``kg.llm``); a fact both
 find is kept once.
@@ -29,13 +31,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import structlog
 
 import sidecar
 from sidecar.errors import SidecarError
 from sidecar.index.files import read_tier_file, scan_tier
-from sidecar.kg.extract import Extracted, extract
+from sidecar.kg.extract import Extracted, Position, extract, extract_lines, extract_text
 from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, now_iso, parse_when
@@ -47,6 +50,7 @@ __all__ = [
     "BACKFILL_REST",
     "CLAIMED_DIR",
     "EXTRACTOR_FROM",
+    "INLINE_CHARS",
     "MOVE_S",
     "QUIET_PATIENCE",
     "QUIET_S",
@@ -69,6 +73,12 @@ EXTRACTOR_FROM = 50
 QUIET_S = 0.25
 QUIET_SHARE = 0.2
 QUIET_PATIENCE = 10.0
+#: Appended lines of at most this many characters in all are read on the event loop (a few hundred
+#: microseconds at most); longer ones in a thread, as a whole file is.
+INLINE_CHARS = 1_000
+#: Files whose reading is remembered (``_Read``), the most recently read: an append to one of them
+#: is read from where its last reading stopped.
+READS_KEPT = 512
 
 
 class Ingest:
@@ -92,6 +102,10 @@ class Ingest:
         self._closed = False
         self._extractor: _Extractor | None = None  # the child process, while a large backfill runs
         self._extracted = 0  # files whose facts were read (not skipped as unchanged)
+        self.lines_read = 0  # lines of tier files the rules read
+        # Where the last reading of each file stopped (the newest ``READS_KEPT``): a file that only
+        # grew since is read from there on, not from its first line.
+        self._reads: OrderedDict[tuple[str, str], _Read] = OrderedDict()
         self._unread: set[tuple[str, str]] = set()  # changed files whose reading failed: read again
         # Facts a file's removal ended, until a delete through the API asks for them (``ended_file``):
         # the reindex queue may see the removal before the route asks.
@@ -127,14 +141,47 @@ class Ingest:
             moved = (f"file:{tier}:{before}#", f"file:{tier}:{path}#")
             reopened = await self.graph.store.reopen(self.scopes[tier], ids, end, moved)
             log.info("kg.file_moved", tier=tier, path=path, moved_from=before, facts_reopened=reopened)
-        if await self.graph.store.file_digest(tier, path) == digest:
+        recorded = await self.graph.store.file_digest(tier, path)
+        if recorded == digest:
             return 0
         text = data.decode("utf-8", errors="replace")
         self._extracted += 1
-        found = await self._with_llm(await self._extract(text, path), text, path)
+        lines = text.splitlines()
+        after = self._grown_from(tier, path, data, lines, recorded)
+        if after is None:
+            found, position = await self._extract(text, path)
+            found = await self._with_llm(found, text, path)
+        else:
+            found, position = await self._extract_after(lines, path, after)
+        self.lines_read += position.lines - (after.resumes_at if after is not None else 0)
         facts, aliases = new_facts(found, f"file:{tier}:{path}", _mtime(root / path))
-        await self.graph.add(self.scopes[tier], facts, aliases, file=(tier, path, digest))
+        await self.graph.add(
+            self.scopes[tier], facts, aliases, file=(tier, path, digest), grown=after is not None
+        )  # fmt: skip
+        self._reads[(tier, path)] = _Read(len(data), digest, position)
+        self._reads.move_to_end((tier, path))
+        while len(self._reads) > READS_KEPT:
+            self._reads.popitem(last=False)
         return len(facts)
+
+    def _grown_from(self, tier: str, path: str, data: bytes, lines: list[str], recorded: str | None) -> Position | None:
+        """Where the last reading of the file stopped, when the file only grew since and the graph
+        holds that reading: its bytes then are the start of ``data`` and their lines ``lines``' first
+        ones, unchanged (the last one not run on). None otherwise (and with a chat model, which
+        reads whole files): the file is read whole."""
+        read = self._reads.get((tier, path))
+        if read is None or self.llm is not None or recorded != read.digest:
+            return None
+        at = read.position
+        if len(data) <= read.size or not 0 < at.lines <= len(lines) or lines[at.lines - 1] != at.last:
+            return None
+        return at if hashlib.blake2b(data[: read.size], digest_size=16).hexdigest() == read.digest else None
+
+    async def _extract_after(self, lines: list[str], path: str, after: Position) -> tuple[list[Extracted], Position]:
+        """The facts of the lines after ``after``: on the loop when they are short, else in a thread."""
+        if sum(len(line) for line in lines[after.resumes_at :]) <= INLINE_CHARS:
+            return extract_lines(lines, path, after=after)
+        return await asyncio.to_thread(extract_lines, lines, path, after=after)
 
     async def changed(self, tier: str, path: str, seq: int, kind: str) -> None:
         """The reindex queue's hook: a file it added or updated is read again. One whose reading
@@ -174,6 +221,7 @@ class Ingest:
         async with self._reading:
             if self._closed or await asyncio.to_thread(read_tier_file, root, path) is not None:
                 return 0  # back already: its next reading says what it states
+            self._reads.pop((tier, path), None)
             places = await asyncio.to_thread(_still_stated, root, path)
             source, end = f"file:{tier}:{path}#", now_iso()
             digest = await self.graph.store.file_digest(tier, path)
@@ -234,13 +282,14 @@ class Ingest:
                 await extractor.aclose()
         return total
 
-    async def _extract(self, text: str, path: str) -> list[Extracted]:
-        """The rules' facts in ``text``: in the child process while one serves, else in a thread."""
+    async def _extract(self, text: str, path: str) -> tuple[list[Extracted], Position]:
+        """The rules' facts in ``text`` and where their reading stopped: in the child process while
+        one serves, else in a thread."""
         if self._extractor is not None:
             found = await self._extractor.extract(text, path)
             if found is not None:
                 return found
-        return await asyncio.to_thread(extract, text, path)
+        return await asyncio.to_thread(extract_text, text, path)
 
     async def follow(self) -> int:
         """Read the journal entries appended since the last call; the number of facts they state.
@@ -312,6 +361,14 @@ class Ingest:
             self._closed = True
             if self.journal is not None:
                 await self.journal.aclose()
+
+
+class _Read(NamedTuple):
+    """A file as its last reading saw it: its size and digest, and where the rules stopped."""
+
+    size: int
+    digest: str
+    position: Position
 
 
 #: Removals whose ended facts are kept (the newest), for a delete through the API to count and for
@@ -401,12 +458,12 @@ _CHILD = """
 import os, pickle, struct, sys
 os.nice(10)
 sys.path.insert(0, sys.argv[1])
-from sidecar.kg.extract import extract
+from sidecar.kg.extract import extract_text
 inp, out = sys.stdin.buffer, sys.stdout.buffer
 while len(head := inp.read(4)) == 4:
     text, path = pickle.loads(inp.read(struct.unpack(">I", head)[0]))
     try:
-        answer = pickle.dumps(("ok", extract(text, path)))
+        answer = pickle.dumps(("ok", extract_text(text, path)))
     except Exception as exc:
         answer = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
     out.write(struct.pack(">I", len(answer)) + answer)
@@ -424,7 +481,7 @@ class _Extractor:
         self._proc: asyncio.subprocess.Process | None = None
         self._broken = False
 
-    async def extract(self, text: str, path: str) -> list[Extracted] | None:
+    async def extract(self, text: str, path: str) -> tuple[list[Extracted], Position] | None:
         proc = await self._started()
         if proc is None:
             return None
@@ -446,7 +503,7 @@ class _Extractor:
             raise
         if status != "ok":
             raise RuntimeError(f"extraction of {path} failed: {value}")
-        found: list[Extracted] = value
+        found: tuple[list[Extracted], Position] = value
         return found
 
     async def _started(self) -> asyncio.subprocess.Process | None:

@@ -45,7 +45,12 @@ class PgKgStore:
 
     # -- writes: the lead's ------------------------------------------------------------------
     async def add(
-        self, scope: Scope, facts: Sequence[NewFact], *, file: tuple[str, str, str] | None = None
+        self,
+        scope: Scope,
+        facts: Sequence[NewFact],
+        *,
+        file: tuple[str, str, str] | None = None,
+        grown: bool = False,
     ) -> list[Fact]:
         raise _read_only()
 

@@ -145,16 +145,24 @@ class SqliteKgStore:
 
     # -- writes --------------------------------------------------------------------------------
     async def add(
-        self, scope: Scope, facts: Sequence[NewFact], *, file: tuple[str, str, str] | None = None
+        self,
+        scope: Scope,
+        facts: Sequence[NewFact],
+        *,
+        file: tuple[str, str, str] | None = None,
+        grown: bool = False,
     ) -> list[Fact]:
         """Add ``facts`` in one transaction (and, with ``file`` = (tier, path, digest), record that
-        file as read): each the existing fact when the graph already holds it at that time."""
+        file as read): each the existing fact when the graph already holds it at that time. With
+        ``grown``, ``facts`` are those of the lines appended to the file since its last reading:
+        what the file was recorded to state stays, and these join it."""
 
         def run(conn: Conn) -> list[Fact]:
             ids = [_add_one(conn, scope, fact) for fact in facts]
             if file is not None:
                 conn.execute("INSERT OR REPLACE INTO kg_files (tier, path, digest) VALUES (?, ?, ?)", file)
-                conn.execute("DELETE FROM kg_file_facts WHERE tier = ? AND path = ?", file[:2])
+                if not grown:
+                    conn.execute("DELETE FROM kg_file_facts WHERE tier = ? AND path = ?", file[:2])
                 conn.executemany(
                     "INSERT OR IGNORE INTO kg_file_facts (tier, path, fact_id, line) VALUES (?, ?, ?, ?)",
                     [(*file[:2], fid, _line(fact.source)) for fid, fact in zip(ids, facts, strict=True)],

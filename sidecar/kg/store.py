@@ -14,8 +14,17 @@ __all__ = ["KgStore"]
 
 class KgStore(Protocol):
     async def add(
-        self, scope: Scope, facts: Sequence[NewFact], *, file: tuple[str, str, str] | None = None
-    ) -> list[Fact]: ...
+        self,
+        scope: Scope,
+        facts: Sequence[NewFact],
+        *,
+        file: tuple[str, str, str] | None = None,
+        grown: bool = False,
+    ) -> list[Fact]:
+        """Add facts; with ``file`` (tier, path, digest), record them as what that file states
+        (``grown``: besides what it was recorded to state, read from the lines appended to it)."""
+        ...
+
     async def invalidate(self, scope: Scope, fact_id: int, valid_to: str) -> Fact: ...
     async def end_sourced(
         self,

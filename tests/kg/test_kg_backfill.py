@@ -18,7 +18,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from sidecar.kg import ingest
-from sidecar.kg.extract import Extracted
+from sidecar.kg.extract import Extracted, Position
 from tests.support.corpus import make_corpus
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import wait_until
@@ -131,15 +131,15 @@ async def test_extracting_in_a_thread_reads_the_same_facts(
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
     monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
     monkeypatch.setattr(ingest, "EXTRACTOR_FROM", 10**9)
-    rules = ingest.extract
+    rules = ingest.extract_text
     ran: dict[str, tuple[int, bool]] = {}
 
-    def recorded(text: str, path: str = "", note_date: str | None = None) -> list[Extracted]:
+    def recorded(text: str, path: str = "") -> tuple[list[Extracted], Position]:
         if path:
             ran[path] = (os.getpid(), threading.current_thread() is threading.main_thread())
-        return rules(text, path, note_date)
+        return rules(text, path)
 
-    monkeypatch.setattr(ingest, "extract", recorded)
+    monkeypatch.setattr(ingest, "extract_text", recorded)
     client = await sidecar_client()
     facts = await backfilled(client)
     assert facts == EXPECTED
