@@ -30,14 +30,24 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.supersede import Said
+from sidecar.index.postings import QueryTokens
 
-__all__ = ["ANCHORED_COVERAGE", "COVERAGE", "SIGNAL", "changed_by_signal", "changed_by_value", "routine_said"]
+__all__ = [
+    "ANCHORED_COVERAGE",
+    "COVERAGE",
+    "SIGNAL",
+    "changed_by_signal",
+    "changed_by_value",
+    "learn_forms",
+    "reverted",
+    "routine_said",
+]
 
 COVERAGE = 0.55
 ANCHORED_COVERAGE = 0.4  # a newer line that names the older value as well covers less of its subject
@@ -66,21 +76,93 @@ _STRUCK = re.compile(r"~~(.+?)~~")
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|^\s*[-*+]\s+)$")
 
 
+_FORMS: dict[str, str] = {}  # a word -> its form (the index's porter stem), shared: a pure function
+_FORMS_LIMIT = 200_000
+
+
+def learn_forms(texts: Iterable[str]) -> None:
+    """Read the forms of every word of ``texts`` in one pass of the index's tokenizer, so that
+    ``_form`` finds them (a word looked up alone is tokenized alone, more slowly)."""
+    words = sorted(
+        {w for text in texts for w in (m.lower() for m in _WORD.findall(text)) if w.isalpha() and w not in _FORMS}
+    )
+    if not words:
+        return
+    if len(_FORMS) + len(words) > _FORMS_LIMIT:
+        _FORMS.clear()
+    for word, tokens in zip(words, QueryTokens()(words), strict=True):
+        _FORMS[word] = tokens[0] if len(tokens) == 1 else word
+
+
+def _form(word: str) -> str:
+    """A lowercased word's form: its stem as the index reads it for a word of letters ("pickups",
+    "pickup"; "deliveries", "delivering" -> "deliv"), any other word as it is (a value: "20.5",
+    "db-stage-3")."""
+    if not word.isalpha():
+        return word
+    form = _FORMS.get(word)
+    if form is None:
+        learn_forms((word,))
+        form = _FORMS.get(word, word)
+    return form
+
+
+def _tokens(text: str) -> list[tuple[str, bool]]:
+    """A line's content words in order (stop words left out; comments aside), each with whether it
+    names a value (module docstring). A word written in lower case that names no value is read as
+    its form (``_form``: "pickups", "pickup"); any other is lowercased as it is ("Installs" in a
+    firm's name is no form of "installed", and a name that opens a sentence is no word to stem)."""
+    text = COMMENT.sub(" ", text)
+    out = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        lower = word.lower()
+        if lower in _STOP:
+            continue
+        identifier = any(ch.isdigit() or ch in ".:/-" for ch in word)
+        name = len(word) > 1 and word[0].isupper() and not _SENTENCE_START.search(text[: match.start()])
+        value = identifier or name
+        out.append((_form(word) if word.islower() and not value else lower, value))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    """A line's content words in order, values as they are and other words as their forms."""
+    return [word for word, _ in _tokens(text)]
+
+
+def _weights(texts: Iterable[str]) -> dict[str, float]:
+    """Each word's weight by its rarity among ``texts``, counted as written: a form weighs what
+    its rarest word does ("export" stays rare where "exporter" is a common name). Keyed by the
+    words as written and by their forms."""
+    seen = [
+        frozenset(w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", t))) if w not in _STOP) for t in texts
+    ]
+    df = Counter(w for words in seen for w in words)
+    total = len(seen) + 1
+    out: dict[str, float] = {}
+    for word, n in df.items():
+        weight = math.log(1 + total / n)
+        for key in {word, _form(word)}:
+            out[key] = max(out.get(key, 0.0), weight)
+    return out
+
+
 def _content(text: str) -> frozenset[str]:
-    return frozenset(w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", text))) if w not in _STOP)
+    return frozenset(_words(text))
 
 
 def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
     """The key of every line a newer signalled line changed -> that newer line (module docstring)."""
     lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
+    learn_forms(s.text for s in lines)
     last: dict[str, Said] = {}
     for item in sorted(lines, key=lambda s: s.when):
         last[normalised(item.text)] = item  # the last time each line was said
     content = {key: _content(item.text) for key, item in last.items()}
     values = {key: _values(item.text) for key, item in last.items()}
     df = Counter(w for words in content.values() for w in words)
-    total = len(content) + 1
-    weight = {w: math.log(1 + total / n) for w, n in df.items()}
+    weight = _weights(item.text for item in last.values())
     postings: dict[str, list[str]] = {}
     for key, words in content.items():
         for w in words:
@@ -131,15 +213,7 @@ def _same_values(
 
 def _values(text: str) -> frozenset[str]:
     """The words of a line that name a value (module docstring), lowercased."""
-    text = COMMENT.sub(" ", text)
-    out = set()
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        identifier = any(ch.isdigit() or ch in ".:/-" for ch in word)
-        name = len(word) > 1 and word[0].isupper() and not _SENTENCE_START.search(text[: match.start()])
-        if identifier or name:
-            out.add(word.lower())
-    return frozenset(out - _STOP)
+    return frozenset(word for word, value in _tokens(text) if value)
 
 
 def routine_said(said: Sequence[Said]) -> list[bool]:
@@ -195,6 +269,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     logged = [False] * len(said) if routine_left_out else routine_said(said)
     lines = [s for s, log in zip(said, logged, strict=True) if not log]
     lines = [s for s in lines if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
+    learn_forms(s.text for s in lines)
     first: dict[str, Said] = {}
     last: dict[str, Said] = {}
     sources: dict[str, set[str]] = {}
@@ -205,9 +280,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
         sources.setdefault(key, set()).add(_week(item))
     content = {key: _content(item.text) for key, item in last.items()}
     values = {key: _values(item.text) for key, item in last.items()}
-    df = Counter(w for words in content.values() for w in words)
-    total = len(content) + 1
-    weight = {w: math.log(1 + total / n) for w, n in df.items()}
+    weight = _weights(item.text for item in last.values())
     lower = _lowercase_words(s.text for s in said)
     names = {key: _opening_name(item.text, lower) for key, item in last.items()}
     postings: dict[str, list[str]] = {}
@@ -256,13 +329,94 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     return out
 
 
+def reverted(said: Sequence[Said], stale: Mapping[str, Said]) -> dict[str, Said]:
+    """``stale`` (the key of every line no longer current -> the newer line that changed it) with
+    the changes taken back: a line said after a change that names again the value the change
+    replaced, of the same subject, retires the change, and the older line is current again. "The
+    weekly groceries come from Ocado", then "Giving Waitrose a go for the weekly groceries", then
+    "Back to Ocado for the weekly groceries - Waitrose substituted too much": Ocado is current.
+
+    - The value taken back is one of the older line's values the change does not name.
+    - The later line names it, the older line's other values, and most of its subject: two of its
+      words that are no values or more, ``ANCHORED_COVERAGE`` of them by rarity (as
+      ``changed_by_value`` reads an older value named beside a new one).
+    - It does not name the value as the one left (``_left``: "Buildkite took over from Jenkins"
+      after "Buildkite runs the CI builds now" is the change said again) and is no report of work
+      done (``is_event``: "Archived the old Jenkins jobs"). A change that names the value it
+      replaced ("Replaced Jenkins with Buildkite") is never taken back: a later line naming
+      Jenkins may be the same change said again.
+    Candidates are found through an index of the later lines' words, so a run stays linear."""
+    lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
+    learn_forms(s.text for s in lines)
+    first: dict[str, Said] = {}
+    last: dict[str, Said] = {}
+    for item in sorted(lines, key=lambda s: s.when):
+        key = normalised(item.text)
+        first.setdefault(key, item)
+        last[key] = item
+    out = dict(stale)
+    by_word: dict[str, list[str]] = {}
+    for key, item in first.items():
+        if not is_event(key):
+            for word in _content(item.text):  # a value opening a line is no value there: "Jenkins is back"
+                by_word.setdefault(word, []).append(key)
+    weight: dict[str, float] | None = None
+    for old_key, change in sorted(stale.items(), key=lambda kv: kv[1].when):
+        older = last.get(old_key)
+        change_key = normalised(change.text)
+        if older is None or change_key not in last:
+            continue
+        old_values, old_words = _values(older.text), _content(older.text)
+        change_words = _content(change.text)
+        taken = old_values - change_words
+        subject = old_words - old_values
+        if not taken or not subject:
+            continue
+        until = last[change_key].when
+        for key in dict.fromkeys(k for v in sorted(taken) for k in by_word.get(v, ())[:_MAX_CANDIDATES]):
+            later = first[key]
+            if key in (old_key, change_key) or later.when <= until:
+                continue
+            words = _content(later.text)
+            if not old_values - taken <= words:
+                continue  # the older line's other values name its subject: "Disk use on ceph-ocean ..."
+            if _left(later.text, taken):
+                continue
+            shared = subject & words
+            if len(shared) < min(2, len(subject)):
+                continue
+            if weight is None:
+                weight = _weights(s.text for s in last.values())
+            held = sum(weight.get(w, 1.0) for w in shared)
+            if held < ANCHORED_COVERAGE * sum(weight.get(w, 1.0) for w in subject):
+                continue
+            out.setdefault(change_key, later)
+            out.pop(old_key, None)
+            break
+    return out
+
+
+_LEFT = re.compile(r"\b(?:from|instead\s+of|replac\w*|not|no\s+longer|off|than|over)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _left(text: str, values: frozenset[str]) -> bool:
+    """Whether ``text`` names one of ``values`` as the value left ("took over from Jenkins",
+    "instead of 03:30", "not Greenway"), not as the one it comes back to."""
+    text = COMMENT.sub(" ", text)
+    for value in values:
+        for match in re.finditer(rf"(?<![\w.:/-]){re.escape(value)}(?![\w:/-]|\.\w)", text, re.IGNORECASE):
+            if _LEFT.search(text[: match.start()]):
+                return True
+    return False
+
+
 class _Slots:
     """A line's content words in order (stop words left out) and those of them that name a value."""
 
     __slots__ = ("pairs", "seq", "values", "words")
 
     def __init__(self, text: str, values: frozenset[str] | set[str]) -> None:
-        self.seq = [w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", text))) if w not in _STOP]
+        self.seq = _words(text)
         self.values = frozenset(values)
         self.words = frozenset(self.seq)
         self.pairs = {
@@ -377,8 +531,8 @@ def _struck(text: str, old: frozenset[str], old_values: frozenset[str]) -> bool:
 
 
 def _opening(text: str) -> str:
-    """A line's first content word, lowercased."""
-    return next((w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", text))) if w not in _STOP), "")
+    """A line's first content word, as a form."""
+    return next(iter(_words(text)), "")
 
 
 def _restated(

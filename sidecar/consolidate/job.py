@@ -61,7 +61,7 @@ from typing import Literal
 import structlog
 
 from sidecar.consolidate.archive import bound_archive
-from sidecar.consolidate.changes import changed_by_signal, changed_by_value, routine_said
+from sidecar.consolidate.changes import changed_by_signal, changed_by_value, reverted, routine_said
 from sidecar.consolidate.cluster import CLUSTER_JACCARD
 from sidecar.consolidate.guard import judged
 from sidecar.consolidate.periods import (
@@ -439,7 +439,8 @@ def _stale(said: list[Said], earlier: dict[str, str]) -> dict[str, Said]:
         if title.endswith(LOG_SUFFIX)
     }
     kept = [s for s, log in zip(said, routine_said(said), strict=True) if not log and (s.where, s.text) not in logs]
-    return {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
+    found = {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
+    return reverted(kept, found)
 
 
 def _source_day(source: str) -> date | None:

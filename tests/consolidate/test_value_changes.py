@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
-from sidecar.consolidate.changes import changed_by_signal, changed_by_value
+from sidecar.consolidate.changes import changed_by_signal, changed_by_value, reverted
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.promote import normalised
 from sidecar.consolidate.routine import ROUTINE_LINES, routine
@@ -302,3 +302,78 @@ def test_the_same_line_with_a_subject_word_swapped_and_every_value_kept_is_anoth
         (41, "The dishwasher warranty runs out in March 2030."),
     )
     assert set(changed_by_value(said)) == {normalised("The dishwasher warranty runs out in March 2028.")}
+
+
+def test_word_forms_of_a_subject_are_its_words_and_names_are_not_stemmed() -> None:
+    old = "The nightly backups run at 01:00."
+    firm = "Glenrock Installs installed the fridge-freezer."
+    said = _said(
+        (0, old),
+        (8, old),
+        (1, firm),
+        (9, firm),
+        (40, "The nightly backup runs at 03:00."),  # "backups run" / "backup runs": the subject's forms
+        (41, "Glenrock Services installed the heat-pump."),  # "Installs" is a name, no form of "installed"
+    )
+    stale = changed_by_value(said)
+    assert stale[normalised(old)].text == "The nightly backup runs at 03:00."
+    assert set(stale) == {normalised(old)}
+
+
+def _revert_said(later: str) -> tuple[list[Said], dict[str, Said]]:
+    old = "The weekly groceries come from Ocado."
+    trial = "Giving Waitrose a go for the weekly groceries this month."
+    said = _said((0, old), (8, old), (30, trial), (37, trial), (60, later))
+    return said, {normalised(old): said[2]}
+
+
+def test_a_later_line_naming_the_replaced_value_again_takes_the_change_back() -> None:
+    said, stale = _revert_said("Back to Ocado for the weekly groceries - Waitrose substituted too much.")
+    out = reverted(said, stale)
+    assert normalised("The weekly groceries come from Ocado.") not in out  # current again
+    assert out[normalised(said[2].text)].text.startswith("Back to Ocado")  # the trial is the old value now
+    # the value named again of another subject, in a report of work: no revert
+    for later in ("The office snacks come from Ocado.", "Returned the Ocado crates from the weekly groceries."):
+        said, stale = _revert_said(later)
+        assert reverted(said, stale) == stale, later
+    # the older line's other value (its subject's name) not kept: another subject
+    old = "The Leeds office groceries come from Ocado."
+    said = _said(
+        (0, old),
+        (8, old),
+        (30, "Giving Waitrose a go for the Leeds office groceries."),
+        (60, "The York office groceries come through Ocado."),
+    )
+    stale = {normalised(old): said[2]}
+    assert reverted(said, stale) == stale
+    # the replaced value named as the one left: the change said again
+    old = "We run CI builds on Jenkins."
+    said = _said(
+        (0, old),
+        (8, old),
+        (30, "Buildkite runs the CI builds now."),
+        (60, "Buildkite runs the CI builds, it took over from Jenkins."),
+    )
+    stale = {normalised(old): said[2]}
+    assert reverted(said, stale) == stale
+    said = _said(
+        (0, old), (8, old), (30, "Buildkite runs the CI builds now."), (60, "Jenkins runs the CI builds again.")
+    )
+    assert normalised(old) not in reverted(said, {normalised(old): said[2]})
+
+
+async def test_a_revert_is_read_by_the_job(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    (root / "daily").mkdir(parents=True)
+    days = {
+        0: "The weekly groceries come from Ocado.",
+        8: "The weekly groceries come from Ocado.",
+        30: "Giving Waitrose a go for the weekly groceries this month.",
+        60: "Back to Ocado for the weekly groceries - Waitrose substituted too much.",
+    }
+    for day, line in days.items():
+        (root / "daily" / f"{START + timedelta(days=day)}.md").write_text(f"## Log\n- {line}\n")
+    report = await consolidate(
+        root, since=None, until=START + timedelta(days=90), summariser=ExtractiveSummariser(), dry_run=False
+    )
+    assert [(s.line.lstrip("- "), s.by.lstrip("- ")) for s in report.superseded] == [(days[30], days[60])]
