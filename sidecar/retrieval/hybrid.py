@@ -27,7 +27,8 @@ import itertools
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import structlog
@@ -253,35 +254,43 @@ class _Fused:
         before: Sequence[float],
         after: Sequence[float],
     ) -> _Fused:
-        """``fuse_weighted``'s ranking (its docstring says how it scores)."""
+        """``fuse_weighted``'s ranking (its docstring says how it scores). The same arithmetic as
+        ``_lenders`` and ``_borrowed`` in the same order, written out in one loop: a search fuses
+        several hundred chunks (a dialogue's turns borrow from the earned ones), and a call per
+        chunk was most of the fusion's CPU."""
         bm = dict(bm25)
-        top_bm = max(bm.values(), default=0.0)
-        top_cos = max((c for _, c in dense), default=floor)
-        dense_weight = weight * max(top_cos, 0.0) / pivot
-        base: dict[int, float] = {}
-        for cid in dict.fromkeys([*bm, *(cid for cid, c in dense if c > match)]):
-            b = bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0
-            cos = cosines.get(cid)
-            if cid not in bm and (cos is None or cos <= match):
-                continue  # a dense candidate whose own cosine (read again) is not above the match floor
-            if cos is None:
-                cos = floor + b * max(top_cos - floor, 0.0)
-            score = b + dense_weight * max(0.0, cos - floor)
-            if score > 0.0:
-                base[cid] = score
+        base = _base(bm, dense, cosines, weight=weight, floor=floor, pivot=pivot, match=match)
         lenders = _lenders(base, neighbours, turns)
+        n_before, n_after = len(before), len(after)
+        reach = range(1, max(n_before, n_after) + 1)
         ids: list[int] = []
         scores: list[float] = []
         borrowed: list[float] = []
         for cid in dict.fromkeys([*base, *lenders]):
             own = base.get(cid, 0.0)
             near = lenders.get(cid)
-            lent = _borrowed(own, base, near, before, after) if near else 0.0
+            lent = 0.0
+            if near:  # _borrowed, inline
+                for d in reach:
+                    ahead = near.get(-d) if d <= n_before else None
+                    behind = near.get(d) if d <= n_after else None
+                    if ahead is None and behind is None:
+                        continue
+                    gap = 0.0
+                    if ahead is not None:
+                        over = base.get(ahead, 0.0) - own
+                        gap = before[d - 1] * (over if over > 0.0 else 0.0)
+                    if behind is not None:
+                        over = base.get(behind, 0.0) - own
+                        other = after[d - 1] * (over if over > 0.0 else 0.0)
+                        gap = other if ahead is None or other > gap else gap  # max(): the first of equals
+                    lent += gap
             if own + lent > 0.0:
                 ids.append(cid)
                 scores.append(own + lent)
                 borrowed.append(lent)
-        order = sorted(range(len(ids)), key=lambda i: -scores[i])  # stable: ties keep the fused order
+        # stable, and reverse keeps it so: ties keep the fused order (scores are all > 0, no NaN)
+        order = sorted(range(len(ids)), key=scores.__getitem__, reverse=True)
         bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
         dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
         return cls(
@@ -293,6 +302,44 @@ class _Fused:
             dense_rank,
             cosines,
         )
+
+
+def _base(
+    bm: Mapping[int, float],
+    dense: Sequence[tuple[int, float]],
+    cosines: Mapping[int, float],
+    *,
+    weight: float,
+    floor: float,
+    pivot: float,
+    match: float,
+) -> dict[int, float]:
+    """The earned chunks' own scores (``fuse_weighted``), BM25 hits first, then dense candidates."""
+    top_bm = max(bm.values(), default=0.0)
+    top_cos = max((c for _, c in dense), default=floor)
+    dense_weight = weight * max(top_cos, 0.0) / pivot
+    unmatched = max(top_cos - floor, 0.0)
+    base: dict[int, float] = {}
+    for cid, score in bm.items():
+        b = score / top_bm if top_bm > 0 else 0.0
+        cos = cosines.get(cid)
+        if cos is None:
+            cos = floor + b * unmatched
+        over = cos - floor
+        own = b + dense_weight * (over if over > 0.0 else 0.0)
+        if own > 0.0:
+            base[cid] = own
+    for cid, c in dense:
+        if not c > match or cid in bm or cid in base:
+            continue  # not a candidate, or fused already (``dict.fromkeys``: first place kept)
+        cos = cosines.get(cid)
+        if cos is None or cos <= match:
+            continue  # a dense candidate whose own cosine (read again) is not above the match floor
+        over = cos - floor
+        own = 0.0 + dense_weight * (over if over > 0.0 else 0.0)
+        if own > 0.0:
+            base[cid] = own
+    return base
 
 
 def _lenders(
@@ -376,6 +423,9 @@ class HybridSearcher:
         self._sentences = _Vectors(_SENTENCE_CACHE)
         # Query vectors being computed, so two asks for the same query share one model run.
         self._embedding: dict[tuple[str, str], asyncio.Task[Vectors | None]] = {}
+        # Whether the embedder loads on use, asked once per embedder: a check against a runtime
+        # protocol costs tens of microseconds, on every search.
+        self._loads_on_use: tuple[Embedder | None, bool] = (None, False)
 
     def prefetch(self, query: str) -> None:
         """Start computing ``query``'s vector now, for a search that has to wait before it runs
@@ -569,19 +619,23 @@ class HybridSearcher:
         # A few spare rows: a chunk may have left the index since the BM25 read, and live text
         # just below the limit may pass archived or superseded text (retrieval.standing).
         rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
+        today = datetime.now(UTC).date()  # once for the answer, not once a hit
         stood = []
         for scored in top:
             where = by_id.get(scored.id) or rows.get(scored.id)
-            stood.append(scored if where is None else scored.stood(standing(where.path, where.heading)))
+            stood.append(scored if where is None else scored.stood(standing(where.path, where.heading, today)))
         stood.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
         return stood, rest, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
 
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
-        assert self.embedder is not None
-        if isinstance(self.embedder, LoadsOnUse):
-            await self.embedder.load()  # not on the query's clock: loading is not embedding
-        found = self._vector_or_run((self.embedder.model_id, query))
+        embedder = self.embedder
+        assert embedder is not None
+        if self._loads_on_use[0] is not embedder:
+            self._loads_on_use = (embedder, isinstance(embedder, LoadsOnUse))
+        if self._loads_on_use[1]:
+            await cast(LoadsOnUse, embedder).load()  # not on the query's clock: loading is not embedding
+        found = self._vector_or_run((embedder.model_id, query))
         if not isinstance(found, asyncio.Task):
             return found
         # Shielded: a search that gives up (its client went away) leaves the run to the others.
