@@ -6,16 +6,31 @@ already in the tier with a Jaccard similarity of their word sets at or above the
 when every judged line does is the content a duplicate, so an append that adds one new fact to
 repeated ones is written. The lines compared against are the target file's and those of the
 chunks the tier's own BM25 ranks first for the content, so a fact already in another file (an
-older daily note, a topic) counts too.
+older daily note, a topic) counts too. The target file's lines are judged once (``FileLines``): an
+append to a file that only grew since the last one judges only the lines that one added.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-__all__ = ["LIST_MARKER", "MIN_TOKENS", "Candidate", "Duplicate", "find_duplicate", "jaccard", "tokens", "words"]
+__all__ = [
+    "LIST_MARKER",
+    "MIN_TOKENS",
+    "Candidate",
+    "Duplicate",
+    "FileLines",
+    "find_duplicate",
+    "is_judged",
+    "jaccard",
+    "tokens",
+    "words",
+]
 
 MIN_TOKENS = 3
 _WORD = re.compile(r"\w+")
@@ -30,6 +45,8 @@ class Candidate:
     path: str
     line_start: int
     text: str
+    #: The text's judged lines (offset, words), when they are known already (``FileLines``).
+    judged: Sequence[tuple[int, frozenset[str]]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,13 +82,16 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def _judged(text: str) -> Iterable[tuple[int, frozenset[str]]]:
-    """(line offset, words) of the lines worth judging: not headings, fences or short lines."""
-    fenced = False
-    for offset, line in enumerate(text.splitlines()):
+def _judged(text: str, state: list[Any] | None = None) -> Iterable[tuple[int, frozenset[str]]]:
+    """(line offset, words) of the lines worth judging: not headings, fences or short lines.
+    ``state`` ([line offset, in a code fence]) is where to start, and is left where the text ends."""
+    state = state if state is not None else [0, False]
+    first, fenced = state
+    for offset, line in enumerate(text.splitlines(), first):
+        state[0] = offset + 1
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
-            fenced = not fenced
+            fenced = state[1] = not fenced
             continue
         if fenced or stripped.startswith("#"):
             continue
@@ -80,13 +100,64 @@ def _judged(text: str) -> Iterable[tuple[int, frozenset[str]]]:
             yield offset, words
 
 
+def is_judged(content: str) -> bool:
+    """Whether ``content`` has a line to judge: one that is not, no content is a duplicate."""
+    return next(iter(_judged(content)), None) is not None
+
+
+class _Lines(NamedTuple):
+    size: int  # bytes judged
+    digest: str  # theirs
+    ends: tuple[int, bool]  # where they end: (the next line's offset, in a code fence)
+    judged: list[tuple[int, frozenset[str]]]
+
+
+class FileLines:
+    """The judged lines of the files appended to lately (the ``kept`` newest), for one thread: a
+    file that only grew since its lines were judged (its bytes then start its bytes now, and end a
+    line) has only its new lines judged."""
+
+    def __init__(self, kept: int = 64) -> None:
+        self.kept = kept
+        self.lines_judged = 0  # lines read to judge them, in all
+        self._files: OrderedDict[tuple[str, str], _Lines] = OrderedDict()
+
+    def judged(self, key: tuple[str, str], data: bytes) -> list[tuple[int, frozenset[str]]]:
+        """The judged lines of the file ``key`` whose bytes are ``data`` now."""
+        known = self._files.pop(key, None)
+        if (
+            known is not None
+            and len(data) >= known.size
+            and (known.size == 0 or data[known.size - 1 : known.size] == b"\n")
+            and _digest(data[: known.size]) == known.digest
+        ):
+            lines, start, state = list(known.judged), known.size, list(known.ends)
+        else:
+            lines, start, state = [], 0, [0, False]
+        before = state[0]
+        lines += _judged(data[start:].decode("utf-8", errors="replace"), state)
+        self.lines_judged += state[0] - before
+        self._files[key] = _Lines(len(data), _digest(data), (int(state[0]), bool(state[1])), lines)
+        while len(self._files) > self.kept:
+            self._files.popitem(last=False)
+        return lines
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def find_duplicate(content: str, candidates: Sequence[Candidate], threshold: float) -> Duplicate | None:
     """Where ``content`` already is in ``candidates``, or None when any of its judged lines is new
     (or it has none to judge)."""
     new = [words for _, words in _judged(content)]
     if not new:
         return None
-    known = [(c.path, c.line_start + offset, words) for c in candidates for offset, words in _judged(c.text)]
+    known = [
+        (c.path, c.line_start + offset, words)
+        for c in candidates
+        for offset, words in (c.judged if c.judged is not None else _judged(c.text))
+    ]
     matches: list[tuple[str, int, float]] = []
     for words in new:
         best = max(((jaccard(words, w), path, line) for path, line, w in known), default=(0.0, "", 0))

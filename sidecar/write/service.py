@@ -38,7 +38,7 @@ from sidecar.errors import (
 from sidecar.index.files import scan_tier
 from sidecar.index.queue import ReindexQueue
 from sidecar.settings import Settings
-from sidecar.write.dedup import Candidate, Duplicate, find_duplicate
+from sidecar.write.dedup import Candidate, Duplicate, FileLines, find_duplicate, is_judged
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
@@ -97,6 +97,8 @@ class WriteService:
         self._busy_since: float | None = None
         self.stall_after = STALL_S
         self.keys = IdempotencyKeys()
+        # The judged lines of the files appended to lately, for the duplicate check (write thread).
+        self.file_lines = FileLines()
         self.embedder = embedder  # the in-process model, when loaded: its semantic layer judges writes too
         self.count = 0
         self.bytes = 0
@@ -217,6 +219,8 @@ class WriteService:
     async def check_duplicate(self, tier: str, path: str | None, content: str) -> Duplicate | None:
         """Where ``content`` already is in the tier (``memory.check_duplicate``), or None."""
         threshold = self.settings.dedup_threshold or 0.9
+        if not is_judged(content):  # no line long enough to judge: nothing to look for
+            return None
         candidates = await self._tier_candidates(tier, content)
         if path is not None:
             old = await asyncio.get_running_loop().run_in_executor(self._thread, read_file, self.root(tier), path)
@@ -225,8 +229,9 @@ class WriteService:
         return find_duplicate(content, candidates, threshold)
 
     async def _dedup_candidates(self, req: WriteRequest) -> list[Candidate] | None:
-        """What an append is compared with besides its own file (None: this write is not checked)."""
-        if req.mode != "append" or req.force or self.settings.dedup_threshold <= 0:
+        """What an append is compared with besides its own file (None: this write is not checked, as
+        one with no line long enough to judge never is a duplicate)."""
+        if req.mode != "append" or req.force or self.settings.dedup_threshold <= 0 or not is_judged(req.content):
             return None
         return await self._tier_candidates(req.tier, req.content)
 
@@ -285,7 +290,7 @@ class WriteService:
             raise TierMissing(f"the {req.tier} tier dir {root} is missing; nothing was written")
         old = read_file(root, req.path)
         if candidates is not None:  # an append: the file as it is now, then the tier's best matches
-            here = [Candidate(req.path, 1, old.decode("utf-8", errors="replace"))] if old else []
+            here = [Candidate(req.path, 1, "", self.file_lines.judged((str(root), req.path), old))] if old else []
             found = find_duplicate(req.content, here + candidates, self.settings.dedup_threshold)
             if found is not None:
                 size = len(old or b"")
