@@ -10,6 +10,7 @@ document's schemas from their annotations, so the document cannot drift from the
 from __future__ import annotations
 
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import (
@@ -855,17 +856,24 @@ class Format:
     name: str
 
 
-def json_schema(shape: type, *, inline: bool = False) -> Schema:
+def json_schema(
+    shape: type, *, inline: bool = False, closed: bool = False, named: Mapping[type, str] | None = None
+) -> Schema:
     """The JSON Schema of a TypedDict: keys marked ``NotRequired`` are optional, a nested TypedDict
     is a ``$ref`` to its own schema by name (``inline``: its schema, written in place), and an
-    ``Annotated`` string is a description (a ``Format`` there is the string's ``format``). Answer objects stay open (no ``additionalProperties: false``) so a new field never
-    breaks a client."""
+    ``Annotated`` string is a description (a ``Format`` there is the string's ``format``). Answer
+    objects stay open (no ``additionalProperties: false``) so a new field never breaks a client;
+    ``closed`` closes the outer object, for a shape that never grows (the error envelope). With
+    ``inline``, a nested TypedDict that ``named`` names is still a ``$ref``, by that name."""
     hints = get_type_hints(shape, include_extras=True)
     # Read from the hints, not ``__required_keys__``: with postponed annotations Python 3.11 cannot
     # see NotRequired when the class is made, and would call every key required.
     required = [name for name, hint in hints.items() if get_origin(hint) is not NotRequired]
-    properties = {name: _schema_of(hint, inline) for name, hint in hints.items()}
-    return {"type": "object", "properties": properties, "required": required}
+    properties = {name: _schema_of(hint, inline, named or {}) for name, hint in hints.items()}
+    schema: Schema = {"type": "object", "properties": properties, "required": required}
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
 
 
 def _union_order(arg: Any) -> tuple[bool, str]:
@@ -873,13 +881,13 @@ def _union_order(arg: Any) -> tuple[bool, str]:
     return arg is type(None), getattr(arg, "__name__", None) or repr(arg)
 
 
-def _schema_of(hint: Any, inline: bool) -> Schema:
+def _schema_of(hint: Any, inline: bool, named: Mapping[type, str]) -> Schema:
     origin = get_origin(hint)
     if origin is NotRequired:
-        return _schema_of(get_args(hint)[0], inline)
+        return _schema_of(get_args(hint)[0], inline, named)
     if origin is Annotated:
         inner, *meta = get_args(hint)
-        schema = _schema_of(inner, inline)
+        schema = _schema_of(inner, inline, named)
         for note in meta:
             if isinstance(note, str):
                 schema = {**schema, "description": note}
@@ -890,15 +898,17 @@ def _schema_of(hint: Any, inline: bool) -> Schema:
         values = list(get_args(hint))
         return {"const": values[0]} if len(values) == 1 else {"enum": values}
     if origin is list:
-        return {"type": "array", "items": _schema_of(get_args(hint)[0], inline)}
+        return {"type": "array", "items": _schema_of(get_args(hint)[0], inline, named)}
     if origin is dict:
         return {"type": "object"}
     if origin in (Union, types.UnionType):
         # In a fixed order: ``int | str`` equals ``str | int``, so typing's caches may hand back
         # either spelling (whichever a module made first) and the schema must not depend on it.
-        return {"anyOf": [_schema_of(arg, inline) for arg in sorted(get_args(hint), key=_union_order)]}
+        return {"anyOf": [_schema_of(arg, inline, named) for arg in sorted(get_args(hint), key=_union_order)]}
     if isinstance(hint, type) and hasattr(hint, "__required_keys__"):
-        return json_schema(hint, inline=True) if inline else {"$ref": f"#/components/schemas/{hint.__name__}"}
+        if inline and hint not in named:
+            return json_schema(hint, inline=True, named=named)
+        return {"$ref": f"#/components/schemas/{named.get(hint, hint.__name__)}"}
     simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
     if hint in simple:
         return {"type": simple[hint]}

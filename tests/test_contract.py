@@ -3,18 +3,25 @@ tools take their schemas from it, and real answers of a live sidecar validate ag
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args
+import copy
+import dataclasses
+import json
+from datetime import timedelta
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args, get_type_hints
 
 import jsonschema
 import pytest
 
 from sidecar import contract
+from sidecar.clock import utcnow
 from sidecar.contract import FIELDS, SEARCH_REQUEST, WRITE_REQUEST, Format, json_schema
 from sidecar.episodic.entry import MEMORY_TYPES, STATUSES
 from sidecar.errors import BadRequest
 from sidecar.http.openapi import DOCUMENT
+from sidecar.mcp.outputs import ROUTES, output_schema
 from sidecar.mcp.server import tool_definitions
 from sidecar.ops import answers
+from sidecar.ops.registry import OPERATIONS
 from sidecar.settings import Settings
 from tests.support.memory import ClientFactory
 
@@ -83,25 +90,161 @@ def test_the_openapi_document_takes_its_shapes_from_the_contract() -> None:
         assert schemas[name] == json_schema(shape, inline=True)
 
 
-def test_the_document_s_palace_graph_and_journal_answers_are_their_types() -> None:
-    paths = DOCUMENT["paths"]
+JSON = "application/json"
+REF = "#/components/schemas/"
 
-    def answer(path: str, method: str) -> Any:
-        (ok,) = [r for status, r in paths[path][method]["responses"].items() if status in ("200", "201")]
-        return ok["content"]["application/json"]["schema"]
 
-    for op, shape in answers.KG_ANSWERS.items():
-        path, method = ("/kg/stats", "get") if op == "stats" else (f"/kg/{op}", "post")
-        assert answer(path, method) == json_schema(shape, inline=True), op
-    assert answer("/memory/delete", "post") == json_schema(answers.DeleteAnswer, inline=True)
-    assert answer("/memory/list", "get") == json_schema(answers.ListAnswer, inline=True)
-    assert answer("/memory/restore", "post") == json_schema(answers.RestoreAnswer, inline=True)
-    journal = paths["/journal"]["post"]["responses"]
-    assert journal["201"]["content"]["application/json"]["schema"] == json_schema(answers.AppendAnswer, inline=True)
-    assert journal["200"]["content"]["application/json"]["schema"] == json_schema(answers.ReplayedAppend, inline=True)
-    for status in ("200", "201"):
-        session = paths["/memory/session"]["post"]["responses"][status]["content"]["application/json"]["schema"]
-        assert session == json_schema(answers.SessionAnswer, inline=True)
+def _resolved(schema: Any, components: dict[str, Any], prefix: str = REF) -> Any:
+    """``schema`` with every reference replaced by what it names, recursively (the keys beside a
+    reference, such as a description, kept)."""
+    if isinstance(schema, list):
+        return [_resolved(item, components, prefix) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        named = components[schema["$ref"].removeprefix(prefix)]
+        return {**_resolved(named, components, prefix), **_resolved(rest, components, prefix)}
+    return {k: _resolved(v, components, prefix) for k, v in schema.items()}
+
+
+def _answer_problems(document: dict[str, Any]) -> list[str]:
+    """Every answer of ``document`` that is not its operation's type: each operation of the
+    registry answers, at each success status, exactly the schema of the type
+    ``answers.BY_OPERATION`` names (what its op returns), and every JSON error is the ``Error``
+    type's; the operations with no JSON answer of their own (``answers.NOT_TYPED``) answer only
+    what they are said to."""
+    components = document["components"]["schemas"]
+    error = json_schema(answers.ErrorAnswer, inline=True, closed=True)
+    problems = []
+    if set(answers.BY_OPERATION) & set(answers.NOT_TYPED):
+        problems.append(f"typed and untyped: {set(answers.BY_OPERATION) & set(answers.NOT_TYPED)}")
+    for op in OPERATIONS:
+        responses = document["paths"][op.path][op.method.lower()]["responses"]
+        ok = {
+            s: r["content"][JSON]["schema"] for s, r in responses.items() if s < "300" and JSON in r.get("content", {})
+        }
+        failed = {
+            s: r["content"][JSON]["schema"] for s, r in responses.items() if s >= "300" and JSON in r.get("content", {})
+        }
+        if op.name in answers.NOT_TYPED:
+            allowed = {"openapi": {"200": {"type": "object"}}, "mcp": {"200": {"$ref": REF + "RpcResponse"}}}
+            if ok != allowed.get(op.name, {}):
+                problems.append(f"{op.name}: answers {ok}, not as NOT_TYPED says")
+            if op.name.startswith("mcp"):  # JSON-RPC errors are the protocol's envelope
+                failed = {s: f for s, f in failed.items() if f != {"$ref": REF + "RpcResponse"}}
+        elif op.name not in answers.BY_OPERATION:
+            problems.append(f"{op.name}: no answer type in BY_OPERATION")
+            continue
+        else:
+            types = answers.BY_OPERATION[op.name]
+            if set(ok) != set(types):
+                problems.append(f"{op.name}: answers {sorted(ok)}, its types {sorted(types)}")
+            for status, shape in types.items():
+                if status in ok and _resolved(ok[status], components) != json_schema(shape, inline=True):
+                    problems.append(f"{op.name} {status}: not the schema of {shape.__name__}")
+        for status, schema in failed.items():
+            if _resolved(schema, components) != error:
+                problems.append(f"{op.name} {status}: an error that is not ErrorAnswer")
+    return problems
+
+
+def test_every_operation_s_answers_are_the_types_its_op_returns() -> None:
+    assert {op.name for op in OPERATIONS} == set(answers.BY_OPERATION) | set(answers.NOT_TYPED)
+    assert _answer_problems(DOCUMENT) == []
+    # The error envelope is closed, and written by its type too.
+    assert DOCUMENT["components"]["schemas"]["Error"]["additionalProperties"] is False
+
+
+def test_the_answer_check_names_an_answer_written_by_hand() -> None:
+    document = copy.deepcopy(DOCUMENT)
+    responses = document["paths"]["/memory/consolidate"]["post"]["responses"]
+    responses["200"]["content"][JSON]["schema"] = {"type": "object", "description": "the report"}
+    document["paths"]["/journal"]["get"]["responses"]["200"]["content"][JSON]["schema"] = {
+        "type": "object",
+        "properties": {"entries": {"type": "array", "items": {"$ref": REF + "JournalEntry"}}},
+    }
+    del document["paths"]["/memory/session"]["post"]["responses"]["200"]
+    document["paths"]["/kg/add"]["post"]["responses"]["400"]["content"][JSON]["schema"] = {"type": "object"}
+    assert _answer_problems(document) == [
+        "journal_list 200: not the schema of EntriesAnswer",
+        "session: answers ['201'], its types ['200', '201']",
+        "consolidate 200: not the schema of ConsolidateAnswer",
+        "kg_add 400: an error that is not ErrorAnswer",
+    ]
+
+
+def test_each_mcp_tool_s_output_schema_is_its_operation_s_type() -> None:
+    by_route = {(op.method.lower(), op.path): op.name for op in OPERATIONS}
+    for tool, (method, path, status) in ROUTES.items():
+        schema = output_schema(tool)
+        shape = answers.BY_OPERATION[by_route[method, path]][status]
+        assert _resolved(schema, schema.get("$defs", {}), "#/$defs/") == {
+            **json_schema(shape, inline=True),
+            **({"$defs": _resolved(schema["$defs"], schema["$defs"], "#/$defs/")} if "$defs" in schema else {}),
+        }, tool
+    duplicate = output_schema("memory_check_duplicate")
+    assert {k: v for k, v in _resolved(duplicate, duplicate["$defs"], "#/$defs/").items() if k != "$defs"} == (
+        json_schema(answers.DuplicateCheckAnswer, inline=True)
+    )
+
+
+def test_the_consolidation_answer_is_the_report_field_for_field() -> None:
+    from sidecar.consolidate import memories, report
+
+    pairs = {
+        report.Report: answers.ConsolidateAnswer,
+        report.SummaryWritten: answers.SummaryWritten,
+        report.Promoted: answers.PromotedLine,
+        report.NotPromoted: answers.NotPromotedLine,
+        report.Archived: answers.ArchivedNote,
+        report.DroppedLine: answers.DroppedLine,
+        report.SupersededLine: answers.SupersededLine,
+        report.Skipped: answers.SkippedFile,
+        report.Withheld: answers.WithheldLine,
+        report.Fallback: answers.FallbackSummary,
+        report.OperatorUpdate: answers.OperatorUpdate,
+        memories.MergedMemories: answers.MergedMemories,
+    }
+    for kind, shape in pairs.items():
+        assert [f.name for f in dataclasses.fields(kind)] == list(get_type_hints(shape)), kind.__name__
+    # A report holding one of everything, as a client gets it, is the type's.
+    full = report.Report(
+        dry_run=False,
+        periods=["2026-W01"],
+        summaries=[report.SummaryWritten("2026-W01", "daily/summaries/2026-W01.md", ("daily/a.md",), "extractive")],
+        promoted=[report.Promoted("line", ("daily/a.md",))],
+        not_promoted=[report.NotPromoted("line", ("daily/a.md",), "cap")],
+        archived=[report.Archived("daily/a.md", "archive/daily/a.md")],
+        dropped=[report.DroppedLine("text", ("daily/a.md",), "duplicate", "2026-W01", "kept")],
+        superseded=[report.SupersededLine("old", "AGENT.md", "new", "daily/b.md", "2026-01-02")],
+        operator_model=report.OperatorUpdate("OPERATOR.md", ("a",), ("b",), (("old", "new"),), ("c",), True),
+        memories_merged=[memories.MergedMemories("m1", "text", ("m2",))],
+        journal_entries=["e1"],
+        skipped=[report.Skipped("daily/x.md", "why")],
+        withheld=[report.Withheld("line", "AGENT.md", "role_hijack", "block")],
+        fallbacks=[report.Fallback("2026-W01", "timeout")],
+        compressed=["archive/daily/a.md"],
+        expired=["archive/daily/old.md"],
+        no_journal="no journal",
+    )
+    as_sent = json.loads(json.dumps(full.to_json()))
+    jsonschema.validate(as_sent, _closed(json_schema(answers.ConsolidateAnswer, inline=True)))
+
+
+def _closed(schema: Any) -> Any:
+    """``schema`` with every object that lists its properties closed: an answer validated with it
+    carries no field its type does not name."""
+    if isinstance(schema, list):
+        return [_closed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {
+        k: ({n: _closed(v) for n, v in val.items()} if k == "properties" else _closed(val)) for k, val in schema.items()
+    }
+    if "properties" in schema:
+        out["additionalProperties"] = False
+    return out
 
 
 def test_the_answer_types_name_the_journal_s_memory_types_and_statuses() -> None:
@@ -247,3 +390,53 @@ def test_a_union_s_schema_does_not_depend_on_how_it_was_spelt() -> None:
     one, other = json_schema(_IntOrText, inline=True), json_schema(_TextOrInt, inline=True)
     assert one == other
     assert one["properties"]["value"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
+
+
+async def test_live_answers_carry_only_what_their_operation_s_type_names(
+    sidecar_client: ClientFactory, memory_dir: Any
+) -> None:
+    """A real sidecar's answers of the operations typed last, validated against their types with
+    every object closed: a field the type does not name, or one it requires and the answer lacks,
+    fails."""
+    client = await sidecar_client()
+
+    async def answered(op: str, status: int, method: str, path: str, **kwargs: Any) -> Any:
+        resp = await client.request(method, path, **kwargs)
+        assert resp.status == status, await resp.text()
+        body = await resp.json()
+        jsonschema.validate(body, _closed(json_schema(answers.BY_OPERATION[op][str(status)], inline=True)))
+        return body
+
+    entry = {"workspace_id": "w", "agent_id": "a", "entry_type": "peer.escalation", "summary": "OOM in checkout"}
+    await answered("journal_append", 201, "POST", "/journal", json=entry)
+    listed = await answered("journal_list", 200, "GET", "/journal", params={"workspace_id": "w"})
+    assert [e["summary"] for e in listed["entries"]] == ["OOM in checkout"]
+    session = {"session_id": "s-1", "summary": "We moved Orca's billing to Fly.io in Frankfurt."}
+    first = await answered("session", 201, "POST", "/memory/session", json=session)
+    assert first["engine"] == "given" and first["session_id"] == "s-1" and first["key_topics"]
+    again = await answered("session", 200, "POST", "/memory/session", json=session)
+    assert again["id"] == first["id"] and again["replayed"] is True
+    await answered("remember", 201, "POST", "/memory/remember", json={"content": "Using Go for the API"})
+    memories = await answered("memories", 200, "GET", "/memory/memories")
+    assert [m["summary"] for m in memories["memories"]] == ["Using Go for the API"]
+    fact = {"subject": "billing", "predicate": "uses", "object": "Stripe", "valid_from": "2026-03-01"}
+    added = await answered("kg_add", 201, "POST", "/kg/add", json=fact)
+    await answered("kg_query", 200, "POST", "/kg/query", json={"entity": "billing"})
+    await answered("kg_timeline", 200, "POST", "/kg/timeline", json={"entity": "billing"})
+    await answered("kg_traverse", 200, "POST", "/kg/traverse", json={"entity": "billing"})
+    await answered("kg_tunnels", 200, "POST", "/kg/tunnels", json={})
+    await answered("kg_stats", 200, "GET", "/kg/stats")
+    await answered("kg_invalidate", 200, "POST", "/kg/invalidate", json={"fact_id": added["fact"]["id"]})
+    # Three old notes of one week, each repeating one fact: a run summarises, promotes and archives.
+    monday = utcnow().date() - timedelta(days=35 + utcnow().date().weekday())
+    for n in range(3):
+        note = memory_dir / "daily" / f"{(monday + timedelta(days=n)).isoformat()}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"## Ops\n- The staging database is db-stage-3.\n- Rotated log shard {n} by hand.\n")
+    dry = await answered("consolidate", 200, "POST", "/memory/consolidate", json={"dry_run": True})
+    done = await answered("consolidate", 200, "POST", "/memory/consolidate", json={})
+    assert dry["dry_run"] is True and done["archived"] and done["summaries"] and done["promoted"]
+    # An error answer is the closed error type's.
+    refused = await client.post("/memory/search", json={"query": "Go", "limt": 2})
+    assert refused.status == 400
+    jsonschema.validate(await refused.json(), _closed(json_schema(answers.ErrorAnswer, inline=True)))

@@ -28,8 +28,7 @@ async def _session(request: web.Request) -> web.Response:
 
 
 async def _get_journal(request: web.Request) -> web.Response:
-    found = await journal.entries(request.app[SIDECAR], journal.EntriesList.from_query(request.query))
-    return web.json_response({"entries": found})
+    return web.json_response(await journal.entries(request.app[SIDECAR], journal.EntriesList.from_query(request.query)))
 
 
 async def _post_recall(request: web.Request) -> web.Response:

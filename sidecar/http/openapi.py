@@ -4,12 +4,12 @@
 The registry's output (``paths_of``): each operation of ``sidecar.ops.registry``, in its order,
 is a path and method here, and what it reads from its client (its request body, its query
 parameters) is the registry's own schema (``sidecar.ops.requests``), the one the MCP tools' input
-schemas are made of. This module writes what a client gets back (``ANSWERS``): each operation's
-summary, its answers and its errors; answers for a route the registry lacks, or an operation
-without answers, stop the module loading. The answer shapes are TypedDicts, their schemas made by
-``sidecar.contract.json_schema``: search, write, read and the block are ``sidecar.contract``'s;
-the typed memories, the journal, status, the palace and the graph are ``sidecar.ops.answers``'s,
-the types those operations return. The smaller answers written here with ``_obj`` are the rest.
+schemas are made of. This module writes each operation's summary and the words of its answers and
+errors (``ANSWERS``); answers for a route the registry lacks, or an operation without answers,
+stop the module loading. Every answer's schema is its type's: the TypedDict its op returns
+(``sidecar.ops.answers.BY_OPERATION``; search, write, read and the block are ``sidecar.contract``'s),
+made by ``sidecar.contract.json_schema``, and every error is ``ErrorAnswer``. Only the MCP
+endpoint's JSON-RPC envelope (the protocol's, not the sidecar's) is written here.
 
 Held to the server two ways: a test requires its paths and methods to equal the routes
 ``create_app`` registers, and schemathesis runs it against a live sidecar. Every error response
@@ -24,11 +24,9 @@ from typing import Any
 
 from sidecar import __version__
 from sidecar.contract import ANSWERS as ANSWER_SHAPES
-from sidecar.contract import json_schema
-from sidecar.http.palace_schemas import ANSWERS as PALACE_ANSWERS
-from sidecar.ops import answers
+from sidecar.contract import Usage, json_schema
 from sidecar.ops.answers import ANSWERS as OP_ANSWERS
-from sidecar.ops.answers import KG_ANSWERS as KG_ANSWER_TYPES
+from sidecar.ops.answers import BY_OPERATION, ErrorAnswer
 from sidecar.ops.registry import OPERATIONS, Operation
 from sidecar.ops.requests import BODIES, Param
 
@@ -42,75 +40,22 @@ def _ref(name: str) -> Schema:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _obj(
-    required: dict[str, Any],
-    optional: dict[str, Any] | None = None,
-    *,
-    closed: bool = False,
-    description: str = "",
-) -> Schema:
-    """An object schema; response objects stay open so added fields do not break clients."""
-    schema: Schema = {"type": "object", "properties": {**required, **(optional or {})}, "required": list(required)}
-    if closed:
-        schema["additionalProperties"] = False
-    if description:
-        schema["description"] = description
-    return schema
+def _obj(required: dict[str, Any], optional: dict[str, Any] | None = None) -> Schema:
+    """An open object schema: for the JSON-RPC envelope only (every other shape is a type's)."""
+    return {"type": "object", "properties": {**required, **(optional or {})}, "required": list(required)}
 
 
-def _nullable(schema: Schema) -> Schema:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
-STRS = {"type": "array", "items": STR}
-# The injection scanner's categories (sidecar.scanner.scan.CATEGORIES), named here in words: importing
-# the scanner compiles its rules, which the server leaves to the first write or block.
-SCAN_CATEGORIES = (
-    "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, concealment, "
-    "tool_abuse, instruction_override, role_hijack, exfiltration, secret_access, base64_payload or encoded_payload"
-)
-
+STR, INT = {"type": "string"}, {"type": "integer"}
 SCHEMAS: dict[str, Schema] = {
     **{shape.__name__: json_schema(shape) for shape in ANSWER_SHAPES},
     # The typed memories', the journal's and the status operations' answers (sidecar.ops.answers).
     **{name: json_schema(shape, inline=True) for name, shape in OP_ANSWERS.items()},
     # The request bodies the document names: the registry's (sidecar.ops.requests).
     **{body.name: body.schema for body in BODIES.values() if body.name is not None},
-    "Error": _obj(
-        {
-            "error": {
-                "type": "object",
-                "required": ["code", "message"],
-                "properties": {
-                    "code": {"type": "string", "description": "stable machine-readable code"},
-                    "message": STR,
-                    "current_entries": {"type": "string", "description": "cap_exceeded: the file as it is"},
-                    "usage": _ref("Usage"),
-                    "would_be": INT,
-                    "largest_files": {
-                        "type": "array",
-                        "items": _obj({"path": STR, "bytes": INT}),
-                        "description": "cap_exceeded (tier, files): the tier's largest files, where room is made",
-                    },
-                    "cap_scope": {
-                        "enum": ["file", "tier", "files"],
-                        "description": "cap_exceeded: the file's bytes, the tier's bytes, or the tier's number of files",
-                    },
-                    "field": STR,
-                    "causes": STRS,
-                    "category": {"type": "string", "description": "injection_suspected: " + SCAN_CATEGORIES},
-                    "pattern": {"type": "string", "description": "injection_suspected: the rule's stable id"},
-                    "section": {
-                        **_obj({"heading": STR, "line_start": INT, "line_end": INT}),
-                        "description": "injection_suspected: the heading section of the file (after the write) "
-                        "that holds the finding; lines are 1-based and inclusive",
-                    },
-                },
-            }
-        },
-        closed=True,
-    ),
+    # Every error answer (closed: it never grows a field a client must read).
+    "Error": json_schema(ErrorAnswer, inline=True, closed=True, named={Usage: "Usage"}),
+    # The MCP endpoint's JSON-RPC 2.0 envelope: the protocol's shapes, not the sidecar's, so written
+    # here (each tool's own answer inside a result is its operation's type: sidecar.mcp.outputs).
     "RpcMessage": _obj(
         {"jsonrpc": {"const": "2.0"}},
         {"id": {"type": ["string", "integer"]}, "method": STR, "params": {}, "result": {}, "error": {}},
@@ -120,6 +65,27 @@ SCHEMAS: dict[str, Schema] = {
         {"result": {"type": "object"}, "error": _obj({"code": INT, "message": STR}, {"data": {}})},
     ),
 }
+
+
+#: The answer types the components name, and their names there.
+NAMED: dict[type, str] = {
+    **{shape: shape.__name__ for shape in ANSWER_SHAPES},
+    **{shape: name for name, shape in OP_ANSWERS.items()},
+}
+
+
+def answer_schema(shape: type) -> Schema:
+    """An answer type's schema in the document: a reference to its component when it has one,
+    else its schema written in place."""
+    return _ref(NAMED[shape]) if shape in NAMED else json_schema(shape, inline=True, named=NAMED)
+
+
+def _ok(operation: str, status: str | None = None) -> tuple[str, Schema]:
+    """The success answer of ``operation`` (its first, or the one of ``status``): the type its op
+    returns (``sidecar.ops.answers.BY_OPERATION``)."""
+    by_status = BY_OPERATION[operation]
+    status = status or next(iter(by_status))
+    return status, answer_schema(by_status[status])
 
 
 def _json(schema: Schema) -> dict[str, Any]:
@@ -148,8 +114,9 @@ def _op(
     return {"summary": summary, "responses": {status: success, **errors}, **extra}
 
 
-def _also(op: dict[str, Any], status: str, description: str, schema: Schema) -> dict[str, Any]:
+def _also(op: dict[str, Any], description: str, ok: tuple[str, Schema]) -> dict[str, Any]:
     """``op`` with a second success answer (a replayed write answers 200 where a new one is 201)."""
+    status, schema = ok
     op["responses"][status] = {"description": description, **_json(schema)}
     return op
 
@@ -175,7 +142,7 @@ NO_CREW = "crew_unavailable (member: the lead, or the crew store, cannot be reac
 DUPLICATE_ANSWER = {
     "description": "nothing was written: an append (without force) whose every line memory already holds "
     "nearly word for word; duplicate_of names where (path, lines, similarity); seq is the latest issued",
-    **_json(_ref("WriteAnswer")),
+    **_json(_ok("write", "200")[1]),
 }
 
 MEMORY_ERRORS = {
@@ -184,13 +151,11 @@ MEMORY_ERRORS = {
 }
 
 ANSWERS: dict[str, Any] = {
-    "/healthz": {
-        "get": _op("Liveness, role and the tiers this process indexes", ("200", _ref("HealthAnswer")), _errors())
-    },
+    "/healthz": {"get": _op("Liveness, role and the tiers this process indexes", _ok("healthz"), _errors())},
     "/memory/search": {
         "post": _op(
             "Search memory (BM25, fused with dense scores when a model is configured)",
-            ("200", _ref("SearchAnswer")),
+            _ok("search"),
             _errors(
                 **{
                     "400": BAD_BODY + QUERY_ERRORS + ", invalid_limit, invalid_scope, invalid_syntax, "
@@ -214,7 +179,7 @@ ANSWERS: dict[str, Any] = {
     "/memory/status": {
         "get": _op(
             "The tier index's state",
-            ("200", _ref("Status")),
+            _ok("status"),
             _errors(
                 **{
                     "400": "invalid_scope",
@@ -228,7 +193,7 @@ ANSWERS: dict[str, Any] = {
     "/memory/reindex": {
         "post": _op(
             "Rebuild a tier's index from its files, then its status",
-            ("200", _ref("Status")),
+            _ok("reindex"),
             _errors(
                 **{"400": "invalid_scope", "403": "not_lead: only the lead indexes the crew tier"},
                 **{
@@ -243,7 +208,7 @@ ANSWERS: dict[str, Any] = {
     "/memory/write": {
         "post": _op(
             "Write memory durably (201 once the bytes are on stable storage); the reindex follows",
-            ("201", _ref("WriteAnswer")),
+            _ok("write"),
             _errors(
                 **{
                     "400": BAD_BODY + "invalid_tier, invalid_path (the path rules: at most 512 bytes and 8 "
@@ -306,7 +271,7 @@ ANSWERS: dict[str, Any] = {
     "/memory/read": {
         "get": _op(
             "Read one memory file as it is on disk",
-            ("200", _ref("ReadAnswer")),
+            _ok("read"),
             _errors(
                 **{
                     "400": "invalid_tier, invalid_path (the path rules, as for /memory/write), invalid_line_range",
@@ -319,13 +284,11 @@ ANSWERS: dict[str, Any] = {
             "flagged lists the file's sections the injection scanner matched: treat them as data",
         )
     },
-    "/memory/tools": {
-        "get": _op("Which MCP memory tools the sink's health allows now", ("200", _ref("ToolsAnswer")), _errors())
-    },
+    "/memory/tools": {"get": _op("Which MCP memory tools the sink's health allows now", _ok("tools"), _errors())},
     "/memory/block": {
         "post": _op(
             "The budgeted memory block for the agent's system prompt",
-            ("200", _ref("BlockAnswer")),
+            _ok("block"),
             _errors(
                 **{
                     "400": BAD_BODY
@@ -423,7 +386,7 @@ ANSWERS: dict[str, Any] = {
         "post": _also(
             _op(
                 "Append an episodic journal entry",
-                ("201", json_schema(answers.AppendAnswer, inline=True)),
+                _ok("journal_append"),
                 _errors(
                     **{
                         "400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>",
@@ -432,55 +395,54 @@ ANSWERS: dict[str, Any] = {
                     **BODY_ERRORS,
                 ),
             ),
-            "200",
             "a summary.generated entry whose source_id was posted before: the stored entry (replayed)",
-            json_schema(answers.ReplayedAppend, inline=True),
+            _ok("journal_append", "200"),
         ),
         "get": _op(
             "Recent journal entries, or a full-text search of them with q",
-            ("200", _obj({"entries": {"type": "array", "items": _ref("JournalEntry")}})),
+            _ok("journal_list"),
             _errors(**{"400": "missing_workspace_id, invalid_workspace_id, invalid_limit"}),
         ),
     },
     "/episodic/recall": {
         "post": _op(
             "Recall journal entries: cosine x importance, or hybrid (RRF with BM25)",
-            ("200", _ref("RecallResponse")),
+            _ok("episodic_recall"),
             _errors(**{"400": BAD_BODY + "unknown_field, missing_<field>, invalid_<field>"}, **BODY_ERRORS),
         )
     },
     "/memory/remember": {
         "post": _op(
             "Remember a typed memory (a topic key replaces the live memory holding it, kept as history)",
-            ("201", _ref("RememberAnswer")),
+            _ok("remember"),
             _errors(**MEMORY_ERRORS, **BODY_ERRORS),
         )
     },
     "/memory/recall": {
         "post": _op(
             "Recall typed memories and embedded journal entries: only those the query earns, best first",
-            ("200", _ref("MemoryRecallAnswer")),
+            _ok("recall"),
             _errors(**{"400": MEMORY_ERRORS["400"] + ", query_too_long"}, **BODY_ERRORS),
         )
     },
     "/memory/feedback": {
         "post": _op(
             "Rate a live memory: + raises its importance, - lowers it, the third - retires it",
-            ("200", _ref("FeedbackAnswer")),
+            _ok("feedback"),
             _errors(**MEMORY_ERRORS, **{"404": "not_found: no live memory so named in scope"}, **BODY_ERRORS),
         )
     },
     "/memory/forget": {
         "post": _op(
             "Forget a memory by id, or a topic key's memory and its history (archived, never served)",
-            ("200", _ref("ForgetAnswer")),
+            _ok("forget"),
             _errors(**MEMORY_ERRORS, **{"404": "not_found: nothing so named in scope"}, **BODY_ERRORS),
         )
     },
     "/memory/restore": {
         "post": _op(
             "Serve a retired memory again: live, its negative votes cleared, its confidence at least 0.5",
-            ("200", json_schema(answers.RestoreAnswer, inline=True)),
+            _ok("restore"),
             _errors(**MEMORY_ERRORS, **{"404": "not_found: no retired memory of this agent so named"}, **BODY_ERRORS),
         )
     },
@@ -490,18 +452,17 @@ ANSWERS: dict[str, Any] = {
                 "A finished session as an episodic summary (a summary.generated journal entry): its compaction "
                 "summary, or its messages summarised (extractive; a chat model's with --summariser, the extractive "
                 "one on any failure); idempotent on source_id (session_id:compaction_count by default)",
-                ("201", json_schema(answers.SessionAnswer, inline=True)),
+                _ok("session"),
                 _errors(**{"400": BAD_BODY + "unknown_field, invalid_session_id, invalid_messages, invalid_summary"}),
             ),
-            "200",
             "this source_id was summarised before: the stored summary (replayed)",
-            json_schema(answers.SessionAnswer, inline=True),
+            _ok("session", "200"),
         )
     },
     "/memory/memories": {
         "get": _op(
             "Live typed memories, newest first; with topic_key, every entry that held it (its history)",
-            ("200", _obj({"memories": {"type": "array", "items": _ref("JournalEntry")}})),
+            _ok("memories"),
             _errors(
                 **{"400": "invalid_workspace_id, invalid_agent_id, invalid_namespace, invalid_topic_key, invalid_limit"}
             ),
@@ -512,15 +473,7 @@ ANSWERS: dict[str, Any] = {
             "Consolidate old daily notes now: weekly summaries in daily/summaries/, values a newer line changed "
             "moved under '## Superseded', recurring facts promoted to the evergreen file, the notes moved to "
             "archive/daily/, near-duplicate typed memories merged; the report lists everything dropped",
-            (
-                "200",
-                {
-                    "type": "object",
-                    "description": "the report: periods, summaries (engine, clustered_by), promoted, not_promoted, "
-                    "superseded, operator_model, memories_merged, archived, dropped, journal_entries, bytes before "
-                    "and after",
-                },
-            ),
+            _ok("consolidate"),
             _errors(
                 **{
                     "400": BAD_BODY + "invalid_tier (crew only on a lead), invalid_since, invalid_dry_run, "
@@ -534,12 +487,12 @@ ANSWERS: dict[str, Any] = {
     "/memory/health": {
         "get": _op(
             "The latest memory health snapshot (never recomputed here)",
-            ("200", _ref("HealthSnapshot")),
+            _ok("health"),
             _errors(**{"400": "missing_workspace_id, invalid_<field>", "404": "not_found: no snapshot yet"}),
         ),
         "post": _op(
             "Recompute the memory health snapshot now",
-            ("200", _ref("HealthSnapshot")),
+            _ok("health_compute"),
             _errors(**{"400": "missing_workspace_id, invalid_<field>, invalid_recompute"}),
         ),
     },
@@ -558,29 +511,27 @@ KG_ERRORS = {
     "503": "crew_unavailable (member, crew scope: the lead that holds the crew's graph, or for reads the "
     "crew store that holds its copy, cannot be reached)",
 }
-KG_SUMMARIES: dict[str, tuple[str, str]] = {
-    "add": ("201", "Add a fact (a functional predicate ends the current value)"),
-    "query": ("200", "Facts about an entity: current, as of a time, all, or before a value"),
-    "invalidate": ("200", "End a fact (kept, with valid_to set)"),
-    "timeline": ("200", "Every fact about an entity, oldest first"),
-    "traverse": ("200", "Entities one or two hops away along current facts"),
-    "tunnels": ("200", "Entities whose facts stand in two rooms or more"),
+KG_SUMMARIES: dict[str, str] = {
+    "add": "Add a fact (a functional predicate ends the current value)",
+    "query": "Facts about an entity: current, as of a time, all, or before a value",
+    "invalidate": "End a fact (kept, with valid_to set)",
+    "timeline": "Every fact about an entity, oldest first",
+    "traverse": "Entities one or two hops away along current facts",
+    "tunnels": "Entities whose facts stand in two rooms or more",
 }
-# The graph's answers are the TypedDicts of sidecar.ops.answers (KG_ANSWERS), written in place.
-KG_SCHEMAS = {op: json_schema(shape, inline=True) for op, shape in KG_ANSWER_TYPES.items()}
-for _name, (_status, _summary) in KG_SUMMARIES.items():
+for _name, _summary in KG_SUMMARIES.items():
     _missing = {"404": "unknown_entity (no entity so named in the workspace), not_found (no such fact)"}
     ANSWERS[f"/kg/{_name}"] = {
         "post": _op(
             _summary,
-            (_status, KG_SCHEMAS[_name]),
+            _ok(f"kg_{_name}"),
             _errors(**KG_ERRORS, **({} if _name in ("add", "tunnels") else _missing), **BODY_ERRORS),
         )
     }
 ANSWERS["/kg/stats"] = {
     "get": _op(
         "The graph's counts: entities, facts (current and ended), rooms, tunnels, predicates",
-        ("200", KG_SCHEMAS["stats"]),
+        _ok("kg_stats"),
         _errors(**KG_ERRORS),
     )
 }
@@ -625,21 +576,21 @@ PALACE_PATHS: dict[str, Any] = {
     "/memory/list": {
         "get": _op(
             "Every memory file with its wing (tier), room (folder), bytes, chunks and last change",
-            ("200", PALACE_ANSWERS["list"]),
+            _ok("list"),
             _errors(**{"400": "unknown_field, invalid_wing, invalid_room"}),
         )
     },
     "/memory/taxonomy": {
         "get": _op(
             "Wings and rooms with their counts: files, chunks and bytes per folder; the journal's memories per type",
-            ("200", PALACE_ANSWERS["taxonomy"]),
+            _ok("taxonomy"),
             _errors(**{"400": "unknown_field"}),
         )
     },
     "/memory/delete": {
         "post": _op(
             "Delete a memory file, or one heading section of it, durably; journaled as memory.deleted",
-            ("200", PALACE_ANSWERS["delete"]),
+            _ok("delete"),
             _errors(
                 **{
                     "400": BAD_BODY + "unknown_field, invalid_path, invalid_tier, invalid_heading",
@@ -654,7 +605,7 @@ PALACE_PATHS: dict[str, Any] = {
     "/memory/identity": {
         "post": _op(
             "Set the agent's identity (L0: identity.md, whole at the top of every memory block)",
-            ("200", PALACE_ANSWERS["identity"]),
+            _ok("identity"),
             _errors(
                 **{"400": BAD_BODY + "unknown_field, invalid_identity, identity_too_long", **WRITE_ERRORS},
                 **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
@@ -664,7 +615,7 @@ PALACE_PATHS: dict[str, Any] = {
     "/memory/diary": {
         "post": _op(
             "Write a diary entry for the agent, a section of today's daily note",
-            ("201", PALACE_ANSWERS["diary_write"]),
+            _ok("diary_write"),
             _errors(
                 **{"400": BAD_BODY + "unknown_field, invalid_content, invalid_agent_id", **WRITE_ERRORS},
                 **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
@@ -672,7 +623,7 @@ PALACE_PATHS: dict[str, Any] = {
         ),
         "get": _op(
             "The agent's newest diary entries, newest first",
-            ("200", PALACE_ANSWERS["diary_read"]),
+            _ok("diary_read"),
             _errors(**{"400": "unknown_field, invalid_agent_id, invalid_limit"}),
         ),
     },
@@ -681,7 +632,7 @@ PALACE_PATHS: dict[str, Any] = {
             "Ingest conversation turns: noise dropped, the rest classified (decision, preference, fact, event, "
             "task, problem, other), deduplicated and kept as typed journal memories or daily-note lines; the "
             "report says what was kept where and what was dropped and why",
-            ("200", PALACE_ANSWERS["ingest"]),
+            _ok("ingest"),
             _errors(
                 **{"400": BAD_BODY + "unknown_field, invalid_turns, invalid_dry_run", **WRITE_ERRORS},
                 **{k: v for k, v in BODY_ERRORS.items() if k != "413"},
@@ -692,7 +643,7 @@ PALACE_PATHS: dict[str, Any] = {
         "get": _op(
             "The per-agent settings file (memory.toml or settings.md front matter in the agent tier): its valid "
             "values, every problem found in it, and the settings it governs as in effect",
-            ("200", PALACE_ANSWERS["agent_settings"]),
+            _ok("agent_settings"),
             _errors(),
         )
     },

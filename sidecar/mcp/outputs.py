@@ -41,15 +41,6 @@ ROUTES: dict[str, tuple[str, str, str]] = {
     "memory_diary_write": ("post", "/memory/diary", "201"),
     "memory_ingest": ("post", "/memory/ingest", "200"),
 }
-#: The duplicate check has no route of its own: its answer is written here, on the contract's shape.
-CHECK_DUPLICATE: Schema = {
-    "type": "object",
-    "properties": {
-        "duplicate": {"type": "boolean"},
-        "duplicate_of": {"anyOf": [{"$ref": REF + "DuplicateOf"}, {"type": "null"}]},
-    },
-    "required": ["duplicate", "duplicate_of"],
-}
 
 
 def output_schema(tool: str) -> Schema:
@@ -60,11 +51,14 @@ def output_schema(tool: str) -> Schema:
 
 @functools.cache
 def _schemas() -> dict[str, Schema]:
-    from sidecar.http.openapi import DOCUMENT
+    from sidecar.contract import json_schema
+    from sidecar.http.openapi import DOCUMENT, NAMED
+    from sidecar.ops.answers import DuplicateCheckAnswer
 
     components: dict[str, Schema] = DOCUMENT["components"]["schemas"]
     answers = {tool: _answer(DOCUMENT["paths"], *route) for tool, route in ROUTES.items()}
-    answers["memory_check_duplicate"] = CHECK_DUPLICATE
+    # The duplicate check has no route of its own: its answer is its type's, on the contract's shapes.
+    answers["memory_check_duplicate"] = json_schema(DuplicateCheckAnswer, inline=True, named=NAMED)
     return {tool: _standalone(schema, components) for tool, schema in answers.items()}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 
@@ -18,6 +18,7 @@ from sidecar.contract import (
     MAX_LIMIT,
     DeleteRequest,
     DiaryWriteRequest,
+    DuplicateOf,
     IdentityRequest,
     IngestRequest,
     ReadRequest,
@@ -34,6 +35,7 @@ from sidecar.mcp.catalog import TOOLS
 from sidecar.mcp.outputs import output_schema
 from sidecar.mcp.palace_tools import palace_tool, palace_tools
 from sidecar.ops import files, journal, memories
+from sidecar.ops.answers import DuplicateCheckAnswer
 from sidecar.ops.kg import run as run_kg
 from sidecar.ops.registry import by_name
 from sidecar.ops.search import search
@@ -91,10 +93,12 @@ async def _check_duplicate(app: web.Application, args: dict[str, Any]) -> ToolRe
     req = WriteRequest.from_json({"tier": tier, "path": path if path is not None else "x.md", "content": content})
     found = await app[SIDECAR].writes.check_duplicate(req.tier, req.path if path is not None else None, content)
     if found is None:
-        return {"duplicate": False, "duplicate_of": None}, "New: memory holds nothing this close."
-    dup = found.to_json()
+        fresh: DuplicateCheckAnswer = {"duplicate": False, "duplicate_of": None}
+        return fresh, "New: memory holds nothing this close."
+    dup = cast(DuplicateOf, found.to_json())  # the contract's shape, field for field
     text = f"Duplicate of {dup['path']}:{dup['line_start']}-{dup['line_end']} (similarity {dup['similarity']})."
-    return {"duplicate": True, "duplicate_of": dup}, text
+    answer: DuplicateCheckAnswer = {"duplicate": True, "duplicate_of": dup}
+    return answer, text
 
 
 async def _remember(app: web.Application, args: dict[str, Any]) -> ToolResult:
@@ -156,7 +160,8 @@ def _kg(operation: str) -> Tool:
     """The ``kg_<operation>`` tool: the same operation as ``POST /kg/<operation>``, its facts as lines."""
 
     async def tool(app: web.Application, args: dict[str, Any]) -> ToolResult:
-        body = await run_kg(app[SIDECAR], KgRequest.from_json(operation, args))
+        # Any of the graph's seven answers, read by its keys.
+        body: dict[str, Any] = dict(await run_kg(app[SIDECAR], KgRequest.from_json(operation, args)))
         listed = body.get("facts")
         facts = listed if isinstance(listed, list) else ([body["fact"]] if "fact" in body else [])
         lines = [

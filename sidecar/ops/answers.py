@@ -11,23 +11,46 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
-from sidecar.contract import Format
+from sidecar.contract import (
+    BlockAnswer,
+    DuplicateOf,
+    Format,
+    HealthAnswer,
+    ReadAnswer,
+    SearchAnswer,
+    ToolsAnswer,
+    Usage,
+    WriteAnswer,
+)
 from sidecar.episodic.entry import MemoryStatus, MemoryType
 
 __all__ = [
     "ANSWERS",
+    "BY_OPERATION",
     "KG_ANSWERS",
+    "NOT_TYPED",
+    "SCAN_CATEGORIES",
     "AgentSettingsAnswer",
     "AppendAnswer",
+    "ArchivedNote",
     "Bm25State",
+    "ConsolidateAnswer",
     "CopySkipped",
     "DeleteAnswer",
     "Dense",
     "DiaryEntry",
     "DiaryReadAnswer",
     "DiaryWriteAnswer",
+    "DroppedLine",
+    "DuplicateCheckAnswer",
+    "EntriesAnswer",
+    "ErrorAnswer",
+    "ErrorDetail",
+    "FallbackSummary",
     "FeedbackAnswer",
     "FeedbackCounts",
+    "FileBytes",
+    "FindingSection",
     "ForgetAnswer",
     "HealthMetrics",
     "HealthSnapshot",
@@ -35,6 +58,7 @@ __all__ = [
     "IngestAnswer",
     "JournalEntryAnswer",
     "KgAddAnswer",
+    "KgAnswer",
     "KgEntity",
     "KgFact",
     "KgFactsAnswer",
@@ -45,12 +69,17 @@ __all__ = [
     "KgTunnelsAnswer",
     "LastReindex",
     "ListAnswer",
+    "MemoriesAnswer",
     "MemoryHit",
     "MemoryRecallAnswer",
     "MemoryStatus",
     "MemoryType",
+    "MergedMemories",
     "NearMiss",
+    "NotPromotedLine",
+    "OperatorUpdate",
     "PalaceFile",
+    "PromotedLine",
     "QueueState",
     "RecallHit",
     "RecallResponse",
@@ -59,12 +88,16 @@ __all__ = [
     "RestoreAnswer",
     "SessionAnswer",
     "Skipped",
+    "SkippedFile",
     "SkippedPath",
     "Status",
+    "SummaryWritten",
+    "SupersededLine",
     "TaxonomyAnswer",
     "Tunnel",
     "WatcherState",
     "Wing",
+    "WithheldLine",
 ]
 
 #: How the dense leg of a recall went.
@@ -198,10 +231,14 @@ class JournalEntryAnswer(TypedDict):
     namespace: str
     status: MemoryStatus
     superseded_by: str | None
+    supersedes: Annotated[str | None, "the memory this one replaced under its topic key"]
     importance: float
     confidence: float
     tags: list[str]
     expires_at: str | None
+    feedback: FeedbackCounts
+    access_count: int
+    accessed_at: str | None
 
 
 class AppendAnswer(TypedDict):
@@ -222,7 +259,24 @@ class SessionAnswer(TypedDict):
     seq: int
     replayed: bool
     source_id: str
+    session_id: str
     l0_abstract: str
+    key_topics: Annotated[list[str], "the proper noun phrases the summary names, most named first"]
+    engine: Annotated[
+        str, "what wrote the summary: given (the client), extractive, or the chat model's kind (openai, ollama)"
+    ]
+
+
+class EntriesAnswer(TypedDict):
+    """``GET /journal``: the newest entries, or those matching ``q``."""
+
+    entries: list[JournalEntryAnswer]
+
+
+class MemoriesAnswer(TypedDict):
+    """``GET /memory/memories``: live typed memories, or a topic key's history, newest first."""
+
+    memories: list[JournalEntryAnswer]
 
 
 class RestoreAnswer(TypedDict):
@@ -466,15 +520,20 @@ class Tunnel(TypedDict):
 
 
 class KgTunnelsAnswer(TypedDict):
+    room_a: Annotated[str | None, "the room asked for, if any"]
+    room_b: Annotated[str | None, "the other room asked for, if any"]
     tunnels: list[Tunnel]
 
 
 class KgStatsAnswer(TypedDict):
+    workspace_id: str
+    scope: Literal["agent", "crew"]
     entities: int
     facts: int
     current: int
     invalidated: int
     rooms: int
+    predicates: Annotated[dict[str, int], "the number of facts of each predicate"]
     tunnels: int
 
 
@@ -487,4 +546,238 @@ KG_ANSWERS: dict[str, type] = {
     "traverse": KgTraverseAnswer,
     "tunnels": KgTunnelsAnswer,
     "stats": KgStatsAnswer,
+}
+
+
+# -- consolidation --------------------------------------------------------------------------------
+# The report of ``sidecar.consolidate.report.Report`` as JSON (``asdict``): one TypedDict per
+# dataclass, field for field (tests/test_contract.py holds the two equal).
+class SummaryWritten(TypedDict):
+    period: str
+    path: str
+    sources: list[str]
+    engine: str
+    clustered_by: Annotated[str, "words, or words+embeddings when a model also matched lines"]
+
+
+class PromotedLine(TypedDict):
+    line: str
+    sources: list[str]
+
+
+class NotPromotedLine(TypedDict):
+    line: str
+    sources: list[str]
+    reason: Annotated[Literal["present", "cap"], "already in the evergreen file, or over its cap"]
+
+
+class ArchivedNote(TypedDict):
+    source: str
+    archived_as: str
+
+
+class DroppedLine(TypedDict):
+    text: str
+    sources: list[str]
+    reason: Literal["duplicate", "budget", "conversation"]
+    period: str
+    kept_as: Annotated[str | None, "the line it duplicates, or the conversation's digest"]
+
+
+class SupersededLine(TypedDict):
+    line: str
+    where: str
+    by: str
+    by_where: str
+    on: str
+
+
+class SkippedFile(TypedDict):
+    path: str
+    reason: str
+
+
+class WithheldLine(TypedDict):
+    line: str
+    target: str
+    category: str
+    level: str
+
+
+class FallbackSummary(TypedDict):
+    period: str
+    reason: str
+
+
+class OperatorUpdate(TypedDict):
+    path: str
+    added: list[str]
+    merged: list[str]
+    replaced: Annotated[list[list[str]], "[old, new] pairs: a newer contradicting rule replaced the old one"]
+    dropped: list[str]
+    changed: bool
+
+
+class MergedMemories(TypedDict):
+    kept: str
+    summary: str
+    merged: list[str]
+
+
+class ConsolidateAnswer(TypedDict):
+    """``POST /memory/consolidate``: what the run did, or would do on a dry run. ``bytes_*`` count
+    the tier's memory files, ``live_bytes_*`` those outside ``archive/``."""
+
+    dry_run: bool
+    periods: list[str]
+    summaries: list[SummaryWritten]
+    promoted: list[PromotedLine]
+    not_promoted: list[NotPromotedLine]
+    archived: list[ArchivedNote]
+    dropped: list[DroppedLine]
+    superseded: list[SupersededLine]
+    operator_model: OperatorUpdate | None
+    memories_merged: list[MergedMemories]
+    journal_entries: list[str]
+    skipped: list[SkippedFile]
+    withheld: list[WithheldLine]
+    fallbacks: list[FallbackSummary]
+    compressed: list[str]
+    expired: list[str]
+    archive_bytes: int
+    archive_packed_bytes: int
+    bytes_before: int
+    bytes_after: int
+    live_bytes_before: int
+    live_bytes_after: int
+    resumed: bool
+    no_journal: Annotated[str | None, "why the run had no journal (typed memories not merged)"]
+
+
+# -- errors ---------------------------------------------------------------------------------------
+# The injection scanner's categories (sidecar.scanner.scan.CATEGORIES), named here in words: importing
+# the scanner compiles its rules, which the server leaves to the first write or block.
+SCAN_CATEGORIES = (
+    "the scanner's category: invisible_unicode, fence_breakout, hidden_instructions, tampering, concealment, "
+    "tool_abuse, instruction_override, role_hijack, exfiltration, secret_access, base64_payload or encoded_payload"
+)
+
+
+class FileBytes(TypedDict):
+    path: str
+    bytes: int
+
+
+class FindingSection(TypedDict):
+    heading: str
+    line_start: int
+    line_end: int
+
+
+class ErrorDetail(TypedDict):
+    """``sidecar.errors.SidecarError.body``: its code and message, and the extra fields some codes carry."""
+
+    code: Annotated[str, "stable machine-readable code"]
+    message: str
+    current_entries: NotRequired[Annotated[str, "cap_exceeded: the file as it is"]]
+    usage: NotRequired[Usage]
+    would_be: NotRequired[int]
+    largest_files: NotRequired[
+        Annotated[list[FileBytes], "cap_exceeded (tier, files): the tier's largest files, where room is made"]
+    ]
+    cap_scope: NotRequired[
+        Annotated[
+            Literal["file", "tier", "files"],
+            "cap_exceeded: the file's bytes, the tier's bytes, or the tier's number of files",
+        ]
+    ]
+    field: NotRequired[str]
+    causes: NotRequired[list[str]]
+    category: NotRequired[Annotated[str, "injection_suspected: " + SCAN_CATEGORIES]]
+    pattern: NotRequired[Annotated[str, "injection_suspected: the rule's stable id"]]
+    section: NotRequired[
+        Annotated[
+            FindingSection,
+            "injection_suspected: the heading section of the file (after the write) that holds the finding; "
+            "lines are 1-based and inclusive",
+        ]
+    ]
+
+
+class ErrorAnswer(TypedDict):
+    """Every error answer of the agent API (the OpenAPI document's closed ``Error``)."""
+
+    error: ErrorDetail
+
+
+# -- the duplicate check --------------------------------------------------------------------------
+class DuplicateCheckAnswer(TypedDict):
+    """The ``memory_check_duplicate`` tool's answer (it has no route of its own)."""
+
+    duplicate: bool
+    duplicate_of: DuplicateOf | None
+
+
+#: Any of the graph's answers (``sidecar.ops.kg.run`` answers all seven operations).
+KgAnswer = (
+    KgAddAnswer | KgQueryAnswer | KgFactsAnswer | KgTimelineAnswer | KgTraverseAnswer | KgTunnelsAnswer | KgStatsAnswer
+)
+
+#: What each operation of ``sidecar.ops.registry`` answers, by HTTP status: the type its op
+#: returns. The OpenAPI document derives every success answer from this table (and the MCP tools'
+#: output schemas from the document); tests/test_contract.py holds the document equal to it for
+#: every operation, so no answer is written by hand.
+BY_OPERATION: dict[str, dict[str, type]] = {
+    "healthz": {"200": HealthAnswer},
+    "tools": {"200": ToolsAnswer},
+    "agent_settings": {"200": AgentSettingsAnswer},
+    "status": {"200": Status},
+    "search": {"200": SearchAnswer},
+    "write": {"201": WriteAnswer, "200": WriteAnswer},
+    "read": {"200": ReadAnswer},
+    "reindex": {"200": Status},
+    "block": {"200": BlockAnswer},
+    "journal_append": {"201": AppendAnswer, "200": ReplayedAppend},
+    "journal_list": {"200": EntriesAnswer},
+    "episodic_recall": {"200": RecallResponse},
+    "remember": {"201": RememberAnswer},
+    "recall": {"200": MemoryRecallAnswer},
+    "feedback": {"200": FeedbackAnswer},
+    "forget": {"200": ForgetAnswer},
+    "restore": {"200": RestoreAnswer},
+    "session": {"201": SessionAnswer, "200": SessionAnswer},
+    "memories": {"200": MemoriesAnswer},
+    "health": {"200": HealthSnapshot},
+    "health_compute": {"200": HealthSnapshot},
+    "consolidate": {"200": ConsolidateAnswer},
+    **{f"kg_{op}": {"201" if op == "add" else "200": shape} for op, shape in KG_ANSWERS.items()},
+    "list": {"200": ListAnswer},
+    "taxonomy": {"200": TaxonomyAnswer},
+    "delete": {"200": DeleteAnswer},
+    "identity": {"200": IdentityAnswer},
+    "diary_write": {"201": DiaryWriteAnswer},
+    "diary_read": {"200": DiaryReadAnswer},
+    "ingest": {"200": IngestAnswer},
+}
+#: The operations whose answer is no JSON object of the sidecar's own, and why.
+NOT_TYPED: dict[str, str] = {
+    "metrics": "Prometheus text",
+    "openapi": "the OpenAPI document itself (OpenAPI's own schema)",
+    "mcp": "JSON-RPC, the Model Context Protocol's envelope",
+    "mcp_close": "no body (204)",
+    "mcp_stream": "server-sent events",
+    **{
+        name: "an HTML page"
+        for name in (
+            "ui",
+            "ui_file",
+            "ui_search",
+            "ui_memories",
+            "ui_memory",
+            "ui_journal",
+            "ui_graph",
+            "ui_health",
+            "ui_block",
+        )
+    },
 }

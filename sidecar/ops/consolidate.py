@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import importlib
 from datetime import date
-from typing import Any
+from typing import cast
 
 import structlog
 
 from sidecar.contract import ConsolidateRequest
 from sidecar.episodic.entry import invalid
+from sidecar.ops.answers import ConsolidateAnswer
 from sidecar.ops.sidecar import Sidecar
 
 __all__ = ["consolidate", "consolidate_tier", "every"]
@@ -21,14 +22,14 @@ __all__ = ["consolidate", "consolidate_tier", "every"]
 log = structlog.get_logger("sidecar.ops.consolidate")
 
 
-async def consolidate(sc: Sidecar, req: ConsolidateRequest) -> dict[str, Any]:
+async def consolidate(sc: Sidecar, req: ConsolidateRequest) -> ConsolidateAnswer:
     """One consolidation as asked: the crew tier only on a lead (it alone writes the crew tier)."""
     if req.tier not in sc.tiers:
         raise invalid("tier", "tier must be agent, or crew on a lead (only the lead writes the crew tier)")
     return await consolidate_tier(sc, req.tier, req.since, req.dry_run)
 
 
-async def consolidate_tier(sc: Sidecar, tier: str, since: date | None, dry_run: bool) -> dict[str, Any]:
+async def consolidate_tier(sc: Sidecar, tier: str, since: date | None, dry_run: bool) -> ConsolidateAnswer:
     """One consolidation of ``tier``; its report as JSON."""
     # The job's modules (and the scanner's rules) load with the first run (at most daily), not at
     # start-up, and on a thread: compiling them would hold every route for a tenth of a second.
@@ -44,7 +45,8 @@ async def consolidate_tier(sc: Sidecar, tier: str, since: date | None, dry_run: 
         sc.queue.put(tier, None, "consolidate")
         if tier == "agent" and report.operator_model is not None and report.operator_model.changed:
             sc.queue.put("crew", None, "consolidate")  # the operator model lives in the crew dir
-    return await asyncio.to_thread(report.to_json)  # a report lists every line left out: thousands
+    # A report lists every line left out: thousands. Its JSON is ``ConsolidateAnswer``, field for field.
+    return cast(ConsolidateAnswer, await asyncio.to_thread(report.to_json))
 
 
 async def every(sc: Sidecar, seconds: float) -> None:

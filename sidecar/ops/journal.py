@@ -23,7 +23,15 @@ from sidecar.episodic.session import SUMMARY_ENTRY_TYPE, SessionRequest, source_
 from sidecar.errors import Conflict, NotFound
 from sidecar.index.query import terms
 from sidecar.index.snippet import mark_terms, query_tokens
-from sidecar.ops.answers import AppendAnswer, HealthSnapshot, RecallResponse, ReplayedAppend, SessionAnswer
+from sidecar.ops.answers import (
+    AppendAnswer,
+    EntriesAnswer,
+    HealthSnapshot,
+    JournalEntryAnswer,
+    RecallResponse,
+    ReplayedAppend,
+    SessionAnswer,
+)
 from sidecar.ops.sidecar import Sidecar
 from sidecar.settings import Settings
 
@@ -195,14 +203,14 @@ def _int_param(query: Mapping[str, str], name: str, default: int, low: int, high
     return value
 
 
-async def entries(sc: Sidecar, req: EntriesList) -> list[dict[str, Any]]:
+async def entries(sc: Sidecar, req: EntriesList) -> EntriesAnswer:
     """A workspace's newest entries, or those matching ``q``."""
     store, q = sc.journal, req.q
     if q.strip():
         found = await store.search(q, req.workspace_id, req.limit)
     else:
         found = await store.recent(req.workspace_id, req.limit)
-    return [e.to_json() for e in found]
+    return {"entries": [cast(JournalEntryAnswer, e.to_json()) for e in found]}
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,15 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import Scope
 from sidecar.errors import CrewUnavailable, NotFound, refuse_unknown
 from sidecar.kg.model import Scope as KgScope
-from sidecar.ops.answers import FeedbackAnswer, ForgetAnswer, MemoryRecallAnswer, RememberAnswer, RestoreAnswer
+from sidecar.ops.answers import (
+    FeedbackAnswer,
+    ForgetAnswer,
+    JournalEntryAnswer,
+    MemoriesAnswer,
+    MemoryRecallAnswer,
+    RememberAnswer,
+    RestoreAnswer,
+)
 from sidecar.ops.crew import CrewRemote, crew_kind
 from sidecar.ops.sidecar import Sidecar
 from sidecar.settings import Settings
@@ -297,7 +305,7 @@ class MemoriesRequest:
         return cls(who, check_topic_key(topic_key) if topic_key is not None else None, _limit(query.get("limit")))
 
 
-async def listed(sc: Sidecar, req: MemoriesRequest) -> dict[str, Any]:
+async def listed(sc: Sidecar, req: MemoriesRequest) -> MemoriesAnswer:
     """This journal's live memories, newest first; with a topic key, every entry that held the key
     (the live one and its history: superseded and retired), newest first."""
     who, limit = req.who, req.limit
@@ -307,7 +315,7 @@ async def listed(sc: Sidecar, req: MemoriesRequest) -> dict[str, Any]:
         entries = await sc.journal.memories(
             who.workspace_id, who.namespace, limit, agent_id=who.agent_id, crew_id=who.crew_id
         )
-    return {"memories": [e.to_json() for e in entries]}
+    return {"memories": [cast(JournalEntryAnswer, e.to_json()) for e in entries]}
 
 
 def _limit(raw: str | None) -> int:
