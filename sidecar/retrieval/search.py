@@ -55,6 +55,7 @@ class SearchService:
         boost: SearchBoost | None = None,
         on_search: Callable[[str, float], None] | None = None,
         crew_copy: Path | None = None,
+        flags: FlagCache | None = None,
     ) -> None:
         self.agent = agent
         self.crew_tier = crew_tier
@@ -63,7 +64,8 @@ class SearchService:
         self.hybrid = hybrid
         # Told the scope and seconds of every answered search (the server's metrics); None: nobody.
         self.on_search = on_search
-        self.flags = FlagCache()
+        # The injection scanner's verdicts on shown files; the command line's remembers clean files.
+        self.flags = flags if flags is not None else FlagCache()
         # The knowledge graph's lift of hits for the entities a query names; None: no lift.
         self.boost = boost
         # A member's copy of the crew's files from a server crew store (sidecar.store.copy): its
