@@ -29,6 +29,7 @@ from sidecar.retrieval.search import SearchService
 if TYPE_CHECKING:
     from sidecar.retrieval.embed import Embedder
     from sidecar.retrieval.embed.base import Vectors
+    from sidecar.retrieval.hybrid import HybridSearcher
     from sidecar.retrieval.vectors import VectorIndex
     from sidecar.settings import Settings
 
@@ -47,11 +48,12 @@ async def search_dir(root: Path, scope: str, query: str, limit: int, settings: S
     embedder = await asyncio.to_thread(_embedder, settings, tier)
     vectors: VectorIndex | None = None
     try:
-        service = SearchService(tier, crew_tier=tier if scope == "crew" else None)
-        service.flags = flags = RememberedFlags(root, scope)
+        hybrid: HybridSearcher | None = None
         if embedder is not None:
-            vectors = _hybrid(service, tier, embedder, settings)
+            hybrid, vectors = _hybrid(tier, embedder, settings)
             await asyncio.to_thread(vectors.refresh)
+        flags = RememberedFlags(root, scope)
+        service = SearchService(tier, crew_tier=tier if scope == "crew" else None, hybrid=hybrid, flags=flags)
         req = SearchRequest.from_json({"query": query, "limit": limit, "scope": scope})
         answer = await service.search(req)
         answer["engine"] = _engine(answer, embedder, vectors, settings)
@@ -134,8 +136,8 @@ class LoadedOnUse:
             await self._inner.aclose()
 
 
-def _hybrid(service: SearchService, tier: Tier, embedder: Embedder, settings: Settings) -> VectorIndex:
-    """Give ``service`` the server's hybrid searcher over ``tier``; return the tier's vectors."""
+def _hybrid(tier: Tier, embedder: Embedder, settings: Settings) -> tuple[HybridSearcher, VectorIndex]:
+    """The server's hybrid searcher over ``tier``, and the tier's vectors it reads."""
     from sidecar.retrieval.embed import OnnxEmbedder
     from sidecar.retrieval.embed.availability import EmbedderHealth
     from sidecar.retrieval.hybrid import HybridSearcher
@@ -143,8 +145,7 @@ def _hybrid(service: SearchService, tier: Tier, embedder: Embedder, settings: Se
 
     vectors = VectorIndex(tier.index.path, embedder.model_id, embedder.dim)
     health = EmbedderHealth(embedder, confirmed=isinstance(embedder, OnnxEmbedder))
-    service.hybrid = HybridSearcher(embedder, health, {tier.name: vectors}, fusion=settings.fusion)
-    return vectors
+    return HybridSearcher(embedder, health, {tier.name: vectors}, fusion=settings.fusion), vectors
 
 
 def _engine(
