@@ -324,6 +324,15 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                     )
                 )
                 or (not is_event(new_key) and _same_slot(_slots(key, old_text), new_slots, rarity, names[key]))
+                or _named_left(
+                    old_text,
+                    newer.text,
+                    old=content[key],
+                    old_values=values[key],
+                    new=new_words,
+                    new_values=values[new_key],
+                    weight=weight,
+                )
             ):
                 out[key] = newer
     return out
@@ -402,12 +411,18 @@ _LEFT = re.compile(r"\b(?:from|instead\s+of|replac\w*|not|no\s+longer|off|than|o
 def _left(text: str, values: frozenset[str]) -> bool:
     """Whether ``text`` names one of ``values`` as the value left ("took over from Jenkins",
     "instead of 03:30", "not Greenway"), not as the one it comes back to."""
+    return any(_left_marks(text, value) for value in values)
+
+
+def _left_marks(text: str, value: str) -> set[str]:
+    """The words that name ``value`` as the value left in ``text`` ("from", "instead of", "not" ...)."""
     text = COMMENT.sub(" ", text)
-    for value in values:
-        for match in re.finditer(rf"(?<![\w.:/-]){re.escape(value)}(?![\w:/-]|\.\w)", text, re.IGNORECASE):
-            if _LEFT.search(text[: match.start()]):
-                return True
-    return False
+    out = set()
+    for match in re.finditer(rf"(?<![\w.:/-]){re.escape(value)}(?![\w:/-]|\.\w)", text, re.IGNORECASE):
+        mark = _LEFT.search(text[: match.start()])
+        if mark:
+            out.add(" ".join(mark.group(0).lower().split()[:2]))
+    return out
 
 
 class _Slots:
@@ -533,6 +548,34 @@ def _struck(text: str, old: frozenset[str], old_values: frozenset[str]) -> bool:
 def _opening(text: str) -> str:
     """A line's first content word, as a form."""
     return next(iter(_words(text)), "")
+
+
+def _named_left(
+    old_text: str,
+    new_text: str,
+    *,
+    old: frozenset[str],
+    old_values: frozenset[str],
+    new: frozenset[str],
+    new_values: frozenset[str],
+    weight: dict[str, float],
+) -> bool:
+    """Whether a newer line names one of the older line's values as the value left (``_left``:
+    "Car service booked at Brightwell Motors, not Greenway this year" after "The car goes to
+    Greenway Garage for its service"), brings a value the older line lacks, and holds most of
+    its subject, as ``_restated`` reads an older value named beside a new one. A value the older
+    line names after the same word ("come from Ocado") is its mould, not a value left."""
+    named = old_values & new
+    if not named or not new_values - old:
+        return False
+    if not any(_left_marks(new_text, v) - _left_marks(old_text, v) for v in named):
+        return False
+    subject = old - old_values
+    shared = subject & new
+    if not subject or len(shared) < min(2, len(subject)):
+        return False
+    held = sum(weight.get(w, 1.0) for w in shared)
+    return held >= ANCHORED_COVERAGE * sum(weight.get(w, 1.0) for w in subject)
 
 
 def _restated(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
-from sidecar.consolidate.changes import changed_by_signal, changed_by_value, reverted
+from sidecar.consolidate.changes import _content, _named_left, _values, changed_by_signal, changed_by_value, reverted
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.promote import normalised
 from sidecar.consolidate.routine import ROUTINE_LINES, routine
@@ -377,3 +377,26 @@ async def test_a_revert_is_read_by_the_job(tmp_path: Path) -> None:
         root, since=None, until=START + timedelta(days=90), summariser=ExtractiveSummariser(), dry_run=False
     )
     assert [(s.line.lstrip("- "), s.by.lstrip("- ")) for s in report.superseded] == [(days[30], days[60])]
+
+
+def test_a_newer_line_naming_the_older_value_as_the_one_left_changes_it() -> None:
+    old = "The car goes to Greenway Garage for its service."
+    said = _said(
+        (0, old),
+        (8, old),
+        (40, "[x] Car service booked at Brightwell Motors, not Greenway this year"),
+        (41, "Bike service booked at Brightwell Motors, not Greenway"),  # one word of the subject: another
+    )
+    stale = changed_by_value(said)
+    assert stale[normalised(old)].text.startswith("[x] Car service")
+    assert set(stale) == {normalised(old)}
+    # a value the older line names in the same place is its mould, not a value left
+    old = "The Leeds office groceries come from Ocado."
+
+    def left(new: str) -> bool:
+        return _named_left(
+            old, new, old=_content(old), old_values=_values(old), new=_content(new), new_values=_values(new), weight={}
+        )
+
+    assert not left("The York office groceries come from Ocado.")
+    assert left("The Leeds office groceries arrive with Waitrose, not Ocado.")
