@@ -32,11 +32,23 @@ The limit beside the writes per second: the disk, measured in the same run and t
 dir. One replacement the way a durable write makes it, 600 times, appending to 20 files of the
 same sizes: no HTTP, no lock, no reindex.
 
-    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default)
+An append's CPU split by hook (``WRITES_BENCH=hooks``, in process, BM25 only): the sidecar opened
+in this process (``open_sidecar``, no HTTP) over the same generated dir plus a daily note holding
+the repository's benign memory notes (``tests/data/scanner_notes_*.jsonl``), to which the rest of
+those notes are then appended one at a time, each through the write service, waiting for it to be
+indexed and for the after-hooks to run before the next. Each step's CPU is the process's (every
+thread) while it ran: the write (the duplicate check's search, then the write thread), the index's
+apply with its before-hooks, and each after-hook (the journal's entry, the graph's reading). Run
+twice: the graph reading each append from where the file's last reading stopped, and (for
+comparison) reading the whole file every time (no reading remembered, ``READS_KEPT = 0``); the
+lines the graph's rules read per append are printed beside.
+
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks)
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 import os
@@ -45,15 +57,19 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from sidecar.errors import InjectionSuspected
+from sidecar.index.queue import UpdateHook
 from tests.bench.prepared import embed_memory
 from tests.bench.raw import RawQueryEmbedder
 from tests.bench.util import ms, pct, report, wait_logged
 from tests.support.corpus import make_corpus
 from tests.support.embedding import all_embedded
 from tests.support.procs import cpu_s, start_sidecar
+from tests.support.waiting import async_wait_until
 
 N = 300
 N_RATE = 600
@@ -182,6 +198,124 @@ def main() -> None:
         measure("BM25 only", "none")
     if "embedder" in parts:
         measure("embedder on", "auto")
+    if "hooks" in parts:
+        for remembered in (True, False):
+            asyncio.run(hooks_split(remembered))
+
+
+HOOKS_PATH = "daily/2027-02-01.md"
+HOOKS_FIRST = 300  # of the notes' lines, in the daily note before the appends
+
+
+def benign_notes() -> list[str]:
+    """The benign memory notes of ``tests/data`` (each ending in a newline), in file order."""
+    notes = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "data").glob("scanner_notes_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            note = json.loads(line)
+            if not note["malicious"]:
+                notes.append(note["text"].rstrip("\n") + "\n")
+    return notes
+
+
+async def hooks_split(remembered: bool) -> None:
+    """One append's CPU by step and hook (see the module's doc)."""
+    from sidecar.contract import WriteRequest
+    from sidecar.kg import ingest
+    from sidecar.server.compose import open_sidecar
+    from sidecar.settings import load_settings
+    from sidecar.write import service
+
+    scan_write = service._scan_write
+
+    label = "graph reads the appended lines" if remembered else "graph reads the whole file"
+    kept = ingest.READS_KEPT
+    if not remembered:
+        ingest.READS_KEPT = 0
+    base = Path(tempfile.mkdtemp(prefix="bench-hooks-"))
+    root = base / "memory"
+    make_corpus(root, 2_000)
+    notes = benign_notes()
+    first, later = [], []
+    for note in notes:
+        (first if sum(n.count("\n") for n in first) < HOOKS_FIRST else later).append(note)
+    (root / HOOKS_PATH).write_text("# 2027-02-01\n\n" + "".join(first), encoding="utf-8")
+    settings = load_settings(
+        {"memory_dir": str(root), "embedder": "none", "consolidate_interval": "0", "reconcile_interval": "0"},
+        environ={},
+    )
+    try:
+        async with open_sidecar(settings) as side:
+            for tier in side.tiers.values():
+                tier.start_postings()
+            files = len(list(root.rglob("*.md")))
+
+            async def backfilled() -> bool:  # the graph's first reading of every file
+                return len(await side.kg.graph.store.files("agent")) >= files
+
+            await async_wait_until(backfilled, timeout=600, interval=0.1)
+            await asyncio.sleep(1.0)
+            spent: dict[str, float] = {}
+
+            def timed(name: str, hook: UpdateHook) -> UpdateHook:
+                async def run(tier: str, path: str, seq: int, kind: str) -> None:
+                    cpu = time.process_time()
+                    try:
+                        await hook(tier, path, seq, kind)
+                    finally:
+                        spent[name] = spent.get(name, 0.0) + time.process_time() - cpu
+
+                return run
+
+            journal, graph = side.queue.after_hooks
+            side.queue.after_hooks = [timed("journal", journal), timed("graph", graph)]
+            scan = service._scan_write
+
+            def scanned(old: bytes | None, new: bytes, embedder: object | None = None) -> Any:
+                cpu = time.process_time()  # on the write thread, while the loop waits for it
+                try:
+                    return scan(old, new, embedder)
+                finally:
+                    spent["scanner"] = spent.get("scanner", 0.0) + time.process_time() - cpu
+
+            service._scan_write = scanned
+            await side.writes.write(WriteRequest("agent", HOOKS_PATH, later.pop(0), "append"))  # imports the scanner
+            spent.clear()
+            steps = {"write": 0.0, "apply": 0.0, "all": 0.0}
+            lines, refused = side.kg.ingest.lines_read, 0
+            for note in later:
+                cpu0 = time.process_time()
+                try:
+                    answer = await side.writes.write(WriteRequest("agent", HOOKS_PATH, note, "append"))
+                except InjectionSuspected:
+                    refused += 1  # the scanner's false alarm on a benign note: nothing written
+                    continue
+                cpu1 = time.process_time()
+                await side.queue.wait_for(answer["seq"], 30.0)
+                cpu2 = time.process_time()
+                await side.queue.wait_hooked(answer["seq"], 30.0)
+                cpu3 = time.process_time()
+                steps["write"] += cpu1 - cpu0
+                steps["apply"] += cpu2 - cpu1
+                steps["all"] += cpu3 - cpu0
+            n = len(later) - refused
+            read = (side.kg.ingest.lines_read - lines) / n
+            size = (root / HOOKS_PATH).stat().st_size
+            report(
+                f"[hooks, {label}] CPU per append, all hooks",
+                f"{steps['all'] / n * 1000:.2f} ms",
+                f"{n} appends ({refused} refused by the scanner) to a note growing to {size:,} bytes; <= 5 ms",
+            )
+            report("  the write (duplicate check, write thread)", f"{steps['write'] / n * 1000:.2f} ms", "")
+            report("    of which the injection scanner", f"{spent.get('scanner', 0.0) / n * 1000:.2f} ms", "")
+            report("  the index's apply and its before-hooks", f"{steps['apply'] / n * 1000:.2f} ms", "")
+            for name in ("journal", "graph"):
+                report(f"  after-hook: {name}", f"{spent.get(name, 0.0) / n * 1000:.2f} ms", "")
+            report("  lines the graph's rules read per append", f"{read:.1f}", f"load average {os.getloadavg()[0]:.1f}")
+    finally:
+        ingest.READS_KEPT = kept
+        service._scan_write = scan_write
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def wait_embedded(client: httpx.Client, timeout: float = 120.0) -> str:
