@@ -56,7 +56,10 @@ BAR_EVERY_S = 0.25  # a terminal's bar is redrawn at most this often
 LINE_EVERY_S = 10.0  # without a terminal: a plain progress line this often
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser. ``command``: the word the arguments start with, when known; the
+    graph's steps are then built only for ``kg`` (their request schemas, and asyncio with them,
+    are about 35 ms of a command's start), and any other command sees ``kg`` as a bare name."""
     parser = argparse.ArgumentParser(prog="memory-sidecar", description="Memory daemon for LLM agents.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -94,9 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--recompute", action="store_true")
     health.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
     _add_memory_commands(sub)
-    from sidecar.kg.cli import add_kg_commands
+    if command is None or command == "kg":
+        from sidecar.kg.cli import add_kg_commands
 
-    add_kg_commands(sub)
+        add_kg_commands(sub)
+    else:
+        sub.add_parser("kg", help="the knowledge graph: read memory into it, ask it, add to it")
     consolidate = sub.add_parser("consolidate", help="roll old daily notes up into weekly summaries")
     steps = consolidate.add_subparsers(dest="step", required=True)
     run = steps.add_parser(
@@ -264,7 +270,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
     # format_exc_info makes them text first. A None in sys.modules makes that import fail as if
     # rich were absent.
     sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(words[0] if words and not words[0].startswith("-") else None).parse_args(words)
     as_json = getattr(args, "format", None) == "json"
     try:
         if args.command == "serve":
