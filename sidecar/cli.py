@@ -1025,31 +1025,41 @@ def _sidecar_url(settings: Settings) -> str:
 def _call(
     url: str, method: str, path: str, body: dict[str, Any] | None, *, token: str, timeout: float
 ) -> tuple[int, dict[str, Any]]:
-    """One request to the sidecar (``token``: the API token, if it has one): (HTTP status, its JSON answer)."""
-    import http.client
+    """One request to the sidecar (``token``: the API token, if it has one): (HTTP status, its JSON
+    answer). Plain HTTP/1.0 on a socket, which the server answers whole and then closes: the
+    standard library's HTTP client imports its e-mail parser and ssl, about a fifth of this
+    command's start."""
+    import socket
     from urllib.parse import urlsplit
 
     where = urlsplit(url)
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    data = json.dumps(body).encode() if body is not None else b""
+    head = [f"{method} {path} HTTP/1.0", f"Host: {where.netloc}", "Accept: application/json"]
+    if body is not None:
+        head += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
     if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=timeout)
+        head.append(f"Authorization: Bearer {token}")
+    received = []
     try:
-        data = json.dumps(body).encode() if body is not None else None
-        conn.request(method, path, body=data, headers=headers)
-        response = conn.getresponse()
-        raw = response.read()
-    except (OSError, http.client.HTTPException) as exc:  # refused, reset, timed out
+        with socket.create_connection((where.hostname or "127.0.0.1", where.port or 80), timeout=timeout) as sock:
+            sock.sendall("\r\n".join([*head, "", ""]).encode("latin-1") + data)
+            while chunk := sock.recv(1 << 16):
+                received.append(chunk)
+    except OSError as exc:  # refused, reset, timed out
         raise _Unanswered(str(exc) or type(exc).__name__) from None
-    finally:
-        conn.close()
+    status_line, _, rest = b"".join(received).partition(b"\r\n")
+    _, _, raw = rest.partition(b"\r\n\r\n")
+    parts = status_line.split()
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/") or not parts[1].isdigit():
+        raise _Unanswered("not an HTTP answer")
+    status = int(parts[1])
     try:
         answer = json.loads(raw)
     except ValueError:
-        raise _Unanswered(f"HTTP {response.status}, not a JSON answer") from None
+        raise _Unanswered(f"HTTP {status}, not a JSON answer") from None
     if not isinstance(answer, dict):
-        raise _Unanswered(f"HTTP {response.status}, not a JSON object")
-    return response.status, answer
+        raise _Unanswered(f"HTTP {status}, not a JSON object")
+    return status, answer
 
 
 def _same_dir(served: Any, root: Path) -> bool:

@@ -228,7 +228,8 @@ PROBE = (
     "import json, sys\n"
     "from sidecar.cli import main\n"
     "code = main(sys.argv[1:])\n"
-    "names = ('sidecar.retrieval.offline', 'sidecar.scanner.scan', 'numpy', 'sidecar.ops.registry', 'sidecar.kg.cli')\n"
+    "names = ('sidecar.retrieval.offline', 'sidecar.scanner.scan', 'numpy', 'sidecar.ops.registry',\n"
+    "         'sidecar.kg.cli', 'asyncio', 'http.client')\n"
     "print(json.dumps(sorted(n for n in names if n in sys.modules)), file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
@@ -283,8 +284,8 @@ def test_the_whole_command_asks_the_sidecar_and_imports_no_search_of_its_own(
     serving: tuple[SidecarProcess, Path],
 ) -> None:
     """``python -m sidecar search`` as a process: the answer is the sidecar's, and the process never
-    loaded the local search, the injection scanner, numpy or the graph's commands (the forwarded
-    path's start is light)."""
+    loaded the local search, the injection scanner, numpy, the graph's commands, asyncio or the
+    standard library's HTTP client (the forwarded path's start is light)."""
     side, root = serving
     answer, loaded = probe(root, port=side.port)
     assert answer["engine"]["sidecar"] == side.url
