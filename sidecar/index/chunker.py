@@ -2,7 +2,9 @@
 
 A chunk never straddles a heading, carries its heading path ("Deploy > Rollback") and the
 1-based line span it came from, and holds at most ``max_chars`` characters of body (a single
-line longer than that is cut at the limit).
+line longer than that is cut at the limit). A section's chunks depend on its own lines and the
+heading path it starts under only, so a text that grew at its end is chunked again from its last
+section on (``chunk_lines`` with ``resume``): the chunks before that section stay as they were.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_CHUNK_CHARS", "Chunk", "chunk_markdown", "section_lines"]
+__all__ = ["MAX_CHUNK_CHARS", "Chunk", "Resume", "chunk_lines", "chunk_markdown", "section_lines"]
 
 MAX_CHUNK_CHARS = 1000
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -30,6 +32,17 @@ class Chunk:
         return hashlib.blake2b(f"{self.heading}\x00{self.body}".encode(), digest_size=16).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Where a chunked text's last heading section starts: ``line``, the 0-based index of its first
+    line (its heading, or the text's first line); ``path``, the heading path in force before that
+    line; ``chunks``, how many chunks the sections before it made."""
+
+    line: int
+    path: tuple[tuple[int, str], ...]
+    chunks: int
+
+
 @dataclass(slots=True)
 class _Para:
     lines: list[str]
@@ -42,30 +55,51 @@ class _Para:
 
 def chunk_markdown(text: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
     """Chunk ``text``; empty sections yield nothing, headings alone still make a chunk."""
+    return chunk_lines(text.splitlines(), max_chars)[0]
+
+
+def chunk_lines(
+    lines: list[str], max_chars: int = MAX_CHUNK_CHARS, *, resume: Resume | None = None
+) -> tuple[list[Chunk], Resume]:
+    """The chunks of ``lines`` and where their last section starts. With ``resume`` (where the last
+    section of text these lines start with started), only the chunks from that section on: those
+    :func:`chunk_markdown` gives after the first ``resume.chunks``."""
+    start, path = (resume.line, list(resume.path)) if resume is not None else (0, [])
     chunks: list[Chunk] = []
-    for heading, paras, heading_line in _sections(text.splitlines()):
+    last = Resume(start, tuple(path), 0)
+    for heading, paras, heading_line, first, before in _sections(lines, start, path):
+        last = Resume(first, before, len(chunks))
         if not paras:
             if heading and heading_line:
                 chunks.append(Chunk(heading, "", heading_line, heading_line))
             continue
         chunks.extend(_pack(heading, paras, max_chars))
-    return chunks
+    done = resume.chunks if resume is not None else 0
+    return chunks, Resume(last.line, last.path, done + last.chunks)
 
 
-def _sections(lines: list[str]) -> list[tuple[str, list[_Para], int]]:
-    """Group lines into (heading path, paragraphs, heading line) sections; fences are kept whole."""
-    sections: list[tuple[str, list[_Para], int]] = []
-    path: list[tuple[int, str]] = []
+_Section = tuple[str, list["_Para"], int, int, tuple[tuple[int, str], ...]]
+
+
+def _sections(lines: list[str], start: int = 0, path: list[tuple[int, str]] | None = None) -> list[_Section]:
+    """Group lines from index ``start`` (a heading, or the first line) under heading ``path`` into
+    (heading path, paragraphs, heading line, index of the section's first line, the heading path
+    before it) sections; fences are kept whole."""
+    sections: list[_Section] = []
+    path = list(path or [])
     paras: list[_Para] = []
     current: _Para | None = None
     heading_line = 0
+    first, before = start, tuple(path)
     in_fence = False
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(lines[start:], start=start + 1):
         if _FENCE.match(line):
             in_fence = not in_fence
         match = None if in_fence else _HEADING.match(line)
         if match:
-            sections.append((_join(path), paras, heading_line))
+            if number - 1 > start:  # the section before this heading (none when resuming at it)
+                sections.append((_join(path), paras, heading_line, first, before))
+            first, before = number - 1, tuple(path)
             level = len(match.group(1))
             path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, match.group(2).strip())]
             paras, current, heading_line = [], None, number
@@ -77,7 +111,7 @@ def _sections(lines: list[str]) -> list[tuple[str, list[_Para], int]]:
             current.end = number
         else:
             current = None
-    sections.append((_join(path), paras, heading_line))
+    sections.append((_join(path), paras, heading_line, first, before))
     return sections
 
 

@@ -7,6 +7,10 @@
   previous index until it commits, and a cancelled rebuild rolls back, leaving it in service.
 - ``apply_paths()`` brings the named files up to date: the reindex queue's unit of work.
 
+A file that only grew since it was last chunked here (its bytes then start its bytes now: an
+append) is chunked again from its last heading section on; the chunks before that section are
+the same and stay as they are (``chunker.chunk_lines``).
+
 Every commit that changes a chunk bumps the index's generation and keeps the in-memory postings
 (:class:`~sidecar.index.bm25.LivePostings`) equal to it.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +31,7 @@ import structlog
 from sidecar.db import Database
 from sidecar.heap import release_free_memory
 from sidecar.index.bm25 import LivePostings
-from sidecar.index.chunker import chunk_markdown
+from sidecar.index.chunker import Resume, chunk_lines
 from sidecar.index.db import chunks_gen
 from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, scan_tier, stat_tier_file
 from sidecar.index.snippet import is_plain
@@ -38,6 +43,7 @@ __all__ = ["Cancelled", "IndexSync", "ReconcileResult"]
 
 RACY_NS = 2_000_000_000  # see _racy: wider than any filesystem's timestamp tick we expect
 SKIPPED_SHOWN = 20  # skipped paths named in the status and the log (all are counted)
+CHUNKED_KEPT = 512  # files whose last chunking is remembered (the newest), for the next append
 log = structlog.get_logger("sidecar.index.sync")
 
 
@@ -95,6 +101,10 @@ class IndexSync:
         self.skipped: list[Skipped] = []  # what the last scan of the files left out, and why
         self._changes: _Changes | None = None
         self._refresh_pending = False
+        # Where each file's last chunking here left off (the newest ``CHUNKED_KEPT``): (its size, its
+        # digest, where its last section starts). An append is chunked again from there.
+        self._chunked: OrderedDict[str, tuple[int, str, Resume]] = OrderedDict()
+        self.lines_chunked = 0  # lines of files chunked, in all
 
     # -- the files into the index ------------------------------------------------------------
     def reconcile(self, cancel: Callable[[], bool] | None = None, kind: str = "reconcile") -> ReconcileResult:
@@ -174,6 +184,7 @@ class IndexSync:
         self.db.writer.execute(trigger)
         if self._changes is not None:
             self._changes.full = self._changes.dirty = True
+        self._chunked.clear()
 
     def apply_paths(self, rels: Iterable[str]) -> ReconcileResult:
         """Bring the named files up to date (changed, new or deleted): the queue's unit of work."""
@@ -247,6 +258,7 @@ class IndexSync:
             changes.dirty = True
         self.db.writer.execute("DELETE FROM chunks WHERE path = ?", (rel,))
         self.db.writer.execute("DELETE FROM files WHERE path = ?", (rel,))
+        self._chunked.pop(rel, None)
 
     def _index_file(self, st: FileStat, old_hash: str | None) -> str | None:
         """(Re)index one file if its content hash changed; return the new hash, or None if not."""
@@ -267,20 +279,28 @@ class IndexSync:
             "mtime_ns = excluded.mtime_ns, indexed_at = excluded.indexed_at",
             (st.rel, digest, len(data), st.mtime_ns, now),
         )
-        chunks = chunk_markdown(_text(data, self.name, st.rel))
+        lines = _text(data, self.name, st.rel).splitlines()
+        resume = self._grown_from(st.rel, data, old_hash)
+        chunks, last = chunk_lines(lines, resume=resume)
+        first = resume.chunks if resume is not None else 0  # chunks before ``chunks``, unchanged
+        self.lines_chunked += len(lines) - (resume.line if resume is not None else 0)
+        self._chunked[st.rel] = (len(data), digest, last)
+        self._chunked.move_to_end(st.rel)
+        while len(self._chunked) > CHUNKED_KEPT:
+            self._chunked.popitem(last=False)
         # Chunks that are the same at the same place keep their row (and id): an append to a daily
         # file rewrites its last chunk or two, not every chunk of the file.
         old: dict[int, tuple[int, str, str, int, int]] = {}
         if old_hash is not None:
-            sql = "SELECT ord, id, heading, body, line_start, line_end FROM chunks WHERE path = ?"
-            old = {r[0]: r[1:] for r in self.db.writer.execute(sql, (st.rel,))}
+            sql = "SELECT ord, id, heading, body, line_start, line_end FROM chunks WHERE path = ? AND ord >= ?"
+            old = {r[0]: r[1:] for r in self.db.writer.execute(sql, (st.rel, first))}
         same = {
             i
-            for i, c in enumerate(chunks)
+            for i, c in enumerate(chunks, first)
             if (row := old.get(i)) is not None and row[1:] == (c.heading, c.body, c.line_start, c.line_end)
         }
         dead = [row[0] for i, row in old.items() if i not in same]
-        fresh = [(i, c) for i, c in enumerate(chunks) if i not in same]
+        fresh = [(i, c) for i, c in enumerate(chunks, first) if i not in same]
         changes = self._changes
         tracked = changes if changes is not None and changes.wants_ids else None
         if dead:
@@ -305,6 +325,14 @@ class IndexSync:
         if changes is not None and (dead or fresh):
             changes.dirty = True
         return digest
+
+    def _grown_from(self, rel: str, data: bytes, old_hash: str | None) -> Resume | None:
+        """Where the file's last chunking here left its last section, when the index holds that
+        chunking (its hash) and the file only grew since (those bytes start ``data``); else None."""
+        known = self._chunked.get(rel)
+        if known is None or old_hash != known[1] or len(data) <= known[0]:
+            return None
+        return known[2] if hashlib.blake2b(data[: known[0]], digest_size=16).hexdigest() == known[1] else None
 
     # -- in-memory postings (sidecar.index.postings) ---------------------------------------------------
     def _gen(self) -> int:
