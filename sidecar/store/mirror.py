@@ -8,10 +8,13 @@ is compared with the index by content hash, which repairs a store that lost or m
 That compare runs beside the rounds (reading two lists of every file takes a second or more over
 tens of thousands of files), so the files a write changed are sent, and its seq published, while
 it runs; the two take turns to write.
-Vectors the embedder stores later are sent after their chunks. Then it records the queue's indexed sequence in the store:
-every crew write up to it is in the store, which is how a member on another host reads its writes
-(``after_seq``). A store that is down is retried with backoff; nothing is lost meanwhile, since
-the index holds it all.
+Vectors the embedder stores later are sent after their chunks. Every round records the queue's
+indexed sequence in the store: every crew write up to it is in the store, which is how a member on
+another host reads its writes (``after_seq``). A round runs whenever that sequence moves, not only
+when a crew file changed: a write's own item may change nothing in the index (an earlier item, a
+reconcile that read the file after the write landed, brought the change in, and its round sent
+it), and its seq is published all the same. A store that is down is retried with backoff; nothing
+is lost meanwhile, since the index holds it all.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Hashable
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import structlog
 
-from sidecar.store.base import RowRefused, StoreUnavailable, unstorable
+from sidecar.store.base import ChunkRow, FileRow, RowRefused, StoreUnavailable, VectorRow, unstorable
 from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
 
@@ -88,6 +92,20 @@ async def each_alone(items: list[T], put: Callable[[list[T]], Awaitable[None]]) 
     return refused
 
 
+@dataclass(slots=True)
+class _Batch:
+    """Some files as the index holds them, read for the store (``CrewMirror._read``)."""
+
+    model: str | None
+    files: dict[str, FileRow]
+    present: list[str] = field(default_factory=list)  # those the store is sent
+    chunks: dict[str, list[ChunkRow]] = field(default_factory=dict)
+    vectors: dict[str, VectorRow] = field(default_factory=dict)
+    contents: dict[str, bytes] = field(default_factory=dict)
+    flags: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)  # path -> why the store cannot hold it
+
+
 class CrewMirror:
     def __init__(
         self,
@@ -98,10 +116,15 @@ class CrewMirror:
         model: Callable[[], str | None],
         interval: float,
         tick: float = 1.0,
+        wait_indexed: Callable[[int, float], Awaitable[bool]] | None = None,
     ) -> None:
+        """``indexed_seq`` reads the reindex queue's indexed sequence; ``wait_indexed(seq, limit_s)``
+        (the queue's ``wait_for``) waits until it reaches ``seq``: a round then runs at once
+        (without it, at the next ``tick``)."""
         self.store = store
         self.source = source
         self.indexed_seq = indexed_seq
+        self.wait_indexed = wait_indexed
         self.model = model
         self.interval = interval
         self.tick = tick
@@ -114,6 +137,7 @@ class CrewMirror:
         self._wake = asyncio.Event()
         self._wake.set()  # the first round runs at once
         self._task: asyncio.Task[None] | None = None
+        self._follower: asyncio.Task[None] | None = None
         self._full: asyncio.Task[tuple[int, int]] | None = None  # the full compare under way
         self._writing = asyncio.Lock()  # one writer at a time: the rounds or the full compare
         self._last_full = 0.0
@@ -132,9 +156,11 @@ class CrewMirror:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="crew-mirror")
+        if self.wait_indexed is not None:
+            self._follower = asyncio.create_task(self._follow(self.wait_indexed), name="crew-mirror-seq")
 
     async def stop(self) -> None:
-        for task in (self._task, self._full):
+        for task in (self._follower, self._task, self._full):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -150,33 +176,45 @@ class CrewMirror:
 
         await run_rounds(round_, self._wake, self.tick, self._failed)
 
+    async def _follow(self, wait_indexed: Callable[[int, float], Awaitable[bool]]) -> None:
+        """Wake a round whenever the queue's indexed sequence moves (its hook wakes one only for
+        an item that changed a crew file)."""
+        while True:
+            seen = self.indexed_seq()
+            await wait_indexed(seen + 1, self.tick)
+            if self.indexed_seq() != seen:
+                self._wake.set()
+
     def _failed(self) -> None:
         self.failures += 1
 
     async def step(self) -> None:
-        """One round: files if anything changed, vectors if some are missing, then the sequence."""
+        """One round: files if anything changed, then the sequence; vectors if some are missing,
+        and the full compare's result once it is done."""
         seq = max(self.indexed_seq(), self._applied_seq)  # first: everything up to it is in the index
         paths, self._paths = self._paths, set()
         if paths:
-            # The files the queue changed first, and the seq they reach: every crew write came
-            # through the queue, so a member waiting for its write does not wait for a full compare
-            # (seconds over a large crew).
+            # The files the queue changed first: every crew write came through the queue, so a
+            # member waiting for its write does not wait for a full compare (seconds over a large
+            # crew).
             try:
                 await self.sync_paths(sorted(paths))
             except BaseException:
                 self._paths |= paths
                 raise
             self._vectors_pending = True
-            if seq != self.synced_seq:
-                await self.store.set_seq(seq)
-                self.synced_seq = seq
+        # Every change of the index up to ``seq`` went through ``on_update`` before the queue
+        # moved past it, so it was sent by this round or an earlier one: the seq is published now,
+        # whether or not a full compare is under way, and whether or not this round sent anything
+        # (a write whose change an earlier item brought into the index changed nothing itself).
+        await self._publish(seq)
         if self._dirty and self._full is None:
             self._dirty = False
             self._full = asyncio.create_task(self.sync_files(), name="crew-mirror-compare")
             self._full.add_done_callback(lambda _: self._wake.set())  # the next round takes its result
         if self._full is not None:
             if not self._full.done():
-                return  # the seq is published above for the files sent; the rest after the compare
+                return  # the vectors after the compare
             full, self._full = self._full, None
             error = full.exception()
             if error is not None:
@@ -187,6 +225,10 @@ class CrewMirror:
             self.synced_seq = None  # sent again: a store restored or replaced has lost it
         if self._vectors_pending:
             self._vectors_pending = await self.sync_vectors() > 0
+        await self._publish(seq)
+
+    async def _publish(self, seq: int) -> None:
+        """Record in the store that every crew write up to ``seq`` is there, if it moved."""
         if seq != self.synced_seq:
             await self.store.set_seq(seq)
             self.synced_seq = seq
@@ -217,43 +259,57 @@ class CrewMirror:
         one of the full compare's transactions."""
         async with self._writing:
             for start in range(0, len(paths), BATCH_FILES):
-                await self._write_batch(paths[start : start + BATCH_FILES])
+                part = paths[start : start + BATCH_FILES]
+                await self._put(part, await self._read(part))
 
     async def _send(self, paths: list[str], batch: int) -> None:
-        """Send the files ``batch`` at a time, each batch its own turn to write."""
+        """Send the files ``batch`` at a time, each batch its own turn to write. A batch is read
+        (and scanned) before its turn, so a round waits for the store's transaction only; on its
+        turn, files the index changed since are read again (a round may have sent a newer version
+        meanwhile)."""
         for start in range(0, len(paths), batch):
+            part = paths[start : start + batch]
+            read = await self._read(part)
             async with self._writing:
-                await self._write_batch(paths[start : start + batch])
+                now = await asyncio.to_thread(self.source.files, part)
+                if now != read.files:
+                    read = await self._read(part)
+                await self._put(part, read)
 
-    async def _write_batch(self, part: list[str]) -> None:
-        """Put these files in the store as the index holds them now (a round may have sent a newer
-        version of one meanwhile), and remove those the index no longer has.
-
-        A file the store cannot hold (text with a NUL, say, put in the crew dir by a shell) never
-        stops the others: it is left out, logged, counted in the store's status, and its old copy
-        removed (members would otherwise read text the crew no longer has)."""
+    async def _read(self, part: list[str]) -> _Batch:
+        """What the store is to hold of these files: the index's rows of each (none for a file the
+        index no longer has), their vectors, bytes and the scanner's flags. A file the store cannot
+        hold (text with a NUL, say, put in the crew dir by a shell) is refused, with why."""
         model = self.model()
-        now = await asyncio.to_thread(self.source.files, part)
-        present = [p for p in part if p in now]
-        refused: dict[str, str] = {}
-        if present:
-            chunks = await asyncio.to_thread(self.source.chunks, present)
-            for path in present:
-                problem = unstorable(path, *(t for c in chunks[path] for t in (c.heading, c.body)))
-                if problem is not None:
-                    refused[path] = problem
-            present = [p for p in present if p not in refused]
-            hashes = [c.hash for p in present for c in chunks[p]]
-            vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
-            contents = await asyncio.to_thread(self.source.contents, present)
-            flags = await asyncio.to_thread(self.source.flags, contents)
+        files = await asyncio.to_thread(self.source.files, part)
+        read = _Batch(model, files)
+        present = [p for p in part if p in files]
+        if not present:
+            return read
+        read.chunks = await asyncio.to_thread(self.source.chunks, present)
+        for path in present:
+            problem = unstorable(path, *(t for c in read.chunks[path] for t in (c.heading, c.body)))
+            if problem is not None:
+                read.refused[path] = problem
+        read.present = [p for p in present if p not in read.refused]
+        hashes = [c.hash for p in read.present for c in read.chunks[p]]
+        read.vectors = await asyncio.to_thread(self.source.vectors, model, hashes)
+        read.contents = await asyncio.to_thread(self.source.contents, read.present)
+        read.flags = await asyncio.to_thread(self.source.flags, read.contents)
+        return read
 
-            async def put(paths: list[str]) -> None:
-                files = [(now[p], chunks[p]) for p in paths]
-                await self.store.replace_files(files, model, vectors, flags, contents)
+    async def _put(self, part: list[str], read: _Batch) -> None:
+        """Put these files in the store as ``read`` holds them, and remove those the index no
+        longer has. A file the store refuses never stops the others: it is left out, logged,
+        counted in the store's status, and its old copy removed (members would otherwise read text
+        the crew no longer has)."""
 
-            refused |= await each_alone(present, put)
-        await self.store.remove_files([p for p in part if p not in now or p in refused])
+        async def put(paths: list[str]) -> None:
+            files = [(read.files[p], read.chunks[p]) for p in paths]
+            await self.store.replace_files(files, read.model, read.vectors, read.flags, read.contents)
+
+        refused = read.refused | await each_alone(read.present, put)
+        await self.store.remove_files([p for p in part if p not in read.files or p in refused])
         await self._skipped(part, refused)
 
     async def _skipped(self, part: list[str], refused: dict[str, str]) -> None:
