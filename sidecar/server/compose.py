@@ -112,7 +112,14 @@ async def open_sidecar(
             await record_memory_updated(journal.store, path, tier, seq)
 
         # A lead's mirror into a server crew store; it reads the queue's seq once started.
-        mirror = crew_mirror(kind, settings, tiers=tiers, hybrid=hybrid, indexed_seq=lambda: queue.indexed_seq)
+        mirror = crew_mirror(
+            kind,
+            settings,
+            tiers=tiers,
+            hybrid=hybrid,
+            indexed_seq=lambda: queue.indexed_seq,
+            wait_indexed=lambda seq, limit_s: queue.wait_for(seq, limit_s),  # noqa: PLW0108 -- the queue comes next
+        )
         if mirror is not None:
             stack.push_async_callback(mirror.store.close)
         queue = ReindexQueue(

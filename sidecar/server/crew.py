@@ -11,7 +11,7 @@ index, journal and graph."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -67,10 +67,12 @@ def crew_mirror(
     tiers: Mapping[str, Tier],
     hybrid: HybridSearcher,
     indexed_seq: Callable[[], int],
+    wait_indexed: Callable[[int, float], Awaitable[bool]],
 ) -> CrewMirror | None:
     """A lead with a server crew store: the mirror that keeps the store level with its crew index,
     not started (its ``on_update`` is the reindex queue's first hook, so a copy starts at once;
-    ``indexed_seq`` reads the queue's); None otherwise. Its store is the caller's to close."""
+    ``indexed_seq`` reads the queue's, ``wait_indexed`` is its ``wait_for``: the mirror publishes
+    every seq the queue reaches); None otherwise. Its store is the caller's to close."""
     if kind != "lead" or settings.crew_store == "sqlite":
         return None
     from sidecar.store.mirror import CrewMirror
@@ -82,6 +84,7 @@ def crew_mirror(
         store,
         SqliteCrewSource(tiers["crew"].root),
         indexed_seq=indexed_seq,
+        wait_indexed=wait_indexed,
         model=lambda: hybrid.embedder.model_id if hybrid.embedder is not None else None,
         interval=settings.crew_reindex_interval,
     )
