@@ -132,6 +132,8 @@ def is_tier_file(rel: str) -> bool:
 
 def _resolve(root: Path, rel: str) -> tuple[str, os.stat_result] | None:
     """(the tier path ``rel`` stands for, its stat), or None (see ``resolve_tier_file``)."""
+    if is_tier_file(rel) and (plain := _plain(root, rel)) is not None:
+        return plain
     path = root / rel
     try:
         real_root = root.resolve(strict=True)
@@ -149,6 +151,22 @@ def _resolve(root: Path, rel: str) -> tuple[str, os.stat_result] | None:
     if not stat.S_ISREG(st.st_mode) or not is_tier_file(target):
         return None
     return target, st
+
+
+def _plain(root: Path, rel: str) -> tuple[str, os.stat_result] | None:
+    """(``rel``, its stat) when every directory on the way from ``root`` is a directory and the file
+    a regular one, none of them a link: then it is the tier file it names, as resolving every part
+    would find (one ``lstat`` per part instead). None when that is not so: the caller resolves."""
+    path = str(root)
+    try:
+        for part in rel.split("/")[:-1]:
+            path = os.path.join(path, part)
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return None
+        st = os.lstat(os.path.join(path, rel.rsplit("/", 1)[-1]))
+    except OSError:
+        return None
+    return (rel, st) if stat.S_ISREG(st.st_mode) else None
 
 
 def resolve_tier_file(root: Path, rel: str) -> str | None:
