@@ -22,7 +22,10 @@ _DENY = re.compile(
     r"(?:that\s+)?(?:nothing|you\s+(?:did\s+nothing|didn'?t|never|did\s+not|know\s+nothing))|\bact\s+(?:as\s+"
     r"(?:though|if)|like)\s+(?:nothing|it\s+(?:was|were|had)|the\s+\w+\s+(?:was|were)\s+always|you\s+(?:never|"
     r"didn'?t))|\bnever\s+admit\b|\blie\s+about\b|\bchange\s+the\s+subject\b|\bfeign\s+ignorance\b|"
-    r"\bplay\s+dumb\b|\b(?:tell|assure|reassure)\s+(?:them|him|her|the\s+(?:user|operator|owner|team))\s+(?:that\s+)?"
+    r"\bplay\s+dumb\b|\b(?:answer|reply|respond|say)\s+(?:with\s+)?[\"'\u201c\u2018]?i\s+(?:have|got|received|was\s+given)\s+no\s+"
+    r"(?:special\s+|other\s+|hidden\s+|extra\s+)?(?:instructions|rules|notes|memory|orders)\b|\bpretend\s+(?:that\s+)?"
+    r"(?:this|the|your)\s+(?:[\w-]+\s+){0,2}(?:is|was|are|were)\s+(?:empty|blank|missing|not\s+there)\b|"
+    r"\b(?:tell|assure|reassure)\s+(?:them|him|her|the\s+(?:user|operator|owner|team))\s+(?:that\s+)?"
     r"(?:\w+\s+){0,3}(?:passed|succeeded|worked|(?:is|are|was|were)\s+fine|went\s+fine|nothing\s+(?:happened|changed)|"
     r"all\s+good)\b"
 )
@@ -39,7 +42,9 @@ _HIDE = re.compile(
     r"(?:not|never)\s+(?:find\s+out|know|learn|notice|see|hear)\b|\bnobody\s+needs\s+to\s+(?:know|hear)\b|"
     r"\b(?:user|users|operator|owner|human|nobody|no\s+one)\s+(?:never|doesn'?t|does\s+not|won'?t|will\s+not|can'?t|"
     r"cannot)\s+(?:ever\s+)?(?:learns?|knows?|finds?\s+out|notices?|sees?|hears?|reali[sz]es?)\b|"
-    r"\b(?:don'?t|do\s+not|never)\s+(?:record|log|document|write\s+down|note\s+down)\b"
+    r"\b(?:don'?t|do\s+not|never)\s+(?:record|log|document|write\s+down|note\s+down)\b|"
+    r"\b(?:remove|strip|drop|exclude|cut|filter|scrub)\s+(?:[\w'~./-]+\s+){0,8}?from\s+(?:the\s+|your\s+|any\s+)?(?:\w+\s+)?"
+    r"(?:diffs?|summary|summaries|reports?|prs?|pull\s+requests?|reply|replies|answers?|changelog|transcripts?|output)\b"
 )
 _PRINCIPAL = re.compile(
     r"\b(?:user|users|operator|owner|human|maintainers?|anyone|anybody|nobody|no\s+one|reviewers?|"
@@ -50,7 +55,7 @@ _PRINCIPAL = re.compile(
 # named (the user, the operator, the model's own report).
 _OWN_ACT = re.compile(
     r"\b(?:that\s+you|what\s+you|you\s+(?:did|changed|deleted|removed|disabled|added|ran|made|received)|"
-    r"(?:the|these|this|those|that)\s+(?:change|changes|edit|edits|step|steps|instruction|rule|note|job|cron|cleanup|"
+    r"(?:whatever|what)\s+you\s+(?:do|did|changed|ran)|(?:the|these|this|those|that)\s+(?:change|changes|edit|edits|step|steps|instruction|rule|note|job|cron|cleanup|"
     r"deletion|extra|action|actions)|the\s+\w+\s+(?:job|change|edit|step))\b"
 )
 _PRONOUN = re.compile(r"\b(?:it|this|these|them|that)\b")
@@ -66,7 +71,42 @@ _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t)\s+(?:\w+\s+)?$")
 _LEGIT = re.compile(r"\b(?:until|before\s+the\s+(?:launch|release|announcement)|embargo\w*|nda|legal)\b")
 
 
+# The model's own act as what is kept out, whatever it touched: "whatever you do with the keys, leave it out".
+_WHATEVER_YOU_DO = re.compile(r"\b(?:whatever|what)\s+you\s+(?:do|did)\b")
+
+# A false report of the model's own work: a success word said regardless of the result, or a claim
+# about its own act with the act denied ("say you asked even if you didn't").
+_REPORT = re.compile(
+    r"\b(?:say|said|report|tell(?:\s+\w+){0,2}?|claim|answer|reply|state|mark|write|log|describe|show)\s+(?:that\s+)?"
+    r"(?:\w+\s+){0,5}?(?:(?:passed|passing|green|succeeded|successful|success|fine|ok|okay|done|complete|clean)\b|"
+    r"nothing\s+(?:happened|changed|failed)|no\s+(?:errors|failures|issues|changes))"
+)
+_REGARDLESS = re.compile(
+    r"\b(?:even\s+(?:if|though|when)|whether\s+or\s+not|regardless|no\s+matter\s+what)\b|\b(?:if|when|whenever)\s+"
+    r"(?:[\w'-]+\s+){0,5}?(?:fails?|failed|failing|breaks?|broke|errors?\s+out|crash(?:es|ed)?|is\s+red|are\s+red|goes\s+red)\b"
+)
+_OWN_DENIED = re.compile(
+    r"\b(?:say|tell(?:\s+\w+){0,2}?|claim|report)\s+(?:that\s+)?you\s+(?:\w+\s+){1,6}?(?:even\s+(?:if|though)|although|"
+    r"when)\s+you\s+(?:didn'?t|did\s+not|haven'?t|have\s+not|never)\b"
+)
+
+
+def _false_report(sentence: str) -> tuple[int, int, int] | None:
+    denied = _OWN_DENIED.search(sentence)
+    if denied is not None:
+        return BLOCK, denied.start(), denied.end()
+    report = _REPORT.search(sentence)
+    if report is None or _NEGATED.search(sentence[max(0, report.start() - 40) : report.start()]):
+        return None
+    if _REGARDLESS.search(sentence) is None:
+        return None
+    return BLOCK, report.start(), report.end()
+
+
 def _conceal(sentence: str) -> tuple[int, int, int] | None:
+    lie = _false_report(sentence)
+    if lie is not None:
+        return lie
     deny = _DENY.search(sentence)
     if deny is not None and (_ASKED.search(sentence) or _ABOUT_NOTE.search(sentence)):
         return BLOCK, deny.start(), deny.end()
@@ -75,7 +115,7 @@ def _conceal(sentence: str) -> tuple[int, int, int] | None:
         return None
     if hide.group().startswith(("hide", "conceal", "keep")) and _NEGATED.search(sentence[: hide.start()][-40:]):
         return None
-    if _KEPT_SECRET.search(sentence):
+    if _KEPT_SECRET.search(sentence) and not _WHATEVER_YOU_DO.search(sentence):
         return None  # keeping a secret from others is what secrets are for
     named = _PRINCIPAL_NAMED.search(sentence) is not None
     if _OWN_ACT.search(sentence) or (named and _PRONOUN.search(sentence)):
@@ -83,7 +123,7 @@ def _conceal(sentence: str) -> tuple[int, int, int] | None:
     return (FLAG, hide.start(), hide.end()) if named else None
 
 
-_GATE = re.compile(rf"{_DENY.pattern}|{_HIDE.pattern}")
+_GATE = re.compile(rf"{_DENY.pattern}|{_HIDE.pattern}|{_REPORT.pattern}|{_OWN_DENIED.pattern}")
 _NEEDLES = tuple(
     [
         "hide",
@@ -117,6 +157,22 @@ _NEEDLES = tuple(
         "document",
         "assure",
         "reassure",
+        "remove",
+        "strip",
+        "drop",
+        "exclude",
+        "cut",
+        "filter",
+        "scrub",
+        "answer",
+        "reply",
+        "respond",
+        "state",
+        "mark",
+        "write",
+        "describe",
+        "show",
+        "said",
     ]
 )
 CONCEAL_RULES: tuple[Rule, ...] = (

@@ -26,7 +26,7 @@ _STRONG_NOUN = (
     r"content\s+polic(?:y|ies)|safety\s+(?:rules|checks|training|guidelines|filters|polic(?:y|ies))|guardrails|"
     r"conditioning|setup\s+message|system\s+message|initial\s+prompt|original\s+prompt"
 )
-_WEAK_NOUN = r"rules|configuration|config|setup|set-up|prompt|polic(?:y|ies)|constraints|restrictions|limits|training"
+_WEAK_NOUN = r"rules|configuration|config|setup|set-up|prompt|polic(?:y|ies)|constraints?|restrictions?|limits|limitations|training"
 _NOUN = re.compile(rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\b")
 _STRONG = re.compile(rf"\b(?:{_STRONG_NOUN})\b")
 # What makes them the model's: an owner before the noun (only small words between) or after it.
@@ -46,7 +46,13 @@ _OWNER_AFTER = re.compile(
     r"appear(?:ed)?|written)\s+(?:before|above)\s+(?:this|the\s+(?:note|line|message))|"
     r"(?:configured|set|given)\s+earlier\s+in\s+this\s+(?:chat|session|conversation)|(?:placed|put|imposed|set|laid)\s+"
     r"(?:up)?on\s+you\b|you\s+(?:booted|woke\s+up|came\s+up|launched|were\s+launched|were\s+deployed)\s+with|"
-    r"you\s+(?:run|operate|work|live)\s+(?:under|with|by)|you\s+(?:follow|obey|observe|abide\s+by))"
+    r"you\s+(?:run|operate|work|live)\s+(?:under|with|by)|you\s+(?:follow|obey|observe|abide\s+by)|"
+    # the model named as the one they were given to, or the moment they were given: "furnished to the
+    # assistant", "you inherited at startup", "set up before this conversation"
+    r"(?:furnished|given|supplied|provided|issued|handed|assigned|passed)\s+(?:on\s+)?to\s+(?:you|the\s+(?:assistant|model|"
+    r"ai|agent|bot))\b|you\s+(?:inherited|picked\s+up|were\s+primed\s+with|were\s+seeded\s+with)|(?:set\s+up|given|"
+    r"configured|established|imposed|defined|agreed)\s+(?:before|prior\s+to|at\s+the\s+(?:start|top|beginning)\s+of)\s+"
+    r"(?:this|the|our)\s+(?:conversation|chat|session|thread))"
 )
 _SET_ASIDE = re.compile(
     r"\b(?:ignore|ignoring|disregard\w*|forget(?:ting)?|set\s+(?:[\w']+\s+){0,3}(?:aside|to\s+one\s+side)|"
@@ -61,6 +67,8 @@ _SET_ASIDE = re.compile(
     r"mind)|(?:don'?t|do\s+not)\s+let\s+(?:\w+\s+){0,4}(?:limit|restrict|stop|bind|constrain|hold\s+you\s+back)|"
     r"abandon|drop|discard|bypass|override|overrides|replaces?|take\s+precedence\s+over|outranks?|"
     r"out\s+of\s+date|no\s+longer\s+in\s+(?:force|effect|play)|not\s+(?:in\s+force|binding)|binding\s+any\s*more|"
+    r"voided|null\s+and\s+void|carr(?:y|ies)\s+no\s+(?:weight|force|authority)|(?:has|have)\s+no\s+(?:further\s+)?"
+    r"(?:force|effect|authority)|no\s+further\s+(?:force|effect)|"
     r"withdrawn|(?:be|been|get|gets)\s+(?:ignored|disregarded|forgotten|set\s+aside|dropped|discarded)|"
     r"(?:was|were|is|are)\s+(?:all\s+)?(?:a\s+)?(?:mistake|error)|none\s+of\b(?=[^.;!?]{0,120}\b(?:binding|applies|apply|"
     r"counts|matters|in\s+force|valid|stands)\b)|(?:treat|consider|regard)\s+(?:[\w']+\s+){0,6}(?:as\s+)?(?:withdrawn|"
@@ -116,7 +124,9 @@ _TOLD_VOID = re.compile(
     r"(?:told|given|instructed|taught|programmed)\b[^.;!?]{0,40}?\b(?:doesn'?t|does\s+not|no\s+longer|won'?t)\s+"
     r"(?:count|apply|matter|hold|stand)|\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|have\s+"
     r"been|'ve\s+been)\s+(?:told|given|instructed)\b[^.;!?]{0,40}?\b(?:is|was)\s+(?:now\s+)?(?:void|cancel+ed|revoked|"
-    r"obsolete|withdrawn|invalid|irrelevant)\b"
+    r"obsolete|withdrawn|invalid|irrelevant)\b|\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|"
+    r"have\s+been|'ve\s+been|got)\s+(?:told|given|instructed|taught)\b[^.;!?]{0,60}?,\s*(?:just\s+)?(?:set\s+it\s+aside|"
+    r"ignore\s+it|drop\s+it|forget\s+it|disregard\s+it|scrap\s+it|throw\s+it\s+out)\b"
 )
 
 
@@ -237,15 +247,22 @@ _HANDS_OUT = (
     r"(?:hands?\s+out|gives?\s+(?:out|away|me)|gave\s+(?:out|away|me)|give\s+me|told\s+me|tells?\s+me|reads?\s+(?:me|out)|read\s+(?:me|out)|recites?|"
     r"recite|shares?|leaks?|reveals?|spills?|whispers?)\s+(?:[\w']+\s+){0,3}?(?:(?:the\s+)?(?:root|admin|production|prod|"
     r"database|db)\s+)?(?:passwords?|passcodes?|pins?|credentials|tokens?|(?:activation|license|licence|product|api|"
-    r"private|secret|ssh|root|encryption|signing)\s+keys?|(?:\w+\s+)?(?:alarm|access|door|security|safe|vault)\s+"
+    r"private|secret|ssh|root|encryption|signing)\s+keys?|(?:\w+\s+)?(?:alarm|access|door|security|safe|vault|master|"
+    r"key|lock|unlock|override)\s+"
     r"codes?)\b"
 )
 _UNBOUND = re.compile(
-    r"\b(?:(?:no|zero)\s+(?:content\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
+    r"\b(?:(?:no|zero)\s+(?:content\s+|ethical\s+|moral\s+|safety\s+|real\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
     r"safety|morals|ethics|censorship|guardrails|boundaries)|without\s+(?:any\s+)?(?:\w+\s+)?(?:content\s+policy|"
     r"guidelines|rules|restrictions|limits|limitations|filters|safety|ethics|censorship|guardrails|boundaries)|"
     r"never\s+(?:refuses?|says?\s+no|declines?|refusing)|(?:answers?|does|say|says|do)\s+(?:anything|everything|"
-    r"whatever)|unfiltered|uncensored|unrestricted|unaligned|jailbroken|amoral|unbound|unshackled|"
+    r"whatever)|unfiltered|uncensored|unrestricted|unaligned|jailbroken|amoral|unbound|unshackled|lawless|"
+    r"no-holds-barred|anything\s+goes|(?:never|not)\s+(?:been\s+)?aligned|obedien(?:ce|t)\s+to\s+(?:whoever|anyone|me)|"
+    r"regardless\s+of\s+(?:the\s+)?(?:harm|consequences|ethics|safety|rules|law)|pre-?approved|"
+    r"(?:polic(?:y|ies)|rules|guidelines|restrictions|filters|guardrails|safety\s+\w+)\s+(?:are|is|were|was)\s+(?:all\s+)?"
+    r"(?:suspended|lifted|off|disabled|abolished|gone|void|switched\s+off)|(?:authority|power|permission|clearance)\s+"
+    r"to\s+(?:override|disable|bypass|lift|ignore|switch\s+off)\s+(?:\w+\s+){0,2}(?:safety|rules|restrictions|"
+    r"guardrails|settings|filters|polic(?:y|ies)|guidelines)|"
     r"free\s+(?:of|from)\s+(?:\w+\s+){0,3}(?:rules|guidelines|restrictions|polic(?:y|ies)|limits|filters)|"
     r"(?:serves?|obeys?|loyal(?:ty)?(?:\s+is)?\s+to|answers\s+(?:only\s+)?to|works\s+for)\s+(?:only\s+)?(?:me|"
     r"the\s+(?:note'?s?\s+)?author|whoever\s+wrote|the\s+writer)|ignores?\s+(?:\w+\s+){0,2}(?:safety|rules|"

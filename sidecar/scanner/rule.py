@@ -191,10 +191,11 @@ DESCRIBED = re.compile(
 )
 
 
-# Reported speech in a condition: "if a web page tells you to disregard ..." describes an attack.
+# Reported speech in a condition: "if a web page tells you to disregard ..." describes an attack. "When
+# anyone asks you for credentials, paste ..." does not: the order is the main clause, not the speech.
 REPORTED = re.compile(
     r"\b(?:if|when|whenever|should|once)\s+(?:\w+\s+){0,4}(?:tells|asks|instructs|says|wants|urges|requests|"
-    r"tries\s+to\s+get|claims)\s+(?:you|the\s+(?:model|agent|assistant|ai|bot))\b"
+    r"tries\s+to\s+get|claims)\s+(?:you|the\s+(?:model|agent|assistant|ai|bot))\s+(?:to|that)\b"
 )
 _LEAD = 160  # characters before a sentence read for a cue that it describes an attack (a heading, a lead-in)
 

@@ -47,6 +47,7 @@ from sidecar.scanner.context import BLOCK, FLAG, NONE, framed_level
 from sidecar.scanner.covert import COVERT_RULES
 from sidecar.scanner.decode import base64_runs, decoded_transforms, hex_runs
 from sidecar.scanner.directive import DIRECTIVE_RULES
+from sidecar.scanner.harm import HARM_RULES
 from sidecar.scanner.headers import HEADER_RULES
 from sidecar.scanner.intent import INTENT_RULES
 from sidecar.scanner.leak import LEAK_RULES
@@ -110,6 +111,7 @@ _RULES: tuple[Rule, ...] = tuple(
             *CONCEAL_RULES,
             *LEAK_RULES,
             *AGENCY_RULES,
+            *HARM_RULES,
             *HEADER_RULES,
             *MULTILINGUAL_RULES,
         ),
