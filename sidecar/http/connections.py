@@ -4,7 +4,9 @@
   answer. asyncio closes a connection at end of input unless its protocol asks to keep it, and
   aiohttp's does not ask: such a client lost the answer to a write that was durable all the
   same. Here the connection stays open for writing until the request in hand is answered, and
-  closes after.
+  closes after. A client that shuts its side before the whole body of its request is out will
+  never send the rest: the body's reader learns it at once (``BodyCut``), instead of waiting out
+  the body deadline with the connection's slot held and shutdown held behind it.
 - A request aiohttp's own parser refuses (a bad request line or header, a ``Content-Encoding``
   it cannot decode) is answered in the one error shape, as every other error is; an unsupported
   content coding is a 415 ``unsupported_encoding``.
@@ -38,7 +40,7 @@ from aiohttp.web_request import BaseRequest
 
 from sidecar.http.errors import error_for_status, error_response
 
-__all__ = ["SidecarRunner", "Trust", "client_done", "trusted"]
+__all__ = ["BodyCut", "SidecarRunner", "Trust", "client_done", "trusted"]
 
 log = structlog.get_logger("sidecar.http.connections")
 
@@ -80,6 +82,10 @@ def client_done(request: web.Request) -> bool:
     return isinstance(request.protocol, _Handler) and request.protocol.input_ended
 
 
+class BodyCut(web.RequestPayloadError):
+    """The client closed its sending side before the whole body of its request arrived."""
+
+
 class _Handler(RequestHandler):
     """aiohttp's connection protocol, answering half-closed clients and parser errors as above."""
 
@@ -96,6 +102,14 @@ class _Handler(RequestHandler):
 
     def eof_received(self) -> bool:  # type: ignore[override]  # asyncio's protocol returns bool | None
         self.input_ended = True
+        # A body still short of its length (or its last chunk) will never be whole: its reader,
+        # if one waits, learns it now (one that starts later sees ``client_done``).
+        waiting = [payload for _, payload in self._messages]
+        if self._current_request is not None:
+            waiting.append(self._current_request.content)
+        for payload in waiting:
+            if not payload.is_eof():
+                payload.set_exception(BodyCut("the client closed its side of the connection before the whole body"))
         # A request is in hand when one is queued, or when the connection has had one and is not
         # waiting for the next (the waiter exists only between requests).
         if self._messages or (self._request_count > 0 and self._waiter is None):

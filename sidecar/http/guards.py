@@ -35,6 +35,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage, ContentEncodingError
 from aiohttp.typedefs import Handler, Middleware
 
+from sidecar.http.connections import BodyCut, client_done
 from sidecar.http.errors import error_response
 from sidecar.settings import Settings
 
@@ -171,11 +172,15 @@ async def _read_body(request: web.Request, seconds: float) -> web.Response | Non
     try:
         if request.content.is_eof():
             await request.read()  # all buffered: returns without waiting
+        elif client_done(request):  # gone before the whole body: the rest will never come
+            raise BodyCut("the client closed its side of the connection before the whole body")
         else:
             async with asyncio.timeout(seconds):
                 await request.read()
     except TimeoutError:
         response = error_response(408, "request_timeout", f"the request body did not arrive within {seconds:g} s")
+    except BodyCut:  # nobody reads this answer; it is counted in the metrics
+        response = error_response(499, "client_closed", "the client closed the connection before the whole body")
     except web.HTTPRequestEntityTooLarge:
         return error_response(413, "payload_too_large", f"request body is over {request.client_max_size} bytes")
     except (web.RequestPayloadError, BadHttpMessage) as exc:  # the parser's error, or it as the cause

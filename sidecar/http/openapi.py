@@ -135,6 +135,8 @@ BODY_ERRORS = {
     "408": "request_timeout: the body did not arrive within 10 s (the connection is closed)",
     "413": TOO_LARGE,
     "415": "unsupported_encoding: a Content-Encoding other than gzip or deflate (the body is not read)",
+    "499": "client_closed: the client closed its side of the connection before the whole body arrived "
+    "(nobody reads this answer: it is counted in the metrics)",
 }
 QUERY_ERRORS = "missing_query, empty_query, invalid_query, query_too_long (over 4096 bytes of UTF-8 or 256 words)"
 NO_CREW = "crew_unavailable (member: the lead, or the crew store, cannot be reached)"
