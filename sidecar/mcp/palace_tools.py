@@ -25,6 +25,7 @@ from sidecar.contract import (
 from sidecar.http.state import SIDECAR
 from sidecar.mcp.outputs import output_schema
 from sidecar.ops import palace as ops
+from sidecar.ops.crew import written_tiers
 from sidecar.ops.registry import by_name
 from sidecar.settings import Settings
 
@@ -99,7 +100,7 @@ def palace_tools(settings: Settings) -> dict[str, dict[str, Any]]:
     for name, (request, title, description, read_only, destructive) in _DEFS.items():
         schema = by_name(request).arguments()
         if name == "memory_delete":
-            schema["properties"]["tier"]["enum"] = ["agent", "crew"] if settings.role == "lead" else ["agent"]
+            schema["properties"]["tier"]["enum"] = written_tiers(settings)
         hints = {
             "readOnlyHint": read_only,
             "destructiveHint": destructive,

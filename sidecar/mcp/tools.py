@@ -36,6 +36,7 @@ from sidecar.mcp.outputs import output_schema
 from sidecar.mcp.palace_tools import palace_tool, palace_tools
 from sidecar.ops import files, journal, memories
 from sidecar.ops.answers import DuplicateCheckAnswer
+from sidecar.ops.crew import written_tiers
 from sidecar.ops.kg import run as run_kg
 from sidecar.ops.registry import by_name
 from sidecar.ops.search import search
@@ -244,7 +245,7 @@ def _kg_parser(operation: str) -> Callable[[dict[str, Any]], object]:
 # -- definitions -----------------------------------------------------------------------------------
 def tool_definitions(settings: Settings) -> dict[str, dict[str, Any]]:
     """Name -> MCP tool definition; the tier and scope enums offer only what this role may use."""
-    write_tiers = ["agent", "crew"] if settings.role == "lead" else ["agent"]
+    write_tiers = written_tiers(settings)
     read_tiers = ["agent", "crew"] if settings.has_crew else ["agent"]
     scopes = ["agent", "crew", "both"] if settings.has_crew else ["agent"]
     write = _tool(
@@ -315,7 +316,7 @@ def arguments(operation: str, *, leave_out: tuple[str, ...] = (), **enums: list[
 def kg_tools(settings: Settings) -> dict[str, dict[str, Any]]:
     """The knowledge-graph tools; the crew scope is offered only on a lead (it holds the crew's graph)."""
     out = {}
-    scopes = ["agent", "crew"] if settings.role == "lead" else ["agent"]
+    scopes = written_tiers(settings)  # the crew's graph is the lead's
     for spec in (t for t in TOOLS if t.group == "kg"):
         operation = spec.name.removeprefix("kg_")
         if operation == "stats":  # a GET over HTTP: the graph's own request, as a tool's arguments

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
     from sidecar.kg.pg_mirror import CrewKgMirror
 
-__all__ = ["CrewBackend", "CrewBarrier", "CrewKind", "CrewRemote", "crew_kind"]
+__all__ = ["CrewBackend", "CrewBarrier", "CrewKind", "CrewRemote", "crew_kind", "written_tiers"]
 
 CrewKind = Literal["solo", "lead", "member", "member_store"]
 #: A member's crew in a server store: waits (bounded) until the store holds the lead's write ``seq``.
@@ -77,3 +77,9 @@ def crew_kind(settings: Settings) -> CrewKind:
     if settings.role == "member":
         return "member" if settings.crew_store == "sqlite" else "member_store"
     return "solo"
+
+
+def written_tiers(settings: Settings) -> list[str]:
+    """The tiers this sidecar writes, and whose graph it holds: the crew tier on the lead alone (a
+    member never writes it)."""
+    return ["agent", "crew"] if crew_kind(settings) == "lead" else ["agent"]
