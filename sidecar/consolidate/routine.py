@@ -7,10 +7,12 @@ log, not a fact a later search asks for, and in a summary it crowds the facts ou
 A line's frame is its ``FRAME_WORDS`` words (stop words and numbers aside) that the most lines
 of its week hold. A line is routine when ``ROUTINE_LINES`` or more lines of the week, from
 ``ROUTINE_DAYS`` notes or more, hold every word of its frame: "merge request needs" in every
-merge-request line. A fact said a few times a week never is: its own words are rare, and its
-frame is one of them with words of the day. Thirty thresholds listed in one note are a table,
-not a log; a week of few lines has no routine at all. Counting the word triples of a line's
-frequent words keeps it linear in the week's lines.
+merge-request line. A short line is routine too when every word of it but one is in a frame of
+its two most frequent words ("Takings yesterday: 762"; "Wren in late, 51 minutes"). A fact said
+a few times a week never is: its own words are rare, and its frame is one of them with words of
+the day. Thirty thresholds listed in one note are a table,
+not a log; a week of few lines has no routine at all. Counting the word pairs and triples of a
+line's frequent words keeps it linear in the week's lines.
 """
 
 from __future__ import annotations
@@ -48,16 +50,28 @@ def routine(lines: Sequence[tuple[str, str]]) -> list[bool]:
     together: Counter[frozenset[str]] = Counter()
     days: dict[frozenset[str], set[str]] = {}
     for (source, _), words in zip(lines, frequent, strict=True):
-        for triple in combinations(sorted(words), FRAME_WORDS):
-            key = frozenset(triple)
-            together[key] += 1
-            if len(days.setdefault(key, set())) < ROUTINE_DAYS:
-                days[key].add(source)
+        for size in (FRAME_WORDS, FRAME_WORDS - 1):
+            for subset in combinations(sorted(words), size):
+                key = frozenset(subset)
+                together[key] += 1
+                if len(days.setdefault(key, set())) < ROUTINE_DAYS:
+                    days[key].add(source)
     out = []
-    for words in frequent:
-        top = frozenset(sorted(words, key=lambda w: (-df[w], w))[:FRAME_WORDS])
-        out.append(len(top) == FRAME_WORDS and together[top] >= ROUTINE_LINES and len(days[top]) >= ROUTINE_DAYS)
+    for words, frequent_words in zip(word_lists, frequent, strict=True):
+        ranked = sorted(frequent_words, key=lambda w: (-df[w], w))
+        top, short = frozenset(ranked[:FRAME_WORDS]), frozenset(ranked[: FRAME_WORDS - 1])
+        out.append(
+            (len(top) == FRAME_WORDS and _framed(top, together, days))
+            # a short line: every word of it but one in a frame of two ("Takings yesterday: 762";
+            # "Wren in late, 51 minutes", a name of the day its one other word)
+            or (len(short) == FRAME_WORDS - 1 and len(words) - len(short) <= 1 and _framed(short, together, days))
+        )
     return out
+
+
+def _framed(frame: frozenset[str], together: Counter[frozenset[str]], days: dict[frozenset[str], set[str]]) -> bool:
+    """Whether ``ROUTINE_LINES`` lines or more of the week, from ``ROUTINE_DAYS`` notes or more, hold ``frame``."""
+    return together[frame] >= ROUTINE_LINES and len(days.get(frame, ())) >= ROUTINE_DAYS
 
 
 def routine_by(items: Sequence[tuple[K, str, str]]) -> list[bool]:

@@ -400,3 +400,27 @@ def test_a_newer_line_naming_the_older_value_as_the_one_left_changes_it() -> Non
 
     assert not left("The York office groceries come from Ocado.")
     assert left("The Leeds office groceries arrive with Waitrose, not Ocado.")
+
+
+def test_short_routine_lines_with_a_frame_of_two_words_are_routine() -> None:
+    names = ["Wren", "Nell", "Oisin", "Greta"]
+    week = [
+        (f"daily/{day}.md", text)
+        for day in range(5)
+        for k in range(4)
+        for text in (
+            f"Takings yesterday: £{300 + 97 * k + day}.",
+            f"{names[(k + day) % 4]} in late, {5 + 7 * k + day} minutes.",
+            f"Sold {3 + k + day} {['sausage rolls', 'flat whites'][k % 2]} by noon.",
+        )
+    ]
+    facts = [
+        # two frequent words of the log, but words of its own the week's notes do not write
+        ("daily/2.md", "Wren takes the late delivery of oat milk on Fridays."),
+        ("daily/3.md", "Takings go to the night safe at Barclays Kendal."),
+        ("daily/4.md", "The late bus to Kendal runs every 20 minutes."),
+    ]
+    flags = routine([*week, *facts])
+    assert all(flags[: len(week)]) and not any(flags[len(week) :]), [
+        text for (_, text), flag in zip([*week, *facts], flags, strict=True) if not flag
+    ]
