@@ -304,3 +304,56 @@ def test_a_client_that_goes_mid_request_never_makes_a_server_error(
     events = [json.loads(line) for line in side.log_text().splitlines() if line.startswith("{")]
     assert [e for e in events if e.get("event") in ("http.unhandled", "http.error")] == []
     assert "Traceback" not in side.log_text()
+
+
+#: A valid value for each field a request may require, so that a refusal is the crew field's.
+FILLERS: dict[str, Any] = {
+    "query": "postgres",
+    "query_text": "postgres",
+    "entity": "billing",
+    "path": "topics/x.md",
+    "content": "A fact.",
+    "subject": "billing",
+    "predicate": "uses",
+    "object": "Stripe",
+    "fact_id": 1,
+    "workspace_id": "default",
+    "signal": "+",
+    "topic_key": "api",
+    "entry_type": "decision",
+    "summary": "A fact.",
+}
+
+
+@pytest.mark.slow
+def test_a_crew_scope_or_tier_on_a_solo_sidecar_is_a_client_error_on_every_route(
+    started: list[SidecarProcess], tmp_path: Path
+) -> None:
+    """A configuration mistake (the crew on a sidecar without one) is the client's: 409
+    ``no_crew_tier`` or 400 naming the field, which a client does not retry, never a 503."""
+    memory = tmp_path / "memory"
+    _tier(memory)
+    side = _serve(started, memory)
+    components = httpx.get(f"{side.url}/openapi.json", timeout=30).json()["components"]["schemas"]
+    asked = []
+    for method, path, spec in _routes(side):
+        takes, required = _fields(spec, components), _required(spec, components)
+        for field in ("scope", "tier"):
+            if field not in takes or not required <= set(FILLERS) | {field}:
+                continue
+            given = required | ({"topic_key", "query"} & takes)  # one of two names a memory; a page searches
+            request = {**{name: FILLERS[name] for name in given if name != field}, field: "crew"}
+            resp = _call(side, method, path, spec, request)
+            code = resp.json()["error"]["code"] if resp.status_code >= 400 else None
+            assert resp.status_code in (400, 409), (method, path, request, resp.status_code, resp.text)
+            assert code in ("no_crew_tier", f"invalid_{field}"), (method, path, request, resp.text)
+            asked.append(f"{method} {path} {field}")
+    assert len(asked) >= 15, asked
+
+
+def _required(spec: dict[str, Any], components: dict[str, Any]) -> set[str]:
+    body = spec.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+    if "$ref" in body:
+        body = components[body["$ref"].removeprefix("#/components/schemas/")]
+    names = {p["name"] for p in spec.get("parameters", []) if p["in"] == "query" and p.get("required")}
+    return names | set(body.get("required", []))
