@@ -346,6 +346,13 @@ def _choose(flat: str, matches: list[_Match], width: int) -> tuple[int, int]:
     # An anchor's window holds the matches from its start (those sorted before it at the same start
     # too) up to its start + width: ``matches[lo:j]``, their terms counted in ``counts``.
     any_exact = any(m[3] for m in matches)
+    # No window can score more than every term the text holds: the first anchor whose window holds
+    # them all wins (a later one could only tie), so the scan stops there. On a text that repeats
+    # its query's words that is the first anchor or so, instead of one step per match.
+    weights: dict[int, int] = {}
+    for _, _, term, exact in matches:
+        weights[term] = 4 if exact else weights.get(term, 1)
+    ceiling = sum(weights.values())
     counts: dict[int, int] = {}
     score = best = 0
     best_span = (matches[0][0], matches[0][1])
@@ -366,6 +373,8 @@ def _choose(flat: str, matches: list[_Match], width: int) -> tuple[int, int]:
             j += 1
         if score > best and (exact or not any_exact):
             best, best_span = score, (start, max(m[1] for m in matches[lo:j]))
+            if best == ceiling:
+                break
     return _centre(flat, *best_span, width)
 
 
