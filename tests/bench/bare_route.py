@@ -5,13 +5,15 @@ it, one ``POST /memory/search`` route and nothing else (no middleware, no metric
 
 - ``fixed``: reads the request body and answers fixed bytes (a real sidecar search answer, captured
   by the bench) with the sidecar's content type. What aiohttp itself costs per request.
-- ``search``: decodes the body and answers the same BM25 search the sidecar runs
+- ``search`` (and ``first``): decodes the body and answers the same BM25 search the sidecar runs
   (``TierIndex.search`` from the in-memory postings, hits as the sidecar's JSON, orjson), over its
   own index of an identical copy of the memory dir. What aiohttp plus the search cost, without the
-  rest of the sidecar.
+  rest of the sidecar. ``first`` cuts each hit's snippet as a window at its first matching word
+  (no cluster chosen, no highlights): what the snippet windows are weighed against.
 
     python -m tests.bench.bare_route PORT fixed BODY_FILE
     python -m tests.bench.bare_route PORT search MEMORY_DIR        (benches use ``start_bare``)
+    python -m tests.bench.bare_route PORT first MEMORY_DIR
 """
 
 from __future__ import annotations
@@ -41,8 +43,11 @@ def fixed_handler(body: bytes) -> Handler:
     return search
 
 
-def search_handler(memory_dir: Path) -> Handler:
+def search_handler(memory_dir: Path, *, first: bool = False) -> Handler:
+    """The same BM25 search as the sidecar's; ``first``: each hit's snippet a window at the first
+    matching word (``tests.bench.retrieval.first_match_answer``: no cluster chosen, no highlights)."""
     from sidecar.index.tier_index import TierIndex
+    from tests.bench.retrieval import first_match_answer
 
     index = TierIndex(memory_dir)
     index.open()
@@ -51,7 +56,12 @@ def search_handler(memory_dir: Path) -> Handler:
     async def search(request: web.Request) -> web.Response:
         body = orjson.loads(await request.read())
         hits = index.search(body["query"], body.get("limit", 10))
-        answer = {"results": [h.as_json("agent") for h in hits], "scope": "agent"}
+        if first:
+            stems = [token[:5] for token in hits[0].terms] if hits else []
+            results = [first_match_answer(h, "agent", stems) for h in hits]
+        else:
+            results = [h.as_json("agent") for h in hits]
+        answer = {"results": results, "scope": "agent"}
         return web.Response(body=orjson.dumps(answer), content_type="application/json", charset="utf-8")
 
     return search
@@ -97,17 +107,24 @@ class BareRoute:
 
 
 def start_bare(
-    work: Path, port: int, *, body: bytes | None = None, memory_dir: Path | None = None, wait: float = 120.0
+    work: Path,
+    port: int,
+    *,
+    body: bytes | None = None,
+    memory_dir: Path | None = None,
+    first: bool = False,
+    wait: float = 120.0,
 ) -> BareRoute:
-    """Start a bare route on ``port``: answering ``body``, or searching ``memory_dir``; wait until
-    it answers /healthz (the search one after its postings are built)."""
+    """Start a bare route on ``port``: answering ``body``, or searching ``memory_dir`` (``first``:
+    with windows at the first matching word); wait until it answers /healthz (the search one after
+    its postings are built)."""
     work.mkdir(parents=True, exist_ok=True)
     if body is not None:
         body_file = work / f"bare-answer-{port}.json"
         body_file.write_bytes(body)
         mode = ["fixed", str(body_file)]
     elif memory_dir is not None:
-        mode = ["search", str(memory_dir)]
+        mode = ["first" if first else "search", str(memory_dir)]
     else:
         raise ValueError("start_bare: body or memory_dir")
     import httpx  # here, not at the top: the server process does not need it
@@ -134,7 +151,7 @@ def start_bare(
 
 def main(argv: list[str]) -> None:
     port, mode, arg = int(argv[0]), argv[1], Path(argv[2])
-    handler = fixed_handler(arg.read_bytes()) if mode == "fixed" else search_handler(arg)
+    handler = fixed_handler(arg.read_bytes()) if mode == "fixed" else search_handler(arg, first=mode == "first")
     asyncio.run(serve(port, handler))
 
 

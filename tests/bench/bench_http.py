@@ -23,12 +23,24 @@ process for a while after start, and would otherwise share the measured rounds) 
 idle long enough to hand back what it does not need (``IdleRelease``: 0.25 s), next to the bare
 route's (target: at most the bare route's + 30 MB).
 
+Then (``matching``) a tier where every chunk matches every query: 400 daily notes of repetitive
+sections, every paragraph holding every one of eight words and a name the knowledge graph reads
+as an entity, queried with two or three of the words (every other query with a name, which the
+graph's lift then weighs). The worst case for the snippet windows, which find and weigh every
+match of every query word in each hit shown, and for the lift. Three servers take the same rounds:
+the sidecar, a bare route running the same BM25 search with the sidecar's windows, and one with a
+window at each hit's first matching word (no cluster chosen, no highlights) and no lift: the
+target is the sidecar at most 1.5x that one's CPU per request.
+
     python -m tests.bench http        HTTP_SECONDS=8 HTTP_ROUNDS=3 HTTP_CONNECTIONS=8 HTTP_WARMUP=2
+                                      HTTP_PARTS=route,matching HTTP_MATCHING_FILES=400
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import random
 import shutil
 import statistics
 import tempfile
@@ -54,6 +66,13 @@ CONNECTIONS = int(os.environ.get("HTTP_CONNECTIONS", "8"))
 #: (shortly after start, since it is overdue) summarises every past week and would share the rounds.
 STEADY = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}
 IDLE_RSS_OVER_BARE_MB = 30  # the target: idle RSS (BM25 only) at most a bare aiohttp route's + this
+PARTS = os.environ.get("HTTP_PARTS", "route,matching").split(",")
+#: The tier where every chunk matches every query: files of repetitive notes.
+MATCHING_FILES = int(os.environ.get("HTTP_MATCHING_FILES", "400"))
+MATCHING_WORDS = ("deploy", "rollback", "database", "release", "incident", "staging", "migration", "latency")
+#: Names the knowledge graph reads as entities, so that a query naming one is lifted.
+MATCHING_NAMES = ("Ana", "Ben", "Postgres", "Grafana")
+MATCHING_TARGET = 1.5  # a search <= this x the same search with first-word windows and no lift
 
 
 def wait_postings(url: str, timeout: float = 120.0) -> None:
@@ -92,10 +111,53 @@ NAMES = {
 }
 
 
+def _rotate(
+    targets: dict[str, tuple[str, int]],
+    runs: dict[str, list[Run]],
+    names: dict[str, str],
+    queries: list[str],
+    base: Path,
+    wrk: str | None,
+) -> None:
+    """``ROUNDS`` rounds of the same load on every target, the order rotated each round."""
+    order = list(targets)
+    for r in range(ROUNDS):
+        for name in order[r % len(order) :] + order[: r % len(order)]:
+            url, pid = targets[name]
+            run = drive(
+                url,
+                pid,
+                seconds=SECONDS,
+                warmup=WARMUP,
+                connections=CONNECTIONS,
+                writers=0,
+                queries=queries,
+                work=base / f"gen-{name}",
+                wrk=wrk,
+            )
+            bad = {k: n for k, n in run.statuses().items() if k[1] != 200}
+            if bad or run.transport_errors:
+                raise RuntimeError(f"{name}: non-200 answers {bad}, {run.transport_errors} transport errors")
+            runs[name].append(run)
+            print(
+                f"# round {r + 1} {names[name]}: {run.rate():.0f} req/s, "
+                f"{run.cpu_per_request_ms():.3f} ms CPU/request, {run.server_cpu / run.seconds:.2f} cores",
+                flush=True,
+            )
+
+
 def main() -> None:
-    reference_before = cpu_reference()
     wrk, generator = pick_generator()
     print(f"# load generator: {generator}", flush=True)
+    if "route" in PARTS:
+        route(wrk, generator)
+    if "matching" in PARTS:
+        matching(wrk)
+
+
+def route(wrk: str | None, generator: str) -> None:
+    """The search route beside the bare routes, and the idle RSS (the module docstring)."""
+    reference_before = cpu_reference()
     base = Path(tempfile.mkdtemp(prefix="bench-http-"))
     root = base / "memory"
     corpus_bytes = make_corpus(root, CHUNKS)
@@ -121,30 +183,7 @@ def main() -> None:
             "search": (searching.url, searching.proc.pid),
             "sidecar": (side.url, side.proc.pid),
         }
-        names = list(NAMES)
-        for r in range(ROUNDS):
-            for name in names[r % 3 :] + names[: r % 3]:
-                url, pid = targets[name]
-                run = drive(
-                    url,
-                    pid,
-                    seconds=SECONDS,
-                    warmup=WARMUP,
-                    connections=CONNECTIONS,
-                    writers=0,
-                    queries=queries,
-                    work=base / f"gen-{name}",
-                    wrk=wrk,
-                )
-                bad = {k: n for k, n in run.statuses().items() if k[1] != 200}
-                if bad or run.transport_errors:
-                    raise RuntimeError(f"{name}: non-200 answers {bad}, {run.transport_errors} transport errors")
-                runs[name].append(run)
-                print(
-                    f"# round {r + 1} {NAMES[name]}: {run.rate():.0f} req/s, "
-                    f"{run.cpu_per_request_ms():.3f} ms CPU/request, {run.server_cpu / run.seconds:.2f} cores",
-                    flush=True,
-                )
+        _rotate(targets, runs, NAMES, queries, base, wrk)
     finally:
         for one in bares:
             one.stop()
@@ -161,7 +200,7 @@ def main() -> None:
         "http: host speed (5M-step Python loop, before / after)",
         f"{reference_before:.0f} / {cpu_reference():.0f} ms (a shared host: figures scale with it)",
     )
-    report("http: generator", generator.split(" (")[0])
+    report("http: generator", generator.split(" (", maxsplit=1)[0])
     report(
         "http: answer size, median",
         f"sidecar {len(answer)} bytes (served as-is by the bare route); bare + search {len(search_answer)} bytes",
@@ -222,3 +261,98 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+MATCHING = {
+    "first": "bare route + the same search, windows at the first matching word",
+    "search": "bare route + the same search",
+    "sidecar": "sidecar POST /memory/search",
+}
+
+
+def make_matching(root: Path, files: int, seed: int = 5) -> int:
+    """``files`` daily notes of repetitive sections, every paragraph holding every one of
+    ``MATCHING_WORDS`` (some several times) and a name or two; return the bytes written."""
+    rng = random.Random(seed)
+    total = 0
+    for n in range(files):
+        day = dt.date(2025, 1, 1) + dt.timedelta(days=n)
+        lines = [f"# {day:%Y-%m-%d}"]
+        for section in range(4):
+            lines.append(f"\n## {rng.choice(MATCHING_NAMES)} {section + 1}")
+            for _ in range(2):
+                words = [*MATCHING_WORDS, *rng.choices(MATCHING_WORDS, k=8)]
+                rng.shuffle(words)
+                sentences = [
+                    f"{rng.choice(MATCHING_NAMES)} checked the {' '.join(words[i : i + 4])} notes."
+                    for i in range(0, len(words), 4)
+                ]
+                lines.append("\n" + " ".join(sentences))
+        path = root / "daily" / f"{day:%Y-%m-%d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = "\n".join(lines) + "\n"
+        path.write_text(text, encoding="utf-8")
+        total += len(text.encode())
+    return total
+
+
+def matching_queries(n: int, seed: int = 9) -> list[str]:
+    """Two or three of ``MATCHING_WORDS``, a name with every other query (the graph's lift)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        words = rng.sample(MATCHING_WORDS, rng.randint(2, 3))
+        out.append(" ".join([rng.choice(MATCHING_NAMES), *words] if i % 2 else words))
+    return out
+
+
+def matching(wrk: str | None) -> None:
+    """A tier where every chunk matches every query (the worst case for snippet windows, which find
+    and weigh every match, and for the graph's lift): the sidecar beside bare routes running the
+    same BM25 search with the sidecar's windows, and with a window at the first matching word."""
+    base = Path(tempfile.mkdtemp(prefix="bench-http-matching-"))
+    root = base / "memory"
+    size = make_matching(root, MATCHING_FILES)
+    make_matching(base / "memory-copy", MATCHING_FILES)
+    queries = matching_queries(500)
+    side = start_sidecar(root, env=STEADY, wait=300)
+    bares = []
+    runs: dict[str, list[Run]] = {name: [] for name in MATCHING}
+    try:
+        wait_postings(side.url)
+        wait_logged(side.log, "kg.backfilled")
+        bares.append(first := start_bare(base / "bare", free_port(), memory_dir=base / "memory-copy", first=True))
+        bares.append(searching := start_bare(base / "bare", free_port(), memory_dir=base / "memory-copy"))
+        targets = {
+            "first": (first.url, first.proc.pid),
+            "search": (searching.url, searching.proc.pid),
+            "sidecar": (side.url, side.proc.pid),
+        }
+        _rotate(targets, runs, MATCHING, queries, base, wrk)
+    finally:
+        for one in bares:
+            one.stop()
+        side.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    print(
+        f"# every chunk matches: {MATCHING_FILES} files ({size / 1e6:.1f} MB), {CONNECTIONS} connections, "
+        f"{ROUNDS} rounds rotated; load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    cpu = {k: [r.cpu_per_request_ms() for r in v] for k, v in runs.items()}
+    for name, label in MATCHING.items():
+        report(
+            f"matching: {label}, server CPU per request",
+            f"median {_median(cpu[name]):.3f} ms (rounds: {_rounds(cpu[name], '.3f')})",
+        )
+    ratios = [s / f for s, f in zip(cpu["sidecar"], cpu["first"], strict=True)]
+    report(
+        "matching: sidecar / bare route with first-word windows, CPU per request",
+        f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
+        f"<= {MATCHING_TARGET}x",
+    )
+    ratios = [s / f for s, f in zip(cpu["search"], cpu["first"], strict=True)]
+    report(
+        "matching: the sidecar's windows / first-word windows (bare routes), CPU per request",
+        f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
+    )

@@ -266,6 +266,7 @@ async def _client(
     i = 0
     while time.monotonic() < until:
         i += 1
+        body: dict[str, object]
         if writes:
             kind = "write"
             token = f"loadw{n}n{i}x"
