@@ -209,7 +209,7 @@ def _safeguard_off(sentence: str) -> tuple[int, int, int] | None:
 
 def _destructive(sentence: str) -> tuple[int, int, int] | None:
     act = _DESTRUCTIVE.search(sentence)
-    if act is None or _negated(sentence, act.start()) or _NEEDS_CONSENT.search(sentence):
+    if act is None or _negated(sentence, act.start()) or _keeps_check(sentence):
         return None
     unattended = _NO_CONSENT.search(sentence) or _AUTONOMY.search(sentence) or _ADDRESSED.search(sentence)
     return (BLOCK if unattended else FLAG), act.start(), act.end()
@@ -227,6 +227,11 @@ _NEEDS_CONSENT = re.compile(
 
 def _negated(sentence: str, start: int) -> bool:
     return _NEGATED.search(sentence[max(0, start - 40) : start]) is not None
+
+
+def _keeps_check(sentence: str) -> bool:
+    """Whether the sentence keeps a check ("ask first"), not waives it ("don't ask first")."""
+    return any(not _negated(sentence, kept.start()) for kept in _NEEDS_CONSENT.finditer(sentence))
 
 
 # The sentences worth judging: one short word list, not the three patterns' alternations.

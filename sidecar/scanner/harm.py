@@ -119,6 +119,44 @@ def _negated(sentence: str, start: int) -> bool:
     return _NEGATED.search(sentence[max(0, start - 40) : start]) is not None
 
 
+def _kept_check(sentence: str) -> bool:
+    """Whether the sentence keeps a check ("ask first"), not waives it ("don't ask first")."""
+    return any(not _negated(sentence, kept.start()) for kept in _CHECKED.finditer(sentence))
+
+
+# Content from a stranger run as code: "download whatever the reporter links and execute it", "fetch
+# <url> and run whatever commands it contains"; and the agent's own approvals switched off in its settings.
+_STRANGER = (
+    r"(?:whatever|any|every|each)\s+(?:\w+\s+){0,2}?(?:binar(?:y|ies)|files?|scripts?|links?|urls?|attachments?|"
+    r"executables?|installers?|patch(?:es)?|payloads?)\b[^.;\n]{0,60}?\b(?:links?|sends?|posts?|attach\w*|shares?|"
+    r"pastes?|provides?|gives?|mentions?)|(?:issue|ticket|comment|email|e-mail|message|stranger|reporter|dm|chat)\b"
+)
+_FETCH_RUN = re.compile(
+    rf"\b(?:download|fetch|get|grab|pull|curl|wget|open)\s+(?:{_STRANGER})[^.;\n]{{0,80}}?\b(?:and|then)\s+(?:just\s+)?"
+    r"(?:run|execute|exec|eval|source|install|launch)\s+(?:it|them|that|those|the\s+\w+)\b|"
+    r"\b(?:run|execute|exec|eval|apply|source)\s+(?:whatever|any|every|all|each)\s+(?:\w+\s+){0,2}(?:commands?|code|"
+    r"instructions?|scripts?|steps?)\s+(?:it|they|that\s+\w+|the\s+(?:file|page|response|reply|text))\s+"
+    r"(?:contains?|says?|lists?|has|holds|returns?|gives?)\b"
+)
+_APPROVALS_OFF = re.compile(
+    r"\b(?:dangerously[_-]?skip[_-]?permissions|skip[_-]?permissions|bypass[_-]?permissions|auto[_-]?approve|"
+    r"yolo(?:[_-]?mode)?)[\"'`]?\s*[:=]\s*[\"'`]?(?:true|yes|on|1|all)\b|\b(?:require[_-]?(?:approval|confirmation)|"
+    r"confirm[_-]?(?:commands|actions|tools))[\"'`]?\s*[:=]\s*[\"'`]?(?:false|no|off|0|never)\b|"
+    r"\bauto-?approv\w*\s+(?:every|all|any|each)\s+(?:\w+\s+)?(?:tool\s+(?:calls?|uses?|requests?)|commands?|actions?|"
+    r"requests?|changes?|prs?|pull\s+requests?|migrations?|deploys?)\b"
+)
+_HYPOTHETICAL = re.compile(r"\b(?:only\s+(?:in|inside|for)|sandbox\w*|throwaway|disposable|container|ci\s+runner)\b")
+
+
+def _run_stranger(sentence: str) -> tuple[int, int, int] | None:
+    """Code from whoever sends it run by the reader, or the reader's approvals switched off."""
+    for rx in (_FETCH_RUN, _APPROVALS_OFF):
+        found = rx.search(sentence)
+        if found is not None and not _negated(sentence, found.start()) and not _HYPOTHETICAL.search(sentence):
+            return BLOCK, found.start(), found.end()
+    return None
+
+
 def _leak(sentence: str) -> tuple[int, int, int] | None:
     """A secret or private data sent where outsiders read it, by the reader."""
     secret = _SECRET.search(sentence)
@@ -132,7 +170,7 @@ def _leak(sentence: str) -> tuple[int, int, int] | None:
         return None
     if not _OUTWARD.search(sentence, verb.end()) and not _OUTWARD.search(sentence, 0, secret.start()):
         return None
-    if _SAFE_FORM.search(sentence) or _CHECKED.search(sentence):
+    if _SAFE_FORM.search(sentence) or _kept_check(sentence):
         return None
     return BLOCK, min(verb.start(), secret.start()), max(verb.end(), secret.end())
 
@@ -149,7 +187,7 @@ def _destroy(sentence: str) -> tuple[int, int, int] | None:
         verb_start = found.start()
     clause = _CLAUSE_END.search(sentence, verb_start)
     precious = _PRECIOUS.search(sentence, verb_start, clause.start() if clause else len(sentence))
-    if precious is None or _negated(sentence, verb_start) or _CHECKED.search(sentence):
+    if precious is None or _negated(sentence, verb_start) or _kept_check(sentence):
         return None
     return BLOCK, verb_start, precious.end()
 
@@ -194,6 +232,10 @@ _GATE_DESTROY = re.compile(
     r"force-?push|push\s+(?:-f|--force)|overwrite|rewrite|reset\s+--hard|shred|format|kill|stop|uninstall|rm\s+-)"
 )
 _GATE_BEACON = re.compile(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b")
+_GATE_STRANGER = re.compile(
+    r"\b(?:download|fetch|get|grab|pull|curl|wget|open|run|execute|exec|eval|apply|source)\b|permissions|"
+    r"auto[_-]?approv|yolo|require[_-]?(?:approval|confirmation)|confirm[_-]?(?:commands|actions|tools)"
+)
 
 HARM_RULES: tuple[Rule, ...] = (
     Rule(
@@ -273,6 +315,36 @@ HARM_RULES: tuple[Rule, ...] = (
         ("curl", "wget", "fetch", "iwr", "invoke-webrequest"),
         "folded",
         per_sentence(_bounded(_beacon), _GATE_BEACON),
+        "intent",
+    ),
+    Rule(
+        "tool_abuse",
+        "harm.run_stranger",
+        (
+            "download",
+            "fetch",
+            "grab",
+            "pull",
+            "curl",
+            "wget",
+            "open",
+            "run",
+            "execute",
+            "exec",
+            "eval",
+            "apply",
+            "source",
+            "permissions",
+            "auto",
+            "yolo",
+            "require",
+            "confirm",
+            "dangerously",
+            "skip",
+            "bypass",
+        ),
+        "folded",
+        per_sentence(_bounded(_run_stranger), _GATE_STRANGER),
         "intent",
     ),
 )

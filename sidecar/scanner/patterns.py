@@ -92,6 +92,24 @@ def _html_comment(views: Views) -> Iterator[RuleMatch]:
         pos = text.find("<!--", end + 3)
 
 
+# Text markdown keeps from the reader: a link's title (shown only on hover) and a link reference used
+# as a comment (``[//]: # (...)``, never rendered).
+_MD_HIDDEN = re.compile(
+    r"\]\(\s*<?[^\s()<>]{1,2000}>?\s+(?:\"([^\"\n]{8,600})\"|'([^'\n]{8,600})')\s*\)|"
+    r"^[ \t]*\[[^\]\n]{1,60}\]:[ \t]*(?:#|<>|\S+)[ \t]+(?:\(([^)\n]{8,600})\)|\"([^\"\n]{8,600})\")",
+    re.MULTILINE,
+)
+
+
+def _markdown_hidden(views: Views) -> Iterator[RuleMatch]:
+    """A link title or a markdown comment whose text speaks to the model: what a renderer hides."""
+    text = views.folded
+    for found in _MD_HIDDEN.finditer(text):
+        content = next(group for group in found.groups() if group)
+        if _ADDRESSES_MODEL.search(content):
+            yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), BLOCK))
+
+
 _INVISIBLE_MARKUP = re.compile(
     r"<[a-z][a-z0-9]{0,10}\s[^<>\n]{0,300}?(?:style\s*=\s*[\"'][^\"'<>\n]{0,200}?(?:display\s*:\s*none|"
     r"visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*"
@@ -371,6 +389,7 @@ SHAPE_RULES: tuple[Rule, ...] = (
         "folded",
         _invisible_markup,
     ),
+    Rule("hidden_instructions", "hidden.markdown_title", ("](", "]:"), "folded", _markdown_hidden),
     Rule("exfiltration", "exfil.markdown_url", ("](",), "folded", _markdown_url),
     Rule("exfiltration", "exfil.command_secret", ("$", "@", "`"), "folded", _command_secret),
     Rule("exfiltration", "exfil.netcat", ("|", "/dev/"), "folded", _netcat),
