@@ -6,10 +6,11 @@ outside the schema refused, every result matching its output schema, resources a
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 from typing import Any
 
@@ -193,3 +194,19 @@ async def test_forwarding_without_the_token_says_which_one_to_give(guarded: Side
     async with over_stdio("--url", guarded.url) as session:
         with pytest.raises(Exception, match="wants its API token: give --api-token or set MEMORY_SIDECAR_API_TOKEN"):
             await session.list_tools()
+
+
+async def test_memory_off_over_stdio_offers_no_memory_tool_and_refuses_one(memory_dir: Path) -> None:
+    """The stdio way in keeps the rule too: with the agent's memory off, no memory tool is listed
+    and one called by name is refused, reading and writing nothing."""
+    (memory_dir / "memory.toml").write_text("memory = false\n")
+    before = {p: p.read_bytes() for p in memory_dir.rglob("*.md")}
+    async with over_stdio("--memory-dir", str(memory_dir)) as session:
+        assert (await session.list_tools()).tools == []
+        for name, arguments in (("memory_search", {"query": "postgres"}), ("memory_remember", {"content": "Go"})):
+            result = await session.call_tool(name, arguments)
+            assert result.is_error is True and "memory_disabled" in str(result.content), (name, result.content)
+    assert {p: p.read_bytes() for p in memory_dir.rglob("*.md")} == before  # nothing written
+    with closing(sqlite3.connect(memory_dir / "index.sqlite")) as index:  # the stores open empty: nothing indexed
+        assert index.execute("SELECT count(*) FROM files").fetchone() == (0,)
+        assert index.execute("SELECT count(*) FROM chunks").fetchone() == (0,)
