@@ -83,7 +83,7 @@ async def block(sc: Sidecar, req: BlockRequest) -> BlockAnswer:
         essentials=essentials,
         essentials_count=essential_count,
         # the knowledge graph's, for the query's entities: recall (L3), like the ranked chunks
-        facts=await block_facts(sc, req.query if recall else None, _who(sc, req).get("workspace_id")),
+        facts=await block_facts(sc, req.query if recall else None, _journal_owner(sc, req).get("workspace_id")),
     )
     try:
         block = await asyncio.to_thread(build)
@@ -119,7 +119,7 @@ async def block(sc: Sidecar, req: BlockRequest) -> BlockAnswer:
     return answer
 
 
-def _who(sc: Sidecar, req: BlockRequest) -> dict[str, str]:
+def _journal_owner(sc: Sidecar, req: BlockRequest) -> dict[str, str]:
     """Whose journal the block recalls and nudges for: the request's agent and workspace (when the
     workspace is an id: the operator model's workspace may be any string), else the settings'."""
     body = {"agent_id": req.agent_id or sc.settings.agent_id}
@@ -142,7 +142,7 @@ async def _recalled(sc: Sidecar, req: BlockRequest) -> tuple[str, list[str], flo
     from sidecar.scanner.scan import scan
 
     try:
-        asked = recall_request(sc.settings, {"query": req.query, "k": req.recall_k, **_who(sc, req)})
+        asked = recall_request(sc.settings, {"query": req.query, "k": req.recall_k, **_journal_owner(sc, req)})
         found = await recall(sc, asked)
     except SidecarError as exc:
         log.warning("memory_block.recall_failed", error=exc.code)
@@ -177,12 +177,12 @@ async def _essentials(sc: Sidecar, req: BlockRequest) -> tuple[str, int]:
     from sidecar.scanner.scan import scan
 
     settings = sc.settings
-    who = _who(sc, req)
-    workspace = who.get("workspace_id", settings.workspace_id)
+    owner = _journal_owner(sc, req)
+    workspace = owner.get("workspace_id", settings.workspace_id)
     crew = settings.crew_id if settings.has_crew else None
     try:  # the agent's own memories and its crew's, in this sidecar's namespace: never another agent's
         entries = await store.memories(
-            workspace, settings.namespace, ESSENTIALS_CANDIDATES, agent_id=who["agent_id"], crew_id=crew
+            workspace, settings.namespace, ESSENTIALS_CANDIDATES, agent_id=owner["agent_id"], crew_id=crew
         )
     except Exception as exc:  # the block never fails for the journal
         log.warning("memory_block.essentials_failed", error=type(exc).__name__)
@@ -201,9 +201,9 @@ async def _journal_nudges(sc: Sidecar, req: BlockRequest) -> list[str]:
     """With a session id: the journal's nudges due for this agent, each once per session."""
     if req.session_id is None:
         return []
-    who = _who(sc, req)
-    workspace = who.get("workspace_id", sc.settings.workspace_id)
-    return await sc.nudger.nudges(workspace, who["agent_id"], req.session_id)
+    owner = _journal_owner(sc, req)
+    workspace = owner.get("workspace_id", sc.settings.workspace_id)
+    return await sc.nudger.nudges(workspace, owner["agent_id"], req.session_id)
 
 
 async def _rankings(search: SearchService, query: str | None, *, crew: bool) -> dict[str, Sequence[tuple[str, int]]]:
