@@ -70,7 +70,6 @@ __all__ = [
     "LastReindex",
     "ListAnswer",
     "MemoriesAnswer",
-    "MemoryHit",
     "MemoryRecallAnswer",
     "MemoryStatus",
     "MemoryType",
@@ -83,6 +82,7 @@ __all__ = [
     "QueueState",
     "RecallHit",
     "RecallResponse",
+    "RecalledMemory",
     "RememberAnswer",
     "ReplayedAppend",
     "RestoreAnswer",
@@ -115,7 +115,7 @@ class RememberAnswer(TypedDict):
     expires_at: NotRequired[str | None]
 
 
-class MemoryHit(TypedDict):
+class RecalledMemory(TypedDict):
     id: str
     content: str
     score: float
@@ -144,7 +144,7 @@ class NearMiss(TypedDict):
 
 
 class MemoryRecallAnswer(TypedDict):
-    hits: list[MemoryHit]
+    hits: list[RecalledMemory]
     scope: Literal["own", "crew_shared"]
     scoring: Literal["importance", "activation"]
     dense: Dense
