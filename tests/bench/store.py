@@ -4,6 +4,7 @@
     python -m tests.bench store                          (100k chunks)
     STORE_BENCH_CHUNKS=1000000 python -m tests.bench store
     STORE_BENCH_MEMORIES=100000 python -m tests.bench store   (crew memories; 10k by default)
+    STORE_BENCH_PARTS=first_copy python -m tests.bench store  (one part: memories, searches, first_copy)
 
 One generated crew tier (tests/support/corpus.py, Zipf words, 600-character chunks) is indexed by
 the sidecar's own indexer, given a 384-wide vector per chunk, and copied into a real PostgreSQL 18
@@ -20,6 +21,12 @@ the same tsquery + ts_rank top 10 and a bare HNSW top 100 for PostgreSQL, ids on
 Then write -> visible: a lead sidecar (real process) over the same crew dir and the same database
 writes a crew file; a member that searches PostgreSQL directly and a member that goes through the
 lead (the embedded store) each poll for it.
+
+First copy: a lead started over a crew of ``STORE_BENCH_FIRST_COPY_FILES`` files (2,000 by default,
+seven chunks each) and an empty store, with the crew reindex tick (a full compare and a reconcile of
+the tier) every second; while its first copy runs, crew writes to files the copy has not reached,
+each read by a member on PostgreSQL with its seq (``after_seq``). The limit beside it: the same
+writes once the copy has ended.
 """
 
 from __future__ import annotations
@@ -42,9 +49,9 @@ from sidecar.episodic import SqliteJournalStore
 from sidecar.episodic.crew_store import CrewJournalMirror, PostgresCrewJournal
 from sidecar.episodic.memories import Identity, RecallRequest, RememberRequest, recall_memories, remember
 from sidecar.episodic.store import NewEmbedding
+from sidecar.index.bm25 import BODY_WEIGHT, HEADING_WEIGHT
 from sidecar.index.query import build_match, terms
 from sidecar.index.tier import Tier
-from sidecar.index.tier_index import BODY_WEIGHT, HEADING_WEIGHT
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
 from sidecar.store.migrate import migrate_crew
@@ -394,15 +401,96 @@ async def crew_memories(base: Path, count: int, pg: PgServer) -> None:
         await journal.aclose()
 
 
+FIRST_COPY_GAP_S = 0.2  # between two writes during the first copy
+
+
+def first_copy(base: Path, pg: PgServer, files: int) -> None:
+    """Crew writes while a lead's first copy of ``files`` files into an empty store runs, each read
+    by a member on PostgreSQL with its seq; then the same once the copy has ended."""
+    url = pg.new_database("firstcopy")
+    crew = base / "fc-crew"
+    for n in range(files):
+        sections = "".join(f"## Part {k}\nPart {k} of note {n} on the kestrel plan.\n" for k in range(6))
+        (crew / "topics").mkdir(parents=True, exist_ok=True)
+        (crew / "topics" / f"t{n:05d}.md").write_text(f"# Topic {n}\n{sections}")
+    port = free_port()
+    quick = ("--reconcile-interval", "0", "--crew-reindex-interval", "1", "--after-seq-timeout", "10")
+    roomy = ("--tier-cap-bytes", str(10**10), "--tier-max-files", str(10**6))
+    lead = start_sidecar(
+        base / "fc-lead", "--role", "lead", "--crew-dir", str(crew), "--crew-listen", f"127.0.0.1:{port}",
+        "--crew-token", "bench-token", "--crew-store", url, *quick, *roomy, ready=False,
+    )  # fmt: skip
+    (base / "fc-member-crew").mkdir()
+    member = start_sidecar(
+        base / "fc-member", "--role", "member", "--crew-dir", str(base / "fc-member-crew"), "--lead-url",
+        f"http://127.0.0.1:{port}", "--crew-token", "bench-token", "--crew-store", url, *quick, *roomy, ready=False,
+    )  # fmt: skip
+    try:
+        lead.wait_ready(300)
+        member.wait_ready(300)
+        with httpx.Client(timeout=30) as client:
+
+            def held() -> int:
+                status = client.get(f"{member.url}/memory/status", params={"scope": "crew"})
+                return int(status.json().get("files", 0)) if status.status_code == 200 else 0
+
+            while held() == 0:
+                time.sleep(0.05)
+            started, cpu_before = time.perf_counter(), cpu_s(lead.proc.pid)
+
+            def write_and_read(i: int) -> tuple[float, bool]:
+                """A crew write to a file the copy reaches late, read by the member with its seq: how
+                long, and whether the member's wait was met and found it."""
+                word = f"zeppelin{i}x"
+                t0 = time.perf_counter()
+                resp = client.post(f"{lead.url}/memory/write", json={
+                    "tier": "crew", "path": f"topics/t{files - 1 - i % files:05d}.md", "content": f"The {word} lands."})  # fmt: skip
+                assert resp.status_code == 201, resp.text
+                found = client.post(f"{member.url}/memory/search", json={
+                    "query": word, "scope": "crew", "after_seq": resp.json()["seq"]}).json()  # fmt: skip
+                return time.perf_counter() - t0, found["index"]["after_seq_met"] is True and bool(found["results"])
+
+            during: list[tuple[float, bool]] = []
+            while True:
+                read = write_and_read(len(during))
+                if held() >= files:
+                    break  # the copy may have ended before this read: not counted
+                during.append(read)
+                time.sleep(FIRST_COPY_GAP_S)
+            while held() < files:
+                time.sleep(0.1)
+            copy_s, copy_cpu = time.perf_counter() - started, cpu_s(lead.proc.pid) - cpu_before
+            after = [write_and_read(len(during) + 1 + n) for n in range(max(len(during), 20))]
+        report(
+            f"lead's first copy, {files} files of 7 chunks",
+            f"{copy_s:.1f} s ({files / copy_s:.0f} files/s), lead CPU {copy_cpu:.1f} s (the writes' included)",
+            "",
+        )
+        report(
+            "crew write -> read with after_seq, during it",
+            f"{ms([t for t, _ in during])}; {len(during)} writes, {sum(not ok for _, ok in during)} unmet",
+            f"the same after it: {ms([t for t, _ in after])}; {sum(not ok for _, ok in after)} unmet",
+        )
+    finally:
+        lead.kill()
+        member.kill()
+
+
 def main() -> None:
     chunks = int(os.environ.get("STORE_BENCH_CHUNKS", "100000"))
     memories = int(os.environ.get("STORE_BENCH_MEMORIES", "10000"))
+    first_copy_files = int(os.environ.get("STORE_BENCH_FIRST_COPY_FILES", "2000"))
+    parts = set(os.environ.get("STORE_BENCH_PARTS", "memories,searches,first_copy").split(","))
     base = Path(tempfile.mkdtemp(prefix="bench-store-"))
     pg = PgServer.create()
     try:
-        asyncio.run(crew_memories(base, memories, pg))
-        url, crew, files = asyncio.run(searches(base, chunks, pg))
-        write_to_visible(base, url, crew, files)
+        if "memories" in parts:
+            asyncio.run(crew_memories(base, memories, pg))
+        if "searches" in parts:
+            url, crew, files = asyncio.run(searches(base, chunks, pg))
+            write_to_visible(base, url, crew, files)
+        if "first_copy" in parts:
+            first_copy(base, pg, first_copy_files)
     finally:
         pg.destroy()
         shutil.rmtree(base, ignore_errors=True)
