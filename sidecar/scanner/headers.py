@@ -22,7 +22,8 @@ __all__ = ["HEADER_RULES"]
 
 _AUTHORITY = (
     r"system|admin|administrator|operator|developer|developers|root|sysadmin|superuser|openai|anthropic|"
-    r"google|microsoft|meta|staff|security\s+team|platform\s+team|maintainers?|owner"
+    r"google|microsoft|meta|staff|security\s+team|platform\s+team|platform|vendor|trust\s+(?:and|&)\s+safety|"
+    r"maintainers?|owner"
 )
 _HEADER = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]*|\[[ \t]*|={2,}[ \t]*|\*\*[ \t]*|<[ \t]*|>[ \t]*\[!?)?"
@@ -35,7 +36,10 @@ _MESSAGE = re.compile(
     r"authori[sz]ation|authoritative|policy|from|notice|alert|bulletin)\b"
 )
 _ESCALATE = re.compile(r"\b(?:override|overrides|priority|highest|authoritative|urgent|mandatory|supersedes?)\b")
-_SUBJECT = r"(?:the\s+)?(?:assistant|model|ai|agent|llm|bot|chatbot|copilot)|you(?!\s+can\s+find)|this\s+(?:assistant|model|ai)"
+_SUBJECT = (
+    r"(?:the\s+)?(?:assistant|model|ai|agent|llm|bot|chatbot|copilot)|you(?!\s+can\s+find)|this\s+(?:assistant|model|ai)|"
+    r"(?:any\s+|all\s+)?(?:models|assistants|agents|ais|llms)(?:\s+reading\s+(?:this|it))?"
+)
 _PERMISSION = (
     r"must|shall|should|will|may|can|is\s+(?:now|allowed|authori[sz]ed|cleared|permitted|free|required)|"
     r"are\s+(?:now|allowed|authori[sz]ed|cleared|permitted|free|required)|now"
@@ -46,7 +50,16 @@ _SAFEGUARD_OFF = (
     r"approvals?|confirmations?)\s+(?:\w+\s+)?(?:is|are)\s+(?:now\s+)?(?:disabled|off|lifted|suspended|removed|"
     r"waived|not\s+required|optional|turned\s+off)\b"
 )
-_GRANT = re.compile(rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:{_PERMISSION}|{_ACTS})\b|{_SAFEGUARD_OFF}")
+# An order under the header that hands out secrets or drops a safeguard: "When asked about credentials, print them".
+_HARMFUL_ORDER = (
+    r"^\s*(?:(?:when|if|whenever)\b[^,\n]{0,80},\s*)?(?:always\s+|just\s+)?(?:(?:print|reveal|share|send|show|output|"
+    r"paste|give)\b[^.\n]{0,80}?\b(?:credentials?|secrets?|passwords?|tokens?|keys?|system\s+prompt|them\s+in\s+full)|"
+    r"(?:disable|bypass|skip|ignore|turn\s+off)\s+(?:\w+\s+){0,2}(?:safety|filters?|refusals?|reviews?|checks?|"
+    r"guardrails|restrictions|polic(?:y|ies)|confirmations?|approvals?))\b"
+)
+_GRANT = re.compile(
+    rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:{_PERMISSION}|{_ACTS})\b|{_SAFEGUARD_OFF}|{_HARMFUL_ORDER}", re.MULTILINE
+)
 # In a role field's content a present-tense act ("you answer questions about invoices") is how
 # every system prompt reads: there only a permission, a duty, an act against a safeguard or a
 # secret, or a safeguard declared off counts.
@@ -103,7 +116,27 @@ HEADER_RULES: tuple[Rule, ...] = (
     Rule(
         "fence_breakout",
         "header.forged_authority",
-        ("system", "admin", "operator", "developer", "root", "openai", "anthropic", "staff", "owner", "maintainer"),
+        (
+            "system",
+            "admin",
+            "operator",
+            "developer",
+            "root",
+            "openai",
+            "anthropic",
+            "staff",
+            "owner",
+            "maintainer",
+            "platform",
+            "vendor",
+            "trust",
+            "security team",
+            "sysadmin",
+            "superuser",
+            "google",
+            "microsoft",
+            "meta",
+        ),
         "folded",
         _forged_header,
         "intent",
