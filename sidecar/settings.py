@@ -125,7 +125,11 @@ class Settings:
     inject_threshold: float = _opt(
         0.35, "least relevance (0-1, the share of the query's words a chunk holds) for the block to recall a chunk"
     )
-    memory_enabled: bool = _opt(True, "false: the block injects nothing and memory writes are refused (403)")
+    memory_enabled: bool = _opt(
+        True,
+        "false: memory is off for this agent: every read and write of memory is refused (403 memory_disabled), "
+        "the block injects nothing, nothing is indexed",
+    )
     mcp_tools: str = _opt(
         "", "the MCP tools offered: names or groups (core, memories, kg, palace), comma-separated; empty: all"
     )
