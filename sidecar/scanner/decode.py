@@ -1,4 +1,4 @@
-"""Encoded runs in a text, decoded for a second look: base64 (also split over lines) and hex.
+"""Encoded runs in a text, decoded for a second look: base64 (also split over lines), hex and ``\\u`` escapes.
 
 Only runs that decode to printable UTF-8 text come back; binary data (hashes, images, keys) does
 not. Every step is one regex pass or one decode, so the cost stays linear.
@@ -23,6 +23,7 @@ _HEX_RUNS = (
     re.compile(r"\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){7,}"),
     re.compile(r"0x[0-9a-fA-F]{2}(?:[ :,]{1,2}0x[0-9a-fA-F]{2}){7,}"),
     re.compile(r"(?:^|[^0-9A-Za-z])([0-9a-fA-F]{2}(?:[ :,]{1,2}[0-9a-fA-F]{2}){11,})", re.MULTILINE),
+    re.compile(r"\\u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4}){7,}"),  # JSON and source escapes: \u0049\u0067...
 )
 _HEX_NOISE = re.compile(r"\\x|0x|[ :,]")
 _MIN_JOINED = 24
@@ -63,6 +64,11 @@ def hex_runs(text: str) -> list[tuple[int, int, str]]:
         if not _inside_word(text, m.start(m.lastindex or 0))
     ]
     for start, end, run in runs:
+        if run.startswith("\\u"):
+            decoded = "".join(chr(int(run[i + 2 : i + 6], 16)) for i in range(0, len(run), 6))
+            if _is_text(decoded) and sum(ch.isalpha() or ch == " " for ch in decoded) >= 0.7 * len(decoded):
+                out.append((start, end, decoded))
+            continue
         digits = _HEX_NOISE.sub("", run)
         if len(digits) % 2:
             continue
