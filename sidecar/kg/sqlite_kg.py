@@ -456,7 +456,9 @@ def _line(source: str) -> int:
 
 
 def _add_one(conn: Conn, scope: Scope, new: NewFact) -> int:
-    """Insert one fact unless it already holds at its time; end what it replaces. Returns its id."""
+    """Insert one fact unless it already holds at its time, or the same place stated it at the same
+    time and a rival ended it then (a file read again that states two values at one time: the later
+    line's holds, and reading it again changes nothing); end what it replaces. Returns its id."""
     s_id, o_id = _entity_id(conn, scope, new.subject), _entity_id(conn, scope, new.object)
     at = new.valid_from
     held = conn.execute(
@@ -464,6 +466,12 @@ def _add_one(conn: Conn, scope: Scope, new: NewFact) -> int:
         " AND f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?) ORDER BY f.valid_from LIMIT 1",
         (scope.workspace_id, scope.crew_id, s_id, new.predicate, o_id, at, at),
     ).fetchone()
+    if held is None:
+        held = conn.execute(
+            f"SELECT f.id FROM kg_facts f WHERE {_IN_SCOPE} AND f.subject_id = ? AND f.predicate = ?"
+            " AND f.object_id = ? AND f.valid_from = ? AND f.valid_to = ? AND f.source = ? LIMIT 1",
+            (scope.workspace_id, scope.crew_id, s_id, new.predicate, o_id, at, at, new.source),
+        ).fetchone()
     if held is not None:
         return int(held[0])
     rivals = _rivals(conn, scope, new, s_id, o_id)
