@@ -59,12 +59,12 @@ LINE_EVERY_S = 10.0  # without a terminal: a plain progress line this often
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser. ``command``: the word the arguments start with, when known; the
     graph's steps are then built only for ``kg`` (their request schemas, and asyncio with them,
-    are about 35 ms of a command's start), and any other command sees ``kg`` as a bare name."""
+    are about 35 ms of a command's start), and every setting as an option only for ``serve`` and
+    ``mcp`` (a third of the parser's build); other commands see those as bare names."""
     parser = argparse.ArgumentParser(prog="memory-sidecar", description="Memory daemon for LLM agents.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the sidecar")
-    add_arguments(serve)
+    sub.add_parser("serve", help="run the sidecar")
     for name, text in (
         ("search", "search a tier"),
         ("reindex", "rebuild a tier's index"),
@@ -137,7 +137,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "sidecar with --url",
     )
     mcp.add_argument("--url", help="a running sidecar to forward to, e.g. http://127.0.0.1:9119 (default: in process)")
-    add_arguments(mcp)
+    for name in ("serve", "mcp"):
+        if command in (None, name):
+            add_arguments(sub.choices[name])
     _add_palace_commands(sub)
     for name, cmd in sub.choices.items():
         if name not in ("serve", "mcp"):
