@@ -36,9 +36,11 @@ An append's CPU split by hook (``WRITES_BENCH=hooks``, in process, BM25 only): t
 in this process (``open_sidecar``, no HTTP) over the same generated dir plus a daily note holding
 the repository's benign memory notes (``tests/data/scanner_notes_*.jsonl``), to which the rest of
 those notes are then appended one at a time, each through the write service, waiting for it to be
-indexed and for the after-hooks to run before the next. Each step's CPU is the process's (every
-thread) while it ran: the write (the duplicate check's search, then the write thread), the index's
-apply with its before-hooks, and each after-hook (the journal's entry, the graph's reading). Run
+indexed and for the after-hooks to run before the next (the first append, which loads the
+injection scanner, is not counted). Each step's CPU is the process's (every thread) while it ran:
+the write (the duplicate check's search, then the write thread, and of it the injection scanner),
+the index's apply with its before-hooks, and each after-hook (the journal's entry, the graph's
+reading). A note the scanner refuses is not counted either. Run
 twice: the graph reading each append from where the file's last reading stopped, and (for
 comparison) reading the whole file every time (no reading remembered, ``READS_KEPT = 0``); the
 lines the graph's rules read per append are printed beside.
