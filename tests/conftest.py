@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import structlog
@@ -16,6 +16,9 @@ from aiohttp.test_utils import TestClient
 from sidecar.server.app import create_app
 from sidecar.settings import Settings, load_settings
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
+
+if TYPE_CHECKING:
+    from sidecar.retrieval.embed import OnnxEmbedder
 
 
 @pytest.fixture(autouse=True)
@@ -86,6 +89,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return (-slow[file], -tests[file], first[file])
 
     items.sort(key=order)  # stable: a file's tests stay in their order
+
+
+@pytest.fixture(scope="session")
+def onnx_model() -> Iterator[OnnxEmbedder]:
+    """The real in-process embedding model, loaded once per worker (about 0.3 s of CPU a load) for
+    every test that only embeds with it. A test that wraps or replaces its session, or asks for
+    other options, builds its own. Tests using it skip themselves where the [embed] extra is not
+    installed (``tests.support.embedding.needs_model``)."""
+    from sidecar.retrieval.embed import OnnxEmbedder
+
+    yield OnnxEmbedder()
 
 
 @pytest.fixture

@@ -1,9 +1,7 @@
-"""The real in-process model, loaded once for every retrieval test that asks for it (modules that
+"""The real in-process model for the retrieval tests, the one loaded once per worker (modules that
 use it skip themselves when the [embed] extra is not installed)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import pytest
 
@@ -11,5 +9,5 @@ from sidecar.retrieval.embed import OnnxEmbedder
 
 
 @pytest.fixture(scope="session")
-def model() -> Iterator[OnnxEmbedder]:
-    yield OnnxEmbedder()
+def model(onnx_model: OnnxEmbedder) -> OnnxEmbedder:
+    return onnx_model

@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +27,8 @@ TOKENIZER = REPO / "sidecar" / "data" / "minilm-tokenizer.json"
 
 
 @pytest.fixture(scope="module")
-def embedder() -> Iterator[OnnxEmbedder]:
-    yield OnnxEmbedder()
+def embedder(onnx_model: OnnxEmbedder) -> OnnxEmbedder:
+    return onnx_model
 
 
 def cos(a: np.ndarray, b: np.ndarray) -> float:
