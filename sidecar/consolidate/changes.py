@@ -135,11 +135,11 @@ def _weights(texts: Iterable[str]) -> dict[str, float]:
     """Each word's weight by its rarity among ``texts``, counted as written: a form weighs what
     its rarest word does ("export" stays rare where "exporter" is a common name). Keyed by the
     words as written and by their forms."""
-    seen = [
-        frozenset(w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", t))) if w not in _STOP) for t in texts
-    ]
-    df = Counter(w for words in seen for w in words)
-    total = len(seen) + 1
+    df: Counter[str] = Counter()
+    total = 1
+    for text in texts:
+        df.update({w for w in (m.lower() for m in _WORD.findall(COMMENT.sub(" ", text))) if w not in _STOP})
+        total += 1
     out: dict[str, float] = {}
     for word, n in df.items():
         weight = math.log(1 + total / n)
@@ -364,10 +364,11 @@ def reverted(said: Sequence[Said], stale: Mapping[str, Said]) -> dict[str, Said]
         first.setdefault(key, item)
         last[key] = item
     out = dict(stale)
+    wanted = {v for key in stale if key in last for v in _values(last[key].text)}  # values a change may take back
     by_word: dict[str, list[str]] = {}
     for key, item in first.items():
         if not is_event(key):
-            for word in _content(item.text):  # a value opening a line is no value there: "Jenkins is back"
+            for word in _content(item.text) & wanted:  # a value opening a line is no value there: "Jenkins is back"
                 by_word.setdefault(word, []).append(key)
     weight: dict[str, float] | None = None
     for old_key, change in sorted(stale.items(), key=lambda kv: kv[1].when):
