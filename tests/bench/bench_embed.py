@@ -19,7 +19,8 @@
   on the same model graph (``tests.bench.raw``) and the FTS5 search of the same index, top 100 by
   ``bm25()``. The searches and the raw parts alternate in ``BENCH_HYBRID_ROUNDS`` rounds (4), each
   on its own share of the queries, so a shared host's changing load weighs on both alike; the
-  ratio of each round is printed beside the whole run's.
+  ratio of each round is printed beside the whole run's. Then a pass of its own (new queries)
+  splits a search's CPU into its parts, each timed on the thread that runs it.
 - Backlog: a 1,000-note, 6,000-chunk tier with no vectors (``BENCH_BACKLOG`` chunks). (a) A real
   sidecar process embeds it in the background: chunks/s from ready to backlog 0, its CPU per chunk,
   its VmHWM (the whole process, and from ready on), and search round trips (distinct queries) while
@@ -46,6 +47,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -56,7 +58,7 @@ from sidecar.logs import configure_logging
 from sidecar.retrieval.batcher import IN_PROCESS_BATCH, EmbedBatcher
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.onnx import BACKGROUND_NICE, OnnxEmbedder, lower_thread_priority
-from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.hybrid import HybridSearcher, _Fused
 from sidecar.retrieval.vectors import VectorIndex, embed_text
 from tests.bench.prepared import embed_memory
 from tests.bench.raw import RawQueryEmbedder
@@ -331,6 +333,7 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
         hybrid_cpu, embed_cpu, fts_cpu = hybrid_cpu + took, embed_cpu + embed, fts_cpu + fts
         per_round.append(took / (embed + fts))
     raw.close()
+    split = await _hybrid_split(searcher, tier, [f"{q} ;" for q in distinct[::2]])  # new texts: no cache
     for q in distinct:
         t0 = time.perf_counter()
         await tier.search(q, 100)
@@ -352,6 +355,75 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
         f"{embed_ms + fts_ms:.2f} ms = {embed_ms:.2f} + {fts_ms:.2f} ms CPU",
         "",
     )
+    report(
+        "  where a search's CPU goes (a pass of its own, each part timed on its thread)",
+        ", ".join(f"{name} {cpu:.2f}" for name, cpu in split.items()) + " ms",
+    )
+
+
+#: The parts ``_hybrid_split`` times, as (owner, method name, label); the ranking's parts run
+#: inside ``_rank``, which is timed whole too.
+_PARTS = (
+    (OnnxEmbedder, "_embed_foreground", "query embedding"),
+    (Tier, "search", "BM25 leg"),
+    (HybridSearcher, "_rank", "ranking"),
+    (VectorIndex, "search", "of which dense product and top 100"),
+    (_Fused, "weighted", "fusion"),
+    (VectorIndex, "context", "neighbours and turns"),
+    (VectorIndex, "scores", "BM25 hits' cosines"),
+)
+
+
+async def _hybrid_split(searcher: HybridSearcher, tier: Tier, queries: list[str]) -> dict[str, float]:
+    """CPU per search of each of ``_PARTS`` (the thread that runs it, ``time.thread_time``) over
+    ``queries``, and the whole search's (this process, every thread); the rest is the event loop,
+    the hops between threads, snippets and building the answer. The parts are wrapped for this
+    pass only: the figures above are measured without the wrappers."""
+    spent: dict[str, float] = dict.fromkeys([label for _, _, label in _PARTS], 0.0)
+    saved = []
+    for owner, name, label in _PARTS:
+        original = owner.__dict__[name]
+        saved.append((owner, name, original))
+        setattr(owner, name, _timed_part(original, label, spent))
+    try:
+        cpu0 = time.process_time()
+        for q in queries:
+            await searcher.search(tier, q, 10, False)
+        whole = time.process_time() - cpu0
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+    n = len(queries)
+    parts = {"whole": whole * 1000 / n, **{label: cpu * 1000 / n for label, cpu in spent.items()}}
+    parts["the rest"] = parts["whole"] - sum(parts[label] for _, _, label in _PARTS[:3])
+    return parts
+
+
+def _timed_part(original: Any, label: str, spent: dict[str, float]) -> Any:
+    """``original`` (a function, a coroutine function or a classmethod) adding its thread's CPU to
+    ``spent[label]``."""
+    inner = original.__func__ if isinstance(original, classmethod) else original
+    if asyncio.iscoroutinefunction(inner):
+
+        async def timed_async(*args: Any, **kwargs: Any) -> Any:
+            cpu0 = time.thread_time()  # the loop's thread: awaits in between are other tasks' time
+            try:
+                return await inner(*args, **kwargs)
+            finally:
+                spent[label] += time.thread_time() - cpu0
+
+        wrapped: Any = timed_async
+    else:
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            cpu0 = time.thread_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[label] += time.thread_time() - cpu0
+
+        wrapped = timed
+    return classmethod(wrapped) if isinstance(original, classmethod) else wrapped
 
 
 class RawParts:
