@@ -137,6 +137,7 @@ def cli(*argv: str, embedder: str, **env: str) -> subprocess.CompletedProcess[st
     )
 
 
+@pytest.mark.slow  # a whole tier embedded, then a sidecar started over it: ~3.2 s of CPU
 @needs_model
 async def test_reindex_embed_stores_every_vector_where_the_server_finds_it(
     sidecar_client: ClientFactory, tmp_path: Path

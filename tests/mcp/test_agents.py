@@ -79,6 +79,7 @@ def used_memory(model: ChatModel, reply: str) -> None:
 OPENAI_AGENTS = EXAMPLES / "openai-agents" / "memory_agent.py"
 
 
+@pytest.mark.slow  # the SDK and a sidecar in their own processes: ~7 s of CPU
 async def test_openai_agents_over_stdio(memory: Path) -> None:
     pytest.importorskip("agents", reason="the [dev] extra installs openai-agents")
     async with chat_model() as model:
@@ -96,6 +97,7 @@ async def test_openai_agents_over_stdio(memory: Path) -> None:
     assert all(path == "/v1/responses" for path, _ in model.requests)  # the SDK's default API
 
 
+@pytest.mark.slow  # the SDK twice and a sidecar in their own processes: ~8 s of CPU
 async def test_openai_agents_over_streamable_http_with_the_api_token(sidecar: SidecarProcess) -> None:
     pytest.importorskip("agents", reason="the [dev] extra installs openai-agents")
     async with chat_model() as model:

@@ -160,6 +160,7 @@ def test_progress_rate_follows_the_last_window() -> None:
     assert progress.rate() == pytest.approx(1)
 
 
+@pytest.mark.slow  # a 64-note backlog embedded by the real model: ~3.6 s of CPU
 async def test_status_shows_the_backlog_progress_moving(sidecar_client: ClientFactory, tmp_path: Path) -> None:
     root = tmp_path / "memory"
     make_corpus(root, 64, para_chars=150, seed=5)

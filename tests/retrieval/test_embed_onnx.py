@@ -240,6 +240,7 @@ print(json.dumps({"before_mb": before / 1024, "peak_mb": kb("VmHWM") / 1024}))
 """
 
 
+@pytest.mark.slow  # a process embedding 32 chunks of 256 tokens: ~4.5 s of CPU
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux /proc to reset the peak RSS")
 def test_a_backlog_of_long_chunks_keeps_the_peak_rss_bounded() -> None:
     """Runs are bounded by a token budget and the heap is trimmed between them: embedding 256-token

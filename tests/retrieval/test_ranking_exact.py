@@ -262,6 +262,7 @@ async def ranks(rig: Searching, searcher: HybridSearcher, query: str, limit: int
     return len(hits)
 
 
+@pytest.mark.slow  # 130 chunks embedded by the real model: ~15 s of CPU
 @needs_model
 async def test_a_real_tiers_ranking_is_the_reference_before_and_after_the_index_changes(
     tier_rig: Searching,
