@@ -3,9 +3,16 @@
     CPU_TIMES_OUT=cpu.txt .venv/bin/python -m pytest -q -p tests.support.cpu_times tests/crew
 
 writes the run's CPU seconds (this process and every child it waited for: sidecar processes, CLI
-runs, pip), then each file's, then the 60 costliest setups, calls and teardowns. CPU seconds hold
-on a busy host where wall-clock durations (``--durations``) do not. A child's CPU is counted when
-it is reaped, so a process a fixture starts shows up where the fixture stops it (often a teardown).
+runs, pip), then each file's, then the 60 costliest setups, calls and teardowns, then the 60
+phases with the most idle wall. CPU seconds hold on a busy host where wall-clock durations
+(``--durations``) do not. A child's CPU is counted when it is reaped, so a process a fixture starts
+shows up where the fixture stops it (often a teardown).
+
+"idle" is the wall time the test's thread spent neither running nor waiting for a core (Linux's
+run delay, ``/proc/thread-self/schedstat``): sleeps, timeouts, waits on other processes. It is what
+a worker spends on the test even on an idle host, beside its CPU, so on a busy host it shows the
+tests that hold a worker by waiting. Work on the process's other threads or in a child (and a
+child's wait for a core) also counts as idle here: read it beside the CPU column.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import Any
 
 import pytest
 
-_ROWS: list[tuple[float, float, float, float, str, str]] = []
+_ROWS: list[tuple[float, float, float, float, float, str, str]] = []
 _COLLECTION: list[tuple[float, float]] = []
 
 
@@ -28,15 +35,28 @@ def _cpu() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
+def _thread_busy() -> float:
+    """Seconds this thread has run plus waited for a core (0 where the kernel does not say)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as f:
+            ran_ns, waited_ns, _ = f.read().split()
+    except (OSError, ValueError):
+        return 0.0
+    return (int(ran_ns) + int(waited_ns)) / 1e9
+
+
 def _timed(phase: str) -> Callable[..., Generator[None, None, None]]:
     @pytest.hookimpl(hookwrapper=True)
     def hook(item: pytest.Item, *args: Any, **kwargs: Any) -> Generator[None, None, None]:
         own, children = _cpu()
+        busy = _thread_busy()
         started = time.monotonic()
         yield
+        wall = time.monotonic() - started
+        idle = max(wall - (_thread_busy() - busy), 0.0)
         own_after, children_after = _cpu()
         own_s, children_s = own_after - own, children_after - children
-        _ROWS.append((own_s + children_s, own_s, children_s, time.monotonic() - started, phase, item.nodeid))
+        _ROWS.append((own_s + children_s, own_s, children_s, wall, idle, phase, item.nodeid))
 
     return hook
 
@@ -64,14 +84,21 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if _COLLECTION:
         lines.append(f"# collection: {_COLLECTION[0][0]:.2f} s CPU, {_COLLECTION[0][1]:.2f} s wall")
     files: dict[str, list[float]] = {}
-    for cpu, _own, _children, wall, _phase, nodeid in _ROWS:
-        total = files.setdefault(nodeid.split("::", 1)[0], [0.0, 0.0])
+    for cpu, _own, _children, wall, idle, _phase, nodeid in _ROWS:
+        total = files.setdefault(nodeid.split("::", 1)[0], [0.0, 0.0, 0.0])
         total[0] += cpu
         total[1] += wall
-    lines.append("# per file: CPU s, wall s")
-    lines += [f"{cpu:8.2f} {wall:8.2f} {name}" for name, (cpu, wall) in sorted(files.items(), key=lambda f: -f[1][0])]
-    lines.append("# costliest phases: CPU s (this process, children), wall s, phase, test")
-    for cpu, own_s, children_s, wall, phase, nodeid in sorted(_ROWS, reverse=True)[:60]:
-        lines.append(f"{cpu:7.2f} ({own_s:.2f}, {children_s:.2f}) {wall:7.2f} {phase:8s} {nodeid}")
+        total[2] += idle
+    lines.append("# per file: CPU s, wall s, idle s")
+    lines += [
+        f"{cpu:8.2f} {wall:8.2f} {idle:8.2f} {name}"
+        for name, (cpu, wall, idle) in sorted(files.items(), key=lambda f: -f[1][0])
+    ]
+    lines.append("# costliest phases: CPU s (this process, children), wall s, idle s, phase, test")
+    for cpu, own_s, children_s, wall, idle, phase, nodeid in sorted(_ROWS, reverse=True)[:60]:
+        lines.append(f"{cpu:7.2f} ({own_s:.2f}, {children_s:.2f}) {wall:7.2f} {idle:7.2f} {phase:8s} {nodeid}")
+    lines.append("# most idle phases: idle s, CPU s, wall s, phase, test")
+    for cpu, _own, _children, wall, idle, phase, nodeid in sorted(_ROWS, key=lambda r: -r[4])[:60]:
+        lines.append(f"{idle:7.2f} {cpu:7.2f} {wall:7.2f} {phase:8s} {nodeid}")
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
