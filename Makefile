@@ -52,7 +52,10 @@ typecheck: setup-dev
 # files are handed out in the order tests/conftest.py gives them: the longest first.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
-XDIST := -n auto --dist loadfile --no-loadscope-reorder
+# WORKERS=4 runs more workers than cores: worth it when the tests spend much of their time waiting
+# (sleeps, other processes), as the "idle" column of tests/support/cpu_times.py shows.
+WORKERS ?= auto
+XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 unit: setup-dev
 	$(BIN)/python -m compileall -q sidecar
 	$(BIN)/pytest -q $(XDIST)
