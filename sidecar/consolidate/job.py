@@ -66,6 +66,7 @@ from sidecar.consolidate.cluster import CLUSTER_JACCARD
 from sidecar.consolidate.guard import judged
 from sidecar.consolidate.periods import (
     ARCHIVE_DIR,
+    DAILY_DIR,
     Line,
     archive_rel,
     claimed_rel,
@@ -258,8 +259,9 @@ async def _retire_only(
     run on, not from the run that rolls up its week."""
     said, earlier = await asyncio.to_thread(_said, root, {}, {}, evergreen, report.skipped)
     found = await asyncio.to_thread(_stale, said, earlier)
-    # Only what a live note changed: a summary's lines are dated by its week, not their day, and
-    # read against each other they could order two lines of one week the other way round.
+    # Only what a note changed (live or archived, read on its day): a summary's own lines are
+    # dated by its week, and read against each other they could order two lines of one week the
+    # other way round.
     stale = {key: newer for key, newer in found.items() if note_day(newer.where) is not None}
     if not stale:
         return
@@ -385,34 +387,45 @@ def _said(
     root: Path, plan: Plan, texts: dict[str, str], evergreen: str, skipped: list[Skipped]
 ) -> tuple[list[Said], dict[str, str]]:
     """Every dated line the job knows, and the earlier summaries' texts by path: the planned
-    notes, the notes still in ``daily/`` (read, never changed), the summaries of earlier runs (their
-    lines dated by their week: ``## Changed`` at its end, the rest at its start) and the evergreen
-    file's promoted bullets (dated by the newest note they name). A summary whose name is no week
-    (``2026-W99.md``) is left alone and listed in ``skipped``."""
+    notes, the notes still in ``daily/`` (read, never changed), the earlier summaries' weeks and
+    the evergreen file's promoted bullets (dated by the newest note they name). A summary whose
+    name is no week (``2026-W99.md``) is left alone and listed in ``skipped``.
+
+    An earlier summary's week is read from its archived notes, as the run that rolled it up read
+    them, so every run judges the same lines the same way and a second run over an unchanged tier
+    finds what the first found (a summary keeps some of its week's lines, under other headings,
+    and a week's routine and rarity read on its summary alone differ from its notes'). A summary
+    line none of those notes holds (a model's wording, or a week whose notes the archive no longer
+    keeps) is read from the summary, dated by its week: ``## Changed`` at its end, the rest at its
+    start."""
     said: list[Said] = []
     notes = {source: (day, texts[source]) for source in texts if (day := note_day(source)) is not None}
     for source, day in daily_notes(root):
         if source not in notes:
             data = read_file(root, source)
             notes[source] = (day, "" if data is None else data.decode("utf-8", errors="replace"))
-    for source, (day, text) in notes.items():
+    weeks = _summary_weeks(root, plan, skipped)
+    archived: dict[str, set[str]] = {}  # an earlier summary's path -> its archived notes' line keys
+    for path, (monday, _) in weeks.items():
+        keys = archived.setdefault(path, set())
+        for day in (monday + timedelta(days=n) for n in range(7)):
+            source = f"{DAILY_DIR}/{day.isoformat()}.md"
+            if source in notes or (data := day_text(root, source)) is None:
+                continue
+            notes[source] = (day, data.decode("utf-8", errors="replace"))
+            keys.update(normalised(line.text) for line in section_lines(source, notes[source][1]))
+    for source, (day, text) in sorted(notes.items()):
         for order, line in enumerate(section_lines(source, text)):
             said.append(Said(line.text, source, (day, order), claim(line.text)))
     earlier: dict[str, str] = {}
-    for name in (m.group(1) for n in file_names(root / SUMMARY_DIR) if (m := _SUMMARY_NAME.match(n))):
-        path = f"{SUMMARY_DIR}/{name}.md"
-        try:
-            monday, sunday = period_bounds(name)
-        except ValueError:
-            skipped.append(Skipped(path, "not an ISO week"))
-            continue
-        if name in plan:
-            continue
+    for path, (monday, sunday) in weeks.items():
         data = read_file(root, path)
         if data is None:
             continue
         earlier[path] = text = data.decode("utf-8", errors="replace")
         for order, (title, said_line) in enumerate(summary_lines(text)):
+            if normalised(said_line) in archived[path]:
+                continue  # read from its note, on its day
             when = (sunday, 10_000 + order) if title == CHANGED else (monday, order)
             said.append(Said(said_line, path, when, claim(said_line)))
     data = read_file(root, evergreen)
@@ -421,6 +434,22 @@ def _said(
         if days:
             said.append(Said(bullet, evergreen, (max(days), _END_OF_DAY), claim(bullet)))  # after its notes
     return said, earlier
+
+
+def _summary_weeks(root: Path, plan: Plan, skipped: list[Skipped]) -> dict[str, tuple[date, date]]:
+    """The earlier summaries this run does not write, by path, with their Monday and Sunday; a
+    summary whose name is no week is listed in ``skipped``."""
+    weeks: dict[str, tuple[date, date]] = {}
+    for name in (m.group(1) for n in file_names(root / SUMMARY_DIR) if (m := _SUMMARY_NAME.match(n))):
+        path = f"{SUMMARY_DIR}/{name}.md"
+        try:
+            bounds = period_bounds(name)
+        except ValueError:
+            skipped.append(Skipped(path, "not an ISO week"))
+            continue
+        if name not in plan:
+            weeks[path] = bounds
+    return weeks
 
 
 def _stale(said: list[Said], earlier: dict[str, str]) -> dict[str, Said]:
