@@ -181,6 +181,10 @@ class _Both:
     def __init__(self, prototypes: SemanticLayer, head: SemanticLayer) -> None:
         self.prototypes, self.head = prototypes, head
 
+    @property
+    def has_head(self) -> bool:
+        return True  # like a layer with both parts: it also judges writes
+
     def finding(self, text: str) -> SemanticHit | None:
         return self.prototypes.finding(text) or self.head.finding(text)
 
