@@ -119,11 +119,15 @@ def test_nothing_matched_is_no_results(memory: Path, monkeypatch: pytest.MonkeyP
     assert code == 0 and json.loads(out)["results"] == []
 
 
+#: Each command line of its JSON argument run by the CLI's main in turn, in one process: one JSON line
+#: a command, its exit code, its answer and whether onnxruntime has been imported by then.
 NO_MODEL_RUN = """
-import json, sys
+import io, json, sys
 from sidecar.cli import main
-code = main(sys.argv[1:])
-print(json.dumps({"code": code, "onnxruntime": "onnxruntime" in sys.modules}), file=sys.stderr)
+for argv in json.loads(sys.argv[1]):
+    out = io.StringIO()
+    code = main(argv, out=out)
+    print(json.dumps({"code": code, "onnxruntime": "onnxruntime" in sys.modules, "out": out.getvalue()}))
 """
 
 
@@ -140,14 +144,21 @@ async def test_a_tier_with_no_vector_is_searched_without_loading_the_model_and_a
 
     env = {**os.environ, "MEMORY_SIDECAR_EMBEDDER": "onnx", "ORT_DISABLE_TELEMETRY": "1"}
     monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
-    for query in ("postgres sqlite driver", "which pet food does the cat like", "invoices", "qwxzyv flurbinate"):
-        argv = ["search", query, "-p", str(memory), "-l", "5", "-F", "json"]
-        proc = await asyncio.to_thread(
-            subprocess.run, [sys.executable, "-c", NO_MODEL_RUN, *argv], env=env, capture_output=True, text=True
-        )
-        status = json.loads(proc.stderr.strip().splitlines()[-1])
-        assert status == {"code": 0, "onnxruntime": False}, proc.stderr
-        answer = json.loads(proc.stdout)
+    queries = ("postgres sqlite driver", "which pet food does the cat like", "invoices", "qwxzyv flurbinate")
+    argvs = [["search", query, "-p", str(memory), "-l", "5", "-F", "json"] for query in queries]
+    proc = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-c", NO_MODEL_RUN, json.dumps(argvs)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    ran = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(ran) == len(argvs), proc.stdout
+    for query, argv, status in zip(queries, argvs, ran, strict=True):
+        assert (status["code"], status["onnxruntime"]) == (0, False), (query, proc.stderr)
+        answer = json.loads(status["out"])
         declared(answer)
         assert answer["engine"]["search"] == "hybrid" and answer["engine"]["vectors"]["chunks"] == 0
 
