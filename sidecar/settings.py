@@ -139,6 +139,13 @@ class Settings:
     def has_crew(self) -> bool:
         return self.role in ("member", "lead")
 
+    @property
+    def held_tiers(self) -> dict[str, Path]:
+        """The tiers this sidecar holds, by name: it indexes and writes them and keeps their graph.
+        Its agent tier, and the crew tier on the lead alone (a member reaches the crew through its
+        lead or the crew store and never writes it)."""
+        return {"agent": self.memory_dir, **({"crew": self.crew_dir} if self.role == "lead" else {})}
+
     def with_changes(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 

@@ -189,6 +189,45 @@ def test_a_synthetic_aiohttp_import_is_found(tmp_path: Path) -> None:
     assert aiohttp_importers(tmp_path, sorted((tmp_path / "pkg").glob("*.py"))) == {"pkg.a"}
 
 
+#: Where the sidecar's crew role is read: the settings (their checks, ``has_crew``, ``held_tiers``)
+#: and the crew backend's choice (``sidecar.ops.crew.crew_kind``). Every other module asks those.
+ROLE_READERS = {"sidecar/settings.py", "sidecar/ops/crew.py"}
+
+
+def role_branches(root: Path, files: list[Path]) -> list[str]:
+    """Comparisons on a settings object's ``role`` (``settings.role == "lead"``, ``s.role in ...``),
+    as ``path:line``."""
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Compare):
+                continue
+            for operand in (node.left, *node.comparators):
+                if isinstance(operand, ast.Attribute) and operand.attr == "role" and _names_settings(operand.value):
+                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def _names_settings(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return name in ("settings", "s")
+
+
+def test_the_crew_role_is_read_in_one_place() -> None:
+    files = [p for p in sorted((ROOT / "sidecar").rglob("*.py")) if str(p.relative_to(ROOT)) not in ROLE_READERS]
+    assert role_branches(ROOT, files) == [], "ask settings.has_crew / held_tiers or ops.crew.crew_kind instead"
+
+
+def test_a_synthetic_role_branch_is_found(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        "def f(settings, self, turn):\n"
+        "    if turn.role == 'user':\n        pass\n"
+        "    if self.settings.role != 'lead':\n        pass\n"
+        "    return 'crew' if settings.role in ('lead',) else 'agent'\n"
+    )
+    assert role_branches(tmp_path, [tmp_path / "a.py"]) == ["a.py:4", "a.py:6"]
+
+
 def test_the_operations_stand_between_the_parts_and_the_ways_in() -> None:
     """Every ways-in package sits above ``sidecar.ops`` and every package the operations use sits
     below it; the operations import no way in (not even for types) and the ways in reach the

@@ -56,7 +56,7 @@ async def run_consolidation(
         summariser = Budgeted(summariser, run_s=RUN_BUDGET_S, call_s=SUMMARY_TIMEOUT_S)
     embed: Embed | None = None if embedder is None else functools.partial(embed_in_background, embedder)
     operator = None
-    if settings.operator_id and settings.role == "lead":
+    if settings.operator_id and "crew" in settings.held_tiers:
         from sidecar.prompt.block import user_slug
 
         slug = user_slug(settings.operator_id, settings.workspace_id)

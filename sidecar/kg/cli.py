@@ -70,7 +70,7 @@ async def _run(settings: Settings, step: str, body: dict[str, Any]) -> dict[str,
         graph = KnowledgeGraph(store)
         if step != "read":
             return await run_op(graph, settings, KgRequest.from_json(step, body))
-        roots = {"agent": settings.memory_dir, **({"crew": settings.crew_dir} if settings.role == "lead" else {})}
+        roots = settings.held_tiers
         scopes = {name: Scope(settings.workspace_id, settings.crew_id if name == "crew" else "") for name in roots}
         ingest = Ingest(graph, roots, scopes, JournalFeed(settings.memory_dir / JOURNAL_FILE))
         try:

@@ -69,9 +69,9 @@ def scope_for(settings: Settings, workspace_id: str | None, scope: str) -> Scope
     workspace = workspace_id or settings.workspace_id
     if scope == "agent":
         return Scope(workspace)
-    if settings.role == "solo":
+    if not settings.has_crew:
         raise BadRequest("this agent has no crew (role solo): use scope agent", code="invalid_scope", field="scope")
-    if settings.role == "member":
+    if "crew" not in settings.held_tiers:
         raise CrewUnavailable("the crew's graph is held by the lead: ask it there", code="crew_unavailable")
     return Scope(workspace, settings.crew_id)
 

@@ -82,4 +82,4 @@ def crew_kind(settings: Settings) -> CrewKind:
 def written_tiers(settings: Settings) -> list[str]:
     """The tiers this sidecar writes, and whose graph it holds: the crew tier on the lead alone (a
     member never writes it)."""
-    return ["agent", "crew"] if crew_kind(settings) == "lead" else ["agent"]
+    return list(settings.held_tiers)

@@ -83,9 +83,7 @@ class OpeningTiers:
     locks are held until ``release``, after the tiers close."""
 
     def __init__(self, settings: Settings) -> None:
-        roots = {"agent": settings.memory_dir}
-        if settings.role == "lead":
-            roots["crew"] = settings.crew_dir
+        roots = settings.held_tiers
         self.locks = lock_tiers(roots.values())
         self.tiers = {name: Tier(name, root) for name, root in roots.items()}
         self._taken = False

@@ -66,7 +66,7 @@ async def search(sc: Sidecar, query: str, scope: str | None, limit: int | None) 
     return await search_json(sc, body)
 
 
-def _who(sc: Sidecar, given: dict[str, str]) -> Identity:
+def _identity(sc: Sidecar, given: dict[str, str]) -> Identity:
     who = Identity.from_settings(sc.settings).merged({k: v for k, v in given.items() if v})
     check_namespace(who.namespace)
     return who
@@ -77,7 +77,7 @@ async def memories(
 ) -> list[dict[str, Any]]:
     """The live typed memories ``GET /memory/memories`` lists for ``given`` (workspace, agent,
     namespace), narrowed to one type and one tag when asked."""
-    who = _who(sc, given)
+    who = _identity(sc, given)
     found = await sc.journal.memories(
         who.workspace_id, who.namespace, MEMORIES_SHOWN, agent_id=who.agent_id, crew_id=who.crew_id
     )
@@ -91,7 +91,7 @@ async def memories(
 
 async def topic_history(sc: Sidecar, given: dict[str, str], topic_key: str) -> list[dict[str, Any]]:
     """Every memory that held ``topic_key``, newest first, as ``GET /memory/memories?topic_key=``."""
-    who = _who(sc, given)
+    who = _identity(sc, given)
     key = check_topic_key(topic_key)
     found = await sc.journal.history(who.workspace_id, who.namespace, key, MEMORIES_SHOWN, agent_id=who.agent_id)
     return [e.to_json() for e in found]

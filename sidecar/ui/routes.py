@@ -81,7 +81,7 @@ async def search(request: web.Request) -> web.Response:
     return page("Search", views.search_view(query or "", scope, answer, scopes), here="/ui/search")
 
 
-def _who(request: web.Request) -> dict[str, str]:
+def _identity_fields(request: web.Request) -> dict[str, str]:
     return {k: v for k in ("workspace_id", "agent_id", "namespace") if (v := _text(request, k))}
 
 
@@ -90,15 +90,19 @@ async def memories(request: web.Request) -> web.Response:
     memory_type, tag = _text(request, "memory_type"), _words(request, "tag")
     if memory_type is not None and memory_type not in MEMORY_TYPES:
         raise BadRequest(f"memory_type must be one of {', '.join(MEMORY_TYPES)}", code="invalid_memory_type")
-    found = await reads.memories(request.app[SIDECAR], _who(request), memory_type, tag)
-    given = {**_who(request), **({"memory_type": memory_type} if memory_type else {}), **({"tag": tag} if tag else {})}
+    found = await reads.memories(request.app[SIDECAR], _identity_fields(request), memory_type, tag)
+    given = {
+        **_identity_fields(request),
+        **({"memory_type": memory_type} if memory_type else {}),
+        **({"tag": tag} if tag else {}),
+    }
     return page("Typed memories", views.memories_view(given, found, MEMORY_TYPES), here="/ui/memories")
 
 
 @_guarded
 async def memory(request: web.Request) -> web.Response:
     topic_key = request.query.get("topic_key", "")
-    entries = await reads.topic_history(request.app[SIDECAR], _who(request), topic_key)
+    entries = await reads.topic_history(request.app[SIDECAR], _identity_fields(request), topic_key)
     return page(f"History of {topic_key}", views.history_view(topic_key, entries), here="/ui/memories")
 
 

@@ -108,14 +108,14 @@ class WriteService:
         s = self.settings
         if tier == "agent":
             return s.memory_dir
-        if s.role == "solo":
+        if not s.has_crew:
             raise NoCrewTier("this agent has no crew tier (role solo)")
         return s.crew_dir
 
     def root(self, tier: str) -> Path:
         """The dir a tier is written to; only the lead writes the crew tier."""
         root = self.read_root(tier)
-        if tier == "crew" and self.settings.role != "lead":
+        if tier not in self.settings.held_tiers:
             raise Forbidden("only the crew lead writes the crew tier", code="crew_write_forbidden")
         return root
 
@@ -262,7 +262,7 @@ class WriteService:
     def warm(self) -> None:
         """Scan the usage of the tiers this sidecar writes, on the write thread, before any write
         needs it (the first write would otherwise wait for the walk)."""
-        tiers = ["agent"] + (["crew"] if self.settings.role == "lead" else [])
+        tiers = list(self.settings.held_tiers)
         for tier in tiers:
             self._thread.submit(self._tier_usage, self.root(tier))
 

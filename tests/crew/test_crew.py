@@ -85,8 +85,10 @@ def start_member(
         lead_url,
         "--crew-token",
         TOKEN,
+        # A lead that answers at all answers within this on a loaded host too; the hung-lead test
+        # starts a member of its own with a short one.
         "--proxy-read-timeout",
-        "1",
+        "10",
         "--proxy-connect-timeout",
         "0.5",
         *extra,
