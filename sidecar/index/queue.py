@@ -71,8 +71,6 @@ class ReindexQueue:
         self.after_hooks: list[UpdateHook] = list(after_hooks)
         # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
         self.on_applied = on_applied
-        # Called after every change of the state searches report (a put, an applied batch).
-        self.on_change: Callable[[], None] | None = None
         self._items: deque[Item] = deque()
         self._wakeup = asyncio.Event()
         self._applied = asyncio.Condition()
@@ -108,8 +106,6 @@ class ReindexQueue:
         self._seq += 1
         self._items.append(Item(self._seq, tier, path, time.monotonic(), origin))
         self._wakeup.set()
-        if self.on_change is not None:
-            self.on_change()
         return self._seq
 
     def own_write(self, tier: str, path: str, key: tuple[int, ...]) -> bool:
@@ -207,8 +203,6 @@ class ReindexQueue:
                 self._applied.notify_all()
             self._announced.append((batch[-1].seq, changes))
             self._follow.set()
-            if self.on_change is not None:
-                self.on_change()
 
     async def _follow_hooks(self) -> None:
         """Run the after-hooks on what the worker applied, in order, and advance ``hooked_seq``."""

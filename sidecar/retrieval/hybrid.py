@@ -158,7 +158,7 @@ class Scored:
             "fused": round(self.score, 6),
         }
 
-    def stood(self, factor: float) -> Scored:
+    def with_standing(self, factor: float) -> Scored:
         """This chunk with its score multiplied by its standing."""
         return self if factor == 1.0 else dataclasses.replace(self, score=self.score * factor, standing=factor)
 
@@ -483,13 +483,13 @@ class HybridSearcher:
         else:  # no chunk has a vector: the dense leg is empty, and the query needs none to rank
             hits = await tier.search(query, max(self.candidates, want))
         try:
-            stood, rest, rows, stored = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
+            weighed, rest, rows, stored = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
         except Exception:
             log.exception("hybrid.dense_failed", tier=tier.name)
             return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         by_id = {h.id: h for h in hits}
         picked: list[tuple[Scored, RankedChunk | None, ChunkRow | None]] = []
-        for scored in itertools.chain(stood, rest):
+        for scored in itertools.chain(weighed, rest):
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
             if hit is None and row is None:
@@ -620,12 +620,14 @@ class HybridSearcher:
         # just below the limit may pass archived or superseded text (retrieval.standing).
         rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
         today = datetime.now(UTC).date()  # once for the answer, not once a hit
-        stood = []
+        weighed = []
         for scored in top:
             where = by_id.get(scored.id) or rows.get(scored.id)
-            stood.append(scored if where is None else scored.stood(standing(where.path, where.heading, today)))
-        stood.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
-        return stood, rest, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
+            weighed.append(
+                scored if where is None else scored.with_standing(standing(where.path, where.heading, today))
+            )
+        weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
+        return weighed, rest, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
 
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
@@ -678,15 +680,15 @@ def _bm25_only(
     """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing); with a
     ``plan``, the ``limit`` it picks of its ``candidates`` first."""
     bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)}
-    stood = [(hit, bm25_rank[id(hit)], factor) for hit, factor, _ in by_standing(hits)]
+    weighed = [(hit, bm25_rank[id(hit)], factor) for hit, factor, _ in by_standing(hits)]
     out = []
-    shown = pick(plan, stood[: wanted(plan, limit)], lambda s: candidate_of(s[0], round(s[0].score * s[2], 6)), limit)
+    shown = pick(plan, weighed[: wanted(plan, limit)], lambda s: candidate_of(s[0], round(s[0].score * s[2], 6)), limit)
     for (hit, rank, factor), lifted in shown:
         result = hit.as_json(source)
         if factor != 1.0:
             result["score"] = round(hit.score * factor, 6)
         if explain:
-            scored = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).stood(factor)
+            scored = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).with_standing(factor)
             result["explain"] = scored.explain("bm25")
         mark(result, lifted, explain)
         out.append(result)

@@ -69,9 +69,9 @@ def by_standing(hits: Sequence[R], today: date | None = None) -> list[tuple[R, f
     """BM25 ``hits`` (best first) reranked by score times standing: ``(hit, standing, score)``, ties
     in their BM25 order. The one ranking of a BM25 answer, whoever asks (the server, the CLI)."""
     today = today or datetime.now(UTC).date()  # once for the answer, not once a hit
-    stood = [(hit, factor := _standing(hit.path, hit.heading, today), hit.score * factor) for hit in hits]
-    stood.sort(key=lambda item: -item[2])  # stable
-    return stood
+    weighed = [(hit, factor := _standing(hit.path, hit.heading, today), hit.score * factor) for hit in hits]
+    weighed.sort(key=lambda item: -item[2])  # stable
+    return weighed
 
 
 def note_date(path: str) -> date | None:

@@ -71,14 +71,14 @@ def rank(
     else:
         ranked = fuse_weighted(bm25, cands.dense, cands.cosines, cands.neighbours, turns=cands.turns())
     # Archived or superseded text ranks below current text (retrieval.standing), as in the index.
-    stood = []
+    weighed = []
     for scored in ranked[: want + SLACK]:
         row = rows.get(scored.id)
-        stood.append(scored if row is None else scored.stood(standing(row["path"], row["heading"])))
-    stood.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
+        weighed.append(scored if row is None else scored.with_standing(standing(row["path"], row["heading"])))
+    weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
     bm_ids = {cid for cid, _ in bm25}
     picked = []
-    for scored in stood:
+    for scored in weighed:
         row = rows.get(scored.id)
         if row is None:
             continue  # a neighbour that lent nothing it was asked for, or a chunk gone meanwhile

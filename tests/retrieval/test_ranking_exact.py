@@ -166,12 +166,12 @@ def reference_rank(vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors 
     by_id = {h.id: h for h in hits}
     top = ranked[: limit + SLACK]
     rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
-    stood = []
+    weighed = []
     for scored in top:
         where = by_id.get(scored.id) or rows.get(scored.id)
-        stood.append(scored if where is None else scored.stood(standing(where.path, where.heading)))
-    stood.sort(key=lambda s: -s.score)
-    return [*stood, *ranked[limit + SLACK :]]
+        weighed.append(scored if where is None else scored.with_standing(standing(where.path, where.heading)))
+    weighed.sort(key=lambda s: -s.score)
+    return [*weighed, *ranked[limit + SLACK :]]
 
 
 offsets = st.sampled_from([-2, -1, 1, 2])
@@ -255,8 +255,8 @@ async def ranks(rig: Searching, searcher: HybridSearcher, query: str, limit: int
     return the number of BM25 candidates."""
     hits = await rig.tier.search(query, CANDIDATES)
     qvec = await searcher._query_vector(query)
-    stood, rest, _, _ = searcher._rank(rig.vectors, hits, qvec, limit)
-    got = [*stood, *rest]
+    weighed, rest, _, _ = searcher._rank(rig.vectors, hits, qvec, limit)
+    got = [*weighed, *rest]
     assert got == reference_rank(rig.vectors, hits, qvec, limit), query
     assert any(s.context > 0 for s in got) or not got or query == "qwxzyv flurbinate zazzle"
     return len(hits)
