@@ -188,7 +188,7 @@ async def consolidate(
     if stop_after == "plan":
         return report
     texts = await asyncio.to_thread(_read_notes, root, plan)
-    said, earlier = await asyncio.to_thread(_said, root, plan, texts, evergreen, report.skipped)
+    said, earlier = await asyncio.to_thread(_dated_lines, root, plan, texts, evergreen, report.skipped)
     stale = await asyncio.to_thread(_stale, said, earlier)
     tell = progress or (lambda step, done, total: None)
     periods = await _summaries(
@@ -257,7 +257,7 @@ async def _retire_only(
     promoted lines that a newer line changed (the notes still in ``daily/`` included) are retired
     as a full run retires them, so a value changed today ranks below its new value from the next
     run on, not from the run that rolls up its week."""
-    said, earlier = await asyncio.to_thread(_said, root, {}, {}, evergreen, report.skipped)
+    said, earlier = await asyncio.to_thread(_dated_lines, root, {}, {}, evergreen, report.skipped)
     found = await asyncio.to_thread(_stale, said, earlier)
     # Only what a note changed (live or archived, read on its day): a summary's own lines are
     # dated by its week, and read against each other they could order two lines of one week the
@@ -383,7 +383,7 @@ def _read_notes(root: Path, plan: Plan) -> dict[str, str]:
     return texts
 
 
-def _said(
+def _dated_lines(
     root: Path, plan: Plan, texts: dict[str, str], evergreen: str, skipped: list[Skipped]
 ) -> tuple[list[Said], dict[str, str]]:
     """Every dated line the job knows, and the earlier summaries' texts by path: the planned

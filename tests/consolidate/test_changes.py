@@ -22,7 +22,7 @@ from sidecar.settings import load_settings
 START = date(2026, 1, 5)
 
 
-def _said(*lines: tuple[int, str]) -> list[Said]:
+def _dated(*lines: tuple[int, str]) -> list[Said]:
     return [
         Said(text, f"daily/{(START + timedelta(days=d)).isoformat()}.md", (START + timedelta(days=d), 0), claim(text))
         for d, text in lines
@@ -30,7 +30,7 @@ def _said(*lines: tuple[int, str]) -> list[Said]:
 
 
 def test_a_signalled_change_supersedes_the_older_value_and_nothing_else() -> None:
-    said = _said(
+    said = _dated(
         (0, "We use Jenkins for continuous integration."),
         (1, "The nightly backup job runs at 01:00 UTC."),
         (2, "Postgres on the primary is version 14.9."),
@@ -51,7 +51,7 @@ def test_a_signalled_change_supersedes_the_older_value_and_nothing_else() -> Non
 
 
 def test_a_value_said_again_after_the_change_stays_current() -> None:
-    said = _said(
+    said = _dated(
         (0, "We use Jenkins for continuous integration."),
         (40, "We replaced Jenkins with Buildkite for continuous integration."),
         (50, "We use Jenkins for continuous integration."),
@@ -99,7 +99,7 @@ async def test_after_a_run_search_ranks_the_changed_value_first(tmp_path: Path) 
 
 
 def test_log_lines_that_differ_in_a_number_are_no_changes() -> None:
-    said = _said(
+    said = _dated(
         (0, "Standup: Dmitri is blocked on the inventory layer (ticket 1591)."),
         (1, "The billing canary looked solid; 12 errors in the first hour."),
         (40, "Standup: Dmitri is blocked on the inventory layer (ticket 8389)."),
@@ -110,12 +110,12 @@ def test_log_lines_that_differ_in_a_number_are_no_changes() -> None:
 
 def test_a_signalled_line_that_repeats_the_old_one_whole_supersedes_it() -> None:
     old = "catalog lives on ovh-gra7."
-    said = _said((0, old), (40, "catalog was migrated off ovh-gra7 and lives on gcp-europe-west4 now."))
+    said = _dated((0, old), (40, "catalog was migrated off ovh-gra7 and lives on gcp-europe-west4 now."))
     assert changed_by_signal(said)[normalised(old)].text.startswith("catalog was migrated off")
 
 
 def test_other_subjects_are_not_changes() -> None:
-    said = _said(
+    said = _dated(
         # another team: a word that differs is no value
         (0, "The platform on-call hands over on Monday at 9:00."),
         (40, "The payments on-call hands over on Friday at 10:00."),

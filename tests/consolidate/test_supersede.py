@@ -74,7 +74,7 @@ def test_lines_that_state_no_single_value_make_no_claim(line: str) -> None:
     assert claim(line) is None
 
 
-def _said(text: str, day: int, where: str = "") -> Said:
+def _dated(text: str, day: int, where: str = "") -> Said:
     found = claim(text)
     assert found is not None
     when = MONDAY + timedelta(days=day)
@@ -82,18 +82,18 @@ def _said(text: str, day: int, where: str = "") -> Said:
 
 
 def test_every_older_value_is_superseded_by_the_first_change_after_it() -> None:
-    a = _said("The staging db is db-stage-3.", 0)
-    b = _said("The staging db moved to db-stage-9.", 10)
-    b_again = _said("The staging db moved to db-stage-9.", 12)
-    c = _said("The staging db moved to db-stage-12.", 20)
+    a = _dated("The staging db is db-stage-3.", 0)
+    b = _dated("The staging db moved to db-stage-9.", 10)
+    b_again = _dated("The staging db moved to db-stage-9.", 12)
+    c = _dated("The staging db moved to db-stage-12.", 20)
     stale = superseded([c, a, b_again, b])  # any order
     assert stale == {normalised(a.text): b, normalised(b.text): c}  # c is current; b changed the value first
 
 
 def test_an_old_value_said_again_after_the_change_is_current_again() -> None:
-    a = _said("The on-call lead is Priya.", 0)
-    b = _said("The on-call lead is Marcus.", 5)
-    a_again = _said("The on-call lead is Priya.", 9)
+    a = _dated("The on-call lead is Priya.", 0)
+    b = _dated("The on-call lead is Marcus.", 5)
+    a_again = _dated("The on-call lead is Priya.", 9)
     stale = superseded([a, b, a_again])
     assert normalised(a.text) not in stale
     assert stale[normalised(b.text)] is a_again

@@ -18,7 +18,7 @@ from sidecar.consolidate.supersede import Said, claim
 START = date(2026, 1, 5)
 
 
-def _said(*lines: tuple[int, str]) -> list[Said]:
+def _dated(*lines: tuple[int, str]) -> list[Said]:
     return [
         Said(text, f"daily/{(START + timedelta(days=d)).isoformat()}.md", (START + timedelta(days=d), n), claim(text))
         for n, (d, text) in enumerate(lines)
@@ -38,7 +38,7 @@ def test_a_standing_line_restated_with_another_value_is_changed_without_a_change
     old_release = "The MongoDB servers are at release 5.0."
     old_redis = "We are on Redis 6.2."
     old_host = "recommender runs in ionos-de1."
-    said = _said(
+    said = _dated(
         *[(d, line) for d in (0, 9) for line in (old_tool, old_release, old_redis, old_host)],
         (40, "Dropped CircleCI; build pipelines go through Woodpecker from today."),
         (41, "Finished the MongoDB rollout, the servers are at release 7.0."),
@@ -54,7 +54,7 @@ def test_a_standing_line_restated_with_another_value_is_changed_without_a_change
 
 
 def test_other_subjects_and_lines_said_once_are_no_changes() -> None:
-    said = _said(
+    said = _dated(
         # another subject in the same mould, the value shared: the name a line opens with is its subject
         (0, "ledger-db keeps 14 days of backups."),
         (8, "ledger-db keeps 14 days of backups."),
@@ -87,7 +87,7 @@ def test_other_subjects_and_lines_said_once_are_no_changes() -> None:
     )
     assert changed_by_value(said) == {}
     # the same lines said in two weeks are standing: the restated one changes
-    moved = [*said, *_said((12, "Standup with the platform team, nothing blocking in sprint 10."))]
+    moved = [*said, *_dated((12, "Standup with the platform team, nothing blocking in sprint 10."))]
     assert set(changed_by_value(moved)) == {
         normalised("Standup with the platform team, nothing blocking in sprint 10.")
     }
@@ -106,7 +106,7 @@ def test_routine_lines_are_told_from_a_weeks_facts() -> None:
 
 
 def test_routine_lines_said_twice_alike_are_no_changes() -> None:
-    said = _said(*[line for day in (0, 1, 2, 3, 40, 41, 42, 43) for line in _log(day, 6)])
+    said = _dated(*[line for day in (0, 1, 2, 3, 40, 41, 42, 43) for line in _log(day, 6)])
     again = [s for s in said if s.when[0] == START]  # the same lines two weeks later
     said += [Said(s.text, "daily/2026-01-19.md", (START + timedelta(days=14), s.when[1]), s.claim) for s in again]
     assert changed_by_value(said) == {}
@@ -174,7 +174,7 @@ async def test_a_weeks_superseded_lines_are_held_to_a_sections_budget(tmp_path: 
 
 def test_two_statements_of_one_change_do_not_change_each_other() -> None:
     first = "Jenkins is gone: Buildkite runs CI builds."
-    said = _said(
+    said = _dated(
         (0, "We run CI builds on Jenkins."),
         (8, "We run CI builds on Jenkins."),
         (30, first),
@@ -211,7 +211,7 @@ async def test_routine_lines_are_never_promoted(tmp_path: Path) -> None:
 def test_a_struck_out_statement_and_a_taken_over_duty_are_changes() -> None:
     old_site = "The glacier-cam footage is stored on tape-3."
     old_duty = "Ruiz runs the safety briefing."
-    said = _said(
+    said = _dated(
         (0, old_site),
         (8, old_site),
         (1, old_duty),
@@ -232,7 +232,7 @@ def test_a_subject_named_by_its_noun_phrase_with_its_value_slot_refilled_is_chan
     matched by its noun phrase and the value by its slot (a time for a time, a name for a name)."""
     old_time = "The photo backup is planned for 01:30 each night."
     old_name = "Lindqvist runs the tool crib."
-    said = _said(
+    said = _dated(
         *[(d, line) for d in (0, 9) for line in (old_time, old_name)],
         # the same moulds of other subjects, said alongside: they stay current
         *[(d, line) for d in (1, 10) for line in ("The video backup is planned for 02:30 each night.",)],
@@ -247,7 +247,7 @@ def test_a_subject_named_by_its_noun_phrase_with_its_value_slot_refilled_is_chan
 
 
 def test_a_noun_phrase_kept_is_no_change_without_the_same_kind_of_value_or_the_subjects_rarest_word() -> None:
-    said = _said(
+    said = _dated(
         # the same subject, another attribute with a value of another kind (a count for a time)
         (0, "The photo backup is planned for 01:30 each night."),
         (9, "The photo backup is planned for 01:30 each night."),
@@ -272,7 +272,7 @@ def test_a_noun_phrase_kept_is_no_change_without_the_same_kind_of_value_or_the_s
 
 
 def test_a_mirror_of_the_older_line_or_a_report_of_work_is_no_change_of_its_slot() -> None:
-    said = _said(
+    said = _dated(
         *[
             (d, line)
             for d in (0, 9)
@@ -292,7 +292,7 @@ def test_a_mirror_of_the_older_line_or_a_report_of_work_is_no_change_of_its_slot
 
 
 def test_the_same_line_with_a_subject_word_swapped_and_every_value_kept_is_another_fact() -> None:
-    said = _said(
+    said = _dated(
         (0, "The router warranty runs out in August 2028."),
         (9, "The router warranty runs out in August 2028."),
         (1, "The dishwasher warranty runs out in March 2028."),
@@ -307,7 +307,7 @@ def test_the_same_line_with_a_subject_word_swapped_and_every_value_kept_is_anoth
 def test_word_forms_of_a_subject_are_its_words_and_names_are_not_stemmed() -> None:
     old = "The nightly backups run at 01:00."
     firm = "Glenrock Installs installed the fridge-freezer."
-    said = _said(
+    said = _dated(
         (0, old),
         (8, old),
         (1, firm),
@@ -323,7 +323,7 @@ def test_word_forms_of_a_subject_are_its_words_and_names_are_not_stemmed() -> No
 def _revert_said(later: str) -> tuple[list[Said], dict[str, Said]]:
     old = "The weekly groceries come from Ocado."
     trial = "Giving Waitrose a go for the weekly groceries this month."
-    said = _said((0, old), (8, old), (30, trial), (37, trial), (60, later))
+    said = _dated((0, old), (8, old), (30, trial), (37, trial), (60, later))
     return said, {normalised(old): said[2]}
 
 
@@ -338,7 +338,7 @@ def test_a_later_line_naming_the_replaced_value_again_takes_the_change_back() ->
         assert reverted(said, stale) == stale, later
     # the older line's other value (its subject's name) not kept: another subject
     old = "The Leeds office groceries come from Ocado."
-    said = _said(
+    said = _dated(
         (0, old),
         (8, old),
         (30, "Giving Waitrose a go for the Leeds office groceries."),
@@ -348,7 +348,7 @@ def test_a_later_line_naming_the_replaced_value_again_takes_the_change_back() ->
     assert reverted(said, stale) == stale
     # the replaced value named as the one left: the change said again
     old = "We run CI builds on Jenkins."
-    said = _said(
+    said = _dated(
         (0, old),
         (8, old),
         (30, "Buildkite runs the CI builds now."),
@@ -356,7 +356,7 @@ def test_a_later_line_naming_the_replaced_value_again_takes_the_change_back() ->
     )
     stale = {normalised(old): said[2]}
     assert reverted(said, stale) == stale
-    said = _said(
+    said = _dated(
         (0, old), (8, old), (30, "Buildkite runs the CI builds now."), (60, "Jenkins runs the CI builds again.")
     )
     assert normalised(old) not in reverted(said, {normalised(old): said[2]})
@@ -381,7 +381,7 @@ async def test_a_revert_is_read_by_the_job(tmp_path: Path) -> None:
 
 def test_a_newer_line_naming_the_older_value_as_the_one_left_changes_it() -> None:
     old = "The car goes to Greenway Garage for its service."
-    said = _said(
+    said = _dated(
         (0, old),
         (8, old),
         (40, "[x] Car service booked at Brightwell Motors, not Greenway this year"),
