@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
+import threading
 import time
 
 import pytest
 
+from tests.support.lag import Stopwatch, host_wait_s
 from tests.support.waiting import async_wait_until, wait_until, wait_while_growing
 
 
@@ -68,3 +72,30 @@ def test_wait_while_growing_waits_as_long_as_the_count_grows_and_fails_once_it_s
     with pytest.raises(AssertionError, match=r"to reach 9 \(no growth for 0.05s\).*last returned 4"):
         wait_while_growing(lambda: next(stuck, 4), 9, stall=0.05, interval=0.01, message="the copy")
     assert time.monotonic() - started >= 0.05
+
+
+def test_a_stopwatch_counts_sleeping_and_computing_as_the_sidecars_own_time() -> None:
+    watch = Stopwatch()
+    time.sleep(0.2)
+    assert 0.19 <= watch.own() <= watch.wall()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
+def test_a_stopwatch_takes_off_the_time_threads_waited_for_a_cpu() -> None:
+    # Three threads per CPU hashing outside the GIL: at any moment most of them are runnable and
+    # waiting for a CPU, which the kernel counts and the stopwatch takes off the wall time.
+    data = os.urandom(1 << 20)
+
+    def hash_for(seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            hashlib.sha256(data).digest()
+
+    watch = Stopwatch()
+    threads = [threading.Thread(target=hash_for, args=(0.5,)) for _ in range(3 * (os.cpu_count() or 1))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert host_wait_s() - watch.waited > 0.2
+    assert watch.own() < watch.wall() - 0.2

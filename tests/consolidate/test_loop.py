@@ -25,6 +25,7 @@ from sidecar.cli import main
 from sidecar.clock import utcnow
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
+from tests.support.lag import Stopwatch
 
 Client = TestClient[Any, Any]
 WORDS = str.split(
@@ -85,15 +86,16 @@ async def test_healthz_answers_within_100_ms_during_a_run_over_large_notes(
     with loop_steps() as steps:
         run = asyncio.ensure_future(client.post("/memory/consolidate", json={}))
         while not run.done():
-            started = time.perf_counter()
+            asked = Stopwatch()
             assert (await client.get("/healthz")).status in (200, 503)
-            lags.append(time.perf_counter() - started)
+            lags.append(asked.own())
             await asyncio.sleep(0.01)
         answer = await (await run).json()
     assert len(steps) > 100 and max(steps) < MAX_STEP_CPU_S, sorted(steps)[-5:]
     assert len(answer["archived"]) >= 7
-    # Every callback of the run on the loop is short; what is left of a spike is the host's scheduler
-    # on a machine shared with other work (a freeze of the loop would fail both bounds by seconds).
+    # Every callback of the run on the loop is short, and each probe's time less what the host kept
+    # the process's threads waiting for a CPU is too (a freeze of the loop, or a thread holding the
+    # GIL while it computes, would fail both bounds by seconds).
     lags.sort()
     assert len(lags) > 5 and lags[int(len(lags) * 0.95)] < 0.1 and lags[-1] < 0.5, (len(lags), lags[-5:])
 

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
+from tests.support.lag import Stopwatch
+
 Start = Callable[..., Awaitable[TestClient[Any, Any]]]
 
 PRIYA = "The auth module, which handles login, sessions and token refresh for every service, is owned by Priya."
@@ -238,18 +240,19 @@ async def test_a_large_ingest_leaves_the_loop_answering(start: Start) -> None:
     task = asyncio.create_task(client.post("/memory/ingest", data=data, headers=headers))
     started = time.perf_counter()
     while not task.done():
-        asked = time.perf_counter()
+        asked = Stopwatch()
         resp = await client.get("/healthz")
         assert resp.status == 200
-        lags.append(time.perf_counter() - asked)
+        lags.append(asked.own())
         await asyncio.sleep(0.02)
     answer = await (await task).json()
     elapsed = time.perf_counter() - started
     assert answer["counts"]["kept"] + answer["counts"]["dropped"] >= 1000
     print(f"\ningest of 1000 turns: {elapsed:.2f}s, {len(lags)} healthz probes, worst {max(lags) * 1000:.0f} ms")
     # The loop answered throughout: nineteen probes in twenty within 100 ms, and none held for long
-    # (a busy host may deschedule the process now and then; the old ingest held the loop for its
-    # whole run, tens of seconds, so only a probe or two got through).
+    # (each probe's time less what the host kept the process's threads waiting for a CPU: a loaded
+    # host's share, not the sidecar's; the old ingest held the loop for its whole run, tens of
+    # seconds, so only a probe or two got through).
     ordered = sorted(lags)
     assert len(lags) >= 20
     assert ordered[int(len(ordered) * 0.95)] < 0.1 and ordered[-1] < 2.0

@@ -1,0 +1,45 @@
+"""How long the sidecar kept an answer, less the time the host kept it from running.
+
+A test that asks ``/healthz`` while long work runs measures the event loop's lag. On a host shared
+with other work, part of that wall time is the kernel's: this process's threads were runnable but
+waited for a CPU (the run-queue wait the kernel counts per thread in
+``/proc/self/task/<tid>/schedstat``, second field, in ns). That part is taken off, so the bound
+judges the sidecar (a loop held by a callback or by a thread keeping the GIL while it computes),
+not the host's load. Where the kernel does not count it, nothing is taken off (wall time)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+__all__ = ["Stopwatch", "host_wait_s"]
+
+
+def host_wait_s() -> float:
+    """Seconds this process's threads have spent runnable but waiting for a CPU, summed."""
+    total = 0
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return 0.0
+    for tid in tids:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):  # a thread that ended meanwhile
+            continue
+    return total / 1e9
+
+
+class Stopwatch:
+    """Started when made; ``own()`` is the wall time since, less the host's run-queue wait."""
+
+    def __init__(self) -> None:
+        self.waited = host_wait_s()
+        self.started = time.perf_counter()
+
+    def wall(self) -> float:
+        return time.perf_counter() - self.started
+
+    def own(self) -> float:
+        return max(0.0, self.wall() - (host_wait_s() - self.waited))
