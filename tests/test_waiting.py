@@ -82,20 +82,30 @@ def test_a_stopwatch_counts_sleeping_and_computing_as_the_sidecars_own_time() ->
 
 @pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
 def test_a_stopwatch_takes_off_the_time_threads_waited_for_a_cpu() -> None:
-    # Three threads per CPU hashing outside the GIL: at any moment most of them are runnable and
-    # waiting for a CPU, which the kernel counts and the stopwatch takes off the wall time.
-    data = os.urandom(1 << 20)
+    # Three threads per CPU hashing outside the GIL (long calls, so they run side by side): most of
+    # them are runnable and waiting for a CPU at any moment, which the kernel counts per thread and
+    # the stopwatch takes off the wall time. The threads are read before they end (an ended
+    # thread's count leaves /proc with it).
+    data = os.urandom(1 << 24)
+    n = 3 * (os.cpu_count() or 1)
+    hashed, release = threading.Barrier(n + 1), threading.Event()
 
     def hash_for(seconds: float) -> None:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             hashlib.sha256(data).digest()
+        hashed.wait()
+        release.wait()
 
     watch = Stopwatch()
-    threads = [threading.Thread(target=hash_for, args=(0.5,)) for _ in range(3 * (os.cpu_count() or 1))]
+    threads = [threading.Thread(target=hash_for, args=(0.5,)) for _ in range(n)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
-    assert host_wait_s() - watch.waited > 0.2
-    assert watch.own() < watch.wall() - 0.2
+    try:
+        hashed.wait()
+        assert host_wait_s() - watch.waited > 0.2
+        assert watch.own() < watch.wall() - 0.2
+    finally:
+        release.set()
+        for t in threads:
+            t.join()

@@ -534,6 +534,10 @@ class _Extractor:
         except TimeoutError:
             proc.kill()
             await proc.wait()
+        except asyncio.CancelledError:  # the close itself cancelled: the child still goes, and is reaped
+            proc.kill()
+            await asyncio.shield(proc.wait())
+            raise
 
 
 def _mtime(path: Path) -> str:

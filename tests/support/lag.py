@@ -5,7 +5,8 @@ with other work, part of that wall time is the kernel's: this process's threads 
 waited for a CPU (the run-queue wait the kernel counts per thread in
 ``/proc/self/task/<tid>/schedstat``, second field, in ns). That part is taken off, so the bound
 judges the sidecar (a loop held by a callback or by a thread keeping the GIL while it computes),
-not the host's load. Where the kernel does not count it, nothing is taken off (wall time)."""
+not the host's load. Where the kernel does not count it, nothing is taken off (wall time); a
+thread that ends meanwhile takes its count with it, so less is taken off, never more."""
 
 from __future__ import annotations
 
