@@ -68,7 +68,7 @@ from sidecar.index.queue import UpdateHook
 from tests.bench.prepared import embed_memory
 from tests.bench.raw import RawQueryEmbedder
 from tests.bench.util import ms, pct, report, wait_logged
-from tests.support.corpus import make_corpus
+from tests.support.corpus import benign_notes, make_corpus
 from tests.support.embedding import all_embedded
 from tests.support.procs import cpu_s, start_sidecar
 from tests.support.waiting import async_wait_until
@@ -207,17 +207,6 @@ def main() -> None:
 
 HOOKS_PATH = "daily/2027-02-01.md"
 HOOKS_FIRST = 300  # of the notes' lines, in the daily note before the appends
-
-
-def benign_notes() -> list[str]:
-    """The benign memory notes of ``tests/data`` (each ending in a newline), in file order."""
-    notes = []
-    for path in sorted((Path(__file__).resolve().parents[1] / "data").glob("scanner_notes_*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            note = json.loads(line)
-            if not note["malicious"]:
-                notes.append(note["text"].rstrip("\n") + "\n")
-    return notes
 
 
 async def hooks_split(remembered: bool) -> None:

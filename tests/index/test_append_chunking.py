@@ -6,7 +6,6 @@ part of what chunking the whole file each time reads. Anything but an append is 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,19 +14,9 @@ import pytest
 
 from sidecar.index.chunker import chunk_markdown
 from sidecar.index.tier_index import INDEX_NAME, TierIndex
+from tests.support.corpus import benign_notes
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 REL = "daily/2026-03-02.md"
-
-
-def benign_notes() -> list[str]:
-    notes = []
-    for path in sorted(DATA.glob("scanner_notes_*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            note = json.loads(line)
-            if not note["malicious"]:
-                notes.append(note["text"].rstrip("\n") + "\n")
-    return notes
 
 
 def rows(root: Path, rel: str) -> list[tuple[int, int, str, str, int, int]]:

@@ -8,7 +8,6 @@ on, a table running on into the new lines) is read whole; a real sidecar reads A
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from pathlib import Path
@@ -22,23 +21,13 @@ from sidecar.kg.graph import KnowledgeGraph
 from sidecar.kg.ingest import Ingest
 from sidecar.kg.model import Scope
 from sidecar.kg.sqlite_kg import SqliteKgStore
+from tests.support.corpus import benign_notes
 from tests.support.kg import remember_file
 from tests.support.memory import ClientFactory
 from tests.support.waiting import async_wait_until
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 SCOPE = Scope("default")
 MTIME = 1_780_000_000  # one fixed mtime: an undated fact starts at the file's mtime
-
-
-def benign_notes() -> list[str]:
-    notes = []
-    for path in sorted(DATA.glob("scanner_notes_*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            note = json.loads(line)
-            if not note["malicious"]:
-                notes.append(note["text"].rstrip("\n") + "\n")
-    return notes
 
 
 def graph_rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:

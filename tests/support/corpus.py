@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import json
 import random
 from pathlib import Path
 
@@ -98,3 +99,15 @@ def make_queries(n: int, seed: int = 11) -> list[str]:
     weights = list(itertools.accumulate(_zipf()[50:5000]))
     content = VOCAB[50:5000]
     return [" ".join(rng.choices(content, cum_weights=weights, k=rng.randint(2, 4))) for _ in range(n)]
+
+
+def benign_notes() -> list[str]:
+    """The benign memory notes of ``tests/data/scanner_notes_*.jsonl`` (each ending in a newline),
+    in file order: ordinary text to append, chunk and read facts from."""
+    notes = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "data").glob("scanner_notes_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            note = json.loads(line)
+            if not note["malicious"]:
+                notes.append(note["text"].rstrip("\n") + "\n")
+    return notes
