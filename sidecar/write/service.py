@@ -262,8 +262,7 @@ class WriteService:
     def warm(self) -> None:
         """Scan the usage of the tiers this sidecar writes, on the write thread, before any write
         needs it (the first write would otherwise wait for the walk)."""
-        tiers = list(self.settings.held_tiers)
-        for tier in tiers:
+        for tier in self.settings.held_tiers:
             self._thread.submit(self._tier_usage, self.root(tier))
 
     def _write_durably(
