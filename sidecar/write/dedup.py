@@ -129,22 +129,19 @@ class FileLines:
             known is not None
             and len(data) >= known.size
             and (known.size == 0 or data[known.size - 1 : known.size] == b"\n")
-            and _digest(data[: known.size]) == known.digest
+            and (hasher := hashlib.blake2b(data[: known.size], digest_size=16)).hexdigest() == known.digest
         ):
             lines, start, state = list(known.judged), known.size, list(known.ends)
         else:
-            lines, start, state = [], 0, [0, False]
+            lines, start, state, hasher = [], 0, [0, False], hashlib.blake2b(digest_size=16)
         before = state[0]
         lines += _judged(data[start:].decode("utf-8", errors="replace"), state)
         self.lines_judged += state[0] - before
-        self._files[key] = _Lines(len(data), _digest(data), (int(state[0]), bool(state[1])), lines)
+        hasher.update(data[start:])  # the whole file's digest: its judged prefix is hashed once
+        self._files[key] = _Lines(len(data), hasher.hexdigest(), (int(state[0]), bool(state[1])), lines)
         while len(self._files) > self.kept:
             self._files.popitem(last=False)
         return lines
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def find_duplicate(content: str, candidates: Sequence[Candidate], threshold: float) -> Duplicate | None:
