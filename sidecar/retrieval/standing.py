@@ -11,17 +11,42 @@ lose up to ``RECENCY`` of their score with age, linearly over ``RECENCY_DAYS``: 
 match a query alike, the newer one ranks first, which is what a fact stated again with a new value
 needs before any consolidation has run. Undated files (the evergreen file, topic files) keep 1.
 The factor only reorders hits a query earned; it never makes or removes one. ``explain`` shows it.
+
+A factor of a few percent cannot put a value said once above the value it replaced, said three
+times and promoted. So a BM25 answer is also read line by line (``restated_first``): a dated line
+that a newer dated line restates with another value ranks below that newer line. Restated means:
+both lines match one of the query's terms (the same subject, as the query asked it), and the
+newer line names one of the older line's values with a value of its own beside it ("Millbrook got
+bought out - the invoices say Harvest Grain Co"), or holds a value of the same written form in its
+place ("£4.20" -> "£4.60", "7:00" -> "6:30"). A value is a name (a capitalised word inside a line,
+or one with a capital inside it) or a number written with a unit or a separator; a bare count is
+none ("Sold 14 loaves" restates nothing). A line's day is its note's, or the newest day of the
+notes a promoted line says it came from. No word list: what changes is read from the values alone.
+The newer hit moves up to just above the first hit it restates; nothing else moves.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Protocol, TypeVar
 
-__all__ = ["ARCHIVED", "RECENCY", "RECENCY_DAYS", "SLACK", "SUPERSEDED", "by_standing", "note_date", "standing"]
+from sidecar.index.snippet import mark_terms
+
+__all__ = [
+    "ARCHIVED",
+    "RECENCY",
+    "RECENCY_DAYS",
+    "SLACK",
+    "SUPERSEDED",
+    "by_standing",
+    "note_date",
+    "restated_first",
+    "standing",
+]
 
 ARCHIVED = 0.5
 SUPERSEDED = 0.25
@@ -32,6 +57,13 @@ SLACK = 10
 _SUPERSEDED_HEADING = "Superseded"
 _DAY = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 _WEEK = re.compile(r"(?:^|/)(\d{4})-W(\d{2})\.md$")
+#: A line read for restated values: at most this many characters (a longer one is prose, not a fact).
+LINE_CHARS = 240
+_COMMENT = re.compile(r"<!--(.*?)-->")
+_SOURCE_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\.md\b")
+_VALUE_WORD = re.compile(r"[£$€#]?\w+(?:[.:/,'’-]\w+)*%?")
+_DIGIT = re.compile(r"\d")
+_NEWLINE = re.compile(r"\n")
 
 
 class _Ranked(Protocol):
@@ -65,13 +97,145 @@ def _standing(path: str, heading: str, today: date) -> float:
     return factor
 
 
-def by_standing(hits: Sequence[R], today: date | None = None) -> list[tuple[R, float, float]]:
+class _Matched(_Ranked, Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def terms(self) -> list[str]: ...
+
+
+M = TypeVar("M", bound=_Matched)
+T = TypeVar("T")
+
+
+def by_standing(hits: Sequence[M], today: date | None = None) -> list[tuple[M, float, float]]:
     """BM25 ``hits`` (best first) reranked by score times standing: ``(hit, standing, score)``, ties
-    in their BM25 order. The one ranking of a BM25 answer, whoever asks (the server, the CLI)."""
+    in their BM25 order, then a line a newer line restates below that line (``restated_first``).
+    The one ranking of a BM25 answer, whoever asks (the server, the CLI)."""
     today = today or datetime.now(UTC).date()  # once for the answer, not once a hit
     weighed = [(hit, factor := _standing(hit.path, hit.heading, today), hit.score * factor) for hit in hits]
     weighed.sort(key=lambda item: -item[2])  # stable
-    return weighed
+    if not weighed:
+        return weighed
+    return restated_first(weighed, lambda item: (item[0].path, item[0].heading, item[0].text), weighed[0][0].terms)
+
+
+class _Line:
+    """One line of a hit that matches a query term, as ``restated_first`` reads it."""
+
+    __slots__ = ("day", "matched", "names", "shapes", "values", "words")
+
+    def __init__(self, day: date, matched: frozenset[int], words: frozenset[str], values: list[str]) -> None:
+        self.day = day
+        self.matched = matched  # the query terms it matches, by index
+        self.words = words  # every word as written
+        self.values = frozenset(values)
+        self.names = frozenset(v for v in values if not _DIGIT.search(v))
+        # Its numbers by written form; an identifier ("#5011") is no quantity another replaces.
+        self.shapes = {_shape(v): v for v in values if _DIGIT.search(v) and not v.startswith("#")}
+
+    def restates(self, older: _Line) -> bool:
+        """This line gives ``older``'s subject another value (module docstring). Naming one of the
+        older line's names, it needs a query term in common with it; a number of the same form in
+        place of the older one, every query term the older line matches (a number alone does not
+        tell one subject from another: "error budget for gateway: 99.5%", "... for reviews: 99.9%")."""
+        if self.day <= older.day or not self.matched & older.matched:
+            return False
+        if older.names & self.words and self.values - older.words:
+            return True
+        if not older.matched <= self.matched:
+            return False
+        return any(older.shapes.get(shape, value) != value for shape, value in self.shapes.items())
+
+
+def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]) -> list[T]:
+    """``ranked`` (best first) with each hit moved up to just above the first hit above it that
+    holds a line one of its lines restates (module docstring). ``view``: a hit's path, heading
+    and text; ``tokens``: the query's tokens (``snippet.query_tokens``)."""
+    if len(ranked) < 2 or not tokens:
+        return list(ranked)
+    terms = list(tokens)
+    lines = [_lines(*view(item), terms) for item in ranked]
+    if sum(1 for found in lines if found) < 2:
+        return list(ranked)
+    order: list[int] = []
+    for at, mine in enumerate(lines):
+        place = len(order)
+        if mine:
+            for k, above in enumerate(order):
+                if any(new.restates(old) for old in lines[above] for new in mine):
+                    place = k
+                    break
+        order.insert(place, at)
+    return [ranked[i] for i in order]
+
+
+def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
+    """The dated lines of a hit that match the most query terms: the lines its rank stands for.
+    None under a superseded heading (text already ranked as stale changes nothing), and none
+    longer than ``LINE_CHARS``."""
+    if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
+        return []
+    per_term = [mark_terms(text, [term]) for term in terms]
+    if sum(1 for spans in per_term if spans) == 0:
+        return []
+    breaks = [found.start() for found in _NEWLINE.finditer(text)]
+    matched: dict[int, set[int]] = {}
+    spans_of: dict[int, list[tuple[int, int]]] = {}
+    for i, spans in enumerate(per_term):
+        for a, b in spans:
+            at = bisect.bisect_left(breaks, a)
+            matched.setdefault(at, set()).add(i)
+            spans_of.setdefault(at, []).append((a, b))
+    top = max(len(found) for found in matched.values())
+    note_day = note_date(path)
+    out = []
+    for at, found in sorted(matched.items()):
+        if len(found) < top:
+            continue
+        start = breaks[at - 1] + 1 if at else 0
+        raw = text[start : breaks[at] if at < len(breaks) else len(text)]
+        if len(raw) > LINE_CHARS or raw.startswith("#"):
+            continue  # prose, or a heading: no statement of a value
+        sources = [date(int(y), int(m), int(d)) for c in _COMMENT.findall(raw) for y, m, d in _SOURCE_DAY.findall(c)]
+        day = max(sources, default=note_day)
+        if day is None:
+            continue
+        spans = [(a - start, b - start) for a, b in spans_of[at]]
+        line = _COMMENT.sub(lambda c: " " * len(c.group()), raw)
+        words: list[str] = []
+        values: list[str] = []
+        for word_at in _VALUE_WORD.finditer(line):
+            word = word_at.group()
+            words.append(word)
+            if any(a < word_at.end() and word_at.start() < b for a, b in spans):
+                continue  # a word the query asked for is the subject, not a value
+            if _is_value(word, opens=_opens(line, word_at.start())):
+                values.append(word)
+        out.append(_Line(day, frozenset(found), frozenset(words), values))
+    return out
+
+
+def _is_value(word: str, *, opens: bool) -> bool:
+    """A name (a capitalised word that does not open a sentence, or one with a capital inside) or
+    a number with a unit or separator in it ("£4.20", "7:30", "v16.2"); a bare count is no value."""
+    if _DIGIT.search(word):
+        return not word.isdigit()
+    if word[0].isupper() and re.split(r"['’]", word)[0] != "I":
+        return not opens or any(ch.isupper() for ch in word[1:])
+    return False
+
+
+def _opens(line: str, at: int) -> bool:
+    """The word at ``at`` opens its line (after any list mark) or a sentence, so its capital says
+    nothing of a name."""
+    before = line[:at].rstrip()
+    return not before.strip("-*+> ") or before[-1] in ".!?:;"
+
+
+def _shape(value: str) -> str:
+    """A number's written form: its digits as 9 ("£4.20" -> "£9.99")."""
+    return re.sub(r"\d", "9", value)
 
 
 def note_date(path: str) -> date | None:

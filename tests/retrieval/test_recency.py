@@ -1,0 +1,167 @@
+"""The latest value first: a dated line a newer line restates with another value ranks below it.
+
+A fact said three times scores above the one line that changed it, however it was worded, and
+a recency factor of a few percent cannot close that gap. These tests write real notes, search
+them through the real sidecar (BM25, as the server answers without an embedder), run the real
+consolidation job, and read the ranking ``retrieval.standing.restated_first`` gives; the guards
+are checked on the function itself with the lines that would fool a looser rule.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sidecar.index.snippet import query_tokens
+from sidecar.retrieval.standing import restated_first
+from tests.support.memory import write
+
+TODAY = datetime.now(UTC).date()
+FILLER = [
+    "Swept the yard and checked the gutters.",
+    "Wren in late, twenty minutes.",
+    "Till count at close matched the roll.",
+    "Cleaned the proving cabinet seals.",
+    "Ordered napkins and paper bags.",
+]
+
+
+def _note(day: date, facts: list[str], n: int) -> str:
+    lines = [FILLER[(n + k) % len(FILLER)] for k in range(4)]
+    for fact in facts:
+        lines.insert(n % 3, fact)
+    return f"# {day}\n\n## Log\n" + "".join(f"- {line}\n" for line in lines)
+
+
+def _write_history(root: Path, said: dict[str, list[int]]) -> None:
+    """Daily notes of the last 90 days, each holding the lines said on it (days ago -> lines)."""
+    by_day: dict[int, list[str]] = {}
+    for line, days in said.items():
+        for ago in days:
+            by_day.setdefault(ago, []).append(line)
+    for n, ago in enumerate(range(90, 0, -1)):
+        day = TODAY - timedelta(days=ago)
+        write(root, f"daily/{day}.md", _note(day, by_day.get(ago, []), n))
+
+
+OLD_FLOUR = "Our flour comes from Millbrook Mills."
+NEW_FLOUR = "Millbrook Mills got bought out - the flour invoices say Harvest Grain Co from now on."
+
+
+async def _search(client: Any, query: str) -> list[dict[str, Any]]:
+    resp = await client.post("/memory/search", json={"query": query, "limit": 10, "explain": True})
+    assert resp.status == 200
+    results: list[dict[str, Any]] = (await resp.json())["results"]
+    return results
+
+
+def _texts(root: Path, results: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for hit in results:
+        lines = (root / hit["path"]).read_text(encoding="utf-8").splitlines()
+        out.append("\n".join(lines[hit["line_start"] - 1 : hit["line_end"]]))
+    return out
+
+
+async def test_a_value_said_once_ranks_above_the_one_it_replaced_said_three_times(
+    sidecar_client: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "memory"
+    _write_history(root, {OLD_FLOUR: [80, 72, 65], NEW_FLOUR: [20]})
+    client = await sidecar_client(consolidate_interval=0)
+    results = await _search(client, "who supplies our flour")
+    texts = _texts(root, results)
+    new = next(i for i, t in enumerate(texts) if "Harvest Grain" in t)
+    old = [i for i, t in enumerate(texts) if "Millbrook Mills." in t and "Harvest" not in t]
+    assert len(old) == 3 and new == 0, texts
+    # BM25 and the recency factor alone put the old value first: the rule moved the new one up.
+    assert results[new]["explain"]["bm25"]["rank"] > 1
+    assert min(results[i]["explain"]["bm25"]["rank"] for i in old) == 1
+
+
+OLD_SERVICE = "The espresso machine is serviced by BeanTech."
+NEW_SERVICE = "Coffee machine maintenance is with Crema Engineering now, BeanTech never turned up."
+
+
+async def test_after_consolidation_the_new_value_ranks_above_the_promoted_old_one(
+    sidecar_client: Any, tmp_path: Path
+) -> None:
+    """Said in other words than the old line, the change is left to the ranking: the job keeps
+    the old line current (in its summaries, and promoted to the evergreen file), and search still
+    shows the line that replaced it first."""
+    root = tmp_path / "memory"
+    _write_history(root, {OLD_SERVICE: [85, 78, 71, 64], NEW_SERVICE: [30]})
+    client = await sidecar_client(consolidate_interval=0)
+    resp = await client.post("/memory/consolidate", json={})
+    assert resp.status == 200, await resp.text()
+    assert (await client.post("/memory/reindex", json={})).status == 200
+    assert list((root / "daily" / "summaries").glob("*.md")), "the job rolled the old weeks up"
+    results = await _search(client, "who services the espresso machine")
+    texts = _texts(root, results)
+    new = next(i for i, t in enumerate(texts) if "Crema Engineering" in t)
+    old = [i for i, t in enumerate(texts) if "BeanTech." in t and "Crema" not in t]
+    assert old and new < min(old), [r["path"] for r in results]
+    assert results[new]["explain"]["bm25"]["rank"] > min(results[i]["explain"]["bm25"]["rank"] for i in old)
+
+
+# -- the rule's guards, on the function the server ranks with ------------------------------------
+
+
+def _order(query: str, hits: list[tuple[str, str]], heading: str = "Log") -> list[str]:
+    """The paths of ``hits`` (path, text; best first) as ``restated_first`` orders them."""
+    tokens = query_tokens(query.split())
+    ranked = restated_first(hits, lambda hit: (hit[0], heading, hit[1]), tokens)
+    return [path for path, _ in ranked]
+
+
+def _day(ago: int) -> str:
+    return f"daily/{TODAY - timedelta(days=ago)}.md"
+
+
+def test_a_number_of_the_same_form_restates_only_a_line_of_every_query_term() -> None:
+    old = (_day(60), "- A sourdough loaf sells for £4.20.")
+    raised = (_day(10), "- A sourdough loaf is £4.60 from today.")
+    assert _order("sourdough loaf", [old, raised]) == [raised[0], old[0]]
+    # The gateway's budget is not restated by another service's, though only the number differs.
+    gateway = (_day(60), "- Error budget for gateway: 99.5%")
+    reviews = (_day(10), "- Error budget for reviews: 99.9%")
+    assert _order("gateway error budget", [gateway, reviews]) == [gateway[0], reviews[0]]
+
+
+def test_counts_identifiers_and_the_same_value_again_restate_nothing() -> None:
+    fact = (_day(60), "- The walk-in fridge holds 40 trays. Coldline services the walk-in fridge.")
+    count = (_day(5), "- Walk-in fridge: sold 14 trays by noon.")
+    assert _order("walk-in fridge trays", [fact, count]) == [fact[0], count[0]]
+    merged = (_day(60), "- Merged PR #5011 into ledger")
+    other = (_day(5), "- Merged PR #9000 into ledger")
+    assert _order("ledger PR", [merged, other]) == [merged[0], other[0]]
+    again = (_day(5), "- Our flour comes from Millbrook Mills, as ever.")
+    older = (_day(60), "- Our flour comes from Millbrook Mills.")
+    assert _order("flour", [older, again]) == [older[0], again[0]]
+
+
+def test_a_capital_that_opens_a_sentence_is_no_name() -> None:
+    """Dialogue names no values by its sentences' first words ("It's", "What"): only names count."""
+    first = (_day(60), "Wow, the park was lovely. It's where Mel runs on Sundays.")
+    second = (_day(10), "What a day at the park. It's quiet there.")
+    assert _order("park", [first, second]) == [first[0], second[0]]
+    named = (_day(10), "The park where Mel ran is closed now, Jo says.")
+    assert _order("park", [first, named]) == [named[0], first[0]]
+
+
+def test_a_promoted_line_is_as_new_as_the_newest_note_it_came_from() -> None:
+    promoted = ("AGENT.md", f"- Our flour comes from Millbrook Mills. <!-- from {_day(70)}, {_day(40)} -->")
+    between = (_day(50), "- Millbrook Mills got bought out - Harvest Grain Co from now on.")
+    later = (_day(30), "- Millbrook Mills got bought out - Harvest Grain Co from now on.")
+    assert _order("flour Mills", [promoted, between]) == [promoted[0], between[0]]
+    assert _order("flour Mills", [promoted, later]) == [later[0], promoted[0]]
+
+
+def test_superseded_text_and_undated_files_move_nothing() -> None:
+    stale = (_day(60), "- Our flour comes from Millbrook Mills.")
+    newer = (_day(10), "- Millbrook Mills got bought out - Harvest Grain Co from now on.")
+    assert _order("flour Mills", [stale, newer], heading="Summary > Superseded") == [stale[0], newer[0]]
+    topic = ("topics/suppliers.md", "- Our flour comes from Millbrook Mills.")
+    assert _order("flour Mills", [topic, newer]) == [topic[0], newer[0]]
+    assert _order("flour Mills", [newer, stale]) == [newer[0], stale[0]]  # already first: stays
