@@ -76,7 +76,7 @@ def test_keys_and_aliases() -> None:
         "A uses " * 30_000,
         " ".join("x" * 39 for _ in range(5000)),
         ". ".join("We moved from A to B and the api uses C" for _ in range(5000)),
-        "".join(random.Random(7).choice(string.printable) for _ in range(200_000)),
+        "".join(random.Random(7).choices(string.printable, k=200_000)),
     ],
     ids=["digits", "dotted", "uses-chain", "long-words", "many-sentences", "printable"],
 )
