@@ -42,6 +42,7 @@ from sidecar.write.dedup import Candidate, Duplicate, FileLines, find_duplicate,
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
+from sidecar.write.scan_tail import CleanTails, last_section, scan_append
 from sidecar.write.usage import counts_against_cap
 
 if TYPE_CHECKING:
@@ -99,6 +100,9 @@ class WriteService:
         self.keys = IdempotencyKeys()
         # The judged lines of the files appended to lately, for the duplicate check (write thread).
         self.file_lines = FileLines()
+        # The files whose last section the scanner found clean at their last write (write thread):
+        # an append to one is judged with the tail it joins, not the whole section.
+        self.clean_tails = CleanTails()
         self.embedder = embedder  # the in-process model, when loaded: its semantic layer judges writes too
         self.count = 0
         self.bytes = 0
@@ -302,7 +306,7 @@ class WriteService:
                 }
         new = combine(old, req.content, req.mode)
         warning = self._check_caps(root, req, old, new)
-        flagged = self._scan(req, old, new)  # bounded, but up to a few ms on big files
+        flagged = self._scan(root, req, old, new)  # bounded, but up to a few ms on big files
         checked = time.perf_counter()
         written = durable_replace(root, req.path, new, old)
         done = time.perf_counter()
@@ -334,10 +338,10 @@ class WriteService:
             )
         return out
 
-    def _scan(self, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
+    def _scan(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
         """The scanner's verdict on the sections the write changes: raise InjectionSuspected for a
         ``block`` finding (unless this tier's refusal is off), else what to flag in the answer."""
-        hit = _scan_write(old, new, self.embedder)
+        hit = _scan_write(old, new, self.embedder, self.clean_tails, (str(root), req.path))
         if hit is None:
             return None
         found = hit.finding
@@ -498,10 +502,34 @@ def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
     return first.start, last.end, first.line_start, last.line_end
 
 
-def _scan_write(old: bytes | None, new: bytes, embedder: object | None = None) -> SectionFinding | None:
+def _scan_write(
+    old: bytes | None,
+    new: bytes,
+    embedder: object | None = None,
+    tails: CleanTails | None = None,
+    key: tuple[str, str] | None = None,
+) -> SectionFinding | None:
+    """The scanner's verdict on the write of ``new`` over ``old``. With ``tails`` (the files whose
+    last section was judged clean), an append to such a file is judged on the tail it joins
+    (``scan_tail``), and a write whose last section is judged clean is remembered."""
     # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
     from sidecar.scanner.scan import scan_write
     from sidecar.scanner.semantic import layer_for
 
+    semantic = layer_for(embedder)
     before = None if old is None else old.decode("utf-8", errors="replace")
-    return scan_write(before, new.decode("utf-8", errors="replace"), semantic=layer_for(embedder))
+    after = new.decode("utf-8", errors="replace")
+    if tails is None or key is None or (semantic is not None and semantic.has_head):
+        return scan_write(before, after, semantic=semantic)  # the learned head reads a long section's start
+    last = tails.clean(key, old) if old else None
+    if before is not None and last is not None:
+        windowed = scan_append(before, after, last, scan_write)
+        if windowed is not None:
+            found, grown = windowed
+            if found is None:
+                tails.judged(key, new, grown)
+            return found
+    found = scan_write(before, after, semantic=semantic)
+    if found is None and (before is None or (after != before and after.startswith(before))):
+        tails.judged(key, new, last_section(after))  # every section from the old end on was judged
+    return found

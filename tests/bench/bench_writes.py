@@ -262,10 +262,10 @@ async def hooks_split(remembered: bool) -> None:
             side.queue.after_hooks = [timed("journal", journal), timed("graph", graph)]
             scan = service._scan_write
 
-            def scanned(old: bytes | None, new: bytes, embedder: object | None = None) -> Any:
+            def scanned(*args: Any, **kwargs: Any) -> Any:
                 cpu = time.process_time()  # on the write thread, while the loop waits for it
                 try:
-                    return scan(old, new, embedder)
+                    return scan(*args, **kwargs)
                 finally:
                     spent["scanner"] = spent.get("scanner", 0.0) + time.process_time() - cpu
 
