@@ -40,7 +40,7 @@ from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, LoadsOnUse, Vectors
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
-from sidecar.retrieval.standing import SLACK, by_standing, standing
+from sidecar.retrieval.standing import SLACK, by_standing, restated_first, standing
 from sidecar.retrieval.vectors import ChunkRow, VectorIndex
 
 if TYPE_CHECKING:
@@ -627,6 +627,8 @@ class HybridSearcher:
                 scored if where is None else scored.with_standing(standing(where.path, where.heading, today))
             )
         weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
+        if hits:  # a line a newer line restates with another value ranks below it (retrieval.standing)
+            weighed = restated_first(weighed, lambda s: _where(by_id.get(s.id), rows.get(s.id)), hits[0].terms)
         return weighed, rest, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
 
     async def _query_vector(self, query: str) -> Vectors | None:
@@ -672,6 +674,13 @@ def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: l
     shown = window(text, words)
     result["snippet"] = shown.text
     result["highlights"] = [[a, b] for a, b in shown.highlights]
+
+
+def _where(hit: RankedChunk | None, row: ChunkRow | None) -> tuple[str, str, str]:
+    """A fused hit's path, heading and text, as ``restated_first`` reads them."""
+    if hit is not None:
+        return hit.path, hit.heading, hit.text
+    return ("", "", "") if row is None else (row.path, row.heading, row.body or row.heading)
 
 
 def _bm25_only(
