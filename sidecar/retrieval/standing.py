@@ -18,9 +18,10 @@ that a newer dated line restates with another value ranks below that newer line.
 both lines match one of the query's terms (the same subject, as the query asked it), and the
 newer line names one of the older line's values with a value of its own beside it ("Millbrook got
 bought out - the invoices say Harvest Grain Co"), or holds a value of the same written form in its
-place ("£4.20" -> "£4.60", "7:00" -> "6:30"). A value is a name (a capitalised word inside a line,
-or one with a capital inside it) or a number written with a unit or a separator; a bare count is
-none ("Sold 14 loaves" restates nothing). A line's day is its note's, or the newest day of the
+place ("£4.20" -> "£4.60", "7:00" -> "6:30") and matches every query term the older line matches.
+A value is a name (a capitalised word that does not open a sentence, or one with a capital inside
+it) or a number written with a unit or a separator; a bare count or an identifier is none ("Sold
+14 loaves" restates nothing). A line's day is its note's, or the newest day of the
 notes a promoted line says it came from. No word list: what changes is read from the values alone.
 The newer hit moves up to just above the first hit it restates; nothing else moves.
 """
@@ -176,6 +177,9 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
     longer than ``LINE_CHARS``."""
     if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
         return []
+    note_day = note_date(path)
+    if note_day is None and "<!--" not in text:
+        return []  # an undated file: no line of it is older or newer than another
     per_term = [mark_terms(text, [term]) for term in terms]
     if sum(1 for spans in per_term if spans) == 0:
         return []
@@ -188,7 +192,6 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
             matched.setdefault(at, set()).add(i)
             spans_of.setdefault(at, []).append((a, b))
     top = max(len(found) for found in matched.values())
-    note_day = note_date(path)
     out = []
     for at, found in sorted(matched.items()):
         if len(found) < top:

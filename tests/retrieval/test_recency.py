@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from sidecar.index.snippet import query_tokens
+from sidecar.index.tier import Tier
+from sidecar.retrieval.batcher import EmbedBatcher
+from sidecar.retrieval.embed import OnnxEmbedder
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.standing import restated_first
+from sidecar.retrieval.vectors import VectorIndex
+from tests.support.embedding import drain, needs_model
 from tests.support.memory import write
 
 TODAY = datetime.now(UTC).date()
@@ -78,6 +85,31 @@ async def test_a_value_said_once_ranks_above_the_one_it_replaced_said_three_time
     # BM25 and the recency factor alone put the old value first: the rule moved the new one up.
     assert results[new]["explain"]["bm25"]["rank"] > 1
     assert min(results[i]["explain"]["bm25"]["rank"] for i in old) == 1
+
+
+@needs_model
+async def test_the_hybrid_ranking_puts_the_new_value_first_too(tmp_path: Path, model: OnnxEmbedder) -> None:
+    """With the real model's dense leg fused in, the old value said three times still leads the
+    fused scores; the rule puts the line that replaced it first."""
+    root = tmp_path / "memory"
+    _write_history(root, {OLD_FLOUR: [80, 72, 65], NEW_FLOUR: [20]})
+    tier = Tier("agent", root)
+    await tier.open()
+    vectors = VectorIndex(tier.index.path, model.model_id, model.dim)
+    try:
+        health = EmbedderHealth(model, confirmed=True)
+        await drain(EmbedBatcher(model, health, {"agent": tier}, {"agent": vectors}), vectors)
+        searcher = HybridSearcher(model, health, {"agent": vectors}, query_timeout=30.0)
+        results, degraded = await searcher.search(tier, "who supplies our flour", 10, True)
+    finally:
+        vectors.close()
+        await tier.close()
+    assert not degraded
+    texts = _texts(root, results)
+    new = next(i for i, t in enumerate(texts) if "Harvest Grain" in t)
+    old = [i for i, t in enumerate(texts) if "Millbrook Mills." in t and "Harvest" not in t]
+    assert len(old) == 3 and new == 0, texts
+    assert results[new]["explain"]["fused"] < max(results[i]["explain"]["fused"] for i in old)
 
 
 OLD_SERVICE = "The espresso machine is serviced by BeanTech."
