@@ -98,9 +98,11 @@ def start_member(
 
 
 @contextlib.contextmanager
-def running_crew(root: Path, crew_store: str) -> Iterator[Crew]:
-    """A lead and two members, three real processes over ``root``. With PostgreSQL, each member
-    has an empty crew dir of its own: nothing is shared on disk."""
+def running_crew(
+    root: Path, crew_store: str, names: tuple[str, ...] = ("m1", "m2"), *member_args: str
+) -> Iterator[Crew]:
+    """A lead and its members (``names``; two by default), real processes over ``root``. With
+    PostgreSQL, each member has an empty crew dir of its own: nothing is shared on disk."""
     crew_dir = root / "crew"
     write(crew_dir, "CREW.md", "# Conventions\nWe always use Tailwind, never inline styles.\n")
     write(crew_dir, "topics/deploy.md", "# Deployment\nProduction deploys need a green canary for 30 minutes.\n")
@@ -109,15 +111,15 @@ def running_crew(root: Path, crew_store: str) -> Iterator[Crew]:
     # The three start side by side (a member does not reach for the lead until a crew search).
     lead = start_lead(root, crew_dir, port, *store, ready=False)
     url = f"http://127.0.0.1:{port}"
-    member_dirs = {n: (root / f"{n}-crew" if store else crew_dir) for n in ("m1", "m2")}
+    member_dirs = {n: (root / f"{n}-crew" if store else crew_dir) for n in names}
     for path in member_dirs.values():
         path.mkdir(exist_ok=True)
-    members = [start_member(root, n, d, url, *store, ready=False) for n, d in member_dirs.items()]
+    members = [start_member(root, n, d, url, *store, *member_args, ready=False) for n, d in member_dirs.items()]
     c = Crew(root, crew_dir, port, lead, members, store)
     try:
         for proc in [lead, *members]:
             proc.wait_ready()
-        if store:  # the lead's first copy into the store
+        if store and members:  # the lead's first copy into the store
             wait_until(lambda: crew_files(members[0]) == 2, 10, 0.05)
         yield c
     finally:
@@ -131,6 +133,28 @@ def crew(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
     processes, a few seconds of CPU, so the tests that take it are marked slow
     (test_lead_answering_garbage_is_503 keeps the proxy in the quick run)."""
     with running_crew(tmp_path, crew_store) as c:
+        yield c
+
+
+@pytest.fixture
+def crew_of_one(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
+    """A lead and one member, for a test that changes the crew and reads it from one member."""
+    with running_crew(tmp_path, crew_store, ("m1",)) as c:
+        yield c
+
+
+@pytest.fixture
+def crew_of_one_with_a_short_timeout(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
+    """A lead and one member whose read timeout (3 s) is long beside what a loaded host adds to a
+    request, so one wait and two waits (6 s) are told apart by the clock at any load."""
+    with running_crew(tmp_path, crew_store, ("m1",), "--proxy-read-timeout", "3") as c:
+        yield c
+
+
+@pytest.fixture
+def lone_lead(tmp_path: Path, crew_store: str) -> Iterator[Crew]:
+    """A lead and no member: for what the lead does on its own."""
+    with running_crew(tmp_path, crew_store, ()) as c:
         yield c
 
 
@@ -221,8 +245,9 @@ def test_crew_listener_needs_the_token_and_has_no_write_routes(read_only_crew: C
 
 
 @pytest.mark.slow
-def test_lead_down_then_back(crew: Crew) -> None:
-    member = crew.members[0]
+def test_lead_down_then_back(crew_of_one: Crew) -> None:
+    crew = crew_of_one
+    (member,) = crew.members
     crew.lead.stop(signal.SIGKILL)
     if crew.postgres:
         # The crew is in PostgreSQL: a lead that is down costs members' crew search nothing
@@ -243,15 +268,9 @@ def test_lead_down_then_back(crew: Crew) -> None:
 
 
 @pytest.mark.slow
-def test_hung_lead_gives_503_within_the_timeout(crew: Crew) -> None:
-    member = crew.members[1]
-    if not crew.postgres:
-        # A member of its own whose read timeout (3 s) is long beside what a loaded host adds to a
-        # request, so one wait and two waits (6 s) are told apart by the clock at any load.
-        member = start_member(
-            crew.root, "m3", crew.crew_dir, f"http://127.0.0.1:{crew.listen_port}", "--proxy-read-timeout", "3"
-        )
-        crew.members.append(member)  # killed with the crew
+def test_hung_lead_gives_503_within_the_timeout(crew_of_one_with_a_short_timeout: Crew) -> None:
+    crew = crew_of_one_with_a_short_timeout
+    (member,) = crew.members
     os.kill(crew.lead.proc.pid, signal.SIGSTOP)
     try:
         if crew.postgres:  # no hop through the hung lead
@@ -298,7 +317,8 @@ async def test_lead_answering_garbage_is_503(tmp_path: Path, aiohttp_server: Any
 
 
 @pytest.mark.slow
-def test_lead_logs_are_json_with_stable_events(crew: Crew) -> None:
+def test_lead_logs_are_json_with_stable_events(lone_lead: Crew) -> None:
+    crew = lone_lead
     crew.lead.stop()
     events = [json.loads(line)["event"] for line in crew.lead.log_text().splitlines() if line.startswith("{")]
     assert "crew.listening" in events and "sidecar.ready" in events and "sidecar.stopped" in events
