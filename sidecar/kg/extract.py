@@ -20,31 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from sidecar.kg.facts import FUNCTIONAL, Extracted, Position
 
 __all__ = ["FUNCTIONAL", "MAX_SENTENCE", "Extracted", "Position", "extract", "extract_lines", "extract_text"]
 
 #: Longest sentence read for facts, in characters.
 MAX_SENTENCE = 600
-
-#: Predicates that hold one value per subject at a time: a new value ends the current one.
-#: ``uses`` is functional per type of its object (a database replaces a database, not a cache).
-FUNCTIONAL = frozenset({"uses", "owner", "located in", "is", "status", "role", "version", "lead", "works at"})
-
-
-@dataclass(frozen=True, slots=True)
-class Extracted:
-    """One fact as read: names as written, the 1-based line, the date it starts (ISO day) if said."""
-
-    subject: str
-    predicate: str
-    object: str
-    line: int
-    text: str
-    valid_from: str | None = None
-    replaces: str | None = None  # the value this one ends, named in the text ("from A to B")
-    functional: bool = False
-
 
 # A word starts a token (never inside one) and is at most 40 characters: every pattern then runs in
 # time linear in the text, also on one long run of letters or digits.
@@ -136,26 +118,6 @@ _EVENT_WORDS = (
 
 def _says(sentence: str, words: tuple[str, ...]) -> bool:
     return any(word in sentence for word in words)
-
-
-@dataclass(frozen=True, slots=True)
-class Position:
-    """Where a reading of a text's lines stopped: what the lines after it are read with. ``last`` is
-    the last line read (a text that grew by appended lines has it unchanged); ``table`` the index of
-    the first row of a table that runs to the last line (a next line may continue it), else -1."""
-
-    lines: int
-    last: str
-    headings: tuple[tuple[int, str], ...]
-    fenced: bool
-    note_date: str | None
-    table: int
-
-    @property
-    def resumes_at(self) -> int:
-        """The index of the first line a reading on from here reads: the next line, or the first
-        row of a table that may run on (its rows are read again, their facts not given again)."""
-        return self.table if self.table >= 0 else self.lines
 
 
 def extract(text: str, path: str = "", note_date: str | None = None) -> list[Extracted]:

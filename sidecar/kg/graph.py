@@ -13,7 +13,7 @@ from typing import Any
 
 from sidecar.errors import BadRequest, NotFound
 from sidecar.kg.dedup import NameDedup
-from sidecar.kg.extract import FUNCTIONAL, Extracted
+from sidecar.kg.facts import FUNCTIONAL, Extracted
 from sidecar.kg.model import Entity, Fact, NewFact, Scope, now_iso, parse_when
 from sidecar.kg.names import entity_key
 from sidecar.kg.store import KgStore

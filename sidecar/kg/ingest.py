@@ -38,7 +38,7 @@ import structlog
 import sidecar
 from sidecar.errors import SidecarError
 from sidecar.index.files import read_tier_file, scan_tier
-from sidecar.kg.extract import Extracted, Position, extract, extract_lines, extract_text
+from sidecar.kg.facts import Extracted, Position
 from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, now_iso, parse_when
@@ -179,6 +179,8 @@ class Ingest:
 
     async def _extract_after(self, lines: list[str], path: str, after: Position) -> tuple[list[Extracted], Position]:
         """The facts of the lines after ``after``: on the loop when they are short, else in a thread."""
+        from sidecar.kg.extract import extract_lines  # the rules compile at the first reading
+
         if sum(len(line) for line in lines[after.resumes_at :]) <= INLINE_CHARS:
             return extract_lines(lines, path, after=after)
         return await asyncio.to_thread(extract_lines, lines, path, after=after)
@@ -296,6 +298,8 @@ class Ingest:
         Then end the facts of the entries the newest ones superseded (``_superseded``)."""
         if self.journal is None:
             return 0
+        from sidecar.kg.extract import extract
+
         total = 0
         async with self._following:
             while not self._closed:
@@ -448,6 +452,14 @@ async def _until_quiet(rest: float) -> None:
         if time.process_time() - cpu <= QUIET_SHARE * rest or waited >= QUIET_PATIENCE:
             return
         rest = QUIET_S
+
+
+def extract_text(text: str, path: str = "") -> tuple[list[Extracted], Position]:
+    """The rules' ``extract_text`` (``kg.extract``), imported at the first reading: their patterns
+    compile on import, which the sidecar's start need not wait for."""
+    from sidecar.kg.extract import extract_text as read
+
+    return read(text, path)
 
 
 # The child: reads (text, path) pickles framed by a 4-byte length on stdin, answers each with the

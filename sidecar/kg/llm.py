@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from sidecar.kg.extract import FUNCTIONAL, Extracted
+from sidecar.kg.facts import FUNCTIONAL, Extracted
 from sidecar.scanner.sections import code_fence
 
 __all__ = ["MAX_CHARS", "SYSTEM_PROMPT", "Chat", "LlmExtractor"]
