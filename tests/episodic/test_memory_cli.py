@@ -1,9 +1,13 @@
 """``memory-sidecar remember``, ``recall``, ``forget`` and ``decay``: the agent's typed memories on its
-journal, as a real process and with no server."""
+journal, with no server. The commands run through the CLI's ``main`` in this process (the same
+parsing, settings from the environment, output and exit status); one test runs them as a real
+``memory-sidecar`` process, and the help is read from one."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -11,9 +15,11 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
+from sidecar.cli import main
 from sidecar.clock import utcnow
 from sidecar.episodic.entry import MEMORY_TYPES, JournalEntry
 from sidecar.episodic.sqlite_store import JOURNAL_FILE, SqliteJournalStore
@@ -27,16 +33,37 @@ def memory(tmp_path: Path) -> Path:
     return root
 
 
-def cli(root: Path, *argv: str, embedder: str = "none") -> subprocess.CompletedProcess[str]:
-    """``memory-sidecar ARGV`` on the memory dir ``root``; only the settings given here apply. The
-    API's JSON (``--json``) unless a format is asked for."""
-    if not {"--format", "-F", "--help"} & set(argv):
-        argv = (*argv, "--json")
+def environment(root: Path, embedder: str) -> dict[str, str]:
+    """The environment of a command on the memory dir ``root``: only the settings given here apply."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_SIDECAR_")}
     env.update(ORT_DISABLE_TELEMETRY="1", MEMORY_SIDECAR_EMBEDDER=embedder, MEMORY_SIDECAR_MEMORY_DIR=str(root))
+    return env
+
+
+def with_json(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The API's JSON (``--json``) unless a format is asked for."""
+    return argv if {"--format", "-F", "--help"} & set(argv) else (*argv, "--json")
+
+
+def cli(root: Path, *argv: str, embedder: str = "none") -> subprocess.CompletedProcess[str]:
+    """``memory-sidecar ARGV`` on the memory dir ``root``, through the CLI's ``main`` in this process:
+    its exit status, and what it wrote to stdout and stderr (argparse's refusals included)."""
+    argv = with_json(argv)
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, environment(root, embedder), clear=True), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(argv), out=out, err=err)
+        except SystemExit as exit:  # argparse refusing a command line
+            code = exit.code if isinstance(exit.code, int) else 2
+    return subprocess.CompletedProcess(["memory-sidecar", *argv], code, out.getvalue(), err.getvalue())
+
+
+def cli_process(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``memory-sidecar ARGV`` as a real process (no embedder)."""
     return subprocess.run(
-        [sys.executable, "-m", "sidecar", *argv], capture_output=True, text=True, env=env, timeout=300
-    )
+        [sys.executable, "-m", "sidecar", *with_json(argv)],
+        capture_output=True, text=True, env=environment(root, "none"), timeout=300,
+    )  # fmt: skip
 
 
 def ok(root: Path, *argv: str, embedder: str = "none") -> dict[str, Any]:
@@ -177,6 +204,22 @@ def test_recall_of_a_made_up_word_finds_nothing(memory: Path) -> None:
     assert ok(memory, "recall", "zqxjvwk")["hits"] == []
     proc = cli(memory, "recall", "zqxjvwk", "--format", "text")
     assert (proc.returncode, proc.stdout) == (0, "no results\n")
+
+
+def test_the_commands_as_a_real_process(memory: Path) -> None:
+    """What the in-process runs above cannot show: the installed entry point, its exit status and
+    its stdout, with nothing else on either stream."""
+    made = cli_process(memory, "remember", "The staging cluster runs on three nodes", "--topic-key", "staging")
+    assert (made.returncode, made.stderr) == (0, ""), made.stderr
+    memory_id = json.loads(made.stdout)["id"]
+    found = cli_process(memory, "recall", "staging cluster")
+    assert (found.returncode, found.stderr) == (0, ""), found.stderr
+    assert [h["id"] for h in json.loads(found.stdout)["hits"]] == [memory_id]
+    refused(cli_process(memory, "remember", "x", "--priority", "11"), "invalid_priority")
+    missing = cli_process(memory, "forget", "--topic-key", "nothing")
+    refused(missing, "not_found", status=1)
+    forgotten = cli_process(memory, "forget", "--topic-key", "staging", "--format", "text")
+    assert forgotten.returncode == 0 and memory_id in forgotten.stdout and "Traceback" not in forgotten.stderr
 
 
 def test_help_names_every_memory_type_and_where_the_crew_memories_are() -> None:
