@@ -20,7 +20,9 @@
   ``bm25()``. The searches and the raw parts alternate in ``BENCH_HYBRID_ROUNDS`` rounds (4), each
   on its own share of the queries, so a shared host's changing load weighs on both alike; the
   ratio of each round is printed beside the whole run's. Then a pass of its own (new queries)
-  splits a search's CPU into its parts, each timed on the thread that runs it.
+  splits a search's CPU into its parts, each timed on the thread that runs it, and embeds each of
+  its queries raw right after its search: the sidecar's query embedding beside raw onnxruntime on
+  the same text, both between searches (the rounds' raw embeddings run one after another).
 - Backlog: a 1,000-note, 6,000-chunk tier with no vectors (``BENCH_BACKLOG`` chunks). (a) A real
   sidecar process embeds it in the background: chunks/s from ready to backlog 0, its CPU per chunk,
   its VmHWM (the whole process, and from ready on), and search round trips (distinct queries) while
@@ -332,8 +334,8 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
         embed, fts = raw.cpu([f"{q} ." for q in part])  # new texts: no cache
         hybrid_cpu, embed_cpu, fts_cpu = hybrid_cpu + took, embed_cpu + embed, fts_cpu + fts
         per_round.append(took / (embed + fts))
+    split = await _hybrid_split(searcher, tier, [f"{q} ;" for q in distinct[::2]], raw.embed)  # new texts: no cache
     raw.close()
-    split = await _hybrid_split(searcher, tier, [f"{q} ;" for q in distinct[::2]])  # new texts: no cache
     for q in distinct:
         t0 = time.perf_counter()
         await tier.search(q, 100)
@@ -374,28 +376,37 @@ _PARTS = (
 )
 
 
-async def _hybrid_split(searcher: HybridSearcher, tier: Tier, queries: list[str]) -> dict[str, float]:
+async def _hybrid_split(
+    searcher: HybridSearcher, tier: Tier, queries: list[str], raw_embed: RawQueryEmbedder
+) -> dict[str, float]:
     """CPU per search of each of ``_PARTS`` (the thread that runs it, ``time.thread_time``) over
     ``queries``, and the whole search's (this process, every thread); the rest is the event loop,
     the hops between threads, snippets and building the answer. The parts are wrapped for this
-    pass only: the figures above are measured without the wrappers."""
+    pass only: the figures above are measured without the wrappers. After each search, the same
+    query text embedded raw (``raw_embed``, this thread): the query embedding's limit under the
+    same conditions, between two searches, where the rounds above measure it in a run of its own."""
     spent: dict[str, float] = dict.fromkeys([label for _, _, label in _PARTS], 0.0)
     saved = []
     for owner, name, label in _PARTS:
         original = owner.__dict__[name]
         saved.append((owner, name, original))
         setattr(owner, name, _timed_part(original, label, spent))
+    whole = raw = 0.0
     try:
-        cpu0 = time.process_time()
         for q in queries:
+            cpu0 = time.process_time()
             await searcher.search(tier, q, 10, False)
-        whole = time.process_time() - cpu0
+            whole += time.process_time() - cpu0
+            cpu0 = time.thread_time()
+            raw_embed(q)
+            raw += time.thread_time() - cpu0
     finally:
         for owner, name, original in saved:
             setattr(owner, name, original)
     n = len(queries)
     parts = {"whole": whole * 1000 / n, **{label: cpu * 1000 / n for label, cpu in spent.items()}}
     parts["the rest"] = parts["whole"] - sum(parts[label] for _, _, label in _PARTS[:3])
+    parts["raw query embedding of the same text, after each search"] = raw * 1000 / n
     return parts
 
 
