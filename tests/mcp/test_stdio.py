@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from sidecar.mcp.catalog import NAME_PATTERN, TOOLS
-from tests.support.memory import AGENT_MD
+from tests.support.memory import AGENT_MD, DAILY_MD, write
 from tests.support.procs import SidecarProcess, start_sidecar
 
 ENV = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_WATCH": "false", "ORT_DISABLE_TELEMETRY": "1"}
@@ -40,15 +40,31 @@ async def over_stdio(*args: str, **session: Any) -> AsyncIterator[ClientSession]
         yield client
 
 
-@pytest.fixture
-def sidecar(memory_dir: Path) -> Iterator[SidecarProcess]:
-    side = start_sidecar(memory_dir)
+def a_memory_dir(root: Path) -> Path:
+    write(root, "AGENT.md", AGENT_MD)
+    write(root, "daily/2026-05-14.md", DAILY_MD)
+    return root
+
+
+@pytest.fixture(scope="module")
+def served_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return a_memory_dir(tmp_path_factory.mktemp("served") / "memory")
+
+
+@pytest.fixture(scope="module")
+def sidecar(served_dir: Path) -> Iterator[SidecarProcess]:
+    """One sidecar for the tests that reach it through a client: each writes a note of its own
+    (``the_checks``' ``cat``) and reads only that one back."""
+    side = start_sidecar(served_dir)
     yield side
     side.stop()
 
 
-async def the_checks(session: ClientSession, memory_dir: Path) -> None:
-    """What a client of any transport gets: the same tools, schemas, results, resources and prompt."""
+async def the_checks(session: ClientSession, memory_dir: Path, cat: str = "Miso") -> None:
+    """What a client of any transport gets: the same tools, schemas, results, resources and prompt.
+    ``cat`` names the note this run writes (``topics/<cat>.md``): tests sharing a sidecar each
+    write and find their own."""
+    note, text = f"topics/{cat.lower()}.md", f"- The office cat is {cat}."
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert list(tools) == [t.name for t in TOOLS]
     assert all(NAME_PATTERN.fullmatch(name) for name in tools)
@@ -62,13 +78,13 @@ async def the_checks(session: ClientSession, memory_dir: Path) -> None:
 
     wrote = conforms(
         "memory_write",
-        await session.call_tool("memory_write", {"path": "topics/pets.md", "content": "- The office cat is Miso."}),
+        await session.call_tool("memory_write", {"path": note, "content": text}),
     )
     found = conforms(
-        "memory_search", await session.call_tool("memory_search", {"query": "office cat", "after_seq": wrote["seq"]})
+        "memory_search", await session.call_tool("memory_search", {"query": cat.lower(), "after_seq": wrote["seq"]})
     )
-    assert [hit["path"] for hit in found["results"]] == ["topics/pets.md"]
-    assert (memory_dir / "topics/pets.md").read_text() == "- The office cat is Miso."
+    assert [hit["path"] for hit in found["results"]] == [note]
+    assert (memory_dir / note).read_text() == text
     conforms("memory_read", await session.call_tool("memory_read", {"path": "AGENT.md"}))
     conforms(
         "memory_remember",
@@ -83,18 +99,18 @@ async def the_checks(session: ClientSession, memory_dir: Path) -> None:
         refused.structured_content["error"]["code"] == "unknown_field"
         and "limt" in refused.structured_content["error"]["message"]
     )
-    typed = await session.call_tool("memory_write", {"path": "topics/pets.md", "content": 7})
+    typed = await session.call_tool("memory_write", {"path": note, "content": 7})
     assert typed.is_error is True and typed.structured_content is not None
     assert typed.structured_content["error"]["code"] == "invalid_content"
-    assert (memory_dir / "topics/pets.md").read_text() == "- The office cat is Miso."
+    assert (memory_dir / note).read_text() == text
 
     uris = [str(r.uri) for r in (await session.list_resources()).resources]
-    assert "memory://agent/AGENT.md" in uris and "memory://agent/topics/pets.md" in uris
+    assert "memory://agent/AGENT.md" in uris and f"memory://agent/{note}" in uris
     read = await session.read_resource("memory://agent/AGENT.md")
     assert read.contents[0].text == AGENT_MD  # type: ignore[union-attr]
     assert [p.name for p in (await session.list_prompts()).prompts] == ["memory_block"]
-    block = await session.get_prompt("memory_block", {"query": "office cat"})
-    assert "The office cat is Miso." in block.messages[0].content.text  # type: ignore[union-attr]
+    block = await session.get_prompt("memory_block", {"query": f"office cat {cat}"})
+    assert text[2:] in block.messages[0].content.text  # type: ignore[union-attr]
 
 
 async def test_stdio_in_process_over_a_memory_dir(memory_dir: Path) -> None:
@@ -105,33 +121,33 @@ async def test_stdio_in_process_over_a_memory_dir(memory_dir: Path) -> None:
         await the_checks(session, memory_dir)
 
 
-async def test_stdio_forwards_to_a_running_sidecar(sidecar: SidecarProcess, memory_dir: Path) -> None:
+async def test_stdio_forwards_to_a_running_sidecar(sidecar: SidecarProcess, served_dir: Path) -> None:
     async with over_stdio("--url", sidecar.url) as session:
-        await the_checks(session, memory_dir)
-    found = httpx.post(f"{sidecar.url}/memory/search", json={"query": "office cat"}).json()
-    assert [hit["path"] for hit in found["results"]] == ["topics/pets.md"]  # the running sidecar wrote it
+        await the_checks(session, served_dir, "Tofu")
+    found = httpx.post(f"{sidecar.url}/memory/search", json={"query": "tofu"}).json()
+    assert [hit["path"] for hit in found["results"]] == ["topics/tofu.md"]  # the running sidecar wrote it
 
 
-async def test_streamable_http_against_a_real_sidecar(sidecar: SidecarProcess, memory_dir: Path) -> None:
+async def test_streamable_http_against_a_real_sidecar(sidecar: SidecarProcess, served_dir: Path) -> None:
     async with (
         streamable_http_client(f"{sidecar.url}/mcp") as (read, write),
         ClientSession(read, write) as session,
     ):
         init = await session.initialize()
         assert init.capabilities.tools is not None and init.capabilities.tools.list_changed is True
-        await the_checks(session, memory_dir)
+        await the_checks(session, served_dir, "Nori")
 
 
-async def test_on_a_dir_a_sidecar_serves_it_forwards_to_that_sidecar(sidecar: SidecarProcess, memory_dir: Path) -> None:
-    async with over_stdio("--memory-dir", str(memory_dir), "--port", str(sidecar.port)) as session:
-        await the_checks(session, memory_dir)
-    found = httpx.post(f"{sidecar.url}/memory/search", json={"query": "office cat"}).json()
-    assert [hit["path"] for hit in found["results"]] == ["topics/pets.md"]  # the running sidecar wrote it
+async def test_on_a_dir_a_sidecar_serves_it_forwards_to_that_sidecar(sidecar: SidecarProcess, served_dir: Path) -> None:
+    async with over_stdio("--memory-dir", str(served_dir), "--port", str(sidecar.port)) as session:
+        await the_checks(session, served_dir, "Yuzu")
+    found = httpx.post(f"{sidecar.url}/memory/search", json={"query": "yuzu"}).json()
+    assert [hit["path"] for hit in found["results"]] == ["topics/yuzu.md"]  # the running sidecar wrote it
 
 
-def test_a_dir_served_elsewhere_is_refused_naming_the_url_to_give(sidecar: SidecarProcess, memory_dir: Path) -> None:
+def test_a_dir_served_elsewhere_is_refused_naming_the_url_to_give(sidecar: SidecarProcess, served_dir: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "sidecar", "mcp", "--memory-dir", str(memory_dir), "--port", "9"],
+        [sys.executable, "-m", "sidecar", "mcp", "--memory-dir", str(served_dir), "--port", "9"],
         input=b"",
         capture_output=True,
         timeout=60,
@@ -166,28 +182,33 @@ async def test_a_changed_tool_list_is_announced_once_listed(tmp_path: Path, memo
 TOKEN = "stdio-forwarding-token"
 
 
-@pytest.fixture
-def guarded(memory_dir: Path) -> Iterator[SidecarProcess]:
-    """A sidecar that wants ``Authorization: Bearer TOKEN`` on every request."""
-    side = start_sidecar(memory_dir, "--api-token", TOKEN)
+@pytest.fixture(scope="module")
+def guarded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return a_memory_dir(tmp_path_factory.mktemp("guarded") / "memory")
+
+
+@pytest.fixture(scope="module")
+def guarded(guarded_dir: Path) -> Iterator[SidecarProcess]:
+    """A sidecar that wants ``Authorization: Bearer TOKEN`` on every request, shared as ``sidecar`` is."""
+    side = start_sidecar(guarded_dir, "--api-token", TOKEN)
     yield side
     side.stop()
 
 
-async def test_forwarding_sends_the_api_token_from_the_flag(guarded: SidecarProcess, memory_dir: Path) -> None:
+async def test_forwarding_sends_the_api_token_from_the_flag(guarded: SidecarProcess, guarded_dir: Path) -> None:
     assert httpx.get(f"{guarded.url}/memory/status").status_code == 401  # the token is needed
     async with over_stdio("--url", guarded.url, "--api-token", TOKEN) as session:
-        await the_checks(session, memory_dir)
+        await the_checks(session, guarded_dir, "Soba")
 
 
 async def test_forwarding_to_the_sidecar_serving_the_dir_sends_the_token_from_the_environment(
-    guarded: SidecarProcess, memory_dir: Path
+    guarded: SidecarProcess, guarded_dir: Path
 ) -> None:
-    params = stdio("--memory-dir", str(memory_dir), "--port", str(guarded.port))
+    params = stdio("--memory-dir", str(guarded_dir), "--port", str(guarded.port))
     params.env = {**ENV, "MEMORY_SIDECAR_API_TOKEN": TOKEN}
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        await the_checks(session, memory_dir)
+        await the_checks(session, guarded_dir, "Udon")
 
 
 async def test_forwarding_without_the_token_says_which_one_to_give(guarded: SidecarProcess) -> None:
