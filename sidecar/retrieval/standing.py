@@ -65,6 +65,7 @@ _SOURCE_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\.md\b")
 _VALUE_WORD = re.compile(r"[£$€#]?\w+(?:[.:/,'’-]\w+)*%?")
 _DIGIT = re.compile(r"\d")
 _NEWLINE = re.compile(r"\n")
+_SPEAKER = re.compile(r"^[-*+]?[ \t]*([A-Z][\w'’-]*):[ \t]", re.MULTILINE)
 
 
 class _Ranked(Protocol):
@@ -156,9 +157,18 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
     if len(ranked) < 2 or not tokens:
         return list(ranked)
     terms = list(tokens)
-    lines = [_lines(*view(item), terms) for item in ranked]
+    views = [view(item) for item in ranked]
+    lines = [_lines(*seen, terms) for seen in views]
     if sum(1 for found in lines if found) < 2:
         return list(ranked)
+    # Who speaks in the answer ("Caroline: ..." lines, "### Caroline" turns) is named in every other
+    # line of a conversation, so naming them restates nothing.
+    speakers = {name for _, _, text in views for name in _SPEAKER.findall(text)}
+    speakers.update(heading.rsplit(" > ", 1)[-1] for _, heading, _ in views)
+    if speakers:
+        for found in lines:
+            for line in found:
+                line.names -= speakers
     order: list[int] = []
     for at, mine in enumerate(lines):
         place = len(order)

@@ -182,6 +182,17 @@ def test_a_capital_that_opens_a_sentence_is_no_name() -> None:
     assert _order("park", [first, named]) == [named[0], first[0]]
 
 
+def test_who_speaks_in_a_conversation_is_no_value() -> None:
+    """Turns name the other speaker ("Hey Caroline"): a later turn naming her restates nothing."""
+    earlier = (_day(60), "- Melanie: Hey Caroline, the pottery class starts on Monday.")
+    later = (_day(10), "- Melanie: Caroline, my kids loved the pottery class at Riverside.")
+    reply = (_day(10), "- Caroline: That pottery class sounds fun!")
+    assert _order("pottery class", [earlier, later, reply]) == [earlier[0], later[0], reply[0]]
+    # Said in a note, not by a speaker, the same name is a value another line can restate.
+    teacher = (_day(60), "- The pottery class is taught by Caroline.")
+    assert _order("pottery class", [teacher, later]) == [later[0], teacher[0]]
+
+
 def test_a_promoted_line_is_as_new_as_the_newest_note_it_came_from() -> None:
     promoted = ("AGENT.md", f"- Our flour comes from Millbrook Mills. <!-- from {_day(70)}, {_day(40)} -->")
     between = (_day(50), "- Millbrook Mills got bought out - Harvest Grain Co from now on.")
