@@ -9,12 +9,13 @@ runs against a small synthetic tree in tmp_path, so a check that cannot fail wou
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from pathlib import Path
 
 import pytest
 
-from tests.support.imports import Edge, ImportGraph, find_cycle, module_name, read_graph
+from tests.support.imports import Edge, ImportGraph, find_cycle, module_name, parsed, read_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,7 +119,9 @@ def _placed(module: str, levels: dict[str, int]) -> bool:
     return True
 
 
+@functools.cache
 def sidecar_graph(root: Path = ROOT, package: str = "sidecar") -> ImportGraph:
+    """The package's import graph, read once per test run (the checks only read it)."""
     return read_graph(root, (root / package).rglob("*.py"), package)
 
 
@@ -162,7 +165,7 @@ def aiohttp_importers(base: Path, files: list[Path]) -> set[str]:
     """Modules among ``files`` that import aiohttp anywhere (in a function, under TYPE_CHECKING too)."""
     found = set()
     for path in files:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
@@ -199,7 +202,7 @@ def role_branches(root: Path, files: list[Path]) -> list[str]:
     as ``path:line``."""
     found = []
     for path in files:
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parsed(path)):
             if not isinstance(node, ast.Compare):
                 continue
             for operand in (node.left, *node.comparators):

@@ -11,11 +11,19 @@ packages, which are already being imported by the time its body runs.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Edge", "ImportGraph", "find_cycle", "module_name", "read_graph"]
+__all__ = ["Edge", "ImportGraph", "find_cycle", "module_name", "parsed", "read_graph"]
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of the file at ``path``, parsed once per process: the layout checks walk
+    the same files several times. Only for files that do not change while the tests run."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,7 @@ def read_graph(base: Path, files: Iterable[Path], prefix: str) -> ImportGraph:
     for importer, path in modules.items():
         is_package = path.name == "__init__.py"
         own_parents = set(_parents(importer)) | {importer}
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parsed(path)
         for node, guarded in _imports(tree):
             named: list[str] = []
             if isinstance(node, ast.Import):
