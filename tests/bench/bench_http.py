@@ -32,12 +32,23 @@ the sidecar, a bare route running the same BM25 search with the sidecar's window
 window at each hit's first matching word (no cluster chosen, no highlights) and no lift: the
 target is the sidecar at most 1.5x that one's CPU per request.
 
+Then (``split``) where the search operation's CPU goes, in this process, on both tiers: a real
+sidecar opened in process (``open_sidecar``, the same settings) over a copy of each, and per query,
+each part timed on the event loop's thread (``time.thread_time``), one query after another:
+the bare route's search (BM25 top 10 and their answers), the limit + ``SLACK`` hits the search
+service reads, their ranking by standing (``by_standing``), the search service's whole answer, and
+the search operation's (``ops.search``: the service's answer and the index state). What HTTP adds
+on top (aiohttp, the middleware chain, the JSON body) is the route's CPU per request above less
+the operation's.
+
     python -m tests.bench http        HTTP_SECONDS=8 HTTP_ROUNDS=3 HTTP_CONNECTIONS=8 HTTP_WARMUP=2
-                                      HTTP_PARTS=route,matching HTTP_MATCHING_FILES=400
+                                      HTTP_PARTS=route,matching,split HTTP_MATCHING_FILES=400
+                                      HTTP_SPLIT_QUERIES=500
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
 import random
@@ -49,11 +60,13 @@ from pathlib import Path
 
 import httpx
 
+from sidecar.index.tier import Tier
 from tests.bench.bare_route import start_bare
 from tests.bench.loadgen import Run, drive, pick_generator, server_cpu_s
 from tests.bench.util import cpu_reference, pct, report, wait_logged
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.procs import free_port, rss_kb, start_sidecar
+from tests.support.waiting import async_wait_until
 
 __all__ = ["main"]
 
@@ -66,7 +79,8 @@ CONNECTIONS = int(os.environ.get("HTTP_CONNECTIONS", "8"))
 #: (shortly after start, since it is overdue) summarises every past week and would share the rounds.
 STEADY = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}
 IDLE_RSS_OVER_BARE_MB = 30  # the target: idle RSS (BM25 only) at most a bare aiohttp route's + this
-PARTS = os.environ.get("HTTP_PARTS", "route,matching").split(",")
+PARTS = os.environ.get("HTTP_PARTS", "route,matching,split").split(",")
+SPLIT_QUERIES = int(os.environ.get("HTTP_SPLIT_QUERIES", "500"))
 #: The tier where every chunk matches every query: files of repetitive notes.
 MATCHING_FILES = int(os.environ.get("HTTP_MATCHING_FILES", "400"))
 MATCHING_WORDS = ("deploy", "rollback", "database", "release", "incident", "staging", "migration", "latency")
@@ -153,6 +167,8 @@ def main() -> None:
         route(wrk, generator)
     if "matching" in PARTS:
         matching(wrk)
+    if "split" in PARTS:
+        asyncio.run(split())
 
 
 def route(wrk: str | None, generator: str) -> None:
@@ -356,3 +372,69 @@ def matching(wrk: str | None) -> None:
         "matching: the sidecar's windows / first-word windows (bare routes), CPU per request",
         f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
     )
+
+
+async def split() -> None:
+    """Where the search operation's CPU goes, per query, on both tiers (the module docstring)."""
+    from sidecar.contract import SearchRequest
+    from sidecar.logs import configure_logging
+    from sidecar.ops.search import search
+    from sidecar.retrieval.standing import SLACK, by_standing
+    from sidecar.server.compose import open_sidecar
+    from sidecar.settings import load_settings
+
+    configure_logging("console", "warning")
+    base = Path(tempfile.mkdtemp(prefix="bench-http-split-"))
+    tiers = {
+        "10k chunks": (base / "corpus", make_queries(SPLIT_QUERIES)),
+        "every chunk matches": (base / "matching", matching_queries(SPLIT_QUERIES)),
+    }
+    make_corpus(tiers["10k chunks"][0], CHUNKS)
+    make_matching(tiers["every chunk matches"][0], MATCHING_FILES)
+    try:
+        for name, (root, queries) in tiers.items():
+            settings = load_settings({"memory_dir": root}, environ=STEADY)
+            async with open_sidecar(settings) as sidecar:
+                tier = sidecar.tiers["agent"]
+                tier.start_postings()
+                await _postings_built(tier)
+                index, limit = tier.index, 10
+                spent = dict.fromkeys(SPLIT_PARTS, 0.0)
+                for q in queries[:20]:  # warm: the standing cache, the flags of the hits' files
+                    await search(sidecar, SearchRequest.from_json({"query": q, "limit": limit}))
+                for q in queries:
+                    cpu0 = time.thread_time()
+                    [hit.as_json("agent") for hit in index.search(q, limit)]
+                    cpu1 = time.thread_time()
+                    hits = index.search(q, limit + SLACK)
+                    cpu2 = time.thread_time()
+                    by_standing(hits)
+                    cpu3 = time.thread_time()
+                    await sidecar.search.search(SearchRequest.from_json({"query": q, "limit": limit}), fallback=False)
+                    cpu4 = time.thread_time()
+                    await search(sidecar, SearchRequest.from_json({"query": q, "limit": limit}))
+                    cpu5 = time.thread_time()
+                    for part, took in zip(
+                        SPLIT_PARTS, (cpu1 - cpu0, cpu2 - cpu1, cpu3 - cpu2, cpu4 - cpu3, cpu5 - cpu4), strict=True
+                    ):
+                        spent[part] += took
+            report(
+                f"split, {name}: CPU per query, in process (load average {os.getloadavg()[0]:.1f})",
+                ", ".join(f"{part} {took * 1000 / len(queries):.3f} ms" for part, took in spent.items()),
+            )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def _postings_built(tier: Tier) -> None:
+    await async_wait_until(lambda: tier.index.bm25.postings.snapshot is not None, timeout=300, interval=0.1)
+
+
+#: The parts ``split`` times, in its order.
+SPLIT_PARTS = (
+    "the bare route's search (BM25 top 10 and their answers)",
+    "BM25 top limit + SLACK (20)",
+    "by_standing over them",
+    "the search service's answer",
+    "the search operation's (ops.search)",
+)
