@@ -6,15 +6,17 @@ on every append: tens of ms for a daily note whose one section has grown to tens
 split over two appends is caught by reading the append together with the text it joins, which is
 the last lines before it, not the whole section.
 
-So when the file's last section was judged clean at the write that left it (``CleanTails``, for
-the files written last, keyed by their bytes), an append is judged on a window: that section's
-heading path, its last ``TAIL_CHARS`` or more (from a line start, outside any code fence, so every
-rule's reach back from a match, a sentence, a quote, a fence's lead-in, stays inside it) and the
-new text, as ``scan_write`` judges any append; a finding is reported at the file's real section
-and lines. A file the window does not fit (a section the last write did not leave judged clean:
-a shell edit, a flagged section, a sidecar just started; a replace; a tail with no line start
-outside a fence within ``MAX_TAIL_CHARS``; line breaks other than ``\\n``) is judged as before, and
-the section an append joins is then read whole, old findings in it included.
+So the write thread keeps, for the files written last (``JudgedTails``, keyed by their bytes), the
+verdict on their last section as the write that left them judged it. An append to such a file is
+judged on a window: that section's heading path, its last ``TAIL_CHARS`` or more (from a sentence
+start outside any code fence, so every rule's reach back from a match, a sentence, a quote, a
+fence's lead-in, stays inside it) and the new text, as ``scan_write`` judges any append. The
+window's verdict is combined with the old section's as the whole section's would be (a block
+first; an old finding is still charged to the section, as a whole reading charges it), and
+reported at the file's own section and lines. A file the window cannot tell about (a shell edit, a
+sidecar just started, a replace, a tail with no sentence start outside a fence within
+``MAX_TAIL_CHARS``, line breaks other than ``\\n``, two findings of one level in the section where
+the rules' order picks) is judged whole, as before.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from sidecar.scanner.scan import SectionFinding
+    from sidecar.scanner.scan import Finding, SectionFinding
 
     Judge = Callable[[str | None, str], SectionFinding | None]
 
-__all__ = ["MAX_TAIL_CHARS", "TAIL_CHARS", "CleanTails", "Last", "last_section", "scan_append"]
+__all__ = ["MAX_TAIL_CHARS", "TAIL_CHARS", "Judged", "JudgedTails", "Last", "last_section", "scan_append"]
 
 #: Characters of the joined section read before an append, at least: over the scanner's reach back
 #: from a match (a sentence read in windows of 600, a quote 300, a persona's span 500, the seam 400).
@@ -65,44 +67,57 @@ class Last:
 
 
 @dataclass(frozen=True, slots=True)
-class _Clean:
+class Judged:
+    """A file's last section and the scanner's verdict on it (None: clean), as the write that left
+    the file judged it."""
+
+    last: Last
+    verdict: Finding | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
     size: int  # the file's bytes, as judged
     digest: bytes
-    last: Last  # its last section, judged clean
+    judged: Judged
 
 
-class CleanTails:
-    """The files (the ``kept`` written last) whose last section the scanner found clean at the
-    write that left them: their size, digest and last section. For one thread (the write thread)."""
+class JudgedTails:
+    """The files (the ``kept`` written last) whose last section's verdict the write that left them
+    knows: their size, digest, last section and its verdict. For one thread (the write thread)."""
 
     def __init__(self, kept: int = 64) -> None:
         self.kept = kept
-        self._files: OrderedDict[tuple[str, str], _Clean] = OrderedDict()
+        self._files: OrderedDict[tuple[str, str], _Kept] = OrderedDict()
 
-    def clean(self, key: tuple[str, str], data: bytes) -> Last | None:
-        """The last section of the file ``key`` if it was judged clean and the file is ``data`` still."""
-        known = self._files.get(key)
-        if known is None or known.size != len(data) or _digest(data) != known.digest:
+    def known(self, key: tuple[str, str], data: bytes) -> Judged | None:
+        """What is known of the last section of the file ``key``, if the file is ``data`` still."""
+        kept = self._files.get(key)
+        if kept is None or kept.size != len(data) or _digest(data) != kept.digest:
             return None
-        return known.last
+        return kept.judged
 
-    def judged(self, key: tuple[str, str], data: bytes, last: Last | None) -> None:
-        """The file ``key`` is ``data`` now, and its last section ``last`` was judged clean (None:
-        not known clean, forgotten)."""
+    def judged(self, key: tuple[str, str], data: bytes, judged: Judged | None) -> None:
+        """The file ``key`` is ``data`` now, its last section judged ``judged`` (None: unknown)."""
         self._files.pop(key, None)
-        if last is None:
+        if judged is None:
             return
-        self._files[key] = _Clean(len(data), _digest(data), last)
+        self._files[key] = _Kept(len(data), _digest(data), judged)
         while len(self._files) > self.kept:
             self._files.popitem(last=False)
 
 
-def scan_append(old: str, new: str, last: Last, judge: Judge) -> tuple[SectionFinding | None, Last | None] | None:
-    """``judge`` (``scan_write``'s signature) on the window of an append of ``new[len(old):]`` to
-    ``old``, whose last section ``last`` was judged clean: the finding at the file's own section and
-    lines, and the new last section when the finding is None. None when no window fits (the caller
-    judges the whole write, as it does when the tail alone has a finding, which the whole section,
-    judged clean, did not: the cut took away what framed it)."""
+def scan_append(old: str, new: str, known: Judged, judge: Judge) -> tuple[SectionFinding | None, Judged | None] | None:
+    """The verdict on an append of ``new[len(old):]`` to ``old``, whose last section is ``known``:
+    ``judge`` (``scan_write``) on the window, combined with the old section's verdict as the whole
+    section's would be, at the file's own section and lines; and what is then known of the file's
+    last section (None: unknown). None when the window cannot tell (the caller judges the whole
+    write): no window fits; the tail alone reads as a finding the whole section did not have (the
+    cut took away what framed it); or the window and the old section each have a finding of one
+    level in the grown section, where the scanner's rule order picks between them."""
+    from sidecar.scanner.scan import SectionFinding, verdict
+
+    last = known.last
     if not new.startswith(old) or len(old) - last.start <= TAIL_CHARS:
         return None
     line_from = old.rfind("\n") + 1  # old's last line: read again with what the append adds to it
@@ -116,21 +131,51 @@ def scan_append(old: str, new: str, last: Last, judge: Judge) -> tuple[SectionFi
         return None
     synthetic = "".join(f"{'#' * level} {name}\n" for level, name in last.path)
     added = len(last.path)  # the synthetic heading lines
-    cut_line = last.line + old.count("\n", last.start, cut)
-    found = judge(synthetic + old[cut:], synthetic + new[cut:])
-    if found is not None and judge(None, synthetic + old[cut:]) is not None:
-        return None  # the tail alone reads as a finding cut from its context: judge the whole section
+
+    def real(line: int) -> int:
+        return line - added - 1 + last.line + old.count("\n", last.start, cut)
+
+    window = synthetic + new[cut:]
+    found = judge(synthetic + old[cut:], window)
     if found is not None:
-        first = found.line_start - added - 1 + cut_line
-        line_start = last.line if found.line_start <= added + 1 else first
-        return replace(found, line_start=line_start, line_end=found.line_end - added - 1 + cut_line), None
+        alone = judge(None, synthetic + old[cut:])
+        if alone is not None and alone.finding != known.verdict:  # not the section's own: a cut's
+            return None
+        found = replace(found, line_start=last.line if found.line_start <= added + 1 else real(found.line_start))
+        found = replace(found, line_end=real(found.line_end))
     in_fence = bisect.bisect_left(fences, line_from) % 2 == 1
-    return None, _walk(new, line_from, last.line + old.count("\n", last.start, line_from), last, in_fence)
+    opened, now = _walk(new, line_from, last.line + old.count("\n", last.start, line_from), last, in_fence)
+    if opened is not None and opened.start <= len(old):  # the append starts a section: the old one is as it was
+        return found, Judged(now, verdict(window[len(synthetic) + now.start - cut :]) if found is not None else None)
+    grown_end = last.line + new.count("\n", last.start) - (1 if new.endswith("\n") else 0)
+    grown_end = opened.line - 1 if opened is not None else grown_end
+    old_verdict, window_found = known.verdict, found
+    own = found is not None and found.line_start == last.line and found.finding == old_verdict
+    if own:
+        found = None  # the section's own finding, in the tail still: the window added none to it
+    if found is None and old_verdict is None:
+        return None, Judged(now, None)
+    in_grown = found is not None and found.line_start == last.line
+    if old_verdict is not None and found is not None and in_grown and found.finding.level == old_verdict.level:
+        return None
+    if old_verdict is not None and (found is None or old_verdict.level == "block" or found.finding.level == "flag"):
+        found = SectionFinding(" > ".join(name for _, name in last.path), last.line, grown_end, old_verdict)
+    if now.start != last.start:  # the append opened the file's last section: the window holds it whole
+        said = verdict(window[len(synthetic) + now.start - cut :]) if window_found is not None else None
+        return found, Judged(now, said)
+    if window_found is None or own:  # the grown section is the last: the window added nothing to it
+        return found, Judged(now, old_verdict)
+    said = verdict(window[synthetic.rfind("\n", 0, len(synthetic) - 1) + 1 if synthetic else 0 :])
+    if old_verdict is None or said is None:
+        return found, Judged(now, said or old_verdict)
+    if said.level != old_verdict.level:  # a block is the section's verdict whatever the rule order
+        return found, Judged(now, said if said.level == "block" else old_verdict)
+    return found, None
 
 
 def last_section(text: str) -> Last:
     """The last heading section of ``text`` (read from its start)."""
-    return _walk(text, 0, 1, Last(0, 1, ()), False)
+    return _walk(text, 0, 1, Last(0, 1, ()), False)[1]
 
 
 def _cut(old: str, start: int, fences: list[int]) -> int | None:
@@ -154,9 +199,11 @@ def _cut(old: str, start: int, fences: list[int]) -> int | None:
     return None
 
 
-def _walk(text: str, begin: int, line: int, last: Last, in_fence: bool) -> Last:
+def _walk(text: str, begin: int, line: int, last: Last, in_fence: bool) -> tuple[Last | None, Last]:
     """``last`` carried over the lines of ``text`` from ``begin`` (a line start, on 1-based ``line``,
-    inside a fence or not), as ``split_sections`` reads them."""
+    inside a fence or not), as ``split_sections`` reads them; and the first section it met (None:
+    none)."""
+    first: Last | None = None
     path = list(last.path)
     offset = begin
     for number, piece in enumerate(text[begin:].splitlines(keepends=True), start=line):
@@ -168,8 +215,9 @@ def _walk(text: str, begin: int, line: int, last: Last, in_fence: bool) -> Last:
             level = len(match.group(1))
             path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, match.group(2).strip())]
             last = Last(offset, number, tuple(path))
+            first = last if first is None else first
         offset += len(piece)
-    return last
+    return first, last
 
 
 def _digest(data: bytes) -> bytes:

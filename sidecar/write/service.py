@@ -42,7 +42,7 @@ from sidecar.write.dedup import Candidate, Duplicate, FileLines, find_duplicate,
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
-from sidecar.write.scan_tail import CleanTails, last_section, scan_append
+from sidecar.write.scan_tail import Judged, JudgedTails, last_section, scan_append
 from sidecar.write.usage import counts_against_cap
 
 if TYPE_CHECKING:
@@ -100,9 +100,9 @@ class WriteService:
         self.keys = IdempotencyKeys()
         # The judged lines of the files appended to lately, for the duplicate check (write thread).
         self.file_lines = FileLines()
-        # The files whose last section the scanner found clean at their last write (write thread):
-        # an append to one is judged with the tail it joins, not the whole section.
-        self.clean_tails = CleanTails()
+        # The files whose last section's verdict is known from their last write (write thread): an
+        # append to one is judged with the tail it joins, not the whole section.
+        self.judged_tails = JudgedTails()
         self.embedder = embedder  # the in-process model, when loaded: its semantic layer judges writes too
         self.count = 0
         self.bytes = 0
@@ -338,16 +338,21 @@ class WriteService:
             )
         return out
 
+    def _refuses(self, tier: str) -> bool:
+        return self.settings.agent_refuse_injection if tier == "agent" else self.settings.crew_refuse_injection
+
     def _scan(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
         """The scanner's verdict on the sections the write changes: raise InjectionSuspected for a
         ``block`` finding (unless this tier's refusal is off), else what to flag in the answer."""
-        hit = _scan_write(old, new, self.embedder, self.clean_tails, (str(root), req.path))
+        key = (str(root), req.path)
+        hit, judged = _judge_write(old, new, self.embedder, self.judged_tails.known(key, old) if old else None)
+        if hit is None or hit.finding.level != "block" or not self._refuses(req.tier):
+            self.judged_tails.judged(key, new, judged)  # written (a refused write leaves the file as known)
         if hit is None:
             return None
         found = hit.finding
-        refuse = self.settings.agent_refuse_injection if req.tier == "agent" else self.settings.crew_refuse_injection
         flagged = hit.as_json()
-        if found.level == "block" and refuse:
+        if found.level == "block" and self._refuses(req.tier):
             raise InjectionSuspected(
                 f"refused: the content matches prompt-injection rule {found.category} ({found.pattern}) in the "
                 f"section {hit.heading or '(before the first heading)'!r}; nothing was written",
@@ -502,34 +507,33 @@ def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
     return first.start, last.end, first.line_start, last.line_end
 
 
-def _scan_write(
-    old: bytes | None,
-    new: bytes,
-    embedder: object | None = None,
-    tails: CleanTails | None = None,
-    key: tuple[str, str] | None = None,
-) -> SectionFinding | None:
-    """The scanner's verdict on the write of ``new`` over ``old``. With ``tails`` (the files whose
-    last section was judged clean), an append to such a file is judged on the tail it joins
-    (``scan_tail``), and a write whose last section is judged clean is remembered."""
+def _scan_write(old: bytes | None, new: bytes, embedder: object | None = None) -> SectionFinding | None:
+    """The scanner's verdict on the write of ``new`` over ``old``, every section it changed judged whole."""
+    return _judge_write(old, new, embedder, None)[0]
+
+
+def _judge_write(
+    old: bytes | None, new: bytes, embedder: object | None, known: Judged | None
+) -> tuple[SectionFinding | None, Judged | None]:
+    """The scanner's verdict on the write of ``new`` over ``old``, and what is then known of the
+    file's last section (None: unknown). An append to a file whose last section's verdict is
+    ``known`` is judged on the tail it joins (``scan_tail``); any other write as before, its last
+    section's verdict then taken (an append or a new file; a replace leaves it unknown)."""
     # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
-    from sidecar.scanner.scan import scan_write
+    from sidecar.scanner.scan import scan_write, verdict
     from sidecar.scanner.semantic import layer_for
 
     semantic = layer_for(embedder)
     before = None if old is None else old.decode("utf-8", errors="replace")
     after = new.decode("utf-8", errors="replace")
-    if tails is None or key is None or (semantic is not None and semantic.has_head):
-        return scan_write(before, after, semantic=semantic)  # the learned head reads a long section's start
-    last = tails.clean(key, old) if old else None
-    if before is not None and last is not None:
-        windowed = scan_append(before, after, last, scan_write)
+    if semantic is not None and semantic.has_head:  # the learned head reads a long section's start
+        return scan_write(before, after, semantic=semantic), None
+    if before is not None and known is not None:
+        windowed = scan_append(before, after, known, scan_write)
         if windowed is not None:
-            found, grown = windowed
-            if found is None:
-                tails.judged(key, new, grown)
-            return found
+            return windowed
     found = scan_write(before, after, semantic=semantic)
-    if found is None and (before is None or (after != before and after.startswith(before))):
-        tails.judged(key, new, last_section(after))  # every section from the old end on was judged
-    return found
+    if before is not None and (after == before or not after.startswith(before)):
+        return found, None
+    last = last_section(after)
+    return found, Judged(last, None if found is None else verdict(after[last.start :]))

@@ -217,7 +217,7 @@ async def hooks_split(remembered: bool) -> None:
     from sidecar.settings import load_settings
     from sidecar.write import service
 
-    scan_write = service._scan_write
+    judge_write = service._judge_write
 
     label = "graph reads the appended lines" if remembered else "graph reads the whole file"
     kept = ingest.READS_KEPT
@@ -260,7 +260,7 @@ async def hooks_split(remembered: bool) -> None:
 
             journal, graph = side.queue.after_hooks
             side.queue.after_hooks = [timed("journal", journal), timed("graph", graph)]
-            scan = service._scan_write
+            scan = service._judge_write
 
             def scanned(*args: Any, **kwargs: Any) -> Any:
                 cpu = time.process_time()  # on the write thread, while the loop waits for it
@@ -269,7 +269,7 @@ async def hooks_split(remembered: bool) -> None:
                 finally:
                     spent["scanner"] = spent.get("scanner", 0.0) + time.process_time() - cpu
 
-            service._scan_write = scanned
+            service._judge_write = scanned
             await side.writes.write(WriteRequest("agent", HOOKS_PATH, later.pop(0), "append"))  # imports the scanner
             spent.clear()
             steps = {"write": 0.0, "apply": 0.0, "all": 0.0}
@@ -305,7 +305,7 @@ async def hooks_split(remembered: bool) -> None:
             report("  lines the graph's rules read per append", f"{read:.1f}", f"load average {os.getloadavg()[0]:.1f}")
     finally:
         ingest.READS_KEPT = kept
-        service._scan_write = scan_write
+        service._judge_write = judge_write
         shutil.rmtree(base, ignore_errors=True)
 
 
