@@ -26,14 +26,17 @@ from tests.support.waiting import wait_until
 Client = TestClient[Any, Any]
 
 FILES = 240
+#: The dir of the tests that check what is read, not how long the loop waits: still over
+#: ``ingest.EXTRACTOR_FROM`` files, so a backfill over it starts the extraction child.
+FEWER = 80
 FACTS = "# Infra\n\nThe deploy pipeline runs on Kubernetes.\nCarol owns the billing service.\n"
 
 
-def large_dir(root: Path) -> None:
-    """``FILES`` generated notes (a few thousand words each) and, read last, one note stating two
+def large_dir(root: Path, files: int = FILES) -> None:
+    """``files`` generated notes (a few thousand words each) and, read last, one note stating two
     facts. Every sentence of the generated ones ends in a verb the rules read with nothing after it
     ("... the team uses."): the rules run their patterns on every sentence and find no fact."""
-    make_corpus(root, FILES * 9, files=FILES)
+    make_corpus(root, files * 9, files=files)
     for path in root.rglob("*.md"):
         path.write_text(path.read_text(encoding="utf-8").replace(".", " the team uses."), encoding="utf-8")
     write(root, "topics/zz-infra.md", FACTS)
@@ -123,11 +126,11 @@ async def test_backfill_never_holds_the_loop(
 async def test_extracting_in_a_thread_reads_the_same_facts(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same dir with the child process turned off: the same facts, every file's rules run in
-    this process on a thread other than the loop's. Where each extraction ran is recorded by the
-    rules' own function, wrapped (it still does the work): a clock or a CPU share cannot tell,
-    since on a quiet host the backfill can end before a test starts measuring."""
-    large_dir(memory_dir)
+    """A smaller dir of the same notes with the child process turned off: the same facts, every
+    file's rules run in this process on a thread other than the loop's. Where each extraction ran
+    is recorded by the rules' own function, wrapped (it still does the work): a clock or a CPU
+    share cannot tell, since on a quiet host the backfill can end before a test starts measuring."""
+    large_dir(memory_dir, FEWER)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
     monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
     monkeypatch.setattr(ingest, "EXTRACTOR_FROM", 10**9)
@@ -153,7 +156,8 @@ async def test_a_child_that_fails_falls_back_to_a_thread(
 ) -> None:
     """A child that cannot run (here: a Python that exits at once, which is how a broken
     interpreter or a missing package looks) leaves the backfill to a thread: every fact is read."""
-    large_dir(memory_dir)
+    assert FEWER >= ingest.EXTRACTOR_FROM, "a dir the child is started for"
+    large_dir(memory_dir, FEWER)
     monkeypatch.setattr(ingest, "BACKFILL_REST", 0.0)
     monkeypatch.setattr(ingest, "QUIET_PATIENCE", 0.0)
     monkeypatch.setattr(ingest, "_CHILD", "raise SystemExit(3)")
