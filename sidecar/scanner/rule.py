@@ -126,12 +126,18 @@ def mentioned(views: Views, start: int) -> bool:
     return _ADDRESSED.search(sentence) is None and _IMPERATIVE.match(sentence) is None
 
 
-def described(views: Views, start: int) -> bool:
+def described(views: Views, start: int, end_of_match: int | None = None) -> bool:
     """Whether the sentence holding ``start`` in ``views.folded``, or the lead-in just before it,
-    speaks about attacks (``DESCRIBED``); in a code block, also the prose before its fence."""
+    speaks about attacks (``DESCRIBED``); in a code block, also the prose before its fence. With
+    ``end_of_match``, the words of the match itself (a URL's host) are not read as the cue."""
     begin, end = _sentence(views, start)
     text = views.folded
-    if DESCRIBED.search(text, max(0, begin - _LEAD), end) is not None:
+    if end_of_match is None:
+        if DESCRIBED.search(text, max(0, begin - _LEAD), end) is not None:
+            return True
+    elif DESCRIBED.search(text, max(0, begin - _LEAD), start) or DESCRIBED.search(
+        text, end_of_match, max(end, end_of_match)
+    ):
         return True
     if not views.in_fence(start):
         return False

@@ -37,6 +37,7 @@ the text (literal needles, or word stems looked up in the text's sorted words).
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -394,6 +395,12 @@ def _run_level(views: Views, start: int, end: int) -> int:
     return level
 
 
+# A download run by a shell: common in install docs as plain text, but hidden in an encoding it is a payload.
+_FETCH_TO_SHELL = re.compile(
+    r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\biex\s*\(|\beval\s+\$\("
+)
+
+
 def _inner(category: str, prefix: str, decoded: str, level: Level, depth: int) -> Iterator[Finding]:
     seen: set[str] = set()
     for inner in _findings(decoded, depth + 1):
@@ -401,6 +408,9 @@ def _inner(category: str, prefix: str, decoded: str, level: Level, depth: int) -
         if pattern not in seen:
             seen.add(pattern)
             yield Finding(category, pattern, inner.excerpt, level, f"decoded: {inner.sentence}")
+    if not seen and (found := _FETCH_TO_SHELL.search(decoded.casefold())) is not None:
+        excerpt = " ".join(decoded[found.start() : found.end()].split())[:80]
+        yield Finding(category, prefix + "fetch_to_shell", excerpt, level, f"decoded: {excerpt}")
 
 
 def _excerpt(text: str, hit: RuleMatch) -> str:
