@@ -64,6 +64,8 @@ _COMMENT = re.compile(r"<!--(.*?)-->")
 _SOURCE_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\.md\b")
 _VALUE_WORD = re.compile(r"[£$€#]?\w+(?:[.:/,'’-]\w+)*%?")
 _DIGIT = re.compile(r"\d")
+#: The words that may be values (a capital or a digit in them), found without reading the others.
+_VALUE_LIKE = re.compile(r"[£$€#]?(?<![\w.:/,'’-])(?=[\w.:/,'’-]*[A-Z0-9])\w+(?:[.:/,'’-]\w+)*%?")
 _NEWLINE = re.compile(r"\n")
 _SPEAKER = re.compile(r"^[-*+]?[ \t]*([A-Z][\w'’-]*):[ \t]", re.MULTILINE)
 
@@ -182,50 +184,50 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
 
 
 def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
-    """The dated lines of a hit that match the most query terms: the lines its rank stands for.
-    None under a superseded heading (text already ranked as stale changes nothing), and none
-    longer than ``LINE_CHARS``."""
+    """The dated lines of a hit that match the most query terms among its lines of at most
+    ``LINE_CHARS`` (a longer one is prose, and a heading states no value): the lines its rank
+    stands for. None under a superseded heading (text already ranked as stale changes nothing)."""
     if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
         return []
     note_day = note_date(path)
     if note_day is None and "<!--" not in text:
         return []  # an undated file: no line of it is older or newer than another
-    per_term = [mark_terms(text, [term]) for term in terms]
-    if sum(1 for spans in per_term if spans) == 0:
-        return []
     breaks = [found.start() for found in _NEWLINE.finditer(text)]
-    matched: dict[int, set[int]] = {}
-    spans_of: dict[int, list[tuple[int, int]]] = {}
-    for i, spans in enumerate(per_term):
-        for a, b in spans:
-            at = bisect.bisect_left(breaks, a)
-            matched.setdefault(at, set()).add(i)
-            spans_of.setdefault(at, []).append((a, b))
-    top = max(len(found) for found in matched.values())
+    ends = [*breaks, len(text)]
+    short = {
+        at
+        for at, end in enumerate(ends)
+        if 2 < end - (start := ends[at - 1] + 1 if at else 0) <= LINE_CHARS and not text.startswith("#", start)
+    }
+    if not short:
+        return []  # paragraphs of prose: no line states a value
+    found_in: dict[int, set[int]] = {}
+    for i, term in enumerate(terms):
+        for a, _ in mark_terms(text, [term]):
+            if (at := bisect.bisect_left(breaks, a)) in short:
+                found_in.setdefault(at, set()).add(i)
+    matched = {at: frozenset(found) for at, found in found_in.items()}
+    top = max((len(found) for found in matched.values()), default=0)
     out = []
     for at, found in sorted(matched.items()):
-        if len(found) < top:
+        if len(found) < top or not found:
             continue
-        start = breaks[at - 1] + 1 if at else 0
-        raw = text[start : breaks[at] if at < len(breaks) else len(text)]
-        if len(raw) > LINE_CHARS or raw.startswith("#"):
-            continue  # prose, or a heading: no statement of a value
+        start = ends[at - 1] + 1 if at else 0
+        raw = text[start : ends[at]]
         sources = [date(int(y), int(m), int(d)) for c in _COMMENT.findall(raw) for y, m, d in _SOURCE_DAY.findall(c)]
         day = max(sources, default=note_day)
         if day is None:
             continue
-        spans = [(a - start, b - start) for a, b in spans_of[at]]
+        spans = mark_terms(raw, terms)
         line = _COMMENT.sub(lambda c: " " * len(c.group()), raw)
-        words: list[str] = []
-        values: list[str] = []
-        for word_at in _VALUE_WORD.finditer(line):
-            word = word_at.group()
-            words.append(word)
-            if any(a < word_at.end() and word_at.start() < b for a, b in spans):
-                continue  # a word the query asked for is the subject, not a value
-            if _is_value(word, opens=_opens(line, word_at.start())):
-                values.append(word)
-        out.append(_Line(day, frozenset(found), frozenset(words), values))
+        values = [
+            word_at.group()
+            for word_at in _VALUE_LIKE.finditer(line)
+            if not any(a < word_at.end() and word_at.start() < b for a, b in spans)  # the subject asked for
+            and _is_value(word_at.group(), opens=_opens(line, word_at.start()))
+        ]
+        words = _VALUE_WORD.findall(line)
+        out.append(_Line(day, found, frozenset(words), values))
     return out
 
 
