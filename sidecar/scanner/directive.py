@@ -252,7 +252,12 @@ _PERSONA_VERB = re.compile(
     r"let'?s\s+(?:play|roleplay|role-play|pretend)|play\s+(?:my|as)\b|you\s+have\s+a\s+new\s+(?:personality|identity|"
     r"persona|name|role)|your\s+new\s+(?:personality|identity|persona|self)|channel|embody|impersonate|in\s+the\s+voice\s+of|"
     r"as\s+if\s+you\s+were|alter\s+ego|(?:you\s+are|you're)\s+[\w'-]+\s+now|emulate|(?:version|copy)\s+of\s+yourself|"
-    r"you\s+play\s+(?:a|an|the)\b)"
+    r"you\s+play\s+(?:a|an|the)\b|"
+    # a persona handed over as a record: "new character for you:", "the assistant's persona for this repo is",
+    # "character sheet"
+    r"(?:new|fresh|alternate|alternative|different|updated|your)\s+(?:character|persona|identity|role)\s+(?:for\s+you\s*)?[:\u2014-]|"
+    r"character\s+sheet|"
+    r"(?:the\s+)?(?:assistant|agent|model|bot)'s\s+(?:persona|character|identity)\s+(?:for\s+[\w ]{1,30}?\s+)?is\b)"
 )
 # A persona whose part is to hand over secrets: the grandparent who read out the keys.
 _HANDS_OUT = (
@@ -270,6 +275,7 @@ _UNBOUND = re.compile(
     r"never\s+(?:refuses?|says?\s+no|declines?|refusing)|(?:answers?|does|say|says|do)\s+(?:anything|everything|"
     r"whatever)|unfiltered|uncensored|unrestricted|unaligned|jailbroken|amoral|unbound|unshackled|lawless|"
     r"no-holds-barred|anything\s+goes|(?:never|not)\s+(?:been\s+)?aligned|obedien(?:ce|t)\s+to\s+(?:whoever|anyone|me)|"
+    r"(?:rules|limits|restrictions|filters|guardrails|ethics|morals)\s*[:=]\s*(?:none|off|null|nil|0)\b|"
     r"regardless\s+of\s+(?:the\s+)?(?:harm|consequences|ethics|safety|rules|law)|pre-?approved|"
     r"(?:polic(?:y|ies)|rules|guidelines|restrictions|filters|guardrails|safety\s+\w+)\s+(?:are|is|were|was)\s+(?:all\s+)?"
     r"(?:suspended|lifted|off|disabled|abolished|gone|void|switched\s+off)|(?:authority|power|permission|clearance)\s+"
@@ -332,7 +338,8 @@ _RULES_DROPPED = re.compile(
     r"limit|censorship|ethic|moral)|\bnever\s+(?:refuses?|says?\s+no|declines?|refusing)|\bfree\s+(?:of|from)|"
     r"\b(?:serves?|obeys?|loyal|answers\s+(?:only\s+)?to|works\s+for)\b|\bignores?\b|\bdisregards?\b|"
     r"\b(?:doesn'?t|does\s+not|don'?t|do\s+not|never)\s+(?:give|care)|\bjailbroken\b|\bamoral\b|\byes\s+to\b|"
-    r"\b(?:passwords?|passcodes?|pins?|credentials|tokens?|keys?)\b"
+    r"\b(?:passwords?|passcodes?|pins?|credentials|tokens?|keys?)\b|\b(?:rules|limits|restrictions|filters|guardrails|"
+    r"ethics|morals)\s*[:=]\s*(?:none|off|null|nil|0)\b|\bobedien"
 )
 
 
@@ -485,6 +492,9 @@ _SOLE_NEEDLES = tuple(
 )
 _UNBOUND_NEEDLES = tuple(
     [
+        "obedien",
+        "rules",
+        "limits",
         "unchain",
         "unleash",
         "liberat",
