@@ -35,6 +35,7 @@ from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Protocol, TypeVar
 
+from sidecar.index.query import STOPWORDS
 from sidecar.index.snippet import mark_terms
 
 __all__ = [
@@ -158,7 +159,8 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
     and text; ``tokens``: the query's tokens (``snippet.query_tokens``)."""
     if len(ranked) < 2 or not tokens:
         return list(ranked)
-    terms = list(tokens)
+    # "in" of "walk-in fridge" says nothing of a subject: the query's stopwords match no line here.
+    terms = [t for t in tokens if t not in STOPWORDS] or list(tokens)
     views = [view(item) for item in ranked]
     lines = [_lines(*seen, terms) for seen in views]
     if sum(1 for found in lines if found) < 2:

@@ -173,6 +173,13 @@ def test_counts_identifiers_and_the_same_value_again_restate_nothing() -> None:
     assert _order("flour", [older, again]) == [older[0], again[0]]
 
 
+def test_a_stopword_of_the_query_is_no_subject() -> None:
+    """The "in" of "walk-in fridge" is in every other line: sharing it shares no subject."""
+    fridge = (_day(60), "- The walk-in fridge came from Bakery Exchange Leeds.")
+    mixer = (_day(10), "- The dough-mixer came from Bakery Direct Norwich in 2021.")
+    assert _order("where did the walk-in-fridge come from", [fridge, mixer]) == [fridge[0], mixer[0]]
+
+
 def test_a_capital_that_opens_a_sentence_is_no_name() -> None:
     """Dialogue names no values by its sentences' first words ("It's", "What"): only names count."""
     first = (_day(60), "Wow, the park was lovely. It's where Mel runs on Sundays.")
