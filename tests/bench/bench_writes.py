@@ -44,9 +44,9 @@ reading). A note the scanner refuses is not counted either. Run
 twice: the graph reading each append from where the file's last reading stopped, and (for
 comparison) reading the whole file every time (no reading remembered, ``READS_KEPT = 0``); the
 lines the graph's rules read per append are printed beside. In the first run each write is also
-judged by the scanner with every section it changes read whole (``_scan_write``, the write's own
-verdict coming from the tail it joins), timed apart and left out of the other rows: the ratio of the
-two is from the same appends on the same host.
+judged by the scanner with every section it changes read whole (``_judge_write`` knowing nothing
+of the file, as ``_scan_write`` judges; the write's own verdict comes from the tail it joins),
+timed apart and left out of the other rows: the ratio of the two is from the same appends.
 
     python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks)
 """
@@ -273,7 +273,7 @@ async def hooks_split(remembered: bool) -> None:
                     spent["scanner"] = spent.get("scanner", 0.0) + time.process_time() - cpu
                     if remembered:  # the same write judged with every changed section whole, for the ratio
                         cpu = time.process_time()
-                        service._scan_write(args[0], args[1])
+                        scan(args[0], args[1], args[2], None)  # nothing known: every changed section whole
                         spent["whole"] = spent.get("whole", 0.0) + time.process_time() - cpu
 
             service._judge_write = scanned
