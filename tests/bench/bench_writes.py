@@ -44,8 +44,8 @@ reading). A note the scanner refuses is not counted either. Run
 twice: the graph reading each append from where the file's last reading stopped, and (for
 comparison) reading the whole file every time (no reading remembered, ``READS_KEPT = 0``); the
 lines the graph's rules read per append are printed beside. In the first run each write is also
-judged by the scanner with every section it changes read whole (``_judge_write`` knowing nothing
-of the file, as ``_scan_write`` judges; the write's own verdict comes from the tail it joins),
+judged by the scanner with every section it changes read whole (``scan_write`` on the whole file;
+the write's own verdict comes from the tail it joins),
 timed apart and left out of the other rows: the ratio of the two is from the same appends.
 
     python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks)
@@ -216,6 +216,7 @@ async def hooks_split(remembered: bool) -> None:
     """One append's CPU by step and hook (see the module's doc)."""
     from sidecar.contract import WriteRequest
     from sidecar.kg import ingest
+    from sidecar.scanner.scan import scan_write as whole_scan
     from sidecar.server.compose import open_sidecar
     from sidecar.settings import load_settings
     from sidecar.write import service
@@ -273,7 +274,10 @@ async def hooks_split(remembered: bool) -> None:
                     spent["scanner"] = spent.get("scanner", 0.0) + time.process_time() - cpu
                     if remembered:  # the same write judged with every changed section whole, for the ratio
                         cpu = time.process_time()
-                        scan(args[0], args[1], args[2], None)  # nothing known: every changed section whole
+                        old, new = args[0], args[1]  # every changed section read whole, as before the window
+                        whole_scan(
+                            None if old is None else old.decode("utf-8", "replace"), new.decode("utf-8", "replace")
+                        )
                         spent["whole"] = spent.get("whole", 0.0) + time.process_time() - cpu
 
             service._judge_write = scanned
