@@ -105,6 +105,7 @@ def crew_search(member: SidecarProcess) -> httpx.Response:
     return httpx.post(f"{member.url}/memory/search", json={"query": "canary", "scope": "crew"}, timeout=10)
 
 
+@pytest.mark.slow  # a lead and a member as processes: ~2.9 s of CPU
 def test_a_members_crew_search_answers_while_a_stranger_holds_more_sockets_than_there_are_slots(crew: Crew) -> None:
     first = crew_search(crew.member)
     assert first.status_code == 200, first.text

@@ -98,6 +98,7 @@ def trailing_table_rows(path: Path) -> int:
     return rows
 
 
+@pytest.mark.slow  # ~8 s of CPU each: whole readings at each of 407 appends, the reference
 @pytest.mark.parametrize("rel", ["daily/2026-03-02.md", "topics/notes.md"])
 async def test_appends_are_read_alone_and_the_graph_is_a_whole_readings(tmp_path: Path, rel: str) -> None:
     """407 real notes appended one by one (as an API append adds them: after a newline): the rules

@@ -104,6 +104,7 @@ def late(lags: list[float]) -> tuple[float, float]:
     return statistics.median(lags), sum(lag > 0.004 for lag in lags) / len(lags)
 
 
+@pytest.mark.slow  # ~5 s of CPU: the backfill of 240 notes
 async def test_backfill_never_holds_the_loop(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -123,6 +124,7 @@ async def test_backfill_never_holds_the_loop(
     assert median < 0.0015 and slow <= 0.25, f"median {median * 1000:.2f} ms late, {slow:.1%} of ticks > 4 ms"
 
 
+@pytest.mark.slow  # ~3 s of CPU: a start-up and backfill of 80 notes
 async def test_extracting_in_a_thread_reads_the_same_facts(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -151,6 +153,7 @@ async def test_extracting_in_a_thread_reads_the_same_facts(
     assert {where for where in ran.values()} == {(os.getpid(), False)}, "each on this process, off the loop's thread"
 
 
+@pytest.mark.slow  # ~3 s of CPU: a start-up and backfill of 80 notes
 async def test_a_child_that_fails_falls_back_to_a_thread(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

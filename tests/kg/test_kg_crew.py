@@ -63,6 +63,7 @@ def test_the_crews_graph_is_at_the_lead(lead: tuple[SidecarProcess, int]) -> Non
     assert kg(listener, "nonsense", {}, auth).status_code == 404
 
 
+@pytest.mark.slow  # real sidecar processes: ~2 s of CPU
 def test_member_and_solo_crew_scope(tmp_path: Path) -> None:
     solo = start_sidecar(tmp_path / "solo", *QUICK)
     member = start_sidecar(
@@ -80,6 +81,7 @@ def test_member_and_solo_crew_scope(tmp_path: Path) -> None:
         member.kill()
 
 
+@pytest.mark.slow  # real sidecar processes: ~2.5 s of CPU
 def test_a_members_crew_graph_requests_are_answered_by_its_lead(
     lead: tuple[SidecarProcess, int], tmp_path: Path
 ) -> None:

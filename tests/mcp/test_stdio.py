@@ -121,6 +121,7 @@ async def test_stdio_in_process_over_a_memory_dir(memory_dir: Path) -> None:
         await the_checks(session, memory_dir)
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_stdio_forwards_to_a_running_sidecar(sidecar: SidecarProcess, served_dir: Path) -> None:
     async with over_stdio("--url", sidecar.url) as session:
         await the_checks(session, served_dir, "Tofu")
@@ -138,6 +139,7 @@ async def test_streamable_http_against_a_real_sidecar(sidecar: SidecarProcess, s
         await the_checks(session, served_dir, "Nori")
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_on_a_dir_a_sidecar_serves_it_forwards_to_that_sidecar(sidecar: SidecarProcess, served_dir: Path) -> None:
     async with over_stdio("--memory-dir", str(served_dir), "--port", str(sidecar.port)) as session:
         await the_checks(session, served_dir, "Yuzu")
@@ -145,6 +147,7 @@ async def test_on_a_dir_a_sidecar_serves_it_forwards_to_that_sidecar(sidecar: Si
     assert [hit["path"] for hit in found["results"]] == ["topics/yuzu.md"]  # the running sidecar wrote it
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 def test_a_dir_served_elsewhere_is_refused_naming_the_url_to_give(sidecar: SidecarProcess, served_dir: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "sidecar", "mcp", "--memory-dir", str(served_dir), "--port", "9"],
@@ -158,6 +161,7 @@ def test_a_dir_served_elsewhere_is_refused_naming_the_url_to_give(sidecar: Sidec
     assert done.stdout == b""  # stdout is the protocol: nothing else on it
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_a_changed_tool_list_is_announced_once_listed(tmp_path: Path, memory_dir: Path) -> None:
     """Past the tier's cap the tools that only add go; a client that listed the tools is told."""
     used = sum(len(p.read_bytes()) for p in memory_dir.rglob("*.md"))
@@ -195,12 +199,14 @@ def guarded(guarded_dir: Path) -> Iterator[SidecarProcess]:
     side.stop()
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_forwarding_sends_the_api_token_from_the_flag(guarded: SidecarProcess, guarded_dir: Path) -> None:
     assert httpx.get(f"{guarded.url}/memory/status").status_code == 401  # the token is needed
     async with over_stdio("--url", guarded.url, "--api-token", TOKEN) as session:
         await the_checks(session, guarded_dir, "Soba")
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_forwarding_to_the_sidecar_serving_the_dir_sends_the_token_from_the_environment(
     guarded: SidecarProcess, guarded_dir: Path
 ) -> None:
@@ -211,12 +217,14 @@ async def test_forwarding_to_the_sidecar_serving_the_dir_sends_the_token_from_th
         await the_checks(session, guarded_dir, "Udon")
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_forwarding_without_the_token_says_which_one_to_give(guarded: SidecarProcess) -> None:
     async with over_stdio("--url", guarded.url) as session:
         with pytest.raises(Exception, match="wants its API token: give --api-token or set MEMORY_SIDECAR_API_TOKEN"):
             await session.list_tools()
 
 
+@pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_memory_off_over_stdio_offers_no_memory_tool_and_refuses_one(memory_dir: Path) -> None:
     """The stdio way in keeps the rule too: with the agent's memory off, no memory tool is listed
     and one called by name is refused, reading and writing nothing."""

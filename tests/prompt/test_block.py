@@ -155,6 +155,7 @@ def test_content_is_cut_only_on_chunk_boundaries(tmp_path: Path) -> None:
                 assert chunk.body in block.text
 
 
+@pytest.mark.slow  # 122 blocks built: ~3.3 s of CPU
 def test_every_budget_is_respected_exactly(dirs: tuple[Path, Path]) -> None:
     agent, crew = dirs
     _write(agent / "daily" / "2026-04-30.md", _paragraphs("old", 30))

@@ -18,6 +18,7 @@ TOKEN = "crew-store-token"
 QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1", "--crew-reindex-interval", "1")
 
 
+@pytest.mark.slow  # a lead and a member as processes: ~3 s of CPU
 def test_a_member_on_a_server_store_needs_no_lead_url_to_read_the_crew(tmp_path: Path, pg_server: PgServer) -> None:
     url = pg_server.new_database()
     write(tmp_path / "lead-crew", "CREW.md", "# Conventions\nThe wombat cluster deploys on Thursdays.\n")

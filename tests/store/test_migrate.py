@@ -195,6 +195,7 @@ def test_a_store_made_before_the_word_counts_gets_them_filled(tmp_path: Path, pg
     assert chunks == counted == 40
 
 
+@pytest.mark.slow  # three migrations of 600 files as processes: ~4.4 s of CPU
 def test_two_writers_at_once_leave_exact_word_counts(tmp_path: Path, pg_server: PgServer) -> None:
     """Two runs copying into the same crew at once (their changes of the same files' word counts
     take turns): both succeed and the counts equal a fresh count."""
