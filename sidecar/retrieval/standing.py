@@ -68,6 +68,12 @@ _DIGIT = re.compile(r"\d")
 #: The words that may be values (a capital or a digit in them), found without reading the others.
 _VALUE_LIKE = re.compile(r"[£$€#]?(?<![\w.:/,'’-])(?=[\w.:/,'’-]*[A-Z0-9])\w+(?:[.:/,'’-]\w+)*%?")
 _NEWLINE = re.compile(r"\n")
+#: A digit, a capital inside a word, or a capital one space after a word that ends no sentence: a
+#: line without one holds no value (``_is_value``) and is passed over with one search (led by the
+#: character class, which the regular expression engine scans for quickly).
+_MAYBE_VALUE = re.compile(
+    r"[0-9A-Z](?:(?<=[0-9])|(?<=[a-z][A-Z])|(?<=[^\s.!?:;*+>-] [A-Z])|(?<=[^\s.!?:;*+>-]\t[A-Z]))"
+)
 _SPEAKER = re.compile(r"^[-*+]?[ \t]*([A-Z][\w'’-]*):[ \t]", re.MULTILINE)
 
 
@@ -199,10 +205,12 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
     short = {
         at
         for at, end in enumerate(ends)
-        if 2 < end - (start := ends[at - 1] + 1 if at else 0) <= LINE_CHARS and not text.startswith("#", start)
+        if 2 < end - (start := ends[at - 1] + 1 if at else 0) <= LINE_CHARS
+        and not text.startswith("#", start)
+        and _MAYBE_VALUE.search(text, start, end)
     }
     if not short:
-        return []  # paragraphs of prose: no line states a value
+        return []  # paragraphs of prose, or lines without a value
     found_in: dict[int, set[int]] = {}
     for i, term in enumerate(terms):
         for a, _ in mark_terms(text, [term]):
@@ -220,16 +228,16 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
         day = max(sources, default=note_day)
         if day is None:
             continue
-        spans = mark_terms(raw, terms)
         line = _COMMENT.sub(lambda c: " " * len(c.group()), raw)
-        values = [
-            word_at.group()
-            for word_at in _VALUE_LIKE.finditer(line)
-            if not any(a < word_at.end() and word_at.start() < b for a, b in spans)  # the subject asked for
-            and _is_value(word_at.group(), opens=_opens(line, word_at.start()))
+        candidates = [w for w in _VALUE_LIKE.finditer(line) if _is_value(w.group(), opens=_opens(line, w.start()))]
+        if not candidates:
+            continue
+        spans = mark_terms(raw, terms)
+        values = [  # a word the query asked for is the subject, not a value
+            w.group() for w in candidates if not any(a < w.end() and w.start() < b for a, b in spans)
         ]
-        words = _VALUE_WORD.findall(line)
-        out.append(_Line(day, found, frozenset(words), values))
+        if values:  # a line with no value neither restates nor is restated
+            out.append(_Line(day, found, frozenset(_VALUE_WORD.findall(line)), values))
     return out
 
 
@@ -239,7 +247,7 @@ def _is_value(word: str, *, opens: bool) -> bool:
     if _DIGIT.search(word):
         return not word.isdigit()
     if word[0].isupper() and re.split(r"['’]", word)[0] != "I":
-        return not opens or any(ch.isupper() for ch in word[1:])
+        return not opens or word[1:] != word[1:].lower()
     return False
 
 
