@@ -2,11 +2,14 @@
 
 A search is answered from the in-memory postings (:mod:`sidecar.index.postings`) when they
 describe the file, else by FTS5 on a reader connection: the same ranking, headings weighted above
-bodies; user text is always quoted. Reads run on any thread, each on its own read-only connection.
+bodies; user text is always quoted. A query word also finds its irregular forms, which stemming
+does not reach (``came`` for ``come``; :func:`~sidecar.index.postings.with_forms`), each at
+``FORM_WEIGHT`` of its own BM25. Reads run on any thread, each on its own read-only connection.
 """
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sidecar.db import Database
 from sidecar.errors import BadRequest
 from sidecar.index.db import chunks_gen
-from sidecar.index.query import build_match, quote_word, terms
+from sidecar.index.query import quote_word, terms
 from sidecar.index.snippet import SNIPPET_CHARS, Snippet, query_tokens, window
 
 if TYPE_CHECKING:
@@ -84,6 +87,7 @@ class Bm25Search:
         self.postings = postings
         self._ask_refresh = ask_refresh
         self._tokens: QueryTokens | None = None
+        self.forms = True  # a query word also matches its irregular forms (``forms_of``)
 
     def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[RankedChunk]:
         """BM25 search, headings weighted above bodies; user text is always quoted. Answered from
@@ -112,8 +116,10 @@ class Bm25Search:
         tokens = self.query_tokens(words)
         if not phrases and any(len(t) > 1 for t in tokens):
             return None
-        if max_postings is not None and _postings_count(snap, tokens) > max_postings:
-            return None
+        if max_postings is not None:
+            forms = [t for _, t in self.forms_of(words, tokens)]
+            if _postings_count(snap, tokens + forms) > max_postings:
+                return None
         hits = self.from_snapshot(snap, words, tokens, limit)
         if hits is None:
             pending = self.postings.pending  # the database may be at the generation being committed
@@ -122,6 +128,13 @@ class Bm25Search:
         if hits is None:
             self._ask_refresh()
         return hits
+
+    def forms_of(self, words: list[str], tokens: list[tuple[str, ...]]) -> list[tuple[str, tuple[str, ...]]]:
+        """The irregular forms searched beside ``words`` (``with_forms``: ``come`` -> ``came``),
+        with their tokens; none when ``forms`` is off."""
+        from sidecar.index.postings import with_forms
+
+        return with_forms(list(zip(words, tokens, strict=True))) if self.forms else []
 
     def query_tokens(self, words: list[str]) -> list[tuple[str, ...]]:
         from sidecar.index.postings import QueryTokens
@@ -147,7 +160,11 @@ class Bm25Search:
             sql = "SELECT rowid, -bm25(chunks_fts, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?"
             return conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, quote_word(word))).fetchall()
 
-        ranked = top_k(snap, list(zip(words, tokens, strict=True)), limit, phrase_scores)
+        forms = self.forms_of(words, tokens)
+        alone: set[int] = set()
+        ranked = top_k(
+            snap, list(zip(words, tokens, strict=True)), limit, phrase_scores, forms=forms, forms_alone=alone
+        )
         if ranked is None:
             return None
         if not ranked:
@@ -164,35 +181,74 @@ class Bm25Search:
             return None
         by_id = {r[0]: r for r in rows}
         shown = query_tokens(words)
+        with_forms = query_tokens(words + [form for form, _ in forms]) if alone else shown
         out = []
         for cid, score in ranked:
             r = by_id[cid]
-            out.append(RankedChunk(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], score, r[6], bool(r[8]), shown))
+            marked = with_forms if cid in alone else shown  # a form is shown where no query word is
+            out.append(RankedChunk(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], score, r[6], bool(r[8]), marked))
         return out
 
     def search_fts(self, query: str, limit: int, *, raw_fts: bool) -> list[RankedChunk]:
-        match = query if raw_fts else build_match(query)
-        if match is None:
+        words = terms(query)
+        forms = [] if raw_fts or not words else [f for f, _ in self.forms_of(words, self.query_tokens(words))]
+        match = query if raw_fts else " OR ".join(quote_word(w) for w in words)
+        if not match:
             return []
-        sql = (
-            "WITH top AS (SELECT rowid, bm25(chunks_fts, ?, ?) AS rank FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) "
-            "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, top.rank, c.hash, c.plain "
-            "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
-        )
+        alone: set[int] = set()  # rows holding a form and no query word
         try:
             with self.db.reading() as conn:
-                rows = conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, match, limit)).fetchall()
+                if forms:
+                    rows = self._fts_with_forms(conn, match, " OR ".join(quote_word(f) for f in forms), limit, alone)
+                else:
+                    sql = (
+                        "WITH top AS (SELECT rowid, bm25(chunks_fts, ?, ?) AS rank FROM chunks_fts "
+                        "WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) "
+                        "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, -top.rank, c.hash, c.plain "
+                        "FROM top JOIN chunks c ON c.id = top.rowid ORDER BY top.rank, c.id"
+                    )
+                    rows = conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, match, limit)).fetchall()
         except sqlite3.OperationalError as exc:
             # SQLITE_ERROR is what FTS5 raises for a bad expression; busy, I/O or corruption are not the client's.
             if raw_fts and exc.sqlite_errorcode == sqlite3.SQLITE_ERROR:
                 raise BadRequest(f"invalid FTS5 query: {exc}", code="invalid_fts_syntax") from None
             raise
-        tokens = query_tokens(terms(query))
-        return [
-            RankedChunk(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], -float(r[6]), r[7], bool(r[8]), tokens)
-            for r in rows
-        ]
+        shown = query_tokens(words)
+        with_forms = query_tokens(words + forms) if alone else shown  # a form is shown where no query word is
+        out = []
+        for r in rows:
+            marked = with_forms if r[0] in alone else shown
+            out.append(RankedChunk(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], float(r[6]), r[7], bool(r[8]), marked))
+        return out
+
+    def _fts_with_forms(
+        self, conn: sqlite3.Connection, words: str, forms: str, limit: int, alone: set[int]
+    ) -> list[Any]:
+        """FTS5's rows for the query's words (``words``, a MATCH expression) and its irregular
+        forms (``forms``): each chunk's score its words' bm25 plus ``FORM_WEIGHT`` x its forms',
+        as the postings add them; the best ``limit``, ties by id. ``alone`` receives the rows
+        that hold a form and no word."""
+        from sidecar.index.postings import FORM_WEIGHT
+
+        sql = "SELECT rowid, -bm25(chunks_fts, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?"
+        scores = dict(conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, words)).fetchall())
+        own = set(scores)
+        for rowid, score in conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, forms)).fetchall():
+            scores[rowid] = scores.get(rowid, 0.0) + FORM_WEIGHT * score
+        best = heapq.nsmallest(limit, ((-score, rowid) for rowid, score in scores.items()))
+        if not best:
+            return []
+        alone.update(rowid for _, rowid in best if rowid not in own)
+        marks = ",".join("?" * len(best))
+        found = {
+            r[0]: r
+            for r in conn.execute(
+                "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, 0.0, c.hash, c.plain "
+                f"FROM chunks c WHERE c.id IN ({marks})",
+                [rowid for _, rowid in best],
+            )
+        }
+        return [(*found[rowid][:6], -neg, *found[rowid][7:]) for neg, rowid in best if rowid in found]
 
     def engine_status(self) -> dict[str, Any]:
         """Where BM25 answers from: in-memory postings (and how big), or FTS5 while they build."""

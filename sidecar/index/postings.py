@@ -27,6 +27,7 @@ applied, or another process that wrote the file) answers from FTS5 instead.
 
 from __future__ import annotations
 
+import functools
 import math
 import mmap
 import sqlite3
@@ -39,8 +40,10 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.heap import release_free_memory
+from sidecar.index.query import irregular_groups
 
 __all__ = [
+    "FORM_WEIGHT",
     "K1",
     "TOKENIZE",
     "AddedChunk",
@@ -52,9 +55,13 @@ __all__ = [
     "compact",
     "count_terms",
     "top_k",
+    "with_forms",
 ]
 
 K1 = 1.2
+# What an irregular form of a query word (``came`` for ``come``) adds to a chunk's score: this
+# share of the form's own BM25. Half: the form is the word's lemma, not the word asked for.
+FORM_WEIGHT = 0.5
 B = 0.75
 HEADING_WEIGHT = 4  # integer weights: f stays an exact small integer
 BODY_WEIGHT = 1
@@ -523,21 +530,53 @@ class QueryTokens:
         return [known[w] or () for w in words]
 
 
+Phrases = list[tuple[str, tuple[str, ...]]]
+
+
+@functools.cache
+def _forms() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Each irregular form's token (as the index stems it) -> the other forms of its groups, each
+    with its own token (``came`` -> ``come``; ``went`` -> ``go``, ``gone``)."""
+    groups = irregular_groups()
+    words = sorted({w for group in groups for w in group})
+    token = dict(zip(words, QueryTokens()(words), strict=True))
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for group in groups:
+        for word in group:
+            others = out.setdefault(token[word][0], {})
+            for other in group:
+                if token[other] != token[word]:
+                    others.setdefault(other, token[other])
+    return {t: tuple(others.items()) for t, others in out.items()}
+
+
+def with_forms(phrases: Phrases) -> Phrases:
+    """The irregular forms of the single-token words of ``phrases`` (query words with their
+    tokens) that stemming does not reach, with their tokens (``come`` -> ``came``; ``children``
+    -> ``child``): searched beside the words, each by its own BM25, weighted ``FORM_WEIGHT``
+    (``top_k``). A form the query holds already is not added."""
+    table = _forms()
+    have = {tokens[0] for _, tokens in phrases if len(tokens) == 1}
+    extra: Phrases = []
+    for _, tokens in phrases:
+        if len(tokens) != 1:
+            continue
+        for form, form_tokens in table.get(tokens[0], ()):
+            if form_tokens[0] not in have:
+                have.add(form_tokens[0])
+                extra.append((form, form_tokens))
+    return extra
+
+
 # -- scoring -----------------------------------------------------------------------------------
 PhraseScores = Callable[[str], list[tuple[int, float]]]
 
 
-def top_k(
-    snap: Snapshot, phrases: Sequence[tuple[str, tuple[str, ...]]], limit: int, phrase_scores: PhraseScores
-) -> list[tuple[int, float]] | None:
-    """The best ``limit`` (chunk id, score) pairs, best first (ties by id), or None when the
-    snapshot cannot answer (a phrase's rows are not all live in it).
-
-    ``phrases``: each query word with its FTS5 tokens. ``phrase_scores(word)`` returns FTS5's own
-    bm25 score of every row holding a word of several tokens (it is given the word, not the
-    tokens: porter stemming is not idempotent); single tokens are scored here."""
-    if snap.live == 0 or not phrases:
-        return []
+def _scores(
+    snap: Snapshot, phrases: Sequence[tuple[str, tuple[str, ...]]], phrase_scores: PhraseScores
+) -> tuple[FloatArray, int] | None:
+    """Every slot's BM25 for ``phrases`` (0.0 where none matches) and how many postings were
+    scored, or None when a phrase's rows are not all live in ``snap``."""
     # Every phrase's (slot, contribution) pairs, in phrase order; bincount then adds them per
     # slot in that same order, starting from 0.0, as FTS5's loop over phrases does.
     where: list[SlotArray] = []
@@ -564,21 +603,65 @@ def top_k(
         f = freqs.astype(np.float64)
         where.append(slots)
         parts.append(idf * ((f * (K1 + 1.0)) / (f + snap.norm[slots])))
-    if not where:
-        return []
-    scores: FloatArray
+    scores: FloatArray = np.zeros(len(snap.ids), dtype=np.float64)
     if len(where) == 1:
-        scores = np.zeros(len(snap.ids), dtype=np.float64)
         scores[where[0]] = parts[0]  # one phrase: its slots are distinct
-    else:
+    elif where:
         # Each slot's sum starts from 0.0, as FTS5's does (contributions are positive: no -0.0).
         # With weights, bincount sums in float64 (numpy's stubs say integers).
         scores = cast(
             FloatArray, np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids))
         )
+    return scores, sum(len(w) for w in where)
+
+
+def top_k(
+    snap: Snapshot,
+    phrases: Sequence[tuple[str, tuple[str, ...]]],
+    limit: int,
+    phrase_scores: PhraseScores,
+    *,
+    forms: Sequence[tuple[str, tuple[str, ...]]] = (),
+    forms_alone: set[int] | None = None,
+) -> list[tuple[int, float]] | None:
+    """The best ``limit`` (chunk id, score) pairs, best first (ties by id), or None when the
+    snapshot cannot answer (a phrase's rows are not all live in it).
+
+    ``phrases``: each query word with its FTS5 tokens. ``phrase_scores(word)`` returns FTS5's own
+    bm25 score of every row holding a word of several tokens (it is given the word, not the
+    tokens: porter stemming is not idempotent); single tokens are scored here. ``forms``: the
+    irregular forms of the query's words (``with_forms``), scored the same way and added at
+    ``FORM_WEIGHT``: a chunk's score is the sum of its words' BM25 plus ``FORM_WEIGHT`` x the
+    sum of its forms', as the FTS5 path adds them; ``forms_alone``, when given, receives the
+    ranked chunks that hold a form and none of ``phrases``."""
+    if snap.live == 0 or not (phrases or forms):
+        return []
+    own = _scores(snap, phrases, phrase_scores)
+    other = _scores(snap, forms, phrase_scores) if forms else None
+    if own is None or (other is None and forms):
+        return None
+    scores, touched = own
+    if other is not None:
+        more, touched_more = other
+        scores = scores + FORM_WEIGHT * more
+        touched += touched_more
+    if not touched:
+        return []
+    ranked = _best(snap, scores, touched, limit)
+    if forms_alone is not None and other is not None and ranked:
+        slots = snap.slots_of(np.array([cid for cid, _ in ranked], dtype=np.int64))
+        if slots is None:
+            return None
+        forms_alone.update(cid for (cid, _), base in zip(ranked, own[0][slots].tolist(), strict=True) if base == 0.0)
+    return ranked
+
+
+def _best(snap: Snapshot, scores: FloatArray, touched: int, limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` (chunk id, score) of ``scores`` (one per slot, ``touched`` of them
+    scored), best first, ties by id."""
     if len(snap.dead):
         scores[snap.dead] = 0.0  # scored above with the live ones (each slot's sum is its own)
-    total, touched = len(scores), sum(len(w) for w in where)
+    total = len(scores)
     if total > limit and touched * 2 > total:
         # Most chunks scored: the limit-th best by one partition of all slots. Every chunk scoring
         # at least that is a candidate, so ties at the cut are broken by id below.

@@ -148,3 +148,42 @@ def build_match(query: str) -> str | None:
 def quote_word(word: str) -> str:
     """One user word as an FTS5 string: literal text, never syntax."""
     return '"' + word.replace('"', '""') + '"'
+
+
+# English irregular verbs (base, past, past participle) and irregular plurals, from the standard
+# lists of English grammar, each group's forms the ones porter stemming does not bring together
+# (``came`` is not stemmed to ``come``, nor ``children`` to ``child``). A query word also matches
+# the other forms of its group (:func:`sidecar.index.postings.with_forms`). Left out: the forms of
+# ``be``, ``have`` and ``do`` (stopwords), verbs whose forms are all one word (``put``, ``cut``),
+# and forms that are more often another common word (``bit`` of bite, ``ground`` of grind,
+# ``wound`` of wind, ``bound`` of bind, ``bore``/``born`` of bear, ``lay`` of lie, ``dice``).
+_IRREGULAR = """
+arise arose arisen | awake awoke awoken | bear borne | beat beaten | become became
+begin began begun | bend bent | bite bitten | bleed bled | blow blew blown | break broke broken
+breed bred | bring brought | build built | burn burnt | buy bought | catch caught
+choose chose chosen | cling clung | come came | creep crept | deal dealt | dig dug
+draw drew drawn | dream dreamt | drink drank drunk | drive drove driven | eat ate eaten
+fall fell fallen | feed fed | feel felt | fight fought | find found | flee fled | fling flung
+fly flew flown | forbid forbade forbidden | forget forgot forgotten | forgive forgave forgiven
+freeze froze frozen | get got gotten | give gave given | go went gone | grow grew grown
+hang hung | hear heard | hide hid hidden | hold held | keep kept | kneel knelt | know knew known
+lay laid | lead led | lean leant | leap leapt | learn learnt | leave left | lend lent | lie lain
+light lit | lose lost | make made | mean meant | meet met | pay paid | prove proven
+ride rode ridden | ring rang rung | rise rose risen | run ran | say said | see saw seen
+seek sought | sell sold | send sent | sew sewn | shake shook shaken | shine shone | shoot shot
+show shown | shrink shrank shrunk | sing sang sung | sink sank sunk | sit sat | sleep slept
+slide slid | sling slung | speak spoke spoken | speed sped | spend spent | spill spilt
+spin spun | spit spat | spring sprang sprung | stand stood | steal stole stolen | stick stuck
+sting stung | stink stank stunk | strike struck stricken | string strung | strive strove striven
+swear swore sworn | sweep swept | swell swollen | swim swam swum | swing swung | take took taken
+teach taught | tear tore torn | tell told | think thought | throw threw thrown
+tread trod trodden | understand understood | wake woke woken | wear wore worn | weave wove woven
+weep wept | win won | withdraw withdrew withdrawn | wring wrung | write wrote written
+child children | man men | woman women | person people | mouse mice | goose geese | foot feet
+tooth teeth | louse lice | ox oxen
+"""
+
+
+def irregular_groups() -> list[tuple[str, ...]]:
+    """The groups of :data:`_IRREGULAR`: each a word's forms that porter stemming keeps apart."""
+    return [tuple(group.split()) for line in _IRREGULAR.split("\n") for group in line.split("|") if group.strip()]

