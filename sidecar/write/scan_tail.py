@@ -137,10 +137,13 @@ def scan_append(old: str, new: str, known: Judged, judge: Judge) -> tuple[Sectio
 
     window = synthetic + new[cut:]
     found = judge(synthetic + old[cut:], window)
+    held = None  # a flag the tail holds that the section holds too (and its own verdict comes first)
     if found is not None:
         alone = judge(None, synthetic + old[cut:])
-        if alone is not None and alone.finding != known.verdict:  # not the section's own: a cut's
-            return None
+        if alone is not None and alone.finding != known.verdict:  # a cut's, unless the section holds it
+            held = _held(old, last, fences, cut, synthetic=synthetic, tail=alone.finding, section=known.verdict)
+            if held is None:
+                return None
         found = replace(found, line_start=last.line if found.line_start <= added + 1 else real(found.line_start))
         found = replace(found, line_end=real(found.line_end))
     in_fence = bisect.bisect_left(fences, line_from) % 2 == 1
@@ -150,7 +153,7 @@ def scan_append(old: str, new: str, known: Judged, judge: Judge) -> tuple[Sectio
     grown_end = last.line + new.count("\n", last.start) - (1 if new.endswith("\n") else 0)
     grown_end = opened.line - 1 if opened is not None else grown_end
     old_verdict, window_found = known.verdict, found
-    own = found is not None and found.line_start == last.line and found.finding == old_verdict
+    own = found is not None and found.line_start == last.line and found.finding in (old_verdict, held)
     if own:
         found = None  # the section's own finding, in the tail still: the window added none to it
     if found is None and old_verdict is None:
@@ -178,13 +181,29 @@ def last_section(text: str) -> Last:
     return _walk(text, 0, 1, Last(0, 1, ()), False)[1]
 
 
-def _cut(old: str, start: int, fences: list[int]) -> int | None:
+def _held(
+    old: str, last: Last, fences: list[int], cut: int, *, synthetic: str, tail: Finding, section: Finding | None
+) -> Finding | None:
+    """``tail``, the tail's own finding, when the section holds it too: a flag, as the section's
+    verdict is, and found again in a window cut ``TAIL_CHARS`` further back (so not made by the
+    cut). The section's verdict then comes first in the rules' order. None when not."""
+    from sidecar.scanner.scan import scan_all
+
+    if section is None or section.level != "flag" or tail.level != "flag":
+        return None
+    earlier = _cut(old, last.start, fences, before=cut)
+    if earlier is None or tail not in scan_all(synthetic + old[earlier:]):
+        return None
+    return tail
+
+
+def _cut(old: str, start: int, fences: list[int], before: int | None = None) -> int | None:
     """Where the window starts in ``old``: a line start after the section's first line, at least
-    ``TAIL_CHARS`` before the end, outside a code fence and not within a fence's lead-in of one;
-    where a sentence starts (after a blank line, before a list item, quote, table row or heading)
-    when one is near. None when there is none within ``MAX_TAIL_CHARS``."""
+    ``TAIL_CHARS`` before the end (or before ``before``), outside a code fence and not within a
+    fence's lead-in of one; where a sentence starts (after a blank line, before a list item, quote,
+    table row or heading) when one is near. None when there is none within ``MAX_TAIL_CHARS``."""
     floor = max(start, len(old) - MAX_TAIL_CHARS)
-    at = len(old) - TAIL_CHARS
+    at = (len(old) if before is None else before) - TAIL_CHARS
     while at > floor:
         bounds = [m.end() for m in _SENTENCE_START.finditer(old, max(floor, at - 2048), at)]
         cut = bounds[-1] if bounds else old.rfind("\n", floor, at) + 1
