@@ -33,7 +33,8 @@ window at each hit's first matching word (no cluster chosen, no highlights) and 
 target is the sidecar at most 1.5x that one's CPU per request.
 
 Then (``split``) where the search operation's CPU goes, in this process, on both tiers: a real
-sidecar opened in process (``open_sidecar``, the same settings) over a copy of each, and per query,
+sidecar opened in process (``open_sidecar``, the same settings) over a copy of each, once its
+postings are built and its knowledge graph has read every file, and per query,
 each part timed on the event loop's thread (``time.thread_time``), one query after another:
 the bare route's search (BM25 top 10 and their answers), the limit + ``SLACK`` hits the search
 service reads, their ranking by standing (``by_standing``), the search service's whole answer, and
@@ -60,7 +61,7 @@ from pathlib import Path
 
 import httpx
 
-from sidecar.index.tier import Tier
+from sidecar.ops.sidecar import Sidecar
 from tests.bench.bare_route import start_bare
 from tests.bench.loadgen import Run, drive, pick_generator, server_cpu_s
 from tests.bench.util import cpu_reference, pct, report, wait_logged
@@ -397,7 +398,7 @@ async def split() -> None:
             async with open_sidecar(settings) as sidecar:
                 tier = sidecar.tiers["agent"]
                 tier.start_postings()
-                await _postings_built(tier)
+                await _settled(sidecar, root)
                 index, limit = tier.index, 10
                 spent = dict.fromkeys(SPLIT_PARTS, 0.0)
                 for q in queries[:20]:  # warm: the standing cache, the flags of the hits' files
@@ -426,8 +427,14 @@ async def split() -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
-async def _postings_built(tier: Tier) -> None:
-    await async_wait_until(lambda: tier.index.bm25.postings.snapshot is not None, timeout=300, interval=0.1)
+async def _settled(sidecar: Sidecar, root: Path) -> None:
+    """Until the agent tier's postings are built and the graph has read every file of ``root``, as
+    the route's rounds wait for (the lift weighs the hits of a query naming an entity only once the
+    graph knows it)."""
+    postings = sidecar.tiers["agent"].index.bm25.postings
+    await async_wait_until(lambda: postings.snapshot is not None, timeout=300, interval=0.1)
+    files = sum(1 for _ in root.rglob("*.md"))
+    await async_wait_until(lambda: sidecar.kg.ingest.files_read >= files, timeout=600, interval=0.2)
 
 
 #: The parts ``split`` times, in its order.
