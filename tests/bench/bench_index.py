@@ -27,8 +27,10 @@ from pathlib import Path
 
 import httpx
 
+from sidecar.index.bm25 import BODY_WEIGHT, HEADING_WEIGHT
 from sidecar.index.query import build_match
-from sidecar.index.tier_index import BODY_WEIGHT, HEADING_WEIGHT, RACY_NS, TierIndex
+from sidecar.index.sync import RACY_NS
+from sidecar.index.tier_index import TierIndex
 from tests.bench.util import cpu_reference, ms, report
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.procs import cpu_s, rss_kb, start_sidecar
