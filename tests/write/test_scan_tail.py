@@ -51,6 +51,7 @@ def _appends() -> Iterator[str]:
                 yield bad
 
 
+@pytest.mark.slow  # every append also judged whole: seconds of CPU
 def test_the_window_gives_the_whole_sections_verdict_on_split_payloads_and_notes() -> None:
     """Each append judged both ways: every changed section whole (``_scan_write``), and on the tail
     it joins with what the last write knew of the section (``_judge_write``). The same finding
