@@ -8,7 +8,9 @@ each call that cannot reach it, or is not answered within ``timeout``, raises
 
 Keyword search is BM25-like, not FTS5's BM25: ``ts_rank`` with the heading weighing 4x the body
 and normalised by the log of the chunk's length, over PostgreSQL's ``english`` configuration
-(Snowball stems, English stopwords) of text whose diacritics are folded here first.
+(Snowball stems, English stopwords) of text whose diacritics are folded here first. A query word
+also finds its irregular forms, as the embedded index's BM25 does (``came`` for ``come``;
+:func:`~sidecar.index.postings.with_forms`), each at ``FORM_WEIGHT`` of its own score.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ import numpy as np
 import structlog
 
 from sidecar.errors import BadRequest
+from sidecar.index.postings import FORM_WEIGHT, QueryTokens, with_forms
 from sidecar.index.query import terms
+from sidecar.index.snippet import query_tokens
+from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.lift import BoostPlan, wanted
 from sidecar.retrieval.standing import SLACK
 from sidecar.store.base import (
@@ -101,6 +106,7 @@ class PostgresCrewStore:
         self._pool: Any = None
         self._lock = asyncio.Lock()
         self._indexed_dims: set[int] = set()
+        self._tokens = QueryTokens()  # query words' index tokens, which find their irregular forms
         # A bulk load (store migrate) builds the HNSW indexes once at its end (``build_indexes``).
         self.defer_indexes = False
         # What this process's copies (the lead's mirrors) last had to leave out, by kind: the
@@ -417,14 +423,18 @@ class PostgresCrewStore:
         words = terms(query)
         if not words:
             return []
+        # The irregular forms of the words, found by the embedded index's tokens of them.
+        forms = [form for form, _ in with_forms(list(zip(words, self._tokens(words), strict=True)))]
         want = wanted(plan, limit)
         wide = max(_CANDIDATES, want) if qvec is not None else want + SLACK
         async with self._conn() as conn:
-            cands = Candidates(await self._bm25(conn, words, wide, want + SLACK))
+            cands = Candidates(await self._bm25(conn, words, wide, want + SLACK, forms))
             if qvec is not None and model is not None:
                 cands.qvec = np.asarray(qvec, dtype=np.float32)
                 await self._dense(conn, cands, cands.qvec, model)
             hits = rank(cands, words, limit, fusion=fusion if cands.dense_used else "bm25", explain=explain, plan=plan)
+            if forms:
+                _show_forms(hits, cands, words + forms)
             if hits:
                 rows = await conn.fetch(
                     "SELECT path, flags::text AS flags FROM crew_files WHERE crew = $1 AND path = ANY($2::text[]) "
@@ -434,47 +444,70 @@ class PostgresCrewStore:
                 mark_flagged(hits, {r["path"]: json.loads(r["flags"]) for r in rows})
         return hits
 
-    async def _bm25(self, conn: Any, words: list[str], limit: int, enough: int) -> list[Any]:
+    async def _bm25(self, conn: Any, words: list[str], limit: int, enough: int, forms: list[str]) -> list[Any]:
         """BM25-like: per query word, its inverse document frequency times ``ts_rank`` (term
-        frequency saturated, heading 4x, normalised by the log of the chunk's length), summed.
+        frequency saturated, heading 4x, normalised by the log of the chunk's length), summed; each
+        of the words' irregular ``forms`` adds ``FORM_WEIGHT`` of its own, as the embedded index
+        adds them. A row's ``own`` is what its query words score (0 for a chunk holding only forms).
 
-        Candidates are the chunks holding the query's rarer words: words are taken rarest first
-        while the chunks they are in stay within ``_MATCH_BUDGET`` (always at least the rarest), and
-        every query word counts in the score of those chunks. A word in a large share of the crew's
-        chunks finds nothing by itself that a rarer word of the query would not rank above it, and
-        ranking every chunk that holds it is what costs: its chunks are found only when the query
-        has no rarer word, or the rarer ones find fewer than ``enough`` (the hits a search shows,
-        and the spare ones it reorders)."""
+        Candidates are the chunks holding the query's weightier words (and forms): they are taken
+        by weight (a form at ``FORM_WEIGHT`` of its IDF, so for words alone rarest first) while the
+        chunks they are in stay within ``_MATCH_BUDGET`` (always at least the first), and every
+        query word and form counts in the score of those chunks. A word in a large share of the
+        crew's chunks finds nothing by itself that a rarer word of the query would not rank above
+        it, and ranking every chunk that holds it is what costs: its chunks are found only when the
+        query has no rarer word, or the rarer ones find fewer than ``enough`` (the hits a search
+        shows, and the spare ones it reorders)."""
         folded = list(dict.fromkeys(fold(w) for w in words))
-        df, idf = await self._idf(conn, folded)
+        others = [f for f in dict.fromkeys(fold(f) for f in forms) if f not in folded]
+        df, idf = await self._idf(conn, folded + others)
+        weight = {w: idf[w] for w in folded} | {f: FORM_WEIGHT * idf[f] for f in others}
         finders: list[str] = []
         matched = 0
-        for word in sorted(folded, key=lambda w: df[w]):
+        for word in sorted(folded + others, key=lambda w: -weight[w]):
             if finders and matched + df[word] > _MATCH_BUDGET:
                 break
             finders.append(word)
             matched += df[word]
-        rows = await self._ranked(conn, finders, folded, idf, limit)
-        if len(rows) < min(limit, enough) and len(finders) < len(folded):
-            rows = await self._ranked(conn, folded, folded, idf, limit)
+        rows = await self._ranked(conn, finders, folded, others, weight=weight, limit=limit)
+        if len(rows) < min(limit, enough) and len(finders) < len(folded) + len(others):
+            rows = await self._ranked(conn, folded + others, folded, others, weight=weight, limit=limit)
         return rows
 
     async def _ranked(
-        self, conn: Any, finders: list[str], folded: list[str], idf: dict[str, float], limit: int
+        self,
+        conn: Any,
+        finders: list[str],
+        folded: list[str],
+        forms: list[str],
+        *,
+        weight: dict[str, float],
+        limit: int,
     ) -> list[Any]:
-        """The top ``limit`` chunks holding any of ``finders``, scored by every word of ``folded``."""
-        # One ts_rank per word, each times its IDF: the statement is built from the word count
+        """The top ``limit`` chunks holding any of ``finders``, scored by every word of ``folded``
+        and every form of ``forms``, each times its ``weight``; ``own`` the words' share."""
+
+        # One ts_rank per word, each times its weight: the statement is built from the word count
         # alone (words and weights are bound parameters), so it never holds client text.
-        parts = " + ".join(
-            f"${5 + 2 * i}::float8 * ts_rank('{_WEIGHTS}', c.tsv, plainto_tsquery('english', ${4 + 2 * i}), 1)"
-            for i in range(len(folded))
-        )
-        args = [a for w in folded for a in (w, idf[w])]
+        def parts(first: int, count: int) -> str:
+            return (
+                " + ".join(
+                    f"${first + 2 * i + 1}::float8 * ts_rank('{_WEIGHTS}', c.tsv, plainto_tsquery('english', ${first + 2 * i}), 1)"
+                    for i in range(count)
+                )
+                or "0::float8"
+            )
+
+        own = parts(4, len(folded))
+        other = parts(4 + 2 * len(folded), len(forms))
+        args = [a for w in folded + forms for a in (w, weight[w])]
         return list(
             await conn.fetch(
                 "WITH allq AS (SELECT crew_tsquery_any(plainto_tsquery('english', t)) AS q FROM unnest($2::text[]) t) "
                 "SELECT c.id, c.path, c.ord, c.heading, c.body, c.line_start, c.line_end, c.hash, c.plain, "
-                f"{parts} AS score FROM crew_chunks c, allq WHERE c.crew = $1 AND c.tsv @@ allq.q AND {_SHARED} "
+                "s.own, s.own + s.other AS score FROM crew_chunks c CROSS JOIN allq "
+                f"CROSS JOIN LATERAL (SELECT {own} AS own, {other} AS other) s "
+                f"WHERE c.crew = $1 AND c.tsv @@ allq.q AND {_SHARED} "
                 "ORDER BY score DESC, c.id LIMIT $3",
                 self.crew, finders, limit, *args,
             )
@@ -565,3 +598,25 @@ class PostgresCrewStore:
             "copy_skipped": {"files": 0, "memories": 0, **json.loads(row["skipped"] or "{}")},
             "last_indexed": row["last"].isoformat() if row["last"] is not None else None,
         }
+
+
+def _show_forms(hits: list[dict[str, Any]], cands: Candidates, shown: list[str]) -> None:
+    """A hit holding an irregular form and none of the query's words shows the form (``shown``:
+    the words and their forms) in its snippet, as the embedded index's hits do; the others keep
+    the query's words."""
+    alone = {(r["path"], r["line_start"], r["line_end"]): r for r in cands.bm25 if not r["own"]}
+    if not alone:
+        return
+    tokens = query_tokens(shown)
+    for hit in hits:
+        row = alone.get((hit["path"], hit["line_start"], hit["line_end"]))
+        if row is None:
+            continue
+        text = row["body"] or row["heading"]
+        chunk = RankedChunk(
+            row["id"], row["path"], row["heading"], row["line_start"], row["line_end"], text, 0.0, row["hash"],
+            row["plain"], tokens,
+        )  # fmt: skip
+        window = chunk.window()
+        hit["snippet"] = window.text
+        hit["highlights"] = [[a, b] for a, b in window.highlights]
