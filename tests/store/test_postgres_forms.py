@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from sidecar.index.postings import FORM_WEIGHT
+from sidecar.index.query import irregular_groups
 from sidecar.index.tier import Tier
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
@@ -118,3 +119,20 @@ async def test_with_vectors_the_form_alone_earns_its_place_on_both(both: tuple[T
         ]
         assert hits[0]["explain"]["fusion"] == "weighted"
     assert [h["snippet"] for h in got] == [h["snippet"] for h in lead]
+
+
+async def test_postgres_keeps_every_forms_group_apart(pg_server: PgServer) -> None:
+    """Each form of a group is its own lexeme in PostgreSQL's ``english`` configuration too, and no
+    stopword: a form searched beside its word never counts the word a second time."""
+    import asyncpg
+
+    words = sorted({w for group in irregular_groups() for w in group})
+    conn = await asyncpg.connect(pg_server.url())
+    try:
+        rows = await conn.fetch("SELECT t, to_tsvector('english', t)::text AS v FROM unnest($1::text[]) t", words)
+    finally:
+        await conn.close()
+    lexeme = {r["t"]: r["v"] for r in rows}
+    assert all(lexeme[w] for w in words), [w for w in words if not lexeme[w]]
+    for group in irregular_groups():
+        assert len({lexeme[w] for w in group}) == len(group), group
