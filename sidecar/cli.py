@@ -41,6 +41,8 @@ from sidecar.settings import Settings, add_arguments, load_settings
 # sidecar.server.serve), and ``search`` need not load the journal's modules (numpy among them).
 
 if TYPE_CHECKING:
+    from aiohttp import web
+
     from sidecar.index.snippet import Snippet
     from sidecar.index.tier_index import TierIndex
     from sidecar.retrieval.embed import Embedder, Vectors
@@ -307,9 +309,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             return _palace(args, out, err)
         if args.command == "mcp":
             from sidecar.mcp.stdio import main as mcp_main
-            from sidecar.server.app import create_app
 
-            return mcp_main(load_settings(args), args.url, create_app)
+            return mcp_main(load_settings(args), args.url, _create_app, _tiers_free)
         return _offline(args, load_settings({}), out, err)
     except SidecarError as exc:  # settings that cannot be used are the asker's mistake too
         mistake = exc.status < 500 or isinstance(exc, ConfigError)
@@ -318,6 +319,23 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         where = f": {exc.filename}" if exc.filename else ""
         message = f"{exc.strerror or exc}{where}; nothing more was done"
         return _refused({"error": {"code": "os_error", "message": message}}, 1, as_json, out, err)
+
+
+def _create_app(settings: Settings) -> web.Application:
+    """``sidecar.server.app.create_app``, imported when an MCP server over stdio serves a memory dir
+    itself (one that forwards to a running sidecar, or is refused, never loads the application)."""
+    from sidecar.server.app import create_app
+
+    return create_app(settings)
+
+
+def _tiers_free(settings: Settings) -> None:
+    """``TierLocked`` if another process holds a tier dir these settings would serve; each lock is
+    let go again at once (the application takes them for good when it starts)."""
+    from sidecar.server.lock import lock_tiers
+
+    for lock in lock_tiers(settings.held_tiers.values()):
+        lock.release()
 
 
 def _refused(body: dict[str, Any], status: int, as_json: bool, out: TextIO, err: TextIO) -> int:

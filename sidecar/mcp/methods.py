@@ -21,6 +21,16 @@ from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.mcp import prompts, resources
 from sidecar.mcp.arguments import check_arguments
 from sidecar.mcp.catalog import ToolSpec, allowed, canonical, offered
+from sidecar.mcp.rpc import (
+    INSTRUCTIONS,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RESOURCE_NOT_FOUND,
+    RpcError,
+)
 from sidecar.mcp.tools import IMPLEMENTATIONS, probe, tool_definitions
 from sidecar.ops.registry import OPERATIONS, admit
 from sidecar.settings import Settings
@@ -40,16 +50,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger("sidecar.mcp")
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-RESOURCE_NOT_FOUND, INTERNAL_ERROR = -32002, -32603
-INSTRUCTIONS = (
-    "Durable memory for this agent. Search it (memory_search) before answering from memory and save what "
-    "is worth keeping (memory_write, memory_remember). memory_write reports success only once the bytes are "
-    "on stable storage; an error result means nothing was saved, so say so. On a cap error, consolidate the "
-    'file\'s entries and retry in the same turn with mode "replace". Which tools are listed follows what '
-    "memory can do now: list the tools again at the start of each run. The resources are the memory files; "
-    "the memory_block prompt is the memory to keep in mind."
-)
 
 
 def capabilities(*, list_changed: bool) -> dict[str, Any]:
@@ -60,14 +60,6 @@ def capabilities(*, list_changed: bool) -> dict[str, Any]:
         "resources": {"listChanged": False, "subscribe": False},
         "prompts": {"listChanged": False},
     }
-
-
-class RpcError(Exception):
-    """A JSON-RPC error answer, with the HTTP status it travels under."""
-
-    def __init__(self, code: int, message: str, *, status: int = 200, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status, self.data = code, message, status, data
 
 
 async def dispatch(app: web.Application, method: str, params: Any) -> dict[str, Any]:

@@ -26,14 +26,17 @@ from sidecar.http.jsonio import json_problem
 from sidecar.http.state import SETTINGS, SIDECAR
 from sidecar.mcp.catalog import TOOLS, offered, parse_allowlist
 from sidecar.mcp.clients import McpSessions
-from sidecar.mcp.methods import (
+from sidecar.mcp.methods import capabilities, dispatch
+from sidecar.mcp.rpc import (
+    ASSUMED_VERSION,
     INSTRUCTIONS,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
+    PROTOCOL_VERSIONS,
+    SESSION_HEADER,
+    VERSION_HEADER,
     RpcError,
-    capabilities,
-    dispatch,
 )
 from sidecar.mcp.tools import tool_definitions
 
@@ -50,10 +53,6 @@ __all__ = [
 
 log = structlog.get_logger("sidecar.mcp")
 
-PROTOCOL_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
-ASSUMED_VERSION = "2025-03-26"  # what the spec says a request without MCP-Protocol-Version speaks
-SESSION_HEADER = "Mcp-Session-Id"
-VERSION_HEADER = "MCP-Protocol-Version"
 TOOL_NAMES = tuple(t.name for t in TOOLS)
 #: How often the offered tools are compared with what each watching session last listed (each look
 #: probes the disk, so only while a session has a stream open), and how long a quiet stream waits

@@ -1,8 +1,9 @@
 """``memory-sidecar mcp``: MCP over stdio, for clients that start their servers as processes
 (Claude Desktop, Claude Code, Codex, the OpenAI Agents SDK's ``MCPServerStdio`` ...).
 
-The official SDK (``mcp.server.lowlevel.Server`` on ``mcp.server.stdio.stdio_server``) carries
-the protocol; every request is answered by a backend, chosen once at start:
+The official SDK (``mcp.server.lowlevel.Server`` on ``mcp.server.stdio.stdio_server``, in
+``sidecar.mcp.bridge``) carries the protocol; every request is answered by a backend, chosen once
+at start:
 
 - in process (the default): the sidecar's application over ``--memory-dir``, started whole but
   with no port open, answering with the same methods as ``/mcp`` (``sidecar.mcp.methods``). It
@@ -11,6 +12,10 @@ the protocol; every request is answered by a backend, chosen once at start:
 - forwarding (``--url``, or found as above): each request goes to a running sidecar's ``/mcp``,
   with the sidecar's API token (``--api-token``, ``MEMORY_SIDECAR_API_TOKEN``) as
   ``Authorization: Bearer`` when one is set.
+
+Each backend is imported only when chosen: a server that forwards loads neither the application
+nor the operations, and one refused at start (the dir's lock held by a sidecar that does not
+answer) loads not even the SDK's server side.
 
 The tool list follows what the tools can do now, so the server says ``listChanged`` and, once a
 client has listed the tools, tells it when the list it would get has changed.
@@ -22,37 +27,22 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
-import anyio
-import mcp_types as types
 import structlog
-from aiohttp import web
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
 
-from sidecar import __version__
 from sidecar.errors import TierLocked
 from sidecar.logs import configure_logging
-from sidecar.mcp.methods import INSTRUCTIONS, RpcError, dispatch
-from sidecar.mcp.server import PROTOCOL_VERSIONS, SESSION_HEADER, VERSION_HEADER
+from sidecar.mcp.rpc import PROTOCOL_VERSIONS, SESSION_HEADER, VERSION_HEADER, Backend, RpcError
 from sidecar.settings import Settings
 
-__all__ = ["AppFactory", "Backend", "InProcess", "Remote", "in_process", "main", "serve_stdio"]
+if TYPE_CHECKING:
+    from aiohttp import web
+
+__all__ = ["AppFactory", "Backend", "InProcess", "LockCheck", "Remote", "in_process", "main"]
 
 log = structlog.get_logger("sidecar.mcp.stdio")
-#: How often the offered tools are compared with what the client last listed.
-WATCH_EVERY_S = 5.0
-
-
-class Backend(Protocol):
-    """Answers one MCP request; a fault is an RpcError."""
-
-    async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
 
 
 class InProcess:
@@ -62,6 +52,8 @@ class InProcess:
         self.app = app
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        from sidecar.mcp.methods import dispatch  # the application's side: loaded with the application
+
         return await dispatch(self.app, method, params)
 
 
@@ -134,95 +126,19 @@ def _message(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
 
 
-# -- the stdio server ------------------------------------------------------------------------------
-class Bridge:
-    """The SDK server's handlers over a backend, and the watch that tells a client its tool list
-    changed (only a client that has listed the tools, and only when what it would get differs)."""
-
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
-        self._session: ServerSession | None = None
-        self._listed: list[str] | None = None
-
-    def server(self) -> Server[Any]:
-        return Server(
-            "memory-sidecar",
-            version=__version__,
-            title="Agent memory",
-            instructions=INSTRUCTIONS,
-            on_list_tools=self.list_tools,
-            on_call_tool=self.call_tool,
-            on_list_resources=self.list_resources,
-            on_read_resource=self.read_resource,
-            on_list_prompts=self.list_prompts,
-            on_get_prompt=self.get_prompt,
-        )
-
-    async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-        result = await self._call("tools/list", {})
-        self._session, self._listed = ctx.session, [tool["name"] for tool in result["tools"]]
-        return types.ListToolsResult.model_validate(result)
-
-    async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-        args = {"name": params.name, "arguments": params.arguments or {}}
-        return types.CallToolResult.model_validate(await self._call("tools/call", args))
-
-    async def list_resources(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult.model_validate(await self._call("resources/list", {}))
-
-    async def read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> Any:
-        return types.ReadResourceResult.model_validate(await self._call("resources/read", {"uri": str(params.uri)}))
-
-    async def list_prompts(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListPromptsResult:
-        return types.ListPromptsResult.model_validate(await self._call("prompts/list", {}))
-
-    async def get_prompt(self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
-        asked = {"name": params.name, "arguments": params.arguments or {}}
-        return types.GetPromptResult.model_validate(await self._call("prompts/get", asked))
-
-    async def _call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        try:
-            return await self.backend.call(method, params)
-        except RpcError as exc:
-            raise MCPError(exc.code, exc.message, exc.data) from None
-        except aiohttp.ClientError as exc:
-            raise MCPError(-32603, f"the sidecar could not be reached: {exc}") from None
-
-    async def watch(self, every: float = WATCH_EVERY_S) -> None:
-        """Tell the client when the tools it would list differ from the ones it listed last."""
-        while True:
-            await anyio.sleep(every)
-            if self._session is None or self._listed is None:
-                continue
-            try:
-                now = [tool["name"] for tool in (await self.backend.call("tools/list", {}))["tools"]]
-            except (RpcError, aiohttp.ClientError) as exc:
-                log.warning("mcp.stdio.watch_failed", error=str(exc))
-                continue
-            if now != self._listed:
-                log.info("mcp.stdio.tools_changed", listed=self._listed, now=now)
-                self._listed = now  # told once; the client lists again
-                await self._session.send_tool_list_changed()
-
-
-async def serve_stdio(backend: Backend, *, watch_every: float = WATCH_EVERY_S) -> None:
-    """Serve MCP on stdin and stdout until the client closes stdin."""
-    bridge = Bridge(backend)
-    server = bridge.server()
-    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
-    async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
-        tasks.start_soon(bridge.watch, watch_every)
-        await server.run(read, write, options)
-        tasks.cancel_scope.cancel()
-
-
 #: ``sidecar.server.app.create_app``, given by the CLI (the server package sits above this one).
-AppFactory = Callable[[Settings], web.Application]
+AppFactory = Callable[[Settings], "web.Application"]
+#: Raises ``TierLocked`` when another process holds a tier dir these settings would serve, and holds
+#: nothing once it returns (given by the CLI: the tier lock belongs to the server package). Asked
+#: before the application is imported, so a server that is refused, or forwards, never loads it.
+LockCheck = Callable[[Settings], None]
 
 
 @asynccontextmanager
 async def in_process(settings: Settings, create_app: AppFactory) -> AsyncIterator[InProcess]:
     """The sidecar's application started whole (tiers, journal, graph), with no port open."""
+    from aiohttp import web
+
     runner = web.AppRunner(create_app(settings), handle_signals=False)
     try:
         await runner.setup()
@@ -231,12 +147,16 @@ async def in_process(settings: Settings, create_app: AppFactory) -> AsyncIterato
         await runner.cleanup()
 
 
-async def _run(settings: Settings, url: str | None, create_app: AppFactory) -> None:
+async def _run(settings: Settings, url: str | None, create_app: AppFactory, check_lock: LockCheck | None) -> None:
     if url:
         await _forward(url, settings.api_token)
         return
     try:
+        if check_lock is not None:
+            check_lock(settings)
         async with in_process(settings, create_app) as backend:
+            from sidecar.mcp.bridge import serve_stdio
+
             log.info("mcp.stdio.ready", memory_dir=str(settings.memory_dir), role=settings.role)
             await serve_stdio(backend)
     except TierLocked:
@@ -248,6 +168,8 @@ async def _run(settings: Settings, url: str | None, create_app: AppFactory) -> N
 
 
 async def _forward(url: str, token: str) -> None:
+    from sidecar.mcp.bridge import serve_stdio
+
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as http:
         await serve_stdio(Remote(url, http, token))
 
@@ -273,13 +195,13 @@ async def _serving(settings: Settings) -> str | None:
     return url if isinstance(status, dict) and status.get("dir") == str(settings.memory_dir) else None
 
 
-def main(settings: Settings, url: str | None, create_app: AppFactory) -> int:
+def main(settings: Settings, url: str | None, create_app: AppFactory, check_lock: LockCheck | None = None) -> int:
     """``memory-sidecar mcp``: serve until the client goes; logs go to stderr (stdout is the protocol).
     On a memory dir a running sidecar serves, it forwards to that sidecar when it answers at the
     settings' host and port; otherwise it says which ``--url`` to give."""
     configure_logging(settings.log_format, settings.log_level, stream=sys.stderr)
     try:
-        asyncio.run(_run(settings, url, create_app))
+        asyncio.run(_run(settings, url, create_app, check_lock))
     except TierLocked as exc:
         print(
             f"memory-sidecar mcp: {exc.message.split(';')[0]}, and it does not answer at {_address(settings)}; "
