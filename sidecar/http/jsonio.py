@@ -4,10 +4,10 @@ through orjson."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import orjson
 from aiohttp import web
 
@@ -31,7 +31,10 @@ def json_bytes(body: Any) -> bytes:
 
 
 def _plain(value: object) -> object:
-    if isinstance(value, np.generic):  # a numpy scalar (a score, a count): its Python value
+    # A numpy scalar (a score, a count) becomes its Python value. Only a process that loaded numpy
+    # can hold one, so this module does not import it (a process that never uses arrays does not).
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 

@@ -107,3 +107,29 @@ def test_a_refused_stdio_server_loads_neither_the_application_nor_the_sdk_server
     assert "sidecar.mcp.stdio" in loaded  # the list is the stdio command's own
     assert _under(loaded, APPLICATION + SDK_SERVER) == set()
     assert "numpy" not in loaded
+
+
+def test_json_answers_load_numpy_only_in_a_process_that_holds_arrays() -> None:
+    """The HTTP answers' encoder turns numpy scalars into their values, without importing numpy
+    itself: a process that never loads it (an MCP server forwarding) holds no numpy for it."""
+    probe = (
+        "import json, sys\n"
+        "from sidecar.http.jsonio import json_bytes\n"
+        "plain = json_bytes({'score': 0.5, 'hits': [1, 2]})\n"
+        "before = 'numpy' in sys.modules\n"
+        "import numpy as np\n"
+        "scalars = json_bytes({'score': np.float32(0.5), 'n': np.int64(3), 'ok': np.bool_(True)})\n"
+        "try:\n"
+        "    json_bytes({'x': object()})\n"
+        "    refused = False\n"
+        "except TypeError:\n"
+        "    refused = True\n"
+        "print(json.dumps([before, plain.decode(), scalars.decode(), refused]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=ENV, timeout=60)
+    assert done.returncode == 0, done.stderr
+    before, plain, scalars, refused = json.loads(done.stdout)
+    assert before is False
+    assert json.loads(plain) == {"score": 0.5, "hits": [1, 2]}
+    assert json.loads(scalars) == {"score": 0.5, "n": 3, "ok": True}
+    assert refused is True
