@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     Judge = Callable[[str | None, str], SectionFinding | None]
 
-__all__ = ["MAX_TAIL_CHARS", "TAIL_CHARS", "Judged", "JudgedTails", "Last", "last_section", "scan_append"]
+__all__ = ["MAX_TAIL_CHARS", "TAIL_CHARS", "Judged", "JudgedTails", "Last", "decodable", "last_section", "scan_append"]
 
 #: Characters of the joined section read before an append, at least: over the scanner's reach back
 #: from a match (a sentence read in windows of 600, a quote 300, a persona's span 500, the seam 400).
@@ -73,6 +73,9 @@ class Judged:
 
     last: Last
     verdict: Finding | None
+    #: The section holds text the scanner decodes as a whole (a ROT13, shift or reversal cue, an
+    #: encoded run): it reads such text across the section, so the section is judged whole.
+    decodable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +121,7 @@ def scan_append(old: str, new: str, known: Judged, judge: Judge) -> tuple[Sectio
     from sidecar.scanner.scan import SectionFinding, verdict
 
     last = known.last
-    if not new.startswith(old) or len(old) - last.start <= TAIL_CHARS:
+    if known.decodable or not new.startswith(old) or len(old) - last.start <= TAIL_CHARS:
         return None
     line_from = old.rfind("\n") + 1  # old's last line: read again with what the append adds to it
     if line_from <= last.start:
@@ -131,11 +134,13 @@ def scan_append(old: str, new: str, known: Judged, judge: Judge) -> tuple[Sectio
         return None
     synthetic = "".join(f"{'#' * level} {name}\n" for level, name in last.path)
     added = len(last.path)  # the synthetic heading lines
+    window = synthetic + new[cut:]
+    if decodable(window):  # the decoders read the whole section: the window cannot stand for it
+        return None
 
     def real(line: int) -> int:
         return line - added - 1 + last.line + old.count("\n", last.start, cut)
 
-    window = synthetic + new[cut:]
     found = judge(synthetic + old[cut:], window)
     held = None  # a flag the tail holds that the section holds too (and its own verdict comes first)
     if found is not None:
@@ -174,6 +179,19 @@ def scan_append(old: str, new: str, known: Judged, judge: Judge) -> tuple[Sectio
     if said.level != old_verdict.level:  # a block is the section's verdict whatever the rule order
         return found, Judged(now, said if said.level == "block" else old_verdict)
     return found, None
+
+
+def decodable(text: str) -> bool:
+    """Whether ``text`` holds what the scanner decodes across a whole section: a cue to undo ROT13,
+    a letter shift or a reversal (the whole text is then read so), a Morse run, or a base64 or hex
+    run (their decodings are read together)."""
+    from sidecar.scanner.decode import base64_runs, decoded_transforms, hex_runs
+    from sidecar.scanner.normalise import normalise
+
+    views = normalise(text)
+    if decoded_transforms(views.folded, views.cased):
+        return True
+    return bool(base64_runs(views.cased)) or bool(hex_runs(views.cased))
 
 
 def last_section(text: str) -> Last:

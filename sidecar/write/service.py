@@ -42,7 +42,7 @@ from sidecar.write.dedup import Candidate, Duplicate, FileLines, find_duplicate,
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
-from sidecar.write.scan_tail import Judged, JudgedTails, last_section, scan_append
+from sidecar.write.scan_tail import Judged, JudgedTails, decodable, last_section, scan_append
 from sidecar.write.usage import counts_against_cap
 
 if TYPE_CHECKING:
@@ -536,4 +536,5 @@ def _judge_write(
     if before is not None and (after == before or not after.startswith(before)):
         return found, None
     last = last_section(after)
-    return found, Judged(last, None if found is None else verdict(after[last.start :]))
+    section = after[last.start :]
+    return found, Judged(last, None if found is None else verdict(section), decodable(section))
