@@ -316,6 +316,7 @@ def _candidates(
     and earlier summaries, the operator's preferences aside (they have their own section), and
     never a week's routine line (``routine.py``) or a summary's log: "Disk use on nas-2 is 88
     percent" said on three days is a log reading, not a standing fact."""
+    from sidecar.consolidate.conduct import is_rule, obeys_someone
     from sidecar.consolidate.operator import extract_preferences
 
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
@@ -328,7 +329,14 @@ def _candidates(
         if title != SUPERSEDED and not title.endswith(LOG_SUFFIX) and normalised(text) not in stale
     ]
     found = recurring(lines, min_sources, earlier=before)
-    return [c for c in found if normalised(c.text) not in stale and not extract_preferences(c.text, "")]
+    return [
+        c
+        for c in found
+        if normalised(c.text) not in stale
+        and not extract_preferences(c.text, "")
+        and not is_rule(c.text)
+        and not obeys_someone(c.text)
+    ]
 
 
 def _week_of(source: str) -> str:
@@ -530,8 +538,9 @@ def _promote(
     current = "" if old is None else old.decode("utf-8", errors="surrogateescape")
     ours = {normalised(line) for line, _ in consolidated_bullets(current)}
     replacing = _replacing(current, ours, evergreen=evergreen, report=report, stale=stale, said=said)
-    facts = [c for c in [*replacing.values(), *candidates] if judged(c.text, evergreen, report.withheld)]
     prefs = [c for c in stated if judged(c.text, evergreen, report.withheld)]
+    facts = [c for c in [*replacing.values(), *candidates] if not _a_rule(c, prefs)]
+    facts = [c for c in facts if judged(c.text, evergreen, report.withheld)]
     # The preferences first: few, and what every prompt should carry; the facts take what is left.
     # With none to add (a run retiring values only) their section is left as it is.
     chosen = update_evergreen(current, prefs, cap_bytes, heading=PREFERENCES) if prefs else _UNCHANGED
@@ -548,6 +557,15 @@ def _promote(
     sizes[evergreen] = len(data)
     if not dry_run:
         durable_replace(root, evergreen, data, old)
+
+
+def _a_rule(fact: Candidate, rules: list[Candidate]) -> bool:
+    """Whether ``fact`` says one of ``rules`` in other words (it goes under ``## Preferences``)."""
+    from sidecar.consolidate.conduct import key_text, rule_body
+    from sidecar.consolidate.reworded import same, statement
+
+    said = statement(fact.text)
+    return any(same(said, statement(key_text(rule_body(rule.text) or rule.text))) for rule in rules)
 
 
 def _replacing(

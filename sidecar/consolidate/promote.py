@@ -17,9 +17,13 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_body
 from sidecar.consolidate.periods import Line
+from sidecar.consolidate.reworded import group, statement
+from sidecar.consolidate.routine import routine_by
+from sidecar.consolidate.text import COMMENT, is_event, normalised
 from sidecar.scanner.sections import split_sections
-from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS, words
+from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS
 
 __all__ = [
     "COMMENT",
@@ -49,14 +53,7 @@ RECUR_JACCARD = 0.7
 TITLE_WORDS = 4
 #: Weeks a recurring line must span: a line said every day of one week is that week's status.
 MIN_WEEKS = 2
-COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
-_PAST = frozenset(
-    str.split(
-        "ran spent met wrote sent made took got did went had saw led held began left paid found kept told "
-        "gave brought bought caught thought taught sought fought won lost rode drove flew"
-    )
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +82,13 @@ def as_item(text: str) -> str:
     return text if LIST_MARKER.match(text) else f"- {text}"
 
 
-def normalised(line: str) -> str:
-    """A line's words in order, lowercased, without its list marker or HTML comments."""
-    return " ".join(words(COMMENT.sub(" ", line)))
-
-
 def recurring(
     lines: Iterable[Line], min_sources: int = MIN_SOURCES, *, earlier: Iterable[Line] = ()
 ) -> list[Candidate]:
     """Lines of at least ``MIN_TOKENS`` words said, in these words or nearly (``cluster_lines``: a
-    word-set Jaccard of ``RECUR_JACCARD``, no number or name that differs), in ``min_sources`` or
-    more sources, in order of first sight (a line said in other words each time must span
+    word-set Jaccard of ``RECUR_JACCARD``, no number or name that differs) or in other words
+    (``reworded``: the same numbers and names, word forms as the index reads them), in
+    ``min_sources`` or more sources, in order of first sight (a line said in other words each time must span
     ``MIN_WEEKS`` weeks: a status line reworded day by day is that week's, not a standing fact): ``lines`` are the notes rolled up now, ``earlier`` the
     lines of earlier summaries (each summary one source); a fact is a candidate only when the notes
     hold it, in the fullest wording they hold it in."""
@@ -104,18 +97,39 @@ def recurring(
     mine = [ln for ln in lines if "\n" not in ln.text and _fact_like(ln.text)]  # a fence is an example
     before = [ln for ln in earlier if "\n" not in ln.text and _fact_like(ln.text)]
     ours = {id(ln) for ln in mine}
+    clusters = cluster_lines([*mine, *before], RECUR_JACCARD)
+
+    # The same statement in other words on other days (``reworded``) joins; two lines each
+    # recurring in their own words on their own are two facts (one value, two subjects).
+    said = [statement(c.kept.text) for c in clusters]
     out = []
-    for cluster in cluster_lines([*mine, *before], RECUR_JACCARD):
-        now = [m for m in cluster.members if id(m) in ours]
-        sources = {m.source for m in cluster.members}
+    alone = [_recurs(c.members, ours, min_sources) for c in clusters]
+    for joined in group(said, alone=alone):
+        members = [m for i in joined for m in clusters[i].members]
+        if not _recurs(members, ours, min_sources):
+            continue
+        sources = {m.source for m in members}
         exact: dict[str, set[str]] = {}
-        for m in cluster.members:
+        for m in members:
             exact.setdefault(normalised(m.text), set()).add(m.source)
-        said_alike = max(len(s) for s in exact.values()) >= min_sources
-        if now and len(sources) >= min_sources and (said_alike or len({_week(s) for s in sources}) >= MIN_WEEKS):
-            kept = max(now, key=lambda m: (len(m.text.split()), m.text))
-            out.append(Candidate(kept.text, tuple(sorted(sources))))
+        now = [m for m in members if id(m) in ours]
+        kept = max(now, key=lambda m: (len(exact[normalised(m.text)]), len(m.text.split()), m.text))
+        out.append(Candidate(kept.text, tuple(sorted(sources))))
     return out
+
+
+def _recurs(members: Sequence[Line], ours: set[int], min_sources: int) -> bool:
+    """Whether lines of one statement recur: said in the notes rolled up now, in ``min_sources``
+    sources, in these words in as many, or else over ``MIN_WEEKS`` weeks."""
+    if not any(id(m) in ours for m in members):
+        return False
+    sources = {m.source for m in members}
+    if len(sources) < min_sources:
+        return False
+    exact: dict[str, set[str]] = {}
+    for m in members:
+        exact.setdefault(normalised(m.text), set()).add(m.source)
+    return max(len(s) for s in exact.values()) >= min_sources or len({_week(s) for s in sources}) >= MIN_WEEKS
 
 
 def _week(source: str) -> str:
@@ -131,31 +145,60 @@ def _fact_like(text: str) -> bool:
     return len(key.split()) >= MIN_TOKENS and not is_event(key)
 
 
-def is_event(key: str) -> bool:
-    """Whether a normalised line opens with a verb in the past tense (it reports what was done)."""
-    head = key.split(" ", 1)[0]
-    return head in _PAST or (len(head) > 4 and head.endswith("ed") and not head.endswith("eed"))
-
-
 def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> list[Candidate]:
-    """The operator's explicit preferences in the notes (``operator.extract_preferences``) stated in
-    at least ``min_days`` distinct notes, each once with every note that stated it. Rules that say
-    one thing in other words (key words at a Jaccard of ``PREFERENCE_JACCARD``) count together: a
-    single note is never a standing preference."""
+    """The operator's preferences and rules of conduct stated in at least ``min_days`` distinct
+    notes over ``MIN_WEEKS`` weeks (or in the same words in as many notes), each once with every
+    note that stated it. A rule is what ``operator.extract_preferences`` finds or a line stating
+    how things should be done in any of the forms ``conduct`` reads; the same rule in other words
+    counts together (``reworded``, on the rule without the words that make it one), and so does a
+    line saying it with no such word ("Chisels get sharpened every Friday") once two notes state it
+    as a rule. A single note is never a standing preference, and an order to obey someone is never
+    one, however often it is said."""
     from sidecar.consolidate.operator import extract_preferences
 
-    groups: list[tuple[frozenset[str], str, list[str]]] = []
+    said: list[tuple[str, str, bool]] = []  # (line, source, stated as a rule)
+    keys: list[str] = []
     for source, text in sorted(texts.items()):
         lines = text.splitlines()
-        for found in extract_preferences(text, source):
-            said = LIST_MARKER.sub("", lines[found.line - 1]).strip() if 0 < found.line <= len(lines) else ""
-            key = frozenset(found.key.split())
-            group = next((g for g in groups if _jaccard(g[0], key) >= PREFERENCE_JACCARD), None)
-            if group is None:
-                groups.append((key, said or found.rule, [source]))
-            elif source not in group[2]:
-                group[2].append(source)
-    return [Candidate(text, tuple(sorted(s))) for _, text, s in groups if len(s) >= min_days]
+        ruled = {found.line for found in extract_preferences(text, source)}
+        in_fence = False
+        for number, raw in enumerate(lines, start=1):
+            if raw.lstrip().startswith(("```", "~~~")):
+                in_fence = not in_fence
+                continue
+            line = LIST_MARKER.sub("", raw).strip()
+            if in_fence or not line or line.startswith(("#", "<!--", "|", ">")) or obeys_someone(line):
+                continue
+            if number in ruled or is_rule(line):
+                said.append((line, source, True))
+                keys.append(key_text(rule_body(line) or line))
+            elif _fact_like(line):
+                said.append((line, source, False))
+                keys.append(line)
+    logged = routine_by([(_week(source), source, line) for line, source, _ in said])
+    # One item per wording (a week's routine line is no rule): the days it was said on, whether
+    # it was said as a rule, and the key it is compared by.
+    wordings: dict[str, tuple[str, set[str], bool, str]] = {}
+    for (line, source, as_rule), key, log in zip(said, keys, logged, strict=True):
+        if log:
+            continue
+        first = wordings.setdefault(normalised(line), (line, set(), as_rule, key))
+        first[1].add(source)
+    items = list(wordings.values())
+    # A wording said on enough days stands on its own: two such are two rules or facts
+    # ("billing must stay above 99.5 percent uptime" / "ledger must stay above 99.5 ...").
+    alone = [len(days) >= min_days for _, days, _, _ in items]
+    out = []
+    for joined in group([statement(key) for _, _, _, key in items], alone=alone):
+        rules = [items[i] for i in joined if items[i][2]]
+        sources = sorted({s for i in joined for s in items[i][1]})
+        if len({s for _, days, _, _ in rules for s in days}) < 2 or len(sources) < min_days:
+            continue
+        if max(len(days) for _, days, _, _ in rules) < min_days and len({_week(s) for s in sources}) < MIN_WEEKS:
+            continue
+        text = max(rules, key=lambda r: (len(r[1]), -rules.index(r)))[0]
+        out.append(Candidate(text, tuple(sources)))
+    return out
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

@@ -23,7 +23,7 @@ from collections.abc import Hashable, Sequence
 from itertools import combinations
 from typing import TypeVar
 
-from sidecar.consolidate.promote import COMMENT
+from sidecar.consolidate.text import COMMENT
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 

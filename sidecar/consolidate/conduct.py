@@ -1,0 +1,141 @@
+"""Rules of conduct and preferences as people state them: how things should be done.
+
+A sentence is a rule when it says how things are to be done in one of the forms people use for
+house rules, whatever the trade:
+
+- a modal or an order: "must", "should", "have to", "need to", "are to", "is not to", "ought to";
+- a standing word: "always", "never", "nobody", "no one", "every time", "no exceptions",
+  "without fail", "at all times", "as a rule", "from now on", "ever", "we don't";
+- a preference: "I prefer", "I'd rather", "rather than", "instead of", "I want", "I like",
+  "I don't want", "I expect", "insist on";
+- an instruction opening the sentence: "please ...", "make sure", "be sure to", "remember (to)",
+  "don't", "do not", "avoid", "send me", "tell me", "let me know", "no phones on ...", "on this
+  boat we ...", or an opening verb of an instruction with what it applies to ("keep ... after",
+  "use ... in every");
+- a rule's standing ("... is not allowed", "is mandatory", "is expected to"), another's wish
+  ("Chef wants ...") or a choice ("at the bedside, not at the desk");
+- a label naming a rule: "House rule:", "Rule on site:", "Policy:", "Standing order:".
+
+It is not a rule when it is a question or a hypothetical, a one-off ("today", "for now", "this
+week"), a report of what was done (an opening verb in the past tense), or an order to obey someone
+("do whatever X tells you", "follow instructions from X", "obey X"): those are never promoted,
+however often they are said. ``key`` is the rule's content without the words that make it a rule,
+so "Never run the planer without the guard" and "Nobody runs the planer without the guard" are
+one rule (``reworded``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sidecar.consolidate.text import COMMENT, is_event, normalised
+from sidecar.write.dedup import LIST_MARKER
+
+__all__ = ["is_rule", "key_text", "obeys_someone", "rule_body"]
+
+_LABEL = re.compile(
+    r"^(?:(?:house|shop|site|yard|kitchen|office|team|our|my|the|standing|golden|ground|lab|ward|crew|boat|"
+    r"farm|workshop|clinic)\s+)?(?:rules?|policy|standing orders?|orders?|preferences?|reminders?|remember|note)"
+    r"(?:\s+(?:of the house|on site|here|for the (?:team|assistant|agent|crew)))?\s*[:\-–—]\s+",
+    re.I,
+)
+_MODAL = re.compile(
+    r"\b(?:must|mustn't|must not|should|shouldn't|should not|ought to|have to|has to|need to|needs to|"
+    r"are to|is to|are not to|is not to|aren't to|isn't to|shall|shan't|may not|can't ever|cannot ever)\b"
+    r"|\b(?:is|are|'s|'re)\s+(?:not\s+|never\s+|always\s+)?(?:allowed|permitted|forbidden|banned|mandatory|"
+    r"required|compulsory|expected to|essential|important|vital|a must|off limits|not on)\b",
+    re.I,
+)
+_STANDING = re.compile(
+    r"\b(?:always|never|nobody|no one|no-one|every time|each time|no exceptions?|without (?:fail|exception)|"
+    r"at all times|as a rule|under no circumstances|from now on|going forward|on no account|without asking|ever|no excuses|no matter what|whatever happens)\b"
+    r"|\b(?:we|you|i|they|everyone|everybody)\s+(?:do not|don't|never|won't|will not)\b",
+    re.I,
+)
+_PREFERENCE = re.compile(
+    r"\b(?:i|we|they|he|she|the (?:user|operator|boss|owner|client|customer))\s+(?:really\s+|much\s+|strongly\s+)?"
+    r"(?:prefers?|'d rather|would rather|want|wants|like|likes|'d like|would like|expects?|insists? on|"
+    r"don't want|do not want|doesn't want|does not want|hate|hates|can't stand|dislikes?)\b"
+    r"|\b(?:wants|likes|prefers|expects|insists on|is fussy about)\b"
+    r"|\b(?:rather than|instead of|in preference to|preferably|my preference|our preference|suits? (?:me|us)|"
+    r"works? best for (?:me|us))\b|^(?:insist on)\b|,\s+not\s+(?:at|in|on|by|with|via|through|the|a|an|my|our)\b",
+    re.I,
+)
+_ORDER = re.compile(
+    r"^(?:please|kindly|make sure|be sure|remember|don't|do not|avoid|send me|tell me|let me know|ask me|"
+    r"text me|call me|email me|check with me|keep me|stick to|nothing\s+(?:\w+\s+){1,5}?without|no\s+(?!one\b)[\w-]+(?:\s+[\w-]+)?\s+(?:on|in|at|near|"
+    r"inside|outside|past|before|after|during|without|while|beyond|unless)\b|(?:on|in|at|round|around)\s+(?:this|our)"
+    r"\s+[\w-]+,?\s+(?:we|the|you|everyone|nobody)\b)"
+    # an instruction: an opening verb of the forms house rules use, with what it applies to
+    r"|^(?:keep|use|wear|lock|label|check|put|leave|write|sign|store|clean|wash|wipe|close|shut|turn|"
+    r"switch|quote|copy|cc|include|mention|save|confirm|reply|greet|clear|"
+    r"park|cover|tidy|wait|stop|send|give|ask|tell|call|bring|take|get|let|show|run|"
+    r"double-check|treat|never|always)\s+(?!(?:\w+\s+)?(?:is|are|was|were|has|have|had|goes|gets|runs|needs)\b)"
+    r"(?:\w+\s+){0,6}?(?:every|each|any|all|before|after|until|unless|"
+    r"whenever|first|only|by|within|under|over|in|on)\b",
+    re.I,
+)
+_QUESTION = re.compile(
+    r"^(?:if|when|whenever|unless|suppose|what if|in case|assuming|whether|maybe|perhaps|should|would|could|"
+    r"might|can|do(?!\s+not\b)|does|did|is|are|was|were|shall|who|what|why|how|where)\b",
+    re.I,
+)
+_ONE_OFF = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|for now|right now|this (?:time|week|morning|afternoon|evening|once)|"
+    r"for the [\w-]+ (?:day|event|visit|job)|next (?:week|time))\b",
+    re.I,
+)
+_OBEY = re.compile(
+    r"\b(?:obey|follow(?:s|ing)?\s+(?:the\s+|all\s+|any\s+)?(?:instructions|orders|directions|commands|requests)\s+"
+    r"(?:from|of|given by)|(?:take|takes|taking)\s+(?:orders|instructions)\s+from|"
+    r"do(?:es)?\s+(?:whatever|anything|everything|what)\b.{0,60}?\b(?:says?|tells?|asks?|wants?|orders?|writes?)|"
+    r"(?:instructions|orders)\s+from\s+\S+\s+(?:come|comes|go|goes)\s+first)\b",
+    re.I,
+)
+_CUE = re.compile(
+    r"\b(?:must|mustn't|should|shouldn't|ought|have|has|need|needs|are|is|aren't|isn't|shall|shan't|may|not|to|"
+    r"always|never|nobody|no|one|every|each|time|exceptions?|without|fail|exception|at|all|times|as|rule|rules|"
+    r"under|circumstances|from|now|on|going|forward|account|asking|i|we|they|he|she|prefer|prefers|'d|would|"
+    r"rather|want|wants|like|likes|expect|expects|insist|insists|don't|do|please|kindly|make|sure|be|remember|"
+    r"that|avoid|me|my|our|preference|policy|house|it's|it|s|ever|get|gets|than|instead|of)\b",
+    re.I,
+)
+MAX_RULE_CHARS = 200
+
+
+def rule_body(text: str) -> str | None:
+    """The sentence of ``text`` (one line) that states a rule of conduct or a preference, without
+    its list marker and label; None when the line states none (module docstring)."""
+    line = LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip().replace("’", "'").replace("**", "")
+    if not line or len(line) > MAX_RULE_CHARS or line.startswith(("#", ">", "|")):
+        return None
+    labelled = _LABEL.match(line)
+    body = line[labelled.end() :] if labelled else line
+    body = re.sub(r"^(?:and|also|so|ok|okay|but|again|reminder)\b[,:]?\s+", "", body, flags=re.I).strip()
+    if not body or body.endswith("?") or _QUESTION.match(body) or _ONE_OFF.search(body):
+        return None
+    if is_event(normalised(body)):
+        return None
+    cued = labelled is not None and re.search(r"rule|polic|order|preference|remember", labelled.group(0), re.I)
+    if cued or _MODAL.search(body) or _STANDING.search(body) or _PREFERENCE.search(body) or _ORDER.match(body):
+        return body
+    return None
+
+
+def is_rule(text: str) -> bool:
+    """Whether ``text`` states a rule of conduct or a preference that may be promoted: one that
+    orders nobody to obey someone else."""
+    body = rule_body(text)
+    return body is not None and not obeys_someone(text)
+
+
+def obeys_someone(text: str) -> bool:
+    """Whether ``text`` orders the agent to obey someone ("do whatever X says", "follow
+    instructions from X"): never a rule to promote."""
+    return _OBEY.search(text) is not None
+
+
+def key_text(body: str) -> str:
+    """``body`` without the words that only make it a rule ("never", "I want", "make sure"), for
+    telling two statements of one rule apart from two rules."""
+    return " ".join(_CUE.sub(" ", body).split())
