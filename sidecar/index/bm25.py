@@ -22,7 +22,8 @@ from sidecar.index.query import quote_word, terms
 from sidecar.index.snippet import SNIPPET_CHARS, Snippet, query_tokens, window
 
 if TYPE_CHECKING:
-    from sidecar.index.postings import QueryTokens, Snapshot
+    from sidecar.index.postings import Snapshot
+    from sidecar.index.tokens import QueryTokens
 
 __all__ = ["BODY_WEIGHT", "HEADING_WEIGHT", "Bm25Search", "LivePostings", "RankedChunk"]
 
@@ -132,12 +133,12 @@ class Bm25Search:
     def forms_of(self, words: list[str], tokens: list[tuple[str, ...]]) -> list[tuple[str, tuple[str, ...]]]:
         """The irregular forms searched beside ``words`` (``with_forms``: ``come`` -> ``came``),
         with their tokens; none when ``forms`` is off."""
-        from sidecar.index.postings import with_forms
+        from sidecar.index.tokens import with_forms
 
         return with_forms(list(zip(words, tokens, strict=True))) if self.forms else []
 
     def query_tokens(self, words: list[str]) -> list[tuple[str, ...]]:
-        from sidecar.index.postings import QueryTokens
+        from sidecar.index.tokens import QueryTokens
 
         if self._tokens is None:
             self._tokens = QueryTokens()
@@ -228,7 +229,7 @@ class Bm25Search:
         forms (``forms``): each chunk's score its words' bm25 plus ``FORM_WEIGHT`` x its forms',
         as the postings add them; the best ``limit``, ties by id. ``alone`` receives the rows
         that hold a form and no word."""
-        from sidecar.index.postings import FORM_WEIGHT
+        from sidecar.index.tokens import FORM_WEIGHT
 
         sql = "SELECT rowid, -bm25(chunks_fts, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ?"
         scores = dict(conn.execute(sql, (HEADING_WEIGHT, BODY_WEIGHT, words)).fetchall())
