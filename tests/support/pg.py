@@ -26,11 +26,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.support.procs import free_port, process_tree
 
-__all__ = ["PgServer", "crew_tier_and_store", "pg_available", "pg_bin", "pg_server"]
+__all__ = [
+    "QUERY_VECTOR",
+    "STAND_IN_MODEL",
+    "PgServer",
+    "QueryEmbedder",
+    "away_from_query",
+    "crew_tier_and_store",
+    "pg_available",
+    "pg_bin",
+    "pg_server",
+]
 
 _USER = "nobody"
 
@@ -219,3 +230,30 @@ async def crew_tier_and_store(
     finally:
         await store.close()
         await tier.close()
+
+
+#: A 4-dimensional stand-in model for ranking comparisons where no chunk should earn a place by its
+#: cosine: every chunk's vector (``away_from_query``) points one way and the query (``QUERY_VECTOR``)
+#: another.
+STAND_IN_MODEL = "unit-test-4"
+
+
+QUERY_VECTOR = np.asarray([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
+
+
+def away_from_query(text: str) -> Any:
+    """Every chunk's vector: orthogonal to ``QUERY_VECTOR``, whatever the text."""
+    return np.asarray([0.0, 1.0, 0.0, 0.0], dtype=np.float32)
+
+
+class QueryEmbedder:
+    """An embedder that embeds every text as ``QUERY_VECTOR``."""
+
+    model_id = STAND_IN_MODEL
+    dim = 4
+
+    async def embed(self, texts: list[str]) -> Any:
+        return np.stack([QUERY_VECTOR for _ in texts])
+
+    async def aclose(self) -> None:
+        return None
