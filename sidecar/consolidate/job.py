@@ -539,7 +539,8 @@ def _promote(
     ours = {normalised(line) for line, _ in consolidated_bullets(current)}
     replacing = _replacing(current, ours, evergreen=evergreen, report=report, stale=stale, said=said)
     prefs = [c for c in stated if judged(c.text, evergreen, report.withheld)]
-    facts = [c for c in [*replacing.values(), *candidates] if not _a_rule(c, prefs)]
+    fresh = _not_restated(candidates, said, evergreen=evergreen, report=report)
+    facts = [c for c in [*replacing.values(), *fresh] if not _a_rule(c, prefs)]
     facts = [c for c in facts if judged(c.text, evergreen, report.withheld)]
     # The preferences first: few, and what every prompt should carry; the facts take what is left.
     # With none to add (a run retiring values only) their section is left as it is.
@@ -557,6 +558,43 @@ def _promote(
     sizes[evergreen] = len(data)
     if not dry_run:
         durable_replace(root, evergreen, data, old)
+
+
+def _not_restated(candidates: list[Candidate], said: list[Said], *, evergreen: str, report: Report) -> list[Candidate]:
+    """The candidates no newer note restates with another value (``reworded.restates``); each
+    one left out is reported as superseded by the newest line restating it. A change the change
+    search does not read ("Rent is paid to Northgate Estates from March" after "Rent is paid to
+    Corrigan Properties") must not put the old value in every prompt."""
+    from sidecar.consolidate.reworded import restates, statement
+
+    if not candidates:
+        return []
+    dated = [s for s in said if s.where != evergreen and note_day(s.where) is not None]
+    read = [statement(s.text) for s in dated]
+    postings: dict[str, list[int]] = {}
+    for n, item in enumerate(read):
+        for word in item.words:
+            postings.setdefault(word, []).append(n)
+    kept = []
+    for candidate in candidates:
+        days = [d for d in (note_day(s) for s in candidate.sources) if d is not None]
+        old = statement(candidate.text)
+        subject = old.words - old.numbers - old.names
+        if not days or len(subject) < 2:
+            kept.append(candidate)
+            continue
+        rarest = min(subject, key=lambda w: len(postings.get(w, ())))
+        newer = [dated[n] for n in postings.get(rarest, ()) if dated[n].when[0] > max(days) and restates(read[n], old)]
+        if not newer:
+            kept.append(candidate)
+            continue
+        last = max(newer, key=lambda s: s.when)
+        report.superseded.append(
+            SupersededLine(
+                candidate.text, f"{evergreen} (not promoted)", last.text, last.where, last.when[0].isoformat()
+            )
+        )
+    return kept
 
 
 def _a_rule(fact: Candidate, rules: list[Candidate]) -> bool:

@@ -18,8 +18,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_body
+from sidecar.consolidate.conversation import conversations
 from sidecar.consolidate.periods import Line
-from sidecar.consolidate.reworded import group, statement
+from sidecar.consolidate.reworded import Statement, group, statement
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.text import COMMENT, is_event, normalised
 from sidecar.scanner.sections import split_sections
@@ -54,6 +55,9 @@ TITLE_WORDS = 4
 #: Weeks a recurring line must span: a line said every day of one week is that week's status.
 MIN_WEEKS = 2
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
+_TURN = re.compile(
+    r"^(?:[-*+]\s+)?[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S"
+)  # "Maria: ...", as conversation.py reads one
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,7 @@ def recurring(
     hold it, in the fullest wording they hold it in."""
     from sidecar.consolidate.cluster import cluster_lines
 
+    lines = list(lines)
     mine = [ln for ln in lines if "\n" not in ln.text and _fact_like(ln.text)]  # a fence is an example
     before = [ln for ln in earlier if "\n" not in ln.text and _fact_like(ln.text)]
     ours = {id(ln) for ln in mine}
@@ -101,7 +106,13 @@ def recurring(
 
     # The same statement in other words on other days (``reworded``) joins; two lines each
     # recurring in their own words on their own are two facts (one value, two subjects).
-    said = [statement(c.kept.text) for c in clusters]
+    # A conversation's turn is speech, said as it was said ("Thanks, John! Speak to you soon!"):
+    # only its near-duplicates recur with it.
+    talk = {id(ln) for ln in lines} - {id(ln) for ln in conversations(lines)[0]}
+    said = [
+        Statement(frozenset(), frozenset(), frozenset()) if id(c.kept) in talk else statement(c.kept.text)
+        for c in clusters
+    ]
     out = []
     alone = [_recurs(c.members, ours, min_sources) for c in clusters]
     for joined in group(said, alone=alone):

@@ -26,7 +26,7 @@ from sidecar.index.postings import QueryTokens
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["REWORDED_JACCARD", "Statement", "group", "same", "statement"]
+__all__ = ["REWORDED_JACCARD", "Statement", "group", "restates", "same", "statement"]
 
 REWORDED_JACCARD = 0.5
 TWO_SIDED = 0.1
@@ -103,6 +103,27 @@ def same(a: Statement, b: Statement, threshold: float = REWORDED_JACCARD, common
     two_sided = bool(a.words - b.words) and bool(b.words - a.words)
     need = threshold + TWO_SIDED if two_sided and not anchored else threshold
     return len(a.words & b.words) / union >= need
+
+
+def restates(new: Statement, old: Statement) -> bool:
+    """Whether ``new`` says ``old``'s subject again with another value: it holds every word of
+    ``old`` that is no value (two or more; an identifier such as "data-10" is a word), and a number where ``old`` has another number, or a
+    name ``old`` lacks where ``old`` has a name ``new`` lacks ("Rent is paid to Corrigan
+    Properties" / "From March rent is paid to Northgate Estates"). A line of another subject in
+    the same mould lacks one of its words ("platform on-call ..." / "data on-call ...")."""
+    old_numbers, new_numbers = _quantities(old), _quantities(new)
+    subject = old.words - old_numbers - old.names
+    if len(subject) < 2 or not subject <= new.words:
+        return False
+    numbers = bool(old_numbers and new_numbers and not new_numbers <= old_numbers and not old_numbers <= new_numbers)
+    names = bool(old.names and new.names - old.words and not old.names <= new.words)
+    return numbers or names
+
+
+def _quantities(said: Statement) -> frozenset[str]:
+    """The numbers that are amounts, times or versions (a digit first): an identifier such as
+    "data-10" or "nas-2" names a subject."""
+    return frozenset(n for n in said.numbers if n[0].isdigit())
 
 
 def group(

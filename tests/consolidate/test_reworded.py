@@ -158,3 +158,23 @@ async def test_house_rules_in_other_idioms_reach_the_preferences_an_outsiders_or
     assert "varnish" not in agent  # a question
     for word in ("oak boards", "carcasses", "staircase", "birch"):
         assert word not in agent
+
+
+# A letting agent's notes: a value said on three days over two weeks, then said again later with
+# another value in a line no change word marks.
+LETTINGS: dict[int, list[str]] = {
+    1: ["Flat 4 rent is paid to Corrigan Properties by standing order."],
+    10: ["Flat 4 rent is paid to Corrigan Properties by standing order."],
+    22: ["Flat 4 rent is paid to Corrigan Properties by standing order."],
+    45: ["Since the sale, flat 4 rent is paid to Northgate Estates by standing order."],
+}
+LETTINGS_ROUTINE = ["Showed {n} viewers round the Mill Road flats.", "Chased {k} tenants about meter readings."]
+
+
+async def test_a_value_a_newer_note_restates_with_another_value_is_not_promoted(tmp_path: Path) -> None:
+    root = tmp_path / "lettings"
+    _write(root, LETTINGS, LETTINGS_ROUTINE)
+    report = await _run(root)
+    agent = (root / "AGENT.md").read_text() if (root / "AGENT.md").exists() else ""
+    assert "Corrigan" not in agent, agent
+    assert any("Corrigan" in s.line and "Northgate" in s.by for s in report.superseded), report.superseded
