@@ -23,6 +23,11 @@ timers) on a loopback server, with a tier cap of 450 KB:
   two reverts, synonyms and other word forms, a price put up, a value-first line and an arrow in
   a list; written before the job's last tuning and measured once as held out
   (``docs/benchmarks.md``);
+- ``fresh6``: a hill farm's 120 days (``consolidation_gen_farm``): fields, stock, machinery,
+  contractors and buyers in a terse diary voice; ten changes as a rename, an upgrade, two reverts,
+  a value-first line, an irregular verb, a synonym with "no longer", "moved", "switched" and a price
+  gone up; written by an author who did not read the job's rules, before any tuning, never opened
+  by whoever tuned them, and measured once as held out (``docs/benchmarks.md``);
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -30,7 +35,7 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``locomo``: LoCoMo conversations 0-4 (``../shared/bench-data/locomo-dev.json``), each session a
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
-Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s and ``fresh5``'s
+Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s and ``fresh6``'s
 one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
@@ -64,11 +69,21 @@ from sidecar.settings import load_settings
 from sidecar.write.usage import capped_bytes
 from tests.bench.consolidation_gen import INJECTION, History, make_history
 from tests.bench.consolidation_gen_bakery import DIRECT_BAKERY, make_bakery_history
+from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
 
 CAP = 450 * 1024
-SEEDS = {"tuning": 35, "held_out": 3501, "fresh": 9090, "fresh2": 4242, "fresh3": 7373, "fresh4": 5151, "fresh5": 6262}
+SEEDS = {
+    "tuning": 35,
+    "held_out": 3501,
+    "fresh": 9090,
+    "fresh2": 4242,
+    "fresh3": 7373,
+    "fresh4": 5151,
+    "fresh5": 6262,
+    "fresh6": 6363,
+}
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
 Client = TestClient[Any, Any]
@@ -117,7 +132,11 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
     """Each day's note through the write path; lines the scanner refuses go in by a direct edit."""
     for day, lines in sorted(notes.items()):
         rel = f"daily/{day.isoformat()}.md"
-        direct = [ln for ln in lines if ln == INJECTION or ln in DIRECT or ln in DIRECT_HOME or ln in DIRECT_BAKERY]
+        direct = [
+            ln
+            for ln in lines
+            if ln == INJECTION or ln in DIRECT or ln in DIRECT_HOME or ln in DIRECT_BAKERY or ln in DIRECT_FARM
+        ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
         if direct:
@@ -168,6 +187,8 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
         history = make_home_history(seed, today)
     elif kind == "fresh5":
         history = make_bakery_history(seed, today)
+    elif kind == "fresh6":
+        history = make_farm_history(seed, today)
     else:
         history = make_history(kind, seed, today)
     notes = {history.start + timedelta(days=n): lines for n, lines in enumerate(history.notes)}
