@@ -27,7 +27,6 @@ __all__ = [
     "mark_terms",
     "query_tokens",
     "sentence_spans",
-    "term_spans",
     "window",
 ]
 
@@ -145,16 +144,6 @@ def window(
 def mark_terms(text: str, tokens: list[str]) -> list[tuple[int, int]]:
     """The ``[start, end)`` offsets of the query terms in ``text`` as it is (nothing flattened)."""
     return [(m[0], m[1]) for m in _matches(text, tokens)]
-
-
-def term_spans(text: str, tokens: list[str]) -> list[list[tuple[int, int]]]:
-    """``[mark_terms(text, [token]) for token in tokens]`` from one reading of ``text``: each
-    token's ``[start, end)`` offsets in it, in text order. A token's matches never depend on the
-    other tokens, so this is the same, for one encoding of the text instead of one per token."""
-    spans: list[list[tuple[int, int]]] = [[] for _ in tokens]
-    for start, end, index, _ in _matches(text, tokens):
-        spans[index].append((start, end))
-    return spans
 
 
 def mark_markdown(snippet: Snippet) -> Snippet:
