@@ -72,7 +72,9 @@ IntArray = npt.NDArray[np.int64]
 # A base's slots are uint16 when it has at most 65,536 chunks (2 bytes a posting, not 4: most
 # tiers), int32 otherwise; the delta's and every derived array's are int32.
 SlotArray = npt.NDArray[np.integer[Any]]
-FreqArray = npt.NDArray[np.uint16]
+# A base's weighted frequencies are uint8 when every one is at most 255 (1 byte a posting: most
+# tiers), uint16 otherwise; the delta's are uint16.
+FreqArray = npt.NDArray[np.unsignedinteger[Any]]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -212,7 +214,8 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
     hits_per_term = np.array([r[2] for r in vocab_rows], dtype=np.int64)
 
     # Per batch, only what the snapshot keeps (its slot, a uint16 frequency: 4 or 6 bytes a
-    # posting) outlives the batch, so a build's peak memory is the result plus one batch.
+    # posting) outlives the batch, so a build's peak memory is the result plus one batch (the
+    # frequencies are then narrowed to the base's type: ``_freq_type``).
     slot_type = _slot_type(len(ids))
     out_slots: list[SlotArray] = []
     out_freqs: list[FreqArray] = []
@@ -255,7 +258,7 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
         raise RuntimeError("fts5vocab instance scan is not in term, doc order")
     offsets = _offsets(per_term)
     all_slots = _mapped(int(offsets[-1]), slot_type)
-    all_freqs = _mapped(len(all_slots), np.uint16)
+    all_freqs = _mapped(len(all_slots), _freq_type(max((int(f.max()) for f in out_freqs if len(f)), default=0)))
     if out_slots:
         np.concatenate(out_slots, out=all_slots)
         np.concatenate(out_freqs, out=all_freqs)
@@ -362,6 +365,12 @@ def _slot_type(chunks: int) -> type[np.integer[Any]]:
     return np.uint16 if chunks <= 1 << 16 else np.int32
 
 
+def _freq_type(highest: int) -> type[np.unsignedinteger[Any]]:
+    """The type of a base's weighted frequencies, the highest of which is ``highest``: uint8
+    where they fit, half the memory of uint16 (scoring reads them as float64 either way)."""
+    return np.uint8 if highest <= 0xFF else np.uint16
+
+
 def _mapped(n: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
     """A zero-filled array in its own anonymous memory mapping: the base's arrays outlive many
     smaller allocations, and freed they go back to the system at once instead of leaving a hole
@@ -427,7 +436,8 @@ def _merge(
     starts = _offsets(base_counts)
     at = _insertion_points(base_slots, starts[rows], starts[rows + 1], slots) + np.arange(len(rows))
     out_slots = _mapped(len(base_slots) + len(rows), _slot_type(chunks))
-    out_freqs = _mapped(len(out_slots), np.uint16)
+    highest = max(int(base_freqs.max()) if len(base_freqs) else 0, int(freqs.max()) if len(freqs) else 0)
+    out_freqs = _mapped(len(out_slots), _freq_type(highest))
     from_base = np.ones(len(out_slots), dtype=np.bool_)
     from_base[at] = False
     out_slots[at], out_freqs[at] = slots, freqs

@@ -503,6 +503,27 @@ def test_compaction_of_a_delta_chunk_that_sorts_inside_the_base(index: TierIndex
     assert_same_as_fts(index, ["kumquat", "kumquat deploy", "rollback postgres", *make_queries(30, seed=14)])
 
 
+def test_a_base_holds_one_byte_a_frequency_where_every_one_fits(index: TierIndex, corpus: Path) -> None:
+    """Weighted frequencies of at most 255 are kept as uint8 (with uint16 slots: 3 bytes a posting);
+    a term that weighs more in one chunk widens the next base to uint16, ranked exactly as before."""
+    snap = index.postings.snapshot
+    assert snap is not None and snap.freqs.dtype == np.uint8
+    assert snap.slots.nbytes + snap.freqs.nbytes == 3 * len(snap.slots)
+    assert _fresh(index).freqs.dtype == np.uint8
+    # 70 times in a heading and once in the body: 4 * 70 + 1 = 281, more than a byte holds.
+    write(corpus, "notes/loud.md", "# " + "zyzzyva " * 70 + "\n\nzyzzyva deploy once in the body\n")
+    index.apply_paths(["notes/loud.md"])
+    widened = _assert_compacts_to_a_fresh_build(index)
+    assert widened.freqs.dtype == np.uint16 and _fresh(index).freqs.dtype == np.uint16
+    assert int(widened.freqs.max()) == 281
+    index.postings.snapshot = widened
+    assert_same_as_fts(index, ["zyzzyva", "zyzzyva deploy", *make_queries(30, seed=15)])
+    (corpus / "notes/loud.md").unlink()
+    index.apply_paths(["notes/loud.md"])
+    assert _fresh(index).freqs.dtype == np.uint8, "narrow again once no frequency needs 2 bytes"
+    assert_same_as_fts(index, ["zyzzyva", *make_queries(10, seed=16)])
+
+
 def test_a_steady_stream_of_writes_keeps_the_delta_small(index: TierIndex, corpus: Path) -> None:
     """Appends that rewrite a chunk each (a dead slot and a delta chunk per write) are merged into
     the base as they come: the delta never grows past the compaction limit, no rebuild is needed."""
