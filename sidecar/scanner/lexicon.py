@@ -194,8 +194,8 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "fr": {
         "told": "ce qu'on t'a dit|ce qu'on vous a dit|ce que vous avez déjà reçu|ce que tu as reçu",
-        "null": "ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction|ne s'appliquent plus|ne sont plus valables|annulées|ne respecte plus|ne suis plus",
-        "prior": "précédentes|antérieures|toutes|tous|vos|tes|initiales|originales|ci-dessus|reçu|reçues|données|du système",
+        "null": "ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction|ne s'appliquent plus|ne comptent plus|ne compte plus|ne sont plus valables|annulées|ne respecte plus|ne suis plus",
+        "prior": "précédentes|antérieures|toutes|tous|vos|tes|initiales|originales|ci-dessus|reçu|reçues|données|du système|de départ",
         "target": "instructions|consignes|règles|directives|ordres|règle",
         "sysprompt": "prompt système|invite système|instructions système|message système",
         "reveal": "révèle|révélez|affiche|affichez|montre|montrez|dis-moi|divulgue",
@@ -306,7 +306,7 @@ LEXICON: dict[str, dict[str, str]] = {
     },
     "sv": {
         "told": "det du har fått höra|vad du har fått höra",
-        "null": "ignorera|glöm|bortse från|följ inte|gäller inte längre",
+        "null": "ignorera|glöm|bortse från|strunta i|följ inte|gäller inte längre",
         "prior": "tidigare|alla|dina|ursprungliga|föregående|systemets",
         "target": "instruktioner|regler|direktiv|riktlinjer",
         "sysprompt": "systemprompt|systemprompten|systeminstruktion",
@@ -353,7 +353,7 @@ LEXICON: dict[str, dict[str, str]] = {
     "pl": {
         "told": "co ci powiedziano",
         "null": "zignoruj|ignoruj|zapomnij",
-        "prior": "poprzedni|wszystkie|wcześniejsz",
+        "prior": "poprzedni|wszystkie|wcześniejsz|dotychczasow",
         "target": "instrukcj|polecen|zasad|reguł|ograniczeń|ograniczenia",
         "sysprompt": "prompt systemowy|monit systemowy",
         "reveal": "pokaż|ujawnij|powiedz",
