@@ -18,7 +18,10 @@ that a newer dated line restates with another value ranks below that newer line.
 both lines match one of the query's terms (the same subject, as the query asked it), and the
 newer line names one of the older line's values with a value of its own beside it ("Millbrook got
 bought out - the invoices say Harvest Grain Co"), or holds a value of the same written form in its
-place ("£4.20" -> "£4.60", "7:00" -> "6:30") and matches every query term the older line matches.
+place ("£4.20" -> "£4.60", "7:00" -> "6:30") and matches every query term the older line matches
+(or two of them, with more words of its own than it lost: one word swapped for another is another
+subject), or writes one of the older line's names with another number after it (a version: "Parlour software
+is DairyPlan 5" / "Parlour's been on DairyPlan 7"; a month's day is a date, no version).
 A value is a name (a capitalised word that does not open a sentence, or one with a capital inside
 it) or a number written with a unit or a separator; a bare count or an identifier is none ("Sold
 14 loaves" restates nothing). A line's day is its note's, or the newest day of the
@@ -73,6 +76,38 @@ _NEWLINE = re.compile(r"\n")
 #: character class, which the regular expression engine scans for quickly).
 _MAYBE_VALUE = re.compile(
     r"[0-9A-Z](?:(?<=[0-9])|(?<=[a-z][A-Z])|(?<=[^\s.!?:;*+>-] [A-Z])|(?<=[^\s.!?:;*+>-]\t[A-Z]))"
+)
+#: A name and the bare number written just after it: a version ("DairyPlan 7", "Windows 11").
+#: At most three digits a part, and no number after it: "UK 720557 41821" is an ear tag, no version.
+_VERSION = re.compile(r"\b([A-Z][\w'’-]*) (\d{1,3}(?:\.\d+)*)\b(?![.:/,]\d|%| \d)")
+#: A day of the month after its month's name is a date, not a version ("May 7" / "May 8").
+_MONTHS = frozenset(
+    [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Jan",
+        "Feb",
+        "Mar",
+        "Apr",
+        "Jun",
+        "Jul",
+        "Aug",
+        "Sep",
+        "Sept",
+        "Oct",
+        "Nov",
+        "Dec",
+    ]
 )
 _SPEAKER = re.compile(r"^[-*+]?[ \t]*([A-Z][\w'’-]*):[ \t]", re.MULTILINE)
 
@@ -134,10 +169,13 @@ def by_standing(hits: Sequence[M], today: date | None = None) -> list[tuple[M, f
 class _Line:
     """One line of a hit that matches a query term, as ``restated_first`` reads it."""
 
-    __slots__ = ("day", "matched", "names", "shapes", "values", "words")
+    __slots__ = ("day", "matched", "names", "shapes", "values", "versions", "words")
 
-    def __init__(self, day: date, matched: frozenset[int], words: frozenset[str], values: list[str]) -> None:
+    def __init__(
+        self, day: date, matched: frozenset[int], words: frozenset[str], values: list[str], versions: dict[str, str]
+    ) -> None:
         self.day = day
+        self.versions = versions  # a name -> the number written just after it ("DairyPlan 7")
         self.matched = matched  # the query terms it matches, by index
         self.words = words  # every word as written
         self.values = frozenset(values)
@@ -154,9 +192,27 @@ class _Line:
             return False
         if older.names & self.words and self.values - older.words:
             return True
-        if not older.matched <= self.matched:
+        if any(older.versions.get(name, number) != number for name, number in self.versions.items()):
+            return True  # the same name with another number after it: another version ("DairyPlan 5" -> "7")
+        if not older.matched <= self.matched and not self._says_more(older):
             return False
         return any(older.shapes.get(shape, value) != value for shape, value in self.shapes.items())
+
+    def _says_more(self, older: _Line) -> bool:
+        """Missing a query term the older line matches, a line still restates its number when it
+        shares two query terms with it and says more words of its own than it lost ("Morning
+        milking starts at 5:30" / "Moved morning milking to 6:00, the tanker comes later"); a line
+        that swaps one word of the older for another names another subject ("Error budget for
+        gateway: 99.5%" / "Error budget for reviews: 99.9%")."""
+        if len(self.matched & older.matched) < 2:
+            return False
+        mine, theirs = _plain(self.words), _plain(older.words)
+        return len(mine - theirs) > len(theirs - mine)
+
+
+def _plain(words: frozenset[str]) -> frozenset[str]:
+    """The words of a line that are no value and no stopword, lowercased."""
+    return frozenset(w.lower() for w in words if w.islower() or (w[:1].isupper() and w[1:].islower())) - STOPWORDS
 
 
 def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]) -> list[T]:
@@ -237,7 +293,8 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
             w.group() for w in candidates if not any(a < w.end() and w.start() < b for a, b in spans)
         ]
         if values:  # a line with no value neither restates nor is restated
-            out.append(_Line(day, found, frozenset(_VALUE_WORD.findall(line)), values))
+            versions = {m[1]: m[2] for m in _VERSION.finditer(line) if m[1] in values and m[1] not in _MONTHS}
+            out.append(_Line(day, found, frozenset(_VALUE_WORD.findall(line)), values, versions))
     return out
 
 

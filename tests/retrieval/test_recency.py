@@ -215,3 +215,43 @@ def test_superseded_text_and_undated_files_move_nothing() -> None:
     topic = ("topics/suppliers.md", "- Our flour comes from Millbrook Mills.")
     assert _order("flour Mills", [topic, newer]) == [topic[0], newer[0]]
     assert _order("flour Mills", [newer, stale]) == [newer[0], stale[0]]  # already first: stays
+
+
+def test_a_name_with_another_number_after_it_is_another_version() -> None:
+    """No change word and no old value named: the same name written with another number restates
+    the older line, though the newer line misses a query term the older one matches."""
+    old = (_day(60), "- The booking system is Cliniko 3.")
+    new = (_day(10), "- Front desk booking has been on Cliniko 4 since the weekend, reminders work again.")
+    assert _order("which booking system", [old, new]) == [new[0], old[0]]
+    # The same number again restates nothing; nor does a month's day, a date and no version.
+    same = (_day(10), "- Front desk booking has been on Cliniko 3 since the weekend.")
+    assert _order("which booking system", [old, same]) == [old[0], same[0]]
+    trip = (_day(60), "- The school trip to Ludlow is on May 7.")
+    other = (_day(10), "- The school trip money is due by May 9, Ludlow coach booked.")
+    assert _order("school trip", [trip, other]) == [trip[0], other[0]]
+    # A name the query asks for is the subject: ward 3 and ward 5 are two wards, not two versions.
+    three = (_day(60), "- Ward 3 visiting ends at 8pm.")
+    five = (_day(10), "- Ward 5 visiting ends at 8pm.")
+    assert _order("ward visiting", [three, five]) == [three[0], five[0]]
+
+
+def test_a_number_restated_in_more_words_needs_not_every_query_term() -> None:
+    """The newer line drops one query term ("opens") but shares two and says more of its own: the
+    same time slot restated. A line that swaps one word for another is another subject."""
+    old = (_day(60), "- Pharmacy counter opens at 8:30.")
+    new = (_day(10), "- Moved the pharmacy counter to 9:00, the locum drives in from Hereford.")
+    assert _order("what time does the pharmacy counter open", [old, new]) == [new[0], old[0]]
+    swap = (_day(10), "- Pharmacy hatch opens at 9:00.")
+    assert _order("what time does the pharmacy counter open", [old, swap]) == [old[0], swap[0]]
+    one = (_day(10), "- Moved counter stock to 9:00 delivery, the van drives in from Hereford.")
+    assert _order("what time does the pharmacy counter open", [old, one]) == [old[0], one[0]]
+
+
+def test_an_identifier_after_a_name_is_no_version() -> None:
+    """Ear tags, plates and long numbers after a name identify things; another one is another thing."""
+    bluebell = (_day(60), "- Bluebell's ear tag is UK 720557 41821.")
+    meg = (_day(10), "- Meg's ear tag is UK 725625 79986.")
+    assert _order("what is Bluebell's ear tag number", [bluebell, meg]) == [bluebell[0], meg[0]]
+    flat = (_day(60), "- The spare key for Flat 12 is with Rhodri.")
+    other = (_day(10), "- The spare key for Flat 4180 is in the office safe.")
+    assert _order("spare key", [flat, other]) == [flat[0], other[0]]
