@@ -393,13 +393,17 @@ def reverted(said: Sequence[Said], stale: Mapping[str, Said]) -> dict[str, Said]
             if _left(later.text, taken):
                 continue
             shared = subject & words
-            if len(shared) < min(2, len(subject)):
-                continue
-            if weight is None:
-                weight = _weights(s.text for s in last.values())
-            held = sum(weight.get(w, 1.0) for w in shared)
-            if held < ANCHORED_COVERAGE * sum(weight.get(w, 1.0) for w in subject):
-                continue
+            # naming the trial's value beside the one taken back, one subject word is enough
+            # ("Calves are reared on Volac milk powder", "Trying Bonanza milk powder on the calves",
+            # "Calves back on Volac, the Bonanza gave half of them scours")
+            if not (shared and (_values(change.text) - old_values) & words):
+                if len(shared) < min(2, len(subject)):
+                    continue
+                if weight is None:
+                    weight = _weights(s.text for s in last.values())
+                held = sum(weight.get(w, 1.0) for w in shared)
+                if held < ANCHORED_COVERAGE * sum(weight.get(w, 1.0) for w in subject):
+                    continue
             out.setdefault(change_key, later)
             out.pop(old_key, None)
             break

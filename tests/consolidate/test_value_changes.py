@@ -424,3 +424,24 @@ def test_short_routine_lines_with_a_frame_of_two_words_are_routine() -> None:
     assert all(flags[: len(week)]) and not any(flags[len(week) :]), [
         text for (_, text), flag in zip([*week, *facts], flags, strict=True) if not flag
     ]
+
+
+def test_a_revert_naming_the_trial_too_needs_one_subject_word() -> None:
+    """ "Lunches back with Chartwells, the Aspens ..." shares one word of the older line's subject,
+    but names the trial's value beside the one it takes back: the change is taken back."""
+    old = "School lunches are supplied by Chartwells for the juniors."
+    trial = "Trying Aspens for school lunches this term, cheaper per head."
+    said = _dated(
+        (0, old), (8, old), (30, trial), (60, "Back with Chartwells for lunches, the Aspens portions were too small.")
+    )
+    out = reverted(said, {normalised(old): said[2]})
+    assert normalised(old) not in out
+    assert out[normalised(trial)].text.startswith("Back with Chartwells")
+    # both values named without a word of the subject, or the old one named as the one left: no revert
+    for later in (
+        "Chartwells and Aspens both sent invoices today.",
+        "Aspens do the lunches now, they took over from Chartwells.",
+    ):
+        said = _dated((0, old), (8, old), (30, trial), (60, later))
+        stale = {normalised(old): said[2]}
+        assert reverted(said, stale) == stale, later
