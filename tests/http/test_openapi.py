@@ -183,7 +183,10 @@ async def test_schemathesis_finds_no_new_failures(make_settings: Callable[..., S
     await server.start_server()
     report = tmp_path / "st-report.json"
     argv = [str(ST), "run", str(server.make_url("/openapi.json")), "--checks", "all"]
-    argv += ["--exclude-checks", "positive_data_acceptance", "--max-examples", "30", "--request-timeout", "5"]
+    argv += ["--exclude-checks", "positive_data_acceptance", "--max-examples", "30", "--request-timeout", "30"]
+    # A request's own timeout is 30 s: a write of a megabyte of generated text is scanned before it is
+    # acknowledged (seconds of CPU), and a loaded host stretches that; a hang is still caught, and the run's
+    # CPU is guarded below.
     argv += ["--workers", "1", "--seed", "1", "--no-color", "--generation-database", "none"]
     # Hypothesis's too_slow health check times the generator against the clock: on a loaded host a
     # long-text pattern (the diary's 10,000 characters, say) trips it, which says nothing of the API.
