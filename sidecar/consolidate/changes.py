@@ -36,7 +36,8 @@ from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.supersede import Said
-from sidecar.index.postings import QueryTokens
+from sidecar.consolidate.text import form
+from sidecar.consolidate.text import learn_forms as learn_words
 
 __all__ = [
     "ANCHORED_COVERAGE",
@@ -76,35 +77,10 @@ _STRUCK = re.compile(r"~~(.+?)~~")
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|^\s*[-*+]\s+)$")
 
 
-_FORMS: dict[str, str] = {}  # a word -> its form (the index's porter stem), shared: a pure function
-_FORMS_LIMIT = 200_000
-
-
 def learn_forms(texts: Iterable[str]) -> None:
     """Read the forms of every word of ``texts`` in one pass of the index's tokenizer, so that
-    ``_form`` finds them (a word looked up alone is tokenized alone, more slowly)."""
-    words = sorted(
-        {w for text in texts for w in (m.lower() for m in _WORD.findall(text)) if w.isalpha() and w not in _FORMS}
-    )
-    if not words:
-        return
-    if len(_FORMS) + len(words) > _FORMS_LIMIT:
-        _FORMS.clear()
-    for word, tokens in zip(words, QueryTokens()(words), strict=True):
-        _FORMS[word] = tokens[0] if len(tokens) == 1 else word
-
-
-def _form(word: str) -> str:
-    """A lowercased word's form: its stem as the index reads it for a word of letters ("pickups",
-    "pickup"; "deliveries", "delivering" -> "deliv"), any other word as it is (a value: "20.5",
-    "db-stage-3")."""
-    if not word.isalpha():
-        return word
-    form = _FORMS.get(word)
-    if form is None:
-        learn_forms((word,))
-        form = _FORMS.get(word, word)
-    return form
+    ``form`` finds them (a word looked up alone is tokenized alone, more slowly)."""
+    learn_words(w for text in texts for w in (m.lower() for m in _WORD.findall(text)) if w.isalpha())
 
 
 def _tokens(text: str) -> list[tuple[str, bool]]:
@@ -122,7 +98,7 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
         identifier = any(ch.isdigit() or ch in ".:/-" for ch in word)
         name = len(word) > 1 and word[0].isupper() and not _SENTENCE_START.search(text[: match.start()])
         value = identifier or name
-        out.append((_form(word) if word.islower() and not value else lower, value))
+        out.append((form(word) if word.islower() and not value else lower, value))
     return out
 
 
@@ -143,7 +119,7 @@ def _weights(texts: Iterable[str]) -> dict[str, float]:
     out: dict[str, float] = {}
     for word, n in df.items():
         weight = math.log(1 + total / n)
-        for key in {word, _form(word)}:
+        for key in {word, form(word)}:
             out[key] = max(out.get(key, 0.0), weight)
     return out
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sidecar.consolidate.text import COMMENT
-from sidecar.index.postings import QueryTokens
+from sidecar.consolidate.text import COMMENT, form, learn_forms
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 
@@ -49,7 +48,7 @@ def statement(text: str) -> Statement:
     """``text`` read for comparison (module docstring)."""
     text = LIST_MARKER.sub("", COMMENT.sub(" ", text)).replace("’", "'")
     found = [(m.group(0), m.start()) for m in _WORD.finditer(text)]
-    _learn(w.lower() for w, _ in found if w.isalpha())
+    learn_forms(w.lower() for w, _ in found if w.isalpha())
     words: set[str] = set()
     numbers: set[str] = set()
     names: set[str] = set()
@@ -61,26 +60,11 @@ def statement(text: str) -> Statement:
             continue
         if len(lower) < 2 or lower in STOPWORDS:
             continue
-        form = _FORMS.get(lower, lower) if lower.isalpha() else lower
-        words.add(form)
+        read = form(lower)
+        words.add(read)
         if word[0].isupper() and not _OPENING.search(text[:start]):
-            names.add(form)
+            names.add(read)
     return Statement(frozenset(words), frozenset(numbers), frozenset(names))
-
-
-_FORMS: dict[str, str] = {}  # a word -> its form (the index's porter stem): a pure function, shared
-_FORMS_LIMIT = 200_000
-
-
-def _learn(found: Iterable[str]) -> None:
-    """Read the forms of ``found``'s new words in one pass of the index's tokenizer."""
-    new = sorted({w for w in found if w not in _FORMS})
-    if not new:
-        return
-    if len(_FORMS) + len(new) > _FORMS_LIMIT:
-        _FORMS.clear()
-    for word, tokens in zip(new, QueryTokens()(new), strict=True):
-        _FORMS[word] = tokens[0] if len(tokens) == 1 else word
 
 
 def same(a: Statement, b: Statement, threshold: float = REWORDED_JACCARD, common: frozenset[str] = frozenset()) -> bool:
