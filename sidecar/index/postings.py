@@ -38,23 +38,19 @@ import numpy as np
 import numpy.typing as npt
 
 from sidecar.heap import release_free_memory
-from sidecar.index.tokens import FORM_WEIGHT, TOKENIZE, QueryTokens, with_forms
+from sidecar.index.tokens import FORM_WEIGHT
 from sidecar.index.tokens import scratch as _scratch
 
 __all__ = [
-    "FORM_WEIGHT",
     "K1",
-    "TOKENIZE",
     "AddedChunk",
     "B",
-    "QueryTokens",
     "Snapshot",
     "apply_changes",
     "build_snapshot",
     "compact",
     "count_terms",
     "top_k",
-    "with_forms",
 ]
 
 K1 = 1.2

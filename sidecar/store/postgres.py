@@ -28,10 +28,10 @@ import numpy as np
 import structlog
 
 from sidecar.errors import BadRequest
-from sidecar.index.postings import FORM_WEIGHT, QueryTokens, with_forms
 from sidecar.index.query import terms
 from sidecar.index.snippet import query_tokens
 from sidecar.index.tier_index import RankedChunk
+from sidecar.index.tokens import FORM_WEIGHT, QueryTokens, with_forms
 from sidecar.retrieval.lift import BoostPlan, wanted
 from sidecar.retrieval.standing import SLACK
 from sidecar.store.base import (

@@ -61,10 +61,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.index.postings import TOKENIZE, QueryTokens, with_forms
 from sidecar.index.query import STOPWORDS, build_match, quote_word, terms
 from sidecar.index.snippet import sentence_spans
 from sidecar.index.tier import Tier
+from sidecar.index.tokens import TOKENIZE, QueryTokens, with_forms
 from sidecar.kg.extract import extract
 from sidecar.logs import configure_logging
 from sidecar.retrieval.embed.onnx import OnnxEmbedder

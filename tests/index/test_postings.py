@@ -265,7 +265,7 @@ def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) 
 
 def test_scratch_tokenizer_matches_the_index(tmp_path: Path) -> None:
     """Query words are tokenized by FTS5 itself: porter stems and folded diacritics as indexed."""
-    from sidecar.index.postings import QueryTokens
+    from sidecar.index.tokens import QueryTokens
 
     tokens = QueryTokens()
     assert tokens(["deployments", "multi-agent", "café", "🙂", "don't"]) == [

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from sidecar.index.postings import FORM_WEIGHT, QueryTokens, with_forms
 from sidecar.index.query import irregular_groups, terms
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import TierIndex
+from sidecar.index.tokens import FORM_WEIGHT, QueryTokens, with_forms
 from sidecar.retrieval.batcher import EmbedBatcher
 from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.embed.availability import EmbedderHealth

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from sidecar.index.postings import FORM_WEIGHT
 from sidecar.index.query import irregular_groups
 from sidecar.index.tier import Tier
+from sidecar.index.tokens import FORM_WEIGHT
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
 from sidecar.store.postgres import PostgresCrewStore
