@@ -3,7 +3,7 @@
 A search is answered from the in-memory postings (:mod:`sidecar.index.postings`) when they
 describe the file, else by FTS5 on a reader connection: the same ranking, headings weighted above
 bodies; user text is always quoted. A query word also finds its irregular forms, which stemming
-does not reach (``came`` for ``come``; :func:`~sidecar.index.postings.with_forms`), each at
+does not reach (``came`` for ``come``; :func:`~sidecar.index.tokens.with_forms`), each at
 ``FORM_WEIGHT`` of its own BM25. Reads run on any thread, each on its own read-only connection.
 """
 

@@ -153,7 +153,7 @@ def quote_word(word: str) -> str:
 # English irregular verbs (base, past, past participle) and irregular plurals, from the standard
 # lists of English grammar, each group's forms the ones porter stemming does not bring together
 # (``came`` is not stemmed to ``come``, nor ``children`` to ``child``). A query word also matches
-# the other forms of its group (:func:`sidecar.index.postings.with_forms`). Left out: the forms of
+# the other forms of its group (:func:`sidecar.index.tokens.with_forms`). Left out: the forms of
 # ``be``, ``have`` and ``do`` (stopwords), verbs whose forms are all one word (``put``, ``cut``),
 # and forms that are more often another common word (``bit`` of bite, ``ground`` of grind,
 # ``wound`` of wind, ``bound`` of bind, ``bore``/``born`` of bear, ``lay`` of lie, ``dice``).

@@ -10,7 +10,7 @@ Keyword search is BM25-like, not FTS5's BM25: ``ts_rank`` with the heading weigh
 and normalised by the log of the chunk's length, over PostgreSQL's ``english`` configuration
 (Snowball stems, English stopwords) of text whose diacritics are folded here first. A query word
 also finds its irregular forms, as the embedded index's BM25 does (``came`` for ``come``;
-:func:`~sidecar.index.postings.with_forms`), each at ``FORM_WEIGHT`` of its own score.
+:func:`~sidecar.index.tokens.with_forms`), each at ``FORM_WEIGHT`` of its own score.
 """
 
 from __future__ import annotations
