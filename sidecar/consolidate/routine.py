@@ -4,11 +4,15 @@ An agent's log repeats a handful of moulds dozens of times a week: "Merge reques
 billing needs another look", "team sync: 12 action items", "Disk use on nas-2 is 81 percent". Such a line reads like a statement (no past-tense verb opens it), yet it is the week's
 log, not a fact a later search asks for, and in a summary it crowds the facts out of their budget.
 
-A line's frame is its ``FRAME_WORDS`` words (stop words and numbers aside) that the most lines
-of its week hold. A line is routine when ``ROUTINE_LINES`` or more lines of the week, from
-``ROUTINE_DAYS`` notes or more, hold every word of its frame: "merge request needs" in every
-merge-request line. A short line is routine too when every word of it but one is in a frame of
-its two most frequent words ("Takings yesterday: 762"; "Wren in late, 51 minutes"). A fact said
+A frame is ``FRAME_WORDS`` of a line's words (stop words and numbers aside) that many lines of
+its week hold. A line is routine when ``ROUTINE_LINES`` or more lines of the week, from
+``ROUTINE_DAYS`` notes or more, hold every word of one of its frames: "merge request needs" in
+every merge-request line. Any of its frequent words may make the frame, not only the most
+frequent: the slot of a mould (a van, a customer, a colleague named in half the week's moulds) can
+be written more often than the mould's own words ("Deposit in from Moreau, job confirmed" in a week
+that names Moreau in twenty lines is still the deposit mould). A short line is routine too when
+every word of it but one is in a frame of two ("Takings yesterday: 762"; "Wren in late, 51
+minutes"; "Fuel on the 18 tonner: 122 litres"). A fact said
 a few times a week never is: its own words are rare, and its frame is one of them with words of
 the day. Thirty thresholds listed in one note are a table,
 not a log; a week of few lines has no routine at all. Counting the word pairs and triples of a
@@ -58,13 +62,17 @@ def routine(lines: Sequence[tuple[str, str]]) -> list[bool]:
                     days[key].add(source)
     out = []
     for words, frequent_words in zip(word_lists, frequent, strict=True):
-        ranked = sorted(frequent_words, key=lambda w: (-df[w], w))
-        top, short = frozenset(ranked[:FRAME_WORDS]), frozenset(ranked[: FRAME_WORDS - 1])
         out.append(
-            (len(top) == FRAME_WORDS and _framed(top, together, days))
+            any(_framed(frozenset(top), together, days) for top in combinations(sorted(frequent_words), FRAME_WORDS))
             # a short line: every word of it but one in a frame of two ("Takings yesterday: 762";
             # "Wren in late, 51 minutes", a name of the day its one other word)
-            or (len(short) == FRAME_WORDS - 1 and len(words) - len(short) <= 1 and _framed(short, together, days))
+            or (
+                len(words) <= FRAME_WORDS
+                and any(
+                    _framed(frozenset(short), together, days)
+                    for short in combinations(sorted(frequent_words), FRAME_WORDS - 1)
+                )
+            )
         )
     return out
 

@@ -445,3 +445,29 @@ def test_a_revert_naming_the_trial_too_needs_one_subject_word() -> None:
         said = _dated((0, old), (8, old), (30, trial), (60, later))
         stale = {normalised(old): said[2]}
         assert reverted(said, stale) == stale, later
+
+
+def test_a_mould_is_routine_though_its_slot_is_written_more_often_than_its_words() -> None:
+    """A courier depot's week: each customer is named in four moulds, so "Hartley" is written more
+    often than "invoice", "paid" or "settled"; the invoice mould is routine all the same. The
+    week's facts that name a customer and share one of the mould's words are not."""
+    customers = ["Hartley", "Osei", "Brannigan"]
+    week = [
+        (f"daily/{day}.md", text)
+        for day in range(4)
+        for k in range(3)
+        for text in (
+            f"Invoice paid by {customers[(k + day) % 3]}, account settled.",
+            f"Collected {3 + k + day} returns from {customers[(k + 1) % 3]}.",
+            f"Pallet for {customers[(k + day + 2) % 3]} left on bay {k + 1}.",
+            f"Rang {customers[k % 3]} about a missed slot at {8 + k}:{day}0.",
+        )
+    ]
+    facts = [
+        ("daily/1.md", "Hartley pays by standing order on the 1st, the account is in Rob's name."),
+        ("daily/2.md", "Osei's account manager is Priya Shah, extension 214."),
+        ("daily/3.md", "Brannigan pallets need a tail lift at the Leyton gate."),
+    ]
+    flags = routine([*week, *facts])
+    assert all(flags[: len(week)]), [text for (_, text), flag in zip(week, flags, strict=False) if not flag][:5]
+    assert not any(flags[len(week) :])
