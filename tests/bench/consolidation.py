@@ -227,8 +227,11 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
 async def _measure(client: Client, root: Path, history: History) -> dict[str, Any]:
     facts = [*history.static, *history.recurring]
     found = 0
+    missed: list[str] = []
     for fact in facts:
-        found += any(fact.answer in hit for hit in await _hits(client, root, fact.query, 5))
+        hit = any(fact.answer in hit for hit in await _hits(client, root, fact.query, 5))
+        found += hit
+        missed += [] if hit else [f"fact: {fact.query!r} -> {fact.answer!r}"]
     latest = new_found = 0
     for change in history.changed:
         hits = await _hits(client, root, change.query, 10)
@@ -236,12 +239,22 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
         old = next((i for i, h in enumerate(hits) if change.old_value in h and change.new_value not in h), None)
         new_found += new is not None and new < 5
         latest += new is not None and (old is None or new < old)
+        if new is None or new >= 5:
+            missed.append(f"fact: {change.query!r} -> {change.new_value!r} (new value at {new})")
+        if new is None or (old is not None and old < new):
+            missed.append(f"latest: {change.query!r} -> {change.new_value!r} at {new}, {change.old_value!r} at {old}")
     agent = (root / "AGENT.md").read_text(encoding="utf-8") if (root / "AGENT.md").exists() else ""
     promoted = sum(
         any(fact.text.rstrip(".") in ln and _FROM.search(ln) for ln in agent.splitlines()) for fact in history.recurring
     )
     block = (await _post(client, "/memory/block", {}))["text"]
     prefs = sum(p.answer.lower() in block.lower() for p in history.preferences)
+    missed += [f"preference: {p.answer!r}" for p in history.preferences if p.answer.lower() not in block.lower()]
+    missed += [
+        f"recurring: {fact.text!r}"
+        for fact in history.recurring
+        if not any(fact.text.rstrip(".") in ln and _FROM.search(ln) for ln in agent.splitlines())
+    ]
     return {
         "capped": capped_bytes(root),
         "disk": _disk_bytes(root),
@@ -254,6 +267,7 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
         "prefs": prefs,
         "prefs_of": len(history.preferences),
         "injected": sum(m in agent or m in block for m in history.markers),
+        "missed": missed,
     }
 
 
@@ -412,6 +426,9 @@ def _table(name: str, result: dict[str, Any], tiers: int = 1) -> None:
             f"{len(report['promoted'])}, {len(report['superseded'])}, {len(report['withheld'])}, "
             f"{[s['path'] for s in report['skipped']]} | |"
         )
+    if a.get("missed"):
+        print("\nMissed after the run:")
+        print("".join(f"\n- {miss}" for miss in a["missed"]))
 
 
 def main(parts: Sequence[str] = ()) -> None:
