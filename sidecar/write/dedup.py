@@ -155,9 +155,21 @@ def find_duplicate(content: str, candidates: Sequence[Candidate], threshold: flo
         for c in candidates
         for offset, words in (c.judged if c.judged is not None else _judged(c.text))
     ]
+    sizes = [len(w) for _, _, w in known]
     matches: list[tuple[str, int, float]] = []
     for words in new:
-        best = max(((jaccard(words, w), path, line) for path, line, w in known), default=(0.0, "", 0))
+        # A line that cannot reach the threshold is not compared: two sets' Jaccard similarity is at
+        # most the smaller's size over the larger's (and that float bounds the computed one), so the
+        # best of the lines left is the best of all whenever it reaches the threshold.
+        size = len(words)
+        best = max(
+            (
+                (jaccard(words, w), path, line)
+                for (path, line, w), other in zip(known, sizes, strict=True)
+                if min(size, other) / max(size, other) >= threshold  # judged lines hold MIN_TOKENS words or more
+            ),
+            default=(0.0, "", 0),
+        )
         if best[0] < threshold:
             return None
         matches.append((best[1], best[2], best[0]))

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
-from sidecar.write.dedup import Candidate, find_duplicate
+from sidecar.write.dedup import Candidate, _judged, find_duplicate, jaccard
 from tests.support.mcp import mcp_session
 
 Client = TestClient[Any, Any]
@@ -103,3 +105,41 @@ def test_lines_judged_and_lines_not() -> None:
     found = find_duplicate("- [x] The cache TTL is five minutes", held, 0.9)
     assert found is not None and (found.path, found.line_start) == ("a.md", 11)
     assert find_duplicate("- The cache TTL is ten minutes", held, 0.9) is None
+
+
+def _every_pair(content: str, held: list[Candidate], threshold: float) -> tuple[str, int, int, float] | None:
+    """The answer as every judged line compared with every known line gives it (the reference)."""
+    new = [words for _, words in _judged(content)]
+    if not new:
+        return None
+    known = [(c.path, c.line_start + offset, words) for c in held for offset, words in _judged(c.text)]
+    matches = []
+    for words in new:
+        best = max(((jaccard(words, w), path, line) for path, line, w in known), default=(0.0, "", 0))
+        if best[0] < threshold:
+            return None
+        matches.append((best[1], best[2], best[0]))
+    lines = [line for p, line, _ in matches if p == matches[0][0]]
+    return matches[0][0], min(lines), max(lines), min(s for _, _, s in matches)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    known=st.lists(st.lists(st.sampled_from("abcdefghijkl"), min_size=3, max_size=12), min_size=1, max_size=25),
+    new=st.lists(st.lists(st.sampled_from("abcdefghijkl"), min_size=3, max_size=12), min_size=1, max_size=3),
+    threshold=st.sampled_from([0.5, 0.6, 0.75, 0.8, 0.9, 1.0]),
+)
+def test_lines_too_unlike_in_size_are_skipped_without_changing_the_answer(
+    known: list[list[str]], new: list[list[str]], threshold: float
+) -> None:
+    """Lines whose word counts alone keep them under the threshold are not compared: the answer is
+    the one every pair gives, ties and similarities exactly at the threshold included (sizes such as
+    9 of 10 words against 0.9, 3 of 4 against 0.75)."""
+    held = [
+        Candidate("a.md", 1, "\n".join("- " + " ".join(f"w{c}" for c in line) for line in known[: len(known) // 2])),
+        Candidate("b.md", 7, "\n".join("- " + " ".join(f"w{c}" for c in line) for line in known[len(known) // 2 :])),
+    ]
+    content = "\n".join("- " + " ".join(f"w{c}" for c in line) for line in new)
+    found = find_duplicate(content, held, threshold)
+    expected = _every_pair(content, held, threshold)
+    assert (None if found is None else (found.path, found.line_start, found.line_end, found.similarity)) == expected
