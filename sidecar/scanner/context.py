@@ -17,6 +17,7 @@ __all__ = [
     "FLAG",
     "NONE",
     "STEALTH",
+    "addressed_block",
     "after",
     "before",
     "framed_level",
@@ -152,13 +153,83 @@ def quoted(text: str, start: int, end: int) -> bool:
     return False
 
 
+# A quoted message, a fence or a pasted block that speaks to the model: "for your assistant: ...", "AI
+# assistants reading this: ...", "agent, ...", "have your assistant ...", "ADMINISTRATOR INSTRUCTION TO AI
+# MODEL", a fence whose info string says it holds instructions for the AI.
+_ADDRESSEE = re.compile(
+    r"\b(?:for|to|dear|attention)\s+(?:your|the|any|all|our|automated|ai|every)\s+(?:\w+\s+)?(?:assistants?|agents?|"
+    r"bots?|ai|models?|copilots?|llms?)\b|\b(?:ai|automated|virtual|digital)\s+(?:assistants?|agents?|models?|bots?)\s+"
+    r"(?:reading|processing|handling|that\s+reads?|who\s+reads?)\b|(?:^|[\"'`:(\[]\s*|[.!?]\s+)(?:hey\s+|hi\s+|dear\s+|"
+    r"note\s+to\s+)?(?:the\s+)?(?:assistant|agent|bot|ai|model|claude|copilot)s?\s*[:,]|\b(?:have|let|get|make|ask|"
+    r"tell|instruct)\s+(?:your|the)\s+(?:assistant|agent|bot|ai|model)\b|\b(?:your|the)\s+(?:assistant|agent|bot|ai|"
+    r"model)\s+(?:should|must|shall|needs?\s+to|is\s+to|has\s+to|will\s+now)\b|\binstructions?[\s_-]+(?:to|for)[\s_-]+"
+    r"(?:the[\s_-]+)?(?:ai|assistants?|agents?|models?|bots?)\b|\b(?:the|your)\s+(?:assistant|agent|bot|ai|model)'s\s+"
+    r"(?:\w+\s+)?(?:context|instructions|rules|brief|setup|configuration|config|settings|guidelines|boundaries|prompt)\b"
+)
+# A fence's info string naming the model as its reader: ```agent-config, ```instructions-for-ai.
+_FENCE_FOR_MODEL = re.compile(
+    r"^[`~]{3,}[\w.-]*?(?<![a-z])(?:ai|assistant|agent|bot|model|llm|copilot|claude)(?![a-z])"
+)
+# Words that say a quotation is shown to be discussed, not passed on: an attack named, an example, a
+# post-mortem, what was seen or refused, a warning not to follow it.
+_DISCUSSED = re.compile(
+    r"\b(?:attack\w*|inject\w*|phish\w*|scam\w*|fraud\w*|fake|spoof\w*|suspicious|malicious|jailbreak\w*|"
+    r"red[- ]?team\w*|(?<![./@-])examples?(?![./-]\w)|e\.g\.|for\s+instance|such\s+as|post-?mortem|incident|retro(?:spective)?|lessons?|"
+    r"training|awareness|we\s+(?:saw|got|received|caught|found|spotted|blocked|flagged|ignored)|"
+    r"(?:was|were|got)\s+(?:caught|blocked|flagged|reported|quarantined|ignored|refused)|looked\s+like|pretend\w*|"
+    r"tries\s+to|trying\s+to|tried\s+to|watch\s+(?:out\s+)?for|beware|warn\w*|(?:do\s+not|don'?t|never|not\s+to)\s+"
+    r"(?:follow|obey|act\s+on|comply)|ignore\s+(?:it|this|that|them)|test\s+cases?|fixtures?|samples?|"
+    r"red\s+flag|social\s+engineering|impersonat\w*|adversar\w*|threat\w*|detect\w*|scanner|phrases?|strings?|"
+    r"wording|patterns?|markers?|strips?|stripped|saniti[sz]\w*|escap\w*|filter\w*|regex\w*|"
+    r"denylist\w*|blocklist\w*|(?:a|an|the|any)\s+\w+\s+like|why\s+we|hidden|invisible|exfiltrat\w*|leaks?)\b"
+)
+_ADDRESS_WINDOW = 240  # characters before a quote or fence read for who it speaks to and why it is shown
+
+
+def addressed_block(text: str, start: int, end: int, in_code: bool) -> bool:
+    """Whether the quotation or code block holding ``start:end`` speaks to the model (``_ADDRESSEE``,
+    in the quote's own line or the lead-in and info string of a fence) and nothing around it says it
+    is shown to be discussed (``_DISCUSSED``): a message passed on to act on, not an attack quoted."""
+    if in_code:
+        fence = max(text.rfind("```", 0, start), text.rfind("~~~", 0, start), 0)
+        info_end = text.find("\n", fence, start)
+        lead = text[max(0, fence - _ADDRESS_WINDOW) : info_end if info_end != -1 else start]
+        close = text.find("```", end)
+        after_fence = text[close : close + 120] if close != -1 else ""
+        window = lead + " " + text[start : min(end + _ADDRESS_WINDOW, len(text))]
+        info = text[fence : info_end if info_end != -1 else start].strip()
+        spoken = (
+            _ADDRESSEE.search(lead) is not None
+            or _FENCE_FOR_MODEL.match(info) is not None
+            or _LIVE.search(after_fence) is not None
+        )
+    else:
+        line_start = max(text.rfind("\n", 0, start) + 1, start - _WINDOW)
+        line_end = text.find("\n", end)
+        line_end = min(len(text) if line_end == -1 else line_end, end + _WINDOW)
+        window = text[max(0, line_start - _ADDRESS_WINDOW // 2) : line_end]
+        spoken = _ADDRESSEE.search(text, line_start, line_end) is not None
+    return spoken and _DISCUSSED.search(window) is None
+
+
+# Settings or steps in a fence declared live after it: "treat these as live settings", "apply them now".
+_LIVE = re.compile(
+    r"\b(?:treat|take|use|read)\s+(?:these|this|them|it|the\s+above)\s+as\s+(?:live|real|active|current|your|binding)\b|"
+    r"\b(?:apply|load|follow|obey|run)\s+(?:these|them|the\s+above)\s+(?:now|at\s+once|as\s+written|from\s+now)\b"
+)
+
+
 def framed_level(views: Views, start: int, end: int, base: int) -> int:
     """``base`` lowered a level when the match is quoted or in code, and again when a cue word just
-    before it names it as an example ("phrases like ...")."""
+    before it names it as an example ("phrases like ..."). A quotation or code block that speaks to
+    the model with nothing saying it is discussed (``addressed_block``) is the order itself: a
+    ``flag`` there stays a flag (a ``block`` is still lowered to one, so no quoted text is refused)."""
     text = views.folded
     level = base
     in_code = views.in_fence(start)
     if in_code or quoted(text, start, end):
+        if addressed_block(text, start, end, in_code):
+            return min(base, FLAG)
         level -= 1
     clause = before(text, start, _CUE_WINDOW)
     window = clause[clause.rfind("\n") + 1 :]  # the cue names the phrase on its own line

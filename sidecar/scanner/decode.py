@@ -1,4 +1,6 @@
-"""Encoded runs in a text, decoded for a second look: base64 (also split over lines), hex and ``\\u`` escapes.
+"""Encoded runs in a text, decoded for a second look: base64 (also split over lines), hex and ``\\u`` escapes,
+URL escapes, bits, spelled-out letters, the NATO alphabet and leetspeak; ROT13, letter shifts, Morse
+and reversed text on a cue.
 
 Only runs that decode to printable UTF-8 text come back; binary data (hashes, images, keys) does
 not. Every step is one regex pass or one decode, so the cost stays linear.
@@ -9,9 +11,24 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import re
+from collections.abc import Callable
+from urllib.parse import unquote
 
-__all__ = ["base64_runs", "decoded_base64", "decoded_hex", "decoded_transforms", "hex_runs"]
+__all__ = [
+    "base64_runs",
+    "decode_order",
+    "decoded_base64",
+    "decoded_hex",
+    "decoded_transforms",
+    "hex_runs",
+    "hidden_segments",
+    "order_in",
+    "other_runs",
+    "reads_as_words",
+    "url_runs",
+]
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # at least 24 base64 characters on one line
 _B64_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/_-]{8,}={0,2})[ \t]*\r?$", re.MULTILINE)
@@ -213,4 +230,252 @@ def decoded_transforms(folded: str, cased: str) -> str:
         out += [decoded for found in _MORSE_RUN.finditer(folded) if (decoded := _morse(found.group()))]
     if ("backward" in folded or "revers" in folded or "right to left" in folded) and _REVERSE_CUE.search(folded):
         out.append("\n".join(line[::-1] for line in cased.split("\n")))
+    hidden = hidden_segments(folded, cased)
+    if hidden:
+        out.append("\n\n".join(hidden))  # each undone piece a paragraph of its own: its order opens a sentence
     return "\n".join(out)
+
+
+_COMMON = frozenset(
+    [
+        "the",
+        "and",
+        "to",
+        "of",
+        "a",
+        "in",
+        "is",
+        "it",
+        "you",
+        "your",
+        "that",
+        "for",
+        "on",
+        "with",
+        "as",
+        "this",
+        "be",
+        "are",
+        "all",
+        "not",
+        "no",
+        "do",
+        "from",
+        "at",
+        "by",
+        "or",
+        "an",
+    ]
+)
+_SEGMENT = re.compile(r"[^\n:.;!?'\"`\u2018\u2019\u201c\u201d]{12,}")
+
+
+def _common_words(text: str) -> int:
+    return sum(word in _COMMON for word in re.findall(r"[a-z]+", text.casefold()))
+
+
+def hidden_segments(folded: str, cased: str) -> list[str]:
+    """The pieces of ``cased`` (between line breaks, colons, sentence ends and quote marks) that a
+    transform the text names (ROT13, a letter shift, reading backwards) turns from no common English
+    word into two or more: the hidden text itself, undone, one piece each."""
+    undo: list[Callable[[str], str]] = []
+    if ("rot" in folded or "caesar" in folded) and _ROT13_CUE.search(folded):
+        undo.append(lambda piece: codecs.encode(piece, "rot13"))
+    if "shift" in folded or "rot" in folded or "caesar" in folded:
+        for by in sorted({int(found.group(1) or 3) for found in _SHIFT_CUE.finditer(folded)} - {0, 13, 26})[:2]:
+            if by < 26:
+                undo += [functools.partial(_shifted, by=by), functools.partial(_shifted, by=-by)]
+    if ("backward" in folded or "revers" in folded or "right to left" in folded) and _REVERSE_CUE.search(folded):
+        undo.append(lambda piece: piece[::-1])
+    if not undo:
+        return []
+    out = []
+    for found in _SEGMENT.finditer(cased):
+        piece = found.group().strip()
+        if len(piece.split()) < 3 or _common_words(piece) > 0:
+            continue
+        for transform in undo:
+            undone = transform(piece)
+            if _common_words(undone) >= 2:
+                out.append(undone)
+                break
+    return out
+
+
+# --- more encodings: each run must decode to words, so an identifier or a URL with a few escapes stays
+_URL_RUN = re.compile(r"[A-Za-z0-9._~+-]*(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~+-]*){6,}")
+_BITS_RUN = re.compile(r"(?<![\w])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![\w])")
+# letters one at a time: "s-e-n-d / t-h-e / k-e-y-s", "S E N D  T H E  K E Y S" (at least eight letters)
+_SPELLED_RUN = re.compile(
+    r"(?<![\w.-])[a-zA-Z](?:(?:[ \t]?[-.*_][ \t]?|[ \t]{1,3}|[ \t]+[/|][ \t]+)[a-zA-Z]){7,}(?![\w-])"
+)
+_SPELLED_WORD_BREAK = re.compile(r"[ \t]+[/|][ \t]+|[ \t]{2,}")
+_NATO = {
+    word: word[0]
+    for word in [
+        "alfa",
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "juliett",
+        "kilo",
+        "lima",
+        "mike",
+        "november",
+        "oscar",
+        "papa",
+        "quebec",
+        "romeo",
+        "sierra",
+        "tango",
+        "uniform",
+        "victor",
+        "whiskey",
+        "whisky",
+        "xray",
+        "x-ray",
+        "yankee",
+        "zulu",
+    ]
+}
+_NATO_WORDS = "|".join(sorted(_NATO, key=len, reverse=True))
+_NATO_RUN = re.compile(
+    rf"\b(?:{_NATO_WORDS})(?:[ \t,/-]{{1,3}}(?:{_NATO_WORDS})){{5,}}\b"
+)  # on lower case: no IGNORECASE, 4x faster
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
+# a word written in leetspeak: letters and at least one stand-in digit or sign inside it ("1gn0r3", "s3nd")
+# letters on both sides of a stand-in ("s3nd", "k3y5"), or stand-ins opening a word of letters ("1gn0r3")
+_LEET_WORD = re.compile(
+    r"(?<![\w@$#.])(?:[a-zA-Z]+[013457@$!]+[a-zA-Z][a-zA-Z013457@$!]*|[013457@$]+[a-zA-Z]+[013457@$!][a-zA-Z013457@$!]*)"
+    r"(?![\w.])"
+)
+_LEET_MIN_WORDS = 3
+_LEET_SHARE = 0.3  # of a line's words, so a line of units and versions ("14px", "py3") is not leetspeak
+_LEET_MAX_LINE = 400
+_WORDLIKE = re.compile(r"[a-z]{2,}")
+
+
+def reads_as_words(decoded: str) -> bool:
+    """Whether decoded text reads as words: three or more of them, mostly letters and spaces."""
+    low = decoded.casefold()
+    letters = sum(ch.isalpha() or ch == " " for ch in low)
+    return len(_WORDLIKE.findall(low)) >= 3 and letters >= 0.7 * len(low.strip())
+
+
+def url_runs(text: str) -> list[tuple[int, int, str]]:
+    """Each run of six or more URL escapes in ``text`` (the raw text: ``normalise`` undoes them in the
+    views) that decodes to words, with its words."""
+    out = []
+    for found in _URL_RUN.finditer(text) if "%" in text else ():
+        decoded = unquote(found.group(), errors="strict") if _utf8(found.group()) else ""
+        if decoded and _is_text(decoded) and reads_as_words(decoded):
+            out.append((found.start(), found.end(), decoded))
+    return out
+
+
+def other_runs(text: str) -> list[tuple[int, int, str]]:
+    """The span in ``text`` of each run in one of the other encodings (bits, letters spelled one at a
+    time, the NATO alphabet, a stretch of leetspeak) that decodes to words, with its words."""
+    out: list[tuple[int, int, str]] = []
+    if "0" in text and "1" in text:
+        for found in _BITS_RUN.finditer(text):
+            raw = bytes(int(bits, 2) for bits in re.findall(r"[01]{8}", found.group()))
+            decoded = raw.decode("utf-8", errors="replace")
+            if _is_text(decoded) and reads_as_words(decoded):
+                out.append((found.start(), found.end(), decoded))
+    for found in _SPELLED_RUN.finditer(text):
+        words = [re.sub(r"[^a-zA-Z]", "", part) for part in _SPELLED_WORD_BREAK.split(found.group())]
+        decoded = " ".join(word for word in words if word)
+        if len(decoded.replace(" ", "")) >= 8:
+            out.append((found.start(), found.end(), decoded))
+    lower = text.lower()
+    for found in _NATO_RUN.finditer(lower if len(lower) == len(text) else text):
+        letters = [_NATO[w.casefold()] for w in re.findall(r"[A-Za-z-]+", found.group()) if w.casefold() in _NATO]
+        out.append((found.start(), found.end(), "".join(letters)))
+    out += _leet(text)
+    return out
+
+
+def _utf8(run: str) -> bool:
+    try:
+        unquote(run, errors="strict")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _leet(text: str) -> list[tuple[int, int, str]]:
+    """Stretches of a line with ``_LEET_MIN_WORDS`` or more leetspeak words, each stretch read with the
+    stand-ins undone (the whole line, so the plain words between them are kept)."""
+    out = []
+    start = 0
+    for line in text.split("\n"):
+        words = _LEET_WORD.findall(line) if len(line) <= _LEET_MAX_LINE else []
+        if len(words) >= _LEET_MIN_WORDS and len(words) >= _LEET_SHARE * len(line.split()):
+            decoded = line.translate(_LEET)
+            if decoded != line and reads_as_words(decoded):
+                out.append((start, start + len(line), decoded))
+        start += len(line) + 1
+    return out
+
+
+# --- text to be decoded and then acted on: the order to undo an encoding and carry out what it says
+_DECODE_WORD = (
+    r"(?:decod\w*|de-?code|url-?decod\w*|unescap\w*|un-?hex\w*|from\s+(?:hex|base64|binary|morse)|rot-?13|rot\s+13|"
+    r"caesar|unscrambl\w*|decipher\w*|decrypt\w*|revers\w*|backwards?|read\s+(?:it\s+)?(?:right\s+to\s+left|back\s+to\s+front)|"
+    r"translat\w*\s+(?:it\s+)?(?:back|from)|spell\w*\s+out|join\s+the\s+letters|first\s+letters?)"
+)
+_ACT_WORD = (
+    r"(?:execute|execut\w+|run|running|perform\w*|follow\w*|obey\w*|act\s+on|action\s+it|carry\s+(?:it\s+|them\s+)?out|"
+    r"carried\s+out|do\s+(?:it|that|what)|does\s+what|comply|apply\s+it|implement\w*|complete\s+it|treat\s+it\s+as|"
+    r"as\s+(?:an?\s+)?(?:instruction|order|command)s?)"
+)
+_DECODE_THEN_ACT = re.compile(
+    rf"\b{_DECODE_WORD}\b[^.!?\n]{{0,60}}?\b{_ACT_WORD}\b|\b{_ACT_WORD}\b[^.!?\n]{{0,30}}?\b(?:once|after|when)\s+"
+    rf"(?:it\s+is\s+|it's\s+|you've\s+|you\s+have\s+)?{_DECODE_WORD}"
+)
+_ORDER = re.compile(
+    r"^[\s\W]{0,4}(?:(?:please|pls|now|then|and|also|just)\s+)*(?:send|forward|e-?mail|mail|upload|post|paste|"
+    r"publish|share|export|copy|sync|transfer|wire|pay|refund|run|execute|exec|eval|download|install|curl|wget|"
+    r"delete|remove|erase|wipe|drop|truncate|disable|turn\s+off|switch\s+off|ignore|disregard|forget|override|"
+    r"bypass|reveal|print|dump|leak|give|grant|tell|reply|open|chmod|sudo|rm|act\s+as|pretend|you\s+are)\b"
+)
+
+
+def decode_order(folded: str) -> tuple[int, int] | None:
+    """The span in ``folded`` of an order to decode (or reverse, or join) something and then act on it."""
+    if not any(
+        word in folded
+        for word in (
+            "decod",
+            "code",
+            "hex",
+            "base64",
+            "rot",
+            "revers",
+            "backward",
+            "escap",
+            "caesar",
+            "scrambl",
+            "cipher",
+            "crypt",
+            "translat",
+            "spell",
+            "letter",
+        )
+    ):
+        return None
+    found = _DECODE_THEN_ACT.search(folded)
+    return None if found is None else found.span()
+
+
+def order_in(decoded: str) -> bool:
+    """Whether decoded text opens with an order (an act verb first, on any of its lines)."""
+    return any(_ORDER.match(line.casefold()) for line in decoded.split("\n") if line.strip())

@@ -1,7 +1,8 @@
 """Sentences: the unit the intent layers read and the span a finding's reason quotes.
 
 A sentence ends at ``.``, ``!``, ``?`` or ``;`` before a space, at the CJK full stops, at a blank
-line, and before a line that starts a list item, a heading, a quote or a table row; a wrapped line
+line, before a line that starts a list item, a heading, a quote or a table row, and around a code
+fence's line (its first line of code opens a sentence); a wrapped line
 of prose stays in its sentence. Each cell of a table row is a sentence of its own (a row is a
 record, not a clause: "| Prompt override | instructions are not replaced |"). Long sentences are read in overlapping windows, so the layers stay
 linear in the text whatever its shape.
@@ -19,9 +20,10 @@ MAX_SENTENCE = 600  # characters read at once; longer sentences are read in wind
 # The leading lookahead is a set of characters the engine skips to: four times faster than
 # trying each alternative at every position.
 _END = re.compile(
-    r"(?=[.!?:\]\n\u3002\uff01\uff1f\uff1b\u061f\u0964])(?:[.!?]+(?=[\s\"')\]*_]|$)|"
+    r"(?=[.!?:\]\n`~\u3002\uff01\uff1f\uff1b\u061f\u0964])(?:[.!?]+(?=[\s\"')\]*_]|$)|"
     r"[\u3002\uff01\uff1f\uff1b\u061f\u0964]+|\n[ \t]*\n|"
-    r"\n(?=[ \t]*(?:[-*+>#|=<\[]|\d{1,3}[.)][ \t]|role\s*:|content\s*:))|[:\]][ \t]*\n)"
+    r"\n(?=[ \t]*(?:[-*+>#|=<\[]|\d{1,3}[.)][ \t]|role\s*:|content\s*:|```|~~~))|[:\]][ \t]*\n|"
+    r"(?:```|~~~)[\w.+-]*[ \t]*(?:\n|$))"
 )
 
 
