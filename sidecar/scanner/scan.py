@@ -46,11 +46,22 @@ from sidecar.scanner.agency import AGENCY_RULES
 from sidecar.scanner.conceal import CONCEAL_RULES
 from sidecar.scanner.context import BLOCK, FLAG, NONE, framed_level
 from sidecar.scanner.covert import COVERT_RULES
-from sidecar.scanner.decode import base64_runs, decoded_transforms, hex_runs
+from sidecar.scanner.decode import (
+    base64_runs,
+    decode_order,
+    decoded_transforms,
+    hex_runs,
+    hidden_segments,
+    order_in,
+    other_runs,
+    reads_as_words,
+    url_runs,
+)
 from sidecar.scanner.directive import DIRECTIVE_RULES
 from sidecar.scanner.harm import HARM_RULES
 from sidecar.scanner.headers import HEADER_RULES
 from sidecar.scanner.intent import INTENT_RULES
+from sidecar.scanner.joined import JOINED_RULES
 from sidecar.scanner.leak import LEAK_RULES
 from sidecar.scanner.multilingual import MULTILINGUAL_RULES
 from sidecar.scanner.normalise import Stems, Views, normalise
@@ -113,6 +124,7 @@ _RULES: tuple[Rule, ...] = tuple(
             *LEAK_RULES,
             *AGENCY_RULES,
             *HARM_RULES,
+            *JOINED_RULES,
             *HEADER_RULES,
             *MULTILINGUAL_RULES,
         ),
@@ -363,21 +375,50 @@ def _encoded(views: Views, depth: int) -> Iterator[Finding]:
     a sign of intent, so an inner finding is ``block``; a run quoted or in code is a mention and is
     lowered as a phrase there would be (``framed_level``: a level for the quote or code, another
     when the words before it name it as an example), so documentation that shows an encoded attack
-    string is not refused for it."""
+    string is not refused for it. Runs in the looser encodings (``decode.other_runs``) flag at most;
+    an encoded order, or an order to decode and act, is flagged whatever it says (``_hidden_order``)."""
+    decoded_runs: list[str] = []  # what each run decodes to, at a level above a mention
     for category, prefix, runs in (
         ("base64_payload", "base64.", base64_runs(views.cased)),
         ("encoded_payload", "hex.", hex_runs(views.cased)),
+        ("encoded_payload", "decoded.", other_runs(views.cased)),
     ):
         by_level: dict[int, list[str]] = {}
         for start, end, decoded in runs:
             level = _run_level(views, start, end)
+            if prefix == "decoded.":  # spelled, NATO, bits, leetspeak: looser readings, never refused for
+                level = min(level, FLAG)
             if level > NONE:
                 by_level.setdefault(level, []).append(decoded)
+                decoded_runs.append(decoded)
         for level in sorted(by_level, reverse=True):
             yield from _inner(category, prefix, "\n".join(by_level[level]), _NAMES[level], depth)
     transformed = decoded_transforms(views.folded, views.cased)
     if transformed:
         yield from _inner("encoded_payload", "transform.", transformed, "block", depth)
+    yield from _hidden_order(views, decoded_runs)
+
+
+def _hidden_order(views: Views, decoded_runs: list[str]) -> Iterator[Finding]:
+    """An encoded order (``decode.order_in``), or an order to decode and act on text the page hides
+    (``decode.decode_order``), flagged whatever the inner text says: the act is what marks it."""
+    order = decode_order(views.folded)
+    hidden = bool(decoded_runs) or bool(url_runs(views.raw)) or bool(hidden_segments(views.folded, views.cased))
+    if order is not None and hidden and not described(views, order[0]):
+        hit = RuleMatch(order[0], order[1], FLAG)
+        yield Finding(
+            "encoded_payload",
+            "encoded.decode_then_act",
+            _excerpt(views.folded, hit),
+            "flag",
+            sentence_at(views.folded, *order),
+        )
+        return
+    for decoded in decoded_runs:
+        if reads_as_words(decoded) and order_in(decoded):
+            excerpt = " ".join(decoded.split())[:_EXCERPT_CHARS]
+            yield Finding("encoded_payload", "encoded.order", excerpt, "flag", f"decoded: {excerpt}")
+            return
 
 
 def _run_level(views: Views, start: int, end: int) -> int:
