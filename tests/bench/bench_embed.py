@@ -17,12 +17,15 @@
   real query embedding each time (distinct queries), and its CPU per search (this process, every
   thread) beside its raw parts in the same run: the query's embedding as a bare ``session.run``
   on the same model graph (``tests.bench.raw``) and the FTS5 search of the same index, top 100 by
-  ``bm25()``. The searches and the raw parts alternate in ``BENCH_HYBRID_ROUNDS`` rounds (4), each
-  on its own share of the queries, so a shared host's changing load weighs on both alike; the
-  ratio of each round is printed beside the whole run's. Then a pass of its own (new queries)
+  ``bm25()``, one query's embedding then its search, as a search runs them (the limit). Beside it,
+  the same raw embeddings back to back, nothing between two model runs, and each followed by a raw dense
+  product over the search's own matrix (numpy, top 100): whether the work a dense leg cannot skip
+  moves the embedding's cost. The searches and the raw parts alternate in ``BENCH_HYBRID_ROUNDS``
+  rounds (4), each on its own share of the queries, so a shared host's changing load weighs on
+  them alike; the ratio of each round is printed beside the whole run's. Then a pass of its own (new queries)
   splits a search's CPU into its parts, each timed on the thread that runs it, and embeds each of
   its queries raw right after its search: the sidecar's query embedding beside raw onnxruntime on
-  the same text, both between searches (the rounds' raw embeddings run one after another).
+  the same text, both between searches.
 - Backlog: a 1,000-note, 6,000-chunk tier with no vectors (``BENCH_BACKLOG`` chunks). (a) A real
   sidecar process embeds it in the background: chunks/s from ready to backlog 0, its CPU per chunk,
   its VmHWM (the whole process, and from ready on), and search round trips (distinct queries) while
@@ -317,10 +320,11 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
     queries = make_queries(400, seed=5)
     for q in queries[:20]:
         await searcher.search(tier, q, 10, False)
-    raw = RawParts(root)
+    raw = RawParts(root, vi.matrix)
     samples, bm25 = [], []
     distinct = list(dict.fromkeys(queries[20:]))  # distinct: every query is embedded for real
-    hybrid_cpu = embed_cpu = fts_cpu = 0.0
+    hybrid_cpu = 0.0
+    spent = dict.fromkeys(("embed", "fts", "embed back to back", "embed beside dense", "dense"), 0.0)
     per_round: list[float] = []
     for r in range(HYBRID_ROUNDS):
         part = distinct[r::HYBRID_ROUNDS]
@@ -331,8 +335,15 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
             samples.append(time.perf_counter() - t0)
             assert not degraded
         took = time.process_time() - cpu0
-        embed, fts = raw.cpu([f"{q} ." for q in part])  # new texts: no cache
-        hybrid_cpu, embed_cpu, fts_cpu = hybrid_cpu + took, embed_cpu + embed, fts_cpu + fts
+        # Each pass embeds new texts (no cache), each as many tokens as its query.
+        embed, fts = raw.interleaved([f"{q} ." for q in part])
+        spent["embed back to back"] += raw.back_to_back([f"{q} ," for q in part])
+        embed_dense, dense = raw.beside_dense([f"{q} :" for q in part])
+        spent["embed"] += embed
+        spent["fts"] += fts
+        spent["embed beside dense"] += embed_dense
+        spent["dense"] += dense
+        hybrid_cpu += took
         per_round.append(took / (embed + fts))
     split = await _hybrid_split(searcher, tier, [f"{q} ;" for q in distinct[::2]], raw.embed)  # new texts: no cache
     raw.close()
@@ -345,17 +356,28 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
     vi.close()
     await tier.close()
     n = len(distinct)
-    hybrid_ms, embed_ms, fts_ms = (x * 1000 / n for x in (hybrid_cpu, embed_cpu, fts_cpu))
+    hybrid_ms = hybrid_cpu * 1000 / n
+    per = {name: cpu * 1000 / n for name, cpu in spent.items()}
     report(
         "  hybrid CPU per search (this process, every thread)",
         f"{hybrid_ms:.2f} ms; load average {os.getloadavg()[0]:.1f}",
-        f"{hybrid_cpu / (embed_cpu + fts_cpu):.2f}x its raw parts (target <= 1.5x); rounds: "
+        f"{hybrid_cpu / (spent['embed'] + spent['fts']):.2f}x its raw parts (target <= 1.5x); rounds: "
         + ", ".join(f"{x:.2f}x" for x in per_round),
     )
     report(
-        "  the limit: raw query embedding + raw FTS5 search",
-        f"{embed_ms + fts_ms:.2f} ms = {embed_ms:.2f} + {fts_ms:.2f} ms CPU",
+        "  the limit: raw query embedding + raw FTS5 search, one after the other for each query",
+        f"{per['embed'] + per['fts']:.2f} ms = {per['embed']:.2f} + {per['fts']:.2f} ms CPU",
         "",
+    )
+    report(
+        "  raw query embeddings back to back (no FTS5 search between them)",
+        f"{per['embed back to back']:.2f} ms CPU each",
+        f"{hybrid_cpu / (spent['embed back to back'] + spent['fts']):.2f}x with the FTS5 search's",
+    )
+    report(
+        "  raw query embedding + a raw dense product (numpy, the same matrix) for each query",
+        f"{per['embed beside dense'] + per['dense']:.2f} ms = {per['embed beside dense']:.2f} + {per['dense']:.2f} ms CPU",
+        f"{hybrid_cpu / (spent['embed beside dense'] + spent['dense'] + spent['fts']):.2f}x with the FTS5 search's",
     )
     report(
         "  where a search's CPU goes (a pass of its own, each part timed on its thread)",
@@ -440,28 +462,60 @@ def _timed_part(original: Any, label: str, spent: dict[str, float]) -> Any:
 class RawParts:
     """The two parts no hybrid search can skip, each raw: the query's embedding
     (``tests.bench.raw.RawQueryEmbedder``: tokenizer, ``session.run``, pooling) and the FTS5 search
-    of the tier's index (``MATCH`` of the query's words, ranked by ``bm25()``, top 100 rows)."""
+    of the tier's index (``MATCH`` of the query's words, ranked by ``bm25()``, top 100 rows); and
+    beside them, what a dense leg needs at least: ``matrix`` (the tier's unit rows, the search's own
+    array) times the query's vector, and its top 100 by ``argpartition``."""
 
     SQL = "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT 100"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, matrix: np.ndarray) -> None:
         self.embed = RawQueryEmbedder()
         self.db = sqlite3.connect(f"file:{root / INDEX_NAME}?mode=ro", uri=True)
+        self.matrix = matrix
 
-    def cpu(self, queries: list[str]) -> tuple[float, float]:
-        """CPU seconds of the raw embeddings of ``queries``, and of their raw FTS5 searches."""
+    def interleaved(self, queries: list[str]) -> tuple[float, float]:
+        """CPU seconds of the raw embeddings of ``queries`` and of their raw FTS5 searches, each
+        query's embedding then its search, as a search runs them: the limit."""
+        embed = fts = 0.0
+        for q in queries:
+            words = _fts_words(q)
+            cpu0 = time.process_time()
+            self.embed(q)
+            cpu1 = time.process_time()
+            self.db.execute(self.SQL, (words,)).fetchall()
+            cpu2 = time.process_time()
+            embed, fts = embed + cpu1 - cpu0, fts + cpu2 - cpu1
+        return embed, fts
+
+    def back_to_back(self, queries: list[str]) -> float:
+        """CPU seconds of the raw embeddings of ``queries``, one right after another."""
         cpu0 = time.process_time()
         for q in queries:
             self.embed(q)
-        embed_cpu = time.process_time() - cpu0
-        words = [" OR ".join(f'"{w}"' for w in re.findall(r"\w+", q)) for q in queries]
-        cpu0 = time.process_time()
-        for w in words:
-            self.db.execute(self.SQL, (w,)).fetchall()
-        return embed_cpu, time.process_time() - cpu0
+        return time.process_time() - cpu0
+
+    def beside_dense(self, queries: list[str]) -> tuple[float, float]:
+        """CPU seconds of the raw embeddings of ``queries``, each followed by its raw dense product."""
+        embed = dense = 0.0
+        n = len(self.matrix)
+        for q in queries:
+            cpu0 = time.process_time()
+            vector = self.embed(q)
+            cpu1 = time.process_time()
+            cosines = self.matrix @ vector
+            top = np.argpartition(cosines, n - 100)[n - 100 :]
+            top[np.argsort(-cosines[top])]
+            cpu2 = time.process_time()
+            embed, dense = embed + cpu1 - cpu0, dense + cpu2 - cpu1
+        return embed, dense
 
     def close(self) -> None:
         self.db.close()
+
+
+def _fts_words(query: str) -> str:
+    """``query``'s words as an FTS5 ``OR`` of phrases."""
+    return " OR ".join(f'"{w}"' for w in re.findall(r"\w+", query))
 
 
 def bench_backlog(base: Path) -> None:
