@@ -25,6 +25,7 @@ __all__ = [
     "is_plain",
     "mark_markdown",
     "mark_terms",
+    "matched_terms",
     "query_tokens",
     "sentence_spans",
     "window",
@@ -144,6 +145,13 @@ def window(
 def mark_terms(text: str, tokens: list[str]) -> list[tuple[int, int]]:
     """The ``[start, end)`` offsets of the query terms in ``text`` as it is (nothing flattened)."""
     return [(m[0], m[1]) for m in _matches(text, tokens)]
+
+
+def matched_terms(text: str, tokens: list[str]) -> frozenset[int]:
+    """The positions in ``tokens`` of the terms ``text`` holds (a term matches as it does in
+    ``mark_terms``): one reading of the text for every term, where asking ``mark_terms`` term by
+    term encodes and scans it once per term."""
+    return frozenset(m[2] for m in _matches(text, tokens))
 
 
 def mark_markdown(snippet: Snippet) -> Snippet:

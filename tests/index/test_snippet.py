@@ -8,7 +8,16 @@ import unicodedata
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sidecar.index.snippet import ELLIPSIS, SNIPPET_CHARS, Snippet, mark_markdown, mark_terms, query_tokens, window
+from sidecar.index.snippet import (
+    ELLIPSIS,
+    SNIPPET_CHARS,
+    Snippet,
+    mark_markdown,
+    mark_terms,
+    matched_terms,
+    query_tokens,
+    window,
+)
 
 ZEBRA = (
     "Notes on the checkout service and the checkpoint format. The checker script runs nightly; the "
@@ -265,6 +274,17 @@ queries = st.lists(
 def test_the_marked_terms_are_the_matching_rules(text: str, words: list[str]) -> None:
     tokens = query_tokens(words)
     assert mark_terms(text, tokens) == [(start, end) for start, end, _, _ in expected_matches(text, tokens)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, queries)
+@example("Zürichs richest naïve", ["rich", "ve", "naive"])
+@example("Straße strasse STRASSE", ["straße", "strasse"])  # case folding moves the offsets
+@example("Studies study studying", ["studies", "stud"])  # a term's other form, and a prefix of another's
+def test_the_matched_terms_are_those_each_term_marks_alone(text: str, words: list[str]) -> None:
+    tokens = query_tokens(words)
+    expected = frozenset(at for at, token in enumerate(tokens) if mark_terms(text, [token]))
+    assert matched_terms(text, tokens) == expected
 
 
 @settings(max_examples=400, deadline=None)
