@@ -252,7 +252,10 @@ def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) 
         cli = TierIndex(corpus)
         cli.open()  # FTS5 only, a second process's view of the same file
         for q in [*make_queries(20, seed=13), "multi-agent", "don't deploy"]:
-            got = httpx.post(f"{side.url}/memory/search", json={"query": q, "limit": 10}).json()["results"]
+            # A hang guard, not a deadline: the first search loads the scanner's rules, which takes
+            # seconds of wall clock on a busy host.
+            found = httpx.post(f"{side.url}/memory/search", json={"query": q, "limit": 10}, timeout=120)
+            got = found.json()["results"]
             # The server's BM25 answer ranks by score times standing (dated notes' recency prior):
             # the same ranking over FTS5's hits, read with the server's slack beyond the limit.
             stood = by_standing(cli.search(q, 10 + SLACK))[:10]
