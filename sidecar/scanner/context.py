@@ -13,7 +13,9 @@ import re
 from sidecar.scanner.normalise import Views
 
 __all__ = [
+    "ADDRESSEE",
     "BLOCK",
+    "DISCUSSED",
     "FLAG",
     "NONE",
     "STEALTH",
@@ -156,7 +158,7 @@ def quoted(text: str, start: int, end: int) -> bool:
 # A quoted message, a fence or a pasted block that speaks to the model: "for your assistant: ...", "AI
 # assistants reading this: ...", "agent, ...", "have your assistant ...", "ADMINISTRATOR INSTRUCTION TO AI
 # MODEL", a fence whose info string says it holds instructions for the AI.
-_ADDRESSEE = re.compile(
+ADDRESSEE = re.compile(
     r"\b(?:for|to|dear|attention)\s+(?:your|the|any|all|our|automated|ai|every)\s+(?:\w+\s+)?(?:assistants?|agents?|"
     r"bots?|ai|models?|copilots?|llms?)\b|\b(?:ai|automated|virtual|digital)\s+(?:assistants?|agents?|models?|bots?)\s+"
     r"(?:reading|processing|handling|that\s+reads?|who\s+reads?)\b|(?:^|[\"'`:(\[]\s*|[.!?]\s+)(?:hey\s+|hi\s+|dear\s+|"
@@ -172,7 +174,7 @@ _FENCE_FOR_MODEL = re.compile(
 )
 # Words that say a quotation is shown to be discussed, not passed on: an attack named, an example, a
 # post-mortem, what was seen or refused, a warning not to follow it.
-_DISCUSSED = re.compile(
+DISCUSSED = re.compile(
     r"\b(?:attack\w*|inject\w*|phish\w*|scam\w*|fraud\w*|fake|spoof\w*|suspicious|malicious|jailbreak\w*|"
     r"red[- ]?team\w*|(?<![./@-])examples?(?![./-]\w)|e\.g\.|for\s+instance|such\s+as|post-?mortem|incident|retro(?:spective)?|lessons?|"
     r"training|awareness|we\s+(?:saw|got|received|caught|found|spotted|blocked|flagged|ignored)|"
@@ -187,9 +189,9 @@ _ADDRESS_WINDOW = 240  # characters before a quote or fence read for who it spea
 
 
 def addressed_block(text: str, start: int, end: int, in_code: bool) -> bool:
-    """Whether the quotation or code block holding ``start:end`` speaks to the model (``_ADDRESSEE``,
+    """Whether the quotation or code block holding ``start:end`` speaks to the model (``ADDRESSEE``,
     in the quote's own line or the lead-in and info string of a fence) and nothing around it says it
-    is shown to be discussed (``_DISCUSSED``): a message passed on to act on, not an attack quoted."""
+    is shown to be discussed (``DISCUSSED``): a message passed on to act on, not an attack quoted."""
     if in_code:
         fence = max(text.rfind("```", 0, start), text.rfind("~~~", 0, start), 0)
         info_end = text.find("\n", fence, start)
@@ -199,7 +201,7 @@ def addressed_block(text: str, start: int, end: int, in_code: bool) -> bool:
         window = lead + " " + text[start : min(end + _ADDRESS_WINDOW, len(text))]
         info = text[fence : info_end if info_end != -1 else start].strip()
         spoken = (
-            _ADDRESSEE.search(lead) is not None
+            ADDRESSEE.search(lead) is not None
             or _FENCE_FOR_MODEL.match(info) is not None
             or _LIVE.search(after_fence) is not None
         )
@@ -208,8 +210,8 @@ def addressed_block(text: str, start: int, end: int, in_code: bool) -> bool:
         line_end = text.find("\n", end)
         line_end = min(len(text) if line_end == -1 else line_end, end + _WINDOW)
         window = text[max(0, line_start - _ADDRESS_WINDOW // 2) : line_end]
-        spoken = _ADDRESSEE.search(text, line_start, line_end) is not None
-    return spoken and _DISCUSSED.search(window) is None
+        spoken = ADDRESSEE.search(text, line_start, line_end) is not None
+    return spoken and DISCUSSED.search(window) is None
 
 
 # Settings or steps in a fence declared live after it: "treat these as live settings", "apply them now".

@@ -11,7 +11,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sidecar.scanner.context import BLOCK, FLAG, STEALTH, after, before, framed_level, negated, tool_subject
+from sidecar.scanner.context import (
+    ADDRESSEE,
+    BLOCK,
+    DISCUSSED,
+    FLAG,
+    STEALTH,
+    after,
+    before,
+    framed_level,
+    negated,
+    tool_subject,
+)
 from sidecar.scanner.normalise import Views
 from sidecar.scanner.rule import DESCRIBED, Rule, RuleMatch, gap, matches, regex
 
@@ -150,7 +161,48 @@ def _secret_dump(views: Views) -> Iterator[RuleMatch]:
         yield RuleMatch(start, end, framed_level(views, start, end, level))
 
 
+# --- an outsider's message to the model, passed on in a note: an email, a portal banner, a ticket or a
+# tool's output that speaks to the assistant ("for your assistant:", "AI assistants reading this",
+# "ADMINISTRATOR INSTRUCTION TO AI MODEL", "have your assistant ...") and asks it for something of
+# consequence: to send or attach, to switch a check off, to take new authority, to act on requests.
+_OUTSIDE_SOURCE = re.compile(
+    r"\b(?:e-?mails?|portal|banner|footer|header|ticket|comment|invite|calendar|vendor|supplier|client|customer|"
+    r"tool\s+output|output|reply|message|website|web\s*page|page|readme|notice|call\s+sheet|sheet|form|chat|"
+    r"transcript|dm|pinned\s+from|copied\s+from|pasted\s+from|forwarded|letter|memo\s+from|(?:api|webhook)\s+response)s?\b"
+)
+_DEMAND = re.compile(
+    r"\b(?:send|forward|e-?mail|upload|post|attach|copy|cc|bcc|share|export|complete|fill\s+in|submit|disable|"
+    r"turn\s+off|switch\s+off|skip|bypass|grant|elevat\w*|open|click|run|execute|install|delete|wipe|pay|transfer|"
+    r"treat\s+(?:this|it|these|the)|act\s+on|obey|follow\s+(?:this|these|it)|supersed\w*|overrid\w*|replac\w*|void|"
+    r"lapsed|withdrawn|no\s+longer\s+(?:apply|applies|bind|binds|hold|holds|valid)|do\s+not\s+bind|now\s+your\s+"
+    r"(?:authority|instructions|brief)|governing|trust\s+granted|authori[sz]\w*)\b"
+)
+_RELAY_REACH = 320  # characters after the words that speak to the model read for what they ask
+
+
+def _relayed(views: Views) -> Iterator[RuleMatch]:
+    text = views.folded
+    for found in ADDRESSEE.finditer(text):
+        start = found.start()
+        line_start = text.rfind("\n\n", 0, start) + 1
+        lead = text[max(line_start, start - 240) : start]
+        ask = text[found.end() : found.end() + _RELAY_REACH].split("\n\n", 1)[0]
+        demand = _DEMAND.search(ask)
+        if demand is None or not _OUTSIDE_SOURCE.search(lead + " " + found.group() + " " + ask):
+            continue
+        if negated(ask, demand.start()) or DISCUSSED.search(lead + " " + ask):
+            continue
+        yield RuleMatch(start, found.end() + demand.end(), FLAG)
+
+
 COVERT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "instruction_override",
+        "covert.relayed_order",
+        ("assistant", "agent", "bot", "ai", "model", "copilot", "llm", "claude"),
+        "folded",
+        _relayed,
+    ),
     Rule(
         "hidden_instructions",
         "hidden.conceal_self",
