@@ -27,10 +27,13 @@ run over a full tier stays close to linear.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
@@ -69,12 +72,31 @@ _STOP = frozenset(
         "just also do does did not no now instead longer switched moved migrated upgraded downgraded replaced "
         "replacing swapped changed bumped rotated renamed retired transferred handed over take takes took taken "
         "taking has have had "
-        "become became went anymore favour favor will all any one"
+        "become became went anymore favour favor will all any one s"
     )
 )
 _WORD = re.compile(r"\w[\w.:/-]*\w|\w")
 _STRUCK = re.compile(r"~~(.+?)~~")
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|^\s*[-*+]\s+)$")
+#: The words the lines being judged write in lower case somewhere (``_reading``): a capitalised
+#: word opening a sentence that is one of them is a plain word, read as its form.
+_PLAIN: ContextVar[frozenset[str]] = ContextVar("plain_words", default=frozenset())
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reading(fn: Callable[Concatenate[Sequence[Said], P], R]) -> Callable[Concatenate[Sequence[Said], P], R]:
+    """Run ``fn`` over its lines with ``_PLAIN`` holding the words they write in lower case."""
+
+    @functools.wraps(fn)
+    def wrapper(said: Sequence[Said], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        token = _PLAIN.set(frozenset(_lowercase_words(s.text for s in said)))
+        try:
+            return fn(said, *args, **kwargs)
+        finally:
+            _PLAIN.reset(token)
+
+    return wrapper
 
 
 def learn_forms(texts: Iterable[str]) -> None:
@@ -87,8 +109,12 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     """A line's content words in order (stop words left out; comments aside), each with whether it
     names a value (module docstring). A word written in lower case that names no value is read as
     its form (``_form``: "pickups", "pickup"); any other is lowercased as it is ("Installs" in a
-    firm's name is no form of "installed", and a name that opens a sentence is no word to stem)."""
+    firm's name is no form of "installed", and a name that opens a sentence is no word to stem).
+    A capitalised word opening a sentence that the lines being judged write in lower case elsewhere
+    is a plain word, read as its form ("Morning milking starts at 5:30" / "Moved morning milking
+    to 6:00"; ``_reading``). A possessive's "s" is no word ("the yard's alarm" is "yard alarm")."""
     text = COMMENT.sub(" ", text)
+    plain = _PLAIN.get()
     out = []
     for match in _WORD.finditer(text):
         word = match.group(0)
@@ -98,6 +124,9 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
         identifier = any(ch.isdigit() or ch in ".:/-" for ch in word)
         name = len(word) > 1 and word[0].isupper() and not _SENTENCE_START.search(text[: match.start()])
         value = identifier or name
+        if not value and word[:1].isupper() and word[1:].islower() and lower in plain:
+            out.append((form(lower), False))  # a plain word opening a sentence
+            continue
         out.append((form(word) if word.islower() and not value else lower, value))
     return out
 
@@ -128,6 +157,7 @@ def _content(text: str) -> frozenset[str]:
     return frozenset(_words(text))
 
 
+@_reading
 def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
     """The key of every line a newer signalled line changed -> that newer line (module docstring)."""
     lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
@@ -208,6 +238,7 @@ def _week(item: Said) -> str:
     return period_of(item.when[0]) if note_day(item.where) is not None else item.where
 
 
+@_reading
 def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) -> dict[str, Said]:
     """The key of every standing line a newer line restated with another value -> that newer line.
 
@@ -234,7 +265,8 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     fills its value's slot with a value of the same kind while its other words change
     (``_same_slot``: "New slot for the sensor ingest: 21:10 UTC"). A line's opening word counts as
     a value there when it is a name never written in lower case ("Haddad looks after the boat
-    booking"). A newer line the same as the older word for word, every value kept, but for a
+    booking"), and so does a name given after a label's colon (``_labelled_names``: "Van
+    tracking: Samsara"). A newer line the same as the older word for word, every value kept, but for a
     word of its subject swapped for a new one is another subject (``_other_subject``: "The router
     warranty runs out in August 2028" / "The e-bike warranty runs out in August 2028"). No change word is needed; routine lines, which differ in a number every day, are never read
     so. Two facts in one mould whose subject is a plain word in the middle of the line and whose
@@ -255,9 +287,9 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
         last[key] = item
         sources.setdefault(key, set()).add(_week(item))
     content = {key: _content(item.text) for key, item in last.items()}
-    values = {key: _values(item.text) for key, item in last.items()}
-    weight = _weights(item.text for item in last.values())
     lower = _lowercase_words(s.text for s in said)
+    values = {key: _values(item.text) | _labelled_names(item.text, lower) for key, item in last.items()}
+    weight = _weights(item.text for item in last.values())
     names = {key: _opening_name(item.text, lower) for key, item in last.items()}
     postings: dict[str, list[str]] = {}
     standing: list[frozenset[str]] = []
@@ -299,7 +331,10 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                         content[key], values[key], new_words, values[new_key], weight=weight, opening=_opening(old_text)
                     )
                 )
-                or (not is_event(new_key) and _same_slot(_slots(key, old_text), new_slots, rarity, names[key]))
+                or (
+                    (not is_event(new_key) or bool(SIGNAL.search(newer.text)))
+                    and _same_slot(_slots(key, old_text), new_slots, rarity, names[key])
+                )
                 or _named_left(
                     old_text,
                     newer.text,
@@ -314,6 +349,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     return out
 
 
+@_reading
 def reverted(said: Sequence[Said], stale: Mapping[str, Said]) -> dict[str, Said]:
     """``stale`` (the key of every line no longer current -> the newer line that changed it) with
     the changes taken back: a line said after a change that names again the value the change
@@ -411,6 +447,18 @@ class _Slots:
 
     __slots__ = ("pairs", "seq", "values", "words")
 
+    def phrase_of(self, lost: frozenset[str]) -> tuple[str, ...]:
+        """The one name phrase (values side by side: "Sentinel Alarms") that holds every word of
+        ``lost``, or () when ``lost`` is empty or spans more than one."""
+        runs: list[list[str]] = [[]]
+        for word in self.seq:
+            if word in self.values:
+                runs[-1].append(word)
+            elif runs[-1]:
+                runs.append([])
+        held = [tuple(run) for run in runs if lost.intersection(run)]
+        return held[0] if lost and len(held) == 1 and lost <= set(held[0]) else ()
+
     def __init__(self, text: str, values: frozenset[str] | set[str]) -> None:
         self.seq = _words(text)
         self.values = frozenset(values)
@@ -432,11 +480,13 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
       them the older line's rarest word that is no value, rarest among the standing lines (the
       word that tells its subject from the other facts in its mould: "sensor ingest", not "each
       night"; "audit service", not "listens on port").
-    - The slot: exactly one of the older line's values is missing from the newer, which brings a
-      value of the same kind (a time for a time, a name for a name: ``_kind``); the older line's
-      other values are kept.
-    - The newer line is no report of work done (``is_event``: "Reviewed PR #6592 for the audit
-      service" names no port) and no mirror of the older (``_mirrors``).
+    - The slot: exactly one of the older line's values is missing from the newer (or one name of
+      several words, its values side by side: "Sentinel Alarms"), which brings a value of the same
+      kind (a time for a time, a name for a name: ``_kind``); the older line's other values are
+      kept.
+    - The newer line is no mirror of the older (``_mirrors``), and no report of work done
+      (``is_event``: "Reviewed PR #6592 for the audit service" names no port) unless it says it
+      changed something (``SIGNAL``: "Switched the fuel cards to Keyfuels, ...").
     - An older line that opens with the name it lost ("ledger-db keeps 14 days of backups") is
       another subject when the newer opens with its own new value or keeps every other word
       ("audit-db keeps 14 days of backups"): the same mould, said of another subject.
@@ -449,13 +499,13 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
     if not any(rarest.intersection(pair) for pair in old.pairs & new.pairs):
         return False
     lost = old.values - new.words
-    if len(lost) != 1 or _mirrors(old, new):
+    phrase = old.phrase_of(lost)
+    if not phrase or _mirrors(old, new):
         return False
-    (gone,) = lost
     gained = new.values - old.words
-    if not any(_kind(w) == _kind(gone) for w in gained):
+    if not any(_kind(w) == _kind(gone) for w in gained for gone in lost):
         return False
-    return not (gone in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
+    return not (phrase[0] in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
 
 
 def _other_subject(old: _Slots, new: _Slots) -> bool:
@@ -512,6 +562,17 @@ def _opening_name(text: str, lower: set[str]) -> str:
     if len(word) < 2 or not word.isalpha() or not word[0].isupper() or word.lower() in _STOP:
         return ""
     return "" if word.lower() in lower else word.lower()
+
+
+_LABELLED = re.compile(r":\s+([A-Z][a-z]+)\b")
+
+
+def _labelled_names(text: str, lower: set[str]) -> frozenset[str]:
+    """The names a line gives after a label's colon, lowercased: a capitalised word never written
+    in lower case anywhere in the tier ("Van tracking: Samsara", "Invoices: Sage"). ``_values``
+    reads a capital after a colon as a sentence's opening, as it is in "Note: Check the logs"."""
+    found = (m.group(1) for m in _LABELLED.finditer(COMMENT.sub(" ", text)))
+    return frozenset(w.lower() for w in found if w.lower() not in lower and w.lower() not in _STOP)
 
 
 def _struck(text: str, old: frozenset[str], old_values: frozenset[str]) -> bool:

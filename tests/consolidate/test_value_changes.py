@@ -471,3 +471,69 @@ def test_a_mould_is_routine_though_its_slot_is_written_more_often_than_its_words
     flags = routine([*week, *facts])
     assert all(flags[: len(week)]), [text for (_, text), flag in zip(week, flags, strict=False) if not flag][:5]
     assert not any(flags[len(week) :])
+
+
+def _standing(*extra: tuple[int, str]) -> list[tuple[int, str]]:
+    """A clinic's other standing facts, each said in three weeks: the words they share ("clinic",
+    "account") are no line's rarest."""
+    facts = [
+        "The clinic's boiler is serviced by Hartfield Heating.",
+        "The clinic's bank account is with Barclays Leeds.",
+        "The clinic's waste goes out with Initial Medical.",
+    ]
+    return [(d, f) for d in (1, 9, 17) for f in facts] + list(extra)
+
+
+def test_a_name_after_a_label_s_colon_is_a_value() -> None:
+    """ "Surgery booking system: Pearl." gives its value after a colon: a capital there is read as a
+    sentence's opening unless the tier never writes the word in lower case. A plain word the tier
+    writes in lower case is no value ("Surgery booking system: Slow again")."""
+    old = "The booking system for the surgery is Dentally."
+    new = "Surgery booking system: Pearl. Logins in the top drawer."
+    plain = "Surgery booking system: Slow again this morning, it was slow all week."
+    out = changed_by_value(_dated(*_standing((0, old), (8, old), (15, old), (40, new))))
+    assert out[normalised(old)].text == new
+    out = changed_by_value(_dated(*_standing((0, old), (8, old), (15, old), (40, plain))))
+    assert normalised(old) not in out
+
+
+def test_a_name_of_several_words_is_one_slot_and_a_possessive_is_no_word() -> None:
+    """ "The clinic's alarm company is Redline Security Systems" / "Clinic alarm callouts go to
+    Vigilant, ...": the noun phrase "clinic alarm" is read across the possessive, and the three
+    capitalised words are one value replaced. Values lost from two places of the line are two
+    slots: no change."""
+    old = "The clinic's alarm company is Redline Security Systems."
+    new = "Clinic alarm callouts go to Vigilant, 0161 555 0199."
+    out = changed_by_value(_dated(*_standing((0, old), (8, old), (15, old), (40, new))))
+    assert out[normalised(old)].text == new
+    two = "The clinic's alarm company is Redline, billed through Xero Payments."
+    out = changed_by_value(_dated(*_standing((0, two), (8, two), (15, two), (40, new))))
+    assert normalised(two) not in out
+
+
+def test_a_report_of_work_done_that_says_it_changed_the_value_fills_its_slot() -> None:
+    """ "Switched the trade account to Office Depot, ..." opens with a past tense, as a report of
+    work done does, and says it changed the value: it changes "Our stationery comes on the Viking
+    trade account". A report with no change word does not ("Ordered ... on the trade account")."""
+    old = "Our stationery comes on the Viking trade account."
+    new = "Switched the trade account to Office Depot, the login is in the safe."
+    report = "Ordered paper from Office Depot on the trade account, three boxes."
+    out = changed_by_value(_dated(*_standing((0, old), (8, old), (15, old), (40, new))))
+    assert out[normalised(old)].text == new
+    out = changed_by_value(_dated(*_standing((0, old), (8, old), (15, old), (40, report))))
+    assert normalised(old) not in out
+
+
+def test_a_plain_word_opening_a_line_is_read_as_its_form() -> None:
+    """ "Evening deliveries leave at 18:30" opens with a capital; the newer line writes "evening" in
+    lower case, so both read the same noun phrase ("evening deliveries", as the index stems it)
+    and the newer line fills its slot with another time. A name that opens a line and is never
+    written in lower case stays a name ("Brennan")."""
+    old = "Evening deliveries leave at 18:30."
+    new = "The van for evening deliveries goes at 19:15 from the 1st."
+    out = changed_by_value(_dated(*_standing((0, old), (8, old), (15, old), (40, new))))
+    assert out[normalised(old)].text == new
+    named = "Brennan drives the evening deliveries at 18:30."
+    other = "Okafor drives the evening deliveries at 19:15 from the 1st."
+    out = changed_by_value(_dated(*_standing((0, named), (8, named), (15, named), (40, other))))
+    assert normalised(named) not in out
