@@ -48,6 +48,7 @@ __all__ = [
     "SLACK",
     "SUPERSEDED",
     "by_standing",
+    "more_terms_first",
     "note_date",
     "restated_first",
     "standing",
@@ -136,11 +137,15 @@ def _standing(path: str, heading: str, today: date) -> float:
     factor = ARCHIVED if path.startswith("archive/") else 1.0
     if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
         factor *= SUPERSEDED
+    return factor * _aged(path, today)
+
+
+def _aged(path: str, today: date) -> float:
+    """The recency part of a hit's standing: 1 for an undated file."""
     day = note_date(path)
-    if day is not None:
-        age = (today - day).days
-        factor *= 1.0 - RECENCY * min(max(age, 0), RECENCY_DAYS) / RECENCY_DAYS
-    return factor
+    if day is None:
+        return 1.0
+    return 1.0 - RECENCY * min(max((today - day).days, 0), RECENCY_DAYS) / RECENCY_DAYS
 
 
 class _Matched(_Ranked, Protocol):
@@ -163,7 +168,33 @@ def by_standing(hits: Sequence[M], today: date | None = None) -> list[tuple[M, f
     weighed.sort(key=lambda item: -item[2])  # stable
     if not weighed:
         return weighed
+    weighed = more_terms_first(weighed, weighed[0][0].terms, today)
     return restated_first(weighed, lambda item: (item[0].path, item[0].heading, item[0].text), weighed[0][0].terms)
+
+
+def more_terms_first(
+    weighed: Sequence[tuple[M, float, float]], tokens: Sequence[str], today: date
+) -> list[tuple[M, float, float]]:
+    """``weighed`` (``(hit, standing, score)``, best first) with a hit that matches every query term
+    another matches and more (stopwords aside) moved above it when their ages alone put it below:
+    the recency factor breaks ties on the same match, it never ranks a hit that answers less of the
+    query above one that answers more ("Escalations for reviews go to Chen" asked as "who handles
+    reviews escalations", below newer lines of the same mould for other teams). Its BM25 score
+    times its standing without the recency part must be at least the other's."""
+    terms = [t for t in tokens if t not in STOPWORDS]
+    if len(terms) < 2 or len(weighed) < 2:
+        return list(weighed)
+    matched = [frozenset(i for i, term in enumerate(terms) if mark_terms(hit.text, [term])) for hit, _, _ in weighed]
+    unaged = [hit.score * factor / _aged(hit.path, today) for hit, factor, _ in weighed]
+    order: list[int] = []
+    for at in range(len(weighed)):
+        place = len(order)
+        for k, above in enumerate(order):
+            if matched[at] > matched[above] and unaged[at] >= unaged[above]:
+                place = k
+                break
+        order.insert(place, at)
+    return [weighed[i] for i in order]
 
 
 class _Line:

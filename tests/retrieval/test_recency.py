@@ -19,7 +19,7 @@ from sidecar.retrieval.batcher import EmbedBatcher
 from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.hybrid import HybridSearcher
-from sidecar.retrieval.standing import restated_first
+from sidecar.retrieval.standing import more_terms_first, restated_first
 from sidecar.retrieval.vectors import VectorIndex
 from tests.support.embedding import drain, needs_model
 from tests.support.memory import write
@@ -255,3 +255,41 @@ def test_an_identifier_after_a_name_is_no_version() -> None:
     flat = (_day(60), "- The spare key for Flat 12 is with Rhodri.")
     other = (_day(10), "- The spare key for Flat 4180 is in the office safe.")
     assert _order("spare key", [flat, other]) == [flat[0], other[0]]
+
+
+# -- recency breaks ties on the same match ---------------------------------------------------------
+
+
+async def test_a_line_of_every_query_term_ranks_above_newer_lines_of_fewer(sidecar_client: Any, tmp_path: Path) -> None:
+    """A print shop's notes name its big press on most days, so "press" weighs little; the one line
+    saying who mends the press is two months older than the lines of its mould about other kit.
+    BM25 ranks it first; the recency factor alone would put three newer lines above it."""
+    root = tmp_path / "memory"
+    repairs = {75: "the press go to Kowalski", 12: "the guillotine go to Brandt", 9: "the laminator go to Ostrowski"}
+    repairs[6] = "the folder go to Haines"
+    for ago in range(89, 0, -1):
+        day = TODAY - timedelta(days=ago)
+        line = f"Repairs to {repairs[ago]}." if ago in repairs else "Press rollers cleaned after the run."
+        write(root, f"daily/{day}.md", f"# {day}\n\n## Log\n- {line}\n- Till count at close matched the roll.\n")
+    client = await sidecar_client(consolidate_interval=0)
+    results = await _search(client, "who does press repairs")
+    texts = _texts(root, results)
+    assert "Kowalski" in texts[0], texts[:4]
+    assert results[0]["explain"]["bm25"]["rank"] == 1
+    # the standing the recency factor gives it is below the newer lines'
+    assert results[0]["explain"]["standing"] < min(r["explain"]["standing"] for r in results[1:4])
+
+
+def test_a_line_of_more_query_terms_keeps_its_place_below_a_better_bm25_hit() -> None:
+    """Only an inversion by age is undone: a hit of more query terms that BM25 itself ranked lower
+    (a long chunk) stays below."""
+
+    class Hit:
+        def __init__(self, path: str, score: float, text: str) -> None:
+            self.path, self.heading, self.score, self.text = path, "Log", score, text
+            self.terms = query_tokens(["press", "repairs"])
+
+    short = Hit(_day(5), 9.0, "- Repairs to the folder go to Haines.")
+    long = Hit(_day(60), 6.0, "- Press repairs: Kowalski, see the folder of quotes and the long list ...")
+    ranked = more_terms_first([(short, 1.0, 9.0), (long, 1.0, 6.0)], short.terms, TODAY)
+    assert [hit.text for hit, _, _ in ranked] == [short.text, long.text]
