@@ -48,7 +48,17 @@ judged by the scanner with every section it changes read whole (``scan_write`` o
 the write's own verdict comes from the tail it joins),
 timed apart and left out of the other rows: the ratio of the two is from the same appends.
 
-    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks)
+A small append's CPU by thread (``WRITES_BENCH=threads``, in process, BM25 only): the same
+sidecar opened in this process over the generated dir, its postings built and its graph's first
+reading done, then the sequential writes' appends (one line to 20 small files, as
+``durable writes per second`` makes them over HTTP), each waiting for its index apply and
+after-hooks. Each thread's CPU over ``N_THREADS`` appends, from ``/proc/self/task`` (clock ticks:
+0.01 s over the run), named by the thread (the numbers of a pool's threads dropped; a thread
+Python did not start, such as the file watcher's, by its kernel name): the event loop, the write
+thread, the index's writer, the journal's and the graph's threads. No HTTP: the sequential row
+over HTTP costs the request handling more.
+
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks, threads)
 """
 
 from __future__ import annotations
@@ -57,9 +67,11 @@ import asyncio
 import datetime
 import json
 import os
+import re
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -78,6 +90,7 @@ from tests.support.waiting import async_wait_until
 
 N = 300
 N_RATE = 600
+N_THREADS = 600  # small appends in the threads part
 
 
 def raw_durable_writes(root: Path, n: int) -> float:
@@ -206,6 +219,74 @@ def main() -> None:
     if "hooks" in parts:
         for remembered in (True, False):
             asyncio.run(hooks_split(remembered))
+    if "threads" in parts:
+        asyncio.run(threads_split())
+
+
+def thread_cpu() -> dict[str, float]:
+    """This process's CPU seconds by thread name (a pool's threads together; see the module's doc)."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as fh:
+                comm, fields = fh.read().split(" (", 1)[1].rsplit(") ", 1)
+        except (OSError, ValueError):
+            continue  # the thread ended
+        name = names.get(int(tid), f"{comm} (not a Python thread)")
+        name = re.sub(r"_\d+$", "", name)
+        utime, stime = fields.split()[11:13]
+        out[name] = out.get(name, 0.0) + (int(utime) + int(stime)) / tick
+    return out
+
+
+async def threads_split() -> None:
+    """A small append's CPU by thread (see the module's doc)."""
+    from sidecar.contract import WriteRequest
+    from sidecar.server.compose import open_sidecar
+    from sidecar.settings import load_settings
+
+    base = Path(tempfile.mkdtemp(prefix="bench-threads-"))
+    root = base / "memory"
+    make_corpus(root, 2_000)
+    settings = load_settings(
+        {"memory_dir": str(root), "embedder": "none", "consolidate_interval": "0", "reconcile_interval": "0"},
+        environ={},
+    )
+    try:
+        async with open_sidecar(settings) as side:
+            for tier in side.tiers.values():
+                tier.start_postings()
+            files = len(list(root.rglob("*.md")))
+
+            async def backfilled() -> bool:  # the graph's first reading of every file
+                return len(await side.kg.graph.store.files("agent")) >= files
+
+            await async_wait_until(backfilled, timeout=600, interval=0.1)
+
+            async def append(i: int) -> None:
+                answer = await side.writes.write(WriteRequest("agent", f"topics/w{i % 20}.md", "- fact", "append"))
+                await side.queue.wait_hooked(answer["seq"], 30.0)
+
+            for i in range(40):  # the scanner's import, the files' first appends
+                await append(i)
+            await asyncio.sleep(1.0)
+            before, cpu = thread_cpu(), time.process_time()
+            for i in range(N_THREADS):
+                await append(i)
+            cpu, after = time.process_time() - cpu, thread_cpu()
+            report(
+                "[threads] CPU per small append, in process, all hooks",
+                f"{cpu / N_THREADS * 1000:.2f} ms",
+                f"{N_THREADS} one-line appends to 20 files; load average {os.getloadavg()[0]:.1f}; <= 5 ms",
+            )
+            spent = {name: after[name] - before.get(name, 0.0) for name in after}
+            for name, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+                if seconds > 0:
+                    report(f"  thread {name}", f"{seconds / N_THREADS * 1000:.2f} ms", "")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 HOOKS_PATH = "daily/2027-02-01.md"
