@@ -55,8 +55,9 @@ reading done, then the sequential writes' appends (one line to 20 small files, a
 after-hooks. Each thread's CPU over ``N_THREADS`` appends, from ``/proc/self/task`` (clock ticks:
 0.01 s over the run), named by the thread (the numbers of a pool's threads dropped; a thread
 Python did not start, such as the file watcher's, by its kernel name): the event loop, the write
-thread, the index's writer, the journal's and the graph's threads. No HTTP: the sequential row
-over HTTP costs the request handling more.
+thread, the index's writer, the journal's and the graph's threads. Its log lines are JSON, as the
+server writes them (to ``/dev/null`` here). No HTTP: the sequential row over HTTP costs the
+request handling more.
 
     python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks, threads)
 """
@@ -91,6 +92,7 @@ from tests.support.waiting import async_wait_until
 N = 300
 N_RATE = 600
 N_THREADS = 600  # small appends in the threads part
+_DEVNULL = open(os.devnull, "w")  # noqa: SIM115 (the threads part's log, for the process's life)
 
 
 def raw_durable_writes(root: Path, n: int) -> float:
@@ -244,9 +246,11 @@ def thread_cpu() -> dict[str, float]:
 async def threads_split() -> None:
     """A small append's CPU by thread (see the module's doc)."""
     from sidecar.contract import WriteRequest
+    from sidecar.logs import configure_logging
     from sidecar.server.compose import open_sidecar
     from sidecar.settings import load_settings
 
+    configure_logging("json", "info", stream=_DEVNULL)
     base = Path(tempfile.mkdtemp(prefix="bench-threads-"))
     root = base / "memory"
     make_corpus(root, 2_000)
