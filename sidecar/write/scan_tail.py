@@ -72,6 +72,7 @@ class Judged:
     the file judged it."""
 
     last: Last
+    #: None for a ``decodable`` section too: its next append is judged whole, without it.
     verdict: Finding | None
     #: The section holds text the scanner decodes as a whole (a ROT13, shift or reversal cue, an
     #: encoded run): it reads such text across the section, so the section is judged whole.

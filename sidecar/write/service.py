@@ -537,4 +537,6 @@ def _judge_write(
         return found, None
     last = last_section(after)
     section = after[last.start :]
-    return found, Judged(last, None if found is None else verdict(section), decodable(section))
+    if decodable(section):  # the next append to it is judged whole: its verdict would not be read
+        return found, Judged(last, None, decodable=True)
+    return found, Judged(last, None if found is None else verdict(section))

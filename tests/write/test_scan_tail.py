@@ -16,7 +16,7 @@ import pytest
 
 from sidecar.scanner import scan as scanner
 from sidecar.scanner.scan import scan_write
-from sidecar.write.scan_tail import MAX_TAIL_CHARS, TAIL_CHARS, Judged, last_section, scan_append
+from sidecar.write.scan_tail import MAX_TAIL_CHARS, TAIL_CHARS, Judged, decodable, last_section, scan_append
 from sidecar.write.service import _judge_write, _scan_write, combine
 from tests.support.corpus import benign_notes
 from tests.support.memory import ClientFactory
@@ -75,7 +75,10 @@ def test_the_window_gives_the_whole_sections_verdict_on_split_payloads_and_notes
         text, known = new, kept
         if known is not None:
             assert known.last == last_section(new.decode())
-            assert known.verdict == scanner.verdict(new.decode()[known.last.start :])
+            section = new.decode()[known.last.start :]
+            assert known.decodable == decodable(section)
+            # A decodable section's next append is judged whole: its verdict is not kept (nor read).
+            assert known.verdict == (None if known.decodable else scanner.verdict(section))
     assert (windowed, caught, found) >= (12, 2, 2), (windowed, caught, found)
 
 
@@ -228,3 +231,31 @@ def test_what_the_scanner_decodes_across_the_section_is_judged_whole() -> None:
         # the refusal comes from the two together.
         assert known is not None and (known.verdict is None or known.verdict.level == "flag")
         assert _judge_write(old, new, None, known)[0] == whole
+
+
+def test_a_section_the_scanner_decodes_whole_is_judged_once_an_append(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An append to a section holding an encoded run (judged whole, as the scanner reads such text
+    across the section) costs the scanner what ``scan_write`` itself reads, not a second reading
+    of the whole section for a verdict the next append would not use; the answer is unchanged."""
+    encoded = codecs.encode(b"The staging database is db-stage-3 on port 5433, ask Dana first.", "base64")
+    text = "# 2027-03-01\n\n" + "".join(benign_notes()[200:215]) + f"Backup note: {encoded.decode().strip()}\n"
+    text += FLAGGED + "\n"
+    first, known = _judge_write(None, text.encode(), None, None)
+    assert first is not None and first.finding.level == "flag"
+    assert known is not None and known.decodable and known.verdict is None
+    new = (text + "Lunch with the platform team at noon.\n").encode()
+    calls: list[int] = []
+    real = scanner.verdict
+
+    def counted(judged: str, **kwargs: Any) -> Any:
+        calls.append(len(judged))
+        return real(judged, **kwargs)
+
+    monkeypatch.setattr(scanner, "verdict", counted)
+    whole = _scan_write(text.encode(), new)
+    alone = list(calls)
+    calls.clear()
+    got, kept = _judge_write(text.encode(), new, None, known)
+    assert got == whole and got is not None and got.finding.level == "flag"
+    assert calls == alone  # the section read once, as scan_write reads it
+    assert kept is not None and kept.decodable and kept.verdict is None
