@@ -26,6 +26,7 @@ LEVELS: dict[str, int] = {
     "sidecar.errors": 0,
     "sidecar.logs": 0,
     "sidecar.heap": 0,
+    "sidecar.tasks": 0,  # stopping background tasks (a cancel lost on the way is cancelled again)
     "sidecar.clock": 0,  # the one text form of timestamps, which the journal, ingest and the graph share
     # The one SQLite database class (writer thread, readers, PRAGMAs, migrations): the index, the
     # journal and the graph each hold one.

@@ -20,7 +20,6 @@ larger of the lead's and the store's when the lead's copy arrives).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -41,6 +40,7 @@ from sidecar.episodic.store import JournalStore, Scored, SharedEntry
 from sidecar.store.base import StoreUnavailable, unstorable
 from sidecar.store.mirror import each_alone, run_rounds
 from sidecar.store.postgres import PostgresCrewStore, fold
+from sidecar.tasks import stop_task
 
 __all__ = ["CrewJournalMirror", "PostgresCrewJournal"]
 
@@ -310,9 +310,7 @@ class CrewJournalMirror:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
 
     def _failed(self) -> None:
         self.synced = None  # the next round compares everything

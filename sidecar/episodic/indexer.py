@@ -21,6 +21,7 @@ from sidecar.episodic.entry import StoredEntry
 from sidecar.episodic.relations import similar_edges
 from sidecar.episodic.store import JournalStore, NewEmbedding
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, embed_in_background
+from sidecar.tasks import stop_task
 
 __all__ = ["DailyJob", "IndexRun", "Indexer", "embed_text", "index_new", "run_index"]
 
@@ -129,9 +130,7 @@ class Indexer:
     async def stop(self) -> None:
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop_task(task)
 
     async def run_once(self) -> IndexRun:
         """One indexing run now (also what the loop does on each wake)."""

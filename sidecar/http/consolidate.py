@@ -4,7 +4,6 @@ task, over ``sidecar.ops.consolidate``."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -14,6 +13,7 @@ from sidecar.contract import ConsolidateRequest
 from sidecar.http.jsonio import json_answer, read_json_object
 from sidecar.http.state import SIDECAR
 from sidecar.ops.consolidate import consolidate, every
+from sidecar.tasks import stop_task
 
 __all__ = ["HANDLERS", "consolidate_schedule_ctx"]
 
@@ -31,9 +31,7 @@ async def consolidate_schedule_ctx(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.create_task(every(sidecar, hours * 3600)) if hours > 0 else None
     yield
     if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await stop_task(task)
 
 
 #: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).

@@ -6,6 +6,7 @@ periodic reconcile catches anything a watcher missed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ import structlog
 
 from sidecar.index.files import is_tier_file
 from sidecar.index.queue import ReindexQueue
+from sidecar.tasks import stop_task
 
 if TYPE_CHECKING:
     import watchfiles
@@ -56,7 +58,9 @@ class TierWatcher:
         self._stop.set()
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for task in self._tasks:
+            with contextlib.suppress(Exception):
+                await stop_task(task)
         self.running = False
 
     def _filter(self, change: watchfiles.Change, path: str) -> bool:

@@ -542,7 +542,8 @@ class _Extractor:
         if proc.stdin is not None:
             proc.stdin.close()
         try:
-            await asyncio.wait_for(proc.wait(), 5.0)
+            async with asyncio.timeout(5.0):
+                await proc.wait()
         except TimeoutError:
             proc.kill()
             await proc.wait()

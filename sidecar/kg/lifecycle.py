@@ -31,6 +31,7 @@ from sidecar.kg.requests import KgRequest
 from sidecar.kg.sqlite_kg import KG_FILE, JournalFeed, SqliteKgStore
 from sidecar.retrieval.embed.base import Embedder
 from sidecar.settings import Settings
+from sidecar.tasks import stop_task
 
 if TYPE_CHECKING:
     from sidecar.kg.pg_mirror import CrewKgMirror
@@ -100,9 +101,8 @@ async def open_kg(
     try:
         yield KgService(graph, ingest, KgBoost(graph, scopes))
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
+        with contextlib.suppress(Exception):
+            await stop_task(task)
         await ingest.aclose()
         await store.aclose()
 

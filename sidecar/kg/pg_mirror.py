@@ -17,7 +17,6 @@ the write stands in ``kg.sqlite`` and the rounds, retried with backoff, catch up
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ import structlog
 
 from sidecar.store.base import StoreUnavailable
 from sidecar.store.mirror import run_rounds
+from sidecar.tasks import stop_task
 
 if TYPE_CHECKING:
     from sidecar.store.postgres import PostgresCrewStore
@@ -176,9 +176,7 @@ class CrewKgMirror:
     async def stop(self) -> None:
         self._stopped = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
         await self.source.aclose()
 
     async def push(self, fact_ids: Iterable[int]) -> bool:

@@ -11,7 +11,6 @@ codes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any, cast
@@ -39,6 +38,7 @@ from sidecar.mcp.rpc import (
     RpcError,
 )
 from sidecar.mcp.tools import tool_definitions
+from sidecar.tasks import stop_task
 
 __all__ = [
     "PROTOCOL_VERSIONS",
@@ -79,9 +79,7 @@ def setup(app: web.Application) -> None:
 async def _watching(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.create_task(_watch(app), name="mcp-list-watch")
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await stop_task(task)
 
 
 async def _watch(app: web.Application) -> None:
@@ -172,7 +170,8 @@ async def _stream(request: web.Request) -> web.StreamResponse:
     try:
         while True:
             try:
-                message = await asyncio.wait_for(stream.get(), KEEPALIVE_S)
+                async with asyncio.timeout(KEEPALIVE_S):
+                    message = await stream.get()
             except TimeoutError:
                 await response.write(b": keep-alive\n\n")
                 continue

@@ -140,7 +140,8 @@ async def _summarise(settings: Settings, req: SessionRequest) -> tuple[str, str]
         kind, base, settings.summariser_model, settings.openai_api_key, SESSION_SUMMARY_TIMEOUT_S
     )
     try:
-        summary = await asyncio.wait_for(summariser.summarise(items, SESSION_SUMMARY_CHARS), SESSION_SUMMARY_TIMEOUT_S)
+        async with asyncio.timeout(SESSION_SUMMARY_TIMEOUT_S):
+            summary = await summariser.summarise(items, SESSION_SUMMARY_CHARS)
     except TimeoutError:
         summary = await extractive_summary(items, SESSION_SUMMARY_CHARS, fallback_reason="timeout")
     finally:

@@ -13,7 +13,6 @@ background while BM25 keeps serving.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import sqlite3
 import time
@@ -31,6 +30,7 @@ from sidecar.retrieval.embed.progress import Progress
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.retrieval.vectors import VectorIndex
 from sidecar.settings import Settings
+from sidecar.tasks import stop_task
 
 __all__ = [
     "IN_PROCESS_BATCH",
@@ -102,9 +102,7 @@ class EmbedBatcher:
             self._wake_timer = None
         if self._task is None:
             return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        await stop_task(self._task)
         self._task = None
 
     def wake(self) -> None:

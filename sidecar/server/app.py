@@ -32,6 +32,7 @@ from sidecar.palace.agent_settings import apply as apply_agent_settings
 from sidecar.server.compose import Observers, open_sidecar
 from sidecar.server.lifecycle import IdleRelease, OpeningTiers
 from sidecar.settings import Settings
+from sidecar.tasks import stop_task
 from sidecar.ui import routes as ui
 
 __all__ = ["HANDLERS", "IDLE_RELEASE", "create_app"]
@@ -132,9 +133,8 @@ async def _flags_ctx(app: web.Application) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
+        with contextlib.suppress(Exception):
+            await stop_task(task)
 
 
 async def _stop_long_work(app: web.Application) -> None:

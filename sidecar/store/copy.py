@@ -21,6 +21,7 @@ import structlog
 from sidecar.index.files import path_problem, read_tier_file, scan_tier
 from sidecar.store.base import StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
+from sidecar.tasks import stop_task
 from sidecar.write.durable import durable_replace
 
 __all__ = ["CrewFileCopy"]
@@ -45,9 +46,7 @@ class CrewFileCopy:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
 
     async def _run(self) -> None:
         while True:

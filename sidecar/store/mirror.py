@@ -30,6 +30,7 @@ import structlog
 from sidecar.store.base import ChunkRow, FileRow, RowRefused, StoreUnavailable, VectorRow, unstorable
 from sidecar.store.postgres import PostgresCrewStore
 from sidecar.store.sqlite import SqliteCrewSource
+from sidecar.tasks import stop_task
 
 __all__ = ["BATCH_FILES", "CrewMirror", "each_alone", "run_rounds"]
 
@@ -162,9 +163,8 @@ class CrewMirror:
     async def stop(self) -> None:
         for task in (self._follower, self._task, self._full):
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                with contextlib.suppress(Exception):
+                    await stop_task(task)
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

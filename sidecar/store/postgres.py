@@ -163,7 +163,8 @@ class PostgresCrewStore:
 
         failures = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
         try:
-            pool = await asyncio.wait_for(self._ready(), self.timeout * 2)
+            async with asyncio.timeout(self.timeout * 2):
+                pool = await self._ready()
             conn = await pool.acquire(timeout=self.timeout)
         except (*failures, ValueError) as exc:  # ValueError: a new connection's codec found no vector type
             raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
@@ -186,7 +187,8 @@ class PostgresCrewStore:
         if self._pool is not None:
             pool, self._pool = self._pool, None
             try:
-                await asyncio.wait_for(pool.close(), self.timeout)
+                async with asyncio.timeout(self.timeout):
+                    await pool.close()
             except Exception:  # a dead server: drop the connections
                 pool.terminate()
 

@@ -125,7 +125,8 @@ def probe_dir(root: Path, cap: int) -> list[str]:
 
 async def _probe_index(tier: Tier) -> str | None:
     try:
-        await asyncio.wait_for(tier.status(), INDEX_TIMEOUT_S)
+        async with asyncio.timeout(INDEX_TIMEOUT_S):
+            await tier.status()
     except TimeoutError:
         return f"agent index did not answer within {INDEX_TIMEOUT_S:g} s"
     except Exception as exc:  # any failure means "not usable"; the reason names it

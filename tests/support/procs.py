@@ -91,9 +91,18 @@ class SidecarProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        """Send ``sig`` and wait for the exit status. A sidecar still running ``timeout`` seconds
+        later is killed, and the test fails with the end of its log (what it was doing)."""
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        return self.proc.wait(timeout=timeout)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            tail = "\n".join(self.log_text().splitlines()[-40:])
+            raise AssertionError(
+                f"the sidecar did not exit within {timeout:g} s of signal {sig}; its log ends:\n{tail}"
+            ) from None
 
     def kill(self) -> None:
         if self.proc.poll() is None:

