@@ -31,8 +31,17 @@ import re
 from sidecar.consolidate.text import COMMENT, is_event, normalised
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["is_rule", "key_text", "obeys_someone", "rule_body"]
+__all__ = ["REVERSAL", "is_rule", "key_text", "obeys_someone", "rule_body"]
 
+#: A line saying a rule no longer holds ("No need to ring customers the evening before any more"):
+#: no statement of the rule, though its cue is one of the forms (``reversed.taken_back``).
+REVERSAL = re.compile(
+    r"\b(?:no\s+need\s+to|(?:no\s+longer|don'?t|do\s+not)\s+(?:need|have)\s+to|(?:don'?t|do\s+not|doesn'?t)\s+bother|"
+    r"(?:is|are)\s+(?:fine|ok|okay|allowed)\s+now|(?:ok|okay|fine)\s+to\s+\w+(?:\s+\w+)?\s+now|can\s+stop|"
+    r"stopped\s+\w+ing|(?:scrap(?:ped)?|drop(?:ped)?)\s+(?:the|that|this)\s+rule|rule\s+is\s+(?:gone|off|dropped|scrapped)|"
+    r"not\s+necessary\s+any\s*more)\b",
+    re.IGNORECASE,
+)
 _LABEL = re.compile(
     r"^(?:(?:house|shop|site|yard|kitchen|office|team|our|my|the|standing|golden|ground|lab|ward|crew|boat|"
     r"farm|workshop|clinic)\s+)?(?:rules?|policy|standing orders?|orders?|preferences?|reminders?|remember|note)"

@@ -81,6 +81,7 @@ from sidecar.consolidate.periods import (
     section_lines,
 )
 from sidecar.consolidate.promote import (
+    COMMENT,
     MIN_SOURCES,
     PREFERENCES,
     Candidate,
@@ -120,6 +121,7 @@ from sidecar.episodic.relations import link_supports
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import Conflict
 from sidecar.index.files import scan_tier
+from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
 __all__ = ["SUMMARY_DIR", "Embed", "OperatorModel", "Progress", "Step", "consolidate"]
@@ -539,12 +541,17 @@ def _promote(
     ours = {normalised(line) for line, _ in consolidated_bullets(current)}
     replacing = _replacing(current, ours, evergreen=evergreen, report=report, stale=stale, said=said)
     prefs = [c for c in stated if judged(c.text, evergreen, report.withheld)]
+    prefs, dropped_rules = _not_taken_back(prefs, current, said, evergreen=evergreen, report=report)
     fresh = _not_restated(candidates, said, evergreen=evergreen, report=report)
     facts = [c for c in [*replacing.values(), *fresh] if not _a_rule(c, prefs)]
     facts = [c for c in facts if judged(c.text, evergreen, report.withheld)]
     # The preferences first: few, and what every prompt should carry; the facts take what is left.
-    # With none to add (a run retiring values only) their section is left as it is.
-    chosen = update_evergreen(current, prefs, cap_bytes, heading=PREFERENCES) if prefs else _UNCHANGED
+    # With none to add or retire (a run retiring values only) their section is left as it is.
+    chosen = (
+        update_evergreen(current, prefs, cap_bytes, heading=PREFERENCES, retire=dropped_rules)
+        if prefs or dropped_rules
+        else _UNCHANGED
+    )
     text = current if chosen.text is None else chosen.text
     update = update_evergreen(text, facts, cap_bytes, retire=stale.keys() & ours)
     for done in (chosen, update):
@@ -558,6 +565,28 @@ def _promote(
     sizes[evergreen] = len(data)
     if not dry_run:
         durable_replace(root, evergreen, data, old)
+
+
+def _not_taken_back(
+    prefs: list[Candidate], current: str, said: list[Said], *, evergreen: str, report: Report
+) -> tuple[list[Candidate], set[str]]:
+    """The preferences no later note takes back (``reversed.taken_back``: "No need to ring
+    customers the evening before any more"), and the keys of the ``## Preferences`` lines of the
+    evergreen file a later note took back, to retire; each one reported as superseded by that note."""
+    from sidecar.consolidate.reversed import taken_back
+
+    standing = [
+        (COMMENT.sub(" ", LIST_MARKER.sub("", line)).strip(), line, sources)
+        for line, sources in consolidated_bullets(current, PREFERENCES)
+    ]
+    back = taken_back([(c.text, c.sources) for c in prefs] + [(text, sources) for text, _, sources in standing], said)
+    if not back:
+        return prefs, set()
+    for text, newer in back.items():
+        where = f"{evergreen} ({PREFERENCES})"
+        report.superseded.append(SupersededLine(text, where, newer.text, newer.where, newer.when[0].isoformat()))
+    retire = {normalised(line) for text, line, _ in standing if text in back}
+    return [c for c in prefs if c.text not in back], retire
 
 
 def _not_restated(candidates: list[Candidate], said: list[Said], *, evergreen: str, report: Report) -> list[Candidate]:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_body
+from sidecar.consolidate.conduct import REVERSAL, is_rule, key_text, obeys_someone, rule_body
 from sidecar.consolidate.conversation import conversations
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, group, statement
@@ -164,7 +164,8 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
     counts together (``reworded``, on the rule without the words that make it one), and so does a
     line saying it with no such word ("Chisels get sharpened every Friday") once two notes state it
     as a rule. A single note is never a standing preference, and an order to obey someone is never
-    one, however often it is said."""
+    one, however often it is said. A line taking a rule back ("no need to ... any more") states no
+    rule."""
     from sidecar.consolidate.operator import extract_preferences
 
     said: list[tuple[str, str, bool]] = []  # (line, source, stated as a rule)
@@ -180,6 +181,8 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
             line = LIST_MARKER.sub("", raw).strip()
             if in_fence or not line or line.startswith(("#", "<!--", "|", ">")) or obeys_someone(line):
                 continue
+            if REVERSAL.search(line):
+                continue  # a rule taken back is no statement of it (``reversed``)
             if number in ruled or is_rule(line):
                 said.append((line, source, True))
                 keys.append(key_text(rule_body(line) or line))
