@@ -60,6 +60,7 @@ import numpy as np
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import INDEX_NAME, TierIndex
 from sidecar.logs import configure_logging
+from sidecar.retrieval import hybrid
 from sidecar.retrieval.batcher import IN_PROCESS_BATCH, EmbedBatcher
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.onnx import BACKGROUND_NICE, OnnxEmbedder, lower_thread_priority
@@ -385,17 +386,27 @@ async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
     )
 
 
-#: The parts ``_hybrid_split`` times, as (owner, method name, label); the ranking's parts run
-#: inside ``_rank``, which is timed whole too.
+#: The parts ``_hybrid_split`` times, as (owner, method or function name, label): the first
+#: ``_WHOLE_PARTS`` are a search's (its BM25 leg on the event loop, and on a reader thread when the
+#: query's words have too many postings to score on the loop), the ranking's parts run inside
+#: ``_rank`` (timed whole too), and the last two are the search's own Python after the ranking (its
+#: answer), inside "the rest".
 _PARTS = (
     (OnnxEmbedder, "_embed_foreground", "query embedding"),
     (Tier, "search", "BM25 leg"),
+    (TierIndex, "search", "BM25 leg on a reader thread"),
     (HybridSearcher, "_rank", "ranking"),
     (VectorIndex, "search", "of which dense product and top 100"),
     (_Fused, "weighted", "fusion"),
     (VectorIndex, "context", "neighbours and turns"),
     (VectorIndex, "scores", "BM25 hits' cosines"),
+    (hybrid, "restated_first", "the restated-line rule"),
+    (VectorIndex, "chunk_rows", "rows BM25 did not give"),
+    (VectorIndex, "sentence_vectors", "their stored sentence vectors"),
+    (hybrid, "_result", "of the rest: results and snippets"),
+    (HybridSearcher, "_closest_sentences", "dense-only hits' closest sentences"),
 )
+_WHOLE_PARTS = 4
 
 
 async def _hybrid_split(
@@ -403,7 +414,8 @@ async def _hybrid_split(
 ) -> dict[str, float]:
     """CPU per search of each of ``_PARTS`` (the thread that runs it, ``time.thread_time``) over
     ``queries``, and the whole search's (this process, every thread); the rest is the event loop,
-    the hops between threads, snippets and building the answer. The parts are wrapped for this
+    the hops between threads, snippets and building the answer (its results and the dense-only hits'
+    sentences timed, the remainder given). The parts are wrapped for this
     pass only: the figures above are measured without the wrappers. After each search, the same
     query text embedded raw (``raw_embed``, this thread): the query embedding's limit under the
     same conditions, between two searches, where the rounds above measure it in a run of its own."""
@@ -413,12 +425,13 @@ async def _hybrid_split(
         original = owner.__dict__[name]
         saved.append((owner, name, original))
         setattr(owner, name, _timed_part(original, label, spent))
-    whole = raw = 0.0
+    whole = loop = raw = 0.0
     try:
         for q in queries:
-            cpu0 = time.process_time()
+            cpu0, loop0 = time.process_time(), time.thread_time()
             await searcher.search(tier, q, 10, False)
             whole += time.process_time() - cpu0
+            loop += time.thread_time() - loop0
             cpu0 = time.thread_time()
             raw_embed(q)
             raw += time.thread_time() - cpu0
@@ -427,7 +440,15 @@ async def _hybrid_split(
             setattr(owner, name, original)
     n = len(queries)
     parts = {"whole": whole * 1000 / n, **{label: cpu * 1000 / n for label, cpu in spent.items()}}
-    parts["the rest"] = parts["whole"] - sum(parts[label] for _, _, label in _PARTS[:3])
+    parts["the rest"] = parts["whole"] - sum(parts[label] for _, _, label in _PARTS[:_WHOLE_PARTS])
+    on_loop = ("BM25 leg", "of the rest: results and snippets", "dense-only hits' closest sentences")
+    threads = ("query embedding", "BM25 leg on a reader thread", "ranking")
+    parts["of the rest, on the event loop's thread (the search's own Python, the lift, the hops' loop side)"] = (
+        loop * 1000 / n - sum(parts[label] for label in on_loop)
+    )
+    parts["on the other threads (the hops' thread side)"] = (whole - loop) * 1000 / n - sum(
+        parts[label] for label in threads
+    )
     parts["raw query embedding of the same text, after each search"] = raw * 1000 / n
     return parts
 
