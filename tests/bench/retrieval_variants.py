@@ -430,6 +430,66 @@ def lent_by_match(unearned_only: bool) -> Callable[[Asked], list[int]]:
     return rank
 
 
+def bm25_coverage(each: bool) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with the BM25 leg's say scaled by how much of the question its best hit
+    holds: the best hit's share of the question words' IDF (FTS5's, over the tier's chunks), so a
+    best hit holding one common word of five weighs less against the dense leg than one holding
+    them all (as the dense leg's weight scales with its best cosine). With ``each`` every hit's
+    BM25 is that share of its own, not the best hit's."""
+    tokenize = QueryTokens()
+
+    def rank(a: Asked) -> list[int]:
+        conv = a.conv
+        words = terms(a.query.text)
+        if not words or not a.bm25:
+            return [s.id for s in shipped(a)]
+        own = list(zip(words, tokenize(words), strict=True))
+        n = len(conv.ids)
+        idf: dict[str, float] = {}
+        holds: dict[str, set[int]] = {}
+        for word, toks in own:
+            if len(toks) != 1:
+                continue
+            found = term_bm25(conv, word)
+            holds[word] = set(found)
+            idf[word] = max(1e-6, float(np.log((n - len(found) + 0.5) / (len(found) + 0.5))))
+        total = sum(idf.values()) or 1.0
+
+        def share(cid: int) -> float:
+            return sum(v for w, v in idf.items() if cid in holds[w]) / total
+
+        if each:
+            leg = [(cid, sc * share(cid)) for cid, sc in a.bm25]
+        else:
+            top = share(a.bm25[0][0])
+            leg = [(cid, sc * top) for cid, sc in a.bm25]
+        dense, cosines = candidates(a, conv.matrix @ a.qvec)
+        return fuse_coverage(a, leg, dense, cosines, max(sc for _, sc in leg) or 1.0, a.bm25[0][1])
+
+    return rank
+
+
+def fuse_coverage(
+    a: Asked,
+    leg: list[tuple[int, float]],
+    dense: list[tuple[int, float]],
+    cosines: dict[int, float],
+    top: float,
+    best: float,
+) -> list[int]:
+    """The shipped base scores with the BM25 part ``score / best`` (the unscaled leg's best, so a
+    scaled leg keeps its share; ``hybrid_base`` divides by the leg's own best, ``top``), then the
+    shipped lending."""
+    bm = dict(leg)
+    base = hybrid_base(bm, dense, cosines, weight=DENSE_WEIGHT, floor=DENSE_FLOOR, pivot=DENSE_PIVOT, match=DENSE_MATCH)
+    fixed = {}
+    for cid, score in base.items():
+        b = bm.get(cid)
+        fixed[cid] = score if b is None else score - b / top + b / best
+    scored = lend({c: v for c, v in fixed.items() if v > 0}, a.conv, CONTEXT_BEFORE, CONTEXT_AFTER)
+    return sorted((c for c, v in scored.items() if v > 0), key=lambda c: -scored[c])
+
+
 #: Contextual vector windows: the turns of its dialogue embedded with a turn (offsets from it).
 WINDOWS = {"turn before": (-1,), "turn after": (1,), "turns before and after": (-1, 1)}
 #: BM25 column weights (turn before, turn after) of the expanded keys; (0, 0) is the control.
@@ -1288,6 +1348,8 @@ async def run(
         *((f"dense on vectors of the {name} and the body", headed(name)) for name in HEADED),
         ("lending: a borrower's shares x its cosine over the best (above the floor)", lent_by_match(False)),
         ("lending: the same for turns that earned no place only", lent_by_match(True)),
+        ("BM25 coverage: the leg x its best hit's share of the question's IDF", bm25_coverage(False)),
+        ("BM25 coverage: each hit x its own share of the question's IDF", bm25_coverage(True)),
         ("lending: from a turn before only when it asks", asked_lending(True, False)),
         ("lending: from a turn after only to a turn that asks", asked_lending(False, True)),
         ("lending: both, question to answer only", asked_lending(True, True)),
