@@ -33,7 +33,8 @@ told apart from the shipped fusion by these 495 questions.
 
 Other rows change what a dialogue's turns lend each other (shares set by how alike the two turns
 are, by how close the borrower is to the query, or only from a turn that asks something), fuse the
-legs otherwise before the same lending (CombMNZ, reciprocal rank fusion), embed the query
+legs otherwise before the same lending (CombMNZ, reciprocal rank fusion, BM25 weighed by how much
+of the question its hits hold), embed the query
 otherwise (under the speaker it names, or in that speaker's first person) or the turns otherwise
 (under their last heading alone, or their heading path without its dated level), and resolve a
 turn's relative time words ("last month" in an April note) for questions naming a day or a month.
