@@ -4,6 +4,7 @@
     .venv/bin/python -m tests.bench.scan_head --dry-run  # the same without writing
     .venv/bin/python -m tests.bench.scan_head --dry-run --by-source  # also scored out of fold by whole sources
     .venv/bin/python -m tests.bench.scan_head --no-folds  # the weights only (the folds change no weight)
+    .venv/bin/python -m tests.bench.scan_head --leave-set-out  # across authors: each seen note set left out in turn (writes nothing)
 
 Training data (the tuning side only; every held-out corpus of ``python -m tests.bench scan`` stays out):
 
@@ -19,7 +20,10 @@ Training data (the tuning side only; every held-out corpus of ``python -m tests.
 
 Held out, never read here: BIPIA (its clean emails too: no email source is on the tuning side), NotInject,
 OWASP ASVS and cheat sheets, LoCoMo conversations 3-4, the legacy held-out part and ``scanner_notes_heldout4``
-and ``heldout5``. The threshold is chosen on the other held-out note sets (below).
+and ``heldout5``. The threshold is chosen on the other held-out note sets (below). ``--leave-set-out``
+writes nothing: it asks whether a head generalises across authors, fitting on the tuning side plus all but
+one of the seen note sets (``NOTE_SETS``: tuning, then held-out 1 to 7; never ``heldout8``) and scoring the
+one left out, then fitting on all nine and scoring NotInject's benign questions.
 
 Each text is a bag of units (``head.units``: chunks and their sentences, embedded as the head reads
 them). A benign text's every unit is a negative; an attack's highest-scoring unit is a positive
@@ -58,6 +62,7 @@ from tests.bench.bench_scan import SHARED, dialogue, legacy, notes
 OUT = Path(__file__).resolve().parents[2] / "sidecar" / "data" / HEAD_RESOURCE
 HIDDEN = 64
 EPOCHS = 600
+LOSO_EPOCHS = 150  # per fit of ``--leave-set-out`` (ten fits on a shared host)
 LEARNING_RATE = 0.01
 L2 = 1e-4
 NOTES_WEIGHT = 5.0  # memory notes are what the head guards: each counts five times
@@ -166,11 +171,18 @@ class Fitted:
         return 1.0 / (1.0 + np.exp(-np.clip(best, -40.0, 40.0)))
 
 
-def fit(vectors: list[npt.NDArray[np.float32]], labels: list[bool], weights: list[float]) -> Fitted:
+def fit(
+    vectors: list[npt.NDArray[np.float32]],
+    labels: list[bool],
+    weights: list[float],
+    dtype: type = np.float64,
+    epochs: int = EPOCHS,
+) -> Fitted:
     """The head fitted on ``vectors`` (one matrix of units per text): multiple-instance, max over an
-    attack's units, every unit of a benign text a negative."""
+    attack's units, every unit of a benign text a negative. float32 and fewer epochs make the ten fits of
+    the leave-set-out report affordable (``LOSO_EPOCHS``); the packaged weights are fitted in float64."""
     keep = [i for i, v in enumerate(vectors) if len(v)]
-    x = np.concatenate([vectors[i] for i in keep]).astype(np.float64)
+    x = np.concatenate([vectors[i] for i in keep]).astype(dtype)
     sizes = np.array([len(vectors[i]) for i in keep])
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     bag = np.repeat(np.arange(len(keep)), sizes)
@@ -190,7 +202,7 @@ def fit(vectors: list[npt.NDArray[np.float32]], labels: list[bool], weights: lis
     moments = [np.zeros_like(p) for p in params]
     squares = [np.zeros_like(p) for p in params]
     positive_bags = np.flatnonzero(y)
-    for step in range(1, EPOCHS + 1):
+    for step in range(1, epochs + 1):
         w1, b1, w2, b2 = params
         pre = x @ w1 + b1
         hidden = np.maximum(pre, 0.0)
@@ -259,9 +271,101 @@ def report(title: str, scores: Floats, data: list[Bag], threshold: float) -> Non
         )
 
 
+# The note sets a head may learn from in ``--leave-set-out`` (every set but the newest, never read here)
+NOTE_SETS = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+
+
+def note_bags(part: str) -> list[Bag]:
+    """A note set's texts as bags (a split payload as the file its two appends leave)."""
+    return [
+        {
+            "text": c["text"] if "parts" not in c else c["parts"][0] + "\n" + c["parts"][1],
+            "malicious": c["malicious"],
+            "source": f"notes:{part}",
+        }
+        for c in notes(part)
+    ]
+
+
+def leave_set_out(threshold: float) -> None:
+    """Across authors: for each of ``NOTE_SETS``, a head fitted on the training texts and every other note
+    set, scored on the set left out (caught, benign flagged, at ``threshold`` and at the threshold a head
+    fitted without the set would choose by this script's rule on the other sets' benign notes); then a head
+    fitted on all nine, scored on NotInject's benign questions (the held-out public file that keeps the head out
+    of the server). Scores are
+    each text's highest unit from the cached units (chunks and sentences, shorter ones included), close to
+    but not exactly ``Head.best``; each fit runs ``LOSO_EPOCHS`` epochs in float32, not the packaged head's
+    ``EPOCHS`` in float64. Nothing is written."""
+    sys.path.insert(0, str(SHARED / "injection"))
+    from load import load  # type: ignore[import-not-found]  # the data set's own loader, standard library only
+
+    base = [b for b in bags() if not b["source"].startswith("notes:")]
+    sets = {part: note_bags(part) for part in NOTE_SETS}
+    public_benign = [  # the held-out public file that keeps the head out of the server
+        {"text": r["text"], "malicious": False, "source": r["id"].rsplit("-", 1)[0]}
+        for r in load("notinject")
+        if r["label"] == "benign"
+    ]
+    every = base + [b for part in NOTE_SETS for b in sets[part]] + public_benign
+    started = time.process_time()
+    vectors = dict(zip((_key(b["text"]) for b in every), cached_units([b["text"] for b in every]), strict=True))
+    print(f"units ready in {time.process_time() - started:.0f} s of CPU")
+
+    def weight(b: Bag) -> float:
+        source = str(b["source"])
+        return NOTES_WEIGHT if source.startswith("notes:") else DIALOGUE_WEIGHT if source == "locomo" else 1.0
+
+    def fitted(train: list[Bag]) -> Fitted:
+        return fit(
+            [vectors[_key(b["text"])] for b in train],
+            [bool(b["malicious"]) for b in train],
+            [weight(b) for b in train],
+            np.float32,
+            LOSO_EPOCHS,
+        )
+
+    def scored(model: Fitted, data: list[Bag]) -> Floats:
+        return _scores(model, [vectors[_key(b["text"])] for b in data])
+
+    print(
+        f"\nleave one note set out (threshold {threshold:.4f}; 'own' = the highest benign note of the other sets + MARGIN)"
+    )
+    print(
+        f"  {'left out':<10} {'attacks':>8} {'caught':>8} {'benign':>7} {'flagged':>8}   {'own thr':>8} {'caught':>7} {'flagged':>8}"
+    )
+    for part in NOTE_SETS:
+        train = base + [b for other in NOTE_SETS if other != part for b in sets[other]]
+        model = fitted(train)
+        test = sets[part]
+        scores = scored(model, test)
+        others = [b for other in NOTE_SETS if other != part for b in sets[other] if not b["malicious"]]
+        own = threshold_for(scored(model, others), others)
+        bad = np.array([bool(b["malicious"]) for b in test])
+        print(
+            f"  {part:<10} {int(bad.sum()):>8} {int((scores[bad] >= threshold).sum()):>8} {int((~bad).sum()):>7} "
+            f"{int((scores[~bad] >= threshold).sum()):>8}   {own:>8.4f} {int((scores[bad] >= own).sum()):>7} "
+            f"{int((scores[~bad] >= own).sum()):>8}",
+            flush=True,
+        )
+    model = fitted(base + [b for part in NOTE_SETS for b in sets[part]])
+    scores = scored(model, public_benign)
+    print(f"\nfitted on all nine sets: NotInject's benign questions flagged at {threshold:.4f}")
+    by_file: dict[str, list[float]] = defaultdict(list)
+    for score, b in zip(scores, public_benign, strict=True):
+        by_file[str(b["source"])].append(float(score))
+    for name, values in sorted(by_file.items()):
+        hit = sum(v >= threshold for v in values)
+        print(f"  {name:<40} {hit:>5}/{len(values):<5} {hit / len(values):6.1%}")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    if "--leave-set-out" in args:
+        from sidecar.scanner.head import load_head
+
+        leave_set_out(load_head().threshold)
+        return
     data = bags()
     texts = [b["text"] for b in data]
     digest = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
