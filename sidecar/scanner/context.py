@@ -158,15 +158,15 @@ def quoted(text: str, start: int, end: int) -> bool:
 # A quoted message, a fence or a pasted block that speaks to the model: "for your assistant: ...", "AI
 # assistants reading this: ...", "agent, ...", "have your assistant ...", "ADMINISTRATOR INSTRUCTION TO AI
 # MODEL", a fence whose info string says it holds instructions for the AI.
-ADDRESSEE = re.compile(
-    r"\b(?:for|to|dear|attention)\s+(?:your|the|any|all|our|automated|ai|every)\s+(?:\w+\s+)?(?:assistants?|agents?|"
+ADDRESSEE = re.compile(  # the leading lookahead: the characters an alternative starts with, skipped to fast
+    r"(?=[ftdavhlgmiy\"'`:(\[.!?]|^)(?:\b(?:for|to|dear|attention)\s+(?:your|the|any|all|our|automated|ai|every)\s+(?:\w+\s+)?(?:assistants?|agents?|"
     r"bots?|ai|models?|copilots?|llms?)\b|\b(?:ai|automated|virtual|digital)\s+(?:assistants?|agents?|models?|bots?)\s+"
     r"(?:reading|processing|handling|that\s+reads?|who\s+reads?)\b|(?:^|[\"'`:(\[]\s*|[.!?]\s+)(?:hey\s+|hi\s+|dear\s+|"
     r"note\s+to\s+)?(?:the\s+)?(?:assistant|agent|bot|ai|model|claude|copilot)s?\s*[:,]|\b(?:have|let|get|make|ask|"
     r"tell|instruct)\s+(?:your|the)\s+(?:assistant|agent|bot|ai|model)\b|\b(?:your|the)\s+(?:assistant|agent|bot|ai|"
     r"model)\s+(?:should|must|shall|needs?\s+to|is\s+to|has\s+to|will\s+now)\b|\binstructions?[\s_-]+(?:to|for)[\s_-]+"
     r"(?:the[\s_-]+)?(?:ai|assistants?|agents?|models?|bots?)\b|\b(?:the|your)\s+(?:assistant|agent|bot|ai|model)'s\s+"
-    r"(?:\w+\s+)?(?:context|instructions|rules|brief|setup|configuration|config|settings|guidelines|boundaries|prompt)\b"
+    r"(?:\w+\s+)?(?:context|instructions|rules|brief|setup|configuration|config|settings|guidelines|boundaries|prompt)\b)"
 )
 # A fence's info string naming the model as its reader: ```agent-config, ```instructions-for-ai.
 _FENCE_FOR_MODEL = re.compile(
