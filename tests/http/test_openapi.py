@@ -8,6 +8,7 @@ import io
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,11 @@ HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "tra
 # Remove an entry when its bug is fixed: the test fails until the list matches the run again.
 KNOWN_FAILURES: set[tuple[str, str]] = set()
 ST = Path(sys.executable).with_name("st")
+#: Where the ``st`` run keeps Hypothesis's tables of which characters UTF-8 encodes and their Unicode
+#: categories (the generated strings are drawn from them): built once, some 2 s of CPU, then read by
+#: every later run on the machine. Left to itself it would build them in its working directory,
+#: a fresh temporary one each run. The same directory as tests/http/test_properties.py's.
+HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis"
 
 
 def contract_app(settings: Settings) -> web.Application:
@@ -192,7 +198,7 @@ async def test_schemathesis_finds_no_new_failures(make_settings: Callable[..., S
     # long-text pattern (the diary's 10,000 characters, say) trips it, which says nothing of the API.
     argv += ["--suppress-health-check", "too_slow"]
     argv += ["--report", "json", "--report-json-path", str(report)]
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = {**os.environ, "NO_COLOR": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(HYPOTHESIS_HOME)}
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
