@@ -13,6 +13,13 @@ run delay, ``/proc/thread-self/schedstat``): sleeps, timeouts, waits on other pr
 a worker spends on the test even on an idle host, beside its CPU, so on a busy host it shows the
 tests that hold a worker by waiting. Work on the process's other threads or in a child (and a
 child's wait for a core) also counts as idle here: read it beside the CPU column.
+
+Under pytest-xdist (``PYTHONPATH=. PYTEST_ADDOPTS="-p tests.support.cpu_times" CPU_TIMES_OUT=cpu.txt make test``)
+each worker writes its own file, ``cpu.txt.gw0``, ``cpu.txt.gw1`` ..., each ending with the
+worker's timeline: when it began and ended each file it was handed.
+``python -m tests.support.cpu_times cpu.txt`` lines the workers' timelines up on the clock they
+share and prints when each worker ended and its last files: the gap between the first and the last
+worker to end is the run's tail, where one worker had nothing left while another still ran.
 """
 
 from __future__ import annotations
@@ -27,6 +34,9 @@ import pytest
 
 _ROWS: list[tuple[float, float, float, float, float, str, str]] = []
 _COLLECTION: list[tuple[float, float]] = []
+#: Each file this process ran: (wall-clock time its first phase began, when its last one ended).
+_SPANS: dict[str, list[float]] = {}
+_STARTED = time.time()
 
 
 def _cpu() -> tuple[float, float]:
@@ -51,7 +61,9 @@ def _timed(phase: str) -> Callable[..., Generator[None, None, None]]:
         own, children = _cpu()
         busy = _thread_busy()
         started = time.monotonic()
+        span = _SPANS.setdefault(item.nodeid.split("::", 1)[0], [time.time(), 0.0])
         yield
+        span[1] = time.time()
         wall = time.monotonic() - started
         idle = max(wall - (_thread_busy() - busy), 0.0)
         own_after, children_after = _cpu()
@@ -79,6 +91,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     out = os.environ.get("CPU_TIMES_OUT")
     if not out:
         return
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        out = f"{out}.{worker}"
     own, children = _cpu()
     lines = [f"# run: {own + children:.2f} s CPU (this process {own:.2f}, children {children:.2f})"]
     if _COLLECTION:
@@ -100,5 +115,40 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     lines.append("# most idle phases: idle s, CPU s, wall s, phase, test")
     for cpu, _own, _children, wall, idle, phase, nodeid in sorted(_ROWS, key=lambda r: -r[4])[:60]:
         lines.append(f"{idle:7.2f} {cpu:7.2f} {wall:7.2f} {phase:8s} {nodeid}")
+    lines.append(
+        f"# timeline: process started at {_STARTED:.3f} (epoch s); per file: began, ended (s after that), CPU s"
+    )
+    cpu_of = {name: total[0] for name, total in files.items()}
+    for name, (began, ended) in sorted(_SPANS.items(), key=lambda s: s[1][0]):
+        lines.append(f"{began - _STARTED:8.1f} {ended - _STARTED:8.1f} {cpu_of.get(name, 0.0):8.2f} {name}")
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def _tail(out: str, last: int = 8) -> None:
+    """The workers' timelines of a run (``out``.gw0, .gw1 ...) on one clock: each worker's end and
+    its last files, seconds after the earliest worker started."""
+    import glob
+
+    runs: dict[str, tuple[float, list[tuple[float, float, float, str]]]] = {}
+    for path in sorted(glob.glob(f"{out}.gw*")):
+        with open(path, encoding="utf-8") as f:
+            text = f.read().split("# timeline: process started at ", 1)[1].splitlines()
+        started = float(text[0].split()[0])
+        spans = [(float(b), float(e), float(c), name) for b, e, c, name in (line.split() for line in text[1:])]
+        runs[path.rsplit(".", 1)[1]] = (started, spans)
+    if not runs:
+        raise SystemExit(f"no {out}.gw* files: was the run made with pytest-xdist and CPU_TIMES_OUT={out}?")
+    zero = min(started for started, _ in runs.values())
+    ends = {w: started - zero + max(e for _, e, _, _ in spans) for w, (started, spans) in runs.items()}
+    for worker, (started, spans) in runs.items():
+        print(f"{worker}: ended at {ends[worker]:.1f} s; its last files (began, ended, CPU s):")
+        for began, ended, cpu, name in sorted(spans)[-last:]:
+            print(f"  {started - zero + began:8.1f} {started - zero + ended:8.1f} {cpu:7.2f} {name}")
+    print(f"tail: {max(ends.values()) - min(ends.values()):.1f} s between the first and the last worker to end")
+
+
+if __name__ == "__main__":
+    import sys
+
+    _tail(sys.argv[1])

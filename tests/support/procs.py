@@ -119,13 +119,19 @@ class SidecarProcess:
         def ready() -> bool:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sidecar exited with {self.proc.returncode}:\n{self.log_text()}")
-            return httpx.get(f"{self.url}/healthz", timeout=0.5).status_code == 200
+            return http.get(f"{self.url}/healthz").status_code == 200
 
-        try:
-            wait_until(ready, timeout=wait, interval=0.02, ignore=(httpx.HTTPError,), message="/healthz to answer 200")
-        except AssertionError as exc:
-            self.kill()
-            raise RuntimeError(f"sidecar not ready: {exc}\n{self.log_text()}") from None
+        # One client for every poll: ``httpx.get`` builds a client (and its transport) each call, about
+        # 1 ms of CPU against 0.2 ms for a refused connection of a kept one, and a start on a loaded
+        # host is polled hundreds of times.
+        with httpx.Client(timeout=0.5) as http:
+            try:
+                wait_until(
+                    ready, timeout=wait, interval=0.02, ignore=(httpx.HTTPError,), message="/healthz to answer 200"
+                )
+            except AssertionError as exc:
+                self.kill()
+                raise RuntimeError(f"sidecar not ready: {exc}\n{self.log_text()}") from None
         return self
 
 
