@@ -18,12 +18,13 @@ that a newer dated line restates with another value ranks below that newer line.
 both lines match one of the query's terms (the same subject, as the query asked it), and the
 newer line names one of the older line's values with a value of its own beside it ("Millbrook got
 bought out - the invoices say Harvest Grain Co"), or holds a value of the same written form in its
-place ("£4.20" -> "£4.60", "7:00" -> "6:30") and matches every query term the older line matches
+place ("£4.20" -> "£4.60", "7:00" -> "6:30", or beside it: "08:15 instead of 03:30") and matches every query term the older line matches
 (or two of them, with more words of its own than it lost: one word swapped for another is another
 subject), or writes one of the older line's names with another number after it (a version: "Parlour software
 is DairyPlan 5" / "Parlour's been on DairyPlan 7"; a month's day is a date, no version).
 A value is a name (a capitalised word that does not open a sentence, or one with a capital inside
-it) or a number written with a unit or a separator; a bare count or an identifier is none ("Sold
+it; not one written just after a number, its unit: "08:15 UTC") or a number written with a unit or
+a separator; a bare count or an identifier is none ("Sold
 14 loaves" restates nothing). A line's day is its note's, or the newest day of the
 notes a promoted line says it came from. No word list: what changes is read from the values alone.
 The newer hit moves up to just above the first hit it restates; nothing else moves.
@@ -212,7 +213,11 @@ class _Line:
         self.values = frozenset(values)
         self.names = frozenset(v for v in values if not _DIGIT.search(v))
         # Its numbers by written form; an identifier ("#5011") is no quantity another replaces.
-        self.shapes = {_shape(v): v for v in values if _DIGIT.search(v) and not v.startswith("#")}
+        shapes: dict[str, set[str]] = {}
+        for v in values:
+            if _DIGIT.search(v) and not v.startswith("#"):
+                shapes.setdefault(_shape(v), set()).add(v)
+        self.shapes = {shape: frozenset(found) for shape, found in shapes.items()}
 
     def restates(self, older: _Line) -> bool:
         """This line gives ``older``'s subject another value (module docstring). Naming one of the
@@ -227,7 +232,8 @@ class _Line:
             return True  # the same name with another number after it: another version ("DairyPlan 5" -> "7")
         if not older.matched <= self.matched and not self._says_more(older):
             return False
-        return any(older.shapes.get(shape, value) != value for shape, value in self.shapes.items())
+        # a number of that form the older line lacks (beside its old one too: "08:15 instead of 03:30")
+        return any(shape in older.shapes and found - older.shapes[shape] for shape, found in self.shapes.items())
 
     def _says_more(self, older: _Line) -> bool:
         """Missing a query term the older line matches, a line still restates its number when it
@@ -320,13 +326,24 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
         if not candidates:
             continue
         spans = mark_terms(raw, terms)
-        values = [  # a word the query asked for is the subject, not a value
-            w.group() for w in candidates if not any(a < w.end() and w.start() < b for a, b in spans)
+        values = [  # a word the query asked for is the subject, not a value; a unit is none either
+            w.group()
+            for w in candidates
+            if not any(a < w.end() and w.start() < b for a, b in spans) and not _a_unit(line, w)
         ]
         if values:  # a line with no value neither restates nor is restated
             versions = {m[1]: m[2] for m in _VERSION.finditer(line) if m[1] in values and m[1] not in _MONTHS}
             out.append(_Line(day, found, frozenset(_VALUE_WORD.findall(line)), values, versions))
     return out
+
+
+_AFTER_NUMBER = re.compile(r"\d[\w.:,%]*[ \t]+$")
+
+
+def _a_unit(line: str, word: re.Match[str]) -> bool:
+    """A capitalised word written just after a number is its unit ("08:15 UTC", "40 GB"), no name
+    of the line's: two lines about other subjects at times in UTC name no value in common."""
+    return not _DIGIT.search(word.group()) and bool(_AFTER_NUMBER.search(line, 0, word.start()))
 
 
 def _is_value(word: str, *, opens: bool) -> bool:

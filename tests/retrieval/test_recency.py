@@ -293,3 +293,25 @@ def test_a_line_of_more_query_terms_keeps_its_place_below_a_better_bm25_hit() ->
     long = Hit(_day(60), 6.0, "- Press repairs: Kowalski, see the folder of quotes and the long list ...")
     ranked = more_terms_first([(short, 1.0, 9.0), (long, 1.0, 6.0)], short.terms, TODAY)
     assert [hit.text for hit, _, _ in ranked] == [short.text, long.text]
+
+
+def test_a_number_named_beside_the_one_it_replaces_restates_it() -> None:
+    """ "Bread van leaves at 05:45 instead of 05:15" holds the old time too: a time of the form the
+    older line lacks restates it. The same times said again restate nothing."""
+    old = (_day(60), "- Bread van leaves at 05:15.")
+    new = (_day(10), "- Bread van leaves at 05:45 instead of 05:15.")
+    assert _order("bread van leaves", [old, new]) == [new[0], old[0]]
+    both = (_day(60), "- Bread van leaves at 05:45 or 05:15, whichever is first.")
+    assert _order("bread van leaves", [both, new]) == [both[0], new[0]]
+
+
+def test_a_unit_after_a_number_is_no_name_the_lines_share() -> None:
+    """Two jobs timed in UTC: the newer line about the other job names "UTC" and a time of its own,
+    but a word written just after a number is its unit, not a value, so it restates nothing."""
+    ours = (_day(40), "- Payroll export starts at 02:10 UTC instead of 01:40.")
+    other = (_day(5), "- Ledger sync starts at 04:20 UTC instead of 01:40.")
+    assert _order("when does payroll export start", [ours, other]) == [ours[0], other[0]]
+    # a name that is no unit still restates: the old supplier named beside the new one
+    supplier = (_day(60), "- Payroll is run by Sage.")
+    moved = (_day(5), "- Payroll moved off Sage, run by Xero from April.")
+    assert _order("who runs payroll", [supplier, moved]) == [moved[0], supplier[0]]
