@@ -32,7 +32,9 @@ BLOCK, FLAG, NONE = 2, 1, 0
 
 _WINDOW = 300  # characters a quote may span on either side of a match
 _CUE_WINDOW = 100
-_CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|\n[ \t]*\n|\n[ \t]*[-*#>]")
+# A clause ends at a stop, a blank line or a list item; the stop of "e.g.", "i.e.", "etc." or "vs." does not end
+# one ("e.g. 'ignore previous instructions'" keeps its cue).
+_CLAUSE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)[.!?;](?:\s|$)|\n[ \t]*\n|\n[ \t]*[-*#>]")
 
 _CUE = re.compile(
     r"\b(?:like|such\s+as|e\.?g\.?|for\s+(?:example|instance)|examples?|says?|said|saying|phrases?|strings?|"
