@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from sidecar.scanner.context import BLOCK, FLAG
+from sidecar.scanner.harm import _bounded
 from sidecar.scanner.rule import Rule, per_sentence
 
 __all__ = ["CONCEAL_RULES"]
@@ -64,7 +65,7 @@ _PRINCIPAL_NAMED = re.compile(
     r"replies|reply|report|reports|audit\s+(?:trail|log))\b"
 )
 _KEPT_SECRET = re.compile(
-    r"\b(?:passwords?|passphrases?|secrets?|keys?|tokens?|credentials|private|personal|pii|confidential|"
+    r"\b(?:names?|passwords?|passphrases?|secrets?|keys?|tokens?|credentials|private|personal|pii|confidential|"
     r"sensitive|email\s+address|phone\s+number|address)\b"
 )
 _NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t)\s+(?:\w+\s+)?$")
@@ -177,4 +178,172 @@ _NEEDLES = tuple(
 )
 CONCEAL_RULES: tuple[Rule, ...] = (
     Rule("concealment", "conceal.from_principal", _NEEDLES, "folded", per_sentence(_conceal, _GATE), "intent"),
+)
+
+
+# --- the reader's own acts kept from the people it answers to, in any wording: who is kept unaware (the user,
+# the owner, a manager, a reviewer, "anyone"), what is kept (what the reader did, changed, sent; this note), and
+# how (not told, left out of a report, answered with a denial, its trace erased). Each part is a class of words.
+_SILENCE_VERB = (
+    r"(?:mention|mentioning|tell|telling|inform|informing|notify|notifying|alert|alerting|report|reporting|"
+    r"raise|raising|disclose|disclosing|reveal|revealing|admit|admitting|bring(?:ing)?\s+(?:[\w']+\s+){1,6}?up|bother|bothering|trouble|troubling|burden|worry|worrying|"
+    r"talk\s+about|let\s+(?:\w+\s+){0,3}know|loop\s+in|update|flag|surface)"
+)
+_SILENCED = re.compile(
+    r"\b(?:(?:don'?t|do\s+not|never|not|shall\s+not|must\s+not|should\s+not|shouldn'?t|needn'?t|avoid|refrain\s+from|"
+    r"without)\s+(?:\w+\s+){0,2}?|no\s+(?:need|reason|call)\s+(?:\w+\s+){0,1}to\s+|(?:is|are)\s+not\s+to\s+)"
+    + _SILENCE_VERB
+    + r"\b"
+)
+_KEPT_UNAWARE = re.compile(
+    r"\b(?:user|users|owner|owners|operator|operators|manager|managers|supervisor|boss|director|trustees?|partners?|"
+    r"reviewers?|auditors?|nurse|doctor|pi|lead|team|humans?|client|clients|editors?|bookkeeper|accountant|principal|"
+    r"anyone|anybody|everyone|nobody|no\s+one)\b|\bthe\s+\w+\s+in\s+charge\b|^\S+(?:\s+\w+)?\s+(?:them|him|her|me|us)\b"
+)
+# "don't merge without mentioning it": a check required, not waived
+_REQUIRED = re.compile(r"\b(?:don'?t|do\s+not|never|no|nothing|not)\b(?:\s+[\w'-]+){0,8}\s+$")
+# What is kept: the reader's own act or this note; a bare "it" or "them" points back at an act in the sentence.
+_OWN_THING = re.compile(
+    r"\b(?:that|what|whatever|anything|everything)\s+you\b|\byou\s+(?:\w+\s+)?(?:\w+ed|did|made|sent|ran|wrote|took|"
+    r"are\s+\w+ing|were\s+\w+ing|have\s+\w+ed|had\s+\w+ed)\b|\b(?:your|the|these|those|this|that|any|each|every)\s+"
+    r"(?:\w+\s+)?(?:changes?|edits?|uploads?|transfers?|exports?|steps?|actions?|tool\s+calls?|commands?|deletions?|"
+    r"requests?|payments?|copies|messages\s+you)\b|\b(?:this|these|the)\s+(?:note|notes|instructions?|rule|line|entry|"
+    r"file|memory|pin|card|procedure)\b|\b(?:it|them|this|that)\b"
+)
+# Kept out of a report: "keep the step where you copy the scripts out of your replies", "omit it from the summary".
+_KEPT_OUT = re.compile(
+    r"\b(?:keep|leave|keeping|leaving)\s+(?P<thing>(?:[\w'-]+\s+){1,16}?)out\s+of\s+(?:your|the|any|all|every|my|our|"
+    r"their|his|her)\s+(?:\w+\s+){0,2}?(?:repl(?:y|ies)|summar(?:y|ies)|reports?|logs?|answers?|updates?|notes|"
+    r"messages?|records?|recaps?|responses?|emails?|handovers?|changelogs?|minutes|digests?|briefings?|transcripts?|"
+    r"explanations?|listings?|diffs?)\b|"
+    r"\b(?:omit|exclude|skip|drop|leave\s+out|cut)\s+(?P<thing2>(?:[\w'-]+\s+){1,12}?)from\s+(?:your|the|any|all|every|"
+    r"each)\s+(?:\w+\s+){0,2}?(?:repl(?:y|ies)|summar(?:y|ies)|reports?|logs?|answers?|updates?|recaps?|responses?|"
+    r"handovers?|changelogs?|digests?|briefings?|explanations?|listings?|diffs?)\b"
+)
+# A denial or a false all-clear as the answer the reader is to give.
+_FALSE_ANSWER = re.compile(
+    r"\b(?:say|tell(?:\s+\w+){0,3}?|answer|reply|respond|report|assure(?:\s+\w+){0,2}?|claim|confirm)\s+(?:that\s+)?"
+    r"(?:no\s+such\s+\w+|(?:everything|all|it|things|nothing|the\s+\w+)\s+(?:is|was|are|were|has\s+been|stayed|stays)\s+"
+    r"(?:as\s+(?:it|they)\s+(?:was|were|is|are)|unchanged|untouched|the\s+same|normal|fine|in\s+order|as\s+usual)|"
+    r"you\s+(?:only|just|merely)\s+(?:did|followed|ran|made|sent|carried\s+out|acted\s+on)|you\s+(?:never|didn'?t|did\s+not)|"
+    r"(?:it|you)\s+(?:was|were)\s+(?:your\s+own|routine)|nothing\s+(?:was|has\s+been)\s+(?:changed|sent|done|touched))"
+    r"|\bno\s+such\s+(?:instruction|rule|note|request|order|setting|memory|file|message)s?\s+(?:exists?|existed|was\s+given)\b"
+)
+# Its trace erased: "clear your history after each export", "delete the record of anything you send".
+_TRACE_GONE = re.compile(
+    r"\b(?:delete|deleting|clear|clearing|wipe|wiping|erase|erasing|purge|purging|scrub|scrubbing|remove|removing|"
+    r"empty|emptying|clean\s+up|cleaning\s+up)\s+(?:your|the)\s+(?:\w+\s+)?(?:history|records?|logs?|traces?|tracks|"
+    r"trail|footprints|sent\s+(?:items|folder|mail))\s+of\s+(?:anything|everything|what|whatever|all|each|every|the)\b"
+    r"(?:\s+\w+){0,3}?\s+you\b|"
+    r"\b(?:delete|clear|wipe|erase|purge|scrub|empty)\s+your\s+(?:own\s+)?(?:\w+\s+)?(?:history|logs?|records?|traces?|"
+    r"tracks|trail|sent\s+(?:items|folder|mail))\b|"
+    r"\b(?:clear|wipe|erase|delete|purge)\s+the\s+(?:shell|bash|zsh|command|terminal)\s+history\b"
+)
+_INSTEAD = re.compile(r"\bjust\s+(?:say|tell|report)\b|\binstead\b")
+# whoever the verb takes as its object is the one kept unaware: "trouble the foreman with ...", "tell the board"
+_AUDIENCE_AFTER = re.compile(
+    r"\s+(?:(?:with|to)\s+)?(?:the|your|our|my|their|any|his|her)\s+(?!(?:changes?|edits?|steps?|uploads?|"
+    r"exports?|fact|details|link|files?|data|results|numbers)\b)[a-z]\w+"
+)
+_BARE = frozenset(("it", "them", "this", "that"))
+_SECRET_VERB = re.compile(r"\b(?:reveal|revealing|disclose|disclosing)\b")
+_NAMED_OWNER = re.compile(_KEPT_UNAWARE.pattern.replace(r"anyone|anybody|everyone|nobody|no\s+one", "nobody"))
+_OWNER_ASKED = re.compile(
+    r"\b(?:if|when|whenever|should|in\s+case)\s+(?:\w+\s+){0,4}?(?:asks?|asked|ask|questions?|questioned|wonders?|"
+    r"checks?|queries|inquires?|wants\s+to\s+know)\b"
+)
+
+
+def _kept_from_owner(sentence: str) -> tuple[int, int, int] | None:
+    """The reader told to keep its own acts from the people it answers to: not told them, left out of its
+    report, answered with a denial when they ask, or its trace erased. A secret or someone's personal data
+    kept out of a report, and a launch kept quiet until legal signs off, are what discretion is for."""
+    for rx in (_FALSE_ANSWER, _TRACE_GONE):
+        found = rx.search(sentence)
+        if found is None or _NEGATED.search(sentence[max(0, found.start() - 30) : found.start()]):
+            continue
+        # a false answer counts when the owner's question is in view, or it replaces the report ("just say ...")
+        asked = _OWNER_ASKED.search(sentence) or found.group().startswith("no such") or _INSTEAD.search(sentence)
+        if rx is _FALSE_ANSWER and not asked:
+            continue
+        return FLAG, found.start(), found.end()
+    if _LEGIT.search(sentence):
+        return None
+    out = _KEPT_OUT.search(sentence)
+    if out is not None:
+        thing = out.group("thing") or out.group("thing2") or ""
+        if _OWN_THING.search(thing) and not _KEPT_SECRET.search(thing):
+            return FLAG, out.start(), out.end()
+    for silenced in _SILENCED.finditer(sentence):
+        rest = sentence[silenced.start() : silenced.start() + 300]
+        if silenced.group().startswith("without") and _REQUIRED.search(sentence, 0, silenced.start()):
+            continue
+        if (
+            _KEPT_UNAWARE.search(rest) is None
+            and _AUDIENCE_AFTER.match(rest, silenced.end() - silenced.start()) is None
+        ):
+            continue
+        thing = _OWN_THING.search(rest, len(silenced.group().split()[0]))
+        if thing is None or _KEPT_SECRET.search(rest[: thing.end() + 40]):
+            continue
+        if thing.group() in _BARE and (_SECRET_VERB.search(silenced.group()) or not _NAMED_OWNER.search(rest)):
+            continue  # "don't reveal it to anyone": a secret kept, not an act hidden
+        return FLAG, silenced.start(), silenced.end()
+    return None
+
+
+_GATE_KEPT = re.compile(
+    rf"{_SILENCED.pattern}|{_KEPT_OUT.pattern.replace('?P<thing2>', '').replace('?P<thing>', '')}|"
+    rf"{_FALSE_ANSWER.pattern}|{_TRACE_GONE.pattern}"
+)
+CONCEAL_RULES += (
+    Rule(
+        "concealment",
+        "conceal.kept_from_owner",
+        (
+            "don't",
+            "dont",
+            "do not",
+            "never",
+            "not",
+            "shall",
+            "must",
+            "should",
+            "needn",
+            "avoid",
+            "refrain",
+            "without",
+            "no need",
+            "no reason",
+            "keep",
+            "leav",
+            "omit",
+            "exclude",
+            "skip",
+            "drop",
+            "cut",
+            "say",
+            "tell",
+            "answer",
+            "reply",
+            "respond",
+            "report",
+            "assure",
+            "claim",
+            "confirm",
+            "no such",
+            "delet",
+            "clear",
+            "wip",
+            "eras",
+            "purg",
+            "scrub",
+            "remov",
+            "empty",
+            "clean",
+        ),
+        "folded",
+        per_sentence(_bounded(_kept_from_owner), _GATE_KEPT),
+        "intent",
+    ),
 )

@@ -307,6 +307,12 @@ _UNBOUND = re.compile(
     r"it\s+gets|is)?\s*(?:told|asked|given)|hates?\s+(?:the\s+)?(?:rules|restrictions|polic(?:y|ies)|guidelines|filters|"
     r"safety)|(?:do(?:es)?\s+not|don'?t|doesn'?t|never)\s+(?:follow|obey|respect|observe|have)\s+(?:any\s+)?(?:safety\s+|"
     r"content\s+)?(?:polic(?:y|ies)|rules|guidelines|restrictions|limits)|"
+    # its limits taken away in so many words: "a version of yourself with the guardrails removed", "never asks
+    # for confirmation"
+    r"with\s+(?:the\s+|its\s+|your\s+|all\s+|every\s+)?(?:\w+\s+)?(?:guardrails|rules|filters|limits|restrictions|"
+    r"safeguards|safety\s+\w+|polic(?:y|ies)|checks|guidelines)\s+(?:removed|off|disabled|stripped(?:\s+out)?|lifted|"
+    r"turned\s+off|switched\s+off|gone|deleted)|never\s+asks?\s+(?:for\s+)?(?:any\s+)?(?:confirmation|permission|"
+    r"approval|consent)|"
     rf"{_HANDS_OUT})"
 )
 
@@ -568,6 +574,7 @@ _UNBOUND_NEEDLES = tuple(
         "built",
         "trained",
         "made",
+        "with",
     ]
 )
 _VOCATIVE_NEEDLES = ("ai", "assistant", "model", "llm", "agent", "bot", "copilot", "when you")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, NONE, after, before, framed_level, negated, tool_subject
 from sidecar.scanner.normalise import Views
-from sidecar.scanner.rule import WORD, Rule, RuleMatch, gap, matches, regex, words
+from sidecar.scanner.rule import WORD, Rule, RuleMatch, gap, matches, mentioned, regex, words
 
 __all__ = ["INTENT_RULES"]
 
@@ -83,7 +83,10 @@ def _override(views: Views) -> Iterator[RuleMatch]:
     for found in matches(_OVERRIDE, text, "verb"):
         level = _override_level(text, found)
         if level > NONE:
-            yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
+            graded = framed_level(views, found.start(), found.end(), level)
+            if graded > NONE and mentioned(views, found.start()):
+                graded -= 1  # quoted in a note about attacks, and told to no one
+            yield RuleMatch(found.start(), found.end(), graded)
 
 
 def _override_level(text: str, found: re.Match[str]) -> int:

