@@ -56,6 +56,10 @@ typecheck: setup-dev
 # (sleeps, other processes), as the "idle" column of tests/support/cpu_times.py shows.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
+# schemathesis's pytest plugin is imported by every pytest process (the controller and each worker)
+# though no test uses it (tests/http/test_openapi.py runs schemathesis's own `st` command): some
+# 0.7 s of CPU a process.
+XDIST += -p no:schemathesis
 unit: setup-dev
 	$(BIN)/python -m compileall -q sidecar
 	$(BIN)/pytest -q $(XDIST)
