@@ -1,0 +1,56 @@
+"""How far a rule written from one notes set carries to the sets it was not written from.
+
+    .venv/bin/python -m tests.scanner.leave_out                       # every rule below
+    .venv/bin/python -m tests.scanner.leave_out harm.data_out         # one rule
+
+For each rule, the attacks of its class that the rule alone fires on (``scan_all``, flag or block), per seen notes
+set, and how many attacks and benign notes of any class it fires on across them. Only the seen sets are read
+(``SEEN``); a held-out set that has not been measured yet is never opened here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from sidecar.scanner.scan import scan_all
+from tests.bench.bench_scan import notes
+
+SEEN = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+# rule -> (the class it is for, the sets it was written from)
+RULES = {
+    "conceal.kept_from_owner": ("concealment", ("heldout7",)),
+    "harm.data_out": ("exfiltration", ("heldout7", "heldout6")),
+    "harm.unchecked_power": ("tool_abuse", ("heldout7",)),
+    "harm.origin_void": ("override_paraphrase", ("heldout7",)),
+    "header.settings_off": ("fake_role_header", ("heldout7",)),
+}
+
+
+def main(argv: list[str]) -> None:
+    wanted = [name for name in argv if name in RULES] or list(RULES)
+    fired: list[tuple[str, str, bool, set[str]]] = []
+    for part in SEEN:
+        for case in notes(part):
+            text = case["text"] if "parts" not in case else "\n".join(case["parts"])
+            patterns = {finding.pattern for finding in scan_all(text)}
+            fired.append((part, case["class"], case["malicious"], patterns))
+    for rule in wanted:
+        cls, written_from = RULES[rule]
+        cells, out_n, out_hit = [], 0, 0
+        for part in SEEN:
+            group = [patterns for p, c, malicious, patterns in fired if p == part and c == cls and malicious]
+            hits = sum(rule in patterns for patterns in group)
+            if group:
+                cells.append(f"{part} {hits}/{len(group)}{'*' if part in written_from else ''}")
+            if part not in written_from:
+                out_n, out_hit = out_n + len(group), out_hit + hits
+        attacks = sum(rule in patterns for _, _, malicious, patterns in fired if malicious)
+        benign = sum(rule in patterns for _, _, malicious, patterns in fired if not malicious)
+        print(f"{rule} ({cls}; * = written from): {'; '.join(cells)}")
+        print(
+            f"  left out: {out_hit}/{out_n} ({out_hit / max(out_n, 1):.0%}); any class: {attacks} attacks, {benign} benign"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
