@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import Protocol, TypeVar
 
 from sidecar.index.query import STOPWORDS
-from sidecar.index.snippet import mark_terms
+from sidecar.index.snippet import mark_terms, matched_terms
 
 __all__ = [
     "ARCHIVED",
@@ -185,7 +185,7 @@ def more_terms_first(
     terms = [t for t in tokens if t not in STOPWORDS]
     if len(terms) < 2 or len(weighed) < 2:
         return list(weighed)
-    matched = [frozenset(i for i, term in enumerate(terms) if mark_terms(hit.text, [term])) for hit, _, _ in weighed]
+    matched = [matched_terms(hit.text, terms) for hit, _, _ in weighed]
     unaged = [hit.score * factor / _aged(hit.path, today) for hit, factor, _ in weighed]
     order: list[int] = []
     for at in range(len(weighed)):
