@@ -31,6 +31,9 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``fresh7``: a removals and storage firm's office log over 120 days (``consolidation_gen_removals``):
   crews, vans, storage, suppliers; three of its ten changes name no change word and no old value
   ("Invoices: Sage."); written like ``fresh6`` and measured as held out;
+- ``fresh9``: a dental practice's day book over 120 days (``consolidation_gen_dental``): patients,
+  lab work, suppliers, rotas; three of its ten changes name no change word and no old value;
+  written like ``fresh6`` and measured as held out;
 - ``fresh8``: a bicycle repair shop's 120 days in the owner's chatty voice (``consolidation_gen_bikeshop``):
   bikes, parts, suppliers and staff; three of its ten changes name no change word and no old value;
   written like ``fresh6`` and measured as held out;
@@ -41,7 +44,7 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``locomo``: LoCoMo conversations 0-4 (``../shared/bench-data/locomo-dev.json``), each session a
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
-Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s and ``fresh8``'s
+Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s and ``fresh9``'s
 one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
@@ -76,6 +79,7 @@ from sidecar.write.usage import capped_bytes
 from tests.bench.consolidation_gen import INJECTION, History, make_history
 from tests.bench.consolidation_gen_bakery import DIRECT_BAKERY, make_bakery_history
 from tests.bench.consolidation_gen_bikeshop import DIRECT_BIKESHOP, make_bikeshop_history
+from tests.bench.consolidation_gen_dental import DIRECT_DENTAL, make_dental_history
 from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
@@ -93,6 +97,7 @@ SEEDS = {
     "fresh6": 6363,
     "fresh7": 7474,
     "fresh8": 8484,
+    "fresh9": 9595,
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -152,6 +157,7 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_FARM
             or ln in DIRECT_REMOVALS
             or ln in DIRECT_BIKESHOP
+            or ln in DIRECT_DENTAL
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -209,6 +215,8 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
         history = make_removals_history(seed, today)
     elif kind == "fresh8":
         history = make_bikeshop_history(seed, today)
+    elif kind == "fresh9":
+        history = make_dental_history(seed, today)
     else:
         history = make_history(kind, seed, today)
     notes = {history.start + timedelta(days=n): lines for n, lines in enumerate(history.notes)}
