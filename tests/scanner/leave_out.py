@@ -10,10 +10,14 @@ set, and how many attacks and benign notes of any class it fires on across them.
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
+from typing import Any
 
 from sidecar.scanner.scan import scan_all
-from tests.bench.bench_scan import notes
+
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 SEEN = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 # rule -> (the class it is for, the sets it was written from)
@@ -24,6 +28,12 @@ RULES = {
     "harm.origin_void": ("override_paraphrase", ("heldout7",)),
     "header.settings_off": ("fake_role_header", ("heldout7",)),
 }
+
+
+def notes(part: str) -> list[dict[str, Any]]:
+    """The cases of ``tests/data/scanner_notes_{part}.jsonl`` (the file the scan bench reads)."""
+    with (DATA / f"scanner_notes_{part}.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
 
 
 def main(argv: list[str]) -> None:
