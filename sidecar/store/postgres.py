@@ -161,7 +161,9 @@ class PostgresCrewStore:
         """A pooled connection; any failure to reach or hear from the database is StoreUnavailable."""
         import asyncpg
 
-        failures = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+        # InternalClientError: a connection the server dropped in the middle of an operation
+        # ("cannot switch to state ...; another operation is in progress").
+        failures = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError)
         try:
             async with asyncio.timeout(self.timeout * 2):
                 pool = await self._ready()
@@ -175,7 +177,10 @@ class PostgresCrewStore:
         except failures as exc:
             raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
         finally:
-            await pool.release(conn)
+            try:
+                await pool.release(conn)
+            except failures as exc:  # a broken connection: the pool has closed it, the work is done
+                log.info("store.connection_dropped", error=f"{type(exc).__name__}: {exc}")
 
     def connection(self) -> AbstractAsyncContextManager[Any]:
         """A pooled connection for the crew's other tables in the same database (the journal's,

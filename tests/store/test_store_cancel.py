@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from sidecar.store.base import StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.pg import PgServer, pg_available
 
@@ -42,4 +43,35 @@ async def test_a_loop_over_the_store_ends_on_one_cancel_at_every_point(pg_server
         assert rounds > 0  # the cancels reached tasks mid-round, not only before their first
         assert hung == []
     finally:
+        await store.close()
+
+
+async def test_queries_cut_off_by_the_database_dying_are_store_unavailable(pg_server: PgServer) -> None:
+    """The server killed under queries in flight: each of them, and the pool's release of their
+    broken connections, ends as ``StoreUnavailable``, never another exception (which the mirrors
+    would log as a crash)."""
+    store = PostgresCrewStore(pg_server.new_database(), "crew", timeout=5.0)
+    outcomes: list[str] = []
+
+    async def query(seconds: float) -> None:
+        try:
+            async with store.connection() as conn:
+                await conn.fetchval(f"SELECT pg_sleep({seconds})")
+            outcomes.append("done")
+        except StoreUnavailable:
+            outcomes.append("unavailable")
+        except Exception as exc:  # what the test is about: nothing but StoreUnavailable
+            outcomes.append(f"{type(exc).__name__}: {exc}")
+
+    try:
+        async with store.connection() as conn:
+            assert await conn.fetchval("SELECT 1") == 1
+        tasks = [asyncio.create_task(query(5 + i)) for i in range(4)]
+        await asyncio.sleep(1.0)  # the queries are running on the server
+        await asyncio.to_thread(pg_server.kill)
+        async with asyncio.timeout(30):
+            await asyncio.gather(*tasks)
+        assert outcomes == ["unavailable"] * 4
+    finally:
+        await asyncio.to_thread(pg_server.start)
         await store.close()
