@@ -16,7 +16,11 @@ minutes"; "Fuel on the 18 tonner: 122 litres"). A fact said
 a few times a week never is: its own words are rare, and its frame is one of them with words of
 the day. Thirty thresholds listed in one note are a table,
 not a log; a week of few lines has no routine at all. Counting the word pairs and triples of a
-line's frequent words keeps it linear in the week's lines.
+line's frequent words keeps it linear in the week's lines; a long line's frames are made of its
+``FRAME_CAP`` most frequent words (a mould's line is short: its words all count), so a line of
+ninety words costs a hundred-odd frames, not the hundred thousand its every triple would, and a
+run never holds a week's worth of millions of them (building and freeing them held the GIL, and
+with it the event loop, for a tenth of a second at a time).
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from sidecar.consolidate.text import COMMENT
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["FRAME_WORDS", "ROUTINE_DAYS", "ROUTINE_LINES", "routine", "routine_by"]
+__all__ = ["FRAME_CAP", "FRAME_WORDS", "ROUTINE_DAYS", "ROUTINE_LINES", "routine", "routine_by"]
 
 FRAME_WORDS = 3
+#: The most of a line's frequent words its frames are made of (its most frequent ones).
+FRAME_CAP = 8
 ROUTINE_LINES = 8
 ROUTINE_DAYS = 3
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -50,7 +56,7 @@ def routine(lines: Sequence[tuple[str, str]]) -> list[bool]:
     """For each of one week's lines, (source, text) pairs, whether it is routine (module docstring)."""
     word_lists = [list(dict.fromkeys(_words(text))) for _, text in lines]
     df = Counter(w for words in word_lists for w in words)
-    frequent = [[w for w in words if df[w] >= ROUTINE_LINES] for words in word_lists]
+    frequent = [_most_frequent([w for w in words if df[w] >= ROUTINE_LINES], df) for words in word_lists]
     together: Counter[frozenset[str]] = Counter()
     days: dict[frozenset[str], set[str]] = {}
     for (source, _), words in zip(lines, frequent, strict=True):
@@ -75,6 +81,13 @@ def routine(lines: Sequence[tuple[str, str]]) -> list[bool]:
             )
         )
     return out
+
+
+def _most_frequent(words: list[str], df: Counter[str]) -> list[str]:
+    """``words`` (a line's frequent ones), at most ``FRAME_CAP`` of them: the most frequent in the week."""
+    if len(words) <= FRAME_CAP:
+        return words
+    return sorted(words, key=lambda w: (-df[w], w))[:FRAME_CAP]
 
 
 def _framed(frame: frozenset[str], together: Counter[frozenset[str]], days: dict[frozenset[str], set[str]]) -> bool:
