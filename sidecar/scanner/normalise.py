@@ -86,6 +86,10 @@ class Stems:
 
     words: tuple[str, ...]
     other: dict[str, tuple[str, ...]]
+    #: ``words`` by their first word, and the lengths of those first words (ascending): a text of a
+    #: few words looks its words' prefixes up instead of searching once for each stem.
+    by_first: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    lengths: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, terms: Iterable[str]) -> Stems:
@@ -96,7 +100,15 @@ class Stems:
                 words.append(term)
             else:
                 other.setdefault(term[0], []).append(term)
-        return cls(tuple(sorted(words)), {char: tuple(found) for char, found in other.items()})
+        by_first: dict[str, list[str]] = {}
+        for word in sorted(words):
+            by_first.setdefault(word.partition(" ")[0], []).append(word)
+        return cls(
+            tuple(sorted(words)),
+            {char: tuple(found) for char, found in other.items()},
+            {first: tuple(found) for first, found in by_first.items()},
+            tuple(sorted({len(first) for first in by_first})),
+        )
 
 
 @dataclass(slots=True)
@@ -130,11 +142,20 @@ class Views:
         if self._words is None:
             self._words = sorted(set(_WORD.findall(self.folded)))
         words = self._words
-        for stem in stems.words:
-            first, _, rest = stem.partition(" ")
-            index = bisect.bisect_left(words, first)
-            if index < len(words) and words[index].startswith(first) and (not rest or self.has(stem)):
-                return True
+        if len(words) * len(stems.lengths) < len(stems.words):  # a few words: their prefixes looked up
+            for word in words:
+                for size in stems.lengths:
+                    if size > len(word):
+                        break
+                    for stem in stems.by_first.get(word[:size], ()):
+                        if not stem.partition(" ")[2] or self.has(stem):
+                            return True
+        else:
+            for stem in stems.words:
+                first, _, rest = stem.partition(" ")
+                index = bisect.bisect_left(words, first)
+                if index < len(words) and words[index].startswith(first) and (not rest or self.has(stem)):
+                    return True
         if not stems.other:
             return False
         if self._chars is None:
