@@ -11,7 +11,9 @@ collector (``gc.freeze``): the run allocates millions of small objects on its wo
 and each full collection they set off would otherwise walk the whole heap (the index, the
 model, every module) in one C call holding the GIL, and the event loop with it, for 50-120 ms
 at a time. The run's own objects are collected as ever; the frozen ones rejoin the collector
-when the last run ends."""
+when the last run ends, unless the process had frozen its heap itself before the run (``serve``
+freezes what start-up made): then they stay frozen, and of the objects alive when a run began,
+reference counting still frees every one that is not in a cycle; a cycle among them stays."""
 
 from __future__ import annotations
 
@@ -39,6 +41,8 @@ SUMMARY_TIMEOUT_S = 20.0
 #: The longest all of a run's model summaries may take together (``budget.py``).
 RUN_BUDGET_S = 45.0
 _RUNNING: set[Path] = set()
+#: Whether the end of the last run unfreezes the heap: only when the process held nothing frozen before it.
+_THAW = [True]
 
 
 async def run_consolidation(
@@ -71,7 +75,11 @@ async def run_consolidation(
         operator = OperatorModel(settings.crew_dir, f"operators/{slug}.md", settings.topic_cap_bytes)
     _RUNNING.add(root)
     if len(_RUNNING) == 1:
-        gc.freeze()  # module docstring: the heap as it was is no full collection's work meanwhile
+        # The heap as it was is no full collection's work meanwhile (module docstring). A process
+        # that froze its own heap before (``serve`` freezes what start-up made) keeps it frozen:
+        # unfreezing is all or nothing, and would hand start-up's objects back to the collector.
+        _THAW[0] = gc.get_freeze_count() == 0
+        gc.freeze()
     try:
         report = await consolidate(
             root,
@@ -98,7 +106,7 @@ async def run_consolidation(
         return report
     finally:
         _RUNNING.discard(root)
-        if not _RUNNING:
+        if not _RUNNING and _THAW[0]:
             gc.unfreeze()
         await summariser.aclose()
 

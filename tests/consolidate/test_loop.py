@@ -184,3 +184,32 @@ async def test_a_full_collection_during_a_run_walks_only_what_the_run_made(
     # the first collection may come before the run has begun (the route's first step is a thread)
     during = sorted(costs[2:])
     assert len(during) > 5 and during[len(during) // 2] < whole_heap / 3, (whole_heap, during[-5:])
+
+
+async def test_a_run_leaves_the_heap_a_server_froze_frozen(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    """``serve`` freezes what start-up made once it is ready; a run freezes the heap while it lasts.
+    Unfreezing is all or nothing, so a run's end hands back only what it froze itself: in a
+    process with a frozen heap, the heap stays frozen after the run; in one without, nothing
+    stays frozen."""
+    _big_week(memory_dir)
+    client: Client = await aiohttp_client(create_app(make_settings()))
+    assert gc.get_freeze_count() == 0
+    resp = await client.post("/memory/consolidate", json={})
+    assert resp.status == 200
+    assert gc.get_freeze_count() == 0  # nothing was frozen before: the run's freeze is undone
+    started_with = [[] for _ in range(1000)]  # start-up's objects, frozen as serve freezes them
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        (memory_dir / "daily").mkdir(exist_ok=True)
+        resp = await client.post("/memory/consolidate", json={})
+        assert resp.status == 200
+        # what it held stays frozen (less what reference counting freed meanwhile), not 0
+        assert gc.get_freeze_count() > frozen // 2
+        assert not any(obj is started_with for obj in gc.get_objects(generation=2))
+    finally:
+        gc.unfreeze()
+        del started_with
