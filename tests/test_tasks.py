@@ -21,6 +21,17 @@ async def _ready() -> int:
     return 1
 
 
+async def _stubborn(started: asyncio.Event) -> None:
+    """A task that lets its first two cancels go (as a lost cancel would) and ends on its third."""
+    started.set()
+    for _ in range(2):
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            continue
+    await asyncio.sleep(3600)
+
+
 async def _one_cancel(rounds: Callable[[], Awaitable[None]], turns: int, wait: float = 1.0) -> bool:
     """Start ``rounds``, let it run ``turns`` turns of the loop, cancel it once and give it
     ``wait`` seconds: whether it ended (then clean up either way)."""
@@ -59,17 +70,7 @@ async def test_stop_task_ends_a_task_that_lost_its_cancels() -> None:
     """A task that lets its first two cancels go (as a library's lost cancel does) runs on after
     ``task.cancel()``; ``stop_task`` cancels it again until it ends."""
     started = asyncio.Event()
-
-    async def stubborn() -> None:
-        started.set()
-        for _ in range(2):
-            try:
-                await asyncio.sleep(3600)
-            except asyncio.CancelledError:
-                continue
-        await asyncio.sleep(3600)
-
-    task = asyncio.create_task(stubborn())
+    task = asyncio.create_task(_stubborn(started))
     await started.wait()
     task.cancel()
     done, _ = await asyncio.wait({task}, timeout=0.2)
@@ -93,15 +94,7 @@ async def test_stop_task_raises_the_tasks_own_error_and_keeps_the_callers_cancel
 
     inner = asyncio.create_task(sleeps())
 
-    async def stubborn() -> None:  # ends only on its third cancel
-        for _ in range(2):
-            try:
-                await asyncio.sleep(3600)
-            except asyncio.CancelledError:
-                continue
-        await asyncio.sleep(3600)
-
-    slow = asyncio.create_task(stubborn())
+    slow = asyncio.create_task(_stubborn(asyncio.Event()))
     stopper = asyncio.create_task(stop_task(slow))
     await asyncio.sleep(0.01)
     stopper.cancel()  # the caller of stop_task is cancelled: it is, and says so
