@@ -105,10 +105,15 @@ def learn_forms(texts: Iterable[str]) -> None:
     learn_words(w for text in texts for w in (m.lower() for m in _WORD.findall(text)) if w.isalpha())
 
 
+#: A weekday said of every week is that day ("on Thursdays" / "on Thursday": one value, no change).
+_ONE_DAY = {f"{day}s": day for day in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")}
+
+
 def _tokens(text: str) -> list[tuple[str, bool]]:
     """A line's content words in order (stop words left out; comments aside), each with whether it
     names a value (module docstring). A word written in lower case that names no value is read as
-    its form (``_form``: "pickups", "pickup"); any other is lowercased as it is ("Installs" in a
+    its form (``_form``: "pickups", "pickup"); any other is lowercased as it is (a weekday's plural
+    aside: "Thursdays" is "thursday") ("Installs" in a
     firm's name is no form of "installed", and a name that opens a sentence is no word to stem).
     A capitalised word opening a sentence that the lines being judged write in lower case elsewhere
     is a plain word, read as its form ("Morning milking starts at 5:30" / "Moved morning milking
@@ -127,7 +132,7 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
         if not value and word[:1].isupper() and word[1:].islower() and lower in plain:
             out.append((form(lower), False))  # a plain word opening a sentence
             continue
-        out.append((form(word) if word.islower() and not value else lower, value))
+        out.append((form(word) if word.islower() and not value else _ONE_DAY.get(lower, lower), value))
     return out
 
 

@@ -56,7 +56,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import structlog
 
@@ -133,7 +133,9 @@ _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
 _END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
 _UNCHANGED = EvergreenUpdate(None, (), (), ())
+_SETTLE_PASSES = 3  # a run's retire passes over what it wrote: each one retires what the last promoted
 
+_T = TypeVar("_T")
 log = structlog.get_logger("sidecar.consolidate")
 
 
@@ -225,6 +227,8 @@ async def consolidate(
         candidates,
         stated,
     )
+    if not dry_run:  # what this run wrote read as the next run reads it (``_settle``)
+        await _settle(root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes)
     if stop_after == "promotions":
         return report
     if operator is not None:
@@ -252,13 +256,37 @@ async def consolidate(
     return _finish(report, sizes)
 
 
+async def _settle(root: Path, report: Report, sizes: dict[str, int], *, evergreen: str, cap_bytes: int) -> None:
+    """Retire what the tier as this run left it changed, as the next run would, until nothing
+    changes (``_SETTLE_PASSES`` at most). The run's own outputs are lines the change search had
+    not read: a line promoted from one week's notes is a standing fact once the evergreen file
+    holds it, so a later note that changes it is read only against the promoted line, and this
+    run's summaries are earlier summaries to the next run. Without this pass the next run, with
+    nothing new, would retire them. What a pass finds that the run reported already (a line written
+    by hand, a summary named for no week) is not reported twice."""
+    for _ in range(_SETTLE_PASSES):
+        found = Report(dry_run=False)
+        changed = await _retire_only(root, found, sizes, evergreen=evergreen, cap_bytes=cap_bytes, dry_run=False)
+        _add_new(report.superseded, found.superseded)
+        _add_new(report.promoted, found.promoted)
+        _add_new(report.not_promoted, found.not_promoted)
+        _add_new(report.withheld, found.withheld)
+        _add_new(report.skipped, found.skipped)
+        if not changed:
+            return
+
+
+def _add_new(reported: list[_T], found: list[_T]) -> None:
+    reported += [item for item in found if item not in reported]
+
+
 async def _retire_only(
     root: Path, report: Report, sizes: dict[str, int], *, evergreen: str, cap_bytes: int, dry_run: bool
-) -> None:
+) -> bool:
     """A run with no week to roll up: the lines of earlier summaries and the evergreen file's
     promoted lines that a newer line changed (the notes still in ``daily/`` included) are retired
     as a full run retires them, so a value changed today ranks below its new value from the next
-    run on, not from the run that rolls up its week."""
+    run on, not from the run that rolls up its week. Whether a file changed (or would have)."""
     said, earlier = await asyncio.to_thread(_dated_lines, root, {}, {}, evergreen, report.skipped)
     found = await asyncio.to_thread(_stale, said, earlier)
     # Only what a note changed (live or archived, read on its day): a summary's own lines are
@@ -266,12 +294,13 @@ async def _retire_only(
     # other way round.
     stale = {key: newer for key, newer in found.items() if note_day(newer.where) is not None}
     if not stale:
-        return
-    await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
+        return False
+    retire = functools.partial(_retire_earlier, dry_run=dry_run)
+    retired = await asyncio.to_thread(retire, root, earlier, stale, report, sizes)
     promote = functools.partial(
         _promote, evergreen=evergreen, cap_bytes=cap_bytes, dry_run=dry_run, stale=stale, said=said
     )
-    await asyncio.to_thread(promote, root, report, sizes, [], [])
+    return await asyncio.to_thread(promote, root, report, sizes, [], []) or retired
 
 
 async def _summaries(
@@ -420,9 +449,10 @@ def _dated_lines(
         keys = archived.setdefault(path, set())
         for day in (monday + timedelta(days=n) for n in range(7)):
             source = f"{DAILY_DIR}/{day.isoformat()}.md"
-            if source in notes or (data := day_text(root, source)) is None:
-                continue
-            notes[source] = (day, data.decode("utf-8", errors="replace"))
+            if source not in notes:  # a live note of the week (a run not yet done) is read as it is
+                if (data := day_text(root, source)) is None:
+                    continue
+                notes[source] = (day, data.decode("utf-8", errors="replace"))
             keys.update(normalised(line.text) for line in section_lines(source, notes[source][1]))
     for source, (day, text) in sorted(notes.items()):
         for order, line in enumerate(section_lines(source, text)):
@@ -498,12 +528,15 @@ def _source_day(source: str) -> date | None:
 
 def _retire_earlier(
     root: Path, earlier: dict[str, str], stale: dict[str, Said], report: Report, sizes: dict[str, int], *, dry_run: bool
-) -> None:
-    """Move the superseded lines of earlier summaries under their ``## Superseded`` heading."""
+) -> bool:
+    """Move the superseded lines of earlier summaries under their ``## Superseded`` heading;
+    whether one moved."""
+    moved = False
     for path, text in earlier.items():
         new = retire(text, stale)
         if new == text:
             continue
+        moved = True
         for title, line in summary_lines(text):
             if title != SUPERSEDED and (newer := stale.get(normalised(line))) is not None:
                 report.superseded.append(SupersededLine(line, path, newer.text, newer.where, newer.when[0].isoformat()))
@@ -511,6 +544,7 @@ def _retire_earlier(
         sizes[path] = len(data)
         if not dry_run:
             _write_if_changed(root, path, data)
+    return moved
 
 
 def _write_if_changed(root: Path, rel: str, data: bytes) -> None:
@@ -531,11 +565,11 @@ def _promote(
     dry_run: bool,
     stale: dict[str, Said],
     said: list[Said],
-) -> None:
+) -> bool:
     """Promote the recurring facts to ``## Consolidated`` and the preferences stated on several
     days to ``## Preferences``, each line scanned first; a ``## Consolidated`` line a newer value
     superseded leaves the file and the newer line takes its place (a line outside that section,
-    written by hand, is only reported)."""
+    written by hand, is only reported). Whether the file changed (or would have)."""
     old = read_file(root, evergreen)
     current = "" if old is None else old.decode("utf-8", errors="surrogateescape")
     ours = {normalised(line) for line, _ in consolidated_bullets(current)}
@@ -560,11 +594,12 @@ def _promote(
         report.not_promoted += [NotPromoted(c.text, c.sources, "cap") for c in done.over_cap]
     text = text if update.text is None else update.text
     if text == current:
-        return
+        return False
     data = text.encode("utf-8", errors="surrogateescape")
     sizes[evergreen] = len(data)
     if not dry_run:
         durable_replace(root, evergreen, data, old)
+    return True
 
 
 def _not_taken_back(
