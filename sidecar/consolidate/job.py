@@ -18,7 +18,10 @@ to the evergreen file, and the notes themselves moved to the archive.
    evergreen file lacks is added to it under ``## Consolidated`` with the sources named, within
    the evergreen cap; a ``## Consolidated`` line a newer value superseded is replaced by it. The
    operator's preferences stated in at least three notes go under ``## Preferences``. Each promoted
-   line is a heading section of its own and is scanned first (``guard.py``).
+   line is a heading section of its own and is scanned first (``guard.py``). The run then reads
+   the summaries and the evergreen file it wrote as the next run would and retires what they show
+   changed (a line promoted from one week's notes is a standing fact once promoted), until nothing
+   changes: a second run over an unchanged tier changes nothing.
    With an operator model configured, the operator's stated preferences in the plan's notes are
    merged into ``operators/<slug>.md`` (``operator.py``).
 5. Each note is copied to ``archive/daily/YYYY-MM-DD.md`` and only then removed from ``daily/``;
