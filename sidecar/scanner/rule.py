@@ -226,6 +226,7 @@ REPORTED = re.compile(
     r"your)\s+(?:\w+\s+)?(?:assistant|model|agent|bot|ai|chatbot)s?\s+to\b"
 )
 _LEAD = 160  # characters before a sentence read for a cue that it describes an attack (a heading, a lead-in)
+_REMEMBERED = 4096  # verdicts a per-sentence rule keeps for sentences said again in one text
 
 
 def per_sentence(
@@ -242,6 +243,18 @@ def per_sentence(
         spans = views.sentences()
         starts = [begin for begin, _ in spans]
         judged: set[int] = set()
+        # A judge reads its sentence alone: a sentence said again (a repeated log line, a pasted
+        # block) is not judged again. Bounded, so a text of all-different sentences holds no more.
+        verdicts: dict[str, tuple[int, int, int] | None] = {}
+
+        def judge_once(piece: str) -> tuple[int, int, int] | None:
+            if piece in verdicts:
+                return verdicts[piece]
+            verdict = judge(piece)
+            if len(verdicts) < _REMEMBERED:
+                verdicts[piece] = verdict
+            return verdict
+
         pos = 0
         while (found := gate.search(text, pos)) is not None:
             pos = found.end() if found.end() > found.start() else found.start() + 1
@@ -251,7 +264,7 @@ def per_sentence(
             judged.add(index)
             begin, end = spans[index]
             pos = max(pos, end)  # the sentence is judged once: look for the gate again after it
-            hit = _judged(views, judge, begin, end, described)
+            hit = _judged(views, judge_once, begin, end, described)
             if hit is not None:
                 yield hit
 
