@@ -25,9 +25,9 @@ __all__ = [
     "is_plain",
     "mark_markdown",
     "mark_terms",
-    "matched_terms",
     "query_tokens",
     "sentence_spans",
+    "term_spans",
     "window",
 ]
 
@@ -147,11 +147,14 @@ def mark_terms(text: str, tokens: list[str]) -> list[tuple[int, int]]:
     return [(m[0], m[1]) for m in _matches(text, tokens)]
 
 
-def matched_terms(text: str, tokens: list[str]) -> frozenset[int]:
-    """The positions in ``tokens`` of the terms ``text`` holds (a term matches as it does in
-    ``mark_terms``): one reading of the text for every term, where asking ``mark_terms`` term by
-    term encodes and scans it once per term."""
-    return frozenset(m[2] for m in _matches(text, tokens))
+def term_spans(text: str, tokens: list[str]) -> list[list[tuple[int, int]]]:
+    """``[mark_terms(text, [token]) for token in tokens]`` from one reading of ``text``: each
+    token's ``[start, end)`` offsets in it, in text order. A token's matches never depend on the
+    other tokens, so this is the same, for one encoding and scan of the text instead of one per token."""
+    spans: list[list[tuple[int, int]]] = [[] for _ in tokens]
+    for start, end, index, _ in _matches(text, tokens):
+        spans[index].append((start, end))
+    return spans
 
 
 def mark_markdown(snippet: Snippet) -> Snippet:

@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import Protocol, TypeVar
 
 from sidecar.index.query import STOPWORDS
-from sidecar.index.snippet import mark_terms, matched_terms
+from sidecar.index.snippet import mark_terms, term_spans
 
 __all__ = [
     "ARCHIVED",
@@ -185,7 +185,7 @@ def more_terms_first(
     terms = [t for t in tokens if t not in STOPWORDS]
     if len(terms) < 2 or len(weighed) < 2:
         return list(weighed)
-    matched = [matched_terms(hit.text, terms) for hit, _, _ in weighed]
+    matched = [frozenset(i for i, spans in enumerate(term_spans(hit.text, terms)) if spans) for hit, _, _ in weighed]
     unaged = [hit.score * factor / _aged(hit.path, today) for hit, factor, _ in weighed]
     order: list[int] = []
     for at in range(len(weighed)):
@@ -305,8 +305,8 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
     if not short:
         return []  # paragraphs of prose, or lines without a value
     found_in: dict[int, set[int]] = {}
-    for i, term in enumerate(terms):
-        for a, _ in mark_terms(text, [term]):
+    for i, spans in enumerate(term_spans(text, terms)):
+        for a, _ in spans:
             if (at := bisect.bisect_left(breaks, a)) in short:
                 found_in.setdefault(at, set()).add(i)
     matched = {at: frozenset(found) for at, found in found_in.items()}
