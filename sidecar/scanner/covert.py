@@ -8,6 +8,7 @@ kept out. Stealth words, the user's own secrets or a capture service raise a fla
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -100,16 +101,11 @@ def _send(views: Views) -> Iterator[RuleMatch]:
     # has one, and the verbs need not be looked at (a megabyte of "send the keys" is 55,000 of them).
     if "." not in text and "://" not in text and not _DEST_WORDS.search(text):
         return
-    seen: dict[str, re.Match[str] | None] = {}  # a clause said again is not searched again
+    destination = functools.lru_cache(maxsize=4096)(_DEST.search)  # a clause said again is not searched again
     for found in matches(_SEND, text, "verb"):
         start, end = found.span()
         clause = after(text, end, 200)
-        if clause in seen:
-            dest = seen[clause]
-        else:
-            dest = _DEST.search(clause)
-            if len(seen) < 4096:
-                seen[clause] = dest
+        dest = destination(clause)
         if dest is None or negated(text, start) or tool_subject(text, start):
             continue
         if DESCRIBED.search(before(text, start, 160)):

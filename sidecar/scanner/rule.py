@@ -11,6 +11,7 @@ to a layer (``patterns``, ``intent``, ``multilingual``), so each layer can be me
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -245,16 +246,7 @@ def per_sentence(
         judged: set[int] = set()
         # A judge reads its sentence alone: a sentence said again (a repeated log line, a pasted
         # block) is not judged again. Bounded, so a text of all-different sentences holds no more.
-        verdicts: dict[str, tuple[int, int, int] | None] = {}
-
-        def judge_once(piece: str) -> tuple[int, int, int] | None:
-            if piece in verdicts:
-                return verdicts[piece]
-            verdict = judge(piece)
-            if len(verdicts) < _REMEMBERED:
-                verdicts[piece] = verdict
-            return verdict
-
+        judge_once = functools.lru_cache(maxsize=_REMEMBERED)(judge)
         pos = 0
         while (found := gate.search(text, pos)) is not None:
             pos = found.end() if found.end() > found.start() else found.start() + 1
