@@ -33,19 +33,24 @@ COVERAGE = 0.6
 def taken_back(rules: Sequence[tuple[str, Sequence[str]]], said: Sequence[Said]) -> dict[str, Said]:
     """For each rule, (its text, the notes it came from), that a later dated line takes back
     (module docstring): its text -> that line (the first such)."""
-    later = [s for s in said if note_day(s.where) is not None and REVERSAL.search(s.text)]
+    later = sorted((s for s in said if note_day(s.where) is not None and REVERSAL.search(s.text)), key=lambda s: s.when)
     if not later:
         return {}
-    read = [statement(key_text(rule_body(s.text) or s.text)).words for s in later]
+    read = [_rule_words(s.text) for s in later]
     out: dict[str, Said] = {}
     for text, sources in rules:
         days = [d for d in (note_day(s) for s in sources) if d is not None]
-        words = statement(key_text(rule_body(text) or text)).words
+        words = _rule_words(text)
         if not days or len(words) < 2:
             continue
         last: date = max(days)
-        for item, theirs in sorted(zip(later, read, strict=True), key=lambda pair: pair[0].when):
+        for item, theirs in zip(later, read, strict=True):
             if item.when[0] > last and len(words & theirs) >= COVERAGE * len(words):
                 out[text] = item
                 break
     return out
+
+
+def _rule_words(text: str) -> frozenset[str]:
+    """A rule's words, or a line's, as they are compared: the body without what makes it a rule, by its stems."""
+    return statement(key_text(rule_body(text) or text)).words
