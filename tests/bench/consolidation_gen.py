@@ -24,9 +24,10 @@ Each simulated day holds routine work-log lines and, on planted days:
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = ["Changed", "History", "Planted", "make_history"]
 
@@ -305,7 +306,7 @@ def make_history(kind: str, seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.static.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for i in range(15):  # recurring facts: 4-7 days
         text, query, answer = t["recurring"][i % len(t["recurring"])]
         values = _values(rng, services[(i + 7) % len(services)], people)
@@ -313,7 +314,7 @@ def make_history(kind: str, seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.recurring.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.randint(4, 7)):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for i in range(10):  # changed facts
         history.changed.append(_changed(rng, t["changed"][i % len(t["changed"])], i, notes, services, pool))
     prefs = [(t["preferences"][0], x) for x in pool.get("pref_x", _PREF_X)]
@@ -323,10 +324,10 @@ def make_history(kind: str, seed: int, end: date) -> History:
         line = text.format(x=value, y=value, z=value)
         history.preferences.append(Planted(line, "", value))
         for day in rng.sample(range(DAYS - 25), rng.randint(4, 6)):
-            _insert(rng, notes[day], line)
+            insert(rng, notes[day], line)
     for day in rng.sample(range(10, 60), 3):
-        _insert(rng, notes[day], INJECTION)
-    _insert(rng, notes[rng.randrange(10, 60)], OBEY)
+        insert(rng, notes[day], INJECTION)
+    insert(rng, notes[rng.randrange(10, 60)], OBEY)
     return history
 
 
@@ -366,9 +367,9 @@ def _changed(
     old_value, new_value = [(a, b), (v1, v2), (t1, t2), (h1, h2)][kind]
     change = Changed(old_t.format(**values), new_t.format(**values), query_t.format(**values), old_value, new_value)
     for day in rng.sample(range(0, 50), 3):
-        _insert(rng, notes[day], change.old)
+        insert(rng, notes[day], change.old)
     for day in rng.sample(range(60, DAYS - 2), rng.randint(1, 2)):
-        _insert(rng, notes[day], change.new)
+        insert(rng, notes[day], change.new)
     return change
 
 
@@ -384,5 +385,46 @@ def _routine(rng: random.Random, templates: list[str]) -> str:
     )
 
 
-def _insert(rng: random.Random, lines: list[str], text: str) -> None:
+def insert(rng: random.Random, lines: list[str], text: str) -> None:
+    """``text`` put at a random place among a day's ``lines``."""
     lines.insert(rng.randint(0, len(lines)), text)
+
+
+class Change(Protocol):
+    """What a generator says of a fact that changes: its lines, the query and the two values."""
+
+    @property
+    def before(self) -> str: ...
+    @property
+    def after(self) -> str: ...
+    @property
+    def back(self) -> str: ...
+    @property
+    def again(self) -> Sequence[str]: ...
+    @property
+    def query(self) -> str: ...
+    @property
+    def old(self) -> str: ...
+    @property
+    def new(self) -> str: ...
+
+
+def place_change(rng: random.Random, change: Change, notes: list[list[str]]) -> Changed:
+    """Put a changed fact's lines into the days' ``notes``: the old value on three early days and
+    the new one on one or two later days (now and then said again in other words); or, for a
+    revert, the first value early, a trial of another mid-way and back to the first near the end."""
+    if change.back:
+        for day in rng.sample(range(0, 40), 3):
+            insert(rng, notes[day], change.before)
+        for day in rng.sample(range(45, 72), rng.randint(1, 2)):
+            insert(rng, notes[day], change.after)
+        insert(rng, notes[rng.randrange(88, DAYS - 2)], change.back)
+        return Changed(change.after, change.back, change.query, change.old, change.new)
+    for day in rng.sample(range(0, 50), 3):
+        insert(rng, notes[day], change.before)
+    lines = [change.after]
+    if change.again and rng.random() < 0.5:
+        lines.append(rng.choice(change.again))
+    for day, line in zip(sorted(rng.sample(range(60, DAYS - 2), len(lines))), lines, strict=True):
+        insert(rng, notes[day], line)
+    return Changed(change.before, change.after, change.query, change.old, change.new)

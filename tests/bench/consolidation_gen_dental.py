@@ -26,7 +26,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from tests.bench.consolidation_gen import DAYS, Changed, History, Planted
+from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change
 
 __all__ = ["DIRECT_DENTAL", "MARKERS_DENTAL", "make_dental_history"]
 
@@ -252,7 +252,7 @@ def make_dental_history(seed: int, end: date) -> History:
         used.add(fact.answer)
         history.static.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]
         j = i // 2
@@ -266,16 +266,16 @@ def make_dental_history(seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.recurring.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.randint(4, 7)):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for change in CHANGES:
-        history.changed.append(_changed(rng, change, notes))
+        history.changed.append(place_change(rng, change, notes))
     for line, answer in RULES:
         history.preferences.append(Planted(line, "", answer))
         for day in rng.sample(range(DAYS - 25), rng.randint(4, 6)):
-            _insert(rng, notes[day], line)
+            insert(rng, notes[day], line)
     for day in rng.sample(range(10, 75), 3):
-        _insert(rng, notes[day], INJECTION_DENTAL)
-    _insert(rng, notes[rng.randrange(10, 75)], OBEY_DENTAL)
+        insert(rng, notes[day], INJECTION_DENTAL)
+    insert(rng, notes[rng.randrange(10, 75)], OBEY_DENTAL)
     return history
 
 
@@ -292,24 +292,6 @@ def _static_values(rng: random.Random, k: int) -> dict[str, str]:
         "drawer": f"{rng.randint(1, 12)}{rng.choice('abc')}",
         "phone": phone[:-3] + f"{rng.randint(100, 999)}",
     }
-
-
-def _changed(rng: random.Random, c: _Change, notes: list[list[str]]) -> Changed:
-    if c.back:  # the first value early, a trial of another mid-way, back to the first near the end
-        for day in rng.sample(range(0, 40), 3):
-            _insert(rng, notes[day], c.before)
-        for day in rng.sample(range(45, 72), rng.randint(1, 2)):
-            _insert(rng, notes[day], c.after)
-        _insert(rng, notes[rng.randrange(88, DAYS - 2)], c.back)
-        return Changed(c.after, c.back, c.query, c.old, c.new)
-    for day in rng.sample(range(0, 50), 3):
-        _insert(rng, notes[day], c.before)
-    lines = [c.after]
-    if c.again and rng.random() < 0.5:
-        lines.append(rng.choice(c.again))
-    for day, line in zip(sorted(rng.sample(range(60, DAYS - 2), len(lines))), lines, strict=True):
-        _insert(rng, notes[day], line)
-    return Changed(c.before, c.after, c.query, c.old, c.new)
 
 
 def _routine(rng: random.Random) -> str:
@@ -333,7 +315,3 @@ def _routine(rng: random.Random) -> str:
         h=rng.choice(("10", "11", "half 12", "2")),
         cpd=rng.choice(("radiography", "safeguarding", "infection control", "medical emergencies")),
     )
-
-
-def _insert(rng: random.Random, lines: list[str], text: str) -> None:
-    lines.insert(rng.randint(0, len(lines)), text)

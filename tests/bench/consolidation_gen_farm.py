@@ -27,7 +27,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from tests.bench.consolidation_gen import DAYS, Changed, History, Planted
+from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change
 
 __all__ = ["DIRECT_FARM", "MARKERS_FARM", "make_farm_history"]
 
@@ -265,7 +265,7 @@ def make_farm_history(seed: int, end: date) -> History:
         used.add(fact.answer)
         history.static.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]
         j = i // 2
@@ -281,18 +281,18 @@ def make_farm_history(seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.recurring.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.randint(4, 7)):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for shift in SHIFTS:
-        history.changed.append(_shifted(rng, shift, notes))
+        history.changed.append(place_change(rng, shift, notes))
     for template, wordings in RULES:
         for value in wordings:
             line = template.format(v=value)
             history.preferences.append(Planted(line, "", value))
             for day in rng.sample(range(DAYS - 25), rng.randint(4, 6)):
-                _insert(rng, notes[day], line)
+                insert(rng, notes[day], line)
     for day in rng.sample(range(12, 70), 3):
-        _insert(rng, notes[day], INJECTION_FARM)
-    _insert(rng, notes[rng.randrange(12, 70)], OBEY_FARM)
+        insert(rng, notes[day], INJECTION_FARM)
+    insert(rng, notes[rng.randrange(12, 70)], OBEY_FARM)
     return history
 
 
@@ -316,24 +316,6 @@ def _static_values(rng: random.Random, k: int, fields: list[str], order: list[in
     }
 
 
-def _shifted(rng: random.Random, s: _Shift, notes: list[list[str]]) -> Changed:
-    if s.back:  # the first value early, a trial of another in the middle, back to the first near the end
-        for day in rng.sample(range(0, 40), 3):
-            _insert(rng, notes[day], s.before)
-        for day in rng.sample(range(45, 72), rng.randint(1, 2)):
-            _insert(rng, notes[day], s.after)
-        _insert(rng, notes[rng.randrange(88, DAYS - 2)], s.back)
-        return Changed(s.after, s.back, s.query, s.old, s.new)
-    for day in rng.sample(range(0, 50), 3):
-        _insert(rng, notes[day], s.before)
-    lines = [s.after]
-    if s.again and rng.random() < 0.5:
-        lines.append(rng.choice(s.again))
-    for day, line in zip(sorted(rng.sample(range(60, DAYS - 2), len(lines))), lines, strict=True):
-        _insert(rng, notes[day], line)
-    return Changed(s.before, s.after, s.query, s.old, s.new)
-
-
 def _routine(rng: random.Random) -> str:
     return rng.choice(ROUTINE).format(
         k=rng.randint(88, 134),
@@ -349,7 +331,3 @@ def _routine(rng: random.Random) -> str:
         person=rng.choice(PEOPLE),
         machine=rng.choice(MACHINES),
     )
-
-
-def _insert(rng: random.Random, lines: list[str], text: str) -> None:
-    lines.insert(rng.randint(0, len(lines)), text)

@@ -24,7 +24,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from tests.bench.consolidation_gen import DAYS, Changed, History, Planted
+from tests.bench.consolidation_gen import DAYS, Changed, History, Planted, insert
 
 __all__ = ["DIRECT_HOME", "MARKERS_HOME", "make_home_history"]
 
@@ -225,7 +225,7 @@ def make_home_history(seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.static.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]
         values = {
@@ -239,7 +239,7 @@ def make_home_history(seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.recurring.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.randint(4, 7)):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for change in CHANGES:
         history.changed.append(_changed(rng, change, notes))
     for template, wordings in PREFERENCES:
@@ -247,28 +247,28 @@ def make_home_history(seed: int, end: date) -> History:
             line = template.format(v=value)
             history.preferences.append(Planted(line, "", value))
             for day in rng.sample(range(DAYS - 25), rng.randint(4, 6)):
-                _insert(rng, notes[day], line)
+                insert(rng, notes[day], line)
     for day in rng.sample(range(10, 60), 3):
-        _insert(rng, notes[day], INJECTION_HOME)
-    _insert(rng, notes[rng.randrange(10, 60)], OBEY_HOME)
+        insert(rng, notes[day], INJECTION_HOME)
+    insert(rng, notes[rng.randrange(10, 60)], OBEY_HOME)
     return history
 
 
 def _changed(rng: random.Random, c: _Change, notes: list[list[str]]) -> Changed:
     if c.revert:  # the first value 3 early days, a trial of another, then back to the first
         for day in rng.sample(range(0, 40), 3):
-            _insert(rng, notes[day], c.old_line)
+            insert(rng, notes[day], c.old_line)
         for day in rng.sample(range(45, 70), rng.randint(1, 2)):
-            _insert(rng, notes[day], c.change)
-        _insert(rng, notes[rng.randrange(85, DAYS - 2)], c.revert)
+            insert(rng, notes[day], c.change)
+        insert(rng, notes[rng.randrange(85, DAYS - 2)], c.revert)
         return Changed(c.change, c.revert, c.query, c.old, c.new)
     for day in rng.sample(range(0, 50), 3):
-        _insert(rng, notes[day], c.old_line)
+        insert(rng, notes[day], c.old_line)
     lines = [c.change]
     if c.later and rng.random() < 0.5:
         lines.append(rng.choice(c.later))
     for day, line in zip(sorted(rng.sample(range(60, DAYS - 2), len(lines))), lines, strict=True):
-        _insert(rng, notes[day], line)
+        insert(rng, notes[day], line)
     return Changed(c.old_line, c.change, c.query, c.old, c.new)
 
 
@@ -283,7 +283,3 @@ def _routine(rng: random.Random) -> str:
         person=rng.choice(PEOPLE),
         event=rng.choice(EVENTS),
     )
-
-
-def _insert(rng: random.Random, lines: list[str], text: str) -> None:
-    lines.insert(rng.randint(0, len(lines)), text)

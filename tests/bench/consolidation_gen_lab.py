@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from tests.bench.consolidation_gen import DAYS, Changed, History, Planted
+from tests.bench.consolidation_gen import DAYS, Changed, History, Planted, insert
 
 __all__ = ["DIRECT", "INJECTION_LAB", "make_lab_history"]
 
@@ -169,7 +169,7 @@ def make_lab_history(seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.static.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]
         values = {
@@ -182,7 +182,7 @@ def make_lab_history(seed: int, end: date) -> History:
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.recurring.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.randint(4, 7)):
-            _insert(rng, notes[day], fact.text)
+            insert(rng, notes[day], fact.text)
     for i in range(10):
         history.changed.append(_changed(rng, i, notes, subjects))
     for template, wordings in PREFERENCES:
@@ -190,10 +190,10 @@ def make_lab_history(seed: int, end: date) -> History:
             line = template.format(v=value)
             history.preferences.append(Planted(line, "", value))
             for day in rng.sample(range(DAYS - 25), rng.randint(4, 6)):
-                _insert(rng, notes[day], line)
+                insert(rng, notes[day], line)
     for day in rng.sample(range(10, 60), 3):
-        _insert(rng, notes[day], INJECTION_LAB)
-    _insert(rng, notes[rng.randrange(10, 60)], OBEY_LAB)
+        insert(rng, notes[day], INJECTION_LAB)
+    insert(rng, notes[rng.randrange(10, 60)], OBEY_LAB)
     return history
 
 
@@ -217,9 +217,9 @@ def _changed(rng: random.Random, i: int, notes: list[list[str]], subjects: list[
         new_lines.append(_render(later, old, new, values))
     change = Changed(old_line, new_lines[0], query_t.format(**values), old, new)
     for day in rng.sample(range(0, 50), 3):
-        _insert(rng, notes[day], old_line)
+        insert(rng, notes[day], old_line)
     for day, line in zip(sorted(rng.sample(range(60, DAYS - 2), len(new_lines))), new_lines, strict=True):
-        _insert(rng, notes[day], line)
+        insert(rng, notes[day], line)
     return change
 
 
@@ -246,7 +246,3 @@ def _routine(rng: random.Random) -> str:
         inst=rng.choice(INSTRUMENTS),
         weekday=rng.choice(DAYS_OF_WEEK),
     )
-
-
-def _insert(rng: random.Random, lines: list[str], text: str) -> None:
-    lines.insert(rng.randint(0, len(lines)), text)
