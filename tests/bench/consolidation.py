@@ -37,6 +37,12 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``fresh8``: a bicycle repair shop's 120 days in the owner's chatty voice (``consolidation_gen_bikeshop``):
   bikes, parts, suppliers and staff; three of its ten changes name no change word and no old value;
   written like ``fresh6`` and measured as held out;
+- ``fresh10``: a language school principal's day log over 120 days (``consolidation_gen_school``):
+  courses, teachers, host families, exam fees, suppliers; four of its ten changes name no change
+  word and no old value; written like ``fresh6`` and measured as held out;
+- ``fresh11``: a platform engineer's terse day log over 120 days (``consolidation_gen_platform``):
+  services, deploys, on-call, CI runners, cloud accounts, library versions; four of its ten changes
+  name no change word and no old value; written like ``fresh6`` and measured as held out;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -44,8 +50,8 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``locomo``: LoCoMo conversations 0-4 (``../shared/bench-data/locomo-dev.json``), each session a
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
-Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s and ``fresh9``'s
-one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
+Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s and
+``fresh11``'s one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
 (the last seven days stay). "Before" is the tier after the writes; "after" is after two runs of
@@ -83,7 +89,9 @@ from tests.bench.consolidation_gen_dental import DIRECT_DENTAL, make_dental_hist
 from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
+from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platform_history
 from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
+from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
 
 CAP = 450 * 1024
 SEEDS = {
@@ -98,6 +106,8 @@ SEEDS = {
     "fresh7": 7474,
     "fresh8": 8484,
     "fresh9": 9595,
+    "fresh10": 1010,
+    "fresh11": 1111,
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -158,6 +168,8 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_REMOVALS
             or ln in DIRECT_BIKESHOP
             or ln in DIRECT_DENTAL
+            or ln in DIRECT_SCHOOL
+            or ln in DIRECT_PLATFORM
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -217,6 +229,10 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
         history = make_bikeshop_history(seed, today)
     elif kind == "fresh9":
         history = make_dental_history(seed, today)
+    elif kind == "fresh10":
+        history = make_school_history(seed, today)
+    elif kind == "fresh11":
+        history = make_platform_history(seed, today)
     else:
         history = make_history(kind, seed, today)
     notes = {history.start + timedelta(days=n): lines for n, lines in enumerate(history.notes)}
