@@ -905,6 +905,138 @@ def sitting_keyed(lam: float) -> Callable[[Asked], list[int]]:
     return rank
 
 
+# -- the dense leg's floor and query set by rule, window and centred vectors -------------------------
+
+
+def match_floor(match: float | None, relative: float | None = None) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with another least cosine a dense-only hit needs: ``match`` itself, or
+    with ``relative`` the smaller of ``DENSE_MATCH`` and that share of the query's best cosine."""
+
+    def rank(a: Asked) -> list[int]:
+        cos = a.conv.matrix @ a.qvec
+        least = DENSE_MATCH if match is None else match
+        if relative is not None:
+            least = min(DENSE_MATCH, relative * float(cos.max()))
+        return [s.id for s in shipped(a, cos, match=least)]
+
+    return rank
+
+
+#: Statistics of a query's cosines over its tier's chunks, for a floor set per query.
+FLOOR_STATS: dict[str, Callable[[Floats], float]] = {
+    "median": lambda cos: float(np.median(cos)),
+    "mean": lambda cos: float(cos.mean()),
+    "25th percentile": lambda cos: float(np.percentile(cos, 25)),
+}
+
+
+def floor_per_query(stat: str) -> Callable[[Asked], list[int]]:
+    """The shipped fusion with ``DENSE_FLOOR`` (the cosine under which a chunk's dense part is 0)
+    set per query: ``FLOOR_STATS[stat]`` of the query's cosines over the tier's chunks."""
+
+    def rank(a: Asked) -> list[int]:
+        cos = a.conv.matrix @ a.qvec
+        return [s.id for s in shipped(a, cos, floor=FLOOR_STATS[stat](cos))]
+
+    return rank
+
+
+def window_cosines(conv: Conversation, qvec: Floats, reach: int) -> Floats:
+    """Each chunk's cosine to the mean of its vector and its dialogue neighbours' up to ``reach``
+    turns either way (a session window's vector, read from the stored vectors: no model run)."""
+    cos = conv.matrix @ qvec
+    row = {cid: i for i, cid in enumerate(conv.ids)}
+    out = np.empty_like(cos)
+    for i, cid in enumerate(conv.ids):
+        rows = [i, *(row[o] for d, o in conv.turns.get(cid, {}).items() if abs(d) <= reach and o in row)]
+        out[i] = float(cos[rows].mean()) / float(np.linalg.norm(conv.matrix[rows].mean(axis=0)))
+    return out
+
+
+def windowed(reach: int, mode: str) -> Callable[[Asked], list[int]]:
+    """The dense leg on a second vector per turn, the mean of its window (``window_cosines``):
+    ``max`` the larger of its cosine and the turn's own, ``mean`` their average."""
+
+    def rank(a: Asked) -> list[int]:
+        own = a.conv.matrix @ a.qvec
+        win = window_cosines(a.conv, a.qvec, reach)
+        cos = np.maximum(own, win) if mode == "max" else (own + win) / 2
+        return [s.id for s in shipped(a, cos.astype(np.float32))]
+
+    return rank
+
+
+def without_names(a: Asked) -> str:
+    """The question with its dialogue's speakers' names (and their possessive) taken out: what it
+    asks about them, for the dense leg (BM25 still matches the names)."""
+    text = a.query.text
+    for sp in set(a.conv.speaker.values()):
+        text = re.sub(rf"\b{re.escape(sp)}(?:'s)?\b", "", text, flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", text).strip() or a.query.text
+
+
+def predicate(mode: str, vectors: dict[int, Floats]) -> Callable[[Asked], list[int]]:
+    """The dense leg on the question without the speakers' names (``vectors``, by the question):
+    ``turn`` against the stored turn vectors, ``body`` against vectors pooled over the body alone,
+    ``max`` the larger of its cosine and the question's own, ``speaker`` that larger one only for
+    the turns of the one speaker the question names (a speaker's turns as a unit)."""
+
+    def rank(a: Asked) -> list[int]:
+        conv = a.conv
+        own = conv.matrix @ a.qvec
+        if mode == "body":
+            assert conv.body is not None
+            return [s.id for s in shipped(a, (conv.body @ vectors[id(a)]).astype(np.float32))]
+        alt = conv.matrix @ vectors[id(a)]
+        if mode == "turn":
+            return [s.id for s in shipped(a, alt)]
+        if mode == "max":
+            return [s.id for s in shipped(a, np.maximum(own, alt))]
+        sp = named_speaker(a)
+        if sp is None:
+            return [s.id for s in shipped(a)]
+        theirs = np.array([conv.speaker[cid] == sp for cid in conv.ids])
+        return [s.id for s in shipped(a, np.where(theirs, np.maximum(own, alt), own).astype(np.float32))]
+
+    return rank
+
+
+def one_speaker(beta: float) -> Callable[[Asked], list[int]]:
+    """For a question naming exactly one speaker of its dialogue, that speaker's turns x (1 + ``beta``)."""
+
+    def rank(a: Asked) -> list[int]:
+        sp = named_speaker(a)
+        fused = shipped(a)
+        if sp is None:
+            return [s.id for s in fused]
+        return reorder(fused, lambda s: s.score * (1 + beta * (a.conv.speaker[s.id] == sp)))
+
+    return rank
+
+
+def centred(mode: str) -> Callable[[Asked], list[int]]:
+    """The dense leg with the tier's mean vector taken out (MiniLM's vectors share a direction):
+    ``both`` the query and the chunks centred and renormalised, ``query`` the query alone,
+    ``rescaled`` both, their cosines then given the raw cosines' mean and spread over the tier (so
+    the floors keep their meaning)."""
+
+    def rank(a: Asked) -> list[int]:
+        conv = a.conv
+        mu = conv.matrix.mean(axis=0)
+        q = a.qvec - mu
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        if mode == "query":
+            return [s.id for s in shipped(a, conv.matrix @ q)]
+        docs = conv.matrix - mu
+        cen = (docs / np.linalg.norm(docs, axis=1, keepdims=True)) @ q
+        if mode == "rescaled":
+            raw = conv.matrix @ a.qvec
+            cen = (cen - cen.mean()) / cen.std() * raw.std() + raw.mean()
+        return [s.id for s in shipped(a, cen.astype(np.float32))]
+
+    return rank
+
+
 # -- constants chosen leaving one conversation out -------------------------------------------------
 #: The shipped form's constants on a grid holding the shipped values: the dense weight over the pivot
 #: (only their ratio counts: ``weight * best cosine / pivot``), the floor, the share of the gap the
@@ -1289,6 +1421,7 @@ async def run(
                 words = [w for w in re.findall(r"[\w']+", q.text) if w.lower() not in STOPWORDS]
                 stripped.append(" ".join(words) or q.text)
             plain = await model.embed(stripped)
+            unnamed = dict(zip(map(id, asked), await model.embed([without_names(a) for a in asked]), strict=True))
             spoken = {
                 mode: dict(zip(map(id, asked), await model.embed([as_speaker(a, mode) for a in asked]), strict=True))
                 for mode in ("heading", "first")
@@ -1362,6 +1495,25 @@ async def run(
             for docs, n, w in ((10, 10, 0.5), (10, 10, 0.7), (5, 5, 0.7), (20, 20, 0.5))
             for e in (True, False)
         ),
+        *((f"dense match floor {m}", match_floor(m)) for m in (0.35, 0.3, 0.2)),
+        *((f"dense match floor min(0.4, {r} x the best cosine)", match_floor(None, r)) for r in (0.7, 0.8, 0.9)),
+        *((f"dense floor per query: the {stat} of its cosines", floor_per_query(stat)) for stat in FLOOR_STATS),
+        *(
+            (f"window vectors: {reach} turn(s) either way, {mode}", windowed(reach, mode))
+            for reach in (1, 2)
+            for mode in ("max", "mean")
+        ),
+        *(
+            (f"dense query without the speakers' names: {mode}", predicate(mode, unnamed))
+            for mode in ("turn", "body", "max", "speaker")
+        ),
+        *(
+            (f"dense PRF by the fused top {k} (beta {beta})", dense_prf(beta, k))
+            for k in (1, 2, 5)
+            for beta in (0.2, 0.5, 1.0)
+        ),
+        *((f"one named speaker x {1 + beta:g}", one_speaker(beta)) for beta in (0.03, 0.05, 0.1, 0.2)),
+        *((f"centred vectors: {mode}", centred(mode)) for mode in ("both", "query", "rescaled")),
     ]
     if only:
         variants = variants[:1] + [(name, rank) for name, rank in variants[1:] if any(o in name for o in only)]
