@@ -45,6 +45,7 @@ from sidecar.consolidate.text import learn_forms as learn_words
 __all__ = [
     "ANCHORED_COVERAGE",
     "COVERAGE",
+    "MAX_LINE_CHARS",
     "SIGNAL",
     "changed_by_signal",
     "changed_by_value",
@@ -56,6 +57,8 @@ __all__ = [
 COVERAGE = 0.55
 ANCHORED_COVERAGE = 0.4  # a newer line that names the older value as well covers less of its subject
 MIN_STANDING_WEEKS = 2
+#: A word said by this many standing lines or fewer is rare among them (``_same_slot``).
+FEW_STANDING = 3
 MAX_LINE_CHARS = 400  # longer lines are prose or pasted output, not one fact
 _PROBE_WORDS = 4  # the newer line's rarest words its older lines are looked up by
 _MAX_CANDIDATES = 400
@@ -310,23 +313,28 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     # "The audit service listens on port 7863"), however often the log names it
     standing_df = Counter(w for words in standing for w in words)
     rarity = {w: math.log(1 + (len(standing) + 1) / n) for w, n in standing_df.items()}
-    cache: dict[str, _Slots] = {}
+    few = math.log(1 + (len(standing) + 1) / FEW_STANDING)
+    cache: dict[tuple[str, bool], _Slots] = {}
 
-    def _slots(key: str, text: str) -> _Slots:
-        if key not in cache:
-            cache[key] = _Slots(text, values[key] | {names[key]} - {""})
-        return cache[key]
+    def _slots(key: str, text: str, named: bool = True) -> _Slots:
+        """A line's slots; ``named``: its opening name counts as a value (``_opening_name``)."""
+        if (key, named) not in cache:
+            cache[key, named] = _Slots(text, values[key] | ({names[key]} if named else set()) - {""})
+        return cache[key, named]
 
     out: dict[str, Said] = {}
     for newer in sorted(first.values(), key=lambda s: s.when):
         new_key = normalised(newer.text)
         new_words = content[new_key]
-        new_slots = _slots(new_key, newer.text)
         for key in dict.fromkeys(k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]):
             if key == new_key or key in out or last[key].when >= newer.when:
                 continue  # an older line said again after the newer one was said is still current
             old_text = last[key].text
-            if _other_subject(_slots(key, old_text), new_slots):
+            # both lines open with one capitalised word: the subject they share, no name either
+            # lost ("Late clinic runs Tuesday evenings till 8" / "Late clinic moved to Thursdays")
+            named = not names[key] or names[key] != names[new_key]
+            old_slots, new_slots = _slots(key, old_text, named), _slots(new_key, newer.text, named)
+            if _other_subject(old_slots, new_slots):
                 continue
             if (
                 _struck(newer.text, content[key], values[key])
@@ -338,7 +346,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                 )
                 or (
                     (not is_event(new_key) or bool(SIGNAL.search(newer.text)))
-                    and _same_slot(_slots(key, old_text), new_slots, rarity, names[key])
+                    and _same_slot(old_slots, new_slots, rarity, names[key] if named else "", few)
                 )
                 or _named_left(
                     old_text,
@@ -450,7 +458,7 @@ def _left_marks(text: str, value: str) -> set[str]:
 class _Slots:
     """A line's content words in order (stop words left out) and those of them that name a value."""
 
-    __slots__ = ("pairs", "seq", "values", "words")
+    __slots__ = ("label", "pairs", "seq", "values", "words")
 
     def phrase_of(self, lost: frozenset[str]) -> tuple[str, ...]:
         """The one name phrase (values side by side: "Sentinel Alarms") that holds every word of
@@ -466,16 +474,19 @@ class _Slots:
 
     def __init__(self, text: str, values: frozenset[str] | set[str]) -> None:
         self.seq = _words(text)
+        self.label = _label_words(text)
         self.values = frozenset(values)
         self.words = frozenset(self.seq)
+        # side by side in either order: "the autoclave in decon" and "the decon autoclave" name one
+        # thing ("Customers book services" / "Service bookings all land in ...")
         self.pairs = {
-            (a, b)
+            frozenset((a, b))
             for a, b in zip(self.seq, self.seq[1:], strict=False)
-            if a not in self.values and b not in self.values
+            if a not in self.values and b not in self.values and a != b
         }
 
 
-def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name: str) -> bool:
+def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name: str, few: float = math.inf) -> bool:
     """Whether a newer line names the older line's subject by its noun phrase and fills its value's
     slot with another value of the same kind, however its other words changed: "The sensor ingest
     is scheduled for 03:30 UTC each night" / "New slot for the sensor ingest: 21:10 UTC";
@@ -499,11 +510,18 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
     subject = old.words - old.values
     if not subject:
         return False
-    top = max(rarity.get(w, 0.0) for w in subject)
-    rarest = {w for w in subject if rarity.get(w, 0.0) >= top}
-    if not any(rarest.intersection(pair) for pair in old.pairs & new.pairs):
-        return False
     lost = old.values - new.words
+    # A word beside a value it lost may qualify the value, not the subject ("the old Prestige
+    # Classic", "on alternate Fridays"): when the line's other words are themselves rare (said by
+    # ``FEW_STANDING`` standing lines or fewer: no mould), they may name its subject too. In a mould
+    # ("Alarm code for the container is 7921#") they do not, and the word beside the value is its
+    # subject ("Viking trade account": "trade" is).
+    told = subject - _beside(old.seq, lost)
+    readings = [subject, told] if told and max(rarity.get(w, 0.0) for w in told) >= few else [subject]
+    if not any(_named_by(words, old.pairs & new.pairs, rarity) for words in readings):
+        return False
+    if _relabelled(old, new, lost):
+        return True
     phrase = old.phrase_of(lost)
     if not phrase or _mirrors(old, new):
         return False
@@ -511,6 +529,42 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
     if not any(_kind(w) == _kind(gone) for w in gained for gone in lost):
         return False
     return not (phrase[0] in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
+
+
+def _named_by(subject: frozenset[str] | set[str], pairs: set[frozenset[str]], rarity: dict[str, float]) -> bool:
+    """Whether one of ``pairs`` holds the rarest word of ``subject``."""
+    top = max(rarity.get(w, 0.0) for w in subject)
+    rarest = {w for w in subject if rarity.get(w, 0.0) >= top}
+    return any(rarest.intersection(pair) for pair in pairs)
+
+
+def _beside(seq: Sequence[str], values: frozenset[str]) -> set[str]:
+    """The words of ``seq`` next to one of ``values``."""
+    return {seq[n + d] for n, w in enumerate(seq) if w in values for d in (-1, 1) if 0 <= n + d < len(seq)}
+
+
+_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?([^:]{3,60}?):\s+\S")
+
+
+def _label_words(text: str) -> tuple[str, ...]:
+    """The content words of the label a line opens with ("Clinical waste: Sharpsmart, fortnightly"
+    -> clinical, waste as forms), or () for a line that opens with no label."""
+    match = _LABEL.match(COMMENT.sub(" ", text))
+    return tuple(_words(match.group(1))) if match else ()
+
+
+def _relabelled(old: _Slots, new: _Slots, lost: frozenset[str]) -> bool:
+    """Whether the newer line restates the older whole under a label: the label is the older
+    line's subject, the words it opens with ("Clinical waste is collected by Initial Medical on
+    alternate Fridays" / "Clinical waste: Sharpsmart, fortnightly, next pick-up on the 14th"), and
+    the newer line gives its own values in place of the older's, a name among them for a name the
+    older lost. A label line states every value of its subject afresh, so the older line may lose
+    more than one ("Initial Medical", "Fridays")."""
+    label = new.label
+    if len(label) < 2 or any(w in old.values for w in label) or set(label) != set(old.seq[: len(label)]):
+        return False
+    gained = new.values - old.words
+    return any(_kind(w) == "name" for w in gained) and any(_kind(w) == "name" for w in lost)
 
 
 def _other_subject(old: _Slots, new: _Slots) -> bool:
