@@ -37,10 +37,10 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from functools import lru_cache
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from sidecar.index.query import STOPWORDS
-from sidecar.index.snippet import mark_terms, term_spans
+from sidecar.index.snippet import held_terms, mark_terms, term_spans
 
 __all__ = [
     "ARCHIVED",
@@ -141,6 +141,7 @@ def _standing(path: str, heading: str, today: date) -> float:
     return factor * _aged(path, today)
 
 
+@lru_cache(maxsize=4096)
 def _aged(path: str, today: date) -> float:
     """The recency part of a hit's standing: 1 for an undated file."""
     day = note_date(path)
@@ -185,15 +186,19 @@ def more_terms_first(
     terms = [t for t in tokens if t not in STOPWORDS]
     if len(terms) < 2 or len(weighed) < 2:
         return list(weighed)
-    matched = [frozenset(i for i, spans in enumerate(term_spans(hit.text, terms)) if spans) for hit, _, _ in weighed]
-    unaged = [hit.score * factor / _aged(hit.path, today) for hit, factor, _ in weighed]
+    matched = [held_terms(hit.text, terms) for hit, _, _ in weighed]
+    unaged: list[float] = []
+    seen: set[frozenset[int]] = set()  # the term sets of the hits placed so far: a few at most
     order: list[int] = []
-    for at in range(len(weighed)):
+    for at, mine in enumerate(matched):
         place = len(order)
-        for k, above in enumerate(order):
-            if matched[at] > matched[above] and unaged[at] >= unaged[above]:
-                place = k
-                break
+        if any(mine > other for other in seen):  # else it passes no hit: the usual case
+            unaged = unaged or [hit.score * factor / _aged(hit.path, today) for hit, factor, _ in weighed]
+            for k, above in enumerate(order):
+                if mine > matched[above] and unaged[at] >= unaged[above]:
+                    place = k
+                    break
+        seen.add(mine)
         order.insert(place, at)
     return [weighed[i] for i in order]
 
@@ -287,23 +292,14 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
 def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
     """The dated lines of a hit that match the most query terms among its lines of at most
     ``LINE_CHARS`` (a longer one is prose, and a heading states no value): the lines its rank
-    stands for. None under a superseded heading (text already ranked as stale changes nothing)."""
-    if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
-        return []
-    note_day = note_date(path)
-    if note_day is None and "<!--" not in text:
-        return []  # an undated file: no line of it is older or newer than another
-    breaks = [found.start() for found in _NEWLINE.finditer(text)]
-    ends = [*breaks, len(text)]
-    short = {
-        at
-        for at, end in enumerate(ends)
-        if 2 < end - (start := ends[at - 1] + 1 if at else 0) <= LINE_CHARS
-        and not text.startswith("#", start)
-        and _MAYBE_VALUE.search(text, start, end)
-    }
-    if not short:
-        return []  # paragraphs of prose, or lines without a value
+    stands for. None under a superseded heading (text already ranked as stale changes nothing).
+    What does not depend on the query is read once per chunk (``_reading``)."""
+    if len(text) > LINE_CHARS and "\n" not in text:
+        return []  # one paragraph of prose: asked before the cache, which it would only crowd
+    reading = _reading(path, heading, text)
+    if reading is None:
+        return []  # no line of it can hold a value, whatever the query
+    breaks, short = reading
     found_in: dict[int, set[int]] = {}
     for i, spans in enumerate(term_spans(text, terms)):
         for a, _ in spans:
@@ -313,28 +309,70 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
     top = max((len(found) for found in matched.values()), default=0)
     out = []
     for at, found in sorted(matched.items()):
-        if len(found) < top or not found:
+        if len(found) < top or not found or (line := short[at]) is None:
             continue
-        start = ends[at - 1] + 1 if at else 0
-        raw = text[start : ends[at]]
-        sources = [date(int(y), int(m), int(d)) for c in _COMMENT.findall(raw) for y, m, d in _SOURCE_DAY.findall(c)]
-        day = max(sources, default=note_day)
-        if day is None:
-            continue
-        line = _COMMENT.sub(lambda c: " " * len(c.group()), raw)
-        candidates = [w for w in _VALUE_LIKE.finditer(line) if _is_value(w.group(), opens=_opens(line, w.start()))]
-        if not candidates:
-            continue
-        spans = mark_terms(raw, terms)
-        values = [  # a word the query asked for is the subject, not a value; a unit is none either
-            w.group()
-            for w in candidates
-            if not any(a < w.end() and w.start() < b for a, b in spans) and not _a_unit(line, w)
+        spans = mark_terms(line.raw, terms)
+        values = [  # a word the query asked for is the subject, not a value
+            word for start, end, word in line.candidates if not any(a < end and start < b for a, b in spans)
         ]
         if values:  # a line with no value neither restates nor is restated
-            versions = {m[1]: m[2] for m in _VERSION.finditer(line) if m[1] in values and m[1] not in _MONTHS}
-            out.append(_Line(day, found, frozenset(_VALUE_WORD.findall(line)), values, versions))
+            versions = {name: number for name, number in line.versions if name in values}
+            out.append(_Line(line.day, found, line.words, values, versions))
     return out
+
+
+class _Read(NamedTuple):
+    """What a short line of a chunk holds whatever the query: its text, its day, the words that may
+    be its values (in order, as written; units left out), every word, and its versions."""
+
+    raw: str
+    day: date
+    candidates: list[tuple[int, int, str]]
+    words: frozenset[str]
+    versions: list[tuple[str, str]]
+
+
+@lru_cache(maxsize=4096)
+def _reading(path: str, heading: str, text: str) -> tuple[list[int], dict[int, _Read | None]] | None:
+    """A chunk's line breaks and its short lines that may hold a value (``_MAYBE_VALUE``), by line
+    number: each read as ``_Read`` when it has a day and a value, else None (it still counts among
+    the lines matching the most query terms). None when no line can ever give ``_lines`` a line:
+    under a superseded heading, undated, or without a short dated line holding a value. A pure
+    function of the chunk, kept for the chunks searches meet again (most of ``_lines`` otherwise,
+    on every answer)."""
+    if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
+        return None
+    note_day = note_date(path)
+    if note_day is None and "<!--" not in text:
+        return None  # an undated file: no line of it is older or newer than another
+    breaks = [found.start() for found in _NEWLINE.finditer(text)]
+    ends = [*breaks, len(text)]
+    short: dict[int, _Read | None] = {}
+    for at, end in enumerate(ends):
+        start = ends[at - 1] + 1 if at else 0
+        if 2 < end - start <= LINE_CHARS and not text.startswith("#", start) and _MAYBE_VALUE.search(text, start, end):
+            short[at] = _read_line(text[start:end], note_day)
+    if not any(short.values()):
+        return None  # paragraphs of prose, or lines without a value
+    return breaks, short
+
+
+def _read_line(raw: str, note_day: date | None) -> _Read | None:
+    """A short line as ``_Read``; None when it has no day or no word that may be a value."""
+    sources = [date(int(y), int(m), int(d)) for c in _COMMENT.findall(raw) for y, m, d in _SOURCE_DAY.findall(c)]
+    day = max(sources, default=note_day)
+    if day is None:
+        return None
+    line = _COMMENT.sub(lambda c: " " * len(c.group()), raw)
+    candidates = [  # a unit is no value either
+        (w.start(), w.end(), w.group())
+        for w in _VALUE_LIKE.finditer(line)
+        if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
+    ]
+    if not candidates:
+        return None
+    versions = [(m[1], m[2]) for m in _VERSION.finditer(line) if m[1] not in _MONTHS]
+    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions)
 
 
 _AFTER_NUMBER = re.compile(r"\d[\w.:,%]*[ \t]+$")

@@ -12,6 +12,7 @@ from sidecar.index.snippet import (
     ELLIPSIS,
     SNIPPET_CHARS,
     Snippet,
+    held_terms,
     mark_markdown,
     mark_terms,
     query_tokens,
@@ -310,3 +311,22 @@ def holds_best(matches: list[tuple[int, int, int, bool]], snippet: Snippet, at: 
         and score(inside) >= best_score(matches, width)
         and (any(m[3] for m in inside) or not any(m[3] for m in matches))
     )
+
+
+ascii_texts = st.lists(
+    st.tuples(st.sampled_from([w for w in VOCABULARY if w.isascii()]), st.sampled_from([" ", "-", ". ", "\n", "/"])),
+    max_size=120,
+).map(lambda parts: "".join(word + sep for word, sep in parts))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(texts, ascii_texts), queries)
+@example("Zürichs richest naïve", ["rich", "ve", "naive"])
+@example("Studies study studying", ["studies", "stud"])  # a term's other form, and a prefix of another's
+@example("studying studies", ["study"])  # only the other form ("studi") is held
+@example("ab abc", ["ab", "abd"])  # "ab" held exactly; "abd" not: its stem is itself, no word starts with it
+@example("abcde", ["ab"])  # a 2-letter token is held only as a whole word
+@example("checkout checkpoint", ["checker"])  # 3 letters or more: a word with its stem holds it
+def test_the_held_terms_are_those_with_spans(text: str, words: list[str]) -> None:
+    tokens = query_tokens(words)
+    assert held_terms(text, tokens) == {i for i, spans in enumerate(term_spans(text, tokens)) if spans}

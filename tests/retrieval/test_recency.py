@@ -13,8 +13,11 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sidecar.index.snippet import query_tokens
 from sidecar.index.tier import Tier
+from sidecar.retrieval import standing
 from sidecar.retrieval.batcher import EmbedBatcher
 from sidecar.retrieval.embed import OnnxEmbedder
 from sidecar.retrieval.embed.availability import EmbedderHealth
@@ -315,3 +318,30 @@ def test_a_unit_after_a_number_is_no_name_the_lines_share() -> None:
     supplier = (_day(60), "- Payroll is run by Sage.")
     moved = (_day(5), "- Payroll moved off Sage, run by Xero from April.")
     assert _order("who runs payroll", [supplier, moved]) == [moved[0], supplier[0]]
+
+
+def test_a_chunks_lines_are_read_once_whatever_the_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a hit's lines hold whatever the query (their day, the words that may be values) is read
+    once per chunk: ranking the same chunks again, for another query, reads no line of them again,
+    and the part that depends on the query (a word it asks for is no value) is still its own."""
+    read: list[str] = []
+    real = standing._read_line
+
+    def counted(raw: str, note_day: date | None) -> Any:
+        read.append(raw)
+        return real(raw, note_day)
+
+    monkeypatch.setattr(standing, "_read_line", counted)
+    standing._reading.cache_clear()
+    old = (_day(60), "- Our flour comes from Millbrook Mills.")
+    new = (_day(10), "- Flour from Millbrook Mills now, the invoices say Harvest Grain Co.")
+    assert _order("flour", [old, new]) == [new[0], old[0]]
+    assert sorted(read) == sorted([old[1], new[1]])
+    # Asked for by name, the old supplier is the subject, not a value the newer line changes.
+    assert _order("flour Millbrook Mills", [old, new]) == [old[0], new[0]]
+    assert _order("flour", [old, new]) == [new[0], old[0]]
+    assert sorted(read) == sorted([old[1], new[1]])  # no line read again
+    # Another text at the same place is another chunk: read anew.
+    edited = (old[0], "- Our flour comes from Millbrook Mills, the rye from Stoate.")
+    assert _order("flour", [edited, new]) == [new[0], edited[0]]
+    assert read[-1] == edited[1]
