@@ -1231,9 +1231,13 @@ def report_misses(asked: list[Asked]) -> None:
     the speakers' names (porter stems, as the index has them; a name is in every turn's heading),
     whether its own cosine is above ``DENSE_MATCH``, neither (it can come in only beside an earned
     turn), where it ranks (11-30, 31 or later, or not at all), whether no top-10 turn is from its
-    sitting, and whether its question has more than one evidence turn."""
+    sitting, and whether its question has more than one evidence turn. ``R@10 lost`` is what the
+    missed turns cost the mean recall@10 over all the questions (each turn ``1 / evidence turns``
+    of its question), in all and for the turns with neither a question word nor the cosine: what
+    finding them would add if nothing else moved."""
     tokenize = QueryTokens()
     by_cat: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    lost: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for a in asked:
         names = {t for toks in tokenize(sorted({n.lower() for n in a.conv.speaker.values()})) for t in toks}
         asks = {t for toks in tokenize(terms(a.query.text)) for t in toks} - names
@@ -1259,6 +1263,9 @@ def report_misses(asked: list[Asked]) -> None:
             c["shares a question word"] += worded
             c["cosine above the match floor"] += close
             c["neither"] += not worded and not close
+            share = 1 / len(a.query.judged) / len(asked)
+            lost[a.query.category]["all"] += share
+            lost[a.query.category]["neither"] += share if not worded and not close else 0.0
             c["ranked 11-30"] += at is not None and at <= 30
             c["ranked 31+"] += at is not None and at > 30
             c["not ranked"] += at is None
@@ -1268,10 +1275,13 @@ def report_misses(asked: list[Asked]) -> None:
     for cat in sorted(by_cat):
         for k, v in by_cat[cat].items():
             total[k] += v
-    for name, c in [*((CATEGORIES.get(cat, str(cat)), by_cat[cat]) for cat in sorted(by_cat)), ("all", total)]:
+    cost = {k: sum(v[k] for v in lost.values()) for k in ("all", "neither")}
+    rows = [*((CATEGORIES.get(cat, str(cat)), by_cat[cat], lost[cat]) for cat in sorted(by_cat)), ("all", total, cost)]
+    for name, c, r in rows:
         head = f"{c['questions']} questions, {c['evidence turns']} evidence turns, {c['missed']} missed"
         rest = [k for k in c if k not in ("questions", "evidence turns", "missed")]
-        report(f"misses: {name}", head, "; ".join(f"{k} {c[k]}" for k in rest))
+        costs = f"R@10 lost {r['all']:.3f} (neither {r['neither']:.3f})"
+        report(f"misses: {name}", head, "; ".join([*(f"{k} {c[k]}" for k in rest), costs]))
 
 
 async def load(runner: Runner, corpora: list[Corpus], model: OnnxEmbedder, docs: CachedEmbedder) -> list[Conversation]:
