@@ -1,6 +1,8 @@
 """The Claude Code hook command driven as Claude Code drives it (the event as JSON on stdin, a real
 process) against a real sidecar, with a recorded Claude Code transcript: the session's memories are
-written at its end, and the next session's start receives them in the block."""
+written at its end, and the next session's start receives them in the block. The sidecar is the
+whole application on a loopback port, served from a thread of the test process
+(``tests/support/served.py``): these tests are about the hook's process, not the sidecar's."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.procs import SidecarProcess, free_port, start_sidecar
+from tests.support.procs import free_port
+from tests.support.served import ServedApp, served_app
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "tests" / "data" / "claude_code_session.jsonl"
@@ -26,10 +29,9 @@ SESSION = "3f2b9c1e-7d4a-4e8b-9a61-2c5d8e0f1a73"
 
 
 @pytest.fixture
-def sidecar(memory_dir: Path) -> Iterator[SidecarProcess]:
-    side = start_sidecar(memory_dir)
-    yield side
-    side.stop()
+def sidecar(memory_dir: Path) -> Iterator[ServedApp]:
+    with served_app(memory_dir) as side:
+        yield side
 
 
 def hook(url: str, event: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -58,7 +60,7 @@ def memories(url: str) -> list[str]:
 
 
 def test_a_session_is_ingested_at_its_end_and_the_next_one_starts_with_it(
-    sidecar: SidecarProcess, memory_dir: Path, tmp_path: Path
+    sidecar: ServedApp, memory_dir: Path, tmp_path: Path
 ) -> None:
     shutil.copy(TRANSCRIPT, tmp_path / "session.jsonl")
     ended = hook(sidecar.url, event("SessionEnd", tmp_path, reason="exit"))
@@ -101,12 +103,9 @@ def test_a_sidecar_that_is_down_never_breaks_the_session(tmp_path: Path) -> None
 
 def test_memory_off_is_said_on_stderr_and_nothing_is_kept(memory_dir: Path, tmp_path: Path) -> None:
     shutil.copy(TRANSCRIPT, tmp_path / "session.jsonl")
-    side = start_sidecar(memory_dir, "--memory-enabled", "false")
-    try:
+    with served_app(memory_dir, memory_enabled=False) as side:
         done = hook(side.url, event("SessionEnd", tmp_path, reason="exit"))
         started = hook(side.url, event("SessionStart", tmp_path, source="startup"))
-    finally:
-        side.stop()
     assert done.returncode == 0 and "memory_disabled" in done.stderr
     assert started.returncode == 0 and started.stdout == ""
 
@@ -122,8 +121,7 @@ def test_the_recipe_runs_the_shipped_command_for_every_event() -> None:
 
 def test_the_hook_sends_the_api_token_from_the_flag_or_the_environment(memory_dir: Path, tmp_path: Path) -> None:
     token = "hook-token"
-    side = start_sidecar(memory_dir, "--api-token", token)
-    try:
+    with served_app(memory_dir, api_token=token) as side:
         start = event("SessionStart", tmp_path, source="startup")
         refused = hook(side.url, start)
         assert refused.returncode == 0 and refused.stdout == ""  # never in the session's way
@@ -143,8 +141,6 @@ def test_the_hook_sends_the_api_token_from_the_flag_or_the_environment(memory_di
             timeout=60,
             env={**os.environ, "MEMORY_SIDECAR_API_TOKEN": token},
         )
-    finally:
-        side.stop()
     for done in (by_flag, by_env):
         assert done.returncode == 0 and done.stderr == "", done.stderr
         assert "researcher" in done.stdout  # the block, with the agent's identity from AGENT.md
