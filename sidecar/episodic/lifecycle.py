@@ -86,4 +86,4 @@ async def record_memory_updated(store: JournalStore, path: str, tier: str, seq: 
         summary=f"memory updated: {tier} {path}",
         payload={"path": path, "tier": tier, "seq": seq},
     )
-    return (await store.append(entry, as_latest=True)).id
+    return await store.record(entry, as_latest=True)

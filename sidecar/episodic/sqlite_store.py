@@ -128,7 +128,19 @@ class SqliteJournalStore:
         """Store ``entry``. With ``as_latest`` it goes to the workspace and agent of the newest entry
         the agent wrote itself (not a ``memory.updated`` one; the entry's own when there is none), read in the
         same transaction: one trip to the writer thread instead of a read and then a write."""
+        stored = await self._append(entry, entry.id or f"je_{uuid4().hex}", as_latest, read_back=True)
+        assert stored is not None
+        return stored
+
+    async def record(self, entry: JournalEntry, *, as_latest: bool = False) -> str:
+        """``append`` for a caller that needs only the entry's id: the stored row is not read back."""
         entry_id = entry.id or f"je_{uuid4().hex}"
+        await self._append(entry, entry_id, as_latest, read_back=False)
+        return entry_id
+
+    async def _append(
+        self, entry: JournalEntry, entry_id: str, as_latest: bool, *, read_back: bool
+    ) -> StoredEntry | None:
         marker = entry.priority if isinstance(entry.priority, str) else None
         level = entry.priority if isinstance(entry.priority, int) else None
         expires = None if entry.expires_at is None else to_iso(entry.expires_at)
@@ -139,7 +151,7 @@ class SqliteJournalStore:
             _dumps(list(entry.tags)), expires, entry.topic_key, entry.namespace, entry.base_importance, 0,
         ]  # fmt: skip
 
-        def insert(conn: Conn, delta: Delta) -> StoredEntry:
+        def insert(conn: Conn, delta: Delta) -> StoredEntry | None:
             if as_latest and (row := conn.execute(qs.LATEST_IDENTITY).fetchone()) is not None:
                 values[1], values[3] = row
             replaced = None
@@ -158,6 +170,8 @@ class SqliteJournalStore:
                 conn.execute(qs.INSERT_ENTRY, values)
             except sqlite3.IntegrityError:
                 raise Conflict(f"journal entry {entry_id} already exists", field="id") from None
+            if not read_back:
+                return None
             stored = _read_entry(conn, entry_id)
             return stored if replaced is None else dataclasses.replace(stored, supersedes=replaced)
 

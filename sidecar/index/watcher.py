@@ -42,6 +42,7 @@ class TierWatcher:
         self.reconcile_s = reconcile_s
         self.restarts = 0
         self.running = False
+        self._prefix = f"{root}/"
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -68,9 +69,10 @@ class TierWatcher:
         directory), but no SQLite files (the index, the journal) and no mere modification of a
         directory: every commit touches a WAL and every durable write a directory, and taking
         those for a new tree would reconcile the whole tier after each write."""
-        try:
-            rel = Path(path).relative_to(self.root).as_posix()
-        except ValueError:
+        if path.endswith(_DATABASE_SUFFIXES):  # every commit of the index, the journal, the graph
+            return False
+        rel = self.relative(path)
+        if rel is None:
             return False
         if is_tier_file(rel):
             return True
@@ -79,6 +81,20 @@ class TierWatcher:
         if rel.endswith(_DATABASE_SUFFIXES) or change == Change.modified:
             return False  # a directory's own mtime (a temp file came and went) adds nothing
         return rel == "." or not any(p.startswith(".") for p in rel.split("/"))
+
+    def relative(self, path: str) -> str | None:
+        """``path`` relative to the tier dir, as ``Path.relative_to`` gives it (None: not under it).
+        The watcher's paths are the dir's own joined with names: cut as a string, unless a part is
+        empty or ``.``, which ``Path`` drops."""
+        if path.startswith(self._prefix):
+            rest = path[len(self._prefix) :]
+            framed = f"/{rest}/"
+            if "//" not in framed and "/./" not in framed:
+                return rest
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
 
     async def _watch_forever(self) -> None:
         needs_reconcile = False
@@ -119,7 +135,7 @@ class TierWatcher:
         ):
             if not self.root.is_dir() or self.root.stat().st_ino != inode:
                 raise RuntimeError("the tier dir was moved, deleted or replaced")
-            self._enqueue({Path(p).relative_to(self.root).as_posix() for _, p in changes})
+            self._enqueue({rel for _, p in changes if (rel := self.relative(p)) is not None})
         if not self._stop.is_set():
             raise RuntimeError("watch ended: the tier dir went away")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -247,6 +248,21 @@ async def test_append_as_latest_takes_the_agents_own_identity_through_an_index(s
         conn.close()
     # The partial index holds only the agent's own entries: its first row, read backwards, is the answer.
     assert "USING INDEX journal_entries_own" in plan, plan
+
+
+async def test_record_stores_what_append_stores_and_returns_its_id(store: SqliteJournalStore) -> None:
+    """``record`` (what each memory write journals through) skips reading the row back: the row it
+    stores is the one ``append`` stores for the same entry, identity taken as latest included."""
+    await store.append(entry("mine", ws="w9", agent="a9"))
+    appended = await store.append(entry("write", ws="w0", agent=None, kind="memory.updated"), as_latest=True)  # type: ignore[arg-type]
+    entry_id = await store.record(entry("write", ws="w0", agent=None, kind="memory.updated"), as_latest=True)  # type: ignore[arg-type]
+    recorded = await store.get("w9", entry_id)
+    assert recorded is not None and recorded.id == entry_id != appended.id
+    same = ("seq", "id", "ts")
+    assert dataclasses.replace(recorded, **{k: getattr(appended, k) for k in same}) == appended
+    assert recorded.seq == appended.seq + 1
+    given = await store.record(entry("named", ws="w1", agent="a1", id="je_given"))
+    assert given == "je_given" and (await store.get("w1", "je_given")) is not None
 
 
 # -- compaction -------------------------------------------------------------------------------

@@ -7,9 +7,11 @@ import os
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidecar.index.chunker import chunk_markdown
 from tests.support.memory import ClientFactory, write
@@ -138,3 +140,30 @@ async def test_writes_do_not_make_the_watcher_reconcile_the_tier(
     # Before: one per write (9 for 8). The notify backend may still report the directory as added
     # once (seen here: 'daily', Change.added, on one of the eight), which is a reconcile we keep.
     assert after - before <= 1, f"{after - before} whole-tier reconciles for 8 writes"
+
+
+_PARTS = st.sampled_from(["", ".", "..", "daily", "a.md", ".x.md.0a1b2c3d.tmp", "index.sqlite-wal", "ü.md", " b "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    root=st.sampled_from(["/m/tier", "/m/tier/sub", "/"]),
+    lead=st.sampled_from(["/m/tier", "/m/tier/", "/m/tier//", "/m/tierx", "/m", "/other", "/"]),
+    parts=st.lists(_PARTS, max_size=4),
+    trailing=st.sampled_from(["", "/", "/."]),
+)
+def test_the_watchers_relative_path_is_what_pathlib_gives(
+    root: str, lead: str, parts: list[str], trailing: str
+) -> None:
+    """The watcher cuts its paths relative to the tier dir as strings: the same answer as
+    ``Path.relative_to`` (None where that raises), for paths with empty, ``.`` and ``..`` parts too."""
+    from sidecar.index.queue import ReindexQueue
+    from sidecar.index.watcher import TierWatcher
+
+    watcher = TierWatcher("agent", Path(root), cast(ReindexQueue, None), step_ms=15, debounce_ms=200, reconcile_s=0.0)
+    path = lead + "/".join(parts) + trailing
+    try:
+        expected: str | None = Path(path).relative_to(Path(root)).as_posix()
+    except ValueError:
+        expected = None
+    assert watcher.relative(path) == expected
