@@ -7,15 +7,22 @@ MATCH (the same OR of quoted words) and ``bm25()`` with the same column weights,
 no rows fetched, no snippets.
 
     python -m tests.bench index
-    INDEX_PARTS=start,reindex python -m tests.bench index   (parts: search,http,start,reindex,reconcile)
+    INDEX_PARTS=start,reindex python -m tests.bench index   (parts: search,http,start,process,reindex,reconcile)
 
 ``start`` spawns the sidecar on the 10k-chunk dir five times: the median wall clock from the spawn to
 ``/healthz`` 200, and the process's CPU by then (every thread), beside the host's reference loop.
+
+``process`` is what one sidecar process costs a test run that starts it over a one-file dir and
+stops it: its CPU by ready, once idle after start (the background work that follows ready: the
+injection scanner loaded to warm the flagged-section cache, the graph's first reading, the
+postings), and in all at exit; then, each in a fresh process, the CPU of importing what ``serve``
+imports before ready, and of importing the injection scanner after that.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -155,6 +162,58 @@ def bench_start(base: Path) -> None:
     )
 
 
+def _import_cpu_ms(before: str, timed: str) -> float:
+    """CPU milliseconds a fresh process spends importing ``timed`` after ``before`` (rich made absent
+    and one BLAS thread, as ``memory-sidecar serve`` runs)."""
+    probe = (
+        "import resource, sys\n"
+        "sys.modules.setdefault('rich', None)\n"
+        "def cpu():\n"
+        "    r = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "    return r.ru_utime + r.ru_stime\n"
+        f"{before}\n"
+        "c0 = cpu()\n"
+        f"{timed}\n"
+        "print((cpu() - c0) * 1000)\n"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "ORT_DISABLE_TELEMETRY": "1"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    return float(done.stdout.strip())
+
+
+def bench_process(base: Path) -> None:
+    root = base / "one_file"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "AGENT.md").write_text("# Agent\n\nA one-file memory dir, as most tests start a sidecar over.\n")
+    ready, idle, total = [], [], []
+    for _ in range(5):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        side = start_sidecar(root, "--watch", "false")
+        ready.append(cpu_s(side.proc.pid))
+        last = ready[-1]
+        while True:  # idle: no CPU used over half a second
+            time.sleep(0.5)
+            now = cpu_s(side.proc.pid)
+            if now - last < 0.01:
+                break
+            last = now
+        idle.append(now)
+        side.stop()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    report(
+        "a sidecar over a one-file dir: CPU by ready",
+        f"median {sorted(ready)[2] * 1000:.0f} ms; idle after start {sorted(idle)[2] * 1000:.0f} ms; "
+        f"at exit {sorted(total)[2] * 1000:.0f} ms",
+    )
+    serve = "import sidecar.cli, sidecar.server.serve, sidecar.server.app"
+    imports = sorted(_import_cpu_ms("", serve) for _ in range(5))
+    scanner = sorted(_import_cpu_ms(serve, "import sidecar.scanner.scan") for _ in range(5))
+    report("  its imports before ready (fresh process)", f"median {imports[2]:.0f} ms of CPU")
+    report("  then the injection scanner's import", f"median {scanner[2]:.0f} ms of CPU")
+    report("  load average", f"{os.getloadavg()[0]:.1f}")
+
+
 def _imports_only_mb() -> float:
     """VmRSS of a fresh process that imports the server's modules as ``memory-sidecar serve`` does
     (rich made absent, the scanner the first search loads included), and serves nothing."""
@@ -221,7 +280,7 @@ def bench_reconcile(base: Path) -> None:
 
 
 def main() -> None:
-    parts = os.environ.get("INDEX_PARTS", "search,http,start,reindex,reconcile").split(",")
+    parts = os.environ.get("INDEX_PARTS", "search,http,start,process,reindex,reconcile").split(",")
     base = Path(tempfile.mkdtemp(prefix="bench-index-"))
     try:
         if "search" in parts:
@@ -233,6 +292,8 @@ def main() -> None:
             bench_http(base)
         if "start" in parts:
             bench_start(base)
+        if "process" in parts:
+            bench_process(base)
         if "reindex" in parts:
             bench_reindex(base)
         if "reconcile" in parts:
