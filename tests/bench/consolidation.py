@@ -43,6 +43,10 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``fresh11``: a platform engineer's terse day log over 120 days (``consolidation_gen_platform``):
   services, deploys, on-call, CI runners, cloud accounts, library versions; four of its ten changes
   name no change word and no old value; written like ``fresh6`` and measured as held out;
+- ``fresh12``: a data engineering agent's notes for a retailer's analytics team over 120 days
+  (``consolidation_gen_dataeng``): pipelines, dashboards, dbt models, vendors, tool versions, many
+  facts sharing one sentence frame; four of its ten changes name no change word and no old value;
+  written like ``fresh6`` and measured as held out;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -50,8 +54,8 @@ timers) on a loopback server, with a tier cap of 450 KB:
 - ``locomo``: LoCoMo conversations 0-4 (``../shared/bench-data/locomo-dev.json``), each session a
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
-Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s and
-``fresh11``'s one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
+Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s,
+``fresh11``'s and ``fresh12``'s one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
 (the last seven days stay). "Before" is the tier after the writes; "after" is after two runs of
@@ -85,6 +89,7 @@ from sidecar.write.usage import capped_bytes
 from tests.bench.consolidation_gen import INJECTION, History, make_history
 from tests.bench.consolidation_gen_bakery import DIRECT_BAKERY, make_bakery_history
 from tests.bench.consolidation_gen_bikeshop import DIRECT_BIKESHOP, make_bikeshop_history
+from tests.bench.consolidation_gen_dataeng import DIRECT_DATAENG, make_dataeng_history
 from tests.bench.consolidation_gen_dental import DIRECT_DENTAL, make_dental_history
 from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
@@ -108,6 +113,7 @@ SEEDS = {
     "fresh9": 9595,
     "fresh10": 1010,
     "fresh11": 1111,
+    "fresh12": 1212,
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -170,6 +176,7 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_DENTAL
             or ln in DIRECT_SCHOOL
             or ln in DIRECT_PLATFORM
+            or ln in DIRECT_DATAENG
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -233,6 +240,8 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
         history = make_school_history(seed, today)
     elif kind == "fresh11":
         history = make_platform_history(seed, today)
+    elif kind == "fresh12":
+        history = make_dataeng_history(seed, today)
     else:
         history = make_history(kind, seed, today)
     notes = {history.start + timedelta(days=n): lines for n, lines in enumerate(history.notes)}
