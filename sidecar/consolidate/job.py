@@ -64,7 +64,7 @@ from typing import Literal, TypeVar
 import structlog
 
 from sidecar.consolidate.archive import bound_archive
-from sidecar.consolidate.changes import changed_by_signal, changed_by_value, reverted, routine_said
+from sidecar.consolidate.changes import MAX_LINE_CHARS, changed_by_signal, changed_by_value, reverted, routine_said
 from sidecar.consolidate.cluster import CLUSTER_JACCARD
 from sidecar.consolidate.guard import judged
 from sidecar.consolidate.periods import (
@@ -106,7 +106,7 @@ from sidecar.consolidate.report import (
     SummaryWritten,
     SupersededLine,
 )
-from sidecar.consolidate.routine import routine_by
+from sidecar.consolidate.routine import routine_by, run_frames
 from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import Summariser
 from sidecar.consolidate.supersede import (
@@ -197,6 +197,7 @@ async def consolidate(
     texts = await asyncio.to_thread(_read_notes, root, plan)
     said, earlier = await asyncio.to_thread(_dated_lines, root, plan, texts, evergreen, report.skipped)
     stale = await asyncio.to_thread(_stale, said, earlier)
+    frames = await asyncio.to_thread(_run_frames, said)
     tell = progress or (lambda step, done, total: None)
     periods = await _summaries(
         root,
@@ -211,13 +212,16 @@ async def consolidate(
         stale=stale,
         embed=embed,
         dry_run=dry_run,
+        frames=frames,
     )
     if stop_after == "summaries":
         return report
     await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
     if stop_after == "supersede":
         return report
-    candidates = await asyncio.to_thread(_candidates, plan, texts, earlier, stale, min_sources)
+    candidates = await asyncio.to_thread(
+        functools.partial(_candidates, frames=frames), plan, texts, earlier, stale, min_sources
+    )
     every_note = await asyncio.to_thread(_every_note, root, texts)
     stated = await asyncio.to_thread(preferences, every_note)
     await asyncio.to_thread(
@@ -320,13 +324,22 @@ async def _summaries(
     stale: dict[str, Said],
     embed: Embed | None,
     dry_run: bool,
+    frames: frozenset[frozenset[str]],
 ) -> list[Week]:
     """Each planned week's summary, written (``_summarise``) and reported."""
     periods: list[Week] = []
     tell("summaries", 0, len(plan))
     for name, sources in plan.items():
         period = await summarise_week(
-            name, sources, texts, summariser, budget=budget, threshold=threshold, stale=stale, embed=embed
+            name,
+            sources,
+            texts,
+            summariser,
+            budget=budget,
+            threshold=threshold,
+            stale=stale,
+            embed=embed,
+            frames=frames,
         )
         periods.append(period)
         report.summaries.append(
@@ -344,7 +357,13 @@ async def _summaries(
 
 
 def _candidates(
-    plan: Plan, texts: dict[str, str], earlier: dict[str, str], stale: dict[str, Said], min_sources: int
+    plan: Plan,
+    texts: dict[str, str],
+    earlier: dict[str, str],
+    stale: dict[str, Said],
+    min_sources: int,
+    *,
+    frames: frozenset[frozenset[str]] = frozenset(),
 ) -> list[Candidate]:
     """What may be promoted to ``## Consolidated``: current lines recurring across the plan's notes
     and earlier summaries, the operator's preferences aside (they have their own section), and
@@ -354,7 +373,7 @@ def _candidates(
     from sidecar.consolidate.operator import extract_preferences
 
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
-    logged = routine_by([(_week_of(line.source), line.source, line.text) for line in lines])
+    logged = routine_by([(_week_of(line.source), line.source, line.text) for line in lines], frames)
     lines = [line for line, log in zip(lines, logged, strict=True) if not log and normalised(line.text) not in stale]
     before = [
         Line(text, path, title)
@@ -371,6 +390,17 @@ def _candidates(
         and not is_rule(c.text)
         and not obeys_someone(c.text)
     ]
+
+
+def _run_frames(said: list[Said]) -> frozenset[frozenset[str]]:
+    """The moulds routine across the notes the run knows (``routine.run_frames``), each note's
+    lines in its ISO week: a mould written over and over in most weeks is routine in a week where
+    it was written fewer times, in that week's summary and promotions as in the change search."""
+    weeks: dict[str, list[tuple[str, str]]] = {}
+    for s in said:
+        if (day := note_day(s.where)) is not None and len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text:
+            weeks.setdefault(period_of(day), []).append((s.where, s.text))
+    return run_frames(weeks.values())
 
 
 def _week_of(source: str) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from itertools import combinations
 from typing import TypeVar
 
@@ -35,13 +35,24 @@ from sidecar.consolidate.text import COMMENT
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["FRAME_CAP", "FRAME_WORDS", "ROUTINE_DAYS", "ROUTINE_LINES", "routine", "routine_by"]
+__all__ = [
+    "FRAME_CAP",
+    "FRAME_WORDS",
+    "ROUTINE_DAYS",
+    "ROUTINE_LINES",
+    "RUN_WEEKS",
+    "routine",
+    "routine_by",
+    "run_frames",
+]
 
 FRAME_WORDS = 3
 #: The most of a line's frequent words its frames are made of (its most frequent ones).
 FRAME_CAP = 8
 ROUTINE_LINES = 8
 ROUTINE_DAYS = 3
+#: A frame routine in this many weeks of a run is routine in each of them (``run_frames``).
+RUN_WEEKS = 3
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 K = TypeVar("K", bound=Hashable)
 
@@ -52,8 +63,47 @@ def _words(text: str) -> list[str]:
     return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS and len(w) > 1]
 
 
-def routine(lines: Sequence[tuple[str, str]]) -> list[bool]:
-    """For each of one week's lines, (source, text) pairs, whether it is routine (module docstring)."""
+def routine(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
+    """For each of one week's lines, (source, text) pairs, whether it is routine (module docstring);
+    a line that holds one of ``frames`` (``run_frames``: routine across the run's weeks) is too."""
+    flags, _ = _judged(lines)
+    return _or_framed(lines, flags, frames)
+
+
+def run_frames(weeks: Iterable[Sequence[tuple[str, str]]]) -> frozenset[frozenset[str]]:
+    """The frames that make lines routine in ``RUN_WEEKS`` or more of ``weeks`` (each a week's
+    (source, text) lines): a mould the run writes over and over is routine in every week, in one
+    where it was written fewer than ``ROUTINE_LINES`` times too."""
+    count: Counter[frozenset[str]] = Counter()
+    for lines in weeks:
+        count.update(_judged(lines)[1])
+    return frozenset(frame for frame, n in count.items() if n >= RUN_WEEKS)
+
+
+def _or_framed(lines: Sequence[tuple[str, str]], flags: list[bool], frames: Collection[frozenset[str]]) -> list[bool]:
+    """``flags`` with every line holding one of ``frames`` set: every word of a frame of three, or,
+    for a short line (``FRAME_WORDS`` words or fewer), of a frame of two."""
+    if not frames:
+        return flags
+    by_word: dict[str, list[frozenset[str]]] = {}
+    for frame in frames:
+        by_word.setdefault(min(frame), []).append(frame)
+    out = []
+    for (_, text), flag in zip(lines, flags, strict=True):
+        words = set() if flag else set(_words(text))
+        out.append(
+            flag
+            or any(
+                frame <= words and (len(frame) == FRAME_WORDS or len(words) <= FRAME_WORDS)
+                for w in words
+                for frame in by_word.get(w, ())
+            )
+        )
+    return out
+
+
+def _judged(lines: Sequence[tuple[str, str]]) -> tuple[list[bool], set[frozenset[str]]]:
+    """``routine`` of one week's lines alone, and the frames that made them routine."""
     word_lists = [list(dict.fromkeys(_words(text))) for _, text in lines]
     df = Counter(w for words in word_lists for w in words)
     frequent = [_most_frequent([w for w in words if df[w] >= ROUTINE_LINES], df) for words in word_lists]
@@ -67,20 +117,31 @@ def routine(lines: Sequence[tuple[str, str]]) -> list[bool]:
                 if len(days.setdefault(key, set())) < ROUTINE_DAYS:
                     days[key].add(source)
     out = []
+    found: set[frozenset[str]] = set()
     for words, frequent_words in zip(word_lists, frequent, strict=True):
-        out.append(
-            any(_framed(frozenset(top), together, days) for top in combinations(sorted(frequent_words), FRAME_WORDS))
-            # a short line: every word of it but one in a frame of two ("Takings yesterday: 762";
-            # "Wren in late, 51 minutes", a name of the day its one other word)
-            or (
-                len(words) <= FRAME_WORDS
-                and any(
-                    _framed(frozenset(short), together, days)
-                    for short in combinations(sorted(frequent_words), FRAME_WORDS - 1)
-                )
-            )
+        frame = next(
+            (
+                f
+                for top in combinations(sorted(frequent_words), FRAME_WORDS)
+                if _framed(f := frozenset(top), together, days)
+            ),
+            None,
         )
-    return out
+        # a short line: every word of it but one in a frame of two ("Takings yesterday: 762";
+        # "Wren in late, 51 minutes", a name of the day its one other word)
+        if frame is None and len(words) <= FRAME_WORDS:
+            frame = next(
+                (
+                    f
+                    for short in combinations(sorted(frequent_words), FRAME_WORDS - 1)
+                    if _framed(f := frozenset(short), together, days)
+                ),
+                None,
+            )
+        out.append(frame is not None)
+        if frame is not None:
+            found.add(frame)
+    return out, found
 
 
 def _most_frequent(words: list[str], df: Counter[str]) -> list[str]:
@@ -95,13 +156,19 @@ def _framed(frame: frozenset[str], together: Counter[frozenset[str]], days: dict
     return together[frame] >= ROUTINE_LINES and len(days.get(frame, ())) >= ROUTINE_DAYS
 
 
-def routine_by(items: Sequence[tuple[K, str, str]]) -> list[bool]:
-    """``routine`` for lines of many weeks at once: (week key, source, text), each week apart."""
+def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
+    """``routine`` for lines of many weeks at once: (week key, source, text), each week judged
+    apart, and a frame routine in ``RUN_WEEKS`` of them, or one of ``frames``, routine in every one
+    (``run_frames``)."""
     weeks: dict[K, list[int]] = {}
     for n, (key, _, _) in enumerate(items):
         weeks.setdefault(key, []).append(n)
     out = [False] * len(items)
-    for members in weeks.values():
-        for n, flag in zip(members, routine([items[m][1:] for m in members]), strict=True):
+    judged = {key: _judged([items[m][1:] for m in members]) for key, members in weeks.items()}
+    count = Counter(frame for _, found in judged.values() for frame in found)
+    frames = frozenset(frames).union(frame for frame, n in count.items() if n >= RUN_WEEKS)
+    for key, members in weeks.items():
+        lines = [items[m][1:] for m in members]
+        for n, flag in zip(members, _or_framed(lines, judged[key][0], frames), strict=True):
             out[n] = flag
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +68,7 @@ async def summarise_week(
     threshold: float,
     stale: dict[str, Said],
     embed: Embed | None = None,
+    frames: Collection[frozenset[str]] = frozenset(),
 ) -> Week:
     """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
     cut by the budget), then one section per heading, each made by the summariser from the week's
@@ -80,7 +81,7 @@ async def summarise_week(
     vectors = await _vectors(embed, lines)
     shown = {normalised(c.text) for c in changed}
     parts, dropped = await asyncio.to_thread(
-        functools.partial(_clustered, shown=shown), name, lines, threshold, vectors, budget
+        functools.partial(_clustered, shown=shown, frames=frames), name, lines, threshold, vectors, budget
     )
     monday, sunday = period_bounds(name)
     out = [
@@ -150,6 +151,7 @@ def _clustered(
     budget: int,
     *,
     shown: set[str],
+    frames: Collection[frozenset[str]] = frozenset(),
 ) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine]]:
     """The week's clusters as the summary's parts (``_parts``), and the duplicates they merged; a
     cluster holding a line ``## Changed`` shows (``shown``, by key) is that line there, the rest
@@ -157,7 +159,7 @@ def _clustered(
     clusters = cluster_lines(lines, threshold, vectors)
     routine_lines = {
         id(line)
-        for line, flag in zip(lines, routine([(line.source, line.text) for line in lines]), strict=True)
+        for line, flag in zip(lines, routine([(line.source, line.text) for line in lines], frames), strict=True)
         if flag
     }
     dropped: list[DroppedLine] = []
