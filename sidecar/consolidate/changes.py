@@ -299,6 +299,8 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     values = {key: _values(item.text) | _labelled_names(item.text, lower) for key, item in last.items()}
     weight = _weights(item.text for item in last.values())
     names = {key: _opening_name(item.text, lower) for key, item in last.items()}
+    # how many of the lines open with each pair of words: a pair many open with is a mould's frame
+    openers = Counter(tuple(content_seq[:2]) for content_seq in (_words(item.text) for item in last.values()))
     postings: dict[str, list[str]] = {}
     standing: list[frozenset[str]] = []
     for key in last:
@@ -331,8 +333,12 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                 continue  # an older line said again after the newer one was said is still current
             old_text = last[key].text
             # both lines open with one capitalised word: the subject they share, no name either
-            # lost ("Late clinic runs Tuesday evenings till 8" / "Late clinic moved to Thursdays")
-            named = not names[key] or names[key] != names[new_key]
+            # lost ("Late clinic runs Tuesday evenings till 8" / "Late clinic moved to Thursdays"),
+            # unless many lines open with the same two words: a mould's frame ("Alarm code for the
+            # shop front is 8694#", "Alarm code for the container is 7921#": two subjects)
+            named = (
+                not names[key] or names[key] != names[new_key] or openers[tuple(_words(old_text)[:2])] > FEW_STANDING
+            )
             old_slots, new_slots = _slots(key, old_text, named), _slots(new_key, newer.text, named)
             if _other_subject(old_slots, new_slots):
                 continue

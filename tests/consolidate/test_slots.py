@@ -89,3 +89,16 @@ def test_a_mould_of_codes_keeps_each_subject() -> None:
     new = "Alarm code for the bike shed is 7781*."
     others = [(d, c) for d in (2, 10, 18) for c in codes]
     assert normalised(old) not in _changed(old, new, *others)
+
+
+def test_a_capitalised_opening_many_lines_share_is_a_moulds_frame() -> None:
+    """ "Alarm" opens every line of the codes' mould and is written nowhere in lower case: the two
+    words the lines open with are the mould's frame, said by many lines once each, not one
+    subject, so a code for another door changes none."""
+    once = [
+        (22 + n, f"Alarm code for the {door} is {code}.")
+        for n, (door, code) in enumerate([("back door", "5590*"), ("bike shed", "4052#"), ("cellar", "8413*")])
+    ]
+    old = "Alarm code for the shop front is 8694#."
+    new = "Alarm code for the container is 7921#."
+    assert normalised(old) not in _changed(old, new, *once)
