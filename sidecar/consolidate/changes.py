@@ -478,6 +478,16 @@ class _Slots:
         held = [tuple(run) for run in runs if lost.intersection(run)]
         return held[0] if lost and len(held) == 1 and lost <= set(held[0]) else ()
 
+    def runs_of(self, lost: frozenset[str]) -> list[tuple[str, ...]]:
+        """The name phrases (values side by side) that hold a word of ``lost``, in order."""
+        runs: list[list[str]] = [[]]
+        for word in self.seq:
+            if word in self.values:
+                runs[-1].append(word)
+            elif runs[-1]:
+                runs.append([])
+        return [tuple(run) for run in runs if lost.intersection(run)]
+
     def __init__(self, text: str, values: frozenset[str] | set[str]) -> None:
         self.seq = _words(text)
         self.label = _label_words(text)
@@ -529,12 +539,34 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
     if _relabelled(old, new, lost):
         return True
     phrase = old.phrase_of(lost)
-    if not phrase or _mirrors(old, new):
+    if _mirrors(old, new):
         return False
+    if not phrase:
+        return _refilled(old, new, lost, opening_name)
     gained = new.values - old.words
     if not any(_kind(w) == _kind(gone) for w in gained for gone in lost):
         return False
     return not (phrase[0] in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
+
+
+def _refilled(old: _Slots, new: _Slots, lost: frozenset[str], opening_name: str) -> bool:
+    """Whether the newer line fills two slots of the older at once, each value phrase it lost with
+    a value of its own of the same kind ("Gloves and bibs are ordered from Dental Sky every other
+    Monday" / "Kent Express delivered the gloves and bibs, order placed Friday": a name for a name,
+    a day for a day), each from a value phrase of its own ("Ashby Timber" fills one slot). Neither
+    phrase opens the older line (a line opens with its subject)."""
+    runs = old.runs_of(lost)
+    if len(runs) != 2 or any(run[0] in (opening_name, old.seq[0]) for run in runs):
+        return False
+    gained = new.values - old.words
+    phrases = new.runs_of(gained)  # one value phrase of the newer line fills one slot
+    for run in runs:
+        kinds = {_kind(w) for w in run if w in lost}
+        pick = next((p for p in phrases if any(w in gained and _kind(w) in kinds for w in p)), None)
+        if pick is None:
+            return False
+        phrases.remove(pick)
+    return True
 
 
 def _named_by(subject: frozenset[str] | set[str], pairs: set[frozenset[str]], rarity: dict[str, float]) -> bool:

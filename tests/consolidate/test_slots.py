@@ -102,3 +102,15 @@ def test_a_capitalised_opening_many_lines_share_is_a_moulds_frame() -> None:
     old = "Alarm code for the shop front is 8694#."
     new = "Alarm code for the container is 7921#."
     assert normalised(old) not in _changed(old, new, *once)
+
+
+def test_two_slots_refilled_at_once_are_a_change() -> None:
+    """ "Kindling and firewood come from Hollins Logs every other Tuesday" / "Ashby Timber dropped
+    off the kindling and firewood, next load Thursday": both of the older line's value phrases refilled, a name for a
+    name and a day for a day. With one of them left empty (no day given) it is a report, no change."""
+    old = "Kindling and firewood come from Hollins Logs every other Tuesday."
+    new = "Ashby Timber dropped off the kindling and firewood, next load Thursday."
+    others = [(d, f) for d in (3, 11, 19) for f in ("Firewood is stacked behind the kiln shed.",)]
+    assert _changed(old, new, *others)[normalised(old)].text == new
+    half = "Ashby Timber dropped off the kindling and firewood, the usual load."
+    assert normalised(old) not in _changed(old, half, *others)
