@@ -36,6 +36,33 @@ ST = Path(sys.executable).with_name("st")
 HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis"
 
 
+def st_argv(url: str, report: Path, *, max_examples: int = 30, seed: int = 1) -> list[str]:
+    """The ``st run`` the test makes against the document at ``url``, its JSON report to ``report``
+    (``python -m tests.support.st_reach`` runs the same with other example counts or seeds)."""
+    argv = [str(ST), "run", url, "--checks", "all"]
+    argv += [
+        "--exclude-checks",
+        "positive_data_acceptance",
+        "--max-examples",
+        str(max_examples),
+        "--request-timeout",
+        "30",
+    ]
+    # A request's own timeout is 30 s: a write of a megabyte of generated text is scanned before it is
+    # acknowledged (seconds of CPU), and a loaded host stretches that; a hang is still caught, and the run's
+    # CPU is guarded by the test.
+    argv += ["--workers", "1", "--seed", str(seed), "--no-color", "--generation-database", "none"]
+    # Hypothesis's too_slow health check times the generator against the clock: on a loaded host a
+    # long-text pattern (the diary's 10,000 characters, say) trips it, which says nothing of the API.
+    argv += ["--suppress-health-check", "too_slow"]
+    argv += ["--report", "json", "--report-json-path", str(report)]
+    return argv
+
+
+def st_env() -> dict[str, str]:
+    return {**os.environ, "NO_COLOR": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(HYPOTHESIS_HOME)}
+
+
 def contract_app(settings: Settings) -> web.Application:
     """The app as served (create_app wires /metrics and /openapi.json itself)."""
     return create_app(settings)
@@ -188,17 +215,7 @@ async def test_schemathesis_finds_no_new_failures(make_settings: Callable[..., S
     server = TestServer(app, host="127.0.0.1")
     await server.start_server()
     report = tmp_path / "st-report.json"
-    argv = [str(ST), "run", str(server.make_url("/openapi.json")), "--checks", "all"]
-    argv += ["--exclude-checks", "positive_data_acceptance", "--max-examples", "30", "--request-timeout", "30"]
-    # A request's own timeout is 30 s: a write of a megabyte of generated text is scanned before it is
-    # acknowledged (seconds of CPU), and a loaded host stretches that; a hang is still caught, and the run's
-    # CPU is guarded below.
-    argv += ["--workers", "1", "--seed", "1", "--no-color", "--generation-database", "none"]
-    # Hypothesis's too_slow health check times the generator against the clock: on a loaded host a
-    # long-text pattern (the diary's 10,000 characters, say) trips it, which says nothing of the API.
-    argv += ["--suppress-health-check", "too_slow"]
-    argv += ["--report", "json", "--report-json-path", str(report)]
-    env = {**os.environ, "NO_COLOR": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(HYPOTHESIS_HOME)}
+    argv, env = st_argv(str(server.make_url("/openapi.json")), report), st_env()
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
