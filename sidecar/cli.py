@@ -59,20 +59,27 @@ LINE_EVERY_S = 10.0  # without a terminal: a plain progress line this often
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """Every command's parser. ``command``: the word the arguments start with, when known; the
-    graph's steps are then built only for ``kg`` (their request schemas, and asyncio with them,
-    are about 35 ms of a command's start), and every setting as an option only for ``serve`` and
-    ``mcp`` (a third of the parser's build); other commands see those as bare names."""
+    """Every command's parser. ``command``: the word the arguments start with, when known; only
+    that command's arguments are then built (the graph's steps, for ``kg``, are their request
+    schemas, and asyncio with them: about 35 ms of a command's start; every setting as an option,
+    for ``serve`` and ``mcp``, a third of the parser's build; the other commands together some 10
+    ms more); the other commands are bare names, as ``--help`` lists them."""
     parser = argparse.ArgumentParser(prog="memory-sidecar", description="Memory daemon for LLM agents.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("serve", help="run the sidecar")
-    for name, text in (
-        ("search", "search a tier"),
-        ("reindex", "rebuild a tier's index"),
-        ("status", "index state"),
-    ):
-        cmd = sub.add_parser(name, help=text)
+
+    def bare(name: str) -> bool:
+        """Whether ``name`` is a bare name in this parser (added as one when it is)."""
+        if command is None or command == name:
+            return False
+        sub.add_parser(name, help=COMMAND_HELP[name])
+        return True
+
+    sub.add_parser("serve", help=COMMAND_HELP["serve"])
+    for name in ("search", "reindex", "status"):
+        if bare(name):
+            continue
+        cmd = sub.add_parser(name, help=COMMAND_HELP[name])
         if name == "search":
             cmd.add_argument("query")
             cmd.add_argument("--limit", "-l", type=int, default=10)
@@ -93,19 +100,56 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             )
         cmd.add_argument("--path", "-p", type=Path, help="tier dir (default: the settings' dir for the scope)")
         cmd.add_argument("--scope", "-S", choices=("agent", "crew"), default="agent")
-    health = sub.add_parser("health", help="episodic memory health (latest snapshot, or --recompute)")
-    health.add_argument("--workspace-id", required=True)
-    health.add_argument("--crew-id", default=None)
-    health.add_argument("--recompute", action="store_true")
-    health.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
-    _add_memory_commands(sub)
-    if command is None or command == "kg":
+    if not bare("health"):
+        health = sub.add_parser("health", help=COMMAND_HELP["health"])
+        health.add_argument("--workspace-id", required=True)
+        health.add_argument("--crew-id", default=None)
+        health.add_argument("--recompute", action="store_true")
+        health.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
+    _add_memory_commands(sub, bare)
+    if not bare("kg"):
         from sidecar.kg.cli import add_kg_commands
 
         add_kg_commands(sub)
-    else:
-        sub.add_parser("kg", help="the knowledge graph: read memory into it, ask it, add to it")
-    consolidate = sub.add_parser("consolidate", help="roll old daily notes up into weekly summaries")
+    if not bare("consolidate"):
+        _add_consolidate_command(sub)
+    if not bare("store"):
+        _add_store_command(sub)
+    mcp = sub.add_parser("mcp", help=COMMAND_HELP["mcp"])
+    mcp.add_argument("--url", help="a running sidecar to forward to, e.g. http://127.0.0.1:9119 (default: in process)")
+    for name in ("serve", "mcp"):
+        if command in (None, name):
+            add_arguments(sub.choices[name])
+    if not bare("palace"):
+        _add_palace_commands(sub)
+    for name, cmd in sub.choices.items():
+        if name not in ("serve", "mcp") and command in (None, name):
+            _add_output_flags(cmd)
+    return parser
+
+
+#: Each command's line in ``memory-sidecar --help``.
+COMMAND_HELP = {
+    "serve": "run the sidecar",
+    "search": "search a tier",
+    "reindex": "rebuild a tier's index",
+    "status": "index state",
+    "health": "episodic memory health (latest snapshot, or --recompute)",
+    "remember": "store one of the agent's own typed memories",
+    "recall": "recall the agent's own typed memories for a query",
+    "forget": "forget one of the agent's own memories",
+    "decay": "live typed memories by retention, weakest first",
+    "kg": "the knowledge graph: read memory into it, ask it, add to it",
+    "consolidate": "roll old daily notes up into weekly summaries",
+    "store": "the crew store (where a crew's shared tier lives)",
+    "mcp": "MCP over stdio: the memory tools in this process over --memory-dir, or forwarded to a running "
+    "sidecar with --url",
+    "palace": "the memory palace: wings and rooms, delete, identity, diary, ingest",
+}
+
+
+def _add_consolidate_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    consolidate = sub.add_parser("consolidate", help=COMMAND_HELP["consolidate"])
     steps = consolidate.add_subparsers(dest="step", required=True)
     run = steps.add_parser(
         "run",
@@ -119,7 +163,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     run.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir")
     run.add_argument("--crew-dir", type=Path, default=None, help="crew tier dir")
-    store = sub.add_parser("store", help="the crew store (where a crew's shared tier lives)")
+
+
+def _add_store_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    store = sub.add_parser("store", help=COMMAND_HELP["store"])
     store_steps = store.add_subparsers(dest="step", required=True)
     migrate = store_steps.add_parser(
         "migrate",
@@ -133,20 +180,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     migrate.add_argument("--to", dest="target", required=True, metavar="postgres://...", help="the store's URL")
     migrate.add_argument("--crew-id", default=None, help="the crew's id in the store (default: the crew_id setting)")
     migrate.add_argument("--model", default=None, help="whose vectors to copy (default: the most stored model)")
-    mcp = sub.add_parser(
-        "mcp",
-        help="MCP over stdio: the memory tools in this process over --memory-dir, or forwarded to a running "
-        "sidecar with --url",
-    )
-    mcp.add_argument("--url", help="a running sidecar to forward to, e.g. http://127.0.0.1:9119 (default: in process)")
-    for name in ("serve", "mcp"):
-        if command in (None, name):
-            add_arguments(sub.choices[name])
-    _add_palace_commands(sub)
-    for name, cmd in sub.choices.items():
-        if name not in ("serve", "mcp"):
-            _add_output_flags(cmd)
-    return parser
 
 
 JSON_HELP = "print the API's answer as JSON (an error's body too, on stdout as well as stderr)"
@@ -166,7 +199,7 @@ def _add_output_flags(parser: argparse.ArgumentParser) -> None:
 def _add_palace_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``palace ...``: the palace's operations on the files and the journal, with no server (under the
     tier's lock, as a sidecar would take it), each the same operation as its HTTP route."""
-    palace = sub.add_parser("palace", help="the memory palace: wings and rooms, delete, identity, diary, ingest")
+    palace = sub.add_parser("palace", help=COMMAND_HELP["palace"])
     steps = palace.add_subparsers(dest="step", required=True)
     listing = steps.add_parser("list", help="memory files with wing, room, bytes, chunks, last change")
     listing.add_argument("--wing")
@@ -202,11 +235,27 @@ OWN_ONLY = (
 )
 
 
-def _add_memory_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``remember``, ``recall``, ``forget`` and ``decay``: the agent's typed memories, offline."""
+def _add_memory_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser], bare: Callable[[str], bool]) -> None:
+    """``remember``, ``recall``, ``forget`` and ``decay``: the agent's typed memories, offline
+    (those ``bare`` makes bare names are left there)."""
+    built: list[argparse.ArgumentParser] = []
+    if not bare("remember"):
+        built.append(_remember_parser(sub))
+    if not bare("recall"):
+        built.append(_recall_parser(sub))
+    if not bare("forget"):
+        built.append(_forget_parser(sub))
+    if not bare("decay"):
+        built.append(_decay_parser(sub))
+    for cmd in built:
+        cmd.add_argument("--namespace", metavar="NS", help="(default: the namespace setting)")
+        cmd.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
+
+
+def _remember_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     remember = sub.add_parser(
         "remember",
-        help="store one of the agent's own typed memories",
+        help=COMMAND_HELP["remember"],
         description="Store a typed memory, as POST /memory/remember does. " + OWN_ONLY,
     )
     remember.add_argument("content")
@@ -219,9 +268,18 @@ def _add_memory_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     expiry = remember.add_mutually_exclusive_group()
     expiry.add_argument("--ttl", dest="ttl_seconds", metavar="SECONDS", help="forget it after this many seconds")
     expiry.add_argument("--expires-at", metavar="ISO", help="forget it at this time (ISO 8601)")
+    remember.add_argument(
+        "--embedder",
+        choices=_choices("embedder"),
+        help="embeds the memory now (none: BM25 alone finds it until a sidecar embeds it); default: the embedder setting",
+    )
+    return remember
+
+
+def _recall_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     recall = sub.add_parser(
         "recall",
-        help="recall the agent's own typed memories for a query",
+        help=COMMAND_HELP["recall"],
         description="Recall memories, as POST /memory/recall does: with the configured embedder when there"
         " is one, BM25 alone otherwise (the answer's dense says which). " + OWN_ONLY,
     )
@@ -231,30 +289,36 @@ def _add_memory_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     recall.add_argument("--tag", dest="tags", action="append", metavar="TAG", help="only memories with this tag")
     recall.add_argument("--scoring", choices=_choices("recall_scoring"), help="(default: the recall_scoring setting)")
     recall.add_argument("--explain", action="store_true", help="show what each score is made of")
+    recall.add_argument(
+        "--embedder",
+        choices=_choices("embedder"),
+        help="embeds the query (none: BM25 only); default: the embedder setting",
+    )
+    return recall
+
+
+def _forget_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     forget = sub.add_parser(
         "forget",
-        help="forget one of the agent's own memories",
+        help=COMMAND_HELP["forget"],
         description="Archive a memory by id, or a topic key's memory with its history, as POST"
         " /memory/forget does; exit 1 when nothing matched. " + OWN_ONLY,
     )
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--id", dest="id", metavar="ID")
     target.add_argument("--topic-key", metavar="KEY")
+    return forget
+
+
+def _decay_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     decay = sub.add_parser(
         "decay",
-        help="live typed memories by retention, weakest first",
+        help=COMMAND_HELP["decay"],
         description="How far each live typed memory has faded: retention (exp(-days since last recalled"
         " or written / stability)), frequency of recall, importance, age and expiry, weakest first. " + OWN_ONLY,
     )
     decay.add_argument("--limit", metavar="N", help="how many memories at most (default 20)")
-    for cmd, text in (
-        (remember, "embeds the memory now (none: BM25 alone finds it until a sidecar embeds it)"),
-        (recall, "embeds the query (none: BM25 only)"),
-    ):
-        cmd.add_argument("--embedder", choices=_choices("embedder"), help=f"{text}; default: the embedder setting")
-    for cmd in (remember, recall, forget, decay):
-        cmd.add_argument("--namespace", metavar="NS", help="(default: the namespace setting)")
-        cmd.add_argument("--memory-dir", type=Path, default=None, help="agent tier dir holding journal.sqlite")
+    return decay
 
 
 def _choices(setting: str) -> tuple[str, ...]:
