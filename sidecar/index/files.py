@@ -33,6 +33,7 @@ __all__ = [
     "name_problem",
     "path_problem",
     "read_tier_file",
+    "read_tier_file_stat",
     "resolve_tier_file",
     "scan_tier",
     "stat_tier_file",
@@ -195,16 +196,35 @@ def read_tier_file(root: Path, rel: str) -> bytes | None:
     target = resolve_tier_file(root, rel)
     if target is None:
         return None
+    read = _read(root, target)
+    return None if read is None else read[0]
+
+
+def read_tier_file_stat(root: Path, rel: str) -> tuple[bytes, FileStat] | None:
+    """``stat_tier_file`` and ``read_tier_file`` with one resolution of the path: the bytes, and
+    the size and mtime of the file they were read from; None when ``rel`` is not a tier file."""
+    if not is_tier_file(rel):
+        return None
+    found = _resolve(root, rel)
+    read = None if found is None else _read(root, found[0])
+    if read is None:
+        return None
+    data, st = read
+    return data, FileStat(rel, st.st_size, st.st_mtime_ns)
+
+
+def _read(root: Path, target: str) -> tuple[bytes, os.stat_result] | None:
     try:
         fd = os.open(root / target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a directory with EISDIR
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):  # before fdopen, which refuses a directory with EISDIR
         os.close(fd)
         return None
     os.set_blocking(fd, True)
     with os.fdopen(fd, "rb") as fh:
-        return fh.read()
+        return fh.read(), st
 
 
 def scan_tier(root: Path) -> TierScan:

@@ -33,7 +33,7 @@ from sidecar.heap import release_free_memory
 from sidecar.index.bm25 import LivePostings
 from sidecar.index.chunker import Resume, chunk_lines
 from sidecar.index.db import chunks_gen
-from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, scan_tier, stat_tier_file
+from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, read_tier_file_stat, scan_tier
 from sidecar.index.snippet import is_plain
 
 if TYPE_CHECKING:
@@ -202,14 +202,15 @@ class IndexSync:
         return result
 
     def _apply_one(self, rel: str, result: ReconcileResult) -> None:
-        st = stat_tier_file(self.root, rel)
+        found = read_tier_file_stat(self.root, rel)
         row = self.db.writer.execute("SELECT hash FROM files WHERE path = ?", (rel,)).fetchone()
-        if st is None:
+        if found is None:
             if row is not None:
                 self._remove(rel)
                 result.removed.append(rel)
             return
-        if self._index_file(st, row[0] if row else None) is None:
+        data, st = found
+        if self._index_file(st, row[0] if row else None, data) is None:
             result.unchanged += 1
         else:
             (result.added if row is None else result.updated).append(rel)
@@ -260,9 +261,11 @@ class IndexSync:
         self.db.writer.execute("DELETE FROM files WHERE path = ?", (rel,))
         self._chunked.pop(rel, None)
 
-    def _index_file(self, st: FileStat, old_hash: str | None) -> str | None:
-        """(Re)index one file if its content hash changed; return the new hash, or None if not."""
-        data = read_tier_file(self.root, st.rel)
+    def _index_file(self, st: FileStat, old_hash: str | None, data: bytes | None = None) -> str | None:
+        """(Re)index one file if its content hash changed (``data``: its bytes, when read already);
+        return the new hash, or None if not."""
+        if data is None:
+            data = read_tier_file(self.root, st.rel)
         if data is None:
             return None
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()

@@ -130,9 +130,10 @@ class Ingest:
         root = self.roots.get(tier)
         if root is None or not path.endswith(".md"):
             return 0
-        data = await asyncio.to_thread(read_tier_file, root, path)
-        if data is None:
+        read = await asyncio.to_thread(_read_with_mtime, root, path)
+        if read is None:
             return 0
+        data, mtime = read
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         self._gone.pop((tier, path), None)
         removal = self._removals.pop(digest, None)
@@ -154,7 +155,7 @@ class Ingest:
         else:
             found, position = await self._extract_after(lines, path, after)
         self.lines_read += position.lines - (after.resumes_at if after is not None else 0)
-        facts, aliases = new_facts(found, f"file:{tier}:{path}", _mtime(root / path))
+        facts, aliases = new_facts(found, f"file:{tier}:{path}", mtime)
         await self.graph.add(
             self.scopes[tier], facts, aliases, file=(tier, path, digest), grown=after is not None
         )  # fmt: skip
@@ -551,6 +552,12 @@ class _Extractor:
             proc.kill()
             await asyncio.shield(proc.wait())
             raise
+
+
+def _read_with_mtime(root: Path, path: str) -> tuple[bytes, str] | None:
+    """A tier file's bytes and its modification time as read (one trip off the loop for both)."""
+    data = read_tier_file(root, path)
+    return None if data is None else (data, _mtime(root / path))
 
 
 def _mtime(path: Path) -> str:
