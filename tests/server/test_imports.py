@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.procs import SidecarProcess, free_port, start_sidecar
+from tests.support.procs import free_port
+from tests.support.served import ServedApp, served_app
 
 #: The real command line, and the names of the modules loaded when it exits, written to argv[1].
 _PROBE = """
@@ -60,13 +61,14 @@ def _rpc(msg_id: int | None, method: str, params: dict[str, object] | None = Non
 
 
 @pytest.fixture
-def sidecar(memory_dir: Path) -> Iterator[SidecarProcess]:
-    side = start_sidecar(memory_dir, "--watch", "false")
-    yield side
-    side.stop()
+def sidecar(memory_dir: Path) -> Iterator[ServedApp]:
+    """The sidecar the forwarding process talks to: the application served from this process (the
+    process whose imports are checked is the forwarder, not this one)."""
+    with served_app(memory_dir, watch=False) as side:
+        yield side
 
 
-def test_forwarding_over_stdio_loads_no_application(sidecar: SidecarProcess, tmp_path: Path) -> None:
+def test_forwarding_over_stdio_loads_no_application(sidecar: ServedApp, tmp_path: Path) -> None:
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
     dump = tmp_path / "modules.json"
     argv = [sys.executable, "-c", _PROBE, str(dump), "mcp", "--url", sidecar.url]
