@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from sidecar.mcp.catalog import NAME_PATTERN, TOOLS
 from tests.support.memory import AGENT_MD, DAILY_MD, write
 from tests.support.procs import SidecarProcess, start_sidecar
+from tests.support.served import ServedApp, served_app
 
 ENV = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_WATCH": "false", "ORT_DISABLE_TELEMETRY": "1"}
 
@@ -192,15 +193,16 @@ def guarded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def guarded(guarded_dir: Path) -> Iterator[SidecarProcess]:
-    """A sidecar that wants ``Authorization: Bearer TOKEN`` on every request, shared as ``sidecar`` is."""
-    side = start_sidecar(guarded_dir, "--api-token", TOKEN)
-    yield side
-    side.stop()
+def guarded(guarded_dir: Path) -> Iterator[ServedApp]:
+    """A sidecar that wants ``Authorization: Bearer TOKEN`` on every request, shared as ``sidecar`` is:
+    the application served from this process (the forwarding ``memory-sidecar mcp`` process is what
+    these tests are about; ``sidecar`` is a real ``serve`` process)."""
+    with served_app(guarded_dir, api_token=TOKEN) as side:
+        yield side
 
 
 @pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
-async def test_forwarding_sends_the_api_token_from_the_flag(guarded: SidecarProcess, guarded_dir: Path) -> None:
+async def test_forwarding_sends_the_api_token_from_the_flag(guarded: ServedApp, guarded_dir: Path) -> None:
     assert httpx.get(f"{guarded.url}/memory/status").status_code == 401  # the token is needed
     async with over_stdio("--url", guarded.url, "--api-token", TOKEN) as session:
         await the_checks(session, guarded_dir, "Soba")
@@ -208,7 +210,7 @@ async def test_forwarding_sends_the_api_token_from_the_flag(guarded: SidecarProc
 
 @pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
 async def test_forwarding_to_the_sidecar_serving_the_dir_sends_the_token_from_the_environment(
-    guarded: SidecarProcess, guarded_dir: Path
+    guarded: ServedApp, guarded_dir: Path
 ) -> None:
     params = stdio("--memory-dir", str(guarded_dir), "--port", str(guarded.port))
     params.env = {**ENV, "MEMORY_SIDECAR_API_TOKEN": TOKEN}
@@ -218,7 +220,7 @@ async def test_forwarding_to_the_sidecar_serving_the_dir_sends_the_token_from_th
 
 
 @pytest.mark.slow  # a memory-sidecar mcp process: ~1.6-2.2 s of CPU
-async def test_forwarding_without_the_token_says_which_one_to_give(guarded: SidecarProcess) -> None:
+async def test_forwarding_without_the_token_says_which_one_to_give(guarded: ServedApp) -> None:
     async with over_stdio("--url", guarded.url) as session:
         with pytest.raises(Exception, match="wants its API token: give --api-token or set MEMORY_SIDECAR_API_TOKEN"):
             await session.list_tools()
