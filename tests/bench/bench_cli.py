@@ -18,7 +18,10 @@ And the restated way to a hybrid answer from the command line: a fresh process t
 sidecar (the default configuration, over the same tier with every vector stored, its model loaded
 and warm) for the same search over HTTP (``urllib``, ``POST /memory/search``): the process's own
 CPU, and the sidecar's CPU for the answer (from ``/proc``), next to the same limits; and
-``memory-sidecar search`` itself beside that sidecar, which it asks (a new query each run for both).
+``memory-sidecar search`` itself beside that sidecar, which it asks (a new query each run for both);
+and the Claude Code hook (``memory-sidecar-hook``) as Claude Code runs it on each prompt, a fresh
+process given a ``UserPromptSubmit`` event on stdin that asks the same sidecar to recall for the
+prompt (a new prompt each run), beside the bare process asking it.
 The searches in the command's own process run with ``--local``.
 
 The limits, each a fresh Python process too: ``python -c pass``; the raw BM25 search (``import
@@ -32,6 +35,7 @@ two; the hybrid limit all three (the vectors' scan and the fusion are left out o
 from __future__ import annotations
 
 import compileall
+import json
 import os
 import shutil
 import statistics
@@ -90,10 +94,14 @@ with urllib.request.urlopen(req, timeout=30) as answer:
 """
 
 
-def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall s, CPU s of the child and every thread it ran) of one process."""
+def run(argv: list[str], env: dict[str, str], stdin: bytes | None = None) -> tuple[float, float]:
+    """(wall s, CPU s of the child and every thread it ran) of one process (``stdin``: written to it)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    feed = subprocess.PIPE if stdin is not None else subprocess.DEVNULL
+    proc = subprocess.Popen(argv, env=env, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if proc.stdin is not None:
+        proc.stdin.write(stdin or b"")
+        proc.stdin.close()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     assert os.waitstatus_to_exitcode(status) == 0, (argv, proc.stderr.read() if proc.stderr else b"")
@@ -148,9 +156,16 @@ def main() -> None:
             [py, "-m", "sidecar", "search", "-p", str(vectors), QUERY],
             {**env, "MEMORY_SIDECAR_EMBEDDER": "auto", "MEMORY_SIDECAR_PORT": str(side.port)},
         )
+        hook = "memory-sidecar-hook, a prompt's recall from the same sidecar, fresh process"
+        cases[hook] = ([py, "-m", "sidecar.mcp.hooks", "--url", side.url, QUERY], env)  # the query: its prompt
+
+        def prompt_event(prompt: str) -> bytes:
+            event = {"session_id": "bench", "transcript_path": str(base / "none.jsonl"), "cwd": str(base)}
+            return json.dumps(event | {"hook_event_name": "UserPromptSubmit", "prompt": prompt}).encode()
+
         walls: dict[str, list[float]] = {name: [] for name in cases}
         cpus: dict[str, list[float]] = {name: [] for name in cases}
-        served: dict[str, list[float]] = {asked: [], forwarded: []}  # the sidecar's CPU per answer
+        served: dict[str, list[float]] = {asked: [], forwarded: [], hook: []}  # the sidecar's CPU per answer
         try:
             run(cases[asked][0], env)  # the model warm, the query's path in the caches once
             for i in range(RUNS):  # interleaved: each case sees the same host load
@@ -158,7 +173,10 @@ def main() -> None:
                     if name == cold:
                         (bare / CLEAN_FILES).unlink(missing_ok=True)
                     before = cpu_s(side.proc.pid)
-                    wall, cpu = run([*argv[:-1], f"{QUERY} {i}"] if name in served else argv, case_env)
+                    if name == hook:
+                        wall, cpu = run(argv[:-1], case_env, stdin=prompt_event(f"{QUERY} {i}"))
+                    else:
+                        wall, cpu = run([*argv[:-1], f"{QUERY} {i}"] if name in served else argv, case_env)
                     if name in served:  # a new query each time: embedded, never from the cache
                         served[name].append(cpu_s(side.proc.pid) - before)
                     walls[name].append(wall)
@@ -192,6 +210,11 @@ def main() -> None:
                 f"CPU {cpu / limit[1]:.1f}x ({limit[1] * 1000:.0f} ms), wall {wall / limit[0]:.1f}x",
                 "whole process <= 0.3 s",
             )
+        wall, cpu = med[hook]
+        report(
+            f"  {hook} / the bare process asking the same sidecar",
+            f"CPU {cpu / med[asked][1]:.1f}x ({med[asked][1] * 1000:.0f} ms), wall {wall / med[asked][0]:.1f}x",
+        )
         report("  load average (1 min) at the end", f"{os.getloadavg()[0]:.1f}")
     finally:
         shutil.rmtree(base, ignore_errors=True)
