@@ -230,8 +230,10 @@ class IndexSync:
         changes, self._changes = self._changes, None
         ready: Snapshot | None = None
         if changes is not None and changes.dirty:
-            self.db.writer.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
-            gen = self._gen()
+            bumped = self.db.writer.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen' RETURNING value"
+            ).fetchone()
+            gen = int(bumped[0]) if bumped else 0  # as _gen() reads it: 0 where the index has none
             if self.postings.on and not changes.full:
                 ready = self.postings.pending = self._next_postings(gen, changes)
         self.db.writer.execute("COMMIT")  # on failure the caller's _rollback() drops _pending
