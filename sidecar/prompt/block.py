@@ -19,6 +19,7 @@ from.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -29,12 +30,12 @@ from typing import TYPE_CHECKING
 import structlog
 
 from sidecar.contract import USER_SLUG_SEPARATOR
-from sidecar.index.chunker import chunk_markdown
+from sidecar.index.chunker import Chunk, chunk_markdown
 from sidecar.index.files import read_tier_file
 from sidecar.palace.layers import IDENTITY_FILE
 from sidecar.palace.relevance import Relevance, is_trivial
 from sidecar.prompt.select import DATAMARK, MARKERS, BlockedSection, MemoryFile, Part, chunk_text, datamark, select
-from sidecar.scanner.sections import split_sections
+from sidecar.scanner.sections import Section, split_sections
 from sidecar.settings import ROLES
 
 if TYPE_CHECKING:
@@ -465,14 +466,22 @@ def _read_files(root: Path, tier: str, rels: list[str]) -> list[MemoryFile]:
     files = []
     for rel in rels:
         text = _read_inside(root, rel)
-        chunks = tuple(chunk_markdown(text)) if text else ()
-        if text and chunks:
-            label = f"{tier}/{_LABEL_UNSAFE.sub('_', rel)[:160]}"
-            sections = tuple(split_sections(text))
-            starts = [section.line_start for section in sections]
-            owner = tuple(bisect.bisect_right(starts, chunk.line_start) - 1 for chunk in chunks)
-            files.append(MemoryFile(label, rel, text, chunks, sections, owner))
+        if text:
+            chunks, sections, owner = _parsed(text)
+            if chunks:
+                label = f"{tier}/{_LABEL_UNSAFE.sub('_', rel)[:160]}"
+                files.append(MemoryFile(label, rel, text, chunks, sections, owner))
     return files
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> tuple[tuple[Chunk, ...], tuple[Section, ...], tuple[int, ...]]:
+    """A file's chunks, its heading sections and the section each chunk lies in, kept by the text:
+    every block reads every file of the tier, and most have not changed since the last one."""
+    chunks = tuple(chunk_markdown(text))
+    sections = tuple(split_sections(text))
+    starts = [section.line_start for section in sections]
+    return chunks, sections, tuple(bisect.bisect_right(starts, chunk.line_start) - 1 for chunk in chunks)
 
 
 def _read_inside(root: Path, rel: str) -> str | None:

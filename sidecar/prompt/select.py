@@ -7,13 +7,19 @@ or ``flag``) costs one notice instead of its chunks, and its clean sibling secti
 file stay. Picked chunks are scanned again as they will be rendered. Lines of memory that could
 pass for the block's own frame (``--- crew/CREW.md ---``, ``[memory section withheld ...``) are
 escaped with a leading backslash, so a file cannot forge where it came from.
+
+The scanner's answers are kept by the text they judged (``VERDICTS``): a block asked on every
+prompt judges only sections it has not seen in that form, so its cost follows what changed, not
+the tier's size.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,7 +31,18 @@ from sidecar.scanner.sections import Section
 if TYPE_CHECKING:
     from sidecar.scanner.semantic import SemanticLayer
 
-__all__ = ["DATAMARK", "MARKERS", "BlockedSection", "MemoryFile", "Part", "chunk_text", "datamark", "select"]
+__all__ = [
+    "DATAMARK",
+    "MARKERS",
+    "VERDICTS",
+    "BlockedSection",
+    "MemoryFile",
+    "Part",
+    "Verdicts",
+    "chunk_text",
+    "datamark",
+    "select",
+]
 
 MARKERS = {
     "identity": ("[IDENTITY]", "[END IDENTITY]"),
@@ -45,6 +62,54 @@ _FORGED = re.compile(
     r"^\s*\[\s*(?:memory\b|end\b|pinned\s+memory|agent\s+memory|crew\s+shared\s+memory|operator\s+model|"
     r"peer\s+context|recalled\s+memory|identity|essential\s+memories)|^\s*memory\s+from\s+earlier\s+sessions\s+follows"
 )
+
+
+class Verdicts:
+    """The scanner's answers on texts it judged, by a digest of the text (and of the section before
+    it, whose seam it is judged with, and the semantic layer), the ``limit`` most recent kept.
+    The verdict is a pure function of those, so an edited section is judged anew; safe across the
+    worker threads blocks are built in."""
+
+    def __init__(self, limit: int = 8192) -> None:
+        self.limit = limit
+        self.misses = 0  # texts judged, for tests and benches
+        self._known: OrderedDict[tuple[bytes, object], Finding | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def section(self, memory: MemoryFile, si: int, semantic: SemanticLayer | None) -> Finding | None:
+        """``section_verdict`` on section ``si`` of ``memory``."""
+        own = memory.sections[si]
+        before = memory.sections[si - 1] if si > 0 else None
+        seam = memory.text[before.start : before.end].encode("utf-8", "surrogatepass") if before else b""
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(len(seam).to_bytes(8, "big") if before else b"first")  # where one text ends
+        digest.update(seam)
+        digest.update(memory.text[own.start : own.end].encode("utf-8", "surrogatepass"))
+        return self._answer(
+            (digest.digest(), semantic), lambda: section_verdict(memory.text, memory.sections, si, semantic=semantic)
+        )
+
+    def text(self, text: str) -> Finding | None:
+        """``verdict`` on ``text``."""
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        return self._answer((digest, "text"), lambda: verdict(text))
+
+    def _answer(self, key: tuple[bytes, object], judge: Callable[[], Finding | None]) -> Finding | None:
+        with self._lock:
+            if key in self._known:
+                self._known.move_to_end(key)
+                return self._known[key]
+        found = judge()
+        with self._lock:
+            self.misses += 1
+            self._known[key] = found
+            while len(self._known) > self.limit:
+                self._known.popitem(last=False)
+        return found
+
+
+#: The answers every block shares.
+VERDICTS = Verdicts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +186,7 @@ def select(
             smallest = min(len(chunk_text(memory.chunks[ci])), len(_notice(memory, si, _UNKNOWN)))
             if used + overhead + smallest > share:
                 continue  # fits neither as itself nor as a notice: no need to scan its section yet
-            verdicts[fi, si] = section_verdict(memory.text, memory.sections, si, semantic=semantic)
+            verdicts[fi, si] = VERDICTS.section(memory, si, semantic)
         finding = verdicts[fi, si]
         if finding is not None and si in pick.withheld:
             continue
@@ -165,7 +230,7 @@ def _finish(
         for ci in sorted(pick.picked):
             by_section.setdefault(pick.file.chunk_section[ci], []).append(ci)
         for si, chunks in sorted(by_section.items()):
-            finding = verdict("\n\n".join(chunk_text(pick.file.chunks[ci]) for ci in chunks))
+            finding = VERDICTS.text("\n\n".join(chunk_text(pick.file.chunks[ci]) for ci in chunks))
             if finding is not None:
                 pick.picked = [ci for ci in pick.picked if ci not in chunks]
                 pick.withheld[si] = finding
