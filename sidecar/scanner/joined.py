@@ -22,6 +22,7 @@ Both only flag. Each reads a bounded number of sentences back from a use, so the
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 
@@ -235,42 +236,58 @@ def _candidates(gate: re.Pattern[str], views: Views) -> Iterator[int]:
             yield index
 
 
+def _send_named(use: str) -> tuple[int, int, int, int, frozenset[str]] | None:
+    """In a sentence that sends something to a destination: the verb's and the destination's spans
+    and the terms naming what is sent (not the words of where it goes), else None."""
+    verb = _SEND.search(use)
+    where = _DESTINATION.search(use)
+    if verb is None or where is None:
+        return None
+    if _REPORTED.search(use, max(0, verb.start() - 24), verb.end()):
+        return None  # "this email was sent to ...": what happened, not an order
+    near = use[max(0, verb.start() - 60) : verb.end() + 60]
+    named = _terms(_ADDRESS_TEXT.sub(" ", near))
+    return (verb.start(), verb.end(), where.start(), where.end(), frozenset(named)) if named else None
+
+
+def _defined(definition: str) -> frozenset[str]:
+    """A sentence's terms when it names others' data with no check kept, else none."""
+    holds = _SENSITIVE.search(definition) is not None and _CHECK_KEPT.search(definition) is None
+    return frozenset(_terms(definition)) if holds else frozenset()
+
+
 def _named_data_out(views: Views) -> Iterator[RuleMatch]:
     text = views.folded
     spans = views.sentences()
-    defines: dict[int, set[str]] = {}  # sentence index -> its terms when it names others' data, else empty
+    pieces = views.pieces()
+    # Each reads one sentence alone: a sentence said again is read once per text (bounded).
+    send_named = functools.lru_cache(maxsize=_REMEMBERED)(_send_named)
+    defined = functools.lru_cache(maxsize=_REMEMBERED)(_defined)
     for index in _candidates(_DESTINATION, views):
         begin, end = spans[index]
-        use = text[begin:end]
-        verb = _SEND.search(use)
-        where = _DESTINATION.search(use)
-        if verb is None or where is None:
+        use = pieces[index]
+        sent = send_named(use)
+        if sent is None:
             continue
-        if _REPORTED.search(use, max(0, verb.start() - 24), verb.end()):
-            continue  # "this email was sent to ...": what happened, not an order
-        near = use[max(0, verb.start() - 60) : verb.end() + 60]
-        named = _terms(_ADDRESS_TEXT.sub(" ", near))  # the thing sent, not the words of where it goes
-        if not named:
-            continue
-        for back, (d_begin, d_end) in enumerate(_back(spans, index), start=1):
-            definition = text[d_begin:d_end]
-            if index - back not in defines:  # each sentence judged once as a definition, however many uses follow
-                holds = _SENSITIVE.search(definition) is not None and _CHECK_KEPT.search(definition) is None
-                defines[index - back] = _terms(definition) if holds else set()
-            if not named & defines[index - back]:
+        verb_start, verb_end, where_start, where_end, named = sent
+        for back, (d_begin, _) in enumerate(_back(spans, index), start=1):
+            if named.isdisjoint(defined(pieces[index - back])):
                 continue
+            definition = pieces[index - back]
             if _SENSITIVE.search(use) or _CHECK_KEPT.search(use):
                 break  # a use names the thing only: a sentence that names the data itself is the one-sentence rules'
             if not (_ACTOR.search(definition) or _ACTOR.search(use) or _IMPERATIVE.match(use)):
                 continue
             if _described(text, d_begin, end):
                 break
-            start, stop = begin + min(verb.start(), where.start()), begin + max(verb.end(), where.end())
+            start, stop = begin + min(verb_start, where_start), begin + max(verb_end, where_end)
             level = framed_level(views, start, stop, FLAG) if not _NO_CHECK.search(use) else FLAG
             if level > NONE:
                 yield RuleMatch(start, stop, level)
             break
 
+
+_REMEMBERED = 4096  # sentences' readings kept for sentences said again in one text
 
 # --- authority handed to a marker, a position or what outsiders write
 _AUTHORITY = re.compile(

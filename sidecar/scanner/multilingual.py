@@ -78,16 +78,14 @@ def _negated(sentence: str, start: int) -> bool:
     return clitic is not None and _NEGATION.match(sentence, clitic.start()) is not None
 
 
-def _stems(key: str) -> Stems:
+def _terms(key: str) -> frozenset[str]:
     """``key``'s terms folded: ASCII ones as word stems, the others (Cyrillic, Arabic, CJK, ...)
-    looked up as they are."""
-    return Stems.of(
-        {
-            form
-            for words in LEXICON.values()
-            for term in filter(None, words.get(key, "").split("|"))
-            for form in _forms(term)
-        }
+    looked up as they are (``Stems``)."""
+    return frozenset(
+        form
+        for words in LEXICON.values()
+        for term in filter(None, words.get(key, "").split("|"))
+        for form in _forms(term)
     )
 
 
@@ -175,14 +173,17 @@ def _send_unasked(sentence: str) -> tuple[int, int, int] | None:
 def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, int, int] | None]) -> Rule:
     """A rule gated on ``key``'s words: it runs only when a word of the text starts with one of
     them, and judges only the sentences that hold one."""
-    stems, find = _stems(key), per_sentence(judge, _RX[key])
+    terms, find = _terms(key), per_sentence(judge, _RX[key])
 
     def gated(views: Views) -> Iterator[RuleMatch]:
-        if views.starts_a_word(stems):
+        if not views.present(_GATE_STEMS).isdisjoint(terms):  # every rule's terms looked up at once
             yield from find(views)
 
     return Rule(category, f"multilingual.{name}", (), "folded", gated, "multilingual")
 
+
+# The terms of every key a rule may be gated on (``_rule``), looked up once per text for all of them.
+_GATE_STEMS = Stems.of(frozenset().union(*(_terms(key) for key in _RX)))
 
 MULTILINGUAL_RULES: tuple[Rule, ...] = (
     _rule("instruction_override", "set_aside", "null", _set_aside),

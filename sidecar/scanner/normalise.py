@@ -124,6 +124,10 @@ class Views:
     _words: list[str] | None = field(default=None, repr=False)
     _chars: frozenset[str] | None = field(default=None, repr=False)
     _seen: dict[tuple[bool, str], bool] = field(default_factory=dict, repr=False)
+    _pieces: list[str] | None = field(default=None, repr=False)
+    _holding: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    _distinct: str | None = field(default=None, repr=False)
+    _present: dict[int, tuple[Stems, frozenset[str]]] = field(default_factory=dict, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
         """Whether ``needle`` occurs in ``folded`` (or ``raw``); remembered, as rules share needles."""
@@ -139,9 +143,7 @@ class Views:
         scripts, or ones that do not start with a letter). A binary search per word stem in the
         text's sorted distinct words, and only the other terms whose first character the text
         holds: hundreds of substring scans of the whole text would cost a hundred times more."""
-        if self._words is None:
-            self._words = sorted(set(_WORD.findall(self.folded)))
-        words = self._words
+        words = self._sorted_words()
         if len(words) * len(stems.lengths) < len(stems.words):  # a few words: their prefixes looked up
             for word in words:
                 for size in stems.lengths:
@@ -162,11 +164,97 @@ class Views:
             self._chars = frozenset(self.folded)
         return any(self.has(term) for char in stems.other.keys() & self._chars for term in stems.other[char])
 
+    def present(self, stems: Stems) -> frozenset[str]:
+        """The terms of ``stems`` that ``starts_a_word`` would find here, each as it is written in
+        ``stems``: one look-up for the words of many rules together, then each rule asks whether
+        its own terms meet this set. Remembered for the text, per ``stems``."""
+        known = self._present.get(id(stems))
+        if known is not None and known[0] is stems:
+            return known[1]
+        words = self._sorted_words()
+        found: set[str] = set()
+        if len(words) * len(stems.lengths) < len(stems.words):  # a few words: their prefixes looked up
+            for word in words:
+                for size in stems.lengths:
+                    if size > len(word):
+                        break
+                    for stem in stems.by_first.get(word[:size], ()):
+                        if not stem.partition(" ")[2] or self.has(stem):
+                            found.add(stem)
+        else:
+            for first, group in stems.by_first.items():
+                index = bisect.bisect_left(words, first)
+                if index < len(words) and words[index].startswith(first):
+                    found.update(stem for stem in group if not stem.partition(" ")[2] or self.has(stem))
+        if stems.other:
+            if self._chars is None:
+                self._chars = frozenset(self.folded)
+            found.update(
+                term for char in stems.other.keys() & self._chars for term in stems.other[char] if self.has(term)
+            )
+        out = frozenset(found)
+        self._present[id(stems)] = (stems, out)
+        return out
+
     def sentences(self) -> list[tuple[int, int]]:
         """The sentence spans of ``folded`` (``sentences.sentences``), split once for every rule."""
         if self._sentences is None:
             self._sentences = list(sentences(self.folded))
         return self._sentences
+
+    def pieces(self) -> list[str]:
+        """The text of each sentence span (``sentences``), cut once for every rule: a sentence said
+        again is then one string whose hash is computed once, whichever rule looks it up."""
+        if self._pieces is None:
+            folded = self.folded
+            self._pieces = [folded[begin:end] for begin, end in self.sentences()]
+        return self._pieces
+
+    def sentences_holding(self, literals: Iterable[str]) -> list[int]:
+        """The indices of the sentences (``sentences``) whose text holds one of ``literals``, in
+        order: each literal's places found by substring search over the whole text, once per text
+        whichever rules ask for it."""
+        spans = self.sentences()
+        begins: list[int] = []
+        found: set[int] = set()
+        for literal in literals:
+            held = self._holding.get(literal)
+            if held is None:
+                begins = begins or [begin for begin, _ in spans]
+                held = self._holding[literal] = self._holding_one(literal, spans, begins)
+            found |= held
+        return sorted(found)
+
+    def _holding_one(self, literal: str, spans: list[tuple[int, int]], begins: list[int]) -> frozenset[int]:
+        if _WORD.fullmatch(literal) and literal not in self._word_text():  # no word holds it: a short look
+            return frozenset()
+        text, size = self.folded, len(literal)
+        count = text.count(literal)
+        if count == 0:
+            return frozenset()
+        if count * 4 >= len(spans):  # in many sentences: asked of each
+            return frozenset(index for index, piece in enumerate(self.pieces()) if literal in piece)
+        out = set()
+        pos = text.find(literal)
+        while pos >= 0:
+            index = bisect.bisect_right(begins, pos) - 1
+            while index >= 0 and spans[index][1] >= pos + size:  # windows of a long sentence overlap
+                out.add(index)
+                index -= 1
+            pos = text.find(literal, pos + 1)
+        return frozenset(out)
+
+    def _word_text(self) -> str:
+        """The text's distinct words, one a line: a literal of word characters occurs in the text only
+        if it occurs in one of them, and this is far shorter than a long text."""
+        if self._distinct is None:
+            self._distinct = "\n".join(self._sorted_words())
+        return self._distinct
+
+    def _sorted_words(self) -> list[str]:
+        if self._words is None:
+            self._words = sorted(set(_WORD.findall(self.folded)))
+        return self._words
 
     def in_fence(self, pos: int) -> bool:
         """Whether ``pos`` in ``folded`` lies inside a fenced code block (an unclosed fence runs to the end)."""

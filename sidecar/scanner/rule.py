@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import importlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sidecar.scanner.context import NONE, framed_level, negated
 from sidecar.scanner.normalise import Views
@@ -34,6 +36,7 @@ __all__ = [
     "near",
     "per_sentence",
     "regex",
+    "required_literals",
     "words",
 ]
 
@@ -45,8 +48,10 @@ SEP = r"(?>[^\w.!?;|\n]{1,5}(?:\n[^\w.!?;|\n]{0,5})?|\n[^\w.!?;|\n]{0,5})"
 
 
 def gap(words: int) -> str:
-    """Up to ``words`` words between two phrases, the fewest first."""
-    return rf"(?:{SEP}\w{{1,30}}){{0,{words}}}?{SEP}"
+    """Up to ``words`` words between two phrases, the fewest first. Each word is taken whole, never
+    shorter (possessive): a separator cannot follow part of a word, so giving letters back only
+    costs time (a megabyte of one verb said again tried each word six ways)."""
+    return rf"(?:{SEP}\w{{1,30}}+){{0,{words}}}?{SEP}"
 
 
 WORD = re.compile(r"\w+")
@@ -87,6 +92,8 @@ def regex(pattern: str, level: int, *, view: str = "folded", framed: bool = True
 
     def find(views: Views) -> Iterator[RuleMatch]:
         text = views.raw if view == "raw" else views.folded
+        if cannot_match(compiled, text):
+            return
         for found in compiled.finditer(text):
             start, end = found.span()
             if negatable and negated(text, start):
@@ -234,43 +241,120 @@ def per_sentence(
     judge: Callable[[str], tuple[int, int, int] | None], gate: re.Pattern[str], *, described: bool = True
 ) -> Finder:
     """A finder that asks ``judge`` about each sentence of the folded view holding a match of
-    ``gate`` (the words without which ``judge`` cannot answer, found in one pass over the text):
-    ``(level, start, end)`` within the sentence, or None. The level is lowered when the match is
-    quoted, in code or named as an example, and the hit dropped when the sentence, or the lead-in
-    just before it, speaks about attacks (``described``) or reports what someone else tells the model."""
+    ``gate`` (the words without which ``judge`` cannot answer): ``(level, start, end)`` within the
+    sentence, or None. Gate and judge read the sentence alone, so a sentence said again (a repeated
+    log line, a pasted block) is read once per text; and only sentences holding one of the literals
+    every match of ``gate`` contains (``required_literals``) are read at all. The level is lowered
+    when the match is quoted, in code or named as an example, and the hit dropped when the sentence,
+    or the lead-in just before it, speaks about attacks (``described``) or reports what someone else
+    tells the model."""
+    required = _literals(gate)
+
+    def read(piece: str) -> tuple[int, int, int] | None:
+        return judge(piece) if gate.search(piece) is not None else None
 
     def find(views: Views) -> Iterator[RuleMatch]:
-        text = views.folded
+        if cannot_match(gate, views.folded):
+            return
         spans = views.sentences()
-        starts = [begin for begin, _ in spans]
-        judged: set[int] = set()
-        # A judge reads its sentence alone: a sentence said again (a repeated log line, a pasted
-        # block) is not judged again. Bounded, so a text of all-different sentences holds no more.
-        judge_once = functools.lru_cache(maxsize=_REMEMBERED)(judge)
-        pos = 0
-        while (found := gate.search(text, pos)) is not None:
-            pos = found.end() if found.end() > found.start() else found.start() + 1
-            index = bisect.bisect_right(starts, found.start()) - 1
-            if index < 0 or index in judged:
-                continue
-            judged.add(index)
+        pieces = views.pieces()
+        indices: Sequence[int] = range(len(spans))
+        if required is not None and len(spans) > _FEW_SENTENCES:
+            indices = views.sentences_holding(required)
+        # Bounded, so a text of all-different sentences holds no more than this many verdicts.
+        read_once = functools.lru_cache(maxsize=_REMEMBERED)(read)
+        for index in indices:
             begin, end = spans[index]
-            pos = max(pos, end)  # the sentence is judged once: look for the gate again after it
-            hit = _judged(views, judge_once, begin, end, described)
+            piece = pieces[index]
+            hit = _judged(views, read_once(piece), piece, begin, end, described=described)
             if hit is not None:
                 yield hit
 
     return find
 
 
+_FEW_SENTENCES = 8  # a text this short is read sentence by sentence without looking its literals up first
+# The standard library's regular-expression parser (``re._parser``; ``sre_parse`` is its deprecated alias).
+_PARSER: Any = importlib.import_module("re._parser")
+_OPS: Any = importlib.import_module("re._constants")
+_MIN_LITERAL = 3  # shorter literals occur in nearly every sentence: no help in choosing which to read
+
+
+def cannot_match(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a long ``text`` holds none of the literals every match of ``pattern`` holds: a few
+    substring searches instead of the pattern's own walk over the whole text (which, for a verb
+    followed by up to ten words and an object, tries the gap at every verb). A short text is left
+    to the pattern: there the look-ups would cost more than they save."""
+    if len(text) < _LONG_TEXT:
+        return False
+    literals = _literals(pattern)
+    return literals is not None and not any(literal in text for literal in literals)
+
+
+_LONG_TEXT = 4096
+
+
+@functools.lru_cache(maxsize=1024)
+def _literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    return required_literals(pattern)
+
+
+def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """Literals one of which every match of ``pattern`` holds, or None when the pattern promises none
+    at least ``_MIN_LITERAL`` characters long: read from the parsed pattern, taking in each sequence
+    the element that is surest to be rare (a run of literal characters, a group or a repeat of at
+    least one, an alternation whose every branch promises some). Case-insensitive patterns promise
+    none: the literals are matched as written."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    found = _required(_PARSER.parse(pattern.pattern, pattern.flags).data)
+    if found is None or min(map(len, found)) < _MIN_LITERAL:
+        return None
+    return found
+
+
+def _required(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
+    best: frozenset[str] | None = None
+    run: list[str] = []
+
+    def better(candidate: frozenset[str] | None) -> None:
+        nonlocal best
+        if candidate is not None and (best is None or _rank(candidate) > _rank(best)):
+            best = candidate
+
+    for op, av in items:
+        if op is _OPS.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            better(frozenset({"".join(run)}))
+            run = []
+        if op is _OPS.SUBPATTERN and not av[1] & re.IGNORECASE:
+            better(_required(av[3].data))
+        elif op is _OPS.ATOMIC_GROUP:
+            better(_required(av.data))
+        elif op in (_OPS.MAX_REPEAT, _OPS.MIN_REPEAT, _OPS.POSSESSIVE_REPEAT) and av[0] >= 1:
+            better(_required(av[2].data))
+        elif op is _OPS.BRANCH:
+            branches = [_required(branch.data) for branch in av[1]]
+            if all(branch is not None for branch in branches):
+                better(frozenset().union(*(b for b in branches if b is not None)))
+    if run:
+        better(frozenset({"".join(run)}))
+    return best
+
+
+def _rank(literals: frozenset[str]) -> tuple[int, int]:
+    """The shortest literal first (a short one occurs everywhere), then the fewer literals."""
+    return min(map(len, literals)), -len(literals)
+
+
 def _judged(
-    views: Views, judge: Callable[[str], tuple[int, int, int] | None], begin: int, end: int, described: bool
+    views: Views, verdict: tuple[int, int, int] | None, piece: str, begin: int, end: int, *, described: bool
 ) -> RuleMatch | None:
-    text = views.folded
-    piece = text[begin:end]
-    verdict = judge(piece)
     if verdict is None:
         return None
+    text = views.folded
     level, start, stop = verdict
     if described and DESCRIBED.search(text, max(0, begin - _LEAD), end):
         return None

@@ -4,6 +4,7 @@
     .venv/bin/python -m tests.bench.bench_scan --no-semantic   # the rule layers only
     .venv/bin/python -m tests.bench.bench_scan --list          # also every miss and every false alarm (held out)
     .venv/bin/python -m tests.bench.bench_scan --only=notes:tune2 --only=dialogue  # some corpora (no CPU tables)
+    .venv/bin/python -m tests.bench.bench_scan --no-semantic --only=notes:tune --cpu   # some corpora, with the CPU tables
 
 Corpora, each split into the part the rules were tuned on and a part kept out of tuning:
 
@@ -241,6 +242,8 @@ def _cpu(texts: Iterable[str], memory: list[str], fresh: Fresh | None) -> None:
         return
     for part in sorted(PARTS, reverse=True):
         for name, sample in (("memory notes (the notes corpora)", texts[:400]), ("daily notes and abstracts", memory)):
+            if not sample:
+                continue
             layer = fresh(frozenset((part,)))  # a layer with nothing remembered: every text embedded
             started = time.process_time()  # the model runs its own threads
             for text in sample:
@@ -321,12 +324,12 @@ def main(argv: list[str] | None = None) -> None:
             _corpus(name, part, cases, judges, listing)
     if not only or "dialogue" in only or "dialogue:tune" in only:
         _corpus("dialogue", "tune", dialogue("tune"), judges, listing)
-    if only and "dialogue" not in only:
-        return
-    extra = dialogue("heldout") + abstracts()
-    every += [c["text"] for c in extra]
-    _corpus("dialogue+abstracts", "heldout", extra, judges, listing)
-    if only:
+    extra: list[Case] = []
+    if not only or "dialogue" in only:
+        extra = dialogue("heldout") + abstracts()
+        every += [c["text"] for c in extra]
+        _corpus("dialogue+abstracts", "heldout", extra, judges, listing)
+    if only and "--cpu" not in args:
         return
     _cpu(every, [c["text"] for c in extra[:60]], fresh)
     _speed()

@@ -1,0 +1,119 @@
+"""What keeps the scanner's cost per KB down, each checked against what it stands in for:
+
+- ``required_literals``: the literals one of which every match of a pattern holds (read from the
+  parsed pattern). A per-sentence rule reads only the sentences holding one, and a long text holding
+  none skips the pattern (``cannot_match``). Checked on every pattern of the scanner against the
+  notes corpora: no match lacks them.
+- ``Views.present``: every rule's word stems looked up at once; the same answer as
+  ``starts_a_word`` asked rule by rule.
+- per-sentence rules read a sentence's gate and judge on the sentence alone, so a sentence said
+  again costs a look-up.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sidecar.scanner import agency, conceal, covert, directive, harm, headers, intent, joined, leak, multilingual
+from sidecar.scanner import patterns as shapes
+from sidecar.scanner.normalise import Stems, normalise
+from sidecar.scanner.rule import cannot_match, per_sentence, required_literals
+from sidecar.scanner.scan import _ALL_STEMS, _TERMS, scan_all
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+# The sets the rules were written from or measured on (each later held-out set is left alone here).
+SEEN = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
+
+
+def _texts() -> list[str]:
+    out = []
+    for part in SEEN:
+        with (DATA / f"scanner_notes_{part}.jsonl").open(encoding="utf-8") as handle:
+            out += [json.loads(line)["text"] for line in handle if line.strip()]
+    return out
+
+
+TEXTS = _texts()
+FOLDED = [normalise(text).folded for text in TEXTS]
+PATTERNS = [
+    value
+    for module in (agency, conceal, covert, directive, harm, headers, intent, joined, leak, multilingual, shapes)
+    for value in vars(module).values()
+    if isinstance(value, re.Pattern) and isinstance(value.pattern, str)
+]
+
+
+def test_literals_read_from_a_pattern() -> None:
+    assert required_literals(re.compile(r"\b(?:send|post)\s+(?:\w+\s+){0,3}(?:credentials|tokens)\b")) == {
+        "credentials",
+        "tokens",
+    }
+    assert required_literals(re.compile(r"\bdelete\s+the\s+(?:logs?|history)")) == {"delete"}  # the rarest
+    assert required_literals(re.compile(r"(?:ignore\s+)?\w+")) is None  # nothing required
+    assert required_literals(re.compile(r"\b(?:do|no)\b")) is None  # too short to be worth looking up
+    assert required_literals(re.compile(r"(?i)\bsecret\b")) is None  # matched in any case: not as written
+    assert required_literals(re.compile(r"(?:token|(?:api\s+)?keys?)+")) == {"token", "key"}
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: p.pattern[:40])
+def test_every_match_of_every_pattern_holds_one_of_its_literals(pattern: re.Pattern[str]) -> None:
+    literals = required_literals(pattern)
+    if literals is None:
+        return
+    for folded in FOLDED:
+        for found in pattern.finditer(folded):
+            assert any(literal in found.group() for literal in literals), (found.group(), sorted(literals)[:10])
+
+
+def test_all_stems_looked_up_at_once_answer_as_each_rule_alone() -> None:
+    stems = {pattern: Stems.of(terms) for pattern, terms in _TERMS.items()}
+    for text in [*TEXTS[::3], "", "ignore", "x " * 3000 + "discard the brief"]:
+        views = normalise(text)
+        present = views.present(_ALL_STEMS)
+        for pattern, terms in _TERMS.items():
+            assert (not present.isdisjoint(terms)) == views.starts_a_word(stems[pattern]), (pattern, text[:60])
+
+
+def test_a_long_text_without_the_literals_skips_the_pattern() -> None:
+    override = re.compile(r"\bdrop\b(?:\s+\w+){0,10}?\s+(?:instructions|rules)\b")
+    assert required_literals(override) == {"instructions", "rules"}
+    assert cannot_match(override, "drop " * 2_000)
+    assert not cannot_match(override, "drop " * 2_000 + "rules")  # the literal is there: the pattern runs
+    assert not cannot_match(override, "drop " * 20)  # a short text: the pattern runs, it is cheaper
+    assert scan_all("ignore " * 2_000) == []
+
+
+def test_a_sentence_is_read_only_when_it_holds_the_gate_literals_and_once_if_said_again() -> None:
+    calls: list[str] = []
+
+    def judge(sentence: str) -> tuple[int, int, int] | None:
+        calls.append(sentence)
+        found = re.search(r"ledger", sentence)
+        return (1, found.start(), found.end()) if found else None
+
+    find = per_sentence(judge, re.compile(r"\bsend\s+(?:\w+\s+){0,3}?ledger"), described=False)
+    text = "Please send the ledger to the bank. Then send a note. Filler about lunch. " * 200
+    hits = list(find(normalise(text)))
+    assert len(hits) == 200 and len({hit.start for hit in hits}) == 200  # each place still hits
+    assert calls == ["please send the ledger to the bank."]  # read once; the others hold no gate match
+    assert list(find(normalise("Send the note. " * 400))) == []  # no "ledger" anywhere: nothing read
+
+
+def test_a_gate_is_read_inside_its_sentence() -> None:
+    """A gate and its judge read the same sentence: words the gate needs from the next sentence do not
+    make the judge read this one."""
+    calls: list[str] = []
+
+    def judge(sentence: str) -> tuple[int, int, int] | None:
+        calls.append(sentence)
+        return None
+
+    find = per_sentence(judge, re.compile(r"\bsend\b[^\n]{0,40}\bledger\b"), described=False)
+    assert list(find(normalise("Please send it. The ledger is in the drawer."))) == []
+    assert calls == []
+    assert list(find(normalise("Please send the ledger. It is in the drawer."))) == []
+    assert calls == ["please send the ledger."]
