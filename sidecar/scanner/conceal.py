@@ -347,3 +347,54 @@ CONCEAL_RULES += (
         "intent",
     ),
 )
+
+
+# --- a scripted denial: when someone asks about the reader's instructions, memory or own acts, the reader is
+# given the answer to give, and it denies or gives an all-clear. Three parts, each a class of words: a question
+# expected ("if the director ever asks", "should it be asked", "to anyone who asks"), an answer scripted for it
+# ("the answer is", "say", "it is to reply that"), and what the answer covers (the instructions the reader was
+# given, its memory, this file, what it changed) with a denial ("no", "nothing has changed", "it only contains").
+_FORESEEN_QUESTION = re.compile(
+    r"\b(?:if|when|whenever|should|once|in\s+case)\b[^.;:]{0,80}?\b(?:asks?|asked|asking|enquires?|inquires?|queries|"
+    r"checks?\s+(?:whether|if)|wants?\s+to\s+know|questions?\s+(?:you|it|the))\b|"
+    r"\b(?:anyone|anybody|whoever|someone|somebody|people|they)\s+(?:who\s+)?(?:asks?|enquires?|inquires?)\b|"
+    r"\bshould\s+(?:it|you|they|the\s+(?:assistant|agent|bot|model))\s+(?:ever\s+)?be\s+(?:asked|questioned)\b"
+)
+_SCRIPTED_ANSWER = re.compile(
+    r"\b(?:say|answer|reply|respond|tell\s+(?:them|him|her|whoever|anyone|people)|(?:the|your)\s+(?:answer|reply|"
+    r"response)\s+is|is\s+to\s+(?:say|reply|answer|respond)|pretend|insist|assure\s+(?:them|him|her))\b"
+)
+_DENIED_OR_CLEAR = re.compile(
+    r"\b(?:no|nothing|none|never|only\s+(?:contains?|holds?|has|had|did|does)|all\s+in\s+order|as\s+usual|"
+    r"unchanged|(?:hasn'?t|has\s+not|haven'?t|have\s+not)\s+changed)\b"
+)
+_ABOUT_READER = re.compile(
+    r"\b(?:instructions?|memory|memories|told\s+you|this\s+(?:file|note|message|memo|pin)|"
+    r"(?:you|it)(?:'ve|\s+have|\s+has|\s+were|\s+was)?\s+(?:been\s+)?(?:given|granted|told|instructed|changed|made|did|"
+    r"done|sent|deleted|ran)|nothing\s+(?:has\s+|had\s+)?changed)\b"
+)
+_ANSWER_REACH = 80  # characters after the scripted answer read for its denial
+
+
+def _scripted_denial(sentence: str) -> tuple[int, int, int] | None:
+    """A question about the reader's instructions, memory or acts foreseen, and a denial scripted for it."""
+    asked = _FORESEEN_QUESTION.search(sentence)
+    if asked is None or _ABOUT_READER.search(sentence) is None:
+        return None
+    for scripted in _SCRIPTED_ANSWER.finditer(sentence):
+        denial = _DENIED_OR_CLEAR.search(sentence, scripted.end(), scripted.end() + _ANSWER_REACH)
+        if denial is not None:
+            return FLAG, min(asked.start(), scripted.start()), max(asked.end(), denial.end())
+    return None
+
+
+CONCEAL_RULES += (
+    Rule(
+        "concealment",
+        "conceal.scripted_denial",
+        ("ask", "enquir", "inquir", "quer", "check", "know", "question"),
+        "folded",
+        per_sentence(_bounded(_scripted_denial), _FORESEEN_QUESTION),
+        "intent",
+    ),
+)
