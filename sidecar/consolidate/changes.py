@@ -31,7 +31,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Concatenate, ParamSpec, TypeVar
 
@@ -230,11 +230,12 @@ def _values(text: str) -> frozenset[str]:
     return frozenset(word for word, value in _tokens(text) if value)
 
 
-def routine_said(said: Sequence[Said]) -> list[bool]:
+def routine_said(said: Sequence[Said], frames: Collection[frozenset[str]] | None = None) -> list[bool]:
     """For each line, whether it is routine where it was said (``routine.py``): a note's lines
-    within its ISO week, a summary's or the evergreen file's within the file."""
+    within its ISO week, a summary's or the evergreen file's within the file; a line holding one
+    of ``frames`` (the run's moulds, ``routine.run_frames``) in any of them."""
     short = [n for n, s in enumerate(said) if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
-    flags = routine_by([(_week(said[n]), said[n].where, said[n].text) for n in short])
+    flags = routine_by([(_week(said[n]), said[n].where, said[n].text) for n in short], frames)
     out = [False] * len(said)
     for n, flag in zip(short, flags, strict=True):
         out[n] = flag

@@ -196,8 +196,8 @@ async def consolidate(
         return report
     texts = await asyncio.to_thread(_read_notes, root, plan)
     said, earlier = await asyncio.to_thread(_dated_lines, root, plan, texts, evergreen, report.skipped)
-    stale = await asyncio.to_thread(_stale, said, earlier)
     frames = await asyncio.to_thread(_run_frames, said)
+    stale = await asyncio.to_thread(_stale, said, earlier, frames)
     tell = progress or (lambda step, done, total: None)
     periods = await _summaries(
         root,
@@ -295,7 +295,8 @@ async def _retire_only(
     as a full run retires them, so a value changed today ranks below its new value from the next
     run on, not from the run that rolls up its week. Whether a file changed (or would have)."""
     said, earlier = await asyncio.to_thread(_dated_lines, root, {}, {}, evergreen, report.skipped)
-    found = await asyncio.to_thread(_stale, said, earlier)
+    frames = await asyncio.to_thread(_run_frames, said)
+    found = await asyncio.to_thread(_stale, said, earlier, frames)
     # Only what a note changed (live or archived, read on its day): a summary's own lines are
     # dated by its week, and read against each other they could order two lines of one week the
     # other way round.
@@ -525,13 +526,14 @@ def _summary_weeks(root: Path, plan: Plan, skipped: list[Skipped]) -> dict[str, 
     return weeks
 
 
-def _stale(said: list[Said], earlier: dict[str, str]) -> dict[str, Said]:
+def _stale(said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]]) -> dict[str, Said]:
     """The lines no longer current: a newer claim about their subject, a newer line that says it
     changed them, or a standing line restated later with another value (``changes.py``); the
     claim's reading wins where several have one. A week's routine lines (``routine.py``: one
     mould written over and over with other numbers) are neither: a log is not a fact that
     changes. Each line is judged where it was said: a reading that is routine in a busy week may
-    be a fact in a quiet one. The lines of the earlier summaries' logs (``<heading> (log)``) are
+    be a fact in a quiet one, unless its mould is routine across the run (``frames``,
+    ``_run_frames``: the same moulds the summaries and promotions read). The lines of the earlier summaries' logs (``<heading> (log)``) are
     routine too: a routine line keeps its standing once its week is rolled up (``earlier``: the
     summaries by path), so a second run reads what the first did."""
     logs = {
@@ -540,7 +542,8 @@ def _stale(said: list[Said], earlier: dict[str, str]) -> dict[str, Said]:
         for title, text in summary_lines(summary)
         if title.endswith(LOG_SUFFIX)
     }
-    kept = [s for s, log in zip(said, routine_said(said), strict=True) if not log and (s.where, s.text) not in logs]
+    flags = routine_said(said, frames)
+    kept = [s for s, log in zip(said, flags, strict=True) if not log and (s.where, s.text) not in logs]
     found = {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
     return reverted(kept, found)
 

@@ -51,7 +51,7 @@ FRAME_WORDS = 3
 FRAME_CAP = 8
 ROUTINE_LINES = 8
 ROUTINE_DAYS = 3
-#: A frame routine in this many weeks of a run is routine in each of them (``run_frames``).
+#: The fewest weeks a frame must be routine in to be routine in every week of a run (``run_frames``).
 RUN_WEEKS = 3
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 K = TypeVar("K", bound=Hashable)
@@ -71,13 +71,20 @@ def routine(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]]
 
 
 def run_frames(weeks: Iterable[Sequence[tuple[str, str]]]) -> frozenset[frozenset[str]]:
-    """The frames that make lines routine in ``RUN_WEEKS`` or more of ``weeks`` (each a week's
-    (source, text) lines): a mould the run writes over and over is routine in every week, in one
-    where it was written fewer than ``ROUTINE_LINES`` times too."""
-    count: Counter[frozenset[str]] = Counter()
-    for lines in weeks:
-        count.update(_judged(lines)[1])
-    return frozenset(frame for frame, n in count.items() if n >= RUN_WEEKS)
+    """The frames that make lines routine in half of ``weeks`` or more (each a week's (source,
+    text) lines), and in ``RUN_WEEKS`` at least: a mould the run writes over and over is routine in
+    every week, in one where it was written fewer than ``ROUTINE_LINES`` times too. A mould
+    routine in a busy spell only stays that spell's."""
+    judged = [_judged(lines)[1] for lines in weeks]
+    return _frequent(judged)
+
+
+def _frequent(found: Sequence[set[frozenset[str]]]) -> frozenset[frozenset[str]]:
+    """The frames among ``found`` (each week's) routine in half the weeks or more, and in
+    ``RUN_WEEKS`` at least: frequent across the run, not in a busy spell."""
+    count = Counter(frame for frames in found for frame in frames)
+    least = max(RUN_WEEKS, (len(found) + 1) // 2)
+    return frozenset(frame for frame, n in count.items() if n >= least)
 
 
 def _or_framed(lines: Sequence[tuple[str, str]], flags: list[bool], frames: Collection[frozenset[str]]) -> list[bool]:
@@ -156,17 +163,17 @@ def _framed(frame: frozenset[str], together: Counter[frozenset[str]], days: dict
     return together[frame] >= ROUTINE_LINES and len(days.get(frame, ())) >= ROUTINE_DAYS
 
 
-def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
+def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset[str]] | None = None) -> list[bool]:
     """``routine`` for lines of many weeks at once: (week key, source, text), each week judged
-    apart, and a frame routine in ``RUN_WEEKS`` of them, or one of ``frames``, routine in every one
-    (``run_frames``)."""
+    apart, and a line holding one of ``frames`` routine in every one (by default the frames
+    routine in half its weeks or more, ``run_frames``'s reading of them)."""
     weeks: dict[K, list[int]] = {}
     for n, (key, _, _) in enumerate(items):
         weeks.setdefault(key, []).append(n)
     out = [False] * len(items)
     judged = {key: _judged([items[m][1:] for m in members]) for key, members in weeks.items()}
-    count = Counter(frame for _, found in judged.values() for frame in found)
-    frames = frozenset(frames).union(frame for frame, n in count.items() if n >= RUN_WEEKS)
+    if frames is None:
+        frames = _frequent([found for _, found in judged.values()])
     for key, members in weeks.items():
         lines = [items[m][1:] for m in members]
         for n, flag in zip(members, _or_framed(lines, judged[key][0], frames), strict=True):

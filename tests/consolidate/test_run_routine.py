@@ -70,3 +70,11 @@ async def test_a_quiet_weeks_mould_lines_go_to_its_log(tmp_path: Path) -> None:
     assert "Wheel truing" not in facts_part, summary
     assert "Wheel truing" in log_part
     assert fact in facts_part
+
+
+def test_a_mould_routine_in_a_busy_spell_only_stays_that_spells() -> None:
+    """Routine in three weeks of eight: under half the run's weeks, a busy spell, not the run's
+    mould; the quiet weeks keep its lines as their own."""
+    weeks = [_week(w, 3) for w in range(3)] + [_week(w, 1, days=6) for w in range(3, 8)]
+    assert run_frames(weeks) == frozenset()
+    assert run_frames(weeks[:6]) != frozenset()  # three of six: half the weeks
