@@ -280,6 +280,9 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
     promoted = sum(
         any(fact.text.rstrip(".") in ln and _FROM.search(ln) for ln in agent.splitlines()) for fact in history.recurring
     )
+    # a changed fact's old line still in the evergreen file: every prompt's block states the old value
+    stale_lines = [c.old for c in history.changed if any(c.old.rstrip(".") in ln for ln in agent.splitlines())]
+    missed += [f"old line in AGENT.md: {old!r}" for old in stale_lines]
     block = (await _post(client, "/memory/block", {}))["text"]
     prefs = sum(p.answer.lower() in block.lower() for p in history.preferences)
     missed += [f"preference: {p.answer!r}" for p in history.preferences if p.answer.lower() not in block.lower()]
@@ -295,6 +298,7 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
         "facts": len(facts) + len(history.changed),
         "latest": latest,
         "changed": len(history.changed),
+        "stale_in_agent": len(stale_lines),
         "recurring": promoted,
         "recurring_of": len(history.recurring),
         "prefs": prefs,
@@ -438,6 +442,10 @@ def _table(name: str, result: dict[str, Any], tiers: int = 1) -> None:
     if "latest" in b:
         print(
             f"| changed facts: latest value first | {b['latest']} of {b['changed']} | {a['latest']} of {a['changed']} | >= 9 of 10 |"
+        )
+        print(
+            f"| changed facts whose old line AGENT.md still holds | {b['stale_in_agent']} of {b['changed']} "
+            f"| {a['stale_in_agent']} of {a['changed']} | (no target) |"
         )
         print(
             f"| recurring facts in AGENT.md with provenance | {b['recurring']} of {b['recurring_of']} "
