@@ -59,15 +59,23 @@ thread, the index's writer, the journal's and the graph's threads. Its log lines
 server writes them (to ``/dev/null`` here). No HTTP: the sequential row over HTTP costs the
 request handling more.
 
-    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks, threads)
+Where the event loop's part of those appends goes (``WRITES_BENCH=profile``): half as many of the
+same appends with the loop's thread under cProfile on its own CPU clock (``time.thread_time``;
+profiling costs several times the work, so read the shares, not the sum), the sidecar's functions
+with the largest cumulative share of it, then the CPU of one trip to a thread and back
+(``asyncio.to_thread`` of a function doing nothing, both threads), which an append makes six of.
+
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks, threads, profile)
 """
 
 from __future__ import annotations
 
 import asyncio
+import cProfile
 import datetime
 import json
 import os
+import pstats
 import re
 import shutil
 import sqlite3
@@ -223,6 +231,8 @@ def main() -> None:
             asyncio.run(hooks_split(remembered))
     if "threads" in parts:
         asyncio.run(threads_split())
+    if "profile" in parts:
+        asyncio.run(threads_split(profiled=True))
 
 
 def thread_cpu() -> dict[str, float]:
@@ -243,8 +253,30 @@ def thread_cpu() -> dict[str, float]:
     return out
 
 
-async def threads_split() -> None:
-    """A small append's CPU by thread (see the module's doc)."""
+def _report_loop_profile(profile: cProfile.Profile, appends: int) -> None:
+    """The event loop's profiled CPU per append, and the sidecar's functions with the largest
+    cumulative share of it."""
+    table: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    # Its time blocked in the selector is not its work (a thread's CPU clock still moves there).
+    total = sum(tt for f, (_, _, tt, _, _) in table.items() if f[2] != "<method 'poll' of 'select.epoll' objects>")
+    report("[profile] the event loop", f"{total / appends * 1000:.2f} ms profiled per append", f"{appends} appends")
+    ours = [(ct, f) for f, (_, _, _, ct, _) in table.items() if "/sidecar/" in f[0] and ct > 0.02 * total]
+    for ct, (file, line, func) in sorted(ours, reverse=True)[:16]:
+        report(f"    {file.split('/sidecar/', 1)[1]}:{line} {func}", f"{ct / total:.0%}", "")
+
+
+async def _hop_cpu(n: int = 3000) -> float:
+    """CPU seconds of one ``asyncio.to_thread`` round trip of a no-op, both threads' parts."""
+    for _ in range(200):
+        await asyncio.to_thread(int)
+    cpu = time.process_time()
+    for _ in range(n):
+        await asyncio.to_thread(int)
+    return (time.process_time() - cpu) / n
+
+
+async def threads_split(profiled: bool = False) -> None:
+    """A small append's CPU by thread (see the module's doc); ``profiled``: where it goes."""
     from sidecar.contract import WriteRequest
     from sidecar.logs import configure_logging
     from sidecar.server.compose import open_sidecar
@@ -276,6 +308,19 @@ async def threads_split() -> None:
             for i in range(40):  # the scanner's import, the files' first appends
                 await append(i)
             await asyncio.sleep(1.0)
+            if profiled:  # the event loop's part: this thread's
+                profile = cProfile.Profile(time.thread_time)
+                profile.enable()
+                for i in range(N_THREADS // 2):
+                    await append(i)
+                profile.disable()
+                _report_loop_profile(profile, N_THREADS // 2)
+                report(
+                    "[profile] one trip to a thread and back",
+                    f"{await _hop_cpu() * 1e6:.0f} us of CPU",
+                    f"load average {os.getloadavg()[0]:.1f}",
+                )
+                return
             before, cpu = thread_cpu(), time.process_time()
             for i in range(N_THREADS):
                 await append(i)
