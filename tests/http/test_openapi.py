@@ -7,8 +7,6 @@ import asyncio
 import io
 import json
 import os
-import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from sidecar.http.openapi import DOCUMENT
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.memory import AGENT_MD, write
+from tests.support.st_run import st_argv, st_env
 
 # aiohttp registers HEAD beside every GET; "*" (any method) is documented as the methods it serves.
 WILDCARD_METHODS = {"/mcp": {"post", "get", "delete"}}
@@ -28,39 +27,6 @@ HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "tra
 # (failure code, operation) that schemathesis finds today and that are reported as server bugs.
 # Remove an entry when its bug is fixed: the test fails until the list matches the run again.
 KNOWN_FAILURES: set[tuple[str, str]] = set()
-ST = Path(sys.executable).with_name("st")
-#: Where the ``st`` run keeps Hypothesis's tables of which characters UTF-8 encodes and their Unicode
-#: categories (the generated strings are drawn from them): built once, some 2 s of CPU, then read by
-#: every later run on the machine. Left to itself it would build them in its working directory,
-#: a fresh temporary one each run. The same directory as tests/http/test_properties.py's.
-HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis"
-
-
-def st_argv(url: str, report: Path, *, max_examples: int = 30, seed: int = 1) -> list[str]:
-    """The ``st run`` the test makes against the document at ``url``, its JSON report to ``report``
-    (``python -m tests.support.st_reach`` runs the same with other example counts or seeds)."""
-    argv = [str(ST), "run", url, "--checks", "all"]
-    argv += [
-        "--exclude-checks",
-        "positive_data_acceptance",
-        "--max-examples",
-        str(max_examples),
-        "--request-timeout",
-        "30",
-    ]
-    # A request's own timeout is 30 s: a write of a megabyte of generated text is scanned before it is
-    # acknowledged (seconds of CPU), and a loaded host stretches that; a hang is still caught, and the run's
-    # CPU is guarded by the test.
-    argv += ["--workers", "1", "--seed", str(seed), "--no-color", "--generation-database", "none"]
-    # Hypothesis's too_slow health check times the generator against the clock: on a loaded host a
-    # long-text pattern (the diary's 10,000 characters, say) trips it, which says nothing of the API.
-    argv += ["--suppress-health-check", "too_slow"]
-    argv += ["--report", "json", "--report-json-path", str(report)]
-    return argv
-
-
-def st_env() -> dict[str, str]:
-    return {**os.environ, "NO_COLOR": "1", "HYPOTHESIS_STORAGE_DIRECTORY": str(HYPOTHESIS_HOME)}
 
 
 def contract_app(settings: Settings) -> web.Application:

@@ -25,8 +25,8 @@ from aiohttp.test_utils import TestServer
 
 from sidecar.server.app import create_app
 from sidecar.settings import load_settings
-from tests.http.test_openapi import st_argv, st_env
 from tests.support.memory import AGENT_MD, write
+from tests.support.st_run import st_argv, st_env
 
 Triple = tuple[str, str, int]
 
