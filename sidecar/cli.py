@@ -1026,11 +1026,6 @@ STATUS_TIMEOUT_S = 5.0  # the sidecar's status, asked to check which dir it serv
 SEARCH_TIMEOUT_S = 30.0
 
 
-class _Unanswered(Exception):
-    """The sidecar at the configured address could not be asked (nothing listens, no answer in
-    time, or an answer that is not its JSON)."""
-
-
 def _ask_sidecar(
     args: argparse.Namespace, root: Path, settings: Settings, body: dict[str, Any], *, out: TextIO, err: TextIO
 ) -> dict[str, Any] | int | None:
@@ -1041,16 +1036,16 @@ def _ask_sidecar(
     forced = args.via == "sidecar"
     if not forced and not _served(root):
         return None  # no HTTP at all: nothing holds the dir
+    from sidecar.loopback import Unanswered, call
+
     url = _sidecar_url(settings)
     try:
         where = f"/memory/status?scope={args.scope}"
-        code, status = _call(url, "GET", where, None, token=settings.api_token, timeout=STATUS_TIMEOUT_S)
+        code, status = call(url, "GET", where, None, token=settings.api_token, timeout=STATUS_TIMEOUT_S)
         served = code == 200 and _same_dir(status.get("dir"), root)
         if served:
-            code, answer = _call(
-                url, "POST", "/memory/search", body, token=settings.api_token, timeout=SEARCH_TIMEOUT_S
-            )
-    except _Unanswered as exc:
+            code, answer = call(url, "POST", "/memory/search", body, token=settings.api_token, timeout=SEARCH_TIMEOUT_S)
+    except Unanswered as exc:
         if forced:
             from sidecar.errors import EngineUnavailable
 
@@ -1104,46 +1099,6 @@ def _sidecar_url(settings: Settings) -> str:
     elif host == "::":
         host = "::1"
     return f"http://[{host}]:{settings.port}" if ":" in host else f"http://{host}:{settings.port}"
-
-
-def _call(
-    url: str, method: str, path: str, body: dict[str, Any] | None, *, token: str, timeout: float
-) -> tuple[int, dict[str, Any]]:
-    """One request to the sidecar (``token``: the API token, if it has one): (HTTP status, its JSON
-    answer). Plain HTTP/1.0 on a socket, which the server answers whole and then closes: the
-    standard library's HTTP client imports its e-mail parser and ssl, about a fifth of this
-    command's start."""
-    import socket
-    from urllib.parse import urlsplit
-
-    where = urlsplit(url)
-    data = json.dumps(body).encode() if body is not None else b""
-    head = [f"{method} {path} HTTP/1.0", f"Host: {where.netloc}", "Accept: application/json"]
-    if body is not None:
-        head += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
-    if token:
-        head.append(f"Authorization: Bearer {token}")
-    received = []
-    try:
-        with socket.create_connection((where.hostname or "127.0.0.1", where.port or 80), timeout=timeout) as sock:
-            sock.sendall("\r\n".join([*head, "", ""]).encode("latin-1") + data)
-            while chunk := sock.recv(1 << 16):
-                received.append(chunk)
-    except OSError as exc:  # refused, reset, timed out
-        raise _Unanswered(str(exc) or type(exc).__name__) from None
-    status_line, _, rest = b"".join(received).partition(b"\r\n")
-    _, _, raw = rest.partition(b"\r\n\r\n")
-    parts = status_line.split()
-    if len(parts) < 2 or not parts[0].startswith(b"HTTP/") or not parts[1].isdigit():
-        raise _Unanswered("not an HTTP answer")
-    status = int(parts[1])
-    try:
-        answer = json.loads(raw)
-    except ValueError:
-        raise _Unanswered(f"HTTP {status}, not a JSON answer") from None
-    if not isinstance(answer, dict):
-        raise _Unanswered(f"HTTP {status}, not a JSON object")
-    return status, answer
 
 
 def _same_dir(served: Any, root: Path) -> bool:

@@ -27,6 +27,8 @@ LEVELS: dict[str, int] = {
     "sidecar.logs": 0,
     "sidecar.heap": 0,
     "sidecar.tasks": 0,  # stopping background tasks (a cancel lost on the way is cancelled again)
+    # One request to a running sidecar on a socket: the CLI and the Claude Code hook ask with it.
+    "sidecar.loopback": 0,
     "sidecar.clock": 0,  # the one text form of timestamps, which the journal, ingest and the graph share
     # The one SQLite database class (writer thread, readers, PRAGMAs, migrations): the index, the
     # journal and the graph each hold one.

@@ -32,10 +32,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-import httpx
-
 from sidecar.errors import SidecarError
-from sidecar.palace.ingest import MAX_TURN_CHARS, MAX_TURNS
+from sidecar.loopback import Unanswered, call
+from sidecar.palace.limits import MAX_TURN_CHARS, MAX_TURNS
 from sidecar.settings import load_settings
 
 __all__ = ["main", "transcript_turns"]
@@ -57,11 +56,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         if not isinstance(event, dict):
             raise ValueError("the hook event is not a JSON object")
         settings = load_settings({"api_token": args.api_token})
-        token = settings.api_token
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        with httpx.Client(base_url=args.url or _default_url(), timeout=args.timeout, headers=headers) as http:
-            text = _answer(http, event)
-    except (ValueError, OSError, httpx.HTTPError, SidecarError, _Refused) as exc:
+        sidecar = _Sidecar(args.url or _default_url(), settings.api_token, args.timeout)
+        text = _answer(sidecar, event)
+    except (ValueError, OSError, Unanswered, SidecarError, _Refused) as exc:
         print(f"memory-sidecar-hook: {exc}", file=sys.stderr)
         return 0
     if text:
@@ -85,7 +82,7 @@ def _default_url() -> str:
     return f"http://{host}:{settings.port}"
 
 
-def _answer(http: httpx.Client, event: dict[str, Any]) -> str:
+def _answer(http: _Sidecar, event: dict[str, Any]) -> str:
     """What to print for ``event``."""
     name = event.get("hook_event_name")
     session = event.get("session_id")
@@ -114,7 +111,7 @@ def _query(prompt: str) -> str:
     return words.encode("utf-8")[:QUERY_BYTES].decode("utf-8", errors="ignore")
 
 
-def _ingest(http: httpx.Client, path: Path) -> None:
+def _ingest(http: _Sidecar, path: Path) -> None:
     turns = list(transcript_turns(path))
     for start in range(0, len(turns), MAX_TURNS):
         _post(http, "/memory/ingest", {"turns": turns[start : start + MAX_TURNS]})
@@ -155,12 +152,19 @@ class _Refused(Exception):
     """The sidecar answered with an error (its code and message say why)."""
 
 
-def _post(http: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    resp = http.post(path, json=body)
-    answer: dict[str, Any] = resp.json()
-    if resp.status_code >= 400:
-        error = answer.get("error", {}) if isinstance(answer, dict) else {}
-        raise _Refused(f"{path} answered {resp.status_code} {error.get('code')}: {error.get('message')}")
+class _Sidecar:
+    """Where the hook's requests go: the sidecar's address, its API token and each request's timeout."""
+
+    def __init__(self, url: str, token: str | None, timeout: float) -> None:
+        self.url, self.token, self.timeout = url, token, timeout
+
+
+def _post(http: _Sidecar, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    status, answer = call(http.url, "POST", path, body, token=http.token, timeout=http.timeout)
+    if status >= 400:
+        error = answer.get("error", {})
+        error = error if isinstance(error, dict) else {}
+        raise _Refused(f"{path} answered {status} {error.get('code')}: {error.get('message')}")
     return answer
 
 

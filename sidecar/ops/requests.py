@@ -44,8 +44,8 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import MAX_K
 from sidecar.episodic.session import SessionRequest
 from sidecar.kg.requests import REQUESTS as KG_REQUESTS
-from sidecar.palace.ingest import MAX_TURN_CHARS, MAX_TURNS
 from sidecar.palace.layers import IDENTITY_MAX_CHARS
+from sidecar.palace.limits import MAX_TURN_CHARS, MAX_TURNS
 from sidecar.settings import ID_PATTERN
 
 __all__ = [

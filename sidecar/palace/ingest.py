@@ -26,6 +26,7 @@ from sidecar.clock import parse_iso
 from sidecar.errors import BadRequest
 from sidecar.palace.chunk import chunk_text
 from sidecar.palace.classify import classify
+from sidecar.palace.limits import MAX_TURN_CHARS, MAX_TURNS
 from sidecar.palace.near import EndsIndex, NearIndex, adds_words
 from sidecar.palace.noise import noise_reason, plain_words
 from sidecar.settings import ID_RE
@@ -34,7 +35,6 @@ from sidecar.write.dedup import words as words_of
 
 __all__ = [
     "JOURNAL_TYPES",
-    "MAX_TURNS",
     "Kept",
     "Plan",
     "Turn",
@@ -45,8 +45,6 @@ __all__ = [
     "priority_of",
 ]
 
-MAX_TURNS = 1000
-MAX_TURN_CHARS = 10_000
 ROLES = ("user", "assistant", "tool", "system")
 #: Classifier type -> (the journal's memory type, the tag that keeps spec 003's type); the other
 #: types go to the daily note. Spec 004's journal has no milestone or emotional type: those are

@@ -144,3 +144,26 @@ def test_the_hook_sends_the_api_token_from_the_flag_or_the_environment(memory_di
     for done in (by_flag, by_env):
         assert done.returncode == 0 and done.stderr == "", done.stderr
         assert "researcher" in done.stdout  # the block, with the agent's identity from AGENT.md
+
+
+def test_a_prompt_s_hook_process_loads_neither_httpx_nor_the_ingest_rules(sidecar: ServedApp, tmp_path: Path) -> None:
+    # Claude Code starts the hook on every prompt: what it imports is paid each time.
+    loaded = tmp_path / "modules.json"
+    script = (
+        "import json, sys\n"
+        "from sidecar.mcp.hooks import main\n"
+        "status = main(sys.argv[2:])\n"
+        "open(sys.argv[1], 'w').write(json.dumps(sorted(n for n, m in sys.modules.items() if m is not None)))\n"
+        "sys.exit(status)\n"
+    )
+    asked = subprocess.run(
+        [sys.executable, "-c", script, str(loaded), "--url", sidecar.url],
+        input=json.dumps(event("UserPromptSubmit", tmp_path, prompt="Which database do staging tests use?")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert asked.returncode == 0 and asked.stderr == "", asked.stderr
+    modules = set(json.loads(loaded.read_text()))
+    assert "sidecar.mcp.hooks" in modules
+    assert not {"httpx", "ssl", "http.client", "sidecar.palace.ingest", "sidecar.palace.classify"} & modules
