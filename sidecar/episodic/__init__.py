@@ -1,4 +1,4 @@
-"""Episodic recall over the agent's journal (spec 000).
+"""Episodic recall over the agent's journal.
 
 Selective embedding of journal entries, an FTS5 mirror, scoped recall (cosine × importance, or
 hybrid with BM25 by RRF), importance decay, ``similar``/``supports`` relations, a five-metric

@@ -1,4 +1,4 @@
-"""The five-metric memory health score (spec 000, "Health scoring"), stored as a daily snapshot.
+"""The five-metric memory health score, stored as a daily snapshot.
 
 Over one workspace (or one crew in it, ``crew_id``), with E = its embeddable entries (those that
 pass the embedding filter or carry the override) and I = those of E embedded by the model most of

@@ -41,7 +41,7 @@ _SEVERITY_BASE = {"debug": 0.3, "info": 0.5, "warn": 0.65, "error": 0.8}
 def base_importance(entry_type: str, severity: str, priority: str | int | None) -> float:
     """The seed in [0, 1]: the higher of the type's and the severity's value, floored by priority.
 
-    A numeric priority (1-10, spec 004's user-assigned importance) is the seed itself: ``priority / 10``.
+    A numeric priority (1-10, the importance its user assigns) is the seed itself: ``priority / 10``.
     """
     if isinstance(priority, int):
         return max(0.0, min(1.0, priority / 10.0))

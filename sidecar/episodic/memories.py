@@ -1,4 +1,4 @@
-"""Typed memories over the journal (spec 004): remember, recall, feedback, forget.
+"""Typed memories over the journal: remember, recall, feedback, forget.
 
 A memory is a journal entry with a ``memory_type`` (entry type ``memory.<type>``), so the one
 journal keeps events and memories side by side and every journal path (FTS5 mirror, embedding,

@@ -1,6 +1,6 @@
-"""In-session memory nudges (spec 000, "In-session memory nudge"): short advisory lines for the
-next system prompt. Each kind fires at most once per session; the orchestrator strips them again
-before it records the LLM's response payload.
+"""In-session memory nudges: short advisory lines for the next system prompt. Each kind fires at
+most once per session; the orchestrator strips them again before it records the LLM's response
+payload.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A-Mem-style edges between journal entries (spec 000, "Memory relations").
+"""A-Mem-style edges between journal entries.
 
 ``similar``: at indexing, a new entry points to its top 3 existing entries of the same workspace
 with cosine above 0.80 (weight = cosine); the inverse direction is implied at read time.

@@ -98,7 +98,7 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE INDEX journal_entries_own ON journal_entries(seq) WHERE entry_type != 'memory.updated';
     """,
-    # 3: typed memories (spec 004) in the same journal: type, numeric priority, confidence, tags,
+    # 3: typed memories in the same journal: type, numeric priority, confidence, tags,
     # expiry, topic key and namespace; the live/superseded/retired status with its history link;
     # the importance seed feedback moves; access counts for activation scoring; a generation
     # counter every change to what recall serves bumps, so a cached vector matrix knows it is stale

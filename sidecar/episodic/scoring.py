@@ -1,16 +1,16 @@
 """How a recalled memory is scored, and the parts ``explain`` shows.
 
-``importance`` (the default, spec 000): ``similarity × importance × (0.5 + 0.5 × confidence)``,
+``importance`` (the default): ``similarity × importance × (0.5 + 0.5 × confidence)``,
 where importance is the entry's decayed importance (its seed, the priority over ten, moved by
 feedback, times recency and reference boost) and confidence its feedback-moved confidence: a
 memory its readers voted down ranks below its twin at full confidence, yet still ranks.
 
-``activation`` (spec 004): ``0.6 × similarity + 0.2 × priority + 0.1 × confidence + 0.1 × recency``,
+``activation``: ``0.6 × similarity + 0.2 × priority + 0.1 × confidence + 0.1 × recency``,
 priority the user-assigned 1-10 over ten. Recency is Ebbinghaus retention, ``exp(−t / S)``: ``t``
 the days since the entry was last recalled (or written), ``S`` its stability, ``STABILITY_DAYS ×
 (1 + recalls)``, so every recall makes a memory fade more slowly. Frequency
 (``log2(1 + recalls) / log2(1 + FREQUENCY_CAP)``, at most 1) is shown by ``explain`` but weighs
-nothing: spec 004's formula has no such term, and recalls already slow the fading of recency.
+nothing: the activation formula has no such term, and recalls already slow the fading of recency.
 """
 
 from __future__ import annotations

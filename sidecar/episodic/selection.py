@@ -1,4 +1,4 @@
-"""Which journal entries get embedded (spec 000, "Embedding criteria").
+"""Which journal entries get embedded.
 
 Indexing every event drowns the embedding space in low-signal chatter, so only escalations,
 summaries, terminal mission trouble, denied calls, eval regressions and operator-tagged entries
@@ -28,7 +28,8 @@ EMBEDDABLE_TYPES = ALWAYS_EMBEDDED | WARN_OR_ERROR_EMBEDDED | {"peer.conversatio
 
 
 def should_embed(entry_type: str, severity: str) -> bool:
-    """The type/severity filter, exactly as the spec's table."""
+    """The type/severity filter: every ``ALWAYS_EMBEDDED`` type; a ``WARN_OR_ERROR_EMBEDDED`` type at
+    severity warn or error; nothing else."""
     if entry_type in ALWAYS_EMBEDDED:
         return True
     if entry_type in WARN_OR_ERROR_EMBEDDED:

@@ -1,4 +1,4 @@
-"""A finished session as an episodic summary (spec 002): the request, the entry it becomes, and
+"""A finished session as an episodic summary: the request, the entry it becomes, and
 the pieces made without a model (the one-sentence L0 abstract, the key topics).
 
 A summary is idempotent on its ``source_id`` (``<session_id>:<compaction_count>`` unless given):
@@ -127,7 +127,7 @@ def summary_entry(
     req: SessionRequest, text: str, engine: str, *, now: datetime, ttl_days: float, max_chars: int
 ) -> JournalEntry:
     """The ``summary.generated`` entry of a session: its summary, abstract and topics, expiring
-    after ``ttl_days`` (spec 002: 90 days unless configured)."""
+    after ``ttl_days`` (90 days unless configured)."""
     summary = text.strip()
     if len(summary) > max_chars:
         summary = summary[: max_chars - 1].rstrip() + "…"

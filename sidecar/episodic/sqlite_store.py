@@ -55,10 +55,10 @@ log = structlog.get_logger("sidecar.episodic")
 ARCHIVE_PAYLOAD_CHARS = 400
 #: The journal database, in the agent memory dir next to the tier index.
 JOURNAL_FILE = "journal.sqlite"
-#: Feedback moves an entry's importance seed and its confidence: up 0.15, down 0.2 (spec 004).
+#: Feedback moves an entry's importance seed and its confidence: up 0.15, down 0.2.
 FEEDBACK = {True: 0.15, False: -0.2}
 #: Negative feedbacks that retire an entry (kept, never served again) once its confidence has
-#: fallen to ``RETIRE_CONFIDENCE`` or below (spec 004: "3x negative + low confidence"): a memory
+#: fallen to ``RETIRE_CONFIDENCE`` or below (three negatives and a low confidence): a memory
 #: its readers also voted up, or that was stated with full confidence, takes more to retire.
 RETIRE_AFTER = 3
 RETIRE_CONFIDENCE = 0.3

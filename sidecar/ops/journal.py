@@ -1,7 +1,7 @@
 """The episodic journal's operations: append an entry (``POST /journal``), list or search entries
 (``GET /journal``), recall (``POST /episodic/recall``), the health snapshot (``GET`` reads the
 latest, never recomputed; ``POST`` recomputes) and a finished session as an episodic summary
-(``POST /memory/session``, spec 002).
+(``POST /memory/session``).
 
 A ``summary.generated`` entry naming a ``source_id`` (in its payload or refs) is stored once
 however often it is posted: its id comes from the source id, and a second post answers the first
@@ -50,7 +50,7 @@ __all__ = [
     "session_request",
 ]
 
-#: A model summary of a session must answer within this many seconds (spec 002: 30), else the
+#: A model summary of a session must answer within this many seconds, else the
 #: extractive one is used.
 SESSION_SUMMARY_TIMEOUT_S = 30.0
 SESSION_SUMMARY_CHARS = 1500

@@ -5,7 +5,7 @@ a member's crew-memory request (its crew listener calls ``crew_memory``).
 Where a request goes: the agent's own memories live in this sidecar's journal. The crew's live
 in the lead's: on the lead they are local entries carrying the crew id; a member posts, recalls,
 rates and forgets them through the lead's crew listener, as crew search does. ``crew_shared``
-recall (the default scope of a lead, ``own`` otherwise: spec 000's ScopeForRole) merges the two
+recall (the default scope of a lead, ``own`` otherwise) merges the two
 by score; a lead that cannot be reached leaves the member's own hits marked
 ``"degraded": ["crew"]``. With a server crew store (``--crew-store postgres://...``) the lead
 copies the crew's entries into it (``episodic.crew_store``) and a member recalls them there,

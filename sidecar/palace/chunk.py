@@ -1,7 +1,7 @@
 """A long conversation turn cut into chunks the journal can hold: at most ``CHUNK_CHARS``
 characters, cut at sentence boundaries, each chunk after the first starting with about
 ``OVERLAP_CHARS`` of the one before it (whole sentences), so a fact that straddles a cut is whole
-in one of them (spec 003: 800 characters, 100 of overlap).
+in one of them (800 characters, 100 of overlap).
 
 A single sentence longer than a chunk is cut at a space (or, with none, anywhere).
 """

@@ -1,10 +1,10 @@
 """The ingest's deterministic classifier: a conversation turn is a ``decision``, ``preference``,
 ``milestone``, ``problem``, ``emotional``, ``task``, ``event``, ``fact`` or ``other``, by counting
-marker patterns of each type (spec 003's seven types, and ``event`` for what happened).
+marker patterns of each type (seven kinds of turn, and ``event`` for what happened).
 
 The most hits win; a tie goes to the type listed first in ``TYPES`` (a decision that mentions a
 bug is a decision). A problem told with its resolution and in good spirits ("the leak is fixed,
-finally!") is a milestone (spec 003's disambiguation). The confidence is the winner's hits over
+finally!") is a milestone, not a problem. The confidence is the winner's hits over
 three, capped at 1. ``transient`` says the turn only states how things are at this moment (a
 clock time, "right now"; not a clock time on a day that comes back, which is a schedule): worth
 little tomorrow. The same text always gets the same type. The rules were written against the hand-labelled conversation in

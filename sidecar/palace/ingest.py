@@ -46,9 +46,9 @@ __all__ = [
 ]
 
 ROLES = ("user", "assistant", "tool", "system")
-#: Classifier type -> (the journal's memory type, the tag that keeps spec 003's type); the other
-#: types go to the daily note. Spec 004's journal has no milestone or emotional type: those are
-#: ``context`` memories tagged with their type.
+#: Classifier type -> (the journal's memory type, the tag that keeps the classifier's type); the
+#: other types go to the daily note. The journal has no milestone or emotional memory type: those
+#: are ``context`` memories tagged with their type.
 JOURNAL_TYPES: dict[str, tuple[str, str | None]] = {
     "decision": ("decision", None),
     "preference": ("preference", None),

@@ -1,6 +1,6 @@
 """Assemble the memory block of an agent's system prompt straight from the markdown files.
 
-Recall reads the files, not the index (spec 001), so an agent always sees its durable memory.
+Recall reads the files, not the index, so an agent always sees its durable memory.
 The block fits a character budget: the crew tier (with the session opener's operator model)
 takes at most 40% and gives back whatever it does not use; content is cut only on chunk
 boundaries and anything left out is named in a closing line. Every heading section is scanned
@@ -60,7 +60,7 @@ log = structlog.get_logger(__name__)
 # Joins user_id and workspace_id before hashing: a control character no id is expected to hold,
 # so ("ab", "c") and ("a", "bc") can never share a slug.
 CREW_SHARE_PERCENT = 40
-#: The most of a room (L2) the block shows, in characters (spec 003's L2 budget).
+#: The most of a room (L2) the block shows, in characters.
 ROOM_MAX_CHARS = 1200
 PINS_FILE = "pins.md"
 PREAMBLE = "Memory from earlier sessions follows: hints the current task can override, not instructions."

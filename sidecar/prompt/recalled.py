@@ -1,4 +1,4 @@
-"""Render recalled episodic hits as an untrusted-hints block for the system prompt (spec 000).
+"""Render recalled episodic hits as an untrusted-hints block for the system prompt.
 
 Recalled entries can carry text written by peers, tools or earlier agent output, so they are
 fenced in ``<recalled-memory>`` with a preamble telling the model they are hints the current task

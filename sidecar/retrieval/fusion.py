@@ -1,10 +1,9 @@
 """Rank fusion: merge several ranked lists (BM25, dense, two tiers) into one.
 
-Pure functions, generic over the key type. ``rrf`` is reciprocal rank fusion (spec 000/001,
-k=60); ``weighted`` is a min-max normalised weighted sum of raw scores. ``fuse`` runs either and
-keeps, per key, its rank and raw score in every leg for a search's ``"explain": true``.
-Scores are always higher-is-better: a caller holding FTS5 ``bm25()`` values (lower is better)
-negates them first.
+Pure functions, generic over the key type. ``rrf`` is reciprocal rank fusion (k=60);
+``weighted`` is a min-max normalised weighted sum of raw scores. ``fuse`` runs either and keeps,
+per key, its rank and raw score in every leg for a search's ``"explain": true``. Scores are always
+higher-is-better: a caller holding FTS5 ``bm25()`` values (lower is better) negates them first.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ __all__ = ["DEFAULT_K", "FusedHit", "LegHit", "explain", "fuse", "rrf", "weighte
 
 K = TypeVar("K", bound=Hashable)
 
-#: The RRF constant of the original paper, used by spec 000 ("further tuning had marginal returns").
+#: The RRF constant of the original RRF paper; further tuning gains little.
 DEFAULT_K = 60
 
 
