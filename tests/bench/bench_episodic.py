@@ -1,5 +1,5 @@
 """Episodic recall over 10k embedded entries of one agent, index_new throughput, and typed memories
-(spec 004) at 10k and 100k live memories of one agent in one namespace.
+at 10k and 100k live memories of one agent in one namespace.
 
     python -m tests.bench.bench_episodic        (or: python -m tests.bench episodic)
 
@@ -160,7 +160,7 @@ async def _journal(root: Path, embedder: OnnxEmbedder) -> None:
         await store.aclose()
 
 
-# -- typed memories (spec 004) ---------------------------------------------------------------------
+# -- typed memories --------------------------------------------------------------------------------
 PARTS = frozenset(os.environ.get("EPISODIC_PARTS", "journal,typed").split(","))
 SIZES = tuple(int(s) for s in os.environ.get("EPISODIC_SIZES", "10000,100000").split(",") if s.strip())
 TYPED_QUERIES = int(os.environ.get("EPISODIC_QUERIES", "200"))

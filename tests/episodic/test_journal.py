@@ -35,7 +35,7 @@ def entry(
     return JournalEntry(workspace_id=ws, agent_id=agent, entry_type=kind, summary=summary, **kw)  # type: ignore[arg-type]
 
 
-# -- the spec's embedding table, row by row ---------------------------------------------------
+# -- which types and severities get embedded, row by row --------------------------------------
 ALWAYS = ["peer.escalation", "summary.generated", "memory.consolidated", "approval.denied", "eval.regression_detected"]
 WARN_OR_ERROR = ["keeper.decision", "mission.status_change"]
 NEVER = [

@@ -1,4 +1,4 @@
-"""Typed memories (spec 004) on a real sidecar app over a real journal file: topic-key upsert with
+"""Typed memories on a real sidecar app over a real journal file: topic-key upsert with
 history, feedback and retirement, expiry and pruning, forget, namespace and workspace isolation on
 every route, the MCP tools through the official client, the memory block's recalled section and
 nudges, and the journal's migration from the schema before typed memories."""

@@ -1,4 +1,4 @@
-"""Typed memories scored as spec 004's user expects, over HTTP: confidence and priority count in
+"""Typed memories scored as their user expects, over HTTP: confidence and priority count in
 both scorings, activation weighs similarity 0.6, priority 0.2, confidence 0.1 and recency 0.1,
 the third ``-`` retires only a memory of low confidence and a restore brings it back, and a near
 miss under the cosine floor is named instead of an empty answer without a word."""
@@ -66,7 +66,7 @@ async def test_priority_counts_in_both_scorings(start: Start, scoring: str) -> N
     assert [h["id"] for h in hits] == [high["id"], low["id"]]
 
 
-async def test_activation_weights_are_spec_004s(start: Start) -> None:
+async def test_activation_weighs_similarity_priority_confidence_and_recency(start: Start) -> None:
     client = await start()
     await _post(
         client,

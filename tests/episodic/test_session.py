@@ -1,4 +1,4 @@
-"""A finished session becomes one episodic summary (spec 002), over HTTP: extractive by default,
+"""A finished session becomes one episodic summary, over HTTP: extractive by default,
 a chat model's when one is configured and the extractive one when it fails, idempotent on
 ``source_id``; a ``summary.generated`` event posted twice is stored once."""
 

@@ -271,7 +271,7 @@ def test_a_poisoned_file_is_withheld_while_other_files_stay(dirs: tuple[Path, Pa
 
 
 def test_a_poisoned_heading_section_is_withheld_and_its_clean_siblings_stay(tmp_path: Path) -> None:
-    """Spec 001: only the poisoned section's body is replaced; clean sibling sections are untouched."""
+    """Only the poisoned section's body is replaced; clean sibling sections are untouched."""
     agent = tmp_path / "agent"
     text = (
         "# Notes\nIntro line.\n\n## Deploy\nBlue/green on Tuesdays.\n\n"
