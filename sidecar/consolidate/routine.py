@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Sequence
+from functools import lru_cache
 from itertools import combinations
 from typing import TypeVar
 
@@ -53,6 +54,8 @@ ROUTINE_LINES = 8
 ROUTINE_DAYS = 3
 #: The fewest weeks a frame must be routine in to be routine in every week of a run (``run_frames``).
 RUN_WEEKS = 3
+#: The weeks whose routine reading is kept for the next pass or run to read again (``_judged``).
+JUDGED_WEEKS = 64
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 K = TypeVar("K", bound=Hashable)
 
@@ -79,7 +82,7 @@ def run_frames(weeks: Iterable[Sequence[tuple[str, str]]]) -> frozenset[frozense
     return _frequent(judged)
 
 
-def _frequent(found: Sequence[set[frozenset[str]]]) -> frozenset[frozenset[str]]:
+def _frequent(found: Sequence[Collection[frozenset[str]]]) -> frozenset[frozenset[str]]:
     """The frames among ``found`` (each week's) routine in half the weeks or more, and in
     ``RUN_WEEKS`` at least: frequent across the run, not in a busy spell."""
     count = Counter(frame for frames in found for frame in frames)
@@ -87,11 +90,13 @@ def _frequent(found: Sequence[set[frozenset[str]]]) -> frozenset[frozenset[str]]
     return frozenset(frame for frame, n in count.items() if n >= least)
 
 
-def _or_framed(lines: Sequence[tuple[str, str]], flags: list[bool], frames: Collection[frozenset[str]]) -> list[bool]:
+def _or_framed(
+    lines: Sequence[tuple[str, str]], flags: Sequence[bool], frames: Collection[frozenset[str]]
+) -> list[bool]:
     """``flags`` with every line holding one of ``frames`` set: every word of a frame of three, or,
     for a short line (``FRAME_WORDS`` words or fewer), of a frame of two."""
     if not frames:
-        return flags
+        return list(flags)
     by_word: dict[str, list[frozenset[str]]] = {}
     for frame in frames:
         by_word.setdefault(min(frame), []).append(frame)
@@ -109,8 +114,15 @@ def _or_framed(lines: Sequence[tuple[str, str]], flags: list[bool], frames: Coll
     return out
 
 
-def _judged(lines: Sequence[tuple[str, str]]) -> tuple[list[bool], set[frozenset[str]]]:
-    """``routine`` of one week's lines alone, and the frames that made them routine."""
+def _judged(lines: Sequence[tuple[str, str]]) -> tuple[tuple[bool, ...], frozenset[frozenset[str]]]:
+    """``routine`` of one week's lines alone, and the frames that made them routine. A run reads
+    each week's lines more than once (its moulds, its change search, each pass after its
+    promotions), and the next run the same weeks again: the answer for the same lines is kept."""
+    return _judged_once(tuple(lines))
+
+
+@lru_cache(maxsize=JUDGED_WEEKS)
+def _judged_once(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[bool, ...], frozenset[frozenset[str]]]:
     word_lists = [list(dict.fromkeys(_words(text))) for _, text in lines]
     df = Counter(w for words in word_lists for w in words)
     frequent = [_most_frequent([w for w in words if df[w] >= ROUTINE_LINES], df) for words in word_lists]
@@ -148,7 +160,7 @@ def _judged(lines: Sequence[tuple[str, str]]) -> tuple[list[bool], set[frozenset
         out.append(frame is not None)
         if frame is not None:
             found.add(frame)
-    return out, found
+    return tuple(out), frozenset(found)
 
 
 def _most_frequent(words: list[str], df: Counter[str]) -> list[str]:

@@ -78,3 +78,21 @@ def test_a_mould_routine_in_a_busy_spell_only_stays_that_spells() -> None:
     weeks = [_week(w, 3) for w in range(3)] + [_week(w, 1, days=6) for w in range(3, 8)]
     assert run_frames(weeks) == frozenset()
     assert run_frames(weeks[:6]) != frozenset()  # three of six: half the weeks
+
+
+def test_a_weeks_reading_is_kept_for_the_next_pass() -> None:
+    """A run reads its weeks' moulds, then its change search reads the same weeks (and each pass
+    after its promotions, and the next run, again): the second reading of the same lines costs a
+    small part of the first (thread CPU, not moved by the host's load)."""
+    import time
+
+    weeks = [[(src, f"{text} (run {w})") for src, text in _week(w, 12)] for w in range(12)]
+    started = time.thread_time()
+    frames = run_frames(weeks)
+    first = time.thread_time() - started
+    items = [(w, source, text) for w, week in enumerate(weeks) for source, text in week]
+    started = time.thread_time()
+    again = routine_by(items, frames)
+    second = time.thread_time() - started
+    assert frames and any(again)
+    assert second < first / 4, (first, second)
