@@ -173,10 +173,10 @@ def _send_unasked(sentence: str) -> tuple[int, int, int] | None:
 def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, int, int] | None]) -> Rule:
     """A rule gated on ``key``'s words: it runs only when a word of the text starts with one of
     them, and judges only the sentences that hold one."""
-    terms, find = _terms(key), per_sentence(judge, _RX[key])
+    stems, find = Stems.of(_terms(key)), per_sentence(judge, _RX[key])
 
     def gated(views: Views) -> Iterator[RuleMatch]:
-        if not views.present(_GATE_STEMS).isdisjoint(terms):  # every rule's terms looked up at once
+        if views.holds_any(_GATE_STEMS, stems):  # every rule's word stems looked up at once
             yield from find(views)
 
     return Rule(category, f"multilingual.{name}", (), "folded", gated, "multilingual")

@@ -165,9 +165,9 @@ class Views:
         return any(self.has(term) for char in stems.other.keys() & self._chars for term in stems.other[char])
 
     def present(self, stems: Stems) -> frozenset[str]:
-        """The terms of ``stems`` that ``starts_a_word`` would find here, each as it is written in
-        ``stems``: one look-up for the words of many rules together, then each rule asks whether
-        its own terms meet this set. Remembered for the text, per ``stems``."""
+        """The word stems of ``stems`` (``stems.words``) that ``starts_a_word`` would find here, each as
+        written in ``stems``: one look-up for the words of many rules together. Remembered for the
+        text, per ``stems``."""
         known = self._present.get(id(stems))
         if known is not None and known[0] is stems:
             return known[1]
@@ -186,15 +186,21 @@ class Views:
                 index = bisect.bisect_left(words, first)
                 if index < len(words) and words[index].startswith(first):
                     found.update(stem for stem in group if not stem.partition(" ")[2] or self.has(stem))
-        if stems.other:
-            if self._chars is None:
-                self._chars = frozenset(self.folded)
-            found.update(
-                term for char in stems.other.keys() & self._chars for term in stems.other[char] if self.has(term)
-            )
         out = frozenset(found)
         self._present[id(stems)] = (stems, out)
         return out
+
+    def holds_any(self, every: Stems, mine: Stems) -> bool:
+        """``starts_a_word(mine)``, with the word stems of ``every`` (which holds all of ``mine``'s)
+        looked up once for all the rules that ask (``present``); ``mine``'s other terms are looked
+        for one by one until one is found, each answer remembered for the text."""
+        if not self.present(every).isdisjoint(mine.words):
+            return True
+        if not mine.other:
+            return False
+        if self._chars is None:
+            self._chars = frozenset(self.folded)
+        return any(self.has(term) for char in mine.other.keys() & self._chars for term in mine.other[char])
 
     def sentences(self) -> list[tuple[int, int]]:
         """The sentence spans of ``folded`` (``sentences.sentences``), split once for every rule."""

@@ -133,8 +133,8 @@ _RULES: tuple[Rule, ...] = tuple(
 )
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
 # The intent rules' word stems, looked up together once per text; a rule runs when one of its own is there.
-_TERMS = {rule.pattern: frozenset(rule.needles) for rule in _RULES if rule.layer == "intent"}
-_ALL_STEMS = Stems.of(frozenset().union(*_TERMS.values()))
+_STEMS = {rule.pattern: Stems.of(rule.needles) for rule in _RULES if rule.layer == "intent"}
+_ALL_STEMS = Stems.of(frozenset().union(*(rule.needles for rule in _RULES if rule.layer == "intent")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +334,6 @@ def _common_prefix(a: str, b: str) -> int:
 def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> Iterator[Finding]:
     views = normalise(text)
     ascii_only = text.isascii()  # every raw-view rule looks for a non-ASCII character
-    present: frozenset[str] | None = None
     for rule in _RULES:
         if layers and rule.layer not in layers:
             continue
@@ -342,9 +341,7 @@ def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> It
         if raw and ascii_only:
             continue
         if rule.layer == "intent":  # word stems: every rule's looked up in the text's words at once
-            if present is None:
-                present = views.present(_ALL_STEMS)
-            if present.isdisjoint(_TERMS[rule.pattern]):
+            if not views.holds_any(_ALL_STEMS, _STEMS[rule.pattern]):
                 continue
         elif rule.needles and not any(views.has(needle, raw=raw) for needle in rule.needles):
             continue
