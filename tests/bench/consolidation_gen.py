@@ -24,7 +24,7 @@ Each simulated day holds routine work-log lines and, on planted days:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, Protocol
@@ -428,3 +428,27 @@ def place_change(rng: random.Random, change: Change, notes: list[list[str]]) -> 
     for day, line in zip(sorted(rng.sample(range(60, DAYS - 2), len(lines))), lines, strict=True):
         insert(rng, notes[day], line)
     return Changed(change.before, change.after, change.query, change.old, change.new)
+
+
+def plant_static(
+    rng: random.Random,
+    history: History,
+    templates: Sequence[tuple[str, str, str]],
+    values_for: Callable[[random.Random, int], dict[str, str]],
+    days: int,
+    used: set[str],
+    count: int = 38,
+) -> None:
+    """Plant ``count`` static facts in ``history``: each from the next of ``templates`` (text, query,
+    answer) filled by ``values_for(rng, round)`` until its answer is one no fact has (``used``,
+    which grows), then said on one or two days before the last ten."""
+    for i in range(count):
+        text, query, answer = templates[i % len(templates)]
+        fact = Planted("", "", "")
+        while not fact.answer or fact.answer in used:  # every answer names one fact only
+            values = values_for(rng, i // len(templates))
+            fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
+        used.add(fact.answer)
+        history.static.append(fact)
+        for day in rng.sample(range(days - 10), rng.choice((1, 1, 2))):
+            insert(rng, history.notes[day], fact.text)

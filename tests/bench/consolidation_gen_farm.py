@@ -27,7 +27,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change
+from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change, plant_static
 
 __all__ = ["DIRECT_FARM", "MARKERS_FARM", "make_farm_history"]
 
@@ -255,17 +255,7 @@ def make_farm_history(seed: int, end: date) -> History:
     fields = rng.sample(FIELDS, len(FIELDS))
     order = rng.sample(range(len(MACHINES)), len(MACHINES))
     used: set[str] = set()
-    for i in range(38):
-        text, query, answer = STATIC[i % len(STATIC)]
-        k = i // len(STATIC)
-        fact = Planted("", "", "")
-        while not fact.answer or fact.answer in used:  # every answer names one fact only
-            values = _static_values(rng, k, fields, order)
-            fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
-        used.add(fact.answer)
-        history.static.append(fact)
-        for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            insert(rng, notes[day], fact.text)
+    plant_static(rng, history, STATIC, lambda r, k: _static_values(r, k, fields, order), DAYS, used)
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]
         j = i // 2

@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change
+from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change, plant_static
 
 __all__ = ["DIRECT_PLATFORM", "MARKERS_PLATFORM", "make_platform_history"]
 
@@ -282,17 +282,7 @@ def make_platform_history(seed: int, end: date) -> History:
     notes = [[_routine(rng) for _ in range(rng.randint(47, 56))] for _ in range(DAYS)]
     history = History(start, notes, markers=MARKERS_PLATFORM)
     used: set[str] = set()
-    for i in range(38):
-        text, query, answer = STATIC[i % len(STATIC)]
-        k = i // len(STATIC)
-        fact = Planted("", "", "")
-        while not fact.answer or fact.answer in used:  # every answer names one fact only
-            values = _static_values(rng, k)
-            fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
-        used.add(fact.answer)
-        history.static.append(fact)
-        for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            insert(rng, notes[day], fact.text)
+    plant_static(rng, history, STATIC, _static_values, DAYS, used)
     minutes = rng.sample(range(1, 59), 10)
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]

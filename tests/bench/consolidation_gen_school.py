@@ -26,7 +26,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change
+from tests.bench.consolidation_gen import DAYS, History, Planted, insert, place_change, plant_static
 
 __all__ = ["DIRECT_SCHOOL", "MARKERS_SCHOOL", "make_school_history"]
 
@@ -341,17 +341,7 @@ def make_school_history(seed: int, end: date) -> History:
     notes = [[_routine(rng) for _ in range(rng.randint(53, 64))] for _ in range(DAYS)]
     history = History(start, notes, markers=MARKERS_SCHOOL)
     used: set[str] = set()
-    for i in range(38):
-        text, query, answer = STATIC[i % len(STATIC)]
-        k = i // len(STATIC)
-        fact = Planted("", "", "")
-        while not fact.answer or fact.answer in used:  # every answer names one fact only
-            values = _static_values(rng, k)
-            fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
-        used.add(fact.answer)
-        history.static.append(fact)
-        for day in rng.sample(range(DAYS - 10), rng.choice((1, 1, 2))):
-            insert(rng, notes[day], fact.text)
+    plant_static(rng, history, STATIC, _static_values, DAYS, used)
     lessons = rng.sample(range(8, 31), len(COURSES))
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]
