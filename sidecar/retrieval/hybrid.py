@@ -34,7 +34,7 @@ import numpy as np
 import structlog
 
 from sidecar.index.query import terms
-from sidecar.index.snippet import sentence_spans, window
+from sidecar.index.snippet import flatten, sentence_spans, window
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, LoadsOnUse, Vectors
@@ -489,11 +489,14 @@ class HybridSearcher:
             return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         by_id = {h.id: h for h in hits}
         picked: list[tuple[Scored, RankedChunk | None, ChunkRow | None]] = []
+        shown: set[str] = set()
         for scored in itertools.chain(weighed, rest):
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
             if hit is None and row is None:
                 continue  # the chunk left the index between the two reads
+            if not _first_copy(shown, hit.text if hit is not None else _where(None, row)[2]):
+                continue  # the same text shown above (a fact kept in AGENT.md and in weekly summaries)
             picked.append((scored, hit, row))
             if len(picked) == want:
                 break
@@ -676,6 +679,18 @@ def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: l
     result["highlights"] = [[a, b] for a, b in shown.highlights]
 
 
+def _first_copy(shown: set[str], text: str) -> bool:
+    """Whether no hit above showed ``text`` (whitespace runs made one space; the heading aside), and
+    note it as shown: one answer shows a text once, in its best place, and the place a copy would take
+    goes to the next hit. A fact consolidation keeps as its own section in AGENT.md and in weekly
+    summaries would otherwise fill an answer with copies of itself."""
+    key = flatten(text)
+    if key in shown:
+        return False
+    shown.add(key)
+    return True
+
+
 def _where(hit: RankedChunk | None, row: ChunkRow | None) -> tuple[str, str, str]:
     """A fused hit's path, heading and text, as ``restated_first`` reads them."""
     if hit is not None:
@@ -686,10 +701,11 @@ def _where(hit: RankedChunk | None, row: ChunkRow | None) -> tuple[str, str, str
 def _bm25_only(
     source: str, hits: list[RankedChunk], limit: int, explain: bool, plan: BoostPlan | None = None
 ) -> list[dict[str, Any]]:
-    """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing); with a
-    ``plan``, the ``limit`` it picks of its ``candidates`` first."""
+    """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing), each
+    text once (``_first_copy``); with a ``plan``, the ``limit`` it picks of its ``candidates`` first."""
     bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)}
-    weighed = [(hit, bm25_rank[id(hit)], factor) for hit, factor, _ in by_standing(hits)]
+    seen: set[str] = set()
+    weighed = [(hit, bm25_rank[id(hit)], factor) for hit, factor, _ in by_standing(hits) if _first_copy(seen, hit.text)]
     out = []
     shown = pick(plan, weighed[: wanted(plan, limit)], lambda s: candidate_of(s[0], round(s[0].score * s[2], 6)), limit)
     for (hit, rank, factor), lifted in shown:

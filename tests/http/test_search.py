@@ -133,3 +133,29 @@ async def test_start_on_a_corrupt_index_rebuilds_and_says_so(sidecar_client: Cli
     assert status["integrity"].startswith("rebuilt") and status["files"] == 2
     _, body = await post_search(client, {"query": "invoices"})
     assert body["results"][0]["path"] == "daily/2026-05-14.md"
+
+
+async def test_an_answer_shows_a_text_once_and_gives_the_copies_places_to_other_hits(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    """Consolidation keeps a fact as its own section in AGENT.md and in each weekly summary that
+    rolled it up: an answer shows that text once, in its best place (AGENT.md, live and undated,
+    ranks first), and the places its copies would take go to the next hits."""
+    root = tmp_path / "memory"
+    fact = "The kiln is fired by Okafor Ceramics on Thursdays."
+    write(root, "AGENT.md", f"# Agent\n\n## Kiln\n\n{fact}\n")
+    for week in ("2025-W40", "2025-W41", "2025-W42"):
+        write(root, f"daily/summaries/{week}.md", f"# Week {week}\n\n## Kiln\n\n{fact}\n")  # the same text
+    others = [
+        "The kiln shelves were replaced with silicon carbide ones.",
+        "Glaze tests go in the small kiln first.",
+        "The kiln room fan is switched on before firing.",
+    ]
+    for n, line in enumerate(others):
+        write(root, f"topics/kiln-{n}.md", f"# Kiln {n}\n\n{line}\n")
+    client = await sidecar_client(consolidate_interval=0)
+    _, body = await post_search(client, {"query": "kiln fired Okafor", "limit": 4})
+    results = body["results"]
+    assert [" ".join(r["snippet"].split()) for r in results].count(fact) == 1, results
+    assert results[0]["path"] == "AGENT.md"
+    assert sorted(r["path"] for r in results[1:]) == [f"topics/kiln-{n}.md" for n in range(3)]
