@@ -130,7 +130,8 @@ class Ingest:
         root = self.roots.get(tier)
         if root is None or not path.endswith(".md"):
             return 0
-        read = await asyncio.to_thread(_read_with_mtime, root, path)
+        # The bytes and the digest the graph recorded for them, in one trip off the loop.
+        read, recorded = await self.graph.store.digest_with(tier, path, lambda: _read_with_mtime(root, path))
         if read is None:
             return 0
         data, mtime = read
@@ -142,7 +143,7 @@ class Ingest:
             moved = (f"file:{tier}:{before}#", f"file:{tier}:{path}#")
             reopened = await self.graph.store.reopen(self.scopes[tier], ids, end, moved)
             log.info("kg.file_moved", tier=tier, path=path, moved_from=before, facts_reopened=reopened)
-        recorded = await self.graph.store.file_digest(tier, path)
+            recorded = await self.graph.store.file_digest(tier, path)  # as the reopening left it
         if recorded == digest:
             return 0
         text = data.decode("utf-8", errors="replace")

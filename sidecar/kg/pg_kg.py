@@ -10,8 +10,9 @@ order, as SQLite compares). The graph's writes are the lead's: this store refuse
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sidecar.errors import Forbidden
 from sidecar.kg.model import Entity, Fact, NewFact, Scope
@@ -34,6 +35,9 @@ _IN_SCOPE = "f.crew = $1 AND f.workspace_id = $2"
 
 def _fact(row: Any) -> Fact:
     return Fact(*tuple(row))
+
+
+T = TypeVar("T")
 
 
 class PgKgStore:
@@ -83,6 +87,9 @@ class PgKgStore:
 
     async def file_digest(self, tier: str, path: str) -> str | None:
         return None
+
+    async def digest_with(self, tier: str, path: str, read: Callable[[], T]) -> tuple[T, str | None]:
+        return await asyncio.to_thread(read), None
 
     async def files(self, tier: str) -> dict[str, str]:
         return {}

@@ -294,6 +294,17 @@ class SqliteKgStore:
         row = await self._read(lambda c: c.execute(sql, (tier, path)).fetchone())
         return None if row is None else str(row[0])
 
+    async def digest_with(self, tier: str, path: str, read: Callable[[], T]) -> tuple[T, str | None]:
+        """``read()`` and ``file_digest``, both on the reader's thread."""
+        sql = "SELECT digest FROM kg_files WHERE tier = ? AND path = ?"
+
+        def run(c: Conn) -> tuple[T, str | None]:
+            got = read()
+            row = c.execute(sql, (tier, path)).fetchone()
+            return got, None if row is None else str(row[0])
+
+        return await self._read(run)
+
     async def files(self, tier: str) -> dict[str, str]:
         """Every file of ``tier`` read into the graph (and not since deleted), with its digest."""
         sql = "SELECT path, digest FROM kg_files WHERE tier = ?"

@@ -5,9 +5,11 @@ applies it in the query itself."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sidecar.kg.model import Entity, Fact, NewFact, Scope
+
+R = TypeVar("R")
 
 __all__ = ["KgStore"]
 
@@ -71,6 +73,11 @@ class KgStore(Protocol):
     ) -> list[dict[str, Any]]: ...
     async def stats(self, scope: Scope) -> dict[str, Any]: ...
     async def file_digest(self, tier: str, path: str) -> str | None: ...
+    async def digest_with(self, tier: str, path: str, read: Callable[[], R]) -> tuple[R, str | None]:
+        """``read()`` (off the event loop) and ``file_digest``: one trip to a thread where the store
+        reads on one."""
+        ...
+
     async def files(self, tier: str) -> dict[str, str]:
         """The tier's files read into the graph, with their digests."""
         ...
