@@ -5,10 +5,13 @@ billing needs another look", "team sync: 12 action items", "Disk use on nas-2 is
 log, not a fact a later search asks for, and in a summary it crowds the facts out of their budget.
 
 A frame is ``FRAME_WORDS`` of a line's words (stop words and numbers aside) that many lines of
-its week hold. A line is routine when ``ROUTINE_LINES`` or more lines of the week, from
-``ROUTINE_DAYS`` notes or more, hold every word of one of its frames: "merge request needs" in
-every merge-request line. Any of its frequent words may make the frame, not only the most
-frequent: the slot of a mould (a van, a customer, a colleague named in half the week's moulds) can
+its week hold. A line is routine when ``ROUTINE_LINES`` or more lines of the week, from most of
+the week's days (``ROUTINE_DAYS`` at least), hold every word of one of its frames: "merge request
+needs" in every merge-request line. A frame said on a few of the week's days only is no mould,
+whose lines come day after day: it is a table of facts ("ledger-api keeps its data on pg-3", one
+line a service) or the same few facts said again on some days ("Airport runs from Heathrow are
+done by Tadeusz" beside "... from Gatwick ... by Marlon"). Any of its frequent words may make the
+frame, not only the most frequent: the slot of a mould (a van, a customer, a colleague named in half the week's moulds) can
 be written more often than the mould's own words ("Deposit in from Moreau, job confirmed" in a week
 that names Moreau in twenty lines is still the deposit mould). A short line is routine too when
 every word of it but one is in a frame of two ("Takings yesterday: 762"; "Wren in late, 51
@@ -128,12 +131,14 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[bool, ...], 
     frequent = [_most_frequent([w for w in words if df[w] >= ROUTINE_LINES], df) for words in word_lists]
     together: Counter[frozenset[str]] = Counter()
     days: dict[frozenset[str], set[str]] = {}
+    # most of the week's days: a frame said on a few of them only is a table of facts
+    least = max(ROUTINE_DAYS, (len({source for source, _ in lines}) + 1) // 2)
     for (source, _), words in zip(lines, frequent, strict=True):
         for size in (FRAME_WORDS, FRAME_WORDS - 1):
             for subset in combinations(sorted(words), size):
                 key = frozenset(subset)
                 together[key] += 1
-                if len(days.setdefault(key, set())) < ROUTINE_DAYS:
+                if len(days.setdefault(key, set())) < least:
                     days[key].add(source)
     out = []
     found: set[frozenset[str]] = set()
@@ -142,7 +147,7 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[bool, ...], 
             (
                 f
                 for top in combinations(sorted(frequent_words), FRAME_WORDS)
-                if _framed(f := frozenset(top), together, days)
+                if _framed(f := frozenset(top), together, days, least)
             ),
             None,
         )
@@ -153,7 +158,7 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[bool, ...], 
                 (
                     f
                     for short in combinations(sorted(frequent_words), FRAME_WORDS - 1)
-                    if _framed(f := frozenset(short), together, days)
+                    if _framed(f := frozenset(short), together, days, least)
                 ),
                 None,
             )
@@ -170,9 +175,11 @@ def _most_frequent(words: list[str], df: Counter[str]) -> list[str]:
     return sorted(words, key=lambda w: (-df[w], w))[:FRAME_CAP]
 
 
-def _framed(frame: frozenset[str], together: Counter[frozenset[str]], days: dict[frozenset[str], set[str]]) -> bool:
-    """Whether ``ROUTINE_LINES`` lines or more of the week, from ``ROUTINE_DAYS`` notes or more, hold ``frame``."""
-    return together[frame] >= ROUTINE_LINES and len(days.get(frame, ())) >= ROUTINE_DAYS
+def _framed(
+    frame: frozenset[str], together: Counter[frozenset[str]], days: dict[frozenset[str], set[str]], least: int
+) -> bool:
+    """Whether ``ROUTINE_LINES`` lines or more of the week, from ``least`` notes or more, hold ``frame``."""
+    return together[frame] >= ROUTINE_LINES and len(days.get(frame, ())) >= least
 
 
 def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset[str]] | None = None) -> list[bool]:
