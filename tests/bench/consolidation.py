@@ -1,7 +1,9 @@
 """Consolidation on months of notes it was not tuned on: before/after tables.
 
 Generated histories, each in its own fresh tier dir under a real sidecar app (BM25 only, no watcher, no
-timers) on a loopback server, with a tier cap of 450 KB:
+timers) on a loopback server, with a tier cap of 450 KB. ``CONSOLIDATION_EMBEDDER=onnx`` runs the
+same with the packaged embedding model, as a default install searches (hybrid); every chunk is
+embedded before a figure is taken:
 
 - ``tuning``: 120 days from ``consolidation_gen`` (seed 35, the phrasing the job was developed on);
 - ``held-out``: 120 days from ``consolidation_gen`` with another seed and other templates for every
@@ -99,6 +101,8 @@ from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removal
 from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
 
 CAP = 450 * 1024
+EMBEDDER = os.environ.get("CONSOLIDATION_EMBEDDER", "none")  # "onnx": hybrid search, as installed
+EMBED_WAIT_S = 900.0  # the most a tier's embedding may take before its figures are taken
 SEEDS = {
     "tuning": 35,
     "held_out": 3501,
@@ -126,7 +130,7 @@ def _settings(root: Path, model_url: str | None = None) -> Any:
         {
             "memory_dir": str(root),
             "crew_dir": str(root.parent / "crew"),
-            "embedder": "none",
+            "embedder": EMBEDDER,
             "watch": "false",
             "reconcile_interval": "0",
             "crew_reindex_interval": "0",
@@ -251,10 +255,23 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
         (root / "daily").mkdir()
         async with TestClient(TestServer(create_app(_settings(root)))) as client:
             await _write_notes(client, root, notes)
+            await _embedded(client)
             before = await _measure(client, root, history)
             run = await _consolidate(client, root)
+            await _embedded(client)
             after = await _measure(client, root, history)
     return {"before": before, "after": after, **run}
+
+
+async def _embedded(client: Client) -> None:
+    """Wait until the agent tier has no chunk waiting for its embedding (at once without a model)."""
+    async with asyncio.timeout(EMBED_WAIT_S):
+        while True:
+            resp = await client.get("/memory/status", params={"scope": "agent"})
+            embedder = (await resp.json())["embedder"]
+            if embedder["model"] is None or not embedder["backlog"]:
+                return
+            await asyncio.sleep(0.5)
 
 
 async def _measure(client: Client, root: Path, history: History) -> dict[str, Any]:
@@ -476,7 +493,7 @@ def main(parts: Sequence[str] = ()) -> None:
     """Every part, or only the named ones (the generator sets by name, ``locomo``)."""
     configure_logging("console", "error")
     started = time.perf_counter()
-    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; search: {EMBEDDER}")
     for kind, seed in SEEDS.items():
         if parts and kind not in parts:
             continue
