@@ -6,14 +6,17 @@ the CLI and the schedule all run this: the same job, typed memories merged when 
 the archive bounded by a cap the size of the tier's, model summaries within a run budget, and the
 run's end recorded for the schedule (``schedule.py``).
 
-While a run lasts, the objects the process held before it are frozen out of the cyclic garbage
-collector (``gc.freeze``): the run allocates millions of small objects on its worker threads,
-and each full collection they set off would otherwise walk the whole heap (the index, the
-model, every module) in one C call holding the GIL, and the event loop with it, for 50-120 ms
-at a time. The run's own objects are collected as ever; the frozen ones rejoin the collector
-when the last run ends, unless the process had frozen its heap itself before the run (``serve``
-freezes what start-up made): then they stay frozen, and of the objects alive when a run began,
-reference counting still frees every one that is not in a cycle; a cycle among them stays."""
+While a run lasts, the cyclic garbage collector does not run on its own, and the objects the
+process held before the run are frozen out of it (``gc.freeze``): the run allocates millions of
+small objects on its worker threads, and each full collection they set off walks the heap in one
+C call holding the GIL, and the event loop with it, on whichever thread happened to allocate:
+the whole heap (the index, the model, every module) without the freeze, and the run's own live
+objects, 100-200 ms of them on a large tier, with it. Reference counting frees what the run and
+the requests meanwhile let go of; only garbage in cycles waits for the collector, which runs again
+when the last run ends. The frozen objects rejoin the collector then, unless the process had
+frozen its heap itself before the run (``serve`` freezes what start-up made): then they stay
+frozen, and of the objects alive when a run began, reference counting still frees every one that
+is not in a cycle; a cycle among them stays."""
 
 from __future__ import annotations
 
@@ -43,6 +46,8 @@ RUN_BUDGET_S = 45.0
 _RUNNING: set[Path] = set()
 #: Whether the end of the last run unfreezes the heap: only when the process held nothing frozen before it.
 _THAW = [True]
+#: Whether the collector ran on its own before the first of the runs under way (it does again after the last).
+_COLLECTING = [True]
 
 
 async def run_consolidation(
@@ -79,6 +84,8 @@ async def run_consolidation(
         # that froze its own heap before (``serve`` freezes what start-up made) keeps it frozen:
         # unfreezing is all or nothing, and would hand start-up's objects back to the collector.
         _THAW[0] = gc.get_freeze_count() == 0
+        _COLLECTING[0] = gc.isenabled()
+        gc.disable()
         gc.freeze()
     try:
         report = await consolidate(
@@ -106,8 +113,11 @@ async def run_consolidation(
         return report
     finally:
         _RUNNING.discard(root)
-        if not _RUNNING and _THAW[0]:
-            gc.unfreeze()
+        if not _RUNNING:
+            if _THAW[0]:
+                gc.unfreeze()
+            if _COLLECTING[0]:
+                gc.enable()
         await summariser.aclose()
 
 

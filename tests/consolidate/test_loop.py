@@ -213,3 +213,22 @@ async def test_a_run_leaves_the_heap_a_server_froze_frozen(
     finally:
         gc.unfreeze()
         del started_with
+
+
+async def test_the_collector_does_not_run_on_its_own_during_a_run_and_does_after(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    """A full collection set off by the run's allocations holds the GIL for as long as it walks the
+    run's live objects, on whichever thread allocated, the loop's too: while a run lasts only
+    reference counting frees memory; the collector is back when the run ends."""
+    _big_week(memory_dir)
+    client: Client = await aiohttp_client(create_app(make_settings()))
+    assert gc.isenabled()
+    seen: list[bool] = []
+    run = asyncio.ensure_future(client.post("/memory/consolidate", json={}))
+    while not run.done():
+        seen.append(gc.isenabled())
+        await asyncio.sleep(0.005)
+    assert (await run).status == 200
+    assert seen and False in seen, seen[:10]
+    assert gc.isenabled()
