@@ -6,17 +6,13 @@ the CLI and the schedule all run this: the same job, typed memories merged when 
 the archive bounded by a cap the size of the tier's, model summaries within a run budget, and the
 run's end recorded for the schedule (``schedule.py``).
 
-While a run lasts, the cyclic garbage collector does not run on its own, and the objects the
-process held before the run are frozen out of it (``gc.freeze``): the run allocates millions of
-small objects on its worker threads, and each full collection they set off walks the heap in one
-C call holding the GIL, and the event loop with it, on whichever thread happened to allocate:
-the whole heap (the index, the model, every module) without the freeze, and the run's own live
-objects, 100-200 ms of them on a large tier, with it. Reference counting frees what the run and
-the requests meanwhile let go of; only garbage in cycles waits for the collector, which runs again
-when the last run ends. The frozen objects rejoin the collector then, unless the process had
-frozen its heap itself before the run (``serve`` freezes what start-up made): then they stay
-frozen, and of the objects alive when a run began, reference counting still frees every one that
-is not in a cycle; a cycle among them stays."""
+While a run lasts, the cyclic garbage collector does not run on its own: the run allocates
+millions of small objects on its worker threads, and each full collection they set off walks the
+heap in one C call holding the GIL, and the event loop with it, on whichever thread happened to
+allocate (50-200 ms at a time on a large tier). Reference counting frees what the run and the
+requests meanwhile let go of; only garbage in cycles waits for the collector, which runs again
+when the last run ends. The run leaves the heap's frozen part alone (``serve`` freezes what
+start-up made): asking how much is frozen walks every frozen object, holding the loop for as long."""
 
 from __future__ import annotations
 
@@ -44,8 +40,6 @@ SUMMARY_TIMEOUT_S = 20.0
 #: The longest all of a run's model summaries may take together (``budget.py``).
 RUN_BUDGET_S = 45.0
 _RUNNING: set[Path] = set()
-#: Whether the end of the last run unfreezes the heap: only when the process held nothing frozen before it.
-_THAW = [True]
 #: Whether the collector ran on its own before the first of the runs under way (it does again after the last).
 _COLLECTING = [True]
 
@@ -79,14 +73,9 @@ async def run_consolidation(
         slug = user_slug(settings.operator_id, settings.workspace_id)
         operator = OperatorModel(settings.crew_dir, f"operators/{slug}.md", settings.topic_cap_bytes)
     _RUNNING.add(root)
-    if len(_RUNNING) == 1:
-        # The heap as it was is no full collection's work meanwhile (module docstring). A process
-        # that froze its own heap before (``serve`` freezes what start-up made) keeps it frozen:
-        # unfreezing is all or nothing, and would hand start-up's objects back to the collector.
-        _THAW[0] = gc.get_freeze_count() == 0
+    if len(_RUNNING) == 1:  # no full collection of the run's objects holds the loop meanwhile (module docstring)
         _COLLECTING[0] = gc.isenabled()
         gc.disable()
-        gc.freeze()
     try:
         report = await consolidate(
             root,
@@ -113,11 +102,8 @@ async def run_consolidation(
         return report
     finally:
         _RUNNING.discard(root)
-        if not _RUNNING:
-            if _THAW[0]:
-                gc.unfreeze()
-            if _COLLECTING[0]:
-                gc.enable()
+        if not _RUNNING and _COLLECTING[0]:
+            gc.enable()
         await summariser.aclose()
 
 
