@@ -19,9 +19,10 @@ from.
 from __future__ import annotations
 
 import bisect
-import functools
 import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -467,21 +468,57 @@ def _read_files(root: Path, tier: str, rels: list[str]) -> list[MemoryFile]:
     for rel in rels:
         text = _read_inside(root, rel)
         if text:
-            chunks, sections, owner = _parsed(text)
+            chunks, sections, owner = PARSED.get(root / rel, text)
             if chunks:
                 label = f"{tier}/{_LABEL_UNSAFE.sub('_', rel)[:160]}"
                 files.append(MemoryFile(label, rel, text, chunks, sections, owner))
     return files
 
 
-@functools.lru_cache(maxsize=1024)
-def _parsed(text: str) -> tuple[tuple[Chunk, ...], tuple[Section, ...], tuple[int, ...]]:
-    """A file's chunks, its heading sections and the section each chunk lies in, kept by the text:
-    every block reads every file of the tier, and most have not changed since the last one."""
+Parsed = tuple[tuple[Chunk, ...], tuple[Section, ...], tuple[int, ...]]
+
+
+def parse(text: str) -> Parsed:
+    """A file's chunks, its heading sections and the section each chunk lies in."""
     chunks = tuple(chunk_markdown(text))
     sections = tuple(split_sections(text))
     starts = [section.line_start for section in sections]
     return chunks, sections, tuple(bisect.bisect_right(starts, chunk.line_start) - 1 for chunk in chunks)
+
+
+class ParsedFiles:
+    """Each file's ``parse`` as of the text it was last read with, one entry per path (the
+    ``limit`` most recently read): every block reads every file of the tier, and most have not
+    changed since the last one. A file edited since is parsed anew and its old text let go, so
+    what is kept follows the tier's size, not how often its files change."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self.misses = 0  # texts parsed, for tests
+        self._known: OrderedDict[Path, tuple[str, Parsed]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def get(self, path: Path, text: str) -> Parsed:
+        with self._lock:
+            known = self._known.get(path)
+            if known is not None and known[0] == text:
+                self._known.move_to_end(path)
+                return known[1]
+        parsed = parse(text)
+        with self._lock:
+            self.misses += 1
+            self._known[path] = (text, parsed)
+            self._known.move_to_end(path)
+            while len(self._known) > self.limit:
+                self._known.popitem(last=False)
+        return parsed
+
+
+#: The parses every block shares.
+PARSED = ParsedFiles()
 
 
 def _read_inside(root: Path, rel: str) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sidecar.prompt.block import _parsed, build_memory_block
+from sidecar.prompt.block import PARSED, ParsedFiles, build_memory_block, parse
 from sidecar.prompt.select import VERDICTS, MemoryFile, Verdicts
 from sidecar.scanner.sections import split_sections
 
@@ -23,7 +23,7 @@ def _tier(root: Path, days: int) -> Path:
 
 
 def memory_file(rel: str, text: str) -> MemoryFile:
-    chunks, sections, owner = _parsed(text)
+    chunks, sections, owner = parse(text)
     return MemoryFile(f"agent/{rel}", rel, text, chunks, sections, owner)
 
 
@@ -34,10 +34,22 @@ def _block(root: Path) -> str:
 def test_the_same_block_twice_scans_nothing_the_second_time(tmp_path: Path) -> None:
     root = _tier(tmp_path / "memory", 6)
     first = _block(root)
-    judged = VERDICTS.misses
+    judged, parsed = VERDICTS.misses, PARSED.misses
     assert "Deploy 6.3 of the billing service" in first
     assert _block(root) == first
-    assert VERDICTS.misses == judged
+    assert VERDICTS.misses == judged and PARSED.misses == parsed
+
+
+def test_a_file_edited_again_and_again_is_kept_once(tmp_path: Path) -> None:
+    # the note an agent appends to all day: its old texts are let go, not kept beside the new one
+    files = ParsedFiles(limit=10)
+    note = tmp_path / "daily" / "2026-03-01.md"
+    text = "# 2026-03-01\n"
+    for n in range(40):
+        text += f"\n## Item {n}\nDeploy {n} went out clean.\n"
+        assert files.get(note, text) == parse(text)
+    assert len(files) == 1 and files.misses == 40
+    assert files.get(note, text) == parse(text) and files.misses == 40  # the same text: parsed once
 
 
 def test_a_payload_written_after_a_block_is_withheld_in_the_next(tmp_path: Path) -> None:
