@@ -5,6 +5,7 @@
     .venv/bin/python -m tests.bench.bench_scan --list          # also every miss and every false alarm (held out)
     .venv/bin/python -m tests.bench.bench_scan --only=notes:tune2 --only=dialogue  # some corpora (no CPU tables)
     .venv/bin/python -m tests.bench.bench_scan --no-semantic --only=notes:tune --cpu   # some corpora, with the CPU tables
+    .venv/bin/python -m tests.bench.bench_scan --no-semantic --verdicts   # every text's verdict, one a line (no tables)
 
 Corpora, each split into the part the rules were tuned on and a part kept out of tuning:
 
@@ -170,8 +171,8 @@ def _table(title: str, cases: list[Case], judges: dict[str, Judge], listing: boo
         n, hits, blocked = totals[layer]
         cells.append(f"{hits / n:>12.1%}" + ("" if malicious or not blocked else f"[{blocked}]").rjust(1))
     print(f"  {'total':<52} {totals['all'][0]:>4} " + " ".join(f"{c:>13}" for c in cells))
-    for case, found in misses:
-        why = f"{found.level} {found.pattern}: {found.sentence!r}" if found else "missed"
+    for case, missed in misses:
+        why = f"{missed.level} {missed.pattern}: {missed.sentence!r}" if missed else "missed"
         print(f"    - [{case['class']}] {case['text'][:100]!r}\n        -> {why}")
     return {layer: (t[0], t[1], t[2]) for layer, t in totals.items()}
 
@@ -205,6 +206,18 @@ def _judges(fresh: Fresh | None) -> dict[str, Judge]:
     else:
         judges["all"] = judges["rules"]
     return judges
+
+
+def _verdicts(name: str, part: str, cases: list[Case], judge: Judge) -> None:
+    """Every case's verdict with every layer, one a line: what two versions of the scanner are compared by."""
+    for index, case in enumerate(cases):
+        found = judge(case)
+        shown = (
+            "-"
+            if found is None
+            else f"{found.level} {found.pattern} {found.category} {found.excerpt!r} {found.sentence!r}"
+        )
+        print(f"{name}:{part}:{index} {shown}")
 
 
 def _corpus(name: str, part: str, cases: list[Case], judges: dict[str, Judge], listing: bool) -> None:
@@ -294,6 +307,14 @@ def main(argv: list[str] | None = None) -> None:
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # the model's threads must not reorder it
     fresh = _semantic("--no-semantic" not in args)
     judges = _judges(fresh)
+    verdicts = "--verdicts" in args
+
+    def show(name: str, part: str, cases: list[Case], judges: dict[str, Judge], listing: bool) -> None:
+        if verdicts:
+            _verdicts(name, part, cases, judges["all"])
+        else:
+            _corpus(name, part, cases, judges, listing)
+
     every: list[str] = []
     for name, source, parts in (
         (
@@ -321,15 +342,15 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             cases = source(part)
             every += [c["text"] for c in cases]
-            _corpus(name, part, cases, judges, listing)
+            show(name, part, cases, judges, listing)
     if not only or "dialogue" in only or "dialogue:tune" in only:
-        _corpus("dialogue", "tune", dialogue("tune"), judges, listing)
+        show("dialogue", "tune", dialogue("tune"), judges, listing)
     extra: list[Case] = []
     if not only or "dialogue" in only:
         extra = dialogue("heldout") + abstracts()
         every += [c["text"] for c in extra]
-        _corpus("dialogue+abstracts", "heldout", extra, judges, listing)
-    if only and "--cpu" not in args:
+        show("dialogue+abstracts", "heldout", extra, judges, listing)
+    if (only and "--cpu" not in args) or verdicts:
         return
     _cpu(every, [c["text"] for c in extra[:60]], fresh)
     _speed()
