@@ -4,7 +4,8 @@
 
 writes the run's CPU seconds (this process and every child it waited for: sidecar processes, CLI
 runs, pip), then each file's, then the 60 costliest setups, calls and teardowns, then the 60
-phases with the most idle wall. CPU seconds hold on a busy host where wall-clock durations
+phases with the most idle wall, then every test's CPU from its setup to its teardown, marked S when
+it is marked slow (``make test-fast`` leaves those out), below the two sums. CPU seconds hold on a busy host where wall-clock durations
 (``--durations``) do not. A child's CPU is counted when it is reaped, so a process a fixture starts
 shows up where the fixture stops it (often a teardown).
 
@@ -37,6 +38,8 @@ _COLLECTION: list[tuple[float, float]] = []
 #: Each file this process ran: (wall-clock time its first phase began, when its last one ended).
 _SPANS: dict[str, list[float]] = {}
 _STARTED = time.time()
+#: The tests marked slow (what ``make test-fast`` leaves out).
+_SLOW: set[str] = set()
 
 
 def _cpu() -> tuple[float, float]:
@@ -62,6 +65,8 @@ def _timed(phase: str) -> Callable[..., Generator[None, None, None]]:
         busy = _thread_busy()
         started = time.monotonic()
         span = _SPANS.setdefault(item.nodeid.split("::", 1)[0], [time.time(), 0.0])
+        if item.get_closest_marker("slow") is not None:
+            _SLOW.add(item.nodeid)
         yield
         span[1] = time.time()
         wall = time.monotonic() - started
@@ -115,6 +120,22 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     lines.append("# most idle phases: idle s, CPU s, wall s, phase, test")
     for cpu, _own, _children, wall, idle, phase, nodeid in sorted(_ROWS, key=lambda r: -r[4])[:60]:
         lines.append(f"{idle:7.2f} {cpu:7.2f} {wall:7.2f} {phase:8s} {nodeid}")
+    tests: dict[str, list[float]] = {}
+    for cpu, _own, _children, wall, _idle, _phase, nodeid in _ROWS:
+        total = tests.setdefault(nodeid, [0.0, 0.0])
+        total[0] += cpu
+        total[1] += wall
+    slow = [cpu for name, (cpu, _) in tests.items() if name in _SLOW]
+    quick = [cpu for name, (cpu, _) in tests.items() if name not in _SLOW]
+    lines.append(
+        f"# marked slow: {len(slow)} tests, {sum(slow):.2f} s CPU; the rest (make test-fast): "
+        f"{len(quick)} tests, {sum(quick):.2f} s CPU"
+    )
+    lines.append("# every test, setup to teardown: CPU s, wall s, slow (S) or not (-), test")
+    lines += [
+        f"{cpu:7.2f} {wall:7.2f} {'S' if name in _SLOW else '-'} {name}"
+        for name, (cpu, wall) in sorted(tests.items(), key=lambda t: -t[1][0])
+    ]
     lines.append(
         f"# timeline: process started at {_STARTED:.3f} (epoch s); per file: began, ended (s after that), CPU s"
     )
@@ -146,6 +167,15 @@ def _tail(out: str, last: int = 8) -> None:
         for began, ended, cpu, name in sorted(spans)[-last:]:
             print(f"  {started - zero + began:8.1f} {started - zero + ended:8.1f} {cpu:7.2f} {name}")
     print(f"tail: {max(ends.values()) - min(ends.values()):.1f} s between the first and the last worker to end")
+    slow = quick = 0.0
+    for path in sorted(glob.glob(f"{out}.gw*")):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("# marked slow: "):
+                    parts = line.split()
+                    slow += float(parts[5])
+                    quick += float(parts[-3])
+    print(f"tests marked slow: {slow:.1f} s of CPU; the rest (make test-fast): {quick:.1f} s")
 
 
 if __name__ == "__main__":
