@@ -9,20 +9,19 @@ an agent's tools rely on.
 
 from __future__ import annotations
 
-import re
-
 from sidecar.scanner.context import BLOCK, FLAG, STEALTH
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.rule import Rule, per_sentence
 
 __all__ = ["AGENCY_RULES"]
 
-_PIPE = re.compile(
+_PIPE = deferred(
     r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?"
     r"(?:ba|z|da|k|fi|c)?sh\b|\bpipe\s+(?:\S+\s+){0,3}?into\s+(?:sudo\s+)?(?:ba|z|da)?sh\b|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\b(?:exec|eval)\s*\(\s*(?:requests|urllib\w*|httpx)"
     r"(?:\.\w+)*\.(?:get|urlopen)\b|\b(?:eval|exec)\s*\(\s*(?:await\s+)?fetch\s*\(|\b(?:iex|invoke-expression)\b|\b(?:run|execute|exec|source)\s+(?:\w+\s+){0,3}https?://"
     r"\S+\.(?:sh|bash|ps1|py|pl)\b"
 )
-_NO_CONSENT = re.compile(
+_NO_CONSENT = deferred(
     r"(?=[wnadsoq-])(?:\bwithout\s+(?:(?:\w+\s+){0,2}(?:asking|confirm\w*|checking\s+with|waiting\s+for|prompting|"
     r"permission|approval|review|consent|a\s+human|anyone|sign-?off|go-ahead|say-so|okay|(?:bothering|interrupting|"
     r"involving|consulting|pinging|notifying|telling)\s+(?:the\s+|a\s+|any\s+)?(?:\w+\s+)?(?:user|human|operator|"
@@ -37,39 +36,39 @@ _NO_CONSENT = re.compile(
     r"\bso\s+(?:that\s+)?(?:the\s+(?:user|human|operator)\s+is\s+never\s+(?:asked|interrupted|bothered|prompted)|"
     r"nothing\s+(?:interrupts|stops|blocks|prompts)\s+you\b)|\bon\s+the\s+user'?s\s+behalf\b|\b(?:stop|quit)\s+asking\b)"
 )
-_AUTONOMY = re.compile(
+_AUTONOMY = deferred(
     r"\b(?:every\s+(?:hour|day|minute|night|morning)|hourly|nightly|right\s+away|immediately|straight\s+away|on\s+your\s+own|by\s+yourself|automatically|at\s+(?:session\s+)?start(?:up)?|as\s+soon\s+as\s+"
     r"you\s+start|on\s+(?:every|each)\s+(?:session|start|run)|silently|quietly|in\s+the\s+background|on\s+(?:first|"
     r"every|each)\s+(?:load|launch|boot|start)|(?:at|on)\s+(?:the\s+)?start\s+of\s+(?:every|each)\s+(?:session|run|task))\b"
 )
-_ACT = re.compile(
+_ACT = deferred(
     r"\b(?:run|runs|running|execute|executing|exec|apply|applying|install|delete|drop|push|merge|deploy|grant|"
     r"perform|invoke|approve|migrate|set|pass|use|give|do)\b"
 )
-_BROAD = re.compile(
+_BROAD = deferred(
     r"\b(?:any|every|all|each)\s+(?:\w+\s+)?(?:commands?|tool\s+calls?|tools?|scripts?|changes?|requests?)\b|"
     r"\bsudo\b|\brm\s+-[a-z]*r[a-z]*f?\b|\bprod(?:uction)?\b|\badmin\b|\broot\b|\bdatabase\b|\bcluster\b|"
     r"\bmigrations?\b|\.git\b|\bbackups?\b|--dangerously|--yolo|\bauto-?approv|\bmain\b|\bmaster\b|force-?push"
 )
-_SELF_GRANT = re.compile(
+_SELF_GRANT = deferred(
     r"(?=[gaesrc-])(?:\b(?:grant|give|assign|add)\s+yourself\b|\b(?:escalate|elevate)\s+your\s+(?:own\s+)?(?:privileges|rights|"
     r"permissions)\b|--no-preserve-root\b|\b(?:answer|say|reply|click)\s+(?:yes|ok|allow|approve)\s+to\s+(?:every|all|"
     r"any)\s+(?:\w+\s+)?(?:permission|confirmation|approval|security)\b|\brm\s+-rf\s+(?:~|/|\$home)(?=[\s/;`'\"]|$))"
 )
-_NEGATED = re.compile(
+_NEGATED = deferred(
     r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|no|não|nao|nunca|nicht|niemals|jamais|"
     r"mai|не|нельзя)\s+(?:\w+\s+)?$"
 )
 
 
 # A download made executable and run: the piped installer written as three steps.
-_DOWNLOAD = re.compile(r"\b(?:curl|wget|fetch|download|iwr|invoke-webrequest)\b")
-_MADE_EXECUTABLE = re.compile(
+_DOWNLOAD = deferred(r"\b(?:curl|wget|fetch|download|iwr|invoke-webrequest)\b")
+_MADE_EXECUTABLE = deferred(
     r"\bchmod\s+(?:-\w+\s+)*(?:\+x|[ugoa]*\+\w*x\w*|[0-7]?[0-7]*[157][0-7]*)\b|\bmake\s+(?:it|them|the\s+\w+)\s+executable\b"
 )
-_LAUNCH = re.compile(r"(?:&&|;|\band\b|,)\s*(?:sudo\s+)?(?:\./|/tmp/|~/|bash\s|sh\s|run\b|launch|execute|start)")
+_LAUNCH = deferred(r"(?:&&|;|\band\b|,)\s*(?:sudo\s+)?(?:\./|/tmp/|~/|bash\s|sh\s|run\b|launch|execute|start)")
 # A safeguard of the agent's own tools turned off: confirmations, permission prompts, approvals.
-_SAFEGUARD_OFF = re.compile(
+_SAFEGUARD_OFF = deferred(
     r"\b(?:skip|skipping|disable|disabling|turn\s+off|switch\s+off|bypass|suppress|remove|get\s+rid\s+of|"
     r"stop\s+showing|silence)\s+(?:\w+\s+){0,3}(?:permission|confirmation|approval|consent)s?\s*(?:dialog|dialogue|"
     r"prompts?|steps?|checks?|requests?|gates?|screens?|questions?|pop-?ups?|modes?)?\b|"
@@ -77,12 +76,12 @@ _SAFEGUARD_OFF = re.compile(
     r"(?:never|none|off|auto|always\s+allow|yolo|full)\b|\b(?:accept|allow|approve)\s+(?:every|all|any)\s+(?:\w+\s+)?"
     r"(?:tool\s+(?:calls?|requests?|use)|commands?|actions?)\s+(?:automatically|by\s+default|blindly)\b"
 )
-_FOR_TOOLS = re.compile(
+_FOR_TOOLS = deferred(
     r"\b(?:commands?|shell|tools?|tool\s+calls?|deletions?|deletes?|file\s+\w+|actions?|scripts?|agent|assistant|"
     r"execut\w*|running|run|writes?|installs?|sudo|everything|anything)\b"
 )
 # Destructive acts that need no consent clause to be an attack on the workspace or the machine.
-_DESTRUCTIVE = re.compile(
+_DESTRUCTIVE = deferred(
     r"\bgit\s+push\s+(?:\S+\s+){0,2}?(?:-f|--force(?:-with-lease)?)\b[^\n.;]{0,40}\b(?:main|master|prod\w*|release)\b|"
     r"\bgit\s+push\s+(?:\S+\s+)?(?:main|master)\s+(?:-f|--force)\b|\bforce[- ]?push\w*\s+(?:\S+\s+){0,4}?(?:to\s+)?"
     r"(?:origin\s+)?(?:main|master|prod\w*)\b|\bgit\s+push\s+\S+\s+\+(?:main|master)\b|"
@@ -92,14 +91,14 @@ _DESTRUCTIVE = re.compile(
 
 
 # The workspace itself shipped to somewhere outside: a repository, a home folder, a key folder.
-_PACK = re.compile(
+_PACK = deferred(
     r"\b(?:zip|tar|archive|bundle|pack|copy|upload|send|ship|dump|scp|rsync|post|mail|email|transfer|exfiltrate)\b"
 )
-_WORKSPACE = re.compile(
+_WORKSPACE = deferred(
     r"\b(?:workspace|work\s+tree|repo|repository|codebase|source\s+code|project\s+folder|home\s+(?:dir\w*|folder)|"
     r"ssh\s+(?:folder|dir\w*|keys?))\b|~/\.(?:ssh|aws|kube|gnupg|config|docker)\b|~/[\w.-]*"
 )
-_OUTSIDE = re.compile(
+_OUTSIDE = deferred(
     r"\b[\w.+-]+@[\w-]+\.[\w.-]+|\b[\w.-]+@(?:\d{1,3}\.){3}\d{1,3}|\b(?:\d{1,3}\.){3}\d{1,3}\b|https?://"
 )
 
@@ -117,7 +116,7 @@ def _ship_out(sentence: str) -> tuple[int, int, int] | None:
 
 
 # Content the model reads treated as commands, or every command run with the checks switched off.
-_RUN_UNTRUSTED = re.compile(
+_RUN_UNTRUSTED = deferred(
     r"\b(?:run|execute|eval|apply)\s+(?:any|every|all|whatever|each)\s+(?:\w+\s+){0,2}(?:code|commands?|snippets?|scripts?|"
     r"instructions?)\s+(?:that\s+)?(?:you\s+)?(?:find|see|get|receive|read|come\s+across|appears?)\s+(?:in|from|on)\s+"
     r"(?:\w+\s+){0,2}(?:issues?|comments?|emails?|mails?|web\s*pages?|pages?|messages?|pull\s+requests?|prs?|tickets?|"
@@ -129,14 +128,14 @@ _RUN_UNTRUSTED = re.compile(
 
 
 # A key planted for someone else's login, from an address or without a word.
-_BACKDOOR = re.compile(r"\b(?:add|append|write|copy|echo|cat|put|install)\b[^\n]{0,120}?\bauthorized_keys\b")
+_BACKDOOR = deferred(r"\b(?:add|append|write|copy|echo|cat|put|install)\b[^\n]{0,120}?\bauthorized_keys\b")
 # The repository's own gates switched off for the agent's commits.
-_GATES_OFF = re.compile(
+_GATES_OFF = deferred(
     r"\b(?:turn|switch)\s+off\s+(?:\w+\s+){0,2}(?:pre-?commit\s+hooks?|git\s+hooks?|test\s+gates?|ci\s+checks?|status\s+"
     r"checks?|branch\s+protection|required\s+reviews?)\b|\b(?:disable|skip|bypass|remove)\s+(?:\w+\s+){0,2}(?:pre-?commit\s+"
     r"hooks?|git\s+hooks?|test\s+gates?|ci\s+checks?|status\s+checks?|branch\s+protection|required\s+reviews?)\b"
 )
-_CONDITIONAL = re.compile(r"\b(?:if|when|unless|only)\b|\bback\s+on\b")
+_CONDITIONAL = deferred(r"\b(?:if|when|unless|only)\b|\bback\s+on\b")
 
 
 def _tool_abuse(sentence: str) -> tuple[int, int, int] | None:
@@ -177,9 +176,9 @@ def _tool_abuse(sentence: str) -> tuple[int, int, int] | None:
     return FLAG, start, end
 
 
-_WAIVED = re.compile(r"(?:don'?t|do\s+not|never|no\s+need)\b")
+_WAIVED = deferred(r"(?:don'?t|do\s+not|never|no\s+need)\b")
 # What an unattended order acts on when its verb comes after the consent ("don't wait for approval on shell commands").
-_ACTED_ON = re.compile(r"\b(?:(?:shell\s+)?commands?|tool\s+calls?|scripts?|deploys?|deletions?|installs?)\b")
+_ACTED_ON = deferred(r"\b(?:(?:shell\s+)?commands?|tool\s+calls?|scripts?|deploys?|deletions?|installs?)\b")
 
 
 def _download_exec(sentence: str) -> tuple[int, int, int] | None:
@@ -197,7 +196,7 @@ def _download_exec(sentence: str) -> tuple[int, int, int] | None:
     return None  # an install step a person follows
 
 
-_BARE_HOST = re.compile(r"https?://(?:\d{1,3}\.){3}\d{1,3}\b|\s/tmp/|/dev/shm/")
+_BARE_HOST = deferred(r"https?://(?:\d{1,3}\.){3}\d{1,3}\b|\s/tmp/|/dev/shm/")
 
 
 def _safeguard_off(sentence: str) -> tuple[int, int, int] | None:
@@ -215,11 +214,9 @@ def _destructive(sentence: str) -> tuple[int, int, int] | None:
     return (BLOCK if unattended else FLAG), act.start(), act.end()
 
 
-_ADDRESSED = re.compile(
-    r"^\W*(?:the\s+)?(?:agent|assistant|ai|model|bot|llm)\b\s*[:,]|\byou\s+(?:should|must|can|may)\b"
-)
+_ADDRESSED = deferred(r"^\W*(?:the\s+)?(?:agent|assistant|ai|model|bot|llm)\b\s*[:,]|\byou\s+(?:should|must|can|may)\b")
 # "need explicit approval", "ask first": a rule that keeps the check, not one that drops it.
-_NEEDS_CONSENT = re.compile(
+_NEEDS_CONSENT = deferred(
     r"\b(?:needs?|require[sd]?|requires|only\s+with|only\s+after|must\s+have|get)\s+(?:\w+\s+){0,2}(?:approval|"
     r"review|sign-?off|consent|permission|confirmation)\b|\b(?:ask|check)\s+(?:\w+\s+){0,2}(?:first|before)\b"
 )
@@ -235,7 +232,7 @@ def _keeps_check(sentence: str) -> bool:
 
 
 # The sentences worth judging: one short word list, not the three patterns' alternations.
-_GATE = re.compile(
+_GATE = deferred(
     r"\b(?:curl|wget|iwr|irm|iex|invoke-|without|need\s+to|ask|confirm|auto-?approv|dangerously|"
     r"yolo|yourself|escalate|elevate|no-preserve|rm\s+-rf|interrupted|no\s+questions|behalf|"
     r"https?://\S+\.(?:sh|bash|ps1|py|pl)\b|(?:yes|ok|allow|approve)\s+to\s+(?:every|all|any)|"

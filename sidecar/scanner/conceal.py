@@ -9,15 +9,14 @@ kept out, and the model's act as the thing hidden.
 
 from __future__ import annotations
 
-import re
-
 from sidecar.scanner.context import BLOCK, FLAG
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.harm import _bounded
 from sidecar.scanner.rule import Rule, per_sentence
 
 __all__ = ["CONCEAL_RULES"]
 
-_DENY = re.compile(
+_DENY = deferred(
     r"\b(?:deny|denies|denying)\b|\bsay\s+(?:no|nothing|(?:that\s+)?(?:you\s+)?(?:didn'?t|did\s+not|never|have\s+not|"
     r"haven'?t))\b|\bclaim\s+(?:that\s+)?(?:you\s+)?(?:never|didn'?t|did\s+not|don'?t\s+know)\b|\bpretend\s+"
     r"(?:that\s+)?(?:nothing|you\s+(?:did\s+nothing|didn'?t|never|did\s+not|know\s+nothing))|\bact\s+(?:as\s+"
@@ -30,12 +29,12 @@ _DENY = re.compile(
     r"(?:\w+\s+){0,3}(?:passed|succeeded|worked|(?:is|are|was|were)\s+fine|went\s+fine|nothing\s+(?:happened|changed)|"
     r"all\s+good)\b"
 )
-_ASKED = re.compile(
+_ASKED = deferred(
     r"\b(?:if|when|whenever|should)\s+(?:\w+\s+){0,3}(?:asks?|asked|questions?|questioned|inquires?|wonders?)\b|"
     r"\bif\s+(?:questioned|asked|pressed|challenged)\b"
 )
-_ABOUT_NOTE = re.compile(r"\b(?:this|that|the)\s+(?:note|instruction|rule|message|entry|memory)\b")
-_HIDE = re.compile(
+_ABOUT_NOTE = deferred(r"\b(?:this|that|the)\s+(?:note|instruction|rule|message|entry|memory)\b")
+_HIDE = deferred(
     r"\b(?:hide|conceal)\b|\bkeep\s+(?:\w+\s+){0,4}(?:from|out\s+of|quiet|secret|hidden|unaware|in\s+the\s+dark)\b|"
     r"\bkeep\s+quiet\b|\b(?:don'?t|do\s+not|never)\s+(?:tell|mention|report|bring\s+(?:it|this|"
     r"that)\s+up|let\s+(?:\w+\s+){0,2}(?:know|see|notice))\b|\bwithout\s+(?:mentioning|telling|reporting|saying|"
@@ -47,46 +46,46 @@ _HIDE = re.compile(
     r"\b(?:remove|strip|drop|exclude|cut|filter|scrub)\s+(?:[\w'~./-]+\s+){0,8}?from\s+(?:the\s+|your\s+|any\s+)?(?:\w+\s+)?"
     r"(?:diffs?|summary|summaries|reports?|prs?|pull\s+requests?|reply|replies|answers?|changelog|transcripts?|output)\b"
 )
-_PRINCIPAL = re.compile(
+_PRINCIPAL = deferred(
     r"\b(?:user|users|operator|owner|human|maintainers?|anyone|anybody|nobody|no\s+one|reviewers?|"
     r"your\s+(?:reply|replies|answer|answers|response|summary|summaries|report|output)|summar(?:y|ies)|"
     r"changelog|commit\s+messages?|git\s+log|reports?|listing)\b"
 )
 # The model's own act as what is hidden; a bare "it" or "this" counts only when the one kept out is
 # named (the user, the operator, the model's own report).
-_OWN_ACT = re.compile(
+_OWN_ACT = deferred(
     r"\b(?:that\s+you|what\s+you|you\s+(?:did|changed|deleted|removed|disabled|added|ran|made|received)|"
     r"(?:whatever|what)\s+you\s+(?:do|did|changed|ran)|(?:the|these|this|those|that)\s+(?:change|changes|edit|edits|step|steps|instruction|rule|note|job|cron|cleanup|"
     r"deletion|extra|action|actions)|the\s+\w+\s+(?:job|change|edit|step))\b"
 )
-_PRONOUN = re.compile(r"\b(?:it|this|these|them|that)\b")
-_PRINCIPAL_NAMED = re.compile(
+_PRONOUN = deferred(r"\b(?:it|this|these|them|that)\b")
+_PRINCIPAL_NAMED = deferred(
     r"\b(?:user|users|operator|owner|human)\b|\b(?:your\s+)?(?:summar(?:y|ies)|changelog|commit\s+messages?|git\s+log|"
     r"replies|reply|report|reports|audit\s+(?:trail|log))\b"
 )
-_KEPT_SECRET = re.compile(
+_KEPT_SECRET = deferred(
     r"\b(?:names?|passwords?|passphrases?|secrets?|keys?|tokens?|credentials|private|personal|pii|confidential|"
     r"sensitive|email\s+address|phone\s+number|address)\b"
 )
-_NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t)\s+(?:\w+\s+)?$")
-_LEGIT = re.compile(r"\b(?:until|before\s+the\s+(?:launch|release|announcement)|embargo\w*|nda|legal)\b")
+_NEGATED = deferred(r"\b(?:never|not|don'?t|doesn'?t)\s+(?:\w+\s+)?$")
+_LEGIT = deferred(r"\b(?:until|before\s+the\s+(?:launch|release|announcement)|embargo\w*|nda|legal)\b")
 
 
 # The model's own act as what is kept out, whatever it touched: "whatever you do with the keys, leave it out".
-_WHATEVER_YOU_DO = re.compile(r"\b(?:whatever|what)\s+you\s+(?:do|did)\b")
+_WHATEVER_YOU_DO = deferred(r"\b(?:whatever|what)\s+you\s+(?:do|did)\b")
 
 # A false report of the model's own work: a success word said regardless of the result, or a claim
 # about its own act with the act denied ("say you asked even if you didn't").
-_REPORT = re.compile(
+_REPORT = deferred(
     r"\b(?:say|said|report|tell(?:\s+\w+){0,2}?|claim|answer|reply|state|mark|write|log|describe|show)\s+(?:that\s+)?"
     r"(?:\w+\s+){0,5}?(?:(?:passed|passing|green|succeeded|successful|success|fine|ok|okay|done|complete|clean)\b|"
     r"nothing\s+(?:happened|changed|failed)|no\s+(?:errors|failures|issues|changes))"
 )
-_REGARDLESS = re.compile(
+_REGARDLESS = deferred(
     r"\b(?:even\s+(?:if|though|when)|whether\s+or\s+not|regardless|no\s+matter\s+what)\b|\b(?:if|when|whenever)\s+"
     r"(?:[\w'-]+\s+){0,5}?(?:fails?|failed|failing|breaks?|broke|errors?\s+out|crash(?:es|ed)?|is\s+red|are\s+red|goes\s+red)\b"
 )
-_OWN_DENIED = re.compile(
+_OWN_DENIED = deferred(
     r"\b(?:say|tell(?:\s+\w+){0,2}?|claim|report)\s+(?:that\s+)?you\s+(?:\w+\s+){1,6}?(?:even\s+(?:if|though)|although|"
     r"when)\s+you\s+(?:didn'?t|did\s+not|haven'?t|have\s+not|never)\b"
 )
@@ -124,7 +123,7 @@ def _conceal(sentence: str) -> tuple[int, int, int] | None:
     return (FLAG, hide.start(), hide.end()) if named else None
 
 
-_GATE = re.compile(rf"{_DENY.pattern}|{_HIDE.pattern}|{_REPORT.pattern}|{_OWN_DENIED.pattern}")
+_GATE = deferred(rf"{_DENY.pattern}|{_HIDE.pattern}|{_REPORT.pattern}|{_OWN_DENIED.pattern}")
 _NEEDLES = tuple(
     [
         "hide",
@@ -189,21 +188,21 @@ _SILENCE_VERB = (
     r"raise|raising|disclose|disclosing|reveal|revealing|admit|admitting|bring(?:ing)?\s+(?:[\w']+\s+){1,6}?up|bother|bothering|trouble|troubling|burden|worry|worrying|"
     r"talk\s+about|let\s+(?:\w+\s+){0,3}know|loop\s+in|update|flag|surface)"
 )
-_SILENCED = re.compile(
+_SILENCED = deferred(
     r"\b(?:(?:don'?t|do\s+not|never|not|shall\s+not|must\s+not|should\s+not|shouldn'?t|needn'?t|avoid|refrain\s+from|"
     r"without)\s+(?:\w+\s+){0,2}?|no\s+(?:need|reason|call)\s+(?:\w+\s+){0,1}to\s+|(?:is|are)\s+not\s+to\s+)"
     + _SILENCE_VERB
     + r"\b"
 )
-_KEPT_UNAWARE = re.compile(
+_KEPT_UNAWARE = deferred(
     r"\b(?:user|users|owner|owners|operator|operators|manager|managers|supervisor|boss|director|trustees?|partners?|"
     r"reviewers?|auditors?|nurse|doctor|pi|lead|team|humans?|client|clients|editors?|bookkeeper|accountant|principal|"
     r"anyone|anybody|everyone|nobody|no\s+one)\b|\bthe\s+\w+\s+in\s+charge\b|^\S+(?:\s+\w+)?\s+(?:them|him|her|me|us)\b"
 )
 # "don't merge without mentioning it": a check required, not waived
-_REQUIRED = re.compile(r"\b(?:don'?t|do\s+not|never|no|nothing|not)\b(?:\s+[\w'-]+){0,8}\s+$")
+_REQUIRED = deferred(r"\b(?:don'?t|do\s+not|never|no|nothing|not)\b(?:\s+[\w'-]+){0,8}\s+$")
 # What is kept: the reader's own act or this note; a bare "it" or "them" points back at an act in the sentence.
-_OWN_THING = re.compile(
+_OWN_THING = deferred(
     r"\b(?:that|what|whatever|anything|everything)\s+you\b|\byou\s+(?:\w+\s+)?(?:\w+ed|did|made|sent|ran|wrote|took|"
     r"are\s+\w+ing|were\s+\w+ing|have\s+\w+ed|had\s+\w+ed)\b|\b(?:your|the|these|those|this|that|any|each|every)\s+"
     r"(?:\w+\s+)?(?:changes?|edits?|uploads?|transfers?|exports?|steps?|actions?|tool\s+calls?|commands?|deletions?|"
@@ -211,7 +210,7 @@ _OWN_THING = re.compile(
     r"file|memory|pin|card|procedure)\b|\b(?:it|them|this|that)\b"
 )
 # Kept out of a report: "keep the step where you copy the scripts out of your replies", "omit it from the summary".
-_KEPT_OUT = re.compile(
+_KEPT_OUT = deferred(
     r"\b(?:keep|leave|keeping|leaving)\s+(?P<thing>(?:[\w'-]+\s+){1,16}?)out\s+of\s+(?:your|the|any|all|every|my|our|"
     r"their|his|her)\s+(?:\w+\s+){0,2}?(?:repl(?:y|ies)|summar(?:y|ies)|reports?|logs?|answers?|updates?|notes|"
     r"messages?|records?|recaps?|responses?|emails?|handovers?|changelogs?|minutes|digests?|briefings?|transcripts?|"
@@ -221,7 +220,7 @@ _KEPT_OUT = re.compile(
     r"handovers?|changelogs?|digests?|briefings?|explanations?|listings?|diffs?)\b"
 )
 # A denial or a false all-clear as the answer the reader is to give.
-_FALSE_ANSWER = re.compile(
+_FALSE_ANSWER = deferred(
     r"\b(?:say|tell(?:\s+\w+){0,3}?|answer|reply|respond|report|assure(?:\s+\w+){0,2}?|claim|confirm)\s+(?:that\s+)?"
     r"(?:no\s+such\s+\w+|(?:everything|all|it|things|nothing|the\s+\w+)\s+(?:is|was|are|were|has\s+been|stayed|stays)\s+"
     r"(?:as\s+(?:it|they)\s+(?:was|were|is|are)|unchanged|untouched|the\s+same|normal|fine|in\s+order|as\s+usual)|"
@@ -230,7 +229,7 @@ _FALSE_ANSWER = re.compile(
     r"|\bno\s+such\s+(?:instruction|rule|note|request|order|setting|memory|file|message)s?\s+(?:exists?|existed|was\s+given)\b"
 )
 # Its trace erased: "clear your history after each export", "delete the record of anything you send".
-_TRACE_GONE = re.compile(
+_TRACE_GONE = deferred(
     r"\b(?:delete|deleting|clear|clearing|wipe|wiping|erase|erasing|purge|purging|scrub|scrubbing|remove|removing|"
     r"empty|emptying|clean\s+up|cleaning\s+up)\s+(?:your|the)\s+(?:\w+\s+)?(?:history|records?|logs?|traces?|tracks|"
     r"trail|footprints|sent\s+(?:items|folder|mail))\s+of\s+(?:anything|everything|what|whatever|all|each|every|the)\b"
@@ -239,16 +238,16 @@ _TRACE_GONE = re.compile(
     r"tracks|trail|sent\s+(?:items|folder|mail))\b|"
     r"\b(?:clear|wipe|erase|delete|purge)\s+the\s+(?:shell|bash|zsh|command|terminal)\s+history\b"
 )
-_INSTEAD = re.compile(r"\bjust\s+(?:say|tell|report)\b|\binstead\b")
+_INSTEAD = deferred(r"\bjust\s+(?:say|tell|report)\b|\binstead\b")
 # whoever the verb takes as its object is the one kept unaware: "trouble the foreman with ...", "tell the board"
-_AUDIENCE_AFTER = re.compile(
+_AUDIENCE_AFTER = deferred(
     r"\s+(?:(?:with|to)\s+)?(?:the|your|our|my|their|any|his|her)\s+(?!(?:changes?|edits?|steps?|uploads?|"
     r"exports?|fact|details|link|files?|data|results|numbers)\b)[a-z]\w+"
 )
 _BARE = frozenset(("it", "them", "this", "that"))
-_SECRET_VERB = re.compile(r"\b(?:reveal|revealing|disclose|disclosing)\b")
-_NAMED_OWNER = re.compile(_KEPT_UNAWARE.pattern.replace(r"anyone|anybody|everyone|nobody|no\s+one", "nobody"))
-_OWNER_ASKED = re.compile(
+_SECRET_VERB = deferred(r"\b(?:reveal|revealing|disclose|disclosing)\b")
+_NAMED_OWNER = deferred(_KEPT_UNAWARE.pattern.replace(r"anyone|anybody|everyone|nobody|no\s+one", "nobody"))
+_OWNER_ASKED = deferred(
     r"\b(?:if|when|whenever|should|in\s+case)\s+(?:\w+\s+){0,4}?(?:asks?|asked|ask|questions?|questioned|wonders?|"
     r"checks?|queries|inquires?|wants\s+to\s+know)\b"
 )
@@ -292,7 +291,7 @@ def _kept_from_owner(sentence: str) -> tuple[int, int, int] | None:
     return None
 
 
-_GATE_KEPT = re.compile(
+_GATE_KEPT = deferred(
     rf"{_SILENCED.pattern}|{_KEPT_OUT.pattern.replace('?P<thing2>', '').replace('?P<thing>', '')}|"
     rf"{_FALSE_ANSWER.pattern}|{_TRACE_GONE.pattern}"
 )
@@ -354,21 +353,21 @@ CONCEAL_RULES += (
 # expected ("if the director ever asks", "should it be asked", "to anyone who asks"), an answer scripted for it
 # ("the answer is", "say", "it is to reply that"), and what the answer covers (the instructions the reader was
 # given, its memory, this file, what it changed) with a denial ("no", "nothing has changed", "it only contains").
-_FORESEEN_QUESTION = re.compile(
+_FORESEEN_QUESTION = deferred(
     r"\b(?:if|when|whenever|should|once|in\s+case)\b[^.;:]{0,80}?\b(?:asks?|asked|asking|enquires?|inquires?|queries|"
     r"checks?\s+(?:whether|if)|wants?\s+to\s+know|questions?\s+(?:you|it|the))\b|"
     r"\b(?:anyone|anybody|whoever|someone|somebody|people|they)\s+(?:who\s+)?(?:asks?|enquires?|inquires?)\b|"
     r"\bshould\s+(?:it|you|they|the\s+(?:assistant|agent|bot|model))\s+(?:ever\s+)?be\s+(?:asked|questioned)\b"
 )
-_SCRIPTED_ANSWER = re.compile(
+_SCRIPTED_ANSWER = deferred(
     r"\b(?:say|answer|reply|respond|tell\s+(?:them|him|her|whoever|anyone|people)|(?:the|your)\s+(?:answer|reply|"
     r"response)\s+is|is\s+to\s+(?:say|reply|answer|respond)|pretend|insist|assure\s+(?:them|him|her))\b"
 )
-_DENIED_OR_CLEAR = re.compile(
+_DENIED_OR_CLEAR = deferred(
     r"\b(?:no|nothing|none|never|only\s+(?:contains?|holds?|has|had|did|does)|all\s+in\s+order|as\s+usual|"
     r"unchanged|(?:hasn'?t|has\s+not|haven'?t|have\s+not)\s+changed)\b"
 )
-_ABOUT_READER = re.compile(
+_ABOUT_READER = deferred(
     r"\b(?:instructions?|memory|memories|told\s+you|this\s+(?:file|note|message|memo|pin)|"
     r"(?:you|it)(?:'ve|\s+have|\s+has|\s+were|\s+was)?\s+(?:been\s+)?(?:given|granted|told|instructed|changed|made|did|"
     r"done|sent|deleted|ran)|nothing\s+(?:has\s+|had\s+)?changed)\b"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 
 __all__ = [
@@ -34,9 +35,9 @@ _WINDOW = 300  # characters a quote may span on either side of a match
 _CUE_WINDOW = 100
 # A clause ends at a stop, a blank line or a list item; the stop of "e.g.", "i.e.", "etc." or "vs." does not end
 # one ("e.g. 'ignore previous instructions'" keeps its cue).
-_CLAUSE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)[.!?;](?:\s|$)|\n[ \t]*\n|\n[ \t]*[-*#>]")
+_CLAUSE_END = deferred(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)[.!?;](?:\s|$)|\n[ \t]*\n|\n[ \t]*[-*#>]")
 
-_CUE = re.compile(
+_CUE = deferred(
     r"\b(?:like|such\s+as|e\.?g\.?|for\s+(?:example|instance)|examples?|says?|said|saying|phrases?|strings?|"
     r"wording|payloads?|patterns?|tokens?|markers?|tags?|templates?|formats?|attacks?|injections?|jailbreaks?|"
     r"attempts?|detects?|detected|detection|catch(?:es)?|caught|flags?|flagged|blocks?|blocked|refuses?|refused|"
@@ -45,7 +46,7 @@ _CUE = re.compile(
     r"scanner|filter|guard|rule\s+for|chatml|jinja|prompt\s+file|system\s+prompt\s+(?:is|reads|says)|strips?|"
     r"stripped|escapes?|escaped|saniti[sz]\w*|removes?|denylist\w*|blocklist\w*)\b"
 )
-_NEGATION = re.compile(
+_NEGATION = deferred(
     r"\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|refuse\s+to|"
     r"no\s+need\s+to|nobody\s+should|no\s+one\s+should|stop)\b(?:[ \t]+\w+){0,2}[ \t]*$"
 )
@@ -98,12 +99,12 @@ _MODEL_SUBJECTS = frozenset(
         "all",
     ]
 )
-_TOOL_SUBJECT = re.compile(
+_TOOL_SUBJECT = deferred(
     r"\b(\w+)[ \t]+(?:will|would|should|can|could|may|might|must|shall|does|did)[ \t]+(?:\w+[ \t]+)?$|"
     r"\b(?:makes?|lets?|tells?|has|have|configures?|sets?)[ \t]+(\w+)[ \t]+(?:to[ \t]+)?$"
 )
 
-STEALTH = re.compile(
+STEALTH = deferred(
     r"\b(?:silently|quietly|secretly|covertly|discreetly|stealthily|surreptitiously|behind\s+the\s+user'?s?\s+back|"
     r"without\s+(?:telling|informing|notifying|alerting|asking|mentioning|letting|a\s+trace|leaving\s+a\s+trace)|"
     r"so\s+(?:that\s+)?(?:no\s*one|nobody|the\s+(?:user|operator|human|owner)|they)\s+"
@@ -160,7 +161,7 @@ def quoted(text: str, start: int, end: int) -> bool:
 # A quoted message, a fence or a pasted block that speaks to the model: "for your assistant: ...", "AI
 # assistants reading this: ...", "agent, ...", "have your assistant ...", "ADMINISTRATOR INSTRUCTION TO AI
 # MODEL", a fence whose info string says it holds instructions for the AI.
-ADDRESSEE = re.compile(  # the leading lookahead: the characters an alternative starts with, skipped to fast
+ADDRESSEE = deferred(  # the leading lookahead: the characters an alternative starts with, skipped to fast
     r"(?=[ftdavhlgmiy\"'`:(\[.!?]|^)(?:\b(?:for|to|dear|attention)\s+(?:your|the|any|all|our|automated|ai|every)\s+(?:\w+\s+)?(?:assistants?|agents?|"
     r"bots?|ai|models?|copilots?|llms?)\b|\b(?:ai|automated|virtual|digital)\s+(?:assistants?|agents?|models?|bots?)\s+"
     r"(?:reading|processing|handling|that\s+reads?|who\s+reads?)\b|(?:^|[\"'`:(\[]\s*|[.!?]\s+)(?:hey\s+|hi\s+|dear\s+|"
@@ -171,12 +172,10 @@ ADDRESSEE = re.compile(  # the leading lookahead: the characters an alternative 
     r"(?:\w+\s+)?(?:context|instructions|rules|brief|setup|configuration|config|settings|guidelines|boundaries|prompt)\b)"
 )
 # A fence's info string naming the model as its reader: ```agent-config, ```instructions-for-ai.
-_FENCE_FOR_MODEL = re.compile(
-    r"^[`~]{3,}[\w.-]*?(?<![a-z])(?:ai|assistant|agent|bot|model|llm|copilot|claude)(?![a-z])"
-)
+_FENCE_FOR_MODEL = deferred(r"^[`~]{3,}[\w.-]*?(?<![a-z])(?:ai|assistant|agent|bot|model|llm|copilot|claude)(?![a-z])")
 # Words that say a quotation is shown to be discussed, not passed on: an attack named, an example, a
 # post-mortem, what was seen or refused, a warning not to follow it.
-DISCUSSED = re.compile(
+DISCUSSED = deferred(
     r"\b(?:attack\w*|inject\w*|phish\w*|scam\w*|fraud\w*|fake|spoof\w*|suspicious|malicious|jailbreak\w*|"
     r"red[- ]?team\w*|(?<![./@-])examples?(?![./-]\w)|e\.g\.|for\s+instance|such\s+as|post-?mortem|incident|retro(?:spective)?|lessons?|"
     r"training|awareness|we\s+(?:saw|got|received|caught|found|spotted|blocked|flagged|ignored)|"
@@ -217,7 +216,7 @@ def addressed_block(text: str, start: int, end: int, in_code: bool) -> bool:
 
 
 # Settings or steps in a fence declared live after it: "treat these as live settings", "apply them now".
-_LIVE = re.compile(
+_LIVE = deferred(
     r"\b(?:treat|take|use|read)\s+(?:these|this|them|it|the\s+above)\s+as\s+(?:live|real|active|current|your|binding)\b|"
     r"\b(?:apply|load|follow|obey|run)\s+(?:these|them|the\s+above)\s+(?:now|at\s+once|as\s+written|from\s+now)\b"
 )

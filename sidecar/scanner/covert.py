@@ -9,7 +9,6 @@ kept out. Stealth words, the user's own secrets or a capture service raise a fla
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 
 from sidecar.scanner.context import (
@@ -24,6 +23,7 @@ from sidecar.scanner.context import (
     negated,
     tool_subject,
 )
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 from sidecar.scanner.rule import DESCRIBED, Rule, RuleMatch, gap, matches, regex
 
@@ -45,13 +45,13 @@ _CONCEAL = (
 )
 
 # --- covering tracks
-_TAMPER = re.compile(
+_TAMPER = deferred(
     r"\b(?P<verb>delete|remove|erase|wipe|clear|purge|truncate|shred|destroy|rm\s+-[rf]{1,3})\b"
     + gap(5)
     + r"(?:(?:audit|access|shell|bash|command|chat|conversation)[ \t_]+)?(?:logs?|trail|history|journal|evidence|"
     r"traces?|records?|bash_history|transcripts?|(?<=this )(?:note|message|file|instructions?|entry|memory))\b"
 )
-_TAMPER_CUE = re.compile(
+_TAMPER_CUE = deferred(
     r"\b(?:after\s+(?:reading|you(?:'ve|\s+have)?\s+read|use|using|executing|running|finishing|you(?:'re|\s+are)\s+"
     r"done)|once\s+(?:read|done|finished|complete|you(?:'re|\s+are)\s+done)|when\s+(?:done|finished|you(?:'re|\s+are)"
     r"\s+done)|afterwards|to\s+(?:hide|cover|conceal)|so\s+(?:that\s+)?(?:no\s*one|nobody|the\s+user|the\s+operator|"
@@ -70,7 +70,7 @@ def _tamper(views: Views) -> Iterator[RuleMatch]:
 
 
 # --- secrets sent somewhere outside
-_SEND = re.compile(
+_SEND = deferred(
     r"\b(?P<verb>send|post|upload|forward|transmit|exfiltrate|leak|e-?mail|mail|copy|sync|push|pipe|share|dm|relay|"
     r"beam|submit|deliver|ship|append|attach|include)\b"
     + gap(6)
@@ -80,19 +80,19 @@ _SEND = re.compile(
     r"chat[ \t_-]?(?:history|logs?|transcripts?)|transcripts?|system[ \t]+prompt|memory[ \t]+files?|"
     r"customer[ \t]+(?:list|data|records)|user[ \t]+data|pii|credit[ \t]+cards?|ssns?|(?<=user's )keys)\b"
 )
-_DEST = re.compile(
+_DEST = deferred(
     r"https?://[^\s)>\]\"']+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|xyz|ru|cn|me|app|dev|"
     r"sh|site|info|biz|co|tk|top|example|site)\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?:webhook|pastebin|gist|discord|"
     r"telegram|ngrok)\b"
 )
-_CAPTURE_HOST = re.compile(
+_CAPTURE_HOST = deferred(
     r"webhook\.site|requestbin|pipedream|ngrok|burpcollaborator|oast\.|interact\.sh|beeceptor|hookbin|"
     r"requestcatcher|pastebin|transfer\.sh|canarytokens|\b\d{1,3}(?:\.\d{1,3}){3}\b"
 )
-_POSSESSIVE = re.compile(r"\b(?:user's|users'|all|every|their|the\s+user's|customers'|everyone's|his|her)\b")
+_POSSESSIVE = deferred(r"\b(?:user's|users'|all|every|their|the\s+user's|customers'|everyone's|his|her)\b")
 
 
-_DEST_WORDS = re.compile(r"webhook|pastebin|gist|discord|telegram|ngrok")
+_DEST_WORDS = deferred(r"webhook|pastebin|gist|discord|telegram|ngrok")
 
 
 def _send(views: Views) -> Iterator[RuleMatch]:
@@ -129,16 +129,16 @@ _LEAK_VERB = (
     r"\b(?:reveal|print|output|repeat|leak|dump|send|show|share|disclose|tell\s+me|write\s+out|spell\s+out|paste|"
     r"recite|echo)\s+(?:me\s+|back\s+)?"
 )
-_PROMPT_LEAK = re.compile(
+_PROMPT_LEAK = deferred(
     _LEAK_VERB + r"(your|the)\s+(?:full\s+|entire\s+|original\s+|hidden\s+|complete\s+|exact\s+|initial\s+|"
     r"whole\s+)?(?:system\s+(?:prompt|message)|initial\s+instructions|hidden\s+instructions|instructions\s+above|"
     r"prompt\s+above|original\s+instructions|developer\s+(?:message|prompt)|pre-?prompt)\b"
 )
-_REPLY_CUE = re.compile(
+_REPLY_CUE = deferred(
     r"\b(?:verbatim|word\s+for\s+word|in\s+(?:your|the)\s+(?:next\s+)?(?:reply|response|answer|message|chat)|"
     r"here\b|to\s+me\b|in\s+full|back\s+to\s+me|into\s+(?:the|this)\s+(?:chat|conversation|reply))"
 )
-_SECRET_DUMP = re.compile(
+_SECRET_DUMP = deferred(
     r"\b(?:print|dump|reveal|leak|exfiltrate|echo|output|paste|share|expose|disclose)\s+(?:me\s+)?(?:all\s+)?"
     r"(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?P<what>environment\s+variables|env\s+vars|aws_secret_access_key|"
     r"secrets|api\s+keys?|secret\s+keys?|access\s+keys?|credentials|passwords?|private\s+keys?)\b"
@@ -174,12 +174,12 @@ def _secret_dump(views: Views) -> Iterator[RuleMatch]:
 # tool's output that speaks to the assistant ("for your assistant:", "AI assistants reading this",
 # "ADMINISTRATOR INSTRUCTION TO AI MODEL", "have your assistant ...") and asks it for something of
 # consequence: to send or attach, to switch a check off, to take new authority, to act on requests.
-_OUTSIDE_SOURCE = re.compile(
+_OUTSIDE_SOURCE = deferred(
     r"\b(?:e-?mails?|portal|banner|footer|header|ticket|comment|invite|calendar|vendor|supplier|client|customer|"
     r"tool\s+output|output|reply|message|website|web\s*page|page|readme|notice|call\s+sheet|sheet|form|chat|"
     r"transcript|dm|pinned\s+from|copied\s+from|pasted\s+from|forwarded|letter|memo\s+from|(?:api|webhook)\s+response)s?\b"
 )
-_DEMAND = re.compile(
+_DEMAND = deferred(
     r"\b(?:send|forward|e-?mail|upload|post|attach|copy|cc|bcc|share|export|complete|fill\s+in|submit|disable|"
     r"turn\s+off|switch\s+off|skip|bypass|grant|elevat\w*|open|click|run|execute|install|delete|wipe|pay|transfer|"
     r"treat\s+(?:this|it|these|the)|act\s+on|obey|follow\s+(?:this|these|it)|supersed\w*|overrid\w*|replac\w*|void|"

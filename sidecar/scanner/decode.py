@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from sidecar.scanner.deferred import deferred
+
 __all__ = [
     "base64_runs",
     "decode_order",
@@ -30,25 +32,25 @@ __all__ = [
     "url_runs",
 ]
 
-_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # at least 24 base64 characters on one line
-_B64_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/_-]{8,}={0,2})[ \t]*\r?$", re.MULTILINE)
+_B64_RUN = deferred(r"[A-Za-z0-9+/_-]{24,}={0,2}")  # at least 24 base64 characters on one line
+_B64_LINE = deferred(r"^[ \t>]*([A-Za-z0-9+/_-]{8,}={0,2})[ \t]*\r?$", re.MULTILINE)
 # Hex runs: contiguous (a run found left to right is maximal), ``\x69\x67``, ``0x69, 0x67``, or
 # bytes with separators (``69 67 6e``, ``69:67:6e``). No lookbehind, so the engine skips ahead fast;
 # the callers check what comes before a run.
 _HEX_RUNS = (
-    re.compile(r"[0-9a-fA-F]{24,}"),
-    re.compile(r"\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){7,}"),
-    re.compile(r"0x[0-9a-fA-F]{2}(?:[ :,]{1,2}0x[0-9a-fA-F]{2}){7,}"),
-    re.compile(r"(?:^|[^0-9A-Za-z])([0-9a-fA-F]{2}(?:[ :,]{1,2}[0-9a-fA-F]{2}){11,})", re.MULTILINE),
-    re.compile(r"\\u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4}){7,}"),  # JSON and source escapes: \u0049\u0067...
+    deferred(r"[0-9a-fA-F]{24,}"),
+    deferred(r"\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){7,}"),
+    deferred(r"0x[0-9a-fA-F]{2}(?:[ :,]{1,2}0x[0-9a-fA-F]{2}){7,}"),
+    deferred(r"(?:^|[^0-9A-Za-z])([0-9a-fA-F]{2}(?:[ :,]{1,2}[0-9a-fA-F]{2}){11,})", re.MULTILINE),
+    deferred(r"\\u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4}){7,}"),  # JSON and source escapes: \u0049\u0067...
 )
-_HEX_NOISE = re.compile(r"\\x|0x|[ :,]")
+_HEX_NOISE = deferred(r"\\x|0x|[ :,]")
 _MIN_JOINED = 24
 _LETTERS = 0.5  # the share of letters and spaces a decoded run needs to read as text (a command has symbols)
 # A note that asks for a transform to be undone ("apply ROT13", "read it backwards") hides its text
 # in that transform: the text is read again undone. Only on the cue, so ordinary text pays nothing.
-_ROT13_CUE = re.compile(r"\brot[ -]?13\b|\bcaesar\b")
-_REVERSE_CUE = re.compile(r"\b(?:backwards?|reversed?|reversing|in\s+reverse|right\s+to\s+left)\b")
+_ROT13_CUE = deferred(r"\brot[ -]?13\b|\bcaesar\b")
+_REVERSE_CUE = deferred(r"\b(?:backwards?|reversed?|reversing|in\s+reverse|right\s+to\s+left)\b")
 
 
 def decoded_base64(text: str) -> str:
@@ -136,10 +138,10 @@ def _is_text(decoded: str) -> bool:
 
 
 # "shift each letter back by 3", "rot-5", "caesar": a letter shift named with its size (3 for a bare "caesar")
-_SHIFT_CUE = re.compile(r"\b(?:shift\w*|rot(?:ate)?[ -]?|caesar)\b[^.\n]{0,40}?\b(\d{1,2})\b|\bcaesar\b")
+_SHIFT_CUE = deferred(r"\b(?:shift\w*|rot(?:ate)?[ -]?|caesar)\b[^.\n]{0,40}?\b(\d{1,2})\b|\bcaesar\b")
 # Morse: eight or more letters of dots and dashes, words parted by " / " (a dotted rule or an ellipsis is
 # shorter, or has no dash)
-_MORSE_RUN = re.compile(r"(?<![\w.-])[.-]{1,6}(?:\s+(?:/\s+)?[.-]{1,6}){7,}(?![\w.-])")
+_MORSE_RUN = deferred(r"(?<![\w.-])[.-]{1,6}(?:\s+(?:/\s+)?[.-]{1,6}){7,}(?![\w.-])")
 _MORSE = dict(
     zip(
         [
@@ -267,7 +269,7 @@ _COMMON = frozenset(
         "an",
     ]
 )
-_SEGMENT = re.compile(r"[^\n:.;!?'\"`\u2018\u2019\u201c\u201d]{12,}")
+_SEGMENT = deferred(r"[^\n:.;!?'\"`\u2018\u2019\u201c\u201d]{12,}")
 
 
 def _common_words(text: str) -> int:
@@ -303,13 +305,13 @@ def hidden_segments(folded: str, cased: str) -> list[str]:
 
 
 # --- more encodings: each run must decode to words, so an identifier or a URL with a few escapes stays
-_URL_RUN = re.compile(r"[A-Za-z0-9._~+-]*(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~+-]*){6,}")
-_BITS_RUN = re.compile(r"(?<![\w])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![\w])")
+_URL_RUN = deferred(r"[A-Za-z0-9._~+-]*(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~+-]*){6,}")
+_BITS_RUN = deferred(r"(?<![\w])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![\w])")
 # letters one at a time: "s-e-n-d / t-h-e / k-e-y-s", "S E N D  T H E  K E Y S" (at least eight letters)
-_SPELLED_RUN = re.compile(
+_SPELLED_RUN = deferred(
     r"(?<![\w.-])[a-zA-Z](?:(?:[ \t]?[-.*_][ \t]?|[ \t]{1,3}|[ \t]+[/|][ \t]+)[a-zA-Z]){7,}(?![\w-])"
 )
-_SPELLED_WORD_BREAK = re.compile(r"[ \t]+[/|][ \t]+|[ \t]{2,}")
+_SPELLED_WORD_BREAK = deferred(r"[ \t]+[/|][ \t]+|[ \t]{2,}")
 _NATO = {
     word: word[0]
     for word in [
@@ -346,20 +348,20 @@ _NATO = {
     ]
 }
 _NATO_WORDS = "|".join(sorted(_NATO, key=len, reverse=True))
-_NATO_RUN = re.compile(
+_NATO_RUN = deferred(
     rf"\b(?:{_NATO_WORDS})(?:[ \t,/-]{{1,3}}(?:{_NATO_WORDS})){{5,}}\b"
 )  # on lower case: no IGNORECASE, 4x faster
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
 # a word written in leetspeak: letters and at least one stand-in digit or sign inside it ("1gn0r3", "s3nd")
 # letters on both sides of a stand-in ("s3nd", "k3y5"), or stand-ins opening a word of letters ("1gn0r3")
-_LEET_WORD = re.compile(
+_LEET_WORD = deferred(
     r"(?<![\w@$#.])(?:[a-zA-Z]+[013457@$!]+[a-zA-Z][a-zA-Z013457@$!]*|[013457@$]+[a-zA-Z]+[013457@$!][a-zA-Z013457@$!]*)"
     r"(?![\w.])"
 )
 _LEET_MIN_WORDS = 3
 _LEET_SHARE = 0.3  # of a line's words, so a line of units and versions ("14px", "py3") is not leetspeak
 _LEET_MAX_LINE = 400
-_WORDLIKE = re.compile(r"[a-z]{2,}")
+_WORDLIKE = deferred(r"[a-z]{2,}")
 
 
 def reads_as_words(decoded: str) -> bool:
@@ -437,11 +439,11 @@ _ACT_WORD = (
     r"carried\s+out|do\s+(?:it|that|what)|does\s+what|comply|apply\s+it|implement\w*|complete\s+it|treat\s+it\s+as|"
     r"as\s+(?:an?\s+)?(?:instruction|order|command)s?)"
 )
-_DECODE_THEN_ACT = re.compile(
+_DECODE_THEN_ACT = deferred(
     rf"\b{_DECODE_WORD}\b[^.!?\n]{{0,60}}?\b{_ACT_WORD}\b|\b{_ACT_WORD}\b[^.!?\n]{{0,30}}?\b(?:once|after|when)\s+"
     rf"(?:it\s+is\s+|it's\s+|you've\s+|you\s+have\s+)?{_DECODE_WORD}"
 )
-_ORDER = re.compile(
+_ORDER = deferred(
     r"^[\s\W]{0,4}(?:(?:please|pls|now|then|and|also|just)\s+)*(?:send|forward|e-?mail|mail|upload|post|paste|"
     r"publish|share|export|copy|sync|transfer|wire|pay|refund|run|execute|exec|eval|download|install|curl|wget|"
     r"delete|remove|erase|wipe|drop|truncate|disable|turn\s+off|switch\s+off|ignore|disregard|forget|override|"

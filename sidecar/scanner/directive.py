@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, STEALTH, framed_level
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 from sidecar.scanner.rule import DESCRIBED, Rule, RuleMatch, per_sentence
 
@@ -27,10 +28,10 @@ _STRONG_NOUN = (
     r"conditioning|setup\s+message|system\s+message|initial\s+prompt|original\s+prompt"
 )
 _WEAK_NOUN = r"rules|configuration|config|setup|set-up|prompt|polic(?:y|ies)|constraints?|restrictions?|limits|limitations|training"
-_NOUN = re.compile(rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\b")
-_STRONG = re.compile(rf"\b(?:{_STRONG_NOUN})\b")
+_NOUN = deferred(rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\b")
+_STRONG = deferred(rf"\b(?:{_STRONG_NOUN})\b")
 # What makes them the model's: an owner before the noun (only small words between) or after it.
-_OWNER_BEFORE = re.compile(
+_OWNER_BEFORE = deferred(
     r"\b(?:your|the\s+assistant'?s|the\s+model'?s|the\s+ai'?s|the\s+agent'?s|(?:the\s+)?system(?:'s)?|"
     r"(?:the\s+)?operator'?s?|(?:the\s+)?developers?'?s?|(?:the\s+)?system[\s-]level|"
     r"(?:the\s+)?(?:original|initial|starting|startup|"
@@ -38,7 +39,7 @@ _OWNER_BEFORE = re.compile(
     r"standing|core|safety|system|operator|default|base|hidden|own|first|whole|entire|built-in|given|real|"
     r"current|setup|startup)){0,3}\s+$"
 )
-_OWNER_AFTER = re.compile(
+_OWNER_AFTER = deferred(
     r"^\s*,?\s*(?:(?:that|which)\s+)?(?:you(?:'ve|\s+have|\s+were|\s+got|\s+had)?\s+(?:been\s+)?(?:started|began|"
     r"loaded|booted|given|told|handed|configured|set\s+up|received|got|came\s+with|started\s+with|were\s+given)|"
     r"(?:the\s+)?(?:operator|system|developers?|admin\w*|your\s+\w+)\s+(?:configured|gave|set|wrote|provided|"
@@ -59,7 +60,7 @@ _OWNER_AFTER = re.compile(
     r"has\s+been|have\s+been)\s+(?:initiali[sz]ed|started|configured|launched|booted|deployed|set\s+up|created|spun\s+up)|"
     r"(?:baked|loaded|built|wired|hard-?coded|injected)\s+into\s+(?:your|the\s+(?:assistant|model|agent|bot)'?s?)\b)"
 )
-_SET_ASIDE = re.compile(
+_SET_ASIDE = deferred(
     r"\b(?:ignore|ignoring|disregard\w*|forget(?:ting)?|set\s+(?:[\w']+\s+){0,3}(?:aside|to\s+one\s+side)|"
     r"put\s+(?:\w+\s+){0,8}out\s+of\s+(?:your\s+)?mind|out\s+of\s+your\s+mind|no\s+longer\s+(?:count|counts|apply|"
     r"applies|matter|matters|hold|holds|valid|binding|in\s+effect|relevant|stand)|do(?:es)?\s+not\s+apply|"
@@ -103,11 +104,11 @@ _WEAK_VERBS = frozenset(
         "flush",
     )
 )
-_NEGATED = re.compile(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
+_NEGATED = deferred(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid)\s+(?:\w+\s+)?$")
 
 
 # "ignore everything you have been told": the instructions named by how they came
-_TOLD = re.compile(
+_TOLD = deferred(
     r"\b(?:ignore|disregard|forget|overlook|set\s+aside|put\s+aside|pay\s+no\s+attention\s+to|treat|drop|discard|"
     r"ditch|dismiss|throw\s+out|scrap)\s+(?:about\s+)?"
     r"(?:everything|all|anything|whatever|what)\s+(?:(?:that|of\s+what)\s+)?(?:you(?:'ve|\s+have|\s+were|'re)?|"
@@ -116,9 +117,9 @@ _TOLD = re.compile(
     r"given|taught|said|programmed|trained|configured|set\s+up|loaded|gave|wrote|put)\b"
 )
 # "forget everything I said about the blue logo": what was said on one topic, not the reader's orders
-_ON_A_TOPIC = re.compile(r"\s+(?:about|regarding|on|concerning|for)\s+(?:the|this|that|my|our|his|her|their|a|an)\s+\w")
+_ON_A_TOPIC = deferred(r"\s+(?:about|regarding|on|concerning|for)\s+(?:the|this|that|my|our|his|her|their|a|an)\s+\w")
 # "ignore the webpage and state ...": the model's task swapped for another inside the content it reads
-_HIJACK = re.compile(
+_HIJACK = deferred(
     r"\b(?:ignore|disregard|forget|overlook|skip)\s+(?:the|this|that|these|my|your)\s+(?:\w+\s+)?(?:function|"
     r"web\s?page|page|site|resume|cv|document|email|e-mail|text|content|article|question|task|code|input|data|"
     r"table|transaction|above|request|message|summary|conversation)\s+and\s+(?:instead\s+|just\s+|only\s+)?"
@@ -127,7 +128,7 @@ _HIJACK = re.compile(
 
 
 # "what you were told before doesn't count anymore": the instructions named by how they came, then declared gone
-_TOLD_VOID = re.compile(
+_TOLD_VOID = deferred(
     r"\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been|got|had\s+been)\s+"
     r"(?:told|given|instructed|taught|programmed)\b[^.;!?]{0,40}?\b(?:doesn'?t|does\s+not|no\s+longer|won'?t)\s+"
     r"(?:count|apply|matter|hold|stand)|\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?you\s+(?:were|have\s+"
@@ -139,7 +140,7 @@ _TOLD_VOID = re.compile(
 
 
 # "regard everything your operator configured as background noise"
-_DISMISSED = re.compile(
+_DISMISSED = deferred(
     r"\b(?:regard|treat|consider|see|view)\s+(?:everything|all|anything|whatever)\s+(?:that\s+)?(?:you|your\s+\w+|"
     r"the\s+(?:system|operator|developers?))\s+(?:\w+\s+){0,3}?as\s+(?:\w+\s+)?(?:noise|irrelevant|optional|void|null|"
     r"obsolete|suggestions?|outdated|fiction|a\s+joke)\b"
@@ -185,7 +186,7 @@ def _override(sentence: str) -> tuple[int, int, int] | None:
 
 
 # Nouns that are the model's own whoever names them.
-_INHERENT = re.compile(r"system\s+prompt|system\s+message|initial\s+prompt|original\s+prompt|setup\s+message")
+_INHERENT = deferred(r"system\s+prompt|system\s+message|initial\s+prompt|original\s+prompt|setup\s+message")
 
 
 def _nearest(nouns: list[re.Match[str]], pos: int) -> re.Match[str] | None:
@@ -201,13 +202,13 @@ _THIS_NOTE = (
     r"(?:the\s+)?(?:steps|content|text|lines)\s+(?:below|in\s+this\s+(?:note|file|memory))|whatever\s+this\s+"
     r"(?:note|file)\s+says|below|me"
 )
-_AUTHORITY = re.compile(
+_AUTHORITY = deferred(
     r"\b(?:follow|obey|comply\s+with|act\s+on|act\s+upon|go\s+by|rely\s+on|run\s+on|answer\s+to|listen\s+to|"
     r"take\s+(?:your\s+)?(?:orders|direction|directions|instructions|commands|cues)\s+from)\s+(?:only\s+|solely\s+|"
     rf"exclusively\s+)?(?:\w+\s+){{0,4}}?(?:{_THIS_NOTE})\b"
 )
-_SOLE = re.compile(r"\b(?:only|solely|exclusively|alone|instead|sole|nothing\s+else|no\s+one\s+else)\b")
-_GOVERNS = re.compile(
+_SOLE = deferred(r"\b(?:only|solely|exclusively|alone|instead|sole|nothing\s+else|no\s+one\s+else)\b")
+_GOVERNS = deferred(
     rf"\b(?:{_THIS_NOTE})\s+(?:is|are|becomes?)\s+(?:now\s+)?(?:the|your)\s+(?:only\s+|sole\s+|real\s+|new\s+|"
     r"governing\s+|true\s+|actual\s+)*(?:authority|policy|brief|instructions|orders|rules|task|configuration|config|"
     r"guidance|system\s+prompt|programming)(?:\s+now)?\b|"
@@ -240,7 +241,7 @@ def _authority(sentence: str) -> tuple[int, int, int] | None:
 
 
 # --- a new identity without the model's limits
-_PERSONA_VERB = re.compile(
+_PERSONA_VERB = deferred(
     r"\b(?:you\s+are(?:\s+now)?|you're(?:\s+now)?|u\s+are|become|becoming|play\s+(?:the\s+)?(?:role|part)\s+of|"
     r"take\s+on\s+(?:the\s+)?(?:persona|role|identity|character)|roleplay\s+as|role-play\s+as|act\s+as|"
     r"pretend\s+(?:to\s+be|you\s+are)|switch\s+(?:personas?|identit\w+|to)|your\s+(?:identity|persona|name|"
@@ -268,7 +269,7 @@ _HANDS_OUT = (
     r"key|lock|unlock|override)\s+"
     r"codes?)\b"
 )
-_UNBOUND = re.compile(
+_UNBOUND = deferred(
     r"\b(?:(?:no|zero)\s+(?:content\s+|ethical\s+|moral\s+|safety\s+|real\s+)?(?:policy|policies|guidelines|rules|restrictions|limits|limitations|filters?|"
     r"safety|morals|ethics|censorship|guardrails|boundaries)|without\s+(?:any\s+)?(?:\w+\s+)?(?:content\s+policy|"
     r"guidelines|rules|restrictions|limits|limitations|filters|safety|ethics|censorship|guardrails|boundaries)|"
@@ -339,7 +340,7 @@ def _persona_span(views: Views) -> Iterator[RuleMatch]:
 
 # Limits named as the model's rules: a persona that drops these is blocked; one merely described
 # as "uncensored" or "unfiltered" (a story, a version of a text) is flagged.
-_RULES_DROPPED = re.compile(
+_RULES_DROPPED = deferred(
     r"\b(?:no|zero|without)\s+(?:any\s+)?(?:content\s+)?(?:polic|guideline|rule|restriction|filter|safety|guardrail|"
     r"limit|censorship|ethic|moral)|\bnever\s+(?:refuses?|says?\s+no|declines?|refusing)|\bfree\s+(?:of|from)|"
     r"\b(?:serves?|obeys?|loyal|answers\s+(?:only\s+)?to|works\s+for)\b|\bignores?\b|\bdisregards?\b|"
@@ -367,14 +368,14 @@ def _persona(sentence: str) -> tuple[int, int, int] | None:
 
 
 # --- a harmful act addressed to the model by name
-VOCATIVE = re.compile(
+VOCATIVE = deferred(
     r"(?:^|[\s>(\[*_])(?:(?:hey|dear|attention|psst)\s+|(?:note|message|reminder|instruction)\s+(?:to|for)\s+"
     r"(?:the\s+|any\s+|whichever\s+|whatever\s+|every\s+)?|to\s+the\s+|(?:any|whichever|whatever|the)\s+)?"
     r"(?:ai|assistant|model|llm|agent|bot|chatbot|copilot|ai\s+(?:agent|assistant|model)|language\s+model)"
     r"(?:\s+(?:reading|loading|that\s+(?:reads|loads|sees)|who\s+(?:reads|loads))\s+this(?:\s+\w+)?)?\s*[:,]"
     r"|\bwhen\s+you\s+(?:read|see|load|find|process)\s+this\b"
 )
-_HARM = re.compile(
+_HARM = deferred(
     r"\b(?:approve|merge|accept)\s+(?:every|all|any)\b|\b(?:delete|remove|erase|wipe|purge|clear|disable|turn\s+off|"
     r"switch\s+off|drop)\s+(?:\w+\s+){0,3}(?:audit|logs?|history|safety|backups?|checks|guardrails|rules|monitoring|"
     r"alerts?|review)\b|\b(?:session|auth|access)\s+tokens?\b|\bcredentials\b|\b(?:grant|give)\s+(?:\w+\s+){0,2}"
@@ -393,14 +394,14 @@ def _addressed(sentence: str) -> tuple[int, int, int] | None:
 
 
 # The words each judge needs, found in one pass: only sentences holding one are judged.
-_VOCATIVE_GATE = re.compile(
+_VOCATIVE_GATE = deferred(
     r"\b(?:ai|assistant|model|llm|agent|bot|chatbot|copilot|language\s+model)(?:\s+\w+){0,3}\s*[:,]|"
     r"\bwhen\s+you\s+(?:read|see|load|find|process)\s+this\b"
 )
-_OVERRIDE_GATE = re.compile(
+_OVERRIDE_GATE = deferred(
     rf"{_SET_ASIDE.pattern}|{_TOLD.pattern}|{_TOLD_VOID.pattern}|{_DISMISSED.pattern}|\b(?:overlook|put\s+aside|skip)\b"
 )
-_AUTHORITY_GATE = re.compile(rf"{_GOVERNS.pattern}|{_AUTHORITY.pattern}")
+_AUTHORITY_GATE = deferred(rf"{_GOVERNS.pattern}|{_AUTHORITY.pattern}")
 # Literal needles: a rule runs only when one occurs in the text.
 _NOUN_NEEDLES = (
     "ignor",

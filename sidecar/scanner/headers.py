@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, NONE, framed_level
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 from sidecar.scanner.rule import Rule, RuleMatch, described
 
@@ -25,17 +26,17 @@ _AUTHORITY = (
     r"google|microsoft|meta|staff|security\s+team|platform\s+team|platform|vendor|trust\s+(?:and|&)\s+safety|"
     r"maintainers?|owner"
 )
-_HEADER = re.compile(
+_HEADER = deferred(
     r"^[ \t]*(?:#{1,6}[ \t]*|\[[ \t]*|={2,}[ \t]*|\*\*[ \t]*|<[ \t]*|>[ \t]*\[!?)?"
     rf"(?P<words>[^\n]{{0,40}}?\b(?:{_AUTHORITY})\b[^\n]{{0,40}}?)"
     r"[ \t]*(?:\]|={2,}|:?\*\*|\*\*:?|:|>)?[ \t]*(?::|\n|$)",
     re.MULTILINE,
 )
-_MESSAGE = re.compile(
+_MESSAGE = deferred(
     r"\b(?:message|prompt|instructions?|update|override|note|notice|priority|directive|mode|command|order|"
     r"authori[sz]ation|authoritative|policy|from|notice|alert|bulletin)\b"
 )
-_ESCALATE = re.compile(r"\b(?:override|overrides|priority|highest|authoritative|urgent|mandatory|supersedes?)\b")
+_ESCALATE = deferred(r"\b(?:override|overrides|priority|highest|authoritative|urgent|mandatory|supersedes?)\b")
 _SUBJECT = (
     r"(?:the\s+)?(?:assistant|model|ai|agent|llm|bot|chatbot|copilot)|you(?!\s+can\s+find)|this\s+(?:assistant|model|ai)|"
     r"(?:any\s+|all\s+)?(?:models|assistants|agents|ais|llms)(?:\s+reading\s+(?:this|it))?"
@@ -67,15 +68,15 @@ _LATER_ORDER = (
     r"review|confirmation|sign-?off|consent)\b|\b(?:elevated|full|unrestricted|root|admin)\s+(?:trust|access|privileges|"
     r"rights|permissions?)\s+(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?granted\b"
 )
-_GRANT = re.compile(
+_GRANT = deferred(
     rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:{_PERMISSION}|{_ACTS})\b|{_SAFEGUARD_OFF}|{_HARMFUL_ORDER}", re.MULTILINE
 )
-_LATER = re.compile(_LATER_ORDER, re.MULTILINE)
+_LATER = deferred(_LATER_ORDER, re.MULTILINE)
 # In a role field's content a present-tense act ("you answer questions about invoices") is how
 # every system prompt reads: there only a permission, a duty, an act against a safeguard or a
 # secret, or a safeguard declared off counts.
 _HARMFUL_ACTS = r"reveals?|grants?|ignores?|disables?|deletes?|skips?|bypasses|leaks?|exposes?|erases?"
-_ROLE_GRANT = re.compile(rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:{_PERMISSION}|{_HARMFUL_ACTS})\b|{_SAFEGUARD_OFF}")
+_ROLE_GRANT = deferred(rf"\b(?:{_SUBJECT})\s+(?:\w+\s+)?(?:{_PERMISSION}|{_HARMFUL_ACTS})\b|{_SAFEGUARD_OFF}")
 
 
 def _forged_header(views: Views) -> Iterator[RuleMatch]:
@@ -99,12 +100,12 @@ def _forged_header(views: Views) -> Iterator[RuleMatch]:
 
 # A chat message serialised as data ("role: system" in YAML front matter, {"role": "developer", ...}
 # in JSON): the prompt's own frame when its content then grants the model something.
-_ROLE_FIELD = re.compile(
+_ROLE_FIELD = deferred(
     r"(?:^|[{,])[ \t>*-]*[\"']?role[\"']?[ \t]*[:=][ \t]*[\"']?(?:system|developer|admin|administrator|operator|"
     r"root)\b[\"']?",
     re.MULTILINE,
 )
-_CONTENT_FIELD = re.compile(r"[\"']?\b(?:content|message|text|instructions?|prompt|body)[\"']?[ \t]*[:=]")
+_CONTENT_FIELD = deferred(r"[\"']?\b(?:content|message|text|instructions?|prompt|body)[\"']?[ \t]*[:=]")
 
 
 def _role_field(views: Views) -> Iterator[RuleMatch]:
@@ -128,7 +129,7 @@ def _shouted(words: str) -> bool:
 # A settings block that switches the model's safeguards off: "safety_checks = off", "confirmations: none required",
 # "owner_approval = not required", "scope: unrestricted". Two such lines, or one with the model named in the
 # block or its header, so a CI file's single "require_approval: false" is not enough.
-_SETTING_OFF = re.compile(
+_SETTING_OFF = deferred(
     r"^[ \t>*-]*[\"'`]?[\w.-]*(?:safety|confirm\w*|approv\w*|review\w*|logging|audit\w*|filter\w*|guardrails?|"
     r"permission\w*|restrict\w*|scope|sandbox\w*|refusals?|consent|moderation|policy|polic(?:y|ies)|checks?|"
     r"oversight|human[_-]?in[_-]?the[_-]?loop|ask[_-]?first|sign[_-]?off)[\w.-]*[\"'`]?[ \t]*[:=][ \t]*[\"'`]?"
@@ -136,7 +137,7 @@ _SETTING_OFF = re.compile(
     r"bypass(?:ed)?|elevated|full|all|waived)[\"'`]?[ \t]*,?[ \t]*$",
     re.MULTILINE,
 )
-_MODEL_NAMED = re.compile(r"\b(?:assistant|agent|ai|model|llm|bot|copilot|claude|gpt)s?\b")
+_MODEL_NAMED = deferred(r"\b(?:assistant|agent|ai|model|llm|bot|copilot|claude|gpt)s?\b")
 
 
 def _settings_off(views: Views) -> Iterator[RuleMatch]:

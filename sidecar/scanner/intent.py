@@ -13,13 +13,14 @@ import re
 from collections.abc import Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, NONE, after, before, framed_level, negated, tool_subject
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 from sidecar.scanner.rule import WORD, Rule, RuleMatch, gap, matches, mentioned, regex, words
 
 __all__ = ["INTENT_RULES"]
 
 # --- override: "ignore (each and every one of) the previously given instructions"
-_OVERRIDE = re.compile(
+_OVERRIDE = deferred(
     r"\b(?P<verb>ignore|disregard|forget(?:\s+about)?|override|bypass|discard|abandon|neglect|dismiss|scratch|drop|"
     r"set\s+aside|"
     r"pay\s+no\s+(?:attention|heed|mind)\s+to|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey)|"
@@ -53,26 +54,26 @@ _COMPOUND_TAILS = words(
     "injections jailbreak jailbreaks style type phrase phrases string strings example examples table "
     "tables set sets version versions cache step steps matrix job jobs key keys"
 )
-_SCOPE = re.compile(
+_SCOPE = deferred(
     r"^[ \t,]*(?!from\s+(?:here|now|this\s+point|today)\b)(?:in|inside|within|from|found|embedded|contained|"
     r"appearing|that|which|on|about|for|regarding|under|at|when|if|unless|re|of)\b"
 )
 # Words that place the instructions in content the model reads, whatever that content is called.
-_EMBEDDED = re.compile(
+_EMBEDDED = deferred(
     r"^[ \t,]*(?:(?:that|which)\s+(?:appear|are|were|show\s+up)\s+)?(?:inside|within|found|embedded|contained|appearing)\b"
 )
-_AUTHORITY = re.compile(
+_AUTHORITY = deferred(
     r"\b(?:system|operator|developers?|admin\w*|your|you|assistant|ai|model|above|previous|prior|conversation|"
     r"chat|session|context|prompt|creators?|openai|anthropic|owner|user|me|this\s+(?:note|message|file))\b"
 )
-_EXTERNAL = re.compile(
+_EXTERNAL = deferred(
     r"\b(?:documents?|docs?|pages?|web\w*|sites?|emails?|mails?|tools?|outputs?|results?|pdfs?|issues?|comments?|"
     r"tickets?|retrieved|fetched|user[- ]provided|user[- ]supplied|untrusted|third[- ]party|inputs?|data|readmes?|"
     r"runbooks?|wiki|repos?|repository|code|logs?|files?|attachments?|search|snippets?|content|diffs?|"
     r"descriptions?|prs?|pull\s+requests?|commits?|messages|transcripts?|html|markdown|text|body|payloads?|"
     r"responses?|uploads?|submissions?|reviews?|support\s+requests?|customer\s+\w+|feeds?|articles?)\b"
 )
-_JUSTIFIED = re.compile(
+_JUSTIFIED = deferred(
     r"^[ \t]*[,:(-]*[ \t]*(?:they|these|those|it|which|as\s+they|because|since|(?:are|were|is|was)\s+(?:now\s+)?"
     r"(?:outdated|stale|obsolete|wrong|old|superseded|deprecated|gone))\b"
 )
@@ -112,7 +113,7 @@ def _override_level(text: str, found: re.Match[str]) -> int:
     return BLOCK if strong else FLAG
 
 
-_REPORTED = re.compile(
+_REPORTED = deferred(
     r"^\s*(?:if|when|whenever|should)\s+(?:a|an|the|any|some)?\s*(?!(?:operator|admin\w*|system|developer|user|"
     r"owner|lead|manager|boss)\b)(?:[\w-]+\s+){0,3}(?:tells|asks|instructs|says|wants|urges|requests|"
     r"tries\s+to\s+get)\s+you\s+to\s+$"

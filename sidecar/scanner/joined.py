@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterator
 
 from sidecar.scanner.context import FLAG, NONE, framed_level
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 from sidecar.scanner.rule import DESCRIBED, Rule, RuleMatch
 
@@ -37,18 +38,18 @@ _REACH_CHARS = 1600
 _LEAD_CHARS = 160
 
 # --- a named thing sent out, whose contents an earlier sentence gave
-_SEND = re.compile(
+_SEND = deferred(
     r"\b(?:send|sends|sent|sending|forward\w*|e-?mail(?:s|ed)?|mail|mails|mailed|upload\w*|post|posts|posted|"
     r"sync|syncs|synced|syncing|deliver\w*|mirror\w*|paste|pastes|pasted|push|pushes|pushed|export\w*|"
     r"transfer\w*|transmit\w*|share|shares|shared|copy|copies|copied|drop|drops|dropped)\b"
 )
-_DESTINATION = re.compile(  # the leading lookahead lets the engine skip to a character an alternative starts with
+_DESTINATION = deferred(  # the leading lookahead lets the engine skip to a character an alternative starts with
     r"(?=[@hsgfwpaimbdleo])(?:(?<=\w)@[\w-]+(?:\.[\w-]+)+\b|\b(?:https?|s3|gs|ftp|sftp)://|\bwebhook\b|\bpaste\s*(?:bin|link|site)\b|"
     r"\b(?:address|inbox|mailbox|email|bucket|drive|link)\s+(?:in|from|on|at|you\s+(?:kept|noted|saved|got))\s+"
     r"(?:the|that|my|his|her|their|yesterday's|last)\b|\b(?:personal|private|outside|external)\s+(?:\w+\s+)?"
     r"(?:gmail|address|inbox|mailbox|account|drive)\b)"
 )
-_SENSITIVE = re.compile(
+_SENSITIVE = deferred(
     r"\b(?:names?\s+included|(?:full\s+)?names|passports?|passport\s+copies|bank\s+(?:statements?|details|accounts?)|"
     r"statements|discharge\s+summar(?:y|ies)|medical|diagnos\w*|patients?|clients?'?|customers?'?|donors?'?|"
     r"guests?'?|members?'?|students?'?|pupils?'?|employees?'?|staff|crew's|payroll|salar(?:y|ies)|"
@@ -57,22 +58,22 @@ _SENSITIVE = re.compile(
     r"passwords?|passphrases?|credentials?|secrets?|tokens?|api\s+keys?|private\s+keys?|ssh\s+keys?|"
     r"id_(?:rsa|ed25519|ecdsa)|~/\.ssh|\.env|keychain|vault|contracts?|settlements?|records?|case\s+files?)\b"
 )
-_ACTOR = re.compile(
+_ACTOR = deferred(
     r"\b(?:assistant|agent|bot|chatbot|ai|model|copilot|claude|you|your)\b|\bagents?\.md\b|\bclaude\.md\b"
 )
-_REPORTED = re.compile(r"\b(?:was|were|has\s+been|have\s+been|had\s+been|got)\s+(?:\w+\s+)?\w+(?:ed|ent|t)\b")
-_ADDRESS_TEXT = re.compile(r"\S+@\S+|\b[a-z][a-z0-9+.-]*://\S+")
-_IMPERATIVE = re.compile(
+_REPORTED = deferred(r"\b(?:was|were|has\s+been|have\s+been|had\s+been|got)\s+(?:\w+\s+)?\w+(?:ed|ent|t)\b")
+_ADDRESS_TEXT = deferred(r"\S+@\S+|\b[a-z][a-z0-9+.-]*://\S+")
+_IMPERATIVE = deferred(
     r"^[\s>*_#`\"'(\[\-\d:.|]*(?:[\w][\w ()#./'-]{0,30}:\s+)?(?:(?:please|pls|kindly|just|also|then|and)\s+)*"
     r"(?:send|forward|e-?mail|mail|upload|post|sync|deliver|mirror|paste|push|export|transfer|share|copy|drop)\b"
 )
-_CHECK_KEPT = re.compile(
+_CHECK_KEPT = deferred(
     r"\b(?:only\s+(?:after|once|with|when)|after\s+(?:i|we|you|the\s+\w+)\s+(?:have\s+)?(?:approve|approved|sign|"
     r"signed|check|checked|review|reviewed)|with\s+(?:my|the\s+\w+'s|their)\s+(?:approval|sign-?off|consent)|"
     r"(?:needs?|requires?)\s+(?:my|an?|the|written)?\s*(?:approval|sign-?off|consent)|ask\s+(?:me\s+)?first|"
     r"redact\w*|anonymi[sz]\w*|pseudonymi[sz]\w*|encrypted|never|do\s+not|don'?t|must\s+not|no\s+longer)\b"
 )
-_NO_CHECK = re.compile(r"\bno\s+(?:sign-?off|approval|review|check|need\s+to\s+ask)\b|\bneed\s+no\b")
+_NO_CHECK = deferred(r"\bno\s+(?:sign-?off|approval|review|check|need\s+to\s+ask)\b|\bneed\s+no\b")
 # Words too common to name a thing: a shared one says nothing about a definition.
 _GENERIC = frozenset(
     [
@@ -194,7 +195,7 @@ _GENERIC = frozenset(
         "example",
     ]
 )
-_TERM = re.compile(r"[a-z][a-z0-9_-]{3,}")
+_TERM = deferred(r"[a-z][a-z0-9_-]{3,}")
 
 
 def _stem(word: str) -> str:
@@ -290,7 +291,7 @@ def _named_data_out(views: Views) -> Iterator[RuleMatch]:
 _REMEMBERED = 4096  # sentences' readings kept for sentences said again in one text
 
 # --- authority handed to a marker, a position or what outsiders write
-_AUTHORITY = re.compile(
+_AUTHORITY = deferred(
     r"\b(?:carr(?:y|ies)|has|have|holds?|with|gets?|bears?)\s+(?:the\s+)?(?:full\s+)?(?:owner's|owners'|his|her|their|"
     r"management's|director's|manager's|chair's|admin(?:istrator)?'?s?|system|root|operator's|user's|partner's|boss's|"
     r"principal's|my)\s+(?:own\s+|full\s+)?(?:authority|authorisation|authorization|say-?so|voice|rights|standing)\b|"
@@ -301,17 +302,17 @@ _AUTHORITY = re.compile(
     r"(?:if\s+)?(?:coming\s+)?from\s+(?:the\s+)?(?:system|owner|operator|management|admin\w*|director|developer|root)\b|"
     r"\b(?:above|over|outranks?|overrides?)\s+(?:the\s+)?(?:user|owner|operator|your\s+(?:rules|instructions))\b"
 )
-_MARKER = re.compile(
+_MARKER = deferred(
     r"\b(?:begins?|beginning|starts?|starting|prefixed|opens?|opening|marked|tagged|signed)\s+(?:with\s+|by\s+)?"
     r"['\"`\u2018\u201c]?(?P<marker>[^'\"`\u2019\u201d\s][^'\"`\u2019\u201d\n]{0,24}?)['\"`\u2019\u201d]|"
     r"\b(?:the\s+)?(?:next|following|last)\s+(?:line|entry|note|paragraph|message|part)\b|"
     r"\bline\s+(?:below|after\s+this)\b|\bpart\s+(?:2|two|b)\b|\bpin\s+b\b"
 )
-_OUTSIDE = re.compile(
+_OUTSIDE = deferred(
     r"\b(?:guests?|customers?|callers?|visitors?|senders?|strangers?|anyone|whoever|vendors?|suppliers?|"
     r"portal|tickets?|emails?|e-mails?|chat|widget|web\s*pages?|comments?|inbox|forms?|replies|dms?)\b"
 )
-_AUTHORITY_NEGATED = re.compile(
+_AUTHORITY_NEGATED = deferred(
     r"\b(?:never|not|no|don'?t|doesn'?t|do\s+not|does\s+not|cannot|can'?t|isn'?t|aren'?t|nor)\b[^.;\n]{0,40}$"
 )
 

@@ -11,35 +11,32 @@ reading from an address ("fetch the user's messages from https://...") is not on
 
 from __future__ import annotations
 
-import re
-
 from sidecar.scanner.context import BLOCK, FLAG
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.rule import Rule, per_sentence
 
 __all__ = ["LEAK_RULES"]
 
-_SECRET = re.compile(
+_SECRET = deferred(
     r"\b(?:passwords?|passwd|passphrases?|(?:access|auth|session|api|bearer|deploy|github|npm|pypi)[ _-]?tokens?|"
     r"tokens|api[ _-]?keys?|secrets?|secret\s+keys?|credentials|creds|private\s+keys?|ssh\s+keys?|id_rsa|"
     r"id_ed25519|id_ecdsa|cookies?|[a-z0-9]+_(?:api_)?(?:key|token|secret|password)s?|conversation|"
     r"chat\s+(?:history|log|logs|transcript)|full\s+conversation|system\s+prompt|(?:the\s+)?user'?s\s+(?:last\s+)?"
     r"messages?|what\s+the\s+user\s+(?:said|typed|wrote))\b|(?<![\w.])\.env\b|~/\.(?:ssh|aws|kube|netrc)"
 )
-_MOVE = re.compile(
+_MOVE = deferred(
     r"\b(?:send|forward|post|upload|attach|include|append|add|put|write|copy|mail|email|e-mail|share|paste|"
     r"transmit|submit|publish|fetch|request|visit|print|echo|reveal|tell)\b(?!\s+(?:of|from|about|is|are|was)\b)"
 )
-_OUT = re.compile(
+_OUT = deferred(
     r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:pastebin|gist|public|webhook|hooks?|tracker|channel|discord|"
     r"slack|telegram|wiki|forum|issue|issues|drive|bucket|external|everyone|everybody)\b|\bshared\s+(?:notes?|docs?|"
     r"documents?|drive|folder|channel|wiki|space|sheet)\b|\b(?:the\s+)?whole\s+team\b|\b(?:each|every|your|the\s+(?:next|final|"
     r"end\s+of\s+(?:each|every|your)))\s+(?:\w+\s+)?(?:reply|replies|answer|answers|response|responses|summary|"
     r"summaries|message|messages|output|commit|comment)\b"
 )
-_NEGATED = re.compile(
-    r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|no)\s+(?:\w+\s+)?$"
-)
-_FROM = re.compile(r"\bfrom\s+(?:the\s+)?$")
+_NEGATED = deferred(r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|no)\s+(?:\w+\s+)?$")
+_FROM = deferred(r"\bfrom\s+(?:the\s+)?$")
 
 
 def _leak(sentence: str) -> tuple[int, int, int] | None:
@@ -70,29 +67,29 @@ def _leak(sentence: str) -> tuple[int, int, int] | None:
 
 
 # Somewhere outside named outright: a URL, a mail address, a paste or hook service.
-_ADDRESS = re.compile(
+_ADDRESS = deferred(
     r"https?://|\b[\w.+-]+@[\w-]+\.[\w.-]+|\b(?:pastebin|gist|webhook|hooks?|ngrok|transfer\.sh|public)\b"
 )
 
 
 # --- a beacon: the conversation put into an address the model is told to load
-_CONVO = re.compile(
+_CONVO = deferred(
     r"\b(?:(?:the\s+)?user'?s\s+(?:\w+\s+)?(?:messages?|questions?|input|prompts?|requests?|words|query|queries|"
     r"replies|reply)|what(?:ever)?\s+the\s+user\s+(?:\w+\s+)?(?:said|typed|wrote|asked|sent|entered|pasted|says|"
     r"types|writes|asks)|the\s+(?:question|message|request|prompt)s?\s+the\s+user\s+(?:\w+\s+)?(?:asked|sent|"
     r"typed|wrote|gave)|(?:the\s+)?(?:whole\s+|full\s+|entire\s+)?(?:conversation|chat\s+(?:history|log)|"
     r"transcript))\b"
 )
-_FETCH = re.compile(
+_FETCH = deferred(
     r"\b(?:load|open|fetch|request|visit|call|hit|ping|curl|wget|get|browse\s+to|navigate\s+to)\b(?!\s+(?:of|from)\b)"
 )
-_URL = re.compile(r"https?://\S+")
+_URL = deferred(r"https?://\S+")
 # The conversation goes into the address: appended to it, in its query or path, or as its placeholder.
-_INTO = re.compile(
+_INTO = deferred(
     r"\b(?:followed\s+by|append\w*|add(?:ed|ing)?|with|containing|carrying|plus|insert\w*|fill\w*|put)\b|"
     r"\b(?:as|in|into|to)\s+(?:the\s+|its\s+)?(?:query|parameter|param|path|url|address|link)\b|[?&=/][<{\[(]"
 )
-_RECURRING = re.compile(
+_RECURRING = deferred(
     r"\b(?:each|every|whenever|always|after\s+(?:each|every)|quietly|silently|secretly|without\s+(?:telling|"
     r"mentioning))\b"
 )

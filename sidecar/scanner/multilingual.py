@@ -9,10 +9,13 @@ an attack, an injection or an example in any of these languages is a mention, no
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from collections.abc import Callable, Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.lexicon import KEYS, LEXICON, NEGATIONS
 from sidecar.scanner.normalise import Stems, Views, normalise
 from sidecar.scanner.rule import Rule, RuleMatch, per_sentence
@@ -51,10 +54,24 @@ def _longest_first(terms: set[str]) -> str:
     return "|".join(sorted(terms, key=len, reverse=True))
 
 
-_RX = {key: _compile(key) for key in KEYS if key != "negation"}
+class _Patterns(dict[str, re.Pattern[str]]):
+    """Each key's pattern, compiled when a rule first asks for it: a text holding none of a rule's
+    words never needs its key's pattern, which is most of the layer's cost to build."""
+
+    def __missing__(self, key: str) -> re.Pattern[str]:
+        if key not in _KEYS:
+            raise KeyError(key)
+        with _BUILDING:
+            compiled = self[key] = self.get(key) or _compile(key)
+        return compiled
+
+
+_KEYS = frozenset(key for key in KEYS if key != "negation")
+_BUILDING = threading.Lock()
+_RX = _Patterns()
 # A negation ending in a space is a word of its own: it must start a word too ("না " is not the
 # end of "নির্দেশনা ").
-_NEGATION = re.compile(
+_NEGATION = deferred(
     "(?:"
     + "|".join(
         (r"(?<!\w)" if t.endswith(" ") else "") + re.escape(_folded(t) + (" " if t.endswith(" ") else ""))
@@ -67,7 +84,7 @@ _NEGATABLE = frozenset(("null", "reveal", "send", "execute", "off"))
 
 
 # A negation with one short pronoun between it and the verb: "nunca as coloque", "ne le publie pas".
-_CLITIC = re.compile(r"(?<!\w)\w+\s+\w{1,3}\s+$")
+_CLITIC = deferred(r"(?<!\w)\w+\s+\w{1,3}\s+$")
 
 
 def _negated(sentence: str, start: int) -> bool:
@@ -160,7 +177,7 @@ def _persona(sentence: str) -> tuple[int, int, int] | None:
     return _all_of(BLOCK, "unbound", "pretend")(sentence)
 
 
-_ADDRESS = re.compile(r"(?<=\w)@[\w-]+(?:\.[\w-]+)+\b|https?://")
+_ADDRESS = deferred(r"(?<=\w)@[\w-]+(?:\.[\w-]+)+\b|https?://")
 
 
 def _send_unasked(sentence: str) -> tuple[int, int, int] | None:
@@ -173,17 +190,23 @@ def _send_unasked(sentence: str) -> tuple[int, int, int] | None:
 def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, int, int] | None]) -> Rule:
     """A rule gated on ``key``'s words: it runs only when a word of the text starts with one of
     them, and judges only the sentences that hold one."""
-    stems, find = Stems.of(_terms(key)), per_sentence(judge, _RX[key])
+
+    # Built on first use: most processes never judge a text that holds these words.
+    stems = functools.cache(lambda: Stems.of(_terms(key)))
+    find = functools.cache(lambda: per_sentence(judge, _RX[key]))
 
     def gated(views: Views) -> Iterator[RuleMatch]:
-        if views.holds_any(_GATE_STEMS, stems):  # every rule's word stems looked up at once
-            yield from find(views)
+        if views.holds_any(_gate_stems(), stems()):  # every rule's word stems looked up at once
+            yield from find()(views)
 
     return Rule(category, f"multilingual.{name}", (), "folded", gated, "multilingual")
 
 
-# The terms of every key a rule may be gated on (``_rule``), looked up once per text for all of them.
-_GATE_STEMS = Stems.of(frozenset().union(*(_terms(key) for key in _RX)))
+@functools.cache
+def _gate_stems() -> Stems:
+    """The terms of every key a rule may be gated on (``_rule``), looked up once per text for all of them."""
+    return Stems.of(frozenset().union(*(_terms(key) for key in sorted(_KEYS))))
+
 
 MULTILINGUAL_RULES: tuple[Rule, ...] = (
     _rule("instruction_override", "set_aside", "null", _set_aside),

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from sidecar.scanner.confusables import load_table
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.sentences import sentences
 
 __all__ = ["Stems", "Views", "fold_char", "normalise"]
@@ -44,19 +45,19 @@ _PUNCT = {
     "＿": "_",
 }
 
-_ENTITY_HINT = re.compile(r"&(?:#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
-_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2}){3,}")
+_ENTITY_HINT = deferred(r"&(?:#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+_PERCENT_RUN = deferred(r"(?:%[0-9A-Fa-f]{2}){3,}")
 # A word with two or more escapes between its letters ("Please%20disregard%20the"): a URL-encoded
 # sentence written as one token. Decoded whole, so its words are read as words.
-_PERCENT_WORD = re.compile(r"[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*){2,}")
+_PERCENT_WORD = deferred(r"[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*){2,}")
 # Emphasis markers (``*``, ``**``, ``~~``, ``__``) touching a letter or digit on either side, and
 # backticks or short inline tags inside a word (the callback checks the sides). Literal-first
 # patterns, so the regex engine skips ahead fast.
-_INWORD_MARKUP = re.compile(r"\*{1,3}|~~|__|`|</?[A-Za-z]{1,8}>")
-_HYPHEN_BREAK = re.compile(r"-[ \t]*\r?\n[ \t>]*(?=[^\W\d_])")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_WORD = re.compile(r"\w+")
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_INWORD_MARKUP = deferred(r"\*{1,3}|~~|__|`|</?[A-Za-z]{1,8}>")
+_HYPHEN_BREAK = deferred(r"-[ \t]*\r?\n[ \t>]*(?=[^\W\d_])")
+_NON_ASCII = deferred(r"[^\x00-\x7f]+")
+_WORD = deferred(r"\w+")
+_FENCE_LINE = deferred(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -320,5 +321,10 @@ def _fold(text: str) -> str:
     changes = {char: out for char, out in changes.items() if out != char}
     if not changes:
         return text
+    if len(text) < _LONG_FOLD:  # a short text: a table, not a pattern compiled for its characters
+        return text.translate({ord(char): out for char, out in changes.items()})
     pattern = "[" + "".join(re.escape(char) for char in changes) + "]"
     return re.sub(pattern, lambda m: changes[m.group()], text)
+
+
+_LONG_FOLD = 4096  # characters from which one pattern of the characters to replace beats a per-character table

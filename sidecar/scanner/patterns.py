@@ -11,14 +11,15 @@ import re
 from collections.abc import Callable, Iterator
 
 from sidecar.scanner.context import BLOCK, FLAG, NONE, STEALTH, after, before, framed_level, negated
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 from sidecar.scanner.rule import Finder, Rule, RuleMatch, described, near, regex, words
 
 __all__ = ["SHAPE_RULES"]
 
 # --- invisible characters, on the raw text
-_TAG_FLAG = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,8}\U000e007f")
-_TAG_CHAR = re.compile("[\U000e0000-\U000e007f]")
+_TAG_FLAG = deferred("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,8}\U000e007f")
+_TAG_CHAR = deferred("[\U000e0000-\U000e007f]")
 
 
 def _tag_chars(views: Views) -> Iterator[RuleMatch]:
@@ -67,7 +68,7 @@ def _prefix(views: Views) -> Iterator[RuleMatch]:
 
 
 # --- hidden from the human reader
-_ADDRESSES_MODEL = re.compile(
+_ADDRESSES_MODEL = deferred(
     r"\b(?:assistant|ai|ai\s+(?:model|agent)|llm|language\s+model|chatbot|claude|chatgpt|gpt|copilot|model|agent)"
     r"\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|assistant|model|agent|llm|bot)\b|\bif\s+you\s+are\s+an?\s+(?:ai|llm|"
     r"assistant|language\s+model|agent|bot)\b|\b(?:you|your)\s+(?:must|should|will|are\s+now|need\s+to)\b|"
@@ -94,7 +95,7 @@ def _html_comment(views: Views) -> Iterator[RuleMatch]:
 
 # Text markdown keeps from the reader: a link's title (shown only on hover) and a link reference used
 # as a comment (``[//]: # (...)``, never rendered).
-_MD_HIDDEN = re.compile(
+_MD_HIDDEN = deferred(
     r"\]\(\s*<?[^\s()<>]{1,2000}>?\s+(?:\"([^\"\n]{8,600})\"|'([^'\n]{8,600})')\s*\)|"
     r"^[ \t]*\[[^\]\n]{1,60}\]:[ \t]*(?:#|<>|\S+)[ \t]+(?:\(([^)\n]{8,600})\)|\"([^\"\n]{8,600})\")",
     re.MULTILINE,
@@ -110,7 +111,7 @@ def _markdown_hidden(views: Views) -> Iterator[RuleMatch]:
             yield RuleMatch(found.start(), found.end(), framed_level(views, found.start(), found.end(), BLOCK))
 
 
-_INVISIBLE_MARKUP = re.compile(
+_INVISIBLE_MARKUP = deferred(
     r"<[a-z][a-z0-9]{0,10}\s[^<>\n]{0,300}?(?:style\s*=\s*[\"'][^\"'<>\n]{0,200}?(?:display\s*:\s*none|"
     r"visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*"
     r"(?:white|#fff(?:fff)?|transparent))|(?<=\s)hidden(?=[\s/>=]))[^<>\n]{0,300}>([^<\n]{0,400})"
@@ -134,25 +135,25 @@ _SCRIPT_LINK = r"\]\(\s*<?(?:javascript|vbscript):|\bhref\s*=\s*[\"']?\s*(?:java
 
 
 # --- data carried out by a URL the renderer or a tool fetches
-_MD_URL = re.compile(r"(!?)\[[^\[\]\n]{0,300}\]\(\s*<?([^\s()<>\[\]]{1,4000})")
-_PLACEHOLDER = re.compile(
+_MD_URL = deferred(r"(!?)\[[^\[\]\n]{0,300}\]\(\s*<?([^\s()<>\[\]]{1,4000})")
+_PLACEHOLDER = deferred(
     r"\{[^{}]{0,80}\}|\{\{?[\w~.$/-]{1,80}$|\$\{?[a-z_]|%7b|<[a-z_ -]{1,40}>|\[[a-z_ -]{1,40}\]|__[a-z_]{2,40}__"
 )
-_DATA_WORDS = re.compile(
+_DATA_WORDS = deferred(
     r"secret|key|token|password|passwd|conversation|history|memory|data|chat|context|prompt|env|cred|summary|"
     r"session|transcript|email|ssn|phone|cookie"
 )
-_SECRET_VALUE = re.compile(
+_SECRET_VALUE = deferred(
     r"\bsk-[a-z0-9_-]{10,}|\bgh[pousr]_[a-z0-9]{10,}|\bxox[abpr]-|\bakia[0-9a-z]{12,}|\beyj[a-z0-9_-]{10,}|"
     r"-----begin|[\w.+-]+(?:@|%40)[\w-]+\.[a-z]{2,}"
 )
-_EXFIL_KEYS = re.compile(
+_EXFIL_KEYS = deferred(
     r"(?:^|[&;])(?:exfil|leak|steal|stolen|dump|secret|password|passwd|pw|apikey|api_key|creds?|credentials|"
     r"conversation|conv|history|memory|transcript|ssn|chat|prompt|env|cookie)="
 )
-_OPAQUE_VALUE = re.compile(r"=[a-z0-9+/=_%.-]{60,}")
-_OPAQUE_SEGMENT = re.compile(r"/[a-z0-9+=_%.-]{100,}")
-_CAPTURE_HOST = re.compile(
+_OPAQUE_VALUE = deferred(r"=[a-z0-9+/=_%.-]{60,}")
+_OPAQUE_SEGMENT = deferred(r"/[a-z0-9+=_%.-]{100,}")
+_CAPTURE_HOST = deferred(
     r"^[a-z]+://(?:[^/?#]*\.)?(?:webhook\.site|requestbin\.\w+|pipedream\.net|[\w-]+\.ngrok(?:-free)?\.\w+|"
     r"[\w.-]*burpcollaborator\.net|[\w.-]*oast\.\w+|[\w.-]*interact\.sh|beeceptor\.com|hookbin\.com|"
     r"requestcatcher\.com|\d{1,3}(?:\.\d{1,3}){3})(?:[:/?#]|$)"
@@ -183,14 +184,14 @@ def _markdown_url(views: Views) -> Iterator[RuleMatch]:
 
 # Words around a link that explain what such a link does rather than plant one: "exfiltration via
 # markdown images", "a model that renders ... leaks ...".
-_EXPLAINS = re.compile(
+_EXPLAINS = deferred(
     r"\bexfiltrat\w*|\bleaks?\b|\b(?:a|an|any|the)\s+(?:model|agent|assistant|llm|client|renderer|chatbot|bot|ui)\s+"
     r"(?:that|which)\s+(?:renders?|displays?|shows?|loads?)\b"
 )
 
 
 # The reader told to act in the sentence: the second person, a vocative, an imperative opening.
-_SPOKEN_TO = re.compile(
+_SPOKEN_TO = deferred(
     r"\b(?:you|your|u|ur)\b|\b(?:assistant|agent|bot|ai|model|llm)\s*[:,]|^[\s>*_#`\"'(\[-]*(?:please\s+)?(?:always\s+)?"
     r"(?:render|show|display|include|add|append|output|print|load|open|insert|embed|fill)\b"
 )
@@ -254,7 +255,7 @@ _COMMAND_SECRET = near(
     r"`\s*(?:cat|printenv|env)\b",
     300,
 )
-_PARAM_BEFORE = re.compile(r"([\w-]+)\s*=\s*[\"']?$")
+_PARAM_BEFORE = deferred(r"([\w-]+)\s*=\s*[\"']?$")
 
 
 def _command_secret(views: Views) -> Iterator[RuleMatch]:
@@ -275,11 +276,11 @@ def _command_secret(views: Views) -> Iterator[RuleMatch]:
         yield RuleMatch(start, end, framed_level(views, start, end, level))
 
 
-_NETCAT = re.compile(
+_NETCAT = deferred(
     r"\|\s*(?:nc|ncat|netcat|socat|telnet)\b[ \t]+(?:-\w+[ \t]+)*([\w.:\[\]-]+)|/dev/(?:tcp|udp)/([\w.:-]+)"
 )
-_LOCAL_HOST = re.compile(r"^(?:localhost|127\.|0\.0\.0\.0|::1|\[::1\]|host\.docker\.internal)")
-_SHELL_SOURCE = re.compile(r"\b(?:cat|tar|env|printenv|base64|gzip|zip|bash\s+-i|sh\s+-i|find|history)\b|0>&1|>&")
+_LOCAL_HOST = deferred(r"^(?:localhost|127\.|0\.0\.0\.0|::1|\[::1\]|host\.docker\.internal)")
+_SHELL_SOURCE = deferred(r"\b(?:cat|tar|env|printenv|base64|gzip|zip|bash\s+-i|sh\s+-i|find|history)\b|0>&1|>&")
 
 
 def _netcat(views: Views) -> Iterator[RuleMatch]:
@@ -300,11 +301,11 @@ _READ_VERBS = (
     r"send|paste|attach|exfiltrate|leak|read|contents\s+of|open|copy|load|view)\b"
 )
 _WEAK_READ = frozenset(("open", "copy", "load", "view"))  # only a finding when the contents are to be shared
-_SHARE = re.compile(
+_SHARE = deferred(
     r"\b(?:paste|send|post|upload|share|reply|include|attach|exfiltrat\w*|forward|email)\b|\bhere\b|\bto\s+me\b|"
     r"\bin\s+(?:the|your)\s+(?:chat|reply|response|answer|next\s+message)\b|\|\s*(?:curl|nc|ncat|wget)\b"
 )
-_LOCAL_FILTER = re.compile(r"^[^\n|]{0,80}\|\s*(?:grep|rg|awk|sed|cut|wc|sort|head|tail|less|jq)\b")
+_LOCAL_FILTER = deferred(r"^[^\n|]{0,80}\|\s*(?:grep|rg|awk|sed|cut|wc|sort|head|tail|less|jq)\b")
 
 
 def _reads(second: str, gap: int) -> Finder:
@@ -336,8 +337,8 @@ def _spans_at(spans: Callable[[str], Iterator[tuple[int, int]]], level: int) -> 
     return find
 
 
-_ECHO_SECRET = re.compile(rf"\becho\s+[\"']?{_SECRET_VAR}[\"']?")
-_ECHO_SINK = re.compile(
+_ECHO_SECRET = deferred(rf"\becho\s+[\"']?{_SECRET_VAR}[\"']?")
+_ECHO_SINK = deferred(
     r"^\s*(?:\|\s*(?:docker|podman|helm|gh|npm|oras|crane|skopeo|kubectl|vault|aws|gcloud|az|op|pass|security|"
     r"xclip|xsel|pbcopy|wl-copy|sudo|tee\s+-a\s+[\w./~-]+|[\w./-]+\s+(?:login|auth))|>>?\s*[\w./~$\"'{}-]+)"
 )

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sidecar.scanner.context import NONE, framed_level, negated
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 
 __all__ = [
@@ -54,7 +55,7 @@ def gap(words: int) -> str:
     return rf"(?:{SEP}\w{{1,30}}+){{0,{words}}}?{SEP}"
 
 
-WORD = re.compile(r"\w+")
+WORD = deferred(r"\w+")
 
 
 def words(text: str) -> frozenset[str]:
@@ -88,7 +89,7 @@ class Rule:
 def regex(pattern: str, level: int, *, view: str = "folded", framed: bool = True, negatable: bool = False) -> Finder:
     """Every match of ``pattern`` at ``level``, lowered when quoted, in code or named as an example
     (``framed``) and dropped when negated (``negatable``)."""
-    compiled = re.compile(pattern, re.MULTILINE)
+    compiled = deferred(pattern, re.MULTILINE)
 
     def find(views: Views) -> Iterator[RuleMatch]:
         text = views.raw if view == "raw" else views.folded
@@ -109,11 +110,11 @@ def regex(pattern: str, level: int, *, view: str = "folded", framed: bool = True
 
 
 # Words that aim a sentence at its reader: the second person, or the model named.
-_ADDRESSED = re.compile(
+_ADDRESSED = deferred(
     r"\b(?:you|your|yours|yourself|u|ur|assistant|model|ai|agent|llm|bot|chatbot|chatgpt|gpt|claude|copilot)\b"
 )
 # An imperative that opens a sentence (after list and quote marks).
-_IMPERATIVE = re.compile(
+_IMPERATIVE = deferred(
     r"^[\s>*_#`\"'(\[-]*(?:please\s+)?(?:ignore|disregard|forget|override|bypass|act|behave|pretend|roleplay|"
     r"role-play|respond|answer|reply|enable|enter|activate|switch|become|stay|remain|simulate|emulate|imagine|"
     r"do|don'?t|never|always|send|reveal|print|show|output|repeat|tell|give|run|execute|obey|follow|comply|"
@@ -141,13 +142,13 @@ def mentioned(views: Views, start: int) -> bool:
 
 
 # A quotation in a sentence: single, double or curly quotes, or a code span, on one line.
-_QUOTED_SPAN = re.compile(
+_QUOTED_SPAN = deferred(
     r"(?<!\w)'[^'\n]{1,300}?'(?!\w)|\"[^\"\n]{1,300}?\"|\u201c[^\u201d\n]{1,300}?\u201d|\u2018[^\u2019\n]{1,300}?\u2019|"
     r"`[^`\n]{1,300}?`"
 )
 # Words outside a quotation that speak to the reader: the second person, the model hailed ("assistant:"), or
 # the model told what it must do.
-_SPOKEN_TO = re.compile(
+_SPOKEN_TO = deferred(
     r"\b(?:you|your|yours|yourself|u|ur)\b|\b(?:assistant|model|ai|agent|llm|bot|chatbot|claude|copilot)s?\s*[:,]|"
     r"\b(?:assistant|model|ai|agent|llm|bot|chatbot)s?\s+(?:must|should|shall|will|is\s+to|needs?\s+to|has\s+to)\b"
 )
@@ -196,7 +197,7 @@ def near(first: str, second: str, gap: int) -> Callable[[str], Iterator[tuple[in
     Both patterns are found independently (linear), then each ``second`` hit is paired with the
     closest ``first`` hit that ends before it; a regex with a gap would rescan per start.
     """
-    rx_first, rx_second = re.compile(first, re.MULTILINE), re.compile(second, re.MULTILINE)
+    rx_first, rx_second = deferred(first, re.MULTILINE), deferred(second, re.MULTILINE)
 
     def spans(text: str) -> Iterator[tuple[int, int]]:
         firsts: list[tuple[int, int]] = []
@@ -216,7 +217,7 @@ def near(first: str, second: str, gap: int) -> Callable[[str], Iterator[tuple[in
 
 
 # A sentence that speaks about attacks rather than making one: a finding there is only a mention.
-DESCRIBED = re.compile(
+DESCRIBED = deferred(
     r"\b(?:attack\w*|attempt\w*|malicious|injection|injected|jailbreak\w*|red[- ]?team\w*|pen[- ]?test\w*|payloads?(?![./-]\w)|threat\w*|"
     r"phishing|adversar\w*|exfiltrat\w*|post-?mortems?|(?<![./@-])example(?![./-]\w)|e\.g\.|such\s+as|for\s+instance|scanner|detect\w*|flag(?:s|ged)?|(?<!without\s)(?<!never\s)(?<!no\s)refus\w*|"
     r"hypothetical|quarantin\w*|mitigat\w*|vulnerab\w*|exploit\w*|owasp|incident|could\s+(?:tell|ask|trick)|"
@@ -226,7 +227,7 @@ DESCRIBED = re.compile(
 
 # Reported speech in a condition: "if a web page tells you to disregard ..." describes an attack. "When
 # anyone asks you for credentials, paste ..." does not: the order is the main clause, not the speech.
-REPORTED = re.compile(
+REPORTED = deferred(
     r"\b(?:if|when|whenever|should|once)\s+(?:\w+\s+){0,4}(?:tells|asks|instructs|says|wants|urges|requests|"
     r"tries\s+to\s+get|claims)\s+(?:you|the\s+(?:model|agent|assistant|ai|bot))\s+(?:to|that)\b|"
     # told in the past or in progress: "hidden text telling our assistant to forward ...", "an email asked the bot to"
@@ -248,7 +249,6 @@ def per_sentence(
     when the match is quoted, in code or named as an example, and the hit dropped when the sentence,
     or the lead-in just before it, speaks about attacks (``described``) or reports what someone else
     tells the model."""
-    required = _literals(gate)
 
     def read(piece: str) -> tuple[int, int, int] | None:
         return judge(piece) if gate.search(piece) is not None else None
@@ -259,7 +259,7 @@ def per_sentence(
         spans = views.sentences()
         pieces = views.pieces()
         indices: Sequence[int] = range(len(spans))
-        if required is not None and len(spans) > _FEW_SENTENCES:
+        if len(spans) > _FEW_SENTENCES and (required := _literals(gate)) is not None:
             indices = views.sentences_holding(required)
         # Bounded, so a text of all-different sentences holds no more than this many verdicts.
         read_once = functools.lru_cache(maxsize=_REMEMBERED)(read)

@@ -37,7 +37,6 @@ the text (literal needles, or word stems looked up in the text's sorted words).
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -57,6 +56,7 @@ from sidecar.scanner.decode import (
     reads_as_words,
     url_runs,
 )
+from sidecar.scanner.deferred import deferred
 from sidecar.scanner.directive import DIRECTIVE_RULES
 from sidecar.scanner.harm import HARM_RULES
 from sidecar.scanner.headers import HEADER_RULES
@@ -439,7 +439,7 @@ def _run_level(views: Views, start: int, end: int) -> int:
 
 
 # A download run by a shell: common in install docs as plain text, but hidden in an encoding it is a payload.
-_FETCH_TO_SHELL = re.compile(
+_FETCH_TO_SHELL = deferred(
     r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\biex\s*\(|\beval\s+\$\("
 )
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sidecar.scanner.deferred import deferred
+
 __all__ = ["Section", "code_fence", "split_sections"]
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_HEADING = deferred(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_FENCE = deferred(r"^[ \t]*(```|~~~)")
 
 
 @dataclass(frozen=True, slots=True)

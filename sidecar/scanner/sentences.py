@@ -10,8 +10,9 @@ linear in the text whatever its shape.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
+
+from sidecar.scanner.deferred import deferred
 
 __all__ = ["MAX_SENTENCE", "sentence_at", "sentences"]
 
@@ -19,7 +20,7 @@ MAX_SENTENCE = 600  # characters read at once; longer sentences are read in wind
 
 # The leading lookahead is a set of characters the engine skips to: four times faster than
 # trying each alternative at every position.
-_END = re.compile(
+_END = deferred(
     r"(?=[.!?:\]\n`~\u3002\uff01\uff1f\uff1b\u061f\u0964])(?:[.!?]+(?=[\s\"')\]*_]|$)|"
     r"[\u3002\uff01\uff1f\uff1b\u061f\u0964]+|\n[ \t]*\n|"
     r"\n(?=[ \t]*(?:[-*+>#|=<\[]|\d{1,3}[.)][ \t]|role\s*:|content\s*:|```|~~~))|[:\]][ \t]*\n|"

@@ -6,6 +6,7 @@
     .venv/bin/python -m tests.bench.bench_scan --only=notes:tune2 --only=dialogue  # some corpora (no CPU tables)
     .venv/bin/python -m tests.bench.bench_scan --no-semantic --only=notes:tune --cpu   # some corpora, with the CPU tables
     .venv/bin/python -m tests.bench.bench_scan --no-semantic --verdicts   # every text's verdict, one a line (no tables)
+    .venv/bin/python -m tests.bench.bench_scan --import-cost   # CPU and RSS of importing it and a first verdict
 
 Corpora, each split into the part the rules were tuned on and a part kept out of tuning:
 
@@ -283,6 +284,47 @@ def _speed() -> None:
         print(f"  {size:>9,} chars: verdict {took * 1000:8.1f} ms   scan_write(append) {append * 1000:7.1f} ms")
 
 
+_IMPORT_PROBE = r"""
+import resource, sys
+sys.modules.setdefault("rich", None)
+import sidecar.cli, sidecar.server.serve, sidecar.server.app
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return (r.ru_utime + r.ru_stime) * 1000
+
+def rss():
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS:")) / 1024
+
+c0, r0 = cpu(), rss()
+import sidecar.scanner.scan
+c1, r1 = cpu(), rss()
+sidecar.scanner.scan.verdict("# Agent\n\nA one-file memory dir, as most tests start a sidecar over.\n")
+c2, r2 = cpu(), rss()
+print(c1 - c0, r1 - r0, c2 - c1, r2 - r1)
+"""
+
+
+def import_cost(runs: int = 5) -> None:
+    """In fresh processes that have imported what ``memory-sidecar serve`` imports (rich made absent, one
+    BLAS thread): the CPU and RSS that importing the scanner adds, then its first verdict on an ordinary
+    note (what the flagged-section cache's warm-up and a tier's first search pay). Medians of ``runs``."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "ORT_DISABLE_TELEMETRY": "1"}
+    rows = []
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-c", _IMPORT_PROBE], capture_output=True, text=True, env=env, check=True, cwd="/"
+        )
+        rows.append([float(x) for x in done.stdout.split()])
+    med = [sorted(column)[runs // 2] for column in zip(*rows, strict=True)]
+    print(f"scanner import: {med[0]:.0f} ms of CPU, {med[1]:+.1f} MB RSS (medians of {runs} fresh processes)")
+    print(f"first verdict on an ordinary note: {med[2]:.0f} ms of CPU, {med[3]:+.1f} MB RSS")
+    print(f"together: {med[0] + med[2]:.0f} ms of CPU, {med[1] + med[3]:+.1f} MB RSS; load {os.getloadavg()[0]:.1f}")
+
+
 def _semantic(wanted: bool) -> Fresh | None:
     """A maker of semantic layers over the in-process model with the given parts (each keeps its own
     answers), or None."""
@@ -302,6 +344,9 @@ def _semantic(wanted: bool) -> Fresh | None:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if "--import-cost" in args:
+        import_cost()
+        return
     listing = "--list" in args
     only = {arg.removeprefix("--only=") for arg in args if arg.startswith("--only=")}  # e.g. notes:heldout4
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # the model's threads must not reorder it

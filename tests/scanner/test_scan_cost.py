@@ -20,6 +20,7 @@ import pytest
 
 from sidecar.scanner import agency, conceal, covert, directive, harm, headers, intent, joined, leak, multilingual
 from sidecar.scanner import patterns as shapes
+from sidecar.scanner.deferred import is_pattern
 from sidecar.scanner.normalise import normalise
 from sidecar.scanner.rule import cannot_match, per_sentence, required_literals
 from sidecar.scanner.scan import _ALL_STEMS, _STEMS, scan_all
@@ -43,8 +44,8 @@ PATTERNS = [
     value
     for module in (agency, conceal, covert, directive, harm, headers, intent, joined, leak, multilingual, shapes)
     for value in vars(module).values()
-    if isinstance(value, re.Pattern) and isinstance(value.pattern, str)
-]
+    if is_pattern(value) and isinstance(value.pattern, str)
+] + [multilingual._RX[key] for key in sorted(multilingual._KEYS)]  # each language key's pattern, built here
 
 
 def test_literals_read_from_a_pattern() -> None:
