@@ -137,7 +137,9 @@ class PostgresCrewJournal:
         *,
         weighted: bool,
         exclude: Sequence[str] = (),
+        floor: float | None = None,
     ) -> list[Scored]:
+        """Exact whatever ``floor`` is: the database ranks every row in scope."""
         params: list[Any] = [self.crew, np.asarray(query, dtype=np.float32), model, list(exclude)]
         scope = self._scope(where, params)
         order = "cos * importance DESC" if weighted else "cos DESC"

@@ -504,10 +504,15 @@ async def recall_memories(
     cosines: dict[str, float] = {}
     importance: dict[str, float] = {}
     if vector is not None and embedder is not None:
-        for s in await store.dense_rank(where, embedder.model_id, vector, pool, weighted=False):
+        # Only a cosine over DENSE_MATCH earns a place, so the first pass may skip rows under it.
+        ranked = await store.dense_rank(where, embedder.model_id, vector, pool, weighted=False, floor=DENSE_MATCH)
+        for s in ranked:
             cosines[s.entry_id], importance[s.entry_id] = s.cosine, s.importance
     sparse = await store.bm25_rank(where, " ".join(terms(req.query)), pool)  # stopwords earn nothing
-    entries = await store.fetch(req.who.workspace_id, list(dict.fromkeys([*cosines, *sparse])))
+    # A dense candidate under NEAR_MISS that BM25 did not find can neither earn a place nor be named
+    # as near: it is not read.
+    near_enough = [i for i, c in cosines.items() if c >= NEAR_MISS]
+    entries = await store.fetch(req.who.workspace_id, list(dict.fromkeys([*near_enough, *sparse])))
     if vector is not None and embedder is not None:
         await _fill_cosines(store, embedder, vector, [e for i, e in entries.items() if i not in cosines], cosines)
     rank = _tied_ranks(sparse, entries)

@@ -32,7 +32,9 @@ async def similar_edges(store: JournalStore, model: str, batch: Sequence[tuple[S
     edges: list[Relation] = []
     for i, (entry, vector) in enumerate(batch):
         where = ScopeFilter(entry.workspace_id)
-        stored = await store.dense_rank(where, model, vector, SIMILAR_TOP, weighted=False, exclude=[entry.id])
+        stored = await store.dense_rank(
+            where, model, vector, SIMILAR_TOP, weighted=False, exclude=[entry.id], floor=SIMILAR_THRESHOLD
+        )
         candidates = {s.entry_id: s.cosine for s in stored}
         for earlier, earlier_vector in batch[:i]:
             if earlier.workspace_id == entry.workspace_id and earlier.id != entry.id:

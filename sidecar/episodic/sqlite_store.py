@@ -507,9 +507,10 @@ class SqliteJournalStore:
         *,
         weighted: bool,
         exclude: Sequence[str] = (),
+        floor: float | None = None,
     ) -> list[Scored]:
         vectors = await self.vectors(where.workspace_id, model)
-        return vectors.rank(where, query, limit, weighted=weighted, exclude=exclude)
+        return vectors.rank(where, query, limit, weighted=weighted, exclude=exclude, floor=floor)
 
     async def bm25_rank(self, where: ScopeFilter, q: str, limit: int) -> list[str]:
         """Ids of embeddable entries in scope matching any word of ``q``, best BM25 first. Words in

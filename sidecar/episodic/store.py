@@ -148,7 +148,12 @@ class RecallStore(Protocol):
         *,
         weighted: bool,
         exclude: Sequence[str] = (),
-    ) -> list[Scored]: ...
+        floor: float | None = None,
+    ) -> list[Scored]:
+        """Top ``limit`` rows in scope by cosine (× importance when ``weighted``). With ``floor``,
+        rows whose cosine is under it may be left out (a first pass skips rows far from the query)."""
+        ...
+
     async def bm25_rank(self, where: ScopeFilter, q: str, limit: int) -> list[str]: ...
     async def cosines(
         self, workspace_id: str, model: str, ids: Sequence[str], query: npt.NDArray[np.float32]

@@ -8,10 +8,21 @@ hands the cache what it changed (rows appended, rows no longer served, importanc
 with the generation it produced, and a matrix at the generation before is brought up to date in
 place. A remember, a feedback or a forget therefore costs the next recall nothing, however large
 the journal. Marking hits referenced changes no importance, so recalls keep the matrix warm.
+
+A large matrix costs a recall one pass over all its bytes (169 MB at 110k rows of 384 floats),
+which memory bandwidth, not arithmetic, bounds. A ranking that only needs the rows at or over a
+cosine (``floor``) reads a copy 16 times smaller first: one sign bit per row and random
+hyperplane (SimHash), two hyperplanes per dimension. The rows whose bits disagree with the
+query's in few enough places are then scored exactly; the rest are never read. For one row and
+one query, over the draw of the hyperplanes, each bit disagrees with probability angle / pi
+independently of the others, so the disagreements are binomial: the cut is set where a row
+exactly at the floor is left out with probability ``MISS_AT_FLOOR`` (a row further over it, far
+less likely).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections import OrderedDict
@@ -26,7 +37,17 @@ from sidecar.clock import parse_iso, utcnow
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import Scored
 
-__all__ = ["MAX_BYTES", "MAX_SETS", "Delta", "VectorCache", "VectorRow", "VectorSet"]
+__all__ = [
+    "FIRST_PASS_ROWS",
+    "MAX_BYTES",
+    "MAX_SETS",
+    "MISS_AT_FLOOR",
+    "Delta",
+    "VectorCache",
+    "VectorRow",
+    "VectorSet",
+    "sign_cut",
+]
 
 Floats = npt.NDArray[np.float32]
 _NONE = -1  # the code of a missing agent, crew or memory type
@@ -36,6 +57,14 @@ _DEAD_SHARE = 0.25
 #: Rows from which a recall's matrix product is split over two threads (about 2 ms of work).
 SPLIT_ROWS = 20_000
 _SPLIT_POOL = ThreadPoolExecutor(1, thread_name_prefix="journal-matmul")
+#: Rows from which a ranking with a cosine floor reads the sign codes first (below it the exact
+#: product costs under 3 ms).
+FIRST_PASS_ROWS = 20_000
+#: The chance that the sign codes leave out a row whose cosine is exactly at the floor.
+MISS_AT_FLOOR = 1e-5
+#: Past this share of the rows to score, one product over the whole matrix (a stream) costs less
+#: than gathering them (a gathered row costs about 1.6 streamed ones).
+_GATHER_SHARE = 1 / 3
 #: Workspaces' matrices kept at most (a recall may name any workspace), and their bytes at most.
 MAX_SETS = 64
 MAX_BYTES = 256 * 1024 * 1024
@@ -86,6 +115,8 @@ class VectorSet:
         self._expires = np.full(capacity, math.inf)
         self._importance = np.zeros(capacity)
         self._alive = np.zeros(capacity, dtype=bool)
+        self._planes = _planes(dim)
+        self._signs = np.zeros((self._planes.shape[1] // 64, capacity), dtype=np.uint64)
 
     @classmethod
     def build(cls, rows: Sequence[VectorRow]) -> VectorSet:
@@ -103,7 +134,7 @@ class VectorSet:
     @property
     def nbytes(self) -> int:
         """The bytes its arrays take (the matrix, mostly)."""
-        arrays = (self._matrix, self._ints, self._expires, self._importance, self._alive)
+        arrays = (self._matrix, self._ints, self._expires, self._importance, self._alive, self._signs)
         return sum(a.nbytes for a in arrays)
 
     @property
@@ -126,6 +157,7 @@ class VectorSet:
         block = np.frombuffer(b"".join(r.blob for r in kept), dtype="<f4").reshape(len(kept), self.dim)
         norms = np.linalg.norm(block, axis=1, keepdims=True)
         self._matrix[start:end] = block / np.where(norms == 0, 1, norms)
+        self._signs[:, start:end] = _sign_words(self._matrix[start:end], self._planes).T
         for name, index in (("agent_id", 0), ("crew_id", 1), ("namespace", 2), ("memory_type", 3)):
             self._ints[index, start:end] = [self._code(getattr(r, name)) for r in kept]
         self._expires[start:end] = [r.expires for r in kept]
@@ -175,21 +207,52 @@ class VectorSet:
         return keep
 
     def rank(
-        self, where: ScopeFilter, query: Floats, limit: int, *, weighted: bool, exclude: Sequence[str]
+        self,
+        where: ScopeFilter,
+        query: Floats,
+        limit: int,
+        *,
+        weighted: bool,
+        exclude: Sequence[str],
+        floor: float | None = None,
     ) -> list[Scored]:
-        """Top ``limit`` served rows in scope by cosine (× importance when ``weighted``)."""
+        """Top ``limit`` served rows in scope by cosine (× importance when ``weighted``).
+
+        With ``floor`` (and not ``weighted``), rows whose cosine is under it may be left out: on a
+        matrix of ``FIRST_PASS_ROWS`` or more, only the rows the sign codes put near enough the
+        query are scored, and a row at the floor is kept with probability 1 - ``MISS_AT_FLOOR``.
+        Every cosine returned is exact."""
         if limit < 1 or not self.size or query.shape[-1] != self.dim:
             return []
+        n = self.size
         norm = float(np.linalg.norm(query)) or 1.0
-        cosines = _product(self.matrix, query.astype(np.float32) / norm)
-        importance = self._importance[: self.size]
+        unit = query.astype(np.float32) / norm
+        keep = self.mask(where, exclude)
+        if floor is not None and not weighted and n >= FIRST_PASS_ROWS:
+            keep &= self._disagreements(unit) <= sign_cut(floor, self._planes.shape[1])
+        candidates = np.flatnonzero(keep)
+        if len(candidates) > _GATHER_SHARE * n:
+            cosines = _product(self.matrix, unit)[candidates]
+        else:  # few rows in scope or near the query: read only theirs
+            cosines = self._matrix[candidates] @ unit
+        importance = self._importance[candidates]
         keys = cosines * importance if weighted else cosines.astype(np.float64)
-        candidates = np.flatnonzero(self.mask(where, exclude))
         if len(candidates) > limit:
-            part = np.argpartition(-keys[candidates], limit - 1)[:limit]
-            candidates = candidates[part]
-        order = candidates[np.argsort(-keys[candidates], kind="stable")]
-        return [Scored(self.ids[i], float(cosines[i]), float(importance[i])) for i in order]
+            part = np.argpartition(-keys, limit - 1)[:limit]
+            candidates, cosines, importance, keys = candidates[part], cosines[part], importance[part], keys[part]
+        order = np.argsort(-keys, kind="stable")
+        return [Scored(self.ids[candidates[i]], float(cosines[i]), float(importance[i])) for i in order]
+
+    def _disagreements(self, unit: Floats) -> npt.NDArray[np.uint16]:
+        """For each row, the hyperplanes on whose other side than the query it lies."""
+        n = self.size
+        query = _sign_words(unit[None, :], self._planes)[0]
+        counts = np.zeros(n, dtype=np.uint16)
+        scratch = np.empty(n, dtype=np.uint64)
+        for word, bits in zip(self._signs[:, :n], query, strict=True):
+            np.bitwise_xor(word, bits, out=scratch)
+            counts += _popcount(scratch)
+        return counts
 
     def cosines(self, entry_ids: Iterable[str], query: Floats) -> dict[str, float]:
         """The cosine of each listed entry that has a served row here."""
@@ -215,17 +278,75 @@ class VectorSet:
         matrix[: self.size] = self._matrix[: self.size]
         ints = np.full((4, grown), _NONE, dtype=np.int32)
         ints[:, : self.size] = self._ints[:, : self.size]
+        signs = np.zeros((len(self._signs), grown), dtype=np.uint64)
+        signs[:, : self.size] = self._signs[:, : self.size]
         expires, importance, alive = np.full(grown, math.inf), np.zeros(grown), np.zeros(grown, dtype=bool)
         expires[: self.size] = self._expires[: self.size]
         importance[: self.size] = self._importance[: self.size]
         alive[: self.size] = self._alive[: self.size]
-        self._matrix, self._ints, self._expires, self._importance, self._alive = (
+        self._matrix, self._ints, self._expires, self._importance, self._alive, self._signs = (
             matrix,
             ints,
             expires,
             importance,
             alive,
+            signs,
         )
+
+
+@functools.lru_cache(maxsize=8)
+def _planes(dim: int) -> Floats:
+    """The random hyperplanes of the sign codes for vectors of ``dim``: 128 per started 64 dims
+    (768 for 384), Gaussian, from a fixed seed (every set of one width shares them)."""
+    bits = 128 * max(1, -(-dim // 64))
+    planes = np.random.default_rng(20_251_129 + dim).standard_normal((dim, bits)).astype(np.float32)
+    planes.flags.writeable = False
+    return planes
+
+
+def _sign_words(rows: Floats, planes: Floats) -> npt.NDArray[np.uint64]:
+    """Each row's side of every hyperplane, packed into 64-bit words (rows × words)."""
+    sides = np.packbits(rows @ planes > 0, axis=1, bitorder="little")
+    return np.ascontiguousarray(sides).view(np.uint64)
+
+
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
+
+
+def _popcount(words: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]:
+    """Set bits per word (numpy 2's ``bitwise_count``; a byte table before it)."""
+    count = getattr(np, "bitwise_count", None)
+    counted: npt.NDArray[np.uint8]
+    if count is not None:
+        counted = count(words)
+    else:
+        counted = _BYTE_BITS[words.view(np.uint8)].reshape(len(words), 8).sum(axis=1, dtype=np.uint8)
+    return counted
+
+
+@functools.lru_cache(maxsize=64)
+def sign_cut(floor: float, bits: int, miss: float = MISS_AT_FLOOR) -> int:
+    """The most hyperplanes a row may disagree with the query on and still be scored: the least
+    count that a row at cosine ``floor`` exceeds with probability at most ``miss`` (a binomial
+    tail: each of ``bits`` planes separates the two with probability angle / pi)."""
+    if floor <= -1.0:
+        return bits
+    p = math.acos(min(1.0, floor)) / math.pi
+    if p <= 0.0:
+        return 0
+    tail = 0.0
+    for over in range(bits, -1, -1):  # P(count >= over), summed from the top
+        log_pmf = (
+            math.lgamma(bits + 1)
+            - math.lgamma(over + 1)
+            - math.lgamma(bits - over + 1)
+            + over * math.log(p)
+            + (bits - over) * math.log1p(-p)
+        )
+        tail += math.exp(log_pmf)
+        if tail > miss:
+            return over
+    return bits
 
 
 def _product(matrix: Floats, query: Floats) -> Floats:
