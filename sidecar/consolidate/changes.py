@@ -35,6 +35,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Concatenate, ParamSpec, TypeVar
 
+import numpy as np
+import numpy.typing as npt
+
 from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
@@ -46,10 +49,15 @@ __all__ = [
     "ANCHORED_COVERAGE",
     "COVERAGE",
     "MAX_LINE_CHARS",
+    "MEANING_COSINE",
+    "MEANING_MARGIN",
     "SIGNAL",
+    "Vectors",
+    "changed_by_meaning",
     "changed_by_signal",
     "changed_by_value",
     "learn_forms",
+    "meaning_texts",
     "reverted",
     "routine_said",
 ]
@@ -745,3 +753,145 @@ def _restated(
         return False
     held = sum(weight.get(w, 1.0) for w in subject & new)
     return held >= ANCHORED_COVERAGE * sum(weight.get(w, 1.0) for w in subject)
+
+
+#: The least cosine of a standing line and its nearest statement for the two to say one fact.
+MEANING_COSINE = 0.45
+#: How much nearer that statement must be than any other line the tier holds (``changed_by_meaning``).
+MEANING_MARGIN = 0.05
+Vectors = Mapping[str, npt.NDArray[np.float32]]
+
+
+class _Meaning:
+    """What ``changed_by_meaning`` reads of its lines: the standing ones and the later statements
+    that may change them, each by key, with their words and values."""
+
+    def __init__(self, said: Sequence[Said]) -> None:
+        lines = [s for s in said if len(s.text) <= MAX_LINE_CHARS and "\n" not in s.text]
+        learn_forms(s.text for s in lines)
+        self.first: dict[str, Said] = {}
+        self.last: dict[str, Said] = {}
+        weeks: dict[str, set[str]] = {}
+        for item in sorted(lines, key=lambda s: s.when):
+            key = normalised(item.text)
+            self.first.setdefault(key, item)
+            self.last[key] = item
+            weeks.setdefault(key, set()).add(_week(item))
+        lower = _lowercase_words(s.text for s in lines)
+        self.content = {key: _content(item.text) for key, item in self.last.items()}
+        names = {key: _opening_name(item.text, lower) for key, item in self.last.items()}
+        self.values = {
+            key: _values(item.text) | _labelled_names(item.text, lower) | ({names[key]} - {""})
+            for key, item in self.last.items()
+        }
+        self.names = names
+        self.standing = [
+            key for key in self.last if len(weeks[key]) >= MIN_STANDING_WEEKS and not is_event(key) and self.values[key]
+        ]
+        self.later = [
+            key
+            for key, item in self.first.items()
+            if self.values[key] and (not is_event(key) or SIGNAL.search(item.text))
+        ]
+        # how many standing lines say each word that is no value: the rarest tells a subject
+        self.df = Counter(w for key in self.standing for w in self.content[key] - self.values[key])
+
+    def read(self) -> list[str]:
+        """Every line read: the standing ones and the later statements, once each."""
+        return list(dict.fromkeys([*self.standing, *self.later]))
+
+    def restates(self, old: str, new: str) -> bool:
+        """Whether ``new`` (said first after ``old`` was said last) fills the one value slot of
+        ``old`` with a value of the same kind and names its subject (``changed_by_meaning``)."""
+        if self.first[new].when <= self.last[old].when:
+            return False
+        old_values, new_values = self.values[old], self.values[new]
+        lost = old_values - self.content[new] - {self.names[new]}
+        gained = new_values - self.content[old] - {self.names[old]}
+        if not lost or not gained or not any(_alike(g, w) for g in gained for w in lost):
+            return False
+        old_slots = _Slots(self.last[old].text, old_values)
+        if len(old_slots.runs_of(frozenset(lost))) != 1:
+            return False  # two value phrases gone: another subject in the same mould
+        new_slots = _Slots(self.first[new].text, new_values)
+        if _mirrors(old_slots, new_slots) or _other_subject(old_slots, new_slots):
+            return False
+        subject = self.content[old] - old_values
+        if old_values - lost & self.content[new]:
+            return True  # a value of the older line kept beside the new one names its subject
+        if not subject:
+            return False
+        fewest = min(self.df[w] for w in subject)
+        return any(w in self.content[new] for w in subject if self.df[w] == fewest)
+
+
+def _alike(a: str, b: str) -> bool:
+    """Whether two values are of one kind (``_kind``), two paths of one root: both absolute, both
+    under a host ("wiki.acme.dev/rb/...", "10.5281/zenodo.6041508") or both relative. A dataset's
+    folder and its citation are two facts of one subject, not one value given anew."""
+    if _kind(a) != _kind(b):
+        return False
+    return _kind(a) != "path" or _path_root(a) == _path_root(b)
+
+
+def _path_root(path: str) -> str:
+    if path.startswith(("/", "~")):
+        return "absolute"
+    head = path.split("/", 1)[0]
+    return "host" if "." in head or head.endswith(":") else "relative"
+
+
+def meaning_texts(said: Sequence[Said]) -> list[str]:
+    """The texts ``changed_by_meaning`` reads the vectors of, one a line (its key's last wording)."""
+    read = _Meaning(said)
+    return [read.last[key].text for key in read.read()]
+
+
+@_reading
+def changed_by_meaning(said: Sequence[Said], vectors: Vectors, found: Collection[str] = ()) -> dict[str, Said]:
+    """The key of every standing line whose nearest statement in the tier, by meaning, came after
+    it and gives its value anew -> that statement. ``vectors``: an embedding model's L2-normalised
+    vector of each line's text (``meaning_texts``); a line without one is not read. The keys in
+    ``found`` (changes read by their words) are not read again.
+
+    A change written without the older line's words is linked by what it means: "Registers are
+    kept in ClassBook 2" and, weeks later, "ClassBook 3 logs everyone out at five"; "standup
+    09:10 in the huddle" and "standup 09:40, huddle as usual". A standing line (said in
+    ``MIN_STANDING_WEEKS`` weeks, no report of work done, with a value) is changed by a later line
+    when
+    - the later line is the one nearest to it of every line read, standing or later, by at least
+      ``MEANING_MARGIN`` of cosine, and at ``MEANING_COSINE`` or nearer; and the standing line is
+      the nearest of the standing lines to it in turn. A fact in a table of facts ("Credentials
+      for the Zendesk API are in ...", "... for the Klaviyo export ...") has its siblings as near
+      as the later one: no change;
+    - it was first said after the standing line was last said;
+    - it lost one value phrase of the standing line and brings a value of the same kind
+      (``_kind``), keeps a value of it or its rarest subject word (rarest among the standing
+      lines: the word that tells its subject from the others), and is no mirror of it (the same
+      mould said of another subject: ``_mirrors``, ``_other_subject``)."""
+    read = _Meaning(said)
+    keys = [key for key in read.read() if read.last[key].text in vectors]
+    if len(keys) < 2:
+        return {}
+    at = {key: n for n, key in enumerate(keys)}
+    matrix = np.stack([vectors[read.last[key].text] for key in keys]).astype(np.float32)
+    olds = [key for key in read.standing if key in at and key not in found]
+    if not olds:
+        return {}
+    sims = matrix[[at[key] for key in olds]] @ matrix.T
+    for row, key in enumerate(olds):
+        sims[row, at[key]] = -1.0  # a line is not its own neighbour
+    links: dict[str, tuple[str, float]] = {}
+    for row, old in enumerate(olds):
+        order = np.argsort(-sims[row])[:2]
+        best = float(sims[row, order[0]])
+        runner_up = float(sims[row, order[1]]) if len(order) > 1 else -1.0
+        new = keys[int(order[0])]
+        if best < MEANING_COSINE or best - runner_up < MEANING_MARGIN or not read.restates(old, new):
+            continue
+        links[old] = (new, best)
+    nearest: dict[str, tuple[str, float]] = {}
+    for old, (new, cos) in links.items():
+        if new not in nearest or cos > nearest[new][1]:
+            nearest[new] = (old, cos)
+    return {old: read.first[new] for old, (new, _) in links.items() if nearest[new][0] == old}

@@ -28,7 +28,7 @@ from sidecar.consolidate.periods import Line
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER, jaccard, tokens
 
-__all__ = ["CLUSTER_COSINE", "CLUSTER_JACCARD", "Cluster", "cluster_lines"]
+__all__ = ["CLUSTER_COSINE", "CLUSTER_JACCARD", "Cluster", "cluster_lines", "vector_partners"]
 
 CLUSTER_JACCARD = 0.6
 CLUSTER_COSINE = 0.9
@@ -126,6 +126,17 @@ def cluster_lines(
         if (len(words), len(line.text)) > (len(tokens(cluster.kept.text)), len(cluster.kept.text)):
             cluster.kept = line
     return clusters
+
+
+def vector_partners(lines: Sequence[Line]) -> list[bool]:
+    """For each line, whether another line has the same numbers and names: the only lines it may
+    join by meaning (``cluster_lines`` never merges lines whose numbers or names differ), so the
+    only ones whose vectors are read."""
+    keys = [
+        (frozenset(w for w in tokens(line.text) if any(ch.isdigit() for ch in w)), _names(line.text)) for line in lines
+    ]
+    counts = Counter(keys)
+    return [counts[key] > 1 for key in keys]
 
 
 def _prefix(words: frozenset[str], df: Counter[str], threshold: float) -> list[str]:

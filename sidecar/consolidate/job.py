@@ -61,10 +61,21 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Literal, TypeVar
 
+import numpy as np
+import numpy.typing as npt
 import structlog
 
 from sidecar.consolidate.archive import bound_archive
-from sidecar.consolidate.changes import MAX_LINE_CHARS, changed_by_signal, changed_by_value, reverted, routine_said
+from sidecar.consolidate.changes import (
+    MAX_LINE_CHARS,
+    Vectors,
+    changed_by_meaning,
+    changed_by_signal,
+    changed_by_value,
+    meaning_texts,
+    reverted,
+    routine_said,
+)
 from sidecar.consolidate.cluster import CLUSTER_JACCARD
 from sidecar.consolidate.guard import judged
 from sidecar.consolidate.periods import (
@@ -185,8 +196,11 @@ async def consolidate(
     sizes = await asyncio.to_thread(_sizes, root)
     report = Report(dry_run=dry_run, resumed=saved is not None, periods=list(plan))
     report.bytes_before, report.live_bytes_before = _totals(sizes)
+    meant = _Meant(embed)
     if not plan:  # no week is due: values the live notes changed are still retired
-        await _retire_only(root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run)
+        await _retire_only(
+            root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run, meant=meant
+        )
         if saved is not None and not dry_run:
             await asyncio.to_thread(clear_plan, root)
         return _finish(report, sizes)
@@ -197,7 +211,7 @@ async def consolidate(
     texts = await asyncio.to_thread(_read_notes, root, plan)
     said, earlier = await asyncio.to_thread(_dated_lines, root, plan, texts, evergreen, report.skipped)
     frames = await asyncio.to_thread(_run_frames, said)
-    stale = await asyncio.to_thread(_stale, said, earlier, frames)
+    stale = await _stale_of(said, earlier, frames, meant)
     tell = progress or (lambda step, done, total: None)
     periods = await _summaries(
         root,
@@ -235,7 +249,7 @@ async def consolidate(
         stated,
     )
     if not dry_run:  # what this run wrote read as the next run reads it (``_settle``)
-        await _settle(root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes)
+        await _settle(root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, meant=meant)
     if stop_after == "promotions":
         return report
     if operator is not None:
@@ -263,7 +277,9 @@ async def consolidate(
     return _finish(report, sizes)
 
 
-async def _settle(root: Path, report: Report, sizes: dict[str, int], *, evergreen: str, cap_bytes: int) -> None:
+async def _settle(
+    root: Path, report: Report, sizes: dict[str, int], *, evergreen: str, cap_bytes: int, meant: _Meant
+) -> None:
     """Retire what the tier as this run left it changed, as the next run would, until nothing
     changes (``_SETTLE_PASSES`` at most). The run's own outputs are lines the change search had
     not read: a line promoted from one week's notes is a standing fact once the evergreen file
@@ -273,7 +289,9 @@ async def _settle(root: Path, report: Report, sizes: dict[str, int], *, evergree
     by hand, a summary named for no week) is not reported twice."""
     for _ in range(_SETTLE_PASSES):
         found = Report(dry_run=False)
-        changed = await _retire_only(root, found, sizes, evergreen=evergreen, cap_bytes=cap_bytes, dry_run=False)
+        changed = await _retire_only(
+            root, found, sizes, evergreen=evergreen, cap_bytes=cap_bytes, dry_run=False, meant=meant
+        )
         _add_new(report.superseded, found.superseded)
         _add_new(report.promoted, found.promoted)
         _add_new(report.not_promoted, found.not_promoted)
@@ -288,7 +306,14 @@ def _add_new(reported: list[_T], found: list[_T]) -> None:
 
 
 async def _retire_only(
-    root: Path, report: Report, sizes: dict[str, int], *, evergreen: str, cap_bytes: int, dry_run: bool
+    root: Path,
+    report: Report,
+    sizes: dict[str, int],
+    *,
+    evergreen: str,
+    cap_bytes: int,
+    dry_run: bool,
+    meant: _Meant,
 ) -> bool:
     """A run with no week to roll up: the lines of earlier summaries and the evergreen file's
     promoted lines that a newer line changed (the notes still in ``daily/`` included) are retired
@@ -296,7 +321,7 @@ async def _retire_only(
     run on, not from the run that rolls up its week. Whether a file changed (or would have)."""
     said, earlier = await asyncio.to_thread(_dated_lines, root, {}, {}, evergreen, report.skipped)
     frames = await asyncio.to_thread(_run_frames, said)
-    found = await asyncio.to_thread(_stale, said, earlier, frames)
+    found = await _stale_of(said, earlier, frames, meant)
     # Only what a note changed (live or archived, read on its day): a summary's own lines are
     # dated by its week, and read against each other they could order two lines of one week the
     # other way round.
@@ -526,7 +551,59 @@ def _summary_weeks(root: Path, plan: Plan, skipped: list[Skipped]) -> dict[str, 
     return weeks
 
 
-def _stale(said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]]) -> dict[str, Said]:
+class _Meant:
+    """The vectors of the lines a run reads for changes by meaning (``changes.changed_by_meaning``),
+    each text embedded once a run, by the embedding model's background path; none without a
+    model, or once it failed (the run goes on reading changes by their words)."""
+
+    def __init__(self, embed: Embed | None) -> None:
+        self.embed = embed
+        self.vectors: dict[str, npt.NDArray[np.float32]] = {}
+
+    async def of(self, texts: list[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The vectors of ``texts`` (those it has, when the model fails)."""
+        wanted = list(dict.fromkeys(t for t in texts if t not in self.vectors))
+        if wanted and self.embed is not None:
+            try:
+                rows = await self.embed(wanted)
+            except Exception as exc:  # an embedder down or broken never stops a consolidation
+                log.warning("consolidate.embed_failed", error=str(exc))
+                self.embed = None
+            else:
+                if rows.shape[0] == len(wanted):
+                    self.vectors.update(zip(wanted, rows, strict=True))
+        return {t: self.vectors[t] for t in texts if t in self.vectors}
+
+
+async def _stale_of(
+    said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]], meant: _Meant
+) -> dict[str, Said]:
+    """``_stale``, with the vectors of the lines it reads by meaning when a model is given."""
+    vectors: dict[str, npt.NDArray[np.float32]] = {}
+    if meant.embed is not None:
+        kept = await asyncio.to_thread(_kept, said, earlier, frames)
+        vectors = await meant.of(await asyncio.to_thread(meaning_texts, kept))
+    return await asyncio.to_thread(_stale, said, earlier, frames, vectors)
+
+
+def _kept(said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]]) -> list[Said]:
+    """The lines ``_stale`` reads: none routine where it was said, nor in an earlier summary's log."""
+    logs = {
+        (path, text)
+        for path, summary in earlier.items()
+        for title, text in summary_lines(summary)
+        if title.endswith(LOG_SUFFIX)
+    }
+    flags = routine_said(said, frames)
+    return [s for s, log in zip(said, flags, strict=True) if not log and (s.where, s.text) not in logs]
+
+
+def _stale(
+    said: list[Said],
+    earlier: dict[str, str],
+    frames: frozenset[frozenset[str]],
+    vectors: Vectors | None = None,
+) -> dict[str, Said]:
     """The lines no longer current: a newer claim about their subject, a newer line that says it
     changed them, or a standing line restated later with another value (``changes.py``); the
     claim's reading wins where several have one. A week's routine lines (``routine.py``: one
@@ -535,16 +612,13 @@ def _stale(said: list[Said], earlier: dict[str, str], frames: frozenset[frozense
     be a fact in a quiet one, unless its mould is routine across the run (``frames``,
     ``_run_frames``: the same moulds the summaries and promotions read). The lines of the earlier summaries' logs (``<heading> (log)``) are
     routine too: a routine line keeps its standing once its week is rolled up (``earlier``: the
-    summaries by path), so a second run reads what the first did."""
-    logs = {
-        (path, text)
-        for path, summary in earlier.items()
-        for title, text in summary_lines(summary)
-        if title.endswith(LOG_SUFFIX)
-    }
-    flags = routine_said(said, frames)
-    kept = [s for s, log in zip(said, flags, strict=True) if not log and (s.where, s.text) not in logs]
+    summaries by path), so a second run reads what the first did. With ``vectors`` (an embedding
+    model's, by text), a standing line whose nearest statement came later and gives its value
+    anew is changed too (``changed_by_meaning``: the change written in none of its words)."""
+    kept = _kept(said, earlier, frames)
     found = {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
+    if vectors:
+        found = {**changed_by_meaning(kept, vectors, found.keys()), **found}
     return reverted(kept, found)
 
 
@@ -728,8 +802,21 @@ def _replacing(
             notes = sorted(
                 {s.where for s in said if normalised(s.text) == normalised(newer.text) and s.where != evergreen}
             )
-            replacing.setdefault(normalised(newer.text), Candidate(newer.text, tuple(notes)))
+            was = _was(k, said, evergreen)
+            replacing.setdefault(
+                normalised(newer.text), Candidate(f"{COMMENT.sub(' ', newer.text).strip()}{was}", tuple(notes))
+            )
     return replacing
+
+
+def _was(key: str, said: list[Said], evergreen: str) -> str:
+    """A comment naming the line a promoted line's new value replaced, in its words, and the last
+    day it was said: the current line is then found by the words a question about the old one
+    uses ("what schedules our pipelines" finds "Orchestration: Dagster" once it says it replaced
+    "our pipelines are orchestrated with airflow"), and it says what it replaced, and when."""
+    days = [s.when[0] for s in said if s.where != evergreen and normalised(s.text) == key]
+    until = f" until {max(days).isoformat()}" if days else ""
+    return f" <!-- was{until}: {key} -->"
 
 
 async def _bound(

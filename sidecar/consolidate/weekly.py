@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-from sidecar.consolidate.cluster import Cluster, cluster_lines
+from sidecar.consolidate.cluster import Cluster, cluster_lines, vector_partners
 from sidecar.consolidate.conversation import Conversation, conversations, digest
 from sidecar.consolidate.guard import clean_summary
 from sidecar.consolidate.periods import Line, note_day, period_bounds, section_lines
@@ -225,15 +225,29 @@ def _week_lines(
 
 
 async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np.float32] | None:
-    """The lines' vectors, or None without a model or when it fails (words alone then cluster)."""
+    """The lines' vectors, or None without a model or when it fails (words alone then cluster).
+    Only a line that may join another by meaning is embedded (``cluster.vector_partners``: the
+    same numbers and names as another line of the week); the others' rows are zeros, which match
+    nothing, as they could not have. A week's log, a different number on every line, is most of
+    its lines: embedding them all cost a run on a full tier five times its time without the model."""
     if embed is None or len(lines) < 2:
         return None
+    partnered = [n for n, flag in enumerate(vector_partners(lines)) if flag]
+    texts = list(dict.fromkeys(lines[n].text for n in partnered))  # a line said on several days, once
     try:
-        vectors = await embed([line.text for line in lines])
+        found = await embed(texts) if texts else None
     except Exception as exc:  # an embedder down or broken never stops a consolidation
         log.warning("consolidate.embed_failed", error=str(exc))
         return None
-    return vectors if vectors.shape[0] == len(lines) else None
+    if found is None:
+        return np.zeros((len(lines), 1), dtype=np.float32)
+    if found.shape[0] != len(texts):
+        return None
+    row = {text: n for n, text in enumerate(texts)}
+    vectors = np.zeros((len(lines), found.shape[1]), dtype=np.float32)
+    for n in partnered:
+        vectors[n] = found[row[lines[n].text]]
+    return vectors
 
 
 def _summary_dropped(summary: Summary, members: list[Cluster], period: str) -> list[DroppedLine]:

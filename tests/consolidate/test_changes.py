@@ -159,7 +159,9 @@ async def test_a_run_with_no_week_due_retires_what_a_live_note_changed(tmp_path:
         head, _, superseded = text.partition("## Superseded\n")
         assert old not in head and f"- {old} <!-- superseded {today} by daily/{today}.md -->" in superseded, text
     agent = (root / "AGENT.md").read_text()
-    assert old not in agent and f"- {new} <!-- from daily/{today}.md -->" in agent
+    # the current line names the line it replaced, in its words, and the last day it was said
+    was = f"<!-- was until {START + timedelta(days=15)}: the catalog service lives on ovh gra7 -->"
+    assert old not in agent and f"- {new} {was} <!-- from daily/{today}.md -->" in agent
     assert agent.partition("## Consolidated")[0] == preferences  # left as it was, to the byte
     assert {s.where for s in again.superseded} == {*(f"daily/summaries/{p.name}" for p in summaries), "AGENT.md"}
     third = await consolidate(root, since=None, until=today, summariser=ExtractiveSummariser(), dry_run=False)
