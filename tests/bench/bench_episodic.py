@@ -15,6 +15,10 @@ same matrix, raw FTS5 over the same mirror). Knobs: ``EPISODIC_PARTS`` (``journa
 ``EPISODIC_SIZES`` (``10000,100000``), ``EPISODIC_QUERIES`` (200 per figure), ``EPISODIC_WRITES``
 (100 upserts and 100 feedbacks per size). ``EPISODIC_PARTS=typed,http`` also serves the typed
 journal, at its last size, from a real sidecar and times recall over HTTP (``POST /memory/recall``).
+``EPISODIC_PARTS=real`` checks the dense leg's first pass (sign codes, then exact scores) against
+exact search on real model vectors: LoCoMo's turns, observations and summaries, embedded by the
+model (cached in ``$TMPDIR/memory-sidecar-bench/doc-vectors.sqlite``), asked LoCoMo's questions
+from the 401st on (the first 400 were looked at while choosing the codes' size and cut).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import asyncio
 import contextlib
+import json
 import random
 import sqlite3
 import statistics
@@ -43,9 +48,10 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.episodic import JournalEntry, Query, SqliteJournalStore, hybrid_recall, index_new, recall
+from sidecar.episodic import JournalEntry, Query, SqliteJournalStore, hybrid_recall, index_new, recall, vector_cache
 from sidecar.episodic.entry import MEMORY_TYPES
 from sidecar.episodic.memories import (
+    NEAR_MISS,
     FeedbackRequest,
     Identity,
     RecallRequest,
@@ -57,10 +63,11 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.sqlite_sql import MAX_TERM_DOCS, TERM_DOCS, fts_match, tokens
 from sidecar.episodic.store import NewEmbedding
-from sidecar.episodic.vector_cache import VectorSet
+from sidecar.episodic.vector_cache import VectorRow, VectorSet
 from sidecar.index.query import terms
 from sidecar.logs import configure_logging
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.hybrid import DENSE_MATCH
 from tests.bench.util import ms, pct, report
 from tests.support.procs import cpu_s, start_sidecar
 
@@ -456,6 +463,20 @@ async def _typed_size(
     fake = _Known(journal.model, journal.dim, known)
     rest = await _measure(lambda t: recall_memories(store, fake, _recall_request(t, "importance"), crew_id=None), texts)
     report(f"[{label}] recall without the embedding (vector known)", rest.line(), "recall minus the model")
+    with_pass, exact = Samples([], []), Samples([], [])
+    for text in texts:  # interleaved: the first pass on, then off, query by query
+        for into, rows in ((with_pass, vector_cache.FIRST_PASS_ROWS), (exact, 10**12)):
+            saved, vector_cache.FIRST_PASS_ROWS = vector_cache.FIRST_PASS_ROWS, rows
+            try:
+                part = await _measure(
+                    lambda t: recall_memories(store, fake, _recall_request(t, "importance"), crew_id=None), [text]
+                )
+            finally:
+                vector_cache.FIRST_PASS_ROWS = saved
+            into.wall += part.wall
+            into.cpu += part.cpu
+    report(f"[{label}] the same, A/B by query: the dense leg's first pass on", with_pass.line())
+    report(f"[{label}] the same, A/B by query: first pass off (exact product)", exact.line())
     await _parts(store, raw, journal, vectors, texts, known, label)
     await _writes(store, journal, embedder, fake, label, _questions(qrng, 2 * WRITES, taken), vectors)
     now, peak = RSS.now(), RSS.peak()
@@ -493,16 +514,39 @@ async def _parts(
     where = ScopeFilter(WHO.workspace_id, agent_id=WHO.agent_id, namespace=WHO.namespace)
     dense_ids: dict[str, list[str]] = {}
     sparse_ids: dict[str, list[str]] = {}
+    over: dict[str, list[str]] = {}
 
     async def dense_leg(text: str) -> None:
         scored = await store.dense_rank(where, journal.model, known[text], POOL, weighted=False)
         dense_ids[text] = [s.entry_id for s in scored]
+        over[text] = [s.entry_id for s in scored if s.cosine > DENSE_MATCH]
 
     async def bm25_leg(text: str) -> None:
         sparse_ids[text] = await store.bm25_rank(where, " ".join(terms(text)), POOL)
 
-    dense = await _measure(dense_leg, texts)
-    report(f"[{label}] of which the dense leg (matrix, scope mask, top {POOL})", dense.line())
+    first_ids: dict[str, list[str]] = {}
+    near_ids: dict[str, list[str]] = {}  # what a recall fetches of the dense leg's pool
+
+    async def first_pass_leg(text: str) -> None:
+        scored = await store.dense_rank(where, journal.model, known[text], POOL, weighted=False, floor=DENSE_MATCH)
+        first_ids[text] = [s.entry_id for s in scored if s.cosine > DENSE_MATCH]
+        near_ids[text] = [s.entry_id for s in scored if s.cosine >= NEAR_MISS]
+
+    dense, first = Samples([], []), Samples([], [])
+    for text in texts:  # interleaved, query by query
+        for into, leg in ((first, first_pass_leg), (dense, dense_leg)):
+            one = await _measure(leg, [text])
+            into.wall += one.wall
+            into.cpu += one.cpu
+    report(f"[{label}] of which the dense leg as recall runs it (sign codes, then exact)", first.line())
+    report(f"[{label}] the dense leg exact (matrix, scope mask, top {POOL})", dense.line())
+    same = sum(first_ids[t] == over[t] for t in texts)
+    over_floor = statistics.median(len(over[t]) for t in texts)
+    report(
+        f"[{label}] the first pass's answer over the floor",
+        f"equal to exact search's for {same} of {len(texts)} queries (median {over_floor:.0f} rows over it)",
+        "all",
+    )
     matrix = vectors.matrix
     floor = _measure_sync(lambda t: matrix @ known[t], texts)
     report(f"[{label}] numpy: matrix @ query, {matrix.shape[0]} x {matrix.shape[1]}", floor.line(), "limit")
@@ -538,8 +582,8 @@ async def _parts(
     report(f"[{label}] BM25 leg by query: {' / '.join(_KINDS)}", " / ".join(parts), "queries, median rows matching")
     floor = _measure_sync(raw_fts, texts)
     report(f"[{label}] raw FTS5: the words kept, top {POOL} by bm25()", floor.line(), "limit (no scope)")
-    pools = {t: list(dict.fromkeys([*dense_ids[t], *sparse_ids[t]])) for t in texts}
-    fetch = await _measure(lambda t: store.fetch(WHO.workspace_id, pools[t]), texts)
+    pools = {t: list(dict.fromkeys([*near_ids[t], *sparse_ids[t]])) for t in texts}
+    fetch = await _measure(lambda t: store.fetch(WHO.workspace_id, pools[t]), texts)  # as a recall asks
     count = statistics.fmean(len(p) for p in pools.values())
     report(f"[{label}] of which fetching the candidates (store.fetch)", fetch.line(), f"{count:.0f} rows each")
     marks = await _measure(lambda t: store.mark_referenced(WHO.workspace_id, pools[t][:5], datetime.now(UTC)), texts)
@@ -655,6 +699,93 @@ def _over_http(root: Path) -> None:
         side.stop()
 
 
+#: LoCoMo questions looked at while choosing the sign codes' size and cut (the rest are held out).
+REAL_TUNED = 400
+
+
+def _strings(node: object) -> list[str]:
+    """Every text of 25 characters or more in a LoCoMo sample's nested lists and dicts."""
+    if isinstance(node, str):
+        return [node] if len(node) >= 25 else []
+    values = node.values() if isinstance(node, dict) else node if isinstance(node, list) else []
+    return [text for value in values for text in _strings(value)]
+
+
+async def _real(root: Path, embedder: OnnxEmbedder) -> None:
+    """The dense leg's first pass against exact search on real model vectors (no journal: the
+    matrix itself), alone and padded with random unit rows to the typed part's 110,000."""
+    from tests.bench.retrieval import CACHE, DATA, CachedEmbedder
+
+    samples = json.loads((DATA / "locomo-dev.json").read_text(encoding="utf-8"))
+    texts = list(
+        dict.fromkeys(
+            t
+            for s in samples
+            for k in ("conversation", "observation", "event_summary", "session_summary")
+            for t in _strings(s[k])
+        )
+    )
+    questions = [qa["question"] for s in samples for qa in s["qa"]][REAL_TUNED:]
+    cached = CachedEmbedder(embedder, CACHE / "doc-vectors.sqlite")
+    try:
+        started = time.perf_counter()
+        rows = np.concatenate([await cached.embed(texts[n : n + 256]) for n in range(0, len(texts), 256)])
+        queries = await cached.embed(questions)
+    finally:
+        await cached.aclose()
+    print(
+        f"# real vectors: {len(rows)} LoCoMo texts (turns, observations, summaries), {len(queries)} held-out"
+        f" questions; {cached.computed} embedded now, the rest from the cache ({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
+    where = ScopeFilter("bench", agent_id="a1")
+
+    def vector_set(matrix: npt.NDArray[np.float32]) -> VectorSet:
+        return VectorSet.build(
+            [
+                VectorRow(f"r{i}", "a1", None, "proj", "fact", None, 1.0, row.astype("<f4").tobytes(), len(row))
+                for i, row in enumerate(matrix)
+            ]
+        )
+
+    padded = np.concatenate([rows, _unit_rows(np.random.default_rng(17), 110_000 - len(rows), rows.shape[1])])
+    saved = vector_cache.FIRST_PASS_ROWS
+    vector_cache.FIRST_PASS_ROWS = 0  # the first pass at any size: the real rows alone are fewer than it needs
+    try:
+        for name, vectors in ((f"{len(rows)} real rows", vector_set(rows)), ("padded to 110,000", vector_set(padded))):
+            same = lost = 0
+            scored: list[int] = []
+            fast, exact = Samples([], []), Samples([], [])
+            for query in queries:
+                c0 = time.process_time()
+                first = vectors.rank(where, query, POOL, weighted=False, exclude=(), floor=DENSE_MATCH)
+                fast.cpu.append(time.process_time() - c0)
+                c0 = time.process_time()
+                full = vectors.rank(where, query, POOL, weighted=False, exclude=())
+                exact.cpu.append(time.process_time() - c0)
+                want = [s.entry_id for s in full if s.cosine > DENSE_MATCH]
+                got = [s.entry_id for s in first if s.cosine > DENSE_MATCH]
+                same += got == want
+                lost += len(set(want) - set(got))
+                scored.append(
+                    len(vectors.rank(where, query, vectors.size, weighted=False, exclude=(), floor=DENSE_MATCH))
+                )
+            fast.wall, exact.wall = fast.cpu, exact.cpu
+            share = [100 * n / vectors.size for n in scored]
+            report(
+                f"real vectors, {name}: top {POOL} over {DENSE_MATCH} equal to exact",
+                f"{same} of {len(queries)} queries; rows over it left out: {lost}",
+                "all",
+            )
+            report(
+                f"real vectors, {name}: rows scored after the codes",
+                f"p50 {pct(share, 50):.1f}%, p90 {pct(share, 90):.1f}%, max {max(share):.1f}% of {vectors.size}",
+            )
+            report(f"real vectors, {name}: dense leg CPU, first pass / exact", f"{fast.line()} / {exact.line()}")
+    finally:
+        vector_cache.FIRST_PASS_ROWS = saved
+
+
 def main() -> None:
     print(f"# load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the start", flush=True)
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -667,6 +798,8 @@ def main() -> None:
                 print("# bench_episodic, journal: the [embed] extra is not installed; skipped", flush=True)
             else:
                 asyncio.run(_journal(Path(tmp), embedder))
+        if "real" in PARTS and embedder is not None:
+            asyncio.run(_real(Path(tmp), embedder))
         if "typed" in PARTS:
             asyncio.run(_typed(Path(tmp), embedder))
             if "http" in PARTS and embedder is not None:
