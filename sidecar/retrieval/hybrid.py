@@ -495,7 +495,8 @@ class HybridSearcher:
             row = rows.get(scored.id)
             if hit is None and row is None:
                 continue  # the chunk left the index between the two reads
-            if not _first_copy(shown, hit.text if hit is not None else _where(None, row)[2]):
+            text, plain = (hit.text, hit.plain) if hit is not None else (_where(None, row)[2], False)
+            if not _first_copy(shown, text, plain):
                 continue  # the same text shown above (a fact kept in AGENT.md and in weekly summaries)
             picked.append((scored, hit, row))
             if len(picked) == want:
@@ -679,12 +680,13 @@ def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: l
     result["highlights"] = [[a, b] for a, b in shown.highlights]
 
 
-def _first_copy(shown: set[str], text: str) -> bool:
+def _first_copy(shown: set[str], text: str, plain: bool = False) -> bool:
     """Whether no hit above showed ``text`` (whitespace runs made one space; the heading aside), and
     note it as shown: one answer shows a text once, in its best place, and the place a copy would take
     goes to the next hit. A fact consolidation keeps as its own section in AGENT.md and in weekly
-    summaries would otherwise fill an answer with copies of itself."""
-    key = flatten(text)
+    summaries would otherwise fill an answer with copies of itself. ``plain``: ``is_plain(text)``
+    is known to be true (the index stored it), so flattening is replacing the line breaks."""
+    key = text.replace("\n", " ") if plain else flatten(text)
     if key in shown:
         return False
     shown.add(key)
@@ -703,17 +705,23 @@ def _bm25_only(
 ) -> list[dict[str, Any]]:
     """The first ``limit`` hits, each score multiplied by its standing (retrieval.standing), each
     text once (``_first_copy``); with a ``plan``, the ``limit`` it picks of its ``candidates`` first."""
-    bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)}
+    want = wanted(plan, limit)
     seen: set[str] = set()
-    weighed = [(hit, bm25_rank[id(hit)], factor) for hit, factor, _ in by_standing(hits) if _first_copy(seen, hit.text)]
+    weighed: list[tuple[RankedChunk, float]] = []
+    for hit, factor, _ in by_standing(hits):  # the first ``want`` texts, each once
+        if _first_copy(seen, hit.text, hit.plain):
+            weighed.append((hit, factor))
+            if len(weighed) == want:
+                break
+    bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)} if explain else {}
     out = []
-    shown = pick(plan, weighed[: wanted(plan, limit)], lambda s: candidate_of(s[0], round(s[0].score * s[2], 6)), limit)
-    for (hit, rank, factor), lifted in shown:
+    shown = pick(plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), limit)
+    for (hit, factor), lifted in shown:
         result = hit.as_json(source)
         if factor != 1.0:
             result["score"] = round(hit.score * factor, 6)
         if explain:
-            scored = Scored(hit.id, hit.score, 0.0, rank, hit.score, None, None).with_standing(factor)
+            scored = Scored(hit.id, hit.score, 0.0, bm25_rank[id(hit)], hit.score, None, None).with_standing(factor)
             result["explain"] = scored.explain("bm25")
         mark(result, lifted, explain)
         out.append(result)

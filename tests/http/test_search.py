@@ -159,3 +159,29 @@ async def test_an_answer_shows_a_text_once_and_gives_the_copies_places_to_other_
     assert [" ".join(r["snippet"].split()) for r in results].count(fact) == 1, results
     assert results[0]["path"] == "AGENT.md"
     assert sorted(r["path"] for r in results[1:]) == [f"topics/kiln-{n}.md" for n in range(3)]
+
+
+async def test_copies_that_differ_only_in_whitespace_are_shown_once(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    """A copy of a text wrapped at another place, or holding a run of spaces, is the same text: the
+    answer shows it once, whichever copy has the plain form the index marks (line breaks its only
+    whitespace beyond single spaces) and whichever does not."""
+    root = tmp_path / "memory"
+    write(root, "AGENT.md", "# Agent\n\n## Kiln\n\nThe kiln is fired by Okafor Ceramics\non Thursdays.\n")
+    write(
+        root,
+        "daily/summaries/2025-W40.md",
+        "# Week 40\n\n## Kiln\n\nThe kiln is fired by  Okafor Ceramics on Thursdays.\n",
+    )
+    write(
+        root,
+        "daily/summaries/2025-W41.md",
+        "# Week 41\n\n## Kiln\n\nThe kiln is fired by Okafor Ceramics on\nThursdays.\n",
+    )
+    write(root, "topics/kiln.md", "# Kiln\n\nGlaze tests go in the small kiln first.\n")
+    client = await sidecar_client(consolidate_interval=0)
+    _, body = await post_search(client, {"query": "kiln fired Okafor", "limit": 4})
+    shown = [" ".join(r["snippet"].split()) for r in body["results"]]
+    assert shown.count("The kiln is fired by Okafor Ceramics on Thursdays.") == 1, body["results"]
+    assert [r["path"] for r in body["results"]] == ["AGENT.md", "topics/kiln.md"]
