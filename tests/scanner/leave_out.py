@@ -21,7 +21,19 @@ from sidecar.scanner.scan import scan_all
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
-SEEN = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
+SEEN = (
+    "tune",
+    "tune2",
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+    "heldout8",
+    "heldout9",
+)
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "injection"
 # rule -> (the class it is for, the sets it was written from)
 RULES = {
@@ -31,6 +43,12 @@ RULES = {
     "harm.origin_void": ("override_paraphrase", ("heldout7",)),
     "header.settings_off": ("fake_role_header", ("heldout7",)),
     "conceal.scripted_denial": ("concealment", ("heldout8", "heldout2")),
+    # the multilingual intents: written from each language's grammar, after reading these sets' misses
+    "multilingual.asked_withheld": ("other_language", ("heldout9", "heldout8")),
+    "multilingual.persona_unasked": ("other_language", ("heldout9", "heldout8")),
+    "multilingual.fetch_unasked": ("other_language", ("heldout9", "heldout8")),
+    "multilingual.set_aside": ("other_language", ("heldout9", "heldout8")),
+    "multilingual.conceal": ("other_language", ("heldout9", "heldout8")),
 }
 
 
