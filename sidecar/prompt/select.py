@@ -8,24 +8,23 @@ file stay. Picked chunks are scanned again as they will be rendered. Lines of me
 pass for the block's own frame (``--- crew/CREW.md ---``, ``[memory section withheld ...``) are
 escaped with a leading backslash, so a file cannot forge where it came from.
 
-The scanner's answers are kept by the text they judged (``VERDICTS``): a block asked on every
-prompt judges only sections it has not seen in that form, so its cost follows what changed, not
-the tier's size.
+The scanner's answers are kept by the text they judged (``VERDICTS``, shared with the search's
+flagged sections): a block asked on every prompt judges only sections it has not seen in that
+form, so its cost follows what changed, not the tier's size.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-import threading
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sidecar.index.chunker import Chunk
+from sidecar.prompt.verdicts import VERDICTS, Verdicts
 from sidecar.scanner.normalise import normalise
-from sidecar.scanner.scan import Finding, section_verdict, verdict
+from sidecar.scanner.scan import Finding
 from sidecar.scanner.sections import Section
 
 if TYPE_CHECKING:
@@ -62,54 +61,6 @@ _FORGED = re.compile(
     r"^\s*\[\s*(?:memory\b|end\b|pinned\s+memory|agent\s+memory|crew\s+shared\s+memory|operator\s+model|"
     r"peer\s+context|recalled\s+memory|identity|essential\s+memories)|^\s*memory\s+from\s+earlier\s+sessions\s+follows"
 )
-
-
-class Verdicts:
-    """The scanner's answers on texts it judged, by a digest of the text (and of the section before
-    it, whose seam it is judged with, and the semantic layer), the ``limit`` most recent kept.
-    The verdict is a pure function of those, so an edited section is judged anew; safe across the
-    worker threads blocks are built in."""
-
-    def __init__(self, limit: int = 8192) -> None:
-        self.limit = limit
-        self.misses = 0  # texts judged, for tests and benches
-        self._known: OrderedDict[tuple[bytes, object], Finding | None] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def section(self, memory: MemoryFile, si: int, semantic: SemanticLayer | None) -> Finding | None:
-        """``section_verdict`` on section ``si`` of ``memory``."""
-        own = memory.sections[si]
-        before = memory.sections[si - 1] if si > 0 else None
-        seam = memory.text[before.start : before.end].encode("utf-8", "surrogatepass") if before else b""
-        digest = hashlib.blake2b(digest_size=16)
-        digest.update(len(seam).to_bytes(8, "big") if before else b"first")  # where one text ends
-        digest.update(seam)
-        digest.update(memory.text[own.start : own.end].encode("utf-8", "surrogatepass"))
-        return self._answer(
-            (digest.digest(), semantic), lambda: section_verdict(memory.text, memory.sections, si, semantic=semantic)
-        )
-
-    def text(self, text: str) -> Finding | None:
-        """``verdict`` on ``text``."""
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        return self._answer((digest, "text"), lambda: verdict(text))
-
-    def _answer(self, key: tuple[bytes, object], judge: Callable[[], Finding | None]) -> Finding | None:
-        with self._lock:
-            if key in self._known:
-                self._known.move_to_end(key)
-                return self._known[key]
-        found = judge()
-        with self._lock:
-            self.misses += 1
-            self._known[key] = found
-            while len(self._known) > self.limit:
-                self._known.popitem(last=False)
-        return found
-
-
-#: The answers every block shares.
-VERDICTS = Verdicts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +137,7 @@ def select(
             smallest = min(len(chunk_text(memory.chunks[ci])), len(_notice(memory, si, _UNKNOWN)))
             if used + overhead + smallest > share:
                 continue  # fits neither as itself nor as a notice: no need to scan its section yet
-            verdicts[fi, si] = VERDICTS.section(memory, si, semantic)
+            verdicts[fi, si] = VERDICTS.section(memory.text, memory.sections, si, semantic)
         finding = verdicts[fi, si]
         if finding is not None and si in pick.withheld:
             continue

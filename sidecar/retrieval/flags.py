@@ -1,10 +1,14 @@
 """Which search hits come from a section the injection scanner flagged, so an agent reading them
-knows. Sections are judged as the memory block judges them (``flagged_sections``: a section with
+knows. Sections are judged as the memory block judges them (``section_verdict``: a section with
 its seam to the one before, so the half that completes a payload split across a heading is marked
-and its clean siblings are not). A file is scanned at the first search that shows a hit from it (a few ms for a few KB, off
-the loop); its verdicts are kept until the reindex queue applies a change to it (``forget`` is one
-of the queue's update hooks), so they always describe the file as the index does. After start the
-server scans every file in the background (``warm``)."""
+and its clean siblings are not), and the scanner's answers are the block's own store
+(``sidecar.prompt.verdicts.VERDICTS``, by the text judged): a section the block judged is not
+judged again for a search, nor the other way round, and a file read again after a change has
+only its changed sections judged. A file is read at the first search that shows a hit from it
+(off the loop); which of its sections have a finding is kept until the reindex queue applies a
+change to it (``forget`` is one of the queue's update hooks), so it describes the file as the
+index does. A scan that a change to any file overtook keeps nothing (it may have read the file
+before the change). After start the server scans every file in the background (``warm``)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sidecar.index.files import read_tier_file, scan_tier
+from sidecar.prompt.verdicts import VERDICTS
 
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
@@ -29,6 +34,7 @@ class FlagCache:
     def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
         self._known: OrderedDict[Key, list[SectionFinding]] = OrderedDict()
+        self._changes = 0  # files forgotten so far: a scan a change overtook keeps nothing
 
     def knows(self, tier: str, path: str) -> bool:
         """Whether the verdicts on this file are at hand (a search showing it will not scan it)."""
@@ -36,6 +42,7 @@ class FlagCache:
 
     async def forget(self, tier: str, path: str, seq: int, kind: str) -> None:
         """The reindex queue's ``UpdateHook``: the file changed, scan it again when next shown."""
+        self._changes += 1
         self._known.pop((tier, path), None)
 
     async def warm(self, roots: dict[str, Path]) -> None:
@@ -45,7 +52,10 @@ class FlagCache:
             files = await asyncio.to_thread(scan_tier, root)
             for rel in files:
                 if (tier, rel) not in self._known:
-                    self._known[(tier, rel)] = await asyncio.to_thread(_flagged, root, rel)
+                    changes = self._changes
+                    found = await asyncio.to_thread(_flagged, root, rel)
+                    if changes == self._changes:
+                        self._known[(tier, rel)] = found
         self._trim()
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
@@ -54,18 +64,22 @@ class FlagCache:
         missing = [key for key in keys if key not in self._known]
         for key in keys - set(missing):
             self._known.move_to_end(key)  # recently used: the last to go
+        fresh: dict[Key, list[SectionFinding]] = {}
         if missing:
+            changes = self._changes
             fresh = await asyncio.to_thread(lambda: {key: _flagged(roots[key[0]], key[1]) for key in missing})
-            self._known.update(fresh)
-            self._trim()
-        if not any(self._known.get(key) for key in keys):
+            if changes == self._changes:
+                self._known.update(fresh)
+                self._trim()
+        if not any(fresh.get(key) or self._known.get(key) for key in keys):
             return results  # the common case: nothing flagged in these files
         from sidecar.scanner.scan import finding_at
 
         out = []
         for hit in results:
-            known = self._known.get((hit["source"], hit["path"]))
-            found = finding_at(known, int(hit["line_start"])) if known else None
+            key = (hit["source"], hit["path"])
+            found_in = fresh.get(key) or self._known.get(key)
+            found = finding_at(found_in, int(hit["line_start"])) if found_in else None
             out.append({**hit, "flagged": found.as_json()} if found is not None else hit)
         return out
 
@@ -75,7 +89,18 @@ class FlagCache:
 
 
 def _flagged(root: Path, rel: str) -> list[SectionFinding]:
-    from sidecar.scanner.scan import flagged_sections
+    """``flagged_sections`` of the file as it is now, each section's verdict from ``VERDICTS``."""
+    from sidecar.scanner.scan import SectionFinding
+    from sidecar.scanner.sections import split_sections
 
     data = read_tier_file(root, rel)
-    return [] if data is None else flagged_sections(data.decode("utf-8", errors="replace"))
+    if data is None:
+        return []
+    text = data.decode("utf-8", errors="replace")
+    sections = split_sections(text)
+    out = []
+    for si, section in enumerate(sections):
+        found = VERDICTS.section(text, sections, si)
+        if found is not None:
+            out.append(SectionFinding(section.heading, section.line_start, section.line_end, found))
+    return out

@@ -69,10 +69,10 @@ def test_a_section_is_judged_with_the_section_before_it() -> None:
     one = memory_file("a.md", "## One\nThe build is green.\n\n## Two\nNothing else to report.\n")
     other = memory_file("b.md", "## One\nThe build is red.\n\n## Two\nNothing else to report.\n")
     assert len(split_sections(one.text)) == 2
-    assert verdicts.section(one, 1, None) is None
-    assert verdicts.section(other, 1, None) is None
+    assert verdicts.section(one.text, one.sections, 1, None) is None
+    assert verdicts.section(other.text, other.sections, 1, None) is None
     assert verdicts.misses == 2
-    assert verdicts.section(one, 1, None) is None
+    assert verdicts.section(one.text, one.sections, 1, None) is None
     assert verdicts.misses == 2
 
 
