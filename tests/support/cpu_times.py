@@ -33,6 +33,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.zygote import forked_cpu_s
+
 _ROWS: list[tuple[float, float, float, float, float, str, str]] = []
 _COLLECTION: list[tuple[float, float]] = []
 #: Each file this process ran: (wall-clock time its first phase began, when its last one ended).
@@ -43,9 +45,11 @@ _SLOW: set[str] = set()
 
 
 def _cpu() -> tuple[float, float]:
+    """This process's CPU seconds, and its children's: those it reaped and the sidecars forked for
+    it (``tests/support/zygote.py``), each counted once reaped."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + forked_cpu_s()
 
 
 def _thread_busy() -> float:
@@ -101,6 +105,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         out = f"{out}.{worker}"
     own, children = _cpu()
     lines = [f"# run: {own + children:.2f} s CPU (this process {own:.2f}, children {children:.2f})"]
+    from tests.support.procs import STARTS
+
+    lines.append(f"# sidecars started: {dict(STARTS)}")
     if _COLLECTION:
         lines.append(f"# collection: {_COLLECTION[0][0]:.2f} s CPU, {_COLLECTION[0][1]:.2f} s wall")
     files: dict[str, list[float]] = {}

@@ -8,15 +8,20 @@ import signal
 import socket
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
 from tests.support.waiting import wait_until
+from tests.support.zygote import Forked, fork_sidecar, forkable
 
 __all__ = ["SidecarProcess", "cpu_s", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
 
+
+#: How the sidecars of this process were started (``tests/support/cpu_times.py`` prints it).
+STARTS: Counter[str] = Counter()
 
 #: Where free_port looks: under the usual ephemeral range (ip_local_port_range, 32768-60999).
 _LISTEN_PORTS = (20000, 32000)
@@ -81,7 +86,7 @@ def tree_rss_kb(pid: int, field: str = "VmRSS") -> int:
 
 @dataclass
 class SidecarProcess:
-    proc: subprocess.Popen[bytes]
+    proc: subprocess.Popen[bytes] | Forked
     port: int
     log: Path
     args: list[str] = field(default_factory=list)
@@ -143,9 +148,14 @@ def start_sidecar(
     log_dir: Path | None = None,
     wait: float = 30.0,
     ready: bool = True,
+    fork: bool = True,
 ) -> SidecarProcess:
     """Start ``memory-sidecar serve`` as a real process and wait until /healthz answers
-    (``ready=False``: return at once; several can then start side by side, see ``wait_ready``)."""
+    (``ready=False``: return at once; several can then start side by side, see ``wait_ready``).
+
+    The process is forked from one that has imported the server already (``tests/support/
+    zygote.py``: some 0.8 s of CPU less a start); ``fork=False`` starts a new interpreter, for a
+    test about what the process does before it serves (its imports, its CPU or memory at start)."""
     port = port or free_port()
     log = (log_dir or memory_dir.parent) / f"sidecar-{port}.log"
     full_env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "none", **(env or {})}
@@ -162,7 +172,13 @@ def start_sidecar(
         "json",
         *args,
     ]
-    with log.open("ab") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=full_env)
+    proc: subprocess.Popen[bytes] | Forked
+    if fork and forkable(full_env):
+        proc = fork_sidecar(argv[3:], full_env, log)
+        STARTS["forked"] += 1
+    else:
+        STARTS["new interpreter"] += 1
+        with log.open("ab") as out:
+            proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=full_env)
     sidecar = SidecarProcess(proc, port, log, argv)
     return sidecar.wait_ready(wait) if ready else sidecar
