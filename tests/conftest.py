@@ -16,6 +16,7 @@ from aiohttp.test_utils import TestClient
 from sidecar.server.app import create_app
 from sidecar.settings import Settings, load_settings
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
+from tests.support.procs import FORK
 
 if TYPE_CHECKING:
     from sidecar.retrieval.embed import OnnxEmbedder
@@ -66,6 +67,10 @@ def _one_tls_context_for_every_httpx_client() -> None:
 
 
 _one_tls_context_for_every_httpx_client()
+
+# The suite's sidecars are forked from a process that has imported the server once (tests/support/
+# zygote.py); a test about the process's own start passes fork=False.
+FORK["tests"] = True
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -20,6 +20,8 @@ from tests.support.zygote import Forked, fork_sidecar, forkable
 __all__ = ["SidecarProcess", "cpu_s", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
 
 
+#: Whether ``start_sidecar`` forks its sidecars when not told (tests/conftest.py turns it on).
+FORK = {"tests": False}
 #: How the sidecars of this process were started (``tests/support/cpu_times.py`` prints it).
 STARTS: Counter[str] = Counter()
 
@@ -148,14 +150,16 @@ def start_sidecar(
     log_dir: Path | None = None,
     wait: float = 30.0,
     ready: bool = True,
-    fork: bool = True,
+    fork: bool | None = None,
 ) -> SidecarProcess:
     """Start ``memory-sidecar serve`` as a real process and wait until /healthz answers
     (``ready=False``: return at once; several can then start side by side, see ``wait_ready``).
 
-    The process is forked from one that has imported the server already (``tests/support/
-    zygote.py``: some 0.8 s of CPU less a start); ``fork=False`` starts a new interpreter, for a
-    test about what the process does before it serves (its imports, its CPU or memory at start)."""
+    In the test suite (``FORK["tests"]``, set by tests/conftest.py) the process is forked from one
+    that has imported the server already (``tests/support/zygote.py``: some 0.7 s of CPU less a
+    start); ``fork=False`` starts a new interpreter, for a test about what the process does before
+    it serves (its imports, its CPU or memory at start). Benchmarks start new interpreters: they
+    measure the sidecar as it runs."""
     port = port or free_port()
     log = (log_dir or memory_dir.parent) / f"sidecar-{port}.log"
     full_env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "none", **(env or {})}
@@ -173,7 +177,7 @@ def start_sidecar(
         *args,
     ]
     proc: subprocess.Popen[bytes] | Forked
-    if fork and forkable(full_env):
+    if (FORK["tests"] if fork is None else fork) and forkable(full_env):
         proc = fork_sidecar(argv[3:], full_env, log)
         STARTS["forked"] += 1
     else:
