@@ -52,6 +52,7 @@ __all__ = [
     "MEANING_COSINE",
     "MEANING_MARGIN",
     "SIGNAL",
+    "WORDS_COSINE",
     "Vectors",
     "changed_by_meaning",
     "changed_by_signal",
@@ -60,6 +61,7 @@ __all__ = [
     "meaning_texts",
     "reverted",
     "routine_said",
+    "word_vectors",
 ]
 
 COVERAGE = 0.55
@@ -759,6 +761,8 @@ def _restated(
 MEANING_COSINE = 0.45
 #: How much nearer that statement must be than any other line the tier holds (``changed_by_meaning``).
 MEANING_MARGIN = 0.05
+#: ``MEANING_COSINE`` for the lines' words (``word_vectors``) where no model is loaded.
+WORDS_COSINE = 0.2
 Vectors = Mapping[str, npt.NDArray[np.float32]]
 
 
@@ -829,9 +833,12 @@ def _alike(a: str, b: str) -> bool:
     """Whether two values are of one kind (``_kind``), two paths of one root: both absolute, both
     under a host ("wiki.acme.dev/rb/...", "10.5281/zenodo.6041508") or both relative. A dataset's
     folder and its citation are two facts of one subject, not one value given anew."""
-    if _kind(a) != _kind(b):
-        return False
+    if _kind(a) != _kind(b) or (a in _DAYS) != (b in _DAYS):
+        return False  # a weekday is no name: "on Saturdays" given anew as "Sage" is another fact
     return _kind(a) != "path" or _path_root(a) == _path_root(b)
+
+
+_DAYS = frozenset({*_ONE_DAY, *_ONE_DAY.values()})
 
 
 def _path_root(path: str) -> str:
@@ -847,8 +854,32 @@ def meaning_texts(said: Sequence[Said]) -> list[str]:
     return [read.last[key].text for key in read.read()]
 
 
+def word_vectors(texts: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+    """Each text's words as an L2-normalised vector, each word weighted by its rarity among
+    ``texts`` (tf-idf over the forms ``_words`` reads): what ``changed_by_meaning`` reads where
+    no embedding model is loaded, with ``WORDS_COSINE`` for its least cosine."""
+    counted = {text: Counter(_words(text)) for text in texts}
+    df = Counter(w for words in counted.values() for w in words)
+    column = {w: n for n, w in enumerate(df)}
+    out: dict[str, npt.NDArray[np.float32]] = {}
+    for text, words in counted.items():
+        row = np.zeros(len(column), dtype=np.float32)
+        for w, n in words.items():
+            row[column[w]] = n * math.log(1 + len(counted) / df[w])
+        norm = float(np.linalg.norm(row))
+        out[text] = row / norm if norm else row
+    return out
+
+
 @_reading
-def changed_by_meaning(said: Sequence[Said], vectors: Vectors, found: Collection[str] = ()) -> dict[str, Said]:
+def changed_by_meaning(
+    said: Sequence[Said],
+    vectors: Vectors,
+    found: Collection[str] = (),
+    *,
+    cosine: float = MEANING_COSINE,
+    margin: float = MEANING_MARGIN,
+) -> dict[str, Said]:
     """The key of every standing line whose nearest statement in the tier, by meaning, came after
     it and gives its value anew -> that statement. ``vectors``: an embedding model's L2-normalised
     vector of each line's text (``meaning_texts``); a line without one is not read. The keys in
@@ -887,7 +918,7 @@ def changed_by_meaning(said: Sequence[Said], vectors: Vectors, found: Collection
         best = float(sims[row, order[0]])
         runner_up = float(sims[row, order[1]]) if len(order) > 1 else -1.0
         new = keys[int(order[0])]
-        if best < MEANING_COSINE or best - runner_up < MEANING_MARGIN or not read.restates(old, new):
+        if best < cosine or best - runner_up < margin or not read.restates(old, new):
             continue
         links[old] = (new, best)
     nearest: dict[str, tuple[str, float]] = {}

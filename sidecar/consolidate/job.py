@@ -68,6 +68,7 @@ import structlog
 from sidecar.consolidate.archive import bound_archive
 from sidecar.consolidate.changes import (
     MAX_LINE_CHARS,
+    WORDS_COSINE,
     Vectors,
     changed_by_meaning,
     changed_by_signal,
@@ -75,6 +76,7 @@ from sidecar.consolidate.changes import (
     meaning_texts,
     reverted,
     routine_said,
+    word_vectors,
 )
 from sidecar.consolidate.cluster import CLUSTER_JACCARD
 from sidecar.consolidate.guard import judged
@@ -614,11 +616,15 @@ def _stale(
     routine too: a routine line keeps its standing once its week is rolled up (``earlier``: the
     summaries by path), so a second run reads what the first did. With ``vectors`` (an embedding
     model's, by text), a standing line whose nearest statement came later and gives its value
-    anew is changed too (``changed_by_meaning``: the change written in none of its words)."""
+    anew is changed too (``changed_by_meaning``: the change written in none of its words);
+    without them, its nearest statement by its rarer words (``word_vectors``)."""
     kept = _kept(said, earlier, frames)
     found = {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
     if vectors:
         found = {**changed_by_meaning(kept, vectors, found.keys()), **found}
+    else:  # no model: the lines' words stand for their meaning
+        words = word_vectors(meaning_texts(kept))
+        found = {**changed_by_meaning(kept, words, found.keys(), cosine=WORDS_COSINE), **found}
     return reverted(kept, found)
 
 

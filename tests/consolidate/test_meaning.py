@@ -1,7 +1,8 @@
-"""Changes read by meaning, with the real in-process embedding model: a later line written in
-none of the older line's words ("Export scheduling: Rundeck" after "The night export jobs are
-scheduled by Cronicle") retires it when it is the older line's nearest statement and gives its
-value slot a value of the same kind; a table of facts written in one frame is never read so; and
+"""Changes read by meaning, with the real in-process embedding model and without it (the lines'
+rarer words): a later line that shares too few words with the older one for the change search by
+words ("Export scheduling: Rundeck" after "The night export jobs are scheduled by Cronicle")
+retires it when it is the older line's nearest statement and gives its value slot a value of the
+same kind; a table of facts written in one frame is never read so; and
 a run embeds only the lines it reads by meaning or that may merge by meaning (a week's log, a new
 number on every line, is never embedded)."""
 
@@ -15,7 +16,14 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from sidecar.consolidate.changes import changed_by_meaning, changed_by_signal, changed_by_value, meaning_texts
+from sidecar.consolidate.changes import (
+    WORDS_COSINE,
+    changed_by_meaning,
+    changed_by_signal,
+    changed_by_value,
+    meaning_texts,
+    word_vectors,
+)
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.summarise import ExtractiveSummariser
 from sidecar.consolidate.supersede import Said, claim, superseded
@@ -70,8 +78,15 @@ def test_a_change_in_other_words_is_read_by_meaning_and_a_table_is_not(model: On
     }
 
 
-def test_without_a_vector_nothing_is_read_by_meaning() -> None:
-    assert changed_by_meaning(_lines(), {}) == {}
+def test_without_a_model_the_words_stand_for_the_meaning() -> None:
+    lines = _lines()
+    assert changed_by_meaning(lines, {}) == {}  # no vector, nothing read
+    texts = meaning_texts(lines)
+    found = changed_by_meaning(lines, word_vectors(texts), cosine=WORDS_COSINE)
+    assert {old: newer.text for old, newer in found.items()} == {
+        "the night export jobs are scheduled by cronicle on the utility box": f"- {CHANGES[0][1]}",
+        "the shop till runs lightspeed 4": f"- {CHANGES[1][1]}",
+    }
 
 
 def _tier(root: Path) -> None:
@@ -102,7 +117,7 @@ async def counted(model: OnnxEmbedder) -> AsyncIterator[tuple[list[str], object]
     yield embedded, embed
 
 
-async def test_a_run_with_the_model_retires_the_old_line_and_embeds_no_log(
+async def test_a_run_retires_the_old_line_with_the_model_and_without_and_embeds_no_log(
     tmp_path: Path, counted: tuple[list[str], object]
 ) -> None:
     embedded, embed = counted
@@ -120,10 +135,10 @@ async def test_a_run_with_the_model_retires_the_old_line_and_embeds_no_log(
         embed=embed,  # type: ignore[arg-type]
     )
     old = CHANGES[0][0]
-    assert old in (without / "AGENT.md").read_text()  # words alone: the old value is promoted
-    agent = (with_model / "AGENT.md").read_text()
-    assert old not in agent and TABLE[0][0] in agent  # the table's facts stay current
     assert any(s.line.endswith(old) and s.by == f"- {CHANGES[0][1]}" for s in report.superseded)
-    first_week = (with_model / "daily" / "summaries" / "2026-W02.md").read_text()
-    assert f"- {old} <!-- superseded {START + timedelta(days=60)}" in first_week.partition("## Superseded\n")[2]
+    for root in (with_model, without):
+        agent = (root / "AGENT.md").read_text()
+        assert old not in agent and TABLE[0][0] in agent  # the table's facts stay current
+        first_week = (root / "daily" / "summaries" / "2026-W02.md").read_text()
+        assert f"- {old} <!-- superseded {START + timedelta(days=60)}" in first_week.partition("## Superseded\n")[2]
     assert embedded and not any("Loaded" in text for text in embedded)  # the log is never embedded
