@@ -684,13 +684,18 @@ def _first_copy(shown: set[str], text: str, plain: bool = False) -> bool:
     """Whether no hit above showed ``text`` (whitespace runs made one space; the heading aside), and
     note it as shown: one answer shows a text once, in its best place, and the place a copy would take
     goes to the next hit. A fact consolidation keeps as its own section in AGENT.md and in weekly
-    summaries would otherwise fill an answer with copies of itself. ``plain``: ``is_plain(text)``
-    is known to be true (the index stored it), so flattening is replacing the line breaks."""
-    key = text.replace("\n", " ") if plain else flatten(text)
+    summaries would otherwise fill an answer with copies of itself."""
+    key = _flat(text, plain)
     if key in shown:
         return False
     shown.add(key)
     return True
+
+
+def _flat(text: str, plain: bool) -> str:
+    """``flatten(text)``; ``plain``: ``is_plain(text)`` is known to be true (the index stored it),
+    so flattening is replacing the line breaks."""
+    return text.replace("\n", " ") if plain else flatten(text)
 
 
 def _where(hit: RankedChunk | None, row: ChunkRow | None) -> tuple[str, str, str]:
@@ -707,17 +712,20 @@ def _bm25_only(
     text once (``_first_copy``); with a ``plan``, the ``limit`` it picks of its ``candidates`` first."""
     want = wanted(plan, limit)
     seen: set[str] = set()
-    weighed: list[tuple[RankedChunk, float]] = []
-    for hit, factor, _ in by_standing(hits):  # the first ``want`` texts, each once
-        if _first_copy(seen, hit.text, hit.plain):
-            weighed.append((hit, factor))
+    weighed: list[tuple[RankedChunk, float, str]] = []
+    for hit, factor, _ in by_standing(hits):  # the first ``want`` texts, each once (``_first_copy``)
+        flat = _flat(hit.text, hit.plain)
+        if flat not in seen:
+            seen.add(flat)
+            weighed.append((hit, factor, flat))
             if len(weighed) == want:
                 break
     bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)} if explain else {}
     out = []
     shown = pick(plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), limit)
-    for (hit, factor), lifted in shown:
-        result = hit.as_json(source)
+    for (hit, factor, flat), lifted in shown:
+        # The snippet is cut from the text flattened once: the same window (its first step flattens).
+        result = (hit if hit.plain else hit._replace(text=flat, plain=True)).as_json(source)
         if factor != 1.0:
             result["score"] = round(hit.score * factor, 6)
         if explain:

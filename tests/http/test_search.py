@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from sidecar.index.query import terms
+from sidecar.index.snippet import query_tokens, window
 from tests.support.memory import ClientFactory, write
 
 HOSTILE = [
@@ -185,3 +187,26 @@ async def test_copies_that_differ_only_in_whitespace_are_shown_once(
     shown = [" ".join(r["snippet"].split()) for r in body["results"]]
     assert shown.count("The kiln is fired by Okafor Ceramics on Thursdays.") == 1, body["results"]
     assert [r["path"] for r in body["results"]] == ["AGENT.md", "topics/kiln.md"]
+
+
+async def test_the_snippet_of_a_text_of_several_paragraphs_is_its_window(
+    sidecar_client: ClientFactory, tmp_path: Path
+) -> None:
+    """A hit whose text holds paragraph breaks and runs of spaces shows the window of its text,
+    whitespace flattened, around its best cluster of query terms, with the terms' offsets in it."""
+    root = tmp_path / "memory"
+    body = (
+        "The kiln  was loaded on Monday with the bisque ware from the spring course.\n\n"
+        "Shelves were cleaned   and the cones set for a slow glaze firing overnight.\n\n"
+        "Okafor Ceramics checked the  kiln wiring before the glaze firing, as every quarter.\n\n"
+        "The  studio was swept and the wedging table scraped down after the session."
+    )
+    write(root, "topics/kiln.md", f"# Kiln\n\n{body}\n")
+    client = await sidecar_client(consolidate_interval=0)
+    query = "Okafor glaze firing"
+    _, answer = await post_search(client, {"query": query, "limit": 3})
+    [hit] = answer["results"]
+    expected = window(body, [], tokens=query_tokens(terms(query)))
+    assert len(" ".join(body.split())) > 240 and hit["snippet"].startswith("…")
+    assert hit["snippet"] == expected.text
+    assert hit["highlights"] == [[a, b] for a, b in expected.highlights]
