@@ -13,6 +13,11 @@ it, at the time its removal is seen, unless another place still states them: the
 (``_still_stated``). A journal entry's facts start at the entry's time unless its text names a
 date. With a chat model (``llm``), its checked facts join the rules' (``kg.llm``); a fact both
 find is kept once.
+
+A changed file may wait ``linger_s`` before the graph reads it (the server's ``LINGER_S``): appends
+to it in that time are then read once, in one reading of the lines they added. Whoever needs the
+graph as the files are now reads the waiting files first (``read_pending``: ``follow`` does, and so
+every graph question), and so does the close.
 """
 
 from __future__ import annotations
@@ -91,6 +96,8 @@ class Ingest:
         scopes: dict[str, Scope],
         journal: JournalFeed | None,
         llm: LlmExtractor | None = None,
+        *,
+        linger_s: float = 0.0,
     ) -> None:
         self.graph = graph
         self.llm = llm
@@ -107,6 +114,12 @@ class Ingest:
         # grew since is read from there on, not from its first line.
         self._reads: OrderedDict[tuple[str, str], _Read] = OrderedDict()
         self._unread: set[tuple[str, str]] = set()  # changed files whose reading failed: read again
+        # Changed files waiting ``linger_s`` before their reading (in the order they changed first).
+        self.linger_s = linger_s
+        self._pending: dict[tuple[str, str], int] = {}  # the file -> its latest change (a count)
+        self._changes = 0
+        self._pending_task: asyncio.Task[None] | None = None
+        self._hurry = asyncio.Event()  # set at the close: no more lingering
         # Facts a file's removal ended, until a delete through the API asks for them (``ended_file``):
         # the reindex queue may see the removal before the route asks.
         self._gone: OrderedDict[tuple[str, str], int] = OrderedDict()
@@ -191,14 +204,41 @@ class Ingest:
         """The reindex queue's hook: a file it added or updated is read again. One whose reading
         fails (a full disk) is kept for ``reread``, and the failure goes to the queue's log."""
         if kind == "removed":
+            self._pending.pop((tier, path), None)
             await self.removed(tier, path)
             return
+        if self.linger_s > 0 and not self._closed:
+            self._changes += 1
+            self._pending[(tier, path)] = self._changes
+            if self._pending_task is None or self._pending_task.done():
+                self._pending_task = asyncio.create_task(self._read_pending_later(), name="kg-pending")
+            return
+        await self._read_changed(tier, path)
+
+    async def _read_changed(self, tier: str, path: str) -> None:
         try:
             await self.file(tier, path)
         except Exception:
             self._unread.add((tier, path))
             raise
         self._unread.discard((tier, path))
+
+    async def read_pending(self) -> None:
+        """Read now the changed files waiting for their linger (a failure is logged, and the file
+        read again later with ``reread``)."""
+        for key, change in list(self._pending.items()):
+            try:
+                await self._read_changed(*key)
+            except Exception:
+                log.exception("kg.read_failed", tier=key[0], path=key[1])
+            if self._pending.get(key) == change:  # not changed again since: read as it is now
+                del self._pending[key]
+
+    async def _read_pending_later(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.linger_s):
+                await self._hurry.wait()
+        await self.read_pending()
 
     async def ended_file(self, tier: str, path: str, *, section: bool = False) -> int:
         """A file deleted (with ``section``, one heading section of it): the facts read from it that
@@ -298,6 +338,7 @@ class Ingest:
     async def follow(self) -> int:
         """Read the journal entries appended since the last call; the number of facts they state.
         Then end the facts of the entries the newest ones superseded (``_superseded``)."""
+        await self.read_pending()  # the files as they are now first
         if self.journal is None:
             return 0
         from sidecar.kg.extract import extract
@@ -362,7 +403,13 @@ class Ingest:
         return found + more
 
     async def aclose(self) -> None:
-        """Wait for a file being read, then read no more (a later change is read at the next start)."""
+        """Read the changed files still waiting, wait for a file being read, then read no more (a
+        later change is read at the next start)."""
+        self._hurry.set()  # a reading waiting for its linger starts now
+        task, self._pending_task = self._pending_task, None
+        if task is not None:
+            await task
+        await self.read_pending()
         async with self._reading, self._following:
             self._closed = True
             if self.journal is not None:

@@ -134,6 +134,9 @@ async def open_sidecar(
             ],
             # After the index has it, each on its own: the journal's entry, the graph's reading.
             after_hooks=[journaled, kg.ingest.changed],
+            # The graph lets a changed file linger before it reads it (appends to it meanwhile are
+            # read once); whoever waits for the after-hooks has it read now.
+            catch_up=[kg.ingest.read_pending],
             on_applied=observe.applied,
         )
         # The in-process model, when loaded: the scanner's semantic layer judges writes with it.

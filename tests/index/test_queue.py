@@ -163,6 +163,35 @@ async def test_wait_hooked_gives_up_after_its_limit(queue: ReindexQueue, memory_
     assert await queue.wait_hooked(seq, 10.0) is True
 
 
+async def test_wait_hooked_awaits_the_work_an_after_hook_deferred(queue: ReindexQueue, memory_dir: Path) -> None:
+    """An after-hook that only notes a change (the graph lets a changed file linger) has its
+    ``catch_up`` do the work: whoever waits on ``wait_hooked`` finds it done, even when
+    ``hooked_seq`` had moved already."""
+    noted: list[str] = []
+    done: list[str] = []
+
+    async def note(tier: str, path: str, seq: int, kind: str) -> None:
+        noted.append(path)
+
+    async def catch_up() -> None:
+        await asyncio.sleep(0)
+        done.extend(noted)
+        noted.clear()
+
+    queue.after_hooks.append(note)
+    queue.catch_up.append(catch_up)
+    write(memory_dir, "topics/a.md", "# A\nzqdeferred\n")
+    seq = queue.put("agent", "topics/a.md", "write")
+    assert await queue.wait_hooked(seq, 10.0)
+    assert (noted, done) == ([], ["topics/a.md"])
+    write(memory_dir, "topics/b.md", "# B\nzqdeferred\n")
+    second = queue.put("agent", "topics/b.md", "write")
+    await async_wait_until(lambda: queue.hooked_seq >= second, message="the follower to note the change")
+    assert (noted, done) == (["topics/b.md"], ["topics/a.md"])  # noted, not done
+    assert await queue.wait_hooked(second, 10.0)  # hooked_seq had moved: the work is still done first
+    assert (noted, done) == ([], ["topics/a.md", "topics/b.md"])
+
+
 async def appended(memory_dir: Path, every: int, count: int) -> tuple[int, int, int]:
     """``count`` appends to one daily note, each applied alone by a real queue whose checkpoints
     run every ``every`` batches, a writer pausing until a checkpoint under way is done: (the
