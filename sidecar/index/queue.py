@@ -11,7 +11,9 @@ file) run after that, in the same order, on a follower task of their own, which 
 ``hooked_seq`` once every one of them has seen the changes up to it. They never hold a search
 back; whoever needs what they did waits on ``wait_hooked`` (a graph question does). While the
 follower lags, changes of one file waiting for it are taken together (its hooks read the file as
-it is now, and see the latest seq).
+it is now, and see the latest seq). An after-hook may defer its work (the graph lets a changed
+file linger before it reads it): its ``catch_up`` does it now, and ``wait_hooked`` awaits every
+one of them, so whoever waits on it sees what the after-hooks would have done.
 
 On shutdown both are drained before the process exits: nothing acknowledged is left unindexed, and
 no applied change is left unannounced.
@@ -63,12 +65,15 @@ class ReindexQueue:
         hooks: Sequence[UpdateHook] = (),
         after_hooks: Sequence[UpdateHook] = (),
         on_applied: Callable[[str, str, float], None] | None = None,
+        catch_up: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self.tiers = tiers
         # Run on the worker before ``indexed_seq`` moves: keep them cheap (no I/O), a write waits.
         self.hooks: list[UpdateHook] = list(hooks)
         # Run by the follower after ``indexed_seq`` moved; ``hooked_seq`` follows them.
         self.after_hooks: list[UpdateHook] = list(after_hooks)
+        # Awaited by ``wait_hooked`` once ``hooked_seq`` has moved: the work after-hooks deferred, done now.
+        self.catch_up: list[Callable[[], Awaitable[None]]] = list(catch_up)
         # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
         self.on_applied = on_applied
         self._items: deque[Item] = deque()
@@ -100,13 +105,19 @@ class ReindexQueue:
         """Queue a file (or, with ``path=None``, a whole-tier reconcile); return its seq. ``written``:
         the file's stat key as this sidecar's own write left it (see ``own_write``)."""
         if path is not None and written is not None:
-            if len(self._written) >= MAX_WRITTEN:
-                self._written.clear()
-            self._written[(tier, path)] = written
+            self.note_written(tier, path, written)
         self._seq += 1
         self._items.append(Item(self._seq, tier, path, time.monotonic(), origin))
         self._wakeup.set()
         return self._seq
+
+    def note_written(self, tier: str, path: str, key: tuple[int, ...]) -> None:
+        """The file is as this sidecar's own write left it (its stat ``key``), that write about to be
+        queued: called by the write thread as soon as the file is in place, so a watcher's event
+        handled before the write's ``put`` is not taken for an edit (a dict's item set is atomic)."""
+        if len(self._written) >= MAX_WRITTEN:
+            self._written.clear()
+        self._written[(tier, path)] = key
 
     def own_write(self, tier: str, path: str, key: tuple[int, ...]) -> bool:
         """True when the file is still as a write of this sidecar left it (its stat ``key``), that
@@ -151,12 +162,14 @@ class ReindexQueue:
 
     async def wait_hooked(self, seq: int, limit_s: float) -> bool:
         """Wait until every after-hook has seen the changes up to ``seq`` (the journal has its entry,
-        the graph has read the file); False if ``limit_s`` seconds passed first."""
-        if self.hooked_seq >= seq:
-            return True
+        the graph has read the file: its ``catch_up`` too); False if ``limit_s`` seconds passed first."""
         try:
-            async with asyncio.timeout(limit_s), self._hooked:
-                await self._hooked.wait_for(lambda: self.hooked_seq >= seq)
+            async with asyncio.timeout(limit_s):
+                if self.hooked_seq < seq:
+                    async with self._hooked:
+                        await self._hooked.wait_for(lambda: self.hooked_seq >= seq)
+                for catch_up in self.catch_up:
+                    await catch_up()
         except TimeoutError:
             return False
         return True
