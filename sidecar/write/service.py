@@ -186,12 +186,14 @@ class WriteService:
         why = self.stalled()
         if why is not None:
             raise WritesStalled(f"memory writes are stalled: {why}; nothing was deleted")
-        out = await asyncio.get_running_loop().run_in_executor(self._thread, self._delete_now, root, path, heading)
+        out = await asyncio.get_running_loop().run_in_executor(
+            self._thread, self._delete_now, tier, root, path, heading
+        )
         out["seq"] = self.queue.put(tier, path, "write", out.pop(_WRITTEN, None))
         log.info("write.deleted", tier=tier, path=path, heading=heading, seq=out["seq"])
         return {"tier": tier, "path": path, **out}
 
-    def _delete_now(self, root: Path, path: str, heading: str | None) -> dict[str, Any]:
+    def _delete_now(self, tier: str, root: Path, path: str, heading: str | None) -> dict[str, Any]:
         self._busy_since = time.monotonic()
         try:
             old = read_file(root, path)
@@ -205,6 +207,8 @@ class WriteService:
             start, end, line_start, line_end = _section_span(text, heading)
             new = (text[:start] + text[end:]).encode("utf-8")
             written = durable_replace(root, path, new, old)
+            if written is not None:
+                self.queue.note_written(tier, path, written)
             known = self._usage.get(root)
             if known is not None and counts_against_cap(path):
                 self._usage[root] = known.after(old, new)
@@ -309,6 +313,8 @@ class WriteService:
         flagged = self._scan(root, req, old, new)  # bounded, but up to a few ms on big files
         checked = time.perf_counter()
         written = durable_replace(root, req.path, new, old)
+        if written is not None:  # the watcher may see the rename before the loop queues the write
+            self.queue.note_written(req.tier, req.path, written)
         done = time.perf_counter()
         if done - queued > SLOW_WRITE_S:  # where a slow write spent its time, for whoever looks
             log.warning(

@@ -5,12 +5,14 @@ write (a shell append to the same file) is still queued, and searchable."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sidecar.http.state import SIDECAR
+from sidecar.write.durable import stat_key
 from tests.support.memory import ClientFactory
 from tests.support.waiting import async_wait_until
 
@@ -55,3 +57,29 @@ async def test_the_watcher_does_not_queue_the_sidecars_own_writes_again(
     await searchable(client, "quokka", DAILY)
     assert [origin for path, origin in queued if path == DAILY] == ["write"] * 4 + ["watcher"]
     assert [origin for path, origin in queued if path == "AGENT.md"] == ["watcher"] * 5
+
+
+async def test_a_write_is_known_as_the_sidecars_own_before_the_loop_queues_it(
+    sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher may handle a write's rename before the event loop takes the write's answer and
+    queues it (a loaded host): the write thread tells the queue the file is its own as soon as it is
+    in place, so the watcher does not queue it again. Checked on the write thread, as it hands the
+    write back: before the loop has queued it."""
+    client = await sidecar_client()
+    writes = client.app[SIDECAR].writes
+    queue = writes.queue
+    seen: list[bool] = []
+    real = writes._write_durably
+
+    def checked(root: Path, req: Any, queued: float, candidates: Any = None) -> dict[str, Any]:
+        out = real(root, req, queued, candidates)
+        st = os.stat(root / req.path, follow_symlinks=False)
+        seen.append(queue.own_write(req.tier, req.path, stat_key(st)))  # the loop has not queued it yet
+        return out
+
+    monkeypatch.setattr(writes, "_write_durably", checked)
+    for n in range(3):
+        resp = await client.post("/memory/write", json={"path": DAILY, "content": f"- note numbat{n}x"})
+        assert resp.status == 201
+    assert seen == [True, True, True]
