@@ -32,6 +32,17 @@ The limit beside the writes per second: the disk, measured in the same run and t
 dir. One replacement the way a durable write makes it, 600 times, appending to 20 files of the
 same sizes: no HTTP, no lock, no reindex.
 
+The sidecar's CPU per small append (one line, ``- fact``, to one of 20 files, over sequential
+HTTP; every thread, its reindex, journal entry and graph reading included: each round ends once
+its last append is indexed, and the after-hooks that follow run in it or the next, as behind a
+steady stream of appends) is taken in ``WRITES_CPU_ROUNDS`` rounds (8), each followed by a round
+of the same number of raw durable replacements (the limit, this process's CPU), so a busy moment
+of the host lands on both; the median round is the figure, the rounds' range beside it.
+``WRITES_BENCH=cpu`` runs that part alone (BM25 only). With ``WRITES_BASELINE=DIR`` (a source
+tree, such as ``git archive REV | tar -x -C DIR``), a second sidecar from that tree takes the same
+appends over its own copy of the dir, in the same rounds (each sidecar first every other round):
+the round-by-round difference shows a cut smaller than the spread between runs.
+
 An append's CPU split by hook (``WRITES_BENCH=hooks``, in process, BM25 only): the sidecar opened
 in this process (``open_sidecar``, no HTTP) over the same generated dir plus a daily note holding
 the repository's benign memory notes (``tests/data/scanner_notes_*.jsonl``), to which the rest of
@@ -40,7 +51,7 @@ indexed and for the after-hooks to run before the next (the first append, which 
 injection scanner, is not counted). Each step's CPU is the process's (every thread) while it ran:
 the write (the duplicate check's search, then the write thread, and of it the injection scanner),
 the index's apply with its before-hooks, and each after-hook (the journal's entry, the graph's
-reading). A note the scanner refuses is not counted either. Run
+reading, here of each append as it comes: no linger). A note the scanner refuses is not counted either. Run
 twice: the graph reading each append from where the file's last reading stopped, and (for
 comparison) reading the whole file every time (no reading remembered, ``READS_KEPT = 0``); the
 lines the graph's rules read per append are printed beside. In the first run each write is also
@@ -65,7 +76,7 @@ profiling costs several times the work, so read the shares, not the sum), the si
 with the largest cumulative share of it, then the CPU of one trip to a thread and back
 (``asyncio.to_thread`` of a function doing nothing, both threads), which an append makes six of.
 
-    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or hooks, threads, profile)
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or cpu, hooks, threads, profile)
 """
 
 from __future__ import annotations
@@ -79,6 +90,9 @@ import pstats
 import re
 import shutil
 import sqlite3
+import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -94,18 +108,19 @@ from tests.bench.raw import RawQueryEmbedder
 from tests.bench.util import ms, pct, report, wait_logged
 from tests.support.corpus import benign_notes, make_corpus
 from tests.support.embedding import all_embedded
-from tests.support.procs import cpu_s, start_sidecar
+from tests.support.procs import SidecarProcess, cpu_s, free_port, start_sidecar
 from tests.support.waiting import async_wait_until
 
 N = 300
 N_RATE = 600
 N_THREADS = 600  # small appends in the threads part
+CPU_ROUNDS = int(os.environ.get("WRITES_CPU_ROUNDS", "8"))  # rounds of appends, each beside a round of its limit
 _DEVNULL = open(os.devnull, "w")  # noqa: SIM115 (the threads part's log, for the process's life)
 
 
-def raw_durable_writes(root: Path, n: int) -> float:
+def raw_durable_writes(root: Path, n: int, name: str = "raw-limit") -> float:
     """The disk's limit: ``n`` fsync'd replacements (temp, write, fsync, rename, dir fsync); per second."""
-    folder = root / "raw-limit"
+    folder = root / name
     folder.mkdir()
     dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     content = [b""] * 20
@@ -226,6 +241,8 @@ def main() -> None:
         measure("BM25 only", "none")
     if "embedder" in parts:
         measure("embedder on", "auto")
+    if "cpu" in parts:
+        measure_cpu()
     if "hooks" in parts:
         for remembered in (True, False):
             asyncio.run(hooks_split(remembered))
@@ -392,6 +409,7 @@ async def hooks_split(remembered: bool) -> None:
 
                 return run
 
+            side.kg.ingest.linger_s = 0.0  # each append read as it comes, so its hook's CPU is its reading
             journal, graph = side.queue.after_hooks
             side.queue.after_hooks = [timed("journal", journal), timed("graph", graph)]
             scan = service._judge_write
@@ -532,29 +550,106 @@ def measure(label: str, embedder: str) -> None:
                     time.sleep(0.002)
                 shell.append(time.perf_counter() - t0)
             report(f"[{label}] shell write -> searchable (watcher)", ms(shell), "p99 <= 300 ms")
-            cpu0, t0 = cpu_s(side.proc.pid), time.perf_counter()
-            for i in range(N_RATE):
-                seq = client.post(
-                    "/memory/write", json={"path": f"topics/w{i % 20}.md", "content": "- fact", "mode": "append"}
-                ).json()["seq"]
-            rate = N_RATE / (time.perf_counter() - t0)
-            report(f"[{label}] durable writes per second (sequential HTTP, 20 files)", f"{rate:.0f} writes/s", "")
-            # Until the last write is indexed and journaled: a write's cost includes its reindex.
-            client.post("/memory/search", json={"query": "fact", "after_seq": seq})
-            cpu = (cpu_s(side.proc.pid) - cpu0) / N_RATE
-            report(
-                f"[{label}] sidecar CPU per durable write (all its threads, reindex included)",
-                f"{cpu * 1000:.2f} ms",
-                "",
-            )
-            report(
-                "  the limit: the same replacements without the sidecar",
-                f"{raw_durable_writes(base, N_RATE):.0f} writes/s (temp, write, fsync, rename, dir fsync)",
-                "",
-            )
+            append_cpu_rounds(label, {"this tree": client}, {"this tree": side.proc.pid}, base)
     finally:
         side.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def measure_cpu() -> None:
+    """``WRITES_BENCH=cpu``: only the small appends' CPU rounds, BM25 only; with
+    ``WRITES_BASELINE``, paired with another tree's sidecar (the module's doc)."""
+    base = Path(tempfile.mkdtemp(prefix="bench-writes-cpu-"))
+    baseline = os.environ.get("WRITES_BASELINE")
+    sides: dict[str, SidecarProcess] = {}
+    env = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}
+    try:
+        for name, tree in (("this tree", None), ("baseline", baseline)):
+            if name == "baseline" and tree is None:
+                continue
+            root = base / f"memory-{len(sides)}"
+            make_corpus(root, 2_000)  # the same files for both (the same seed)
+            sides[name] = _start_in(tree, root, env) if tree else start_sidecar(root, env=env)
+        clients = {name: httpx.Client(base_url=side.url, timeout=10) for name, side in sides.items()}
+        for name, client in clients.items():
+            wait_logged(sides[name].log, "kg.backfilled")
+            for i in range(40):  # the scanner's import, the files' first appends
+                client.post(
+                    "/memory/write", json={"path": f"topics/w{i % 20}.md", "content": "- fact", "mode": "append"}
+                )
+        append_cpu_rounds("BM25 only", clients, {name: side.proc.pid for name, side in sides.items()}, base)
+        for client in clients.values():
+            client.close()
+    finally:
+        for side in sides.values():
+            side.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _start_in(tree: str, root: Path, env: dict[str, str]) -> SidecarProcess:
+    """``memory-sidecar serve`` from the source tree ``tree`` (its ``sidecar`` package first on the path)."""
+    port = free_port()
+    log = root.parent / f"sidecar-{port}.log"
+    argv = [sys.executable, "-m", "sidecar", "serve", "--memory-dir", str(root), "--port", str(port)]
+    argv += ["--log-format", "json"]
+    full = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", **env, "PYTHONPATH": tree}
+    with log.open("ab") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=full, cwd=tree)
+    return SidecarProcess(proc, port, log, argv).wait_ready(60)
+
+
+def append_cpu_rounds(label: str, clients: dict[str, httpx.Client], pids: dict[str, int], base: Path) -> None:
+    """The sequential appends' rate and each sidecar's CPU per append (the module's doc):
+    ``CPU_ROUNDS`` rounds of ``N_RATE / CPU_ROUNDS`` appends to each sidecar in turn, then as many
+    raw durable replacements (the disk's limit, this process's CPU), so all see the same host load."""
+    per_round = max(1, N_RATE // CPU_ROUNDS)
+    cpu: dict[str, list[float]] = {name: [] for name in clients}
+    raw: list[tuple[float, float]] = []  # (CPU s per replacement, replacements per second)
+    elapsed = 0.0
+    for r in range(CPU_ROUNDS):
+        for name in list(clients)[:: 1 if r % 2 == 0 else -1]:  # each goes first every other round
+            client = clients[name]
+            cpu0, t0 = cpu_s(pids[name]), time.perf_counter()
+            for i in range(per_round):
+                seq = client.post(
+                    "/memory/write", json={"path": f"topics/w{i % 20}.md", "content": "- fact", "mode": "append"}
+                ).json()["seq"]
+            if name == "this tree":
+                elapsed += time.perf_counter() - t0
+            # Until the last append is indexed. The after-hooks (the journal's entry, the graph's
+            # reading, which lets a changed file linger) follow on their own, in this round or the
+            # next, as they do behind a steady stream of appends: the median round has them.
+            client.post("/memory/search", json={"query": "fact", "after_seq": seq})
+            cpu[name].append((cpu_s(pids[name]) - cpu0) / per_round)
+        started, t0 = time.process_time(), time.perf_counter()
+        rate = raw_durable_writes(base, per_round, f"raw-limit-{r}")
+        raw.append(((time.process_time() - started) / per_round, rate))
+    load = os.getloadavg()[0]
+    report(
+        f"[{label}] durable writes per second (sequential HTTP, 20 files)",
+        f"{per_round * CPU_ROUNDS / elapsed:.0f} writes/s",
+        "",
+    )
+    for name, rounds in cpu.items():
+        report(
+            f"[{label}] sidecar CPU per small append ({name}; all its threads, hooks included)",
+            f"median {statistics.median(rounds) * 1000:.2f} ms, rounds {min(rounds) * 1000:.2f}-{max(rounds) * 1000:.2f}",
+            f"<= 5 ms; {CPU_ROUNDS} rounds of {per_round}; load average {load:.1f}",
+        )
+    if len(cpu) == 2:
+        paired = [a - b for a, b in zip(cpu["this tree"], cpu["baseline"], strict=True)]
+        report(
+            "  this tree less the baseline, round by round",
+            f"median {statistics.median(paired) * 1000:+.2f} ms, rounds "
+            f"{min(paired) * 1000:+.2f} to {max(paired) * 1000:+.2f}",
+            "",
+        )
+    report(
+        "  the limit, interleaved: the same replacements without the sidecar",
+        f"median {statistics.median(c for c, _ in raw) * 1000:.2f} ms of CPU, "
+        f"{statistics.median(w for _, w in raw):.0f} writes/s",
+        "temp, write, fsync, rename, dir fsync",
+    )
 
 
 if __name__ == "__main__":
