@@ -7,7 +7,7 @@ MATCH (the same OR of quoted words) and ``bm25()`` with the same column weights,
 no rows fetched, no snippets.
 
     python -m tests.bench index
-    INDEX_PARTS=start,reindex python -m tests.bench index   (parts: search,http,start,process,reindex,reconcile)
+    INDEX_PARTS=start,reindex python -m tests.bench index   (parts: search,http,start,process,reindex,reconcile,rss)
 
 ``start`` spawns the sidecar on the 10k-chunk dir five times: the median wall clock from the spawn to
 ``/healthz`` 200, and the process's CPU by then (every thread), beside the host's reference loop.
@@ -17,6 +17,13 @@ stops it: its CPU by ready, once idle after start (the background work that foll
 injection scanner loaded to warm the flagged-section cache, the graph's first reading, the
 postings), and in all at exit; then, each in a fresh process, the CPU of importing what ``serve``
 imports before ready, and of importing the injection scanner after that.
+
+``rss`` (not in the default parts) splits an idle BM25-only sidecar's RSS: a sidecar over the
+10k-chunk dir and one over a 50-chunk dir, each idle once its postings are built and the graph has
+read every file (then 3 s), and a fresh process importing, in steps, what a bare aiohttp route
+imports, numpy, the other libraries the server loads (structlog, prometheus_client, watchfiles)
+and the server's own modules (the scanner the first search loads included): what the code holds,
+what the 10k chunks' data holds, and the rest (threads, page caches, the app's state).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from sidecar.index.bm25 import BODY_WEIGHT, HEADING_WEIGHT
 from sidecar.index.query import build_match
 from sidecar.index.sync import RACY_NS
 from sidecar.index.tier_index import TierIndex
-from tests.bench.util import cpu_reference, ms, report
+from tests.bench.util import cpu_reference, ms, report, wait_logged
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.procs import cpu_s, rss_kb, start_sidecar
 
@@ -279,6 +286,56 @@ def bench_reconcile(base: Path) -> None:
     index.close()
 
 
+def _idle_rss_mb(root: Path) -> float:
+    """VmRSS of an idle BM25-only sidecar over ``root`` (the module's doc)."""
+    side = start_sidecar(root, env={"MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}, wait=300)
+    try:
+        with httpx.Client(base_url=side.url, timeout=10) as client:
+            deadline = time.monotonic() + 120
+            while client.get("/memory/status").json()["bm25"]["engine"] != "postings":
+                assert time.monotonic() < deadline, "postings not built within 120 s"
+                time.sleep(0.05)
+        wait_logged(side.log, "kg.backfilled")
+        time.sleep(3.0)
+        return rss_kb(side.proc.pid) / 1024
+    finally:
+        side.stop()
+
+
+_IMPORT_STEPS = (
+    ("a bare aiohttp route's imports", "import asyncio, orjson\nfrom aiohttp import web"),
+    ("+ numpy", "import numpy"),
+    ("+ structlog, prometheus_client, watchfiles, sqlite3", "import structlog, prometheus_client, watchfiles, sqlite3"),
+    (
+        "+ the server's modules (and what they import)",
+        "import sidecar.server.serve, sidecar.server.app, sidecar.scanner.scan",
+    ),
+)
+
+
+def bench_rss(base: Path) -> None:
+    """Where an idle BM25-only sidecar's RSS goes (the module's doc)."""
+    big = base / "c10000"
+    if not big.exists():
+        make_corpus(big, 10_000)
+    make_corpus(base / "c50", 50)
+    idle, small = _idle_rss_mb(big), _idle_rss_mb(base / "c50")
+    probe = "import gc, sys\nsys.modules.setdefault('rich', None)\n"
+    probe += "def rss():\n    return next(l for l in open('/proc/self/status') if l.startswith('VmRSS:')).split()[1]\n"
+    for _, code in _IMPORT_STEPS:
+        probe += f"{code}\ngc.collect()\nprint(rss())\n"
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as serve sets it
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    steps = [int(line) / 1024 for line in done.stdout.split()]
+    report("idle RSS, BM25 only, 10k-chunk dir", f"{idle:.1f} MB", f"load average {os.getloadavg()[0]:.1f}")
+    last = 0.0
+    for (name, _), mb in zip(_IMPORT_STEPS, steps, strict=True):
+        report(f"  imports: {name}", f"{mb - last:+.1f} MB", f"{mb:.1f} MB in all")
+        last = mb
+    report("  the same sidecar over a 50-chunk dir", f"{small:.1f} MB", f"{small - last:+.1f} MB beyond its imports")
+    report("  the 10k chunks' data", f"{idle - small:+.1f} MB", "")
+
+
 def main() -> None:
     parts = os.environ.get("INDEX_PARTS", "search,http,start,process,reindex,reconcile").split(",")
     base = Path(tempfile.mkdtemp(prefix="bench-index-"))
@@ -298,6 +355,8 @@ def main() -> None:
             bench_reindex(base)
         if "reconcile" in parts:
             bench_reconcile(base)
+        if "rss" in parts:
+            bench_rss(base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
