@@ -35,13 +35,16 @@ same sizes: no HTTP, no lock, no reindex.
 The sidecar's CPU per small append (one line, ``- fact``, to one of 20 files, over sequential
 HTTP; every thread, its reindex, journal entry and graph reading included: each round ends once
 its last append is indexed, and the after-hooks that follow run in it or the next, as behind a
-steady stream of appends) is taken in ``WRITES_CPU_ROUNDS`` rounds (8), each followed by a round
-of the same number of raw durable replacements (the limit, this process's CPU), so a busy moment
-of the host lands on both; the median round is the figure, the rounds' range beside it.
+steady stream of appends) is taken in ``WRITES_CPU_ROUNDS`` rounds (8) of ``WRITES_CPU_APPENDS``
+(600) in all, each followed by a round of the same number of raw durable replacements (the limit,
+this process's CPU), so a busy moment of the host lands on both; the median round is the figure,
+the rounds' range beside it.
 ``WRITES_BENCH=cpu`` runs that part alone (BM25 only). With ``WRITES_BASELINE=DIR`` (a source
 tree, such as ``git archive REV | tar -x -C DIR``), a second sidecar from that tree takes the same
 appends over its own copy of the dir, in the same rounds (each sidecar first every other round):
-the round-by-round difference shows a cut smaller than the spread between runs.
+the round-by-round difference shows a cut smaller than the spread between runs. ``WRITES_TREE=DIR``
+runs "this tree" from another source tree too (two commits compared without the working tree's
+edits).
 
 An append's CPU split by hook (``WRITES_BENCH=hooks``, in process, BM25 only): the sidecar opened
 in this process (``open_sidecar``, no HTTP) over the same generated dir plus a daily note holding
@@ -62,9 +65,10 @@ timed apart and left out of the other rows: the ratio of the two is from the sam
 A small append's CPU by thread (``WRITES_BENCH=threads``, in process, BM25 only): the same
 sidecar opened in this process over the generated dir, its postings built and its graph's first
 reading done, then the sequential writes' appends (one line to 20 small files, as
-``durable writes per second`` makes them over HTTP), each waiting for its index apply and
-after-hooks. Each thread's CPU over ``N_THREADS`` appends, from ``/proc/self/task`` (clock ticks:
-0.01 s over the run), named by the thread (the numbers of a pool's threads dropped; a thread
+``durable writes per second`` makes them over HTTP), each waiting for its index apply, the
+after-hooks following on their own (as behind a stream of appends) and all done before the end.
+Each thread's CPU over ``N_THREADS`` appends, from ``/proc/self/task`` (clock ticks: 0.01 s over
+the run), named by the thread (the numbers of a pool's threads dropped; a thread
 Python did not start, such as the file watcher's, by its kernel name): the event loop, the write
 thread, the index's writer, the journal's and the graph's threads. Its log lines are JSON, as the
 server writes them (to ``/dev/null`` here). No HTTP: the sequential row over HTTP costs the
@@ -320,16 +324,21 @@ async def threads_split(profiled: bool = False) -> None:
 
             async def append(i: int) -> None:
                 answer = await side.writes.write(WriteRequest("agent", f"topics/w{i % 20}.md", "- fact", "append"))
-                await side.queue.wait_hooked(answer["seq"], 30.0)
+                await side.queue.wait_for(answer["seq"], 30.0)  # indexed; the after-hooks follow
+
+            async def hooked() -> None:  # every after-hook done, the graph's lingering readings too
+                await side.queue.wait_hooked(side.queue.latest_seq, 30.0)
 
             for i in range(40):  # the scanner's import, the files' first appends
                 await append(i)
+            await hooked()
             await asyncio.sleep(1.0)
             if profiled:  # the event loop's part: this thread's
                 profile = cProfile.Profile(time.thread_time)
                 profile.enable()
                 for i in range(N_THREADS // 2):
                     await append(i)
+                await hooked()
                 profile.disable()
                 _report_loop_profile(profile, N_THREADS // 2)
                 report(
@@ -341,6 +350,7 @@ async def threads_split(profiled: bool = False) -> None:
             before, cpu = thread_cpu(), time.process_time()
             for i in range(N_THREADS):
                 await append(i)
+            await hooked()
             cpu, after = time.process_time() - cpu, thread_cpu()
             report(
                 "[threads] CPU per small append, in process, all hooks",
@@ -564,7 +574,7 @@ def measure_cpu() -> None:
     sides: dict[str, SidecarProcess] = {}
     env = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}
     try:
-        for name, tree in (("this tree", None), ("baseline", baseline)):
+        for name, tree in (("this tree", os.environ.get("WRITES_TREE")), ("baseline", baseline)):
             if name == "baseline" and tree is None:
                 continue
             root = base / f"memory-{len(sides)}"
@@ -602,7 +612,7 @@ def append_cpu_rounds(label: str, clients: dict[str, httpx.Client], pids: dict[s
     """The sequential appends' rate and each sidecar's CPU per append (the module's doc):
     ``CPU_ROUNDS`` rounds of ``N_RATE / CPU_ROUNDS`` appends to each sidecar in turn, then as many
     raw durable replacements (the disk's limit, this process's CPU), so all see the same host load."""
-    per_round = max(1, N_RATE // CPU_ROUNDS)
+    per_round = max(1, int(os.environ.get("WRITES_CPU_APPENDS", N_RATE)) // CPU_ROUNDS)
     cpu: dict[str, list[float]] = {name: [] for name in clients}
     raw: list[tuple[float, float]] = []  # (CPU s per replacement, replacements per second)
     elapsed = 0.0
