@@ -3,16 +3,18 @@
 A ``memory-sidecar serve`` process spends most of its CPU before ready importing the server's
 modules (about 0.8 s on this project's CI host: ``INDEX_PARTS=process python -m tests.bench index``,
 "its imports before ready"), and the suite starts a hundred or more of them. Here a zygote process
-imports what ``serve`` imports once (as ``serve`` does: one BLAS thread, rich absent), then forks a
-child per start; the child sets the environment, working dir, argv and output the start asked for
-and runs ``sidecar.cli.main`` as ``python -m sidecar`` would, then exits as the interpreter does
-(non-daemon threads joined, ``atexit`` run). The child is a real process of its own: its pid takes
-signals, it holds its locks, it can crash or be killed, it runs its own event loop, threads and
-children. What it does not do is import the server anew, so a test about the process's own start
-(its imports, its CPU or memory at start) starts it with ``fork=False`` (``procs.start_sidecar``),
-as does any start whose environment differs from the zygote's outside ``MEMORY_SIDECAR_*`` and
-``PYTEST_CURRENT_TEST`` (a variable read at import could make the imported modules differ). ``TESTS_EXEC_SIDECARS=1`` starts
-every sidecar as a new interpreter, as before.
+imports what ``serve`` imports once (as ``serve`` does: one BLAS thread, rich absent) and does what
+every sidecar does within a second of ready (``_warm``), then forks a child per start; the child
+sets the environment, working dir, argv and output the start asked for and runs
+``sidecar.cli.main`` as ``python -m sidecar`` would, then exits as the interpreter does (non-daemon
+threads joined, ``atexit`` run). The child is a real process of its own: its pid takes signals, it
+holds its locks, it can crash or be killed, it runs its own event loop, threads and children. What
+it does not do is import the server anew, so a test about the process's own start (its imports,
+its CPU or memory at start) starts it with ``fork=False`` (``procs.start_sidecar``), as does any
+start whose environment differs from the zygote's outside ``MEMORY_SIDECAR_*`` and
+``PYTEST_CURRENT_TEST`` (a variable read at import could make the imported modules differ).
+``TESTS_EXEC_SIDECARS=1`` starts every sidecar of a run as a new interpreter. Only the test suite
+forks (tests/conftest.py turns it on); the benchmarks measure new interpreters.
 
 The child is the zygote's child, not the test process's: ``Forked`` answers what tests use of a
 ``subprocess.Popen`` (``pid``, ``poll``, ``wait``, ``send_signal``, ``kill``, ``returncode``) from
