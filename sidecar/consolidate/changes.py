@@ -804,9 +804,10 @@ class _Meaning:
         """Every line read: the standing ones and the later statements, once each."""
         return list(dict.fromkeys([*self.standing, *self.later]))
 
-    def restates(self, old: str, new: str) -> bool:
+    def restates(self, old: str, new: str, *, dropped: bool) -> bool:
         """Whether ``new`` (said first after ``old`` was said last) fills the one value slot of
-        ``old`` with a value of the same kind and names its subject (``changed_by_meaning``)."""
+        ``old`` with a value of the same kind and names its subject (``changed_by_meaning``);
+        ``dropped``: or fills one of two, leaving the other out."""
         if self.first[new].when <= self.last[old].when:
             return False
         old_values, new_values = self.values[old], self.values[new]
@@ -815,9 +816,10 @@ class _Meaning:
         if not lost or not gained or not any(_alike(g, w) for g in gained for w in lost):
             return False
         old_slots = _Slots(self.last[old].text, old_values)
-        if len(old_slots.runs_of(frozenset(lost))) != 1:
-            return False  # two value phrases gone: another subject in the same mould
         new_slots = _Slots(self.first[new].text, new_values)
+        runs = len(old_slots.runs_of(frozenset(lost)))
+        if runs != 1 and not (dropped and runs == 2 and len(new_slots.runs_of(frozenset(gained))) == 1):
+            return False  # two value phrases gone: another subject in the same mould
         if _mirrors(old_slots, new_slots) or _other_subject(old_slots, new_slots):
             return False
         subject = self.content[old] - old_values
@@ -879,6 +881,7 @@ def changed_by_meaning(
     *,
     cosine: float = MEANING_COSINE,
     margin: float = MEANING_MARGIN,
+    dropped: bool = True,
 ) -> dict[str, Said]:
     """The key of every standing line whose nearest statement in the tier, by meaning, came after
     it and gives its value anew -> that statement. ``vectors``: an embedding model's L2-normalised
@@ -899,7 +902,12 @@ def changed_by_meaning(
     - it lost one value phrase of the standing line and brings a value of the same kind
       (``_kind``), keeps a value of it or its rarest subject word (rarest among the standing
       lines: the word that tells its subject from the others), and is no mirror of it (the same
-      mould said of another subject: ``_mirrors``, ``_other_subject``)."""
+      mould said of another subject: ``_mirrors``, ``_other_subject``). With ``dropped`` (the
+      model's vectors), it may lose two value phrases when it brings one: a detail left out as
+      the value is given anew ("The data team standup happens every morning at 9:30, on the
+      usual Meet link" / "The data team standup is at 10:05"). Words alone cannot tell that from
+      a sibling fact whose subject is a value too ("Hatherley Engineers installed the e-bike" /
+      "Castleton Engineers installed the router"), so ``word_vectors`` are read without it."""
     read = _Meaning(said)
     keys = [key for key in read.read() if read.last[key].text in vectors]
     if len(keys) < 2:
@@ -918,7 +926,7 @@ def changed_by_meaning(
         best = float(sims[row, order[0]])
         runner_up = float(sims[row, order[1]]) if len(order) > 1 else -1.0
         new = keys[int(order[0])]
-        if best < cosine or best - runner_up < margin or not read.restates(old, new):
+        if best < cosine or best - runner_up < margin or not read.restates(old, new, dropped=dropped):
             continue
         links[old] = (new, best)
     nearest: dict[str, tuple[str, float]] = {}

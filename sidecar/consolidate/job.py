@@ -624,7 +624,7 @@ def _stale(
         found = {**changed_by_meaning(kept, vectors, found.keys()), **found}
     else:  # no model: the lines' words stand for their meaning
         words = word_vectors(meaning_texts(kept))
-        found = {**changed_by_meaning(kept, words, found.keys(), cosine=WORDS_COSINE), **found}
+        found = {**changed_by_meaning(kept, words, found.keys(), cosine=WORDS_COSINE, dropped=False), **found}
     return reverted(kept, found)
 
 

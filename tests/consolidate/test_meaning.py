@@ -82,7 +82,7 @@ def test_without_a_model_the_words_stand_for_the_meaning() -> None:
     lines = _lines()
     assert changed_by_meaning(lines, {}) == {}  # no vector, nothing read
     texts = meaning_texts(lines)
-    found = changed_by_meaning(lines, word_vectors(texts), cosine=WORDS_COSINE)
+    found = changed_by_meaning(lines, word_vectors(texts), cosine=WORDS_COSINE, dropped=False)
     assert {old: newer.text for old, newer in found.items()} == {
         "the night export jobs are scheduled by cronicle on the utility box": f"- {CHANGES[0][1]}",
         "the shop till runs lightspeed 4": f"- {CHANGES[1][1]}",
