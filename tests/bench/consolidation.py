@@ -66,6 +66,7 @@ the block is ``POST /memory/block`` with no query (what every prompt carries).
 
     python -m tests.bench consolidation
     python -m tests.bench.consolidation tuning locomo   # some parts only
+    python -m tests.bench.consolidation changes fresh12 fresh11   # the change search alone, no run
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -234,30 +235,29 @@ async def _consolidate(client: Client, root: Path) -> dict[str, Any]:
     }
 
 
+#: The histories with a generator of their own (the others are ``consolidation_gen``'s phrasing sets).
+_MAKERS: dict[str, Callable[[int, date], History]] = {
+    "fresh3": make_lab_history,
+    "fresh4": make_home_history,
+    "fresh5": make_bakery_history,
+    "fresh6": make_farm_history,
+    "fresh7": make_removals_history,
+    "fresh8": make_bikeshop_history,
+    "fresh9": make_dental_history,
+    "fresh10": make_school_history,
+    "fresh11": make_platform_history,
+    "fresh12": make_dataeng_history,
+}
+
+
+def _history(kind: str, seed: int, today: date) -> History:
+    """The generated history ``kind`` names, ending the day before ``today``."""
+    maker = _MAKERS.get(kind)
+    return make_history(kind, seed, today) if maker is None else maker(seed, today)
+
+
 async def _generated(kind: str, seed: int) -> dict[str, Any]:
-    today = datetime.now(UTC).date()
-    if kind == "fresh3":
-        history = make_lab_history(seed, today)
-    elif kind == "fresh4":
-        history = make_home_history(seed, today)
-    elif kind == "fresh5":
-        history = make_bakery_history(seed, today)
-    elif kind == "fresh6":
-        history = make_farm_history(seed, today)
-    elif kind == "fresh7":
-        history = make_removals_history(seed, today)
-    elif kind == "fresh8":
-        history = make_bikeshop_history(seed, today)
-    elif kind == "fresh9":
-        history = make_dental_history(seed, today)
-    elif kind == "fresh10":
-        history = make_school_history(seed, today)
-    elif kind == "fresh11":
-        history = make_platform_history(seed, today)
-    elif kind == "fresh12":
-        history = make_dataeng_history(seed, today)
-    else:
-        history = make_history(kind, seed, today)
+    history = _history(kind, seed, datetime.now(UTC).date())
     notes = {history.start + timedelta(days=n): lines for n, lines in enumerate(history.notes)}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "memory"
@@ -509,8 +509,81 @@ def _table(name: str, result: dict[str, Any], tiers: int = 1) -> None:
         print("".join(f"\n- {miss}" for miss in a["missed"]))
 
 
+def _change_reading(kind: str, seed: int) -> dict[str, Any]:
+    """What the job's change search reads over a history's notes, without a server or a run: its
+    notes written as files, every line read as a run reads them (``job._dated_lines``, routine
+    lines left out), by the rules on words alone and with the reading by meaning (the model's
+    vectors with ``CONSOLIDATION_EMBEDDER=onnx``, else the lines' words), against the history's
+    planted changes and facts."""
+    from sidecar.consolidate import job
+    from sidecar.consolidate.changes import changed_by_signal, changed_by_value, meaning_texts, reverted
+    from sidecar.consolidate.promote import normalised
+    from sidecar.consolidate.supersede import superseded
+
+    history = _history(kind, seed, datetime.now(UTC).date())
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "memory"
+        (root / "daily").mkdir(parents=True)
+        for n, lines in enumerate(history.notes):
+            day = history.start + timedelta(days=n)
+            body = "".join(_markdown(ln) for ln in lines)
+            (root / "daily" / f"{day}.md").write_text(f"# {day}\n\n## Log\n{body}", encoding="utf-8")
+        said, earlier = job._dated_lines(root, {}, {}, "AGENT.md", [])
+    frames = job._run_frames(said)
+    kept = job._kept(said, earlier, frames)
+    vectors = None
+    if EMBEDDER == "onnx":
+        from sidecar.retrieval.embed import OnnxEmbedder
+
+        texts = meaning_texts(kept)
+        vectors = dict(zip(texts, OnnxEmbedder().embed_sync(texts), strict=True))
+    by_words = reverted(
+        kept, {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
+    )
+    stale = job._stale(said, earlier, frames, vectors)
+    changes = {normalised(c.old) for c in history.changed}
+    facts = {normalised(f.text) for f in [*history.static, *history.recurring]}
+    return {
+        "changes": len(changes),
+        "words": len(changes & by_words.keys()),
+        "meaning": len(changes & stale.keys()),
+        "facts_words": sorted(facts & by_words.keys()),
+        "facts_meaning": sorted(facts & stale.keys()),
+        "others_meaning": sorted(stale.keys() - by_words.keys() - changes - facts),
+        "missed": [c.old for c in history.changed if normalised(c.old) not in stale],
+    }
+
+
+def _changes_table(results: dict[str, dict[str, Any]]) -> None:
+    print(
+        f"\n## The change search over each history's notes (reading by meaning: {EMBEDDER if EMBEDDER == 'onnx' else 'words'})\n"
+    )
+    print(
+        "| history | planted changes read, rules by words | with the reading by meaning | planted facts read as changed, by words / with meaning | other lines read as changed by meaning only |"
+    )
+    print("|---|---|---|---|---|")
+    for kind, r in results.items():
+        print(
+            f"| {kind} | {r['words']} of {r['changes']} | {r['meaning']} of {r['changes']} "
+            f"| {len(r['facts_words'])} / {len(r['facts_meaning'])} | {len(r['others_meaning'])} |"
+        )
+    for kind, r in results.items():
+        for line in r["facts_meaning"]:
+            print(f"- {kind}: planted fact read as changed: {line!r}")
+        for line in r["others_meaning"]:
+            print(f"- {kind}: read as changed by meaning only: {line!r}")
+        for line in r["missed"]:
+            print(f"- {kind}: change not read: {line!r}")
+
+
 def main(parts: Sequence[str] = ()) -> None:
-    """Every part, or only the named ones (the generator sets by name, ``locomo``)."""
+    """Every part, or only the named ones (the generator sets by name, ``locomo``); ``changes``
+    first: the change search over the named histories only (``_change_reading``), no run."""
+    if parts and parts[0] == "changes":
+        configure_logging("console", "error")
+        kinds = [k for k in SEEDS if k in parts[1:]] or list(SEEDS)
+        _changes_table({k: _change_reading(k, SEEDS[k]) for k in kinds})
+        return
     configure_logging("console", "error")
     started = time.perf_counter()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; search: {EMBEDDER}")
