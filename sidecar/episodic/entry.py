@@ -33,6 +33,7 @@ __all__ = [
     "StoredEntry",
     "check_namespace",
     "check_topic_key",
+    "dumps",
     "invalid",
     "parse_ts",
     "refuse_unknown",
@@ -116,6 +117,10 @@ class JournalEntry:
     expires_at: datetime | None = None
     topic_key: str | None = None
     namespace: str = DEFAULT_NAMESPACE
+    #: ``payload`` and ``refs`` as stored (compact JSON), serialised once by the check: the
+    #: journal stores the form that was validated.
+    payload_json: str = field(init=False, repr=False, compare=False)
+    refs_json: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         require_id("workspace_id", self.workspace_id)
@@ -136,8 +141,8 @@ class JournalEntry:
                 )
         elif self.priority is not None and self.priority not in PRIORITIES:
             raise invalid("priority", "priority must be an integer from 1 to 10, or one of " + ", ".join(PRIORITIES))
-        _check_object("payload", self.payload)
-        _check_object("refs", self.refs)
+        object.__setattr__(self, "payload_json", _check_object("payload", self.payload))
+        object.__setattr__(self, "refs_json", _check_object("refs", self.refs))
         if not isinstance(self.ts, datetime | None):
             raise invalid("ts", "ts must be a datetime")
         if not isinstance(self.expires_at, datetime | None):
@@ -252,15 +257,29 @@ class StoredEntry:
         }
 
 
-def _check_object(name: str, value: object) -> None:
+def _check_object(name: str, value: object) -> str:
+    """``value`` as compact JSON (the stored form), or a BadRequest: not an object, not
+    serialisable, or longer than ``MAX_PAYLOAD_CHARS`` as JSON with the default separators
+    (``", "`` and ``": "``), each of which is at most two characters of the compact form's one."""
     if not isinstance(value, Mapping):
         raise invalid(name, f"{name} must be a JSON object")
+    if isinstance(value, dict) and not value:
+        return "{}"
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        text = dumps(value)
+        if len(text) <= MAX_PAYLOAD_CHARS // 2:  # spaced, it is at most twice as long
+            return text
+        spaced = len(text) if len(text) > MAX_PAYLOAD_CHARS else len(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError):
         raise invalid(name, f"{name} must be JSON-serialisable (no NaN)") from None
-    if len(text) > MAX_PAYLOAD_CHARS:
+    if spaced > MAX_PAYLOAD_CHARS:
         raise invalid(name, f"{name} is larger than {MAX_PAYLOAD_CHARS} characters as JSON")
+    return text
+
+
+def dumps(value: object) -> str:
+    """JSON as the journal stores it: compact, unescaped, no NaN (``ValueError``)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _check_tags(tags: object) -> None:

@@ -24,7 +24,7 @@ import structlog
 from sidecar.clock import parse_iso, to_iso, utcnow
 from sidecar.db import Database
 from sidecar.episodic import sqlite_sql as qs
-from sidecar.episodic.entry import JournalEntry, StoredEntry
+from sidecar.episodic.entry import JournalEntry, StoredEntry, dumps
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.schema import MIGRATIONS
 from sidecar.episodic.store import (
@@ -146,9 +146,9 @@ class SqliteJournalStore:
         expires = None if entry.expires_at is None else to_iso(entry.expires_at)
         values = [
             entry_id, entry.workspace_id, entry.crew_id, entry.agent_id, to_iso(entry.ts or utcnow()),
-            entry.entry_type, entry.severity, entry.summary, _dumps(entry.payload), _dumps(entry.refs),
+            entry.entry_type, entry.severity, entry.summary, entry.payload_json, entry.refs_json,
             marker, int(entry.embeddable), entry.memory_type, level, float(entry.confidence),
-            _dumps(list(entry.tags)), expires, entry.topic_key, entry.namespace, entry.base_importance, 0,
+            dumps(list(entry.tags)) if entry.tags else "[]", expires, entry.topic_key, entry.namespace, entry.base_importance, 0,
         ]  # fmt: skip
 
         def insert(conn: Conn, delta: Delta) -> StoredEntry | None:
@@ -184,7 +184,7 @@ class SqliteJournalStore:
         self, workspace_id: str, entry_id: str, *, summary: str | None = None, payload: dict[str, Any] | None = None
     ) -> bool:
         """Change summary and/or payload; the stale embedding is dropped so the indexer redoes it."""
-        body = None if payload is None else _dumps(payload)
+        body = None if payload is None else dumps(payload)
 
         def run(conn: Conn, delta: Delta) -> bool:
             cur = conn.execute(
@@ -697,10 +697,6 @@ def _read_entry(conn: Conn, entry_id: str) -> StoredEntry:
     return _entry(
         conn.execute(f"SELECT {qs.ENTRY_COLUMNS} FROM journal_entries e WHERE e.id = ?", (entry_id,)).fetchone()
     )
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _entry(row: Any) -> StoredEntry:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -14,6 +15,7 @@ from structlog.testing import capture_logs
 
 from sidecar.episodic import JournalEntry, SqliteJournalStore, compact, should_embed, wants_embedding
 from sidecar.episodic import sqlite_sql as qs
+from sidecar.episodic.entry import MAX_PAYLOAD_CHARS
 from sidecar.episodic.schema import MIGRATIONS
 from sidecar.episodic.store import NewEmbedding, Relation
 from sidecar.errors import BadRequest, Conflict
@@ -132,6 +134,44 @@ async def test_duplicate_id_is_a_conflict(store: SqliteJournalStore) -> None:
     await store.append(entry("first", id="fixed-id"))
     with pytest.raises(Conflict):
         await store.append(entry("second", id="fixed-id"))
+
+
+def test_the_payload_limit_is_of_its_json_with_the_default_separators() -> None:
+    """The entry keeps its payload's stored (compact) JSON from the one serialisation the check
+    makes; the limit stays the one on the JSON with ``", "`` and ``": "``, up to the character,
+    whether the separators are most of the text or almost none of it."""
+    for make in (lambda n: {"k": [1] * n}, lambda n: {"k": "x" * n}):
+        low, high = 0, MAX_PAYLOAD_CHARS  # the largest n whose spaced JSON fits
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (
+                (mid, high) if len(json.dumps(make(mid), ensure_ascii=False)) <= MAX_PAYLOAD_CHARS else (low, mid - 1)
+            )
+        fits, over = make(low), make(low + 1)
+        assert entry("x", payload=fits).payload_json == json.dumps(fits, separators=(",", ":"))
+        assert len(json.dumps(over, separators=(",", ":"))) <= MAX_PAYLOAD_CHARS  # only the spaced form is over
+        with pytest.raises(BadRequest, match="larger than"):
+            entry("x", payload=over)
+        with pytest.raises(BadRequest, match="larger than"):
+            entry("x", refs=over)
+
+
+async def test_the_journal_stores_the_payload_it_validated(store: SqliteJournalStore) -> None:
+    """The row holds the payload as it was checked, in compact JSON with its text unescaped; a
+    dict changed after the entry was built (a NaN put in) does not reach the journal."""
+    payload: dict[str, object] = {"path": "notes/ünï.md", "seq": 3}
+    built = entry("memory updated", payload=payload, refs={"episodic": ["je_1"]})
+    payload["seq"] = float("nan")
+    stored = await store.append(built)
+    assert stored.payload == {"path": "notes/ünï.md", "seq": 3}
+    assert stored.refs == {"episodic": ["je_1"]}
+    conn = sqlite3.connect(store.path)
+    try:
+        row = conn.execute("SELECT payload, refs, tags FROM journal_entries WHERE id = ?", (stored.id,)).fetchone()
+    finally:
+        conn.close()
+    assert row == ('{"path":"notes/ünï.md","seq":3}', '{"episodic":["je_1"]}', "[]")
+    assert [h.id for h in await store.search("ünï", "w1", 10)] == [stored.id]
 
 
 # -- FTS mirror -------------------------------------------------------------------------------
