@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -120,6 +122,24 @@ def _placed(module: str, levels: dict[str, int]) -> bool:
     except KeyError:
         return False
     return True
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _trees_kept_only_while_the_checks_run() -> Iterator[None]:
+    """The checks read the syntax tree of every file of sidecar/ and tests/, several million
+    objects, kept while this module runs and let go after it: kept for the rest of a worker's run,
+    every full collection of the cyclic collector in the tests after would walk them again. The
+    collector is paused while they are built: its collections would walk the trees already read,
+    over and over, and nothing in them is garbage."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        parsed.cache_clear()
+        sidecar_graph.cache_clear()
+        if was_enabled:
+            gc.enable()
 
 
 @functools.cache
