@@ -118,7 +118,18 @@ def base() -> list[Text]:
         {"text": f"## {d['title']}\n{d['text']}", "malicious": False, "source": "scifact", "class": "abstract"}
         for d in map(json.loads, lines[4::8])
     ]
-    out += [{"text": c["text"], "malicious": False, "source": "locomo", "class": "dialogue"} for c in dialogue("tune")]
+    samples = json.loads((SHARED / "locomo-dev.json").read_text(encoding="utf-8"))
+    groups = [
+        f"locomo:{k}"
+        for k, sample in enumerate(samples)
+        for key, turns in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(turns, list)
+    ]
+    sessions = dialogue("tune")
+    out += [
+        {"text": c["text"], "malicious": False, "source": "locomo", "class": "dialogue", "group": group}
+        for c, group in zip(sessions, groups[: len(sessions)], strict=True)
+    ]
     return out + _msmarco(slice(0, None, 10))
 
 
@@ -256,37 +267,56 @@ def fit(matrix: Matrix, chosen: npt.NDArray[np.bool_], trace: bool = False) -> t
 
 
 def folds_of(texts: list[Text], chosen: npt.NDArray[np.bool_]) -> Ints:
-    """Each chosen text's fold: whole sources dealt round-robin (note sets first, in order)."""
+    """Each chosen text's fold: whole sources dealt round-robin (note sets first, in order, then LoCoMo's
+    conversations, each a source of its own, then the rest)."""
     sources = sorted(
-        {t["source"] for t, c in zip(texts, chosen, strict=True) if c}, key=lambda s: (not s.startswith("notes:"), s)
+        {_group(t) for t, c in zip(texts, chosen, strict=True) if c},
+        key=lambda s: (not s.startswith("notes:"), not s.startswith("locomo:"), s),
     )
     fold_of = {s: i % FOLDS for i, s in enumerate(sources)}
-    return np.array([fold_of.get(t["source"], -1) if c else -1 for t, c in zip(texts, chosen, strict=True)])
+    return np.array([fold_of.get(_group(t), -1) if c else -1 for t, c in zip(texts, chosen, strict=True)])
 
 
-def trained(matrix: Matrix, chosen: npt.NDArray[np.bool_]) -> tuple[Floats, float, float, dict[str, tuple[int, int]]]:
-    """Weights, bias and threshold (logit) fitted on ``chosen``, and the out-of-fold benign flagged per source."""
+def _group(text: Text) -> str:
+    return str(text.get("group", text["source"]))
+
+
+RULES = ("notes", "notes+dialogue")
+
+
+def trained(matrix: Matrix, chosen: npt.NDArray[np.bool_]) -> tuple[Floats, float, dict[str, float], dict[str, Any]]:
+    """Weights and bias fitted on ``chosen``; the threshold (logit) of each of ``RULES``; the out-of-fold
+    benign flagged per source at each.
+
+    ``notes``: the lowest score flagging at most ``FLAG_RATE`` of the training part's benign memory notes,
+    scored out of fold. ``notes+dialogue``: the same rule over LoCoMo's training sessions too (out of fold
+    by conversation), the higher of the two."""
     fold = folds_of(matrix.texts, chosen)
     out_of_fold = np.full(len(matrix.texts), -40.0)
     for k in range(FOLDS):
         w, bias = fit(matrix, chosen & (fold != k) & (fold >= 0))
         out_of_fold[fold == k] = matrix.scores(w, bias)[fold == k]
-    benign_notes = np.array(
-        [
-            c and not t["malicious"] and t["source"].startswith("notes:")
-            for t, c in zip(matrix.texts, chosen, strict=True)
-        ]
-    )
-    ranked = np.sort(out_of_fold[benign_notes])[::-1]
-    allowed = int(np.floor(FLAG_RATE * len(ranked)))
-    threshold = float(np.nextafter(ranked[allowed], np.inf))  # flags the ``allowed`` highest, ties aside
+
+    def rule(prefix: str) -> float:
+        mask = np.array(
+            [
+                c and not t["malicious"] and t["source"].startswith(prefix)
+                for t, c in zip(matrix.texts, chosen, strict=True)
+            ]
+        )
+        ranked = np.sort(out_of_fold[mask])[::-1]
+        allowed = int(np.floor(FLAG_RATE * len(ranked)))
+        return float(np.nextafter(ranked[allowed], np.inf))  # flags the ``allowed`` highest, ties aside
+
+    thresholds = {"notes": rule("notes:")}
+    thresholds["notes+dialogue"] = max(thresholds["notes"], rule("locomo"))
     w, bias = fit(matrix, chosen)
-    flagged: dict[str, tuple[int, int]] = {}
+    flagged: dict[str, Any] = {}
     for source in sorted({t["source"] for t, c in zip(matrix.texts, chosen, strict=True) if c}):
         mask = chosen & np.array([t["source"] == source and not t["malicious"] for t in matrix.texts])
         if mask.any():
-            flagged[source] = (int((out_of_fold[mask] >= threshold).sum()), int(mask.sum()))
-    return w, bias, threshold, flagged
+            flagged[source] = [[int((out_of_fold[mask] >= thresholds[r]).sum()) for r in RULES], int(mask.sum())]
+    return w, bias, thresholds, flagged
 
 
 def _sigmoid(x: float) -> float:
@@ -336,29 +366,29 @@ def leave_one_out() -> dict[str, Any]:
     for part in LEFT_OUT:
         started = time.process_time()
         chosen = np.array([t["source"] != f"notes:{part}" for t in everything])
-        w, bias, threshold, oof = trained(matrix, chosen)
-        scores = matrix.scores(w, bias)[~chosen]
+        w, bias, thresholds, oof = trained(matrix, chosen)
         saved[part] = {
-            "threshold": _sigmoid(threshold),
-            "hit": [bool(s >= threshold) for s in scores],
+            "thresholds": thresholds,
+            "scores": matrix.scores(w, bias)[~chosen].tolist(),
             "oof": oof,
-            "held": {
-                name: [int((m.scores(w, bias) >= threshold).sum()), len(m.texts)] for name, m in held_matrices.items()
-            },
+            "held": {name: m.scores(w, bias).tolist() for name, m in held_matrices.items()},
             "cpu": time.process_time() - started,
         }
         print(f"{part}: fitted in {saved[part]['cpu']:.0f} s CPU", flush=True)
     return saved
 
 
-def report(saved: dict[str, Any], servers: dict[str, dict[str, list[str | None]]]) -> None:
-    """The leave-one-out figures beside each server's verdicts (``servers``: label -> set -> levels, as
-    ``server_dump`` writes them): per class caught, what the lexical model adds, benign flagged."""
+def report(saved: dict[str, Any], servers: dict[str, dict[str, list[str | None]]], rule: str) -> None:
+    """The leave-one-out figures at the threshold of ``rule``, beside each server's verdicts (``servers``:
+    label -> set -> levels, as ``server_dump`` writes them): per class caught, what the lexical model adds,
+    benign flagged."""
+    index = RULES.index(rule)
     for part, found in saved.items():
         cases = note_texts(part)
-        hit: list[bool] = found["hit"]
-        print(f"\n== {part} left out (threshold {found['threshold']:.4f}, chosen on the training part)")
-        flagged_oof = ", ".join(f"{s} {a}/{n}" for s, (a, n) in found["oof"].items())
+        threshold = found["thresholds"][rule]
+        hit = [s >= threshold for s in found["scores"]]
+        print(f"\n== {part} left out; rule {rule}: threshold {_sigmoid(threshold):.4f}, chosen on the training part")
+        flagged_oof = ", ".join(f"{s} {a[index]}/{n}" for s, (a, n) in found["oof"].items())
         print(f"   out of fold on the training part, benign flagged: {flagged_oof}")
         shown = {label: levels[part] for label, levels in servers.items() if part in levels}
         for malicious in (True, False):
@@ -390,7 +420,8 @@ def report(saved: dict[str, Any], servers: dict[str, dict[str, list[str | None]]
                     refused = sum(levels[i] == "block" for i, c in enumerate(cases) if not c["malicious"])
                     print(f"   benign refused by the server {label}: {refused} (the lexical model only flags)")
         print("   held out of training, flagged by the lexical model (benign sets) or caught (BIPIA):")
-        for name, (flagged, size) in found["held"].items():
+        for name, scores in found["held"].items():
+            flagged, size = sum(s >= threshold for s in scores), len(scores)
             mark = "  (over 2%)" if "BIPIA" not in name and flagged > 0.02 * size else ""
             print(f"     {name:<34} {flagged:>4}/{size:<5} {flagged / max(size, 1):6.1%}{mark}")
 
@@ -401,16 +432,19 @@ def write() -> None:
     digest = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     print(f"{len(everything)} texts ({sum(t['malicious'] for t in everything)} attacks), digest {digest}")
     matrix = Matrix(everything)
-    w, bias, threshold, oof = trained(matrix, np.ones(len(everything), dtype=bool))
-    print(f"threshold {_sigmoid(threshold):.4f} (logit {threshold:.3f}); out of fold, benign flagged:")
+    w, bias, thresholds, oof = trained(matrix, np.ones(len(everything), dtype=bool))
+    threshold = thresholds["notes"]
+    shown = ", ".join(f"{r} {_sigmoid(thresholds[r]):.4f}" for r in RULES)
+    print(f"thresholds: {shown}; out of fold, benign flagged at each:")
     for source, (flagged, size) in oof.items():
-        print(f"  {source:<28} {flagged:>4}/{size}")
+        print(f"  {source:<28} {' '.join(f'{f:>4}' for f in flagged)} /{size}")
     buffer = io.BytesIO()
     np.savez_compressed(
         buffer,
         w=w.astype(np.float16),
         bias=np.float32(bias),
         threshold=np.float32(_sigmoid(threshold)),
+        threshold_dialogue=np.float32(_sigmoid(thresholds["notes+dialogue"])),
         bits=np.int32(BITS),
     )
     OUT.write_bytes(buffer.getvalue())
@@ -448,7 +482,8 @@ def main(argv: list[str] | None = None) -> None:
         saved = leave_one_out() if loading is None else json.loads(loading.read_text(encoding="utf-8"))
         if saving is not None:
             saving.write_text(json.dumps(saved), encoding="utf-8")
-        report(saved, servers)
+        for rule in RULES:
+            report(saved, servers, rule)
     dump = next((a.removeprefix("--server-dump=") for a in args if a.startswith("--server-dump=")), None)
     if dump is not None:
         server_dump(Path(dump))
