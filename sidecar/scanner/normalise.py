@@ -91,6 +91,11 @@ class Stems:
     #: few words looks its words' prefixes up instead of searching once for each stem.
     by_first: dict[str, tuple[str, ...]] = field(default_factory=dict)
     lengths: tuple[int, ...] = ()
+    #: The first words of ``words`` by their first ``HEAD`` characters (the ones at least that long), and the
+    #: lengths of the shorter first words (ascending): a word of the text is looked up by its head, so a
+    #: text's words cost a look-up each, however many stems there are (``Views.present``).
+    by_head: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    short: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, terms: Iterable[str]) -> Stems:
@@ -104,12 +109,21 @@ class Stems:
         by_first: dict[str, list[str]] = {}
         for word in sorted(words):
             by_first.setdefault(word.partition(" ")[0], []).append(word)
+        by_head: dict[str, list[str]] = {}
+        for first in by_first:
+            if len(first) >= HEAD:
+                by_head.setdefault(first[:HEAD], []).append(first)
         return cls(
             tuple(sorted(words)),
             {char: tuple(found) for char, found in other.items()},
             {first: tuple(found) for first, found in by_first.items()},
             tuple(sorted({len(first) for first in by_first})),
+            {head: tuple(firsts) for head, firsts in by_head.items()},
+            tuple(sorted({len(first) for first in by_first if len(first) < HEAD})),
         )
+
+
+HEAD = 3  # characters of a stem's first word it is looked up by (``Stems.by_head``)
 
 
 @dataclass(slots=True)
@@ -172,21 +186,19 @@ class Views:
         known = self._present.get(id(stems))
         if known is not None and known[0] is stems:
             return known[1]
-        words = self._sorted_words()
+        firsts: set[str] = set()  # the stems' first words that start some word of the text
+        for word in self._sorted_words():
+            for size in stems.short:
+                if size > len(word):
+                    break
+                if word[:size] in stems.by_first:
+                    firsts.add(word[:size])
+            for first in stems.by_head.get(word[:HEAD], ()):
+                if word.startswith(first):
+                    firsts.add(first)
         found: set[str] = set()
-        if len(words) * len(stems.lengths) < len(stems.words):  # a few words: their prefixes looked up
-            for word in words:
-                for size in stems.lengths:
-                    if size > len(word):
-                        break
-                    for stem in stems.by_first.get(word[:size], ()):
-                        if not stem.partition(" ")[2] or self.has(stem):
-                            found.add(stem)
-        else:
-            for first, group in stems.by_first.items():
-                index = bisect.bisect_left(words, first)
-                if index < len(words) and words[index].startswith(first):
-                    found.update(stem for stem in group if not stem.partition(" ")[2] or self.has(stem))
+        for first in firsts:
+            found.update(stem for stem in stems.by_first[first] if not stem.partition(" ")[2] or self.has(stem))
         out = frozenset(found)
         self._present[id(stems)] = (stems, out)
         return out

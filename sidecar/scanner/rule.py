@@ -249,6 +249,7 @@ def per_sentence(
     when the match is quoted, in code or named as an example, and the hit dropped when the sentence,
     or the lead-in just before it, speaks about attacks (``described``) or reports what someone else
     tells the model."""
+    required: list[frozenset[str] | None] = []  # the gate's literals, read from it once on first need
 
     def read(piece: str) -> tuple[int, int, int] | None:
         return judge(piece) if gate.search(piece) is not None else None
@@ -259,8 +260,11 @@ def per_sentence(
         spans = views.sentences()
         pieces = views.pieces()
         indices: Sequence[int] = range(len(spans))
-        if len(spans) > _FEW_SENTENCES and (required := _literals(gate)) is not None:
-            indices = views.sentences_holding(required)
+        if len(spans) > _FEW_SENTENCES:
+            if not required:
+                required.append(required_literals(gate))
+            if required[0] is not None:
+                indices = views.sentences_holding(required[0])
         # Bounded, so a text of all-different sentences holds no more than this many verdicts.
         read_once = functools.lru_cache(maxsize=_REMEMBERED)(read)
         for index in indices:
