@@ -32,7 +32,9 @@ class Verdicts:
     def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
         self.misses = 0  # texts judged, for tests and benches
-        self._known: OrderedDict[tuple[bytes, object], Finding | None] = OrderedDict()
+        # A section's key is its digest alone when the semantic layer is off (the common case: a
+        # tuple per entry costs a third more memory), else with the layer.
+        self._known: OrderedDict[bytes | tuple[bytes, object], Finding | None] = OrderedDict()
         self._lock = threading.Lock()
 
     def section(
@@ -52,20 +54,21 @@ class Verdicts:
 
             return section_verdict(text, sections, si, semantic=semantic)
 
-        return self._answer((digest.digest(), semantic), judge)
+        return self._answer(digest.digest() if semantic is None else (digest.digest(), semantic), judge)
 
     def text(self, text: str) -> Finding | None:
         """``verdict(text)``."""
-        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        # Its own personalisation: no text's key is a section's.
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16, person=b"text").digest()
 
         def judge() -> Finding | None:
             from sidecar.scanner.scan import verdict
 
             return verdict(text)
 
-        return self._answer((digest, "text"), judge)
+        return self._answer(digest, judge)
 
-    def _answer(self, key: tuple[bytes, object], judge: Callable[[], Finding | None]) -> Finding | None:
+    def _answer(self, key: bytes | tuple[bytes, object], judge: Callable[[], Finding | None]) -> Finding | None:
         with self._lock:
             if key in self._known:
                 self._known.move_to_end(key)
