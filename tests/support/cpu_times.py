@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.zygote import forked_cpu_s
+from tests.support.zygote import UNUSABLE, forked_cpu_s
 
 _ROWS: list[tuple[float, float, float, float, float, str, str]] = []
 _COLLECTION: list[tuple[float, float]] = []
@@ -107,7 +107,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     lines = [f"# run: {own + children:.2f} s CPU (this process {own:.2f}, children {children:.2f})"]
     from tests.support.procs import STARTS
 
-    lines.append(f"# sidecars started: {dict(STARTS)}")
+    lines.append(f"# sidecars started: {dict(STARTS)}" + (f"; no zygote: {UNUSABLE[0]}" if UNUSABLE else ""))
     if _COLLECTION:
         lines.append(f"# collection: {_COLLECTION[0][0]:.2f} s CPU, {_COLLECTION[0][1]:.2f} s wall")
     files: dict[str, list[float]] = {}

@@ -176,9 +176,10 @@ def start_sidecar(
         "json",
         *args,
     ]
-    proc: subprocess.Popen[bytes] | Forked
+    proc: subprocess.Popen[bytes] | Forked | None = None
     if (FORK["tests"] if fork is None else fork) and forkable(full_env):
         proc = fork_sidecar(argv[3:], full_env, log)
+    if proc is not None:
         STARTS["forked"] += 1
     else:
         STARTS["new interpreter"] += 1

@@ -41,7 +41,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-__all__ = ["Forked", "fork_sidecar", "forkable", "forked_cpu_s"]
+__all__ = ["UNUSABLE", "Forked", "fork_sidecar", "forkable", "forked_cpu_s"]
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The environment variables a start may set differently from the zygote's: the sidecar reads its
@@ -292,13 +292,16 @@ class Forked:
 #: This process's zygote, once made.
 _ZYGOTE: dict[str, _Zygote] = {}
 _ZYGOTE_LOCK = threading.Lock()
+#: Why this process's zygote could not be made (its imports failed, or left a thread running): its
+#: sidecars are then started as new interpreters.
+UNUSABLE: list[str] = []
 
 
 def forkable(env: dict[str, str]) -> bool:
     """Whether a sidecar with environment ``env`` can be forked from the zygote: forking is not
     turned off, and ``env`` differs from the zygote's only in ``MEMORY_SIDECAR_*`` variables and
     the name of the test running."""
-    if os.environ.get("TESTS_EXEC_SIDECARS", "") not in ("", "0"):
+    if os.environ.get("TESTS_EXEC_SIDECARS", "") not in ("", "0") or UNUSABLE:
         return False
     base = _ZYGOTE["made"].env if _ZYGOTE else _zygote_env()
     keys = {k for k in set(env) | set(base) if not k.startswith(_FREE)}
@@ -309,12 +312,19 @@ def _zygote_env() -> dict[str, str]:
     return {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
 
 
-def fork_sidecar(argv: list[str], env: dict[str, str], log: Path) -> Forked:
+def fork_sidecar(argv: list[str], env: dict[str, str], log: Path) -> Forked | None:
     """``python -m sidecar ARGV`` with environment ``env`` and its output appended to ``log``,
-    forked from this process's zygote (made on first use)."""
+    forked from this process's zygote (made on first use); None when no zygote could be made (why
+    is kept in ``UNUSABLE``, and the caller starts a new interpreter, which fails as it would)."""
     with _ZYGOTE_LOCK:
+        if UNUSABLE:
+            return None
         if not _ZYGOTE:
-            _ZYGOTE["made"] = _Zygote({k: v for k, v in _zygote_env().items() if not k.startswith(_FREE)})
+            try:
+                _ZYGOTE["made"] = _Zygote({k: v for k, v in _zygote_env().items() if not k.startswith(_FREE)})
+            except RuntimeError as exc:
+                UNUSABLE.append(str(exc))
+                return None
             atexit.register(_ZYGOTE["made"].close)
         zygote = _ZYGOTE["made"]
     return zygote.spawn(argv, env, log)
