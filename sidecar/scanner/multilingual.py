@@ -54,7 +54,9 @@ def _compile(key: str) -> re.Pattern[str]:
 
 
 def _longest_first(terms: set[str]) -> str:
-    return "|".join(sorted(terms, key=len, reverse=True))
+    """The terms longest first, and in one order whatever the set's (terms of one length by their
+    text): the same pattern in every process, so two processes never differ in what they build."""
+    return "|".join(sorted(terms, key=lambda term: (-len(term), term)))
 
 
 class _Patterns(dict[str, re.Pattern[str]]):
