@@ -105,18 +105,26 @@ class SqliteJournalStore:
         """``fn`` in one write transaction that changes nothing recall serves."""
         return await self._db.write(fn)
 
-    async def _serve_write(self, fn: Callable[[Conn, Delta], T]) -> T:
+    async def _serve_write(self, fn: Callable[[Conn, Delta], T], *, may_leave_served: bool = False) -> T:
         """``fn`` in one write transaction that may change what recall serves: it records what it
         changed in the Delta, the journal's generation is bumped in the same transaction, and the
-        cached matrices are brought up to date from the Delta once it has committed."""
+        cached matrices are brought up to date from the Delta once it has committed.
+
+        With ``may_leave_served``, ``fn`` records in the Delta every change it makes to the rows the
+        matrices hold, so an empty Delta means none: the generation stays and every process's
+        matrices stay valid (an append: a new entry has no vector yet, only a superseded one leaves).
+        """
         delta = Delta()
 
-        def run(conn: Conn) -> tuple[T, int]:
+        def run(conn: Conn) -> tuple[T, int | None]:
             result = fn(conn, delta)
+            if may_leave_served and not (delta.rows or delta.gone or delta.importance or delta.reload):
+                return result, None
             return result, int(conn.execute(qs.BUMP_GENERATION).fetchone()[0])
 
         result, generation = await self._write(run)
-        self._cache.apply(delta, generation)
+        if generation is not None:
+            self._cache.apply(delta, generation)
         return result
 
     async def _read(self, fn: Callable[[Conn], T]) -> T:
@@ -175,7 +183,7 @@ class SqliteJournalStore:
             stored = _read_entry(conn, entry_id)
             return stored if replaced is None else dataclasses.replace(stored, supersedes=replaced)
 
-        return await self._serve_write(insert)
+        return await self._serve_write(insert, may_leave_served=True)
 
     async def get(self, workspace_id: str, entry_id: str) -> StoredEntry | None:
         return (await self.fetch(workspace_id, [entry_id])).get(entry_id)

@@ -305,6 +305,40 @@ async def test_record_stores_what_append_stores_and_returns_its_id(store: Sqlite
     assert given == "je_given" and (await store.get("w1", "je_given")) is not None
 
 
+def generation(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute(qs.GENERATION).fetchone()[0])
+    finally:
+        conn.close()
+
+
+async def test_an_append_moves_the_generation_only_when_it_supersedes_a_served_row(tmp_path: Path) -> None:
+    """A new entry has no vector yet, so a plain append (every memory write's ``memory.updated``
+    among them) leaves the generation, and every process's cached matrix, as they were; a topic-key
+    upsert takes the old holder out of recall, so it moves it, and a second store on the same file
+    (the CLI) no longer serves the superseded row."""
+    path = tmp_path / "journal.sqlite"
+    store = await SqliteJournalStore.open(path)
+    other = await SqliteJournalStore.open(path)
+    try:
+        held = await store.append(entry("deploy window is friday", ws="w", topic_key="deploy", memory_type="fact"))
+        await store.add_embeddings([NewEmbedding(held.id, np.ones(4, dtype=np.float32), "m", 0.5)], [], NOW)
+        assert set((await other.vectors("w", "m")).row_of) == {held.id}
+        before = generation(path)
+        await store.append(entry("mine", ws="w", agent="a1"))
+        await store.record(entry("memory updated: agent notes.md", ws="w", kind="memory.updated"), as_latest=True)
+        assert generation(path) == before
+        assert [e.entry_type for e in await store.search("notes", "w", 10)] == ["memory.updated"]  # still searchable
+        newer = await store.append(entry("deploy window is monday", ws="w", topic_key="deploy", memory_type="fact"))
+        assert newer.supersedes == held.id and generation(path) == before + 1
+        assert set((await other.vectors("w", "m")).row_of) == set()
+        assert set((await store.vectors("w", "m")).row_of) == set()
+    finally:
+        await other.aclose()
+        await store.aclose()
+
+
 # -- compaction -------------------------------------------------------------------------------
 async def test_compaction_archives_truncates_and_cascades(store: SqliteJournalStore) -> None:
     long_payload = {"log": "x" * 1000, "tag": "zebra"}
