@@ -1,6 +1,6 @@
 """``make bench``: run every benchmark script and print its figures.
 
-Run one with ``python -m tests.bench index`` (names: index, writes, cli, crew, embed, episodic, retrieval,
+Run one with ``python -m tests.bench index`` (names: index, writes, cli, crew, embed, episodic, journal, retrieval,
 load, http, crash, scan, consolidation, store, kg, kg_store, palace, backfill). Results on this machine, and the command behind each: docs/benchmarks.md.
 """
 
@@ -16,6 +16,7 @@ SUITES = [
     "bench_crew",
     "bench_embed",
     "bench_episodic",
+    "journal",
     "retrieval",
     "load",
     "bench_http",
