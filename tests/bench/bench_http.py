@@ -42,9 +42,16 @@ the search operation's (``ops.search``: the service's answer and the index state
 on top (aiohttp, the middleware chain, the JSON body) is the route's CPU per request above less
 the operation's.
 
+Not in the default run (``HTTP_PARTS=profile``): the whole application served in this process
+(``create_app``, as ``serve`` builds it, on a loopback port) over the 10k-chunk tier, once its
+postings are built and the graph has read every file, and ``HTTP_PROFILE_REQUESTS`` searches sent
+by a client in another process on one keep-alive connection, profiled on the event loop's thread
+(``cProfile`` timed by ``time.thread_time``): the functions that spend the most CPU of their own,
+and the loop thread's CPU per request without the profiler beside it (a pass of its own).
+
     python -m tests.bench http        HTTP_SECONDS=8 HTTP_ROUNDS=3 HTTP_CONNECTIONS=8 HTTP_WARMUP=2
                                       HTTP_PARTS=route,matching,split HTTP_MATCHING_FILES=400
-                                      HTTP_SPLIT_QUERIES=500
+                                      HTTP_SPLIT_QUERIES=500 (HTTP_PARTS=profile HTTP_PROFILE_REQUESTS=3000)
 """
 
 from __future__ import annotations
@@ -82,6 +89,7 @@ STEADY = {"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_CONSOLIDATE_INTERVA
 IDLE_RSS_OVER_BARE_MB = 30  # the target: idle RSS (BM25 only) at most a bare aiohttp route's + this
 PARTS = os.environ.get("HTTP_PARTS", "route,matching,split").split(",")
 SPLIT_QUERIES = int(os.environ.get("HTTP_SPLIT_QUERIES", "500"))
+PROFILE_REQUESTS = int(os.environ.get("HTTP_PROFILE_REQUESTS", "3000"))
 #: The tier where every chunk matches every query: files of repetitive notes.
 MATCHING_FILES = int(os.environ.get("HTTP_MATCHING_FILES", "400"))
 MATCHING_WORDS = ("deploy", "rollback", "database", "release", "incident", "staging", "migration", "latency")
@@ -170,6 +178,8 @@ def main() -> None:
         matching(wrk)
     if "split" in PARTS:
         asyncio.run(split())
+    if "profile" in PARTS:
+        asyncio.run(profile())
 
 
 def route(wrk: str | None, generator: str) -> None:
@@ -445,3 +455,78 @@ SPLIT_PARTS = (
     "the search service's answer",
     "the search operation's (ops.search)",
 )
+
+
+#: The client of ``profile``: one keep-alive connection, the queries in turn (argv: port, count, a
+#: JSON file of queries), every answer read and checked.
+_PROFILE_CLIENT = """
+import http.client, json, sys
+port, count, queries = int(sys.argv[1]), int(sys.argv[2]), json.load(open(sys.argv[3]))
+conn = http.client.HTTPConnection("127.0.0.1", port)
+for n in range(count):
+    body = json.dumps({"query": queries[n % len(queries)], "limit": 10})
+    conn.request("POST", "/memory/search", body, {"Content-Type": "application/json"})
+    answer = conn.getresponse()
+    data = answer.read()
+    if answer.status != 200:
+        raise SystemExit(f"{answer.status}: {data[:200]!r}")
+"""
+
+
+async def profile() -> None:
+    """Where a search request's CPU goes on the event loop's thread (the module docstring)."""
+    import cProfile
+    import io
+    import json
+    import pstats
+    import sys
+
+    from aiohttp import web
+
+    from sidecar.http.state import SIDECAR
+    from sidecar.logs import configure_logging
+    from sidecar.server.app import create_app
+    from sidecar.settings import load_settings
+
+    configure_logging("console", "warning")
+    base = Path(tempfile.mkdtemp(prefix="bench-http-profile-"))
+    root = base / "memory"
+    make_corpus(root, CHUNKS)
+    queries_file = base / "queries.json"
+    queries_file.write_text(json.dumps(make_queries(2_000)))
+    port = free_port()
+    settings = load_settings({"memory_dir": root, "port": str(port)}, environ=STEADY)
+    runner = web.AppRunner(create_app(settings), access_log=None)
+
+    async def client(count: int) -> None:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", _PROFILE_CLIENT, str(port), str(count), str(queries_file)
+        )
+        if await proc.wait() != 0:
+            raise RuntimeError("the profile's client failed")
+
+    try:
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        sidecar = runner.app[SIDECAR]
+        sidecar.tiers["agent"].start_postings()
+        await _settled(sidecar, root)
+        await client(300)  # warm: the standing cache, the flags of the hits' files
+        cpu0 = time.thread_time()
+        await client(PROFILE_REQUESTS)
+        bare_ms = (time.thread_time() - cpu0) * 1000 / PROFILE_REQUESTS
+        profiler = cProfile.Profile(time.thread_time)
+        profiler.enable()
+        await client(PROFILE_REQUESTS)
+        profiler.disable()
+    finally:
+        await runner.cleanup()
+        shutil.rmtree(base, ignore_errors=True)
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(30)
+    print(out.getvalue(), flush=True)
+    report(
+        f"profile: the event loop's CPU per search request, one connection (load average {os.getloadavg()[0]:.1f})",
+        f"{bare_ms:.3f} ms without the profiler; {PROFILE_REQUESTS} requests profiled above (their times inflated by it)",
+    )
