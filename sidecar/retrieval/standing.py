@@ -192,7 +192,8 @@ def more_terms_first(
     order: list[int] = []
     for at, mine in enumerate(matched):
         place = len(order)
-        if any(mine > other for other in seen):  # else it passes no hit: the usual case
+        # Else it passes no hit (the usual case). One term is more only than none; none, than nothing.
+        if (_NO_TERMS in seen) if len(mine) == 1 else (len(mine) > 1 and any(mine > other for other in seen)):
             unaged = unaged or [hit.score * factor / _aged(hit.path, today) for hit, factor, _ in weighed]
             for k, above in enumerate(order):
                 if mine > matched[above] and unaged[at] >= unaged[above]:
@@ -201,6 +202,9 @@ def more_terms_first(
         seen.add(mine)
         order.insert(place, at)
     return [weighed[i] for i in order]
+
+
+_NO_TERMS: frozenset[int] = frozenset()
 
 
 class _Line:

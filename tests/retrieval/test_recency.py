@@ -380,3 +380,22 @@ async def test_the_hybrid_answer_shows_a_text_once(tmp_path: Path, model: OnnxEm
         "topics/kiln-0.md",
         "topics/kiln-1.md",
     ]
+
+
+def test_a_hit_of_one_query_term_passes_a_newer_hit_of_none_only() -> None:
+    """A hit holding one query term passes, when only age put it below, a hit that holds none of
+    them (BM25 matched it by stem alone), and never a hit that holds another single term."""
+
+    class Hit:
+        def __init__(self, path: str, score: float, text: str) -> None:
+            self.path, self.heading, self.score, self.text = path, "Log", score, text
+            self.terms = query_tokens(["kiln", "firing"])
+
+    none = Hit(_day(5), 6.0, "- Fired the bisque overnight.")  # "fired": no snippet match for "firing"
+    other = Hit(_day(10), 6.2, "- Kiln shelves replaced.")
+    older = Hit(_day(200), 6.5, "- Firing schedule moved to Thursdays.")
+    weighed = [(h, f := standing.standing(h.path, h.heading, TODAY), h.score * f) for h in (none, other, older)]
+    weighed.sort(key=lambda item: -item[2])
+    assert [h.text for h, _, _ in weighed] == [other.text, none.text, older.text]  # age put it last
+    ranked = more_terms_first(weighed, none.terms, TODAY)
+    assert [hit.text for hit, _, _ in ranked] == [other.text, older.text, none.text]
