@@ -232,7 +232,7 @@ async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np
     its lines: embedding them all cost a run on a full tier five times its time without the model."""
     if embed is None or len(lines) < 2:
         return None
-    partnered = [n for n, flag in enumerate(vector_partners(lines)) if flag]
+    partnered = [n for n, flag in enumerate(await asyncio.to_thread(vector_partners, lines)) if flag]
     texts = list(dict.fromkeys(lines[n].text for n in partnered))  # a line said on several days, once
     try:
         found = await embed(texts) if texts else None
