@@ -52,6 +52,8 @@ typecheck: setup-dev
 # files are handed out in the order tests/conftest.py gives them: the longest first.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
+# Each worker forks the suite's sidecar processes from one that imported the server once
+# (tests/support/zygote.py); TESTS_EXEC_SIDECARS=1 starts each as a new interpreter instead.
 # WORKERS=4 runs more workers than cores: worth it when the tests spend much of their time waiting
 # (sleeps, other processes), as the "idle" column of tests/support/cpu_times.py shows.
 WORKERS ?= auto
