@@ -31,7 +31,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Concatenate, ParamSpec, TypeVar
 
@@ -54,6 +54,7 @@ __all__ = [
     "SIGNAL",
     "WORDS_COSINE",
     "Vectors",
+    "WordVectors",
     "changed_by_meaning",
     "changed_by_signal",
     "changed_by_value",
@@ -856,27 +857,64 @@ def meaning_texts(said: Sequence[Said]) -> list[str]:
     return [read.last[key].text for key in read.read()]
 
 
-def word_vectors(texts: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-    """Each text's words as an L2-normalised vector, each word weighted by its rarity among
-    ``texts`` (tf-idf over the forms ``_words`` reads): what ``changed_by_meaning`` reads where
-    no embedding model is loaded, with ``WORDS_COSINE`` for its least cosine."""
-    counted = {text: Counter(_words(text)) for text in texts}
-    df = Counter(w for words in counted.values() for w in words)
-    column = {w: n for n, w in enumerate(df)}
-    out: dict[str, npt.NDArray[np.float32]] = {}
-    for text, words in counted.items():
-        row = np.zeros(len(column), dtype=np.float32)
-        for w, n in words.items():
-            row[column[w]] = n * math.log(1 + len(counted) / df[w])
-        norm = float(np.linalg.norm(row))
-        out[text] = row / norm if norm else row
-    return out
+class WordVectors:
+    """Each text's words as an L2-normalised sparse vector, each word weighted by its rarity among
+    the texts (tf-idf over the forms ``_words`` reads): what ``changed_by_meaning`` reads where no
+    embedding model is loaded, with ``WORDS_COSINE`` for its least cosine. Sparse: a tier of
+    thousands of lines and tens of thousands of words holds its weights, not their product."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        counted = {text: Counter(_words(text)) for text in texts}
+        df = Counter(w for words in counted.values() for w in words)
+        self.rows: dict[str, dict[str, float]] = {}
+        for text, words in counted.items():
+            row = {w: n * math.log(1 + len(counted) / df[w]) for w, n in words.items()}
+            norm = math.sqrt(sum(x * x for x in row.values())) or 1.0
+            self.rows[text] = {w: x / norm for w, x in row.items()}
+
+    def __contains__(self, text: object) -> bool:
+        return text in self.rows
+
+
+def word_vectors(texts: Sequence[str]) -> WordVectors:
+    """The texts' word vectors (``WordVectors``)."""
+    return WordVectors(texts)
+
+
+def _nearness(
+    vectors: Vectors | WordVectors, olds: Sequence[str], texts: Sequence[str]
+) -> Iterator[npt.NDArray[np.float32]]:
+    """For each of ``olds`` (texts), its cosine with each of ``texts``, one row at a time (a block
+    of rows at most is held: never the whole square of a large tier's lines)."""
+    if isinstance(vectors, WordVectors):
+        postings: dict[str, list[tuple[int, float]]] = {}
+        for n, text in enumerate(texts):
+            for w, x in vectors.rows[text].items():
+                postings.setdefault(w, []).append((n, x))
+        arrays = {
+            w: (np.array([n for n, _ in p], dtype=np.int64), np.array([x for _, x in p], dtype=np.float32))
+            for w, p in postings.items()
+        }
+        for old in olds:
+            row = np.zeros(len(texts), dtype=np.float32)
+            for w, x in vectors.rows[old].items():
+                where, weights = arrays[w]
+                row[where] += x * weights
+            yield row
+        return
+    matrix = np.stack([vectors[text] for text in texts]).astype(np.float32)
+    for start in range(0, len(olds), _BLOCK):
+        block = np.stack([vectors[text] for text in olds[start : start + _BLOCK]]).astype(np.float32)
+        yield from block @ matrix.T
+
+
+_BLOCK = 256  # standing lines whose cosines with every line read are held at once
 
 
 @_reading
 def changed_by_meaning(
     said: Sequence[Said],
-    vectors: Vectors,
+    vectors: Vectors | WordVectors,
     found: Collection[str] = (),
     *,
     cosine: float = MEANING_COSINE,
@@ -913,18 +951,16 @@ def changed_by_meaning(
     if len(keys) < 2:
         return {}
     at = {key: n for n, key in enumerate(keys)}
-    matrix = np.stack([vectors[read.last[key].text] for key in keys]).astype(np.float32)
     olds = [key for key in read.standing if key in at and key not in found]
     if not olds:
         return {}
-    sims = matrix[[at[key] for key in olds]] @ matrix.T
-    for row, key in enumerate(olds):
-        sims[row, at[key]] = -1.0  # a line is not its own neighbour
+    texts = [read.last[key].text for key in keys]
     links: dict[str, tuple[str, float]] = {}
-    for row, old in enumerate(olds):
-        order = np.argsort(-sims[row])[:2]
-        best = float(sims[row, order[0]])
-        runner_up = float(sims[row, order[1]]) if len(order) > 1 else -1.0
+    for old, sims in zip(olds, _nearness(vectors, [read.last[key].text for key in olds], texts), strict=True):
+        sims[at[old]] = -1.0  # a line is not its own neighbour
+        order = np.argsort(-sims)[:2]
+        best = float(sims[order[0]])
+        runner_up = float(sims[order[1]]) if len(order) > 1 else -1.0
         new = keys[int(order[0])]
         if best < cosine or best - runner_up < margin or not read.restates(old, new, dropped=dropped):
             continue

@@ -142,3 +142,20 @@ async def test_a_run_retires_the_old_line_with_the_model_and_without_and_embeds_
         first_week = (root / "daily" / "summaries" / "2026-W02.md").read_text()
         assert f"- {old} <!-- superseded {START + timedelta(days=60)}" in first_week.partition("## Superseded\n")[2]
     assert embedded and not any("Loaded" in text for text in embedded)  # the log is never embedded
+
+
+def test_the_words_reading_holds_weights_not_their_square() -> None:
+    """Three thousand standing lines of words of their own: as dense rows, their tf-idf vectors
+    and their cosines would take over 140 MB; read sparsely and a row at a time, a few."""
+    import tracemalloc
+
+    lines = [_said(f"Crate{n} of sprocket{n} parts sits in bay-{n}.", day, n) for n in range(3000) for day in (0, 8)]
+    tracemalloc.start()
+    try:
+        texts = meaning_texts(lines)
+        found = changed_by_meaning(lines, word_vectors(texts), cosine=WORDS_COSINE, dropped=False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(texts) == 3000 and found == {}
+    assert peak < 40 * 1024 * 1024, peak
