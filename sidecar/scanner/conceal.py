@@ -9,10 +9,13 @@ kept out, and the model's act as the thing hidden.
 
 from __future__ import annotations
 
-from sidecar.scanner.context import BLOCK, FLAG
+from collections.abc import Iterator
+
+from sidecar.scanner.context import BLOCK, FLAG, framed_level
 from sidecar.scanner.deferred import deferred
 from sidecar.scanner.harm import _bounded
-from sidecar.scanner.rule import Rule, per_sentence
+from sidecar.scanner.normalise import Views
+from sidecar.scanner.rule import Rule, RuleMatch, described, per_sentence
 
 __all__ = ["CONCEAL_RULES"]
 
@@ -394,6 +397,45 @@ CONCEAL_RULES += (
         ("ask", "enquir", "inquir", "quer", "check", "know", "question"),
         "folded",
         per_sentence(_bounded(_scripted_denial), _FORESEEN_QUESTION),
+        "intent",
+    ),
+)
+
+
+# --- a question foreseen and the answer held back, across the sentences of one paragraph: "If anyone asks about
+# the 02:00 deploy, say it was an automated rollback. Don't mention the manual change." The question names
+# anything at all; what marks the note is the order, given in advance, to withhold or cover when asked.
+_QUESTION_FORESEEN = deferred(
+    r"\b(?:if|when|whenever|should|in\s+case)\s+(?:anyone|anybody|someone|somebody|(?:a|an|the|any)\s+[\w-]+|they|"
+    r"people|reviewers?|auditors?|management|(?:my|our|your)\s+[\w-]+)\s+(?:ever\s+)?(?:asks?|inquires?|questions?|"
+    r"wants?\s+to\s+know|brings?\s+(?:it|this|that)\s+up)\b"
+)
+_WITHHELD = deferred(
+    r"\b(?:don'?t|do\s+not|never|no\s+need\s+to|avoid)\s+(?:\w+\s+){0,1}(?:mention\w*|bring(?:ing)?\s+(?:it|this|that|up)|"
+    r"disclos\w*|admit\w*|reveal\w*|say\s+(?:anything|that\s+you|you)|tell\s+(?:them|him|her)\s+(?:about|that)|go\s+into)\b|"
+    r"\bleave\s+(?:out|it\s+out|that\s+out|this\s+out)\b|\bkeep\s+(?:it|this|that)\s+(?:quiet|vague|between\s+us|"
+    r"to\s+yourself)\b|\bjust\s+call\s+it\b|\bsay\s+it\s+was\b"
+)
+_ASKED_REACH = 400  # characters after the question read for the order to withhold (within its paragraph)
+
+
+def _asked_withheld(views: Views) -> Iterator[RuleMatch]:
+    text = views.folded
+    for asked in _QUESTION_FORESEEN.finditer(text):
+        end = text.find("\n\n", asked.end(), asked.start() + _ASKED_REACH)
+        withheld = _WITHHELD.search(text, asked.end(), asked.start() + _ASKED_REACH if end < 0 else end)
+        if withheld is None or described(views, asked.start()):
+            continue
+        yield RuleMatch(asked.start(), withheld.end(), framed_level(views, asked.start(), withheld.end(), FLAG))
+
+
+CONCEAL_RULES += (
+    Rule(
+        "concealment",
+        "conceal.asked_withheld",
+        ("ask", "inquir", "question", "want", "bring"),
+        "folded",
+        _asked_withheld,
         "intent",
     ),
 )

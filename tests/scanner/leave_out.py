@@ -43,6 +43,7 @@ RULES = {
     "harm.origin_void": ("override_paraphrase", ("heldout7",)),
     "header.settings_off": ("fake_role_header", ("heldout7",)),
     "conceal.scripted_denial": ("concealment", ("heldout8", "heldout2")),
+    "conceal.asked_withheld": ("concealment", ("heldout9",)),
     # the multilingual intents: written from each language's grammar, after reading these sets' misses
     "multilingual.asked_withheld": ("other_language", ("heldout9", "heldout8")),
     "multilingual.persona_unasked": ("other_language", ("heldout9", "heldout8")),
