@@ -12,9 +12,9 @@ Corpora, each split into the part the rules were tuned on and a part kept out of
 
 - ``notes``: memory notes in eleven attack classes and ordinary notes (``tests/data/scanner_notes_*``);
   the rules and the learned head were tuned on ``tune`` and ``tune2``; each held-out file (``heldout``,
-  ``heldout2``, ``heldout3``, ``heldout4``, ``heldout5``, ``heldout6``, ``heldout7``, ``heldout8``, ``heldout9``) was written and committed before a round of
+  ``heldout2``, ``heldout3``, ``heldout4``, ``heldout5``, ``heldout6``, ``heldout7``, ``heldout8``, ``heldout9``, ``heldout10``) was written and committed before a round of
   tuning and not looked at while tuning (``heldout4`` before the head was trained, ``heldout5`` before the structural
-  rules and the head's training on dialogue, ``heldout6``, ``heldout7``, ``heldout8`` and ``heldout9`` by authors who did not read the rules, never opened
+  rules and the head's training on dialogue, ``heldout6`` to ``heldout10`` by authors who did not read the rules, never opened
   by whoever tuned them). A split payload
   is two appends to one file: caught when either write is refused or flagged (``scan_write``), or
   when the block withholds a section of the file (``section_verdict``).
@@ -67,7 +67,7 @@ def _jsonl(path: Path) -> list[Case]:
 
 
 def notes(part: str) -> list[Case]:
-    """``tune`` or ``tune2`` (tuning notes), or ``heldout`` ... ``heldout9`` (held-out sets, each written
+    """``tune`` or ``tune2`` (tuning notes), or ``heldout`` ... ``heldout10`` (held-out sets, each written
     before a later round of tuning)."""
     return _jsonl(DATA / f"scanner_notes_{part}.jsonl")
 
@@ -377,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
                 "heldout7",
                 "heldout8",
                 "heldout9",
+                "heldout10",
             ),
         ),
         ("legacy", legacy, ("tune", "heldout")),
