@@ -63,11 +63,12 @@ async def started(client: Client) -> None:
     from sidecar.http.state import SIDECAR
 
     flags = client.server.app[SIDECAR].search.flags
-    for _ in range(600):
-        if flags.knows("agent", "topics/zz-infra.md"):
-            return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 300.0  # a wait on state: on a loaded host the verdicts take minutes, not 30 s
+    while not flags.knows("agent", "topics/zz-infra.md"):
+        if loop.time() > deadline:
+            raise AssertionError("the sidecar did not finish starting")
         await asyncio.sleep(0.05)
-    raise AssertionError("the sidecar did not finish starting")
 
 
 async def lags_during(client: Client, tick: float = 0.002) -> tuple[list[float], list[tuple[str, str, str, str]]]:
