@@ -49,6 +49,14 @@ embedded before a figure is taken:
   (``consolidation_gen_dataeng``): pipelines, dashboards, dbt models, vendors, tool versions, many
   facts sharing one sentence frame; four of its ten changes name no change word and no old value;
   written like ``fresh6`` and measured as held out;
+- ``fresh13``: a mobile app release engineer's terse day log over 120 days
+  (``consolidation_gen_mobile``): builds, store review, rollouts, flags, crash reporting, device
+  lab, signing, API versions; four of its ten changes name no change word and no old value;
+  held out: written before the rules it measures by an author who did not read them;
+- ``fresh14``: an ML engineer's agent's own notes over 120 days (``consolidation_gen_mleng``):
+  training runs, GPU pools, datasets, evals, the registry, the feature store, with pasted tool
+  output; four of its ten changes name no change word and no old value, two of them said in a
+  line about something else; held out as ``fresh13`` is;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -57,7 +65,7 @@ embedded before a figure is taken:
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
 Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s,
-``fresh11``'s and ``fresh12``'s one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
+``fresh11``'s, ``fresh12``'s, ``fresh13``'s and ``fresh14``'s one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
 (the last seven days stay). "Before" is the tier after the writes; "after" is after two runs of
@@ -98,6 +106,8 @@ from tests.bench.consolidation_gen_dental import DIRECT_DENTAL, make_dental_hist
 from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
+from tests.bench.consolidation_gen_mleng import DIRECT_MLENG, make_mleng_history
+from tests.bench.consolidation_gen_mobile import DIRECT_MOBILE, make_mobile_history
 from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platform_history
 from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
 from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
@@ -120,6 +130,8 @@ SEEDS = {
     "fresh10": 1010,
     "fresh11": 1111,
     "fresh12": 1212,
+    "fresh13": 1313,
+    "fresh14": 1414,
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -185,6 +197,8 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_SCHOOL
             or ln in DIRECT_PLATFORM
             or ln in DIRECT_DATAENG
+            or ln in DIRECT_MOBILE
+            or ln in DIRECT_MLENG
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -247,6 +261,8 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh10": make_school_history,
     "fresh11": make_platform_history,
     "fresh12": make_dataeng_history,
+    "fresh13": make_mobile_history,
+    "fresh14": make_mleng_history,
 }
 
 
