@@ -580,16 +580,23 @@ class _Meant:
 async def _stale_of(
     said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]], meant: _Meant
 ) -> dict[str, Said]:
-    """``_stale``, with the vectors of the lines it reads by meaning when a model is given."""
+    """``_stale`` of the lines ``_kept`` reads, with the vectors of those it reads by meaning when
+    a model is given."""
+    kept = await asyncio.to_thread(_kept, said, earlier, frames)
     vectors: dict[str, npt.NDArray[np.float32]] = {}
     if meant.embed is not None:
-        kept = await asyncio.to_thread(_kept, said, earlier, frames)
         vectors = await meant.of(await asyncio.to_thread(meaning_texts, kept))
-    return await asyncio.to_thread(_stale, said, earlier, frames, vectors)
+    return await asyncio.to_thread(_stale, kept, vectors)
 
 
 def _kept(said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]]) -> list[Said]:
-    """The lines ``_stale`` reads: none routine where it was said, nor in an earlier summary's log."""
+    """The lines ``_stale`` reads. A week's routine lines (``routine.py``: one mould written over
+    and over with other numbers) are not read: a log is not a fact that changes. Each line is
+    judged where it was said: a reading that is routine in a busy week may be a fact in a quiet
+    one, unless its mould is routine across the run (``frames``, ``_run_frames``: the same moulds
+    the summaries and promotions read). The lines of the earlier summaries' logs (``<heading>
+    (log)``) are routine too: a routine line keeps its standing once its week is rolled up
+    (``earlier``: the summaries by path), so a second run reads what the first did."""
     logs = {
         (path, text)
         for path, summary in earlier.items()
@@ -600,26 +607,19 @@ def _kept(said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset
     return [s for s, log in zip(said, flags, strict=True) if not log and (s.where, s.text) not in logs]
 
 
-def _stale(
-    said: list[Said],
-    earlier: dict[str, str],
-    frames: frozenset[frozenset[str]],
-    vectors: Vectors | None = None,
-) -> dict[str, Said]:
-    """The lines no longer current: a newer claim about their subject, a newer line that says it
-    changed them, or a standing line restated later with another value (``changes.py``); the
-    claim's reading wins where several have one. A week's routine lines (``routine.py``: one
-    mould written over and over with other numbers) are neither: a log is not a fact that
-    changes. Each line is judged where it was said: a reading that is routine in a busy week may
-    be a fact in a quiet one, unless its mould is routine across the run (``frames``,
-    ``_run_frames``: the same moulds the summaries and promotions read). The lines of the earlier summaries' logs (``<heading> (log)``) are
-    routine too: a routine line keeps its standing once its week is rolled up (``earlier``: the
-    summaries by path), so a second run reads what the first did. With ``vectors`` (an embedding
-    model's, by text), a standing line whose nearest statement came later and gives its value
-    anew is changed too (``changed_by_meaning``: the change written in none of its words);
-    without them, its nearest statement by its rarer words (``word_vectors``)."""
-    kept = _kept(said, earlier, frames)
-    found = {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
+def _by_words(kept: list[Said]) -> dict[str, Said]:
+    """The changes read by their words: a newer claim about a line's subject, a newer line that
+    says it changed it, or a standing line restated later with another value (``changes.py``)."""
+    return {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
+
+
+def _stale(kept: list[Said], vectors: Vectors | None = None) -> dict[str, Said]:
+    """The lines of ``kept`` (``_kept``) no longer current: those changed by their words
+    (``_by_words``; the claim's reading wins where several have one), and with ``vectors`` (an
+    embedding model's, by text) a standing line whose nearest statement came later and gives its
+    value anew (``changed_by_meaning``: the change written in none of its words); without them,
+    its nearest statement by its rarer words (``word_vectors``)."""
+    found = _by_words(kept)
     if vectors:
         found = {**changed_by_meaning(kept, vectors, found.keys()), **found}
     else:  # no model: the lines' words stand for their meaning

@@ -532,9 +532,8 @@ def _change_reading(kind: str, seed: int) -> dict[str, Any]:
     vectors with ``CONSOLIDATION_EMBEDDER=onnx``, else the lines' words), against the history's
     planted changes and facts."""
     from sidecar.consolidate import job
-    from sidecar.consolidate.changes import changed_by_signal, changed_by_value, meaning_texts, reverted
+    from sidecar.consolidate.changes import meaning_texts, reverted
     from sidecar.consolidate.promote import normalised
-    from sidecar.consolidate.supersede import superseded
 
     history = _history(kind, seed, datetime.now(UTC).date())
     with tempfile.TemporaryDirectory() as tmp:
@@ -553,10 +552,8 @@ def _change_reading(kind: str, seed: int) -> dict[str, Any]:
 
         texts = meaning_texts(kept)
         vectors = dict(zip(texts, OnnxEmbedder().embed_sync(texts), strict=True))
-    by_words = reverted(
-        kept, {**changed_by_value(kept, routine_left_out=True), **changed_by_signal(kept), **superseded(kept)}
-    )
-    stale = job._stale(said, earlier, frames, vectors)
+    by_words = reverted(kept, job._by_words(kept))
+    stale = job._stale(kept, vectors)
     changes = {normalised(c.old) for c in history.changed}
     facts = {normalised(f.text) for f in [*history.static, *history.recurring]}
     return {
