@@ -90,17 +90,7 @@ class FlagCache:
 
 def _flagged(root: Path, rel: str) -> list[SectionFinding]:
     """``flagged_sections`` of the file as it is now, each section's verdict from ``VERDICTS``."""
-    from sidecar.scanner.scan import SectionFinding
-    from sidecar.scanner.sections import split_sections
+    from sidecar.scanner.scan import flagged_sections
 
     data = read_tier_file(root, rel)
-    if data is None:
-        return []
-    text = data.decode("utf-8", errors="replace")
-    sections = split_sections(text)
-    out = []
-    for si, section in enumerate(sections):
-        found = VERDICTS.section(text, sections, si)
-        if found is not None:
-            out.append(SectionFinding(section.heading, section.line_start, section.line_end, found))
-    return out
+    return [] if data is None else flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section)

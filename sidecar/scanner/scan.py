@@ -37,7 +37,7 @@ the text (literal needles, or word stems looked up in the text's sorted words).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -284,14 +284,18 @@ def _seam_finding(before: str, after: str, layers: frozenset[str] = LAYERS) -> F
     return found
 
 
-def flagged_sections(text: str) -> list[SectionFinding]:
+def flagged_sections(
+    text: str, judge: Callable[[str, Sequence[Section], int], Finding | None] | None = None
+) -> list[SectionFinding]:
     """Every heading section of a file that has a finding (either level), in file order: each judged
     as the block judges it (``section_verdict``: its own text, else its seam with the section before
-    it), so a search or read hit is marked exactly when the block would withhold its section."""
+    it), so a search or read hit is marked exactly when the block would withhold its section.
+    ``judge``: what gives a section's verdict in place of ``section_verdict`` with its arguments (a
+    store of verdicts already given)."""
     out = []
     sections = split_sections(text)
     for index, section in enumerate(sections):
-        found = section_verdict(text, sections, index)
+        found = (judge or section_verdict)(text, sections, index)
         if found is not None:
             out.append(SectionFinding(section.heading, section.line_start, section.line_end, found))
     return out
