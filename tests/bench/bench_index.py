@@ -7,7 +7,7 @@ MATCH (the same OR of quoted words) and ``bm25()`` with the same column weights,
 no rows fetched, no snippets.
 
     python -m tests.bench index
-    INDEX_PARTS=start,reindex python -m tests.bench index   (parts: search,http,start,process,reindex,reconcile,rss)
+    INDEX_PARTS=start,reindex python -m tests.bench index   (parts: search,http,start,process,reindex,reconcile,rss,checks)
 
 ``start`` spawns the sidecar on the 10k-chunk dir five times: the median wall clock from the spawn to
 ``/healthz`` 200, and the process's CPU by then (every thread), beside the host's reference loop.
@@ -24,6 +24,11 @@ read every file (then 3 s), and a fresh process importing, in steps, what a bare
 imports, numpy, the other libraries the server loads (structlog, prometheus_client, watchfiles)
 and the server's own modules (the scanner the first search loads included): what the code holds,
 what the 10k chunks' data holds, and the rest (threads, page caches, the app's state).
+
+``checks`` (not in the default parts) is what opening an index costs with its checks (``PRAGMA
+quick_check`` and FTS5's integrity check) and with them remembered (the file unwritten since they
+passed), on 2k- and 10k-chunk dirs whose files and index were last written a minute ago: CPU of
+``TierIndex.open`` + ``close`` in this process, median of 7 of each, alternating.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import os
 import resource
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,7 +50,7 @@ import httpx
 from sidecar.index.bm25 import BODY_WEIGHT, HEADING_WEIGHT
 from sidecar.index.query import build_match
 from sidecar.index.sync import RACY_NS
-from sidecar.index.tier_index import TierIndex
+from sidecar.index.tier_index import CHECKED_SUFFIX, TierIndex
 from tests.bench.util import cpu_reference, ms, report, wait_logged
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.procs import cpu_s, rss_kb, start_sidecar
@@ -336,6 +342,38 @@ def bench_rss(base: Path) -> None:
     report("  the 10k chunks' data", f"{idle - small:+.1f} MB", "")
 
 
+def bench_checks(base: Path) -> None:
+    """An index's open with its checks and with them remembered (the module's doc)."""
+    for chunks in (2_000, 10_000):
+        root = base / f"c{chunks}"
+        if not root.exists():
+            make_corpus(root, chunks)
+        past = time.time_ns() - 60 * 10**9
+        for path in root.rglob("*.md"):
+            os.utime(path, ns=(past, past))
+        index = TierIndex(root)
+        index.open()  # the files' new mtimes recorded: later opens write nothing
+        index.close()
+        os.utime(root / "index.sqlite", ns=(past, past))
+        took: dict[str, list[float]] = {"checked": [], "remembered": []}
+        for _ in range(7):
+            for kind in ("checked", "remembered"):
+                if kind == "checked":
+                    Path(f"{root / 'index.sqlite'}{CHECKED_SUFFIX}").unlink(missing_ok=True)
+                index = TierIndex(root)
+                c0 = time.process_time()
+                index.open()
+                index.close()
+                took[kind].append(time.process_time() - c0)
+                assert index.checked == kind, (index.checked, kind)
+        for kind, runs in took.items():
+            report(
+                f"open + close, {chunks // 1000}k-chunk dir, checks {kind}",
+                f"CPU median {statistics.median(runs) * 1000:.1f} ms",
+                f"load {os.getloadavg()[0]:.1f}",
+            )
+
+
 def main() -> None:
     parts = os.environ.get("INDEX_PARTS", "search,http,start,process,reindex,reconcile").split(",")
     base = Path(tempfile.mkdtemp(prefix="bench-index-"))
@@ -357,6 +395,8 @@ def main() -> None:
             bench_reconcile(base)
         if "rss" in parts:
             bench_rss(base)
+        if "checks" in parts:
+            bench_checks(base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
