@@ -14,6 +14,7 @@ Superseded, retired and expired entries are never served.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -39,7 +40,7 @@ from sidecar.episodic.indexer import embed_text
 from sidecar.episodic.query import MAX_K, Scope, ScopeFilter
 from sidecar.episodic.recall import query_vector
 from sidecar.episodic.scoring import SCORINGS, Parts, score
-from sidecar.episodic.store import JournalStore, RecallStore
+from sidecar.episodic.store import JournalStore, RecallStore, Scored
 from sidecar.errors import BadRequest, NotFound
 from sidecar.index.query import terms
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
@@ -499,16 +500,30 @@ async def recall_memories(
     )
     if not own and crew_id is None:
         return [], "ok"
-    vector, dense = await query_vector(embedder, req.query)
     pool = max(POOL, 4 * req.k) * (4 if req.tags else 1)
-    cosines: dict[str, float] = {}
-    importance: dict[str, float] = {}
-    if vector is not None and embedder is not None:
+
+    async def dense_leg() -> tuple[npt.NDArray[np.float32] | None, str, list[Scored]]:
+        vector, dense = await query_vector(embedder, req.query)
+        if vector is None or embedder is None:
+            return vector, dense, []
         # Only a cosine over DENSE_MATCH earns a place, so the first pass may skip rows under it.
         ranked = await store.dense_rank(where, embedder.model_id, vector, pool, weighted=False, floor=DENSE_MATCH)
-        for s in ranked:
-            cosines[s.entry_id], importance[s.entry_id] = s.cosine, s.importance
-    sparse = await store.bm25_rank(where, " ".join(terms(req.query)), pool)  # stopwords earn nothing
+        return vector, dense, ranked
+
+    # The query's model run (its own thread) goes on while BM25 reads (the reader thread): a recall
+    # waits for the longer of the two, not for both one after the other.
+    pending = asyncio.ensure_future(dense_leg())
+    try:
+        sparse = await store.bm25_rank(where, " ".join(terms(req.query)), pool)  # stopwords earn nothing
+    except BaseException:
+        pending.cancel()
+        pending.add_done_callback(_retrieved)
+        raise
+    vector, dense, ranked = await pending
+    cosines: dict[str, float] = {}
+    importance: dict[str, float] = {}
+    for s in ranked:
+        cosines[s.entry_id], importance[s.entry_id] = s.cosine, s.importance
     # A dense candidate under NEAR_MISS that BM25 did not find can neither earn a place nor be named
     # as near: it is not read.
     near_enough = [i for i, c in cosines.items() if c >= NEAR_MISS]
@@ -554,6 +569,12 @@ async def recall_memories(
     if hits:
         await store.mark_referenced(req.who.workspace_id, [h.entry.id for h in hits], now)
     return hits, dense
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Take a cancelled leg's outcome, so an error it ended with is not reported as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _tied_ranks(sparse: list[str], entries: Mapping[str, StoredEntry]) -> dict[str, int]:
