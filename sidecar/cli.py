@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -127,6 +128,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             _add_output_flags(cmd)
     return parser
 
+
+#: The agent's own settings files in its memory dir (``sidecar.palace.agent_settings.FILES``).
+AGENT_SETTINGS_FILES = ("memory.toml", "settings.md")
 
 #: Each command's line in ``memory-sidecar --help``.
 COMMAND_HELP = {
@@ -520,12 +524,15 @@ def _refuse_when_memory_off(args: argparse.Namespace) -> None:
     """With memory off (the environment, or the agent's own memory.toml / settings.md), a command
     on memory is refused by the registry's rule, as the server refuses the route: 403 memory_disabled.
     The rule admits every operation while memory is on, so the registry (and the request schemas it
-    imports, the journal's among them) is loaded only when memory is off."""
-    from sidecar.palace.agent_settings import apply, load_agent_settings
-
+    imports, the journal's among them) is loaded only when memory is off; the settings file's
+    reader (and tomllib) only when the dir holds one of its names."""
     given = getattr(args, "memory_dir", None) or getattr(args, "path", None)
     settings = load_settings({"memory_dir": given} if given is not None else {})
-    enabled = apply(settings, load_agent_settings(settings.memory_dir)).memory_enabled
+    enabled = settings.memory_enabled
+    if any(os.path.lexists(settings.memory_dir / name) for name in AGENT_SETTINGS_FILES):
+        from sidecar.palace.agent_settings import apply, load_agent_settings
+
+        enabled = apply(settings, load_agent_settings(settings.memory_dir)).memory_enabled
     if enabled:
         return
     from sidecar.ops.registry import OPERATIONS, admit
@@ -844,7 +851,6 @@ async def _drain(embedder: Embedder, index: TierIndex, vectors: VectorIndex, err
     core, which scales better than a run split across cores); a remote embedder, one at a time."""
     import asyncio
     import functools
-    import os
     from concurrent.futures import ThreadPoolExecutor
 
     from sidecar.retrieval.batcher import REMOTE_BATCH
@@ -1073,8 +1079,6 @@ def _ask_sidecar(
 def _served(root: Path) -> bool:
     """Whether a live process holds ``root``'s lock (by the pid the lock file names; the lock is
     not touched, so a sidecar starting now is never kept out)."""
-    import os
-
     from sidecar.server.lock import LOCK_NAME
 
     try:

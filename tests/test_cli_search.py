@@ -229,8 +229,10 @@ PROBE = (
     "from sidecar.cli import main\n"
     "code = main(sys.argv[1:])\n"
     "names = ('sidecar.retrieval.offline', 'sidecar.scanner.scan', 'numpy', 'sidecar.ops.registry',\n"
-    "         'sidecar.kg.cli', 'asyncio', 'http.client')\n"
-    "print(json.dumps(sorted(n for n in names if n in sys.modules)), file=sys.stderr)\n"
+    "         'sidecar.kg.cli', 'asyncio', 'http.client', 'aiohttp', 'onnxruntime', 'tokenizers',\n"
+    "         'sidecar.retrieval.hybrid', 'sidecar.retrieval.embed', 'sidecar.server.app', 'rich',\n"
+    "         'tomllib', 'sidecar.palace.agent_settings')\n"
+    "print(json.dumps(sorted(n for n in names if sys.modules.get(n) is not None)), file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 
@@ -278,6 +280,29 @@ def test_files_found_clean_are_remembered_and_a_changed_one_is_scanned_again(tmp
         flagged = [hit for hit in third["results"] if "flagged" in hit]
         assert [(hit["path"], hit["heading"]) for hit in flagged] == [("topics/household.md", "Household > Vendor")]
         assert "topics/household.md" not in json.loads(remembered.read_text())["clean"]
+
+
+def test_a_local_bm25_search_loads_what_it_needs_and_no_more(tmp_path: Path) -> None:
+    """A search in this process with no embedder: the local search on asyncio, and none of the
+    server, the models, numpy or the HTTP stacks; the injection scanner only for files not yet
+    remembered clean; the agent's settings file's reader only when the dir holds one."""
+    root = tier(tmp_path / "memory")
+    first, loaded = probe(root, "--local")
+    assert loaded == ["asyncio", "sidecar.retrieval.offline", "sidecar.scanner.scan"]
+    again, loaded = probe(root, "--local")
+    assert loaded == ["asyncio", "sidecar.retrieval.offline"]
+    assert shown(again) == shown(first) and again["engine"]["search"] == "bm25"
+    (root / "memory.toml").write_text("budget = 9000\n")  # memory stays on
+    third, loaded = probe(root, "--local")
+    assert loaded == ["asyncio", "sidecar.palace.agent_settings", "sidecar.retrieval.offline", "tomllib"]
+    assert shown(third) == shown(first)
+
+
+def test_the_agent_settings_files_the_command_line_looks_for_are_the_readers() -> None:
+    from sidecar.cli import AGENT_SETTINGS_FILES
+    from sidecar.palace.agent_settings import FILES
+
+    assert AGENT_SETTINGS_FILES == FILES
 
 
 def test_the_whole_command_asks_the_sidecar_and_imports_no_search_of_its_own(
