@@ -29,8 +29,9 @@ from sidecar.cli import main
 sys.exit(main(sys.argv[2:]))
 """
 
-#: Not needed to serve searches on a sidecar with no server crew store, no file watcher and no
-#: request for the OpenAPI document.
+#: Not needed to serve searches on a sidecar with no embedder, no server crew store, no file
+#: watcher and no request for the OpenAPI document. Each is held by every idle sidecar that
+#: imports it (its code, and what it imports), so one imported again at start is caught here.
 _LAZY = (
     "rich",  # structlog's optional console tracebacks
     "pygments",
@@ -39,6 +40,20 @@ _LAZY = (
     "sidecar.kg.pg_mirror",  # a lead with a PostgreSQL crew store only
     "sidecar.store.postgres",
     "asyncpg",
+    "sidecar.store.migrate",  # the store migrate command
+    "sidecar.store.copy",
+    "onnxruntime",  # the in-process model (embedder onnx or auto)
+    "tokenizers",
+    "sidecar.retrieval.embed.ollama",  # the remote embedders
+    "sidecar.retrieval.embed.openai",
+    "httpx",
+    "sidecar.scanner.semantic",  # the scanner's model-based layers
+    "sidecar.scanner.head",
+    "mcp",  # the MCP SDK: memory-sidecar mcp over stdio only
+    "sidecar.mcp.stdio",
+    "sidecar.retrieval.offline",  # the command line's own search
+    "sidecar.loopback",
+    "sidecar.kg.cli",
 )
 
 
@@ -89,3 +104,11 @@ def test_the_command_line_parser_imports_no_server_code() -> None:
     loaded = set(json.loads(done.stdout))
     assert "sidecar.cli" in loaded
     assert not loaded.intersection({"aiohttp", "numpy", "structlog", "sidecar.kg.graph", "sidecar.kg.lifecycle"})
+
+
+def test_every_lazy_module_of_the_package_exists() -> None:
+    """A renamed or moved module would make its line above guard nothing."""
+    import importlib.util
+
+    ours = [name for name in _LAZY if name.startswith("sidecar.")]
+    assert ours and [name for name in ours if importlib.util.find_spec(name) is None] == []
