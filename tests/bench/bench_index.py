@@ -23,7 +23,8 @@ imports before ready, and of importing the injection scanner after that.
 read every file (then 3 s), and a fresh process importing, in steps, what a bare aiohttp route
 imports, numpy, the other libraries the server loads (structlog, prometheus_client, watchfiles)
 and the server's own modules (the scanner the first search loads included): what the code holds,
-what the 10k chunks' data holds, and the rest (threads, page caches, the app's state).
+what the 10k chunks' data holds, and the rest (threads, page caches, the app's state); and which
+of the server's own modules hold numpy once imported.
 
 ``checks`` (not in the default parts) is what opening an index costs with its checks (``PRAGMA
 quick_check`` and FTS5's integrity check) and with them remembered (the file unwritten since they
@@ -319,6 +320,18 @@ _IMPORT_STEPS = (
 )
 
 
+#: Which of the server's own modules hold numpy once imported (``import numpy as np`` at the top):
+#: numpy leaves an idle sidecar only when none of them is imported by then.
+_NUMPY_HOLDERS = """
+import sys, types
+sys.modules.setdefault('rich', None)
+import numpy, sidecar.server.serve, sidecar.server.app, sidecar.scanner.scan
+held = sorted(n for n, m in list(sys.modules.items()) if n.startswith('sidecar') and isinstance(m, types.ModuleType)
+              and any(v is numpy for v in vars(m).values()))
+print(' '.join(held))
+"""
+
+
 def bench_rss(base: Path) -> None:
     """Where an idle BM25-only sidecar's RSS goes (the module's doc)."""
     big = base / "c10000"
@@ -340,6 +353,11 @@ def bench_rss(base: Path) -> None:
         last = mb
     report("  the same sidecar over a 50-chunk dir", f"{small:.1f} MB", f"{small - last:+.1f} MB beyond its imports")
     report("  the 10k chunks' data", f"{idle - small:+.1f} MB", "")
+    holders = subprocess.run(
+        [sys.executable, "-c", _NUMPY_HOLDERS], capture_output=True, text=True, env=env, check=True
+    )
+    names = holders.stdout.split()
+    report("  the server's modules that import numpy", f"{len(names)}", " ".join(names))
 
 
 def bench_checks(base: Path) -> None:
