@@ -23,8 +23,10 @@ async def paths_for(client: Any, query: str) -> list[str]:
     return [r["path"] for r in (await resp.json())["results"]]
 
 
-async def eventually(client: Any, query: str, expected: list[str], within: float = 5.0) -> float:
-    """Poll until the search gives ``expected``; return how long it took."""
+async def eventually(client: Any, query: str, expected: list[str], within: float = 60.0) -> float:
+    """Poll until the search gives ``expected``; return how long it took. ``within`` bounds a wait for
+    a state, not a latency: on a busy host one search may take seconds. How soon a change is
+    searchable is measured by ``WRITES_BENCH=bm25 python -m tests.bench writes`` (its shell write row)."""
     started = time.monotonic()
     got: list[str] = []
 
@@ -42,8 +44,8 @@ async def eventually(client: Any, query: str, expected: list[str], within: float
 async def test_shell_append_without_fsync_is_picked_up(sidecar_client: ClientFactory, memory_dir: Path) -> None:
     client = await sidecar_client(watch=True)
     subprocess.run(["sh", "-c", f"echo '- the build box is named axolotl' >> {memory_dir / 'AGENT.md'}"], check=True)
-    took = await eventually(client, "axolotl", ["AGENT.md"])
-    assert took < 2.0
+    # Reconciling is off in these sidecars (reconcile_interval 0), so only the watcher can bring it in.
+    await eventually(client, "axolotl", ["AGENT.md"])
 
 
 async def test_editor_style_save_delete_and_rename(sidecar_client: ClientFactory, memory_dir: Path) -> None:
@@ -103,13 +105,13 @@ async def test_watcher_restarts_when_the_tier_dir_is_replaced(
     os.rename(memory_dir, moved)
     memory_dir.mkdir()
     write(memory_dir, "AGENT.md", "# Identity\nmeerkat\n")
-    await eventually(client, "meerkat", ["AGENT.md"], within=10)
+    await eventually(client, "meerkat", ["AGENT.md"])
     # A search may heal the index before the watcher notices; the watcher still restarts on its own.
 
     async def restarted() -> bool:
         return bool((await (await client.get("/memory/status")).json())["watcher"]["restarts"] >= 1)
 
-    await async_wait_until(restarted, timeout=5, interval=0.05, message="the watcher to restart on the replaced dir")
+    await async_wait_until(restarted, timeout=60, interval=0.05, message="the watcher to restart on the replaced dir")
     write(memory_dir, "topics/after.md", "# After\nbilby\n")
     await eventually(client, "bilby", ["topics/after.md"])
 
