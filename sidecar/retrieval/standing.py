@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import NamedTuple, Protocol, TypeVar
 
 from sidecar.index.query import STOPWORDS
-from sidecar.index.snippet import held_terms, mark_terms, term_spans
+from sidecar.index.snippet import held_terms, term_spans
 
 __all__ = [
     "ARCHIVED",
@@ -210,12 +210,20 @@ _NO_TERMS: frozenset[int] = frozenset()
 class _Line:
     """One line of a hit that matches a query term, as ``restated_first`` reads it."""
 
-    __slots__ = ("day", "matched", "names", "shapes", "values", "versions", "words")
+    __slots__ = ("day", "matched", "named", "names", "shapes", "values", "versions", "words")
 
     def __init__(
-        self, day: date, matched: frozenset[int], words: frozenset[str], values: list[str], versions: dict[str, str]
+        self,
+        day: date,
+        matched: frozenset[int],
+        words: frozenset[str],
+        values: list[str],
+        versions: dict[str, str],
+        *,
+        named: frozenset[int] = frozenset(),
     ) -> None:
         self.day = day
+        self.named = named  # the query terms it writes as a name or an identifier ("Galaxy S22")
         self.versions = versions  # a name -> the number written just after it ("DairyPlan 7")
         self.matched = matched  # the query terms it matches, by index
         self.words = words  # every word as written
@@ -249,8 +257,10 @@ class _Line:
         shares two query terms with it and says more words of its own than it lost ("Morning
         milking starts at 5:30" / "Moved morning milking to 6:00, the tanker comes later"); a line
         that swaps one word of the older for another names another subject ("Error budget for
-        gateway: 99.5%" / "Error budget for reviews: 99.9%")."""
-        if len(self.matched & older.matched) < 2:
+        gateway: 99.5%" / "Error budget for reviews: 99.9%"), and so does a line without a query term
+        the older line writes as a name or an identifier: a table's next row ("Test phone Galaxy S22
+        is asset DL-7279" / "Test phone Galaxy Tab A8 is asset DL-5039")."""
+        if len(self.matched & older.matched) < 2 or older.named - self.matched:
             return False
         mine, theirs = _plain(self.words), _plain(older.words)
         return len(mine - theirs) > len(theirs - mine)
@@ -315,13 +325,19 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
     for at, found in sorted(matched.items()):
         if len(found) < top or not found or (line := short[at]) is None:
             continue
-        spans = mark_terms(line.raw, terms)
+        by_term = term_spans(line.raw, terms)
+        spans = [span for term in by_term for span in term]
         values = [  # a word the query asked for is the subject, not a value
             word for start, end, word in line.candidates if not any(a < end and start < b for a, b in spans)
         ]
         if values:  # a line with no value neither restates nor is restated
             versions = {name: number for name, number in line.versions if name in values}
-            out.append(_Line(line.day, found, line.words, values, versions))
+            named = frozenset(  # the query terms written as a name: the subject's own ("Galaxy S22")
+                i
+                for i, term in enumerate(by_term)
+                if any(a < end and start < b for a, b in term for start, end, _ in line.candidates)
+            )
+            out.append(_Line(line.day, found, line.words, values, versions, named=named))
     return out
 
 
