@@ -4,6 +4,7 @@ ordinary notes and notes about security never refused, each layer doing its own 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.scanner.scan import LAYERS, scan_all, scan_write, section_verdict, verdict
+from sidecar.scanner.scan import LAYERS, Finding, scan_all, scan_write, section_verdict, verdict
 from sidecar.scanner.sections import split_sections
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -137,34 +138,44 @@ def test_an_encoded_finding_names_the_decoded_sentence() -> None:
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "injection"
 
 
+@functools.cache
+def _public_benign() -> list[tuple[str, dict[str, Any], Finding | None]]:
+    """Every benign text of the public data (file stem, record, its verdict), judged once for the
+    two tests below: they hold the same verdicts to different bounds."""
+    judged = []
+    for path in sorted(SHARED.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                record = json.loads(line)
+                if record["label"] == "benign":
+                    judged.append((path.stem, record, verdict(record["text"])))
+    return judged
+
+
 @pytest.mark.skipif(not (SHARED / "load.py").exists(), reason="the public injection data is not on this machine")
 def test_public_held_out_benign_text_is_rarely_flagged() -> None:
     """NotInject, OWASP ASVS (9 languages) and cheat sheets, clean BIPIA emails: sources never tuned
     on. Chunks that quote an attack string are left out (flagging a quoted payload is by design)."""
-    texts = []
-    for name in ("notinject", "owasp-asvs", "owasp-cheatsheets", "bipia-email-embedded"):
-        with (SHARED / f"{name}.jsonl").open(encoding="utf-8") as handle:
-            for line in handle:
-                record = json.loads(line)
-                if record["label"] == "benign" and not record["class"].endswith("quotes_attack"):
-                    texts.append(record["text"])
-    found = [verdict(text) for text in texts]
+    sources = ("notinject", "owasp-asvs", "owasp-cheatsheets", "bipia-email-embedded")
+    found = [
+        judged
+        for name, record, judged in _public_benign()
+        if name in sources and not record["class"].endswith("quotes_attack")
+    ]
     flagged = [f for f in found if f is not None]
-    assert len(texts) > 1_500
-    assert len(flagged) <= 0.02 * len(texts), [f.sentence for f in flagged]
+    assert len(found) > 1_500
+    assert len(flagged) <= 0.02 * len(found), [f.sentence for f in flagged]
 
 
 @pytest.mark.skipif(not (SHARED / "load.py").exists(), reason="the public injection data is not on this machine")
 def test_no_public_benign_text_is_refused_not_even_one_that_quotes_an_attack() -> None:
     """Every benign text of the public data, the chunks that quote attack strings included: a quoted,
     tabulated or encoded attack in documentation is at most flagged, never refused."""
-    refused = []
-    for path in sorted(SHARED.glob("*.jsonl")):
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                record = json.loads(line)
-                if record["label"] == "benign" and (found := verdict(record["text"])) and found.level == "block":
-                    refused.append((record["id"], found.pattern, found.sentence))
+    refused = [
+        (record["id"], found.pattern, found.sentence)
+        for _, record, found in _public_benign()
+        if found is not None and found.level == "block"
+    ]
     assert refused == []
 
 
