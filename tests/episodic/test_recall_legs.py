@@ -17,8 +17,19 @@ from sidecar.episodic.entry import JournalEntry
 from sidecar.episodic.memories import Identity, RecallRequest, recall_memories
 from sidecar.episodic.query import ScopeFilter
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
-from tests.episodic.test_first_pass import LINES, QUERIES
 from tests.support.embedding import needs_model
+
+LINES = [
+    "The user prefers dark mode in every editor",
+    "Invoices are generated on the first of the month",
+    "Deploys to production need two approvals",
+    "Alice owns the billing pipeline",
+    "Search latency regressed after the index rebuild",
+    "Rollbacks are done with the deploy tool, never by hand",
+    "Bob prefers tabs over spaces",
+    "Auth tokens expire after twelve hours",
+]
+QUERIES = ["what theme does the user like", "who is responsible for billing", "how do we undo a bad deploy", "zebra"]
 
 
 class BM25Seen:
@@ -65,7 +76,7 @@ async def test_bm25_reads_while_the_query_is_embedded_and_the_answer_is_the_same
     tmp_path: Path, onnx_model: OnnxEmbedder
 ) -> None:
     built = await SqliteJournalStore.open(tmp_path / "journal.sqlite")
-    for n, line in enumerate(LINES * 2):
+    for n, line in enumerate(LINES * 4):
         entry = JournalEntry(
             workspace_id="w", agent_id="a", entry_type="memory.fact", summary=f"{line} ({n})", memory_type="fact"
         )
