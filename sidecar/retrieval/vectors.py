@@ -23,6 +23,7 @@ import numpy.typing as npt
 from sidecar.index.db import chunks_gen, connect_reader
 from sidecar.index.snippet import sentence_spans
 from sidecar.retrieval.embed.base import from_blob, to_blob
+from sidecar.retrieval.int8 import Int8Pass
 
 __all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "dialogue_turns", "embed_text", "from_blob", "to_blob"]
 
@@ -33,6 +34,14 @@ T = TypeVar("T")
 _IN_BATCH = 900
 #: Most chunks whose neighbours and turns ``context`` keeps (about 0.5 kB each); past it, it starts over.
 _CONTEXT_CACHE = 50_000
+#: Fewest rows for which a search reads the matrix's int8 copy first (``sidecar.retrieval.int8``):
+#: under it, one float32 product costs about what the copy's pass does.
+INT8_FROM = 4096
+#: Searches without a copy serving them before the int8 copy is made (about 70 ms of CPU at 10k
+#: rows, on the search that makes it). A copy serves every later matrix whose rows it holds (by
+#: row serial), rows laid in since scored exactly, until they are a quarter of the rows: writes
+#: leave it serving, and it is made again once per quarter of the rows new.
+INT8_AFTER = 1
 
 
 def embed_text(heading: str, body: str) -> str:
@@ -76,6 +85,8 @@ class _Snapshot:
     missing: frozenset[str] = field(default_factory=frozenset)  # hashes without a vector
     gen: int | None = None  # the index's chunks_gen that ``hashes`` describe (None: unknown)
     at: float = 0.0  # time.monotonic() when ``hashes`` were read
+    # Each row's serial: given when its vector is laid in, kept while the row is (int8 copies map by it).
+    serials: Ids = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @classmethod
     def empty(cls, dim: int) -> _Snapshot:
@@ -108,6 +119,10 @@ class VectorIndex:
         self._context: dict[int, tuple[dict[int, int], dict[int, int] | None]] = {}
         self._context_key: tuple[int | None, int | None, int] | None = None
         self._buf: Floats | None = None  # the rows of the current snapshot, plus spare capacity
+        self._serial = 0  # the next row serial
+        self._int8: _Copy | None = None
+        self._int8_lock = threading.Lock()  # one copy made at a time
+        self._uncopied = 0  # searches since the last copy no copy served
 
     @property
     def model(self) -> str | None:
@@ -196,10 +211,42 @@ class VectorIndex:
         n = len(snap.ids)
         if k < 1 or n == 0 or query.shape[-1] != snap.matrix.shape[1]:
             return []
-        cosines = snap.matrix @ _unit(query)
-        top = np.argpartition(cosines, n - k)[n - k :] if n > k else np.arange(n)
+        unit = _unit(query)
+        first = self._first_pass(snap, k)
+        if first is not None:  # the int8 copy's bounds leave the rows that can make the top k
+            copy, where = first
+            rows = copy.candidates(snap.matrix, unit, k, held=where.held, at=where.at, missing=where.missing)
+            cosines = snap.matrix[rows] @ unit
+        else:
+            rows, cosines = None, snap.matrix @ unit
+        m = len(cosines)
+        top = np.argpartition(cosines, m - k)[m - k :] if m > k else np.arange(m)
         order = top[np.argsort(-cosines[top], kind="stable")]
-        return [(int(snap.ids[i]), float(cosines[i])) for i in order]
+        at = order if rows is None else rows[order]
+        return [(int(snap.ids[i]), float(c)) for i, c in zip(at, cosines[order], strict=True)]
+
+    def _first_pass(self, snap: _Snapshot, k: int) -> tuple[Int8Pass, _Rows] | None:
+        """The int8 copy serving ``snap`` and where its rows are in it, made on this search after
+        ``INT8_AFTER`` searches without one; None for a small matrix, a wide k, or without
+        onnxruntime."""
+        n = len(snap.ids)
+        if n < INT8_FROM or 4 * k > n:
+            return None
+        held = self._int8
+        if held is not None:
+            rows = held.rows(snap)
+            if 4 * len(rows.missing) <= n:
+                return held.copy, rows
+        self._uncopied += 1
+        if self._uncopied < INT8_AFTER or not self._int8_lock.acquire(blocking=False):
+            return None
+        try:
+            self._uncopied = 0
+            made = Int8Pass.build(snap.matrix)
+            self._int8 = None if made is None else _Copy(made, snap.serials)
+            return None if self._int8 is None else (self._int8.copy, self._int8.rows(snap))
+        finally:
+            self._int8_lock.release()
 
     def scores(self, query: Floats, chunk_ids: Iterable[int]) -> dict[int, float]:
         """Cosine of ``query`` to each given chunk that has a vector (chunks without one are left out)."""
@@ -415,13 +462,18 @@ class VectorIndex:
         if new:
             buf[base:size] = _unit_rows(np.stack([v for _, v in new]))
         fresh = np.fromiter((c for c, _ in new), np.int64, len(new))
+        serials = np.arange(self._serial, self._serial + len(new), dtype=np.int64)
+        self._serial += len(new)
         if append:
             ids = np.concatenate([old.ids, fresh])
             row_of = {**old.row_of, **{int(c): base + i for i, c in enumerate(fresh)}}
+            serials = np.concatenate([old.serials, serials])
         else:
             ids = np.concatenate([np.fromiter((c for c, _ in keep), np.int64, len(keep)), fresh])
             row_of = {int(c): i for i, c in enumerate(ids)}
-        return _Snapshot(ids, buf[:size], row_of, hashes, missing, gen, at)
+            kept = old.serials[np.fromiter((r for _, r in keep), np.int64, len(keep))]
+            serials = np.concatenate([kept, serials])
+        return _Snapshot(ids, buf[:size], row_of, hashes, missing, gen, at, serials)
 
     def _stored_dim(self, conn: sqlite3.Connection) -> int:
         """The width most stored vectors of the model have (for embedders that learn it on first call)."""
@@ -493,6 +545,38 @@ class VectorIndex:
             conn.execute("ROLLBACK")
             raise
         return removed
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """Where a matrix's rows are in an int8 copy: ``held`` rows are its rows ``at``; ``missing``
+    rows (laid in since the copy) are not in it."""
+
+    held: npt.NDArray[np.intp]
+    at: npt.NDArray[np.intp]
+    missing: npt.NDArray[np.intp]
+
+
+class _Copy:
+    """An int8 copy and the serials of the rows it holds, with the last matrix it was mapped to."""
+
+    def __init__(self, copy: Int8Pass, serials: Ids) -> None:
+        self.copy = copy
+        self._order = np.argsort(serials, kind="stable")
+        self._sorted = serials[self._order]
+        self._mapped: tuple[Ids, _Rows] | None = None
+
+    def rows(self, snap: _Snapshot) -> _Rows:
+        """``snap``'s rows in the copy (by serial: a row's vector never changes under its serial)."""
+        mapped = self._mapped
+        if mapped is not None and mapped[0] is snap.serials:
+            return mapped[1]
+        serials = snap.serials
+        at = np.minimum(np.searchsorted(self._sorted, serials), max(len(self._sorted) - 1, 0))
+        found = self._sorted[at] == serials if len(self._sorted) else np.zeros(len(serials), dtype=bool)
+        rows = _Rows(np.flatnonzero(found), self._order[at[found]], np.flatnonzero(~found))
+        self._mapped = (serials, rows)
+        return rows
 
 
 def dialogue_turns(
