@@ -24,6 +24,11 @@ process given a ``UserPromptSubmit`` event on stdin that asks the same sidecar t
 prompt (a new prompt each run), beside the bare process asking it.
 The searches in the command's own process run with ``--local``.
 
+``CLI_BASELINE=DIR`` (a source tree holding ``sidecar/``, e.g. ``git archive REV sidecar | tar -x -C
+DIR``) adds the BM25-alone search run from that tree (its ``sidecar`` package imported first) over
+its own copy of the dir (each tree's scanner remembers its own verdicts), in the same rounds as this
+tree's, and prints the median of the rounds' differences in CPU.
+
 The limits, each a fresh Python process too: ``python -c pass``; the raw BM25 search (``import
 sqlite3``, open the index, the FTS5 ``MATCH`` ranked by ``bm25()``, top 10 rows with their text);
 and the raw query embedding (import onnxruntime and tokenizers, load the packaged model file into
@@ -54,7 +59,9 @@ from tests.support.corpus import make_corpus
 from tests.support.procs import cpu_s, start_sidecar
 
 RUNS = int(os.environ.get("CLI_RUNS", "7"))
+BASELINE = os.environ.get("CLI_BASELINE", "")
 QUERY = "deploy rollback"
+BASELINE_CASE = "search, BM25 alone, the CLI_BASELINE tree"
 TOKENIZER = Path(sidecar.__file__).parent / "data" / "minilm-tokenizer.json"
 
 RAW_FTS = """
@@ -94,11 +101,14 @@ with urllib.request.urlopen(req, timeout=30) as answer:
 """
 
 
-def run(argv: list[str], env: dict[str, str], stdin: bytes | None = None) -> tuple[float, float]:
-    """(wall s, CPU s of the child and every thread it ran) of one process (``stdin``: written to it)."""
+def run(
+    argv: list[str], env: dict[str, str], stdin: bytes | None = None, cwd: str | None = None
+) -> tuple[float, float]:
+    """(wall s, CPU s of the child and every thread it ran) of one process (``stdin``: written to it;
+    ``cwd``: where it runs, so ``python -m sidecar`` imports the package there first)."""
     t0 = time.perf_counter()
     feed = subprocess.PIPE if stdin is not None else subprocess.DEVNULL
-    proc = subprocess.Popen(argv, env=env, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, env=env, stdin=feed, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
     if proc.stdin is not None:
         proc.stdin.write(stdin or b"")
         proc.stdin.close()
@@ -116,6 +126,8 @@ def main() -> None:
     # PYTHONDONTWRITEBYTECODE keeps stale bytecode for every module edited since, and each command
     # would compile their source again (sidecar/cli.py alone: about 22 ms of CPU).
     compileall.compile_dir(str(Path(sidecar.__file__).parent), quiet=1)
+    if BASELINE:
+        compileall.compile_dir(str(Path(BASELINE) / "sidecar"), quiet=1)
     base = Path(tempfile.mkdtemp(prefix="bench-cli-"))
     try:
         bare, vectors = base / "bare", base / "vectors"
@@ -127,10 +139,16 @@ def main() -> None:
         cli = [py, "-m", "sidecar", "search", "--local", QUERY, "-p"]
         for root in (bare, vectors):  # the index exists and is level with the files before any run
             run([*cli, str(root)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"})
+        theirs = base / "bare-baseline"  # the other tree's own copy: its scanner remembers its own verdicts
+        if BASELINE:
+            shutil.copytree(bare, theirs)
+            for _ in range(2):  # its index level and opened once; its hits' files remembered clean
+                run([*cli, str(theirs)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"}, cwd=BASELINE)
         cold = "search, BM25 alone, no file remembered clean (the scanner loaded)"
         cases = {
             cold: ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"}),
             "search, BM25 alone": ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"}),
+            **({BASELINE_CASE: ([*cli, str(theirs)], {**env, "MEMORY_SIDECAR_EMBEDDER": "none"})} if BASELINE else {}),
             "search, default, no vector stored": ([*cli, str(bare)], {**env, "MEMORY_SIDECAR_EMBEDDER": "auto"}),
             "search, default, every vector stored (hybrid)": (
                 [*cli, str(vectors)],
@@ -175,6 +193,8 @@ def main() -> None:
                     before = cpu_s(side.proc.pid)
                     if name == hook:
                         wall, cpu = run(argv[:-1], case_env, stdin=prompt_event(f"{QUERY} {i}"))
+                    elif name == BASELINE_CASE:
+                        wall, cpu = run(argv, case_env, cwd=BASELINE)
                     else:
                         wall, cpu = run([*argv[:-1], f"{QUERY} {i}"] if name in served else argv, case_env)
                     if name in served:  # a new query each time: embedded, never from the cache
@@ -209,6 +229,12 @@ def main() -> None:
                 f"  {name} / its limit",
                 f"CPU {cpu / limit[1]:.1f}x ({limit[1] * 1000:.0f} ms), wall {wall / limit[0]:.1f}x",
                 "whole process <= 0.3 s",
+            )
+        if BASELINE:
+            diffs = [a - b for a, b in zip(cpus["search, BM25 alone"], cpus[BASELINE_CASE], strict=True)]
+            report(
+                f"  search, BM25 alone: this tree - {BASELINE}",
+                f"CPU {statistics.median(diffs) * 1000:+.0f} ms (median of the {RUNS} rounds' differences)",
             )
         wall, cpu = med[hook]
         report(
