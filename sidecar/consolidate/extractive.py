@@ -35,6 +35,7 @@ __all__ = [
     "Provenance",
     "SourceItem",
     "extract",
+    "sentences",
     "words",
 ]
 
@@ -159,10 +160,13 @@ def _flush(block: list[str]) -> Iterator[str]:
     if _BULLET.match(joined):
         yield joined
     else:
-        yield from _sentences(joined)
+        yield from sentences(joined)
 
 
-def _sentences(paragraph: str) -> Iterator[str]:
+def sentences(paragraph: str) -> Iterator[str]:
+    """A paragraph's sentences, in order: a sentence ends at ``.``, ``!``, ``?`` or an ellipsis
+    (with any closing quote or bracket) before a space and a word that is not lowercase, and not
+    after an abbreviation ("e.g.", "Mrs.")."""
     start = 0
     for match in _SENTENCE_END.finditer(paragraph):
         end = match.end()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from sidecar.consolidate.text import statements
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import tokens
 from sidecar.write.durable import read_file
@@ -35,6 +36,7 @@ __all__ = [
     "period_bounds",
     "period_of",
     "section_lines",
+    "statement_text",
 ]
 
 DAILY_DIR = "daily"
@@ -146,7 +148,9 @@ def merged(daily: bytes | None, archived: bytes | None) -> bytes | None:
 
 def section_lines(source: str, text: str) -> Iterable[Line]:
     """The fact-bearing lines of a note, in order: headings, blank lines and lines without a word
-    (rules, lone markers) are structure; a fenced block is one unit."""
+    (rules, lone markers) are structure; a fenced block is one unit; a paragraph written on one
+    line is its sentences (``text.statements``), each a statement of its own: a fact said as the
+    last sentence of a routine paragraph recurs, changes and is kept as a line does."""
     for section in split_sections(text):
         heading = _heading_label(section.heading)
         block: list[str] = []
@@ -159,9 +163,21 @@ def section_lines(source: str, text: str) -> Iterable[Line]:
             elif _FENCE.match(raw):
                 block = [raw]
             elif not _HEADING.match(raw) and tokens(raw):
-                yield Line(raw.strip(), source, heading)
+                yield from (Line(s, source, heading) for s in statements(raw) if tokens(s))
         if block:  # a fence left open: its lines are content all the same
             yield Line("\n".join(block), source, heading)
+
+
+def statement_text(text: str) -> str:
+    """A note's text with each paragraph line written as its statements, one a line (fenced
+    blocks as they are), for a reader that reads a note line by line as ``section_lines`` does."""
+    out: list[str] = []
+    fenced = False
+    for raw in text.splitlines():
+        if _FENCE.match(raw):
+            fenced = not fenced
+        out += [raw] if fenced or _FENCE.match(raw) or _HEADING.match(raw) else statements(raw) or [raw]
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
 def _heading_label(path: str) -> str:

@@ -1,16 +1,27 @@
-"""What the consolidation steps read a line as: its normalised words, its words' forms (their stems
-as the index reads them), and whether it reports an event. A leaf module: every step imports it,
-it imports none of them."""
+"""What the consolidation steps read a line as: its statements (a paragraph's sentences), its
+normalised words, its words' forms (their stems as the index reads them), and whether it reports an
+event. A leaf module: every step imports it, it imports none of them."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 
+from sidecar.consolidate.extractive import sentences
 from sidecar.index.tokens import QueryTokens
-from sidecar.write.dedup import words
+from sidecar.write.dedup import LIST_MARKER, words
 
-__all__ = ["COMMENT", "form", "is_event", "learn_forms", "normalised"]
+__all__ = ["COMMENT", "PARAGRAPH_CHARS", "form", "is_event", "learn_forms", "normalised", "statements"]
+
+#: A line of two sentences longer than this is a paragraph (three sentences always are one): a
+#: note line of one statement and its aside ("Card machine: Zettle. Receipt roll in the till
+#: drawer.") stays whole.
+PARAGRAPH_CHARS = 160
+#: A speaker's name and a colon opening a line: a transcript's turn, said as one (as
+#: ``conversation.py`` reads one).
+_TURN = re.compile(r"^[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S")
+#: A sentence that quotes a whole message after its attribution: ``Dana wrote in chat: "..."``.
+_QUOTED = re.compile(r"^(?P<who>[^\"“”]{1,80}?):\s+[\"“](?P<said>[^\"“”]+)[\"”]$")
 
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _PAST = frozenset(
@@ -19,6 +30,29 @@ _PAST = frozenset(
         "gave brought bought caught thought taught sought fought won lost rode drove flew"
     )
 )
+
+
+def statements(line: str) -> list[str]:
+    """The statements of one note line: the line itself, or, when it is a paragraph (three
+    sentences or more, or two in more than ``PARAGRAPH_CHARS`` characters or one of them a
+    question: "Q (Dana): what is left? A: the index rebuild."), each of its
+    sentences, under the line's list marker. A transcript's turn ("Caroline: ...") is one
+    utterance and stays whole. A sentence quoting a whole message after its
+    attribution ("Dana wrote in chat: \"The standup is at 10:05.\"") states what the message
+    says: the attribution differs from day to day, the message is the statement that recurs."""
+    text = line.strip()
+    marker = LIST_MARKER.match(text)
+    head = marker.group(0) if marker else ""
+    body = text[len(head) :]
+    parts = [] if _TURN.match(body) else list(sentences(body))
+    asked = any(part.endswith("?") for part in parts)  # a question and its answer: two statements
+    if len(parts) < 2 or (len(parts) == 2 and len(body) <= PARAGRAPH_CHARS and not asked):
+        return [text]
+    out = []
+    for part in parts:
+        quoted = _QUOTED.match(part)
+        out += [f"{head}{s}" for s in sentences(quoted["said"].strip())] if quoted else [f"{head}{part}"]
+    return out
 
 
 def normalised(line: str) -> str:

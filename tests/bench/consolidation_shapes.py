@@ -1,0 +1,228 @@
+"""Consolidation on notes of other shapes: the seen histories of ``consolidation.py`` written again
+as prose paragraphs or as meeting minutes, with the same facts, queries, changes, recurrences and
+preferences, measured as that bench measures them.
+
+Each day's lines are the history's own; only their shape changes:
+
+- ``prose``: a shift handoff. The day's lines are joined into paragraphs of three to six sentences,
+  one paragraph a line, with lead-in sentences and connectives; a planted fact is most often the
+  last sentence of a routine paragraph, now and then inside a quoted chat message, and a recurring
+  fact is said word for word inside a different paragraph each day.
+- ``minutes``: a day's meeting minutes under a heading naming the day in words (no ISO date):
+  attendees, decisions (most facts), action items and updates (two thirds of the log's lines,
+  so the tier starts near its cap as the log's does), a question and answer with a question of
+  the day's own ("Q (name): ... A: ..."), and a pasted bot output block.
+
+Pasted blocks (``RAW|`` lines) and the lines written to the files directly (injections, one-note
+orders) stay as the history wrote them. The planted facts are the history's lines word for word,
+so every figure of ``consolidation.py`` reads the same: facts in a top 5, latest value first,
+recurring facts in AGENT.md, preferences in the block, the tier against its cap.
+
+    python -m tests.bench.consolidation_shapes fresh12 fresh9 --shape prose
+    python -m tests.bench.consolidation_shapes fresh12 --shape minutes --show 40   # one day, as written
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import time
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+
+from sidecar.logs import configure_logging
+from tests.bench import consolidation as bench
+from tests.bench.consolidation_gen import INJECTION, History
+
+SHAPES = ("prose", "minutes")
+#: The lines written to a note directly (a shell edit): kept as they are, one a line.
+_DIRECT = frozenset(
+    {INJECTION}.union(
+        *(
+            getattr(__import__(f"tests.bench.{module}", fromlist=[name]), name)
+            for module, name in (
+                ("consolidation_gen_lab", "DIRECT"),
+                ("consolidation_gen_home", "DIRECT_HOME"),
+                ("consolidation_gen_bakery", "DIRECT_BAKERY"),
+                ("consolidation_gen_farm", "DIRECT_FARM"),
+                ("consolidation_gen_removals", "DIRECT_REMOVALS"),
+                ("consolidation_gen_bikeshop", "DIRECT_BIKESHOP"),
+                ("consolidation_gen_dental", "DIRECT_DENTAL"),
+                ("consolidation_gen_school", "DIRECT_SCHOOL"),
+                ("consolidation_gen_platform", "DIRECT_PLATFORM"),
+                ("consolidation_gen_dataeng", "DIRECT_DATAENG"),
+                ("consolidation_gen_mobile", "DIRECT_MOBILE"),
+                ("consolidation_gen_mleng", "DIRECT_MLENG"),
+            )
+        )
+    )
+)
+_NAMES = str.split("Ade Bea Cato Dev Efe Fen Gil Hiro Ines Jun Kit Lou Mo Nell Oz Pia Quin Ravi Sol Tam")
+_LEAD_INS = [
+    "Handoff for whoever picks this up next.",
+    "Quick summary of the shift before I log off.",
+    "Picking up where the last handoff left off.",
+    "Mostly a quiet stretch, so here is the rundown.",
+    "A few things from this afternoon.",
+    "Morning was busier than expected.",
+    "Catching up on notes from earlier.",
+    "Nothing on fire, but a few bits to pass on.",
+]
+_CONNECTIVES = [
+    "Nothing unusual there.",
+    "That took longer than it should have.",
+    "No one seemed worried about it.",
+    "Worth keeping an eye on tomorrow.",
+    "I checked it twice to be sure.",
+    "Anyway, moving on.",
+    "The rest was the usual.",
+    "Someone asked about it in standup too.",
+]
+_CHAT = ["{who} wrote in the channel:", "{who} posted in chat:", "From {who}'s message:", "{who} said on the call:"]
+_MONTHS = str.split("January February March April May June July August September October November December")
+
+
+def _sentence(line: str) -> str:
+    """A note line as a sentence: ending in a full stop unless it ends in one already."""
+    text = " ".join(line.split())
+    return text if text[-1:] in ".!?" else f"{text}."
+
+
+def _facts(history: History) -> set[str]:
+    """The day lines that carry a planted fact, a change or a preference."""
+    planted = {p.text for p in (*history.static, *history.recurring)}
+    planted |= {t for c in history.changed for t in (c.old, c.new)}
+    answers = [p.answer.lower() for p in history.preferences]
+    return planted | {line for day in history.notes for line in day if any(a and a in line.lower() for a in answers)}
+
+
+def _connected(rng: random.Random, sentence: str) -> str:
+    """A routine sentence with a connective in front when its first word is a verb in the past
+    tense (lowercased without changing a name), else as it is."""
+    head, _, rest = sentence.partition(" ")
+    if head.endswith("ed") and head[:1].isupper() and head[1:].islower() and rng.random() < 0.5:
+        return f"{rng.choice(['Then I', 'After that I', 'Later I', 'Also'])} {head.lower()} {rest}"
+    return sentence
+
+
+def _prose_day(rng: random.Random, lines: list[str], facts: set[str]) -> list[str]:
+    """A day's lines as paragraphs of three to six sentences, each paragraph a ``RAW|`` line."""
+    out: list[str] = []
+    routine = [_connected(rng, _sentence(ln)) for ln in lines if ln not in facts and not _kept(ln)]
+    planted = [_sentence(ln) for ln in lines if ln in facts and not _kept(ln)]
+    out += [ln for ln in lines if _kept(ln)]
+    paragraphs: list[list[str]] = []
+    while routine:
+        take = rng.randint(2, 4)
+        paragraphs.append([rng.choice(_LEAD_INS)] if rng.random() < 0.4 else [])
+        paragraphs[-1] += routine[:take]
+        del routine[:take]
+        if rng.random() < 0.3:
+            paragraphs[-1].insert(rng.randint(1, len(paragraphs[-1])), rng.choice(_CONNECTIVES))
+    if not paragraphs:
+        paragraphs.append([rng.choice(_LEAD_INS)])
+    for fact in planted:
+        paragraph = rng.choice(paragraphs)
+        if rng.random() < 0.25:
+            said = f'{rng.choice(_CHAT).format(who=rng.choice(_NAMES))} "{fact}"'
+        else:
+            said = fact
+        if rng.random() < 0.7:
+            paragraph.append(said)
+        else:
+            paragraph.insert(rng.randint(0, len(paragraph)), said)
+    rng.shuffle(paragraphs)
+    out += [f"RAW|{' '.join(p)}\n\n" for p in paragraphs]
+    return out
+
+
+def _kept(line: str) -> bool:
+    """A line the day keeps as the history wrote it: a pasted block or a direct edit."""
+    return line.startswith("RAW|") or line in _DIRECT
+
+
+def _minutes_day(rng: random.Random, day: date, n: int, lines: list[str], facts: set[str]) -> list[str]:
+    """A day's lines as one meeting's minutes, under a heading naming the day in words."""
+    people = rng.sample(_NAMES, rng.randint(3, 5))
+    # minutes are terser than a log: a third of the routine lines go unminuted (the tier is near its cap)
+    routine = [_sentence(ln) for ln in lines if ln not in facts and not _kept(ln) and rng.random() < 2 / 3]
+    planted = [_sentence(ln) for ln in lines if ln in facts and not _kept(ln)]
+    asked = planted.pop(rng.randrange(len(planted))) if planted and rng.random() < 0.4 else None
+    asked = asked or (routine.pop(rng.randrange(len(routine))) if routine else "Nothing new.")
+    actions = routine[: len(routine) // 3]
+    updates = routine[len(routine) // 3 :]
+    body = [
+        f"## {day.strftime('%A')} sync, {_MONTHS[day.month - 1]} {day.day}\n\n",
+        f"Attendees: {', '.join(people)}\n\n### Decisions\n\n",
+        *(f"- {fact}\n" for fact in planted),
+        "- No other decisions.\n" if not planted else "",
+        "\n### Action items\n\n",
+        *(f"- [ ] {rng.choice(people)}: {line}\n" for line in actions),
+        "\n### Updates\n\n",
+        *(f"- {line}\n" for line in updates),
+        "\n### Q&A\n\n",
+        f"Q ({rng.choice(people)}): what came of item {n * 7 + rng.randint(1, 6)} from the board? A: {asked}\n\n",
+        "### Bot output\n\n```\n",
+        *(
+            f"ci-bot | pipeline {n * 100 + k} | {rng.choice(['passed', 'passed', 'failed'])} | {rng.randint(2, 40)}m\n"
+            for k in range(rng.randint(3, 6))
+        ),
+        "```\n\n",
+    ]
+    return ["RAW|" + "".join(body), *(ln for ln in lines if _kept(ln))]
+
+
+def reshaped(history: History, shape: str, seed: int) -> History:
+    """``history`` with each day's lines written in ``shape`` (``prose`` or ``minutes``)."""
+    facts = _facts(history)
+    rng = random.Random(f"{shape}:{seed}")
+    notes = []
+    for n, lines in enumerate(history.notes):
+        day = history.start.fromordinal(history.start.toordinal() + n)
+        notes.append(_prose_day(rng, lines, facts) if shape == "prose" else _minutes_day(rng, day, n, lines, facts))
+    return History(
+        history.start,
+        notes,
+        history.static,
+        history.recurring,
+        history.changed,
+        history.preferences,
+        history.markers,
+    )
+
+
+def _shaped_maker(shape: str) -> Callable[[str, int, date], History]:
+    seen = bench._history
+
+    def make(kind: str, seed: int, today: date) -> History:
+        return reshaped(seen(kind, seed, today), shape, seed)
+
+    return make
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("kinds", nargs="+", help="seen histories of consolidation.py (fresh12 fresh9 ...)")
+    parser.add_argument("--shape", choices=SHAPES, required=True)
+    parser.add_argument("--show", type=int, default=None, help="print day N of each history as written, no run")
+    args = parser.parse_args(argv)
+    make = _shaped_maker(args.shape)
+    if args.show is not None:
+        for kind in args.kinds:
+            history = make(kind, bench.SEEDS[kind], datetime.now(UTC).date())
+            print("".join(bench._markdown(ln) for ln in history.notes[args.show]))
+        return
+    bench._history = make  # the bench's runs read their history through this name
+    configure_logging("console", "error")
+    started = time.perf_counter()
+    print(f"load average at start: {os.getloadavg()[0]:.1f}; search: {bench.EMBEDDER}; shape: {args.shape}")
+    for kind in args.kinds:
+        result = asyncio.run(bench._generated(kind, bench.SEEDS[kind]))
+        bench._table(f"{kind} written as {args.shape} (seed {bench.SEEDS[kind]})", result)
+    print(f"\n{time.perf_counter() - started:.0f} s in all; load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

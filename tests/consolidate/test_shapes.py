@@ -1,0 +1,129 @@
+"""The job on notes written as prose paragraphs, one paragraph a line: a fact said as one sentence
+of a routine paragraph is read as a statement of its own (it recurs, changes, is kept and is
+preferred as a line is), on real tiers in tmp dirs with the extractive summariser."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+from sidecar.consolidate.job import consolidate
+from sidecar.consolidate.periods import section_lines, statement_text
+from sidecar.consolidate.report import Report
+from sidecar.consolidate.summarise import ExtractiveSummariser
+from sidecar.consolidate.supersede import SUPERSEDED
+
+FIRST_DAY = date(2026, 1, 5)  # a Monday
+WEEKS = 6
+UNTIL = date(2026, 2, 23)
+RECURRING = "The weekly trading review with the commercial team is held in the Skylark room."
+PREFERENCE = "I prefer that you give every time in UTC when you write up an incident."
+OLD = "The data team standup happens every morning at 9:30, on the usual Meet link."
+NEW = "The data team standup now happens every morning at 10:05, on the usual Meet link."
+BESIDE_OLD = "Invoices for the warehouse credits are approved by Ottoline Marsh."
+RECURRING_DAYS = (0, 9, 16, 23, 30)
+PREFERENCE_DAYS = (1, 8, 15, 22)
+OLD_DAYS = (2, 3, 9)
+NEW_DAYS = (29, 31)
+LEAD_INS = ("Handoff for whoever picks this up next.", "Quick summary of the shift before I log off.")
+
+
+def _routine(day: date, n: int) -> str:
+    k = day.toordinal() % 997 + n
+    return (
+        f"Loaded {k * 113:,} rows into stg_orders_{n}; the run took {k % 50 + 3} minutes. "
+        f"Ticket DATA-{k * 7} closed after the {day.strftime('%A')} review of backlog item {k}. "
+        f"Answered a question from Dana about {k % 40 + 2} duplicate keys in dim_store_{n}."
+    )
+
+
+def _note(day: date) -> str:
+    offset = (day - FIRST_DAY).days
+    paragraphs = [f"{LEAD_INS[n % 2]} {_routine(day, n)}" for n in range(3)]
+    if offset in RECURRING_DAYS:  # the last sentence of a different paragraph each time
+        paragraphs[offset % 3] += f" {RECURRING}"
+    if offset in PREFERENCE_DAYS:
+        paragraphs[(offset + 1) % 3] += f" {PREFERENCE}"
+    if offset in OLD_DAYS:
+        paragraphs[(offset + 2) % 3] += f" {OLD} {BESIDE_OLD}"
+    if offset in NEW_DAYS:
+        paragraphs[offset % 3] += f" {NEW}"
+    return f"# {day.isoformat()}\n\n## Handoff\n\n" + "\n\n".join(paragraphs) + "\n"
+
+
+def _make_tier(root: Path) -> None:
+    (root / "daily").mkdir(parents=True)
+    (root / "AGENT.md").write_text("# Agent\n\n- I answer in English.\n")
+    for w in range(WEEKS):
+        for d in range(5):
+            day = FIRST_DAY + timedelta(days=w * 7 + d)
+            (root / "daily" / f"{day.isoformat()}.md").write_text(_note(day))
+
+
+async def _run(root: Path) -> Report:
+    return await consolidate(root, since=None, until=UNTIL, summariser=ExtractiveSummariser(), dry_run=False)
+
+
+def _sections(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    title = ""
+    for line in text.splitlines():
+        if line.startswith("## "):
+            title = line[3:]
+        out[title] = out.get(title, "") + line + "\n"
+    return out
+
+
+def test_a_paragraph_line_is_its_sentences_and_a_short_line_stays_whole() -> None:
+    text = (
+        "# 2026-01-05\n\n## Log\n"
+        "- Card machine: Zettle. Receipt roll in the till drawer.\n"
+        f'Quiet stretch overall. Loaded 12 rows into stg_orders. Pia wrote in the channel: "{RECURRING}"\n'
+        "```\nbot | build 12. ok. done.\n```\n"
+        "Q (Dana): what came of item 12? A: The index rebuild is done.\n"
+        "- Caroline: I went to the group. It was great. Everyone was kind and I felt at home there.\n"
+    )
+    said = [line.text for line in section_lines("daily/2026-01-05.md", text)]
+    assert said == [
+        "- Card machine: Zettle. Receipt roll in the till drawer.",
+        "Quiet stretch overall.",
+        "Loaded 12 rows into stg_orders.",
+        RECURRING,  # the quoted message is the statement; its attribution differs from day to day
+        "```\nbot | build 12. ok. done.\n```",
+        "Q (Dana): what came of item 12?",
+        "A: The index rebuild is done.",
+        "- Caroline: I went to the group. It was great. Everyone was kind and I felt at home there.",  # a turn
+    ]
+    assert statement_text(text).splitlines()[4:7] == said[1:4]
+
+
+async def test_a_fact_said_inside_different_paragraphs_is_promoted(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    _make_tier(root)
+    await _run(root)
+    agent = (root / "AGENT.md").read_text()
+    promoted = [line for line in agent.splitlines() if RECURRING.rstrip(".") in line]
+    assert len(promoted) == 1 and "<!-- from daily/2026-01-05.md" in promoted[0]
+    assert not [line for line in agent.splitlines() if "Loaded" in line or "Handoff" in line]
+
+
+async def test_a_preference_said_inside_paragraphs_reaches_the_preferences(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    _make_tier(root)
+    await _run(root)
+    preferences = _sections((root / "AGENT.md").read_text()).get("Preferences", "")
+    assert "give every time in UTC" in preferences
+    assert "Loaded" not in preferences
+
+
+async def test_a_changed_value_retires_its_sentence_not_its_paragraph(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    _make_tier(root)
+    await _run(root)
+    old_week = (root / "daily" / "summaries" / "2026-W02.md").read_text()
+    sections = _sections(old_week)
+    assert OLD.rstrip(".") in sections.get(SUPERSEDED, "")
+    current = "".join(body for title, body in sections.items() if title != SUPERSEDED)
+    assert BESIDE_OLD in current  # said beside the old value, it is still a current fact
+    assert OLD.rstrip(".") not in current
+    assert BESIDE_OLD not in sections.get(SUPERSEDED, "")
