@@ -95,6 +95,7 @@ from sidecar.consolidate.periods import (
     period_bounds,
     period_of,
     section_lines,
+    statement_text,
 )
 from sidecar.consolidate.promote import (
     COMMENT,
@@ -239,7 +240,7 @@ async def consolidate(
         functools.partial(_candidates, frames=frames), plan, texts, earlier, stale, min_sources
     )
     every_note = await asyncio.to_thread(_every_note, root, texts)
-    stated = await asyncio.to_thread(preferences, every_note)
+    stated = await asyncio.to_thread(lambda: preferences({s: statement_text(t) for s, t in every_note.items()}))
     await asyncio.to_thread(
         functools.partial(
             _promote, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, dry_run=dry_run, stale=stale, said=said
