@@ -49,9 +49,16 @@ by a client in another process on one keep-alive connection, profiled on the eve
 (``cProfile`` timed by ``time.thread_time``): the functions that spend the most CPU of their own,
 and the loop thread's CPU per request without the profiler beside it (a pass of its own).
 
+Not in the default run either (``HTTP_PARTS=standing``): how far the answers would move if the
+index ranked by score times standing itself and read only the limit (no spare hits), on both tiers:
+every BM25 hit weighed by its standing, the best 10 then reordered as ``by_standing`` reorders
+(``more_terms_first``, ``restated_first``), against ``by_standing`` over the limit + ``SLACK`` hits
+as the search service ranks them (neither leaves out copies of a text shown above).
+
     python -m tests.bench http        HTTP_SECONDS=8 HTTP_ROUNDS=3 HTTP_CONNECTIONS=8 HTTP_WARMUP=2
                                       HTTP_PARTS=route,matching,split HTTP_MATCHING_FILES=400
-                                      HTTP_SPLIT_QUERIES=500 (HTTP_PARTS=profile HTTP_PROFILE_REQUESTS=3000)
+                                      HTTP_SPLIT_QUERIES=500 (HTTP_PARTS=profile HTTP_PROFILE_REQUESTS=3000
+                                      HTTP_PROFILE_SORT=tottime|cumulative) (HTTP_PARTS=standing)
 """
 
 from __future__ import annotations
@@ -90,6 +97,8 @@ IDLE_RSS_OVER_BARE_MB = 30  # the target: idle RSS (BM25 only) at most a bare ai
 PARTS = os.environ.get("HTTP_PARTS", "route,matching,split").split(",")
 SPLIT_QUERIES = int(os.environ.get("HTTP_SPLIT_QUERIES", "500"))
 PROFILE_REQUESTS = int(os.environ.get("HTTP_PROFILE_REQUESTS", "3000"))
+#: How the profile's functions are ordered: by their own CPU ("tottime") or with their callees' ("cumulative").
+PROFILE_SORT = os.environ.get("HTTP_PROFILE_SORT", "tottime")
 #: The tier where every chunk matches every query: files of repetitive notes.
 MATCHING_FILES = int(os.environ.get("HTTP_MATCHING_FILES", "400"))
 MATCHING_WORDS = ("deploy", "rollback", "database", "release", "incident", "staging", "migration", "latency")
@@ -180,6 +189,8 @@ def main() -> None:
         asyncio.run(split())
     if "profile" in PARTS:
         asyncio.run(profile())
+    if "standing" in PARTS:
+        standing_inside()
 
 
 def route(wrk: str | None, generator: str) -> None:
@@ -524,9 +535,58 @@ async def profile() -> None:
         shutil.rmtree(base, ignore_errors=True)
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out)
-    stats.sort_stats("tottime").print_stats(30)
+    stats.sort_stats(PROFILE_SORT).print_stats(30 if PROFILE_SORT == "tottime" else 60)
     print(out.getvalue(), flush=True)
     report(
         f"profile: the event loop's CPU per search request, one connection (load average {os.getloadavg()[0]:.1f})",
         f"{bare_ms:.3f} ms without the profiler; {PROFILE_REQUESTS} requests profiled above (their times inflated by it)",
     )
+
+
+def standing_inside() -> None:
+    """How far the answers would move if the index ranked by score times standing itself and read
+    only the limit, with no spare hits (``HTTP_PARTS=standing``; the module docstring)."""
+    from datetime import UTC, datetime
+
+    from sidecar.index.tier_index import TierIndex
+    from sidecar.retrieval.standing import SLACK, by_standing, more_terms_first, restated_first, standing
+
+    today = datetime.now(UTC).date()
+    limit = 10
+    base = Path(tempfile.mkdtemp(prefix="bench-http-standing-"))
+    tiers = {
+        "10k chunks": (base / "corpus", make_queries(SPLIT_QUERIES)),
+        "every chunk matches": (base / "matching", matching_queries(SPLIT_QUERIES)),
+    }
+    make_corpus(tiers["10k chunks"][0], CHUNKS)
+    make_matching(tiers["every chunk matches"][0], MATCHING_FILES)
+    try:
+        for name, (root, queries) in tiers.items():
+            index = TierIndex(root)
+            index.open()
+            index.enable_postings()
+            same_order = same_set = 0
+            kept: list[float] = []
+            for q in queries:
+                shown = [hit.id for hit, _, _ in by_standing(index.search(q, limit + SLACK), today)][:limit]
+                every = index.search(q, 1_000_000)  # every hit, best BM25 first
+                weighed = sorted(
+                    ((hit, factor := standing(hit.path, hit.heading, today), hit.score * factor) for hit in every),
+                    key=lambda item: -item[2],
+                )[:limit]
+                if weighed:
+                    terms = weighed[0][0].terms
+                    weighed = more_terms_first(weighed, terms, today)
+                    weighed = restated_first(weighed, lambda item: (item[0].path, item[0].heading, item[0].text), terms)
+                inside = [hit.id for hit, _, _ in weighed]
+                same_order += inside == shown
+                same_set += set(inside) == set(shown)
+                kept.append(len(set(inside) & set(shown)) / max(len(shown), 1))
+            index.close()
+            report(
+                f"standing inside the index, {name}: answers of {limit} against today's ({len(queries)} queries)",
+                f"same hits in the same order {same_order}, the same hits {same_set}; "
+                f"mean share of today's hits kept {statistics.mean(kept):.3f}",
+            )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
