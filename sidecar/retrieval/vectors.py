@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
+import structlog
 
 from sidecar.index.db import chunks_gen, connect_reader
 from sidecar.index.snippet import sentence_spans
@@ -26,6 +27,8 @@ from sidecar.retrieval.embed.base import from_blob, to_blob
 from sidecar.retrieval.int8 import Int8Pass
 
 __all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "dialogue_turns", "embed_text", "from_blob", "to_blob"]
+
+log = structlog.get_logger("sidecar.retrieval.vectors")
 
 Floats = npt.NDArray[np.float32]
 Ids = npt.NDArray[np.int64]
@@ -123,6 +126,7 @@ class VectorIndex:
         self._int8: _Copy | None = None
         self._int8_lock = threading.Lock()  # one copy made at a time
         self._uncopied = 0  # searches since the last copy no copy served
+        self._int8_off = False  # making a copy failed: none is tried again
 
     @property
     def model(self) -> str | None:
@@ -230,7 +234,7 @@ class VectorIndex:
         ``INT8_AFTER`` searches without one; None for a small matrix, a wide k, or without
         onnxruntime."""
         n = len(snap.ids)
-        if n < INT8_FROM or 4 * k > n:
+        if n < INT8_FROM or 4 * k > n or self._int8_off:
             return None
         held = self._int8
         if held is not None:
@@ -242,7 +246,12 @@ class VectorIndex:
             return None
         try:
             self._uncopied = 0
-            made = Int8Pass.build(snap.matrix)
+            try:
+                made = Int8Pass.build(snap.matrix)
+            except Exception as exc:  # an onnxruntime that cannot run the copy: the float product, for good
+                log.warning("vectors.int8_unavailable", error=f"{type(exc).__name__}: {exc}")
+                self._int8_off = True
+                return None
             self._int8 = None if made is None else _Copy(made, snap.serials)
             return None if self._int8 is None else (self._int8.copy, self._int8.rows(snap))
         finally:

@@ -179,3 +179,24 @@ def test_without_onnxruntime_loaded_the_search_is_the_float_product(
     query = unit(np.ones(DIM, dtype=np.float32))
     assert answers(vi, [query] * 3, monkeypatch, first=True) == answers(vi, [query], monkeypatch, first=False) * 3
     assert vi._int8 is None
+
+
+def test_a_copy_that_cannot_be_made_leaves_the_float_product_for_good(
+    tier: tuple[TierIndex, VectorIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stand-in for an onnxruntime that refuses the model (the installed one runs it): the fault
+    # cannot be caused for real here.
+    index, vi = tier
+    tried: list[int] = []
+
+    def refuses(matrix: Floats) -> Int8Pass:
+        tried.append(len(matrix))
+        raise RuntimeError("no int8 kernel")
+
+    monkeypatch.setattr(vectors_module, "INT8_AFTER", 1)
+    monkeypatch.setattr(Int8Pass, "build", staticmethod(refuses))
+    embed_all(index, vi)
+    queries = [unit(np.full(DIM, 1.0 + i, dtype=np.float32) + np.arange(DIM, dtype=np.float32)) for i in range(4)]
+    got = answers(vi, queries, monkeypatch, first=True)
+    assert got == answers(vi, queries, monkeypatch, first=False)
+    assert tried == [vi.size]  # tried once, not on every search
