@@ -584,7 +584,8 @@ def standing_inside() -> None:
                 kept.append(len(set(inside) & set(shown)) / max(len(shown), 1))
             index.close()
             report(
-                f"standing inside the index, {name}: answers of {limit} against today's ({len(queries)} queries)",
+                f"standing inside the index, {name}: answers of {limit} against today's ({len(queries)} queries, "
+                f"load average {os.getloadavg()[0]:.1f})",
                 f"same hits in the same order {same_order}, the same hits {same_set}; "
                 f"mean share of today's hits kept {statistics.mean(kept):.3f}",
             )
