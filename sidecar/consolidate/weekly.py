@@ -37,6 +37,8 @@ LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
 LOG_SUFFIX = " (log)"  # the heading of a summary's log part: "<heading> (log)"
+#: A value in a line: a digit, a capital inside a word, or a capital that opens no sentence (a name).
+_VALUE = re.compile(r"\d|[a-z][A-Z]|(?<=[^\s.!?:;*+>-] )[A-Z]")
 
 log = structlog.get_logger("sidecar.consolidate")
 
@@ -90,6 +92,7 @@ async def summarise_week(
     ]
     engines: list[str] = []
     fallbacks: list[str] = []
+    last = ""
     for title, members, allowed in parts:
         summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
         engines.append(summary.engine)
@@ -100,7 +103,11 @@ async def summarise_week(
             credited = sorted({s for c in members for s in c.sources})
             body = summary.text.strip() + "\n"
             body = body if title.endswith(LOG_SUFFIX) else in_sections(body)
-            out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
+            if title == last:  # a log's second part (``_parts``): its lines go on in the section
+                out[-1] += f"<!-- from {', '.join(credited)} -->\n{body}"
+            else:
+                out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
+            last = title
     for talk in talks:  # a digest each; the transcript is searchable whole in the archive
         line = digest(talk)
         out.append(f"\n## {talk.heading} ({note_day(talk.source)})\n<!-- from {talk.source} -->\n{line}")
@@ -186,19 +193,28 @@ def _parts(
     ("Reviewed ...", ``is_event``) and the week's routine lines (``routine.py``: one mould written
     over and over with other values; ``routine_lines`` holds their ids) under ``<heading> (log)``
     with ``LOG_BUDGET_SHARE`` of it: a week's log is what the archive keeps, its facts are what
-    later searches ask for."""
+    later searches ask for. The log is two parts of one section, each with that budget: first the
+    lines reporting what was done with a value (``_VALUE``) in no mould of the week ("Moved the
+    nightly to 02:30 UTC", "Checked the signing certificate: valid until 2028-05-09"), then the
+    others. In one part the budget keeps the lines of the most frequent words, the mould's, and a
+    one-off line with a value, often a fact said as what was done, was left to the archive alone."""
     out = []
     for heading, members in sections.items():
 
-        def logged(c: Cluster) -> bool:
-            return is_event(normalised(c.kept.text)) or any(id(m) in routine_lines for m in c.members)
+        def routine_cluster(c: Cluster) -> bool:
+            return any(id(m) in routine_lines for m in c.members)
 
-        facts = [c for c in members if not logged(c)]
-        events = [c for c in members if logged(c)]
+        facts = [c for c in members if not routine_cluster(c) and not is_event(normalised(c.kept.text))]
+        done = [
+            c
+            for c in members
+            if not routine_cluster(c) and is_event(normalised(c.kept.text)) and _VALUE.search(c.kept.text)
+        ]
+        placed = {id(c) for c in (*facts, *done)}
+        mould = [c for c in members if id(c) not in placed]
         if facts:
             out.append((heading, facts, budget * FACT_BUDGET_SHARE))
-        if events:
-            out.append((f"{heading}{LOG_SUFFIX}", events, budget // LOG_BUDGET_SHARE))
+        out += [(f"{heading}{LOG_SUFFIX}", part, budget // LOG_BUDGET_SHARE) for part in (done, mould) if part]
     return out
 
 
