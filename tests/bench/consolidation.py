@@ -83,6 +83,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -114,6 +115,11 @@ from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_hist
 
 CAP = 450 * 1024
 EMBEDDER = os.environ.get("CONSOLIDATION_EMBEDDER", "none")  # "onnx": hybrid search, as installed
+#: ``CONSOLIDATION_DIAG=1``: each miss also says where its answer ranks in a top 20 and what
+#: ranks above it (path and line), before the run and after, to sort the misses by cause.
+DIAG = os.environ.get("CONSOLIDATION_DIAG") == "1"
+#: ``CONSOLIDATION_KEEP=<dir>``: each generated tier is copied to ``<dir>/<kind>`` after its run, to read.
+KEEP = os.environ.get("CONSOLIDATION_KEEP")
 EMBED_WAIT_S = 3600.0  # the most a tier's embedding may take before its figures are taken (a busy host: long)
 SEEDS = {
     "tuning": 35,
@@ -173,6 +179,19 @@ async def _hits(client: Client, root: Path, query: str, limit: int) -> list[str]
         lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
         out.append("\n".join(lines[hit["line_start"] - 1 : hit["line_end"]]) or hit.get("snippet", ""))
     return out
+
+
+async def _why(client: Client, root: Path, query: str, answer: str) -> str:
+    """Where ``answer`` ranks in a top 20 for ``query``, and the three hits above it (a miss's cause)."""
+    result = (await _post(client, "/memory/search", {"query": query, "limit": 20}))["results"]
+    texts = await _hits(client, root, query, 20)
+    rank = next((i for i, t in enumerate(texts) if answer in t), None)
+    where = [
+        f"{hit['path']}:{hit['line_start']} {' '.join(t.split())[:110]!r}"
+        for hit, t in zip(result[:3], texts[:3], strict=False)
+    ]
+    at = "" if rank is None else f" ({result[rank]['path']}:{result[rank]['line_start']})"
+    return f"\n    answer at {rank}{at}; above: " + "\n      ".join(where)
 
 
 def _disk_bytes(root: Path) -> int:
@@ -286,6 +305,8 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
             run = await _consolidate(client, root)
             await _embedded(client)
             after = await _measure(client, root, history)
+        if KEEP:
+            shutil.copytree(root, Path(KEEP) / kind, dirs_exist_ok=True)
     return {"before": before, "after": after, **run}
 
 
@@ -307,7 +328,8 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
     for fact in facts:
         hit = any(fact.answer in hit for hit in await _hits(client, root, fact.query, 5))
         found += hit
-        missed += [] if hit else [f"fact: {fact.query!r} -> {fact.answer!r}"]
+        why = await _why(client, root, fact.query, fact.answer) if DIAG and not hit else ""
+        missed += [] if hit else [f"fact: {fact.query!r} -> {fact.answer!r}{why}"]
     latest = new_found = 0
     for change in history.changed:
         hits = await _hits(client, root, change.query, 10)
@@ -315,10 +337,15 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
         old = next((i for i, h in enumerate(hits) if change.old_value in h and change.new_value not in h), None)
         new_found += new is not None and new < 5
         latest += new is not None and (old is None or new < old)
+        why = ""
+        if DIAG and (new is None or new >= 5 or (old is not None and old < new)):
+            why = await _why(client, root, change.query, change.new_value)
         if new is None or new >= 5:
-            missed.append(f"fact: {change.query!r} -> {change.new_value!r} (new value at {new})")
+            missed.append(f"fact: {change.query!r} -> {change.new_value!r} (new value at {new}){why}")
         if new is None or (old is not None and old < new):
-            missed.append(f"latest: {change.query!r} -> {change.new_value!r} at {new}, {change.old_value!r} at {old}")
+            missed.append(
+                f"latest: {change.query!r} -> {change.new_value!r} at {new}, {change.old_value!r} at {old}{why}"
+            )
     agent = (root / "AGENT.md").read_text(encoding="utf-8") if (root / "AGENT.md").exists() else ""
     promoted = sum(
         any(fact.text.rstrip(".") in ln and _FROM.search(ln) for ln in agent.splitlines()) for fact in history.recurring
@@ -326,6 +353,13 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
     # a changed fact's old line still in the evergreen file: every prompt's block states the old value
     stale_lines = [c.old for c in history.changed if any(c.old.rstrip(".") in ln for ln in agent.splitlines())]
     missed += [f"old line in AGENT.md: {old!r}" for old in stale_lines]
+    # a planted line the live tier (all but the archive) no longer holds: only the archive keeps it
+    live = "\n".join(
+        p.read_text(encoding="utf-8") for p in root.rglob("*.md") if p.relative_to(root).parts[0] != "archive"
+    )
+    planted = [*(f.text for f in facts), *(c.new for c in history.changed)]
+    lost = [text for text in planted if text.rstrip(".") not in live]
+    missed += [f"only in the archive: {text!r}" for text in lost]
     block = (await _post(client, "/memory/block", {}))["text"]
     prefs = sum(p.answer.lower() in block.lower() for p in history.preferences)
     missed += [f"preference: {p.answer!r}" for p in history.preferences if p.answer.lower() not in block.lower()]
@@ -342,6 +376,8 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
         "latest": latest,
         "changed": len(history.changed),
         "stale_in_agent": len(stale_lines),
+        "lost": len(lost),
+        "planted": len(planted),
         "recurring": promoted,
         "recurring_of": len(history.recurring),
         "prefs": prefs,
@@ -500,6 +536,10 @@ def _table(name: str, result: dict[str, Any], tiers: int = 1) -> None:
             f"| {a['stale_in_agent']} of {a['changed']} | (no target) |"
         )
         print(
+            f"| planted lines only in the archive (the live tier lost them) | {b['lost']} of {b['planted']} "
+            f"| {a['lost']} of {a['planted']} | (no target) |"
+        )
+        print(
             f"| recurring facts in AGENT.md with provenance | {b['recurring']} of {b['recurring_of']} "
             f"| {a['recurring']} of {a['recurring_of']} | >= 12 of 15 |"
         )
@@ -520,6 +560,9 @@ def _table(name: str, result: dict[str, Any], tiers: int = 1) -> None:
             f"{len(report['promoted'])}, {len(report['superseded'])}, {len(report['withheld'])}, "
             f"{[s['path'] for s in report['skipped']]} | |"
         )
+    if DIAG and b.get("missed"):
+        print("\nMissed before the run:")
+        print("".join(f"\n- {miss}" for miss in b["missed"]))
     if a.get("missed"):
         print("\nMissed after the run:")
         print("".join(f"\n- {miss}" for miss in a["missed"]))
