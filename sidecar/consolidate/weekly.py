@@ -196,8 +196,8 @@ def _parts(
     later searches ask for. The log is two parts of one section, each with that budget: first the
     lines reporting what was done with a value (``_VALUE``) in no mould of the week ("Moved the
     nightly to 02:30 UTC", "Checked the signing certificate: valid until 2028-05-09"), then the
-    others. In one part the budget keeps the lines of the most frequent words, the mould's, and a
-    one-off line with a value, often a fact said as what was done, was left to the archive alone."""
+    others. In one part the budget would keep the lines of the most frequent words, the mould's,
+    and leave a one-off line with a value, often a fact said as what was done, to the archive alone."""
     out = []
     for heading, members in sections.items():
 
