@@ -35,11 +35,12 @@ from functools import lru_cache
 from itertools import combinations
 from typing import TypeVar
 
-from sidecar.consolidate.text import COMMENT
+from sidecar.consolidate.text import COMMENT, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 
 __all__ = [
+    "BOILERPLATE_SHARE",
     "FRAME_CAP",
     "FRAME_WORDS",
     "ROUTINE_DAYS",
@@ -57,6 +58,9 @@ ROUTINE_LINES = 8
 ROUTINE_DAYS = 3
 #: The fewest weeks a frame must be routine in to be routine in every week of a run (``run_frames``).
 RUN_WEEKS = 3
+#: A line said word for word in this share of the notes or more (and on ``ROUTINE_LINES`` days at
+#: least) is the writer's boilerplate ("Nothing unusual there."), in ``routine_by``.
+BOILERPLATE_SHARE = 1 / 4
 #: The weeks whose routine reading is kept for the next pass or run to read again (``_judged``).
 JUDGED_WEEKS = 64
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -185,7 +189,15 @@ def _framed(
 def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset[str]] | None = None) -> list[bool]:
     """``routine`` for lines of many weeks at once: (week key, source, text), each week judged
     apart, and a line holding one of ``frames`` routine in every one (by default the frames
-    routine in half its weeks or more, ``run_frames``'s reading of them)."""
+    routine in half its weeks or more, ``run_frames``'s reading of them). A line said word for word
+    in ``BOILERPLATE_SHARE`` of the notes or more is routine too: a paragraph's lead-in or aside
+    ("Quiet stretch, so here is the rundown.") said day after day is the writer's manner, not a
+    fact said again; a fact stated on several days is stated on a few of them."""
+    said_on: dict[str, set[str]] = {}
+    for _, source, text in items:
+        said_on.setdefault(normalised(text), set()).add(source)
+    notes = len({source for _, source, _ in items})
+    boilerplate = {k for k, days in said_on.items() if len(days) >= max(ROUTINE_LINES, notes * BOILERPLATE_SHARE)}
     weeks: dict[K, list[int]] = {}
     for n, (key, _, _) in enumerate(items):
         weeks.setdefault(key, []).append(n)
@@ -196,5 +208,5 @@ def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset
     for key, members in weeks.items():
         lines = [items[m][1:] for m in members]
         for n, flag in zip(members, _or_framed(lines, judged[key][0], frames), strict=True):
-            out[n] = flag
+            out[n] = flag or normalised(items[n][2]) in boilerplate
     return out

@@ -25,6 +25,7 @@ RECURRING_DAYS = (0, 9, 16, 23, 30)
 PREFERENCE_DAYS = (1, 8, 15, 22)
 OLD_DAYS = (2, 3, 9)
 NEW_DAYS = (29, 31)
+ASIDE = "No one seemed worried about it at the time."  # the writer's manner, said every third day
 LEAD_INS = ("Handoff for whoever picks this up next.", "Quick summary of the shift before I log off.")
 
 
@@ -48,6 +49,8 @@ def _note(day: date) -> str:
         paragraphs[(offset + 2) % 3] += f" {OLD} {BESIDE_OLD}"
     if offset in NEW_DAYS:
         paragraphs[offset % 3] += f" {NEW}"
+    if offset % 3 == 0:
+        paragraphs[1] += f" {ASIDE}"
     return f"# {day.isoformat()}\n\n## Handoff\n\n" + "\n\n".join(paragraphs) + "\n"
 
 
@@ -127,3 +130,12 @@ async def test_a_changed_value_retires_its_sentence_not_its_paragraph(tmp_path: 
     assert BESIDE_OLD in current  # said beside the old value, it is still a current fact
     assert OLD.rstrip(".") not in current
     assert BESIDE_OLD not in sections.get(SUPERSEDED, "")
+
+
+async def test_an_aside_said_day_after_day_is_neither_a_fact_nor_a_preference(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    _make_tier(root)
+    await _run(root)
+    agent = (root / "AGENT.md").read_text()
+    assert ASIDE.rstrip(".") not in agent  # said on ten of thirty days: boilerplate (routine.routine_by)
+    assert RECURRING.rstrip(".") in agent
