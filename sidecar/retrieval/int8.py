@@ -44,7 +44,8 @@ class Int8Pass:
         self._session = session
         self.rows = rows
         self._scales = scales.astype(np.float64)  # a row's int8 values times its scale approximate the row
-        self._err = err  # |x - x'| and |x'| of each row, as two rows of a (2, rows) array
+        self._own = err[0] + MARGIN  # |x - x'| of each row, with the rounding margin
+        self._norm = err[1]  # |x'| of each row
 
     @classmethod
     def build(cls, matrix: Floats) -> Int8Pass | None:
@@ -76,7 +77,7 @@ class Int8Pass:
         off = float(np.linalg.norm(query - ints * scale))
         products = self._session.run(None, {"a": shifted})[0][0]
         approx = products * (self._scales * scale)
-        return approx, self._err[0] + self._err[1] * off + MARGIN
+        return approx, self._own + self._norm * off
 
     def candidates(
         self,
@@ -84,24 +85,28 @@ class Int8Pass:
         query: Floats,
         k: int,
         *,
-        held: npt.NDArray[np.intp],
+        held: npt.NDArray[np.intp] | None,
         at: npt.NDArray[np.intp],
         missing: npt.NDArray[np.intp],
     ) -> npt.NDArray[np.intp]:
         """Rows of ``matrix`` that hold the exact top ``k`` by cosine to the unit ``query``: every
         row whose upper bound reaches the k-th best lower bound. Rows ``held`` are this copy's rows
-        ``at``; ``missing`` rows are not in it and are scored exactly."""
+        ``at`` (None: the matrix's rows are the copy's, in order); ``missing`` rows are not in it
+        and are scored exactly."""
         approx, err = self.bounds(query)
         n = len(matrix)
         if n <= k:
             return np.arange(n)
-        near = np.empty(n, dtype=np.float64)
-        off = np.empty(n, dtype=np.float64)
-        near[held] = approx[at]
-        off[held] = err[at]
-        if len(missing):
-            near[missing] = matrix[missing] @ query
-            off[missing] = MARGIN
+        if held is None:
+            near, off = approx, err
+        else:
+            near = np.empty(n, dtype=np.float64)
+            off = np.empty(n, dtype=np.float64)
+            near[held] = approx[at]
+            off[held] = err[at]
+            if len(missing):
+                near[missing] = matrix[missing] @ query
+                off[missing] = MARGIN
         low = near - off
         kth = np.partition(low, n - k)[n - k]
         return np.flatnonzero(near + off >= kth)

@@ -561,7 +561,7 @@ class _Rows:
     """Where a matrix's rows are in an int8 copy: ``held`` rows are its rows ``at``; ``missing``
     rows (laid in since the copy) are not in it."""
 
-    held: npt.NDArray[np.intp]
+    held: npt.NDArray[np.intp] | None  # None: every row, the copy's own, in its order
     at: npt.NDArray[np.intp]
     missing: npt.NDArray[np.intp]
 
@@ -583,7 +583,9 @@ class _Copy:
         serials = snap.serials
         at = np.minimum(np.searchsorted(self._sorted, serials), max(len(self._sorted) - 1, 0))
         found = self._sorted[at] == serials if len(self._sorted) else np.zeros(len(serials), dtype=bool)
-        rows = _Rows(np.flatnonzero(found), self._order[at[found]], np.flatnonzero(~found))
+        held, where = np.flatnonzero(found), self._order[at[found]]
+        whole = len(held) == len(serials) == len(self._sorted) and bool(np.array_equal(where, held))
+        rows = _Rows(None if whole else held, where, np.flatnonzero(~found))
         self._mapped = (serials, rows)
         return rows
 

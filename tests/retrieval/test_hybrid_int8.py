@@ -134,6 +134,7 @@ def test_a_tiers_dense_search_answers_as_the_float_product(
     held = vi._int8
     assert held is not None and held.copy.rows == vi.size  # made, and serving
     assert len(held.rows(vi._snap).missing) == 0
+    assert held.rows(vi._snap).held is None  # the copy's own rows in its order: read in place
 
     # A new note's chunks: the copy still serves, their rows scored exactly beside it.
     write(index.root, "topics/appended.md", "# Appended\n\n" + "\n\n".join(f"Fresh line {i}." for i in range(8)))
@@ -145,6 +146,7 @@ def test_a_tiers_dense_search_answers_as_the_float_product(
     got = answers(vi, [*queries, *asked], monkeypatch, first=True)
     assert vi._int8 is held, "the copy still serves"
     assert len(held.rows(vi._snap).missing) == len(fresh)
+    assert held.rows(vi._snap).held is not None
     assert same(got, answers(vi, [*queries, *asked], monkeypatch, first=False))
     assert [a[0][0] for a in got[len(queries) :]] == fresh  # each new row is its own query's best
 
