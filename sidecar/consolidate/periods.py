@@ -37,6 +37,7 @@ __all__ = [
     "period_of",
     "section_lines",
     "statement_text",
+    "week_lines",
 ]
 
 DAILY_DIR = "daily"
@@ -166,6 +167,30 @@ def section_lines(source: str, text: str) -> Iterable[Line]:
                 yield from (Line(s, source, heading) for s in statements(raw) if tokens(s))
         if block:  # a fence left open: its lines are content all the same
             yield Line("\n".join(block), source, heading)
+
+
+def week_lines(sources: Iterable[str], texts: dict[str, str]) -> list[Line]:
+    """A week's notes' lines (``section_lines``), each note's own title taken off its headings: a
+    heading only one note of the week has ("Tuesday sync, March 3"), over sections that another
+    note's own title heads too ("Wednesday sync, March 4 > Decisions"), names that note, not a
+    topic. Its lines go under the rest of their heading ("Decisions"; "Notes" when none is left),
+    so a week of minutes is summarised by its sections, not a section per day with a budget each."""
+    lines = [line for source in sources for line in section_lines(source, texts[source])]
+    notes: dict[str, set[str]] = {}
+    for line in lines:
+        notes.setdefault(line.heading.split(" > ", 1)[0], set()).add(line.source)
+    rest: dict[str, set[str]] = {}  # a heading without its one-note title -> the titles it was under
+    for line in lines:
+        lead, _, below = line.heading.partition(" > ")
+        if len(notes[lead]) == 1:
+            rest.setdefault(below or "Notes", set()).add(lead)
+
+    def label(heading: str) -> str:
+        lead, _, below = heading.partition(" > ")
+        joined = len(notes[lead]) == 1 and len(rest.get(below or "Notes", ())) > 1
+        return (below or "Notes") if joined else heading
+
+    return [Line(line.text, line.source, label(line.heading)) for line in lines]
 
 
 def statement_text(text: str) -> str:

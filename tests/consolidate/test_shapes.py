@@ -7,8 +7,10 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
+from sidecar.consolidate.bound import Part, needed, shared
+from sidecar.consolidate.cluster import Cluster
 from sidecar.consolidate.job import consolidate
-from sidecar.consolidate.periods import section_lines, statement_text
+from sidecar.consolidate.periods import Line, section_lines, statement_text
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import ExtractiveSummariser
 from sidecar.consolidate.supersede import SUPERSEDED
@@ -139,3 +141,62 @@ async def test_an_aside_said_day_after_day_is_neither_a_fact_nor_a_preference(tm
     agent = (root / "AGENT.md").read_text()
     assert ASIDE.rstrip(".") not in agent  # said on ten of thirty days: boilerplate (routine.routine_by)
     assert RECURRING.rstrip(".") in agent
+
+
+MONTHS = ("January", "February", "March")
+
+
+def _minutes(day: date) -> str:
+    """A day's meeting minutes under a heading naming the day in words, with a long log in eight
+    sections."""
+    k = day.toordinal() % 997
+    logs = "".join(
+        f"### {topic}\n\n"
+        + "".join(
+            f"- {topic} item {k * 31 + n}: stg_table_{n} reloaded, ticket DATA-{k + n} seen by Dana.\n"
+            for n in range(30)
+        )
+        + "\n"
+        for topic in ("Updates", "Risks", "Blockers", "Follow-ups", "Costs", "Hiring", "Vendors", "Security")
+    )
+    decision = f"- The {day.strftime('%A')} release train for build {k} ships from branch rel-{k}.\n"
+    return (
+        f"# {day.isoformat()}\n\n## {day.strftime('%A')} sync, {MONTHS[day.month - 1]} {day.day}\n\n"
+        f"Attendees: Ade, Bea, Cato\n\n### Decisions\n\n{decision}\n{logs}"
+    )
+
+
+async def test_a_week_of_minutes_is_summarised_by_its_sections_within_one_sections_bound(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    (root / "daily").mkdir(parents=True)
+    for n in range(14):
+        day = FIRST_DAY + timedelta(days=n)
+        (root / "daily" / f"{day.isoformat()}.md").write_text(_minutes(day))
+    report = await _run(root)
+    week = (root / "daily" / "summaries" / "2026-W02.md").read_text()
+    titles = [line for line in week.splitlines() if line.startswith("## ")]
+    assert "## Decisions" in titles and not [t for t in titles if "sync" in t]  # one section per topic, not per day
+    for n in range(5):
+        day = FIRST_DAY + timedelta(days=n)
+        assert f"release train for build {day.toordinal() % 997} ships" in week  # the facts are all kept
+    # the week's sections share one section's bound (``bound.shared``); the rest is in the archive
+    body = sum(len(line) + 1 for line in week.splitlines() if line.startswith("- "))
+    assert body <= 2000 * 2 + 2 * (2000 // 2)
+    left_out = [d for d in report.dropped if d.period == "2026-W02" and d.reason == "budget"]
+    assert left_out and all(" item " in d.text for d in left_out)
+    assert all(d.text.strip() in (root / "archive" / d.sources[0]).read_text() for d in left_out)
+
+
+def test_sections_share_the_bound_a_small_one_whole() -> None:
+    def part(title: str, texts: list[str], allowed: int) -> Part:
+        lines = [Line(t, "daily/2026-01-05.md", title) for t in texts]
+        return (title, [Cluster(line, frozenset(), frozenset(), [line]) for line in lines], allowed)
+
+    small = part("Decisions", ["The release ships from rel-4."], 4000)
+    long_logs = [part(f"Log {n} (log)", [f"line {n}-{k} " + "x" * 90 for k in range(40)], 1000) for n in range(8)]
+    parts = shared([small, *long_logs], 6000)
+    assert parts[0][2] == needed(small[1])  # a section of one fact keeps it whole
+    assert sum(allowed for _, _, allowed in parts) <= 6000
+    assert len({allowed for _, _, allowed in parts[1:]}) == 1  # the logs share the rest alike
+    one = [small, long_logs[0]]
+    assert shared(one, 6000) == one  # what fits is left as it is
