@@ -18,10 +18,11 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
+from sidecar.consolidate.bound import shared
 from sidecar.consolidate.cluster import Cluster, cluster_lines, vector_partners
 from sidecar.consolidate.conversation import Conversation, conversations, digest
 from sidecar.consolidate.guard import clean_summary
-from sidecar.consolidate.periods import Line, note_day, period_bounds, section_lines
+from sidecar.consolidate.periods import Line, note_day, period_bounds, week_lines
 from sidecar.consolidate.promote import is_event, normalised
 from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
 from sidecar.consolidate.routine import routine
@@ -85,6 +86,7 @@ async def summarise_week(
     parts, dropped = await asyncio.to_thread(
         functools.partial(_clustered, shown=shown, frames=frames), name, lines, threshold, vectors, budget
     )
+    parts = shared(parts, budget * FACT_BUDGET_SHARE + 2 * (budget // LOG_BUDGET_SHARE))  # one section's (``bound``)
     monday, sunday = period_bounds(name)
     out = [
         f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n",
@@ -232,7 +234,7 @@ def _week_lines(
     """A week's current lines to cluster (those that changed a value among them), its lines that
     changed a value (as first said there), its lines a newer value superseded, and its
     conversations (their turns none of these)."""
-    lines, talks = conversations([line for source in sources for line in section_lines(source, texts[source])])
+    lines, talks = conversations(week_lines(sources, texts))
     changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
     changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
     old = [line for line in lines if normalised(line.text) in stale]
