@@ -52,6 +52,8 @@ typecheck: setup-dev
 # files are handed out in the order tests/conftest.py gives them: the longest first.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
+# So are the tests' support modules, and pytest's rewritten test modules (tests/support/precompile.py):
+# written once, where each worker would otherwise rewrite the whole suite's asserts itself.
 # Each worker forks the suite's sidecar processes from one that imported the server once
 # (tests/support/zygote.py); TESTS_EXEC_SIDECARS=1 starts each as a new interpreter instead.
 # WORKERS=4 runs more workers than cores: worth it when the tests spend much of their time waiting
@@ -63,11 +65,13 @@ XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 # 0.7 s of CPU a process.
 XDIST += -p no:schemathesis
 unit: setup-dev
-	$(BIN)/python -m compileall -q sidecar
+	$(BIN)/python -m compileall -q sidecar tests/support
+	$(BIN)/python -m tests.support.precompile
 	$(BIN)/pytest -q $(XDIST)
 
 unit-fast: setup-dev
-	$(BIN)/python -m compileall -q sidecar
+	$(BIN)/python -m compileall -q sidecar tests/support
+	$(BIN)/python -m tests.support.precompile
 	$(BIN)/pytest -q $(XDIST) -m "not slow"
 
 # ruff and mypy run beside the suite (make -j), not before it: on a fresh clone mypy has no cache
