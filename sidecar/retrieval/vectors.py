@@ -4,7 +4,8 @@ The ``embeddings`` table, keyed by (model, chunk hash), is the embedding cache: 
 is never embedded twice, across reindexes and restarts. ``VectorIndex`` holds the vectors of the
 current model only (two models are never compared), row-aligned to chunk ids, and follows the
 index cheaply: ``PRAGMA data_version`` says whether anything was committed, and only chunks whose
-hash is new are read back from the table.
+hash is new are read back from the table. From ``INT8_FROM`` rows a search reads an int8 copy of
+the matrix first (``sidecar.retrieval.int8``) and scores exactly only the rows its bounds leave.
 """
 
 from __future__ import annotations
@@ -210,7 +211,9 @@ class VectorIndex:
             self._lock.release()
 
     def search(self, query: Floats, k: int) -> list[tuple[int, float]]:
-        """The ``k`` chunks closest to ``query`` by cosine, best first: one mat-vec and a partition."""
+        """The ``k`` chunks closest to ``query`` by cosine, best first: one mat-vec and a partition,
+        or, from ``INT8_FROM`` rows, the int8 copy's pass and the exact cosines of the rows it leaves
+        (the same chunks at the same cosines: ``sidecar.retrieval.int8``)."""
         snap = self._snap
         n = len(snap.ids)
         if k < 1 or n == 0 or query.shape[-1] != snap.matrix.shape[1]:
