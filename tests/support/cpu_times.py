@@ -7,7 +7,9 @@ runs, pip), then each file's, then the 60 costliest setups, calls and teardowns,
 phases with the most idle wall, then every test's CPU from its setup to its teardown, marked S when
 it is marked slow (``make test-fast`` leaves those out), below the two sums. CPU seconds hold on a busy host where wall-clock durations
 (``--durations``) do not. A child's CPU is counted when it is reaped, so a process a fixture starts
-shows up where the fixture stops it (often a teardown).
+shows up where the fixture stops it (often a teardown). The session's fixtures stop in the
+teardown of a process's last test (phase ``teardown+``, the test marked so), with the CPU of
+the worker's PostgreSQL over its whole run.
 
 "idle" is the wall time the test's thread spent neither running nor waiting for a core (Linux's
 run delay, ``/proc/thread-self/schedstat``): sleeps, timeouts, waits on other processes. It is what
@@ -42,6 +44,8 @@ _SPANS: dict[str, list[float]] = {}
 _STARTED = time.time()
 #: The tests marked slow (what ``make test-fast`` leaves out).
 _SLOW: set[str] = set()
+#: The test whose teardown also stopped the session's fixtures (this process's last).
+_LAST: set[str] = set()
 
 
 def _cpu() -> tuple[float, float]:
@@ -65,26 +69,40 @@ def _thread_busy() -> float:
 def _timed(phase: str) -> Callable[..., Generator[None, None, None]]:
     @pytest.hookimpl(hookwrapper=True)
     def hook(item: pytest.Item, *args: Any, **kwargs: Any) -> Generator[None, None, None]:
-        own, children = _cpu()
-        busy = _thread_busy()
-        started = time.monotonic()
-        span = _SPANS.setdefault(item.nodeid.split("::", 1)[0], [time.time(), 0.0])
-        if item.get_closest_marker("slow") is not None:
-            _SLOW.add(item.nodeid)
-        yield
-        span[1] = time.time()
-        wall = time.monotonic() - started
-        idle = max(wall - (_thread_busy() - busy), 0.0)
-        own_after, children_after = _cpu()
-        own_s, children_s = own_after - own, children_after - children
-        _ROWS.append((own_s + children_s, own_s, children_s, wall, idle, phase, item.nodeid))
+        yield from _measure(phase, item)
 
     return hook
 
 
+def _measure(phase: str, item: pytest.Item) -> Generator[None, None, None]:
+    """Measure one phase of one test around the other implementations of its hook."""
+    own, children = _cpu()
+    busy = _thread_busy()
+    started = time.monotonic()
+    span = _SPANS.setdefault(item.nodeid.split("::", 1)[0], [time.time(), 0.0])
+    if item.get_closest_marker("slow") is not None:
+        _SLOW.add(item.nodeid)
+    yield
+    span[1] = time.time()
+    wall = time.monotonic() - started
+    idle = max(wall - (_thread_busy() - busy), 0.0)
+    own_after, children_after = _cpu()
+    own_s, children_s = own_after - own, children_after - children
+    _ROWS.append((own_s + children_s, own_s, children_s, wall, idle, phase, item.nodeid))
+
+
 pytest_runtest_setup = _timed("setup")
 pytest_runtest_call = _timed("call")
-pytest_runtest_teardown = _timed("teardown")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
+    """The teardown of a process's last test also stops the session's fixtures: the worker's
+    PostgreSQL (``tests/support/pg.py``), whose CPU over the whole run is counted there, when it is
+    reaped. That phase is reported as ``teardown+`` and its test marked so."""
+    if nextitem is None:
+        _LAST.add(item.nodeid)
+    yield from _measure("teardown" if nextitem is not None else "teardown+", item)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -141,6 +159,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     lines.append("# every test, setup to teardown: CPU s, wall s, slow (S) or not (-), test")
     lines += [
         f"{cpu:7.2f} {wall:7.2f} {'S' if name in _SLOW else '-'} {name}"
+        + (" (+ the session's fixtures' teardown)" if name in _LAST else "")
         for name, (cpu, wall) in sorted(tests.items(), key=lambda t: -t[1][0])
     ]
     lines.append(
