@@ -269,6 +269,6 @@ def test_the_child_ends_with_the_sidecar(memory_dir: Path, sig: signal.Signals) 
     try:
         child = extraction_child(side.proc.pid)
         side.stop(sig)
-        wait_until(lambda: gone(child), timeout=15, interval=0.05, message="the child to exit")
+        wait_until(lambda: gone(child), timeout=60, interval=0.05, message="the child to exit")  # a hang guard
     finally:
         side.kill()

@@ -24,7 +24,7 @@ async def searchable(client: Any, word: str, path: str) -> None:
         resp = await client.post("/memory/search", json={"query": word, "limit": 20})
         return path in [r["path"] for r in (await resp.json())["results"]]
 
-    await async_wait_until(found, timeout=10, interval=0.02, message=f"{word!r} searchable in {path}")
+    await async_wait_until(found, timeout=60, interval=0.02, message=f"{word!r} searchable in {path}")  # a hang guard
 
 
 def shell_append(memory_dir: Path, rel: str, line: str) -> None:
