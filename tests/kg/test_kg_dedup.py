@@ -16,9 +16,9 @@ SCOPE = Scope("acme")
 
 
 @needs_model
-async def test_close_names_are_one_entity(tmp_path: Path) -> None:
+async def test_close_names_are_one_entity(tmp_path: Path, onnx_model: OnnxEmbedder) -> None:
     store = await SqliteKgStore.open(tmp_path / "kg.sqlite")
-    embedder = OnnxEmbedder()
+    embedder = onnx_model  # the worker's real model, loaded once (tests/conftest.py)
     try:
         graph = KnowledgeGraph(store, NameDedup(store, embedder))
         await graph.add_one(SCOPE, "authentication module", "owner", "Alice", valid_from="2026-01-01")
@@ -39,5 +39,4 @@ async def test_close_names_are_one_entity(tmp_path: Path) -> None:
         await plain.add_one(Scope("other"), "auth module", "owner", "Bob")
         assert [f["object"] for f in (await plain.query(Scope("other"), "authentication module"))["facts"]] == ["Alice"]
     finally:
-        await embedder.aclose()
         await store.aclose()

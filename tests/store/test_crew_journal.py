@@ -59,9 +59,11 @@ async def own_memory(journal: SqliteJournalStore, content: str) -> str:
 
 
 @pytest.fixture
-async def crew(tmp_path: Path, pg_server: PgServer) -> AsyncIterator[Crew]:
+async def crew(tmp_path: Path, pg_server: PgServer, onnx_model: OnnxEmbedder) -> AsyncIterator[Crew]:
+    """A journal and its copy in a fresh PostgreSQL database, and the worker's real model (loaded once
+    for every test that only embeds with it: tests/conftest.py)."""
     journal = await SqliteJournalStore.open(tmp_path / JOURNAL_FILE)
-    embedder = OnnxEmbedder()
+    embedder = onnx_model
     url = pg_server.new_database()
     store = PostgresCrewStore(url, CREW, timeout=5)
     target = PostgresCrewJournal(store)
@@ -70,7 +72,6 @@ async def crew(tmp_path: Path, pg_server: PgServer) -> AsyncIterator[Crew]:
     finally:
         await store.close()
         await journal.aclose()
-        await embedder.aclose()
 
 
 def recall_request(query: str, **fields: object) -> RecallRequest:
