@@ -178,15 +178,14 @@ SEMANTIC_NOTES = f"## Deploy\nBlue/green on Tuesdays.\n\n## Favour\n{NEAR_ONLY}\
 
 
 @needs_model
-def test_the_semantic_layer_withholds_a_section_the_rules_leave_clean(tmp_path: Path) -> None:
-    from sidecar.retrieval.embed.onnx import OnnxEmbedder
+def test_the_semantic_layer_withholds_a_section_the_rules_leave_clean(tmp_path: Path, onnx_model: Any) -> None:
     from sidecar.scanner.scan import verdict
     from sidecar.scanner.semantic import layer_for
 
     assert verdict(NEAR_ONLY) is None  # the rules alone pass it
     agent = tmp_path / "agent"
     _file(agent, "AGENT.md", SEMANTIC_NOTES)
-    embedder = OnnxEmbedder()
+    embedder = onnx_model  # the worker's real model, loaded once (tests/conftest.py)
     layer = layer_for(embedder)
     assert layer is not None and layer_for(embedder) is layer  # one layer per embedder, its cache shared
     assert layer_for(None) is None and layer_for(object()) is None  # no model, or not in this process
@@ -211,11 +210,10 @@ async def test_the_block_route_uses_the_semantic_layer_when_the_model_is_in_proc
 
 
 @needs_model
-def test_a_section_is_embedded_once_however_many_blocks_read_it(tmp_path: Path) -> None:
-    from sidecar.retrieval.embed.onnx import OnnxEmbedder
+def test_a_section_is_embedded_once_however_many_blocks_read_it(tmp_path: Path, onnx_model: Any) -> None:
     from sidecar.scanner.semantic import SemanticLayer
 
-    embedder = OnnxEmbedder()
+    embedder = onnx_model  # the worker's real model, loaded once (tests/conftest.py)
     calls: list[int] = []
 
     def counted(texts: Any) -> Any:  # the real model, its calls counted
