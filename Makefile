@@ -49,7 +49,8 @@ typecheck: setup-dev
 	$(BIN)/mypy sidecar
 
 # One worker per core; a test file stays on one worker (its module fixtures are shared), and the
-# files are handed out in the order tests/conftest.py gives them: the longest first.
+# files are handed out in the order tests/conftest.py gives them: the files with the most tests marked
+# slow first, then those with the most tests.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
 # So are the tests' support modules, and pytest's rewritten test modules (tests/support/precompile.py):
