@@ -102,7 +102,9 @@ async def test_a_hung_model_is_bounded_by_the_runs_budget(model: ModelServer, tm
     finally:
         model.release.set()
         await summariser.aclose()
-    assert time.monotonic() - started < 5.0  # four weeks of two sections each, at 30 s a call unbounded
+    # Unbounded, four weeks of two sections each would wait 30 s a call, and one call alone 30 s: a run
+    # under 25 s asked no call past its budget, on however busy a host (the run's own work is seconds).
+    assert time.monotonic() - started < 25.0
     assert len(report.summaries) == 4 and all(s.engine == "extractive" for s in report.summaries)
     assert len(report.fallbacks) == 4 and report.fallbacks[0].reason.startswith("timeout")
     assert len(model.requests) <= 2  # after two calls with no usable answer, none is asked
