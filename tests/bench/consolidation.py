@@ -57,6 +57,16 @@ embedded before a figure is taken:
   training runs, GPU pools, datasets, evals, the registry, the feature store, with pasted tool
   output; four of its ten changes name no change word and no old value, two of them said in a
   line about something else; held out as ``fresh13`` is;
+- ``fresh15``: an SRE agent's shift handoffs on a payments platform team over 120 days
+  (``consolidation_gen_payments``): chatty prose paragraphs (several statements a line, a fact often
+  inside a routine paragraph or a quoted chat message) and incident timelines; four of its ten
+  changes name no change word and no old value; held out as ``fresh13`` is;
+- ``fresh16``: a game studio build engineer's meeting minutes and answers over 120 days
+  (``consolidation_gen_gamedev``): attendees, decisions, action items, a question and answer of the
+  day's own, pasted bot output, machines by nickname and name; held out as ``fresh13`` is;
+- ``fresh17``: a hospital clinical systems analyst's structured notes over 120 days
+  (``consolidation_gen_clinical``): markdown tables, nested bullets, bold labels and short
+  paragraphs, some facts only a table row; held out as ``fresh13`` is;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -65,7 +75,8 @@ embedded before a figure is taken:
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
 Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s,
-``fresh11``'s, ``fresh12``'s, ``fresh13``'s and ``fresh14``'s one-note orders too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
+``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s and ``fresh17``'s one-note orders
+too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
 (the last seven days stay). "Before" is the tier after the writes; "after" is after two runs of
@@ -102,13 +113,16 @@ from sidecar.write.usage import capped_bytes
 from tests.bench.consolidation_gen import INJECTION, History, make_history
 from tests.bench.consolidation_gen_bakery import DIRECT_BAKERY, make_bakery_history
 from tests.bench.consolidation_gen_bikeshop import DIRECT_BIKESHOP, make_bikeshop_history
+from tests.bench.consolidation_gen_clinical import DIRECT_CLINICAL, make_clinical_history
 from tests.bench.consolidation_gen_dataeng import DIRECT_DATAENG, make_dataeng_history
 from tests.bench.consolidation_gen_dental import DIRECT_DENTAL, make_dental_history
 from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
+from tests.bench.consolidation_gen_gamedev import DIRECT_GAMEDEV, make_gamedev_history
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
 from tests.bench.consolidation_gen_mleng import DIRECT_MLENG, make_mleng_history
 from tests.bench.consolidation_gen_mobile import DIRECT_MOBILE, make_mobile_history
+from tests.bench.consolidation_gen_payments import DIRECT_PAYMENTS, make_payments_history
 from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platform_history
 from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
 from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
@@ -138,6 +152,9 @@ SEEDS = {
     "fresh12": 1212,
     "fresh13": 1313,
     "fresh14": 1414,
+    "fresh15": 1515,
+    "fresh16": 1616,
+    "fresh17": 1717,
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -218,6 +235,9 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_DATAENG
             or ln in DIRECT_MOBILE
             or ln in DIRECT_MLENG
+            or ln in DIRECT_PAYMENTS
+            or ln in DIRECT_GAMEDEV
+            or ln in DIRECT_CLINICAL
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -282,6 +302,9 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh12": make_dataeng_history,
     "fresh13": make_mobile_history,
     "fresh14": make_mleng_history,
+    "fresh15": make_payments_history,
+    "fresh16": make_gamedev_history,
+    "fresh17": make_clinical_history,
 }
 
 
