@@ -7,6 +7,7 @@ and a screenshot kept under ``test-artifacts/ui/``. Skipped, with the reason, wi
 from __future__ import annotations
 
 import base64
+import os
 import shutil
 import subprocess
 import threading
@@ -210,8 +211,11 @@ def browser(sidecar: SidecarProcess, tmp_path_factory: pytest.TempPathFactory) -
     assert CHROMEDRIVER is not None
     port = free_port()
     log = tmp_path_factory.mktemp("chromedriver") / "chromedriver.log"
+    # Chromium leaves a dir of its own (org.chromium.Chromium.*) in TMPDIR when its driver ends it:
+    # in the test's temporary dir, pytest clears it with the rest.
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("chromium-tmp"))}
     with log.open("ab") as out:
-        driver = subprocess.Popen([CHROMEDRIVER, f"--port={port}"], stdout=out, stderr=subprocess.STDOUT)
+        driver = subprocess.Popen([CHROMEDRIVER, f"--port={port}"], stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until(
