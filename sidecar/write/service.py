@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -94,6 +95,9 @@ class WriteService:
         self._usage: dict[Path, _Usage] = {}
         self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-usage-scan")
         self._scanning: set[Path] = set()
+        # Held while a tier's usage is read and replaced: a write's count and a rescan's result
+        # (on another thread) never overwrite each other.
+        self._usage_lock = threading.Lock()
         # When the write on the write thread started (monotonic), None while it is idle.
         self._busy_since: float | None = None
         self.stall_after = STALL_S
@@ -209,9 +213,7 @@ class WriteService:
             written = durable_replace(root, path, new, old)
             if written is not None:
                 self.queue.note_written(tier, path, written)
-            known = self._usage.get(root)
-            if known is not None and counts_against_cap(path):
-                self._usage[root] = known.after(old, new)
+            self._count(root, path, old, new)
             return {
                 "deleted": "section",
                 "heading": heading,
@@ -325,9 +327,7 @@ class WriteService:
                 checks_ms=round((checked - started) * 1000, 1),
                 durable_ms=round((done - checked) * 1000, 1),
             )
-        known = self._usage.get(root)  # None: recounted since (``recount``), the next write scans
-        if known is not None and counts_against_cap(req.path):
-            self._usage[root] = known.after(old, new)
+        self._count(root, req.path, old, new)
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new), _WRITTEN: written}
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
@@ -379,11 +379,23 @@ class WriteService:
             self._scans.submit(self._rescan, root)
         return cached
 
+    def _count(self, root: Path, path: str, old: bytes | None, new: bytes) -> None:
+        """A write's change to its tier's usage, applied to the usage as it is now: a rescan that
+        finished while the write was made is kept, the write counted on it."""
+        if not counts_against_cap(path):
+            return
+        with self._usage_lock:
+            known = self._usage.get(root)  # None: recounted since (``recount``), the next write scans
+            if known is not None:
+                self._usage[root] = known.after(old, new)
+
     def _rescan(self, root: Path) -> None:
         """The usage scanned afresh (on its own thread). A write that lands during the walk may
         be counted twice or not at all until the next scan: the caps are a budget, not a ledger."""
         try:
-            self._usage[root] = _scan_usage(root)
+            fresh = _scan_usage(root)
+            with self._usage_lock:
+                self._usage[root] = fresh
         finally:
             self._scanning.discard(root)
 
