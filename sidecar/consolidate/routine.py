@@ -193,9 +193,10 @@ def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset
     in ``BOILERPLATE_SHARE`` of the notes or more is routine too: a paragraph's lead-in or aside
     ("Quiet stretch, so here is the rundown.") said day after day is the writer's manner, not a
     fact said again; a fact stated on several days is stated on a few of them."""
+    normal = [normalised(text) for _, _, text in items]  # each line's words, read once
     said_on: dict[str, set[str]] = {}
-    for _, source, text in items:
-        said_on.setdefault(normalised(text), set()).add(source)
+    for said, (_, source, _) in zip(normal, items, strict=True):
+        said_on.setdefault(said, set()).add(source)
     notes = len({source for _, source, _ in items})
     boilerplate = {k for k, days in said_on.items() if len(days) >= max(ROUTINE_LINES, notes * BOILERPLATE_SHARE)}
     weeks: dict[K, list[int]] = {}
@@ -208,5 +209,5 @@ def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset
     for key, members in weeks.items():
         lines = [items[m][1:] for m in members]
         for n, flag in zip(members, _or_framed(lines, judged[key][0], frames), strict=True):
-            out[n] = flag or normalised(items[n][2]) in boilerplate
+            out[n] = flag or normal[n] in boilerplate
     return out

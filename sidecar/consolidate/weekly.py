@@ -202,18 +202,16 @@ def _parts(
     and leave a one-off line with a value, often a fact said as what was done, to the archive alone."""
     out = []
     for heading, members in sections.items():
-
-        def routine_cluster(c: Cluster) -> bool:
-            return any(id(m) in routine_lines for m in c.members)
-
-        facts = [c for c in members if not routine_cluster(c) and not is_event(normalised(c.kept.text))]
-        done = [
-            c
-            for c in members
-            if not routine_cluster(c) and is_event(normalised(c.kept.text)) and _VALUE.search(c.kept.text)
-        ]
-        placed = {id(c) for c in (*facts, *done)}
-        mould = [c for c in members if id(c) not in placed]
+        facts: list[Cluster] = []
+        done: list[Cluster] = []
+        mould: list[Cluster] = []
+        for c in members:
+            if any(id(m) in routine_lines for m in c.members):
+                mould.append(c)
+            elif not is_event(normalised(c.kept.text)):
+                facts.append(c)
+            else:
+                (done if _VALUE.search(c.kept.text) else mould).append(c)
         if facts:
             out.append((heading, facts, budget * FACT_BUDGET_SHARE))
         out += [(f"{heading}{LOG_SUFFIX}", part, budget // LOG_BUDGET_SHARE) for part in (done, mould) if part]
