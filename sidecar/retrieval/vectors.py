@@ -41,11 +41,6 @@ _CONTEXT_CACHE = 50_000
 #: Fewest rows for which a search reads the matrix's int8 copy first (``sidecar.retrieval.int8``):
 #: under it, one float32 product costs about what the copy's pass does.
 INT8_FROM = 4096
-#: Searches without a copy serving them before the int8 copy is made (about 70 ms of CPU at 10k
-#: rows, on the search that makes it). A copy serves every later matrix whose rows it holds (by
-#: row serial), rows laid in since scored exactly, until they are a quarter of the rows: writes
-#: leave it serving, and it is made again once per quarter of the rows new.
-INT8_AFTER = 1
 
 
 def embed_text(heading: str, body: str) -> str:
@@ -126,7 +121,6 @@ class VectorIndex:
         self._serial = 0  # the next row serial
         self._int8: _Copy | None = None
         self._int8_lock = threading.Lock()  # one copy made at a time
-        self._uncopied = 0  # searches since the last copy no copy served
         self._int8_off = False  # making a copy failed: none is tried again
 
     @property
@@ -233,9 +227,11 @@ class VectorIndex:
         return [(int(snap.ids[i]), float(c)) for i, c in zip(at, cosines[order], strict=True)]
 
     def _first_pass(self, snap: _Snapshot, k: int) -> tuple[Int8Pass, _Rows] | None:
-        """The int8 copy serving ``snap`` and where its rows are in it, made on this search after
-        ``INT8_AFTER`` searches without one; None for a small matrix, a wide k, or without
-        onnxruntime."""
+        """The int8 copy serving ``snap`` and where its rows are in it; None for a small matrix, a
+        wide k, or without onnxruntime. A copy is made on the first search none serves (about 70 ms
+        of CPU at 10k rows). It serves every later matrix whose rows it holds (by row serial), rows
+        laid in since scored exactly, until they are a quarter of the rows: writes leave it serving,
+        and it is made again once per quarter of the rows new."""
         n = len(snap.ids)
         if n < INT8_FROM or 4 * k > n or self._int8_off:
             return None
@@ -244,11 +240,9 @@ class VectorIndex:
             rows = held.rows(snap)
             if 4 * len(rows.missing) <= n:
                 return held.copy, rows
-        self._uncopied += 1
-        if self._uncopied < INT8_AFTER or not self._int8_lock.acquire(blocking=False):
+        if not self._int8_lock.acquire(blocking=False):
             return None
         try:
-            self._uncopied = 0
             try:
                 made = Int8Pass.build(snap.matrix)
             except Exception as exc:  # an onnxruntime that cannot run the copy: the float product, for good

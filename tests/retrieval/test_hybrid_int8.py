@@ -124,7 +124,6 @@ def test_a_tiers_dense_search_answers_as_the_float_product(
     tier: tuple[TierIndex, VectorIndex], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     index, vi = tier
-    monkeypatch.setattr(vectors_module, "INT8_AFTER", 3)
     embed_all(index, vi)
     rows = {cid: vi.matrix[at] for cid, at in vi._snap.row_of.items()}
     rng = np.random.default_rng(5)
@@ -175,7 +174,6 @@ def test_without_onnxruntime_loaded_the_search_is_the_float_product(
     # Taking the module out of sys.modules stands in for a process that never loaded it (a remote
     # embedder): the same process cannot unload it for real.
     index, vi = tier
-    monkeypatch.setattr(vectors_module, "INT8_AFTER", 1)
     monkeypatch.delitem(sys.modules, "onnxruntime")
     embed_all(index, vi)
     query = unit(np.ones(DIM, dtype=np.float32))
@@ -195,7 +193,6 @@ def test_a_copy_that_cannot_be_made_leaves_the_float_product_for_good(
         tried.append(len(matrix))
         raise RuntimeError("no int8 kernel")
 
-    monkeypatch.setattr(vectors_module, "INT8_AFTER", 1)
     monkeypatch.setattr(Int8Pass, "build", staticmethod(refuses))
     embed_all(index, vi)
     queries = [unit(np.full(DIM, 1.0 + i, dtype=np.float32) + np.arange(DIM, dtype=np.float32)) for i in range(4)]
