@@ -399,6 +399,20 @@ def matching(wrk: str | None) -> None:
     )
 
 
+def _split_tiers(prefix: str) -> tuple[Path, dict[str, tuple[Path, list[str]]]]:
+    """The two tiers the split and standing parts read, built in a new temporary dir (returned, for
+    the caller to remove): the 10k-chunk tier and the every-chunk-matches tier, each with its
+    ``SPLIT_QUERIES`` queries."""
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    tiers = {
+        "10k chunks": (base / "corpus", make_queries(SPLIT_QUERIES)),
+        "every chunk matches": (base / "matching", matching_queries(SPLIT_QUERIES)),
+    }
+    make_corpus(tiers["10k chunks"][0], CHUNKS)
+    make_matching(tiers["every chunk matches"][0], MATCHING_FILES)
+    return base, tiers
+
+
 async def split() -> None:
     """Where the search operation's CPU goes, per query, on both tiers (the module docstring)."""
     from sidecar.contract import SearchRequest
@@ -409,13 +423,7 @@ async def split() -> None:
     from sidecar.settings import load_settings
 
     configure_logging("console", "warning")
-    base = Path(tempfile.mkdtemp(prefix="bench-http-split-"))
-    tiers = {
-        "10k chunks": (base / "corpus", make_queries(SPLIT_QUERIES)),
-        "every chunk matches": (base / "matching", matching_queries(SPLIT_QUERIES)),
-    }
-    make_corpus(tiers["10k chunks"][0], CHUNKS)
-    make_matching(tiers["every chunk matches"][0], MATCHING_FILES)
+    base, tiers = _split_tiers("bench-http-split-")
     try:
         for name, (root, queries) in tiers.items():
             settings = load_settings({"memory_dir": root}, environ=STEADY)
@@ -564,13 +572,7 @@ def standing_inside() -> None:
 
     today = datetime.now(UTC).date()
     limit = 10
-    base = Path(tempfile.mkdtemp(prefix="bench-http-standing-"))
-    tiers = {
-        "10k chunks": (base / "corpus", make_queries(SPLIT_QUERIES)),
-        "every chunk matches": (base / "matching", matching_queries(SPLIT_QUERIES)),
-    }
-    make_corpus(tiers["10k chunks"][0], CHUNKS)
-    make_matching(tiers["every chunk matches"][0], MATCHING_FILES)
+    base, tiers = _split_tiers("bench-http-standing-")
     try:
         for name, (root, queries) in tiers.items():
             index = TierIndex(root)
