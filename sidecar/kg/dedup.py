@@ -12,15 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
 import structlog
 
 from sidecar.kg.model import Scope
 from sidecar.kg.names import entity_key
 from sidecar.kg.store import KgStore
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
+
+if TYPE_CHECKING:
+    # numpy is imported when a name is first embedded: a graph without an embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["SAME_NAME", "NameDedup", "Pending"]
 
@@ -59,6 +63,8 @@ class NameDedup:
         new = {k: n for k, n in wanted.items() if k not in known}
         if not new:
             return None
+        import numpy as np
+
         try:
             ids, labels, matrix = await self._vectors(scope)
             vectors = np.asarray(await self.embedder.embed(list(new.values())), dtype=np.float32)
@@ -80,6 +86,8 @@ class NameDedup:
         return Pending(scope, new, vectors)
 
     async def _vectors(self, scope: Scope) -> tuple[list[int], list[str], npt.NDArray[np.float32]]:
+        import numpy as np
+
         if scope not in self._known:
             entities = await self.store.entity_names(scope, _MAX_ENTITIES)
             names = [name for _, name in entities]
@@ -102,6 +110,8 @@ class NameDedup:
         rows = [(found[k].id, new[k], v) for k, v in zip(new, vectors, strict=True) if k in found]
         rows = [r for r in rows if r[0] not in ids]
         if rows:
+            import numpy as np
+
             self._known[scope] = (
                 ids + [r[0] for r in rows],
                 labels + [r[1] for r in rows],

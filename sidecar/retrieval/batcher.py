@@ -18,19 +18,22 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from sidecar.index.tier import Tier
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors, embed_in_background
-from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.embed.progress import Progress
 from sidecar.retrieval.hybrid import HybridSearcher
-from sidecar.retrieval.vectors import VectorIndex
 from sidecar.settings import Settings
 from sidecar.tasks import stop_task
+
+if TYPE_CHECKING:
+    # The vector index and the in-process model (numpy, both) are imported when there is an
+    # embedder: a BM25-only sidecar never loads them.
+    from sidecar.retrieval.vectors import VectorIndex
 
 __all__ = [
     "IN_PROCESS_BATCH",
@@ -155,6 +158,8 @@ class EmbedBatcher:
             if name not in self.progress:
                 self.progress[name], self._size_before[name] = Progress(), vectors.size
             progress = self.progress[name]
+            from sidecar.retrieval.embed.onnx import OnnxEmbedder
+
             sentences: dict[str, Vectors] = {}
             if isinstance(self.embedder, OnnxEmbedder):  # its token states give sentence vectors for free
                 matrix, parts = await self.embedder.embed_background_sentences(
@@ -186,6 +191,8 @@ class EmbedBatcher:
 
     async def _prune(self) -> None:
         """Once a backlog is done: drop vectors no chunk uses any more and other models' vectors."""
+        from sidecar.retrieval.vectors import VectorIndex
+
         model = self.embedder.model_id
         for name, tier in self.tiers.items():
             removed = await tier.write_with(functools.partial(VectorIndex.prune, keep_model=model))
@@ -225,6 +232,8 @@ def _store(
     items: list[tuple[str, Vectors]],
     sentences: dict[str, Vectors] | None = None,
 ) -> int:
+    from sidecar.retrieval.vectors import VectorIndex
+
     return VectorIndex.store(conn, model, dim, items, sentences)
 
 
@@ -236,15 +245,18 @@ async def open_embedding(
     what the queue applies (started; its ``on_update`` is the reindex queue's hook; None without an
     embedder). On exit the batcher stops and the vector indexes close; the embedder stays the
     caller's."""
-    health = EmbedderHealth(embedder, confirmed=isinstance(embedder, OnnxEmbedder))
+    in_process = _in_process(embedder)
+    health = EmbedderHealth(embedder, confirmed=in_process)
     vectors: dict[str, VectorIndex] = {}
     if embedder is not None:
+        from sidecar.retrieval.vectors import VectorIndex
+
         dim = embedder.dim
         vectors = {name: VectorIndex(t.index.path, embedder.model_id, dim) for name, t in tiers.items()}
     hybrid = HybridSearcher(embedder, health, vectors, fusion=settings.fusion)
     batcher = None
     if embedder is not None:
-        batch = IN_PROCESS_BATCH if isinstance(embedder, OnnxEmbedder) else REMOTE_BATCH
+        batch = IN_PROCESS_BATCH if in_process else REMOTE_BATCH
         batcher = EmbedBatcher(embedder, health, tiers, vectors, batch_size=batch)
         batcher.start()
     log.info("embed.started", model=embedder.model_id if embedder else None, fusion=settings.fusion)
@@ -255,6 +267,15 @@ async def open_embedding(
             await batcher.stop()
         for index in vectors.values():
             index.close()
+
+
+def _in_process(embedder: Embedder | None) -> bool:
+    """Whether ``embedder`` is the in-process model (whose module is imported only to ask)."""
+    if embedder is None:
+        return False
+    from sidecar.retrieval.embed.onnx import OnnxEmbedder
+
+    return isinstance(embedder, OnnxEmbedder)
 
 
 def embed_status(searcher: HybridSearcher, batcher: EmbedBatcher | None, tier: str | None = None) -> dict[str, Any]:

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
 import structlog
 
 from sidecar.index.query import terms
@@ -41,10 +40,12 @@ from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavai
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.standing import SLACK, by_standing, restated_first, standing
-from sidecar.retrieval.vectors import ChunkRow, VectorIndex
 
+# The vector index (and numpy, which it is built on) is imported with the embedder: a BM25-only
+# sidecar never loads it.
 if TYPE_CHECKING:
     from sidecar.retrieval.embed.availability import EmbedderHealth
+    from sidecar.retrieval.vectors import ChunkRow, VectorIndex
 
 __all__ = [
     "CANDIDATES",
@@ -543,6 +544,8 @@ class HybridSearcher:
         (a remote embedder), from one batched embedding of at most ``SENTENCE_BUDGET`` sentences not
         seen before for the whole answer (cached). A hit keeps its window when that budget runs
         out or the embedder fails or is slow."""
+        import numpy as np
+
         embedder = self.embedder
         assert embedder is not None
         query = np.asarray(qvec, dtype=np.float32)
@@ -651,6 +654,8 @@ class HybridSearcher:
 
     async def _embed_query(self, key: tuple[str, str]) -> Vectors | None:
         """Compute and cache the vector of ``key``'s query, at most ``query_timeout`` seconds."""
+        import numpy as np
+
         embedder, health = self.embedder, self.health
         assert embedder is not None
         try:
@@ -768,4 +773,4 @@ def _result(
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(float(np.float64(value)), 6)
+    return None if value is None else round(float(value), 6)

@@ -15,14 +15,21 @@ import httpx
 from tests.support.procs import SidecarProcess, free_port
 from tests.support.waiting import wait_until
 
-#: The real ``memory-sidecar serve``, plus a SIGUSR1 handler that writes the loaded modules' names.
+#: The real ``memory-sidecar serve``, plus a SIGUSR1 handler that writes the loaded modules' names
+#: and, after them, the names of the server's own modules that hold numpy (imported at their top).
 _SERVE = """
-import json, signal, sys
+import json, signal, sys, types
 from pathlib import Path
 
 def dump(signum, frame):
     loaded = sorted(name for name, module in sys.modules.items() if module is not None)
-    Path(sys.argv[1]).write_text(json.dumps(loaded))
+    numpy = sys.modules.get("numpy")
+    held = sorted(
+        name for name, module in list(sys.modules.items())
+        if name.startswith("sidecar") and isinstance(module, types.ModuleType) and numpy is not None
+        and any(value is numpy for value in list(vars(module).values()))
+    )
+    Path(sys.argv[1]).write_text(json.dumps(loaded + ["--numpy-held-by--"] + held))
 
 signal.signal(signal.SIGUSR1, dump)
 from sidecar.cli import main
@@ -57,12 +64,30 @@ _LAZY = (
 )
 
 
-def _loaded(side: SidecarProcess, dump: Path) -> set[str]:
+#: The server's own modules that may still import numpy at their top on a sidecar with no
+#: embedder: the journal's (it imports its vector code with its store) and the BM25 postings (built
+#: with numpy after ready). Any other module holding numpy there puts numpy's ~10 MB on every idle
+#: BM25-only sidecar once those are lazy too.
+_NUMPY_AT_IDLE = ("sidecar.episodic.", "sidecar.index.postings")
+
+
+def _dump(side: SidecarProcess, dump: Path) -> list[str]:
     dump.unlink(missing_ok=True)
     side.proc.send_signal(signal.SIGUSR1)
     wait_until(dump.exists, timeout=10, message="the module list")
     wait_until(lambda: dump.read_text().endswith("]"), timeout=10, message="the whole module list")
-    return set(json.loads(dump.read_text()))
+    listed: list[str] = json.loads(dump.read_text())
+    return listed
+
+
+def _loaded(side: SidecarProcess, dump: Path) -> set[str]:
+    listed = _dump(side, dump)
+    return set(listed[: listed.index("--numpy-held-by--")])
+
+
+def _numpy_held_by(side: SidecarProcess, dump: Path) -> list[str]:
+    listed = _dump(side, dump)
+    return listed[listed.index("--numpy-held-by--") + 1 :]
 
 
 def test_serving_searches_imports_none_of_the_lazy_modules(memory_dir: Path, tmp_path: Path) -> None:
@@ -75,6 +100,9 @@ def test_serving_searches_imports_none_of_the_lazy_modules(memory_dir: Path, tmp
     side = SidecarProcess(proc, port, log, argv).wait_ready()
     try:
         with httpx.Client(base_url=side.url, timeout=10) as client:
+            wait_until(lambda: client.get("/memory/status").json()["bm25"]["engine"] == "postings", timeout=60)
+            held = _numpy_held_by(side, dump)
+            assert [name for name in held if not name.startswith(_NUMPY_AT_IDLE)] == [], held
             for query in ("PostgreSQL database", "dark mode screenshot"):
                 found = client.post("/memory/search", json={"query": query})
                 assert found.status_code == 200, found.text
@@ -83,6 +111,8 @@ def test_serving_searches_imports_none_of_the_lazy_modules(memory_dir: Path, tmp
             serving = _loaded(side, dump)
             assert "sidecar.http.search" in serving  # the list is the server's own
             assert not serving.intersection(_LAZY)
+            held = _numpy_held_by(side, dump)  # a BM25 search loads none of the dense code either
+            assert [name for name in held if not name.startswith(_NUMPY_AT_IDLE)] == [], held
             document = client.get("/openapi.json")
             assert document.status_code == 200
             assert "/memory/search" in document.json()["paths"]

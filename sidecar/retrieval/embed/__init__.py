@@ -17,11 +17,11 @@ from sidecar.retrieval.embed.base import (
     embed_in_background,
 )
 from sidecar.retrieval.embed.factory import make_embedder
-from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.embed.retry import Backoff
 
 if TYPE_CHECKING:
     from sidecar.retrieval.embed.ollama import OllamaEmbedder
+    from sidecar.retrieval.embed.onnx import OnnxEmbedder
     from sidecar.retrieval.embed.openai import OpenAIEmbedder
 
 __all__ = [
@@ -40,7 +40,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The HTTP embedders load (with httpx) on first use: a sidecar without them never pays."""
+    """The embedders load on first use (the HTTP ones with httpx, the in-process one with numpy):
+    a sidecar without them never pays."""
+    if name == "OnnxEmbedder":
+        from sidecar.retrieval.embed.onnx import OnnxEmbedder
+
+        return OnnxEmbedder
     if name == "OllamaEmbedder":
         from sidecar.retrieval.embed.ollama import OllamaEmbedder
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    # numpy is imported where vectors are made: a sidecar without an embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "BackgroundEmbedder",
@@ -20,7 +22,7 @@ __all__ = [
     "to_blob",
 ]
 
-Vectors = npt.NDArray[np.float32]
+Vectors: TypeAlias = "npt.NDArray[np.float32]"
 
 
 class EmbedderError(Exception):
@@ -79,6 +81,8 @@ async def embed_in_background(embedder: Embedder, texts: Sequence[str]) -> Vecto
 
 def to_blob(vector: npt.NDArray[np.float32]) -> bytes:
     """Little-endian float32 bytes: how every vector is stored (chunk vectors, journal embeddings)."""
+    import numpy as np
+
     return np.asarray(vector, dtype="<f4").tobytes()
 
 
@@ -86,4 +90,6 @@ def from_blob(blob: bytes, dim: int) -> npt.NDArray[np.float32] | None:
     """The stored vector, or None when the blob does not hold ``dim`` floats."""
     if len(blob) != 4 * dim:
         return None
+    import numpy as np
+
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)

@@ -12,7 +12,6 @@ from urllib.parse import urlsplit
 
 from sidecar.errors import ConfigError
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
-from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.settings import Settings
 
 if TYPE_CHECKING:
@@ -33,6 +32,8 @@ def make_embedder(settings: Settings, *, client: httpx.AsyncClient | None = None
     if kind == "none":
         return None
     if kind in ("auto", "onnx"):
+        from sidecar.retrieval.embed.onnx import OnnxEmbedder  # with numpy: only when the model may serve
+
         if not OnnxEmbedder.available():
             if kind == "auto":
                 return None

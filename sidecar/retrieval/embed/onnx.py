@@ -25,14 +25,17 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from sidecar.heap import release_free_memory
 from sidecar.retrieval.embed.base import EmbedderError, Vectors
 from sidecar.retrieval.embed.onnx_graph import gather_before_dequantize
+
+if TYPE_CHECKING:
+    # numpy is imported with the model (onnxruntime needs it too): asking whether the extra is
+    # installed, which a sidecar with ``--embedder auto`` does at start, loads neither.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "BACKGROUND_NICE",
@@ -114,6 +117,8 @@ class OnnxEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts`` now, in a worker thread at normal priority (queries, snippets' sentences)."""
+        import numpy as np
+
         texts = list(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
@@ -123,6 +128,8 @@ class OnnxEmbedder:
         """Embed ``texts`` on the low-priority backlog thread, after the calls queued before it.
 
         Cancelling the caller leaves a run already started to finish (a run is well under a second)."""
+        import numpy as np
+
         texts = list(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
@@ -130,6 +137,8 @@ class OnnxEmbedder:
 
     def embed_sync(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts`` on the calling thread: (len(texts), 384) float32, rows L2-normalised."""
+        import numpy as np
+
         encodings, lengths = self._encode(texts)
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         self._execute(encodings, lengths, self._plan(lengths), out)
@@ -140,6 +149,8 @@ class OnnxEmbedder:
     ) -> tuple[Vectors, list[Vectors]]:
         """``embed_background``, plus a vector per ``[start, end)`` character span of each text
         (its sentences), from the same run: see ``embed_sync_sentences``."""
+        import numpy as np
+
         texts = list(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32), []
@@ -153,6 +164,8 @@ class OnnxEmbedder:
         of the text's token states inside the span, L2-normalised (late pooling: a sentence read in
         its chunk's context, at no extra model cost). A span the model did not reach (past its
         token limit) gets a zero row."""
+        import numpy as np
+
         if len(spans) != len(texts):
             raise ValueError("embed_sync_sentences: one list of spans per text")
         encodings, lengths = self._encode(texts)
@@ -173,6 +186,8 @@ class OnnxEmbedder:
     def _embed_foreground(self, texts: list[str]) -> Vectors:
         """``embed``'s work: its runs on up to two cores when both foreground slots are free (a
         single run of several rows is halved for that: 8 sentences took 23 ms instead of 41)."""
+        import numpy as np
+
         encodings, lengths = self._encode(texts)
         runs = self._plan(lengths)
         if len(runs) == 1 and len(runs[0]) > 1:
@@ -257,6 +272,8 @@ class OnnxEmbedder:
 
     def _hidden(self, encodings: list[Any], width: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
         """One model run: the token states (rows, width, 384) and the attention mask."""
+        import numpy as np
+
         ids = np.zeros((len(encodings), width), dtype=np.int64)
         mask = np.zeros_like(ids)
         for row, encoding in enumerate(encodings):
@@ -284,6 +301,8 @@ def lower_thread_priority(by: int) -> bool:
 
 def _mean_pool_normalised(hidden: npt.NDArray[np.float32], mask: npt.NDArray[np.int64]) -> Vectors:
     """sentence-transformers' Pooling(mean) + Normalize for this model: mean over real tokens, L2."""
+    import numpy as np
+
     weights = mask[..., None].astype(np.float32)
     pooled: Vectors = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -296,6 +315,8 @@ def _span_pool(
 ) -> Vectors:
     """Per span, the L2-normalised mean of the states of the tokens that lie inside it (special
     tokens, whose offsets are empty, never do); a zero row for a span no token reached."""
+    import numpy as np
+
     edges = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
     real = edges[:, 1] > edges[:, 0]
     out = np.zeros((len(spans), hidden.shape[-1]), dtype=np.float32)

@@ -16,8 +16,6 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from sidecar.retrieval.embed.base import EmbedderError, EmbedderUnavailable, Vectors
 
 if TYPE_CHECKING:
@@ -84,6 +82,8 @@ async def post_json(
 
 def unit_rows(rows: object, n: int, dim: int | None, what: str) -> Vectors:
     """Check an answer's vectors (``n`` numeric rows of one width, ``dim`` if known); L2-normalise."""
+    import numpy as np
+
     try:
         array = np.asarray(rows)
     except (ValueError, TypeError) as exc:
