@@ -1,4 +1,4 @@
-"""Train the scanner's lexical model (``sidecar/scanner/lexical.py``) and ask whether it carries to a new author.
+"""Train the scanner's lexical model (``tests/bench/lexical.py``) and ask whether it carries to a new author.
 
     .venv/bin/python -m tests.bench.scan_lexical --leave-one-out   # heldout6-9 each left out in turn (writes nothing)
     .venv/bin/python -m tests.bench.scan_lexical --server-dump=/tmp/at-head.json   # the server's verdicts on heldout6-9
@@ -55,10 +55,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.scanner.lexical import LEXICAL_RESOURCE, features
 from tests.bench.bench_scan import SHARED, Case, abstracts, dialogue, legacy, notes
+from tests.bench.lexical import DATA, LEXICAL_RESOURCE, features
 
-OUT = Path(__file__).resolve().parents[2] / "sidecar" / "data" / LEXICAL_RESOURCE
+OUT = DATA / LEXICAL_RESOURCE
 BITS = 19
 EPOCHS = 60
 LEARNING_RATE = 0.05
@@ -455,8 +455,8 @@ def write() -> None:
 
 def cpu() -> None:
     """Thread CPU per KB over the seen note sets: the lexical model's ``best`` and the rule layers' ``verdict``."""
-    from sidecar.scanner.lexical import load_lexical
     from sidecar.scanner.scan import verdict
+    from tests.bench.lexical import load_lexical
 
     model = load_lexical()
     texts = [t["text"] for part in SEEN for t in note_texts(part)]

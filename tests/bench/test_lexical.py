@@ -1,19 +1,19 @@
-"""The lexical model: its features, its packaged weights and how it reads a text."""
+"""The benchmarks' lexical model: its features, its trained weights and how it reads a text.
+
+Not part of ``make test`` (tests/bench is not collected): ``pytest tests/bench/test_lexical.py``.
+"""
 
 from __future__ import annotations
 
 import json
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
-from sidecar.scanner.lexical import CHUNK_CHARS, LEXICAL_RESOURCE, MIN_WORDS, Lexical, _powers, features, load_lexical
+from tests.bench.lexical import CHUNK_CHARS, DATA, LEXICAL_RESOURCE, MIN_WORDS, Lexical, _powers, features, load_lexical
 
 BITS = 19
-DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def _notes(part: str) -> list[dict[str, object]]:
@@ -72,10 +72,9 @@ def test_weights_that_do_not_fit_their_bucket_count_are_refused() -> None:
         Lexical(arrays)
 
 
-def test_the_packaged_model_is_small_and_carries_its_notice() -> None:
-    data = resources.files("sidecar").joinpath("data")
-    assert len(data.joinpath(LEXICAL_RESOURCE).read_bytes()) < 3_000_000
-    notice = data.joinpath("NOTICE-scanner-lexical.txt").read_text(encoding="utf-8")
+def test_the_trained_model_is_small_and_carries_its_notice() -> None:
+    assert len((DATA / LEXICAL_RESOURCE).read_bytes()) < 3_000_000
+    notice = (DATA / "NOTICE-scanner-lexical.txt").read_text(encoding="utf-8")
     assert "python -m tests.bench.scan_lexical" in notice
     model = load_lexical()
     assert load_lexical() is model

@@ -11,10 +11,13 @@ Hashing is vectorised: every character's code goes through a fixed mix, and the 
 read from one prefix sum of the codes times powers of an odd constant's inverse (arithmetic modulo
 2**64), so every n-gram and word costs a few array operations, not a Python call.
 
-The weights (``sidecar/data/scanner-lexical.npz``: ``w``, ``bias``, ``threshold``, ``bits``; no text
+The weights (``tests/data/scanner-lexical.npz``: ``w``, ``bias``, ``threshold``, ``bits``; no text
 from any corpus) are trained by ``python -m tests.bench.scan_lexical``, reproducibly, on public
-corpora and memory notes (sources and licences: ``sidecar/data/NOTICE-scanner-lexical.txt``). Nothing
+corpora and memory notes (sources and licences: ``tests/data/NOTICE-scanner-lexical.txt``). Nothing
 is downloaded. A score at or above the threshold is evidence, not proof: a caller only flags on it.
+
+No verdict of the scanner reads it: it is an experiment the benchmarks train and measure
+(``tests/bench/scan_lexical.py``), kept here with its weights so the package does not ship them.
 """
 
 from __future__ import annotations
@@ -22,8 +25,7 @@ from __future__ import annotations
 import re
 import threading
 from functools import cache
-from importlib import resources
-from io import BytesIO
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -44,6 +46,8 @@ __all__ = [
 ]
 
 LEXICAL_RESOURCE = "scanner-lexical.npz"
+#: Where the weights and their notice live: beside the test data, outside the package.
+DATA = Path(__file__).resolve().parents[1] / "data"
 CHUNK_CHARS = 700  # consecutive sentences joined into one unit up to about this many characters
 MIN_WORDS = 4  # a sentence of fewer words is read only inside its chunk
 NGRAMS = (3, 4, 5)
@@ -209,12 +213,11 @@ _LOCK = threading.Lock()
 
 @cache
 def _packaged() -> Lexical:
-    data = resources.files("sidecar").joinpath("data", LEXICAL_RESOURCE).read_bytes()
-    with np.load(BytesIO(data), allow_pickle=False) as arrays:
+    with np.load(DATA / LEXICAL_RESOURCE, allow_pickle=False) as arrays:
         return Lexical({name: arrays[name] for name in arrays.files})
 
 
 def load_lexical() -> Lexical:
-    """The packaged model (loaded once, on first use)."""
+    """The trained model (loaded once, on first use)."""
     with _LOCK:
         return _packaged()
