@@ -2,7 +2,7 @@
 
 ``journal_entries`` keys rows by an INTEGER ``seq`` (stable across VACUUM, unlike an implicit
 rowid) that the FTS5 external-content mirror uses as its rowid; triggers keep the mirror in
-lockstep. ``memory_health_snapshots.crew_id`` is ``''`` for the workspace aggregate rather than
+lockstep (an update only when it changes a column the mirror holds). ``memory_health_snapshots.crew_id`` is ``''`` for the workspace aggregate rather than
 NULL, because NULLs would not collide in the primary key and a day could get two aggregates.
 """
 
@@ -156,5 +156,16 @@ MIGRATIONS: tuple[str, ...] = (
     # once it has read the newer one).
     """
     CREATE INDEX journal_entries_superseded_by ON journal_entries(superseded_by) WHERE superseded_by IS NOT NULL;
+    """,
+    # 6: the FTS5 mirror is rewritten only when a column it holds (summary, payload) changes: not
+    # when a recall marks its hits, a feedback moves importance or the indexer stores a vector, each
+    # of which rewrote the rows' postings into new segments for the mirror to merge later.
+    """
+    DROP TRIGGER journal_entries_au;
+    CREATE TRIGGER journal_entries_au AFTER UPDATE OF summary, payload ON journal_entries BEGIN
+        INSERT INTO journal_entries_fts(journal_entries_fts, rowid, summary, payload)
+        VALUES ('delete', old.seq, old.summary, old.payload);
+        INSERT INTO journal_entries_fts(rowid, summary, payload) VALUES (new.seq, new.summary, new.payload);
+    END;
     """,
 )

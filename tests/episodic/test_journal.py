@@ -228,6 +228,31 @@ async def test_fts_mirror_follows_update_and_delete(store: SqliteJournalStore) -
     fts_integrity(store.path)
 
 
+def fts_blocks(path: Path) -> list[tuple[int, bytes]]:
+    """The FTS5 mirror's stored segments and structure, as they are on disk."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT id, block FROM journal_entries_fts_data ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+async def test_writes_that_leave_summary_and_payload_alone_leave_the_fts_mirror_alone(
+    store: SqliteJournalStore,
+) -> None:
+    """Marking hits referenced, a feedback and a stored vector change no word the mirror holds: its
+    segments are not rewritten, and it still matches the entries (an edit of the summary, above, is
+    followed)."""
+    stored = [await store.append(entry(f"deploy {n} rolled back on builder")) for n in range(3)]
+    before = fts_blocks(store.path)
+    await store.mark_referenced("w1", [e.id for e in stored], NOW)
+    await store.feedback("w1", stored[1].id, False, NOW)
+    await store.add_embeddings([NewEmbedding(stored[2].id, np.ones(4, dtype=np.float32), "m", 0.5)], [], NOW)
+    assert fts_blocks(store.path) == before
+    assert {h.id for h in await store.search("rolled builder", "w1", 10)} == {e.id for e in stored}
+    fts_integrity(store.path)
+
+
 async def test_migrations_are_recorded_and_reapplying_is_a_no_op(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite"
     for _ in range(2):
