@@ -170,6 +170,11 @@ class PostgresCrewJournal:
             rows = await conn.fetch(sql, *params)
         return [r["id"] for r in rows]
 
+    async def bm25_entries(self, where: ScopeFilter, q: str, limit: int) -> list[StoredEntry]:
+        ranked = await self.bm25_rank(where, q, limit)
+        found = await self.fetch(where.workspace_id, ranked) if ranked else {}
+        return [found[i] for i in ranked if i in found]
+
     async def cosines(
         self, workspace_id: str, model: str, ids: Sequence[str], query: npt.NDArray[np.float32]
     ) -> dict[str, float]:

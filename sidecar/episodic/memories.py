@@ -510,24 +510,27 @@ async def recall_memories(
         ranked = await store.dense_rank(where, embedder.model_id, vector, pool, weighted=False, floor=DENSE_MATCH)
         return vector, dense, ranked
 
-    # The query's model run (its own thread) goes on while BM25 reads (the reader thread): a recall
-    # waits for the longer of the two, not for both one after the other.
+    # The query's model run (its own thread) goes on while BM25 reads its candidates (the reader
+    # thread): a recall waits for the longer of the two, not for both one after the other.
     pending = asyncio.ensure_future(dense_leg())
     try:
-        sparse = await store.bm25_rank(where, " ".join(terms(req.query)), pool)  # stopwords earn nothing
+        found = await store.bm25_entries(where, " ".join(terms(req.query)), pool)  # stopwords earn nothing
     except BaseException:
         pending.cancel()
         pending.add_done_callback(_retrieved)
         raise
     vector, dense, ranked = await pending
+    sparse = [e.id for e in found]
     cosines: dict[str, float] = {}
     importance: dict[str, float] = {}
     for s in ranked:
         cosines[s.entry_id], importance[s.entry_id] = s.cosine, s.importance
     # A dense candidate under NEAR_MISS that BM25 did not find can neither earn a place nor be named
     # as near: it is not read.
-    near_enough = [i for i, c in cosines.items() if c >= NEAR_MISS]
-    entries = await store.fetch(req.who.workspace_id, list(dict.fromkeys([*near_enough, *sparse])))
+    entries = {e.id: e for e in found}
+    unread = [i for i, c in cosines.items() if c >= NEAR_MISS and i not in entries]
+    if unread:
+        entries.update(await store.fetch(req.who.workspace_id, unread))
     if vector is not None and embedder is not None:
         await _fill_cosines(store, embedder, vector, [e for i, e in entries.items() if i not in cosines], cosines)
     rank = _tied_ranks(sparse, entries)

@@ -471,6 +471,26 @@ async def test_bm25_leg_leaves_out_words_too_common_to_be_evidence(
     assert await store.bm25_rank(where, "step 2", 10) == [common[2]]
 
 
+async def test_a_word_too_common_is_evidence_again_once_entries_leave(
+    store: SqliteJournalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The leg remembers which words are too common; an edit or a delete that takes the word out of
+    entries makes it count again, and an append that puts it back over the cap leaves it out."""
+    from sidecar.episodic.query import ScopeFilter
+
+    monkeypatch.setattr(qs, "MAX_TERM_DOCS", 3)
+    ids = [(await store.append(entry(f"deploy step {n}"))).id for n in range(4)]
+    where = ScopeFilter("w1", agent_id="a1")
+    assert await store.bm25_rank(where, "deploy", 10) == []  # in 4 entries
+    assert await store.bm25_rank(where, "deploy", 10) == []
+    assert await store.update("w1", ids[0], summary="rollback step 0")
+    assert set(await store.bm25_rank(where, "deploy", 10)) == set(ids[1:])  # in 3
+    ids.append((await store.append(entry("deploy step 4"))).id)
+    assert await store.bm25_rank(where, "deploy", 10) == []  # in 4 again
+    assert await store.delete("w1", ids[1])
+    assert set(await store.bm25_rank(where, "deploy", 10)) == set(ids[2:])  # in 3
+
+
 def test_a_large_matrix_ranks_the_same_split_over_two_threads() -> None:
     from sidecar.episodic.query import ScopeFilter
     from sidecar.episodic.vector_cache import SPLIT_ROWS, VectorRow, VectorSet

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from sidecar.clock import utcnow
 from sidecar.episodic import SqliteJournalStore, index_new
-from sidecar.episodic.entry import JournalEntry
+from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.memories import Identity, RecallRequest, recall_memories
 from sidecar.episodic.query import ScopeFilter
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
@@ -42,8 +42,8 @@ class BM25Seen:
     def __getattr__(self, name: str) -> object:
         return getattr(self.store, name)
 
-    async def bm25_rank(self, where: ScopeFilter, q: str, limit: int) -> list[str]:
-        read = asyncio.ensure_future(self.store.bm25_rank(where, q, limit))
+    async def bm25_entries(self, where: ScopeFilter, q: str, limit: int) -> list[StoredEntry]:
+        read = asyncio.ensure_future(self.store.bm25_entries(where, q, limit))
         await asyncio.sleep(0)  # the read is on the reader thread's queue
         self.asked.set()
         return await read
