@@ -141,8 +141,12 @@ class Listener:
             conn.close()
 
     def close(self) -> None:
+        # On Linux closing a listening socket leaves a thread blocked in its accept(); shutting it
+        # down first wakes that accept with an error, so the thread ends now.
+        self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
         self._thread.join(timeout=5)
+        assert not self._thread.is_alive()
 
 
 def test_with_no_sidecar_holding_the_dir_it_searches_here_without_asking(

@@ -133,39 +133,63 @@ LANGGRAPH = EXAMPLES / "langgraph" / "memory_agent.py"
 AGENT_PACKAGES = ("langgraph", "langchain-mcp-adapters", "langchain-openai")
 
 
-@pytest.fixture(scope="module")
-def langgraph_python(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A fresh venv with the LangGraph recipe's packages from the package index, as its README says;
-    skipped (saying why) only when the index cannot be reached. This environment's pip installs
-    into it (``pip --python``): a pip of the venv's own (``ensurepip``, some 4 s of CPU) is
-    nothing the recipe runs. ``--no-compile``: pip would compile all ~3,900 modules it installs
-    (some 9 s of CPU), where the recipe's runs import ~1,500 of them."""
-    home = tmp_path_factory.mktemp("langgraph-venv")
-    venv.create(home, with_pip=False)
-    python = str(home / "bin" / "python")
-    pip = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            python,
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "--no-compile",
-            *AGENT_PACKAGES,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
+class LangGraphVenv:
+    """A fresh venv with the LangGraph recipe's packages from the package index, as its README says,
+    built by a pip process that runs while the file's first tests do (it mostly waits on the
+    network). This environment's pip installs into it (``pip --python``): a pip of the venv's own
+    (``ensurepip``, some 4 s of CPU) is nothing the recipe runs. ``--no-compile``: pip would compile
+    all ~3,900 modules it installs (some 9 s of CPU), where the recipe's runs import ~1,500 of them."""
+
+    def __init__(self, home: Path) -> None:
+        venv.create(home, with_pip=False)
+        self.python = str(home / "bin" / "python")
+        argv = [sys.executable, "-m", "pip", "--python", self.python, "install", "-q"]
+        argv += ["--disable-pip-version-check", "--no-compile", *AGENT_PACKAGES]
+        self.err = home.with_name(home.name + "-pip-stderr.txt")  # a file: a pipe left unread could fill
+        with self.err.open("w") as err:
+            self.pip = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+
+    def ready(self) -> str:
+        """The venv's python once pip is done; skipped (saying why) only when the index cannot be
+        reached."""
+        try:
+            self.pip.wait(timeout=900)
+        except subprocess.TimeoutExpired:
+            self.pip.kill()
+            self.pip.wait()
+            raise
+        err = self.err.read_text(errors="replace")
+        if self.pip.returncode != 0:
+            unreachable = ("Could not find a version", "No matching distribution", "connection", "Network")
+            if any(word in err for word in unreachable):
+                pytest.skip(f"the package index cannot be reached: {err.strip().splitlines()[-1]}")
+            raise AssertionError(err)
+        return self.python
+
+
+@pytest.fixture(scope="module", autouse=True)
+def langgraph_venv(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LangGraphVenv | None]:
+    """Starts building the LangGraph venv as the file's first test starts, when a test of the run needs it."""
+    wanted = any(
+        item.path == request.path and "langgraph_python" in getattr(item, "fixturenames", ())
+        for item in request.session.items
     )
-    if pip.returncode != 0:
-        unreachable = ("Could not find a version", "No matching distribution", "connection", "Network")
-        if any(word in pip.stderr for word in unreachable):
-            pytest.skip(f"the package index cannot be reached: {pip.stderr.strip().splitlines()[-1]}")
-        raise AssertionError(pip.stderr)
-    return python
+    if not wanted:
+        yield None
+        return
+    built = LangGraphVenv(tmp_path_factory.mktemp("langgraph-venv"))
+    yield built
+    if built.pip.poll() is None:  # a run stopped before the LangGraph tests
+        built.pip.kill()
+        built.pip.wait()
+
+
+@pytest.fixture(scope="module")
+def langgraph_python(langgraph_venv: LangGraphVenv | None) -> str:
+    assert langgraph_venv is not None
+    return langgraph_venv.ready()
 
 
 @pytest.mark.slow
