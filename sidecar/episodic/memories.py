@@ -525,14 +525,7 @@ async def recall_memories(
     importance: dict[str, float] = {}
     for s in ranked:
         cosines[s.entry_id], importance[s.entry_id] = s.cosine, s.importance
-    # A dense candidate under NEAR_MISS that BM25 did not find can neither earn a place nor be named
-    # as near: it is not read.
-    entries = {e.id: e for e in found}
-    unread = [i for i, c in cosines.items() if c >= NEAR_MISS and i not in entries]
-    if unread:
-        entries.update(await store.fetch(req.who.workspace_id, unread))
-    if vector is not None and embedder is not None:
-        await _fill_cosines(store, embedder, vector, [e for i, e in entries.items() if i not in cosines], cosines)
+    entries = await _candidates(store, where, found, cosines, embedder=embedder, vector=vector)
     rank = _tied_ranks(sparse, entries)
     hits: list[MemoryHit] = []
     closest: NearMiss | None = None
@@ -572,6 +565,36 @@ async def recall_memories(
     if hits:
         await store.mark_referenced(req.who.workspace_id, [h.entry.id for h in hits], now)
     return hits, dense
+
+
+async def _candidates(
+    store: RecallStore,
+    where: ScopeFilter,
+    found: list[StoredEntry],
+    cosines: dict[str, float],
+    *,
+    embedder: Embedder | None,
+    vector: npt.NDArray[np.float32] | None,
+) -> dict[str, StoredEntry]:
+    """The entries of every candidate (BM25's ``found`` and the dense pool's in ``cosines``), and in
+    ``cosines`` those of the BM25 candidates the pool did not reach. A dense candidate under
+    NEAR_MISS that BM25 did not find can neither earn a place nor be named as near: it is not read.
+    Both reads are asked at once, so the reader runs them one after the other without a wait
+    between."""
+    entries = {e.id: e for e in found}
+    unread = [i for i, c in cosines.items() if c >= NEAR_MISS and i not in entries]
+    reading = asyncio.ensure_future(store.fetch(where.workspace_id, unread)) if unread else None
+    try:
+        if vector is not None and embedder is not None:
+            await _fill_cosines(store, embedder, vector, [e for e in found if e.id not in cosines], cosines)
+    except BaseException:
+        if reading is not None:
+            reading.cancel()
+            reading.add_done_callback(_retrieved)
+        raise
+    if reading is not None:
+        entries.update(await reading)
+    return entries
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:

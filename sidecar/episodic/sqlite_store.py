@@ -734,12 +734,18 @@ def _read_entry(conn: Conn, entry_id: str) -> StoredEntry:
 def _entry(row: Any) -> StoredEntry:
     return StoredEntry(
         seq=row[0], id=row[1], workspace_id=row[2], crew_id=row[3], agent_id=row[4], ts=parse_iso(row[5]),
-        entry_type=row[6], severity=row[7], summary=row[8], payload=json.loads(row[9]), refs=json.loads(row[10]),
+        entry_type=row[6], severity=row[7], summary=row[8], payload=_json(row[9]), refs=_json(row[10]),
         priority=row[14] if row[14] is not None else row[11], embeddable=bool(row[12]), memory_type=row[13],
         confidence=float(row[15]), tags=tuple(json.loads(row[16])), expires_at=_when(row[17]), topic_key=row[18],
         namespace=row[19], status=row[20], superseded_by=row[21], importance=row[22], positive=row[23],
         negative=row[24], access_count=row[25], accessed_at=_when(row[26]),
     )  # fmt: skip
+
+
+def _json(text: str) -> Any:
+    """``json.loads``; the empty object most payloads and refs hold is not handed to the parser
+    (a recall reads about 90 rows: a quarter of their reading was the parser's)."""
+    return {} if text == "{}" else json.loads(text)
 
 
 def _when(text: str | None) -> datetime | None:
