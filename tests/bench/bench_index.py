@@ -19,12 +19,14 @@ postings), and in all at exit; then, each in a fresh process, the CPU of importi
 imports before ready, and of importing the injection scanner after that.
 
 ``rss`` (not in the default parts) splits an idle BM25-only sidecar's RSS: a sidecar over the
-10k-chunk dir and one over a 50-chunk dir, each idle once its postings are built and the graph has
-read every file (then 3 s), and a fresh process importing, in steps, what a bare aiohttp route
-imports, numpy, the other libraries the server loads (structlog, prometheus_client, watchfiles)
-and the server's own modules (the scanner the first search loads included): what the code holds,
-what the 10k chunks' data holds, and the rest (threads, page caches, the app's state); and which
-of the server's own modules hold numpy once imported.
+10k-chunk dir and one over a 50-chunk dir, each idle once the graph has read every file (then 3 s;
+whether numpy is mapped then, and which engine answers BM25: the postings, or FTS5 while they are
+not built), the 10k one again after its first search once its postings are built (then 3 s), and a
+fresh process importing, in steps, what a bare aiohttp route imports, the other libraries the server
+loads (structlog, prometheus_client, watchfiles), the server's own modules (the scanner the first
+search loads included) and numpy (which the postings are built with): what the code holds, what
+the 10k chunks' data holds, and the rest (threads, page caches, the app's state); and which of the
+server's own modules hold numpy once imported.
 
 ``checks`` (not in the default parts) is what opening an index costs with its checks (``PRAGMA
 quick_check`` and FTS5's integrity check) and with them remembered (the file unwritten since they
@@ -45,6 +47,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 
@@ -293,30 +296,49 @@ def bench_reconcile(base: Path) -> None:
     index.close()
 
 
-def _idle_rss_mb(root: Path) -> float:
-    """VmRSS of an idle BM25-only sidecar over ``root`` (the module's doc)."""
+class _Idle(NamedTuple):
+    """An idle BM25-only sidecar's VmRSS (MB) before any search and after its first one."""
+
+    mb: float
+    numpy: bool  # numpy's code mapped into the process while idle, before any search
+    engine: str  # what answered BM25 then: "postings", or "fts5" while they are not built
+    searched_mb: float  # after one search, its postings built
+
+
+def _numpy_mapped(pid: int) -> bool:
+    return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
+
+
+def _idle_rss(root: Path) -> _Idle:
+    """An idle BM25-only sidecar over ``root``: idle once the graph has read every file, then after
+    one search once its postings are built (the module's doc)."""
     side = start_sidecar(root, env={"MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}, wait=300)
     try:
-        with httpx.Client(base_url=side.url, timeout=10) as client:
+        wait_logged(side.log, "kg.backfilled")
+        time.sleep(3.0)
+        pid = side.proc.pid
+        with httpx.Client(base_url=side.url, timeout=60) as client:
+            engine = client.get("/memory/status").json()["bm25"]["engine"]
+            mb, numpy = rss_kb(pid) / 1024, _numpy_mapped(pid)
+            assert client.post("/memory/search", json={"query": "database migration"}).status_code == 200
             deadline = time.monotonic() + 120
             while client.get("/memory/status").json()["bm25"]["engine"] != "postings":
                 assert time.monotonic() < deadline, "postings not built within 120 s"
                 time.sleep(0.05)
-        wait_logged(side.log, "kg.backfilled")
         time.sleep(3.0)
-        return rss_kb(side.proc.pid) / 1024
+        return _Idle(mb, numpy, engine, rss_kb(pid) / 1024)
     finally:
         side.stop()
 
 
 _IMPORT_STEPS = (
     ("a bare aiohttp route's imports", "import asyncio, orjson\nfrom aiohttp import web"),
-    ("+ numpy", "import numpy"),
     ("+ structlog, prometheus_client, watchfiles, sqlite3", "import structlog, prometheus_client, watchfiles, sqlite3"),
     (
         "+ the server's modules (and what they import)",
         "import sidecar.server.serve, sidecar.server.app, sidecar.scanner.scan",
     ),
+    ("+ numpy (if they did not import it: what the postings' first build adds)", "import numpy"),
 )
 
 
@@ -338,7 +360,7 @@ def bench_rss(base: Path) -> None:
     if not big.exists():
         make_corpus(big, 10_000)
     make_corpus(base / "c50", 50)
-    idle, small = _idle_rss_mb(big), _idle_rss_mb(base / "c50")
+    idle, small = _idle_rss(big), _idle_rss(base / "c50")
     probe = "import gc, sys\nsys.modules.setdefault('rich', None)\n"
     probe += "def rss():\n    return next(l for l in open('/proc/self/status') if l.startswith('VmRSS:')).split()[1]\n"
     for _, code in _IMPORT_STEPS:
@@ -346,13 +368,17 @@ def bench_rss(base: Path) -> None:
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as serve sets it
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     steps = [int(line) / 1024 for line in done.stdout.split()]
-    report("idle RSS, BM25 only, 10k-chunk dir", f"{idle:.1f} MB", f"load average {os.getloadavg()[0]:.1f}")
+    mapped = "numpy mapped" if idle.numpy else "no numpy"
+    report("idle RSS, BM25 only, 10k-chunk dir", f"{idle.mb:.1f} MB", f"{mapped}, BM25 by {idle.engine}")
+    report("  the same after its first search, postings built", f"{idle.searched_mb:.1f} MB", "")
     last = 0.0
     for (name, _), mb in zip(_IMPORT_STEPS, steps, strict=True):
         report(f"  imports: {name}", f"{mb - last:+.1f} MB", f"{mb:.1f} MB in all")
         last = mb
-    report("  the same sidecar over a 50-chunk dir", f"{small:.1f} MB", f"{small - last:+.1f} MB beyond its imports")
-    report("  the 10k chunks' data", f"{idle - small:+.1f} MB", "")
+    imported = steps[-1] if small.numpy else steps[-2]  # what it imported, numpy or not
+    beyond = f"{small.mb - imported:+.1f} MB beyond its imports ({'with' if small.numpy else 'without'} numpy)"
+    report("  the same sidecar over a 50-chunk dir", f"{small.mb:.1f} MB", beyond)
+    report("  the 10k chunks' data", f"{idle.mb - small.mb:+.1f} MB", f"load average {os.getloadavg()[0]:.1f}")
     holders = subprocess.run(
         [sys.executable, "-c", _NUMPY_HOLDERS], capture_output=True, text=True, env=env, check=True
     )
