@@ -132,7 +132,7 @@ from sidecar.consolidate.supersede import (
     summary_lines,
     superseded,
 )
-from sidecar.consolidate.weekly import LOG_SUFFIX, SUMMARY_DIR, Embed, Week, summarise_week
+from sidecar.consolidate.weekly import LOG_SUFFIX, REST_DIR, SUMMARY_DIR, Embed, Week, rest_path, summarise_week
 from sidecar.episodic.entry import MAX_SUMMARY_CHARS, JournalEntry
 from sidecar.episodic.relations import link_supports
 from sidecar.episodic.store import JournalStore
@@ -233,7 +233,8 @@ async def consolidate(
     )
     if stop_after == "summaries":
         return report
-    await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, earlier, stale, report, sizes)
+    retirable = {**earlier, **await asyncio.to_thread(_rests, root)}
+    await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, retirable, stale, report, sizes)
     if stop_after == "supersede":
         return report
     candidates = await asyncio.to_thread(
@@ -332,7 +333,8 @@ async def _retire_only(
     if not stale:
         return False
     retire = functools.partial(_retire_earlier, dry_run=dry_run)
-    retired = await asyncio.to_thread(retire, root, earlier, stale, report, sizes)
+    retirable = {**earlier, **await asyncio.to_thread(_rests, root)}
+    retired = await asyncio.to_thread(retire, root, retirable, stale, report, sizes)
     promote = functools.partial(
         _promote, evergreen=evergreen, cap_bytes=cap_bytes, dry_run=dry_run, stale=stale, said=said
     )
@@ -379,8 +381,12 @@ async def _summaries(
         report.withheld.extend(period.withheld)
         report.fallbacks += [Fallback(period.name, reason) for reason in period.fallbacks]
         sizes[period.path] = len(period.text.encode("utf-8"))
+        rest = rest_path(period.name)
+        if period.rest:
+            sizes[rest] = len(period.rest.encode("utf-8"))
         if not dry_run:
             await asyncio.to_thread(_write_if_changed, root, period.path, period.text.encode("utf-8"))
+            await asyncio.to_thread(_write_rest, root, rest, period.rest)
         tell("summaries", len(periods), len(plan))
     return periods
 
@@ -664,6 +670,23 @@ def _retire_earlier(
     return moved
 
 
+def _write_rest(root: Path, rel: str, text: str) -> None:
+    """A week's left-out lines (``Week.rest``) written, or an old copy removed when it has none."""
+    if text:
+        _write_if_changed(root, rel, text.encode("utf-8"))
+    elif read_file(root, rel) is not None:
+        unlink_durably(root, rel)
+
+
+def _rests(root: Path) -> dict[str, str]:
+    """The weeks' left-out lines (``weekly.rest_path``) by path: retired as the summaries are."""
+    out: dict[str, str] = {}
+    for name in file_names(root / REST_DIR):
+        if _SUMMARY_NAME.match(name) and (data := read_file(root, f"{REST_DIR}/{name}")) is not None:
+            out[f"{REST_DIR}/{name}"] = data.decode("utf-8", errors="replace")
+    return out
+
+
 def _write_if_changed(root: Path, rel: str, data: bytes) -> None:
     old = read_file(root, rel)
     if old != data:
@@ -836,7 +859,7 @@ async def _bound(
     )
     report.compressed, report.expired = bound.compressed, bound.expired
     report.archive_bytes, report.archive_packed_bytes = bound.plain_bytes, bound.packed_bytes
-    for rel in bound.compressed:
+    for rel in [*bound.compressed, *bound.expired]:
         sizes.pop(rel, None)
 
 

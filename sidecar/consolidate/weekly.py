@@ -29,11 +29,26 @@ from sidecar.consolidate.routine import routine
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
 
-__all__ = ["FACT_BUDGET_SHARE", "LOG_BUDGET_SHARE", "LOG_SUFFIX", "SUMMARY_DIR", "Embed", "Week", "summarise_week"]
+__all__ = [
+    "FACT_BUDGET_SHARE",
+    "LOG_BUDGET_SHARE",
+    "LOG_SUFFIX",
+    "REST_DIR",
+    "SUMMARY_DIR",
+    "Embed",
+    "Week",
+    "rest_path",
+    "summarise_week",
+]
 
 SUMMARY_DIR = "daily/summaries"
+#: Where a week's left-out lines go (``Week.rest``): in the archive, out of the tier's cap and the block.
+REST_DIR = "archive/summaries"
 FACT_BUDGET_SHARE = 2
 LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
+#: A week's summary holds at most this many section budgets of lines, whatever its sections
+#: (``bound.shared``): one section of standing lines and its log's two parts.
+WEEK_BOUND = FACT_BUDGET_SHARE + 2 / LOG_BUDGET_SHARE
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
@@ -59,6 +74,14 @@ class Week:
     clustered_by: str = "words"
     withheld: tuple[Withheld, ...] = ()
     fallbacks: tuple[str, ...] = ()
+    #: The rest of the summary (``rest_path``): the week's current lines its bound left out, but for
+    #: its routine lines, each a ``###`` section of its own; empty when the summary kept them all.
+    rest: str = ""
+
+
+def rest_path(name: str) -> str:
+    """The file holding the lines week ``name``'s summary left out (``Week.rest``)."""
+    return f"{REST_DIR}/{name}.md"
 
 
 async def summarise_week(
@@ -83,10 +106,10 @@ async def summarise_week(
     lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale)
     vectors = await _vectors(embed, lines)
     shown = {normalised(c.text) for c in changed}
-    parts, dropped = await asyncio.to_thread(
+    parts, dropped, moulds = await asyncio.to_thread(
         functools.partial(_clustered, shown=shown, frames=frames), name, lines, threshold, vectors, budget
     )
-    parts = shared(parts, budget * FACT_BUDGET_SHARE + 2 * (budget // LOG_BUDGET_SHARE))  # one section's (``bound``)
+    parts = shared(parts, int(budget * WEEK_BOUND))  # ``bound``
     monday, sunday = period_bounds(name)
     out = [
         f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n",
@@ -94,13 +117,14 @@ async def summarise_week(
     ]
     engines: list[str] = []
     fallbacks: list[str] = []
+    rest: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # a heading -> its lines the bound left out
     last = ""
     for title, members, allowed in parts:
         summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
         engines.append(summary.engine)
         if summary.fallback_reason:
             fallbacks.append(summary.fallback_reason)
-        dropped += _summary_dropped(summary, members, name)
+        dropped += _left_over(rest, title, summary, members, moulds=moulds, period=name)
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
             body = summary.text.strip() + "\n"
@@ -130,6 +154,9 @@ async def summarise_week(
     path = f"{SUMMARY_DIR}/{name}.md"
     withheld: list[Withheld] = []
     text = await asyncio.to_thread(clean_summary, "".join(out), path, withheld)
+    rest_text = (
+        await asyncio.to_thread(clean_summary, _rest_text(name, rest), rest_path(name), withheld) if rest else ""
+    )
     evidence = tuple(dict.fromkeys(_ENTRY_ID.findall("\n".join(texts[s] for s in sources))))
     engine = "+".join(dict.fromkeys(engines)) or "extractive"
     retired = tuple(
@@ -149,7 +176,41 @@ async def summarise_week(
         clustered_by,
         tuple(withheld),
         tuple(dict.fromkeys(fallbacks)),
+        rest_text,
     )
+
+
+def _left_over(
+    rest: dict[str, list[tuple[str, tuple[str, ...]]]],
+    title: str,
+    summary: Summary,
+    members: list[Cluster],
+    *,
+    moulds: set[int],
+    period: str,
+) -> list[DroppedLine]:
+    """A part's left-out lines (``_summary_dropped``); those its summary left out over the budget
+    are added to ``rest`` by heading, but for the lines of a log's second part (``moulds``: their
+    clusters' ids): routine lines and one-off lines with no value, which match common words of
+    unrelated questions."""
+    left_out = _summary_dropped(summary, members, period)
+    for item, line in zip(summary.dropped, left_out, strict=True):
+        ids = [int(i) for i in item.sources if i.isdigit() and int(i) < len(members)]
+        if line.reason == "budget" and not any(id(members[i]) in moulds for i in ids):
+            rest.setdefault(title.removesuffix(LOG_SUFFIX), []).append((line.text, line.sources))
+    return left_out
+
+
+def _rest_text(name: str, rest: dict[str, list[tuple[str, tuple[str, ...]]]]) -> str:
+    """The file of the lines a week's summary left out (``Week.rest``), by heading, each line a
+    ``###`` section of its own under a comment naming its notes."""
+    monday, sunday = period_bounds(name)
+    out = [f"# Left out of the summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"]
+    for heading, lines in rest.items():
+        credited = sorted({s for _, sources in lines for s in sources})
+        body = in_sections("".join(f"{text}\n" for text, _ in lines))
+        out.append(f"\n## {heading}\n<!-- from {', '.join(credited)} -->\n{body}")
+    return "".join(out)
 
 
 def _clustered(
@@ -161,10 +222,10 @@ def _clustered(
     *,
     shown: set[str],
     frames: Collection[frozenset[str]] = frozenset(),
-) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine]]:
-    """The week's clusters as the summary's parts (``_parts``), and the duplicates they merged; a
-    cluster holding a line ``## Changed`` shows (``shown``, by key) is that line there, the rest
-    of it duplicates."""
+) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine], set[int]]:
+    """The week's clusters as the summary's parts (``_parts``), the duplicates they merged, and the
+    ids of the clusters of the logs' second parts (routine lines, one-off lines with no value); a cluster holding a line ``## Changed`` shows (``shown``,
+    by key) is that line there, the rest of it duplicates."""
     clusters = cluster_lines(lines, threshold, vectors)
     routine_lines = {
         id(line)
@@ -184,11 +245,15 @@ def _clustered(
             for m in cluster.members
             if normalised(m.text) not in shown
         ]
-    return _parts(sections, budget, routine_lines), dropped
+    moulds: set[int] = set()
+    return _parts(sections, budget, routine_lines, moulds), dropped, moulds
 
 
 def _parts(
-    sections: dict[str, list[Cluster]], budget: int, routine_lines: set[int] | frozenset[int] = frozenset()
+    sections: dict[str, list[Cluster]],
+    budget: int,
+    routine_lines: set[int] | frozenset[int] = frozenset(),
+    moulds: set[int] | None = None,
 ) -> list[tuple[str, list[Cluster], int]]:
     """What each summary section is made from: per heading, its standing lines (facts, rules,
     states) with ``FACT_BUDGET_SHARE`` times the budget, then the lines reporting what was done
@@ -199,7 +264,8 @@ def _parts(
     lines reporting what was done with a value (``_VALUE``) in no mould of the week ("Moved the
     nightly to 02:30 UTC", "Checked the signing certificate: valid until 2028-05-09"), then the
     others. In one part the budget would keep the lines of the most frequent words, the mould's,
-    and leave a one-off line with a value, often a fact said as what was done, to the archive alone."""
+    and leave a one-off line with a value, often a fact said as what was done, to the archive alone.
+    ``moulds`` is given the ids of the clusters of the second part."""
     out = []
     for heading, members in sections.items():
         facts: list[Cluster] = []
@@ -215,6 +281,8 @@ def _parts(
         if facts:
             out.append((heading, facts, budget * FACT_BUDGET_SHARE))
         out += [(f"{heading}{LOG_SUFFIX}", part, budget // LOG_BUDGET_SHARE) for part in (done, mould) if part]
+        if moulds is not None:
+            moulds.update(id(c) for c in mould)
     return out
 
 

@@ -5,6 +5,10 @@ of the prompt) and a line whose value a newer line changed moves under a ``## Su
 heading of its summary. Both stay searchable, so nothing is lost, but a query about a fact should
 show its current value first. A hit's score is multiplied by its standing: 1 for live text,
 ``ARCHIVED`` under ``archive/``, ``SUPERSEDED`` under a ``Superseded`` heading (both when both).
+The lines a week's summary left out (``archive/summaries/``, ``REST_PREFIX``) rank as live text: no
+live file holds them and a note's archived copy ranks each of them inside a note-long chunk at half
+its score, where a summary line sharing the query's words but not the answer would rank above it.
+A line there that a newer value changed moves under its ``Superseded`` heading like a summary's.
 
 Dated notes (``daily/YYYY-MM-DD.md``, its archived copy, a weekly summary ``YYYY-Www.md``) also
 lose up to ``RECENCY`` of their score with age, linearly over ``RECENCY_DAYS``: of two notes that
@@ -46,6 +50,7 @@ __all__ = [
     "ARCHIVED",
     "RECENCY",
     "RECENCY_DAYS",
+    "REST_PREFIX",
     "SLACK",
     "SUPERSEDED",
     "by_standing",
@@ -57,6 +62,8 @@ __all__ = [
 
 ARCHIVED = 0.5
 SUPERSEDED = 0.25
+#: The archive's copies of the lines its weekly summary left out: ranked as live text.
+REST_PREFIX = "archive/summaries/"
 RECENCY = 0.2
 RECENCY_DAYS = 365
 #: Extra hits a search reads beyond its limit, so live text ranked just below it can move up.
@@ -135,7 +142,7 @@ def standing(path: str, heading: str, today: date | None = None) -> float:
 def _standing(path: str, heading: str, today: date) -> float:
     """``standing`` on a given day: a pure function of its arguments, kept for the hits searches
     meet again (it costs a few microseconds a hit, a visible share of a BM25 answer)."""
-    factor = ARCHIVED if path.startswith("archive/") else 1.0
+    factor = ARCHIVED if path.startswith("archive/") and not path.startswith(REST_PREFIX) else 1.0
     if heading.rsplit(" > ", 1)[-1].strip() == _SUPERSEDED_HEADING:
         factor *= SUPERSEDED
     return factor * _aged(path, today)

@@ -134,6 +134,10 @@ EMBEDDER = os.environ.get("CONSOLIDATION_EMBEDDER", "none")  # "onnx": hybrid se
 DIAG = os.environ.get("CONSOLIDATION_DIAG") == "1"
 #: ``CONSOLIDATION_KEEP=<dir>``: each generated tier is copied to ``<dir>/<kind>`` after its run, to read.
 KEEP = os.environ.get("CONSOLIDATION_KEEP")
+#: ``CONSOLIDATION_BUDGET=<chars>``: the runs' section budget (2,000 by default; a week's summary
+#: holds about three of them). Smaller, a week's bound leaves out lines that are no routine, as a
+#: history of many one-off lines a week does at the default: a dev proxy for such notes.
+BUDGET = os.environ.get("CONSOLIDATION_BUDGET")
 EMBED_WAIT_S = 3600.0  # the most a tier's embedding may take before its figures are taken (a busy host: long)
 SEEDS = {
     "tuning": 35,
@@ -655,9 +659,20 @@ def _changes_table(results: dict[str, dict[str, Any]]) -> None:
             print(f"- {kind}: change not read: {line!r}")
 
 
+def apply_budget() -> None:
+    """``CONSOLIDATION_BUDGET`` as the section budget of every run this process makes."""
+    if BUDGET:
+        from sidecar.consolidate import job
+
+        assert job.consolidate.__kwdefaults__ is not None
+        job.consolidate.__kwdefaults__["section_budget"] = int(BUDGET)
+        print(f"section budget: {BUDGET} characters")
+
+
 def main(parts: Sequence[str] = ()) -> None:
     """Every part, or only the named ones (the generator sets by name, ``locomo``); ``changes``
     first: the change search over the named histories only (``_change_reading``), no run."""
+    apply_budget()
     if parts and parts[0] == "changes":
         configure_logging("console", "error")
         kinds = [k for k in SEEDS if k in parts[1:]] or list(SEEDS)

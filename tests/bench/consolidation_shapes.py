@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
             print("".join(bench._markdown(ln) for ln in history.notes[args.show]))
         return
     bench._history = make  # the bench's runs read their history through this name
+    bench.apply_budget()
     configure_logging("console", "error")
     started = time.perf_counter()
     print(f"load average at start: {os.getloadavg()[0]:.1f}; search: {bench.EMBEDDER}; shape: {args.shape}")

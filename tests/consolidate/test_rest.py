@@ -1,0 +1,122 @@
+"""The lines a week's summary leaves out over its bound: kept in ``archive/summaries/<week>.md``
+(out of the tier's cap and the block), each a section of its own, ranked by search as live text,
+and retired under ``## Superseded`` there when a newer note changes them. Real tiers in tmp dirs,
+the extractive summariser."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from pathlib import Path
+
+from sidecar.consolidate.archive import bound_archive
+from sidecar.consolidate.job import consolidate
+from sidecar.consolidate.report import Report
+from sidecar.consolidate.summarise import ExtractiveSummariser
+from sidecar.consolidate.supersede import SUPERSEDED
+from sidecar.consolidate.weekly import rest_path
+from sidecar.retrieval.standing import ARCHIVED, standing
+from sidecar.write.usage import capped_bytes
+
+FIRST_DAY = date(2026, 1, 5)  # a Monday: week 2026-W02
+UNTIL = date(2026, 2, 23)
+
+
+def _words(rng: random.Random, n: int) -> list[str]:
+    return ["".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3)) for _ in range(n)]
+
+
+def _facts(day: int) -> list[str]:
+    """Forty lines a day sharing no word but stopwords: facts, no mould, far over a week's bound."""
+    rng = random.Random(day)
+    w = _words(rng, 240)
+    return [f"The {w[k]} {w[k + 1]} is {w[k + 2]} {w[k + 3]} with {w[k + 4]} {w[k + 5]}." for k in range(0, 240, 6)]
+
+
+def _chores(day: int) -> list[str]:
+    """Ten lines of work done a day with no value in them, of no mould: a log's second part."""
+    rng = random.Random(-day)
+    w = _words(rng, 20)
+    return [f"Tidied the {w[k]} {w[k + 1]} shelf." for k in range(0, 20, 2)]
+
+
+def _routine(day: date) -> list[str]:
+    """A week's mould: the same words with other numbers on every day (``routine.py``)."""
+    k = day.toordinal() % 997
+    return [f"Deploy {k * 7 + n} of billing finished in {n + 3} minutes on runner {n}." for n in range(12)]
+
+
+def _make_tier(root: Path) -> None:
+    (root / "daily").mkdir(parents=True)
+    for w in range(6):
+        for d in range(5):
+            day = FIRST_DAY + timedelta(days=w * 7 + d)
+            lines = [*_routine(day), *((*_facts(w * 7 + d), *_chores(w * 7 + d)) if w == 0 else ())]
+            body = "".join(f"- {line}\n" for line in lines)
+            (root / "daily" / f"{day.isoformat()}.md").write_text(f"# {day.isoformat()}\n\n## Log\n{body}")
+
+
+async def _run(root: Path, until: date = UNTIL) -> Report:
+    return await consolidate(root, since=None, until=until, summariser=ExtractiveSummariser(), dry_run=False)
+
+
+async def test_the_lines_a_summary_leaves_out_are_kept_apart_out_of_the_cap(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    _make_tier(root)
+    report = await _run(root)
+    summary = (root / "daily" / "summaries" / "2026-W02.md").read_text()
+    rest = (root / rest_path("2026-W02")).read_text()
+    left_out = [d.text for d in report.dropped if d.period == "2026-W02" and d.reason == "budget"]
+    facts = {f for day in range(5) for f in _facts(day)}
+    assert left_out and all(line.lstrip("- ") in rest for line in left_out if line.lstrip("- ") in facts)
+    kept = [f for f in facts if f in summary]
+    assert kept and not [f for f in kept if f in rest]  # never a copy of what the summary holds
+    assert [f for f in facts if f not in summary] == [f for f in facts if f in rest and f not in summary]
+    assert "Deploy" not in rest  # the week's routine lines stay in the archived notes alone
+    chores = [d for d in report.dropped if d.period == "2026-W02" and "Tidied" in d.text and d.reason == "budget"]
+    assert chores and "Tidied" not in rest  # and so do its lines of work done with no value
+    assert sum(1 for line in rest.splitlines() if line.startswith("### ")) >= len(facts) - len(kept)
+    assert capped_bytes(root) < sum(p.stat().st_size for p in (root / "daily").rglob("*.md")) + 1  # not counted
+    again = {p: p.read_bytes() for p in root.rglob("*.md")}
+    await _run(root)
+    assert {p: p.read_bytes() for p in root.rglob("*.md")} == again  # a second run changes nothing
+
+
+async def test_a_left_out_line_a_newer_note_changes_is_retired_there(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    _make_tier(root)
+    await _run(root)
+    path = root / rest_path("2026-W02")
+    old = next(line[2:] for line in path.read_text().splitlines() if line.startswith("- The "))
+    a, b, _, c, d, _, e, f = old.rstrip(".").split()[1:]
+    day = UNTIL - timedelta(days=2)  # a live note, not yet due: a run retires what it changed
+    note = f"# {day.isoformat()}\n\n## Log\n- The {a} {b} moved to {c}{c} {d}{d}, now with {e} {f}.\n"
+    (root / "daily" / f"{day.isoformat()}.md").write_text(note)
+    report = await _run(root)
+    current, _, superseded = path.read_text().partition(f"## {SUPERSEDED}")
+    assert old not in current and old.rstrip(".") in superseded
+    assert [s.where for s in report.superseded if s.line.endswith(old.lstrip("- "))] == [rest_path("2026-W02")]
+
+
+def test_left_out_lines_rank_as_live_text_of_their_week() -> None:
+    today = date(2026, 3, 1)
+    live = standing("daily/summaries/2026-W02.md", "Log > The zorvak", today)
+    assert standing(rest_path("2026-W02"), "Log > The zorvak", today) == live
+    assert standing("archive/daily/2026-01-06.md", "Log", today) < ARCHIVED * 1.01
+    assert standing(rest_path("2026-W02"), f"Log > {SUPERSEDED}", today) < live / 2
+
+
+def test_left_out_lines_count_with_the_archived_notes_and_go_last(tmp_path: Path) -> None:
+    archive, rests = tmp_path / "archive" / "daily", tmp_path / "archive" / "summaries"
+    archive.mkdir(parents=True)
+    rests.mkdir()
+    for d in range(1, 5):
+        (archive / f"2026-03-0{d}.md").write_text("- a line of an archived note\n" * 40)
+    for w in (10, 11, 12):
+        (rests / f"2026-W{w}.md").write_text("- a line its summary left out\n" * 40)
+    rest_size = (rests / "2026-W10.md").stat().st_size
+    bound = bound_archive(tmp_path, plain_cap=2 * rest_size, packed_cap=10**9, dry_run=False)
+    assert bound.compressed == [f"archive/daily/2026-03-0{d}.md" for d in range(1, 5)]  # the notes first
+    assert bound.expired == ["archive/summaries/2026-W10.md"]  # then the oldest left-out lines
+    assert sorted(p.name for p in rests.iterdir()) == ["2026-W11.md", "2026-W12.md"]
+    assert bound.plain_bytes == 2 * rest_size
