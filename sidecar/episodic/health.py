@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import statistics
 from datetime import datetime
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from sidecar.clock import age_days, utcnow
 from sidecar.episodic.importance import HORIZON_DAYS
 from sidecar.episodic.store import HealthInputs, HealthSnapshot, JournalStore
+
+if TYPE_CHECKING:
+    # numpy is imported where vectors are ranked or made: a sidecar with no embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["EFFICIENCY_K", "MAX_PROBES", "WEIGHTS", "compute_health", "health_history", "latest_health", "metrics"]
 
@@ -90,6 +93,8 @@ def _freshness(stamps: list[datetime], now: datetime) -> float:
 
 def _neighbour_metrics(vectors: npt.NDArray[np.float32]) -> tuple[float, float]:
     """(coherence, efficiency) from each probe's nearest neighbours by cosine."""
+    import numpy as np
+
     n = len(vectors)
     if n < 2:
         return 0.0, 0.0

@@ -11,9 +11,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
 import structlog
 
 from sidecar.clock import utcnow
@@ -22,6 +21,11 @@ from sidecar.episodic.relations import similar_edges
 from sidecar.episodic.store import JournalStore, NewEmbedding
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, embed_in_background
 from sidecar.tasks import stop_task
+
+if TYPE_CHECKING:
+    # numpy is imported where vectors are ranked or made: a sidecar with no embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["DailyJob", "IndexRun", "Indexer", "embed_text", "index_new", "run_index"]
 
@@ -86,6 +90,8 @@ async def index_new(
 
 
 async def _embed(embedder: Embedder, batch: list[StoredEntry]) -> list[npt.NDArray[np.float32]]:
+    import numpy as np
+
     vectors = await embed_in_background(embedder, [embed_text(e) for e in batch])
     if vectors.shape != (len(batch), embedder.dim) or not np.isfinite(vectors).all():
         raise EmbedderError(f"embedder returned shape {vectors.shape} for {len(batch)} texts")

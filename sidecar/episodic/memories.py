@@ -18,10 +18,8 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
 import structlog
 
 from sidecar.clock import to_iso, utcnow
@@ -46,6 +44,11 @@ from sidecar.index.query import terms
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
 from sidecar.retrieval.hybrid import DENSE_MATCH
 from sidecar.settings import Settings
+
+if TYPE_CHECKING:
+    # numpy is imported where vectors are ranked or made: a sidecar with no embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "DEFAULT_RECALL_K",
@@ -636,6 +639,8 @@ async def _fill_cosines(
     fresh = [e for e in missing if e.id not in cosines][:_FRESH_EMBED]
     if not fresh:
         return
+    import numpy as np
+
     try:
         embedded = await embedder.embed([embed_text(e) for e in fresh])
     except EmbedderError as exc:

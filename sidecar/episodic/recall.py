@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
 import structlog
 
 from sidecar.clock import utcnow
@@ -22,6 +21,11 @@ from sidecar.episodic.relations import walk_similar
 from sidecar.episodic.store import JournalStore
 from sidecar.retrieval.embed.base import Embedder, EmbedderError
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
+
+if TYPE_CHECKING:
+    # numpy is imported where vectors are ranked or made: a sidecar with no embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["HYBRID_POOL", "RecallOutcome", "hybrid_recall", "query_vector", "recall", "run_recall"]
 
@@ -89,6 +93,8 @@ async def query_vector(embedder: Embedder | None, text: str) -> tuple[npt.NDArra
     """The query's vector and the dense leg's state: ``ok``, ``no_embedder`` or ``embedder_error``."""
     if embedder is None:
         return None, "no_embedder"
+    import numpy as np
+
     try:
         vectors = await embedder.embed([text])
     except EmbedderError as exc:

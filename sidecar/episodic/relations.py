@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, TypeAlias
 
 from sidecar.clock import utcnow
 from sidecar.episodic.entry import StoredEntry, invalid, require_id
@@ -19,16 +17,23 @@ from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import JournalStore, Relation
 from sidecar.errors import NotFound
 
+if TYPE_CHECKING:
+    # numpy is imported where vectors are ranked or made: a sidecar with no embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
+
 __all__ = ["SIMILAR_THRESHOLD", "SIMILAR_TOP", "link_supports", "similar_edges", "walk_similar"]
 
 SIMILAR_THRESHOLD = 0.80
 SIMILAR_TOP = 3
-Floats = npt.NDArray[np.float32]
+Floats: TypeAlias = "npt.NDArray[np.float32]"
 
 
 async def similar_edges(store: JournalStore, model: str, batch: Sequence[tuple[StoredEntry, Floats]]) -> list[Relation]:
     """``similar`` edges for freshly embedded entries, in order: each one's pool is the workspace's
     stored vectors plus the entries earlier in this batch (so edges always point new → old)."""
+    import numpy as np
+
     edges: list[Relation] = []
     for i, (entry, vector) in enumerate(batch):
         where = ScopeFilter(entry.workspace_id)

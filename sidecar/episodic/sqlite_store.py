@@ -14,11 +14,9 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import uuid4
 
-import numpy as np
-import numpy.typing as npt
 import structlog
 
 from sidecar.clock import parse_iso, to_iso, utcnow
@@ -37,9 +35,15 @@ from sidecar.episodic.store import (
     Scored,
     SharedEntry,
 )
-from sidecar.episodic.vector_cache import Delta, VectorCache, VectorRow, VectorSet
+from sidecar.episodic.vector_cache import Delta, VectorCache, VectorRow
 from sidecar.errors import Conflict, NotFound
 from sidecar.retrieval.embed.base import from_blob, to_blob
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from sidecar.episodic.vector_set import VectorSet
 
 __all__ = [
     "ARCHIVE_PAYLOAD_CHARS",
@@ -485,6 +489,8 @@ class SqliteJournalStore:
         """The workspace's cached vector matrix for ``model``, reloaded when the journal's
         generation moved past it (a write this process could not apply in place, or another's)."""
 
+        from sidecar.episodic.vector_set import VectorSet  # numpy: only once there are vectors to rank
+
         def run(conn: Conn) -> VectorSet:
             generation = int(conn.execute(qs.GENERATION).fetchone()[0])
             cached = self._cache.get(model, workspace_id, generation)
@@ -767,6 +773,8 @@ def _health_inputs(conn: Conn, scope: str, params: list[object]) -> HealthInputs
     embeddable = int(conn.execute(count_sql, params).fetchone()[0])
     model_row = conn.execute(qs.DOMINANT_MODEL.format(scope=scope), params).fetchone()
     rows = [] if model_row is None else conn.execute(qs.HEALTH_ROWS.format(scope=scope), (*params, model_row[0]))
+    import numpy as np  # a health score's inputs only: not on an idle sidecar
+
     ts: list[datetime] = []
     vectors: list[npt.NDArray[np.float32]] = []
     linked = 0

@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.query import ScopeFilter
+
+if TYPE_CHECKING:
+    # numpy is imported where vectors are ranked or made: a sidecar with no embedder never loads it.
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "CostTotals",
@@ -31,7 +33,7 @@ __all__ = [
     "SharedEntry",
 ]
 
-Matrix = npt.NDArray[np.float32]
+Matrix: TypeAlias = "npt.NDArray[np.float32]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.episodic import JournalEntry, Query, SqliteJournalStore, hybrid_recall, index_new, recall, vector_cache
+from sidecar.episodic import JournalEntry, Query, SqliteJournalStore, hybrid_recall, index_new, recall, vector_set
 from sidecar.episodic.entry import MEMORY_TYPES
 from sidecar.episodic.memories import (
     NEAR_MISS,
@@ -63,7 +63,8 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.sqlite_sql import MAX_TERM_DOCS, TERM_DOCS, fts_match, tokens
 from sidecar.episodic.store import NewEmbedding
-from sidecar.episodic.vector_cache import VectorRow, VectorSet
+from sidecar.episodic.vector_cache import VectorRow
+from sidecar.episodic.vector_set import VectorSet
 from sidecar.index.query import terms
 from sidecar.logs import configure_logging
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
@@ -465,14 +466,14 @@ async def _typed_size(
     report(f"[{label}] recall without the embedding (vector known)", rest.line(), "recall minus the model")
     with_pass, exact = Samples([], []), Samples([], [])
     for text in texts:  # interleaved: the first pass on, then off, query by query
-        for into, rows in ((with_pass, vector_cache.FIRST_PASS_ROWS), (exact, 10**12)):
-            saved, vector_cache.FIRST_PASS_ROWS = vector_cache.FIRST_PASS_ROWS, rows
+        for into, rows in ((with_pass, vector_set.FIRST_PASS_ROWS), (exact, 10**12)):
+            saved, vector_set.FIRST_PASS_ROWS = vector_set.FIRST_PASS_ROWS, rows
             try:
                 part = await _measure(
                     lambda t: recall_memories(store, fake, _recall_request(t, "importance"), crew_id=None), [text]
                 )
             finally:
-                vector_cache.FIRST_PASS_ROWS = saved
+                vector_set.FIRST_PASS_ROWS = saved
             into.wall += part.wall
             into.cpu += part.cpu
     report(f"[{label}] the same, A/B by query: the dense leg's first pass on", with_pass.line())
@@ -749,8 +750,8 @@ async def _real(root: Path, embedder: OnnxEmbedder) -> None:
         )
 
     padded = np.concatenate([rows, _unit_rows(np.random.default_rng(17), 110_000 - len(rows), rows.shape[1])])
-    saved = vector_cache.FIRST_PASS_ROWS
-    vector_cache.FIRST_PASS_ROWS = 0  # the first pass at any size: the real rows alone are fewer than it needs
+    saved = vector_set.FIRST_PASS_ROWS
+    vector_set.FIRST_PASS_ROWS = 0  # the first pass at any size: the real rows alone are fewer than it needs
     try:
         for name, vectors in ((f"{len(rows)} real rows", vector_set(rows)), ("padded to 110,000", vector_set(padded))):
             same = lost = 0
@@ -783,7 +784,7 @@ async def _real(root: Path, embedder: OnnxEmbedder) -> None:
             )
             report(f"real vectors, {name}: dense leg CPU, first pass / exact", f"{fast.line()} / {exact.line()}")
     finally:
-        vector_cache.FIRST_PASS_ROWS = saved
+        vector_set.FIRST_PASS_ROWS = saved
 
 
 def main() -> None:

@@ -15,11 +15,12 @@ import pytest
 
 from sidecar.clock import utcnow
 from sidecar.episodic import SqliteJournalStore, index_new
-from sidecar.episodic import vector_cache as vc
+from sidecar.episodic import vector_set as vs
 from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.memories import NEAR_MISS, Identity, RecallRequest, recall_memories
 from sidecar.episodic.query import ScopeFilter
-from sidecar.episodic.vector_cache import FIRST_PASS_ROWS, MISS_AT_FLOOR, VectorRow, VectorSet, sign_cut
+from sidecar.episodic.vector_cache import VectorRow
+from sidecar.episodic.vector_set import FIRST_PASS_ROWS, MISS_AT_FLOOR, VectorSet, sign_cut
 from sidecar.index.query import terms
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.hybrid import DENSE_MATCH
@@ -195,7 +196,7 @@ async def test_a_recall_with_the_first_pass_answers_as_the_exact_one_and_reads_f
     answers: dict[int, list[list[tuple[str, float]]]] = {}
     skipped: set[str] = set()
     for first_rows, path in ((10**9, "journal.sqlite"), (0, "copy.sqlite")):  # the first pass off, then always on
-        monkeypatch.setattr(vc, "FIRST_PASS_ROWS", first_rows)
+        monkeypatch.setattr(vs, "FIRST_PASS_ROWS", first_rows)
         store = await SqliteJournalStore.open(tmp_path / path)
         try:
             answers[first_rows] = []
