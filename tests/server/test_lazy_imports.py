@@ -64,11 +64,10 @@ _LAZY = (
 )
 
 
-#: The server's own modules that may still import numpy at their top on a sidecar with no
-#: embedder: the journal's (it imports its vector code with its store) and the BM25 postings (built
-#: with numpy after ready). Any other module holding numpy there puts numpy's ~10 MB on every idle
-#: BM25-only sidecar once those are lazy too.
-_NUMPY_AT_IDLE = ("sidecar.episodic.", "sidecar.index.postings")
+#: The server's own modules that may import numpy at their top on a sidecar with no embedder: the
+#: BM25 postings, built with it. Any other module holding numpy there would keep numpy's 10-16 MB on
+#: an idle BM25-only sidecar even with its postings not built.
+_NUMPY_AT_IDLE = ("sidecar.index.postings",)
 
 
 def _dump(side: SidecarProcess, dump: Path) -> list[str]:
