@@ -237,8 +237,9 @@ async def consolidate(
     await asyncio.to_thread(functools.partial(_retire_earlier, dry_run=dry_run), root, retirable, stale, report, sizes)
     if stop_after == "supersede":
         return report
+    summarised = await asyncio.to_thread(_with_rests, root, earlier, plan)
     candidates = await asyncio.to_thread(
-        functools.partial(_candidates, frames=frames), plan, texts, earlier, stale, min_sources
+        functools.partial(_candidates, frames=frames), plan, texts, summarised, stale, min_sources
     )
     every_note = await asyncio.to_thread(_every_note, root, texts)
     stated = await asyncio.to_thread(lambda: preferences({s: statement_text(t) for s, t in every_note.items()}))
@@ -685,6 +686,18 @@ def _rests(root: Path) -> dict[str, str]:
         if _SUMMARY_NAME.match(name) and (data := read_file(root, f"{REST_DIR}/{name}")) is not None:
             out[f"{REST_DIR}/{name}"] = data.decode("utf-8", errors="replace")
     return out
+
+
+def _with_rests(root: Path, earlier: dict[str, str], plan: Plan) -> dict[str, str]:
+    """The earlier summaries' texts by path, each with the rest of it (``_rests``) after it: what
+    the bound left out of a week is that week's summary too, one source a week when recurrences
+    are counted. The weeks of ``plan`` are read from their notes, never from a file of this run."""
+    rests = {
+        f"{SUMMARY_DIR}/{path.rsplit('/', 1)[-1]}": text
+        for path, text in _rests(root).items()
+        if path.rsplit("/", 1)[-1].removesuffix(".md") not in plan
+    }
+    return {path: earlier.get(path, "") + "\n" + rests.get(path, "") for path in sorted({*earlier, *rests})}
 
 
 def _write_if_changed(root: Path, rel: str, data: bytes) -> None:

@@ -47,8 +47,9 @@ REST_DIR = "archive/summaries"
 FACT_BUDGET_SHARE = 2
 LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
 #: A week's summary holds at most this many section budgets of lines, whatever its sections
-#: (``bound.shared``): one section of standing lines and its log's two parts.
-WEEK_BOUND = FACT_BUDGET_SHARE + 2 / LOG_BUDGET_SHARE
+#: (``bound.shared``): what one section of standing lines may hold. The rest of its lines that are
+#: no routine is kept beside it in the archive (``Week.rest``), where search ranks it as live text.
+WEEK_BOUND = FACT_BUDGET_SHARE
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")

@@ -120,3 +120,21 @@ def test_left_out_lines_count_with_the_archived_notes_and_go_last(tmp_path: Path
     assert bound.expired == ["archive/summaries/2026-W10.md"]  # then the oldest left-out lines
     assert sorted(p.name for p in rests.iterdir()) == ["2026-W11.md", "2026-W12.md"]
     assert bound.plain_bytes == 2 * rest_size
+
+
+async def test_a_left_out_line_is_its_weeks_source_when_a_later_run_counts_recurrences(tmp_path: Path) -> None:
+    root = tmp_path / "tier"
+    _make_tier(root)
+    for later in (root / "daily").glob("*.md"):  # only the first week's notes yet
+        if later.name >= "2026-01-12":
+            later.unlink()
+    await _run(root, until=date(2026, 1, 19))
+    rest = (root / rest_path("2026-W02")).read_text()
+    fact = next(line[2:] for line in rest.splitlines() if line.startswith("- The "))
+    assert fact not in (root / "daily" / "summaries" / "2026-W02.md").read_text()
+    for day in (date(2026, 1, 13), date(2026, 1, 21)):  # said again in two later weeks
+        body = "".join(f"- {line}\n" for line in [*_routine(day), fact])
+        (root / "daily" / f"{day.isoformat()}.md").write_text(f"# {day.isoformat()}\n\n## Log\n{body}")
+    report = await _run(root)
+    promoted = [p for p in report.promoted if p.line.removeprefix("- ") == fact]
+    assert promoted and "daily/summaries/2026-W02.md" in promoted[0].sources  # three sources: its week's too
