@@ -28,6 +28,7 @@ run over a full tier stays close to linear.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections import Counter
@@ -73,6 +74,8 @@ FEW_STANDING = 3
 MAX_LINE_CHARS = 400  # longer lines are prose or pasted output, not one fact
 _PROBE_WORDS = 4  # the newer line's rarest words its older lines are looked up by
 _MAX_CANDIDATES = 400
+#: Lines naming one value past which it names no one line's subject (``_named_anew``).
+_MAX_HOLDERS = 20
 SIGNAL = re.compile(
     r"\b(?:now|instead\s+of|in\s+favou?r\s+of|switched|moved|migrated|upgraded|downgraded|replaced|replacing|"
     r"swapped|no\s+longer|not\s+anymore|changed|bumped|rotated|renamed|retired|transferred|handed\s+over|"
@@ -123,6 +126,15 @@ def learn_forms(texts: Iterable[str]) -> None:
 _ONE_DAY = {f"{day}s": day for day in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")}
 
 
+_EMPHASIS = re.compile(r"\*\*|__")
+
+
+def _plain(text: str) -> str:
+    """A line as its words read: comments aside, and markdown's bold markers ("**Owner:** Dana")
+    left out, so a bold label is a label and its first word opens the line as plain text does."""
+    return _EMPHASIS.sub("", COMMENT.sub(" ", text))
+
+
 def _tokens(text: str) -> list[tuple[str, bool]]:
     """A line's content words in order (stop words left out; comments aside), each with whether it
     names a value (module docstring). A word written in lower case that names no value is read as
@@ -132,7 +144,7 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     A capitalised word opening a sentence that the lines being judged write in lower case elsewhere
     is a plain word, read as its form ("Morning milking starts at 5:30" / "Moved morning milking
     to 6:00"; ``_reading``). A possessive's "s" is no word ("the yard's alarm" is "yard alarm")."""
-    text = COMMENT.sub(" ", text)
+    text = _plain(text)
     plain = _PLAIN.get()
     out = []
     for match in _WORD.finditer(text):
@@ -315,11 +327,13 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     openers = Counter(tuple(content_seq[:2]) for content_seq in (_words(item.text) for item in last.values()))
     postings: dict[str, list[str]] = {}
     standing: list[frozenset[str]] = []
+    holders = _Holders(first, last, {key: values[key] | ({names[key]} - {""}) for key in last})
     for key in last:
         subject = content[key] - values[key] - {names[key]}
         if len(sources[key]) < MIN_STANDING_WEEKS or is_event(key) or not (values[key] or names[key]):
             continue
         standing.append(subject)
+        holders.standing(key)
         if subject or len(values[key]) >= 2:  # "We are on Redis 6.2": one value names the subject
             for word in subject or values[key]:
                 postings.setdefault(word, []).append(key)
@@ -340,7 +354,9 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     for newer in sorted(first.values(), key=lambda s: s.when):
         new_key = normalised(newer.text)
         new_words = content[new_key]
-        for key in dict.fromkeys(k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]):
+        signalled = bool(SIGNAL.search(newer.text))
+        found = [k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]]
+        for key in dict.fromkeys([*found, *holders.naming(new_words)]):
             if key == new_key or key in out or last[key].when >= newer.when:
                 continue  # an older line said again after the newer one was said is still current
             old_text = last[key].text
@@ -375,9 +391,188 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                     new_values=values[new_key],
                     weight=weight,
                 )
+                or (
+                    (not is_event(new_key) or signalled)
+                    and not newer.text.rstrip().endswith("?")
+                    and _given_anew(old_slots, new_slots, holders, (key, new_key), rarity, signalled=signalled)
+                )
             ):
                 out[key] = newer
     return out
+
+
+class _Holders:
+    """Which lines name each value: a value no other line said before a standing line names is
+    that line's own ("Pedalsure" in "Our insurance partner for new bikes is Pedalsure"), and one
+    no line said before a newer line names is new there."""
+
+    def __init__(
+        self, first: Mapping[str, Said], last: Mapping[str, Said], values: Mapping[str, frozenset[str]]
+    ) -> None:
+        self.first, self.last, self.values = first, last, values
+        self.lines: dict[str, list[str]] = {}
+        for key, named in values.items():
+            for value in named:
+                self.lines.setdefault(value, []).append(key)
+        self.standing_lines: dict[str, list[str]] = {}
+        self.earliest = {v: min(first[k].when for k in keys) for v, keys in self.lines.items()}
+
+    def standing(self, key: str) -> None:
+        """Take ``key`` as a standing line, to be found by its values (``naming``)."""
+        for value in self.values[key]:
+            self.standing_lines.setdefault(value, []).append(key)
+
+    def naming(self, words: frozenset[str]) -> list[str]:
+        """The standing lines naming one of ``words`` as a value that few lines name: a newer line
+        naming an older value anew without a word of its subject ("#plat-alerts is
+        #platform-pager now") is found by the value."""
+        return [
+            k
+            for w in sorted(words & self.standing_lines.keys())
+            if len(self.standing_lines[w]) <= _MAX_HOLDERS
+            for k in self.standing_lines[w]
+        ]
+
+    def own(self, key: str) -> frozenset[str]:
+        """The values of ``key`` that no other line said before it was last said names."""
+        until = self.last[key].when
+        return frozenset(
+            v
+            for v in self.values[key]
+            if len(self.lines[v]) <= _MAX_HOLDERS and all(k == key or self.first[k].when > until for k in self.lines[v])
+        )
+
+    def anew(self, key: str) -> frozenset[str]:
+        """The values of ``key`` that no line said before it names."""
+        since = self.first[key].when
+        return frozenset(v for v in self.values[key] if self.earliest[v] >= since)
+
+
+def _given_anew(
+    old: _Slots,
+    new: _Slots,
+    holders: _Holders,
+    keys: tuple[str, str],
+    rarity: dict[str, float],
+    *,
+    signalled: bool,
+) -> bool:
+    """Whether a newer line (no report of work done unless it says it changed something, no
+    question) gives the older line's value anew without its words: by naming a value of the
+    older line's own beside a new one (``_named_anew``), by giving another version of one
+    (``_versioned``), by saying its subject in fewer words
+    (``_narrowed``) or by giving it as a label (``_labelled_anew``). ``keys``: the older's and
+    the newer's."""
+    old_key, new_key = keys
+    return (
+        _named_anew(old, new, holders.own(old_key), holders.anew(new_key), signalled=signalled)
+        or _versioned(old, new, holders.own(old_key), signalled=signalled)
+        or _narrowed(old, new, rarity)
+        or _labelled_anew(old, new)
+    )
+
+
+def _named_anew(old: _Slots, new: _Slots, own: Collection[str], fresh: Collection[str], *, signalled: bool) -> bool:
+    """Whether a newer line names a value that only the older line names among the standing lines
+    beside a value of its own of the same kind, and keeps a word of the older line's subject or
+    says it changed something (``SIGNAL``): "Our insurance partner for new bikes is Pedalsure" /
+    "Pedalsure is Velocover since the buyout, new leaflets came in the post"; "The espresso machine
+    is serviced by BeanTech" / "Coffee machine maintenance is with Crema Engineering now, BeanTech
+    never turned up". A value that other lines said before it name too (a person with several
+    duties) tells no subject, a value said before the newer line is no new one (the line names
+    a trial's value as the one it comes back from: "Gone back to Impregum, Aquasil kept tearing"),
+    and a weekday is no name (``_alike``)."""
+    named = frozenset(v for v in old.values & new.words if v in own)
+    # a capitalised word opening the newer line may be a verb nobody writes in lower case ("Gone
+    # back to Impregum"): no value given anew; nor is a weekday the older line names ("Mondays")
+    gained = frozenset(
+        v for v in new.values - old.words - set(new.seq[:1]) if v in fresh and _ONE_DAY.get(v, v) not in old.words
+    )
+    if not named or not gained or _mirrors(old, new):
+        return False
+    phrases = old.runs_of(named)
+    if not any(set(run) <= new.words for run in phrases):
+        return False  # one word of a longer name ("Leeds" of "Bakery Exchange Leeds") is no name of it
+    if not any(_alike(g, v) for g in gained for v in named):
+        return False
+    if (old.words - old.values) & new.words:
+        return True
+    return signalled and new.seq[:1] == [w for w in old.seq if w in named][:1]  # "X is Y now"
+
+
+def _versioned(old: _Slots, new: _Slots, own: Collection[str], *, signalled: bool) -> bool:
+    """Whether a newer line gives another version of a name the older line alone names: the name
+    with another number after it ("Registers are kept in ClassBook 2" / "ClassBook 3 logs everyone
+    out at five, tell the teachers to save their registers"), or an identifier of its own written
+    with other digits ("Wheels get trued on the Park TS-2.2" / "Truing stand upgraded to the
+    TS-4.2"); and keeps a word of the older line's subject or says it changed something."""
+    if _mirrors(old, new):
+        return False
+    before, after = _numbered(old.seq), _numbered(new.seq)
+    moved = any(name in own and after.get(name, number) != number for name, number in before.items())
+    if not moved:
+        shapes = {_shape(w) for w in new.values - old.words} - {""}
+        moved = any(v in own and _shape(v) in shapes for v in old.values - new.words)
+    return moved and (signalled or bool((old.words - old.values) & new.words))
+
+
+def _numbered(seq: Sequence[str]) -> dict[str, str]:
+    """Each name of ``seq`` (a word of letters) written with a number after it: its version."""
+    return {a: b for a, b in itertools.pairwise(seq) if a.isalpha() and _kind(b) in ("count", "dotted")}
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _shape(value: str) -> str:
+    """An identifier with its digits left out ("ts-2.2" -> "ts-#.#"), or "" for a value of fewer
+    than two letters (a count, "#5011"): two identifiers of one shape are one name's versions."""
+    if not any(ch.isdigit() for ch in value) or sum(ch.isalpha() for ch in value) < 2 or "/" in value:
+        return ""
+    return _DIGITS.sub("#", value)
+
+
+def _narrowed(old: _Slots, new: _Slots, rarity: dict[str, float]) -> bool:
+    """Whether a newer line says the older line's subject again in fewer words with another value
+    in place of one it lost: every word of it that is no value is a word of the older line, two
+    of them or more name its subject (its rarest word among the standing lines one of them), and
+    it gains a value of the kind of one it lost: "The data team standup happens every morning at
+    9:30, on the usual Meet link" / "The data team standup is at 10:05". An older line that opens
+    with the value it lost speaks of another subject ("ledger-db keeps 14 days of backups" /
+    "audit-db keeps 14 days of backups")."""
+    subject = old.words - old.values
+    plain = new.words - new.values
+    lost = old.values - new.words
+    gained = new.values - old.words
+    if not subject or not lost or not gained or not plain <= subject or len(plain) < 2 or _mirrors(old, new):
+        return False
+    if old.seq[0] in lost or not _holds_rarest(subject, plain, rarity):
+        return False
+    return any(_alike(g, w) for g in gained for w in lost)
+
+
+def _labelled_anew(old: _Slots, new: _Slots) -> bool:
+    """Whether a newer line gives the older line's subject as its label and a value of its own
+    after it: the label's words (two or more) are the older line's, every word of it that is no
+    value among them, and the newer line gains a value of the kind of one the older lost ("Nina
+    Castell is our finance contact for the monthly revenue extract" / "Finance contact for the
+    monthly revenue extract: Tobias Wren"). A label of one word may be a topic of several facts
+    ("Invoices: Sage" after "Bev does the storage invoicing on Saturdays"): no subject alone."""
+    label = set(new.label)
+    subject = old.words - old.values
+    lost = old.values - new.words
+    gained = new.values - old.words - label
+    if len(label) < 2 or not subject <= label <= old.words or not lost or not gained:
+        return False
+    return any(_alike(g, w) for g in gained for w in lost)
+
+
+def _holds_rarest(
+    subject: frozenset[str] | set[str], words: frozenset[str] | set[str], rarity: dict[str, float]
+) -> bool:
+    """Whether ``words`` hold the rarest word of ``subject`` among the standing lines."""
+    top = max(rarity.get(w, 0.0) for w in subject)
+    return any(rarity.get(w, 0.0) >= top for w in subject & words)
 
 
 @_reading
@@ -599,7 +794,7 @@ _LABEL = re.compile(r"^\s*(?:[-*+]\s+)?([^:]{3,60}?):\s+\S")
 def _label_words(text: str) -> tuple[str, ...]:
     """The content words of the label a line opens with ("Clinical waste: Sharpsmart, fortnightly"
     -> clinical, waste as forms), or () for a line that opens with no label."""
-    match = _LABEL.match(COMMENT.sub(" ", text))
+    match = _LABEL.match(_plain(text))
     return tuple(_words(match.group(1))) if match else ()
 
 
@@ -664,7 +859,7 @@ def _opening_name(text: str, lower: set[str]) -> str:
     never written in lower case anywhere in the tier ("Haddad looks after ...", not "Standup with
     ..." when "standup" is written too). ``_values`` does not read a line's first word: most lines
     open with a capital."""
-    match = _WORD.search(COMMENT.sub(" ", text))
+    match = _WORD.search(_plain(text))
     if match is None:
         return ""
     word = match.group(0)
@@ -680,7 +875,7 @@ def _labelled_names(text: str, lower: set[str]) -> frozenset[str]:
     """The names a line gives after a label's colon, lowercased: a capitalised word never written
     in lower case anywhere in the tier ("Van tracking: Samsara", "Invoices: Sage"). ``_values``
     reads a capital after a colon as a sentence's opening, as it is in "Note: Check the logs"."""
-    found = (m.group(1) for m in _LABELLED.finditer(COMMENT.sub(" ", text)))
+    found = (m.group(1) for m in _LABELLED.finditer(_plain(text)))
     return frozenset(w.lower() for w in found if w.lower() not in lower and w.lower() not in _STOP)
 
 
