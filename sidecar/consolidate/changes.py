@@ -421,17 +421,15 @@ class _Holders:
         """Take ``key`` as a standing line, to be found by its values (``naming``)."""
         for value in self.values[key]:
             self.standing_lines.setdefault(value, []).append(key)
+            if shape := _shape(value):  # found by another version of it too ("ts-2.2", "ts-4.2")
+                self.standing_lines.setdefault(shape, []).append(key)
 
     def naming(self, words: frozenset[str]) -> list[str]:
         """The standing lines naming one of ``words`` as a value that few lines name: a newer line
         naming an older value anew without a word of its subject ("#plat-alerts is
         #platform-pager now") is found by the value."""
-        return [
-            k
-            for w in sorted(words & self.standing_lines.keys())
-            if len(self.standing_lines[w]) <= _MAX_HOLDERS
-            for k in self.standing_lines[w]
-        ]
+        looked = sorted((words | {_shape(w) for w in words}) & self.standing_lines.keys())
+        return [k for w in looked if len(self.standing_lines[w]) <= _MAX_HOLDERS for k in self.standing_lines[w]]
 
     def own(self, key: str) -> frozenset[str]:
         """The values of ``key`` that no other line said before it was last said names."""

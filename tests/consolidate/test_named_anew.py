@@ -97,8 +97,10 @@ def test_another_version_of_a_name_the_older_line_alone_names_changes_it() -> No
     registers = "Registers are kept in ClassBook 2."
     parlour = "Parlour software is DairyPlan 5."
     quotes = "Quotes are typed up in MoveMan 3."
+    stand = "Wheels get trued on the Park TS-2.2 in the corner."
     said = _dated(
-        *_standing(registers, parlour, quotes),
+        *_standing(registers, parlour, quotes, stand),
+        (39, "Truing stand upgraded to the TS-4.2 at last, the wobble's gone."),
         (40, "ClassBook 3 logs everyone out at five, tell the teachers to save their registers."),
         (41, "Upgraded the parlour computer to DairyPlan 7 on Sunday, took the dealer all afternoon."),
         (42, "MoveMan 4 installed on the office PC; quotes print the new header."),
@@ -107,6 +109,7 @@ def test_another_version_of_a_name_the_older_line_alone_names_changes_it() -> No
     assert stale[normalised(registers)].text.startswith("ClassBook 3")
     assert stale[normalised(parlour)].text.startswith("Upgraded the parlour computer")
     assert stale[normalised(quotes)].text.startswith("MoveMan 4")
+    assert stale[normalised(stand)].text.startswith("Truing stand upgraded")
 
 
 def test_a_version_of_a_name_other_lines_name_too_changes_nothing() -> None:
