@@ -121,6 +121,7 @@ async def test_the_hybrid_ranking_puts_the_new_value_first_too(tmp_path: Path, m
 
 OLD_SERVICE = "The espresso machine is serviced by BeanTech."
 NEW_SERVICE = "Coffee machine maintenance is with Crema Engineering now, BeanTech never turned up."
+OTHER_SERVICE = "BeanTech also quoted for the dishwasher door."
 
 
 async def test_after_consolidation_the_new_value_ranks_above_the_promoted_old_one(
@@ -130,7 +131,9 @@ async def test_after_consolidation_the_new_value_ranks_above_the_promoted_old_on
     the old line current (in its summaries, and promoted to the evergreen file), and search still
     shows the line that replaced it first."""
     root = tmp_path / "memory"
-    _write_history(root, {OLD_SERVICE: [85, 78, 71, 64], NEW_SERVICE: [30]})
+    # BeanTech named by another line before: no value the old line alone names, which a line
+    # naming it beside a new one would change (changes._named_anew)
+    _write_history(root, {OLD_SERVICE: [85, 78, 71, 64], OTHER_SERVICE: [88], NEW_SERVICE: [30]})
     client = await sidecar_client(consolidate_interval=0)
     resp = await client.post("/memory/consolidate", json={})
     assert resp.status == 200, await resp.text()
