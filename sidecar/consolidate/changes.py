@@ -392,9 +392,16 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                     weight=weight,
                 )
                 or (
-                    (not is_event(new_key) or signalled)
-                    and not newer.text.rstrip().endswith("?")
-                    and _given_anew(old_slots, new_slots, holders, (key, new_key), rarity, signalled=signalled)
+                    not newer.text.rstrip().endswith("?")
+                    and _given_anew(
+                        old_slots,
+                        new_slots,
+                        holders,
+                        (key, new_key),
+                        rarity,
+                        signalled=signalled,
+                        done=is_event(new_key),
+                    )
                 )
             ):
                 out[key] = newer
@@ -454,14 +461,19 @@ def _given_anew(
     rarity: dict[str, float],
     *,
     signalled: bool,
+    done: bool,
 ) -> bool:
-    """Whether a newer line (no report of work done unless it says it changed something, no
-    question) gives the older line's value anew without its words: by naming a value of the
-    older line's own beside a new one (``_named_anew``), by giving another version of one
-    (``_versioned``), by saying its subject in fewer words
-    (``_narrowed``) or by giving it as a label (``_labelled_anew``). ``keys``: the older's and
-    the newer's."""
+    """Whether a newer line (no question) gives the older line's value anew without its words: by
+    naming a value of the older line's own beside a new one (``_named_anew``), by giving another
+    version of one (``_versioned``), by saying its subject in fewer words (``_narrowed``) or by
+    giving it as a label (``_labelled_anew``). A report of work done (``done``: "Collected the
+    spare key from Mrs Patel and left it with the Hendersons") that does not say it changed
+    something is read the first way only, a word of the subject kept: what was done with the
+    old value and a new one is where the value went; the other readings of a one-off report
+    would take its values for a fact's. ``keys``: the older's and the newer's."""
     old_key, new_key = keys
+    if done and not signalled:
+        return _named_anew(old, new, holders.own(old_key), holders.anew(new_key), signalled=False)
     return (
         _named_anew(old, new, holders.own(old_key), holders.anew(new_key), signalled=signalled)
         or _versioned(old, new, holders.own(old_key), signalled=signalled)

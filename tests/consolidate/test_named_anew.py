@@ -133,3 +133,19 @@ def test_a_bold_label_reads_as_a_label() -> None:
     stale = changed_by_value(said)
     assert stale[normalised(contact)].text.startswith("**Finance contact")
     assert stale[normalised(supplier)].text.startswith("- **Dialysis supplies:** Fresenius")
+
+
+def test_a_report_of_work_done_that_names_the_old_value_beside_a_new_one_changes_it() -> None:
+    key = "Mrs Patel at number 12 has our spare key."
+    reminders = "Patient text reminders go out from Exact, two days before."
+    service = "The espresso machine is serviced by BeanTech."
+    said = _dated(
+        *_standing(key, reminders, service),
+        (40, "Collected the spare key from Mrs Patel and left it with the Hendersons across the road."),
+        (41, "Ditched Exact's reminders for Dentally, Rhys set the message wording."),
+        (42, "Rang BeanTech, Crema Engineering sent a quote too."),  # no word of the subject: no change
+    )
+    stale = changed_by_value(said)
+    assert stale[normalised(key)].text.startswith("Collected the spare key")
+    assert stale[normalised(reminders)].text.startswith("Ditched Exact's reminders")
+    assert normalised(service) not in stale
