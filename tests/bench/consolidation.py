@@ -387,6 +387,9 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
     planted = [*(f.text for f in facts), *(c.new for c in history.changed)]
     lost = [text for text in planted if text.rstrip(".") not in live]
     missed += [f"only in the archive: {text!r}" for text in lost]
+    # of those, the ones the rest of a week's summary holds (``archive/summaries/``: ranked as live)
+    rests = "\n".join(p.read_text(encoding="utf-8") for p in (root / "archive" / "summaries").glob("*.md"))
+    in_rest = sum(text.rstrip(".") in rests for text in lost)
     block = (await _post(client, "/memory/block", {}))["text"]
     prefs = sum(p.answer.lower() in block.lower() for p in history.preferences)
     missed += [f"preference: {p.answer!r}" for p in history.preferences if p.answer.lower() not in block.lower()]
@@ -404,6 +407,7 @@ async def _measure(client: Client, root: Path, history: History) -> dict[str, An
         "changed": len(history.changed),
         "stale_in_agent": len(stale_lines),
         "lost": len(lost),
+        "in_rest": in_rest,
         "planted": len(planted),
         "recurring": promoted,
         "recurring_of": len(history.recurring),
@@ -563,8 +567,9 @@ def _table(name: str, result: dict[str, Any], tiers: int = 1) -> None:
             f"| {a['stale_in_agent']} of {a['changed']} | (no target) |"
         )
         print(
-            f"| planted lines only in the archive (the live tier lost them) | {b['lost']} of {b['planted']} "
-            f"| {a['lost']} of {a['planted']} | (no target) |"
+            f"| planted lines only in the archive (the live tier lost them; of them in archive/summaries/) "
+            f"| {b['lost']} of {b['planted']} ({b['in_rest']}) | {a['lost']} of {a['planted']} ({a['in_rest']}) "
+            f"| (no target) |"
         )
         print(
             f"| recurring facts in AGENT.md with provenance | {b['recurring']} of {b['recurring_of']} "
