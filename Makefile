@@ -61,10 +61,17 @@ typecheck: setup-dev
 # (sleeps, other processes), as the "idle" column of tests/support/cpu_times.py shows.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
-# TESTS_TMPDIR=/dev/shm (a tmpfs) keeps the tests' temporary files there (pytest's tmp_path, the
-# test PostgreSQL's data): the sidecar still fsyncs every durable write, and on a tmpfs each returns
-# at once instead of waiting for the disk. pytest keeps its last three runs' dirs there (memory).
+# The tests' temporary files (pytest's tmp_path, the test PostgreSQL's data) go to /dev/shm where
+# it is a writable tmpfs with 2 GB free, else where TMPDIR says (the disk): the sidecar still fsyncs
+# every durable write (tests/write/test_strace.py sees each call), and on a tmpfs each returns at
+# once instead of waiting for the disk. On the tmpfs pytest keeps the last run's dirs only (they
+# are memory), not its last three. TESTS_TMPDIR=DIR chooses a dir, `TESTS_TMPDIR=` leaves TMPDIR be.
+ifeq ($(origin TESTS_TMPDIR),undefined)
+TESTS_TMPDIR := $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && df -Pm /dev/shm 2>/dev/null \
+  | awk 'NR == 2 && $$4 >= 2048 {print "/dev/shm"}')
+endif
 TESTS_ENV := $(if $(TESTS_TMPDIR),TMPDIR=$(TESTS_TMPDIR))
+XDIST += $(if $(filter /dev/shm,$(TESTS_TMPDIR)),-o tmp_path_retention_count=1)
 # schemathesis's pytest plugin is imported by every pytest process (the controller and each worker)
 # though no test uses it (tests/http/test_openapi.py runs schemathesis's own `st` command): some
 # 0.7 s of CPU a process.
