@@ -77,7 +77,7 @@ SELECT {ENTRY_COLUMNS} FROM journal_entries e
 WHERE e.embeddable = 1 AND e.status = 'live' AND e.vector_model IS NOT NULL AND e.vector_model != ?
 ORDER BY e.seq LIMIT ?
 """
-#: One row of a cached vector matrix (see vector_cache.VectorRow), live entries only.
+#: One row of a cached vector matrix (see vector_set.VectorRow), live entries only.
 VECTOR_ROW = """
 SELECT j.entry_id, e.agent_id, e.crew_id, e.namespace, e.memory_type, e.expires_at, j.importance_score,
     j.vector, j.dim

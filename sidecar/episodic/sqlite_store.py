@@ -35,7 +35,7 @@ from sidecar.episodic.store import (
     Scored,
     SharedEntry,
 )
-from sidecar.episodic.vector_cache import Delta, VectorCache, VectorRow
+from sidecar.episodic.vector_cache import Delta, VectorCache
 from sidecar.errors import Conflict, NotFound
 from sidecar.retrieval.embed.base import from_blob, to_blob
 
@@ -472,6 +472,8 @@ class SqliteJournalStore:
             for r in rows
         ]
 
+        from sidecar.episodic.vector_set import VectorRow  # numpy: vectors are being stored
+
         def run(conn: Conn, delta: Delta) -> None:
             conn.executemany(qs.UPSERT_EMBEDDING, values)
             conn.executemany(
@@ -489,7 +491,7 @@ class SqliteJournalStore:
         """The workspace's cached vector matrix for ``model``, reloaded when the journal's
         generation moved past it (a write this process could not apply in place, or another's)."""
 
-        from sidecar.episodic.vector_set import VectorSet  # numpy: only once there are vectors to rank
+        from sidecar.episodic.vector_set import VectorRow, VectorSet  # numpy: only once there are vectors to rank
 
         def run(conn: Conn) -> VectorSet:
             generation = int(conn.execute(qs.GENERATION).fetchone()[0])

@@ -11,46 +11,24 @@ place. A remember, a feedback or a forget therefore costs the next recall nothin
 the journal. Marking hits referenced changes no importance, so recalls keep the matrix warm.
 
 This module needs no numpy (a sidecar with no embedder builds no matrix, yet its store holds a
-cache and every write a Delta); the matrices' code is in :mod:`sidecar.episodic.vector_set`.
+cache and every write a Delta); the matrices and their rows are in :mod:`sidecar.episodic.vector_set`.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sidecar.clock import parse_iso
-
 if TYPE_CHECKING:
-    from sidecar.episodic.vector_set import VectorSet
+    from sidecar.episodic.vector_set import VectorRow, VectorSet
 
-__all__ = ["MAX_BYTES", "MAX_SETS", "Delta", "VectorCache", "VectorRow"]
+__all__ = ["MAX_BYTES", "MAX_SETS", "Delta", "VectorCache"]
 
 #: Workspaces' matrices kept at most (a recall may name any workspace), and their bytes at most.
 MAX_SETS = 64
 MAX_BYTES = 256 * 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class VectorRow:
-    """One served, embedded entry as the matrix needs it."""
-
-    entry_id: str
-    agent_id: str | None
-    crew_id: str | None
-    namespace: str
-    memory_type: str | None
-    expires_at: str | None
-    importance: float
-    blob: bytes
-    dim: int
-
-    @property
-    def expires(self) -> float:
-        return math.inf if self.expires_at is None else parse_iso(self.expires_at).timestamp()
 
 
 @dataclass(slots=True)

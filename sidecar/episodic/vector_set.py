@@ -18,16 +18,16 @@ import functools
 import math
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from sidecar.clock import utcnow
+from sidecar.clock import parse_iso, utcnow
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.store import Scored
-from sidecar.episodic.vector_cache import VectorRow
 
-__all__ = ["FIRST_PASS_ROWS", "MISS_AT_FLOOR", "SPLIT_ROWS", "VectorSet", "sign_cut"]
+__all__ = ["FIRST_PASS_ROWS", "MISS_AT_FLOOR", "SPLIT_ROWS", "VectorRow", "VectorSet", "sign_cut"]
 
 Floats = npt.NDArray[np.float32]
 _NONE = -1  # the code of a missing agent, crew or memory type
@@ -45,6 +45,25 @@ MISS_AT_FLOOR = 1e-5
 #: Past this share of the rows to score, one product over the whole matrix (a stream) costs less
 #: than gathering them (a gathered row costs about 1.6 streamed ones).
 _GATHER_SHARE = 1 / 3
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    """One served, embedded entry as the matrix needs it."""
+
+    entry_id: str
+    agent_id: str | None
+    crew_id: str | None
+    namespace: str
+    memory_type: str | None
+    expires_at: str | None
+    importance: float
+    blob: bytes
+    dim: int
+
+    @property
+    def expires(self) -> float:
+        return math.inf if self.expires_at is None else parse_iso(self.expires_at).timestamp()
 
 
 class VectorSet:

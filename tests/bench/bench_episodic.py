@@ -63,8 +63,7 @@ from sidecar.episodic.memories import (
 from sidecar.episodic.query import ScopeFilter
 from sidecar.episodic.sqlite_sql import MAX_TERM_DOCS, TERM_DOCS, fts_match, tokens
 from sidecar.episodic.store import NewEmbedding
-from sidecar.episodic.vector_cache import VectorRow
-from sidecar.episodic.vector_set import VectorSet
+from sidecar.episodic.vector_set import VectorRow, VectorSet
 from sidecar.index.query import terms
 from sidecar.kg.ingest import SUPERSEDE_S
 from sidecar.kg.lifecycle import FOLLOW_S

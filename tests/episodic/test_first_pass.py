@@ -19,8 +19,7 @@ from sidecar.episodic import vector_set as vs
 from sidecar.episodic.entry import JournalEntry, StoredEntry
 from sidecar.episodic.memories import NEAR_MISS, Identity, RecallRequest, recall_memories
 from sidecar.episodic.query import ScopeFilter
-from sidecar.episodic.vector_cache import VectorRow
-from sidecar.episodic.vector_set import FIRST_PASS_ROWS, MISS_AT_FLOOR, VectorSet, sign_cut
+from sidecar.episodic.vector_set import FIRST_PASS_ROWS, MISS_AT_FLOOR, VectorRow, VectorSet, sign_cut
 from sidecar.index.query import terms
 from sidecar.retrieval.embed.onnx import OnnxEmbedder
 from sidecar.retrieval.hybrid import DENSE_MATCH

@@ -493,8 +493,7 @@ async def test_a_word_too_common_is_evidence_again_once_entries_leave(
 
 def test_a_large_matrix_ranks_the_same_split_over_two_threads() -> None:
     from sidecar.episodic.query import ScopeFilter
-    from sidecar.episodic.vector_cache import VectorRow
-    from sidecar.episodic.vector_set import SPLIT_ROWS, VectorSet
+    from sidecar.episodic.vector_set import SPLIT_ROWS, VectorRow, VectorSet
 
     rng = np.random.default_rng(7)
     rows = SPLIT_ROWS + 501

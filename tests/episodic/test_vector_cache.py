@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from sidecar.episodic import SqliteJournalStore
-from sidecar.episodic.vector_cache import MAX_SETS, VectorCache, VectorRow
-from sidecar.episodic.vector_set import VectorSet
+from sidecar.episodic.vector_cache import MAX_SETS, VectorCache
+from sidecar.episodic.vector_set import VectorRow, VectorSet
 
 
 def matrix(rows: int, dim: int = 8) -> VectorSet:
