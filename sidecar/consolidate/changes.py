@@ -532,12 +532,15 @@ def _numbered(seq: Sequence[str]) -> dict[str, str]:
 
 
 _DIGITS = re.compile(r"\d+")
+_DOTTED_IN = re.compile(r"\d\.\d")
 
 
 def _shape(value: str) -> str:
-    """An identifier with its digits left out ("ts-2.2" -> "ts-#.#"), or "" for a value of fewer
-    than two letters (a count, "#5011"): two identifiers of one shape are one name's versions."""
-    if not any(ch.isdigit() for ch in value) or sum(ch.isalpha() for ch in value) < 2 or "/" in value:
+    """A versioned identifier with its digits left out ("ts-2.2" -> "ts-#.#"): two identifiers of
+    one shape are one name's versions. "" for a value of fewer than two letters (a count, "#5011"),
+    a path, and an identifier whose number has no dot: a serial number ("INC-3849", "PR-5011")
+    names one thing of many (two incidents are two facts, not two versions of one)."""
+    if not _DOTTED_IN.search(value) or sum(ch.isalpha() for ch in value) < 2 or "/" in value:
         return ""
     return _DIGITS.sub("#", value)
 

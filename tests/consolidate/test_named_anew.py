@@ -149,3 +149,10 @@ def test_a_report_of_work_done_that_names_the_old_value_beside_a_new_one_changes
     assert stale[normalised(key)].text.startswith("Collected the spare key")
     assert stale[normalised(reminders)].text.startswith("Ditched Exact's reminders")
     assert normalised(service) not in stale
+
+
+def test_two_serial_numbers_in_one_mould_are_two_facts() -> None:
+    outage = "The checkout outage was INC-3849 and the review doc has the full timeline."
+    scare = "The ledger failover scare was INC-3412 and the review doc has the full timeline."
+    said = _dated(*_standing(outage), *[(d, scare) for d in (30, 38)])
+    assert normalised(outage) not in changed_by_value(said)
