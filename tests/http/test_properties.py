@@ -74,7 +74,10 @@ def daemon(tmp_path: Path) -> Iterator[Daemon]:
     write(tier, "daily/2026-05-14.md", DAILY_MD)
     logs = tmp_path / "logs"
     logs.mkdir()
-    proc = start_sidecar(tier, "--watch", "false", "--reconcile-interval", "0", log_dir=logs)
+    # no scheduled consolidation: an overdue one starts a minute after start-up, which a loaded
+    # host's examples outlast, and would move the daily note and write its own record mid-test
+    args = ("--watch", "false", "--reconcile-interval", "0", "--consolidate-interval", "0")
+    proc = start_sidecar(tier, *args, log_dir=logs)
     http = httpx.Client(base_url=proc.url, timeout=30)
     d = Daemon(proc, http, base, tier, tree(base, tier))
     try:
