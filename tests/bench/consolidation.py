@@ -67,6 +67,12 @@ embedded before a figure is taken:
 - ``fresh17``: a hospital clinical systems analyst's structured notes over 120 days
   (``consolidation_gen_clinical``): markdown tables, nested bullets, bold labels and short
   paragraphs, some facts only a table row; held out as ``fresh13`` is;
+- ``fresh18``: a regional internet provider's network engineer's terse timestamped log over 120 days
+  (``consolidation_gen_netops``): routers, BGP peers, circuits and carriers, maintenance windows, the
+  NOC rota, firmware, some days ending in a handover paragraph; held out as ``fresh13`` is;
+- ``fresh19``: a SaaS support operations lead's mixed-shape pages over 120 days
+  (``consolidation_gen_support``): queue checklists, short paragraphs, pasted helpdesk settings,
+  quoted customer emails and a list for tomorrow; held out as ``fresh13`` is;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -75,7 +81,7 @@ embedded before a figure is taken:
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
 Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s,
-``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s and ``fresh17``'s one-note orders
+``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s, ``fresh17``'s, ``fresh18``'s and ``fresh19``'s one-note orders
 too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
@@ -122,10 +128,12 @@ from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
 from tests.bench.consolidation_gen_mleng import DIRECT_MLENG, make_mleng_history
 from tests.bench.consolidation_gen_mobile import DIRECT_MOBILE, make_mobile_history
+from tests.bench.consolidation_gen_netops import DIRECT_NETOPS, make_netops_history
 from tests.bench.consolidation_gen_payments import DIRECT_PAYMENTS, make_payments_history
 from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platform_history
 from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
 from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
+from tests.bench.consolidation_gen_support import DIRECT_SUPPORT, make_support_history
 
 CAP = 450 * 1024
 EMBEDDER = os.environ.get("CONSOLIDATION_EMBEDDER", "none")  # "onnx": hybrid search, as installed
@@ -159,6 +167,8 @@ SEEDS = {
     "fresh15": 1515,
     "fresh16": 1616,
     "fresh17": 1717,
+    "fresh18": 1818,
+    "fresh19": 2626,
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -242,6 +252,8 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_PAYMENTS
             or ln in DIRECT_GAMEDEV
             or ln in DIRECT_CLINICAL
+            or ln in DIRECT_NETOPS
+            or ln in DIRECT_SUPPORT
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -309,6 +321,8 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh15": make_payments_history,
     "fresh16": make_gamedev_history,
     "fresh17": make_clinical_history,
+    "fresh18": make_netops_history,
+    "fresh19": make_support_history,
 }
 
 
