@@ -85,7 +85,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (site / "_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index"]
-    subprocess.run([*pip, str(wheel)], capture_output=True, text=True, check=True, timeout=300)
+    # pip runs itself under the venv's python (``--python``): with a PYTHONPATH naming the checkout,
+    # that python would find the checkout's editable-install metadata and take the wheel as installed.
+    subprocess.run([*pip, str(wheel)], capture_output=True, text=True, check=True, timeout=300, env=CLEAN)
     where = subprocess.run(
         [str(python), "-c", "import sidecar; print(sidecar.__file__)"],
         capture_output=True,
