@@ -42,7 +42,7 @@ class TierWatcher:
         self.reconcile_s = reconcile_s
         self.restarts = 0
         self.running = False
-        self._prefix = f"{root}/"
+        self._prefix = f"{str(root).rstrip('/')}/"  # "/" for the root dir, not "//" (a POSIX root of its own)
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 

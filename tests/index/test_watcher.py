@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sidecar.index.chunker import chunk_markdown
@@ -154,6 +154,7 @@ _PARTS = st.sampled_from(["", ".", "..", "daily", "a.md", ".x.md.0a1b2c3d.tmp", 
     parts=st.lists(_PARTS, max_size=4),
     trailing=st.sampled_from(["", "/", "/."]),
 )
+@example(root="/", lead="/", parts=["", ".."], trailing="")  # "//..": two slashes are a root of their own
 def test_the_watchers_relative_path_is_what_pathlib_gives(
     root: str, lead: str, parts: list[str], trailing: str
 ) -> None:
