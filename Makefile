@@ -48,18 +48,20 @@ lint: setup-dev
 typecheck: setup-dev
 	$(BIN)/mypy sidecar
 
-# One worker per core; a test file stays on one worker (its module fixtures are shared), and the
-# files are handed out in the order tests/conftest.py gives them: the files with the most tests marked
-# slow first, then those with the most tests.
+# One worker per core and one more; a test file stays on one worker (its module fixtures are
+# shared), and the files are handed out in the order tests/conftest.py gives them: the files with the
+# most tests marked slow first, then those with the most tests.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
 # So are the tests' support modules, and pytest's rewritten test modules (tests/support/precompile.py):
 # written once, where each worker would otherwise rewrite the whole suite's asserts itself.
 # Each worker forks the suite's sidecar processes from one that imported the server once
 # (tests/support/zygote.py); TESTS_EXEC_SIDECARS=1 starts each as a new interpreter instead.
-# WORKERS=4 runs more workers than cores: worth it when the tests spend much of their time waiting
-# (sleeps, other processes), as the "idle" column of tests/support/cpu_times.py shows.
-WORKERS ?= auto
+# The extra worker runs while another waits (processes starting, the package index, the waits that
+# are the behaviour under test: the "idle" column of tests/support/cpu_times.py): on two cores a fresh
+# clone's pytest took 174 and 196 s with three workers, 202 and 226 s with two. WORKERS=N chooses.
+WORKERS ?= $(shell $(PYTHON) -c 'import os; n = len(os.sched_getaffinity(0)) \
+  if hasattr(os, "sched_getaffinity") else os.cpu_count(); print((n or 1) + 1)')
 XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 # The tests' temporary files (pytest's tmp_path, the test PostgreSQL's data) go to /dev/shm where
 # it is a writable tmpfs with 2 GB free, else where TMPDIR says (the disk): the sidecar still fsyncs
