@@ -102,6 +102,9 @@ class _Handler(RequestHandler):
 
     def eof_received(self) -> bool:  # type: ignore[override]  # asyncio's protocol returns bool | None
         self.input_ended = True
+        # Nothing more can arrive: after an answer that left its body unread, aiohttp would linger
+        # reading the rest, and the cut body's reader below raises there, outside every handler.
+        self._lingering_time = 0.0
         # A body still short of its length (or its last chunk) will never be whole: its reader,
         # if one waits, learns it now (one that starts later sees ``client_done``).
         waiting = [payload for _, payload in self._messages]

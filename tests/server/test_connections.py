@@ -5,6 +5,7 @@ in the one error shape."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,3 +111,56 @@ def test_a_broken_chunked_body_is_400_in_the_one_error_shape(sidecar: SidecarPro
     status, _, body = exchange(sidecar.port, request)
     assert status == 400 and set(body) == {"error"}, body
     assert httpx.get(f"{sidecar.url}/healthz").status_code == 200
+
+
+#: A sidecar runner serving a route that answers without reading its body, to clients that send
+#: part of a body and close their side; prints what aiohttp logged as an error.
+_CUT_BODY = """
+import asyncio, logging, socket
+from aiohttp import web
+from sidecar.http.connections import SidecarRunner
+
+failures = []
+class Failures(logging.Handler):
+    def emit(self, record):
+        if record.levelno >= logging.ERROR:
+            failures.append(record.getMessage())
+logging.getLogger("aiohttp").addHandler(Failures())
+logging.getLogger("aiohttp").setLevel(logging.DEBUG)
+
+async def early(request):
+    await asyncio.sleep(0.05)  # the client's end of input arrives while the handler runs
+    return web.json_response({"ok": True})
+
+async def main():
+    app = web.Application()
+    app.router.add_post("/early", early)
+    runner = SidecarRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    def client():
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(b"POST /early HTTP/1.1\\r\\nHost: h\\r\\nContent-Length: 10\\r\\n\\r\\n{}")
+            sock.shutdown(socket.SHUT_WR)
+            return sock.recv(4096)
+    answers = [await asyncio.to_thread(client) for _ in range(5)]
+    await asyncio.sleep(0.3)
+    await runner.cleanup()
+    print(sum(a.startswith(b"HTTP/1.1 200") for a in answers), failures)
+asyncio.run(main())
+"""
+
+
+def test_an_answer_that_leaves_a_cut_body_unread_logs_no_failure() -> None:
+    """A client sends part of a body and closes its side; the route answers without reading the
+    body. The answer arrives, and aiohttp does not linger reading a rest that can never come: the
+    body's reader, cut, would raise there, outside every handler ("Unhandled exception")."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"ORT_DISABLE_TELEMETRY": "1"}
+    done = subprocess.run([sys.executable, "-c", _CUT_BODY], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "5 []", done.stdout
