@@ -28,6 +28,7 @@ from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
 from sidecar.consolidate.routine import routine
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
+from sidecar.retrieval.standing import REST_PREFIX
 
 __all__ = [
     "FACT_BUDGET_SHARE",
@@ -42,8 +43,9 @@ __all__ = [
 ]
 
 SUMMARY_DIR = "daily/summaries"
-#: Where a week's left-out lines go (``Week.rest``): in the archive, out of the tier's cap and the block.
-REST_DIR = "archive/summaries"
+#: Where a week's left-out lines go (``Week.rest``): in the archive, out of the tier's cap and the
+#: block, where search ranks them as live text (``standing.REST_PREFIX``, the one place it is named).
+REST_DIR = REST_PREFIX.rstrip("/")
 FACT_BUDGET_SHARE = 2
 LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
 #: A week's summary holds at most this many section budgets of lines, whatever its sections
