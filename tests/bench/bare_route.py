@@ -10,10 +10,18 @@ it, one ``POST /memory/search`` route and nothing else (no middleware, no metric
   own index of an identical copy of the memory dir. What aiohttp plus the search cost, without the
   rest of the sidecar. ``first`` cuts each hit's snippet as a window at its first matching word
   (no cluster chosen, no highlights): what the snippet windows are weighed against.
+- ``service``: opens a whole sidecar in this process over its own copy of the memory dir (the
+  bench's settings: BM25 only, no scheduled consolidation), waits until its postings are built and
+  its knowledge graph has read every file, and answers with the search service the sidecar's route
+  calls (``SearchService.search``: the limit + spare hits ranked by standing, the lift, flagged-hit
+  marks, the snippets), the request built from the body's query and limit with no checks. What
+  aiohttp plus the sidecar's own search cost, without the route's work around it (the middleware,
+  the body's checks, the metrics, the index state).
 
     python -m tests.bench.bare_route PORT fixed BODY_FILE
     python -m tests.bench.bare_route PORT search MEMORY_DIR        (benches use ``start_bare``)
     python -m tests.bench.bare_route PORT first MEMORY_DIR
+    python -m tests.bench.bare_route PORT service MEMORY_DIR
 """
 
 from __future__ import annotations
@@ -67,6 +75,29 @@ def search_handler(memory_dir: Path, *, first: bool = False) -> Handler:
     return search
 
 
+async def serve_service(port: int, memory_dir: Path) -> None:
+    """``serve`` a route answering with the search service of a sidecar opened in this process."""
+    from sidecar.contract import SearchRequest
+    from sidecar.logs import configure_logging
+    from sidecar.server.compose import open_sidecar
+    from sidecar.settings import load_settings
+    from tests.bench.bench_http import STEADY, settled
+
+    configure_logging("console", "warning")
+    settings = load_settings({"memory_dir": memory_dir}, environ=STEADY)
+    async with open_sidecar(settings) as sidecar:
+        sidecar.tiers["agent"].start_postings()
+        await settled(sidecar, memory_dir)
+        service = sidecar.search
+
+        async def search(request: web.Request) -> web.Response:
+            body = orjson.loads(await request.read())
+            answer = await service.search(SearchRequest(body["query"], body.get("limit", 10)))
+            return web.Response(body=orjson.dumps(answer), content_type="application/json", charset="utf-8")
+
+        await serve(port, search)
+
+
 async def serve(port: int, handler: Handler) -> None:
     async def healthz(request: web.Request) -> web.Response:
         return web.Response(text="ok")
@@ -113,18 +144,19 @@ def start_bare(
     body: bytes | None = None,
     memory_dir: Path | None = None,
     first: bool = False,
+    service: bool = False,
     wait: float = 120.0,
 ) -> BareRoute:
     """Start a bare route on ``port``: answering ``body``, or searching ``memory_dir`` (``first``:
-    with windows at the first matching word); wait until it answers /healthz (the search one after
-    its postings are built)."""
+    with windows at the first matching word; ``service``: with a whole sidecar's search service);
+    wait until it answers /healthz (the search ones after their postings are built)."""
     work.mkdir(parents=True, exist_ok=True)
     if body is not None:
         body_file = work / f"bare-answer-{port}.json"
         body_file.write_bytes(body)
         mode = ["fixed", str(body_file)]
     elif memory_dir is not None:
-        mode = ["first" if first else "search", str(memory_dir)]
+        mode = ["service" if service else "first" if first else "search", str(memory_dir)]
     else:
         raise ValueError("start_bare: body or memory_dir")
     import httpx  # here, not at the top: the server process does not need it
@@ -151,6 +183,9 @@ def start_bare(
 
 def main(argv: list[str]) -> None:
     port, mode, arg = int(argv[0]), argv[1], Path(argv[2])
+    if mode == "service":
+        asyncio.run(serve_service(port, arg))
+        return
     handler = fixed_handler(arg.read_bytes()) if mode == "fixed" else search_handler(arg, first=mode == "first")
     asyncio.run(serve(port, handler))
 

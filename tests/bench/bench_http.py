@@ -9,8 +9,15 @@ middleware):
 - bare: answers a real sidecar search answer of median size, captured first: the limit;
 - bare + search: answers the same BM25 search (``TierIndex.search`` from the in-memory postings,
   hits as the sidecar's JSON) over its own index of an identical copy of the memory dir.
+- bare + the sidecar's search service: a whole sidecar opened in the bare process over another
+  identical copy (the same settings, its postings built and its graph's first reading done), its
+  route calling the search service the sidecar's route calls (``SearchService.search``: the limit
+  and the spare hits ranked by standing, the lift, the flagged-hit marks, the snippets) with the
+  body's query and limit, unchecked. The sidecar against it is the route's own work alone (the
+  middleware, the body's checks, the metrics, the index state): the target is the sidecar at
+  >= 0.8x its requests/s and CPU per request.
 
-All three get the same requests from the same generator (wrk + ``load.lua``, search connections
+All four get the same requests from the same generator (wrk + ``load.lua``, search connections
 only; see ``loadgen.py``), in rotating rounds so that a shared host's drift hits them alike. Per
 round: requests/s, and the server's CPU per request over the measured window (what the other
 tenants of a shared machine disturb least). Ratios are medians of the per-round ratios. The CPU
@@ -142,6 +149,7 @@ def _rounds(values: list[float], fmt: str) -> str:
 NAMES = {
     "bare": "bare aiohttp route",
     "search": "bare aiohttp route + the same search",
+    "service": "bare aiohttp route + the sidecar's search service",
     "sidecar": "sidecar POST /memory/search",
 }
 
@@ -216,12 +224,19 @@ def route(wrk: str | None, generator: str) -> None:
         answer = typical_answer(side.url, queries[:200])
         bares.append(bare := start_bare(base / "bare", free_port(), body=answer))
         bares.append(searching := start_bare(base / "bare", free_port(), memory_dir=base / "memory-copy"))
+        make_corpus(base / "memory-service", CHUNKS)  # the service's own copy: it keeps its index there
+        bares.append(
+            serving := start_bare(
+                base / "bare", free_port(), memory_dir=base / "memory-service", service=True, wait=600
+            )
+        )
         time.sleep(1.0)
         rss_bare = rss_kb(bare.proc.pid)
         search_answer = typical_answer(searching.url, queries[:200])
         targets = {
             "bare": (bare.url, bare.proc.pid),
             "search": (searching.url, searching.proc.pid),
+            "service": (serving.url, serving.proc.pid),
             "sidecar": (side.url, side.proc.pid),
         }
         _rotate(targets, runs, NAMES, queries, base, wrk)
@@ -284,6 +299,25 @@ def route(wrk: str | None, generator: str) -> None:
     report(
         "http: sidecar CPU per request = aiohttp + search + rest",
         f"{side_ms:.3f} = {bare_ms:.3f} + {search_ms - bare_ms:.3f} + {side_ms - search_ms:.3f} ms",
+    )
+    # The route's own work alone: the same search service in a bare route, against the sidecar's route.
+    ratios = [s / b for s, b in zip(rate["sidecar"], rate["service"], strict=True)]
+    report(
+        "http: sidecar / bare route + the sidecar's search service, requests/s",
+        f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
+        ">= 0.8x",
+    )
+    ratios = [b / s for s, b in zip(cpu["sidecar"], cpu["service"], strict=True)]
+    report(
+        "http: bare route + the sidecar's search service / sidecar, CPU per request",
+        f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
+        ">= 0.8x (the route's own work <= 25% of the search's)",
+    )
+    service_ms = _median(cpu["service"])
+    report(
+        "http: sidecar CPU per request = aiohttp + the search service + the route's own work",
+        f"{side_ms:.3f} = {bare_ms:.3f} + {service_ms - bare_ms:.3f} + {side_ms - service_ms:.3f} ms",
+        f"the route's own work <= {service_ms / 4:.3f} ms (25% of the service's route, for 0.8x)",
     )
     gen = [r.generator_cpu_per_request_ms() for v in runs.values() for r in v]
     report("http: generator CPU per request", f"median {_median(gen):.3f} ms")
@@ -430,7 +464,7 @@ async def split() -> None:
             async with open_sidecar(settings) as sidecar:
                 tier = sidecar.tiers["agent"]
                 tier.start_postings()
-                await _settled(sidecar, root)
+                await settled(sidecar, root)
                 index, limit = tier.index, 10
                 spent = dict.fromkeys(SPLIT_PARTS, 0.0)
                 for q in queries[:20]:  # warm: the standing cache, the flags of the hits' files
@@ -465,7 +499,7 @@ async def split() -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
-async def _settled(sidecar: Sidecar, root: Path) -> None:
+async def settled(sidecar: Sidecar, root: Path) -> None:
     """Until the agent tier's postings are built and the graph has read every file of ``root``, as
     the route's rounds wait for (the lift weighs the hits of a query naming an entity only once the
     graph knows it)."""
@@ -540,7 +574,7 @@ async def profile() -> None:
         await web.TCPSite(runner, "127.0.0.1", port).start()
         sidecar = runner.app[SIDECAR]
         sidecar.tiers["agent"].start_postings()
-        await _settled(sidecar, root)
+        await settled(sidecar, root)
         await client(300)  # warm: the standing cache, the flags of the hits' files
         cpu0 = time.thread_time()
         await client(PROFILE_REQUESTS)
