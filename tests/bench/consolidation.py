@@ -134,6 +134,7 @@ from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platfor
 from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
 from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
 from tests.bench.consolidation_gen_support import DIRECT_SUPPORT, make_support_history
+from tests.bench.consolidation_gen_wrapped import make_wrapped_history
 
 CAP = 450 * 1024
 EMBEDDER = os.environ.get("CONSOLIDATION_EMBEDDER", "none")  # "onnx": hybrid search, as installed
@@ -169,6 +170,7 @@ SEEDS = {
     "fresh17": 1717,
     "fresh18": 1818,
     "fresh19": 2626,
+    "wrapped": 3514,  # DEV: tuned on (consolidation_gen_wrapped)
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -323,6 +325,7 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh17": make_clinical_history,
     "fresh18": make_netops_history,
     "fresh19": make_support_history,
+    "wrapped": make_wrapped_history,
 }
 
 
