@@ -272,7 +272,8 @@ class Bm25Search:
 
 
 def _postings_count(snap: Snapshot, tokens: list[tuple[str, ...]]) -> int:
-    """How many postings a search of single-token ``tokens`` scores in ``snap``."""
+    """How many postings a search of single-token ``tokens`` scores in ``snap``, weighed by what
+    scoring one costs in its layout (a small tier's, scored in Python, count twice)."""
     total = 0
     for token in tokens:
         if len(token) != 1:
@@ -283,4 +284,4 @@ def _postings_count(snap: Snapshot, tokens: list[tuple[str, ...]]) -> int:
         extra = snap.delta.get(token[0])
         if extra is not None:
             total += len(extra[0])
-    return total
+    return total * snap.POSTING_COST

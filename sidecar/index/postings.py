@@ -3,8 +3,8 @@
 FTS5's ``bm25()`` is an auxiliary function: it runs once for every row that matches, and an
 OR query of a few common words matches a tenth of a tier. This module keeps, per tier, the
 postings FTS5 already computed (term -> chunks, with the heading/body weighted term frequency)
-and every chunk's token count as numpy arrays, and scores a query with a few vectorised
-operations per term. The arithmetic is FTS5's own (``fts5_aux.c``, ``fts5Bm25Function``):
+and every chunk's token count, and scores a query term by term. The arithmetic is FTS5's own
+(``fts5_aux.c``, ``fts5Bm25Function``):
 
     idf   = log((N - n + 0.5) / (n + 0.5)), or 1e-6 when that is not positive
     score = sum over phrases of idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))
@@ -15,37 +15,60 @@ scores are equal to FTS5's to the last bit. A phrase of several tokens (``multi-
 ``2025-03-04``) is scored by FTS5 itself, one phrase at a time: bm25 is a sum of independent
 per-phrase terms, so its contribution adds in exactly.
 
+Two layouts hold the same postings. A tier of at most ``postings_base.SMALL_CHUNKS`` chunks (most tiers) keeps
+them in ``array``s (2 bytes a posting's chunk, 1 its frequency) and scores them in Python: a
+query's terms have a few thousand postings there, a fraction of a millisecond, and the process
+never loads numpy (some 10-15 MB of an idle sidecar). A larger tier keeps them as numpy arrays
+and scores them vectorised (:mod:`sidecar.index.postings_numpy`): its common words have tens of
+thousands of postings. Both compute every score with the same operations in the same order.
+
 Snapshots are immutable. The tier's one writer thread derives the next one after each commit: a
 base (first built from an ``fts5vocab`` scan of the index), plus a delta of chunks added since
 (tokenized by a scratch FTS5 table with the same tokenizer) and a mask of chunks deleted since.
 Once a few hundred chunks are added or dead, the delta is merged into a fresh base from the
-arrays alone (``compact``: milliseconds, no scan), so the delta's small per-term arrays and the
-dead chunks never pile up under a steady stream of writes. Each snapshot carries the index's
-change generation; a reader that finds the database at another generation (a commit not yet
-applied, or another process that wrote the file) answers from FTS5 instead.
+arrays alone (``compact``: no scan), so the delta's small per-term arrays and the dead chunks
+never pile up under a steady stream of writes. A tier that grows past ``SMALL_CHUNKS`` (or a
+large one that shrinks to half of it) is built again in the other layout. Each snapshot carries
+the index's change generation; a reader that finds the database at another generation (a commit
+not yet applied, or another process that wrote the file) answers from FTS5 instead.
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import math
-import mmap
 import sqlite3
+import sys
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
-
-import numpy as np
-import numpy.typing as npt
+from itertools import compress
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 from sidecar.heap import release_free_memory
+from sidecar.index import postings_base
+from sidecar.index.postings_base import (
+    BODY_WEIGHT,
+    COMPACT_MIN,
+    HEADING_WEIGHT,
+    K1,
+    AddedChunk,
+    B,
+    PhraseScores,
+)
 from sidecar.index.tokens import FORM_WEIGHT
 from sidecar.index.tokens import scratch as _scratch
+
+if TYPE_CHECKING:
+    from sidecar.index import postings_numpy
 
 __all__ = [
     "K1",
     "AddedChunk",
     "B",
+    "SmallSnapshot",
     "Snapshot",
     "apply_changes",
     "build_snapshot",
@@ -54,94 +77,50 @@ __all__ = [
     "top_k",
 ]
 
-K1 = 1.2
-B = 0.75
-HEADING_WEIGHT = 4  # integer weights: f stays an exact small integer
-BODY_WEIGHT = 1
-# Rows of the vocab scan fetched per statement: bounds the transient memory of a build.
-_SCAN_BATCH = 250_000
-# A snapshot is compacted once this many of its slots (and at least 1/32 of its base) are dead or
-# in the delta: a compaction costs a few passes over the base arrays, so a few per minute under
-# steady writes are cheap, and the delta stays a few hundred chunks of small arrays.
-COMPACT_MIN = 256
-
-IntArray = npt.NDArray[np.int64]
-# A base's slots are uint16 when it has at most 65,536 chunks (2 bytes a posting, not 4: most
-# tiers), int32 otherwise; the delta's and every derived array's are int32.
-SlotArray = npt.NDArray[np.integer[Any]]
-# A base's weighted frequencies are uint8 when every one is at most 255 (1 byte a posting: most
-# tiers), uint16 otherwise; the delta's are uint16.
-FreqArray = npt.NDArray[np.unsignedinteger[Any]]
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
-
-
-@dataclass(frozen=True, slots=True)
-class AddedChunk:
-    """A chunk committed since the snapshot: its id, token count and weighted term frequencies."""
-
-    id: int
-    tokens: int
-    freqs: dict[str, int]
+# Instances of the vocab scan read per statement: bounds the transient memory of a build.
+_SCAN_BATCH = 50_000
+_K1_PLUS_1 = K1 + 1.0
+_NUMERATOR = [f * _K1_PLUS_1 for f in range(256)]  # a one-byte frequency's f * (k1 + 1)
 
 
 @dataclass(frozen=True, eq=False)
-class Snapshot:
-    """The postings of one committed state of a tier index (generation ``gen``)."""
+class SmallSnapshot:
+    """The postings of one committed state of a small tier's index (generation ``gen``), in
+    ``array``s: the numpy layout's (:class:`postings_numpy.Snapshot`), scored in Python."""
+
+    #: What scoring a posting costs, in the numpy layout's (``bm25``: which searches the event loop answers).
+    POSTING_COST: ClassVar[int] = 2
 
     gen: int
     vocab: dict[str, int]  # base term -> row of ``offsets``
-    offsets: IntArray  # base term t's postings are [offsets[t], offsets[t + 1])
-    slots: SlotArray  # posting -> chunk slot
-    freqs: FreqArray  # posting -> weighted term frequency
-    ids: IntArray  # slot -> chunk id; base slots first (ascending ids), then delta slots
-    lengths: FloatArray  # slot -> tokens in the chunk
-    alive: BoolArray  # slot -> still in the index
+    offsets: array[int]  # base term t's postings are [offsets[t], offsets[t + 1])
+    slots: array[int]  # posting -> chunk slot: "H" (2 bytes) up to 65,536 chunks, else "i"
+    freqs: array[int]  # posting -> weighted term frequency: "B" where every one fits a byte, else "H"
+    ids: array[int]  # slot -> chunk id; base slots first (ascending ids), then delta slots
+    lengths: array[float]  # slot -> tokens in the chunk
+    alive: bytearray  # slot -> 1 while in the index
     base_slots: int
-    # term -> postings (slots, frequencies) of chunks added since the base, as int32 and uint16
-    # ``array``s: an apply joins a term's old and new ones in C, not with two numpy calls a term.
+    # term -> postings (slots, frequencies) of chunks added since the base ("i" and "H" arrays)
     delta: dict[str, tuple[array[int], array[int]]]
     delta_ids: dict[int, int]  # chunk id -> slot, for live delta chunks
     live: int  # N: chunks in the index
     total_tokens: float
-    norm: FloatArray = field(init=False)  # slot -> k1 * (1 - b + b * D / avgdl)
-    dead: SlotArray = field(init=False)  # the slots not alive (a few hundred at most: see compact)
+    dead: list[int]  # the slots not alive (a few hundred at most: see compact)
+    _norm: array[float] | None = field(default=None, init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        avgdl = self.total_tokens / self.live if self.live else 1.0
-        norm = K1 * (1 - B + B * self.lengths / avgdl) if avgdl > 0 else np.full(len(self.lengths), K1)
-        object.__setattr__(self, "norm", norm)
-        dead = np.flatnonzero(~self.alive).astype(np.int32) if self.live < len(self.ids) else np.empty(0, np.int32)
-        object.__setattr__(self, "dead", dead)
-
-    @classmethod
-    def of_base(
-        cls,
-        *,
-        gen: int,
-        vocab: dict[str, int],
-        offsets: IntArray,
-        slots: SlotArray,
-        freqs: FreqArray,
-        ids: IntArray,
-        lengths: FloatArray,
-    ) -> Snapshot:
-        """A snapshot that is all base (a fresh build or a compaction): every chunk alive, no delta."""
-        return cls(
-            gen=gen,
-            vocab=vocab,
-            offsets=offsets,
-            slots=slots,
-            freqs=freqs,
-            ids=ids,
-            lengths=lengths,
-            alive=np.ones(len(ids), dtype=np.bool_),
-            base_slots=len(ids),
-            delta={},
-            delta_ids={},
-            live=len(ids),
-            total_tokens=float(lengths.sum()),
-        )
+    @property
+    def norm(self) -> array[float]:
+        """slot -> k1 * (1 - b + b * D / avgdl): made at the snapshot's first search (a write that
+        no search reads makes none)."""
+        norm = self._norm
+        if norm is None:
+            avgdl = self.total_tokens / self.live if self.live else 1.0
+            if avgdl > 0:
+                norm = array("d", [K1 * (1 - B + B * d / avgdl) for d in self.lengths])
+            else:
+                norm = array("d", [K1]) * len(self.lengths)
+            object.__setattr__(self, "_norm", norm)
+        return norm
 
     @property
     def delta_slots(self) -> int:
@@ -160,164 +139,245 @@ class Snapshot:
         return self.untidy_slots > max(COMPACT_MIN, self.base_slots // 32)
 
     def wants_rebuild(self) -> bool:
-        """True once the delta is large enough that a fresh base is cheaper to query (``apply_changes``
-        compacts long before that: only a snapshot built without it can get there)."""
-        return self.delta_slots > max(1_000, self.base_slots // 4)
+        """True once the delta is large enough that a fresh base is cheaper to query, or the tier
+        has grown past ``SMALL_CHUNKS`` (its next build is numpy's)."""
+        return self.delta_slots > max(1_000, self.base_slots // 4) or self.live > postings_base.SMALL_CHUNKS
 
-    def slots_of(self, chunk_ids: IntArray) -> SlotArray | None:
+    def slots_of(self, chunk_ids: Iterable[int]) -> list[int] | None:
         """The live slot of each chunk id, or None if any is not live in this snapshot."""
-        out = np.zeros(len(chunk_ids), dtype=np.int32)
-        if self.base_slots:
-            base_ids = self.ids[: self.base_slots]
-            pos = np.minimum(np.searchsorted(base_ids, chunk_ids), self.base_slots - 1)
-            found = (base_ids[pos] == chunk_ids) & self.alive[pos]
-            out[:] = pos
-        else:
-            found = np.zeros(len(chunk_ids), dtype=np.bool_)
-        for i in np.flatnonzero(~found).tolist():
-            slot = self.delta_ids.get(int(chunk_ids[i]))
+        ids, alive, base = self.ids, self.alive, self.base_slots
+        out = []
+        for cid in chunk_ids:
+            at = bisect.bisect_left(ids, cid, 0, base)
+            if at < base and ids[at] == cid and alive[at]:
+                out.append(at)
+                continue
+            slot = self.delta_ids.get(cid)
             if slot is None:
                 return None
-            out[i] = slot
+            out.append(slot)
         return out
 
-    def postings_of(self, term: str) -> tuple[SlotArray, FreqArray, int] | None:
-        """The postings of ``term``: (slots, weighted frequencies, how many of them are alive),
-        or None if none is. The slots may include dead ones: a search scores them all and zeroes
-        ``dead`` once, rather than masking every term's arrays."""
+    def postings_of(self, term: str) -> tuple[list[tuple[array[int], array[int]]], int] | None:
+        """The postings of ``term``: its runs of (slots, weighted frequencies), the base's then
+        the delta's, and how many of them are alive; or None if none is. The slots may include
+        dead ones: a search scores them all and drops ``dead`` once."""
         row = self.vocab.get(term)
+        runs = []
+        if row is not None:
+            lo, hi = self.offsets[row], self.offsets[row + 1]
+            runs.append((self.slots[lo:hi], self.freqs[lo:hi]))
         extra = self.delta.get(term)
-        if row is None:
-            if extra is None:
-                return None
-            slots, freqs = _delta_arrays(extra)
+        if extra is not None:
+            runs.append(extra)
+        if not self.dead:
+            live = sum(len(s) for s, _ in runs)
         else:
-            lo, hi = self.offsets[row : row + 2].tolist()
-            slots, freqs = self.slots[lo:hi], self.freqs[lo:hi]
-            if extra is not None:
-                more_slots, more_freqs = _delta_arrays(extra)
-                slots, freqs = np.concatenate((slots, more_slots)), np.concatenate((freqs, more_freqs))
-        live = len(slots) if not len(self.dead) else int(np.count_nonzero(self.alive[slots]))
-        return (slots, freqs, live) if live else None
+            live = sum(sum(map(self.alive.__getitem__, s)) for s, _ in runs)
+        return (runs, live) if live else None
 
 
-def _delta_arrays(pair: tuple[array[int], array[int]]) -> tuple[SlotArray, FreqArray]:
-    """A delta term's postings as numpy arrays over the same memory (C int slots, unsigned short frequencies)."""
-    return np.frombuffer(pair[0], dtype=np.intc), np.frombuffer(pair[1], dtype=np.ushort)  # "i", "H"
+#: A tier's postings in either layout.
+Snapshot: TypeAlias = "SmallSnapshot | postings_numpy.Snapshot"
 
 
 # -- building ----------------------------------------------------------------------------------
 def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
     """Read every posting of ``chunks_fts`` through fts5vocab; the caller holds a read snapshot
-    (or is the only writer) so the scan, the chunk ids and ``gen`` describe one state."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vrow USING fts5vocab(main, chunks_fts, 'row')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vinst USING fts5vocab(main, chunks_fts, 'instance')")
-    ids = np.array([r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")], dtype=np.int64)
-    vocab_rows = conn.execute("SELECT term, doc, cnt FROM temp.chunks_vrow").fetchall()
-    terms = [r[0] for r in vocab_rows]
-    docs_per_term = np.array([r[1] for r in vocab_rows], dtype=np.int64)
-    hits_per_term = np.array([r[2] for r in vocab_rows], dtype=np.int64)
+    (or is the only writer) so the scan, the chunk ids and ``gen`` describe one state. A tier of
+    more than ``SMALL_CHUNKS`` chunks is held by numpy."""
+    ids = array("q", [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")])
+    if len(ids) > postings_base.SMALL_CHUNKS:
+        from sidecar.index import postings_numpy
 
-    # Per batch, only what the snapshot keeps (its slot, a uint16 frequency: 4 or 6 bytes a
-    # posting) outlives the batch, so a build's peak memory is the result plus one batch (the
-    # frequencies are then narrowed to the base's type: ``_freq_type``).
-    slot_type = _slot_type(len(ids))
-    out_slots: list[SlotArray] = []
-    out_freqs: list[FreqArray] = []
-    per_term = np.zeros(len(terms), dtype=np.int64)
-    lengths = np.zeros(len(ids), dtype=np.float64)
-    start = 0
-    while start < len(terms):
-        # A run of whole terms with about _SCAN_BATCH instances, read as one string of integers
-        # (doc * 2 + in-heading): one row per instance through Python would take seconds.
-        end = start + 1
-        budget = int(hits_per_term[start])
-        while end < len(terms) and budget + hits_per_term[end] <= _SCAN_BATCH:
-            budget += int(hits_per_term[end])
-            end += 1
-        (text,) = conn.execute(
-            "SELECT group_concat(doc * 2 + (col = 'heading'), ',') FROM temp.chunks_vinst WHERE term >= ? AND term <= ?",
-            (terms[start], terms[end - 1]),
-        ).fetchone()
-        codes = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
-        del text
-        if len(codes) != budget:
-            raise RuntimeError(f"fts5vocab scan returned {len(codes)} instances for terms holding {budget}")
-        term_of = np.repeat(np.arange(end - start, dtype=np.int32), hits_per_term[start:end])
-        doc = codes >> 1
-        new = np.ones(len(codes), dtype=np.bool_)
-        new[1:] = (doc[1:] != doc[:-1]) | (term_of[1:] != term_of[:-1])
-        first = np.flatnonzero(new)
-        p_doc = doc[first]
-        slots = np.searchsorted(ids, p_doc)
-        if len(slots) and (slots.max() >= len(ids) or not np.array_equal(ids[slots], p_doc)):
-            raise RuntimeError("fts5vocab names a chunk that is not in the chunks table")
-        count = np.diff(np.append(first, len(codes)))
-        heads = np.add.reduceat(codes & 1, first) if len(first) else np.zeros(0, dtype=np.int64)
-        per_term[start:end] = np.bincount(term_of[first], minlength=end - start)
-        lengths += np.bincount(slots, weights=count, minlength=len(ids))
-        out_slots.append(slots.astype(slot_type))
-        out_freqs.append(np.minimum(heads * HEADING_WEIGHT + (count - heads) * BODY_WEIGHT, 65535).astype(np.uint16))
-        start = end
-    if not np.array_equal(per_term, docs_per_term):
-        raise RuntimeError("fts5vocab instance scan is not in term, doc order")
-    offsets = _offsets(per_term)
-    all_slots = _mapped(int(offsets[-1]), slot_type)
-    all_freqs = _mapped(len(all_slots), _freq_type(max((int(f.max()) for f in out_freqs if len(f)), default=0)))
-    if out_slots:
-        np.concatenate(out_slots, out=all_slots)
-        np.concatenate(out_freqs, out=all_freqs)
-    vocab = {t: i for i, t in enumerate(terms)}
-    return Snapshot.of_base(
-        gen=gen, vocab=vocab, offsets=offsets, slots=all_slots, freqs=all_freqs, ids=ids, lengths=lengths
+        del ids
+        return postings_numpy.build_snapshot(conn, gen)
+    return _build(conn, gen, ids)
+
+
+def _build(conn: sqlite3.Connection, gen: int, ids: array[int]) -> SmallSnapshot:
+    for kind in ("row", "col", "instance"):
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_v{kind[:4]} USING fts5vocab(main, chunks_fts, '{kind}')"
+        )
+    slot_of = {str(cid): slot for slot, cid in enumerate(ids)}
+    vocab_rows: list[tuple[str, int, int]] = conn.execute("SELECT term, doc, cnt FROM temp.chunks_vrow").fetchall()
+    heads = dict(conn.execute("SELECT term, cnt FROM temp.chunks_vcol WHERE col = 'heading'").fetchall())
+    built = _Built(array(_slot_type(len(ids))), slot_of.__getitem__)
+    tokens: Counter[str] = Counter()
+    sql = (
+        "SELECT group_concat(doc, ',') FILTER (WHERE col = 'body'), group_concat(doc, ',') FILTER (WHERE col = 'heading') "
+        "FROM temp.chunks_vinst WHERE term >= ? AND term <= ?"
     )
+    start = 0
+    while start < len(vocab_rows):
+        # A run of whole terms with about _SCAN_BATCH instances, each column's read as one string
+        # of chunk ids in (term, chunk) order: one row per instance through Python takes seconds.
+        end, budget = start + 1, vocab_rows[start][2]
+        while end < len(vocab_rows) and budget + vocab_rows[end][2] <= _SCAN_BATCH:
+            budget += vocab_rows[end][2]
+            end += 1
+        body, heading = conn.execute(sql, (vocab_rows[start][0], vocab_rows[end - 1][0])).fetchone()
+        body_ids, head_ids = body.split(",") if body else [], heading.split(",") if heading else []
+        del body, heading
+        tokens.update(body_ids)
+        tokens.update(head_ids)
+        built.add_terms(vocab_rows[start:end], heads, body_ids, head_ids)
+        start = end
+    lengths = array("d", [0.0]) * len(ids)
+    for cid, n in tokens.items():
+        lengths[slot_of[cid]] = n
+    del tokens, slot_of
+    vocab = {row[0]: i for i, row in enumerate(vocab_rows)}
+    snap = _base(
+        gen,
+        vocab=vocab,
+        offsets=built.offsets,
+        slots=built.slots,
+        freqs=_narrowed(built.freqs),
+        ids=ids,
+        lengths=lengths,
+    )
+    release_free_memory()  # the scan's strings, from the malloc heap
+    return snap
+
+
+@dataclass(slots=True)
+class _Built:
+    """A base's postings as a build appends them, term by term."""
+
+    slots: array[int]
+    slot: Callable[[str], int]  # a chunk id, as the scan spells it -> its slot
+    freqs: array[int] = field(default_factory=lambda: array("H"))
+    offsets: array[int] = field(default_factory=lambda: array("q", [0]))
+
+    def add_terms(
+        self, rows: list[tuple[str, int, int]], heads: dict[str, int], body_ids: list[str], head_ids: list[str]
+    ) -> None:
+        """Append the postings of the terms of ``rows`` (term, chunks, instances), whose instances
+        are ``body_ids`` and ``head_ids`` in (term, chunk) order; ``heads``: each term's
+        instances in a heading."""
+        slot, slots, freqs, offsets = self.slot, self.slots, self.freqs, self.offsets
+        at_body = at_head = 0
+        for term, docs, hits in rows:
+            in_head = heads.get(term, 0)
+            in_body = hits - in_head
+            counts = Counter(body_ids[at_body : at_body + in_body])
+            at_body += in_body
+            if in_head or in_body > 0xFFFF:  # the heading's hits weigh more; a count may not fit
+                weighed = dict(zip(map(slot, counts), counts.values(), strict=True))
+                for cid, n in Counter(head_ids[at_head : at_head + in_head]).items():
+                    s = slot(cid)
+                    weighed[s] = weighed.get(s, 0) + n * HEADING_WEIGHT
+                at_head += in_head
+                held = sorted(weighed)
+                slots.extend(held)
+                if in_body + in_head * HEADING_WEIGHT <= 0xFFFF:
+                    freqs.extend(map(weighed.__getitem__, held))
+                else:
+                    freqs.extend([min(weighed[s], 0xFFFF) for s in held])
+            else:
+                slots.extend(map(slot, counts))
+                freqs.extend(counts.values())
+            offsets.append(len(slots))
+            if offsets[-1] - offsets[-2] != docs:
+                raise RuntimeError(f"fts5vocab scan found {offsets[-1] - offsets[-2]} chunks for {term!r}, not {docs}")
+        if at_body != len(body_ids) or at_head != len(head_ids):
+            raise RuntimeError("fts5vocab instance scan is not in term, doc order")
+
+
+def _base(
+    gen: int,
+    *,
+    vocab: dict[str, int],
+    offsets: array[int],
+    slots: array[int],
+    freqs: array[int],
+    ids: array[int],
+    lengths: array[float],
+) -> SmallSnapshot:
+    """A snapshot that is all base (a fresh build or a compaction): every chunk alive, no delta."""
+    return SmallSnapshot(
+        gen=gen,
+        vocab=vocab,
+        offsets=offsets,
+        slots=slots,
+        freqs=freqs,
+        ids=ids,
+        lengths=lengths,
+        alive=bytearray(b"\x01") * len(ids),
+        base_slots=len(ids),
+        delta={},
+        delta_ids={},
+        live=len(ids),
+        total_tokens=float(sum(lengths)),
+        dead=[],
+    )
+
+
+def _slot_type(chunks: int) -> str:
+    """The type of a base's slots (0 .. chunks - 1): 2 bytes where they fit, else 4."""
+    return "H" if chunks <= 1 << 16 else "i"
+
+
+def _narrowed(freqs: array[int]) -> array[int]:
+    """A base's weighted frequencies ("H") in one byte each when every one fits (most tiers)."""
+    raw = freqs.tobytes()
+    low, high = (raw[0::2], raw[1::2]) if sys.byteorder == "little" else (raw[1::2], raw[0::2])
+    return array("B", low) if high.count(0) == len(high) else freqs
 
 
 def apply_changes(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[AddedChunk]) -> Snapshot:
     """The next snapshot: ``deleted`` chunk ids gone, ``added`` chunks in (an id may be both:
     SQLite reuses the highest rowid after it was deleted); compacted when it has grown untidy."""
+    if not isinstance(snap, SmallSnapshot):
+        from sidecar.index import postings_numpy
+
+        return postings_numpy.apply_changes(snap, gen, deleted, added)
     nxt = _apply(snap, gen, deleted, added)
-    return compact(nxt) if nxt.wants_compaction() else nxt
+    return _compact(nxt) if nxt.wants_compaction() else nxt
 
 
-def _apply(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[AddedChunk]) -> Snapshot:
-    alive = snap.alive.copy()
+def _apply(snap: SmallSnapshot, gen: int, deleted: Iterable[int], added: Sequence[AddedChunk]) -> SmallSnapshot:
+    alive = bytearray(snap.alive)
     delta_ids = dict(snap.delta_ids)
+    dead = list(snap.dead)
     live = snap.live
     total = snap.total_tokens
-    gone = np.array(sorted(set(deleted)), dtype=np.int64)
-    if len(gone):
+    gone = sorted(set(deleted))
+    if gone:
         found = snap.slots_of(gone)
         if found is None:
             raise RuntimeError("a deleted chunk is not in the postings snapshot")
-        alive[found] = False
+        for s in found:
+            alive[s] = 0
+        dead += found
         live -= len(found)
-        total -= float(snap.lengths[found].sum())
-        for cid in gone.tolist():
+        total -= float(sum(snap.lengths[s] for s in found))
+        for cid in gone:
             delta_ids.pop(cid, None)
     ids, lengths = snap.ids, snap.lengths
     delta = snap.delta
     if added:
         first = len(ids)
-        ids = np.concatenate([ids, np.array([c.id for c in added], dtype=np.int64)])
-        new_lengths = np.array([c.tokens for c in added], dtype=np.float64)
-        lengths = np.concatenate([lengths, new_lengths])
-        alive = np.concatenate([alive, np.ones(len(added), dtype=np.bool_)])
+        ids = ids + array("q", [c.id for c in added])
+        lengths = lengths + array("d", [c.tokens for c in added])
+        alive += b"\x01" * len(added)
         live += len(added)
-        total += float(new_lengths.sum())
+        total += float(sum(c.tokens for c in added))
         grouped: dict[str, tuple[list[int], list[int]]] = {}
         for i, chunk in enumerate(added):
             delta_ids[chunk.id] = first + i
             for term, freq in chunk.freqs.items():
                 entry = grouped.setdefault(term, ([], []))
                 entry[0].append(first + i)
-                entry[1].append(min(freq, 65535))
+                entry[1].append(min(freq, 0xFFFF))
         delta = dict(delta)
-        for term, (s, f) in grouped.items():
-            add_s, add_f = array("i", s), array("H", f)
+        for term, (new_s, new_f) in grouped.items():
+            add_s, add_f = array("i", new_s), array("H", new_f)
             old = delta.get(term)
             delta[term] = (add_s, add_f) if old is None else (old[0] + add_s, old[1] + add_f)
-    return Snapshot(
+    return SmallSnapshot(
         gen=gen,
         vocab=snap.vocab,
         offsets=snap.offsets,
@@ -331,6 +391,7 @@ def _apply(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[Add
         delta_ids=delta_ids,
         live=live,
         total_tokens=total,
+        dead=dead,
     )
 
 
@@ -338,129 +399,68 @@ def compact(snap: Snapshot) -> Snapshot:
     """The same postings as one base: the delta merged in and dead chunks dropped, from the
     snapshot's arrays alone (no scan of the index). Slots are renumbered by ascending chunk id,
     as a built base has them; terms left without postings are dropped."""
-    keep = np.flatnonzero(snap.alive)
-    order = keep[np.argsort(snap.ids[keep], kind="stable")]  # new slot -> old slot
-    renumber = np.full(len(snap.ids), -1, dtype=np.int32)
-    renumber[order] = np.arange(len(order), dtype=np.int32)
+    if not isinstance(snap, SmallSnapshot):
+        from sidecar.index import postings_numpy
+
+        return postings_numpy.compact(snap)
+    return _compact(snap)
+
+
+def _compact(snap: SmallSnapshot) -> SmallSnapshot:
+    ids = snap.ids
+    order = sorted(compress(range(len(ids)), snap.alive), key=ids.__getitem__)  # new slot -> old slot
+    renumber: array[int] = array("i", [-1]) * len(ids)
+    for new, old in enumerate(order):
+        renumber[old] = new
+    # The base's slots keep their numbers unless a base chunk died or a delta chunk sorts inside it.
+    same_base = order[: snap.base_slots] == list(range(snap.base_slots))
+    to_new = renumber.__getitem__
     terms = list(snap.vocab)  # the vocabulary's order is its rows' order
-    base_slots, base_freqs, base_counts = _live_base(snap, renumber)
-    delta = _live_delta(snap, renumber, terms)
-    base_counts = np.concatenate([base_counts, np.zeros(len(terms) - len(base_counts), dtype=np.int64)])
-    slots, freqs = _merge(base_slots, base_freqs, base_counts, delta, len(order))
-    del base_slots, base_freqs
-    counts = base_counts + np.bincount(delta[0], minlength=len(terms))
-    held = np.flatnonzero(counts)
-    vocab = snap.vocab  # shared while no term is new or gone: snapshots never change it
-    if not len(held) == len(terms) == len(snap.vocab):
-        vocab = dict(zip([terms[i] for i in held.tolist()], range(len(held)), strict=True))
-        counts = counts[held]
-    offsets = _offsets(counts)
-    ids, lengths = snap.ids[order], snap.lengths[order]
-    release_free_memory()  # this pass's transient arrays, from the malloc heap
-    return Snapshot.of_base(
-        gen=snap.gen, vocab=vocab, offsets=offsets, slots=slots, freqs=freqs, ids=ids, lengths=lengths
+    terms += [t for t in snap.delta if t not in snap.vocab]
+    slots: array[int] = array(_slot_type(len(order)))
+    freqs: array[int] = array("H")
+    offsets: array[int] = array("q", [0])
+    vocab: dict[str, int] = {}
+    for term in terms:
+        row = snap.vocab.get(term)
+        run_s: Sequence[int] = ()
+        run_f: Sequence[int] = ()
+        if row is not None:
+            lo, hi = snap.offsets[row], snap.offsets[row + 1]
+            run_s, run_f = snap.slots[lo:hi], snap.freqs[lo:hi]
+            if not same_base:
+                moved = list(map(to_new, run_s))
+                if -1 in moved:
+                    kept = [(s, f) for s, f in zip(moved, run_f, strict=True) if s >= 0]
+                    moved, run_f = [s for s, _ in kept], [f for _, f in kept]
+                run_s = moved
+        extra = snap.delta.get(term)
+        if extra is not None:
+            more = sorted((to_new(s), f) for s, f in zip(*extra, strict=True) if to_new(s) >= 0)
+            if more and run_s and more[0][0] < run_s[-1]:  # a delta chunk that sorts inside the base
+                more = sorted([*zip(run_s, run_f, strict=True), *more])
+                run_s, run_f = (), ()
+            if more:
+                run_s = [*run_s, *(s for s, _ in more)]
+                run_f = [*run_f, *(f for _, f in more)]
+        if not run_s:
+            continue
+        vocab[term] = len(vocab)
+        _extend(slots, run_s)
+        _extend(freqs, run_f)
+        offsets.append(len(slots))
+    if vocab.keys() == snap.vocab.keys():
+        vocab = snap.vocab  # shared while no term is new or gone: snapshots never change it
+    new_ids = array("q", map(ids.__getitem__, order))
+    lengths = array("d", map(snap.lengths.__getitem__, order))
+    return _base(
+        snap.gen, vocab=vocab, offsets=offsets, slots=slots, freqs=_narrowed(freqs), ids=new_ids, lengths=lengths
     )
 
 
-def _slot_type(chunks: int) -> type[np.integer[Any]]:
-    """The type of a base's slots (0 .. chunks - 1): uint16 where they fit, half the memory of
-    int32 (numpy indexes as fast with either)."""
-    return np.uint16 if chunks <= 1 << 16 else np.int32
-
-
-def _freq_type(highest: int) -> type[np.unsignedinteger[Any]]:
-    """The type of a base's weighted frequencies, the highest of which is ``highest``: uint8
-    where they fit, half the memory of uint16 (scoring reads them as float64 either way)."""
-    return np.uint8 if highest <= 0xFF else np.uint16
-
-
-def _mapped(n: int, dtype: type[np.generic]) -> npt.NDArray[Any]:
-    """A zero-filled array in its own anonymous memory mapping: the base's arrays outlive many
-    smaller allocations, and freed they go back to the system at once instead of leaving a hole
-    in the malloc heap that a server under steady load would keep."""
-    size = n * np.dtype(dtype).itemsize
-    return np.frombuffer(mmap.mmap(-1, size), dtype=dtype) if size else np.zeros(0, dtype=dtype)
-
-
-def _offsets(counts: IntArray) -> IntArray:
-    """CSR offsets of per-term posting counts: term t's postings are [offsets[t], offsets[t + 1])."""
-    offsets = _mapped(len(counts) + 1, np.int64)
-    offsets[0] = 0
-    np.cumsum(counts, out=offsets[1:])
-    return offsets
-
-
-def _live_base(snap: Snapshot, renumber: SlotArray) -> tuple[SlotArray, FreqArray, IntArray]:
-    """The base's postings of live chunks, renumbered, in the base's order; and their count per term."""
-    slots = renumber[snap.slots]
-    counts = np.diff(snap.offsets)
-    dead = np.flatnonzero(slots < 0)
-    if not len(dead):
-        return slots, snap.freqs, counts
-    counts = counts - np.bincount(np.searchsorted(snap.offsets, dead, side="right") - 1, minlength=len(counts))
-    live = slots >= 0
-    return slots[live], snap.freqs[live], counts
-
-
-def _live_delta(snap: Snapshot, renumber: SlotArray, terms: list[str]) -> tuple[IntArray, SlotArray, FreqArray]:
-    """The delta's postings of live chunks as (term row, renumbered slot, frequency), sorted by
-    row then slot; a term new to the base gets a row at the end of ``terms``."""
-    if not snap.delta:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint16)
-    term_rows: list[int] = []
-    for term in snap.delta:
-        row = snap.vocab.get(term)
-        if row is None:
-            row = len(terms)
-            terms.append(term)
-        term_rows.append(row)
-    sizes = [len(s) for s, _ in snap.delta.values()]
-    rows = np.repeat(np.array(term_rows, dtype=np.int64), sizes)
-    arrays = [_delta_arrays(pair) for pair in snap.delta.values()]
-    slots = renumber[np.concatenate([s for s, _ in arrays])]
-    freqs = np.concatenate([f for _, f in arrays])
-    live = slots >= 0
-    rows, slots, freqs = rows[live], slots[live], freqs[live]
-    order = np.lexsort((slots, rows))
-    return rows[order], slots[order], freqs[order]
-
-
-def _merge(
-    base_slots: SlotArray,
-    base_freqs: FreqArray,
-    base_counts: IntArray,
-    delta: tuple[IntArray, SlotArray, FreqArray],
-    chunks: int,
-) -> tuple[SlotArray, FreqArray]:
-    """The base postings (``base_counts`` per term row, each term's slots ascending) with the
-    delta's (row, slot, frequency) postings, sorted by row then slot, merged in: each goes after
-    the base postings of its term with a lower slot, so every term's slots still ascend.
-    ``chunks``: the new base's slots."""
-    rows, slots, freqs = delta
-    starts = _offsets(base_counts)
-    at = _insertion_points(base_slots, starts[rows], starts[rows + 1], slots) + np.arange(len(rows))
-    out_slots = _mapped(len(base_slots) + len(rows), _slot_type(chunks))
-    highest = max(int(base_freqs.max()) if len(base_freqs) else 0, int(freqs.max()) if len(freqs) else 0)
-    out_freqs = _mapped(len(out_slots), _freq_type(highest))
-    from_base = np.ones(len(out_slots), dtype=np.bool_)
-    from_base[at] = False
-    out_slots[at], out_freqs[at] = slots, freqs
-    out_slots[from_base], out_freqs[from_base] = base_slots, base_freqs
-    return out_slots, out_freqs
-
-
-def _insertion_points(sorted_runs: SlotArray, lo: IntArray, hi: IntArray, values: SlotArray) -> IntArray:
-    """For each i, where ``values[i]`` would go in the ascending run ``sorted_runs[lo[i]:hi[i]]``
-    (before equal values): one vectorised binary search over all runs at once."""
-    lo, hi = lo.copy(), hi.copy()
-    while True:
-        open_ = np.flatnonzero(lo < hi)
-        if not len(open_):
-            return lo
-        mid = (lo[open_] + hi[open_]) // 2
-        below = sorted_runs[mid] < values[open_]
-        lo[open_[below]] = mid[below] + 1
-        hi[open_[~below]] = mid[~below]
+def _extend(out: array[int], run: Sequence[int]) -> None:
+    """Append ``run`` to ``out``: an array of another item size goes through a list."""
+    out.extend(run.tolist() if isinstance(run, array) and run.typecode != out.typecode else run)
 
 
 def count_terms(chunks: Sequence[tuple[int, str, str]]) -> list[AddedChunk]:
@@ -481,52 +481,6 @@ def count_terms(chunks: Sequence[tuple[int, str, str]]) -> list[AddedChunk]:
 
 
 # -- scoring -----------------------------------------------------------------------------------
-PhraseScores = Callable[[str], list[tuple[int, float]]]
-
-
-def _scores(
-    snap: Snapshot, phrases: Sequence[tuple[str, tuple[str, ...]]], phrase_scores: PhraseScores
-) -> tuple[FloatArray, int] | None:
-    """Every slot's BM25 for ``phrases`` (0.0 where none matches) and how many postings were
-    scored, or None when a phrase's rows are not all live in ``snap``."""
-    # Every phrase's (slot, contribution) pairs, in phrase order; bincount then adds them per
-    # slot in that same order, starting from 0.0, as FTS5's loop over phrases does.
-    where: list[SlotArray] = []
-    parts: list[FloatArray] = []
-    for word, tokens in phrases:
-        if not tokens:
-            continue
-        if len(tokens) > 1:
-            rows = phrase_scores(word)
-            if rows:
-                slots = snap.slots_of(np.array([r[0] for r in rows], dtype=np.int64))
-                if slots is None:
-                    return None
-                where.append(slots)
-                parts.append(np.array([r[1] for r in rows], dtype=np.float64))
-            continue
-        found = snap.postings_of(tokens[0])
-        if found is None:
-            continue
-        slots, freqs, n = found
-        idf = math.log((snap.live - n + 0.5) / (n + 0.5))
-        if idf <= 0.0:
-            idf = 1e-6
-        f = freqs.astype(np.float64)
-        where.append(slots)
-        parts.append(idf * ((f * (K1 + 1.0)) / (f + snap.norm[slots])))
-    scores: FloatArray = np.zeros(len(snap.ids), dtype=np.float64)
-    if len(where) == 1:
-        scores[where[0]] = parts[0]  # one phrase: its slots are distinct
-    elif where:
-        # Each slot's sum starts from 0.0, as FTS5's does (contributions are positive: no -0.0).
-        # With weights, bincount sums in float64 (numpy's stubs say integers).
-        scores = cast(
-            FloatArray, np.bincount(np.concatenate(where), weights=np.concatenate(parts), minlength=len(snap.ids))
-        )
-    return scores, sum(len(w) for w in where)
-
-
 def top_k(
     snap: Snapshot,
     phrases: Sequence[tuple[str, tuple[str, ...]]],
@@ -546,6 +500,10 @@ def top_k(
     ``FORM_WEIGHT``: a chunk's score is the sum of its words' BM25 plus ``FORM_WEIGHT`` x the
     sum of its forms', as the FTS5 path adds them; ``forms_alone``, when given, receives the
     ranked chunks that hold a form and none of ``phrases``."""
+    if not isinstance(snap, SmallSnapshot):
+        from sidecar.index import postings_numpy
+
+        return postings_numpy.top_k(snap, phrases, limit, phrase_scores, forms=forms, forms_alone=forms_alone)
     if snap.live == 0 or not (phrases or forms):
         return []
     own = _scores(snap, phrases, phrase_scores)
@@ -555,42 +513,79 @@ def top_k(
     scores, touched = own
     if other is not None:
         more, touched_more = other
-        scores = scores + FORM_WEIGHT * more
+        if more:
+            scores = dict(scores)
+            get = scores.get
+            for s, v in more.items():  # 0.0 for a slot the words miss, as the arrays' sum has it
+                scores[s] = get(s, 0.0) + FORM_WEIGHT * v
         touched += touched_more
     if not touched:
         return []
-    ranked = _best(snap, scores, touched, limit)
-    if forms_alone is not None and other is not None and ranked:
-        slots = snap.slots_of(np.array([cid for cid, _ in ranked], dtype=np.int64))
-        if slots is None:
-            return None
-        forms_alone.update(cid for (cid, _), base in zip(ranked, own[0][slots].tolist(), strict=True) if base == 0.0)
-    return ranked
+    ranked = _best(snap, scores, limit)
+    if forms_alone is not None and other is not None:
+        words = own[0]
+        forms_alone.update(snap.ids[s] for _, _, s in ranked if words.get(s, 0.0) == 0.0)
+    return [(cid, -neg) for neg, cid, _ in ranked]
 
 
-def _best(snap: Snapshot, scores: FloatArray, touched: int, limit: int) -> list[tuple[int, float]]:
-    """The best ``limit`` (chunk id, score) of ``scores`` (one per slot, ``touched`` of them
-    scored), best first, ties by id."""
-    if len(snap.dead):
-        scores[snap.dead] = 0.0  # scored above with the live ones (each slot's sum is its own)
-    total = len(scores)
-    if total > limit and touched * 2 > total:
-        # Most chunks scored: the limit-th best by one partition of all slots. Every chunk scoring
-        # at least that is a candidate, so ties at the cut are broken by id below.
-        kth = np.partition(scores, total - limit)[total - limit]
-        hit = (scores >= kth).nonzero()[0] if kth > 0.0 else (scores > 0.0).nonzero()[0]
-        got = scores[hit]
+def _scores(
+    snap: SmallSnapshot, phrases: Sequence[tuple[str, tuple[str, ...]]], phrase_scores: PhraseScores
+) -> tuple[dict[int, float], int] | None:
+    """Each scored slot's BM25 for ``phrases`` and how many postings were scored, or None when a
+    phrase's rows are not all live in ``snap``. A slot's sum starts from its first phrase's
+    contribution and adds the next ones in phrase order, as FTS5's loop over phrases does."""
+    scores: dict[int, float] = {}
+    touched = 0
+    for word, tokens in phrases:
+        if not tokens:
+            continue
+        if len(tokens) > 1:
+            rows = phrase_scores(word)
+            if rows:
+                held = snap.slots_of([r[0] for r in rows])
+                if held is None:
+                    return None
+                _add(scores, held, [r[1] for r in rows])
+                touched += len(held)
+            continue
+        found = snap.postings_of(tokens[0])
+        if found is None:
+            continue
+        runs, n = found
+        idf = math.log((snap.live - n + 0.5) / (n + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        norm = snap.norm
+        for slots, freqs in runs:
+            if freqs.typecode == "B":  # f * (k1 + 1) looked up: the same product, made once
+                parts = [idf * (_NUMERATOR[f] / (f + norm[s])) for s, f in zip(slots, freqs, strict=True)]
+            else:
+                parts = [idf * ((f * _K1_PLUS_1) / (f + norm[s])) for s, f in zip(slots, freqs, strict=True)]
+            _add(scores, slots, parts)
+            touched += len(slots)
+    return scores, touched
+
+
+def _add(scores: dict[int, float], slots: Sequence[int], parts: list[float]) -> None:
+    """Add one phrase's contributions (distinct slots) to ``scores``."""
+    if not scores:
+        scores.update(zip(slots, parts, strict=True))
+        return
+    get = scores.get
+    for s, v in zip(slots, parts, strict=True):
+        scores[s] = get(s, 0.0) + v
+
+
+def _best(snap: SmallSnapshot, scores: dict[int, float], limit: int) -> list[tuple[float, int, int]]:
+    """The best ``limit`` (-score, chunk id, slot) of ``scores``, best first, ties by id."""
+    for s in snap.dead:  # scored with the live ones (each slot's sum is its own)
+        scores.pop(s, None)
+    if len(scores) > 4 * limit:
+        # The limit-th best score: every slot scoring at least that is a candidate, so ties at the
+        # cut are broken by id below.
+        kth = heapq.nlargest(limit, scores.values())[-1]
+        picked = [(s, v) for s, v in scores.items() if v >= kth]
     else:
-        hit = (scores > 0.0).nonzero()[0]
-        got = scores[hit]
-        if len(hit) > limit:  # few scored: partition just those
-            kth = np.partition(got, len(got) - limit)[len(got) - limit]
-            keep = got >= kth
-            hit, got = hit[keep], got[keep]
-    # Best score first, then lowest id. Usually ``limit`` candidates or a few more (ties at the
-    # cut): sorted as Python pairs, cheaper than numpy's calls; many ties: by numpy.
-    if len(hit) <= 4 * limit:
-        ranked = sorted(zip((-got).tolist(), snap.ids[hit].tolist(), strict=True))[:limit]
-        return [(cid, -neg) for neg, cid in ranked]
-    best = np.lexsort((snap.ids[hit], -got))[:limit]
-    return list(zip(snap.ids[hit[best]].tolist(), got[best].tolist(), strict=True))
+        picked = list(scores.items())
+    ids = snap.ids
+    return sorted([(-v, ids[s], s) for s, v in picked if v > 0.0])[:limit]

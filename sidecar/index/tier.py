@@ -20,7 +20,8 @@ from sidecar.index.tier_index import READER_THREADS, RankedChunk, ReconcileResul
 
 __all__ = ["ON_LOOP_POSTINGS", "READER_THREADS", "Tier"]
 
-# Postings a search may score on the event loop: about 0.1 us each, so at most ~3 ms of loop time.
+# Postings a search may score on the event loop: about 0.1 us each in numpy (a small tier's, scored in
+# Python, weigh twice as much: ``POSTING_COST``), so at most ~3 ms of loop time.
 ON_LOOP_POSTINGS = 30_000
 log = structlog.get_logger("sidecar.index.tier")
 T = TypeVar("T")

@@ -14,8 +14,17 @@ import httpx
 import numpy as np
 import pytest
 
+from sidecar.index import postings_base
 from sidecar.index.db import chunks_gen
-from sidecar.index.postings import COMPACT_MIN, Snapshot, apply_changes, build_snapshot, compact, count_terms
+from sidecar.index.postings import (
+    COMPACT_MIN,
+    SmallSnapshot,
+    Snapshot,
+    apply_changes,
+    build_snapshot,
+    compact,
+    count_terms,
+)
 from sidecar.index.query import terms
 from sidecar.index.snippet import window
 from sidecar.index.tier_index import TierIndex
@@ -107,10 +116,20 @@ def corpus(corpus_template: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(corpus_template, tmp_path / "memory"))
 
 
+@pytest.fixture(params=["arrays", "numpy"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each layout of the postings: ``array``s scored in Python (a tier of at most
+    ``SMALL_CHUNKS`` chunks, as these are), and numpy's (every tier, with the limit at 0)."""
+    if request.param == "numpy":
+        monkeypatch.setattr(postings_base, "SMALL_CHUNKS", 0)
+    return str(request.param)
+
+
 @pytest.fixture
-def index(corpus: Path) -> Iterator[TierIndex]:
+def index(corpus: Path, engine: str) -> Iterator[TierIndex]:
     ix = TierIndex(corpus)
     ix.open(postings=True)
+    assert isinstance(ix.postings.snapshot, SmallSnapshot) == (engine == "arrays")
     yield ix
     ix.close()
 
@@ -412,7 +431,7 @@ class _Walk:
             ix.rebuild()
 
 
-def test_random_edit_sequences_keep_postings_equal_to_fts5(tmp_path: Path) -> None:
+def test_random_edit_sequences_keep_postings_equal_to_fts5(tmp_path: Path, engine: str) -> None:
     """After every step of a random walk the postings rank exactly as FTS5 does."""
     walk = _Walk(tmp_path / "walk", 77)
     for _step in range(150):
@@ -453,7 +472,8 @@ def _assert_compacts_to_a_fresh_build(index: TierIndex) -> Snapshot:
     snap = index.postings.snapshot
     assert snap is not None
     merged = compact(snap)
-    assert merged.delta == {} and merged.delta_ids == {} and merged.alive.all()
+    assert merged.delta == {} and merged.delta_ids == {} and all(merged.alive)
+    assert type(merged) is type(snap)
     assert merged.base_slots == merged.live == snap.live and merged.gen == snap.gen
     assert np.all(np.diff(merged.ids) > 0), "a base's slots are in ascending id order"
     fresh = _fresh(index)
@@ -468,7 +488,7 @@ def _assert_compacts_to_a_fresh_build(index: TierIndex) -> Snapshot:
     return merged
 
 
-def test_compaction_equals_a_fresh_build_through_many_merges(tmp_path: Path) -> None:
+def test_compaction_equals_a_fresh_build_through_many_merges(tmp_path: Path, engine: str) -> None:
     """A random walk where the postings are now and then merged into a new base (deltas of one
     to several commits, on bases that were themselves merged): every merge holds what a fresh
     scan of the index holds, and ranks exactly as FTS5 does."""
@@ -510,20 +530,20 @@ def test_a_base_holds_one_byte_a_frequency_where_every_one_fits(index: TierIndex
     """Weighted frequencies of at most 255 are kept as uint8 (with uint16 slots: 3 bytes a posting);
     a term that weighs more in one chunk widens the next base to uint16, ranked exactly as before."""
     snap = index.postings.snapshot
-    assert snap is not None and snap.freqs.dtype == np.uint8
-    assert snap.slots.nbytes + snap.freqs.nbytes == 3 * len(snap.slots)
-    assert _fresh(index).freqs.dtype == np.uint8
+    assert snap is not None and snap.freqs.itemsize == 1
+    assert snap.slots.itemsize + snap.freqs.itemsize == 3
+    assert _fresh(index).freqs.itemsize == 1
     # 70 times in a heading and once in the body: 4 * 70 + 1 = 281, more than a byte holds.
     write(corpus, "notes/loud.md", "# " + "zyzzyva " * 70 + "\n\nzyzzyva deploy once in the body\n")
     index.apply_paths(["notes/loud.md"])
     widened = _assert_compacts_to_a_fresh_build(index)
-    assert widened.freqs.dtype == np.uint16 and _fresh(index).freqs.dtype == np.uint16
-    assert int(widened.freqs.max()) == 281
+    assert widened.freqs.itemsize == 2 and _fresh(index).freqs.itemsize == 2
+    assert max(widened.freqs) == 281
     index.postings.snapshot = widened
     assert_same_as_fts(index, ["zyzzyva", "zyzzyva deploy", *make_queries(30, seed=15)])
     (corpus / "notes/loud.md").unlink()
     index.apply_paths(["notes/loud.md"])
-    assert _fresh(index).freqs.dtype == np.uint8, "narrow again once no frequency needs 2 bytes"
+    assert _fresh(index).freqs.itemsize == 1, "narrow again once no frequency needs 2 bytes"
     assert_same_as_fts(index, ["zyzzyva", *make_queries(10, seed=16)])
 
 
@@ -545,3 +565,94 @@ def test_a_steady_stream_of_writes_keeps_the_delta_small(index: TierIndex, corpu
     assert merges >= 2
     assert_same_as_fts(index, ["streamtoken5x", "streamtoken399x noted", *make_queries(30, seed=15)])
     assert _contents(snap) == _contents(_fresh(index))
+
+
+# -- the two layouts: arrays scored in Python for a small tier, numpy above SMALL_CHUNKS ----------
+def test_both_layouts_hold_the_same_postings_and_score_alike(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build in ``array``s holds exactly what numpy's holds, row for row (each term's chunks and
+    weighted frequencies, the chunks' ids, tokens and norms), and every query ranks the same chunks
+    with the same scores to the last bit."""
+    ix = TierIndex(corpus)
+    ix.open()
+    small = _fresh(ix)
+    monkeypatch.setattr(postings_base, "SMALL_CHUNKS", 0)
+    large = _fresh(ix)
+    assert isinstance(small, SmallSnapshot) and not isinstance(large, SmallSnapshot)
+    assert list(small.vocab.items()) == list(large.vocab.items())
+    for name in ("offsets", "slots", "freqs", "ids", "lengths", "norm"):
+        assert getattr(small, name).tolist() == getattr(large, name).tolist(), name
+    assert (small.live, small.total_tokens) == (large.live, large.total_tokens)
+    for q in _queries(random.Random(21), 60):
+        words = terms(q)
+        if words:
+            tokens = ix.bm25.query_tokens(words)
+            mine, theirs = (ix.bm25.from_snapshot(snap, words, tokens, 20) for snap in (small, large))
+            assert mine is not None and theirs is not None and _pairs(mine) == _pairs(theirs), q
+    ix.close()
+
+
+def test_a_tier_moves_to_numpy_past_the_limit_and_back_at_half_of_it(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postings_base, "SMALL_CHUNKS", 1400)  # the corpus holds some 1,300 chunks
+    ix = TierIndex(corpus)
+    ix.open(postings=True)
+    assert isinstance(ix.postings.snapshot, SmallSnapshot)
+    shutil.copytree(corpus / "daily", corpus / "bulk")  # ~1,100 chunks more: past the limit
+    ix.reconcile()
+    assert ix.postings.snapshot is not None and not isinstance(ix.postings.snapshot, SmallSnapshot)
+    assert_same_as_fts(ix, make_queries(30, seed=22))
+    shutil.rmtree(corpus / "bulk")
+    ix.reconcile()  # back under the limit, above half of it: numpy still (no build back and forth)
+    assert ix.postings.snapshot is not None and not isinstance(ix.postings.snapshot, SmallSnapshot)
+    monkeypatch.setattr(postings_base, "SMALL_CHUNKS", 2700)  # now the tier is at most half of it
+    write(corpus, "notes/after.md", "# After\n\nsassafras noted once the tier shrank\n")
+    ix.apply_paths(["notes/after.md"])
+    assert isinstance(ix.postings.snapshot, SmallSnapshot)
+    assert_same_as_fts(ix, ["sassafras", *make_queries(30, seed=23)])
+    ix.close()
+
+
+def test_a_small_tier_never_loads_numpy(corpus: Path) -> None:
+    """Built, searched, written (a delta and a compaction) and rebuilt, a small tier's postings
+    leave numpy unimported: an idle sidecar does not hold its 10-15 MB."""
+    probe = f"""
+import shutil, sys
+from pathlib import Path
+from sidecar.index.tier_index import TierIndex
+root = Path({str(corpus)!r})
+ix = TierIndex(root)
+ix.open(postings=True)
+assert ix.status()["bm25"]["engine"] == "postings"
+assert ix.search_postings("deploy rollback postgres", 10)
+shutil.copytree(root / "daily", root / "more")
+ix.reconcile()
+assert ix.postings.snapshot.delta_slots == 0, "compacted"
+(root / "notes" / "n.md").write_text("# N\\n\\nnasturtium\\n")
+ix.apply_paths(["notes/n.md"])
+assert [h.path for h in ix.search("nasturtium")] == ["notes/n.md"]
+ix.rebuild()
+assert ix.search_postings("nasturtium", 10)
+ix.close()
+print("numpy" in sys.modules)
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.split()[-1] == "False", done.stdout + done.stderr
+
+
+def test_a_small_tier_s_postings_weigh_twice_for_the_event_loop(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scored in Python, a posting costs about twice what numpy's vectorised pass does: the event
+    loop leaves a small tier's search to a reader thread at half the postings."""
+    from sidecar.index.bm25 import _postings_count
+
+    ix = TierIndex(corpus)
+    ix.open()
+    small = _fresh(ix)
+    monkeypatch.setattr(postings_base, "SMALL_CHUNKS", 0)
+    large = _fresh(ix)
+    tokens = ix.bm25.query_tokens(VOCAB[:6])
+    assert _postings_count(small, tokens) == 2 * _postings_count(large, tokens) > 0
+    ix.close()
