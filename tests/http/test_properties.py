@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
+from sidecar.consolidate.schedule import LAST_RUN_REL
 from sidecar.server.app import create_app
 from sidecar.server.lock import LOCK_NAME
 from sidecar.settings import load_settings
@@ -41,8 +42,9 @@ set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "memory-sidecar-hypothesis
 pytestmark = pytest.mark.slow
 PROPERTY = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 DOCUMENTED_5XX: set[tuple[int, str]] = set()
-# Besides memory files, the tier dir holds the tier index, the episodic journal, the knowledge graph
-# and the dir's lock.
+# Besides memory files, the tier dir holds the tier index, the episodic journal, the knowledge graph,
+# the dir's lock and, once a consolidation (``POST /memory/consolidate`` with a body it takes) has
+# run, that run's record.
 DATABASES = re.compile(r"^(index|journal|kg)\.sqlite(-wal|-shm|-journal)?$")
 
 
@@ -92,7 +94,7 @@ def check_aftermath(d: Daemon) -> None:
     assert tree(d.base, d.tier) == d.before, "a file was created outside the tier dir"
     for path in d.tier.rglob("*"):
         rel = path.relative_to(d.tier).as_posix()
-        assert path.is_dir() or rel.endswith(".md") or DATABASES.match(rel) or rel == LOCK_NAME, rel
+        assert path.is_dir() or rel.endswith(".md") or DATABASES.match(rel) or rel in (LOCK_NAME, LAST_RUN_REL), rel
         assert not path.is_symlink(), rel
     md_files = sorted(p.relative_to(d.tier).as_posix() for p in d.tier.rglob("*.md") if p.is_file())
     # a search that waits for the latest write, then the index must hold exactly the files
@@ -335,6 +337,15 @@ def test_any_query_string_on_get_routes(daemon: Daemon) -> None:
             assert (daemon.tier / body["path"]).read_bytes().decode(errors="replace") == body["content"]
 
     prop()
+
+
+def test_a_consolidation_leaves_only_its_record(daemon: Daemon) -> None:
+    """The fuzzed bodies include ones ``POST /memory/consolidate`` takes ({} among them): a run then
+    records its end in the tier, which the aftermath check (at teardown) allows beside the notes."""
+    resp = daemon.http.post("/memory/consolidate", json={})
+    check_response(resp)
+    assert resp.status_code == 200, resp.text
+    assert (daemon.tier / LAST_RUN_REL).is_file()
 
 
 # -- regressions: each was a 500 found by the properties above --------------------------------
