@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
-from sidecar.heap import release_free_memory
 from sidecar.index import postings_base
 from sidecar.index.postings_base import (
     BODY_WEIGHT,
@@ -200,46 +199,29 @@ def _build(conn: sqlite3.Connection, gen: int, ids: array[int]) -> SmallSnapshot
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_v{kind[:4]} USING fts5vocab(main, chunks_fts, '{kind}')"
         )
-    slot_of = {str(cid): slot for slot, cid in enumerate(ids)}
-    vocab_rows: list[tuple[str, int, int]] = conn.execute("SELECT term, doc, cnt FROM temp.chunks_vrow").fetchall()
-    heads = dict(conn.execute("SELECT term, cnt FROM temp.chunks_vcol WHERE col = 'heading'").fetchall())
+    # What the snapshot keeps of the vocabulary (its terms, and a row number each) is made first,
+    # together in memory: one of them made among the scan's thousands of short-lived strings would
+    # keep their allocator pages resident after the build.
+    listed = conn.execute(
+        "SELECT group_concat(term, char(0)), group_concat(doc), group_concat(cnt) FROM temp.chunks_vrow"
+    ).fetchone()
+    terms: list[str] = listed[0].split("\x00") if listed[0] else []
+    vocab = {term: i for i, term in enumerate(terms)}
+    docs, hits = (array("q", map(int, text.split(","))) if text else array("q") for text in listed[1:])
+    del listed
+    slot_of = {cid: slot for slot, cid in enumerate(ids)}
     built = _Built(array(_slot_type(len(ids))), slot_of.__getitem__)
-    tokens: Counter[str] = Counter()
-    sql = (
-        "SELECT group_concat(doc, ',') FILTER (WHERE col = 'body'), group_concat(doc, ',') FILTER (WHERE col = 'heading') "
-        "FROM temp.chunks_vinst WHERE term >= ? AND term <= ?"
-    )
-    start = 0
-    while start < len(vocab_rows):
-        # A run of whole terms with about _SCAN_BATCH instances, each column's read as one string
-        # of chunk ids in (term, chunk) order: one row per instance through Python takes seconds.
-        end, budget = start + 1, vocab_rows[start][2]
-        while end < len(vocab_rows) and budget + vocab_rows[end][2] <= _SCAN_BATCH:
-            budget += vocab_rows[end][2]
-            end += 1
-        body, heading = conn.execute(sql, (vocab_rows[start][0], vocab_rows[end - 1][0])).fetchone()
-        body_ids, head_ids = body.split(",") if body else [], heading.split(",") if heading else []
-        del body, heading
-        tokens.update(body_ids)
-        tokens.update(head_ids)
-        built.add_terms(vocab_rows[start:end], heads, body_ids, head_ids)
-        start = end
-    lengths = array("d", [0.0]) * len(ids)
-    for cid, n in tokens.items():
-        lengths[slot_of[cid]] = n
-    del tokens, slot_of
-    vocab = {row[0]: i for i, row in enumerate(vocab_rows)}
-    snap = _base(
+    built.scan(conn, terms, docs, hits, wide=bool(ids) and ids[-1] >= 1 << 32)
+    del slot_of, docs, hits
+    return _base(
         gen,
         vocab=vocab,
         offsets=built.offsets,
         slots=built.slots,
         freqs=_narrowed(built.freqs),
         ids=ids,
-        lengths=lengths,
+        lengths=built.lengths(len(ids)),
     )
-    release_free_memory()  # the scan's strings, from the malloc heap
-    return snap
 
 
 @dataclass(slots=True)
@@ -247,26 +229,66 @@ class _Built:
     """A base's postings as a build appends them, term by term."""
 
     slots: array[int]
-    slot: Callable[[str], int]  # a chunk id, as the scan spells it -> its slot
+    slot: Callable[[int], int]  # chunk id -> its slot
     freqs: array[int] = field(default_factory=lambda: array("H"))
     offsets: array[int] = field(default_factory=lambda: array("q", [0]))
+    tokens: Counter[int] = field(default_factory=Counter)  # slot -> its chunk's tokens
+
+    def scan(self, conn: sqlite3.Connection, terms: list[str], docs: array[int], hits: array[int], wide: bool) -> None:
+        """Every term's postings, from the instances fts5vocab lists (``docs`` chunks and ``hits``
+        instances a term); ``wide``: a chunk id needs more than 32 bits."""
+        heads = dict(conn.execute("SELECT term, cnt FROM temp.chunks_vcol WHERE col = 'heading'").fetchall())
+        # Each column's instances of a run of terms as one string of fixed-width hexadecimal chunk
+        # ids, in (term, chunk) order, read into an array in C: no Python object per instance.
+        digits, kind = ("%016x", "Q") if wide else ("%08x", "I")
+        sql = (
+            f"SELECT group_concat(printf('{digits}', doc), '') FILTER (WHERE col = 'body'), "
+            f"group_concat(printf('{digits}', doc), '') FILTER (WHERE col = 'heading') "
+            "FROM temp.chunks_vinst WHERE term >= ? AND term <= ?"
+        )
+        start = 0
+        while start < len(terms):
+            end, budget = start + 1, hits[start]  # a run of whole terms with about _SCAN_BATCH instances
+            while end < len(terms) and budget + hits[end] <= _SCAN_BATCH:
+                budget += hits[end]
+                end += 1
+            body, heading = (_ids(text, kind) for text in conn.execute(sql, (terms[start], terms[end - 1])).fetchone())
+            self.tokens.update(map(self.slot, body))
+            self.tokens.update(map(self.slot, heading))
+            self.add_terms(zip(terms[start:end], docs[start:end], hits[start:end], strict=True), heads, body, heading)
+            start = end
+
+    def lengths(self, chunks: int) -> array[float]:
+        """slot -> tokens in the chunk."""
+        lengths = array("d", [0.0]) * chunks
+        for at, n in self.tokens.items():
+            lengths[at] = n
+        return lengths
 
     def add_terms(
-        self, rows: list[tuple[str, int, int]], heads: dict[str, int], body_ids: list[str], head_ids: list[str]
+        self, rows: Iterable[tuple[str, int, int]], heads: dict[str, int], body: array[int], heading: array[int]
     ) -> None:
         """Append the postings of the terms of ``rows`` (term, chunks, instances), whose instances
-        are ``body_ids`` and ``head_ids`` in (term, chunk) order; ``heads``: each term's
+        are ``body`` and ``heading`` (chunk ids) in (term, chunk) order; ``heads``: each term's
         instances in a heading."""
         slot, slots, freqs, offsets = self.slot, self.slots, self.freqs, self.offsets
         at_body = at_head = 0
         for term, docs, hits in rows:
             in_head = heads.get(term, 0)
             in_body = hits - in_head
-            counts = Counter(body_ids[at_body : at_body + in_body])
+            run = body[at_body : at_body + in_body]
             at_body += in_body
-            if in_head or in_body > 0xFFFF:  # the heading's hits weigh more; a count may not fit
+            if not in_head and in_body == docs:  # once in each chunk: most terms
+                slots.extend(map(slot, run))
+                freqs.extend(array("H", [BODY_WEIGHT]) * in_body)
+            elif not in_head and in_body <= 0xFFFF:
+                counts = Counter(run)
+                slots.extend(map(slot, counts))
+                freqs.extend(counts.values())
+            else:  # the heading's hits weigh more; a count may not fit
+                counts = Counter(run)
                 weighed = dict(zip(map(slot, counts), counts.values(), strict=True))
-                for cid, n in Counter(head_ids[at_head : at_head + in_head]).items():
+                for cid, n in Counter(heading[at_head : at_head + in_head]).items():
                     s = slot(cid)
                     weighed[s] = weighed.get(s, 0) + n * HEADING_WEIGHT
                 at_head += in_head
@@ -276,14 +298,19 @@ class _Built:
                     freqs.extend(map(weighed.__getitem__, held))
                 else:
                     freqs.extend([min(weighed[s], 0xFFFF) for s in held])
-            else:
-                slots.extend(map(slot, counts))
-                freqs.extend(counts.values())
             offsets.append(len(slots))
             if offsets[-1] - offsets[-2] != docs:
                 raise RuntimeError(f"fts5vocab scan found {offsets[-1] - offsets[-2]} chunks for {term!r}, not {docs}")
-        if at_body != len(body_ids) or at_head != len(head_ids):
+        if at_body != len(body) or at_head != len(heading):
             raise RuntimeError("fts5vocab instance scan is not in term, doc order")
+
+
+def _ids(text: str | None, kind: str) -> array[int]:
+    """Chunk ids written as fixed-width hexadecimal, one after another, as an array."""
+    ids: array[int] = array(kind, bytes.fromhex(text or ""))
+    if sys.byteorder == "little":
+        ids.byteswap()  # written most significant digit first
+    return ids
 
 
 def _base(

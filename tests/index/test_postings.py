@@ -656,3 +656,23 @@ def test_a_small_tier_s_postings_weigh_twice_for_the_event_loop(corpus: Path, mo
     tokens = ix.bm25.query_tokens(VOCAB[:6])
     assert _postings_count(small, tokens) == 2 * _postings_count(large, tokens) > 0
     ix.close()
+
+
+def test_a_chunk_id_beyond_32_bits_is_read_and_ranked(index: TierIndex) -> None:
+    """A build reads chunk ids as fixed-width numbers: one past 2**32 (SQLite's rowids go to 2**63)
+    takes the wide form, and ranks as FTS5 ranks it."""
+    conn = index.writer
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(chunks)")]
+    (low,) = conn.execute("SELECT min(id) FROM chunks").fetchone()
+    others = ", ".join(c for c in cols if c != "id")
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute(f"INSERT INTO chunks (id, {others}) SELECT ?, {others} FROM chunks WHERE id = ?", (1 << 33, low))
+    conn.execute("DELETE FROM chunks WHERE id = ?", (low,))
+    conn.execute("UPDATE chunks SET heading = 'Wideid', body = 'wideid ocelot rollback' WHERE id = ?", (1 << 33,))
+    conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'chunks_gen'")
+    conn.execute("COMMIT")
+    index.postings.snapshot = fresh = _fresh(index)
+    assert fresh.ids[-1] == 1 << 33
+    hits = index.search_postings("wideid ocelot", 10)
+    assert hits is not None and hits[0].id == 1 << 33
+    assert_same_as_fts(index, ["wideid", "ocelot rollback", *make_queries(20, seed=24)])
