@@ -133,10 +133,13 @@ def window(
     is known to be true (the index stored it), so flattening is replacing the line breaks."""
     flat = text.replace("\n", " ") if plain else flatten(text)
     terms = query_tokens(words) if tokens is None else tokens
-    matches = _matches(flat, terms)
     if len(flat) <= width:
-        return Snippet(flat, [(m[0], m[1]) for m in matches])
-    start, end = _choose(flat, matches, width)
+        return Snippet(flat, [(m[0], m[1]) for m in _matches(flat, terms)])
+    if flat.isascii() and terms:
+        matches, (start, end) = _ascii_window(flat, terms, width)
+    else:
+        matches = _matches(flat, terms)
+        start, end = _choose(flat, matches, width)
     lead = ELLIPSIS if start > 0 else ""
     shift = len(lead) - start
     body = lead + flat[start:end] + (ELLIPSIS if end < len(flat) else "")
@@ -241,6 +244,48 @@ def _word_matches(flat: str, words: bytes, terms: list[str], *, beyond_ascii: bo
         if other is not None and (alike := words.find(other)) >= 0:
             out += _prefix_matches(flat, words, other, alike, index, beyond_ascii=beyond_ascii)
     return out
+
+
+def _ascii_window(flat: str, terms: list[str], width: int) -> tuple[list[_Match], tuple[int, int]]:
+    """``window``'s matches and ``[start, end)`` for ASCII text longer than ``width``: those of
+    ``_matches`` and ``_choose``. When every term the text holds matches exactly and has its first
+    match inside the window of the text's first match, that window holds them all and wins (no
+    later one can hold more), and no match past what it can show is listed: on a text that repeats
+    its query's words, its start instead of every match. Else every match is listed and weighed.
+    The matches are found as ``_word_matches`` finds them."""
+    words = (" " + flat + " ").encode("ascii").translate(_WORD_BYTES)
+    firsts: list[tuple[int, int, bytes]] = []
+    matches: list[_Match] = []  # the prefix matches of the terms without an exact one
+    first, reach = len(words), 0  # where the first exact match starts; the furthest end of a term's first
+    for index, stem, whole, other in _needles(tuple(terms)):
+        at = words.find(stem)
+        found = words.find(whole, at) if at >= 0 else -1
+        if found >= 0:
+            firsts.append((found, index, whole))
+            first = found if found < first else first
+            end = found + len(whole) - 2
+            reach = end if end > reach else reach
+            continue
+        if at >= 0 and len(whole) >= 5:
+            matches += _prefix_matches(flat, words, stem, at, index, beyond_ascii=False)
+        if other is not None and (alike := words.find(other)) >= 0:
+            matches += _prefix_matches(flat, words, other, alike, index, beyond_ascii=False)
+    held = bool(firsts) and not matches and reach <= first + width  # the first match's window holds every term
+    # A match starting from here on is outside every window centred on that one (``_centre``).
+    known = first + width + _SNAP if held else len(words)
+    for at, index, whole in firsts:
+        size = len(whole) - 2
+        found, taken = at, 0
+        while 0 <= found < known and taken < _MAX_MATCHES:
+            matches.append((found, found + size, index, True))
+            taken += 1
+            found = words.find(whole, found + size + 1)
+    matches.sort()
+    if not held:
+        return matches, _choose(flat, matches, width)
+    # Whole words apart: the matches ending in the window are those sorted first.
+    last = max(end for _, end, _, _ in matches if end <= first + width)
+    return matches, _centre(flat, first, last, width)
 
 
 def _prefix_matches(flat: str, words: bytes, stem: bytes, at: int, index: int, *, beyond_ascii: bool) -> list[_Match]:
