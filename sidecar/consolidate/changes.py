@@ -1008,10 +1008,22 @@ class _Meaning:
         ]
         # how many standing lines say each word that is no value: the rarest tells a subject
         self.df = Counter(w for key in self.standing for w in self.content[key] - self.values[key])
+        self.parts = {key: parts for key in self.later if (parts := _parts(self.last[key].text))}
 
     def read(self) -> list[str]:
         """Every line read: the standing ones and the later statements, once each."""
         return list(dict.fromkeys([*self.standing, *self.later]))
+
+    def texts(self, keys: Sequence[str]) -> tuple[list[str], list[int]]:
+        """The texts read of ``keys``: each key's line, then the parts of the later lines
+        (``_parts``), with the index in ``keys`` of the line each text belongs to."""
+        texts = [self.last[key].text for key in keys]
+        owners = list(range(len(keys)))
+        for n, key in enumerate(keys):
+            for part in self.parts.get(key, ()):
+                texts.append(part)
+                owners.append(n)
+        return texts, owners
 
     def restates(self, old: str, new: str, *, dropped: bool) -> bool:
         """Whether ``new`` (said first after ``old`` was said last) fills the one value slot of
@@ -1040,13 +1052,46 @@ class _Meaning:
         return any(w in self.content[new] for w in subject if self.df[w] == fewest)
 
 
+#: The most clauses a part of a later line joins (``_parts``).
+PART_CLAUSES = 2
+
+
+def _parts(text: str) -> list[str]:
+    """The runs of one or two clauses of a line of several (split at a sentence's end, a semicolon,
+    a comma, a colon, a dash between spaces or a bracket) that name a value (``_values``): a change
+    said inside a line about something else ("patched edge-rtr-02 to 17.9.4 during the window,
+    Imran on the bridge") is near the fact it changes in its own clause, where the whole line's
+    other words keep it far."""
+    body = _plain(text)
+    cuts = [0]
+    for match in _CLAUSE.finditer(body):
+        cuts += [match.start(), match.end()]
+    cuts.append(len(body))
+    spans = [(cuts[n], cuts[n + 1]) for n in range(0, len(cuts), 2) if body[cuts[n] : cuts[n + 1]].strip(_TRIM)]
+    found: list[str] = []
+    for i, (start, _) in enumerate(spans):
+        for j in range(i, min(i + PART_CLAUSES, len(spans))):
+            if (i, j) != (0, len(spans) - 1) and _values(part := body[start : spans[j][1]].strip(_TRIM)):
+                found.append(part)
+    return list(dict.fromkeys(found))
+
+
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|[;:,]\s+|\s+[-–—]+\s+|\s*[()\[\]]\s*")
+_TRIM = " \t.,;:!?-–—'\"“”‘’()[]*_"
+
+
 def _alike(a: str, b: str) -> bool:
     """Whether two values are of one kind (``_kind``), two paths of one root: both absolute, both
     under a host ("wiki.acme.dev/rb/...", "10.5281/zenodo.6041508") or both relative. A dataset's
-    folder and its citation are two facts of one subject, not one value given anew."""
-    if _kind(a) != _kind(b) or (a in _DAYS) != (b in _DAYS):
-        return False  # a weekday is no name: "on Saturdays" given anew as "Sage" is another fact
-    return _kind(a) != "path" or _path_root(a) == _path_root(b)
+    folder and its citation are two facts of one subject, not one value given anew. A weekday is no
+    name: "on Saturdays" given anew as "Sage" is another fact."""
+    return _sort(a) == _sort(b)
+
+
+def _sort(value: str) -> tuple[str, bool, str]:
+    """What ``_alike`` compares of a value: its kind, whether it is a weekday, a path's root."""
+    kind = _kind(value)
+    return kind, value in _DAYS, _path_root(value) if kind == "path" else ""
 
 
 _DAYS = frozenset({*_ONE_DAY, *_ONE_DAY.values()})
@@ -1059,10 +1104,11 @@ def _path_root(path: str) -> str:
     return "host" if "." in head or head.endswith(":") else "relative"
 
 
+@_reading
 def meaning_texts(said: Sequence[Said]) -> list[str]:
     """The texts ``changed_by_meaning`` reads the vectors of, one a line (its key's last wording)."""
     read = _Meaning(said)
-    return [read.last[key].text for key in read.read()]
+    return list(dict.fromkeys(read.texts(read.read())[0]))
 
 
 class WordVectors:
@@ -1139,11 +1185,15 @@ def changed_by_meaning(
     09:10 in the huddle" and "standup 09:40, huddle as usual". A standing line (said in
     ``MIN_STANDING_WEEKS`` weeks, no report of work done, with a value) is changed by a later line
     when
-    - the later line is the one nearest to it of every line read, standing or later, by at least
-      ``MEANING_MARGIN`` of cosine, and at ``MEANING_COSINE`` or nearer; and the standing line is
-      the nearest of the standing lines to it in turn. A fact in a table of facts ("Credentials
-      for the Zendesk API are in ...", "... for the Klaviyo export ...") has its siblings as near
-      as the later one: no change;
+    - the later line is the one nearest to it of every line read, standing or later, at
+      ``MEANING_COSINE`` or nearer, and nearer by ``MEANING_MARGIN`` of cosine than any other line
+      naming a value of a sort the standing line names (``_alike``); and the standing line is the
+      nearest of the standing lines to it in turn. A fact in a table of facts ("Credentials for
+      the Zendesk API are in ...", "... for the Klaviyo export ...") has its siblings, which name
+      such values, as near as the later one: no change. A line naming no such value is no sibling
+      ("Never sell day-old bread as fresh" beside "A sourdough loaf sells for £4.20"). A later line
+      is as near as its nearest run of one or two clauses (``_parts``): a change said inside a
+      line about something else is read in its own words;
     - it was first said after the standing line was last said;
     - it lost one value phrase of the standing line and brings a value of the same kind
       (``_kind``), keeps a value of it or its rarest subject word (rarest among the standing
@@ -1162,14 +1212,26 @@ def changed_by_meaning(
     olds = [key for key in read.standing if key in at and key not in found]
     if not olds:
         return {}
-    texts = [read.last[key].text for key in keys]
+    texts, owners = read.texts(keys)
+    kept = [n for n, text in enumerate(texts) if text in vectors]
+    texts, owner = [texts[n] for n in kept], np.array([owners[n] for n in kept], dtype=np.int64)
+    holding: dict[tuple[str, bool, str], npt.NDArray[np.bool_]] = {}  # a sort of value -> the lines naming one
+    for n, key in enumerate(keys):
+        for sort in {_sort(v) for v in read.values[key]}:
+            holding.setdefault(sort, np.zeros(len(keys), dtype=np.bool_))[n] = True
     links: dict[str, tuple[str, float]] = {}
-    for old, sims in zip(olds, _nearness(vectors, [read.last[key].text for key in olds], texts), strict=True):
+    for old, near in zip(olds, _nearness(vectors, [read.last[key].text for key in olds], texts), strict=True):
+        sims = np.full(len(keys), -1.0, dtype=np.float32)
+        np.maximum.at(sims, owner, near)  # a line is as near as its nearest part
         sims[at[old]] = -1.0  # a line is not its own neighbour
-        order = np.argsort(-sims)[:2]
-        best = float(sims[order[0]])
-        runner_up = float(sims[order[1]]) if len(order) > 1 else -1.0
-        new = keys[int(order[0])]
+        nearest_at = int(np.argmax(sims))
+        best = float(sims[nearest_at])
+        rivals = np.zeros(len(keys), dtype=np.bool_)  # the lines that could be its siblings
+        for sort in {_sort(v) for v in read.values[old]}:
+            rivals |= holding[sort]
+        rivals[[nearest_at, at[old]]] = False
+        runner_up = float(sims[rivals].max()) if rivals.any() else -1.0
+        new = keys[nearest_at]
         if best < cosine or best - runner_up < margin or not read.restates(old, new, dropped=dropped):
             continue
         links[old] = (new, best)
