@@ -52,12 +52,15 @@ class Snippet(NamedTuple):
 
 def flatten(text: str) -> str:
     """``" ".join(text.split())``: runs of whitespace made one space, the ends trimmed. ASCII text
-    whose only control characters are single line breaks is done with one replace instead of
-    splitting into words (a third of a search's snippet time)."""
+    whose only control characters are line breaks is done with replaces instead of splitting into
+    words (a third of a search's snippet time): the breaks made spaces, then runs of spaces halved
+    until none is left (a paragraph break takes one more replace)."""
     if text.isascii():
         flat = text.replace("\n", " ")
         # Printable ASCII is 0x20-0x7e: no other whitespace (tab, CR, VT, FF, 0x1c-0x1f) is left.
-        if flat.isprintable() and "  " not in flat:
+        if flat.isprintable():
+            while "  " in flat:
+                flat = flat.replace("  ", " ")
             return flat.strip(" ")
     return " ".join(text.split())
 

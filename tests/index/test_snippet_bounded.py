@@ -72,3 +72,15 @@ def test_a_text_whose_first_window_lacks_a_term_lists_every_match() -> None:
     matches, span = _ascii_window(text, tokens, SNIPPET_CHARS)
     assert matches == _matches(text, tokens)
     assert span == _choose(text, matches, SNIPPET_CHARS)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "bc", " ", "  ", "\n", "\n\n", "\t", "\r", "\x0b", "\x1c", "é", "\xa0"])).map(
+        "".join
+    )
+)
+@example("one\n\ntwo   three\n")  # paragraphs and a run of spaces: the replaces
+@example("one\n\ttwo")  # a tab: split into words
+def test_flattening_makes_every_run_of_whitespace_one_space(text: str) -> None:
+    assert flatten(text) == " ".join(text.split())
