@@ -80,7 +80,7 @@ _ORDER = re.compile(
     r"switch|quote|copy|cc|include|mention|save|confirm|reply|greet|clear|"
     r"park|cover|tidy|wait|stop|send|give|ask|tell|call|bring|take|get|let|show|run|"
     r"double-check|treat|never|always)\s+(?!(?:\w+\s+)?(?:is|are|was|were|has|have|had|goes|gets|runs|needs)\b)"
-    r"(?:\w+\s+){0,6}?(?:every|each|any|all|before|after|until|unless|"
+    r"(?:[\w'-]+,?\s+){0,6}?(?:every|each|any|all|before|after|until|unless|"
     r"whenever|first|only|by|within|under|over|in|on)\b",
     re.I,
 )

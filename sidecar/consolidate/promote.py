@@ -19,10 +19,12 @@ from dataclasses import dataclass
 
 from sidecar.consolidate.conduct import REVERSAL, is_rule, key_text, obeys_someone, rule_body
 from sidecar.consolidate.conversation import conversations
+from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, rule_cores
+from sidecar.consolidate.cores import week_of as _week
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, group, statement
 from sidecar.consolidate.routine import routine_by
-from sidecar.consolidate.text import COMMENT, is_event, normalised
+from sidecar.consolidate.text import COMMENT, is_event, normalised, unstamped
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS
 
@@ -44,7 +46,6 @@ __all__ = [
     "update_evergreen",
 ]
 
-MIN_SOURCES = 3
 HEADING = "Consolidated"
 PREFERENCES = "Preferences"
 #: Distinct notes a preference must be stated in before it is promoted: never a single note.
@@ -52,8 +53,6 @@ MIN_PREFERENCE_DAYS = 3
 PREFERENCE_JACCARD = 0.5
 RECUR_JACCARD = 0.7
 TITLE_WORDS = 4
-#: Weeks a recurring line must span: a line said every day of one week is that week's status.
-MIN_WEEKS = 2
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
 _TURN = re.compile(
     r"^(?:[-*+]\s+)?[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S"
@@ -99,20 +98,23 @@ def recurring(
     from sidecar.consolidate.cluster import cluster_lines
 
     lines = list(lines)
-    mine = [ln for ln in lines if "\n" not in ln.text and _fact_like(ln.text)]  # a fence is an example
-    before = [ln for ln in earlier if "\n" not in ln.text and _fact_like(ln.text)]
+    # A conversation's turn is speech, said as it was said ("Thanks, John! Speak to you soon!"):
+    # only its near-duplicates recur with it, and it is never cut to a statement inside it.
+    talk = {id(ln) for ln in lines} - {id(ln) for ln in conversations(lines)[0]}
+    read = cores([*lines, *earlier], min_sources, whole=talk)  # a statement wrapped differently each day
+    # a fence is an example, not a fact
+    mine = [c for cut in read[: len(lines)] for c in cut if "\n" not in c.text and _fact_like(c.text)]
+    before = [c for cut in read[len(lines) :] for c in cut if "\n" not in c.text and _fact_like(c.text)]
     ours = {id(ln) for ln in mine}
     clusters = cluster_lines([*mine, *before], RECUR_JACCARD)
 
     # The same statement in other words on other days (``reworded``) joins; two lines each
     # recurring in their own words on their own are two facts (one value, two subjects).
-    # A conversation's turn is speech, said as it was said ("Thanks, John! Speak to you soon!"):
-    # only its near-duplicates recur with it.
-    talk = {id(ln) for ln in lines} - {id(ln) for ln in conversations(lines)[0]}
     said = [
         Statement(frozenset(), frozenset(), frozenset()) if id(c.kept) in talk else statement(c.kept.text)
         for c in clusters
     ]
+    cut = {id(c) for n, line in enumerate([*lines, *earlier]) for c in read[n] if c is not line}
     out = []
     alone = [_recurs(c.members, ours, min_sources) for c in clusters]
     for joined in group(said, alone=alone):
@@ -125,8 +127,16 @@ def recurring(
             exact.setdefault(normalised(m.text), set()).add(m.source)
         now = [m for m in members if id(m) in ours]
         kept = max(now, key=lambda m: (len(exact[normalised(m.text)]), len(m.text.split()), m.text))
-        out.append(Candidate(kept.text, tuple(sorted(sources))))
-    return out
+        out.append((Candidate(kept.text, tuple(sorted(sources))), id(kept) in cut))
+    # A statement cut from its wrappers that a later line says with another value is no current
+    # fact, whether or not the change search read the wrapped lines as a change.
+    cuts = [c for c, was_cut in out if was_cut]
+    changed = {
+        c.text
+        for c, gone in zip(cuts, changed_later([(c.text, c.sources) for c in cuts], [*lines, *earlier]), strict=True)
+        if gone
+    }
+    return [c for c, _ in out if c.text not in changed]
 
 
 def _recurs(members: Sequence[Line], ours: set[int], min_sources: int) -> bool:
@@ -141,14 +151,6 @@ def _recurs(members: Sequence[Line], ours: set[int], min_sources: int) -> bool:
     for m in members:
         exact.setdefault(normalised(m.text), set()).add(m.source)
     return max(len(s) for s in exact.values()) >= min_sources or len({_week(s) for s in sources}) >= MIN_WEEKS
-
-
-def _week(source: str) -> str:
-    """The ISO week a source stands for: a note's week, a summary's name (else the path itself)."""
-    from sidecar.consolidate.periods import note_day, period_of
-
-    day = note_day(source)
-    return period_of(day) if day is not None else source.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _fact_like(text: str) -> bool:
@@ -169,7 +171,6 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
     from sidecar.consolidate.operator import extract_preferences
 
     said: list[tuple[str, str, bool]] = []  # (line, source, stated as a rule)
-    keys: list[str] = []
     for source, text in sorted(texts.items()):
         lines = text.splitlines()
         ruled = {found.line for found in extract_preferences(text, source)}
@@ -183,12 +184,13 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
                 continue
             if REVERSAL.search(line):
                 continue  # a rule taken back is no statement of it (``reversed``)
+            line = unstamped(line) or line
             if number in ruled or is_rule(line):
                 said.append((line, source, True))
-                keys.append(key_text(rule_body(line) or line))
             elif _fact_like(line):
                 said.append((line, source, False))
-                keys.append(line)
+    said = rule_cores(said)
+    keys = [key_text(rule_body(line) or line) if as_rule else line for line, _, as_rule in said]
     logged = routine_by([(_week(source), source, line) for line, source, _ in said])
     # One item per wording (a week's routine line is no rule): the days it was said on, whether
     # it was said as a rule, and the key it is compared by.

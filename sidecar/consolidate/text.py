@@ -6,12 +6,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from sidecar.consolidate.extractive import sentences
 from sidecar.index.tokens import QueryTokens
 from sidecar.write.dedup import LIST_MARKER, words
 
-__all__ = ["COMMENT", "PARAGRAPH_CHARS", "form", "is_event", "learn_forms", "normalised", "statements"]
+__all__ = [
+    "COMMENT",
+    "MAX_CLAUSES",
+    "PARAGRAPH_CHARS",
+    "View",
+    "form",
+    "holds_value",
+    "is_event",
+    "learn_forms",
+    "mould",
+    "normalised",
+    "statements",
+    "unstamped",
+    "views",
+]
 
 #: A line of two sentences longer than this is a paragraph (three sentences always are one): a
 #: note line of one statement and its aside ("Card machine: Zettle. Receipt roll in the till
@@ -24,6 +39,23 @@ _TURN = re.compile(r"^[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S")
 _QUOTED = re.compile(r"^(?P<who>[^\"“”]{1,80}?):\s+[\"“](?P<said>[^\"“”]+)[\"”]$")
 
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+#: A time of day opening a line, with or without a date, a bracket or a separator after it:
+#: "09:22", "[14:10]", "9.05am -", "2026-03-04 08:00 |".
+_STAMP = re.compile(
+    r"^(?:\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}[:.h]\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\]?"
+    r"(?:\s*[-–—|:]\s+|\s+))+",
+    re.I,
+)
+_BOX = re.compile(r"^\[[ xX]\]\s+")
+#: Where a clause of a line ends: a sentence's end, a semicolon, colon or comma before a space, a
+#: dash between spaces, a bracket or a quotation mark.
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|[;:,]\s+|\s+[-–—]+\s+|\s*[()\[\]]\s*|\s*[\"“”]\s*")
+_TRIM = " \t.,;:!?-–—'\"“”‘’()[]*_"
+#: The most clauses a view of a line joins: a statement inside a wrapper is a few clauses long.
+MAX_CLAUSES = 6
+#: A word that holds a value: a digit, or a path's, host's or identifier's inner separator ("K9",
+#: "db_stage", "ops/runbooks", "nas.lab"); a hyphen alone joins words ("follow-up", "on-call").
+_VALUE_WORD = re.compile(r"\d|\w[_/.]\w")
 _PAST = frozenset(
     str.split(
         "ran spent met wrote sent made took got did went had saw led held began left paid found kept told "
@@ -53,6 +85,86 @@ def statements(line: str) -> list[str]:
         quoted = _QUOTED.match(part)
         out += [f"{head}{s}" for s in sentences(quoted["said"].strip())] if quoted else [f"{head}{part}"]
     return out
+
+
+def unstamped(line: str) -> str:
+    """``line`` without its list marker, task box, quote marker and the time of day it opens
+    with: what the line says, however the day's log dates it."""
+    text = LIST_MARKER.sub("", line.strip())
+    text = re.sub(r"^>\s*", "", text)
+    return _BOX.sub("", _STAMP.sub("", text, count=1), count=1).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A run of a line's clauses (``first`` to ``last``, inclusive), as written; ``wraps`` when it
+    is how the line is wrapped rather than what it says: it opens the line before a colon or a
+    comma ("per Imran, ...", "from the wiki: ..."), or closes it after a dash or a bracket
+    ("... - worth remembering", "... (again)")."""
+
+    text: str
+    first: int
+    last: int
+    wraps: bool = False
+
+
+def views(line: str) -> list[View]:
+    """The statements a line may hold inside what wraps it: every run of up to ``MAX_CLAUSES`` of
+    its clauses (split at sentence ends, semicolons, colons, commas, dashes between spaces,
+    brackets and quotation marks), after the time of day it opens with. "09:22 from the wiki: NOC
+    bridge is 0113 496 0732 - worth remembering" holds "NOC bridge is 0113 496 0732" as one of its
+    runs, and so does "08:04 per Imran, NOC bridge is 0113 496 0732": the run that recurs across
+    days is the statement, whatever the lead-in, aside or quote around it on each day. The whole
+    line (without its time, its punctuation kept) is the run of all its clauses."""
+    body = unstamped(line)
+    cuts = [0]
+    for match in _CLAUSE.finditer(body):
+        cuts += [match.start(), match.end()]
+    cuts.append(len(body))
+    spans = [(cuts[n], cuts[n + 1]) for n in range(0, len(cuts), 2) if body[cuts[n] : cuts[n + 1]].strip(_TRIM)]
+    last = len(spans) - 1
+    out = []
+    for i, (start, _) in enumerate(spans):
+        for j in range(i, min(i + MAX_CLAUSES, len(spans))):
+            text = body[start : spans[j][1]].strip(_TRIM)
+            if not text or not _balanced(text) or (i, j) == (0, last):
+                continue
+            lead = i == 0 and body[spans[j][1] : spans[j + 1][0]].strip()[:1] in (":", ",")
+            aside = j == last and body[spans[i - 1][1] : start].strip()[:1] in ("-", "–", "—", "(", "[")
+            out.append(View(text, i, j, lead or aside))
+    if spans:  # the whole line, as written
+        out.append(View(body, 0, last))
+    return out
+
+
+def _balanced(text: str) -> bool:
+    """Whether ``text`` closes each bracket and quotation it opens (a run ending inside an aside
+    is none of the line's statements)."""
+    return text.count("(") == text.count(")") and text.count("[") == text.count("]") and text.count('"') % 2 == 0
+
+
+def holds_value(text: str) -> bool:
+    """Whether ``text`` names a value: a word with a digit or a path's or identifier's separator, or a
+    capitalised word past its first ("Cage 14 belongs to Halvard Bank", "Fuel comes from Penrose
+    Fuels"), as a fact does and a writer's lead-in or aside rarely does ("worth remembering")."""
+    found = text.split()
+    return any(_VALUE_WORD.search(w) for w in found) or any(w[:1].isupper() for w in found[1:])
+
+
+def mould(text: str) -> tuple[str, str]:
+    """``text``'s frame and what fills it: its words with each value word (``holds_value``'s) put
+    as ``#``, and those values. "13 entries checked" and "20 entries checked" are one frame with
+    two fills: a chore's line, written again each day with other details."""
+    frame: list[str] = []
+    fill: list[str] = []
+    for n, word in enumerate(text.split()):
+        bare = word.strip(_TRIM)
+        if _VALUE_WORD.search(bare) or (n and bare[:1].isupper()):
+            frame.append("#")
+            fill.append(bare)
+        elif bare:
+            frame.append(bare.lower())
+    return " ".join(frame), " ".join(fill)
 
 
 def normalised(line: str) -> str:

@@ -11,6 +11,7 @@ from sidecar.consolidate.reworded import same, statement
 
 RULES = [
     "Chef wants every container labelled and dated.",
+    "use the label printer, not handwriting, for every new cable",
     "Nothing leaves the pass without a wipe of the plate rim.",
     "No phones on the shop floor.",
     "Gloves on in the cold room, always.",

@@ -1,0 +1,217 @@
+"""The statement inside what wraps a line: a fact or a rule written inside another wrapper each
+day (a time of day, a lead-in naming where it came from, a trailing aside, a quote, a sentence
+among others) is found as the run of the line's clauses (``text.views``) said across days, so it
+recurs where the whole lines, each wrapped its own way, never do. The rule is general: no list
+of wrapper phrases, only where a line's clauses end and how often each run of them is said."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
+
+from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_body
+from sidecar.consolidate.periods import Line
+from sidecar.consolidate.reworded import Statement, statement
+from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
+from sidecar.consolidate.text import View, holds_value, is_event, mould, normalised, unstamped, views
+from sidecar.write.dedup import MIN_TOKENS
+
+__all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "rule_cores", "week_of"]
+
+#: Sources a statement is said in before it recurs (``promote.MIN_SOURCES``).
+MIN_SOURCES = 3
+#: Weeks a statement cut from its lines must span: said every day of one week is that week's status.
+MIN_WEEKS = 2
+#: Values a mould is written with before its lines are a chore written each day with other
+#: details ("13 entries checked", "20 entries checked"), not a fact (a fact changed once has two).
+MOULD_FILLS = 4
+
+
+def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Collection[int] = ()) -> list[list[Line]]:
+    """Each line as the statements it holds inside what wraps it, in order (a list of one line for
+    each of ``lines``, or of its cores). A line said in ``min_sources`` sources in these words is
+    itself; any other is cut to the runs of its clauses (``text.views``) said in ``min_sources``
+    sources over ``MIN_WEEKS`` weeks, the runs said in the most sources first, then the longest,
+    none overlapping another: "09:22 from the wiki: NOC bridge is 0113 496 0732 - worth
+    remembering" and "08:04 per Imran, NOC bridge is 0113 496 0732" are each "NOC bridge is 0113
+    496 0732" once it is said on three days. A run cut from a line must name a value (``holds_value``:
+    a lead-in or an aside said on many days names none), be said in fewer than a quarter of the
+    notes (the writer's own wording is no fact), be said once at least as more than a lead-in or
+    an aside (``View.wraps``: "Imran said on the bridge call:" before another fact each day), and
+    not be a mould filled with ``MOULD_FILLS`` values or more ("13 entries checked", a chore whose
+    details change). Any run, the line without its time included, must be no such mould; a line with a scanner finding or an order to obey
+    someone is left whole, for the steps after to judge as it stands, and so is a line whose ``id``
+    is in ``whole`` (a conversation's turn). Counted in one pass over the runs, so linear in the
+    lines."""
+    from sidecar.scanner.scan import verdict
+
+    said_whole: dict[str, set[str]] = {}
+    for ln in lines:
+        said_whole.setdefault(normalised(ln.text), set()).add(ln.source)
+    limit = max(ROUTINE_LINES, len({ln.source for ln in lines}) * BOILERPLATE_SHARE)
+    counted = _Counted()
+    found: list[list[View]] = []
+    for ln in lines:
+        kept = "\n" in ln.text or id(ln) in whole or len(said_whole[normalised(ln.text)]) >= min_sources
+        runs = [] if kept else views(ln.text)
+        found.append(runs)
+        for run in runs:
+            counted.add(run, ln.source)
+    out = []
+    for ln, runs in zip(lines, found, strict=True):
+        body = normalised(unstamped(ln.text))
+        chosen = _chosen([run for run in runs if counted.standing(run, body, min_sources, limit)], counted.said)
+        if not chosen or verdict(ln.text) is not None or obeys_someone(ln.text):
+            out.append([ln])
+        else:
+            out.append([replace(ln, text=run.text) for run in chosen])
+    return out
+
+
+@dataclass(slots=True)
+class _Counted:
+    """The runs of a run's lines (``cores``): the sources each is said in, whether it is ever said
+    as more than a wrapper, and the values each mould (``text.mould``) is filled with."""
+
+    said: dict[str, set[str]] = field(default_factory=dict)
+    plain: set[str] = field(default_factory=set)
+    fills: dict[str, set[str]] = field(default_factory=dict)
+    weeks: dict[str, int] = field(default_factory=dict)
+
+    def add(self, run: View, source: str) -> None:
+        key = normalised(run.text)
+        self.said.setdefault(key, set()).add(source)
+        if not run.wraps:
+            self.plain.add(key)
+        frame, fill = mould(run.text)
+        filled = self.fills.setdefault(frame, set())
+        if len(filled) < MOULD_FILLS:
+            filled.add(fill)
+
+    def standing(self, run: View, body: str, min_sources: int, limit: float) -> bool:
+        """Whether ``run`` (of a line whose words, without its time of day, are ``body``) may be
+        a statement that recurs (``cores``)."""
+        key = normalised(run.text)
+        sources = self.said[key]
+        cut = key != body  # the line itself, without its time of day, needs no value
+        if len(key.split()) < MIN_TOKENS or is_event(key) or (cut and not _a_statement(run.text)):
+            return False
+        if len(sources) < min_sources or len(sources) >= limit or key not in self.plain:
+            return False
+        if len(self.fills[mould(run.text)[0]]) >= MOULD_FILLS:
+            return False
+        if key not in self.weeks:
+            self.weeks[key] = len({week_of(s) for s in sources})
+        return self.weeks[key] >= MIN_WEEKS
+
+
+def _chosen(runs: list[View], said: dict[str, set[str]]) -> list[View]:
+    """Of one line's standing runs, those said in the most sources first, then the longest, none
+    overlapping another, in the line's order."""
+    taken: list[View] = []
+    for run in sorted(runs, key=lambda r: (-len(said[normalised(r.text)]), -len(r.text.split()), r.first)):
+        if all(run.last < t.first or run.first > t.last for t in taken):
+            taken.append(run)
+    return sorted(taken, key=lambda r: r.first)
+
+
+def _a_statement(text: str) -> bool:
+    """Whether a run cut from its line may state a fact: it names a value (``holds_value``) and
+    holds two words that are no value and no stopword, a subject to say it of ("due the 19th" is a
+    slot of its line, not a statement)."""
+    if not holds_value(text):
+        return False
+    said = statement(text)
+    return len(said.words - said.numbers - said.names) >= 2
+
+
+def rule_cores(said: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:
+    """Each line as the rule inside what wraps it: of the runs of its clauses that state a rule
+    (``text.views``), the one whose rule (``conduct.key_text``) the most notes state, then the
+    longest. "Dana again: please never reboot core routers in business hours" and "reminder:
+    please never reboot core routers in business hours" both state "please never reboot core
+    routers in business hours", where their whole lines are two rules said once each. A line
+    stated as no rule is one when a run of it states a rule two notes state ("quoting Dana:
+    \"please ...\""). Counted in one pass over the runs."""
+    runs: list[list[str]] = []
+    notes: dict[str, set[str]] = {}
+    for line, source, _ in said:
+        found = [v.text for v in views(line) if len(key_text(v.text).split()) >= 2 and is_rule(v.text)]
+        runs.append(found)
+        for text in found:
+            notes.setdefault(_rule_key(text), set()).add(source)
+    out = []
+    for (line, source, as_rule), stated in zip(said, runs, strict=True):
+        found = stated if as_rule else [text for text in stated if len(notes[_rule_key(text)]) >= 2]
+        if not found:
+            out.append((line, source, as_rule))
+            continue
+        best = max(found, key=lambda text: (len(notes[_rule_key(text)]), len(text)))
+        out.append((best, source, True))
+    return out
+
+
+def _rule_key(text: str) -> str:
+    return normalised(key_text(rule_body(text) or text))
+
+
+def week_of(source: str) -> str:
+    """The ISO week a source stands for: a note's week, a summary's name (else the path itself)."""
+    from sidecar.consolidate.periods import note_day, period_of
+
+    day = note_day(source)
+    return period_of(day) if day is not None else source.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def changed_later(found: Sequence[tuple[str, Collection[str]]], lines: Sequence[Line]) -> list[bool]:
+    """For each statement cut from its lines and the sources it was said in: whether a line of a
+    later day says its subject again with another value of the same kind (a number where it has a
+    number, one it lacks, or a name it lacks where it has a name), holding all its subject words but
+    one (two at least), or, with a change signal (``changes.SIGNAL``), two of them or one and its
+    name: "DCIM upgraded to version 9.1" after "from the handover sheet: The DCIM tool runs version
+    8.2", "Guarding contract went to Corps, no longer Mitie" after "per Ama, Security guards are
+    supplied by Mitie". The old value must not be promoted where the wrappers kept the change search
+    from reading the change. Lines are found through their words' postings, never pair by pair."""
+    from sidecar.consolidate.changes import SIGNAL
+    from sidecar.consolidate.periods import note_day
+
+    dated = [(day, ln) for ln in lines if (day := note_day(ln.source)) is not None and "\n" not in ln.text]
+    read = [statement(unstamped(ln.text)) for _, ln in dated]
+    postings: dict[str, list[int]] = {}
+    for n, item in enumerate(read):
+        for word in item.words:
+            postings.setdefault(word, []).append(n)
+    out = []
+    for text, sources in found:
+        days = [day for s in sources if (day := note_day(s)) is not None]
+        old = statement(text)
+        subject = old.words - old.numbers - old.names
+        if not days or len(subject) < 2:
+            out.append(False)
+            continue
+        need = max(2, len(subject) - 1)
+        probes = [*sorted(subject, key=lambda w: (len(postings.get(w, ())), w))[: len(subject) - 1], *old.names]
+        last = max(days)
+        near = {n for word in probes for n in postings.get(word, ()) if dated[n][0] > last}
+        out.append(
+            any(
+                _revalued(read[n], old)
+                and (
+                    len(subject & read[n].words) >= need
+                    or (
+                        SIGNAL.search(dated[n][1].text) is not None
+                        and len(subject & read[n].words) + bool(old.names & read[n].words) >= 2
+                    )
+                )
+                for n in near
+            )
+        )
+    return out
+
+
+def _revalued(new: Statement, old: Statement) -> bool:
+    """Whether ``new`` holds a value of the kind ``old`` has that ``old`` lacks."""
+    quantities = {n for n in old.numbers if n[0].isdigit()}
+    if quantities and {n for n in new.numbers if n[0].isdigit()} - quantities:
+        return True
+    return bool(old.names and new.names - old.words)
