@@ -23,7 +23,7 @@ from typing import Any
 
 from sidecar.errors import TierMissing
 from sidecar.index.bm25 import Bm25Search, LivePostings, RankedChunk
-from sidecar.index.db import database
+from sidecar.index.db import database, shrink_memory
 from sidecar.index.sync import RACY_NS, SKIPPED_SHOWN, Cancelled, IndexSync, ReconcileResult
 
 __all__ = ["CHECKED_SUFFIX", "INDEX_NAME", "READER_THREADS", "Cancelled", "RankedChunk", "ReconcileResult", "TierIndex"]
@@ -212,8 +212,13 @@ class TierIndex:
         return self.sync.apply_paths(rels)
 
     def enable_postings(self) -> None:
-        """Build the in-memory postings and keep them up to date from now on (writer thread)."""
+        """Build the in-memory postings and keep them up to date from now on (writer thread). The
+        build reads the whole index through the writer connection: its page cache is emptied
+        after, or a sidecar nobody has asked anything yet would hold it for good (the idle release
+        runs after a response)."""
         self.sync.enable_postings()
+        if self.db.is_open:
+            shrink_memory(self.writer)
 
     def on_writer_thread(self, fn: Callable[[], None]) -> None:
         """Queue ``fn`` on the writer thread, in order with the writes (failures are logged)."""

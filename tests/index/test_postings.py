@@ -676,3 +676,19 @@ def test_a_chunk_id_beyond_32_bits_is_read_and_ranked(index: TierIndex) -> None:
     hits = index.search_postings("wideid ocelot", 10)
     assert hits is not None and hits[0].id == 1 << 33
     assert_same_as_fts(index, ["wideid", "ocelot rollback", *make_queries(20, seed=24)])
+
+
+def test_the_build_empties_the_writer_s_page_cache_after_it(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build reads the whole index through the writer connection: a sidecar nobody has asked
+    anything yet would keep that page cache (the idle release follows responses)."""
+    from sidecar.index import tier_index
+
+    shrunk: list[sqlite3.Connection] = []
+    real = tier_index.shrink_memory
+    monkeypatch.setattr(tier_index, "shrink_memory", lambda conn: (shrunk.append(conn), real(conn)))
+    ix = TierIndex(corpus)
+    ix.open()
+    assert shrunk == []
+    ix.enable_postings()
+    assert shrunk == [ix.writer] and ix.postings.snapshot is not None
+    ix.close()
