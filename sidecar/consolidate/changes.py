@@ -991,7 +991,8 @@ class _Meaning:
             self.last[key] = item
             weeks.setdefault(key, set()).add(_week(item))
         lower = _lowercase_words(s.text for s in lines)
-        self.content = {key: _content(item.text) for key, item in self.last.items()}
+        # an identifier's words count among a line's words: "edge-rtr-02" names the edge routers
+        self.content = {key: (words := _content(item.text)).union(_named_in(words)) for key, item in self.last.items()}
         names = {key: _opening_name(item.text, lower) for key, item in self.last.items()}
         self.values = {
             key: _values(item.text) | _labelled_names(item.text, lower) | ({names[key]} - {""})
@@ -1059,9 +1060,9 @@ PART_CLAUSES = 2
 def _parts(text: str) -> list[str]:
     """The runs of one or two clauses of a line of several (split at a sentence's end, a semicolon,
     a comma, a colon, a dash between spaces or a bracket) that name a value (``_values``): a change
-    said inside a line about something else ("patched edge-rtr-02 to 17.9.4 during the window,
-    Imran on the bridge") is near the fact it changes in its own clause, where the whole line's
-    other words keep it far."""
+    said inside a line about something else ("Imran on the bridge with the carrier all evening,
+    edge routers on 17.9.4 since the window") is near the fact it changes in its own clause, where
+    the whole line's other words keep it far."""
     body = _plain(text)
     cuts = [0]
     for match in _CLAUSE.finditer(body):
@@ -1078,6 +1079,22 @@ def _parts(text: str) -> list[str]:
 
 _CLAUSE = re.compile(r"(?<=[.!?])\s+|[;:,]\s+|\s+[-–—]+\s+|\s*[()\[\]]\s*")
 _TRIM = " \t.,;:!?-–—'\"“”‘’()[]*_"
+_IDENTIFIER_JOINS = re.compile(r"[-_]")
+
+
+def _named_in(words: Iterable[str]) -> list[str]:
+    """The words the identifiers among ``words`` are made of, as forms: "ci-metal-01" names the
+    ci boxes and the metal, "edge-rtr-02" an edge router ("edg", "rtr"). Read by meaning only: a
+    change that names the subject by an identifier of its words ("edge-rtr-02 runs 17.9.4 since
+    the window" after "The edge routers run 17.6.5") shares them with the fact it changes. A
+    path's parts are no such words."""
+    return [
+        form(part)
+        for word in words
+        if "/" not in word and _IDENTIFIER_JOINS.search(word)
+        for part in _IDENTIFIER_JOINS.split(word)
+        if len(part) > 1 and part.isalpha()
+    ]
 
 
 def _alike(a: str, b: str) -> bool:
@@ -1118,7 +1135,7 @@ class WordVectors:
     thousands of lines and tens of thousands of words holds its weights, not their product."""
 
     def __init__(self, texts: Sequence[str]) -> None:
-        counted = {text: Counter(_words(text)) for text in texts}
+        counted = {text: Counter([*(found := _words(text)), *_named_in(found)]) for text in texts}
         df = Counter(w for words in counted.values() for w in words)
         self.rows: dict[str, dict[str, float]] = {}
         for text, words in counted.items():

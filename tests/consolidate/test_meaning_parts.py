@@ -66,3 +66,12 @@ def test_a_table_of_facts_in_one_frame_is_still_no_change() -> None:
     lines = _tier([])
     lines += [_said(text, day, 9) for text, days in TABLE for day in days]
     assert _read(lines) == {}
+
+
+NAMED_BY_ID = "Imran on the bridge with the carrier all evening, edge-rtr-02 runs 17.9.4 since the window."
+
+
+def test_an_identifier_names_the_subject_its_words_say() -> None:
+    # no word of the later line is a word of the fact's but those its identifiers are made of
+    found = _read(_tier([("The edge routers run 17.6.5.", NAMED_BY_ID)]))
+    assert found == {"the edge routers run 17 6 5": f"- {NAMED_BY_ID}"}
