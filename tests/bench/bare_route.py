@@ -14,7 +14,8 @@ it, one ``POST /memory/search`` route and nothing else (no middleware, no metric
   bench's settings: BM25 only, no scheduled consolidation), waits until its postings are built and
   its knowledge graph has read every file, and answers with the search service the sidecar's route
   calls (``SearchService.search``: the limit + spare hits ranked by standing, the lift, flagged-hit
-  marks, the snippets), the request built from the body's query and limit with no checks. What
+  marks, the snippets), the request built from the body's query and limit with no checks, once the
+  injection scanner's verdicts on every file are at hand (as the server's scan after start leaves them). What
   aiohttp plus the sidecar's own search cost, without the route's work around it (the middleware,
   the body's checks, the metrics, the index state).
 
@@ -89,6 +90,9 @@ async def serve_service(port: int, memory_dir: Path) -> None:
         sidecar.tiers["agent"].start_postings()
         await settled(sidecar, memory_dir)
         service = sidecar.search
+        # The injection scanner's verdicts on every file, as the server's background scan after
+        # start leaves them (else the rounds' first searches would scan the files they show).
+        await service.flags.warm({"agent": memory_dir})
 
         async def search(request: web.Request) -> web.Response:
             body = orjson.loads(await request.read())

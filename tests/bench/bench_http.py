@@ -65,10 +65,19 @@ every BM25 hit weighed by its standing, the best 10 then reordered as ``by_stand
 (``more_terms_first``, ``restated_first``), against ``by_standing`` over the limit + ``SLACK`` hits
 as the search service ranks them (neither leaves out copies of a text shown above).
 
+Nor (``HTTP_PARTS=answers``): the search operation's answers on both tiers (1,250 searches each:
+the split's queries at limit 10, and some with ``explain``, markdown highlights, limit 20 and whole
+sections), written to ``HTTP_ANSWERS``; with ``HTTP_ANSWERS_BASELINE=DIR``, another checkout's
+answers to the same searches, compared one by one (a change that only makes search cheaper must
+leave every one identical).
+
     python -m tests.bench http        HTTP_SECONDS=8 HTTP_ROUNDS=3 HTTP_CONNECTIONS=8 HTTP_WARMUP=2
                                       HTTP_PARTS=route,matching,split HTTP_MATCHING_FILES=400
                                       HTTP_SPLIT_QUERIES=500 (HTTP_PARTS=profile HTTP_PROFILE_REQUESTS=3000
                                       HTTP_PROFILE_SORT=tottime|cumulative) (HTTP_PARTS=standing)
+                                      (HTTP_PARTS=answers HTTP_ANSWERS=FILE HTTP_ANSWERS_BASELINE=DIR)
+                                      (HTTP_BASELINE=DIR: another checkout's sidecar in the same rounds;
+                                      run from a directory without a sidecar package, PYTHONPATH=this tree)
 """
 
 from __future__ import annotations
@@ -90,7 +99,7 @@ from tests.bench.bare_route import start_bare
 from tests.bench.loadgen import Run, drive, pick_generator, server_cpu_s
 from tests.bench.util import cpu_reference, pct, report, wait_logged
 from tests.support.corpus import make_corpus, make_queries
-from tests.support.procs import free_port, rss_kb, start_sidecar
+from tests.support.procs import SidecarProcess, free_port, rss_kb, start_sidecar
 from tests.support.waiting import async_wait_until
 
 __all__ = ["main"]
@@ -115,6 +124,11 @@ MATCHING_WORDS = ("deploy", "rollback", "database", "release", "incident", "stag
 #: Names in the notes and every other query (the graph reads no fact of these notes: no entity, no lift).
 MATCHING_NAMES = ("Ana", "Ben", "Postgres", "Grafana")
 MATCHING_TARGET = 1.5  # a search <= this x the same search with first-word windows and no lift
+#: Another checkout of the project: its sidecar takes the same rounds beside this tree's (route and
+#: matching), so a change is read against the code before it in one run. The bench then runs from a
+#: directory holding no ``sidecar`` package, with ``PYTHONPATH`` naming this tree: each server finds
+#: its code by its ``PYTHONPATH``.
+BASELINE = os.environ.get("HTTP_BASELINE", "")
 
 
 def wait_postings(url: str, timeout: float = 120.0) -> None:
@@ -189,7 +203,43 @@ def _rotate(
             )
 
 
+def _baseline(root: Path) -> SidecarProcess | None:
+    """The baseline tree's sidecar over ``root`` (``HTTP_BASELINE``), once its postings are built
+    and its graph has read every file; None without a baseline."""
+    if not BASELINE:
+        return None
+    side = start_sidecar(root, env={**STEADY, "PYTHONPATH": str(Path(BASELINE).resolve())}, wait=300)
+    try:
+        wait_postings(side.url)
+        wait_logged(side.log, "kg.backfilled")
+    except BaseException:
+        side.stop()
+        raise
+    return side
+
+
+def _baseline_rows(part: str, cpu: dict[str, list[float]], rate: dict[str, list[float]]) -> None:
+    """This tree's sidecar against the baseline's, round by round (``HTTP_BASELINE``)."""
+    if not BASELINE:
+        return
+    report(
+        f"{part}: baseline sidecar ({BASELINE}), server CPU per request",
+        f"median {_median(cpu['baseline']):.3f} ms (rounds: {_rounds(cpu['baseline'], '.3f')})",
+    )
+    ratios = [s / b for s, b in zip(cpu["sidecar"], cpu["baseline"], strict=True)]
+    report(
+        f"{part}: sidecar / baseline sidecar, CPU per request",
+        f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
+    )
+    ratios = [s / b for s, b in zip(rate["sidecar"], rate["baseline"], strict=True)]
+    report(
+        f"{part}: sidecar / baseline sidecar, requests/s", f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})"
+    )
+
+
 def main() -> None:
+    if BASELINE and (Path.cwd() / "sidecar").is_dir():
+        raise SystemExit("HTTP_BASELINE: run from a directory without a sidecar package (PYTHONPATH=this tree)")
     wrk, generator = pick_generator()
     print(f"# load generator: {generator}", flush=True)
     if "route" in PARTS:
@@ -202,6 +252,8 @@ def main() -> None:
         asyncio.run(profile())
     if "standing" in PARTS:
         standing_inside()
+    if "answers" in PARTS:
+        answers()
 
 
 def route(wrk: str | None, generator: str) -> None:
@@ -214,8 +266,13 @@ def route(wrk: str | None, generator: str) -> None:
     queries = make_queries(2_000)
     side = start_sidecar(root, env=STEADY, wait=300)
     bares = []
-    runs: dict[str, list[Run]] = {name: [] for name in NAMES}
+    names = {**NAMES, "baseline": f"baseline sidecar ({BASELINE})"} if BASELINE else NAMES
+    runs: dict[str, list[Run]] = {name: [] for name in names}
+    baseline = None
     try:
+        if BASELINE:
+            make_corpus(base / "memory-baseline", CHUNKS)
+            baseline = _baseline(base / "memory-baseline")
         wait_postings(side.url)
         wait_logged(side.log, "kg.backfilled")
         time.sleep(2.0)  # idle: the postings build's transient heap handed back
@@ -239,11 +296,15 @@ def route(wrk: str | None, generator: str) -> None:
             "service": (serving.url, serving.proc.pid),
             "sidecar": (side.url, side.proc.pid),
         }
-        _rotate(targets, runs, NAMES, queries, base, wrk)
+        if baseline is not None:
+            targets["baseline"] = (baseline.url, baseline.proc.pid)
+        _rotate(targets, runs, names, queries, base, wrk)
     finally:
         for one in bares:
             one.stop()
         side.stop()
+        if baseline is not None:
+            baseline.stop()
         shutil.rmtree(base, ignore_errors=True)
 
     print(
@@ -332,6 +393,7 @@ def route(wrk: str | None, generator: str) -> None:
         f"the sidecar holds {(rss_idle - rss_bare) / 1024:.1f} MB more",
     )
     report("http: idle CPU, sidecar (3 s with no requests)", f"{idle_cpu * 100:.2f}% of a core")
+    _baseline_rows("http", cpu, rate)
 
 
 if __name__ == "__main__":
@@ -392,8 +454,13 @@ def matching(wrk: str | None) -> None:
     queries = matching_queries(500)
     side = start_sidecar(root, env=STEADY, wait=300)
     bares = []
-    runs: dict[str, list[Run]] = {name: [] for name in MATCHING}
+    names = {**MATCHING, "baseline": f"baseline sidecar ({BASELINE})"} if BASELINE else MATCHING
+    runs: dict[str, list[Run]] = {name: [] for name in names}
+    baseline = None
     try:
+        if BASELINE:
+            make_matching(base / "memory-baseline", MATCHING_FILES)
+            baseline = _baseline(base / "memory-baseline")
         wait_postings(side.url)
         wait_logged(side.log, "kg.backfilled")
         bares.append(first := start_bare(base / "bare", free_port(), memory_dir=base / "memory-copy", first=True))
@@ -403,11 +470,15 @@ def matching(wrk: str | None) -> None:
             "search": (searching.url, searching.proc.pid),
             "sidecar": (side.url, side.proc.pid),
         }
-        _rotate(targets, runs, MATCHING, queries, base, wrk)
+        if baseline is not None:
+            targets["baseline"] = (baseline.url, baseline.proc.pid)
+        _rotate(targets, runs, names, queries, base, wrk)
     finally:
         for one in bares:
             one.stop()
         side.stop()
+        if baseline is not None:
+            baseline.stop()
         shutil.rmtree(base, ignore_errors=True)
     print(
         f"# every chunk matches: {MATCHING_FILES} files ({size / 1e6:.1f} MB), {CONNECTIONS} connections, "
@@ -431,6 +502,7 @@ def matching(wrk: str | None) -> None:
         "matching: the sidecar's windows / first-word windows (bare routes), CPU per request",
         f"{_median(ratios):.2f}x (rounds: {_rounds(ratios, '.2f')})",
     )
+    _baseline_rows("matching", cpu, {k: [r.rate() for r in v] for k, v in runs.items()})
 
 
 def _split_tiers(prefix: str) -> tuple[Path, dict[str, tuple[Path, list[str]]]]:
@@ -638,3 +710,82 @@ def standing_inside() -> None:
             )
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def answer_bodies(queries: list[str]) -> list[dict[str, object]]:
+    """The search bodies ``answers`` sends: each query at the load's limit, and some with
+    ``explain``, markdown highlights, a wider limit and whole sections."""
+    return [
+        *({"query": q, "limit": 10} for q in queries),
+        *({"query": q, "limit": 5, "explain": True} for q in queries[:100]),
+        *({"query": q, "limit": 20, "highlight": "markdown"} for q in queries[100:200]),
+        *({"query": q, "limit": 3, "context": "section"} for q in queries[200:250]),
+    ]
+
+
+async def _answers() -> dict[str, list[dict[str, object]]]:
+    """The search operation's answers (``ops.search``, in process, as ``split`` opens the sidecar)
+    on both tiers, without what moves between runs (``took_ms``, the index state)."""
+    from sidecar.contract import SearchRequest
+    from sidecar.logs import configure_logging
+    from sidecar.ops.search import search
+    from sidecar.server.compose import open_sidecar
+    from sidecar.settings import load_settings
+
+    configure_logging("console", "warning")
+    base, tiers = _split_tiers("bench-http-answers-")
+    got: dict[str, list[dict[str, object]]] = {}
+    try:
+        for name, (root, queries) in tiers.items():
+            settings = load_settings({"memory_dir": root}, environ=STEADY)
+            async with open_sidecar(settings) as sidecar:
+                sidecar.tiers["agent"].start_postings()
+                await settled(sidecar, root)
+                rows = []
+                for body in answer_bodies(queries):
+                    answer: dict[str, object] = dict(await search(sidecar, SearchRequest.from_json(body)))
+                    answer.pop("took_ms", None)
+                    answer.pop("index", None)
+                    rows.append(answer)
+                got[name] = rows
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    return got
+
+
+def answers() -> None:
+    """``HTTP_PARTS=answers``: the search operation's answers on both tiers (``_answers``), written
+    to ``HTTP_ANSWERS`` if set; with ``HTTP_ANSWERS_BASELINE=DIR`` (another checkout of the
+    project), the same answers from that tree's ``sidecar`` package (and this bench), in a process
+    of its own, compared one by one:
+    a change that only makes search cheaper leaves every answer identical."""
+    import json
+    import subprocess
+    import sys
+
+    got = asyncio.run(_answers())
+    out = os.environ.get("HTTP_ANSWERS")
+    if out:
+        Path(out).write_text(json.dumps(got, sort_keys=True))
+    baseline = os.environ.get("HTTP_ANSWERS_BASELINE")
+    if not baseline:
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-http-baseline-") as tmp:
+        # The baseline's code with this bench (the baseline may predate this part).
+        tree = Path(tmp) / "tree"
+        tree.mkdir()
+        (tree / "sidecar").symlink_to(Path(baseline).resolve() / "sidecar")
+        (tree / "tests").symlink_to(Path(__file__).resolve().parents[1])
+        theirs_file = Path(tmp) / "answers.json"
+        env = {**os.environ, "HTTP_PARTS": "answers", "HTTP_ANSWERS": str(theirs_file), "PYTHONPATH": str(tree)}
+        env.pop("HTTP_ANSWERS_BASELINE")
+        subprocess.run([sys.executable, "-m", "tests.bench", "http"], cwd=tree, env=env, check=True)
+        theirs = json.loads(theirs_file.read_text())
+    mine = json.loads(json.dumps(got, sort_keys=True))  # as written: tuples as lists
+    for name, rows in mine.items():
+        same = sum(a == b for a, b in zip(rows, theirs[name], strict=True))
+        report(
+            f"answers, {name}: this tree against {baseline} ({len(rows)} searches)",
+            f"{same} identical (hits, order, scores, snippets, highlights)",
+            "all identical",
+        )
