@@ -19,15 +19,16 @@ postings), and in all at exit; then, each in a fresh process, the CPU of importi
 imports before ready, and of importing the injection scanner after that.
 
 ``rss`` (not in the default parts) splits an idle BM25-only sidecar's RSS: a sidecar over the
-10k-chunk dir and one over a 50-chunk dir, each idle once the graph has read every file (then 3 s;
-whether numpy is mapped then, and which engine answers BM25: the postings, or FTS5 while they are
-not built), the 10k one again after its first search once its postings are built (then 3 s), and a
-fresh process importing, in steps, what a bare aiohttp route imports, the other libraries the server
-loads (structlog, prometheus_client, watchfiles), the server's own modules (the scanner the first
-search loads included) and numpy (which a tier of more than 16,000 chunks builds its postings with;
-a smaller one holds them in ``array``s and never loads it): what the code holds, what
-the 10k chunks' data holds, and the rest (threads, page caches, the app's state); and which of the
-server's own modules hold numpy once imported.
+10k-chunk dir and one over a 50-chunk dir, each idle once the graph has read every file (then 3 s,
+read before any request, as a sidecar nobody has asked anything yet; whether numpy is mapped then,
+and which engine answers BM25 once asked: the postings, or FTS5 while they are not built), the 10k
+one again after its first search once its postings are built (then 3 s), and a fresh process
+importing, in steps, what a bare aiohttp route imports, the other libraries the server loads
+(structlog, prometheus_client, watchfiles), the server's own modules (the scanner the first search
+loads included) and numpy (which a tier of more than 16,000 chunks builds its postings with; a
+smaller one holds them in ``array``s and never loads it): what the code holds, what the 10k chunks'
+data holds, and the rest (threads, page caches, the app's state); and which of the server's own
+modules hold numpy once imported.
 
 ``checks`` (not in the default parts) is what opening an index costs with its checks (``PRAGMA
 quick_check`` and FTS5's integrity check) and with them remembered (the file unwritten since they
@@ -322,9 +323,9 @@ def _idle_rss(root: Path) -> _Idle:
         wait_logged(side.log, "kg.backfilled")
         time.sleep(3.0)
         pid = side.proc.pid
-        with httpx.Client(base_url=side.url, timeout=60) as client:
+        mb, numpy = rss_kb(pid) / 1024, _numpy_mapped(pid)  # read before any request: a status request
+        with httpx.Client(base_url=side.url, timeout=60) as client:  # counts chunks on a reader thread
             engine = client.get("/memory/status").json()["bm25"]["engine"]
-            mb, numpy = rss_kb(pid) / 1024, _numpy_mapped(pid)
             assert client.post("/memory/search", json={"query": "database migration"}).status_code == 200
             deadline = time.monotonic() + 120
             while client.get("/memory/status").json()["bm25"]["engine"] != "postings":
