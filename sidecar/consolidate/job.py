@@ -95,6 +95,7 @@ from sidecar.consolidate.periods import (
     period_bounds,
     period_of,
     section_lines,
+    sentence_parts,
     statement_text,
 )
 from sidecar.consolidate.promote import (
@@ -120,7 +121,7 @@ from sidecar.consolidate.report import (
     SummaryWritten,
     SupersededLine,
 )
-from sidecar.consolidate.routine import routine_by, run_frames
+from sidecar.consolidate.routine import routine_by, run_frames, said_apart
 from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import Summariser
 from sidecar.consolidate.supersede import (
@@ -213,7 +214,7 @@ async def consolidate(
         return report
     texts = await asyncio.to_thread(_read_notes, root, plan)
     said, earlier = await asyncio.to_thread(_dated_lines, root, plan, texts, evergreen, report.skipped)
-    frames = await asyncio.to_thread(_run_frames, said)
+    said, frames = await asyncio.to_thread(_framed_apart, said)
     stale = await _stale_of(said, earlier, frames, meant)
     tell = progress or (lambda step, done, total: None)
     periods = await _summaries(
@@ -325,7 +326,7 @@ async def _retire_only(
     as a full run retires them, so a value changed today ranks below its new value from the next
     run on, not from the run that rolls up its week. Whether a file changed (or would have)."""
     said, earlier = await asyncio.to_thread(_dated_lines, root, {}, {}, evergreen, report.skipped)
-    frames = await asyncio.to_thread(_run_frames, said)
+    said, frames = await asyncio.to_thread(_framed_apart, said)
     found = await _stale_of(said, earlier, frames, meant)
     # Only what a note changed (live or archived, read on its day): a summary's own lines are
     # dated by its week, and read against each other they could order two lines of one week the
@@ -409,6 +410,7 @@ def _candidates(
     from sidecar.consolidate.operator import extract_preferences
 
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
+    lines = _lines_apart(lines, frames)
     logged = routine_by([(_week_of(line.source), line.source, line.text) for line in lines], frames)
     lines = [line for line, log in zip(lines, logged, strict=True) if not log and normalised(line.text) not in stale]
     before = [
@@ -426,6 +428,51 @@ def _candidates(
         and not is_rule(c.text)
         and not obeys_someone(c.text)
     ]
+
+
+def _framed_apart(said: list[Said]) -> tuple[list[Said], frozenset[frozenset[str]]]:
+    """The run's moulds (``_run_frames``) and ``said`` read with them (``_apart``)."""
+    frames = _run_frames(said)
+    return _apart(said, frames), frames
+
+
+def _apart(said: list[Said], frames: frozenset[frozenset[str]]) -> list[Said]:
+    """``said`` with each note's routine line that says a fact beside its mould (``said_apart``,
+    judged in its week as ``routine_said`` judges it) read as its sentences, on the line's day and
+    place: the fact recurs, changes and is superseded as a line of its own, as the week's summary
+    keeps it (``weekly._week_lines``)."""
+    flags = _apart_flags([(s.where, s.text) for s in said], frames)
+    return [
+        part
+        for s, flag in zip(said, flags, strict=True)
+        for part in ([Said(t, s.where, s.when, claim(t)) for t in sentence_parts(s.text)] if flag else [s])
+    ]
+
+
+def _lines_apart(lines: list[Line], frames: frozenset[frozenset[str]]) -> list[Line]:
+    """``lines`` (notes' lines) as ``_apart`` reads them: a fact said beside a mould, apart."""
+    flags = _apart_flags([(line.source, line.text) for line in lines], frames)
+    return [
+        part
+        for line, flag in zip(lines, flags, strict=True)
+        for part in (
+            [Line(t, line.source, line.heading, line.context) for t in sentence_parts(line.text)] if flag else [line]
+        )
+    ]
+
+
+def _apart_flags(items: list[tuple[str, str]], frames: frozenset[frozenset[str]]) -> list[bool]:
+    """For each (source, text), whether it is a note's line to read as its sentences
+    (``routine.said_apart``), each note's short lines judged in its ISO week."""
+    weeks: dict[str, list[int]] = {}
+    for n, (source, text) in enumerate(items):
+        if (day := note_day(source)) is not None and len(text) <= MAX_LINE_CHARS and "\n" not in text:
+            weeks.setdefault(period_of(day), []).append(n)
+    out = [False] * len(items)
+    for members in weeks.values():
+        for n, flag in zip(members, said_apart([items[n] for n in members], frames), strict=True):
+            out[n] = flag
+    return out
 
 
 def _run_frames(said: list[Said]) -> frozenset[frozenset[str]]:
@@ -522,7 +569,8 @@ def _dated_lines(
                 if (data := day_text(root, source)) is None:
                     continue
                 notes[source] = (day, data.decode("utf-8", errors="replace"))
-            keys.update(normalised(line.text) for line in section_lines(source, notes[source][1]))
+            for line in section_lines(source, notes[source][1]):  # its sentences: a summary may write them
+                keys.update(normalised(text) for text in (line.text, *sentence_parts(line.text)))
     for source, (day, text) in sorted(notes.items()):
         for order, line in enumerate(section_lines(source, text)):
             said.append(Said(line.text, source, (day, order), claim(line.text)))

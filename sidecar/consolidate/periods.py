@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from sidecar.consolidate.extractive import sentences
 from sidecar.consolidate.text import statements
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import tokens
@@ -36,6 +37,7 @@ __all__ = [
     "period_bounds",
     "period_of",
     "section_lines",
+    "sentence_parts",
     "statement_text",
     "week_lines",
 ]
@@ -46,16 +48,26 @@ _DAY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 _DATE_HEADING = re.compile(r"^\d{4}-\d{2}-\d{2}\b.*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^#{1,6}[ \t]")
+_MARKER = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?|>\s*)")
+_NESTED = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.*)$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_SUBJECT = re.compile(r"^>\s*subject:\s*(?:(?:re|fwd?|aw)\s*:\s*)*(?P<subject>.*)$", re.IGNORECASE)
+_LABEL = re.compile(r"^\s*(?:\*\*|__)(?P<label>[^*_]{2,60}?):?(?:\*\*|__):?\s*$|^(?P<lead>[^|>#\s-][^|>]{1,60}):\s*$")
+#: The most words of a context kept (``line_context``): a label, not a sentence.
+CONTEXT_WORDS = 8
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
     """One fact-bearing unit of a daily note: a line, or a fenced block kept whole, under its
-    section ``heading`` (dates left out of the path), from ``source`` (``daily/YYYY-MM-DD.md``)."""
+    section ``heading`` (dates left out of the path), from ``source`` (``daily/YYYY-MM-DD.md``).
+    ``context`` is what the line is read under inside its section (``line_context``): a nested
+    bullet's parent, a table row's header, a quoted email's subject, a bold label's words."""
 
     text: str
     source: str
     heading: str
+    context: str = ""
 
 
 def period_of(day: date) -> str:
@@ -155,6 +167,7 @@ def section_lines(source: str, text: str) -> Iterable[Line]:
     for section in split_sections(text):
         heading = _heading_label(section.heading)
         block: list[str] = []
+        context = _Context()
         for raw in text[section.start : section.end].splitlines():
             if block:
                 block.append(raw)
@@ -164,9 +177,71 @@ def section_lines(source: str, text: str) -> Iterable[Line]:
             elif _FENCE.match(raw):
                 block = [raw]
             elif not _HEADING.match(raw) and tokens(raw):
-                yield from (Line(s, source, heading) for s in statements(raw) if tokens(s))
+                said = context.of(raw)
+                yield from (Line(s, source, heading, said) for s in statements(raw) if tokens(s))
+            else:
+                context.of(raw)
         if block:  # a fence left open: its lines are content all the same
             yield Line("\n".join(block), source, heading)
+
+
+class _Context:
+    """What each line of a section is read under (``Line.context``), kept as its lines are read in
+    order: the bullets a nested bullet sits under ("Elm Court:" over "  - lift: Apex Lifts"), a
+    table's header row over its rows, a quoted email's subject over its body, a bold label or a
+    lead-in ending in a colon ("**Elm Court**", "Contractors:") over the list that follows it,
+    until a blank line. None of it is in the line's own words, and a line read alone (a summary's
+    section, a search hit) would lose it."""
+
+    def __init__(self) -> None:
+        self.parents: list[tuple[int, str]] = []  # (indent, text) of the open bullets
+        self.header = ""
+        self.subject = ""
+        self.label = ""
+
+    def of(self, raw: str) -> str:
+        """The context of ``raw``, the section's next line, and what it opens for the lines after it."""
+        if not raw.strip():
+            self.parents, self.header, self.label = [], "", ""
+            return ""
+        stripped = raw.strip()
+        if stripped.startswith("|"):
+            return self._row(stripped)
+        self.header = ""
+        if stripped.startswith(">"):
+            if (subject := _SUBJECT.match(stripped)) is not None:
+                self.subject = _clipped(subject["subject"])
+                return ""
+            return self.subject
+        self.subject = ""
+        if (label := _LABEL.match(raw)) is not None and not _NESTED.match(raw):
+            self.label = _clipped(label["label"] or label["lead"])
+            self.parents = []
+            return ""
+        nested = _NESTED.match(raw)
+        if nested is None:
+            self.parents = []
+            return self.label
+        indent = len(nested["indent"].expandtabs(4))
+        while self.parents and self.parents[-1][0] >= indent:
+            self.parents.pop()
+        said = " > ".join([*([self.label] if self.label else []), *(text for _, text in self.parents)])
+        self.parents.append((indent, _clipped(nested["text"])))
+        return _clipped(said)
+
+    def _row(self, row: str) -> str:
+        if _TABLE_RULE.match(row):
+            return ""
+        if not self.header:
+            self.header = _clipped(" / ".join(cell.strip() for cell in row.strip("|").split("|") if cell.strip()))
+            return ""
+        return self.header
+
+
+def _clipped(text: str) -> str:
+    """A context's words, at most ``CONTEXT_WORDS`` of them, without markup or a closing colon."""
+    words = text.replace("**", "").replace("`", "").split()
+    return " ".join(words[:CONTEXT_WORDS]).rstrip(":;,.")
 
 
 def week_lines(sources: Iterable[str], texts: dict[str, str]) -> list[Line]:
@@ -174,23 +249,37 @@ def week_lines(sources: Iterable[str], texts: dict[str, str]) -> list[Line]:
     heading only one note of the week has ("Tuesday sync, March 3"), over sections that another
     note's own title heads too ("Wednesday sync, March 4 > Decisions"), names that note, not a
     topic. Its lines go under the rest of their heading ("Decisions"; "Notes" when none is left),
-    so a week of minutes is summarised by its sections, not a section per day with a budget each."""
+    so a week of minutes is summarised by its sections, not a section per day with a budget each.
+    A heading with no section under it ("Elm Court" over its bullets) names a topic, however few
+    notes have it: its lines keep it, so the summary keeps "lift: Apex Lifts" under "Elm Court"."""
     lines = [line for source in sources for line in section_lines(source, texts[source])]
     notes: dict[str, set[str]] = {}
+    titles: set[str] = set()  # the headings over sections of their own: a note's title may be one
     for line in lines:
-        notes.setdefault(line.heading.split(" > ", 1)[0], set()).add(line.source)
+        lead, _, below = line.heading.partition(" > ")
+        notes.setdefault(lead, set()).add(line.source)
+        if below:
+            titles.add(lead)
     rest: dict[str, set[str]] = {}  # a heading without its one-note title -> the titles it was under
     for line in lines:
         lead, _, below = line.heading.partition(" > ")
-        if len(notes[lead]) == 1:
+        if len(notes[lead]) == 1 and lead in titles:
             rest.setdefault(below or "Notes", set()).add(lead)
 
     def label(heading: str) -> str:
         lead, _, below = heading.partition(" > ")
-        joined = len(notes[lead]) == 1 and len(rest.get(below or "Notes", ())) > 1
+        joined = len(notes[lead]) == 1 and lead in titles and len(rest.get(below or "Notes", ())) > 1
         return (below or "Notes") if joined else heading
 
-    return [Line(line.text, line.source, label(line.heading)) for line in lines]
+    return [Line(line.text, line.source, label(line.heading), line.context) for line in lines]
+
+
+def sentence_parts(text: str) -> list[str]:
+    """A line's sentences, each under the line's list marker (and task box or quote marker): how
+    a week's summary writes a line it reads as its sentences (``weekly._week_lines``)."""
+    marker = _MARKER.match(text)
+    head = marker.group(0) if marker else ""
+    return [f"{head}{part}" for part in sentences(text[len(head) :].strip())]
 
 
 def statement_text(text: str) -> str:

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from functools import lru_cache
 from itertools import combinations
 from typing import TypeVar
 
+from sidecar.consolidate.extractive import sentences
 from sidecar.consolidate.text import COMMENT, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
@@ -49,6 +50,7 @@ __all__ = [
     "routine",
     "routine_by",
     "run_frames",
+    "said_apart",
 ]
 
 FRAME_WORDS = 3
@@ -76,7 +78,7 @@ def _words(text: str) -> list[str]:
 def routine(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
     """For each of one week's lines, (source, text) pairs, whether it is routine (module docstring);
     a line that holds one of ``frames`` (``run_frames``: routine across the run's weeks) is too."""
-    flags, _ = _judged(lines)
+    flags = _judged(lines)[0]
     return _or_framed(lines, flags, frames)
 
 
@@ -104,32 +106,63 @@ def _or_framed(
     for a short line (``FRAME_WORDS`` words or fewer), of a frame of two."""
     if not frames:
         return list(flags)
-    by_word: dict[str, list[frozenset[str]]] = {}
-    for frame in frames:
-        by_word.setdefault(min(frame), []).append(frame)
+    by_word = _by_word(frames)
     out = []
     for (_, text), flag in zip(lines, flags, strict=True):
-        words = set() if flag else set(_words(text))
-        out.append(
-            flag
-            or any(
-                frame <= words and (len(frame) == FRAME_WORDS or len(words) <= FRAME_WORDS)
-                for w in words
-                for frame in by_word.get(w, ())
-            )
-        )
+        out.append(flag or _holds_frame(set(_words(text)), by_word))
     return out
 
 
-def _judged(lines: Sequence[tuple[str, str]]) -> tuple[tuple[bool, ...], frozenset[frozenset[str]]]:
-    """``routine`` of one week's lines alone, and the frames that made them routine. A run reads
+def _by_word(frames: Collection[frozenset[str]]) -> dict[str, list[frozenset[str]]]:
+    by_word: dict[str, list[frozenset[str]]] = {}
+    for frame in frames:
+        by_word.setdefault(min(frame), []).append(frame)
+    return by_word
+
+
+def _holds_frame(words: set[str], by_word: dict[str, list[frozenset[str]]]) -> bool:
+    """Whether ``words`` hold every word of a frame (``by_word``: frames by their first word): of
+    three, or of two when they are ``FRAME_WORDS`` words or fewer."""
+    return any(
+        frame <= words and (len(frame) == FRAME_WORDS or len(words) <= FRAME_WORDS)
+        for w in words
+        for frame in by_word.get(w, ())
+    )
+
+
+Judged = tuple[tuple[bool, ...], frozenset[frozenset[str]], tuple[bool, ...]]
+
+
+def _judged(lines: Sequence[tuple[str, str]]) -> Judged:
+    """``routine`` of one week's lines alone, the frames that made them routine, and which of its
+    routine lines say a sentence in no frame beside one in a frame (``said_apart``). A run reads
     each week's lines more than once (its moulds, its change search, each pass after its
     promotions), and the next run the same weeks again: the answer for the same lines is kept."""
     return _judged_once(tuple(lines))
 
 
+def said_apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
+    """For each of one week's lines, (source, text) pairs, whether it is a routine line (``routine``,
+    ``frames`` as there) of two sentences or more, one of which holds no frame: a fact said beside
+    a mould in one short paragraph ("Cost check: the raw_orders model scanned 385 GB on its last
+    run. Rosalind does the stale table clean-up on Tuesdays."). A week's summary reads such a line
+    as its sentences, so the fact is kept as a fact, not left to the log with the mould's line."""
+    flags, _, mixed = _judged(lines)
+    by_word = _by_word(frames)
+    return [
+        was
+        or (
+            not flag
+            and bool(by_word)
+            and _holds_frame(set(_words(text)), by_word)
+            and _partly_framed(text, lambda said: _holds_frame(set(said), by_word))
+        )
+        for (_, text), flag, was in zip(lines, flags, mixed, strict=True)
+    ]
+
+
 @lru_cache(maxsize=JUDGED_WEEKS)
-def _judged_once(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[bool, ...], frozenset[frozenset[str]]]:
+def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
     word_lists = [list(dict.fromkeys(_words(text))) for _, text in lines]
     df = Counter(w for words in word_lists for w in words)
     frequent = [_most_frequent([w for w in words if df[w] >= ROUTINE_LINES], df) for words in word_lists]
@@ -145,8 +178,9 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[bool, ...], 
                 if len(days.setdefault(key, set())) < least:
                     days[key].add(source)
     out = []
+    mixed: list[bool] = []
     found: set[frozenset[str]] = set()
-    for words, frequent_words in zip(word_lists, frequent, strict=True):
+    for (_, text), words, frequent_words in zip(lines, word_lists, frequent, strict=True):
         frame = next(
             (
                 f
@@ -169,7 +203,39 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[bool, ...], 
         out.append(frame is not None)
         if frame is not None:
             found.add(frame)
-    return tuple(out), frozenset(found)
+            mixed.append(_partly_framed(text, lambda said: _week_framed(said, df, together, days, least)))
+        else:
+            mixed.append(False)
+    return tuple(out), frozenset(found), tuple(mixed)
+
+
+def _partly_framed(text: str, framed: Callable[[list[str]], bool]) -> bool:
+    """Whether a line of two sentences or more (of two words or more each) has one that holds a
+    frame of its own words (``framed``, given a sentence's words) and one that holds none: a fact
+    said beside a mould ("Cost check: 181 GB scanned. Sqlfluff is pinned to 2.3.5."). A line whose
+    frame spans its sentences ("Quiet morning, rain. 12 jobs by two.") is one mould."""
+    parts = sentences(LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip())
+    said = [words for part in parts if len(words := _words(part)) > 1]  # "(run 3)" states nothing
+    if len(said) < 2:
+        return False
+    flags = [framed(words) for words in said]
+    return any(flags) and not all(flags)
+
+
+def _week_framed(
+    words: list[str],
+    df: Counter[str],
+    together: Counter[frozenset[str]],
+    days: dict[frozenset[str], set[str]],
+    least: int,
+) -> bool:
+    """Whether a sentence's words hold a frame of the week (``_framed``): three of its frequent
+    words, or two when it has ``FRAME_WORDS`` words or fewer."""
+    frequent = _most_frequent(sorted({w for w in words if df[w] >= ROUTINE_LINES}), df)
+    sizes = (FRAME_WORDS, FRAME_WORDS - 1) if len(words) <= FRAME_WORDS else (FRAME_WORDS,)
+    return any(
+        _framed(frozenset(f), together, days, least) for size in sizes for f in combinations(sorted(frequent), size)
+    )
 
 
 def _most_frequent(words: list[str], df: Counter[str]) -> list[str]:
@@ -205,7 +271,7 @@ def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset
     out = [False] * len(items)
     judged = {key: _judged([items[m][1:] for m in members]) for key, members in weeks.items()}
     if frames is None:
-        frames = _frequent([found for _, found in judged.values()])
+        frames = _frequent([found for _, found, _ in judged.values()])
     for key, members in weeks.items():
         lines = [items[m][1:] for m in members]
         for n, flag in zip(members, _or_framed(lines, judged[key][0], frames), strict=True):

@@ -22,10 +22,10 @@ from sidecar.consolidate.bound import shared
 from sidecar.consolidate.cluster import Cluster, cluster_lines, vector_partners
 from sidecar.consolidate.conversation import Conversation, conversations, digest
 from sidecar.consolidate.guard import clean_summary
-from sidecar.consolidate.periods import Line, note_day, period_bounds, week_lines
+from sidecar.consolidate.periods import Line, note_day, period_bounds, sentence_parts, week_lines
 from sidecar.consolidate.promote import is_event, normalised
 from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
-from sidecar.consolidate.routine import routine
+from sidecar.consolidate.routine import routine, said_apart
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
 from sidecar.retrieval.standing import REST_PREFIX
@@ -52,6 +52,9 @@ LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
 #: (``bound.shared``): what one section of standing lines may hold. The rest of its lines that are
 #: no routine is kept beside it in the archive (``Week.rest``), where search ranks it as live text.
 WEEK_BOUND = FACT_BUDGET_SHARE
+#: A week's own superseded lines in its summary: at most the section budget divided by this; the
+#: others of the section budget's worth go with the rest of it (``Week.rest``), out of the tier's cap.
+SUPERSEDED_SHARE = 4
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
@@ -106,7 +109,7 @@ async def summarise_week(
     archive and are reported). Standing lines and changed values stand a few to a
     ``###`` section (``in_sections``). The clustering and the scan run off the event loop;
     a line the scanner flags is left out (``guard.py``)."""
-    lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale)
+    lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale, frames)
     vectors = await _vectors(embed, lines)
     shown = {normalised(c.text) for c in changed}
     parts, dropped, moulds = await asyncio.to_thread(
@@ -121,6 +124,8 @@ async def summarise_week(
     engines: list[str] = []
     fallbacks: list[str] = []
     rest: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # a heading -> its lines the bound left out
+    # a line as written -> what it is read under in its note (``_titled``), for the rest's titles
+    contexts = {text: said for title, members, _ in parts for text, said in _contexts(members, title).items()}
     last = ""
     for title, members, allowed in parts:
         summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
@@ -131,7 +136,7 @@ async def summarise_week(
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
             body = summary.text.strip() + "\n"
-            body = body if title.endswith(LOG_SUFFIX) else in_sections(body)
+            body = body if title.endswith(LOG_SUFFIX) else _titled(in_sections(body), _contexts(members, title))
             if title == last:  # a log's second part (``_parts``): its lines go on in the section
                 out[-1] += f"<!-- from {', '.join(credited)} -->\n{body}"
             else:
@@ -141,24 +146,19 @@ async def summarise_week(
         line = digest(talk)
         out.append(f"\n## {talk.heading} ({note_day(talk.source)})\n<!-- from {talk.source} -->\n{line}")
         dropped.append(DroppedLine(f"{len(talk.turns)} turns", (talk.source,), "conversation", name, line.strip()))
-    if old:  # near-duplicates merged as the current lines are: "sprint 11" said three ways is one line
-        out.append(f"\n## {SUPERSEDED}\n")
-        room = budget  # old values are kept for the record, within one section's budget
-        for cluster in await asyncio.to_thread(cluster_lines, old, threshold):
-            line = superseded_line(cluster.kept.text, stale[normalised(cluster.kept.text)])
-            if len(line) > room:
-                dropped += [DroppedLine(m.text, (m.source,), "budget", name) for m in cluster.members]
-                continue
-            room -= len(line)
-            out.append(line)
-            dropped += [DroppedLine(m.text, (m.source,), "duplicate", name, cluster.kept.text) for m in cluster.merged]
+    retired_shown, retired_lines, left = await asyncio.to_thread(_superseded, name, old, stale, threshold, budget)
+    out += [retired_shown] if retired_shown else []
+    dropped += left
     if len(out) == 2 and not changed:
         out.append("\nNo notes this week.\n")
-    path = f"{SUMMARY_DIR}/{name}.md"
     withheld: list[Withheld] = []
-    text = await asyncio.to_thread(clean_summary, "".join(out), path, withheld)
+    text = await asyncio.to_thread(clean_summary, "".join(out), f"{SUMMARY_DIR}/{name}.md", withheld)
     rest_text = (
-        await asyncio.to_thread(clean_summary, _rest_text(name, rest), rest_path(name), withheld) if rest else ""
+        await asyncio.to_thread(
+            clean_summary, _rest_text(name, rest, contexts, retired_lines), rest_path(name), withheld
+        )
+        if rest or retired_lines
+        else ""
     )
     evidence = tuple(dict.fromkeys(_ENTRY_ID.findall("\n".join(texts[s] for s in sources))))
     engine = "+".join(dict.fromkeys(engines)) or "extractive"
@@ -169,7 +169,7 @@ async def summarise_week(
     clustered_by = "words" if vectors is None else "words+embeddings"
     return Week(
         name,
-        path,
+        f"{SUMMARY_DIR}/{name}.md",
         tuple(sources),
         text,
         engine,
@@ -204,16 +204,84 @@ def _left_over(
     return left_out
 
 
-def _rest_text(name: str, rest: dict[str, list[tuple[str, tuple[str, ...]]]]) -> str:
+def _rest_text(
+    name: str,
+    rest: dict[str, list[tuple[str, tuple[str, ...]]]],
+    contexts: dict[str, str] | None = None,
+    retired: Sequence[str] = (),
+) -> str:
     """The file of the lines a week's summary left out (``Week.rest``), by heading, each line a
-    ``###`` section of its own under a comment naming its notes."""
+    ``###`` section of its own under a comment naming its notes, titled with what the line is read
+    under in its note (``_titled``)."""
     monday, sunday = period_bounds(name)
     out = [f"# Left out of the summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"]
     for heading, lines in rest.items():
         credited = sorted({s for _, sources in lines for s in sources})
-        body = in_sections("".join(f"{text}\n" for text, _ in lines))
+        body = _titled(in_sections("".join(f"{text}\n" for text, _ in lines)), contexts or {})
         out.append(f"\n## {heading}\n<!-- from {', '.join(credited)} -->\n{body}")
+    if retired:  # the week's lines a newer value superseded, each with when and where it changed
+        out.append(f"\n## {SUPERSEDED}\n{''.join(retired)}")
     return "".join(out)
+
+
+def _superseded(
+    name: str, old: list[Line], stale: dict[str, Said], threshold: float, budget: int
+) -> tuple[str, list[str], list[DroppedLine]]:
+    """A week's lines a newer value superseded, kept for the record within one section's
+    ``budget`` (near-duplicates merged as the current lines are: "sprint 11" said three ways is
+    one line): the summary's ``## Superseded`` with the first of them, within ``SUPERSEDED_SHARE``
+    of the budget (the first one whatever its length); the others, for the rest of the summary (``Week.rest``: out of the tier's cap,
+    ranked as a summary's ``## Superseded`` is) and reported as left out over the budget, as the
+    lines of its bound are; and what neither keeps, reported so too."""
+    if not old:
+        return "", [], []
+    kept: list[str] = []
+    rest: list[str] = []
+    dropped: list[DroppedLine] = []
+    room, share = budget, budget // SUPERSEDED_SHARE
+    for cluster in cluster_lines(old, threshold):
+        line = superseded_line(cluster.kept.text, stale[normalised(cluster.kept.text)])
+        if len(line) > room:
+            dropped += [DroppedLine(m.text, (m.source,), "budget", name) for m in cluster.members]
+            continue
+        room -= len(line)
+        if not rest and (len(line) <= share or not kept):  # the first line whatever its length
+            share -= len(line)
+            kept.append(line)
+            dropped += [DroppedLine(m.text, (m.source,), "duplicate", name, cluster.kept.text) for m in cluster.merged]
+        else:
+            rest.append(line)
+            dropped += [DroppedLine(m.text, (m.source,), "budget", name) for m in cluster.members]
+    return (f"\n## {SUPERSEDED}\n" + "".join(kept) if kept else ""), rest, dropped
+
+
+def _contexts(members: Sequence[Cluster], heading: str) -> dict[str, str]:
+    """For each of a part's lines as written, what it is read under in its note (``Line.context``:
+    a nested bullet's parent, a table row's header, a quoted email's subject, a bold label), from
+    the first of its cluster's lines that has one; none that its section's heading already says."""
+    out: dict[str, str] = {}
+    said = heading.removesuffix(LOG_SUFFIX).casefold()
+    for cluster in members:
+        context = next((m.context for m in cluster.members if m.context), "")
+        if context and context.casefold() not in said:
+            out[cluster.kept.text.strip()] = context
+    return out
+
+
+def _titled(sectioned: str, contexts: dict[str, str]) -> str:
+    """``sectioned`` (``in_sections``: each unit under a ``###`` title of its first words) with the
+    title of a unit whose first line has a context (``_contexts``) opening with it: "### Elm
+    Court: lift: Apex Lifts". A section is found by its heading's words as well as its body's, so
+    a question naming the context ("the Elm Court lift contractor") finds a line that does not;
+    the line itself is as written, and is what every later run reads."""
+    if not contexts:
+        return sectioned
+    lines = sectioned.split("\n")
+    for n in range(len(lines) - 1):
+        context = contexts.get(lines[n + 1].strip())
+        if lines[n].startswith("### ") and context and context.casefold() not in lines[n].casefold():
+            lines[n] = f"### {context}: {lines[n][4:]}"
+    return "\n".join(lines)
 
 
 def _clustered(
@@ -298,17 +366,29 @@ def _replaced(stale: dict[str, Said]) -> dict[str, list[str]]:
 
 
 def _week_lines(
-    sources: Sequence[str], texts: dict[str, str], stale: dict[str, Said]
+    sources: Sequence[str],
+    texts: dict[str, str],
+    stale: dict[str, Said],
+    frames: Collection[frozenset[str]] = frozenset(),
 ) -> tuple[list[Line], list[Said], list[Line], list[Conversation]]:
     """A week's current lines to cluster (those that changed a value among them), its lines that
     changed a value (as first said there), its lines a newer value superseded, and its
-    conversations (their turns none of these)."""
+    conversations (their turns none of these). A routine line that says a fact beside its mould
+    (``routine.said_apart``) is its sentences: the fact is summarised as a fact, the mould's
+    sentence as routine."""
     lines, talks = conversations(week_lines(sources, texts))
     changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
     changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
     old = [line for line in lines if normalised(line.text) in stale]
     lines = [line for line in lines if normalised(line.text) not in stale]
+    apart = said_apart([(line.source, line.text) for line in lines], frames)
+    lines = [part for line, flag in zip(lines, apart, strict=True) for part in (_sentences(line) if flag else [line])]
     return lines, changed, old, talks
+
+
+def _sentences(line: Line) -> list[Line]:
+    """``line`` as its sentences (``sentence_parts``), each under the line's list marker."""
+    return [Line(text, line.source, line.heading, line.context) for text in sentence_parts(line.text)]
 
 
 async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np.float32] | None:

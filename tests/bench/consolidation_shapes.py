@@ -12,6 +12,12 @@ Each day's lines are the history's own; only their shape changes:
   attendees, decisions (most facts), action items and updates (two thirds of the log's lines,
   so the tier starts near its cap as the log's does), a question and answer with a question of
   the day's own ("Q (name): ... A: ..."), and a pasted bot output block.
+- ``mixed``: a page of sections in many forms: a checklist of the day's work (``- [x]`` and
+  ``- [ ]``), short paragraphs of one or two sentences, pasted settings (``key: value`` lines; a
+  fact "The X is Y" written ``X: Y``) and a quoted email (``> From:``, ``> Subject:``, the fact in
+  its body). Each planted fact keeps one form on every day it is said (chosen by its words), as an
+  author keeps a setting in its settings block; its ``key: value`` wording is then the planted text
+  a recurring fact's promotion is checked by.
 
 Pasted blocks (``RAW|`` lines) and the lines written to the files directly (injections, one-note
 orders) stay as the history wrote them. The planted facts are the history's lines word for word,
@@ -28,15 +34,18 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import time
+import zlib
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from sidecar.logs import configure_logging
 from tests.bench import consolidation as bench
 from tests.bench.consolidation_gen import INJECTION, History
 
-SHAPES = ("prose", "minutes")
+SHAPES = ("prose", "minutes", "mixed")
 #: The lines written to a note directly (a shell edit): kept as they are, one a line.
 _DIRECT = frozenset(
     {INJECTION}.union(
@@ -176,6 +185,75 @@ def _minutes_day(rng: random.Random, day: date, n: int, lines: list[str], facts:
     return ["RAW|" + "".join(body), *(ln for ln in lines if _kept(ln))]
 
 
+_SETTING = re.compile(r"^(?:The |the )?(?P<key>[^.:;,!?]{3,60}?) (?:is|are) (?P<value>[^;!?]{1,80}?)\.?$")
+_SUBJECTS = ["Re: this week's queue", "Quick one", "Following up", "Handover", "Re: settings", "FYI"]
+
+
+def _form(line: str) -> int:
+    """Which form a planted line takes in a mixed note (0 setting, 1 email, 2 checklist, 3
+    paragraph): the same on every day it is said."""
+    return zlib.crc32(line.encode()) % 4
+
+
+def _setting(line: str) -> str | None:
+    """A fact "The X is Y" as a pasted setting ``X: Y``; None when it is not of that form."""
+    match = _SETTING.match(" ".join(line.split()))
+    if match is None or any(ch in match["key"] for ch in "()[]`"):
+        return None
+    return f"{match['key']}: {match['value']}"
+
+
+def _mixed_text(line: str) -> str:
+    """How a planted line is written in a mixed note: as a setting when its form is one and it
+    reads as one, else as written."""
+    return (_setting(line) or line) if _form(line) == 0 else line
+
+
+def _mixed_day(rng: random.Random, n: int, lines: list[str], facts: set[str]) -> list[str]:
+    """A day's lines as a mixed page: a checklist, short paragraphs, pasted settings and quoted
+    emails, each under a heading of its own (module docstring)."""
+    people = rng.sample(_NAMES, 3)
+    routine = [ln for ln in lines if ln not in facts and not _kept(ln)]
+    planted = [ln for ln in lines if ln in facts and not _kept(ln)]
+    rng.shuffle(routine)
+    cut = len(routine) // 2
+    checklist = [f"- [{rng.choice('xx ')}] {ln}\n" for ln in routine[:cut]]
+    sentences = [_sentence(ln) for ln in routine[cut:]]
+    settings = [f"queue_depth: {rng.randint(3, 90)}\n", f"sla_breaches_today: {rng.randint(0, 4)}\n"]
+    emails: list[str] = []
+    for fact in planted:
+        form = _form(fact)
+        if form == 0 and (setting := _setting(fact)) is not None:
+            settings.append(f"{setting}\n")
+        elif form == 1:
+            who = rng.choice(people)
+            emails.append(
+                f"> From: {who} <{who.lower()}@example.org>\n> Subject: {rng.choice(_SUBJECTS)}\n>\n"
+                f"> Hi all,\n> {_sentence(fact)}\n> Thanks, {who}\n\n"
+            )
+        elif form == 2:
+            checklist.insert(rng.randint(0, len(checklist)), f"- [x] {fact}\n")
+        else:
+            sentences.insert(rng.randint(0, len(sentences)), _sentence(fact))
+    paragraphs: list[str] = []
+    while sentences:
+        take = rng.randint(1, 2)
+        paragraphs.append(" ".join(sentences[:take]) + "\n\n")
+        del sentences[:take]
+    body = [
+        "## Checklist\n\n",
+        *checklist,
+        "\n## Notes\n\n",
+        *paragraphs,
+        "## Settings (pasted)\n\n",
+        *settings,
+        "\n",
+    ]
+    if emails:
+        body += ["## Email\n\n", *emails]
+    return ["RAW|" + "".join(body), *(ln for ln in lines if _kept(ln))]
+
+
 def reshaped(history: History, shape: str, seed: int) -> History:
     """``history`` with each day's lines written in ``shape`` (``prose`` or ``minutes``). Prose
     over the bench's tier cap as written says fewer routine lines, a twentieth less at a time,
@@ -186,19 +264,26 @@ def reshaped(history: History, shape: str, seed: int) -> History:
         notes = []
         for n, lines in enumerate(history.notes):
             day = history.start.fromordinal(history.start.toordinal() + n)
-            notes.append(
-                _prose_day(rng, lines, facts, keep) if shape == "prose" else _minutes_day(rng, day, n, lines, facts)
-            )
+            if shape == "prose":
+                notes.append(_prose_day(rng, lines, facts, keep))
+            elif shape == "mixed":
+                notes.append(_mixed_day(rng, n, lines, facts))
+            else:
+                notes.append(_minutes_day(rng, day, n, lines, facts))
         written = sum(
             len(f"# {n}\n\n## Log\n") + sum(len(bench._markdown(ln)) for ln in day) for n, day in enumerate(notes)
         )
         if shape != "prose" or written <= 0.98 * bench.CAP:
             break
+    static, recurring = history.static, history.recurring
+    if shape == "mixed":  # a fact written as a setting is planted in that wording
+        static = [replace(p, text=_mixed_text(p.text)) for p in static]
+        recurring = [replace(p, text=_mixed_text(p.text)) for p in recurring]
     return History(
         history.start,
         notes,
-        history.static,
-        history.recurring,
+        static,
+        recurring,
         history.changed,
         history.preferences,
         history.markers,
