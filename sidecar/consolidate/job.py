@@ -831,11 +831,12 @@ def _not_restated(candidates: list[Candidate], said: list[Said], *, evergreen: s
     search does not read ("Rent is paid to Northgate Estates from March" after "Rent is paid to
     Corrigan Properties") must not put the old value in every prompt."""
     from sidecar.consolidate.reworded import restates, statement
+    from sidecar.consolidate.text import unstamped
 
     if not candidates:
         return []
     dated = [s for s in said if s.where != evergreen and note_day(s.where) is not None]
-    read = [statement(s.text) for s in dated]
+    read = [statement(unstamped(s.text)) for s in dated]  # a time of day a log opens with is no value
     postings: dict[str, list[int]] = {}
     for n, item in enumerate(read):
         for word in item.words:
