@@ -43,8 +43,10 @@ def request(path: str, auth: str | None, body: bytes = SEARCH, length: int | Non
     return head.encode() + body
 
 
-async def answer(port: int, data: bytes, *, closes: bool = False, wait: float = 3.0) -> tuple[int, dict[str, Any]]:
-    """Send ``data``; (status, JSON body). ``closes``: also check the server closes the connection."""
+async def answer(port: int, data: bytes, *, closes: bool = False, wait: float = 60.0) -> tuple[int, dict[str, Any]]:
+    """Send ``data``; (status, JSON body). ``closes``: also check the server closes the connection.
+    ``wait`` bounds each read as a hang guard: the server runs on this test's loop, and on a loaded
+    host with many sockets open its answer takes seconds; a test that times the answer says so."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         writer.write(data)
