@@ -125,8 +125,13 @@ class Snapshot:
         """Slots a compaction would tidy away: dead chunks, and live chunks held by the delta."""
         return len(self.ids) - self.live + len(self.delta_ids)
 
+    @property
+    def untidy_limit(self) -> int:
+        """Untidy slots past which the next snapshot is compacted."""
+        return max(COMPACT_MIN, self.base_slots // 32)
+
     def wants_compaction(self) -> bool:
-        return self.untidy_slots > max(COMPACT_MIN, self.base_slots // 32)
+        return self.untidy_slots > self.untidy_limit
 
     def wants_rebuild(self) -> bool:
         """True once the delta is large enough that a fresh base is cheaper to query (``apply_changes``

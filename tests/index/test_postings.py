@@ -17,7 +17,6 @@ import pytest
 from sidecar.index import postings_base
 from sidecar.index.db import chunks_gen
 from sidecar.index.postings import (
-    COMPACT_MIN,
     SmallSnapshot,
     Snapshot,
     apply_changes,
@@ -552,9 +551,9 @@ def test_a_steady_stream_of_writes_keeps_the_delta_small(index: TierIndex, corpu
     the base as they come: the delta never grows past the compaction limit, no rebuild is needed."""
     snap = index.postings.snapshot
     assert snap is not None
-    limit = max(COMPACT_MIN, snap.base_slots // 32)
+    limit = snap.untidy_limit
     merges = 0
-    for i in range(600):
+    for i in range(2 * limit + 100):  # rewrites of a delta chunk: one untidy slot each
         with (corpus / "topics" / f"stream-{i % 7}.md").open("a", encoding="utf-8") as f:
             f.write(f"- streamtoken{i}x noted during the run\n")
         index.apply_paths([f"topics/stream-{i % 7}.md"])
