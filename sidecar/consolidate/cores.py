@@ -6,6 +6,7 @@ of wrapper phrases, only where a line's clauses end and how often each run of th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -25,6 +26,9 @@ MIN_WEEKS = 2
 #: Values a mould is written with before its lines are a chore written each day with other
 #: details ("13 entries checked", "20 entries checked"), not a fact (a fact changed once has two).
 MOULD_FILLS = 4
+#: A sentence's end, whatever the case of the next word: a later line is read sentence by sentence
+#: (a paragraph's other sentences hold other subjects' words and values).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Collection[int] = ()) -> list[list[Line]]:
@@ -170,13 +174,18 @@ def changed_later(found: Sequence[tuple[str, Collection[str]]], lines: Sequence[
     one (two at least), or, with a change signal (``changes.SIGNAL``), two of them or one and its
     name: "DCIM upgraded to version 9.1" after "from the handover sheet: The DCIM tool runs version
     8.2", "Guarding contract went to Corps, no longer Mitie" after "per Ama, Security guards are
-    supplied by Mitie". The old value must not be promoted where the wrappers kept the change search
+    supplied by Mitie". A later line is read sentence by sentence. The old value must not be promoted where the wrappers kept the change search
     from reading the change. Lines are found through their words' postings, never pair by pair."""
     from sidecar.consolidate.changes import SIGNAL
     from sidecar.consolidate.periods import note_day
 
-    dated = [(day, ln) for ln in lines if (day := note_day(ln.source)) is not None and "\n" not in ln.text]
-    read = [statement(unstamped(ln.text)) for _, ln in dated]
+    dated = [
+        (day, said)
+        for ln in lines
+        if (day := note_day(ln.source)) is not None and "\n" not in ln.text
+        for said in _SENTENCE_END.split(unstamped(ln.text))
+    ]
+    read = [statement(said) for _, said in dated]
     postings: dict[str, list[int]] = {}
     for n, item in enumerate(read):
         for word in item.words:
@@ -199,7 +208,7 @@ def changed_later(found: Sequence[tuple[str, Collection[str]]], lines: Sequence[
                 and (
                     len(subject & read[n].words) >= need
                     or (
-                        SIGNAL.search(dated[n][1].text) is not None
+                        SIGNAL.search(dated[n][1]) is not None
                         and len(subject & read[n].words) + bool(old.names & read[n].words) >= 2
                     )
                 )

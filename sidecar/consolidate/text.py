@@ -46,6 +46,9 @@ _STAMP = re.compile(
     r"(?:\s*[-–—|:]\s+|\s+))+",
     re.I,
 )
+#: A sentence's end before a word in lower case (``_lower_sentences``).
+_LOWER_END = re.compile(r"(?<=[\w)%\"'”’])[.!?](?=\s+[a-z])\s+")
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "no", "fig", "min", "max"})
 _BOX = re.compile(r"^\[[ xX]\]\s+")
 #: Where a clause of a line ends: a sentence's end, a semicolon, colon or comma before a space, a
 #: dash between spaces, a bracket or a quotation mark.
@@ -77,6 +80,8 @@ def statements(line: str) -> list[str]:
     head = marker.group(0) if marker else ""
     body = text[len(head) :]
     parts = [] if _TURN.match(body) else list(sentences(body))
+    if len(body) > PARAGRAPH_CHARS:  # a long line's sentences, those its writer opens in lower case too
+        parts = [piece for part in parts for piece in _lower_sentences(part)]
     asked = any(part.endswith("?") for part in parts)  # a question and its answer: two statements
     if len(parts) < 2 or (len(parts) == 2 and len(body) <= PARAGRAPH_CHARS and not asked):
         return [text]
@@ -165,6 +170,20 @@ def mould(text: str) -> tuple[str, str]:
         elif bare:
             frame.append(bare.lower())
     return " ".join(frame), " ".join(fill)
+
+
+def _lower_sentences(text: str) -> list[str]:
+    """``text`` split where a sentence ends before a word in lower case ("... on the ops box. ugh,
+    ci-config lint job timing out again"), not after an abbreviation ("e.g. the")."""
+    out = []
+    start = 0
+    for match in _LOWER_END.finditer(text):
+        before = text[start : match.start()].rsplit(None, 1)
+        if before and before[-1].casefold().rstrip(".") not in _ABBREVIATIONS:
+            out.append(text[start : match.start() + 1].strip())
+            start = match.end()
+    out.append(text[start:].strip())
+    return [part for part in out if part]
 
 
 def normalised(line: str) -> str:

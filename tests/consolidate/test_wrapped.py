@@ -11,7 +11,7 @@ from sidecar.clock import utcnow
 from sidecar.consolidate.cores import cores
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.promote import preferences, recurring
-from sidecar.consolidate.text import unstamped, views
+from sidecar.consolidate.text import statements, unstamped, views
 
 START = date(2026, 3, 2)  # a Monday
 CORE = "NOC bridge is 0113 496 0732"
@@ -129,3 +129,20 @@ async def test_a_wrapped_fact_whose_value_changed_later_is_not_promoted(tmp_path
     agent = (root / "AGENT.md").read_text()
     assert "The fire panel code is 7731 <!-- from" in agent
     assert "21:00" not in agent
+
+
+def test_a_long_line_is_read_as_its_sentences_those_opened_in_lower_case_too() -> None:
+    """A handoff written in lower case holds its facts as sentences of their own, so a fact said
+    inside a different paragraph each day recurs; an abbreviation ends no sentence."""
+    fact = "the db snapshot export job fires at 01:20 UTC on the ops box."
+    line = (
+        f"{fact} ugh, ci-config lint job timing out again, bumped its timeout. paged 13h35 for media-resizer "
+        "cert expiry, e.g. the old chain, acked in 5m."
+    )
+    assert statements(line) == [
+        fact,
+        "ugh, ci-config lint job timing out again, bumped its timeout.",
+        "paged 13h35 for media-resizer cert expiry, e.g. the old chain, acked in 5m.",
+    ]
+    short = "the pump is in bay 2. ask Rosa."
+    assert statements(short) == [short]
