@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["Stopwatch", "host_wait_s"]
+__all__ = ["Stopwatch", "host_wait_s", "thread_wait_s"]
 
 
 def host_wait_s() -> float:
@@ -30,6 +30,16 @@ def host_wait_s() -> float:
         except (OSError, IndexError, ValueError):  # a thread that ended meanwhile
             continue
     return total / 1e9
+
+
+def thread_wait_s() -> float:
+    """Seconds the calling thread has spent runnable but waiting for a CPU (0 where the kernel does
+    not count it)."""
+    try:
+        with open("/proc/thread-self/schedstat", encoding="ascii") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 class Stopwatch:
