@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.support.lag import Stopwatch, host_wait_s
+from tests.support.lag import Stopwatch, host_wait_s, thread_wait_s
 from tests.support.waiting import async_wait_until, wait_until, wait_while_growing
 
 
@@ -100,6 +100,31 @@ def test_a_stopwatch_counts_sleeping_and_computing_as_the_sidecars_own_time() ->
     others = _other_threads_wait_s() - others
     assert own + others >= 0.19
     assert own <= wall
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
+def test_a_thread_reads_its_own_wait_for_a_cpu() -> None:
+    # Three threads per CPU hashing outside the GIL, as below: each is runnable throughout and runs
+    # about a third of the time, so each reads more of its own waiting for a CPU than of running.
+    data = os.urandom(1 << 24)
+    n = 3 * (os.cpu_count() or 1)
+    waited: list[float] = []
+    ran: list[float] = []
+
+    def hash_for(seconds: float) -> None:
+        start, cpu, end = thread_wait_s(), time.thread_time(), time.monotonic() + seconds
+        while time.monotonic() < end:
+            hashlib.sha256(data).digest()
+        waited.append(thread_wait_s() - start)
+        ran.append(time.thread_time() - cpu)
+
+    threads = [threading.Thread(target=hash_for, args=(0.5,)) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(waited) == n and sum(waited) > max(0.2, sum(ran))
+    assert thread_wait_s() <= host_wait_s()  # this thread's count is one of the process's
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
