@@ -53,6 +53,7 @@ _NESTED = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SUBJECT = re.compile(r"^>\s*subject:\s*(?:(?:re|fwd?|aw)\s*:\s*)*(?P<subject>.*)$", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*(?:\*\*|__)(?P<label>[^*_]{2,60}?):?(?:\*\*|__):?\s*$|^(?P<lead>[^|>#\s-][^|>]{1,60}):\s*$")
+_ANSWER = re.compile(r"^(?P<marker>\s*(?:(?:[-*+]|\d+[.)])\s+)?)A\s*(?:\([^)]{1,40}\))?:\s+(?=\S)")
 #: The most words of a context kept (``line_context``): a label, not a sentence.
 CONTEXT_WORDS = 8
 
@@ -178,11 +179,21 @@ def section_lines(source: str, text: str) -> Iterable[Line]:
                 block = [raw]
             elif not _HEADING.match(raw) and tokens(raw):
                 said = context.of(raw)
-                yield from (Line(s, source, heading, said) for s in statements(raw) if tokens(s))
+                yield from (Line(s, source, heading, said) for s in _answered(statements(raw)) if tokens(s))
             else:
                 context.of(raw)
         if block:  # a fence left open: its lines are content all the same
             yield Line("\n".join(block), source, heading)
+
+
+def _answered(parts: list[str]) -> list[str]:
+    """A line's statements with an answer's label taken off where a question precedes it
+    ("Q (Dana): what is the staff meeting? A: Staff meeting is Monday lunchtime."): the answer
+    states the fact as its own line would, so it recurs, changes and is superseded with it."""
+    return [
+        _ANSWER.sub(r"\g<marker>", part, count=1) if n and parts[n - 1].rstrip().endswith("?") else part
+        for n, part in enumerate(parts)
+    ]
 
 
 class _Context:

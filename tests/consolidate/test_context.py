@@ -110,3 +110,12 @@ async def test_a_summary_line_is_found_by_what_headed_it(tmp_path: Path) -> None
     # the lines themselves are as written: what a later run reads from the summary
     assert "\n- gutters: Clearflow\n" in summary
     assert "\n| Harbour House | roof | Dales |\n" in summary
+
+
+OLD = "Staff meeting is Monday lunchtime in the staff room."
+
+
+def test_an_answer_is_read_without_its_label() -> None:
+    note = f"# 2026-01-05\n\n## Q&A\n\nQ (Kit): when is the staff meeting? A: {OLD}\n\nA: not after a question.\n"
+    texts = [line.text for line in section_lines("daily/2026-01-05.md", note)]
+    assert texts == ["Q (Kit): when is the staff meeting?", OLD, "A: not after a question."]

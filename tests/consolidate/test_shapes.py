@@ -96,7 +96,7 @@ def test_a_paragraph_line_is_its_sentences_and_a_short_line_stays_whole() -> Non
         RECURRING,  # the quoted message is the statement; its attribution differs from day to day
         "```\nbot | build 12. ok. done.\n```",
         "Q (Dana): what came of item 12?",
-        "A: The index rebuild is done.",
+        "The index rebuild is done.",  # an answer after its question, without its label
         "- Caroline: I went to the group. It was great. Everyone was kind and I felt at home there.",  # a turn
     ]
     assert statement_text(text).splitlines()[4:7] == said[1:4]
