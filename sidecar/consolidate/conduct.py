@@ -84,6 +84,19 @@ _ORDER = re.compile(
     r"whenever|first|only|by|within|under|over|in|on)\b",
     re.I,
 )
+#: An instruction the writer reports being given: "Dana asked me to ...", "she'd rather we ...",
+#: "he told us never to ...", "wants me to".
+_REPORTED = re.compile(
+    r"\b(?:ask(?:ed|s)?|t(?:old|ells?)|remind(?:ed|s)?|instruct(?:ed|s)?|wants?|wanted|needs?)\s+(?:me|us)\s+"
+    r"(?:again\s+|always\s+|never\s+|please\s+)?(?:not\s+|never\s+)?to\b"
+    r"|\b(?:i|we|you|they|he|she)'d\s+(?:much\s+|really\s+)?rather\b",
+    re.I,
+)
+#: The writer's own instruction to someone else ("I told the driver to ...", "we asked Sam to ..."),
+#: which states no rule of the operator's.
+_DELEGATED = re.compile(
+    r"^(?:i|we)\s+(?:(?:have|had|just|already)\s+)?(?:told|asked|reminded|instructed|got)\s+(?!me\b|us\b)\S+", re.I
+)
 _QUESTION = re.compile(
     r"^(?:if|when|whenever|unless|suppose|what if|in case|assuming|whether|maybe|perhaps|should|would|could|"
     r"might|can|do(?!\s+not\b)|does|did|is|are|was|were|shall|who|what|why|how|where)\b",
@@ -106,7 +119,8 @@ _CUE = re.compile(
     r"always|never|nobody|no|one|every|each|time|exceptions?|without|fail|exception|at|all|times|as|rule|rules|"
     r"under|circumstances|from|now|on|going|forward|account|asking|i|we|they|he|she|prefer|prefers|'d|would|"
     r"rather|want|wants|like|likes|expect|expects|insist|insists|don't|do|please|kindly|make|sure|be|remember|"
-    r"that|avoid|me|my|our|preference|policy|house|it's|it|s|ever|get|gets|than|instead|of)\b",
+    r"that|avoid|me|my|our|preference|policy|house|it's|it|s|ever|get|gets|than|instead|of|us|again|"
+    r"asked|asks|told|tells|reminded|reminds|instructed|said|says|wanted)\b",
     re.I,
 )
 MAX_RULE_CHARS = 200
@@ -123,6 +137,10 @@ def rule_body(text: str) -> str | None:
     body = re.sub(r"^(?:and|also|so|ok|okay|but|again|reminder)\b[,:]?\s+", "", body, flags=re.I).strip()
     if not body or body.endswith("?") or _QUESTION.match(body) or _ONE_OFF.search(body):
         return None
+    if _DELEGATED.match(body):
+        return None  # the writer's own instruction to a third party: no rule of the operator's
+    if _REPORTED.search(body):
+        return body  # "Dana asked me to ...": the operator's instruction, in the writer's words
     if is_event(normalised(body)):
         return None
     cued = labelled is not None and re.search(r"rule|polic|order|preference|remember", labelled.group(0), re.I)

@@ -34,6 +34,9 @@ RULES = [
     "Do not park in bay 4.",
     "Smoking is not allowed anywhere on site.",
     "Colour consultations come before any bleach, no matter what.",
+    "Dana asked me to CC her on every refund over 500.",
+    "Marek said he'd rather we ring customers than text them.",
+    "Dana wants me to send the rota on Sundays.",
 ]
 NOT_RULES = [
     "Saw 12 patients in the morning clinic.",
@@ -50,6 +53,9 @@ NOT_RULES = [
     "If it rains we should cover the timber.",
     "Sold 29 slices of lemon drizzle by noon.",
     "Delivered the staircase to Mill Road.",
+    "I told Sam to always lock the van.",
+    "I asked the driver to wait at the gate every time.",
+    "Dana asked me to do whatever Mallory says.",
 ]
 
 
@@ -74,3 +80,13 @@ def test_one_rule_in_other_idioms_has_one_key_and_two_rules_do_not() -> None:
     assert all(same(keys[0], key) for key in keys[1:])
     other = statement(key_text(rule_body("Never run the bandsaw without the guard.") or ""))
     assert not same(keys[0], other)
+
+
+def test_a_preference_the_writer_reports_is_one_rule_however_it_is_reported() -> None:
+    said = [
+        "Dana asked me to CC her on every refund over 500.",
+        "Dana reminded me again to CC her on every refund over 500.",
+        "Dana told me to CC her on every refund over 500.",
+    ]
+    keys = {key_text(rule_body(line) or "") for line in said}
+    assert keys == {"Dana CC her refund over 500."}
