@@ -12,6 +12,8 @@ Each day's lines are the history's own; only their shape changes:
   attendees, decisions (most facts), action items and updates (two thirds of the log's lines,
   so the tier starts near its cap as the log's does), a question and answer with a question of
   the day's own ("Q (name): ... A: ..."), and a pasted bot output block.
+- ``handoff``: ``prose`` under a heading naming the day in words ("Tuesday handoff, March 3"),
+  with no section under it.
 - ``mixed``: a page of sections in many forms: a checklist of the day's work (``- [x]`` and
   ``- [ ]``), short paragraphs of one or two sentences, pasted settings (``key: value`` lines; a
   fact "The X is Y" written ``X: Y``) and a quoted email (``> From:``, ``> Subject:``, the fact in
@@ -45,7 +47,7 @@ from sidecar.logs import configure_logging
 from tests.bench import consolidation as bench
 from tests.bench.consolidation_gen import INJECTION, History
 
-SHAPES = ("prose", "minutes", "mixed")
+SHAPES = ("prose", "minutes", "mixed", "handoff")
 #: The lines written to a note directly (a shell edit): kept as they are, one a line.
 _DIRECT = frozenset(
     {INJECTION}.union(
@@ -266,6 +268,9 @@ def reshaped(history: History, shape: str, seed: int) -> History:
             day = history.start.fromordinal(history.start.toordinal() + n)
             if shape == "prose":
                 notes.append(_prose_day(rng, lines, facts, keep))
+            elif shape == "handoff":  # prose under a heading naming the day, no section under it
+                title = f"RAW|## {day.strftime('%A')} handoff, {_MONTHS[day.month - 1]} {day.day}\n\n"
+                notes.append([title, *_prose_day(rng, lines, facts, keep)])
             elif shape == "mixed":
                 notes.append(_mixed_day(rng, n, lines, facts))
             else:
@@ -273,7 +278,7 @@ def reshaped(history: History, shape: str, seed: int) -> History:
         written = sum(
             len(f"# {n}\n\n## Log\n") + sum(len(bench._markdown(ln)) for ln in day) for n, day in enumerate(notes)
         )
-        if shape != "prose" or written <= 0.98 * bench.CAP:
+        if shape not in ("prose", "handoff") or written <= 0.98 * bench.CAP:
             break
     static, recurring = history.static, history.recurring
     if shape == "mixed":  # a fact written as a setting is planted in that wording
