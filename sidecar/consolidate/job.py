@@ -55,7 +55,7 @@ import asyncio
 import functools
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -278,7 +278,16 @@ async def consolidate(
     if not dry_run:
         await asyncio.to_thread(clear_plan, root)
     if archive_cap_bytes is not None:  # once the plan is done: its notes are never read again
-        await _bound(root, report, sizes, archive_cap_bytes, packed_cap_bytes, dry_run=dry_run)
+        await _bound(
+            root,
+            report,
+            sizes,
+            archive_cap_bytes,
+            packed_cap_bytes,
+            dry_run=dry_run,
+            settle=functools.partial(_settle, root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes),
+            meant=meant,
+        )
     log.info("consolidate.done", periods=len(plan), archived=len(report.archived), promoted=len(report.promoted))
     return _finish(report, sizes)
 
@@ -912,9 +921,20 @@ def _was(key: str, said: list[Said], evergreen: str) -> str:
 
 
 async def _bound(
-    root: Path, report: Report, sizes: dict[str, int], cap: int, packed_cap: int | None, *, dry_run: bool
+    root: Path,
+    report: Report,
+    sizes: dict[str, int],
+    cap: int,
+    packed_cap: int | None,
+    *,
+    dry_run: bool,
+    settle: Callable[..., Awaitable[None]] | None = None,
+    meant: _Meant | None = None,
 ) -> None:
-    """Bound the archive by its own cap (``archive.py``), into the report."""
+    """Bound the archive by its own cap (``archive.py``), into the report. When it removed notes,
+    ``settle`` (``_settle``) runs again: a week whose notes are gone is read from its summary by
+    every later run (``_dated_lines``), where a line its notes made routine may be a standing line a
+    newer note changes; the next run, with nothing new, would retire it."""
     packed = cap // 4 if packed_cap is None else packed_cap
     bound = await asyncio.to_thread(
         functools.partial(bound_archive, root, plain_cap=cap, packed_cap=packed, dry_run=dry_run)
@@ -923,6 +943,8 @@ async def _bound(
     report.archive_bytes, report.archive_packed_bytes = bound.plain_bytes, bound.packed_bytes
     for rel in [*bound.compressed, *bound.expired]:
         sizes.pop(rel, None)
+    if bound.expired and settle is not None and not dry_run:
+        await settle(meant=meant)
 
 
 def _operator_model(
