@@ -43,7 +43,7 @@ from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.supersede import Said
-from sidecar.consolidate.text import form
+from sidecar.consolidate.text import SIGNAL, form
 from sidecar.consolidate.text import learn_forms as learn_words
 
 __all__ = [
@@ -76,12 +76,6 @@ _PROBE_WORDS = 4  # the newer line's rarest words its older lines are looked up 
 _MAX_CANDIDATES = 400
 #: Lines naming one value past which it names no one line's subject (``_named_anew``).
 _MAX_HOLDERS = 20
-SIGNAL = re.compile(
-    r"\b(?:now|instead\s+of|in\s+favou?r\s+of|switched|moved|migrated|upgraded|downgraded|replaced|replacing|"
-    r"swapped|no\s+longer|not\s+anymore|changed|bumped|rotated|renamed|retired|transferred|handed\s+over|"
-    r"t(?:ake|akes|ook|aken|aking)\s+over|has\s+become|became|went\s+from|from\s+\S+(?:\s+\S+)?\s+to)\b",
-    re.IGNORECASE,
-)
 _STOP = frozenset(
     str.split(
         "a an the and or but of to in on at by for with from into as is are be been being was were it its this "

@@ -14,7 +14,7 @@ from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_b
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, statement
 from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
-from sidecar.consolidate.text import View, holds_value, is_event, mould, normalised, unstamped, views
+from sidecar.consolidate.text import SIGNAL, View, holds_value, is_event, mould, normalised, unstamped, views
 from sidecar.write.dedup import MIN_TOKENS
 
 __all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "rule_cores", "week_of"]
@@ -171,12 +171,11 @@ def changed_later(found: Sequence[tuple[str, Collection[str]]], lines: Sequence[
     """For each statement cut from its lines and the sources it was said in: whether a line of a
     later day says its subject again with another value of the same kind (a number where it has a
     number, one it lacks, or a name it lacks where it has a name), holding all its subject words but
-    one (two at least), or, with a change signal (``changes.SIGNAL``), two of them or one and its
+    one (two at least), or, with a change signal (``text.SIGNAL``), two of them or one and its
     name: "DCIM upgraded to version 9.1" after "from the handover sheet: The DCIM tool runs version
     8.2", "Guarding contract went to Corps, no longer Mitie" after "per Ama, Security guards are
     supplied by Mitie". A later line is read sentence by sentence. The old value must not be promoted where the wrappers kept the change search
     from reading the change. Lines are found through their words' postings, never pair by pair."""
-    from sidecar.consolidate.changes import SIGNAL
     from sidecar.consolidate.periods import note_day
 
     dated = [

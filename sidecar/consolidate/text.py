@@ -39,6 +39,13 @@ _TURN = re.compile(r"^[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S")
 _QUOTED = re.compile(r"^(?P<who>[^\"“”]{1,80}?):\s+[\"“](?P<said>[^\"“”]+)[\"”]$")
 
 COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+#: Words that say a value changed (read by the change search and by the recurring cores).
+SIGNAL = re.compile(
+    r"\b(?:now|instead\s+of|in\s+favou?r\s+of|switched|moved|migrated|upgraded|downgraded|replaced|replacing|"
+    r"swapped|no\s+longer|not\s+anymore|changed|bumped|rotated|renamed|retired|transferred|handed\s+over|"
+    r"t(?:ake|akes|ook|aken|aking)\s+over|has\s+become|became|went\s+from|from\s+\S+(?:\s+\S+)?\s+to)\b",
+    re.IGNORECASE,
+)
 #: A time of day opening a line, with or without a date, a bracket or a separator after it:
 #: "09:22", "[14:10]", "9.05am -", "2026-03-04 08:00 |".
 _STAMP = re.compile(
