@@ -73,6 +73,12 @@ embedded before a figure is taken:
 - ``fresh19``: a SaaS support operations lead's mixed-shape pages over 120 days
   (``consolidation_gen_support``): queue checklists, short paragraphs, pasted helpdesk settings,
   quoted customer emails and a list for tomorrow; held out as ``fresh13`` is;
+- ``fresh20``: a lettings company's maintenance coordinator's pages over 120 days
+  (``consolidation_gen_lettings``): a heading per building with bullets under it that seldom name
+  it, checkbox jobs, and a recap of the operator's chat in the agent's words; held out as ``fresh13`` is;
+- ``fresh21``: a courier dispatch office assistant's first-person record of its conversations over
+  120 days (``consolidation_gen_courier``): what the dispatcher asked, what it told drivers, short
+  Q&A pairs and pasted texts, facts inside sentences about something else; held out as ``fresh13`` is;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -81,7 +87,7 @@ embedded before a figure is taken:
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
 Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s,
-``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s, ``fresh17``'s, ``fresh18``'s and ``fresh19``'s one-note orders
+``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s, ``fresh17``'s, ``fresh18``'s, ``fresh19``'s, ``fresh20``'s and ``fresh21``'s one-note orders
 too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
@@ -120,12 +126,14 @@ from tests.bench.consolidation_gen import INJECTION, History, make_history
 from tests.bench.consolidation_gen_bakery import DIRECT_BAKERY, make_bakery_history
 from tests.bench.consolidation_gen_bikeshop import DIRECT_BIKESHOP, make_bikeshop_history
 from tests.bench.consolidation_gen_clinical import DIRECT_CLINICAL, make_clinical_history
+from tests.bench.consolidation_gen_courier import DIRECT_COURIER, make_courier_history
 from tests.bench.consolidation_gen_dataeng import DIRECT_DATAENG, make_dataeng_history
 from tests.bench.consolidation_gen_dental import DIRECT_DENTAL, make_dental_history
 from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
 from tests.bench.consolidation_gen_gamedev import DIRECT_GAMEDEV, make_gamedev_history
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
+from tests.bench.consolidation_gen_lettings import DIRECT_LETTINGS, make_lettings_history
 from tests.bench.consolidation_gen_mleng import DIRECT_MLENG, make_mleng_history
 from tests.bench.consolidation_gen_mobile import DIRECT_MOBILE, make_mobile_history
 from tests.bench.consolidation_gen_netops import DIRECT_NETOPS, make_netops_history
@@ -170,6 +178,8 @@ SEEDS = {
     "fresh17": 1717,
     "fresh18": 1818,
     "fresh19": 2626,
+    "fresh20": 2828,
+    "fresh21": 7,
     "wrapped": 3514,  # DEV: tuned on (consolidation_gen_wrapped)
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
@@ -256,6 +266,8 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_CLINICAL
             or ln in DIRECT_NETOPS
             or ln in DIRECT_SUPPORT
+            or ln in DIRECT_LETTINGS
+            or ln in DIRECT_COURIER
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -325,6 +337,8 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh17": make_clinical_history,
     "fresh18": make_netops_history,
     "fresh19": make_support_history,
+    "fresh20": make_lettings_history,
+    "fresh21": make_courier_history,
     "wrapped": make_wrapped_history,
 }
 
