@@ -443,18 +443,7 @@ def _apply(snap: SmallSnapshot, gen: int, deleted: Iterable[int], added: Sequenc
         alive += b"\x01" * len(added)
         live += len(added)
         total += float(sum(c.tokens for c in added))
-        grouped: dict[str, tuple[list[int], list[int]]] = {}
-        for i, chunk in enumerate(added):
-            delta_ids[chunk.id] = first + i
-            for term, freq in chunk.freqs.items():
-                entry = grouped.setdefault(term, ([], []))
-                entry[0].append(first + i)
-                entry[1].append(min(freq, 0xFFFF))
-        delta = dict(delta)
-        for term, (new_s, new_f) in grouped.items():
-            add_s, add_f = array("i", new_s), array("H", new_f)
-            old = delta.get(term)
-            delta[term] = (add_s, add_f) if old is None else (old[0] + add_s, old[1] + add_f)
+        delta = postings_base.with_added(delta, delta_ids, added, first)
     return SmallSnapshot(
         gen=gen,
         vocab=snap.vocab,

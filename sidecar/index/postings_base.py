@@ -3,10 +3,22 @@ bm25 constants, how a chunk a commit adds is counted, and the tier size between 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["BODY_WEIGHT", "COMPACT_MIN", "HEADING_WEIGHT", "K1", "SMALL_CHUNKS", "AddedChunk", "B", "PhraseScores"]
+__all__ = [
+    "BODY_WEIGHT",
+    "COMPACT_MIN",
+    "HEADING_WEIGHT",
+    "K1",
+    "SMALL_CHUNKS",
+    "AddedChunk",
+    "B",
+    "Delta",
+    "PhraseScores",
+    "with_added",
+]
 
 K1 = 1.2
 B = 0.75
@@ -25,6 +37,8 @@ COMPACT_MIN = 256
 SMALL_CHUNKS = 16_000
 
 PhraseScores = Callable[[str], list[tuple[int, float]]]
+#: Postings of the chunks committed since the base: per term, their slots and weighted frequencies.
+Delta = dict[str, tuple["array[int]", "array[int]"]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,3 +48,22 @@ class AddedChunk:
     id: int
     tokens: int
     freqs: dict[str, int]
+
+
+def with_added(delta: Delta, delta_ids: dict[int, int], added: Sequence[AddedChunk], first: int) -> Delta:
+    """``delta`` with the postings of ``added`` appended, ``added[i]`` at slot ``first + i``, which
+    is recorded in ``delta_ids`` (the caller's own copy). ``delta`` itself is left as it was: a
+    snapshot a search still reads shares it."""
+    grouped: dict[str, tuple[list[int], list[int]]] = {}
+    for i, chunk in enumerate(added):
+        delta_ids[chunk.id] = first + i
+        for term, freq in chunk.freqs.items():
+            entry = grouped.setdefault(term, ([], []))
+            entry[0].append(first + i)
+            entry[1].append(min(freq, 0xFFFF))
+    merged = dict(delta)
+    for term, (slots, freqs) in grouped.items():
+        add_s, add_f = array("i", slots), array("H", freqs)
+        old = merged.get(term)
+        merged[term] = (add_s, add_f) if old is None else (old[0] + add_s, old[1] + add_f)
+    return merged

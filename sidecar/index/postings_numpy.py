@@ -280,18 +280,7 @@ def _apply(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[Add
         alive = np.concatenate([alive, np.ones(len(added), dtype=np.bool_)])
         live += len(added)
         total += float(new_lengths.sum())
-        grouped: dict[str, tuple[list[int], list[int]]] = {}
-        for i, chunk in enumerate(added):
-            delta_ids[chunk.id] = first + i
-            for term, freq in chunk.freqs.items():
-                entry = grouped.setdefault(term, ([], []))
-                entry[0].append(first + i)
-                entry[1].append(min(freq, 65535))
-        delta = dict(delta)
-        for term, (s, f) in grouped.items():
-            add_s, add_f = array("i", s), array("H", f)
-            old = delta.get(term)
-            delta[term] = (add_s, add_f) if old is None else (old[0] + add_s, old[1] + add_f)
+        delta = postings_base.with_added(delta, delta_ids, added, first)
     return Snapshot(
         gen=gen,
         vocab=snap.vocab,
