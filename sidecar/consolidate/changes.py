@@ -1054,7 +1054,7 @@ PART_CLAUSES = 2
 def _parts(text: str) -> list[str]:
     """The runs of one or two clauses of a line of several (split at a sentence's end, a semicolon,
     a comma, a colon, a dash between spaces or a bracket) that name a value (``_values``): a change
-    said inside a line about something else ("Imran on the bridge with the carrier all evening,
+    said inside a line about something else ("Ama on the bridge with the carrier all evening,
     edge routers on 17.9.4 since the window") is near the fact it changes in its own clause, where
     the whole line's other words keep it far."""
     body = _plain(text)

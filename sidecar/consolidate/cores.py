@@ -36,12 +36,12 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
     each of ``lines``, or of its cores). A line said in ``min_sources`` sources in these words is
     itself; any other is cut to the runs of its clauses (``text.views``) said in ``min_sources``
     sources over ``MIN_WEEKS`` weeks, the runs said in the most sources first, then the longest,
-    none overlapping another: "09:22 from the wiki: NOC bridge is 0113 496 0732 - worth
-    remembering" and "08:04 per Imran, NOC bridge is 0113 496 0732" are each "NOC bridge is 0113
-    496 0732" once it is said on three days. A run cut from a line must name a value (``holds_value``:
+    none overlapping another: "09:22 from the wiki: Spare patch leads live in cabinet K12 - worth
+    remembering" and "08:04 per Ama, Spare patch leads live in cabinet K12" are each "Spare patch leads live
+    in cabinet K12" once it is said on three days. A run cut from a line must name a value (``holds_value``:
     a lead-in or an aside said on many days names none), be said in fewer than a quarter of the
     notes (the writer's own wording is no fact), be said once at least as more than a lead-in or
-    an aside (``View.wraps``: "Imran said on the bridge call:" before another fact each day), and
+    an aside (``View.wraps``: "Ama said on the bridge call:" before another fact each day), and
     not be a mould filled with ``MOULD_FILLS`` values or more ("13 entries checked", a chore whose
     details change). Any run, the line without its time included, must be no such mould; a line with a scanner finding or an order to obey
     someone is left whole, for the steps after to judge as it stands, and so is a line whose ``id``

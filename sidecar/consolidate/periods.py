@@ -198,9 +198,9 @@ def _answered(parts: list[str]) -> list[str]:
 
 class _Context:
     """What each line of a section is read under (``Line.context``), kept as its lines are read in
-    order: the bullets a nested bullet sits under ("Elm Court:" over "  - lift: Apex Lifts"), a
+    order: the bullets a nested bullet sits under ("Quayside House:" over "  - lift: Apex Lifts"), a
     table's header row over its rows, a quoted email's subject over its body, a bold label or a
-    lead-in ending in a colon ("**Elm Court**", "Contractors:") over the list that follows it,
+    lead-in ending in a colon ("**Quayside House**", "Contractors:") over the list that follows it,
     until a blank line. None of it is in the line's own words, and a line read alone (a summary's
     section, a search hit) would lose it."""
 
@@ -261,8 +261,8 @@ def week_lines(sources: Iterable[str], texts: dict[str, str]) -> list[Line]:
     note's own title heads too ("Wednesday sync, March 4 > Decisions"), names that note, not a
     topic. Its lines go under the rest of their heading ("Decisions"; "Notes" when none is left),
     so a week of minutes is summarised by its sections, not a section per day with a budget each.
-    A heading with no section under it ("Elm Court" over its bullets) names a topic, however few
-    notes have it: its lines keep it, so the summary keeps "lift: Apex Lifts" under "Elm Court"."""
+    A heading with no section under it ("Quayside House" over its bullets) names a topic, however few
+    notes have it: its lines keep it, so the summary keeps "lift: Apex Lifts" under "Quayside House"."""
     lines = [line for source in sources for line in section_lines(source, texts[source])]
     notes: dict[str, set[str]] = {}
     titles: set[str] = set()  # the headings over sections of their own: a note's title may be one

@@ -111,7 +111,7 @@ def unstamped(line: str) -> str:
 class View:
     """A run of a line's clauses (``first`` to ``last``, inclusive), as written; ``wraps`` when it
     is how the line is wrapped rather than what it says: it opens the line before a colon or a
-    comma ("per Imran, ...", "from the wiki: ..."), or closes it after a dash or a bracket
+    comma ("per Ama, ...", "from the wiki: ..."), or closes it after a dash or a bracket
     ("... - worth remembering", "... (again)")."""
 
     text: str
@@ -123,9 +123,9 @@ class View:
 def views(line: str) -> list[View]:
     """The statements a line may hold inside what wraps it: every run of up to ``MAX_CLAUSES`` of
     its clauses (split at sentence ends, semicolons, colons, commas, dashes between spaces,
-    brackets and quotation marks), after the time of day it opens with. "09:22 from the wiki: NOC
-    bridge is 0113 496 0732 - worth remembering" holds "NOC bridge is 0113 496 0732" as one of its
-    runs, and so does "08:04 per Imran, NOC bridge is 0113 496 0732": the run that recurs across
+    brackets and quotation marks), after the time of day it opens with. "09:22 from the wiki: Spare
+    patch leads live in cabinet K12 - worth remembering" holds "Spare patch leads live in cabinet K12" as one of its
+    runs, and so does "08:04 per Ama, Spare patch leads live in cabinet K12": the run that recurs across
     days is the statement, whatever the lead-in, aside or quote around it on each day. The whole
     line (without its time, its punctuation kept) is the run of all its clauses."""
     body = unstamped(line)

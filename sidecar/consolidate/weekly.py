@@ -272,7 +272,7 @@ def _titled(sectioned: str, contexts: dict[str, str]) -> str:
     """``sectioned`` (``in_sections``: each unit under a ``###`` title of its first words) with the
     title of a unit whose first line has a context (``_contexts``) opening with it: "### Elm
     Court: lift: Apex Lifts". A section is found by its heading's words as well as its body's, so
-    a question naming the context ("the Elm Court lift contractor") finds a line that does not;
+    a question naming the context ("the Quayside House lift contractor") finds a line that does not;
     the line itself is as written, and is what every later run reads."""
     if not contexts:
         return sectioned

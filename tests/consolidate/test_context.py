@@ -1,7 +1,7 @@
 """What a note's line is read under, kept with it in a week's summary: a nested bullet's parent, a
 table row's header, a quoted email's subject, a bold label, and a topic heading only one note of
 the week has. A summary writes each standing line as a section of its own; the section's title
-carries that context, so a question naming it ("the Elm Court lift contractor") finds a line that
+carries that context, so a question naming it ("the Quayside House lift contractor") finds a line that
 does not ("lift: Apex Lifts"), as it found the line inside its note."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ NOTE = """# 2026-01-05
 
 | Site | Item | Contractor |
 |---|---|---|
-| Elm Court | lift | Apex Lifts |
+| Quayside House | lift | Apex Lifts |
 
 > From: Dana <dana@example.org>
 > Subject: Re: Park Row boiler
@@ -45,7 +45,7 @@ A plain paragraph after a blank line.
 def test_lines_are_read_under_what_heads_them_in_their_note() -> None:
     contexts = {line.text: line.context for line in section_lines("daily/2026-01-05.md", NOTE)}
     assert contexts["- stg_orders: 391,829 rows, 12 min"] == "Overnight loads checked first thing"
-    assert contexts["| Elm Court | lift | Apex Lifts |"] == "Site / Item / Contractor"
+    assert contexts["| Quayside House | lift | Apex Lifts |"] == "Site / Item / Contractor"
     assert contexts["> The boiler is serviced by Vaillant Care in March."] == "Park Row boiler"
     assert contexts["- alarm: Brightguard"] == "Harbour House"
     assert contexts["- roofer: Dales Roofing"] == "Contractors"
@@ -57,13 +57,13 @@ def test_lines_are_read_under_what_heads_them_in_their_note() -> None:
 
 def test_a_topic_heading_of_one_note_keeps_its_name() -> None:
     """Two notes of a week, each with a topic heading the other lacks and no section under it:
-    their lines stay under "Elm Court" and "Park Row", not a week's "Notes"."""
+    their lines stay under "Quayside House" and "Park Row", not a week's "Notes"."""
     texts = {
-        "daily/2026-01-05.md": "# 2026-01-05\n\n## Elm Court\n\n- lift: Apex Lifts\n",
+        "daily/2026-01-05.md": "# 2026-01-05\n\n## Quayside House\n\n- lift: Apex Lifts\n",
         "daily/2026-01-06.md": "# 2026-01-06\n\n## Park Row\n\n- boiler: Vaillant Care\n",
     }
     headings = {line.text: line.heading for line in week_lines(sorted(texts), texts)}
-    assert headings == {"- lift: Apex Lifts": "Elm Court", "- boiler: Vaillant Care": "Park Row"}
+    assert headings == {"- lift: Apex Lifts": "Quayside House", "- boiler: Vaillant Care": "Park Row"}
 
 
 def test_a_minutes_title_still_names_its_note() -> None:
@@ -88,7 +88,7 @@ def _tier(root: Path) -> None:
         day = MONDAY + timedelta(days=d)
         body = [f"# {day.isoformat()}\n\n## Log\n\n- Answered {d + 3} tickets before lunch.\n"]
         if d == 1:
-            body.append("\n## Elm Court\n\n- lift: Apex Lifts\n")
+            body.append("\n## Quayside House\n\n- lift: Apex Lifts\n")
         if d == 2:
             body.append("\n## Park Row\n\n- boiler: Vaillant Care\n")
         if d == 3:
@@ -103,7 +103,7 @@ async def test_a_summary_line_is_found_by_what_headed_it(tmp_path: Path) -> None
     await consolidate(tmp_path, since=None, until=UNTIL, summariser=ExtractiveSummariser(), dry_run=False)
     summary = (tmp_path / "daily" / "summaries" / "2026-W02.md").read_text()
     headings = {c.body.strip(): c.heading for c in chunk_markdown(summary) if c.body.strip()}
-    assert "Elm Court" in headings["- lift: Apex Lifts"]
+    assert "Quayside House" in headings["- lift: Apex Lifts"]
     assert "Park Row" in headings["- boiler: Vaillant Care"]
     assert "Contractor" in headings["| Harbour House | roof | Dales |"]
     assert "Quay Street" in headings["- gutters: Clearflow"]

@@ -12,7 +12,7 @@ from sidecar.consolidate.supersede import Said, claim
 START = date(2026, 1, 5)  # a Monday
 FIRMWARE = "The edge routers run firmware 17.6.5 from the vendor portal."
 INSIDE = (
-    "Imran was on the bridge with the carrier half the evening about the flapping uplink and the "
+    "Ama was on the bridge with the carrier half the evening about the flapping uplink and the "
     "ticket backlog, edge routers on firmware 17.9.4 since the window, and the spare optics arrived late."
 )
 LOAF = "A sourdough loaf sells for £4.20."
@@ -68,7 +68,7 @@ def test_a_table_of_facts_in_one_frame_is_still_no_change() -> None:
     assert _read(lines) == {}
 
 
-NAMED_BY_ID = "Imran on the bridge with the carrier all evening, edge-rtr-02 runs 17.9.4 since the window."
+NAMED_BY_ID = "Ama on the bridge with the carrier all evening, edge-rtr-02 runs 17.9.4 since the window."
 
 
 def test_an_identifier_names_the_subject_its_words_say() -> None:

@@ -14,10 +14,10 @@ from sidecar.consolidate.promote import preferences, recurring
 from sidecar.consolidate.text import statements, unstamped, views
 
 START = date(2026, 3, 2)  # a Monday
-CORE = "NOC bridge is 0113 496 0732"
+CORE = "Spare patch leads live in cabinet K12"
 WRAPPED = [
     f"09:22 from the wiki: {CORE} - worth remembering",
-    f"08:04 per Imran, {CORE}",
+    f"08:04 per Ama, {CORE}",
     f"- 14:10 reminder to self: {CORE} (again)",
     f'[16:45] quoting Dana: "{CORE}"',
     f"11:02 FYI, {CORE}",
@@ -46,7 +46,7 @@ def test_a_fact_wrapped_differently_each_day_is_promoted_once_with_its_days() ->
 def test_a_lead_in_said_before_another_fact_each_day_is_not_promoted() -> None:
     facts = ["Cage 1{n} belongs to Halvard Bank", "Spare optics live in cabinet K{n}", "Hall C{n} runs on PDU 2{n}"]
     lines = [
-        Line(f"09:{n:02d} Imran said on the bridge call with Dana: {facts[n % 3].format(n=n)}", _day(n * 4), "Log")
+        Line(f"09:{n:02d} Ama said on the bridge call with Dana: {facts[n % 3].format(n=n)}", _day(n * 4), "Log")
         for n in range(6)
     ]
     assert recurring(lines) == []
@@ -63,7 +63,7 @@ def test_a_chore_written_with_other_details_each_day_is_not_promoted() -> None:
         )
         for n in range(6)
     ]
-    lines += [Line(f"11:{n:02d} per Imran, rack G{n}6 PSU swapped: due the 19th", _day(n * 5), "Log") for n in range(4)]
+    lines += [Line(f"11:{n:02d} per Ama, rack G{n}6 PSU swapped: due the 19th", _day(n * 5), "Log") for n in range(4)]
     assert recurring(lines) == []
 
 
@@ -100,8 +100,8 @@ def test_a_rule_wrapped_differently_each_day_is_a_preference_never_from_one_note
     notes = {
         _day(0): f"# d\n\n## Log\n- 09:40 Dana again: {rule}\n- 10:00 rack D4 swapped\n",
         _day(7): f"# d\n\n## Log\n- 11:05 reminder: {rule}\n",
-        _day(14): f'# d\n\n## Log\n- 08:15 quoting Imran: "{rule}"\n',
-        _day(15): "# d\n\n## Log\n- 08:20 per Imran: always ask Mallory before a change window\n",
+        _day(14): f'# d\n\n## Log\n- 08:15 quoting Ama: "{rule}"\n',
+        _day(15): "# d\n\n## Log\n- 08:20 per Ama: always ask Mallory before a change window\n",
     }
     found = preferences(notes)
     assert [(c.text, c.sources) for c in found] == [(rule, (_day(0), _day(7), _day(14)))]
@@ -116,7 +116,7 @@ async def test_a_wrapped_fact_whose_value_changed_later_is_not_promoted(tmp_path
     root = tmp_path / "memory"
     today = utcnow().date()
     monday = today - timedelta(days=63 + today.weekday())
-    old = ["09:10 per Imran, Night shift starts at 21:00", "- 07:55 from the rota: Night shift starts at 21:00 (again)"]
+    old = ["09:10 per Ama, Night shift starts at 21:00", "- 07:55 from the rota: Night shift starts at 21:00 (again)"]
     kept = ["08:30 FYI, The fire panel code is 7731", "- 16:02 reminder: The fire panel code is 7731 - noted"]
     for n in range(4):
         day = monday + timedelta(days=n * 8)
