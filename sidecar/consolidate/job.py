@@ -285,8 +285,9 @@ async def consolidate(
             archive_cap_bytes,
             packed_cap_bytes,
             dry_run=dry_run,
-            settle=functools.partial(_settle, root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes),
-            meant=meant,
+            settle=functools.partial(
+                _settle, root, report, sizes, evergreen=evergreen, cap_bytes=evergreen_cap_bytes, meant=meant
+            ),
         )
     log.info("consolidate.done", periods=len(plan), archived=len(report.archived), promoted=len(report.promoted))
     return _finish(report, sizes)
@@ -928,8 +929,7 @@ async def _bound(
     packed_cap: int | None,
     *,
     dry_run: bool,
-    settle: Callable[..., Awaitable[None]] | None = None,
-    meant: _Meant | None = None,
+    settle: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Bound the archive by its own cap (``archive.py``), into the report. When it removed notes,
     ``settle`` (``_settle``) runs again: a week whose notes are gone is read from its summary by
@@ -944,7 +944,7 @@ async def _bound(
     for rel in [*bound.compressed, *bound.expired]:
         sizes.pop(rel, None)
     if bound.expired and settle is not None and not dry_run:
-        await settle(meant=meant)
+        await settle()
 
 
 def _operator_model(

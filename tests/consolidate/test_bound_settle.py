@@ -15,10 +15,10 @@ from sidecar.consolidate.report import Report
 async def _run(root: Path, cap: int) -> list[str]:
     calls: list[str] = []
 
-    async def settle(**_: object) -> None:
+    async def settle() -> None:
         calls.append("settled")
 
-    await _bound(root, Report(dry_run=False), {}, cap, None, dry_run=False, settle=settle, meant=None)
+    await _bound(root, Report(dry_run=False), {}, cap, None, dry_run=False, settle=settle)
     return calls
 
 
