@@ -125,9 +125,10 @@ async def summarise_week(
     fallbacks: list[str] = []
     rest: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # a heading -> its lines the bound left out
     # a line as written -> what it is read under in its note (``_titled``), for the rest's titles
-    contexts = {text: said for title, members, _ in parts for text, said in _contexts(members, title).items()}
+    part_contexts = [_contexts(members, title) for title, members, _ in parts]
+    contexts = {text: said for found in part_contexts for text, said in found.items()}
     last = ""
-    for title, members, allowed in parts:
+    for (title, members, allowed), found in zip(parts, part_contexts, strict=True):
         summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
         engines.append(summary.engine)
         if summary.fallback_reason:
@@ -136,7 +137,7 @@ async def summarise_week(
         if summary.text.strip():
             credited = sorted({s for c in members for s in c.sources})
             body = summary.text.strip() + "\n"
-            body = body if title.endswith(LOG_SUFFIX) else _titled(in_sections(body), _contexts(members, title))
+            body = body if title.endswith(LOG_SUFFIX) else _titled(in_sections(body), found)
             if title == last:  # a log's second part (``_parts``): its lines go on in the section
                 out[-1] += f"<!-- from {', '.join(credited)} -->\n{body}"
             else:
@@ -270,8 +271,8 @@ def _contexts(members: Sequence[Cluster], heading: str) -> dict[str, str]:
 
 def _titled(sectioned: str, contexts: dict[str, str]) -> str:
     """``sectioned`` (``in_sections``: each unit under a ``###`` title of its first words) with the
-    title of a unit whose first line has a context (``_contexts``) opening with it: "### Elm
-    Court: lift: Apex Lifts". A section is found by its heading's words as well as its body's, so
+    title of a unit whose first line has a context (``_contexts``) opening with it: "### Quayside
+    House: lift: Apex Lifts". A section is found by its heading's words as well as its body's, so
     a question naming the context ("the Quayside House lift contractor") finds a line that does not;
     the line itself is as written, and is what every later run reads."""
     if not contexts:
