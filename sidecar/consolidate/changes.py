@@ -43,7 +43,7 @@ from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.supersede import Said
-from sidecar.consolidate.text import SIGNAL, form
+from sidecar.consolidate.text import CLAUSE_TRIM, SIGNAL, clause_spans, form
 from sidecar.consolidate.text import learn_forms as learn_words
 
 __all__ = [
@@ -1058,21 +1058,15 @@ def _parts(text: str) -> list[str]:
     edge routers on 17.9.4 since the window") is near the fact it changes in its own clause, where
     the whole line's other words keep it far."""
     body = _plain(text)
-    cuts = [0]
-    for match in _CLAUSE.finditer(body):
-        cuts += [match.start(), match.end()]
-    cuts.append(len(body))
-    spans = [(cuts[n], cuts[n + 1]) for n in range(0, len(cuts), 2) if body[cuts[n] : cuts[n + 1]].strip(_TRIM)]
+    spans = clause_spans(body, quotes=False)
     found: list[str] = []
     for i, (start, _) in enumerate(spans):
         for j in range(i, min(i + PART_CLAUSES, len(spans))):
-            if (i, j) != (0, len(spans) - 1) and _values(part := body[start : spans[j][1]].strip(_TRIM)):
+            if (i, j) != (0, len(spans) - 1) and _values(part := body[start : spans[j][1]].strip(CLAUSE_TRIM)):
                 found.append(part)
     return list(dict.fromkeys(found))
 
 
-_CLAUSE = re.compile(r"(?<=[.!?])\s+|[;:,]\s+|\s+[-–—]+\s+|\s*[()\[\]]\s*")
-_TRIM = " \t.,;:!?-–—'\"“”‘’()[]*_"
 _IDENTIFIER_JOINS = re.compile(r"[-_]")
 
 

@@ -13,10 +13,12 @@ from sidecar.index.tokens import QueryTokens
 from sidecar.write.dedup import LIST_MARKER, words
 
 __all__ = [
+    "CLAUSE_TRIM",
     "COMMENT",
     "MAX_CLAUSES",
     "PARAGRAPH_CHARS",
     "View",
+    "clause_spans",
     "form",
     "holds_value",
     "is_event",
@@ -58,9 +60,12 @@ _LOWER_END = re.compile(r"(?<=[\w)%\"'”’])[.!?](?=\s+[a-z])\s+")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "no", "fig", "min", "max"})
 _BOX = re.compile(r"^\[[ xX]\]\s+")
 #: Where a clause of a line ends: a sentence's end, a semicolon, colon or comma before a space, a
-#: dash between spaces, a bracket or a quotation mark.
-_CLAUSE = re.compile(r"(?<=[.!?])\s+|[;:,]\s+|\s+[-–—]+\s+|\s*[()\[\]]\s*|\s*[\"“”]\s*")
-_TRIM = " \t.,;:!?-–—'\"“”‘’()[]*_"
+#: dash between spaces or a bracket; ``_CLAUSE`` adds a quotation mark.
+_CLAUSE_ENDS = r"(?<=[.!?])\s+|[;:,]\s+|\s+[-–—]+\s+|\s*[()\[\]]\s*"
+_CLAUSE = re.compile(_CLAUSE_ENDS + r"|\s*[\"“”]\s*")
+_CLAUSE_UNQUOTED = re.compile(_CLAUSE_ENDS)
+#: What a clause is trimmed of at both ends: spaces, punctuation, brackets, quotes and emphasis.
+CLAUSE_TRIM = " \t.,;:!?-–—'\"“”‘’()[]*_"
 #: The most clauses a view of a line joins: a statement inside a wrapper is a few clauses long.
 MAX_CLAUSES = 6
 #: A word that holds a value: a digit, or a path's, host's or identifier's inner separator ("K9",
@@ -129,16 +134,12 @@ def views(line: str) -> list[View]:
     days is the statement, whatever the lead-in, aside or quote around it on each day. The whole
     line (without its time, its punctuation kept) is the run of all its clauses."""
     body = unstamped(line)
-    cuts = [0]
-    for match in _CLAUSE.finditer(body):
-        cuts += [match.start(), match.end()]
-    cuts.append(len(body))
-    spans = [(cuts[n], cuts[n + 1]) for n in range(0, len(cuts), 2) if body[cuts[n] : cuts[n + 1]].strip(_TRIM)]
+    spans = clause_spans(body)
     last = len(spans) - 1
     out = []
     for i, (start, _) in enumerate(spans):
         for j in range(i, min(i + MAX_CLAUSES, len(spans))):
-            text = body[start : spans[j][1]].strip(_TRIM)
+            text = body[start : spans[j][1]].strip(CLAUSE_TRIM)
             if not text or not _balanced(text) or (i, j) == (0, last):
                 continue
             lead = i == 0 and body[spans[j][1] : spans[j + 1][0]].strip()[:1] in (":", ",")
@@ -147,6 +148,17 @@ def views(line: str) -> list[View]:
     if spans:  # the whole line, as written
         out.append(View(body, 0, last))
     return out
+
+
+def clause_spans(body: str, *, quotes: bool = True) -> list[tuple[int, int]]:
+    """Where each clause of ``body`` starts and ends: split at a sentence's end, a semicolon, colon or
+    comma before a space, a dash between spaces, a bracket and (with ``quotes``) a quotation mark;
+    a clause of nothing but punctuation is none."""
+    cuts = [0]
+    for match in (_CLAUSE if quotes else _CLAUSE_UNQUOTED).finditer(body):
+        cuts += [match.start(), match.end()]
+    cuts.append(len(body))
+    return [(cuts[n], cuts[n + 1]) for n in range(0, len(cuts), 2) if body[cuts[n] : cuts[n + 1]].strip(CLAUSE_TRIM)]
 
 
 def _balanced(text: str) -> bool:
@@ -170,7 +182,7 @@ def mould(text: str) -> tuple[str, str]:
     frame: list[str] = []
     fill: list[str] = []
     for n, word in enumerate(text.split()):
-        bare = word.strip(_TRIM)
+        bare = word.strip(CLAUSE_TRIM)
         if _VALUE_WORD.search(bare) or (n and bare[:1].isupper()):
             frame.append("#")
             fill.append(bare)
