@@ -124,7 +124,7 @@ class Terms(Mapping[str, int]):
 
 
 @dataclass(frozen=True, eq=False)
-class SmallSnapshot:
+class SmallSnapshot(postings_base.Tidiness):
     """The postings of one committed state of a small tier's index (generation ``gen``), in
     ``array``s: the numpy layout's (:class:`postings_numpy.Snapshot`), scored in Python."""
 
@@ -163,19 +163,6 @@ class SmallSnapshot:
         return norm
 
     @property
-    def delta_slots(self) -> int:
-        return len(self.ids) - self.base_slots
-
-    @property
-    def postings(self) -> int:
-        return len(self.slots) + sum(len(s) for s, _ in self.delta.values())
-
-    @property
-    def untidy_slots(self) -> int:
-        """Slots a compaction would tidy away: dead chunks, and live chunks held by the delta."""
-        return len(self.ids) - self.live + len(self.delta_ids)
-
-    @property
     def untidy_limit(self) -> int:
         """Untidy slots past which the next snapshot is compacted. Three times numpy's floor and
         a quarter of its base where it is larger: a compaction in Python costs some 170 ms of CPU
@@ -183,13 +170,10 @@ class SmallSnapshot:
         only a few microseconds a dead slot; the delta stays under ``wants_rebuild``'s 1,000."""
         return max(3 * COMPACT_MIN, self.base_slots // 8)
 
-    def wants_compaction(self) -> bool:
-        return self.untidy_slots > self.untidy_limit
-
     def wants_rebuild(self) -> bool:
         """True once the delta is large enough that a fresh base is cheaper to query, or the tier
         has grown past ``SMALL_CHUNKS`` (its next build is numpy's)."""
-        return self.delta_slots > max(1_000, self.base_slots // 4) or self.live > postings_base.SMALL_CHUNKS
+        return self.delta_outgrown() or self.live > postings_base.SMALL_CHUNKS
 
     def slots_of(self, chunk_ids: Iterable[int]) -> list[int] | None:
         """The live slot of each chunk id, or None if any is not live in this snapshot."""

@@ -4,7 +4,7 @@ bm25 constants, how a chunk a commit adds is counted, and the tier size between 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "B",
     "Delta",
     "PhraseScores",
+    "Tidiness",
     "with_added",
 ]
 
@@ -39,6 +40,44 @@ SMALL_CHUNKS = 16_000
 PhraseScores = Callable[[str], list[tuple[int, float]]]
 #: Postings of the chunks committed since the base: per term, their slots and weighted frequencies.
 Delta = dict[str, tuple["array[int]", "array[int]"]]
+
+
+class Tidiness:
+    """What a snapshot of either layout counts the same way from its arrays' lengths: how much of
+    it is delta, dead or live, and when it is compacted or built again. Each layout sets its own
+    ``untidy_limit``."""
+
+    ids: Sized
+    slots: Sized
+    base_slots: int
+    live: int
+    delta: Delta
+    delta_ids: dict[int, int]
+
+    @property
+    def delta_slots(self) -> int:
+        return len(self.ids) - self.base_slots
+
+    @property
+    def postings(self) -> int:
+        return len(self.slots) + sum(len(s) for s, _ in self.delta.values())
+
+    @property
+    def untidy_slots(self) -> int:
+        """Slots a compaction would tidy away: dead chunks, and live chunks held by the delta."""
+        return len(self.ids) - self.live + len(self.delta_ids)
+
+    @property
+    def untidy_limit(self) -> int:
+        """Untidy slots past which the next snapshot is compacted."""
+        raise NotImplementedError
+
+    def wants_compaction(self) -> bool:
+        return self.untidy_slots > self.untidy_limit
+
+    def delta_outgrown(self) -> bool:
+        """Whether the delta is large enough that a fresh base is cheaper to query."""
+        return self.delta_slots > max(1_000, self.base_slots // 4)
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,7 @@ BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)
-class Snapshot:
+class Snapshot(postings_base.Tidiness):
     """The postings of one committed state of a tier index (generation ``gen``)."""
 
     #: What scoring a posting costs, in this layout's units (``bm25``: which searches the event loop answers).
@@ -113,31 +113,15 @@ class Snapshot:
         )
 
     @property
-    def delta_slots(self) -> int:
-        return len(self.ids) - self.base_slots
-
-    @property
-    def postings(self) -> int:
-        return len(self.slots) + sum(len(s) for s, _ in self.delta.values())
-
-    @property
-    def untidy_slots(self) -> int:
-        """Slots a compaction would tidy away: dead chunks, and live chunks held by the delta."""
-        return len(self.ids) - self.live + len(self.delta_ids)
-
-    @property
     def untidy_limit(self) -> int:
         """Untidy slots past which the next snapshot is compacted."""
         return max(COMPACT_MIN, self.base_slots // 32)
-
-    def wants_compaction(self) -> bool:
-        return self.untidy_slots > self.untidy_limit
 
     def wants_rebuild(self) -> bool:
         """True once the delta is large enough that a fresh base is cheaper to query (``apply_changes``
         compacts long before that: only a snapshot built without it can get there), and once the
         tier has shrunk to half ``SMALL_CHUNKS``: its next build holds it in ``array``s."""
-        return self.delta_slots > max(1_000, self.base_slots // 4) or self.live <= postings_base.SMALL_CHUNKS // 2
+        return self.delta_outgrown() or self.live <= postings_base.SMALL_CHUNKS // 2
 
     def slots_of(self, chunk_ids: IntArray) -> SlotArray | None:
         """The live slot of each chunk id, or None if any is not live in this snapshot."""
