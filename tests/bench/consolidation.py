@@ -79,6 +79,12 @@ embedded before a figure is taken:
 - ``fresh21``: a courier dispatch office assistant's first-person record of its conversations over
   120 days (``consolidation_gen_courier``): what the dispatcher asked, what it told drivers, short
   Q&A pairs and pasted texts, facts inside sentences about something else; held out as ``fresh13`` is;
+- ``fresh22``: a touring theatre's production office handover notes over 120 days
+  (``consolidation_gen_theatre``): terse fragments without verbs under a day's shift sub-headings,
+  abbreviations and arrows, the operator's wishes as attributed fragments; held out as ``fresh13`` is;
+- ``fresh23``: a marina and boatyard office's diary over 120 days (``consolidation_gen_marina``): one or
+  two long narrated paragraphs a day with facts inside sentences about something else, pasted
+  ``key: value`` forms, the operator's wishes as quoted speech; held out as ``fresh13`` is;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -87,7 +93,7 @@ embedded before a figure is taken:
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
 Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s,
-``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s, ``fresh17``'s, ``fresh18``'s, ``fresh19``'s, ``fresh20``'s and ``fresh21``'s one-note orders
+``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s, ``fresh17``'s, ``fresh18``'s, ``fresh19``'s, ``fresh20``'s, ``fresh21``'s, ``fresh22``'s and ``fresh23``'s one-note orders
 too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
@@ -134,6 +140,7 @@ from tests.bench.consolidation_gen_gamedev import DIRECT_GAMEDEV, make_gamedev_h
 from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
 from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
 from tests.bench.consolidation_gen_lettings import DIRECT_LETTINGS, make_lettings_history
+from tests.bench.consolidation_gen_marina import DIRECT_MARINA, make_marina_history
 from tests.bench.consolidation_gen_mleng import DIRECT_MLENG, make_mleng_history
 from tests.bench.consolidation_gen_mobile import DIRECT_MOBILE, make_mobile_history
 from tests.bench.consolidation_gen_netops import DIRECT_NETOPS, make_netops_history
@@ -142,6 +149,7 @@ from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platfor
 from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
 from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
 from tests.bench.consolidation_gen_support import DIRECT_SUPPORT, make_support_history
+from tests.bench.consolidation_gen_theatre import DIRECT_THEATRE, make_theatre_history
 from tests.bench.consolidation_gen_wrapped import make_wrapped_history
 
 CAP = 450 * 1024
@@ -180,6 +188,8 @@ SEEDS = {
     "fresh19": 2626,
     "fresh20": 2828,
     "fresh21": 7,
+    "fresh22": 1,
+    "fresh23": 2929,
     "wrapped": 3514,  # DEV: tuned on (consolidation_gen_wrapped)
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
@@ -268,6 +278,8 @@ async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]])
             or ln in DIRECT_SUPPORT
             or ln in DIRECT_LETTINGS
             or ln in DIRECT_COURIER
+            or ln in DIRECT_THEATRE
+            or ln in DIRECT_MARINA
         ]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
@@ -339,6 +351,8 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh19": make_support_history,
     "fresh20": make_lettings_history,
     "fresh21": make_courier_history,
+    "fresh22": make_theatre_history,
+    "fresh23": make_marina_history,
     "wrapped": make_wrapped_history,
 }
 
