@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
-from tests.support.lag import Stopwatch, host_wait_s, thread_wait_s
+from tests.support.lag import PathStopwatch, Stopwatch, host_wait_s, main_thread_wait_s, thread_wait_s
 from tests.support.waiting import async_wait_until, wait_until, wait_while_growing
 
 
@@ -156,3 +158,22 @@ def test_a_stopwatch_takes_off_the_time_threads_waited_for_a_cpu() -> None:
         release.set()
         for t in threads:
             t.join()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
+def test_a_path_stopwatch_takes_off_the_wait_of_the_processes_it_names_and_no_other_thread() -> None:
+    # Three busy processes per CPU: each one's main thread waits for a CPU most of the time. A
+    # stopwatch naming them takes that off; one naming none takes off only this thread's wait,
+    # and this thread sleeps meanwhile, so it counts the sleep as its own time.
+    n = 3 * (os.cpu_count() or 1)
+    spin = "import time\nend = time.monotonic() + 0.8\nwhile time.monotonic() < end: pass"
+    procs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(n)]
+    try:
+        named, plain = PathStopwatch(*(p.pid for p in procs)), PathStopwatch()
+        time.sleep(0.6)
+        assert named.own() < named.wall() - 0.2
+        assert plain.own() >= 0.59 - (thread_wait_s() - plain.waited)
+    finally:
+        for p in procs:
+            p.wait()
+    assert main_thread_wait_s(procs[0].pid) == 0.0  # gone
