@@ -80,6 +80,6 @@ def test_scan_write_on_a_large_file_stays_cheap() -> None:
     para = "Deploys go out on Tuesdays; the on-call engineer watches the error budget.\n\n"
     old = "# Log\n" + para * 25_000  # about 2 MB
     new = _append(old, "## Today\nShipped the fix.\n")
-    started = time.perf_counter()
+    started = time.thread_time()  # the scan's CPU: a loaded host does not add to it
     assert scan_write(old, new) is None
-    assert time.perf_counter() - started < 1.0
+    assert time.thread_time() - started < 1.0
