@@ -41,7 +41,7 @@ def start(aiohttp_client: Any, tmp_path: Path) -> MakeClient:
     async def run(embedder: OnnxEmbedder | None = None) -> Client:
         client: Client = await aiohttp_client(make_app(tmp_path / "memory", embedder))
         indexer = client.app[SIDECAR].indexer  # let its start-up run (catch-up, daily jobs) finish first
-        await async_wait_until(lambda: indexer.ticks, timeout=5, message="the indexer's start-up run")
+        await async_wait_until(lambda: indexer.ticks, timeout=60, message="the indexer's start-up run")
         return client
 
     return run

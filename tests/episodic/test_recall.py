@@ -215,11 +215,11 @@ async def test_background_indexer_embeds_shortly_after_append(
     indexer = Indexer(store, embedder, debounce=0.01, sweep=3600)
     await indexer.start()
     try:
-        await async_wait_until(lambda: indexer.ticks, timeout=5)  # the start-up catch-up run finds nothing
+        await async_wait_until(lambda: indexer.ticks, timeout=60)  # the start-up catch-up run finds nothing
         for n in range(3):
             await add(store, f"escalation number {n}")
             indexer.notify()
-        await async_wait_until(lambda: indexer.indexed_total == 3, timeout=2)
+        await async_wait_until(lambda: indexer.indexed_total == 3, timeout=30)  # on the notify, not the hourly sweep
     finally:
         await indexer.stop()
     assert indexer.indexed_total == 3 and indexer.last_error is None

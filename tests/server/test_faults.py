@@ -334,7 +334,7 @@ async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFacto
     status, body = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
     assert status == 201
     queue = client.app[SIDECAR].queue  # the write's index apply has run into the damage (or through it)
-    await async_wait_until(lambda: queue.indexed_seq >= body["seq"], timeout=5)
+    await async_wait_until(lambda: queue.indexed_seq >= body["seq"], timeout=60)  # a hang guard
     resp = await client.post("/memory/search", json={"query": "zqagent"})
     assert resp.status == 200, await resp.text()
     assert (await client.get("/memory/status")).status == 200
