@@ -120,7 +120,7 @@ def running_crew(
         for proc in [lead, *members]:
             proc.wait_ready()
         if store and members:  # the lead's first copy into the store
-            wait_until(lambda: crew_files(members[0]) == 2, 10, 0.05)
+            wait_until(lambda: crew_files(members[0]) == 2, 60, 0.05)
         yield c
     finally:
         for proc in [c.lead, *c.members]:

@@ -327,7 +327,7 @@ async def test_the_agent_api_caps_its_connections_with_a_clear_refusal(serve: Ca
     async def served() -> bool:
         return (await client.get("/healthz")).status == 200
 
-    await async_wait_until(served, timeout=10, message="a request once the idle connections closed")
+    await async_wait_until(served, timeout=60, message="a request once the idle connections closed")
 
 
 def test_the_default_connection_cap_is_512(make_settings: Callable[..., Settings]) -> None:

@@ -196,7 +196,7 @@ async def test_a_changed_file_whose_reading_failed_is_read_again(
         resp = await client.post("/kg/query", json={"entity": "ledger service", "predicate": "uses"})
         return resp.status == 200 and objects(await resp.json()) == ["CockroachDB"]
 
-    await async_wait_until(known, timeout=10.0, message="the graph to read topics/stack.md again")
+    await async_wait_until(known, timeout=60, message="the graph to read topics/stack.md again")
 
 
 async def test_bad_requests_are_400s(sidecar_client: ClientFactory, memory_dir: Path) -> None:

@@ -244,7 +244,7 @@ async def test_the_graph_reads_the_files_once_the_disk_has_room(
         resp = await client.post("/kg/query", json={"entity": "ledger service", "predicate": "uses"})
         return resp.status == 200 and [f["object"] for f in (await resp.json())["facts"]] == ["CockroachDB"]
 
-    await async_wait_until(known, timeout=10.0, message="the graph to read topics/stack.md once the disk had room")
+    await async_wait_until(known, timeout=60, message="the graph to read topics/stack.md once the disk had room")
 
 
 @needs_mount
@@ -276,7 +276,7 @@ async def test_index_deleted_while_running(sidecar_client: ClientFactory, memory
         path.unlink()
     assert await found(client, "zqagent") == {"AGENT.md"}  # answered at once
     # Recreated by the next periodic reconcile.
-    await async_wait_until((root / "index.sqlite").exists, timeout=5, message="index.sqlite to come back")
+    await async_wait_until((root / "index.sqlite").exists, timeout=60, message="index.sqlite to come back")
     status, _ = await post_write(client, "topics/new.md", "# New\nzqnew", mode="replace")
     assert status == 201
     await assert_converged(client, root)

@@ -73,8 +73,8 @@ _NOT_FOR_A_SMALL_TIER = ("numpy", "sidecar.index.postings_numpy")
 def _dump(side: SidecarProcess, dump: Path) -> list[str]:
     dump.unlink(missing_ok=True)
     side.proc.send_signal(signal.SIGUSR1)
-    wait_until(dump.exists, timeout=10, message="the module list")
-    wait_until(lambda: dump.read_text().endswith("]"), timeout=10, message="the whole module list")
+    wait_until(dump.exists, timeout=60, message="the module list")
+    wait_until(lambda: dump.read_text().endswith("]"), timeout=60, message="the whole module list")
     listed: list[str] = json.loads(dump.read_text())
     return listed
 

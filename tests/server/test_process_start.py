@@ -69,7 +69,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _read(probe: Path) -> dict[str, object]:
-    wait_until(lambda: probe.exists() and probe.read_text().endswith("}"), timeout=10, message="the probe's answer")
+    wait_until(lambda: probe.exists() and probe.read_text().endswith("}"), timeout=60, message="the probe's answer")
     return dict(json.loads(probe.read_text()))
 
 

@@ -159,7 +159,7 @@ async def test_run_answers_then_stops(memory_dir: Path, make_settings: Callable[
         async def healthy() -> bool:
             return (await client.get("/healthz")).status_code == 200
 
-        await async_wait_until(healthy, timeout=10, ignore=(httpx.TransportError,))
+        await async_wait_until(healthy, timeout=60, ignore=(httpx.TransportError,))
         response = await client.post("/memory/search", json={"query": "postgres"})
         assert response.status_code == 200 and response.json()["results"]
     stop.set()

@@ -102,7 +102,7 @@ def crew_paths(side: SidecarProcess, query: str) -> list[tuple[str, str]]:
 @pytest.mark.slow
 def test_members_on_other_hosts_search_the_crew_in_postgres_without_the_lead(hosts: Hosts) -> None:
     for member in hosts.members:
-        wait_until(lambda m=member: crew_paths(m, "canary") == [("crew", "topics/deploy.md")], 10, 0.05)
+        wait_until(lambda m=member: crew_paths(m, "canary") == [("crew", "topics/deploy.md")], 60, 0.05)
         assert crew_paths(member, "tailwind inline") == [("crew", "CREW.md")]
     hit = search(hosts.members[0], "canary", "crew").json()["results"][0]
     assert [hit["snippet"][a:b].lower() for a, b in hit["highlights"]] == ["canary"]
@@ -124,7 +124,7 @@ def test_members_on_other_hosts_search_the_crew_in_postgres_without_the_lead(hos
 @pytest.mark.slow
 def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Hosts) -> None:
     member = hosts.members[0]
-    wait_until(lambda: crew_paths(member, "canary") == [("crew", "topics/deploy.md")], 10, 0.05)
+    wait_until(lambda: crew_paths(member, "canary") == [("crew", "topics/deploy.md")], 60, 0.05)
     for n in range(5):
         resp = httpx.post(
             f"{hosts.lead.url}/memory/write",
@@ -142,11 +142,11 @@ def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Ho
         assert ("crew", f"topics/billing-{n}.md") in sources(got)
     # A file removed on the lead leaves the store.
     (hosts.root / "lead-crew" / "topics" / "billing-0.md").unlink()
-    wait_until(lambda: ("crew", "topics/billing-0.md") not in crew_paths(member, "invoices"), 5, 0.05)
+    wait_until(lambda: ("crew", "topics/billing-0.md") not in crew_paths(member, "invoices"), 60, 0.05)
     # Each member keeps a copy of the crew's files in its own crew dir: its memory block shows them.
     copy = hosts.root / "m2-crew"
     topics = copy / "topics"
-    wait_until(lambda: (topics / "billing-4.md").exists() and not (topics / "billing-0.md").exists(), 5, 0.05)
+    wait_until(lambda: (topics / "billing-4.md").exists() and not (topics / "billing-0.md").exists(), 60, 0.05)
     assert (copy / "topics" / "billing-4.md").read_text() == "# Billing\nInvoices close on day 4."
     assert (copy / "CREW.md").read_bytes() == (hosts.root / "lead-crew" / "CREW.md").read_bytes()
     block = httpx.post(f"{hosts.members[1].url}/memory/block", json={"budget": 4000}, timeout=10).json()["text"]
@@ -160,7 +160,7 @@ def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Ho
 @pytest.mark.slow
 def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(hosts: Hosts, pg_server: PgServer) -> None:
     for member in hosts.members:
-        wait_until(lambda m=member: crew_paths(m, "tailwind") == [("crew", "CREW.md")], 10, 0.05)
+        wait_until(lambda m=member: crew_paths(m, "tailwind") == [("crew", "CREW.md")], 60, 0.05)
     pg_server.kill()
     try:
         for member in hosts.members:
@@ -194,7 +194,7 @@ def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(hos
 @pytest.mark.slow
 def test_a_store_that_lost_the_crew_is_repaired_by_the_leads_tick(hosts: Hosts) -> None:
     member = hosts.members[0]
-    wait_until(lambda: crew_paths(member, "tailwind") == [("crew", "CREW.md")], 10, 0.05)
+    wait_until(lambda: crew_paths(member, "tailwind") == [("crew", "CREW.md")], 60, 0.05)
     resp = httpx.post(
         f"{hosts.lead.url}/memory/write",
         json={"tier": "crew", "path": "topics/oncall.md", "content": "# On call\nThe pager rotates weekly."},
@@ -210,11 +210,11 @@ def test_a_store_that_lost_the_crew_is_repaired_by_the_leads_tick(hosts: Hosts) 
         finally:
             await conn.close()
 
-    wait_until(lambda: ("crew", "topics/oncall.md") in crew_paths(member, "pager"), 5, 0.05)
+    wait_until(lambda: ("crew", "topics/oncall.md") in crew_paths(member, "pager"), 60, 0.05)
     asyncio.run(wipe())  # as a store restored from an old backup, or a new empty one, would be
     assert crew_paths(member, "tailwind") == []
     # The lead's next full compare (every crew reindex tick, 1 s here) puts everything back, seq too.
-    wait_until(lambda: crew_paths(member, "tailwind") == [("crew", "CREW.md")], 10, 0.1)
+    wait_until(lambda: crew_paths(member, "tailwind") == [("crew", "CREW.md")], 60, 0.1)
     assert ("crew", "topics/oncall.md") in crew_paths(member, "pager")
     got = search(member, "pager", "crew", after_seq=seq).json()
     assert got["index"]["after_seq_met"] is True

@@ -84,7 +84,7 @@ def search(side: SidecarProcess, query: str, **extra: Any) -> httpx.Response:
 def test_a_member_reads_the_crews_graph_in_the_store(crew: Crew) -> None:
     lead, member = crew.lead, crew.member
     # A fact read from a crew file on the lead reaches the member through the store.
-    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 15, 0.05)
+    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 60, 0.05)
     assert objects(crew_query(member, "billing service")) == ["PostgreSQL"]
     # A fact the lead's agent adds with scope crew is in the store before the lead answers.
     added = kg(lead, "add", {"subject": "deploy pipeline", "predicate": "owner", "object": "Alice", "scope": "crew"})
@@ -132,8 +132,8 @@ def test_a_member_reads_the_crews_graph_in_the_store(crew: Crew) -> None:
 @pytest.mark.slow
 def test_a_members_crew_hits_get_the_graphs_lift_from_the_store(crew: Crew) -> None:
     lead, member = crew.lead, crew.member
-    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 15, 0.05)
-    wait_until(lambda: bool(search(member, "billing service").json().get("results")), 15, 0.05)
+    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 60, 0.05)
+    wait_until(lambda: bool(search(member, "billing service").json().get("results")), 60, 0.05)
     query = "which database does the billing service use"
     theirs = search(lead, query, explain=True).json()["results"]
     ours = search(member, query, explain=True).json()["results"]
@@ -149,7 +149,7 @@ def test_a_members_crew_hits_get_the_graphs_lift_from_the_store(crew: Crew) -> N
 @pytest.mark.slow
 def test_postgres_down_is_503_for_the_members_crew_graph_then_recovers(crew: Crew, pg_server: PgServer) -> None:
     lead, member = crew.lead, crew.member
-    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 15, 0.05)
+    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 60, 0.05)
     pg_server.kill()
     try:
         watch = PathStopwatch(member.proc.pid)  # less the time the host kept the member's loop waiting
