@@ -6,11 +6,17 @@
 --
 -- Environment (set by loadgen.py): LOAD_WRK_DIR (queries.jsonl in, responses.tsv and summary.tsv out),
 -- LOAD_WRITERS (threads 0..LOAD_WRITERS-1 only write, the others only search), LOAD_WRITE_FILES
--- (appends spread over topics/load-NN.md).
+-- (appends spread over topics/load-NN.md), LOAD_SEED (thread i draws its queries with seed + i),
+-- LOAD_PROBE (1: a writer follows each acknowledged write
+-- with searches for its token until one finds it: write -> searchable under the load).
 --
 -- responses.tsv, one line per completed response:  kind  status  latency_us  done_us  [path  token  seq | degraded]
 -- (done_us: CLOCK_MONOTONIC at completion, the clock of Python's time.monotonic(); path, token and
 -- seq only for acknowledged writes, status 201; "degraded" for a search answered without a leg).
+-- With LOAD_PROBE, a writer's searches are kind "probe" (the first with the write's seq as
+-- after_seq, any further one plain), and when one shows the token a line
+--   searchable  polls  latency_us  done_us  path  token  seq
+-- follows, its latency from the write's request to that answer.
 
 local ffi = require("ffi")
 ffi.cdef([[
@@ -28,6 +34,9 @@ end
 local dir = os.getenv("LOAD_WRK_DIR")
 local writers = tonumber(os.getenv("LOAD_WRITERS") or "4")
 local files = tonumber(os.getenv("LOAD_WRITE_FILES") or "40")
+local probe = os.getenv("LOAD_PROBE") == "1"
+local seed = tonumber(os.getenv("LOAD_SEED") or "1000") -- each run of a bench draws its own queries
+local PROBE_GIVE_UP_US = 30000000 -- a write not found within this is recorded as polls -1
 local headers = { ["Content-Type"] = "application/json" }
 
 -- main state ---------------------------------------------------------------------------------
@@ -61,6 +70,7 @@ end
 local queries = {}
 local n = 0
 local kind, started, path, token
+local seq, wrote, polls -- the write being probed: its seq, its request's start, searches so far
 
 function init(args)
   -- Every search request is formatted once, here: the generator shares the server's cores, and
@@ -68,13 +78,23 @@ function init(args)
   for line in io.lines(dir .. "/queries.jsonl") do -- each line already a JSON string literal
     queries[#queries + 1] = wrk.format("POST", "/memory/search", headers, '{"query":' .. line .. ',"limit":10}')
   end
-  math.randomseed(1000 + id)
+  math.randomseed(seed + id)
   lines = {} -- global: read by done() through thread:get
+end
+
+local function probe_request(after)
+  local body = '{"query":"' .. token .. '","limit":10' .. (after and (',"after_seq":' .. seq) or "") .. "}"
+  return wrk.format("POST", "/memory/search", headers, body)
 end
 
 function request()
   n = n + 1
   started = now_us()
+  if id < writers and seq ~= nil then
+    kind = "probe"
+    polls = polls + 1
+    return probe_request(polls == 1)
+  end
   if id < writers then
     kind = "write"
     token = string.format("loadw%dn%dx", id, n)
@@ -90,8 +110,20 @@ function response(status, hdrs, body)
   local done = math.floor(now_us())
   local us = math.floor(done - started)
   if kind == "write" and status == 201 then
-    local seq = body:match('"seq"%s*:%s*(%d+)') or ""
-    lines[#lines + 1] = string.format("write\t%d\t%d\t%d\t%s\t%s\t%s", status, us, done, path, token, seq)
+    local got = body:match('"seq"%s*:%s*(%d+)') or ""
+    lines[#lines + 1] = string.format("write\t%d\t%d\t%d\t%s\t%s\t%s", status, us, done, path, token, got)
+    if probe and got ~= "" then
+      seq, wrote, polls = got, started, 0
+    end
+  elseif kind == "probe" then
+    lines[#lines + 1] = string.format("probe\t%d\t%d\t%d", status, us, done)
+    local found = status == 200 and body:find(token, 1, true) ~= nil
+    if found or done - wrote > PROBE_GIVE_UP_US then
+      local latency = math.floor(done - wrote)
+      lines[#lines + 1] = string.format(
+        "searchable\t%d\t%d\t%d\t%s\t%s\t%s", found and polls or -1, latency, done, path, token, seq)
+      seq = nil
+    end
   elseif kind == "search" and body:find('"degraded"', 1, true) then
     lines[#lines + 1] = string.format("%s\t%d\t%d\t%d\tdegraded", kind, status, us, done)
   else

@@ -27,6 +27,29 @@ Every write adds a chunk the embedder then embeds in the background, beside the 
 backlog left at the end of the mixed run is reported. After the run every
 acknowledged write is checked in its file, and a sample of 200 in the index.
 
+``LOAD_CHUNKS`` (default 10,000) sizes the memory dir. ``LOAD_PROBE=1`` makes each writer follow
+every acknowledged write with searches for its unique token (the first with the write's ``seq`` as
+``after_seq``, then plain ones) until an answer shows it: write -> searchable under the load, p50
+and p99 over the probed writes found inside the window. Those searches are hybrid searches like the
+others, and they count as searches below. With ``LOAD_PROBE=1`` and the embedder on, the run then
+measures the raw limit of a hybrid search under that load, in this process once the sidecar has
+stopped, and reports the server's CPU per search against it:
+
+- the server's CPU in the window over the searches answered in it (the load's and the probes'),
+  every thread: the writes' duplicate checks, applies and hooks and the background embedding of
+  the chunks they changed count against the searches, as a client sees the server's cores;
+- the limit per search: a bare onnxruntime ``session.run`` of each query's text
+  (``tests.bench.raw.RawQueryEmbedder``) followed by the raw FTS5 search of the same index (top
+  100 by ``bm25()``), for a sample of the load's queries and of the probes' tokens, weighted by
+  how many of each the window answered; plus the raw embedding (one ``session.run`` per text) of
+  every chunk the sidecar stored a vector for inside the window (counted from the index's
+  ``embeddings`` rows at both ends of the window, their texts rebuilt from the acknowledged
+  writes), over the window's searches.
+
+The reviewers' scenario (a 3k-chunk dir, 12 searching connections, 2 writers, the embedder on):
+
+    LOAD_CHUNKS=3000 LOAD_CONNECTIONS=14 LOAD_WRITERS=2 LOAD_PROBE=1 python -m tests.bench load
+
     python -m tests.bench load          LOAD_SECONDS=60 python -m tests.bench load
     LOAD_EMBEDDER=none python -m tests.bench load      (BM25 only)
 """
@@ -34,16 +57,23 @@ acknowledged write is checked in its file, and a sample of 200 in the index.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import shutil
+import sqlite3
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
 import httpx
 
+from sidecar.index.chunker import chunk_markdown
+from sidecar.index.tier_index import INDEX_NAME
+from sidecar.retrieval.vectors import embed_text
 from tests.bench.bare_route import start_bare
 from tests.bench.loadgen import Run, drive, pick_generator
 from tests.bench.prepared import embed_memory
@@ -59,7 +89,9 @@ WRITERS = int(os.environ.get("LOAD_WRITERS", "4"))
 SECONDS = float(os.environ.get("LOAD_SECONDS", "20"))
 WARMUP = float(os.environ.get("LOAD_WARMUP", "5"))
 SEARCH_SECONDS = float(os.environ.get("LOAD_SEARCH_SECONDS", "8"))
-CHUNKS = 10_000
+CHUNKS = int(os.environ.get("LOAD_CHUNKS", "10000"))
+PROBE = os.environ.get("LOAD_PROBE", "0") == "1"
+LIMIT_SAMPLE = 300  # load queries (and at most as many probe tokens) timed raw for the limit
 EMBEDDER = os.environ.get("LOAD_EMBEDDER", "auto")  # the default configuration; "none": BM25 only
 FLAT = 10.0  # % RSS growth after warm-up
 
@@ -106,6 +138,83 @@ async def verify(url: str, root: Path, acked: list[tuple[str, str, int]]) -> tup
     return in_files, len(sample), missing
 
 
+def vector_rows(root: Path) -> Callable[[], int]:
+    """A reader of the index's highest ``embeddings`` rowid (each stored vector takes the next one),
+    from a read-only connection of this process."""
+    conn: sqlite3.Connection | None = None
+
+    def read() -> int:
+        nonlocal conn
+        if conn is None:
+            conn = sqlite3.connect(f"file:{root / INDEX_NAME}?mode=ro", uri=True, check_same_thread=False)
+        return int(conn.execute("SELECT coalesce(max(rowid), 0) FROM embeddings").fetchone()[0])
+
+    return read
+
+
+def written_chunks(root: Path, acked: list[tuple[str, str, int]]) -> dict[str, str]:
+    """Every chunk text the acknowledged appends made (hash -> the text the embedder embeds): each
+    written file as it was after each of its appends, chunked as the index chunks it."""
+    texts: dict[str, str] = {}
+    for path in {p for p, _, _ in acked}:
+        lines = (root / path).read_text().split("\n")
+        for end in range(1, len(lines) + 1):
+            for chunk in chunk_markdown("\n".join(lines[:end])):
+                texts.setdefault(chunk.hash, embed_text(chunk.heading, chunk.body))
+    return texts
+
+
+@dataclass
+class Limit:
+    """The raw limit of the window's hybrid searches, CPU seconds in all."""
+
+    query_embed: float
+    fts: float
+    chunk_embed: float
+    chunks: int  # vectors stored in the window
+    chunks_timed: int  # of which found among the writes' chunk texts and timed raw
+
+    @property
+    def total(self) -> float:
+        return self.query_embed + self.fts + self.chunk_embed
+
+
+def raw_limit(root: Path, run: Run, queries: list[str], stored: list[str]) -> Limit:
+    """The raw parts no hybrid search of ``run``'s window can skip (see the module's doc);
+    ``stored``: the hashes of the vectors stored inside the window."""
+    from tests.bench.bench_embed import RawParts
+
+    raw = RawParts(root, None)  # type: ignore[arg-type]  # the dense product is not part of this limit
+    try:
+        rng = random.Random(7)
+        sample = rng.sample(queries, min(LIMIT_SAMPLE, len(queries)))
+        tokens = [token for _, token, _ in run.acked]
+        tokens = rng.sample(tokens, min(LIMIT_SAMPLE, len(tokens)))
+        raw.interleaved(sample[:20])  # warm up
+        embed_q, fts_q = raw.interleaved(sample)
+        embed_p, fts_p = raw.interleaved(tokens) if tokens else (0.0, 0.0)
+        searches, probes = run.count("search"), run.count("probe")
+        query_embed = embed_q / len(sample) * searches + (embed_p / len(tokens) * probes if tokens else 0.0)
+        fts = fts_q / len(sample) * searches + (fts_p / len(tokens) * probes if tokens else 0.0)
+        texts = written_chunks(root, run.acked)
+        known = [texts[h] for h in stored if h in texts]
+        cpu0 = time.process_time()
+        for text in known:
+            raw.embed(text)
+        spent = time.process_time() - cpu0
+        chunk_embed = spent / len(known) * len(stored) if known else 0.0
+        return Limit(query_embed, fts, chunk_embed, len(stored), len(known))
+    finally:
+        raw.close()
+
+
+def stored_between(root: Path, first: int, last: int) -> list[str]:
+    """Hashes of the vectors whose rows were stored after row ``first`` up to row ``last``."""
+    with contextlib.closing(sqlite3.connect(f"file:{root / INDEX_NAME}?mode=ro", uri=True)) as conn:
+        rows = conn.execute("SELECT hash FROM embeddings WHERE rowid > ? AND rowid <= ?", (first, last)).fetchall()
+    return [h for (h,) in rows]
+
+
 def typical_answer(url: str, queries: list[str]) -> bytes:
     with httpx.Client(timeout=10) as client:
         answers = [client.post(f"{url}/memory/search", json={"query": q, "limit": 10}).content for q in queries]
@@ -117,6 +226,43 @@ def _latency(run: Run, kind: str) -> str:
     if not lat:
         return "none answered"
     return f"p50 {pct(lat, 50):.1f} ms  p99 {pct(lat, 99):.1f} ms  max {max(lat):.0f} ms"
+
+
+def _report_probe(mixed: Run, parts: Limit | None) -> None:
+    found = mixed.searchable_ms()
+    polls = mixed.searchable_polls()
+    report(
+        "load: write -> searchable, mixed (write, then a search with after_seq, then plain ones until found)",
+        f"p50 {pct(found, 50):.1f} ms  p99 {pct(found, 99):.1f} ms  max {max(found):.0f} ms; "
+        f"{len(found)} writes probed in the window, {sum(p == 1 for p in polls)} found by the after_seq search, "
+        f"{sum(p < 0 for p in polls)} not found in 30 s"
+        if found
+        else "none found in the window",
+        "p99 <= 50 ms",
+    )
+    report("load: probe search latency, mixed", _latency(mixed, "probe"))
+    if parts is None:
+        return
+    searches = mixed.count("search") + mixed.count("probe")
+    cpu = mixed.server_cpu * 1000 / searches
+    per = {k: v * 1000 / searches for k, v in (("embed", parts.query_embed), ("fts", parts.fts))}
+    chunk = parts.chunk_embed * 1000 / searches
+    limit = parts.total * 1000 / searches
+    report(
+        "load: server CPU per hybrid search, mixed (every thread: writes and their embedding included)",
+        f"{cpu:.2f} ms over {searches} searches ({mixed.count('probe')} of them probes)",
+    )
+    report(
+        "load:   its raw limit, same run (query session.run + FTS5 search + the written chunks' session.run)",
+        f"{limit:.2f} ms = {per['embed']:.2f} + {per['fts']:.2f} + {chunk:.2f} "
+        f"({parts.chunks} vectors stored in the window, {parts.chunks_timed} of them timed raw)",
+    )
+    report("load:   ratio", f"{cpu / limit:.2f}x", "<= 1.5x")
+    by_thread = sorted(mixed.thread_cpu().items(), key=lambda kv: -kv[1])
+    report(
+        "load:   the server's CPU per search by thread (ms)",
+        ", ".join(f"{name} {spent * 1000 / searches:.2f}" for name, spent in by_thread if spent > 0),
+    )
 
 
 def main() -> None:
@@ -138,6 +284,7 @@ def main() -> None:
         rss_idle = rss_kb(side.proc.pid)
         pid = side.proc.pid
         common = {"queries": queries, "wrk": wrk}
+        hybrid = PROBE and EMBEDDER != "none"
         mixed = drive(
             side.url,
             pid,
@@ -146,8 +293,12 @@ def main() -> None:
             connections=CONNECTIONS,
             writers=WRITERS,
             work=base / "gen-mixed",
+            probe=PROBE,
+            count=vector_rows(root) if hybrid else None,
             **common,
         )
+        first_row, last_row = mixed.counted()
+        stored = stored_between(root, first_row, last_row) if hybrid else []
         searches = drive(
             side.url,
             pid,
@@ -174,6 +325,10 @@ def main() -> None:
             work=base / "gen-bare",
             **common,
         )
+        side.stop()
+        limit_parts = raw_limit(root, mixed, queries, stored) if hybrid else None
+        if limit_parts is not None:
+            limit_parts.chunks = last_row - first_row  # rows pruned since the window are counted too
     finally:
         if bare is not None:
             bare.stop()
@@ -202,6 +357,8 @@ def main() -> None:
     report("load: writes/s, mixed", f"{mixed.rate('write'):.0f}/s")
     report("load: search latency, mixed", _latency(mixed, "search"))
     report("load: write latency, mixed", _latency(mixed, "write"))
+    if PROBE:
+        _report_probe(mixed, limit_parts)
     report(
         "load: server CPU per request, mixed",
         f"{mixed.cpu_per_request_ms():.3f} ms ({mixed.server_cpu / mixed.seconds:.2f} cores; "

@@ -10,22 +10,30 @@ A run lasts ``warmup + seconds``. Only responses completed inside the measured w
 ``seconds``) count for throughput and latency; the server's CPU and RSS are read from /proc at
 both ends of that window and once a second in between, so the CPU per request is the server's CPU
 inside the window over the requests answered inside it. The generator's CPU is for the whole run.
+
+With ``probe=True`` each writer follows every acknowledged write with searches for the write's
+unique token, the first with the write's ``seq`` as ``after_seq`` (which waits until the index has
+applied it), any further one plain, until an answer shows the token: write -> searchable under the
+load, from the write's request to that answer. Those searches are kind ``probe``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import math
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +46,9 @@ __all__ = ["WRK_HINT", "Run", "drive", "pick_generator", "server_cpu_s"]
 WRK_HINT = "wrk is not installed: apt-get update && apt-get install -y wrk (or LOAD_GENERATOR=python)"
 WRITE_FILES = 40  # appends spread over topics/load-NN.md, well under the per-file cap
 SAMPLE_S = 1.0
+#: Runs started in this process: each draws its queries with a seed of its own (a search connection
+#: replaying the query sequence it drew in an earlier run would find every query vector cached).
+_runs = itertools.count()
 
 
 def server_cpu_s(pid: int) -> float:
@@ -47,6 +58,22 @@ def server_cpu_s(pid: int) -> float:
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):
             total += cpu_s(p)
     return total
+
+
+def thread_cpu_s(pid: int) -> dict[str, float]:
+    """CPU seconds of ``pid``'s process tree by thread name (digits dropped, so a pool's threads
+    add up; a child process's threads prefixed ``child:``)."""
+    out: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for p in process_tree(pid):
+        for stat in Path(f"/proc/{p}/task").glob("*/stat"):
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                head, tail = stat.read_text().rsplit(")", 1)
+                name = re.sub(r"[\d_-]+$", "", head.split("(", 1)[1]) or "?"
+                name = name if p == pid else f"child:{name}"
+                fields = tail.split()
+                out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def pick_generator() -> tuple[str | None, str]:
@@ -71,6 +98,8 @@ class Sample:
     at: float  # time.monotonic()
     cpu_s: float
     rss_kb: int
+    counted: int = 0  # what drive's ``count`` read then (0 without one)
+    threads: dict[str, float] = field(default_factory=dict)  # thread_cpu_s then
 
 
 @dataclass
@@ -84,6 +113,8 @@ class Run:
     responses: list[tuple[str, int, float, float]] = field(default_factory=list)
     acked: list[tuple[str, str, int]] = field(default_factory=list)  # (path, token, seq) of every 201 write
     degraded_at: list[float] = field(default_factory=list)  # completion times of searches answered "degraded"
+    # (found at [time.monotonic()], write -> searchable s, searches it took; -1: not found within 30 s)
+    searchable: list[tuple[float, float, int]] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     generator_cpu_s: float = 0.0
     transport_errors: int = 0
@@ -128,6 +159,23 @@ class Run:
         n = len(self.responses)
         return self.generator_cpu_s * 1000 / n if n else float("nan")
 
+    def thread_cpu(self) -> dict[str, float]:
+        """The server's CPU seconds inside the measured window, by thread name (``thread_cpu_s``)."""
+        first, last = self.at(self.warm_end).threads, self.at(self.end).threads
+        return {name: cpu - first.get(name, 0.0) for name, cpu in last.items()}
+
+    def counted(self) -> tuple[int, int]:
+        """What drive's ``count`` read at the start and at the end of the measured window."""
+        return self.at(self.warm_end).counted, self.at(self.end).counted
+
+    def searchable_ms(self) -> list[float]:
+        """Write -> searchable of the probed writes found inside the measured window."""
+        return [s[1] * 1000 for s in self.searchable if self.warm_end <= s[0] <= self.end and s[2] > 0]
+
+    def searchable_polls(self) -> list[int]:
+        """Searches each probed write inside the window took until found (-1: never found)."""
+        return [s[2] for s in self.searchable if self.warm_end <= s[0] <= self.end]
+
     def rss_window(self) -> list[int]:
         """RSS samples (kB) from the end of the warm-up to the end of the window."""
         return [s.rss_kb for s in self.samples if self.warm_end - 0.05 <= s.at <= self.end + 0.05]
@@ -144,12 +192,17 @@ def drive(
     queries: list[str],
     work: Path,
     wrk: str | None,
+    probe: bool = False,
+    count: Callable[[], int] | None = None,
 ) -> Run:
     """Load ``url`` (the server is process ``pid``) for ``warmup + seconds``: ``writers`` connections
-    only write (appends), the others only search; every connection waits for its answer."""
+    only write (appends; with ``probe``, each followed by searches until it is found), the others
+    only search; every connection waits for its answer. ``count``, when given, is read with every
+    sample of the server (``Sample.counted``)."""
+    seed = 1000 * (next(_runs) + 1)
     if wrk is not None:
-        return _drive_wrk(wrk, url, pid, seconds, warmup, connections, writers, queries, work)
-    return asyncio.run(_drive_python(url, pid, seconds, warmup, connections, writers, queries))
+        return _drive_wrk(wrk, url, pid, seconds, warmup, connections, writers, queries, work, probe, count, seed)
+    return asyncio.run(_drive_python(url, pid, seconds, warmup, connections, writers, queries, probe, count, seed))
 
 
 def _sample_times(started: float, warm_end: float, end: float) -> list[float]:
@@ -157,11 +210,14 @@ def _sample_times(started: float, warm_end: float, end: float) -> list[float]:
     return sorted({*ticks, warm_end, end})
 
 
-def _sampler(pid: int, times: list[float], into: list[Sample], stop: threading.Event) -> None:
+def _sampler(
+    pid: int, times: list[float], into: list[Sample], stop: threading.Event, count: Callable[[], int] | None
+) -> None:
     for when in times:
         if stop.wait(max(0.0, when - time.monotonic())):
             return
-        into.append(Sample(time.monotonic(), server_cpu_s(pid), tree_rss_kb(pid)))
+        threads = thread_cpu_s(pid)
+        into.append(Sample(time.monotonic(), server_cpu_s(pid), tree_rss_kb(pid), count() if count else 0, threads))
 
 
 def _children_cpu_s() -> float:
@@ -184,6 +240,9 @@ def _drive_wrk(
     writers: int,
     queries: list[str],
     work: Path,
+    probe: bool,
+    count: Callable[[], int] | None,
+    seed: int,
 ) -> Run:
     work.mkdir(parents=True, exist_ok=True)
     for stale in ("responses.tsv", "summary.tsv"):
@@ -194,6 +253,8 @@ def _drive_wrk(
         "LOAD_WRK_DIR": str(work),
         "LOAD_WRITERS": str(writers),
         "LOAD_WRITE_FILES": str(WRITE_FILES),
+        "LOAD_PROBE": "1" if probe else "0",
+        "LOAD_SEED": str(seed),
     }
     script = Path(__file__).with_name("load.lua")
     # A little past the window's end, so the window does not see the connections wind down (wrk
@@ -207,7 +268,7 @@ def _drive_wrk(
     with (work / "wrk.out").open("w") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
         sampler = threading.Thread(
-            target=_sampler, args=(pid, _sample_times(started, run.warm_end, run.end), run.samples, stop)
+            target=_sampler, args=(pid, _sample_times(started, run.warm_end, run.end), run.samples, stop, count)
         )
         sampler.start()
         try:
@@ -225,6 +286,9 @@ def _drive_wrk(
     run.transport_errors = summary["connect"] + summary["read"] + summary["write"] + summary["timeout"]
     for line in (work / "responses.tsv").read_text().splitlines():
         kind, status, us, done_us, *acked = line.split("\t")
+        if kind == "searchable":
+            run.searchable.append((int(done_us) / 1e6, int(us) / 1e6, int(status)))
+            continue
         run.responses.append((kind, int(status), int(done_us) / 1e6, int(us) / 1e6))
         if acked == ["degraded"]:
             run.degraded_at.append(int(done_us) / 1e6)
@@ -235,7 +299,16 @@ def _drive_wrk(
 
 
 async def _drive_python(
-    url: str, pid: int, seconds: float, warmup: float, connections: int, writers: int, queries: list[str]
+    url: str,
+    pid: int,
+    seconds: float,
+    warmup: float,
+    connections: int,
+    writers: int,
+    queries: list[str],
+    probe: bool,
+    count: Callable[[], int] | None,
+    seed: int,
 ) -> Run:
     cpu_before = _self_cpu_s()
     started = time.monotonic()
@@ -243,14 +316,14 @@ async def _drive_python(
     until = run.end + 0.5
     stop = threading.Event()
     sampler = threading.Thread(
-        target=_sampler, args=(pid, _sample_times(started, run.warm_end, run.end), run.samples, stop)
+        target=_sampler, args=(pid, _sample_times(started, run.warm_end, run.end), run.samples, stop, count)
     )
     sampler.start()
     connector = aiohttp.TCPConnector(limit=connections)
     try:
         async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
             await asyncio.gather(
-                *(_client(n, n < writers, session, url, until, queries, run) for n in range(connections))
+                *(_client(n, n < writers, session, url, until, queries, run, probe, seed) for n in range(connections))
             )
     finally:
         stop.set()
@@ -260,9 +333,17 @@ async def _drive_python(
 
 
 async def _client(
-    n: int, writes: bool, session: aiohttp.ClientSession, url: str, until: float, queries: list[str], run: Run
+    n: int,
+    writes: bool,
+    session: aiohttp.ClientSession,
+    url: str,
+    until: float,
+    queries: list[str],
+    run: Run,
+    probe: bool,
+    seed: int,
 ) -> None:
-    rng = random.Random(1000 + n)
+    rng = random.Random(seed + n)
     i = 0
     while time.monotonic() < until:
         i += 1
@@ -288,4 +369,29 @@ async def _client(
         if kind == "search" and b'"degraded"' in raw:
             run.degraded_at.append(time.monotonic())
         if kind == "write" and status == 201:
-            run.acked.append((path, token, json.loads(raw)["seq"]))
+            seq = json.loads(raw)["seq"]
+            run.acked.append((path, token, seq))
+            if probe:
+                await _probe(session, url, token, seq, started, run)
+
+
+async def _probe(session: aiohttp.ClientSession, url: str, token: str, seq: int, wrote: float, run: Run) -> None:
+    """Search for ``token`` (first with ``after_seq``, then plain) until an answer shows it."""
+    polls = 0
+    while True:
+        polls += 1
+        body: dict[str, object] = {"query": token, "limit": 10} | ({"after_seq": seq} if polls == 1 else {})
+        started = time.perf_counter()
+        try:
+            async with session.post(url + "/memory/search", json=body) as resp:
+                raw = await resp.read()
+                status = resp.status
+        except (aiohttp.ClientError, TimeoutError):
+            run.transport_errors += 1
+            continue
+        now = time.perf_counter()
+        run.responses.append(("probe", status, time.monotonic(), now - started))
+        found = status == 200 and token.encode() in raw
+        if found or now - wrote > 30:
+            run.searchable.append((time.monotonic(), now - wrote, polls if found else -1))
+            return
