@@ -228,6 +228,38 @@ def _latency(run: Run, kind: str) -> str:
     return f"p50 {pct(lat, 50):.1f} ms  p99 {pct(lat, 99):.1f} ms  max {max(lat):.0f} ms"
 
 
+#: What a probed write -> searchable spent where, split at the sidecar's own log lines
+#: (``write.durable``: the write thread handed the durable write back to the loop;
+#: ``memory.updated``: the reindex queue applied it, just before ``indexed_seq`` moves).
+STEPS = ("request -> durable", "durable -> acknowledged", "acknowledged -> indexed (0: before)", "then -> found")
+
+
+def write_steps(log: Path, run: Run) -> dict[str, list[float]]:
+    """Each probed write in ``run``'s window split at the sidecar's log lines (ms)."""
+    from tests.bench.bench_writes import logged
+
+    seen = logged(log, ("write.durable", "memory.updated"))
+    offset = time.time() - time.monotonic()  # the log's clock is the wall clock; wrk's the monotonic
+    steps: dict[str, list[float]] = {name: [] for name in STEPS}
+    for found_at, _, polls, seq in run.searchable:
+        durable, indexed = seen.get(("write.durable", seq)), seen.get(("memory.updated", seq))
+        if polls < 0 or durable is None or indexed is None or not run.warm_end <= found_at <= run.end:
+            continue
+        sent, acked = run.written[seq]
+        durable, indexed = durable - offset, indexed - offset
+        steps[STEPS[0]].append((durable - sent) * 1000)
+        steps[STEPS[1]].append((acked - durable) * 1000)
+        steps[STEPS[2]].append(max(0.0, indexed - acked) * 1000)
+        steps[STEPS[3]].append((found_at - max(indexed, acked)) * 1000)
+    return steps
+
+
+def _ms(samples: list[float]) -> str:
+    if not samples:
+        return "none"
+    return f"p50 {pct(samples, 50):.1f} ms  p99 {pct(samples, 99):.1f} ms  ({len(samples)} writes)"
+
+
 def _report_probe(mixed: Run, parts: Limit | None) -> None:
     found = mixed.searchable_ms()
     polls = mixed.searchable_polls()
@@ -278,6 +310,7 @@ def main() -> None:
     queries = make_queries(2_000)
     side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": EMBEDDER}, wait=300)
     bare = None
+    steps: dict[str, list[float]] = {}
     try:
         rss_ready = rss_kb(side.proc.pid)
         settled_s = settle(side.url, side.proc.pid)
@@ -325,6 +358,8 @@ def main() -> None:
             work=base / "gen-bare",
             **common,
         )
+        if PROBE:
+            steps = write_steps(side.log, mixed)
         side.stop()
         limit_parts = raw_limit(root, mixed, queries, stored) if hybrid else None
         if limit_parts is not None:
@@ -359,6 +394,8 @@ def main() -> None:
     report("load: write latency, mixed", _latency(mixed, "write"))
     if PROBE:
         _report_probe(mixed, limit_parts)
+        for name, samples in steps.items():
+            report(f"load:   write -> searchable: {name} (the sidecar's log)", _ms(samples))
     report(
         "load: server CPU per request, mixed",
         f"{mixed.cpu_per_request_ms():.3f} ms ({mixed.server_cpu / mixed.seconds:.2f} cores; "

@@ -113,8 +113,10 @@ class Run:
     responses: list[tuple[str, int, float, float]] = field(default_factory=list)
     acked: list[tuple[str, str, int]] = field(default_factory=list)  # (path, token, seq) of every 201 write
     degraded_at: list[float] = field(default_factory=list)  # completion times of searches answered "degraded"
-    # (found at [time.monotonic()], write -> searchable s, searches it took; -1: not found within 30 s)
-    searchable: list[tuple[float, float, int]] = field(default_factory=list)
+    # (found at [time.monotonic()], write -> searchable s, searches it took (-1: not found within
+    # 30 s), the write's seq)
+    searchable: list[tuple[float, float, int, int]] = field(default_factory=list)
+    written: dict[int, tuple[float, float]] = field(default_factory=dict)  # seq -> (sent, acknowledged)
     samples: list[Sample] = field(default_factory=list)
     generator_cpu_s: float = 0.0
     transport_errors: int = 0
@@ -287,7 +289,7 @@ def _drive_wrk(
     for line in (work / "responses.tsv").read_text().splitlines():
         kind, status, us, done_us, *acked = line.split("\t")
         if kind == "searchable":
-            run.searchable.append((int(done_us) / 1e6, int(us) / 1e6, int(status)))
+            run.searchable.append((int(done_us) / 1e6, int(us) / 1e6, int(status), int(acked[2])))
             continue
         run.responses.append((kind, int(status), int(done_us) / 1e6, int(us) / 1e6))
         if acked == ["degraded"]:
@@ -295,6 +297,7 @@ def _drive_wrk(
         elif acked:
             path, token, seq = acked
             run.acked.append((path, token, int(seq)))
+            run.written[int(seq)] = ((int(done_us) - int(us)) / 1e6, int(done_us) / 1e6)
     return run
 
 
@@ -371,6 +374,7 @@ async def _client(
         if kind == "write" and status == 201:
             seq = json.loads(raw)["seq"]
             run.acked.append((path, token, seq))
+            run.written[seq] = (time.monotonic() - took, time.monotonic())
             if probe:
                 await _probe(session, url, token, seq, started, run)
 
@@ -393,5 +397,5 @@ async def _probe(session: aiohttp.ClientSession, url: str, token: str, seq: int,
         run.responses.append(("probe", status, time.monotonic(), now - started))
         found = status == 200 and token.encode() in raw
         if found or now - wrote > 30:
-            run.searchable.append((time.monotonic(), now - wrote, polls if found else -1))
+            run.searchable.append((time.monotonic(), now - wrote, polls if found else -1, seq))
             return

@@ -108,7 +108,7 @@ def test_a_probed_write_is_searched_for_until_an_answer_shows_it(
     url, state = fake
     run = _drive(url, generator, tmp_path, probe=True)
     found = [s for s in run.searchable if s[2] > 0]
-    assert found and all(polls == FOUND_AFTER for _, _, polls in found)
+    assert found and all(polls == FOUND_AFTER for _, _, polls, _ in found)
     assert sum(r[0] == "probe" for r in run.responses) >= len(found) * FOUND_AFTER
     probes = [s for s in state.searches if s["query"] in state.tokens]
     # The first search for a write waits for its seq; the polls after it are plain searches.
