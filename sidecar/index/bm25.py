@@ -73,6 +73,9 @@ class LivePostings:
     """The in-memory BM25 postings of an index, as the writer keeps them and searches read them."""
 
     on: bool = False  # off until enabled; then kept equal to the index after every commit
+    # Built in numpy's layout whatever the tier's size: the process has numpy loaded anyway (its
+    # dense search), so the ``array`` layout would save it no memory (``postings.build_snapshot``).
+    numpy: bool = False
     snapshot: Snapshot | None = None  # None: search through FTS5
     # The snapshot of the transaction being committed: the commit gives up the GIL, and a search
     # that meets the new generation before the writer thread gets it back can use this one.

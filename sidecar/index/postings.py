@@ -28,7 +28,8 @@ base (first built from an ``fts5vocab`` scan of the index), plus a delta of chun
 Once a few hundred chunks are added or dead, the delta is merged into a fresh base from the
 arrays alone (``compact``: no scan), so the delta's small per-term arrays and the dead chunks
 never pile up under a steady stream of writes. A tier that grows past ``SMALL_CHUNKS`` (or a
-large one that shrinks to half of it) is built again in the other layout. Each snapshot carries
+large one that shrinks to half of it) is built again in the other layout; a tier whose process
+has loaded numpy for its dense search (an embedder) is held in numpy's layout at any size. Each snapshot carries
 the index's change generation; a reader that finds the database at another generation (a commit
 not yet applied, or another process that wrote the file) answers from FTS5 instead.
 """
@@ -214,10 +215,16 @@ Snapshot: TypeAlias = "SmallSnapshot | postings_numpy.Snapshot"
 
 
 # -- building ----------------------------------------------------------------------------------
-def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
+def build_snapshot(conn: sqlite3.Connection, gen: int, *, numpy: bool = False) -> Snapshot:
     """Read every posting of ``chunks_fts`` through fts5vocab; the caller holds a read snapshot
     (or is the only writer) so the scan, the chunk ids and ``gen`` describe one state. A tier of
-    more than ``SMALL_CHUNKS`` chunks is held by numpy."""
+    more than ``SMALL_CHUNKS`` chunks is held by numpy, and so is any tier with ``numpy`` (a
+    process that has numpy loaded anyway, for its dense search: there the ``array`` layout would
+    save no memory and cost about twice the CPU a search), at any size from then on."""
+    if numpy:
+        from sidecar.index import postings_numpy
+
+        return postings_numpy.build_snapshot(conn, gen, pinned=True)
     ids = array("q", [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")])
     if len(ids) > postings_base.SMALL_CHUNKS:
         from sidecar.index import postings_numpy

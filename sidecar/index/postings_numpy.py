@@ -6,7 +6,9 @@ token count, and scores a query with a few vectorised operations per term: a com
 100k-chunk tier has tens of thousands of postings, which a Python loop would take milliseconds to
 score. The arithmetic and the snapshots' life (base, delta, compaction) are the module
 :mod:`sidecar.index.postings` describes; a smaller tier keeps the same layout in ``array``s and
-scores it in Python, so it never loads numpy.
+scores it in Python, so it never loads numpy, unless its process has loaded numpy anyway for a
+dense search: then a small tier is held in this layout too (``pinned``), which scores a query's
+words in about half the CPU.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ class Snapshot(postings_base.Tidiness):
     delta_ids: dict[int, int]  # chunk id -> slot, for live delta chunks
     live: int  # N: chunks in the index
     total_tokens: float
+    # Held in this layout whatever the tier's size (its process has numpy loaded for a dense
+    # search): it never asks to move to ``array``s.
+    pinned: bool = False
     norm: FloatArray = field(init=False)  # slot -> k1 * (1 - b + b * D / avgdl)
     dead: SlotArray = field(init=False)  # the slots not alive (a few hundred at most: see compact)
 
@@ -94,6 +99,7 @@ class Snapshot(postings_base.Tidiness):
         freqs: FreqArray,
         ids: IntArray,
         lengths: FloatArray,
+        pinned: bool = False,
     ) -> Snapshot:
         """A snapshot that is all base (a fresh build or a compaction): every chunk alive, no delta."""
         return cls(
@@ -110,6 +116,7 @@ class Snapshot(postings_base.Tidiness):
             delta_ids={},
             live=len(ids),
             total_tokens=float(lengths.sum()),
+            pinned=pinned,
         )
 
     @property
@@ -120,8 +127,9 @@ class Snapshot(postings_base.Tidiness):
     def wants_rebuild(self) -> bool:
         """True once the delta is large enough that a fresh base is cheaper to query (``apply_changes``
         compacts long before that: only a snapshot built without it can get there), and once the
-        tier has shrunk to half ``SMALL_CHUNKS``: its next build holds it in ``array``s."""
-        return self.delta_outgrown() or self.live <= postings_base.SMALL_CHUNKS // 2
+        tier has shrunk to half ``SMALL_CHUNKS``: its next build holds it in ``array``s (unless
+        ``pinned``: held in this layout at any size)."""
+        return self.delta_outgrown() or (not self.pinned and self.live <= postings_base.SMALL_CHUNKS // 2)
 
     def slots_of(self, chunk_ids: IntArray) -> SlotArray | None:
         """The live slot of each chunk id, or None if any is not live in this snapshot."""
@@ -166,9 +174,10 @@ def _delta_arrays(pair: tuple[array[int], array[int]]) -> tuple[SlotArray, FreqA
 
 
 # -- building ----------------------------------------------------------------------------------
-def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
+def build_snapshot(conn: sqlite3.Connection, gen: int, *, pinned: bool = False) -> Snapshot:
     """Read every posting of ``chunks_fts`` through fts5vocab; the caller holds a read snapshot
-    (or is the only writer) so the scan, the chunk ids and ``gen`` describe one state."""
+    (or is the only writer) so the scan, the chunk ids and ``gen`` describe one state.
+    ``pinned``: held in this layout at any size, and so are the snapshots derived from it."""
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vrow USING fts5vocab(main, chunks_fts, 'row')")
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_vinst USING fts5vocab(main, chunks_fts, 'instance')")
     ids = np.array([r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")], dtype=np.int64)
@@ -228,7 +237,7 @@ def build_snapshot(conn: sqlite3.Connection, gen: int) -> Snapshot:
         np.concatenate(out_freqs, out=all_freqs)
     vocab = {t: i for i, t in enumerate(terms)}
     return Snapshot.of_base(
-        gen=gen, vocab=vocab, offsets=offsets, slots=all_slots, freqs=all_freqs, ids=ids, lengths=lengths
+        gen=gen, vocab=vocab, offsets=offsets, slots=all_slots, freqs=all_freqs, ids=ids, lengths=lengths, pinned=pinned
     )
 
 
@@ -279,6 +288,7 @@ def _apply(snap: Snapshot, gen: int, deleted: Iterable[int], added: Sequence[Add
         delta_ids=delta_ids,
         live=live,
         total_tokens=total,
+        pinned=snap.pinned,
     )
 
 
@@ -306,7 +316,14 @@ def compact(snap: Snapshot) -> Snapshot:
     ids, lengths = snap.ids[order], snap.lengths[order]
     release_free_memory()  # this pass's transient arrays, from the malloc heap
     return Snapshot.of_base(
-        gen=snap.gen, vocab=vocab, offsets=offsets, slots=slots, freqs=freqs, ids=ids, lengths=lengths
+        gen=snap.gen,
+        vocab=vocab,
+        offsets=offsets,
+        slots=slots,
+        freqs=freqs,
+        ids=ids,
+        lengths=lengths,
+        pinned=snap.pinned,
     )
 
 

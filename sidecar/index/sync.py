@@ -356,7 +356,7 @@ class IndexSync:
         try:
             self.db.writer.execute("BEGIN")
             try:
-                snap = build_snapshot(self.db.writer, self._gen())
+                snap = build_snapshot(self.db.writer, self._gen(), numpy=self.postings.numpy)
             finally:
                 self.db.writer.execute("COMMIT")
         except Exception as exc:

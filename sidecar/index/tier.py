@@ -56,6 +56,13 @@ class Tier:
     def start_postings(self) -> None:
         self.index.on_writer_thread(self.index.enable_postings)
 
+    def hold_postings_in_numpy(self) -> None:
+        """Hold this tier's in-memory postings in numpy's layout at any size: a process with an
+        embedder has numpy loaded for the dense search anyway, and numpy scores a search's BM25
+        leg in about half the CPU (:meth:`TierIndex.hold_postings_in_numpy`). Queued on the
+        writer thread: asked before ``start_postings``, the first build is numpy's."""
+        self.index.on_writer_thread(self.index.hold_postings_in_numpy)
+
     async def reconcile(self) -> ReconcileResult:
         def run() -> ReconcileResult:
             self.index.recover_if_lost()

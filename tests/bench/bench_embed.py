@@ -312,6 +312,7 @@ HYBRID_ROUNDS = int(os.environ.get("BENCH_HYBRID_ROUNDS", "12"))
 
 async def _hybrid(root: Path, model: OnnxEmbedder) -> None:
     tier = Tier("agent", root)
+    tier.hold_postings_in_numpy()  # as a sidecar with an embedder holds them
     await tier.open()
     # Steady state, as a serving sidecar's: the in-memory postings are built on the writer thread
     # right after open, and a reconcile queued behind them returns once they are, so that build's

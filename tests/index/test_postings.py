@@ -612,6 +612,66 @@ def test_a_tier_moves_to_numpy_past_the_limit_and_back_at_half_of_it(
     ix.close()
 
 
+@pytest.mark.parametrize("held", [True, False], ids=["numpy-held", "as-sized"])
+def test_a_tier_held_in_numpy_stays_so_through_commits_and_compactions(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch, held: bool
+) -> None:
+    """A tier held in numpy's layout (a process with an embedder has numpy loaded anyway) is built
+    in it whatever its size, and stays in it through a steady stream of writes and the compactions
+    they make, with no build after the first; a tier not held keeps the ``array`` layout its size
+    asks for. The answers are FTS5's either way."""
+    from sidecar.index import postings
+
+    builds: list[bool] = []
+    real_build = postings.build_snapshot
+
+    def counted(conn: sqlite3.Connection, gen: int, **kwargs: bool) -> Snapshot:
+        builds.append(kwargs.get("numpy", False))
+        return real_build(conn, gen, **kwargs)
+
+    monkeypatch.setattr(postings, "build_snapshot", counted)
+    ix = TierIndex(corpus)
+    if held:
+        ix.hold_postings_in_numpy()
+    ix.open(postings=True)
+    first = ix.postings.snapshot
+    assert first is not None and first.live <= postings_base.SMALL_CHUNKS // 2
+    assert isinstance(first, SmallSnapshot) != held
+    assert builds == [held]
+    merges = 0
+    snap = first
+    for i in range(2 * first.untidy_limit + 100):  # a rewritten chunk a write: one untidy slot each
+        with (corpus / "topics" / f"held-{i % 7}.md").open("a", encoding="utf-8") as f:
+            f.write(f"- heldtoken{i}x noted during the run\n")
+        ix.apply_paths([f"topics/held-{i % 7}.md"])
+        nxt = ix.postings.snapshot
+        assert nxt is not None and isinstance(nxt, SmallSnapshot) != held
+        merges += nxt.base_slots != snap.base_slots or nxt.untidy_slots < snap.untidy_slots
+        snap = nxt
+    assert merges >= 2, "the stream went through compactions"
+    (corpus / "topics" / "held-3.md").unlink()
+    ix.apply_paths(["topics/held-3.md"])
+    assert isinstance(ix.postings.snapshot, SmallSnapshot) != held
+    assert builds == [held], "no build after the first"
+    assert_same_as_fts(ix, ["heldtoken5x", "heldtoken399x noted", *make_queries(30, seed=24)])
+    ix.close()
+
+
+def test_a_tier_held_in_numpy_after_its_build_is_built_again_once(corpus: Path) -> None:
+    """Asked to hold numpy's layout once its postings are built in ``array``s, the tier builds them
+    again in numpy's, then keeps them there."""
+    ix = TierIndex(corpus)
+    ix.open(postings=True)
+    assert isinstance(ix.postings.snapshot, SmallSnapshot)
+    ix.hold_postings_in_numpy()
+    built = ix.postings.snapshot
+    assert built is not None and not isinstance(built, SmallSnapshot)
+    ix.hold_postings_in_numpy()
+    assert ix.postings.snapshot is built, "already numpy's: not built again"
+    assert_same_as_fts(ix, make_queries(20, seed=25))
+    ix.close()
+
+
 def test_a_small_tier_never_loads_numpy(corpus: Path) -> None:
     """Built, searched, written (a delta and a compaction) and rebuilt, a small tier's postings
     leave numpy unimported: an idle sidecar does not hold its 10-15 MB."""
