@@ -61,6 +61,9 @@ _LAZY = (
     "sidecar.retrieval.offline",  # the command line's own search
     "sidecar.loopback",
     "sidecar.kg.cli",
+    "statistics",  # with the decimal and fractions it imports (1.7 MB): the journal's health takes one median
+    "decimal",
+    "fractions",
 )
 
 
