@@ -34,6 +34,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
+from datetime import date
 from typing import Concatenate, ParamSpec, TypeVar
 
 import numpy as np
@@ -214,7 +215,7 @@ def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
                 content[key], values[key], new_words, _values(newer.text)
             ):
                 out[key] = newer
-    return out
+    return _without_readings(out, said)
 
 
 def _same_subject(
@@ -257,6 +258,56 @@ def routine_said(said: Sequence[Said], frames: Collection[frozenset[str]] | None
     for n, flag in zip(short, flags, strict=True):
         out[n] = flag
     return out
+
+
+#: The least share of the days the lines span on which a line's words are said, each day with a
+#: value of its own, for the line to be a reading (``_readings``), and the fewest such days.
+READING_DAYS = 0.25
+READING_MIN_DAYS = 8
+
+
+def _without_readings(found: dict[str, Said], said: Sequence[Said]) -> dict[str, Said]:
+    """``found`` (an older line's key -> the newer line that changed it) without the changes of a
+    reading or by one (``_readings``). The readings stay among the lines read otherwise: their
+    words count in every word's rarity as before."""
+    if not found:
+        return found
+    readings = {normalised(said[n].text) for n in _readings(said)}
+    return {
+        key: newer for key, newer in found.items() if key not in readings and normalised(newer.text) not in readings
+    }
+
+
+def _readings(said: Sequence[Said]) -> list[int]:
+    """The lines that are readings, not facts: the same words said on a quarter of the days or more
+    (``READING_DAYS``, eight at least), with values that differ on most of those days ("turbidity:
+    0.21 NTU", "reservoir level: 81%" pasted every morning). A reading is no fact that changes:
+    today's value is no change of yesterday's, and a reading never changes a fact. A fact said
+    nearly every day keeps its value, and a routine mould of many words is ``routine.py``'s."""
+    days = {s.when[0] for s in said}
+    if not days:
+        return []
+    moulds: dict[frozenset[str], list[int]] = {}
+    for n, item in enumerate(said):
+        if len(item.text) > MAX_LINE_CHARS or "\n" in item.text:
+            continue
+        tokens = _tokens(item.text)
+        mould = frozenset(w for w, value in tokens if not value)
+        if mould and any(value for _, value in tokens):
+            moulds.setdefault(mould, []).append(n)
+    least = max(READING_MIN_DAYS, READING_DAYS * len(days))
+    found: list[int] = []
+    for lines in moulds.values():
+        by_day: dict[date, set[frozenset[str]]] = {}
+        for n in lines:
+            by_day.setdefault(said[n].when[0], set()).add(_values(said[n].text))
+        if len(by_day) < least:
+            continue
+        ordered = [by_day[day] for day in sorted(by_day)]
+        moved = sum(not (a & b) for a, b in itertools.pairwise(ordered))
+        if moved * 2 > len(ordered) - 1:  # the value changes from one of its days to the next on most
+            found.extend(lines)
+    return found
 
 
 def _week(item: Said) -> str:
@@ -399,7 +450,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                 )
             ):
                 out[key] = newer
-    return out
+    return _without_readings(out, said)
 
 
 class _Holders:
@@ -861,7 +912,7 @@ def _lowercase_words(texts: Iterable[str]) -> set[str]:
     return {w for text in texts for w in _WORD.findall(text) if w.islower()}
 
 
-def _opening_name(text: str, lower: set[str]) -> str:
+def _opening_name(text: str, lower: Collection[str]) -> str:
     """The name a line opens with, lowercased, or "": a capitalised word of letters, no stop word,
     never written in lower case anywhere in the tier ("Haddad looks after ...", not "Standup with
     ..." when "standup" is written too). ``_values`` does not read a line's first word: most lines
@@ -988,10 +1039,8 @@ class _Meaning:
         # an identifier's words count among a line's words: "edge-rtr-02" names the edge routers
         self.content = {key: (words := _content(item.text)).union(_named_in(words)) for key, item in self.last.items()}
         names = {key: _opening_name(item.text, lower) for key, item in self.last.items()}
-        self.values = {
-            key: _values(item.text) | _labelled_names(item.text, lower) | ({names[key]} - {""})
-            for key, item in self.last.items()
-        }
+        self.lower = lower
+        self.values = {key: self._values_of(item.text, names[key]) for key, item in self.last.items()}
         self.names = names
         self.standing = [
             key for key in self.last if len(weeks[key]) >= MIN_STANDING_WEEKS and not is_event(key) and self.values[key]
@@ -1002,8 +1051,14 @@ class _Meaning:
             if self.values[key] and (not is_event(key) or SIGNAL.search(item.text))
         ]
         # how many standing lines say each word that is no value: the rarest tells a subject
-        self.df = Counter(w for key in self.standing for w in self.content[key] - self.values[key])
-        self.parts = {key: parts for key in self.later if (parts := _parts(self.last[key].text))}
+        self.df = Counter(
+            w for key in self.standing for w in self.content[key] if w not in self.values[key] or _compound(w)
+        )
+        self.parts = {key: parts for key in self.later if (parts := _parts(self.last[key].text, lower))}
+
+    def _values_of(self, text: str, name: str) -> frozenset[str]:
+        """The values of ``text``: ``_values``, a label's names, its opening name ``name``."""
+        return _values(text) | _labelled_names(text, self.lower) | ({name} - {""})
 
     def read(self) -> list[str]:
         """Every line read: the standing ones and the later statements, once each."""
@@ -1020,54 +1075,76 @@ class _Meaning:
                 owners.append(n)
         return texts, owners
 
-    def restates(self, old: str, new: str, *, dropped: bool) -> bool:
+    def restates(self, old: str, new: str, *, dropped: bool, part: str = "") -> bool:
         """Whether ``new`` (said first after ``old`` was said last) fills the one value slot of
         ``old`` with a value of the same kind and names its subject (``changed_by_meaning``);
-        ``dropped``: or fills one of two, leaving the other out."""
+        ``dropped``: or fills one of two, leaving the other out. ``part``: one of ``new``'s parts
+        (``_parts``), read as the statement in place of the whole line ("Ines has gone to the
+        Caerwen site; Tomasz signs the permits from this week": the part after the semicolon)."""
         if self.first[new].when <= self.last[old].when:
             return False
-        old_values, new_values = self.values[old], self.values[new]
-        lost = old_values - self.content[new] - {self.names[new]}
+        if part:
+            new_name = _opening_name(part, self.lower)
+            new_values, new_content = self._values_of(part, new_name), _content(part)
+            new_content = new_content.union(_named_in(new_content))
+            new_text = part
+        else:
+            new_name, new_values, new_content = self.names[new], self.values[new], self.content[new]
+            new_text = self.first[new].text
+        # words of letters joined by hyphens ("out-of-hours", "permit-to-work") name a subject as
+        # words do: no value of it is lost or gained
+        old_values = frozenset(v for v in self.values[old] if not _compound(v))
+        new_values = frozenset(v for v in new_values if not _compound(v))
+        lost = old_values - new_content - {new_name}
         gained = new_values - self.content[old] - {self.names[old]}
         if not lost or not gained or not any(_alike(g, w) for g in gained for w in lost):
             return False
         old_slots = _Slots(self.last[old].text, old_values)
-        new_slots = _Slots(self.first[new].text, new_values)
+        new_slots = _Slots(new_text, new_values)
         runs = len(old_slots.runs_of(frozenset(lost)))
         if runs != 1 and not (dropped and runs == 2 and len(new_slots.runs_of(frozenset(gained))) == 1):
             return False  # two value phrases gone: another subject in the same mould
         if _mirrors(old_slots, new_slots) or _other_subject(old_slots, new_slots):
             return False
         subject = self.content[old] - old_values
-        if old_values - lost & self.content[new]:
+        if old_values - lost & new_content:
             return True  # a value of the older line kept beside the new one names its subject
         if not subject:
             return False
         fewest = min(self.df[w] for w in subject)
-        return any(w in self.content[new] for w in subject if self.df[w] == fewest)
+        return any(w in new_content for w in subject if self.df[w] == fewest)
 
 
 #: The most clauses a part of a later line joins (``_parts``).
 PART_CLAUSES = 2
 
 
-def _parts(text: str) -> list[str]:
+def _parts(text: str, lower: Collection[str] = frozenset()) -> list[str]:
     """The runs of one or two clauses of a line of several (split at a sentence's end, a semicolon,
     a comma, a colon, a dash between spaces or a bracket) that name a value (``_values``): a change
     said inside a line about something else ("Ama on the bridge with the carrier all evening,
     edge routers on 17.9.4 since the window") is near the fact it changes in its own clause, where
-    the whole line's other words keep it far."""
+    the whole line's other words keep it far. A later clause opened by a name the tier never writes
+    in lower case (``lower``: the words it does) names a value too ("Ines has gone to the Caerwen
+    site; Tomasz signs the permits from this week")."""
     body = _plain(text)
     spans = clause_spans(body, quotes=False)
     found: list[str] = []
     for i, (start, _) in enumerate(spans):
         for j in range(i, min(i + PART_CLAUSES, len(spans))):
-            if (i, j) != (0, len(spans) - 1) and _values(part := body[start : spans[j][1]].strip(CLAUSE_TRIM)):
+            part = body[start : spans[j][1]].strip(CLAUSE_TRIM)
+            if (i, j) != (0, len(spans) - 1) and (_values(part) or (i > 0 and _opening_name(part, lower))):
                 found.append(part)
     return list(dict.fromkeys(found))
 
 
 _IDENTIFIER_JOINS = re.compile(r"[-_]")
+
+
+def _compound(word: str) -> bool:
+    """Whether ``word`` is words of letters joined by hyphens, in lower case ("out-of-hours",
+    "permit-to-work"): a compound that names a subject, not an identifier such as "ovh-gra7"."""
+    return "-" in word and word.islower() and all(part.isalpha() for part in word.split("-"))
 
 
 def _named_in(words: Iterable[str]) -> list[str]:
@@ -1237,11 +1314,13 @@ def changed_by_meaning(
         rivals[[nearest_at, at[old]]] = False
         runner_up = float(sims[rivals].max()) if rivals.any() else -1.0
         new = keys[nearest_at]
-        if best < cosine or best - runner_up < margin or not read.restates(old, new, dropped=dropped):
+        if best < cosine or best - runner_up < margin:
+            continue
+        if not any(read.restates(old, new, dropped=dropped, part=part) for part in ("", *read.parts.get(new, ()))):
             continue
         links[old] = (new, best)
     nearest: dict[str, tuple[str, float]] = {}
     for old, (new, cos) in links.items():
         if new not in nearest or cos > nearest[new][1]:
             nearest[new] = (old, cos)
-    return {old: read.first[new] for old, (new, _) in links.items() if nearest[new][0] == old}
+    return _without_readings({old: read.first[new] for old, (new, _) in links.items() if nearest[new][0] == old}, said)

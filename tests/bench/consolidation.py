@@ -148,6 +148,7 @@ from tests.bench.consolidation_gen_payments import DIRECT_PAYMENTS, make_payment
 from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platform_history
 from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
 from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
+from tests.bench.consolidation_gen_shifts import make_shifts_history
 from tests.bench.consolidation_gen_support import DIRECT_SUPPORT, make_support_history
 from tests.bench.consolidation_gen_theatre import DIRECT_THEATRE, make_theatre_history
 from tests.bench.consolidation_gen_wrapped import make_wrapped_history
@@ -191,6 +192,7 @@ SEEDS = {
     "fresh22": 1,
     "fresh23": 2929,
     "wrapped": 3514,  # DEV: tuned on (consolidation_gen_wrapped)
+    "shifts": 4646,  # DEV: tuned on (consolidation_gen_shifts)
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -354,6 +356,7 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh22": make_theatre_history,
     "fresh23": make_marina_history,
     "wrapped": make_wrapped_history,
+    "shifts": make_shifts_history,
 }
 
 
