@@ -7,7 +7,6 @@ on a real loopback port (the Host check needs to know it), and talks to it over 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import json
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +23,7 @@ from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.lag import PathStopwatch
 from tests.support.procs import free_port
+from tests.support.sockets import Received, open_received, until_closed
 from tests.support.waiting import async_wait_until
 
 Served = tuple[TestClient[Any, Any], Settings]
@@ -200,37 +200,12 @@ async def test_oversized_body_is_413_and_nothing_is_written(
     assert not (memory_dir / "big.md").exists()
 
 
-class Received(asyncio.StreamReader):
-    """A stream reader that keeps every byte the server sent, for ``until_closed``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.received = bytearray()
-
-    def feed_data(self, data: bytes) -> None:
-        self.received += data
-        super().feed_data(data)
-
-
 async def open_slow(port: int, head: bytes) -> tuple[Received, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    reader = Received()
-    transport, protocol = await loop.create_connection(lambda: asyncio.StreamReaderProtocol(reader), "127.0.0.1", port)
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    """A connection that has sent ``head``; its reader keeps what the server sends (tests/support/sockets.py)."""
+    reader, writer = await open_received(port)
     writer.write(head)
     await writer.drain()
     return reader, writer
-
-
-async def until_closed(reader: Received, wait: float = 60.0) -> bytes:
-    """Every byte the server sent until it closed the connection (``wait`` is a hang guard). A
-    server that closes while a slow client is still sending resets the connection (its socket
-    held bytes it did not read, or more came after the close): the client's next read or write
-    fails, the reset is the close, and what came before it is the answer (``StreamReader.read``
-    would raise and drop it)."""
-    with contextlib.suppress(ConnectionError):
-        await asyncio.wait_for(reader.read(), wait)
-    return bytes(reader.received)
 
 
 async def trickle(writer: asyncio.StreamWriter, data: bytes, every: float) -> None:
