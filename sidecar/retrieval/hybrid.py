@@ -264,15 +264,24 @@ class _Fused:
         lenders = _lenders(base, neighbours, turns)
         n_before, n_after = len(before), len(after)
         reach = range(1, max(n_before, n_after) + 1)
-        ids: list[int] = []
-        scores: list[float] = []
-        borrowed: list[float] = []
-        for cid in dict.fromkeys([*base, *lenders]):
-            own = base.get(cid, 0.0)
-            near = lenders.get(cid)
+        # offset -> its weight, for a chunk with one lender (most): before it (-d), after it (d)
+        single = {**{-d: w for d, w in enumerate(before, 1)}, **{d: w for d, w in enumerate(after, 1)}}
+        lent_to: dict[int, float] = {}  # what each earned chunk borrows
+        # The chunks only a lender brought, in ``lenders``' order, with what they borrow (their score).
+        brought: list[int] = []
+        brought_lent: list[float] = []
+        for cid, near in lenders.items():
+            earned = base.get(cid)
+            own = 0.0 if earned is None else earned
             lent = 0.0
-            if near:  # _borrowed, inline
-                for d in reach:
+            if len(near) == 1:  # one lender: its share of the gap, the loop below with one step
+                ((offset, lender),) = near.items()
+                share = single.get(offset)
+                if share is not None:
+                    over = base.get(lender, 0.0) - own
+                    lent += share * (over if over > 0.0 else 0.0)
+            else:
+                for d in reach:  # _borrowed, inline
                     ahead = near.get(-d) if d <= n_before else None
                     behind = near.get(d) if d <= n_after else None
                     if ahead is None and behind is None:
@@ -286,18 +295,31 @@ class _Fused:
                         other = after[d - 1] * (over if over > 0.0 else 0.0)
                         gap = other if ahead is None or other > gap else gap  # max(): the first of equals
                     lent += gap
-            if own + lent > 0.0:
-                ids.append(cid)
-                scores.append(own + lent)
-                borrowed.append(lent)
+            if earned is not None:
+                lent_to[cid] = lent
+            elif 0.0 + lent > 0.0:
+                brought.append(cid)
+                brought_lent.append(lent)
+        # The earned chunks in their order, then the ones only a lender brought, as
+        # ``dict.fromkeys([*base, *lenders])`` orders them; those scoring above 0 (every earned
+        # chunk, unless a share of the gap is negative).
+        ids: list[int] = list(base)
+        borrowed: list[float] = [lent_to.get(cid, 0.0) for cid in ids]
+        scores: list[float] = [own + lent for own, lent in zip(base.values(), borrowed, strict=True)]
+        if not min(scores, default=1.0) > 0.0:
+            kept = [i for i, score in enumerate(scores) if score > 0.0]
+            ids, scores, borrowed = [ids[i] for i in kept], [scores[i] for i in kept], [borrowed[i] for i in kept]
+        ids += brought
+        scores += [0.0 + lent for lent in brought_lent]
+        borrowed += brought_lent
         # stable, and reverse keeps it so: ties keep the fused order (scores are all > 0, no NaN)
         order = sorted(range(len(ids)), key=scores.__getitem__, reverse=True)
         bm_rank = {cid: r for r, (cid, _) in enumerate(bm25, start=1)}
         dense_rank = {cid: r for r, (cid, _) in enumerate(dense, start=1)}
         return cls(
-            [ids[i] for i in order],
-            [scores[i] for i in order],
-            [borrowed[i] for i in order],
+            list(map(ids.__getitem__, order)),
+            list(map(scores.__getitem__, order)),
+            list(map(borrowed.__getitem__, order)),
             bm,
             bm_rank,
             dense_rank,
@@ -350,12 +372,17 @@ def _lenders(
     at the opposite offset. A plain neighbour borrows only when it earned a place itself; a turn of
     the same dialogue borrows either way (its key holds the lender's words)."""
     lenders: dict[int, dict[int, int]] = {}
+    near_of, turns_of, lent = neighbours.get, turns.get, lenders.setdefault
     for cid in base:
-        for offset, other in neighbours.get(cid, {}).items():
-            if other in base:
-                lenders.setdefault(other, {})[-offset] = cid
-        for offset, other in turns.get(cid, {}).items():
-            lenders.setdefault(other, {})[-offset] = cid
+        near = near_of(cid)
+        if near:
+            for offset, other in near.items():
+                if other in base:
+                    lent(other, {})[-offset] = cid
+        fellows = turns_of(cid)
+        if fellows:
+            for offset, other in fellows.items():
+                lent(other, {})[-offset] = cid
     return lenders
 
 

@@ -224,7 +224,7 @@ class VectorIndex:
         top = np.argpartition(cosines, m - k)[m - k :] if m > k else np.arange(m)
         order = top[np.argsort(-cosines[top], kind="stable")]
         at = order if rows is None else rows[order]
-        return [(int(snap.ids[i]), float(c)) for i, c in zip(at, cosines[order], strict=True)]
+        return list(zip(snap.ids[at].tolist(), cosines[order].tolist(), strict=True))
 
     def _first_pass(self, snap: _Snapshot, k: int) -> tuple[Int8Pass, _Rows] | None:
         """The int8 copy serving ``snap`` and where its rows are in it; None for a small matrix, a
@@ -262,7 +262,7 @@ class VectorIndex:
             return {}
         rows = np.fromiter((r for _, r in pairs), dtype=np.int64, count=len(pairs))
         cosines = snap.matrix[rows] @ _unit(query)
-        return {cid: float(c) for (cid, _), c in zip(pairs, cosines, strict=True)}
+        return dict(zip([cid for cid, _ in pairs], cosines.tolist(), strict=True))
 
     def missing(self, limit: int) -> list[PendingChunk]:
         """Up to ``limit`` distinct chunk hashes lacking a vector, with their text (as of the last refresh)."""
@@ -316,24 +316,25 @@ class VectorIndex:
                     out[row[0]] = ChunkRow(*row)
         return out
 
-    def neighbours(self, chunk_ids: Sequence[int], reach: int) -> dict[int, dict[int, int]]:
+    def neighbours(self, chunk_ids: Sequence[int], reach: int) -> dict[int, Mapping[int, int]]:
         """For each given chunk, the chunks up to ``reach`` places before and after it in its file,
         as ``{offset: chunk id}`` (offset -reach..reach, never 0)."""
         return self.context(chunk_ids, reach)[0]
 
-    def turns(self, chunk_ids: Sequence[int], reach: int) -> dict[int, dict[int, int]]:
+    def turns(self, chunk_ids: Sequence[int], reach: int) -> dict[int, Mapping[int, int]]:
         """For each given chunk that is a turn of a dialogue, the turns of that dialogue up to
         ``reach`` places before and after it, as ``{offset: chunk id}`` (``dialogue_turns``)."""
         return self.context(chunk_ids, reach)[1]
 
     def context(
         self, chunk_ids: Sequence[int], reach: int
-    ) -> tuple[dict[int, dict[int, int]], dict[int, dict[int, int]]]:
+    ) -> tuple[dict[int, Mapping[int, int]], dict[int, Mapping[int, int]]]:
         """``neighbours`` and ``turns`` of the given chunks from one read. Both depend on the chunks
         alone, so each chunk's are kept until the index's ``chunks_gen`` moves (or the file is
-        replaced): a search reads the index only for chunks no search has asked about since."""
-        near: dict[int, dict[int, int]] = {}
-        turns: dict[int, dict[int, int]] = {}
+        replaced): a search reads the index only for chunks no search has asked about since. A
+        chunk's maps are the ones kept (read only), not copies."""
+        near: dict[int, Mapping[int, int]] = {}
+        turns: dict[int, Mapping[int, int]] = {}
         if reach < 1:
             return near, turns
         with self._rows_lock:
@@ -357,9 +358,9 @@ class VectorIndex:
                 self._context = {}
         for cid, (nb, tn) in found:
             if nb:
-                near[cid] = dict(nb)
+                near[cid] = nb
             if tn is not None:
-                turns[cid] = dict(tn)
+                turns[cid] = tn
         return near, turns
 
     @staticmethod
