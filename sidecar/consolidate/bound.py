@@ -1,5 +1,7 @@
 """A week's summary has a bound of its own: its sections share what one section of standing lines
-and its log may hold, however many sections the week's notes have.
+and its log may hold, however many sections the week's notes have. The bound counts what a part
+writes (``shared``'s ``sizes``: its heading, its comment, each line's ``###`` title), not its lines
+alone.
 
 Each section (a part: its title, its clusters, the characters it is allowed) takes what it needs
 up to its own allowance while the parts together fit the week's bound; when they do not, the bound
@@ -25,10 +27,13 @@ def needed(members: Sequence[Cluster]) -> int:
     return sum(len(c.kept.text) + 1 for c in members)
 
 
-def shared(parts: Sequence[Part], bound: int) -> list[Part]:
+def shared(parts: Sequence[Part], bound: int, sizes: Sequence[int] | None = None) -> list[Part]:
     """``parts`` with their allowances cut so that together they ask for at most ``bound``
-    characters (module docstring); unchanged when they fit."""
-    wants = [min(needed(members), allowed) for _, members, allowed in parts]
+    characters (module docstring); unchanged when they fit. ``sizes`` are the characters each part
+    writes whole (its lines with its heading and titles; ``needed`` without them), in the units of
+    the allowances and the bound."""
+    whole = list(sizes) if sizes is not None else [needed(members) for _, members, _ in parts]
+    wants = [min(size, allowed) for size, (_, _, allowed) in zip(whole, parts, strict=True)]
     if sum(wants) <= bound:
         return list(parts)
     given = [0] * len(parts)

@@ -84,6 +84,7 @@ from sidecar.consolidate.periods import (
     ARCHIVE_DIR,
     DAILY_DIR,
     Line,
+    apart_parts,
     archive_rel,
     claimed_rel,
     daily_notes,
@@ -94,8 +95,8 @@ from sidecar.consolidate.periods import (
     note_day,
     period_bounds,
     period_of,
+    said_inside,
     section_lines,
-    sentence_parts,
     statement_text,
 )
 from sidecar.consolidate.promote import (
@@ -121,7 +122,7 @@ from sidecar.consolidate.report import (
     SummaryWritten,
     SupersededLine,
 )
-from sidecar.consolidate.routine import routine_by, run_frames, said_apart
+from sidecar.consolidate.routine import Apart, apart, routine_by, run_frames
 from sidecar.consolidate.state import Plan, clear_plan, load_plan, rename_durably, save_plan, unlink_durably
 from sidecar.consolidate.summarise import Summariser
 from sidecar.consolidate.supersede import (
@@ -447,41 +448,44 @@ def _framed_apart(said: list[Said]) -> tuple[list[Said], frozenset[frozenset[str
 
 
 def _apart(said: list[Said], frames: frozenset[frozenset[str]]) -> list[Said]:
-    """``said`` with each note's routine line that says a fact beside its mould (``said_apart``,
-    judged in its week as ``routine_said`` judges it) read as its sentences, on the line's day and
-    place: the fact recurs, changes and is superseded as a line of its own, as the week's summary
-    keeps it (``weekly._week_lines``)."""
-    flags = _apart_flags([(s.where, s.text) for s in said], frames)
+    """``said`` with each note's routine line that says a fact beside its mould (``routine.apart``,
+    judged in its week as ``routine_said`` judges it) read apart (``apart_parts``: its sentences, or
+    its mould and the statement said inside it), on the line's day and place: the fact recurs,
+    changes and is superseded as a line of its own, as the week's summary keeps it
+    (``weekly._week_lines``)."""
+    where = _apart_where([(s.where, s.text) for s in said], frames)
     return [
         part
-        for s, flag in zip(said, flags, strict=True)
-        for part in ([Said(t, s.where, s.when, claim(t)) for t in sentence_parts(s.text)] if flag else [s])
+        for s, at in zip(said, where, strict=True)
+        for part in ([s] if at is None else [Said(t, s.where, s.when, claim(t)) for t in apart_parts(s.text, at)])
     ]
 
 
 def _lines_apart(lines: list[Line], frames: frozenset[frozenset[str]]) -> list[Line]:
     """``lines`` (notes' lines) as ``_apart`` reads them: a fact said beside a mould, apart."""
-    flags = _apart_flags([(line.source, line.text) for line in lines], frames)
+    where = _apart_where([(line.source, line.text) for line in lines], frames)
     return [
         part
-        for line, flag in zip(lines, flags, strict=True)
+        for line, at in zip(lines, where, strict=True)
         for part in (
-            [Line(t, line.source, line.heading, line.context) for t in sentence_parts(line.text)] if flag else [line]
+            [line]
+            if at is None
+            else [Line(t, line.source, line.heading, line.context) for t in apart_parts(line.text, at)]
         )
     ]
 
 
-def _apart_flags(items: list[tuple[str, str]], frames: frozenset[frozenset[str]]) -> list[bool]:
-    """For each (source, text), whether it is a note's line to read as its sentences
-    (``routine.said_apart``), each note's short lines judged in its ISO week."""
+def _apart_where(items: list[tuple[str, str]], frames: frozenset[frozenset[str]]) -> list[Apart]:
+    """For each (source, text), where a note's line is read apart (``routine.apart``; None: whole),
+    each note's short lines judged in its ISO week."""
     weeks: dict[str, list[int]] = {}
     for n, (source, text) in enumerate(items):
         if (day := note_day(source)) is not None and len(text) <= MAX_LINE_CHARS and "\n" not in text:
             weeks.setdefault(period_of(day), []).append(n)
-    out = [False] * len(items)
+    out: list[Apart] = [None] * len(items)
     for members in weeks.values():
-        for n, flag in zip(members, said_apart([items[n] for n in members], frames), strict=True):
-            out[n] = flag
+        for n, at in zip(members, apart([items[n] for n in members], frames), strict=True):
+            out[n] = at
     return out
 
 
@@ -579,8 +583,8 @@ def _dated_lines(
                 if (data := day_text(root, source)) is None:
                     continue
                 notes[source] = (day, data.decode("utf-8", errors="replace"))
-            for line in section_lines(source, notes[source][1]):  # its sentences: a summary may write them
-                keys.update(normalised(text) for text in (line.text, *sentence_parts(line.text)))
+            for line in section_lines(source, notes[source][1]):  # its parts: a summary may write them
+                keys.update(normalised(text) for text in (line.text, *said_inside(line.text)))
     for source, (day, text) in sorted(notes.items()):
         for order, line in enumerate(section_lines(source, text)):
             said.append(Said(line.text, source, (day, order), claim(line.text)))

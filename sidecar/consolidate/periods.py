@@ -27,8 +27,11 @@ from sidecar.write.durable import read_file
 __all__ = [
     "ARCHIVE_DIR",
     "DAILY_DIR",
+    "JOINT",
     "Line",
+    "apart_parts",
     "archive_rel",
+    "as_context",
     "daily_notes",
     "day_text",
     "eligible_days",
@@ -36,6 +39,7 @@ __all__ = [
     "note_day",
     "period_bounds",
     "period_of",
+    "said_inside",
     "section_lines",
     "sentence_parts",
     "statement_text",
@@ -48,6 +52,9 @@ _DAY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 _DATE_HEADING = re.compile(r"^\d{4}-\d{2}-\d{2}\b.*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^#{1,6}[ \t]")
+#: Where a sentence's clauses join: a comma, semicolon or colon, a spaced dash, an opening bracket
+#: (``routine.apart`` cuts a routine line at one, ``apart_parts`` reads it so).
+JOINT = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s+\(")
 _MARKER = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?|>\s*)")
 _NESTED = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.*)$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -249,6 +256,12 @@ class _Context:
         return self.header
 
 
+def as_context(text: str) -> str:
+    """``text`` (a line, its list marker aside) as a context of the lines under it reads it
+    (``Line.context``): "- **Quayside House:**" -> "Quayside House"."""
+    return _clipped(_MARKER.sub("", text.strip(), count=1))
+
+
 def _clipped(text: str) -> str:
     """A context's words, at most ``CONTEXT_WORDS`` of them, without markup or a closing colon."""
     words = text.replace("**", "").replace("`", "").split()
@@ -291,6 +304,29 @@ def sentence_parts(text: str) -> list[str]:
     marker = _MARKER.match(text)
     head = marker.group(0) if marker else ""
     return [f"{head}{part}" for part in sentences(text[len(head) :].strip())]
+
+
+def apart_parts(text: str, at: tuple[int, int]) -> list[str]:
+    """A routine line read apart where ``routine.apart`` says (``at``): as its sentences
+    (``sentence_parts``) for ``(0, 0)``, else its mould up to ``at[0]`` and the statement said
+    inside it from ``at[1]`` on, each under the line's list marker."""
+    if at == (0, 0):
+        return sentence_parts(text)
+    marker = _MARKER.match(text)
+    head = marker.group(0) if marker else ""
+    said = text[at[1] :].strip()
+    if "(" not in said and said.rstrip(".").endswith(")"):  # said inside brackets: "(reminder: ...)."
+        said = said.rstrip(".")[:-1] + "."
+    return [text[: at[0]].rstrip(), f"{head}{said}"]
+
+
+def said_inside(text: str) -> list[str]:
+    """Every way ``apart_parts`` may cut ``text`` at one of its clause joints (its sentences too):
+    the parts a summary may write of a note's line, for a later run to know them as the note's."""
+    out = sentence_parts(text)
+    for joint in JOINT.finditer(text):
+        out += apart_parts(text, (joint.start(), joint.end()))
+    return out
 
 
 def statement_text(text: str) -> str:

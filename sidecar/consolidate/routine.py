@@ -28,6 +28,7 @@ with it the event loop, for a tenth of a second at a time).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
@@ -36,6 +37,7 @@ from itertools import combinations
 from typing import TypeVar
 
 from sidecar.consolidate.extractive import sentences
+from sidecar.consolidate.periods import JOINT
 from sidecar.consolidate.text import COMMENT, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
@@ -47,6 +49,10 @@ __all__ = [
     "ROUTINE_DAYS",
     "ROUTINE_LINES",
     "RUN_WEEKS",
+    "SENTENCES",
+    "TAIL_WORDS",
+    "Apart",
+    "apart",
     "routine",
     "routine_by",
     "run_frames",
@@ -130,7 +136,11 @@ def _holds_frame(words: set[str], by_word: dict[str, list[frozenset[str]]]) -> b
     )
 
 
-Judged = tuple[tuple[bool, ...], frozenset[frozenset[str]], tuple[bool, ...]]
+#: Where a routine line is read apart (``apart``): None, whole; ``SENTENCES``, as its sentences; or
+#: (end, start): its mould up to ``end``, and the statement said inside it from ``start`` on.
+Apart = tuple[int, int] | None
+SENTENCES = (0, 0)
+Judged = tuple[tuple[bool, ...], frozenset[frozenset[str]], tuple[Apart, ...]]
 
 
 def _judged(lines: Sequence[tuple[str, str]]) -> Judged:
@@ -142,23 +152,71 @@ def _judged(lines: Sequence[tuple[str, str]]) -> Judged:
 
 
 def said_apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
-    """For each of one week's lines, (source, text) pairs, whether it is a routine line (``routine``,
-    ``frames`` as there) of two sentences or more, one of which holds no frame: a fact said beside
-    a mould in one short paragraph ("Cost check: the raw_orders model scanned 385 GB on its last
-    run. Rosalind does the stale table clean-up on Tuesdays."). A week's summary reads such a line
-    as its sentences, so the fact is kept as a fact, not left to the log with the mould's line."""
+    """For each of one week's lines, (source, text) pairs, whether it is a routine line that says
+    a statement beside its mould (``apart``)."""
+    return [at is not None for at in apart(lines, frames)]
+
+
+def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[Apart]:
+    """For each of one week's lines, (source, text) pairs, where a routine line (``routine``,
+    ``frames`` as there) says a statement beside its mould, to be read apart (``Apart``); None for
+    the others. Of two sentences or more, one holds a frame and one none: a fact said beside a
+    mould in one short paragraph ("Cost check: the raw_orders model scanned 385 GB on its last run.
+    Rosalind does the stale table clean-up on Tuesdays."), read as its sentences. Or one sentence
+    whose first clauses hold the frame and whose last ones, after a comma, semicolon, colon, dash or
+    bracket, are a statement of their own (``_tail``): "Chair in surgery 3 squeaking again, Aoife
+    oiled it, and while I remember, the code for the front door is 8137Y.", read as the mould and
+    "the code for the front door is 8137Y." A week's summary keeps the statement as a fact, not
+    left to the log with the mould's line."""
     flags, _, mixed = _judged(lines)
     by_word = _by_word(frames)
-    return [
-        was
-        or (
-            not flag
-            and bool(by_word)
-            and _holds_frame(set(_words(text)), by_word)
-            and _partly_framed(text, lambda said: _holds_frame(set(said), by_word))
-        )
-        for (_, text), flag, was in zip(lines, flags, mixed, strict=True)
-    ]
+    df: Counter[str] | None = None
+    out: list[Apart] = []
+    for (_, text), flag, was in zip(lines, flags, mixed, strict=True):
+        if was is not None or flag or not by_word or not _holds_frame(set(_words(text)), by_word):
+            out.append(was)
+            continue
+        if df is None:
+            df = Counter(w for _, said in lines for w in set(_words(said)))
+        out.append(_apart_at(text, lambda said: _holds_frame(set(said), by_word), df))
+    return out
+
+
+def _apart_at(text: str, framed: Callable[[list[str]], bool], df: Counter[str]) -> Apart:
+    """Where a routine line says a statement beside its mould (``apart``): ``SENTENCES`` when one
+    of its sentences holds a frame and another none, else the clauses ``_tail`` finds, else None."""
+    if _partly_framed(text, framed):
+        return SENTENCES
+    return _tail(text, framed, df)
+
+
+#: The fewest words of a statement said after a mould's clauses (``_tail``): fewer are the mould's
+#: own aside ("Aoife oiled it", "leaflet given").
+TAIL_WORDS = 3
+
+
+def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str]) -> Apart:
+    """A statement said inside a routine sentence, after the clauses that hold its frame: from the
+    first clause of ``TAIL_WORDS`` words or more after the shortest run of clauses holding a frame
+    (``framed``; more than ``FRAME_WORDS`` words) to the end, when that holds no frame and a word the week writes fewer than
+    ``ROUTINE_LINES`` times (the mould's own words are frequent: "due end of the month"). The mould
+    ends where the statement starts; the joints between are the mould's ("and for the record")."""
+    joints = list(JOINT.finditer(text))
+    held = next(  # a frame of three: a short clause's frame of two ("Stock check") is no mould's whole
+        (n for n, j in enumerate(joints) if len(said := _words(text[: j.start()])) > FRAME_WORDS and framed(said)),
+        None,
+    )
+    if held is None:
+        return None
+    for n in range(held, len(joints)):
+        end = joints[n + 1].start() if n + 1 < len(joints) else len(text)
+        if len(_words(text[joints[n].end() : end])) < TAIL_WORDS:
+            continue
+        said = _words(text[joints[n].end() :])
+        if framed(said) or all(df[w] >= ROUTINE_LINES for w in said):
+            return None
+        return joints[n].start(), joints[n].end()
+    return None
 
 
 @lru_cache(maxsize=JUDGED_WEEKS)
@@ -178,7 +236,7 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
                 if len(days.setdefault(key, set())) < least:
                     days[key].add(source)
     out = []
-    mixed: list[bool] = []
+    mixed: list[Apart] = []
     found: set[frozenset[str]] = set()
     for (_, text), words, frequent_words in zip(lines, word_lists, frequent, strict=True):
         frame = next(
@@ -203,9 +261,10 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
         out.append(frame is not None)
         if frame is not None:
             found.add(frame)
-            mixed.append(_partly_framed(text, lambda said: _week_framed(said, df, together, days, least)))
+            in_week = functools.partial(_week_framed, df=df, together=together, days=days, least=least)
+            mixed.append(_apart_at(text, in_week, df))
         else:
-            mixed.append(False)
+            mixed.append(None)
     return tuple(out), frozenset(found), tuple(mixed)
 
 

@@ -22,11 +22,11 @@ from sidecar.consolidate.bound import shared
 from sidecar.consolidate.cluster import Cluster, cluster_lines, vector_partners
 from sidecar.consolidate.conversation import Conversation, conversations, digest
 from sidecar.consolidate.guard import clean_summary
-from sidecar.consolidate.periods import Line, note_day, period_bounds, sentence_parts, week_lines
-from sidecar.consolidate.promote import is_event, normalised
+from sidecar.consolidate.periods import Line, apart_parts, as_context, note_day, period_bounds, week_lines
+from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
-from sidecar.consolidate.routine import routine, said_apart
-from sidecar.consolidate.summarise import SourceItem, Summariser, Summary
+from sidecar.consolidate.routine import apart, routine
+from sidecar.consolidate.summarise import SourceItem, Summariser, Summary, extractive_summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
 from sidecar.retrieval.standing import REST_PREFIX
 
@@ -55,6 +55,7 @@ WEEK_BOUND = FACT_BUDGET_SHARE
 #: A week's own superseded lines in its summary: at most the section budget divided by this; the
 #: others of the section budget's worth go with the rest of it (``Week.rest``), out of the tier's cap.
 SUPERSEDED_SHARE = 4
+_FIT_TRIES = 4  # an extractive part asked again for fewer lines, at most this many times
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
@@ -115,39 +116,45 @@ async def summarise_week(
     parts, dropped, moulds = await asyncio.to_thread(
         functools.partial(_clustered, shown=shown, frames=frames), name, lines, threshold, vectors, budget
     )
-    parts = shared(parts, int(budget * WEEK_BOUND))  # ``bound``
     monday, sunday = period_bounds(name)
-    out = [
-        f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n",
-        changed_section(changed, _replaced(stale)),
+    head = f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"
+    out = [head, changed_section(changed, _replaced(stale))]
+    shown_talks = [
+        f"\n## {talk.heading} ({note_day(talk.source)})\n<!-- from {talk.source} -->\n{digest(talk)}" for talk in talks
     ]
+    retired_shown, retired_lines, left = await asyncio.to_thread(_superseded, name, old, stale, threshold, budget)
+    # a line as written -> what it is read under in its note (``_titled``), for the titles
+    part_contexts = [_contexts(members, title) for title, members, _ in parts]
+    contexts = {text: said for found in part_contexts for text, said in found.items()}
+    heads = _heads(parts)
+    # the bound counts what the summary writes: its fixed sections, then each part's heading,
+    # comment, titles and lines (``bound``)
+    fixed = sum(map(len, out)) + sum(map(len, shown_talks)) + len(retired_shown)
+    whole = [
+        len(part_head) + len(_body(title, "".join(f"{c.kept.text}\n" for c in members), found))
+        for (title, members, _), part_head, found in zip(parts, heads, part_contexts, strict=True)
+    ]
+    parts = shared(parts, max(0, int(budget * WEEK_BOUND) - fixed), whole)  # ``bound``
     engines: list[str] = []
     fallbacks: list[str] = []
     rest: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # a heading -> its lines the bound left out
-    # a line as written -> what it is read under in its note (``_titled``), for the rest's titles
-    part_contexts = [_contexts(members, title) for title, members, _ in parts]
-    contexts = {text: said for found in part_contexts for text, said in found.items()}
     last = ""
-    for (title, members, allowed), found in zip(parts, part_contexts, strict=True):
-        summary = await summariser.summarise([SourceItem(str(i), c.kept.text) for i, c in enumerate(members)], allowed)
+    for (title, members, allowed), found, part_head, size in zip(parts, part_contexts, heads, whole, strict=True):
+        summary = await _fitted(
+            summariser, title, members, found, room=allowed - len(part_head), whole=size - len(part_head)
+        )
         engines.append(summary.engine)
         if summary.fallback_reason:
             fallbacks.append(summary.fallback_reason)
         dropped += _left_over(rest, title, summary, members, moulds=moulds, period=name)
-        if summary.text.strip():
-            credited = sorted({s for c in members for s in c.sources})
-            body = summary.text.strip() + "\n"
-            body = body if title.endswith(LOG_SUFFIX) else _titled(in_sections(body), found)
-            if title == last:  # a log's second part (``_parts``): its lines go on in the section
-                out[-1] += f"<!-- from {', '.join(credited)} -->\n{body}"
-            else:
-                out.append(f"\n## {title}\n<!-- from {', '.join(credited)} -->\n{body}")
+        if summary.text.strip():  # a log's second part goes on in its section (``_parts``)
+            out.append(_head(title, members, title == last) + _body(title, summary.text.strip() + "\n", found))
             last = title
-    for talk in talks:  # a digest each; the transcript is searchable whole in the archive
-        line = digest(talk)
-        out.append(f"\n## {talk.heading} ({note_day(talk.source)})\n<!-- from {talk.source} -->\n{line}")
-        dropped.append(DroppedLine(f"{len(talk.turns)} turns", (talk.source,), "conversation", name, line.strip()))
-    retired_shown, retired_lines, left = await asyncio.to_thread(_superseded, name, old, stale, threshold, budget)
+    out += shown_talks  # a digest each; the transcript is searchable whole in the archive
+    for talk in talks:
+        dropped.append(
+            DroppedLine(f"{len(talk.turns)} turns", (talk.source,), "conversation", name, digest(talk).strip())
+        )
     out += [retired_shown] if retired_shown else []
     dropped += left
     if len(out) == 2 and not changed:
@@ -223,6 +230,45 @@ def _rest_text(
     if retired:  # the week's lines a newer value superseded, each with when and where it changed
         out.append(f"\n## {SUPERSEDED}\n{''.join(retired)}")
     return "".join(out)
+
+
+def _heads(parts: Sequence[tuple[str, list[Cluster], int]]) -> list[str]:
+    """What each part writes before its lines when every part is written (``_head``)."""
+    return [_head(title, members, n > 0 and parts[n - 1][0] == title) for n, (title, members, _) in enumerate(parts)]
+
+
+def _head(title: str, members: Sequence[Cluster], goes_on: bool) -> str:
+    """What a part writes before its lines: its ``## heading`` (but for a log's second part going
+    on in its first part's section, ``goes_on``) and a comment naming the notes it came from."""
+    comment = f"<!-- from {', '.join(sorted({s for c in members for s in c.sources}))} -->\n"
+    return comment if goes_on else f"\n## {title}\n{comment}"
+
+
+def _body(title: str, text: str, contexts: dict[str, str]) -> str:
+    """A part's lines as the summary writes them: a log's as they are, the others each under a
+    ``###`` title (``in_sections``, ``_titled``)."""
+    return text if title.endswith(LOG_SUFFIX) else _titled(in_sections(text), contexts)
+
+
+async def _fitted(
+    summariser: Summariser, title: str, members: list[Cluster], contexts: dict[str, str], *, room: int, whole: int
+) -> Summary:
+    """A part's summary whose lines, as written with their titles (``_body``), take at most
+    ``room`` characters, or all of them when they fit (``whole``). The summariser counts its lines
+    alone, so it is asked for its share of ``room`` in lines; an extractive summary (a model's
+    fallback too) that still writes more is made again for less, without the model (a model's
+    answer is used as it is: asking a model again costs the run's time)."""
+    items = [SourceItem(str(i), c.kept.text) for i, c in enumerate(members)]
+    lines = sum(len(c.kept.text) + 1 for c in members)
+    ask = max(0, room) * lines // max(1, whole)  # at least every line when they fit
+    summary = await summariser.summarise(items, ask)
+    for _ in range(_FIT_TRIES):
+        over = len(_body(title, summary.text.strip() + "\n", contexts)) - room if summary.text.strip() else 0
+        if over <= 0 or summary.engine != "extractive" or ask == 0:
+            break
+        ask = max(0, ask - over)  # the extractive summary again, the model not asked twice
+        summary = await extractive_summary(items, ask, summary.fallback_reason)
+    return summary
 
 
 def _superseded(
@@ -337,14 +383,18 @@ def _parts(
     nightly to 02:30 UTC", "Checked the signing certificate: valid until 2028-05-09"), then the
     others. In one part the budget would keep the lines of the most frequent words, the mould's,
     and leave a one-off line with a value, often a fact said as what was done, to the archive alone.
-    ``moulds`` is given the ids of the clusters of the second part."""
+    A line that only labels the lines under it ("- Quayside House:", said in their titles) and a
+    question are no standing lines either: they go with the routine lines. ``moulds`` is given the
+    ids of the clusters of the second part."""
     out = []
     for heading, members in sections.items():
         facts: list[Cluster] = []
         done: list[Cluster] = []
         mould: list[Cluster] = []
+        # a line that only labels the lines under it ("- Quayside House:") is said in their titles
+        labels = {part for c in members for m in c.members for part in m.context.split(" > ") if part}
         for c in members:
-            if any(id(m) in routine_lines for m in c.members):
+            if any(id(m) in routine_lines for m in c.members) or as_context(c.kept.text) in labels or _asked(c):
                 mould.append(c)
             elif not is_event(normalised(c.kept.text)):
                 facts.append(c)
@@ -356,6 +406,12 @@ def _parts(
         if moulds is not None:
             moulds.update(id(c) for c in mould)
     return out
+
+
+def _asked(cluster: Cluster) -> bool:
+    """Whether a cluster's line is a question ("Q (Fen): what came of item 242?"): it states
+    nothing a later search asks for, and its answer, said after it, is read as a line of its own."""
+    return COMMENT.sub("", cluster.kept.text).rstrip().endswith("?")
 
 
 def _replaced(stale: dict[str, Said]) -> dict[str, list[str]]:
@@ -382,14 +438,17 @@ def _week_lines(
     changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]
     old = [line for line in lines if normalised(line.text) in stale]
     lines = [line for line in lines if normalised(line.text) not in stale]
-    apart = said_apart([(line.source, line.text) for line in lines], frames)
-    lines = [part for line, flag in zip(lines, apart, strict=True) for part in (_sentences(line) if flag else [line])]
+    where = apart([(line.source, line.text) for line in lines], frames)
+    lines = [
+        part for line, at in zip(lines, where, strict=True) for part in ([line] if at is None else _parts_of(line, at))
+    ]
     return lines, changed, old, talks
 
 
-def _sentences(line: Line) -> list[Line]:
-    """``line`` as its sentences (``sentence_parts``), each under the line's list marker."""
-    return [Line(text, line.source, line.heading, line.context) for text in sentence_parts(line.text)]
+def _parts_of(line: Line, at: tuple[int, int]) -> list[Line]:
+    """``line`` read apart where ``routine.apart`` says (``apart_parts``: its sentences, or its
+    mould and the statement said inside it), each under the line's list marker."""
+    return [Line(text, line.source, line.heading, line.context) for text in apart_parts(line.text, at)]
 
 
 async def _vectors(embed: Embed | None, lines: Sequence[Line]) -> npt.NDArray[np.float32] | None:
@@ -422,8 +481,11 @@ def _summary_dropped(summary: Summary, members: list[Cluster], period: str) -> l
     """The summariser's left-out lines, credited to the notes of the clusters they came from."""
     out = []
     for item in summary.dropped:
-        notes = sorted(
-            {s for i in item.sources if i.isdigit() and int(i) < len(members) for s in members[int(i)].sources}
-        )
+        clusters = [members[int(i)] for i in item.sources if i.isdigit() and int(i) < len(members)]
+        key = normalised(item.text)
+        # a line left out whole is credited to the notes that said it as kept; the cluster's other
+        # wordings are reported as its duplicates (``_clustered``)
+        said = {m.source for c in clusters for m in c.members if normalised(m.text) == key}
+        notes = sorted(said or {s for c in clusters for s in c.sources})
         out.append(DroppedLine(item.text, tuple(notes), item.reason, period, item.kept_as))
     return out

@@ -14,6 +14,10 @@ Each day's lines are the history's own; only their shape changes:
   the day's own ("Q (name): ... A: ..."), and a pasted bot output block.
 - ``handoff``: ``prose`` under a heading naming the day in words ("Tuesday handoff, March 3"),
   with no section under it.
+- ``paragraphs``: running prose, each day one or two long paragraphs (600 to 4,000 characters, no
+  bullets, no headings); a planted fact is most often said inside a sentence about something else
+  ("Swapped the waiting room magazines, and for the record, the key safe code is ..."), and now and
+  then the day ends in a pasted ``key: value`` block of the day's counters.
 - ``mixed``: a page of sections in many forms: a checklist of the day's work (``- [x]`` and
   ``- [ ]``), short paragraphs of one or two sentences, pasted settings (``key: value`` lines; a
   fact "The X is Y" written ``X: Y``) and a quoted email (``> From:``, ``> Subject:``, the fact in
@@ -47,7 +51,7 @@ from sidecar.logs import configure_logging
 from tests.bench import consolidation as bench
 from tests.bench.consolidation_gen import INJECTION, History
 
-SHAPES = ("prose", "minutes", "mixed", "handoff")
+SHAPES = ("prose", "minutes", "mixed", "handoff", "paragraphs")
 #: The lines written to a note directly (a shell edit): kept as they are, one a line.
 _DIRECT = frozenset(
     {INJECTION}.union(
@@ -91,6 +95,8 @@ _CONNECTIVES = [
     "The rest was the usual.",
     "Someone asked about it in standup too.",
 ]
+#: What joins a planted fact to the routine sentence it is said inside (``_paragraphs_day``).
+_INSIDE = [", and for the record, ", ", and while I remember, ", " - also, ", "; by the way, ", " (reminder: "]
 _CHAT = ["{who} wrote in the channel:", "{who} posted in chat:", "From {who}'s message:", "{who} said on the call:"]
 _MONTHS = str.split("January February March April May June July August September October November December")
 
@@ -149,6 +155,36 @@ def _prose_day(rng: random.Random, lines: list[str], facts: set[str], keep: floa
     rng.shuffle(paragraphs)
     out += [f"RAW|{' '.join(p)}\n\n" for p in paragraphs]
     return out
+
+
+def _paragraphs_day(rng: random.Random, lines: list[str], facts: set[str], keep: float = 1.0) -> list[str]:
+    """A day's lines as one or two long paragraphs of running prose, each a ``RAW|`` line, a
+    planted fact most often inside a routine sentence (``_INSIDE``), now and then a pasted block of
+    counters after them (module docstring)."""
+    said = [ln for ln in lines if ln not in facts and not _kept(ln) and (keep >= 1 or rng.random() < keep)]
+    sentences = [rng.choice(_LEAD_INS), *(_connected(rng, _sentence(ln)) for ln in said)]
+    for fact in (_sentence(ln) for ln in lines if ln in facts and not _kept(ln)):
+        n = rng.randrange(1, len(sentences)) if len(sentences) > 1 else 0
+        if n and rng.random() < 0.7:  # inside a sentence about something else
+            joint = rng.choice(_INSIDE)
+            said_fact = fact if joint.startswith(" (") else fact[:1].lower() + fact[1:] if _lowered(fact) else fact
+            sentences[n] = (
+                sentences[n].rstrip(".!?") + joint + (said_fact[:-1] + ")." if joint.startswith(" (") else said_fact)
+            )
+        else:
+            sentences.insert(n, fact)
+    text = " ".join(sentences)
+    cut = len(sentences) // 2 if len(text) > 4000 or (len(text) > 1200 and rng.random() < 0.5) else len(sentences)
+    out = [f"RAW|{' '.join(part)}\n\n" for part in (sentences[:cut], sentences[cut:]) if part]
+    if rng.random() < 0.3:
+        out.append(f"RAW|queue_depth: {rng.randint(3, 90)}\nrestarts_today: {rng.randint(0, 4)}\n\n")
+    return out + [ln for ln in lines if _kept(ln)]
+
+
+def _lowered(sentence: str) -> bool:
+    """Whether a sentence's first word may be written in lower case inside another: "The", "We",
+    not a name ("Kamala", "NHS")."""
+    return sentence.split(" ", 1)[0] in {"The", "We", "Our", "A", "An", "Extra", "Spare", "Always", "Never", "Please"}
 
 
 def _kept(line: str) -> bool:
@@ -273,12 +309,14 @@ def reshaped(history: History, shape: str, seed: int) -> History:
                 notes.append([title, *_prose_day(rng, lines, facts, keep)])
             elif shape == "mixed":
                 notes.append(_mixed_day(rng, n, lines, facts))
+            elif shape == "paragraphs":
+                notes.append(_paragraphs_day(rng, lines, facts, keep))
             else:
                 notes.append(_minutes_day(rng, day, n, lines, facts))
         written = sum(
             len(f"# {n}\n\n## Log\n") + sum(len(bench._markdown(ln)) for ln in day) for n, day in enumerate(notes)
         )
-        if shape not in ("prose", "handoff") or written <= 0.98 * bench.CAP:
+        if shape not in ("prose", "handoff", "paragraphs") or written <= 0.98 * bench.CAP:
             break
     static, recurring = history.static, history.recurring
     if shape == "mixed":  # a fact written as a setting is planted in that wording
