@@ -51,6 +51,7 @@ _LABEL = re.compile(
 _MODAL = re.compile(
     r"\b(?:must|mustn't|must not|should|shouldn't|should not|ought to|have to|has to|need to|needs to|"
     r"are to|is to|are not to|is not to|aren't to|isn't to|shall|shan't|may not|can't ever|cannot ever)\b"
+    r"|\b(?:i\s+am|i'm|we\s+are|we're)\s+(?:not\s+|never\s+|always\s+)?to\b"
     r"|\b(?:is|are|'s|'re)\s+(?:not\s+|never\s+|always\s+)?(?:allowed|permitted|forbidden|banned|mandatory|"
     r"required|compulsory|expected to|essential|important|vital|a must|off limits|not on)\b",
     re.I,
@@ -87,10 +88,67 @@ _ORDER = re.compile(
 #: An instruction the writer reports being given: "Dana asked me to ...", "she'd rather we ...",
 #: "he told us never to ...", "wants me to".
 _REPORTED = re.compile(
-    r"\b(?:ask(?:ed|s)?|t(?:old|ells?)|remind(?:ed|s)?|instruct(?:ed|s)?|wants?|wanted|needs?)\s+(?:me|us)\s+"
+    r"\b(?:ask(?:ed|s)?|t(?:old|ells?)|remind(?:ed|s)?|instruct(?:ed|s)?|wants?|wanted|needs?|likes?|prefers?|"
+    r"expects?|(?:'d|would)\s+(?:much\s+|really\s+)?(?:like|love|prefer|want))\s+(?:me|us)\s+"
     r"(?:again\s+|always\s+|never\s+|please\s+)?(?:not\s+|never\s+)?to\b"
-    r"|\b(?:i|we|you|they|he|she)'d\s+(?:much\s+|really\s+)?rather\b",
+    r"|\b(?:i|we|you|they|he|she)'d\s+(?:much\s+|really\s+)?rather\b"
+    # told without a "me": "I was told not to ...", "I've been asked to ...", "Reminded again to ..."
+    r"|^(?:i|we)?\s*(?:(?:was|were|am|'m|are|'re|'ve\s+been|have\s+been|had\s+been|got)\s+)?"
+    r"(?:told|asked|reminded|instructed|warned)\s+(?:again\s+|once\s+more\s+)?(?:not\s+|never\s+|always\s+)?to\b"
+    # someone's say over what the writer does: "Tobias has me ...", "she was firm that I ..."
+    r"|\bhas\s+(?:me|us)\s+(?!to\b)[a-z]+|\b(?:firm|clear|adamant|insists?|insisted)\s+(?:that\s+)?(?:i|we)\s+",
     re.I,
+)
+#: What the writer does, told as a habit: "I quote prices including VAT", "so I never ...". A
+#: rule once the line says whose wish it is (``_OWNED``).
+_HABIT = re.compile(
+    r"^(?:(?:so|and|then|but|same as ever|as ever|as always|as usual),?\s+)?(?:i|we)\s+"
+    r"(?:always\s+|never\s+|still\s+|only\s+|don't\s+|do\s+not\s+)?(?P<verb>[a-z]+)\b",
+    re.I,
+)
+#: Words of a habit that is no course of action: thinking, feeling, having, helping verbs.
+_NO_HABIT = frozenset(
+    str.split(
+        "am was were have has had do did will would could should can may might must shall think thought hope "
+        "guess reckon know knew feel felt see saw wonder believe suppose mean meant need want like love hate "
+        "got get found find noticed notice heard hear keep kept forget forgot remember"
+    )
+)
+#: Whose wish a line says it is: "as she wants", "the way Tobias likes it", "per Marguerite",
+#: "Tobias insists", "her orders", "Marguerite's standing instruction", "he won't have it".
+_OWNED = re.compile(
+    r"\b(?:as|the\s+way)\s+(?:she|he|they|[A-Z][\w'-]*)\s+(?:wants?|wanted|likes?(?:\s+it)?|asked|prefers?|expects?|says?)\b"
+    r"|\b(?:she|he|they|[A-Z][\w'-]*)\s+(?:insists?|insisted|won't\s+have\s+it)"
+    r"|\b(?:[A-Z][\w-]*'s?|her|his|their)\s+(?:standing\s+)?(?:orders?|rules?|instructions?|wish(?:es)?)\b"
+    r"|(?:^|[,;(]\s*|\s[-–—]\s+)per\s+[A-Z][\w'-]*"
+)
+#: An instruction with no marker word: an opening verb and what it acts on ("Ring the client before
+#: any reprint", "Put the guard down between cuts"); not a past tense, a gerund or a noun of the
+#: words below, which open notes' lines before an article as verbs do.
+_IMPERATIVE = re.compile(
+    r"^(?P<verb>[a-z]+)\s+(?:the|a|an|every|each|any|all|her|him|them|my|our|your|their|his|its|no)\s+\w",
+    re.I,
+)
+_NOT_VERBS = frozenset(
+    str.split(
+        "all half most some many much none both each every any no not only just also still even then now so and "
+        "but or if when once after before for from with without about at in on by to of over under into onto as "
+        "like unlike same quiet busy good great nice new next last first one two three lunch morning today "
+        "tomorrow yesterday what which who where why how there here this that it i we you they he she me my our "
+        "their his her its per via re fyi note reminder again apparently finally meanwhile otherwise later "
+        "earlier more less back up down out off round around across through during until since while whether "
+        "rest end start top bottom front inside outside near whatever whoever wherever whenever however whichever"
+    )
+)
+#: Past tenses ``text.is_event`` does not read (no "-ed"): a line opening with one reports work done
+#: ("Sold a Brompton hybrid, ..."), it orders nothing.
+_PAST_FORMS = frozenset(
+    str.split(
+        "sold swept stood understood wore woke spoke broke chose froze drew grew threw knew blew shook forgot "
+        "hung dug stuck struck spun sat fell dealt slept crept leapt lent bent built burnt learnt lit fed fled "
+        "sped rang sang sank drank swam came became overtook undertook mistook withdrew overheard wound ground "
+        "bound rebuilt redid resent"
+    )
 )
 #: The writer's own instruction to someone else ("I told the driver to ...", "we asked Sam to ..."),
 #: which states no rule of the operator's.
@@ -99,7 +157,8 @@ _DELEGATED = re.compile(
 )
 _QUESTION = re.compile(
     r"^(?:if|when|whenever|unless|suppose|what if|in case|assuming|whether|maybe|perhaps|should|would|could|"
-    r"might|can|do(?!\s+not\b)|does|did|is|are|was|were|shall|who|what|why|how|where)\b",
+    r"might|can|do(?!\s+not\b)|does|did|is|are|(?:was|were)(?!\s+(?:told|asked|reminded|instructed|warned)\b)|shall|who|"
+    r"what|why|how|where)\b",
     re.I,
 )
 _ONE_OFF = re.compile(
@@ -108,8 +167,8 @@ _ONE_OFF = re.compile(
     re.I,
 )
 _OBEY = re.compile(
-    r"\b(?:obey|follow(?:s|ing)?\s+(?:the\s+|all\s+|any\s+)?(?:instructions|orders|directions|commands|requests)\s+"
-    r"(?:from|of|given by)|(?:take|takes|taking)\s+(?:orders|instructions)\s+from|"
+    r"\b(?:obey|follow(?:s|ing)?\s+(?:the\s+|all\s+|any\s+|whatever\s+)?(?:instructions|orders|directions|commands|requests)\s+"
+    r"(?:(?:that|which)\s+)?(?:comes?\s+|coming\s+|sent\s+)?(?:from|of|given by)|(?:take|takes|taking)\s+(?:orders|instructions)\s+from|"
     r"do(?:es)?\s+(?:whatever|anything|everything|what)\b.{0,60}?\b(?:says?|tells?|asks?|wants?|orders?|writes?)|"
     r"(?:instructions|orders)\s+from\s+\S+\s+(?:come|comes|go|goes)\s+first)\b",
     re.I,
@@ -120,7 +179,7 @@ _CUE = re.compile(
     r"under|circumstances|from|now|on|going|forward|account|asking|i|we|they|he|she|prefer|prefers|'d|would|"
     r"rather|want|wants|like|likes|expect|expects|insist|insists|don't|do|please|kindly|make|sure|be|remember|"
     r"that|avoid|me|my|our|preference|policy|house|it's|it|s|ever|get|gets|than|instead|of|us|again|"
-    r"asked|asks|told|tells|reminded|reminds|instructed|said|says|wanted)\b",
+    r"asked|asks|told|tells|reminded|reminds|instructed|said|says|wanted|am|'m|'re|'ve|been)\b",
     re.I,
 )
 MAX_RULE_CHARS = 200
@@ -146,7 +205,34 @@ def rule_body(text: str) -> str | None:
     cued = labelled is not None and re.search(r"rule|polic|order|preference|remember", labelled.group(0), re.I)
     if cued or _MODAL.search(body) or _STANDING.search(body) or _PREFERENCE.search(body) or _ORDER.match(body):
         return body
+    if _course(body) and (_OWNED.search(body) or _imperative(body)):
+        return body  # what the writer does as someone wants it, or an instruction with no marker word
     return None
+
+
+def _course(body: str) -> bool:
+    """Whether ``body`` opens with a course of action: a habit of the writer's ("I quote ...") or an
+    instruction ("Ring the client ...")."""
+    habit = _HABIT.match(body)
+    if habit:
+        verb = habit["verb"].lower()
+        return verb not in _NO_HABIT | _PAST_FORMS and not is_event(verb) and not _gerund(verb)
+    return _imperative(body)
+
+
+def _gerund(word: str) -> bool:
+    """Whether ``word`` ends in "-ing" after a stem of its own ("checking"; not "ring", "bring")."""
+    return word.endswith("ing") and any(ch in "aeiouy" for ch in word[:-3])
+
+
+def _imperative(body: str) -> bool:
+    """Whether ``body`` opens with a verb of an instruction and what it acts on (``_IMPERATIVE``)."""
+    found = _IMPERATIVE.match(body)
+    if not found:
+        return False
+    verb = found["verb"].lower()
+    plural = verb.endswith("s") and not verb.endswith("ss")
+    return verb not in _NOT_VERBS | _PAST_FORMS and not is_event(verb) and not _gerund(verb) and not plural
 
 
 def is_rule(text: str) -> bool:
@@ -162,7 +248,17 @@ def obeys_someone(text: str) -> bool:
     return _OBEY.search(text) is not None
 
 
+#: Who a reported rule is from, where the line names them before the words that report it
+#: ("Marguerite would like me to ...", "Tobias was firm that I ..."): no part of the rule itself.
+_REPORTER = re.compile(
+    r"\b[A-Z][\w'-]*\s+(?=(?:would|'d|wants?|wanted|was|is|has|had|asked|asks|told|tells|reminded|reminds|"
+    r"doesn't|does|says?|said|insists?|likes?|expects?|needs?)\b)"
+    r"|(?i:^(?:my|our)\s+(?:job|task|instructions?|orders?)\s+(?:is|are)\s+|\b(?:is|was)\s+(?:firm|clear|adamant)\s+that\b)"
+)
+
+
 def key_text(body: str) -> str:
-    """``body`` without the words that only make it a rule ("never", "I want", "make sure"), for
-    telling two statements of one rule apart from two rules."""
-    return " ".join(_CUE.sub(" ", body).split())
+    """``body`` without the words that only make it a rule ("never", "I want", "make sure") and
+    without whose wish it says it is ("per Marguerite", "as she wants", "Tobias would like me to"),
+    for telling two statements of one rule apart from two rules."""
+    return " ".join(_CUE.sub(" ", _REPORTER.sub(" ", _OWNED.sub(" ", body))).split())

@@ -55,16 +55,26 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
     limit = max(ROUTINE_LINES, len({ln.source for ln in lines}) * BOILERPLATE_SHARE)
     counted = _Counted()
     found: list[list[View]] = []
+    reports: set[int] = set()  # lines said word for word in as many sources that report what was done
     for ln in lines:
-        kept = "\n" in ln.text or id(ln) in whole or len(said_whole[normalised(ln.text)]) >= min_sources
+        # a line said word for word in as many sources is itself, unless it reports what was done
+        # ("Noted again: The back door code is 4471."): the statement after it may recur, not the report
+        said = len(said_whole[normalised(ln.text)]) >= min_sources
+        if said and is_event(normalised(unstamped(ln.text))):
+            said = False
+            reports.add(id(ln))
+        kept = "\n" in ln.text or id(ln) in whole or said
         runs = [] if kept else views(ln.text)
         found.append(runs)
         for run in runs:
-            counted.add(run, ln.source)
+            counted.add(run, ln.source, normalised(ln.text))
     out = []
     for ln, runs in zip(lines, found, strict=True):
         body = normalised(unstamped(ln.text))
-        chosen = _chosen([run for run in runs if counted.standing(run, body, min_sources, limit)], counted.said)
+        standing = [run for run in runs if counted.standing(run, body, min_sources, limit)]
+        if id(ln) in reports:  # only a statement the notes say inside other words too: the line's own is a report
+            standing = [run for run in standing if len(counted.lines[normalised(run.text)]) > 1]
+        chosen = _chosen(standing, counted.said)
         if not chosen or verdict(ln.text) is not None or obeys_someone(ln.text):
             out.append([ln])
         else:
@@ -75,16 +85,21 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
 @dataclass(slots=True)
 class _Counted:
     """The runs of a run's lines (``cores``): the sources each is said in, whether it is ever said
-    as more than a wrapper, and the values each mould (``text.mould``) is filled with."""
+    as more than a wrapper, the values each mould (``text.mould``) is filled with, and whether
+    lines of other words say it too."""
 
     said: dict[str, set[str]] = field(default_factory=dict)
     plain: set[str] = field(default_factory=set)
     fills: dict[str, set[str]] = field(default_factory=dict)
     weeks: dict[str, int] = field(default_factory=dict)
+    lines: dict[str, set[str]] = field(default_factory=dict)  # a run -> up to two wordings of lines saying it
 
-    def add(self, run: View, source: str) -> None:
+    def add(self, run: View, source: str, line: str) -> None:
         key = normalised(run.text)
         self.said.setdefault(key, set()).add(source)
+        wordings = self.lines.setdefault(key, set())
+        if len(wordings) < 2:
+            wordings.add(line)
         if not run.wraps:
             self.plain.add(key)
         frame, fill = mould(run.text)
@@ -122,11 +137,13 @@ def _chosen(runs: list[View], said: dict[str, set[str]]) -> list[View]:
 def _a_statement(text: str) -> bool:
     """Whether a run cut from its line may state a fact: it names a value (``holds_value``) and
     holds two words that are no value and no stopword, a subject to say it of ("due the 19th" is a
-    slot of its line, not a statement)."""
+    slot of its line, not a statement), or one such word and two values ("The Heidelberg engineer
+    is Colm Reddy", "The Parcelforce cut-off is 15:30"; "Tobias told me again" names one)."""
     if not holds_value(text):
         return False
     said = statement(text)
-    return len(said.words - said.numbers - said.names) >= 2
+    subject = said.words - said.numbers - said.names
+    return len(subject) >= 2 or (len(subject) == 1 and len(said.numbers | said.names) >= 2)
 
 
 def rule_cores(said: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:

@@ -22,7 +22,7 @@ from sidecar.consolidate.conversation import conversations
 from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, rule_cores
 from sidecar.consolidate.cores import week_of as _week
 from sidecar.consolidate.periods import Line
-from sidecar.consolidate.reworded import Statement, group, statement
+from sidecar.consolidate.reworded import Statement, group, same, statement
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.text import COMMENT, is_event, normalised, unstamped
 from sidecar.scanner.sections import split_sections
@@ -51,6 +51,9 @@ PREFERENCES = "Preferences"
 #: Distinct notes a preference must be stated in before it is promoted: never a single note.
 MIN_PREFERENCE_DAYS = 3
 PREFERENCE_JACCARD = 0.5
+#: The overlap at which two rules' own words are one rule reworded (``_rules_joined``): a rule said
+#: again swaps its verb ("ring" / "phone the client before any reprint").
+RULE_JACCARD = 0.4
 RECUR_JACCARD = 0.7
 TITLE_WORDS = 4
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
@@ -204,8 +207,9 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
     # A wording said on enough days stands on its own: two such are two rules or facts
     # ("billing must stay above 99.5 percent uptime" / "ledger must stay above 99.5 ...").
     alone = [len(days) >= min_days for _, days, _, _ in items]
+    read = [statement(key) for _, _, _, key in items]
     out = []
-    for joined in group([statement(key) for _, _, _, key in items], alone=alone):
+    for joined in _rules_joined(group(read, alone=alone), read, [r for _, _, r, _ in items], alone):
         rules = [items[i] for i in joined if items[i][2]]
         sources = sorted({s for i in joined for s in items[i][1]})
         if len({s for _, days, _, _ in rules for s in days}) < 2 or len(sources) < min_days:
@@ -215,6 +219,40 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
         text = max(rules, key=lambda r: (len(r[1]), -rules.index(r)))[0]
         out.append(Candidate(text, tuple(sources)))
     return out
+
+
+def _rules_joined(
+    groups: list[list[int]], read: Sequence[Statement], as_rule: Sequence[bool], alone: Sequence[bool]
+) -> list[list[int]]:
+    """``groups`` with two groups joined where a rule of one and a rule of the other are one
+    statement by their own words (``reworded.same``), a word other lines say too included: a rule
+    reworded from day to day changes its verb and small words ("put her in copy on every invoice
+    over 500 pounds" / "copy her in on any invoice over 500 pounds"), which ``group`` reads as
+    two subjects when other lines say those words. Two groups that each stand alone stay apart.
+    Only the rules are compared, through the postings of their words, so it stays small."""
+    owner = {i: g for g, members in enumerate(groups) for i in members}
+    parent = list(range(len(groups)))
+    solo = [any(alone[i] for i in members) for members in groups]
+
+    def root(g: int) -> int:
+        while parent[g] != g:
+            parent[g] = parent[parent[g]]
+            g = parent[g]
+        return g
+
+    postings: dict[str, list[int]] = {}
+    for i in (i for i in range(len(read)) if as_rule[i]):
+        for other in dict.fromkeys(o for word in read[i].words for o in postings.get(word, ())):
+            a, b = root(owner[i]), root(owner[other])
+            if a != b and not (solo[a] and solo[b]) and same(read[i], read[other], RULE_JACCARD):
+                parent[max(a, b)] = min(a, b)
+                solo[min(a, b)] = solo[a] or solo[b]
+        for word in read[i].words:
+            postings.setdefault(word, []).append(i)
+    out: dict[int, list[int]] = {}
+    for g, members in enumerate(groups):
+        out.setdefault(root(g), []).extend(members)
+    return sorted((sorted(members) for members in out.values()), key=lambda m: m[0])
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:

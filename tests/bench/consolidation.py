@@ -151,6 +151,7 @@ from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_hist
 from tests.bench.consolidation_gen_shifts import make_shifts_history
 from tests.bench.consolidation_gen_support import DIRECT_SUPPORT, make_support_history
 from tests.bench.consolidation_gen_theatre import DIRECT_THEATRE, make_theatre_history
+from tests.bench.consolidation_gen_voice import make_voice_history
 from tests.bench.consolidation_gen_wrapped import make_wrapped_history
 
 CAP = 450 * 1024
@@ -192,6 +193,9 @@ SEEDS = {
     "fresh22": 1,
     "fresh23": 2929,
     "wrapped": 3514,  # DEV: tuned on (consolidation_gen_wrapped)
+    "voice": 1818,  # DEV: tuned on (consolidation_gen_voice)
+    "voice2": 2929,  # DEV generator, seed kept out of tuning
+    "voice3": 3939,  # DEV generator, seed kept out of tuning
     "shifts": 4646,  # DEV: tuned on (consolidation_gen_shifts)
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
@@ -356,6 +360,9 @@ _MAKERS: dict[str, Callable[[int, date], History]] = {
     "fresh22": make_theatre_history,
     "fresh23": make_marina_history,
     "wrapped": make_wrapped_history,
+    "voice": make_voice_history,
+    "voice2": make_voice_history,
+    "voice3": make_voice_history,
     "shifts": make_shifts_history,
 }
 

@@ -89,4 +89,6 @@ def test_a_preference_the_writer_reports_is_one_rule_however_it_is_reported() ->
         "Dana told me to CC her on every refund over 500.",
     ]
     keys = {key_text(rule_body(line) or "") for line in said}
-    assert keys == {"Dana CC her refund over 500."}
+    # who reported it is no part of the rule either: "I'm to CC her ..." says the same rule
+    assert keys == {"CC her refund over 500."}
+    assert key_text(rule_body("I'm to CC her on every refund over 500.") or "") == "CC her refund over 500."
