@@ -270,10 +270,14 @@ class WriteService:
         self._usage.pop(self.read_root(tier), None)
 
     def warm(self) -> None:
-        """Scan the usage of the tiers this sidecar writes, on the write thread, before any write
-        needs it (the first write would otherwise wait for the walk)."""
+        """Make ready, on the write thread, before any write needs it, what the first write would
+        otherwise wait for: the usage of the tiers this sidecar writes (a walk of each), and the
+        injection scanner (its rules compiled, and with the in-process model its semantic layer,
+        whose prototypes are embedded once: seconds of CPU on a loaded host)."""
         for tier in self.settings.held_tiers:
             self._thread.submit(self._tier_usage, self.root(tier))
+        if self.settings.held_tiers:
+            self._thread.submit(_warm_scanner, self.embedder)
 
     def _write_durably(
         self, root: Path, req: WriteRequest, queued: float, candidates: list[Candidate] | None = None
@@ -523,6 +527,19 @@ def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
             break
         last = section
     return first.start, last.end, first.line_start, last.line_end
+
+
+def _warm_scanner(embedder: object | None) -> None:
+    """Load what ``_judge_write`` uses: the scanner's rules and, over the in-process model, its
+    semantic layer (which needs numpy: a BM25-only sidecar does not load it before a write)."""
+    from sidecar.scanner.scan import scan_write
+
+    semantic = None
+    if callable(getattr(embedder, "embed_sync", None)):
+        from sidecar.scanner.semantic import layer_for
+
+        semantic = layer_for(embedder)
+    scan_write(None, "# warm\n\nnothing to see", semantic=semantic)
 
 
 def _scan_write(old: bytes | None, new: bytes, embedder: object | None = None) -> SectionFinding | None:
