@@ -21,8 +21,10 @@ Three phases, back to back, the generator the same in all (wrk + ``load.lua`` wh
 3. the limit: the same search traffic against a bare aiohttp route (``bare_route.py``: aiohttp as
    the sidecar runs it, answering a captured sidecar answer of median size), same duration.
 
-The load starts once the BM25 postings are built, the embedder has no backlog and the server's RSS
-has stopped moving (the build's transient heap is handed back when the server is next idle).
+The load starts once the BM25 postings are built, the embedder has no backlog, the server's RSS
+has stopped moving (the build's transient heap is handed back when the server is next idle) and
+its start-up work in the background is done (its CPU idle: the scanner's verdicts on every file,
+the knowledge graph's first reading).
 Every write adds a chunk the embedder then embeds in the background, beside the load; the
 backlog left at the end of the mixed run is reported. After the run every
 acknowledged write is checked in its file, and a sample of 200 in the index.
@@ -75,7 +77,7 @@ from sidecar.index.chunker import chunk_markdown
 from sidecar.index.tier_index import INDEX_NAME
 from sidecar.retrieval.vectors import embed_text
 from tests.bench.bare_route import start_bare
-from tests.bench.loadgen import Run, drive, pick_generator
+from tests.bench.loadgen import Run, drive, pick_generator, server_cpu_s
 from tests.bench.prepared import embed_memory
 from tests.bench.util import cpu_reference, pct, report
 from tests.support.corpus import make_corpus, make_queries
@@ -91,15 +93,19 @@ WARMUP = float(os.environ.get("LOAD_WARMUP", "5"))
 SEARCH_SECONDS = float(os.environ.get("LOAD_SEARCH_SECONDS", "8"))
 CHUNKS = int(os.environ.get("LOAD_CHUNKS", "10000"))
 PROBE = os.environ.get("LOAD_PROBE", "0") == "1"
+KEEP_LOG = os.environ.get("LOAD_KEEP_LOG")  # a path: the sidecar's log is copied there at the end
 LIMIT_SAMPLE = 300  # load queries (and at most as many probe tokens) timed raw for the limit
 EMBEDDER = os.environ.get("LOAD_EMBEDDER", "auto")  # the default configuration; "none": BM25 only
 FLAT = 10.0  # % RSS growth after warm-up
+IDLE_CPU_S = 0.1  # the server's CPU over 2 s, every thread and child, below which it is idle
 
 
-def settle(url: str, pid: int, timeout: float = 120.0) -> float:
+def settle(url: str, pid: int, timeout: float = 180.0) -> float:
     """Wait until the agent tier's BM25 postings are built (they build after /healthz answers), the
-    embedder (if any) is ready with no backlog, and the server's RSS has stopped moving (< 1 MB
-    over 2 s); the seconds waited."""
+    embedder (if any) is ready with no backlog, and the server is idle: its RSS has stopped moving
+    (< 1 MB over 2 s) and its start-up work in the background is done (under ``IDLE_CPU_S`` of CPU
+    over 2 s: the scanner's verdicts on every file, the knowledge graph's first reading of every
+    file in its child process); the seconds waited."""
     started = time.monotonic()
     with httpx.Client() as client:
         while time.monotonic() - started < timeout:
@@ -109,13 +115,13 @@ def settle(url: str, pid: int, timeout: float = 120.0) -> float:
             if status["bm25"]["engine"] == "postings" and vectors_ready:
                 break
             time.sleep(0.1)
-    before = rss_kb(pid)
+    before, cpu = rss_kb(pid), server_cpu_s(pid)
     while time.monotonic() - started < timeout:
         time.sleep(2.0)
-        now = rss_kb(pid)
-        if abs(now - before) < 1024:
+        now, cpu_now = rss_kb(pid), server_cpu_s(pid)
+        if abs(now - before) < 1024 and cpu_now - cpu < IDLE_CPU_S:
             break
-        before = now
+        before, cpu = now, cpu_now
     return time.monotonic() - started
 
 
@@ -368,6 +374,8 @@ def main() -> None:
         if bare is not None:
             bare.stop()
         side.stop()
+        if KEEP_LOG:  # the sidecar's log, for whoever looks into a run
+            shutil.copyfile(side.log, KEEP_LOG)
         shutil.rmtree(base, ignore_errors=True)
 
     print(
