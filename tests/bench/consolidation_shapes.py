@@ -16,7 +16,8 @@ Each day's lines are the history's own; only their shape changes:
   with no section under it.
 - ``paragraphs``: running prose, each day one or two long paragraphs (600 to 4,000 characters, no
   bullets, no headings); a planted fact is most often said inside a sentence about something else
-  ("Swapped the waiting room magazines, and for the record, the key safe code is ..."), and now and
+  ("Swapped the waiting room magazines, and for the record, The key safe code is ...", word for word, so
+  a recurring fact is promoted in its planted words), and now and
   then the day ends in a pasted ``key: value`` block of the day's counters.
 - ``mixed``: a page of sections in many forms: a checklist of the day's work (``- [x]`` and
   ``- [ ]``), short paragraphs of one or two sentences, pasted settings (``key: value`` lines; a
@@ -167,10 +168,7 @@ def _paragraphs_day(rng: random.Random, lines: list[str], facts: set[str], keep:
         n = rng.randrange(1, len(sentences)) if len(sentences) > 1 else 0
         if n and rng.random() < 0.7:  # inside a sentence about something else
             joint = rng.choice(_INSIDE)
-            said_fact = fact if joint.startswith(" (") else fact[:1].lower() + fact[1:] if _lowered(fact) else fact
-            sentences[n] = (
-                sentences[n].rstrip(".!?") + joint + (said_fact[:-1] + ")." if joint.startswith(" (") else said_fact)
-            )
+            sentences[n] = sentences[n].rstrip(".!?") + joint + (fact[:-1] + ")." if joint.startswith(" (") else fact)
         else:
             sentences.insert(n, fact)
     text = " ".join(sentences)
@@ -179,12 +177,6 @@ def _paragraphs_day(rng: random.Random, lines: list[str], facts: set[str], keep:
     if rng.random() < 0.3:
         out.append(f"RAW|queue_depth: {rng.randint(3, 90)}\nrestarts_today: {rng.randint(0, 4)}\n\n")
     return out + [ln for ln in lines if _kept(ln)]
-
-
-def _lowered(sentence: str) -> bool:
-    """Whether a sentence's first word may be written in lower case inside another: "The", "We",
-    not a name ("Kamala", "NHS")."""
-    return sentence.split(" ", 1)[0] in {"The", "We", "Our", "A", "An", "Extra", "Spare", "Always", "Never", "Please"}
 
 
 def _kept(line: str) -> bool:
