@@ -62,6 +62,7 @@ __all__ = [
     "changed_by_value",
     "learn_forms",
     "meaning_texts",
+    "reading_keys",
     "reverted",
     "routine_said",
     "word_vectors",
@@ -266,13 +267,19 @@ READING_DAYS = 0.25
 READING_MIN_DAYS = 8
 
 
+def reading_keys(said: Sequence[Said]) -> frozenset[str]:
+    """The keys (``normalised``) of the lines of ``said`` that are readings, not facts
+    (``_readings``): what no summary, promotion or change should hold as a fact."""
+    return frozenset(normalised(said[n].text) for n in _readings(said))
+
+
 def _without_readings(found: dict[str, Said], said: Sequence[Said]) -> dict[str, Said]:
     """``found`` (an older line's key -> the newer line that changed it) without the changes of a
     reading or by one (``_readings``). The readings stay among the lines read otherwise: their
     words count in every word's rarity as before."""
     if not found:
         return found
-    readings = {normalised(said[n].text) for n in _readings(said)}
+    readings = reading_keys(said)
     return {
         key: newer for key, newer in found.items() if key not in readings and normalised(newer.text) not in readings
     }
@@ -873,11 +880,33 @@ def _relabelled(old: _Slots, new: _Slots, lost: frozenset[str]) -> bool:
 def _other_subject(old: _Slots, new: _Slots) -> bool:
     """Whether the newer line is the older word for word, every value of it kept, but for a word
     of its subject swapped for a new one: "The router warranty runs out in August 2028" / "The
-    e-bike warranty runs out in August 2028" are two facts that share a value."""
+    e-bike warranty runs out in August 2028" are two facts that share a value; or whether it names
+    a name of the older line inside a longer name of its own (``_qualified``)."""
+    if _qualified(old, new):
+        return True
     if len(old.seq) != len(new.seq) or not old.values <= new.words:
         return False
     swapped = [x for x, y in zip(old.seq, new.seq, strict=True) if x != y]
     return bool(swapped) and all(x not in new.words and x not in old.values for x in swapped)
+
+
+def _qualified(old: _Slots, new: _Slots) -> bool:
+    """Whether a name phrase of the older line (values side by side, a word of letters among them)
+    is in the newer line inside a longer one, the words added numbers the older line does not say:
+    "The Llanfair 4 kiosk key is on hook 37" names another kiosk than "The Llanfair kiosk key is on
+    hook 13", not a new hook for it."""
+    olds = {run for run in old.runs_of(old.values) if any(w.isalpha() for w in run)}
+    for run in new.runs_of(new.values):
+        for phrase in olds:
+            added = set(run) - set(phrase)
+            if (
+                len(run) > len(phrase)
+                and all(w.isdigit() for w in added)
+                and not added & old.words
+                and any(run[i : i + len(phrase)] == phrase for i in range(len(run) - len(phrase) + 1))
+            ):
+                return True
+    return False
 
 
 def _mirrors(old: _Slots, new: _Slots) -> bool:

@@ -14,6 +14,7 @@ from sidecar.consolidate.changes import (
     changed_by_signal,
     changed_by_value,
     meaning_texts,
+    reading_keys,
     word_vectors,
 )
 from sidecar.consolidate.supersede import Said, claim
@@ -94,3 +95,31 @@ def test_a_value_said_on_few_days_is_no_reading() -> None:
     lines = [_said(f"turbidity: 0.{day} NTU", day, 0) for day in range(0, 40, 6)]  # 7 days of 40
     lines += [_said("Quiet day on the plant", day, 1) for day in range(40)]
     assert _readings(lines) == []
+
+
+def test_a_name_with_a_number_added_is_another_subject() -> None:
+    # "Llanfair 4" is another kiosk than "Llanfair": the line states its own hook, not a new one
+    old, new = (
+        "The Llanfair kiosk key is on hook 13 in the control room",
+        "The Llanfair 4 kiosk key is on hook 37 in the control room",
+    )
+    lines = _tier([(old, new)])
+    assert changed_by_value(lines, routine_left_out=True) == {}
+    assert _read(lines) == {}
+
+
+def test_a_name_kept_with_its_value_given_anew_is_still_a_change() -> None:
+    old, new = (
+        "The Llanfair kiosk key is on hook 13 in the control room",
+        "The Llanfair kiosk key is on hook 37 in the control room now",
+    )
+    assert changed_by_value(_tier([(old, new)]), routine_left_out=True).keys() == {
+        "the llanfair kiosk key is on hook 13 in the control room"
+    }
+
+
+def test_the_readings_keys_name_every_reading_line_and_no_fact() -> None:
+    lines = _readings_tier()
+    keys = reading_keys(lines)
+    assert {"turbidity 0 " + t.text.split("0.")[1].split()[0] + " ntu" for t in lines[:40]} <= keys
+    assert not keys & {"the office alarm code is kept by priya"}
