@@ -23,6 +23,7 @@ __all__ = [
     "flatten",
     "fold",
     "held_terms",
+    "held_terms_each",
     "is_plain",
     "mark_markdown",
     "mark_terms",
@@ -178,6 +179,32 @@ def held_terms(text: str, tokens: list[str]) -> frozenset[int]:
         if (stem in words and (len(whole) >= 5 or whole in words)) or (other is not None and other in words):
             held.add(index)
     return frozenset(held)
+
+
+def held_terms_each(texts: list[str], tokens: list[str]) -> list[frozenset[int]]:
+    """``[held_terms(text, tokens) for text in texts]`` with the ASCII texts read as one: joined by
+    spaces and translated once, each text's words searched inside its own bounds (the space each
+    side included, so no word runs into the next text's), and the query's needles looked up once.
+    What a ranking asking which terms each of its hits holds does once per answer."""
+    needles = _needles(tuple(tokens))
+    held: list[frozenset[int]] = []
+    ascii_texts = [text for text in texts if text.isascii()]
+    words = (" " + " ".join(ascii_texts) + " ").encode("ascii").translate(_WORD_BYTES)
+    start = 0  # where the space before the next ASCII text is in ``words``
+    for text in texts:
+        if not text.isascii():
+            held.append(frozenset(m[2] for m in _matches(text, tokens)))
+            continue
+        end = start + len(text) + 2  # [start, end): the text with the space each side
+        found = []
+        for index, stem, whole, other in needles:
+            if (words.find(stem, start, end) >= 0 and (len(whole) >= 5 or words.find(whole, start, end) >= 0)) or (
+                other is not None and words.find(other, start, end) >= 0
+            ):
+                found.append(index)
+        held.append(frozenset(found))
+        start = end - 1
+    return held
 
 
 def mark_markdown(snippet: Snippet) -> Snippet:

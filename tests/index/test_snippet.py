@@ -13,6 +13,7 @@ from sidecar.index.snippet import (
     SNIPPET_CHARS,
     Snippet,
     held_terms,
+    held_terms_each,
     mark_markdown,
     mark_terms,
     query_tokens,
@@ -330,3 +331,15 @@ ascii_texts = st.lists(
 def test_the_held_terms_are_those_with_spans(text: str, words: list[str]) -> None:
     tokens = query_tokens(words)
     assert held_terms(text, tokens) == {i for i, spans in enumerate(term_spans(text, tokens)) if spans}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(texts, ascii_texts), max_size=8), queries)
+@example(["deploy", "ment rollback"], ["deployment"])  # a stem at one text's end, the rest at the next's start
+@example(["ab", "ab"], ["ab"])  # a short term whole at both texts' edges
+@example(["x ab", "abc"], ["ab"])  # held in the first text only: the second's word runs on
+@example(["", "studies", "Zürich"], ["study", "zurich"])  # an empty text, another form, a text beyond ASCII
+@example(["naïve studies", "studying"], ["study"])
+def test_the_held_terms_of_each_text_are_its_own(found: list[str], words: list[str]) -> None:
+    tokens = query_tokens(words)
+    assert held_terms_each(found, tokens) == [held_terms(text, tokens) for text in found]
