@@ -61,9 +61,18 @@ class FlagCache:
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
         """``results`` with ``flagged`` on each local hit whose section has a finding."""
         keys = {(h["source"], h["path"]) for h in results if h["source"] in roots and "flagged" not in h}
-        missing = [key for key in keys if key not in self._known]
-        for key in keys - set(missing):
-            self._known.move_to_end(key)  # recently used: the last to go
+        known = self._known
+        missing = []
+        flagged = False
+        for key in keys:
+            judged = known.get(key)
+            if judged is None:
+                missing.append(key)
+            else:
+                known.move_to_end(key)  # recently used: the last to go
+                flagged = flagged or bool(judged)
+        if not missing and not flagged:
+            return results  # the common case: every file judged, nothing flagged in them
         fresh: dict[Key, list[SectionFinding]] = {}
         if missing:
             changes = self._changes
