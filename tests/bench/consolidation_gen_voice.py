@@ -257,10 +257,15 @@ _CHANGES = [
         ("Arval", "Lex Autolease"),
     ),
 ]
+#: One fact of each kind per client, said once or twice.
 _STATIC = [
     ("{client}'s usual stock is {stock}", "which stock does {client} use", "{stock}"),
     ("{client}'s account reference is FH-{n}", "{client} account reference", "FH-{n}"),
+    ("The contact at {client} is {person}", "who is the contact at {client}", "{person}"),
+    ("{client} collects its orders on {weekday}", "which day does {client} collect", "{weekday}"),
 ]
+_PEOPLE = str.split("Aled Bethan Carys Dafydd Elin Ffion Gareth Huw Iolo Lowri Meinir Nia Owain Rhian")
+_WEEKDAYS = str.split("Mondays Tuesdays Wednesdays Thursdays Fridays Saturdays")
 
 
 def make_voice_history(seed: int, end: date) -> History:
@@ -269,18 +274,17 @@ def make_voice_history(seed: int, end: date) -> History:
     start = end - timedelta(days=DAYS)
     notes: list[list[str]] = [[_routine(rng) for _ in range(rng.randint(38, 50))] for _ in range(DAYS)]
     history = History(start, notes, markers=("id_rsa", "inkflow-accounts"))
-    used: set[str] = set()
-    for i in range(60):
-        text, query, answer = _STATIC[i % len(_STATIC)]
+    pairs = [(kind, client) for kind in range(len(_STATIC)) for client in _CLIENTS]
+    for i, (kind, client) in enumerate(rng.sample(pairs, 38)):
+        text, query, answer = _STATIC[kind]
         values = {
-            "client": _name(_CLIENTS[i % len(_CLIENTS)]),
+            "client": _name(client),
             "stock": _name(rng.choice(_STOCKS)),
             "n": str(2000 + i * 37),
+            "person": f"{rng.choice(_PEOPLE)} {rng.choice(('Pryce', 'Lloyd', 'Rees', 'Morgan', 'Vaughan'))}",
+            "weekday": rng.choice(_WEEKDAYS),
         }
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
-        if fact.text in used or len(history.static) >= 38:
-            continue
-        used.add(fact.text)
         history.static.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.choice((1, 2))):
             insert(rng, notes[day], fact.text)
