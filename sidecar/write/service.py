@@ -276,7 +276,7 @@ class WriteService:
         whose prototypes are embedded once: seconds of CPU on a loaded host)."""
         for tier in self.settings.held_tiers:
             self._thread.submit(self._tier_usage, self.root(tier))
-        if self.settings.held_tiers:
+        if self.settings.memory_enabled:  # memory off: no write will come to be judged
             self._thread.submit(_warm_scanner, self.embedder)
 
     def _write_durably(

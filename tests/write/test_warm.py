@@ -63,3 +63,15 @@ def test_without_the_in_process_model_the_warm_up_leaves_numpy_unloaded(tmp_path
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.split() == ["True", "False"]
+
+
+def test_with_memory_off_nothing_is_embedded_for_writes(tmp_path: Path) -> None:
+    model = Recording()
+    settings = Settings(memory_dir=tmp_path, memory_enabled=False)
+    writes = WriteService(settings, None, embedder=model)  # type: ignore[arg-type]  # warm never queues
+    try:
+        writes.warm()
+        writes._thread.submit(lambda: None).result(timeout=120)
+        assert model.calls == []
+    finally:
+        writes.close()
