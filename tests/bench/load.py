@@ -314,7 +314,10 @@ def main() -> None:
     if EMBEDDER != "none":
         print(f"# {embed_memory(root)}", flush=True)
     queries = make_queries(2_000)
-    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": EMBEDDER}, wait=300)
+    # No scheduled consolidation: its first run, overdue on a generated dir of old daily notes, would
+    # summarise every past week a minute after start, inside the load.
+    env = {"MEMORY_SIDECAR_EMBEDDER": EMBEDDER, "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}
+    side = start_sidecar(root, env=env, wait=300)
     bare = None
     steps: dict[str, list[float]] = {}
     try:
