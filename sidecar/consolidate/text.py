@@ -71,6 +71,8 @@ MAX_CLAUSES = 6
 #: A word that holds a value: a digit, or a path's, host's or identifier's inner separator ("K9",
 #: "db_stage", "ops/runbooks", "nas.lab"); a hyphen alone joins words ("follow-up", "on-call").
 _VALUE_WORD = re.compile(r"\d|\w[_/.]\w")
+#: The writer's "I", alone or contracted ("I'm", "I've", "I'd"), punctuation after it aside.
+_I = re.compile(r"^I(?:['’](?:m|ve|d|ll))?\W*$")
 _PAST = frozenset(
     str.split(
         "ran spent met wrote sent made took got did went had saw led held began left paid found kept told "
@@ -170,9 +172,10 @@ def _balanced(text: str) -> bool:
 def holds_value(text: str) -> bool:
     """Whether ``text`` names a value: a word with a digit or a path's or identifier's separator, or a
     capitalised word past its first ("Cage 14 belongs to Halvard Bank", "Fuel comes from Penrose
-    Fuels"), as a fact does and a writer's lead-in or aside rarely does ("worth remembering")."""
+    Fuels"), as a fact does and a writer's lead-in or aside rarely does ("worth remembering"). The
+    writer's "I" names nothing ("which I keep forgetting")."""
     found = text.split()
-    return any(_VALUE_WORD.search(w) for w in found) or any(w[:1].isupper() for w in found[1:])
+    return any(_VALUE_WORD.search(w) for w in found) or any(w[:1].isupper() and not _I.match(w) for w in found[1:])
 
 
 def mould(text: str) -> tuple[str, str]:

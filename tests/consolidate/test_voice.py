@@ -166,3 +166,15 @@ def test_a_report_said_word_for_word_is_not_cut_to_what_it_quotes() -> None:
     )
     lines = [Line(line, _day(n * 8), "Log") for n in range(3)]
     assert recurring(lines) == []
+
+
+def test_the_writers_own_aside_is_no_fact_however_often_it_is_said() -> None:
+    """ "which I keep forgetting" closes a different fact each day: its "I" names no value."""
+    facts = [
+        "The back door alarm code is 4471",
+        "Tobias works from home on Fridays",
+        "The Parcelforce cut-off is 15:30",
+    ]
+    said = ["{}, which I keep forgetting.", "For my own reference, {}.", "{}, which I keep forgetting."]
+    lines = [Line(said[n // 3].format(facts[n % 3]), _day(n * 5), "Log") for n in range(9)]
+    assert sorted(c.text for c in recurring(lines)) == sorted(facts)
