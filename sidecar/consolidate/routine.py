@@ -171,6 +171,7 @@ def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] =
     flags, _, mixed = _judged(lines)
     by_word = _by_word(frames)
     df: Counter[str] | None = None
+    pairs: Counter[frozenset[str]] = Counter()
     out: list[Apart] = []
     for (_, text), flag, was in zip(lines, flags, mixed, strict=True):
         if was is not None or flag or not by_word or not _holds_frame(set(_words(text)), by_word):
@@ -178,16 +179,21 @@ def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] =
             continue
         if df is None:
             df = Counter(w for _, said in lines for w in set(_words(said)))
-        out.append(_apart_at(text, lambda said: _holds_frame(set(said), by_word), df))
+            for _, said in lines:
+                words = _most_frequent(sorted({w for w in _words(said) if df[w] >= ROUTINE_LINES}), df)
+                pairs.update(frozenset(pair) for pair in combinations(words, 2))
+        out.append(_apart_at(text, lambda said: _holds_frame(set(said), by_word), df, pairs))
     return out
 
 
-def _apart_at(text: str, framed: Callable[[list[str]], bool], df: Counter[str]) -> Apart:
+def _apart_at(
+    text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]
+) -> Apart:
     """Where a routine line says a statement beside its mould (``apart``): ``SENTENCES`` when one
     of its sentences holds a frame and another none, else the clauses ``_tail`` finds, else None."""
     if _partly_framed(text, framed):
         return SENTENCES
-    return _tail(text, framed, df)
+    return _tail(text, framed, df, pairs)
 
 
 #: The fewest words of a statement said after a mould's clauses (``_tail``): fewer are the mould's
@@ -195,12 +201,15 @@ def _apart_at(text: str, framed: Callable[[list[str]], bool], df: Counter[str]) 
 TAIL_WORDS = 3
 
 
-def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str]) -> Apart:
+def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]) -> Apart:
     """A statement said inside a routine sentence, after the clauses that hold its frame: from the
     first clause of ``TAIL_WORDS`` words or more after the shortest run of clauses holding a frame
     (``framed``; more than ``FRAME_WORDS`` words) to the end, when that holds no frame and a word the week writes fewer than
-    ``ROUTINE_LINES`` times (the mould's own words are frequent: "due end of the month"). The mould
-    ends where the statement starts; the joints between are the mould's ("and for the record")."""
+    ``ROUTINE_LINES`` times (the mould's own words are frequent: "due end of the month"), and no
+    frequent word the week writes with one of the mould's clauses' frequent words in
+    ``ROUTINE_LINES`` lines or more (``pairs``: the mould's slot, "small changes to the retry" after
+    "Reviewed !4411 for billing"). The mould ends where the statement starts; the joints between are
+    the mould's ("and for the record")."""
     joints = list(JOINT.finditer(text))
     held = next(  # a frame of three: a short clause's frame of two ("Stock check") is no mould's whole
         (n for n, j in enumerate(joints) if len(said := _words(text[: j.start()])) > FRAME_WORDS and framed(said)),
@@ -215,6 +224,9 @@ def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str]) -> A
         said = _words(text[joints[n].end() :])
         if framed(said) or all(df[w] >= ROUTINE_LINES for w in said):
             return None
+        mould = {w for w in _words(text[: joints[n].start()]) if df[w] >= ROUTINE_LINES}
+        if any(pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}):
+            return None  # the mould's own slot ("Reviewed !4411 for billing: small changes to the retry")
         return joints[n].start(), joints[n].end()
     return None
 
@@ -262,7 +274,7 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
         if frame is not None:
             found.add(frame)
             in_week = functools.partial(_week_framed, df=df, together=together, days=days, least=least)
-            mixed.append(_apart_at(text, in_week, df))
+            mixed.append(_apart_at(text, in_week, df, together))
         else:
             mixed.append(None)
     return tuple(out), frozenset(found), tuple(mixed)

@@ -16,6 +16,8 @@ MONDAY = date(2026, 3, 2)
 STAFF = ("Aoife", "Rhys", "Kamala", "Declan", "Femi")
 ITEMS = ("gauze", "gloves", "bibs", "masks", "sutures", "swabs", "needles", "aprons", "cups", "tips")
 SITES = ("Harbour", "Quayside", "Millbrook", "Ferry", "Castle", "Abbey", "Bridge", "Orchard", "Market", "Station")
+SIZES = ("small", "risky")
+PARTS = ("retry", "cache", "loader", "exporter", "schema")
 FACT = "the spare projector bulbs are kept in cupboard 4B."
 CARRIER = f"Chair in surgery 2 squeaking again, Rhys oiled it, and while I remember, {FACT}"
 
@@ -30,6 +32,13 @@ def _lines() -> list[tuple[str, str]]:
         source = f"daily/{(MONDAY + timedelta(days=day)).isoformat()}.md"
         out += [(source, _mould(day, n)) for n in range(3)]
         out += [(source, f"Stock check: {ITEMS[day * 2 + k]} running low at {SITES[day * 2 + k]}.") for k in range(2)]
+        out += [
+            (
+                source,
+                f"Reviewed merge request !{day * 10 + k} for the billing team: {SIZES[k]} changes to the {PARTS[(day + k) % 5]}.",
+            )
+            for k in range(2)
+        ]
     out.append(("daily/2026-03-04.md", CARRIER))
     return out
 
@@ -41,7 +50,8 @@ def test_a_statement_said_after_a_moulds_clauses_is_read_apart() -> None:
     mould, said = apart_parts(CARRIER, where[-1])
     assert said == FACT and mould.startswith("Chair in surgery 2 squeaking again")
     assert said in said_inside(CARRIER)  # a later run knows the part as its note's
-    # the mould's own lines, an aside of two words and a short clause's frame of two, stay whole
+    # the mould's own lines, an aside of two words, a short clause's frame of two and a mould's slot
+    # ("small changes to the retry": "changes" said with "reviewed" in every such line) stay whole
     assert all(at is None for at in where[:-1])
 
 
