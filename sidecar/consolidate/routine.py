@@ -202,7 +202,8 @@ TAIL_WORDS = 3
 
 
 def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]) -> Apart:
-    """A statement said inside a routine sentence, after the clauses that hold its frame: from the
+    """A statement said inside a routine sentence, after the clauses that hold its frame (a clause,
+    ``_clause``, not a bare name): from the
     first clause of ``TAIL_WORDS`` words or more after the shortest run of clauses holding a frame
     (``framed``; more than ``FRAME_WORDS`` words) to the end, when that holds no frame and a word the week writes fewer than
     ``ROUTINE_LINES`` times (the mould's own words are frequent: "due end of the month"), and no
@@ -222,13 +223,20 @@ def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pair
         if len(_words(text[joints[n].end() : end])) < TAIL_WORDS:
             continue
         said = _words(text[joints[n].end() :])
-        if framed(said) or all(df[w] >= ROUTINE_LINES for w in said):
+        if framed(said) or all(df[w] >= ROUTINE_LINES for w in said) or not _clause(text[joints[n].end() :]):
             return None
         mould = {w for w in _words(text[: joints[n].start()]) if df[w] >= ROUTINE_LINES}
         if any(pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}):
             return None  # the mould's own slot ("Reviewed !4411 for billing: small changes to the retry")
         return joints[n].start(), joints[n].end()
     return None
+
+
+def _clause(text: str) -> bool:
+    """Whether ``text`` reads as a clause, not a bare name: it holds a stop word ("Code for the
+    front door is 8137Y"), where a mould's slot often holds none ("checkout-web error budget burn",
+    the alert a postmortem mould names in brackets)."""
+    return any(w.lower() in STOPWORDS for w in _WORD.findall(text))
 
 
 @lru_cache(maxsize=JUDGED_WEEKS)

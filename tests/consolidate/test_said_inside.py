@@ -17,6 +17,7 @@ STAFF = ("Aoife", "Rhys", "Kamala", "Declan", "Femi")
 ITEMS = ("gauze", "gloves", "bibs", "masks", "sutures", "swabs", "needles", "aprons", "cups", "tips")
 SITES = ("Harbour", "Quayside", "Millbrook", "Ferry", "Castle", "Abbey", "Bridge", "Orchard", "Market", "Station")
 SIZES = ("small", "risky")
+ALERTS = ("pod restarts", "disk pressure", "cert expiry", "queue depth", "latency spike")
 PARTS = ("retry", "cache", "loader", "exporter", "schema")
 FACT = "the spare projector bulbs are kept in cupboard 4B."
 CARRIER = f"Chair in surgery 2 squeaking again, Rhys oiled it, and while I remember, {FACT}"
@@ -39,6 +40,10 @@ def _lines() -> list[tuple[str, str]]:
             )
             for k in range(2)
         ]
+        out += [
+            (source, f"INC-{day * 2 + k} postmortem draft shared ({PARTS[(day + k) % 5]} {ALERTS[(day * 2 + k) % 5]}).")
+            for k in range(2)
+        ]
     out.append(("daily/2026-03-04.md", CARRIER))
     return out
 
@@ -51,7 +56,8 @@ def test_a_statement_said_after_a_moulds_clauses_is_read_apart() -> None:
     assert said == FACT and mould.startswith("Chair in surgery 2 squeaking again")
     assert said in said_inside(CARRIER)  # a later run knows the part as its note's
     # the mould's own lines, an aside of two words, a short clause's frame of two and a mould's slot
-    # ("small changes to the retry": "changes" said with "reviewed" in every such line) stay whole
+    # ("small changes to the retry": "changes" said with "reviewed" in every such line; a name in
+    # brackets, "(cache disk pressure)", no clause) stay whole
     assert all(at is None for at in where[:-1])
 
 
