@@ -114,9 +114,7 @@ class VectorIndex:
         self._rows_conn: sqlite3.Connection | None = None
         self._rows_inode: int | None = None
         self._data_version: int | None = None
-        # neighbours and turns by chunk id, for the index state ``_context_key`` names (``context``)
-        self._context: dict[int, tuple[dict[int, int], dict[int, int] | None]] = {}
-        self._context_key: tuple[int | None, int | None, int] | None = None
+        self._context: _Context | None = None  # neighbours and turns kept between searches (``context``)
         self._buf: Floats | None = None  # the rows of the current snapshot, plus spare capacity
         self._serial = 0  # the next row serial
         self._int8: _Copy | None = None
@@ -330,33 +328,32 @@ class VectorIndex:
         self, chunk_ids: Sequence[int], reach: int
     ) -> tuple[dict[int, Mapping[int, int]], dict[int, Mapping[int, int]]]:
         """``neighbours`` and ``turns`` of the given chunks from one read. Both depend on the chunks
-        alone, so each chunk's are kept until the index's ``chunks_gen`` moves (or the file is
-        replaced): a search reads the index only for chunks no search has asked about since. A
-        chunk's maps are the ones kept (read only), not copies."""
+        of their file alone, so each chunk's are kept while its file's chunks stay as they were
+        (``_Context``): under a stream of writes a search reads the index only for chunks of the
+        files written since, and for chunks no search has asked about. A chunk's maps are the ones
+        kept (read only), not copies."""
         near: dict[int, Mapping[int, int]] = {}
         turns: dict[int, Mapping[int, int]] = {}
         if reach < 1:
             return near, turns
         with self._rows_lock:
             conn = self._rows_connection()
-            conn.execute("BEGIN")  # the generation and the rows read from one state of the index
+            conn.execute("BEGIN")  # the generation, the files' rows and the chunks from one state of the index
             try:
                 gen = chunks_gen(conn)
-                key = (self._rows_inode, gen, reach)
-                if gen is None or key != self._context_key or len(self._context) > _CONTEXT_CACHE:
-                    self._context = {}
-                    self._context_key = key if gen is not None else None
                 cache = self._context
+                if cache is None or not cache.serves(self._rows_inode, reach, gen):
+                    cache = _Context(self._rows_inode, reach, gen)
                 wanted = list(dict.fromkeys(chunk_ids))
-                fresh = [cid for cid in wanted if cid not in cache]
-                for cid, entry in self._read_context(conn, fresh, reach).items():
-                    cache[cid] = entry
+                entries = cache.current(conn, gen, wanted)
+                fresh = [cid for cid in wanted if cid not in entries]
+                if fresh:
+                    cache.add(conn, self._read_context(conn, fresh, reach))
             finally:
                 conn.execute("COMMIT")
-            found = [(cid, cache[cid]) for cid in wanted]
-            if gen is None:
-                self._context = {}
-        for cid, (nb, tn) in found:
+            found = [(cid, entries[cid]) for cid in wanted]
+            self._context = cache if gen is not None else None
+        for cid, (nb, tn, _) in found:
             if nb:
                 near[cid] = nb
             if tn is not None:
@@ -364,26 +361,27 @@ class VectorIndex:
         return near, turns
 
     @staticmethod
-    def _read_context(
-        conn: sqlite3.Connection, chunk_ids: Sequence[int], reach: int
-    ) -> dict[int, tuple[dict[int, int], dict[int, int] | None]]:
-        """Each chunk's neighbours and, for a dialogue turn, its fellow turns (None: not a turn);
-        every given chunk gets an entry, one no longer in the index an empty one."""
+    def _read_context(conn: sqlite3.Connection, chunk_ids: Sequence[int], reach: int) -> dict[int, _Entry]:
+        """Each chunk's neighbours, for a dialogue turn its fellow turns (None: not a turn) and its
+        file; every given chunk gets an entry, one no longer in the index an empty one (file None)."""
         window: dict[int, tuple[str, dict[int, tuple[int, str]]]] = {}
+        paths: dict[int, str] = {}
         for part in _batches(list(chunk_ids)):
             marks = ",".join("?" * len(part))
             sql = (
-                "SELECT c.id, c.heading, n.id, n.ord - c.ord, n.heading FROM chunks c JOIN chunks n "
+                "SELECT c.id, c.path, c.heading, n.id, n.ord - c.ord, n.heading FROM chunks c LEFT JOIN chunks n "
                 "ON n.path = c.path AND n.ord BETWEEN c.ord - ? AND c.ord + ? AND n.id != c.id "
                 f"WHERE c.id IN ({marks})"
             )
-            for cid, heading, nid, offset, other in conn.execute(sql, (reach, reach, *part)):
-                window.setdefault(cid, (heading, {}))[1][offset] = (nid, other)
+            for cid, path, heading, nid, offset, other in conn.execute(sql, (reach, reach, *part)):
+                paths[cid] = path
+                if nid is not None:
+                    window.setdefault(cid, (heading, {}))[1][offset] = (nid, other)
         turns = dialogue_turns(window)
-        out: dict[int, tuple[dict[int, int], dict[int, int] | None]] = {}
+        out: dict[int, _Entry] = {}
         for cid in chunk_ids:
             near = window.get(cid)
-            out[cid] = ({o: nid for o, (nid, _) in near[1].items()} if near else {}, turns.get(cid))
+            out[cid] = ({o: nid for o, (nid, _) in near[1].items()} if near else {}, turns.get(cid), paths.get(cid))
         return out
 
     def _connection(self) -> sqlite3.Connection:
@@ -552,6 +550,85 @@ class VectorIndex:
             conn.execute("ROLLBACK")
             raise
         return removed
+
+
+#: A chunk's neighbours, its fellow turns (None: not a turn) and its file (None: not in the index).
+_Entry = tuple[dict[int, int], dict[int, int] | None, str | None]
+#: What a file's ``files`` row says of its chunks: every commit that changes, adds or deletes a
+#: file's chunks rewrites its row (a new content hash, or at least a new ``indexed_at``), or deletes it.
+_Stamp = tuple[str, float]
+
+
+class _Context:
+    """The neighbours and turns ``VectorIndex.context`` read, by chunk id, and the ``files`` row of
+    each chunk's file as it was when they were read. A chunk's entry depends on its file's chunks
+    alone, so when the generation moves it stays valid while that row reads the same: each file
+    whose chunks a search asks about is compared once per generation, and a changed or deleted
+    file's entries go. An entry for a chunk not in the index, or in a file with no row, lasts one
+    generation."""
+
+    def __init__(self, inode: int | None, reach: int, gen: int | None) -> None:
+        self.inode, self.reach, self.gen = inode, reach, gen
+        self.entries: dict[int, _Entry] = {}
+        self.files: dict[str, tuple[_Stamp, list[int]]] = {}  # a file's row, and its chunks kept
+        self.checked: set[str] = set()  # files whose row was compared at ``gen`` (or read at it)
+        self.loose: list[int] = []  # entries for one generation only
+
+    def serves(self, inode: int | None, reach: int, gen: int | None) -> bool:
+        """Whether entries kept can serve a read of ``reach`` at ``gen`` in this index file."""
+        return gen is not None and (inode, reach) == (self.inode, self.reach) and len(self.entries) <= _CONTEXT_CACHE
+
+    def current(self, conn: sqlite3.Connection, gen: int | None, wanted: Sequence[int]) -> dict[int, _Entry]:
+        """The entries, with those of ``wanted`` chunks whose file changed since they were read
+        dropped (read inside the caller's transaction, at ``gen``)."""
+        if gen != self.gen:
+            self.gen = gen
+            self.checked.clear()
+            for cid in self.loose:
+                self.entries.pop(cid, None)
+            self.loose.clear()
+        entries = self.entries
+        unchecked = {e[2] for cid in wanted if (e := entries.get(cid)) is not None and e[2] is not None}
+        unchecked -= self.checked
+        if unchecked:
+            stamps = _file_stamps(conn, unchecked)
+            for path in unchecked:
+                if stamps.get(path) != self.files[path][0]:
+                    self._drop(path)
+            self.checked |= unchecked
+        return entries
+
+    def add(self, conn: sqlite3.Connection, read: dict[int, _Entry]) -> None:
+        """Keep entries read at the current generation, each under its file's row."""
+        stamps = _file_stamps(conn, {e[2] for e in read.values() if e[2] is not None})
+        for path, stamp in stamps.items():
+            kept = self.files.get(path)
+            if kept is not None and kept[0] != stamp:  # a file no wanted chunk made us compare
+                self._drop(path)
+        for cid, (nb, tn, where) in read.items():
+            found = stamps.get(where) if where is not None else None
+            if where is None or found is None:
+                self.entries[cid] = (nb, tn, None)
+                self.loose.append(cid)
+            else:
+                self.entries[cid] = (nb, tn, where)
+                self.files.setdefault(where, (found, []))[1].append(cid)
+                self.checked.add(where)
+
+    def _drop(self, path: str) -> None:
+        _, ids = self.files.pop(path)
+        for cid in ids:
+            self.entries.pop(cid, None)
+
+
+def _file_stamps(conn: sqlite3.Connection, paths: set[str]) -> dict[str, _Stamp]:
+    """The ``files`` rows (content hash, ``indexed_at``) of the given paths that have one."""
+    out: dict[str, _Stamp] = {}
+    for part in _batches(list(paths)):
+        marks = ",".join("?" * len(part))
+        for path, digest, at in conn.execute(f"SELECT path, hash, indexed_at FROM files WHERE path IN ({marks})", part):
+            out[path] = (digest, at)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
