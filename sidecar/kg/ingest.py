@@ -123,6 +123,12 @@ class Ingest:
         # Facts a file's removal ended, until a delete through the API asks for them (``ended_file``):
         # the reindex queue may see the removal before the route asks.
         self._gone: OrderedDict[tuple[str, str], int] = OrderedDict()
+        # When the graph last ended a file's facts (a delete, a removal), by file: a file written
+        # again states its facts from then at the earliest. Its modification time comes from the
+        # kernel's coarse clock, which runs a few ms behind the one that dates the end, so a file
+        # written again within that grain would otherwise date its facts before their end and find
+        # them held then, not current.
+        self._ended_at: OrderedDict[tuple[str, str], str] = OrderedDict()
         # Removals that ended facts, by the removed file's digest: (when, tier, path, end, ids). The
         # same bytes seen again soon (``MOVE_S``) are a move seen in two steps: the facts reopen.
         self._removals: OrderedDict[str, tuple[float, str, str, str, list[int]]] = OrderedDict()
@@ -148,6 +154,7 @@ class Ingest:
         if read is None:
             return 0
         data, mtime = read
+        mtime = max(mtime, self._ended_at.pop((tier, path), mtime))
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         self._gone.pop((tier, path), None)
         removal = self._removals.pop(digest, None)
@@ -251,9 +258,15 @@ class Ingest:
             data = await asyncio.to_thread(read_tier_file, root, path)
             left = (data or b"").decode("utf-8", errors="replace")
         async with self._reading:
-            source = f"file:{tier}:{path}#"
-            ended = len(await self.graph.store.end_sourced(scope, source, now_iso(), prefix=True, unless_in=left))
+            source, end = f"file:{tier}:{path}#", now_iso()
+            ended = len(await self.graph.store.end_sourced(scope, source, end, prefix=True, unless_in=left))
+            self._ended((tier, path), end)
             return ended + (0 if section else self._gone.pop((tier, path), 0))
+
+    def _ended(self, key: tuple[str, str], end: str) -> None:
+        self._ended_at[key] = max(end, self._ended_at.pop(key, end))
+        while len(self._ended_at) > _GONE_KEPT:
+            self._ended_at.popitem(last=False)
 
     async def removed(self, tier: str, path: str) -> int:
         """A file gone from the tier, however it went (a delete in a shell, an editor, a move): the
@@ -271,6 +284,7 @@ class Ingest:
             digest = await self.graph.store.file_digest(tier, path)
             ids = await self.graph.store.end_sourced(scope, source, end, prefix=True, moved=_mover(tier, places))
             ended = len(ids)
+            self._ended((tier, path), end)
             if ended:
                 self._gone[(tier, path)] = self._gone.pop((tier, path), 0) + ended
                 if digest is not None:

@@ -5,9 +5,12 @@ year before 1000 is written so that it sorts before the others."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
+from sidecar.http.state import SIDECAR
 from tests.support.kg import Client, kg, objects, remember_file
 from tests.support.memory import ClientFactory
 
@@ -36,6 +39,28 @@ async def test_deleting_a_file_ends_the_facts_it_stated(sidecar_client: ClientFa
     assert [(f["object"], f["current"]) for f in ended] == [("Stripe", False)]
     # Written again, the file states it again.
     await remember_file(client, "topics/vendors.md", "## Vendors\nThe billing service currently uses Stripe.\n")
+    assert objects(await kg(client, "query", {"entity": "billing service"})) == ["Stripe"]
+
+
+async def test_a_file_written_again_within_the_clocks_grain_of_its_delete_states_its_facts_again(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
+    """A file's modification time comes from the kernel's coarse clock, a few ms behind the clock
+    that dates a delete: a file written again within that grain of its delete has an mtime before
+    the end of the facts it states. Those facts are current again all the same."""
+    client = await sidecar_client()
+    text = "## Vendors\nThe billing service currently uses Stripe.\n"
+    await remember_file(client, "topics/vendors.md", text)
+    deleted_at = time.time()
+    resp = await client.post("/memory/delete", json={"path": "topics/vendors.md"})
+    deleted = await resp.json()
+    assert deleted["facts_ended"] == 1
+    queue = client.app[SIDECAR].queue
+    assert await queue.wait_hooked(deleted["seq"], 60.0)  # the index and the graph saw the file go
+    path = memory_dir / "topics" / "vendors.md"
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, (deleted_at, deleted_at))  # as the coarse clock may date it: before the delete's end
+    assert await queue.wait_hooked(queue.put("agent", "topics/vendors.md", "write"), 60.0)
     assert objects(await kg(client, "query", {"entity": "billing service"})) == ["Stripe"]
 
 
