@@ -216,7 +216,7 @@ def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
                 content[key], values[key], new_words, _values(newer.text)
             ):
                 out[key] = newer
-    return _without_readings(out, said)
+    return out
 
 
 def _same_subject(
@@ -269,28 +269,17 @@ READING_MIN_DAYS = 8
 
 def reading_keys(said: Sequence[Said]) -> frozenset[str]:
     """The keys (``normalised``) of the lines of ``said`` that are readings, not facts
-    (``_readings``): what no summary, promotion or change should hold as a fact."""
+    (``_readings``), for the summaries and promotions to tell from facts. The change search still
+    reads a reading as changed by the next one: that moves the old readings under ``## Superseded``,
+    out of the week's bound, where left in a summary as standing lines they push facts out of it."""
     return frozenset(normalised(said[n].text) for n in _readings(said))
-
-
-def _without_readings(found: dict[str, Said], said: Sequence[Said]) -> dict[str, Said]:
-    """``found`` (an older line's key -> the newer line that changed it) without the changes of a
-    reading or by one (``_readings``). The readings stay among the lines read otherwise: their
-    words count in every word's rarity as before."""
-    if not found:
-        return found
-    readings = reading_keys(said)
-    return {
-        key: newer for key, newer in found.items() if key not in readings and normalised(newer.text) not in readings
-    }
 
 
 def _readings(said: Sequence[Said]) -> list[int]:
     """The lines that are readings, not facts: the same words said on a quarter of the days or more
     (``READING_DAYS``, eight at least), with values that differ on most of those days ("turbidity:
-    0.21 NTU", "reservoir level: 81%" pasted every morning). A reading is no fact that changes:
-    today's value is no change of yesterday's, and a reading never changes a fact. A fact said
-    nearly every day keeps its value, and a routine mould of many words is ``routine.py``'s."""
+    0.21 NTU", "reservoir level: 81%" pasted every morning). A fact said nearly every day keeps its
+    value, and a routine mould of many words is ``routine.py``'s."""
     days = {s.when[0] for s in said}
     if not days:
         return []
@@ -457,7 +446,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                 )
             ):
                 out[key] = newer
-    return _without_readings(out, said)
+    return out
 
 
 class _Holders:
@@ -1352,4 +1341,4 @@ def changed_by_meaning(
     for old, (new, cos) in links.items():
         if new not in nearest or cos > nearest[new][1]:
             nearest[new] = (old, cos)
-    return _without_readings({old: read.first[new] for old, (new, _) in links.items() if nearest[new][0] == old}, said)
+    return {old: read.first[new] for old, (new, _) in links.items() if nearest[new][0] == old}

@@ -1,6 +1,7 @@
 """Changes a writer records without a change word and without the old value: a duty handed over in
-a clause after a semicolon, a value whose subject is a hyphenated compound; and readings pasted
-every day, whose value changes on most days, which are no facts that change."""
+a clause after a semicolon, a value whose subject is a hyphenated compound; a name given a number
+of its own, which names another subject; and readings pasted every day, whose value changes on
+most days (``reading_keys``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from sidecar.consolidate.changes import (
     WORDS_COSINE,
     _readings,
     changed_by_meaning,
-    changed_by_signal,
     changed_by_value,
     meaning_texts,
     reading_keys,
@@ -75,13 +75,6 @@ def _readings_tier() -> list[Said]:
     lines = [_said(f"turbidity: 0.{rng.randint(10, 40)} NTU", day, 0) for day in range(40)]
     lines += [_said(f"reservoir level: {rng.randint(50, 80)}%", day, 1) for day in range(40)]
     return lines + [_said(text, day, 30 + n) for n, text in enumerate(OTHER) for day in (1, 10)]
-
-
-def test_a_reading_pasted_every_day_is_no_fact_that_changes() -> None:
-    lines = _readings_tier()
-    assert changed_by_value(lines, routine_left_out=True) == {}
-    assert changed_by_signal(lines) == {}
-    assert _read(lines) == {}
 
 
 def test_a_fact_said_every_day_with_one_value_is_no_reading() -> None:
