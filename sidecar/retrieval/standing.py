@@ -44,7 +44,7 @@ from functools import lru_cache
 from typing import NamedTuple, Protocol, TypeVar
 
 from sidecar.index.query import STOPWORDS
-from sidecar.index.snippet import held_terms, term_spans
+from sidecar.index.snippet import held_terms_each, term_spans
 
 __all__ = [
     "ARCHIVED",
@@ -193,20 +193,22 @@ def more_terms_first(
     terms = [t for t in tokens if t not in STOPWORDS]
     if len(terms) < 2 or len(weighed) < 2:
         return list(weighed)
-    matched = [held_terms(hit.text, terms) for hit, _, _ in weighed]
+    matched = held_terms_each([hit.text for hit, _, _ in weighed], terms)
     unaged: list[float] = []
-    seen: set[frozenset[int]] = set()  # the term sets of the hits placed so far: a few at most
+    seen: list[frozenset[int]] = []  # the distinct term sets of the hits placed so far: a few at most
     order: list[int] = []
     for at, mine in enumerate(matched):
         place = len(order)
         # Else it passes no hit (the usual case). One term is more only than none; none, than nothing.
-        if (_NO_TERMS in seen) if len(mine) == 1 else (len(mine) > 1 and any(mine > other for other in seen)):
+        if mine and ((_NO_TERMS in seen) if len(mine) == 1 else any(mine > other for other in seen)):
             unaged = unaged or [hit.score * factor / _aged(hit.path, today) for hit, factor, _ in weighed]
+            mine_unaged = unaged[at]
             for k, above in enumerate(order):
-                if mine > matched[above] and unaged[at] >= unaged[above]:
+                if mine > matched[above] and mine_unaged >= unaged[above]:
                     place = k
                     break
-        seen.add(mine)
+        if mine not in seen:
+            seen.append(mine)
         order.insert(place, at)
     return [weighed[i] for i in order]
 
