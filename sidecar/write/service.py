@@ -304,7 +304,9 @@ class WriteService:
         old = read_file(root, req.path)
         if candidates is not None:  # an append: the file as it is now, then the tier's best matches
             here = [Candidate(req.path, 1, "", self.file_lines.judged((str(root), req.path), old))] if old else []
-            found = find_duplicate(req.content, here + candidates, self.settings.dedup_threshold)
+            # The file is judged as it is now (``here``): its chunks in the index may be a delete behind.
+            others = [c for c in candidates if c.path != req.path]
+            found = find_duplicate(req.content, here + others, self.settings.dedup_threshold)
             if found is not None:
                 size = len(old or b"")
                 return {

@@ -75,3 +75,22 @@ async def test_an_append_with_no_line_to_judge_asks_the_index_nothing(
     assert searches == []
     await write(client, line(0), 201)
     assert len(searches) == 1 and tier.name == "agent"
+
+
+async def test_a_file_is_no_duplicate_of_its_own_stale_chunks(
+    aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
+) -> None:
+    """A file deleted while the index still holds its chunks (here removed behind the sidecar's back,
+    with no watcher and no reconcile to see it; through the API, a write right after a delete, before
+    the index has applied it) is judged as it is now: its own old chunks are no earlier copy of it."""
+    client: Client = await aiohttp_client(create_app(make_settings(watch=False, reconcile_interval=0)))
+    first = await write(client, line(7) + "\n", 201)
+    resp = await client.post("/memory/search", json={"query": "service keeps", "after_seq": first["seq"]})
+    assert resp.status == 200
+    (memory_dir / PATH).unlink()  # the index still holds the file's chunk
+    again = await write(client, line(7) + "\n", 201)
+    assert again["bytes"] > 0 and "duplicate_of" not in again
+    assert (memory_dir / PATH).read_text(encoding="utf-8").count(line(7)) == 1
+    # Another file's copy is still a duplicate.
+    other = await write(client, line(7) + "\n", 200, path="daily/2026-07-02.md")
+    assert other["duplicate_of"]["path"] == PATH
