@@ -152,7 +152,11 @@ _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
 _END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
 _UNCHANGED = EvergreenUpdate(None, (), (), ())
-_SETTLE_PASSES = 3  # a run's retire passes over what it wrote: each one retires what the last promoted
+#: A run's retire passes over what it wrote, until one changes nothing (``_settle``): each retires what
+#: the last promoted, and a promoted line whose new value a later line changes again (one mould said of
+#: other people week after week) takes one step a pass. Fewer passes than its steps leave the next run,
+#: with nothing new, to take the rest: a second run would change what the first wrote.
+_SETTLE_PASSES = 16
 
 _T = TypeVar("_T")
 log = structlog.get_logger("sidecar.consolidate")
@@ -316,6 +320,7 @@ async def _settle(
         _add_new(report.skipped, found.skipped)
         if not changed:
             return
+    log.warning("consolidate.unsettled", passes=_SETTLE_PASSES)  # the next run may change what this one wrote
 
 
 def _add_new(reported: list[_T], found: list[_T]) -> None:
