@@ -8,21 +8,26 @@ changed in turn by a later check again: one step of the chain a settling pass. A
 after a fixed few passes left the next run, with nothing new, to move the promoted line on and to
 retire a week's line against it: the second run changed ``2026-W43.md``
 (``python -m tests.bench.consolidation fresh10`` on 2026-11-30).
+
+The notes are that history's (``tests/bench/consolidation_gen_school.py``, seed 1010, ending the day
+before 2026-11-30), written as the bench writes them, kept in ``tests/data/consolidation_school_1010.json.gz``
+(a path -> text map): a test module reads no bench module.
 """
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+import gzip
+import json
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.summarise import ExtractiveSummariser
-from tests.bench.consolidation_gen_school import make_school_history
 
 TODAY = date(2026, 11, 30)  # the weeks of the history fall as they did when the run failed
-SEED = 1010
+NOTES = Path(__file__).resolve().parents[1] / "data" / "consolidation_school_1010.json.gz"
 CAP = 450 * 1024
 
 
@@ -38,12 +43,10 @@ async def _run(root: Path) -> None:
 
 @pytest.mark.slow
 async def test_a_second_run_changes_nothing_a_chain_of_one_mould_moved(tmp_path: Path) -> None:
-    history = make_school_history(SEED, TODAY)
+    notes: dict[str, str] = json.loads(gzip.decompress(NOTES.read_bytes()))
     (tmp_path / "daily").mkdir()
-    for n, lines in enumerate(history.notes):
-        day = history.start + timedelta(days=n)
-        body = "".join(ln.removeprefix("RAW|") if ln.startswith("RAW|") else f"- {ln}\n" for ln in lines)
-        (tmp_path / "daily" / f"{day.isoformat()}.md").write_text(f"# {day}\n\n## Log\n{body}", encoding="utf-8")
+    for rel, text in notes.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
     await _run(tmp_path)
     first = _snapshot(tmp_path)
     assert "Homestay check:" in first["AGENT.md"].decode()  # the mould's line was promoted
