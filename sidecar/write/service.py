@@ -231,7 +231,7 @@ class WriteService:
         threshold = self.settings.dedup_threshold or 0.9
         if not is_judged(content):  # no line long enough to judge: nothing to look for
             return None
-        candidates = await self._tier_candidates(tier, content)
+        candidates = await self._tier_candidates(tier, content, besides=path)
         if path is not None:
             old = await asyncio.get_running_loop().run_in_executor(self._thread, read_file, self.root(tier), path)
             if old:
@@ -243,11 +243,13 @@ class WriteService:
         one with no line long enough to judge never is a duplicate)."""
         if req.mode != "append" or req.force or self.settings.dedup_threshold <= 0 or not is_judged(req.content):
             return None
-        return await self._tier_candidates(req.tier, req.content)
+        return await self._tier_candidates(req.tier, req.content, besides=req.path)
 
-    async def _tier_candidates(self, tier: str, content: str) -> list[Candidate]:
-        """The chunks the tier's BM25 ranks first for ``content``; none when it cannot answer (the
-        check is a courtesy: it never holds a write back)."""
+    async def _tier_candidates(self, tier: str, content: str, besides: str | None = None) -> list[Candidate]:
+        """The chunks the tier's BM25 ranks first for ``content``, but the file ``besides``'s: that
+        file is judged as it is now, and its chunks in the index may be a write or a delete behind (a
+        file deleted and written again at once would be a duplicate of itself). None when the index
+        cannot answer (the check is a courtesy: it never holds a write back)."""
         index = self.queue.tiers.get(tier)
         query = " ".join(content.split()[:DEDUP_QUERY_WORDS])
         if index is None or not query:
@@ -257,7 +259,7 @@ class WriteService:
         except Exception as exc:  # an index that cannot answer: only the file itself is compared
             log.info("write.dedup_search_failed", tier=tier, error=type(exc).__name__)
             return []
-        return [Candidate(h.path, h.line_start, h.text) for h in hits]
+        return [Candidate(h.path, h.line_start, h.text) for h in hits if h.path != besides]
 
     def close(self) -> None:
         """Wait for the writes under way and stop the write thread."""
@@ -304,9 +306,7 @@ class WriteService:
         old = read_file(root, req.path)
         if candidates is not None:  # an append: the file as it is now, then the tier's best matches
             here = [Candidate(req.path, 1, "", self.file_lines.judged((str(root), req.path), old))] if old else []
-            # The file is judged as it is now (``here``): its chunks in the index may be a delete behind.
-            others = [c for c in candidates if c.path != req.path]
-            found = find_duplicate(req.content, here + others, self.settings.dedup_threshold)
+            found = find_duplicate(req.content, here + candidates, self.settings.dedup_threshold)
             if found is not None:
                 size = len(old or b"")
                 return {

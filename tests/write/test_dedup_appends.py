@@ -88,6 +88,9 @@ async def test_a_file_is_no_duplicate_of_its_own_stale_chunks(
     resp = await client.post("/memory/search", json={"query": "service keeps", "after_seq": first["seq"]})
     assert resp.status == 200
     (memory_dir / PATH).unlink()  # the index still holds the file's chunk
+    writes = client.app[SIDECAR].writes
+    assert await writes.check_duplicate("agent", PATH, line(7)) is None  # the file as it is: none
+    assert (await writes.check_duplicate("agent", None, line(7))) is not None  # the tier's index, as it is
     again = await write(client, line(7) + "\n", 201)
     assert again["bytes"] > 0 and "duplicate_of" not in again
     assert (memory_dir / PATH).read_text(encoding="utf-8").count(line(7)) == 1
