@@ -170,15 +170,8 @@ def held_terms(text: str, tokens: list[str]) -> frozenset[int]:
     tokens)) if spans}``, without listing their places. In ASCII text a token is held when a word
     starts with its stem and either is the token or the token has 3 letters or more (a prefix match),
     or a word starts with its other form: two ``bytes`` searches a token, where listing every match
-    of a text that repeats its query's words costs a Python step per match."""
-    if not text.isascii():
-        return frozenset(m[2] for m in _matches(text, tokens))
-    words = (" " + text + " ").encode("ascii").translate(_WORD_BYTES)
-    held = set()
-    for index, stem, whole, other in _needles(tuple(tokens)):
-        if (stem in words and (len(whole) >= 5 or whole in words)) or (other is not None and other in words):
-            held.add(index)
-    return frozenset(held)
+    of a text that repeats its query's words costs a Python step per match (``held_terms_each``)."""
+    return held_terms_each([text], tokens)[0]
 
 
 def held_terms_each(texts: list[str], tokens: list[str]) -> list[frozenset[int]]:

@@ -342,4 +342,5 @@ def test_the_held_terms_are_those_with_spans(text: str, words: list[str]) -> Non
 @example(["naïve studies", "studying"], ["study"])
 def test_the_held_terms_of_each_text_are_its_own(found: list[str], words: list[str]) -> None:
     tokens = query_tokens(words)
-    assert held_terms_each(found, tokens) == [held_terms(text, tokens) for text in found]
+    spans = [term_spans(text, tokens) for text in found]
+    assert held_terms_each(found, tokens) == [{i for i, s in enumerate(each) if s} for each in spans]
