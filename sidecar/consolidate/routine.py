@@ -56,7 +56,6 @@ __all__ = [
     "routine",
     "routine_by",
     "run_frames",
-    "said_apart",
 ]
 
 FRAME_WORDS = 3
@@ -145,16 +144,10 @@ Judged = tuple[tuple[bool, ...], frozenset[frozenset[str]], tuple[Apart, ...]]
 
 def _judged(lines: Sequence[tuple[str, str]]) -> Judged:
     """``routine`` of one week's lines alone, the frames that made them routine, and which of its
-    routine lines say a sentence in no frame beside one in a frame (``said_apart``). A run reads
+    routine lines say a statement beside their mould, and where (``apart``). A run reads
     each week's lines more than once (its moulds, its change search, each pass after its
     promotions), and the next run the same weeks again: the answer for the same lines is kept."""
     return _judged_once(tuple(lines))
-
-
-def said_apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
-    """For each of one week's lines, (source, text) pairs, whether it is a routine line that says
-    a statement beside its mould (``apart``)."""
-    return [at is not None for at in apart(lines, frames)]
 
 
 def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[Apart]:

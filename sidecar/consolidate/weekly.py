@@ -431,8 +431,8 @@ def _week_lines(
     """A week's current lines to cluster (those that changed a value among them), its lines that
     changed a value (as first said there), its lines a newer value superseded, and its
     conversations (their turns none of these). A routine line that says a fact beside its mould
-    (``routine.said_apart``) is its sentences: the fact is summarised as a fact, the mould's
-    sentence as routine."""
+    (``routine.apart``) is read apart: the fact is summarised as a fact, the mould's part as
+    routine."""
     lines, talks = conversations(week_lines(sources, texts))
     changes = {normalised(s.text): s for s in stale.values() if s.where in sources and normalised(s.text) not in stale}
     changed = [changes.pop(normalised(line.text)) for line in lines if normalised(line.text) in changes]

@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from sidecar.consolidate.job import _dated_lines, consolidate
-from sidecar.consolidate.routine import routine, run_frames, said_apart
+from sidecar.consolidate.routine import apart, routine, run_frames
 from sidecar.consolidate.summarise import ExtractiveSummariser
 from sidecar.consolidate.supersede import SUPERSEDED
 
@@ -42,11 +42,11 @@ def _week(week: int, *, fact_day: int = 2, per_day: int = 3) -> list[tuple[str, 
 def test_a_fact_beside_a_routine_sentence_is_said_apart() -> None:
     lines = _week(0)
     flags = dict(zip((text for _, text in lines), routine(lines), strict=True))
-    apart = dict(zip((text for _, text in lines), said_apart(lines), strict=True))
+    read_apart = dict(zip((text for _, text in lines), [at is not None for at in apart(lines)], strict=True))
     assert flags[f"{_mould(2, 9)} {FACT}"]  # routine as a line: one of its sentences is the mould's
-    assert apart[f"{_mould(2, 9)} {FACT}"]
-    assert not apart[f"{_mould(2, 8)} {_aside(2, 8)}"]  # each sentence routine: one line of the log
-    assert not apart[_mould(1, 0)] and not apart[_aside(1, 0)]
+    assert read_apart[f"{_mould(2, 9)} {FACT}"]
+    assert not read_apart[f"{_mould(2, 8)} {_aside(2, 8)}"]  # each sentence routine: one line of the log
+    assert not read_apart[_mould(1, 0)] and not read_apart[_aside(1, 0)]
 
 
 def test_a_mould_whose_frame_spans_its_sentences_stays_one_line() -> None:
@@ -62,7 +62,7 @@ def test_a_mould_whose_frame_spans_its_sentences_stays_one_line() -> None:
             said = f"Morning {weather[n]} outside {places[n]}. {n + 3} jobs {weather[9 - n]}ish {places[9 - n]} by two."
             lines.append((source, said))
     assert all(routine(lines))
-    assert not any(said_apart(lines))
+    assert all(at is None for at in apart(lines))
 
 
 def test_also_where_the_run_makes_the_mould_routine() -> None:
@@ -72,10 +72,10 @@ def test_also_where_the_run_makes_the_mould_routine() -> None:
     quiet = _week(3, per_day=1)
     frames = run_frames([*busy, quiet])
     assert not any(routine(quiet))  # the week alone sees no mould
-    apart = dict(zip((text for _, text in quiet), said_apart(quiet, frames), strict=True))
-    assert apart[f"{_mould(2, 9)} {FACT}"]
-    assert not apart[f"{_mould(2, 8)} {_aside(2, 8)}"]
-    assert not apart[_mould(1, 0)]
+    read_apart = dict(zip((text for _, text in quiet), [at is not None for at in apart(quiet, frames)], strict=True))
+    assert read_apart[f"{_mould(2, 9)} {FACT}"]
+    assert not read_apart[f"{_mould(2, 8)} {_aside(2, 8)}"]
+    assert not read_apart[_mould(1, 0)]
 
 
 def _tier(root: Path) -> None:
