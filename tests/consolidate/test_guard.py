@@ -5,19 +5,22 @@ summary named for no week is skipped and reported instead of failing every run."
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient
 from pytest_aiohttp import AiohttpServer
 
 from sidecar.clock import utcnow
-from sidecar.consolidate.budget import Budgeted
+from sidecar.consolidate.budget import MAX_FAILURES, Budgeted
 from sidecar.consolidate.job import consolidate
-from sidecar.consolidate.summarise import ExtractiveSummariser, LlmSummariser
+from sidecar.consolidate.summarise import ExtractiveSummariser, LlmSummariser, SourceItem
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.lag import PathStopwatch
@@ -108,6 +111,47 @@ async def test_a_hung_model_is_bounded_by_the_runs_budget(model: ModelServer, tm
     assert len(report.summaries) == 4 and all(s.engine == "extractive" for s in report.summaries)
     assert len(report.fallbacks) == 4 and report.fallbacks[0].reason.startswith("timeout")
     assert len(model.requests) <= 2  # after two calls with no usable answer, none is asked
+    # The first week's two sections each waited their 0.4 s (one reason, reported once), and the
+    # other weeks were not asked: the budgets count the model's time, so no host's speed changes this.
+    first, *rest = report.periods
+    assert [(f.period, f.reason) for f in report.fallbacks] == [(first, "timeout: no answer within 0.4s")] + [
+        (week, f"model_unusable: {MAX_FAILURES} calls in a row gave no usable answer") for week in rest
+    ]
+
+
+ITEMS = [SourceItem("0", "The billing service listens on port 8123.")]
+
+
+async def test_the_runs_own_work_spends_none_of_the_models_budget(model: ModelServer) -> None:
+    model.handlers = [model.hang]
+    summariser = Budgeted(LlmSummariser("openai", model.url, "m", "k", 30.0), run_s=1.0, call_s=0.5)
+    try:
+        await asyncio.sleep(1.5)  # the run reads and clusters its notes for longer than the budget
+        summary = await summariser.summarise(ITEMS, 200)
+    finally:
+        model.release.set()
+        await summariser.aclose()
+    assert summary.engine == "extractive" and summary.fallback_reason == "timeout: no answer within 0.5s"
+
+
+async def test_a_late_loop_charges_a_call_that_ran_out_its_time_with_that_time_alone(model: ModelServer) -> None:
+    async def held_then_hung(request: web.Request) -> web.StreamResponse:
+        time.sleep(0.8)  # the loop is held past the call's 0.5 s, as on a busy host
+        return await model.hang(request)
+
+    model.handlers = [held_then_hung]
+    summariser = Budgeted(LlmSummariser("openai", model.url, "m", "k", 30.0), run_s=1.0, call_s=0.5)
+    try:
+        reasons = [(await summariser.summarise(ITEMS, 200)).fallback_reason for _ in range(3)]
+    finally:
+        model.release.set()
+        await summariser.aclose()
+    # two calls of 0.5 s spend the run's 1.0 s, whenever the loop got round to ending them
+    assert reasons == [
+        "timeout: no answer within 0.5s",
+        "timeout: no answer within 0.5s",
+        "run_budget: the run's time for model summaries is spent",
+    ]
 
 
 def test_preferences_go_before_the_promoted_facts_each_line_its_own_section() -> None:
