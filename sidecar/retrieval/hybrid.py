@@ -21,7 +21,6 @@ answer is BM25 and says ``"degraded": ["dense"]``.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import itertools
 from collections import OrderedDict
@@ -161,7 +160,18 @@ class Scored:
 
     def with_standing(self, factor: float) -> Scored:
         """This chunk with its score multiplied by its standing."""
-        return self if factor == 1.0 else dataclasses.replace(self, score=self.score * factor, standing=factor)
+        if factor == 1.0:
+            return self
+        return Scored(
+            self.id,
+            self.score * factor,
+            self.context,
+            self.bm25_rank,
+            self.bm25_score,
+            self.dense_rank,
+            self.dense_score,
+            factor,
+        )
 
 
 def fuse_weighted(
@@ -261,24 +271,24 @@ class _Fused:
         chunk was most of the fusion's CPU."""
         bm = dict(bm25)
         base = _base(bm, dense, cosines, weight=weight, floor=floor, pivot=pivot, match=match)
-        lenders = _lenders(base, neighbours, turns)
+        lenders = _lent_by(base, neighbours, turns)
         n_before, n_after = len(before), len(after)
         reach = range(1, max(n_before, n_after) + 1)
         # offset -> its weight, for a chunk with one lender (most): before it (-d), after it (d)
         single = {**{-d: w for d, w in enumerate(before, 1)}, **{d: w for d, w in enumerate(after, 1)}}
+        share_at, base_get = single.get, base.get
         lent_to: dict[int, float] = {}  # what each earned chunk borrows
         # The chunks only a lender brought, in ``lenders``' order, with what they borrow (their score).
         brought: list[int] = []
         brought_lent: list[float] = []
         for cid, near in lenders.items():
-            earned = base.get(cid)
+            earned = base_get(cid)
             own = 0.0 if earned is None else earned
             lent = 0.0
-            if len(near) == 1:  # one lender: its share of the gap, the loop below with one step
-                ((offset, lender),) = near.items()
-                share = single.get(offset)
+            if isinstance(near, tuple):  # one lender: its share of the gap, the loop below with one step
+                share = share_at(near[0])
                 if share is not None:
-                    over = base.get(lender, 0.0) - own
+                    over = base[near[1]] - own
                     lent += share * (over if over > 0.0 else 0.0)
             else:
                 for d in reach:  # _borrowed, inline
@@ -383,6 +393,38 @@ def _lenders(
         if fellows:
             for offset, other in fellows.items():
                 lent(other, {})[-offset] = cid
+    return lenders
+
+
+def _lent_by(
+    base: Mapping[int, float], neighbours: Mapping[int, Mapping[int, int]], turns: Mapping[int, Mapping[int, int]]
+) -> dict[int, tuple[int, int] | dict[int, int]]:
+    """``_lenders`` in the same order, a borrower with one lender (most) as ``(offset, lender)``
+    rather than a map of its own: most of a fused chunk's cost was making that map."""
+    lenders: dict[int, tuple[int, int] | dict[int, int]] = {}
+    near_of, turns_of, had_of = neighbours.get, turns.get, lenders.get
+    for cid in base:
+        near = near_of(cid)
+        if near:
+            for offset, other in near.items():
+                if other in base:
+                    had = had_of(other)
+                    if had is None:
+                        lenders[other] = (-offset, cid)
+                    elif isinstance(had, tuple):
+                        lenders[other] = (-offset, cid) if had[0] == -offset else {had[0]: had[1], -offset: cid}
+                    else:
+                        had[-offset] = cid
+        fellows = turns_of(cid)
+        if fellows:
+            for offset, other in fellows.items():
+                had = had_of(other)
+                if had is None:
+                    lenders[other] = (-offset, cid)
+                elif isinstance(had, tuple):
+                    lenders[other] = (-offset, cid) if had[0] == -offset else {had[0]: had[1], -offset: cid}
+                else:
+                    had[-offset] = cid
     return lenders
 
 
