@@ -106,6 +106,21 @@ class IndexSync:
         self._chunked: OrderedDict[str, tuple[int, str, Resume]] = OrderedDict()
         self.lines_chunked = 0  # lines of files chunked, in all
 
+    def beside(self, db: Database) -> IndexSync:
+        """A sync of the same files into another index database (a new index file built beside
+        this one, :meth:`TierIndex._rebuild_from_files
+        <sidecar.index.tier_index.TierIndex._rebuild_from_files>`), without postings."""
+        other = IndexSync(self.root, self.name, db, LivePostings(), threaded=False)
+        other.skipped = self.skipped  # logged again only when they change
+        return other
+
+    def adopt(self, built: IndexSync) -> None:
+        """``built``'s file has replaced this one's: its reindex, skipped files and chunkings are this one's."""
+        self.last_reindex = built.last_reindex
+        self.skipped = built.skipped
+        self._chunked = built._chunked
+        self.lines_chunked += built.lines_chunked
+
     # -- the files into the index ------------------------------------------------------------
     def reconcile(self, cancel: Callable[[], bool] | None = None, kind: str = "reconcile") -> ReconcileResult:
         """Make the index equal to the files, reading only files whose size or mtime moved."""
@@ -392,6 +407,11 @@ class IndexSync:
             log.error("postings.failed", tier=self.name, reason="apply", error=f"{type(exc).__name__}: {exc}")
             return None
         return None if nxt.wants_rebuild() else nxt
+
+    def reload_postings(self) -> None:
+        """A new file replaced the index's whole (a rebuild): build the postings from it, when on."""
+        if self.postings.on and self.db.is_open:
+            self._build_postings("rebuild")
 
     def refresh_postings(self) -> None:
         """Writer thread, asked by a reader: rebuild if the postings do not describe the file."""

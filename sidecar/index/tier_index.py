@@ -26,13 +26,25 @@ from sidecar.index.bm25 import Bm25Search, LivePostings, RankedChunk
 from sidecar.index.db import database, shrink_memory
 from sidecar.index.sync import RACY_NS, SKIPPED_SHOWN, Cancelled, IndexSync, ReconcileResult
 
-__all__ = ["CHECKED_SUFFIX", "INDEX_NAME", "READER_THREADS", "Cancelled", "RankedChunk", "ReconcileResult", "TierIndex"]
+__all__ = [
+    "CHECKED_SUFFIX",
+    "INDEX_NAME",
+    "READER_THREADS",
+    "REBUILDING_SUFFIX",
+    "Cancelled",
+    "RankedChunk",
+    "ReconcileResult",
+    "TierIndex",
+]
 
 INDEX_NAME = "index.sqlite"
 READER_THREADS = 2  # the server's searches that the event loop leaves to a thread
 #: Beside the index (``index.sqlite-checked``): the index file as it was when its checks last
 #: passed and nothing had written it since (see ``TierIndex.open``).
 CHECKED_SUFFIX = "-checked"
+#: Beside the index (``index.sqlite-rebuilding``): a new index file while it is built from the
+#: files, renamed over the index once whole (see ``TierIndex._rebuild_from_files``).
+REBUILDING_SUFFIX = "-rebuilding"
 
 
 class TierIndex:
@@ -133,23 +145,50 @@ class TierIndex:
             temp.unlink(missing_ok=True)
 
     def _rebuild_from_files(self, reason: str, *, sync: bool = True) -> None:
-        """Throw the index file away and build a new one from the markdown, saying why
-        (``sync=False``: left empty, the files not read)."""
-        self._discard()
-        self._try_open()
+        """Build a new index file from the markdown and put it in place of this one, saying why
+        (``sync=False``: the file thrown away and left empty, the files not read).
+
+        The new file is built beside the old one (``-rebuilding``) and renamed over it once whole.
+        Until then the connections open on the old file keep answering searches from it (a file
+        deleted under the server is still read through them), and a connection opened meanwhile
+        meets no file or the damaged one and waits for the rebuild (``Tier._healing_read``): a
+        search never answers from a half-built index."""
         self.checked = "rebuilt"
         if not sync:
+            self._discard()
+            self._try_open()
             self.integrity = f"discarded: {reason}"
             return
+        built = self._build_beside()
+        self._discard()
+        os.replace(built, self.path)
+        self._try_open(check=False)  # the file just built
         self.integrity = f"rebuilt: {reason}"
-        self.sync.reconcile(kind="rebuild")
+        self.sync.reload_postings()
+
+    def _build_beside(self) -> Path:
+        """A new index file of the tier's markdown, beside the index (no connection left on it)."""
+        built = Path(f"{self.path}{REBUILDING_SUFFIX}")
+        _unlink_with_journals(built)  # a build a crash left behind
+        fresh = database(built, self.name)
+        sync = self.sync.beside(fresh)
+        try:
+            fresh.connect()
+            sync.reconcile(kind="rebuild")
+        except BaseException:
+            fresh.close()
+            _unlink_with_journals(built)
+            raise
+        fresh.close()  # checkpointed: no WAL beside it to carry over
+        self.sync.adopt(sync)
+        return built
 
     def _discard(self) -> None:
         """Close everything and delete the index files (they are rebuilt from the markdown)."""
         self._sound = None  # found unsound: nothing to remember
         self.close()
-        for suffix in ("", "-wal", "-shm", "-journal", CHECKED_SUFFIX):
-            Path(str(self.path) + suffix).unlink(missing_ok=True)
+        _unlink_with_journals(self.path)
+        self._checked_path.unlink(missing_ok=True)
 
     def close(self) -> None:
         """Close readers first, then checkpoint and close the writer so no WAL is left behind (the
@@ -286,6 +325,12 @@ def _stamp(path: Path) -> list[int]:
     except OSError:
         return [0, 0, 0, 0]
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _unlink_with_journals(path: Path) -> None:
+    """Delete a database file and the WAL, shared memory and journal files beside it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def _wal_frames(path: Path) -> bool:

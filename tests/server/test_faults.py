@@ -14,6 +14,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from sidecar.http.state import SIDECAR
+from sidecar.index.sync import IndexSync
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
 
@@ -283,6 +285,40 @@ async def test_index_deleted_while_running(sidecar_client: ClientFactory, memory
     await assert_converged(client, root)
     integrity = (await (await client.get("/memory/status")).json())["integrity"]
     assert integrity == "rebuilt: index file was deleted or replaced"
+
+
+async def test_a_search_while_a_deleted_index_is_rebuilt_answers_from_the_old_one(
+    sidecar_client: ClientFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tier"
+    seed(root)
+    client = await sidecar_client(memory_dir=root)  # no periodic reconcile: the test runs the one
+    tier = client.app[SIDECAR].tiers["agent"]
+    assert await found(client, "zqagent") == {"AGENT.md"}
+    held, release = threading.Event(), threading.Event()
+    index_file = IndexSync._index_file
+
+    def holding(sync: IndexSync, *args: Any) -> str | None:
+        held.set()  # the rebuild is under way, the new index half made
+        release.wait(60)
+        return index_file(sync, *args)
+
+    monkeypatch.setattr(IndexSync, "_index_file", holding)
+    for path in index_files(root):
+        path.unlink()
+    rebuild = asyncio.ensure_future(tier.reconcile())
+    try:
+        await async_wait_until(held.is_set, timeout=60, message="the rebuild to start")
+        assert await found(client, "zqagent") == {"AGENT.md"}  # the old index answers
+        assert await found(client, "zqdaily") == {"daily/2026-05-14.md"}
+    finally:
+        release.set()
+        await rebuild
+    assert await found(client, "zqagent") == {"AGENT.md"}
+    assert (await (await client.get("/memory/status")).json())["integrity"] == (
+        "rebuilt: index file was deleted or replaced"
+    )
+    await assert_converged(client, root)
 
 
 async def test_index_deleted_comes_back_without_a_periodic_reconcile(
