@@ -541,13 +541,14 @@ class HybridSearcher:
         qvec: Vectors | None = None
         if await self._has_vectors(vectors):
             # The query's model run (a thread) goes on while BM25 answers.
-            pending = asyncio.ensure_future(self._query_vector(query))
+            pending = self._pending_vector(query)
             try:
                 hits = await tier.search(query, max(self.candidates, want))
             except BaseException:
-                pending.cancel()
+                if isinstance(pending, asyncio.Future):
+                    pending.cancel()
                 raise
-            qvec = await pending
+            qvec = await pending if isinstance(pending, asyncio.Future) else pending
             if qvec is None:
                 return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
         else:  # no chunk has a vector: the dense leg is empty, and the query needs none to rank
@@ -707,13 +708,30 @@ class HybridSearcher:
             weighed = restated_first(weighed, lambda s: _where(by_id.get(s.id), rows.get(s.id)), hits[0].terms)
         return weighed, rest, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
 
+    def _pending_vector(self, query: str) -> Vectors | asyncio.Future[Vectors | None] | None:
+        """``_query_vector``, started: the vector when it is known, None while the embedder is
+        backing off, else what to await for it. An embedder loaded before its first use (the
+        in-process model) needs no task of its own for that: the model run is awaited directly."""
+        embedder = self.embedder
+        assert embedder is not None
+        if self._loads_on_use_now(embedder):
+            return asyncio.ensure_future(self._query_vector(query))
+        found = self._vector_or_run((embedder.model_id, query))
+        # Shielded: a search that gives up (its client went away) leaves the run to the others.
+        return asyncio.shield(found) if isinstance(found, asyncio.Task) else found
+
+    def _loads_on_use_now(self, embedder: Embedder) -> bool:
+        """Whether ``embedder`` loads on use (asked once per embedder: a runtime protocol's check
+        costs tens of microseconds)."""
+        if self._loads_on_use[0] is not embedder:
+            self._loads_on_use = (embedder, isinstance(embedder, LoadsOnUse))
+        return self._loads_on_use[1]
+
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
         embedder = self.embedder
         assert embedder is not None
-        if self._loads_on_use[0] is not embedder:
-            self._loads_on_use = (embedder, isinstance(embedder, LoadsOnUse))
-        if self._loads_on_use[1]:
+        if self._loads_on_use_now(embedder):
             await cast(LoadsOnUse, embedder).load()  # not on the query's clock: loading is not embedding
         found = self._vector_or_run((embedder.model_id, query))
         if not isinstance(found, asyncio.Task):
