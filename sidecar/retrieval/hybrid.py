@@ -695,7 +695,7 @@ class HybridSearcher:
         by_id = {h.id: h for h in hits}
         # A few spare rows: a chunk may have left the index since the BM25 read, and live text
         # just below the limit may pass archived or superseded text (retrieval.standing).
-        rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
+        rows, stored = vectors.shown_rows([s.id for s in top if s.id not in by_id])
         today = datetime.now(UTC).date()  # once for the answer, not once a hit
         weighed = []
         for scored in top:
@@ -706,7 +706,7 @@ class HybridSearcher:
         weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
         if hits:  # a line a newer line restates with another value ranks below it (retrieval.standing)
             weighed = restated_first(weighed, lambda s: _where(by_id.get(s.id), rows.get(s.id)), hits[0].terms)
-        return weighed, rest, rows, vectors.sentence_vectors([r.hash for r in rows.values()])
+        return weighed, rest, rows, stored
 
     def _pending_vector(self, query: str) -> Vectors | asyncio.Future[Vectors | None] | None:
         """``_query_vector``, started: the vector when it is known, None while the embedder is

@@ -314,6 +314,33 @@ class VectorIndex:
                     out[row[0]] = ChunkRow(*row)
         return out
 
+    def shown_rows(self, chunk_ids: Sequence[int]) -> tuple[dict[int, ChunkRow], dict[str, Floats]]:
+        """``chunk_rows`` of the given chunks and ``sentence_vectors`` of their hashes, from one read
+        (a search shows the rows its BM25 leg did not give, and a dense-only hit's closest sentence)."""
+        rows: dict[int, ChunkRow] = {}
+        sentences: dict[str, Floats] = {}
+        if not chunk_ids:
+            return rows, sentences
+        if self._model is None:
+            return self.chunk_rows(chunk_ids), sentences
+        with self._rows_lock:
+            conn = self._rows_connection()
+            for part in _batches(list(chunk_ids)):
+                marks = ",".join("?" * len(part))
+                sql = (
+                    "SELECT c.id, c.path, c.heading, c.body, c.line_start, c.line_end, c.hash, e.dim, e.sentences "
+                    "FROM chunks c LEFT JOIN embeddings e ON e.model = ? AND e.hash = c.hash "
+                    f"AND e.sentences IS NOT NULL WHERE c.id IN ({marks})"
+                )
+                for *row, dim, blob in conn.execute(sql, (self._model, *part)):
+                    found = ChunkRow(*row)
+                    rows[found.id] = found
+                    if blob is not None and found.hash not in sentences:
+                        vectors = np.frombuffer(blob, dtype="<f2").astype(np.float32)
+                        if dim and vectors.size % dim == 0:
+                            sentences[found.hash] = vectors.reshape(-1, dim)
+        return rows, sentences
+
     def neighbours(self, chunk_ids: Sequence[int], reach: int) -> dict[int, Mapping[int, int]]:
         """For each given chunk, the chunks up to ``reach`` places before and after it in its file,
         as ``{offset: chunk id}`` (offset -reach..reach, never 0)."""

@@ -409,8 +409,7 @@ _PARTS = (
     (VectorIndex, "context", "neighbours and turns"),
     (VectorIndex, "scores", "BM25 hits' cosines"),
     (hybrid, "restated_first", "the restated-line rule"),
-    (VectorIndex, "chunk_rows", "rows BM25 did not give"),
-    (VectorIndex, "sentence_vectors", "their stored sentence vectors"),
+    (VectorIndex, "shown_rows", "rows BM25 did not give, with their stored sentence vectors"),
     (hybrid, "_result", "of the rest: results and snippets"),
     (HybridSearcher, "_closest_sentences", "dense-only hits' closest sentences"),
 )

@@ -175,6 +175,34 @@ def test_neighbours_and_rows(index: TierIndex, vi: VectorIndex, memory_dir: Path
     assert (rows[ids[2]].heading, rows[ids[2]].body, rows[ids[2]].path) == ("T > B", "three", "topics/t.md")
 
 
+def test_shown_rows_are_the_rows_and_their_sentence_vectors_read_apart(
+    index: TierIndex, vi: VectorIndex, memory_dir: Path
+) -> None:
+    write(memory_dir, "topics/t.md", "# T\none. two.\n\n## A\nthree. four.\n\n## B\nfive\n\n## A\nthree. four.\n")
+    index.reconcile()
+    vi.refresh()
+    pending = vi.missing(100)
+    sentences = {p.hash: np.stack([fake_vector(f"{p.text}/{a}") for a, _ in p.sentences]) for p in pending}
+    with_sentences = {h: v for h, v in sentences.items() if len(v) > 1}  # "five" is stored without them
+    VectorIndex.store(index.writer, "m1", DIM, [(p.hash, fake_vector(p.text)) for p in pending], with_sentences)
+    vi.refresh()
+    ids = [r[0] for r in index.writer.execute("SELECT id FROM chunks WHERE path = 'topics/t.md' ORDER BY ord")]
+    asked = [ids[3], 123_456, ids[2], ids[1], ids[0]]  # a gone chunk; the two A sections are one hash
+    rows, stored = vi.shown_rows(asked)
+    assert rows == vi.chunk_rows(asked) and rows.keys() == {ids[3], ids[2], ids[1], ids[0]}
+    assert rows[ids[1]].hash == rows[ids[3]].hash
+    apart = vi.sentence_vectors([r.hash for r in rows.values()])
+    assert stored.keys() == apart.keys() == {rows[ids[0]].hash, rows[ids[1]].hash}
+    for digest, vectors in apart.items():
+        assert stored[digest].dtype == np.float32 and np.array_equal(stored[digest], vectors)
+    assert vi.shown_rows([]) == ({}, {})
+    other = VectorIndex(index.path, "m2", DIM)  # another model's sentence vectors are not its own
+    try:
+        assert other.shown_rows(asked) == (rows, {})
+    finally:
+        other.close()
+
+
 def test_a_replaced_index_file_is_reopened(index: TierIndex, vi: VectorIndex, memory_dir: Path) -> None:
     embed_all(index, vi)
     before = vi.size
