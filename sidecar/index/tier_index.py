@@ -175,6 +175,7 @@ class TierIndex:
         try:
             fresh.connect()
             sync.reconcile(kind="rebuild")
+            _number_past(fresh.writer, self.postings)
         except BaseException:
             fresh.close()
             _unlink_with_journals(built)
@@ -325,6 +326,16 @@ def _stamp(path: Path) -> list[int]:
     except OSError:
         return [0, 0, 0, 0]
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _number_past(conn: sqlite3.Connection, postings: LivePostings) -> None:
+    """Move a new index file's chunk generation past that of every postings snapshot of the file
+    it is to replace: a search holding one as the files are swapped meets another generation and
+    FTS5 answers it, never that snapshot's chunk ids read against the new file's rows."""
+    held = [snap.gen for snap in (postings.snapshot, postings.pending) if snap is not None]
+    if held:
+        sql = "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'chunks_gen'"
+        conn.execute(sql, (max(held) + 1,))
 
 
 def _unlink_with_journals(path: Path) -> None:

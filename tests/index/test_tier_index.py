@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import BadRequest
+from sidecar.index.db import chunks_gen
 from sidecar.index.tier_index import INDEX_NAME, Cancelled, TierIndex
 from tests.support.memory import write
 
@@ -133,6 +134,25 @@ def test_index_deleted_while_open_is_recovered(index: TierIndex, memory_dir: Pat
         Path(str(memory_dir / INDEX_NAME) + suffix).unlink(missing_ok=True)
     assert index.recover_if_lost() is True
     assert results(index) == expected
+
+
+def test_a_rebuilt_index_numbers_its_generation_past_the_postings_it_replaces(
+    index: TierIndex, memory_dir: Path
+) -> None:
+    """A search that took the postings of the old file as the rebuilt one replaced it meets another
+    generation in the new file, and FTS5 answers it: never the old postings' chunk ids read
+    against the new file's rows."""
+    index.enable_postings()
+    old = index.postings.snapshot
+    assert old is not None
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(memory_dir / INDEX_NAME) + suffix).unlink(missing_ok=True)
+    assert index.recover_if_lost() is True
+    gen = chunks_gen(index.writer)
+    assert gen is not None and gen > old.gen, (gen, old.gen)
+    assert index.postings.snapshot is not None and index.postings.snapshot.gen == gen
+    words = ["postgres"]
+    assert index.bm25.from_snapshot(old, words, index.bm25.query_tokens(words), 10) is None
 
 
 def test_cancelled_rebuild_keeps_the_previous_index(index: TierIndex, memory_dir: Path) -> None:
