@@ -63,9 +63,9 @@ _STANDING = re.compile(
     re.I,
 )
 _PREFERENCE = re.compile(
-    r"\b(?:i|we|they|he|she|the (?:user|operator|boss|owner|client|customer))\s+(?:really\s+|much\s+|strongly\s+)?"
+    r"\b(?:i|we|they|he|she|the (?:user|operator|boss|owner|client|customer))(?:\s+|(?='d\b))(?:really\s+|much\s+|strongly\s+)?"
     r"(?:prefers?|'d rather|would rather|want|wants|like|likes|'d like|would like|expects?|insists? on|"
-    r"don't want|do not want|doesn't want|does not want|hate|hates|can't stand|dislikes?)\b"
+    r"'d prefer|don't want|do not want|doesn't want|does not want|hate|hates|can't stand|dislikes?)\b"
     r"|\b(?:wants|likes|prefers|expects|insists on|is fussy about)\b"
     r"|\b(?:rather than|instead of|in preference to|preferably|my preference|our preference|suits? (?:me|us)|"
     r"works? best for (?:me|us))\b|^(?:insist on)\b|,\s+not\s+(?:at|in|on|by|with|via|through|the|a|an|my|our)\b",
@@ -76,6 +76,8 @@ _ORDER = re.compile(
     r"text me|call me|email me|check with me|keep me|stick to|nothing\s+(?:\w+\s+){1,5}?without|no\s+(?!one\b)[\w-]+(?:\s+[\w-]+)?\s+(?:on|in|at|near|"
     r"inside|outside|past|before|after|during|without|while|beyond|unless)\b|(?:on|in|at|round|around)\s+(?:this|our)"
     r"\s+[\w-]+,?\s+(?:we|the|you|everyone|nobody)\b)"
+    # what is wanted, then "please": "Amounts in minor units please, with the currency code"
+    r"|^(?:[\w'/%.-]+\s+){1,6}?please\b"
     # an instruction: an opening verb of the forms house rules use, with what it applies to
     r"|^(?:keep|use|wear|lock|label|check|put|leave|write|sign|store|clean|wash|wipe|close|shut|turn|"
     r"switch|quote|copy|cc|include|mention|save|confirm|reply|greet|clear|"

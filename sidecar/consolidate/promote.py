@@ -57,6 +57,7 @@ RULE_JACCARD = 0.4
 RECUR_JACCARD = 0.7
 TITLE_WORDS = 4
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
+_QUOTE_MARK = re.compile(r"^(?:>\s*)+")
 _TURN = re.compile(
     r"^(?:[-*+]\s+)?[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S"
 )  # "Maria: ...", as conversation.py reads one
@@ -182,8 +183,10 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
             if raw.lstrip().startswith(("```", "~~~")):
                 in_fence = not in_fence
                 continue
-            line = LIST_MARKER.sub("", raw).strip()
-            if in_fence or not line or line.startswith(("#", "<!--", "|", ">")) or obeys_someone(line):
+            # a quoted message ("> Dana in #ops, 08:34: \"...\"") is read as what it says: the
+            # operator's wish pasted from a chat is said as much as one written in the notes
+            line = _QUOTE_MARK.sub("", LIST_MARKER.sub("", raw).strip())
+            if in_fence or not line or line.startswith(("#", "<!--", "|")) or obeys_someone(line):
                 continue
             if REVERSAL.search(line):
                 continue  # a rule taken back is no statement of it (``reversed``)
