@@ -7,7 +7,7 @@ Here a newer line changes an older one when
 - both share at least two content words, and the shared words carry at least ``COVERAGE`` of the
   older line's words, weighted by rarity (a rare word such as a service name counts for more than
   "service"), and of its words that are no values (a word with a digit, a dotted, slashed or
-  hyphenated identifier, a capitalised word past a line's first): they speak of the same subject
+  hyphenated identifier or one in snake case, a capitalised word past a line's first): they speak of the same subject
   and attribute ("invoice export kicks off at 03:30" and "search reindex kicks off at 07:00
   instead of 03:30" share a time, not a subject);
 - and the newer line carries a change signal (``SIGNAL``: now, instead of, switched, moved, migrated,
@@ -78,6 +78,8 @@ _PROBE_WORDS = 4  # the newer line's rarest words its older lines are looked up 
 _MAX_CANDIDATES = 400
 #: Lines naming one value past which it names no one line's subject (``_named_anew``).
 _MAX_HOLDERS = 20
+#: The fewest words an older line holds for a newer line holding it word for word to restate it (``_quoted``).
+_QUOTED_WORDS = 3
 _STOP = frozenset(
     str.split(
         "a an the and or but of to in on at by for with from into as is are be been being was were it its this "
@@ -88,7 +90,13 @@ _STOP = frozenset(
         "become became went anymore favour favor will all any one s"
     )
 )
+#: What is left of a contraction split at its apostrophe ("don't" -> "don", "t"; "we've" -> "ve"): no
+#: content word, so two lines both saying "don't" share no subject by it.
+_CONTRACTED = frozenset(
+    str.split("t ve ll re d m don doesn didn isn aren wasn weren won can couldn shouldn wouldn haven hasn hadn")
+)
 _WORD = re.compile(r"\w[\w.:/-]*\w|\w")
+_APOSTROPHE = re.compile(r"['’]")
 _STRUCK = re.compile(r"~~(.+?)~~")
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:]\s+|^\s*[-*+]\s+)$")
 #: The words the lines being judged write in lower case somewhere (``_reading``): a capitalised
@@ -139,16 +147,19 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     firm's name is no form of "installed", and a name that opens a sentence is no word to stem).
     A capitalised word opening a sentence that the lines being judged write in lower case elsewhere
     is a plain word, read as its form ("Morning milking starts at 5:30" / "Moved morning milking
-    to 6:00"; ``_reading``). A possessive's "s" is no word ("the yard's alarm" is "yard alarm")."""
+    to 6:00"; ``_reading``). A possessive's "s" is no word ("the yard's alarm" is "yard alarm"), nor
+    is what is left of a contraction ("don't": "don", "t")."""
     text = _plain(text)
     plain = _PLAIN.get()
     out = []
     for match in _WORD.finditer(text):
         word = match.group(0)
         lower = word.lower()
-        if lower in _STOP:
+        if lower in _STOP or (
+            lower in _CONTRACTED and _APOSTROPHE.match(text, match.end() if len(lower) > 2 else match.start() - 1)
+        ):
             continue
-        identifier = any(ch.isdigit() or ch in ".:/-" for ch in word)
+        identifier = any(ch.isdigit() or ch in ".:/-_" for ch in word)  # snake_case names a thing too
         name = len(word) > 1 and word[0].isupper() and not _SENTENCE_START.search(text[: match.start()])
         value = identifier or name
         if not value and word[:1].isupper() and word[1:].islower() and lower in plain:
@@ -210,13 +221,27 @@ def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
         candidates = dict.fromkeys(k for w in probe for k in postings.get(w, ())[:_MAX_CANDIDATES])
         for key in candidates:
             older = last[key]
-            if key == new_key or key in out or older.when >= newer.when or is_event(key):
+            if key == new_key or key in out or older.when >= newer.when or is_event(key) or _quoted(key, new_key):
                 continue
             if _same_subject(content[key], new_words, values[key], weight) and not _same_values(
                 content[key], values[key], new_words, _values(newer.text)
             ):
                 out[key] = newer
     return out
+
+
+def _quoted(old_key: str, new_key: str) -> bool:
+    """Whether a newer line says the older one word for word inside it, with no change signal
+    around it: a message quoted after its sender ('> Ines in #payments-oncall, 12:12: "Our PCI
+    assessor is Brightline Assurance"'), a copy with an aside. It restates the older line, whatever
+    values its sender, channel and time add. Keys are ``normalised`` lines."""
+    if len(old_key.split()) < _QUOTED_WORDS:
+        return False
+    padded = f" {new_key} "
+    at = padded.find(f" {old_key} ")
+    if at < 0:
+        return False
+    return not SIGNAL.search(padded[:at] + padded[at + len(old_key) + 1 :])
 
 
 def _same_subject(
@@ -341,7 +366,10 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
     booking"), and so does a name given after a label's colon (``_labelled_names``: "Van
     tracking: Samsara"). A newer line the same as the older word for word, every value kept, but for a
     word of its subject swapped for a new one is another subject (``_other_subject``: "The router
-    warranty runs out in August 2028" / "The e-bike warranty runs out in August 2028"). No change word is needed; routine lines, which differ in a number every day, are never read
+    warranty runs out in August 2028" / "The e-bike warranty runs out in August 2028"). A newer line
+    that says the older word for word inside it with no change signal around it restates it, whatever
+    its sender, channel and time add (``_quoted``: '> Ines in #payments-oncall, 12:12: "<the line>"').
+    No change word is needed; routine lines, which differ in a number every day, are never read
     so. Two facts in one mould whose subject is a plain word in the middle of the line and whose
     value is shared are told apart; names alone cannot always tell a subject from a value.
     Candidates are found through an inverted index of the older lines' words that are no values.
@@ -398,7 +426,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
         signalled = bool(SIGNAL.search(newer.text))
         found = [k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]]
         for key in dict.fromkeys([*found, *holders.naming(new_words)]):
-            if key == new_key or key in out or last[key].when >= newer.when:
+            if key == new_key or key in out or last[key].when >= newer.when or _quoted(key, new_key):
                 continue  # an older line said again after the newer one was said is still current
             old_text = last[key].text
             # both lines open with one capitalised word: the subject they share, no name either
@@ -1324,6 +1352,9 @@ def changed_by_meaning(
         sims = np.full(len(keys), -1.0, dtype=np.float32)
         np.maximum.at(sims, owner, near)  # a line is as near as its nearest part
         sims[at[old]] = -1.0  # a line is not its own neighbour
+        for near_at in np.flatnonzero(sims >= cosine - margin).tolist():  # nor is a line quoting it
+            if _quoted(old, keys[near_at]):
+                sims[near_at] = -1.0
         nearest_at = int(np.argmax(sims))
         best = float(sims[nearest_at])
         rivals = np.zeros(len(keys), dtype=np.bool_)  # the lines that could be its siblings
