@@ -5,16 +5,16 @@ nudges, and the journal's migration from the schema before typed memories."""
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+import sidecar.clock
 from sidecar.clock import utcnow
 from sidecar.episodic import JOURNAL_FILE, JournalEntry, SqliteJournalStore
 from sidecar.episodic.lifecycle import daily_job
@@ -127,15 +127,30 @@ async def test_feedback_by_topic_key_and_bad_signals(start: Start) -> None:
 
 
 # -- expiry --------------------------------------------------------------------------------------
-async def test_expired_memories_vanish_from_recall_and_are_pruned(start: Start) -> None:
+class _Ahead(datetime):
+    """The sidecar's clock (``sidecar.clock.utcnow``) as far ahead of the real one as ``by`` says."""
+
+    by = timedelta(0)
+
+    @classmethod
+    def now(cls, tz: tzinfo | None = None) -> datetime:  # type: ignore[override]
+        return datetime.now(tz) + cls.by
+
+
+async def test_expired_memories_vanish_from_recall_and_are_pruned(
+    start: Start, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The sidecar's clock is moved past the expiry, not waited for with a short TTL: how long a
+    # busy host takes to answer the first recall must not decide whether it is before the expiry.
+    monkeypatch.setattr(sidecar.clock, "datetime", _Ahead)
     client = await start()
-    await remember_ok(client, "The deploy freeze lasts until the release", ttl_seconds=1.0, tags=["freeze"])
+    await remember_ok(client, "The deploy freeze lasts until the release", ttl_seconds=60.0, tags=["freeze"])
     await remember_ok(client, "The deploy checklist lives in topics/deploys.md")
     assert sorted(await recalled(client, "deploy freeze release")) == [
         "The deploy checklist lives in topics/deploys.md",
         "The deploy freeze lasts until the release",
     ]
-    await asyncio.sleep(1.2)
+    monkeypatch.setattr(_Ahead, "by", timedelta(seconds=61))
     assert await recalled(client, "deploy freeze release") == ["The deploy checklist lives in topics/deploys.md"]
     store = client.app[SIDECAR].journal
     await daily_job(store)(utcnow())  # the maintenance job: prune, compact, decay, health
