@@ -59,7 +59,7 @@ async def wait_indexed(client: Client, count: int) -> None:
     indexer = client.app[SIDECAR].indexer
     await async_wait_until(
         lambda: indexer.indexed_total >= count,
-        timeout=5,
+        timeout=60,  # a hang guard: a busy host delays the indexer, never changes what it reaches
         message=lambda: f"the indexer to reach {count}: {indexer.indexed_total}",
     )
 

@@ -16,6 +16,9 @@ from sidecar.index.tier import Tier
 from tests.support.memory import write
 from tests.support.waiting import async_wait_until
 
+#: A hang guard for a wait on state (an apply, a hook): a busy host delays the state, never changes it.
+WITHIN = 60.0
+
 Seen = list[tuple[str, str, int, str]]
 
 
@@ -53,16 +56,16 @@ async def test_a_held_hook_does_not_hold_the_index(queue: ReindexQueue, memory_d
     queue.after_hooks.append(held)
     write(memory_dir, "topics/a.md", "# A\nzqfirst\n")
     seq = queue.put("agent", "topics/a.md", "write")
-    assert await queue.wait_for(seq, 10.0)
+    assert await queue.wait_for(seq, WITHIN)
     assert await found(queue, "zqfirst") == ["topics/a.md"]  # searchable while the hook is held
-    await asyncio.wait_for(held.entered.wait(), 10.0)
+    await asyncio.wait_for(held.entered.wait(), WITHIN)
     assert queue.hooked_seq < seq and not await queue.wait_hooked(seq, 0.05)
     write(memory_dir, "topics/b.md", "# B\nzqsecond\n")
     second = queue.put("agent", "topics/b.md", "write")
-    assert await queue.wait_for(second, 10.0)  # the next write is indexed behind the held hook too
+    assert await queue.wait_for(second, WITHIN)  # the next write is indexed behind the held hook too
     assert await found(queue, "zqsecond") == ["topics/b.md"]
     held.release.set()
-    assert await queue.wait_hooked(second, 10.0)
+    assert await queue.wait_hooked(second, WITHIN)
     assert held.seen == [("agent", "topics/a.md", seq, "added"), ("agent", "topics/b.md", second, "added")]
 
 
@@ -75,7 +78,7 @@ async def test_hooks_run_before_the_index_state_moves(queue: ReindexQueue, memor
     queue.hooks.append(inline)
     write(memory_dir, "topics/a.md", "# A\nzqinline\n")
     seq = queue.put("agent", "topics/a.md", "write")
-    assert await queue.wait_for(seq, 10.0)
+    assert await queue.wait_for(seq, WITHIN)
     assert len(states) == 1 and states[0][0] == seq and states[0][1] < seq
 
 
@@ -86,20 +89,20 @@ async def test_a_lagging_follower_announces_a_file_once_at_its_last_change(
     queue.after_hooks.append(held)
     write(memory_dir, "topics/first.md", "# First\nzqhold\n")
     first = queue.put("agent", "topics/first.md", "write")
-    await asyncio.wait_for(held.entered.wait(), 10.0)  # the follower is inside the hook
+    await asyncio.wait_for(held.entered.wait(), WITHIN)  # the follower is inside the hook
     seqs = []
     for i in range(3):  # three batches of changes to one new file, and one to another
         write(memory_dir, "topics/many.md", f"# Many\nzqmany{i}\n")
         seqs.append(queue.put("agent", "topics/many.md", "write"))
-        assert await queue.wait_for(seqs[-1], 10.0)
+        assert await queue.wait_for(seqs[-1], WITHIN)
     write(memory_dir, "topics/other.md", "# Other\nzqother\n")
     other = queue.put("agent", "topics/other.md", "write")
-    assert await queue.wait_for(other, 10.0)
+    assert await queue.wait_for(other, WITHIN)
     (memory_dir / "topics/first.md").unlink()
     gone = queue.put("agent", "topics/first.md", "write")
-    assert await queue.wait_for(gone, 10.0)
+    assert await queue.wait_for(gone, WITHIN)
     held.release.set()
-    assert await queue.wait_hooked(gone, 10.0)
+    assert await queue.wait_hooked(gone, WITHIN)
     assert held.seen == [
         ("agent", "topics/first.md", first, "added"),
         ("agent", "topics/many.md", seqs[-1], "added"),  # added, then updated twice: still added
@@ -120,13 +123,13 @@ async def test_a_failing_hook_is_logged_and_the_others_still_run(queue: ReindexQ
     queue.after_hooks += [broken, record]
     write(memory_dir, "topics/a.md", "# A\nzqbroken\n")
     seq = queue.put("agent", "topics/a.md", "write")
-    assert await queue.wait_hooked(seq, 10.0)
+    assert await queue.wait_hooked(seq, WITHIN)
     assert seen == [("agent", "topics/a.md", seq, "added")]
 
 
 async def test_a_reconcile_with_no_change_still_moves_hooked_seq(queue: ReindexQueue) -> None:
     seq = queue.put("agent", None, "reconcile")
-    assert await queue.wait_hooked(seq, 10.0) and queue.hooked_seq == queue.indexed_seq == seq
+    assert await queue.wait_hooked(seq, WITHIN) and queue.hooked_seq == queue.indexed_seq == seq
 
 
 async def test_stopping_runs_the_hooks_of_everything_applied(memory_dir: Path) -> None:
@@ -160,7 +163,7 @@ async def test_wait_hooked_gives_up_after_its_limit(queue: ReindexQueue, memory_
     await async_wait_until(held.entered.is_set, message="the follower to enter the hook")
     assert await queue.wait_hooked(seq, 0.05) is False
     held.release.set()
-    assert await queue.wait_hooked(seq, 10.0) is True
+    assert await queue.wait_hooked(seq, WITHIN) is True
 
 
 async def test_wait_hooked_awaits_the_work_an_after_hook_deferred(queue: ReindexQueue, memory_dir: Path) -> None:
@@ -182,13 +185,13 @@ async def test_wait_hooked_awaits_the_work_an_after_hook_deferred(queue: Reindex
     queue.catch_up.append(catch_up)
     write(memory_dir, "topics/a.md", "# A\nzqdeferred\n")
     seq = queue.put("agent", "topics/a.md", "write")
-    assert await queue.wait_hooked(seq, 10.0)
+    assert await queue.wait_hooked(seq, WITHIN)
     assert (noted, done) == ([], ["topics/a.md"])
     write(memory_dir, "topics/b.md", "# B\nzqdeferred\n")
     second = queue.put("agent", "topics/b.md", "write")
     await async_wait_until(lambda: queue.hooked_seq >= second, message="the follower to note the change")
     assert (noted, done) == (["topics/b.md"], ["topics/a.md"])  # noted, not done
-    assert await queue.wait_hooked(second, 10.0)  # hooked_seq had moved: the work is still done first
+    assert await queue.wait_hooked(second, WITHIN)  # hooked_seq had moved: the work is still done first
     assert (noted, done) == ([], ["topics/a.md", "topics/b.md"])
 
 
@@ -206,7 +209,7 @@ async def appended(memory_dir: Path, every: int, count: int) -> tuple[int, int, 
         for i in range(count):
             text += f"- zqday{i} the deploy went out at noon and the rollback was not needed\n"
             write(memory_dir, "daily/2026-06-01.md", text)
-            assert await q.wait_for(q.put("agent", "daily/2026-06-01.md", "write"), 10.0)
+            assert await q.wait_for(q.put("agent", "daily/2026-06-01.md", "write"), WITHIN)
             checkpoints = q._checkpoints["agent"]  # the tier's checkpointer exists once it applied
             checkpoints.every = every
             await checkpoints.settled()

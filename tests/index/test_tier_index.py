@@ -270,11 +270,11 @@ def test_idle_release_shrinks_reader_caches_but_never_one_in_use(index: TierInde
     def hold() -> None:
         with index.db.reading():
             held.set()
-            done.wait(5)
+            done.wait(60)
 
     worker = threading.Thread(target=hold)
     worker.start()
-    held.wait(5)
+    assert held.wait(60)
     try:
         assert index.release_reader_memory() == 1  # ours; the one in use is left alone
     finally:

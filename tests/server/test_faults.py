@@ -432,7 +432,7 @@ async def test_journal_comes_back_after_the_tier_dir_is_restored(sidecar_client:
     status, body = await post_write(client, "AGENT.md", "- zqjournaled")  # memory.updated goes to the journal
     assert status == 201
     await client.post("/memory/search", json={"query": "zqjournaled", "after_seq": body["seq"]})
-    assert await client.app[SIDECAR].queue.wait_hooked(body["seq"], 10.0)  # the journal's entry follows the index
+    assert await client.app[SIDECAR].queue.wait_hooked(body["seq"], 60.0)  # the journal's entry follows the index
     assert (root / "journal.sqlite").exists()
 
 
