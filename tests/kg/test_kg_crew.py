@@ -47,9 +47,9 @@ def test_the_crews_graph_is_at_the_lead(lead: tuple[SidecarProcess, int]) -> Non
     proc, port = lead
     api = f"{proc.url}/kg"
     # Both tiers' files are read at start: each into its own scope.
-    wait_until(lambda: kg(api, "query", {"entity": "billing service", "scope": "crew"}).status_code == 200, 10)
+    wait_until(lambda: kg(api, "query", {"entity": "billing service", "scope": "crew"}).status_code == 200, 60)
     assert objects(kg(api, "query", {"entity": "billing service", "scope": "crew"})) == ["PostgreSQL"]
-    wait_until(lambda: kg(api, "query", {"entity": "billing service"}).status_code == 200, 10)
+    wait_until(lambda: kg(api, "query", {"entity": "billing service"}).status_code == 200, 60)
     assert objects(kg(api, "query", {"entity": "billing service"})) == ["MySQL"]
     # The crew listener serves the crew's graph (always the crew scope) to holders of the token.
     listener = f"http://127.0.0.1:{port}/crew/kg"
@@ -92,7 +92,7 @@ def test_a_members_crew_graph_requests_are_answered_by_its_lead(
     )  # fmt: skip
     try:
         api = f"{member.url}/kg"
-        wait_until(lambda: kg(api, "query", {"entity": "billing service", "scope": "crew"}).status_code == 200, 10)
+        wait_until(lambda: kg(api, "query", {"entity": "billing service", "scope": "crew"}).status_code == 200, 60)
         assert objects(kg(api, "query", {"entity": "billing service", "scope": "crew"})) == ["PostgreSQL"]
         added = kg(
             api, "add", {"subject": "billing service", "predicate": "uses", "object": "CockroachDB", "scope": "crew"}

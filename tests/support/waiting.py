@@ -5,6 +5,9 @@ truthy (which it returns) or ``timeout`` seconds pass, then fails the test sayin
 and what the predicate last returned. ``await async_wait_until(predicate)`` is the same on an event
 loop (the predicate may be a plain function or a coroutine function); it sleeps between polls, so
 the loop keeps serving the server under test.
+The timeout is a hang guard (``HANG_GUARD_S`` unless a test names another): a host kept busy by
+other work delays the state many times over without anything being wrong, so a wait never bounds
+how soon the state comes (a test that bounds a latency measures it: ``tests.support.lag``).
 ``wait_while_growing(read, target)`` waits for a count that moves towards ``target`` (files copied,
 rows written) for as long as it keeps moving: a loaded host slows the work, it does not stop it.
 """
@@ -17,9 +20,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, overload
 
-__all__ = ["async_wait_until", "wait_until", "wait_while_growing"]
+__all__ = ["HANG_GUARD_S", "async_wait_until", "wait_until", "wait_while_growing"]
 
 T = TypeVar("T")
+#: How long a wait for a state lasts before it fails the test, unless the test names another.
+HANG_GUARD_S = 60.0
 
 
 def _describe(predicate: Callable[[], object], message: str | Callable[[], str] | None) -> str:
@@ -43,7 +48,7 @@ def _timed_out(what: str, timeout: float, polls: int, last: object, error: BaseE
 
 def wait_until(
     predicate: Callable[[], T],
-    timeout: float = 10.0,
+    timeout: float = HANG_GUARD_S,
     interval: float = 0.01,
     *,
     message: str | Callable[[], str] | None = None,
@@ -98,7 +103,7 @@ async def async_wait_until(
 
 async def async_wait_until(
     predicate: Callable[[], Any],
-    timeout: float = 10.0,  # noqa: ASYNC109 -- a polling deadline, the twin of wait_until's
+    timeout: float = HANG_GUARD_S,  # noqa: ASYNC109 -- a polling deadline, the twin of wait_until's
     interval: float = 0.01,
     *,
     message: str | Callable[[], str] | None = None,
