@@ -3,7 +3,6 @@ journal entries, as-of questions, timelines, dedup, workspaces, tunnels, the sea
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -221,12 +220,12 @@ async def test_files_written_before_start_are_read(sidecar_client: ClientFactory
     (memory_dir / "topics").mkdir(exist_ok=True)
     (memory_dir / "topics" / "infra.md").write_text("# Infra\nThe deploy pipeline runs on Kubernetes.\n")
     client = await sidecar_client()
-    for _ in range(100):
+
+    async def read() -> dict[str, Any] | None:
         resp = await client.post("/kg/query", json={"entity": "k8s"})
-        if resp.status == 200:
-            break
-        await asyncio.sleep(0.05)
-    answer = await resp.json()
+        return await resp.json() if resp.status == 200 else None  # the graph's first reading is under way
+
+    answer = await async_wait_until(read, interval=0.05, message="the graph to answer after its first reading")
     assert [(f["subject"], f["predicate"]) for f in answer["facts"]] == [("deploy pipeline", "uses")]
 
 
