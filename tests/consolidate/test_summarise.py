@@ -52,7 +52,10 @@ def reply(status: int, body: str = "", headers: dict[str, str] | None = None) ->
     return handler
 
 
-async def summarise(kind: Kind, url: str, budget: int = 500, seconds: float = 2.0) -> Summary:
+async def summarise(kind: Kind, url: str, budget: int = 500, seconds: float = 30.0) -> Summary:
+    """One summary through ``kind``'s API at ``url``. ``seconds``, the call's timeout, is a hang guard
+    unless the test is about the timeout (then it names its own): an answer on loopback takes a busy
+    host a second or more, which must not turn it into a timeout."""
     summariser = LlmSummariser(kind, url, "test-model", "sk-test", seconds)
     try:
         return await summariser.summarise(ITEMS, budget)
