@@ -14,7 +14,7 @@ from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_b
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, statement
 from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
-from sidecar.consolidate.text import SIGNAL, View, holds_value, is_event, mould, normalised, unstamped, views
+from sidecar.consolidate.text import SIGNAL, View, holds_value, mould, normalised, reports_work, unstamped, views
 from sidecar.write.dedup import MIN_TOKENS
 
 __all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "rule_cores", "week_of"]
@@ -60,7 +60,7 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
         # a line said word for word in as many sources is itself, unless it reports what was done
         # ("Noted again: The back door code is 4471."): the statement after it may recur, not the report
         said = len(said_whole[normalised(ln.text)]) >= min_sources
-        if said and is_event(normalised(unstamped(ln.text))):
+        if said and reports_work(unstamped(ln.text)):
             said = False
             reports.add(id(ln))
         kept = "\n" in ln.text or id(ln) in whole or said
@@ -113,7 +113,7 @@ class _Counted:
         key = normalised(run.text)
         sources = self.said[key]
         cut = key != body  # the line itself, without its time of day, needs no value
-        if len(key.split()) < MIN_TOKENS or is_event(key) or (cut and not _a_statement(run.text)):
+        if len(key.split()) < MIN_TOKENS or reports_work(run.text) or (cut and not _a_statement(run.text)):
             return False
         if len(sources) < min_sources or len(sources) >= limit or key not in self.plain:
             return False

@@ -24,7 +24,7 @@ from sidecar.consolidate.cores import week_of as _week
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, group, same, statement
 from sidecar.consolidate.routine import routine_by
-from sidecar.consolidate.text import COMMENT, is_event, normalised, unstamped
+from sidecar.consolidate.text import COMMENT, is_event, normalised, reports_work, unstamped
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS
 
@@ -158,8 +158,7 @@ def _recurs(members: Sequence[Line], ours: set[int], min_sources: int) -> bool:
 
 
 def _fact_like(text: str) -> bool:
-    key = normalised(text)
-    return len(key.split()) >= MIN_TOKENS and not is_event(key)
+    return len(normalised(text).split()) >= MIN_TOKENS and not reports_work(text)
 
 
 def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> list[Candidate]:

@@ -25,6 +25,7 @@ __all__ = [
     "learn_forms",
     "mould",
     "normalised",
+    "reports_work",
     "statements",
     "unstamped",
     "views",
@@ -217,6 +218,21 @@ def is_event(key: str) -> bool:
     """Whether a normalised line opens with a verb in the past tense (it reports what was done)."""
     head = key.split(" ", 1)[0]
     return head in _PAST or (len(head) > 4 and head.endswith("ed") and not head.endswith("eed"))
+
+
+def reports_work(text: str) -> bool:
+    """Whether a line as written opens with a verb in the past tense (``is_event`` of its words),
+    unless that word is the first part of a hyphenated word whose last part is none ("Forced-update
+    floor: 4.11.0", "Signed-off builds go to beta", "embed-api sits behind the LB"): ``normalised``
+    splits the word, and its first part alone reads as a past tense; the whole names something."""
+    if not is_event(normalised(text)):
+        return False
+    compound = _OPENING_COMPOUND.match(LIST_MARKER.sub("", text.strip()))
+    return compound is None or is_event(compound["last"].lower())
+
+
+#: A hyphenated word opening a line, after quotes, brackets or emphasis; ``last`` its last part.
+_OPENING_COMPOUND = re.compile(r"^[\"'“‘(\[*_]*(?:[A-Za-z]+-)+(?P<last>[A-Za-z]+)\b")
 
 
 _FORMS: dict[str, str] = {}  # a word -> its form (the index's porter stem): a pure function, shared
