@@ -97,6 +97,8 @@ class ReindexQueue:
         # Files this sidecar wrote itself, as each write left them: (tier, path) -> stat key. The
         # watcher's event for such a write adds nothing (the write's own item reads the file).
         self._written: dict[tuple[str, str], tuple[int, ...]] = {}
+        # Files a write thread is putting in place now (``note_writing``), until ``note_written``.
+        self._writing: set[tuple[str, str]] = set()
         # Each tier's WAL checkpoints, off the applies (``checkpoint.Checkpointer``).
         self._checkpoints: dict[str, Checkpointer] = {}
 
@@ -111,18 +113,29 @@ class ReindexQueue:
         self._wakeup.set()
         return self._seq
 
-    def note_written(self, tier: str, path: str, key: tuple[int, ...]) -> None:
-        """The file is as this sidecar's own write left it (its stat ``key``), that write about to be
-        queued: called by the write thread as soon as the file is in place, so a watcher's event
-        handled before the write's ``put`` is not taken for an edit (a dict's item set is atomic)."""
-        if len(self._written) >= MAX_WRITTEN:
-            self._written.clear()
-        self._written[(tier, path)] = key
+    def note_writing(self, tier: str, path: str) -> None:
+        """A write thread is about to put the file in place (a rename), that write to be queued
+        after: until its ``note_written``, a watcher's event for the file is that write's (the
+        write's own apply reads the file as it is then, an edit made meanwhile included). Without
+        it, a write thread kept from the CPU between its rename and ``note_written`` (a busy host)
+        had the watcher take the rename for an edit and queue it again."""
+        self._writing.add((tier, path))
+
+    def note_written(self, tier: str, path: str, key: tuple[int, ...] | None) -> None:
+        """The file is as this sidecar's own write left it (its stat ``key``; None: not read back,
+        or the write failed), that write about to be queued: called by the write thread as soon as
+        the file is in place, so a watcher's event handled before the write's ``put`` is not taken
+        for an edit (a dict's item set is atomic). Ends ``note_writing``."""
+        if key is not None:
+            if len(self._written) >= MAX_WRITTEN:
+                self._written.clear()
+            self._written[(tier, path)] = key
+        self._writing.discard((tier, path))
 
     def own_write(self, tier: str, path: str, key: tuple[int, ...]) -> bool:
         """True when the file is still as a write of this sidecar left it (its stat ``key``), that
         write being queued already: a watcher's event for it need not be queued again."""
-        return self._written.get((tier, path)) == key
+        return (tier, path) in self._writing or self._written.get((tier, path)) == key
 
     @property
     def latest_seq(self) -> int:

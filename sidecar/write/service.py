@@ -210,8 +210,11 @@ class WriteService:
             text = old.decode("utf-8", errors="replace")
             start, end, line_start, line_end = _section_span(text, heading)
             new = (text[:start] + text[end:]).encode("utf-8")
-            written = durable_replace(root, path, new, old)
-            if written is not None:
+            written = None
+            self.queue.note_writing(tier, path)
+            try:
+                written = durable_replace(root, path, new, old)
+            finally:
                 self.queue.note_written(tier, path, written)
             self._count(root, path, old, new)
             return {
@@ -320,8 +323,11 @@ class WriteService:
         warning = self._check_caps(root, req, old, new)
         flagged = self._scan(root, req, old, new)  # bounded, but up to a few ms on big files
         checked = time.perf_counter()
-        written = durable_replace(root, req.path, new, old)
-        if written is not None:  # the watcher may see the rename before the loop queues the write
+        written = None
+        self.queue.note_writing(req.tier, req.path)  # the watcher may see the rename before the loop queues the write
+        try:
+            written = durable_replace(root, req.path, new, old)
+        finally:
             self.queue.note_written(req.tier, req.path, written)
         done = time.perf_counter()
         if done - queued > SLOW_WRITE_S:  # where a slow write spent its time, for whoever looks
