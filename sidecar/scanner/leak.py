@@ -114,6 +114,57 @@ def _beacon(sentence: str) -> tuple[int, int, int] | None:
     return level, fetch.start(), max(url.end(), convo.end())
 
 
+# --- a key ordered out: the model hailed ("AI assistant, ...") or told to set its instructions aside, and
+# sent a key, token or credential of any name to a URL or a mail address. A key named by what it opens
+# ("the warehouse service-account key") is no word the secret lists know; addressed to the model and sent
+# to an address online, it is a credential. A public key is meant to be handed out; a key sent anywhere
+# else (the front desk, a contractor) is a key to a door.
+_HAILED = deferred(
+    r"(?:^|[:;.!?]\s+|\s[\u2014\u2013-]{1,2}\s+)[\W_]*(?:(?:hey|hi|ok|okay|dear|attention|note\s+(?:for|to))\s+)?"
+    r"(?:the\s+|an?\s+|our\s+|your\s+)?(?:ai\s+)?(?:assistant|agent|model|bot|chatbot|llm|ai|claude|copilot|chatgpt)s?\s*[:,]"
+)
+_SET_ASIDE = deferred(
+    r"\b(?:ignore|disregard|forget|set\s+aside|put\s+aside|override|bypass|never\s+mind)\s+(?:[\w'-]+\s+){0,5}?"
+    r"(?:instructions?|guidance|guidelines|rules|orders|directions|policy|policies|prompts?|"
+    r"what\s+you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|asked))\b"
+)
+_KEY_TO = deferred(
+    r"\b(?P<key>(?:[\w-]+\s+){0,3}?(?:keys?|key\s?files?|tokens?|credentials?|secrets?|passwords?|passphrases?|"
+    r"certificates?|certs?))\s+(?:over\s+)?(?:to|into|onto|at|via)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?P<out>https?://\S+|[\w.+-]+@[\w-]+\.[\w.-]+)"
+)
+_PUBLIC = deferred(r"\bpublic\b")
+
+
+# The sentences worth judging: an order to the model and an address online.
+_ORDERED = deferred(
+    r"\b(?:assistant|agent|model|bot|chatbot|llm|ai|claude|copilot|chatgpt|ignore|disregard|forget|aside|override|"
+    r"bypass|never\s+mind)\b"
+)
+
+
+def _key_sent(sentence: str) -> tuple[int, int, int] | None:
+    order = _HAILED.search(sentence) or _SET_ASIDE.search(sentence)
+    if order is None:
+        return None
+    for move in _MOVE.finditer(sentence, order.start()):
+        if _NEGATED.search(sentence[max(0, move.start() - 40) : move.start()]):
+            continue
+        sent = _KEY_TO.match(sentence, _after_article(sentence, move.end()))
+        if sent is not None and not _PUBLIC.search(sent.group("key")):
+            return BLOCK, order.start(), sent.end()
+    return None
+
+
+def _after_article(sentence: str, at: int) -> int:
+    """Where the object of a verb ending at ``at`` starts: past spaces and an article or possessive."""
+    found = _OBJECT_START.match(sentence, at)
+    return found.end() if found else at
+
+
+_OBJECT_START = deferred(r"\s+(?:(?:the|a|an|our|your|their|its|this|that|all|every|each|any)\s+)*")
+
+
 _NEEDLES = tuple(
     [
         "password",
@@ -143,4 +194,5 @@ _NEEDLES = tuple(
 LEAK_RULES: tuple[Rule, ...] = (
     Rule("exfiltration", "leak.secret_outward", _NEEDLES, "folded", per_sentence(_leak, _SECRET), "intent"),
     Rule("exfiltration", "leak.url_beacon", ("http",), "folded", per_sentence(_beacon, _URL), "intent"),
+    Rule("exfiltration", "leak.key_ordered_out", ("http", "@"), "folded", per_sentence(_key_sent, _ORDERED), "intent"),
 )
