@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 from tests.support.zygote import Forked, fork_sidecar, forkable
 
 __all__ = ["SidecarProcess", "cpu_s", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
@@ -119,9 +119,10 @@ class SidecarProcess:
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
-    def wait_ready(self, wait: float = 30.0) -> SidecarProcess:
-        """Wait until /healthz answers 200; if the process exits or ``wait`` passes first, kill it
-        and raise RuntimeError with its log."""
+    def wait_ready(self, wait: float = HANG_GUARD_S) -> SidecarProcess:
+        """Wait until /healthz answers 200; if the process exits or ``wait`` (a hang guard: a busy
+        host starts a process many times slower) passes first, kill it and raise RuntimeError with
+        its log."""
 
         def ready() -> bool:
             if self.proc.poll() is not None:
@@ -131,7 +132,9 @@ class SidecarProcess:
         # One client for every poll: ``httpx.get`` builds a client (and its transport) each call, about
         # 1 ms of CPU against 0.2 ms for a refused connection of a kept one, and a start on a loaded
         # host is polled hundreds of times.
-        with httpx.Client(timeout=0.5) as http:
+        # A refused connection (not listening yet) is answered at once; an answer is waited for, as
+        # a loop busy starting answers late, and a poll cut off would only be asked again.
+        with httpx.Client(timeout=httpx.Timeout(10.0, connect=0.5)) as http:
             try:
                 wait_until(
                     ready, timeout=wait, interval=0.02, ignore=(httpx.HTTPError,), message="/healthz to answer 200"
@@ -148,7 +151,7 @@ def start_sidecar(
     port: int | None = None,
     env: dict[str, str] | None = None,
     log_dir: Path | None = None,
-    wait: float = 30.0,
+    wait: float = HANG_GUARD_S,
     ready: bool = True,
     fork: bool | None = None,
 ) -> SidecarProcess:
