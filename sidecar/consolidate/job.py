@@ -74,6 +74,7 @@ from sidecar.consolidate.changes import (
     changed_by_signal,
     changed_by_value,
     meaning_texts,
+    reading_keys,
     reverted,
     routine_said,
     word_vectors,
@@ -219,8 +220,8 @@ async def consolidate(
         return report
     texts = await asyncio.to_thread(_read_notes, root, plan)
     said, earlier = await asyncio.to_thread(_dated_lines, root, plan, texts, evergreen, report.skipped)
-    said, frames = await asyncio.to_thread(_framed_apart, said)
-    stale = await _stale_of(said, earlier, frames, meant)
+    said, frames, readings = await asyncio.to_thread(_framed_apart, said)
+    stale = await _stale_of(said, earlier, frames, meant, readings)
     tell = progress or (lambda step, done, total: None)
     periods = await _summaries(
         root,
@@ -236,6 +237,7 @@ async def consolidate(
         embed=embed,
         dry_run=dry_run,
         frames=frames,
+        readings=readings,
     )
     if stop_after == "summaries":
         return report
@@ -245,7 +247,7 @@ async def consolidate(
         return report
     summarised = await asyncio.to_thread(_with_rests, root, earlier, plan)
     candidates = await asyncio.to_thread(
-        functools.partial(_candidates, frames=frames), plan, texts, summarised, stale, min_sources
+        functools.partial(_candidates, frames=frames, readings=readings), plan, texts, summarised, stale, min_sources
     )
     every_note = await asyncio.to_thread(_every_note, root, texts)
     stated = await asyncio.to_thread(lambda: preferences({s: statement_text(t) for s, t in every_note.items()}))
@@ -342,8 +344,8 @@ async def _retire_only(
     as a full run retires them, so a value changed today ranks below its new value from the next
     run on, not from the run that rolls up its week. Whether a file changed (or would have)."""
     said, earlier = await asyncio.to_thread(_dated_lines, root, {}, {}, evergreen, report.skipped)
-    said, frames = await asyncio.to_thread(_framed_apart, said)
-    found = await _stale_of(said, earlier, frames, meant)
+    said, frames, readings = await asyncio.to_thread(_framed_apart, said)
+    found = await _stale_of(said, earlier, frames, meant, readings)
     # Only what a note changed (live or archived, read on its day): a summary's own lines are
     # dated by its week, and read against each other they could order two lines of one week the
     # other way round.
@@ -374,6 +376,7 @@ async def _summaries(
     embed: Embed | None,
     dry_run: bool,
     frames: frozenset[frozenset[str]],
+    readings: frozenset[str],
 ) -> list[Week]:
     """Each planned week's summary, written (``_summarise``) and reported."""
     periods: list[Week] = []
@@ -389,6 +392,7 @@ async def _summaries(
             stale=stale,
             embed=embed,
             frames=frames,
+            readings=readings,
         )
         periods.append(period)
         report.summaries.append(
@@ -417,18 +421,24 @@ def _candidates(
     min_sources: int,
     *,
     frames: frozenset[frozenset[str]] = frozenset(),
+    readings: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """What may be promoted to ``## Consolidated``: current lines recurring across the plan's notes
     and earlier summaries, the operator's preferences aside (they have their own section), and
-    never a week's routine line (``routine.py``) or a summary's log: "Disk use on nas-2 is 88
-    percent" said on three days is a log reading, not a standing fact."""
+    never a week's routine line (``routine.py``), a reading (``readings``: ``reading_keys``) or a
+    summary's log: "Disk use on nas-2 is 88 percent" said on three days is a log reading, not a
+    standing fact."""
     from sidecar.consolidate.conduct import is_rule, obeys_someone
     from sidecar.consolidate.operator import extract_preferences
 
     lines = [line for sources in plan.values() for s in sources for line in section_lines(s, texts[s])]
     lines = _lines_apart(lines, frames)
     logged = routine_by([(_week_of(line.source), line.source, line.text) for line in lines], frames)
-    lines = [line for line, log in zip(lines, logged, strict=True) if not log and normalised(line.text) not in stale]
+    lines = [
+        line
+        for line, log in zip(lines, logged, strict=True)
+        if not log and (key := normalised(line.text)) not in stale and key not in readings
+    ]
     before = [
         Line(text, path, title)
         for path, summary in earlier.items()
@@ -446,10 +456,12 @@ def _candidates(
     ]
 
 
-def _framed_apart(said: list[Said]) -> tuple[list[Said], frozenset[frozenset[str]]]:
-    """The run's moulds (``_run_frames``) and ``said`` read with them (``_apart``)."""
+def _framed_apart(said: list[Said]) -> tuple[list[Said], frozenset[frozenset[str]], frozenset[str]]:
+    """``said`` read with the run's moulds (``_apart``), the moulds (``_run_frames``) and the keys
+    of its readings (``changes.reading_keys``: a value pasted day after day, a routine line)."""
     frames = _run_frames(said)
-    return _apart(said, frames), frames
+    apart_said = _apart(said, frames)
+    return apart_said, frames, reading_keys(apart_said)
 
 
 def _apart(said: list[Said], frames: frozenset[frozenset[str]]) -> list[Said]:
@@ -653,25 +665,35 @@ class _Meant:
 
 
 async def _stale_of(
-    said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]], meant: _Meant
+    said: list[Said],
+    earlier: dict[str, str],
+    frames: frozenset[frozenset[str]],
+    meant: _Meant,
+    readings: frozenset[str] | None = None,
 ) -> dict[str, Said]:
     """``_stale`` of the lines ``_kept`` reads, with the vectors of those it reads by meaning when
     a model is given."""
-    kept = await asyncio.to_thread(_kept, said, earlier, frames)
+    kept = await asyncio.to_thread(_kept, said, earlier, frames, readings)
     vectors: dict[str, npt.NDArray[np.float32]] = {}
     if meant.embed is not None:
         vectors = await meant.of(await asyncio.to_thread(meaning_texts, kept))
     return await asyncio.to_thread(_stale, kept, vectors)
 
 
-def _kept(said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]]) -> list[Said]:
+def _kept(
+    said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset[str]], readings: frozenset[str] | None = None
+) -> list[Said]:
     """The lines ``_stale`` reads. A week's routine lines (``routine.py``: one mould written over
     and over with other numbers) are not read: a log is not a fact that changes. Each line is
     judged where it was said: a reading that is routine in a busy week may be a fact in a quiet
     one, unless its mould is routine across the run (``frames``, ``_run_frames``: the same moulds
     the summaries and promotions read). The lines of the earlier summaries' logs (``<heading>
     (log)``) are routine too: a routine line keeps its standing once its week is rolled up
-    (``earlier``: the summaries by path), so a second run reads what the first did."""
+    (``earlier``: the summaries by path), so a second run reads what the first did. A reading
+    (``readings``, by default ``reading_keys`` of ``said``: a value pasted day after day, "queue
+    depth: 48") is routine too: the next day's value is no change of a fact, and read as one, a
+    week's readings filled its ``## Changed``, which no bound cuts, and pushed facts out of it."""
+    readings = reading_keys(said) if readings is None else readings
     logs = {
         (path, text)
         for path, summary in earlier.items()
@@ -679,7 +701,11 @@ def _kept(said: list[Said], earlier: dict[str, str], frames: frozenset[frozenset
         if title.endswith(LOG_SUFFIX)
     }
     flags = routine_said(said, frames)
-    return [s for s, log in zip(said, flags, strict=True) if not log and (s.where, s.text) not in logs]
+    return [
+        s
+        for s, log in zip(said, flags, strict=True)
+        if not log and (s.where, s.text) not in logs and normalised(s.text) not in readings
+    ]
 
 
 def _by_words(kept: list[Said]) -> dict[str, Said]:
@@ -796,6 +822,10 @@ def _promote(
     replacing = _replacing(current, ours, evergreen=evergreen, report=report, stale=stale, said=said)
     prefs = [c for c in stated if judged(c.text, evergreen, report.withheld)]
     prefs, dropped_rules = _not_taken_back(prefs, current, said, evergreen=evergreen, report=report)
+    # a preference whose value a newer line changed is no longer current either ("The failover drill
+    # is always on the second Saturday", then "Grace moved the failover drill to the first Sunday")
+    prefs = [c for c in prefs if normalised(c.text) not in stale]
+    dropped_rules |= {normalised(line) for line, _ in consolidated_bullets(current, PREFERENCES)} & stale.keys()
     fresh = _not_restated(candidates, said, evergreen=evergreen, report=report)
     facts = [c for c in [*replacing.values(), *fresh] if not _a_rule(c, prefs)]
     facts = [c for c in facts if judged(c.text, evergreen, report.withheld)]

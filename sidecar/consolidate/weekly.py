@@ -102,6 +102,7 @@ async def summarise_week(
     stale: dict[str, Said],
     embed: Embed | None = None,
     frames: Collection[frozenset[str]] = frozenset(),
+    readings: Collection[str] = frozenset(),
 ) -> Week:
     """A week's summary file: the lines that changed a value first (``## Changed``, as said, never
     cut by the budget), then one section per heading, each made by the summariser from the week's
@@ -109,12 +110,18 @@ async def summarise_week(
     newer value superseded (``## Superseded``, within ``budget`` characters: the rest stay in the
     archive and are reported). Standing lines and changed values stand a few to a
     ``###`` section (``in_sections``). The clustering and the scan run off the event loop;
-    a line the scanner flags is left out (``guard.py``)."""
+    a line the scanner flags is left out (``guard.py``). ``readings`` (keys, ``normalised``: the
+    run's ``changes.reading_keys``, a value pasted day after day) are routine lines: the log's."""
     lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale, frames)
     vectors = await _vectors(embed, lines)
     shown = {normalised(c.text) for c in changed}
     parts, dropped, moulds = await asyncio.to_thread(
-        functools.partial(_clustered, shown=shown, frames=frames), name, lines, threshold, vectors, budget
+        functools.partial(_clustered, shown=shown, frames=frames, readings=readings),
+        name,
+        lines,
+        threshold,
+        vectors,
+        budget,
     )
     monday, sunday = period_bounds(name)
     head = f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"
@@ -340,15 +347,17 @@ def _clustered(
     *,
     shown: set[str],
     frames: Collection[frozenset[str]] = frozenset(),
+    readings: Collection[str] = frozenset(),
 ) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine], set[int]]:
     """The week's clusters as the summary's parts (``_parts``), the duplicates they merged, and the
     ids of the clusters of the logs' second parts (routine lines, one-off lines with no value); a cluster holding a line ``## Changed`` shows (``shown``,
-    by key) is that line there, the rest of it duplicates."""
+    by key) is that line there, the rest of it duplicates. A reading (``readings``, by key) is
+    routine, as a mould's line is."""
     clusters = cluster_lines(lines, threshold, vectors)
     routine_lines = {
         id(line)
         for line, flag in zip(lines, routine([(line.source, line.text) for line in lines], frames), strict=True)
-        if flag
+        if flag or normalised(line.text) in readings
     }
     dropped: list[DroppedLine] = []
     sections: dict[str, list[Cluster]] = {}
