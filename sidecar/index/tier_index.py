@@ -152,19 +152,32 @@ class TierIndex:
         Until then the connections open on the old file keep answering searches from it (a file
         deleted under the server is still read through them), and a connection opened meanwhile
         meets no file or the damaged one and waits for the rebuild (``Tier._healing_read``): a
-        search never answers from a half-built index."""
+        search never answers from a half-built index. On a disk without room for both files the
+        old one is deleted first and the new one built in its place (searches meanwhile may find
+        it partly built, as a full disk may)."""
         self.checked = "rebuilt"
         if not sync:
             self._discard()
             self._try_open()
             self.integrity = f"discarded: {reason}"
             return
-        built = self._build_beside()
+        try:
+            built: Path | None = self._build_beside()
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) != sqlite3.SQLITE_FULL:
+                raise
+            built = None  # no room for two index files: the old one goes first, as it must
+        past = _held_gen(self.postings)
         self._discard()
-        os.replace(built, self.path)
-        self._try_open(check=False)  # the file just built
+        if built is not None:
+            os.replace(built, self.path)
+        self._try_open(check=built is None)  # the file just built, or a new empty one
         self.integrity = f"rebuilt: {reason}"
-        self.sync.reload_postings()
+        if built is not None:
+            self.sync.reload_postings()
+            return
+        _number_past(self.writer, past)
+        self.sync.reconcile(kind="rebuild")  # the postings are built after its commit
 
     def _build_beside(self) -> Path:
         """A new index file of the tier's markdown, beside the index (no connection left on it)."""
@@ -175,7 +188,7 @@ class TierIndex:
         try:
             fresh.connect()
             sync.reconcile(kind="rebuild")
-            _number_past(fresh.writer, self.postings)
+            _number_past(fresh.writer, _held_gen(self.postings))
         except BaseException:
             fresh.close()
             _unlink_with_journals(built)
@@ -328,14 +341,18 @@ def _stamp(path: Path) -> list[int]:
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
 
 
-def _number_past(conn: sqlite3.Connection, postings: LivePostings) -> None:
-    """Move a new index file's chunk generation past that of every postings snapshot of the file
-    it is to replace: a search holding one as the files are swapped meets another generation and
+def _held_gen(postings: LivePostings) -> int:
+    """The highest generation of the postings snapshots a search may hold now (0 for none)."""
+    return max((snap.gen for snap in (postings.snapshot, postings.pending) if snap is not None), default=0)
+
+
+def _number_past(conn: sqlite3.Connection, gen: int) -> None:
+    """Move a new index file's chunk generation past ``gen``, that of every postings snapshot of the
+    file it replaces: a search holding one as the files are swapped meets another generation and
     FTS5 answers it, never that snapshot's chunk ids read against the new file's rows."""
-    held = [snap.gen for snap in (postings.snapshot, postings.pending) if snap is not None]
-    if held:
+    if gen:
         sql = "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'chunks_gen'"
-        conn.execute(sql, (max(held) + 1,))
+        conn.execute(sql, (gen + 1,))
 
 
 def _unlink_with_journals(path: Path) -> None:

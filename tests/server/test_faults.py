@@ -25,6 +25,7 @@ from structlog.testing import capture_logs
 
 from sidecar.http.state import SIDECAR
 from sidecar.index.sync import IndexSync
+from sidecar.index.tier_index import INDEX_NAME, REBUILDING_SUFFIX, TierIndex
 from tests.support.memory import ClientFactory, write
 from tests.support.waiting import async_wait_until
 
@@ -319,6 +320,30 @@ async def test_a_search_while_a_deleted_index_is_rebuilt_answers_from_the_old_on
         "rebuilt: index file was deleted or replaced"
     )
     await assert_converged(client, root)
+
+
+@needs_mount
+def test_a_lost_index_on_a_disk_without_room_for_two_is_rebuilt_in_its_place(
+    tmpfs: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = tmpfs(tmp_path / "tier", TIER_FS)
+    words = " ".join(f"zqword{n}" for n in range(300))
+    seed(root, {f"topics/t{i}.md": f"# Topic {i}\nzqtopic{i} {words}\n" for i in range(12)})
+    index = TierIndex(root)
+    index.open()
+    try:
+        expected = sorted(h.path for h in index.search("zqword7", 50))
+        size = os.path.getsize(root / INDEX_NAME)
+        # Room for a new index file and its WAL once the old one is gone, not beside it.
+        fill(root, leave_pages=size * 3 // 2 // 4096)
+        for path in index_files(root):
+            path.unlink()  # the old file's pages stay taken while its connections are open
+        assert index.recover_if_lost() is True
+        assert sorted(h.path for h in index.search("zqword7", 50)) == expected
+        assert index.integrity == "rebuilt: index file was deleted or replaced"
+        assert not list(root.glob(f"{INDEX_NAME}{REBUILDING_SUFFIX}*"))
+    finally:
+        index.close()
 
 
 async def test_index_deleted_comes_back_without_a_periodic_reconcile(
