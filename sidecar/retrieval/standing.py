@@ -29,8 +29,10 @@ is DairyPlan 5" / "Parlour's been on DairyPlan 7"; a month's day is a date, no v
 A value is a name (a capitalised word that does not open a sentence, or one with a capital inside
 it; not one written just after a number, its unit: "08:15 UTC") or a number written with a unit or
 a separator; a bare count or an identifier is none ("Sold
-14 loaves" restates nothing). A line's day is its note's, or the newest day of the
-notes a promoted line says it came from. No word list: what changes is read from the values alone.
+14 loaves" restates nothing). A weekday is a time as well as a name: another weekday in its place
+restates a line as a number of the same form does ("the second Saturday" / "the first Sunday").
+A line's day is its note's, or the newest day of the notes a promoted line says it came from. No
+word list: what changes is read from the values alone (the days of the week aside).
 The newer hit moves up to just above the first hit it restates; nothing else moves.
 """
 
@@ -118,6 +120,13 @@ _MONTHS = frozenset(
         "Dec",
     ]
 )
+#: The days of the week as written, singular and plural, each to its day: one written form of time.
+_WEEKDAYS = {
+    form: day
+    for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    for form in (day, f"{day}s")
+}
+_WEEKDAY = "weekday"
 _SPEAKER = re.compile(r"^[-*+]?[ \t]*([A-Z][\w'’-]*):[ \t]", re.MULTILINE)
 
 
@@ -230,6 +239,7 @@ class _Line:
         versions: dict[str, str],
         *,
         named: frozenset[int] = frozenset(),
+        weekdays: frozenset[str] = frozenset(),
     ) -> None:
         self.day = day
         self.named = named  # the query terms it writes as a name or an identifier ("Galaxy S22")
@@ -243,6 +253,8 @@ class _Line:
         for v in values:
             if _DIGIT.search(v) and not v.startswith("#"):
                 shapes.setdefault(_shape(v), set()).add(v)
+        if weekdays and (days := {_WEEKDAYS[v] for v in values if v in weekdays}):
+            shapes[_WEEKDAY] = days  # a weekday is a time too: given anew as another weekday
         self.shapes = {shape: frozenset(found) for shape, found in shapes.items()}
 
     def restates(self, older: _Line) -> bool:
@@ -346,19 +358,20 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
                 for i, term in enumerate(by_term)
                 if any(a < end and start < b for a, b in term for start, end, _ in line.candidates)
             )
-            out.append(_Line(line.day, found, line.words, values, versions, named=named))
+            out.append(_Line(line.day, found, line.words, values, versions, named=named, weekdays=line.weekdays))
     return out
 
 
 class _Read(NamedTuple):
     """What a short line of a chunk holds whatever the query: its text, its day, the words that may
-    be its values (in order, as written; units left out), every word, and its versions."""
+    be its values (in order, as written; units left out), every word, its versions and its weekdays."""
 
     raw: str
     day: date
     candidates: list[tuple[int, int, str]]
     words: frozenset[str]
     versions: list[tuple[str, str]]
+    weekdays: frozenset[str]
 
 
 @lru_cache(maxsize=4096)
@@ -401,7 +414,8 @@ def _read_line(raw: str, note_day: date | None) -> _Read | None:
     if not candidates:
         return None
     versions = [(m[1], m[2]) for m in _VERSION.finditer(line) if m[1] not in _MONTHS]
-    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions)
+    weekdays = frozenset(word for _, _, word in candidates if word in _WEEKDAYS)
+    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays)
 
 
 _AFTER_NUMBER = re.compile(r"\d[\w.:,%]*[ \t]+$")
