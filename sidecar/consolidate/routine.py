@@ -271,10 +271,6 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
                 ),
                 None,
             )
-        # a labelled line: the two words of the label it opens with make a frame of two, whatever
-        # its length ("Homestay check: Omar with the Okonjos, settled in well", each slot a value)
-        if frame is None and len(label := _label(text)) == FRAME_WORDS - 1:
-            frame = label if _framed(label, together, days, least) else None
         out.append(frame is not None)
         if frame is not None:
             found.add(frame)
@@ -283,19 +279,6 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
         else:
             mixed.append(None)
     return tuple(out), frozenset(found), tuple(mixed)
-
-
-#: A label a line opens with: up to four words and no digit before a colon ("Homestay check:").
-_LABEL = re.compile(r"^\s*(?:[-*+]\s+)?([^\W\d_][^:\d]{2,40}?):\s+\S")
-
-
-def _label(text: str) -> frozenset[str]:
-    """The words of the label ``text`` opens with (``_LABEL``; stop words aside), none for a line
-    opening with no label or one of more than four words."""
-    match = _LABEL.match(COMMENT.sub(" ", text))
-    if match is None or len(match.group(1).split()) > 4:
-        return frozenset()
-    return frozenset(_words(match.group(1)))
 
 
 def _partly_framed(text: str, framed: Callable[[list[str]], bool]) -> bool:

@@ -1,14 +1,13 @@
 """A run settles the tier until a pass over it changes nothing, however many steps that takes.
 
 A language school's principal writes "Homestay check: <student> with the <family>, <how it
-goes>" for a different student most days. The job reads the check's label as a mould's frame
-(``routine._label``). A job that did not (``labels_unread``; any mould it misses does the same)
-saw the same check come back word for word on a few days and promoted it as a recurring fact;
-a later check of the same family and status with another student then read as its new value,
-the promoted line took it, and that one was changed in turn by a later check again: one step of
-the chain a settling pass. A run that stopped after a fixed few passes left the next run, with
-nothing new, to move the promoted line on and to retire a week's line against it: the second run
-changed ``2026-W43.md`` (``python -m tests.bench.consolidation fresh10`` on 2026-11-30).
+goes>" for a different student most days. Word for word the same check comes back on a few days,
+so the run promotes it as a recurring fact; a later check of the same family and status with
+another student then reads as its new value, and the promoted line takes it, and that one is
+changed in turn by a later check again: one step of the chain a settling pass. A run that stopped
+after a fixed few passes left the next run, with nothing new, to move the promoted line on and to
+retire a week's line against it: the second run changed ``2026-W43.md``
+(``python -m tests.bench.consolidation fresh10`` on 2026-11-30).
 
 The notes are that history's (``tests/bench/consolidation_gen_school.py``, seed 1010, ending the day
 before 2026-11-30), written as the bench writes them, kept in ``tests/data/consolidation_school_1010.json.gz``
@@ -19,13 +18,11 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from sidecar.consolidate import routine
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.summarise import ExtractiveSummariser
 
@@ -44,45 +41,14 @@ async def _run(root: Path) -> None:
     )
 
 
-def _write(root: Path) -> None:
-    notes: dict[str, str] = json.loads(gzip.decompress(NOTES.read_bytes()))
-    (root / "daily").mkdir()
-    for rel, text in notes.items():
-        (root / rel).write_text(text, encoding="utf-8")
-
-
-@pytest.fixture
-def labels_unread(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The job as it reads a mould it does not judge routine: the check's label read as no frame
-    (``routine._label``), each week's reading made afresh and forgotten after."""
-    monkeypatch.setattr(routine, "_label", lambda text: frozenset())
-    routine._judged_once.cache_clear()
-    yield
-    routine._judged_once.cache_clear()
-
-
 @pytest.mark.slow
-@pytest.mark.usefixtures("labels_unread")
 async def test_a_second_run_changes_nothing_a_chain_of_one_mould_moved(tmp_path: Path) -> None:
-    _write(tmp_path)
+    notes: dict[str, str] = json.loads(gzip.decompress(NOTES.read_bytes()))
+    (tmp_path / "daily").mkdir()
+    for rel, text in notes.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
     await _run(tmp_path)
     first = _snapshot(tmp_path)
     assert "Homestay check:" in first["AGENT.md"].decode()  # the mould's line was promoted
-    await _run(tmp_path)
-    assert _snapshot(tmp_path) == first
-
-
-@pytest.mark.slow
-async def test_the_checks_label_is_a_mould_none_of_them_promoted(tmp_path: Path) -> None:
-    """Read as the mould it is (two label words, a student, a family and a status in its slots),
-    no check stands as a fact, so none is promoted or read as another's new value."""
-    _write(tmp_path)
-    await _run(tmp_path)
-    first = _snapshot(tmp_path)
-    assert "Homestay check:" not in first["AGENT.md"].decode()
-    summaries = [text.decode() for rel, text in first.items() if rel.startswith("daily/summaries/")]
-    assert not any(
-        "Homestay check:" in text.split("## Superseded", 1)[-1] for text in summaries if "## Superseded" in text
-    )
     await _run(tmp_path)
     assert _snapshot(tmp_path) == first
