@@ -57,6 +57,15 @@ async def test_deterministic_across_calls_and_batch_composition(embedder: OnnxEm
     assert np.allclose(first, alone, atol=1e-5), "batching or length-sorting put a row in the wrong place"
 
 
+async def test_a_query_alone_is_the_batch_paths_vector_to_the_last_bit(embedder: OnnxEmbedder) -> None:
+    texts = ["alpha", "", " ", "what did we decide about the postgres migration", "héllo wörld, 日本語", "word " * 600]
+    for text in texts:
+        alone = await embedder.embed([text])  # a query: one text, one unpadded run
+        general = embedder.embed_sync([text])  # the path of every batch: padded runs, the mask's mean
+        assert alone.shape == general.shape == (1, DIM) and alone.dtype == general.dtype == np.float32
+        assert np.array_equal(alone, general), text[:20]
+
+
 async def test_semantic_similarity(embedder: OnnxEmbedder) -> None:
     oom, postgres, cat = await embedder.embed(
         ["the database ran out of memory", "postgres OOM crash", "my cat likes tuna"]

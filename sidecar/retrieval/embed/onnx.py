@@ -188,6 +188,10 @@ class OnnxEmbedder:
         single run of several rows is halved for that: 8 sentences took 23 ms instead of 41)."""
         import numpy as np
 
+        if len(texts) == 1:  # a query: one run, every token real
+            alone = self._embed_one(texts[0])
+            if alone is not None:
+                return alone
         encodings, lengths = self._encode(texts)
         runs = self._plan(lengths)
         if len(runs) == 1 and len(runs[0]) > 1:
@@ -205,6 +209,26 @@ class OnnxEmbedder:
             finally:
                 self._foreground.release()
         return out
+
+    def _embed_one(self, text: str) -> Vectors | None:
+        """``_embed_foreground`` of one text, the same vector bit for bit with fewer steps: its tokens
+        need no padding, so the mask is all ones and the mean is the sum over the tokens divided by
+        their count. None for a text of no tokens (the general path handles it)."""
+        import numpy as np
+
+        ids = self._tokenizer.encode(text[: self._max_tokens * _CHARS_PER_TOKEN_CAP]).ids
+        if not ids:
+            return None
+        tokens = np.array([ids], dtype=np.int64)
+        feeds = {"input_ids": tokens, "attention_mask": np.ones_like(tokens)}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(tokens)
+        with self._foreground:
+            hidden: npt.NDArray[np.float32] = self._session.run(None, feeds)[0]
+        pooled = hidden.sum(axis=1) / np.float32(len(ids))
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
 
     def _encode(self, texts: Sequence[str]) -> tuple[list[Any], list[int]]:
         cap = self._max_tokens * _CHARS_PER_TOKEN_CAP
