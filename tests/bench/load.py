@@ -77,8 +77,10 @@ from sidecar.index.chunker import chunk_markdown
 from sidecar.index.tier_index import INDEX_NAME
 from sidecar.retrieval.vectors import embed_text
 from tests.bench.bare_route import start_bare
+from tests.bench.bench_writes import raw_write_searchable
 from tests.bench.loadgen import Run, drive, pick_generator, server_cpu_s
 from tests.bench.prepared import embed_memory
+from tests.bench.raw import RawQueryEmbedder
 from tests.bench.util import cpu_reference, pct, report
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.embedding import all_embedded
@@ -94,6 +96,7 @@ SEARCH_SECONDS = float(os.environ.get("LOAD_SEARCH_SECONDS", "8"))
 CHUNKS = int(os.environ.get("LOAD_CHUNKS", "10000"))
 PROBE = os.environ.get("LOAD_PROBE", "0") == "1"
 KEEP_LOG = os.environ.get("LOAD_KEEP_LOG")  # a path: the sidecar's log is copied there at the end
+RAW_WRITES = 100  # appends timed raw for the limit of write -> searchable
 LIMIT_SAMPLE = 300  # load queries (and at most as many probe tokens) timed raw for the limit
 EMBEDDER = os.environ.get("LOAD_EMBEDDER", "auto")  # the default configuration; "none": BM25 only
 FLAT = 10.0  # % RSS growth after warm-up
@@ -296,6 +299,11 @@ def _report_probe(mixed: Run, parts: Limit | None) -> None:
         f"({parts.chunks} vectors stored in the window, {parts.chunks_timed} of them timed raw)",
     )
     report("load:   ratio", f"{cpu / limit:.2f}x", "<= 1.5x")
+    # Writers wait for their writes to be found: the faster a write is found, the more writes the
+    # window holds beside the same searches, and each write's own CPU (its hooks, its chunk's
+    # embedding) is counted against them.
+    writes = mixed.count("write")
+    report("load:   writes per search in the window", f"{writes / searches:.3f} ({writes} writes)")
     threads = mixed.thread_cpu()
     children = sum(spent for name, spent in threads.items() if name.startswith("child:"))
     report(
@@ -320,6 +328,7 @@ def main() -> None:
     env = {"MEMORY_SIDECAR_EMBEDDER": EMBEDDER, "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}
     side = start_sidecar(root, env=env, wait=300)
     bare = None
+    raw_searchable: list[float] = []
     steps: dict[str, list[float]] = {}
     try:
         rss_ready = rss_kb(side.proc.pid)
@@ -374,6 +383,8 @@ def main() -> None:
         limit_parts = raw_limit(root, mixed, queries, stored) if hybrid else None
         if limit_parts is not None:
             limit_parts.chunks = last_row - first_row  # rows pruned since the window are counted too
+        if PROBE:  # the host's own limit of a write -> searchable, nothing beside it, right after the run
+            raw_searchable = raw_write_searchable(root, base, RAW_WRITES, RawQueryEmbedder() if hybrid else None)
     finally:
         if bare is not None:
             bare.stop()
@@ -406,6 +417,11 @@ def main() -> None:
     report("load: write latency, mixed", _latency(mixed, "write"))
     if PROBE:
         _report_probe(mixed, limit_parts)
+        report(
+            "load:   its limit, right after the run: the same appends durable into raw FTS5, searched"
+            + (" (the query embedded raw)" if limit_parts is not None else ""),
+            f"{_ms([s * 1000 for s in raw_searchable])}; load average {os.getloadavg()[0]:.1f}",
+        )
         for name, samples in steps.items():
             report(f"load:   write -> searchable: {name} (the sidecar's log)", _ms(samples))
     report(
