@@ -48,6 +48,12 @@ stopped, and reports the server's CPU per search against it:
   ``embeddings`` rows at both ends of the window, their texts rebuilt from the acknowledged
   writes), over the window's searches.
 
+With ``LOAD_PROBE=1`` the run also measures, right after the sidecar stops, the limit of write ->
+searchable on the host as it is then: the same kind of append made raw, nothing beside it
+(``bench_writes.raw_write_searchable``: durable, into a raw FTS5 table, searched, the query
+embedded raw with the embedder on), and it reports the writes per search in the window: the
+writers wait for each write to be found, so the sooner it is, the more writes beside the searches.
+
 The reviewers' scenario (a 3k-chunk dir, 12 searching connections, 2 writers, the embedder on):
 
     LOAD_CHUNKS=3000 LOAD_CONNECTIONS=14 LOAD_WRITERS=2 LOAD_PROBE=1 python -m tests.bench load
