@@ -27,11 +27,12 @@ one rule (``reworded``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from sidecar.consolidate.text import COMMENT, is_event, normalised
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["REVERSAL", "is_rule", "key_text", "obeys_someone", "rule_body"]
+__all__ = ["REVERSAL", "chores", "is_rule", "key_text", "obeys_someone", "rule_body"]
 
 #: A line saying a rule no longer holds ("No need to ring customers the evening before any more"):
 #: no statement of the rule, though its cue is one of the forms (``reversed.taken_back``).
@@ -235,6 +236,46 @@ def _imperative(body: str) -> bool:
     verb = found["verb"].lower()
     plural = verb.endswith("s") and not verb.endswith("ss")
     return verb not in _NOT_VERBS | _PAST_FORMS and not is_event(verb) and not _gerund(verb) and not plural
+
+
+#: The words that make a line a rule by themselves (any form above but a bare instruction).
+_OPENS_MARKED = re.compile(r"^(?:please|kindly|make sure|be sure|remember|don't|do not|avoid|never|always)\b", re.I)
+#: Words by which a bare instruction says when or to what it always applies ("... before any
+#: reprint", "... between cuts", "quote every price ..."): a standing course, not one errand.
+_GENERAL = re.compile(r"\b(?:any|every|each|all|whenever|unless|between)\b", re.I)
+#: A mould of errands: bare instructions that open with the same words and go on to as many
+#: different things as this ("Update the log for Bay 3", "... for Bay 5", "... for the yard").
+CHORE_FILLS = 3
+_CHORE_HEAD = 3
+
+
+def _bare(text: str) -> str | None:
+    """The body of ``text`` when it is a rule only as an instruction with no marker word and no word
+    of a standing course (``_GENERAL``), its words normalised; None otherwise."""
+    body = rule_body(text)
+    if body is None or _GENERAL.search(body) or _OPENS_MARKED.match(body) or "please" in body.lower():
+        return None
+    if _MODAL.search(body) or _STANDING.search(body) or _PREFERENCE.search(body) or _REPORTED.search(body):
+        return None
+    if _OWNED.search(body) or _LABEL.match(LIST_MARKER.sub("", text).strip()):
+        return None
+    return normalised(body)
+
+
+def chores(lines: Iterable[str]) -> set[str]:
+    """The lines of ``lines`` that are errands, not rules: bare instructions (no marker word, no word
+    of a standing course) whose first words open at least ``CHORE_FILLS`` different wordings among
+    ``lines`` ("Order a new fob for Flat 9", "Order a new fob for No 12", "Order a new fob for the
+    office"): one mould filled with the day's object, as a routine line is, however often each
+    fill comes back. A rule said again keeps its object and changes its verb or small words
+    ("ring" / "phone the client before any reprint"), so it fills no such mould."""
+    bare = {line: _bare(line) for line in dict.fromkeys(lines)}
+    heads: dict[tuple[str, ...], set[str]] = {}
+    for body in bare.values():
+        if body and len(body.split()) > _CHORE_HEAD:
+            heads.setdefault(tuple(body.split()[:_CHORE_HEAD]), set()).add(body)
+    moulds = {head for head, fills in heads.items() if len(fills) >= CHORE_FILLS}
+    return {line for line, body in bare.items() if body and tuple(body.split()[:_CHORE_HEAD]) in moulds}
 
 
 def is_rule(text: str) -> bool:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from sidecar.consolidate.conduct import REVERSAL, is_rule, key_text, obeys_someone, rule_body
+from sidecar.consolidate.conduct import REVERSAL, chores, is_rule, key_text, obeys_someone, rule_body
 from sidecar.consolidate.conversation import conversations
 from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, rule_cores
 from sidecar.consolidate.cores import week_of as _week
@@ -195,6 +195,9 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
             elif _fact_like(line):
                 said.append((line, source, False))
     said = rule_cores(said)
+    # errands told as instructions, one mould filled with the day's object, are no rules
+    errands = chores(line for line, _, as_rule in said if as_rule)
+    said = [(line, source, as_rule and line not in errands) for line, source, as_rule in said]
     keys = [key_text(rule_body(line) or line) if as_rule else line for line, _, as_rule in said]
     logged = routine_by([(_week(source), source, line) for line, source, _ in said])
     # One item per wording (a week's routine line is no rule): the days it was said on, whether
