@@ -16,13 +16,7 @@ __all__ = ["HANDLERS"]
 
 async def search_route(request: web.Request) -> web.Response:
     req = SearchRequest.from_json(await read_json_object(request))
-    return json_answer(await search(request.app[SIDECAR], req, gone=lambda: _gone(request)))
-
-
-def _gone(request: web.Request) -> bool:
-    """Whether the client closed the connection (a search that waited for its turn then ends)."""
-    transport = request.transport
-    return transport is None or transport.is_closing()
+    return json_answer(await search(request.app[SIDECAR], req))
 
 
 #: The operations of ``sidecar.ops.registry`` this module serves, by name (``sidecar.http.routes``).

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from sidecar.index.tier import Tier
-from sidecar.retrieval.admission import Admission
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors, embed_in_background
 from sidecar.retrieval.embed.progress import Progress
@@ -65,9 +64,7 @@ POLL_S = 5.0
 
 
 class EmbedBatcher:
-    """One background task per sidecar: embeds every tier's backlog, then sleeps until woken. It
-    also holds the gate the searches that need the embedder pass (``admission``): the embedder's
-    work in the background and in the foreground, in one place."""
+    """One background task per sidecar: embeds every tier's backlog, then sleeps until woken."""
 
     def __init__(
         self,
@@ -79,11 +76,8 @@ class EmbedBatcher:
         batch_size: int = IN_PROCESS_BATCH,
         poll_s: float = POLL_S,
         prune_every_s: float = PRUNE_EVERY_S,
-        admission: Admission | None = None,
     ) -> None:
         self.embedder = embedder
-        # Hybrid searches ranked at once (sidecar.retrieval.admission): one per core by default.
-        self.admission = admission if admission is not None else Admission()
         self.health = health
         self.tiers = tiers
         self.vectors = vectors
