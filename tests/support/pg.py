@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.support.procs import free_port, process_tree
+from tests.support.procs import free_port
 
 __all__ = [
     "QUERY_VECTOR",
@@ -133,7 +133,10 @@ class PgServer:
         if setpriv is not None:
             argv = [setpriv, "--pdeathsig", "QUIT", *argv]
         with self.log.open("ab") as log:
-            self._proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root, **self._who())
+            # a session of its own: ``kill`` signals the whole group, backends forked a moment ago included
+            self._proc = subprocess.Popen(
+                argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.root, start_new_session=True, **self._who()
+            )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -150,15 +153,20 @@ class PgServer:
         return self._proc.pid if self._proc is not None and self._proc.poll() is None else None
 
     def kill(self) -> None:
-        """SIGKILL the postmaster and its backends (a crash), and wait until they are gone."""
+        """SIGKILL the postmaster and its backends (a crash), and wait until they are gone. The
+        signal goes to the server's process group, so a backend the postmaster forked while a list
+        of its children was read dies too; one left alive keeps the shared memory attached, and the
+        next ``start`` fails ("pre-existing shared memory block is still in use")."""
         pid = self.pid()
         if pid is None:
             return
-        for each in process_tree(pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(each, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
         assert self._proc is not None
         self._proc.wait(timeout=10)
+        deadline = time.monotonic() + 60  # a hang guard: orphaned backends are reaped by init
+        while time.monotonic() < deadline and _group_alive(pid):
+            time.sleep(0.02)
 
     def stop(self) -> None:
         """Immediate shutdown (SIGQUIT), as ``pg_ctl -m immediate`` does."""
@@ -257,3 +265,15 @@ class QueryEmbedder:
 
     async def aclose(self) -> None:
         return None
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process other than a zombie is left in process group ``pgid`` (from /proc)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
