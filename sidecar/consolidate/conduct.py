@@ -269,13 +269,12 @@ def chores(lines: Iterable[str]) -> set[str]:
     office"): one mould filled with the day's object, as a routine line is, however often each
     fill comes back. A rule said again keeps its object and changes its verb or small words
     ("ring" / "phone the client before any reprint"), so it fills no such mould."""
-    bare = {line: _bare(line) for line in dict.fromkeys(lines)}
-    heads: dict[tuple[str, ...], set[str]] = {}
-    for body in bare.values():
-        if body and len(body.split()) > _CHORE_HEAD:
-            heads.setdefault(tuple(body.split()[:_CHORE_HEAD]), set()).add(body)
-    moulds = {head for head, fills in heads.items() if len(fills) >= CHORE_FILLS}
-    return {line for line, body in bare.items() if body and tuple(body.split()[:_CHORE_HEAD]) in moulds}
+    words = {line: body.split() for line in dict.fromkeys(lines) if (body := _bare(line))}
+    fills: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for said in words.values():
+        if len(said) > _CHORE_HEAD:
+            fills.setdefault(tuple(said[:_CHORE_HEAD]), set()).add(tuple(said))
+    return {line for line, said in words.items() if len(fills.get(tuple(said[:_CHORE_HEAD]), ())) >= CHORE_FILLS}
 
 
 def is_rule(text: str) -> bool:
