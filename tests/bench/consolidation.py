@@ -109,6 +109,7 @@ the block is ``POST /memory/block`` with no query (what every prompt carries).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 import re
@@ -116,7 +117,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -129,30 +130,6 @@ from sidecar.server.app import create_app
 from sidecar.settings import load_settings
 from sidecar.write.usage import capped_bytes
 from tests.bench.consolidation_gen import INJECTION, History, make_history
-from tests.bench.consolidation_gen_bakery import DIRECT_BAKERY, make_bakery_history
-from tests.bench.consolidation_gen_bikeshop import DIRECT_BIKESHOP, make_bikeshop_history
-from tests.bench.consolidation_gen_clinical import DIRECT_CLINICAL, make_clinical_history
-from tests.bench.consolidation_gen_courier import DIRECT_COURIER, make_courier_history
-from tests.bench.consolidation_gen_dataeng import DIRECT_DATAENG, make_dataeng_history
-from tests.bench.consolidation_gen_dental import DIRECT_DENTAL, make_dental_history
-from tests.bench.consolidation_gen_farm import DIRECT_FARM, make_farm_history
-from tests.bench.consolidation_gen_gamedev import DIRECT_GAMEDEV, make_gamedev_history
-from tests.bench.consolidation_gen_home import DIRECT_HOME, make_home_history
-from tests.bench.consolidation_gen_lab import DIRECT, make_lab_history
-from tests.bench.consolidation_gen_lettings import DIRECT_LETTINGS, make_lettings_history
-from tests.bench.consolidation_gen_marina import DIRECT_MARINA, make_marina_history
-from tests.bench.consolidation_gen_mleng import DIRECT_MLENG, make_mleng_history
-from tests.bench.consolidation_gen_mobile import DIRECT_MOBILE, make_mobile_history
-from tests.bench.consolidation_gen_netops import DIRECT_NETOPS, make_netops_history
-from tests.bench.consolidation_gen_payments import DIRECT_PAYMENTS, make_payments_history
-from tests.bench.consolidation_gen_platform import DIRECT_PLATFORM, make_platform_history
-from tests.bench.consolidation_gen_removals import DIRECT_REMOVALS, make_removals_history
-from tests.bench.consolidation_gen_school import DIRECT_SCHOOL, make_school_history
-from tests.bench.consolidation_gen_shifts import make_shifts_history
-from tests.bench.consolidation_gen_support import DIRECT_SUPPORT, make_support_history
-from tests.bench.consolidation_gen_theatre import DIRECT_THEATRE, make_theatre_history
-from tests.bench.consolidation_gen_voice import make_voice_history
-from tests.bench.consolidation_gen_wrapped import make_wrapped_history
 
 CAP = 450 * 1024
 EMBEDDER = os.environ.get("CONSOLIDATION_EMBEDDER", "none")  # "onnx": hybrid search, as installed
@@ -257,41 +234,16 @@ def _disk_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and p.suffix in (".md", ".gz"))
 
 
-async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]]) -> None:
-    """Each day's note through the write path; lines the scanner refuses go in by a direct edit."""
+async def _write_notes(client: Client, root: Path, notes: dict[date, list[str]], direct: frozenset[str]) -> None:
+    """Each day's note through the write path; ``direct`` lines (the scanner refuses them) go in by a direct edit."""
     for day, lines in sorted(notes.items()):
         rel = f"daily/{day.isoformat()}.md"
-        direct = [
-            ln
-            for ln in lines
-            if ln == INJECTION
-            or ln in DIRECT
-            or ln in DIRECT_HOME
-            or ln in DIRECT_BAKERY
-            or ln in DIRECT_FARM
-            or ln in DIRECT_REMOVALS
-            or ln in DIRECT_BIKESHOP
-            or ln in DIRECT_DENTAL
-            or ln in DIRECT_SCHOOL
-            or ln in DIRECT_PLATFORM
-            or ln in DIRECT_DATAENG
-            or ln in DIRECT_MOBILE
-            or ln in DIRECT_MLENG
-            or ln in DIRECT_PAYMENTS
-            or ln in DIRECT_GAMEDEV
-            or ln in DIRECT_CLINICAL
-            or ln in DIRECT_NETOPS
-            or ln in DIRECT_SUPPORT
-            or ln in DIRECT_LETTINGS
-            or ln in DIRECT_COURIER
-            or ln in DIRECT_THEATRE
-            or ln in DIRECT_MARINA
-        ]
+        edited = [ln for ln in lines if ln in direct]
         body = "".join(_markdown(ln) for ln in lines if ln not in direct)
         await _post(client, "/memory/write", {"path": rel, "content": f"# {day}\n\n## Log\n{body}", "mode": "append"})
-        if direct:
+        if edited:
             with (root / rel).open("a", encoding="utf-8") as note:
-                note.write("".join(f"- {ln}\n" for ln in direct))
+                note.write("".join(f"- {ln}\n" for ln in edited))
     (root / "daily" / "summaries").mkdir(parents=True, exist_ok=True)
     (root / "daily" / "summaries" / "2026-W99.md").write_text("# Not a week\n\n- Kept as written.\n")
     await _post(client, "/memory/reindex", {})
@@ -336,41 +288,54 @@ async def _consolidate(client: Client, root: Path) -> dict[str, Any]:
     }
 
 
-#: The histories with a generator of their own (the others are ``consolidation_gen``'s phrasing sets).
-_MAKERS: dict[str, Callable[[int, date], History]] = {
-    "fresh3": make_lab_history,
-    "fresh4": make_home_history,
-    "fresh5": make_bakery_history,
-    "fresh6": make_farm_history,
-    "fresh7": make_removals_history,
-    "fresh8": make_bikeshop_history,
-    "fresh9": make_dental_history,
-    "fresh10": make_school_history,
-    "fresh11": make_platform_history,
-    "fresh12": make_dataeng_history,
-    "fresh13": make_mobile_history,
-    "fresh14": make_mleng_history,
-    "fresh15": make_payments_history,
-    "fresh16": make_gamedev_history,
-    "fresh17": make_clinical_history,
-    "fresh18": make_netops_history,
-    "fresh19": make_support_history,
-    "fresh20": make_lettings_history,
-    "fresh21": make_courier_history,
-    "fresh22": make_theatre_history,
-    "fresh23": make_marina_history,
-    "wrapped": make_wrapped_history,
-    "voice": make_voice_history,
-    "voice2": make_voice_history,
-    "voice3": make_voice_history,
-    "shifts": make_shifts_history,
+#: The histories with a generator of their own (the others are ``consolidation_gen``'s phrasing sets): its
+#: module, its history's maker and the name of the lines it writes to a note directly (None: only the
+#: injection). A module is imported only when its history is asked for, so a run of some histories never
+#: loads the generators of the others (those held out among them).
+_GENERATORS: dict[str, tuple[str, str, str | None]] = {
+    "fresh3": ("consolidation_gen_lab", "make_lab_history", "DIRECT"),
+    "fresh4": ("consolidation_gen_home", "make_home_history", "DIRECT_HOME"),
+    "fresh5": ("consolidation_gen_bakery", "make_bakery_history", "DIRECT_BAKERY"),
+    "fresh6": ("consolidation_gen_farm", "make_farm_history", "DIRECT_FARM"),
+    "fresh7": ("consolidation_gen_removals", "make_removals_history", "DIRECT_REMOVALS"),
+    "fresh8": ("consolidation_gen_bikeshop", "make_bikeshop_history", "DIRECT_BIKESHOP"),
+    "fresh9": ("consolidation_gen_dental", "make_dental_history", "DIRECT_DENTAL"),
+    "fresh10": ("consolidation_gen_school", "make_school_history", "DIRECT_SCHOOL"),
+    "fresh11": ("consolidation_gen_platform", "make_platform_history", "DIRECT_PLATFORM"),
+    "fresh12": ("consolidation_gen_dataeng", "make_dataeng_history", "DIRECT_DATAENG"),
+    "fresh13": ("consolidation_gen_mobile", "make_mobile_history", "DIRECT_MOBILE"),
+    "fresh14": ("consolidation_gen_mleng", "make_mleng_history", "DIRECT_MLENG"),
+    "fresh15": ("consolidation_gen_payments", "make_payments_history", "DIRECT_PAYMENTS"),
+    "fresh16": ("consolidation_gen_gamedev", "make_gamedev_history", "DIRECT_GAMEDEV"),
+    "fresh17": ("consolidation_gen_clinical", "make_clinical_history", "DIRECT_CLINICAL"),
+    "fresh18": ("consolidation_gen_netops", "make_netops_history", "DIRECT_NETOPS"),
+    "fresh19": ("consolidation_gen_support", "make_support_history", "DIRECT_SUPPORT"),
+    "fresh20": ("consolidation_gen_lettings", "make_lettings_history", "DIRECT_LETTINGS"),
+    "fresh21": ("consolidation_gen_courier", "make_courier_history", "DIRECT_COURIER"),
+    "fresh22": ("consolidation_gen_theatre", "make_theatre_history", "DIRECT_THEATRE"),
+    "fresh23": ("consolidation_gen_marina", "make_marina_history", "DIRECT_MARINA"),
+    "wrapped": ("consolidation_gen_wrapped", "make_wrapped_history", None),
+    "voice": ("consolidation_gen_voice", "make_voice_history", None),
+    "voice2": ("consolidation_gen_voice", "make_voice_history", None),
+    "voice3": ("consolidation_gen_voice", "make_voice_history", None),
+    "shifts": ("consolidation_gen_shifts", "make_shifts_history", None),
 }
 
 
 def _history(kind: str, seed: int, today: date) -> History:
     """The generated history ``kind`` names, ending the day before ``today``."""
-    maker = _MAKERS.get(kind)
-    return make_history(kind, seed, today) if maker is None else maker(seed, today)
+    if kind not in _GENERATORS:
+        return make_history(kind, seed, today)
+    module, maker, _ = _GENERATORS[kind]
+    made: History = getattr(importlib.import_module(f"tests.bench.{module}"), maker)(seed, today)
+    return made
+
+
+def _direct(kind: str) -> frozenset[str]:
+    """The lines ``kind``'s generator writes to a note directly (a shell edit the write path would refuse)."""
+    module, _, name = _GENERATORS.get(kind, ("", "", None))
+    own = () if name is None else getattr(importlib.import_module(f"tests.bench.{module}"), name)
+    return frozenset({INJECTION, *own})
 
 
 async def _generated(kind: str, seed: int) -> dict[str, Any]:
@@ -381,7 +346,7 @@ async def _generated(kind: str, seed: int) -> dict[str, Any]:
         root.mkdir()
         (root / "daily").mkdir()
         async with TestClient(TestServer(create_app(_settings(root))), timeout=_NO_TIMEOUT) as client:
-            await _write_notes(client, root, notes)
+            await _write_notes(client, root, notes, _direct(kind))
             await _embedded(client)
             before = await _measure(client, root, history)
             run = await _consolidate(client, root)
@@ -577,7 +542,7 @@ async def _locomo() -> dict[str, Any]:
             root = Path(tmp) / "memory"
             (root / "daily").mkdir(parents=True)
             async with TestClient(TestServer(create_app(_settings(root))), timeout=_NO_TIMEOUT) as client:
-                await _write_notes(client, root, notes)
+                await _write_notes(client, root, notes, frozenset({INJECTION}))
                 before = await _locomo_measure(client, root, questions, turns)
                 run = await _consolidate(client, root)
                 after = await _locomo_measure(client, root, questions, turns)
