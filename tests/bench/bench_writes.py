@@ -159,47 +159,60 @@ def durable_replace_raw(dir_fd: int, name: str, data: bytes) -> None:
     os.fsync(dir_fd)
 
 
+class RawAppends:
+    """The limit of write -> searchable, one append at a time: appends like the API's (28 daily
+    files), each a durable replacement, then the file's text replaced in a raw FTS5 table over a
+    copy of the memory dir, committed, and searched for (with ``embed``, the query embedded raw
+    too, as a hybrid search must). ``work`` holds the copy and the table."""
+
+    def __init__(self, root: Path, work: Path, embed: RawQueryEmbedder | None = None) -> None:
+        folder = work / "raw-searchable"
+        shutil.copytree(root, folder)
+        self.daily = folder / "daily"
+        self.daily.mkdir(exist_ok=True)
+        self.db = sqlite3.connect(work / "raw-fts.sqlite", isolation_level=None)
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, body)")
+        self.db.execute("BEGIN")
+        for path in sorted(folder.rglob("*.md")):
+            self.db.execute("INSERT INTO docs VALUES (?, ?)", (str(path.relative_to(folder)), path.read_text()))
+        self.db.execute("COMMIT")
+        self.dir_fd = os.open(self.daily, os.O_RDONLY | os.O_DIRECTORY)
+        self.embed = embed
+
+    def append(self, i: int) -> float:
+        """The ``i``-th append, written, indexed and found: seconds it took."""
+        name = f"2027-01-{i % 28 + 1:02d}.md"
+        t0 = time.perf_counter()
+        old = (self.daily / name).read_bytes() if (self.daily / name).exists() else b""
+        new = old + (b"" if not old or old.endswith(b"\n") else b"\n") + f"- tok{i}x note".encode()
+        durable_replace_raw(self.dir_fd, name, new)
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute("DELETE FROM docs WHERE path = ?", (f"daily/{name}",))
+        self.db.execute("INSERT INTO docs VALUES (?, ?)", (f"daily/{name}", new.decode()))
+        self.db.execute("COMMIT")
+        hits = self.db.execute(
+            "SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (f"tok{i}x",)
+        ).fetchall()
+        if self.embed is not None:
+            self.embed(f"tok{i}x")
+        took = time.perf_counter() - t0
+        assert hits, f"tok{i}x"
+        return took
+
+    def close(self) -> None:
+        os.close(self.dir_fd)
+        self.db.close()
+
+
 def raw_write_searchable(root: Path, base: Path, n: int, embed: RawQueryEmbedder | None = None) -> list[float]:
-    """The limit of write -> searchable: ``n`` appends like the API's (28 daily files), each a
-    durable replacement, then the file's text replaced in a raw FTS5 table over a copy of the
-    memory dir, committed, and searched for (with ``embed``, the query embedded raw too, as a
-    hybrid search must); seconds per append."""
-    folder = base / "raw-searchable"
-    shutil.copytree(root, folder)
-    daily = folder / "daily"
-    daily.mkdir(exist_ok=True)
-    db = sqlite3.connect(base / "raw-fts.sqlite", isolation_level=None)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = NORMAL")
-    db.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, body)")
-    db.execute("BEGIN")
-    for path in sorted(folder.rglob("*.md")):
-        db.execute("INSERT INTO docs VALUES (?, ?)", (str(path.relative_to(folder)), path.read_text()))
-    db.execute("COMMIT")
-    dir_fd = os.open(daily, os.O_RDONLY | os.O_DIRECTORY)
-    samples = []
+    """``n`` of ``RawAppends``' appends one after another, nothing beside them: seconds per append."""
+    raw = RawAppends(root, base, embed)
     try:
-        for i in range(n):
-            name = f"2027-01-{i % 28 + 1:02d}.md"
-            t0 = time.perf_counter()
-            old = (daily / name).read_bytes() if (daily / name).exists() else b""
-            new = old + (b"" if not old or old.endswith(b"\n") else b"\n") + f"- tok{i}x note".encode()
-            durable_replace_raw(dir_fd, name, new)
-            db.execute("BEGIN IMMEDIATE")
-            db.execute("DELETE FROM docs WHERE path = ?", (f"daily/{name}",))
-            db.execute("INSERT INTO docs VALUES (?, ?)", (f"daily/{name}", new.decode()))
-            db.execute("COMMIT")
-            hits = db.execute(
-                "SELECT path FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", (f"tok{i}x",)
-            ).fetchall()
-            if embed is not None:
-                embed(f"tok{i}x")
-            samples.append(time.perf_counter() - t0)
-            assert hits, f"tok{i}x"
+        return [raw.append(i) for i in range(n)]
     finally:
-        os.close(dir_fd)
-        db.close()
-    return samples
+        raw.close()
 
 
 def logged(log: Path, events: tuple[str, ...]) -> dict[tuple[str, int], float]:

@@ -70,6 +70,9 @@ import os
 import random
 import shutil
 import sqlite3
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -87,6 +90,7 @@ from tests.bench.bench_writes import raw_write_searchable
 from tests.bench.loadgen import Run, drive, pick_generator, server_cpu_s
 from tests.bench.prepared import embed_memory
 from tests.bench.raw import RawQueryEmbedder
+from tests.bench.raw_beside import parse
 from tests.bench.util import cpu_reference, pct, report
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.embedding import all_embedded
@@ -103,6 +107,8 @@ CHUNKS = int(os.environ.get("LOAD_CHUNKS", "10000"))
 PROBE = os.environ.get("LOAD_PROBE", "0") == "1"
 KEEP_LOG = os.environ.get("LOAD_KEEP_LOG")  # a path: the sidecar's log is copied there at the end
 RAW_WRITES = 100  # appends timed raw for the limit of write -> searchable
+#: Seconds between two raw appends beside the load (``raw_beside``): about a writer's rate here.
+RAW_EVERY = float(os.environ.get("LOAD_RAW_EVERY", "0.1"))
 LIMIT_SAMPLE = 300  # load queries (and at most as many probe tokens) timed raw for the limit
 EMBEDDER = os.environ.get("LOAD_EMBEDDER", "auto")  # the default configuration; "none": BM25 only
 FLAT = 10.0  # % RSS growth after warm-up
@@ -230,6 +236,24 @@ def stored_between(root: Path, first: int, last: int) -> list[str]:
     return [h for (h,) in rows]
 
 
+def start_raw_beside(root: Path, work: Path, embed: bool) -> subprocess.Popen[str]:
+    """The raw appends' process (``raw_beside``), ready: its copy of the dir indexed, its model loaded."""
+    argv = [sys.executable, "-m", "tests.bench.raw_beside", str(root), str(work), "1" if embed else "0", str(RAW_EVERY)]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if line.strip() != "ready":
+        proc.kill()
+        raise RuntimeError(f"tests.bench.raw_beside did not start: {line!r}")
+    return proc
+
+
+def stop_raw_beside(proc: subprocess.Popen[str], run: Run) -> list[tuple[float, float, float]]:
+    """Stop the raw appends; those started inside ``run``'s measured window: (start, s, CPU s)."""
+    out, _ = proc.communicate("stop\n", timeout=60)
+    return [a for a in parse(out.splitlines()) if run.warm_end <= a[0] <= run.end]
+
+
 def typical_answer(url: str, queries: list[str]) -> bytes:
     with httpx.Client(timeout=10) as client:
         answers = [client.post(f"{url}/memory/search", json={"query": q, "limit": 10}).content for q in queries]
@@ -318,6 +342,29 @@ def _report_probe(mixed: Run, parts: Limit | None) -> None:
     )
 
 
+def _report_beside(mixed: Run, raw: list[tuple[float, float, float]], embedded: bool) -> None:
+    """Write -> searchable against its limit under the same load, in the same window."""
+    took = [t * 1000 for _, t, _ in raw]
+    report(
+        "load:   its limit under this load: the same appends made raw beside it, in the same window, "
+        f"a process of their own, one every {RAW_EVERY:g} s"
+        + (
+            " (durable, into raw FTS5, searched, the query embedded raw)"
+            if embedded
+            else " (durable, into raw FTS5, searched)"
+        ),
+        f"{_ms(took)}; {statistics.median(c for _, _, c in raw) * 1000:.2f} ms of CPU each (median)"
+        if raw
+        else "none in the window",
+    )
+    found = mixed.searchable_ms()
+    if raw and found:
+        report(
+            "load:   ratio to the limit under the same load",
+            f"p50 {pct(found, 50) / pct(took, 50):.1f}x, p99 {pct(found, 99) / pct(took, 99):.1f}x",
+        )
+
+
 def main() -> None:
     reference_before = cpu_reference()
     wrk, generator = pick_generator()
@@ -335,6 +382,8 @@ def main() -> None:
     side = start_sidecar(root, env=env, wait=300)
     bare = None
     raw_searchable: list[float] = []
+    raw_beside: list[tuple[float, float, float]] = []
+    beside: subprocess.Popen[str] | None = None
     steps: dict[str, list[float]] = {}
     try:
         rss_ready = rss_kb(side.proc.pid)
@@ -343,6 +392,7 @@ def main() -> None:
         pid = side.proc.pid
         common = {"queries": queries, "wrk": wrk}
         hybrid = PROBE and EMBEDDER != "none"
+        beside = start_raw_beside(root, base / "raw-beside", hybrid) if PROBE else None
         mixed = drive(
             side.url,
             pid,
@@ -355,6 +405,8 @@ def main() -> None:
             count=vector_rows(root) if hybrid else None,
             **common,
         )
+        if beside is not None:
+            raw_beside = stop_raw_beside(beside, mixed)
         first_row, last_row = mixed.counted()
         stored = stored_between(root, first_row, last_row) if hybrid else []
         searches = drive(
@@ -392,6 +444,9 @@ def main() -> None:
         if PROBE:  # the host's own limit of a write -> searchable, nothing beside it, right after the run
             raw_searchable = raw_write_searchable(root, base, RAW_WRITES, RawQueryEmbedder() if hybrid else None)
     finally:
+        if beside is not None and beside.poll() is None:
+            beside.kill()
+            beside.wait()
         if bare is not None:
             bare.stop()
         side.stop()
@@ -423,6 +478,7 @@ def main() -> None:
     report("load: write latency, mixed", _latency(mixed, "write"))
     if PROBE:
         _report_probe(mixed, limit_parts)
+        _report_beside(mixed, raw_beside, hybrid)
         report(
             "load:   its limit, right after the run: the same appends durable into raw FTS5, searched"
             + (" (the query embedded raw)" if limit_parts is not None else ""),
