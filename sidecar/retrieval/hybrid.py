@@ -21,6 +21,7 @@ answer is BM25 and says ``"degraded": ["dense"]``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import itertools
 from collections import OrderedDict
@@ -35,7 +36,14 @@ from sidecar.index.query import terms
 from sidecar.index.snippet import flatten, sentence_spans, window
 from sidecar.index.tier import Tier
 from sidecar.index.tier_index import RankedChunk
-from sidecar.retrieval.embed.base import Embedder, EmbedderError, EmbedderUnavailable, LoadsOnUse, Vectors
+from sidecar.retrieval.embed.base import (
+    Embedder,
+    EmbedderError,
+    EmbedderUnavailable,
+    EmbedsHere,
+    LoadsOnUse,
+    Vectors,
+)
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.standing import SLACK, by_standing, restated_first, standing
@@ -109,6 +117,10 @@ def sentences(text: str, longest: int = 240) -> list[str]:
     characters, empty ones dropped."""
     return [text[a:b] for a, b in sentence_spans(text, longest)]
 
+
+#: What ``HybridSearcher._rank`` gives a search: its first hits with their standing, the rest of the
+#: ranking, the rows BM25 did not give and their stored sentence vectors.
+_Ranked = tuple[list["Scored"], Iterator["Scored"], dict[int, "ChunkRow"], dict[str, Vectors]]
 
 #: Query vectors kept (about 1.5 kB each): an agent asks again, and a lead's crew asks alike.
 _QUERY_CACHE = 4096
@@ -492,10 +504,10 @@ class HybridSearcher:
         self._queries = _Vectors(_QUERY_CACHE)
         self._sentences = _Vectors(_SENTENCE_CACHE)
         # Query vectors being computed, so two asks for the same query share one model run.
-        self._embedding: dict[tuple[str, str], asyncio.Task[Vectors | None]] = {}
-        # Whether the embedder loads on use, asked once per embedder: a check against a runtime
-        # protocol costs tens of microseconds, on every search.
-        self._loads_on_use: tuple[Embedder | None, bool] = (None, False)
+        self._embedding: dict[tuple[str, str], asyncio.Future[Vectors | None]] = {}
+        # Whether the embedder loads on use, and whether it embeds on the calling thread, asked
+        # once per embedder: a check against a runtime protocol costs tens of microseconds.
+        self._loads_on_use: tuple[Embedder | None, bool, bool] = (None, False, False)
 
     def prefetch(self, query: str) -> None:
         """Start computing ``query``'s vector now, for a search that has to wait before it runs
@@ -504,7 +516,7 @@ class HybridSearcher:
         if self.embedder is not None and self.vectors:
             self._vector_or_run((self.embedder.model_id, query))
 
-    def _vector_or_run(self, key: tuple[str, str]) -> Vectors | asyncio.Task[Vectors | None] | None:
+    def _vector_or_run(self, key: tuple[str, str]) -> Vectors | asyncio.Future[Vectors | None] | None:
         """``key``'s cached vector, else its model run (the one under way, or one started now),
         else None while the embedder is backing off."""
         cached = self._queries.find(key)
@@ -538,26 +550,13 @@ class HybridSearcher:
         vectors = self.vectors.get(tier.name)
         if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
             return _bm25_only(tier.name, await tier.search(query, want + SLACK), limit, explain, plan), []
-        qvec: Vectors | None = None
-        if await self._has_vectors(vectors):
-            # The query's model run (a thread) goes on while BM25 answers.
-            pending = self._pending_vector(query)
-            try:
-                hits = await tier.search(query, max(self.candidates, want))
-            except BaseException:
-                if isinstance(pending, asyncio.Future):
-                    pending.cancel()
-                raise
-            qvec = await pending if isinstance(pending, asyncio.Future) else pending
-            if qvec is None:
-                return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
-        else:  # no chunk has a vector: the dense leg is empty, and the query needs none to rank
-            hits = await tier.search(query, max(self.candidates, want))
-        try:
-            weighed, rest, rows, stored = await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
-        except Exception:
-            log.exception("hybrid.dense_failed", tier=tier.name)
+        hits, qvec, ranked = await self._legs(tier, vectors, query, max(self.candidates, want), limit)
+        if ranked is None:  # no query vector in time: BM25 alone
             return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
+        if isinstance(ranked, Exception):
+            log.error("hybrid.dense_failed", tier=tier.name, exc_info=ranked)
+            return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
+        weighed, rest, rows, stored = ranked
         by_id = {h.id: h for h in hits}
         picked: list[tuple[Scored, RankedChunk | None, ChunkRow | None]] = []
         shown: set[str] = set()
@@ -591,6 +590,50 @@ class HybridSearcher:
         if dense_only and qvec is not None:
             await self._closest_sentences(dense_only, qvec, words, stored)
         return out, []
+
+    async def _legs(
+        self, tier: Tier, vectors: VectorIndex, query: str, depth: int, limit: int
+    ) -> tuple[list[RankedChunk], Vectors | None, _Ranked | Exception | None]:
+        """The BM25 leg's ``depth`` hits, the query's vector (None: the tier holds none, and the
+        dense leg is empty) and ``_rank``'s ranking, or its failure; the ranking None when the
+        query's vector was not had (the embedder backing off, failing or slow)."""
+        embedder = self.embedder
+        assert embedder is not None
+        if not await self._has_vectors(vectors):  # the query needs no vector to rank
+            hits = await tier.search(query, depth)
+            return hits, None, await self._rank_off_loop(vectors, hits, None, limit)
+        key = (embedder.model_id, query)
+        if (
+            self._embeds_here_now(embedder)
+            and key not in self._embedding
+            and self._queries.find(key) is None
+            and (self.health is None or self.health.usable())
+        ):
+            hits = await tier.search(query, depth)
+            shared, work = self._start_ranked_run(key, vectors, hits, limit)
+            qvec = await asyncio.shield(shared)
+            return hits, qvec, None if qvec is None else work.result()[1]
+        # The vector known, or its model run under way (a thread, going on while BM25 answers).
+        pending = self._pending_vector(query)
+        try:
+            hits = await tier.search(query, depth)
+        except BaseException:
+            if isinstance(pending, asyncio.Future):
+                pending.cancel()
+            raise
+        qvec = await pending if isinstance(pending, asyncio.Future) else pending
+        if qvec is None:
+            return hits, None, None
+        return hits, qvec, await self._rank_off_loop(vectors, hits, qvec, limit)
+
+    async def _rank_off_loop(
+        self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors | None, limit: int
+    ) -> _Ranked | Exception:
+        """``_rank`` on a worker thread, its failure returned (the search answers from BM25)."""
+        try:
+            return await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
+        except Exception as exc:
+            return exc
 
     async def _has_vectors(self, vectors: VectorIndex) -> bool:
         """Whether the query needs a vector up front: False only when the tier holds no vector
@@ -654,9 +697,7 @@ class HybridSearcher:
             _show_sentence(result, found, int(np.argmax(cosines[at : at + len(found)])), words)
             at += len(found)
 
-    def _rank(
-        self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors | None, limit: int
-    ) -> tuple[list[Scored], Iterator[Scored], dict[int, ChunkRow], dict[str, Vectors]]:
+    def _rank(self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors | None, limit: int) -> _Ranked:
         """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give
         with their stored sentence vectors. The ranking comes as its first ``limit + SLACK`` chunks
         with their standing applied, then the rest, built as they are read. ``qvec`` None: the
@@ -718,14 +759,89 @@ class HybridSearcher:
             return asyncio.ensure_future(self._query_vector(query))
         found = self._vector_or_run((embedder.model_id, query))
         # Shielded: a search that gives up (its client went away) leaves the run to the others.
-        return asyncio.shield(found) if isinstance(found, asyncio.Task) else found
+        return asyncio.shield(found) if isinstance(found, asyncio.Future) else found
 
     def _loads_on_use_now(self, embedder: Embedder) -> bool:
         """Whether ``embedder`` loads on use (asked once per embedder: a runtime protocol's check
         costs tens of microseconds)."""
         if self._loads_on_use[0] is not embedder:
-            self._loads_on_use = (embedder, isinstance(embedder, LoadsOnUse))
+            self._loads_on_use = (embedder, isinstance(embedder, LoadsOnUse), isinstance(embedder, EmbedsHere))
         return self._loads_on_use[1]
+
+    def _embeds_here_now(self, embedder: Embedder) -> bool:
+        """Whether ``embedder`` embeds on the calling thread (``EmbedsHere``) and is loaded."""
+        if self._loads_on_use[0] is not embedder:
+            self._loads_on_use_now(embedder)
+        return self._loads_on_use[2] and not self._loads_on_use[1]
+
+    def _start_ranked_run(
+        self, key: tuple[str, str], vectors: VectorIndex, hits: list[RankedChunk], limit: int
+    ) -> tuple[asyncio.Future[Vectors | None], asyncio.Future[tuple[Vectors, _Ranked | Exception]]]:
+        """The query's model run and, right after it on the same worker thread, the ranking with
+        its vector (``_rank``): one hand-off to a thread and back instead of two. Returns the
+        vector's future, which other searches of the query await meanwhile (None when the run
+        failed or took over ``query_timeout``), and the worker call's."""
+        loop = asyncio.get_running_loop()
+        shared: asyncio.Future[Vectors | None] = loop.create_future()
+        run = functools.partial(contextvars.copy_context().run, self._embed_then_rank, key[1], vectors, hits, limit)
+        work: asyncio.Future[tuple[Vectors, _Ranked | Exception]] = loop.run_in_executor(None, run)
+        timer = loop.call_later(self.query_timeout, self._ranked_run_too_slow, key, shared)
+        self._embedding[key] = shared
+        work.add_done_callback(functools.partial(self._ranked_run_done, key, shared, timer))
+        return shared, work
+
+    def _embed_then_rank(
+        self, query: str, vectors: VectorIndex, hits: list[RankedChunk], limit: int
+    ) -> tuple[Vectors, _Ranked | Exception]:
+        """On a worker thread: the query's vector, then ``_rank`` with it (its failure returned, not
+        raised: the search answers from BM25 alone, as for a dense leg that fails on its own)."""
+        import numpy as np
+
+        vector: Vectors = np.asarray(cast(EmbedsHere, self.embedder).embed_here([query])[0], dtype=np.float32)
+        try:
+            return vector, self._rank(vectors, hits, vector, limit)
+        except Exception as exc:
+            return vector, exc
+
+    def _ranked_run_too_slow(self, key: tuple[str, str], shared: asyncio.Future[Vectors | None]) -> None:
+        """``query_timeout`` passed before the run ended: its searches answer from BM25 alone."""
+        if shared.done():
+            return
+        if self.health is not None:
+            self.health.failed(EmbedderUnavailable(f"query embedding took over {self.query_timeout:g} s"))
+        shared.set_result(None)
+        if self._embedding.get(key) is shared:
+            del self._embedding[key]
+
+    def _ranked_run_done(
+        self,
+        key: tuple[str, str],
+        shared: asyncio.Future[Vectors | None],
+        timer: asyncio.TimerHandle,
+        work: asyncio.Future[tuple[Vectors, _Ranked | Exception]],
+    ) -> None:
+        """Settle ``shared`` from the worker call, as ``_embed_query`` settles a run of its own: the
+        vector kept and the embedder's health told; a run past its timeout is not kept."""
+        timer.cancel()
+        if self._embedding.get(key) is shared:
+            del self._embedding[key]
+        error = None if work.cancelled() else work.exception()  # retrieved: its search may be gone
+        if shared.done():
+            return
+        if error is None and not work.cancelled():
+            vector = work.result()[0]
+            if self.health is not None:
+                self.health.succeeded()
+            self._queries.keep(key, vector)
+            shared.set_result(vector)
+        elif isinstance(error, EmbedderError) or error is None:
+            if self.health is not None and error is not None:
+                self.health.failed(error)
+            shared.set_result(None)
+        else:
+            log.warning("hybrid.query_vector_failed", error=type(error).__name__)
+            shared.set_exception(error)
+            shared.exception()  # retrieved: a prefetch may have no waiter
 
     async def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or None when the embedder is backing off, failing or too slow."""
@@ -734,7 +850,7 @@ class HybridSearcher:
         if self._loads_on_use_now(embedder):
             await cast(LoadsOnUse, embedder).load()  # not on the query's clock: loading is not embedding
         found = self._vector_or_run((embedder.model_id, query))
-        if not isinstance(found, asyncio.Task):
+        if not isinstance(found, asyncio.Future):
             return found
         # Shielded: a search that gives up (its client went away) leaves the run to the others.
         return await asyncio.shield(found)

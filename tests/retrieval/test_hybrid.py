@@ -254,14 +254,22 @@ async def test_a_dense_only_hit_takes_its_stored_sentence_without_a_model_call(
     write(root, "topics/notes.md", NOTES)
     query = "which pet food does the cat like"
     calls: list[int] = []
-    embed = model.embed
+    embed, embed_here = model.embed, model.embed_here
 
     async def counted(texts: Sequence[str]) -> Vectors:
         calls.append(len(texts))
         return await embed(texts)
 
-    monkeypatch.setattr(model, "embed", counted)  # still the in-process embedder: the batcher pools sentences
-    async with Rig(root, model) as rig:
+    def counted_here(texts: Sequence[str]) -> Vectors:
+        calls.append(len(texts))
+        return embed_here(texts)
+
+    # Still the in-process embedder: the batcher pools sentences, and a search embeds its query on
+    # the thread that ranks. Every model call is counted, on either path.
+    monkeypatch.setattr(model, "embed", counted)
+    monkeypatch.setattr(model, "embed_here", counted_here)
+    # The query is embedded for sure: a loaded host may take over the default second for it.
+    async with Rig(root, model, query_timeout=30.0) as rig:
         await rig.settle()
         assert not await rig.tier.search(query, 10), "the query must share no word with the notes"
         results, degraded = await rig.search(query)
@@ -443,6 +451,110 @@ async def test_a_prefetched_query_is_embedded_once(memory: Path, model: OnnxEmbe
         await asyncio.sleep(0)
     assert degraded == [] and "Miso" in results[0]["snippet"]
     assert counting.texts.count(query) == 1
+
+
+class HeldHere:
+    """``embed_here`` of the in-process model behind a gate and a counter: each call waits on its
+    worker thread until ``release`` is set (or fails with ``error``)."""
+
+    def __init__(self, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.inner = model.embed_here
+        self.release = threading.Event()
+        self.texts: list[str] = []
+        self.error: Exception | None = None
+        monkeypatch.setattr(model, "embed_here", self)
+
+    def __call__(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        assert self.release.wait(30), "never released"
+        if self.error is not None:
+            raise self.error
+        return self.inner(texts)
+
+
+async def test_the_in_process_model_ranks_on_the_thread_that_embedded_the_query(
+    memory: Path, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queries = ["which pet food does the cat like", "salmon boiler", "boiler service monday", "train to the coast"]
+    async with Rig(memory, model, query_timeout=30.0) as rig:
+        await rig.settle()
+        ranked_on: list[str] = []
+        rank = rig.searcher._rank
+
+        def recorded(*args: Any) -> Any:
+            ranked_on.append(threading.current_thread().name)
+            return rank(*args)
+
+        monkeypatch.setattr(rig.searcher, "_rank", recorded)
+        held = HeldHere(model, monkeypatch)
+        held.release.set()
+        one_call = [await rig.search(q, explain=True) for q in queries]
+        assert held.texts == queries and len(ranked_on) == len(queries)
+        # The same searches with each query's vector known beforehand: the ranking hops on its own.
+        two_calls = [await rig.search(q, explain=True) for q in queries]
+        assert held.texts == queries and len(ranked_on) == 2 * len(queries)
+    assert one_call == two_calls
+    assert all(degraded == [] for _, degraded in one_call)
+    assert "Miso" in one_call[0][0][0]["snippet"]
+
+
+async def test_an_in_process_query_run_past_its_timeout_answers_bm25_and_is_not_kept(
+    memory: Path, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query = "boiler service monday"
+    async with Rig(memory, model, query_timeout=0.3) as rig:
+        await rig.settle()
+        held = HeldHere(model, monkeypatch)
+        bm25 = [h.as_json("agent") for h in await rig.tier.search(query, 5)]
+        results, degraded = await rig.search(query)  # its run is held past the 0.3 s
+        assert (results, degraded) == (bm25, ["dense"])
+        assert "took over 0.3 s" in (rig.health.last_error or "")
+        held.release.set()
+        await async_wait_until(lambda: not rig.searcher._embedding, message="the held run to end")
+        assert rig.searcher._queries.find((model.model_id, query)) is None
+
+
+async def test_an_in_process_query_run_shared_by_two_searches_and_a_failing_one(
+    memory: Path, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sidecar.retrieval.embed import EmbedderError
+
+    query = "which pet food does the cat like"
+    async with Rig(memory, model, query_timeout=30.0) as rig:
+        await rig.settle()
+        held = HeldHere(model, monkeypatch)
+        first = asyncio.create_task(rig.search(query))
+        await async_wait_until(lambda: held.texts == [query], message="the query's run to start")
+        second = asyncio.create_task(rig.search(query))
+        await asyncio.sleep(0.05)
+        first.cancel()  # its client went away: the run goes on for the other search
+        held.release.set()
+        results, degraded = await second
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        assert degraded == [] and "Miso" in results[0]["snippet"]
+        assert held.texts == [query], "one model run for both searches"
+        assert rig.searcher._queries.find((model.model_id, query)) is not None
+
+        held.error = EmbedderError("the model failed")
+        bm25 = [h.as_json("agent") for h in await rig.tier.search("salmon boiler", 5)]
+        assert await rig.search("salmon boiler") == (bm25, ["dense"])
+        assert rig.health.last_error is not None and "the model failed" in rig.health.last_error
+
+
+async def test_a_ranking_that_fails_after_an_in_process_run_answers_bm25(
+    memory: Path, model: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with Rig(memory, model, query_timeout=30.0) as rig:
+        await rig.settle()
+
+        def broken(*args: Any) -> Any:
+            raise RuntimeError("the matrix is gone")
+
+        monkeypatch.setattr(rig.searcher, "_rank", broken)
+        bm25 = [h.as_json("agent") for h in await rig.tier.search("salmon boiler", 5)]
+        assert await rig.search("salmon boiler") == (bm25, ["dense"])
+        assert rig.health.state == "ready", "the model answered: the embedder is not to blame"
 
 
 async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexed(

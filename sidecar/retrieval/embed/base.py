@@ -15,6 +15,7 @@ __all__ = [
     "Embedder",
     "EmbedderError",
     "EmbedderUnavailable",
+    "EmbedsHere",
     "LoadsOnUse",
     "Vectors",
     "embed_in_background",
@@ -60,6 +61,17 @@ class LoadsOnUse(Protocol):
     its calls loads first)."""
 
     async def load(self) -> None: ...
+
+
+@runtime_checkable
+class EmbedsHere(Protocol):
+    """An embedder whose model runs in this process: ``embed_here`` is ``embed``'s work done on
+    the calling thread, for a caller already off the event loop that has more to do there after
+    it (a search ranks with its query's vector in the same worker call)."""
+
+    def embed_here(self, texts: Sequence[str]) -> Vectors:
+        """As ``embed``, on the calling thread."""
+        ...
 
 
 @runtime_checkable

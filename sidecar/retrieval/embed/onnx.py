@@ -124,6 +124,15 @@ class OnnxEmbedder:
             return np.zeros((0, DIM), dtype=np.float32)
         return await asyncio.to_thread(self._embed_foreground, texts)
 
+    def embed_here(self, texts: Sequence[str]) -> Vectors:
+        """``embed``'s work on the calling thread, which must not be the event loop's."""
+        import numpy as np
+
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        return self._embed_foreground(texts)
+
     async def embed_background(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts`` on the low-priority backlog thread, after the calls queued before it.
 
