@@ -49,6 +49,7 @@ import math
 import re
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -593,14 +594,23 @@ async def run_suite(suite: str, model: OnnxEmbedder, cache: Path, tuning: bool =
     )
 
 
-def main(argv: Sequence[str] = ()) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the suites ``argv`` asks for (all by default). Called without ``argv``, as ``python -m
+    tests.bench retrieval --only locomo`` calls it, it reads the options after ``retrieval`` on the
+    command line: that runner hands a bench no arguments, and would otherwise run every suite
+    (scifact and msmarco take tens of minutes after locomo has printed its figures)."""
+    known = argv is not None
+    if argv is None:
+        line = sys.argv[1:]
+        argv = line[line.index("retrieval") + 1 :] if "retrieval" in line else []
     parser = argparse.ArgumentParser(prog="python -m tests.bench.retrieval")
     parser.add_argument("--only", action="append", choices=SUITES, help="run only this suite (repeatable)")
     parser.add_argument("--cache", type=Path, default=CACHE, help="document vector cache dir (a new one: cold run)")
     parser.add_argument(
         "--tuning", action="store_true", help="LoCoMo: the tuning conversations alone (no held-out figure is computed)"
     )
-    args = parser.parse_args(list(argv))
+    # From that runner's command line, the names of other benches may follow: not this bench's options.
+    args = parser.parse_args(list(argv)) if known else parser.parse_known_args(list(argv))[0]
     if not OnnxEmbedder.available():
         report("retrieval", "skipped: the [embed] extra is not installed")
         return
@@ -617,6 +627,4 @@ async def run_all(suites: Sequence[str], cache: Path, tuning: bool = False) -> N
 
 
 if __name__ == "__main__":
-    import sys
-
     main(sys.argv[1:])
