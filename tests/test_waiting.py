@@ -170,10 +170,78 @@ def test_a_path_stopwatch_takes_off_the_wait_of_the_processes_it_names_and_no_ot
     procs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(n)]
     try:
         named, plain = PathStopwatch(*(p.pid for p in procs)), PathStopwatch()
+        mine = plain.mine
         time.sleep(0.6)
         assert named.own() < named.wall() - 0.2
-        assert plain.own() >= 0.59 - (thread_wait_s() - plain.waited)
+        assert plain.own() >= 0.59 - (thread_wait_s() - mine)
     finally:
         for p in procs:
             p.wait()
     assert main_thread_wait_s(procs[0].pid) == 0.0  # gone
+
+
+def _busy(script: str, n: int) -> list[subprocess.Popen[str]]:
+    """``n`` processes running ``script`` with a pipe each way, returned once each one has said a
+    line (it is running)."""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for _ in range(n)
+    ]
+    for p in procs:
+        assert p.stdout is not None
+        p.stdout.readline()
+    return procs
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
+def test_a_path_stopwatch_takes_off_nothing_while_a_poll_answers_not_yet() -> None:
+    # The path is half a second that needs no CPU; the observer polls two servers (named, as a test
+    # names the sidecars it asks), each computing for its answer, on a host kept busy by three
+    # spinning processes per CPU. What the observer and the servers waited for a CPU while
+    # answering "not yet" ran beside the path: the path's own time is at least the time until the
+    # last "not yet", less only what the servers waited between polls (each one's wait for a CPU
+    # after it answered, read here around each poll).
+    spin = "import time\nprint(flush=True)\nwhile True: pass"
+    serve = (
+        "import hashlib, os, sys\ndata = os.urandom(1 << 20)\nprint(flush=True)\n"
+        "for _ in sys.stdin:\n    for _ in range(4): hashlib.sha256(data).digest()\n    print(flush=True)"
+    )
+    spinners = _busy(spin, 3 * (os.cpu_count() or 1))
+    servers = _busy(serve, 2)
+
+    def servers_wait() -> float:
+        return sum(main_thread_wait_s(p.pid) for p in servers)
+
+    try:
+        watch = PathStopwatch(*(p.pid for p in servers))
+        ready, answered = watch.started + 0.5, [(watch.started, watch.theirs)]
+        between = 0.0  # the servers' wait between polls, each stretch at most its length
+
+        def asking_until_ready() -> bool:
+            nonlocal between
+            asked, waited = time.perf_counter(), servers_wait()
+            between += min(waited - answered[-1][1], asked - answered[-1][0])
+            if asked >= ready:
+                return True
+            for p in servers:
+                assert p.stdin is not None and p.stdout is not None
+                p.stdin.write("\n")
+                p.stdin.flush()
+                p.stdout.readline()
+            answered.append((time.perf_counter(), servers_wait()))
+            return False
+
+        assert watch.wait_until(asking_until_ready)
+        own, wall, before = watch.own(), watch.wall(), answered[-1][0] - watch.started
+        assert len(answered) > 1 and before - between <= own <= wall, (own, before, between, wall)
+        # A named process busy between cheap polls (work on a sidecar's loop): its wait is the
+        # path's and is taken off.
+        watch = PathStopwatch(spinners[0].pid)
+        ready = watch.started + 0.5
+        assert watch.wait_until(lambda: time.perf_counter() >= ready, interval=0.05)
+        own, wall = watch.own(), watch.wall()
+        assert own < wall - 0.2, (own, wall)
+    finally:
+        for p in spinners + servers:
+            p.kill()
+            p.communicate()  # closes the pipes

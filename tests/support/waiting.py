@@ -20,14 +20,16 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, overload
 
-__all__ = ["HANG_GUARD_S", "async_wait_until", "wait_until", "wait_while_growing"]
+__all__ = ["HANG_GUARD_S", "async_wait_until", "describe", "wait_until", "wait_while_growing"]
 
 T = TypeVar("T")
 #: How long a wait for a state lasts before it fails the test, unless the test names another.
 HANG_GUARD_S = 60.0
 
 
-def _describe(predicate: Callable[[], object], message: str | Callable[[], str] | None) -> str:
+def describe(predicate: Callable[[], object], message: str | Callable[[], str] | None) -> str:
+    """What a wait waits for: ``message`` (called if callable), else the predicate's name or the
+    source line of a lambda."""
     if callable(message):
         return message()
     if message:
@@ -75,7 +77,7 @@ def wait_until(
                 return value
             last, error = value, None
         if time.monotonic() >= deadline:
-            raise _timed_out(_describe(predicate, message), timeout, polls, last, error)
+            raise _timed_out(describe(predicate, message), timeout, polls, last, error)
         time.sleep(interval)
 
 
@@ -127,7 +129,7 @@ async def async_wait_until(
                 return result
             last, error = result, None
         if loop.time() >= deadline:
-            raise _timed_out(_describe(predicate, message), timeout, polls, last, error)
+            raise _timed_out(describe(predicate, message), timeout, polls, last, error)
         await asyncio.sleep(interval)
 
 
@@ -151,6 +153,6 @@ def wait_while_growing(
         if now > best:
             best, since = now, time.monotonic()
         elif time.monotonic() - since >= stall:
-            what = f"{_describe(read, message)} to reach {target} (no growth for {stall:g}s)"
+            what = f"{describe(read, message)} to reach {target} (no growth for {stall:g}s)"
             raise _timed_out(what, stall, polls, now, None)
     return best
