@@ -23,9 +23,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import heapq
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -276,14 +277,18 @@ class _Fused:
         match: float,
         before: Sequence[float],
         after: Sequence[float],
+        depth: int | None = None,
     ) -> _Fused:
         """``fuse_weighted``'s ranking (its docstring says how it scores). The same arithmetic as
         ``_lenders`` and ``_borrowed`` in the same order, written out in one loop: a search fuses
         several hundred chunks (a dialogue's turns borrow from the earned ones), and a call per
-        chunk was most of the fusion's CPU."""
+        chunk was most of the fusion's CPU. ``depth``: only the first ``depth`` chunks are asked
+        for; the ranking then holds only the chunks that can be among them (``_contenders``), and
+        only its first ``depth`` are the whole ranking's."""
         bm = dict(bm25)
         base = _base(bm, dense, cosines, weight=weight, floor=floor, pivot=pivot, match=match)
-        lenders = _lent_by(base, neighbours, turns)
+        keep = None if depth is None else _contenders(base, neighbours, turns, depth=depth, before=before, after=after)
+        lenders = _lent_by(base, neighbours, turns, keep)
         n_before, n_after = len(before), len(after)
         reach = range(1, max(n_before, n_after) + 1)
         # offset -> its weight, for a chunk with one lender (most): before it (-d), after it (d)
@@ -293,7 +298,7 @@ class _Fused:
         # The chunks only a lender brought, in ``lenders``' order, with what they borrow (their score).
         brought: list[int] = []
         brought_lent: list[float] = []
-        for cid, near in lenders.items():
+        for cid, near in lenders.items():  # with ``keep``, its chunks alone
             earned = base_get(cid)
             own = 0.0 if earned is None else earned
             lent = 0.0
@@ -322,16 +327,36 @@ class _Fused:
             elif 0.0 + lent > 0.0:
                 brought.append(cid)
                 brought_lent.append(lent)
+        return cls._ordered(
+            base, keep, lent_to, brought=(brought, brought_lent), bm=bm, bm25=bm25, dense=dense, cosines=cosines
+        )
+
+    @classmethod
+    def _ordered(
+        cls,
+        base: dict[int, float],
+        keep: set[int] | None,
+        lent_to: dict[int, float],
+        *,
+        brought: tuple[list[int], list[float]],
+        bm: dict[int, float],
+        bm25: Sequence[tuple[int, float]],
+        dense: Sequence[tuple[int, float]],
+        cosines: Mapping[int, float],
+    ) -> _Fused:
+        """``weighted``'s chunks best first: the earned ones (those of ``keep``) with what they
+        borrow (``lent_to``), then the chunks only a lender ``brought``, with theirs."""
+        ids_brought, brought_lent = brought
         # The earned chunks in their order, then the ones only a lender brought, as
         # ``dict.fromkeys([*base, *lenders])`` orders them; those scoring above 0 (every earned
         # chunk, unless a share of the gap is negative).
-        ids: list[int] = list(base)
+        ids: list[int] = list(base) if keep is None else [cid for cid in base if cid in keep]
         borrowed: list[float] = [lent_to.get(cid, 0.0) for cid in ids]
-        scores: list[float] = [own + lent for own, lent in zip(base.values(), borrowed, strict=True)]
+        scores: list[float] = [base[cid] + lent for cid, lent in zip(ids, borrowed, strict=True)]
         if not min(scores, default=1.0) > 0.0:
             kept = [i for i, score in enumerate(scores) if score > 0.0]
             ids, scores, borrowed = [ids[i] for i in kept], [scores[i] for i in kept], [borrowed[i] for i in kept]
-        ids += brought
+        ids += ids_brought
         scores += [0.0 + lent for lent in brought_lent]
         borrowed += brought_lent
         # stable, and reverse keeps it so: ties keep the fused order (scores are all > 0, no NaN)
@@ -387,6 +412,41 @@ def _base(
     return base
 
 
+def _contenders(
+    base: Mapping[int, float],
+    neighbours: Mapping[int, Mapping[int, int]],
+    turns: Mapping[int, Mapping[int, int]],
+    *,
+    depth: int,
+    before: Sequence[float],
+    after: Sequence[float],
+) -> set[int] | None:
+    """The chunks that can be among the fusion's first ``depth``; None when that cannot be told
+    (too few earned chunks, or shares that may lift a chunk above its best lender). A chunk's fused
+    score is its own plus, at each distance, the larger share of its gap to a better lender; with
+    the larger shares summing to at most 1 it never passes its best lender's own score. The
+    ``depth``-th best own score is a floor for the first ``depth`` fused ones, so a chunk whose own
+    score and whose lenders' are all below it ranks below all of them: only the chunks at or over
+    it (less a margin for rounding) and those they lend to are scored. The same ``_lent_by``
+    relation says who lends to whom."""
+    shares = [max(b, a) for b, a in itertools.zip_longest(before, after, fillvalue=0.0)]
+    if len(base) <= depth or depth < 1 or min(shares, default=0.0) < 0.0 or sum(shares) > 1.0:
+        return None
+    floor = heapq.nlargest(depth, base.values())[-1]
+    floor -= 1e-9 * (1.0 + abs(floor))  # rounding: a borrower's sum may pass its lender by an ulp or two
+    top = [cid for cid, own in base.items() if own >= floor]
+    keep = set(top)
+    near_of, turns_of = neighbours.get, turns.get
+    for cid in top:
+        near = near_of(cid)
+        if near:
+            keep.update(other for other in near.values() if other in base)
+        fellows = turns_of(cid)
+        if fellows:
+            keep.update(fellows.values())
+    return keep
+
+
 def _lenders(
     base: Mapping[int, float], neighbours: Mapping[int, Mapping[int, int]], turns: Mapping[int, Mapping[int, int]]
 ) -> dict[int, dict[int, int]]:
@@ -409,17 +469,22 @@ def _lenders(
 
 
 def _lent_by(
-    base: Mapping[int, float], neighbours: Mapping[int, Mapping[int, int]], turns: Mapping[int, Mapping[int, int]]
+    base: Mapping[int, float],
+    neighbours: Mapping[int, Mapping[int, int]],
+    turns: Mapping[int, Mapping[int, int]],
+    only: Container[int] | None = None,
 ) -> dict[int, tuple[int, int] | dict[int, int]]:
     """``_lenders`` in the same order, a borrower with one lender (most) as ``(offset, lender)``
-    rather than a map of its own: most of a fused chunk's cost was making that map."""
+    rather than a map of its own: most of a fused chunk's cost was making that map. ``only``: the
+    borrowers wanted (the others left out; those kept in the same order, with all their lenders)."""
     lenders: dict[int, tuple[int, int] | dict[int, int]] = {}
     near_of, turns_of, had_of = neighbours.get, turns.get, lenders.get
+    earned: Container[int] = base if only is None else {cid for cid in base if cid in only}
     for cid in base:
         near = near_of(cid)
         if near:
             for offset, other in near.items():
-                if other in base:
+                if other in earned:
                     had = had_of(other)
                     if had is None:
                         lenders[other] = (-offset, cid)
@@ -430,6 +495,8 @@ def _lent_by(
         fellows = turns_of(cid)
         if fellows:
             for offset, other in fellows.items():
+                if only is not None and other not in only:
+                    continue
                 had = had_of(other)
                 if had is None:
                     lenders[other] = (-offset, cid)
@@ -717,7 +784,8 @@ class HybridSearcher:
             earned = dict.fromkeys([*(h.id for h in hits), *(cid for cid, c in dense if c > DENSE_MATCH)])
             reach = max(len(CONTEXT_BEFORE), len(CONTEXT_AFTER))
             near, turns = vectors.context(list(earned), reach)
-            fused = _Fused.weighted(
+            fuse = functools.partial(
+                _Fused.weighted,
                 bm25,
                 dense,
                 cosines,
@@ -730,9 +798,12 @@ class HybridSearcher:
                 before=CONTEXT_BEFORE,
                 after=CONTEXT_AFTER,
             )
+            # The first ``limit + SLACK`` fused from the chunks that can be among them (most answers
+            # need no more); the whole ranking only when an answer reads past them.
+            fused = fuse(depth=limit + SLACK)
             shown = min(limit + SLACK, len(fused))
             top = [fused.at(i) for i in range(shown)]
-            rest = (fused.at(i) for i in range(shown, len(fused)))
+            rest = _past(fuse, shown)
         by_id = {h.id: h for h in hits}
         # A few spare rows: a chunk may have left the index since the BM25 read, and live text
         # just below the limit may pass archived or superseded text (retrieval.standing).
@@ -876,6 +947,12 @@ class HybridSearcher:
             health.succeeded()
         self._queries.keep(key, vector)
         return vector
+
+
+def _past(fuse: Callable[[], _Fused], start: int) -> Iterator[Scored]:
+    """The whole fusion's ranking from ``start`` on, fused when first read."""
+    fused = fuse()
+    yield from (fused.at(i) for i in range(start, len(fused)))
 
 
 def _show_sentence(result: dict[str, Any], found: list[str], best: int, words: list[str]) -> None:

@@ -32,6 +32,7 @@ from sidecar.retrieval.hybrid import (
     DENSE_WEIGHT,
     HybridSearcher,
     Scored,
+    _Fused,
     fuse_weighted,
 )
 from sidecar.retrieval.standing import SLACK, standing
@@ -200,6 +201,58 @@ def test_the_weighted_fusion_is_the_reference_to_the_last_bit(
     before, after = shares
     got = fuse_weighted(bm25, dense, cosines, neighbours, turns=turns, before=before, after=after)
     assert got == reference_fuse(bm25, dense, cosines, neighbours, turns, before, after)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bm25=st.lists(
+        st.tuples(ids, st.sampled_from([0.0, 1.0, 2.5, 4.0, 9.5, 20.0])), max_size=25, unique_by=lambda p: p[0]
+    ),
+    dense=st.lists(st.tuples(ids, st.floats(-0.2, 1.0)), max_size=25, unique_by=lambda p: p[0]),
+    extra=st.dictionaries(ids, st.floats(-0.2, 1.0), max_size=15),
+    neighbours=st.dictionaries(ids, st.dictionaries(offsets, ids, max_size=4), max_size=30),
+    turns=st.dictionaries(ids, st.dictionaries(offsets, ids, max_size=4), max_size=30),
+    shares=st.sampled_from([(CONTEXT_BEFORE, CONTEXT_AFTER), ((0.5,), (0.3, 0.2, 0.1)), ((0.6, 0.5), (0.3,))]),
+    depth=st.integers(1, 12),
+)
+def test_the_fusions_first_chunks_asked_alone_are_the_whole_rankings(
+    bm25: list[tuple[int, float]],
+    dense: list[tuple[int, float]],
+    extra: dict[int, float],
+    neighbours: dict[int, dict[int, int]],
+    turns: dict[int, dict[int, int]],
+    shares: tuple[tuple[float, ...], tuple[float, ...]],
+    depth: int,
+) -> None:
+    # Few BM25 scores (ties between chunks), shares summing past 1 (no chunk left out then).
+    dense = sorted(dense, key=lambda p: -p[1])
+    cosines = {**extra, **dict(dense)}
+    before, after = shares
+    kw: dict[str, Any] = {
+        "weight": DENSE_WEIGHT,
+        "floor": DENSE_FLOOR,
+        "pivot": DENSE_PIVOT,
+        "match": DENSE_MATCH,
+        "before": before,
+        "after": after,
+    }
+    whole = _Fused.weighted(bm25, dense, cosines, neighbours, turns, **kw)
+    first = _Fused.weighted(bm25, dense, cosines, neighbours, turns, depth=depth, **kw)
+    shown = min(depth, len(whole))
+    assert [first.at(i) for i in range(shown)] == [whole.at(i) for i in range(shown)]
+
+
+def test_the_fusion_asked_for_its_first_chunks_scores_only_those_that_can_be_among_them() -> None:
+    # 30 earned turns of 30 dialogues, each lending to the two turns beside it (not earned).
+    bm25 = [(100 * n, float(30 - n)) for n in range(30)]
+    turns = {100 * n: {-1: 100 * n + 1, 1: 100 * n + 2} for n in range(30)}
+    kw: dict[str, Any] = {"weight": DENSE_WEIGHT, "floor": DENSE_FLOOR, "pivot": DENSE_PIVOT, "match": DENSE_MATCH}
+    whole = _Fused.weighted(bm25, [], {}, {}, turns, before=CONTEXT_BEFORE, after=CONTEXT_AFTER, **kw)
+    first = _Fused.weighted(bm25, [], {}, {}, turns, before=CONTEXT_BEFORE, after=CONTEXT_AFTER, depth=5, **kw)
+    assert len(whole) == 90
+    # The first 5 earned turns, and the turns they lend to: a turn lent a share ranks below its lender.
+    assert sorted(first.ids) == sorted([100 * n + k for n in range(5) for k in range(3)])
+    assert first.ids[:5] == whole.ids[:5] and first.scores[:5] == whole.scores[:5]
 
 
 DIALOGUE_LONG = """# 2026-05-11 (Monday 11 May 2026)
