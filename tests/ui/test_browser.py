@@ -112,8 +112,7 @@ class Browser:
                 and self._do("POST", "/execute/sync", {"script": "return document.readyState", "args": []})
                 == "complete"
             ),
-            timeout=10,
-            message=f"a page at {expect}",
+            message=f"a page at {expect}",  # a hang guard
         )
 
     def type(self, css: str, text: str) -> None:
@@ -219,8 +218,7 @@ def browser(sidecar: SidecarProcess, tmp_path_factory: pytest.TempPathFactory) -
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until(
-            lambda: httpx.get(f"{url}/status", timeout=1).json()["value"]["ready"],
-            timeout=20,
+            lambda: httpx.get(f"{url}/status", timeout=10).json()["value"]["ready"],
             ignore=(httpx.HTTPError,),
             message="chromedriver to be ready",
         )

@@ -74,7 +74,9 @@ def test_every_acknowledged_write_fsyncs_file_then_renames_then_fsyncs_dir(tmp_p
     )
     try:
         wait_until(
-            lambda: proc.poll() is None and httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200,
+            lambda: (
+                proc.poll() is None and httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+            ),
             timeout=60,
             interval=0.05,
             ignore=(httpx.HTTPError,),
