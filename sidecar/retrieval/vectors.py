@@ -372,19 +372,18 @@ class VectorIndex:
                 if cache is None or not cache.serves(self._rows_inode, reach, gen):
                     cache = _Context(self._rows_inode, reach, gen)
                 wanted = list(dict.fromkeys(chunk_ids))
-                entries = cache.current(conn, gen, wanted)
-                fresh = [cid for cid in wanted if cid not in entries]
+                entries, fresh = cache.current(conn, gen, wanted)
                 if fresh:
                     cache.add(conn, self._read_context(conn, fresh, reach))
             finally:
                 conn.execute("COMMIT")
-            found = [(cid, entries[cid]) for cid in wanted]
+            for cid in wanted:
+                nb, tn, _ = entries[cid]
+                if nb:
+                    near[cid] = nb
+                if tn is not None:
+                    turns[cid] = tn
             self._context = cache if gen is not None else None
-        for cid, (nb, tn, _) in found:
-            if nb:
-                near[cid] = nb
-            if tn is not None:
-                turns[cid] = tn
         return near, turns
 
     @staticmethod
@@ -599,23 +598,31 @@ class _Context:
         self.entries: dict[int, _Entry] = {}
         self.files: dict[str, tuple[_Stamp, list[int]]] = {}  # a file's row, and its chunks kept
         self.checked: set[str] = set()  # files whose row was compared at ``gen`` (or read at it)
+        self.current_ids: set[int] = set()  # entries known to hold at ``gen`` (their file in ``checked``)
         self.loose: list[int] = []  # entries for one generation only
 
     def serves(self, inode: int | None, reach: int, gen: int | None) -> bool:
         """Whether entries kept can serve a read of ``reach`` at ``gen`` in this index file."""
         return gen is not None and (inode, reach) == (self.inode, self.reach) and len(self.entries) <= _CONTEXT_CACHE
 
-    def current(self, conn: sqlite3.Connection, gen: int | None, wanted: Sequence[int]) -> dict[int, _Entry]:
+    def current(
+        self, conn: sqlite3.Connection, gen: int | None, wanted: Sequence[int]
+    ) -> tuple[dict[int, _Entry], list[int]]:
         """The entries, with those of ``wanted`` chunks whose file changed since they were read
-        dropped (read inside the caller's transaction, at ``gen``)."""
+        dropped (read inside the caller's transaction, at ``gen``), and the ``wanted`` chunks that
+        have none (to read). A chunk asked about again at the same generation costs a set lookup."""
         if gen != self.gen:
             self.gen = gen
             self.checked.clear()
+            self.current_ids.clear()
             for cid in self.loose:
                 self.entries.pop(cid, None)
             self.loose.clear()
-        entries = self.entries
-        unchecked = {e[2] for cid in wanted if (e := entries.get(cid)) is not None and e[2] is not None}
+        entries, known = self.entries, self.current_ids
+        todo = [cid for cid in wanted if cid not in known]
+        if not todo:
+            return entries, []
+        unchecked = {e[2] for cid in todo if (e := entries.get(cid)) is not None and e[2] is not None}
         unchecked -= self.checked
         if unchecked:
             stamps = _file_stamps(conn, unchecked)
@@ -623,7 +630,9 @@ class _Context:
                 if stamps.get(path) != self.files[path][0]:
                     self._drop(path)
             self.checked |= unchecked
-        return entries
+        fresh = [cid for cid in todo if cid not in entries]
+        known.update(cid for cid in todo if cid in entries)
+        return entries, fresh
 
     def add(self, conn: sqlite3.Connection, read: dict[int, _Entry]) -> None:
         """Keep entries read at the current generation, each under its file's row."""
@@ -641,11 +650,13 @@ class _Context:
                 self.entries[cid] = (nb, tn, where)
                 self.files.setdefault(where, (found, []))[1].append(cid)
                 self.checked.add(where)
+            self.current_ids.add(cid)
 
     def _drop(self, path: str) -> None:
         _, ids = self.files.pop(path)
         for cid in ids:
             self.entries.pop(cid, None)
+        self.current_ids.difference_update(ids)
 
 
 def _file_stamps(conn: sqlite3.Connection, paths: set[str]) -> dict[str, _Stamp]:
