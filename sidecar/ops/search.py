@@ -10,13 +10,23 @@ from typing import Any, cast
 from sidecar.contract import SearchAnswer, SearchRequest
 from sidecar.errors import BadRequest
 from sidecar.ops.sidecar import Sidecar
+from sidecar.retrieval.priority import urgent
 
 __all__ = ["search", "search_json"]
 
 
 async def search(sc: Sidecar, req: SearchRequest) -> SearchAnswer:
-    """Run a checked search; with ``after_seq``, first wait (bounded) until that write is indexed.
-    Every answer carries the index state (indexed_seq, pending, lag_ms)."""
+    """Run a checked search; with ``after_seq``, first wait (bounded) until that write is indexed,
+    and run its steps off the event loop before ordinary searches' (``priority.urgent``: an agent
+    waits on it to see its own write). Every answer carries the index state (indexed_seq, pending,
+    lag_ms)."""
+    if req.after_seq is None:
+        return await _search(sc, req)
+    with urgent():
+        return await _search(sc, req)
+
+
+async def _search(sc: Sidecar, req: SearchRequest) -> SearchAnswer:
     settings, queue = sc.settings, sc.queue
     met: bool | None = None
     barrier = sc.crew.barrier

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from sidecar.index.tier import Tier
+from sidecar.retrieval import priority
 from sidecar.retrieval.embed.availability import EmbedderHealth
 from sidecar.retrieval.embed.base import Embedder, EmbedderError, Vectors, embed_in_background
 from sidecar.retrieval.embed.progress import Progress
@@ -243,9 +244,12 @@ async def open_embedding(
 ) -> AsyncIterator[tuple[HybridSearcher, EmbedBatcher | None]]:
     """The hybrid searcher over ``tiers`` and, with an embedder, the background batcher that embeds
     what the queue applies (started; its ``on_update`` is the reindex queue's hook; None without an
-    embedder), and the tiers' BM25 postings held in numpy's layout. On exit the batcher stops and
+    embedder), and the tiers' BM25 postings held in numpy's layout. With an embedder the loop's
+    default executor starts urgent calls first (``priority``: a search waiting for a write). On exit the batcher stops and
     the vector indexes close; the embedder stays the caller's."""
     in_process = _in_process(embedder)
+    if embedder is not None:  # a search's model run and ranking go to threads: urgent ones first
+        priority.install(asyncio.get_running_loop())
     health = EmbedderHealth(embedder, confirmed=in_process)
     vectors: dict[str, VectorIndex] = {}
     if embedder is not None:

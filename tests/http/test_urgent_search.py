@@ -1,0 +1,102 @@
+"""A search waiting for a write (``after_seq``) runs its steps off the event loop before ordinary
+searches' (``sidecar.retrieval.priority``), over HTTP with the real model: with every thread of the
+loop's default executor busy and a crowd of ordinary searches queued for them, a write and its
+``after_seq`` search still complete, the search ahead of most of the crowd, and the crowd is then
+served in full."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from sidecar.http.state import SIDECAR
+from sidecar.retrieval import priority
+from tests.support.embedding import all_embedded, needs_model
+from tests.support.memory import ClientFactory, write
+from tests.support.waiting import async_wait_until
+
+#: A guard against a hang, never a measure: every wait below waits on state.
+HANG_S = 60.0
+CROWD = 24  # ordinary searches queued before the write's own
+
+NOTES = {
+    "topics/work.md": "# Work\n\nThe deploy pipeline runs nightly once the smoke tests are green.\n",
+    "topics/household.md": "# Household\n\nOur cat Miso refuses to eat anything except salmon.\n",
+}
+
+
+async def _embedded(client: TestClient[Any, Any]) -> bool:
+    return all_embedded((await (await client.get("/memory/status")).json())["embedder"])
+
+
+def _hold_threads(loop: asyncio.AbstractEventLoop, gate: threading.Event) -> tuple[list[asyncio.Future[bool]], int]:
+    """Occupy every thread of the loop's default executor until ``gate`` is set, as running steps
+    would; the calls, and how many threads that is."""
+    workers = priority.default_workers()
+    started = threading.Semaphore(0)
+
+    def held() -> bool:
+        started.release()
+        return gate.wait(HANG_S)
+
+    calls = [loop.run_in_executor(None, held) for _ in range(workers)]
+    for _ in range(workers):
+        assert started.acquire(timeout=HANG_S)
+    return calls, workers
+
+
+@needs_model
+async def test_a_writes_after_seq_search_passes_a_crowd_queued_for_the_threads(
+    sidecar_client: ClientFactory, memory_dir: Path
+) -> None:
+    for rel, text in NOTES.items():
+        write(memory_dir, rel, text)
+    client = await sidecar_client(embedder="onnx", after_seq_timeout=HANG_S)
+    # A query's model run may wait for the held threads longer than a search waits for it (then
+    # it answers with BM25 alone): here the order is the question, not that limit.
+    client.server.app[SIDECAR].hybrid.query_timeout = HANG_S
+    await async_wait_until(lambda: _embedded(client), timeout=HANG_S)
+    loop = asyncio.get_running_loop()
+    executor = priority.install(loop)  # the one the sidecar installed
+    gate = threading.Event()
+    held, _ = _hold_threads(loop, gate)
+    done: list[str] = []
+
+    async def search(label: str, body: dict[str, Any]) -> dict[str, Any]:
+        resp = await client.post("/memory/search", json=body)
+        assert resp.status == 200, await resp.text()
+        done.append(label)
+        answer: dict[str, Any] = await resp.json()
+        return answer
+
+    try:
+        crowd = [
+            asyncio.ensure_future(search(f"crowd {i}", {"query": f"deploy pipeline nightly {i}"})) for i in range(CROWD)
+        ]
+        await async_wait_until(lambda: executor.waiting()[1] >= CROWD, timeout=HANG_S)  # each its query's model run
+        async with asyncio.timeout(HANG_S):
+            wrote = await client.post(
+                "/memory/write", json={"path": "topics/garden.md", "content": "- the quince tree flowers in April"}
+            )
+        assert wrote.status == 201, await wrote.text()
+        seq = (await wrote.json())["seq"]
+        own = asyncio.ensure_future(search("own", {"query": "quince flowers", "after_seq": seq}))
+        await async_wait_until(lambda: sum(executor.waiting()) > CROWD, timeout=HANG_S)  # its model run too
+        assert not done
+    finally:
+        gate.set()
+    async with asyncio.timeout(HANG_S):
+        found = await own
+        answers = await asyncio.gather(*crowd)
+        await asyncio.gather(*held)
+    assert found["index"]["after_seq_met"] is True
+    assert found["results"] and found["results"][0]["path"] == "topics/garden.md"
+    assert done.index("own") < CROWD // 2, done  # ahead of most of the crowd queued before it
+    assert sorted(done) == sorted(["own", *(f"crowd {i}" for i in range(CROWD))])  # nothing starved
+    assert all(a["results"] and a["results"][0]["path"] == "topics/work.md" for a in answers)
+    assert not any(a.get("degraded") for a in [found, *answers])  # each with its query's vector
+    assert executor.waiting() == (0, 0)
