@@ -187,10 +187,11 @@ class Bm25Search:
         shown = query_tokens(words)
         with_forms = query_tokens(words + [form for form, _ in forms]) if alone else shown
         out = []
+        new = tuple.__new__  # RankedChunk's own __new__ with its Python frame, at a hundred hits a search
         for cid, score in ranked:
             r = by_id[cid]
             marked = with_forms if cid in alone else shown  # a form is shown where no query word is
-            out.append(RankedChunk(r[0], r[1], r[2], r[4], r[5], r[3] or r[2], score, r[6], bool(r[8]), marked))
+            out.append(new(RankedChunk, (r[0], r[1], r[2], r[4], r[5], r[3] or r[2], score, r[6], bool(r[8]), marked)))
         return out
 
     def search_fts(self, query: str, limit: int, *, raw_fts: bool) -> list[RankedChunk]:
