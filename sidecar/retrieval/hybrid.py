@@ -641,7 +641,10 @@ class HybridSearcher:
         words = terms(query)
         out = []
         dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
-        for (scored, hit, row), lifted in pick(plan, picked, lambda p: _candidate(*p), limit):
+        chosen = pick(plan, picked, lambda p: _candidate(*p), limit)
+        if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
+            chosen = restated_first(chosen, lambda c: _where(c[0][1], c[0][2]), hits[0].terms)
+        for (scored, hit, row), lifted in chosen:
             result = _result(tier.name, scored, hit, row, words)
             if explain:
                 result["explain"] = scored.explain(self.fusion)
@@ -1008,6 +1011,8 @@ def _bm25_only(
     bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)} if explain else {}
     out = []
     shown = pick(plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), limit)
+    if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
+        shown = restated_first(shown, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms)
     for (hit, factor, flat), lifted in shown:
         # The snippet is cut from the text flattened once: the same window (its first step flattens).
         result = (hit if hit.plain else hit._replace(text=flat, plain=True)).as_json(source)

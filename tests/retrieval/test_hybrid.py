@@ -557,6 +557,28 @@ async def test_a_ranking_that_fails_after_an_in_process_run_answers_bm25(
         assert rig.health.state == "ready", "the model answered: the embedder is not to blame"
 
 
+async def test_a_lifted_line_stays_below_the_newer_line_that_restates_it_in_a_fused_answer(
+    tmp_path: Path, model: OnnxEmbedder
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from sidecar.kg.boost import BoostPlan
+
+    today = datetime.now(UTC).date()
+    root = tmp_path / "memory"
+    old_path, new_path = f"daily/{today - timedelta(days=70)}.md", f"daily/{today - timedelta(days=10)}.md"
+    write(root, old_path, "# Log\n\n- The annual boiler service is done by Alder Heating.\n")
+    write(root, new_path, "# Log\n\n- The boiler service went to Birchway when Alder Heating retired.\n")
+    plan = BoostPlan(["annual"], names=["annual"])  # a name only the older line holds
+    async with Rig(root, model, query_timeout=30.0) as rig:
+        await rig.settle()
+        lifted, degraded = await rig.searcher.search(rig.tier, "boiler service", 2, False, plan)
+        plain, _ = await rig.searcher.search(rig.tier, "boiler service", 2, False)
+    assert degraded == []
+    assert [hit["path"] for hit in plain] == [new_path, old_path]
+    assert [hit["path"] for hit in lifted] == [new_path, old_path]
+
+
 async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexed(
     sidecar_client: ClientFactory, memory: Path
 ) -> None:
