@@ -31,8 +31,18 @@ it; not one written just after a number, its unit: "08:15 UTC") or a number writ
 a separator; a bare count or an identifier is none ("Sold
 14 loaves" restates nothing). A weekday is a time as well as a name: another weekday in its place
 restates a line as a number of the same form does ("the second Saturday" / "the first Sunday").
-A line's day is its note's, or the newest day of the notes a promoted line says it came from. No
-word list: what changes is read from the values alone (the days of the week aside).
+A line's day is its note's, or the newest day of the notes a promoted line says it came from.
+A line the evergreen file keeps (promoted: said on several days, dated by the notes it came from)
+is also restated by a newer line that shares a query term with it and puts another value of the
+same written form where one of its values was, its letters read too ("A100" / "H100", "Harrow
+Tankers" / "Vale Haulage", "us-west-2" / "us-east-2"), though worded otherwise: the kept line
+stood for the fact while it was said, the newer line says what came after ("Sludge is taken away
+by Harrow Tankers" / "Vale Haulage tanker came at 14:10 for the sludge"). Not a line of the kept
+line's mould for another subject, which swaps a word or two of it for as many ("Tokenizer for the
+gate model: sp-22k-r6" / "Tokenizer for the rank model: sp-32k-r9"): the newer line must say twice
+as many words of its own as it lost of the kept line's. A line of a note is never restated so: said
+once, it may be one row of a table of like facts. No word list: what changes is read from the
+values alone (the days of the week aside).
 The newer hit moves up to just above the first hit it restates; nothing else moves.
 """
 
@@ -228,7 +238,7 @@ _NO_TERMS: frozenset[int] = frozenset()
 class _Line:
     """One line of a hit that matches a query term, as ``restated_first`` reads it."""
 
-    __slots__ = ("day", "matched", "named", "names", "shapes", "values", "versions", "words")
+    __slots__ = ("day", "forms", "kept", "matched", "named", "names", "shapes", "values", "versions", "words")
 
     def __init__(
         self,
@@ -240,8 +250,10 @@ class _Line:
         *,
         named: frozenset[int] = frozenset(),
         weekdays: frozenset[str] = frozenset(),
+        kept: bool = False,
     ) -> None:
         self.day = day
+        self.kept = kept  # a line of the evergreen file (its day: the newest note it came from)
         self.named = named  # the query terms it writes as a name or an identifier ("Galaxy S22")
         self.versions = versions  # a name -> the number written just after it ("DairyPlan 7")
         self.matched = matched  # the query terms it matches, by index
@@ -256,6 +268,7 @@ class _Line:
         if weekdays and (days := {_WEEKDAYS[v] for v in values if v in weekdays}):
             shapes[_WEEKDAY] = days  # a weekday is a time too: given anew as another weekday
         self.shapes = {shape: frozenset(found) for shape, found in shapes.items()}
+        self.forms = {value: _form(value) for value in values}  # with its letters too ("A100" -> "A9")
 
     def restates(self, older: _Line) -> bool:
         """This line gives ``older``'s subject another value (module docstring). Naming one of the
@@ -268,10 +281,25 @@ class _Line:
             return True
         if any(older.versions.get(name, number) != number for name, number in self.versions.items()):
             return True  # the same name with another number after it: another version ("DairyPlan 5" -> "7")
+        if older.kept and self._fills_kept(older):
+            return True
         if not older.matched <= self.matched and not self._says_more(older):
             return False
         # a number of that form the older line lacks (beside its old one too: "08:15 instead of 03:30")
         return any(shape in older.shapes and found - older.shapes[shape] for shape, found in self.shapes.items())
+
+    def _fills_kept(self, older: _Line) -> bool:
+        """Whether this line holds a value of the same written form as one of a kept line's values
+        that it lacks, where the kept line lacks its own, without a query term the kept line writes
+        as a name, and is no line of the kept line's mould for another subject: it says at least
+        twice as many words of its own as it lost of the kept line's (module docstring)."""
+        if older.named - self.matched:
+            return False
+        lost = {older.forms[v] for v in older.values - self.words}
+        if not lost or not any(self.forms[v] in lost for v in self.values - older.words):
+            return False
+        mine, theirs = _plain(self.words), _plain(older.words)
+        return len(mine - theirs) >= 2 * len(theirs - mine)
 
     def _says_more(self, older: _Line) -> bool:
         """Missing a query term the older line matches, a line still restates its number when it
@@ -358,7 +386,11 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
                 for i, term in enumerate(by_term)
                 if any(a < end and start < b for a, b in term for start, end, _ in line.candidates)
             )
-            out.append(_Line(line.day, found, line.words, values, versions, named=named, weekdays=line.weekdays))
+            out.append(
+                _Line(
+                    line.day, found, line.words, values, versions, named=named, weekdays=line.weekdays, kept=line.kept
+                )
+            )
     return out
 
 
@@ -372,6 +404,7 @@ class _Read(NamedTuple):
     words: frozenset[str]
     versions: list[tuple[str, str]]
     weekdays: frozenset[str]
+    kept: bool
 
 
 @lru_cache(maxsize=4096)
@@ -415,7 +448,8 @@ def _read_line(raw: str, note_day: date | None) -> _Read | None:
         return None
     versions = [(m[1], m[2]) for m in _VERSION.finditer(line) if m[1] not in _MONTHS]
     weekdays = frozenset(word for _, _, word in candidates if word in _WEEKDAYS)
-    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays)
+    kept = note_day is None  # a line of an undated file, dated by the notes it was promoted from
+    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays, kept)
 
 
 _AFTER_NUMBER = re.compile(r"\d[\w.:,%]*[ \t]+$")
@@ -442,6 +476,18 @@ def _opens(line: str, at: int) -> bool:
     nothing of a name."""
     before = line[:at].rstrip()
     return not before.strip("-*+> ") or before[-1] in ".!?:;"
+
+
+def _form(value: str) -> str:
+    """A value's written form, its letters read too: each run of capitals as A, of small letters
+    as a, of digits as 9 ("us-west-2" and "eu-central-1" -> "a-a-9"; "A100" and "H100" -> "A9";
+    a name -> "Aa")."""
+    return _SMALL.sub("a", _CAPITALS.sub("A", _DIGITS.sub("9", value)))
+
+
+_DIGITS = re.compile(r"\d+")
+_CAPITALS = re.compile(r"[A-Z]+")
+_SMALL = re.compile(r"[a-z]+")
 
 
 def _shape(value: str) -> str:
