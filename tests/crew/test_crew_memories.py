@@ -493,7 +493,7 @@ def test_crew_recall_with_the_real_model(tmp_path: Path) -> None:
         # unrelated question.
         # (found once bob's indexer has embedded it: no word of the question is in the note)
         pet = wait_until(
-            lambda: recall(c.bob, "What is the name of our pet kitten?", scope="crew_shared")["hits"], 20, 0.1
+            lambda: recall(c.bob, "What is the name of our pet kitten?", scope="crew_shared")["hits"], 60, 0.1
         )
         assert [(h["source"], h["via"]) for h in pet] == [("own", "dense")]
         assert recall(c.bob, "recipe for banana bread", scope="crew_shared")["hits"] == []
