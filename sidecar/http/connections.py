@@ -15,7 +15,8 @@
   ``max_connections`` setting, the crew listener's its own).
 - ``Trust``: a server facing the network keeps its slots for peers that prove who they are
   (``trusted``, called once a request's credentials check out). A connection not yet trusted
-  has ``deadline`` seconds to be; at most ``per_peer`` of them per peer address and
+  has ``deadline`` seconds to be (to send a whole request, which its credentials then decide,
+  however long the server takes to read it); at most ``per_peer`` of them per peer address and
   ``untrusted`` in all are kept, and past either bound an older such connection (that
   address's oldest; of all, the oldest of the address holding the most) is closed to make room
   for the new one. At the connection cap such a connection gives way too: a newcomer is refused
@@ -210,8 +211,17 @@ class _Server(web.Server):
         return next(h for h, (peer, _) in self._untrusted.items() if held[peer] == most)
 
     def _expire(self, handler: RequestHandler) -> None:
-        if handler in self._untrusted:
-            self._evict(handler, "deadline")
+        found = self._untrusted.get(handler)
+        if found is None or self.trust_policy is None:
+            return
+        if handler._request_count > 0:
+            # A whole request arrived (in time: the loop reads what came before it runs a timer
+            # that fell due meanwhile) and waits for its credentials to be checked, which trusts
+            # the connection or closes it; a loop held past the deadline does not drop it.
+            timer = self._loop.call_later(self.trust_policy.deadline, self._expire, handler)
+            self._untrusted[handler] = (found[0], timer)
+            return
+        self._evict(handler, "deadline")
 
     def _evict(self, handler: RequestHandler, why: str) -> None:
         """Close a connection not yet trusted, to make room (or at its deadline)."""

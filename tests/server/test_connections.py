@@ -4,18 +4,25 @@ in the one error shape."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from aiohttp import web
 
+from sidecar.http import connections
+from sidecar.http.connections import SidecarRunner, Trust, trusted
 from tests.support.memory import write
 from tests.support.procs import SidecarProcess, start_sidecar
+from tests.support.waiting import HANG_GUARD_S
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +39,7 @@ def sidecar(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SidecarProcess
 def exchange(port: int, data: bytes, *, half_close: bool = False) -> tuple[int, dict[str, str], Any]:
     """Send ``data`` on a fresh connection (then shut the sending side, with ``half_close``) and
     read until the server closes: (status, headers, JSON body)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S) as sock:
         sock.sendall(data)
         if half_close:
             sock.shutdown(socket.SHUT_WR)
@@ -164,3 +171,63 @@ def test_an_answer_that_leaves_a_cut_body_unread_logs_no_failure() -> None:
     done = subprocess.run([sys.executable, "-c", _CUT_BODY], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "5 []", done.stdout
+
+
+async def test_a_request_in_hand_at_the_trust_deadline_is_judged_not_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peer sent its whole request, credentials and all, as soon as it connected, but the
+    server's loop was held past the trust deadline before it read it (a busy host, a long
+    callback): the request is judged as any other (here trusted and answered), the connection not
+    closed unanswered. A connection that has sent no whole request is still closed at its deadline."""
+
+    @web.middleware
+    async def holds_the_token(request: web.Request, handler: Any) -> web.StreamResponse:
+        trusted(request)
+        return await handler(request)
+
+    async def hello(request: web.Request) -> web.Response:
+        return web.json_response({"hello": "member"})
+
+    app = web.Application(middlewares=[holds_the_token])
+    app.router.add_get("/", hello)
+    deadline = 0.2
+    runner = SidecarRunner(app, trust=Trust(untrusted=4, per_peer=4, deadline=deadline))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    sent = threading.Event()
+    made = connections._Server.connection_made
+
+    def then_held(self: Any, handler: Any, transport: Any) -> None:
+        made(self, handler, transport)
+
+        def hold() -> None:  # the loop held until the request is in the socket and the deadline passed
+            sent.wait(HANG_GUARD_S)
+            time.sleep(2 * deadline)
+
+        self._loop.call_soon(hold)
+
+    monkeypatch.setattr(connections._Server, "connection_made", then_held)
+
+    def member() -> bytes:
+        with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: lead\r\nConnection: close\r\n\r\n")
+            sent.set()
+            received = b""
+            while chunk := sock.recv(65536):
+                received += chunk
+            return received
+
+    try:
+        received = await asyncio.to_thread(member)
+        assert received.startswith(b"HTTP/1.1 200") and received.endswith(b'{"hello": "member"}'), received
+        monkeypatch.undo()
+
+        def stranger() -> bytes:
+            with socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S) as sock:
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: le")  # never a whole request
+                return sock.recv(65536)
+
+        assert await asyncio.to_thread(stranger) == b""  # closed at the deadline, unanswered
+    finally:
+        await runner.cleanup()
