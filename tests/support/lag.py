@@ -19,7 +19,9 @@ answer that shows it is on the path; the answers "not yet" were asked beside the
 their threads had while giving them is the observer's, not the path's. ``PathStopwatch.wait_until``
 polls as ``tests.support.waiting.wait_until`` does and takes off nothing while a poll answers "not
 yet"; elsewhere it takes off the path's wait, at most the time that passed (the path is held one
-step at a time, so it cannot have waited longer than that)."""
+step at a time, so it cannot have waited longer than that). The kernel adds a wait to the count
+when it ends, so a wait that began in a poll and ended after it counts where it ended: the bound
+errs towards the wall clock, never below the path's own time by more than the waits counted."""
 
 from __future__ import annotations
 
