@@ -72,14 +72,21 @@ _PREFERENCE = re.compile(
     r"works? best for (?:me|us))\b|^(?:insist on)\b|,\s+not\s+(?:at|in|on|by|with|via|through|the|a|an|my|our)\b",
     re.I,
 )
-_ORDER = re.compile(
-    r"^(?:please|kindly|make sure|be sure|remember|don't|do not|avoid|send me|tell me|let me know|ask me|"
-    r"text me|call me|email me|check with me|keep me|stick to|nothing\s+(?:\w+\s+){1,5}?without|no\s+(?!one\b)[\w-]+(?:\s+[\w-]+)?\s+(?:on|in|at|near|"
+#: An instruction by its marker: an opening word or phrase that orders whatever follows it
+#: ("please", "make sure", "don't", "stick to", "no phones on ...", "on this boat we ..."), or what
+#: is wanted followed by "please" ("Amounts in minor units please, with the currency code").
+_ORDER_MARKED = re.compile(
+    r"^(?:please|kindly|make sure|be sure|remember|don't|do not|avoid|stick to|nothing\s+(?:\w+\s+){1,5}?without|no\s+(?!one\b)[\w-]+(?:\s+[\w-]+)?\s+(?:on|in|at|near|"
     r"inside|outside|past|before|after|during|without|while|beyond|unless)\b|(?:on|in|at|round|around)\s+(?:this|our)"
     r"\s+[\w-]+,?\s+(?:we|the|you|everyone|nobody)\b)"
-    # what is wanted, then "please": "Amounts in minor units please, with the currency code"
-    r"|^(?:[\w'/%.-]+\s+){1,6}?please\b"
-    # an instruction: an opening verb of the forms house rules use, with what it applies to
+    r"|^(?:[\w'/%.-]+\s+){1,6}?please\b",
+    re.I,
+)
+#: An instruction with no marker: a verb asking the operator to be told ("send me", "let me
+#: know"), or an opening verb of the forms house rules use with what it applies to ("keep ...
+#: after", "use ... in every"). Filled with the day's object, such lines are errands (``chores``).
+_ORDER_VERB = re.compile(
+    r"^(?:send me|tell me|let me know|ask me|text me|call me|email me|check with me|keep me)\b"
     r"|^(?:keep|use|wear|lock|label|check|put|leave|write|sign|store|clean|wash|wipe|close|shut|turn|"
     r"switch|quote|copy|cc|include|mention|save|confirm|reply|greet|clear|"
     r"park|cover|tidy|wait|stop|send|give|ask|tell|call|bring|take|get|let|show|run|"
@@ -125,11 +132,19 @@ _OWNED = re.compile(
     r"|\b(?:[A-Z][\w-]*'s?|her|his|their)\s+(?:standing\s+)?(?:orders?|rules?|instructions?|wish(?:es)?)\b"
     r"|(?:^|[,;(]\s*|\s[-–—]\s+)per\s+[A-Z][\w'-]*"
 )
+#: A line put down to someone by how it is set out, not by a verb: "Per Isla:", "From Isla:",
+#: "Isla ->", "Isla again:", "Reminder from Isla:", or the name in brackets at its end "(Isla)".
+_ATTRIBUTED = re.compile(
+    r"^(?:(?i:per|from|via)\s+[A-Z][\w'-]*\s*[:,\-–—]"
+    r"|[A-Z][\w'-]*(?:\s+again)?\s*(?:->|→|=>|:)"
+    r"|(?i:reminder|note|word|message)s?\s+from\s+[A-Z][\w'-]*\s*:)"
+    r"|\(\s*(?:per\s+)?[A-Z][\w'-]*\s*\)\W*$"
+)
 #: An instruction with no marker word: an opening verb and what it acts on ("Ring the client before
 #: any reprint", "Put the guard down between cuts"); not a past tense, a gerund or a noun of the
 #: words below, which open notes' lines before an article as verbs do.
 _IMPERATIVE = re.compile(
-    r"^(?P<verb>[a-z]+)\s+(?:the|a|an|every|each|any|all|her|him|them|my|our|your|their|his|its|no)\s+\w",
+    r"^(?P<verb>[a-z]+)\s+(?:the|a|an|every|each|any|all|her|him|them|me|us|my|our|your|their|his|its|no)\s+\w",
     re.I,
 )
 _NOT_VERBS = frozenset(
@@ -206,11 +221,18 @@ def rule_body(text: str) -> str | None:
     if is_event(normalised(body)):
         return None
     cued = labelled is not None and re.search(r"rule|polic|order|preference|remember", labelled.group(0), re.I)
-    if cued or _MODAL.search(body) or _STANDING.search(body) or _PREFERENCE.search(body) or _ORDER.match(body):
+    if cued or _MODAL.search(body) or _STANDING.search(body) or _PREFERENCE.search(body) or _ordered(body):
         return body
     if _course(body) and (_OWNED.search(body) or _imperative(body)):
         return body  # what the writer does as someone wants it, or an instruction with no marker word
+    if _GENERAL.search(body) and (_ATTRIBUTED.search(line) or _OWNED.search(line)):
+        return body  # a standing course put down to someone, as a fragment: "Per Isla: CO2 off every night"
     return None
+
+
+def _ordered(body: str) -> bool:
+    """Whether ``body`` opens as an instruction: by its marker or by its verb and what it applies to."""
+    return _ORDER_MARKED.match(body) is not None or _ORDER_VERB.match(body) is not None
 
 
 def _course(body: str) -> bool:
@@ -238,8 +260,6 @@ def _imperative(body: str) -> bool:
     return verb not in _NOT_VERBS | _PAST_FORMS and not is_event(verb) and not _gerund(verb) and not plural
 
 
-#: The words that make a line a rule by themselves (any form above but a bare instruction).
-_OPENS_MARKED = re.compile(r"^(?:please|kindly|make sure|be sure|remember|don't|do not|avoid|never|always)\b", re.I)
 #: Words by which a bare instruction says when or to what it always applies ("... before any
 #: reprint", "... between cuts", "quote every price ..."): a standing course, not one errand.
 _GENERAL = re.compile(r"\b(?:any|every|each|all|whenever|unless|between)\b", re.I)
@@ -253,7 +273,7 @@ def _bare(text: str) -> str | None:
     """The body of ``text`` when it is a rule only as an instruction with no marker word and no word
     of a standing course (``_GENERAL``), its words normalised; None otherwise."""
     body = rule_body(text)
-    if body is None or _GENERAL.search(body) or _OPENS_MARKED.match(body) or "please" in body.lower():
+    if body is None or _GENERAL.search(body) or _ORDER_MARKED.match(body) or "please" in body.lower():
         return None
     if _MODAL.search(body) or _STANDING.search(body) or _PREFERENCE.search(body) or _REPORTED.search(body):
         return None

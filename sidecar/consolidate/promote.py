@@ -58,6 +58,9 @@ RECUR_JACCARD = 0.7
 TITLE_WORDS = 4
 _FROM = re.compile(r"<!--\s*from\s+(.*?)\s*-->")
 _QUOTE_MARK = re.compile(r"^(?:>\s*)+")
+#: Whole sentences in quotation marks inside a line: what someone said, told with who said it
+#: ('Dana said it again on the phone: "Never ..."', '"Ring me first." That was Dana.').
+_QUOTED_SAYING = re.compile(r"[\"“](?P<said>[^\"“”]{2,}?[.!?])[\"”]")
 _TURN = re.compile(
     r"^(?:[-*+]\s+)?[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S"
 )  # "Maria: ...", as conversation.py reads one
@@ -185,6 +188,8 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
             # a quoted message ("> Dana in #ops, 08:34: \"...\"") is read as what it says: the
             # operator's wish pasted from a chat is said as much as one written in the notes
             line = _QUOTE_MARK.sub("", LIST_MARKER.sub("", raw).strip())
+            # a wish quoted with who said it, however the line tells that, is what it says
+            line = " ".join(m["said"].strip() for m in _QUOTED_SAYING.finditer(line)) or line
             if in_fence or not line or line.startswith(("#", "<!--", "|")) or obeys_someone(line):
                 continue
             if REVERSAL.search(line):

@@ -53,3 +53,23 @@ def test_a_rule_reworded_keeps_its_object_and_fills_no_mould() -> None:
         "Order a new fob for the office",
     ]
     assert chores(said) == {"Order a new fob for Flat 9", "Order a new fob for No 12", "Order a new fob for the office"}
+
+
+def test_a_marked_rule_filled_with_places_is_no_errand() -> None:
+    # "no <thing> in <place>" says what is ruled out wherever it is said: a rule by its opening,
+    # as "please" or "don't" make one, however many places it names
+    said = [
+        "No barrows in Bed 4 after rain",
+        "No barrows in Bed 7 after rain",
+        "No barrows in the polytunnel after rain",
+    ]
+    assert chores(said) == set()
+
+
+def test_a_request_to_be_told_filled_with_places_is_an_errand() -> None:
+    said = [
+        "Let me know when Bed 4 is dug",
+        "Let me know when Bed 7 is dug",
+        "Let me know when the polytunnel is aired",
+    ]
+    assert chores(said) == set(said)
