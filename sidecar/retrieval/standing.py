@@ -238,7 +238,7 @@ _NO_TERMS: frozenset[int] = frozenset()
 class _Line:
     """One line of a hit that matches a query term, as ``restated_first`` reads it."""
 
-    __slots__ = ("day", "forms", "kept", "matched", "named", "names", "shapes", "values", "versions", "words")
+    __slots__ = ("day", "kept", "matched", "named", "names", "shapes", "values", "versions", "words")
 
     def __init__(
         self,
@@ -268,7 +268,6 @@ class _Line:
         if weekdays and (days := {_WEEKDAYS[v] for v in values if v in weekdays}):
             shapes[_WEEKDAY] = days  # a weekday is a time too: given anew as another weekday
         self.shapes = {shape: frozenset(found) for shape, found in shapes.items()}
-        self.forms = {value: _form(value) for value in values}  # with its letters too ("A100" -> "A9")
 
     def restates(self, older: _Line) -> bool:
         """This line gives ``older``'s subject another value (module docstring). Naming one of the
@@ -295,8 +294,8 @@ class _Line:
         twice as many words of its own as it lost of the kept line's (module docstring)."""
         if older.named - self.matched:
             return False
-        lost = {older.forms[v] for v in older.values - self.words}
-        if not lost or not any(self.forms[v] in lost for v in self.values - older.words):
+        lost = {_form(v) for v in older.values - self.words}
+        if not lost or not any(_form(v) in lost for v in self.values - older.words):
             return False
         mine, theirs = _plain(self.words), _plain(older.words)
         return len(mine - theirs) >= 2 * len(theirs - mine)
@@ -478,6 +477,7 @@ def _opens(line: str, at: int) -> bool:
     return not before.strip("-*+> ") or before[-1] in ".!?:;"
 
 
+@lru_cache(maxsize=4096)
 def _form(value: str) -> str:
     """A value's written form, its letters read too: each run of capitals as A, of small letters
     as a, of digits as 9 ("us-west-2" and "eu-central-1" -> "a-a-9"; "A100" and "H100" -> "A9";
