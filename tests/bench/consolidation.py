@@ -174,6 +174,10 @@ SEEDS = {
     "voice2": 2929,  # DEV generator, seed kept out of tuning
     "voice3": 3939,  # DEV generator, seed kept out of tuning
     "shifts": 4646,  # DEV: tuned on (consolidation_gen_shifts)
+    "c25terse": 2501,  # DEV: tuned on (consolidation_gen_c25)
+    "c25terse2": 2502,  # DEV generator, seed kept out of tuning
+    "c25diary": 2501,  # DEV: tuned on (consolidation_gen_c25)
+    "c25diary2": 2502,  # DEV generator, seed kept out of tuning
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -319,6 +323,10 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "voice2": ("consolidation_gen_voice", "make_voice_history", None),
     "voice3": ("consolidation_gen_voice", "make_voice_history", None),
     "shifts": ("consolidation_gen_shifts", "make_shifts_history", None),
+    "c25terse": ("consolidation_gen_c25", "make_c25terse_history", None),
+    "c25terse2": ("consolidation_gen_c25", "make_c25terse_history", None),
+    "c25diary": ("consolidation_gen_c25", "make_c25diary_history", None),
+    "c25diary2": ("consolidation_gen_c25", "make_c25diary_history", None),
 }
 
 

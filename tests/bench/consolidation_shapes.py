@@ -71,6 +71,7 @@ _DIRECT = frozenset(
                 ("consolidation_gen_dataeng", "DIRECT_DATAENG"),
                 ("consolidation_gen_mobile", "DIRECT_MOBILE"),
                 ("consolidation_gen_mleng", "DIRECT_MLENG"),
+                ("consolidation_gen_payments", "DIRECT_PAYMENTS"),
             )
         )
     )
