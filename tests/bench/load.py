@@ -48,6 +48,12 @@ stopped, and reports the server's CPU per search against it:
   ``embeddings`` rows at both ends of the window, their texts rebuilt from the acknowledged
   writes), over the window's searches.
 
+With ``LOAD_PROBE=1`` a process of its own (``raw_beside.py``) makes the same kind of append raw beside
+the sidecar for the whole mixed run, one every ``LOAD_RAW_EVERY`` (0.1) s: durable, into a raw FTS5
+table over a copy of the dir, searched, the query embedded raw with the embedder on. Its appends
+inside the measured window are write -> searchable's limit under the same load, and the report
+gives the sidecar's ratio to it (p50 and p99).
+
 With ``LOAD_PROBE=1`` the run also measures, right after the sidecar stops, the limit of write ->
 searchable on the host as it is then: the same kind of append made raw, nothing beside it
 (``bench_writes.raw_write_searchable``: durable, into a raw FTS5 table, searched, the query
