@@ -20,8 +20,8 @@ their threads had while giving them is the observer's, not the path's. ``PathSto
 polls as ``tests.support.waiting.wait_until`` does and takes off nothing while a poll answers "not
 yet"; elsewhere it takes off the path's wait, at most the time that passed (the path is held one
 step at a time, so it cannot have waited longer than that). The kernel adds a wait to the count
-when it ends, so a wait that began in a poll and ended after it counts where it ended: the bound
-errs towards the wall clock, never below the path's own time by more than the waits counted."""
+when it ends, so a wait counts in the stretch where it ended, and one longer than that stretch is
+taken off only up to its length: what is left errs towards the wall clock."""
 
 from __future__ import annotations
 
