@@ -22,7 +22,7 @@ from tests.support.lag import PathStopwatch
 from tests.support.memory import ClientFactory, write
 from tests.support.procs import free_port, rss_kb, start_sidecar
 from tests.support.sockets import open_received
-from tests.support.waiting import async_wait_until
+from tests.support.waiting import HANG_GUARD_S, async_wait_until
 
 TOKEN = "crew-secret-token"
 SEARCH = b'{"query": "canary"}'
@@ -166,8 +166,11 @@ async def test_a_connection_that_shows_no_token_within_the_deadline_is_closed(li
     try:
         writer.write(b"POST /crew/search HTTP/1.1\r\nHost: lead\r\n")  # and never the rest
         await writer.drain()
-        # Closed at the trust deadline (3 s), well before the header timeout (10 s).
-        assert await asyncio.wait_for(reader.read(), TRUST.deadline + 5) == b""
+        # Closed at the trust deadline (3 s), well before the header timeout (10 s): read on the
+        # path's own time (this loop serves the lead too); the wait itself is a hang guard.
+        watch = PathStopwatch()
+        assert await asyncio.wait_for(reader.read(), HANG_GUARD_S) == b""
+        assert watch.own() < TRUST.deadline + 5, (watch.own(), watch.wall())
     finally:
         writer.close()
 
