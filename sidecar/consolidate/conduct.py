@@ -132,14 +132,6 @@ _OWNED = re.compile(
     r"|\b(?:[A-Z][\w-]*'s?|her|his|their)\s+(?:standing\s+)?(?:orders?|rules?|instructions?|wish(?:es)?)\b"
     r"|(?:^|[,;(]\s*|\s[-–—]\s+)per\s+[A-Z][\w'-]*"
 )
-#: A line put down to someone by how it is set out, not by a verb: "Per Isla:", "From Isla:",
-#: "Isla ->", "Isla again:", "Reminder from Isla:", or the name in brackets at its end "(Isla)".
-_ATTRIBUTED = re.compile(
-    r"^(?:(?i:per|from|via)\s+[A-Z][\w'-]*\s*[:,\-–—]"
-    r"|[A-Z][\w'-]*(?:\s+again)?\s*(?:->|→|=>|:)"
-    r"|(?i:reminder|note|word|message)s?\s+from\s+[A-Z][\w'-]*\s*:)"
-    r"|\(\s*(?:per\s+)?[A-Z][\w'-]*\s*\)\W*$"
-)
 #: An instruction with no marker word: an opening verb and what it acts on ("Ring the client before
 #: any reprint", "Put the guard down between cuts"); not a past tense, a gerund or a noun of the
 #: words below, which open notes' lines before an article as verbs do.
@@ -225,8 +217,6 @@ def rule_body(text: str) -> str | None:
         return body
     if _course(body) and (_OWNED.search(body) or _imperative(body)):
         return body  # what the writer does as someone wants it, or an instruction with no marker word
-    if _GENERAL.search(body) and (_ATTRIBUTED.search(line) or _OWNED.search(line)):
-        return body  # a standing course put down to someone, as a fragment: "Per Isla: CO2 off every night"
     return None
 
 

@@ -37,18 +37,3 @@ def test_a_wish_quoted_with_who_said_it_is_promoted_as_what_it_says() -> None:
 def test_an_instruction_to_be_told_first_is_a_rule() -> None:
     assert is_rule("Ring me before you turn anyone away.")
     assert is_rule("Phone us before any reprint goes on")
-
-
-def test_a_standing_course_put_down_to_someone_as_a_fragment_is_a_rule() -> None:
-    for said in (
-        "Per Nell: life jackets on every child on the pontoon",
-        "Nell -> fuel log signed after each fill",
-        "Reminder from Nell: shore power off whenever a boat leaves",
-        "Bilge alarm tested every Monday (Nell)",
-    ):
-        assert is_rule(said), said
-
-
-def test_a_fragment_put_down_to_someone_with_no_standing_course_is_no_rule() -> None:
-    assert not is_rule("Per Nell: the crane is booked for the Vosper")
-    assert not is_rule("Bilge alarm tested on the Vosper (Nell)")
