@@ -521,7 +521,8 @@ def _d_paragraphs(rng: random.Random, sentences: list[str], extra: list[str]) ->
     out = [" ".join(sentences[n : n + size]) for n in range(0, len(sentences), size)]
     for line in extra:
         out.insert(rng.randint(0, len(out)), line)
-    return [line if line.startswith("RAW|") else f"RAW|{line}\n\n" for line in out]
+    # the injection stays a line of its own: the bench writes it into the note past the write path
+    return [line if line.startswith("RAW|") or line == INJECTION else f"RAW|{line}\n\n" for line in out]
 
 
 def _name(token: str) -> str:
