@@ -71,3 +71,53 @@ async def test_the_week_keeps_the_statement_said_inside_a_mould() -> None:
     )
     kept = [line for line in (week.text + week.rest).splitlines() if FACT in line]
     assert kept == [f"- {FACT}"]
+
+
+def test_a_labelled_value_said_inside_a_mould_is_read_apart() -> None:
+    """A statement with no stop word that names a value ("Pellworth Supplies account number: PW4417",
+    a name and a digit) is no bare slot of the mould: it is read apart as the statement with a stop
+    word is, while the bracketed slots of the postmortem mould ("(cache disk pressure)") stay whole."""
+    labelled = "Pellworth Supplies account number: PW4417."
+    carrier = f"Chair in surgery 2 squeaking again, Rhys oiled it, and while I remember, {labelled}"
+    lines = [*_lines()[:-1], ("daily/2026-03-04.md", carrier)]
+    where = apart(lines)
+    assert where[-1] is not None and where[-1] != SENTENCES
+    assert apart_parts(carrier, where[-1])[1] == labelled
+    assert all(at is None for at in where[:-1])
+
+
+def _parking_week(carrier: str) -> list[tuple[str, str]]:
+    """A week of a mould that runs over two clauses ("Parking complaint from Mr Arlott, told them
+    about the side road."), and on two of its days nine orders of one sibling mould naming "Mr" and
+    "side" too ("Mr Arlott's denture order went off today by the side door, docket DK-3100."):
+    frequent, but on too few days to be a mould of the week."""
+    names = ("Arlott", "Brisco", "Carrow", "Denholm", "Eckley", "Fairlie", "Gorran", "Hensby", "Ilsley")
+    out = []
+    for day in range(5):
+        source = f"daily/{(MONDAY + timedelta(days=day)).isoformat()}.md"
+        out += [
+            (source, f"Parking complaint from Mr {names[(day + n) % 9]}, told them about the side road.")
+            for n in range(3)
+        ]
+        if day < 2:
+            out += [
+                (source, f"Mr {names[n]}'s denture order went off today by the side door, docket DK-{3100 + n}.")
+                for n in range(day * 5, min(9, day * 5 + 5))
+            ]
+    return [*out, ("daily/2026-03-06.md", carrier)]
+
+
+def test_a_statement_after_a_mould_of_two_clauses_is_read_apart() -> None:
+    """The mould's frame held in two clauses goes on past the first; the statement after it is read
+    apart, though its words are written with one word of the mould's in the orders ("Mr", a name;
+    "side"), not with the mould, and it says a word of the mould's in other words ("the side door")."""
+    said = "Mrs Tregarthen's crown order went off today by the side door, docket DK-5521."
+    carrier = f"Parking complaint from Mr Hensby, told them about the side road, and while I remember, {said}"
+    lines = _parking_week(carrier)
+    where = apart(lines)
+    assert where[-1] is not None and where[-1] != SENTENCES
+    assert apart_parts(carrier, where[-1]) == [
+        "Parking complaint from Mr Hensby, told them about the side road, and while I remember",
+        said,
+    ]
+    assert all(at is None for at in where[:-1])
