@@ -38,6 +38,12 @@
   ``embed_background`` works through a backlog in the batcher's calls of 8.
 
 Parts: ``EMBED_BENCH=scan,throughput,rss,hybrid,backlog`` (default: all).
+
+``EMBED_BASELINE=DIR`` (another checkout, say of the commit before a change): the hybrid part then
+also runs this tree's searches and that tree's by turns, each tree in a process of its own, over
+the same prepared tier, in blocks of 20 queries whose order alternates, and gives the CPU per search
+of each with their ratio round by round. On a busy host the ratio against raw parts moves more
+from run to run than a change of a few percent; searches taking turns with the tree before do not.
 """
 
 from __future__ import annotations
@@ -81,6 +87,7 @@ MODEL = "bench-random"
 BACKLOG = int(os.environ.get("BENCH_BACKLOG", "6000"))
 RAW_EVERY = int(os.environ.get("BENCH_RAW_EVERY", "5"))
 PARTS = os.environ.get("EMBED_BENCH", "scan,throughput,rss,hybrid,backlog").split(",")
+BASELINE = os.environ.get("EMBED_BASELINE")
 
 
 def _unit_rows(n: int, seed: int) -> np.ndarray:
@@ -303,6 +310,102 @@ def bench_hybrid(base: Path, model: OnnxEmbedder) -> None:
     make_corpus(root, 10_000)
     print(f"# {embed_memory(root)}", flush=True)
     asyncio.run(_hybrid(root, model))
+    if BASELINE:
+        _hybrid_by_turns(root, Path(BASELINE))
+
+
+#: A process that searches the prepared tier at ``sys.argv[1]`` with the tree on its PYTHONPATH,
+#: the bench's queries in the blocks it is sent (``start end marks``: the marks, punctuation, make
+#: each text new to the model and leave its words as they are), and answers each block's CPU per
+#: search (its process, every thread). It imports nothing of the benches: either tree runs it.
+_TURN_WORKER = """
+import asyncio, sys, time
+from pathlib import Path
+from sidecar.index.tier import Tier
+from sidecar.logs import configure_logging
+from sidecar.retrieval.embed.availability import EmbedderHealth
+from sidecar.retrieval.embed.onnx import OnnxEmbedder
+from sidecar.retrieval.hybrid import HybridSearcher
+from sidecar.retrieval.vectors import VectorIndex
+from tests.support.corpus import make_queries
+
+async def main():
+    configure_logging("console", "warning")
+    model = OnnxEmbedder()
+    tier = Tier("agent", Path(sys.argv[1]))
+    tier.hold_postings_in_numpy()
+    await tier.open()
+    await tier.reconcile()
+    vi = VectorIndex(tier.index.path, model.model_id, model.dim)
+    await asyncio.to_thread(vi.refresh)
+    searcher = HybridSearcher(model, EmbedderHealth(model, confirmed=True), {"agent": vi}, query_timeout=30.0)
+    queries = list(dict.fromkeys(make_queries(400, seed=5)))
+    for q in queries[:20]:
+        await searcher.search(tier, q, 10, False)
+    print(len(queries), flush=True)
+    for line in sys.stdin:
+        start, end, marks = line.split()
+        part = [f"{q} {' '.join(marks)}" for q in queries[int(start):int(end)]]
+        cpu0 = time.process_time()
+        for q in part:
+            assert not (await searcher.search(tier, q, 10, False))[1]
+        print((time.process_time() - cpu0) / len(part) * 1000, flush=True)
+    vi.close()
+    await tier.close()
+
+asyncio.run(main())
+"""
+
+#: Rounds and block size of ``_hybrid_by_turns``.
+TURN_ROUNDS = int(os.environ.get("BENCH_TURN_ROUNDS", "8"))
+TURN_BLOCK = 20
+
+
+def _hybrid_by_turns(root: Path, baseline: Path) -> None:
+    """This tree's hybrid searches and ``baseline``'s, by turns, each tree in a process of its own."""
+    trees = {"this tree": Path(__file__).resolve().parents[2], "baseline": baseline.resolve()}
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", _TURN_WORKER, str(root)],
+            cwd=tree,
+            env={**os.environ, "PYTHONPATH": str(tree)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name, tree in trees.items()
+    }
+    try:
+        counts = {int(p.stdout.readline()) for p in procs.values() if p.stdout is not None}
+        (n,) = counts  # the same queries on both sides
+        marks = ".,;:!?-~"
+        per: dict[str, list[float]] = {name: [] for name in trees}
+        for r in range(TURN_ROUNDS):
+            mark = marks[r % len(marks)] + marks[(r // len(marks)) % len(marks)] * (r >= len(marks))
+            spent: dict[str, list[float]] = {name: [] for name in trees}
+            for at in range(0, n - n % TURN_BLOCK, TURN_BLOCK):
+                order = list(trees) if (at // TURN_BLOCK + r) % 2 == 0 else list(trees)[::-1]
+                for name in order:
+                    proc = procs[name]
+                    assert proc.stdin is not None and proc.stdout is not None
+                    proc.stdin.write(f"{at} {at + TURN_BLOCK} {mark}\n")
+                    proc.stdin.flush()
+                    spent[name].append(float(proc.stdout.readline()))
+            for name in trees:
+                per[name].append(statistics.mean(spent[name]))
+    finally:
+        for proc in procs.values():
+            if proc.stdin is not None:
+                proc.stdin.close()
+            proc.wait(timeout=60)
+    ratios = [a / b for a, b in zip(per["this tree"], per["baseline"], strict=True)]
+    report(
+        f"  hybrid CPU per search by turns with {baseline} ({TURN_ROUNDS} rounds of {TURN_BLOCK}-query blocks)",
+        f"this tree {statistics.mean(per['this tree']):.2f} ms, the baseline {statistics.mean(per['baseline']):.2f} ms; "
+        f"load average {os.getloadavg()[0]:.1f}",
+        f"this tree / baseline: median {statistics.median(ratios):.3f}; rounds: "
+        + ", ".join(f"{x:.3f}" for x in ratios),
+    )
 
 
 #: Rounds the hybrid searches and their raw parts alternate in: a shared host's load moves within a
