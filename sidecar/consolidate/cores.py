@@ -84,35 +84,40 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
             shingles.add(ln.text, ln.source)
         for run in runs:
             counted.add(run, ln.source, normalised(ln.text))
-    chosen_by_line: list[list[str]] = []
+    chosen_by_line: list[tuple[list[str], bool]] = []  # a line's cuts, and whether they are runs of words
     spans: set[str] = set()  # what was cut as a run of words, not of clauses
     plain: set[str] = set()  # such runs said once at least as more than a lead-in ("Ama said on the call:")
+    inner: set[str] = set()  # such runs said once at least inside a clause, after words of it
     for ln, runs in zip(lines, found, strict=True):
         body = normalised(unstamped(ln.text))
         standing = [run for run in runs if counted.standing(run, body, min_sources, limit)]
         if id(ln) in reports:  # only a statement the notes say inside other words too: the line's own is a report
             standing = [run for run in standing if len(counted.lines[normalised(run.text)]) > 1]
         chosen = [run.text for run in _chosen(standing, counted.said)]
-        if not chosen and runs:  # no run of its clauses recurs: a run of its words may, inside a clause
-            cut = [
-                (span, lead) for span, lead in shingles.spans(ln.text, min_sources, limit) if normalised(span) != body
-            ]
-            plain.update(normalised(span) for span, lead in cut if not lead)
-            chosen = [span for span, _ in cut]
+        if not chosen and runs and not reports_work(unstamped(ln.text)):
+            # no run of its clauses recurs: a run of its words may, inside a clause, unless the line
+            # reports work done ("Ordered 11 prophy paste from Trycare, due next week")
+            cut = [item for item in shingles.spans(ln.text, min_sources, limit) if normalised(item[0]) != body]
+            plain.update(normalised(span) for span, lead, _ in cut if not lead)
+            inner.update(normalised(span) for span, _, inside in cut if inside)
+            chosen = [span for span, _, _ in cut]
             spans.update(chosen)
-        chosen_by_line.append(chosen)
-    # a run of words filled with other values in other lines is a mould's ("the Scouts from Kendal
-    # cooked a curry", "the Harrier running club cooked a curry"), not a statement
+            chosen_by_line.append((chosen, True))
+        else:
+            chosen_by_line.append((chosen, False))
+    # a run of words filled with other values in other lines, or a run of clauses of its frame so
+    # filled, is a mould's ("the Scouts from Kendal cooked a curry", "the Harrier running club
+    # cooked a curry"; "Gradle build 35 min cold"), not a statement
     fills: dict[str, set[str]] = {}
     for text in spans:
         frame, fill = mould(text)
         fills.setdefault(frame, set()).add(fill)
     out = []
-    for ln, chosen in zip(lines, chosen_by_line, strict=True):
+    for ln, (chosen, worded) in zip(lines, chosen_by_line, strict=True):
         texts = [
             text
             for text in chosen
-            if text not in spans or (len(fills[mould(text)[0]]) < MOULD_FILLS and normalised(text) in plain)
+            if not worded or (_unfilled(mould(text)[0], fills, counted.fills) and normalised(text) in plain & inner)
         ]
         if not texts or verdict(ln.text) is not None or obeys_someone(ln.text):
             out.append([ln])
@@ -198,14 +203,15 @@ class _Shingles:
             self.weeks[shingle] = len({week_of(s) for s in sources})
         return self.weeks[shingle] >= MIN_WEEKS
 
-    def spans(self, text: str, min_sources: int, limit: float) -> list[tuple[str, bool]]:
+    def spans(self, text: str, min_sources: int, limit: float) -> list[tuple[str, bool, bool]]:
         """The statements ``text`` says inside its clauses: each longest run of its words whose every
         ``SHINGLE_WORDS`` words in a row are said in ``min_sources`` sources over ``MIN_WEEKS`` weeks
         (and in fewer than ``limit``: the writer's own wording is no fact), without the words that
         join it to its wrapper, when it states something (``_a_statement``), reports no work and runs
         to the end of its clause (``_ends_clause``): a statement is what is said, not a name said
         inside a clause about something else ("One of a pair of Dutch cyclists wanted to know").
-        Each with whether it opens the line before a colon or comma, as a lead-in does."""
+        Each with whether it opens the line before a colon or comma, as a lead-in does, and whether
+        words of its clause come before it."""
         body = unstamped(text)
         tokens = _tokens(body)
         words = [word for word, _, _ in tokens]
@@ -233,7 +239,9 @@ class _Shingles:
             if whole and len(normalised(said).split()) >= MIN_TOKENS and not reports_work(said) and _a_statement(said):
                 # opening the line before a colon or comma, it may be how the line is wrapped
                 lead = first == 0 and body[tokens[last][1] : tokens[last][2]].rstrip()[-1:] in (":", ",")
-                out.append((said, lead))
+                # said inside a clause: words of the same clause before it ("I told her ...")
+                inside = first > 0 and not _punctuated(body, tokens, first - 1)
+                out.append((said, lead, inside))
             n = end + 1
         return out
 
@@ -267,6 +275,11 @@ def _tokens(body: str) -> list[tuple[str, int, int]]:
         if word:
             out.append((word, match.start(), match.end()))
     return out
+
+
+def _unfilled(frame: str, *fills: dict[str, set[str]]) -> bool:
+    """Whether ``frame`` is filled with fewer than ``MOULD_FILLS`` values in each of ``fills``."""
+    return all(len(found.get(frame, ())) < MOULD_FILLS for found in fills)
 
 
 def _chosen(runs: list[View], said: dict[str, set[str]]) -> list[View]:

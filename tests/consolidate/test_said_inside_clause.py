@@ -43,3 +43,15 @@ def test_a_fact_said_inside_a_clause_recurs_with_its_days() -> None:
 
 def test_a_name_said_inside_a_clause_about_something_else_is_no_fact() -> None:
     assert not [c for c in recurring(_lines()) if "ormerod" in c.text.lower()]
+
+
+def test_a_line_reporting_work_done_is_not_cut_to_a_run_of_its_words() -> None:
+    start = date(2026, 4, 6)
+    said = [
+        "Ordered two fenders from Harbour Chandlery for the launch, due next week",
+        "Ordered six fenders from Harbour Chandlery for the launch, due Friday",
+        "Ordered four fenders from Harbour Chandlery for the launch, due soon",
+        "Ordered a boat hook from Harbour Chandlery for the launch, due Monday",
+    ]
+    lines = [Line(s, f"daily/{(start + timedelta(days=8 * n)).isoformat()}.md", "Log") for n, s in enumerate(said)]
+    assert not [c for c in recurring(lines) if "chandlery" in c.text.lower()]
