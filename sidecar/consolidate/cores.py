@@ -240,8 +240,8 @@ class _Shingles:
                 # opening the line before a colon or comma, it may be how the line is wrapped
                 lead = first == 0 and body[tokens[last][1] : tokens[last][2]].rstrip()[-1:] in (":", ",")
                 # said inside a clause: words of the same clause before it ("I told her ...")
-                inside = first > 0 and not _punctuated(body, tokens, first - 1)
-                out.append((said, lead, inside))
+                within = first > 0 and not _punctuated(body, tokens, first - 1)
+                out.append((said, lead, within))
             n = end + 1
         return out
 
