@@ -14,17 +14,7 @@ from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_b
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, statement
 from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
-from sidecar.consolidate.text import (
-    CLAUSE_TRIM,
-    SIGNAL,
-    View,
-    holds_value,
-    mould,
-    normalised,
-    reports_work,
-    unstamped,
-    views,
-)
+from sidecar.consolidate.text import SIGNAL, View, holds_value, mould, normalised, reports_work, unstamped, views
 from sidecar.write.dedup import MIN_TOKENS
 
 __all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "rule_cores", "week_of"]
@@ -55,11 +45,8 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
     not be a mould filled with ``MOULD_FILLS`` values or more ("13 entries checked", a chore whose
     details change). Any run, the line without its time included, must be no such mould; a line with a scanner finding or an order to obey
     someone is left whole, for the steps after to judge as it stands, and so is a line whose ``id``
-    is in ``whole`` (a conversation's turn). A line none of whose runs of clauses recurs is cut to
-    the runs of its words said inside a clause in as many sources (``_Shingles``: "I told her the
-    drying room boiler runs on a timer from 17:00 to 22:00, which pleased her"), each said once
-    at least as more than a lead-in and no mould filled with ``MOULD_FILLS`` values. Counted in
-    one pass over the runs and one over the words, so linear in the lines."""
+    is in ``whole`` (a conversation's turn). Counted in one pass over the runs, so linear in the
+    lines."""
     from sidecar.scanner.scan import verdict
 
     said_whole: dict[str, set[str]] = {}
@@ -67,7 +54,6 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
         said_whole.setdefault(normalised(ln.text), set()).add(ln.source)
     limit = max(ROUTINE_LINES, len({ln.source for ln in lines}) * BOILERPLATE_SHARE)
     counted = _Counted()
-    shingles = _Shingles()
     found: list[list[View]] = []
     reports: set[int] = set()  # lines said word for word in as many sources that report what was done
     for ln in lines:
@@ -80,49 +66,19 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
         kept = "\n" in ln.text or id(ln) in whole or said
         runs = [] if kept else views(ln.text)
         found.append(runs)
-        if not kept:
-            shingles.add(ln.text, ln.source)
         for run in runs:
             counted.add(run, ln.source, normalised(ln.text))
-    chosen_by_line: list[tuple[list[str], bool]] = []  # a line's cuts, and whether they are runs of words
-    spans: set[str] = set()  # what was cut as a run of words, not of clauses
-    plain: set[str] = set()  # such runs said once at least as more than a lead-in ("Ama said on the call:")
-    inner: set[str] = set()  # such runs said once at least inside a clause, after words of it
+    out = []
     for ln, runs in zip(lines, found, strict=True):
         body = normalised(unstamped(ln.text))
         standing = [run for run in runs if counted.standing(run, body, min_sources, limit)]
         if id(ln) in reports:  # only a statement the notes say inside other words too: the line's own is a report
             standing = [run for run in standing if len(counted.lines[normalised(run.text)]) > 1]
-        chosen = [run.text for run in _chosen(standing, counted.said)]
-        if not chosen and runs and not reports_work(unstamped(ln.text)):
-            # no run of its clauses recurs: a run of its words may, inside a clause, unless the line
-            # reports work done ("Ordered 11 prophy paste from Trycare, due next week")
-            cut = [item for item in shingles.spans(ln.text, min_sources, limit) if normalised(item[0]) != body]
-            plain.update(normalised(span) for span, lead, _ in cut if not lead)
-            inner.update(normalised(span) for span, _, inside in cut if inside)
-            chosen = [span for span, _, _ in cut]
-            spans.update(chosen)
-            chosen_by_line.append((chosen, True))
-        else:
-            chosen_by_line.append((chosen, False))
-    # a run of words filled with other values in other lines, or a run of clauses of its frame so
-    # filled, is a mould's ("the Scouts from Kendal cooked a curry", "the Harrier running club
-    # cooked a curry"; "Gradle build 35 min cold"), not a statement
-    fills: dict[str, set[str]] = {}
-    for text in spans:
-        frame, fill = mould(text)
-        fills.setdefault(frame, set()).add(fill)
-    out = []
-    for ln, (chosen, worded) in zip(lines, chosen_by_line, strict=True):
-        texts = [
-            text
-            for text in chosen
-            if not worded or (_unfilled(mould(text)[0], fills, counted.fills) and normalised(text) in plain & inner)
-        ]
-        if not texts or verdict(ln.text) is not None or obeys_someone(ln.text):
+        chosen = _chosen(standing, counted.said)
+        if not chosen or verdict(ln.text) is not None or obeys_someone(ln.text):
             out.append([ln])
         else:
-            out.append([replace(ln, text=text) for text in texts])
+            out.append([replace(ln, text=run.text) for run in chosen])
     return out
 
 
@@ -166,120 +122,6 @@ class _Counted:
         if key not in self.weeks:
             self.weeks[key] = len({week_of(s) for s in sources})
         return self.weeks[key] >= MIN_WEEKS
-
-
-#: Words in a row a line shares with lines of other days before they may be a statement said inside
-#: a clause (``_Shingles``).
-SHINGLE_WORDS = 4
-#: Words that join a statement to what wraps it inside a clause ("I reminded myself that ...",
-#: "... and left them to it"): never a span's first or last word.
-_JOINERS = frozenset(str.split("that and so but or which as then when while because since though if"))
-_TOKEN = re.compile(r"\S+")
-
-
-@dataclass(slots=True)
-class _Shingles:
-    """The runs of ``SHINGLE_WORDS`` words of a run's lines and the sources each is said in: a
-    statement said inside a clause, with no punctuation between it and what wraps it ("While the
-    kettle boiled I reminded myself that the drying room boiler runs on a timer from 17:00 to
-    22:00", "I told her the drying room boiler runs ...") is the longest run of words the line
-    shares with lines of other days, where no run of its clauses is."""
-
-    said: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
-    weeks: dict[tuple[str, ...], int] = field(default_factory=dict)
-
-    def add(self, text: str, source: str) -> None:
-        body = unstamped(text)
-        tokens = _tokens(body)
-        words = [word for word, _, _ in tokens]
-        for n in _inside(body, tokens):
-            self.said.setdefault(tuple(words[n : n + SHINGLE_WORDS]), set()).add(source)
-
-    def recurs(self, shingle: tuple[str, ...], min_sources: int, limit: float) -> bool:
-        sources = self.said.get(shingle, set())
-        if len(sources) < min_sources or len(sources) >= limit:
-            return False
-        if shingle not in self.weeks:
-            self.weeks[shingle] = len({week_of(s) for s in sources})
-        return self.weeks[shingle] >= MIN_WEEKS
-
-    def spans(self, text: str, min_sources: int, limit: float) -> list[tuple[str, bool, bool]]:
-        """The statements ``text`` says inside its clauses: each longest run of its words whose every
-        ``SHINGLE_WORDS`` words in a row are said in ``min_sources`` sources over ``MIN_WEEKS`` weeks
-        (and in fewer than ``limit``: the writer's own wording is no fact), without the words that
-        join it to its wrapper, when it states something (``_a_statement``), reports no work and runs
-        to the end of its clause (``_ends_clause``): a statement is what is said, not a name said
-        inside a clause about something else ("One of a pair of Dutch cyclists wanted to know").
-        Each with whether it opens the line before a colon or comma, as a lead-in does, and whether
-        words of its clause come before it."""
-        body = unstamped(text)
-        tokens = _tokens(body)
-        words = [word for word, _, _ in tokens]
-        inside = set(_inside(body, tokens))
-        hits = [
-            n in inside and self.recurs(tuple(words[n : n + SHINGLE_WORDS]), min_sources, limit)
-            for n in range(len(words) - SHINGLE_WORDS + 1)
-        ]
-        out = []
-        n = 0
-        while n < len(hits):
-            if not hits[n]:
-                n += 1
-                continue
-            end = n
-            while end + 1 < len(hits) and hits[end + 1]:
-                end += 1
-            first, last = n, end + SHINGLE_WORDS - 1
-            while first < last and words[first] in _JOINERS:
-                first += 1
-            while last > first and words[last] in _JOINERS:
-                last -= 1
-            said = body[tokens[first][1] : tokens[last][2]].strip(CLAUSE_TRIM)
-            whole = _ends_clause(body, tokens, last)
-            if whole and len(normalised(said).split()) >= MIN_TOKENS and not reports_work(said) and _a_statement(said):
-                # opening the line before a colon or comma, it may be how the line is wrapped
-                lead = first == 0 and body[tokens[last][1] : tokens[last][2]].rstrip()[-1:] in (":", ",")
-                # said inside a clause: words of the same clause before it ("I told her ...")
-                within = first > 0 and not _punctuated(body, tokens, first - 1)
-                out.append((said, lead, within))
-            n = end + 1
-        return out
-
-
-def _inside(body: str, tokens: list[tuple[str, int, int]]) -> list[int]:
-    """Where a run of ``SHINGLE_WORDS`` of ``body``'s words starts that lies inside one clause: no
-    punctuation after any of its words but the last. Runs of whole clauses are ``views``'s."""
-    stops = [_punctuated(body, tokens, n) for n in range(len(tokens))]
-    return [n for n in range(len(tokens) - SHINGLE_WORDS + 1) if not any(stops[n : n + SHINGLE_WORDS - 1])]
-
-
-def _punctuated(body: str, tokens: list[tuple[str, int, int]], n: int) -> bool:
-    """Whether punctuation follows the word ``n`` of ``body`` (in it or between it and the next)."""
-    word = body[tokens[n][1] : tokens[n][2]]
-    after = body[tokens[n][2] : tokens[n + 1][1]] if n + 1 < len(tokens) else ""
-    return word != word.rstrip(CLAUSE_TRIM) or bool(after.strip())
-
-
-def _ends_clause(body: str, tokens: list[tuple[str, int, int]], last: int) -> bool:
-    """Whether the word ``last`` of ``body`` ends a clause: the line's last word, a word with
-    punctuation after it, or one before a word that joins clauses ("... from Penrith and left them
-    to it")."""
-    return last + 1 >= len(tokens) or _punctuated(body, tokens, last) or tokens[last + 1][0] in _JOINERS
-
-
-def _tokens(body: str) -> list[tuple[str, int, int]]:
-    """``body``'s words, lowercased without the punctuation around them, with where each starts and ends."""
-    out = []
-    for match in _TOKEN.finditer(body):
-        word = match.group(0).strip(CLAUSE_TRIM).lower()
-        if word:
-            out.append((word, match.start(), match.end()))
-    return out
-
-
-def _unfilled(frame: str, *fills: dict[str, set[str]]) -> bool:
-    """Whether ``frame`` is filled with fewer than ``MOULD_FILLS`` values in each of ``fills``."""
-    return all(len(found.get(frame, ())) < MOULD_FILLS for found in fills)
 
 
 def _chosen(runs: list[View], said: dict[str, set[str]]) -> list[View]:
