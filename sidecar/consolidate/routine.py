@@ -71,10 +71,6 @@ BOILERPLATE_SHARE = 1 / 4
 #: The weeks whose routine reading is kept for the next pass or run to read again (``_judged``).
 JUDGED_WEEKS = 64
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-#: A value in a statement: a digit, a capital inside a word, or a capital that opens no sentence (a name).
-_VALUE = re.compile(r"\d|[a-z][A-Z]|(?<=[^\s.!?:;*+>(-] )[A-Z]")
-#: A word written as a name: capitalised, opening no sentence or clause ("Mr" and "Okafor" of "from Mr Okafor").
-_NAME = re.compile(r"(?<=[^\s.!?:;*+>(-] )[A-Z][^\W\d_]*")
 K = TypeVar("K", bound=Hashable)
 
 
@@ -202,11 +198,12 @@ def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pair
     """A statement said inside a routine sentence, after the clauses that hold its frame (a clause,
     ``_clause``, not a bare name): from the
     first clause of ``TAIL_WORDS`` words or more after the shortest run of clauses holding a frame
-    (``framed``; more than ``FRAME_WORDS`` words) to the end that holds no frame (one that does goes
-    on with the mould), when that holds a word the week writes fewer than ``ROUTINE_LINES`` times
-    (the mould's own words are frequent: "due end of the month") and no slot of the mould
-    (``_slot``, ``pairs``: "small changes to the retry" after "Reviewed !4411 for billing"). The
-    mould ends where the statement starts; the joints between are the mould's ("and for the record")."""
+    (``framed``; more than ``FRAME_WORDS`` words) to the end, when that holds no frame and a word the week writes fewer than
+    ``ROUTINE_LINES`` times (the mould's own words are frequent: "due end of the month"), and no
+    frequent word the week writes with one of the mould's clauses' frequent words in
+    ``ROUTINE_LINES`` lines or more (``pairs``: the mould's slot, "small changes to the retry" after
+    "Reviewed !4411 for billing"). The mould ends where the statement starts; the joints between are
+    the mould's ("and for the record")."""
     joints = list(JOINT.finditer(text))
     held = next(  # a frame of three: a short clause's frame of two ("Stock check") is no mould's whole
         (n for n, j in enumerate(joints) if len(said := _words(text[: j.start()])) > FRAME_WORDS and framed(said)),
@@ -219,46 +216,20 @@ def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pair
         if len(_words(text[joints[n].end() : end])) < TAIL_WORDS:
             continue
         said = _words(text[joints[n].end() :])
-        if framed(said):
-            continue  # the mould goes on ("Parking complaint from Mr Okafor, told them about the side road")
-        if all(df[w] >= ROUTINE_LINES for w in said) or not _clause(text[joints[n].end() :], joints[n].group()):
+        if framed(said) or all(df[w] >= ROUTINE_LINES for w in said) or not _clause(text[joints[n].end() :]):
             return None
-        if _slot(said, _mould_words(text[: joints[n].start()], df), df, pairs):
+        mould = {w for w in _words(text[: joints[n].start()]) if df[w] >= ROUTINE_LINES}
+        if any(pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}):
             return None  # the mould's own slot ("Reviewed !4411 for billing: small changes to the retry")
         return joints[n].start(), joints[n].end()
     return None
 
 
-def _mould_words(text: str, df: Counter[str]) -> set[str]:
-    """The frequent words of a mould's clauses (``text``), but for those written there as names
-    only ("Mr" of "Parking complaint from Mr Okafor": said in another mould's lines too, "Mr Rowe's
-    lab case went off today", it is no word of this mould)."""
-    names = {m.group().lower() for m in _NAME.finditer(text)}
-    plain = {m.group().lower() for m in _WORD.finditer(text) if m.group().lower() not in names or m.group().islower()}
-    return {w for w in _words(text) if df[w] >= ROUTINE_LINES and w in plain}
-
-
-def _slot(said: list[str], mould: set[str], df: Counter[str], pairs: Counter[frozenset[str]]) -> bool:
-    """Whether a statement's words (``said``) fill a slot of the mould whose words are ``mould``: a
-    frequent word of it that is none of the mould's own ("went off today" after "Yara off sick")
-    is written with two of them or more, each in ``ROUTINE_LINES`` lines of the week or more: with
-    the mould, not with one word it shares with another ("late" of "stg_orders ran 6 minutes late")."""
-    return any(
-        sum(pairs[frozenset((m, w))] >= ROUTINE_LINES for m in mould) >= FRAME_WORDS - 1
-        for w in said
-        if df[w] >= ROUTINE_LINES and w not in mould
-    )
-
-
-def _clause(text: str, joint: str) -> bool:
-    """Whether ``text``, said after ``joint``, reads as a statement, not a bare name: it holds a
-    stop word ("Code for the front door is 8137Y"), or names a value (``_VALUE``: "Dental Sky
-    account number: DS41544", "Wednesdays: release notes draft, Leah") and is no aside in brackets,
-    where a mould names its slot ("checkout-web error budget burn", "notify-worker p99 latency",
-    the alert a postmortem mould names)."""
-    if any(w.lower() in STOPWORDS for w in _WORD.findall(text)):
-        return True
-    return _VALUE.search(text) is not None and "(" not in joint and "[" not in joint
+def _clause(text: str) -> bool:
+    """Whether ``text`` reads as a clause, not a bare name: it holds a stop word ("Code for the
+    front door is 8137Y"), where a mould's slot often holds none ("checkout-web error budget burn",
+    the alert a postmortem mould names in brackets)."""
+    return any(w.lower() in STOPWORDS for w in _WORD.findall(text))
 
 
 @lru_cache(maxsize=JUDGED_WEEKS)
