@@ -244,37 +244,6 @@ def _quoted(old_key: str, new_key: str) -> bool:
     return not SIGNAL.search(padded[:at] + padded[at + len(old_key) + 1 :])
 
 
-_WRAPPER_WORDS = 4
-
-
-def _wrapped_apart(old_key: str, new_key: str, old_text: str, new_text: str) -> bool:
-    """Whether two lines are one wrapper said around two statements: they open and close with the
-    same content words, four or more in all, and what each says between them holds two words or
-    more that name no value and shares none of those with the other ("It came up again over coffee
-    that the rescue radio channel for the crag is ..., and nobody objected" / "It came up again over
-    coffee that the bunk room sleeps 14 ..., and nobody objected"). The wrapper's words are no
-    subject the lines share. Keys are ``normalised`` lines: lines of no common first or last word
-    are passed over without reading their words."""
-    if (
-        old_key.split(" ", 1)[0] != new_key.split(" ", 1)[0]
-        and old_key.rsplit(" ", 1)[-1] != new_key.rsplit(" ", 1)[-1]
-    ):
-        return False
-    old, new = _tokens(old_text), _tokens(new_text)
-    shortest = min(len(old), len(new))
-    head = 0
-    while head < shortest and old[head][0] == new[head][0]:
-        head += 1
-    tail = 0
-    while tail < shortest - head and old[-1 - tail][0] == new[-1 - tail][0]:
-        tail += 1
-    if head + tail < _WRAPPER_WORDS:
-        return False
-    said_old = {w for w, value in old[head : len(old) - tail] if not value}
-    said_new = {w for w, value in new[head : len(new) - tail] if not value}
-    return len(said_old) >= 2 and len(said_new) >= 2 and not said_old & said_new
-
-
 def _same_subject(
     old: frozenset[str], new: frozenset[str], old_values: frozenset[str], weight: dict[str, float]
 ) -> bool:
@@ -457,13 +426,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
         signalled = bool(SIGNAL.search(newer.text))
         found = [k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]]
         for key in dict.fromkeys([*found, *holders.naming(new_words)]):
-            if (
-                key == new_key
-                or key in out
-                or last[key].when >= newer.when
-                or _quoted(key, new_key)
-                or _wrapped_apart(key, new_key, last[key].text, newer.text)
-            ):
+            if key == new_key or key in out or last[key].when >= newer.when or _quoted(key, new_key):
                 continue  # an older line said again after the newer one was said is still current
             old_text = last[key].text
             # both lines open with one capitalised word: the subject they share, no name either
@@ -1390,8 +1353,7 @@ def changed_by_meaning(
         np.maximum.at(sims, owner, near)  # a line is as near as its nearest part
         sims[at[old]] = -1.0  # a line is not its own neighbour
         for near_at in np.flatnonzero(sims >= cosine - margin).tolist():  # nor is a line quoting it
-            near_key = keys[near_at]
-            if _quoted(old, near_key) or _wrapped_apart(old, near_key, read.last[old].text, read.last[near_key].text):
+            if _quoted(old, keys[near_at]):
                 sims[near_at] = -1.0
         nearest_at = int(np.argmax(sims))
         best = float(sims[nearest_at])
