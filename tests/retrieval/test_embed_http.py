@@ -37,7 +37,12 @@ from sidecar.settings import Settings
 from tests.support.lag import PathStopwatch
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-FAST = httpx.Timeout(0.3, connect=0.3)
+#: The tests that judge an answer wait for it: a guard against a hang, never a measure (the fake
+#: server runs on the test's own loop, which a busy host can hold for longer than a short limit).
+ANSWER = httpx.Timeout(60.0)
+#: Where a hang is the claim: the read gives up after 0.3 s; the connect to the in-process server is
+#: not under test.
+HUNG = httpx.Timeout(0.3, connect=60.0)
 
 
 def fake_vector(text: str) -> list[float]:
@@ -108,7 +113,7 @@ def unit(rows: list[list[float]]) -> Vectors:
 
 @pytest.fixture
 async def ollama(server: FakeServer) -> AsyncIterator[OllamaEmbedder]:
-    embedder = OllamaEmbedder(server.url, "nomic-embed-text", timeout=FAST)
+    embedder = OllamaEmbedder(server.url, "nomic-embed-text", timeout=ANSWER)
     yield embedder
     await embedder.aclose()
 
@@ -116,7 +121,7 @@ async def ollama(server: FakeServer) -> AsyncIterator[OllamaEmbedder]:
 @pytest.fixture
 async def openai(server: FakeServer) -> AsyncIterator[OpenAIEmbedder]:
     server.handler = server.openai_shuffled
-    embedder = OpenAIEmbedder(server.url, "sk-test", "text-embedding-3-small", timeout=FAST)
+    embedder = OpenAIEmbedder(server.url, "sk-test", "text-embedding-3-small", timeout=ANSWER)
     yield embedder
     await embedder.aclose()
 
@@ -136,7 +141,7 @@ async def test_ollama_happy_path(server: FakeServer, ollama: OllamaEmbedder) -> 
 
 
 async def test_ollama_batches_and_keeps_order(server: FakeServer) -> None:
-    embedder = OllamaEmbedder(server.url, "m", timeout=FAST, batch_size=2)
+    embedder = OllamaEmbedder(server.url, "m", timeout=ANSWER, batch_size=2)
     try:
         texts = [f"text number {i}" for i in range(5)]
         vectors = await embedder.embed(texts)
@@ -152,7 +157,7 @@ async def test_ollama_empty_batch_makes_no_request(server: FakeServer, ollama: O
 
 
 async def test_ollama_width_must_match_the_hint(server: FakeServer) -> None:
-    embedder = OllamaEmbedder(server.url, "m", timeout=FAST, dim=768)
+    embedder = OllamaEmbedder(server.url, "m", timeout=ANSWER, dim=768)
     try:
         assert embedder.dim == 768
         with pytest.raises(EmbedderError, match="expected width 768, got 3"):
@@ -191,12 +196,16 @@ async def test_ollama_unknown_model_is_an_error_not_an_outage(server: FakeServer
     assert not isinstance(caught.value, EmbedderUnavailable)
 
 
-async def test_ollama_hang_past_read_timeout_is_unavailable_quickly(server: FakeServer, ollama: OllamaEmbedder) -> None:
+async def test_ollama_hang_past_read_timeout_is_unavailable_quickly(server: FakeServer) -> None:
     server.handler = server.hang
-    watch = PathStopwatch()  # the wall clock less this thread's run-queue wait: a busy host's share
-    with pytest.raises(EmbedderUnavailable, match="ReadTimeout"):
-        await ollama.embed(["x"])
-    assert watch.own() < 2.0, (watch.own(), watch.wall())
+    ollama = OllamaEmbedder(server.url, "nomic-embed-text", timeout=HUNG)
+    try:
+        watch = PathStopwatch()  # the wall clock less this thread's run-queue wait: a busy host's share
+        with pytest.raises(EmbedderUnavailable, match="ReadTimeout"):
+            await ollama.embed(["x"])
+        assert watch.own() < 2.0, (watch.own(), watch.wall())
+    finally:
+        await ollama.aclose()
 
 
 async def test_connection_refused_is_unavailable() -> None:
@@ -204,8 +213,8 @@ async def test_connection_refused_is_unavailable() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     for embedder in (
-        OllamaEmbedder(f"http://127.0.0.1:{port}", "m", timeout=FAST),
-        OpenAIEmbedder(f"http://127.0.0.1:{port}", "", "m", timeout=FAST),
+        OllamaEmbedder(f"http://127.0.0.1:{port}", "m", timeout=ANSWER),
+        OpenAIEmbedder(f"http://127.0.0.1:{port}", "", "m", timeout=ANSWER),
     ):
         try:
             with pytest.raises(EmbedderUnavailable, match="cannot reach"):
@@ -237,7 +246,7 @@ async def test_ollama_malformed_answers_are_errors(
 
 async def test_a_shared_client_is_left_open(server: FakeServer) -> None:
     async with httpx.AsyncClient() as client:
-        embedder = OllamaEmbedder(server.url, "m", client, timeout=FAST)
+        embedder = OllamaEmbedder(server.url, "m", client, timeout=ANSWER)
         await embedder.embed(["x"])
         await embedder.aclose()
         assert not client.is_closed
@@ -259,7 +268,7 @@ async def test_openai_happy_path_reorders_by_index(server: FakeServer, openai: O
 
 async def test_openai_base_url_with_v1_and_no_key(server: FakeServer) -> None:
     server.handler = server.openai_shuffled
-    embedder = OpenAIEmbedder(server.url + "/v1/", "", "local-model", timeout=FAST)
+    embedder = OpenAIEmbedder(server.url + "/v1/", "", "local-model", timeout=ANSWER)
     try:
         assert (await embedder.embed(["x", "y"])).shape == (2, 3)
     finally:
@@ -280,10 +289,14 @@ async def test_openai_429_with_http_date_and_503(server: FakeServer, openai: Ope
         await openai.embed(["x"])
 
 
-async def test_openai_hang_is_unavailable(server: FakeServer, openai: OpenAIEmbedder) -> None:
+async def test_openai_hang_is_unavailable(server: FakeServer) -> None:
     server.handler = server.hang
-    with pytest.raises(EmbedderUnavailable, match="ReadTimeout"):
-        await openai.embed(["x"])
+    openai = OpenAIEmbedder(server.url, "sk-test", "text-embedding-3-small", timeout=HUNG)
+    try:
+        with pytest.raises(EmbedderUnavailable, match="ReadTimeout"):
+            await openai.embed(["x"])
+    finally:
+        await openai.aclose()
 
 
 @pytest.mark.parametrize(
