@@ -103,8 +103,12 @@ async def test_a_writes_after_seq_search_passes_a_crowd_queued_for_the_threads(
     loop = asyncio.get_running_loop()
     executor = priority.install(loop)  # the one the sidecar installed
     log: list[tuple[str, bool]] = []
-    assert executor.waiting() == (0, 0)
-    executor._urgent, executor._ordinary = _Lane(True, log), _Lane(False, log)  # read where calls start
+    with executor._lanes_lock:  # read where calls start from here on, with what is queued now carried over
+        lanes = _Lane(True, log), _Lane(False, log)
+        for lane, queued in zip(lanes, (executor._urgent, executor._ordinary), strict=True):
+            for item in queued:
+                lane.append(item)
+        executor._urgent, executor._ordinary = lanes
     gate = threading.Event()
     held, _ = _hold_threads(loop, gate)
     done: list[str] = []
@@ -144,4 +148,4 @@ async def test_a_writes_after_seq_search_passes_a_crowd_queued_for_the_threads(
     assert sorted(done) == sorted(["own", *(f"crowd {i}" for i in range(CROWD))])  # nothing starved
     assert all(a["results"] and a["results"][0]["path"] == "topics/work.md" for a in answers)
     assert not any(a.get("degraded") for a in [found, *answers])  # each with its query's vector
-    assert executor.waiting() == (0, 0)
+    await async_wait_until(lambda: executor.waiting() == (0, 0), timeout=HANG_S)  # nothing left queued
