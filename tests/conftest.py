@@ -17,6 +17,7 @@ from sidecar.server.app import create_app
 from sidecar.settings import Settings, load_settings
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
 from tests.support.procs import FORK
+from tests.support.waiting import HANG_GUARD_S
 
 if TYPE_CHECKING:
     from sidecar.retrieval.embed import OnnxEmbedder
@@ -67,6 +68,43 @@ def _one_tls_context_for_every_httpx_client() -> None:
 
 
 _one_tls_context_for_every_httpx_client()
+
+
+def _a_hang_guard_for_the_tests_http_calls() -> None:
+    """A request the tests make without a timeout of their own waits up to ``HANG_GUARD_S`` for
+    each connect, read, write and pooled connection, instead of httpx's 5 s: on a host kept busy by
+    other work a sidecar process can take longer than that to answer without anything being
+    wrong, and the test would fail with a ReadTimeout where it was waiting for an answer. This
+    covers ``httpx.get``/``post``/... and every ``httpx.Client`` or ``AsyncClient`` made by a
+    module of the tests; a test that bounds how soon a call gives up names its own timeout, and the
+    product's clients (made in ``sidecar``, or by a library) keep the default they ship with."""
+    import functools
+
+    import httpx
+    from httpx import _api
+
+    guard = httpx.Timeout(HANG_GUARD_S)
+    for name in ("request", "stream", "get", "options", "head", "post", "put", "patch", "delete"):
+        function = getattr(_api, name)
+        function = getattr(function, "__wrapped__", function)  # httpx.stream is a context manager
+        if function.__kwdefaults__ and "timeout" in function.__kwdefaults__:
+            function.__kwdefaults__["timeout"] = guard
+
+    def guarded(init: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if "timeout" not in kwargs and (caller == "tests" or caller.startswith("tests.")):
+                kwargs["timeout"] = guard
+            init(self, *args, **kwargs)
+
+        return __init__
+
+    for cls in (httpx.Client, httpx.AsyncClient):
+        cls.__init__ = guarded(cls.__init__)  # type: ignore[method-assign]
+
+
+_a_hang_guard_for_the_tests_http_calls()
 
 # The suite's sidecars are forked from a process that has imported the server once (tests/support/
 # zygote.py); a test about the process's own start passes fork=False.
