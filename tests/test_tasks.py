@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.tasks import stop_task
+from tests.support.waiting import HANG_GUARD_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,9 +33,10 @@ async def _stubborn(started: asyncio.Event) -> None:
     await asyncio.sleep(3600)
 
 
-async def _one_cancel(rounds: Callable[[], Awaitable[None]], turns: int, wait: float = 1.0) -> bool:
+async def _one_cancel(rounds: Callable[[], Awaitable[None]], turns: int, wait: float = HANG_GUARD_S) -> bool:
     """Start ``rounds``, let it run ``turns`` turns of the loop, cancel it once and give it
-    ``wait`` seconds: whether it ended (then clean up either way)."""
+    ``wait`` seconds: whether it ended (then clean up either way). A task that lost the cancel
+    runs on for good, so the default is a hang guard: a busy host can delay one that ends."""
     task = asyncio.create_task(rounds())
     for _ in range(turns):
         await asyncio.sleep(0)
