@@ -59,7 +59,7 @@ def served(side: SidecarProcess, **headers: str) -> dict[str, Any]:
         answer = resp.json()
         return any(hit["path"] == "topics/household.md" for hit in answer["results"])
 
-    wait_until(found, timeout=30, message="the sidecar's index to hold the household file")
+    wait_until(found, timeout=60, message="the sidecar's index to hold the household file")
     return answer
 
 

@@ -111,7 +111,7 @@ def test_a_members_crew_search_answers_while_a_stranger_holds_more_sockets_than_
     assert first.status_code == 200, first.text
     with Stranger(crew.listen, MAX_CONNECTIONS + 16) as stranger:
         # The lead closes the stranger's sockets past its share, and the stranger opens them again.
-        wait_until(lambda: stranger.opened >= 2 * (MAX_CONNECTIONS + 16), 20, 0.05, message="the stranger re-opening")
+        wait_until(lambda: stranger.opened >= 2 * (MAX_CONNECTIONS + 16), 60, 0.05, message="the stranger re-opening")
         for _ in range(20):
             resp = crew_search(crew.member)
             assert resp.status_code == 200, resp.text

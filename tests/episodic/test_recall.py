@@ -219,7 +219,7 @@ async def test_background_indexer_embeds_shortly_after_append(
         for n in range(3):
             await add(store, f"escalation number {n}")
             indexer.notify()
-        await async_wait_until(lambda: indexer.indexed_total == 3, timeout=30)  # on the notify, not the hourly sweep
+        await async_wait_until(lambda: indexer.indexed_total == 3, timeout=60)  # on the notify, not the hourly sweep
     finally:
         await indexer.stop()
     assert indexer.indexed_total == 3 and indexer.last_error is None

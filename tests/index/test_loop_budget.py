@@ -33,7 +33,7 @@ async def tier(tmp_path: Path) -> AsyncIterator[Tier]:
     async def built() -> bool:
         return bool((await tier.status())["bm25"]["engine"] == "postings")
 
-    await async_wait_until(built, timeout=20, message="the postings to be built")
+    await async_wait_until(built, timeout=60, message="the postings to be built")
     yield tier
     await tier.close()
 

@@ -262,7 +262,7 @@ def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) 
     try:
         status = wait_until(
             lambda: (s := httpx.get(f"{side.url}/memory/status").json())["bm25"]["engine"] == "postings" and s,
-            timeout=30,
+            timeout=60,
             interval=0.05,
             message="the server to answer from postings",
         )

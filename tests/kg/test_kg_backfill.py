@@ -292,7 +292,7 @@ def extraction_child(pid: int) -> int:
                     return p
         return None
 
-    return wait_until(child, timeout=30, interval=0.05, message="the extraction child to start")
+    return wait_until(child, timeout=60, interval=0.05, message="the extraction child to start")
 
 
 def gone(pid: int) -> bool:

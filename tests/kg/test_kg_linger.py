@@ -98,7 +98,7 @@ async def test_a_lingering_file_is_read_when_its_time_is_up(store: SqliteKgStore
     async def read() -> bool:
         return await objects(store) == ["Stripe"]
 
-    await async_wait_until(read, timeout=30.0, interval=0.02)  # nobody asked: the timer read it
+    await async_wait_until(read, timeout=60, interval=0.02)  # nobody asked: the timer read it
     await reader.aclose()
 
 

@@ -48,7 +48,7 @@ async def _read_into_graph(client: Client, entity: str, source: str) -> None:
     async def there() -> bool:
         return any(s.startswith(source) for _, s in await _current(client, entity))
 
-    await async_wait_until(there, timeout=30, message=f"{entity!r} read into the graph from {source}")
+    await async_wait_until(there, timeout=60, message=f"{entity!r} read into the graph from {source}")
 
 
 async def test_a_shell_delete_ends_the_facts_at_the_time_it_is_seen(
@@ -63,7 +63,7 @@ async def test_a_shell_delete_ends_the_facts_at_the_time_it_is_seen(
     async def ended() -> list[dict[str, Any]]:
         return [f for f in await _facts(client, "billing service") if not f["current"]]
 
-    gone = await async_wait_until(ended, timeout=30)
+    gone = await async_wait_until(ended, timeout=60)
     after = now_iso()
     assert [(f["object"], f["source"]) for f in gone] == [("Stripe", "file:agent:topics/vendors.md#2")]
     assert before <= gone[0]["valid_to"] <= after
@@ -91,7 +91,7 @@ async def test_a_shell_move_keeps_the_facts_read_from_the_new_path(
     async def ended() -> bool:
         return await _current(client, "billing service") == []
 
-    await async_wait_until(ended, timeout=30)
+    await async_wait_until(ended, timeout=60)
     # The same bytes back soon after under another name (a move the watcher saw as a removal, then
     # a new file): the same fact is current again, read from there, as if it had never ended.
     (fact,) = await _facts(client, "billing service")
@@ -118,7 +118,7 @@ async def test_a_delete_while_the_sidecar_was_down_is_seen_at_the_next_start(
     async def ended() -> bool:
         return await _current(second, "billing service") == []
 
-    await async_wait_until(ended, timeout=30)
+    await async_wait_until(ended, timeout=60)
     assert await _current(second, "search service") == [("Meilisearch", "file:agent:archive/topics/search.md#2")]
 
 
@@ -169,7 +169,7 @@ async def test_consolidation_moving_notes_to_the_archive_ends_no_fact(
     async def ended() -> bool:
         return await _current(client, "billing service") == []
 
-    await async_wait_until(ended, timeout=30)
+    await async_wait_until(ended, timeout=60)
     assert ("Meilisearch", f"file:agent:archive/{names[1]}#3") in await _current(client, "search service")
 
 

@@ -70,7 +70,7 @@ async def test_the_cli_ranks_and_scores_as_the_server_does(
 ) -> None:
     client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
     vectors = client.server.app[SIDECAR].hybrid.vectors["agent"]
-    await async_wait_until(lambda: vectors.size > 0 and vectors.backlog == 0, timeout=30)
+    await async_wait_until(lambda: vectors.size > 0 and vectors.backlog == 0, timeout=60)
     monkeypatch.setenv("MEMORY_SIDECAR_EMBEDDER", "onnx")
     for query in ("postgres sqlite driver", "which pet food does the cat like", "invoices"):
         resp = await client.post("/memory/search", json={"query": query, "limit": 5})

@@ -33,7 +33,7 @@ from sidecar.retrieval.vectors import VectorIndex
 from tests.support.embedding import needs_model
 from tests.support.lag import PathStopwatch
 from tests.support.memory import ClientFactory, write
-from tests.support.waiting import async_wait_until
+from tests.support.waiting import HANG_GUARD_S, async_wait_until
 
 pytestmark = needs_model
 
@@ -127,7 +127,7 @@ class Rig:
         self.vectors.close()
         await self.tier.close()
 
-    async def settle(self, within: float = 20.0) -> None:
+    async def settle(self, within: float = HANG_GUARD_S) -> None:
         """Wait until every chunk has a vector of the current model."""
 
         async def settled() -> bool:
@@ -585,7 +585,7 @@ async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexe
     client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
     app = client.server.app
     hybrid, tier = app[SIDECAR].hybrid, app[SIDECAR].tiers["agent"]
-    await async_wait_until(lambda: hybrid.vectors["agent"].size == 3, timeout=20)
+    await async_wait_until(lambda: hybrid.vectors["agent"].size == 3, timeout=60)
     released = threading.Event()
     held = asyncio.ensure_future(tier.write_with(lambda _: released.wait(30)))  # the index's writer is busy
     try:
@@ -594,7 +594,7 @@ async def test_a_search_after_a_write_embeds_its_query_while_the_write_is_indexe
         query = "tuna for the cat"
         search = asyncio.ensure_future(client.post("/memory/search", json={"query": query, "after_seq": seq}))
         key = (hybrid.embedder.model_id, query)
-        await async_wait_until(lambda: key in hybrid._queries, timeout=20, message="the query's vector")
+        await async_wait_until(lambda: key in hybrid._queries, timeout=60, message="the query's vector")
         assert app[SIDECAR].queue.indexed_seq < seq  # computed while the write still waits to be indexed
     finally:
         released.set()
@@ -643,7 +643,7 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
     embedder = OllamaEmbedder(ollama.url, "nomic-embed-text", timeout=httpx.Timeout(5.0, connect=0.5))
     async with Rig(memory, embedder, query_timeout=0.3) as rig:
         bm25 = [h.as_json("agent") for h in await rig.tier.search("salmon boiler", 5)]
-        await async_wait_until(lambda: rig.health.state == "degraded", timeout=30)
+        await async_wait_until(lambda: rig.health.state == "degraded", timeout=60)
         results, degraded = await rig.search("salmon boiler")
         assert (results, degraded) == (bm25, ["dense"])
 
@@ -670,7 +670,7 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
         assert (await rig.search("salmon boiler"))[1] == ["dense"]
 
         ollama.mode = "hang"  # no chunk has a vector yet: the query needs none, the hang is not waited on
-        await async_wait_until(rig.health.usable, timeout=30)
+        await async_wait_until(rig.health.usable, timeout=60)
         watch = PathStopwatch()
         results, degraded = await rig.search("salmon boiler")
         assert degraded == [] and "salmon" in results[0]["snippet"]
@@ -678,7 +678,7 @@ async def test_outages_degrade_to_bm25_and_the_backlog_resumes(memory: Path, oll
 
         ollama.mode = "ok"
         ollama.release.set()
-        await rig.settle(within=15)
+        await rig.settle()
         assert rig.health.state == "ready"
         results, degraded = await rig.search("which pet food does the cat like")
         assert degraded == [] and "Miso" in results[0]["snippet"]
@@ -701,7 +701,7 @@ async def test_the_sidecar_wires_the_searcher_batcher_and_status(sidecar_client:
     batcher = app[SIDECAR].batcher
     assert batcher is not None
     index = app[SIDECAR].hybrid.vectors["agent"]
-    await async_wait_until(lambda: index.size == 3 and index.backlog == 0, timeout=20)
+    await async_wait_until(lambda: index.size == 3 and index.backlog == 0, timeout=60)
     status = embed_status(app[SIDECAR].hybrid, app[SIDECAR].batcher)["embedder"]
     assert status == {
         "state": "ready",
@@ -747,7 +747,7 @@ async def test_a_dense_only_hit_shows_its_closest_sentence_over_http(
     write(root, "topics/notes.md", NOTES)
     client = await sidecar_client(embedder="onnx", memory_dir=str(root))
     index = client.server.app[SIDECAR].hybrid.vectors["agent"]
-    await async_wait_until(lambda: index.size > 0 and index.backlog == 0, timeout=20)
+    await async_wait_until(lambda: index.size > 0 and index.backlog == 0, timeout=60)
     query = "which pet food does the cat like"
     resp = await client.post("/memory/search", json={"query": query, "explain": True})
     hit = (await resp.json())["results"][0]

@@ -27,7 +27,7 @@ from sidecar.http.state import SIDECAR
 from sidecar.index.sync import IndexSync
 from sidecar.index.tier_index import INDEX_NAME, REBUILDING_SUFFIX, TierIndex
 from tests.support.memory import ClientFactory, write
-from tests.support.waiting import async_wait_until
+from tests.support.waiting import HANG_GUARD_S, async_wait_until
 
 MARKER = re.compile(r"\bzq[a-z0-9]+\b")
 SEED = {
@@ -412,7 +412,7 @@ async def replace_tier_dir(root: Path, backup: Path) -> None:
     shutil.copytree(backup, root, dirs_exist_ok=True)  # the server may have recreated the dir by now
 
 
-async def watcher_restarted(client: Any, within: float = 5.0) -> dict[str, Any]:
+async def watcher_restarted(client: Any, within: float = HANG_GUARD_S) -> dict[str, Any]:
     """Wait until the watcher has restarted and runs again. A read during the restart can be a 500
     (pinned by test_searches_while_the_tier_dir_is_replaced_never_fail), so wait before reading."""
 

@@ -156,7 +156,7 @@ async def test_the_idle_release_also_empties_the_journal_caches(
         assert resp.status == 201
     before = release.releases
     await async_wait_until(
-        lambda: release.releases > before, timeout=10, message="an idle release after journal writes"
+        lambda: release.releases > before, timeout=60, message="an idle release after journal writes"
     )
     listed = await client.get("/journal", params={"workspace_id": "w", "limit": "50"})
     assert len((await listed.json())["entries"]) == 20, "the shrunk caches lose nothing"

@@ -41,7 +41,7 @@ def test_sigterm_with_a_full_queue_drains_it(tmp_path: Path) -> None:
         seqs = list(pool.map(one, range(120)))
     side.proc.send_signal(signal.SIGTERM)
     # The lock is held until the sidecar has taken the signal and counted its queue.
-    wait_until(lambda: '"sidecar.shutdown"' in side.log_text(), timeout=30, message="sidecar.shutdown in the log")
+    wait_until(lambda: '"sidecar.shutdown"' in side.log_text(), timeout=60, message="sidecar.shutdown in the log")
     blocker.execute("ROLLBACK")
     blocker.close()
     assert side.proc.wait(timeout=60) == 0

@@ -77,7 +77,7 @@ def hosts(tmp_path: Path, pg_server: PgServer) -> Iterator[Hosts]:
         # The members start beside the lead: until the lead has brought the store's schema up to
         # date and made its first copy, a member's crew search is 503 (the schema is behind).
         for member in h.members:
-            wait_until(lambda m=member: crew_files(m) == 3, 30, 0.05, message="the lead's first copy")
+            wait_until(lambda m=member: crew_files(m) == 3, 60, 0.05, message="the lead's first copy")
         yield h
     finally:
         for proc in h.all():
@@ -189,7 +189,7 @@ def test_postgres_killed_is_503_for_crew_and_degraded_for_both_then_recovers(hos
         pg_server.start()
     # Back: members answer again, and the write made while it was down reaches them (the mirror retried).
     for member in hosts.members:
-        wait_until(lambda m=member: crew_paths(m, "wombat") == [("crew", "topics/outage.md")], 40, 0.1)
+        wait_until(lambda m=member: crew_paths(m, "wombat") == [("crew", "topics/outage.md")], 60, 0.1)
         assert "degraded" not in search(member, "tailwind", "both").json()
     for side in hosts.all():
         assert "Traceback" not in side.log_text()
@@ -259,7 +259,7 @@ def test_crew_memories_are_recalled_from_postgres_and_survive_its_outage(hosts: 
     finally:
         pg_server.start()
     # Back: the write made while the store was down reaches the other member (the mirror retried).
-    wait_until(lambda: later.json()["id"] in [h["id"] for h in crew_recall(m2, "wombat rack")["hits"]], 40, 0.2)
+    wait_until(lambda: later.json()["id"] in [h["id"] for h in crew_recall(m2, "wombat rack")["hits"]], 60, 0.2)
     assert "degraded" not in crew_recall(m2, "wombat")
     for side in hosts.all():
         assert "Traceback" not in side.log_text()

@@ -189,7 +189,7 @@ def test_postgres_down_is_503_for_the_members_crew_graph_then_recovers(
     finally:
         pg_server.start()
     # Back: the member answers again, with the write the lead made while the store was down.
-    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 40, 0.1)
-    wait_until(lambda: objects(crew_query(member, "billing service")) == ["Spanner"], 40, 0.1)
+    wait_until(lambda: crew_query(member, "billing service").status_code == 200, 60, 0.1)
+    wait_until(lambda: objects(crew_query(member, "billing service")) == ["Spanner"], 60, 0.1)
     for side in (lead, member):
         assert "Traceback" not in side.log_text()

@@ -102,7 +102,7 @@ async def test_a_write_whose_change_a_reconcile_took_is_published_while_the_firs
     assert await lead.queue.wait_for(seq, 30)
     assert lead.changed == [(LAST, reconcile)]  # the write's own item changed nothing
     # Its seq is published, with the file, while the first copy still runs.
-    await async_wait_until(lambda: _published(lead, seq), 30, 0.02, message=f"seq {seq} in the store")
+    await async_wait_until(lambda: _published(lead, seq), 60, 0.02, message=f"seq {seq} in the store")
     assert await copied(lead) < FILES, "the first copy ended first: nothing shown"
     hits = await lead.store.search("zeppelin noon", 5, qvec=None, model=None, fusion="weighted", explain=False)
     assert [hit["path"] for hit in hits] == [LAST]

@@ -16,7 +16,7 @@ import pytest
 from sidecar.index.chunker import chunk_markdown
 from sidecar.index.tier_index import TierIndex
 from tests.support.procs import start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 
 @pytest.mark.slow
@@ -53,7 +53,7 @@ def test_sigkilled_sidecar_keeps_every_acknowledged_append(tmp_path: Path) -> No
         stop = threading.Event()
 
         def writer(n: int, side_url: str = side.url, trial: int = trial, stop: threading.Event = stop) -> None:
-            with httpx.Client(base_url=side_url, timeout=5) as client:
+            with httpx.Client(base_url=side_url, timeout=HANG_GUARD_S) as client:
                 for i in range(10_000):
                     if stop.is_set():
                         return
