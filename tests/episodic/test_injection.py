@@ -4,12 +4,12 @@ query earns instead of filling k."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from tests.support.embedding import needs_model
 from tests.support.memory import ClientFactory
+from tests.support.waiting import async_wait_until
 
 STRONG = "The refund service settles refunds through the ledger queue. " + " ".join(
     f"Step {i} of the refund settlement checks batch {i} against the bank file before posting it." for i in range(14)
@@ -42,10 +42,11 @@ async def test_dense_episodic_recall_does_not_fill_k(sidecar_client: ClientFacto
         )
         assert resp.status == 201, await resp.text()
     query = {"workspace_id": "w", "agent_id": "a1", "query_text": "checkout pod ran out of memory", "k": 5}
-    for _ in range(300):  # the indexer embeds the entries in the background
-        answer = await (await client.post("/episodic/recall", json=query)).json()
-        hits = answer["hits"]
-        if hits:
-            break
-        await asyncio.sleep(0.1)
+
+    async def recalled() -> list[dict[str, Any]]:
+        hits: list[dict[str, Any]] = (await (await client.post("/episodic/recall", json=query)).json())["hits"]
+        return hits
+
+    # The indexer embeds the entries in the background.
+    hits = await async_wait_until(recalled, interval=0.1, message="the entries embedded and recalled")
     assert [h["summary"] for h in hits] == ["Checkout service OOM killed in production"]

@@ -5,7 +5,6 @@ miss under the cosine floor is named instead of an empty answer without a word."
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.support.embedding import needs_model
+from tests.support.waiting import async_wait_until
 
 Start = Callable[..., Awaitable[TestClient[Any, Any]]]
 
@@ -113,11 +113,12 @@ async def test_a_near_miss_under_the_floor_is_named(start: Start) -> None:
     client = await start(embedder="onnx")
     kept = await _post(client, "/memory/remember", {"content": "Using Go for the API"}, 201)
     # The indexer embeds the memory in the background: ask until it has (a hit or a near miss).
-    for _ in range(300):
-        answer = await _post(client, "/memory/recall", {"query": "programming language"})
-        if answer["hits"] or "near" in answer:
-            break
-        await asyncio.sleep(0.1)
+
+    async def embedded() -> dict[str, Any] | None:
+        answer: dict[str, Any] = await _post(client, "/memory/recall", {"query": "programming language"})
+        return answer if answer["hits"] or "near" in answer else None
+
+    answer = await async_wait_until(embedded, interval=0.1, message="the memory embedded (a hit or a near miss)")
     if answer["hits"]:  # the model put it over the floor: then it is a hit, which is fine too
         assert answer["hits"][0]["id"] == kept["id"]
         return
