@@ -1147,18 +1147,37 @@ class _Meaning:
             return False
         old_slots = _Slots(self.last[old].text, old_values)
         new_slots = _Slots(new_text, new_values)
-        runs = len(old_slots.runs_of(frozenset(lost)))
-        if runs != 1 and not (dropped and runs == 2 and len(new_slots.runs_of(frozenset(gained))) == 1):
+        lost_runs = old_slots.runs_of(frozenset(lost))
+        # a detail left out: only its subject's rarest word then says the subject is the same
+        detail = len(lost_runs) == 2 and not dropped
+        if len(lost_runs) != 1 and not (
+            len(lost_runs) == 2
+            and len(new_slots.runs_of(frozenset(gained))) == 1
+            and (dropped or (not part and _detail_left(lost_runs, frozenset(lost), frozenset(gained))))
+        ):
             return False  # two value phrases gone: another subject in the same mould
         if _mirrors(old_slots, new_slots) or _other_subject(old_slots, new_slots):
             return False
+        if detail and new_content - new_values - self.content[old]:
+            return False  # words of its own in place of the detail: another subject's line
         subject = self.content[old] - old_values
-        if old_values - lost & new_content:
+        if not detail and old_values - lost & new_content:
             return True  # a value of the older line kept beside the new one names its subject
         if not subject:
             return False
         fewest = min(self.df[w] for w in subject)
         return any(w in new_content for w in subject if self.df[w] == fewest)
+
+
+def _detail_left(runs: Sequence[tuple[str, ...]], lost: frozenset[str], gained: frozenset[str]) -> bool:
+    """Whether of the two value phrases a newer line lost (``runs``), one holds a value of a kind
+    it gained and the other none: the value given anew, and a detail of another kind left out as
+    it was given ("standup 9:15, Bridge room + Meet link" / "Standup is at 9:45": a time for a
+    time, the room's name not said). Two phrases of the kind gained are two subjects' values in
+    one mould, whose words alone cannot tell which one changed."""
+    kinds = {_kind(w) for w in gained}
+    holding = [any(w in lost and _kind(w) in kinds for w in run) for run in runs]
+    return holding.count(True) == 1
 
 
 #: The most clauses a part of a later line joins (``_parts``).
@@ -1331,7 +1350,11 @@ def changed_by_meaning(
       the value is given anew ("The data team standup happens every morning at 9:30, on the
       usual Meet link" / "The data team standup is at 10:05"). Words alone cannot tell that from
       a sibling fact whose subject is a value too ("Hatherley Engineers installed the e-bike" /
-      "Castleton Engineers installed the router"), so ``word_vectors`` are read without it."""
+      "Castleton Engineers installed the router"), so ``word_vectors`` are read without it, but
+      for a whole later line that only leaves a detail out: of the two value phrases lost, one
+      holds a value of the kind it gives and the other none, it says no word the standing line
+      lacks but its values, and it names the standing line's rarest subject word ("standup 9:15,
+      Bridge room + Meet link for remote folks" / "Standup is at 9:45", ``_detail_left``)."""
     read = _Meaning(said)
     keys = [key for key in read.read() if read.last[key].text in vectors]
     if len(keys) < 2:
