@@ -40,7 +40,11 @@ stood for the fact while it was said, the newer line says what came after ("Slud
 by Harrow Tankers" / "Vale Haulage tanker came at 14:10 for the sludge"). Not a line of the kept
 line's mould for another subject, which swaps a word or two of it for as many ("Tokenizer for the
 gate model: sp-22k-r6" / "Tokenizer for the rank model: sp-32k-r9"): the newer line must say twice
-as many words of its own as it lost of the kept line's. A line of a note is never restated so: said
+as many words of its own as it lost of the kept line's. A kept line that opens with who holds its
+duty ("Tomasz owns the ledger-recon service"; its first word a name because another line of the
+answer writes it inside a sentence) is restated by a newer line that names that holder after a
+first word of its own, no stopword and no word of the kept line ("Amara took over ledger-recon
+when Tomasz moved to the card-issuing team"). A line of a note is never restated so: said
 once, it may be one row of a table of like facts. No word list: what changes is read from the
 values alone (the days of the week aside).
 The newer hit moves up to just above the first hit it restates; nothing else moves.
@@ -238,7 +242,19 @@ _NO_TERMS: frozenset[int] = frozenset()
 class _Line:
     """One line of a hit that matches a query term, as ``restated_first`` reads it."""
 
-    __slots__ = ("day", "kept", "matched", "named", "names", "shapes", "values", "versions", "words")
+    __slots__ = (
+        "day",
+        "holder",
+        "kept",
+        "matched",
+        "named",
+        "names",
+        "opening",
+        "shapes",
+        "values",
+        "versions",
+        "words",
+    )
 
     def __init__(
         self,
@@ -251,8 +267,11 @@ class _Line:
         named: frozenset[int] = frozenset(),
         weekdays: frozenset[str] = frozenset(),
         kept: bool = False,
+        opening: str = "",
     ) -> None:
         self.day = day
+        self.opening = opening  # its capitalised first word: a name, or a word opening a sentence
+        self.holder = ""  # that word, when another line of the answer writes it as a name
         self.kept = kept  # a line of the evergreen file (its day: the newest note it came from)
         self.named = named  # the query terms it writes as a name or an identifier ("Galaxy S22")
         self.versions = versions  # a name -> the number written just after it ("DairyPlan 7")
@@ -282,6 +301,8 @@ class _Line:
             return True  # the same name with another number after it: another version ("DairyPlan 5" -> "7")
         if older.kept and self._fills_kept(older):
             return True
+        if older.holder and older.holder in self.words and self._names_first(older):
+            return True  # another holder named first, the kept line's after it
         if not older.matched <= self.matched and not self._says_more(older):
             return False
         # a number of that form the older line lacks (beside its old one too: "08:15 instead of 03:30")
@@ -299,6 +320,12 @@ class _Line:
             return False
         mine, theirs = _plain(self.words), _plain(older.words)
         return len(mine - theirs) >= 2 * len(theirs - mine)
+
+    def _names_first(self, older: _Line) -> bool:
+        """Whether this line opens with a word the kept line ``older`` does not say, no stopword:
+        the subject's new holder ("Amara took over ledger-recon when Tomasz moved teams")."""
+        first = self.opening.lower()
+        return bool(first) and first not in STOPWORDS and first not in {w.lower() for w in older.words}
 
     def _says_more(self, older: _Line) -> bool:
         """Missing a query term the older line matches, a line still restates its number when it
@@ -339,6 +366,13 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
         for found in lines:
             for line in found:
                 line.names -= speakers
+    # A kept line's first word is a name when another line of the answer writes it inside a
+    # sentence ("Tomasz owns the recon service" / "... when Tomasz moved to the issuing team").
+    inner = {name for found in lines for line in found for name in line.names}
+    for found in lines:
+        for line in found:
+            if line.kept and line.opening in inner and line.opening not in speakers:
+                line.holder = line.opening
     order: list[int] = []
     for at, mine in enumerate(lines):
         place = len(order)
@@ -378,7 +412,8 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
         values = [  # a word the query asked for is the subject, not a value
             word for start, end, word in line.candidates if not any(a < end and start < b for a, b in spans)
         ]
-        if values:  # a line with no value neither restates nor is restated
+        opening = line.opening if line.opening and not any(_at_opening(line.raw, a) for a, _ in spans) else ""
+        if values or (line.kept and opening):  # a line with no value neither restates nor is restated
             versions = {name: number for name, number in line.versions if name in values}
             named = frozenset(  # the query terms written as a name: the subject's own ("Galaxy S22")
                 i
@@ -387,7 +422,15 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
             )
             out.append(
                 _Line(
-                    line.day, found, line.words, values, versions, named=named, weekdays=line.weekdays, kept=line.kept
+                    line.day,
+                    found,
+                    line.words,
+                    values,
+                    versions,
+                    named=named,
+                    weekdays=line.weekdays,
+                    kept=line.kept,
+                    opening=opening,
                 )
             )
     return out
@@ -404,6 +447,7 @@ class _Read(NamedTuple):
     versions: list[tuple[str, str]]
     weekdays: frozenset[str]
     kept: bool
+    opening: str
 
 
 @lru_cache(maxsize=4096)
@@ -431,6 +475,12 @@ def _reading(path: str, heading: str, text: str) -> tuple[list[int], dict[int, _
     return breaks, short
 
 
+def _at_opening(raw: str, at: int) -> bool:
+    """Whether a query term's span starting at ``at`` is the line's first word."""
+    opening = _OPENING.match(raw)
+    return opening is not None and opening.start(1) == at
+
+
 def _read_line(raw: str, note_day: date | None) -> _Read | None:
     """A short line as ``_Read``; None when it has no day or no word that may be a value."""
     sources = [date(int(y), int(m), int(d)) for c in _COMMENT.findall(raw) for y, m, d in _SOURCE_DAY.findall(c)]
@@ -443,12 +493,18 @@ def _read_line(raw: str, note_day: date | None) -> _Read | None:
         for w in _VALUE_LIKE.finditer(line)
         if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
     ]
-    if not candidates:
+    kept = note_day is None  # a line of an undated file, dated by the notes it was promoted from
+    opening = _OPENING.match(line)
+    first = opening[1] if opening and opening[1] != "I" else ""
+    if not candidates and not (kept and first):
         return None
     versions = [(m[1], m[2]) for m in _VERSION.finditer(line) if m[1] not in _MONTHS]
     weekdays = frozenset(word for _, _, word in candidates if word in _WEEKDAYS)
-    kept = note_day is None  # a line of an undated file, dated by the notes it was promoted from
-    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays, kept)
+    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays, kept, first)
+
+
+#: A line's first word when it is capitalised (after a list mark, a quote mark or a check box).
+_OPENING = re.compile(r"[\s>*+-]*(?:\[[ xX]\][ \t]*)?[\"'“‘]?([A-Z][\w-]*)")
 
 
 _AFTER_NUMBER = re.compile(r"\d[\w.:,%]*[ \t]+$")
