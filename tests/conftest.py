@@ -163,6 +163,10 @@ def make_settings(tmp_path: Path) -> Callable[..., Settings]:
             "watch": "false",
             "reconcile_interval": "0",
             "crew_reindex_interval": "0",
+            # A search's wait for a write (``after_seq``) is a hang guard: a busy host can take over
+            # the shipped 1 s to index a write without anything being wrong. A test of the limit
+            # names its own.
+            "after_seq_timeout": str(HANG_GUARD_S),
         }
         values.update({k: str(v) for k, v in overrides.items()})
         return load_settings(values, environ={})

@@ -257,7 +257,7 @@ async def test_after_seq_is_not_met_by_a_failed_apply(
 ) -> None:
     root = tmpfs(tmp_path / "tier", TIER_FS)
     seed(root)
-    client = await sidecar_client(memory_dir=root)
+    client = await sidecar_client(memory_dir=root, after_seq_timeout=1.0)  # the shipped wait: it is not met
     filler, body = await write_on_the_last_page(client, root)
     resp = await client.post("/memory/search", json={"query": "zqfresh", "after_seq": body["seq"]})
     out = await resp.json()

@@ -165,7 +165,15 @@ def start_sidecar(
     measure the sidecar as it runs."""
     port = port or free_port()
     log = (log_dir or memory_dir.parent) / f"sidecar-{port}.log"
-    full_env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": "none", **(env or {})}
+    # A search's wait for a write (``after_seq``) is a hang guard here: a busy host can take over the
+    # shipped 1 s to index a write without anything being wrong (a test of the limit names its own).
+    full_env = {
+        **os.environ,
+        "ORT_DISABLE_TELEMETRY": "1",
+        "MEMORY_SIDECAR_EMBEDDER": "none",
+        "MEMORY_SIDECAR_AFTER_SEQ_TIMEOUT": str(HANG_GUARD_S),
+        **(env or {}),
+    }
     argv = [
         sys.executable,
         "-m",
