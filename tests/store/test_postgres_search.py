@@ -136,7 +136,7 @@ async def test_common_words_find_chunks_only_when_the_rarer_words_find_too_few(
     await tier.open(postings=True)
     url = pg_server.new_database()
     await migrate_crew(root, url, "crew", model=None)
-    store = PostgresCrewStore(url, "crew")
+    store = PostgresCrewStore(url, "crew", timeout=HANG_GUARD_S)  # a live server: each call is waited for
     try:
 
         async def paths(query: str, limit: int) -> list[str]:

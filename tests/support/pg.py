@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 from tests.support.procs import free_port
+from tests.support.waiting import HANG_GUARD_S
 
 __all__ = [
     "QUERY_VECTOR",
@@ -232,7 +233,7 @@ async def crew_tier_and_store(
     await tier.write_with(store_vectors)
     url = server.new_database()
     await migrate_crew(root, url, "crew", model=model)
-    store = PostgresCrewStore(url, "crew")
+    store = PostgresCrewStore(url, "crew", timeout=HANG_GUARD_S)  # a live server: each call is waited for
     try:
         yield tier, store
     finally:
