@@ -23,7 +23,7 @@ from sidecar.retrieval.offline import CLEAN_FILES
 from sidecar.server.lock import TierLock
 from tests.support.memory import write
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 QUERY = "boiler service"
 HOUSEHOLD = """# Household
@@ -55,7 +55,9 @@ def served(side: SidecarProcess, **headers: str) -> dict[str, Any]:
 
     def found() -> bool:
         nonlocal answer
-        resp = httpx.post(f"{side.url}/memory/search", json={"query": QUERY, "limit": 10}, headers=headers, timeout=10)
+        resp = httpx.post(
+            f"{side.url}/memory/search", json={"query": QUERY, "limit": 10}, headers=headers, timeout=HANG_GUARD_S
+        )
         answer = resp.json()
         return any(hit["path"] == "topics/household.md" for hit in answer["results"])
 

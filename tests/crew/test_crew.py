@@ -22,7 +22,7 @@ from aiohttp import web
 from tests.support.lag import PathStopwatch
 from tests.support.memory import write
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 TOKEN = "crew-secret-token"
 _CREW_IDS = itertools.count(1)
@@ -167,16 +167,16 @@ def read_only_crew(tmp_path_factory: pytest.TempPathFactory, crew_store: str) ->
 
 
 def crew_files(side: SidecarProcess) -> int | None:
-    resp = httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=10)
+    resp = httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=HANG_GUARD_S)
     return int(resp.json()["files"]) if resp.status_code == 200 else None
 
 
 def last_reindex(side: SidecarProcess) -> Any:
-    return httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=10).json()["last_reindex"]
+    return httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=HANG_GUARD_S).json()["last_reindex"]
 
 
 def search(side: SidecarProcess, query: str, scope: str, **extra: Any) -> httpx.Response:
-    return httpx.post(f"{side.url}/memory/search", json={"query": query, "scope": scope, **extra}, timeout=10)
+    return httpx.post(f"{side.url}/memory/search", json={"query": query, "scope": scope, **extra}, timeout=HANG_GUARD_S)
 
 
 def sources(resp: httpx.Response) -> list[tuple[str, str]]:
@@ -323,7 +323,7 @@ async def test_lead_answering_garbage_is_503(tmp_path: Path, aiohttp_server: Any
     server = await aiohttp_server(app)
     member = start_member(tmp_path, "m9", tmp_path / "crew", str(server.make_url("")), "--proxy-max-bytes", "65536")
     try:
-        async with httpx.AsyncClient(base_url=member.url, timeout=10) as client:
+        async with httpx.AsyncClient(base_url=member.url, timeout=HANG_GUARD_S) as client:
             for kind in ("notjson", "shape", "huge", "502"):
                 resp = await client.post("/memory/search", json={"query": kind, "scope": "crew"})
                 assert resp.status_code == 503, kind

@@ -19,7 +19,7 @@ from tests.support.embedding import needs_model
 from tests.support.lag import PathStopwatch
 from tests.support.memory import write
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 TOKEN = "crew-memory-token"
 QUICK = ("--watch", "false", "--reconcile-interval", "0", "--crew-reindex-interval", "0")
@@ -101,7 +101,7 @@ def crew(tmp_path_factory: pytest.TempPathFactory, crew_store: str) -> Iterator[
 
 # -- HTTP helpers ----------------------------------------------------------------------------------
 def post(side: SidecarProcess, route: str, body: dict[str, Any]) -> httpx.Response:
-    return httpx.post(f"{side.url}/memory/{route}", json=body, timeout=10)
+    return httpx.post(f"{side.url}/memory/{route}", json=body, timeout=HANG_GUARD_S)
 
 
 def answer(resp: httpx.Response, status: int = 200) -> dict[str, Any]:
@@ -136,7 +136,7 @@ def contents(ans: dict[str, Any]) -> list[str]:
 
 
 def listed(side: SidecarProcess, **params: str) -> list[dict[str, Any]]:
-    resp = httpx.get(f"{side.url}/memory/memories", params=params, timeout=10)
+    resp = httpx.get(f"{side.url}/memory/memories", params=params, timeout=HANG_GUARD_S)
     memories: list[dict[str, Any]] = answer(resp)["memories"]
     return memories
 
@@ -460,7 +460,7 @@ async def test_a_lead_without_crew_memory_routes_degrades_recall_and_is_503_for_
         "--crew-token", TOKEN, "--crew-dir", str(tmp_path / "crew"), *QUICK, log_dir=tmp_path,
     )  # fmt: skip
     try:
-        async with httpx.AsyncClient(base_url=f"{member.url}/memory/", timeout=10) as client:
+        async with httpx.AsyncClient(base_url=f"{member.url}/memory/", timeout=HANG_GUARD_S) as client:
             made = await client.post("remember", json={"content": "The wombat runbook is in ops/"})
             assert made.status_code == 201
             resp = await client.post("recall", json={"query": "wombat runbook", "scope": "crew_shared"})

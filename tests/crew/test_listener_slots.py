@@ -18,7 +18,7 @@ import pytest
 from sidecar.crew.listener import MAX_CONNECTIONS
 from tests.support.memory import write
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 TOKEN = "crew-slots-token"
 
@@ -102,7 +102,7 @@ def _closed(sock: socket.socket) -> bool:
 
 
 def crew_search(member: SidecarProcess) -> httpx.Response:
-    return httpx.post(f"{member.url}/memory/search", json={"query": "canary", "scope": "crew"}, timeout=10)
+    return httpx.post(f"{member.url}/memory/search", json={"query": "canary", "scope": "crew"}, timeout=HANG_GUARD_S)
 
 
 @pytest.mark.slow  # a lead and a member as processes: ~2.9 s of CPU

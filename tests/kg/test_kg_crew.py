@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.memory import write
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 TOKEN = "crew-kg-token"
 QUICK = ("--watch", "false", "--reconcile-interval", "0", "--crew-reindex-interval", "0")
@@ -35,7 +35,7 @@ def lead(tmp_path: Path) -> Iterator[tuple[SidecarProcess, int]]:
 
 
 def kg(url: str, op: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.post(f"{url}/{op}", json=body, headers=headers or {}, timeout=10)
+    return httpx.post(f"{url}/{op}", json=body, headers=headers or {}, timeout=HANG_GUARD_S)
 
 
 def objects(resp: httpx.Response) -> list[str]:

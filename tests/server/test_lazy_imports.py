@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from tests.support.procs import SidecarProcess, free_port
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 #: The real ``memory-sidecar serve``, plus a SIGUSR1 handler that writes the loaded modules' names
 #: and, after them, the names of the server's own modules that hold numpy (imported at their top).
@@ -101,7 +101,7 @@ def test_serving_searches_imports_none_of_the_lazy_modules(memory_dir: Path, tmp
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     side = SidecarProcess(proc, port, log, argv).wait_ready()
     try:
-        with httpx.Client(base_url=side.url, timeout=10) as client:
+        with httpx.Client(base_url=side.url, timeout=HANG_GUARD_S) as client:
             wait_until(lambda: client.get("/memory/status").json()["bm25"]["engine"] == "postings", timeout=60)
             assert _numpy_held_by(side, dump) == []
             assert not _loaded(side, dump).intersection(_NOT_FOR_A_SMALL_TIER)

