@@ -412,7 +412,8 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
         values = [  # a word the query asked for is the subject, not a value
             word for start, end, word in line.candidates if not any(a < end and start < b for a, b in spans)
         ]
-        opening = line.opening if line.opening and not any(_at_opening(line.raw, a) for a, _ in spans) else ""
+        # a query term is the subject, never its holder
+        opening = line.opening if line.opening and not any(a == line.opening_at for a, _ in spans) else ""
         if values or (line.kept and opening):  # a line with no value neither restates nor is restated
             versions = {name: number for name, number in line.versions if name in values}
             named = frozenset(  # the query terms written as a name: the subject's own ("Galaxy S22")
@@ -438,7 +439,8 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
 
 class _Read(NamedTuple):
     """What a short line of a chunk holds whatever the query: its text, its day, the words that may
-    be its values (in order, as written; units left out), every word, its versions and its weekdays."""
+    be its values (in order, as written; units left out), every word, its versions and its weekdays,
+    and its first word when a capital and no stopword, with where it starts (-1 without one)."""
 
     raw: str
     day: date
@@ -448,6 +450,7 @@ class _Read(NamedTuple):
     weekdays: frozenset[str]
     kept: bool
     opening: str
+    opening_at: int
 
 
 @lru_cache(maxsize=4096)
@@ -475,12 +478,6 @@ def _reading(path: str, heading: str, text: str) -> tuple[list[int], dict[int, _
     return breaks, short
 
 
-def _at_opening(raw: str, at: int) -> bool:
-    """Whether a query term's span starting at ``at`` is the line's first word."""
-    opening = _OPENING.match(raw)
-    return opening is not None and opening.start(1) == at
-
-
 def _read_line(raw: str, note_day: date | None) -> _Read | None:
     """A short line as ``_Read``; None when it has no day or no word that may be a value."""
     sources = [date(int(y), int(m), int(d)) for c in _COMMENT.findall(raw) for y, m, d in _SOURCE_DAY.findall(c)]
@@ -494,13 +491,14 @@ def _read_line(raw: str, note_day: date | None) -> _Read | None:
         if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
     ]
     kept = note_day is None  # a line of an undated file, dated by the notes it was promoted from
-    opening = _OPENING.match(line)
-    first = opening[1] if opening and opening[1] != "I" else ""
+    opening = _OPENING.match(line)  # its first word, when a capital and no stopword
+    first = opening[1] if opening and opening[1] != "I" and opening[1].lower() not in STOPWORDS else ""
     if not candidates and not (kept and first):
         return None
     versions = [(m[1], m[2]) for m in _VERSION.finditer(line) if m[1] not in _MONTHS]
     weekdays = frozenset(word for _, _, word in candidates if word in _WEEKDAYS)
-    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays, kept, first)
+    at = opening.start(1) if opening and first else -1
+    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays, kept, first, at)
 
 
 #: A line's first word when it is capitalised (after a list mark, a quote mark or a check box).
