@@ -23,6 +23,7 @@ import yaml
 from sidecar.cli import build_parser
 from sidecar.settings import Settings, env_name, load_settings
 from tests.support.procs import SidecarProcess, free_port, start_sidecar
+from tests.support.waiting import HANG_GUARD_S, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile.sidecar"
@@ -244,14 +245,30 @@ def probe_commands() -> list[tuple[str, list[str], bool]]:
     return out
 
 
-def run_probe(argv: list[str], port: int, honours_env: bool) -> int:
+def argv_for(argv: list[str], port: int, honours_env: bool) -> list[str]:
     assert argv[0] == "python"
-    argv = [sys.executable, *[a if honours_env else a.replace(":9119/", f":{port}/") for a in argv[1:]]]
-    env = {"MEMORY_SIDECAR_PORT": str(port), "PATH": "/usr/bin:/bin"}
-    return subprocess.run(argv, env=env, capture_output=True, timeout=10).returncode
+    return [sys.executable, *[a if honours_env else a.replace(":9119/", f":{port}/") for a in argv[1:]]]
+
+
+def probe_env(port: int) -> dict[str, str]:
+    return {"MEMORY_SIDECAR_PORT": str(port), "PATH": "/usr/bin:/bin"}
+
+
+def run_probe(argv: list[str], port: int, honours_env: bool) -> int:
+    probe = argv_for(argv, port, honours_env)
+    return subprocess.run(probe, env=probe_env(port), capture_output=True, timeout=HANG_GUARD_S).returncode
 
 
 @pytest.mark.parametrize(("where", "argv", "honours_env"), probe_commands(), ids=[p[0] for p in probe_commands()])
 def test_probe_passes_live_and_fails_dead(live: SidecarProcess, where: str, argv: list[str], honours_env: bool) -> None:
-    assert run_probe(argv, live.port, honours_env) == 0, f"{where}: {shlex.join(argv)}"
+    # The probe's own answer limit (2 s) is the orchestrator's: on a host kept busy by other work a
+    # live sidecar can miss it, as a live pod can, and the probe is asked again. Any other failure fails.
+    def passes() -> bool:
+        probe = subprocess.run(
+            argv_for(argv, live.port, honours_env), env=probe_env(live.port), capture_output=True, timeout=HANG_GUARD_S
+        )
+        assert probe.returncode == 0 or b"timed out" in probe.stderr, (where, shlex.join(argv), probe.stderr[-2000:])
+        return probe.returncode == 0
+
+    wait_until(passes, interval=0.5, message=f"{where}: {shlex.join(argv)} to pass within its own time limit")
     assert run_probe(argv, free_port(), honours_env) != 0, where
