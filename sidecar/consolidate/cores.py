@@ -14,7 +14,19 @@ from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_b
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, statement
 from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
-from sidecar.consolidate.text import SIGNAL, View, holds_value, mould, normalised, reports_work, unstamped, views
+from sidecar.consolidate.text import (
+    CLAUSE_TRIM,
+    MAX_CLAUSES,
+    SIGNAL,
+    View,
+    clause_spans,
+    holds_value,
+    mould,
+    normalised,
+    reports_work,
+    unstamped,
+    views,
+)
 from sidecar.write.dedup import MIN_TOKENS
 
 __all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "rule_cores", "week_of"]
@@ -64,7 +76,7 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
             said = False
             reports.add(id(ln))
         kept = "\n" in ln.text or id(ln) in whole or said
-        runs = [] if kept else views(ln.text)
+        runs = [] if kept else [*views(ln.text), *_complements(ln.text)]
         found.append(runs)
         for run in runs:
             counted.add(run, ln.source, normalised(ln.text))
@@ -122,6 +134,30 @@ class _Counted:
         if key not in self.weeks:
             self.weeks[key] = len({week_of(s) for s in sources})
         return self.weeks[key] >= MIN_WEEKS
+
+
+#: Where a clause goes on with a statement of its own: "that" after a word of its sentence ("I told
+#: the relief warden that ...", "I reminded myself that ...", "mentioned, as he does, that ...").
+_THAT = re.compile(r"(?<=\S)\s+that\s+(?=\w)", re.IGNORECASE)
+
+
+def _complements(line: str) -> list[View]:
+    """The runs of a line's clauses that open after "that" inside its sentence, up to
+    ``MAX_CLAUSES`` clauses on: the statement a writer says inside a sentence about the day
+    ("While the kettle boiled I reminded myself that the septic tank is emptied by Lakeland
+    Drainage, which I had half forgotten"), where ``views`` holds the clause whole, its wrapper
+    with it."""
+    body = unstamped(line)
+    spans = clause_spans(body)
+    out = []
+    for said in _THAT.finditer(body):
+        i = next((n for n, (start, end) in enumerate(spans) if start <= said.end() < end), None)
+        if i is None:
+            continue
+        for j in range(i, min(i + MAX_CLAUSES, len(spans))):
+            if text := body[said.end() : spans[j][1]].strip(CLAUSE_TRIM):
+                out.append(View(text, i, j))
+    return out
 
 
 def _chosen(runs: list[View], said: dict[str, set[str]]) -> list[View]:
@@ -225,13 +261,25 @@ def changed_later(found: Sequence[tuple[str, Collection[str]]], lines: Sequence[
                     len(subject & read[n].words) >= need
                     or (
                         SIGNAL.search(dated[n][1]) is not None
-                        and len(subject & read[n].words) + bool(old.names & read[n].words) >= 2
+                        and len(subject & read[n].words) + _same_name(old, read[n], dated[n][1]) >= 2
                     )
                 )
                 for n in near
             )
         )
     return out
+
+
+#: A name as written: capitalised words in a row ("Hause Farm", "Low Nest Farm", "DCIM").
+_NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+
+
+def _same_name(old: Statement, new: Statement, text: str) -> bool:
+    """Whether a later line (``new``, written ``text``) names a name of ``old``'s whole: a word of
+    it said in a longer name of other words is another name ("Low Nest Farm" after "the spring
+    above Hause Farm"), where "the GTO" after "The GTO runs Toyo inks" is the same."""
+    runs = [statement(m.group()).words for m in _NAME.finditer(text)]
+    return any(all(run <= old.names for run in runs if word in run) for word in old.names & new.words)
 
 
 def _revalued(new: Statement, old: Statement) -> bool:
