@@ -18,11 +18,10 @@ __all__ = ["search", "search_json"]
 async def search(sc: Sidecar, req: SearchRequest) -> SearchAnswer:
     """Run a checked search; with ``after_seq``, first wait (bounded) until that write is indexed,
     and run its steps off the event loop before ordinary searches' (``priority.urgent``: an agent
-    waits on it to see its own write); an ordinary one first waits for a slot (``SearchService.admit``).
-    Every answer carries the index state (indexed_seq, pending, lag_ms)."""
+    waits on it to see its own write). Every answer carries the index state (indexed_seq, pending,
+    lag_ms)."""
     if req.after_seq is None:
-        async with sc.search.admit():  # with an embedder, a few ordinary searches at once
-            return await _search(sc, req)
+        return await _search(sc, req)
     with urgent():
         return await _search(sc, req)
 

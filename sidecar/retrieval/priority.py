@@ -8,9 +8,7 @@ loop's default executor, a ``PriorityExecutor``, then starts its queued calls ur
 order they came within each class. Nothing is dropped: ordinary work keeps the threads urgent work
 leaves, and a call already running is never interrupted.
 
-``Gate`` admits at most a few ordinary searches at once (a little over one per core): the rest wait
-parked on the event loop, off its ready queue and off the threads, so each step of an urgent search
-(and of a write) waits behind a few steps instead of a crowd's. Urgent work passes the gate.
+``Gate`` bounds how many holders of ordinary work run at once; urgent work passes it.
 """
 
 from __future__ import annotations
@@ -52,10 +50,8 @@ def default_workers() -> int:
 
 
 def default_slots() -> int:
-    """Two more ordinary searches at once than there are cores: a search's CPU work (the query's
-    model run, the ranking) keeps a core busy between its steps on the loop, the two more keep the
-    cores busy while others are on the loop, and more at once only queue for the cores and the loop
-    (on a shared host, fewer also get fewer of its cores)."""
+    """A ``Gate``'s default: two more holders than there are cores (each holder's CPU work keeps a
+    core busy between its steps on the event loop; the two more keep the cores busy meanwhile)."""
     return (os.cpu_count() or 1) + 2
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,7 +25,6 @@ from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark, pick, wanted
-from sidecar.retrieval.priority import Gate
 from sidecar.store.base import block_only
 
 if TYPE_CHECKING:
@@ -73,21 +71,10 @@ class SearchService:
         # A member's copy of the crew's files from a server crew store (sidecar.store.copy): its
         # crew hits' sections are read there. None: the crew's files are not here.
         self.crew_copy = crew_copy
-        # How many ordinary searches with a query embedder run at once (``admit``).
-        self.gate = Gate()
 
     @property
     def has_crew(self) -> bool:
         return self.crew_tier is not None or self.crew_remote is not None
-
-    def admit(self) -> AbstractAsyncContextManager[None]:
-        """A slot for one search to run in: with a query embedder, at most ``gate.slots`` ordinary
-        searches run at once and the rest wait, parked, for one (an urgent search takes none: see
-        ``priority``); without one, a search costs little more than its route and is let through.
-        Time spent waiting is not the search's: its query timeout starts inside."""
-        if self.hybrid is None or self.hybrid.embedder is None:
-            return nullcontext()
-        return self.gate.admit()
 
     def prepare(self, req: SearchRequest) -> None:
         """Start what ``search(req)`` will need and can have before it runs: the query's vector, for

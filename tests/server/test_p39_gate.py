@@ -1,15 +1,12 @@
-"""The search gate (``sidecar.retrieval.priority.Gate``): at most a few ordinary holders at once, the
-rest parked in order of arrival; urgent work passes; a waiter that gives up takes no slot. And
-``SearchService.admit``: gated with a query embedder, let through without one."""
+"""``sidecar.retrieval.priority.Gate``: at most a few ordinary holders at once, the rest parked in
+order of arrival; urgent work passes; a waiter that gives up takes no slot."""
 
 from __future__ import annotations
 
 import asyncio
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
-from sidecar.retrieval.priority import Gate, default_slots, urgent
-from sidecar.retrieval.search import SearchService
+from sidecar.retrieval.priority import Gate, urgent
 from tests.support.waiting import async_wait_until
 
 HANG_S = 30.0  # a guard against a hang, never a measure
@@ -103,23 +100,3 @@ async def test_a_waiter_that_gives_up_takes_no_slot() -> None:
     holders.leave["again"].set()
     async with asyncio.timeout(HANG_S):
         await again
-
-
-def _service(embedder: object | None) -> SearchService:
-    hybrid = SimpleNamespace(embedder=embedder)
-    return SearchService(cast(Any, SimpleNamespace(name="agent")), hybrid=cast(Any, hybrid))
-
-
-async def test_searches_are_gated_with_a_query_embedder_and_let_through_without_one() -> None:
-    crowd = default_slots() + 3
-    for embedder, most in ((object(), default_slots()), (None, crowd)):
-        service = _service(embedder)
-        holders = _Holders(service.admit)
-        tasks = [asyncio.ensure_future(holders.hold(f"s{i}")) for i in range(crowd)]
-        await async_wait_until(lambda h=holders, m=most: len(h.inside) == m, timeout=HANG_S)
-        assert service.gate.waiting == crowd - most
-        for event in holders.leave.values():
-            event.set()
-        async with asyncio.timeout(HANG_S):
-            await asyncio.gather(*tasks)
-        assert holders.most == most
