@@ -38,7 +38,7 @@ from typing import TypeVar
 
 from sidecar.consolidate.extractive import sentences
 from sidecar.consolidate.periods import JOINT
-from sidecar.consolidate.text import COMMENT, holds_value, normalised, reports_work
+from sidecar.consolidate.text import COMMENT, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 
@@ -186,7 +186,7 @@ def _apart_at(
     of its sentences holds a frame and another none, else the clauses ``_tail`` finds, else None."""
     if _partly_framed(text, framed):
         return SENTENCES
-    return _tail(text, framed, df, pairs) or _head(text, framed, df, pairs)
+    return _tail(text, framed, df, pairs)
 
 
 #: The fewest words of a statement said after a mould's clauses (``_tail``): fewer are the mould's
@@ -215,76 +215,14 @@ def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pair
         end = joints[n + 1].start() if n + 1 < len(joints) else len(text)
         if len(_words(text[joints[n].end() : end])) < TAIL_WORDS:
             continue
-        tail = text[joints[n].end() :]
-        said = _words(tail)
-        # a fragment of a line of fragments, unless it reports what was done (the log's own)
-        fragment = (
-            _FRAGMENT_JOINT.fullmatch(joints[n].group()) is not None and _fragments(text) and not reports_work(tail)
-        )
-        if framed(said) or all(df[w] >= ROUTINE_LINES for w in said) or not _statement(tail, fragment):
+        said = _words(text[joints[n].end() :])
+        if framed(said) or all(df[w] >= ROUTINE_LINES for w in said) or not _clause(text[joints[n].end() :]):
             return None
         mould = {w for w in _words(text[: joints[n].start()]) if df[w] >= ROUTINE_LINES}
-        if _slot(said, mould, df, pairs, fragment):
+        if any(pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}):
             return None  # the mould's own slot ("Reviewed !4411 for billing: small changes to the retry")
         return joints[n].start(), joints[n].end()
     return None
-
-
-#: Where a line of fragments joins them: a semicolon or a spaced dash ("Hose 4 leaking - taped").
-_FRAGMENT_JOINT = re.compile(r";\s+|\s+[-–—]\s+")
-
-
-def _head(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]) -> Apart:
-    """A statement said as the first fragment of a line of fragments, before the fragments that
-    hold its frame: "Mains water stopcock behind FV5; Sight glass BT2 cleaned; Sight glass FV5
-    cleaned", read as the statement and the mould. The first fragment (up to a semicolon or a
-    spaced dash) holds no frame, ``TAIL_WORDS`` words or more, a word the week writes fewer than
-    ``ROUTINE_LINES`` times and no slot of the mould (``pairs``, as ``_tail`` reads one), and reads
-    as a clause or names a value ("Pallet truck max load 2000 kg"); the fragments after it hold a
-    frame of their own words. A mould that opens with its slot ("Kings Head - 23 kegs out") has a
-    head of fewer words or of the mould's own."""
-    joint = _FRAGMENT_JOINT.search(text)
-    if joint is None or not _fragments(text):
-        return None
-    head, rest = text[: joint.start()], text[joint.end() :]
-    said, after = _words(head), _words(rest)
-    if len(said) < TAIL_WORDS or framed(said) or not framed(after) or all(df[w] >= ROUTINE_LINES for w in said):
-        return None
-    if not _statement(head, True) or reports_work(head):
-        return None  # a fragment reporting what was done is the log's ("Answered a question from Ben ...")
-    if _slot(said, {w for w in after if df[w] >= ROUTINE_LINES}, df, pairs, True):
-        return None  # the mould's own slot, said first
-    return joint.start(), joint.end()
-
-
-def _fragments(text: str) -> bool:
-    """Whether a line is one sentence, read as a line of fragments: a paragraph's sentences are
-    read apart first (``_partly_framed``), and a fragment running over two of them is no
-    fragment."""
-    return len(list(sentences(LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip()))) == 1
-
-
-def _statement(text: str, fragment: bool) -> bool:
-    """Whether a part of a routine line cut out of it reads as a statement: a clause (``_clause``),
-    or, for a fragment of a line of fragments (cut at a semicolon or a spaced dash, where a terse
-    writer leaves the small words out), one that names a value ("Pallet truck max load 2000 kg")."""
-    return _clause(text) or (fragment and holds_value(LIST_MARKER.sub("", text).strip()))
-
-
-def _slot(said: list[str], mould: set[str], df: Counter[str], pairs: Counter[frozenset[str]], fragment: bool) -> bool:
-    """Whether a frequent word of ``said`` is written with one of the ``mould``'s frequent words in
-    ``ROUTINE_LINES`` lines or more: the mould's own slot. In a fragment of a line of fragments,
-    only in half the lines the week writes it in or more too: a word the week writes with every
-    mould ("FV" of "Mains water stopcock behind FV5" in a brewery whose every line names a vessel)
-    is no one mould's slot, where a mould's own word goes with it line after line ("Carys asked
-    about the birthday party; said we would confirm by the weekend")."""
-    return any(
-        pairs[pair] >= ROUTINE_LINES and (not fragment or 2 * pairs[pair] >= df[w])
-        for w in said
-        if df[w] >= ROUTINE_LINES
-        for m in mould - {w}
-        if (pair := frozenset((m, w)))
-    )
 
 
 def _clause(text: str) -> bool:
