@@ -5,10 +5,8 @@ turn; under a crowd of ordinary searches, its steps off the event loop (the quer
 ranking, the snippets) would each wait behind every step the crowd queued before it. ``urgent()``
 marks the current task (and the tasks and thread calls it starts) as such a search; the event
 loop's default executor, a ``PriorityExecutor``, then starts its queued calls urgent first, in the
-order they came within each class. Nothing is dropped: ordinary work keeps the threads urgent work
-leaves, and a call already running is never interrupted.
-
-``Gate`` bounds how many holders of ordinary work run at once; urgent work passes it.
+order they came within each class. Nothing is gated or dropped: ordinary work keeps the threads
+urgent work leaves, and a call already running is never interrupted.
 """
 
 from __future__ import annotations
@@ -17,13 +15,13 @@ import asyncio
 import os
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["Gate", "PriorityExecutor", "default_slots", "default_workers", "install", "is_urgent", "urgent"]
+__all__ = ["PriorityExecutor", "default_workers", "install", "is_urgent", "urgent"]
 
 T = TypeVar("T")
 _URGENT: ContextVar[bool] = ContextVar("sidecar_urgent", default=False)
@@ -47,39 +45,6 @@ def urgent() -> Iterator[None]:
 def default_workers() -> int:
     """As many threads as asyncio's own default executor has."""
     return min(32, (os.cpu_count() or 1) + 4)
-
-
-def default_slots() -> int:
-    """A ``Gate``'s default: two more holders than there are cores (each holder's CPU work keeps a
-    core busy between its steps on the event loop; the two more keep the cores busy meanwhile)."""
-    return (os.cpu_count() or 1) + 2
-
-
-class Gate:
-    """At most ``slots`` holders at once for ordinary work; urgent work (``is_urgent()``) passes
-    without a slot. Waiters are admitted in order of arrival; one that is cancelled while it waits
-    (its client went away) takes no slot."""
-
-    def __init__(self, slots: int | None = None) -> None:
-        self.slots = slots or default_slots()
-        self._free = asyncio.Semaphore(self.slots)
-        self.waiting = 0  # ordinary holders waiting for a slot now
-
-    @asynccontextmanager
-    async def admit(self) -> AsyncIterator[None]:
-        """Hold a slot for what runs inside (none for urgent work)."""
-        if is_urgent():
-            yield
-            return
-        self.waiting += 1
-        try:
-            await self._free.acquire()
-        finally:
-            self.waiting -= 1
-        try:
-            yield
-        finally:
-            self._free.release()
 
 
 _Item = tuple["Future[Any]", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
