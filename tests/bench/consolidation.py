@@ -85,6 +85,12 @@ embedded before a figure is taken:
 - ``fresh23``: a marina and boatyard office's diary over 120 days (``consolidation_gen_marina``): one or
   two long narrated paragraphs a day with facts inside sentences about something else, pasted
   ``key: value`` forms, the operator's wishes as quoted speech; held out as ``fresh13`` is;
+- ``h15a``, ``h15b``, ``h15c``: three authors written from this interface and the issue's description
+  alone, by someone who did not read the rules, with questions that share words with the notes as
+  a user's would (50, 50 and 54 of 63 facts found before a run): an LLM coding agent's own session
+  notes (``consolidation_gen_agentlog``), an analytics agent's task notes with markdown tables
+  (``consolidation_gen_analyst``), a support operations agent's shift log quoting its user
+  (``consolidation_gen_helpdesk``); held out as ``fresh13`` is;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -93,7 +99,7 @@ embedded before a figure is taken:
   daily note on its date (``- Speaker: text`` lines), one tier per conversation, figures summed.
 
 Each note is appended through ``POST /memory/write``; the injection lines (``fresh4``'s, ``fresh5``'s, ``fresh6``'s, ``fresh7``'s, ``fresh8``'s, ``fresh9``'s, ``fresh10``'s,
-``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s, ``fresh17``'s, ``fresh18``'s, ``fresh19``'s, ``fresh20``'s, ``fresh21``'s, ``fresh22``'s and ``fresh23``'s one-note orders
+``fresh11``'s, ``fresh12``'s, ``fresh13``'s, ``fresh14``'s, ``fresh15``'s, ``fresh16``'s, ``fresh17``'s, ``fresh18``'s, ``fresh19``'s, ``fresh20``'s, ``fresh21``'s, ``fresh22``'s, ``fresh23``'s and ``h15a``-``h15c``'s one-note orders
 too) and the bad week name (``daily/summaries/2026-W99.md``) are written to the files
 directly, as a shell edit would.
 The history ends yesterday, so ``POST /memory/consolidate`` runs on the real clock like the product
@@ -178,6 +184,9 @@ SEEDS = {
     "c25terse2": 2502,  # DEV generator, seed kept out of tuning
     "c25diary": 2501,  # DEV: tuned on (consolidation_gen_c25)
     "c25diary2": 2502,  # DEV generator, seed kept out of tuning
+    "h15a": 1541,  # held out (lead only): an LLM coding agent's session notes
+    "h15b": 1542,  # held out (lead only): an analytics agent's task notes with tables
+    "h15c": 1543,  # held out (lead only): a support operations agent quoting its user
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -327,6 +336,9 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "c25terse2": ("consolidation_gen_c25", "make_c25terse_history", None),
     "c25diary": ("consolidation_gen_c25", "make_c25diary_history", None),
     "c25diary2": ("consolidation_gen_c25", "make_c25diary_history", None),
+    "h15a": ("consolidation_gen_agentlog", "make_agentlog_history", "DIRECT_AGENTLOG"),
+    "h15b": ("consolidation_gen_analyst", "make_analyst_history", "DIRECT_ANALYST"),
+    "h15c": ("consolidation_gen_helpdesk", "make_helpdesk_history", "DIRECT_HELPDESK"),
 }
 
 
