@@ -148,9 +148,12 @@ def _complements(line: str) -> list[View]:
     Drainage, which I had half forgotten"), where ``views`` holds the clause whole, its wrapper
     with it."""
     body = unstamped(line)
+    thats = list(_THAT.finditer(body))
+    if not thats:  # most lines: no clause to read again
+        return []
     spans = clause_spans(body)
     out = []
-    for said in _THAT.finditer(body):
+    for said in thats:
         i = next((n for n, (start, end) in enumerate(spans) if start <= said.end() < end), None)
         if i is None:
             continue
