@@ -8,7 +8,11 @@
 -- LOAD_WRITERS (threads 0..LOAD_WRITERS-1 only write, the others only search), LOAD_WRITE_FILES
 -- (appends spread over topics/load-NN.md), LOAD_SEED (thread i draws its queries with seed + i),
 -- LOAD_PROBE (1: a writer follows each acknowledged write
--- with searches for its token until one finds it: write -> searchable under the load).
+-- with searches for its token until one finds it: write -> searchable under the load),
+-- LOAD_WRITE_EVERY_MS (above 0: each writer starts a write at most once every that many ms, on a
+-- fixed schedule, writers' phases spread evenly: the write rate no longer follows how soon the last
+-- write was found; a write whose turn came while the last one was still being probed starts at once
+-- and counts as late, and the schedule does not catch up; 0: each write right after the last).
 --
 -- responses.tsv, one line per completed response:  kind  status  latency_us  done_us  [path  token  seq | degraded]
 -- (done_us: CLOCK_MONOTONIC at completion, the clock of Python's time.monotonic(); path, token and
@@ -16,7 +20,8 @@
 -- With LOAD_PROBE, a writer's searches are kind "probe" (the first with the write's seq as
 -- after_seq, any further one plain), and when one shows the token a line
 --   searchable  polls  latency_us  done_us  path  token  seq
--- follows, its latency from the write's request to that answer.
+-- follows, its latency from the write's request to that answer. summary.tsv also gives
+-- late_writes: writes that started past their turn on the schedule (LOAD_WRITE_EVERY_MS).
 
 local ffi = require("ffi")
 ffi.cdef([[
@@ -36,6 +41,7 @@ local writers = tonumber(os.getenv("LOAD_WRITERS") or "4")
 local files = tonumber(os.getenv("LOAD_WRITE_FILES") or "40")
 local probe = os.getenv("LOAD_PROBE") == "1"
 local seed = tonumber(os.getenv("LOAD_SEED") or "1000") -- each run of a bench draws its own queries
+local write_every_us = tonumber(os.getenv("LOAD_WRITE_EVERY_MS") or "0") * 1000
 local PROBE_GIVE_UP_US = 30000000 -- a write not found within this is recorded as polls -1
 local headers = { ["Content-Type"] = "application/json" }
 
@@ -56,11 +62,16 @@ function done(summary, latency, requests)
     end
   end
   out:close()
+  local late = 0
+  for _, thread in ipairs(threads) do
+    late = late + (thread:get("late") or 0)
+  end
   local e = summary.errors
   local s = assert(io.open(dir .. "/summary.tsv", "w"))
   s:write(string.format("duration_us\t%d\nrequests\t%d\n", summary.duration, summary.requests))
   s:write(string.format("connect\t%d\nread\t%d\nwrite\t%d\nstatus\t%d\ntimeout\t%d\n",
     e.connect, e.read, e.write, e.status, e.timeout))
+  s:write(string.format("late_writes\t%d\n", late))
   s:write(string.format("p50_us\t%d\np99_us\t%d\nmax_us\t%d\n",
     latency:percentile(50), latency:percentile(99), latency.max))
   s:close()
@@ -71,6 +82,7 @@ local queries = {}
 local n = 0
 local kind, started, path, token
 local seq, wrote, polls -- the write being probed: its seq, its request's start, searches so far
+local turn -- a writer's next write's time on the schedule (LOAD_WRITE_EVERY_MS), CLOCK_MONOTONIC us
 
 function init(args)
   -- Every search request is formatted once, here: the generator shares the server's cores, and
@@ -80,6 +92,24 @@ function init(args)
   end
   math.randomseed(seed + id)
   lines = {} -- global: read by done() through thread:get
+  late = 0 -- global: read by done() through thread:get
+end
+
+-- Milliseconds to wait before the next request: a writer's next write waits for its turn.
+function delay()
+  if id >= writers or seq ~= nil or write_every_us <= 0 then
+    return 0
+  end
+  local now = now_us()
+  if turn == nil then
+    turn = now + write_every_us * id / writers -- the writers' phases spread over one period
+  elseif now > turn + 1000 then
+    late = late + 1
+    turn = now
+  end
+  local wait = turn - now
+  turn = turn + write_every_us
+  return wait > 0 and math.floor(wait / 1000) or 0
 end
 
 local function probe_request(after)

@@ -29,6 +29,14 @@ Every write adds a chunk the embedder then embeds in the background, beside the 
 backlog left at the end of the mixed run is reported. After the run every
 acknowledged write is checked in its file, and a sample of 200 in the index.
 
+The writers write at a fixed rate: each starts a write once every ``LOAD_WRITE_EVERY`` (default
+0.5) s, the writers' phases spread over that period (``loadgen.drive``'s ``write_every``; a write
+whose turn comes while its writer is still probing the last one starts at once and is counted late);
+``LOAD_WRITE_EVERY=0``: each write right after the last one was answered (and, with ``LOAD_PROBE=1``,
+found). At a fixed rate the writes beside the searches are the same however fast the server finds
+them: a server that finds writes sooner gets no more writes to do for it, and the CPU per search
+below is not charged for them.
+
 ``LOAD_CHUNKS`` (default 10,000) sizes the memory dir. ``LOAD_PROBE=1`` makes each writer follow
 every acknowledged write with searches for its unique token (the first with the write's ``seq`` as
 ``after_seq``, then plain ones) until an answer shows it: write -> searchable under the load, p50
@@ -48,6 +56,11 @@ stopped, and reports the server's CPU per search against it:
   ``embeddings`` rows at both ends of the window, their texts rebuilt from the acknowledged
   writes), over the window's searches.
 
+It also reports the limit with the writes' own raw cost counted too, as many writes as the window
+made: each the median CPU of the raw appends beside the load (below: durable, into raw FTS5, searched
+for, the query embedded) less the raw search of a probe's token (which the probes above count
+already), and the ratio to that.
+
 With ``LOAD_PROBE=1`` a process of its own (``raw_beside.py``) makes the same kind of append raw beside
 the sidecar for the whole mixed run, one every ``LOAD_RAW_EVERY`` (0.1) s: durable, into a raw FTS5
 table over a copy of the dir, searched, the query embedded raw with the embedder on. Its appends
@@ -57,8 +70,9 @@ gives the sidecar's ratio to it (p50 and p99).
 With ``LOAD_PROBE=1`` the run also measures, right after the sidecar stops, the limit of write ->
 searchable on the host as it is then: the same kind of append made raw, nothing beside it
 (``bench_writes.raw_write_searchable``: durable, into a raw FTS5 table, searched, the query
-embedded raw with the embedder on), and it reports the writes per search in the window: the
-writers wait for each write to be found, so the sooner it is, the more writes beside the searches.
+embedded raw with the embedder on), and it reports the writes per search in the window (with
+``LOAD_WRITE_EVERY=0`` the writers wait for each write to be found, so the sooner it is, the more
+writes beside the searches).
 
 The reviewers' scenario (a 3k-chunk dir, 12 searching connections, 2 writers, the embedder on):
 
@@ -115,6 +129,9 @@ KEEP_LOG = os.environ.get("LOAD_KEEP_LOG")  # a path: the sidecar's log is copie
 RAW_WRITES = 100  # appends timed raw for the limit of write -> searchable
 #: Seconds between two raw appends beside the load (``raw_beside``): about a writer's rate here.
 RAW_EVERY = float(os.environ.get("LOAD_RAW_EVERY", "0.1"))
+#: Seconds between two writes of one writer (a fixed rate; 0: each right after the last): about the
+#: rate the reviewers' two writers kept when each waited for its write to be found.
+WRITE_EVERY = float(os.environ.get("LOAD_WRITE_EVERY", "0.5"))
 LIMIT_SAMPLE = 300  # load queries (and at most as many probe tokens) timed raw for the limit
 EMBEDDER = os.environ.get("LOAD_EMBEDDER", "auto")  # the default configuration; "none": BM25 only
 FLAT = 10.0  # % RSS growth after warm-up
@@ -200,6 +217,7 @@ class Limit:
     chunk_embed: float
     chunks: int  # vectors stored in the window
     chunks_timed: int  # of which found among the writes' chunk texts and timed raw
+    probe_search: float = 0.0  # CPU of one probe token's raw search (its query embedded, FTS5)
 
     @property
     def total(self) -> float:
@@ -230,7 +248,8 @@ def raw_limit(root: Path, run: Run, queries: list[str], stored: list[str]) -> Li
             raw.embed(text)
         spent = time.process_time() - cpu0
         chunk_embed = spent / len(known) * len(stored) if known else 0.0
-        return Limit(query_embed, fts, chunk_embed, len(stored), len(known))
+        probe_search = (embed_p + fts_p) / len(tokens) if tokens else 0.0
+        return Limit(query_embed, fts, chunk_embed, len(stored), len(known), probe_search)
     finally:
         raw.close()
 
@@ -305,7 +324,7 @@ def _ms(samples: list[float]) -> str:
     return f"p50 {pct(samples, 50):.1f} ms  p99 {pct(samples, 99):.1f} ms  ({len(samples)} writes)"
 
 
-def _report_probe(mixed: Run, parts: Limit | None) -> None:
+def _report_probe(mixed: Run, parts: Limit | None, raw: list[tuple[float, float, float]]) -> None:
     found = mixed.searchable_ms()
     polls = mixed.searchable_polls()
     report(
@@ -335,9 +354,18 @@ def _report_probe(mixed: Run, parts: Limit | None) -> None:
         f"({parts.chunks} vectors stored in the window, {parts.chunks_timed} of them timed raw)",
     )
     report("load:   ratio", f"{cpu / limit:.2f}x", "<= 1.5x")
-    # Writers wait for their writes to be found: the faster a write is found, the more writes the
-    # window holds beside the same searches, and each write's own CPU (its hooks, its chunk's
-    # embedding) is counted against them.
+    if raw:
+        # A write's own raw cost: a raw append beside the load less its search for the token, which
+        # the limit above counts with the probes already.
+        append = max(0.0, statistics.median(c for _, _, c in raw) - parts.probe_search)
+        with_writes = limit + append * 1000 * mixed.count("write") / searches
+        report(
+            "load:   its raw limit with the window's writes' raw cost too (raw append beside, less its search)",
+            f"{with_writes:.2f} ms ({append * 1000:.2f} ms a write); ratio {cpu / with_writes:.2f}x",
+        )
+    # Each write's own CPU (its hooks, its chunk's embedding) is counted against the searches: at a
+    # fixed write rate (LOAD_WRITE_EVERY) the window holds as many writes whatever the server does;
+    # closed-loop writers write more the sooner their writes are found.
     writes = mixed.count("write")
     report("load:   writes per search in the window", f"{writes / searches:.3f} ({writes} writes)")
     threads = mixed.thread_cpu()
@@ -409,6 +437,7 @@ def main() -> None:
             work=base / "gen-mixed",
             probe=PROBE,
             count=vector_rows(root) if hybrid else None,
+            write_every=WRITE_EVERY,
             **common,
         )
         if beside is not None:
@@ -479,11 +508,20 @@ def main() -> None:
         "0 degraded",
     )
     report("load: searches/s, mixed", f"{mixed.rate('search'):.0f}/s")
-    report("load: writes/s, mixed", f"{mixed.rate('write'):.0f}/s")
+    report(
+        "load: writes/s, mixed",
+        f"{mixed.rate('write'):.1f}/s ("
+        + (
+            f"{WRITERS} writers, one write each every {WRITE_EVERY:g} s; {mixed.late_writes} started late"
+            if WRITE_EVERY > 0
+            else "each writer's next write right after the last"
+        )
+        + ")",
+    )
     report("load: search latency, mixed", _latency(mixed, "search"))
     report("load: write latency, mixed", _latency(mixed, "write"))
     if PROBE:
-        _report_probe(mixed, limit_parts)
+        _report_probe(mixed, limit_parts, raw_beside)
         _report_beside(mixed, raw_beside, hybrid)
         report(
             "load:   its limit, right after the run: the same appends durable into raw FTS5, searched"

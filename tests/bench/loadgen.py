@@ -15,6 +15,12 @@ With ``probe=True`` each writer follows every acknowledged write with searches f
 unique token, the first with the write's ``seq`` as ``after_seq`` (which waits until the index has
 applied it), any further one plain, until an answer shows the token: write -> searchable under the
 load, from the write's request to that answer. Those searches are kind ``probe``.
+
+With ``write_every`` above 0 the writers write at a fixed rate instead of one write right after the
+last: each starts a write at most once every ``write_every`` seconds, on a schedule of its own (the
+writers' phases spread over one period), so the number of writes beside the searches does not
+follow how fast the server finds them. A write whose turn came while its writer was still busy
+starts at once and counts as late (``Run.late_writes``); the schedule does not catch up.
 """
 
 from __future__ import annotations
@@ -120,6 +126,7 @@ class Run:
     samples: list[Sample] = field(default_factory=list)
     generator_cpu_s: float = 0.0
     transport_errors: int = 0
+    late_writes: int = 0  # writes that started past their turn on the fixed-rate schedule
 
     def window(self) -> list[tuple[str, int, float, float]]:
         return [r for r in self.responses if self.warm_end <= r[2] <= self.end]
@@ -196,15 +203,21 @@ def drive(
     wrk: str | None,
     probe: bool = False,
     count: Callable[[], int] | None = None,
+    write_every: float = 0.0,
 ) -> Run:
     """Load ``url`` (the server is process ``pid``) for ``warmup + seconds``: ``writers`` connections
     only write (appends; with ``probe``, each followed by searches until it is found), the others
     only search; every connection waits for its answer. ``count``, when given, is read with every
-    sample of the server (``Sample.counted``)."""
+    sample of the server (``Sample.counted``). ``write_every`` > 0: each writer starts a write at
+    most once every that many seconds, on a fixed schedule (see the module's doc)."""
     seed = 1000 * (next(_runs) + 1)
     if wrk is not None:
-        return _drive_wrk(wrk, url, pid, seconds, warmup, connections, writers, queries, work, probe, count, seed)
-    return asyncio.run(_drive_python(url, pid, seconds, warmup, connections, writers, queries, probe, count, seed))
+        return _drive_wrk(
+            wrk, url, pid, seconds, warmup, connections, writers, queries, work, probe, count, seed, write_every
+        )
+    return asyncio.run(
+        _drive_python(url, pid, seconds, warmup, connections, writers, queries, probe, count, seed, write_every)
+    )
 
 
 def _sample_times(started: float, warm_end: float, end: float) -> list[float]:
@@ -245,6 +258,7 @@ def _drive_wrk(
     probe: bool,
     count: Callable[[], int] | None,
     seed: int,
+    write_every: float,
 ) -> Run:
     work.mkdir(parents=True, exist_ok=True)
     for stale in ("responses.tsv", "summary.tsv"):
@@ -257,6 +271,7 @@ def _drive_wrk(
         "LOAD_WRITE_FILES": str(WRITE_FILES),
         "LOAD_PROBE": "1" if probe else "0",
         "LOAD_SEED": str(seed),
+        "LOAD_WRITE_EVERY_MS": f"{write_every * 1000:.3f}",
     }
     script = Path(__file__).with_name("load.lua")
     # A little past the window's end, so the window does not see the connections wind down (wrk
@@ -286,6 +301,7 @@ def _drive_wrk(
         raise RuntimeError(f"wrk failed ({proc.returncode}): {(work / 'wrk.out').read_text()}")
     summary = {k: int(v) for k, v in (line.split("\t") for line in (work / "summary.tsv").read_text().splitlines())}
     run.transport_errors = summary["connect"] + summary["read"] + summary["write"] + summary["timeout"]
+    run.late_writes = summary.get("late_writes", 0)
     for line in (work / "responses.tsv").read_text().splitlines():
         kind, status, us, done_us, *acked = line.split("\t")
         if kind == "searchable":
@@ -312,6 +328,7 @@ async def _drive_python(
     probe: bool,
     count: Callable[[], int] | None,
     seed: int,
+    write_every: float,
 ) -> Run:
     cpu_before = _self_cpu_s()
     started = time.monotonic()
@@ -326,7 +343,10 @@ async def _drive_python(
     try:
         async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
             await asyncio.gather(
-                *(_client(n, n < writers, session, url, until, queries, run, probe, seed) for n in range(connections))
+                *(
+                    _client(n, n < writers, session, url, until, queries, run, probe, seed, write_every, writers)
+                    for n in range(connections)
+                )
             )
     finally:
         stop.set()
@@ -345,12 +365,22 @@ async def _client(
     run: Run,
     probe: bool,
     seed: int,
+    write_every: float = 0.0,
+    writers: int = 1,
 ) -> None:
     rng = random.Random(seed + n)
     i = 0
+    turn = time.monotonic() + write_every * n / max(1, writers)  # the writers' phases spread over one period
     while time.monotonic() < until:
         i += 1
         body: dict[str, object]
+        if writes and write_every > 0:
+            now = time.monotonic()
+            if now > turn + 0.001:
+                run.late_writes += 1
+                turn = now
+            await asyncio.sleep(turn - now)
+            turn += write_every
         if writes:
             kind = "write"
             token = f"loadw{n}n{i}x"
