@@ -8,11 +8,18 @@ only its changed sections judged. A file is read at the first search that shows 
 (off the loop); which of its sections have a finding is kept until the reindex queue applies a
 change to it (``forget`` is one of the queue's update hooks), so it describes the file as the
 index does. A scan that a change to any file overtook keeps nothing (it may have read the file
-before the change). After start the server scans every file in the background (``warm``)."""
+before the change). After start the server scans every file in the background (``warm``).
+
+A write that the injection scanner has just judged can say that it leaves the file's flagged
+sections as they were (``carry``: an append to the file's last section, clean, that does not reach
+where that section meets the one before it); its change then keeps them, with no new reading of
+the file, when they describe the file exactly as the write found it (the digest of its bytes). Any
+other change, or a chain of changes one of which did not say so, forgets them as before."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,9 +30,17 @@ from sidecar.prompt.verdicts import VERDICTS
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
 
-__all__ = ["FlagCache"]
+__all__ = ["FlagCache", "digest"]
 
 Key = tuple[str, str]  # (tier, path)
+#: Writes carried per file, at most, until their changes are applied (more are dropped: the file is
+#: then read again at its next search, as without them).
+CARRIED_PER_FILE = 16
+
+
+def digest(data: bytes) -> bytes:
+    """What a file's flagged sections are kept under, and a write names the file by: its bytes'."""
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 class FlagCache:
@@ -34,16 +49,52 @@ class FlagCache:
     def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
         self._known: OrderedDict[Key, list[SectionFinding]] = OrderedDict()
+        # The digest of the bytes each known file's sections were judged on.
+        self._digests: dict[Key, bytes] = {}
+        # Writes that left a file's flagged sections as they were, not applied yet: (seq, the
+        # first line of the section the write grew, the digest of the file before, after), in seq order.
+        self._carried: dict[Key, list[tuple[int, int, bytes, bytes]]] = {}
         self._changes = 0  # files forgotten so far: a scan a change overtook keeps nothing
 
     def knows(self, tier: str, path: str) -> bool:
         """Whether the verdicts on this file are at hand (a search showing it will not scan it)."""
         return (tier, path) in self._known
 
+    def carry(self, tier: str, path: str, seq: int, *, section_line: int, before: bytes, after: bytes) -> None:
+        """The write ``seq`` (queued, not applied yet) changed the file whose bytes had the digest
+        ``before`` into bytes of digest ``after``, growing the section that starts on line
+        ``section_line``, and left every section's verdict as it was: its change keeps the flagged
+        sections if they were judged on ``before`` and none of them is the grown one (whose lines
+        the flag would no longer cover)."""
+        key = (tier, path)
+        if key not in self._known and key not in self._carried:
+            return  # nothing to keep: the file is read at its next search anyway
+        if len(self._carried) >= self.limit:
+            self._carried.clear()  # forgotten writes cost a reading each, never a wrong mark
+        carried = self._carried.setdefault(key, [])
+        carried.append((seq, section_line, before, after))
+        del carried[:-CARRIED_PER_FILE]
+
     async def forget(self, tier: str, path: str, seq: int, kind: str) -> None:
-        """The reindex queue's ``UpdateHook``: the file changed, scan it again when next shown."""
+        """The reindex queue's ``UpdateHook``: the file changed (its changes up to ``seq``), scan it
+        again when next shown, unless every write in that change carried its flagged sections."""
         self._changes += 1
-        self._known.pop((tier, path), None)
+        key = (tier, path)
+        carried = self._carried.pop(key, None)
+        now = self._digests.get(key) if kind == "updated" else None
+        if carried is not None:
+            later = [c for c in carried if c[0] > seq]
+            if later:
+                self._carried[key] = later
+            known = self._known.get(key, [])
+            for _, line, before, after in (c for c in carried if c[0] <= seq):
+                grown = any(found.line_end >= line for found in known)
+                now = after if now == before and not grown else None
+        if now is not None and carried is not None and key in self._known:
+            self._digests[key] = now
+            return
+        self._known.pop(key, None)
+        self._digests.pop(key, None)
 
     async def warm(self, roots: dict[str, Path]) -> None:
         """Scan every tier file not known yet, one at a time off the loop (the server runs this in
@@ -55,7 +106,7 @@ class FlagCache:
                     changes = self._changes
                     found = await asyncio.to_thread(_flagged, root, rel)
                     if changes == self._changes:
-                        self._known[(tier, rel)] = found
+                        self._keep((tier, rel), found)
         self._trim()
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
@@ -76,9 +127,11 @@ class FlagCache:
         fresh: dict[Key, list[SectionFinding]] = {}
         if missing:
             changes = self._changes
-            fresh = await asyncio.to_thread(lambda: {key: _flagged(roots[key[0]], key[1]) for key in missing})
+            read = await asyncio.to_thread(lambda: {key: _flagged(roots[key[0]], key[1]) for key in missing})
+            fresh = {key: found for key, (found, _) in read.items()}
             if changes == self._changes:
-                self._known.update(fresh)
+                for key, scanned in read.items():
+                    self._keep(key, scanned)
                 self._trim()
         if not any(fresh.get(key) or self._known.get(key) for key in keys):
             return results  # the common case: nothing flagged in these files
@@ -92,14 +145,26 @@ class FlagCache:
             out.append({**hit, "flagged": found.as_json()} if found is not None else hit)
         return out
 
+    def _keep(self, key: Key, scanned: tuple[list[SectionFinding], bytes | None]) -> None:
+        found, data_digest = scanned
+        self._known[key] = found
+        if data_digest is None:
+            self._digests.pop(key, None)
+        else:
+            self._digests[key] = data_digest
+
     def _trim(self) -> None:
         while len(self._known) > self.limit:
-            self._known.popitem(last=False)
+            key, _ = self._known.popitem(last=False)
+            self._digests.pop(key, None)
 
 
-def _flagged(root: Path, rel: str) -> list[SectionFinding]:
-    """``flagged_sections`` of the file as it is now, each section's verdict from ``VERDICTS``."""
+def _flagged(root: Path, rel: str) -> tuple[list[SectionFinding], bytes | None]:
+    """``flagged_sections`` of the file as it is now, each section's verdict from ``VERDICTS``, and
+    the digest of the bytes judged (None: no such file)."""
     from sidecar.scanner.scan import flagged_sections
 
     data = read_tier_file(root, rel)
-    return [] if data is None else flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section)
+    if data is None:
+        return [], None
+    return flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section), digest(data)

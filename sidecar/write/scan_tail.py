@@ -35,7 +35,17 @@ if TYPE_CHECKING:
 
     Judge = Callable[[str | None, str], SectionFinding | None]
 
-__all__ = ["MAX_TAIL_CHARS", "TAIL_CHARS", "Judged", "JudgedTails", "Last", "decodable", "last_section", "scan_append"]
+__all__ = [
+    "MAX_TAIL_CHARS",
+    "TAIL_CHARS",
+    "Judged",
+    "JudgedTails",
+    "Last",
+    "decodable",
+    "file_digest",
+    "last_section",
+    "scan_append",
+]
 
 #: Characters of the joined section read before an append, at least: over the scanner's reach back
 #: from a match (a sentence read in windows of 600, a quote 300, a persona's span 500, the seam 400).
@@ -94,19 +104,20 @@ class JudgedTails:
         self.kept = kept
         self._files: OrderedDict[tuple[str, str], _Kept] = OrderedDict()
 
-    def known(self, key: tuple[str, str], data: bytes) -> Judged | None:
-        """What is known of the last section of the file ``key``, if the file is ``data`` still."""
+    def known(self, key: tuple[str, str], data: bytes) -> tuple[Judged, bytes] | None:
+        """What is known of the last section of the file ``key``, if the file is ``data`` still, and
+        ``data``'s digest."""
         kept = self._files.get(key)
-        if kept is None or kept.size != len(data) or _digest(data) != kept.digest:
+        if kept is None or kept.size != len(data) or file_digest(data) != kept.digest:
             return None
-        return kept.judged
+        return kept.judged, kept.digest
 
-    def judged(self, key: tuple[str, str], data: bytes, judged: Judged | None) -> None:
+    def judged(self, key: tuple[str, str], data: bytes, judged: Judged | None, digest: bytes | None = None) -> None:
         """The file ``key`` is ``data`` now, its last section judged ``judged`` (None: unknown)."""
         self._files.pop(key, None)
         if judged is None:
             return
-        self._files[key] = _Kept(len(data), _digest(data), judged)
+        self._files[key] = _Kept(len(data), digest or file_digest(data), judged)
         while len(self._files) > self.kept:
             self._files.popitem(last=False)
 
@@ -258,5 +269,6 @@ def _walk(text: str, begin: int, line: int, last: Last, in_fence: bool) -> tuple
     return first, last
 
 
-def _digest(data: bytes) -> bytes:
+def file_digest(data: bytes) -> bytes:
+    """A file's bytes, named: the digest the search's flag cache keeps its verdicts under too."""
     return hashlib.blake2b(data, digest_size=16).digest()

@@ -7,6 +7,10 @@ nothing is written and the error carries the file's current text and usage so th
 consolidate and retry with ``replace`` in the same turn; past the soft cap (80%) the write
 succeeds with the same material and a warning.
 
+The write thread's verdict on an append goes to the search's flag cache (``FlagKeeper``) when it
+shows the file's flagged sections unchanged, so the search after the write marks its hits without
+reading the file again.
+
 A write that holds the write thread for ``STALL_S`` seconds (a hung disk, a file that blocks)
 stalls every write behind it: from then on new writes are refused at once (503
 ``writes_stalled``) and the sink reports unhealthy, until it finishes.
@@ -20,7 +24,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 import structlog
 
@@ -43,13 +47,13 @@ from sidecar.write.dedup import Candidate, Duplicate, FileLines, find_duplicate,
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
-from sidecar.write.scan_tail import Judged, JudgedTails, decodable, last_section, scan_append
+from sidecar.write.scan_tail import Judged, JudgedTails, decodable, file_digest, last_section, scan_append
 from sidecar.write.usage import counts_against_cap
 
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
 
-__all__ = ["MODES", "TIERS", "WriteRequest", "WriteService", "usage"]
+__all__ = ["MODES", "TIERS", "FlagKeeper", "WriteRequest", "WriteService", "usage"]
 
 log = structlog.get_logger("sidecar.write.service")
 USAGE_TTL_S = 2.0
@@ -62,10 +66,20 @@ EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
 DEDUP_CANDIDATES = 5  # chunks of the tier an append is compared with, besides its own file
 DEDUP_QUERY_WORDS = 64
 _WRITTEN = "_written"  # the file's stat key after a write, from the write thread to the queue
+_KEPT = "_kept"  # what the flag cache is told of a write that left the file's flagged sections as they were
+#: An append reaching no nearer than this to the start of the section it grows leaves that
+#: section's seam with the one before it as it was (``sidecar.scanner.scan.SEAM_CHARS``).
+SEAM_CHARS = 400
 CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
     'this write in the same turn with mode "replace" carrying the consolidated body.'
 )
+
+
+class FlagKeeper(Protocol):
+    """The search's flag cache, as a write tells it (``sidecar.retrieval.flags.FlagCache.carry``)."""
+
+    def carry(self, tier: str, path: str, seq: int, *, section_line: int, before: bytes, after: bytes) -> None: ...
 
 
 def usage(used: int, cap: int, unit: str = "bytes") -> dict[str, Any]:
@@ -82,9 +96,18 @@ def combine(old: bytes | None, content: str, mode: str) -> bytes:
 
 
 class WriteService:
-    def __init__(self, settings: Settings, queue: ReindexQueue, *, embedder: object | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        queue: ReindexQueue,
+        *,
+        embedder: object | None = None,
+        flags: FlagKeeper | None = None,
+    ) -> None:
         self.settings = settings
         self.queue = queue
+        # Told of each write that leaves its file's flagged sections as they were; None: nobody.
+        self.flags = flags
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
         # Tier bytes and files: scanned at start (``warm``), kept current by each write, and scanned
@@ -177,6 +200,10 @@ class WriteService:
         # reindex that seq waits for reads the file after that. The file's stat as the write left
         # it goes with it: the watcher then does not queue the same file again for this write.
         out["seq"] = self.queue.put(req.tier, req.path, "write", out.pop(_WRITTEN))
+        kept = out.pop(_KEPT, None)
+        if kept is not None and self.flags is not None:  # before the worker can apply the write
+            line, before, after = kept
+            self.flags.carry(req.tier, req.path, out["seq"], section_line=line, before=before, after=after)
         self.count += 1
         self.bytes += out["bytes"]
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])
@@ -321,7 +348,7 @@ class WriteService:
                 }
         new = combine(old, req.content, req.mode)
         warning = self._check_caps(root, req, old, new)
-        flagged = self._scan(root, req, old, new)  # bounded, but up to a few ms on big files
+        flagged, kept = self._scan(root, req, old, new)  # bounded, but up to a few ms on big files
         checked = time.perf_counter()
         written = None
         self.queue.note_writing(req.tier, req.path)  # the watcher may see the rename before the loop queues the write
@@ -341,6 +368,8 @@ class WriteService:
             )
         self._count(root, req.path, old, new)
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new), _WRITTEN: written}
+        if kept is not None:
+            out[_KEPT] = kept
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
             out.update(warning)
@@ -359,15 +388,24 @@ class WriteService:
     def _refuses(self, tier: str) -> bool:
         return self.settings.agent_refuse_injection if tier == "agent" else self.settings.crew_refuse_injection
 
-    def _scan(self, root: Path, req: WriteRequest, old: bytes | None, new: bytes) -> dict[str, Any] | None:
+    def _scan(
+        self, root: Path, req: WriteRequest, old: bytes | None, new: bytes
+    ) -> tuple[dict[str, Any] | None, tuple[int, bytes, bytes] | None]:
         """The scanner's verdict on the sections the write changes: raise InjectionSuspected for a
-        ``block`` finding (unless this tier's refusal is off), else what to flag in the answer."""
+        ``block`` finding (unless this tier's refusal is off), else what to flag in the answer; and,
+        for a clean append that leaves the file's flagged sections as they were, what the flag
+        cache is told (the first line of the section it grew, the digests before and after)."""
         key = (str(root), req.path)
-        hit, judged = _judge_write(old, new, self.embedder, self.judged_tails.known(key, old) if old else None)
+        remembered = self.judged_tails.known(key, old) if old else None
+        known, before = remembered if remembered is not None else (None, None)
+        hit, judged = _judge_write(old, new, self.embedder, known)
+        after = file_digest(new) if judged is not None else None
         if hit is None or hit.finding.level != "block" or not self._refuses(req.tier):
-            self.judged_tails.judged(key, new, judged)  # written (a refused write leaves the file as known)
+            self.judged_tails.judged(key, new, judged, after)  # written (a refused write leaves the file as known)
         if hit is None:
-            return None
+            if before is None or after is None or known is None or judged is None:
+                return None, None
+            return None, _kept_flags(old, new, known, judged, before=before, after=after)
         found = hit.finding
         flagged = hit.as_json()
         if found.level == "block" and self._refuses(req.tier):
@@ -378,7 +416,7 @@ class WriteService:
                 pattern=found.pattern,
                 section={"heading": hit.heading, "line_start": hit.line_start, "line_end": hit.line_end},
             )
-        return flagged
+        return flagged, None
 
     def _tier_usage(self, root: Path) -> _Usage:
         cached = self._usage.get(root)
@@ -553,6 +591,22 @@ def _warm_scanner(embedder: object | None) -> None:
 def _scan_write(old: bytes | None, new: bytes, embedder: object | None = None) -> SectionFinding | None:
     """The scanner's verdict on the write of ``new`` over ``old``, every section it changed judged whole."""
     return _judge_write(old, new, embedder, None)[0]
+
+
+def _kept_flags(
+    old: bytes | None, new: bytes, known: Judged, judged: Judged, *, before: bytes, after: bytes
+) -> tuple[int, bytes, bytes] | None:
+    """What the flag cache is told of a clean append (the scanner found nothing in the section it
+    grew), when every section's verdict as the search judges it (``section_verdict``: its own
+    text, and its seam with the section before it) is as it was: the append opened no section,
+    and the section it grew is the file's first or reaches ``SEAM_CHARS`` past its start before
+    the append (so its seam with the section before is unchanged). None otherwise."""
+    if old is None or not new.startswith(old) or judged.last.start != known.last.start:
+        return None
+    start = known.last.start
+    if start and len(old.decode("utf-8", errors="replace")) - start < SEAM_CHARS:
+        return None
+    return known.last.line, before, after
 
 
 def _judge_write(
