@@ -10,19 +10,19 @@ from typing import Any, cast
 from sidecar.contract import SearchAnswer, SearchRequest
 from sidecar.errors import BadRequest
 from sidecar.ops.sidecar import Sidecar
-from sidecar.retrieval.priority import urgent
+from sidecar.retrieval.priority import held, urgent
 
 __all__ = ["search", "search_json"]
 
 
 async def search(sc: Sidecar, req: SearchRequest) -> SearchAnswer:
     """Run a checked search; with ``after_seq``, first wait (bounded) until that write is indexed,
-    and run its steps off the event loop before ordinary searches' (``priority.urgent``: an agent
-    waits on it to see its own write). Every answer carries the index state (indexed_seq, pending,
-    lag_ms)."""
+    and run it as urgent work (``priority``: an agent waits on it to see its own write): its steps
+    off the event loop start before ordinary searches', and ordinary searches start no new stage
+    until it has answered. Every answer carries the index state (indexed_seq, pending, lag_ms)."""
     if req.after_seq is None:
         return await _search(sc, req)
-    with urgent():
+    with urgent(), held():
         return await _search(sc, req)
 
 

@@ -47,6 +47,7 @@ from sidecar.retrieval.embed.base import (
 )
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
+from sidecar.retrieval.priority import calm
 from sidecar.retrieval.standing import SLACK, by_standing, restated_first, standing
 
 # The vector index (and numpy, which it is built on) is imported with the embedder: a BM25-only
@@ -680,6 +681,7 @@ class HybridSearcher:
             and (self.health is None or self.health.usable())
         ):
             hits = await tier.search(query, depth)
+            await calm()  # before the model run: its timeout starts with it
             shared, work = self._start_ranked_run(key, vectors, hits, limit)
             qvec = await asyncio.shield(shared)
             return hits, qvec, None if qvec is None else work.result()[1]
@@ -694,6 +696,7 @@ class HybridSearcher:
         qvec = await pending if isinstance(pending, asyncio.Future) else pending
         if qvec is None:
             return hits, None, None
+        await calm()
         return hits, qvec, await self._rank_off_loop(vectors, hits, qvec, limit)
 
     async def _rank_off_loop(

@@ -7,24 +7,48 @@ marks the current task (and the tasks and thread calls it starts) as such a sear
 loop's default executor, a ``PriorityExecutor``, then starts its queued calls urgent first, in the
 order they came within each class. Nothing is gated or dropped: ordinary work keeps the threads
 urgent work leaves, and a call already running is never interrupted.
+
+The executor orders only what is queued for its threads; the event loop and the interpreter's lock
+are shared with every step the crowd has started. So while urgent work is in flight (``hold()``: an
+``after_seq`` search, or a write until the index has it), ordinary searches start no new CPU stage:
+``calm()``, awaited at their stage boundaries, parks them on an ``asyncio.Event`` (off the loop's
+ready queue and off the interpreter's lock) until no urgent work is pending, or ``MAX_PARK_S`` has
+passed (a stream of urgent work never starves a search). A stage already running finishes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
+import weakref
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["PriorityExecutor", "default_workers", "install", "is_urgent", "urgent"]
+__all__ = [
+    "MAX_PARK_S",
+    "Hold",
+    "PriorityExecutor",
+    "calm",
+    "default_workers",
+    "held",
+    "hold",
+    "install",
+    "is_urgent",
+    "parked",
+    "urgent",
+    "urgent_pending",
+]
 
 T = TypeVar("T")
 _URGENT: ContextVar[bool] = ContextVar("sidecar_urgent", default=False)
+#: The longest one ``calm()`` parks ordinary work while urgent work keeps coming.
+MAX_PARK_S = 1.0
 
 
 def is_urgent() -> bool:
@@ -40,6 +64,118 @@ def urgent() -> Iterator[None]:
         yield
     finally:
         _URGENT.reset(token)
+
+
+class _Calm:
+    """One event loop's urgent work in flight, and the ordinary work parked until it is done."""
+
+    def __init__(self) -> None:
+        self.pending = 0
+        self.parked = 0
+        self.waiters: set[asyncio.Future[object]] = set()  # what held releases wait for (release_after)
+        self.calm = asyncio.Event()
+        self.calm.set()
+
+
+_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Calm] = weakref.WeakKeyDictionary()
+
+
+def _here() -> _Calm:
+    loop = asyncio.get_running_loop()
+    state = _loops.get(loop)
+    if state is None:
+        state = _loops[loop] = _Calm()
+    return state
+
+
+class Hold:
+    """Urgent work in flight on an event loop until ``release()`` (once; later calls do nothing).
+    Made and released on the loop's thread."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: _Calm) -> None:
+        self._state: _Calm | None = state
+        state.pending += 1
+        state.calm.clear()
+
+    def release_after(self, waiting: Awaitable[object]) -> None:
+        """Release once ``waiting`` is done (however it ends): for urgent work that goes on after
+        its caller has its answer, as a write until the index has it. ``waiting`` should be bounded
+        (a timeout of its own)."""
+        state = self._state
+        if state is None:  # released already
+            if asyncio.iscoroutine(waiting):
+                waiting.close()
+            return
+        waiter = asyncio.ensure_future(waiting)
+        state.waiters.add(waiter)  # kept: a task nothing refers to may be collected before it ends
+        waiter.add_done_callback(functools.partial(self._released, state))
+
+    def _released(self, state: _Calm, waiter: asyncio.Future[object]) -> None:
+        if not waiter.cancelled():
+            waiter.exception()  # retrieved: its end is all that matters here
+        state.waiters.discard(waiter)
+        self.release()
+
+    def release(self) -> None:
+        state, self._state = self._state, None
+        if state is None:
+            return
+        state.pending -= 1
+        if state.pending == 0:
+            state.calm.set()
+
+
+def hold() -> Hold:
+    """Count urgent work as in flight on the running loop until the ``Hold`` is released: ordinary
+    searches park at their next stage boundary (``calm()``) meanwhile."""
+    return Hold(_here())
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """``hold()`` for what runs inside (on the running loop)."""
+    token = hold()
+    try:
+        yield
+    finally:
+        token.release()
+
+
+def urgent_pending() -> int:
+    """How many holds (``hold()``) are in flight on the running loop."""
+    state = _loops.get(asyncio.get_running_loop())
+    return state.pending if state is not None else 0
+
+
+def parked() -> int:
+    """How many ``calm()`` calls are parked on the running loop now."""
+    state = _loops.get(asyncio.get_running_loop())
+    return state.parked if state is not None else 0
+
+
+async def calm() -> float:
+    """Between two stages of ordinary work: while urgent work is in flight on this loop (``hold()``),
+    wait until none is, at most ``MAX_PARK_S``; the seconds parked. Urgent work (``is_urgent()``)
+    and ordinary work with nothing urgent in flight go on at once, without a trip through the loop.
+    A timeout the caller starts after this does not count the time parked."""
+    if _URGENT.get():
+        return 0.0
+    loop = asyncio.get_running_loop()
+    state = _loops.get(loop)
+    if state is None or state.pending == 0:
+        return 0.0
+    started = loop.time()
+    state.parked += 1
+    try:
+        async with asyncio.timeout(MAX_PARK_S):
+            await state.calm.wait()
+    except TimeoutError:
+        pass
+    finally:
+        state.parked -= 1
+    return loop.time() - started
 
 
 def default_workers() -> int:

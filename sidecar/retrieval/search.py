@@ -25,6 +25,7 @@ from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark, pick, wanted
+from sidecar.retrieval.priority import calm
 from sidecar.store.base import block_only
 
 if TYPE_CHECKING:
@@ -73,6 +74,11 @@ class SearchService:
         self.crew_copy = crew_copy
 
     @property
+    def _embeds(self) -> bool:
+        """Whether searches here embed their query (hybrid): their stages are then CPU-heavy."""
+        return self.hybrid is not None and self.hybrid.embedder is not None
+
+    @property
     def has_crew(self) -> bool:
         return self.crew_tier is not None or self.crew_remote is not None
 
@@ -90,6 +96,8 @@ class SearchService:
         started = time.perf_counter()
         if req.scope != "agent" and not self.has_crew:
             raise NoCrewTier("this agent has no crew tier (role solo): use scope agent")
+        if self._embeds:  # a hybrid search's stages are CPU: urgent work in flight goes first
+            await calm()
         fell_back = False
         if req.scope == "both":
             results, degraded = await self._both(req)
@@ -98,6 +106,8 @@ class SearchService:
         if fallback and req.scope == "agent" and not results and self.has_crew:
             results, degraded, fell_back = await self._fall_back(req, degraded)
         if req.context == "section":
+            if self._embeds:
+                await calm()
             results = await asyncio.to_thread(self._sections, results, query_tokens(terms(req.query)))
         if results:
             results = await self.flags.mark(results, self._roots())
