@@ -80,7 +80,16 @@ profiling costs several times the work, so read the shares, not the sum), the si
 with the largest cumulative share of it, then the CPU of one trip to a thread and back
 (``asyncio.to_thread`` of a function doing nothing, both threads), which an append makes six of.
 
-    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or cpu, hooks, threads, profile)
+Where one write -> searchable pair's time goes inside the sidecar (``WRITES_BENCH=steps``): the
+sidecar opened in this process (no HTTP) over the same dir with the in-process model on and every
+chunk's vector stored, each pair (the same appends, then a search of the token with ``after_seq``)
+made alone, ``N_STEPS`` of them, each after a pause that lets the previous write's background
+embedding pass; the steps' start and end (from the write's arrival, wall clock) and each thread
+step's CPU, by the functions that make them (the write thread, its injection scan, the index's
+apply and its thread, the flag cache's forgetting and marking, the query's model run, BM25, the
+ranking and its thread), p50 over the pairs; and the background embedding's CPU per write.
+
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or cpu, hooks, threads, profile, steps)
 """
 
 from __future__ import annotations
@@ -118,6 +127,7 @@ from tests.support.waiting import async_wait_until
 N = 300
 N_RATE = 600
 N_THREADS = 600  # small appends in the threads part
+N_STEPS = int(os.environ.get("WRITES_STEPS", "80"))  # pairs timed step by step in the steps part
 CPU_ROUNDS = int(os.environ.get("WRITES_CPU_ROUNDS", "8"))  # rounds of appends, each beside a round of its limit
 _DEVNULL = open(os.devnull, "w")  # noqa: SIM115 (the threads part's log, for the process's life)
 
@@ -267,6 +277,146 @@ def main() -> None:
         asyncio.run(threads_split())
     if "profile" in parts:
         asyncio.run(threads_split(profiled=True))
+    if "steps" in parts:
+        base = Path(tempfile.mkdtemp(prefix="bench-steps-"))
+        try:
+            make_corpus(base / "memory", 2_000)
+            print(f"# {embed_memory(base / 'memory')}", flush=True)
+            asyncio.run(steps_split(base / "memory"))
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+class _Steps:
+    """Each timed function's calls as (step, start, end, thread CPU), wall clock (``perf_counter``)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, float, float, float]] = []
+        self.background = [0, 0.0]  # the background embedder's runs and their CPU
+
+    def wrap(self, owner: Any, name: str, step: str, *, on_thread: bool = False) -> None:
+        fn = getattr(owner, name)
+        seen, background = self.seen, self.background
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start, cpu = time.perf_counter(), time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = time.thread_time() - cpu
+                seen.append((step, start, time.perf_counter(), spent))
+                if step == "background embedding":
+                    background[0] += 1
+                    background[1] += spent
+
+        async def awaited(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                seen.append((step, start, time.perf_counter(), 0.0))
+
+        setattr(owner, name, timed if on_thread else awaited)
+
+
+async def steps_split(root: Path) -> None:
+    """One write -> searchable pair's steps inside the sidecar (see the module's doc)."""
+    from sidecar.contract import SearchRequest, WriteRequest
+    from sidecar.index.tier import Tier
+    from sidecar.index.tier_index import TierIndex
+    from sidecar.logs import configure_logging
+    from sidecar.ops import search as ops_search
+    from sidecar.retrieval import flags
+    from sidecar.retrieval.embed.onnx import OnnxEmbedder
+    from sidecar.retrieval.hybrid import HybridSearcher
+    from sidecar.server.compose import open_sidecar
+    from sidecar.settings import load_settings
+    from sidecar.write.service import WriteService
+
+    steps = _Steps()
+    for owner, name, step, on_thread in (
+        (WriteService, "write", "write (arrival -> answer)", False),
+        (WriteService, "_dedup_candidates", "  duplicate check's search", False),
+        (WriteService, "_write_durably", "  write thread", True),
+        (WriteService, "_scan", "    injection scan", True),
+        (Tier, "apply", "index apply (loop -> thread -> loop)", False),
+        (TierIndex, "apply_paths", "  apply on the index's thread", True),
+        (flags.FlagCache, "forget", "flag cache told of the change", False),
+        (ops_search, "_search", "search (arrival -> answer)", False),
+        (OnnxEmbedder, "_embed_foreground", "  the query's model run", True),
+        (HybridSearcher, "search", "  search after indexed", False),
+        (Tier, "search", "    BM25", False),
+        (HybridSearcher, "_rank", "    ranking thread", True),
+        (flags.FlagCache, "mark", "    flags marked", False),
+        (flags, "_flagged", "      file read and judged for flags", True),
+        (OnnxEmbedder, "embed_sync_sentences", "background embedding", True),
+    ):
+        steps.wrap(owner, name, step, on_thread=on_thread)
+    configure_logging("json", "info", stream=_DEVNULL)
+    settings = load_settings(
+        {"memory_dir": str(root), "embedder": "auto", "consolidate_interval": "0", "reconcile_interval": "0"},
+        environ={},
+    )
+    async with open_sidecar(settings) as side:
+        for tier in side.tiers.values():
+            tier.start_postings()
+        files = len(list(root.rglob("*.md")))
+
+        async def backfilled() -> bool:  # the graph's first reading of every file
+            return len(await side.kg.graph.store.files("agent")) >= files
+
+        await async_wait_until(backfilled, timeout=600, interval=0.1)
+
+        async def pair(i: int) -> tuple[float, float, float]:
+            start, cpu = time.perf_counter(), time.process_time()
+            request = WriteRequest("agent", f"daily/2027-01-{i % 28 + 1:02d}.md", f"- tok{i}x note", "append")
+            seq = (await side.writes.write(request))["seq"]
+            body = await ops_search.search(side, SearchRequest(query=f"tok{i}x", after_seq=seq))
+            assert body["results"] and body["index"]["after_seq_met"], body
+            return start, time.perf_counter() - start, time.process_time() - cpu
+
+        for i in range(30):  # the scanner's import, the files' first appends
+            await pair(1000 + i)
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)
+        starts: dict[str, list[float]] = {}
+        ends: dict[str, list[float]] = {}
+        walls: dict[str, list[float]] = {}
+        cpus: dict[str, list[float]] = {}
+        totals, cpu_totals = [], []
+        steps.background[:] = [0, 0.0]
+        for i in range(N_STEPS):
+            await asyncio.sleep(0.35)  # the previous write's background embedding (0.25 s after it) passes
+            steps.seen.clear()
+            start, took, cpu = await pair(i)
+            totals.append(took)
+            cpu_totals.append(cpu)
+            firsts: dict[str, tuple[float, float]] = {}
+            for step, began, ended, spent in steps.seen:
+                if began < start or step == "background embedding":
+                    continue
+                firsts.setdefault(step, (began - start, ended - start))
+                walls.setdefault(step, []).append(ended - began)
+                cpus.setdefault(step, []).append(spent)
+            for step, (began, ended) in firsts.items():
+                starts.setdefault(step, []).append(began)
+                ends.setdefault(step, []).append(ended)
+    report(
+        "[steps] write -> searchable in process, one pair at a time",
+        f"p50 {statistics.median(totals) * 1000:.2f} ms; process CPU p50 {statistics.median(cpu_totals) * 1000:.2f} ms",
+        f"{N_STEPS} pairs; load average {os.getloadavg()[0]:.1f}",
+    )
+    for step in sorted(starts, key=lambda s: statistics.median(starts[s])):
+        report(
+            f"  {step}",
+            f"{statistics.median(starts[step]) * 1000:6.2f} -> {statistics.median(ends[step]) * 1000:6.2f} ms; "
+            f"wall {statistics.median(walls[step]) * 1000:.2f}, CPU {statistics.median(cpus[step]) * 1000:.2f} ms",
+            f"{len(starts[step])} of {N_STEPS} pairs",
+        )
+    runs, spent = steps.background
+    report(
+        "  background embedding of the written chunks", f"{spent / N_STEPS * 1000:.2f} ms CPU per write", f"{runs} runs"
+    )
 
 
 def thread_cpu() -> dict[str, float]:
