@@ -42,6 +42,7 @@ from sidecar.errors import (
 )
 from sidecar.index.files import scan_tier
 from sidecar.index.queue import ReindexQueue
+from sidecar.retrieval.priority import hold
 from sidecar.settings import Settings
 from sidecar.write.dedup import Candidate, Duplicate, FileLines, find_duplicate, is_judged
 from sidecar.write.durable import durable_replace, read_file
@@ -181,6 +182,22 @@ class WriteService:
             raise Forbidden("memory is off for this agent (memory: false); nothing was written", code="memory_disabled")
 
     async def write(self, req: WriteRequest) -> WriteAnswer:
+        """Write ``req`` durably and queue its reindex. An agent waits on a write until the index
+        has it (its next search asks with ``after_seq``): from its arrival until then it is urgent
+        work (``priority.hold``), and ordinary searches start no new CPU stage meanwhile."""
+        urgent = hold()
+        try:
+            out = await self._write(req)
+        except BaseException:
+            urgent.release()
+            raise
+        if "duplicate_of" in out:  # nothing was written: nothing to index
+            urgent.release()
+        else:
+            urgent.release_after(self.queue.wait_for(out["seq"], self.settings.after_seq_timeout))
+        return out
+
+    async def _write(self, req: WriteRequest) -> WriteAnswer:
         self.check_enabled()
         root = self.root(req.tier)
         why = self.stalled()
