@@ -15,7 +15,10 @@ are no longer current: a line is superseded when a contradicting line was said a
 it was said. The job then moves superseded lines of summaries into their ``## Superseded`` section
 (``retire``), drops them from ``## Consolidated``, and lists the lines that changed a value under
 ``## Changed`` in the summary of the week they were said, so the current value is never cut by a
-summary's budget. Search ranks lines under a ``Superseded`` heading below current ones.
+summary's budget. Search ranks lines under a ``Superseded`` heading below current ones. A summary
+line that gives a superseded statement whole after a lead-in of its own (a quoted message after its
+sender and time, "Checked with Tobias: ...") retires with it (``retired_by``), when every note the
+summary names is older than the newer line.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "contradicts",
     "in_sections",
     "retire",
+    "retired_by",
     "summary_lines",
     "superseded",
     "superseded_line",
@@ -50,6 +54,16 @@ MAX_SUBJECT_WORDS = 8
 MAX_CLAIM_CHARS = 400
 MAX_LATER = 500  # the later lines about one subject a line is checked against: a run stays linear
 UNITS_PER_SECTION = 1
+#: The fewest words a statement said whole after a lead-in holds for the lead-in's line to retire with it.
+WRAPPED_WORDS = 4
+#: The comments naming the notes a summary's sections came from, and the days they name.
+_FROM = re.compile(r"<!--\s*from\s(.*?)-->", re.DOTALL)
+_FROM_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\.md\b")
+_LEAD_MARK = re.compile(r"[:\"“‘']")
+#: A lead-in ends in a colon or a quote mark (after any space): a sender's "Noor, 12:34:", a label.
+_LEAD_IN = re.compile(r"[:\"“‘'][ \t]*[\"“‘']?[ \t]*$")
+#: Words a lead-in may share with the newer line without saying its change.
+_LEAD_IN_WORDS = frozenset(str.split("a an the and or of to in on at by for with from is are was we i it"))
 _WORD = re.compile(r"\w+")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 _CHANGE = (
@@ -193,6 +207,9 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
         return text
     kept: list[str] = []
     moved: list[str] = []
+    # a statement said inside another line retires with it only in a summary of notes all older
+    # than the newer line (said again after the change, the old value may stand again)
+    newest = max((_day(found) for found in _FROM_DAY.findall(" ".join(_FROM.findall(text)))), default=None)
     current = ""
     fenced = False
     for raw in text.splitlines(keepends=True):
@@ -205,7 +222,7 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
             kept.append(raw)
             continue
         newer = (
-            lines.get(normalised(body))
+            retired_by(body, lines, before=newest)
             if body and not fenced and current != SUPERSEDED and not body.startswith(("#", "<!--"))
             else None
         )
@@ -219,6 +236,45 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
     if not re.search(rf"^## {SUPERSEDED}\s*$", out, re.M):
         out = out.rstrip("\n") + f"\n\n## {SUPERSEDED}\n"
     return out.rstrip("\n") + "\n" + "".join(moved)
+
+
+def retired_by(line: str, lines: Mapping[str, Said], *, before: date | None = None) -> Said | None:
+    """The newer line that retires ``line`` (a summary's, as written): the one ``lines`` holds for
+    its key, or for a statement it gives whole after a lead-in of its own, a quote's sender and
+    time or a label ending in a colon ('> Noor in #ledger, 12:34: "The ledger primary lives in
+    eu-west-1."', "Checked with Tobias: the nightly runs at 23:00"): the same statement, said
+    again, and as stale. Not when the lead-in says a word of the newer line the statement lacks
+    (the change said beside the old statement quoted whole), nor after a lead-in of no colon or
+    quote mark ("In staging, CI runs on Jenkins": a statement of its own). ``before``: the newest
+    day of the notes ``line`` comes from; a statement inside it retires only with a newer line said
+    after that day (none without it)."""
+    key = normalised(line)
+    if (newer := lines.get(key)) is not None or before is None or not _LEAD_MARK.search(line):
+        return newer
+    words = key.split(" ")
+    for at in range(1, len(words) - WRAPPED_WORDS + 1):
+        if (newer := lines.get(" ".join(words[at:]))) is None:
+            continue
+        said = set(words[at:])
+        fresh = set(normalised(newer.text).split(" ")) - said - _LEAD_IN_WORDS
+        lead = words[:at]
+        if newer.when[0] > before and not fresh.intersection(lead) and _LEAD_IN.search(_lead_in(line, words[at:])):
+            return newer
+    return None
+
+
+def _day(found: tuple[str, str, str]) -> date:
+    """A day named as a note's file name, its parts as found."""
+    return date(int(found[0]), int(found[1]), int(found[2]))
+
+
+def _lead_in(line: str, statement: list[str]) -> str:
+    """What ``line`` says before the words ``statement`` that end it ("" when they do not)."""
+    said = " ".join(statement)
+    for found in reversed(list(re.finditer(rf"(?<!\w){re.escape(statement[0])}(?!\w)", line, re.IGNORECASE))):
+        if normalised(line[found.start() :]) == said:
+            return line[: found.start()]
+    return ""
 
 
 def _without_empty_headings(text: str) -> str:
