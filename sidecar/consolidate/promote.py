@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 from sidecar.consolidate.conduct import REVERSAL, chores, is_rule, key_text, obeys_someone, rule_body
 from sidecar.consolidate.conversation import conversations
@@ -25,6 +26,7 @@ from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, group, same, statement
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.text import COMMENT, is_event, normalised, reports_work, unstamped
+from sidecar.index.query import STOPWORDS
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER, MIN_TOKENS
 
@@ -300,8 +302,6 @@ def update_evergreen(
     ours = [ln for ln in ours if normalised(ln) not in retire]
     known = {normalised(line) for line in current.splitlines() if normalised(line) not in retire}
     present = [c for c in candidates if normalised(c.text) in known]
-    added: list[Candidate] = []
-    over: list[Candidate] = []
 
     facts_span = _body(current, HEADING)[0] if heading == PREFERENCES else None
     after = None if facts_span is None else facts_span[0]
@@ -316,21 +316,51 @@ def update_evergreen(
             return before + lead + section if section else before
         return "".join(lines[: span[0]]) + section + "".join(lines[span[1] :])
 
-    for candidate in candidates:
+    taken: dict[int, str] = {}
+    left: set[int] = set()
+    for n in _by_worth(candidates):
+        candidate = candidates[n]
         key = normalised(candidate.text)
         if key in known:
             continue
         entry = _bullet(candidate).strip()
-        if len(render([*ours, entry]).encode("utf-8")) > cap_bytes:
-            over.append(candidate)
+        if len(render([*ours, *taken.values(), entry]).encode("utf-8")) > cap_bytes:
+            left.add(n)
             continue
         known.add(key)
-        ours.append(entry)
-        added.append(candidate)
+        taken[n] = entry
+    # written in the order they were first said, whichever the cap let in
+    ours += [taken[n] for n in sorted(taken)]
+    added = [candidates[n] for n in sorted(taken)]
+    over = [candidates[n] for n in sorted(left)]
     text = render(ours)
     if text == current:
         return EvergreenUpdate(None, (), tuple(present), tuple(over))
     return EvergreenUpdate(text, tuple(added), tuple(present), tuple(over), tuple(removed))
+
+
+#: A word of a line as the moulds of ``_by_worth`` read it: letters, no digits.
+_MOULD_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+
+def _by_worth(candidates: Sequence[Candidate]) -> list[int]:
+    """The order in which ``candidates`` are let into the evergreen file's cap: the ones whose
+    mould the fewest other candidates share first, then in the order they were first said. A
+    mould is two of a line's words, stopwords aside, and the candidates holding both are its fills:
+    a log line written each day with another colleague and topic ("pairing with Tom on the helm
+    upgrade for an hour", "... with Maria on logging cost ...") recurs word for word in dozens of
+    fills, where a fact has few siblings ("the cost report job fires at 02:27 UTC"). When the cap
+    binds, the facts are kept and the log's fills left out; under it, nothing changes."""
+    words = [
+        sorted({w for w in (m.lower() for m in _MOULD_WORD.findall(c.text)) if w not in STOPWORDS and len(w) > 1})
+        for c in candidates
+    ]
+    fills: dict[tuple[str, str], int] = {}
+    for said in words:
+        for pair in combinations(said, 2):
+            fills[pair] = fills.get(pair, 0) + 1
+    siblings = [max((fills[pair] for pair in combinations(said, 2)), default=0) for said in words]
+    return sorted(range(len(candidates)), key=lambda n: (siblings[n], n))
 
 
 def _render_section(heading: str, hand: list[str], entries: list[str]) -> str:
