@@ -80,17 +80,17 @@ class FlagCache:
         again when next shown, unless every write in that change carried its flagged sections."""
         self._changes += 1
         key = (tier, path)
-        carried = self._carried.pop(key, None)
-        now = self._digests.get(key) if kind == "updated" else None
-        if carried is not None:
-            later = [c for c in carried if c[0] > seq]
-            if later:
-                self._carried[key] = later
-            known = self._known.get(key, [])
-            for _, line, before, after in (c for c in carried if c[0] <= seq):
-                grown = any(found.line_end >= line for found in known)
-                now = after if now == before and not grown else None
-        if now is not None and carried is not None and key in self._known:
+        carried = self._carried.pop(key, None) or []
+        later = [c for c in carried if c[0] > seq]
+        if later:
+            self._carried[key] = later
+        steps = [c for c in carried if c[0] <= seq]  # the writes this change applied that carried
+        now = self._digests.get(key) if kind == "updated" and steps else None
+        known = self._known.get(key, [])
+        for _, line, before, after in steps:
+            grown = any(found.line_end >= line for found in known)
+            now = after if now == before and not grown else None
+        if now is not None and key in self._known:
             self._digests[key] = now
             return
         self._known.pop(key, None)

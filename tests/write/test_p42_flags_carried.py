@@ -171,6 +171,12 @@ async def test_a_change_keeps_the_flags_only_through_an_unbroken_chain_of_carrie
     assert not flags.knows("agent", rel)
 
     await known_again()
+    flags.carry("agent", rel, 5, section_line=9, before=d1, after=d2)  # after seq 4, which did not carry
+    await flags.forget("agent", rel, 4, "updated")  # seq 4's change alone: nothing carried it
+    assert not flags.knows("agent", rel)
+    await flags.forget("agent", rel, 5, "updated")
+
+    await known_again()
     flags.carry("agent", rel, 5, section_line=9, before=d0, after=d1)
     flags.carry("agent", rel, 6, section_line=9, before=d1, after=d2)
     await flags.forget("agent", rel, 5, "updated")  # seq 6 is applied later, on its own
