@@ -13,16 +13,19 @@ before the change). After start the server scans every file in the background (`
 A write that the injection scanner has just judged can say that it leaves the file's flagged
 sections as they were (``carry``: an append to the file's last section, clean, that does not reach
 where that section meets the one before it); its change then keeps them, with no new reading of
-the file, when they describe the file exactly as the write found it (the digest of its bytes). Any
-other change, or a chain of changes one of which did not say so, forgets them as before."""
+the file, when they describe the file exactly as the write found it (the digest of its bytes) and
+the file is still as the write left it (its stat, read when the change is applied: an edit made
+meanwhile is in the index too). Any other change, or a chain of changes one of which did not say
+so, forgets them as before."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.prompt.verdicts import VERDICTS
@@ -51,28 +54,39 @@ class FlagCache:
         self._known: OrderedDict[Key, list[SectionFinding]] = OrderedDict()
         # The digest of the bytes each known file's sections were judged on.
         self._digests: dict[Key, bytes] = {}
-        # Writes that left a file's flagged sections as they were, not applied yet: (seq, the
-        # first line of the section the write grew, the digest of the file before, after), in seq order.
-        self._carried: dict[Key, list[tuple[int, int, bytes, bytes]]] = {}
+        # Writes that left a file's flagged sections as they were, not applied yet, in seq order.
+        self._carried: dict[Key, list[_Carried]] = {}
         self._changes = 0  # files forgotten so far: a scan a change overtook keeps nothing
 
     def knows(self, tier: str, path: str) -> bool:
         """Whether the verdicts on this file are at hand (a search showing it will not scan it)."""
         return (tier, path) in self._known
 
-    def carry(self, tier: str, path: str, seq: int, *, section_line: int, before: bytes, after: bytes) -> None:
+    def carry(
+        self,
+        tier: str,
+        path: str,
+        seq: int,
+        *,
+        section_line: int,
+        before: bytes,
+        after: bytes,
+        file: Path,
+        written: tuple[int, ...],
+    ) -> None:
         """The write ``seq`` (queued, not applied yet) changed the file whose bytes had the digest
-        ``before`` into bytes of digest ``after``, growing the section that starts on line
-        ``section_line``, and left every section's verdict as it was: its change keeps the flagged
-        sections if they were judged on ``before`` and none of them is the grown one (whose lines
-        the flag would no longer cover)."""
+        ``before`` into bytes of digest ``after`` (``file``, whose stat key it left as ``written``),
+        growing the section that starts on line ``section_line``, and left every section's verdict
+        as it was: its change keeps the flagged sections if they were judged on ``before``, none of
+        them is the grown one (whose lines the flag would no longer cover) and the file is still
+        as the write left it."""
         key = (tier, path)
         if key not in self._known and key not in self._carried:
             return  # nothing to keep: the file is read at its next search anyway
         if len(self._carried) >= self.limit:
             self._carried.clear()  # forgotten writes cost a reading each, never a wrong mark
         carried = self._carried.setdefault(key, [])
-        carried.append((seq, section_line, before, after))
+        carried.append(_Carried(seq, section_line, before, after, file, written))
         del carried[:-CARRIED_PER_FILE]
 
     async def forget(self, tier: str, path: str, seq: int, kind: str) -> None:
@@ -81,16 +95,16 @@ class FlagCache:
         self._changes += 1
         key = (tier, path)
         carried = self._carried.pop(key, None) or []
-        later = [c for c in carried if c[0] > seq]
+        later = [c for c in carried if c.seq > seq]
         if later:
             self._carried[key] = later
-        steps = [c for c in carried if c[0] <= seq]  # the writes this change applied that carried
+        steps = [c for c in carried if c.seq <= seq]  # the writes this change applied that carried
         now = self._digests.get(key) if kind == "updated" and steps else None
         known = self._known.get(key, [])
-        for _, line, before, after in steps:
-            grown = any(found.line_end >= line for found in known)
-            now = after if now == before and not grown else None
-        if now is not None and key in self._known:
+        for step in steps:
+            grown = any(found.line_end >= step.section_line for found in known)
+            now = step.after if now == step.before and not grown else None
+        if now is not None and key in self._known and _stat_key(steps[-1].file) == steps[-1].written:
             self._digests[key] = now
             return
         self._known.pop(key, None)
@@ -157,6 +171,26 @@ class FlagCache:
         while len(self._known) > self.limit:
             key, _ = self._known.popitem(last=False)
             self._digests.pop(key, None)
+
+
+class _Carried(NamedTuple):
+    """A write that left its file's flagged sections as they were (``FlagCache.carry``)."""
+
+    seq: int
+    section_line: int
+    before: bytes
+    after: bytes
+    file: Path
+    written: tuple[int, ...]
+
+
+def _stat_key(file: Path) -> tuple[int, ...] | None:
+    """The file's stat key as ``sidecar.write.durable.stat_key`` makes it; None when it is gone."""
+    try:
+        st = os.stat(file, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _flagged(root: Path, rel: str) -> tuple[list[SectionFinding], bytes | None]:

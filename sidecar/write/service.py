@@ -80,7 +80,18 @@ CONSOLIDATE = (
 class FlagKeeper(Protocol):
     """The search's flag cache, as a write tells it (``sidecar.retrieval.flags.FlagCache.carry``)."""
 
-    def carry(self, tier: str, path: str, seq: int, *, section_line: int, before: bytes, after: bytes) -> None: ...
+    def carry(
+        self,
+        tier: str,
+        path: str,
+        seq: int,
+        *,
+        section_line: int,
+        before: bytes,
+        after: bytes,
+        file: Path,
+        written: tuple[int, ...],
+    ) -> None: ...
 
 
 def usage(used: int, cap: int, unit: str = "bytes") -> dict[str, Any]:
@@ -216,11 +227,21 @@ class WriteService:
         # were written, which is harmless: a write is durable before its seq exists, and the
         # reindex that seq waits for reads the file after that. The file's stat as the write left
         # it goes with it: the watcher then does not queue the same file again for this write.
-        out["seq"] = self.queue.put(req.tier, req.path, "write", out.pop(_WRITTEN))
+        written = out.pop(_WRITTEN)
+        out["seq"] = self.queue.put(req.tier, req.path, "write", written)
         kept = out.pop(_KEPT, None)
-        if kept is not None and self.flags is not None:  # before the worker can apply the write
+        if kept is not None and written is not None and self.flags is not None:  # before the worker applies it
             line, before, after = kept
-            self.flags.carry(req.tier, req.path, out["seq"], section_line=line, before=before, after=after)
+            self.flags.carry(
+                req.tier,
+                req.path,
+                out["seq"],
+                section_line=line,
+                before=before,
+                after=after,
+                file=root / req.path,
+                written=written,
+            )
         self.count += 1
         self.bytes += out["bytes"]
         log.info("write.durable", tier=req.tier, path=req.path, mode=req.mode, bytes=out["bytes"], seq=out["seq"])

@@ -145,6 +145,23 @@ async def test_a_shell_edit_before_the_write_is_read_again(parts: Parts) -> None
     assert (await parts.mark(rel, 2))["flagged"]["level"] == "flag"
 
 
+async def test_an_edit_after_the_write_before_its_change_is_read_again(parts: Parts) -> None:
+    """The file edited by hand after a write that carried its flags, before the write was applied:
+    the index applies the edit with it, so its flags are read again."""
+    rel = _file(parts, ["Nothing here.", LONG])
+    await _known_after_a_first_append(parts, rel)
+    await parts.queue.drain_and_stop()
+    later = ReindexQueue(parts.queue.tiers, hooks=[parts.flags.forget])  # its worker starts after the edit
+    parts.writes.queue = parts.queue = later
+    answer = await parts.writes.write(WriteRequest("agent", rel, "- the release train left at noon", "append"))
+    path = parts.root / rel
+    path.write_text(path.read_text().replace("Nothing here.", FLAGGED))  # no watcher: applied with the write
+    later.start()
+    assert await later.wait_for(answer["seq"], WITHIN)
+    assert not parts.flags.knows("agent", rel)
+    assert (await parts.mark(rel, 2))["flagged"]["level"] == "flag"
+
+
 async def test_a_change_keeps_the_flags_only_through_an_unbroken_chain_of_carried_writes(tmp_path: Path) -> None:
     """Writes applied together are one change (at the last one's seq): it keeps the flags only when
     each of them carried them on from the one before; a carried write applied later waits for its
@@ -153,7 +170,11 @@ async def test_a_change_keeps_the_flags_only_through_an_unbroken_chain_of_carrie
     (tmp_path / "topics").mkdir()
     (tmp_path / rel).write_bytes(b"## A\n" + FLAGGED.encode() + b"\n")
     d0, d1, d2 = digest((tmp_path / rel).read_bytes()), digest(b"one"), digest(b"two")
-    flags = FlagCache()
+    flags, file = FlagCache(), tmp_path / rel
+
+    def now() -> tuple[int, ...]:  # the file as it is: no edit after the writes
+        st = file.stat()
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
     async def known_again() -> None:
         await flags.forget("agent", rel, 0, "updated")
@@ -161,27 +182,31 @@ async def test_a_change_keeps_the_flags_only_through_an_unbroken_chain_of_carrie
         assert flags.knows("agent", rel)
 
     await known_again()
-    flags.carry("agent", rel, 1, section_line=9, before=d0, after=d1)
-    flags.carry("agent", rel, 2, section_line=9, before=d1, after=d2)
+    flags.carry("agent", rel, 1, section_line=9, before=d0, after=d1, file=file, written=now())
+    flags.carry("agent", rel, 2, section_line=9, before=d1, after=d2, file=file, written=now())
     await flags.forget("agent", rel, 2, "updated")  # both writes in one change: an unbroken chain
     assert flags.knows("agent", rel)
     # seq 3 changed the file and did not carry: seq 4 found other bytes than the cache judged
-    flags.carry("agent", rel, 4, section_line=9, before=digest(b"three"), after=d0)
+    flags.carry("agent", rel, 4, section_line=9, before=digest(b"three"), after=d0, file=file, written=now())
     await flags.forget("agent", rel, 4, "updated")
     assert not flags.knows("agent", rel)
 
     await known_again()
-    flags.carry("agent", rel, 5, section_line=9, before=d1, after=d2)  # after seq 4, which did not carry
+    flags.carry(
+        "agent", rel, 5, section_line=9, before=d1, after=d2, file=file, written=now()
+    )  # after seq 4, which did not carry
     await flags.forget("agent", rel, 4, "updated")  # seq 4's change alone: nothing carried it
     assert not flags.knows("agent", rel)
     await flags.forget("agent", rel, 5, "updated")
 
     await known_again()
-    flags.carry("agent", rel, 5, section_line=9, before=d0, after=d1)
-    flags.carry("agent", rel, 6, section_line=9, before=d1, after=d2)
+    flags.carry("agent", rel, 5, section_line=9, before=d0, after=d1, file=file, written=now())
+    flags.carry("agent", rel, 6, section_line=9, before=d1, after=d2, file=file, written=now())
     await flags.forget("agent", rel, 5, "updated")  # seq 6 is applied later, on its own
     await flags.forget("agent", rel, 6, "updated")
     assert flags.knows("agent", rel)
-    flags.carry("agent", rel, 7, section_line=1, before=d2, after=d1)  # it grew the flagged section
+    flags.carry(
+        "agent", rel, 7, section_line=1, before=d2, after=d1, file=file, written=now()
+    )  # it grew the flagged section
     await flags.forget("agent", rel, 7, "updated")
     assert not flags.knows("agent", rel)
