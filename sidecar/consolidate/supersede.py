@@ -16,9 +16,8 @@ it was said. The job then moves superseded lines of summaries into their ``## Su
 (``retire``), drops them from ``## Consolidated``, and lists the lines that changed a value under
 ``## Changed`` in the summary of the week they were said, so the current value is never cut by a
 summary's budget. Search ranks lines under a ``Superseded`` heading below current ones. A summary
-line that gives a superseded statement whole after a lead-in of its own (a quoted message after its
-sender and time, "Checked with Tobias: ...") retires with it (``retired_by``), when every note the
-summary names is older than the newer line.
+line that quotes a superseded statement whole after its sender and time retires with it
+(``retired_by``), when every note the summary names is older than the newer line.
 """
 
 from __future__ import annotations
@@ -54,14 +53,14 @@ MAX_SUBJECT_WORDS = 8
 MAX_CLAIM_CHARS = 400
 MAX_LATER = 500  # the later lines about one subject a line is checked against: a run stays linear
 UNITS_PER_SECTION = 1
-#: The fewest words a statement said whole after a lead-in holds for the lead-in's line to retire with it.
+#: The fewest words a statement quoted whole holds for the quoting line to retire with it.
 WRAPPED_WORDS = 4
 #: The comments naming the notes a summary's sections came from, and the days they name.
 _FROM = re.compile(r"<!--\s*from\s(.*?)-->", re.DOTALL)
 _FROM_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\.md\b")
-_LEAD_MARK = re.compile(r"[:\"“‘']")
-#: A lead-in ends in a colon or a quote mark (after any space): a sender's "Noor, 12:34:", a label.
-_LEAD_IN = re.compile(r"[:\"“‘'][ \t]*[\"“‘']?[ \t]*$")
+_LEAD_MARK = re.compile(r"[\"“‘']")
+#: A quote's lead-in ends in its opening quote mark: '> Noor in #ledger, 12:34: "'.
+_LEAD_IN = re.compile(r"[\"“‘'][ \t]*$")
 #: Words a lead-in may share with the newer line without saying its change.
 _LEAD_IN_WORDS = frozenset(str.split("a an the and or of to in on at by for with from is are was we i it"))
 _WORD = re.compile(r"\w+")
@@ -240,14 +239,15 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
 
 def retired_by(line: str, lines: Mapping[str, Said], *, before: date | None = None) -> Said | None:
     """The newer line that retires ``line`` (a summary's, as written): the one ``lines`` holds for
-    its key, or for a statement it gives whole after a lead-in of its own, a quote's sender and
-    time or a label ending in a colon ('> Noor in #ledger, 12:34: "The ledger primary lives in
-    eu-west-1."', "Checked with Tobias: the nightly runs at 23:00"): the same statement, said
-    again, and as stale. Not when the lead-in says a word of the newer line the statement lacks
-    (the change said beside the old statement quoted whole), nor after a lead-in of no colon or
-    quote mark ("In staging, CI runs on Jenkins": a statement of its own). ``before``: the newest
-    day of the notes ``line`` comes from; a statement inside it retires only with a newer line said
-    after that day (none without it)."""
+    its key, or for a statement it quotes whole after its sender and time ('> Noor in #ledger,
+    12:34: "The ledger primary lives in eu-west-1."'): the same statement, said again, and as
+    stale. The change search never reads a quote as a statement of its own (a quote is no change
+    and no neighbour of one), so without this it stood current beside the retired statement. A
+    statement after a label of the writer's ("Handover note: the lagoon is emptied at 1.8 m") is
+    read by the change search as said that day, and is left to it. Not when the lead-in says a word
+    of the newer line the statement lacks (the change said beside the old statement quoted whole).
+    ``before``: the newest day of the notes ``line`` comes from; a quote retires only with a newer
+    line said after that day (none without it)."""
     key = normalised(line)
     if (newer := lines.get(key)) is not None or before is None or not _LEAD_MARK.search(line):
         return newer

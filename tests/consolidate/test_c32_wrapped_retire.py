@@ -1,6 +1,7 @@
-"""A summary line that gives a superseded statement whole after a lead-in of its own (a quoted
-message after its sender and time, a label ending in a colon) retires with the statement: it says
-the old value as much as the statement does, and left current it ranks above the new value."""
+"""A summary line that quotes a superseded statement whole after its sender and time retires with
+the statement: it says the old value as much as the statement does, the change search never reads
+a quote on its own, and left current it ranks above the new value. A statement after the writer's
+own label is read by the change search as said that day, and is left to it."""
 
 from __future__ import annotations
 
@@ -46,9 +47,15 @@ def test_a_quoted_message_of_a_superseded_statement_retires_with_it() -> None:
     assert "Papercraft" in _current(out)  # the other line stays
 
 
-def test_a_statement_after_a_label_retires_with_it() -> None:
-    out = retire(_summary(f"Checked with Imogen: {OLD[0].lower()}{OLD[1:]}", "2026-03-16"), STALE)
+def test_a_quote_in_typographic_marks_retires_too() -> None:
+    out = retire(_summary(f"Imogen on the phone, 14:02: “{OLD}”", "2026-03-16"), STALE)
     assert "Imogen" in _retired(out) and "Imogen" not in _current(out)
+
+
+def test_a_statement_after_the_writers_label_is_left_to_the_change_search() -> None:
+    labelled = f"Handover note: {OLD[0].lower()}{OLD[1:]}"
+    text = _summary(labelled, "2026-03-16")
+    assert retire(text, STALE) == text
 
 
 def test_the_statement_said_whole_still_retires() -> None:
@@ -56,7 +63,7 @@ def test_the_statement_said_whole_still_retires() -> None:
     assert "Deadline 10" in _retired(out)
 
 
-def test_a_lead_in_of_no_colon_or_quote_is_a_statement_of_its_own() -> None:
+def test_a_lead_in_of_no_quote_mark_is_a_statement_of_its_own() -> None:
     qualified = f"For the archive renders, {OLD[0].lower()}{OLD[1:]}"
     text = _summary(qualified, "2026-03-16")
     assert retire(text, STALE) == text
@@ -64,7 +71,7 @@ def test_a_lead_in_of_no_colon_or_quote_is_a_statement_of_its_own() -> None:
 
 def test_a_lead_in_that_says_the_change_is_the_change_itself() -> None:
     # the lead-in names what the newer line brings: the old statement quoted beside its change
-    beside = f"OpenCue notes: {OLD}"
+    beside = f'OpenCue notes, Wendell: "{OLD}"'
     text = _summary(beside, "2026-03-16")
     assert retire(text, STALE) == text
 
@@ -79,5 +86,5 @@ def test_a_wrapped_statement_from_a_note_after_the_change_stays() -> None:
 def test_a_short_statement_inside_a_line_is_no_wrapped_statement() -> None:
     short = "Queue is Deadline."
     stale = {normalised(short): NEWER}
-    text = _summary(f"From the wiki: {short}", "2026-03-16")
+    text = _summary(f'From the wiki: "{short}"', "2026-03-16")
     assert retire(text, stale) == text
