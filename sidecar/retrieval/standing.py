@@ -45,7 +45,9 @@ stood for the fact while it was said, the newer line says what came after ("Slud
 by Harrow Tankers" / "Vale Haulage tanker came at 14:10 for the sludge"). Not a line of the kept
 line's mould for another subject, which swaps a word or two of it for as many ("Tokenizer for the
 gate model: sp-22k-r6" / "Tokenizer for the rank model: sp-32k-r9"): the newer line must say twice
-as many words of its own as it lost of the kept line's. A kept line that opens with who holds its
+as many words of its own as it lost of the kept line's, or none but its values: the kept line said
+shorter, where the capitalised words after a label's colon are values too ("On-call owner for
+billing is Priya" / "Billing on-call: Marek"). A kept line that opens with who holds its
 duty ("Tomasz owns the ledger-recon service"; its first word a name because another line of the
 answer writes it inside a sentence) is restated by a newer line that names that holder after a
 first word of its own, no stopword and no word of the kept line ("Amara took over ledger-recon
@@ -101,11 +103,12 @@ _DIGIT = re.compile(r"\d")
 #: The words that may be values (a capital or a digit in them), found without reading the others.
 _VALUE_LIKE = re.compile(r"[£$€#]?(?<![\w.:/,'’-])(?=[\w.:/,'’-]*[A-Z0-9])\w+(?:[.:/,'’-]\w+)*%?")
 _NEWLINE = re.compile(r"\n")
-#: A digit, a capital inside a word, or a capital one space after a word that ends no sentence: a
-#: line without one holds no value (``_is_value``) and is passed over with one search (led by the
-#: character class, which the regular expression engine scans for quickly).
+#: A digit, a capital inside a word, a capital one space after a word that ends no sentence, or one
+#: after a label's colon (``_label_values``): a line without one holds no value (``_is_value``) and
+#: is passed over with one search (led by the character class, which the regular expression engine
+#: scans for quickly).
 _MAYBE_VALUE = re.compile(
-    r"[0-9A-Z](?:(?<=[0-9])|(?<=[a-z][A-Z])|(?<=[^\s.!?:;*+>-] [A-Z])|(?<=[^\s.!?:;*+>-]\t[A-Z]))"
+    r"[0-9A-Z](?:(?<=[0-9])|(?<=[a-z][A-Z])|(?<=[^\s.!?:;*+>-] [A-Z])|(?<=[^\s.!?:;*+>-]\t[A-Z])|(?<=\w: [A-Z]))"
 )
 #: A name and the bare number written just after it: a version ("DairyPlan 7", "Windows 11").
 #: At most three digits a part, and no number after it: "UK 720557 41821" is an ear tag, no version.
@@ -150,6 +153,12 @@ _WEEKDAY = "weekday"
 _IDENTIFIER = re.compile(r"[A-Za-z][^\d\s]*\d")
 #: Words joined by hyphens or underscores, in small letters: an identifier too ("azure-westeurope").
 _JOINED = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
+#: A line opening with a label and its colon, and the capitalised words just after it: the label's
+#: value ("Billing on-call: Marek", "iOS CI: Xcode Cloud, workflow release-ios").
+_LABELLED = re.compile(
+    r"[\s>*+-]*(?:\[[ xX]\][ \t]*)?[^:.!?\s][^:.!?]{0,40}?:[ \t]+([A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*)*)"
+)
+_LABEL_WORD = re.compile(r"\w[\w'’.-]*\w|\w")
 _SPEAKER = re.compile(r"^[-*+]?[ \t]*([A-Z][\w'’-]*):[ \t]", re.MULTILINE)
 
 
@@ -256,6 +265,7 @@ class _Line:
         "holder",
         "identifiers",
         "kept",
+        "labelled",
         "matched",
         "named",
         "names",
@@ -278,7 +288,9 @@ class _Line:
         weekdays: frozenset[str] = frozenset(),
         kept: bool = False,
         opening: str = "",
+        labelled: frozenset[str] = frozenset(),
     ) -> None:
+        self.labelled = labelled  # the capitalised words after its opening label's colon ("on-call: Marek")
         self.day = day
         self.opening = opening  # its capitalised first word: a name, or a word opening a sentence
         self.holder = ""  # that word, when another line of the answer writes it as a name
@@ -335,14 +347,17 @@ class _Line:
         """Whether this line holds a value of the same written form as one of a kept line's values
         that it lacks, where the kept line lacks its own, without a query term the kept line writes
         as a name, and is no line of the kept line's mould for another subject: it says at least
-        twice as many words of its own as it lost of the kept line's (module docstring)."""
+        twice as many words of its own as it lost of the kept line's, or none but its values (the
+        kept line said shorter: "On-call owner for billing is Priya" / "Billing on-call: Marek").
+        The capitalised words after its opening label's colon count among its values here."""
         if older.named - self.matched:
             return False
         lost = {_form(v) for v in older.values - self.words}
-        if not lost or not any(_form(v) in lost for v in self.values - older.words):
+        given = self.values | self.labelled
+        if not lost or not any(_form(v) in lost for v in given - older.words):
             return False
         mine, theirs = _plain(self.words), _plain(older.words)
-        return len(mine - theirs) >= 2 * len(theirs - mine)
+        return not mine - theirs - {v.lower() for v in given} or len(mine - theirs) >= 2 * len(theirs - mine)
 
     def _names_first(self, older: _Line) -> bool:
         """Whether this line opens with a word the kept line ``older`` does not say, no stopword:
@@ -442,7 +457,8 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
         ]
         # a query term is the subject, never its holder
         opening = line.opening if line.opening and not any(a == line.opening_at for a, _ in spans) else ""
-        if values or (line.kept and opening):  # a line with no value neither restates nor is restated
+        labelled = frozenset(word for a0, b0, word in line.labelled if not any(a < b0 and a0 < b for a, b in spans))
+        if values or (line.kept and opening) or labelled:  # a line with no value neither restates nor is restated
             versions = {name: number for name, number in line.versions if name in values}
             named = frozenset(  # the query terms written as a name: the subject's own ("Galaxy S22")
                 i
@@ -460,6 +476,7 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
                     weekdays=line.weekdays,
                     kept=line.kept,
                     opening=opening,
+                    labelled=labelled,
                 )
             )
     return out
@@ -479,6 +496,7 @@ class _Read(NamedTuple):
     kept: bool
     opening: str
     opening_at: int
+    labelled: tuple[tuple[int, int, str], ...]
 
 
 @lru_cache(maxsize=4096)
@@ -521,12 +539,25 @@ def _read_line(raw: str, note_day: date | None) -> _Read | None:
     kept = note_day is None  # a line of an undated file, dated by the notes it was promoted from
     opening = _OPENING.match(line)  # its first word, when a capital and no stopword
     first = opening[1] if opening and opening[1] != "I" and opening[1].lower() not in STOPWORDS else ""
-    if not candidates and not (kept and first):
+    labelled = _label_values(line)
+    if not candidates and not (kept and first) and not labelled:
         return None
     versions = [(m[1], m[2]) for m in _VERSION.finditer(line) if m[1] not in _MONTHS]
     weekdays = frozenset(word for _, _, word in candidates if word in _WEEKDAYS)
     at = opening.start(1) if opening and first else -1
-    return _Read(raw, day, candidates, frozenset(_VALUE_WORD.findall(line)), versions, weekdays, kept, first, at)
+    words = frozenset(_VALUE_WORD.findall(line))
+    return _Read(raw, day, candidates, words, versions, weekdays, kept, first, at, labelled)
+
+
+def _label_values(line: str) -> tuple[tuple[int, int, str], ...]:
+    """The capitalised words just after the label a line opens with, each with where it is (no
+    stopword: "Note: The ..."); none when it opens with no label."""
+    label = _LABELLED.match(line)
+    if label is None:
+        return ()
+    base = label.start(1)
+    found = ((base + m.start(), base + m.end(), m.group()) for m in _LABEL_WORD.finditer(label.group(1)))
+    return tuple((a, b, word) for a, b, word in found if word.lower() not in STOPWORDS)
 
 
 #: A line's first word when it is capitalised (after a list mark, a quote mark or a check box).
