@@ -29,7 +29,7 @@ from sidecar.consolidate.text import (
 )
 from sidecar.write.dedup import MIN_TOKENS
 
-__all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "rule_cores", "week_of"]
+__all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "is_row", "rule_cores", "week_of"]
 
 #: Sources a statement is said in before it recurs (``promote.MIN_SOURCES``).
 MIN_SOURCES = 3
@@ -75,8 +75,9 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
         if said and reports_work(unstamped(ln.text)):
             said = False
             reports.add(id(ln))
+        row = is_row(ln.text)
         kept = "\n" in ln.text or id(ln) in whole or said
-        runs = [] if kept else [*views(ln.text), *_complements(ln.text)]
+        runs = [] if kept else _cells(ln.text) if row else [*views(ln.text), *_complements(ln.text)]
         found.append(runs)
         for run in runs:
             counted.add(run, ln.source, normalised(ln.text))
@@ -87,6 +88,8 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
         if id(ln) in reports:  # only a statement the notes say inside other words too: the line's own is a report
             standing = [run for run in standing if len(counted.lines[normalised(run.text)]) > 1]
         chosen = _chosen(standing, counted.said)
+        if not chosen and runs and row:
+            chosen = _said_cell(ln.text)
         if not chosen or verdict(ln.text) is not None or obeys_someone(ln.text):
             out.append([ln])
         else:
@@ -161,6 +164,43 @@ def _complements(line: str) -> list[View]:
             if text := body[said.end() : spans[j][1]].strip(CLAUSE_TRIM):
                 out.append(View(text, i, j))
     return out
+
+
+#: A markdown table's row: "| ledger-api | pg-3 | Priya |".
+_ROW = re.compile(r"^\s*\|.*\|\s*$")
+
+
+def is_row(text: str) -> bool:
+    """Whether ``text`` is a row of a markdown table (its header row included)."""
+    return _ROW.match(text) is not None
+
+
+def _cells(row: str) -> list[View]:
+    """The runs of a table row's cells (``text.views`` of each, numbered across the row): a cell
+    is a clause of its own, so a statement written in a table's notes column ("| churn refresh | ok
+    | The churn table refreshes at 06:00 UTC |") recurs with the same statement said as a line on
+    other days, whatever the row's other cells say."""
+    out: list[View] = []
+    at = 0
+    for cell in row.strip().strip("|").split("|"):
+        found = [v for v in views(cell.strip()) if v.text]
+        out += [replace(v, first=v.first + at, last=v.last + at) for v in found]
+        at += 1 + max((v.last for v in found), default=0)
+    return out
+
+
+#: The fewest words a row's cell holds to be read as what the row says (``_said_cell``).
+CELL_WORDS = 5
+
+
+def _said_cell(row: str) -> list[View]:
+    """A row none of whose cells recurs as a statement, as its longest cell when that holds
+    ``CELL_WORDS`` words or more ("| Backfills run on the large runner | confirmed |"): what the
+    row says, compared with the lines of other days as they are (near-duplicates, other words).
+    A row of labels or values ("| check | status | note |") says nothing."""
+    cells = [cell.strip(CLAUSE_TRIM) for cell in row.strip().strip("|").split("|")]
+    said = max(cells, key=lambda cell: len(normalised(cell).split()))
+    return [View(said, 0, 0)] if len(normalised(said).split()) >= CELL_WORDS else []
 
 
 def _chosen(runs: list[View], said: dict[str, set[str]]) -> list[View]:

@@ -20,7 +20,7 @@ from itertools import combinations
 
 from sidecar.consolidate.conduct import REVERSAL, chores, is_rule, key_text, obeys_someone, rule_body
 from sidecar.consolidate.conversation import conversations
-from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, rule_cores
+from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, is_row, rule_cores
 from sidecar.consolidate.cores import week_of as _week
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, group, same, statement
@@ -136,6 +136,8 @@ def recurring(
             exact.setdefault(normalised(m.text), set()).add(m.source)
         now = [m for m in members if id(m) in ours]
         kept = max(now, key=lambda m: (len(exact[normalised(m.text)]), len(m.text.split()), m.text))
+        if is_row(kept.text) and not _says(kept.text):
+            continue  # a table's header row, or a row of values: what its header says, no statement
         out.append((Candidate(kept.text, tuple(sorted(sources))), id(kept) in cut))
     # A statement cut from its wrappers that a later line says with another value is no current
     # fact, whether or not the change search read the wrapped lines as a change.
@@ -160,6 +162,13 @@ def _recurs(members: Sequence[Line], ours: set[int], min_sources: int) -> bool:
     for m in members:
         exact.setdefault(normalised(m.text), set()).add(m.source)
     return max(len(s) for s in exact.values()) >= min_sources or len({_week(s) for s in sources}) >= MIN_WEEKS
+
+
+def _says(row: str) -> bool:
+    """Whether a table's row has a cell of ``MIN_TOKENS`` words or more: a statement written in a
+    row ("| backfills | The backfill runs on the large runner |"), where a header row ("| check |
+    status | note |") and a row of values ("| ledger-api | Priya |") have none."""
+    return any(len(normalised(cell).split()) >= MIN_TOKENS for cell in row.strip().strip("|").split("|"))
 
 
 def _fact_like(text: str) -> bool:
