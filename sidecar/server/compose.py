@@ -140,7 +140,7 @@ async def open_sidecar(
             on_applied=observe.applied,
         )
         # The in-process model, when loaded: the scanner's semantic layer judges writes with it.
-        writes = WriteService(settings, queue, embedder=embedder)
+        writes = WriteService(settings, queue, embedder=embedder, flags=search.flags)
         writes.warm()
         queue.start()
         stack.push_async_callback(queue.drain_and_stop)
