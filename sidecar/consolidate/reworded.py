@@ -42,6 +42,8 @@ class Statement:
     words: frozenset[str]
     numbers: frozenset[str]
     names: frozenset[str]
+    #: Its names in runs of words side by side ("Luton airport" aside: "Heathrow", "Tadeusz").
+    runs: tuple[frozenset[str], ...] = ()
 
 
 def statement(text: str) -> Statement:
@@ -52,7 +54,9 @@ def statement(text: str) -> Statement:
     words: set[str] = set()
     numbers: set[str] = set()
     names: set[str] = set()
-    for word, start in found:
+    runs: list[set[str]] = []
+    last = -2  # the index in ``found`` of the last name read
+    for at, (word, start) in enumerate(found):
         lower = word.lower().rstrip(".:/-")
         if any(ch.isdigit() for ch in lower):
             numbers.add(lower)
@@ -64,7 +68,12 @@ def statement(text: str) -> Statement:
         words.add(read)
         if word[0].isupper() and not _OPENING.search(text[:start]):
             names.add(read)
-    return Statement(frozenset(words), frozenset(numbers), frozenset(names))
+            if at == last + 1 and runs:
+                runs[-1].add(read)
+            else:
+                runs.append({read})
+            last = at
+    return Statement(frozenset(words), frozenset(numbers), frozenset(names), tuple(frozenset(r) for r in runs))
 
 
 def same(a: Statement, b: Statement, threshold: float = REWORDED_JACCARD, common: frozenset[str] = frozenset()) -> bool:
@@ -94,12 +103,17 @@ def restates(new: Statement, old: Statement) -> bool:
     ``old`` that is no value (two or more; an identifier such as "data-10" is a word), and a number where ``old`` has another number, or a
     name ``old`` lacks where ``old`` has a name ``new`` lacks ("Rent is paid to Corrigan
     Properties" / "From March rent is paid to Northgate Estates"). A line of another subject in
-    the same mould lacks one of its words ("platform on-call ..." / "data on-call ...")."""
+    the same mould lacks one of its words ("platform on-call ..." / "data on-call ..."), or, with
+    no number changed, keeps none of ``old``'s names where it has two or more said apart: every
+    name swapped is the mould said of another subject ("Airport runs from Heathrow are done by
+    Tadeusz" / "Airport runs from Luton airport are done by Colm")."""
     old_numbers, new_numbers = _quantities(old), _quantities(new)
     subject = old.words - old_numbers - old.names
     if len(subject) < 2 or not subject <= new.words:
         return False
     numbers = bool(old_numbers and new_numbers and not new_numbers <= old_numbers and not old_numbers <= new_numbers)
+    if not numbers and len(old.runs) >= 2 and not any(run & new.words for run in old.runs):
+        return False  # every name of the old line swapped: its mould said of another subject
     names = bool(old.names and new.names - old.words and not old.names <= new.words)
     return numbers or names
 
