@@ -59,7 +59,6 @@ _FIT_TRIES = 4  # an extractive part asked again for fewer lines, at most this m
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 LOG_SUFFIX = " (log)"  # the heading of a summary's log part: "<heading> (log)"
 #: A value in a line: a digit, a capital inside a word, or a capital that opens no sentence (a name).
 _VALUE = re.compile(r"\d|[a-z][A-Z]|(?<=[^\s.!?:;*+>-] )[A-Z]")
@@ -134,31 +133,30 @@ async def summarise_week(
     # a line as written -> what it is read under in its note (``_titled``), for the titles
     part_contexts = [_contexts(members, title) for title, members, _ in parts]
     contexts = {text: said for found in part_contexts for text, said in found.items()}
-    heads = [_head(title, members) for title, members, _ in parts]
-    listed = [_listed(title, members, moulds) for title, members, _ in parts]
+    heads = _heads(parts)
     # the bound counts what the summary writes: its fixed sections, then each part's heading,
     # comment, titles and lines (``bound``)
     fixed = sum(map(len, out)) + sum(map(len, shown_talks)) + len(retired_shown)
     whole = [
-        len(part_head) + len(_body(title, "".join(f"{c.kept.text}\n" for c in members), found, listed=plain))
-        for (title, members, _), part_head, found, plain in zip(parts, heads, part_contexts, listed, strict=True)
+        len(part_head) + len(_body(title, "".join(f"{c.kept.text}\n" for c in members), found))
+        for (title, members, _), part_head, found in zip(parts, heads, part_contexts, strict=True)
     ]
     parts = shared(parts, max(0, int(budget * WEEK_BOUND) - fixed), whole)  # ``bound``
     engines: list[str] = []
     fallbacks: list[str] = []
     rest: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # a heading -> its lines the bound left out
-    for (title, members, allowed), found, part_head, size, plain in zip(
-        parts, part_contexts, heads, whole, listed, strict=True
-    ):
+    last = ""
+    for (title, members, allowed), found, part_head, size in zip(parts, part_contexts, heads, whole, strict=True):
         summary = await _fitted(
-            summariser, title, members, found, plain, room=allowed - len(part_head), whole=size - len(part_head)
+            summariser, title, members, found, room=allowed - len(part_head), whole=size - len(part_head)
         )
         engines.append(summary.engine)
         if summary.fallback_reason:
             fallbacks.append(summary.fallback_reason)
         dropped += _left_over(rest, title, summary, members, moulds=moulds, period=name)
-        if summary.text.strip():
-            out.append(part_head + _body(title, summary.text.strip() + "\n", found, listed=plain))
+        if summary.text.strip():  # a log's second part goes on in its section (``_parts``)
+            out.append(_head(title, members, title == last) + _body(title, summary.text.strip() + "\n", found))
+            last = title
     out += shown_talks  # a digest each; the transcript is searchable whole in the archive
     for talk in talks:
         dropped.append(
@@ -241,55 +239,26 @@ def _rest_text(
     return "".join(out)
 
 
-def _head(title: str, members: Sequence[Cluster]) -> str:
-    """What a part writes before its lines: its ``## heading`` and a comment naming the notes it
-    came from. A log's second part writes its heading again: its lines are one section of their
-    own, not the last ``###`` section of the first part's."""
+def _heads(parts: Sequence[tuple[str, list[Cluster], int]]) -> list[str]:
+    """What each part writes before its lines when every part is written (``_head``)."""
+    return [_head(title, members, n > 0 and parts[n - 1][0] == title) for n, (title, members, _) in enumerate(parts)]
+
+
+def _head(title: str, members: Sequence[Cluster], goes_on: bool) -> str:
+    """What a part writes before its lines: its ``## heading`` (but for a log's second part going
+    on in its first part's section, ``goes_on``) and a comment naming the notes it came from."""
     comment = f"<!-- from {', '.join(sorted({s for c in members for s in c.sources}))} -->\n"
-    return f"\n## {title}\n{comment}"
+    return comment if goes_on else f"\n## {title}\n{comment}"
 
 
-def _listed(title: str, members: Sequence[Cluster], moulds: set[int]) -> bool:
-    """Whether a part is a log's second part (``moulds``: its clusters' ids), whose routine lines
-    and one-off lines with no value are written as a list, one section of the log."""
-    return title.endswith(LOG_SUFFIX) and any(id(c) in moulds for c in members)
-
-
-def _body(title: str, text: str, contexts: dict[str, str], *, listed: bool) -> str:
-    """A part's lines as the summary writes them: a log's second part (``listed``) as they are, one
-    section, every other line under a ``###`` title of its own (``in_sections``, ``_titled``). A line
-    of work done with a value, the log's first part, is often a fact said as what was done ("Moved
-    the nightly to 02:30 UTC"): as one line of a list it ranked as one line of a note-long chunk,
-    below the standing lines' sections sharing a word with the question, while the same line left
-    out by the bound stood as a section of its own in the rest. Its title ends as its section's
-    heading does (``LOG_SUFFIX``), so a later run reads it as the log's line it is."""
-    if listed:
-        return text
-    sectioned = _titled(in_sections(text), contexts)
-    return _log_titled(sectioned) if title.endswith(LOG_SUFFIX) else sectioned
-
-
-def _log_titled(sectioned: str) -> str:
-    """``sectioned`` (``in_sections``) with each ``###`` title ending in ``LOG_SUFFIX``; the lines
-    of a fenced block as they are."""
-    out = []
-    fenced = False
-    for line in sectioned.split("\n"):
-        if _FENCE.match(line):
-            fenced = not fenced
-        out.append(f"{line}{LOG_SUFFIX}" if not fenced and line.startswith("### ") else line)
-    return "\n".join(out)
+def _body(title: str, text: str, contexts: dict[str, str]) -> str:
+    """A part's lines as the summary writes them: a log's as they are, the others each under a
+    ``###`` title (``in_sections``, ``_titled``)."""
+    return text if title.endswith(LOG_SUFFIX) else _titled(in_sections(text), contexts)
 
 
 async def _fitted(
-    summariser: Summariser,
-    title: str,
-    members: list[Cluster],
-    contexts: dict[str, str],
-    listed: bool,
-    *,
-    room: int,
-    whole: int,
+    summariser: Summariser, title: str, members: list[Cluster], contexts: dict[str, str], *, room: int, whole: int
 ) -> Summary:
     """A part's summary whose lines, as written with their titles (``_body``), take at most
     ``room`` characters, or all of them when they fit (``whole``). The summariser counts its lines
@@ -301,11 +270,7 @@ async def _fitted(
     ask = max(0, room) * lines // max(1, whole)  # at least every line when they fit
     summary = await summariser.summarise(items, ask)
     for _ in range(_FIT_TRIES):
-        over = (
-            len(_body(title, summary.text.strip() + "\n", contexts, listed=listed)) - room
-            if summary.text.strip()
-            else 0
-        )
+        over = len(_body(title, summary.text.strip() + "\n", contexts)) - room if summary.text.strip() else 0
         if over <= 0 or summary.engine != "extractive" or ask == 0:
             break
         ask = max(0, ask - over)  # the extractive summary again, the model not asked twice
@@ -422,12 +387,11 @@ def _parts(
     ("Reviewed ...", ``is_event``) and the week's routine lines (``routine.py``: one mould written
     over and over with other values; ``routine_lines`` holds their ids) under ``<heading> (log)``
     with ``LOG_BUDGET_SHARE`` of it: a week's log is what the archive keeps, its facts are what
-    later searches ask for. The log is two parts, each with that budget and under that heading:
-    first the lines reporting what was done with a value (``_VALUE``) in no mould of the week
-    ("Moved the nightly to 02:30 UTC", "Checked the signing certificate: valid until 2028-05-09"),
-    each a ``###`` section of its own (``_body``), then the others, one list. In one part the
-    budget would keep the lines of the most frequent words, the mould's, and leave a one-off line
-    with a value, often a fact said as what was done, to the archive alone.
+    later searches ask for. The log is two parts of one section, each with that budget: first the
+    lines reporting what was done with a value (``_VALUE``) in no mould of the week ("Moved the
+    nightly to 02:30 UTC", "Checked the signing certificate: valid until 2028-05-09"), then the
+    others. In one part the budget would keep the lines of the most frequent words, the mould's,
+    and leave a one-off line with a value, often a fact said as what was done, to the archive alone.
     A line that only labels the lines under it ("- Quayside House:", said in their titles) and a
     question are no standing lines either: they go with the routine lines. ``moulds`` is given the
     ids of the clusters of the second part."""
