@@ -26,11 +26,6 @@ place ("£4.20" -> "£4.60", "7:00" -> "6:30", or beside it: "08:15 instead of 0
 (or two of them, with more words of its own than it lost: one word swapped for another is another
 subject), or writes one of the older line's names with another number after it (a version: "Parlour software
 is DairyPlan 5" / "Parlour's been on DairyPlan 7"; a month's day is a date, no version).
-An identifier (a word opening with a letter that holds a digit: a host, a region, a pool) is named
-anew as a name is: the newer line names the older line's identifier beside one of its own, a value
-or words joined by hyphens ("The thumbnailer service moved from hetzner-fsn1 to azure-westeurope"),
-and matches every query term the older line matches, or two of them (another subject's line naming
-the same host shares less of the question).
 A value is a name (a capitalised word that does not open a sentence, or one with a capital inside
 it; not one written just after a number, its unit: "08:15 UTC") or a number written with a unit or
 a separator; a bare count or an identifier is none ("Sold
@@ -149,10 +144,6 @@ _WEEKDAYS = {
     for form in (day, f"{day}s")
 }
 _WEEKDAY = "weekday"
-#: An identifier: a word opening with a letter that holds a digit ("hetzner-fsn1", "eu-west-1", "A100").
-_IDENTIFIER = re.compile(r"[A-Za-z][^\d\s]*\d")
-#: Words joined by hyphens or underscores, in small letters: an identifier too ("azure-westeurope").
-_JOINED = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
 #: A line opening with a label and its colon, and the capitalised words just after it: the label's
 #: value ("Billing on-call: Marek", "iOS CI: Xcode Cloud, workflow release-ios").
 _LABELLED = re.compile(
@@ -263,7 +254,6 @@ class _Line:
     __slots__ = (
         "day",
         "holder",
-        "identifiers",
         "kept",
         "labelled",
         "matched",
@@ -301,7 +291,6 @@ class _Line:
         self.words = words  # every word as written
         self.values = frozenset(values)
         self.names = frozenset(v for v in values if not _DIGIT.search(v))
-        self.identifiers = frozenset(v for v in values if _IDENTIFIER.match(v))
         # Its numbers by written form; an identifier ("#5011") is no quantity another replaces.
         shapes: dict[str, set[str]] = {}
         for v in values:
@@ -320,8 +309,6 @@ class _Line:
             return False
         if older.names & self.words and self.values - older.words:
             return True
-        if older.identifiers & self.words and self._identifies_anew(older):
-            return True  # the older line's identifier with another beside it ("moved from ovh-gra7 to ...")
         if any(older.versions.get(name, number) != number for name, number in self.versions.items()):
             return True  # the same name with another number after it: another version ("DairyPlan 5" -> "7")
         if older.kept and self._fills_kept(older):
@@ -332,16 +319,6 @@ class _Line:
             return False
         # a number of that form the older line lacks (beside its old one too: "08:15 instead of 03:30")
         return any(shape in older.shapes and found - older.shapes[shape] for shape, found in self.shapes.items())
-
-    def _identifies_anew(self, older: _Line) -> bool:
-        """Naming one of the older line's identifiers, whether this line brings one of its own (a
-        value, or words joined by hyphens: "azure-westeurope") and speaks of the same subject as the
-        query asked it: every query term the older line matches, or two of them. One shared term is
-        not enough: another subject's line naming the same host ("thumbnailer lives on hetzner-fsn1")
-        shares the query's verb alone."""
-        if not older.matched <= self.matched and len(older.matched & self.matched) < 2:
-            return False
-        return bool(self.values - older.words or _joined(self.words) - older.words)
 
     def _fills_kept(self, older: _Line) -> bool:
         """Whether this line holds a value of the same written form as one of a kept line's values
@@ -377,11 +354,6 @@ class _Line:
             return False
         mine, theirs = _plain(self.words), _plain(older.words)
         return len(mine - theirs) > len(theirs - mine)
-
-
-def _joined(words: frozenset[str]) -> frozenset[str]:
-    """The words of a line joined by hyphens or underscores in small letters, without a digit."""
-    return frozenset(w for w in words if _JOINED.fullmatch(w))
 
 
 def _plain(words: frozenset[str]) -> frozenset[str]:
