@@ -91,6 +91,12 @@ embedded before a figure is taken:
   notes (``consolidation_gen_agentlog``), an analytics agent's task notes with markdown tables
   (``consolidation_gen_analyst``), a support operations agent's shift log quoting its user
   (``consolidation_gen_helpdesk``); held out as ``fresh13`` is;
+- ``h16a``, ``h16b``, ``h16c``: three more authors written the same way, in shapes none of the others
+  has: an SRE on-call agent's incident timelines with HH:MM stamps, hand-offs, runbook steps and
+  "what we changed" lists (``consolidation_gen_oncall``), a code-review / CI agent's notes per pull
+  request with nested review comments, CI results and merge decisions (``consolidation_gen_review``),
+  an engineering agent's work diary in short prose paragraphs with facts said in passing
+  (``consolidation_gen_diary``); held out as ``fresh13`` is;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -191,6 +197,9 @@ SEEDS = {
     "h15a": 1541,  # held out (lead only): an LLM coding agent's session notes
     "h15b": 1542,  # held out (lead only): an analytics agent's task notes with tables
     "h15c": 1543,  # held out (lead only): a support operations agent quoting its user
+    "h16a": 1661,  # held out (lead only): an SRE on-call agent's incident timelines
+    "h16b": 1662,  # held out (lead only): a code-review / CI agent's notes per pull request
+    "h16c": 1663,  # held out (lead only): an engineering agent's prose work diary
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -367,6 +376,9 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "h15a": ("consolidation_gen_agentlog", "make_agentlog_history", "DIRECT_AGENTLOG"),
     "h15b": ("consolidation_gen_analyst", "make_analyst_history", "DIRECT_ANALYST"),
     "h15c": ("consolidation_gen_helpdesk", "make_helpdesk_history", "DIRECT_HELPDESK"),
+    "h16a": ("consolidation_gen_oncall", "make_oncall_history", "DIRECT_ONCALL"),
+    "h16b": ("consolidation_gen_review", "make_review_history", "DIRECT_REVIEW"),
+    "h16c": ("consolidation_gen_diary", "make_diary_history", "DIRECT_DIARY"),
 }
 
 
