@@ -14,6 +14,10 @@ are shared with every step the crowd has started. So while urgent work is in fli
 ``calm()``, awaited at their stage boundaries, parks them on an ``asyncio.Event`` (off the loop's
 ready queue and off the interpreter's lock) until no urgent work is pending, or ``MAX_PARK_S`` has
 passed (a stream of urgent work never starves a search). A stage already running finishes.
+
+And at most ``default_slots()`` ordinary searches do their work at once (``admitted()``): the
+others wait before their first stage, so the steps of those running, and urgent work's, queue
+behind fewer. Urgent work never waits there.
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ import os
 import threading
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -34,8 +38,11 @@ __all__ = [
     "MAX_PARK_S",
     "Hold",
     "PriorityExecutor",
+    "admitted",
     "calm",
+    "default_slots",
     "default_workers",
+    "gated",
     "held",
     "hold",
     "install",
@@ -75,6 +82,7 @@ class _Calm:
         self.waiters: set[asyncio.Future[object]] = set()  # what held releases wait for (release_after)
         self.calm = asyncio.Event()
         self.calm.set()
+        self.gated = 0  # ordinary work waiting to be admitted (``admitted()``)
 
 
 _loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Calm] = weakref.WeakKeyDictionary()
@@ -176,6 +184,38 @@ async def calm() -> float:
     finally:
         state.parked -= 1
     return loop.time() - started
+
+
+def default_slots() -> int:
+    """How many ordinary searches do their work at once (``admitted()``): two more than the cores,
+    so the cores stay busy while one search waits on a read."""
+    return (os.cpu_count() or 1) + 2
+
+
+def gated() -> int:
+    """How many ordinary calls wait to be admitted (``admitted()``) on the running loop now."""
+    state = _loops.get(asyncio.get_running_loop())
+    return state.gated if state is not None else 0
+
+
+@asynccontextmanager
+async def admitted(slots: asyncio.Semaphore) -> AsyncIterator[None]:
+    """Ordinary work runs inside once it has one of ``slots`` (``default_slots()`` of them for
+    searches); urgent work (``is_urgent()``) goes in at once and takes none. A timeout the caller
+    starts inside does not count the wait."""
+    if _URGENT.get():
+        yield
+        return
+    state = _here()
+    state.gated += 1
+    try:
+        await slots.acquire()
+    finally:
+        state.gated -= 1
+    try:
+        yield
+    finally:
+        slots.release()
 
 
 def default_workers() -> int:

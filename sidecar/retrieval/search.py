@@ -25,7 +25,7 @@ from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark, pick, wanted
-from sidecar.retrieval.priority import calm
+from sidecar.retrieval.priority import admitted, calm, default_slots
 from sidecar.store.base import block_only
 
 if TYPE_CHECKING:
@@ -72,6 +72,10 @@ class SearchService:
         # A member's copy of the crew's files from a server crew store (sidecar.store.copy): its
         # crew hits' sections are read there. None: the crew's files are not here.
         self.crew_copy = crew_copy
+        # How many ordinary hybrid searches do their work at once; the others wait before their
+        # first stage (urgent ones never do). Read when the first search runs.
+        self.slots = default_slots()
+        self._admit: asyncio.Semaphore | None = None
 
     @property
     def _embeds(self) -> bool:
@@ -96,6 +100,14 @@ class SearchService:
         started = time.perf_counter()
         if req.scope != "agent" and not self.has_crew:
             raise NoCrewTier("this agent has no crew tier (role solo): use scope agent")
+        if not self._embeds:  # BM25 alone: its stages take less than a wait in line would
+            return await self._search(req, fallback, started)
+        if self._admit is None:
+            self._admit = asyncio.Semaphore(self.slots)
+        async with admitted(self._admit):  # a few hybrid searches at once; urgent work goes in at once
+            return await self._search(req, fallback, started)
+
+    async def _search(self, req: SearchRequest, fallback: bool, started: float) -> dict[str, Any]:
         if self._embeds:  # a hybrid search's stages are CPU: urgent work in flight goes first
             await calm()
         fell_back = False

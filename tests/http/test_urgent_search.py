@@ -99,6 +99,9 @@ async def test_a_writes_after_seq_search_passes_a_crowd_queued_for_the_threads(
     # A query's model run may wait for the held threads longer than a search waits for it (then
     # it answers with BM25 alone): here the order is the question, not that limit.
     client.server.app[SIDECAR].hybrid.query_timeout = HANG_S
+    # The crowd is let through the search gate (``SearchService.slots``) so that it queues for the
+    # threads: here the executor's order is the question, not how many search at once.
+    client.server.app[SIDECAR].search.slots = CROWD
     await async_wait_until(lambda: _embedded(client), timeout=HANG_S)
     loop = asyncio.get_running_loop()
     executor = priority.install(loop)  # the one the sidecar installed
