@@ -21,7 +21,6 @@ so, forgets them as before."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 from collections import OrderedDict
 from pathlib import Path
@@ -29,21 +28,18 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.prompt.verdicts import VERDICTS
+from sidecar.write.durable import stat_key
+from sidecar.write.scan_tail import file_digest
 
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
 
-__all__ = ["FlagCache", "digest"]
+__all__ = ["FlagCache"]
 
 Key = tuple[str, str]  # (tier, path)
 #: Writes carried per file, at most, until their changes are applied (more are dropped: the file is
 #: then read again at its next search, as without them).
 CARRIED_PER_FILE = 16
-
-
-def digest(data: bytes) -> bytes:
-    """What a file's flagged sections are kept under, and a write names the file by: its bytes'."""
-    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 class FlagCache:
@@ -185,12 +181,11 @@ class _Carried(NamedTuple):
 
 
 def _stat_key(file: Path) -> tuple[int, ...] | None:
-    """The file's stat key as ``sidecar.write.durable.stat_key`` makes it; None when it is gone."""
+    """The file's stat key (``sidecar.write.durable.stat_key``); None when it is gone."""
     try:
-        st = os.stat(file, follow_symlinks=False)
+        return stat_key(os.stat(file, follow_symlinks=False))
     except OSError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _flagged(root: Path, rel: str) -> tuple[list[SectionFinding], bytes | None]:
@@ -201,4 +196,4 @@ def _flagged(root: Path, rel: str) -> tuple[list[SectionFinding], bytes | None]:
     data = read_tier_file(root, rel)
     if data is None:
         return [], None
-    return flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section), digest(data)
+    return flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section), file_digest(data)

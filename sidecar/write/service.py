@@ -68,9 +68,6 @@ DEDUP_CANDIDATES = 5  # chunks of the tier an append is compared with, besides i
 DEDUP_QUERY_WORDS = 64
 _WRITTEN = "_written"  # the file's stat key after a write, from the write thread to the queue
 _KEPT = "_kept"  # what the flag cache is told of a write that left the file's flagged sections as they were
-#: An append reaching no nearer than this to the start of the section it grows leaves that
-#: section's seam with the one before it as it was (``sidecar.scanner.scan.SEAM_CHARS``).
-SEAM_CHARS = 400
 CONSOLIDATE = (
     "Consolidate the current entries (merge duplicates, drop stale lines, summarise), then retry "
     'this write in the same turn with mode "replace" carrying the consolidated body.'
@@ -639,6 +636,8 @@ def _kept_flags(
     text, and its seam with the section before it) is as it was: the append opened no section,
     and the section it grew is the file's first or reaches ``SEAM_CHARS`` past its start before
     the append (so its seam with the section before is unchanged). None otherwise."""
+    from sidecar.scanner.scan import SEAM_CHARS  # loaded already: the write was judged with it
+
     if old is None or not new.startswith(old) or judged.last.start != known.last.start:
         return None
     start = known.last.start

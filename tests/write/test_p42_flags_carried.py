@@ -19,9 +19,10 @@ from sidecar.contract import WriteRequest
 from sidecar.index.queue import ReindexQueue
 from sidecar.index.tier import Tier
 from sidecar.prompt.verdicts import VERDICTS
-from sidecar.retrieval.flags import FlagCache, digest
+from sidecar.retrieval.flags import FlagCache
 from sidecar.scanner.scan import flagged_sections
 from sidecar.settings import Settings
+from sidecar.write.scan_tail import file_digest
 from sidecar.write.service import WriteService
 from tests.support.corpus import benign_notes
 
@@ -169,7 +170,7 @@ async def test_a_change_keeps_the_flags_only_through_an_unbroken_chain_of_carrie
     rel = "topics/a.md"
     (tmp_path / "topics").mkdir()
     (tmp_path / rel).write_bytes(b"## A\n" + FLAGGED.encode() + b"\n")
-    d0, d1, d2 = digest((tmp_path / rel).read_bytes()), digest(b"one"), digest(b"two")
+    d0, d1, d2 = file_digest((tmp_path / rel).read_bytes()), file_digest(b"one"), file_digest(b"two")
     flags, file = FlagCache(), tmp_path / rel
 
     def now() -> tuple[int, ...]:  # the file as it is: no edit after the writes
@@ -187,7 +188,7 @@ async def test_a_change_keeps_the_flags_only_through_an_unbroken_chain_of_carrie
     await flags.forget("agent", rel, 2, "updated")  # both writes in one change: an unbroken chain
     assert flags.knows("agent", rel)
     # seq 3 changed the file and did not carry: seq 4 found other bytes than the cache judged
-    flags.carry("agent", rel, 4, section_line=9, before=digest(b"three"), after=d0, file=file, written=now())
+    flags.carry("agent", rel, 4, section_line=9, before=file_digest(b"three"), after=d0, file=file, written=now())
     await flags.forget("agent", rel, 4, "updated")
     assert not flags.knows("agent", rel)
 
