@@ -29,7 +29,17 @@ from sidecar.consolidate.text import (
 )
 from sidecar.write.dedup import MIN_TOKENS
 
-__all__ = ["MIN_SOURCES", "MIN_WEEKS", "MOULD_FILLS", "changed_later", "cores", "is_row", "rule_cores", "week_of"]
+__all__ = [
+    "MIN_SOURCES",
+    "MIN_WEEKS",
+    "MOULD_FILLS",
+    "changed_later",
+    "cores",
+    "is_row",
+    "row_cells",
+    "rule_cores",
+    "week_of",
+]
 
 #: Sources a statement is said in before it recurs (``promote.MIN_SOURCES``).
 MIN_SOURCES = 3
@@ -175,6 +185,11 @@ def is_row(text: str) -> bool:
     return _ROW.match(text) is not None
 
 
+def row_cells(row: str) -> list[str]:
+    """A table row's cells as written, between its outer pipes ("| a | b |" -> [" a ", " b "])."""
+    return row.strip().strip("|").split("|")
+
+
 def _cells(row: str) -> list[View]:
     """The runs of a table row's cells (``text.views`` of each, numbered across the row): a cell
     is a clause of its own, so a statement written in a table's notes column ("| churn refresh | ok
@@ -182,7 +197,7 @@ def _cells(row: str) -> list[View]:
     other days, whatever the row's other cells say."""
     out: list[View] = []
     at = 0
-    for cell in row.strip().strip("|").split("|"):
+    for cell in row_cells(row):
         found = [v for v in views(cell.strip()) if v.text]
         out += [replace(v, first=v.first + at, last=v.last + at) for v in found]
         at += 1 + max((v.last for v in found), default=0)
@@ -198,7 +213,7 @@ def _said_cell(row: str) -> list[View]:
     ``CELL_WORDS`` words or more ("| Backfills run on the large runner | confirmed |"): what the
     row says, compared with the lines of other days as they are (near-duplicates, other words).
     A row of labels or values ("| check | status | note |") says nothing."""
-    cells = [cell.strip(CLAUSE_TRIM) for cell in row.strip().strip("|").split("|")]
+    cells = [cell.strip(CLAUSE_TRIM) for cell in row_cells(row)]
     said = max(cells, key=lambda cell: len(normalised(cell).split()))
     return [View(said, 0, 0)] if len(normalised(said).split()) >= CELL_WORDS else []
 

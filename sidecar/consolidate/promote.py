@@ -20,7 +20,7 @@ from itertools import combinations
 
 from sidecar.consolidate.conduct import REVERSAL, chores, is_rule, key_text, obeys_someone, rule_body
 from sidecar.consolidate.conversation import conversations
-from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, is_row, rule_cores
+from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, is_row, row_cells, rule_cores
 from sidecar.consolidate.cores import week_of as _week
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, group, same, statement
@@ -168,7 +168,7 @@ def _says(row: str) -> bool:
     """Whether a table's row has a cell of ``MIN_TOKENS`` words or more: a statement written in a
     row ("| backfills | The backfill runs on the large runner |"), where a header row ("| check |
     status | note |") and a row of values ("| ledger-api | Priya |") have none."""
-    return any(len(normalised(cell).split()) >= MIN_TOKENS for cell in row.strip().strip("|").split("|"))
+    return any(len(normalised(cell).split()) >= MIN_TOKENS for cell in row_cells(row))
 
 
 def _fact_like(text: str) -> bool:
