@@ -33,6 +33,7 @@ __all__ = [
     "archive_rel",
     "as_context",
     "daily_notes",
+    "day_of",
     "day_text",
     "eligible_days",
     "file_names",
@@ -94,10 +95,10 @@ def period_bounds(period: str) -> tuple[date, date]:
 def note_day(source: str) -> date | None:
     """The day of a daily note's path (``daily/2026-03-01.md``), or None for any other path."""
     directory, _, name = source.rpartition("/")
-    return _day_of(name) if directory == DAILY_DIR else None
+    return day_of(name) if directory == DAILY_DIR else None
 
 
-def _day_of(name: str) -> date | None:
+def day_of(name: str) -> date | None:
     """The day a daily note's file name stands for; None for another name or a day that is not
     one (``2026-02-30.md``)."""
     match = _DAY_NAME.match(name)
@@ -135,7 +136,7 @@ def eligible_days(root: Path, *, since: date | None, cutoff: date) -> dict[str, 
 def daily_notes(root: Path) -> Iterator[tuple[str, date]]:
     """Every daily note in ``daily/`` (its path) with its day, by name."""
     for name in file_names(root / DAILY_DIR):
-        if (day := _day_of(name)) is not None:
+        if (day := day_of(name)) is not None:
             yield f"{DAILY_DIR}/{name}", day
 
 

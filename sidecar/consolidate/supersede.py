@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from sidecar.consolidate.periods import day_of
 from sidecar.consolidate.promote import COMMENT, as_item, normalised, title_of
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER
@@ -57,7 +58,7 @@ UNITS_PER_SECTION = 1
 WRAPPED_WORDS = 4
 #: The comments naming the notes a summary's sections came from, and the days they name.
 _FROM = re.compile(r"<!--\s*from\s(.*?)-->", re.DOTALL)
-_FROM_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\.md\b")
+_FROM_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\.md\b")
 _LEAD_MARK = re.compile(r"[\"“‘']")
 #: A quote's lead-in ends in its opening quote mark: '> Noor in #ledger, 12:34: "'.
 _LEAD_IN = re.compile(r"[\"“‘'][ \t]*$")
@@ -208,7 +209,8 @@ def retire(text: str, lines: Mapping[str, Said]) -> str:
     moved: list[str] = []
     # a statement said inside another line retires with it only in a summary of notes all older
     # than the newer line (said again after the change, the old value may stand again)
-    newest = max((_day(found) for found in _FROM_DAY.findall(" ".join(_FROM.findall(text)))), default=None)
+    named = (day_of(name) for name in _FROM_DAY.findall(" ".join(_FROM.findall(text))))
+    newest = max((day for day in named if day is not None), default=None)
     current = ""
     fenced = False
     for raw in text.splitlines(keepends=True):
@@ -261,11 +263,6 @@ def retired_by(line: str, lines: Mapping[str, Said], *, before: date | None = No
         if newer.when[0] > before and not fresh.intersection(lead) and _LEAD_IN.search(_lead_in(line, words[at:])):
             return newer
     return None
-
-
-def _day(found: tuple[str, str, str]) -> date:
-    """A day named as a note's file name, its parts as found."""
-    return date(int(found[0]), int(found[1]), int(found[2]))
 
 
 def _lead_in(line: str, statement: list[str]) -> str:
