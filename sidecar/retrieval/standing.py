@@ -92,7 +92,7 @@ _WEEK = re.compile(r"(?:^|/)(\d{4})-W(\d{2})\.md$")
 #: A line read for restated values: at most this many characters (a longer one is prose, not a fact).
 LINE_CHARS = 240
 _COMMENT = re.compile(r"<!--(.*?)-->")
-_SOURCE_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\.md\b")
+_SOURCE_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\.md\b")
 _VALUE_WORD = re.compile(r"[£$€#]?\w+(?:[.:/,'’-]\w+)*%?")
 _DIGIT = re.compile(r"\d")
 #: The words that may be values (a capital or a digit in them), found without reading the others.
@@ -498,7 +498,8 @@ def _reading(path: str, heading: str, text: str) -> tuple[list[int], dict[int, _
 
 def _read_line(raw: str, note_day: date | None) -> _Read | None:
     """A short line as ``_Read``; None when it has no day or no word that may be a value."""
-    sources = [date(int(y), int(m), int(d)) for c in _COMMENT.findall(raw) for y, m, d in _SOURCE_DAY.findall(c)]
+    named = (note_date(name) for c in _COMMENT.findall(raw) for name in _SOURCE_DAY.findall(c))
+    sources = [day for day in named if day is not None]  # a name that is no day names none
     day = max(sources, default=note_day)
     if day is None:
         return None
