@@ -97,6 +97,9 @@ embedded before a figure is taken:
   request with nested review comments, CI results and merge decisions (``consolidation_gen_review``),
   an engineering agent's work diary in short prose paragraphs with facts said in passing
   (``consolidation_gen_diary``); held out as ``fresh13`` is;
+- ``sessions``: an LLM coding agent's own session notes over 120 days (``consolidation_gen_sessions``):
+  a heading per session with its goal, context, what was done, commands, errors, what it learned and
+  what is next, facts said in passing; DEV data, written from this interface before reading the rules;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -194,6 +197,7 @@ SEEDS = {
     "c25terse2": 2502,  # DEV generator, seed kept out of tuning
     "c25diary": 2501,  # DEV: tuned on (consolidation_gen_c25)
     "c25diary2": 2502,  # DEV generator, seed kept out of tuning
+    "sessions": 4141,  # DEV: an LLM coding agent's session notes (consolidation_gen_sessions)
     "h15a": 1541,  # held out (lead only): an LLM coding agent's session notes
     "h15b": 1542,  # held out (lead only): an analytics agent's task notes with tables
     "h15c": 1543,  # held out (lead only): a support operations agent quoting its user
@@ -373,6 +377,7 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "c25terse2": ("consolidation_gen_c25", "make_c25terse_history", None),
     "c25diary": ("consolidation_gen_c25", "make_c25diary_history", None),
     "c25diary2": ("consolidation_gen_c25", "make_c25diary_history", None),
+    "sessions": ("consolidation_gen_sessions", "make_sessions_history", "DIRECT_SESSIONS"),
     "h15a": ("consolidation_gen_agentlog", "make_agentlog_history", "DIRECT_AGENTLOG"),
     "h15b": ("consolidation_gen_analyst", "make_analyst_history", "DIRECT_ANALYST"),
     "h15c": ("consolidation_gen_helpdesk", "make_helpdesk_history", "DIRECT_HELPDESK"),
