@@ -315,16 +315,22 @@ def update_evergreen(
     facts_span = _body(current, HEADING)[0] if heading == PREFERENCES else None
     after = None if facts_span is None else facts_span[0]
 
-    def render(entries: list[str]) -> str:
-        section = _render_section(heading, hand, entries) if entries or hand or span else ""
-        if span is None and section and after is not None:  # before the promoted facts: read first
-            return "".join(lines[:after]) + section + "".join(lines[after:])
-        if span is None:
-            before = "".join(lines)
-            lead = "" if not before else ("\n" if before.endswith("\n") else "\n\n")
-            return before + lead + section if section else before
-        return "".join(lines[: span[0]]) + section + "".join(lines[span[1] :])
+    if span is None and after is not None:  # before the promoted facts: read first
+        head, tail = "".join(lines[:after]), "".join(lines[after:])
+    elif span is None:
+        head = "".join(lines)
+        head, tail = head + ("" if not head else ("\n" if head.endswith("\n") else "\n\n")), ""
+    else:
+        head, tail = "".join(lines[: span[0]]), "".join(lines[span[1] :])
 
+    def render(entries: list[str]) -> str:
+        if entries or hand or span:
+            return head + _render_section(heading, hand, entries) + tail
+        return "".join(lines)  # nothing to write: the file as it was
+
+    # The file with a section holding entries is its frame and one block per entry, so each
+    # candidate is weighed by its own block's bytes against what the file holds so far.
+    used = len((head + _render_section(heading, hand, ours) + tail).encode("utf-8"))
     taken: dict[int, str] = {}
     left: set[int] = set()
     for n in _by_worth(candidates):
@@ -333,11 +339,13 @@ def update_evergreen(
         if key in known:
             continue
         entry = _bullet(candidate).strip()
-        if len(render([*ours, *taken.values(), entry]).encode("utf-8")) > cap_bytes:
+        size = len(_entry_block(entry).encode("utf-8"))
+        if used + size > cap_bytes:
             left.add(n)
             continue
         known.add(key)
         taken[n] = entry
+        used += size
     # written in the order they were first said, whichever the cap let in
     ours += [taken[n] for n in sorted(taken)]
     added = [candidates[n] for n in sorted(taken)]
@@ -376,8 +384,13 @@ def _render_section(heading: str, hand: list[str], entries: list[str]) -> str:
     """``## heading``, the lines written there by hand, then one ``###`` section per promoted line."""
     kept = "".join(ln if ln.endswith("\n") else ln + "\n" for ln in hand).strip("\n")
     out = [f"## {heading}\n\n"] + ([kept + "\n\n"] if kept else [])
-    out += [f"### {title_of(entry)}\n{entry}\n\n" for entry in entries]
+    out += [_entry_block(entry) for entry in entries]
     return "".join(out)
+
+
+def _entry_block(entry: str) -> str:
+    """One promoted line's ``###`` section as ``_render_section`` writes it."""
+    return f"### {title_of(entry)}\n{entry}\n\n"
 
 
 def title_of(line: str) -> str:
