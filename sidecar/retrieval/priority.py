@@ -15,7 +15,7 @@ are shared with every step the crowd has started. So while urgent work is in fli
 ready queue and off the interpreter's lock) until no urgent work is pending, or ``MAX_PARK_S`` has
 passed (a stream of urgent work never starves a search). A stage already running finishes.
 
-And at most ``default_slots()`` ordinary searches do their work at once (``admitted()``): the
+And at most ``default_slots()`` ordinary searches do their work at once (``Admission``): the
 others wait before their first stage, so the steps of those running, and urgent work's, queue
 behind fewer. Urgent work never waits there.
 """
@@ -36,9 +36,9 @@ from typing import Any, TypeVar
 
 __all__ = [
     "MAX_PARK_S",
+    "Admission",
     "Hold",
     "PriorityExecutor",
-    "admitted",
     "calm",
     "default_slots",
     "default_workers",
@@ -82,7 +82,7 @@ class _Calm:
         self.waiters: set[asyncio.Future[object]] = set()  # what held releases wait for (release_after)
         self.calm = asyncio.Event()
         self.calm.set()
-        self.gated = 0  # ordinary work waiting to be admitted (``admitted()``)
+        self.admissions: weakref.WeakSet[Admission] = weakref.WeakSet()  # those waited on here
 
 
 _loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Calm] = weakref.WeakKeyDictionary()
@@ -193,29 +193,44 @@ def default_slots() -> int:
 
 
 def gated() -> int:
-    """How many ordinary calls wait to be admitted (``admitted()``) on the running loop now."""
+    """How many ordinary calls wait to be admitted (``Admission.admitted()``) on the running loop now,
+    over every ``Admission`` waited on there."""
     state = _loops.get(asyncio.get_running_loop())
-    return state.gated if state is not None else 0
+    return sum(admission.waiting for admission in state.admissions) if state is not None else 0
 
 
-@asynccontextmanager
-async def admitted(slots: asyncio.Semaphore) -> AsyncIterator[None]:
-    """Ordinary work runs inside once it has one of ``slots`` (``default_slots()`` of them for
-    searches); urgent work (``is_urgent()``) goes in at once and takes none. A timeout the caller
-    starts inside does not count the wait."""
-    if _URGENT.get():
-        yield
-        return
-    state = _here()
-    state.gated += 1
-    try:
-        await slots.acquire()
-    finally:
-        state.gated -= 1
-    try:
-        yield
-    finally:
-        slots.release()
+class Admission:
+    """At most ``slots`` ordinary calls inside at once (``admitted()``); the others wait, in order of
+    arrival, before they start. Urgent work (``is_urgent()``) goes in at once and takes no slot. One
+    object holds the slots and the count of those waiting for one, so two admissions never share
+    either. Used on one event loop (its semaphore is bound to the first loop that waits on it)."""
+
+    __slots__ = ("__weakref__", "_free", "slots", "waiting")
+
+    def __init__(self, slots: int | None = None) -> None:
+        self.slots = slots if slots is not None else default_slots()
+        if self.slots < 1:
+            raise ValueError("Admission: slots >= 1")
+        self.waiting = 0  # ordinary calls waiting for a slot now
+        self._free = asyncio.Semaphore(self.slots)
+
+    @asynccontextmanager
+    async def admitted(self) -> AsyncIterator[None]:
+        """Run what is inside once a slot is free (at once for urgent work). A timeout the caller
+        starts inside does not count the wait."""
+        if _URGENT.get():
+            yield
+            return
+        _here().admissions.add(self)
+        self.waiting += 1
+        try:
+            await self._free.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            yield
+        finally:
+            self._free.release()
 
 
 def default_workers() -> int:

@@ -25,7 +25,7 @@ from sidecar.index.snippet import Snippet, mark_markdown, query_tokens
 from sidecar.retrieval.context import with_section
 from sidecar.retrieval.flags import FlagCache
 from sidecar.retrieval.lift import BoostPlan, SearchBoost, candidate_of, mark, pick, wanted
-from sidecar.retrieval.priority import admitted, calm, default_slots
+from sidecar.retrieval.priority import Admission, calm, default_slots
 from sidecar.store.base import block_only
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class SearchService:
         # How many ordinary hybrid searches do their work at once; the others wait before their
         # first stage (urgent ones never do). Read when the first search runs.
         self.slots = default_slots()
-        self._admit: asyncio.Semaphore | None = None
+        self._admission: Admission | None = None
 
     @property
     def _embeds(self) -> bool:
@@ -102,9 +102,9 @@ class SearchService:
             raise NoCrewTier("this agent has no crew tier (role solo): use scope agent")
         if not self._embeds:  # BM25 alone: its stages take less than a wait in line would
             return await self._search(req, fallback, started)
-        if self._admit is None:
-            self._admit = asyncio.Semaphore(self.slots)
-        async with admitted(self._admit):  # a few hybrid searches at once; urgent work goes in at once
+        if self._admission is None:
+            self._admission = Admission(self.slots)
+        async with self._admission.admitted():  # a few hybrid searches at once; urgent work goes in at once
             return await self._search(req, fallback, started)
 
     async def _search(self, req: SearchRequest, fallback: bool, started: float) -> dict[str, Any]:
