@@ -381,14 +381,13 @@ def make_sessions_history(seed: int, end: date) -> History:
     secs = rng.sample(range(15, 95), 5)
     for i in range(15):
         text, query, answer = RECURRING[i % len(RECURRING)]
+        subjects = SERVICES + PACKAGES  # each template's five facts name five of them
         values = {
-            "svc": SERVICES[i % len(SERVICES)],
+            "svc": subjects[(i // 3 * 3 + i % 3) % len(subjects)],
             "secs": str(secs[i // 3]),
             "person": PEOPLE[(i // 3) % len(PEOPLE)],
         }
         values["weekday"] = WEEKDAYS[(i * 2) % len(WEEKDAYS)]
-        if i >= len(SERVICES):
-            values["svc"] = PACKAGES[i % len(PACKAGES)]
         fact = Planted(text.format(**values), query.format(**values), answer.format(**values))
         history.recurring.append(fact)
         for day in rng.sample(range(DAYS - 10), rng.randint(4, 7)):
