@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +27,55 @@ __all__ = ["TierWatcher"]
 _DATABASE_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal")
 log = structlog.get_logger("sidecar.index.watcher")
 RESTART_DELAY = 0.5
-ROOT_CHECK_MS = 1000  # how often an idle watcher checks that its tier dir is still the same dir
+ROOT_CHECK_MS = 1000  # how often a watch checks that its tier dir is still the dir it watches
+
+
+class _HeldDir:
+    """The tier dir a watch follows, held open. While it is held its inode cannot be freed, so a
+    dir made at the same path later (a restore from a backup) never has its inode number, even on
+    a filesystem that hands a freed number to the next new file at once (ext4 does)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        st = os.fstat(self._fd)
+        self._id = (st.st_dev, st.st_ino)
+
+    def replaced(self) -> bool:
+        """Whether the path no longer names this dir: deleted, moved away, or another in its place."""
+        try:
+            st = os.stat(self.root)
+        except OSError:
+            return True
+        return (st.st_dev, st.st_ino) != self._id or not stat.S_ISDIR(st.st_mode)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+class _WatchEnd(asyncio.Event):
+    """The stop event a watch hands to watchfiles, which calls ``is_set`` every step from its own
+    thread: set by the watcher's stop, and, checked every ROOT_CHECK_MS, once the tier dir is not
+    the dir being watched. The check does not wait for the watch to deliver anything: a replaced
+    dir's old inode stays watched while this process holds files in it, and the commits the
+    sidecar still makes into those (all filtered out) would keep the watch from ever yielding."""
+
+    def __init__(self, stop: asyncio.Event, held: _HeldDir) -> None:
+        super().__init__()
+        self._stop = stop
+        self._held = held
+        self._due = time.monotonic() + ROOT_CHECK_MS / 1000
+
+    def is_set(self) -> bool:
+        if super().is_set() or self._stop.is_set():
+            return True
+        now = time.monotonic()
+        if now < self._due:
+            return False
+        self._due = now + ROOT_CHECK_MS / 1000
+        return self._held.replaced()
 
 
 class TierWatcher:
@@ -118,26 +168,28 @@ class TierWatcher:
                 await asyncio.sleep(RESTART_DELAY)
 
     async def _watch_once(self) -> None:
+        """Watch the tier dir until it is not the dir this watch began on (then raise), or the stop."""
         import watchfiles  # here: a sidecar started with --watch false never loads it (1 MB)
 
-        inode = self.root.stat().st_ino
-        self.running = True
-        async for changes in watchfiles.awatch(
-            self.root,
-            watch_filter=self._filter,
-            step=self.step_ms,
-            debounce=self.debounce_ms,
-            stop_event=self._stop,
-            recursive=True,
-            ignore_permission_denied=True,
-            rust_timeout=ROOT_CHECK_MS,
-            yield_on_timeout=True,
-        ):
-            if not self.root.is_dir() or self.root.stat().st_ino != inode:
-                raise RuntimeError("the tier dir was moved, deleted or replaced")
-            self._enqueue({rel for _, p in changes if (rel := self.relative(p)) is not None})
+        held = _HeldDir(self.root)
+        try:
+            self.running = True
+            async for changes in watchfiles.awatch(
+                self.root,
+                watch_filter=self._filter,
+                step=self.step_ms,
+                debounce=self.debounce_ms,
+                stop_event=_WatchEnd(self._stop, held),
+                recursive=True,
+                ignore_permission_denied=True,
+            ):
+                if held.replaced():
+                    raise RuntimeError("the tier dir was moved, deleted or replaced")
+                self._enqueue({rel for _, p in changes if (rel := self.relative(p)) is not None})
+        finally:
+            held.close()
         if not self._stop.is_set():
-            raise RuntimeError("watch ended: the tier dir went away")
+            raise RuntimeError("the tier dir was moved, deleted or replaced")
 
     def _enqueue(self, rels: set[str]) -> None:
         """Files go on the queue one by one; a directory change (files created inside a new

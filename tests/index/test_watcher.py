@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -114,6 +115,96 @@ async def test_watcher_restarts_when_the_tier_dir_is_replaced(
     await async_wait_until(restarted, timeout=60, interval=0.05, message="the watcher to restart on the replaced dir")
     write(memory_dir, "topics/after.md", "# After\nbilby\n")
     await eventually(client, "bilby", ["topics/after.md"])
+
+
+class _Recorder:
+    """What a watcher hands the reindex queue, in order: (path or None for the whole tier, origin)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str | None, str]] = []
+
+    def put(self, tier: str, path: str | None, origin: str, written: tuple[int, ...] | None = None) -> int:
+        self.items.append((path, origin))
+        return len(self.items)
+
+    def own_write(self, tier: str, path: str, key: tuple[int, ...]) -> bool:
+        return False
+
+
+async def test_a_replaced_dir_is_noticed_while_its_old_inode_sees_only_database_commits(tmp_path: Path) -> None:
+    """`rm -rf tier && cp -r backup tier` under a running sidecar, the rm slowed down by a busy host:
+    the watcher takes the markdown deletions while the dir is still there, then the dir goes. Its
+    inode lives on while the sidecar holds its databases open (no deletion of the dir is reported,
+    and the old watch stays), and every commit the sidecar still makes into them is a change the
+    watcher filters out: a watch that checked the dir only when it delivered something never would."""
+    import threading
+
+    from sidecar.index.queue import ReindexQueue
+    from sidecar.index.watcher import TierWatcher
+
+    root = tmp_path / "tier"
+    write(root, "AGENT.md", "# Identity\nold\n")
+    write(root, "daily/2026-05-14.md", "# 2026-05-14\nold\n")
+    database = (root / "journal.sqlite-wal").open("ab")  # as the sidecar's journal holds it
+    queue = _Recorder()
+    watcher = TierWatcher("agent", root, cast(ReindexQueue, queue), step_ms=15, debounce_ms=50, reconcile_s=0.0)
+    watcher.start()
+    committing = threading.Event()
+
+    def commit() -> None:  # a commit every 20 ms, far more often than any check the watch could wait for
+        while not committing.wait(0.02):
+            database.write(b"\0")
+            database.flush()
+
+    committer = threading.Thread(target=commit, daemon=True)
+    try:
+        await async_wait_until(lambda: watcher.running)  # its watch is set up in the same step
+        write(root, "daily/2026-05-14.md", "# 2026-05-14\nup\n")
+        await async_wait_until(lambda: ("daily/2026-05-14.md", "watcher") in queue.items)
+        committer.start()
+        taken = len(queue.items)
+        (root / "AGENT.md").unlink()
+        shutil.rmtree(root / "daily")
+        gone = {("AGENT.md", "watcher"), ("daily/2026-05-14.md", "watcher"), (None, "watcher-dir")}
+        await async_wait_until(lambda: gone <= set(queue.items[taken:]), message="the deletions to be taken")
+        shutil.rmtree(root)  # what is left: the database and the dir itself
+        write(root, "AGENT.md", "# Identity\nrestored\n")
+        await async_wait_until(lambda: watcher.restarts >= 1 and watcher.running, message="the watcher to restart")
+        assert (None, "watcher-restart") in queue.items  # the restored files are reconciled
+        taken = len(queue.items)
+        write(root, "AGENT.md", "# Identity\nrestored, then edited\n")  # a shell write into the restored dir
+        await async_wait_until(lambda: ("AGENT.md", "watcher") in queue.items[taken:])
+    finally:
+        committing.set()
+        if committer.is_alive():
+            committer.join()
+        database.close()
+        await watcher.stop()
+
+
+async def test_a_dir_made_in_the_place_of_the_watched_one_at_once_is_a_new_dir(tmp_path: Path) -> None:
+    """`rm -rf tier && mkdir tier` with nothing holding the old dir open: a filesystem that hands a
+    freed inode number to the next new file (ext4 does, at once) gives the new dir the old one's
+    number, and a watcher that told its dir by that number alone would watch nothing for ever."""
+    from sidecar.index.queue import ReindexQueue
+    from sidecar.index.watcher import TierWatcher
+
+    root = tmp_path / "tier"
+    write(root, "AGENT.md", "# Identity\nold\n")
+    queue = _Recorder()
+    watcher = TierWatcher("agent", root, cast(ReindexQueue, queue), step_ms=15, debounce_ms=50, reconcile_s=0.0)
+    watcher.start()
+    try:
+        await async_wait_until(lambda: watcher.running)  # its watch is set up in the same step
+        shutil.rmtree(root)
+        write(root, "AGENT.md", "# Identity\nrestored\n")  # before the watcher's next look
+        await async_wait_until(lambda: watcher.restarts >= 1 and watcher.running, message="the watcher to restart")
+        assert (None, "watcher-restart") in queue.items
+        taken = len(queue.items)
+        write(root, "AGENT.md", "# Identity\nrestored, then edited\n")
+        await async_wait_until(lambda: ("AGENT.md", "watcher") in queue.items[taken:])
+    finally:
+        await watcher.stop()
 
 
 @pytest.mark.slow

@@ -27,7 +27,7 @@ from sidecar.http.state import SIDECAR
 from sidecar.index.sync import IndexSync
 from sidecar.index.tier_index import INDEX_NAME, REBUILDING_SUFFIX, TierIndex
 from tests.support.memory import ClientFactory, write
-from tests.support.waiting import HANG_GUARD_S, async_wait_until
+from tests.support.waiting import HANG_GUARD_S, async_wait_until, wait_until
 
 MARKER = re.compile(r"\bzq[a-z0-9]+\b")
 SEED = {
@@ -405,11 +405,23 @@ async def test_index_and_wal_corrupted_while_running(sidecar_client: ClientFacto
 # -- the watcher ------------------------------------------------------------------------------
 
 
+def remove_tier_dir(root: Path) -> None:
+    """`rm -rf ~/.memory`, run again until the dir is gone. The running server may reopen its journal
+    or rebuild its index (files made in the dir) between rm's unlinks and its rmdir, which then
+    fails ("Directory not empty") and leaves the dir in place: not replaced, so not a restart."""
+
+    def removed() -> bool:
+        shutil.rmtree(root, ignore_errors=True)
+        return not root.exists()
+
+    wait_until(removed, interval=0.0, message=f"{root} to be removed")
+
+
 async def replace_tier_dir(root: Path, backup: Path) -> None:
     """What `rm -rf ~/.memory && cp -r backup ~/.memory` does under the running server."""
-    shutil.rmtree(root, ignore_errors=True)
+    remove_tier_dir(root)
     await asyncio.sleep(0.05)  # the gap between the two commands, in which the server sees no dir
-    shutil.copytree(backup, root, dirs_exist_ok=True)  # the server may have recreated the dir by now
+    shutil.copytree(backup, root, dirs_exist_ok=True)
 
 
 async def watcher_restarted(client: Any, within: float = HANG_GUARD_S) -> dict[str, Any]:
