@@ -12,9 +12,16 @@ house rules, whatever the trade:
   "don't", "do not", "avoid", "send me", "tell me", "let me know", "no phones on ...", "on this
   boat we ...", or an opening verb of an instruction with what it applies to ("keep ... after",
   "use ... in every");
-- a rule's standing ("... is not allowed", "is mandatory", "is expected to"), another's wish
-  ("Chef wants ...") or a choice ("at the bedside, not at the desk");
-- a label naming a rule: "House rule:", "Rule on site:", "Policy:", "Standing order:".
+- a rule's standing ("... is not allowed", "is mandatory", "is expected to", "are off the
+  table"), another's wish ("Chef wants ...", "Odalys would rather ...", "Wren insists") or a
+  choice ("at the bedside, not at the desk"; "Timestamps in UTC, not local time.", with no verb);
+- a label naming a rule or whose it is: "House rule:", "Rule on site:", "Policy:", "Standing
+  order:", "Hedda's rule is that ...", "My rule is simple: ...", or a line naming itself someone's
+  rule ("..., Kwame's rule.");
+- a standing request put as a question ("could you always ...?", "can you ... from now on?").
+
+Who said it is no part of the rule: a lead-in naming them ("Hedda: ...", "Reminder from Hedda -
+...", "Told again by Tomasz: ...", "Stage manager says: ...") is read past.
 
 It is not a rule when it is a question or a hypothetical, a one-off ("today", "for now", "this
 week"), a report of what was done (an opening verb in the past tense), or an order to obey someone
@@ -54,7 +61,8 @@ _MODAL = re.compile(
     r"are to|is to|are not to|is not to|aren't to|isn't to|shall|shan't|may not|can't ever|cannot ever)\b"
     r"|\b(?:i\s+am|i'm|we\s+are|we're)\s+(?:not\s+|never\s+|always\s+)?to\b"
     r"|\b(?:is|are|'s|'re)\s+(?:not\s+|never\s+|always\s+)?(?:allowed|permitted|forbidden|banned|mandatory|"
-    r"required|compulsory|expected to|essential|important|vital|a must|off limits|not on)\b",
+    r"required|compulsory|expected to|essential|important|vital|a must|off limits|not on|off the table|a no-go|"
+    r"a no-no|out of bounds|not an option)\b",
     re.I,
 )
 _STANDING = re.compile(
@@ -67,9 +75,24 @@ _PREFERENCE = re.compile(
     r"\b(?:i|we|they|he|she|the (?:user|operator|boss|owner|client|customer))(?:\s+|(?='d\b))(?:really\s+|much\s+|strongly\s+)?"
     r"(?:prefers?|'d rather|would rather|want|wants|like|likes|'d like|would like|expects?|insists? on|"
     r"'d prefer|don't want|do not want|doesn't want|does not want|hate|hates|can't stand|dislikes?)\b"
-    r"|\b(?:wants|likes|prefers|expects|insists on|is fussy about)\b"
+    r"|\b(?:wants|likes|prefers|expects|insists on|is fussy about|hates|dislikes|can't stand|"
+    r"doesn't want|does not want|doesn't like|does not like)\b"
+    r"|\b(?:would|'d)\s+(?:much\s+|really\s+)?(?:rather|prefer)\b"
     r"|\b(?:rather than|instead of|in preference to|preferably|my preference|our preference|suits? (?:me|us)|"
     r"works? best for (?:me|us))\b|^(?:insist on)\b|,\s+not\s+(?:at|in|on|by|with|via|through|the|a|an|my|our)\b",
+    re.I,
+)
+#: A choice that closes a line of no verb ("All timestamps in UTC, not local time."): where the line
+#: has a verb it states a fact and corrects it ("The staging db is pg-7, not pg-6.").
+_CHOICE = re.compile(
+    r"^(?P<chosen>[^,]+),\s+not\s+(?!(?:yet|sure|bad|much|really|quite|exactly|so|too|that|very|even|just|only|"
+    r"always|all|ideal|great|good|ok|okay|now|here|there|me|us|him|her|them|it|this|one|many|enough)\b)"
+    r"[\"'‘“]?[\w'-]+(?:\s+[\w'’-]+){0,3}[\"'’”]?[.!]?$",
+    re.I,
+)
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|'s|'re|has|have|had|do|does|did|can|will|would|could|goes|go|went|gets?|got|"
+    r"runs?|ran|lives?|sits?|stays?|uses?|used|takes?|took|makes?|made|comes?|came|looks?|seems?)\b|\w+ed\b",
     re.I,
 )
 #: An instruction by its marker: an opening word or phrase that orders whatever follows it
@@ -79,7 +102,7 @@ _ORDER_MARKED = re.compile(
     r"^(?:please|kindly|make sure|be sure|remember|don't|do not|avoid|stick to|nothing\s+(?:\w+\s+){1,5}?without|no\s+(?!one\b)[\w-]+(?:\s+[\w-]+)?\s+(?:on|in|at|near|"
     r"inside|outside|past|before|after|during|without|while|beyond|unless)\b|(?:on|in|at|round|around)\s+(?:this|our)"
     r"\s+[\w-]+,?\s+(?:we|the|you|everyone|nobody)\b)"
-    r"|^(?:[\w'/%.-]+\s+){1,6}?please\b",
+    r"|^(?:[\w'/%.-]+\s+){1,6}?please\b|^(?:[\w'/%.-]+\s+){2,5}[\w'/%.-]+,\s+please\b",
     re.I,
 )
 #: An instruction with no marker: a verb asking the operator to be told ("send me", "let me
@@ -193,6 +216,33 @@ _CUE = re.compile(
     re.I,
 )
 MAX_RULE_CHARS = 200
+#: A lead-in naming who said what follows ("Hedda: ...", "Imelda again: ...", "Reminder from Hedda -
+#: ...", "Told again by Tomasz: ...", "Kwame, in the infra channel: ..."): no part of the rule.
+_SAID_BY = re.compile(
+    r"^(?:(?i:reminder|heads[- ]up|word|note|message|ask|request|nudge|ping|feedback)\s+(?i:from)\s+[A-Z][\w'-]*"
+    r"|(?i:told|asked|reminded)\s+(?i:(?:again|once\s+more)\s+)?(?i:by)\s+[A-Z][\w'-]*"
+    r"|[A-Z][\w'-]*(?:\s+(?i:again|says|said|wrote|asks|asked|adds|added))?"
+    r"|(?i:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?i:says|said|wrote|asks|asked)(?=\s*:))"
+    r"(?:,?\s+(?i:in|on|at|via|over|during)\s+[^:]{1,40}?)?\s*(?::|\s[-–—])\s+"
+)
+#: A rule's label naming whose rule it is: "Hedda's rule is that ...", "My rule is simple: ...",
+#: "Saoirse's rule: ...", "Our policy: ...".
+_OWNED_LABEL = re.compile(
+    r"^(?:[A-Z][\w-]*(?:'s|s')|(?i:my|our|his|her|their))\s+(?:(?i:house|golden|standing|ground|one|first|only|team|"
+    r"new|strict|usual|simple)\s+)?(?i:rules?|polic(?:y|ies)|(?:standing\s+)?(?:orders?|instructions?)|notes?)"
+    r"(?:\s+(?i:is|are)(?:\s+(?i:simple|clear|short))?)?(?:\s+(?i:that)\b|\s*[:\-–—])\s*"
+)
+#: A line that names itself someone's rule ("..., Kwame's rule.", "- Imelda's standing instruction.")
+#: or says how firmly someone wants it ("Kwame insists", "Tomasz was firm on that").
+_NAMED_RULE = re.compile(
+    r"(?:\b[A-Z][\w-]*'s|\b(?i:her|his|their|our|my))\s+(?:(?i:house|standing|golden|strict|usual|one)\s+)?"
+    r"(?i:rules?|standing\s+(?:orders?|instructions?))\b"
+    r"|\b(?:[A-Z][\w'-]*|(?i:she|he|they))\s+(?i:insists|insisted|won't\s+have\s+it|(?:is|was)\s+(?:firm|adamant|strict)"
+    r"\s+(?:on|about)\s+(?:that|this|it)\b)"
+)
+#: A request put as a question that sets a standing course ("can you keep the rota in the calendar
+#: from now on?", "Could you always put the ticket number in the subject?").
+_REQUEST = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?P<ask>.+?)[\s?]*$", re.I)
 
 
 def rule_body(text: str) -> str | None:
@@ -201,9 +251,14 @@ def rule_body(text: str) -> str | None:
     line = LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip().replace("’", "'").replace("**", "")
     if not line or len(line) > MAX_RULE_CHARS or line.startswith(("#", ">", "|")):
         return None
-    labelled = _LABEL.match(line)
+    labelled = _LABEL.match(line) or _OWNED_LABEL.match(line)
     body = line[labelled.end() :] if labelled else line
+    said_by = _SAID_BY.match(body)
+    body = body[said_by.end() :] if said_by and not labelled else body
     body = re.sub(r"^(?:and|also|so|ok|okay|but|again|reminder)\b[,:]?\s+", "", body, flags=re.I).strip()
+    request = _REQUEST.match(body)
+    if request and _STANDING.search(request["ask"]):
+        body = request["ask"]  # asked as a question, set as a standing course
     if not body or body.endswith("?") or _QUESTION.match(body) or _ONE_OFF.search(body):
         return None
     if _DELEGATED.match(body):
@@ -212,12 +267,33 @@ def rule_body(text: str) -> str | None:
         return body  # "Dana asked me to ...": the operator's instruction, in the writer's words
     if is_event(normalised(body)):
         return None
-    cued = labelled is not None and re.search(r"rule|polic|order|preference|remember", labelled.group(0), re.I)
-    if cued or _MODAL.search(body) or _STANDING.search(body) or _PREFERENCE.search(body) or _ordered(body):
+    cued = labelled is not None and re.search(
+        r"rule|polic|order|instruction|preference|remember", labelled.group(0), re.I
+    )
+    if (
+        cued
+        or _NAMED_RULE.search(body)
+        or _MODAL.search(body)
+        or _STANDING.search(body)
+        or _PREFERENCE.search(body)
+        or _ordered(body)
+        or _chose(body)
+    ):
         return body
     if _course(body) and (_OWNED.search(body) or _imperative(body)):
         return body  # what the writer does as someone wants it, or an instruction with no marker word
     return None
+
+
+def _chose(body: str) -> bool:
+    """Whether ``body`` is a choice said without a verb ("Timestamps in UTC, not local time."); a
+    value put right ("Backups at 02:00, not 03:00.") is a fact."""
+    chosen = _CHOICE.match(body)
+    return (
+        chosen is not None
+        and _VERB.search(chosen["chosen"]) is None
+        and not re.search(r"\d", body[chosen.end("chosen") :])
+    )
 
 
 def _ordered(body: str) -> bool:
@@ -247,7 +323,18 @@ def _imperative(body: str) -> bool:
         return False
     verb = found["verb"].lower()
     plural = verb.endswith("s") and not verb.endswith("ss")
-    return verb not in _NOT_VERBS | _PAST_FORMS and not is_event(verb) and not _gerund(verb) and not plural
+    return (
+        verb not in _NOT_VERBS | _PAST_FORMS
+        and not is_event(verb)
+        and not _gerund(verb)
+        and not plural
+        and not _adverb(verb)
+    )
+
+
+def _adverb(word: str) -> bool:
+    """Whether ``word`` is an adverb in "-ly" ("mostly", "usually"; not "reply", "supply", "tally")."""
+    return word.endswith("ly") and len(word) > 5 and not word.endswith(("ply", "fly"))
 
 
 #: Words by which a bare instruction says when or to what it always applies ("... before any
