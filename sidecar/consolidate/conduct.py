@@ -21,7 +21,9 @@ house rules, whatever the trade:
 - a standing request put as a question ("could you always ...?", "can you ... from now on?").
 
 Who said it is no part of the rule: a lead-in naming them ("Hedda: ...", "Reminder from Hedda -
-...", "Told again by Tomasz: ...", "Stage manager says: ...") is read past.
+...", "Told again by Tomasz: ...", "Stage manager says: ...") is read past. Under a heading of
+someone's rules ("Notes from Hedda", "House rules", "Dos and don'ts"), a list's clipped lines
+("- no Friday deploys") are rules too (``rules_heading``, ``listed_rule``).
 
 It is not a rule when it is a question or a hypothetical, a one-off ("today", "for now", "this
 week"), a report of what was done (an opening verb in the past tense), or an order to obey someone
@@ -39,7 +41,7 @@ from collections.abc import Iterable
 from sidecar.consolidate.text import COMMENT, is_event, normalised
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["REVERSAL", "chores", "is_rule", "key_text", "obeys_someone", "rule_body"]
+__all__ = ["REVERSAL", "chores", "is_rule", "key_text", "listed_rule", "obeys_someone", "rule_body", "rules_heading"]
 
 #: A line saying a rule no longer holds ("No need to ring customers the evening before any more"):
 #: no statement of the rule, though its cue is one of the forms (``reversed.taken_back``).
@@ -372,6 +374,34 @@ def chores(lines: Iterable[str]) -> set[str]:
         if len(said) > _CHORE_HEAD:
             fills.setdefault(tuple(said[:_CHORE_HEAD]), set()).add(tuple(said))
     return {line for line, said in words.items() if len(fills.get(tuple(said[:_CHORE_HEAD]), ())) >= CHORE_FILLS}
+
+
+#: A heading over a list of someone's rules: "House rules", "Conventions", "Dos and don'ts",
+#: "Notes from Hedda", "Kwame's asks", "Requests from Nkechi".
+_RULES_HEADING = re.compile(
+    r"\b(?i:(?:house|ground|team|site|shop|office|our|my|the)\s+rules|preferences|conventions|guidelines|"
+    r"standing\s+(?:orders|instructions)|do'?s\s+and\s+don'?ts|house\s+style|etiquette)\b"
+    r"|\b(?i:notes|feedback|requests|asks|wishes|reminders|instructions)\s+(?i:from)\s+[A-Z]"
+    r"|\b[A-Z][\w-]*(?:'s|s')\s+(?i:notes|asks|wishes|requests|instructions|rules|preferences)\b"
+)
+
+
+def rules_heading(heading: str) -> bool:
+    """Whether a note's heading stands over a list of rules (``_RULES_HEADING``)."""
+    return _RULES_HEADING.search(heading.lstrip("#").strip()) is not None
+
+
+def listed_rule(text: str) -> bool:
+    """Whether ``text``, a line under a heading of rules (``rules_heading``), states one in the list's
+    clipped way ("- no Friday deploys", "- a changelog entry on every PR"): any line of two words of
+    content or more that is no question, one-off, report of work done, order to obey someone, or
+    instruction the writer gave someone else."""
+    line = LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip().replace("’", "'")
+    if not line or len(line) > MAX_RULE_CHARS or line.startswith(("#", ">", "|")) or line.endswith("?"):
+        return False
+    if _QUESTION.match(line) or _ONE_OFF.search(line) or _DELEGATED.match(line) or obeys_someone(line):
+        return False
+    return not is_event(normalised(line)) and len(key_text(line).split()) >= 2
 
 
 def is_rule(text: str) -> bool:

@@ -18,7 +18,16 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from sidecar.consolidate.conduct import REVERSAL, chores, is_rule, key_text, obeys_someone, rule_body
+from sidecar.consolidate.conduct import (
+    REVERSAL,
+    chores,
+    is_rule,
+    key_text,
+    listed_rule,
+    obeys_someone,
+    rule_body,
+    rules_heading,
+)
 from sidecar.consolidate.conversation import conversations
 from sidecar.consolidate.cores import MIN_SOURCES, MIN_WEEKS, changed_later, cores, is_row, row_cells, rule_cores
 from sidecar.consolidate.cores import week_of as _week
@@ -63,6 +72,7 @@ _QUOTE_MARK = re.compile(r"^(?:>\s*)+")
 #: Whole sentences in quotation marks inside a line: what someone said, told with who said it
 #: ('Dana said it again on the phone: "Never ..."', '"Ring me first." That was Dana.').
 _QUOTED_SAYING = re.compile(r"[\"“](?P<said>[^\"“”]{2,}?[.!?])[\"”]")
+_HEADING_LINE = re.compile(r"^#{1,6}\s")
 _TURN = re.compile(
     r"^(?:[-*+]\s+)?[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?:\s+\S"
 )  # "Maria: ...", as conversation.py reads one
@@ -182,20 +192,23 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
     how things should be done in any of the forms ``conduct`` reads; the same rule in other words
     counts together (``reworded``, on the rule without the words that make it one), and so does a
     line saying it with no such word ("Chisels get sharpened every Friday") once two notes state it
-    as a rule. A single note is never a standing preference, and an order to obey someone is never
-    one, however often it is said. A line taking a rule back ("no need to ... any more") states no
-    rule."""
+    as a rule. The lines under a heading of someone's rules ("### Notes from Hedda", "## House
+    rules") state rules in a list's clipped way ("- no Friday deploys"). A single note is never a
+    standing preference, and an order to obey someone is never one, however often it is said. A
+    line taking a rule back ("no need to ... any more") states no rule."""
     from sidecar.consolidate.operator import extract_preferences
 
     said: list[tuple[str, str, bool]] = []  # (line, source, stated as a rule)
     for source, text in sorted(texts.items()):
         lines = text.splitlines()
         ruled = {found.line for found in extract_preferences(text, source)}
-        in_fence = False
+        in_fence = listed = False
         for number, raw in enumerate(lines, start=1):
             if raw.lstrip().startswith(("```", "~~~")):
                 in_fence = not in_fence
                 continue
+            if not in_fence and _HEADING_LINE.match(raw):
+                listed = rules_heading(raw)  # the lines under a heading of rules are its rules
             # a quoted message ("> Dana in #ops, 08:34: \"...\"") is read as what it says: the
             # operator's wish pasted from a chat is said as much as one written in the notes
             line = _QUOTE_MARK.sub("", LIST_MARKER.sub("", raw).strip())
@@ -206,7 +219,7 @@ def preferences(texts: dict[str, str], min_days: int = MIN_PREFERENCE_DAYS) -> l
             if REVERSAL.search(line):
                 continue  # a rule taken back is no statement of it (``reversed``)
             line = unstamped(line) or line
-            if number in ruled or is_rule(line):
+            if number in ruled or is_rule(line) or (listed and listed_rule(line)):
                 said.append((line, source, True))
             elif _fact_like(line):
                 said.append((line, source, False))
