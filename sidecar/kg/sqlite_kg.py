@@ -15,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
+
 from sidecar.db import Database
 from sidecar.errors import NotFound
 from sidecar.kg.model import SINCE_UNKNOWN, Entity, Fact, NewFact, Scope, now_iso
@@ -24,6 +26,7 @@ __all__ = ["KEYS_TTL", "KG_FILE", "MIGRATIONS", "SqliteKgStore"]
 
 T = TypeVar("T")
 Conn = sqlite3.Connection
+log = structlog.get_logger("sidecar.kg")
 KG_FILE = "kg.sqlite"
 #: Seconds the keys entities are found by are kept in memory before they are read again (only
 #: another process's writes need it: this one's are added as they are made).
@@ -122,20 +125,35 @@ class SqliteKgStore:
 
     @classmethod
     async def open(cls, path: Path) -> SqliteKgStore:
-        """Create or open the database and apply its migrations."""
-        db = Database(path, MIGRATIONS, name="kg")
+        """Create or open the database and apply its migrations. When ``kg.sqlite`` is deleted or
+        replaced under a running sidecar (the memory dir restored from a backup), the next write
+        opens the file there now instead of committing into the deleted one."""
+        store: SqliteKgStore | None = None
+
+        def replaced(where: Path) -> None:
+            if store is not None:
+                store._replaced(where)
+
+        db = Database(path, MIGRATIONS, name="kg", on_replaced=replaced)
         try:
             await db.open()
         except BaseException:
             await db.aclose()
             raise
-        return cls(db)
+        store = cls(db)
+        return store
 
     async def aclose(self) -> None:
         await self._db.aclose()
 
     async def release_memory(self) -> None:
         await self._db.release_memory()
+
+    def _replaced(self, path: Path) -> None:
+        """On the writer thread, after the file there now was opened: the keys read from the old
+        file say nothing of this one."""
+        self._keys.clear()
+        log.warning("kg.reopened", path=str(path))
 
     async def _write(self, fn: Callable[[Conn], T]) -> T:
         return await self._db.write(fn)
