@@ -604,6 +604,7 @@ class JournalFeed:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: Conn | None = None
+        self._inode: int | None = None  # of the file the connection has open
         # Its one thread: a read a cancelled caller left running still ends before the close.
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="kg-journal")
 
@@ -617,12 +618,19 @@ class JournalFeed:
 
     def entries(self, after: int, limit: int = 500) -> list[tuple[int, str, str, str, str, str, str]]:
         """(seq, id, workspace_id, crew_id or "", ts, entry_type, summary) after ``after``, oldest first;
-        [] while there is no journal."""
+        [] while there is no journal. A journal deleted or replaced since the last read (the memory
+        dir restored from a backup) is read from the file at the path now, not the deleted one."""
+        try:
+            inode = self.path.stat().st_ino
+        except FileNotFoundError:
+            self.close()
+            return []
+        if self._conn is not None and inode != self._inode:
+            self.close()
         if self._conn is None:
-            if not self.path.exists():
-                return []
             self._conn = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
             self._conn.execute("PRAGMA busy_timeout = 5000")
+            self._inode = inode
         try:
             rows = self._conn.execute(
                 "SELECT seq, id, workspace_id, COALESCE(crew_id, ''), ts, entry_type, summary FROM journal_entries"

@@ -1,6 +1,7 @@
 """The graph's file deleted under a running store (the memory dir restored from a backup): the
 next write opens the file at that path now, and what it adds is read there, not committed into the
-deleted file (real files, one store kept open across the restore)."""
+deleted file; the journal feed the graph reads reads the journal at the path now (real files, one
+store kept open across the restore)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from sidecar.db import migrate
+from sidecar.episodic.schema import MIGRATIONS as JOURNAL_MIGRATIONS
 from sidecar.kg.model import NewFact, Scope
-from sidecar.kg.sqlite_kg import SqliteKgStore
+from sidecar.kg.sqlite_kg import JournalFeed, SqliteKgStore
 
 SCOPE = Scope("w")
 
@@ -56,3 +59,33 @@ async def test_a_write_after_the_dir_is_emptied_makes_a_new_graph_there(tmp_path
         await store.aclose()
     assert _objects(memory / "kg.sqlite") == {"rabbitmq"}
     assert {name for _, name in names} == {"queue", "rabbitmq"}  # read from the file there now
+
+
+def _journal(path: Path, *summaries: str) -> None:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        migrate(conn, JOURNAL_MIGRATIONS)
+        for n, summary in enumerate(summaries):
+            conn.execute(
+                "INSERT INTO journal_entries (id, workspace_id, ts, entry_type, severity, summary)"
+                " VALUES (?, 'w', '2025-01-01T00:00:00Z', 'note', 'info', ?)",
+                (f"{path.parent.name}-{n}", summary),
+            )
+    finally:
+        conn.close()
+
+
+def test_the_journal_feed_reads_the_journal_restored_under_it(tmp_path: Path) -> None:
+    memory = tmp_path / ".memory"
+    memory.mkdir()
+    _journal(memory / "journal.sqlite", "billing uses postgres")
+    feed = JournalFeed(memory / "journal.sqlite")
+    try:
+        assert [row[6] for row in feed.entries(0)] == ["billing uses postgres"]
+        shutil.rmtree(memory)
+        assert feed.entries(0) == []  # no journal at the path: none read from the deleted one
+        memory.mkdir()
+        _journal(memory / "journal.sqlite", "queue uses rabbitmq", "search uses opensearch")
+        assert [row[6] for row in feed.entries(0)] == ["queue uses rabbitmq", "search uses opensearch"]
+    finally:
+        feed.close()
