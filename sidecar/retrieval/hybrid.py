@@ -25,8 +25,10 @@ import contextvars
 import functools
 import heapq
 import itertools
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -47,7 +49,7 @@ from sidecar.retrieval.embed.base import (
 )
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
-from sidecar.retrieval.priority import calm
+from sidecar.retrieval.priority import calm, default_slots, is_urgent
 from sidecar.retrieval.standing import SLACK, by_standing, restated_first, standing
 
 # The vector index (and numpy, which it is built on) is imported with the embedder: a BM25-only
@@ -548,6 +550,30 @@ def fuse_rrf(
     ]
 
 
+#: Added to the nice value of the threads that run the query's model for an ordinary search (one
+#: nobody waits on to see a write): when the cores are short, a write on its way to the index, the
+#: search waiting for it and the event loop get them first.
+ORDINARY_NICE = 5
+_ordinary: dict[str, ThreadPoolExecutor] = {}  # made on first use
+_ordinary_guard = threading.Lock()
+
+
+def _ordinary_threads() -> ThreadPoolExecutor:
+    """The threads ordinary searches' query model runs compute on, as many as may search at once."""
+    with _ordinary_guard:
+        pool = _ordinary.get("pool")
+        if pool is None:
+            from sidecar.retrieval.embed.onnx import lower_thread_priority
+
+            pool = _ordinary["pool"] = ThreadPoolExecutor(
+                default_slots(),
+                thread_name_prefix="embed-ordinary",
+                initializer=lower_thread_priority,
+                initargs=(ORDINARY_NICE,),
+            )
+        return pool
+
+
 class HybridSearcher:
     """Searches a tier with BM25 plus dense scoring; BM25 alone when no embedder is configured."""
 
@@ -871,10 +897,14 @@ class HybridSearcher:
         self, query: str, vectors: VectorIndex, hits: list[RankedChunk], limit: int
     ) -> tuple[Vectors, _Ranked | Exception]:
         """On a worker thread: the query's vector, then ``_rank`` with it (its failure returned, not
-        raised: the search answers from BM25 alone, as for a dense leg that fails on its own)."""
+        raised: the search answers from BM25 alone, as for a dense leg that fails on its own). An
+        ordinary search's model run computes on one of ``_ordinary_threads()`` (a raised nice value)
+        while this thread waits for it, so it still queues in the loop's executor behind urgent work."""
         import numpy as np
 
-        vector: Vectors = np.asarray(cast(EmbedsHere, self.embedder).embed_here([query])[0], dtype=np.float32)
+        embed_here = cast(EmbedsHere, self.embedder).embed_here
+        found = embed_here([query]) if is_urgent() else _ordinary_threads().submit(embed_here, [query]).result()
+        vector: Vectors = np.asarray(found[0], dtype=np.float32)
         try:
             return vector, self._rank(vectors, hits, vector, limit)
         except Exception as exc:
