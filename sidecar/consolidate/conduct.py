@@ -5,9 +5,11 @@ house rules, whatever the trade:
 
 - a modal or an order: "must", "should", "have to", "need to", "are to", "is not to", "ought to";
 - a standing word: "always", "never", "nobody", "no one", "every time", "no exceptions",
-  "without fail", "at all times", "as a rule", "from now on", "ever", "we don't";
+  "without fail", "at all times", "as a rule", "from now on", "ever", "we don't", "in future",
+  "non-negotiable", "rule of thumb", "as agreed";
 - a preference: "I prefer", "I'd rather", "rather than", "instead of", "I want", "I like",
-  "I don't want", "I expect", "insist on";
+  "I don't want", "I expect", "insist on", or an idiom of one: "pet peeve", "is particular about",
+  "gets annoyed when", "would appreciate it if", "is big on", "best to ...";
 - an instruction opening the sentence: "please ...", "make sure", "be sure to", "remember (to)",
   "don't", "do not", "avoid", "send me", "tell me", "let me know", "no phones on ...", "on this
   boat we ...", or an opening verb of an instruction with what it applies to ("keep ... after",
@@ -55,7 +57,7 @@ REVERSAL = re.compile(
 _LABEL = re.compile(
     r"^(?:(?:house|shop|site|yard|kitchen|office|team|our|my|the|standing|golden|ground|lab|ward|crew|boat|"
     r"farm|workshop|clinic)\s+)?(?:rules?|policy|standing orders?|orders?|preferences?|reminders?|remember|note)"
-    r"(?:\s+(?:of the house|on site|here|for the (?:team|assistant|agent|crew)))?\s*[:\-–—]\s+",
+    r"(?:\s+(?:of the house|of thumb|on site|here|for the (?:team|assistant|agent|crew)))?\s*[:\-–—]\s+",
     re.I,
 )
 _MODAL = re.compile(
@@ -69,7 +71,8 @@ _MODAL = re.compile(
 )
 _STANDING = re.compile(
     r"\b(?:always|never|nobody|no one|no-one|every time|each time|no exceptions?|without (?:fail|exception)|"
-    r"at all times|as a rule|under no circumstances|from now on|going forward|on no account|without asking|ever|no excuses|no matter what|whatever happens)\b"
+    r"at all times|as a rule|under no circumstances|from now on|going forward|on no account|without asking|ever|no excuses|no matter what|whatever happens|"
+    r"in (?:the )?future|non-negotiable|full stop|no ifs|every single time|rule of thumb|as agreed|we(?:'ve| have)? agreed (?:that|to))\b"
     r"|\b(?:we|you|i|they|everyone|everybody)\s+(?:do not|don't|never|won't|will not)\b",
     re.I,
 )
@@ -80,6 +83,10 @@ _PREFERENCE = re.compile(
     r"|\b(?:wants|likes|prefers|expects|insists on|is fussy about|hates|dislikes|can't stand|"
     r"doesn't want|does not want|doesn't like|does not like)\b"
     r"|\b(?:would|'d)\s+(?:much\s+|really\s+)?(?:rather|prefer)\b"
+    r"|\b(?:pet peeve|would appreciate it if|(?:is|'s|are|'re)\s+(?:very\s+|really\s+)?(?:big|keen)\s+on|"
+    r"(?:very\s+|really\s+)?(?:particular|picky|strict|fussy)\s+about|(?:gets?|is|'s)\s+(?:annoyed|upset|cross|irritated)\s+"
+    r"(?:when|if|about)|(?:like|likes|hate|hates)\s+it\s+when|[A-Z][\w-]*'s\s+preference|(?:his|her|their)\s+preference)\b"
+    r"|^(?:best|better)\s+to\b"
     r"|\b(?:rather than|instead of|in preference to|preferably|my preference|our preference|suits? (?:me|us)|"
     r"works? best for (?:me|us))\b|^(?:insist on)\b|,\s+not\s+(?:at|in|on|by|with|via|through|the|a|an|my|our)\b",
     re.I,
@@ -101,10 +108,10 @@ _VERB = re.compile(
 #: ("please", "make sure", "don't", "stick to", "no phones on ...", "on this boat we ..."), or what
 #: is wanted followed by "please" ("Amounts in minor units please, with the currency code").
 _ORDER_MARKED = re.compile(
-    r"^(?:please|kindly|make sure|be sure|remember|don't|do not|avoid|stick to|nothing\s+(?:\w+\s+){1,5}?without|no\s+(?!one\b)[\w-]+(?:\s+[\w-]+)?\s+(?:on|in|at|near|"
+    r"^(?:please|pls|plz|kindly|make sure|be sure|remember|don't forget|don't|do not|avoid|stick to|nothing\s+(?:\w+\s+){1,5}?without|no\s+(?!one\b)[\w-]+(?:\s+[\w-]+)?\s+(?:on|in|at|near|"
     r"inside|outside|past|before|after|during|without|while|beyond|unless)\b|(?:on|in|at|round|around)\s+(?:this|our)"
     r"\s+[\w-]+,?\s+(?:we|the|you|everyone|nobody)\b)"
-    r"|^(?:[\w'/%.-]+\s+){1,6}?please\b|^(?:[\w'/%.-]+\s+){2,5}[\w'/%.-]+,\s+please\b",
+    r"|^(?:[\w'/%.-]+\s+){1,6}?(?:please|pls|plz)\b|^(?:[\w'/%.-]+\s+){2,5}[\w'/%.-]+,\s+(?:please|pls|plz)\b",
     re.I,
 )
 #: An instruction with no marker: a verb asking the operator to be told ("send me", "let me
@@ -123,7 +130,7 @@ _ORDER_VERB = re.compile(
 #: An instruction the writer reports being given: "Dana asked me to ...", "she'd rather we ...",
 #: "he told us never to ...", "wants me to".
 _REPORTED = re.compile(
-    r"\b(?:ask(?:ed|s)?|t(?:old|ells?)|remind(?:ed|s)?|instruct(?:ed|s)?|wants?|wanted|needs?|likes?|prefers?|"
+    r"\b(?:ask(?:ed|s)?|t(?:old|ells?)|remind(?:ed|s|ing)?|instruct(?:ed|s)?|wants?|wanted|needs?|likes?|prefers?|"
     r"expects?|(?:'d|would)\s+(?:much\s+|really\s+)?(?:like|love|prefer|want))\s+(?:me|us)\s+"
     r"(?:again\s+|always\s+|never\s+|please\s+)?(?:not\s+|never\s+)?to\b"
     r"|\b(?:i|we|you|they|he|she)'d\s+(?:much\s+|really\s+)?rather\b"
@@ -131,7 +138,10 @@ _REPORTED = re.compile(
     r"|^(?:i|we)?\s*(?:(?:was|were|am|'m|are|'re|'ve\s+been|have\s+been|had\s+been|got)\s+)?"
     r"(?:told|asked|reminded|instructed|warned)\s+(?:again\s+|once\s+more\s+)?(?:not\s+|never\s+|always\s+)?to\b"
     # someone's say over what the writer does: "Tobias has me ...", "she was firm that I ..."
-    r"|\bhas\s+(?:me|us)\s+(?!to\b)[a-z]+|\b(?:firm|clear|adamant|insists?|insisted)\s+(?:that\s+)?(?:i|we)\s+",
+    r"|\bhas\s+(?:me|us)\s+(?!to\b)[a-z]+|\b(?:firm|clear|adamant|insists?|insisted)\s+(?:that\s+)?(?:i|we)\s+"
+    r"|(?:\b(?-i:[A-Z])[\w'-]*|\b(?:she|he|they))\s+(?:said|says)\s+(?:always\s+|never\s+|not\s+)?to\s+"
+    r"(?!(?:be|me|us|him|her|them|the|a|an|expect)\b)[a-z]+"
+    r"|\bmade\s+(?:it\s+)?clear\s+that\b",
     re.I,
 )
 #: What the writer does, told as a habit: "I quote prices including VAT", "so I never ...". A
@@ -152,7 +162,8 @@ _NO_HABIT = frozenset(
 #: Whose wish a line says it is: "as she wants", "the way Tobias likes it", "per Marguerite",
 #: "Tobias insists", "her orders", "Marguerite's standing instruction", "he won't have it".
 _OWNED = re.compile(
-    r"\b(?:as|the\s+way)\s+(?:she|he|they|[A-Z][\w'-]*)\s+(?:wants?|wanted|likes?(?:\s+it)?|asked|prefers?|expects?|says?)\b"
+    r"\b(?:as|the\s+way|how)\s+(?:she|he|they|[A-Z][\w'-]*)\s+(?:wants?|wanted|likes?(?:\s+it)?|asked|prefers?|expects?|says?|"
+    r"requires?|asks?)\b"
     r"|\b(?:she|he|they|[A-Z][\w'-]*)\s+(?:insists?|insisted|won't\s+have\s+it)"
     r"|\b(?:[A-Z][\w-]*'s?|her|his|their)\s+(?:standing\s+)?(?:orders?|rules?|instructions?|wish(?:es)?)\b"
     r"|(?:^|[,;(]\s*|\s[-–—]\s+)per\s+[A-Z][\w'-]*"
@@ -225,20 +236,21 @@ _SAID_BY = re.compile(
     r"|(?i:told|asked|reminded)\s+(?i:(?:again|once\s+more)\s+)?(?i:by)\s+[A-Z][\w'-]*"
     r"|[A-Z][\w'-]*(?:\s+(?i:again|says|said|wrote|asks|asked|adds|added))?"
     r"|(?i:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?i:says|said|wrote|asks|asked)(?=\s*:))"
-    r"(?:,?\s+(?i:in|on|at|via|over|during)\s+[^:]{1,40}?)?\s*(?::|\s[-–—])\s+"
+    r"(?:\s*(?::|\s[-–—])\s+|,?\s+(?i:in|on|at|via|over|during)\s+[^:]{1,40}?:\s+)"  # where, before a colon only
 )
 #: A rule's label naming whose rule it is: "Hedda's rule is that ...", "My rule is simple: ...",
 #: "Saoirse's rule: ...", "Our policy: ...".
 _OWNED_LABEL = re.compile(
     r"^(?:[A-Z][\w-]*(?:'s|s')|(?i:my|our|his|her|their))\s+(?:(?i:house|golden|standing|ground|one|first|only|team|"
-    r"new|strict|usual|simple)\s+)?(?i:rules?|polic(?:y|ies)|(?:standing\s+)?(?:orders?|instructions?)|notes?)"
+    r"new|strict|usual|simple)\s+)?(?i:rules?(?:\s+of\s+thumb)?|polic(?:y|ies)|(?:standing\s+)?(?:orders?|instructions?|"
+    r"requests?)|asks?|notes?)"
     r"(?:\s+(?i:is|are)(?:\s+(?i:simple|clear|short))?)?(?:\s+(?i:that)\b|\s*[:\-–—])\s*"
 )
 #: A line that names itself someone's rule ("..., Kwame's rule.", "- Imelda's standing instruction.")
 #: or says how firmly someone wants it ("Kwame insists", "Tomasz was firm on that").
 _NAMED_RULE = re.compile(
     r"(?:\b[A-Z][\w-]*'s|\b(?i:her|his|their|our|my))\s+(?:(?i:house|standing|golden|strict|usual|one)\s+)?"
-    r"(?i:rules?|standing\s+(?:orders?|instructions?))\b"
+    r"(?i:rules?(?:\s+of\s+thumb)?|(?:standing\s+)?requests?|standing\s+(?:orders?|instructions?))\b"
     r"|\b(?:[A-Z][\w'-]*|(?i:she|he|they))\s+(?i:insists|insisted|won't\s+have\s+it|(?:is|was)\s+(?:firm|adamant|strict)"
     r"\s+(?:on|about)\s+(?:that|this|it)\b)"
 )
@@ -270,7 +282,7 @@ def rule_body(text: str) -> str | None:
     if is_event(normalised(body)):
         return None
     cued = labelled is not None and re.search(
-        r"rule|polic|order|instruction|preference|remember", labelled.group(0), re.I
+        r"rule|polic|order|instruction|request|\bask|preference|remember", labelled.group(0), re.I
     )
     if (
         cued
@@ -426,8 +438,25 @@ _REPORTER = re.compile(
 )
 
 
+#: The words of a wish's idiom and whose wish it is, no part of what is wished: "is very particular
+#: about", "gets annoyed when", "would appreciate it if", "as agreed with Ruben", "per Ingrid's
+#: request", "his standing request", "important to Ruben that", "he was adamant about that".
+_WISH_WORDS = re.compile(
+    r"(?:\b[A-Z][\w-]*\s+)?(?:\b(?:is|'s)\s+)?(?:very\s+|really\s+)?(?:particular|picky|strict|fussy)\s+about\b"
+    r"|(?:\b[A-Z][\w-]*\s+)?\b(?:gets?|is|'s)\s+(?:annoyed|upset|cross|irritated)\s+(?:when|if|about)(?:\s+anyone)?\b"
+    r"|(?:\b[A-Z][\w-]*\s+)?\bwould\s+appreciate\s+it\s+if\b|\b(?i:pet\s+peeve)(?:\s+of\s+[A-Z][\w-]*(?:'s)?)?"
+    r"|\b(?i:(?:as\s+)?agreed)(?:\s+with\s+[A-Z][\w-]*)?|\bnon-negotiable(?:\s+for\s+[A-Z][\w-]*)?"
+    r"|\b(?i:(?:as\s+)?per)\s+[A-Z][\w-]*'s\s+(?:request|ask|rule|instructions?)\b|\bimportant\s+to\s+[A-Z][\w-]*\s+that\b"
+    r"|\b(?i:(?:is|are|was|were|'s|'re|it's)\s+important)\b"
+    r"|\b(?:she|he|they)\s+(?:was|is|were|are)\s+(?:adamant|firm|strict|clear)\s+(?:on|about)\s+(?:that|this|it)\b"
+    r"|\b(?i:rule\s+of\s+thumb)\b|\b[A-Z][\w-]*'s\s+(?:preference|ask|standing\s+request)\b"
+    r"|\b(?:his|her|their)\s+(?:standing\s+)?(?:request|preference|ask)\b"
+)
+
+
 def key_text(body: str) -> str:
     """``body`` without the words that only make it a rule ("never", "I want", "make sure") and
-    without whose wish it says it is ("per Marguerite", "as she wants", "Tobias would like me to"),
-    for telling two statements of one rule apart from two rules."""
-    return " ".join(_CUE.sub(" ", _REPORTER.sub(" ", _OWNED.sub(" ", body))).split())
+    without whose wish it says it is ("per Marguerite", "as she wants", "Tobias would like me to",
+    "as agreed with Ruben", "is very particular about"), for telling two statements of one rule
+    apart from two rules."""
+    return " ".join(_CUE.sub(" ", _REPORTER.sub(" ", _OWNED.sub(" ", _WISH_WORDS.sub(" ", body)))).split())
