@@ -449,7 +449,9 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                 )
                 or (
                     (not is_event(new_key) or bool(SIGNAL.search(newer.text)))
-                    and _same_slot(old_slots, new_slots, rarity, names[key] if named else "", few)
+                    and _same_slot(
+                        old_slots, new_slots, rarity, names[key] if named else "", few, fresh=holders.anew(new_key)
+                    )
                 )
                 or _named_left(
                     old_text,
@@ -753,7 +755,7 @@ def _left_marks(text: str, value: str) -> set[str]:
 class _Slots:
     """A line's content words in order (stop words left out) and those of them that name a value."""
 
-    __slots__ = ("label", "pairs", "seq", "values", "words")
+    __slots__ = ("label", "pairs", "plain", "seq", "values", "words")
 
     def phrase_of(self, lost: frozenset[str]) -> tuple[str, ...]:
         """The one name phrase (values side by side: "Sentinel Alarms") that holds every word of
@@ -780,6 +782,8 @@ class _Slots:
     def __init__(self, text: str, values: frozenset[str] | set[str]) -> None:
         self.seq = _words(text)
         self.label = _label_words(text)
+        # its words written in lower case, as their forms: no name, code or label among them
+        self.plain = frozenset(form(w) for w in _WORD.findall(_plain(text)) if w.islower())
         self.values = frozenset(values)
         self.words = frozenset(self.seq)
         # side by side in either order: "the autoclave in decon" and "the decon autoclave" name one
@@ -791,7 +795,15 @@ class _Slots:
         }
 
 
-def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name: str, few: float = math.inf) -> bool:
+def _same_slot(
+    old: _Slots,
+    new: _Slots,
+    rarity: dict[str, float],
+    opening_name: str,
+    few: float = math.inf,
+    *,
+    fresh: Collection[str] = frozenset(),
+) -> bool:
     """Whether a newer line names the older line's subject by its noun phrase and fills its value's
     slot with another value of the same kind, however its other words changed: "The sensor ingest
     is scheduled for 03:30 UTC each night" / "New slot for the sensor ingest: 21:10 UTC";
@@ -805,7 +817,10 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
       several words, its values side by side: "Sentinel Alarms"), which brings a value of the same
       kind (a time for a time, a name for a name: ``_kind``); the older line's other values are
       kept.
-    - The newer line is no mirror of the older (``_mirrors``), and no report of work done
+    - The newer line is no mirror of the older (``_mirrors``) unless only the words tying the
+      value to the subject changed with it, every value of the older line lost and a value named
+      first (``_relation_swapped``: "Uptime checks are done by Pingdom" / "Uptime checks run from
+      Checkly"), and no report of work done
       (``is_event``: "Reviewed PR #6592 for the audit service" names no port) unless it says it
       changed something (``SIGNAL``: "Switched the fuel cards to Keyfuels, ...").
     - An older line that opens with the name it lost ("ledger-db keeps 14 days of backups") is
@@ -828,7 +843,7 @@ def _same_slot(old: _Slots, new: _Slots, rarity: dict[str, float], opening_name:
     if _relabelled(old, new, lost):
         return True
     phrase = old.phrase_of(lost)
-    if _mirrors(old, new):
+    if _mirrors(old, new) and not (phrase and lost == old.values and _relation_swapped(old, new, lost, fresh)):
         return False
     if not phrase:
         return _refilled(old, new, lost, opening_name)
@@ -933,6 +948,24 @@ def _mirrors(old: _Slots, new: _Slots) -> bool:
     a = [w for w in old.seq if w not in old.values]
     b = [w for w in new.seq if w not in new.values]
     return len(a) == len(b) and all(x == y or x not in new.words for x, y in zip(a, b, strict=True))
+
+
+def _relation_swapped(old: _Slots, new: _Slots, lost: frozenset[str], fresh: Collection[str]) -> bool:
+    """Whether the older line's words that the newer lacks are all beside the value phrase it lost:
+    the words that tie the value to the subject, said another way ("Uptime checks are done by
+    Pingdom" / "Uptime checks run from Checkly"), not a word of the subject swapped for another
+    ("The shipping service is owned by Rafael" / "The search service is owned by Dmitri"). Those
+    words are written in lower case (a code beside the value, "PJTQJKR", is no tie word), and some
+    are lacking: with none, the value phrase may hold the subject ("escalation policy for
+    media-resizer: PJTQJKR" / "... for search-svc: PXUUBDZ"). And the newer line names a value
+    first (``fresh``: no line said it before): a mould's next fill names what was said already
+    ("pairing with tom on the on-call load" / "pairing with tom on flaky e2e"). A line that opens
+    with the value it lost speaks of that value, no tie word of it."""
+    if old.seq[0] in lost:
+        return False  # a line opens with its subject: "Isla on mash" / "Old Ewe, floor squeegeed"
+    swapped = {w for w in old.seq if w not in old.values and w not in new.words}
+    gained = new.values - old.words
+    return bool(swapped) and swapped <= _beside(old.seq, lost) & old.plain and bool(gained.intersection(fresh))
 
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}")
