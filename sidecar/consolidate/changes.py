@@ -752,10 +752,13 @@ def _left_marks(text: str, value: str) -> set[str]:
     return out
 
 
+_HEAD = re.compile(r"(\w[\w-]*)\s+(?:is|are|was|were)\b")
+
+
 class _Slots:
     """A line's content words in order (stop words left out) and those of them that name a value."""
 
-    __slots__ = ("label", "pairs", "plain", "seq", "values", "words")
+    __slots__ = ("heads", "label", "pairs", "plain", "seq", "values", "words")
 
     def phrase_of(self, lost: frozenset[str]) -> tuple[str, ...]:
         """The one name phrase (values side by side: "Sentinel Alarms") that holds every word of
@@ -784,6 +787,9 @@ class _Slots:
         self.label = _label_words(text)
         # its words written in lower case, as their forms: no name, code or label among them
         self.plain = frozenset(form(w) for w in _WORD.findall(_plain(text)) if w.islower())
+        # the words a copula follows: the last word of what the line speaks of ("gateway" in
+        # "The payments api gateway is Kong")
+        self.heads = frozenset(form(m.group(1).lower()) for m in _HEAD.finditer(_plain(text)))
         self.values = frozenset(values)
         self.words = frozenset(self.seq)
         # side by side in either order: "the autoclave in decon" and "the decon autoclave" name one
@@ -960,12 +966,18 @@ def _relation_swapped(old: _Slots, new: _Slots, lost: frozenset[str], fresh: Col
     media-resizer: PJTQJKR" / "... for search-svc: PXUUBDZ"). And the newer line names a value
     first (``fresh``: no line said it before): a mould's next fill names what was said already
     ("pairing with tom on the on-call load" / "pairing with tom on flaky e2e"). A line that opens
-    with the value it lost speaks of that value, no tie word of it."""
+    with the value it lost speaks of that value, no tie word of it, and a word a copula follows
+    ends the subject ("The payments api gateway is Kong" / "Payments api queue is SQS")."""
     if old.seq[0] in lost:
         return False  # a line opens with its subject: "Isla on mash" / "Old Ewe, floor squeegeed"
     swapped = {w for w in old.seq if w not in old.values and w not in new.words}
     gained = new.values - old.words
-    return bool(swapped) and swapped <= _beside(old.seq, lost) & old.plain and bool(gained.intersection(fresh))
+    return (
+        bool(swapped)
+        and swapped <= _beside(old.seq, lost) & old.plain
+        and swapped.isdisjoint(old.heads)
+        and bool(gained.intersection(fresh))
+    )
 
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}")

@@ -91,3 +91,11 @@ def test_a_line_opening_with_the_value_it_lost_is_about_that_value() -> None:
     old = "Wren on sewing, bench swept."
     new = "batch 88: Crimson Quarto. Bench swept."
     assert normalised(old) not in _changed(old, new)
+
+
+def test_the_word_a_copula_follows_ends_the_subject() -> None:
+    """ "The print room kiln is Rohdecraft" / "Print room dryer is Airvale": "kiln" stands beside
+    the value, but "is" follows it: it is what the line speaks of, and "dryer" another thing."""
+    old = "The print room kiln is Rohdecraft."
+    new = "Print room dryer is Airvale."
+    assert normalised(old) not in _changed(old, new)
