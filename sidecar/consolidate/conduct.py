@@ -43,7 +43,17 @@ from collections.abc import Iterable
 from sidecar.consolidate.text import COMMENT, is_event, normalised
 from sidecar.write.dedup import LIST_MARKER
 
-__all__ = ["REVERSAL", "chores", "is_rule", "key_text", "listed_rule", "obeys_someone", "rule_body", "rules_heading"]
+__all__ = [
+    "REVERSAL",
+    "chores",
+    "is_rule",
+    "key_text",
+    "listed_rule",
+    "obeys_someone",
+    "rule_body",
+    "rule_said",
+    "rules_heading",
+]
 
 #: A line saying a rule no longer holds ("No need to ring customers the evening before any more"):
 #: no statement of the rule, though its cue is one of the forms (``reversed.taken_back``).
@@ -262,13 +272,28 @@ _REQUEST = re.compile(r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?P<ask>
 def rule_body(text: str) -> str | None:
     """The sentence of ``text`` (one line) that states a rule of conduct or a preference, without
     its list marker and label; None when the line states none (module docstring)."""
+    read = _rule_read(text)
+    return None if read is None else read[1]
+
+
+def rule_said(text: str) -> str | None:
+    """``rule_body`` with the lead-in naming who said it ("Dana again: ..."), as the line says it:
+    what tells one line's wording of a rule from another's ("Dana again: please never ..." and
+    "reminder: please never ..." are two wordings of the rule "please never ...")."""
+    read = _rule_read(text)
+    return None if read is None else read[0] + read[1]
+
+
+def _rule_read(text: str) -> tuple[str, str] | None:
+    """The lead-in naming who said a rule (or "") and the rule's sentence (``rule_body``)."""
     line = LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip().replace("’", "'").replace("**", "")
     if not line or len(line) > MAX_RULE_CHARS or line.startswith(("#", ">", "|")):
         return None
     labelled = _LABEL.match(line) or _OWNED_LABEL.match(line)
     body = line[labelled.end() :] if labelled else line
     said_by = _SAID_BY.match(body)
-    body = body[said_by.end() :] if said_by and not labelled else body
+    lead = said_by.group(0) if said_by and not labelled else ""
+    body = body[len(lead) :]
     body = re.sub(r"^(?:and|also|so|ok|okay|but|again|reminder)\b[,:]?\s+", "", body, flags=re.I).strip()
     request = _REQUEST.match(body)
     if request and _STANDING.search(request["ask"]):
@@ -278,7 +303,7 @@ def rule_body(text: str) -> str | None:
     if _DELEGATED.match(body):
         return None  # the writer's own instruction to a third party: no rule of the operator's
     if _REPORTED.search(body):
-        return body  # "Dana asked me to ...": the operator's instruction, in the writer's words
+        return lead, body  # "Dana asked me to ...": the operator's instruction, in the writer's words
     if is_event(normalised(body)):
         return None
     cued = labelled is not None and re.search(
@@ -293,9 +318,9 @@ def rule_body(text: str) -> str | None:
         or _ordered(body)
         or _chose(body)
     ):
-        return body
+        return lead, body
     if _course(body) and (_OWNED.search(body) or _imperative(body)):
-        return body  # what the writer does as someone wants it, or an instruction with no marker word
+        return lead, body  # what the writer does as someone wants it, or an instruction with no marker word
     return None
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
-from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_body
+from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_said
 from sidecar.consolidate.periods import Line
 from sidecar.consolidate.reworded import Statement, statement
 from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
@@ -267,7 +267,7 @@ def rule_cores(said: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]
 
 
 def _rule_key(text: str) -> str:
-    return normalised(key_text(rule_body(text) or text))
+    return normalised(key_text(rule_said(text) or text))
 
 
 def week_of(source: str) -> str:
