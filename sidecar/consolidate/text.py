@@ -227,8 +227,27 @@ def reports_work(text: str) -> bool:
     splits the word, and its first part alone reads as a past tense; the whole names something."""
     if not is_event(normalised(text)):
         return False
+    if _DESCRIBED.match(LIST_MARKER.sub("", text.strip())):
+        return False
     compound = _OPENING_COMPOUND.match(LIST_MARKER.sub("", text.strip()))
     return compound is None or is_event(compound["last"].lower())
+
+
+#: A line whose opening past participle describes the noun after it, which a verb in the present
+#: tense then says something of ("Confined space entry needs the gas monitor", "Signed forms go
+#: to the office", "Closed tickets are archived after 30 days"): it names a thing, it reports no
+#: work done. The participle is followed by up to two lowercase words, none an article or a preposition, then
+#: the verb, before any punctuation.
+_DESCRIBED = re.compile(
+    r"^(?!(?:checked|confirmed|noticed|noted|found|heard|verified|ensured|emailed|messaged|texted|called|phoned|"
+    r"warned|asked|reminded|told|agreed|decided|learned|learnt|realised|realized|assumed|guessed|saw|said|"
+    r"mentioned|explained|replied|answered|reported|flagged|logged|recorded)\b)"
+    r"[A-Za-z]+ed\s+(?!(?:the|a|an|this|that|these|those|his|her|its|our|their|my|your|some|all|to|in|on|at|"
+    r"up|out|off|with|for|from|by|back|over|into|onto|down|it|them|him|me|us)\b)(?:(?-i:[a-z-]+)\s+){0,2}?"
+    r"(?:is|are|needs|need|requires|require|must|should|goes|go|gets|get|has|have|stays|stay|lives|live|"
+    r"belongs|belong|means|mean|can|cannot|may|will|won't)\b",
+    re.I,
+)
 
 
 #: A hyphenated word opening a line, after quotes, brackets or emphasis; ``last`` its last part.
