@@ -216,11 +216,16 @@ def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pair
         if len(_words(text[joints[n].end() : end])) < TAIL_WORDS:
             continue
         said = _words(text[joints[n].end() :])
-        if framed(said) or all(df[w] >= ROUTINE_LINES for w in said) or not _clause(text[joints[n].end() :]):
+        if all(df[w] >= ROUTINE_LINES for w in said) or not _clause(text[joints[n].end() :]):
             return None
         mould = {w for w in _words(text[: joints[n].start()]) if df[w] >= ROUTINE_LINES}
-        if any(pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}):
-            return None  # the mould's own slot ("Reviewed !4411 for billing: small changes to the retry")
+        if framed(said) or any(
+            pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}
+        ):
+            # the mould goes on past this joint, its frame or its own slot ("Reviewed !4411 for
+            # billing: small changes to the retry, and while I remember, ..."): a later joint may
+            # start the statement
+            continue
         return joints[n].start(), joints[n].end()
     return None
 
