@@ -13,12 +13,6 @@ Units are then chosen greedily: a unit scores the cluster-wide frequency of its 
 averaged over them, a word already covered by a chosen unit counting a tenth, so the summary
 prefers units that bring new words. Choosing goes on while units fit the character budget; the
 chosen ones are shown in source order, each on its own line, markers kept.
-
-A cluster of lines written in one mould over and over (a week's log) is summarised the other way
-round (``extract``'s ``novel``): its lines are alike and the archive keeps every one of them, so
-the units chosen first are those of the named items that say the most words no other unit of the
-cluster says (a word with a digit aside: every such line has a number of its own), such as a fact
-said inside a routine sentence; the others fill what room is left, in order.
 """
 
 from __future__ import annotations
@@ -27,7 +21,7 @@ import heapq
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
@@ -111,10 +105,8 @@ def words(text: str) -> frozenset[str]:
     return frozenset(content or tokens)
 
 
-def extract(items: Sequence[SourceItem], budget: int, *, novel: Collection[str] | None = None) -> Extract:
-    """The summary of ``items`` in at most ``budget`` characters (lines joined by newlines). With
-    ``novel`` (item ids), the units of those items that say the most words no other unit says are
-    chosen first (module docstring)."""
+def extract(items: Sequence[SourceItem], budget: int) -> Extract:
+    """The summary of ``items`` in at most ``budget`` characters (lines joined by newlines)."""
     if budget < 0:
         raise ValueError("budget must be >= 0")
     units: list[_Unit] = []
@@ -122,12 +114,7 @@ def extract(items: Sequence[SourceItem], budget: int, *, novel: Collection[str] 
         for text in _units(item.text):
             units.append(_Unit(text, len(units), words(_marker_stripped(text)), [item.id]))
     kept, dropped = _merge_duplicates(units)
-    if novel is None:
-        chosen, over_budget = _choose(kept, _frequencies(units), budget)
-    else:
-        scored = _own_words(kept, _frequencies(units), novel)
-        own = Counter(w for unit in scored for w in unit.words)
-        chosen, over_budget = _choose(scored, own, budget, per_word=False)
+    chosen, over_budget = _choose(kept, _frequencies(units), budget)
     dropped.extend((unit.pos, Dropped(unit.text, tuple(unit.sources), "budget")) for unit in over_budget)
     dropped.sort(key=lambda pair: pair[0])
     chosen.sort(key=lambda unit: unit.pos)
@@ -241,41 +228,23 @@ def _merge_duplicates(units: list[_Unit]) -> tuple[list[_Unit], list[tuple[int, 
     return reps, dropped
 
 
-def _own_words(units: list[_Unit], frequency: Counter[str], novel: Collection[str]) -> list[_Unit]:
-    """``units`` read for ``extract``'s ``novel`` choice: each unit of a ``novel`` item scored by the
-    words it alone says (no digit in them), the others by none (``_choose`` with these counts)."""
-    out = []
-    for unit in units:
-        own = (
-            frozenset(w for w in unit.words if frequency[w] == 1 and not any(c.isdigit() for c in w))
-            if any(source in novel for source in unit.sources)
-            else frozenset()
-        )
-        out.append(_Unit(unit.text, unit.pos, own, unit.sources))
-    return out
-
-
 def _frequencies(units: Sequence[_Unit]) -> Counter[str]:
     """In how many units of the cluster each word occurs (duplicates count: repetition is emphasis)."""
     return Counter(word for unit in units for word in unit.words)
 
 
-def _score(unit: _Unit, frequency: Counter[str], covered: set[str], per_word: bool = True) -> Fraction:
-    """A unit's worth: its words' frequencies (a covered word's at a tenth), averaged over its
-    words, or summed (``per_word`` false: the more such words, the more it is worth)."""
+def _score(unit: _Unit, frequency: Counter[str], covered: set[str]) -> Fraction:
     if not unit.words:
         return Fraction(0)
     total = sum(frequency[w] * (_COVERED_WEIGHT if w in covered else _NEW_WEIGHT) for w in unit.words)
-    return Fraction(total, len(unit.words) if per_word else 1)
+    return Fraction(total, len(unit.words))
 
 
-def _choose(
-    units: list[_Unit], frequency: Counter[str], budget: int, per_word: bool = True
-) -> tuple[list[_Unit], list[_Unit]]:
+def _choose(units: list[_Unit], frequency: Counter[str], budget: int) -> tuple[list[_Unit], list[_Unit]]:
     """Greedy choice by score while units fit; scores only fall as words get covered, so a stale
     score on the heap is an upper bound and is refreshed only when it reaches the top."""
     covered: set[str] = set()
-    heap = [(-_score(unit, frequency, covered, per_word), unit.pos, i) for i, unit in enumerate(units)]
+    heap = [(-_score(unit, frequency, covered), unit.pos, i) for i, unit in enumerate(units)]
     heapq.heapify(heap)
     chosen: list[_Unit] = []
     over: list[_Unit] = []
@@ -283,7 +252,7 @@ def _choose(
     while heap:
         _, pos, i = heapq.heappop(heap)
         unit = units[i]
-        fresh = (-_score(unit, frequency, covered, per_word), pos, i)
+        fresh = (-_score(unit, frequency, covered), pos, i)
         if heap and fresh > heap[0]:
             heapq.heappush(heap, fresh)
             continue

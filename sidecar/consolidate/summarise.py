@@ -11,10 +11,9 @@ retried once. httpx is loaded only when a model summariser is built.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -98,16 +97,10 @@ class ExtractiveSummariser:
         return None
 
 
-async def extractive_summary(
-    items: Sequence[SourceItem],
-    budget: int,
-    fallback_reason: str | None = None,
-    *,
-    novel: Collection[str] | None = None,
-) -> Summary:
+async def extractive_summary(items: Sequence[SourceItem], budget: int, fallback_reason: str | None = None) -> Summary:
     """The extractive summary of ``items`` as a Summary, computed off the event loop (a cluster of
-    thousands of sentences takes a few hundred milliseconds); ``novel`` as ``extract`` reads it."""
-    result = await asyncio.to_thread(functools.partial(extract, novel=novel), tuple(items), budget)
+    thousands of sentences takes a few hundred milliseconds)."""
+    result = await asyncio.to_thread(extract, tuple(items), budget)
     return Summary(result.text, result.provenance, result.dropped, "extractive", fallback_reason)
 
 

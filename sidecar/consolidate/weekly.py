@@ -26,13 +26,7 @@ from sidecar.consolidate.periods import Line, apart_parts, as_context, note_day,
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
 from sidecar.consolidate.routine import apart, routine
-from sidecar.consolidate.summarise import (
-    ExtractiveSummariser,
-    SourceItem,
-    Summariser,
-    Summary,
-    extractive_summary,
-)
+from sidecar.consolidate.summarise import SourceItem, Summariser, Summary, extractive_summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
 from sidecar.retrieval.standing import REST_PREFIX
 
@@ -121,7 +115,7 @@ async def summarise_week(
     lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale, frames)
     vectors = await _vectors(embed, lines)
     shown = {normalised(c.text) for c in changed}
-    parts, dropped, moulds, routine_ids = await asyncio.to_thread(
+    parts, dropped, moulds = await asyncio.to_thread(
         functools.partial(_clustered, shown=shown, frames=frames, readings=readings),
         name,
         lines,
@@ -153,10 +147,8 @@ async def summarise_week(
     rest: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # a heading -> its lines the bound left out
     last = ""
     for (title, members, allowed), found, part_head, size in zip(parts, part_contexts, heads, whole, strict=True):
-        # a log's second part: its routine lines saying what no other line says first (``_fitted``)
-        novel = {str(i) for i, c in enumerate(members) if id(c) in routine_ids} if id(members[0]) in moulds else None
         summary = await _fitted(
-            summariser, title, members, found, room=allowed - len(part_head), whole=size - len(part_head), novel=novel
+            summariser, title, members, found, room=allowed - len(part_head), whole=size - len(part_head)
         )
         engines.append(summary.engine)
         if summary.fallback_reason:
@@ -266,37 +258,23 @@ def _body(title: str, text: str, contexts: dict[str, str]) -> str:
 
 
 async def _fitted(
-    summariser: Summariser,
-    title: str,
-    members: list[Cluster],
-    contexts: dict[str, str],
-    *,
-    room: int,
-    whole: int,
-    novel: Collection[str] | None = None,
+    summariser: Summariser, title: str, members: list[Cluster], contexts: dict[str, str], *, room: int, whole: int
 ) -> Summary:
     """A part's summary whose lines, as written with their titles (``_body``), take at most
     ``room`` characters, or all of them when they fit (``whole``). The summariser counts its lines
     alone, so it is asked for its share of ``room`` in lines; an extractive summary (a model's
     fallback too) that still writes more is made again for less, without the model (a model's
-    answer is used as it is: asking a model again costs the run's time). ``novel``: the ids (by
-    position) of a log's routine lines, which the extractive summary chooses by the words they
-    alone say (``extract``): the archive keeps every line of a mould, and what a summary's log is
-    for is the line that says something inside one ("..., and while I remember, the pricing
-    service listens on port 3063"), which the mould's most frequent words would leave out."""
+    answer is used as it is: asking a model again costs the run's time)."""
     items = [SourceItem(str(i), c.kept.text) for i, c in enumerate(members)]
     lines = sum(len(c.kept.text) + 1 for c in members)
     ask = max(0, room) * lines // max(1, whole)  # at least every line when they fit
-    if novel is not None and isinstance(summariser, ExtractiveSummariser):
-        summary = await extractive_summary(items, ask, novel=novel)
-    else:
-        summary = await summariser.summarise(items, ask)
+    summary = await summariser.summarise(items, ask)
     for _ in range(_FIT_TRIES):
         over = len(_body(title, summary.text.strip() + "\n", contexts)) - room if summary.text.strip() else 0
         if over <= 0 or summary.engine != "extractive" or ask == 0:
             break
         ask = max(0, ask - over)  # the extractive summary again, the model not asked twice
-        summary = await extractive_summary(items, ask, summary.fallback_reason, novel=novel)
+        summary = await extractive_summary(items, ask, summary.fallback_reason)
     return summary
 
 
@@ -370,10 +348,9 @@ def _clustered(
     shown: set[str],
     frames: Collection[frozenset[str]] = frozenset(),
     readings: Collection[str] = frozenset(),
-) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine], set[int], set[int]]:
+) -> tuple[list[tuple[str, list[Cluster], int]], list[DroppedLine], set[int]]:
     """The week's clusters as the summary's parts (``_parts``), the duplicates they merged, and the
-    ids of the clusters of the logs' second parts (routine lines, one-off lines with no value) and
-    of the clusters holding a routine line; a cluster holding a line ``## Changed`` shows (``shown``,
+    ids of the clusters of the logs' second parts (routine lines, one-off lines with no value); a cluster holding a line ``## Changed`` shows (``shown``,
     by key) is that line there, the rest of it duplicates. A reading (``readings``, by key) is
     routine, as a mould's line is."""
     clusters = cluster_lines(lines, threshold, vectors)
@@ -396,8 +373,7 @@ def _clustered(
             if normalised(m.text) not in shown
         ]
     moulds: set[int] = set()
-    routine_ids = {id(c) for c in clusters if any(id(m) in routine_lines for m in c.members)}
-    return _parts(sections, budget, routine_lines, moulds), dropped, moulds, routine_ids
+    return _parts(sections, budget, routine_lines, moulds), dropped, moulds
 
 
 def _parts(
