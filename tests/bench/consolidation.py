@@ -97,6 +97,12 @@ embedded before a figure is taken:
   request with nested review comments, CI results and merge decisions (``consolidation_gen_review``),
   an engineering agent's work diary in short prose paragraphs with facts said in passing
   (``consolidation_gen_diary``); held out as ``fresh13`` is;
+- ``h17a``, ``h17b``, ``h17c``: three more authors written the same way: a platform /
+  infrastructure-as-code agent pasting commands and their output in fenced blocks, each followed by
+  a one-line conclusion (``consolidation_gen_iac``), a team agent's stand-ups (Yesterday / Today /
+  Blockers) and meeting notes with decisions and action items (``consolidation_gen_standup``), an ML
+  research agent's experiment log with run configs, metric tables, verdicts and a TODO list carried
+  from day to day (``consolidation_gen_explog``); held out as ``fresh13`` is;
 - ``sessions``: an LLM coding agent's own session notes over 120 days (``consolidation_gen_sessions``):
   a heading per session with its goal, context, what was done, commands, errors, what it learned and
   what is next, facts said in passing; DEV data, written from this interface before reading the rules;
@@ -204,6 +210,9 @@ SEEDS = {
     "h16a": 1661,  # held out (lead only): an SRE on-call agent's incident timelines
     "h16b": 1662,  # held out (lead only): a code-review / CI agent's notes per pull request
     "h16c": 1663,  # held out (lead only): an engineering agent's prose work diary
+    "h17a": 1771,  # held out (lead only): a platform / IaC agent pasting commands and their output
+    "h17b": 1772,  # held out (lead only): a team agent's stand-ups and meeting notes
+    "h17c": 1773,  # held out (lead only): an ML research agent's experiment log
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -384,6 +393,9 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "h16a": ("consolidation_gen_oncall", "make_oncall_history", "DIRECT_ONCALL"),
     "h16b": ("consolidation_gen_review", "make_review_history", "DIRECT_REVIEW"),
     "h16c": ("consolidation_gen_diary", "make_diary_history", "DIRECT_DIARY"),
+    "h17a": ("consolidation_gen_iac", "make_iac_history", "DIRECT_IAC"),
+    "h17b": ("consolidation_gen_standup", "make_standup_history", "DIRECT_STANDUP"),
+    "h17c": ("consolidation_gen_explog", "make_explog_history", "DIRECT_EXPLOG"),
 }
 
 
