@@ -785,11 +785,12 @@ class _Slots:
     def __init__(self, text: str, values: frozenset[str] | set[str]) -> None:
         self.seq = _words(text)
         self.label = _label_words(text)
+        plain = _plain(text)
         # its words written in lower case, as their forms: no name, code or label among them
-        self.plain = frozenset(form(w) for w in _WORD.findall(_plain(text)) if w.islower())
+        self.plain = frozenset(form(w) for w in _WORD.findall(plain) if w.islower())
         # the words a copula follows: the last word of what the line speaks of ("gateway" in
         # "The payments api gateway is Kong")
-        self.heads = frozenset(form(m.group(1).lower()) for m in _HEAD.finditer(_plain(text)))
+        self.heads = frozenset(form(m.group(1).lower()) for m in _HEAD.finditer(plain))
         self.values = frozenset(values)
         self.words = frozenset(self.seq)
         # side by side in either order: "the autoclave in decon" and "the decon autoclave" name one

@@ -227,9 +227,10 @@ def reports_work(text: str) -> bool:
     splits the word, and its first part alone reads as a past tense; the whole names something."""
     if not is_event(normalised(text)):
         return False
-    if _DESCRIBED.match(LIST_MARKER.sub("", text.strip())):
+    line = LIST_MARKER.sub("", text.strip())
+    if _DESCRIBED.match(line):
         return False
-    compound = _OPENING_COMPOUND.match(LIST_MARKER.sub("", text.strip()))
+    compound = _OPENING_COMPOUND.match(line)
     return compound is None or is_event(compound["last"].lower())
 
 
