@@ -1413,9 +1413,12 @@ def changed_by_meaning(
     kept = [n for n, text in enumerate(texts) if text in vectors]
     texts, owner = [texts[n] for n in kept], np.array([owners[n] for n in kept], dtype=np.int64)
     holding: dict[tuple[str, bool, str], npt.NDArray[np.bool_]] = {}  # a sort of value -> the lines naming one
+    naming: dict[str, list[int]] = {}  # a value -> the lines naming it
     for n, key in enumerate(keys):
         for sort in {_sort(v) for v in read.values[key]}:
             holding.setdefault(sort, np.zeros(len(keys), dtype=np.bool_))[n] = True
+        for value in read.values[key]:
+            naming.setdefault(value, []).append(n)
     links: dict[str, tuple[str, float]] = {}
     for old, near in zip(olds, _nearness(vectors, [read.last[key].text for key in olds], texts), strict=True):
         sims = np.full(len(keys), -1.0, dtype=np.float32)
@@ -1430,8 +1433,14 @@ def changed_by_meaning(
         for sort in {_sort(v) for v in read.values[old]}:
             rivals |= holding[sort]
         rivals[[nearest_at, at[old]]] = False
-        runner_up = float(sims[rivals].max()) if rivals.any() else -1.0
         new = keys[nearest_at]
+        # a later line naming the value the nearest gives anew says that change again: no sibling
+        for value in read.values[new] - read.content[old] - {read.names[old]}:
+            held = naming[value]
+            for n in held if len(held) <= _MAX_HOLDERS else ():
+                if read.first[keys[n]].when > read.last[old].when:
+                    rivals[n] = False
+        runner_up = float(sims[rivals].max()) if rivals.any() else -1.0
         if best < cosine or best - runner_up < margin:
             continue
         if not any(read.restates(old, new, dropped=dropped, part=part) for part in ("", *read.parts.get(new, ()))):
