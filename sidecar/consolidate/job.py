@@ -144,11 +144,13 @@ from sidecar.index.files import scan_tier
 from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
-__all__ = ["SUMMARY_DIR", "Embed", "OperatorModel", "Progress", "Step", "consolidate"]
+__all__ = ["SUMMARY_DIR", "Embed", "OperatorModel", "Progress", "Record", "Step", "consolidate", "record_week"]
 
 Step = Literal["plan", "summaries", "supersede", "promotions", "operators", "archive", "journal"]
 #: Told (step, done, total) as a run goes: "summaries" per week written, "archive" per note moved.
 Progress = Callable[[str, int, int], None]
+#: Hands a week's ``memory.consolidated`` entry to the journal: the week, and the entry's id.
+Record = Callable[[Week, str], Awaitable[None]]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
 _END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
@@ -182,6 +184,7 @@ async def consolidate(
     dry_run: bool,
     evergreen: str = "AGENT.md",
     journal: JournalStore | None = None,
+    record: Record | None = None,
     workspace_id: str = "default",
     agent_id: str | None = None,
     keep_days: int = 7,
@@ -197,7 +200,8 @@ async def consolidate(
     packed_cap_bytes: int | None = None,
 ) -> Report:
     """Consolidate the tier at ``root`` (see the module docstring); ``stop_after`` ends the run
-    after that step, as a run killed there would (for tests of resuming). With
+    after that step, as a run killed there would (for tests of resuming). Each week's entry goes to
+    ``journal``, or without one to ``record`` (the journal of another process). With
     ``archive_cap_bytes`` the archive is bounded (``archive.py``): plain notes past it compressed,
     compressed ones past ``packed_cap_bytes`` (a quarter of it by default) removed."""
     saved = await asyncio.to_thread(load_plan, root)
@@ -277,9 +281,8 @@ async def consolidate(
         tell("archive", done, len(notes))
     if stop_after == "archive":
         return report
-    if journal is not None:
-        for period in periods:
-            await _record(journal, period, report, workspace_id=workspace_id, agent_id=agent_id, dry_run=dry_run)
+    if (record := _recorder(journal, record, workspace_id=workspace_id, agent_id=agent_id)) is not None:
+        await _record(record, periods, report, agent_id=agent_id, dry_run=dry_run)
     if stop_after == "journal":
         return report
     if not dry_run:
@@ -1032,15 +1035,30 @@ def _archive(root: Path, source: str, report: Report, sizes: dict[str, int], dry
     unlink_durably(root, claimed)
 
 
-async def _record(
-    journal: JournalStore, period: Week, report: Report, *, workspace_id: str, agent_id: str | None, dry_run: bool
+def _recorder(
+    journal: JournalStore | None, record: Record | None, *, workspace_id: str, agent_id: str | None
+) -> Record | None:
+    """Where the weeks' entries go: ``journal`` when given, else ``record``."""
+    if journal is None:
+        return record
+    return functools.partial(record_week, journal, workspace_id=workspace_id, agent_id=agent_id)
+
+
+async def _record(record: Record, periods: list[Week], report: Report, *, agent_id: str | None, dry_run: bool) -> None:
+    """Each week's ``memory.consolidated`` entry, under an id derived from what it records."""
+    for period in periods:
+        recorded = "\n".join([agent_id or "", period.path, *period.sources, period.text])
+        entry_id = f"consolidated:{period.name}:{hashlib.sha256(recorded.encode()).hexdigest()[:24]}"
+        report.journal_entries.append(entry_id)
+        if not dry_run:
+            await record(period, entry_id)
+
+
+async def record_week(
+    journal: JournalStore, period: Week, entry_id: str, *, workspace_id: str, agent_id: str | None
 ) -> None:
-    """The week's ``memory.consolidated`` entry, under an id derived from what it records."""
-    recorded = "\n".join([agent_id or "", period.path, *period.sources, period.text])
-    entry_id = f"consolidated:{period.name}:{hashlib.sha256(recorded.encode()).hexdigest()[:24]}"
-    report.journal_entries.append(entry_id)
-    if dry_run:
-        return
+    """Append week ``period``'s entry ``entry_id`` to ``journal``, linked ``supports`` to the entries
+    its notes name; one recorded already (by the run this one finishes) is left as it is."""
     summary = period.text if len(period.text) <= MAX_SUMMARY_CHARS else period.text[: MAX_SUMMARY_CHARS - 1] + "…"
     payload = {
         "period": period.name,

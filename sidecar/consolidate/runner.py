@@ -6,13 +6,19 @@ the CLI and the schedule all run this: the same job, typed memories merged when 
 the archive bounded by a cap the size of the tier's, model summaries within a run budget, and the
 run's end recorded for the schedule (``schedule.py``).
 
-While a run lasts, the cyclic garbage collector does not run on its own: the run allocates
-millions of small objects on its worker threads, and each full collection they set off walks the
-heap in one C call holding the GIL, and the event loop with it, on whichever thread happened to
-allocate (50-200 ms at a time on a large tier). Reference counting frees what the run and the
-requests meanwhile let go of; only garbage in cycles waits for the collector, which runs again
-when the last run ends. The run leaves the heap's frozen part alone (``serve`` freezes what
-start-up made): asking how much is frozen walks every frozen object, holding the loop for as long."""
+The job itself runs in a process of its own (``child.py``): its CPU work never holds this
+process's interpreter lock, so the event loop answers while it runs, on a busy host too. This
+process keeps the run's guard (one at a time per tier), the embedding model the job asks for
+vectors, the journal it hands each week's entry, the merge of typed memories and the record of
+the run's end.
+
+While a run lasts, the cyclic garbage collector does not run on its own here: the report that
+comes back is tens of thousands of small objects, unpickled on the loop's thread, and a full
+collection they set off would walk the whole heap in one C call holding the loop (50-200 ms at a
+time on a large tier). Reference counting frees what the requests meanwhile let go of; only
+garbage in cycles waits for the collector, which runs again when the last run ends. The run leaves
+the heap's frozen part alone (``serve`` freezes what start-up made): asking how much is frozen
+walks every frozen object, holding the loop for as long."""
 
 from __future__ import annotations
 
@@ -22,12 +28,13 @@ import gc
 from datetime import date
 from pathlib import Path
 
+import structlog
+
 from sidecar.clock import utcnow
-from sidecar.consolidate.budget import Budgeted
-from sidecar.consolidate.job import Embed, OperatorModel, Progress, consolidate
+from sidecar.consolidate.child import Run, SummariserSpec, run_in_child
+from sidecar.consolidate.job import Embed, OperatorModel, Progress, Record, record_week
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.schedule import record_run
-from sidecar.consolidate.summarise import Summariser, make_summariser
 from sidecar.episodic.store import JournalStore
 from sidecar.errors import Conflict
 from sidecar.retrieval.embed.base import Embedder, embed_in_background
@@ -59,40 +66,45 @@ async def run_consolidation(
     if root in _RUNNING:
         raise Conflict(f"a consolidation of the {tier} tier is already running", code="consolidation_running")
     kind = settings.summariser
-    base = settings.openai_base_url if kind == "openai" else settings.ollama_host
-    summariser: Summariser = make_summariser(
-        kind, base, settings.summariser_model, settings.openai_api_key, SUMMARY_TIMEOUT_S
+    spec = SummariserSpec(
+        kind,
+        settings.openai_base_url if kind == "openai" else settings.ollama_host,
+        settings.summariser_model,
+        settings.openai_api_key,
+        call_s=SUMMARY_TIMEOUT_S,
+        run_s=RUN_BUDGET_S,
     )
-    if kind != "none":
-        summariser = Budgeted(summariser, run_s=RUN_BUDGET_S, call_s=SUMMARY_TIMEOUT_S)
     embed: Embed | None = None if embedder is None else functools.partial(embed_in_background, embedder)
+    record: Record | None = None
+    if journal is not None:
+        record = functools.partial(record_week, journal, workspace_id=settings.workspace_id, agent_id=settings.agent_id)
     operator = None
     if settings.operator_id and "crew" in settings.held_tiers:
         from sidecar.prompt.block import user_slug
 
         slug = user_slug(settings.operator_id, settings.workspace_id)
         operator = OperatorModel(settings.crew_dir, f"operators/{slug}.md", settings.topic_cap_bytes)
+    run = Run(
+        root,
+        since,
+        utcnow().date(),
+        dry_run,
+        evergreen="CREW.md" if tier == "crew" else "AGENT.md",
+        workspace_id=settings.workspace_id,
+        agent_id=settings.agent_id,
+        evergreen_cap_bytes=settings.evergreen_cap_bytes,
+        operator=operator,
+        archive_cap_bytes=settings.tier_cap_bytes,
+        summariser=spec,
+        log_format=settings.log_format,
+        log_level=structlog.get_logger("sidecar.consolidate").bind().get_effective_level(),
+    )
     _RUNNING.add(root)
-    if len(_RUNNING) == 1:  # no full collection of the run's objects holds the loop meanwhile (module docstring)
+    if len(_RUNNING) == 1:  # no full collection holds the loop meanwhile (module docstring)
         _COLLECTING[0] = gc.isenabled()
         gc.disable()
     try:
-        report = await consolidate(
-            root,
-            since=since,
-            until=utcnow().date(),
-            summariser=summariser,
-            dry_run=dry_run,
-            evergreen="CREW.md" if tier == "crew" else "AGENT.md",
-            journal=journal,
-            workspace_id=settings.workspace_id,
-            agent_id=settings.agent_id,
-            evergreen_cap_bytes=settings.evergreen_cap_bytes,
-            operator=operator,
-            progress=progress,
-            embed=embed,
-            archive_cap_bytes=settings.tier_cap_bytes,
-        )
+        report = await run_in_child(run, embed=embed, record=record, progress=progress)
         if journal is not None:
             from sidecar.consolidate.memories import merge_memories
 
@@ -104,7 +116,6 @@ async def run_consolidation(
         _RUNNING.discard(root)
         if not _RUNNING and _COLLECTING[0]:
             gc.enable()
-        await summariser.aclose()
 
 
 async def run_with_journal(
