@@ -17,12 +17,12 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from sidecar.errors import TierMissing
-from sidecar.index.bm25 import Bm25Search, LivePostings, RankedChunk
+from sidecar.index.bm25 import Bm25Search, LivePostings, RankedChunk, _postings_count
 from sidecar.index.db import database, shrink_memory
 from sidecar.index.sync import RACY_NS, SKIPPED_SHOWN, Cancelled, IndexSync, ReconcileResult
 
@@ -31,6 +31,7 @@ __all__ = [
     "INDEX_NAME",
     "READER_THREADS",
     "REBUILDING_SUFFIX",
+    "UNCOUNTED",
     "Cancelled",
     "RankedChunk",
     "ReconcileResult",
@@ -39,6 +40,8 @@ __all__ = [
 
 INDEX_NAME = "index.sqlite"
 READER_THREADS = 2  # the server's searches that the event loop leaves to a thread
+#: ``TierIndex.postings_counts`` of a word the index makes no token of: never taken for absent or rare.
+UNCOUNTED = 2**62
 #: Beside the index (``index.sqlite-checked``): the index file as it was when its checks last
 #: passed and nothing had written it since (see ``TierIndex.open``).
 CHECKED_SUFFIX = "-checked"
@@ -291,6 +294,24 @@ class TierIndex:
     def search(self, query: str, limit: int = 10, *, raw_fts: bool = False) -> list[RankedChunk]:
         """BM25 search (:meth:`Bm25Search.search <sidecar.index.bm25.Bm25Search.search>`)."""
         return self.bm25.search(query, limit, raw_fts=raw_fts)
+
+    def postings_counts(self, words: Sequence[str]) -> list[int] | None:
+        """How many postings each of ``words`` has in the in-memory postings: a word the index
+        makes several tokens of counts its rarest token's; 0 when no chunk of the tier holds it
+        (neither the snapshot searches read nor the one a commit is making); ``UNCOUNTED`` for a
+        word the index makes no token of. None while the postings cannot tell (off, building).
+        A few dictionary lookups a word: what the duplicate check asks before it searches."""
+        snap = self.postings.snapshot
+        if snap is None:
+            return None
+        snaps = [snap] if self.postings.pending in (None, snap) else [snap, self.postings.pending]
+        counts = []
+        for tokens in self.bm25.query_tokens(list(words)):
+            if not tokens:
+                counts.append(UNCOUNTED)
+                continue
+            counts.append(min(max(_postings_count(s, [(token,)]) for s in snaps if s is not None) for token in tokens))
+        return counts
 
     def search_postings(
         self, query: str, limit: int = 10, *, phrases: bool = True, max_postings: int | None = None

@@ -28,6 +28,8 @@ __all__ = [
     "find_duplicate",
     "is_judged",
     "jaccard",
+    "judged_lines",
+    "tier_query",
     "tokens",
     "words",
 ]
@@ -98,6 +100,27 @@ def _judged(text: str, state: list[Any] | None = None) -> Iterable[tuple[int, fr
         words = tokens(stripped)
         if len(words) >= MIN_TOKENS:
             yield offset, words
+
+
+def judged_lines(content: str) -> list[frozenset[str]]:
+    """The words of each line of ``content`` worth judging, in order."""
+    return [words for _, words in _judged(content)]
+
+
+def tier_query(lines: Sequence[frozenset[str]], counts: dict[str, int], threshold: float, rarest: int) -> list[str]:
+    """The words to search the tier with for lines already in it (``counts``: each word's postings
+    in the tier, 0 where no chunk holds it): each line's ``rarest`` words the tier holds, rarest
+    first. A line with so many words no chunk holds that it cannot reach ``threshold`` against any
+    line of the tier adds none (a duplicate of it can only be in its own file, read apart), and the
+    common words add nothing a duplicate is found by: a line at least ``threshold`` like it holds
+    nearly all of its rare ones. Searching those alone scores a few postings, not every chunk's."""
+    picked: dict[str, None] = {}
+    for words in lines:
+        held = sorted((counts[w], w) for w in words if counts[w] > 0)
+        if len(held) / len(words) < threshold:
+            continue
+        picked.update(dict.fromkeys(w for _, w in held[:rarest]))
+    return list(picked)
 
 
 def is_judged(content: str) -> bool:

@@ -44,7 +44,15 @@ from sidecar.index.files import scan_tier
 from sidecar.index.queue import ReindexQueue
 from sidecar.retrieval.priority import hold
 from sidecar.settings import Settings
-from sidecar.write.dedup import Candidate, Duplicate, FileLines, find_duplicate, is_judged
+from sidecar.write.dedup import (
+    Candidate,
+    Duplicate,
+    FileLines,
+    find_duplicate,
+    is_judged,
+    judged_lines,
+    tier_query,
+)
 from sidecar.write.durable import durable_replace, read_file
 from sidecar.write.idempotency import IdempotencyKeys
 from sidecar.write.paths import open_parent_dir
@@ -52,6 +60,7 @@ from sidecar.write.scan_tail import Judged, JudgedTails, decodable, file_digest,
 from sidecar.write.usage import counts_against_cap
 
 if TYPE_CHECKING:
+    from sidecar.index.tier_index import TierIndex
     from sidecar.scanner.scan import SectionFinding
 
 __all__ = ["MODES", "TIERS", "FlagKeeper", "WriteRequest", "WriteService", "usage"]
@@ -66,6 +75,7 @@ STALL_S = 10.0  # one write on the write thread for longer than this: writes are
 EVERGREEN = frozenset({"AGENT.md", "CREW.md", "pins.md"})
 DEDUP_CANDIDATES = 5  # chunks of the tier an append is compared with, besides its own file
 DEDUP_QUERY_WORDS = 64
+DEDUP_RAREST_WORDS = 4  # of each judged line, the duplicate check searches the tier for these
 _WRITTEN = "_written"  # the file's stat key after a write, from the write thread to the queue
 _KEPT = "_kept"  # what the flag cache is told of a write that left the file's flagged sections as they were
 CONSOLIDATE = (
@@ -316,7 +326,7 @@ class WriteService:
         file deleted and written again at once would be a duplicate of itself). None when the index
         cannot answer (the check is a courtesy: it never holds a write back)."""
         index = self.queue.tiers.get(tier)
-        query = " ".join(content.split()[:DEDUP_QUERY_WORDS])
+        query = None if index is None else self._dedup_query(index.index, content)
         if index is None or not query:
             return []
         try:
@@ -325,6 +335,19 @@ class WriteService:
             log.info("write.dedup_search_failed", tier=tier, error=type(exc).__name__)
             return []
         return [Candidate(h.path, h.line_start, h.text) for h in hits if h.path != besides]
+
+    def _dedup_query(self, index: TierIndex, content: str) -> str:
+        """What the duplicate check searches the tier for: each judged line's rarest words the
+        tier holds (``dedup.tier_query``), or, while the index cannot count its words, the
+        content's first words. Empty: no line can be in the tier, nothing to search."""
+        lines = judged_lines(content)
+        every = list(dict.fromkeys(w for words in lines for w in words))
+        counts = index.postings_counts(every) if every else None
+        if counts is None:
+            return " ".join(content.split()[:DEDUP_QUERY_WORDS])
+        threshold = self.settings.dedup_threshold or 0.9
+        picked = tier_query(lines, dict(zip(every, counts, strict=True)), threshold, DEDUP_RAREST_WORDS)
+        return " ".join(picked[:DEDUP_QUERY_WORDS])
 
     def close(self) -> None:
         """Wait for the writes under way and stop the write thread."""
