@@ -38,15 +38,12 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 
-import sidecar
 from sidecar.consolidate.report import Report
 
 __all__ = ["ChildEnded", "Run", "SummariserSpec", "run_in_child"]
 
 _HEADER = struct.Struct(">Q")
 _PR_SET_PDEATHSIG = 1  # prctl(2)
-#: The directory the sidecar package was imported from: the child imports the same code.
-_SOURCE = str(Path(sidecar.__file__).resolve().parent.parent)
 log = structlog.get_logger("sidecar.consolidate")
 
 
@@ -101,10 +98,12 @@ async def run_in_child(
     """``job.consolidate`` as ``run`` says, in a process started for it; its report. The child's
     error is raised here as it was raised there (with the child's traceback as a note);
     ``ChildEnded`` when it ended without a report."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (_SOURCE, os.environ.get("PYTHONPATH")) if p)}
+    # The child imports what this process imports: its path, and nothing from the working directory.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     wants = (embed is not None, record is not None, progress is not None)
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
+        "-P",
         "-m",
         "sidecar.consolidate.child",
         str(os.getpid()),
