@@ -983,11 +983,13 @@ def _relation_swapped(old: _Slots, new: _Slots, lost: frozenset[str], fresh: Col
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}")
 _DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
+#: a name written as its web domain or with its language's suffix ("fly.io", "checkout.com", "next.js")
+_DOMAIN_NAME = re.compile(r"[^\W\d_]{2,}\.[^\W\d_]{2,3}")
 
 
 def _kind(word: str) -> str:
-    """What a value is, by its shape: a path, a clock time, a version or measure, a count, a name,
-    another identifier."""
+    """What a value is, by its shape: a path, a clock time, a version or measure, a count, a name
+    (of letters, or a web domain's or a library's: "fly.io", "next.js"), another identifier."""
     if "/" in word:
         return "path"
     if _CLOCK.fullmatch(word):
@@ -996,7 +998,7 @@ def _kind(word: str) -> str:
         return "dotted"
     if word.isdigit():
         return "count"
-    return "name" if word.isalpha() else "identifier"
+    return "name" if word.isalpha() or _DOMAIN_NAME.fullmatch(word) else "identifier"
 
 
 def _lowercase_words(texts: Iterable[str]) -> set[str]:
