@@ -13,16 +13,19 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from sidecar.clock import utcnow
 from sidecar.consolidate.runner import run_consolidation
+from sidecar.retrieval.embed.base import EmbedderUnavailable
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.procs import process_tree, start_sidecar
@@ -170,3 +173,61 @@ def test_a_killed_sidecar_takes_its_run_with_it_and_the_next_sidecar_finishes_it
         assert not list((memory_dir / "daily").glob("????-??-??.md"))  # every old note archived
     finally:
         again.stop()
+
+
+class OneMeaning:
+    """A stand-in embedding model (the real one is too slow to load for this) that reads every
+    text as meaning the same: the change search by meaning then reads changes the lines' words do
+    not, so a run with it writes other summaries than a run without. It counts the texts it is
+    asked for; ``broken`` makes every call fail, as an unreachable model does."""
+
+    model_id = "one-meaning"
+    dim = 8
+
+    def __init__(self, *, broken: bool = False) -> None:
+        self.asked = 0
+        self.broken = broken
+
+    async def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if self.broken:
+            raise EmbedderUnavailable("the model is down")
+        self.asked += len(texts)
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        rows[:, 0] = 1.0
+        return rows
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_the_childs_run_reads_changes_by_the_sidecars_model_as_a_run_here_does(
+    make_settings: Callable[..., Settings], memory_dir: Path, tmp_path: Path
+) -> None:
+    """The run's process asks the sidecar's model for its vectors: its tier is byte for byte the
+    tier ``job.consolidate`` writes in this process with the same model; with the model down, the
+    run goes on by the lines' words, as a run here without a model does."""
+    from sidecar.consolidate.job import consolidate
+    from sidecar.consolidate.summarise import ExtractiveSummariser
+
+    _weeks(memory_dir, weeks=2, note_bytes=6 * 1024)
+    tiers = {name: tmp_path / name for name in ("child_down", "here", "here_without")}
+    for tier in tiers.values():
+        shutil.copytree(memory_dir, tier)
+    model, down, local = OneMeaning(), OneMeaning(broken=True), OneMeaning()
+    await run_consolidation(make_settings(), "agent", embedder=model)
+    await run_consolidation(make_settings(memory_dir=str(tiers["child_down"])), "agent", embedder=down)
+    for name, embed in (("here", local.embed), ("here_without", None)):
+        await consolidate(
+            tiers[name],
+            since=None,
+            until=utcnow().date(),
+            summariser=ExtractiveSummariser(),
+            dry_run=False,
+            evergreen_cap_bytes=make_settings().evergreen_cap_bytes,
+            embed=embed,
+            archive_cap_bytes=make_settings().tier_cap_bytes,
+        )
+    assert model.asked == local.asked > 0
+    assert _files(memory_dir) == _files(tiers["here"])
+    assert _files(tiers["child_down"]) == _files(tiers["here_without"])
+    assert _files(memory_dir) != _files(tiers["here_without"])  # the model's vectors made the difference
