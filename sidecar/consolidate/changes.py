@@ -1171,7 +1171,8 @@ class _Meaning:
 
     def restates(self, old: str, new: str, *, dropped: bool, part: str = "") -> bool:
         """Whether ``new`` (said first after ``old`` was said last) fills the one value slot of
-        ``old`` with a value of the same kind and names its subject (``changed_by_meaning``);
+        ``old`` (a value it names twice is one slot) with a value of the same kind and names its
+        subject (``changed_by_meaning``);
         ``dropped``: or fills one of two, leaving the other out. ``part``: one of ``new``'s parts
         (``_parts``), read as the statement in place of the whole line ("Ines has gone to the
         Caerwen site; Tomasz signs the permits from this week": the part after the semicolon)."""
@@ -1195,7 +1196,8 @@ class _Meaning:
             return False
         old_slots = _Slots(self.last[old].text, old_values)
         new_slots = _Slots(new_text, new_values)
-        lost_runs = old_slots.runs_of(frozenset(lost))
+        # a value said twice in the line is one value phrase ("orders go through Tregarn, ... Tregarn's prices")
+        lost_runs = list({frozenset(run) & lost: run for run in reversed(old_slots.runs_of(frozenset(lost)))}.values())
         # a detail left out: only its subject's rarest word then says the subject is the same
         detail = len(lost_runs) == 2 and not dropped
         if len(lost_runs) != 1 and not (
