@@ -920,13 +920,27 @@ def _other_subject(old: _Slots, new: _Slots) -> bool:
     """Whether the newer line is the older word for word, every value of it kept, but for a word
     of its subject swapped for a new one: "The router warranty runs out in August 2028" / "The
     e-bike warranty runs out in August 2028" are two facts that share a value; or whether it names
-    a name of the older line inside a longer name of its own (``_qualified``)."""
-    if _qualified(old, new):
+    a name of the older line inside a longer name of its own (``_qualified``), or one of the things
+    the other line counts by its number (``_counted_then_numbered``: "6 nodes" / "node 4")."""
+    if _qualified(old, new) or _counted_then_numbered(old, new) or _counted_then_numbered(new, old):
         return True
     if len(old.seq) != len(new.seq) or not old.values <= new.words:
         return False
     swapped = [x for x, y in zip(old.seq, new.seq, strict=True) if x != y]
     return bool(swapped) and all(x not in new.words and x not in old.values for x in swapped)
+
+
+def _counted_then_numbered(one: _Slots, other: _Slots) -> bool:
+    """Whether ``one`` counts things ("The search cluster has 6 nodes": a number before the word)
+    and ``other`` names one of them by its number ("Search cluster node 4 restarted": the word,
+    then a number ``one`` does not say): one thing of those counted, not a new count."""
+    counted = {b for a, b in itertools.pairwise(one.seq) if a in one.values and _kind(a) == "count"}
+    numbered = {
+        a
+        for a, b in itertools.pairwise(other.seq)
+        if b in other.values and _kind(b) == "count" and b not in one.words and a not in other.values
+    }
+    return bool(counted & numbered)
 
 
 def _qualified(old: _Slots, new: _Slots) -> bool:

@@ -1,0 +1,41 @@
+"""A line that counts things ("The drying rack holds 8 boards") is not changed by a later line that
+names one of them by its number ("Drying rack board 5 warped over the weekend"): one thing of
+those counted, not a new count (``changes._other_subject``). A new count of the same things is
+still a change."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sidecar.consolidate.changes import changed_by_value
+from sidecar.consolidate.promote import normalised
+from sidecar.consolidate.supersede import Said, claim
+
+START = date(2026, 5, 4)
+FACTS = [
+    "Kiln firings are logged by Pembury Thermal.",
+    "Glaze powders come from Tregarn Supplies.",
+    "The studio alarm code is held by Ottoline Vance.",
+]
+OLD = "The drying rack holds 8 boards."
+
+
+def _changed(old: str, new: str) -> dict[str, Said]:
+    every = [(d, f) for d in (1, 9, 17) for f in FACTS] + [(0, old), (8, old), (15, old), (40, new)]
+    return changed_by_value(
+        [
+            Said(
+                text, f"daily/{(START + timedelta(days=d)).isoformat()}.md", (START + timedelta(days=d), n), claim(text)
+            )
+            for n, (d, text) in enumerate(every)
+        ]
+    )
+
+
+def test_one_of_the_things_counted_named_by_its_number_is_no_new_count() -> None:
+    assert normalised(OLD) not in _changed(OLD, "Drying rack board 5 warped over the weekend.")
+
+
+def test_a_new_count_of_the_same_things_is_a_change() -> None:
+    new = "The drying rack holds 12 boards."
+    assert _changed(OLD, new)[normalised(OLD)].text == new
