@@ -37,7 +37,7 @@ from itertools import combinations
 from typing import TypeVar
 
 from sidecar.consolidate.extractive import sentences
-from sidecar.consolidate.periods import JOINT
+from sidecar.consolidate.periods import JOINT, note_day
 from sidecar.consolidate.text import COMMENT, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
@@ -53,6 +53,7 @@ __all__ = [
     "TAIL_WORDS",
     "Apart",
     "apart",
+    "reading_frames",
     "routine",
     "routine_by",
     "run_frames",
@@ -91,9 +92,46 @@ def run_frames(weeks: Iterable[Sequence[tuple[str, str]]]) -> frozenset[frozense
     """The frames that make lines routine in half of ``weeks`` or more (each a week's (source,
     text) lines), and in ``RUN_WEEKS`` at least: a mould the run writes over and over is routine in
     every week, in one where it was written fewer than ``ROUTINE_LINES`` times too. A mould
-    routine in a busy spell only stays that spell's."""
+    routine in a busy spell only stays that spell's. With them, the frames of the run's moulds
+    written too seldom in a week to be routine in any (``reading_frames``)."""
+    weeks = [list(lines) for lines in weeks]
     judged = [_judged(lines)[1] for lines in weeks]
-    return _frequent(judged)
+    return _frequent(judged) | reading_frames(weeks)
+
+
+#: A value in a line, for ``reading_frames``: a token holding a digit ("PAY-2111", "0.8%", "3*").
+_NUMBER = re.compile(r"[^\s(\[{\"'“‘]*\d[^\s)\]}\"'”’,;]*")
+
+
+def reading_frames(weeks: Sequence[Sequence[tuple[str, str]]]) -> frozenset[frozenset[str]]:
+    """The moulds the run writes with other numbers each time, too seldom in a week to be routine
+    in any: "PCI evidence: uploaded the MFA screenshots to the audit folder, PAY-8048. 14 items
+    left.", "ANR rate iPad Air 5: 0.8%". A line's words (numbers aside, more than three) said on
+    ``ROUTINE_LINES`` days or more, in ``RUN_WEEKS`` weeks or more, with ``ROUTINE_LINES``
+    different numbers or more, are such a mould, not a fact: a fact keeps its value when it is
+    said again, and a changed fact has had a value or two before its new one. The frame is the
+    line's words, all of them, and a line is the mould's when its words are those and no more
+    (``_holds_frame``): a paragraph holding them says more. Left standing, each such line was a
+    fact of its own in a week's summary, and a few of them, sharing the words of a question,
+    outranked the fact it asked for."""
+    said: dict[frozenset[str], dict[str, set[tuple[str, ...]]]] = {}
+    week_of: dict[str, int] = {}
+    for n, lines in enumerate(weeks):
+        for source, text in lines:
+            if note_day(source) is None:  # a summary's line is its notes' said again
+                continue
+            words = frozenset(_words(text))
+            if numbers := tuple(_NUMBER.findall(COMMENT.sub(" ", text))):
+                said.setdefault(words, {}).setdefault(source, set()).add(numbers)
+                week_of[source] = n
+    return frozenset(
+        words
+        for words, days in said.items()
+        if len(words) > FRAME_WORDS
+        and len(days) >= ROUTINE_LINES
+        and len({week_of[day] for day in days}) >= RUN_WEEKS
+        and len(set().union(*days.values())) >= ROUTINE_LINES
+    )
 
 
 def _frequent(found: Sequence[Collection[frozenset[str]]]) -> frozenset[frozenset[str]]:
@@ -127,9 +165,13 @@ def _by_word(frames: Collection[frozenset[str]]) -> dict[str, list[frozenset[str
 
 def _holds_frame(words: set[str], by_word: dict[str, list[frozenset[str]]]) -> bool:
     """Whether ``words`` hold every word of a frame (``by_word``: frames by their first word): of
-    three, or of two when they are ``FRAME_WORDS`` words or fewer."""
+    three, or of two when they are ``FRAME_WORDS`` words or fewer; or are every word of a mould's
+    line with its numbers (``reading_frames``), and no more: a line saying more than such a mould
+    is read as it was."""
     return any(
-        frame <= words and (len(frame) == FRAME_WORDS or len(words) <= FRAME_WORDS)
+        frame == words
+        if len(frame) > FRAME_WORDS
+        else frame <= words and (len(frame) == FRAME_WORDS or len(words) <= FRAME_WORDS)
         for w in words
         for frame in by_word.get(w, ())
     )
@@ -348,7 +390,8 @@ def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset
     out = [False] * len(items)
     judged = {key: _judged([items[m][1:] for m in members]) for key, members in weeks.items()}
     if frames is None:
-        frames = _frequent([found for _, found, _ in judged.values()])
+        by_week = [[items[m][1:] for m in members] for members in weeks.values()]
+        frames = _frequent([found for _, found, _ in judged.values()]) | reading_frames(by_week)
     for key, members in weeks.items():
         lines = [items[m][1:] for m in members]
         for n, flag in zip(members, _or_framed(lines, judged[key][0], frames), strict=True):
