@@ -827,7 +827,8 @@ def _same_slot(
     - The newer line is no mirror of the older (``_mirrors``) unless only the words tying the
       value to the subject changed with it, every value of the older line lost and a value named
       first (``_relation_swapped``: "Uptime checks are done by Pingdom" / "Uptime checks run from
-      Checkly"), and no report of work done
+      Checkly") or only a weekday or time given anew (``_rescheduled``: "Sprint planning is Monday
+      10:00" / "Sprint planning Wednesday 14:00"), and no report of work done
       (``is_event``: "Reviewed PR #6592 for the audit service" names no port) unless it says it
       changed something (``SIGNAL``: "Switched the fuel cards to Keyfuels, ...").
     - An older line that opens with the name it lost ("ledger-db keeps 14 days of backups") is
@@ -850,7 +851,9 @@ def _same_slot(
     if _relabelled(old, new, lost):
         return True
     phrase = old.phrase_of(lost)
-    if _mirrors(old, new) and not (phrase and lost == old.values and _relation_swapped(old, new, lost, fresh)):
+    if _mirrors(old, new) and not (
+        phrase and lost == old.values and (_relation_swapped(old, new, lost, fresh) or _rescheduled(old, new, lost))
+    ):
         return False
     if not phrase:
         return _refilled(old, new, lost, opening_name)
@@ -858,6 +861,19 @@ def _same_slot(
     if not any(_kind(w) == _kind(gone) for w in gained for gone in lost):
         return False
     return not (phrase[0] in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
+
+
+def _rescheduled(old: _Slots, new: _Slots, lost: frozenset[str]) -> bool:
+    """Whether the newer line is the older word for word but for its one value phrase, a time or a
+    weekday (or both) given anew as a time or a weekday: "Sprint planning is Monday 10:00" /
+    "Sprint planning Wednesday 14:00". A schedule's slot never holds its subject, as a name or a
+    code may ("escalation policy for media-resizer: PJTQJKR" / "... for search-svc: PXUUBDZ")."""
+    gained = new.values - old.words
+    if not gained or old.seq[0] in lost:
+        return False
+    if [w for w in old.seq if w not in old.values] != [w for w in new.seq if w not in new.values]:
+        return False
+    return all(_kind(w) == "time" or w in _DAYS for w in lost | gained)
 
 
 def _refilled(old: _Slots, new: _Slots, lost: frozenset[str], opening_name: str) -> bool:
