@@ -83,6 +83,7 @@ class Run:
     summariser: SummariserSpec
     log_format: str
     log_level: int
+    section_budget: int = 2000  # characters a summary's section may hold: the job's default
 
 
 #: The vectors of texts, from the sidecar's embedding model.
@@ -234,6 +235,7 @@ async def _consolidate(run: Run, wants: tuple[bool, bool, bool], parent: _Parent
             progress=parent.progress if progress else None,
             embed=parent.embed if embed else None,
             archive_cap_bytes=run.archive_cap_bytes,
+            section_budget=run.section_budget,
         )
     finally:
         await summariser.aclose()
