@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from sidecar.consolidate.text import COMMENT, is_event, normalised
+from sidecar.consolidate.text import CLAUSE_TRIM, COMMENT, is_event, normalised
 from sidecar.write.dedup import LIST_MARKER
 
 __all__ = [
@@ -402,15 +402,37 @@ def chores(lines: Iterable[str]) -> set[str]:
     """The lines of ``lines`` that are errands, not rules: bare instructions (no marker word, no word
     of a standing course) whose first words open at least ``CHORE_FILLS`` different wordings among
     ``lines`` ("Order a new fob for Flat 9", "Order a new fob for No 12", "Order a new fob for the
-    office"): one mould filled with the day's object, as a routine line is, however often each
-    fill comes back. A rule said again keeps its object and changes its verb or small words
-    ("ring" / "phone the client before any reprint"), so it fills no such mould."""
+    office"), or whose words but one, past the first, are those of as many wordings that each say
+    another word there ("Refactor the billing-api config loader", "... the ui-kit config loader",
+    "... the db-utils config loader"): one mould filled with the day's object, as a routine line
+    is, however often each fill comes back. A rule said again keeps its object and changes its
+    verb or small words ("ring" / "phone the client before any reprint"), so it fills no such
+    mould."""
     words = {line: body.split() for line in dict.fromkeys(lines) if (body := _bare(line))}
     fills: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for said in words.values():
         if len(said) > _CHORE_HEAD:
             fills.setdefault(tuple(said[:_CHORE_HEAD]), set()).add(tuple(said))
-    return {line for line, said in words.items() if len(fills.get(tuple(said[:_CHORE_HEAD]), ())) >= CHORE_FILLS}
+    # the same words around one slot, the verb aside, as written (an identifier is one word)
+    slotted = {line: _written(line) for line in words}
+    slots: dict[tuple[str, ...], set[str]] = {}
+    for said in slotted.values():
+        for n in range(1, len(said)):
+            slots.setdefault((*said[:n], "#", *said[n + 1 :]), set()).add(said[n])
+    return {
+        line
+        for line, said in words.items()
+        if len(fills.get(tuple(said[:_CHORE_HEAD]), ())) >= CHORE_FILLS
+        or any(
+            len(slots[(*slotted[line][:n], "#", *slotted[line][n + 1 :])]) >= CHORE_FILLS
+            for n in range(1, len(slotted[line]))
+        )
+    }
+
+
+def _written(line: str) -> list[str]:
+    """The words of the rule ``line`` states, as written (lower case, punctuation around them aside)."""
+    return [w for word in (rule_body(line) or "").split() if (w := word.strip(CLAUSE_TRIM).lower())]
 
 
 #: A heading over a list of someone's rules: "House rules", "Conventions", "Dos and don'ts",
