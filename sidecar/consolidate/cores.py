@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_said
 from sidecar.consolidate.periods import Line
-from sidecar.consolidate.reworded import Statement, same, statement
+from sidecar.consolidate.reworded import Statement, statement
 from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
 from sidecar.consolidate.text import (
     CLAUSE_TRIM,
@@ -247,74 +247,23 @@ def rule_cores(said: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]
     please never reboot core routers in business hours" both state "please never reboot core
     routers in business hours", where their whole lines are two rules said once each. A line
     stated as no rule is one when a run of it states a rule two notes state ("quoting Dana:
-    \"please ...\""). A run said beside a fact of its line's (``_a_statement``: "The billing worker
-    reads its keys from Vault, please don't hardcode them") is a rule of that fact's subject: where
-    the notes say it beside facts that are not one statement (``reworded.same``: "The search
-    indexer reads its tokens from SSM, please don't hardcode them"), it is no rule of its own in
-    those lines, however many notes say it, and nor is a run of those lines holding it, the whole
-    line included: a line whose every rule is such a clause is a fact ("Site check: Ines with the
-    Pellings, settled, wants an earlier breakfast"). A lead-in or an aside naming no value and
-    subject ("Dana again:", "- she means it") is no such fact, and nor is another sentence.
-    Counted in one pass over the runs."""
-    runs: list[list[tuple[View, str, Statement | None]]] = []
-    beside: dict[str, list[Statement]] = {}
-    for line, _, _ in said:
-        body = unstamped(line)
-        spans = clause_spans(body)
-        found = []
-        for v in views(line):
-            if len(key_text(v.text).split()) >= 2 and is_rule(v.text):
-                key = _rule_key(v.text)
-                fact = _fact_beside(body, spans, v)
-                found.append((v, key, fact))
-                if fact is not None:
-                    beside.setdefault(key, []).append(fact)
-        runs.append(found)
-    scattered = {key for key, facts in beside.items() if any(not same(facts[0], f) for f in facts[1:])}
+    \"please ...\""). Counted in one pass over the runs."""
+    runs: list[list[str]] = []
     notes: dict[str, set[str]] = {}
-    kept: list[list[str] | None] = []  # None: a line whose every rule is a clause of its facts
-    for (_, source, _), found in zip(said, runs, strict=True):
-        cut = [v for v, key, fact in found if fact is not None and key in scattered]
-        own = [v.text for v, _, _ in found if not any(v.first <= c.last and c.first <= v.last for c in cut)]
-        kept.append(None if cut and not own else own)
-        for text in own:
+    for line, source, _ in said:
+        found = [v.text for v in views(line) if len(key_text(v.text).split()) >= 2 and is_rule(v.text)]
+        runs.append(found)
+        for text in found:
             notes.setdefault(_rule_key(text), set()).add(source)
     out = []
-    for (line, source, as_rule), stated in zip(said, kept, strict=True):
-        if stated is None:
-            out.append((line, source, False))  # a fact with a clause of its own subject, no rule
-            continue
-        rules = stated if as_rule else [text for text in stated if len(notes[_rule_key(text)]) >= 2]
-        if not rules:
+    for (line, source, as_rule), stated in zip(said, runs, strict=True):
+        found = stated if as_rule else [text for text in stated if len(notes[_rule_key(text)]) >= 2]
+        if not found:
             out.append((line, source, as_rule))
             continue
-        best = max(rules, key=lambda text: (len(notes[_rule_key(text)]), len(text)))
+        best = max(found, key=lambda text: (len(notes[_rule_key(text)]), len(text)))
         out.append((best, source, True))
     return out
-
-
-def _fact_beside(body: str, spans: Sequence[tuple[int, int]], run: View) -> Statement | None:
-    """The fact (``_a_statement``) the sentence of ``body`` holding ``run`` (a run of its clauses,
-    ``spans``) states before or after it, the one before first; None when what its sentence says
-    beside the run states no fact (a time, an aside, or nothing). What a colon closes before the
-    run is its lead-in, whatever it says ("Dana's standing instruction, repeated after the Koala
-    call: ..."), and a fact in another sentence is said of its own subject, not the run's."""
-    start, end = spans[run.first][0], spans[run.last][1]
-    opens = [m.end() for m in _SENTENCE_END.finditer(body, 0, start)]
-    closes = _SENTENCE_END.search(body, end)
-    before = body[opens[-1] if opens else 0 : start]
-    parts = (
-        "" if before.rstrip(_OPEN_QUOTE).endswith(":") else before,
-        body[end : closes.start() if closes else len(body)],
-    )
-    for part in (p.strip(CLAUSE_TRIM) for p in parts):
-        if part and _a_statement(part):
-            return statement(part)
-    return None
-
-
-#: What may stand between a lead-in's colon and what it introduces: spaces and opening quotes.
-_OPEN_QUOTE = " \t\"'“‘(["
 
 
 def _rule_key(text: str) -> str:

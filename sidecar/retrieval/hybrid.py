@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 import structlog
@@ -50,16 +50,7 @@ from sidecar.retrieval.embed.base import (
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.priority import calm, default_slots, is_urgent
-from sidecar.retrieval.standing import (
-    WIDEST,
-    WINDOW,
-    by_standing,
-    depth,
-    enough,
-    in_window,
-    restated_first,
-    standing,
-)
+from sidecar.retrieval.standing import SLACK, by_standing, restated_first, standing
 
 # The vector index (and numpy, which it is built on) is imported with the embedder: a BM25-only
 # sidecar never loads it.
@@ -652,7 +643,7 @@ class HybridSearcher:
         want = wanted(plan, limit)
         vectors = self.vectors.get(tier.name)
         if self.embedder is None or vectors is None:  # BM25 only: no need for a wide candidate list
-            return _bm25_only(tier.name, await _bm25_first(tier, query, want), limit, explain, plan), []
+            return _bm25_only(tier.name, await tier.search(query, want + SLACK), limit, explain, plan), []
         hits, qvec, ranked = await self._legs(tier, vectors, query, max(self.candidates, want), limit)
         if ranked is None:  # no query vector in time: BM25 alone
             return _bm25_only(tier.name, hits, limit, explain, plan), ["dense"]
@@ -677,11 +668,9 @@ class HybridSearcher:
         words = terms(query)
         out = []
         dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
-        chosen = pick(plan, picked, lambda p: _candidate(*p), limit if plan is None else max(limit, WINDOW))
+        chosen = pick(plan, picked, lambda p: _candidate(*p), limit)
         if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
-            tokens = hits[0].terms
-            chosen = in_window(chosen, lambda first: restated_first(first, lambda c: _where(c[0][1], c[0][2]), tokens))
-            del chosen[limit:]
+            chosen = restated_first(chosen, lambda c: _where(c[0][1], c[0][2]), hits[0].terms)
         for (scored, hit, row), lifted in chosen:
             result = _result(tier.name, scored, hit, row, words)
             if explain:
@@ -809,7 +798,7 @@ class HybridSearcher:
 
     def _rank(self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors | None, limit: int) -> _Ranked:
         """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give
-        with their stored sentence vectors. The ranking comes as its first ``depth(limit)`` chunks
+        with their stored sentence vectors. The ranking comes as its first ``limit + SLACK`` chunks
         with their standing applied, then the rest, built as they are read. ``qvec`` None: the
         tier holds no vector, and the dense leg is empty."""
         vectors.refresh(max_age=CHUNKS_STALE_S, wait=False)  # another thread's refresh: score the view we have
@@ -819,10 +808,9 @@ class HybridSearcher:
         cosines.update(dense)
         top: list[Scored]
         rest: Iterator[Scored]
-        first = depth(limit)
         if self.fusion == "rrf":
             ranked = fuse_rrf(bm25, dense, cosines)
-            top, rest = ranked[:first], iter(ranked[first:])
+            top, rest = ranked[: limit + SLACK], iter(ranked[limit + SLACK :])
         else:
             # Only earned chunks lend to their neighbours: their own neighbours are all that is needed.
             earned = dict.fromkeys([*(h.id for h in hits), *(cid for cid, c in dense if c > DENSE_MATCH)])
@@ -842,48 +830,27 @@ class HybridSearcher:
                 before=CONTEXT_BEFORE,
                 after=CONTEXT_AFTER,
             )
-            # The first ``depth(limit)`` fused from the chunks that can be among them (most answers
-            # need no more), more while archived or superseded text fills them; the whole ranking
-            # only when an answer reads past them.
-            fused = fuse(depth=first)
-            top = [fused.at(i) for i in range(min(first, len(fused)))]
+            # The first ``limit + SLACK`` fused from the chunks that can be among them (most answers
+            # need no more); the whole ranking only when an answer reads past them.
+            fused = fuse(depth=limit + SLACK)
+            shown = min(limit + SLACK, len(fused))
+            top = [fused.at(i) for i in range(shown)]
+            rest = _past(fuse, shown)
         by_id = {h.id: h for h in hits}
-        today = datetime.now(UTC).date()  # once for the answer, not once a hit
         # A few spare rows: a chunk may have left the index since the BM25 read, and live text
         # just below the limit may pass archived or superseded text (retrieval.standing).
         rows, stored = vectors.shown_rows([s.id for s in top if s.id not in by_id])
-        weighed = self._weighed(top, by_id, rows, today)
-        if self.fusion != "rrf" and not _enough(weighed, top, first, limit):
-            first *= WIDEST
-            fused = fuse(depth=first)
-            more = [fused.at(i) for i in range(len(top), min(first, len(fused)))]
-            extra, extra_stored = vectors.shown_rows([s.id for s in more if s.id not in by_id and s.id not in rows])
-            rows.update(extra)
-            stored.update(extra_stored)
-            top = [*top, *more]
-            weighed = [*weighed, *self._weighed(more, by_id, rows, today)]
-        if self.fusion != "rrf":
-            rest = _past(fuse, len(top))
-        weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
-        if hits:  # a line a newer line restates with another value ranks below it (retrieval.standing)
-            tokens = hits[0].terms
-            weighed = in_window(
-                weighed, lambda first: restated_first(first, lambda s: _where(by_id.get(s.id), rows.get(s.id)), tokens)
-            )
-        return weighed, rest, rows, stored
-
-    @staticmethod
-    def _weighed(
-        top: list[Scored], by_id: dict[int, RankedChunk], rows: Mapping[int, ChunkRow], today: date
-    ) -> list[Scored]:
-        """``top`` with each score multiplied by its chunk's standing (a chunk no longer in the index keeps 1)."""
+        today = datetime.now(UTC).date()  # once for the answer, not once a hit
         weighed = []
         for scored in top:
             where = by_id.get(scored.id) or rows.get(scored.id)
             weighed.append(
                 scored if where is None else scored.with_standing(standing(where.path, where.heading, today))
             )
-        return weighed
+        weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
+        if hits:  # a line a newer line restates with another value ranks below it (retrieval.standing)
+            weighed = restated_first(weighed, lambda s: _where(by_id.get(s.id), rows.get(s.id)), hits[0].terms)
+        return weighed, rest, rows, stored
 
     def _pending_vector(self, query: str) -> Vectors | asyncio.Future[Vectors | None] | None:
         """``_query_vector``, started: the vector when it is known, None while the embedder is
@@ -1018,24 +985,6 @@ class HybridSearcher:
         return vector
 
 
-async def _bm25_first(tier: Tier, query: str, want: int) -> list[RankedChunk]:
-    """The BM25 hits a search that shows ``want`` ranks: ``depth(want)``, or ``WIDEST`` times as
-    many when its first ones by score times standing may lie below them (``standing.enough``)."""
-    asked = depth(want)
-    hits = await tier.search(query, asked)
-    if hits:
-        today = datetime.now(UTC).date()
-        weighed = [hit.score * standing(hit.path, hit.heading, today) for hit in hits]
-        if not enough(weighed, asked, hits[-1].score, want):
-            hits = await tier.search(query, asked * WIDEST)  # once: a second read costs what the first did
-    return hits
-
-
-def _enough(weighed: list[Scored], top: list[Scored], asked: int, want: int) -> bool:
-    """``standing.enough`` for a fused ranking's first ``asked`` (``top``, before standing)."""
-    return not top or enough([s.score for s in weighed], asked, top[-1].score, want)
-
-
 def _past(fuse: Callable[[], _Fused], start: int) -> Iterator[Scored]:
     """The whole fusion's ranking from ``start`` on, fused when first read."""
     fused = fuse()
@@ -1094,15 +1043,9 @@ def _bm25_only(
                 break
     bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)} if explain else {}
     out = []
-    shown = pick(
-        plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), max(limit, WINDOW) if plan else limit
-    )
+    shown = pick(plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), limit)
     if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
-        tokens = hits[0].terms
-        shown = in_window(
-            shown, lambda first: restated_first(first, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), tokens)
-        )
-        del shown[limit:]
+        shown = restated_first(shown, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms)
     for (hit, factor, flat), lifted in shown:
         # The snippet is cut from the text flattened once: the same window (its first step flattens).
         result = (hit if hit.plain else hit._replace(text=flat, plain=True)).as_json(source)

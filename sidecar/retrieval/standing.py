@@ -49,20 +49,7 @@ first word of its own, no stopword and no word of the kept line ("Amara took ove
 when Tomasz moved to the card-issuing team"). A line of a note is never restated so: said
 once, it may be one row of a table of like facts. No word list: what changes is read from the
 values alone (the days of the week aside).
-The newer hit moves up to just above the first hit it restates; nothing else moves. Neither does a
-line restate another when it says the older line's words with a word or more swapped in place and
-matches no query term the older line lacks (the same words of another subject: "The search error
-budget is 99.9 percent" / "The gateway error budget is 99.5 percent"), nor when it names the older
-line's name but lacks a query term the older line matches and says no more words of its own than it
-lost of it (a table's next row naming the same tool). Lines of one wording that the answer holds
-with three or more sets of numbers are a log of what happened each day, and none of them restates
-another ("Shadow traffic on quill-api: 90% agreement", "... 94% ...").
-
-An answer is ranked the same whatever its limit: it reads its hits by BM25 (or fused) score, and
-``WIDEST`` times as many when a hit below them could be among its first ``max(limit, WINDOW)`` by
-score times standing (archived chunks, scored high for their length, can fill the first hits read:
-``enough``), and reorders line by line only its first ``WINDOW`` (``in_window``). So the first five
-hits of a search asked for ten are the hits of one asked for five.
+The newer hit moves up to just above the first hit it restates; nothing else moves.
 """
 
 from __future__ import annotations
@@ -84,12 +71,7 @@ __all__ = [
     "REST_PREFIX",
     "SLACK",
     "SUPERSEDED",
-    "WIDEST",
-    "WINDOW",
     "by_standing",
-    "depth",
-    "enough",
-    "in_window",
     "more_terms_first",
     "note_date",
     "restated_first",
@@ -102,17 +84,8 @@ SUPERSEDED = 0.25
 REST_PREFIX = "archive/summaries/"
 RECENCY = 0.2
 RECENCY_DAYS = 365
-#: Extra hits a search reads beyond the hits it ranks, so live text ranked just below them can move up.
+#: Extra hits a search reads beyond its limit, so live text ranked just below it can move up.
 SLACK = 10
-#: The hits an answer reorders line by line (``more_terms_first``, ``restated_first``): its first
-#: ``WINDOW`` by score times standing, whatever its limit. So the first hits of a search are the same
-#: whatever limit it is asked with (up to ``WINDOW``, and past it but for the lines read), and a
-#: newer line further down never moves into them.
-WINDOW = 15
-#: A search reads this many times ``depth(want)`` hits when the first ones it read may not hold its
-#: first ones by score times standing (``enough``): archived text scored high for its length can fill
-#: what it reads first. Once: a second read costs what the first did.
-WIDEST = 8
 _SUPERSEDED_HEADING = "Superseded"
 _DAY = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 _WEEK = re.compile(r"(?:^|/)(\d{4})-W(\d{2})\.md$")
@@ -216,28 +189,6 @@ def _aged(path: str, today: date) -> float:
     return 1.0 - RECENCY * min(max((today - day).days, 0), RECENCY_DAYS) / RECENCY_DAYS
 
 
-def depth(want: int) -> int:
-    """The hits a search that shows ``want`` reads first: the hits it reorders or shows, and
-    ``SLACK`` more."""
-    return max(want, WINDOW) + SLACK
-
-
-def enough(weighed: Sequence[float], asked: int, least: float, want: int) -> bool:
-    """Whether the hits read hold a search's first ``max(want, WINDOW)`` by score times standing:
-    ``weighed`` their scores times standing, read by score alone down to ``least`` (the lowest score
-    read), ``asked`` how many were asked for. A hit not read scores at most ``least``, and its
-    standing is at most 1: it can be among them only when a score of theirs is below ``least``."""
-    if len(weighed) < asked:
-        return True  # every hit the query earned was read
-    first = max(want, WINDOW)
-    return len(weighed) < first or sorted(weighed, reverse=True)[first - 1] >= least
-
-
-def in_window(ranked: Sequence[T], reorder: Callable[[list[T]], list[T]]) -> list[T]:
-    """``ranked`` (best first) with its first ``WINDOW`` reordered by ``reorder``."""
-    return [*reorder(list(ranked[:WINDOW])), *ranked[WINDOW:]]
-
-
 class _Matched(_Ranked, Protocol):
     @property
     def text(self) -> str: ...
@@ -251,21 +202,15 @@ T = TypeVar("T")
 
 def by_standing(hits: Sequence[M], today: date | None = None) -> list[tuple[M, float, float]]:
     """BM25 ``hits`` (best first) reranked by score times standing: ``(hit, standing, score)``, ties
-    in their BM25 order; then, among the first ``WINDOW``, a hit matching more of the query above
-    one its age alone put above it (``more_terms_first``) and a line a newer line restates below
-    that line (``restated_first``). The one ranking of a BM25 answer, whoever asks (the server, the CLI)."""
+    in their BM25 order, then a line a newer line restates below that line (``restated_first``).
+    The one ranking of a BM25 answer, whoever asks (the server, the CLI)."""
     today = today or datetime.now(UTC).date()  # once for the answer, not once a hit
     weighed = [(hit, factor := _standing(hit.path, hit.heading, today), hit.score * factor) for hit in hits]
     weighed.sort(key=lambda item: -item[2])  # stable
     if not weighed:
         return weighed
-    tokens = weighed[0][0].terms
-
-    def reorder(first: list[tuple[M, float, float]]) -> list[tuple[M, float, float]]:
-        first = more_terms_first(first, tokens, today)
-        return restated_first(first, lambda item: (item[0].path, item[0].heading, item[0].text), tokens)
-
-    return in_window(weighed, reorder)
+    weighed = more_terms_first(weighed, weighed[0][0].terms, today)
+    return restated_first(weighed, lambda item: (item[0].path, item[0].heading, item[0].text), weighed[0][0].terms)
 
 
 def more_terms_first(
@@ -312,11 +257,9 @@ class _Line:
         "kept",
         "labelled",
         "matched",
-        "mould",
         "named",
         "names",
         "opening",
-        "routine",
         "shapes",
         "values",
         "versions",
@@ -336,11 +279,8 @@ class _Line:
         kept: bool = False,
         opening: str = "",
         labelled: frozenset[str] = frozenset(),
-        mould: tuple[str, ...] = (),
     ) -> None:
-        self.mould = mould  # its words in order, values and numbers left out, lowercased
         self.labelled = labelled  # the capitalised words after its opening label's colon ("on-call: Marek")
-        self.routine = False  # a line of a mould the answer holds with three or more sets of numbers
         self.day = day
         self.opening = opening  # its capitalised first word: a name, or a word opening a sentence
         self.holder = ""  # that word, when another line of the answer writes it as a name
@@ -365,10 +305,9 @@ class _Line:
         older line's names, it needs a query term in common with it; a number of the same form in
         place of the older one, every query term the older line matches (a number alone does not
         tell one subject from another: "error budget for gateway: 99.5%", "... for reviews: 99.9%")."""
-        if self.day <= older.day or not self.matched & older.matched or (self.routine and older.routine):
+        if self.day <= older.day or not self.matched & older.matched:
             return False
-        covers = older.matched <= self.matched
-        if older.names & self.words and self.values - older.words and (covers or self._more_own_words(older)):
+        if older.names & self.words and self.values - older.words:
             return True
         if any(older.versions.get(name, number) != number for name, number in self.versions.items()):
             return True  # the same name with another number after it: another version ("DairyPlan 5" -> "7")
@@ -376,10 +315,8 @@ class _Line:
             return True
         if older.holder and older.holder in self.words and self._names_first(older):
             return True  # another holder named first, the kept line's after it
-        if not covers and not self._says_more(older):
+        if not older.matched <= self.matched and not self._says_more(older):
             return False
-        if self.matched <= older.matched and self._swapped(older):
-            return False  # the same words said of another subject, no nearer the query
         # a number of that form the older line lacks (beside its old one too: "08:15 instead of 03:30")
         return any(shape in older.shapes and found - older.shapes[shape] for shape, found in self.shapes.items())
 
@@ -404,25 +341,6 @@ class _Line:
         the subject's new holder ("Amara took over ledger-recon when Tomasz moved teams")."""
         first = self.opening.lower()
         return bool(first) and first not in STOPWORDS and first not in {w.lower() for w in older.words}
-
-    def _swapped(self, older: _Line) -> bool:
-        """Whether this line is ``older`` word for word with a word or more swapped in place, values
-        aside: another subject in the same words ("The search error budget is 99.9 percent" / "The
-        gateway error budget is 99.5 percent"), where a change keeps the older line's words ("...
-        starts at 5:30" / "... starts at 6:00") or says it otherwise ("A loaf sells for £4.20" / "A
-        loaf is £4.60 from today")."""
-        mine, theirs = self.mould, older.mould
-        return len(mine) == len(theirs) and mine != theirs
-
-    def _more_own_words(self, older: _Line) -> bool:
-        """Whether this line says more words of its own than it lost of ``older``'s (values and
-        stopwords aside): a line naming the older line's name while it lacks a query term the older
-        line matches says something new of it ("Millbrook Mills got bought out - Harvest Grain Co
-        from now on" / "Our flour comes from Millbrook Mills"), not the same words of another
-        subject ("the disputes replica is db-disputes-2, keep Looker off the primary" / "the
-        payouts replica is db-payouts-6, keep Looker off the primary")."""
-        mine, theirs = _plain(self.words), _plain(older.words)
-        return len(mine - theirs) > len(theirs - mine)
 
     def _says_more(self, older: _Line) -> bool:
         """Missing a query term the older line matches, a line still restates its number when it
@@ -470,7 +388,6 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
         for line in found:
             if line.kept and line.opening in inner and line.opening not in speakers:
                 line.holder = line.opening
-    _mark_routine([line for found in lines for line in found])
     order: list[int] = []
     for at, mine in enumerate(lines):
         place = len(order)
@@ -481,29 +398,6 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
                     break
         order.insert(place, at)
     return [ranked[i] for i in order]
-
-
-#: Lines of one mould with this many sets of numbers among an answer's lines are a log, not a value changed.
-ROUTINE_SETS = 3
-
-
-def _mark_routine(lines: list[_Line]) -> None:
-    """Mark the lines whose words (values and stopwords aside) other lines of the answer say with
-    other numbers, in ``ROUTINE_SETS`` or more sets of numbers among them: a log of what happened
-    each day ("Shadow traffic on moderation-api: 90% agreement", "... 94% ..."), where each line
-    holds its own value, none a newer value of another's. A changed value is said with one value
-    before and one after ("... starts at 5:30" three times, "... starts at 6:00" once)."""
-    moulds: dict[frozenset[str], list[_Line]] = {}
-    for line in lines:
-        if line.shapes:
-            moulds.setdefault(_plain(line.words), []).append(line)
-    for same in moulds.values():
-        if len(same) < ROUTINE_SETS:
-            continue
-        numbers = {frozenset(v for found in line.shapes.values() for v in found) for line in same}
-        if len(numbers) >= ROUTINE_SETS:
-            for line in same:
-                line.routine = True
 
 
 def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
@@ -555,7 +449,6 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
                     kept=line.kept,
                     opening=opening,
                     labelled=labelled,
-                    mould=line.mould,
                 )
             )
     return out
@@ -564,8 +457,7 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
 class _Read(NamedTuple):
     """What a short line of a chunk holds whatever the query: its text, its day, the words that may
     be its values (in order, as written; units left out), every word, its versions and its weekdays,
-    and its first word when a capital and no stopword, with where it starts (-1 without one), and
-    its words in order with its values and numbers left out (``mould``)."""
+    and its first word when a capital and no stopword, with where it starts (-1 without one)."""
 
     raw: str
     day: date
@@ -577,7 +469,6 @@ class _Read(NamedTuple):
     opening: str
     opening_at: int
     labelled: tuple[tuple[int, int, str], ...]
-    mould: tuple[str, ...]
 
 
 @lru_cache(maxsize=4096)
@@ -628,13 +519,7 @@ def _read_line(raw: str, note_day: date | None) -> _Read | None:
     weekdays = frozenset(word for _, _, word in candidates if word in _WEEKDAYS)
     at = opening.start(1) if opening and first else -1
     words = frozenset(_VALUE_WORD.findall(line))
-    spans = [(a, b) for a, b, _ in candidates]
-    mould = tuple(
-        w.group().lower()
-        for w in _VALUE_WORD.finditer(line)
-        if not _DIGIT.search(w.group()) and not any(a < w.end() and w.start() < b for a, b in spans)
-    )
-    return _Read(raw, day, candidates, words, versions, weekdays, kept, first, at, labelled, mould)
+    return _Read(raw, day, candidates, words, versions, weekdays, kept, first, at, labelled)
 
 
 def _label_values(line: str) -> tuple[tuple[int, int, str], ...]:

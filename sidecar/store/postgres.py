@@ -33,7 +33,7 @@ from sidecar.index.snippet import query_tokens
 from sidecar.index.tier_index import RankedChunk
 from sidecar.index.tokens import FORM_WEIGHT, QueryTokens, with_forms
 from sidecar.retrieval.lift import BoostPlan, wanted
-from sidecar.retrieval.standing import depth
+from sidecar.retrieval.standing import SLACK
 from sidecar.store.base import (
     OPERATORS_DIR,
     ChunkRow,
@@ -433,9 +433,9 @@ class PostgresCrewStore:
         # The irregular forms of the words, found by the embedded index's tokens of them.
         forms = [form for form, _ in with_forms(list(zip(words, self._tokens(words), strict=True)))]
         want = wanted(plan, limit)
-        wide = max(_CANDIDATES, want) if qvec is not None else depth(want)
+        wide = max(_CANDIDATES, want) if qvec is not None else want + SLACK
         async with self._conn() as conn:
-            cands = Candidates(await self._bm25(conn, words, wide, depth(want), forms))
+            cands = Candidates(await self._bm25(conn, words, wide, want + SLACK, forms))
             if qvec is not None and model is not None:
                 cands.qvec = np.asarray(qvec, dtype=np.float32)
                 await self._dense(conn, cands, cands.qvec, model)

@@ -14,7 +14,7 @@ from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
-from sidecar.retrieval.standing import depth, standing
+from sidecar.retrieval.standing import SLACK, standing
 from sidecar.retrieval.vectors import dialogue_turns
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
@@ -70,10 +70,9 @@ def rank(
         ranked = fuse_rrf(bm25, cands.dense, cands.cosines)
     else:
         ranked = fuse_weighted(bm25, cands.dense, cands.cosines, cands.neighbours, turns=cands.turns())
-    # Archived or superseded text ranks below current text (retrieval.standing), as in the index:
-    # the first ``depth(want)`` candidates, whatever the limit within it.
+    # Archived or superseded text ranks below current text (retrieval.standing), as in the index.
     weighed = []
-    for scored in ranked[: depth(want)]:
+    for scored in ranked[: want + SLACK]:
         row = rows.get(scored.id)
         weighed.append(scored if row is None else scored.with_standing(standing(row["path"], row["heading"])))
     weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order

@@ -35,7 +35,7 @@ from sidecar.retrieval.hybrid import (
     _Fused,
     fuse_weighted,
 )
-from sidecar.retrieval.standing import WIDEST, WINDOW, depth, standing
+from sidecar.retrieval.standing import SLACK, standing
 from sidecar.retrieval.vectors import VectorIndex, dialogue_turns
 from tests.support.corpus import make_corpus, make_queries
 from tests.support.embedding import drain, needs_model
@@ -156,9 +156,7 @@ def read_context(path: Path, chunk_ids: Sequence[int]) -> tuple[dict[int, dict[i
 
 def reference_rank(vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors | None, limit: int) -> list[Scored]:
     """The ranking a hybrid search shows, computed plainly: both legs, the reference fusion over
-    neighbours read from the index, then the first ``depth(limit)`` with their standing, or
-    ``WIDEST`` times as many when a chunk below them could rank among the first ``max(limit,
-    WINDOW)`` by score times standing."""
+    neighbours read from the index, then the first ``limit + SLACK`` with their standing."""
     bm25 = [(h.id, h.score) for h in hits]
     dense = vectors.search(qvec, CANDIDATES) if qvec is not None else []
     cosines = vectors.scores(qvec, [h.id for h in hits]) if qvec is not None else {}
@@ -167,22 +165,14 @@ def reference_rank(vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors 
     near, turns = read_context(vectors.path, earned)
     ranked = reference_fuse(bm25, dense, cosines, near, turns)
     by_id = {h.id: h for h in hits}
-    asked = depth(limit)
-    while True:
-        top = ranked[:asked]
-        rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
-        weighed = []
-        for scored in top:
-            where = by_id.get(scored.id) or rows.get(scored.id)
-            weighed.append(scored if where is None else scored.with_standing(standing(where.path, where.heading)))
-        first = max(limit, WINDOW)
-        if len(top) < asked or len(top) < first or asked > depth(limit):
-            break
-        if sorted((s.score for s in weighed), reverse=True)[first - 1] >= top[-1].score:
-            break
-        asked *= WIDEST
+    top = ranked[: limit + SLACK]
+    rows = vectors.chunk_rows([s.id for s in top if s.id not in by_id])
+    weighed = []
+    for scored in top:
+        where = by_id.get(scored.id) or rows.get(scored.id)
+        weighed.append(scored if where is None else scored.with_standing(standing(where.path, where.heading)))
     weighed.sort(key=lambda s: -s.score)
-    return [*weighed, *ranked[len(top) :]]
+    return [*weighed, *ranked[limit + SLACK :]]
 
 
 offsets = st.sampled_from([-2, -1, 1, 2])
