@@ -37,7 +37,7 @@ from itertools import combinations
 from typing import TypeVar
 
 from sidecar.consolidate.extractive import sentences
-from sidecar.consolidate.periods import JOINT, note_day
+from sidecar.consolidate.periods import JOINT
 from sidecar.consolidate.text import COMMENT, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
@@ -53,7 +53,6 @@ __all__ = [
     "TAIL_WORDS",
     "Apart",
     "apart",
-    "reading_frames",
     "routine",
     "routine_by",
     "run_frames",
@@ -92,47 +91,9 @@ def run_frames(weeks: Iterable[Sequence[tuple[str, str]]]) -> frozenset[frozense
     """The frames that make lines routine in half of ``weeks`` or more (each a week's (source,
     text) lines), and in ``RUN_WEEKS`` at least: a mould the run writes over and over is routine in
     every week, in one where it was written fewer than ``ROUTINE_LINES`` times too. A mould
-    routine in a busy spell only stays that spell's. With them, the frames of the run's moulds
-    written too seldom in a week to be routine in any (``reading_frames``)."""
-    weeks = [list(lines) for lines in weeks]
+    routine in a busy spell only stays that spell's."""
     judged = [_judged(lines)[1] for lines in weeks]
-    return _frequent(judged) | reading_frames(weeks)
-
-
-_CODE = re.compile(r"`[^`]*`")
-#: A value in a line, for ``reading_frames``: a token holding a digit ("PAY-2111", "0.8%", "3*").
-_NUMBER = re.compile(r"[^\s(\[{\"'“‘]*\d[^\s)\]}\"'”’,;]*")
-
-
-def reading_frames(weeks: Sequence[Sequence[tuple[str, str]]]) -> frozenset[frozenset[str]]:
-    """The moulds the run writes with other numbers each time, too seldom in a week to be routine
-    in any: "PCI evidence: uploaded the MFA screenshots to the audit folder, PAY-8048. 14 items
-    left.", "ANR rate iPad Air 5: 0.8%". A line's words (numbers aside, more than three) said on
-    ``ROUTINE_LINES`` days or more, in ``RUN_WEEKS`` weeks or more, with ``ROUTINE_LINES``
-    different numbers or more, are such a mould, not a fact: a fact keeps its value when it is
-    said again, and a changed fact has had a value or two before its new one. The frame is the
-    line's words, all of them, and a line is the mould's when its words are those and no more
-    (``_holds_frame``): a paragraph holding them says more. Left standing, each such line was a
-    fact of its own in a week's summary, and a few of them, sharing the words of a question,
-    outranked the fact it asked for."""
-    said: dict[frozenset[str], dict[str, set[tuple[str, ...]]]] = {}
-    week_of: dict[str, int] = {}
-    for n, lines in enumerate(weeks):
-        for source, text in lines:
-            if note_day(source) is None:  # a summary's line is its notes' said again
-                continue
-            words = frozenset(_words(text))
-            if numbers := tuple(_NUMBER.findall(COMMENT.sub(" ", text))):
-                said.setdefault(words, {}).setdefault(source, set()).add(numbers)
-                week_of[source] = n
-    return frozenset(
-        words
-        for words, days in said.items()
-        if len(words) > FRAME_WORDS
-        and len(days) >= ROUTINE_LINES
-        and len({week_of[day] for day in days}) >= RUN_WEEKS
-        and len(set().union(*days.values())) >= ROUTINE_LINES
-    )
+    return _frequent(judged)
 
 
 def _frequent(found: Sequence[Collection[frozenset[str]]]) -> frozenset[frozenset[str]]:
@@ -166,13 +127,9 @@ def _by_word(frames: Collection[frozenset[str]]) -> dict[str, list[frozenset[str
 
 def _holds_frame(words: set[str], by_word: dict[str, list[frozenset[str]]]) -> bool:
     """Whether ``words`` hold every word of a frame (``by_word``: frames by their first word): of
-    three, or of two when they are ``FRAME_WORDS`` words or fewer; or are every word of a mould's
-    line with its numbers (``reading_frames``), and no more: a line saying more than such a mould
-    is read as it was."""
+    three, or of two when they are ``FRAME_WORDS`` words or fewer."""
     return any(
-        frame == words
-        if len(frame) > FRAME_WORDS
-        else frame <= words and (len(frame) == FRAME_WORDS or len(words) <= FRAME_WORDS)
+        frame <= words and (len(frame) == FRAME_WORDS or len(words) <= FRAME_WORDS)
         for w in words
         for frame in by_word.get(w, ())
     )
@@ -208,7 +165,6 @@ def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] =
     by_word = _by_word(frames)
     df: Counter[str] | None = None
     pairs: Counter[frozenset[str]] = Counter()
-    extent: _Extent | None = None
     out: list[Apart] = []
     for (_, text), flag, was in zip(lines, flags, mixed, strict=True):
         if was is not None or flag or not by_word or not _holds_frame(set(_words(text)), by_word):
@@ -219,24 +175,18 @@ def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] =
             for _, said in lines:
                 words = _most_frequent(sorted({w for w in _words(said) if df[w] >= ROUTINE_LINES}), df)
                 pairs.update(frozenset(pair) for pair in combinations(words, 2))
-        if extent is None:
-            extent = _Extent(lines)
-        out.append(_apart_at(text, lambda said: _holds_frame(set(said), by_word), df, pairs, extent))
+        out.append(_apart_at(text, lambda said: _holds_frame(set(said), by_word), df, pairs))
     return out
 
 
 def _apart_at(
-    text: str,
-    framed: Callable[[list[str]], bool],
-    df: Counter[str],
-    pairs: Counter[frozenset[str]],
-    extent: Callable[[frozenset[str]], int] | None = None,
+    text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]
 ) -> Apart:
     """Where a routine line says a statement beside its mould (``apart``): ``SENTENCES`` when one
     of its sentences holds a frame and another none, else the clauses ``_tail`` finds, else None."""
     if _partly_framed(text, framed):
         return SENTENCES
-    return _tail(text, framed, df, pairs, extent)
+    return _tail(text, framed, df, pairs)
 
 
 #: The fewest words of a statement said after a mould's clauses (``_tail``): fewer are the mould's
@@ -244,13 +194,7 @@ def _apart_at(
 TAIL_WORDS = 3
 
 
-def _tail(
-    text: str,
-    framed: Callable[[list[str]], bool],
-    df: Counter[str],
-    pairs: Counter[frozenset[str]],
-    extent: Callable[[frozenset[str]], int] | None = None,
-) -> Apart:
+def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]) -> Apart:
     """A statement said inside a routine sentence, after the clauses that hold its frame (a clause,
     ``_clause``, not a bare name): from the
     first clause of ``TAIL_WORDS`` words or more after the shortest run of clauses holding a frame
@@ -258,20 +202,15 @@ def _tail(
     ``ROUTINE_LINES`` times (the mould's own words are frequent: "due end of the month"), and no
     frequent word the week writes with one of the mould's clauses' frequent words in
     ``ROUTINE_LINES`` lines or more (``pairs``: the mould's slot, "small changes to the retry" after
-    "Reviewed !4411 for billing") where the mould's lines go on past that joint (``extent``: the
-    joints the week's lines holding the mould's frame usually have). A clause past where they end
-    is no slot of theirs: "Later I triaged 8 tickets in the infra queue, and while I remember, the
-    scheduler service listens on port 4760", where the scheduler is named in the week's review
-    mould. The mould ends where the statement starts; the joints between are the mould's ("and for
-    the record")."""
-    joints = _joints(text)
+    "Reviewed !4411 for billing"). The mould ends where the statement starts; the joints between are
+    the mould's ("and for the record")."""
+    joints = list(JOINT.finditer(text))
     held = next(  # a frame of three: a short clause's frame of two ("Stock check") is no mould's whole
         (n for n, j in enumerate(joints) if len(said := _words(text[: j.start()])) > FRAME_WORDS and framed(said)),
         None,
     )
     if held is None:
         return None
-    usual = extent(_frame_of(_words(text[: joints[held].start()]), framed, df)) if extent else len(joints)
     for n in range(held, len(joints)):
         end = joints[n + 1].start() if n + 1 < len(joints) else len(text)
         if len(_words(text[joints[n].end() : end])) < TAIL_WORDS:
@@ -280,11 +219,8 @@ def _tail(
         if all(df[w] >= ROUTINE_LINES for w in said) or not _clause(text[joints[n].end() :]):
             return None
         mould = {w for w in _words(text[: joints[n].start()]) if df[w] >= ROUTINE_LINES}
-        if framed(said) or (
-            n < usual
-            and any(
-                pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}
-            )
+        if framed(said) or any(
+            pairs[frozenset((m, w))] >= ROUTINE_LINES for w in said if df[w] >= ROUTINE_LINES for m in mould - {w}
         ):
             # the mould goes on past this joint, its frame or its own slot ("Reviewed !4411 for
             # billing: small changes to the retry, and while I remember, ..."): a later joint may
@@ -292,40 +228,6 @@ def _tail(
             continue
         return joints[n].start(), joints[n].end()
     return None
-
-
-def _joints(text: str) -> list[re.Match[str]]:
-    """Where a line's clauses join (``JOINT``), but inside a code span ("`TypeError: bad operand`"):
-    code is no clause of the sentence it is quoted in."""
-    spans = [(m.start(), m.end()) for m in _CODE.finditer(text)]
-    return [j for j in JOINT.finditer(text) if not any(start < j.start() < end for start, end in spans)]
-
-
-def _frame_of(words: list[str], framed: Callable[[list[str]], bool], df: Counter[str]) -> frozenset[str]:
-    """The frame a mould's clauses hold (``framed``): three of their frequent words, the most
-    frequent first; their frequent words when no three of them is one alone."""
-    top = _most_frequent(sorted({w for w in words if df[w] >= ROUTINE_LINES}), df)
-    found = (frozenset(f) for f in combinations(sorted(top, key=lambda w: (-df[w], w)), FRAME_WORDS))
-    # with a word no line has beside them, three words are no short line: a frame of two is none
-    return next((f for f in found if framed([*sorted(f), ""])), frozenset(top))
-
-
-class _Extent:
-    """How many clause joints (``JOINT``) the lines of a week holding a frame usually have (as many
-    as a quarter of them have or more), read once a frame for the week's lines."""
-
-    def __init__(self, lines: Sequence[tuple[str, str]]) -> None:
-        self._lines = lines
-        self._said: list[tuple[frozenset[str], int]] | None = None
-        self._found: dict[frozenset[str], int] = {}
-
-    def __call__(self, frame: frozenset[str]) -> int:
-        if frame not in self._found:
-            if self._said is None:
-                self._said = [(frozenset(_words(text)), len(_joints(text))) for _, text in self._lines]
-            counts = sorted(joints for words, joints in self._said if frame <= words)
-            self._found[frame] = counts[len(counts) * 3 // 4] if counts else 0
-        return self._found[frame]
 
 
 def _clause(text: str) -> bool:
@@ -354,7 +256,6 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
     out = []
     mixed: list[Apart] = []
     found: set[frozenset[str]] = set()
-    extent: _Extent | None = None
     for (_, text), words, frequent_words in zip(lines, word_lists, frequent, strict=True):
         frame = next(
             (
@@ -379,8 +280,7 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
         if frame is not None:
             found.add(frame)
             in_week = functools.partial(_week_framed, df=df, together=together, days=days, least=least)
-            extent = extent or _Extent(lines)
-            mixed.append(_apart_at(text, in_week, df, together, extent))
+            mixed.append(_apart_at(text, in_week, df, together))
         else:
             mixed.append(None)
     return tuple(out), frozenset(found), tuple(mixed)
@@ -448,8 +348,7 @@ def routine_by(items: Sequence[tuple[K, str, str]], frames: Collection[frozenset
     out = [False] * len(items)
     judged = {key: _judged([items[m][1:] for m in members]) for key, members in weeks.items()}
     if frames is None:
-        by_week = [[items[m][1:] for m in members] for members in weeks.values()]
-        frames = _frequent([found for _, found, _ in judged.values()]) | reading_frames(by_week)
+        frames = _frequent([found for _, found, _ in judged.values()])
     for key, members in weeks.items():
         lines = [items[m][1:] for m in members]
         for n, flag in zip(members, _or_framed(lines, judged[key][0], frames), strict=True):
