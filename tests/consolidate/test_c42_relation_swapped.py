@@ -5,11 +5,12 @@ code swapped for another is still another subject."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from sidecar.consolidate.changes import changed_by_value
 from sidecar.consolidate.promote import normalised
-from sidecar.consolidate.supersede import Said, claim
+from sidecar.consolidate.supersede import Said
+from tests.support.said import changed_after, said_on
 
 START = date(2026, 4, 6)
 
@@ -22,15 +23,11 @@ FACTS = [
 
 
 def _said(*lines: tuple[int, str]) -> list[Said]:
-    every = [(d, f) for d in (1, 9, 17) for f in FACTS] + list(lines)
-    return [
-        Said(text, f"daily/{(START + timedelta(days=d)).isoformat()}.md", (START + timedelta(days=d), n), claim(text))
-        for n, (d, text) in enumerate(every)
-    ]
+    return said_on(START, FACTS, *lines)
 
 
 def _changed(old: str, new: str) -> dict[str, Said]:
-    return changed_by_value(_said((0, old), (8, old), (15, old), (40, new)))
+    return changed_after(START, FACTS, old, new)
 
 
 def test_the_verb_before_the_value_said_otherwise_is_a_change() -> None:

@@ -5,11 +5,11 @@ still a change."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
-from sidecar.consolidate.changes import changed_by_value
 from sidecar.consolidate.promote import normalised
-from sidecar.consolidate.supersede import Said, claim
+from sidecar.consolidate.supersede import Said
+from tests.support.said import changed_after
 
 START = date(2026, 5, 4)
 FACTS = [
@@ -21,15 +21,7 @@ OLD = "The drying rack holds 8 boards."
 
 
 def _changed(old: str, new: str) -> dict[str, Said]:
-    every = [(d, f) for d in (1, 9, 17) for f in FACTS] + [(0, old), (8, old), (15, old), (40, new)]
-    return changed_by_value(
-        [
-            Said(
-                text, f"daily/{(START + timedelta(days=d)).isoformat()}.md", (START + timedelta(days=d), n), claim(text)
-            )
-            for n, (d, text) in enumerate(every)
-        ]
-    )
+    return changed_after(START, FACTS, old, new)
 
 
 def test_one_of_the_things_counted_named_by_its_number_is_no_new_count() -> None:
