@@ -31,6 +31,18 @@ TURNS = [
     "Melanie: Take care! I'm off to go swimming with the kids.",
 ]
 LABELS = ["Owner: Priya", "Port: 8080", "Runbook: runbooks/billing-12.md", "Vault: secret/billing/prod-311"]
+#: A session's labelled bullets: each label a field said several times in a row, not a speaker.
+SESSION = [
+    "Context: the nightly export skips archived tenants.",
+    "Done: read `exports/nightly.py` and the tenant filter.",
+    "Done: `pytest tests/exports -q` -> 42 passed.",
+    "Done: added archived tenants behind a flag.",
+    "Learned: the export bucket is `ex-nightly-eu`, written only by the export worker.",
+    "Done: opened PR #311.",
+    "Done: CI green on the second run.",
+    "Learned: the export worker retries three times, then pages Ruth.",
+    "Next: ask Ruth about the retention window.",
+]
 LOG = ["Standup: Priya is blocked on the billing schema (ticket 4411)."] + [
     f"Reviewed PR #{n} for the billing service." for n in range(4)
 ]
@@ -50,7 +62,7 @@ def test_what_is_a_conversation() -> None:
 
     rest, talks = conversations(lines(TURNS))
     assert rest == [] and [(t.speakers, len(t.turns)) for t in talks] == [(("Caroline", "Melanie"), 6)]
-    for texts in (LABELS, LOG, TURNS[:3] + LOG):  # labels said once each; a log's odd label
+    for texts in (LABELS, LOG, TURNS[:3] + LOG, SESSION):  # labels said once each; a log's odd label; fields
         rest, talks = conversations(lines(texts))
         assert talks == [] and [ln.text for ln in rest] == [f"- {t}" for t in texts]
 
