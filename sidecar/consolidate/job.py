@@ -144,7 +144,17 @@ from sidecar.index.files import scan_tier
 from sidecar.write.dedup import LIST_MARKER
 from sidecar.write.durable import durable_replace, read_file
 
-__all__ = ["SUMMARY_DIR", "Embed", "OperatorModel", "Progress", "Record", "Step", "consolidate", "record_week"]
+__all__ = [
+    "SUMMARY_DIR",
+    "Embed",
+    "OperatorModel",
+    "Progress",
+    "Record",
+    "Step",
+    "consolidate",
+    "record_week",
+    "recorder",
+]
 
 Step = Literal["plan", "summaries", "supersede", "promotions", "operators", "archive", "journal"]
 #: Told (step, done, total) as a run goes: "summaries" per week written, "archive" per note moved.
@@ -281,7 +291,7 @@ async def consolidate(
         tell("archive", done, len(notes))
     if stop_after == "archive":
         return report
-    if (record := _recorder(journal, record, workspace_id=workspace_id, agent_id=agent_id)) is not None:
+    if (record := recorder(journal, record, workspace_id=workspace_id, agent_id=agent_id)) is not None:
         await _record(record, periods, report, agent_id=agent_id, dry_run=dry_run)
     if stop_after == "journal":
         return report
@@ -1035,7 +1045,7 @@ def _archive(root: Path, source: str, report: Report, sizes: dict[str, int], dry
     unlink_durably(root, claimed)
 
 
-def _recorder(
+def recorder(
     journal: JournalStore | None, record: Record | None, *, workspace_id: str, agent_id: str | None
 ) -> Record | None:
     """Where the weeks' entries go: ``journal`` when given, else ``record``."""

@@ -32,7 +32,7 @@ import structlog
 
 from sidecar.clock import utcnow
 from sidecar.consolidate.child import Run, SummariserSpec, run_in_child
-from sidecar.consolidate.job import Embed, OperatorModel, Progress, Record, record_week
+from sidecar.consolidate.job import Embed, OperatorModel, Progress, recorder
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.schedule import record_run
 from sidecar.episodic.store import JournalStore
@@ -75,9 +75,7 @@ async def run_consolidation(
         run_s=RUN_BUDGET_S,
     )
     embed: Embed | None = None if embedder is None else functools.partial(embed_in_background, embedder)
-    record: Record | None = None
-    if journal is not None:
-        record = functools.partial(record_week, journal, workspace_id=settings.workspace_id, agent_id=settings.agent_id)
+    record = recorder(journal, None, workspace_id=settings.workspace_id, agent_id=settings.agent_id)
     operator = None
     if settings.operator_id and "crew" in settings.held_tiers:
         from sidecar.prompt.block import user_slug
