@@ -15,6 +15,17 @@ it is now, and see the latest seq). An after-hook may defer its work (the graph 
 file linger before it reads it): its ``catch_up`` does it now, and ``wait_hooked`` awaits every
 one of them, so whoever waits on it sees what the after-hooks would have done.
 
+A write of this sidecar may hand its file to the tier's writer thread itself, from the write thread,
+as soon as the file is in place (``apply_early``): the index then reads it while the event loop
+answers the write, instead of after a trip through the loop. The write's ``put`` takes that apply
+up when the file's stat key is the one it left (a later write to the file has its own), its item
+carries it, and the
+worker takes the apply's result for the file instead of applying it again, but only when every item
+of that file in the batch was applied so (an earlier change the watcher saw may be newer than what
+the early apply read); ``indexed_seq`` moves in order as before, once the apply is done. Every
+apply reads the file as it is now, on the one writer thread in the order submitted, so the index
+never goes back to an older text.
+
 On shutdown both are drained before the process exits: nothing acknowledged is left unindexed, and
 no applied change is left unannounced.
 """
@@ -23,9 +34,11 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +68,7 @@ class Item:
     path: str | None  # None: reconcile the whole tier
     enqueued: float
     origin: str  # write, watcher, reconcile
+    applied: Future[ReconcileResult] | None = None  # the file's apply, handed to the writer thread early
 
 
 class ReindexQueue:
@@ -99,19 +113,54 @@ class ReindexQueue:
         self._written: dict[tuple[str, str], tuple[int, ...]] = {}
         # Files a write thread is putting in place now (``note_writing``), until ``note_written``.
         self._writing: set[tuple[str, str]] = set()
+        # Applies the write thread handed to a tier's writer thread (``apply_early``), until the
+        # write's ``put``: (tier, path) -> (the file's stat key as the write left it, the apply).
+        self._early: dict[tuple[str, str], tuple[tuple[int, ...], Future[ReconcileResult]]] = {}
+        self._early_lock = threading.Lock()
         # Each tier's WAL checkpoints, off the applies (``checkpoint.Checkpointer``).
         self._checkpoints: dict[str, Checkpointer] = {}
 
     # -- producers ---------------------------------------------------------------------------
     def put(self, tier: str, path: str | None, origin: str, written: tuple[int, ...] | None = None) -> int:
         """Queue a file (or, with ``path=None``, a whole-tier reconcile); return its seq. ``written``:
-        the file's stat key as this sidecar's own write left it (see ``own_write``)."""
+        the file's stat key as this sidecar's own write left it (see ``own_write``); the write's
+        apply, when its write thread handed it to the index already (``apply_early``), goes with it."""
+        applied = None
         if path is not None and written is not None:
             self.note_written(tier, path, written)
+            if origin == "write":
+                applied = self._take_early(tier, path, written)
         self._seq += 1
-        self._items.append(Item(self._seq, tier, path, time.monotonic(), origin))
+        self._items.append(Item(self._seq, tier, path, time.monotonic(), origin, applied))
         self._wakeup.set()
         return self._seq
+
+    def apply_early(self, tier: str, path: str, written: tuple[int, ...]) -> Future[ReconcileResult] | None:
+        """Hand the file, as this sidecar's write left it (its stat key ``written``), to its tier's
+        writer thread now, from any thread (the write thread, once the file is in place), in order
+        with every other write to the index; the write's ``put`` with the same key carries it. None
+        when there is no such tier, or it is closed or closing (the worker applies it as usual)."""
+        found = self.tiers.get(tier)
+        if found is None or self._closing:
+            return None
+        try:
+            future = found.submit_apply([path])
+        except RuntimeError:  # the index is closed
+            return None
+        with self._early_lock:
+            if len(self._early) >= MAX_WRITTEN:
+                self._early.clear()  # forgotten ones are applied by the worker, as without them
+            self._early[(tier, path)] = (written, future)
+        return future
+
+    def _take_early(self, tier: str, path: str, written: tuple[int, ...]) -> Future[ReconcileResult] | None:
+        """The apply ``apply_early`` handed over for the write that left the file as ``written``."""
+        with self._early_lock:
+            early = self._early.get((tier, path))
+            if early is None or early[0] != written:
+                return None
+            del self._early[(tier, path)]
+            return early[1]
 
     def note_writing(self, tier: str, path: str) -> None:
         """A write thread is about to put the file in place (a rename), that write to be queued
@@ -291,13 +340,40 @@ class ReindexQueue:
     async def _apply_files(self, group: list[Item]) -> list[Change]:
         tier = self.tiers[group[0].tier]
         paths = list(dict.fromkeys(i.path for i in group if i.path is not None))
-        result = await self._retrying(tier, lambda: tier.apply(paths))
-        if result is None:
-            self._unrepaired.setdefault(tier.name, []).append((group[0].seq, group[-1].seq))
-            return []
-        self._observe(tier.name, "apply", result)
-        await self._committed(tier)
-        return _changes(tier.name, result, group[-1].seq)
+        results, failed_early = await self._applied_early(group)
+        # A file is applied again unless every change of it in the group was applied early, and well.
+        early = {i.path for i in group if i.applied is not None} - {i.path for i in group if i.applied is None}
+        rest = [path for path in paths if path not in early or path in failed_early]
+        if rest:
+            result = await self._retrying(tier, lambda: tier.apply(rest))
+            if result is None:  # what was applied early is in the index: its hooks still run
+                self._unrepaired.setdefault(tier.name, []).append((group[0].seq, group[-1].seq))
+            else:
+                results.append(result)
+        for result in results:
+            self._observe(tier.name, "apply", result)
+        if results:
+            await self._committed(tier)
+        return _merged(tier.name, results, group[-1].seq)
+
+    async def _applied_early(self, group: list[Item]) -> tuple[list[ReconcileResult], set[str | None]]:
+        """The results of the group's applies handed to the writer thread early, in the order they
+        were handed (each waited for, a done one without a trip through the loop), and the files
+        whose early apply failed (the worker applies them again)."""
+        results = []
+        failed: set[str | None] = set()
+        for item in group:
+            future = item.applied
+            if future is None:
+                continue
+            try:
+                result = future.result() if future.done() else await asyncio.wrap_future(future)
+            except Exception as exc:
+                log.warning("queue.early_apply_failed", tier=item.tier, path=item.path, error=type(exc).__name__)
+                failed.add(item.path)
+                continue
+            results.append(result)
+        return results, failed
 
     async def _committed(self, tier: Tier) -> None:
         checkpoints = self._checkpoints.get(tier.name)
@@ -361,6 +437,16 @@ class ReindexQueue:
         if result.changed:
             log.info("index.reconciled", tier=tier.name, origin=item.origin, changed=len(result.changed))
         return _changes(tier.name, result, item.seq)
+
+
+def _merged(tier: str, results: list[ReconcileResult], seq: int) -> list[Change]:
+    """One change per file the ``results`` changed, in order: a file added and then updated is
+    still added."""
+    kinds: dict[str, str] = {}
+    for result in results:
+        for _, path, _, kind in _changes(tier, result, seq):
+            kinds[path] = "added" if kinds.get(path) == "added" and kind == "updated" else kind
+    return [(tier, path, seq, kind) for path, kind in kinds.items()]
 
 
 def _changes(tier: str, result: ReconcileResult, seq: int) -> list[Change]:

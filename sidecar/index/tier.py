@@ -11,6 +11,7 @@ import functools
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -81,13 +82,17 @@ class Tier:
         return await self._write(run)
 
     async def apply(self, rels: Iterable[str]) -> ReconcileResult:
-        paths = list(rels)
+        return await self.index.db.on_writer(functools.partial(self._apply_now, list(rels)))
 
-        def run() -> ReconcileResult:
-            self.index.recover_if_lost()  # never write into an index file someone deleted
-            return self.index.apply_paths(paths)
+    def submit_apply(self, rels: Iterable[str]) -> Future[ReconcileResult]:
+        """``apply``, queued on the writer thread from any thread (the write thread hands it its
+        write as soon as the file is in place, without the event loop between). RuntimeError once
+        the index is closed."""
+        return self.index.db.submit(functools.partial(self._apply_now, list(rels)))
 
-        return await self._write(run)
+    def _apply_now(self, paths: list[str]) -> ReconcileResult:
+        self.index.recover_if_lost()  # never write into an index file someone deleted
+        return self.index.apply_paths(paths)
 
     async def write_with(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(writer connection)`` on the writer thread, in order with the index's own writes,

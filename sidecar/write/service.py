@@ -428,6 +428,12 @@ class WriteService:
         out: dict[str, Any] = {"tier": req.tier, "path": req.path, "bytes": len(new), _WRITTEN: written}
         if kept is not None:
             out[_KEPT] = kept
+            if written is not None:
+                # The index reads the file now, while the loop answers: the change is searchable a
+                # trip through the loop sooner (the write's ``put`` takes it up). Only for a write
+                # that left every flagged section as it was: a search that meets the new text
+                # before the flag cache hears of the change marks its hits as the change leaves them.
+                self.queue.apply_early(req.tier, req.path, written)
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
             out.update(warning)
