@@ -12,7 +12,9 @@
 -- LOAD_WRITE_EVERY_MS (above 0: each writer starts a write at most once every that many ms, on a
 -- fixed schedule, writers' phases spread evenly: the write rate no longer follows how soon the last
 -- write was found; a write whose turn came while the last one was still being probed starts at once
--- and counts as late, and the schedule does not catch up; 0: each write right after the last).
+-- and counts as late, and the schedule does not catch up; 0: each write right after the last),
+-- LOAD_TIER_WORDS (the share of appends that carry a line of tier words from appends.txt, one a
+-- line, after their token; the others carry "noted during the load run").
 --
 -- responses.tsv, one line per completed response:  kind  status  latency_us  done_us  [path  token  seq | degraded]
 -- (done_us: CLOCK_MONOTONIC at completion, the clock of Python's time.monotonic(); path, token and
@@ -42,6 +44,7 @@ local files = tonumber(os.getenv("LOAD_WRITE_FILES") or "40")
 local probe = os.getenv("LOAD_PROBE") == "1"
 local seed = tonumber(os.getenv("LOAD_SEED") or "1000") -- each run of a bench draws its own queries
 local write_every_us = tonumber(os.getenv("LOAD_WRITE_EVERY_MS") or "0") * 1000
+local tier_words = tonumber(os.getenv("LOAD_TIER_WORDS") or "0")
 local PROBE_GIVE_UP_US = 30000000 -- a write not found within this is recorded as polls -1
 local headers = { ["Content-Type"] = "application/json" }
 
@@ -79,6 +82,7 @@ end
 
 -- thread states ------------------------------------------------------------------------------
 local queries = {}
+local appends = {} -- lines of tier words (LOAD_TIER_WORDS)
 local n = 0
 local kind, started, path, token
 local seq, wrote, polls -- the write being probed: its seq, its request's start, searches so far
@@ -89,6 +93,11 @@ function init(args)
   -- building the same few thousand requests again for every one sent is its own CPU, not the server's.
   for line in io.lines(dir .. "/queries.jsonl") do -- each line already a JSON string literal
     queries[#queries + 1] = wrk.format("POST", "/memory/search", headers, '{"query":' .. line .. ',"limit":10}')
+  end
+  if tier_words > 0 then
+    for line in io.lines(dir .. "/appends.txt") do
+      appends[#appends + 1] = line
+    end
   end
   math.randomseed(seed + id)
   lines = {} -- global: read by done() through thread:get
@@ -129,7 +138,11 @@ function request()
     kind = "write"
     token = string.format("loadw%dn%dx", id, n)
     path = string.format("topics/load-%02d.md", math.random(0, files - 1))
-    local body = '{"path":"' .. path .. '","content":"- ' .. token .. ' noted during the load run"}'
+    local words = "noted during the load run"
+    if #appends > 0 and math.random() < tier_words then
+      words = appends[math.random(#appends)]
+    end
+    local body = '{"path":"' .. path .. '","content":"- ' .. token .. " " .. words .. '"}'
     return wrk.format("POST", "/memory/write", headers, body)
   end
   kind = "search"

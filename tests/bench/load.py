@@ -37,6 +37,12 @@ found). At a fixed rate the writes beside the searches are the same however fast
 them: a server that finds writes sooner gets no more writes to do for it, and the CPU per search
 below is not charged for them.
 
+Each append is one line: a unique token, then words. ``LOAD_TIER_WORDS`` (default 0.5) of them
+carry 12-20 words drawn as the corpus draws its own, as a user's note shares its words with the
+notes before it, so the duplicate check searches the tier for them (``loadgen``); the others carry
+five fixed words beside the token, too few for any line of the tier to be a duplicate, and the
+check never searches for them. ``LOAD_TIER_WORDS=0``: every append is of the second kind.
+
 ``LOAD_CHUNKS`` (default 10,000) sizes the memory dir. ``LOAD_PROBE=1`` makes each writer follow
 every acknowledged write with searches for its unique token (the first with the write's ``seq`` as
 ``after_seq``, then plain ones) until an answer shows it: write -> searchable under the load, p50
@@ -132,6 +138,7 @@ RAW_EVERY = float(os.environ.get("LOAD_RAW_EVERY", "0.1"))
 #: Seconds between two writes of one writer (a fixed rate; 0: each right after the last): about the
 #: rate the reviewers' two writers kept when each waited for its write to be found.
 WRITE_EVERY = float(os.environ.get("LOAD_WRITE_EVERY", "0.5"))
+TIER_WORDS = float(os.environ.get("LOAD_TIER_WORDS", "0.5"))  # share of appends carrying tier words
 LIMIT_SAMPLE = 300  # load queries (and at most as many probe tokens) timed raw for the limit
 EMBEDDER = os.environ.get("LOAD_EMBEDDER", "auto")  # the default configuration; "none": BM25 only
 FLAT = 10.0  # % RSS growth after warm-up
@@ -438,6 +445,7 @@ def main() -> None:
             probe=PROBE,
             count=vector_rows(root) if hybrid else None,
             write_every=WRITE_EVERY,
+            tier_words=TIER_WORDS,
             **common,
         )
         if beside is not None:
@@ -492,7 +500,7 @@ def main() -> None:
     print(
         f"# {os.cpu_count()} cores shared by the server, the generator and other tenants; corpus {CHUNKS} chunks "
         f"({corpus_bytes / 1e6:.1f} MB); mixed: {searchers} search + {WRITERS} write connections, "
-        f"{WARMUP:g} s warm-up + {SECONDS:g} s measured",
+        f"{WARMUP:g} s warm-up + {SECONDS:g} s measured; {TIER_WORDS:.0%} of appends carry tier words",
         flush=True,
     )
     report(

@@ -21,6 +21,13 @@ last: each starts a write at most once every ``write_every`` seconds, on a sched
 writers' phases spread over one period), so the number of writes beside the searches does not
 follow how fast the server finds them. A write whose turn came while its writer was still busy
 starts at once and counts as late (``Run.late_writes``); the schedule does not catch up.
+
+An append is one line: its writer's unique token, then words. With ``tier_words`` above 0 that
+share of the appends carries 12-20 words drawn as the generated corpus draws its own (by
+frequency, of its 5,000 commonest), as a user's note shares its words with the notes before it: the duplicate check then
+searches the tier for its rarest ones. The others carry the same five words every time ("noted
+during the load run"), too few beside the token for any line of the tier to be a duplicate of it,
+so the check never searches.
 """
 
 from __future__ import annotations
@@ -52,6 +59,9 @@ __all__ = ["WRK_HINT", "Run", "drive", "pick_generator", "server_cpu_s"]
 WRK_HINT = "wrk is not installed: apt-get update && apt-get install -y wrk (or LOAD_GENERATOR=python)"
 WRITE_FILES = 40  # appends spread over topics/load-NN.md, well under the per-file cap
 SAMPLE_S = 1.0
+TIER_SENTENCES = 2000  # lines of tier words the appends draw from (``tier_words``)
+TIER_VOCAB = 5000  # the corpus's commonest words, which those lines are made of
+PLAIN_APPEND = "noted during the load run"
 #: Runs started in this process: each draws its queries with a seed of its own (a search connection
 #: replaying the query sequence it drew in an earlier run would find every query vector cached).
 _runs = itertools.count()
@@ -204,20 +214,69 @@ def drive(
     probe: bool = False,
     count: Callable[[], int] | None = None,
     write_every: float = 0.0,
+    tier_words: float = 0.0,
 ) -> Run:
     """Load ``url`` (the server is process ``pid``) for ``warmup + seconds``: ``writers`` connections
     only write (appends; with ``probe``, each followed by searches until it is found), the others
     only search; every connection waits for its answer. ``count``, when given, is read with every
     sample of the server (``Sample.counted``). ``write_every`` > 0: each writer starts a write at
-    most once every that many seconds, on a fixed schedule (see the module's doc)."""
+    most once every that many seconds, on a fixed schedule (see the module's doc). ``tier_words``:
+    the share of appends that carry words of the tier (see the module's doc)."""
     seed = 1000 * (next(_runs) + 1)
+    lines = tier_sentences(TIER_SENTENCES, seed) if tier_words > 0 else []
     if wrk is not None:
         return _drive_wrk(
-            wrk, url, pid, seconds, warmup, connections, writers, queries, work, probe, count, seed, write_every
+            wrk,
+            url,
+            pid,
+            seconds,
+            warmup,
+            connections,
+            writers,
+            queries,
+            work,
+            probe,
+            count,
+            seed,
+            write_every,
+            (tier_words, lines),
         )
     return asyncio.run(
-        _drive_python(url, pid, seconds, warmup, connections, writers, queries, probe, count, seed, write_every)
+        _drive_python(
+            url,
+            pid,
+            seconds,
+            warmup,
+            connections,
+            writers,
+            queries,
+            probe,
+            count,
+            seed,
+            write_every,
+            (tier_words, lines),
+        )
     )
+
+
+def tier_sentences(n: int, seed: int) -> list[str]:
+    """``n`` lines of 12-20 words drawn as ``tests.support.corpus`` draws the corpus's (by
+    frequency), from its 5,000 commonest words, which a generated tier of a few hundred chunks
+    holds nearly all of: the words of such a line are the tier's, the line itself not."""
+    from tests.support.corpus import VOCAB
+
+    rng = random.Random(seed)
+    words = VOCAB[:TIER_VOCAB]
+    weights = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(words))))
+    return [" ".join(rng.choices(words, cum_weights=weights, k=rng.randint(12, 20))) for _ in range(n)]
+
+
+def append_line(token: str, rng: random.Random, appends: tuple[float, list[str]]) -> str:
+    """An append's content: the token, then tier words (a share ``appends[0]`` of the time) or the
+    plain words."""
+    share, lines = appends
+    words = rng.choice(lines) if lines and rng.random() < share else PLAIN_APPEND
+    return f"- {token} {words}"
 
 
 def _sample_times(started: float, warm_end: float, end: float) -> list[float]:
@@ -259,11 +318,13 @@ def _drive_wrk(
     count: Callable[[], int] | None,
     seed: int,
     write_every: float,
+    appends: tuple[float, list[str]] = (0.0, []),
 ) -> Run:
     work.mkdir(parents=True, exist_ok=True)
     for stale in ("responses.tsv", "summary.tsv"):
         (work / stale).unlink(missing_ok=True)
     (work / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (work / "appends.txt").write_text("".join(line + "\n" for line in appends[1]))
     env = {
         **os.environ,
         "LOAD_WRK_DIR": str(work),
@@ -272,6 +333,7 @@ def _drive_wrk(
         "LOAD_PROBE": "1" if probe else "0",
         "LOAD_SEED": str(seed),
         "LOAD_WRITE_EVERY_MS": f"{write_every * 1000:.3f}",
+        "LOAD_TIER_WORDS": f"{appends[0] if appends[1] else 0.0:.3f}",
     }
     script = Path(__file__).with_name("load.lua")
     # A little past the window's end, so the window does not see the connections wind down (wrk
@@ -329,6 +391,7 @@ async def _drive_python(
     count: Callable[[], int] | None,
     seed: int,
     write_every: float,
+    appends: tuple[float, list[str]] = (0.0, []),
 ) -> Run:
     cpu_before = _self_cpu_s()
     started = time.monotonic()
@@ -344,7 +407,9 @@ async def _drive_python(
         async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=30)) as session:
             await asyncio.gather(
                 *(
-                    _client(n, n < writers, session, url, until, queries, run, probe, seed, write_every, writers)
+                    _client(
+                        n, n < writers, session, url, until, queries, run, probe, seed, write_every, writers, appends
+                    )
                     for n in range(connections)
                 )
             )
@@ -367,6 +432,7 @@ async def _client(
     seed: int,
     write_every: float = 0.0,
     writers: int = 1,
+    appends: tuple[float, list[str]] = (0.0, []),
 ) -> None:
     rng = random.Random(seed + n)
     i = 0
@@ -385,7 +451,7 @@ async def _client(
             kind = "write"
             token = f"loadw{n}n{i}x"
             path = f"topics/load-{rng.randrange(WRITE_FILES):02d}.md"
-            route, body = "/memory/write", {"path": path, "content": f"- {token} noted during the load run"}
+            route, body = "/memory/write", {"path": path, "content": append_line(token, rng, appends)}
         else:
             kind = "search"
             route, body = "/memory/search", {"query": rng.choice(queries), "limit": 10}
