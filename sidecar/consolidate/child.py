@@ -40,9 +40,14 @@ import structlog
 
 from sidecar.consolidate.report import Report
 
-__all__ = ["ChildEnded", "Run", "SummariserSpec", "run_in_child"]
+__all__ = ["ON_THREAD_BYTES", "ChildEnded", "Run", "SummariserSpec", "run_in_child"]
 
 _HEADER = struct.Struct(">Q")
+#: A message of this many bytes or more is unpickled off the event loop: the run's report (half a
+#: megabyte and tens of thousands of objects on a full tier) costs some 10 ms of CPU to unpickle, a
+#: step of the loop that a busy host stretches to over 100 ms; a thread lets the loop answer between
+#: its turns. A short message (a batch of texts to embed, a progress tick) is quicker on the loop.
+ON_THREAD_BYTES = 64 * 1024
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 log = structlog.get_logger("sidecar.consolidate")
 
@@ -147,12 +152,16 @@ async def _answered(call: Callable[..., Awaitable[Any]], *args: Any) -> tuple[st
 
 
 async def _receive(stream: asyncio.StreamReader) -> tuple[str, Any] | None:
-    """The next message, or None at the end of the stream."""
+    """The next message, or None at the end of the stream. A long one (the run's report) is
+    unpickled on a thread (``ON_THREAD_BYTES``)."""
     try:
         size = _HEADER.unpack(await stream.readexactly(_HEADER.size))[0]
-        message: tuple[str, Any] = pickle.loads(await stream.readexactly(size))
+        data = await stream.readexactly(size)
     except asyncio.IncompleteReadError:
         return None
+    message: tuple[str, Any] = (
+        await asyncio.to_thread(pickle.loads, data) if size >= ON_THREAD_BYTES else pickle.loads(data)
+    )
     return message
 
 
