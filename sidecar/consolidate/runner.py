@@ -13,12 +13,13 @@ vectors, the journal it hands each week's entry, the merge of typed memories and
 the run's end.
 
 While a run lasts, the cyclic garbage collector does not run on its own here: the report that
-comes back is tens of thousands of small objects, unpickled on the loop's thread, and a full
-collection they set off would walk the whole heap in one C call holding the loop (50-200 ms at a
-time on a large tier). Reference counting frees what the requests meanwhile let go of; only
-garbage in cycles waits for the collector, which runs again when the last run ends. The run leaves
-the heap's frozen part alone (``serve`` freezes what start-up made): asking how much is frozen
-walks every frozen object, holding the loop for as long."""
+comes back is tens of thousands of small objects (unpickled on a thread, off the loop), and a full
+collection they set off would walk the whole heap in one C call holding the interpreter lock, and
+so the loop, whichever thread set it off (50-200 ms at a time on a large tier). Reference counting
+frees what the requests meanwhile let go of; only garbage in cycles waits for the collector,
+which runs again when the last run ends. The run leaves the heap's frozen part alone (``serve``
+freezes what start-up made): asking how much is frozen walks every frozen object, holding the loop
+for as long."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ import argparse
 import atexit
 import collections
 import functools
+import heapq
 import json
 import os
 import signal
@@ -104,6 +105,8 @@ class _Trace:
         self.steps: list[dict[str, Any]] = []
         self.phases: list[dict[str, Any]] = []
         self.cpu: list[tuple[float, dict[str, int]]] = []
+        #: The five steps that took the most of the loop thread's CPU (cpu, start, handle, stacks).
+        self.costliest: list[tuple[float, float, str, Any]] = [(0.0, 0.0, "", [])] * 5
         self._started: float | None = None
         self._samples: collections.Counter[str] = collections.Counter()
         self._loop: int | None = None
@@ -129,6 +132,8 @@ class _Trace:
             finally:
                 trace._started = None
                 wall, cpu = time.monotonic() - t0, time.thread_time() - c0
+                if cpu > trace.costliest[0][0]:
+                    heapq.heapreplace(trace.costliest, (cpu, t0, repr(handle)[:160], trace._samples.most_common(2)))
                 if wall >= trace.step_s or cpu >= trace.step_s:
                     trace.steps.append(
                         {
@@ -211,7 +216,10 @@ class _Trace:
                 self.cpu.append((now, ticks))
 
     def write(self) -> None:
-        self.out.write_text(json.dumps({"steps": self.steps, "phases": self.phases, "cpu": self.cpu}))
+        costliest = sorted(self.costliest, reverse=True)
+        self.out.write_text(
+            json.dumps({"steps": self.steps, "phases": self.phases, "cpu": self.cpu, "costliest": costliest})
+        )
 
 
 def _where(frame: Any) -> str:
@@ -326,6 +334,9 @@ def _report_trace(trace: dict[str, Any], answers: list[tuple[float, float]], sta
             f"  /healthz {took * 1000:.0f} ms at {asked - start:.2f} s: phases {phases or '-'}; steps {steps or '-'}; "
             f"thread CPU ms {busy}"
         )
+    print("the loop steps that took the most CPU of the loop thread (the sidecar's whole life):")
+    for cpu_s, t, handle, stacks in trace["costliest"]:
+        print(f"  {cpu_s * 1000:5.1f} ms at {t - start:8.2f} s  {handle[:80]}  {stacks[0][0] if stacks else ''}")
     print(f"loop steps over the line ({len(trace['steps'])}), wall/cpu:")
     for s in trace["steps"]:
         print(f"  {s['t'] - start:8.2f} s {s['wall'] * 1000:6.0f} / {s['cpu'] * 1000:5.0f} ms  {s['handle'][:90]}")
