@@ -1199,6 +1199,10 @@ class _Meaning:
                 owners.append(n)
         return texts, owners
 
+    def restates_any(self, old: str, new: str, *, dropped: bool) -> bool:
+        """Whether ``new`` as a whole, or one of its parts (``_parts``), restates ``old``."""
+        return any(self.restates(old, new, dropped=dropped, part=part) for part in ("", *self.parts.get(new, ())))
+
     def restates(self, old: str, new: str, *, dropped: bool, part: str = "") -> bool:
         """Whether ``new`` (said first after ``old`` was said last) fills the one value slot of
         ``old`` (a value it names twice is one slot) with a value of the same kind and names its
@@ -1247,6 +1251,19 @@ class _Meaning:
             return False
         fewest = min(self.df[w] for w in subject)
         return any(w in new_content for w in subject if self.df[w] == fewest)
+
+
+def _said_again(read: _Meaning, keys: Sequence[str], old: str, new: str, naming: Mapping[str, list[int]]) -> list[int]:
+    """The lines (indexes in ``keys``) naming a value ``new`` gives anew of ``old``'s, first said
+    after ``old`` was said last: the same change said again, when its value is named by
+    ``_MAX_HOLDERS`` lines or fewer (a value named more often is no one change's)."""
+    out = []
+    for value in read.values[new] - read.content[old] - {read.names[old]}:
+        held = naming[value]
+        out += [
+            n for n in (held if len(held) <= _MAX_HOLDERS else ()) if read.first[keys[n]].when > read.last[old].when
+        ]
+    return out
 
 
 def _detail_left(runs: Sequence[tuple[str, ...]], lost: frozenset[str], gained: frozenset[str]) -> bool:
@@ -1469,16 +1486,26 @@ def changed_by_meaning(
         rivals[[nearest_at, at[old]]] = False
         new = keys[nearest_at]
         # a later line naming the value the nearest gives anew says that change again: no sibling
-        for value in read.values[new] - read.content[old] - {read.names[old]}:
-            held = naming[value]
-            for n in held if len(held) <= _MAX_HOLDERS else ():
-                if read.first[keys[n]].when > read.last[old].when:
-                    rivals[n] = False
+        rivals[_said_again(read, keys, old, new, naming)] = False
         runner_up = float(sims[rivals].max()) if rivals.any() else -1.0
         if best < cosine or best - runner_up < margin:
             continue
-        if not any(read.restates(old, new, dropped=dropped, part=part) for part in ("", *read.parts.get(new, ()))):
-            continue
+        if not read.restates_any(old, new, dropped=dropped):
+            # the nearest, said later, names the new value without saying the change ("Nightly from
+            # 02:30 UTC green"): a later line naming that value may say it ("Moved the nightly to
+            # 02:30 UTC so it stops fighting the deploy window"), near the standing line through it
+            later = read.first[new].when > read.last[old].when
+            said_again = _said_again(read, keys, old, new, naming) if later else []
+            new = next(
+                (
+                    keys[n]
+                    for n in sorted(said_again, key=lambda n: -sims[n])
+                    if read.restates_any(old, keys[n], dropped=dropped)
+                ),
+                "",
+            )
+            if not new:
+                continue
         links[old] = (new, best)
     nearest: dict[str, tuple[str, float]] = {}
     for old, (new, cos) in links.items():
