@@ -12,7 +12,8 @@ Here a newer line changes an older one when
   instead of 03:30" share a time, not a subject);
 - and the newer line carries a change signal (``SIGNAL``: now, instead of, switched, moved, migrated,
   upgraded, replaced, no longer, from ... to ...) and says something the older did not (a newer
-  line holding every word of the older one and more loses nothing when it ranks first);
+  line holding every word of the older one and more loses nothing when it ranks first), and names
+  a value of the older line or one of its own when the older names any (``_valueless``);
 - and the two lines do not both name the same two values or more (two statements of one change).
 
 A value replaced with no signal ("hosted on ovh-gra7", later "hosted on gcp-europe-west4") is left
@@ -223,11 +224,27 @@ def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
             older = last[key]
             if key == new_key or key in out or older.when >= newer.when or is_event(key) or _quoted(key, new_key):
                 continue
-            if _same_subject(content[key], new_words, values[key], weight) and not _same_values(
-                content[key], values[key], new_words, _values(newer.text)
+            if (
+                _same_subject(content[key], new_words, values[key], weight)
+                and not _same_values(content[key], values[key], new_words, _values(newer.text))
+                and not _valueless(older.text, newer.text, content[key], new_words)
             ):
                 out[key] = newer
     return out
+
+
+def _valueless(old: str, new: str, old_words: frozenset[str], new_words: frozenset[str]) -> bool:
+    """Whether a newer line leaves out every value the older one names and names none of its own:
+    it says something else of the subject, no new value of it ("The orders service is owned by
+    Priya" / "The orders service now owns the refunds queue": the service is the owner there, of
+    another thing). A value is what ``_values`` reads, a label's name or the name a line opens with."""
+    plain = _PLAIN.get()
+
+    def named(text: str) -> frozenset[str]:
+        return _values(text) | _labelled_names(text, plain) | ({_opening_name(text, plain)} - {""})
+
+    old_values = named(old)
+    return bool(old_values) and not old_values & new_words and not named(new) - old_words
 
 
 def _quoted(old_key: str, new_key: str) -> bool:
@@ -1053,7 +1070,7 @@ def _opening_name(text: str, lower: Collection[str]) -> str:
 _LABELLED = re.compile(r":\s+([A-Z][a-z]+)\b")
 
 
-def _labelled_names(text: str, lower: set[str]) -> frozenset[str]:
+def _labelled_names(text: str, lower: Collection[str]) -> frozenset[str]:
     """The names a line gives after a label's colon, lowercased: a capitalised word never written
     in lower case anywhere in the tier ("Van tracking: Samsara", "Invoices: Sage"). ``_values``
     reads a capital after a colon as a sentence's opening, as it is in "Note: Check the logs"."""
