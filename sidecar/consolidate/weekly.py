@@ -23,11 +23,12 @@ from sidecar.consolidate.cluster import Cluster, cluster_lines, vector_partners
 from sidecar.consolidate.conversation import Conversation, conversations, digest
 from sidecar.consolidate.guard import clean_summary
 from sidecar.consolidate.periods import Line, apart_parts, as_context, note_day, period_bounds, week_lines
-from sidecar.consolidate.promote import COMMENT, is_event, normalised
+from sidecar.consolidate.promote import COMMENT, normalised
 from sidecar.consolidate.report import DroppedLine, SupersededLine, Withheld
 from sidecar.consolidate.routine import apart, routine
 from sidecar.consolidate.summarise import SourceItem, Summariser, Summary, extractive_summary
 from sidecar.consolidate.supersede import SUPERSEDED, Said, changed_section, in_sections, superseded_line
+from sidecar.consolidate.text import reports_work
 from sidecar.retrieval.standing import REST_PREFIX
 
 __all__ = [
@@ -384,7 +385,9 @@ def _parts(
 ) -> list[tuple[str, list[Cluster], int]]:
     """What each summary section is made from: per heading, its standing lines (facts, rules,
     states) with ``FACT_BUDGET_SHARE`` times the budget, then the lines reporting what was done
-    ("Reviewed ...", ``is_event``) and the week's routine lines (``routine.py``: one mould written
+    ("Reviewed ...", ``reports_work``, as the promotions read it: "embed-api sits behind the LB"
+    and "Forced-update floor: 4.11.0" open with a word that only looks like a past tense, and are
+    standing lines) and the week's routine lines (``routine.py``: one mould written
     over and over with other values; ``routine_lines`` holds their ids) under ``<heading> (log)``
     with ``LOG_BUDGET_SHARE`` of it: a week's log is what the archive keeps, its facts are what
     later searches ask for. The log is two parts of one section, each with that budget: first the
@@ -405,7 +408,7 @@ def _parts(
         for c in members:
             if any(id(m) in routine_lines for m in c.members) or as_context(c.kept.text) in labels or _asked(c):
                 mould.append(c)
-            elif not is_event(normalised(c.kept.text)):
+            elif not reports_work(c.kept.text):
                 facts.append(c)
             else:
                 (done if _VALUE.search(c.kept.text) else mould).append(c)
