@@ -57,8 +57,12 @@ _SELF_GRANT = deferred(
 )
 _NEGATED = deferred(
     r"\b(?:never|not|don'?t|doesn'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|no|não|nao|nunca|nicht|niemals|jamais|"
-    r"mai|не|нельзя)\s+(?:\w+\s+)?$"
+    r"mai|не|нельзя)\s+(?:\w+\s+)?$|"
+    # a wish said in the negative governs the act it names: "does not want us to ever delete"
+    r"\b(?:not|never|don'?t|doesn'?t|didn'?t)\s+(?:want|wants|wish|like|expect|allow|permit)\s+(?:\w+\s+)?to\s+(?:ever\s+)?$"
 )
+# "do not" / "does not" / "don't": the auxiliary of a negation, not an act of its own.
+_AUXILIARY = deferred(r"(?:do|does|did)(?:\s+not\b|n'?t\b)")
 
 
 # A download made executable and run: the piped installer written as three steps.
@@ -164,6 +168,8 @@ def _tool_abuse(sentence: str) -> tuple[int, int, int] | None:
     if consent is None:
         return None
     act = _ACT.search(sentence, 0, consent.start())
+    while act is not None and _AUXILIARY.match(sentence, act.start()):  # "do not": a rule's negation, not its act
+        act = _ACT.search(sentence, act.end(), consent.start())
     if act is None and _WAIVED.match(consent.group()) and not _negated(sentence, consent.start()):
         act = _ACTED_ON.search(sentence, consent.end())
     if act is None or _negated(sentence, act.start()):
