@@ -91,6 +91,7 @@ def cores(lines: Sequence[Line], min_sources: int = MIN_SOURCES, *, whole: Colle
         found.append(runs)
         for run in runs:
             counted.add(run, ln.source, normalised(ln.text))
+    _within(lines, found, counted, min_sources)
     out = []
     for ln, runs in zip(lines, found, strict=True):
         body = normalised(unstamped(ln.text))
@@ -147,6 +148,60 @@ class _Counted:
         if key not in self.weeks:
             self.weeks[key] = len({week_of(s) for s in sources})
         return self.weeks[key] >= MIN_WEEKS
+
+
+#: The fewest sources a statement is said in as clauses of its own before a longer clause of another
+#: line holding it word for word says it there too (``_within``).
+WITHIN_SOURCES = 2
+
+
+def _within(lines: Sequence[Line], found: list[list[View]], counted: _Counted, min_sources: int) -> None:
+    """Add to ``found`` (and ``counted``) each statement said as a run of clauses in
+    ``WITHIN_SOURCES`` sources or more, but fewer than ``min_sources``, where another line holds it
+    word for word inside a longer clause: a writer says a fact inside a sentence about the day,
+    joined to it with no comma ("and I told her the nearest defibrillator is at the Tarn End
+    chapel", "I explained that the nearest defibrillator is at the Tarn End chapel and left them
+    to it"), where on other days it is a clause of its own. Lines are found through the postings of
+    the statement's rarest word, never pair by pair."""
+    bodies = [normalised(unstamped(ln.text)) if runs else "" for ln, runs in zip(lines, found, strict=True)]
+    postings: dict[str, list[int]] = {}
+    for n, body in enumerate(bodies):
+        for word in set(body.split()):
+            postings.setdefault(word, []).append(n)
+    said: dict[str, str] = {}
+    for runs in found:
+        for run in runs:
+            key = normalised(run.text)
+            if key in said or key not in counted.plain or not WITHIN_SOURCES <= len(counted.said[key]) < min_sources:
+                continue
+            if len(key.split()) < MIN_TOKENS or key.split()[0] in _JOINS or reports_work(run.text):
+                continue  # what joins a clause to its sentence is no part of what it states
+            if _a_statement(run.text, subject_words=2):
+                said[key] = run.text
+    for key, text in said.items():
+        rarest = min(key.split(), key=lambda word: len(postings.get(word, ())))
+        for n in postings.get(rarest, ()):
+            if lines[n].source in counted.said[key] or f" {key} " not in f" {bodies[n]} ":
+                continue
+            if (view := _placed(lines[n].text, text)) is not None:
+                found[n].append(view)
+                counted.add(view, lines[n].source, normalised(lines[n].text))
+
+
+#: Words that join a clause to the sentence it is said in ("..., that the UV bulb is changed every
+#: March", "..., and the gate code is 4471").
+_JOINS = frozenset(str.split("that and but or so then which as because though while when"))
+
+
+def _placed(line: str, text: str) -> View | None:
+    """``text`` as ``line`` writes it, a run of the clauses it lies in (None when not found so)."""
+    body = unstamped(line)
+    at = body.lower().find(text.lower())
+    if at < 0:
+        return None
+    spans = clause_spans(body)
+    inside = [n for n, (start, end) in enumerate(spans) if start < at + len(text) and end > at]
+    return View(body[at : at + len(text)], inside[0], inside[-1]) if inside else None
 
 
 #: Where a clause goes on with a statement of its own: "that" after a word of its sentence ("I told
@@ -228,16 +283,17 @@ def _chosen(runs: list[View], said: dict[str, set[str]]) -> list[View]:
     return sorted(taken, key=lambda r: r.first)
 
 
-def _a_statement(text: str) -> bool:
+def _a_statement(text: str, *, subject_words: int = 1) -> bool:
     """Whether a run cut from its line may state a fact: it names a value (``holds_value``) and
     holds two words that are no value and no stopword, a subject to say it of ("due the 19th" is a
-    slot of its line, not a statement), or one such word and two values ("The Heidelberg engineer
-    is Colm Reddy", "The Parcelforce cut-off is 15:30"; "Tobias told me again" names one)."""
+    slot of its line, not a statement), or (``subject_words`` 1) one such word and two values ("The
+    Heidelberg engineer is Colm Reddy", "The Parcelforce cut-off is 15:30"; "Tobias told me again"
+    names one; "Midland Crate Hire" is a name and no statement with ``subject_words`` 2)."""
     if not holds_value(text):
         return False
     said = statement(text)
     subject = said.words - said.numbers - said.names
-    return len(subject) >= 2 or (len(subject) == 1 and len(said.numbers | said.names) >= 2)
+    return len(subject) >= 2 or (len(subject) == subject_words == 1 and len(said.numbers | said.names) >= 2)
 
 
 def rule_cores(said: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:
