@@ -20,11 +20,14 @@ its pipe is closed), and a run that is cancelled (the sidecar stopping) kills it
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import gc
 import os
 import pickle
 import signal
 import struct
+import subprocess
 import sys
 import threading
 import traceback
@@ -107,27 +110,31 @@ async def run_in_child(
     # The child imports what this process imports: its path, and nothing from the working directory.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     wants = (embed is not None, record is not None, progress is not None)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-P",
-        "-m",
-        "sidecar.consolidate.child",
-        str(os.getpid()),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env=env,
-    )
+    argv = [sys.executable, "-P", "-m", "sidecar.consolidate.child", str(os.getpid())]
+    proc, ended = await _started(argv, env)
     assert proc.stdin is not None and proc.stdout is not None
+    loop = asyncio.get_running_loop()
+    pipes: list[asyncio.BaseTransport] = []
     try:
-        proc.stdin.write(_frame((run, wants)))
+        reader = asyncio.StreamReader()
+        receiving, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), proc.stdout)
+        pipes.append(receiving)
+        sending, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), proc.stdin
+        )
+        pipes.append(sending)
+        writer = asyncio.StreamWriter(sending, protocol, None, loop)
+        writer.write(_frame((run, wants)))
         while True:
-            await proc.stdin.drain()
-            message = await _receive(proc.stdout)
+            await writer.drain()
+            message = await _receive(reader)
             if message is None:
-                raise ChildEnded(f"the consolidation's process ended with {await proc.wait()} before its report")
+                raise ChildEnded(
+                    f"the consolidation's process ended with {await asyncio.shield(ended)} before its report"
+                )
             kind, body = message
             if kind == "done":
-                await proc.wait()
+                await asyncio.shield(ended)  # (a cancelled wait leaves the exit status to come)
                 assert isinstance(body, Report)
                 return body
             if kind == "failed":
@@ -135,13 +142,57 @@ async def run_in_child(
             if kind == "progress" and progress is not None:
                 progress(*body)
             elif kind == "embed" and embed is not None:
-                proc.stdin.write(_frame(await _answered(embed, body)))
+                writer.write(_frame(await _answered(embed, body)))
             elif kind == "record" and record is not None:
-                proc.stdin.write(_frame(await _answered(record, *body)))
+                writer.write(_frame(await _answered(record, *body)))
     finally:
-        if proc.returncode is None:
+        for pipe in pipes:
+            pipe.close()
+        proc.stdin.close()  # a pipe no transport took (closing one twice does nothing)
+        proc.stdout.close()
+        if not ended.done():
             proc.kill()  # the run is left to the next one, from its recorded plan
-            await proc.wait()
+            await asyncio.shield(ended)
+
+
+async def _started(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], asyncio.Future[int]]:
+    """The child, and its exit status to come. A thread of its own starts it and then waits for
+    it: the start (``fork_exec``, then a wait until the new process has exec'd) would hold the loop
+    for as long as the host takes to schedule the new process, and ``PR_SET_PDEATHSIG`` ends the
+    child when the thread that started it ends, so that thread lives as long as the child. A run
+    cancelled while its child starts kills the child once it is started, and ends once it is reaped."""
+    started: concurrent.futures.Future[subprocess.Popen[bytes]] = concurrent.futures.Future()
+    ended: concurrent.futures.Future[int] = concurrent.futures.Future()
+
+    def start_and_reap() -> None:
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        except BaseException as exc:
+            started.set_exception(exc)
+            ended.set_exception(exc)
+            return
+        started.set_result(proc)
+        ended.set_result(proc.wait())
+
+    threading.Thread(target=start_and_reap, name="consolidate-child", daemon=True).start()
+    try:
+        proc = await asyncio.shield(asyncio.wrap_future(started))
+    except asyncio.CancelledError:
+        started.add_done_callback(_kill_started)
+        with contextlib.suppress(BaseException):  # reaped before the run ends, unless cancelled again
+            await asyncio.shield(asyncio.wrap_future(ended))
+        raise
+    return proc, asyncio.wrap_future(ended)
+
+
+def _kill_started(started: concurrent.futures.Future[subprocess.Popen[bytes]]) -> None:
+    """Kill a child started for a run cancelled meanwhile (its thread reaps it)."""
+    if started.exception() is None:
+        proc = started.result()
+        proc.kill()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 async def _answered(call: Callable[..., Awaitable[Any]], *args: Any) -> tuple[str, Any]:
