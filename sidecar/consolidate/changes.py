@@ -465,7 +465,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                     )
                 )
                 or (
-                    (not is_event(new_key) or bool(SIGNAL.search(newer.text)))
+                    (not _reports(newer.text, new_key) or bool(SIGNAL.search(newer.text)))
                     and _same_slot(
                         old_slots, new_slots, rarity, names[key] if named else "", few, fresh=holders.anew(new_key)
                     )
@@ -933,6 +933,16 @@ def _label_words(text: str) -> tuple[str, ...]:
     -> clinical, waste as forms), or () for a line that opens with no label."""
     match = _LABEL.match(_plain(text))
     return tuple(_words(match.group(1))) if match else ()
+
+
+def _reports(text: str, key: str) -> bool:
+    """Whether a line reports work done (``is_event``), also after the label it opens with ("PCI
+    evidence: uploaded the MFA screenshots to the audit folder ... 14 items left on the list"): the
+    label names the work, the statement after it is the report."""
+    if is_event(key):
+        return True
+    match = _LABEL.match(_plain(text))
+    return match is not None and is_event(normalised(_plain(text)[match.end(1) + 1 :]))
 
 
 def _relabelled(old: _Slots, new: _Slots, lost: frozenset[str]) -> bool:
