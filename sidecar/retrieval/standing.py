@@ -32,14 +32,6 @@ a separator; a bare count or an identifier is none ("Sold
 14 loaves" restates nothing). A weekday is a time as well as a name: another weekday in its place
 restates a line as a number of the same form does ("the second Saturday" / "the first Sunday").
 A line's day is its note's, or the newest day of the notes a promoted line says it came from.
-The time (and date) a line opens with, after any list mark, is when it was written, no value it
-states ("- 20:55 walked hall B1", "08:30 - Saltmarsh asked ..."), and the word after it opens the
-line. A number of the same form restates only a line about the same thing: the two lines say two
-of the older line's words in common, values, weekdays and stopwords aside (all of them when it has
-fewer), so one query word in common and a number is another subject ("Never push a model on a
-Friday" / "Model registry review is Thursdays at 15:00"). Lines of one wording that the answer
-holds with three sets of values or more are a log of what happened each day ("Rota swap: Kwame
-takes my Friday night", "... Leon ... Wednesday ..."): none of them restates another.
 A line the evergreen file keeps (promoted: said on several days, dated by the notes it came from)
 is also restated by a newer line that shares a query term with it and puts another value of the
 same written form where one of its values was, its letters read too ("A100" / "H100", "Harrow
@@ -152,7 +144,6 @@ _WEEKDAYS = {
     for form in (day, f"{day}s")
 }
 _WEEKDAY = "weekday"
-_WEEKDAY_WORDS = frozenset(form.lower() for form in _WEEKDAYS)
 #: A line opening with a label and its colon, and the capitalised words just after it: the label's
 #: value ("Billing on-call: Marek", "iOS CI: Xcode Cloud, workflow release-ios").
 _LABELLED = re.compile(
@@ -269,9 +260,7 @@ class _Line:
         "named",
         "names",
         "opening",
-        "routine",
         "shapes",
-        "subject",
         "values",
         "versions",
         "words",
@@ -292,7 +281,6 @@ class _Line:
         labelled: frozenset[str] = frozenset(),
     ) -> None:
         self.labelled = labelled  # the capitalised words after its opening label's colon ("on-call: Marek")
-        self.routine = False  # one of the answer's lines of a mould said with three sets of values or more
         self.day = day
         self.opening = opening  # its capitalised first word: a name, or a word opening a sentence
         self.holder = ""  # that word, when another line of the answer writes it as a name
@@ -302,11 +290,6 @@ class _Line:
         self.matched = matched  # the query terms it matches, by index
         self.words = words  # every word as written
         self.values = frozenset(values)
-        # its words but its values, weekdays and stopwords, lowercased: what it is about, and what
-        # a log of the same thing done each day says every time
-        # (a plural as its singular: "weekdays" / "weekday")
-        own = _plain(words) - {v.lower() for v in values} - _WEEKDAY_WORDS
-        self.subject = frozenset(w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in own)
         self.names = frozenset(v for v in values if not _DIGIT.search(v))
         # Its numbers by written form; an identifier ("#5011") is no quantity another replaces.
         shapes: dict[str, set[str]] = {}
@@ -322,7 +305,7 @@ class _Line:
         older line's names, it needs a query term in common with it; a number of the same form in
         place of the older one, every query term the older line matches (a number alone does not
         tell one subject from another: "error budget for gateway: 99.5%", "... for reviews: 99.9%")."""
-        if self.day <= older.day or not self.matched & older.matched or (self.routine and older.routine):
+        if self.day <= older.day or not self.matched & older.matched:
             return False
         if older.names & self.words and self.values - older.words:
             return True
@@ -334,17 +317,8 @@ class _Line:
             return True  # another holder named first, the kept line's after it
         if not older.matched <= self.matched and not self._says_more(older):
             return False
-        if not self._same_subject(older):
-            return False
         # a number of that form the older line lacks (beside its old one too: "08:15 instead of 03:30")
         return any(shape in older.shapes and found - older.shapes[shape] for shape, found in self.shapes.items())
-
-    def _same_subject(self, older: _Line) -> bool:
-        """Whether this line says two of the older line's words (values, weekdays and stopwords
-        aside; all of them when it has fewer): what a number is of. One word in common and a
-        number of the same form is another subject ("Never push a model on a Friday" / "Model
-        registry review is Thursdays at 15:00")."""
-        return len(self.subject & older.subject) >= min(SUBJECT_WORDS, len(older.subject))
 
     def _fills_kept(self, older: _Line) -> bool:
         """Whether this line holds a value of the same written form as one of a kept line's values
@@ -414,7 +388,6 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
         for line in found:
             if line.kept and line.opening in inner and line.opening not in speakers:
                 line.holder = line.opening
-    _mark_routine([line for found in lines for line in found])
     order: list[int] = []
     for at, mine in enumerate(lines):
         place = len(order)
@@ -425,29 +398,6 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
                     break
         order.insert(place, at)
     return [ranked[i] for i in order]
-
-
-#: The words (values aside) a line gives a number of the same form in place of another's must share with it.
-SUBJECT_WORDS = 2
-#: Lines of one mould said with this many sets of values among an answer's lines are a log.
-ROUTINE_SETS = 3
-
-
-def _mark_routine(lines: list[_Line]) -> None:
-    """Mark the lines whose words (values, weekdays and stopwords aside) other lines of the answer
-    say with other values, in ``ROUTINE_SETS`` or more sets of values among them: a log of what
-    happened each day ("Rota swap: Kwame takes my Friday night ...", "... Leon ... Wednesday ...";
-    "The payout batch went out: 7,691 payouts", "... 22,409 payouts"), each line its day's own
-    value, none a newer value of another's. A fact that changed is said with one value before and
-    one after ("... starts at 5:30" three times, "... starts at 6:00" once)."""
-    moulds: dict[frozenset[str], list[_Line]] = {}
-    for line in lines:
-        if line.values:
-            moulds.setdefault(line.subject, []).append(line)
-    for same in moulds.values():
-        if len(same) >= ROUTINE_SETS and len({line.values for line in same}) >= ROUTINE_SETS:
-            for line in same:
-                line.routine = True
 
 
 def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
@@ -536,45 +486,28 @@ def _reading(path: str, heading: str, text: str) -> tuple[list[int], dict[int, _
         return None  # an undated file: no line of it is older or newer than another
     breaks = [found.start() for found in _NEWLINE.finditer(text)]
     ends = [*breaks, len(text)]
-    # a log's lines open with the time each was written: two lines of the chunk do
-    stamped = len(_STAMPED.findall(text)) >= 2
     short: dict[int, _Read | None] = {}
     for at, end in enumerate(ends):
         start = ends[at - 1] + 1 if at else 0
         if 2 < end - start <= LINE_CHARS and not text.startswith("#", start) and _MAYBE_VALUE.search(text, start, end):
-            short[at] = (_read_log_line if stamped else _read_line)(text[start:end], note_day)
+            short[at] = _read_line(text[start:end], note_day)
     if not any(short.values()):
         return None  # paragraphs of prose, or lines without a value
     return breaks, short
 
 
 def _read_line(raw: str, note_day: date | None) -> _Read | None:
-    """A short line as ``_Read``; None when it has no day or no word that may be a value. The time
-    it opens with is when it was written (``_STAMP``) when a mark sets it apart ("08:30 - ...",
-    "[08:30] ..."); else it may be the value the line states ("9:15 on Saturdays is the piano
-    slot")."""
-    return _read_one(raw, note_day, stamped=False)
-
-
-def _read_log_line(raw: str, note_day: date | None) -> _Read | None:
-    """``_read_line`` for a line of a chunk whose lines open with the time each was written: the
-    time it opens with is when it was written, marked or not ("- 20:55 walked hall B1")."""
-    return _read_one(raw, note_day, stamped=True)
-
-
-def _read_one(raw: str, note_day: date | None, *, stamped: bool) -> _Read | None:
+    """A short line as ``_Read``; None when it has no day or no word that may be a value."""
     named = (note_date(name) for c in _COMMENT.findall(raw) for name in _SOURCE_DAY.findall(c))
     sources = [day for day in named if day is not None]  # a name that is no day names none
     day = max(sources, default=note_day)
     if day is None:
         return None
     line = _COMMENT.sub(lambda c: " " * len(c.group()), raw)
-    stamp = _STAMP.match(line)  # when the line was written, no value it states
-    after = stamp.end() if stamp and (stamped or _SET_APART.match(stamp[0]) or _MARKED.match(line, stamp.end())) else 0
     candidates = [  # a unit is no value either
         (w.start(), w.end(), w.group())
-        for w in _VALUE_LIKE.finditer(line, after)
-        if _is_value(w.group(), opens=_opens(line, w.start(), after)) and not _a_unit(line, w)
+        for w in _VALUE_LIKE.finditer(line)
+        if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
     ]
     kept = note_day is None  # a line of an undated file, dated by the notes it was promoted from
     opening = _OPENING.match(line)  # its first word, when a capital and no stopword
@@ -600,19 +533,6 @@ def _label_values(line: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((a, b, word) for a, b, word in found if word.lower() not in STOPWORDS)
 
 
-#: The time (and date) a line opens with, after any list mark, quote mark or check box: when it was
-#: written ("- 20:55 walked hall B1", "08:30 - Saltmarsh asked ...", "2026-03-04 14:10: ..."), which
-#: a line written at another time does not change.
-_STAMP = re.compile(
-    r"[\s>*+-]*(?:\[[ xX]\][ \t]*)?[\[(*_]*"
-    r"(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[aApP][mM])?)"
-    r"[\])*_]*(?![\w.:/,'’-]*\w)"
-)
-#: The chunk's lines that open with a time (after any list mark).
-_STAMPED = re.compile(r"^[ \t>*+-]*(?:\[[ xX]\][ \t]*)?[\[(*_]*\d{1,2}:\d{2}\b", re.MULTILINE)
-#: A time in brackets or bold, or followed by a dash or a colon: set apart from the line's words.
-_SET_APART = re.compile(r".*(?:[\[(*_]\S*\d|\d\S*[\])*_])")
-_MARKED = re.compile(r"[ \t]*(?:[-–—:|]|$)")
 #: A line's first word when it is capitalised (after a list mark, a quote mark or a check box).
 _OPENING = re.compile(r"[\s>*+-]*(?:\[[ xX]\][ \t]*)?[\"'“‘]?([A-Z][\w-]*)")
 
@@ -636,11 +556,11 @@ def _is_value(word: str, *, opens: bool) -> bool:
     return False
 
 
-def _opens(line: str, at: int, start: int = 0) -> bool:
-    """The word at ``at`` opens its line (after any list mark, and its time from ``start``) or a
-    sentence, so its capital says nothing of a name."""
+def _opens(line: str, at: int) -> bool:
+    """The word at ``at`` opens its line (after any list mark) or a sentence, so its capital says
+    nothing of a name."""
     before = line[:at].rstrip()
-    return not before[start:].strip("-*+>–—: " if start else "-*+> ") or before[-1] in ".!?:;"
+    return not before.strip("-*+> ") or before[-1] in ".!?:;"
 
 
 @lru_cache(maxsize=4096)
