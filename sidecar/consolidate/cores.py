@@ -360,9 +360,12 @@ _SUBJECTLESS = re.compile(r"^(?:\w+,\s+)?(?:wants|likes|prefers|needs|expects|ha
 def _leans(text: str) -> bool:
     """Whether a run of clauses leans on what its sentence says before it: it opens with a
     conjunction or a relative ("so run them before pushing", "and nobody argued"), opens with a
-    verb whose subject is elsewhere ("happy, wants a later dinner"), or holds a pronoun standing
-    for a thing named before it ("it renews in May", "finance wants it quoted on every invoice")."""
-    found = [w.strip(CLAUSE_TRIM).lower() for w in text.split()]
+    verb whose subject is elsewhere ("happy, wants a later dinner"), or its first clause holds a
+    pronoun standing for a thing named before it ("it renews in May", "finance wants it quoted on
+    every invoice"; not "Please don't ever bump the build number by hand, fastlane does it")."""
+    spans = clause_spans(text)
+    first = text[: spans[0][1]] if spans else text  # where the run's subject is, if it has one
+    found = [w.strip(CLAUSE_TRIM).lower() for w in first.split()]
     return bool(found) and (
         found[0] in _LEANING_OPENERS or _SUBJECTLESS.match(text) is not None or any(w in _LEANING_WORDS for w in found)
     )

@@ -85,3 +85,12 @@ def test_a_leaning_clause_said_beside_one_fact_each_time_is_still_a_preference()
         15: ["The prod deploy key sits in the team vault; never copy it to a laptop."],
     }
     assert _promoted(days) != []
+
+
+def test_a_rule_whose_later_clause_holds_a_pronoun_is_still_a_preference() -> None:
+    days = {
+        0: ["The iOS train leaves on Thursdays, please never bump the build number by hand, the pipeline does it."],
+        7: ["The Android train leaves on Tuesdays, please never bump the build number by hand, the pipeline does it."],
+        15: ["The web train leaves on Mondays, please never bump the build number by hand, the pipeline does it."],
+    }
+    assert [text for text in _promoted(days) if "build number" in text] != []
