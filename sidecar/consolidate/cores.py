@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from sidecar.consolidate.conduct import is_rule, key_text, obeys_someone, rule_said
 from sidecar.consolidate.periods import Line
-from sidecar.consolidate.reworded import Statement, same, statement
+from sidecar.consolidate.reworded import Statement, statement
 from sidecar.consolidate.routine import BOILERPLATE_SHARE, ROUTINE_LINES
 from sidecar.consolidate.text import (
     CLAUSE_TRIM,
@@ -303,96 +303,23 @@ def rule_cores(said: list[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]
     please never reboot core routers in business hours" both state "please never reboot core
     routers in business hours", where their whole lines are two rules said once each. A line
     stated as no rule is one when a run of it states a rule two notes state ("quoting Dana:
-    \"please ...\""). A run that leans on what its sentence says before it (``_leans``: "...;
-    it never goes in the repo", "..., so run them before pushing", "..., wants a later dinner")
-    beside a fact of that sentence (``_a_statement``) is a clause of the fact's subject: where the
-    notes say it beside facts that are not one statement (``reworded.same``), it is no rule of its
-    own in those lines, and nor is a run of those lines holding it, the whole line included. A
-    rule that names what it applies to ("..., please don't point the reports at the primary") is
-    still one. Counted in one pass over the runs."""
-    runs: list[list[tuple[View, str, Statement | None]]] = []
-    beside: dict[str, list[Statement]] = {}
-    for line, _, _ in said:
-        body = unstamped(line)
-        spans = clause_spans(body)
-        found = []
-        for v in views(line):
-            if len(key_text(v.text).split()) >= 2 and is_rule(v.text):
-                key = _rule_key(v.text)
-                fact = _fact_beside(body, spans, v) if _leans(v.text) else None
-                found.append((v, key, fact))
-                if fact is not None:
-                    beside.setdefault(key, []).append(fact)
-        runs.append(found)
-    scattered = {key for key, facts in beside.items() if any(not same(facts[0], f) for f in facts[1:])}
+    \"please ...\""). Counted in one pass over the runs."""
+    runs: list[list[str]] = []
     notes: dict[str, set[str]] = {}
-    kept: list[list[str] | None] = []  # None: a line whose every rule is a clause of its facts
-    for (_, source, _), found in zip(said, runs, strict=True):
-        cut = [v for v, key, fact in found if fact is not None and key in scattered]
-        own = [v.text for v, _, _ in found if not any(v.first <= c.last and c.first <= v.last for c in cut)]
-        kept.append(None if cut and not own else own)
-        for text in own:
+    for line, source, _ in said:
+        found = [v.text for v in views(line) if len(key_text(v.text).split()) >= 2 and is_rule(v.text)]
+        runs.append(found)
+        for text in found:
             notes.setdefault(_rule_key(text), set()).add(source)
     out = []
-    for (line, source, as_rule), stated in zip(said, kept, strict=True):
-        if stated is None:
-            out.append((line, source, False))  # a fact with a clause of its own subject, no rule
-            continue
-        rules = stated if as_rule else [text for text in stated if len(notes[_rule_key(text)]) >= 2]
-        if not rules:
+    for (line, source, as_rule), stated in zip(said, runs, strict=True):
+        found = stated if as_rule else [text for text in stated if len(notes[_rule_key(text)]) >= 2]
+        if not found:
             out.append((line, source, as_rule))
             continue
-        best = max(rules, key=lambda text: (len(notes[_rule_key(text)]), len(text)))
+        best = max(found, key=lambda text: (len(notes[_rule_key(text)]), len(text)))
         out.append((best, source, True))
     return out
-
-
-#: Words by which a clause leans on what was said before it: a conjunction or relative opening it,
-#: a pronoun of the third person standing for a thing named before it ("it", "them").
-_LEANING_OPENERS = frozenset(
-    str.split("and but or nor so then which who whose as because though although while whereas")
-)
-_LEANING_WORDS = frozenset(str.split("it its they them their"))
-#: A verb of a wish in the third person opening a clause: its subject is in another clause.
-_SUBJECTLESS = re.compile(r"^(?:\w+,\s+)?(?:wants|likes|prefers|needs|expects|hates|insists)\b", re.I)
-
-
-def _leans(text: str) -> bool:
-    """Whether a run of clauses leans on what its sentence says before it: it opens with a
-    conjunction or a relative ("so run them before pushing", "and nobody argued"), opens with a
-    verb whose subject is elsewhere ("happy, wants a later dinner"), or its first clause holds a
-    pronoun standing for a thing named before it ("it renews in May", "finance wants it quoted on
-    every invoice"; not "Please don't ever bump the build number by hand, fastlane does it")."""
-    spans = clause_spans(text)
-    first = text[: spans[0][1]] if spans else text  # where the run's subject is, if it has one
-    found = [w.strip(CLAUSE_TRIM).lower() for w in first.split()]
-    return bool(found) and (
-        found[0] in _LEANING_OPENERS or _SUBJECTLESS.match(text) is not None or any(w in _LEANING_WORDS for w in found)
-    )
-
-
-def _fact_beside(body: str, spans: Sequence[tuple[int, int]], run: View) -> Statement | None:
-    """The fact (``_a_statement``) the sentence of ``body`` holding ``run`` (a run of its clauses,
-    ``spans``) states before or after it, the one before first; None when what its sentence says
-    beside the run states no fact (a time, an aside, or nothing). What a colon closes before the
-    run is its lead-in, whatever it says ("Dana's standing instruction, repeated after the Koala
-    call: ..."), and a fact in another sentence is said of its own subject, not the run's."""
-    start, end = spans[run.first][0], spans[run.last][1]
-    opens = [m.end() for m in _SENTENCE_END.finditer(body, 0, start)]
-    closes = _SENTENCE_END.search(body, end)
-    before = body[opens[-1] if opens else 0 : start]
-    parts = (
-        "" if before.rstrip(_OPEN_QUOTE).endswith(":") else before,
-        body[end : closes.start() if closes else len(body)],
-    )
-    for part in (p.strip(CLAUSE_TRIM) for p in parts):
-        if part and _a_statement(part):
-            return statement(part)
-    return None
-
-
-#: What may stand between a lead-in's colon and what it introduces: spaces and opening quotes.
-_OPEN_QUOTE = " \t\"'“‘(["
 
 
 def _rule_key(text: str) -> str:
