@@ -4,10 +4,9 @@ lost are still two phrases."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
-from sidecar.consolidate.changes import WORDS_COSINE, changed_by_meaning, meaning_texts, word_vectors
-from sidecar.consolidate.supersede import Said, claim
+from tests.support.said import by_meaning
 
 START = date(2026, 3, 2)
 OLD = "Studio glaze orders go through Tregarn, so the glaze stock sheet is really Tregarn's prices."
@@ -19,18 +18,8 @@ FACTS = [
 ]
 
 
-def _said(text: str, day: int, order: int) -> Said:
-    when = START + timedelta(days=day)
-    return Said(f"- {text}", f"daily/{when}.md", (when, order), claim(f"- {text}"))
-
-
 def _read(old: str, new: str) -> dict[str, str]:
-    lines = [_said(old, day, 0) for day in (0, 8, 15)]
-    lines += [_said(fact, day, 1 + n) for n, fact in enumerate(FACTS) for day in (1, 9, 17, 40)]
-    lines += [_said(new, 60, 9)]
-    lines += [_said(f"Fired {n * 7 + 20} pots in the big kiln.", n, 30) for n in range(70)]
-    found = changed_by_meaning(lines, word_vectors(meaning_texts(lines)), cosine=WORDS_COSINE, dropped=False)
-    return {old: newer.text for old, newer in found.items()}
+    return by_meaning(START, old, FACTS, [(new, 60)], "Fired {} pots in the big kiln.")
 
 
 def test_a_value_named_twice_given_anew_is_a_change() -> None:

@@ -7,10 +7,9 @@ the change, changes nothing."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
-from sidecar.consolidate.changes import WORDS_COSINE, changed_by_meaning, meaning_texts, word_vectors
-from sidecar.consolidate.supersede import Said, claim
+from tests.support.said import by_meaning
 
 START = date(2026, 2, 2)
 OLD = "Kiln firings kick off 21:00 UTC."
@@ -24,26 +23,13 @@ FACTS = [
 ]
 
 
-def _said(text: str, day: int, order: int) -> Said:
-    when = START + timedelta(days=day)
-    return Said(f"- {text}", f"daily/{when}.md", (when, order), claim(f"- {text}"))
-
-
-def _lines(*later: tuple[str, int]) -> list[Said]:
-    lines = [_said(OLD, day, 0) for day in (0, 8, 15)]
-    lines += [_said(fact, day, 1 + n) for n, fact in enumerate(FACTS) for day in (1, 9, 17, 40)]
-    lines += [_said(text, day, 10 + n) for n, (text, day) in enumerate(later)]
-    return lines + [_said(f"Packed {n * 7 + 20} mugs for the market stall.", n, 30) for n in range(70)]
-
-
-def _read(lines: list[Said]) -> dict[str, str]:
-    found = changed_by_meaning(lines, word_vectors(meaning_texts(lines)), cosine=WORDS_COSINE, dropped=False)
-    return {old: newer.text for old, newer in found.items()}
+def _read(*later: tuple[str, int]) -> dict[str, str]:
+    return by_meaning(START, OLD, FACTS, later, "Packed {} mugs for the market stall.")
 
 
 def test_the_change_is_read_from_the_line_that_says_it_beside_a_nearer_report() -> None:
-    assert _read(_lines((REPORT, 60), (CHANGE, 62))) == {"kiln firings kick off 21 00 utc": f"- {CHANGE}"}
+    assert _read((REPORT, 60), (CHANGE, 62)) == {"kiln firings kick off 21 00 utc": f"- {CHANGE}"}
 
 
 def test_a_report_of_the_new_value_alone_changes_nothing() -> None:
-    assert _read(_lines((REPORT, 60))) == {}
+    assert _read((REPORT, 60)) == {}
