@@ -33,9 +33,7 @@ to the evergreen file, and the notes themselves moved to the archive.
 
 A run with no week due still retires what the notes in ``daily/`` changed (step 3 and the
 evergreen half of step 4), so a changed value's old line drops in search the next run, not the
-week after. Every run also lists the lines of the notes it leaves in ``daily/`` that changed a
-value in ``daily/summaries/live/changed.md`` (``CURRENT_PATH``), as a week's ``## Changed`` does once
-that week is rolled up.
+week after.
 
 Where the outputs live: the memory block reads ``AGENT.md`` (or ``CREW.md``) and the files directly
 in ``daily/`` only, so the summaries (one directory down) and the archive are out of the prompt;
@@ -82,7 +80,7 @@ from sidecar.consolidate.changes import (
     word_vectors,
 )
 from sidecar.consolidate.cluster import CLUSTER_JACCARD
-from sidecar.consolidate.guard import clean_summary, judged
+from sidecar.consolidate.guard import judged
 from sidecar.consolidate.periods import (
     ARCHIVE_DIR,
     DAILY_DIR,
@@ -132,7 +130,6 @@ from sidecar.consolidate.supersede import (
     CHANGED,
     SUPERSEDED,
     Said,
-    changed_section,
     claim,
     retire,
     summary_lines,
@@ -166,9 +163,6 @@ Progress = Callable[[str, int, int], None]
 Record = Callable[[Week, str], Awaitable[None]]
 _ARCHIVE_ROOT = ARCHIVE_DIR.split("/", 1)[0] + "/"
 _SUMMARY_NAME = re.compile(r"^(\d{4}-W\d{2})\.md$")
-#: The values the live notes changed (``_write_current``): no week's summary, one directory down.
-CURRENT_PATH = f"{SUMMARY_DIR}/live/changed.md"
-_CURRENT_TITLE = "Values changed in the notes not yet summarised"
 _END_OF_DAY = 1_000_000  # the order of an evergreen line: after every line of the notes it names
 _UNCHANGED = EvergreenUpdate(None, (), (), ())
 #: A run's retire passes over what it wrote, until one changes nothing (``_settle``): each retires what
@@ -369,7 +363,6 @@ async def _retire_only(
     # dated by its week, and read against each other they could order two lines of one week the
     # other way round.
     stale = {key: newer for key, newer in found.items() if note_day(newer.where) is not None}
-    await asyncio.to_thread(functools.partial(_write_current, dry_run=dry_run), root, stale, report, sizes)
     if not stale:
         return False
     retire = functools.partial(_retire_earlier, dry_run=dry_run)
@@ -782,37 +775,6 @@ def _retire_earlier(
         if not dry_run:
             _write_if_changed(root, path, data)
     return moved
-
-
-def _write_current(root: Path, stale: dict[str, Said], report: Report, sizes: dict[str, int], *, dry_run: bool) -> None:
-    """Write ``CURRENT_PATH``: the lines of the notes still live (in ``daily/``, no week of the
-    run's plan) that changed a value, each a short ``## Changed`` unit naming what it replaced, as
-    a week's summary lists them once that week is rolled up. Until then the newer line is said only
-    inside its day's note, a long chunk, while the old line is one short line of an archived note or
-    a summary; a question asked in the old line's words finds the current value here. The file is
-    rewritten whole by every run from what it reads (removed when nothing is left), so a second run
-    changes nothing, and a line leaves it when its note's week is summarised."""
-    planned = {source for sources in (load_plan(root) or {}).values() for source in sources}
-    live = {source for source, _ in daily_notes(root)} - planned
-    changes = {
-        normalised(newer.text): newer
-        for newer in sorted(stale.values(), key=lambda s: s.when)
-        if newer.where in live and normalised(newer.text) not in stale
-    }
-    text = ""
-    if changes:
-        replaced: dict[str, list[str]] = {}
-        for old, newer in sorted(stale.items()):
-            if (k := normalised(newer.text)) in changes:
-                replaced.setdefault(k, []).append(old)
-        body = changed_section(list(changes.values()), replaced)
-        text = clean_summary(f"# {_CURRENT_TITLE}\n{body}", CURRENT_PATH, report.withheld)
-    if text:
-        sizes[CURRENT_PATH] = len(text.encode("utf-8"))
-    else:
-        sizes.pop(CURRENT_PATH, None)
-    if not dry_run:
-        _write_rest(root, CURRENT_PATH, text)
 
 
 def _write_rest(root: Path, rel: str, text: str) -> None:
