@@ -103,6 +103,11 @@ embedded before a figure is taken:
   Blockers) and meeting notes with decisions and action items (``consolidation_gen_standup``), an ML
   research agent's experiment log with run configs, metric tables, verdicts and a TODO list carried
   from day to day (``consolidation_gen_explog``); held out as ``fresh13`` is;
+- ``h18a``, ``h18b``, ``h18c``: three more: a data-platform agent's dbt runs, Airflow DAG runs and
+  SQL it ran with the row counts it got (``consolidation_gen_warehouse``), a release and security
+  agent's release blocks (version, flags, rollout, rollback) and advisory triage tables
+  (``consolidation_gen_relsec``), an agent whose notes are its hooks' many small timestamped appends
+  with an end-of-day paragraph on some days (``consolidation_gen_hookstream``); held out as ``fresh13`` is;
 - ``sessions``: an LLM coding agent's own session notes over 120 days (``consolidation_gen_sessions``):
   a heading per session with its goal, context, what was done, commands, errors, what it learned and
   what is next, facts said in passing; DEV data, written from this interface before reading the rules;
@@ -215,6 +220,9 @@ SEEDS = {
     "h17a": 1771,  # held out (lead only): a platform / IaC agent pasting commands and their output
     "h17b": 1772,  # held out (lead only): a team agent's stand-ups and meeting notes
     "h17c": 1773,  # held out (lead only): an ML research agent's experiment log
+    "h18a": 1881,  # held out (lead only): a data-platform agent's dbt, Airflow and SQL notes
+    "h18b": 1882,  # held out (lead only): a release and security agent's release blocks and triage tables
+    "h18c": 1883,  # held out (lead only): an agent's notes as its hooks' many small timestamped appends
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -404,6 +412,9 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "h17a": ("consolidation_gen_iac", "make_iac_history", "DIRECT_IAC"),
     "h17b": ("consolidation_gen_standup", "make_standup_history", "DIRECT_STANDUP"),
     "h17c": ("consolidation_gen_explog", "make_explog_history", "DIRECT_EXPLOG"),
+    "h18a": ("consolidation_gen_warehouse", "make_warehouse_history", "DIRECT_WAREHOUSE"),
+    "h18b": ("consolidation_gen_relsec", "make_relsec_history", "DIRECT_RELSEC"),
+    "h18c": ("consolidation_gen_hookstream", "make_hookstream_history", "DIRECT_HOOKSTREAM"),
 }
 
 
