@@ -414,20 +414,22 @@ def chores(lines: Iterable[str]) -> set[str]:
         if len(said) > _CHORE_HEAD:
             fills.setdefault(tuple(said[:_CHORE_HEAD]), set()).add(tuple(said))
     # the same words around one slot, the verb aside, as written (an identifier is one word)
-    slotted = {line: _written(line) for line in words}
+    moulds = {line: _moulds(_written(line)) for line in words}
     slots: dict[tuple[str, ...], set[str]] = {}
-    for said in slotted.values():
-        for n in range(1, len(said)):
-            slots.setdefault((*said[:n], "#", *said[n + 1 :]), set()).add(said[n])
+    for found in moulds.values():
+        for mould, word in found:
+            slots.setdefault(mould, set()).add(word)
     return {
         line
         for line, said in words.items()
         if len(fills.get(tuple(said[:_CHORE_HEAD]), ())) >= CHORE_FILLS
-        or any(
-            len(slots[(*slotted[line][:n], "#", *slotted[line][n + 1 :])]) >= CHORE_FILLS
-            for n in range(1, len(slotted[line]))
-        )
+        or any(len(slots[mould]) >= CHORE_FILLS for mould, _ in moulds[line])
     }
+
+
+def _moulds(said: list[str]) -> list[tuple[tuple[str, ...], str]]:
+    """Each word of ``said`` past the first, with the words around it and a slot in its place."""
+    return [((*said[:n], "#", *said[n + 1 :]), said[n]) for n in range(1, len(said))]
 
 
 def _written(line: str) -> list[str]:
