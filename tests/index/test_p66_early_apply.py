@@ -19,6 +19,7 @@ from sidecar.index.queue import ReindexQueue
 from sidecar.index.sync import ReconcileResult
 from sidecar.index.tier import Tier
 from sidecar.write.durable import stat_key
+from tests.support.applies import applied_by_worker
 from tests.support.memory import write
 
 WITHIN = 60.0  # a hang guard for a wait on state
@@ -41,20 +42,6 @@ async def queue(tier: Tier) -> AsyncIterator[ReindexQueue]:
     q.start()
     yield q
     await q.drain_and_stop()
-
-
-def applied_by_worker(tier: Tier, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """The files the worker applies itself (``Tier.apply``), recorded; the real apply runs."""
-    calls: list[list[str]] = []
-    real = tier.apply
-
-    async def apply(rels: Iterable[str]) -> ReconcileResult:
-        paths = list(rels)
-        calls.append(paths)
-        return await real(paths)
-
-    monkeypatch.setattr(tier, "apply", apply)
-    return calls
 
 
 def key(memory_dir: Path, rel: str) -> tuple[int, ...]:

@@ -5,30 +5,15 @@ replace) is applied by the worker, as before."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
 from sidecar.http.state import SIDECAR
-from sidecar.index.sync import ReconcileResult
+from tests.support.applies import applied_by_worker
 from tests.support.memory import ClientFactory
 
 PATH = "topics/early.md"
-
-
-def applied_by_worker(client: Any, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    tier = client.app[SIDECAR].queue.tiers["agent"]
-    calls: list[list[str]] = []
-    real = tier.apply
-
-    async def apply(rels: Iterable[str]) -> ReconcileResult:
-        paths = list(rels)
-        calls.append(paths)
-        return await real(paths)
-
-    monkeypatch.setattr(tier, "apply", apply)
-    return calls
 
 
 async def written_and_found(client: Any, body: dict[str, Any], token: str) -> None:
@@ -45,7 +30,7 @@ async def test_an_append_is_applied_from_the_write_thread(
 ) -> None:
     client = await sidecar_client()
     await written_and_found(client, {"path": PATH, "content": "- the first line zqone"}, "zqone")
-    calls = applied_by_worker(client, monkeypatch)
+    calls = applied_by_worker(client.app[SIDECAR].queue.tiers["agent"], monkeypatch)
     for n in range(3):
         await written_and_found(client, {"path": PATH, "content": f"- another line zqmore{n}x"}, f"zqmore{n}x")
     assert calls == []
@@ -56,6 +41,6 @@ async def test_a_replace_is_applied_by_the_worker(
 ) -> None:
     client = await sidecar_client()
     await written_and_found(client, {"path": PATH, "content": "- the first line zqone"}, "zqone")
-    calls = applied_by_worker(client, monkeypatch)
+    calls = applied_by_worker(client.app[SIDECAR].queue.tiers["agent"], monkeypatch)
     await written_and_found(client, {"path": PATH, "content": "- all new zqreplaced", "mode": "replace"}, "zqreplaced")
     assert calls == [[PATH]]
