@@ -111,6 +111,12 @@ embedded before a figure is taken:
 - ``sessions``: an LLM coding agent's own session notes over 120 days (``consolidation_gen_sessions``):
   a heading per session with its goal, context, what was done, commands, errors, what it learned and
   what is next, facts said in passing; DEV data, written from this interface before reading the rules;
+- ``hooklog``: an agent's notes as its hooks write them over 120 days (``consolidation_gen_hooklog``):
+  about forty small appends a working day, each one to three lines opening with the time and the
+  hook (``- 14:02 [post-tool] ...``): tool calls summarised, files edited, test results, commits, the
+  operator's prompts, and now and then a note the agent kept; facts and their changes said inside
+  them, four changes with no change word; DEV data, tuned on; ``hooklog2`` is another seed, run for
+  its numbers only;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -211,6 +217,8 @@ SEEDS = {
     "c25diary": 2501,  # DEV: tuned on (consolidation_gen_c25)
     "c25diary2": 2502,  # DEV generator, seed kept out of tuning
     "sessions": 4141,  # DEV: an LLM coding agent's session notes (consolidation_gen_sessions)
+    "hooklog": 7101,  # DEV: an agent's notes as its hooks' small stamped appends (consolidation_gen_hooklog)
+    "hooklog2": 7102,  # DEV generator, seed kept out of tuning
     "h15a": 1541,  # held out (lead only): an LLM coding agent's session notes
     "h15b": 1542,  # held out (lead only): an analytics agent's task notes with tables
     "h15c": 1543,  # held out (lead only): a support operations agent quoting its user
@@ -403,6 +411,8 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "c25diary": ("consolidation_gen_c25", "make_c25diary_history", None),
     "c25diary2": ("consolidation_gen_c25", "make_c25diary_history", None),
     "sessions": ("consolidation_gen_sessions", "make_sessions_history", "DIRECT_SESSIONS"),
+    "hooklog": ("consolidation_gen_hooklog", "make_hooklog_history", "DIRECT_HOOKLOG"),
+    "hooklog2": ("consolidation_gen_hooklog", "make_hooklog_history", "DIRECT_HOOKLOG"),
     "h15a": ("consolidation_gen_agentlog", "make_agentlog_history", "DIRECT_AGENTLOG"),
     "h15b": ("consolidation_gen_analyst", "make_analyst_history", "DIRECT_ANALYST"),
     "h15c": ("consolidation_gen_helpdesk", "make_helpdesk_history", "DIRECT_HELPDESK"),
@@ -753,6 +763,13 @@ def _change_reading(kind: str, seed: int) -> dict[str, Any]:
         vectors = dict(zip(texts, OnnxEmbedder().embed_sync(texts), strict=True))
     by_words = reverted(kept, job._by_words(kept))
     stale = job._stale(kept, vectors)
+    # a planted line's key, and the key of the line a note wrote it in: a log stamps its lines
+    # ("- 14:02 [note] ..."), and the stamp is in the key the change search reads
+    planted = {normalised(c.old): normalised(c.old) for c in history.changed}
+    planted |= {normalised(f.text): normalised(f.text) for f in [*history.static, *history.recurring]}
+    as_planted = functools.partial(_as_planted, planted)
+    by_words = {as_planted(k): v for k, v in by_words.items()}
+    stale = {as_planted(k): v for k, v in stale.items()}
     changes = {normalised(c.old) for c in history.changed}
     facts = {normalised(f.text) for f in [*history.static, *history.recurring]}
     return {
@@ -764,6 +781,11 @@ def _change_reading(kind: str, seed: int) -> dict[str, Any]:
         "others_meaning": sorted(stale.keys() - by_words.keys() - changes - facts),
         "missed": [c.old for c in history.changed if normalised(c.old) not in stale],
     }
+
+
+def _as_planted(planted: dict[str, str], key: str) -> str:
+    """``key`` as the planted line's key it ends with (the line said after a stamp), else as it is."""
+    return next((p for p in planted if key == p or key.endswith(f" {p}")), key)
 
 
 def _changes_table(results: dict[str, dict[str, Any]]) -> None:
