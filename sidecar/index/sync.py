@@ -11,6 +11,12 @@ A file that only grew since it was last chunked here (its bytes then start its b
 append) is chunked again from its last heading section on; the chunks before that section are
 the same and stay as they are (``chunker.chunk_lines``).
 
+A file new to the index with the bytes of a file gone in the same pass (a reconcile, or one apply
+of both paths) is that file moved: consolidation moves its old notes to ``archive/`` as they are.
+Its chunks are the gone file's rows, inserted again under the new path without reading the file
+into chunks (the ids are those chunking it would give, so every search answers as it would; the
+hashes, the vectors' keys, are the same, so nothing is embedded again).
+
 Every commit that changes a chunk bumps the index's generation and keeps the in-memory postings
 (:class:`~sidecar.index.bm25.LivePostings`) equal to it.
 """
@@ -33,7 +39,15 @@ from sidecar.heap import release_free_memory
 from sidecar.index.bm25 import LivePostings
 from sidecar.index.chunker import Resume, chunk_lines
 from sidecar.index.db import chunks_gen
-from sidecar.index.files import FileStat, Skipped, TierScan, read_tier_file, read_tier_file_stat, scan_tier
+from sidecar.index.files import (
+    FileStat,
+    Skipped,
+    TierScan,
+    read_tier_file,
+    read_tier_file_stat,
+    scan_tier,
+    stat_tier_file,
+)
 from sidecar.index.snippet import is_plain
 
 if TYPE_CHECKING:
@@ -131,7 +145,10 @@ class IndexSync:
         result = ReconcileResult()
         self._begin()
         try:
-            for rel in sorted(set(known) - set(on_disk)):
+            went = {rel: known[rel][2] for rel in set(known) - set(on_disk)}
+            arrived = any(rel not in known for rel in on_disk)
+            gone = self._gone(went) if went and arrived else _Gone({}, {})
+            for rel in sorted(went):
                 self._remove(rel)
                 result.removed.append(rel)
             for rel, st in sorted(on_disk.items()):
@@ -139,6 +156,9 @@ class IndexSync:
                 old = known.get(rel)
                 if old is not None and (old[0], old[1]) == (st.size, st.mtime_ns) and not _racy(old[1], old[3]):
                     result.unchanged += 1
+                    continue
+                if old is None and gone:
+                    self._arrive(st.rel, gone, result)
                     continue
                 outcome = self._index_file(st, old[2] if old else None)
                 if outcome is not None:
@@ -205,10 +225,12 @@ class IndexSync:
         """Bring the named files up to date (changed, new or deleted): the queue's unit of work."""
         started = time.perf_counter()
         result = ReconcileResult()
+        rels = list(rels)
         self._begin()
         try:
+            gone = self._gone(self._went(rels)) if len(rels) > 1 else _Gone({}, {})
             for rel in rels:
-                self._apply_one(rel, result)
+                self._apply_one(rel, result, gone)
             self._commit()
         except BaseException:
             self._rollback()
@@ -216,9 +238,27 @@ class IndexSync:
         result.duration_ms = (time.perf_counter() - started) * 1000
         return result
 
-    def _apply_one(self, rel: str, result: ReconcileResult) -> None:
-        found = read_tier_file_stat(self.root, rel)
+    def _went(self, rels: list[str]) -> dict[str, str]:
+        """Of the named files, those the index holds and that are no longer there, with their hashes."""
+        went: dict[str, str] = {}
+        for rel in rels:
+            row = self.db.writer.execute("SELECT hash FROM files WHERE path = ?", (rel,)).fetchone()
+            if row is not None and stat_tier_file(self.root, rel) is None:
+                went[rel] = row[0]
+        return went
+
+    def _gone(self, went: dict[str, str]) -> _Gone:
+        """The files ``went`` (path -> content hash) with their chunk rows, read before they leave."""
+        sql = "SELECT heading, body, line_start, line_end, hash, plain FROM chunks WHERE path = ? ORDER BY ord"
+        rows = {rel: self.db.writer.execute(sql, (rel,)).fetchall() for rel in went}
+        return _Gone(went, rows, {rel: self._chunked[rel] for rel in went if rel in self._chunked})
+
+    def _apply_one(self, rel: str, result: ReconcileResult, gone: _Gone) -> None:
         row = self.db.writer.execute("SELECT hash FROM files WHERE path = ?", (rel,)).fetchone()
+        if row is None and gone:
+            self._arrive(rel, gone, result)
+            return
+        found = read_tier_file_stat(self.root, rel)
         if found is None:
             if row is not None:
                 self._remove(rel)
@@ -268,6 +308,35 @@ class IndexSync:
         if self.db.writer.in_transaction:
             self.db.writer.execute("ROLLBACK")
 
+    def _arrive(self, rel: str, gone: _Gone, result: ReconcileResult) -> None:
+        """A file the index does not hold yet. When a file that went in the same pass had the same
+        bytes, it moved here (consolidation moves a note to ``archive/`` as it is): its chunks are
+        that file's, copied without chunking the file again. Otherwise it is indexed."""
+        found = read_tier_file_stat(self.root, rel)
+        if found is None:
+            return
+        data, st = found
+        digest = _digest(data)
+        source = gone.take(digest)
+        if source is None:
+            if self._index_file(st, None, data, digest) is None:
+                result.unchanged += 1
+            else:
+                result.added.append(rel)
+            return
+        self.db.writer.execute(
+            "INSERT INTO files (path, hash, size, mtime_ns, indexed_at) VALUES (?, ?, ?, ?, ?)",
+            (rel, digest, len(data), st.mtime_ns, time.time()),
+        )
+        # New rows, inserted where chunking the file would insert them: chunk ids (the order a
+        # tie in BM25 keeps) are as they would be, and so is every search's answer. Their hashes
+        # are the vectors' keys: nothing is embedded again.
+        self._insert([(rel, i, *row) for i, row in enumerate(gone.rows[source])])
+        known = gone.chunked.get(source)
+        if known is not None:
+            self._chunked[rel] = known
+        result.added.append(rel)
+
     def _remove(self, rel: str) -> None:
         changes = self._changes
         if changes is not None:
@@ -278,14 +347,16 @@ class IndexSync:
         self.db.writer.execute("DELETE FROM files WHERE path = ?", (rel,))
         self._chunked.pop(rel, None)
 
-    def _index_file(self, st: FileStat, old_hash: str | None, data: bytes | None = None) -> str | None:
-        """(Re)index one file if its content hash changed (``data``: its bytes, when read already);
-        return the new hash, or None if not."""
+    def _index_file(
+        self, st: FileStat, old_hash: str | None, data: bytes | None = None, digest: str | None = None
+    ) -> str | None:
+        """(Re)index one file if its content hash changed (``data``: its bytes, when read already,
+        ``digest`` their hash); return the new hash, or None if not."""
         if data is None:
             data = read_tier_file(self.root, st.rel)
         if data is None:
             return None
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        digest = digest or _digest(data)
         now = time.time()
         if digest == old_hash:
             self.db.writer.execute(
@@ -327,24 +398,34 @@ class IndexSync:
             if tracked is not None:
                 tracked.delete(dead)
             self.db.writer.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in dead])
+        self._insert(
+            [
+                (st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash, is_plain(c.body or c.heading))
+                for i, c in fresh
+            ]
+        )
+        if changes is not None and dead:
+            changes.dirty = True
+        return digest
+
+    def _insert(self, rows: list[tuple[str, int, str, str, int, int, str, bool]]) -> None:
+        """Insert chunk rows (path, ord, heading, body, line_start, line_end, hash, plain), in order."""
+        if not rows:
+            return
         insert = (
             "INSERT INTO chunks (path, ord, heading, body, line_start, line_end, hash, plain) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         )
-        rows = [
-            (st.rel, i, c.heading, c.body, c.line_start, c.line_end, c.hash, is_plain(c.body or c.heading))
-            for i, c in fresh
-        ]
-        if tracked is not None:
-            for values, (_, c) in zip(rows, fresh, strict=True):
+        changes = self._changes
+        if changes is not None and changes.wants_ids:
+            for values in rows:
                 cur = self.db.writer.execute(insert, values)
                 assert cur.lastrowid is not None
-                tracked.added[cur.lastrowid] = (c.heading, c.body)
+                changes.added[cur.lastrowid] = (values[2], values[3])
         else:
             self.db.writer.executemany(insert, rows)
-        if changes is not None and (dead or fresh):
+        if changes is not None:
             changes.dirty = True
-        return digest
 
     def _grown_from(self, rel: str, data: bytes, old_hash: str | None) -> Resume | None:
         """Where the file's last chunking here left its last section, when the index holds that
@@ -352,7 +433,7 @@ class IndexSync:
         known = self._chunked.get(rel)
         if known is None or old_hash != known[1] or len(data) <= known[0]:
             return None
-        return known[2] if hashlib.blake2b(data[: known[0]], digest_size=16).hexdigest() == known[1] else None
+        return known[2] if _digest(data[: known[0]]) == known[1] else None
 
     # -- in-memory postings (sidecar.index.postings) ---------------------------------------------------
     def _gen(self) -> int:
@@ -452,6 +533,36 @@ class IndexSync:
 
     def _stamp(self, kind: str, duration_ms: float) -> None:
         self.last_reindex = {"at": time.time(), "duration_ms": round(duration_ms, 3), "kind": kind}
+
+
+class _Gone:
+    """Files the index holds that one pass found gone (path -> content hash), with their chunk rows
+    and where their last chunking left off: where a file new to the index may have moved from."""
+
+    def __init__(self, went: dict[str, str], rows: dict[str, list[Any]], chunked: dict[str, Any] | None = None) -> None:
+        self.went = went
+        self.rows = rows
+        self.chunked = chunked or {}
+        self._by_hash: dict[str, list[str]] = {}
+        for rel, digest in sorted(went.items(), reverse=True):
+            self._by_hash.setdefault(digest, []).append(rel)
+
+    def __bool__(self) -> bool:
+        return bool(self._by_hash)
+
+    def take(self, digest: str) -> str | None:
+        """A file gone with these bytes (the first by path), no longer offered; None if none."""
+        rels = self._by_hash.get(digest)
+        if not rels:
+            return None
+        rel = rels.pop()
+        if not rels:
+            del self._by_hash[digest]
+        return rel
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _racy(mtime_ns: int, indexed_at: float) -> bool:
