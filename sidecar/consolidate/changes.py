@@ -851,9 +851,13 @@ def _same_slot(
     - An older line that opens with the name it lost ("ledger-db keeps 14 days of backups") is
       another subject when the newer opens with its own new value or keeps every other word
       ("audit-db keeps 14 days of backups"): the same mould, said of another subject.
+    - So is a newer line that says what it speaks of before its verb ("is", "are") with a word of
+      its own, the older line's word there gone from it: "Extra matrix bands are kept in drawer
+      12c" / "Extra local anaesthetic cartridges are kept in drawer 10c" share "kept in drawer",
+      not a subject.
     """
     subject = old.words - old.values
-    if not subject:
+    if not subject or (old.heads and new.heads and not old.heads & new.words):
         return False
     lost = old.values - new.words
     # A word beside a value it lost may qualify the value, not the subject ("the old Prestige

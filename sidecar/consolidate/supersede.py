@@ -7,7 +7,10 @@ values differ and either the newer line says the value changed ("moved to", "swi
 raised to", "is now", "replaced by" ...), or both values name the same relation before they differ
 ("owned by Alice" / "owned by Bob", "cut as release/2026.1" / "cut as release/2026.2"), or both are
 a short name or identifier ("Priya" / "Marcus"). Two lines about one subject that say different
-kinds of things ("deployed on Fridays" / "deployed with helm") are both kept: precision first.
+kinds of things ("deployed on Fridays" / "deployed with helm") are both kept: precision first. So
+are two roles of one person over two things, with no change word: "Chen is the owner of gateway" /
+"Chen is the owner of catalog" (a subject that is one name, never written in lower case, whose
+values share all but what follows "of" or "for": a person holds a role over many things at once).
 
 ``superseded`` decides, over every dated line the job knows (the period's notes, the notes still in
 ``daily/``, the earlier summaries and the evergreen file's ``## Consolidated`` bullets), which lines
@@ -23,7 +26,7 @@ line that quotes a superseded statement whole after its sender and time retires 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -87,6 +90,9 @@ _NOT_SUBJECTS = frozenset(
 )
 _RELATION = frozenset(str.split("at on in by to as with for from of under via inside behind"))
 _NAME_LIKE = re.compile(r"[A-Z0-9/:._@#-]")
+#: The last shared word of two values that makes what follows it a thing the role is held over.
+_OVER = frozenset({"of", "for"})
+_LOWER_WORD = re.compile(r"\b[a-z][a-z'-]*\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +144,10 @@ def claim(line: str) -> Claim | None:
     return Claim(tuple(words), value, changed, name_like)
 
 
-def contradicts(older: Claim, newer: Claim) -> bool:
-    """Whether ``newer`` states a different value for ``older``'s subject (module docstring)."""
+def contradicts(older: Claim, newer: Claim, lower: Collection[str] | None = None) -> bool:
+    """Whether ``newer`` states a different value for ``older``'s subject (module docstring).
+    ``lower``: the words the notes write in lower case somewhere (a subject of one word outside
+    them is a name); without it, no subject is read as a name."""
     if older.subject != newer.subject or older.value == newer.value:
         return False
     if newer.changed or (older.name_like and newer.name_like):
@@ -149,9 +157,12 @@ def contradicts(older: Claim, newer: Claim) -> bool:
         if a != b:
             break
         shared += 1
-    return 0 < shared < min(len(older.value), len(newer.value)) and (
-        shared >= 2 or older.value[shared - 1] in _RELATION
-    )
+    if not 0 < shared < min(len(older.value), len(newer.value)):
+        return False
+    named = lower is not None and len(older.subject) == 1 and older.subject[0] not in lower
+    if named and older.value[shared - 1] in _OVER:
+        return False  # one person's role over two things (module docstring)
+    return shared >= 2 or older.value[shared - 1] in _RELATION
 
 
 def superseded(said: Iterable[Said]) -> dict[str, Said]:
@@ -161,6 +172,7 @@ def superseded(said: Iterable[Said]) -> dict[str, Said]:
     for item in said:
         if item.claim is not None:
             by_subject.setdefault(item.claim.subject, []).append(item)
+    lower = _lower_words(s.text for s in said)
     out: dict[str, Said] = {}
     for items in by_subject.values():
         items.sort(key=lambda s: s.when)
@@ -176,13 +188,18 @@ def superseded(said: Iterable[Said]) -> dict[str, Said]:
                     if keys[m] != line_key
                     and old is not None
                     and (c := items[m].claim) is not None
-                    and contradicts(old, c)
+                    and contradicts(old, c, lower)
                 ),
                 None,
             )
             if newer is not None:
                 out[line_key] = newer
     return out
+
+
+def _lower_words(texts: Iterable[str]) -> frozenset[str]:
+    """The words ``texts`` write in lower case somewhere: a word outside them is a name."""
+    return frozenset(word for text in texts for word in _LOWER_WORD.findall(text))
 
 
 def summary_lines(text: str) -> Iterable[tuple[str, str]]:
