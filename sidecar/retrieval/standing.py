@@ -50,17 +50,6 @@ when Tomasz moved to the card-issuing team"). A line of a note is never restated
 once, it may be one row of a table of like facts. No word list: what changes is read from the
 values alone (the days of the week aside).
 The newer hit moves up to just above the first hit it restates; nothing else moves.
-
-Whatever the wording, the hits an answer shows that answer its query alike with different values
-are put newest first (``newest_first``), in the places they hold among the shown hits. Alike
-means: a hit's lines that match the most query terms of any line of the answer (at least two when
-the query has two) match the same terms and hold a value; several hits alike whose values are not
-all the same are one question answered at several times, and the newest answer leads ("Crash
-reports go to Crashlytics" / "Crash reports go to Sentry" asked "where do crash reports go"). A
-hit's day is its newest such line's (a promoted line's: the newest note it came from); a line
-under a ``Superseded`` heading or of an undated file takes no part. Only the order of the hits
-shown changes: no hit enters or leaves the answer, so older lines of one subject never crowd
-another fact out of it.
 """
 
 from __future__ import annotations
@@ -84,7 +73,6 @@ __all__ = [
     "SUPERSEDED",
     "by_standing",
     "more_terms_first",
-    "newest_first",
     "note_date",
     "restated_first",
     "standing",
@@ -410,36 +398,6 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
                     break
         order.insert(place, at)
     return [ranked[i] for i in order]
-
-
-def newest_first(shown: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]) -> list[T]:
-    """``shown`` (the hits an answer shows, best first) with the hits that answer the query alike
-    with different values put newest first, in the places they hold (module docstring). ``view``:
-    a hit's path, heading and text; ``tokens``: the query's tokens (``snippet.query_tokens``)."""
-    if len(shown) < 2 or not tokens:
-        return list(shown)
-    terms = [t for t in tokens if t not in STOPWORDS] or list(tokens)
-    read = [_lines(*view(item), terms) for item in shown]
-    most = max((len(line.matched) for lines in read for line in lines), default=0)
-    if most < min(2, len(terms)):
-        return list(shown)  # one term of several asked names no subject
-    # The hits alike: those whose lines matching the most terms match the same ones.
-    alike: dict[frozenset[int], list[int]] = {}
-    for at, lines in enumerate(read):
-        for asked in {line.matched for line in lines if len(line.matched) == most}:
-            alike.setdefault(asked, []).append(at)
-    out = list(shown)
-    placed: set[int] = set()
-    for found in alike.values():
-        members = [at for at in found if at not in placed]  # a hit alike on two sets moves once
-        # (a hit in ``alike`` holds no line matching fewer terms: ``_lines`` gives its best alone)
-        if len({frozenset().union(*(line.values for line in read[at])) for at in members}) < 2:
-            continue  # one value however often it is said, or one hit: nothing to order
-        newest = sorted(members, key=lambda at: max(line.day for line in read[at]), reverse=True)  # stable
-        for place, at in zip(members, newest, strict=True):
-            out[place] = shown[at]
-        placed.update(members)
-    return out
 
 
 def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
