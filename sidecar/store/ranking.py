@@ -1,6 +1,7 @@
 """A server store's crew answer from its candidates, ranked exactly as the embedded index ranks
 (``retrieval.hybrid``'s fusions, the same earned-place rule and neighbour lending, the same turns
-of a dialogue lending to each other, ``retrieval.vectors.dialogue_turns``) and shaped as
+of a dialogue lending to each other, ``retrieval.vectors.dialogue_turns``, the same standing: a
+line a newer line restates with another value below it) and shaped as
 its hits (``RankedChunk.as_json``: snippet window, highlights, rounded score, ``explain`` on request)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
-from sidecar.retrieval.standing import SLACK, standing
+from sidecar.retrieval.standing import SLACK, restated_first, standing
 from sidecar.retrieval.vectors import dialogue_turns
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
@@ -76,6 +77,8 @@ def rank(
         row = rows.get(scored.id)
         weighed.append(scored if row is None else scored.with_standing(standing(row["path"], row["heading"])))
     weighed.sort(key=lambda s: -s.score)  # stable: ties keep the fused order
+    if cands.bm25:  # a line a newer line restates with another value ranks below it (retrieval.standing)
+        weighed = restated_first(weighed, lambda s: _view(rows.get(s.id)), tokens)
     bm_ids = {cid for cid, _ in bm25}
     picked = []
     for scored in weighed:
@@ -86,7 +89,10 @@ def rank(
         if len(picked) == want:
             break
     out = []
-    for (scored, row), lifted in pick(plan, picked, lambda p: _candidate(p[1], round(p[0].score, 6)), limit):
+    chosen = pick(plan, picked, lambda p: _candidate(p[1], round(p[0].score, 6)), limit)
+    if plan is not None and cands.bm25:  # the lift orders by score: a restated line stays below its restatement
+        chosen = restated_first(chosen, lambda c: _view(c[0][1]), tokens)
+    for (scored, row), lifted in chosen:
         result = _hit(row, tokens).as_json("crew")
         result["score"] = round(scored.score, 6)
         if scored.id not in bm_ids:
@@ -96,6 +102,13 @@ def rank(
         mark(result, lifted, explain)
         out.append(result)
     return out
+
+
+def _view(row: Any) -> tuple[str, str, str]:
+    """A stored chunk's path, heading and text, as ``restated_first`` reads them."""
+    if row is None:
+        return "", "", ""
+    return row["path"], row["heading"], row["body"] or row["heading"]
 
 
 def _candidate(row: Any, score: float) -> Candidate:

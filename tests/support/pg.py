@@ -115,10 +115,15 @@ class PgServer:
         return {"user": self.user, "group": pwd.getpwnam(self.user).pw_gid, "extra_groups": []}
 
     def _run(self, tool: str, *args: str) -> None:
-        subprocess.run(
-            [str(self.bin / tool), *args], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        """Run one of the server's tools; a failure says what the tool printed (a bare exit status
+        tells nothing of why a ``createdb`` failed on a loaded host)."""
+        done = subprocess.run(
+            [str(self.bin / tool), *args], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             timeout=120, cwd=self.root, **self._who(),
         )  # fmt: skip
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", errors="replace").strip()
+            raise RuntimeError(f"{tool} {' '.join(args)} exited {done.returncode}: {said}")
 
     def start(self) -> None:
         """Run the postmaster as this process's child, and wait until it accepts connections. It
