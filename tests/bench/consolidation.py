@@ -117,6 +117,10 @@ embedded before a figure is taken:
   operator's prompts, and now and then a note the agent kept; facts and their changes said inside
   them, four changes with no change word; DEV data, tuned on; ``hooklog2`` is another seed, run for
   its numbers only;
+- ``entries``: a restaurant group operations agent's structured entries over 120 days
+  (``consolidation_gen_entries``): YAML-ish blocks under a bullet, ``key: value`` records, JSON-ish
+  one-liners, key names that drift (``ip`` / ``addr``), a change often only the record written again;
+  DEV data, tuned on; ``entries2`` is another seed, run for its numbers only;
 - ``model``: the ``fresh2`` history again, consolidated with ``--summariser openai`` against a chat
   model on loopback that answers every summary with a line carrying an injection (the payload
   must be written nowhere), then against one that never answers (the run must end within its
@@ -219,6 +223,8 @@ SEEDS = {
     "sessions": 4141,  # DEV: an LLM coding agent's session notes (consolidation_gen_sessions)
     "hooklog": 7101,  # DEV: an agent's notes as its hooks' small stamped appends (consolidation_gen_hooklog)
     "hooklog2": 7102,  # DEV generator, seed kept out of tuning
+    "entries": 7801,  # DEV: an agent's structured entries (consolidation_gen_entries)
+    "entries2": 7802,  # DEV generator, seed kept out of tuning
     "h15a": 1541,  # held out (lead only): an LLM coding agent's session notes
     "h15b": 1542,  # held out (lead only): an analytics agent's task notes with tables
     "h15c": 1543,  # held out (lead only): a support operations agent quoting its user
@@ -413,6 +419,8 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "sessions": ("consolidation_gen_sessions", "make_sessions_history", "DIRECT_SESSIONS"),
     "hooklog": ("consolidation_gen_hooklog", "make_hooklog_history", "DIRECT_HOOKLOG"),
     "hooklog2": ("consolidation_gen_hooklog", "make_hooklog_history", "DIRECT_HOOKLOG"),
+    "entries": ("consolidation_gen_entries", "make_entries_history", "DIRECT_ENTRIES"),
+    "entries2": ("consolidation_gen_entries", "make_entries_history", "DIRECT_ENTRIES"),
     "h15a": ("consolidation_gen_agentlog", "make_agentlog_history", "DIRECT_AGENTLOG"),
     "h15b": ("consolidation_gen_analyst", "make_analyst_history", "DIRECT_ANALYST"),
     "h15c": ("consolidation_gen_helpdesk", "make_helpdesk_history", "DIRECT_HELPDESK"),
