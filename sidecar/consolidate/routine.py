@@ -112,32 +112,10 @@ def _or_framed(
     if not frames:
         return list(flags)
     by_word = _by_word(frames)
-    names = _names(text for _, text in lines)
-    worded = _by_word([frame for frame in frames if not frame <= names])
-    df: Counter[str] | None = None
     out = []
     for (_, text), flag in zip(lines, flags, strict=True):
-        words = _words(text)
-        if flag or not _holds_frame(held := set(words), by_word):
-            out.append(flag)
-            continue
-        if _holds_frame(held, worded):
-            out.append(True)
-            continue
-        if df is None:  # a frame of names alone: the line's own words must be the mould's
-            df = Counter(w for _, said in lines for w in set(_words(said)))
-        # a quiet week writes a mould's words fewer times: as often as it has notes is often
-        out.append(_moulded(words, names, df, min(ROUTINE_LINES, len({source for source, _ in lines}))))
+        out.append(flag or _holds_frame(set(_words(text)), by_word))
     return out
-
-
-def _moulded(words: Sequence[str], names: Collection[str], df: Counter[str], often: int = ROUTINE_LINES) -> bool:
-    """Whether a line held by a frame of names alone (the slot of the week's moulds: "for St
-    Aidan's School") is one of the moulds: most of its other words are written ``often`` times or
-    more in its week ("Folded and boxed 588 flyers for ..."), where a fact said of the name has
-    words of its own ("The contact at St Aidan's School is Carys Pryce")."""
-    own = [w for w in words if w not in names]
-    return 2 * sum(df[w] >= often for w in own) > len(own)
 
 
 def _by_word(frames: Collection[frozenset[str]]) -> dict[str, list[frozenset[str]]]:
@@ -268,7 +246,6 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
     days: dict[frozenset[str], set[str]] = {}
     # most of the week's days: a frame said on a few of them only is a table of facts
     least = max(ROUTINE_DAYS, (len({source for source, _ in lines}) + 1) // 2)
-    names = _names(text for _, text in lines)
     for (source, _), words in zip(lines, frequent, strict=True):
         for size in (FRAME_WORDS, FRAME_WORDS - 1):
             for subset in combinations(sorted(words), size):
@@ -280,20 +257,25 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
     mixed: list[Apart] = []
     found: set[frozenset[str]] = set()
     for (_, text), words, frequent_words in zip(lines, word_lists, frequent, strict=True):
+        frame = next(
+            (
+                f
+                for top in combinations(sorted(frequent_words), FRAME_WORDS)
+                if _framed(f := frozenset(top), together, days, least)
+            ),
+            None,
+        )
         # a short line: every word of it but one in a frame of two ("Takings yesterday: 762";
         # "Wren in late, 51 minutes", a name of the day its one other word)
-        sizes = (FRAME_WORDS, FRAME_WORDS - 1) if len(words) <= FRAME_WORDS else (FRAME_WORDS,)
-        framed = (
-            f
-            for size in sizes
-            for top in combinations(sorted(frequent_words), size)
-            if _framed(f := frozenset(top), together, days, least)
-        )
-        frame = next(framed, None)
-        # a frame of names alone (the moulds' slot) frames a line only when its own words are a
-        # mould's, or when a frame of other words holds it too
-        if frame is not None and frame <= names and not _moulded(words, names, df):
-            frame = frame if any(not f <= names for f in framed) else None
+        if frame is None and len(words) <= FRAME_WORDS:
+            frame = next(
+                (
+                    f
+                    for short in combinations(sorted(frequent_words), FRAME_WORDS - 1)
+                    if _framed(f := frozenset(short), together, days, least)
+                ),
+                None,
+            )
         out.append(frame is not None)
         if frame is not None:
             found.add(frame)
@@ -302,38 +284,6 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
         else:
             mixed.append(None)
     return tuple(out), frozenset(found), tuple(mixed)
-
-
-#: What a word after which a capital says nothing of a name ends with: a sentence's or a clause's
-#: end, a dash, a bracket, a quote's or a list's mark.
-_OPENERS = frozenset(".!?:;-–—*+>|([\"'“‘")
-
-
-def _names(texts: Iterable[str]) -> frozenset[str]:
-    """The words (as ``_words`` reads them) the week writes only as names: capitalised inside a
-    sentence ("orders for St Aidan's School"), never in lower case. Their words alone make no
-    frame: a customer named in half the week's lines is the slot of its moulds, and "The contact at
-    St Aidan's School is Carys Pryce", said once, is a fact about it, not one of them. A capital
-    at a sentence's or a clause's start says nothing either way ("Status: Quiet")."""
-    lower: set[str] = set()
-    capital: set[str] = set()
-    for raw in texts:
-        text = LIST_MARKER.sub("", COMMENT.sub(" ", raw))
-        for m in _WORD.finditer(text):
-            word = m.group(0)
-            if word[0].islower():
-                lower.add(word.lower())
-            elif not _opening(text, m.start()):
-                capital.add(word.lower())
-    return frozenset(capital - lower)
-
-
-def _opening(text: str, at: int) -> bool:
-    """Whether the word at ``at`` opens ``text``, a sentence or a clause (``_OPENERS`` before it)."""
-    n = at - 1
-    while n >= 0 and text[n].isspace():
-        n -= 1
-    return n < 0 or text[n] in _OPENERS
 
 
 def _partly_framed(text: str, framed: Callable[[list[str]], bool]) -> bool:
