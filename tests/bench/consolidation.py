@@ -108,6 +108,11 @@ embedded before a figure is taken:
   agent's release blocks (version, flags, rollout, rollback) and advisory triage tables
   (``consolidation_gen_relsec``), an agent whose notes are its hooks' many small timestamped appends
   with an end-of-day paragraph on some days (``consolidation_gen_hookstream``); held out as ``fresh13`` is;
+- ``h19a``, ``h19b``, ``h19c``: three more: an executive assistant agent's day notes (inbox triage,
+  calendar, travel, vendors, the principal's wishes; ``consolidation_gen_execassist``), an IT and office
+  agent's structured memory entries (YAML-ish blocks, ``key: value`` lines, JSON-ish snippets, a
+  free-text line now and then; ``consolidation_gen_memblocks``), a customer-success agent's account
+  notes mixed with chat turns (``consolidation_gen_accounts``); held out as ``fresh13`` is;
 - ``sessions``: an LLM coding agent's own session notes over 120 days (``consolidation_gen_sessions``):
   a heading per session with its goal, context, what was done, commands, errors, what it learned and
   what is next, facts said in passing; DEV data, written from this interface before reading the rules;
@@ -237,6 +242,9 @@ SEEDS = {
     "h18a": 1881,  # held out (lead only): a data-platform agent's dbt, Airflow and SQL notes
     "h18b": 1882,  # held out (lead only): a release and security agent's release blocks and triage tables
     "h18c": 1883,  # held out (lead only): an agent's notes as its hooks' many small timestamped appends
+    "h19a": 1991,  # held out (lead only): an executive assistant agent's day notes
+    "h19b": 1992,  # held out (lead only): an agent's structured memory entries (YAML-ish, key: value, JSON-ish)
+    "h19c": 1993,  # held out (lead only): a customer-success agent's account notes and chat turns
 }
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "bench-data" / "locomo-dev.json"
 _FROM = re.compile(r"<!--\s*from\s+[^>]*\d{4}-\d{2}-\d{2}")
@@ -433,6 +441,9 @@ _GENERATORS: dict[str, tuple[str, str, str | None]] = {
     "h18a": ("consolidation_gen_warehouse", "make_warehouse_history", "DIRECT_WAREHOUSE"),
     "h18b": ("consolidation_gen_relsec", "make_relsec_history", "DIRECT_RELSEC"),
     "h18c": ("consolidation_gen_hookstream", "make_hookstream_history", "DIRECT_HOOKSTREAM"),
+    "h19a": ("consolidation_gen_execassist", "make_execassist_history", "DIRECT_EXECASSIST"),
+    "h19b": ("consolidation_gen_memblocks", "make_memblocks_history", "DIRECT_MEMBLOCKS"),
+    "h19c": ("consolidation_gen_accounts", "make_accounts_history", "DIRECT_ACCOUNTS"),
 }
 
 
