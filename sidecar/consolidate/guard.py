@@ -45,28 +45,24 @@ def quotations(line: str) -> list[str]:
 def judged(line: str, target: str, withheld: list[Withheld]) -> bool:
     """Whether ``line`` may be written to ``target`` (the evergreen file, the operator model), read whole
     and by each quotation it holds; a flagged one is added to ``withheld``."""
-    for text in (line, *quotations(line)):
+    return _passes(line, (line, *quotations(line)), target, withheld)
+
+
+def _passes(line: str, readings: tuple[str, ...], target: str, withheld: list[Withheld]) -> bool:
+    """Whether no reading of ``line`` has a finding; a flagged line is added to ``withheld``."""
+    for text in readings:
         if (found := verdict(text)) is not None:
             withheld.append(Withheld(line.strip(), target, found.category, found.level))
             return False
     return True
 
 
-def _judged_as_said(line: str, target: str, withheld: list[Withheld]) -> bool:
-    """Whether a summary's ``line`` may be written: the scan an API write passes (a quotation read in its context)."""
-    found = verdict(line)
-    if found is None:
-        return True
-    withheld.append(Withheld(line.strip(), target, found.category, found.level))
-    return False
-
-
 def clean_summary(text: str, target: str, withheld: list[Withheld]) -> str:
     """``text`` (a summary) without its flagged lines, then without any section still flagged."""
-    kept = []
+    kept = []  # a summary's line passes the scan an API write passes: a quotation read in its context
     for raw in text.splitlines(keepends=True):
         body = raw.strip()
-        if not body or body.startswith(("#", "<!--")) or _judged_as_said(body, target, withheld):
+        if not body or body.startswith(("#", "<!--")) or _passes(body, (body,), target, withheld):
             kept.append(raw)
     text = "".join(kept)
     flagged = flagged_sections(text)
