@@ -540,7 +540,6 @@ class _Gone:
     and where their last chunking left off: where a file new to the index may have moved from."""
 
     def __init__(self, went: dict[str, str], rows: dict[str, list[Any]], chunked: dict[str, Any] | None = None) -> None:
-        self.went = went
         self.rows = rows
         self.chunked = chunked or {}
         self._by_hash: dict[str, list[str]] = {}
