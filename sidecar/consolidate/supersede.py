@@ -165,7 +165,7 @@ def contradicts(older: Claim, newer: Claim, lower: Collection[str] | None = None
     return shared >= 2 or older.value[shared - 1] in _RELATION
 
 
-def superseded(said: Iterable[Said]) -> dict[str, Said]:
+def superseded(said: Sequence[Said]) -> dict[str, Said]:
     """The key of every line no longer current -> the first line said after it (after the last time
     it was said) that contradicts it: where and when its value changed."""
     by_subject: dict[tuple[str, ...], list[Said]] = {}
