@@ -89,5 +89,5 @@ async def test_queries_cut_off_by_the_database_dying_are_store_unavailable(pg_se
             await asyncio.gather(*tasks)
         assert outcomes == ["unavailable"] * 4
     finally:
-        await asyncio.to_thread(pg_server.start)
+        pg_server.start()  # on the main thread: the server dies with the thread that starts it
         await store.close()

@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -129,7 +130,13 @@ class PgServer:
         """Run the postmaster as this process's child, and wait until it accepts connections. It
         gets SIGQUIT (immediate shutdown) when this process dies, however it dies (where util-linux's
         setpriv is there to set that up), so a test run killed midway leaves no server behind, as
-        one pg_ctl detached would be."""
+        one pg_ctl detached would be. The signal follows the *thread* that started it, so a start
+        from a worker thread (``asyncio.to_thread``) would kill the server when that thread ends:
+        it is refused."""
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError(
+                "PgServer.start must run on the main thread: the server dies with the thread that starts it"
+            )
         argv = [
             str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port), "-k", str(self.root),
             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
