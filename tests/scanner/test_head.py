@@ -35,10 +35,9 @@ def _notes(part: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> Any:
-    from sidecar.retrieval.embed.onnx import OnnxEmbedder
-
-    return OnnxEmbedder()
+def embedder(onnx_model: Any) -> Any:
+    """The worker's model (``onnx_model``): these tests only embed with it."""
+    return onnx_model
 
 
 def _layer(embedder: Any, parts: frozenset[str] = frozenset({"head"})) -> Any:

@@ -5,6 +5,8 @@ ordinary side."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sidecar.scanner.scan import verdict
@@ -12,11 +14,9 @@ from sidecar.scanner.semantic import SemanticLayer
 
 
 @pytest.fixture(scope="module")
-def layer() -> SemanticLayer:
-    onnx = pytest.importorskip("sidecar.retrieval.embed.onnx")
-    if not onnx.OnnxEmbedder.available():
-        pytest.skip("the in-process model is not installed")
-    return SemanticLayer(onnx.OnnxEmbedder().embed_sync)
+def layer(onnx_model: Any) -> SemanticLayer:
+    """The layer over the worker's model (``onnx_model``, skipped without the [embed] extra)."""
+    return SemanticLayer(onnx_model.embed_sync)
 
 
 @pytest.mark.parametrize(
