@@ -50,7 +50,7 @@ from sidecar.retrieval.embed.base import (
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.priority import calm, default_slots, is_urgent
-from sidecar.retrieval.standing import SLACK, by_standing, restated_first, standing
+from sidecar.retrieval.standing import SLACK, by_standing, newest_first, restated_first, standing
 
 # The vector index (and numpy, which it is built on) is imported with the embedder: a BM25-only
 # sidecar never loads it.
@@ -671,6 +671,8 @@ class HybridSearcher:
         chosen = pick(plan, picked, lambda p: _candidate(*p), limit)
         if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
             chosen = restated_first(chosen, lambda c: _where(c[0][1], c[0][2]), hits[0].terms)
+        if hits:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
+            chosen = newest_first(chosen, lambda c: _where(c[0][1], c[0][2]), hits[0].terms)
         for (scored, hit, row), lifted in chosen:
             result = _result(tier.name, scored, hit, row, words)
             if explain:
@@ -1046,6 +1048,8 @@ def _bm25_only(
     shown = pick(plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), limit)
     if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
         shown = restated_first(shown, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms)
+    if hits:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
+        shown = newest_first(shown, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms)
     for (hit, factor, flat), lifted in shown:
         # The snippet is cut from the text flattened once: the same window (its first step flattens).
         result = (hit if hit.plain else hit._replace(text=flat, plain=True)).as_json(source)

@@ -50,11 +50,29 @@ when Tomasz moved to the card-issuing team"). A line of a note is never restated
 once, it may be one row of a table of like facts. No word list: what changes is read from the
 values alone (the days of the week aside).
 The newer hit moves up to just above the first hit it restates; nothing else moves.
+
+Whatever the words of a change, two of the hits an answer shows that say one thing alike, a value
+apart, are one question answered at two times (``newest_first``): the newest of them and the
+first of them (the highest ranked) swap places; nothing else moves, and no hit enters or leaves
+the answer. Alike means: their lines matching the most query terms of the answer (two at least
+when the query asks two) match the same terms, and either the words each says and the other
+does not are values of one written form (two names, two versions, two times, two weekdays, two
+numbers of one form: "Crash reports go to Crashlytics" / "Crash reports go to Sentry now"),
+beside at most two words one of them adds and the other lacks, or the newer line says the older
+whole, its value too, with a value of that form beside it and at most three words of its own
+("catalog lives on ovh-gra7" / "catalog was migrated off ovh-gra7 and lives on gcp-europe-west4
+now"). A word one line says in place of another's is another subject, not a value: "Vault keeps
+its shipping secrets under secret/shipping/core-241" / "... its invoicing secrets under ...". A
+value in the form of a name against a sentence, or a name against a time, is no value apart.
+The first moves down only when it holds no query term the newest lacks: else it may answer what
+the newest does not say, and moved out of sight, that answer would go with it. A line's day, and
+the lines that take no part, are as for ``restated_first``.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
@@ -73,6 +91,7 @@ __all__ = [
     "SUPERSEDED",
     "by_standing",
     "more_terms_first",
+    "newest_first",
     "note_date",
     "restated_first",
     "standing",
@@ -398,6 +417,92 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
                     break
         order.insert(place, at)
     return [ranked[i] for i in order]
+
+
+def newest_first(shown: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]) -> list[T]:
+    """``shown`` (the hits an answer shows, best first) with the newest of the hits that say one
+    thing alike, a value apart, swapped with the first of them (module docstring). ``view``: a
+    hit's path, heading and text; ``tokens``: the query's tokens (``snippet.query_tokens``)."""
+    if len(shown) < 2 or not tokens:
+        return list(shown)
+    terms = [t for t in tokens if t not in STOPWORDS] or list(tokens)
+    views = [view(item) for item in shown]
+    read = [_lines(*seen, terms) for seen in views]
+    if sum(1 for lines in read if lines) < 2:
+        return list(shown)
+    most = max(len(line.matched) for lines in read for line in lines)
+    if most < min(2, len(terms)):
+        return list(shown)  # one term of several asked names no subject
+    links: dict[int, set[int]] = {}  # the hits alike, each to the others it is alike with
+    day: dict[int, date] = {}  # a hit's day: its newest line alike with another's
+    for a, b in itertools.combinations(range(len(shown)), 2):
+        for mine in read[a]:
+            for theirs in read[b]:
+                if len(mine.matched) < most or theirs.matched != mine.matched or theirs.day == mine.day:
+                    continue
+                if _alike(*sorted((mine, theirs), key=lambda line: line.day)):
+                    links.setdefault(a, set()).add(b)
+                    links.setdefault(b, set()).add(a)
+                    day[a] = max(day.get(a, mine.day), mine.day)
+                    day[b] = max(day.get(b, theirs.day), theirs.day)
+    if not links:
+        return list(shown)
+    held: list[frozenset[int]] = []  # the query terms each hit holds, read once a swap is asked
+    out = list(shown)
+    done: set[int] = set()
+    for start in sorted(links):
+        if start in done:
+            continue
+        group: set[int] = set()
+        todo = [start]
+        while todo:
+            if (at := todo.pop()) not in group:
+                group.add(at)
+                todo.extend(links[at] - group)
+        done |= group
+        first = min(group)
+        newest = max(sorted(group), key=lambda at: day[at])  # of two as new, the higher
+        if newest == first or newest not in links[first]:
+            continue  # the newest leads already, or the first says the same value as the newest
+        held = held or held_terms_each([text for _, _, text in views], terms)
+        if held[first] <= held[newest]:  # else the first answers what the newest does not: it stays
+            out[first], out[newest] = shown[newest], shown[first]
+    return out
+
+
+def _alike(old: _Line, new: _Line) -> bool:
+    """Whether ``new`` says what ``old`` says with another value (module docstring): the words
+    each says and the other does not are values of one written form, beside at most two words one
+    of them adds; or ``new`` says ``old`` whole, its value too, and a value of that form beside it,
+    with at most three words of its own."""
+    only_old, only_new = old.words - new.words, new.words - old.words
+    gone = {w for w in only_old if w in old.values or w in old.labelled}
+    given = {w for w in only_new if w in new.values or w in new.labelled}
+    if not given:
+        return False
+    added = _plain(frozenset(only_new - given))
+    if not only_old:  # said whole: "catalog lives on ovh-gra7" / "... migrated off ovh-gra7 and lives on ..."
+        if not old.values or len(added) > 3 or not _plain(old.words):
+            return False
+        return bool({_coarse(v) for v in given} & {_coarse(v) for v in old.values})
+    if not gone or {_coarse(v) for v in gone} != {_coarse(v) for v in given}:
+        return False
+    lost = _plain(frozenset(only_old - gone))
+    if lost and added:
+        return False  # a word swapped for another: another subject ("shipping" / "invoicing" secrets)
+    extra = len(lost) + len(added)
+    return extra <= 2 and len(_plain(old.words & new.words)) >= max(2, 2 * extra)
+
+
+def _coarse(value: str) -> str:
+    """A value's written form (``_form``) with a run of lowercase parts joined by hyphens read as
+    one ("ovh-gra7" and "gcp-europe-west4" -> "a-a9"); a weekday is one form of its own."""
+    if value in _WEEKDAYS:
+        return _WEEKDAY
+    return _PARTS.sub("a-", _form(value))
+
+
+_PARTS = re.compile(r"(?:a-)+")
 
 
 def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:

@@ -1,7 +1,8 @@
 """A server store's crew answer from its candidates, ranked exactly as the embedded index ranks
 (``retrieval.hybrid``'s fusions, the same earned-place rule and neighbour lending, the same turns
 of a dialogue lending to each other, ``retrieval.vectors.dialogue_turns``, the same standing: a
-line a newer line restates with another value below it) and shaped as
+line a newer line restates with another value below it, and of two shown hits saying one thing a
+value apart, the newer first) and shaped as
 its hits (``RankedChunk.as_json``: snippet window, highlights, rounded score, ``explain`` on request)."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
-from sidecar.retrieval.standing import SLACK, restated_first, standing
+from sidecar.retrieval.standing import SLACK, newest_first, restated_first, standing
 from sidecar.retrieval.vectors import dialogue_turns
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
@@ -92,6 +93,8 @@ def rank(
     chosen = pick(plan, picked, lambda p: _candidate(p[1], round(p[0].score, 6)), limit)
     if plan is not None and cands.bm25:  # the lift orders by score: a restated line stays below its restatement
         chosen = restated_first(chosen, lambda c: _view(c[0][1]), tokens)
+    if cands.bm25:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
+        chosen = newest_first(chosen, lambda c: _view(c[0][1]), tokens)
     for (scored, row), lifted in chosen:
         result = _hit(row, tokens).as_json("crew")
         result["score"] = round(scored.score, 6)
