@@ -34,6 +34,7 @@ import structlog
 from sidecar.clock import utcnow
 from sidecar.consolidate.child import Run, SummariserSpec, run_in_child
 from sidecar.consolidate.job import Embed, OperatorModel, Progress, recorder
+from sidecar.consolidate.memories import merge_memories
 from sidecar.consolidate.report import Report
 from sidecar.consolidate.schedule import record_run
 from sidecar.episodic.store import JournalStore
@@ -105,8 +106,6 @@ async def run_consolidation(
     try:
         report = await run_in_child(run, embed=embed, record=record, progress=progress)
         if journal is not None:
-            from sidecar.consolidate.memories import merge_memories
-
             report.memories_merged = await merge_memories(journal, settings.workspace_id, dry_run=dry_run)
         if not dry_run:
             await asyncio.to_thread(record_run, root, utcnow())
