@@ -19,6 +19,11 @@ hashes, the vectors' keys, are the same, so nothing is embedded again).
 
 Every commit that changes a chunk bumps the index's generation and keeps the in-memory postings
 (:class:`~sidecar.index.bm25.LivePostings`) equal to it.
+
+Whoever must describe a file as the index holds it (the search's flag cache: a hit is marked with
+the scanner's verdicts on the bytes it came from) is told, by an ``on_held`` hook, which bytes
+(their digest; None: the file left the index) each file a transaction changed holds, before the
+commit, on the thread that writes the index: no search meets the new text before the hook ran.
 """
 
 from __future__ import annotations
@@ -53,12 +58,15 @@ from sidecar.index.snippet import is_plain
 if TYPE_CHECKING:
     from sidecar.index.postings import Snapshot
 
-__all__ = ["Cancelled", "IndexSync", "ReconcileResult"]
+__all__ = ["Cancelled", "HeldHook", "IndexSync", "ReconcileResult"]
 
 RACY_NS = 2_000_000_000  # see _racy: wider than any filesystem's timestamp tick we expect
 SKIPPED_SHOWN = 20  # skipped paths named in the status and the log (all are counted)
 CHUNKED_KEPT = 512  # files whose last chunking is remembered (the newest), for the next append
 log = structlog.get_logger("sidecar.index.sync")
+#: Told before a commit, on the writer thread: (the tier, {path: the digest of the bytes the index
+#: holds for it from the commit on, ``hashlib.blake2b(data, digest_size=16)``; None: none}).
+HeldHook = Callable[[str, dict[str, bytes | None]], None]
 
 
 class Cancelled(Exception):
@@ -119,6 +127,9 @@ class IndexSync:
         # digest, where its last section starts). An append is chunked again from there.
         self._chunked: OrderedDict[str, tuple[int, str, Resume]] = OrderedDict()
         self.lines_chunked = 0  # lines of files chunked, in all
+        # Told which bytes the files a transaction changed hold, before its commit (``HeldHook``).
+        self.on_held: list[HeldHook] = []
+        self._held: dict[str, bytes | None] = {}  # the open transaction's, for ``on_held``
 
     def beside(self, db: Database) -> IndexSync:
         """A sync of the same files into another index database (a new index file built beside
@@ -126,6 +137,7 @@ class IndexSync:
         <sidecar.index.tier_index.TierIndex._rebuild_from_files>`), without postings."""
         other = IndexSync(self.root, self.name, db, LivePostings(), threaded=False)
         other.skipped = self.skipped  # logged again only when they change
+        other.on_held = self.on_held  # told before the file is in place: early, never late
         return other
 
     def adopt(self, built: IndexSync) -> None:
@@ -272,6 +284,7 @@ class IndexSync:
 
     def _begin(self) -> None:
         self.db.writer.execute("BEGIN IMMEDIATE")
+        self._held = {}
         changes = _Changes(track=self.postings.on)
         if self.postings.on and (self.postings.snapshot is None or self.postings.snapshot.gen != self._gen()):
             changes.full = True  # another process wrote the index, or the postings are not built yet
@@ -283,6 +296,7 @@ class IndexSync:
         swapped in: a search that meets the new generation first (the commit gives up the GIL)
         answers from it instead of falling back to FTS5."""
         changes, self._changes = self._changes, None
+        self._tell_held()  # before a search can meet the new text, in the file or the postings
         ready: Snapshot | None = None
         if changes is not None and changes.dirty:
             bumped = self.db.writer.execute(
@@ -300,8 +314,22 @@ class IndexSync:
         else:
             self._build_postings("rebuild" if changes.full else "delta unavailable")
 
+    def _tell_held(self) -> None:
+        """Tell ``on_held`` what the files this transaction changed hold (before its commit: a
+        commit that then fails leaves them told of bytes the index lacks, which only costs a
+        reading of the file)."""
+        held, self._held = self._held, {}
+        if not held:
+            return
+        for hook in self.on_held:
+            try:
+                hook(self.name, held)
+            except Exception:
+                log.exception("index.held_hook_failed", tier=self.name)
+
     def _rollback(self) -> None:
         self._changes = None
+        self._held = {}
         self.postings.pending = None
         # SQLite has already rolled back after some errors (a full disk, an I/O error): a second
         # ROLLBACK would raise "no transaction is active" in place of the error that happened.
@@ -332,6 +360,7 @@ class IndexSync:
         # tie in BM25 keeps) are as they would be, and so is every search's answer. Their hashes
         # are the vectors' keys: nothing is embedded again.
         self._insert([(rel, i, *row) for i, row in enumerate(gone.rows[source])])
+        self._held[rel] = bytes.fromhex(digest)
         known = gone.chunked.get(source)
         if known is not None:
             self._chunked[rel] = known
@@ -346,6 +375,7 @@ class IndexSync:
         self.db.writer.execute("DELETE FROM chunks WHERE path = ?", (rel,))
         self.db.writer.execute("DELETE FROM files WHERE path = ?", (rel,))
         self._chunked.pop(rel, None)
+        self._held[rel] = None
 
     def _index_file(
         self, st: FileStat, old_hash: str | None, data: bytes | None = None, digest: str | None = None
@@ -370,6 +400,7 @@ class IndexSync:
             "mtime_ns = excluded.mtime_ns, indexed_at = excluded.indexed_at",
             (st.rel, digest, len(data), st.mtime_ns, now),
         )
+        self._held[st.rel] = bytes.fromhex(digest)
         lines = _text(data, self.name, st.rel).splitlines()
         resume = self._grown_from(st.rel, data, old_hash)
         chunks, last = chunk_lines(lines, resume=resume)

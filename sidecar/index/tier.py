@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import structlog
 
+from sidecar.index.sync import HeldHook
 from sidecar.index.tier_index import READER_THREADS, RankedChunk, ReconcileResult, TierIndex
 
 __all__ = ["ON_LOOP_POSTINGS", "READER_THREADS", "Tier"]
@@ -53,6 +54,11 @@ class Tier:
         if postings:
             self.start_postings()
         return integrity
+
+    def tell_held(self, hook: HeldHook) -> None:
+        """Have ``hook`` told, before each commit of the index, which bytes the files it changed
+        hold (on the writer thread: ``sidecar.index.sync.HeldHook``)."""
+        self.index.sync.on_held.append(hook)
 
     def start_postings(self) -> None:
         self.index.on_writer_thread(self.index.enable_postings)

@@ -10,11 +10,20 @@ change to it (``forget`` is one of the queue's update hooks), so it describes th
 index does. A scan that a change to any file overtook keeps nothing (it may have read the file
 before the change). After start the server scans every file in the background (``warm``).
 
+A hit is marked only with verdicts on the bytes the index holds for its file: each tier's index
+tells the cache (``held``, its ``on_held`` hook, on the index's writer thread) which bytes each file
+it changes holds before the change is searchable, so a search that meets the new text before the
+queue's ``forget`` (a write the writer thread committed while the loop was busy, a write handed to
+the index early, a shell edit the watcher queued, a reconcile after a consolidation run) reads the
+file instead of answering for other bytes: a flagged section never shows unflagged, nor a clean one
+flagged, for the moment between the two. Verdicts judged on the bytes the index holds are kept
+through ``forget``.
+
 A write that the injection scanner has just judged can say that it leaves the file's flagged
 sections as they were (``carry``: an append to the file's last section, clean, that does not reach
 where that section meets the one before it); its change then keeps them, with no new reading of
-the file, when they describe the file exactly as the write found it (the digest of its bytes) and
-the file is still as the write left it (its stat, read when the change is applied: an edit made
+the file, when they describe the file exactly as the write found it (the digest of its bytes), the
+index holds the bytes the write left (when it told them), and the file is still as the write left it (its stat, read when the change is applied: an edit made
 meanwhile is in the index too). Any other change, or a chain of changes one of which did not say
 so, forgets them as before."""
 
@@ -37,6 +46,8 @@ if TYPE_CHECKING:
 __all__ = ["FlagCache"]
 
 Key = tuple[str, str]  # (tier, path)
+_UNTOLD = b"untold"  # no digest is this long: the index told nothing of the file since start
+
 #: Writes carried per file, at most, until their changes are applied (more are dropped: the file is
 #: then read again at its next search, as without them).
 CARRIED_PER_FILE = 16
@@ -53,10 +64,26 @@ class FlagCache:
         # Writes that left a file's flagged sections as they were, not applied yet, in seq order.
         self._carried: dict[Key, list[_Carried]] = {}
         self._changes = 0  # files forgotten so far: a scan a change overtook keeps nothing
+        # The digest of the bytes the index holds for each file it changed since start (None: the
+        # file left it), told by the index before its commit (``held``); set on its writer thread.
+        self._held: dict[Key, bytes | None] = {}
 
     def knows(self, tier: str, path: str) -> bool:
         """Whether the verdicts on this file are at hand (a search showing it will not scan it)."""
-        return (tier, path) in self._known
+        return (tier, path) in self._known and self._current((tier, path))
+
+    def held(self, tier: str, files: dict[str, bytes | None]) -> None:
+        """The index's ``on_held`` hook (``sidecar.index.sync.HeldHook``), on its writer thread:
+        the bytes it holds for each of ``files`` from its next commit on. Verdicts judged on other
+        bytes answer for none of its hits from then on."""
+        for path, digest in files.items():
+            self._held[(tier, path)] = digest  # one item set each: atomic, as the loop reads them
+
+    def _current(self, key: Key) -> bool:
+        """Whether the verdicts kept on the file were judged on the bytes the index holds (or the
+        index told nothing of the file since start: it holds what it held then)."""
+        held = self._held.get(key, _UNTOLD)
+        return held is _UNTOLD or held == self._digests.get(key)
 
     def carry(
         self,
@@ -100,7 +127,11 @@ class FlagCache:
         for step in steps:
             grown = any(found.line_end >= step.section_line for found in known)
             now = step.after if now == step.before and not grown else None
-        if now is not None and key in self._known and _stat_key(steps[-1].file) == steps[-1].written:
+        held = self._held.get(key, _UNTOLD)  # the bytes the index holds now, when it told them
+        if key in self._known and held is not _UNTOLD and self._digests.get(key) == held:
+            return  # judged on them (a search read the file after the change was committed)
+        onto = now is not None and key in self._known and (held is _UNTOLD or now == held)
+        if onto and now is not None and _stat_key(steps[-1].file) == steps[-1].written:  # no edit since
             self._digests[key] = now
             return
         self._known.pop(key, None)
@@ -127,7 +158,7 @@ class FlagCache:
         flagged = False
         for key in keys:
             judged = known.get(key)
-            if judged is None:
+            if judged is None or not self._current(key):
                 missing.append(key)
             else:
                 known.move_to_end(key)  # recently used: the last to go
@@ -143,14 +174,14 @@ class FlagCache:
                 for key, scanned in read.items():
                     self._keep(key, scanned)
                 self._trim()
-        if not any(fresh.get(key) or self._known.get(key) for key in keys):
+        if not any(_found(fresh, self._known, key) for key in keys):
             return results  # the common case: nothing flagged in these files
         from sidecar.scanner.scan import finding_at
 
         out = []
         for hit in results:
             key = (hit["source"], hit["path"])
-            found_in = fresh.get(key) or self._known.get(key)
+            found_in = _found(fresh, self._known, key)
             found = finding_at(found_in, int(hit["line_start"])) if found_in else None
             out.append({**hit, "flagged": found.as_json()} if found is not None else hit)
         return out
@@ -178,6 +209,13 @@ class _Carried(NamedTuple):
     after: bytes
     file: Path
     written: tuple[int, ...]
+
+
+def _found(
+    fresh: dict[Key, list[SectionFinding]], known: dict[Key, list[SectionFinding]], key: Key
+) -> list[SectionFinding] | None:
+    """The file's flagged sections: as read for this search, else as kept."""
+    return fresh[key] if key in fresh else known.get(key)
 
 
 def _stat_key(file: Path) -> tuple[int, ...] | None:

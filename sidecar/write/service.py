@@ -100,6 +100,10 @@ class FlagKeeper(Protocol):
         written: tuple[int, ...],
     ) -> None: ...
 
+    def held(self, tier: str, files: dict[str, bytes | None]) -> None:
+        """Told by a tier's index, before each commit, which bytes the files it changed hold
+        (``sidecar.index.sync.HeldHook``)."""
+
 
 def usage(used: int, cap: int, unit: str = "bytes") -> dict[str, Any]:
     percent = int(used * 100 // cap) if cap else 100
@@ -127,6 +131,12 @@ class WriteService:
         self.queue = queue
         # Told of each write that leaves its file's flagged sections as they were; None: nobody.
         self.flags = flags
+        if flags is not None:
+            # And of the bytes each file holds in the index before a search can meet them: a write
+            # the index has before the cache hears of it (handed over early, or committed while the
+            # loop was busy) is never marked with verdicts on the file's former bytes.
+            for tier in queue.tiers.values():
+                tier.tell_held(flags.held)
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
         # Tier bytes and files: scanned at start (``warm``), kept current by each write, and scanned
@@ -430,9 +440,10 @@ class WriteService:
             out[_KEPT] = kept
             if written is not None:
                 # The index reads the file now, while the loop answers: the change is searchable a
-                # trip through the loop sooner (the write's ``put`` takes it up). Only for a write
-                # that left every flagged section as it was: a search that meets the new text
-                # before the flag cache hears of the change marks its hits as the change leaves them.
+                # trip through the loop sooner (the write's ``put`` takes it up). For a write that
+                # left every flagged section as it was (the flag cache keeps its verdicts through
+                # the change). A search that meets the new text before the cache hears of the write
+                # reads the file: the index tells the cache which bytes it holds before its commit.
                 self.queue.apply_early(req.tier, req.path, written)
         out["usage"] = usage(len(new), self.file_cap(req.path))
         if warning is not None:
@@ -467,6 +478,10 @@ class WriteService:
         if hit is None or hit.finding.level != "block" or not self._refuses(req.tier):
             self.judged_tails.judged(key, new, judged, after)  # written (a refused write leaves the file as known)
         if hit is None:
+            if remembered is None and old and judged is not None and new.startswith(old):
+                # The first append since start (or since an edit by hand): every section it changed
+                # was judged whole, so where the file's last section started is all that is wanted.
+                known, before = Judged(last_section(old.decode("utf-8", errors="replace")), None), file_digest(old)
             if before is None or after is None or known is None or judged is None:
                 return None, None
             return None, _kept_flags(old, new, known, judged, before=before, after=after)
