@@ -80,10 +80,20 @@ class FlagCache:
             self._held[(tier, path)] = digest  # one item set each: atomic, as the loop reads them
 
     def _current(self, key: Key) -> bool:
-        """Whether the verdicts kept on the file were judged on the bytes the index holds (or the
-        index told nothing of the file since start: it holds what it held then)."""
+        """Whether the verdicts kept on the file hold for the bytes the index holds: judged on them,
+        or on bytes that writes carried them from onto them (a write the index has before its
+        ``forget``), or the index told nothing of the file since start (it holds what it held then)."""
         held = self._held.get(key, _UNTOLD)
-        return held is _UNTOLD or held == self._digests.get(key)
+        now = self._digests.get(key)
+        if held is _UNTOLD or held == now:
+            return True
+        known = self._known.get(key, [])
+        for step in self._carried.get(key, ()):
+            if now == step.before and not any(found.line_end >= step.section_line for found in known):
+                now = step.after
+                if now == held:
+                    return True
+        return False
 
     def carry(
         self,

@@ -175,3 +175,16 @@ async def test_a_clean_append_keeps_its_files_flags_with_no_reading(parts: Parts
     flagged = [h for h in await parts.shown(tag) if h["path"] == rel and h["line_start"] <= 2]
     assert flagged and flagged[0]["flagged"]["level"] == "flag", flagged
     assert VERDICTS.misses == before
+
+
+async def test_a_search_before_forget_of_a_carried_append_reads_nothing(parts: Parts) -> None:
+    """A clean append the index has before its ``forget`` (handed over early) said it leaves the
+    flags as they were: a search in between answers from them, on the bytes the index holds."""
+    from sidecar.prompt.verdicts import VERDICTS
+
+    rel, tag = await _judged(parts, [FLAGGED, LONG])
+    before = VERDICTS.misses
+    await _written(parts, WriteRequest("agent", rel, "- the release train left at noon zqwindow", "append"), tag)
+    (flagged,) = parts.window.hits(2)
+    assert flagged["flagged"]["level"] == "flag", flagged
+    assert VERDICTS.misses == before
