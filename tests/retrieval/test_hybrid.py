@@ -698,6 +698,9 @@ async def test_the_sidecar_wires_the_searcher_batcher_and_status(sidecar_client:
     client = await sidecar_client(embedder="onnx", memory_dir=str(memory))
     app = client.server.app
     assert isinstance(app[SIDECAR].embedder, OnnxEmbedder)
+    # What is wired, not how fast: on a host kept busy a query's embedding may take over the
+    # default second, and the answer is then rightly BM25 alone ("degraded").
+    app[SIDECAR].hybrid.query_timeout = HANG_GUARD_S
     batcher = app[SIDECAR].batcher
     assert batcher is not None
     index = app[SIDECAR].hybrid.vectors["agent"]
