@@ -44,8 +44,8 @@ import numpy.typing as npt
 from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
-from sidecar.consolidate.supersede import Said, unstamped_reading, unstamped_reverted
-from sidecar.consolidate.text import CLAUSE_TRIM, SIGNAL, clause_spans, form, views
+from sidecar.consolidate.supersede import Said
+from sidecar.consolidate.text import CLAUSE_TRIM, SIGNAL, clause_spans, form
 from sidecar.consolidate.text import learn_forms as learn_words
 
 __all__ = [
@@ -196,7 +196,6 @@ def _content(text: str) -> frozenset[str]:
     return frozenset(_words(text))
 
 
-@unstamped_reading
 @_reading
 def changed_by_signal(said: Sequence[Said]) -> dict[str, Said]:
     """The key of every line a newer signalled line changed -> that newer line (module docstring)."""
@@ -260,27 +259,6 @@ def _quoted(old_key: str, new_key: str) -> bool:
     if at < 0:
         return False
     return not SIGNAL.search(padded[:at] + padded[at + len(old_key) + 1 :])
-
-
-@functools.lru_cache(maxsize=4096)
-def _statements(text: str) -> tuple[str, ...]:
-    """The keys (``normalised``) of the runs of a line's clauses that leave out what wraps it
-    (``text.views``: "heard on the bridge call - <statement>", "per Jonas, <statement>")."""
-    whole = normalised(text)
-    return tuple(dict.fromkeys(k for view in views(text) if (k := normalised(view.text)) and k != whole))
-
-
-def _rewrapped(old_text: str, old_values: frozenset[str], new_key: str) -> bool:
-    """Whether a newer line says the statement an older line wraps word for word, every value of
-    the older line inside it, under another wrapper and with no change signal around it: "19:23
-    heard on the bridge call - The fire panel code for hall B2 is 7731" / "per Jonas, The fire
-    panel code for hall B2 is 7731" say one value twice. What the wrappers name (a sender, a
-    channel) is no value of the statement (``_quoted`` reads the whole older line so)."""
-    if not old_values:
-        return False
-    return any(
-        _quoted(key, new_key) and old_values <= _values(key) | frozenset(key.split()) for key in _statements(old_text)
-    )
 
 
 def _same_subject(
@@ -375,7 +353,6 @@ def _week(item: Said) -> str:
     return period_of(item.when[0]) if note_day(item.where) is not None else item.where
 
 
-@unstamped_reading
 @_reading
 def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) -> dict[str, Said]:
     """The key of every standing line a newer line restated with another value -> that newer line.
@@ -466,13 +443,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
         signalled = bool(SIGNAL.search(newer.text))
         found = [k for w in new_words for k in postings.get(w, ())[:_MAX_CANDIDATES]]
         for key in dict.fromkeys([*found, *holders.naming(new_words)]):
-            if (
-                key == new_key
-                or key in out
-                or last[key].when >= newer.when
-                or _quoted(key, new_key)
-                or _rewrapped(last[key].text, values[key], new_key)
-            ):
+            if key == new_key or key in out or last[key].when >= newer.when or _quoted(key, new_key):
                 continue  # an older line said again after the newer one was said is still current
             old_text = last[key].text
             # both lines open with one capitalised word: the subject they share, no name either
@@ -494,8 +465,7 @@ def changed_by_value(said: Sequence[Said], *, routine_left_out: bool = False) ->
                     )
                 )
                 or (
-                    (not _reports(newer.text, new_key) or signalled)
-                    and (signalled or not _opens_with_another(old_slots, new_slots))
+                    (not _reports(newer.text, new_key) or bool(SIGNAL.search(newer.text)))
                     and _same_slot(
                         old_slots, new_slots, rarity, names[key] if named else "", few, fresh=holders.anew(new_key)
                     )
@@ -706,7 +676,6 @@ def _holds_rarest(
     return any(rarity.get(w, 0.0) >= top for w in subject & words)
 
 
-@unstamped_reverted
 @_reading
 def reverted(said: Sequence[Said], stale: Mapping[str, Said]) -> dict[str, Said]:
     """``stale`` (the key of every line no longer current -> the newer line that changed it) with
@@ -915,23 +884,6 @@ def _same_slot(
     return not (phrase[0] in (opening_name, old.seq[0]) and (new.seq[0] in gained or subject <= new.words))
 
 
-def _opens_with_another(old: _Slots, new: _Slots) -> bool:
-    """Whether the newer line opens with a name of its own of a kind the older line lost none of:
-    it speaks of that (a firm that came, a person who called), and the value it gives the older
-    line's slot is said in passing ("The sludge lagoon is emptied when it reaches 1.8 m" / "Vale
-    Haulage in for a load of sludge, lagoon down to 0.9 m": a visit, and the level it left). A
-    newer line opening with the new value of the older line's slot ("Duffy Mechanical on site for
-    the backwash pumps" after "The backwash pumps are serviced by Kelvin Pumps") opens with a
-    value of the kind the older lost."""
-    lost = old.values - new.words
-    if not (new.seq and lost) or new.seq[0] not in new.values - old.words:
-        return False
-    # a name of two words or more ("Vale Haulage"): a capitalised word opening a sentence alone
-    # may be a plain word nobody writes in lower case ("New slot for the sensor ingest: 21:10")
-    opening = new.runs_of(frozenset(new.seq[:1]))[0]
-    return len(opening) >= 2 and _kind(new.seq[0]) not in {_kind(w) for w in lost}
-
-
 def _rescheduled(old: _Slots, new: _Slots, lost: frozenset[str]) -> bool:
     """Whether the newer line is the older word for word but for its one value phrase, a time or a
     weekday (or both) given anew as a time or a weekday: "Sprint planning is Monday 10:00" /
@@ -1016,37 +968,13 @@ def _other_subject(old: _Slots, new: _Slots) -> bool:
     of its subject swapped for a new one: "The router warranty runs out in August 2028" / "The
     e-bike warranty runs out in August 2028" are two facts that share a value; or whether it names
     a name of the older line inside a longer name of its own (``_qualified``), or one of the things
-    the other line counts by its number (``_counted_then_numbered``: "6 nodes" / "node 4"); or
-    whether it is the older line's mould said of another subject, named where the older line names
-    its own (``_reopened``)."""
+    the other line counts by its number (``_counted_then_numbered``: "6 nodes" / "node 4")."""
     if _qualified(old, new) or _counted_then_numbered(old, new) or _counted_then_numbered(new, old):
-        return True
-    if _reopened(old, new):
         return True
     if len(old.seq) != len(new.seq) or not old.values <= new.words:
         return False
     swapped = [x for x, y in zip(old.seq, new.seq, strict=True) if x != y]
     return bool(swapped) and all(x not in new.words and x not in old.values for x in swapped)
-
-
-def _reopened(old: _Slots, new: _Slots) -> bool:
-    """Whether the newer line opens with a value of its own where the older line opens with a
-    word the newer lacks, and holds every other word of the older line that is no value: the
-    same mould said of another subject, each with its own value ("seatmap binds to port 6507 in
-    docker-compose.yml" / "fare-engine binds to port 7487 in docker-compose.yml"), a value past
-    the newer line's opening filling the older line's lost value's slot. A line opens with what it
-    speaks of; a change of the older line's value keeps it there, or opens with the new value."""
-    if not old.seq or not new.seq:
-        return False
-    rest = old.words - old.values - {old.seq[0]}
-    gained = new.values - old.words
-    if not rest or old.seq[0] in new.words or new.seq[0] not in gained or not rest <= new.words:
-        return False
-    # and a value past its opening fills the slot of a value the older line lost: the opening is
-    # its subject, not the older line's new value ("Wednesday is generator test day now" after
-    # "The standby generator is tested on Fridays")
-    lost = old.values - new.words
-    return any(_kind(w) == _kind(gone) for w in gained - {new.seq[0]} for gone in lost)
 
 
 def _counted_then_numbered(one: _Slots, other: _Slots) -> bool:
@@ -1153,13 +1081,12 @@ def _opening_name(text: str, lower: Collection[str]) -> str:
     return "" if word.lower() in lower else word.lower()
 
 
-_LABELLED = re.compile(r":\s+([A-Z][a-z]+(?:[A-Z][a-z]+)*)\b")
+_LABELLED = re.compile(r":\s+([A-Z][a-z]+)\b")
 
 
 def _labelled_names(text: str, lower: Collection[str]) -> frozenset[str]:
     """The names a line gives after a label's colon, lowercased: a capitalised word never written
-    in lower case anywhere in the tier ("Van tracking: Samsara", "Invoices: Sage"), or capitalised
-    words run together into one name ("card terminals: SumUp", "Bookings: OpenTable"). ``_values``
+    in lower case anywhere in the tier ("Van tracking: Samsara", "Invoices: Sage"). ``_values``
     reads a capital after a colon as a sentence's opening, as it is in "Note: Check the logs"."""
     found = (m.group(1) for m in _LABELLED.finditer(_plain(text)))
     return frozenset(w.lower() for w in found if w.lower() not in lower and w.lower() not in _STOP)

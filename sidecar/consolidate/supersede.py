@@ -25,16 +25,13 @@ line that quotes a superseded statement whole after its sender and time retires 
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Concatenate, ParamSpec
 
-from sidecar.consolidate.periods import day_of, note_day, period_of
+from sidecar.consolidate.periods import day_of
 from sidecar.consolidate.promote import COMMENT, as_item, normalised, title_of
-from sidecar.consolidate.text import unstamped, views
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER
 
@@ -43,7 +40,6 @@ __all__ = [
     "SUPERSEDED",
     "Claim",
     "Said",
-    "as_read",
     "changed_section",
     "claim",
     "contradicts",
@@ -53,8 +49,6 @@ __all__ = [
     "summary_lines",
     "superseded",
     "superseded_line",
-    "unstamped_reading",
-    "unstamped_reverted",
 ]
 
 SUPERSEDED = "Superseded"
@@ -171,161 +165,6 @@ def contradicts(older: Claim, newer: Claim, lower: Collection[str] | None = None
     return shared >= 2 or older.value[shared - 1] in _RELATION
 
 
-# A line as the change search reads it: without the time of day a log opens it with.
-#
-# A log that stamps each line ("- 14:02 staging Postgres: pg-stg-4", "- [09:10] ...", "- 14:02
-# [post-tool] ...", the tag of the hook or tool that wrote it after the time) says when the line was
-# written, which its day and its order in the day already say. Read as part of the line, the time
-# is a value every line has another of, a statement said on three days at three times is three
-# lines said once each (none standing), the line's subject is a clause that names none ("09:10
-# staging DB is pg-stg-1" holds no subject before its verb), and two lines of one hook share a word
-# their subjects do not. A statement written under another lead-in or aside each day ("Checked
-# with Tobias: The books are kept by Lena Okafor.", "The books are kept by Lena Okafor, which I keep
-# forgetting.") is likewise one line said in every week any wording was (``_wrapped``).
-# ``unstamped_reading`` runs a reading of changes over the lines as read and gives its answer back
-# keyed by the lines as written, every time each statement was written.
-
-#: A time of day opening a line's text, with or without a date or a bracket (``text.unstamped``
-#: takes it off with what separates it from the line).
-_TIME_FIRST = re.compile(r"^\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}[:.h]\d{2}\b")
-#: A bracketed tag right after that time: the hook, tool or level that wrote the line.
-_TAG = re.compile(r"^\[[^\W\d_][\w-]{0,23}\]\s+")
-#: The fewest words of a statement read inside what wraps it (``_wrapped``), and the fewest weeks
-#: it is said in.
-_STATEMENT_WORDS = 3
-_STATEMENT_WEEKS = 2
-_MAX_CHARS = 400
-
-P = ParamSpec("P")
-
-
-def as_read(said: Sequence[Said]) -> list[Said]:
-    """Each line of ``said`` without the time of day its text opens with and a bracketed tag right
-    after that time, under its list marker, and as the statement it wraps when that is said more
-    widely (``_wrapped``); a line that opens with no time and wraps no such statement, or holds
-    several lines, is itself."""
-    out = []
-    for line in said:
-        marker = LIST_MARKER.match(line.text)
-        head = marker.group(0) if marker else ""
-        body = line.text[len(head) :]
-        if "\n" in line.text or _TIME_FIRST.match(body) is None or not (text := _TAG.sub("", unstamped(body))):
-            out.append(line)
-        else:
-            out.append(Said(f"{head}{text}", line.where, line.when, claim(f"{head}{text}")))
-    return [
-        line if statement is None else Said(statement, line.where, line.when, claim(statement))
-        for line, statement in zip(out, _wrapped(out), strict=True)
-    ]
-
-
-def _week(line: Said) -> str:
-    return period_of(line.when[0]) if note_day(line.where) is not None else line.where
-
-
-def _wrapped(said: Sequence[Said]) -> list[str | None]:
-    """For each line, the statement it says inside what wraps it, when that statement is said more
-    widely than the line as written, or None: the run of its clauses that opens or closes it (a
-    lead-in, an aside or a quote's sender left out: "Checked with Tobias: The books are kept by
-    Lena Okafor", "For my own reference, Large-format jobs are outsourced to Printcraft"), a
-    statement ``supersede.claim`` reads, of ``_STATEMENT_WORDS`` words or more, said as a line of
-    its own or inside other lines in ``_STATEMENT_WEEKS`` weeks or more, and in more weeks than the
-    line itself. Each wording said once is no standing line; the statement all of them say is."""
-    weeks: dict[str, set[str]] = {}
-    holders: dict[str, set[str]] = {}
-    runs: list[list[tuple[str, str]]] = []
-    for line in said:
-        key = normalised(line.text)
-        week = _week(line)
-        weeks.setdefault(key, set()).add(week)
-        holders.setdefault(key, set()).add(key)
-        mine: list[tuple[str, str]] = []
-        if len(line.text) <= _MAX_CHARS and "\n" not in line.text:
-            read = views(line.text)
-            last = read[-1].last if read else 0
-            for view in read[:-1]:
-                if view.first != 0 and view.last != last:
-                    continue
-                view_key = normalised(view.text)
-                if len(view_key.split()) < _STATEMENT_WORDS:
-                    continue
-                weeks.setdefault(view_key, set()).add(week)
-                holders.setdefault(view_key, set()).add(key)
-                mine.append((view_key, view.text))
-        runs.append(mine)
-    out: list[str | None] = []
-    for line, mine in zip(said, runs, strict=True):
-        key = normalised(line.text)
-        said_more = [
-            (len(view_key), text)
-            for view_key, text in mine
-            if len(weeks[view_key]) >= max(_STATEMENT_WEEKS, len(weeks[key]) + 1)
-            and holders[view_key] - {key}
-            and claim(text) is not None
-        ]
-        out.append(f"- {max(said_more)[1]}" if said_more else None)
-    return out
-
-
-def _written(said: Sequence[Said], lines: Sequence[Said], found: Mapping[str, Said]) -> dict[str, Said]:
-    """``found`` (keyed by the lines as read, its newer lines as read) keyed by every line of
-    ``said`` that reads as one of its keys, each with its newer line as written."""
-    written = {id(line): item for item, line in zip(said, lines, strict=True)}
-    return {
-        normalised(item.text): written.get(id(found[key]), found[key])
-        for item, line in zip(said, lines, strict=True)
-        if (key := normalised(line.text)) in found
-    }
-
-
-def unstamped_reading(
-    fn: Callable[Concatenate[Sequence[Said], P], dict[str, Said]],
-) -> Callable[Concatenate[Sequence[Said], P], dict[str, Said]]:
-    """Run ``fn`` (lines -> the key of every line no longer current -> the newer line) over the
-    lines as read (``as_read``); its answer keyed by the lines as written."""
-
-    @functools.wraps(fn)
-    def wrapper(said: Sequence[Said], /, *args: P.args, **kwargs: P.kwargs) -> dict[str, Said]:
-        lines = as_read(said)
-        if all(a is b for a, b in zip(said, lines, strict=True)):
-            return fn(said, *args, **kwargs)
-        return _written(said, lines, fn(lines, *args, **kwargs))
-
-    return wrapper
-
-
-def unstamped_reverted(
-    fn: Callable[[Sequence[Said], Mapping[str, Said]], dict[str, Said]],
-) -> Callable[[Sequence[Said], Mapping[str, Said]], dict[str, Said]]:
-    """Run ``fn`` (lines, the changes read -> the changes that stand) over the lines as read
-    (``as_read``) and the changes keyed by them; its answer keyed by the lines as written: each
-    line ``stale`` names that still stands, and each line of a change ``fn`` adds. A wording
-    ``stale`` does not name stays current though another wording of its statement was read as
-    changed (a reading of the lines as written, by meaning, speaks for that wording alone)."""
-
-    @functools.wraps(fn)
-    def wrapper(said: Sequence[Said], stale: Mapping[str, Said]) -> dict[str, Said]:
-        lines = as_read(said)
-        if all(a is b for a, b in zip(said, lines, strict=True)):
-            return fn(said, stale)
-        read = {id(item): line for item, line in zip(said, lines, strict=True)}
-        by_key = {normalised(item.text): line for item, line in zip(said, lines, strict=True)}
-        asked: dict[str, Said] = {}
-        for key, newer in stale.items():
-            line = by_key.get(key)
-            asked[normalised(line.text) if line is not None else key] = read.get(id(newer), newer)
-        found = fn(lines, asked)
-        out = {
-            key: newer
-            for key, newer in _written(said, lines, found).items()
-            if key in stale or normalised(by_key[key].text) not in asked
-        }
-        return {**{k: v for k, v in stale.items() if k not in by_key}, **out}
-
-    return wrapper
-
-
-@unstamped_reading
 def superseded(said: Sequence[Said]) -> dict[str, Said]:
     """The key of every line no longer current -> the first line said after it (after the last time
     it was said) that contradicts it: where and when its value changed."""
