@@ -53,11 +53,6 @@ LOG_BUDGET_SHARE = 2  # the log's budget: the section budget divided by this
 #: (``bound.shared``): what one section of standing lines may hold. The rest of its lines that are
 #: no routine is kept beside it in the archive (``Week.rest``), where search ranks it as live text.
 WEEK_BOUND = FACT_BUDGET_SHARE
-#: A week whose parts' headings and comments alone would take more than this share of its bound
-#: has its headings that only one note has merged into one section (``_one_note_merged``).
-HEADS_SHARE = 0.5
-#: The section of the lines under a heading only one note of the week has, once merged.
-MERGED = "Notes"
 #: A week's own superseded lines in its summary: at most the section budget divided by this; the
 #: others of the section budget's worth go with the rest of it (``Week.rest``), out of the tier's cap.
 SUPERSEDED_SHARE = 4
@@ -117,22 +112,18 @@ async def summarise_week(
     archive and are reported). Standing lines and changed values stand a few to a
     ``###`` section (``in_sections``). The clustering and the scan run off the event loop;
     a line the scanner flags is left out (``guard.py``). ``readings`` (keys, ``normalised``: the
-    run's ``changes.reading_keys``, a value pasted day after day) are routine lines: the log's.
-    A week of more headings than its bound can write with their lines (``HEADS_SHARE``) has its
-    headings only one note has merged into one section (``_one_note_merged``); there the log's
-    first part is titled as standing lines are, each line's heading in its title."""
+    run's ``changes.reading_keys``, a value pasted day after day) are routine lines: the log's."""
     lines, changed, old, talks = await asyncio.to_thread(_week_lines, sources, texts, stale, frames)
     vectors = await _vectors(embed, lines)
     shown = {normalised(c.text) for c in changed}
-    clustered = functools.partial(_clustered, name, threshold=threshold, vectors=vectors, budget=budget, shown=shown)
-    clustered = functools.partial(clustered, frames=frames, readings=readings)
-    parts, dropped, moulds = await asyncio.to_thread(clustered, lines)
-    merged = sum(map(len, _heads(parts))) > budget * WEEK_BOUND * HEADS_SHARE  # the headings would crowd out the lines
-    if merged:
-        lines = _one_note_merged(lines)
-        parts, dropped, moulds = await asyncio.to_thread(clustered, lines)
-    # merged, the log's first part is titled as standing lines are: its lines' headings are in their titles
-    titled = [merged and not any(id(c) in moulds for c in members) for _, members, _ in parts]
+    parts, dropped, moulds = await asyncio.to_thread(
+        functools.partial(_clustered, shown=shown, frames=frames, readings=readings),
+        name,
+        lines,
+        threshold,
+        vectors,
+        budget,
+    )
     monday, sunday = period_bounds(name)
     head = f"# Summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"
     out = [head, changed_section(changed, _replaced(stale))]
@@ -148,26 +139,24 @@ async def summarise_week(
     # comment, titles and lines (``bound``)
     fixed = sum(map(len, out)) + sum(map(len, shown_talks)) + len(retired_shown)
     whole = [
-        len(part_head) + len(_body(title, "".join(f"{c.kept.text}\n" for c in members), found, sure))
-        for (title, members, _), part_head, found, sure in zip(parts, heads, part_contexts, titled, strict=True)
+        len(part_head) + len(_body(title, "".join(f"{c.kept.text}\n" for c in members), found))
+        for (title, members, _), part_head, found in zip(parts, heads, part_contexts, strict=True)
     ]
     parts = shared(parts, max(0, int(budget * WEEK_BOUND) - fixed), whole)  # ``bound``
     engines: list[str] = []
     fallbacks: list[str] = []
     rest: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # a heading -> its lines the bound left out
     last = ""
-    for (title, members, allowed), found, part_head, size, sure in zip(
-        parts, part_contexts, heads, whole, titled, strict=True
-    ):
+    for (title, members, allowed), found, part_head, size in zip(parts, part_contexts, heads, whole, strict=True):
         summary = await _fitted(
-            summariser, title, members, found, room=allowed - len(part_head), whole=size - len(part_head), titled=sure
+            summariser, title, members, found, room=allowed - len(part_head), whole=size - len(part_head)
         )
         engines.append(summary.engine)
         if summary.fallback_reason:
             fallbacks.append(summary.fallback_reason)
         dropped += _left_over(rest, title, summary, members, moulds=moulds, period=name)
         if summary.text.strip():  # a log's second part goes on in its section (``_parts``)
-            out.append(_head(title, members, title == last) + _body(title, summary.text.strip() + "\n", found, sure))
+            out.append(_head(title, members, title == last) + _body(title, summary.text.strip() + "\n", found))
             last = title
     out += shown_talks  # a digest each; the transcript is searchable whole in the archive
     for talk in talks:
@@ -251,24 +240,6 @@ def _rest_text(
     return "".join(out)
 
 
-def _one_note_merged(lines: Sequence[Line]) -> list[Line]:
-    """``lines`` with the headings only one note of the week has merged into one section
-    (``MERGED``), each such line read under its heading (``Line.context``: the heading, then what
-    the line was read under in it): a week of many headings of a note's own ("Session 10:10: review
-    the pull request", one a session) would write its headings and little else within the bound.
-    Each line keeps its heading in its title (``_titled``); a heading several notes share keeps
-    its section."""
-    notes: dict[str, set[str]] = {}
-    for line in lines:
-        notes.setdefault(line.heading, set()).add(line.source)
-    return [
-        Line(line.text, line.source, MERGED, " > ".join(filter(None, (line.heading, line.context))))
-        if len(notes[line.heading]) == 1 and line.heading != MERGED
-        else line
-        for line in lines
-    ]
-
-
 def _heads(parts: Sequence[tuple[str, list[Cluster], int]]) -> list[str]:
     """What each part writes before its lines when every part is written (``_head``)."""
     return [_head(title, members, n > 0 and parts[n - 1][0] == title) for n, (title, members, _) in enumerate(parts)]
@@ -281,21 +252,14 @@ def _head(title: str, members: Sequence[Cluster], goes_on: bool) -> str:
     return comment if goes_on else f"\n## {title}\n{comment}"
 
 
-def _body(title: str, text: str, contexts: dict[str, str], titled: bool = False) -> str:
-    """A part's lines as the summary writes them: a log's as they are, the others (and ``titled``)
-    each under a ``###`` title (``in_sections``, ``_titled``)."""
-    return text if title.endswith(LOG_SUFFIX) and not titled else _titled(in_sections(text), contexts)
+def _body(title: str, text: str, contexts: dict[str, str]) -> str:
+    """A part's lines as the summary writes them: a log's as they are, the others each under a
+    ``###`` title (``in_sections``, ``_titled``)."""
+    return text if title.endswith(LOG_SUFFIX) else _titled(in_sections(text), contexts)
 
 
 async def _fitted(
-    summariser: Summariser,
-    title: str,
-    members: list[Cluster],
-    contexts: dict[str, str],
-    *,
-    room: int,
-    whole: int,
-    titled: bool = False,
+    summariser: Summariser, title: str, members: list[Cluster], contexts: dict[str, str], *, room: int, whole: int
 ) -> Summary:
     """A part's summary whose lines, as written with their titles (``_body``), take at most
     ``room`` characters, or all of them when they fit (``whole``). The summariser counts its lines
@@ -307,7 +271,7 @@ async def _fitted(
     ask = max(0, room) * lines // max(1, whole)  # at least every line when they fit
     summary = await summariser.summarise(items, ask)
     for _ in range(_FIT_TRIES):
-        over = len(_body(title, summary.text.strip() + "\n", contexts, titled)) - room if summary.text.strip() else 0
+        over = len(_body(title, summary.text.strip() + "\n", contexts)) - room if summary.text.strip() else 0
         if over <= 0 or summary.engine != "extractive" or ask == 0:
             break
         ask = max(0, ask - over)  # the extractive summary again, the model not asked twice
@@ -378,10 +342,10 @@ def _titled(sectioned: str, contexts: dict[str, str]) -> str:
 def _clustered(
     name: str,
     lines: list[Line],
-    *,
     threshold: float,
     vectors: npt.NDArray[np.float32] | None,
     budget: int,
+    *,
     shown: set[str],
     frames: Collection[frozenset[str]] = frozenset(),
     readings: Collection[str] = frozenset(),
