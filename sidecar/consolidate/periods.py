@@ -27,7 +27,6 @@ from sidecar.write.durable import read_file
 __all__ = [
     "ARCHIVE_DIR",
     "DAILY_DIR",
-    "ITEMS",
     "JOINT",
     "Line",
     "apart_parts",
@@ -38,7 +37,6 @@ __all__ = [
     "day_text",
     "eligible_days",
     "file_names",
-    "line_items",
     "note_day",
     "period_bounds",
     "period_of",
@@ -58,12 +56,6 @@ _HEADING = re.compile(r"^#{1,6}[ \t]")
 #: Where a sentence's clauses join: a comma, semicolon or colon, a spaced dash, an opening bracket
 #: (``routine.apart`` cuts a routine line at one, ``apart_parts`` reads it so).
 JOINT = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s+\(")
-#: Where a terse line of items joins them (``line_items``): a semicolon, or a dash with a space on
-#: each side ("Scree IPA racked, 33 kegs; Kings Head contact Sam Hird - Cask wash 13 done").
-ITEM_JOINT = re.compile(r";\s+|\s+[-–—]\s+")
-#: ``apart_parts``'s reading of a line as its items (``line_items``), beside its sentences' ``(0, 0)``.
-ITEMS = (-1, -1)
-_PIECE_WORD = re.compile(r"[^\W_]+")
 _MARKER = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?|>\s*)")
 _NESTED = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.*)$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -315,37 +307,12 @@ def sentence_parts(text: str) -> list[str]:
     return [f"{head}{part}" for part in sentences(text[len(head) :].strip())]
 
 
-def line_items(text: str) -> list[str]:
-    """A terse line of items as its items, each under the line's list marker: cut at each
-    semicolon and spaced dash (``ITEM_JOINT``), a piece of one word going on with the item before
-    it, whose outcome it says ("Hose 4 leaking - taped", "Old Ewe tasted - fine"). "Scree IPA
-    racked, 33 kegs; Kings Head contact Sam Hird; Cask wash 13 done." is three items; a line
-    without such a joint is one."""
-    marker = _MARKER.match(text)
-    head = marker.group(0) if marker else ""
-    body = text[len(head) :].strip()
-    spans: list[tuple[int, int]] = []  # each item's start and end in ``body``
-    start = 0
-    for joint in [*ITEM_JOINT.finditer(body), None]:
-        end = len(body) if joint is None else joint.start()
-        if spans and len(_PIECE_WORD.findall(body[start:end])) < 2:
-            spans[-1] = (spans[-1][0], end)
-        else:
-            spans.append((start, end))
-        start = len(body) if joint is None else joint.end()
-    items = [body[a:b] for a, b in spans]
-    return [f"{head}{item.strip()}" for item in items]
-
-
 def apart_parts(text: str, at: tuple[int, int]) -> list[str]:
     """A routine line read apart where ``routine.apart`` says (``at``): as its sentences
-    (``sentence_parts``) for ``(0, 0)``, as its items (``line_items``) for ``ITEMS``, else its
-    mould up to ``at[0]`` and the statement said inside it from ``at[1]`` on, each under the
-    line's list marker."""
+    (``sentence_parts``) for ``(0, 0)``, else its mould up to ``at[0]`` and the statement said
+    inside it from ``at[1]`` on, each under the line's list marker."""
     if at == (0, 0):
         return sentence_parts(text)
-    if at == ITEMS:
-        return line_items(text)
     marker = _MARKER.match(text)
     head = marker.group(0) if marker else ""
     said = text[at[1] :].strip()
@@ -355,11 +322,9 @@ def apart_parts(text: str, at: tuple[int, int]) -> list[str]:
 
 
 def said_inside(text: str) -> list[str]:
-    """Every way ``apart_parts`` may cut ``text`` at one of its clause joints (its sentences and
-    its items too): the parts a summary may write of a note's line, for a later run to know them as the note's."""
+    """Every way ``apart_parts`` may cut ``text`` at one of its clause joints (its sentences too):
+    the parts a summary may write of a note's line, for a later run to know them as the note's."""
     out = sentence_parts(text)
-    if ITEM_JOINT.search(text):
-        out += line_items(text)
     for joint in JOINT.finditer(text):
         out += apart_parts(text, (joint.start(), joint.end()))
     return out

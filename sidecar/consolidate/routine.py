@@ -31,13 +31,13 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from functools import lru_cache
 from itertools import combinations
 from typing import TypeVar
 
 from sidecar.consolidate.extractive import sentences
-from sidecar.consolidate.periods import ITEMS, JOINT, line_items
+from sidecar.consolidate.periods import JOINT
 from sidecar.consolidate.text import COMMENT, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
@@ -46,7 +46,6 @@ __all__ = [
     "BOILERPLATE_SHARE",
     "FRAME_CAP",
     "FRAME_WORDS",
-    "ITEMS",
     "ROUTINE_DAYS",
     "ROUTINE_LINES",
     "RUN_WEEKS",
@@ -136,9 +135,8 @@ def _holds_frame(words: set[str], by_word: dict[str, list[frozenset[str]]]) -> b
     )
 
 
-#: Where a routine line is read apart (``apart``): None, whole; ``SENTENCES``, as its sentences;
-#: ``ITEMS``, as its items (``periods.line_items``); or (end, start): its mould up to ``end``, and
-#: the statement said inside it from ``start`` on.
+#: Where a routine line is read apart (``apart``): None, whole; ``SENTENCES``, as its sentences; or
+#: (end, start): its mould up to ``end``, and the statement said inside it from ``start`` on.
 Apart = tuple[int, int] | None
 SENTENCES = (0, 0)
 Judged = tuple[tuple[bool, ...], frozenset[frozenset[str]], tuple[Apart, ...]]
@@ -161,15 +159,12 @@ def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] =
     whose first clauses hold the frame and whose last ones, after a comma, semicolon, colon, dash or
     bracket, are a statement of their own (``_tail``): "Chair in surgery 3 squeaking again, Aoife
     oiled it, and while I remember, the code for the front door is 8137Y.", read as the mould and
-    "the code for the front door is 8137Y." Or a terse line of items, one of which holds a frame
-    and one none (``_items``): "Scree IPA racked, 33 kegs; Kings Head contact Sam Hird; Cask wash
-    13 done.", read item by item. A week's summary keeps the statement as a fact, not left to the
-    log with the mould's line."""
+    "the code for the front door is 8137Y." A week's summary keeps the statement as a fact, not
+    left to the log with the mould's line."""
     flags, _, mixed = _judged(lines)
     by_word = _by_word(frames)
     df: Counter[str] | None = None
     pairs: Counter[frozenset[str]] = Counter()
-    where: dict[str, set[int]] = {}
     out: list[Apart] = []
     for (_, text), flag, was in zip(lines, flags, mixed, strict=True):
         if was is not None or flag or not by_word or not _holds_frame(set(_words(text)), by_word):
@@ -177,96 +172,21 @@ def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] =
             continue
         if df is None:
             df = Counter(w for _, said in lines for w in set(_words(said)))
-            where = _where([_words(said) for _, said in lines])
             for _, said in lines:
                 words = _most_frequent(sorted({w for w in _words(said) if df[w] >= ROUTINE_LINES}), df)
                 pairs.update(frozenset(pair) for pair in combinations(words, 2))
-        out.append(_apart_at(text, lambda said: _holds_frame(set(said), by_word), df, pairs, where))
+        out.append(_apart_at(text, lambda said: _holds_frame(set(said), by_word), df, pairs))
     return out
 
 
 def _apart_at(
-    text: str,
-    framed: Callable[[list[str]], bool],
-    df: Counter[str],
-    pairs: Counter[frozenset[str]],
-    where: Mapping[str, set[int]],
+    text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]
 ) -> Apart:
     """Where a routine line says a statement beside its mould (``apart``): ``SENTENCES`` when one
     of its sentences holds a frame and another none, else the clauses ``_tail`` finds, else None."""
     if _partly_framed(text, framed):
         return SENTENCES
-    return _tail(text, framed, df, pairs) or _items(text, framed, df, pairs, where)
-
-
-def _items(
-    text: str,
-    framed: Callable[[list[str]], bool],
-    df: Counter[str],
-    pairs: Counter[frozenset[str]],
-    where: Mapping[str, set[int]],
-) -> Apart:
-    """``ITEMS`` for a terse line of items (one sentence, ``periods.line_items``) of which one
-    holds a frame of its own words (``framed``) and another holds none, ``TAIL_WORDS`` words or
-    more, a word the week writes fewer than ``ROUTINE_LINES`` times and no slot of the framed
-    items' mould: a fact noted between the day's chores ("Scree IPA racked, 33 kegs; Kings Head
-    contact Sam Hird; Cask wash 13 done."), wherever it stands in the line. A slot is a frequent
-    word the week writes with one of the framed items' frequent words in ``ROUTINE_LINES`` lines or
-    more, and in half the lines it is written in or more: "Paired with Lena on the ledger flow;
-    careful progress." is one mould, its first item the second's slot, where a name every mould
-    writes ("Kings Head" of "23 kegs out to Kings Head") is no one mould's. Nor is an item the
-    mould's other half (``_goes_with``), in a week that writes the mould too seldom for its words
-    to be frequent: "Answered a question from Ben about why stg_orders has 33 duplicate keys;
-    traced it to a late update." four times in a quiet week is one mould."""
-    if len(list(sentences(LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip()))) != 1:
-        return None
-    items = [_words(item) for item in line_items(text)]
-    if len(items) < 2:
-        return None
-    flags = [framed(words) for words in items]
-    mould = {w for words, flag in zip(items, flags, strict=True) if flag for w in words if df[w] >= ROUTINE_LINES}
-    if not mould:
-        return None
-    own = {w for words, flag in zip(items, flags, strict=True) if flag for w in words}
-
-    def slot(w: str) -> bool:
-        return any(
-            pairs[pair] >= ROUTINE_LINES and 2 * pairs[pair] >= df[w]
-            for m in mould - {w}
-            if (pair := frozenset((m, w)))
-        )
-
-    said = any(
-        not flag
-        and len(words) >= TAIL_WORDS
-        and any(df[w] < ROUTINE_LINES for w in words)
-        and not any(slot(w) for w in words if df[w] >= ROUTINE_LINES)
-        and not _goes_with(words, own, where)
-        for words, flag in zip(items, flags, strict=True)
-    )
-    return ITEMS if said else None
-
-
-def _goes_with(words: list[str], mould: set[str], where: Mapping[str, set[int]]) -> bool:
-    """Whether half of ``words`` (an item's) or more are each written with one of ``mould``'s
-    words (the framed items') in ``ROUTINE_DAYS`` lines of the week or more, and in half the lines
-    that write the word or more (``where``: each word's lines): the item is the mould's own half,
-    written with it line after line, not a fact noted beside it."""
-    along = 0
-    for w in words:
-        lines = where.get(w, set())
-        if any(2 * (n := len(lines & where.get(m, set()))) >= len(lines) and n >= ROUTINE_DAYS for m in mould - {w}):
-            along += 1
-    return 2 * along >= len(words)
-
-
-def _where(word_lists: Sequence[Collection[str]]) -> dict[str, set[int]]:
-    """Each word of a week's lines (their ``_words``), with the lines that write it."""
-    where: dict[str, set[int]] = {}
-    for n, words in enumerate(word_lists):
-        for w in words:
-            where.setdefault(w, set()).add(n)
-    return where
+    return _tail(text, framed, df, pairs)
 
 
 #: The fewest words of a statement said after a mould's clauses (``_tail``): fewer are the mould's
@@ -336,7 +256,6 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
     out = []
     mixed: list[Apart] = []
     found: set[frozenset[str]] = set()
-    where: dict[str, set[int]] | None = None  # each word's lines, read once the week has a routine line
     for (_, text), words, frequent_words in zip(lines, word_lists, frequent, strict=True):
         frame = next(
             (
@@ -361,8 +280,7 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
         if frame is not None:
             found.add(frame)
             in_week = functools.partial(_week_framed, df=df, together=together, days=days, least=least)
-            where = where if where is not None else _where(word_lists)
-            mixed.append(_apart_at(text, in_week, df, together, where))
+            mixed.append(_apart_at(text, in_week, df, together))
         else:
             mixed.append(None)
     return tuple(out), frozenset(found), tuple(mixed)
