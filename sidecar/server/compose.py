@@ -139,6 +139,11 @@ async def open_sidecar(
             catch_up=[kg.ingest.read_pending],
             on_applied=observe.applied,
         )
+        # Each commit of a tier's index tells the flag cache which bytes the files it changed hold,
+        # on the writer thread, before a search can meet them: a hit is never marked with the
+        # verdicts on a file's former bytes, whichever path committed it.
+        for tier in tiers.values():
+            tier.tell_held(search.flags.held)
         # The in-process model, when loaded: the scanner's semantic layer judges writes with it.
         writes = WriteService(settings, queue, embedder=embedder, flags=search.flags)
         writes.warm()

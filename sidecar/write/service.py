@@ -100,10 +100,6 @@ class FlagKeeper(Protocol):
         written: tuple[int, ...],
     ) -> None: ...
 
-    def held(self, tier: str, files: dict[str, bytes | None]) -> None:
-        """Told by a tier's index, before each commit, which bytes the files it changed hold
-        (``sidecar.index.sync.HeldHook``)."""
-
 
 def usage(used: int, cap: int, unit: str = "bytes") -> dict[str, Any]:
     percent = int(used * 100 // cap) if cap else 100
@@ -131,12 +127,6 @@ class WriteService:
         self.queue = queue
         # Told of each write that leaves its file's flagged sections as they were; None: nobody.
         self.flags = flags
-        if flags is not None:
-            # And of the bytes each file holds in the index before a search can meet them: a write
-            # the index has before the cache hears of it (handed over early, or committed while the
-            # loop was busy) is never marked with verdicts on the file's former bytes.
-            for tier in queue.tiers.values():
-                tier.tell_held(flags.held)
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
         # Tier bytes and files: scanned at start (``warm``), kept current by each write, and scanned

@@ -83,6 +83,7 @@ async def parts(tmp_path: Path) -> AsyncIterator[Parts]:
     window = Window(search)
     queue = ReindexQueue({"agent": tier}, hooks=[window, flags.forget])
     queue.start()
+    tier.tell_held(flags.held)  # as the composition root wires them
     writes = WriteService(Settings(memory_dir=root, dedup_threshold=0), queue, flags=flags)
     try:
         yield Parts(root, tier, flags, search, window, queue, writes)

@@ -47,6 +47,7 @@ async def test_a_first_append_is_applied_early_and_searched_by_the_bytes_indexed
     flags = FlagCache()
     search = SearchService(tier, flags=flags)
     queue = ReindexQueue({"agent": tier}, hooks=[flags.forget])  # its worker starts later
+    tier.tell_held(flags.held)  # as the composition root wires them
     writes = WriteService(Settings(memory_dir=root, dedup_threshold=0), queue, flags=flags)
     try:
         assert await _hits(search, tag, rel)
@@ -87,6 +88,7 @@ async def test_a_first_append_carries_the_flags_when_the_cache_judged_the_file_a
     search = SearchService(tier, flags=flags)
     queue = ReindexQueue({"agent": tier}, hooks=[flags.forget])
     queue.start()
+    tier.tell_held(flags.held)  # as the composition root wires them
     writes = WriteService(Settings(memory_dir=root, dedup_threshold=0), queue, flags=flags)
     try:
         assert await _hits(search, tag, rel)
