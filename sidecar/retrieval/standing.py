@@ -380,18 +380,35 @@ def _plain(words: frozenset[str]) -> frozenset[str]:
     return frozenset(w.lower() for w in words if w.islower() or (w[:1].isupper() and w[1:].islower())) - STOPWORDS
 
 
+def _terms(tokens: Sequence[str]) -> list[str]:
+    """The query's terms a line is read by: "in" of "walk-in fridge" says nothing of a subject, so
+    the query's stopwords match no line (unless the query is stopwords alone)."""
+    return [t for t in tokens if t not in STOPWORDS] or list(tokens)
+
+
+def _answer(
+    hits: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]
+) -> tuple[list[tuple[str, str, str]], list[list[_Line]]] | None:
+    """Each hit's view and the lines it ranks for (``_lines``); None when fewer than two hits hold
+    such a line, so nothing can be restated or alike."""
+    if len(hits) < 2 or not tokens:
+        return None
+    terms = _terms(tokens)
+    views = [view(item) for item in hits]
+    lines = [_lines(*seen, terms) for seen in views]
+    if sum(1 for found in lines if found) < 2:
+        return None
+    return views, lines
+
+
 def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]) -> list[T]:
     """``ranked`` (best first) with each hit moved up to just above the first hit above it that
     holds a line one of its lines restates (module docstring). ``view``: a hit's path, heading
     and text; ``tokens``: the query's tokens (``snippet.query_tokens``)."""
-    if len(ranked) < 2 or not tokens:
+    answer = _answer(ranked, view, tokens)
+    if answer is None:
         return list(ranked)
-    # "in" of "walk-in fridge" says nothing of a subject: the query's stopwords match no line here.
-    terms = [t for t in tokens if t not in STOPWORDS] or list(tokens)
-    views = [view(item) for item in ranked]
-    lines = [_lines(*seen, terms) for seen in views]
-    if sum(1 for found in lines if found) < 2:
-        return list(ranked)
+    views, lines = answer
     # Who speaks in the answer ("Caroline: ..." lines, "### Caroline" turns) is named in every other
     # line of a conversation, so naming them restates nothing.
     speakers = {name for _, _, text in views for name in _SPEAKER.findall(text)}
@@ -423,13 +440,11 @@ def newest_first(shown: Sequence[T], view: Callable[[T], tuple[str, str, str]], 
     """``shown`` (the hits an answer shows, best first) with the newest of the hits that say one
     thing alike, a value apart, swapped with the first of them (module docstring). ``view``: a
     hit's path, heading and text; ``tokens``: the query's tokens (``snippet.query_tokens``)."""
-    if len(shown) < 2 or not tokens:
+    answer = _answer(shown, view, tokens)
+    if answer is None:
         return list(shown)
-    terms = [t for t in tokens if t not in STOPWORDS] or list(tokens)
-    views = [view(item) for item in shown]
-    read = [_lines(*seen, terms) for seen in views]
-    if sum(1 for lines in read if lines) < 2:
-        return list(shown)
+    views, read = answer
+    terms = _terms(tokens)
     most = max(len(line.matched) for lines in read for line in lines)
     if most < min(2, len(terms)):
         return list(shown)  # one term of several asked names no subject
