@@ -111,18 +111,22 @@ def _view(row: Any) -> tuple[str, str, str]:
     """A stored chunk's path, heading and text, as ``restated_first`` reads them."""
     if row is None:
         return "", "", ""
-    return row["path"], row["heading"], row["body"] or row["heading"]
+    return row["path"], row["heading"], _text(row)
+
+
+def _text(row: Any) -> str:
+    """A stored chunk's text: its body, or its heading when it has none (a heading-only section)."""
+    text: str = row["body"] or row["heading"]
+    return text
 
 
 def _candidate(row: Any, score: float) -> Candidate:
     """A stored chunk as the lift reads it, shown with ``score``."""
-    return Candidate(
-        row["path"], row["heading"], row["line_start"], row["line_end"], row["body"] or row["heading"], score
-    )
+    return Candidate(row["path"], row["heading"], row["line_start"], row["line_end"], _text(row), score)
 
 
 def _hit(row: Any, tokens: list[str]) -> RankedChunk:
-    text = row["body"] or row["heading"]
+    text = _text(row)
     return RankedChunk(
         row["id"], row["path"], row["heading"], row["line_start"], row["line_end"], text, 0.0, row["hash"],
         row["plain"], tokens,
@@ -135,7 +139,7 @@ def _closest_sentence(result: dict[str, Any], row: Any, words: list[str], qvec: 
     blob = row.get("sentences")
     if qvec is None or not blob:
         return
-    found = sentences(row["body"] or row["heading"])
+    found = sentences(_text(row))
     query = np.asarray(qvec, dtype=np.float32)
     stored = np.frombuffer(blob, dtype="<f2").astype(np.float32)
     if len(found) < 2 or stored.size != len(found) * len(query):
