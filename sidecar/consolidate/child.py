@@ -6,7 +6,7 @@ In threads of the sidecar's process every step holds the interpreter lock while 
 and on a busy host, with more runnable threads than cores, the event loop waits for that thread to
 be scheduled again before it gets the lock back: ``/healthz`` then answers in hundreds of
 milliseconds while a bare aiohttp process beside it answers within ten. ``run_in_child`` starts
-``python -m sidecar.consolidate.child`` for one run; the child runs ``job.consolidate`` with the
+a Python process running this module's ``main`` for one run; the child runs ``job.consolidate`` with the
 run's arguments and writes the tier itself, every file by ``durable_replace``, so a child killed at
 any point leaves a run the next one finishes, as a killed sidecar does. What only the sidecar holds
 stays with it: the embedding model (the child asks it for vectors), the journal (the child hands it
@@ -52,6 +52,13 @@ _HEADER = struct.Struct(">Q")
 #: its turns. A short message (a batch of texts to embed, a progress tick) is quicker on the loop.
 ON_THREAD_BYTES = 64 * 1024
 _PR_SET_PDEATHSIG = 1  # prctl(2)
+#: The run's process starts here: structlog imports rich when it is installed, for tracebacks this
+#: process never renders (they reach the sidecar as text), a third of the process's imports; a None
+#: in ``sys.modules`` keeps it out, as the CLI does.
+_BOOT = (
+    "import sys; sys.modules.setdefault('rich', None); "
+    "from sidecar.consolidate.child import main; sys.exit(main(sys.argv[1:]))"
+)
 log = structlog.get_logger("sidecar.consolidate")
 
 
@@ -110,7 +117,7 @@ async def run_in_child(
     # The child imports what this process imports: its path, and nothing from the working directory.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     wants = (embed is not None, record is not None, progress is not None)
-    argv = [sys.executable, "-P", "-m", "sidecar.consolidate.child", str(os.getpid())]
+    argv = [sys.executable, "-P", "-c", _BOOT, str(os.getpid())]
     proc, ended = await _started(argv, env)
     assert proc.stdin is not None and proc.stdout is not None
     loop = asyncio.get_running_loop()

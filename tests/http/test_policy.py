@@ -13,6 +13,8 @@ the application's routes, so an operation added later cannot skip them.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -204,14 +206,16 @@ def _first_text_field(op: Operation) -> str:
 
 
 @pytest.mark.parametrize("op", BODY_OPS, ids=lambda op: op.name)
-@pytest.mark.parametrize("bad", ["\\ud800", "\\u0000"], ids=["lone-surrogate", "nul"])
+@pytest.mark.parametrize(
+    "bad", ["a\\ud800b", "a\\u0000b", "a\\u0000", "\\u0000a"], ids=["lone-surrogate", "nul", "nul-last", "nul-first"]
+)
 async def test_text_no_store_keeps_is_refused_by_field_before_anything_runs(
     sidecar_client: ClientFactory, memory_dir: Path, op: Operation, bad: str
 ) -> None:
     client = await sidecar_client(role="lead")
     name = _first_text_field(op)
     fields = {**VALID.get(op.name, {}), name: "PLACEHOLDER"}
-    raw = json.dumps(fields).replace("PLACEHOLDER", f"a{bad}b")
+    raw = json.dumps(fields).replace("PLACEHOLDER", bad)
     before = _tree(memory_dir)
     resp = await client.request(op.method, op.path, data=raw, headers={"Content-Type": "application/json"})
     body = await resp.json()
@@ -226,3 +230,28 @@ async def test_an_integer_wider_than_64_bits_is_a_400_not_a_500(sidecar_client: 
     assert resp.status == 400 and body["error"]["code"] == "invalid_fact_id", body
     resp = await client.post("/memory/search", json={"query": "x", "limit": -(2**64)})
     assert resp.status == 400 and (await resp.json())["error"]["code"] == "invalid_limit"
+
+
+def _patterns(node: object) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        for value in node.values():
+            yield from _patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _patterns(value)
+
+
+def test_every_documented_text_pattern_refuses_a_nul_where_the_server_does() -> None:
+    """The server refuses a NUL anywhere in a text field (above); a client validating against the
+    OpenAPI document must find the same: a NUL first, inside and last is refused by every pattern
+    that refuses one at all, and text that is only white space by the patterns that ask for some."""
+    nul_patterns = {p for p in _patterns(DOCUMENT) if "\\u0000" in p}
+    assert len(nul_patterns) >= 2
+    for pattern in nul_patterns:
+        assert re.fullmatch(pattern, "plain text") is not None, pattern
+        for text in ("a\x00", "\x00a", "a\x00b"):
+            assert re.fullmatch(pattern, text) is None, (pattern, text)
+    some_text = [p for p in nul_patterns if re.fullmatch(p, "") is None]
+    assert some_text and all(re.fullmatch(p, " \t\n") is None and re.fullmatch(p, "  x ") for p in some_text)
