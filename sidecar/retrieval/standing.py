@@ -67,6 +67,20 @@ value in the form of a name against a sentence, or a name against a time, is no 
 The first moves down only when it holds no query term the newest lacks: else it may answer what
 the newest does not say, and moved out of sight, that answer would go with it. A line's day, and
 the lines that take no part, are as for ``restated_first``.
+
+An answer's few slots go to what it has not said yet (``one_place``, after the rest, before the
+answer is cut to its limit). Each hit is read by its best line: the first of its lines (headings
+aside) that matches the most query terms. One line, one place: a hit whose best line is the same
+line as a hit's above it (its case and spaces, list marks, an opening day or time, a closing
+stop and comments aside: the evergreen file's promoted copy and a week's summary), and whose text
+holds no query term that hit lacks, moves to just below the answer: a caller asking for more
+still gets it. One mould, one place: a hit whose best line has the frame of hits above it (its
+words with each run of values taken out: words with a capital or a digit in them, quoted text;
+as many words, at most one plain word in place of another, two in common) and holds no query
+term they lack gives way to the first hit below that holds one ("Glenrock Services installed the
+heat-pump" / "Ashdown Services installed the tumble-dryer", asked "which garage services the
+car"); with none below, it stays. The first line of a mould, a line said once and a line matching
+more of the query never move.
 """
 
 from __future__ import annotations
@@ -93,6 +107,8 @@ __all__ = [
     "more_terms_first",
     "newest_first",
     "note_date",
+    "one_place",
+    "one_place_shown",
     "restated_first",
     "standing",
 ]
@@ -711,3 +727,174 @@ def note_date(path: str) -> date | None:
     except ValueError:
         return None  # a name that is no day ("2026-02-30.md", "2026-W99.md")
     return None
+
+
+def one_place(
+    ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str], limit: int
+) -> list[T]:
+    """``ranked`` (best first, more than the ``limit`` an answer shows when the search read more)
+    with the answer's slots kept for what it has not said yet (module docstring): among its first
+    ``limit``, a hit whose best line is the same line as a hit's above it moves to just below the
+    ``limit``, and one whose best line is of the mould of lines above it, matching no query term
+    they lack, gives way to the first hit below that matches one. ``view``: a hit's path, heading
+    and text; ``tokens``: the query's tokens (``snippet.query_tokens``). No hit is dropped."""
+    if len(ranked) < 2 or limit < 2 or not tokens:
+        return list(ranked)
+    terms = _terms(tokens)
+    texts = [view(item)[2] for item in ranked]
+    known: dict[int, frozenset[int]] = {}  # the query terms each hit's text holds, read when asked
+
+    def held(i: int) -> frozenset[int]:
+        if i not in known:
+            known[i] = held_terms_each([texts[i]], terms)[0]
+        return known[i]
+
+    best: dict[int, _Best | None] = {}
+    order = list(range(len(ranked)))
+    moved: list[int] = []
+    at = 1
+    while at < min(limit, len(order)):
+        signs = _signs(texts[order[at]])
+        near = [i for i in order[:at] if not signs.isdisjoint(_signs(texts[i]))]
+        mine = _best_of(best, order[at], texts, terms) if near else None
+        if mine is None:
+            at += 1  # no line of it is a line above again, nor of a mould of one (read without the query)
+            continue
+        own = frozenset(_line_signs(mine.frame))
+        above = [
+            (i, line)
+            for i in near
+            if not own.isdisjoint(_signs(texts[i])) and (line := _best_of(best, i, texts, terms)) is not None
+        ]
+        same = [i for i, line in above if line.key == mine.key]
+        mould = [i for i, line in above if line.key != mine.key and _one_mould(line.frame, mine.frame)]
+        if not same and not mould:
+            at += 1
+            continue
+        if any(held(order[at]) <= held(i) for i in same):  # the same line again, and nothing more
+            moved.append(order.pop(at))
+            continue
+        theirs = frozenset().union(*(held(i) for i in mould)) if mould else frozenset()
+        if not mould or not held(order[at]) <= theirs:
+            at += 1
+            continue
+        giver = next((k for k in range(at + 1, len(order)) if not held(order[k]) <= theirs), None)
+        if giver is not None:  # a line of the mould again, matching nothing new: the two swap places
+            order[at], order[giver] = order[giver], order[at]
+        at += 1
+    if not moved:
+        return [ranked[i] for i in order]
+    return [ranked[i] for i in (*order[:limit], *moved, *order[limit:])]
+
+
+L = TypeVar("L")
+
+
+def one_place_shown(
+    shown: Sequence[tuple[T, L | None]],
+    read: Sequence[T],
+    view: Callable[[T], tuple[str, str, str]],
+    tokens: Sequence[str],
+) -> list[tuple[T, L | None]]:
+    """``one_place`` over an answer's hits (``shown``: each with its lift, None without) and the
+    hits read below them (``read``: every hit read, best first, ``shown``'s among them), as many
+    hits as ``shown``: a hit that comes up from below comes without a lift."""
+    if len(shown) < 2:
+        return list(shown)
+    taken = {id(hit) for hit, _ in shown}
+    ranked: list[tuple[T, L | None]] = [*shown, *((hit, None) for hit in read if id(hit) not in taken)]
+    return one_place(ranked, lambda item: view(item[0]), tokens, len(shown))[: len(shown)]
+
+
+class _Best(NamedTuple):
+    """A hit's best line (the first matching the most query terms) as ``one_place`` compares it: the
+    line normalised (``key``) and its frame (its words with the values taken out)."""
+
+    key: str
+    frame: tuple[str, ...]
+
+
+def _best_of(cache: dict[int, _Best | None], at: int, texts: list[str], terms: list[str]) -> _Best | None:
+    """``_best``, read once an answer."""
+    if at not in cache:
+        cache[at] = _best(texts[at], terms)
+    return cache[at]
+
+
+def _best(text: str, terms: list[str]) -> _Best | None:
+    """The first of a chunk's lines (headings and prose aside, ``_plain_lines``) that matches the
+    most query terms, as ``_Best``; None when none matches one."""
+    lines = _plain_lines(text)
+    if not lines:
+        return None
+    held = held_terms_each([raw for raw, _ in lines], terms)
+    top = max(len(found) for found in held)
+    return None if not top else next(line for (_, line), found in zip(lines, held, strict=True) if len(found) == top)
+
+
+@lru_cache(maxsize=4096)
+def _plain_lines(text: str) -> tuple[tuple[str, _Best], ...]:
+    """A chunk's lines as ``_Best`` with each as written, headings and lines of prose aside (with
+    no other line, its headings are read as lines); a pure function of the chunk, kept for the chunks searches
+    meet again."""
+    raws = text.split("\n")
+    found = [(raw, line) for raw in raws if not raw.lstrip().startswith("#") and (line := _normal(raw)) is not None]
+    if not found:  # no line but headings: read as lines
+        found = [(raw, line) for raw in raws if (line := _normal(raw.lstrip("# "))) is not None]
+    return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _signs(text: str) -> frozenset[int]:
+    """The signs of a chunk's lines (``_line_signs``): two chunks share none when no line of one is
+    a line of the other again or of its mould."""
+    return frozenset(sign for _, line in _plain_lines(text) for sign in _line_signs(line.frame))
+
+
+def _line_signs(frame: tuple[str, ...]) -> list[int]:
+    """Hashes two frames of one mould (``_one_mould``) share at least one of: the frame itself; its
+    first two words or its last two when it has four or more (one word in place of another leaves
+    one pair whole); each word masked in turn when it has three."""
+    n = len(frame)
+    signs = [hash(frame)]
+    if n >= 4:
+        signs += [hash((n, 0, frame[0], frame[1])), hash((n, 1, frame[-2], frame[-1]))]
+    elif n == 3:
+        signs += [hash((n, k, *frame[:k], *frame[k + 1 :])) for k in range(3)]
+    return signs
+
+
+#: What a line opens with that says nothing of what it says: list marks, a check box, a day, a time.
+_LEAD = re.compile(
+    r"^(?:[\s>*+-]|\[[ xX]\]|\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?\b|[:|,])+",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”)(?!\w)")
+_FRAME_WORD = re.compile(r"\w+(?:[.:/,'’-]\w+)*")
+
+
+def _normal(raw: str) -> _Best | None:
+    """A line as ``_Best``: its comments, its opening marks, day and time and its closing stop taken
+    out, its spaces and case made one; its frame, each run of words with a capital or a digit in
+    them (a name, a number, an identifier) or of quoted text read as one value. None for an empty
+    line or one of prose."""
+    line = _COMMENT.sub(" ", raw)
+    line = _LEAD.sub("", line.strip()).strip().rstrip(".!;, ")
+    if not line or len(line) > LINE_CHARS:
+        return None
+    frame: list[str] = []
+    for word in _FRAME_WORD.findall(_QUOTED.sub(" 0 ", line)):
+        plain = word if not (_DIGIT.search(word) or word != word.lower()) else ""
+        if plain or not frame or frame[-1]:
+            frame.append(plain)
+    return _Best(" ".join(line.lower().split()), tuple(frame))
+
+
+def _one_mould(theirs: tuple[str, ...], mine: tuple[str, ...]) -> bool:
+    """Whether two frames are of one mould: as many words, a value in them, at least two plain
+    words in common and at most one other plain word in place of another."""
+    if len(theirs) != len(mine) or "" not in mine:
+        return False
+    apart = sum(1 for a, b in zip(theirs, mine, strict=True) if a != b)
+    common = sum(1 for a, b in zip(theirs, mine, strict=True) if a == b and a)
+    return apart <= 1 and common >= 2
