@@ -19,6 +19,7 @@ from sidecar.http.openapi import DOCUMENT
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.memory import AGENT_MD, write
+from tests.support.schema_walk import string_values
 from tests.support.st_run import st_argv, st_env
 
 # aiohttp registers HEAD beside every GET; "*" (any method) is documented as the methods it serves.
@@ -61,14 +62,7 @@ def resolve(ref: str) -> Any:
 
 
 def refs(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"]
-        for value in node.values():
-            yield from refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from refs(value)
+    return string_values(node, "$ref")
 
 
 # -- the document against the code ---------------------------------------------------------------

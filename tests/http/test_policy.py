@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from sidecar.ops.registry import OPERATIONS, Operation, by_name, find
 from sidecar.server.app import HANDLERS, create_app
 from sidecar.settings import load_settings
 from tests.support.memory import ClientFactory, write
+from tests.support.schema_walk import string_values
 
 MEMORY_OPS = [op for op in OPERATIONS if op.memory in ("read", "write")]
 BODY_OPS = [op for op in OPERATIONS if op.body is not None]
@@ -232,22 +232,11 @@ async def test_an_integer_wider_than_64_bits_is_a_400_not_a_500(sidecar_client: 
     assert resp.status == 400 and (await resp.json())["error"]["code"] == "invalid_limit"
 
 
-def _patterns(node: object) -> Iterator[str]:
-    if isinstance(node, dict):
-        if isinstance(node.get("pattern"), str):
-            yield node["pattern"]
-        for value in node.values():
-            yield from _patterns(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _patterns(value)
-
-
 def test_every_documented_text_pattern_refuses_a_nul_where_the_server_does() -> None:
     """The server refuses a NUL anywhere in a text field (above); a client validating against the
     OpenAPI document must find the same: a NUL first, inside and last is refused by every pattern
     that refuses one at all, and text that is only white space by the patterns that ask for some."""
-    nul_patterns = {p for p in _patterns(DOCUMENT) if "\\u0000" in p}
+    nul_patterns = {p for p in string_values(DOCUMENT, "pattern") if "\\u0000" in p}
     assert len(nul_patterns) >= 2
     for pattern in nul_patterns:
         assert re.fullmatch(pattern, "plain text") is not None, pattern
