@@ -388,9 +388,9 @@ def _terms(tokens: Sequence[str]) -> list[str]:
 
 def _answer(
     hits: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]
-) -> tuple[list[tuple[str, str, str]], list[list[_Line]]] | None:
-    """Each hit's view and the lines it ranks for (``_lines``); None when fewer than two hits hold
-    such a line, so nothing can be restated or alike."""
+) -> tuple[list[str], list[tuple[str, str, str]], list[list[_Line]]] | None:
+    """The query's terms (``_terms``), each hit's view and the lines it ranks for (``_lines``);
+    None when fewer than two hits hold such a line, so nothing can be restated or alike."""
     if len(hits) < 2 or not tokens:
         return None
     terms = _terms(tokens)
@@ -398,7 +398,7 @@ def _answer(
     lines = [_lines(*seen, terms) for seen in views]
     if sum(1 for found in lines if found) < 2:
         return None
-    return views, lines
+    return terms, views, lines
 
 
 def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]) -> list[T]:
@@ -408,7 +408,7 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
     answer = _answer(ranked, view, tokens)
     if answer is None:
         return list(ranked)
-    views, lines = answer
+    _, views, lines = answer
     # Who speaks in the answer ("Caroline: ..." lines, "### Caroline" turns) is named in every other
     # line of a conversation, so naming them restates nothing.
     speakers = {name for _, _, text in views for name in _SPEAKER.findall(text)}
@@ -443,8 +443,7 @@ def newest_first(shown: Sequence[T], view: Callable[[T], tuple[str, str, str]], 
     answer = _answer(shown, view, tokens)
     if answer is None:
         return list(shown)
-    views, read = answer
-    terms = _terms(tokens)
+    terms, views, read = answer
     most = max(len(line.matched) for lines in read for line in lines)
     if most < min(2, len(terms)):
         return list(shown)  # one term of several asked names no subject
