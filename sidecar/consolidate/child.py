@@ -338,7 +338,3 @@ def main(argv: list[str]) -> int:
         return 1
     parent.send("done", report)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
