@@ -725,8 +725,6 @@ class HybridSearcher:
         if qvec is None:
             return hits, None, None
         await calm()
-        if is_urgent():  # an agent waits on it: ranked here, without a trip to a thread and back
-            return hits, qvec, self._rank_here(vectors, hits, qvec, limit)
         return hits, qvec, await self._rank_off_loop(vectors, hits, qvec, limit)
 
     async def _rank_off_loop(
@@ -735,19 +733,6 @@ class HybridSearcher:
         """``_rank`` on a worker thread, its failure returned (the search answers from BM25)."""
         try:
             return await asyncio.to_thread(self._rank, vectors, hits, qvec, limit)
-        except Exception as exc:
-            return exc
-
-    def _rank_here(
-        self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors, limit: int
-    ) -> _Ranked | Exception:
-        """``_rank`` on the event loop, its failure returned, for an urgent search whose query vector
-        is at hand (computed while its write was indexed): the ranking is a millisecond or two of
-        work, and under a crowd of searches the loop takes a worker thread's answer back only after
-        tens of milliseconds of the others' steps. Ordinary searches start no new stage meanwhile
-        (``priority.calm``), so they lose little to it."""
-        try:
-            return self._rank(vectors, hits, qvec, limit)
         except Exception as exc:
             return exc
 
@@ -814,11 +799,10 @@ class HybridSearcher:
             at += len(found)
 
     def _rank(self, vectors: VectorIndex, hits: list[RankedChunk], qvec: Vectors | None, limit: int) -> _Ranked:
-        """Off the event loop (an urgent search's on it, ``_rank_here``): refresh the matrix, scan
-        it, fuse, and read the rows BM25 did not give with their stored sentence vectors. The
-        ranking comes as its first ``limit + SLACK`` chunks with their standing applied, then the
-        rest, built as they are read. ``qvec`` None: the tier holds no vector, and the dense leg is
-        empty."""
+        """Off the event loop: refresh the matrix, scan it, fuse, and read the rows BM25 did not give
+        with their stored sentence vectors. The ranking comes as its first ``limit + SLACK`` chunks
+        with their standing applied, then the rest, built as they are read. ``qvec`` None: the
+        tier holds no vector, and the dense leg is empty."""
         vectors.refresh(max_age=CHUNKS_STALE_S, wait=False)  # another thread's refresh: score the view we have
         bm25 = [(h.id, h.score) for h in hits]
         dense = vectors.search(qvec, self.candidates) if qvec is not None else []
