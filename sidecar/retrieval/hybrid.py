@@ -50,7 +50,7 @@ from sidecar.retrieval.embed.base import (
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
 from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.priority import calm, default_slots, is_urgent
-from sidecar.retrieval.standing import SLACK, by_standing, newest_first, restated_first, standing
+from sidecar.retrieval.standing import SLACK, by_standing, newest_first, one_place_shown, restated_first, standing
 
 # The vector index (and numpy, which it is built on) is imported with the embedder: a BM25-only
 # sidecar never loads it.
@@ -654,7 +654,8 @@ class HybridSearcher:
         by_id = {h.id: h for h in hits}
         picked: list[tuple[Scored, RankedChunk | None, ChunkRow | None]] = []
         shown: set[str] = set()
-        for scored in itertools.chain(weighed, rest):
+        spare: list[tuple[Scored, RankedChunk | None, ChunkRow | None]] = []  # read below them: ``one_place_shown``
+        for scored in itertools.chain(weighed, _while(rest, lambda: len(picked) < want)):
             hit = by_id.get(scored.id)
             row = rows.get(scored.id)
             if hit is None and row is None:
@@ -662,9 +663,7 @@ class HybridSearcher:
             text, plain = (hit.text, hit.plain) if hit is not None else (_where(None, row)[2], False)
             if not _first_copy(shown, text, plain):
                 continue  # the same text shown above (a fact kept in AGENT.md and in weekly summaries)
-            picked.append((scored, hit, row))
-            if len(picked) == want:
-                break
+            (picked if len(picked) < want else spare).append((scored, hit, row))
         words = terms(query)
         out = []
         dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
@@ -673,6 +672,7 @@ class HybridSearcher:
             chosen = restated_first(chosen, lambda c: _where(c[0][1], c[0][2]), hits[0].terms)
         if hits:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
             chosen = newest_first(chosen, lambda c: _where(c[0][1], c[0][2]), hits[0].terms)
+            chosen = one_place_shown(chosen, [*picked, *spare], lambda p: _where(p[1], p[2]), hits[0].terms)
         for (scored, hit, row), lifted in chosen:
             result = _result(tier.name, scored, hit, row, words)
             if explain:
@@ -1021,6 +1021,16 @@ def _flat(text: str, plain: bool) -> str:
     return text.replace("\n", " ") if plain else flatten(text)
 
 
+def _while(items: Iterator[Scored], going: Callable[[], bool]) -> Iterator[Scored]:
+    """``items`` while ``going()`` holds, asked before each is read (the ranking past the first
+    hits is fused only when an answer reads into it)."""
+    while going():
+        found = next(items, None)
+        if found is None:
+            return
+        yield found
+
+
 def _where(hit: RankedChunk | None, row: ChunkRow | None) -> tuple[str, str, str]:
     """A fused hit's path, heading and text, as ``restated_first`` reads them."""
     if hit is not None:
@@ -1036,13 +1046,12 @@ def _bm25_only(
     want = wanted(plan, limit)
     seen: set[str] = set()
     weighed: list[tuple[RankedChunk, float, str]] = []
-    for hit, factor, _ in by_standing(hits):  # the first ``want`` texts, each once (``_first_copy``)
+    for hit, factor, _ in by_standing(hits):  # each text once (``_first_copy``): the first ``want`` and those below
         flat = _flat(hit.text, hit.plain)
         if flat not in seen:
             seen.add(flat)
             weighed.append((hit, factor, flat))
-            if len(weighed) == want:
-                break
+    weighed, below = weighed[:want], weighed[want:]
     bm25_rank = {id(hit): at for at, hit in enumerate(hits, start=1)} if explain else {}
     out = []
     shown = pick(plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), limit)
@@ -1050,6 +1059,9 @@ def _bm25_only(
         shown = restated_first(shown, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms)
     if hits:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
         shown = newest_first(shown, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms)
+        shown = one_place_shown(
+            shown, [*weighed, *below], lambda s: (s[0].path, s[0].heading, s[0].text), hits[0].terms
+        )
     for (hit, factor, flat), lifted in shown:
         # The snippet is cut from the text flattened once: the same window (its first step flattens).
         result = (hit if hit.plain else hit._replace(text=flat, plain=True)).as_json(source)

@@ -67,6 +67,24 @@ value in the form of a name against a sentence, or a name against a time, is no 
 The first moves down only when it holds no query term the newest lacks: else it may answer what
 the newest does not say, and moved out of sight, that answer would go with it. A line's day, and
 the lines that take no part, are as for ``restated_first``.
+
+An answer's few slots go to what it has not said yet (``one_place``, after the rest, before the
+answer is cut to its limit). Each hit is read by its best line: the first of its lines (headings
+aside) that matches the most query terms. One line, one place: a hit whose best line is the same
+line as a hit's above it (its case and spaces, list marks, an opening day or time, a closing
+stop and comments aside: the evergreen file's promoted copy and a week's summary), and whose text
+holds no query term that hit lacks, moves to just below the answer: a caller asking for more
+still gets it. One mould, one place: a hit whose best line has the frame of hits above it (its
+words with each run of values taken out: words with a capital or a digit in them, quoted text;
+as many words, at most one plain word in place of another, two in common) and holds no query
+term they lack gives way to the first hit below that holds one ("Glenrock Services installed the
+heat-pump" / "Ashdown Services installed the tumble-dryer", asked "which garage services the
+car"); with none below, it stays. The first line of a mould, a line said once and a line matching
+more of the query never move. Nor does a hit that says more than its best line: another of its
+lines holding a query term and a value no hit above holds (a form pasted per booking: two
+bookings of one group share the group's line, and each its own ref on the line below it). Nor,
+for a mould, a line naming the subject the question names as the line above does (two values of
+one subject are two answers, "The Corner Deli pays on 45-day terms" / "... 28-day terms").
 """
 
 from __future__ import annotations
@@ -93,6 +111,8 @@ __all__ = [
     "more_terms_first",
     "newest_first",
     "note_date",
+    "one_place",
+    "one_place_shown",
     "restated_first",
     "standing",
 ]
@@ -710,3 +730,248 @@ def note_date(path: str) -> date | None:
     except ValueError:
         return None  # a name that is no day ("2026-02-30.md", "2026-W99.md")
     return None
+
+
+def one_place(
+    ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str], limit: int
+) -> list[T]:
+    """``ranked`` (best first, more than the ``limit`` an answer shows when the search read more)
+    with the answer's slots kept for what it has not said yet (module docstring): among its first
+    ``limit``, a hit whose best line is the same line as a hit's above it moves to just below the
+    ``limit``, and one whose best line is of the mould of lines above it, matching no query term
+    they lack, gives way to the first hit below that matches one; neither when another of its
+    lines says what is asked with a value not shown above (``_says_more``), nor a mould line of the
+    named subject of a line above (``_same_subject``). ``view``: a hit's path, heading
+    and text; ``tokens``: the query's tokens (``snippet.query_tokens``). No hit is dropped."""
+    if len(ranked) < 2 or limit < 2 or not tokens:
+        return list(ranked)
+    terms = _terms(tokens)
+    texts = [view(item)[2] for item in ranked]
+    known: dict[int, frozenset[int]] = {}  # the query terms each hit's text holds, read when asked
+
+    def held(i: int) -> frozenset[int]:
+        if i not in known:
+            known[i] = held_terms_each([texts[i]], terms)[0]
+        return known[i]
+
+    best: dict[int, _Best | None] = {}
+    order = list(range(len(ranked)))
+    moved: list[int] = []
+    at = 1
+    while at < min(limit, len(order)):
+        signs = _signs(texts[order[at]])
+        near = [i for i in order[:at] if not signs.isdisjoint(_signs(texts[i]))]
+        mine = _best_of(best, order[at], texts, terms) if near else None
+        if mine is None:
+            at += 1  # no line of it is a line above again, nor of a mould of one (read without the query)
+            continue
+        own = frozenset(_line_signs(mine.frame))
+        above = [
+            (i, line)
+            for i in near
+            if not own.isdisjoint(_signs(texts[i])) and (line := _best_of(best, i, texts, terms)) is not None
+        ]
+        same = [i for i, line in above if line.key == mine.key]
+        mould = [(i, line) for i, line in above if line.key != mine.key and _one_mould(line.frame, mine.frame)]
+        if not same and not mould:
+            at += 1
+            continue
+        if any(held(order[at]) <= held(i) for i in same) and not _says_more(texts, order, at, mine.key, terms):
+            moved.append(order.pop(at))  # the same line again, and nothing more
+            continue
+        theirs = frozenset().union(*(held(i) for i, _ in mould)) if mould else frozenset()
+        if (
+            not mould
+            or not held(order[at]) <= theirs
+            or _says_more(texts, order, at, mine.key, terms)
+            or _same_subject(texts[order[at]], mine, [(texts[i], line) for i, line in mould], terms)
+        ):
+            at += 1
+            continue
+        giver = next((k for k in range(at + 1, len(order)) if not held(order[k]) <= theirs), None)
+        if giver is not None:  # a line of the mould again, matching nothing new: the two swap places
+            order[at], order[giver] = order[giver], order[at]
+        at += 1
+    if not moved:
+        return [ranked[i] for i in order]
+    return [ranked[i] for i in (*order[:limit], *moved, *order[limit:])]
+
+
+def _says_more(texts: list[str], order: list[int], at: int, key: str, terms: list[str]) -> bool:
+    """Whether the hit at ``at`` says, on a line other than its best (``key``), what no hit above it
+    has said: a value none of them holds, on a line holding a query term (a form pasted per
+    booking, its own ref on the line under the group's line the question matches best). A value on
+    a line holding no query term is other business (the rest of a day's note) and says nothing of
+    what is asked."""
+    others = [(line, values) for k, line, values in _line_values(texts[order[at]]) if k != key and values]
+    if not others:
+        return False
+    shown = frozenset().union(*(values for i in order[:at] for _, _, values in _line_values(texts[i])))
+    new = [line for line, values in others if not values <= shown]
+    return bool(new) and any(held_terms_each(new, terms))
+
+
+def _same_subject(text: str, mine: _Best, theirs: list[tuple[str, _Best]], terms: list[str]) -> bool:
+    """Whether the names of a hit's best line that hold a query term (the subject the question
+    names) are all names of one line of its mould above: the two lines then say two values of one
+    subject ("The Corner Deli pays on 45-day terms" / "... 28-day terms"), two answers to the
+    question, not a repeat; ``newest_first`` orders them."""
+    named = [run for run in _runs(_raw_of(text, mine.key)) if any(held_terms_each([run], terms))]
+    return bool(named) and any(all(run in _runs(_raw_of(above, line.key)) for run in named) for above, line in theirs)
+
+
+def _raw_of(text: str, key: str) -> str:
+    """The line of a chunk read as ``key`` (``_plain_lines``), as written."""
+    return next((raw for raw, line in _plain_lines(text) if line.key == key), "")
+
+
+@lru_cache(maxsize=4096)
+def _runs(raw: str) -> tuple[str, ...]:
+    """A line's names: each run of words with a capital or a digit in them, as ``_normal`` reads a
+    line's values (its comments, opening marks, day and time aside)."""
+    line = _LEAD.sub("", _COMMENT.sub(" ", raw).strip())
+    runs: list[list[str]] = []
+    last = -2
+    for n, word in enumerate(_FRAME_WORD.findall(line)):
+        if _DIGIT.search(word) or word != word.lower():
+            if last == n - 1:
+                runs[-1].append(word)
+            else:
+                runs.append([word])
+            last = n
+    return tuple(" ".join(run) for run in runs)
+
+
+@lru_cache(maxsize=4096)
+def _line_values(text: str) -> tuple[tuple[str | None, str, frozenset[str]], ...]:
+    """Each line of a chunk (headings and comments aside) as ``_normal`` keys it (None for prose),
+    as written (its opening marks, day and time aside) and with the values it holds
+    (``_is_value``: names, identifiers, numbers with a unit or a separator, dates)."""
+    out = []
+    for raw in text.split("\n"):
+        if raw.lstrip().startswith("#"):
+            continue
+        line = _LEAD.sub("", _COMMENT.sub(" ", raw).strip())
+        if not line:
+            continue
+        normal = _normal(raw)
+        values = frozenset(
+            w.group()
+            for w in _VALUE_LIKE.finditer(line)
+            if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
+        )
+        out.append((normal.key if normal is not None else None, line, values))
+    return tuple(out)
+
+
+L = TypeVar("L")
+
+
+def one_place_shown(
+    shown: Sequence[tuple[T, L | None]],
+    read: Sequence[T],
+    view: Callable[[T], tuple[str, str, str]],
+    tokens: Sequence[str],
+) -> list[tuple[T, L | None]]:
+    """``one_place`` over an answer's hits (``shown``: each with its lift, None without) and the
+    hits read below them (``read``: every hit read, best first, ``shown``'s among them), as many
+    hits as ``shown``: a hit that comes up from below comes without a lift."""
+    if len(shown) < 2:
+        return list(shown)
+    taken = {id(hit) for hit, _ in shown}
+    ranked: list[tuple[T, L | None]] = [*shown, *((hit, None) for hit in read if id(hit) not in taken)]
+    return one_place(ranked, lambda item: view(item[0]), tokens, len(shown))[: len(shown)]
+
+
+class _Best(NamedTuple):
+    """A hit's best line (the first matching the most query terms) as ``one_place`` compares it: the
+    line normalised (``key``) and its frame (its words with the values taken out)."""
+
+    key: str
+    frame: tuple[str, ...]
+
+
+def _best_of(cache: dict[int, _Best | None], at: int, texts: list[str], terms: list[str]) -> _Best | None:
+    """``_best``, read once an answer."""
+    if at not in cache:
+        cache[at] = _best(texts[at], terms)
+    return cache[at]
+
+
+def _best(text: str, terms: list[str]) -> _Best | None:
+    """The first of a chunk's lines (headings and prose aside, ``_plain_lines``) that matches the
+    most query terms, as ``_Best``; None when none matches one."""
+    lines = _plain_lines(text)
+    if not lines:
+        return None
+    held = held_terms_each([raw for raw, _ in lines], terms)
+    top = max(len(found) for found in held)
+    return None if not top else next(line for (_, line), found in zip(lines, held, strict=True) if len(found) == top)
+
+
+@lru_cache(maxsize=4096)
+def _plain_lines(text: str) -> tuple[tuple[str, _Best], ...]:
+    """A chunk's lines as ``_Best`` with each as written, headings and lines of prose aside (with
+    no other line, its headings are read as lines); a pure function of the chunk, kept for the chunks searches
+    meet again."""
+    raws = text.split("\n")
+    found = [(raw, line) for raw in raws if not raw.lstrip().startswith("#") and (line := _normal(raw)) is not None]
+    if not found:  # no line but headings: read as lines
+        found = [(raw, line) for raw in raws if (line := _normal(raw.lstrip("# "))) is not None]
+    return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _signs(text: str) -> frozenset[int]:
+    """The signs of a chunk's lines (``_line_signs``): two chunks share none when no line of one is
+    a line of the other again or of its mould."""
+    return frozenset(sign for _, line in _plain_lines(text) for sign in _line_signs(line.frame))
+
+
+def _line_signs(frame: tuple[str, ...]) -> list[int]:
+    """Hashes two frames of one mould (``_one_mould``) share at least one of: the frame itself; its
+    first two words or its last two when it has four or more (one word in place of another leaves
+    one pair whole); each word masked in turn when it has three."""
+    n = len(frame)
+    signs = [hash(frame)]
+    if n >= 4:
+        signs += [hash((n, 0, frame[0], frame[1])), hash((n, 1, frame[-2], frame[-1]))]
+    elif n == 3:
+        signs += [hash((n, k, *frame[:k], *frame[k + 1 :])) for k in range(3)]
+    return signs
+
+
+#: What a line opens with that says nothing of what it says: list marks, a check box, a day, a time.
+_LEAD = re.compile(
+    r"^(?:[\s>*+-]|\[[ xX]\]|\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?\b|[:|,])+",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”)(?!\w)")
+_FRAME_WORD = re.compile(r"\w+(?:[.:/,'’-]\w+)*")
+
+
+def _normal(raw: str) -> _Best | None:
+    """A line as ``_Best``: its comments, its opening marks, day and time and its closing stop taken
+    out, its spaces and case made one; its frame, each run of words with a capital or a digit in
+    them (a name, a number, an identifier) or of quoted text read as one value. None for an empty
+    line or one of prose."""
+    line = _COMMENT.sub(" ", raw)
+    line = _LEAD.sub("", line.strip()).strip().rstrip(".!;, ")
+    if not line or len(line) > LINE_CHARS:
+        return None
+    frame: list[str] = []
+    for word in _FRAME_WORD.findall(_QUOTED.sub(" 0 ", line)):
+        plain = word if not (_DIGIT.search(word) or word != word.lower()) else ""
+        if plain or not frame or frame[-1]:
+            frame.append(plain)
+    return _Best(" ".join(line.lower().split()), tuple(frame))
+
+
+def _one_mould(theirs: tuple[str, ...], mine: tuple[str, ...]) -> bool:
+    """Whether two frames are of one mould: as many words, a value in them, at least two plain
+    words in common and at most one other plain word in place of another."""
+    if len(theirs) != len(mine) or "" not in mine:
+        return False
+    apart = sum(1 for a, b in zip(theirs, mine, strict=True) if a != b)
+    common = sum(1 for a, b in zip(theirs, mine, strict=True) if a == b and a)
+    return apart <= 1 and common >= 2

@@ -16,7 +16,7 @@ from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
-from sidecar.retrieval.standing import SLACK, newest_first, restated_first, standing
+from sidecar.retrieval.standing import SLACK, newest_first, one_place_shown, restated_first, standing
 from sidecar.retrieval.vectors import dialogue_turns
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
@@ -81,20 +81,20 @@ def rank(
     if cands.bm25:  # a line a newer line restates with another value ranks below it (retrieval.standing)
         weighed = restated_first(weighed, lambda s: _view(rows.get(s.id)), tokens)
     bm_ids = {cid for cid, _ in bm25}
-    picked = []
+    picked = []  # the first ``want`` with rows, then those read below them (``one_place``)
     for scored in weighed:
         row = rows.get(scored.id)
         if row is None:
             continue  # a neighbour that lent nothing it was asked for, or a chunk gone meanwhile
         picked.append((scored, row))
-        if len(picked) == want:
-            break
+    picked, below = picked[:want], picked[want:]
     out = []
     chosen = pick(plan, picked, lambda p: _candidate(p[1], round(p[0].score, 6)), limit)
     if plan is not None and cands.bm25:  # the lift orders by score: a restated line stays below its restatement
         chosen = restated_first(chosen, lambda c: _view(c[0][1]), tokens)
     if cands.bm25:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
         chosen = newest_first(chosen, lambda c: _view(c[0][1]), tokens)
+        chosen = one_place_shown(chosen, [*picked, *below], lambda p: _view(p[1]), tokens)
     for (scored, row), lifted in chosen:
         result = _hit(row, tokens).as_json("crew")
         result["score"] = round(scored.score, 6)
