@@ -107,6 +107,9 @@ def test_a_line_said_once_or_with_more_of_the_query_stays() -> None:
         "- Wren Theatre Club pays by card.",
     )
     assert _ranked(hits, "who is the contact at Wren Theatre Club", 3) == [text for _, _, text in hits]
+    # Asked of the gallery's invoices, the second contact (another subject, no more of the question)
+    # gives way to the line that says what the first does not.
+    assert _ranked(hits, "who is the contact for gallery invoices", 2) == [hits[i][2] for i in (0, 2, 1, 3)]
     other = _hits(
         "- Glenrock Services installed the heat-pump.",
         "- The boiler was serviced on 3 May.",
