@@ -643,11 +643,7 @@ def _read_line(raw: str, note_day: date | None) -> _Read | None:
     if day is None:
         return None
     line = _COMMENT.sub(lambda c: " " * len(c.group()), raw)
-    candidates = [  # a unit is no value either
-        (w.start(), w.end(), w.group())
-        for w in _VALUE_LIKE.finditer(line)
-        if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
-    ]
+    candidates = [(w.start(), w.end(), w.group()) for w in _value_matches(line)]
     kept = note_day is None  # a line of an undated file, dated by the notes it was promoted from
     opening = _OPENING.match(line)  # its first word, when a capital and no stopword
     first = opening[1] if opening and opening[1] != "I" and opening[1].lower() not in STOPWORDS else ""
@@ -683,6 +679,15 @@ def _a_unit(line: str, word: re.Match[str]) -> bool:
     """A capitalised word written just after a number is its unit ("08:15 UTC", "40 GB"), no name
     of the line's: two lines about other subjects at times in UTC name no value in common."""
     return not _DIGIT.search(word.group()) and bool(_AFTER_NUMBER.search(line, 0, word.start()))
+
+
+def _value_matches(line: str) -> list[re.Match[str]]:
+    """The words of ``line`` that are values (``_is_value``), a unit aside (``_a_unit``)."""
+    return [
+        w
+        for w in _VALUE_LIKE.finditer(line)
+        if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
+    ]
 
 
 def _is_value(word: str, *, opens: bool) -> bool:
@@ -855,11 +860,7 @@ def _line_values(text: str) -> tuple[tuple[str | None, str, frozenset[str]], ...
         if not line:
             continue
         normal = _normal(raw)
-        values = frozenset(
-            w.group()
-            for w in _VALUE_LIKE.finditer(line)
-            if _is_value(w.group(), opens=_opens(line, w.start())) and not _a_unit(line, w)
-        )
+        values = frozenset(w.group() for w in _value_matches(line))
         out.append((normal.key if normal is not None else None, line, values))
     return tuple(out)
 
