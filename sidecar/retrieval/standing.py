@@ -834,7 +834,7 @@ def _raw_of(text: str, key: str) -> str:
 def _runs(raw: str) -> tuple[str, ...]:
     """A line's names: each run of words with a capital or a digit in them, as ``_normal`` reads a
     line's values (its comments, opening marks, day and time aside)."""
-    line = _LEAD.sub("", _COMMENT.sub(" ", raw).strip())
+    line = _bare(raw)
     runs: list[list[str]] = []
     last = -2
     for n, word in enumerate(_FRAME_WORD.findall(line)):
@@ -856,7 +856,7 @@ def _line_values(text: str) -> tuple[tuple[str | None, str, frozenset[str]], ...
     for raw in text.split("\n"):
         if raw.lstrip().startswith("#"):
             continue
-        line = _LEAD.sub("", _COMMENT.sub(" ", raw).strip())
+        line = _bare(raw)
         if not line:
             continue
         normal = _normal(raw)
@@ -951,13 +951,17 @@ _QUOTED = re.compile(r"(?<!\w)(?:'[^']+'|\"[^\"]+\"|‘[^’]+’|“[^”]+”)
 _FRAME_WORD = re.compile(r"\w+(?:[.:/,'’-]\w+)*")
 
 
+def _bare(raw: str) -> str:
+    """A line without its comments and its opening marks, day and time (``_LEAD``)."""
+    return _LEAD.sub("", _COMMENT.sub(" ", raw).strip())
+
+
 def _normal(raw: str) -> _Best | None:
     """A line as ``_Best``: its comments, its opening marks, day and time and its closing stop taken
     out, its spaces and case made one; its frame, each run of words with a capital or a digit in
     them (a name, a number, an identifier) or of quoted text read as one value. None for an empty
     line or one of prose."""
-    line = _COMMENT.sub(" ", raw)
-    line = _LEAD.sub("", line.strip()).strip().rstrip(".!;, ")
+    line = _bare(raw).strip().rstrip(".!;, ")
     if not line or len(line) > LINE_CHARS:
         return None
     frame: list[str] = []
