@@ -2,7 +2,11 @@
 
 A dense search reads the whole float32 matrix (1.5 kB a row) for one product, and that read is
 most of its cost. The copy holds each row as int8 with its own scale (384 bytes a row), multiplied
-by onnxruntime's integer kernels. For every row the copy gives a cosine within a known bound of
+by onnxruntime's integer kernels. A row's values use seven bits (-63 to 63): onnxruntime's uint8 x
+int8 kernels on CPUs without VNNI add pairs of products in saturating 16-bit lanes, and 255 x 127 x 2
+overflows one (sums off by thousands) where 255 x 63 x 2 does not. ``build`` raises when the kernel
+disagrees with numpy's exact integer product on a probe (the vector index then reads the float32
+matrix for good). For every row the copy gives a cosine within a known bound of
 the exact one: ``|x.q - x'.q'| <= |x - x'| |q| + |x'| |q - q'|``, where ``x'`` and ``q'`` are the
 int8 row and query scaled back, plus ``MARGIN`` for float rounding in both products. A row whose
 upper bound is under the k-th best lower bound is beaten by k rows for certain; the rest (a few
@@ -30,6 +34,7 @@ Floats = npt.NDArray[np.float32]
 MARGIN = 1e-4
 _INT8, _UINT8, _INT32 = 3, 2, 6  # onnx TensorProto data types
 _ZERO = 128  # the query's zero point: int8 values shifted into uint8
+_PEAK = 63  # a row's largest value in the copy (seven bits: no saturating 16-bit sum)
 
 
 def loaded() -> Any | None:
@@ -55,7 +60,7 @@ class Int8Pass:
             return None
         rows, dim = matrix.shape
         peak = np.abs(matrix).max(axis=1)
-        scales = np.where(peak > 0, peak / np.float32(127), np.float32(1)).astype(np.float32)
+        scales = np.where(peak > 0, peak / np.float32(_PEAK), np.float32(1)).astype(np.float32)
         quantized = np.rint(matrix / scales[:, None]).astype(np.int8)
         back = quantized.astype(np.float32) * scales[:, None]  # float32's rounding here is far under MARGIN
         err = np.stack([np.linalg.norm(matrix - back, axis=1), np.linalg.norm(back, axis=1)]).astype(np.float64)
@@ -66,6 +71,8 @@ class Int8Pass:
         options.enable_cpu_mem_arena = False  # an arena holds ~16 MB for a 40 kB output
         model = _model(np.ascontiguousarray(quantized.T), dim, rows)
         session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        if not _exact(session, quantized):
+            raise ArithmeticError("onnxruntime's integer product differs from the exact one on this CPU")
         return cls(session, rows, scales, err)
 
     def bounds(self, query: Floats) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -110,6 +117,16 @@ class Int8Pass:
         low = near - off
         kth = np.partition(low, n - k)[n - k]
         return np.flatnonzero(near + off >= kth)
+
+
+def _exact(session: Any, quantized: npt.NDArray[np.int8]) -> bool:
+    """Whether the kernel's product equals numpy's exact one on a probe: the query of largest
+    values, signed as the first row is (its every product at its peak), over the first rows."""
+    ints = np.where(quantized[0] >= 0, 127, -127).astype(np.int64)
+    shifted = (ints + _ZERO).astype(np.uint8)[None, :]
+    got = session.run(None, {"a": shifted})[0][0][:256]
+    want = quantized[:256].astype(np.int64) @ ints
+    return bool(np.array_equal(got, want))
 
 
 def _model(weights: npt.NDArray[np.int8], dim: int, rows: int) -> bytes:

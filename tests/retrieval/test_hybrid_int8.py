@@ -14,6 +14,7 @@ import numpy.typing as npt
 import pytest
 
 from sidecar.index.tier_index import TierIndex
+from sidecar.retrieval import int8 as int8_module
 from sidecar.retrieval import vectors as vectors_module
 from sidecar.retrieval.int8 import MARGIN, Int8Pass
 from sidecar.retrieval.vectors import VectorIndex
@@ -71,6 +72,25 @@ def test_every_rows_bound_holds_and_the_rows_left_hold_the_exact_top_k() -> None
         rows = copy.candidates(matrix, query, 100, held=held, at=held, missing=missing)
         assert exact_top(matrix, query, 100) <= set(rows.tolist())
         assert len(rows) < len(matrix) // 10  # a first pass, not the whole matrix again
+
+
+def test_a_copy_whose_kernel_is_not_exact_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Eight-bit rows (-127 to 127): on a CPU whose uint8 x int8 kernel sums pairs of products in
+    # saturating 16-bit lanes (AVX2 without VNNI) the product is wrong, and the copy must say so
+    # rather than serve; where the kernel is exact, every row's bound holds. Either way no copy
+    # serves a bound that does not hold.
+    monkeypatch.setattr(int8_module, "_PEAK", 127)
+    rng = np.random.default_rng(41)
+    matrix = unit(rng.standard_normal((6000, DIM)).astype(np.float32))
+    queries = unit(rng.standard_normal((6, DIM)).astype(np.float32))
+    try:
+        copy = Int8Pass.build(matrix)
+    except ArithmeticError:
+        return
+    assert copy is not None
+    for query in queries:
+        approx, err = copy.bounds(query)
+        assert np.all(np.abs(approx - (matrix @ query).astype(np.float64)) <= err)
 
 
 def fake_vector(text: str) -> Floats:
