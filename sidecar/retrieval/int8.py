@@ -10,8 +10,8 @@ matrix for good). For every row the copy gives a cosine within a known bound of
 the exact one: ``|x.q - x'.q'| <= |x - x'| |q| + |x'| |q - q'|``, where ``x'`` and ``q'`` are the
 int8 row and query scaled back, plus ``MARGIN`` for float rounding in both products. A row whose
 upper bound is under the k-th best lower bound is beaten by k rows for certain; the rest (a few
-hundred of 10,000) are scored exactly from the float32 matrix, so the top k and every cosine
-returned are the exact search's.
+hundred to a thousand of 10,000) are scored exactly from the float32 matrix, so the top k and every
+cosine returned are the exact search's.
 
 onnxruntime is used only when the process has loaded it (the in-process embedder did): the copy
 never imports it. The model is a single ``MatMulInteger`` node written as protobuf bytes
@@ -80,10 +80,8 @@ class Int8Pass:
         peak = float(np.abs(query).max())
         scale = peak / 127.0 if peak > 0 else 1.0
         ints = np.rint(query / scale)
-        shifted = (ints + _ZERO).astype(np.uint8)[None, :]
         off = float(np.linalg.norm(query - ints * scale))
-        products = self._session.run(None, {"a": shifted})[0][0]
-        approx = products * (self._scales * scale)
+        approx = _product(self._session, ints) * (self._scales * scale)
         return approx, self._own + self._norm * off
 
     def candidates(
@@ -123,10 +121,13 @@ def _exact(session: Any, quantized: npt.NDArray[np.int8]) -> bool:
     """Whether the kernel's product equals numpy's exact one on a probe: the query of largest
     values, signed as the first row is (its every product at its peak), over the first rows."""
     ints = np.where(quantized[0] >= 0, 127, -127).astype(np.int64)
-    shifted = (ints + _ZERO).astype(np.uint8)[None, :]
-    got = session.run(None, {"a": shifted})[0][0][:256]
-    want = quantized[:256].astype(np.int64) @ ints
-    return bool(np.array_equal(got, want))
+    return bool(np.array_equal(_product(session, ints)[:256], quantized[:256].astype(np.int64) @ ints))
+
+
+def _product(session: Any, ints: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
+    """The copy's integer product with a query's int8 values (-127 to 127), shifted into uint8."""
+    products: npt.NDArray[np.int32] = session.run(None, {"a": (ints + _ZERO).astype(np.uint8)[None, :]})[0][0]
+    return products
 
 
 def _model(weights: npt.NDArray[np.int8], dim: int, rows: int) -> bytes:

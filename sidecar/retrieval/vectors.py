@@ -243,7 +243,7 @@ class VectorIndex:
         try:
             try:
                 made = Int8Pass.build(snap.matrix)
-            except Exception as exc:  # an onnxruntime that cannot run the copy: the float product, for good
+            except Exception as exc:  # an onnxruntime that cannot run the copy, or not exactly: float, for good
                 log.warning("vectors.int8_unavailable", error=f"{type(exc).__name__}: {exc}")
                 self._int8_off = True
                 return None
