@@ -1,7 +1,7 @@
 """``make bench``: run every benchmark script and print its figures.
 
 Run one with ``python -m tests.bench index`` (names: index, writes, cli, crew, embed, episodic, journal, retrieval,
-load, http, crash, scan, consolidation, store, kg, kg_store, palace, backfill). The words after a bench's name, up to
+load, http, crash, scan, consolidation, store, kg, kg_store, palace, backfill, int8_rows). The words after a bench's name, up to
 the next bench's name, are that bench's arguments: ``python -m tests.bench retrieval --only locomo kg`` runs
 ``retrieval.main(["--only", "locomo"])`` and then ``kg.main([])``. A bench whose ``main`` takes no arguments is
 configured by its environment variables (``INDEX_PARTS=...``) and refuses any. Results on this machine, and the
@@ -33,6 +33,7 @@ SUITES = [
     "kg_store",
     "palace",
     "backfill",
+    "int8_rows",
 ]
 
 
