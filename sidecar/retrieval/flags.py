@@ -10,6 +10,13 @@ change to it (``forget`` is one of the queue's update hooks), so it describes th
 index does. A scan that a change to any file overtook keeps nothing (it may have read the file
 before the change). After start the server scans every file in the background (``warm``).
 
+The files found clean are remembered across restarts in ``CLEAN_FILES`` in the tier dir (each
+file by a digest of its bytes, all of them under a digest of the scanner's code and data): the
+warm-up after a restart reads each file and digests it, and scans only the files that changed
+since, have a finding, or were never judged, so the first searches after a restart do not share
+the host with a scan of the whole tier. The server writes the file when its warm-up ends and when
+it stops; ``memory-sidecar search`` reads and writes the same file.
+
 A hit is marked only with verdicts on the bytes the index holds for its file: each tier's index
 tells the cache (``held``, its ``on_held`` hook, on the index's writer thread) which bytes each file
 it changes holds before the change is searchable, so a search that meets the new text before the
@@ -30,7 +37,11 @@ so, forgets them as before."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import json
 import os
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -43,7 +54,10 @@ from sidecar.write.scan_tail import file_digest
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
 
-__all__ = ["FlagCache"]
+__all__ = ["CLEAN_FILES", "FlagCache", "load_clean", "save_clean"]
+
+#: In the tier dir (a dot file: never a memory file): the files the scanner found clean.
+CLEAN_FILES = ".search-clean.json"
 
 Key = tuple[str, str]  # (tier, path)
 _UNTOLD = b"untold"  # no digest is this long: the index told nothing of the file since start
@@ -67,6 +81,9 @@ class FlagCache:
         # The digest of the bytes the index holds for each file it changed since start (None: the
         # file left it), told by the index before its commit (``held``); set on its writer thread.
         self._held: dict[Key, bytes | None] = {}
+        # Each warmed tier's dir, its files when last listed, and the clean files remembered there
+        # (``CLEAN_FILES``: path -> digest of the bytes found clean) as last read or written.
+        self._remembered: dict[str, tuple[Path, frozenset[str], dict[str, str]]] = {}
 
     def knows(self, tier: str, path: str) -> bool:
         """Whether the verdicts on this file are at hand (a search showing it will not scan it)."""
@@ -149,16 +166,39 @@ class FlagCache:
 
     async def warm(self, roots: dict[str, Path]) -> None:
         """Scan every tier file not known yet, one at a time off the loop (the server runs this in
-        the background after start), so searches seldom meet a file the first time."""
+        the background after start), so searches seldom meet a file the first time. A file
+        remembered clean in the tier's ``CLEAN_FILES`` is read and digested, not scanned, when its
+        bytes are the ones remembered. Each tier's clean files are written back when it is done."""
         for tier, root in roots.items():
             files = await asyncio.to_thread(scan_tier, root)
+            clean = await asyncio.to_thread(load_clean, root)
+            self._remembered[tier] = (root, frozenset(files), clean)
             for rel in files:
                 if (tier, rel) not in self._known:
                     changes = self._changes
-                    found = await asyncio.to_thread(_flagged, root, rel)
+                    found = await asyncio.to_thread(_flagged, root, rel, clean)
                     if changes == self._changes:
                         self._keep((tier, rel), found)
-        self._trim()
+            self._trim()
+            await self.remember(tier)
+
+    async def remember(self, tier: str | None = None) -> None:
+        """Write the clean files known of ``tier`` (of every warmed tier when None) to its
+        ``CLEAN_FILES``, when they differ from what it holds: each file judged clean and still in
+        the tier when it was last listed, by the digest of the bytes judged; a file not known now
+        keeps the digest remembered for it (it is digested again before that is believed)."""
+        for name in [tier] if tier is not None else list(self._remembered):
+            if name not in self._remembered:
+                continue
+            root, files, saved = self._remembered[name]
+            clean = {rel: digest for rel, digest in saved.items() if rel in files and (name, rel) not in self._known}
+            for (known_tier, rel), found in self._known.items():
+                digest = self._digests.get((known_tier, rel))
+                if known_tier == name and not found and digest is not None and rel in files:
+                    clean[rel] = digest.hex()
+            if clean != saved:
+                self._remembered[name] = (root, files, clean)
+                await asyncio.to_thread(save_clean, root, clean)
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
         """``results`` with ``flagged`` on each local hit whose section has a finding."""
@@ -178,7 +218,10 @@ class FlagCache:
         fresh: dict[Key, list[SectionFinding]] = {}
         if missing:
             changes = self._changes
-            read = await asyncio.to_thread(lambda: {key: _flagged(roots[key[0]], key[1]) for key in missing})
+            remembered = self._remembered
+            read = await asyncio.to_thread(
+                lambda: {key: _flagged(roots[key[0]], key[1], _clean_of(remembered, key)) for key in missing}
+            )
             fresh = {key: found for key, (found, _) in read.items()}
             if changes == self._changes:
                 for key, scanned in read.items():
@@ -236,12 +279,67 @@ def _stat_key(file: Path) -> tuple[int, ...] | None:
         return None
 
 
-def _flagged(root: Path, rel: str) -> tuple[list[SectionFinding], bytes | None]:
-    """``flagged_sections`` of the file as it is now, each section's verdict from ``VERDICTS``, and
-    the digest of the bytes judged (None: no such file)."""
-    from sidecar.scanner.scan import flagged_sections
+def _clean_of(remembered: dict[str, tuple[Path, frozenset[str], dict[str, str]]], key: Key) -> dict[str, str]:
+    """The clean files remembered in the dir of ``key``'s tier (none when it was not warmed)."""
+    entry = remembered.get(key[0])
+    return entry[2] if entry is not None else {}
 
+
+def _flagged(root: Path, rel: str, clean: dict[str, str] | None = None) -> tuple[list[SectionFinding], bytes | None]:
+    """``flagged_sections`` of the file as it is now, each section's verdict from ``VERDICTS``, and
+    the digest of the bytes judged (None: no such file); none, unscanned, when ``clean`` remembers
+    these bytes clean."""
     data = read_tier_file(root, rel)
     if data is None:
         return [], None
-    return flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section), file_digest(data)
+    digest = file_digest(data)
+    if clean and clean.get(rel) == digest.hex():
+        return [], digest
+    from sidecar.scanner.scan import flagged_sections
+
+    return flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section), digest
+
+
+def load_clean(root: Path) -> dict[str, str]:
+    """The files remembered clean in ``root``'s ``CLEAN_FILES`` (path -> digest of the bytes found
+    clean); none when it is missing, unreadable, or written for another scanner."""
+    try:
+        saved = json.loads((root / CLEAN_FILES).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if (
+        not isinstance(saved, dict)
+        or saved.get("scanner") != scanner_digest()
+        or not isinstance(saved.get("clean"), dict)
+    ):
+        return {}  # another scanner's verdicts: none hold
+    return {str(k): str(v) for k, v in saved["clean"].items()}
+
+
+def save_clean(root: Path, clean: dict[str, str]) -> None:
+    """Replace ``root``'s ``CLEAN_FILES`` with ``clean`` (whole, by a rename; a dir this user cannot
+    write is left as it is, and its files are scanned again next time)."""
+    path = root / CLEAN_FILES
+    temp = path.with_name(f"{CLEAN_FILES}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)  # names memory files
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"scanner": scanner_digest(), "clean": clean}, out)
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
+
+
+@functools.cache
+def scanner_digest() -> str:
+    """The scanner's code and data as installed (each file's name, size and mtime), and the
+    package's version: a changed scanner forgets every remembered verdict."""
+    import sidecar
+
+    package = Path(sidecar.__file__).parent
+    parts = [sidecar.__version__]
+    data = [*(package / "data").glob("scanner*"), package / "data" / "confusables.txt"]
+    for path in sorted([*(package / "scanner").glob("*.py"), *data]):
+        stat = path.stat()
+        parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()

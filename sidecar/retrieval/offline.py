@@ -11,17 +11,14 @@ the query), and the answer is the same."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
-import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sidecar.contract import SearchRequest
 from sidecar.index.tier import Tier
-from sidecar.retrieval.flags import FlagCache
+from sidecar.retrieval.flags import CLEAN_FILES, FlagCache, load_clean, save_clean
 from sidecar.retrieval.search import SearchService
 
 # The embedders' modules (numpy among them) are imported when an embedder is configured, so a BM25
@@ -34,9 +31,6 @@ if TYPE_CHECKING:
     from sidecar.settings import Settings
 
 __all__ = ["CLEAN_FILES", "LoadedOnUse", "RememberedFlags", "search_dir"]
-
-#: In the tier dir (a dot file: never a memory file): the files earlier searches here found clean.
-CLEAN_FILES = ".search-clean.json"
 
 
 async def search_dir(root: Path, scope: str, query: str, limit: int, settings: Settings) -> dict[str, Any]:
@@ -173,7 +167,6 @@ class RememberedFlags(FlagCache):
     def __init__(self, root: Path, tier: str) -> None:
         super().__init__()
         self.root, self.tier = root, tier
-        self.scanner = _scanner_digest()
         self.clean, self.changed = self._load(), False
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
@@ -199,32 +192,12 @@ class RememberedFlags(FlagCache):
         return marked
 
     def _load(self) -> dict[str, str]:
-        try:
-            saved = json.loads((self.root / CLEAN_FILES).read_text("utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if (
-            not isinstance(saved, dict)
-            or saved.get("scanner") != self.scanner
-            or not isinstance(saved.get("clean"), dict)
-        ):
-            return {}  # another scanner's verdicts: none hold
-        return {str(k): str(v) for k, v in saved["clean"].items()}
+        return load_clean(self.root)
 
     def save(self) -> None:
-        """Write what is remembered, if it grew (replaced whole; a dir this user cannot write is left
-        as it is, and the next search scans again)."""
-        if not self.changed:
-            return
-        path = self.root / CLEAN_FILES
-        temp = path.with_name(f"{CLEAN_FILES}.{os.getpid()}.tmp")
-        try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)  # names memory files
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"scanner": self.scanner, "clean": self.clean}, out)
-            os.replace(temp, path)
-        except OSError:
-            temp.unlink(missing_ok=True)
+        """Write what is remembered, if it grew (``save_clean``)."""
+        if self.changed:
+            save_clean(self.root, self.clean)
 
 
 def _digest(root: Path, rel: str) -> str | None:
@@ -232,17 +205,3 @@ def _digest(root: Path, rel: str) -> str | None:
 
     data = read_tier_file(root, rel)
     return None if data is None else hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-@functools.cache
-def _scanner_digest() -> str:
-    """The scanner's code and data as installed (each file's name, size and mtime), and the
-    package's version: a changed scanner forgets every remembered verdict."""
-    import sidecar
-
-    package = Path(sidecar.__file__).parent
-    parts = [sidecar.__version__]
-    for path in sorted([*(package / "scanner").glob("*.py"), *(package / "data").glob("scanner*")]):
-        stat = path.stat()
-        parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()

@@ -126,15 +126,19 @@ async def _touch_idle_release(request: web.Request, response: web.StreamResponse
 
 async def _flags_ctx(app: web.Application) -> AsyncIterator[None]:
     """Scan the tiers' files for the injection scanner's verdicts in the background, so the first
-    search that shows a file does not pay for it."""
+    search that shows a file does not pay for it; on the way out, remember the files found clean
+    (``sidecar.retrieval.flags.CLEAN_FILES``), so the next start scans only what changed."""
     sidecar = app[SIDECAR]
     roots = {name: tier.root for name, tier in sidecar.tiers.items()} if sidecar.settings.memory_enabled else {}
-    task = asyncio.create_task(sidecar.search.flags.warm(roots), name="flag-warm")
+    flags = sidecar.search.flags
+    task = asyncio.create_task(flags.warm(roots), name="flag-warm")
     try:
         yield
     finally:
         with contextlib.suppress(Exception):
             await stop_task(task)
+        with contextlib.suppress(Exception):
+            await flags.remember()
 
 
 async def _stop_long_work(app: web.Application) -> None:

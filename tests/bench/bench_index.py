@@ -9,6 +9,10 @@ no rows fetched, no snippets.
     python -m tests.bench index
     INDEX_PARTS=start,reindex python -m tests.bench index   (parts: search,http,start,process,reindex,reconcile,rss,checks)
 
+``http`` searches over one keep-alive connection right after ready (the postings built): on the
+tier's first start, while the injection scanner judges every file in the background, and on a
+restart, where the files found clean are remembered and only what changed is scanned.
+
 ``start`` spawns the sidecar on the 10k-chunk dir five times: the median wall clock from the spawn to
 ``/healthz`` 200, and the process's CPU by then (every thread), beside the host's reference loop.
 
@@ -121,44 +125,54 @@ def bench_search(base: Path, chunks: int, target: str) -> None:
 
 
 def bench_http(base: Path) -> None:
+    """The round trip right after ready, on the tier's first start (every file's sections judged by
+    the injection scanner in the background meanwhile) and on a restart (the files found clean
+    remembered: only what changed is scanned), then the restarted process's idle RSS."""
     root = base / "c10000"
-    side = start_sidecar(root, "--watch", "false")
-    try:
-        with httpx.Client(base_url=side.url) as client:
-            deadline = time.monotonic() + 60
-            while client.get("/memory/status").json()["bm25"]["engine"] != "postings":
-                assert time.monotonic() < deadline, "postings not built within 60 s"
-                time.sleep(0.05)
-            queries = make_queries(2000, seed=3)
-            for q in queries[:100]:
-                client.post("/memory/search", json={"query": q})
-            samples = []
-            cpu0 = cpu_s(side.proc.pid)
-            for q in queries:
-                t0 = time.perf_counter()
-                r = client.post("/memory/search", json={"query": q})
-                samples.append(time.perf_counter() - t0)
-                assert r.status_code == 200
-            cpu = (cpu_s(side.proc.pid) - cpu0) / len(queries)
-        report(
-            "HTTP search round trip, 10k chunks (keep-alive)",
-            f"{ms(samples)}  server CPU {cpu * 1000:.3f} ms",
-            "p99 <= 5 ms",
-        )
-        time.sleep(1.0)
-        pid = side.proc.pid
-        report(
-            "idle RSS, 10k-chunk agent tier (BM25 only)",
-            f"{rss_kb(pid) / 1024:.1f} MB",
-            "<= a bare aiohttp process + 30 MB (INDEX_PARTS=rss)",
-        )
-        parts = [rss_kb(pid, field) / 1024 for field in ("RssFile", "RssAnon", "RssShmem")]
-        report("  files mapped (code) / anonymous / shared (the postings)", " / ".join(f"{mb:.1f} MB" for mb in parts))
-        report(
-            "  its code alone: a process importing what serve imports, serving nothing", f"{_imports_only_mb():.1f} MB"
-        )
-    finally:
-        side.stop()
+    for when in ("first start", "restart"):
+        side = start_sidecar(root, "--watch", "false")
+        try:
+            _http_round_trips(side.url, side.proc.pid, when)
+            if when == "restart":
+                _idle_rss_after(side.proc.pid)
+        finally:
+            side.stop()
+
+
+def _http_round_trips(url: str, pid: int, when: str) -> None:
+    with httpx.Client(base_url=url) as client:
+        deadline = time.monotonic() + 60
+        while client.get("/memory/status").json()["bm25"]["engine"] != "postings":
+            assert time.monotonic() < deadline, "postings not built within 60 s"
+            time.sleep(0.05)
+        queries = make_queries(2000, seed=3)
+        for q in queries[:100]:
+            client.post("/memory/search", json={"query": q})
+        samples = []
+        cpu0 = cpu_s(pid)
+        for q in queries:
+            t0 = time.perf_counter()
+            r = client.post("/memory/search", json={"query": q})
+            samples.append(time.perf_counter() - t0)
+            assert r.status_code == 200
+        cpu = (cpu_s(pid) - cpu0) / len(queries)
+    report(
+        f"HTTP search round trip, 10k chunks (keep-alive), {when}",
+        f"{ms(samples)}  server CPU {cpu * 1000:.3f} ms",
+        "p99 <= 5 ms",
+    )
+
+
+def _idle_rss_after(pid: int) -> None:
+    time.sleep(1.0)
+    report(
+        "idle RSS, 10k-chunk agent tier (BM25 only)",
+        f"{rss_kb(pid) / 1024:.1f} MB",
+        "<= a bare aiohttp process + 30 MB (INDEX_PARTS=rss)",
+    )
+    parts = [rss_kb(pid, field) / 1024 for field in ("RssFile", "RssAnon", "RssShmem")]
+    report("  files mapped (code) / anonymous / shared (the postings)", " / ".join(f"{mb:.1f} MB" for mb in parts))
+    report("  its code alone: a process importing what serve imports, serving nothing", f"{_imports_only_mb():.1f} MB")
 
 
 def bench_start(base: Path) -> None:

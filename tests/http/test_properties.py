@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from sidecar.consolidate.schedule import LAST_RUN_REL
+from sidecar.retrieval.flags import CLEAN_FILES
 from sidecar.server.app import create_app
 from sidecar.server.lock import LOCK_NAME
 from sidecar.settings import load_settings
@@ -43,8 +44,8 @@ pytestmark = pytest.mark.slow
 PROPERTY = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 DOCUMENTED_5XX: set[tuple[int, str]] = set()
 # Besides memory files, the tier dir holds the tier index, the episodic journal, the knowledge graph,
-# the dir's lock and, once a consolidation (``POST /memory/consolidate`` with a body it takes) has
-# run, that run's record.
+# the dir's lock, the files the injection scanner found clean and, once a consolidation (``POST
+# /memory/consolidate`` with a body it takes) has run, that run's record.
 DATABASES = re.compile(r"^(index|journal|kg)\.sqlite(-wal|-shm|-journal)?$")
 
 
@@ -94,7 +95,12 @@ def check_aftermath(d: Daemon) -> None:
     assert tree(d.base, d.tier) == d.before, "a file was created outside the tier dir"
     for path in d.tier.rglob("*"):
         rel = path.relative_to(d.tier).as_posix()
-        assert path.is_dir() or rel.endswith(".md") or DATABASES.match(rel) or rel in (LOCK_NAME, LAST_RUN_REL), rel
+        assert (
+            path.is_dir()
+            or rel.endswith(".md")
+            or DATABASES.match(rel)
+            or rel in (LOCK_NAME, LAST_RUN_REL, CLEAN_FILES)
+        ), rel
         assert not path.is_symlink(), rel
     md_files = sorted(p.relative_to(d.tier).as_posix() for p in d.tier.rglob("*.md") if p.is_file())
     # a search that waits for the latest write, then the index must hold exactly the files

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sidecar.errors import TierLocked
+from sidecar.retrieval.flags import CLEAN_FILES
 from sidecar.server.lifecycle import OpeningTiers
 from sidecar.settings import Settings
 from tests.support.procs import free_port, start_sidecar
@@ -55,8 +56,9 @@ def test_a_second_sidecar_on_the_same_dir_exits_at_once_and_touches_nothing(memo
         assert not [e for e in events if e["event"] in ("index.opened", "episodic.started", "sidecar.ready")]
         after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in memory_dir.iterdir() if p.is_file()}
         assert left_behind.exists() and index.exists()
-        # The first sidecar's own databases (index, journal, knowledge graph) may move meanwhile.
-        own = ("journal", "index", "kg")
+        # The first sidecar's own files (index, journal, knowledge graph, the files its scanner found
+        # clean) may move meanwhile.
+        own = ("journal", "index", "kg", CLEAN_FILES)
         assert {k: v for k, v in after.items() if not k.startswith(own)} == {
             k: v for k, v in before.items() if not k.startswith(own)
         }
