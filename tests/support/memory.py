@@ -8,7 +8,19 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-__all__ = ["AGENT_MD", "DAILY_MD", "DIALOGUE_MD", "TOOLS_MD", "ClientFactory", "write"]
+from sidecar.retrieval.flags import CLEAN_FILES
+
+__all__ = ["AGENT_MD", "DAILY_MD", "DIALOGUE_MD", "OWN_STATE", "TOOLS_MD", "ClientFactory", "memory_tree", "write"]
+
+#: The sidecar's own files beside the memory files, which a running sidecar may write at any time:
+#: its databases (with their journals) and the files its injection scanner found clean.
+OWN_STATE = ("index.sqlite", "journal.sqlite", "kg.sqlite", CLEAN_FILES)
+
+
+def memory_tree(root: Path) -> list[str]:
+    """Every path under ``root`` (relative, sorted) but the sidecar's own files (``OWN_STATE``)."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if not p.name.startswith(OWN_STATE))
+
 
 AGENT_MD = """# Identity
 I am researcher, a code review agent.

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sidecar.index.files import MAX_DIR_DEPTH, MAX_PATH_BYTES, scan_tier
-from tests.support.memory import ClientFactory, write
+from tests.support.memory import ClientFactory, memory_tree, write
 
 
 async def post_write(client: Any, path: str, content: str = "planted", **extra: Any) -> tuple[int, dict[str, Any]]:
@@ -34,7 +34,7 @@ async def search_paths(client: Any, query: str) -> list[str]:
 
 
 def tree(root: Path) -> list[str]:
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if "index.sqlite" not in p.name)
+    return memory_tree(root)
 
 
 def make_chain(root: Path, depth: int, name: str = "d") -> None:

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from sidecar.retrieval.flags import CLEAN_FILES
-from tests.support.memory import ClientFactory, write
+from tests.support.memory import ClientFactory, memory_tree, write
 
 
 async def post_write(client: Any, **body: Any) -> tuple[int, dict[str, Any]]:
@@ -165,18 +164,12 @@ BAD_PATHS = [
 @pytest.mark.parametrize("path", BAD_PATHS, ids=range(len(BAD_PATHS)))
 async def test_refused_paths(sidecar_client: ClientFactory, memory_dir: Path, path: str) -> None:
     client = await sidecar_client()
-    before = sorted(p.relative_to(memory_dir.parent).as_posix() for p in memory_dir.parent.rglob("*"))
+    before = memory_tree(memory_dir.parent)  # the sidecar's own files may change meanwhile: not read
     status, body = await post_write(client, path=path, content="pwned")
     assert status == 400 and body["error"]["code"] == "invalid_path"
     resp = await client.get("/memory/read", params={"path": path})
     assert resp.status == 400
-    after = sorted(p.relative_to(memory_dir.parent).as_posix() for p in memory_dir.parent.rglob("*"))
-    # The sidecar's own state beside the memory files (its databases, the files its scanner found
-    # clean) may change meanwhile; nothing else may appear.
-    own = ("index.sqlite", "journal.sqlite", "kg.sqlite", CLEAN_FILES)
-    assert [p for p in after if not p.rsplit("/", 1)[-1].startswith(own)] == [
-        p for p in before if not p.rsplit("/", 1)[-1].startswith(own)
-    ]
+    assert memory_tree(memory_dir.parent) == before
 
 
 async def test_symlinks_out_of_the_tier_are_refused(
