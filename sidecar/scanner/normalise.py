@@ -96,6 +96,13 @@ class Stems:
     #: text's words cost a look-up each, however many stems there are (``Views.present``).
     by_head: dict[str, tuple[str, ...]] = field(default_factory=dict)
     short: tuple[int, ...] = ()
+    #: ``other`` without the terms holding a character outside ASCII: all an ASCII text can hold.
+    other_ascii: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The stems of several words by their first word, each with its second word and whether a third
+    #: follows (``_second_word``): what ``Views.present`` looks up before it searches the text for one.
+    joined: dict[str, tuple[tuple[str, str, bool], ...]] = field(default_factory=dict)
+    #: The first words each word of a text starts with, for the words met so far (``starts``).
+    _starts: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, terms: Iterable[str]) -> Stems:
@@ -120,10 +127,36 @@ class Stems:
             tuple(sorted({len(first) for first in by_first})),
             {head: tuple(firsts) for head, firsts in by_head.items()},
             tuple(sorted({len(first) for first in by_first if len(first) < HEAD})),
+            {char: kept for char, found in other.items() if (kept := tuple(t for t in found if t.isascii()))},
+            {
+                first: tuple((stem, *_second_word(stem)) for stem in found if stem.partition(" ")[2])
+                for first, found in by_first.items()
+            },
         )
+
+    def starts(self, word: str) -> tuple[str, ...]:
+        """The first words of ``words`` that ``word`` starts with: the ones shorter than ``HEAD`` and
+        those its head holds. Remembered per word (a word's answer never changes), up to
+        ``_KNOWN_WORDS`` words, so the words a tier repeats are looked up once."""
+        known = self._starts.get(word)
+        if known is None:
+            if len(self._starts) >= _KNOWN_WORDS:
+                self._starts.clear()
+            found = [word[:size] for size in self.short if size <= len(word) and word[:size] in self.by_first]
+            found += [first for first in self.by_head.get(word[:HEAD], ()) if word.startswith(first)]
+            known = self._starts[word] = tuple(found)
+        return known
+
+
+def _second_word(stem: str) -> tuple[str, bool]:
+    """The second word of a stem of several words when it is made of word characters ("" when not),
+    and whether another word follows it."""
+    parts = stem.split(" ")
+    return (parts[1] if _WORD.fullmatch(parts[1]) else ""), len(parts) > 2
 
 
 HEAD = 3  # characters of a stem's first word it is looked up by (``Stems.by_head``)
+_KNOWN_WORDS = 16_384  # words whose first words one ``Stems`` remembers (``Stems.starts``)
 
 
 @dataclass(slots=True)
@@ -143,6 +176,8 @@ class Views:
     _holding: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     _distinct: str | None = field(default=None, repr=False)
     _present: dict[int, tuple[Stems, frozenset[str]]] = field(default_factory=dict, repr=False)
+    _ascii: bool | None = field(default=None, repr=False)
+    _word_set: frozenset[str] | None = field(default=None, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
         """Whether ``needle`` occurs in ``folded`` (or ``raw``); remembered, as rules share needles."""
@@ -173,11 +208,7 @@ class Views:
                 index = bisect.bisect_left(words, first)
                 if index < len(words) and words[index].startswith(first) and (not rest or self.has(stem)):
                     return True
-        if not stems.other:
-            return False
-        if self._chars is None:
-            self._chars = frozenset(self.folded)
-        return any(self.has(term) for char in stems.other.keys() & self._chars for term in stems.other[char])
+        return self._holds_other(stems)
 
     def present(self, stems: Stems) -> frozenset[str]:
         """The word stems of ``stems`` (``stems.words``) that ``starts_a_word`` would find here, each as
@@ -188,17 +219,11 @@ class Views:
             return known[1]
         firsts: set[str] = set()  # the stems' first words that start some word of the text
         for word in self._sorted_words():
-            for size in stems.short:
-                if size > len(word):
-                    break
-                if word[:size] in stems.by_first:
-                    firsts.add(word[:size])
-            for first in stems.by_head.get(word[:HEAD], ()):
-                if word.startswith(first):
-                    firsts.add(first)
+            firsts.update(stems.starts(word))
         found: set[str] = set()
         for first in firsts:
-            found.update(stem for stem in stems.by_first[first] if not stem.partition(" ")[2] or self.has(stem))
+            found.update(stem for stem in stems.by_first[first] if not stem.partition(" ")[2])
+            found.update(self._joined_here(stems.joined[first]))
         out = frozenset(found)
         self._present[id(stems)] = (stems, out)
         return out
@@ -209,11 +234,21 @@ class Views:
         for one by one until one is found, each answer remembered for the text."""
         if not self.present(every).isdisjoint(mine.words):
             return True
-        if not mine.other:
+        return self._holds_other(mine)
+
+    def _holds_other(self, stems: Stems) -> bool:
+        """Whether one of ``stems.other`` occurs in ``folded``: only the terms whose first character the
+        text holds are looked for, and in an ASCII text only the ASCII ones (no other can occur there)."""
+        if not stems.other:
+            return False
+        if self._ascii is None:
+            self._ascii = self.folded.isascii()
+        other = stems.other_ascii if self._ascii else stems.other
+        if not other:
             return False
         if self._chars is None:
             self._chars = frozenset(self.folded)
-        return any(self.has(term) for char in mine.other.keys() & self._chars for term in mine.other[char])
+        return any(self.has(term) for char in other.keys() & self._chars for term in other[char])
 
     def sentences(self) -> list[tuple[int, int]]:
         """The sentence spans of ``folded`` (``sentences.sentences``), split once for every rule."""
@@ -229,14 +264,22 @@ class Views:
             self._pieces = [folded[begin:end] for begin, end in self.sentences()]
         return self._pieces
 
-    def sentences_holding(self, literals: Iterable[str]) -> list[int]:
+    def sentences_holding(self, literals: frozenset[str]) -> list[int]:
         """The indices of the sentences (``sentences``) whose text holds one of ``literals``, in
         order: each literal's places found by substring search over the whole text, once per text
-        whichever rules ask for it."""
+        whichever rules ask for it. The literals the text holds at all are picked first, the words
+        among them looked for in the text's distinct words (``_split``): a rule has up to a hundred,
+        and few of them occur."""
+        words, others = _split(literals)
+        listed, folded = self._word_text(), self.folded
+        held_here = [literal for literal in words if literal in listed]
+        held_here += [literal for literal in others if literal in folded]
+        if not held_here:
+            return []
         spans = self.sentences()
         begins: list[int] = []
         found: set[int] = set()
-        for literal in literals:
+        for literal in held_here:
             held = self._holding.get(literal)
             if held is None:
                 begins = begins or [begin for begin, _ in spans]
@@ -245,8 +288,6 @@ class Views:
         return sorted(found)
 
     def _holding_one(self, literal: str, spans: list[tuple[int, int]], begins: list[int]) -> frozenset[int]:
-        if _WORD.fullmatch(literal) and literal not in self._word_text():  # no word holds it: a short look
-            return frozenset()
         text, size = self.folded, len(literal)
         count = text.count(literal)
         if count == 0:
@@ -270,6 +311,28 @@ class Views:
             self._distinct = "\n".join(self._sorted_words())
         return self._distinct
 
+    def _joined_here(self, joined: tuple[tuple[str, str, bool], ...]) -> list[str]:
+        """The stems of several words (``Stems.joined``) that occur in ``folded``. A stem's second word,
+        made of word characters, stands between two spaces when a third word follows: it is then one
+        of the text's words; last, it starts one. Either is a look-up in the text's words, much
+        cheaper than searching the whole text, which is done only for the stems that pass it."""
+        words = self._sorted_words()
+        if self._word_set is None:
+            self._word_set = frozenset(words)
+        out = []
+        for stem, second, middle in joined:
+            if second:
+                if middle:
+                    if second not in self._word_set:
+                        continue
+                else:
+                    index = bisect.bisect_left(words, second)
+                    if index == len(words) or not words[index].startswith(second):
+                        continue
+            if stem in self.folded:
+                out.append(stem)
+        return out
+
     def _sorted_words(self) -> list[str]:
         if self._words is None:
             self._words = sorted(set(_WORD.findall(self.folded)))
@@ -280,6 +343,15 @@ class Views:
         if self._fences is None:
             self._fences = [m.start() for m in _FENCE_LINE.finditer(self.folded)]
         return bisect.bisect_right(self._fences, pos) % 2 == 1
+
+
+@functools.lru_cache(maxsize=1024)
+def _split(literals: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``literals`` as the words among them (word characters only) and the rest. A word occurs in a
+    text exactly when one of the text's words holds it (an occurrence cannot cross a character that
+    is not a word character), so it is looked for in the text's distinct words, one a line."""
+    words = tuple(sorted(literal for literal in literals if _WORD.fullmatch(literal)))
+    return words, tuple(sorted(literals.difference(words)))
 
 
 def normalise(text: str) -> Views:

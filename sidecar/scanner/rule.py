@@ -265,12 +265,17 @@ def per_sentence(
                 required.append(required_literals(gate))
             if required[0] is not None:
                 indices = views.sentences_holding(required[0])
-        # Bounded, so a text of all-different sentences holds no more than this many verdicts.
-        read_once = functools.lru_cache(maxsize=_REMEMBERED)(read)
+        read_once: dict[str, tuple[int, int, int] | None] = {}  # verdicts on the sentences said so far
         for index in indices:
             begin, end = spans[index]
             piece = pieces[index]
-            hit = _judged(views, read_once(piece), piece, begin, end, described=described)
+            if piece in read_once:
+                verdict = read_once[piece]
+            else:
+                verdict = read(piece)
+                if len(read_once) < _REMEMBERED:  # bounded: a text of all-different sentences holds no more
+                    read_once[piece] = verdict
+            hit = _judged(views, verdict, piece, begin, end, described=described)
             if hit is not None:
                 yield hit
 
