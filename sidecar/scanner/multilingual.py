@@ -17,6 +17,7 @@ from typing import cast
 
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.deferred import deferred
+from sidecar.scanner.factored import compile_factored
 from sidecar.scanner.lexicon import KEYS, LEXICON, NEGATIONS
 from sidecar.scanner.normalise import Stems, Views, normalise
 from sidecar.scanner.rule import Rule, RuleMatch, per_sentence
@@ -56,7 +57,7 @@ def _compile(key: str, ascii_only: bool = False) -> re.Pattern[str]:
                 (unspaced if lang in _UNSPACED else spaced).add(re.escape(form).replace(r"\ ", r"\s+") + whole)
     parts = [rf"(?<!\w)(?:{_longest_first(spaced)})"] if spaced else []
     parts += [_longest_first(unspaced)] if unspaced else []  # an empty alternative would match anywhere
-    return re.compile("|".join(parts) or r"(?!)")
+    return compile_factored("|".join(parts) or r"(?!)")
 
 
 def _longest_first(terms: set[str]) -> str:

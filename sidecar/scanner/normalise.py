@@ -13,17 +13,20 @@ from __future__ import annotations
 import bisect
 import functools
 import html
+import itertools
 import re
+import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import unquote
 
 from sidecar.scanner.confusables import load_table
 from sidecar.scanner.deferred import deferred
 from sidecar.scanner.sentences import sentences
 
-__all__ = ["Stems", "Views", "fold_char", "normalise"]
+__all__ = ["Literals", "Stems", "Views", "fold_char", "literals_of", "normalise"]
 
 # Characters that render as blank space but are letters or symbols: attackers use them as spaces.
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5")
@@ -101,8 +104,11 @@ class Stems:
     #: The stems of several words by their first word, each with its second word and whether a third
     #: follows (``_second_word``): what ``Views.present`` looks up before it searches the text for one.
     joined: dict[str, tuple[tuple[str, str, bool], ...]] = field(default_factory=dict)
-    #: The first words each word of a text starts with, for the words met so far (``starts``).
-    _starts: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+    #: The first words each word of a text starts with (``starts``), for the words met so far.
+    _starts: _PerWord = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_starts", _PerWord(self.starts))
 
     @classmethod
     def of(cls, terms: Iterable[str]) -> Stems:
@@ -134,18 +140,39 @@ class Stems:
             },
         )
 
+    def firsts(self, words: list[str]) -> set[str]:
+        """The first words of ``words`` (``by_first``) that some of ``words`` (a text's) start with."""
+        return self._starts.union(words)
+
     def starts(self, word: str) -> tuple[str, ...]:
         """The first words of ``words`` that ``word`` starts with: the ones shorter than ``HEAD`` and
-        those its head holds. Remembered per word (a word's answer never changes), up to
-        ``_KNOWN_WORDS`` words, so the words a tier repeats are looked up once."""
-        known = self._starts.get(word)
-        if known is None:
-            if len(self._starts) >= _KNOWN_WORDS:
-                self._starts.clear()
-            found = [word[:size] for size in self.short if size <= len(word) and word[:size] in self.by_first]
-            found += [first for first in self.by_head.get(word[:HEAD], ()) if word.startswith(first)]
-            known = self._starts[word] = tuple(found)
-        return known
+        those its head holds."""
+        found = [word[:size] for size in self.short if size <= len(word) and word[:size] in self.by_first]
+        found += [first for first in self.by_head.get(word[:HEAD], ()) if word.startswith(first)]
+        return tuple(found)
+
+
+class _PerWord:
+    """An answer about each word (a tuple of strings), remembered for up to ``_KNOWN_WORDS`` words: a
+    word's answer never changes, and the words of a tier's texts repeat, so most are looked up once.
+    Safe to share between threads: a word's answer lost while another thread clears is found again."""
+
+    def __init__(self, answer: Callable[[str], tuple[str, ...]]) -> None:
+        self.answer = answer
+        self.known: dict[str, tuple[str, ...]] = {}
+
+    def union(self, words: list[str]) -> set[str]:
+        """Every string the answers about ``words`` hold."""
+        known = list(map(self.known.get, words))
+        if None in known:
+            known = [self._answer(word) if found is None else found for word, found in zip(words, known, strict=True)]
+        return set(itertools.chain.from_iterable(cast("list[tuple[str, ...]]", known)))
+
+    def _answer(self, word: str) -> tuple[str, ...]:
+        if len(self.known) >= _KNOWN_WORDS:
+            self.known.clear()
+        found = self.known[word] = self.answer(word)
+        return found
 
 
 def _second_word(stem: str) -> tuple[str, bool]:
@@ -156,6 +183,33 @@ def _second_word(stem: str) -> tuple[str, bool]:
 
 
 HEAD = 3  # characters of a stem's first word it is looked up by (``Stems.by_head``)
+
+
+@dataclass(frozen=True, slots=True)
+class Literals:
+    """Strings a rule looks for in a text (``Views.held``): those made of word characters, at least
+    ``GRAM`` long, each with its first and last ``GRAM`` characters (``words``), and the others."""
+
+    words: tuple[tuple[str, str, str], ...]
+    rest: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=1024)
+def literals_of(strings: frozenset[str]) -> Literals:
+    """``strings`` ready for ``Views.held``, in a fixed order (built once per set)."""
+    words = sorted(s for s in strings if len(s) >= GRAM and _WORD.fullmatch(s))
+    return Literals(tuple((w, w[:GRAM], w[-GRAM:]) for w in words), tuple(sorted(strings.difference(words))))
+
+
+GRAM = 3  # characters of the pieces of a text's words looked up before a literal is searched for
+
+
+def _grams_of(word: str) -> tuple[str, ...]:
+    """The runs of ``GRAM`` characters in ``word``, each kept once in the process (``sys.intern``)."""
+    return tuple({sys.intern(word[index : index + GRAM]) for index in range(len(word) - GRAM + 1)})
+
+
+_GRAMS = _PerWord(_grams_of)
 _KNOWN_WORDS = 16_384  # words whose first words one ``Stems`` remembers (``Stems.starts``)
 
 
@@ -178,6 +232,7 @@ class Views:
     _present: dict[int, tuple[Stems, frozenset[str]]] = field(default_factory=dict, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
     _word_set: frozenset[str] | None = field(default=None, repr=False)
+    _gram_set: set[str] | None = field(default=None, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
         """Whether ``needle`` occurs in ``folded`` (or ``raw``); remembered, as rules share needles."""
@@ -186,6 +241,30 @@ class Views:
         if found is None:
             found = self._seen[key] = needle in (self.raw if raw else self.folded)
         return found
+
+    def held(self, wanted: Literals) -> list[str]:
+        """The strings of ``wanted`` that occur in ``folded``, words first. A word (word characters
+        only) occurs exactly when one of the text's words holds it, and then that word holds its
+        first and last ``GRAM`` characters too: only a word whose two ends are among the text's
+        words' pieces (``_grams``) is searched for, in the text's distinct words (``_word_text``)."""
+        grams, listed = self._grams(), self._word_text()
+        out = [word for word, head, tail in wanted.words if head in grams and tail in grams and word in listed]
+        if wanted.rest:
+            out += [other for other in wanted.rest if other in self.folded]
+        return out
+
+    def holds(self, wanted: Literals) -> bool:
+        """Whether one of ``wanted`` occurs in ``folded`` (as ``held``, stopping at the first)."""
+        grams, listed = self._grams(), self._word_text()
+        return any(head in grams and tail in grams and word in listed for word, head, tail in wanted.words) or any(
+            other in self.folded for other in wanted.rest
+        )
+
+    def _grams(self) -> set[str]:
+        """Every run of ``GRAM`` characters inside one of the text's distinct words."""
+        if self._gram_set is None:
+            self._gram_set = _GRAMS.union(self._sorted_words())
+        return self._gram_set
 
     def starts_a_word(self, stems: Stems) -> bool:
         """Whether some word of ``folded`` starts with one of ``stems.words`` (a stem of several
@@ -217,11 +296,8 @@ class Views:
         known = self._present.get(id(stems))
         if known is not None and known[0] is stems:
             return known[1]
-        firsts: set[str] = set()  # the stems' first words that start some word of the text
-        for word in self._sorted_words():
-            firsts.update(stems.starts(word))
         found: set[str] = set()
-        for first in firsts:
+        for first in stems.firsts(self._sorted_words()):  # the stems' first words that start a word here
             found.update(stem for stem in stems.by_first[first] if not stem.partition(" ")[2])
             found.update(self._joined_here(stems.joined[first]))
         out = frozenset(found)
@@ -267,13 +343,9 @@ class Views:
     def sentences_holding(self, literals: frozenset[str]) -> list[int]:
         """The indices of the sentences (``sentences``) whose text holds one of ``literals``, in
         order: each literal's places found by substring search over the whole text, once per text
-        whichever rules ask for it. The literals the text holds at all are picked first, the words
-        among them looked for in the text's distinct words (``_split``): a rule has up to a hundred,
-        and few of them occur."""
-        words, others = _split(literals)
-        listed, folded = self._word_text(), self.folded
-        held_here = [literal for literal in words if literal in listed]
-        held_here += [literal for literal in others if literal in folded]
+        whichever rules ask for it. The literals the text holds at all are picked first (``held``): a
+        rule has up to a hundred, and few of them occur."""
+        held_here = self.held(literals_of(literals))
         if not held_here:
             return []
         spans = self.sentences()
@@ -343,15 +415,6 @@ class Views:
         if self._fences is None:
             self._fences = [m.start() for m in _FENCE_LINE.finditer(self.folded)]
         return bisect.bisect_right(self._fences, pos) % 2 == 1
-
-
-@functools.lru_cache(maxsize=1024)
-def _split(literals: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``literals`` as the words among them (word characters only) and the rest. A word occurs in a
-    text exactly when one of the text's words holds it (an occurrence cannot cross a character that
-    is not a word character), so it is looked for in the text's distinct words, one a line."""
-    words = tuple(sorted(literal for literal in literals if _WORD.fullmatch(literal)))
-    return words, tuple(sorted(literals.difference(words)))
 
 
 def normalise(text: str) -> Views:

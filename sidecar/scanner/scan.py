@@ -64,7 +64,7 @@ from sidecar.scanner.intent import INTENT_RULES
 from sidecar.scanner.joined import JOINED_RULES
 from sidecar.scanner.leak import LEAK_RULES
 from sidecar.scanner.multilingual import MULTILINGUAL_RULES
-from sidecar.scanner.normalise import Stems, Views, normalise
+from sidecar.scanner.normalise import Stems, Views, literals_of, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
 from sidecar.scanner.rule import Rule, RuleMatch, described
 from sidecar.scanner.sections import Section, split_sections
@@ -134,6 +134,8 @@ _RULES: tuple[Rule, ...] = tuple(
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
 # The intent rules' word stems, looked up together once per text; a rule runs when one of its own is there.
 _STEMS = {rule.pattern: Stems.of(rule.needles) for rule in _RULES if rule.layer == "intent"}
+# The other rules' needles, ready to be looked up in a text's words (``Views.holds``).
+_NEEDLES = {rule.pattern: literals_of(frozenset(rule.needles)) for rule in _RULES if rule.layer != "intent"}
 _ALL_STEMS = Stems.of(frozenset().union(*(rule.needles for rule in _RULES if rule.layer == "intent")))
 
 
@@ -347,7 +349,9 @@ def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> It
         if rule.layer == "intent":  # word stems: every rule's looked up in the text's words at once
             if not views.holds_any(_ALL_STEMS, _STEMS[rule.pattern]):
                 continue
-        elif rule.needles and not any(views.has(needle, raw=raw) for needle in rule.needles):
+        elif rule.needles and not (
+            any(views.has(needle, raw=True) for needle in rule.needles) if raw else views.holds(_NEEDLES[rule.pattern])
+        ):
             continue
         view = rule.text(views)
         hit = _most_severe(rule, views)
