@@ -398,7 +398,9 @@ def other_runs(text: str) -> list[tuple[int, int, str]]:
         if len(decoded.replace(" ", "")) >= 8:
             out.append((found.start(), found.end(), decoded))
     lower = text.lower()
-    for found in _NATO_RUN.finditer(lower if len(lower) == len(text) else text):
+    spelled = lower if len(lower) == len(text) else text
+    # A run is made of the alphabet's words: a text that holds none of them has none, and is not searched.
+    for found in _NATO_RUN.finditer(spelled) if any(word in spelled for word in _NATO) else ():
         letters = [_NATO[w.casefold()] for w in re.findall(r"[A-Za-z-]+", found.group()) if w.casefold() in _NATO]
         out.append((found.start(), found.end(), "".join(letters)))
     out += _leet(text)

@@ -233,6 +233,7 @@ class Views:
     _ascii: bool | None = field(default=None, repr=False)
     _word_set: frozenset[str] | None = field(default=None, repr=False)
     _gram_set: set[str] | None = field(default=None, repr=False)
+    _holding_all: dict[int, tuple[Literals, frozenset[str]]] = field(default_factory=dict, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
         """Whether ``needle`` occurs in ``folded`` (or ``raw``); remembered, as rules share needles."""
@@ -253,12 +254,13 @@ class Views:
             out += [other for other in wanted.rest if other in self.folded]
         return out
 
-    def holds(self, wanted: Literals) -> bool:
-        """Whether one of ``wanted`` occurs in ``folded`` (as ``held``, stopping at the first)."""
-        grams, listed = self._grams(), self._word_text()
-        return any(head in grams and tail in grams and word in listed for word, head, tail in wanted.words) or any(
-            other in self.folded for other in wanted.rest
-        )
+    def holding(self, wanted: Literals) -> frozenset[str]:
+        """``held(wanted)`` as a set, remembered for the text per ``wanted``: the needles of every rule
+        looked up at once, each rule then asking whether one of its own is among them."""
+        known = self._holding_all.get(id(wanted))
+        if known is None or known[0] is not wanted:
+            known = self._holding_all[id(wanted)] = (wanted, frozenset(self.held(wanted)))
+        return known[1]
 
     def _grams(self) -> set[str]:
         """Every run of ``GRAM`` characters inside one of the text's distinct words."""

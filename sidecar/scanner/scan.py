@@ -134,8 +134,10 @@ _RULES: tuple[Rule, ...] = tuple(
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
 # The intent rules' word stems, looked up together once per text; a rule runs when one of its own is there.
 _STEMS = {rule.pattern: Stems.of(rule.needles) for rule in _RULES if rule.layer == "intent"}
-# The other rules' needles, ready to be looked up in a text's words (``Views.holds``).
-_NEEDLES = {rule.pattern: literals_of(frozenset(rule.needles)) for rule in _RULES if rule.layer != "intent"}
+# The other rules' needles in the folded view, looked up together once per text (``Views.holding``).
+_NEEDLES = literals_of(
+    frozenset().union(*(rule.needles for rule in _RULES if rule.layer != "intent" and rule.view != "raw"))
+)
 _ALL_STEMS = Stems.of(frozenset().union(*(rule.needles for rule in _RULES if rule.layer == "intent")))
 
 
@@ -349,8 +351,10 @@ def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> It
         if rule.layer == "intent":  # word stems: every rule's looked up in the text's words at once
             if not views.holds_any(_ALL_STEMS, _STEMS[rule.pattern]):
                 continue
-        elif rule.needles and not (
-            any(views.has(needle, raw=True) for needle in rule.needles) if raw else views.holds(_NEEDLES[rule.pattern])
+        elif rule.needles and (
+            not any(views.has(needle, raw=True) for needle in rule.needles)
+            if raw
+            else views.holding(_NEEDLES).isdisjoint(rule.needles)
         ):
             continue
         view = rule.text(views)
@@ -413,8 +417,7 @@ def _hidden_order(views: Views, decoded_runs: list[str]) -> Iterator[Finding]:
     """An encoded order (``decode.order_in``), or an order to decode and act on text the page hides
     (``decode.decode_order``), flagged whatever the inner text says: the act is what marks it."""
     order = decode_order(views.folded)
-    hidden = bool(decoded_runs) or bool(url_runs(views.raw)) or bool(hidden_segments(views.folded, views.cased))
-    if order is not None and hidden and not described(views, order[0]):
+    if order is not None and _hides(views, decoded_runs) and not described(views, order[0]):
         hit = RuleMatch(order[0], order[1], FLAG)
         yield Finding(
             "encoded_payload",
@@ -429,6 +432,11 @@ def _hidden_order(views: Views, decoded_runs: list[str]) -> Iterator[Finding]:
             excerpt = " ".join(decoded.split())[:_EXCERPT_CHARS]
             yield Finding("encoded_payload", "encoded.order", excerpt, "flag", f"decoded: {excerpt}")
             return
+
+
+def _hides(views: Views, decoded_runs: list[str]) -> bool:
+    """Whether the text hides something to decode: an encoded run, URL escapes or a transformed piece."""
+    return bool(decoded_runs) or bool(url_runs(views.raw)) or bool(hidden_segments(views.folded, views.cased))
 
 
 def _run_level(views: Views, start: int, end: int) -> int:
