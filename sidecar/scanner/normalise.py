@@ -15,7 +15,7 @@ import functools
 import html
 import itertools
 import re
-import sys
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -187,30 +187,61 @@ HEAD = 3  # characters of a stem's first word it is looked up by (``Stems.by_hea
 
 @dataclass(frozen=True, slots=True)
 class Literals:
-    """Strings a rule looks for in a text (``Views.held``): those made of word characters, at least
-    ``GRAM`` long, each with its first and last ``GRAM`` characters (``words``), and the others."""
+    """Strings a rule looks for in a text (``Views.held``): those made of word characters only
+    (``words``), looked up in what the text's words hold (``_Lexicon``), and the others (``rest``),
+    searched for in the text."""
 
-    words: tuple[tuple[str, str, str], ...]
+    words: frozenset[str]
     rest: tuple[str, ...]
 
 
 @functools.lru_cache(maxsize=1024)
 def literals_of(strings: frozenset[str]) -> Literals:
-    """``strings`` ready for ``Views.held``, in a fixed order (built once per set)."""
-    words = sorted(s for s in strings if len(s) >= GRAM and _WORD.fullmatch(s))
-    return Literals(tuple((w, w[:GRAM], w[-GRAM:]) for w in words), tuple(sorted(strings.difference(words))))
+    """``strings`` ready for ``Views.held`` (built once per set); its words join the ``_Lexicon``."""
+    words = frozenset(s for s in strings if _WORD.fullmatch(s))
+    _Lexicon.learn(words)
+    return Literals(words, tuple(sorted(strings.difference(words))))
 
 
-GRAM = 3  # characters of the pieces of a text's words looked up before a literal is searched for
+class _Lexicon:
+    """Every word literal a rule looks for (``literals_of``), and for each word of a text met so far,
+    the literals it holds: a literal made of word characters occurs in a text exactly when one of the
+    text's words holds it (an occurrence cannot cross a character that is not a word character), so a
+    text's literals are the union of its words', each word's found once in the process. A new set of
+    literals makes a new lexicon (what a word holds is then found again): rules' sets are made as the
+    rules are first used, so this settles within a process's first texts."""
+
+    current: _Lexicon | None = None
+    _lock = threading.Lock()
+
+    def __init__(self, literals: frozenset[str]) -> None:
+        self.literals = literals
+        self.by_head: dict[str, list[str]] = {}  # the literals at least ``GRAM`` long, by their first characters
+        for literal in sorted(literals):
+            if len(literal) >= GRAM:
+                self.by_head.setdefault(literal[:GRAM], []).append(literal)
+        self.short = frozenset(literal for literal in literals if len(literal) < GRAM)
+        self.sizes = sorted({len(literal) for literal in self.short})
+        self.held = _PerWord(self._held)
+
+    @classmethod
+    def learn(cls, words: frozenset[str]) -> None:
+        with cls._lock:
+            if cls.current is None or not words <= cls.current.literals:
+                cls.current = _Lexicon(words | (cls.current.literals if cls.current else frozenset()))
+
+    def _held(self, word: str) -> tuple[str, ...]:
+        """The literals ``word`` holds: at each of its places, the short ones there and the longer ones
+        whose first characters are there."""
+        found = []
+        for index in range(len(word)):
+            found += [short for size in self.sizes if (short := word[index : index + size]) in self.short]
+            found += [lit for lit in self.by_head.get(word[index : index + GRAM], ()) if word.startswith(lit, index)]
+        return tuple(found)
 
 
-def _grams_of(word: str) -> tuple[str, ...]:
-    """The runs of ``GRAM`` characters in ``word``, each kept once in the process (``sys.intern``)."""
-    return tuple({sys.intern(word[index : index + GRAM]) for index in range(len(word) - GRAM + 1)})
-
-
-_GRAMS = _PerWord(_grams_of)
-_KNOWN_WORDS = 16_384  # words whose first words one ``Stems`` remembers (``Stems.starts``)
+GRAM = 3  # characters of a literal it is looked up by in a word (``_Lexicon.by_head``)
+_KNOWN_WORDS = 16_384  # words a per-word memo keeps answers for (``_PerWord``)
 
 
 @dataclass(slots=True)
@@ -232,7 +263,8 @@ class Views:
     _present: dict[int, tuple[Stems, frozenset[str]]] = field(default_factory=dict, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
     _word_set: frozenset[str] | None = field(default=None, repr=False)
-    _gram_set: set[str] | None = field(default=None, repr=False)
+    _lexicon: _Lexicon | None = field(default=None, repr=False)
+    _lexicon_words: set[str] | None = field(default=None, repr=False)
     _holding_all: dict[int, tuple[Literals, frozenset[str]]] = field(default_factory=dict, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
@@ -244,12 +276,9 @@ class Views:
         return found
 
     def held(self, wanted: Literals) -> list[str]:
-        """The strings of ``wanted`` that occur in ``folded``, words first. A word (word characters
-        only) occurs exactly when one of the text's words holds it, and then that word holds its
-        first and last ``GRAM`` characters too: only a word whose two ends are among the text's
-        words' pieces (``_grams``) is searched for, in the text's distinct words (``_word_text``)."""
-        grams, listed = self._grams(), self._word_text()
-        out = [word for word, head, tail in wanted.words if head in grams and tail in grams and word in listed]
+        """The strings of ``wanted`` that occur in ``folded``: its words among the literals the text's
+        words hold (``_lexicon_held``), the others searched for."""
+        out = list(wanted.words.intersection(self._lexicon_held()))
         if wanted.rest:
             out += [other for other in wanted.rest if other in self.folded]
         return out
@@ -262,11 +291,15 @@ class Views:
             known = self._holding_all[id(wanted)] = (wanted, frozenset(self.held(wanted)))
         return known[1]
 
-    def _grams(self) -> set[str]:
-        """Every run of ``GRAM`` characters inside one of the text's distinct words."""
-        if self._gram_set is None:
-            self._gram_set = _GRAMS.union(self._sorted_words())
-        return self._gram_set
+    def _lexicon_held(self) -> set[str]:
+        """The word literals of the ``_Lexicon`` that the text's words hold (every literal of a
+        ``Literals`` made so far), found again if the lexicon has grown since."""
+        lexicon = _Lexicon.current
+        if lexicon is None:
+            return set()
+        if self._lexicon is not lexicon or self._lexicon_words is None:
+            self._lexicon, self._lexicon_words = lexicon, lexicon.held.union(self._sorted_words())
+        return self._lexicon_words
 
     def starts_a_word(self, stems: Stems) -> bool:
         """Whether some word of ``folded`` starts with one of ``stems.words`` (a stem of several
