@@ -17,7 +17,7 @@ import itertools
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 from urllib.parse import unquote
@@ -106,9 +106,12 @@ class Stems:
     joined: dict[str, tuple[tuple[str, str, bool], ...]] = field(default_factory=dict)
     #: The first words each word of a text starts with (``starts``), for the words met so far.
     _starts: _PerWord = field(init=False, compare=False, repr=False)
+    #: Every term of ``other``.
+    other_terms: frozenset[str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_starts", _PerWord(self.starts))
+        object.__setattr__(self, "other_terms", frozenset(itertools.chain.from_iterable(self.other.values())))
 
     @classmethod
     def of(cls, terms: Iterable[str]) -> Stems:
@@ -266,6 +269,7 @@ class Views:
     _lexicon: _Lexicon | None = field(default=None, repr=False)
     _lexicon_words: set[str] | None = field(default=None, repr=False)
     _holding_all: dict[int, tuple[Literals, frozenset[str]]] = field(default_factory=dict, repr=False)
+    _others: dict[int, tuple[Stems, frozenset[str]]] = field(default_factory=dict, repr=False)
 
     def has(self, needle: str, *, raw: bool = False) -> bool:
         """Whether ``needle`` occurs in ``folded`` (or ``raw``); remembered, as rules share needles."""
@@ -340,26 +344,38 @@ class Views:
         return out
 
     def holds_any(self, every: Stems, mine: Stems) -> bool:
-        """``starts_a_word(mine)``, with the word stems of ``every`` (which holds all of ``mine``'s)
-        looked up once for all the rules that ask (``present``); ``mine``'s other terms are looked
-        for one by one until one is found, each answer remembered for the text."""
+        """``starts_a_word(mine)``, with the word stems and the other terms of ``every`` (which holds
+        all of ``mine``'s) looked up once for all the rules that ask (``present``, ``_others_held``)."""
         if not self.present(every).isdisjoint(mine.words):
             return True
-        return self._holds_other(mine)
+        return bool(mine.other) and not self._others_held(every).isdisjoint(mine.other_terms)
+
+    def _others_held(self, stems: Stems) -> frozenset[str]:
+        """The terms of ``stems.other`` that occur in ``folded``, remembered for the text per ``stems``."""
+        known = self._others.get(id(stems))
+        if known is None or known[0] is not stems:
+            found = frozenset(term for term in self._other_terms(stems) if term in self.folded)
+            known = self._others[id(stems)] = (stems, found)
+        return known[1]
 
     def _holds_other(self, stems: Stems) -> bool:
-        """Whether one of ``stems.other`` occurs in ``folded``: only the terms whose first character the
-        text holds are looked for, and in an ASCII text only the ASCII ones (no other can occur there)."""
+        """Whether one of ``stems.other`` occurs in ``folded``."""
+        return any(self.has(term) for term in self._other_terms(stems))
+
+    def _other_terms(self, stems: Stems) -> Iterator[str]:
+        """The terms of ``stems.other`` that may occur in ``folded``: those whose first character the
+        text holds, and in an ASCII text only the ASCII ones (no other can occur there)."""
         if not stems.other:
-            return False
+            return
         if self._ascii is None:
             self._ascii = self.folded.isascii()
         other = stems.other_ascii if self._ascii else stems.other
         if not other:
-            return False
+            return
         if self._chars is None:
             self._chars = frozenset(self.folded)
-        return any(self.has(term) for char in other.keys() & self._chars for term in other[char])
+        for char in other.keys() & self._chars:
+            yield from other[char]
 
     def sentences(self) -> list[tuple[int, int]]:
         """The sentence spans of ``folded`` (``sentences.sentences``), split once for every rule."""
