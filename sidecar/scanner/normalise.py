@@ -101,8 +101,11 @@ class Stems:
     short: tuple[int, ...] = ()
     #: ``other`` without the terms holding a character outside ASCII: all an ASCII text can hold.
     other_ascii: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: The stems of several words by their first word, each with its second word and whether a third
-    #: follows (``_second_word``): what ``Views.present`` looks up before it searches the text for one.
+    #: The stems of one word by that word (those of ``by_first`` without a space after their first word).
+    alone: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The stems of several words by their first word (only the first words that have some), each with
+    #: its second word and whether a third follows (``_second_word``): what ``Views.present`` looks up
+    #: before it searches the text for one.
     joined: dict[str, tuple[tuple[str, str, bool], ...]] = field(default_factory=dict)
     #: The first words each word of a text starts with (``starts``), for the words met so far.
     _starts: _PerWord = field(init=False, compare=False, repr=False)
@@ -137,9 +140,11 @@ class Stems:
             {head: tuple(firsts) for head, firsts in by_head.items()},
             tuple(sorted({len(first) for first in by_first if len(first) < HEAD})),
             {char: kept for char, found in other.items() if (kept := tuple(t for t in found if t.isascii()))},
+            {first: tuple(stem for stem in found if not stem.partition(" ")[2]) for first, found in by_first.items()},
             {
-                first: tuple((stem, *_second_word(stem)) for stem in found if stem.partition(" ")[2])
+                first: joined
                 for first, found in by_first.items()
+                if (joined := tuple((stem, *_second_word(stem)) for stem in found if stem.partition(" ")[2]))
             },
         )
 
@@ -337,8 +342,9 @@ class Views:
             return known[1]
         found: set[str] = set()
         for first in stems.firsts(self._sorted_words()):  # the stems' first words that start a word here
-            found.update(stem for stem in stems.by_first[first] if not stem.partition(" ")[2])
-            found.update(self._joined_here(stems.joined[first]))
+            found.update(stems.alone[first])
+            if first in stems.joined:
+                found.update(self._joined_here(stems.joined[first]))
         out = frozenset(found)
         self._present[id(stems)] = (stems, out)
         return out
