@@ -351,12 +351,12 @@ class Views:
 
     def holds_any(self, every: Stems, mine: Stems) -> bool:
         """``starts_a_word(mine)``, with the word stems and the other terms of ``every`` (which holds
-        all of ``mine``'s) looked up once for all the rules that ask (``present``, ``_others_held``)."""
+        all of ``mine``'s) looked up once for all the rules that ask (``present``, ``others_held``)."""
         if not self.present(every).isdisjoint(mine.words):
             return True
-        return bool(mine.other) and not self._others_held(every).isdisjoint(mine.other_terms)
+        return bool(mine.other) and not self.others_held(every).isdisjoint(mine.other_terms)
 
-    def _others_held(self, stems: Stems) -> frozenset[str]:
+    def others_held(self, stems: Stems) -> frozenset[str]:
         """The terms of ``stems.other`` that occur in ``folded``, remembered for the text per ``stems``."""
         known = self._others.get(id(stems))
         if known is None or known[0] is not stems:
