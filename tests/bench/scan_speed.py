@@ -2,6 +2,7 @@
 
     .venv/bin/python -m tests.bench.scan_speed                   # every corpus, three timed rounds each
     .venv/bin/python -m tests.bench.scan_speed --rounds=5 --only=locomo
+    .venv/bin/python -m tests.bench.scan_speed --fresh           # each round a fresh process's first pass
 
 Each file is judged as a tier's warm-up judges it (``flagged_sections``: every heading section, with
 its seam to the one before). Corpora:
@@ -15,13 +16,18 @@ The digest is a SHA-256 over every file's flagged sections (``as_json`` with the
 and sentence): two versions of the scanner that print the same digests gave every file the same
 verdicts. CPU is this process's CPU time over the kilobytes judged, the median of ``--rounds`` rounds
 after one untimed round (which also computes the digest and compiles the patterns the files need).
+With ``--fresh``, each round is instead the first pass of a process that has judged nothing yet (the
+patterns compiled as the files need them, nothing remembered): what a server pays to judge a tier
+once after it starts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -97,10 +103,34 @@ def cpu_per_kb(texts: list[str], rounds: int) -> list[float]:
     return out
 
 
+def first_pass(name: str) -> float:
+    """Milliseconds of CPU per KB of this process's first pass over corpus ``name``."""
+    texts = CORPORA[name]()
+    return cpu_per_kb(texts, 1)[0]
+
+
+def fresh_passes(name: str, rounds: int) -> list[float]:
+    """``first_pass`` in ``rounds`` new processes (this file run again, on this process's import path:
+    the same scanner)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
+    out = []
+    for _ in range(rounds):
+        done = subprocess.run(
+            [sys.executable, __file__, f"--first-pass={name}"], capture_output=True, text=True, check=True, env=env
+        )
+        out.append(float(done.stdout.split()[-1]))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    first = next((a.removeprefix("--first-pass=") for a in args if a.startswith("--first-pass=")), None)
+    if first is not None:
+        print(f"{first_pass(first):.6f}")
+        return
     rounds = next((int(a.removeprefix("--rounds=")) for a in args if a.startswith("--rounds=")), 3)
     only = {a.removeprefix("--only=") for a in args if a.startswith("--only=")}
+    fresh = "--fresh" in args
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     for name, make in CORPORA.items():
         if only and name not in only:
@@ -108,11 +138,12 @@ def main(argv: list[str] | None = None) -> None:
         texts = make()
         kb = sum(len(text.encode("utf-8")) for text in texts) / 1024
         sha, files, sections = digest(texts)
-        times = cpu_per_kb(texts, rounds)
+        times = fresh_passes(name, rounds) if fresh else cpu_per_kb(texts, rounds)
         shown = " ".join(f"{t:.3f}" for t in times)
         print(
             f"{name:<14} {len(texts):>5} files {kb:>8,.0f} KB  flagged {files} files {sections} sections"
-            f"  digest {sha}  cpu {statistics.median(times):.3f} ms/KB (median; rounds {shown})"
+            f"  digest {sha}  cpu {statistics.median(times):.3f} ms/KB ({'fresh processes, ' if fresh else ''}"
+            f"median; rounds {shown})"
         )
 
 
