@@ -30,6 +30,7 @@ __all__ = ["MULTILINGUAL_RULES"]
 _UNSPACED = frozenset(("zh", "ja", "ko", "th", "he"))
 
 
+@functools.cache
 def _folded(term: str) -> str:
     return normalise(term).folded.strip()
 
@@ -41,7 +42,13 @@ def _forms(term: str) -> set[str]:
 
 
 def _compile(key: str, ascii_only: bool = False) -> re.Pattern[str]:
-    """One pattern for a key over every language. The word-start check is factored out of the
+    """One pattern for a key over every language (``_source``)."""
+    return compile_factored(_source(key, ascii_only))
+
+
+@functools.cache
+def _source(key: str, ascii_only: bool = False) -> str:
+    """The text of a key's pattern over every language. The word-start check is factored out of the
     alternation (one lookbehind, not one a term), which keeps a search about fifteen times faster.
     ``ascii_only``: without the terms that hold a character outside ASCII, the pattern for an ASCII
     sentence (where those terms cannot match, so it matches exactly where the whole one does, and
@@ -57,7 +64,7 @@ def _compile(key: str, ascii_only: bool = False) -> re.Pattern[str]:
                 (unspaced if lang in _UNSPACED else spaced).add(re.escape(form).replace(r"\ ", r"\s+") + whole)
     parts = [rf"(?<!\w)(?:{_longest_first(spaced)})"] if spaced else []
     parts += [_longest_first(unspaced)] if unspaced else []  # an empty alternative would match anywhere
-    return compile_factored("|".join(parts) or r"(?!)")
+    return "|".join(parts) or r"(?!)"
 
 
 def _longest_first(terms: set[str]) -> str:
@@ -97,12 +104,13 @@ def _rx(key: str, sentence: str) -> re.Pattern[str]:
 
 class _Gate:
     """``key``'s pattern as a per-sentence rule's gate (``per_sentence``): the whole pattern's text and
-    flags (the literals its matches hold are read from them), searched as ``_rx`` picks."""
+    flags (the literals its matches hold are read from them; it is compiled only when a sentence
+    outside ASCII needs it), searched as ``_rx`` picks."""
 
     def __init__(self, key: str) -> None:
         self.key = key
-        self.pattern = _RX[key].pattern
-        self.flags = _RX[key].flags
+        self.pattern = _source(key)
+        self.flags = re.UNICODE  # as ``re.compile`` gives a pattern of text
 
     def search(self, sentence: str) -> re.Match[str] | None:
         return _rx(self.key, sentence).search(sentence)
