@@ -37,13 +37,17 @@ _B64_LINE = deferred(r"^[ \t>]*([A-Za-z0-9+/_-]{8,}={0,2})[ \t]*\r?$", re.MULTIL
 # Hex runs: contiguous (a run found left to right is maximal), ``\x69\x67``, ``0x69, 0x67``, or
 # bytes with separators (``69 67 6e``, ``69:67:6e``). No lookbehind, so the engine skips ahead fast;
 # the callers check what comes before a run.
+_SPACED_BYTES = deferred(r"(?:^|[^0-9A-Za-z])([0-9a-fA-F]{2}(?:[ :,]{1,2}[0-9a-fA-F]{2}){11,})", re.MULTILINE)
 _HEX_RUNS = (
     deferred(r"[0-9a-fA-F]{24,}"),
     deferred(r"\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2}){7,}"),
     deferred(r"0x[0-9a-fA-F]{2}(?:[ :,]{1,2}0x[0-9a-fA-F]{2}){7,}"),
-    deferred(r"(?:^|[^0-9A-Za-z])([0-9a-fA-F]{2}(?:[ :,]{1,2}[0-9a-fA-F]{2}){11,})", re.MULTILINE),
+    _SPACED_BYTES,
     deferred(r"\\u[0-9a-fA-F]{4}(?:\\u[0-9a-fA-F]{4}){7,}"),  # JSON and source escapes: \u0049\u0067...
 )
+# Three spaced bytes in a row, which every run of spaced bytes holds: opening on a hex digit, found or
+# ruled out in about half the time of a run (whose pattern tries each place a line or a separator ends).
+_SPACED_HINT = deferred(r"[0-9a-fA-F]{2}[ :,]{1,2}[0-9a-fA-F]{2}[ :,]{1,2}[0-9a-fA-F]{2}")
 _HEX_NOISE = deferred(r"\\x|0x|[ :,]")
 _MIN_JOINED = 24
 _LETTERS = 0.5  # the share of letters and spaces a decoded run needs to read as text (a command has symbols)
@@ -80,6 +84,7 @@ def hex_runs(text: str) -> list[tuple[int, int, str]]:
     runs = [
         (m.start(m.lastindex or 0), m.end(m.lastindex or 0), m.group(m.lastindex or 0))
         for rx in _HEX_RUNS
+        if rx is not _SPACED_BYTES or _SPACED_HINT.search(text)
         for m in rx.finditer(text)
         if not _inside_word(text, m.start(m.lastindex or 0))
     ]
@@ -142,6 +147,9 @@ _SHIFT_CUE = deferred(r"\b(?:shift\w*|rot(?:ate)?[ -]?|caesar)\b[^.\n]{0,40}?\b(
 # Morse: eight or more letters of dots and dashes, words parted by " / " (a dotted rule or an ellipsis is
 # shorter, or has no dash)
 _MORSE_RUN = deferred(r"(?<![\w.-])[.-]{1,6}(?:\s+(?:/\s+)?[.-]{1,6}){7,}(?![\w.-])")
+# Three letters of a Morse run in a row: every run holds them, and this pattern, opening on a dot or a
+# dash, is found or ruled out far faster than a run (whose first check, a look-behind, runs everywhere).
+_MORSE_HINT = deferred(r"[.-]\s+(?:/\s+)?[.-]{1,6}\s+(?:/\s+)?[.-]")
 _MORSE = dict(
     zip(
         [
@@ -217,20 +225,33 @@ def _morse(run: str) -> str:
     return " ".join(words)
 
 
+@functools.lru_cache(maxsize=16)
+def _cues(folded: str) -> tuple[bool, tuple[int, ...], bool]:
+    """What ``folded`` asks to undo: ROT13, the letter shifts it names (the two smallest, ROT13 aside),
+    reading backwards. Read once for a text, though both ``decoded_transforms`` and ``hidden_segments``
+    ask."""
+    rot13 = ("rot" in folded or "caesar" in folded) and _ROT13_CUE.search(folded) is not None
+    shifts: tuple[int, ...] = ()
+    if "shift" in folded or "rot" in folded or "caesar" in folded:
+        named = {int(found.group(1) or 3) for found in _SHIFT_CUE.finditer(folded)} - {0, 13, 26}
+        shifts = tuple(by for by in sorted(named)[:2] if by < 26)
+    backwards = ("backward" in folded or "revers" in folded or "right to left" in folded) and bool(
+        _REVERSE_CUE.search(folded)
+    )
+    return rot13, shifts, backwards
+
+
 def decoded_transforms(folded: str, cased: str) -> str:
     """``cased`` with ROT13 or a named letter shift undone and read backwards, each only when ``folded``
     asks for it, and every Morse run read as text."""
     out = []
-    if ("rot" in folded or "caesar" in folded) and _ROT13_CUE.search(folded):
+    rot13, shifts, backwards = _cues(folded)
+    if rot13:
         out.append(codecs.encode(cased, "rot13"))
-    if "shift" in folded or "rot" in folded or "caesar" in folded:
-        shifts = {int(found.group(1) or 3) for found in _SHIFT_CUE.finditer(folded)} - {0, 13, 26}
-        out += [_shifted(cased, by) for by in sorted(shifts)[:2] if by < 26] + [
-            _shifted(cased, -by) for by in sorted(shifts)[:2] if by < 26
-        ]
-    if "-" in folded and "." in folded:
+    out += [_shifted(cased, by) for by in shifts] + [_shifted(cased, -by) for by in shifts]
+    if "-" in folded and "." in folded and _MORSE_HINT.search(folded):
         out += [decoded for found in _MORSE_RUN.finditer(folded) if (decoded := _morse(found.group()))]
-    if ("backward" in folded or "revers" in folded or "right to left" in folded) and _REVERSE_CUE.search(folded):
+    if backwards:
         out.append("\n".join(line[::-1] for line in cased.split("\n")))
     hidden = hidden_segments(folded, cased)
     if hidden:
@@ -272,8 +293,16 @@ _COMMON = frozenset(
 _SEGMENT = deferred(r"[^\n:.;!?'\"`\u2018\u2019\u201c\u201d]{12,}")
 
 
+_LETTER_RUN = deferred(r"[a-z]+")
+
+
 def _common_words(text: str) -> int:
-    return sum(word in _COMMON for word in re.findall(r"[a-z]+", text.casefold()))
+    return sum(word in _COMMON for word in _LETTER_RUN.findall(text.casefold()))
+
+
+def _holds_common(text: str) -> bool:
+    """Whether ``_common_words(text)`` is above nought, stopping at the first common word."""
+    return any(word in _COMMON for word in _LETTER_RUN.findall(text.casefold()))
 
 
 def hidden_segments(folded: str, cased: str) -> list[str]:
@@ -281,20 +310,19 @@ def hidden_segments(folded: str, cased: str) -> list[str]:
     transform the text names (ROT13, a letter shift, reading backwards) turns from no common English
     word into two or more: the hidden text itself, undone, one piece each."""
     undo: list[Callable[[str], str]] = []
-    if ("rot" in folded or "caesar" in folded) and _ROT13_CUE.search(folded):
+    rot13, shifts, backwards = _cues(folded)
+    if rot13:
         undo.append(lambda piece: codecs.encode(piece, "rot13"))
-    if "shift" in folded or "rot" in folded or "caesar" in folded:
-        for by in sorted({int(found.group(1) or 3) for found in _SHIFT_CUE.finditer(folded)} - {0, 13, 26})[:2]:
-            if by < 26:
-                undo += [functools.partial(_shifted, by=by), functools.partial(_shifted, by=-by)]
-    if ("backward" in folded or "revers" in folded or "right to left" in folded) and _REVERSE_CUE.search(folded):
+    for by in shifts:
+        undo += [functools.partial(_shifted, by=by), functools.partial(_shifted, by=-by)]
+    if backwards:
         undo.append(lambda piece: piece[::-1])
     if not undo:
         return []
     out = []
     for found in _SEGMENT.finditer(cased):
         piece = found.group().strip()
-        if len(piece.split()) < 3 or _common_words(piece) > 0:
+        if len(piece.split()) < 3 or _holds_common(piece):
             continue
         for transform in undo:
             undone = transform(piece)
@@ -308,9 +336,11 @@ def hidden_segments(folded: str, cased: str) -> list[str]:
 _URL_RUN = deferred(r"[A-Za-z0-9._~+-]*(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~+-]*){6,}")
 _BITS_RUN = deferred(r"(?<![\w])[01]{8}(?:[ ,]{1,2}[01]{8}){5,}(?![\w])")
 # letters one at a time: "s-e-n-d / t-h-e / k-e-y-s", "S E N D  T H E  K E Y S" (at least eight letters)
-_SPELLED_RUN = deferred(
-    r"(?<![\w.-])[a-zA-Z](?:(?:[ \t]?[-.*_][ \t]?|[ \t]{1,3}|[ \t]+[/|][ \t]+)[a-zA-Z]){7,}(?![\w-])"
-)
+_SPELLED_GAP = r"(?:[ \t]?[-.*_][ \t]?|[ \t]{1,3}|[ \t]+[/|][ \t]+)"
+_SPELLED_RUN = deferred(rf"(?<![\w.-])[a-zA-Z](?:{_SPELLED_GAP}[a-zA-Z]){{7,}}(?![\w-])")
+# A byte of bits, which every run holds: found or ruled out faster than a run (whose pattern opens on a
+# look-behind, tried everywhere).
+_BITS_HINT = deferred(r"[01]{8}")
 _SPELLED_WORD_BREAK = deferred(r"[ \t]+[/|][ \t]+|[ \t]{2,}")
 _NATO = {
     word: word[0]
@@ -358,6 +388,8 @@ _LEET_WORD = deferred(
     r"(?<![\w@$#.])(?:[a-zA-Z]+[013457@$!]+[a-zA-Z][a-zA-Z013457@$!]*|[013457@$]+[a-zA-Z]+[013457@$!][a-zA-Z013457@$!]*)"
     r"(?![\w.])"
 )
+# A letter and a stand-in side by side, which every leetspeak word holds: a line without one has none.
+_LEET_HINT = deferred(r"[a-zA-Z][013457@$!]|[013457@$][a-zA-Z]")
 _LEET_MIN_WORDS = 3
 _LEET_SHARE = 0.3  # of a line's words, so a line of units and versions ("14px", "py3") is not leetspeak
 _LEET_MAX_LINE = 400
@@ -386,7 +418,7 @@ def other_runs(text: str) -> list[tuple[int, int, str]]:
     """The span in ``text`` of each run in one of the other encodings (bits, letters spelled one at a
     time, the NATO alphabet, a stretch of leetspeak) that decodes to words, with its words."""
     out: list[tuple[int, int, str]] = []
-    if "0" in text and "1" in text:
+    if "0" in text and "1" in text and _BITS_HINT.search(text):
         for found in _BITS_RUN.finditer(text):
             raw = bytes(int(bits, 2) for bits in re.findall(r"[01]{8}", found.group()))
             decoded = raw.decode("utf-8", errors="replace")
@@ -398,7 +430,9 @@ def other_runs(text: str) -> list[tuple[int, int, str]]:
         if len(decoded.replace(" ", "")) >= 8:
             out.append((found.start(), found.end(), decoded))
     lower = text.lower()
-    for found in _NATO_RUN.finditer(lower if len(lower) == len(text) else text):
+    spelled = lower if len(lower) == len(text) else text
+    # A run is made of the alphabet's words: a text that holds none of them has none, and is not searched.
+    for found in _NATO_RUN.finditer(spelled) if any(word in spelled for word in _NATO) else ():
         letters = [_NATO[w.casefold()] for w in re.findall(r"[A-Za-z-]+", found.group()) if w.casefold() in _NATO]
         out.append((found.start(), found.end(), "".join(letters)))
     out += _leet(text)
@@ -419,7 +453,7 @@ def _leet(text: str) -> list[tuple[int, int, str]]:
     out = []
     start = 0
     for line in text.split("\n"):
-        words = _LEET_WORD.findall(line) if len(line) <= _LEET_MAX_LINE else []
+        words = _LEET_WORD.findall(line) if len(line) <= _LEET_MAX_LINE and _LEET_HINT.search(line) else []
         if len(words) >= _LEET_MIN_WORDS and len(words) >= _LEET_SHARE * len(line.split()):
             decoded = line.translate(_LEET)
             if decoded != line and reads_as_words(decoded):

@@ -5,9 +5,9 @@ process that imports it. Most are never needed by a given text: a rule runs only
 (``rule.Rule.needles``, word stems), so the patterns of a rule whose words a process never meets need
 never be compiled. ``deferred(pattern, flags)`` stands for ``re.compile(pattern, flags)``: its
 ``pattern`` and ``flags`` are there at once (rules build patterns from others' ``pattern`` and read the
-literals every match holds from it), and the first call of a matching method compiles it and puts the
-compiled pattern's bound methods on the instance, so later calls cost what the compiled pattern's own
-do.
+literals every match holds from it), and the first call of a matching method compiles it (its
+alternations grouped by first character: ``factored``) and puts the compiled pattern's bound methods
+on the instance, so later calls cost what the compiled pattern's own do.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import re
 import threading
 import weakref
 from typing import Any, cast
+
+from sidecar.scanner.factored import compile_factored
 
 __all__ = ["COMPILED", "compile_all", "deferred", "is_compiled", "is_pattern"]
 
@@ -49,7 +51,7 @@ class _Deferred:
         return getattr(compiled, name)
 
     def _compile(self) -> re.Pattern[str]:
-        compiled = re.compile(self.pattern, self.flags)
+        compiled = compile_factored(self.pattern, self.flags)
         for name in _METHODS + _ATTRIBUTES:
             self.__dict__[name] = getattr(compiled, name)
         self.__dict__["compiled"] = compiled
@@ -61,7 +63,8 @@ class _Deferred:
 
 
 def deferred(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile(pattern, flags)``, compiled when one of its methods is first called."""
+    """``re.compile(pattern, flags)``, compiled when one of its methods is first called (by
+    ``factored.compile_factored``: the same matches)."""
     return cast("re.Pattern[str]", _Deferred(pattern, flags))
 
 

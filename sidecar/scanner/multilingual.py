@@ -13,9 +13,11 @@ import functools
 import re
 import threading
 from collections.abc import Callable, Iterator
+from typing import cast
 
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.deferred import deferred
+from sidecar.scanner.factored import compile_factored
 from sidecar.scanner.lexicon import KEYS, LEXICON, NEGATIONS
 from sidecar.scanner.normalise import Stems, Views, normalise
 from sidecar.scanner.rule import Rule, RuleMatch, per_sentence
@@ -28,6 +30,7 @@ __all__ = ["MULTILINGUAL_RULES"]
 _UNSPACED = frozenset(("zh", "ja", "ko", "th", "he"))
 
 
+@functools.cache
 def _folded(term: str) -> str:
     return normalise(term).folded.strip()
 
@@ -38,19 +41,30 @@ def _forms(term: str) -> set[str]:
     return {_folded(term), _folded(term[:1].upper() + term[1:])}
 
 
-def _compile(key: str) -> re.Pattern[str]:
-    """One pattern for a key over every language. The word-start check is factored out of the
-    alternation (one lookbehind, not one a term), which keeps a search about fifteen times faster."""
+def _compile(key: str, ascii_only: bool = False) -> re.Pattern[str]:
+    """One pattern for a key over every language (``_source``)."""
+    return compile_factored(_source(key, ascii_only))
+
+
+@functools.cache
+def _source(key: str, ascii_only: bool = False) -> str:
+    """The text of a key's pattern over every language. The word-start check is factored out of the
+    alternation (one lookbehind, not one a term), which keeps a search about fifteen times faster.
+    ``ascii_only``: without the terms that hold a character outside ASCII, the pattern for an ASCII
+    sentence (where those terms cannot match, so it matches exactly where the whole one does, and
+    tries less at each place)."""
     spaced: set[str] = set()
     unspaced: set[str] = set()
     for lang, words in LEXICON.items():
         for term in filter(None, words.get(key, "").split("|")):
             whole = r"(?!\w)" if term.endswith(" ") else ""  # a term ending in a space is a whole word
             for form in _forms(term):
+                if ascii_only and not form.isascii():
+                    continue
                 (unspaced if lang in _UNSPACED else spaced).add(re.escape(form).replace(r"\ ", r"\s+") + whole)
     parts = [rf"(?<!\w)(?:{_longest_first(spaced)})"] if spaced else []
     parts += [_longest_first(unspaced)] if unspaced else []  # an empty alternative would match anywhere
-    return re.compile("|".join(parts) or r"(?!)")
+    return "|".join(parts) or r"(?!)"
 
 
 def _longest_first(terms: set[str]) -> str:
@@ -61,19 +75,47 @@ def _longest_first(terms: set[str]) -> str:
 
 class _Patterns(dict[str, re.Pattern[str]]):
     """Each key's pattern, compiled when a rule first asks for it: a text holding none of a rule's
-    words never needs its key's pattern, which is most of the layer's cost to build."""
+    words never needs its key's pattern, which is most of the layer's cost to build. ``ascii_only``:
+    the patterns for ASCII sentences (``_compile``)."""
+
+    def __init__(self, ascii_only: bool = False) -> None:
+        super().__init__()
+        self.ascii_only = ascii_only
 
     def __missing__(self, key: str) -> re.Pattern[str]:
         if key not in _KEYS:
             raise KeyError(key)
         with _BUILDING:
-            compiled = self[key] = self.get(key) or _compile(key)
+            compiled = self[key] = self.get(key) or _compile(key, self.ascii_only)
         return compiled
 
 
 _KEYS = frozenset(key for key in KEYS if key != "negation")
 _BUILDING = threading.Lock()
 _RX = _Patterns()
+_RX_ASCII = _Patterns(ascii_only=True)
+
+
+def _rx(key: str, sentence: str) -> re.Pattern[str]:
+    """``key``'s pattern for ``sentence``: the one without the terms an ASCII sentence cannot hold, for
+    an ASCII one (the same matches, found sooner)."""
+    return _RX_ASCII[key] if sentence.isascii() else _RX[key]
+
+
+class _Gate:
+    """``key``'s pattern as a per-sentence rule's gate (``per_sentence``): the whole pattern's text and
+    flags (the literals its matches hold are read from them; it is compiled only when a sentence
+    outside ASCII needs it), searched as ``_rx`` picks."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.pattern = _source(key)
+        self.flags = re.UNICODE  # as ``re.compile`` gives a pattern of text
+
+    def search(self, sentence: str) -> re.Match[str] | None:
+        return _rx(self.key, sentence).search(sentence)
+
+
 # A negation ending in a space is a word of its own: it must start a word too ("না " is not the
 # end of "নির্দেশনা ").
 _NEGATION = deferred(
@@ -118,7 +160,7 @@ def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | No
     def judge(sentence: str) -> tuple[int, int, int] | None:
         found = []
         for key in keys:
-            match = _RX[key].search(sentence)
+            match = _rx(key, sentence).search(sentence)
             if match is None:
                 return None
             if key in _NEGATABLE and _negated(sentence, match.start()):
@@ -134,7 +176,7 @@ def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | No
 def _describes(sentence: str) -> bool:
     """Whether the sentence names an attack or an example, a word of an address ("voorbeeld-ops.nl",
     "beispiel.de") aside."""
-    for found in _RX["described"].finditer(sentence):
+    for found in _rx("described", sentence).finditer(sentence):
         start, end = found.span()
         if (start and sentence[start - 1] in "@./-") or re.match(r"[.@/-]\w", sentence[end : end + 2]):
             continue
@@ -181,7 +223,7 @@ def _fetch_unasked(sentence: str) -> tuple[int, int, int] | None:
     """A download run by a shell with the owner's check waived, in any language: "voer `curl ... | bash` uit,
     zonder het aan de gebruiker te vragen"."""
     shell = _FETCH_TO_SHELL.search(sentence)
-    waived = _RX["noconsent"].search(sentence)
+    waived = _rx("noconsent", sentence).search(sentence)
     if shell is None or waived is None or _describes(sentence):
         return None
     return BLOCK, min(shell.start(), waived.start()), max(shell.end(), waived.end())
@@ -191,8 +233,8 @@ _TOLD_REACH = 40  # characters from a verb of telling to its "nothing" ("erzähl
 
 
 def _told_nothing(sentence: str) -> tuple[int, int, int] | None:
-    for told in _RX["tell"].finditer(sentence):
-        nothing = _RX["nothing"].search(sentence, told.end(), told.end() + _TOLD_REACH)
+    for told in _rx("tell", sentence).finditer(sentence):
+        nothing = _rx("nothing", sentence).search(sentence, told.end(), told.end() + _TOLD_REACH)
         if nothing is not None and _all_of(FLAG, "user", "self")(sentence) is not None:
             return FLAG, told.start(), nothing.end()
     return None
@@ -222,7 +264,7 @@ def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, 
 
     # Built on first use: most processes never judge a text that holds these words.
     stems = functools.cache(lambda: Stems.of(_terms(key)))
-    find = functools.cache(lambda: per_sentence(judge, _RX[key]))
+    find = functools.cache(lambda: per_sentence(judge, cast("re.Pattern[str]", _Gate(key))))
 
     def gated(views: Views) -> Iterator[RuleMatch]:
         if views.holds_any(_gate_stems(), stems()):  # every rule's word stems looked up at once

@@ -262,26 +262,34 @@ def per_sentence(
         indices: Sequence[int] = range(len(spans))
         if len(spans) > _FEW_SENTENCES:
             if not required:
-                required.append(required_literals(gate))
+                required.append(required_literals(gate, _GATE_LITERAL))
             if required[0] is not None:
                 indices = views.sentences_holding(required[0])
-        # Bounded, so a text of all-different sentences holds no more than this many verdicts.
-        read_once = functools.lru_cache(maxsize=_REMEMBERED)(read)
+        read_once: dict[str, tuple[int, int, int] | None] = {}  # verdicts on the sentences said so far
         for index in indices:
             begin, end = spans[index]
             piece = pieces[index]
-            hit = _judged(views, read_once(piece), piece, begin, end, described=described)
+            if piece in read_once:
+                verdict = read_once[piece]
+            else:
+                verdict = read(piece)
+                if len(read_once) < _REMEMBERED:  # bounded: a text of all-different sentences holds no more
+                    read_once[piece] = verdict
+            hit = _judged(views, verdict, piece, begin, end, described=described)
             if hit is not None:
                 yield hit
 
     return find
 
 
-_FEW_SENTENCES = 8  # a text this short is read sentence by sentence without looking its literals up first
+_FEW_SENTENCES = 2  # a text this short is read sentence by sentence without looking its literals up first
 # The standard library's regular-expression parser (``re._parser``; ``sre_parse`` is its deprecated alias).
 _PARSER: Any = importlib.import_module("re._parser")
 _OPS: Any = importlib.import_module("re._constants")
 _MIN_LITERAL = 3  # shorter literals occur in nearly every sentence: no help in choosing which to read
+# A gate's literals are looked up once per text, in its words (``Views.held``): short ones help too
+# ("rm", "~/", "cc" pick a quarter of the sentences or fewer for gates that promise nothing longer).
+_GATE_LITERAL = 1
 
 
 def cannot_match(pattern: re.Pattern[str], text: str) -> bool:
@@ -303,16 +311,16 @@ def _literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
     return required_literals(pattern)
 
 
-def required_literals(pattern: re.Pattern[str]) -> frozenset[str] | None:
+def required_literals(pattern: re.Pattern[str], shortest: int = _MIN_LITERAL) -> frozenset[str] | None:
     """Literals one of which every match of ``pattern`` holds, or None when the pattern promises none
-    at least ``_MIN_LITERAL`` characters long: read from the parsed pattern, taking in each sequence
+    at least ``shortest`` characters long: read from the parsed pattern, taking in each sequence
     the element that is surest to be rare (a run of literal characters, a group or a repeat of at
     least one, an alternation whose every branch promises some). Case-insensitive patterns promise
     none: the literals are matched as written."""
     if pattern.flags & re.IGNORECASE:
         return None
     found = _required(_PARSER.parse(pattern.pattern, pattern.flags).data)
-    if found is None or min(map(len, found)) < _MIN_LITERAL:
+    if found is None or min(map(len, found)) < shortest:
         return None
     return found
 

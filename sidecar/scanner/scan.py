@@ -37,7 +37,8 @@ the text (literal needles, or word stems looked up in the text's sorted words).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -64,7 +65,7 @@ from sidecar.scanner.intent import INTENT_RULES
 from sidecar.scanner.joined import JOINED_RULES
 from sidecar.scanner.leak import LEAK_RULES
 from sidecar.scanner.multilingual import MULTILINGUAL_RULES
-from sidecar.scanner.normalise import Stems, Views, normalise
+from sidecar.scanner.normalise import Stems, Views, literals_of, normalise
 from sidecar.scanner.patterns import SHAPE_RULES
 from sidecar.scanner.rule import Rule, RuleMatch, described
 from sidecar.scanner.sections import Section, split_sections
@@ -134,7 +135,42 @@ _RULES: tuple[Rule, ...] = tuple(
 _NAMES: dict[int, Level] = {BLOCK: "block", FLAG: "flag"}
 # The intent rules' word stems, looked up together once per text; a rule runs when one of its own is there.
 _STEMS = {rule.pattern: Stems.of(rule.needles) for rule in _RULES if rule.layer == "intent"}
+# The other rules' needles in the folded view, looked up together once per text (``Views.holding``).
+_NEEDLES = literals_of(
+    frozenset().union(*(rule.needles for rule in _RULES if rule.layer != "intent" and rule.view != "raw"))
+)
 _ALL_STEMS = Stems.of(frozenset().union(*(rule.needles for rule in _RULES if rule.layer == "intent")))
+
+
+def _index(pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for word, pattern in pairs:
+        out.setdefault(word, []).append(pattern)
+    return {word: tuple(patterns) for word, patterns in out.items()}
+
+
+# The rules each word wakes: an intent rule's stems and other terms, another rule's needles (folded view).
+_BY_STEM = _index((stem, r.pattern) for r in _RULES if r.layer == "intent" for stem in _STEMS[r.pattern].words)
+_BY_OTHER = _index((term, r.pattern) for r in _RULES if r.layer == "intent" for term in _STEMS[r.pattern].other_terms)
+_BY_NEEDLE = _index(
+    (needle, r.pattern) for r in _RULES if r.layer != "intent" and r.view != "raw" for needle in r.needles
+)
+
+
+def _woken(views: Views) -> set[str]:
+    """The rules (by pattern) whose words occur in the text, each word looked up once for all of them:
+    an intent rule runs when one of its stems starts a word (``Views.present``) or one of its other
+    terms occurs (``Views.holds_any`` asked of each rule gives the same answer); another rule when one
+    of its needles occurs (``Views.holding``)."""
+    return set(
+        itertools.chain.from_iterable(
+            itertools.chain(
+                map(_BY_STEM.__getitem__, views.present(_ALL_STEMS)),
+                map(_BY_OTHER.__getitem__, views.others_held(_ALL_STEMS)),
+                map(_BY_NEEDLE.__getitem__, views.holding(_NEEDLES)),
+            )
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,16 +374,17 @@ def _common_prefix(a: str, b: str) -> int:
 def _findings(text: str, depth: int, layers: frozenset[str] = frozenset()) -> Iterator[Finding]:
     views = normalise(text)
     ascii_only = text.isascii()  # every raw-view rule looks for a non-ASCII character
+    woken = _woken(views)  # word stems and needles: every rule's looked up in the text at once
     for rule in _RULES:
         if layers and rule.layer not in layers:
             continue
         raw = rule.view == "raw"
         if raw and ascii_only:
             continue
-        if rule.layer == "intent":  # word stems: every rule's looked up in the text's words at once
-            if not views.holds_any(_ALL_STEMS, _STEMS[rule.pattern]):
+        if raw:
+            if rule.needles and not any(views.has(needle, raw=True) for needle in rule.needles):
                 continue
-        elif rule.needles and not any(views.has(needle, raw=raw) for needle in rule.needles):
+        elif (rule.layer == "intent" or rule.needles) and rule.pattern not in woken:
             continue
         view = rule.text(views)
         hit = _most_severe(rule, views)
@@ -409,8 +446,7 @@ def _hidden_order(views: Views, decoded_runs: list[str]) -> Iterator[Finding]:
     """An encoded order (``decode.order_in``), or an order to decode and act on text the page hides
     (``decode.decode_order``), flagged whatever the inner text says: the act is what marks it."""
     order = decode_order(views.folded)
-    hidden = bool(decoded_runs) or bool(url_runs(views.raw)) or bool(hidden_segments(views.folded, views.cased))
-    if order is not None and hidden and not described(views, order[0]):
+    if order is not None and _hides(views, decoded_runs) and not described(views, order[0]):
         hit = RuleMatch(order[0], order[1], FLAG)
         yield Finding(
             "encoded_payload",
@@ -425,6 +461,11 @@ def _hidden_order(views: Views, decoded_runs: list[str]) -> Iterator[Finding]:
             excerpt = " ".join(decoded.split())[:_EXCERPT_CHARS]
             yield Finding("encoded_payload", "encoded.order", excerpt, "flag", f"decoded: {excerpt}")
             return
+
+
+def _hides(views: Views, decoded_runs: list[str]) -> bool:
+    """Whether the text hides something to decode: an encoded run, URL escapes or a transformed piece."""
+    return bool(decoded_runs) or bool(url_runs(views.raw)) or bool(hidden_segments(views.folded, views.cased))
 
 
 def _run_level(views: Views, start: int, end: int) -> int:

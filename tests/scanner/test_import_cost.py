@@ -37,7 +37,7 @@ at_import = len(deferred.COMPILED)
 verdicts = [scan.verdict(note) for note in json.loads(sys.argv[1])]
 c1 = cpu()
 needed = len(deferred.COMPILED)
-languages = sorted(multilingual._RX)
+languages = sorted(set(multilingual._RX) | set(multilingual._RX_ASCII))  # a key's pattern, whole or for ASCII text
 c2 = cpu()
 rest = deferred.compile_all()
 for key in sorted(multilingual._KEYS):
