@@ -25,14 +25,26 @@ _PARSER: Any = importlib.import_module("re._parser")
 _COMPILER: Any = importlib.import_module("re._compiler")
 _OPS: Any = importlib.import_module("re._constants")
 _SRE: Any = importlib.import_module("_sre")
-_REPEATS = (_OPS.MAX_REPEAT, _OPS.MIN_REPEAT, _OPS.POSSESSIVE_REPEAT)
+_REPEATS = tuple(
+    getattr(_OPS, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_OPS, name)
+)
+# What the steps need; a Python without them compiles every pattern with ``re.compile``.
+_INTERNALS = hasattr(_COMPILER, "_code") and hasattr(_SRE, "compile") and hasattr(_PARSER, "SubPattern")
 
 
 def compile_factored(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, with every alternation's alternatives grouped by their first
     literal character (see the module's docstring); the pattern's text and flags are kept."""
-    if flags & re.IGNORECASE:
+    if flags & re.IGNORECASE or not _INTERNALS:
         return re.compile(pattern, flags)
+    try:
+        return _compiled(pattern, flags)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        # Another Python's engine takes other arguments: the pattern as it is (the same matches).
+        return re.compile(pattern, flags)
+
+
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
     tree = _PARSER.parse(pattern, flags)
     tree = _PARSER.SubPattern(tree.state, _factored(tree.state, tree.data))
     code = _COMPILER._code(tree, flags)
