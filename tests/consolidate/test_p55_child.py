@@ -36,6 +36,9 @@ WORDS = str.split(
     "config value owner moved from to with for and runs at version team on-call schedule backup job"
 )
 _TEMP = ".tmp"
+# Each test runs whole consolidations of weeks of notes in child processes, some killed and run again
+# (some 40 s of a parallel run together): in `make test`, not in `make test-fast`.
+pytestmark = pytest.mark.slow
 
 
 def _weeks(root: Path, weeks: int = 3, note_bytes: int = 24 * 1024) -> None:
