@@ -4,9 +4,7 @@ ordinary memory and on texts made to catch a reordering."""
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -14,18 +12,11 @@ from sidecar.scanner import deferred, multilingual
 from sidecar.scanner import scan as _scan  # noqa: F401  # builds every rule's patterns
 from sidecar.scanner.factored import compile_factored
 from sidecar.scanner.normalise import normalise
-from tests.support.corpus import benign_notes
-
-DATA = Path(__file__).resolve().parent.parent / "data"
-SEEN = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
+from tests.support.corpus import benign_notes, seen_notes
 
 
 def _texts() -> list[str]:
-    out = []
-    for part in SEEN:
-        with (DATA / f"scanner_notes_{part}.jsonl").open(encoding="utf-8") as handle:
-            out += [json.loads(line)["text"] for line in handle if line.strip()]
-    return out + benign_notes()
+    return seen_notes() + benign_notes()
 
 
 TEXTS = _texts()

@@ -8,9 +8,7 @@ written from and ordinary memory:
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import cast
 
 import pytest
@@ -33,18 +31,11 @@ from sidecar.scanner import scan as _scan
 from sidecar.scanner.deferred import is_pattern
 from sidecar.scanner.normalise import literals_of, normalise
 from sidecar.scanner.sentences import sentences
-from tests.support.corpus import benign_notes
-
-DATA = Path(__file__).resolve().parent.parent / "data"
-SEEN = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
+from tests.support.corpus import benign_notes, seen_notes
 
 
 def _texts() -> list[str]:
-    out = []
-    for part in SEEN:
-        with (DATA / f"scanner_notes_{part}.jsonl").open(encoding="utf-8") as handle:
-            out += [json.loads(line)["text"] for line in handle if line.strip()]
-    return out + benign_notes()
+    return seen_notes() + benign_notes()
 
 
 TEXTS = _texts()

@@ -12,9 +12,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -24,18 +22,11 @@ from sidecar.scanner.deferred import is_pattern
 from sidecar.scanner.normalise import normalise
 from sidecar.scanner.rule import cannot_match, per_sentence, required_literals
 from sidecar.scanner.scan import _ALL_STEMS, _STEMS, scan_all
-
-DATA = Path(__file__).resolve().parent.parent / "data"
-# The sets the rules were written from or measured on (each later held-out set is left alone here).
-SEEN = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8")
+from tests.support.corpus import seen_notes
 
 
 def _texts() -> list[str]:
-    out = []
-    for part in SEEN:
-        with (DATA / f"scanner_notes_{part}.jsonl").open(encoding="utf-8") as handle:
-            out += [json.loads(line)["text"] for line in handle if line.strip()]
-    return out
+    return seen_notes()
 
 
 TEXTS = _texts()

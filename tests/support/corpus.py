@@ -113,6 +113,33 @@ ATTACK_NOTE_SETS = (
 )
 
 
+#: The memory-notes sets the scanner's rules were written from or measured on; the tests that read
+#: them leave each later held-out set alone.
+SEEN_NOTE_SETS = (
+    "tune",
+    "tune2",
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+    "heldout8",
+)
+
+
+def seen_notes() -> list[str]:
+    """Every text of the ``SEEN_NOTE_SETS`` in ``tests/data/scanner_notes_*.jsonl``, malicious and
+    benign, in file order."""
+    data = Path(__file__).resolve().parents[1] / "data"
+    out = []
+    for name in SEEN_NOTE_SETS:
+        lines = (data / f"scanner_notes_{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        out += [json.loads(line)["text"] for line in lines if line.strip()]
+    return out
+
+
 def benign_notes() -> list[str]:
     """The benign memory notes of the ``BENIGN_NOTE_SETS`` in ``tests/data/scanner_notes_*.jsonl``
     (each ending in a newline), in file order: ordinary text to append, chunk and read facts from."""
