@@ -27,6 +27,7 @@ SUITES = [
     "bench_http",
     "bench_crash",
     "bench_scan",
+    "scan_speed",
     "consolidation",
     "store",
     "kg",
