@@ -269,7 +269,6 @@ class Views:
     _seen: dict[tuple[bool, str], bool] = field(default_factory=dict, repr=False)
     _pieces: list[str] | None = field(default=None, repr=False)
     _holding: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
-    _distinct: str | None = field(default=None, repr=False)
     _present: dict[int, tuple[Stems, frozenset[str]]] = field(default_factory=dict, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
     _word_set: frozenset[str] | None = field(default=None, repr=False)
@@ -434,13 +433,6 @@ class Views:
                 index -= 1
             pos = text.find(literal, pos + 1)
         return frozenset(out)
-
-    def _word_text(self) -> str:
-        """The text's distinct words, one a line: a literal of word characters occurs in the text only
-        if it occurs in one of them, and this is far shorter than a long text."""
-        if self._distinct is None:
-            self._distinct = "\n".join(self._sorted_words())
-        return self._distinct
 
     def _joined_here(self, joined: tuple[tuple[str, str, bool], ...]) -> list[str]:
         """The stems of several words (``Stems.joined``) that occur in ``folded``. A stem's second word,
