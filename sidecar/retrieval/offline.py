@@ -11,15 +11,16 @@ the query), and the answer is the same."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sidecar.contract import SearchRequest
+from sidecar.index.files import read_tier_file
 from sidecar.index.tier import Tier
 from sidecar.retrieval.flags import CLEAN_FILES, FlagCache, load_clean, save_clean
 from sidecar.retrieval.search import SearchService
+from sidecar.write.scan_tail import file_digest
 
 # The embedders' modules (numpy among them) are imported when an embedder is configured, so a BM25
 # search (embedder none) starts without them.
@@ -201,7 +202,6 @@ class RememberedFlags(FlagCache):
 
 
 def _digest(root: Path, rel: str) -> str | None:
-    from sidecar.index.files import read_tier_file
-
+    """The file's digest as ``CLEAN_FILES`` keeps it (the server's flag cache digests it the same way)."""
     data = read_tier_file(root, rel)
-    return None if data is None else hashlib.blake2b(data, digest_size=16).hexdigest()
+    return None if data is None else file_digest(data).hex()
