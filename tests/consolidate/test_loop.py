@@ -20,6 +20,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from sidecar.cli import main
@@ -49,6 +50,11 @@ def _big_week(root: Path, note_bytes: int = 48 * 1024) -> None:
         note.parent.mkdir(parents=True, exist_ok=True)
         note.write_text("## Log\n" + "".join(f"- {ln}\n" for ln in lines))
 
+
+#: A week of small notes: what the tests below need is a run (any run lasting longer than a poll; each
+#: starts a process of its own), not a run over large notes, which costs some 7 s of CPU in the run's
+#: process. The test about the loop during a run over large notes keeps ``_big_week``'s default.
+SMALL_NOTE_BYTES = 4 * 1024
 
 #: The most CPU time one callback of the run may hold the loop thread for. Its steps take under
 #: 10 ms on this host; a step that did the run's work on the loop would take seconds.
@@ -107,6 +113,7 @@ def loop_steps() -> Iterator[Steps]:
         gc.unfreeze()
 
 
+@pytest.mark.slow  # behaviour at scale: the loop during a run over a week of large notes (~10 s of CPU)
 async def test_healthz_answers_within_100_ms_during_a_run_over_large_notes(
     aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:
@@ -194,7 +201,7 @@ async def test_a_run_leaves_the_heap_a_server_froze_frozen(
     """``serve`` freezes what start-up made once it is ready; a run leaves that alone: in a process
     with a frozen heap, the heap stays frozen after the run (unfreezing is all or nothing and would
     hand start-up's objects back to the collector); in one without, nothing is frozen after it."""
-    _big_week(memory_dir)
+    _big_week(memory_dir, SMALL_NOTE_BYTES)
     client: Client = await aiohttp_client(create_app(make_settings()))
     gc.unfreeze()  # a test worker's heap may be frozen by an earlier test's in-process serve
     assert gc.get_freeze_count() == 0
@@ -223,7 +230,7 @@ async def test_the_collector_does_not_run_on_its_own_during_a_run_and_does_after
     """A full collection set off by the run's allocations holds the GIL for as long as it walks the
     run's live objects, on whichever thread allocated, the loop's too: while a run lasts only
     reference counting frees memory; the collector is back when the run ends."""
-    _big_week(memory_dir)
+    _big_week(memory_dir, SMALL_NOTE_BYTES)
     client: Client = await aiohttp_client(create_app(make_settings()))
     assert gc.isenabled()
     seen: list[bool] = []
