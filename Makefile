@@ -60,8 +60,9 @@ typecheck: setup-dev
 # most tests marked slow first, then those with the most tests.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
-# So are the tests' support modules, and pytest's rewritten test modules (tests/support/precompile.py):
-# written once, where each worker would otherwise rewrite the whole suite's asserts itself.
+# So are the tests' support modules, and pytest's rewritten test modules and pytest plugins' modules
+# (tests/support/precompile.py): written once, where each worker would otherwise rewrite the whole
+# suite's asserts, and hypothesis's, anyio's ..., itself (some 2 s of CPU a worker for the plugins).
 # Each worker forks the suite's sidecar processes from one that imported the server once
 # (tests/support/zygote.py); TESTS_EXEC_SIDECARS=1 starts each as a new interpreter instead.
 # The extra worker runs while another waits (processes starting, the package index, the waits that
