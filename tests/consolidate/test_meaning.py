@@ -148,6 +148,7 @@ async def test_a_run_retires_the_old_line_with_the_model_and_without_and_embeds_
     assert embedded and not any("Loaded" in text for text in embedded)  # the log is never embedded
 
 
+@pytest.mark.slow  # behaviour at scale: the memory of 3,000 lines' reading within a bound (~5.6 s of CPU)
 def test_the_words_reading_holds_weights_not_their_square() -> None:
     """Three thousand standing lines of words of their own: as dense rows, their tf-idf vectors
     and their cosines would take over 140 MB; read sparsely and a row at a time, a few."""
