@@ -1,8 +1,8 @@
 """A search waiting for a write (``after_seq``) runs its steps off the event loop before ordinary
 searches' (``sidecar.retrieval.priority``), over HTTP with the real model: with every thread of the
 loop's default executor busy and a crowd of ordinary searches queued for them, a write and its
-``after_seq`` search still complete, each of the search's steps started ahead of every step of the
-crowd still queued, and the crowd is then served in full.
+``after_seq`` search still complete once one thread is free, each of the search's steps started
+ahead of every step of the crowd still queued, and the crowd is then served in full.
 
 What is asserted is the order in which the executor starts calls, read where it takes them from its
 lanes: the order in which answers come back also depends on how the host shares its cores among the
@@ -73,17 +73,19 @@ def _passes(log: list[tuple[str, bool]]) -> tuple[int, int]:
     return wrong, ahead
 
 
-def _hold_threads(loop: asyncio.AbstractEventLoop, gate: threading.Event) -> tuple[list[asyncio.Future[bool]], int]:
-    """Occupy every thread of the loop's default executor until ``gate`` is set, as running steps
-    would; the calls, and how many threads that is."""
+def _hold_threads(
+    loop: asyncio.AbstractEventLoop, first: threading.Event, rest: threading.Event
+) -> tuple[list[asyncio.Future[bool]], int]:
+    """Occupy every thread of the loop's default executor, as running steps would: one until
+    ``first`` is set, the others until ``rest`` is; the calls, and how many threads that is."""
     workers = priority.default_workers()
     started = threading.Semaphore(0)
 
-    def held() -> bool:
+    def held(gate: threading.Event) -> bool:
         started.release()
         return gate.wait(HANG_S)
 
-    calls = [loop.run_in_executor(None, held) for _ in range(workers)]
+    calls = [loop.run_in_executor(None, held, first if i == 0 else rest) for i in range(workers)]
     for _ in range(workers):
         assert started.acquire(timeout=HANG_S)
     return calls, workers
@@ -112,8 +114,12 @@ async def test_a_writes_after_seq_search_passes_a_crowd_queued_for_the_threads(
             for item in queued:
                 lane.append(item)
         executor._urgent, executor._ordinary = lanes
-    gate = threading.Event()
-    held, _ = _hold_threads(loop, gate)
+    # One thread is let go while the search waits, the others once it has answered: the search's
+    # steps and the crowd's then take turns on that one thread, so the crowd is still queued when
+    # each of the search's steps is (on a host's whim, many threads would start the whole crowd
+    # while the search's answer is on its way back to the loop between two of its steps).
+    first, rest = threading.Event(), threading.Event()
+    held, _ = _hold_threads(loop, first, rest)
     done: list[str] = []
 
     async def search(label: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -137,10 +143,13 @@ async def test_a_writes_after_seq_search_passes_a_crowd_queued_for_the_threads(
         own = asyncio.ensure_future(search("own", {"query": "quince flowers", "after_seq": seq}))
         await async_wait_until(lambda: sum(executor.waiting()) > CROWD, timeout=HANG_S)  # its model run too
         assert not done
+        first.set()
+        async with asyncio.timeout(HANG_S):
+            found = await own
     finally:
-        gate.set()
+        first.set()
+        rest.set()
     async with asyncio.timeout(HANG_S):
-        found = await own
         answers = await asyncio.gather(*crowd)
         await asyncio.gather(*held)
     assert found["index"]["after_seq_met"] is True
