@@ -91,7 +91,9 @@ async def test_a_query_is_embedded_while_a_backlog_batch_is_in_flight(
     assert len({r.thread for r in background}) == 1, "one backlog thread, one run after another"
     assert min(r.started for r in background) < asked.started and asked.ended < max(r.ended for r in background)
     if sys.platform.startswith("linux"):
-        assert all(r.nice > asked.nice for r in background), (asked.nice, {r.nice for r in background})
+        # Above the query's, or both at the ceiling where the whole run is niced to it (``nice -n 19``).
+        lower = [r.nice > asked.nice or r.nice == asked.nice == 19 for r in background]
+        assert all(lower), (asked.nice, {r.nice for r in background})
     assert np.allclose(query, embedder.embed_sync(["when do the smoke tests run"]), atol=1e-5)
     assert np.allclose(vectors[:2], embedder.embed_sync(LONG[:2]), atol=1e-5)
 
