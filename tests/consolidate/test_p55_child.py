@@ -37,7 +37,7 @@ WORDS = str.split(
 )
 _TEMP = ".tmp"
 # Each test runs whole consolidations of weeks of notes in child processes, some killed and run again
-# (some 40 s of a parallel run together): in `make test`, not in `make test-fast`.
+# (some 30 s of CPU together): in `make test`, not in `make test-fast`.
 pytestmark = pytest.mark.slow
 
 
@@ -107,7 +107,10 @@ async def test_a_killed_child_leaves_whole_files_and_the_next_run_finishes_the_s
 ) -> None:
     from sidecar.consolidate.child import ChildEnded
 
-    _weeks(memory_dir)
+    # Notes of 12 KiB, not 24: a run is a third of the CPU (3 runs here) and the kill still lands
+    # seconds before the run's end (the first week's summary is written some 3 s before it on a busy
+    # host; it is polled every 2 ms).
+    _weeks(memory_dir, note_bytes=12 * 1024)
     whole = tmp_path / "whole"
     shutil.copytree(memory_dir, whole)
     await run_consolidation(make_settings(memory_dir=str(whole)), "agent")  # never interrupted
@@ -148,7 +151,9 @@ async def test_a_cancelled_run_kills_and_reaps_its_child(
 
 
 def test_a_killed_sidecar_takes_its_run_with_it_and_the_next_sidecar_finishes_it(memory_dir: Path) -> None:
-    _weeks(memory_dir)
+    # Notes of 12 KiB, not 24: the next sidecar's whole run is a third of the CPU, and the sidecar is
+    # still killed as its run's process starts, seconds before that run could answer.
+    _weeks(memory_dir, note_bytes=12 * 1024)
     sidecar = start_sidecar(memory_dir, "--consolidate-interval", "0")
     cut: list[BaseException] = []
 
