@@ -14,8 +14,8 @@ import structlog
 from aiohttp.test_utils import TestClient
 
 from sidecar.server.app import create_app
-from sidecar.settings import Settings, load_settings
-from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
+from sidecar.settings import Settings
+from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, settings_in, write
 from tests.support.procs import FORK
 from tests.support.waiting import HANG_GUARD_S
 
@@ -162,20 +162,7 @@ def memory_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def make_settings(tmp_path: Path) -> Callable[..., Settings]:
     def make(**overrides: Any) -> Settings:
-        values: dict[str, Any] = {
-            "memory_dir": str(tmp_path / "memory"),
-            "crew_dir": str(tmp_path / "crew"),
-            "embedder": "none",
-            "watch": "false",
-            "reconcile_interval": "0",
-            "crew_reindex_interval": "0",
-            # A search's wait for a write (``after_seq``) is a hang guard: a busy host can take over
-            # the shipped 1 s to index a write without anything being wrong. A test of the limit
-            # names its own.
-            "after_seq_timeout": str(HANG_GUARD_S),
-        }
-        values.update({k: str(v) for k, v in overrides.items()})
-        return load_settings(values, environ={})
+        return settings_in(tmp_path, **overrides)
 
     return make
 
