@@ -16,6 +16,7 @@ from aiohttp.test_utils import TestClient
 from sidecar.server.app import create_app
 from sidecar.settings import Settings
 from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, settings_in, write
+from tests.support.pg import pg_server
 from tests.support.procs import FORK
 from tests.support.waiting import HANG_GUARD_S
 
@@ -105,6 +106,11 @@ def _a_hang_guard_for_the_tests_http_calls() -> None:
 
 
 _a_hang_guard_for_the_tests_http_calls()
+
+# One PostgreSQL a worker (``pg_server``, session-scoped), registered here and nowhere else: a
+# fixture imported into a test module or a package's conftest is that module's or package's own,
+# and each made a server of its own (an initdb and a postmaster, some 0.8 s of CPU each).
+__all__ = ["pg_server"]
 
 # The suite's sidecars are forked from a process that has imported the server once (tests/support/
 # zygote.py); a test about the process's own start passes fork=False.
