@@ -14,8 +14,9 @@ import structlog
 from aiohttp.test_utils import TestClient
 
 from sidecar.server.app import create_app
-from sidecar.settings import Settings, load_settings
-from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, write
+from sidecar.settings import Settings
+from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, settings_in, write
+from tests.support.pg import pg_server
 from tests.support.procs import FORK
 from tests.support.waiting import HANG_GUARD_S
 
@@ -106,6 +107,11 @@ def _a_hang_guard_for_the_tests_http_calls() -> None:
 
 _a_hang_guard_for_the_tests_http_calls()
 
+# One PostgreSQL a worker (``pg_server``, session-scoped), registered here and nowhere else: a
+# fixture imported into a test module or a package's conftest is that module's or package's own,
+# and each made a server of its own (an initdb and a postmaster, some 0.8 s of CPU each).
+__all__ = ["pg_server"]
+
 # The suite's sidecars are forked from a process that has imported the server once (tests/support/
 # zygote.py); a test about the process's own start passes fork=False.
 FORK["tests"] = True
@@ -162,20 +168,7 @@ def memory_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def make_settings(tmp_path: Path) -> Callable[..., Settings]:
     def make(**overrides: Any) -> Settings:
-        values: dict[str, Any] = {
-            "memory_dir": str(tmp_path / "memory"),
-            "crew_dir": str(tmp_path / "crew"),
-            "embedder": "none",
-            "watch": "false",
-            "reconcile_interval": "0",
-            "crew_reindex_interval": "0",
-            # A search's wait for a write (``after_seq``) is a hang guard: a busy host can take over
-            # the shipped 1 s to index a write without anything being wrong. A test of the limit
-            # names its own.
-            "after_seq_timeout": str(HANG_GUARD_S),
-        }
-        values.update({k: str(v) for k, v in overrides.items()})
-        return load_settings(values, environ={})
+        return settings_in(tmp_path, **overrides)
 
     return make
 

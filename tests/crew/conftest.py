@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.pg import pg_available, pg_server
+from tests.support.pg import pg_available
 
-__all__ = ["crew_store", "pg_server"]
+__all__ = ["crew_store"]
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

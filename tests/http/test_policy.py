@@ -14,19 +14,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from aiohttp import web
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.http.openapi import DOCUMENT
 from sidecar.http.routes import add_operations, routed
 from sidecar.ops.registry import OPERATIONS, Operation, by_name, find
 from sidecar.server.app import HANDLERS, create_app
 from sidecar.settings import load_settings
-from tests.support.memory import ClientFactory, write
+from tests.support.memory import AGENT_MD, DAILY_MD, ClientFactory, settings_in, write
 from tests.support.schema_walk import string_values
 
 MEMORY_OPS = [op for op in OPERATIONS if op.memory in ("read", "write")]
@@ -176,18 +178,58 @@ async def test_memory_on_answers_the_same_requests(sidecar_client: ClientFactory
         assert status in (200, 201), (name, status, body)
 
 
+async def _lead(tmp: Path) -> AsyncIterator[TestClient[Any, Any]]:
+    """A lead's sidecar app (``sidecar_client(role="lead")``) on a real loopback server, its tiers in
+    ``tmp``; its tree (memory and crew) is the same when the module's tests are done."""
+    client: TestClient[Any, Any] = TestClient(TestServer(create_app(settings_in(tmp, role="lead"))))
+    await client.start_server()
+    before = _tree(tmp)
+    try:
+        yield client
+    finally:
+        await client.close()
+    assert _tree(tmp) == before, "a request refused before anything ran changed a file"
+
+
+# The tests of a request refused before anything runs share one app per module (each app costs
+# some 30 ms of CPU to start and stop, and these are some 150 tests): a refusal changes nothing,
+# which the tests of text no store keeps check per request, and each module's app checks once
+# they are done.
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def lead_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[TestClient[Any, Any]]:
+    """A lead's app over an empty tier (``memory_dir`` not made), as ``sidecar_client(role="lead")``
+    alone starts it."""
+    async for client in _lead(tmp_path_factory.mktemp("lead")):
+        yield client
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def lead_client_on_demo(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[tuple[TestClient[Any, Any], Path]]:
+    """A lead's app over the demo tier (``memory_dir``), and that tier's dir."""
+    tmp = tmp_path_factory.mktemp("lead-demo")
+    memory = tmp / "memory"
+    write(memory, "AGENT.md", AGENT_MD)
+    write(memory, "daily/2026-05-14.md", DAILY_MD)
+    async for client in _lead(tmp):
+        yield client, memory
+
+
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("op", BODY_OPS, ids=lambda op: op.name)
-async def test_an_unknown_body_field_is_refused_by_name(sidecar_client: ClientFactory, op: Operation) -> None:
-    client = await sidecar_client(role="lead")
+async def test_an_unknown_body_field_is_refused_by_name(lead_client: TestClient[Any, Any], op: Operation) -> None:
+    client = lead_client
     fields = {**VALID.get(op.name, {}), "limt": 2}
     status, body = await _call(client, op, fields)
     assert status == 400, (status, body)
     assert body["error"]["code"] == "unknown_field" and "limt" in body["error"]["message"], body
 
 
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("op", [op for op in QUERY_OPS if op.body is None], ids=lambda op: op.name)
-async def test_an_unknown_query_parameter_is_refused_by_name(sidecar_client: ClientFactory, op: Operation) -> None:
-    client = await sidecar_client(role="lead")
+async def test_an_unknown_query_parameter_is_refused_by_name(lead_client: TestClient[Any, Any], op: Operation) -> None:
+    client = lead_client
     resp = await client.request(op.method, op.path, params={**VALID.get(op.name, {}), "limt": "2"})
     body = await resp.json()
     assert resp.status == 400 and body["error"]["code"] == "unknown_field", (op.name, resp.status, body)
@@ -205,14 +247,15 @@ def _first_text_field(op: Operation) -> str:
     return texts[0] if texts else sorted(op.body or ())[0]
 
 
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize("op", BODY_OPS, ids=lambda op: op.name)
 @pytest.mark.parametrize(
     "bad", ["a\\ud800b", "a\\u0000b", "a\\u0000", "\\u0000a"], ids=["lone-surrogate", "nul", "nul-last", "nul-first"]
 )
 async def test_text_no_store_keeps_is_refused_by_field_before_anything_runs(
-    sidecar_client: ClientFactory, memory_dir: Path, op: Operation, bad: str
+    lead_client_on_demo: tuple[TestClient[Any, Any], Path], op: Operation, bad: str
 ) -> None:
-    client = await sidecar_client(role="lead")
+    client, memory_dir = lead_client_on_demo
     name = _first_text_field(op)
     fields = {**VALID.get(op.name, {}), name: "PLACEHOLDER"}
     raw = json.dumps(fields).replace("PLACEHOLDER", bad)

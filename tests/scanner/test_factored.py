@@ -4,6 +4,7 @@ ordinary memory and on texts made to catch a reordering."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -15,20 +16,24 @@ from sidecar.scanner.normalise import normalise
 from tests.support.corpus import benign_notes, seen_notes
 
 
-def _texts() -> list[str]:
-    return seen_notes() + benign_notes()
+@functools.cache
+def _haystacks() -> tuple[str, str]:
+    """Each text in its forms the rules read, as one long string: a pattern runs once over all of
+    them. Made once, by the first test (not at collection, in every worker)."""
+    texts = seen_notes() + benign_notes()
+    return (
+        "\n\n".join(normalise(text).folded for text in texts),
+        "\n\n".join(normalise(text).cased for text in texts),
+    )
 
 
-TEXTS = _texts()
-# Each text in its forms the rules read, as one long string: a pattern runs once over all of them.
-HAYSTACKS = [
-    "\n\n".join(normalise(text).folded for text in TEXTS),
-    "\n\n".join(normalise(text).cased for text in TEXTS),
-]
+# The multilingual layer's patterns by their sources (``_source``: what ``_RX`` and ``_RX_ASCII`` compile,
+# with no flags, so ``re.UNICODE`` as every str pattern has): reading ``_RX[key]`` would compile each of
+# them at collection, in every worker, where each test compiles its own.
 SOURCES = sorted(
     {(p.pattern, p.flags) for p in list(deferred._MADE)}
-    | {(p.pattern, p.flags) for key in sorted(multilingual._KEYS) for p in (multilingual._RX[key],)}
-    | {(p.pattern, p.flags) for key in sorted(multilingual._KEYS) for p in (multilingual._RX_ASCII[key],)}
+    | {(multilingual._source(key), re.UNICODE) for key in sorted(multilingual._KEYS)}
+    | {(multilingual._source(key, True), re.UNICODE) for key in sorted(multilingual._KEYS)}
 )
 
 
@@ -41,7 +46,7 @@ def test_every_pattern_matches_as_re_compiles_it(source: tuple[str, int]) -> Non
     pattern, flags = source
     plain, factored = re.compile(pattern, flags), compile_factored(pattern, flags)
     assert factored.pattern == pattern and factored.groupindex == plain.groupindex
-    for text in HAYSTACKS:
+    for text in _haystacks():
         assert _matches(factored, text) == _matches(plain, text)
 
 

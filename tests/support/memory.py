@@ -1,4 +1,5 @@
-"""Shared test material: the demo memory files, a file writer, the client factory type."""
+"""Shared test material: the demo memory files, a file writer, a test sidecar's settings, the
+client factory type."""
 
 from __future__ import annotations
 
@@ -9,8 +10,20 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from sidecar.retrieval.flags import CLEAN_FILES
+from sidecar.settings import Settings, load_settings
+from tests.support.waiting import HANG_GUARD_S
 
-__all__ = ["AGENT_MD", "DAILY_MD", "DIALOGUE_MD", "OWN_STATE", "TOOLS_MD", "ClientFactory", "memory_tree", "write"]
+__all__ = [
+    "AGENT_MD",
+    "DAILY_MD",
+    "DIALOGUE_MD",
+    "OWN_STATE",
+    "TOOLS_MD",
+    "ClientFactory",
+    "memory_tree",
+    "settings_in",
+    "write",
+]
 
 #: The sidecar's own files beside the memory files, which a running sidecar may write at any time:
 #: its databases (with their journals) and the files its injection scanner found clean.
@@ -52,6 +65,26 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 ClientFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
+
+
+def settings_in(tmp: Path, **overrides: Any) -> Settings:
+    """The settings of a test's sidecar (``make_settings``): its tiers ``memory`` and ``crew`` in
+    ``tmp``, no embedder, no watcher, no periodic reindex, changed by keyword overrides."""
+    values: dict[str, Any] = {
+        "memory_dir": str(tmp / "memory"),
+        "crew_dir": str(tmp / "crew"),
+        "embedder": "none",
+        "watch": "false",
+        "reconcile_interval": "0",
+        "crew_reindex_interval": "0",
+        # A search's wait for a write (``after_seq``) is a hang guard: a busy host can take over
+        # the shipped 1 s to index a write without anything being wrong. A test of the limit
+        # names its own.
+        "after_seq_timeout": str(HANG_GUARD_S),
+    }
+    values.update({k: str(v) for k, v in overrides.items()})
+    return load_settings(values, environ={})
+
 
 # Sections a dense neighbour could lend to, and a dialogue whose turns lend to each other.
 TOOLS_MD = """# Tools

@@ -1,3 +1,0 @@
-from tests.support.pg import pg_server
-
-__all__ = ["pg_server"]
