@@ -17,6 +17,9 @@ a worker spends on the test even on an idle host, beside its CPU, so on a busy h
 tests that hold a worker by waiting. Work on the process's other threads or in a child (and a
 child's wait for a core) also counts as idle here: read it beside the CPU column.
 
+Run ``python -m tests.support.precompile`` first, as ``make unit`` does, when pytest is run by hand:
+without the rewritten bytecode it writes, each process collects the suite at more than twice the CPU.
+
 Under pytest-xdist (``PYTHONPATH=. PYTEST_ADDOPTS="-p tests.support.cpu_times" CPU_TIMES_OUT=cpu.txt make test``)
 each worker writes its own file, ``cpu.txt.gw0``, ``cpu.txt.gw1`` ..., each ending with the
 worker's timeline: when it began and ended each file it was handed.
