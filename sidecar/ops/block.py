@@ -55,11 +55,11 @@ async def block(sc: Sidecar, req: BlockRequest) -> BlockAnswer:
     # The block's modules (the assembler and the injection scanner, which compiles its rules on
     # import) load on the first request for a block, not at start-up.
     from sidecar.prompt.block import build_memory_block
-    from sidecar.scanner.semantic import layer_for
+    from sidecar.scanner.in_process import semantic_layer
 
     # The in-process model's semantic layer judges the sections the rules leave clean (flag only,
     # each section's answer kept); built once, in a thread: it embeds its prototype intents.
-    semantic = await asyncio.to_thread(layer_for, sc.embedder)
+    semantic = await asyncio.to_thread(semantic_layer, sc.embedder)
     build = functools.partial(
         build_memory_block,
         agent_dir=settings.memory_dir,

@@ -647,14 +647,10 @@ def _section_span(text: str, heading: str) -> tuple[int, int, int, int]:
 def _warm_scanner(embedder: object | None) -> None:
     """Load what ``_judge_write`` uses: the scanner's rules and, over the in-process model, its
     semantic layer (which needs numpy: a BM25-only sidecar does not load it before a write)."""
+    from sidecar.scanner.in_process import semantic_layer
     from sidecar.scanner.scan import scan_write
 
-    semantic = None
-    if callable(getattr(embedder, "embed_sync", None)):
-        from sidecar.scanner.semantic import layer_for
-
-        semantic = layer_for(embedder)
-    scan_write(None, "# warm\n\nnothing to see", semantic=semantic)
+    scan_write(None, "# warm\n\nnothing to see", semantic=semantic_layer(embedder))
 
 
 def _scan_write(old: bytes | None, new: bytes, embedder: object | None = None) -> SectionFinding | None:
@@ -688,10 +684,10 @@ def _judge_write(
     ``known`` is judged on the tail it joins (``scan_tail``); any other write as before, its last
     section's verdict then taken (an append or a new file; a replace leaves it unknown)."""
     # The scanner compiles its rules on import (~10 ms): the first write pays it, not the start-up.
+    from sidecar.scanner.in_process import semantic_layer
     from sidecar.scanner.scan import scan_write, verdict
-    from sidecar.scanner.semantic import layer_for
 
-    semantic = layer_for(embedder)
+    semantic = semantic_layer(embedder)  # None for a BM25-only sidecar, numpy not imported
     before = None if old is None else old.decode("utf-8", errors="replace")
     after = new.decode("utf-8", errors="replace")
     if semantic is not None and semantic.has_head:  # the learned head reads a long section's start
