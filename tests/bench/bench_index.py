@@ -323,6 +323,8 @@ class _Idle(NamedTuple):
     numpy: bool  # numpy's code mapped into the process while idle, before any search
     engine: str  # what answered BM25 then: "postings", or "fts5" while they are not built
     searched_mb: float  # after one search, its postings built
+    written_mb: float  # then after one write (the injection scanner's first judgement of a write)
+    written_numpy: bool  # numpy's code mapped then
 
 
 def _numpy_mapped(pid: int) -> bool:
@@ -331,7 +333,8 @@ def _numpy_mapped(pid: int) -> bool:
 
 def _idle_rss(root: Path) -> _Idle:
     """An idle BM25-only sidecar over ``root``: idle once the graph has read every file, then after
-    one search once its postings are built (the module's doc)."""
+    one search once its postings are built, then after one write once its hooks ran (the module's
+    doc). The write stays in ``root``."""
     side = start_sidecar(root, env={"MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"}, wait=300)
     try:
         wait_logged(side.log, "kg.backfilled")
@@ -345,8 +348,16 @@ def _idle_rss(root: Path) -> _Idle:
             while client.get("/memory/status").json()["bm25"]["engine"] != "postings":
                 assert time.monotonic() < deadline, "postings not built within 120 s"
                 time.sleep(0.05)
+            time.sleep(3.0)
+            searched = rss_kb(pid) / 1024
+            body = {
+                "path": "topics/bench-rss.md",
+                "content": "- the staging deploy moved to Thursdays after the freeze",
+            }
+            assert client.post("/memory/write", json=body).status_code == 201
+        wait_logged(side.log, "memory.updated")
         time.sleep(3.0)
-        return _Idle(mb, numpy, engine, rss_kb(pid) / 1024)
+        return _Idle(mb, numpy, engine, searched, rss_kb(pid) / 1024, _numpy_mapped(pid))
     finally:
         side.stop()
 
@@ -391,6 +402,11 @@ def bench_rss(base: Path) -> None:
     mapped = "numpy mapped" if idle.numpy else "no numpy"
     report("idle RSS, BM25 only, 10k-chunk dir", f"{idle.mb:.1f} MB", f"{mapped}, BM25 by {idle.engine}")
     report("  the same after its first search, postings built", f"{idle.searched_mb:.1f} MB", "")
+    report(
+        "  then after its first write (the injection scanner's first judgement)",
+        f"{idle.written_mb:.1f} MB",
+        f"{idle.written_mb - steps[0]:+.1f} MB over the bare route; {'numpy mapped' if idle.written_numpy else 'no numpy'}",
+    )
     bare = steps[0]
     report(
         "  over the bare aiohttp route's imports (same run)",
