@@ -24,8 +24,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from sidecar.server.app import create_app
-from sidecar.settings import load_settings
-from tests.support.memory import AGENT_MD, write
+from tests.support.memory import AGENT_MD, settings_in, write
 from tests.support.st_run import st_argv, st_env
 
 Triple = tuple[str, str, int]
@@ -42,16 +41,7 @@ async def reach(examples: int, seed: int, base: Path) -> Counter[Triple]:
 
     base.mkdir(parents=True)
     write(base / "memory", "AGENT.md", AGENT_MD)
-    values = {
-        "memory_dir": str(base / "memory"),
-        "crew_dir": str(base / "crew"),
-        "embedder": "none",
-        "watch": "false",
-        "reconcile_interval": "0",
-        "crew_reindex_interval": "0",
-        "role": "lead",
-    }  # the test's make_settings(role="lead")
-    app = create_app(load_settings(values, environ={}))
+    app = create_app(settings_in(base, role="lead"))  # the test's make_settings(role="lead")
     drawn: Counter[Triple] = Counter()
 
     async def answered(request: web.Request, response: web.StreamResponse) -> None:
