@@ -31,7 +31,7 @@ from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -48,9 +48,17 @@ from sidecar.retrieval.embed.base import (
     Vectors,
 )
 from sidecar.retrieval.fusion import DEFAULT_K, rrf
-from sidecar.retrieval.lift import BoostPlan, Candidate, Lifted, candidate_of, mark, pick, wanted
+from sidecar.retrieval.lift import BoostPlan, Candidate, candidate_of, mark, pick, wanted
 from sidecar.retrieval.priority import calm, default_slots, is_urgent
-from sidecar.retrieval.standing import SLACK, by_standing, newest_first, one_place_shown, restated_first, standing
+from sidecar.retrieval.standing import (
+    SLACK,
+    by_standing,
+    newest_first,
+    one_place_shown,
+    restated_first,
+    restated_first_picked,
+    standing,
+)
 
 # The vector index (and numpy, which it is built on) is imported with the embedder: a BM25-only
 # sidecar never loads it.
@@ -669,7 +677,7 @@ class HybridSearcher:
         dense_only: list[tuple[dict[str, Any], ChunkRow]] = []  # no BM25 hit: no matched terms to show
         chosen = pick(plan, picked, lambda p: _candidate(*p), limit)
         if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
-            chosen = _restated_first_lifted(chosen, picked, lambda c: _where(c[0][1], c[0][2]), hits[0].terms, limit)
+            chosen = restated_first_picked(chosen, picked, lambda p: _where(p[1], p[2]), hits[0].terms, limit)
         if hits:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
             chosen = newest_first(chosen, lambda c: _where(c[0][1], c[0][2]), hits[0].terms)
             chosen = one_place_shown(chosen, [*picked, *spare], lambda p: _where(p[1], p[2]), hits[0].terms)
@@ -1038,37 +1046,6 @@ def _where(hit: RankedChunk | None, row: ChunkRow | None) -> tuple[str, str, str
     return ("", "", "") if row is None else (row.path, row.heading, row.body or row.heading)
 
 
-P = TypeVar("P")
-
-
-def _restated_first_lifted(
-    shown: list[tuple[P, Lifted | None]],
-    read: Sequence[P],
-    view: Callable[[tuple[P, Lifted | None]], tuple[str, str, str]],
-    tokens: Sequence[str],
-    limit: int,
-) -> list[tuple[P, Lifted | None]]:
-    """``restated_first`` over the hits the lift picked (``shown``), each promoted line among them
-    (one the evergreen file keeps, with the days it came from) joined by the best hit read below it
-    (``read``, without a lift) that restates it, cut to ``limit``. The lift orders by the graph's
-    names, so a newer line saying the subject otherwise ("ledger-recon" for the entity "ledger-recon
-    service") can be passed over while the promoted line it changes is picked: it comes in above
-    that line, and the last hit picked makes room. Nothing else read below comes in."""
-    raised = [item for item in shown if item[1] is not None and "<!-- from " in view(item)[2]]
-    if not raised:
-        return restated_first(shown, view, tokens)
-    taken = {id(hit) for hit, _ in shown}
-    newer: list[tuple[P, Lifted | None]] = []
-    for up in raised:  # the best hit read below that restates it, one at most
-        for hit in read:
-            item: tuple[P, Lifted | None] = (hit, None)
-            if id(hit) not in taken and restated_first([up, item], view, tokens)[0] is item:
-                newer.append(item)
-                taken.add(id(hit))
-                break
-    return restated_first([*shown, *newer], view, tokens)[:limit]
-
-
 def _bm25_only(
     source: str, hits: list[RankedChunk], limit: int, explain: bool, plan: BoostPlan | None = None
 ) -> list[dict[str, Any]]:
@@ -1087,8 +1064,8 @@ def _bm25_only(
     out = []
     shown = pick(plan, weighed, lambda s: candidate_of(s[0], round(s[0].score * s[1], 6)), limit)
     if plan is not None and hits:  # the lift orders by score: a restated line stays below its restatement
-        shown = _restated_first_lifted(
-            shown, weighed, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms, limit
+        shown = restated_first_picked(
+            shown, weighed, lambda s: (s[0].path, s[0].heading, s[0].text), hits[0].terms, limit
         )
     if hits:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
         shown = newest_first(shown, lambda c: (c[0][0].path, c[0][0].heading, c[0][0].text), hits[0].terms)

@@ -114,6 +114,7 @@ __all__ = [
     "one_place",
     "one_place_shown",
     "restated_first",
+    "restated_first_picked",
     "standing",
 ]
 
@@ -237,6 +238,7 @@ class _Matched(_Ranked, Protocol):
 
 M = TypeVar("M", bound=_Matched)
 T = TypeVar("T")
+L = TypeVar("L")
 
 
 def by_standing(hits: Sequence[M], today: date | None = None) -> list[tuple[M, float, float]]:
@@ -454,6 +456,36 @@ def restated_first(ranked: Sequence[T], view: Callable[[T], tuple[str, str, str]
                     break
         order.insert(place, at)
     return [ranked[i] for i in order]
+
+
+def restated_first_picked(
+    shown: Sequence[tuple[T, L | None]],
+    read: Sequence[T],
+    view: Callable[[T], tuple[str, str, str]],
+    tokens: Sequence[str],
+    limit: int,
+) -> list[tuple[T, L | None]]:
+    """``restated_first`` over the hits the graph's lift picked (``shown``: each with its lift),
+    each promoted line among them (one the evergreen file keeps, with the days it came from) joined
+    by the best hit read below it (``read``, best first; it comes without a lift) that restates it,
+    cut to ``limit``. The lift orders by the graph's names, so a newer line saying the subject
+    otherwise ("ledger-recon" for the entity "ledger-recon service") can be passed over while the
+    promoted line it changes is picked: it comes in above that line, and the last hit picked makes
+    room. Nothing else read below comes in."""
+    pair: Callable[[tuple[T, L | None]], tuple[str, str, str]] = lambda item: view(item[0])  # noqa: E731
+    raised = [item for item in shown if item[1] is not None and "<!-- from " in view(item[0])[2]]
+    if not raised:
+        return restated_first(shown, pair, tokens)
+    taken = {id(hit) for hit, _ in shown}
+    newer: list[tuple[T, L | None]] = []
+    for up in raised:  # the best hit read below that restates it, one at most
+        for hit in read:
+            item: tuple[T, L | None] = (hit, None)
+            if id(hit) not in taken and restated_first([up, item], pair, tokens)[0] is item:
+                newer.append(item)
+                taken.add(id(hit))
+                break
+    return restated_first([*shown, *newer], pair, tokens)[:limit]
 
 
 def newest_first(shown: Sequence[T], view: Callable[[T], tuple[str, str, str]], tokens: Sequence[str]) -> list[T]:
@@ -863,9 +895,6 @@ def _line_values(text: str) -> tuple[tuple[str | None, str, frozenset[str]], ...
         values = frozenset(w.group() for w in _value_matches(line))
         out.append((normal.key if normal is not None else None, line, values))
     return tuple(out)
-
-
-L = TypeVar("L")
 
 
 def one_place_shown(

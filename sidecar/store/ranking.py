@@ -16,7 +16,14 @@ from sidecar.index.snippet import query_tokens, window
 from sidecar.index.tier_index import RankedChunk
 from sidecar.retrieval.hybrid import DENSE_MATCH, SHORT_SENTENCE, Scored, fuse_rrf, fuse_weighted, sentences
 from sidecar.retrieval.lift import BoostPlan, Candidate, mark, pick, wanted
-from sidecar.retrieval.standing import SLACK, newest_first, one_place_shown, restated_first, standing
+from sidecar.retrieval.standing import (
+    SLACK,
+    newest_first,
+    one_place_shown,
+    restated_first,
+    restated_first_picked,
+    standing,
+)
 from sidecar.retrieval.vectors import dialogue_turns
 
 __all__ = ["Candidates", "mark_flagged", "rank"]
@@ -91,7 +98,7 @@ def rank(
     out = []
     chosen = pick(plan, picked, lambda p: _candidate(p[1], round(p[0].score, 6)), limit)
     if plan is not None and cands.bm25:  # the lift orders by score: a restated line stays below its restatement
-        chosen = restated_first(chosen, lambda c: _view(c[0][1]), tokens)
+        chosen = restated_first_picked(chosen, picked, lambda p: _view(p[1]), tokens, limit)
     if cands.bm25:  # of the shown hits that say one thing a value apart, the newest first (retrieval.standing)
         chosen = newest_first(chosen, lambda c: _view(c[0][1]), tokens)
         chosen = one_place_shown(chosen, [*picked, *below], lambda p: _view(p[1]), tokens)
