@@ -466,14 +466,15 @@ def restated_first_picked(
     limit: int,
 ) -> list[tuple[T, L | None]]:
     """``restated_first`` over the hits the graph's lift picked (``shown``: each with its lift),
-    each promoted line among them (one the evergreen file keeps, with the days it came from) joined
-    by the best hit read below it (``read``, best first; it comes without a lift) that restates it,
-    cut to ``limit``. The lift orders by the graph's names, so a newer line saying the subject
-    otherwise ("ledger-recon" for the entity "ledger-recon service") can be passed over while the
-    promoted line it changes is picked: it comes in above that line, and the last hit picked makes
-    room. Nothing else read below comes in."""
+    each consolidated hit among them (one holding the ``<!-- from ... -->`` comment a run writes
+    after a line it rolled up: the evergreen file's promoted lines, a week's summary) joined by the
+    best hit read below it (``read``, best first; it comes without a lift) that restates it, cut to
+    ``limit``. The lift orders by the graph's names, so a newer line saying the subject otherwise
+    ("ledger-recon" for the entity "ledger-recon service") can be passed over while the
+    consolidated line it changes is picked: it comes in above that line, and the last hit picked
+    makes room. Nothing else read below comes in."""
     pair: Callable[[tuple[T, L | None]], tuple[str, str, str]] = lambda item: view(item[0])  # noqa: E731
-    raised = [item for item in shown if item[1] is not None and "<!-- from " in view(item[0])[2]]
+    raised = [item for item in shown if "<!-- from " in view(item[0])[2]]
     if not raised:
         return restated_first(shown, pair, tokens)
     taken = {id(hit) for hit, _ in shown}
