@@ -402,12 +402,12 @@ def bench_rss(base: Path) -> None:
     mapped = "numpy mapped" if idle.numpy else "no numpy"
     report("idle RSS, BM25 only, 10k-chunk dir", f"{idle.mb:.1f} MB", f"{mapped}, BM25 by {idle.engine}")
     report("  the same after its first search, postings built", f"{idle.searched_mb:.1f} MB", "")
+    bare = steps[0]
     report(
         "  then after its first write (the injection scanner's first judgement)",
         f"{idle.written_mb:.1f} MB",
-        f"{idle.written_mb - steps[0]:+.1f} MB over the bare route; {'numpy mapped' if idle.written_numpy else 'no numpy'}",
+        f"{idle.written_mb - bare:+.1f} MB over the bare route; {'numpy mapped' if idle.written_numpy else 'no numpy'}",
     )
-    bare = steps[0]
     report(
         "  over the bare aiohttp route's imports (same run)",
         f"{idle.mb - bare:+.1f} MB idle, {idle.searched_mb - bare:+.1f} MB after its first search",
