@@ -63,7 +63,7 @@ from sidecar.index.sync import RACY_NS
 from sidecar.index.tier_index import CHECKED_SUFFIX, TierIndex
 from tests.bench.util import cpu_reference, ms, report, wait_logged
 from tests.support.corpus import make_corpus, make_queries
-from tests.support.procs import cpu_s, rss_kb, start_sidecar
+from tests.support.procs import cpu_s, numpy_mapped, rss_kb, start_sidecar
 
 
 def _search_latency(search: Callable[[str], object], queries: list[str]) -> tuple[list[float], float]:
@@ -327,10 +327,6 @@ class _Idle(NamedTuple):
     written_numpy: bool  # numpy's code mapped then
 
 
-def _numpy_mapped(pid: int) -> bool:
-    return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
-
-
 def _idle_rss(root: Path) -> _Idle:
     """An idle BM25-only sidecar over ``root``: idle once the graph has read every file, then after
     one search once its postings are built, then after one write once its hooks ran (the module's
@@ -340,7 +336,7 @@ def _idle_rss(root: Path) -> _Idle:
         wait_logged(side.log, "kg.backfilled")
         time.sleep(3.0)
         pid = side.proc.pid
-        mb, numpy = rss_kb(pid) / 1024, _numpy_mapped(pid)  # read before any request: a status request
+        mb, numpy = rss_kb(pid) / 1024, numpy_mapped(pid)  # read before any request: a status request
         with httpx.Client(base_url=side.url, timeout=60) as client:  # counts chunks on a reader thread
             engine = client.get("/memory/status").json()["bm25"]["engine"]
             assert client.post("/memory/search", json={"query": "database migration"}).status_code == 200
@@ -357,7 +353,7 @@ def _idle_rss(root: Path) -> _Idle:
             assert client.post("/memory/write", json=body).status_code == 201
         wait_logged(side.log, "memory.updated")
         time.sleep(3.0)
-        return _Idle(mb, numpy, engine, searched, rss_kb(pid) / 1024, _numpy_mapped(pid))
+        return _Idle(mb, numpy, engine, searched, rss_kb(pid) / 1024, numpy_mapped(pid))
     finally:
         side.stop()
 

@@ -49,6 +49,11 @@ def free_port() -> int:
     raise RuntimeError(f"no free port in {low}-{high}")
 
 
+def numpy_mapped(pid: int) -> bool:
+    """Whether numpy's compiled core is mapped into process ``pid`` (it was imported there)."""
+    return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
+
+
 def rss_kb(pid: int, field: str = "VmRSS") -> int:
     """A memory figure of /proc/PID/status in kB: resident now (VmRSS) or at peak (VmHWM)."""
     try:

@@ -8,12 +8,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.procs import start_sidecar
+from tests.support.procs import numpy_mapped, start_sidecar
 from tests.support.waiting import wait_until
-
-
-def _numpy_mapped(pid: int) -> bool:
-    return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
 
 
 def test_writes_blocks_and_searches_without_a_model_leave_numpy_unloaded(tmp_path: Path) -> None:
@@ -26,7 +22,7 @@ def test_writes_blocks_and_searches_without_a_model_leave_numpy_unloaded(tmp_pat
         with httpx.Client(base_url=side.url, timeout=60) as client:
             status = client.get("/memory/status").json()
             assert status["embedder"]["model"] is None, status["embedder"]
-            assert not _numpy_mapped(pid)
+            assert not numpy_mapped(pid)
             wrote = client.post(
                 "/memory/write",
                 json={
@@ -48,6 +44,6 @@ def test_writes_blocks_and_searches_without_a_model_leave_numpy_unloaded(tmp_pat
         # Both writes' hooks have run (the journal's entry, the graph's reading of the lines added).
         written = 1 + (flagged.status_code == 201)
         wait_until(lambda: side.log.read_text(errors="replace").count("memory.updated") >= written)
-        assert not _numpy_mapped(pid), "numpy was loaded by a write, a search or the block"
+        assert not numpy_mapped(pid), "numpy was loaded by a write, a search or the block"
     finally:
         side.stop()
