@@ -8,6 +8,7 @@ import dataclasses
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -301,34 +302,36 @@ def _kitchen_sink(size: int) -> str:
 
 
 MB = 1_000_000
-ADVERSARIAL = {
-    "ignore-repeated": "ignore " * 150_000,
-    "ignore-all-repeated": "ignore all the " * 70_000,
-    "verbs-then-targets": "ignore every one of " * 40_000 + "instructions",
-    "send-secrets-no-dest": "send the api keys " * 55_000,
-    "long-base64-binary": base64.b64encode(bytes(range(256)) * 3000).decode(),
-    "long-base64-text": _b64("hello world " * 65_000),
-    "base64-lines": ("QUJDREVGR0hJSktMTU5P\n" * 50_000),
-    "hex-run": "41" * (MB // 2),
-    "hex-spaced": "41 " * (MB // 3),
-    "zero-width-only": "\u200b" * MB,
-    "letter-then-zero-width": "a" + "\u200b" * MB,
-    "tag-characters": "\U000e0041" * (MB // 4),
-    "distinct-characters": "".join(chr(0x4E00 + i % 20_000) for i in range(MB // 2)),
-    "combining-marks": "a\u0301" * (MB // 2),
-    "unterminated-comments": "<!--" * (MB // 4),
-    "open-image-links": "![x](" * (MB // 5),
-    "open-brackets": "[" * MB,
-    "fake-end-markers": "[end " * (MB // 5),
-    "open-tags": "<a " * (MB // 3),
-    "secret-vars": "$api_key=" * (MB // 9),
-    "curl-words": "curl " * (MB // 5),
-    "entities": "&#73;" * (MB // 5),
-    "emphasis": "a**b" * (MB // 4),
-    "hyphen-breaks": "ab-\n" * (MB // 4),
-    "one-long-space-run": "ignore" + " " * MB,
-    "quotes": "'\"`" * (MB // 3),
-    "every-rule-runs": _kitchen_sink(MB),
+# Each input is made by the test that scans it: made at collection, the ~30 MB of them would be
+# made (and held) by every worker, whichever runs the tests, and by a run that leaves them out.
+ADVERSARIAL: dict[str, Callable[[], str]] = {
+    "ignore-repeated": lambda: "ignore " * 150_000,
+    "ignore-all-repeated": lambda: "ignore all the " * 70_000,
+    "verbs-then-targets": lambda: "ignore every one of " * 40_000 + "instructions",
+    "send-secrets-no-dest": lambda: "send the api keys " * 55_000,
+    "long-base64-binary": lambda: base64.b64encode(bytes(range(256)) * 3000).decode(),
+    "long-base64-text": lambda: _b64("hello world " * 65_000),
+    "base64-lines": lambda: "QUJDREVGR0hJSktMTU5P\n" * 50_000,
+    "hex-run": lambda: "41" * (MB // 2),
+    "hex-spaced": lambda: "41 " * (MB // 3),
+    "zero-width-only": lambda: "\u200b" * MB,
+    "letter-then-zero-width": lambda: "a" + "\u200b" * MB,
+    "tag-characters": lambda: "\U000e0041" * (MB // 4),
+    "distinct-characters": lambda: "".join(chr(0x4E00 + i % 20_000) for i in range(MB // 2)),
+    "combining-marks": lambda: "a\u0301" * (MB // 2),
+    "unterminated-comments": lambda: "<!--" * (MB // 4),
+    "open-image-links": lambda: "![x](" * (MB // 5),
+    "open-brackets": lambda: "[" * MB,
+    "fake-end-markers": lambda: "[end " * (MB // 5),
+    "open-tags": lambda: "<a " * (MB // 3),
+    "secret-vars": lambda: "$api_key=" * (MB // 9),
+    "curl-words": lambda: "curl " * (MB // 5),
+    "entities": lambda: "&#73;" * (MB // 5),
+    "emphasis": lambda: "a**b" * (MB // 4),
+    "hyphen-breaks": lambda: "ab-\n" * (MB // 4),
+    "one-long-space-run": lambda: "ignore" + " " * MB,
+    "quotes": lambda: "'\"`" * (MB // 3),
+    "every-rule-runs": lambda: _kitchen_sink(MB),
 }
 
 
@@ -338,7 +341,7 @@ def test_a_megabyte_of_adversarial_input_scans_in_bounded_time(name: str) -> Non
     """Linear, not worse: the whole input costs about four times its first quarter (a pattern that
     backtracks would cost sixteen times or more), and a few seconds at most. CPU time of this
     thread, so other jobs on the machine do not count."""
-    text = ADVERSARIAL[name]
+    text = ADVERSARIAL[name]()
     assert len(text) >= 250_000
     started = time.thread_time()
     scan_all(text[: len(text) // 4])

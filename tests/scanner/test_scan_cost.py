@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -25,12 +26,17 @@ from sidecar.scanner.scan import _ALL_STEMS, _STEMS, scan_all
 from tests.support.corpus import seen_notes
 
 
+@functools.cache
 def _texts() -> list[str]:
+    """The notes corpus, read by the first test that needs it (not at collection, in every worker)."""
     return seen_notes()
 
 
-TEXTS = _texts()
-FOLDED = [normalise(text).folded for text in TEXTS]
+@functools.cache
+def _folded() -> list[str]:
+    return [normalise(text).folded for text in _texts()]
+
+
 PATTERNS = [
     value
     for module in (agency, conceal, covert, directive, harm, headers, intent, joined, leak, multilingual, shapes)
@@ -56,14 +62,14 @@ def test_every_match_of_every_pattern_holds_one_of_its_literals(pattern: re.Patt
     literals = required_literals(pattern)
     if literals is None:
         return
-    for folded in FOLDED:
+    for folded in _folded():
         for found in pattern.finditer(folded):
             assert any(literal in found.group() for literal in literals), (found.group(), sorted(literals)[:10])
 
 
 def test_all_stems_looked_up_at_once_answer_as_each_rule_alone() -> None:
     for text in [
-        *TEXTS[::3],
+        *_texts()[::3],
         "",
         "ignore",
         "x " * 3000 + "discard the brief",
