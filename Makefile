@@ -55,7 +55,7 @@ lint: setup-dev
 typecheck: setup-dev
 	$(BIN)/mypy sidecar
 
-# One worker per core and one more; a test file stays on one worker (its module fixtures are
+# One worker per core and two more; a test file stays on one worker (its module fixtures are
 # shared), and the files are handed out in the order tests/conftest.py gives them: the files with the
 # most tests marked slow first, then those with the most tests.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
@@ -65,11 +65,14 @@ typecheck: setup-dev
 # suite's asserts, and hypothesis's, anyio's ..., itself (some 2 s of CPU a worker for the plugins).
 # Each worker forks the suite's sidecar processes from one that imported the server once
 # (tests/support/zygote.py); TESTS_EXEC_SIDECARS=1 starts each as a new interpreter instead.
-# The extra worker runs while another waits (processes starting, the package index, the waits that
-# are the behaviour under test: the "idle" column of tests/support/cpu_times.py): on two cores a fresh
-# clone's pytest took 174 and 196 s with three workers, 202 and 226 s with two. WORKERS=N chooses.
+# The extra workers run while others wait (processes starting, the package index, the waits that
+# are the behaviour under test: the "idle" column of tests/support/cpu_times.py, some 100 s of each
+# of three workers' 180 s in a test-fast run on two cores, where they kept 1.6 cores busy): on two
+# cores a fresh clone's pytest took 174 and 196 s with three workers, 202 and 226 s with two; test-fast
+# by turns with three and four workers, 227/179, 210/203 and 203/194 s (a fourth pair, 166/237 s,
+# ran while other jobs took the host). WORKERS=N chooses.
 WORKERS ?= $(shell $(PYTHON) -c 'import os; n = len(os.sched_getaffinity(0)) \
-  if hasattr(os, "sched_getaffinity") else os.cpu_count(); print((n or 1) + 1)')
+  if hasattr(os, "sched_getaffinity") else os.cpu_count(); print((n or 1) + 2)')
 XDIST := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 # The tests' temporary files (pytest's tmp_path, the test PostgreSQL's data) go to /dev/shm where
 # it is a writable tmpfs with 2 GB free, else where TMPDIR says (the disk): the sidecar still fsyncs
