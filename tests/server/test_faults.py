@@ -239,7 +239,11 @@ async def test_the_graph_reads_the_files_once_the_disk_has_room(
     with capture_logs() as logs:
         client = await sidecar_client(memory_dir=root)
         filler = fill(root)  # on the event loop: before the graph's first reading of the files can write
-        await asyncio.sleep(0.5)
+        # The graph's first reading ends one way or the other: failed on the full disk, or done.
+        await async_wait_until(
+            lambda: any(e["event"] in ("kg.backfill_failed", "kg.backfilled") for e in logs),
+            message="the graph's first reading of the files to end",
+        )
     filler.unlink()
     if not [e for e in logs if e["event"] == "kg.backfill_failed"]:
         pytest.skip("could not reach the state: the graph read the files before the disk was full")
