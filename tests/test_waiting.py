@@ -230,11 +230,17 @@ def test_a_path_stopwatch_takes_off_nothing_while_a_poll_answers_not_yet() -> No
         # A named process busy between cheap polls (work on a sidecar's loop): its wait is the
         # path's and is taken off. (The kernel counts a wait when it ends, so a wait that ends in a
         # stretch shorter than it is taken off only up to that stretch: long stretches here.)
-        watch = PathStopwatch(spinners[0].pid)
+        # It waits until the kernel has counted half a second of the spinner's wait (on a host other
+        # jobs keep busy too, a second may hold less of it), and at least a second has passed.
+        spinner = spinners[0].pid
+        counted = main_thread_wait_s(spinner)
+        watch = PathStopwatch(spinner)
         ready = watch.started + 1.0
-        assert watch.wait_until(lambda: time.perf_counter() >= ready, interval=0.1)
+        assert watch.wait_until(
+            lambda: time.perf_counter() >= ready and main_thread_wait_s(spinner) - counted >= 0.5, interval=0.1
+        )
         own, wall = watch.own(), watch.wall()
-        assert own < wall - 0.3, (own, wall)
+        assert own < wall - 0.3, (own, wall, main_thread_wait_s(spinner) - counted)
     finally:
         for p in spinners + servers:
             p.kill()
