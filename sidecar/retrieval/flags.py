@@ -46,6 +46,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from sidecar.heap import release_free_memory
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.prompt.verdicts import VERDICTS
 from sidecar.write.durable import stat_key
@@ -61,6 +62,8 @@ CLEAN_FILES = ".search-clean.json"
 
 Key = tuple[str, str]  # (tier, path)
 _UNTOLD = b"untold"  # no digest is this long: the index told nothing of the file since start
+
+_NONE_FOUND: list[SectionFinding] = []  # kept for every file without a finding; never changed
 
 #: Writes carried per file, at most, until their changes are applied (more are dropped: the file is
 #: then read again at its next search, as without them).
@@ -181,6 +184,9 @@ class FlagCache:
                         self._keep((tier, rel), found)
             self._trim()
             await self.remember(tier)
+        # The scans' transient texts leave free heap pages behind; no response follows to trigger
+        # the idle release (``sidecar.server.lifecycle.IdleRelease``) until someone asks.
+        await asyncio.to_thread(release_free_memory)
 
     async def remember(self, tier: str | None = None) -> None:
         """Write the clean files known of ``tier`` (of every warmed tier when None) to its
@@ -241,7 +247,7 @@ class FlagCache:
 
     def _keep(self, key: Key, scanned: tuple[list[SectionFinding], bytes | None]) -> None:
         found, data_digest = scanned
-        self._known[key] = found
+        self._known[key] = found if found else _NONE_FOUND  # one list for every clean file, not one each
         if data_digest is None:
             self._digests.pop(key, None)
         else:
