@@ -50,7 +50,7 @@ run: setup
 
 lint: setup-dev
 	$(BIN)/ruff check sidecar tests
-	$(BIN)/ruff format --check sidecar
+	$(BIN)/ruff format --check sidecar tests
 
 typecheck: setup-dev
 	$(BIN)/mypy sidecar
