@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sidecar.heap import release_free_memory
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.prompt.verdicts import VERDICTS
+from sidecar.scanner.apart import ApartJudge
 from sidecar.write.durable import stat_key
 from sidecar.write.scan_tail import file_digest
 
@@ -65,6 +66,12 @@ _UNTOLD = b"untold"  # no digest is this long: the index told nothing of the fil
 
 _NONE_FOUND: list[SectionFinding] = []  # kept for every file without a finding; never changed
 
+#: Files a tier's warm-up finds not remembered clean, at least, for it to judge them in a child
+#: process (``sidecar.scanner.apart``): a first start's pass over the whole tier, which judged in
+#: the server's own process left it some 3 MB larger for good (its short-lived objects made between
+#: the graph's and the index's long-lived ones). A restart's few changed files are judged in process.
+APART_FROM = 64
+
 #: Writes carried per file, at most, until their changes are applied (more are dropped: the file is
 #: then read again at its next search, as without them).
 CARRIED_PER_FILE = 16
@@ -73,8 +80,9 @@ CARRIED_PER_FILE = 16
 class FlagCache:
     """Flagged sections per memory file, for at most ``limit`` files (least recently used go)."""
 
-    def __init__(self, limit: int = 8192) -> None:
+    def __init__(self, limit: int = 8192, apart_from: int = APART_FROM) -> None:
         self.limit = limit
+        self.apart_from = apart_from  # files to judge, at least, for the warm-up to judge them apart
         self._known: OrderedDict[Key, list[SectionFinding]] = OrderedDict()
         # The digest of the bytes each known file's sections were judged on.
         self._digests: dict[Key, bytes] = {}
@@ -176,12 +184,21 @@ class FlagCache:
             files = await asyncio.to_thread(scan_tier, root)
             clean = await asyncio.to_thread(load_clean, root)
             self._remembered[tier] = (root, frozenset(files), clean)
-            for rel in files:
-                if (tier, rel) not in self._known:
-                    changes = self._changes
-                    found = await asyncio.to_thread(_flagged, root, rel, clean)
-                    if changes == self._changes:
-                        self._keep((tier, rel), found)
+            unknown = [rel for rel in files if (tier, rel) not in self._known]
+            apart = ApartJudge() if sum(rel not in clean for rel in unknown) >= self.apart_from else None
+            try:
+                for rel in unknown:
+                    if (tier, rel) not in self._known:
+                        changes = self._changes
+                        if apart is None:
+                            found = await asyncio.to_thread(_flagged, root, rel, clean)
+                        else:
+                            found = await _flagged_apart(apart, root, rel, clean)
+                        if changes == self._changes:
+                            self._keep((tier, rel), found)
+            finally:
+                if apart is not None:
+                    await apart.aclose()
             self._trim()
             await self.remember(tier)
         # The scans' transient texts leave free heap pages behind; no response follows to trigger
@@ -301,9 +318,30 @@ def _flagged(root: Path, rel: str, clean: dict[str, str] | None = None) -> tuple
     digest = file_digest(data)
     if clean and clean.get(rel) == digest.hex():
         return [], digest
+    return _judged(data), digest
+
+
+async def _flagged_apart(
+    apart: ApartJudge, root: Path, rel: str, clean: dict[str, str]
+) -> tuple[list[SectionFinding], bytes | None]:
+    """``_flagged(root, rel, clean)``, its text judged by ``apart`` (in this process when it cannot)."""
+    data = await asyncio.to_thread(read_tier_file, root, rel)
+    if data is None:
+        return [], None
+    digest = file_digest(data)
+    if clean.get(rel) == digest.hex():
+        return [], digest
+    found = await apart.judge(data)
+    if found is None:
+        found = await asyncio.to_thread(_judged, data)
+    return found, digest
+
+
+def _judged(data: bytes) -> list[SectionFinding]:
+    """The flagged sections of the text ``data`` holds, each section's verdict from ``VERDICTS``."""
     from sidecar.scanner.scan import flagged_sections
 
-    return flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section), digest
+    return flagged_sections(data.decode("utf-8", errors="replace"), VERDICTS.section)
 
 
 def load_clean(root: Path) -> dict[str, str]:
