@@ -12,6 +12,7 @@ task is done, so a cancel lost in a library is not a hang either.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 #: How long a cancelled task is given to end before it is cancelled again. A task's cleanup (a
@@ -31,3 +32,24 @@ async def stop_task(task: asyncio.Task[Any] | None) -> None:
         await asyncio.wait({task}, timeout=RECANCEL_S)
     if not task.cancelled():
         task.result()
+
+
+async def close_child(proc: asyncio.subprocess.Process | None, wait_s: float = 5.0) -> None:
+    """End a helper child that exits when its input closes: close its stdin and wait for it,
+    killing it after ``wait_s`` or when the close itself is cancelled (it is reaped either way)."""
+    if proc is None:
+        return
+    if proc.stdin is not None:
+        proc.stdin.close()
+    try:
+        async with asyncio.timeout(wait_s):
+            await proc.wait()
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+    except asyncio.CancelledError:  # the close itself cancelled: the child still goes, and is reaped
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await asyncio.shield(proc.wait())
+        raise

@@ -48,6 +48,7 @@ from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, now_iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
+from sidecar.tasks import close_child
 from sidecar.write.durable import read_file
 
 __all__ = [
@@ -600,20 +601,7 @@ class _Extractor:
     async def aclose(self) -> None:
         """End the child (its input closed, it exits) and wait for it."""
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.stdin is not None:
-            proc.stdin.close()
-        try:
-            async with asyncio.timeout(5.0):
-                await proc.wait()
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-        except asyncio.CancelledError:  # the close itself cancelled: the child still goes, and is reaped
-            proc.kill()
-            await asyncio.shield(proc.wait())
-            raise
+        await close_child(proc)
 
 
 def _read_with_mtime(root: Path, path: str) -> tuple[bytes, str] | None:

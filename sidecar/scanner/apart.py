@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import sidecar
+from sidecar.tasks import close_child
 
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
@@ -108,19 +109,4 @@ class ApartJudge:
     async def aclose(self) -> None:
         """End the child (its input closed, it exits) and wait for it."""
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.stdin is not None:
-            proc.stdin.close()
-        try:
-            async with asyncio.timeout(5.0):
-                await proc.wait()
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
-        except asyncio.CancelledError:  # the close itself cancelled: the child still goes, and is reaped
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await asyncio.shield(proc.wait())
-            raise
+        await close_child(proc)
