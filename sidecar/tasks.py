@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import pickle
+import struct
 from typing import Any
 
 #: How long a cancelled task is given to end before it is cancelled again. A task's cleanup (a
@@ -53,3 +55,18 @@ async def close_child(proc: asyncio.subprocess.Process | None, wait_s: float = 5
             proc.kill()
         await asyncio.shield(proc.wait())
         raise
+
+
+#: What ``exchange`` raises when the child or its pipe failed (it is then out of step: end it).
+CHILD_ERRORS = (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError)
+
+
+async def exchange(proc: asyncio.subprocess.Process, data: bytes) -> tuple[str, Any]:
+    """Send a helper child one length-framed request (``data``, pickled by the caller) and read its
+    framed, pickled ``(status, value)`` answer; one of ``CHILD_ERRORS`` when either side broke."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(struct.pack(">I", len(data)) + data)
+    await proc.stdin.drain()
+    size = struct.unpack(">I", await proc.stdout.readexactly(4))[0]
+    status, value = pickle.loads(await proc.stdout.readexactly(size))
+    return status, value

@@ -28,7 +28,6 @@ import gzip
 import hashlib
 import os
 import pickle
-import struct
 import sys
 import time
 import zlib
@@ -48,7 +47,7 @@ from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, now_iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
-from sidecar.tasks import close_child
+from sidecar.tasks import CHILD_ERRORS, close_child, exchange
 from sidecar.write.durable import read_file
 
 __all__ = [
@@ -561,14 +560,10 @@ class _Extractor:
         proc = await self._started()
         if proc is None:
             return None
-        assert proc.stdin is not None and proc.stdout is not None
         sent = pickle.dumps((text, path))
         try:
-            proc.stdin.write(struct.pack(">I", len(sent)) + sent)
-            await proc.stdin.drain()
-            size = struct.unpack(">I", await proc.stdout.readexactly(4))[0]
-            status, value = pickle.loads(await proc.stdout.readexactly(size))
-        except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError):
+            status, value = await exchange(proc, sent)
+        except CHILD_ERRORS:
             log.warning("kg.extractor_died", returncode=proc.returncode)
             self._broken = True
             await self.aclose()

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import pickle
-import struct
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import sidecar
-from sidecar.tasks import close_child
+from sidecar.tasks import CHILD_ERRORS, close_child, exchange
 
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
@@ -70,13 +68,9 @@ class ApartJudge:
         proc = await self._started()
         if proc is None:
             return None
-        assert proc.stdin is not None and proc.stdout is not None
         try:
-            proc.stdin.write(struct.pack(">I", len(data)) + data)
-            await proc.stdin.drain()
-            size = struct.unpack(">I", await proc.stdout.readexactly(4))[0]
-            status, value = pickle.loads(await proc.stdout.readexactly(size))
-        except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError):
+            status, value = await exchange(proc, data)
+        except CHILD_ERRORS:
             self._broken = True
             await self.aclose()
             return None
