@@ -15,7 +15,15 @@ import asyncio
 import contextlib
 import pickle
 import struct
+import sys
+from pathlib import Path
 from typing import Any
+
+import structlog
+
+import sidecar
+
+log = structlog.get_logger(__name__)
 
 #: How long a cancelled task is given to end before it is cancelled again. A task's cleanup (a
 #: ``finally`` that releases a connection) normally ends well within it; cancelling sooner would
@@ -70,3 +78,61 @@ async def exchange(proc: asyncio.subprocess.Process, data: bytes) -> tuple[str, 
     size = struct.unpack(">I", await proc.stdout.readexactly(4))[0]
     status, value = pickle.loads(await proc.stdout.readexactly(size))
     return status, value
+
+
+#: The directory holding the ``sidecar`` package, the argument every helper child gets first (its
+#: ``sys.path[0]``): a child runs the package the server runs.
+PACKAGE_PARENT = str(Path(sidecar.__file__).resolve().parent.parent)
+
+
+class Child:
+    """A helper child Python process running ``script`` (``python -c script PACKAGE_PARENT``),
+    started at the first ``ask`` and spoken to with ``exchange``. A child that cannot start, or
+    breaks (its pipe fails, it dies, an ask is cancelled mid-answer), is ended and never started
+    again: ``ask`` then answers None and the caller does the work itself. ``name``, when given,
+    logs both events (``<name>_unavailable``, ``<name>_died``)."""
+
+    def __init__(self, script: str, *, python: str = sys.executable, name: str | None = None) -> None:
+        self._script = script
+        self._python = python
+        self._name = name
+        self._proc: asyncio.subprocess.Process | None = None
+        self._broken = False
+
+    async def ask(self, data: bytes) -> tuple[str, Any] | None:
+        """The child's ``(status, value)`` answer to ``data``, or None when it cannot answer."""
+        proc = await self._started()
+        if proc is None:
+            return None
+        try:
+            return await exchange(proc, data)
+        except CHILD_ERRORS:
+            if self._name is not None:
+                log.warning(f"{self._name}_died", returncode=proc.returncode)
+            self._broken = True
+            await self.aclose()
+            return None
+        except asyncio.CancelledError:  # cancelled mid-answer: the pipe is out of step, the child goes
+            self._broken = True
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+            raise
+
+    async def _started(self) -> asyncio.subprocess.Process | None:
+        if self._proc is None and not self._broken:
+            try:
+                self._proc = await asyncio.create_subprocess_exec(
+                    self._python, "-c", self._script, PACKAGE_PARENT,
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                )  # fmt: skip
+            except OSError as exc:
+                if self._name is not None:
+                    log.warning(f"{self._name}_unavailable", error=str(exc))
+                self._broken = True
+        return self._proc
+
+    async def aclose(self) -> None:
+        """End the child (its input closed, it exits) and wait for it."""
+        proc, self._proc = self._proc, None
+        await close_child(proc)

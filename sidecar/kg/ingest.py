@@ -28,7 +28,6 @@ import gzip
 import hashlib
 import os
 import pickle
-import sys
 import time
 import zlib
 from collections import OrderedDict
@@ -39,7 +38,6 @@ from typing import NamedTuple
 
 import structlog
 
-import sidecar
 from sidecar.errors import SidecarError
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.kg.facts import Extracted, Position
@@ -47,7 +45,7 @@ from sidecar.kg.graph import KnowledgeGraph, new_facts
 from sidecar.kg.llm import LlmExtractor
 from sidecar.kg.model import Scope, iso, now_iso, parse_when
 from sidecar.kg.sqlite_kg import JournalFeed
-from sidecar.tasks import CHILD_ERRORS, close_child, exchange
+from sidecar.tasks import Child
 from sidecar.write.durable import read_file
 
 __all__ = [
@@ -544,7 +542,6 @@ while len(head := inp.read(4)) == 4:
     out.write(struct.pack(">I", len(answer)) + answer)
     out.flush()
 """
-_PACKAGE_PARENT = str(Path(sidecar.__file__).resolve().parent.parent)
 
 
 class _Extractor:
@@ -553,50 +550,21 @@ class _Extractor:
     answers None and the caller extracts in a thread."""
 
     def __init__(self) -> None:
-        self._proc: asyncio.subprocess.Process | None = None
-        self._broken = False
+        self._child = Child(_CHILD, name="kg.extractor")
 
     async def extract(self, text: str, path: str) -> tuple[list[Extracted], Position] | None:
-        proc = await self._started()
-        if proc is None:
+        answer = await self._child.ask(pickle.dumps((text, path)))
+        if answer is None:
             return None
-        sent = pickle.dumps((text, path))
-        try:
-            status, value = await exchange(proc, sent)
-        except CHILD_ERRORS:
-            log.warning("kg.extractor_died", returncode=proc.returncode)
-            self._broken = True
-            await self.aclose()
-            return None
-        except asyncio.CancelledError:  # cancelled mid-answer: the pipe is out of step, the child goes
-            self._broken = True
-            self._kill()
-            raise
+        status, value = answer
         if status != "ok":
             raise RuntimeError(f"extraction of {path} failed: {value}")
         found: tuple[list[Extracted], Position] = value
         return found
 
-    async def _started(self) -> asyncio.subprocess.Process | None:
-        if self._proc is None and not self._broken:
-            try:
-                self._proc = await asyncio.create_subprocess_exec(
-                    sys.executable, "-c", _CHILD, _PACKAGE_PARENT,
-                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                )  # fmt: skip
-            except OSError as exc:
-                log.warning("kg.extractor_unavailable", error=str(exc))
-                self._broken = True
-        return self._proc
-
-    def _kill(self) -> None:
-        if self._proc is not None and self._proc.returncode is None:
-            self._proc.kill()
-
     async def aclose(self) -> None:
         """End the child (its input closed, it exits) and wait for it."""
-        proc, self._proc = self._proc, None
-        await close_child(proc)
+        await self._child.aclose()
 
 
 def _read_with_mtime(root: Path, path: str) -> tuple[bytes, str] | None:

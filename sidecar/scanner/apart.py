@@ -16,14 +16,10 @@ itself.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sidecar
-from sidecar.tasks import CHILD_ERRORS, close_child, exchange
+from sidecar.tasks import Child
 
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
@@ -50,7 +46,6 @@ while len(head := inp.read(4)) == 4:
     out.flush()
 """
 _PYTHON = sys.executable
-_PACKAGE_PARENT = str(Path(sidecar.__file__).resolve().parent.parent)
 
 
 class ApartJudge:
@@ -58,49 +53,19 @@ class ApartJudge:
     process, started at the first text it is given (see the module's docstring)."""
 
     def __init__(self) -> None:
-        self._proc: asyncio.subprocess.Process | None = None
-        self._broken = False
+        self._child = Child(_CHILD, python=_PYTHON, name="scan.judge")
         self.judged = 0  # texts the child answered, for tests and benches
 
     async def judge(self, data: bytes) -> list[SectionFinding] | None:
         """The flagged sections of the text ``data`` holds (UTF-8, undecodable bytes replaced), or
         None when the child cannot answer (the caller judges the text itself)."""
-        proc = await self._started()
-        if proc is None:
-            return None
-        try:
-            status, value = await exchange(proc, data)
-        except CHILD_ERRORS:
-            self._broken = True
-            await self.aclose()
-            return None
-        except asyncio.CancelledError:  # cancelled mid-answer: the pipe is out of step, the child goes
-            self._broken = True
-            self._kill()
-            raise
-        if status != "ok":
+        answer = await self._child.ask(data)
+        if answer is None or answer[0] != "ok":
             return None  # judged again by the caller, whose error then shows as it would have
         self.judged += 1
-        found: list[SectionFinding] = value
+        found: list[SectionFinding] = answer[1]
         return found
-
-    async def _started(self) -> asyncio.subprocess.Process | None:
-        if self._proc is None and not self._broken:
-            try:
-                self._proc = await asyncio.create_subprocess_exec(
-                    _PYTHON, "-c", _CHILD, _PACKAGE_PARENT,
-                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                )  # fmt: skip
-            except OSError:
-                self._broken = True
-        return self._proc
-
-    def _kill(self) -> None:
-        if self._proc is not None and self._proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self._proc.kill()
 
     async def aclose(self) -> None:
         """End the child (its input closed, it exits) and wait for it."""
-        proc, self._proc = self._proc, None
-        await close_child(proc)
+        await self._child.aclose()
