@@ -96,6 +96,7 @@ class OnnxEmbedder:
                 "OnnxEmbedder: batch_size >= 1, 1 <= max_tokens <= 512, intra_op_threads >= 1, background_nice >= 0"
             )
         self._batch_size = batch_size
+        self._intra_op_threads = intra_op_threads
         self._background_nice = background_nice
         self._max_tokens = max_tokens
         self._tokenizer = _load_tokenizer(tokenizer_path, max_tokens)
@@ -119,6 +120,14 @@ class OnnxEmbedder:
     @property
     def dim(self) -> int:
         return DIM
+
+    @property
+    def vectors_key(self) -> str:
+        """What decides the vectors this embedder computes: two embedders with the same key give the
+        same texts, batched alike, the same vectors (model and tokenizer are checked against their
+        digests at load). Callers that embed fixed texts keep their vectors under it."""
+        parts = (MODEL_SHA256, TOKENIZER_SHA256, self._max_tokens, self._batch_size, self._intra_op_threads)
+        return ":".join(map(str, parts))
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts`` now, in a worker thread at normal priority (queries, snippets' sentences)."""
