@@ -107,6 +107,27 @@ def _a_hang_guard_for_the_tests_http_calls() -> None:
 
 _a_hang_guard_for_the_tests_http_calls()
 
+
+def _plain_tracebacks_until_logging_is_configured() -> None:
+    """Until a test configures logging as the sidecar does (``sidecar.logs.configure_logging``),
+    a worker logs through structlog's default processors, whose console renderer draws each logged
+    exception with rich: every frame's source and locals, up to 0.2 s of CPU an exception (the tests
+    of a tier dir deleted and restored log some twenty each: tests/server/test_faults.py,
+    tests/index/test_watcher.py and tests/mcp/test_sink_gating.py took 11.9 s of CPU with it, 5.8 s
+    without). The renderer is the default one with the standard library's traceback instead: the
+    same lines, the same captured output a failing test shows, but for rich's drawing. A test that
+    configures logging, or captures it (``structlog.testing.capture_logs``), is not concerned:
+    neither renders with it."""
+    from structlog.dev import ConsoleRenderer, plain_traceback
+
+    processors = list(structlog.get_config()["processors"])
+    if processors and isinstance(processors[-1], ConsoleRenderer):
+        processors[-1] = ConsoleRenderer(exception_formatter=plain_traceback)
+        structlog.configure(processors=processors)
+
+
+_plain_tracebacks_until_logging_is_configured()
+
 # One PostgreSQL a worker (``pg_server``, session-scoped), registered here and nowhere else: a
 # fixture imported into a test module or a package's conftest is that module's or package's own,
 # and each made a server of its own (an initdb and a postmaster, some 0.8 s of CPU each).
