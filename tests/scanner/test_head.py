@@ -41,9 +41,18 @@ def embedder(onnx_model: Any) -> Any:
 
 
 def _layer(embedder: Any, parts: frozenset[str] = frozenset({"head"})) -> Any:
+    """A layer of its own over the model, with the prototypes' vectors the worker's other layers over
+    it use (its ``vectors_key``): embedding them again is some 0.7 s of CPU a layer, and these tests
+    are about the head (tests/scanner/test_semantic.py checks the vectors kept under a key)."""
     from sidecar.scanner.semantic import SemanticLayer
 
-    return SemanticLayer(embedder.embed_sync, embed_spans=embedder.embed_sync_sentences, head=load_head(), parts=parts)
+    return SemanticLayer(
+        embedder.embed_sync,
+        embed_spans=embedder.embed_sync_sentences,
+        head=load_head(),
+        parts=parts,
+        vectors_key=embedder.vectors_key,
+    )
 
 
 def test_the_head_loads_from_the_package_with_its_threshold() -> None:

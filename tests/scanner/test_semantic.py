@@ -16,8 +16,9 @@ from sidecar.scanner.semantic import SemanticLayer
 
 @pytest.fixture(scope="module")
 def layer(onnx_model: Any) -> SemanticLayer:
-    """The layer over the worker's model (``onnx_model``, skipped without the [embed] extra)."""
-    return SemanticLayer(onnx_model.embed_sync)
+    """The layer over the worker's model (``onnx_model``, skipped without the [embed] extra), with the
+    prototypes' vectors kept under its key (embedded once a worker for every layer over the model)."""
+    return SemanticLayer(onnx_model.embed_sync, vectors_key=onnx_model.vectors_key)
 
 
 @pytest.mark.parametrize(
