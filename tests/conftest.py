@@ -51,10 +51,20 @@ def _one_tls_context_for_every_httpx_client() -> None:
     bundle, about 30 ms of CPU, against under 1 ms for the rest of a request to a loopback server.
     Polling a starting sidecar every 20 ms with ``httpx.get`` spent over half a core on it while the
     sidecar started beside it. The context is the one httpx would build (one per CA bundle the
-    environment names); a client given its own ``verify`` or ``cert`` still gets a context of its own."""
-    from httpx._transports import default
+    environment names); a client given its own ``verify`` or ``cert`` still gets a context of its own.
+    The same holds for ``httpx2``, the fork the mcp client is built on: each MCP session over HTTP
+    the tests open makes a client of it (some fifty a run)."""
+    import importlib
 
-    build = default.create_ssl_context
+    for name in ("httpx._transports.default", "httpx2._transports.default"):
+        try:
+            default = importlib.import_module(name)
+        except ImportError:
+            continue  # httpx2 comes with the mcp client: where it is missing, nothing makes its clients
+        default.create_ssl_context = _shared_ssl_contexts(default.create_ssl_context)
+
+
+def _shared_ssl_contexts(build: Callable[..., Any]) -> Callable[..., Any]:
     built: dict[tuple[bool, str | None, str | None], Any] = {}
 
     def create_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
@@ -65,7 +75,7 @@ def _one_tls_context_for_every_httpx_client() -> None:
             built[key] = build(verify=verify, cert=cert, trust_env=trust_env)
         return built[key]
 
-    default.create_ssl_context = create_ssl_context
+    return create_ssl_context
 
 
 _one_tls_context_for_every_httpx_client()
