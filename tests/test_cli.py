@@ -26,6 +26,7 @@ from sidecar.retrieval.vectors import VectorIndex
 from tests.support.corpus import make_corpus
 from tests.support.embedding import needs_model
 from tests.support.memory import ClientFactory, write
+from tests.support.procs import run_sidecar
 from tests.support.waiting import async_wait_until
 
 
@@ -103,38 +104,23 @@ def test_crew_scope_uses_the_given_path(tmp_path: Path) -> None:
 
 def test_bad_input_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "MEMORY_SIDECAR_MEMORY_DIR": str(tmp_path / "nope")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "sidecar", "search", "x"], capture_output=True, text=True, env=env, timeout=60
-    )
+    proc = run_sidecar("search", "x", env=env, timeout=60)
     assert proc.returncode == 2 and "no such memory dir" in proc.stderr and "Traceback" not in proc.stderr
-    proc = subprocess.run(
-        [sys.executable, "-m", "sidecar", "search", "   ", "-p", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_sidecar("search", "   ", "-p", str(tmp_path), timeout=60)
     assert proc.returncode == 2 and "must not be empty" in proc.stderr
 
 
 def test_memory_dir_from_the_environment(memory_dir: Path) -> None:
     env = {**os.environ, "MEMORY_SIDECAR_MEMORY_DIR": str(memory_dir)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "sidecar", "search", "invoices", "-F", "json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    proc = run_sidecar("search", "invoices", "-F", "json", env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["results"][0]["path"] == "daily/2026-05-14.md"
 
 
 def cli(*argv: str, embedder: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """``memory-sidecar ARGV`` as a real process; stderr is a pipe there, not a terminal."""
+    """``memory-sidecar ARGV`` as a real process; stderr is a file there, not a terminal."""
     full = {**os.environ, "ORT_DISABLE_TELEMETRY": "1", "MEMORY_SIDECAR_EMBEDDER": embedder, **env}
-    return subprocess.run(
-        [sys.executable, "-m", "sidecar", *argv], capture_output=True, text=True, env=full, timeout=600
-    )
+    return run_sidecar(*argv, env=full, timeout=600)
 
 
 @pytest.mark.slow  # a whole tier embedded, then a sidecar started over it: ~3.2 s of CPU

@@ -9,8 +9,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,12 +16,13 @@ import pytest
 from sidecar.cli import main
 from tests.support.memory import write
 from tests.support.palace import load_conversation
+from tests.support.procs import run_sidecar
 
 
 def process(*argv: str) -> tuple[int, str]:
     env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
     env = {k: v for k, v in env.items() if not k.startswith("MEMORY_SIDECAR_")}
-    proc = subprocess.run([sys.executable, "-m", "sidecar", *argv], capture_output=True, text=True, env=env, timeout=60)
+    proc = run_sidecar(*argv, env=env, timeout=60)
     return proc.returncode, proc.stdout
 
 

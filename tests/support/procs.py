@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,16 @@ import httpx
 from tests.support.waiting import HANG_GUARD_S, wait_until
 from tests.support.zygote import Forked, fork_sidecar, forkable
 
-__all__ = ["SidecarProcess", "cpu_s", "free_port", "process_tree", "rss_kb", "start_sidecar", "tree_rss_kb"]
+__all__ = [
+    "SidecarProcess",
+    "cpu_s",
+    "free_port",
+    "process_tree",
+    "rss_kb",
+    "run_sidecar",
+    "start_sidecar",
+    "tree_rss_kb",
+]
 
 
 #: Whether ``start_sidecar`` forks its sidecars when not told (tests/conftest.py turns it on).
@@ -203,3 +213,36 @@ def start_sidecar(
             proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=full_env)
     sidecar = SidecarProcess(proc, port, log, argv)
     return sidecar.wait_ready(wait) if ready else sidecar
+
+
+def run_sidecar(
+    *argv: str, env: dict[str, str] | None = None, timeout: float = HANG_GUARD_S, fork: bool | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m sidecar ARGV`` as a real process run to its end, as ``subprocess.run(...,
+    capture_output=True, text=True)`` runs it: its exit status, stdout and stderr (each a file of
+    its own, neither a terminal, as a pipe is not one); its stdin is /dev/null. ``env`` is the
+    process's whole environment (this process's when not given).
+
+    In the test suite the process is forked from the zygote as ``start_sidecar``'s sidecars are
+    (``tests/support/zygote.py``: the server's imports, some 0.5 s of CPU a run, made once a
+    worker) when its environment allows it; ``fork=False`` runs a new interpreter, for a test about
+    what a command imports or does before it runs. A process still running after ``timeout``
+    seconds is killed and ``subprocess.TimeoutExpired`` raised, as ``subprocess.run`` does."""
+    full_env = dict(os.environ if env is None else env)
+    args = [sys.executable, "-m", "sidecar", *argv]
+    if (FORK["tests"] if fork is None else fork) and forkable(full_env):
+        with tempfile.TemporaryDirectory(prefix="sidecar-run-") as scratch:
+            out, err = Path(scratch) / "stdout", Path(scratch) / "stderr"
+            proc = fork_sidecar(list(argv), full_env, out, err=err)
+            if proc is not None:
+                STARTS["forked"] += 1
+                try:
+                    code = proc.wait(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=10)
+                    raise
+                said = [path.read_text() if path.exists() else "" for path in (out, err)]
+                return subprocess.CompletedProcess(args, code, *said)
+    STARTS["new interpreter"] += 1
+    return subprocess.run(args, capture_output=True, text=True, env=full_env, timeout=timeout)

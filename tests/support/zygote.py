@@ -22,6 +22,7 @@ the exit statuses the zygote reaps and reports. Its CPU is counted in ``forked_c
 reaped (``tests/support/cpu_times.py`` adds it to the children's).
 
 The protocol is one JSON object a line: the test process writes ``{"argv", "env", "cwd", "log"}``
+(and ``"err"``, a file of its own for the child's stderr, for a command whose output is read apart)
 to the zygote's stdin and reads ``{"pid"}`` (or ``{"error"}``) back, and later ``{"exit": pid,
 "code", "cpu"}`` for each child reaped. The zygote ends when its stdin closes (the test process
 ends), killing children still running.
@@ -100,10 +101,10 @@ def _child(request: dict[str, Any], wakeup: tuple[int, int]) -> NoReturn:
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.close(log)
+        for fd, path in ((1, request["log"]), (2, request.get("err", request["log"]))):
+            log = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.dup2(log, fd)
+            os.close(log)
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
@@ -230,8 +231,10 @@ class _Zygote:
         with self._changed:  # the zygote is gone: so are its children
             self._changed.notify_all()
 
-    def spawn(self, argv: list[str], env: dict[str, str], log: Path) -> Forked:
+    def spawn(self, argv: list[str], env: dict[str, str], log: Path, err: Path | None = None) -> Forked:
         request = {"argv": argv, "env": env, "cwd": os.getcwd(), "log": str(log)}
+        if err is not None:
+            request["err"] = str(err)
         with self._lock:
             self._in.write((json.dumps(request) + "\n").encode())
             self._in.flush()
@@ -312,10 +315,11 @@ def _zygote_env() -> dict[str, str]:
     return {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
 
 
-def fork_sidecar(argv: list[str], env: dict[str, str], log: Path) -> Forked | None:
-    """``python -m sidecar ARGV`` with environment ``env`` and its output appended to ``log``,
-    forked from this process's zygote (made on first use); None when no zygote could be made (why
-    is kept in ``UNUSABLE``, and the caller starts a new interpreter, which fails as it would)."""
+def fork_sidecar(argv: list[str], env: dict[str, str], log: Path, err: Path | None = None) -> Forked | None:
+    """``python -m sidecar ARGV`` with environment ``env`` and its output appended to ``log`` (its
+    stderr to ``err`` when given), forked from this process's zygote (made on first use); None when
+    no zygote could be made (why is kept in ``UNUSABLE``, and the caller starts a new interpreter,
+    which fails as it would)."""
     with _ZYGOTE_LOCK:
         if UNUSABLE:
             return None
@@ -327,7 +331,7 @@ def fork_sidecar(argv: list[str], env: dict[str, str], log: Path) -> Forked | No
                 return None
             atexit.register(_ZYGOTE["made"].close)
         zygote = _ZYGOTE["made"]
-    return zygote.spawn(argv, env, log)
+    return zygote.spawn(argv, env, log, err)
 
 
 def forked_cpu_s() -> float:
