@@ -69,7 +69,10 @@ ClientFactory = Callable[..., Awaitable[TestClient[Any, Any]]]
 
 def settings_in(tmp: Path, **overrides: Any) -> Settings:
     """The settings of a test's sidecar (``make_settings``): its tiers ``memory`` and ``crew`` in
-    ``tmp``, no embedder, no watcher, no periodic reindex, changed by keyword overrides."""
+    ``tmp``, no embedder, no watcher, no periodic reindex and no scheduled consolidation (on a busy
+    host a test can outlast the schedule's first run, a minute after start on a tier never
+    consolidated, which then moves the test's notes under ``archive/``), changed by keyword
+    overrides."""
     values: dict[str, Any] = {
         "memory_dir": str(tmp / "memory"),
         "crew_dir": str(tmp / "crew"),
@@ -77,6 +80,7 @@ def settings_in(tmp: Path, **overrides: Any) -> Settings:
         "watch": "false",
         "reconcile_interval": "0",
         "crew_reindex_interval": "0",
+        "consolidate_interval": "0",
         # A search's wait for a write (``after_seq``) is a hang guard: a busy host can take over
         # the shipped 1 s to index a write without anything being wrong. A test of the limit
         # names its own.
