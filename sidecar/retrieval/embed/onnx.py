@@ -421,10 +421,11 @@ _SESSIONS_LOCK = threading.Lock()
 
 def _shared_session(path: Path, intra_op_threads: int) -> Any:
     try:
-        found = path.resolve().stat()
+        where = path.resolve()
+        found = where.stat()
     except OSError:
         return _load_session(path, intra_op_threads)  # raises the reading's error
-    key = (str(path.resolve()), found.st_size, found.st_mtime_ns, intra_op_threads)
+    key = (str(where), found.st_size, found.st_mtime_ns, intra_op_threads)
     with _SESSIONS_LOCK:
         session = _SESSIONS.get(key)
         if session is None:
