@@ -45,7 +45,7 @@ from sidecar.consolidate.periods import note_day, period_of
 from sidecar.consolidate.promote import COMMENT, is_event, normalised
 from sidecar.consolidate.routine import routine_by
 from sidecar.consolidate.supersede import Said
-from sidecar.consolidate.text import CLAUSE_TRIM, SIGNAL, clause_spans, form
+from sidecar.consolidate.text import CLAUSE_TRIM, LINE_CACHE, SIGNAL, clause_spans, form
 from sidecar.consolidate.text import learn_forms as learn_words
 
 __all__ = [
@@ -140,7 +140,14 @@ def _plain(text: str) -> str:
     return _EMPHASIS.sub("", COMMENT.sub(" ", text))
 
 
-def _tokens(text: str) -> list[tuple[str, bool]]:
+def _tokens(text: str) -> tuple[tuple[str, bool], ...]:
+    """A line's content words in order, each with whether it names a value (``_read_tokens``), as
+    the lines being judged write their words (``_PLAIN``)."""
+    return _read_tokens(text, _PLAIN.get())
+
+
+@functools.lru_cache(maxsize=LINE_CACHE)
+def _read_tokens(text: str, plain: frozenset[str]) -> tuple[tuple[str, bool], ...]:
     """A line's content words in order (stop words left out; comments aside), each with whether it
     names a value (module docstring). A word written in lower case that names no value is read as
     its form (``_form``: "pickups", "pickup"); any other is lowercased as it is (a weekday's plural
@@ -151,7 +158,6 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     to 6:00"; ``_reading``). A possessive's "s" is no word ("the yard's alarm" is "yard alarm"), nor
     is what is left of a contraction ("don't": "don", "t")."""
     text = _plain(text)
-    plain = _PLAIN.get()
     out = []
     for match in _WORD.finditer(text):
         word = match.group(0)
@@ -167,7 +173,7 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
             out.append((form(lower), False))  # a plain word opening a sentence
             continue
         out.append((form(word) if word.islower() and not value else _ONE_DAY.get(lower, lower), value))
-    return out
+    return tuple(out)
 
 
 def _words(text: str) -> list[str]:

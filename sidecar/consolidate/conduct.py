@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
-from sidecar.consolidate.text import CLAUSE_TRIM, COMMENT, is_event, normalised
+from sidecar.consolidate.text import CLAUSE_TRIM, COMMENT, LINE_CACHE, is_event, normalised
 from sidecar.write.dedup import LIST_MARKER
 
 __all__ = [
@@ -284,6 +285,7 @@ def rule_said(text: str) -> str | None:
     return None if read is None else read[0] + read[1]
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def _rule_read(text: str) -> tuple[str, str] | None:
     """The lead-in naming who said a rule (or "") and the rule's sentence (``rule_body``)."""
     line = LIST_MARKER.sub("", COMMENT.sub(" ", text)).strip().replace("’", "'").replace("**", "")
@@ -465,6 +467,7 @@ def listed_rule(text: str) -> bool:
     return not is_event(normalised(line)) and len(key_text(line).split()) >= 2
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def is_rule(text: str) -> bool:
     """Whether ``text`` states a rule of conduct or a preference that may be promoted: one that
     orders nobody to obey someone else."""
@@ -503,6 +506,7 @@ _WISH_WORDS = re.compile(
 )
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def key_text(body: str) -> str:
     """``body`` without the words that only make it a rule ("never", "I want", "make sure") and
     without whose wish it says it is ("per Marguerite", "as she wants", "Tobias would like me to",

@@ -16,10 +16,11 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from pathlib import Path
 
 from sidecar.consolidate.extractive import sentences
-from sidecar.consolidate.text import statements
+from sidecar.consolidate.text import LINE_CACHE, statements
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import tokens
 from sidecar.write.durable import read_file
@@ -168,6 +169,12 @@ def merged(daily: bytes | None, archived: bytes | None) -> bytes | None:
     return archived + joint + daily
 
 
+@lru_cache(maxsize=LINE_CACHE)
+def _worded(text: str) -> bool:
+    """Whether ``text`` holds a word (a run reads each note's lines many times)."""
+    return bool(tokens(text))
+
+
 def section_lines(source: str, text: str) -> Iterable[Line]:
     """The fact-bearing lines of a note, in order: headings, blank lines and lines without a word
     (rules, lone markers) are structure; a fenced block is one unit; a paragraph written on one
@@ -185,9 +192,9 @@ def section_lines(source: str, text: str) -> Iterable[Line]:
                     block = []
             elif _FENCE.match(raw):
                 block = [raw]
-            elif not _HEADING.match(raw) and tokens(raw):
+            elif not _HEADING.match(raw) and _worded(raw):
                 said = context.of(raw)
-                yield from (Line(s, source, heading, said) for s in _answered(statements(raw)) if tokens(s))
+                yield from (Line(s, source, heading, said) for s in _answered(statements(raw)) if _worded(s))
             else:
                 context.of(raw)
         if block:  # a fence left open: its lines are content all the same

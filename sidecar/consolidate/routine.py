@@ -38,7 +38,7 @@ from typing import TypeVar
 
 from sidecar.consolidate.extractive import sentences
 from sidecar.consolidate.periods import JOINT
-from sidecar.consolidate.text import COMMENT, normalised
+from sidecar.consolidate.text import COMMENT, LINE_CACHE, normalised
 from sidecar.index.query import STOPWORDS
 from sidecar.write.dedup import LIST_MARKER
 
@@ -74,10 +74,11 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 K = TypeVar("K", bound=Hashable)
 
 
-def _words(text: str) -> list[str]:
+@lru_cache(maxsize=LINE_CACHE)
+def _words(text: str) -> tuple[str, ...]:
     """A line's words without digits, lowercased, stop words aside, in order."""
     text = LIST_MARKER.sub("", COMMENT.sub(" ", text))
-    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS and len(w) > 1]
+    return tuple(w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS and len(w) > 1)
 
 
 def routine(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] = frozenset()) -> list[bool]:
@@ -180,7 +181,7 @@ def apart(lines: Sequence[tuple[str, str]], frames: Collection[frozenset[str]] =
 
 
 def _apart_at(
-    text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]
+    text: str, framed: Callable[[Sequence[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]
 ) -> Apart:
     """Where a routine line says a statement beside its mould (``apart``): ``SENTENCES`` when one
     of its sentences holds a frame and another none, else the clauses ``_tail`` finds, else None."""
@@ -194,7 +195,7 @@ def _apart_at(
 TAIL_WORDS = 3
 
 
-def _tail(text: str, framed: Callable[[list[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]) -> Apart:
+def _tail(text: str, framed: Callable[[Sequence[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]) -> Apart:
     """A statement said inside a routine sentence, after the clauses that hold its frame (a clause,
     ``_clause``, not a bare name): from the
     first clause of ``TAIL_WORDS`` words or more after the shortest run of clauses holding a frame
@@ -286,7 +287,7 @@ def _judged_once(lines: tuple[tuple[str, str], ...]) -> Judged:
     return tuple(out), frozenset(found), tuple(mixed)
 
 
-def _partly_framed(text: str, framed: Callable[[list[str]], bool]) -> bool:
+def _partly_framed(text: str, framed: Callable[[Sequence[str]], bool]) -> bool:
     """Whether a line of two sentences or more (of two words or more each) has one that holds a
     frame of its own words (``framed``, given a sentence's words) and one that holds none: a fact
     said beside a mould ("Cost check: 181 GB scanned. Sqlfluff is pinned to 2.3.5."). A line whose

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sidecar.consolidate.extractive import sentences
 from sidecar.index.tokens import QueryTokens
@@ -209,6 +210,14 @@ def _lower_sentences(text: str) -> list[str]:
     return [part for part in out if part]
 
 
+#: How many lines' readings a process keeps (``normalised``, the rule readings of ``conduct``, the
+#: word lists of ``changes`` and ``routine``): a run reads each line of a tier many times over, and
+#: a full tier of 450 KB holds some 15,000 distinct lines. Bounded, as the process that runs the job
+#: may be a long-lived one (the CLI's, a test's).
+LINE_CACHE = 1 << 15
+
+
+@lru_cache(maxsize=LINE_CACHE)
 def normalised(line: str) -> str:
     """A line's words in order, lowercased, without its list marker or HTML comments."""
     return " ".join(words(COMMENT.sub(" ", line)))
