@@ -80,6 +80,7 @@ class Line:
     context: str = ""
 
 
+@lru_cache(maxsize=4096)
 def period_of(day: date) -> str:
     """The ISO week a day belongs to, ``2026-W03``."""
     year, week, _ = day.isocalendar()
@@ -99,6 +100,7 @@ def note_day(source: str) -> date | None:
     return day_of(name) if directory == DAILY_DIR else None
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def day_of(name: str) -> date | None:
     """The day a daily note's file name stands for; None for another name or a day that is not
     one (``2026-02-30.md``)."""
@@ -170,6 +172,12 @@ def merged(daily: bytes | None, archived: bytes | None) -> bytes | None:
 
 
 @lru_cache(maxsize=LINE_CACHE)
+def _statements(raw: str) -> tuple[str, ...]:
+    """A note line's statements that hold a word (``text.statements``, an answer's label off)."""
+    return tuple(s for s in _answered(statements(raw)) if _worded(s))
+
+
+@lru_cache(maxsize=LINE_CACHE)
 def _worded(text: str) -> bool:
     """Whether ``text`` holds a word (a run reads each note's lines many times)."""
     return bool(tokens(text))
@@ -194,7 +202,7 @@ def section_lines(source: str, text: str) -> Iterable[Line]:
                 block = [raw]
             elif not _HEADING.match(raw) and _worded(raw):
                 said = context.of(raw)
-                yield from (Line(s, source, heading, said) for s in _answered(statements(raw)) if _worded(s))
+                yield from (Line(s, source, heading, said) for s in _statements(raw))
             else:
                 context.of(raw)
         if block:  # a fence left open: its lines are content all the same
@@ -328,13 +336,14 @@ def apart_parts(text: str, at: tuple[int, int]) -> list[str]:
     return [text[: at[0]].rstrip(), f"{head}{said}"]
 
 
-def said_inside(text: str) -> list[str]:
+@lru_cache(maxsize=LINE_CACHE)
+def said_inside(text: str) -> tuple[str, ...]:
     """Every way ``apart_parts`` may cut ``text`` at one of its clause joints (its sentences too):
     the parts a summary may write of a note's line, for a later run to know them as the note's."""
     out = sentence_parts(text)
     for joint in JOINT.finditer(text):
         out += apart_parts(text, (joint.start(), joint.end()))
-    return out
+    return tuple(out)
 
 
 def statement_text(text: str) -> str:

@@ -195,7 +195,9 @@ def _apart_at(
 TAIL_WORDS = 3
 
 
-def _tail(text: str, framed: Callable[[Sequence[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]) -> Apart:
+def _tail(
+    text: str, framed: Callable[[Sequence[str]], bool], df: Counter[str], pairs: Counter[frozenset[str]]
+) -> Apart:
     """A statement said inside a routine sentence, after the clauses that hold its frame (a clause,
     ``_clause``, not a bare name): from the
     first clause of ``TAIL_WORDS`` words or more after the shortest run of clauses holding a frame

@@ -29,9 +29,11 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from sidecar.consolidate.periods import day_of
 from sidecar.consolidate.promote import COMMENT, as_item, normalised, title_of
+from sidecar.consolidate.text import LINE_CACHE
 from sidecar.scanner.sections import split_sections
 from sidecar.write.dedup import LIST_MARKER
 
@@ -117,6 +119,7 @@ class Said:
     claim: Claim | None
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def claim(line: str) -> Claim | None:
     """The claim a one-sentence fact line makes, or None when it makes none this module reads."""
     if len(line) > MAX_CLAIM_CHARS:
