@@ -1162,7 +1162,12 @@ def _restated(
     if opening in old_values - new:
         return False  # the name a line opens with is its subject: another subject, not a value
     if old_values - new:  # restated with one value replaced: the whole subject, word for word
-        return len(old_values - new) == 1 and subject <= new
+        if len(old_values - new) != 1 or not subject <= new:
+            return False
+        # where a word or none is all the subject besides the values kept ("EHR: we're on
+        # Medisphere 2023.2"), the value given in place of the lost one is of its kind: a vendor
+        # table's "| Medisphere | EHR | - | MED-42687 |" gives a contract's number, not another version
+        return len(subject) >= 2 or any(_alike(g, w) for g in new_values - old for w in old_values - new)
     if not subject:
         return False
     # the older value named beside the new one ("X is gone, we are on Y"): most of the subject
