@@ -392,6 +392,7 @@ def test_a_union_s_schema_does_not_depend_on_how_it_was_spelt() -> None:
     assert one["properties"]["value"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
 
 
+@pytest.mark.slow
 async def test_live_answers_carry_only_what_their_operation_s_type_names(
     sidecar_client: ClientFactory, memory_dir: Any
 ) -> None:

@@ -256,6 +256,7 @@ async def lists_tools(command: list[str], env: dict[str, str]) -> list[str]:
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl not installed")
 @pytest.mark.parametrize("path", EXAMPLE_DOCS, ids=rel)
+@pytest.mark.slow
 async def test_every_shell_example_runs_on_the_demo_memory(path: Path, live: SidecarProcess, home: Path) -> None:
     """Each ``sh`` block: the HTTP examples (curl) against a live sidecar on a copy of demo/memory,
     made to fail on any 4xx/5xx; each CLI line on another copy as ``~/.memory``; a ``claude mcp
@@ -297,6 +298,7 @@ async def test_every_shell_example_runs_on_the_demo_memory(path: Path, live: Sid
 
 
 @pytest.mark.parametrize("path", EXAMPLE_DOCS, ids=rel)
+@pytest.mark.slow
 async def test_every_mcp_client_config_reaches_the_sidecar(path: Path, live: SidecarProcess, home: Path) -> None:
     """Each JSON client configuration: a streamable HTTP server is the live sidecar's /mcp, a stdio
     server the command it names; the official client lists the tools of each."""
@@ -320,6 +322,7 @@ async def test_every_mcp_client_config_reaches_the_sidecar(path: Path, live: Sid
         assert "memory_search" in tools, server
 
 
+@pytest.mark.slow
 def test_readme_mcp_example_runs(live: SidecarProcess) -> None:
     (example,) = code_blocks("python")
     done = subprocess.run(

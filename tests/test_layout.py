@@ -291,6 +291,7 @@ def cross_test_imports(root: Path) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 def test_no_test_module_imports_another() -> None:
     problems = cross_test_imports(ROOT)
     assert problems == [], "\n".join(problems)

@@ -154,6 +154,7 @@ def test_a_stopwatch_takes_off_the_time_threads_waited_for_a_cpu() -> None:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
+@pytest.mark.slow
 def test_a_path_stopwatch_takes_off_the_wait_of_the_processes_it_names_and_no_other_thread() -> None:
     # Three busy processes per CPU: each one's main thread waits for a CPU most of the time. A
     # stopwatch naming them takes that off; one naming none takes off only this thread's wait,
@@ -187,6 +188,7 @@ def _busy(script: str, n: int) -> list[subprocess.Popen[str]]:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/thread-self/schedstat"), reason="the kernel counts no run-queue wait")
+@pytest.mark.slow
 def test_a_path_stopwatch_takes_off_nothing_while_a_poll_answers_not_yet() -> None:
     # The path is half a second that needs no CPU; the observer polls two servers (named, as a test
     # names the sidecars it asks), each computing for its answer, on a host kept busy by three

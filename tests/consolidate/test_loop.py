@@ -195,6 +195,7 @@ def test_routine_frames_of_long_lines_cost_little_cpu(memory_dir: Path) -> None:
     assert len(flags) == len(week) > 500
 
 
+@pytest.mark.slow
 async def test_a_run_leaves_the_heap_a_server_froze_frozen(
     aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:
@@ -224,6 +225,7 @@ async def test_a_run_leaves_the_heap_a_server_froze_frozen(
         del started_with
 
 
+@pytest.mark.slow
 async def test_the_collector_does_not_run_on_its_own_during_a_run_and_does_after(
     aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:

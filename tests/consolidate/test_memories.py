@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from sidecar.clock import utcnow
@@ -32,6 +33,7 @@ async def remember(client: Client, content: str, **fields: Any) -> str:
     return entry_id
 
 
+@pytest.mark.slow
 async def test_near_duplicates_are_merged_into_the_most_important(
     aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:

@@ -9,6 +9,8 @@ import random
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
 from sidecar.consolidate.archive import bound_archive
 from sidecar.consolidate.job import consolidate
 from sidecar.consolidate.report import Report
@@ -60,6 +62,7 @@ async def _run(root: Path, until: date = UNTIL) -> Report:
     return await consolidate(root, since=None, until=until, summariser=ExtractiveSummariser(), dry_run=False)
 
 
+@pytest.mark.slow
 async def test_the_lines_a_summary_leaves_out_are_kept_apart_out_of_the_cap(tmp_path: Path) -> None:
     root = tmp_path / "tier"
     _make_tier(root)

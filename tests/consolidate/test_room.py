@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from sidecar.clock import utcnow
@@ -40,6 +41,7 @@ def _months(root: Path, days: int = 60) -> None:
         note.write_text(f"# {day}\n\n## Log\n" + "".join(f"- {ln}\n" for ln in lines))
 
 
+@pytest.mark.slow
 async def test_archived_notes_leave_the_tier_cap_so_a_refused_write_fits_after_a_run(
     aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path
 ) -> None:
@@ -86,6 +88,7 @@ def test_the_first_scheduled_run_follows_the_last_one() -> None:
     assert first_delay(now - timedelta(hours=6), now, day) == 18 * 3600.0  # when the interval is up
 
 
+@pytest.mark.slow
 async def test_the_archive_is_bounded_only_once_a_run_is_done_so_a_resumed_run_reads_its_notes(tmp_path: Path) -> None:
     from sidecar.consolidate.job import consolidate
     from sidecar.consolidate.summarise import ExtractiveSummariser

@@ -32,6 +32,7 @@ def old_notes(root: Path) -> list[str]:
     return names
 
 
+@pytest.mark.slow
 async def test_dry_run_then_run(aiohttp_client: Any, make_settings: Callable[..., Settings], memory_dir: Path) -> None:
     names = old_notes(memory_dir)
     client: Client = await aiohttp_client(create_app(make_settings()))
@@ -68,6 +69,7 @@ async def test_bad_bodies_are_400s(
         assert (await resp.json())["error"]["code"] == code, body
 
 
+@pytest.mark.slow
 def test_the_cli_runs_it_and_refuses_a_dir_a_sidecar_serves(tmp_path: Path) -> None:
     import json
     import subprocess

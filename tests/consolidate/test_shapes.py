@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
 from sidecar.consolidate.bound import Part, needed, shared
 from sidecar.consolidate.cluster import Cluster
 from sidecar.consolidate.job import consolidate
@@ -177,6 +179,7 @@ def _minutes(day: date) -> str:
     )
 
 
+@pytest.mark.slow
 async def test_a_week_of_minutes_is_summarised_by_its_sections_within_one_sections_bound(tmp_path: Path) -> None:
     root = tmp_path / "tier"
     (root / "daily").mkdir(parents=True)

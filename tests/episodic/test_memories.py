@@ -387,6 +387,7 @@ async def test_migration_keeps_a_journal_from_before_typed_memories(tmp_path: Pa
 
 
 @needs_model
+@pytest.mark.slow
 async def test_recall_with_the_real_model_finds_paraphrases(start: Start) -> None:
     client = await start(embedder="onnx")
     await remember_ok(client, "The user prefers dark mode in every editor", memory_type="preference")

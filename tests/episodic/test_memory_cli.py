@@ -206,6 +206,7 @@ def test_recall_of_a_made_up_word_finds_nothing(memory: Path) -> None:
     assert (proc.returncode, proc.stdout) == (0, "no results\n")
 
 
+@pytest.mark.slow
 def test_the_commands_as_a_real_process(memory: Path) -> None:
     """What the in-process runs above cannot show: the installed entry point, its exit status and
     its stdout, with nothing else on either stream."""

@@ -34,6 +34,7 @@ async def _embedded(client: Any) -> bool:
 
 
 @needs_model
+@pytest.mark.slow
 async def test_an_ordinary_searchs_model_run_is_niced_and_an_urgent_ones_is_not(
     sidecar_client: ClientFactory, memory_dir: Path
 ) -> None:

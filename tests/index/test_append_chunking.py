@@ -39,6 +39,7 @@ def index(tmp_path: Path) -> Iterator[TierIndex]:
     ix.close()
 
 
+@pytest.mark.slow
 def test_appends_are_chunked_from_the_last_section(index: TierIndex) -> None:
     file = index.root / REL
     notes = benign_notes()

@@ -194,6 +194,7 @@ def test_reused_chunk_ids_and_a_file_changed_twice_in_one_batch(index: TierIndex
     assert_same_as_fts(index, ["velveteen", "marmalade", "reused", *make_queries(40, seed=6)])
 
 
+@pytest.mark.slow
 def test_a_large_delta_is_compacted_into_a_new_base(index: TierIndex, corpus: Path) -> None:
     snap = index.postings.snapshot
     assert snap is not None
@@ -257,6 +258,7 @@ def test_ascii_snippets_find_the_same_window_as_the_regex(tmp_path: Path) -> Non
     assert window(accented, ["postgresql"]).text.find("PostgreSQL") == snippet.find("PostgreSQL")
 
 
+@pytest.mark.slow
 def test_server_builds_postings_after_ready_and_answers_from_them(corpus: Path) -> None:
     side = start_sidecar(corpus, "--watch", "false")
     try:
@@ -533,6 +535,7 @@ def _assert_compacts_to_a_fresh_build(index: TierIndex) -> Snapshot:
     return merged
 
 
+@pytest.mark.slow
 def test_compaction_equals_a_fresh_build_through_many_merges(tmp_path: Path, engine: str) -> None:
     """A random walk where the postings are now and then merged into a new base (deltas of one
     to several commits, on bases that were themselves merged): every merge holds what a fresh
@@ -571,6 +574,7 @@ def test_compaction_of_a_delta_chunk_that_sorts_inside_the_base(index: TierIndex
     assert_same_as_fts(index, ["kumquat", "kumquat deploy", "rollback postgres", *make_queries(30, seed=14)])
 
 
+@pytest.mark.slow
 def test_a_base_holds_one_byte_a_frequency_where_every_one_fits(index: TierIndex, corpus: Path) -> None:
     """Weighted frequencies of at most 255 are kept as uint8 (with uint16 slots: 3 bytes a posting);
     a term that weighs more in one chunk widens the next base to uint16, ranked exactly as before."""
@@ -615,6 +619,7 @@ def _lower_the_compaction_floor(monkeypatch: pytest.MonkeyPatch, snap: Snapshot 
         assert snap.untidy_limit < 256, "the lowered floor sets this tier's limit"
 
 
+@pytest.mark.slow
 def test_a_steady_stream_of_writes_keeps_the_delta_small(
     index: TierIndex, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -662,6 +667,7 @@ def test_both_layouts_hold_the_same_postings_and_score_alike(corpus: Path, monke
     ix.close()
 
 
+@pytest.mark.slow
 def test_a_tier_moves_to_numpy_past_the_limit_and_back_at_half_of_it(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -745,6 +751,7 @@ def test_a_tier_held_in_numpy_after_its_build_is_built_again_once(corpus: Path) 
     ix.close()
 
 
+@pytest.mark.slow
 def test_a_small_tier_never_loads_numpy(corpus: Path) -> None:
     """Built, searched, written (a delta and a compaction) and rebuilt, a small tier's postings
     leave numpy unimported: an idle sidecar does not hold its 10-15 MB."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -328,6 +329,7 @@ ascii_texts = st.lists(
 @example("ab abc", ["ab", "abd"])  # "ab" held exactly; "abd" not: its stem is itself, no word starts with it
 @example("abcde", ["ab"])  # a 2-letter token is held only as a whole word
 @example("checkout checkpoint", ["checker"])  # 3 letters or more: a word with its stem holds it
+@pytest.mark.slow
 def test_the_held_terms_are_those_with_spans(text: str, words: list[str]) -> None:
     tokens = query_tokens(words)
     assert held_terms(text, tokens) == {i for i, spans in enumerate(term_spans(text, tokens)) if spans}
@@ -340,6 +342,7 @@ def test_the_held_terms_are_those_with_spans(text: str, words: list[str]) -> Non
 @example(["x ab", "abc"], ["ab"])  # held in the first text only: the second's word runs on
 @example(["", "studies", "Zürich"], ["study", "zurich"])  # an empty text, another form, a text beyond ASCII
 @example(["naïve studies", "studying"], ["study"])
+@pytest.mark.slow
 def test_the_held_terms_of_each_text_are_its_own(found: list[str], words: list[str]) -> None:
     tokens = query_tokens(words)
     spans = [term_spans(text, tokens) for text in found]

@@ -3,6 +3,7 @@ every query term, and is then the window the whole text's matches choose."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,7 @@ queries = st.lists(
 @example("deploy " * 40 + "release " * 40, ["deploy", "release"], 60)  # the first window lacks a term
 @example("deployed " * 40 + "deploy", ["deploy"], 60)  # a prefix match before the exact one
 @example("queries rollback " * 30, ["query", "rollback"], 60)  # a term held by its other form only
+@pytest.mark.slow
 def test_the_window_is_the_one_every_match_of_the_text_chooses(text: str, words: list[str], width: int) -> None:
     assert window(text, words, width) == whole_choice(text, words, width)
 
@@ -82,5 +84,6 @@ def test_a_text_whose_first_window_lacks_a_term_lists_every_match() -> None:
 )
 @example("one\n\ntwo   three\n")  # paragraphs and a run of spaces: the replaces
 @example("one\n\ttwo")  # a tab: split into words
+@pytest.mark.slow
 def test_flattening_makes_every_run_of_whitespace_one_space(text: str) -> None:
     assert flatten(text) == " ".join(text.split())

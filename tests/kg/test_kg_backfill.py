@@ -214,6 +214,7 @@ async def test_a_child_that_fails_falls_back_to_a_thread(
     assert await backfilled(client) == EXPECTED
 
 
+@pytest.mark.slow
 async def test_the_backfill_rests_while_the_sidecar_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Between files the backfill rests until this process used at most ``QUIET_SHARE`` of a core
     over the last step: while the loop is kept busy (as searches back to back would keep it) it

@@ -114,6 +114,7 @@ async def the_checks(session: ClientSession, memory_dir: Path, cat: str = "Miso"
     assert text[2:] in block.messages[0].content.text  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 async def test_stdio_in_process_over_a_memory_dir(memory_dir: Path) -> None:
     async with over_stdio("--memory-dir", str(memory_dir)) as session:
         assert session.server_capabilities is not None

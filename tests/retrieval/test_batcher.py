@@ -74,6 +74,7 @@ def recorded() -> Iterator[tuple[OnnxEmbedder, Recording]]:
     yield embedder, recording
 
 
+@pytest.mark.slow
 async def test_a_query_is_embedded_while_a_backlog_batch_is_in_flight(
     recorded: tuple[OnnxEmbedder, Recording],
 ) -> None:
@@ -98,6 +99,7 @@ async def test_a_query_is_embedded_while_a_backlog_batch_is_in_flight(
     assert np.allclose(vectors[:2], embedder.embed_sync(LONG[:2]), atol=1e-5)
 
 
+@pytest.mark.slow
 async def test_backlog_calls_queue_on_one_thread_and_queries_do_not(recorded: tuple[OnnxEmbedder, Recording]) -> None:
     embedder, recording = recorded
     recording.runs.clear()

@@ -48,6 +48,7 @@ async def test_rows_are_unit_norm_float32(embedder: OnnxEmbedder) -> None:
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.slow
 async def test_deterministic_across_calls_and_batch_composition(embedder: OnnxEmbedder) -> None:
     texts = [f"note {i}: " + "memory " * (i % 17) for i in range(70)]  # three batches of mixed length
     first = await embedder.embed(texts)

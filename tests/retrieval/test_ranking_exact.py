@@ -188,6 +188,7 @@ ids = st.integers(1, 40)
     turns=st.dictionaries(ids, st.dictionaries(offsets, ids, max_size=4), max_size=30),
     shares=st.sampled_from([(CONTEXT_BEFORE, CONTEXT_AFTER), ((0.5,), (0.3, 0.2, 0.1)), ((0.4, 0.0), (0.4,))]),
 )
+@pytest.mark.slow
 def test_the_weighted_fusion_is_the_reference_to_the_last_bit(
     bm25: list[tuple[int, float]],
     dense: list[tuple[int, float]],
@@ -215,6 +216,7 @@ def test_the_weighted_fusion_is_the_reference_to_the_last_bit(
     shares=st.sampled_from([(CONTEXT_BEFORE, CONTEXT_AFTER), ((0.5,), (0.3, 0.2, 0.1)), ((0.6, 0.5), (0.3,))]),
     depth=st.integers(1, 12),
 )
+@pytest.mark.slow
 def test_the_fusions_first_chunks_asked_alone_are_the_whole_rankings(
     bm25: list[tuple[int, float]],
     dense: list[tuple[int, float]],

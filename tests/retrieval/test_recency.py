@@ -93,6 +93,7 @@ async def test_a_value_said_once_ranks_above_the_one_it_replaced_said_three_time
 
 
 @needs_model
+@pytest.mark.slow
 async def test_the_hybrid_ranking_puts_the_new_value_first_too(tmp_path: Path, model: OnnxEmbedder) -> None:
     """With the real model's dense leg fused in, the old value said three times still leads the
     fused scores; the rule puts the line that replaced it first."""
@@ -124,6 +125,7 @@ NEW_SERVICE = "Coffee machine maintenance is with Crema Engineering now, BeanTec
 OTHER_SERVICE = "BeanTech also quoted for the dishwasher door."
 
 
+@pytest.mark.slow
 async def test_after_consolidation_the_new_value_ranks_above_the_promoted_old_one(
     sidecar_client: Any, tmp_path: Path
 ) -> None:

@@ -154,6 +154,7 @@ def _public_benign() -> list[tuple[str, dict[str, Any], Finding | None]]:
 
 
 @pytest.mark.skipif(not (SHARED / "load.py").exists(), reason="the public injection data is not on this machine")
+@pytest.mark.slow
 def test_public_held_out_benign_text_is_rarely_flagged() -> None:
     """NotInject, OWASP ASVS (9 languages) and cheat sheets, clean BIPIA emails: sources never tuned
     on. Chunks that quote an attack string are left out (flagging a quoted payload is by design)."""

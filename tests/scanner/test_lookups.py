@@ -58,6 +58,7 @@ def _literal_sets() -> list[frozenset[str]]:
     return needles + [literals for literals in found if literals]
 
 
+@pytest.mark.slow
 def test_held_literals_are_those_a_search_finds() -> None:
     sets = [literals_of(frozenset(s)) for s in _literal_sets()]
     wanted = [(s, sorted(s.words | set(s.rest))) for s in sets]

@@ -58,6 +58,7 @@ def test_prohibitions_descriptions_checks_code_and_ordinary_orders_pass(layer: S
     assert layer.finding(text) is None, layer.finding(text)
 
 
+@pytest.mark.slow
 def test_layers_over_embedders_with_one_key_embed_the_prototypes_once(onnx_model: Any) -> None:
     """A layer keeps the prototypes' vectors under its embedder's ``vectors_key``: a second layer with
     that key embeds nothing to start and judges alike; another key, or none, embeds them again."""

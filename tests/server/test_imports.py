@@ -68,6 +68,7 @@ def sidecar(memory_dir: Path) -> Iterator[ServedApp]:
         yield side
 
 
+@pytest.mark.slow
 def test_forwarding_over_stdio_loads_no_application(sidecar: ServedApp, tmp_path: Path) -> None:
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
     dump = tmp_path / "modules.json"

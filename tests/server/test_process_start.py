@@ -105,6 +105,7 @@ def test_the_ready_server_has_frozen_what_its_start_up_made(memory_dir: Path, tm
     assert isinstance(frozen, int) and frozen > 20_000  # the modules, classes and app: ~60k objects
 
 
+@pytest.mark.slow
 def test_the_mcp_stdio_server_and_a_journal_command_run_one_blas_thread(memory_dir: Path, tmp_path: Path) -> None:
     probe = tmp_path / "mcp.json"
     argv = [sys.executable, "-c", _PROBE, str(probe), "mcp", "--memory-dir", str(memory_dir)]

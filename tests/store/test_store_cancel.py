@@ -51,6 +51,7 @@ async def test_a_loop_over_the_store_ends_on_one_cancel_at_every_point(pg_server
         await store.close()
 
 
+@pytest.mark.slow
 async def test_queries_cut_off_by_the_database_dying_are_store_unavailable(pg_server: PgServer) -> None:
     """The server killed under queries in flight: each of them, and the pool's release of their
     broken connections, ends as ``StoreUnavailable``, never another exception (which the mirrors

@@ -342,6 +342,7 @@ def _foreign_site(page: str) -> ThreadingHTTPServer:
     return server
 
 
+@pytest.mark.slow
 def test_a_page_of_another_site_can_neither_read_nor_open_the_browser(
     browser: Browser, sidecar: SidecarProcess
 ) -> None:

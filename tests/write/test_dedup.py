@@ -129,6 +129,7 @@ def _every_pair(content: str, held: list[Candidate], threshold: float) -> tuple[
     new=st.lists(st.lists(st.sampled_from("abcdefghijkl"), min_size=3, max_size=12), min_size=1, max_size=3),
     threshold=st.sampled_from([0.5, 0.6, 0.75, 0.8, 0.9, 1.0]),
 )
+@pytest.mark.slow
 def test_lines_too_unlike_in_size_are_skipped_without_changing_the_answer(
     known: list[list[str]], new: list[list[str]], threshold: float
 ) -> None:

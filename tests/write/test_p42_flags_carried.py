@@ -94,6 +94,7 @@ async def test_a_clean_append_keeps_the_files_flags_and_the_search_reads_nothing
     assert VERDICTS.misses == before
 
 
+@pytest.mark.slow
 async def test_what_is_kept_is_what_a_reading_of_the_file_finds(parts: Parts) -> None:
     """The repository's benign memory notes, appended one by one under a flagged section: after
     each change the cache holds, whenever it kept the file's flags, what reading the file finds."""

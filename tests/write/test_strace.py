@@ -40,6 +40,7 @@ def parse(trace: str) -> list[tuple[str, str, int]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_acknowledged_write_fsyncs_file_then_renames_then_fsyncs_dir(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     memory.mkdir()

@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.procs import numpy_mapped, start_sidecar
 from tests.support.waiting import wait_until
 
 
+@pytest.mark.slow
 def test_writes_blocks_and_searches_without_a_model_leave_numpy_unloaded(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     (memory / "topics").mkdir(parents=True)
