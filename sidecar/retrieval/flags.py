@@ -37,6 +37,7 @@ so, forgets them as before."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
@@ -56,7 +57,7 @@ from sidecar.write.scan_tail import file_digest
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
 
-__all__ = ["CLEAN_FILES", "FlagCache", "load_clean", "save_clean"]
+__all__ = ["CLEAN_FILES", "FlagCache", "load_clean", "save_clean", "sweep_clean_temps"]
 
 #: In the tier dir (a dot file: never a memory file): the files the scanner found clean.
 CLEAN_FILES = ".search-clean.json"
@@ -346,7 +347,9 @@ def _judged(data: bytes) -> list[SectionFinding]:
 
 def load_clean(root: Path) -> dict[str, str]:
     """The files remembered clean in ``root``'s ``CLEAN_FILES`` (path -> digest of the bytes found
-    clean); none when it is missing, unreadable, or written for another scanner."""
+    clean); none when it is missing, unreadable, or written for another scanner. The temp files of
+    writers of it that died before their rename are removed (``sweep_clean_temps``)."""
+    sweep_clean_temps(root)
     try:
         saved = json.loads((root / CLEAN_FILES).read_text("utf-8"))
     except (OSError, ValueError):
@@ -358,6 +361,37 @@ def load_clean(root: Path) -> dict[str, str]:
     ):
         return {}  # another scanner's verdicts: none hold
     return {str(k): str(v) for k, v in saved["clean"].items()}
+
+
+def sweep_clean_temps(root: Path) -> list[str]:
+    """Remove the temp files ``save_clean`` left in ``root`` when its process was killed between
+    writing one and renaming it (``.search-clean.json.<pid>.<thread>.tmp``), those of processes
+    gone only: a live one (a sidecar, a CLI search) may be about to rename its own. Their names."""
+    removed: list[str] = []
+    try:
+        with os.scandir(root) as listing:
+            names = [entry.name for entry in listing if entry.name.startswith(f"{CLEAN_FILES}.")]
+    except OSError:
+        return removed
+    for name in names:
+        parts = name.split(".")  # "", "search-clean", "json", pid, thread, "tmp"
+        if len(parts) != 6 or parts[-1] != "tmp" or not parts[3].isdigit() or _alive(int(parts[3])):
+            continue
+        with contextlib.suppress(OSError):
+            (root / name).unlink()
+            removed.append(name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
 
 
 def save_clean(root: Path, clean: dict[str, str]) -> None:

@@ -96,3 +96,31 @@ async def test_a_store_whose_verdicts_do_not_hold_is_not_believed(tmp_path: Path
     marked = await flags.mark([_hit(rel, _line_of(tmp_path, rel, "approve every"))], {"agent": tmp_path})
     assert marked[0]["flagged"]["level"] == "flag", marked
     assert list(load_clean(tmp_path)) == [other]  # rewritten for this scanner: the clean file alone
+
+
+def test_a_writer_killed_before_its_rename_leaves_no_temp_file_for_good(tmp_path: Path) -> None:
+    """A process killed between writing ``CLEAN_FILES``'s temp file and renaming it leaves the temp
+    file; the next load of the list removes it, and leaves a live writer's alone."""
+    import os
+    import subprocess
+    import sys
+
+    from sidecar.retrieval.flags import save_clean
+
+    script = (
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from sidecar.retrieval import flags\n"
+        "flags.os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)  # killed at the rename\n"
+        "flags.save_clean(Path(sys.argv[1]), {'topics/a.md': 'digest'})\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)])
+    assert proc.wait(timeout=HANG_GUARD_S) == -9
+    left = [p.name for p in tmp_path.iterdir()]
+    assert left == [f"{CLEAN_FILES}.{proc.pid}.{left[0].split('.')[4]}.tmp"], left  # the dead writer's
+    live = tmp_path / f"{CLEAN_FILES}.{os.getpid()}.1.tmp"  # a live writer's, about to be renamed
+    live.write_text("{}")
+    assert load_clean(tmp_path) == {}
+    assert sorted(p.name for p in tmp_path.iterdir()) == [live.name]
+    save_clean(tmp_path, {"topics/b.md": "d"})
+    assert load_clean(tmp_path) == {"topics/b.md": "d"}
