@@ -44,6 +44,7 @@ setup-dev: $(DEV_STAMP)
 
 # Starts a sidecar on 127.0.0.1:9119 over a copy of the demo memory dir shipped in demo/.
 run: setup
+	$(BIN)/python -m sidecar.scanner.prepare
 	mkdir -p $(RUNDIR)
 	[ -d $(RUNDIR)/memory ] || cp -r demo/memory $(RUNDIR)/memory
 	$(BIN)/memory-sidecar serve --memory-dir $(RUNDIR)/memory
@@ -60,6 +61,8 @@ typecheck: setup-dev
 # most tests marked slow first, then those with the most tests.
 # The package is compiled first, as a regular (not editable) install is: every sidecar process the
 # tests start then reads its bytecode, even where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
+# So is what the scanner works out on its first scan (sidecar/scanner/warm.py: its patterns'
+# programs, their literals, the multilingual terms), which each process would otherwise work out again.
 # So are the tests' support modules, and pytest's rewritten test modules and pytest plugins' modules
 # (tests/support/precompile.py): written once, where each worker would otherwise rewrite the whole
 # suite's asserts, and hypothesis's, anyio's ..., itself (some 2 s of CPU a worker for the plugins).
@@ -91,11 +94,13 @@ XDIST += $(if $(filter /dev/shm,$(TESTS_TMPDIR)),-o tmp_path_retention_count=1)
 XDIST += -p no:schemathesis
 unit: setup-dev
 	$(BIN)/python -m compileall -q sidecar tests/support
+	$(BIN)/python -m sidecar.scanner.prepare
 	$(BIN)/python -m tests.support.precompile
 	$(TESTS_ENV) $(BIN)/pytest -q $(XDIST)
 
 unit-fast: setup-dev
 	$(BIN)/python -m compileall -q sidecar tests/support
+	$(BIN)/python -m sidecar.scanner.prepare
 	$(BIN)/python -m tests.support.precompile
 	$(TESTS_ENV) $(BIN)/pytest -q $(XDIST) -m "not slow"
 

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from sidecar.scanner.factored import compile_factored
 
-__all__ = ["COMPILED", "compile_all", "deferred", "is_compiled", "is_pattern"]
+__all__ = ["COMPILED", "compile_all", "deferred", "is_compiled", "is_pattern", "made"]
 
 # The methods copied onto a deferred pattern once compiled: every later call finds them in the
 # instance's dictionary, without ``__getattr__``.
@@ -75,6 +75,11 @@ def compile_all() -> int:
     for pattern in waiting:
         pattern.search("")
     return len(waiting)
+
+
+def made() -> list[re.Pattern[str]]:
+    """Every deferred pattern alive, compiled or not."""
+    return [cast("re.Pattern[str]", pattern) for pattern in list(_MADE)]
 
 
 def is_pattern(value: object) -> bool:

@@ -10,13 +10,19 @@ Matches do not change: the engine takes the first alternative, in order, that le
 an alternative is only moved ahead of ones that cannot start with its character (``_first``), which
 fail wherever it could match; alternatives that share a character keep their order. Patterns matched
 without regard to case are compiled as they are.
+
+The engine's program a pattern compiles to is kept for the next process (``warm``): a process reads
+it instead of parsing, grouping and compiling the pattern again.
 """
 
 from __future__ import annotations
 
+import array
 import importlib
 import re
 from typing import Any
+
+from sidecar.scanner import warm
 
 __all__ = ["compile_factored"]
 
@@ -29,13 +35,18 @@ _REPEATS = tuple(
     getattr(_OPS, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_OPS, name)
 )
 # What the steps need; a Python without them compiles every pattern with ``re.compile``.
-_INTERNALS = hasattr(_COMPILER, "_code") and hasattr(_SRE, "compile") and hasattr(_PARSER, "SubPattern")
+_INTERNALS = (
+    hasattr(_COMPILER, "_code")
+    and hasattr(_SRE, "compile")
+    and hasattr(_PARSER, "SubPattern")
+    and array.array("I").itemsize == getattr(_SRE, "CODESIZE", 0)  # the program's words, as ``warm`` keeps them
+)
 
 
 def compile_factored(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, with every alternation's alternatives grouped by their first
     literal character (see the module's docstring); the pattern's text and flags are kept."""
-    if flags & re.IGNORECASE or not _INTERNALS:
+    if not _INTERNALS:
         return re.compile(pattern, flags)
     try:
         return _compiled(pattern, flags)
@@ -45,16 +56,31 @@ def compile_factored(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    kept = warm.lookup("factored", (pattern, flags))
+    if kept is not warm.MISSING:
+        try:
+            return _program(pattern, kept)
+        except Exception:  # the engine turned the program down: compiled again below
+            pass
     tree = _PARSER.parse(pattern, flags)
-    tree = _PARSER.SubPattern(tree.state, _factored(tree.state, tree.data))
+    if not flags & re.IGNORECASE:  # matched without regard to case: compiled as it is
+        tree = _PARSER.SubPattern(tree.state, _factored(tree.state, tree.data))
     code = _COMPILER._code(tree, flags)
-    names = tree.state.groupdict
+    names = dict(tree.state.groupdict)
     indexed: list[str | None] = [None] * tree.state.groups
     for name, index in names.items():
         indexed[index] = name
-    compiled: re.Pattern[str] = _SRE.compile(
-        pattern, flags | tree.state.flags, code, tree.state.groups - 1, names, tuple(indexed)
-    )
+    program = (flags | tree.state.flags, array.array("I", code).tobytes(), tree.state.groups - 1, names, tuple(indexed))
+    compiled = _program(pattern, program)
+    warm.remember("factored", (pattern, flags), program)
+    return compiled
+
+
+def _program(pattern: str, program: tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]) -> re.Pattern[str]:
+    """The compiled pattern of an engine program: its flags, its code (words of ``_SRE.CODESIZE``
+    bytes), its groups and their names."""
+    flags, code, groups, names, indexed = program
+    compiled: re.Pattern[str] = _SRE.compile(pattern, flags, array.array("I", code).tolist(), groups, names, indexed)
     return compiled
 
 

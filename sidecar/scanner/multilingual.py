@@ -15,12 +15,13 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import cast
 
+from sidecar.scanner import warm
 from sidecar.scanner.context import BLOCK, FLAG
 from sidecar.scanner.deferred import deferred
 from sidecar.scanner.factored import compile_factored
 from sidecar.scanner.lexicon import KEYS, LEXICON, NEGATIONS
 from sidecar.scanner.normalise import Stems, Views, normalise
-from sidecar.scanner.rule import Rule, RuleMatch, per_sentence
+from sidecar.scanner.rule import GATE_LITERAL, Rule, RuleMatch, per_sentence, required_literals
 
 __all__ = ["MULTILINGUAL_RULES"]
 
@@ -48,6 +49,15 @@ def _compile(key: str, ascii_only: bool = False) -> re.Pattern[str]:
 
 @functools.cache
 def _source(key: str, ascii_only: bool = False) -> str:
+    kept = warm.lookup("source", (key, ascii_only))
+    if kept is not warm.MISSING:
+        return cast(str, kept)
+    source = _built(key, ascii_only)
+    warm.remember("source", (key, ascii_only), source)
+    return source
+
+
+def _built(key: str, ascii_only: bool) -> str:
     """The text of a key's pattern over every language. The word-start check is factored out of the
     alternation (one lookbehind, not one a term), which keeps a search about fifteen times faster.
     ``ascii_only``: without the terms that hold a character outside ASCII, the pattern for an ASCII
@@ -144,13 +154,18 @@ def _negated(sentence: str, start: int) -> bool:
 
 def _terms(key: str) -> frozenset[str]:
     """``key``'s terms folded: ASCII ones as word stems, the others (Cyrillic, Arabic, CJK, ...)
-    looked up as they are (``Stems``)."""
-    return frozenset(
+    looked up as they are (``Stems``). Kept for the next process (``warm``)."""
+    kept = warm.lookup("terms", key)
+    if kept is not warm.MISSING:
+        return cast("frozenset[str]", kept)
+    terms = frozenset(
         form
         for words in LEXICON.values()
         for term in filter(None, words.get(key, "").split("|"))
         for form in _forms(term)
     )
+    warm.remember("terms", key, terms)
+    return terms
 
 
 def _all_of(level: int, *keys: str) -> Callable[[str], tuple[int, int, int] | None]:
@@ -277,6 +292,16 @@ def _rule(category: str, name: str, key: str, judge: Callable[[str], tuple[int, 
 def _gate_stems() -> Stems:
     """The terms of every key a rule may be gated on (``_rule``), looked up once per text for all of them."""
     return Stems.of(frozenset().union(*(_terms(key) for key in sorted(_KEYS))))
+
+
+def warm_all() -> None:
+    """Build every table the layer builds on first use (each key's patterns, its terms, the gate's
+    literals), so ``warm`` keeps them all."""
+    for key in sorted(_KEYS):
+        _RX[key]
+        _RX_ASCII[key]
+        required_literals(cast("re.Pattern[str]", _Gate(key)), GATE_LITERAL)
+    _gate_stems()
 
 
 MULTILINGUAL_RULES: tuple[Rule, ...] = (

@@ -16,14 +16,16 @@ import importlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from sidecar.scanner import warm
 from sidecar.scanner.context import NONE, framed_level, negated
 from sidecar.scanner.deferred import deferred
 from sidecar.scanner.normalise import Views
 
 __all__ = [
     "DESCRIBED",
+    "GATE_LITERAL",
     "REPORTED",
     "SEP",
     "WORD",
@@ -262,7 +264,7 @@ def per_sentence(
         indices: Sequence[int] = range(len(spans))
         if len(spans) > _FEW_SENTENCES:
             if not required:
-                required.append(required_literals(gate, _GATE_LITERAL))
+                required.append(required_literals(gate, GATE_LITERAL))
             if required[0] is not None:
                 indices = views.sentences_holding(required[0])
         read_once: dict[str, tuple[int, int, int] | None] = {}  # verdicts on the sentences said so far
@@ -289,7 +291,7 @@ _OPS: Any = importlib.import_module("re._constants")
 _MIN_LITERAL = 3  # shorter literals occur in nearly every sentence: no help in choosing which to read
 # A gate's literals are looked up once per text, in its words (``Views.held``): short ones help too
 # ("rm", "~/", "cc" pick a quarter of the sentences or fewer for gates that promise nothing longer).
-_GATE_LITERAL = 1
+GATE_LITERAL = 1
 
 
 def cannot_match(pattern: re.Pattern[str], text: str) -> bool:
@@ -319,9 +321,14 @@ def required_literals(pattern: re.Pattern[str], shortest: int = _MIN_LITERAL) ->
     none: the literals are matched as written."""
     if pattern.flags & re.IGNORECASE:
         return None
+    key = (pattern.pattern, pattern.flags, shortest)
+    kept = warm.lookup("literals", key)
+    if kept is not warm.MISSING:
+        return cast("frozenset[str] | None", kept)
     found = _required(_PARSER.parse(pattern.pattern, pattern.flags).data)
-    if found is None or min(map(len, found)) < shortest:
-        return None
+    if found is not None and min(map(len, found)) < shortest:
+        found = None
+    warm.remember("literals", key, found)
     return found
 
 

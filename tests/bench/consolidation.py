@@ -340,6 +340,8 @@ def _bare_beside() -> BareRoute:
     if not _BARE:
         work = Path(tempfile.mkdtemp(prefix="bare-beside-"))
         _BARE.append(start_bare(work, free_port(), body=b"{}"))
+        # atexit runs last-registered first: the process stops, then its dir goes
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
         atexit.register(_BARE[0].stop)
     return _BARE[0]
 

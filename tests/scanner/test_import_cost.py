@@ -25,6 +25,8 @@ import bisect, dataclasses, functools, html, importlib, re, threading, unicodeda
 
 import sidecar.scanner
 compileall.compile_dir(sidecar.scanner.__path__[0], quiet=1)  # the bytecode an install holds, not timed
+from sidecar.scanner import warm
+warm.ENABLED = False  # what compiling costs: nothing read from an earlier process's work
 
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
