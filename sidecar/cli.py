@@ -1085,7 +1085,7 @@ def _served(root: Path) -> bool:
         pid = (root / LOCK_NAME).read_text("ascii", errors="replace").strip()
     except OSError:
         return False
-    if not pid.isdigit():
+    if not pid.isdigit() or not 0 < int(pid) < 2**31:  # 0 would ask after this process's own group
         return False
     try:
         os.kill(int(pid), 0)
