@@ -9,15 +9,12 @@ process, in CPU time, so a loaded host scales both sides alike.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 from sidecar.scanner.deferred import COMPILED, deferred
+from tests.support.procs import probe
 
 _PROBE = r"""
 import compileall, json, resource, sys
@@ -60,16 +57,7 @@ NOTES = [
 
 
 def _probe(notes: list[str]) -> dict[str, Any]:
-    env = {**os.environ, "ORT_DISABLE_TELEMETRY": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(notes)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
+    result: dict[str, Any] = probe(_PROBE, json.dumps(notes))
     return result
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from tests.support.procs import probe
 
 TEXTS = [
     "## Deploys\n\nDeploys go out on Tuesdays; roll back with `make rollback` when the p99 passes 800 ms.\n",
@@ -50,16 +51,8 @@ def _probe(
     kept: Path, texts: list[str], *, enabled: bool = True, write: str = "always", bytecode: bool = True
 ) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env |= {"ORT_DISABLE_TELEMETRY": "1"} | ({} if bytecode else {"PYTHONDONTWRITEBYTECODE": "1"})
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(kept), json.dumps(texts), "on" if enabled else "off", write],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
+    env |= {} if bytecode else {"PYTHONDONTWRITEBYTECODE": "1"}
+    result: dict[str, Any] = probe(_PROBE, str(kept), json.dumps(texts), "on" if enabled else "off", write, env=env)
     return result
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -12,6 +13,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -22,6 +24,7 @@ __all__ = [
     "SidecarProcess",
     "cpu_s",
     "free_port",
+    "probe",
     "process_tree",
     "rss_kb",
     "run_sidecar",
@@ -57,6 +60,21 @@ def free_port() -> int:
         _HANDED_OUT.add(port)
         return port
     raise RuntimeError(f"no free port in {low}-{high}")
+
+
+def probe(script: str, *args: str, env: dict[str, str] | None = None) -> Any:
+    """What ``script`` prints as JSON, run in a fresh interpreter from the repository's root (the
+    package as the tests import it) with ``args``; ``env`` in place of this process's environment,
+    ``ORT_DISABLE_TELEMETRY`` set either way."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env={**(os.environ if env is None else env), "ORT_DISABLE_TELEMETRY": "1"},
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    return json.loads(done.stdout)
 
 
 def numpy_mapped(pid: int) -> bool:
