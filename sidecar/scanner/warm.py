@@ -22,7 +22,9 @@ sidecar.scanner.warm`` works out everything and writes it whatever the environme
 read-only nothing is written and every process works it out, as before. The files are read with
 ``pickle``, as trusted as the bytecode beside them: whoever can write one can write the other.
 
-``ENABLED`` turns it off for a process (a test measuring what compiling costs).
+Where the scanner's sources are not installed beside it (a package shipped as bytecode alone) there
+is nothing to tell one version's results from another's, and nothing is kept. ``ENABLED`` turns it
+off for a process (a test measuring what compiling costs).
 """
 
 from __future__ import annotations
@@ -49,18 +51,24 @@ _HERE = Path(__file__).resolve().parent
 _PREFIX = f"scanner-warm.{sys.implementation.cache_tag}."
 
 
-def _identity() -> str:
-    """The digest of what every kept result follows from: the scanner's sources, the engine's version."""
+def _identity() -> str | None:
+    """The digest of what every kept result follows from: the scanner's sources, the engine's version;
+    None where the sources are not there to read (a package installed as bytecode alone)."""
     digest = hashlib.blake2b(digest_size=10)
     digest.update(sys.version.encode())
     digest.update(str(importlib.import_module("_sre").MAGIC).encode())
-    for source in sorted(_HERE.glob("*.py")):
+    sources = sorted(_HERE.glob("*.py"))
+    if not any(source.name == "warm.py" for source in sources):
+        return None
+    for source in sources:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()
 
 
-_IDENTITY = _identity()
+_IDENTITY = _identity() or ""
+if not _IDENTITY:  # nothing would tell results of other code apart: none kept
+    ENABLED = False
 _DIR = _HERE / "__pycache__" / f"{_PREFIX}{_IDENTITY}"
 _LOCK = threading.Lock()
 _PENDING: dict[tuple[str, Any], Any] = {}  # worked out here, not written yet

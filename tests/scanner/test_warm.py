@@ -109,3 +109,14 @@ def test_a_save_removes_the_results_of_other_sources(tmp_path: Path) -> None:
     _probe(tmp_path, TEXTS[:2])
     assert not stale.exists()
     assert [p.name for p in tmp_path.iterdir()] == [warm._DIR.name]
+
+
+def test_without_the_scanners_sources_nothing_tells_results_apart(tmp_path: Path, monkeypatch: Any) -> None:
+    from sidecar.scanner import warm
+
+    monkeypatch.setattr(warm, "_HERE", tmp_path)  # a package shipped as bytecode alone
+    assert warm._identity() is None
+    (tmp_path / "warm.py").write_text("# one version\n")
+    first = warm._identity()
+    (tmp_path / "warm.py").write_text("# another\n")
+    assert first is not None and warm._identity() not in (None, first)
