@@ -38,8 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import hashlib
 import json
 import os
 import threading
@@ -51,6 +49,7 @@ from sidecar.heap import release_free_memory
 from sidecar.index.files import read_tier_file, scan_tier
 from sidecar.prompt.verdicts import VERDICTS
 from sidecar.scanner.apart import ApartJudge
+from sidecar.scanner.installed import scanner_digest
 from sidecar.write.durable import stat_key
 from sidecar.write.scan_tail import file_digest
 
@@ -406,18 +405,3 @@ def save_clean(root: Path, clean: dict[str, str]) -> None:
         os.replace(temp, path)
     except OSError:
         temp.unlink(missing_ok=True)
-
-
-@functools.cache
-def scanner_digest() -> str:
-    """The scanner's code and data as installed (each file's name, size and mtime), and the
-    package's version: a changed scanner forgets every remembered verdict."""
-    import sidecar
-
-    package = Path(sidecar.__file__).parent
-    parts = [sidecar.__version__]
-    data = [*(package / "data").glob("scanner*"), package / "data" / "confusables.txt"]
-    for path in sorted([*(package / "scanner").glob("*.py"), *data]):
-        stat = path.stat()
-        parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()

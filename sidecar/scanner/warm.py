@@ -9,15 +9,16 @@ bytecode: in the package's ``__pycache__``, one small file per result, read when
 needs that result, so a process holds in memory only what it uses.
 
 The files are only ever a shortcut. Their directory is named by the interpreter and by a digest of
-every source file of the scanner and of the regular-expression engine's version (``_IDENTITY``,
-taken when the scanner is imported): other code or another engine reads another directory, and a
-save removes the directories of other digests. A file holds its key beside its result and is read
+the scanner as installed (its sources and the data it reads: ``installed``, as the files found clean
+are kept under) and of the regular-expression engine's version (``_IDENTITY``, taken when the
+scanner is imported): other code, other data or another engine reads another directory, and a save
+removes the directories of other digests. A file holds its key beside its result and is read
 only for that key; one that does not load (torn, or a program the engine turns down: it checks each
 one it is given) is worked out again.
 
 A process writes what it worked out when it exits, by a rename per file (a reader sees a whole file
 or none), unless Python writes no bytecode there (``sys.dont_write_bytecode``). ``python -m
-sidecar.scanner.warm`` works out everything and writes it whatever the environment says, as
+sidecar.scanner.prepare`` works out everything and writes it whatever the environment says, as
 ``compileall`` writes bytecode (``make`` runs it after an install). Where the package's directory is
 read-only nothing is written and every process works it out, as before. The files are read with
 ``pickle``, as trusted as the bytecode beside them: whoever can write one can write the other.
@@ -40,6 +41,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from sidecar.scanner.installed import digest_of
+
 __all__ = ["ENABLED", "MISSING", "lookup", "remember", "save"]
 
 #: Set False to neither read nor write the files in this process.
@@ -52,17 +55,15 @@ _PREFIX = f"scanner-warm.{sys.implementation.cache_tag}."
 
 
 def _identity() -> str | None:
-    """The digest of what every kept result follows from: the scanner's sources, the engine's version;
-    None where the sources are not there to read (a package installed as bytecode alone)."""
+    """The digest of what every kept result follows from: the scanner as installed (its sources and
+    data: ``installed``), the interpreter and the engine's version; None where the sources are not
+    there (a package installed as bytecode alone)."""
+    if not (_HERE / "warm.py").exists():
+        return None
     digest = hashlib.blake2b(digest_size=10)
     digest.update(sys.version.encode())
     digest.update(str(importlib.import_module("_sre").MAGIC).encode())
-    sources = sorted(_HERE.glob("*.py"))
-    if not any(source.name == "warm.py" for source in sources):
-        return None
-    for source in sources:
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
+    digest.update(digest_of(_HERE).encode())
     return digest.hexdigest()
 
 

@@ -111,12 +111,19 @@ def test_a_save_removes_the_results_of_other_sources(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == [warm._DIR.name]
 
 
-def test_without_the_scanners_sources_nothing_tells_results_apart(tmp_path: Path, monkeypatch: Any) -> None:
+def test_the_digest_follows_the_scanners_sources_and_data_and_needs_them(tmp_path: Path, monkeypatch: Any) -> None:
     from sidecar.scanner import warm
 
-    monkeypatch.setattr(warm, "_HERE", tmp_path)  # a package shipped as bytecode alone
-    assert warm._identity() is None
-    (tmp_path / "warm.py").write_text("# one version\n")
-    first = warm._identity()
-    (tmp_path / "warm.py").write_text("# another\n")
-    assert first is not None and warm._identity() not in (None, first)
+    scanner, data = tmp_path / "scanner", tmp_path / "data"
+    scanner.mkdir()
+    data.mkdir()
+    monkeypatch.setattr(warm, "_HERE", scanner)
+    assert warm._identity() is None  # a package shipped as bytecode alone
+    (scanner / "warm.py").write_text("# one version\n")
+    (data / "confusables.txt").write_text("0 O\n")
+    seen = [warm._identity()]
+    (scanner / "warm.py").write_text("# another\n")
+    seen.append(warm._identity())
+    (data / "confusables.txt").write_text("0 O\n1 l\n")  # the folding's table: the multilingual terms follow it
+    seen.append(warm._identity())
+    assert None not in seen and len(set(seen)) == 3, seen
