@@ -56,7 +56,7 @@ from sidecar.write.scan_tail import file_digest
 if TYPE_CHECKING:
     from sidecar.scanner.scan import SectionFinding
 
-__all__ = ["CLEAN_FILES", "FlagCache", "load_clean", "save_clean", "sweep_clean_temps"]
+__all__ = ["CLEAN_FILES", "FlagCache", "Parts", "load_clean", "load_remembered", "save_clean", "sweep_clean_temps"]
 
 #: In the tier dir (a dot file: never a memory file): the files the scanner found clean.
 CLEAN_FILES = ".search-clean.json"
@@ -348,18 +348,35 @@ def load_clean(root: Path) -> dict[str, str]:
     """The files remembered clean in ``root``'s ``CLEAN_FILES`` (path -> digest of the bytes found
     clean); none when it is missing, unreadable, or written for another scanner. The temp files of
     writers of it that died before their rename are removed (``sweep_clean_temps``)."""
+    return load_remembered(root)[0]
+
+
+#: Files remembered clean in part: path -> (digest of the bytes judged, the indexes of those bytes'
+#: heading sections found clean, as ``split_sections`` gives them).
+Parts = dict[str, tuple[str, frozenset[int]]]
+
+
+def load_remembered(root: Path) -> tuple[dict[str, str], Parts]:
+    """``load_clean(root)``, and the files whose sections were judged in part (``Parts``: what
+    ``memory-sidecar search`` judges of a file too large to judge whole)."""
     sweep_clean_temps(root)
     try:
         saved = json.loads((root / CLEAN_FILES).read_text("utf-8"))
     except (OSError, ValueError):
-        return {}
+        return {}, {}
     if (
         not isinstance(saved, dict)
         or saved.get("scanner") != scanner_digest()
         or not isinstance(saved.get("clean"), dict)
     ):
-        return {}  # another scanner's verdicts: none hold
-    return {str(k): str(v) for k, v in saved["clean"].items()}
+        return {}, {}  # another scanner's verdicts: none hold
+    parts: Parts = {}
+    kept = saved.get("parts")
+    for rel, entry in (kept if isinstance(kept, dict) else {}).items():
+        match entry:
+            case [str(digest), [*indexes]] if all(type(i) is int for i in indexes):
+                parts[str(rel)] = (digest, frozenset(indexes))
+    return {str(k): str(v) for k, v in saved["clean"].items()}, parts
 
 
 def sweep_clean_temps(root: Path) -> list[str]:
@@ -393,15 +410,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def save_clean(root: Path, clean: dict[str, str]) -> None:
-    """Replace ``root``'s ``CLEAN_FILES`` with ``clean`` (whole, by a rename; a dir this user cannot
-    write is left as it is, and its files are scanned again next time)."""
+def save_clean(root: Path, clean: dict[str, str], parts: Parts | None = None) -> None:
+    """Replace ``root``'s ``CLEAN_FILES`` with ``clean`` and ``parts`` (whole, by a rename; a dir this
+    user cannot write is left as it is, and its files are scanned again next time)."""
     path = root / CLEAN_FILES
     temp = path.with_name(f"{CLEAN_FILES}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)  # names memory files
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"scanner": scanner_digest(), "clean": clean}, out)
+            saved = {rel: [digest, sorted(indexes)] for rel, (digest, indexes) in (parts or {}).items()}
+            json.dump({"scanner": scanner_digest(), "clean": clean, "parts": saved}, out)
         os.replace(temp, path)
     except OSError:
         temp.unlink(missing_ok=True)

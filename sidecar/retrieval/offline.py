@@ -11,6 +11,7 @@ the query), and the answer is the same."""
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sidecar.contract import SearchRequest
 from sidecar.index.files import read_tier_file
 from sidecar.index.tier import Tier
-from sidecar.retrieval.flags import CLEAN_FILES, FlagCache, load_clean, save_clean
+from sidecar.retrieval.flags import CLEAN_FILES, FlagCache, load_remembered, save_clean
 from sidecar.retrieval.search import SearchService
 from sidecar.write.scan_tail import file_digest
 
@@ -29,9 +30,11 @@ if TYPE_CHECKING:
     from sidecar.retrieval.embed.base import Vectors
     from sidecar.retrieval.hybrid import HybridSearcher
     from sidecar.retrieval.vectors import VectorIndex
+    from sidecar.scanner.scan import SectionFinding
+    from sidecar.scanner.sections import Section
     from sidecar.settings import Settings
 
-__all__ = ["CLEAN_FILES", "LoadedOnUse", "RememberedFlags", "search_dir"]
+__all__ = ["CLEAN_FILES", "WHOLE_FILES_BUDGET", "LoadedOnUse", "RememberedFlags", "search_dir"]
 
 
 async def search_dir(root: Path, scope: str, query: str, limit: int, settings: Settings) -> dict[str, Any]:
@@ -157,51 +160,112 @@ def _engine(
     return engine
 
 
-class RememberedFlags(FlagCache):
-    """The flag cache of a search in this process, remembering across commands which files the
-    injection scanner found clean (``CLEAN_FILES`` in the tier dir: each file by a digest of its
-    bytes, all of them under a digest of the scanner's code). A search whose shown files are all
-    remembered clean and unchanged does not load the scanner, whose rules take most of a command's
-    start to compile; any other file is scanned as a server scans it. Files with a finding are not
-    remembered: their verdicts are scanned again each time."""
+#: Bytes of the shown files, at most, that a search here judges whole (the smallest first), so it can
+#: remember them clean for the next command; of the other files shown it judges only the sections its
+#: hits are in (the rules read some 1.5 ms of CPU per KB of ordinary notes).
+WHOLE_FILES_BUDGET = 24 * 1024
 
-    def __init__(self, root: Path, tier: str) -> None:
+
+class RememberedFlags(FlagCache):
+    """The flag cache of a search in this process, remembering across commands what the injection
+    scanner found clean (``CLEAN_FILES`` in the tier dir, all of it under a digest of the scanner's
+    code): whole files, and the sections of larger files, each by a digest of the file's bytes. A
+    search whose hits are all in files or sections remembered clean and unchanged does not load the
+    scanner, whose rules take most of a command's start. Of the other files shown, those within
+    ``WHOLE_FILES_BUDGET`` are judged whole, and of the rest the sections the hits are in, each as a
+    server judges it: a section's verdict reads that section and the one before it, never the rest
+    of the file, so a hit is marked as the server marks it. A flagged section is never remembered:
+    it is judged again each time."""
+
+    def __init__(self, root: Path, tier: str, budget: int = WHOLE_FILES_BUDGET) -> None:
         super().__init__()
-        self.root, self.tier = root, tier
-        self.clean, self.changed = self._load(), False
+        self.root, self.tier, self.budget = root, tier, budget
+        self.clean, self.parts = load_remembered(root)
+        self.changed = False
 
     async def mark(self, results: list[dict[str, Any]], roots: dict[str, Path]) -> list[dict[str, Any]]:
-        shown = {h["path"] for h in results if h["source"] == self.tier and roots.get(self.tier) == self.root}
-        before = await asyncio.to_thread(lambda: {rel: _digest(self.root, rel) for rel in shown})
-        for rel, digest in before.items():
-            if digest is not None and self.clean.get(rel) == digest:
-                self._known.setdefault((self.tier, rel), [])
-        marked = await super().mark(results, roots)
-        for rel in [rel for rel in before if rel in self.clean and self._known.get((self.tier, rel))]:
-            del self.clean[rel]  # found with a finding now: forgotten
-            self.changed = True
-        fresh = [
-            rel
-            for rel, d in before.items()
-            if d and self.clean.get(rel) != d and self._known.get((self.tier, rel)) == []
-        ]
-        if fresh:  # remembered only when the bytes scanned are the bytes digested (unchanged since)
-            after = await asyncio.to_thread(lambda: {rel: _digest(self.root, rel) for rel in fresh})
-            for rel in fresh:
-                if after[rel] == before[rel]:
-                    self.clean[rel], self.changed = before[rel] or "", True
-        return marked
+        if roots.get(self.tier) != self.root:
+            return await super().mark(results, roots)
+        lines: dict[str, set[int]] = {}
+        for hit in results:
+            if hit["source"] == self.tier and "flagged" not in hit:
+                lines.setdefault(hit["path"], set()).add(int(hit["line_start"]))
+        found = await asyncio.to_thread(self._judge, lines) if lines else {}
+        if not any(found.values()):
+            return results  # the common case: nothing flagged where the hits are
+        from sidecar.scanner.scan import finding_at
 
-    def _load(self) -> dict[str, str]:
-        return load_clean(self.root)
+        out = []
+        for hit in results:
+            sections = found.get(hit["path"]) if hit["source"] == self.tier else None
+            at = finding_at(sections, int(hit["line_start"])) if sections else None
+            out.append({**hit, "flagged": at.as_json()} if at is not None else hit)
+        return out
+
+    def _judge(self, lines: dict[str, set[int]]) -> dict[str, list[SectionFinding]]:
+        """The flagged sections of each file ``lines`` names, among those holding its lines at least
+        (whole files within the budget); what was found clean is remembered."""
+        unknown: dict[str, tuple[bytes, str]] = {}
+        for rel in lines:
+            data = read_tier_file(self.root, rel)
+            if data is None:
+                continue  # gone since it was indexed: no section of it to mark
+            digest = file_digest(data).hex()
+            if self.clean.get(rel) != digest:
+                unknown[rel] = (data, digest)
+        if not unknown:
+            return {}
+        from sidecar.scanner.sections import split_sections
+
+        budget = self.budget
+        found: dict[str, list[SectionFinding]] = {}
+        for rel, (data, digest) in sorted(unknown.items(), key=lambda item: (len(item[1][0]), item[0])):
+            text = data.decode("utf-8", errors="replace")
+            sections = split_sections(text)
+            starts = [section.line_start for section in sections]
+            wanted = {bisect.bisect_right(starts, line) - 1 for line in lines[rel]} - {-1}
+            known, clean = self.parts.get(rel, ("", frozenset()))
+            if known != digest:
+                clean = frozenset()  # remembered of other bytes: none holds
+            if wanted <= clean:
+                continue  # the hits' sections are remembered clean
+            if len(data) <= budget:
+                budget -= len(data)
+                wanted = set(range(len(sections)))
+            judged = _judged_sections(text, sections, sorted(wanted - clean))
+            found[rel] = [finding for _, finding in judged]
+            clean |= wanted - {index for index, _ in judged}
+            before = (self.clean.get(rel), self.parts.get(rel))
+            if len(clean) == len(sections) and not judged:
+                self.clean[rel] = digest  # the bytes judged are the bytes digested
+                self.parts.pop(rel, None)
+            else:
+                self.clean.pop(rel, None)
+                if clean:
+                    self.parts[rel] = (digest, clean)
+                else:
+                    self.parts.pop(rel, None)
+            self.changed = self.changed or before != (self.clean.get(rel), self.parts.get(rel))
+        return found
 
     def save(self) -> None:
-        """Write what is remembered, if it grew (``save_clean``)."""
+        """Write what is remembered, if it changed (``save_clean``)."""
         if self.changed:
-            save_clean(self.root, self.clean)
+            save_clean(self.root, self.clean, self.parts)
 
 
-def _digest(root: Path, rel: str) -> str | None:
-    """The file's digest as ``CLEAN_FILES`` keeps it (the server's flag cache digests it the same way)."""
-    data = read_tier_file(root, rel)
-    return None if data is None else file_digest(data).hex()
+def _judged_sections(text: str, sections: list[Section], indexes: list[int]) -> list[tuple[int, SectionFinding]]:
+    """The sections at ``indexes`` of ``text`` that have a finding, with their indexes, each judged
+    as the server judges it (``flagged_sections``, its verdicts from ``VERDICTS``)."""
+    if not indexes:
+        return []  # the scanner is not loaded
+    from sidecar.prompt.verdicts import VERDICTS
+    from sidecar.scanner.scan import SectionFinding
+
+    out = []
+    for index in indexes:
+        finding = VERDICTS.section(text, sections, index)
+        if finding is not None:
+            section = sections[index]
+            out.append((index, SectionFinding(section.heading, section.line_start, section.line_end, finding)))
+    return out
