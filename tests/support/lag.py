@@ -74,17 +74,21 @@ def main_thread_wait_s(pid: int) -> float:
 
 
 class Stopwatch:
-    """Started when made; ``own()`` is the wall time since, less the host's run-queue wait."""
+    """Started when made; ``own()`` is the wall time since, less the host's run-queue wait. The wait
+    is read inside the span the clock reads (after it at the start, before it at the end), so a
+    wait for a CPU between the two readings is never taken off time it is not part of: ``own()``
+    is never less than the time the process had."""
 
     def __init__(self) -> None:
-        self.waited = host_wait_s()
         self.started = time.perf_counter()
+        self.waited = host_wait_s()
 
     def wall(self) -> float:
         return time.perf_counter() - self.started
 
     def own(self) -> float:
-        return max(0.0, self.wall() - (host_wait_s() - self.waited))
+        waited = host_wait_s() - self.waited
+        return max(0.0, self.wall() - waited)
 
 
 class PathStopwatch:
