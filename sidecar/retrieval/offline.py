@@ -227,6 +227,7 @@ class RememberedFlags(FlagCache):
             known, clean = self.parts.get(rel, ("", frozenset()))
             if known != digest:
                 clean = frozenset()  # remembered of other bytes: none holds
+            clean = clean.intersection(range(len(sections)))  # none past the sections these bytes have
             if wanted <= clean:
                 continue  # the hits' sections are remembered clean
             if len(data) <= budget:

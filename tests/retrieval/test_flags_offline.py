@@ -12,7 +12,7 @@ from typing import Any
 
 from sidecar.prompt.verdicts import VERDICTS
 from sidecar.retrieval import offline
-from sidecar.retrieval.flags import CLEAN_FILES, FlagCache, load_clean, load_remembered
+from sidecar.retrieval.flags import CLEAN_FILES, FlagCache, load_clean, load_remembered, save_clean
 from sidecar.retrieval.offline import RememberedFlags
 from sidecar.scanner.sections import split_sections
 
@@ -169,3 +169,18 @@ async def _marked_counting(
         return await flags.mark(_hits(root, picks), {"agent": root})
     finally:
         offline._judged_sections = real  # type: ignore[assignment]
+
+
+async def test_a_remembered_store_naming_sections_the_file_has_not_is_not_believed_for_them(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    rel = _file(root, "note", [CLEAN[0], POISON])  # the title's section, a clean one, the vendor's
+    count = len(split_sections((root / rel).read_text()))
+    # The file's own digest with indexes of sections it has not: with the clean one judged, as many
+    # as it has sections, and the vendor's never judged.
+    save_clean(root, {}, {rel: (_digest(root, rel), frozenset(range(count, 2 * count - 1)))})
+    flags = RememberedFlags(root, "agent", budget=0)
+    await flags.mark(_hits(root, [(rel, 1)]), {"agent": root})
+    flags.save()
+    assert rel not in load_remembered(root)[0]
+    marked = await RememberedFlags(root, "agent", budget=0).mark(_hits(root, [(rel, count - 1)]), {"agent": root})
+    assert marked[0].get("flagged"), marked
