@@ -294,16 +294,14 @@ def _gate_stems() -> Stems:
     return Stems.of(frozenset().union(*(_terms(key) for key in sorted(_KEYS))))
 
 
-def warm_all() -> list[frozenset[str] | None]:
+def warm_all() -> None:
     """Build every table the layer builds on first use (each key's patterns, its terms, the gate's
-    literals), so ``warm`` keeps them all; the gates' literals."""
-    gates = []
+    literals), so ``warm`` keeps them all."""
     for key in sorted(_KEYS):
         _RX[key]
         _RX_ASCII[key]
-        gates.append(required_literals(cast("re.Pattern[str]", _Gate(key)), GATE_LITERAL))
+        required_literals(cast("re.Pattern[str]", _Gate(key)), GATE_LITERAL)
     _gate_stems()
-    return gates
 
 
 MULTILINGUAL_RULES: tuple[Rule, ...] = (

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import cast
 from urllib.parse import unquote
 
-from sidecar.scanner import warm
 from sidecar.scanner.confusables import load_table
 from sidecar.scanner.deferred import deferred
 from sidecar.scanner.sentences import sentences
@@ -235,16 +234,9 @@ class _Lexicon:
 
     @classmethod
     def learn(cls, words: frozenset[str]) -> None:
-        """Make ``words`` literals of the current lexicon. A process's first lexicon starts with every
-        literal an earlier process learned (``warm``): each new set would make the text's words be
-        looked up again, some twenty times over a fresh process's first texts. More literals than a
-        rule asks for change no answer (``Views.held`` keeps the rule's own)."""
         with cls._lock:
-            known = cls.current.literals if cls.current is not None else _kept_literals()
-            if cls.current is None or not words <= known:
-                cls.current = _Lexicon(words | known)
-                if not words <= known:
-                    warm.remember("lexicon", "literals", cls.current.literals)
+            if cls.current is None or not words <= cls.current.literals:
+                cls.current = _Lexicon(words | (cls.current.literals if cls.current else frozenset()))
 
     def _held(self, word: str) -> tuple[str, ...]:
         """The literals ``word`` holds: at each of its places, the short ones there and the longer ones
@@ -254,12 +246,6 @@ class _Lexicon:
             found += [short for size in self.sizes if (short := word[index : index + size]) in self.short]
             found += [lit for lit in self.by_head.get(word[index : index + GRAM], ()) if word.startswith(lit, index)]
         return tuple(found)
-
-
-def _kept_literals() -> frozenset[str]:
-    """The lexicon's literals as an earlier process left them (``warm``); none kept, none."""
-    kept = warm.lookup("lexicon", "literals")
-    return kept if isinstance(kept, frozenset) else frozenset()
 
 
 GRAM = 3  # characters of a literal it is looked up by in a word (``_Lexicon.by_head``)

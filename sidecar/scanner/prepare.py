@@ -1,7 +1,7 @@
 """``python -m sidecar.scanner.prepare``: work out everything the scanner defers to its first use
-(every pattern's program, the literals its matches hold and every gate's literals together, the
-multilingual layer's tables) and keep it for every later process (``warm``), as ``compileall``
-compiles a package's bytecode after an install. ``make`` runs it before the tests and before ``make run``; a process that finds the
+(every pattern's program and the literals its matches hold, the multilingual layer's tables) and
+keep it for every later process (``warm``), as ``compileall`` compiles a package's bytecode after
+an install. ``make`` runs it before the tests and before ``make run``; a process that finds the
 results already kept writes nothing."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from sidecar.scanner import (
     deferred,
     multilingual,
-    normalise,
     rule,
     scan,  # noqa: F401  (imported, every rule's patterns are made)
     warm,
@@ -24,11 +23,7 @@ def prepare() -> int:
     for pattern in deferred.made():
         rule.required_literals(pattern)
         rule.required_literals(pattern, rule.GATE_LITERAL)
-    gates = multilingual.warm_all()
-    gates += [rule.required_literals(gate, rule.GATE_LITERAL) for gate in rule.GATES]
-    for literals in gates:  # the literals a text's words are looked up in: every gate's, at once
-        if literals is not None:
-            normalise.literals_of(literals)
+    multilingual.warm_all()
     return warm.save(always=True)
 
 

@@ -240,10 +240,6 @@ _LEAD = 160  # characters before a sentence read for a cue that it describes an 
 _REMEMBERED = 4096  # verdicts a per-sentence rule keeps for sentences said again in one text
 
 
-#: Every gate a ``per_sentence`` finder was made with (``prepare`` reads their literals ahead).
-GATES: list[re.Pattern[str]] = []
-
-
 def per_sentence(
     judge: Callable[[str], tuple[int, int, int] | None], gate: re.Pattern[str], *, described: bool = True
 ) -> Finder:
@@ -256,7 +252,6 @@ def per_sentence(
     or the lead-in just before it, speaks about attacks (``described``) or reports what someone else
     tells the model."""
     required: list[frozenset[str] | None] = []  # the gate's literals, read from it once on first need
-    GATES.append(gate)
 
     def read(piece: str) -> tuple[int, int, int] | None:
         return judge(piece) if gate.search(piece) is not None else None
