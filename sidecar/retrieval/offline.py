@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from sidecar.scanner.sections import Section
     from sidecar.settings import Settings
 
-__all__ = ["CLEAN_FILES", "WHOLE_FILES_BUDGET", "LoadedOnUse", "RememberedFlags", "search_dir"]
+__all__ = ["CLEAN_FILES", "LoadedOnUse", "RememberedFlags", "search_dir"]
 
 
 async def search_dir(root: Path, scope: str, query: str, limit: int, settings: Settings) -> dict[str, Any]:
@@ -160,26 +160,20 @@ def _engine(
     return engine
 
 
-#: Bytes of the shown files, at most, that a search here judges whole (the smallest first), so it can
-#: remember them clean for the next command; of the other files shown it judges only the sections its
-#: hits are in (the rules read some 1.5 ms of CPU per KB of ordinary notes).
-WHOLE_FILES_BUDGET = 24 * 1024
-
-
 class RememberedFlags(FlagCache):
     """The flag cache of a search in this process, remembering across commands what the injection
     scanner found clean (``CLEAN_FILES`` in the tier dir, all of it under a digest of the scanner's
     code): whole files, and the sections of larger files, each by a digest of the file's bytes. A
     search whose hits are all in files or sections remembered clean and unchanged does not load the
-    scanner, whose rules take most of a command's start. Of the other files shown, those within
-    ``WHOLE_FILES_BUDGET`` are judged whole, and of the rest the sections the hits are in, each as a
-    server judges it: a section's verdict reads that section and the one before it, never the rest
-    of the file, so a hit is marked as the server marks it. A flagged section is never remembered:
-    it is judged again each time."""
+    scanner, whose rules take most of a command's start. Of the other files shown, the sections the
+    hits are in are judged, each as a server judges it: a section's verdict reads that section and
+    the one before it, never the rest of the file, so a hit is marked as the server marks it, and a
+    file whose every section has been found clean, one search after another, is remembered whole. A
+    flagged section is never remembered: it is judged again each time."""
 
-    def __init__(self, root: Path, tier: str, budget: int = WHOLE_FILES_BUDGET) -> None:
+    def __init__(self, root: Path, tier: str) -> None:
         super().__init__()
-        self.root, self.tier, self.budget = root, tier, budget
+        self.root, self.tier = root, tier
         self.clean, self.parts = load_remembered(root)
         self.changed = False
 
@@ -203,8 +197,8 @@ class RememberedFlags(FlagCache):
         return out
 
     def _judge(self, lines: dict[str, set[int]]) -> dict[str, list[SectionFinding]]:
-        """The flagged sections of each file ``lines`` names, among those holding its lines at least
-        (whole files within the budget); what was found clean is remembered."""
+        """The flagged sections of each file ``lines`` names, among those holding its lines; what was
+        found clean is remembered."""
         unknown: dict[str, tuple[bytes, str]] = {}
         for rel in lines:
             data = read_tier_file(self.root, rel)
@@ -217,9 +211,8 @@ class RememberedFlags(FlagCache):
             return {}
         from sidecar.scanner.sections import split_sections
 
-        budget = self.budget
         found: dict[str, list[SectionFinding]] = {}
-        for rel, (data, digest) in sorted(unknown.items(), key=lambda item: (len(item[1][0]), item[0])):
+        for rel, (data, digest) in unknown.items():
             text = data.decode("utf-8", errors="replace")
             sections = split_sections(text)
             starts = [section.line_start for section in sections]
@@ -230,9 +223,6 @@ class RememberedFlags(FlagCache):
             clean = clean.intersection(range(len(sections)))  # none past the sections these bytes have
             if wanted <= clean:
                 continue  # the hits' sections are remembered clean
-            if len(data) <= budget:
-                budget -= len(data)
-                wanted = set(range(len(sections)))
             judged = _judged_sections(text, sections, sorted(wanted - clean))
             found[rel] = [finding for _, finding in judged]
             clean |= wanted - {index for index, _ in judged}

@@ -1,6 +1,7 @@
 """``memory-sidecar search`` in its own process judges the sections its hits are in, not every file
 shown whole (``RememberedFlags``): whatever part of a file it judges, each hit is marked exactly as
-the server's flag cache marks it, and only a file judged whole and clean is remembered clean."""
+the server's flag cache marks it; the sections found clean are remembered for the bytes judged, and
+a file is remembered clean whole once every section of it has been."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from sidecar.prompt.verdicts import VERDICTS
 from sidecar.retrieval import offline
-from sidecar.retrieval.flags import CLEAN_FILES, FlagCache, load_clean, load_remembered, save_clean
+from sidecar.retrieval.flags import FlagCache, load_clean, load_remembered, save_clean
 from sidecar.retrieval.offline import RememberedFlags
 from sidecar.scanner.sections import split_sections
 
@@ -68,49 +68,47 @@ async def test_each_hit_is_marked_as_the_server_marks_it_whatever_part_of_its_fi
     root = tmp_path / "memory"
     rels = _tier(root, rng, 12)
     sections = {rel: len(split_sections((root / rel).read_text())) for rel in rels}
-    for budget in (0, 4096, 10**9):
+    for _ in range(4):  # each search judges what the ones before it did not, and remembers more
         picks = [(rel, rng.randrange(sections[rel])) for rel in rng.sample(rels, 8) for _ in range(rng.randint(1, 3))]
         hits = _hits(root, picks)
-        (root / CLEAN_FILES).unlink(missing_ok=True)
-        here = await RememberedFlags(root, "agent", budget=budget).mark(hits, {"agent": root})
+        flags = RememberedFlags(root, "agent")
+        here = await flags.mark(hits, {"agent": root})
+        flags.save()
         served = await FlagCache().mark(hits, {"agent": root})
-        assert here == served, budget
+        assert here == served
         assert any("flagged" in hit for hit in served)  # the tier's payloads are among the hits
+    assert load_remembered(root)[1]  # sections remembered
 
 
-async def test_beyond_the_budget_only_the_hits_sections_are_judged_and_the_clean_ones_remembered(
-    tmp_path: Path,
-) -> None:
+async def test_only_the_hits_sections_are_judged_and_the_clean_ones_remembered(tmp_path: Path) -> None:
     root = tmp_path / "memory"
     small = _file(root, "small", CLEAN[:2])
     large = _file(root, "large", [*CLEAN * 10, POISON, *SPLIT, *CLEAN])
-    size = (root / small).stat().st_size
-    flags = RememberedFlags(root, "agent", budget=size)  # room for the small file alone
+    flags = RememberedFlags(root, "agent")
     vendor = len(CLEAN) * 10 + 1  # the poisoned section (the title's section is index 0)
     picks = [(small, 1), (large, 1), (large, vendor), (large, vendor + 1), (large, vendor + 2)]
-    before = VERDICTS.misses
-    marked = await flags.mark(_hits(root, picks), {"agent": root})
-    assert VERDICTS.misses - before == len(split_sections((root / small).read_text())) + 4
+    judged: list[list[int]] = []
+    marked = await _marked_counting(flags, root, picks, judged)
+    assert sorted(judged) == [[1], [1, vendor, vendor + 1, vendor + 2]]
     assert [bool(hit.get("flagged")) for hit in marked] == [False, False, True, False, True], marked
     second_half = split_sections((root / large).read_text())[vendor + 2]
     assert marked[4]["flagged"]["heading"] == second_half.heading
     flags.save()
     clean, parts = load_remembered(root)
-    assert set(clean) == {small}  # judged whole and clean
-    assert parts == {large: (_digest(root, large), frozenset({1, vendor + 1}))}  # its clean sections judged
+    assert clean == {}
+    assert parts == {
+        small: (_digest(root, small), frozenset({1})),
+        large: (_digest(root, large), frozenset({1, vendor + 1})),
+    }
 
-    again = RememberedFlags(root, "agent", budget=size)
-    picks = [(small, 2), (large, 1), (large, vendor + 1), (large, 3), (large, vendor + 2)]
-    judged: list[list[int]] = []
+    again = RememberedFlags(root, "agent")
+    picks = [(small, 1), (large, 1), (large, vendor + 1), (large, 3), (large, vendor + 2)]
+    judged.clear()
     marked = await _marked_counting(again, root, picks, judged)
     assert judged == [[3, vendor + 2]]  # the remembered clean sections are not judged again; the flagged one is
     assert [bool(hit.get("flagged")) for hit in marked] == [False, False, False, False, True], marked
     again.save()
     assert load_remembered(root)[1][large][1] == frozenset({1, 3, vendor + 1})
-    judged.clear()
-    roomy = RememberedFlags(root, "agent", budget=10**9)  # room to judge it whole: not needed for these hits
-    await _marked_counting(roomy, root, [(large, 1), (large, 3)], judged)
-    assert judged == []
 
 
 async def test_a_file_whose_every_section_was_found_clean_in_parts_is_remembered_whole(tmp_path: Path) -> None:
@@ -118,13 +116,13 @@ async def test_a_file_whose_every_section_was_found_clean_in_parts_is_remembered
     rel = _file(root, "note", CLEAN * 2)
     count = len(split_sections((root / rel).read_text()))
     for index in range(count):
-        flags = RememberedFlags(root, "agent", budget=0)
+        flags = RememberedFlags(root, "agent")
         await flags.mark(_hits(root, [(rel, index)]), {"agent": root})
         flags.save()
         clean, parts = load_remembered(root)
         assert (rel in clean, rel in parts) == ((True, False) if index == count - 1 else (False, True))
     judged: list[list[int]] = []
-    await _marked_counting(RememberedFlags(root, "agent", budget=0), root, [(rel, 2)], judged)
+    await _marked_counting(RememberedFlags(root, "agent"), root, [(rel, 2)], judged)
     assert judged == []  # whole and clean: the file is not even split
 
 
@@ -132,12 +130,14 @@ async def test_what_is_remembered_of_a_file_holds_for_its_bytes_only(tmp_path: P
     root = tmp_path / "memory"
     rel = _file(root, "note", CLEAN[:3])
     flags = RememberedFlags(root, "agent")
-    await flags.mark(_hits(root, [(rel, 1)]), {"agent": root})
+    await flags.mark(
+        _hits(root, [(rel, index) for index in range(len(split_sections((root / rel).read_text())))]), {"agent": root}
+    )
     flags.save()
     assert rel in load_clean(root)
     with (root / rel).open("a") as out:
         out.write(f"## Vendor\n{POISON}\n")
-    poisoned = RememberedFlags(root, "agent", budget=0)  # judged in part: the hits' sections alone
+    poisoned = RememberedFlags(root, "agent")
     shown = len(split_sections((root / rel).read_text())) - 1
     judged: list[list[int]] = []
     marked = await _marked_counting(poisoned, root, [(rel, 1), (rel, shown)], judged)
@@ -178,9 +178,9 @@ async def test_a_remembered_store_naming_sections_the_file_has_not_is_not_believ
     # The file's own digest with indexes of sections it has not: with the clean one judged, as many
     # as it has sections, and the vendor's never judged.
     save_clean(root, {}, {rel: (_digest(root, rel), frozenset(range(count, 2 * count - 1)))})
-    flags = RememberedFlags(root, "agent", budget=0)
+    flags = RememberedFlags(root, "agent")
     await flags.mark(_hits(root, [(rel, 1)]), {"agent": root})
     flags.save()
     assert rel not in load_remembered(root)[0]
-    marked = await RememberedFlags(root, "agent", budget=0).mark(_hits(root, [(rel, count - 1)]), {"agent": root})
+    marked = await RememberedFlags(root, "agent").mark(_hits(root, [(rel, count - 1)]), {"agent": root})
     assert marked[0].get("flagged"), marked
