@@ -242,7 +242,7 @@ PROBE = (
     "names = ('sidecar.retrieval.offline', 'sidecar.scanner.scan', 'numpy', 'sidecar.ops.registry',\n"
     "         'sidecar.kg.cli', 'asyncio', 'http.client', 'aiohttp', 'onnxruntime', 'tokenizers',\n"
     "         'sidecar.retrieval.hybrid', 'sidecar.retrieval.embed', 'sidecar.server.app', 'rich',\n"
-    "         'tomllib', 'sidecar.palace.agent_settings')\n"
+    "         'tomllib', 'sidecar.palace.agent_settings', 'sidecar.scanner.sections')\n"
     "print(json.dumps(sorted(n for n in names if sys.modules.get(n) is not None)), file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
@@ -317,7 +317,7 @@ def test_of_a_file_shown_the_hits_sections_are_judged_and_the_clean_ones_remembe
     assert again["results"] == first["results"]
     boiler, loaded = probe(root, "--local", query="moved to Friday")
     assert [hit["heading"] for hit in boiler["results"]] == ["Log > Boiler"]
-    assert "sidecar.scanner.scan" not in loaded  # its one hit's section remembered clean
+    assert "sidecar.scanner.sections" not in loaded  # its one hit's section remembered clean: not even split
 
 
 def test_a_local_bm25_search_loads_what_it_needs_and_no_more(tmp_path: Path) -> None:
@@ -326,7 +326,7 @@ def test_a_local_bm25_search_loads_what_it_needs_and_no_more(tmp_path: Path) -> 
     remembered clean; the agent's settings file's reader only when the dir holds one."""
     root = tier(tmp_path / "memory")
     first, loaded = probe(root, "--local")
-    assert loaded == ["asyncio", "sidecar.retrieval.offline", "sidecar.scanner.scan"]
+    assert loaded == ["asyncio", "sidecar.retrieval.offline", "sidecar.scanner.scan", "sidecar.scanner.sections"]
     again, loaded = probe(root, "--local")
     assert loaded == ["asyncio", "sidecar.retrieval.offline"]
     assert shown(again) == shown(first) and again["engine"]["search"] == "bm25"

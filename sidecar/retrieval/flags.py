@@ -351,9 +351,9 @@ def load_clean(root: Path) -> dict[str, str]:
     return load_remembered(root)[0]
 
 
-#: Files remembered clean in part: path -> (digest of the bytes judged, the indexes of those bytes'
-#: heading sections found clean, as ``split_sections`` gives them).
-Parts = dict[str, tuple[str, frozenset[int]]]
+#: Files remembered clean in part: path -> (digest of the bytes judged, the first and last lines of
+#: those bytes' heading sections found clean, as ``split_sections`` gives them).
+Parts = dict[str, tuple[str, frozenset[tuple[int, int]]]]
 
 
 def load_remembered(root: Path) -> tuple[dict[str, str], Parts]:
@@ -374,9 +374,14 @@ def load_remembered(root: Path) -> tuple[dict[str, str], Parts]:
     kept = saved.get("parts")
     for rel, entry in (kept if isinstance(kept, dict) else {}).items():
         match entry:
-            case [str(digest), [*indexes]] if all(type(i) is int for i in indexes):
-                parts[str(rel)] = (digest, frozenset(indexes))
+            case [str(digest), [*spans]] if all(_is_span(span) for span in spans):
+                parts[str(rel)] = (digest, frozenset((span[0], span[1]) for span in spans))
     return {str(k): str(v) for k, v in saved["clean"].items()}, parts
+
+
+def _is_span(span: Any) -> bool:
+    """Whether ``span`` is a section's lines as ``Parts`` keeps them: ``[first, last]``, whole numbers."""
+    return isinstance(span, list) and len(span) == 2 and all(type(line) is int for line in span)
 
 
 def sweep_clean_temps(root: Path) -> list[str]:
@@ -418,7 +423,7 @@ def save_clean(root: Path, clean: dict[str, str], parts: Parts | None = None) ->
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)  # names memory files
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            saved = {rel: [digest, sorted(indexes)] for rel, (digest, indexes) in (parts or {}).items()}
+            saved = {rel: [digest, sorted(spans)] for rel, (digest, spans) in (parts or {}).items()}
             json.dump({"scanner": scanner_digest(), "clean": clean, "parts": saved}, out)
         os.replace(temp, path)
     except OSError:

@@ -163,7 +163,7 @@ def _engine(
 class RememberedFlags(FlagCache):
     """The flag cache of a search in this process, remembering across commands what the injection
     scanner found clean (``CLEAN_FILES`` in the tier dir, all of it under a digest of the scanner's
-    code): whole files, and the sections of larger files, each by a digest of the file's bytes. A
+    code): whole files, and the sections of others (their lines), each by a digest of the file's bytes. A
     search whose hits are all in files or sections remembered clean and unchanged does not load the
     scanner, whose rules take most of a command's start. Of the other files shown, the sections the
     hits are in are judged, each as a server judges it: a section's verdict reads that section and
@@ -199,30 +199,31 @@ class RememberedFlags(FlagCache):
     def _judge(self, lines: dict[str, set[int]]) -> dict[str, list[SectionFinding]]:
         """The flagged sections of each file ``lines`` names, among those holding its lines; what was
         found clean is remembered."""
-        unknown: dict[str, tuple[bytes, str]] = {}
-        for rel in lines:
+        unknown: dict[str, tuple[bytes, str, frozenset[tuple[int, int]]]] = {}
+        for rel, shown in lines.items():
             data = read_tier_file(self.root, rel)
             if data is None:
                 continue  # gone since it was indexed: no section of it to mark
             digest = file_digest(data).hex()
-            if self.clean.get(rel) != digest:
-                unknown[rel] = (data, digest)
+            if self.clean.get(rel) == digest:
+                continue
+            known, spans = self.parts.get(rel, ("", frozenset()))
+            if known != digest:
+                spans = frozenset()  # remembered of other bytes: none holds
+            elif all(any(first <= line <= last for first, last in spans) for line in shown):
+                continue  # every hit's section is remembered clean: the file is not even split
+            unknown[rel] = (data, digest, spans)
         if not unknown:
             return {}
         from sidecar.scanner.sections import split_sections
 
         found: dict[str, list[SectionFinding]] = {}
-        for rel, (data, digest) in unknown.items():
+        for rel, (data, digest, spans) in unknown.items():
             text = data.decode("utf-8", errors="replace")
             sections = split_sections(text)
             starts = [section.line_start for section in sections]
             wanted = {bisect.bisect_right(starts, line) - 1 for line in lines[rel]} - {-1}
-            known, clean = self.parts.get(rel, ("", frozenset()))
-            if known != digest:
-                clean = frozenset()  # remembered of other bytes: none holds
-            clean = clean.intersection(range(len(sections)))  # none past the sections these bytes have
-            if wanted <= clean:
-                continue  # the hits' sections are remembered clean
+            clean = {i for i, section in enumerate(sections) if (section.line_start, section.line_end) in spans}
             judged = _judged_sections(text, sections, sorted(wanted - clean))
             found[rel] = [finding for _, finding in judged]
             clean |= wanted - {index for index, _ in judged}
@@ -233,7 +234,7 @@ class RememberedFlags(FlagCache):
             else:
                 self.clean.pop(rel, None)
                 if clean:
-                    self.parts[rel] = (digest, clean)
+                    self.parts[rel] = (digest, frozenset((sections[i].line_start, sections[i].line_end) for i in clean))
                 else:
                     self.parts.pop(rel, None)
             self.changed = self.changed or before != (self.clean.get(rel), self.parts.get(rel))

@@ -97,8 +97,8 @@ async def test_only_the_hits_sections_are_judged_and_the_clean_ones_remembered(t
     clean, parts = load_remembered(root)
     assert clean == {}
     assert parts == {
-        small: (_digest(root, small), frozenset({1})),
-        large: (_digest(root, large), frozenset({1, vendor + 1})),
+        small: (_digest(root, small), _spans(root, small, 1)),
+        large: (_digest(root, large), _spans(root, large, 1, vendor + 1)),
     }
 
     again = RememberedFlags(root, "agent")
@@ -108,7 +108,7 @@ async def test_only_the_hits_sections_are_judged_and_the_clean_ones_remembered(t
     assert judged == [[3, vendor + 2]]  # the remembered clean sections are not judged again; the flagged one is
     assert [bool(hit.get("flagged")) for hit in marked] == [False, False, False, False, True], marked
     again.save()
-    assert load_remembered(root)[1][large][1] == frozenset({1, 3, vendor + 1})
+    assert load_remembered(root)[1][large][1] == _spans(root, large, 1, 3, vendor + 1)
 
 
 async def test_a_file_whose_every_section_was_found_clean_in_parts_is_remembered_whole(tmp_path: Path) -> None:
@@ -145,7 +145,13 @@ async def test_what_is_remembered_of_a_file_holds_for_its_bytes_only(tmp_path: P
     assert [bool(hit.get("flagged")) for hit in marked] == [False, True], marked
     poisoned.save()
     clean, parts = load_remembered(root)
-    assert rel not in clean and parts[rel][1] == frozenset({1})
+    assert rel not in clean and parts[rel][1] == _spans(root, rel, 1)
+
+
+def _spans(root: Path, rel: str, *indexes: int) -> frozenset[tuple[int, int]]:
+    """The first and last lines of the sections of ``rel`` at ``indexes``."""
+    sections = split_sections((root / rel).read_text())
+    return frozenset((sections[i].line_start, sections[i].line_end) for i in indexes)
 
 
 def _digest(root: Path, rel: str) -> str:
@@ -175,9 +181,9 @@ async def test_a_remembered_store_naming_sections_the_file_has_not_is_not_believ
     root = tmp_path / "memory"
     rel = _file(root, "note", [CLEAN[0], POISON])  # the title's section, a clean one, the vendor's
     count = len(split_sections((root / rel).read_text()))
-    # The file's own digest with indexes of sections it has not: with the clean one judged, as many
+    # The file's own digest with lines of sections it has not: with the clean one judged, as many
     # as it has sections, and the vendor's never judged.
-    save_clean(root, {}, {rel: (_digest(root, rel), frozenset(range(count, 2 * count - 1)))})
+    save_clean(root, {}, {rel: (_digest(root, rel), frozenset((900 + n, 900 + n) for n in range(count - 1)))})
     flags = RememberedFlags(root, "agent")
     await flags.mark(_hits(root, [(rel, 1)]), {"agent": root})
     flags.save()
