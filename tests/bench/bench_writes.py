@@ -46,6 +46,12 @@ the round-by-round difference shows a cut smaller than the spread between runs. 
 runs "this tree" from another source tree too (two commits compared without the working tree's
 edits).
 
+Appends to one growing daily note (``WRITES_BENCH=growing``, BM25 only, a real sidecar over HTTP):
+the note's one ``## Log`` section grows by a work-log bullet per append, as an agent's does through a
+day, in blocks of ``GROWING_BLOCK``; the sidecar's CPU per append in each block (every thread, until
+the block's last append is indexed) beside the note's size, and the same appends made as raw durable
+replacements of a copy of the note.
+
 An append's CPU split by hook (``WRITES_BENCH=hooks``, in process, BM25 only): the sidecar opened
 in this process (``open_sidecar``, no HTTP) over the same generated dir plus a daily note holding
 the repository's benign memory notes (``tests/data/scanner_notes_*.jsonl``), to which the rest of
@@ -89,7 +95,7 @@ step's CPU, by the functions that make them (the write thread, its injection sca
 apply and its thread, the flag cache's forgetting and marking, the query's model run, BM25, the
 ranking and its thread), p50 over the pairs; and the background embedding's CPU per write.
 
-    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or cpu, hooks, threads, profile, steps)
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or cpu, growing, hooks, threads, profile, steps)
 """
 
 from __future__ import annotations
@@ -100,6 +106,7 @@ import datetime
 import json
 import os
 import pstats
+import random
 import re
 import shutil
 import sqlite3
@@ -277,6 +284,8 @@ def main() -> None:
         asyncio.run(threads_split())
     if "profile" in parts:
         asyncio.run(threads_split(profiled=True))
+    if "growing" in parts:
+        measure_growing()
     if "steps" in parts:
         base = Path(tempfile.mkdtemp(prefix="bench-steps-"))
         try:
@@ -756,6 +765,76 @@ def measure_cpu() -> None:
     finally:
         for side in sides.values():
             side.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+#: ``WRITES_BENCH=growing``: appends per block, and blocks, to the one daily note.
+GROWING_BLOCK, GROWING_BLOCKS = 100, 4
+_GROWING_WORDS = (
+    "deploy review standup ticket customer invoice rollout canary database index migration pipeline "
+    "schedule vendor contract meeting budget report dashboard alert latency"
+).split()
+_GROWING_NAMES = "Priya Tomasz Aisha Kwame Elena Ravi Sofia Mateo".split()
+
+
+def _log_line(rng: random.Random, i: int) -> str:
+    """A work-log bullet of some 110 characters, as an agent appends them through a day."""
+    w = _GROWING_WORDS
+    act = rng.choice(["asked about", "finished", "reviewed", "moved", "fixed"])
+    return (
+        f"- {rng.choice(_GROWING_NAMES)} {act} the {rng.choice(w)} {rng.choice(w)} for the {rng.choice(w)} team; "
+        f"next step is {rng.choice(w)} by {rng.randint(1, 28)} Dec (item {i}).\n"
+    )
+
+
+def measure_growing() -> None:
+    """``WRITES_BENCH=growing``: the sidecar's CPU per append (BM25 only, over HTTP, every thread)
+    to one daily note whose one section grows through the day, as an agent's log does: a block of
+    ``GROWING_BLOCK`` one-line appends at a time, each block ended when its last append is indexed,
+    with the note's size after it; beside each block, the same appends made raw (durable replacements
+    of a copy of the note, this process's CPU)."""
+    base = Path(tempfile.mkdtemp(prefix="bench-writes-growing-"))
+    root = base / "memory"
+    (root / "daily").mkdir(parents=True)
+    note = "daily/2027-02-01.md"
+    (root / note).write_text("# 2027-02-01\n\n## Log\n")
+    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": "none", "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"})
+    rng = random.Random(7)
+    raw_dir = base / "raw"
+    raw_dir.mkdir()
+    dir_fd = os.open(raw_dir, os.O_RDONLY | os.O_DIRECTORY)
+    raw_text = (root / note).read_bytes()
+    try:
+        client = httpx.Client(base_url=side.url, timeout=30)
+        wait_logged(side.log, "kg.backfilled")
+        for i in range(50):  # the scanner's import, the note's first appends
+            line = _log_line(rng, i)
+            client.post("/memory/write", json={"path": note, "content": line, "mode": "append"}).raise_for_status()
+            raw_text += line.encode()
+        for block in range(GROWING_BLOCKS):
+            cpu0 = cpu_s(side.proc.pid)
+            lines = [_log_line(rng, 1000 * (block + 1) + i) for i in range(GROWING_BLOCK)]
+            seq = 0
+            for line in lines:
+                answer = client.post("/memory/write", json={"path": note, "content": line, "mode": "append"})
+                seq = answer.raise_for_status().json()["seq"]
+            client.post("/memory/search", json={"query": "item", "after_seq": seq}).raise_for_status()
+            took = (cpu_s(side.proc.pid) - cpu0) / GROWING_BLOCK
+            raw0 = time.process_time()
+            for line in lines:
+                raw_text += line.encode()
+                durable_replace_raw(dir_fd, "note.md", raw_text)
+            raw = (time.process_time() - raw0) / GROWING_BLOCK
+            size = (root / note).stat().st_size
+            report(
+                f"[growing] CPU per append, the note at {size / 1024:.0f} KB after the block",
+                f"{took * 1000:.2f} ms",
+                f"<= 5 ms; the same appends raw: {raw * 1000:.2f} ms; load average {os.getloadavg()[0]:.1f}",
+            )
+        client.close()
+    finally:
+        os.close(dir_fd)
+        side.stop()
         shutil.rmtree(base, ignore_errors=True)
 
 
