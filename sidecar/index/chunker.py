@@ -3,8 +3,11 @@
 A chunk never straddles a heading, carries its heading path ("Deploy > Rollback") and the
 1-based line span it came from, and holds at most ``max_chars`` characters of body (a single
 line longer than that is cut at the limit). A section's chunks depend on its own lines and the
-heading path it starts under only, so a text that grew at its end is chunked again from its last
-section on (``chunk_lines`` with ``resume``): the chunks before that section stay as they were.
+heading path it starts under only, and within a section paragraphs are packed greedily, so a text
+that grew at its end is chunked again from near its end (``chunk_lines`` with ``resume``): from one
+of its last section's last chunks where the packing starts afresh whatever is appended, else from
+that section's start. The chunks before stay as they were; a day's log of bullets, one paragraph
+cut by length, is chunked again from its last chunk or two instead of its whole section.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_CHUNK_CHARS", "Chunk", "Resume", "chunk_lines", "chunk_markdown", "section_lines"]
+__all__ = ["MAX_CHUNK_CHARS", "Chunk", "Inside", "Resume", "chunk_lines", "chunk_markdown", "section_lines"]
 
 MAX_CHUNK_CHARS = 1000
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -34,13 +37,29 @@ class Chunk:
 
 @dataclass(frozen=True, slots=True)
 class Resume:
-    """Where a chunked text's last heading section starts: ``line``, the 0-based index of its first
-    line (its heading, or the text's first line); ``path``, the heading path in force before that
-    line; ``chunks``, how many chunks the sections before it made."""
+    """Where chunking a text that grew at its end can start again. ``line``: the 0-based index of a
+    line; ``path``: the heading path in force at that line (before it, for a heading); ``chunks``:
+    how many chunks the text before it made. Without ``inside``, ``line`` starts the text's last
+    heading section (its heading, or the text's first line); with it, one of that section's chunks
+    (``Inside``)."""
 
     line: int
     path: tuple[tuple[int, str], ...]
     chunks: int
+    inside: Inside | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inside:
+    """A resume point at the first line of one of the last section's chunks, where the greedy packing
+    starts afresh whatever the text grows by: the chunk starts a line, no fence opens in the section
+    before it, and its first paragraph is closed, already longer than a chunk, or (``cut``) the rest
+    of such a paragraph, cut again by length from that line as it was. ``heading_line``: the
+    section's heading line; ``section``: the section's own start, kept for the next point."""
+
+    heading_line: int
+    cut: bool
+    section: Resume
 
 
 @dataclass(slots=True)
@@ -48,6 +67,7 @@ class _Para:
     lines: list[str]
     start: int  # 1-based line numbers of the first and last source line
     end: int
+    cut: bool = False  # the rest of a paragraph cut by length: cut again, whatever its length
 
     def text(self) -> str:
         return "\n".join(self.lines)
@@ -61,57 +81,86 @@ def chunk_markdown(text: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
 def chunk_lines(
     lines: list[str], max_chars: int = MAX_CHUNK_CHARS, *, resume: Resume | None = None
 ) -> tuple[list[Chunk], Resume]:
-    """The chunks of ``lines`` and where their last section starts. With ``resume`` (where the last
-    section of text these lines start with started), only the chunks from that section on: those
-    :func:`chunk_markdown` gives after the first ``resume.chunks``."""
-    start, path = (resume.line, list(resume.path)) if resume is not None else (0, [])
+    """The chunks of ``lines`` and where chunking them again can start once they have grown at
+    their end. With ``resume`` (such a point of a text these lines start with), only the chunks
+    from that point on: those :func:`chunk_markdown` gives after the first ``resume.chunks``."""
+    done = resume.chunks if resume is not None else 0
     chunks: list[Chunk] = []
-    last = Resume(start, tuple(path), 0)
-    for heading, paras, heading_line, first, before in _sections(lines, start, path):
-        last = Resume(first, before, len(chunks))
+    sections = _sections(lines, resume)
+    last_start = 0  # where the last section's chunks start in ``chunks``
+    for heading, paras, heading_line, *_ in sections:
+        last_start = len(chunks)
         if not paras:
             if heading and heading_line:
                 chunks.append(Chunk(heading, "", heading_line, heading_line))
             continue
         chunks.extend(_pack(heading, paras, max_chars))
-    done = resume.chunks if resume is not None else 0
-    return chunks, Resume(last.line, last.path, done + last.chunks)
+    _, paras, heading_line, first, before, path, fenced = sections[-1]
+    resumed_inside = len(sections) == 1 and resume is not None and resume.inside is not None
+    if resumed_inside:
+        assert resume is not None and resume.inside is not None
+        section = resume.inside.section
+    else:
+        section = Resume(first, before, done + last_start)
+    own = chunks[last_start:]
+    if not fenced:
+        for j in range(len(own) - 1, 0, -1):  # the last chunk first; the one before it is the section's
+            at = own[j].line_start - 1
+            if own[j - 1].line_end >= own[j].line_start:
+                continue  # the chunk starts inside a line cut by length
+            cut = at > 0 and at != heading_line and bool(lines[at - 1].strip())
+            if not cut:
+                para = next((p for p in paras if p.start == own[j].line_start), None)
+                if para is None:
+                    continue
+                closed = para.end < len(lines)  # a blank line ends it: the last section has no heading after it
+                if not closed and len(para.text()) <= max_chars:
+                    continue  # it may grow past the limit and be cut: the chunk before could take its start
+            return chunks, Resume(at, path, done + last_start + j, Inside(heading_line, cut, section))
+    if resumed_inside:
+        assert resume is not None
+        return chunks, resume  # the point it started from holds as before
+    return chunks, section
 
 
-_Section = tuple[str, list["_Para"], int, int, tuple[tuple[int, str], ...]]
+# (heading path, paragraphs, heading line, index of the section's first line, the heading path before
+# it, the heading path in it, whether a fence line is in it)
+_Section = tuple[str, list["_Para"], int, int, tuple[tuple[int, str], ...], tuple[tuple[int, str], ...], bool]
 
 
-def _sections(lines: list[str], start: int = 0, path: list[tuple[int, str]] | None = None) -> list[_Section]:
-    """Group lines from index ``start`` (a heading, or the first line) under heading ``path`` into
-    (heading path, paragraphs, heading line, index of the section's first line, the heading path
-    before it) sections; fences are kept whole."""
+def _sections(lines: list[str], resume: Resume | None = None) -> list[_Section]:
+    """Group lines from ``resume`` (the first line without it) into sections; fences are kept whole."""
     sections: list[_Section] = []
-    path = list(path or [])
+    start = resume.line if resume is not None else 0
+    path = list(resume.path) if resume is not None else []
+    inside = resume.inside if resume is not None else None
     paras: list[_Para] = []
     current: _Para | None = None
-    heading_line = 0
-    first, before = start, tuple(path)
-    in_fence = False
+    heading_line = inside.heading_line if inside is not None else 0
+    first, before = (inside.section.line, inside.section.path) if inside is not None else (start, tuple(path))
+    cut = inside.cut if inside is not None else False  # the first paragraph goes on with a cut one
+    in_fence = fenced = False
     for number, line in enumerate(lines[start:], start=start + 1):
         if _FENCE.match(line):
-            in_fence = not in_fence
+            in_fence, fenced = not in_fence, True
         match = None if in_fence else _HEADING.match(line)
         if match:
             if number - 1 > start:  # the section before this heading (none when resuming at it)
-                sections.append((_join(path), paras, heading_line, first, before))
+                sections.append((_join(path), paras, heading_line, first, before, tuple(path), fenced))
             first, before = number - 1, tuple(path)
             level = len(match.group(1))
             path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, match.group(2).strip())]
-            paras, current, heading_line = [], None, number
+            paras, current, heading_line, fenced, cut = [], None, number, False, False
         elif line.strip() or in_fence:
             if current is None:
-                current = _Para([], number, number)
+                current = _Para([], number, number, cut)
                 paras.append(current)
+                cut = False
             current.lines.append(line)
             current.end = number
         else:
-            current = None
-    sections.append((_join(path), paras, heading_line, first, before))
+            current, cut = None, False
+    sections.append((_join(path), paras, heading_line, first, before, tuple(path), fenced))
     return sections
 
 
@@ -145,7 +194,7 @@ def _split_long(paras: list[_Para], max_chars: int) -> list[_Para]:
     """Split paragraphs over the limit by line, and lines over the limit by characters."""
     out: list[_Para] = []
     for para in paras:
-        if len(para.text()) <= max_chars:
+        if len(para.text()) <= max_chars and not para.cut:
             out.append(para)
             continue
         current = _Para([], para.start, para.start)

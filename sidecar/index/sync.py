@@ -8,8 +8,9 @@
 - ``apply_paths()`` brings the named files up to date: the reindex queue's unit of work.
 
 A file that only grew since it was last chunked here (its bytes then start its bytes now: an
-append) is chunked again from its last heading section on; the chunks before that section are
-the same and stay as they are (``chunker.chunk_lines``).
+append) is chunked again from near its end: from one of its last section's last chunks where the
+greedy packing starts afresh, else from that section's start; the chunks before are the same and
+stay as they are (``chunker.chunk_lines``).
 
 A file new to the index with the bytes of a file gone in the same pass (a reconcile, or one apply
 of both paths) is that file moved: consolidation moves its old notes to ``archive/`` as they are.
