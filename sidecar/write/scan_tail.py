@@ -44,6 +44,7 @@ __all__ = [
     "decodable",
     "file_digest",
     "last_section",
+    "other_break",
     "scan_append",
 ]
 
@@ -138,9 +139,9 @@ def scan_append(old: str, new: str, known: Judged, judge: Judge) -> tuple[Sectio
     line_from = old.rfind("\n") + 1  # old's last line: read again with what the append adds to it
     if line_from <= last.start:
         return None
-    if _OTHER_BREAK.search(new, last.start) is not None:
+    if other_break(new, last.start):
         return None
-    fences = [m.start() for m in _FENCE_LINE.finditer(old, last.start)]
+    fences = _fence_lines(old, last.start)
     cut = _cut(old, last.start, fences)
     if cut is None:
         return None
@@ -204,6 +205,31 @@ def decodable(text: str) -> bool:
     if decoded_transforms(views.folded, views.cased):
         return True
     return bool(base64_runs(views.cased)) or bool(hex_runs(views.cased))
+
+
+def other_break(text: str, start: int = 0) -> bool:
+    """Whether ``text`` from ``start`` holds a line break other than ``\\n`` (``_OTHER_BREAK``): a
+    search for each character, which takes no time for one the text's kind cannot hold, instead of
+    the pattern's walk over every character (a third of a millisecond over 40 KB)."""
+    if any(text.find(ch, start) >= 0 for ch in _OTHER_BREAKS):
+        return True
+    at = text.find("\r", start)
+    while at >= 0:
+        if not text.startswith("\n", at + 1):
+            return True
+        at = text.find("\r", at + 1)
+    return False
+
+
+_OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _fence_lines(text: str, start: int) -> list[int]:
+    """Where the fence lines of ``text`` from ``start`` begin (``_FENCE_LINE``); none without a fence's
+    marks, found without the pattern's walk over every line."""
+    if text.find("```", start) < 0 and text.find("~~~", start) < 0:
+        return []
+    return [m.start() for m in _FENCE_LINE.finditer(text, start)]
 
 
 def last_section(text: str) -> Last:

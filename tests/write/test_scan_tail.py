@@ -16,7 +16,16 @@ import pytest
 
 from sidecar.scanner import scan as scanner
 from sidecar.scanner.scan import scan_write
-from sidecar.write.scan_tail import MAX_TAIL_CHARS, TAIL_CHARS, Judged, decodable, last_section, scan_append
+from sidecar.write import scan_tail
+from sidecar.write.scan_tail import (
+    MAX_TAIL_CHARS,
+    TAIL_CHARS,
+    Judged,
+    decodable,
+    last_section,
+    other_break,
+    scan_append,
+)
 from sidecar.write.service import _judge_write, _scan_write, combine
 from tests.support.corpus import ATTACK_NOTE_SETS, benign_notes
 from tests.support.memory import ClientFactory
@@ -260,3 +269,14 @@ def test_a_section_the_scanner_decodes_whole_is_judged_once_an_append(monkeypatc
     assert got == whole and got is not None and got.finding.level == "flag"
     assert calls == alone  # the section read once, as scan_write reads it
     assert kept is not None and kept.decodable and kept.verdict is None
+
+
+def test_the_breaks_other_than_a_newline_are_found_as_the_pattern_finds_them() -> None:
+    rng = random.Random(11)
+    alphabet = ["a", "b", " ", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029", "é", "```"]
+    for _ in range(3_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        start = rng.randint(0, len(text))
+        assert other_break(text, start) == (scan_tail._OTHER_BREAK.search(text, start) is not None), (text, start)
+        fences = [m.start() for m in scan_tail._FENCE_LINE.finditer(text, start)]
+        assert scan_tail._fence_lines(text, start) == fences, (text, start)
