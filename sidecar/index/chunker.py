@@ -96,12 +96,13 @@ def chunk_lines(
             continue
         chunks.extend(_pack(heading, paras, max_chars))
     _, paras, heading_line, first, before, path, fenced = sections[-1]
-    resumed_inside = len(sections) == 1 and resume is not None and resume.inside is not None
-    if resumed_inside:
-        assert resume is not None and resume.inside is not None
-        section = resume.inside.section
-    else:
-        section = Resume(first, before, done + last_start)
+    # Chunking began inside this same section: the point it began at holds as it did.
+    held = resume if resume is not None and resume.inside is not None and len(sections) == 1 else None
+    section = (
+        held.inside.section
+        if held is not None and held.inside is not None
+        else Resume(first, before, done + last_start)
+    )
     own = chunks[last_start:]
     if not fenced:
         for j in range(len(own) - 1, 0, -1):  # the last chunk first; the one before it is the section's
@@ -117,10 +118,7 @@ def chunk_lines(
                 if not closed and len(para.text()) <= max_chars:
                     continue  # it may grow past the limit and be cut: the chunk before could take its start
             return chunks, Resume(at, path, done + last_start + j, Inside(heading_line, cut, section))
-    if resumed_inside:
-        assert resume is not None
-        return chunks, resume  # the point it started from holds as before
-    return chunks, section
+    return chunks, held if held is not None else section
 
 
 # (heading path, paragraphs, heading line, index of the section's first line, the heading path before

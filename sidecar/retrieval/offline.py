@@ -224,7 +224,7 @@ class RememberedFlags(FlagCache):
             starts = [section.line_start for section in sections]
             wanted = {bisect.bisect_right(starts, line) - 1 for line in lines[rel]} - {-1}
             clean = {i for i, section in enumerate(sections) if (section.line_start, section.line_end) in spans}
-            judged = _judged_sections(text, sections, sorted(wanted - clean))
+            judged = _judged(text, sections, sorted(wanted - clean))
             found[rel] = [finding for _, finding in judged]
             clean |= wanted - {index for index, _ in judged}
             before = (self.clean.get(rel), self.parts.get(rel))
@@ -246,18 +246,12 @@ class RememberedFlags(FlagCache):
             save_clean(self.root, self.clean, self.parts)
 
 
-def _judged_sections(text: str, sections: list[Section], indexes: list[int]) -> list[tuple[int, SectionFinding]]:
-    """The sections at ``indexes`` of ``text`` that have a finding, with their indexes, each judged
-    as the server judges it (``flagged_sections``, its verdicts from ``VERDICTS``)."""
+def _judged(text: str, sections: list[Section], indexes: list[int]) -> list[tuple[int, SectionFinding]]:
+    """``judged_sections`` with the server's verdicts (``VERDICTS``); the scanner is not loaded for
+    no section."""
     if not indexes:
-        return []  # the scanner is not loaded
+        return []
     from sidecar.prompt.verdicts import VERDICTS
-    from sidecar.scanner.scan import SectionFinding
+    from sidecar.scanner.scan import judged_sections
 
-    out = []
-    for index in indexes:
-        finding = VERDICTS.section(text, sections, index)
-        if finding is not None:
-            section = sections[index]
-            out.append((index, SectionFinding(section.heading, section.line_start, section.line_end, finding)))
-    return out
+    return judged_sections(text, sections, indexes, VERDICTS.section)

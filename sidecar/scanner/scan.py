@@ -84,6 +84,7 @@ __all__ = [
     "SectionFinding",
     "finding_at",
     "flagged_sections",
+    "judged_sections",
     "scan",
     "scan_all",
     "scan_write",
@@ -328,12 +329,24 @@ def flagged_sections(
     it), so a search or read hit is marked exactly when the block would withhold its section.
     ``judge``: what gives a section's verdict in place of ``section_verdict`` with its arguments (a
     store of verdicts already given)."""
-    out = []
     sections = split_sections(text)
-    for index, section in enumerate(sections):
+    return [finding for _, finding in judged_sections(text, sections, range(len(sections)), judge)]
+
+
+def judged_sections(
+    text: str,
+    sections: Sequence[Section],
+    indexes: Iterable[int],
+    judge: Callable[[str, Sequence[Section], int], Finding | None] | None = None,
+) -> list[tuple[int, SectionFinding]]:
+    """``flagged_sections`` of the sections of ``text`` at ``indexes`` alone (a section's verdict reads
+    it and the one before it, never the rest of the text), each with its index."""
+    out = []
+    for index in indexes:
         found = (judge or section_verdict)(text, sections, index)
         if found is not None:
-            out.append(SectionFinding(section.heading, section.line_start, section.line_end, found))
+            section = sections[index]
+            out.append((index, SectionFinding(section.heading, section.line_start, section.line_end, found)))
     return out
 
 

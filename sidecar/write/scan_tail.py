@@ -64,7 +64,6 @@ _LINE_ENDS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # Where the scanner's sentences start for sure: after a blank line, before a list item, a quote, a
 # table row or a heading (``sidecar.scanner.sentences``).
 _SENTENCE_START = re.compile(r"\n(?:[ \t]*\n|(?=[ \t]*(?:[-*+>#|]|\d{1,3}[.)][ \t])))")
-_OTHER_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")  # lines "\n" alone does not cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,9 +207,10 @@ def decodable(text: str) -> bool:
 
 
 def other_break(text: str, start: int = 0) -> bool:
-    """Whether ``text`` from ``start`` holds a line break other than ``\\n`` (``_OTHER_BREAK``): a
-    search for each character, which takes no time for one the text's kind cannot hold, instead of
-    the pattern's walk over every character (a third of a millisecond over 40 KB)."""
+    """Whether ``text`` from ``start`` holds a line break ``\\n`` alone does not cut (one of
+    ``_OTHER_BREAKS``, or ``\\r`` not before ``\\n``): a search for each character, which takes no
+    time for one the text's kind cannot hold, where a pattern would walk every character (a third of
+    a millisecond over 40 KB)."""
     if any(text.find(ch, start) >= 0 for ch in _OTHER_BREAKS):
         return True
     at = text.find("\r", start)

@@ -163,18 +163,18 @@ async def _marked_counting(
 ) -> list[dict[str, Any]]:
     """``flags.mark`` of the hits ``picks`` makes, each call to judge sections listed in ``judged``
     (the indexes asked for; none when nothing is)."""
-    real = offline._judged_sections
+    real = offline._judged
 
     def counting(text: str, sections: list[Any], indexes: list[int]) -> Any:
         if indexes:
             judged.append(indexes)
         return real(text, sections, indexes)
 
-    offline._judged_sections = counting  # type: ignore[assignment]
+    offline._judged = counting  # type: ignore[assignment]
     try:
         return await flags.mark(_hits(root, picks), {"agent": root})
     finally:
-        offline._judged_sections = real  # type: ignore[assignment]
+        offline._judged = real  # type: ignore[assignment]
 
 
 async def test_a_remembered_store_naming_sections_the_file_has_not_is_not_believed_for_them(tmp_path: Path) -> None:
