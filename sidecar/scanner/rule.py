@@ -238,6 +238,7 @@ REPORTED = deferred(
 )
 _LEAD = 160  # characters before a sentence read for a cue that it describes an attack (a heading, a lead-in)
 _REMEMBERED = 4096  # verdicts a per-sentence rule keeps for sentences said again in one text
+_RECENT, _RECENT_CHARS = 256, 400  # and for short sentences of the texts read before
 
 
 def per_sentence(
@@ -246,15 +247,28 @@ def per_sentence(
     """A finder that asks ``judge`` about each sentence of the folded view holding a match of
     ``gate`` (the words without which ``judge`` cannot answer): ``(level, start, end)`` within the
     sentence, or None. Gate and judge read the sentence alone, so a sentence said again (a repeated
-    log line, a pasted block) is read once per text; and only sentences holding one of the literals
+    log line, a pasted block) is read once per text, and a short one read in the last few hundred
+    such sentences of earlier texts (the lines an append's window read the append before) is not
+    read again; and only sentences holding one of the literals
     every match of ``gate`` contains (``required_literals``) are read at all. The level is lowered
     when the match is quoted, in code or named as an example, and the hit dropped when the sentence,
     or the lead-in just before it, speaks about attacks (``described``) or reports what someone else
     tells the model."""
     required: list[frozenset[str] | None] = []  # the gate's literals, read from it once on first need
+    recent: dict[str, tuple[int, int, int] | None] = {}  # verdicts on short sentences of earlier texts
 
     def read(piece: str) -> tuple[int, int, int] | None:
-        return judge(piece) if gate.search(piece) is not None else None
+        if len(piece) > _RECENT_CHARS:
+            return judge(piece) if gate.search(piece) is not None else None
+        try:
+            return recent[piece]
+        except KeyError:
+            pass
+        verdict = judge(piece) if gate.search(piece) is not None else None
+        if len(recent) >= _RECENT:
+            recent.clear()
+        recent[piece] = verdict
+        return verdict
 
     def find(views: Views) -> Iterator[RuleMatch]:
         if cannot_match(gate, views.folded):

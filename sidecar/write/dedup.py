@@ -13,6 +13,7 @@ append to a file that only grew since the last one judges only the lines that on
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -167,29 +168,41 @@ class FileLines:
         return lines
 
 
+def _some_held(words: frozenset[str], threshold: float) -> frozenset[str] | None:
+    """Words of ``words`` of which every line at least ``threshold`` like it holds one: a line
+    whose Jaccard similarity to ``words`` reaches the threshold holds at least that share of
+    ``words`` (the union is no smaller than ``words``), so it misses at most ``len(words) - need``
+    of them, and any one more than that includes a word it holds. The longest words, as the
+    likeliest to be rare. ``need`` is rounded down by a margin, so the float similarity a line is
+    judged by never passes a line this leaves out. None for a threshold any line reaches."""
+    if threshold <= 0:
+        return None
+    need = max(1, math.ceil(threshold * len(words) - 1e-9))
+    ordered = sorted(words, key=lambda w: (-len(w), w))
+    return frozenset(ordered[: len(words) - need + 1])
+
+
 def find_duplicate(content: str, candidates: Sequence[Candidate], threshold: float) -> Duplicate | None:
     """Where ``content`` already is in ``candidates``, or None when any of its judged lines is new
     (or it has none to judge)."""
     new = [words for _, words in _judged(content)]
     if not new:
         return None
-    known = [
-        (c.path, c.line_start + offset, words)
-        for c in candidates
-        for offset, words in (c.judged if c.judged is not None else _judged(c.text))
-    ]
-    sizes = [len(w) for _, _, w in known]
+    known = [(c.path, c.line_start, c.judged if c.judged is not None else list(_judged(c.text))) for c in candidates]
     matches: list[tuple[str, int, float]] = []
     for words in new:
         # A line that cannot reach the threshold is not compared: two sets' Jaccard similarity is at
-        # most the smaller's size over the larger's (and that float bounds the computed one), so the
-        # best of the lines left is the best of all whenever it reaches the threshold.
-        size = len(words)
+        # most the smaller's size over the larger's (and that float bounds the computed one), nor one
+        # holding none of ``some`` (``_some_held``), so the best of the lines left is the best of
+        # all whenever it reaches the threshold.
+        size, some = len(words), _some_held(words, threshold)
         best = max(
             (
-                (jaccard(words, w), path, line)
-                for (path, line, w), other in zip(known, sizes, strict=True)
-                if min(size, other) / max(size, other) >= threshold  # judged lines hold MIN_TOKENS words or more
+                (jaccard(words, w), path, start + offset)
+                for path, start, lines in known
+                for offset, w in lines
+                if (some is None or not some.isdisjoint(w))
+                and min(size, len(w)) / max(size, len(w)) >= threshold  # judged lines hold MIN_TOKENS words or more
             ),
             default=(0.0, "", 0),
         )
