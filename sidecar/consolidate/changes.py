@@ -776,12 +776,13 @@ def _left_marks(text: str, value: str) -> set[str]:
 
 
 _HEAD = re.compile(r"(\w[\w-]*)\s+(?:is|are|was|were)\b")
+_COPULA_WORD = re.compile(r"\b(?:is|are|was|were)\b")
 
 
 class _Slots:
     """A line's content words in order (stop words left out) and those of them that name a value."""
 
-    __slots__ = ("heads", "label", "pairs", "plain", "seq", "values", "words")
+    __slots__ = ("before", "heads", "label", "pairs", "plain", "seq", "values", "words")
 
     def phrase_of(self, lost: frozenset[str]) -> tuple[str, ...]:
         """The one name phrase (values side by side: "Sentinel Alarms") that holds every word of
@@ -814,7 +815,13 @@ class _Slots:
         # the words a copula follows: the last word of what the line speaks of ("gateway" in
         # "The payments api gateway is Kong")
         self.heads = frozenset(form(m.group(1).lower()) for m in _HEAD.finditer(plain))
+        # the words before its first copula that name no value: what the line says is so
+        # ("pipelines" in "Our pipelines are orchestrated with Airflow on the ETL virtual machine",
+        # "clinic alarm company" in "The clinic's alarm company is Redline"); none when it names a
+        # value there ("Census is what we use for reverse ETL")
         self.values = frozenset(values)
+        copula = _COPULA_WORD.search(plain)
+        self.before = frozenset(_words(plain[: copula.start()]) if copula else ()) - self.values
         self.words = frozenset(self.seq)
         # side by side in either order: "the autoclave in decon" and "the decon autoclave" name one
         # thing ("Customers book services" / "Service bookings all land in ...")
@@ -865,6 +872,8 @@ def _same_slot(
     subject = old.words - old.values
     if not subject or (old.heads and new.heads and not old.heads & new.words):
         return False
+    if old.before and not new.heads and old.before.isdisjoint(new.words):
+        return False  # "Our pipelines are orchestrated with Airflow on the ETL box" / "Swapped the ETL box to ..."
     lost = old.values - new.words
     # A word beside a value it lost may qualify the value, not the subject ("the old Prestige
     # Classic", "on alternate Fridays"): when the line's other words are themselves rare (said by

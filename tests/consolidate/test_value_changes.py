@@ -537,3 +537,28 @@ def test_a_plain_word_opening_a_line_is_read_as_its_form() -> None:
     other = "Okafor drives the evening deliveries at 19:15 from the 1st."
     out = changed_by_value(_dated(*_standing((0, named), (8, named), (15, named), (40, other))))
     assert normalised(named) not in out
+
+
+def test_a_newer_line_naming_a_place_the_older_line_names_after_its_value_is_no_change_of_its_subject() -> None:
+    """ "Our pipelines are orchestrated with Airflow on the ETL virtual machine": what it says is so
+    is the pipelines' orchestration, the machine only where it runs. "Swapped the ETL virtual machine
+    to Python 3.12 ..." changes the machine's Python, not the orchestrator, though it holds every
+    word of the older line's rarest pair and a name where Airflow was. A newer line naming the
+    subject before the older's copula still fills its slot ("Pipelines are now orchestrated by
+    ...")."""
+    pipelines = [
+        "Our pipelines are orchestrated with Airflow on the ETL virtual machine.",
+        "The ETL virtual machine runs Python 3.11.",
+        "The finance pipelines are owned by Dana Whitlock.",
+        "The marketing pipelines are owned by Omar Reyes.",
+        "The logistics pipelines are owned by Lena Park.",
+    ]
+    old, python = pipelines[0], pipelines[1]
+    swapped = "Swapped the ETL virtual machine to Python 3.12 as a trial for two weeks."
+    lines = [(d, f) for d in (1, 9, 17) for f in pipelines] + [(40, swapped)]
+    out = changed_by_value(_dated(*lines))
+    assert out[normalised(python)].text == swapped
+    assert normalised(old) not in out
+    moved = "Our pipelines are orchestrated with Dagster on the ETL virtual machine from today."
+    out = changed_by_value(_dated(*[(d, f) for d in (1, 9, 17) for f in pipelines], (40, moved)))
+    assert out[normalised(old)].text == moved
