@@ -48,9 +48,11 @@ __all__ = [
     "scan_append",
 ]
 
-#: Characters of the joined section read before an append, at least: over the scanner's reach back
-#: from a match (a sentence read in windows of 600, a quote 300, a persona's span 500, the seam 400).
-TAIL_CHARS = 2048
+#: Characters of the joined section read before an append, at least: twice the scanner's reach back
+#: from a sentence the window holds whole (a persona's span 500, the seam 400, a quote 300, a
+#: sentence's lead-in 160; ``tests/write/test_scan_tail.py`` holds it to that). A long sentence is read
+#: in pieces from its own start, which the window holds, as it starts at a sentence start.
+TAIL_CHARS = 1024
 #: A window that would need more than this before the append (one long line, a long code fence
 #: open at the cut) is not worth it: the section is judged whole.
 MAX_TAIL_CHARS = 16384

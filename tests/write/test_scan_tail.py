@@ -284,3 +284,13 @@ def test_the_breaks_other_than_a_newline_are_found_as_the_pattern_finds_them() -
         assert other_break(text, start) == (OTHER_BREAK.search(text, start) is not None), (text, start)
         fences = [m.start() for m in scan_tail._FENCE_LINE.finditer(text, start)]
         assert scan_tail._fence_lines(text, start) == fences, (text, start)
+
+
+def test_the_window_reads_back_twice_the_scanners_reach() -> None:
+    """The tail an append is judged with holds at least twice the furthest any rule reads back from
+    a sentence: a rule that reads further (a longer persona span, seam, quote or lead-in) fails here
+    until the window grows with it."""
+    from sidecar.scanner import context, directive, rule
+
+    reach = max(directive._PERSONA_SPAN, scanner.SEAM_CHARS, context._WINDOW, rule._LEAD)
+    assert 2 * reach <= TAIL_CHARS
