@@ -52,6 +52,18 @@ day, in blocks of ``GROWING_BLOCK``; the sidecar's CPU per append in each block 
 the block's last append is indexed) beside the note's size, and the same appends made as raw durable
 replacements of a copy of the note.
 
+Appends one at a time (``WRITES_BENCH=spaced``, a real sidecar over HTTP, BM25 only, then with the
+embedder on and every chunk's vector stored first): ``SPACED_APPENDS`` one-line appends to the daily
+notes (each appended to once before, as the first append since start reads a file whole), a pause
+of ``SPACED_GAP_S`` after each, as an agent makes them, not back to back (where the
+work that follows a change, the graph's reading, the file watcher's batch, the background embedding,
+is shared by the appends of a moment). The sidecar's CPU over the appends (every thread, until the
+last is indexed and, with the embedder on, embedded), less its CPU over as long a time with nothing
+to do just before (the file watcher's polling, timers), per append. The limit beside: the same appends
+as raw durable replacements, and with the embedder on a raw onnxruntime run over each chunk an
+append changed (the index embeds a changed chunk whole; ``tests.bench.raw``), spaced the same way: an
+operation after a pause finds the caches cold, and costs more than one of a stream.
+
 An append's CPU split by hook (``WRITES_BENCH=hooks``, in process, BM25 only): the sidecar opened
 in this process (``open_sidecar``, no HTTP) over the same generated dir plus a daily note holding
 the repository's benign memory notes (``tests/data/scanner_notes_*.jsonl``), to which the rest of
@@ -95,7 +107,7 @@ step's CPU, by the functions that make them (the write thread, its injection sca
 apply and its thread, the flag cache's forgetting and marking, the query's model run, BM25, the
 ranking and its thread), p50 over the pairs; and the background embedding's CPU per write.
 
-    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or cpu, growing, hooks, threads, profile, steps)
+    python -m tests.bench writes        (parts: WRITES_BENCH=bm25,embedder, the default; or cpu, growing, spaced, hooks, threads, profile, steps)
 """
 
 from __future__ import annotations
@@ -286,6 +298,9 @@ def main() -> None:
         asyncio.run(threads_split(profiled=True))
     if "growing" in parts:
         measure_growing()
+    if "spaced" in parts:
+        for label, embedder in (("BM25 only", "none"), ("embedder on", "auto")):
+            measure_spaced(label, embedder)
     if "steps" in parts:
         base = Path(tempfile.mkdtemp(prefix="bench-steps-"))
         try:
@@ -832,6 +847,83 @@ def measure_growing() -> None:
                 f"<= 5 ms; the same appends raw: {raw * 1000:.2f} ms; load average {os.getloadavg()[0]:.1f}",
             )
         client.close()
+    finally:
+        os.close(dir_fd)
+        side.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+#: ``WRITES_BENCH=spaced``: the appends, and the pause after each.
+SPACED_APPENDS, SPACED_GAP_S = 30, 1.0
+
+
+def measure_spaced(label: str, embedder: str) -> None:
+    """``WRITES_BENCH=spaced``: the sidecar's CPU per append when appends come one at a time (the
+    module's doc)."""
+    from sidecar.index.chunker import chunk_markdown
+    from sidecar.retrieval.vectors import embed_text
+
+    base = Path(tempfile.mkdtemp(prefix="bench-writes-spaced-"))
+    root = base / "memory"
+    make_corpus(root, 2_000)
+    if embedder != "none":
+        print(f"# {embed_memory(root)}", flush=True)
+    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": embedder, "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"})
+    raw_dir = base / "raw"
+    raw_dir.mkdir()
+    dir_fd = os.open(raw_dir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with httpx.Client(base_url=side.url, timeout=30) as client:
+            wait_logged(side.log, "kg.backfilled")
+            if embedder != "none":
+                wait_embedded(client)
+            paths = [f"daily/2027-01-{i % 20 + 1:02d}.md" for i in range(SPACED_APPENDS)]
+            for path in dict.fromkeys(paths):  # each file's first append since start reads it whole
+                client.post("/memory/write", json={"path": path, "content": "- warm\n", "mode": "append"})
+            time.sleep(3 * SPACED_GAP_S)  # what the start and those appends left to do, done
+            pid = side.proc.pid
+            cpu0, t0 = cpu_s(pid), time.monotonic()
+            time.sleep(SPACED_APPENDS * SPACED_GAP_S)
+            idle = (cpu_s(pid) - cpu0) / (time.monotonic() - t0)  # CPU seconds a second, nothing to do
+            lines = [f"- spaced{i}x noted during the rollout review\n" for i in range(SPACED_APPENDS)]
+            before = {path: (root / path).read_bytes() if (root / path).exists() else b"" for path in set(paths)}
+            cpu0, t0 = cpu_s(pid), time.monotonic()
+            seq = 0
+            for path, line in zip(paths, lines, strict=True):
+                answer = client.post("/memory/write", json={"path": path, "content": line, "mode": "append"})
+                seq = answer.raise_for_status().json()["seq"]
+                time.sleep(SPACED_GAP_S)
+            client.post("/memory/search", json={"query": "spaced0x", "after_seq": seq}).raise_for_status()
+            if embedder != "none":
+                wait_embedded(client)
+            took = (cpu_s(pid) - cpu0 - idle * (time.monotonic() - t0)) / SPACED_APPENDS
+        texts = dict(before)
+        raw_write = raw_embed = 0.0
+        model = RawQueryEmbedder() if embedder != "none" else None
+        for path, line in zip(paths, lines, strict=True):
+            texts[path] += line.encode()
+            cpu = time.process_time()
+            durable_replace_raw(dir_fd, "note.md", texts[path])
+            raw_write += time.process_time() - cpu
+            if model is not None:  # the chunk the append changed: the file's last, embedded whole
+                last = chunk_markdown(texts[path].decode())[-1]
+                text = embed_text(last.heading, last.body)
+                cpu = time.process_time()
+                model(text)
+                raw_embed += time.process_time() - cpu
+            time.sleep(SPACED_GAP_S)  # spaced as the sidecar's were: each starts as cold
+        raw = (raw_write + raw_embed) / SPACED_APPENDS
+        parts = f"{raw_write / SPACED_APPENDS * 1000:.2f} ms durable" + (
+            f" + {raw_embed / SPACED_APPENDS * 1000:.2f} ms the changed chunk's session.run"
+            if model is not None
+            else ""
+        )
+        report(
+            f"[spaced, {label}] CPU per append, one every {SPACED_GAP_S:g} s",
+            f"{took * 1000:.2f} ms",
+            f"<= 5 ms; raw {raw * 1000:.2f} ms ({parts}), ratio {took / raw:.1f}x; idle {idle * 1000:.2f} ms a second "
+            f"subtracted; load average {os.getloadavg()[0]:.1f}",
+        )
     finally:
         os.close(dir_fd)
         side.stop()
