@@ -90,6 +90,9 @@ class ReindexQueue:
         self.catch_up: list[Callable[[], Awaitable[None]]] = list(catch_up)
         # Called with (tier, "apply" | "reconcile", seconds) after each successful index update.
         self.on_applied = on_applied
+        # Called with the tier when a change comes from anywhere but this sidecar's own writes (the
+        # file watcher, a reconcile): what the write service counts against the caps may be behind.
+        self.on_outside: list[Callable[[str], None]] = []
         self._items: deque[Item] = deque()
         self._wakeup = asyncio.Event()
         self._applied = asyncio.Condition()
@@ -130,6 +133,9 @@ class ReindexQueue:
             self.note_written(tier, path, written)
             if origin == "write":
                 applied = self._take_early(tier, path, written)
+        if origin != "write":
+            for told in self.on_outside:
+                told(tier)
         self._seq += 1
         self._items.append(Item(self._seq, tier, path, time.monotonic(), origin, applied))
         self._wakeup.set()

@@ -146,6 +146,7 @@ async def open_sidecar(
             tier.tell_held(search.flags.held)
         # The in-process model, when loaded: the scanner's semantic layer judges writes with it.
         writes = WriteService(settings, queue, embedder=embedder, flags=search.flags)
+        queue.on_outside.append(writes.changed_outside)  # a shell edit: the caps' usage counted again
         writes.warm()
         queue.start()
         stack.push_async_callback(queue.drain_and_stop)

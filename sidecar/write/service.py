@@ -66,7 +66,9 @@ if TYPE_CHECKING:
 __all__ = ["MODES", "TIERS", "FlagKeeper", "WriteRequest", "WriteService", "usage"]
 
 log = structlog.get_logger("sidecar.write.service")
-USAGE_TTL_S = 2.0
+#: The longest a tier's counted usage is kept without a change from outside this sidecar (the file
+#: watcher and the reconciles report those, and the next write rescans): a safety net.
+USAGE_TTL_S = 600.0
 #: A tier whose scan is slow (tens of thousands of files) is scanned again only after this many
 #: times the last scan took, so the scans take at most a fiftieth of a core.
 USAGE_SCAN_SHARE = 50
@@ -130,11 +132,13 @@ class WriteService:
         # Writes run one at a time, in the order they came, on this thread (``_write_durably``).
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-writes")
         # Tier bytes and files: scanned at start (``warm``), kept current by each write, and scanned
-        # again when older than USAGE_TTL_S (or USAGE_SCAN_SHARE times the last scan's length),
-        # since shell edits change them behind our back. That rescan runs on a thread of its own
-        # while writes go on with the usage they keep: no write walks the tier, which takes
+        # again by the next write once a change came from outside (a shell edit the file watcher or
+        # a reconcile saw: ``changed_outside``), or when older than USAGE_TTL_S; never sooner than
+        # USAGE_SCAN_SHARE times the last scan's length after it. That rescan runs on a thread of its
+        # own while writes go on with the usage they keep: no write walks the tier, which takes
         # seconds over tens of thousands of files.
         self._usage: dict[Path, _Usage] = {}
+        self._outside: set[Path] = set()  # tiers changed from outside since their last scan began
         self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-usage-scan")
         self._scanning: set[Path] = set()
         # Held while a tier's usage is read and replaced: a write's count and a rescan's result
@@ -487,15 +491,22 @@ class WriteService:
             )
         return flagged, None
 
+    def changed_outside(self, tier: str) -> None:
+        """A file of ``tier`` changed, not by this sidecar's writes: its next write rescans it."""
+        if tier in self.settings.held_tiers:
+            self._outside.add(self.read_root(tier))
+
     def _tier_usage(self, root: Path) -> _Usage:
         cached = self._usage.get(root)
         if cached is None:
+            self._outside.discard(root)
             cached = self._usage[root] = _scan_usage(root)
-        elif root not in self._scanning and time.monotonic() - cached.at > max(
-            USAGE_TTL_S, USAGE_SCAN_SHARE * cached.cost
-        ):
-            self._scanning.add(root)
-            self._scans.submit(self._rescan, root)
+        elif root not in self._scanning:
+            age = time.monotonic() - cached.at
+            if (root in self._outside or age > USAGE_TTL_S) and age > USAGE_SCAN_SHARE * cached.cost:
+                self._outside.discard(root)  # a change from outside during the walk marks it again
+                self._scanning.add(root)
+                self._scans.submit(self._rescan, root)
         return cached
 
     def _count(self, root: Path, path: str, old: bytes | None, new: bytes) -> None:

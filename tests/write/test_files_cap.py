@@ -45,9 +45,9 @@ async def test_the_tier_is_scanned_again_beside_the_writes(
     sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: Any
 ) -> None:
     """Writes check the caps against the usage scanned at start and kept by each write. Once it is
-    older than 2 s (or 50 times the last scan's length, for a large tier) a write starts a rescan
-    on a thread of its own and goes on with the usage it has: files made in the shell meanwhile
-    count once that rescan is in. The write that starts the rescan is one refused, so that no
+    stale (here: at once; and no sooner than 50 times the last scan's length after it, for a large
+    tier) a write starts a rescan on a thread of its own and goes on with the usage it has: files
+    made in the shell meanwhile count once that rescan is in. The write that starts the rescan is one refused, so that no
     file is replaced while the rescan walks: a walk beside a rename may miss the renamed file
     (on a tmpfs it does), and the service counts such a write again only at the next scan."""
     from sidecar.write import service
@@ -68,3 +68,27 @@ async def test_the_tier_is_scanned_again_beside_the_writes(
     await wait_until_async(lambda: not writes._scanning)
     status, body = await post_write(client, "topics/fourth.md", "- x")
     assert status == 413 and body["error"]["usage"]["text"].startswith("2005 of 2004 files"), body
+
+
+async def test_a_change_seen_from_outside_has_the_next_write_count_the_tier_again(
+    sidecar_client: ClientFactory, memory_dir: Path, monkeypatch: Any
+) -> None:
+    """The counted usage goes stale when the file watcher reports a change this sidecar did not
+    make, not on a clock: a file made in the shell counts once the watcher has seen it and a write
+    has rescanned the tier. Until then writes count with the usage they keep. (A rescan also waits
+    50 times the last one's length after it, for a large tier: not here.)"""
+    from sidecar.write import service
+
+    monkeypatch.setattr(service, "USAGE_SCAN_SHARE", 0)
+    client = await sidecar_client(tier_max_files=3, watch="true")  # AGENT.md, a daily file and one more
+    writes = client.server.app[SIDECAR].writes
+    assert (await post_write(client, "topics/a.md", "- x"))[0] == 201  # 3 of 3
+    assert (await post_write(client, "topics/a.md", "- y"))[0] == 201  # no rescan: nothing changed outside
+    assert not writes._scanning and not writes._outside
+    write(memory_dir, "topics/shell.md", "- made in a shell")  # 4 files now
+    await wait_until_async(lambda: bool(writes._outside))  # the watcher saw it
+    status, body = await post_write(client, "topics/b.md", "- x")  # refused from the usage it had; rescans
+    assert status == 413 and body["error"]["usage"]["text"].startswith("3 of 3 files"), body
+    await wait_until_async(lambda: not writes._scanning)
+    status, body = await post_write(client, "topics/c.md", "- x")
+    assert status == 413 and body["error"]["usage"]["text"].startswith("4 of 3 files"), body
