@@ -684,13 +684,20 @@ def wait_embedded(client: httpx.Client, timeout: float = 120.0) -> str:
     raise RuntimeError(f"the embedder never caught up: {embedder}")
 
 
-def measure(label: str, embedder: str) -> None:
-    base = Path(tempfile.mkdtemp(prefix="bench-writes-"))
+def _corpus_sidecar(prefix: str, embedder: str) -> tuple[Path, Path, SidecarProcess]:
+    """A temp dir holding the generated 2k-chunk memory dir (every chunk's vector stored first when
+    ``embedder`` is on) and a real sidecar serving it, without scheduled consolidation."""
+    base = Path(tempfile.mkdtemp(prefix=prefix))
     root = base / "memory"
     make_corpus(root, 2_000)
     if embedder != "none":
         print(f"# {embed_memory(root)}", flush=True)
     side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": embedder, "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"})
+    return base, root, side
+
+
+def measure(label: str, embedder: str) -> None:
+    base, root, side = _corpus_sidecar("bench-writes-", embedder)
     try:
         with httpx.Client(base_url=side.url, timeout=10) as client:
             wait_logged(side.log, "kg.backfilled")  # the graph's first reading of the dir, in its child
@@ -863,12 +870,7 @@ def measure_spaced(label: str, embedder: str) -> None:
     from sidecar.index.chunker import chunk_markdown
     from sidecar.retrieval.vectors import embed_text
 
-    base = Path(tempfile.mkdtemp(prefix="bench-writes-spaced-"))
-    root = base / "memory"
-    make_corpus(root, 2_000)
-    if embedder != "none":
-        print(f"# {embed_memory(root)}", flush=True)
-    side = start_sidecar(root, env={"MEMORY_SIDECAR_EMBEDDER": embedder, "MEMORY_SIDECAR_CONSOLIDATE_INTERVAL": "0"})
+    base, root, side = _corpus_sidecar("bench-writes-spaced-", embedder)
     raw_dir = base / "raw"
     raw_dir.mkdir()
     dir_fd = os.open(raw_dir, os.O_RDONLY | os.O_DIRECTORY)
