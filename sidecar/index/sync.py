@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +59,7 @@ from sidecar.index.snippet import is_plain
 if TYPE_CHECKING:
     from sidecar.index.postings import Snapshot
 
-__all__ = ["Cancelled", "HeldHook", "IndexSync", "ReconcileResult"]
+__all__ = ["Cancelled", "ChunkDelta", "ChunkDeltas", "HeldHook", "IndexSync", "ReconcileResult"]
 
 RACY_NS = 2_000_000_000  # see _racy: wider than any filesystem's timestamp tick we expect
 SKIPPED_SHOWN = 20  # skipped paths named in the status and the log (all are counted)
@@ -68,6 +68,47 @@ log = structlog.get_logger("sidecar.index.sync")
 #: Told before a commit, on the writer thread: (the tier, {path: the digest of the bytes the index
 #: holds for it from the commit on, ``hashlib.blake2b(data, digest_size=16)``; None: none}).
 HeldHook = Callable[[str, dict[str, bytes | None]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDelta:
+    """What one commit of this process did to the chunks: it moved the index to generation ``gen``
+    (``chunks_gen``), deleted the chunks ``deleted`` and added ``added`` (id -> hash)."""
+
+    gen: int
+    deleted: frozenset[int]
+    added: dict[int, str]
+
+
+class ChunkDeltas:
+    """The chunk deltas of the last commits this process made, generation after generation, for a
+    reader that holds the chunks of an earlier generation (the dense vectors' matrix) to bring them
+    up to date without reading every chunk again. A commit whose delta is not known (the postings
+    off, a rebuild, another process's write) breaks the run: ``since`` then answers None and the
+    reader reads the chunks whole. Any thread."""
+
+    def __init__(self, kept: int = 256) -> None:
+        self._lock = threading.Lock()
+        self._log: deque[ChunkDelta] = deque(maxlen=kept)
+
+    def record(self, delta: ChunkDelta) -> None:
+        with self._lock:
+            if self._log and self._log[-1].gen != delta.gen - 1:
+                self._log.clear()
+            self._log.append(delta)
+
+    def broken(self) -> None:
+        """A commit changed the chunks in a way no delta tells."""
+        with self._lock:
+            self._log.clear()
+
+    def since(self, after: int, upto: int) -> list[ChunkDelta] | None:
+        """The deltas from generation ``after`` to ``upto``, in order; None unless every one is known."""
+        with self._lock:
+            found = [d for d in self._log if after < d.gen <= upto]
+        if len(found) != upto - after or not found or found[0].gen != after + 1:
+            return None
+        return found
 
 
 class Cancelled(Exception):
@@ -83,6 +124,7 @@ class _Changes:
     dirty: bool = False
     deleted: set[int] = field(default_factory=set)
     added: dict[int, tuple[str, str]] = field(default_factory=dict)
+    hashes: dict[int, str] = field(default_factory=dict)  # the added chunks' hashes, for ``ChunkDeltas``
 
     @property
     def wants_ids(self) -> bool:
@@ -94,6 +136,7 @@ class _Changes:
             # A chunk inserted earlier in this same transaction never reached the postings.
             if self.added.pop(cid, None) is None:
                 self.deleted.add(cid)
+            self.hashes.pop(cid, None)
 
 
 @dataclass(slots=True)
@@ -131,6 +174,8 @@ class IndexSync:
         # Told which bytes the files a transaction changed hold, before its commit (``HeldHook``).
         self.on_held: list[HeldHook] = []
         self._held: dict[str, bytes | None] = {}  # the open transaction's, for ``on_held``
+        # What each commit did to the chunks, for the dense vectors' matrix (``ChunkDeltas``).
+        self.deltas = ChunkDeltas()
 
     def beside(self, db: Database) -> IndexSync:
         """A sync of the same files into another index database (a new index file built beside
@@ -307,6 +352,11 @@ class IndexSync:
             if self.postings.on and not changes.full:
                 ready = self.postings.pending = self._next_postings(gen, changes)
         self.db.writer.execute("COMMIT")  # on failure the caller's _rollback() drops _pending
+        if changes is not None and changes.dirty:  # after the commit: a reader seeing the gen first reads whole
+            if changes.wants_ids:
+                self.deltas.record(ChunkDelta(gen, frozenset(changes.deleted), dict(changes.hashes)))
+            else:
+                self.deltas.broken()
         if changes is None or not self.postings.on or not (changes.dirty or changes.full):
             return
         if ready is not None:
@@ -454,6 +504,7 @@ class IndexSync:
                 cur = self.db.writer.execute(insert, values)
                 assert cur.lastrowid is not None
                 changes.added[cur.lastrowid] = (values[2], values[3])
+                changes.hashes[cur.lastrowid] = values[6]
         else:
             self.db.writer.executemany(insert, rows)
         if changes is not None:
@@ -523,6 +574,7 @@ class IndexSync:
 
     def reload_postings(self) -> None:
         """A new file replaced the index's whole (a rebuild): build the postings from it, when on."""
+        self.deltas.broken()
         if self.postings.on and self.db.is_open:
             self._build_postings("rebuild")
 

@@ -256,7 +256,10 @@ async def open_embedding(
         from sidecar.retrieval.vectors import VectorIndex
 
         dim = embedder.dim
-        vectors = {name: VectorIndex(t.index.path, embedder.model_id, dim) for name, t in tiers.items()}
+        vectors = {
+            name: VectorIndex(t.index.path, embedder.model_id, dim, deltas=t.index.sync.deltas)
+            for name, t in tiers.items()
+        }
         for tier in tiers.values():
             # numpy is loaded for the dense leg anyway: it scores the BM25 leg in about half the CPU
             # of the postings held in arrays, which only save a process without numpy its import.

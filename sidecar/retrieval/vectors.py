@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,9 @@ from sidecar.index.db import chunks_gen, connect_reader
 from sidecar.index.snippet import sentence_spans
 from sidecar.retrieval.embed.base import from_blob, to_blob
 from sidecar.retrieval.int8 import Int8Pass
+
+if TYPE_CHECKING:
+    from sidecar.index.sync import ChunkDelta, ChunkDeltas
 
 __all__ = ["ChunkRow", "PendingChunk", "VectorIndex", "dialogue_turns", "embed_text", "from_blob", "to_blob"]
 
@@ -102,10 +105,13 @@ class VectorIndex:
     the connection the caller gives, which is the tier's one writer.
     """
 
-    def __init__(self, path: Path, model: str | None = None, dim: int = 0) -> None:
+    def __init__(self, path: Path, model: str | None = None, dim: int = 0, deltas: ChunkDeltas | None = None) -> None:
         self.path = path
         self._model = model
         self._dim = dim
+        # The index's own record of what its commits did to the chunks (this process's writer): a
+        # refresh after a few changed chunks reads those, not every chunk's hash. None: read whole.
+        self._deltas = deltas
         self._snap = _Snapshot.empty(dim)
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
@@ -435,8 +441,14 @@ class VectorIndex:
     def _load(self, conn: sqlite3.Connection, old: _Snapshot, gen: int | None) -> _Snapshot:
         """The next snapshot: rows of unchanged chunks are reused, only new hashes are read. When the
         chunks are as they were (the same ``chunks_gen``: the batcher stored vectors), their hashes
-        are not read again either."""
+        are not read again either; when the index's deltas tell what changed since (``ChunkDeltas``),
+        only the changed chunks are (``_load_delta``)."""
         same_chunks = gen is not None and gen == old.gen
+        if not same_chunks and gen is not None and old.gen is not None and self._deltas is not None:
+            steps = self._deltas.since(old.gen, gen)
+            delta = None if steps is None or self._model is None else self._load_delta(conn, old, gen, steps)
+            if delta is not None:
+                return delta
         hashes: dict[int, str] = old.hashes if same_chunks else dict(conn.execute("SELECT id, hash FROM chunks"))
         at = old.at if same_chunks else time.monotonic()
         if self._model is None:
@@ -452,19 +464,67 @@ class VectorIndex:
                 return old
             new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in old.row_of and h in vectors]
             missing = old.missing - vectors.keys()
-            return self._build(old, [], new, hashes, missing, append=True, gen=gen, at=at)
+            return self._build(old, None, new, hashes, missing, append=True, gen=gen, at=at)
         keep = [(cid, old.row_of[cid]) for cid, h in hashes.items() if cid in old.row_of and old.hashes.get(cid) == h]
         kept_ids = {cid for cid, _ in keep}
         need = {h for cid, h in hashes.items() if cid not in kept_ids}
         vectors = self._fetch(conn, need, dim) if need else {}
         new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in kept_ids and h in vectors]
         missing = frozenset(h for h in need if h not in vectors)
-        return self._build(old, keep, new, hashes, missing, append=False, gen=gen, at=at)
+        rows = np.fromiter((r for _, r in keep), np.int64, len(keep))
+        return self._build(old, rows, new, hashes, missing, append=False, gen=gen, at=at)
+
+    def _load_delta(
+        self, conn: sqlite3.Connection, old: _Snapshot, gen: int, steps: Sequence[ChunkDelta]
+    ) -> _Snapshot | None:
+        """``old`` brought to generation ``gen`` by the index's deltas ``steps``: the deleted chunks'
+        rows left out, the added chunks' stored vectors read. None when the deltas do not fit
+        ``old`` (a chunk deleted that it lacks, one added that it has): the caller reads whole."""
+        deleted: set[int] = set()
+        added: dict[int, str] = {}
+        for step in steps:
+            for cid in step.deleted:
+                if added.pop(cid, None) is None:
+                    deleted.add(cid)
+            added.update(step.added)
+        hashes = dict(old.hashes)
+        for cid in deleted:
+            if hashes.pop(cid, None) is None:
+                return None
+        if any(cid in hashes for cid in added):
+            return None
+        hashes.update(added)
+        dim = self._dim or self._stored_dim(conn)
+        self._dim = dim
+        if old.matrix.shape[1] != dim:
+            return None
+        need = set(added.values()) | old.missing
+        vectors = self._fetch(conn, need, dim) if need else {}
+        new = [(cid, vectors[h]) for cid, h in added.items() if h in vectors]
+        if old.missing & vectors.keys():  # stored since: the old chunks that lacked them get rows
+            new += [
+                (cid, vectors[h])
+                for cid, h in hashes.items()
+                if h in vectors and h in old.missing and cid not in added and cid not in old.row_of
+            ]
+        missing = need - vectors.keys()
+        gone = {old.hashes[cid] for cid in deleted} & missing
+        if gone:  # a hash only deleted chunks held is no longer wanted
+            missing -= gone - set(hashes.values())
+        rows = old.ids
+        keep = (
+            np.flatnonzero(~np.isin(rows, np.fromiter(deleted, np.int64, len(deleted))))
+            if deleted
+            else np.arange(len(rows), dtype=np.int64)
+        )
+        if not deleted:
+            return self._build(old, None, new, hashes, frozenset(missing), append=True, gen=gen, at=time.monotonic())
+        return self._build(old, keep, new, hashes, frozenset(missing), append=False, gen=gen, at=time.monotonic())
 
     def _build(
         self,
         old: _Snapshot,
-        keep: list[tuple[int, int]],
+        keep: Ids | None,
         new: list[tuple[int, Floats]],
         hashes: dict[int, str],
         missing: frozenset[str],
@@ -476,7 +536,8 @@ class VectorIndex:
         """Lay rows out in a buffer with spare capacity; appending writes past every live snapshot's
         view, so searches holding an older snapshot never see a row change under them."""
         dim = old.matrix.shape[1]
-        base = len(old.ids) if append else len(keep)
+        assert append or keep is not None
+        base = len(old.ids) if append or keep is None else len(keep)
         size = base + len(new)
         buf = self._buf
         owned = False
@@ -484,10 +545,10 @@ class VectorIndex:
             owned = buf.shape[0] >= size and old.matrix.base is buf
         if not owned:
             grown = np.empty((max(size + size // 4, 1024), dim), dtype=np.float32)
-            if append:
+            if append or keep is None:
                 grown[:base] = old.matrix
             else:
-                np.take(old.matrix, np.fromiter((r for _, r in keep), np.int64, len(keep)), axis=0, out=grown[:base])
+                np.take(old.matrix, keep, axis=0, out=grown[:base])
             buf = self._buf = grown
         assert buf is not None
         if new:
@@ -495,15 +556,14 @@ class VectorIndex:
         fresh = np.fromiter((c for c, _ in new), np.int64, len(new))
         serials = np.arange(self._serial, self._serial + len(new), dtype=np.int64)
         self._serial += len(new)
-        if append:
+        if append or keep is None:
             ids = np.concatenate([old.ids, fresh])
             row_of = {**old.row_of, **{int(c): base + i for i, c in enumerate(fresh)}}
             serials = np.concatenate([old.serials, serials])
         else:
-            ids = np.concatenate([np.fromiter((c for c, _ in keep), np.int64, len(keep)), fresh])
-            row_of = {int(c): i for i, c in enumerate(ids)}
-            kept = old.serials[np.fromiter((r for _, r in keep), np.int64, len(keep))]
-            serials = np.concatenate([kept, serials])
+            ids = np.concatenate([old.ids[keep], fresh])
+            row_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
+            serials = np.concatenate([old.serials[keep], serials])
         return _Snapshot(ids, buf[:size], row_of, hashes, missing, gen, at, serials)
 
     def _stored_dim(self, conn: sqlite3.Connection) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sidecar.index.db import chunks_gen
 from sidecar.index.tier_index import TierIndex
 from sidecar.retrieval import vectors as vectors_module
 from sidecar.retrieval.vectors import VectorIndex, embed_text, from_blob, to_blob
@@ -306,3 +307,78 @@ def test_a_removed_file_leaves_the_matrix_once_reread(index: TierIndex, vi: Vect
     index.apply_paths(["topics/gone.md"])
     assert vi.refresh() is True
     assert not set(vi.scores(fake_vector("x"), gone))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_refresh_from_the_index_deltas_equals_a_refresh_reading_every_chunk(
+    index: TierIndex, memory_dir: Path, seed: int
+) -> None:
+    """With the in-memory postings on, each commit of the index records what it did to the chunks
+    (``ChunkDeltas``), and a matrix refreshed from those reads only the changed chunks. Over random
+    appends, rewrites, new and deleted files, some of the backlog embedded between the changes and
+    some refreshes skipped, its rows, hashes, backlog and search answers equal those of a matrix
+    that reads every chunk again; a rebuild of the index file breaks the run of deltas (the next
+    refresh reads whole)."""
+    import random
+
+    rng = random.Random(seed)
+    index.enable_postings()
+    deltas = index.sync.deltas
+    fast = VectorIndex(index.path, "m1", DIM, deltas=deltas)
+    whole = VectorIndex(index.path, "m1", DIM)
+    read_whole: list[int] = []
+    load = VectorIndex._load
+
+    def counting(self: VectorIndex, conn: sqlite3.Connection, old: object, gen: int | None) -> object:
+        if self is fast and getattr(old, "gen", None) is not None and gen != getattr(old, "gen", None):
+            read_whole.append(deltas.since(old.gen, gen) is None)  # type: ignore[attr-defined]
+        return load(self, conn, old, gen)  # type: ignore[arg-type]
+
+    words = "deploy ledger canary invoice rollout standup vendor budget alert latency".split()
+    files = [f"topics/t{i}.md" for i in range(6)]
+    try:
+        vectors_module.VectorIndex._load = counting  # type: ignore[method-assign,assignment]
+        embed_all(index, whole)
+        for step in range(40):
+            path = rng.choice(files)
+            target = memory_dir / path
+            kind = rng.random()
+            if kind < 0.5 and target.exists():  # an append, often to the last section
+                with target.open("a") as fh:
+                    fh.write(f"- {rng.choice(words)} {rng.choice(words)} step {step}\n")
+            elif kind < 0.7:  # rewritten
+                body = "\n".join(f"- {rng.choice(words)} {i} {step}" for i in range(rng.randint(1, 30)))
+                write(memory_dir, path, f"# {path}\n\n## Notes\n{body}\n")
+            elif kind < 0.8 and target.exists():
+                target.unlink()
+            else:
+                write(memory_dir, path, f"# {path}\n\n- {rng.choice(words)} first line {step}\n")
+            index.reconcile()
+            if step == 25:
+                before = chunks_gen(index.writer)
+                index.rebuild()  # a new file: the deltas do not run on
+                assert before is not None and deltas.since(before, chunks_gen(index.writer) or 0) is None
+            if rng.random() < 0.3:
+                continue  # this refresh skipped: the next one applies two commits' deltas
+            if rng.random() < 0.6:  # the background embedder caught up on part of the backlog
+                whole.refresh()
+                pending = whole.missing(rng.randint(1, 5))
+                VectorIndex.store(index.writer, "m1", DIM, [(p.hash, fake_vector(p.text)) for p in pending])
+            fast.refresh()
+            whole.refresh()
+            a, b = fast._snap, whole._snap
+            assert a.hashes == b.hashes
+            assert a.missing == b.missing
+            rows_a = {int(c): a.matrix[r].tolist() for c, r in a.row_of.items()}
+            rows_b = {int(c): b.matrix[r].tolist() for c, r in b.row_of.items()}
+            assert rows_a == rows_b
+            assert sorted(a.ids.tolist()) == sorted(rows_a) and len(a.serials) == len(a.ids)
+            query = fake_vector(rng.choice(words))
+            found, expected = dict(fast.search(query, 5)), dict(whole.search(query, 5))
+            assert found.keys() == expected.keys()  # the same chunks; cosines to float rounding (rows laid out apart)
+            assert all(abs(found[c] - expected[c]) < 1e-5 for c in found)
+        assert read_whole.count(False) >= 10  # most refreshes read the deltas
+    finally:
+        vectors_module.VectorIndex._load = load  # type: ignore[method-assign]
+        fast.close()
+        whole.close()
