@@ -180,9 +180,10 @@ class VectorIndex:
         """Bring the matrix up to date with the index if anything was committed; True if it changed.
 
         Vectors stored since the last refresh are appended at once. When chunks themselves changed
-        (the index's ``chunks_gen`` moved), every chunk's hash is read again; ``max_age`` lets a
-        caller put that off while the chunks it holds were read less than ``max_age`` seconds ago
-        (a search under a stream of writes: each reread of 10k hashes costs about 20 ms). Until
+        (the index's ``chunks_gen`` moved), the index's deltas are applied, or after a gap in them
+        every chunk's hash is read again; either way the kept rows are copied into a new matrix.
+        ``max_age`` lets a caller put that off while the chunks it holds were read less than
+        ``max_age`` seconds ago (a search under a stream of writes). Until
         then a changed chunk scores with its previous vector and a new one by BM25 alone: it has
         no vector yet anyway until the background embedder reaches it. ``wait=False``: return
         False at once while another thread refreshes (a search then scores the view it has).
