@@ -465,7 +465,7 @@ class VectorIndex:
                 return old
             new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in old.row_of and h in vectors]
             missing = old.missing - vectors.keys()
-            return self._build(old, None, new, hashes, missing, append=True, gen=gen, at=at)
+            return self._build(old, None, new, hashes, missing, gen=gen, at=at)
         keep = [(cid, old.row_of[cid]) for cid, h in hashes.items() if cid in old.row_of and old.hashes.get(cid) == h]
         kept_ids = {cid for cid, _ in keep}
         need = {h for cid, h in hashes.items() if cid not in kept_ids}
@@ -473,7 +473,7 @@ class VectorIndex:
         new = [(cid, vectors[h]) for cid, h in hashes.items() if cid not in kept_ids and h in vectors]
         missing = frozenset(h for h in need if h not in vectors)
         rows = np.fromiter((r for _, r in keep), np.int64, len(keep))
-        return self._build(old, rows, new, hashes, missing, append=False, gen=gen, at=at)
+        return self._build(old, rows, new, hashes, missing, gen=gen, at=at)
 
     def _load_delta(
         self, conn: sqlite3.Connection, old: _Snapshot, gen: int, steps: Sequence[ChunkDelta]
@@ -512,15 +512,8 @@ class VectorIndex:
         gone = {old.hashes[cid] for cid in deleted} & missing
         if gone:  # a hash only deleted chunks held is no longer wanted
             missing -= gone - set(hashes.values())
-        rows = old.ids
-        keep = (
-            np.flatnonzero(~np.isin(rows, np.fromiter(deleted, np.int64, len(deleted))))
-            if deleted
-            else np.arange(len(rows), dtype=np.int64)
-        )
-        if not deleted:
-            return self._build(old, None, new, hashes, frozenset(missing), append=True, gen=gen, at=time.monotonic())
-        return self._build(old, keep, new, hashes, frozenset(missing), append=False, gen=gen, at=time.monotonic())
+        keep = np.flatnonzero(~np.isin(old.ids, np.fromiter(deleted, np.int64, len(deleted)))) if deleted else None
+        return self._build(old, keep, new, hashes, frozenset(missing), gen=gen, at=time.monotonic())
 
     def _build(
         self,
@@ -530,15 +523,15 @@ class VectorIndex:
         hashes: dict[int, str],
         missing: frozenset[str],
         *,
-        append: bool,
         gen: int | None,
         at: float,
     ) -> _Snapshot:
-        """Lay rows out in a buffer with spare capacity; appending writes past every live snapshot's
-        view, so searches holding an older snapshot never see a row change under them."""
+        """Lay rows out in a buffer with spare capacity: ``old``'s rows ``keep`` (None: every one, the
+        new rows appended), then ``new``. Appending writes past every live snapshot's view, so
+        searches holding an older snapshot never see a row change under them."""
         dim = old.matrix.shape[1]
-        assert append or keep is not None
-        base = len(old.ids) if append or keep is None else len(keep)
+        append = keep is None
+        base = len(old.ids) if keep is None else len(keep)
         size = base + len(new)
         buf = self._buf
         owned = False
@@ -546,7 +539,7 @@ class VectorIndex:
             owned = buf.shape[0] >= size and old.matrix.base is buf
         if not owned:
             grown = np.empty((max(size + size // 4, 1024), dim), dtype=np.float32)
-            if append or keep is None:
+            if keep is None:
                 grown[:base] = old.matrix
             else:
                 np.take(old.matrix, keep, axis=0, out=grown[:base])
@@ -557,7 +550,7 @@ class VectorIndex:
         fresh = np.fromiter((c for c, _ in new), np.int64, len(new))
         serials = np.arange(self._serial, self._serial + len(new), dtype=np.int64)
         self._serial += len(new)
-        if append or keep is None:
+        if keep is None:
             ids = np.concatenate([old.ids, fresh])
             row_of = {**old.row_of, **{int(c): base + i for i, c in enumerate(fresh)}}
             serials = np.concatenate([old.serials, serials])
