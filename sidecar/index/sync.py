@@ -123,8 +123,7 @@ class _Changes:
     full: bool = False  # rebuild the postings from the index instead of applying a delta
     dirty: bool = False
     deleted: set[int] = field(default_factory=set)
-    added: dict[int, tuple[str, str]] = field(default_factory=dict)
-    hashes: dict[int, str] = field(default_factory=dict)  # the added chunks' hashes, for ``ChunkDeltas``
+    added: dict[int, tuple[str, str, str]] = field(default_factory=dict)  # id -> (heading, body, hash)
 
     @property
     def wants_ids(self) -> bool:
@@ -136,7 +135,6 @@ class _Changes:
             # A chunk inserted earlier in this same transaction never reached the postings.
             if self.added.pop(cid, None) is None:
                 self.deleted.add(cid)
-            self.hashes.pop(cid, None)
 
 
 @dataclass(slots=True)
@@ -354,7 +352,8 @@ class IndexSync:
         self.db.writer.execute("COMMIT")  # on failure the caller's _rollback() drops _pending
         if changes is not None and changes.dirty:  # after the commit: a reader seeing the gen first reads whole
             if changes.wants_ids:
-                self.deltas.record(ChunkDelta(gen, frozenset(changes.deleted), dict(changes.hashes)))
+                added = {cid: digest for cid, (_, _, digest) in changes.added.items()}
+                self.deltas.record(ChunkDelta(gen, frozenset(changes.deleted), added))
             else:
                 self.deltas.broken()
         if changes is None or not self.postings.on or not (changes.dirty or changes.full):
@@ -503,8 +502,7 @@ class IndexSync:
             for values in rows:
                 cur = self.db.writer.execute(insert, values)
                 assert cur.lastrowid is not None
-                changes.added[cur.lastrowid] = (values[2], values[3])
-                changes.hashes[cur.lastrowid] = values[6]
+                changes.added[cur.lastrowid] = (values[2], values[3], values[6])
         else:
             self.db.writer.executemany(insert, rows)
         if changes is not None:
@@ -565,7 +563,7 @@ class IndexSync:
         if snap is None:
             return None
         try:
-            added = count_terms([(cid, h, b) for cid, (h, b) in changes.added.items()])
+            added = count_terms([(cid, h, b) for cid, (h, b, _) in changes.added.items()])
             nxt = apply_changes(snap, gen, changes.deleted, added)
         except Exception as exc:
             log.error("postings.failed", tier=self.name, reason="apply", error=f"{type(exc).__name__}: {exc}")

@@ -454,8 +454,7 @@ class VectorIndex:
         at = old.at if same_chunks else time.monotonic()
         if self._model is None:
             return _Snapshot(old.ids[:0], old.matrix[:0], {}, hashes, frozenset(), gen, at)
-        dim = self._dim or self._stored_dim(conn)
-        self._dim = dim
+        dim = self._width(conn)
         if old.matrix.shape[1] != dim:
             old = _Snapshot.empty(dim)
         if hashes is old.hashes or hashes == old.hashes:
@@ -495,8 +494,7 @@ class VectorIndex:
         if any(cid in hashes for cid in added):
             return None
         hashes.update(added)
-        dim = self._dim or self._stored_dim(conn)
-        self._dim = dim
+        dim = self._width(conn)
         if old.matrix.shape[1] != dim:
             return None
         need = set(added.values()) | old.missing
@@ -559,6 +557,11 @@ class VectorIndex:
             row_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
             serials = np.concatenate([old.serials[keep], serials])
         return _Snapshot(ids, buf[:size], row_of, hashes, missing, gen, at, serials)
+
+    def _width(self, conn: sqlite3.Connection) -> int:
+        """The current model's vector width: the embedder's, or learned from the stored rows."""
+        self._dim = self._dim or self._stored_dim(conn)
+        return self._dim
 
     def _stored_dim(self, conn: sqlite3.Connection) -> int:
         """The width most stored vectors of the model have (for embedders that learn it on first call)."""

@@ -223,7 +223,7 @@ def other_break(text: str, start: int = 0) -> bool:
     return False
 
 
-_OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_OTHER_BREAKS = _LINE_ENDS.replace("\r", "").replace("\n", "")
 
 
 def _fence_lines(text: str, start: int) -> list[int]:
