@@ -295,13 +295,17 @@ def _lead_in(line: str, statement: list[str]) -> str:
 
 
 def _without_empty_headings(text: str) -> str:
-    """``text`` without the ``###`` headings left with no line under them."""
+    """``text`` without the ``##`` and ``###`` headings left with nothing under them: the next line
+    but blank lines and comments is a heading of their level or above, or there is none. A comment
+    after such a heading stays (it names the notes of the lines after it); ``## Superseded`` stays,
+    its lines come after it."""
     lines = text.splitlines(keepends=True)
     out = []
     for n, line in enumerate(lines):
-        if line.startswith("### "):
-            rest = next((ln for ln in lines[n + 1 :] if ln.strip()), "#")
-            if rest.startswith("#"):
+        level = len(line) - len(line.lstrip("#"))
+        if level in (2, 3) and line[level : level + 1] == " " and line.strip() != f"## {SUPERSEDED}":
+            after = next((ln for ln in lines[n + 1 :] if ln.strip() and not COMMENT.fullmatch(ln.strip())), "#")
+            if after.startswith("#") and len(after) - len(after.lstrip("#")) <= level:
                 continue
         out.append(line)
     return "".join(out)
@@ -327,12 +331,12 @@ def changed_section(lines: Sequence[Said], replaced: Mapping[str, Sequence[str]]
     return f"\n## {CHANGED}\n<!-- from {', '.join(sorted({s.where for s in lines}))} -->\n{body}"
 
 
-def in_sections(text: str) -> str:
+def in_sections(text: str, mark: str = "###") -> str:
     """``text``'s units (a line with its indented continuation, a fenced block), ``UNITS_PER_SECTION``
-    to a ``###`` heading named for the first one's first words: a search ranks a fact on its own
-    words, not on a kilobyte of a week's facts (where one fact's words and its neighbours' make a
-    false match). The cost is context: a hit is one line, which on conversation (LoCoMo) finds
-    fewer evidence turns in a top five than kilobyte chunks do."""
+    to a heading (``mark``: its level) named for the first one's first words: a search ranks a fact
+    on its own words, not on a kilobyte of a week's facts (where one fact's words and its
+    neighbours' make a false match). The cost is context: a hit is one line, which on conversation
+    (LoCoMo) finds fewer evidence turns in a top five than kilobyte chunks do."""
     units: list[list[str]] = []
     fenced = False
     for line in text.splitlines():
@@ -345,7 +349,7 @@ def in_sections(text: str) -> str:
             units.append([])
         units[-1].append(line.rstrip() if units[-1] else line.strip())
     groups = [units[i : i + UNITS_PER_SECTION] for i in range(0, len(units), UNITS_PER_SECTION)]
-    return "".join(f"### {_unit_title(g[0])}\n" + "".join("\n".join(u) + "\n" for u in g) for g in groups)
+    return "".join(f"{mark} {_unit_title(g[0])}\n" + "".join("\n".join(u) + "\n" for u in g) for g in groups)
 
 
 def _unit_title(unit: list[str]) -> str:

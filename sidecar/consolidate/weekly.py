@@ -57,6 +57,9 @@ WEEK_BOUND = FACT_BUDGET_SHARE
 #: others of the section budget's worth go with the rest of it (``Week.rest``), out of the tier's cap.
 SUPERSEDED_SHARE = 4
 _FIT_TRIES = 4  # an extractive part asked again for fewer lines, at most this many times
+#: A part of at most this many lines has them under its heading in a summary or its rest; a bigger
+#: one beside it (``_placed``).
+UNDER_HEADING = 3
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
@@ -156,7 +159,7 @@ async def summarise_week(
             fallbacks.append(summary.fallback_reason)
         dropped += _left_over(rest, title, summary, members, moulds=moulds, period=name)
         if summary.text.strip():  # a log's second part goes on in its section (``_parts``)
-            out.append(_head(title, members, title == last) + _body(title, summary.text.strip() + "\n", found))
+            out.append(_placed(title, _head(title, members, title == last), summary.text.strip() + "\n", found))
             last = title
     out += shown_talks  # a digest each; the transcript is searchable whole in the archive
     for talk in talks:
@@ -226,15 +229,15 @@ def _rest_text(
     contexts: dict[str, str] | None = None,
     retired: Sequence[str] = (),
 ) -> str:
-    """The file of the lines a week's summary left out (``Week.rest``), by heading, each line a
-    ``###`` section of its own under a comment naming its notes, titled with what the line is read
-    under in its note (``_titled``)."""
+    """The file of the lines a week's summary left out (``Week.rest``), by heading, with a comment
+    naming their notes, each line a section of its own titled with what the line is read under in
+    its note (``_placed``, ``_titled``)."""
     monday, sunday = period_bounds(name)
     out = [f"# Left out of the summary of {name} ({monday.isoformat()} to {sunday.isoformat()})\n"]
     for heading, lines in rest.items():
-        credited = sorted({s for _, sources in lines for s in sources})
-        body = _titled(in_sections("".join(f"{text}\n" for text, _ in lines)), contexts or {})
-        out.append(f"\n## {heading}\n<!-- from {', '.join(credited)} -->\n{body}")
+        comment = f"<!-- from {', '.join(sorted({s for _, sources in lines for s in sources}))} -->\n"
+        text = "".join(f"{line}\n" for line, _ in lines)
+        out.append(_placed(heading, f"\n## {heading}\n{comment}", text, contexts or {}))
     if retired:  # the week's lines a newer value superseded, each with when and where it changed
         out.append(f"\n## {SUPERSEDED}\n{''.join(retired)}")
     return "".join(out)
@@ -253,9 +256,25 @@ def _head(title: str, members: Sequence[Cluster], goes_on: bool) -> str:
 
 
 def _body(title: str, text: str, contexts: dict[str, str]) -> str:
-    """A part's lines as the summary writes them: a log's as they are, the others each under a
-    ``###`` title (``in_sections``, ``_titled``)."""
+    """A part's lines under its heading, as the week's bound counts them: a log's as they are, the
+    others each under a ``###`` title (``in_sections``, ``_titled``). ``_placed`` writes them so or
+    shorter."""
     return text if title.endswith(LOG_SUFFIX) else _titled(in_sections(text), contexts)
+
+
+def _placed(title: str, head: str, text: str, contexts: dict[str, str]) -> str:
+    """A part as a summary or its rest writes it after its heading and comment (``head``: ``_head``).
+    A log's lines go on under the heading as they are, and a part of at most ``UNDER_HEADING`` lines
+    has each under it as a ``###`` section of its own (``_body``): a topic heading ("Quayside
+    House") says what its few lines are about. A bigger part's lines go beside the heading, each a
+    ``##`` section: a section's chunk carries every heading above it, and one note's title
+    ("Session 16:10: the 500s in billing-worker staging") over each of a week's lines ranked dozens
+    of one-line chunks on its words above the line a question naming those words asks for. In the
+    note the title heads one chunk of many lines; beside them it heads its own."""
+    sectioned = _body(title, text, contexts)
+    if title.endswith(LOG_SUFFIX) or sum(ln.startswith("### ") for ln in sectioned.splitlines()) <= UNDER_HEADING:
+        return head + sectioned
+    return head + _titled(in_sections(text, "##"), contexts, "##")
 
 
 async def _fitted(
@@ -323,7 +342,7 @@ def _contexts(members: Sequence[Cluster], heading: str) -> dict[str, str]:
     return out
 
 
-def _titled(sectioned: str, contexts: dict[str, str]) -> str:
+def _titled(sectioned: str, contexts: dict[str, str], mark: str = "###") -> str:
     """``sectioned`` (``in_sections``: each unit under a ``###`` title of its first words) with the
     title of a unit whose first line has a context (``_contexts``) opening with it: "### Quayside
     House: lift: Apex Lifts". A section is found by its heading's words as well as its body's, so
@@ -334,8 +353,8 @@ def _titled(sectioned: str, contexts: dict[str, str]) -> str:
     lines = sectioned.split("\n")
     for n in range(len(lines) - 1):
         context = contexts.get(lines[n + 1].strip())
-        if lines[n].startswith("### ") and context and context.casefold() not in lines[n].casefold():
-            lines[n] = f"### {context}: {lines[n][4:]}"
+        if lines[n].startswith(f"{mark} ") and context and context.casefold() not in lines[n].casefold():
+            lines[n] = f"{mark} {context}: {lines[n][len(mark) + 1 :]}"
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 
 from sidecar.consolidate.archive import bound_archive
 from sidecar.consolidate.job import consolidate
@@ -17,7 +18,10 @@ from sidecar.consolidate.report import Report
 from sidecar.consolidate.summarise import ExtractiveSummariser
 from sidecar.consolidate.supersede import SUPERSEDED
 from sidecar.consolidate.weekly import rest_path
+from sidecar.index.chunker import chunk_markdown
 from sidecar.retrieval.standing import ARCHIVED, standing
+from sidecar.server.app import create_app
+from sidecar.settings import load_settings
 from sidecar.write.usage import capped_bytes
 
 FIRST_DAY = date(2026, 1, 5)  # a Monday: week 2026-W02
@@ -78,7 +82,8 @@ async def test_the_lines_a_summary_leaves_out_are_kept_apart_out_of_the_cap(tmp_
     assert "Deploy" not in rest  # the week's routine lines stay in the archived notes alone
     chores = [d for d in report.dropped if d.period == "2026-W02" and "Tidied" in d.text and d.reason == "budget"]
     assert chores and "Tidied" not in rest  # and so do its lines of work done with no value
-    assert sum(1 for line in rest.splitlines() if line.startswith("### ")) >= len(facts) - len(kept)
+    titles = [line for line in rest.splitlines() if line.startswith("## ") and line != "## Log"]
+    assert len(titles) >= len(facts) - len(kept)  # each line a section of its own
     assert capped_bytes(root) < sum(p.stat().st_size for p in (root / "daily").rglob("*.md")) + 1  # not counted
     again = {p: p.read_bytes() for p in root.rglob("*.md")}
     await _run(root)
@@ -141,3 +146,27 @@ async def test_a_left_out_line_is_its_weeks_source_when_a_later_run_counts_recur
     report = await _run(root)
     promoted = [p for p in report.promoted if p.line.removeprefix("- ") == fact]
     assert promoted and "daily/summaries/2026-W02.md" in promoted[0].sources  # three sources: its week's too
+
+
+async def test_a_left_out_line_is_not_found_by_the_title_of_the_note_it_came_from(tmp_path: Path) -> None:
+    """A week's many left-out lines sit beside their note's heading, not under it: a section's chunk
+    carries the headings above it, and one session's title over each of a week's one-line sections
+    ranked them all on its words, above anything that answers a question naming them."""
+    root = tmp_path / "tier"
+    _make_tier(root)
+    title = "Session 16:10: track down the 500s in the staging environment"
+    for note in sorted((root / "daily").glob("*.md")):
+        note.write_text(note.read_text().replace("## Log", f"## {title}"))
+    await _run(root)
+    weekly = (root / rest_path("2026-W02"), root / "daily" / "summaries" / "2026-W02.md")
+    for path in weekly:
+        lines = [c for c in chunk_markdown(path.read_text()) if c.body.startswith("- The ")]
+        assert len(lines) >= 10 and not [c for c in lines if "staging" in c.heading]
+    settings = load_settings(
+        {"memory_dir": str(root), "crew_dir": str(tmp_path / "crew"), "embedder": "none", "watch": "false"}, environ={}
+    )
+    async with TestClient(TestServer(create_app(settings))) as client:
+        body = {"query": "where does the staging environment live", "limit": 20}
+        hits = (await (await client.post("/memory/search", json=body)).json())["results"]
+    by_title = [h for h in hits if h["path"] in {str(p.relative_to(root)) for p in weekly}]
+    assert len(by_title) <= 2, [(h["path"], h["snippet"][:50]) for h in by_title]  # the title itself, once a file
