@@ -57,9 +57,11 @@ WEEK_BOUND = FACT_BUDGET_SHARE
 #: others of the section budget's worth go with the rest of it (``Week.rest``), out of the tier's cap.
 SUPERSEDED_SHARE = 4
 _FIT_TRIES = 4  # an extractive part asked again for fewer lines, at most this many times
-#: A part of at most this many lines has them under its heading in a summary or its rest; a bigger
-#: one beside it (``_placed``).
-UNDER_HEADING = 3
+#: A heading of at most this many words names a topic: its part's lines go under it in a summary or
+#: its rest, whatever their number; a longer one (a note's title) heads them only when it heads one
+#: line (``_placed``).
+TOPIC_WORDS = 4
+_HEADING_WORD = re.compile(r"(?<!\w)[^\W\d_][\w'’-]*")
 #: Embeds lines into L2-normalised rows (an embedding model's background path), for clustering.
 Embed = Callable[[Sequence[str]], Awaitable[npt.NDArray[np.float32]]]
 _ENTRY_ID = re.compile(r"\bje_[0-9a-f]{32}\b")
@@ -264,15 +266,20 @@ def _body(title: str, text: str, contexts: dict[str, str]) -> str:
 
 def _placed(title: str, head: str, text: str, contexts: dict[str, str]) -> str:
     """A part as a summary or its rest writes it after its heading and comment (``head``: ``_head``).
-    A log's lines go on under the heading as they are, and a part of at most ``UNDER_HEADING`` lines
-    has each under it as a ``###`` section of its own (``_body``): a topic heading ("Quayside
-    House") says what its few lines are about. A bigger part's lines go beside the heading, each a
-    ``##`` section: a section's chunk carries every heading above it, and one note's title
-    ("Session 16:10: the 500s in billing-worker staging") over each of a week's lines ranked dozens
-    of one-line chunks on its words above the line a question naming those words asks for. In the
-    note the title heads one chunk of many lines; beside them it heads its own."""
+    A log's lines go on under the heading as they are. The others are each a section of its own:
+    under the heading (``###``, ``_body``) when it names a topic (at most ``TOPIC_WORDS`` words but
+    numbers: "Quayside House", "billing-api", "Decisions"), which is what lines that seldom name it
+    are about, or when it heads one line; else beside it (``##``). A section's chunk carries every
+    heading above it, and a note's title ("Session 16:10: track down the 500s in billing-worker
+    staging") over each of a week's lines ranked dozens of one-line chunks on its words above the
+    line a question naming those words asks for; in the note the title heads one chunk of many
+    lines, and beside them it heads its own."""
     sectioned = _body(title, text, contexts)
-    if title.endswith(LOG_SUFFIX) or sum(ln.startswith("### ") for ln in sectioned.splitlines()) <= UNDER_HEADING:
+    if (
+        title.endswith(LOG_SUFFIX)
+        or len(_HEADING_WORD.findall(title)) <= TOPIC_WORDS
+        or sum(ln.startswith("### ") for ln in sectioned.splitlines()) <= 1
+    ):
         return head + sectioned
     return head + _titled(in_sections(text, "##"), contexts, "##")
 

@@ -82,7 +82,7 @@ async def test_the_lines_a_summary_leaves_out_are_kept_apart_out_of_the_cap(tmp_
     assert "Deploy" not in rest  # the week's routine lines stay in the archived notes alone
     chores = [d for d in report.dropped if d.period == "2026-W02" and "Tidied" in d.text and d.reason == "budget"]
     assert chores and "Tidied" not in rest  # and so do its lines of work done with no value
-    titles = [line for line in rest.splitlines() if line.startswith("## ") and line != "## Log"]
+    titles = [line for line in rest.splitlines() if line.startswith(("## ", "### ")) and line != "## Log"]
     assert len(titles) >= len(facts) - len(kept)  # each line a section of its own
     assert capped_bytes(root) < sum(p.stat().st_size for p in (root / "daily").rglob("*.md")) + 1  # not counted
     again = {p: p.read_bytes() for p in root.rglob("*.md")}

@@ -53,7 +53,7 @@ async def test_the_weeks_bound_counts_titles_and_headings() -> None:
         for line in text.splitlines():
             if line.startswith("  - "):
                 assert line.strip() in week.text or line.strip() in week.rest
-    assert sum(line.startswith("## ") for line in week.rest.splitlines()) >= 10  # each left-out line a section
+    assert len(_titles(week.rest)) >= 10  # each left-out line a section of its own
 
 
 async def test_a_line_that_only_labels_the_lines_under_it_is_no_standing_section() -> None:
@@ -77,3 +77,28 @@ async def test_a_question_is_no_standing_section() -> None:
     )
     titles = _titles(week.text)
     assert titles and not [t for t in titles if t.startswith("Q (Fen)")]
+
+
+async def test_a_topic_heads_all_its_lines_and_a_notes_title_none_of_many() -> None:
+    """A short heading names what its lines are about (they seldom name it): each of its lines'
+    sections stays under it. A note's title over many lines heads none of them, only itself: under
+    it, its words ranked every one of the lines on them."""
+    title = "Session 16:10: track down the 500s in the staging environment"
+    texts = {
+        f"daily/{(MONDAY + timedelta(days=n)).isoformat()}.md": (
+            f"# {(MONDAY + timedelta(days=n)).isoformat()}\n\n## Quayside House\n\n"
+            + "".join(f"- {fact.format(n=n)}\n" for fact in FACTS[:4])
+            + f"\n## {title}\n\n"
+            + "".join(f"- {fact.format(n=n + 5)}\n" for fact in FACTS[4:])
+        )
+        for n in range(3)
+    }
+    week = await summarise_week(
+        "2026-W10", sorted(texts), texts, ExtractiveSummariser(), budget=BUDGET * 4, threshold=0.6, stale={}
+    )
+    lines = [c for c in chunk_markdown(week.text) if c.body.startswith("- ")]
+    topic = [c for c in lines if any(f.split()[0] in c.body for f in FACTS[:4])]
+    titled = [c for c in lines if any(f.split()[0] in c.body for f in FACTS[4:])]
+    assert len(topic) >= 6 and all("Quayside House" in c.heading for c in topic)
+    assert len(titled) >= 6 and not [c for c in titled if "staging" in c.heading]
+    assert [c for c in chunk_markdown(week.text) if c.heading.endswith(title)]  # the title itself, once
