@@ -224,11 +224,15 @@ class _Context:
     order: the bullets a nested bullet sits under ("Quayside House:" over "  - lift: Apex Lifts"), a
     table's header row over its rows, a quoted email's subject over its body, a bold label or a
     lead-in ending in a colon ("**Quayside House**", "Contractors:") over the list that follows it,
-    until a blank line. None of it is in the line's own words, and a line read alone (a summary's
-    section, a search hit) would lose it."""
+    until a blank line. A line indented under a bullet without a marker of its own goes on that
+    bullet (a record's fields, "- kind: vendor" / "  name: Greenleaf Produce" / "  phone: ..."):
+    it is read under the bullet and the first such line of it, which names the record. None of it
+    is in the line's own words, and a line read alone (a summary's section, a search hit) would
+    lose it."""
 
     def __init__(self) -> None:
         self.parents: list[tuple[int, str]] = []  # (indent, text) of the open bullets
+        self.first = ""  # the first line going on the innermost open bullet (``of``)
         self.header = ""
         self.subject = ""
         self.label = ""
@@ -236,7 +240,7 @@ class _Context:
     def of(self, raw: str) -> str:
         """The context of ``raw``, the section's next line, and what it opens for the lines after it."""
         if not raw.strip():
-            self.parents, self.header, self.label = [], "", ""
+            self.parents, self.header, self.label, self.first = [], "", "", ""
             return ""
         stripped = raw.strip()
         if stripped.startswith("|"):
@@ -254,14 +258,23 @@ class _Context:
             return ""
         nested = _NESTED.match(raw)
         if nested is None:
-            self.parents = []
+            indent = len(raw.expandtabs(4)) - len(raw.expandtabs(4).lstrip())
+            if self.parents and indent > self.parents[-1][0]:  # it goes on the innermost open bullet
+                said = self._under([text for _, text in self.parents] + ([self.first] if self.first else []))
+                self.first = self.first or _clipped(stripped)
+                return said
+            self.parents, self.first = [], ""
             return self.label
         indent = len(nested["indent"].expandtabs(4))
         while self.parents and self.parents[-1][0] >= indent:
             self.parents.pop()
-        said = " > ".join([*([self.label] if self.label else []), *(text for _, text in self.parents)])
+        said = self._under([text for _, text in self.parents])
         self.parents.append((indent, _clipped(nested["text"])))
-        return _clipped(said)
+        self.first = ""
+        return said
+
+    def _under(self, parts: list[str]) -> str:
+        return _clipped(" > ".join([*([self.label] if self.label else []), *parts]))
 
     def _row(self, row: str) -> str:
         if _TABLE_RULE.match(row):

@@ -119,3 +119,39 @@ def test_an_answer_is_read_without_its_label() -> None:
     note = f"# 2026-01-05\n\n## Q&A\n\nQ (Kit): when is the staff meeting? A: {OLD}\n\nA: not after a question.\n"
     texts = [line.text for line in section_lines("daily/2026-01-05.md", note)]
     assert texts == ["Q (Kit): when is the staff meeting?", OLD, "A: not after a question."]
+
+
+RECORD = """# 2026-01-05
+
+## Vendors
+- kind: vendor
+  name: Greenleaf Produce
+  phone: 0113 727 7162
+  rep: Orla Keane
+- kind: vendor
+  name: Hartley Dairy
+  tel: 0151 436 1172
+
+- Deployed the billing worker and
+  restarted its queue.
+"""
+
+
+def test_a_records_fields_are_read_under_its_bullet_and_its_name() -> None:
+    contexts = {line.text: line.context for line in section_lines("daily/2026-01-05.md", RECORD)}
+    assert contexts["name: Greenleaf Produce"] == "kind: vendor"
+    assert contexts["phone: 0113 727 7162"] == "kind: vendor > name: Greenleaf Produce"
+    assert contexts["rep: Orla Keane"] == "kind: vendor > name: Greenleaf Produce"
+    assert contexts["tel: 0151 436 1172"] == "kind: vendor > name: Hartley Dairy"  # the next record's own
+    assert contexts["restarted its queue."] == "Deployed the billing worker and"  # a wrapped bullet goes on
+    assert contexts["- kind: vendor"] == ""
+
+
+async def test_a_records_field_in_a_summary_is_found_by_the_records_name(tmp_path: Path) -> None:
+    (tmp_path / "daily").mkdir(parents=True)
+    (tmp_path / "daily" / "2026-01-06.md").write_text(RECORD.replace("2026-01-05", "2026-01-06"))
+    await consolidate(tmp_path, since=None, until=UNTIL, summariser=ExtractiveSummariser(), dry_run=False)
+    summary = (tmp_path / "daily" / "summaries" / "2026-W02.md").read_text()
+    headings = {c.body.strip(): c.heading for c in chunk_markdown(summary) if c.body.strip()}
+    assert "Greenleaf Produce" in headings["phone: 0113 727 7162"]
+    assert "Hartley Dairy" in headings["tel: 0151 436 1172"]
