@@ -596,8 +596,8 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
             continue
         by_term = term_spans(line.raw, terms)
         spans = [span for term in by_term for span in term]
-        values = [  # a word the query asked for is the subject, not a value
-            word for start, end, word in line.candidates if not any(a < end and start < b for a, b in spans)
+        values = [  # a word the query asked for is the subject, not a value (``_asked``)
+            word for start, end, word in line.candidates if not _asked(line.raw, start, end, spans)
         ]
         # a query term is the subject, never its holder
         opening = line.opening if line.opening and not any(a == line.opening_at for a, _ in spans) else ""
@@ -624,6 +624,22 @@ def _lines(path: str, heading: str, text: str, terms: list[str]) -> list[_Line]:
                 )
             )
     return out
+
+
+def _asked(raw: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether the word at ``start:end`` of a line is what the query asked for: it holds a query
+    term, and nothing it writes beside the terms is a number. A number written onto the subject's
+    name is its value: "which python image" asks for "python:3.11-slim", "which postgres" for
+    "postgres-15", while "ci-runner-2" asked as "ci runner 2" stays the subject."""
+    inside = [(max(a, start), min(b, end)) for a, b in spans if a < end and start < b]
+    if not inside:
+        return False
+    rest, at = [], start
+    for a, b in sorted(inside):
+        rest.append(raw[at:a])
+        at = max(at, b)
+    rest.append(raw[at:end])
+    return not any(ch.isdigit() for part in rest for ch in part)
 
 
 class _Read(NamedTuple):

@@ -259,6 +259,19 @@ def test_a_number_restated_in_more_words_needs_not_every_query_term() -> None:
     assert _order("what time does the pharmacy counter open", [old, one]) == [old[0], one[0]]
 
 
+def test_a_number_written_onto_the_asked_name_is_its_value() -> None:
+    """ "which python image": the image is named with the query's word and its version joined on
+    ("python:3.11-slim"); the newer line bumping it restates the promoted line, which is no subject
+    of its own. Asked with the number itself, the old image is the subject, and nothing moves."""
+    promoted = ("AGENT.md", f"- [note] CI runs on the python:3.11-slim image. <!-- from {_day(70)}, {_day(55)} -->")
+    bumped = (_day(20), "- 12:15 [post-edit] .github/workflows/ci.yml: bumped the image to python:3.13-slim, green.")
+    assert _order("which python image does CI run on", [promoted, bumped]) == [bumped[0], promoted[0]]
+    assert _order("python 3.11 slim image", [promoted, bumped]) == [promoted[0], bumped[0]]
+    old = (_day(60), "- Postgres on the ledger box is postgres-14, backups at 02:00.")
+    new = (_day(10), "- Ledger box upgraded to postgres-16 over the weekend.")
+    assert _order("which postgres on the ledger box", [old, new]) == [new[0], old[0]]
+
+
 def test_an_identifier_after_a_name_is_no_version() -> None:
     """Ear tags, plates and long numbers after a name identify things; another one is another thing."""
     bluebell = (_day(60), "- Bluebell's ear tag is UK 720557 41821.")
